@@ -1,0 +1,21 @@
+//! The N-API door: the only Rust code that knows about Node. It converts values, runs long work
+//! off the event loop with progress and cancellation, and maps errors to stable codes. No logic.
+
+#![deny(clippy::all)]
+
+use napi_derive::napi;
+
+/// Bumped whenever the shape of this door changes; `ts/native` refuses a binary that differs.
+pub const NATIVE_API_VERSION: u32 = 1;
+
+#[napi]
+pub fn native_api_version() -> u32 {
+    NATIVE_API_VERSION
+}
+
+/// The Linux thread id (gettid) of the calling JavaScript thread: the main thread or a Worker.
+#[napi]
+pub fn current_thread_id() -> i64 {
+    // SAFETY: gettid has no preconditions.
+    unsafe { libc::syscall(libc::SYS_gettid) as i64 }
+}

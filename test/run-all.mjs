@@ -1,0 +1,65 @@
+// `npm test`: every Rust and TypeScript suite, then one closing line `N passed, N failed`.
+// Each runner's own output streams through; the counts are read from its summary lines.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+
+function run(cmd, args, onLine) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const feed = (stream, sink) => {
+      let buf = '';
+      stream.on('data', (chunk) => {
+        sink.write(chunk);
+        buf += chunk.toString();
+        let i;
+        while ((i = buf.indexOf('\n')) >= 0) {
+          onLine(buf.slice(0, i));
+          buf = buf.slice(i + 1);
+        }
+      });
+      stream.on('end', () => buf && onLine(buf));
+    };
+    feed(child.stdout, process.stdout);
+    feed(child.stderr, process.stderr);
+    child.on('close', (code) => resolve(code ?? 1));
+  });
+}
+
+let passed = 0;
+let failed = 0;
+
+// cargo: one `test result: ok. 12 passed; 0 failed; ...` line per test binary.
+const cargoCode = await run('cargo', ['test', '--workspace', '--exclude', 'heapql-node'], (line) => {
+  const m = /^test result: \w+\. (\d+) passed; (\d+) failed/.exec(line);
+  if (m) {
+    passed += Number(m[1]);
+    failed += Number(m[2]);
+  }
+});
+if (cargoCode !== 0 && failed === 0) failed += 1; // a build failure counts as a failure
+
+// vitest: counts come from its JSON report, the console keeps the default reporter.
+const dir = mkdtempSync(path.join(tmpdir(), 'heapql-vitest-'));
+const report = path.join(dir, 'report.json');
+const vitestCode = await run(
+  process.execPath,
+  [path.join(root, 'node_modules/vitest/vitest.mjs'), 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`],
+  () => {},
+);
+try {
+  const json = JSON.parse(readFileSync(report, 'utf8'));
+  passed += json.numPassedTests;
+  failed += json.numFailedTests;
+  if (vitestCode !== 0 && json.numFailedTests === 0) failed += 1; // e.g. a suite that failed to load
+} catch {
+  failed += 1;
+  process.stderr.write('vitest did not write its report\n');
+}
+rmSync(dir, { recursive: true, force: true });
+
+process.stdout.write(`\n${passed} passed, ${failed} failed\n`);
+process.exit(failed > 0 ? 1 : 0);
