@@ -1,0 +1,127 @@
+# OQL grammar (nearley + moo). Unambiguous by construction: precedence is encoded in the rule
+# levels (OR < AND < NOT < predicate < + - < * / % < unary < postfix), and every optional
+# clause has a fixed place. test/oql-parse.test.ts asserts exactly one parse per query.
+@preprocessor typescript
+@{%
+import { lexer } from './lexer.js';
+import * as B from './build.js';
+%}
+@lexer lexer
+
+main -> query %semicolon:?                                      {% (d) => d[0] %}
+
+# ---- queries --------------------------------------------------------------------------------
+# ORDER BY / LIMIT after a compound query apply to the whole result (spec rule 1).
+query -> compound orderBy:? limit:?                             {% B.query %}
+
+compound -> compound %UNION %ALL:? intersectTerm                {% B.setop('union') %}
+          | compound %EXCEPT intersectTerm                      {% B.setop('except') %}
+          | intersectTerm                                       {% id %}
+
+intersectTerm -> intersectTerm %INTERSECT branch                {% B.setop('intersect') %}
+               | branch                                         {% id %}
+
+branch -> select                                                {% id %}
+        | %lparen query %rparen                                 {% B.parenthesized %}
+
+select -> %SELECT %DISTINCT:? retainedSet:? %OBJECTS:? selectList retainedSet:? fromClause whereClause:? groupBy:? having:?
+                                                                {% B.select %}
+
+retainedSet -> %AS %RETAINED %SET                               {% (d) => d %}
+
+selectList -> selectItem (%comma selectItem):*                  {% B.list %}
+
+selectItem -> %star                                             {% B.star %}
+            | expr                                              {% B.item %}
+            | expr %AS aliasName                                {% B.item %}
+
+aliasName -> %ident                                             {% id %}
+           | %string                                            {% id %}
+
+fromClause -> %FROM %OBJECTS:? fromSource %ident:?              {% B.from %}
+
+fromSource -> className                                         {% B.sourceClass %}
+            | %INSTANCEOF className                             {% B.sourceInstanceOf %}
+            | %string                                           {% B.sourceToken %}
+            | %hex                                              {% B.sourceToken %}
+            | %int                                              {% B.sourceToken %}
+            | %lparen query %rparen                             {% B.sourceSubquery %}
+
+className -> %ident (%dot anyName):* (%lbracket %rbracket):*    {% B.className %}
+
+whereClause -> %WHERE expr                                      {% (d) => d[1] %}
+groupBy -> %GROUP %BY expr (%comma expr):*                      {% (d) => B.list([d[2], d[3]]) %}
+having -> %HAVING expr                                          {% (d) => d[1] %}
+orderBy -> %ORDER %BY orderItem (%comma orderItem):*            {% (d) => B.list([d[2], d[3]]) %}
+orderItem -> expr (%ASC | %DESC):?                              {% (d) => B.orderItem([d[0], d[1] ? d[1][0] : null]) %}
+limit -> %LIMIT %int                                            {% B.limit %}
+
+# ---- expressions ----------------------------------------------------------------------------
+expr -> orExpr                                                  {% id %}
+
+orExpr -> orExpr %OR andExpr                                    {% B.binary('or') %}
+        | andExpr                                               {% id %}
+
+andExpr -> andExpr %AND notExpr                                 {% B.binary('and') %}
+         | notExpr                                              {% id %}
+
+notExpr -> %NOT notExpr                                         {% B.not %}
+         | predicate                                            {% id %}
+
+predicate -> additive cmpOp additive                            {% B.compare %}
+           | additive %NOT:? %LIKE %string                      {% B.like %}
+           | additive %NOT:? %INSTANCEOF className              {% B.instanceOf %}
+           | additive %NOT:? %IN %lparen query %rparen          {% B.inQuery %}
+           | additive %NOT:? %IN %lparen exprList %rparen       {% B.inList %}
+           | additive %NOT:? %BETWEEN additive %AND additive    {% B.between %}
+           | additive %IS %NOT:? %NULL                          {% B.isNull %}
+           | %EXISTS %lparen query %rparen                      {% B.exists %}
+           | additive                                           {% id %}
+
+cmpOp -> %eq {% id %} | %ne {% id %} | %lt {% id %} | %le {% id %} | %gt {% id %} | %ge {% id %}
+
+exprList -> expr (%comma expr):*                                {% B.list %}
+
+additive -> additive (%plus | %minus) multiplicative            {% (d) => B.arith([d[0], d[1][0], d[2]]) %}
+          | multiplicative                                      {% id %}
+
+multiplicative -> multiplicative (%star | %slash | %percent) unary
+                                                                {% (d) => B.arith([d[0], d[1][0], d[2]]) %}
+                | unary                                         {% id %}
+
+unary -> %minus unary                                           {% B.unary %}
+       | %plus unary                                            {% B.unary %}
+       | postfix                                                {% id %}
+
+postfix -> primary                                              {% id %}
+         | postfix %dot anyName                                 {% B.field %}
+         | postfix %dot %attr                                   {% B.attrOf %}
+         | postfix %dot anyName %lparen args %rparen            {% B.method %}
+         | postfix %lbracket additive %rbracket                 {% B.index %}
+         | postfix %lbracket additive:? %colon additive:? %rbracket
+                                                                {% B.slice %}
+
+primary -> literal                                              {% id %}
+         | %attr                                                {% B.attr %}
+         | %ident                                               {% B.name %}
+         | %ident %lparen args %rparen                          {% B.call %}
+         | %ident %lparen %star %rparen                         {% B.callStar %}
+         | %lparen expr %rparen                                 {% B.paren %}
+         | caseExpr                                             {% id %}
+
+args -> exprList:?                                              {% B.args %}
+
+caseExpr -> %CASE (%WHEN expr %THEN expr):+ (%ELSE expr):? %END {% B.caseExpr %}
+
+literal -> %int {% B.literal %} | %float {% B.literal %} | %hex {% B.literal %} | %string {% B.literal %}
+         | %TRUE {% B.literal %} | %FALSE {% B.literal %} | %NULL {% B.literal %}
+
+# A field or class-name segment after `.`: keywords are plain names there (`buf.limit`).
+anyName -> %ident {% id %}
+  | %SELECT {% id %} | %DISTINCT {% id %} | %OBJECTS {% id %} | %AS {% id %} | %RETAINED {% id %}
+  | %SET {% id %} | %FROM {% id %} | %INSTANCEOF {% id %} | %WHERE {% id %} | %GROUP {% id %}
+  | %BY {% id %} | %HAVING {% id %} | %ORDER {% id %} | %ASC {% id %} | %DESC {% id %}
+  | %LIMIT {% id %} | %UNION {% id %} | %INTERSECT {% id %} | %EXCEPT {% id %} | %ALL {% id %}
+  | %AND {% id %} | %OR {% id %} | %NOT {% id %} | %LIKE {% id %} | %IN {% id %}
+  | %BETWEEN {% id %} | %EXISTS {% id %} | %IS {% id %} | %CASE {% id %} | %WHEN {% id %}
+  | %THEN {% id %} | %ELSE {% id %} | %END {% id %} | %TRUE {% id %} | %FALSE {% id %} | %NULL {% id %}

@@ -1,0 +1,220 @@
+// parse(text): OQL text → AST, or an OqlSyntaxError that names the token, what would have been
+// accepted there (summarized), and a hint.
+import nearley from 'nearley';
+import grammar from './grammar.generated.js';
+import { KEYWORDS, tokenize, type Token } from './lexer.js';
+import { tokPos } from './build.js';
+import type { Pos, Query } from './ast.js';
+import { OqlSyntaxError } from './errors.js';
+
+const compiled = nearley.Grammar.fromCompiled(grammar as unknown as nearley.CompiledRules);
+
+/** Parses one OQL statement (an optional trailing `;` is allowed). */
+export function parse(text: string): Query {
+  const results = parseAll(text);
+  return results[0];
+}
+
+/**
+ * Every parse of `text`. The grammar is unambiguous, so this is always one element; tests use
+ * it to prove that.
+ */
+export function parseAll(text: string): Query[] {
+  const tokens = tokenize(text);
+  for (const t of tokens) checkLexical(t);
+  let i = 0;
+  const parser = new nearley.Parser(compiled);
+  // Feed the tokens already lexed (bad characters were reported above with better messages).
+  (parser as unknown as { lexer: unknown }).lexer = {
+    reset: () => { i = 0; },
+    next: () => tokens[i++],
+    save: () => ({}),
+    formatError: () => '',
+    has: () => true,
+  };
+  try {
+    parser.feed('');
+  } catch (e) {
+    const err = e as Error & { token?: Token; oqlPos?: Pos; hint?: string };
+    if (err.oqlPos) throw new OqlSyntaxError(err.message, err.oqlPos, '', [], err.hint ?? null);
+    if (!err.token) throw e;
+    const at = tokens.indexOf(err.token);
+    const expected = expectedAt(parser);
+    throw unexpected(err.token, tokens[at - 1] ?? null, tokens[at + 1] ?? null, expected);
+  }
+  if (parser.results.length === 0) {
+    const last = tokens[tokens.length - 1];
+    const pos: Pos = last
+      ? { ...tokPos(last), column: last.col + last.text.length, offset: last.offset + last.text.length }
+      : { line: 1, column: 1, offset: 0, end: 0 };
+    pos.end = pos.offset;
+    const expected = expectedAt(parser);
+    throw new OqlSyntaxError(
+      tokens.length === 0 ? 'empty query' : 'unexpected end of query',
+      pos,
+      '',
+      summarize(expected),
+      endHint(expected, last ?? null),
+    );
+  }
+  return parser.results as Query[];
+}
+
+/** Token types the parser could have consumed next (from the Earley column it stopped in). */
+function expectedAt(parser: nearley.Parser): Set<string> {
+  const p = parser as unknown as { table: { scannable: { rule: { symbols: unknown[] }; dot: number }[] }[]; current: number };
+  const column = p.table[p.current];
+  const out = new Set<string>();
+  for (const state of column?.scannable ?? []) {
+    const sym = state.rule.symbols[state.dot] as { type?: string; literal?: string } | undefined;
+    if (sym?.type) out.add(sym.type);
+    else if (sym?.literal) out.add(sym.literal);
+  }
+  return out;
+}
+
+const PUNCT: Record<string, string> = {
+  eq: '=', ne: '!=', lt: '<', le: '<=', gt: '>', ge: '>=', plus: '+', minus: '-', star: '*',
+  slash: '/', percent: '%', lparen: '(', rparen: ')', lbracket: '[', rbracket: ']', comma: ',',
+  dot: '.', colon: ':', semicolon: ';',
+};
+
+const OPERATORS = ['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'plus', 'minus', 'star', 'slash', 'percent'];
+const EXPR_START = ['int', 'float', 'string', 'attr', 'ident'];
+const keywordSet: ReadonlySet<string> = new Set(KEYWORDS);
+
+/**
+ * A short, readable list of what was expected. Token kinds collapse into words ("an
+ * expression", "an operator") so the user sees five choices, not forty.
+ */
+export function summarize(expected: Set<string>): string[] {
+  const out: string[] = [];
+  const has = (t: string) => expected.has(t);
+  const exprStart = has('attr') && EXPR_START.filter(has).length >= 3;
+  if (exprStart) out.push('an expression');
+  else {
+    if (has('ident')) out.push('a name');
+    if (has('string')) out.push('a string');
+    if (has('int') || has('float')) out.push(has('float') ? 'a number' : 'an integer');
+    if (has('hex')) out.push('a hex address');
+    if (has('attr')) out.push('an @attribute');
+  }
+  const operators = OPERATORS.filter(has).length + PREDICATE_WORDS.filter(has).length >= 4;
+  if (operators) out.push('an operator');
+  const keywords = [...expected].filter((t) => keywordSet.has(t));
+  // After a `.` every keyword is a valid field name: "a name" already says it.
+  if (keywords.length < 20) {
+    const setOps = SET_OPS.filter(has);
+    for (const k of keywords) {
+      if (exprStart && EXPR_WORDS.includes(k)) continue;
+      if (operators && PREDICATE_WORDS.includes(k)) continue;
+      if (setOps.length >= 2 && SET_OPS.includes(k)) continue;
+      out.push(k === 'GROUP' || k === 'ORDER' ? `${k} BY` : k);
+    }
+    if (setOps.length >= 2) out.push(setOps.join('/'));
+  }
+  for (const t of expected) {
+    if (!PUNCT[t] || t === 'semicolon') continue;
+    if (operators && (OPERATORS.includes(t) || ['dot', 'lbracket', 'lparen'].includes(t))) continue;
+    if (exprStart && ['lparen', 'minus', 'plus'].includes(t)) continue;
+    out.push(`"${PUNCT[t]}"`);
+  }
+  return [...new Set(out)];
+}
+
+const PREDICATE_WORDS = ['IS', 'NOT', 'BETWEEN', 'IN', 'INSTANCEOF', 'LIKE'];
+const EXPR_WORDS = ['TRUE', 'FALSE', 'NULL', 'CASE', 'NOT', 'EXISTS'];
+const SET_OPS = ['UNION', 'INTERSECT', 'EXCEPT'];
+
+function describeToken(t: Token): string {
+  if (t.type === 'string') return `string ${t.text}`;
+  if (t.type === 'int' || t.type === 'float' || t.type === 'hex') return `number ${t.text}`;
+  if (keywordSet.has(t.type ?? '')) return `keyword ${t.text.toUpperCase()}`;
+  return `"${t.text}"`;
+}
+
+function joinExpected(list: string[]): string {
+  if (list.length === 0) return '';
+  if (list.length === 1) return list[0];
+  return `${list.slice(0, -1).join(', ')} or ${list[list.length - 1]}`;
+}
+
+function unexpected(t: Token, prev: Token | null, next: Token | null, expected: Set<string>): OqlSyntaxError {
+  const list = summarize(expected);
+  const reason = `unexpected ${describeToken(t)}${list.length ? `; expected ${joinExpected(list)}` : ''}`;
+  return new OqlSyntaxError(reason, tokPos(t), t.text, list, hintFor(t, prev, next, expected));
+}
+
+/** Hints for the mistakes people make when coming from SQL, MAT or the reference tool. */
+function hintFor(t: Token, prev: Token | null, next: Token | null, expected: Set<string>): string | null {
+  const type = t.type ?? '';
+  const prevType = prev?.type ?? '';
+  if (type === 'eqeq') return 'equality is a single "=" (and inequality "!=")';
+  if (type === 'andand') return 'write AND instead of &&';
+  if (type === 'oror') return 'write OR instead of ||';
+  if (prevType === 'LIKE') return 'LIKE takes a regular expression in quotes, e.g. toString(s) LIKE "http.*"';
+  if (prevType === 'IN' || (prevType === 'lparen' && prev && isAfterIn(prev, t))) {
+    return 'IN takes a subquery: x IN (SELECT ...)';
+  }
+  if (prevType === 'AS' && keywordSet.has(type)) {
+    return `${t.text.toUpperCase()} is a keyword: quote the column name, AS "${t.text}"`;
+  }
+  if (keywordSet.has(type) && expected.has('ident') && prevType === 'FROM') {
+    return `${t.text.toUpperCase()} is a keyword: a FROM clause names a class, e.g. FROM java.lang.String s`;
+  }
+  if (type === 'int' && prevType === 'FROM') return 'FROM takes a class name, a quoted regex, OBJECTS 0x<hex address> or (subquery)';
+  if (type === 'ident' && prevType === 'ident' && expected.has('FROM') && !expected.has('ident')) {
+    const word = t.text.toUpperCase();
+    if (/^F[OR]{2}M$|^FRM$|^FOM$/.test(word)) return 'did you mean FROM?';
+    return 'separate select items with "," and name a column with AS';
+  }
+  if (type === 'ORDER' || type === 'GROUP') {
+    if (next && next.type !== 'BY') return `${t.text.toUpperCase()} is followed by BY`;
+  }
+  if (type === 'LIMIT' && prevType === 'LIMIT') return 'LIMIT takes one number';
+  if (type === 'rparen' && expected.has('SELECT')) return 'a subquery in parentheses starts with SELECT';
+  if (type === 'lbracket' && prevType === 'dot') return 'index an array with value[i], without a dot';
+  return null;
+}
+
+function isAfterIn(prev: Token, t: Token): boolean {
+  return prev.type === 'lparen' && t.type !== 'SELECT';
+}
+
+function endHint(expected: Set<string>, last: Token | null): string | null {
+  if (!last) return 'a query looks like SELECT * FROM java.lang.String s WHERE ...';
+  if (expected.has('FROM') && !expected.has('SELECT')) return 'every SELECT needs a FROM clause, e.g. ... FROM java.lang.String s';
+  if (expected.has('rparen')) return 'a "(" is not closed';
+  if (expected.has('END')) return 'CASE ... WHEN ... THEN ... ELSE ... END needs its END';
+  return null;
+}
+
+/** Tokens that only exist to be reported: a bad character, an open string, `${...}`. */
+function checkLexical(t: Token): void {
+  const pos = tokPos(t);
+  switch (t.type) {
+    case 'bad': {
+      const ch = t.text;
+      const hint =
+        ch === '`' ? 'string literals take double or single quotes'
+          : ch === '!' ? 'inequality is "!=", negation is NOT'
+            : ch === '{' || ch === '}' ? 'braces are not part of OQL' : null;
+      throw new OqlSyntaxError(`unexpected character ${JSON.stringify(ch)}`, pos, ch, [], hint);
+    }
+    case 'badString': {
+      const quote = t.text[0];
+      const end: Pos = { ...pos, end: pos.offset + 1 };
+      throw new OqlSyntaxError(
+        'unterminated string literal', end, t.text, [],
+        `close the string with ${quote}; string literals take double or single quotes and do not span lines`,
+      );
+    }
+    case 'envref':
+      throw new OqlSyntaxError(
+        `${t.text} is not supported`, pos, t.text, [],
+        'there is no ${snapshot} reflection: select classes with FROM <class>, FROM INSTANCEOF <class> or FROM "<regex>"',
+      );
+    default:
+      return;
+  }
+}
