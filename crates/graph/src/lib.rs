@@ -1,1 +1,39 @@
-//! placeholder
+//! The full path of heapql: the object graph of a heap dump as compressed sparse rows, its
+//! dominator tree, retained sizes, retained sets and paths.
+//!
+//! The algorithms (`csr`, `dominators`, `retained`, `paths`, `domtree`) work on any `Graph`
+//! with `u32` node ids; `object_graph` and `analysis` apply them to a `heapql_heap::Heap`
+//! following MAT's graph (docs/mat-semantics.md §1–2).
+
+pub mod control;
+pub mod csr;
+pub mod dominators;
+pub mod domtree;
+pub mod paths;
+pub mod retained;
+
+pub use control::{Cancelled, Control};
+pub use csr::{Csr, SequentialCsrBuilder};
+pub use dominators::{dominators, Dominators};
+pub use domtree::dominator_children;
+pub use fixedbitset::FixedBitSet;
+pub use paths::{bfs_parents, bounded_path, path_from_parents};
+pub use retained::{min_retained_size, retained_set, retained_sizes};
+
+/// "No node": no dominator, not reached, not linked.
+pub const NONE: u32 = u32::MAX;
+
+/// A directed graph with dense `u32` node ids and slice access to each node's successors.
+pub trait Graph {
+    fn node_count(&self) -> u32;
+    fn successors(&self, v: u32) -> &[u32];
+}
+
+impl Graph for Csr {
+    fn node_count(&self) -> u32 {
+        Csr::node_count(self)
+    }
+    fn successors(&self, v: u32) -> &[u32] {
+        Csr::successors(self, v)
+    }
+}

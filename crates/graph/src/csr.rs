@@ -1,0 +1,247 @@
+//! Compressed sparse row adjacency: one offsets array and one targets array, no per-node
+//! allocation. Offsets are `u32` while the edge count fits, `u64` beyond (so a graph with more
+//! than 4 G edges still works, at 4 more bytes per node).
+
+/// Offsets of the adjacency lists: `offsets[v]..offsets[v + 1]` indexes `targets`.
+#[derive(Clone, Debug)]
+enum Offsets {
+    U32(Vec<u32>),
+    U64(Vec<u64>),
+}
+
+impl Offsets {
+    #[inline]
+    fn get(&self, i: usize) -> usize {
+        match self {
+            Offsets::U32(o) => o[i] as usize,
+            Offsets::U64(o) => o[i] as usize,
+        }
+    }
+    fn len(&self) -> usize {
+        match self {
+            Offsets::U32(o) => o.len(),
+            Offsets::U64(o) => o.len(),
+        }
+    }
+    fn heap_bytes(&self) -> usize {
+        match self {
+            Offsets::U32(o) => o.capacity() * 4,
+            Offsets::U64(o) => o.capacity() * 8,
+        }
+    }
+}
+
+/// A directed graph over nodes `0..node_count()` as compressed sparse rows.
+#[derive(Clone, Debug)]
+pub struct Csr {
+    offsets: Offsets,
+    targets: Vec<u32>,
+}
+
+impl Csr {
+    /// Builds from an edge stream in two passes (count, then fill). `produce` is called twice
+    /// and must emit the same `(from, to)` edges both times, in any order; each node's list
+    /// keeps the order of emission. Memory: the final arrays only.
+    pub fn from_edges<F>(node_count: u32, mut produce: F) -> Csr
+    where
+        F: FnMut(&mut dyn FnMut(u32, u32)),
+    {
+        let n = node_count as usize;
+        let mut counts = vec![0u32; n + 1];
+        let mut total: u64 = 0;
+        produce(&mut |from, to| {
+            debug_assert!((to as usize) < n, "edge target {to} out of range");
+            counts[from as usize] += 1;
+            total += 1;
+        });
+        let mut targets = vec![0u32; total as usize];
+        let offsets = if total <= u32::MAX as u64 {
+            // Exclusive prefix sums in place: counts[v] becomes the start of v's list.
+            let mut sum = 0u32;
+            for c in counts.iter_mut() {
+                let d = *c;
+                *c = sum;
+                sum += d;
+            }
+            fill(&mut counts, &mut targets, total, &mut produce);
+            Offsets::U32(counts)
+        } else {
+            let mut starts = vec![0u64; n + 1];
+            let mut sum = 0u64;
+            for (s, &c) in starts.iter_mut().zip(counts.iter()) {
+                *s = sum;
+                sum += c as u64;
+            }
+            drop(counts);
+            fill(&mut starts, &mut targets, total, &mut produce);
+            Offsets::U64(starts)
+        };
+        Csr { offsets, targets }
+    }
+
+    /// The graph with every edge reversed (inbound adjacency), built in two passes.
+    pub fn transpose(&self) -> Csr {
+        Csr::from_edges(self.node_count(), |emit| {
+            for v in 0..self.node_count() {
+                for &t in self.successors(v) {
+                    emit(t, v);
+                }
+            }
+        })
+    }
+
+    #[inline]
+    pub fn node_count(&self) -> u32 {
+        (self.offsets.len() - 1) as u32
+    }
+
+    #[inline]
+    pub fn edge_count(&self) -> u64 {
+        self.targets.len() as u64
+    }
+
+    #[inline]
+    pub fn successors(&self, v: u32) -> &[u32] {
+        let v = v as usize;
+        &self.targets[self.offsets.get(v)..self.offsets.get(v + 1)]
+    }
+
+    /// Lets the caller reorder each adjacency list in place (e.g. sort children by size).
+    pub fn for_each_list_mut<F: FnMut(u32, &mut [u32])>(&mut self, mut f: F) {
+        for v in 0..self.node_count() {
+            let (a, b) = (self.offsets.get(v as usize), self.offsets.get(v as usize + 1));
+            f(v, &mut self.targets[a..b]);
+        }
+    }
+
+    /// Bytes held on the heap by this graph.
+    pub fn heap_bytes(&self) -> usize {
+        self.offsets.heap_bytes() + self.targets.capacity() * 4
+    }
+}
+
+/// Second pass of `from_edges`: `starts[v]` is used as v's write cursor, so afterwards it holds
+/// the end of v's list (= the start of v + 1); one shift restores the starts.
+fn fill<O, F>(starts: &mut [O], targets: &mut [u32], total: u64, produce: &mut F)
+where
+    O: Copy + Default + Into<u64> + TryFrom<u64>,
+    F: FnMut(&mut dyn FnMut(u32, u32)),
+{
+    let mut written = 0u64;
+    produce(&mut |from, to| {
+        let cursor: u64 = starts[from as usize].into();
+        assert!(written < total, "edge stream changed between the two passes");
+        targets[cursor as usize] = to;
+        starts[from as usize] = O::try_from(cursor + 1).ok().expect("offset fits");
+        written += 1;
+    });
+    assert_eq!(written, total, "edge stream changed between the two passes");
+    for v in (1..starts.len()).rev() {
+        starts[v] = starts[v - 1];
+    }
+    starts[0] = O::default();
+}
+
+/// Builds a CSR whose edges arrive grouped by source in increasing node order (one pass, the
+/// targets array grows like a Vec; reserve with an upper bound to avoid regrowth).
+pub struct SequentialCsrBuilder {
+    offsets: Offsets,
+    targets: Vec<u32>,
+}
+
+impl SequentialCsrBuilder {
+    pub fn new(node_capacity: u32, edge_capacity: u64) -> Self {
+        let mut o = Vec::with_capacity(node_capacity as usize + 1);
+        o.push(0u32);
+        let offsets = if edge_capacity <= u32::MAX as u64 {
+            Offsets::U32(o)
+        } else {
+            let mut o = Vec::with_capacity(node_capacity as usize + 1);
+            o.push(0u64);
+            Offsets::U64(o)
+        };
+        SequentialCsrBuilder { offsets, targets: Vec::with_capacity(edge_capacity as usize) }
+    }
+
+    #[inline]
+    pub fn push_edge(&mut self, to: u32) {
+        self.targets.push(to);
+    }
+
+    /// Number of edges pushed for the node being built.
+    #[inline]
+    pub fn pending(&self) -> &[u32] {
+        let start = self.offsets.get(self.offsets.len() - 1);
+        &self.targets[start..]
+    }
+
+    /// Closes the current node's list; the next edges belong to the next node.
+    pub fn finish_node(&mut self) {
+        let end = self.targets.len() as u64;
+        match &mut self.offsets {
+            Offsets::U32(o) => {
+                if end <= u32::MAX as u64 {
+                    o.push(end as u32);
+                } else {
+                    let mut wide: Vec<u64> = Vec::with_capacity(o.capacity());
+                    wide.extend(o.iter().map(|&x| x as u64));
+                    wide.push(end);
+                    self.offsets = Offsets::U64(wide);
+                }
+            }
+            Offsets::U64(o) => o.push(end),
+        }
+    }
+
+    /// Nodes finished so far.
+    pub fn node_count(&self) -> u32 {
+        (self.offsets.len() - 1) as u32
+    }
+
+    pub fn finish(mut self) -> Csr {
+        self.targets.shrink_to_fit();
+        Csr { offsets: self.offsets, targets: self.targets }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_pass_keeps_emission_order_and_transposes() {
+        let edges = [(0u32, 2u32), (2, 1), (0, 1), (2, 2), (0, 2)];
+        let g = Csr::from_edges(4, |emit| {
+            for &(a, b) in &edges {
+                emit(a, b)
+            }
+        });
+        assert_eq!(g.node_count(), 4);
+        assert_eq!(g.edge_count(), 5);
+        assert_eq!(g.successors(0), &[2, 1, 2]);
+        assert_eq!(g.successors(1), &[] as &[u32]);
+        assert_eq!(g.successors(2), &[1, 2]);
+        assert_eq!(g.successors(3), &[] as &[u32]);
+        let t = g.transpose();
+        assert_eq!(t.successors(1), &[0, 2]);
+        assert_eq!(t.successors(2), &[0, 0, 2]);
+        assert_eq!(t.successors(0), &[] as &[u32]);
+    }
+
+    #[test]
+    fn sequential_builder_matches_two_pass() {
+        let mut b = SequentialCsrBuilder::new(3, 4);
+        b.push_edge(1);
+        b.push_edge(2);
+        assert_eq!(b.pending(), &[1, 2]);
+        b.finish_node();
+        b.finish_node();
+        b.push_edge(0);
+        b.finish_node();
+        let g = b.finish();
+        assert_eq!(g.node_count(), 3);
+        assert_eq!(g.successors(0), &[1, 2]);
+        assert_eq!(g.successors(1), &[] as &[u32]);
+        assert_eq!(g.successors(2), &[0]);
+    }
+}

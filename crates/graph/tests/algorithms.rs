@@ -1,0 +1,331 @@
+//! The graph algorithms against independent oracles, published examples and large inputs.
+
+use heapql_graph::*;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+fn csr(n: u32, edges: &[(u32, u32)]) -> Csr {
+    Csr::from_edges(n, |emit| {
+        for &(a, b) in edges {
+            emit(a, b)
+        }
+    })
+}
+
+fn reachable_without(n: usize, edges: &[(u32, u32)], root: u32, removed: Option<u32>) -> Vec<bool> {
+    let mut adj: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for &(a, b) in edges {
+        adj[a as usize].push(b);
+    }
+    reach_adj(&adj, root, removed)
+}
+
+fn reach_adj(adj: &[Vec<u32>], root: u32, removed: Option<u32>) -> Vec<bool> {
+    let mut seen = vec![false; adj.len()];
+    if Some(root) == removed {
+        return seen;
+    }
+    seen[root as usize] = true;
+    let mut stack = vec![root];
+    while let Some(u) = stack.pop() {
+        for &b in &adj[u as usize] {
+            if Some(b) != removed && !seen[b as usize] {
+                seen[b as usize] = true;
+                stack.push(b);
+            }
+        }
+    }
+    seen
+}
+
+/// Naive oracle: d strictly dominates v iff v becomes unreachable when d is removed; the
+/// immediate dominator is the strict dominator that has the most strict dominators itself.
+fn naive_idom(n: usize, edges: &[(u32, u32)], root: u32) -> Vec<u32> {
+    let mut adj: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for &(a, b) in edges {
+        adj[a as usize].push(b);
+    }
+    let reach = reach_adj(&adj, root, None);
+    let mut strict: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for d in 0..n as u32 {
+        if !reach[d as usize] {
+            continue;
+        }
+        let r = reach_adj(&adj, root, Some(d));
+        for v in 0..n {
+            if reach[v] && v as u32 != d && !r[v] {
+                strict[v].push(d);
+            }
+        }
+    }
+    (0..n)
+        .map(|v| {
+            if !reach[v] {
+                NONE
+            } else if v as u32 == root {
+                root
+            } else {
+                *strict[v].iter().max_by_key(|&&d| strict[d as usize].len()).unwrap()
+            }
+        })
+        .collect()
+}
+
+fn random_graph(rng: &mut StdRng) -> (u32, Vec<(u32, u32)>) {
+    let n: u32 = rng.random_range(1..=200);
+    let mut edges = Vec::new();
+    let shape = rng.random_range(0..4);
+    match shape {
+        // sparse random with cycles and self-loops
+        0 => {
+            let m = rng.random_range(0..=n * 2);
+            for _ in 0..m {
+                edges.push((rng.random_range(0..n), rng.random_range(0..n)));
+            }
+        }
+        // dense
+        1 => {
+            let p: f64 = rng.random_range(0.05..0.5);
+            for a in 0..n {
+                for b in 0..n {
+                    if rng.random_bool(p) {
+                        edges.push((a, b));
+                    }
+                }
+            }
+        }
+        // deep chain with back and forward edges
+        2 => {
+            for a in 1..n {
+                edges.push((a - 1, a));
+            }
+            for _ in 0..rng.random_range(0..=n / 2 + 1) {
+                edges.push((rng.random_range(0..n), rng.random_range(0..n)));
+            }
+        }
+        // tree plus cross edges, part of the nodes unreachable
+        _ => {
+            let reach = rng.random_range(1..=n);
+            for a in 1..reach {
+                edges.push((rng.random_range(0..a), a));
+            }
+            for _ in 0..rng.random_range(0..=n) {
+                let a = rng.random_range(0..n);
+                let b = rng.random_range(0..n);
+                if b != 0 {
+                    edges.push((a, b));
+                }
+            }
+        }
+    }
+    (n, edges)
+}
+
+#[test]
+fn semi_nca_matches_naive_on_random_graphs() {
+    let mut rng = StdRng::seed_from_u64(0x5eed_d0d0);
+    for case in 0..3000 {
+        let (n, edges) = random_graph(&mut rng);
+        let g = csr(n, &edges);
+        let dom = dominators(&g, 0, None, &Control::none()).unwrap();
+        let want = naive_idom(n as usize, &edges, 0);
+        assert_eq!(dom.idom, want, "case {case}: n={n} edges={edges:?}");
+        // preorder lists exactly the reachable nodes, each after its dominator
+        let mut pos = vec![usize::MAX; n as usize];
+        for (i, &v) in dom.preorder.iter().enumerate() {
+            pos[v as usize] = i;
+        }
+        for v in 0..n as usize {
+            assert_eq!(pos[v] != usize::MAX, want[v] != NONE);
+            if want[v] != NONE && v != 0 {
+                assert!(pos[want[v] as usize] < pos[v]);
+            }
+        }
+    }
+}
+
+#[test]
+fn pinned_nodes_only_hang_off_the_root() {
+    let mut rng = StdRng::seed_from_u64(77);
+    for case in 0..1000 {
+        let (n, edges) = random_graph(&mut rng);
+        let mut pinned = FixedBitSet::with_capacity(n as usize);
+        for v in 1..n {
+            if rng.random_bool(0.2) {
+                pinned.insert(v as usize);
+            }
+        }
+        let mut all = edges.clone();
+        for v in pinned.ones() {
+            all.push((0, v as u32));
+        }
+        let g = csr(n, &all);
+        let dom = dominators(&g, 0, Some(&pinned), &Control::none()).unwrap();
+        let filtered: Vec<(u32, u32)> =
+            all.iter().copied().filter(|&(a, b)| a == 0 || !pinned.contains(b as usize)).collect();
+        let want = naive_idom(n as usize, &filtered, 0);
+        assert_eq!(dom.idom, want, "case {case}");
+        for v in pinned.ones() {
+            assert_eq!(dom.idom[v], 0);
+        }
+    }
+}
+
+#[test]
+fn lengauer_tarjan_1979_example() {
+    // Figure 1 of Lengauer & Tarjan, "A fast algorithm for finding dominators in a flowgraph".
+    let names = ["R", "A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L"];
+    let id = |s: &str| names.iter().position(|&x| x == s).unwrap() as u32;
+    let text = "R:A,B,C A:D B:A,D,E C:F,G D:L E:H F:I G:I,J H:E,K I:K J:I K:I,R L:H";
+    let mut edges = Vec::new();
+    for item in text.split(' ') {
+        let (from, tos) = item.split_once(':').unwrap();
+        for to in tos.split(',') {
+            edges.push((id(from), id(to)));
+        }
+    }
+    let g = csr(13, &edges);
+    let dom = dominators(&g, 0, None, &Control::none()).unwrap();
+    let published = "A:R B:R C:R D:R E:R F:C G:C H:R I:R J:G K:R L:D";
+    for item in published.split(' ') {
+        let (v, d) = item.split_once(':').unwrap();
+        assert_eq!(names[dom.idom[id(v) as usize] as usize], d, "idom({v})");
+    }
+    assert_eq!(dom.idom[0], 0);
+}
+
+#[test]
+fn long_chain_and_big_random_graph_complete() {
+    let n = 200_000u32;
+    let g = Csr::from_edges(n, |emit| {
+        for v in 1..n {
+            emit(v - 1, v);
+        }
+        emit(n - 1, 0);
+    });
+    let dom = dominators(&g, 0, None, &Control::none()).unwrap();
+    for v in 1..n {
+        assert_eq!(dom.idom[v as usize], v - 1);
+    }
+    let sizes = retained_sizes(&dom, |_| 1);
+    assert_eq!(sizes[0], n as u64);
+    assert_eq!(sizes[(n - 1) as usize], 1);
+    let parents = bfs_parents(&g, 0, |_, _| false);
+    assert_eq!(path_from_parents(&parents, n - 1).unwrap().len(), n as usize);
+
+    // A chain whose back edges force long compressions.
+    let g = Csr::from_edges(n, |emit| {
+        for v in 1..n {
+            emit(v - 1, v);
+            emit(v, v / 2);
+        }
+    });
+    let dom = dominators(&g, 0, None, &Control::none()).unwrap();
+    assert_eq!(dom.idom[(n - 1) as usize], n - 2);
+
+    let n = 1_000_000u32;
+    let mut rng = StdRng::seed_from_u64(1);
+    let edges: Vec<(u32, u32)> =
+        (0..3 * n).map(|_| (rng.random_range(0..n), rng.random_range(0..n))).collect();
+    let g = csr(n, &edges);
+    let dom = dominators(&g, 0, None, &Control::none()).unwrap();
+    // Every reachable node's dominator chain ends at the root.
+    let reached = dom.preorder.len();
+    assert!(reached > n as usize / 2);
+    let sizes = retained_sizes(&dom, |_| 1);
+    assert_eq!(sizes[0], reached as u64);
+}
+
+#[test]
+fn retained_sizes_of_a_hand_computed_graph() {
+    // 0 -> 1 -> 2 -> 3, 1 -> 4, 0 -> 5 -> 4, 3 -> 1 (cycle), 6 unreachable
+    //  dominators: 1:0, 2:1, 3:2, 4:0 (two ways in), 5:0
+    let edges = [(0, 1), (1, 2), (2, 3), (1, 4), (0, 5), (5, 4), (3, 1)];
+    let g = csr(7, &edges);
+    let dom = dominators(&g, 0, None, &Control::none()).unwrap();
+    assert_eq!(dom.idom, vec![0, 0, 1, 2, 0, 0, NONE]);
+    let shallow = [0u64, 10, 20, 30, 40, 50, 60];
+    let sizes = retained_sizes(&dom, |v| shallow[v as usize]);
+    assert_eq!(sizes, vec![150, 60, 50, 30, 40, 50, 0]);
+    let tree = dominator_children(&dom.idom, |v| sizes[v as usize]);
+    assert_eq!(tree.successors(0), &[1, 5, 4]); // 60, 50, 40
+    assert_eq!(tree.successors(1), &[2]);
+    assert_eq!(tree.successors(6), &[] as &[u32]);
+
+    // Retained set of {1, 5}: frees 1, 2, 3, 5 and 4 (only reachable through them).
+    let (set, size) = retained_set(&g, 0, &[1, 5], |v| shallow[v as usize]);
+    assert_eq!(set.ones().collect::<Vec<_>>(), vec![1, 2, 3, 4, 5]);
+    assert_eq!(size, 150);
+    // {2}: only 2 and 3 (1 is held by the root).
+    let (set, size) = retained_set(&g, 0, &[2], |v| shallow[v as usize]);
+    assert_eq!(set.ones().collect::<Vec<_>>(), vec![2, 3]);
+    assert_eq!(size, 50);
+    // {5}: 4 is still held through 1.
+    let (_, size) = retained_set(&g, 0, &[5], |v| shallow[v as usize]);
+    assert_eq!(size, 50);
+    // minimum retained size of {1, 2, 5}: 2 is under 1, so 60 + 50.
+    assert_eq!(min_retained_size(&dom.idom, |v| sizes[v as usize], &[1, 2, 5, 2]), 110);
+    assert_eq!(min_retained_size(&dom.idom, |v| sizes[v as usize], &[4, 5]), 90);
+}
+
+#[test]
+fn retained_set_of_one_node_is_its_dominator_subtree() {
+    let mut rng = StdRng::seed_from_u64(4242);
+    for _ in 0..500 {
+        let (n, edges) = random_graph(&mut rng);
+        let g = csr(n, &edges);
+        let dom = dominators(&g, 0, None, &Control::none()).unwrap();
+        let sizes = retained_sizes(&dom, |v| v as u64 + 1);
+        for &v in dom.preorder.iter().skip(1) {
+            let (_, size) = retained_set(&g, 0, &[v], |v| v as u64 + 1);
+            assert_eq!(size, sizes[v as usize]);
+        }
+        // A set: the union of the subtrees of its members is always included.
+        let members: Vec<u32> = dom.preorder.iter().copied().filter(|_| rng.random_bool(0.3)).collect();
+        let (set, size) = retained_set(&g, 0, &members, |v| v as u64 + 1);
+        let lower = min_retained_size(&dom.idom, |v| sizes[v as usize], &members);
+        assert!(size >= lower);
+        for &m in &members {
+            assert!(set.contains(m as usize));
+        }
+        // Freeing the set really frees every member of the answer: nothing in it is
+        // reachable from the root once the members are gone.
+        if !members.contains(&0) {
+            let kept: Vec<(u32, u32)> =
+                edges.iter().copied().filter(|&(a, b)| !members.contains(&a) && !members.contains(&b)).collect();
+            let r = reachable_without(n as usize, &kept, 0, None);
+            for v in set.ones() {
+                assert!(!r[v]);
+            }
+        }
+    }
+}
+
+#[test]
+fn shortest_and_bounded_paths() {
+    let edges = [(0, 1), (1, 2), (2, 3), (0, 4), (4, 3), (3, 5)];
+    let g = csr(7, &edges);
+    let parents = bfs_parents(&g, 0, |_, _| false);
+    assert_eq!(path_from_parents(&parents, 5).unwrap(), vec![0, 4, 3, 5]);
+    assert_eq!(path_from_parents(&parents, 6), None);
+    let parents = bfs_parents(&g, 0, |u, v| (u, v) == (0, 4));
+    assert_eq!(path_from_parents(&parents, 5).unwrap(), vec![0, 1, 2, 3, 5]);
+    assert_eq!(bounded_path(&g, 1, 5, 100).unwrap(), vec![1, 2, 3, 5]);
+    assert_eq!(bounded_path(&g, 1, 1, 100).unwrap(), vec![1]);
+    assert_eq!(bounded_path(&g, 5, 1, 100), None);
+    assert_eq!(bounded_path(&g, 1, 5, 2), None);
+}
+
+#[test]
+fn cancellation_stops_the_dominator_phase() {
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+    let n = 300_000u32;
+    let g = Csr::from_edges(n, |emit| {
+        for v in 1..n {
+            emit(v - 1, v)
+        }
+    });
+    let ctl = Control { phase: "dominators", progress: None, cancel: Some(Arc::new(AtomicBool::new(true))) };
+    assert!(dominators(&g, 0, None, &ctl).is_err());
+}
