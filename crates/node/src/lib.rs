@@ -1,12 +1,23 @@
 //! The N-API door: the only Rust code that knows about Node. It converts values, runs long work
-//! off the event loop with progress and cancellation, and maps errors to stable codes. No logic.
+//! off the event loop with progress and cancellation, and maps errors to stable codes. No logic:
+//! every decision lives in the crates behind it.
+//!
+//! Errors cross as JavaScript errors whose message starts with a stable code
+//! (`ERR_NOT_HPROF: ...`); `ts/native` turns that prefix into the error's `code` property.
 
 #![deny(clippy::all)]
+
+mod convert;
+mod heap_handle;
+mod progress;
+
+pub use heap_handle::*;
+pub use progress::*;
 
 use napi_derive::napi;
 
 /// Bumped whenever the shape of this door changes; `ts/native` refuses a binary that differs.
-pub const NATIVE_API_VERSION: u32 = 1;
+pub const NATIVE_API_VERSION: u32 = 2;
 
 #[napi]
 pub fn native_api_version() -> u32 {
@@ -16,6 +27,6 @@ pub fn native_api_version() -> u32 {
 /// The Linux thread id (gettid) of the calling JavaScript thread: the main thread or a Worker.
 #[napi]
 pub fn current_thread_id() -> i64 {
-    // SAFETY: gettid has no preconditions.
+    // SAFETY: gettid has no preconditions and cannot fail.
     unsafe { libc::syscall(libc::SYS_gettid) as i64 }
 }

@@ -1,0 +1,225 @@
+//! The heap handle: opening a dump asynchronously, and the small summaries read from it.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+use heapql_heap::{Heap, OpenOptions};
+
+use crate::convert::{catch_panic, coded, heap_error, hex};
+use crate::progress::{progress_fn, CancelToken, ProgressCallback};
+
+#[napi(object)]
+pub struct OpenHeapOptions {
+    /// Which heap dump of the file (0-based).
+    pub dump: Option<u32>,
+}
+
+pub struct OpenHeapTask {
+    path: PathBuf,
+    options: OpenOptions,
+}
+
+impl Task for OpenHeapTask {
+    type Output = Heap;
+    type JsValue = HeapHandle;
+
+    fn compute(&mut self) -> Result<Heap> {
+        let options = self.options.clone();
+        catch_panic("indexing the dump", || Heap::open(&self.path, options).map_err(heap_error))
+    }
+
+    fn resolve(&mut self, _env: Env, heap: Heap) -> Result<HeapHandle> {
+        Ok(HeapHandle { heap: Some(Arc::new(heap)) })
+    }
+}
+
+/// Opens and indexes a dump off the event loop.
+#[napi(
+    ts_args_type = "path: string, options?: OpenHeapOptions | null, onProgress?: ((event: ProgressEvent) => void) | null, cancel?: CancelToken | null",
+    ts_return_type = "Promise<HeapHandle>"
+)]
+pub fn open_heap(
+    path: String,
+    options: Option<OpenHeapOptions>,
+    on_progress: Option<ProgressCallback>,
+    cancel: Option<&CancelToken>,
+) -> AsyncTask<OpenHeapTask> {
+    let dump = options.and_then(|o| o.dump).unwrap_or(0) as usize;
+    AsyncTask::new(OpenHeapTask {
+        path: PathBuf::from(path),
+        options: OpenOptions {
+            dump,
+            progress: progress_fn(on_progress),
+            cancel: cancel.map(|c| c.flag.clone()),
+        },
+    })
+}
+
+#[napi(object)]
+pub struct JsDumpInfo {
+    pub path: String,
+    pub file_size: f64,
+    pub format: String,
+    pub id_size: u32,
+    pub timestamp_ms: f64,
+    pub dump_count: u32,
+    pub dump: u32,
+    pub compression: String,
+    pub reference_size: u32,
+    pub object_header_size: u32,
+    pub array_header_size: u32,
+    pub object_alignment: u32,
+    pub jvm_version: Option<String>,
+    pub object_count: u32,
+    pub class_count: u32,
+}
+
+#[napi(object)]
+pub struct JsWarning {
+    pub offset: f64,
+    pub message: String,
+}
+
+#[napi(object)]
+pub struct JsHistogramRow {
+    pub class_name: String,
+    pub class_object_id: u32,
+    pub count: f64,
+    pub shallow: f64,
+}
+
+#[napi(object)]
+pub struct JsRootCount {
+    pub kind: String,
+    pub count: f64,
+}
+
+#[napi(object)]
+pub struct JsCounts {
+    pub instances: f64,
+    pub object_arrays: f64,
+    pub primitive_arrays: f64,
+    pub classes: f64,
+    pub total_shallow: f64,
+    pub roots_by_kind: Vec<JsRootCount>,
+}
+
+#[napi(object)]
+pub struct JsObjectLabels {
+    pub addresses: Vec<String>,
+    pub class_names: Vec<String>,
+}
+
+#[napi]
+pub struct HeapHandle {
+    pub(crate) heap: Option<Arc<Heap>>,
+}
+
+impl HeapHandle {
+    pub(crate) fn heap(&self) -> Result<&Arc<Heap>> {
+        self.heap.as_ref().ok_or_else(|| coded("ERR_CLOSED", "the heap was closed; open the dump again"))
+    }
+}
+
+#[napi]
+impl HeapHandle {
+    #[napi]
+    pub fn info(&self) -> Result<JsDumpInfo> {
+        let heap = self.heap()?;
+        let i = heap.info();
+        Ok(JsDumpInfo {
+            path: i.path.clone(),
+            file_size: i.file_size as f64,
+            format: i.format.clone(),
+            id_size: i.id_size,
+            timestamp_ms: i.timestamp_ms as f64,
+            dump_count: i.dump_count as u32,
+            dump: i.dump as u32,
+            compression: i.compression.to_string(),
+            reference_size: i.reference_size,
+            object_header_size: i.object_header_size,
+            array_header_size: i.array_header_size,
+            object_alignment: i.object_alignment,
+            jvm_version: i.jvm_version.clone(),
+            object_count: heap.object_count(),
+            class_count: heap.class_count(),
+        })
+    }
+
+    #[napi]
+    pub fn warnings(&self) -> Result<Vec<JsWarning>> {
+        Ok(self.heap()?.warnings().iter().map(|w| JsWarning { offset: w.offset as f64, message: w.message.clone() }).collect())
+    }
+
+    /// Instances and shallow bytes per class (one row per class, unsorted).
+    #[napi]
+    pub fn class_histogram(&self) -> Result<Vec<JsHistogramRow>> {
+        let heap = self.heap()?;
+        catch_panic("building the class histogram", || {
+            Ok(heap
+                .class_histogram()
+                .into_iter()
+                .map(|r| JsHistogramRow {
+                    class_name: heap.class(r.class).name.clone(),
+                    class_object_id: heap.class(r.class).object,
+                    count: r.count as f64,
+                    shallow: r.shallow as f64,
+                })
+                .collect())
+        })
+    }
+
+    /// Object counts by kind, GC roots by kind, total shallow heap.
+    #[napi]
+    pub fn counts(&self) -> Result<JsCounts> {
+        let heap = self.heap()?;
+        catch_panic("counting objects", || {
+            let c = heap.counts();
+            Ok(JsCounts {
+                instances: c.instances as f64,
+                object_arrays: c.object_arrays as f64,
+                primitive_arrays: c.primitive_arrays as f64,
+                classes: c.classes as f64,
+                total_shallow: c.total_shallow as f64,
+                roots_by_kind: c
+                    .roots_by_kind
+                    .iter()
+                    .map(|&(kind, count)| JsRootCount { kind: kind.label().to_string(), count: count as f64 })
+                    .collect(),
+            })
+        })
+    }
+
+    /// Every class name, for completion and did-you-mean.
+    #[napi]
+    pub fn class_names(&self) -> Result<Vec<String>> {
+        let heap = self.heap()?;
+        Ok((0..heap.class_count()).map(|c| heap.class(c).name.clone()).collect())
+    }
+
+    /// Addresses and class names of the given objects (only rows that are shown are resolved).
+    #[napi]
+    pub fn describe(&self, objects: Uint32Array) -> Result<JsObjectLabels> {
+        let heap = self.heap()?;
+        let count = heap.object_count();
+        let mut addresses = Vec::with_capacity(objects.len());
+        let mut class_names = Vec::with_capacity(objects.len());
+        for &o in objects.iter() {
+            if o >= count {
+                return Err(coded("ERR_ARGUMENT", format!("object index {o} is out of range (the heap has {count} objects)")));
+            }
+            addresses.push(hex(heap.object_id(o)));
+            class_names.push(heap.class(heap.class_of(o)).name.clone());
+        }
+        Ok(JsObjectLabels { addresses, class_names })
+    }
+
+    /// Releases the index and the mapping; later calls fail with ERR_CLOSED.
+    #[napi]
+    pub fn close(&mut self) {
+        self.heap = None;
+    }
+}

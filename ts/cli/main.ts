@@ -1,0 +1,67 @@
+/**
+ * The `heapql` command: dispatches to one subcommand per file. `heapql <dump> [report]` (no
+ * subcommand) analyzes a dump. Errors a user can act on print one line (no stack trace unless
+ * HEAPQL_DEBUG=1) and set the exit code: 2 for usage and unreadable input, 1 otherwise.
+ */
+import { renderUsage, runCommand, type CommandDef } from 'citty';
+
+import { HeapqlError, usageError } from '../errors.js';
+import { VERSION } from '../version.js';
+import { subCommands, mainCommand } from './commands.js';
+
+export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
+  try {
+    await dispatch(argv);
+  } catch (err) {
+    reportError(err);
+  }
+}
+
+async function dispatch(argv: string[]): Promise<void> {
+  const [first, ...rest] = argv;
+  if (first === '--version' || first === '-v' || first === 'version') {
+    process.stdout.write(`${VERSION}\n`);
+    return;
+  }
+  if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
+    process.stdout.write((await renderUsage(rootForHelp())) + '\n');
+    if (first === undefined) process.exitCode = 2;
+    return;
+  }
+  const sub = subCommands[first as keyof typeof subCommands];
+  if (sub) return run(sub, rest, rootForHelp());
+  if (first.startsWith('-')) throw usageError(`unknown option ${first}; see heapql --help`);
+  return run(mainCommand, argv, undefined);
+}
+
+/** Runs a citty command, printing its own --help. */
+async function run(cmd: CommandDef<any>, rawArgs: string[], parent: CommandDef<any> | undefined): Promise<void> {
+  if (rawArgs.includes('--help') || rawArgs.includes('-h')) {
+    process.stdout.write((await renderUsage(cmd, parent)) + '\n');
+    return;
+  }
+  try {
+    await runCommand(cmd, { rawArgs });
+  } catch (err) {
+    // citty's own argument errors are usage errors.
+    if (err instanceof Error && err.name === 'CLIError') throw usageError(err.message);
+    throw err;
+  }
+}
+
+function rootForHelp(): CommandDef<any> {
+  return { ...mainCommand, subCommands };
+}
+
+function reportError(err: unknown): void {
+  if (process.env.HEAPQL_DEBUG === '1' && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+  if (err instanceof HeapqlError) {
+    process.stderr.write(`error: ${err.message}\n`);
+    process.exitCode = err.exitCode;
+    return;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`error: ${message}\n`);
+  if (process.env.HEAPQL_DEBUG !== '1') process.stderr.write('(set HEAPQL_DEBUG=1 for details)\n');
+  process.exitCode = 1;
+}

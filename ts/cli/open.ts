@@ -1,0 +1,29 @@
+/**
+ * Opening a dump from the command line: a progress bar on a terminal, Ctrl-C to stop, and the
+ * index's warnings (truncated file, skipped records) on stderr.
+ */
+import { openHeap, type Heap } from '../heap.js';
+import { interruptSignal, terminalProgress } from './progress.js';
+
+export interface CliOpenOptions {
+  dump?: number;
+  noCache?: boolean;
+}
+
+export async function openForCli(path: string, options: CliOpenOptions = {}): Promise<Heap> {
+  const progress = terminalProgress();
+  const interrupt = interruptSignal();
+  try {
+    const heap = await openHeap(path, {
+      dump: options.dump,
+      noCache: options.noCache,
+      onProgress: progress.onProgress,
+      signal: interrupt.signal,
+    });
+    for (const w of heap.warnings()) process.stderr.write(`warning: ${path}: ${w.message} (byte offset ${w.offset})\n`);
+    return heap;
+  } finally {
+    progress.stop();
+    interrupt.dispose();
+  }
+}

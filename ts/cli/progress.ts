@@ -1,0 +1,84 @@
+/**
+ * Progress on a terminal and Ctrl-C handling for long native calls. The bar is drawn on stderr
+ * only when stderr is a TTY (never in pipes, files or CI logs).
+ */
+import cliProgress from 'cli-progress';
+
+import type { ProgressEvent } from '../heap.js';
+
+export interface TerminalProgress {
+  onProgress: (event: ProgressEvent) => void;
+  stop: () => void;
+}
+
+const PHASE_WIDTH = 12;
+
+export function terminalProgress(stream: NodeJS.WriteStream = process.stderr): TerminalProgress {
+  if (!stream.isTTY || process.env.CI) return { onProgress: () => {}, stop: () => {} };
+  const bar = new cliProgress.SingleBar(
+    {
+      stream,
+      format: '{phase} |{bar}| {percentage}% | {doneText} / {totalText}',
+      barsize: 30,
+      hideCursor: true,
+      clearOnComplete: true,
+      fps: 10,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  let phase = '';
+  let started = false;
+  return {
+    onProgress(event) {
+      const payload = {
+        phase: event.phase.padEnd(PHASE_WIDTH),
+        doneText: formatAmount(event.done, event.phase),
+        totalText: formatAmount(event.total, event.phase),
+      };
+      if (!started) {
+        bar.start(event.total || 1, event.done, payload);
+        started = true;
+      } else if (event.phase !== phase) {
+        bar.setTotal(event.total || 1);
+      }
+      phase = event.phase;
+      bar.update(event.done, payload);
+    },
+    stop() {
+      if (started) bar.stop();
+    },
+  };
+}
+
+/** Byte counts for reading phases, plain counts for object phases. */
+function formatAmount(n: number, phase: string): string {
+  if (!/read|index|scan|pass/i.test(phase)) return n.toLocaleString('en-US');
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return `${v.toFixed(u === 0 ? 0 : 1)} ${units[u]}`;
+}
+
+/**
+ * An AbortSignal fired by the first Ctrl-C; a second Ctrl-C exits at once.
+ * `dispose` removes the handler once the long call is over.
+ */
+export function interruptSignal(): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  let count = 0;
+  const handler = () => {
+    count++;
+    if (count === 1) {
+      process.stderr.write('\ninterrupted: stopping… (Ctrl-C again to quit at once)\n');
+      controller.abort();
+    } else {
+      process.exit(130);
+    }
+  };
+  process.on('SIGINT', handler);
+  return { signal: controller.signal, dispose: () => process.off('SIGINT', handler) };
+}

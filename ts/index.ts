@@ -1,0 +1,5 @@
+/** The heapql library: open a dump, read its index, query it. */
+export { openHeap, Heap } from './heap.js';
+export type { OpenOptions, ProgressEvent, DumpInfo, DumpWarning, HistogramRow, HeapCounts } from './heap.js';
+export { HeapqlError } from './errors.js';
+export { buildSummary, type HeapSummary } from './report/summary.js';
