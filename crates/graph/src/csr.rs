@@ -175,6 +175,22 @@ impl SequentialCsrBuilder {
         &self.targets[start..]
     }
 
+    /// Sorts the current node's list after its first `keep` entries and drops duplicates there.
+    pub fn sort_dedup_pending(&mut self, keep: usize) {
+        let start = self.offsets.get(self.offsets.len() - 1) + keep;
+        if self.targets.len() > start + 1 {
+            self.targets[start..].sort_unstable();
+            let mut w = start + 1;
+            for r in start + 1..self.targets.len() {
+                if self.targets[r] != self.targets[w - 1] {
+                    self.targets[w] = self.targets[r];
+                    w += 1;
+                }
+            }
+            self.targets.truncate(w);
+        }
+    }
+
     /// Closes the current node's list; the next edges belong to the next node.
     pub fn finish_node(&mut self) {
         let end = self.targets.len() as u64;
@@ -233,6 +249,11 @@ mod tests {
         let mut b = SequentialCsrBuilder::new(3, 4);
         b.push_edge(1);
         b.push_edge(2);
+        b.push_edge(2);
+        b.push_edge(1);
+        b.sort_dedup_pending(1);
+        assert_eq!(b.pending(), &[1, 1, 2]);
+        b.sort_dedup_pending(0);
         assert_eq!(b.pending(), &[1, 2]);
         b.finish_node();
         b.finish_node();

@@ -5,18 +5,22 @@
 //! with `u32` node ids; `object_graph` and `analysis` apply them to a `heapql_heap::Heap`
 //! following MAT's graph (docs/mat-semantics.md §1–2).
 
+pub mod analysis;
 pub mod control;
 pub mod csr;
 pub mod dominators;
 pub mod domtree;
+pub mod object_graph;
 pub mod paths;
 pub mod retained;
 
+pub use analysis::{edge_label, FullAnalysis, GraphOptions, PathStep, RetainedSet};
 pub use control::{Cancelled, Control};
 pub use csr::{Csr, SequentialCsrBuilder};
 pub use dominators::{dominators, Dominators};
 pub use domtree::dominator_children;
 pub use fixedbitset::FixedBitSet;
+pub use object_graph::ObjectGraph;
 pub use paths::{bfs_parents, bounded_path, path_from_parents};
 pub use retained::{min_retained_size, retained_set, retained_sizes};
 

@@ -1,0 +1,328 @@
+//! `FullAnalysis`: the object graph with its dominator tree, retained sizes and paths.
+//!
+//! Memory plan (N objects, E stored edges ≈ 2–3 N with the class edge, R reachable): resident
+//! after the build, beside the heap index's 12 B/object:
+//!   outbound CSR 4 N + 4 E, idom 4 N, retained sizes 8 N, dominator children 8 N, two
+//!   bitmaps N/4  →  ≈ 24 + 4·E/N bytes per object.
+//! Peak, during the dominator phase: the outbound CSR plus the SEMI-NCA arrays (pre/ancestor,
+//! vertex, parent/idom, cursor/semi, label: 5 × 4 B) and the predecessor lists of the non-tree
+//! edges (4 N + 4 E'). The DFS uses no stack; temporaries are freed before the next array is
+//! allocated (retained sizes are summed from the preorder the dominator phase returns, then
+//! the preorder is dropped before the children lists are built). The BFS parent array used for
+//! paths to GC roots (4 N) is built on first use only. Inbound references are answered by a
+//! scan of the outbound CSR, so no inbound index is kept.
+
+use crate::control::{Cancelled, Control};
+use crate::object_graph::{is_thread_bound, node, obj, ObjectGraph};
+use crate::{
+    bfs_parents, bounded_path, dominator_children, dominators, min_retained_size, path_from_parents,
+    retained_set, retained_sizes, Csr, Graph, NONE,
+};
+use heapql_heap::{Heap, HeapError, ObjIdx, ObjectKind, ProgressFn, RootKind};
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, OnceLock};
+
+/// Options of `FullAnalysis::build` (progress phases: "graph", "dominators", "retained").
+#[derive(Clone, Default)]
+pub struct GraphOptions {
+    /// Leave objects unreachable from the GC roots out of the dominator tree (no dominator,
+    /// retained size 0). Default: keep them under unreachable pseudo-roots.
+    pub reachable_only: bool,
+    pub progress: Option<ProgressFn>,
+    /// Set to true from another thread to stop; build() then returns HeapError::Cancelled.
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+/// The retained set of a set of objects.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RetainedSet {
+    /// Members, ascending.
+    pub objects: Vec<ObjIdx>,
+    /// Sum of their shallow sizes.
+    pub size: u64,
+}
+
+/// One step of a path from a GC root: the object and how it is reached — for the first step
+/// the root kinds (`System Class`, `Unreachable`, …), afterwards the referrer's field
+/// (`next`, `[3]`, `<class>`, `<super>`, `<classloader>`, `<Java Local in frame 2>`, …).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PathStep {
+    pub object: ObjIdx,
+    pub label: String,
+}
+
+pub struct FullAnalysis {
+    graph: ObjectGraph,
+    /// Immediate dominator node of every node (`NONE` outside the tree; `idom[0] == 0`).
+    idom: Vec<u32>,
+    retained: Vec<u64>,
+    /// Dominated objects of every node (values are object indices), biggest retained first.
+    tree: Csr,
+    reachable_only: bool,
+    /// BFS parents from the virtual root, for paths to GC roots; built on first use.
+    bfs: OnceLock<Vec<u32>>,
+}
+
+fn cancelled(_: Cancelled) -> HeapError {
+    HeapError::Cancelled
+}
+
+impl FullAnalysis {
+    pub fn build(heap: &Heap, options: GraphOptions) -> Result<FullAnalysis, HeapError> {
+        let ctl = Control { phase: "graph", progress: options.progress.clone(), cancel: options.cancel.clone() };
+        let graph = ObjectGraph::build(heap, options.reachable_only, &ctl).map_err(cancelled)?;
+        let dom = dominators(&graph, 0, Some(graph.pinned()), &ctl.phase("dominators")).map_err(cancelled)?;
+        let rctl = ctl.phase("retained");
+        rctl.tick(0, 2).map_err(cancelled)?;
+        let retained = retained_sizes(&dom, |v| if v == 0 { 0 } else { heap.shallow_size(obj(v)) });
+        let idom = dom.idom;
+        drop(dom.preorder);
+        rctl.tick(1, 2).map_err(cancelled)?;
+        let mut tree = dominator_children(&idom, |v| retained[v as usize]);
+        tree.for_each_list_mut(|_, list| list.iter_mut().for_each(|v| *v = obj(*v)));
+        rctl.tick(2, 2).map_err(cancelled)?;
+        Ok(FullAnalysis { graph, idom, retained, tree, reachable_only: options.reachable_only, bfs: OnceLock::new() })
+    }
+
+    pub fn graph(&self) -> &ObjectGraph {
+        &self.graph
+    }
+
+    /// Number of objects (nodes minus the virtual root).
+    pub fn object_count(&self) -> u32 {
+        self.graph.node_count() - 1
+    }
+
+    /// Reachable from a GC root?
+    pub fn is_reachable(&self, o: ObjIdx) -> bool {
+        self.graph.is_reachable(node(o))
+    }
+
+    /// In the dominator tree? (Everything, unless built with `reachable_only`.)
+    pub fn in_tree(&self, o: ObjIdx) -> bool {
+        self.idom[node(o) as usize] != NONE
+    }
+
+    pub fn retained_size(&self, o: ObjIdx) -> u64 {
+        self.retained[node(o) as usize]
+    }
+
+    /// Sum of the shallow sizes of every object in the tree (the virtual root's retained size).
+    pub fn total_size(&self) -> u64 {
+        self.retained[0]
+    }
+
+    /// None for a child of the virtual root (a GC root, an unreachable pseudo-root) and for an
+    /// object outside the tree (see `in_tree`).
+    pub fn immediate_dominator(&self, o: ObjIdx) -> Option<ObjIdx> {
+        match self.idom[node(o) as usize] {
+            0 | NONE => None,
+            d => Some(obj(d)),
+        }
+    }
+
+    /// Objects `o` immediately dominates, biggest retained size first.
+    pub fn dominated(&self, o: ObjIdx) -> &[ObjIdx] {
+        self.tree.successors(node(o))
+    }
+
+    /// Children of the virtual root, biggest retained size first.
+    pub fn top_level_dominators(&self) -> &[ObjIdx] {
+        self.tree.successors(0)
+    }
+
+    /// GC root objects (distinct, ascending; thread-bound locals of known threads excluded).
+    pub fn gc_roots(&self) -> impl Iterator<Item = ObjIdx> + '_ {
+        self.graph.gc_roots().iter().map(|&v| obj(v))
+    }
+
+    /// Unreachable pseudo-roots (empty with `reachable_only`).
+    pub fn unreachable_roots(&self) -> impl Iterator<Item = ObjIdx> + '_ {
+        self.graph.unreachable_roots().iter().map(|&v| obj(v))
+    }
+
+    pub fn is_unreachable_root(&self, o: ObjIdx) -> bool {
+        self.graph.unreachable_roots().binary_search(&node(o)).is_ok()
+    }
+
+    /// Outbound references: the class object first, then distinct targets ascending.
+    pub fn outbound(&self, o: ObjIdx) -> impl Iterator<Item = ObjIdx> + '_ {
+        self.graph.successors(node(o)).iter().map(|&v| obj(v))
+    }
+
+    /// Objects referencing `o` (distinct, ascending). A scan of every outbound list.
+    pub fn inbound(&self, o: ObjIdx) -> Vec<ObjIdx> {
+        let target = node(o);
+        let mut refs = Vec::new();
+        for v in 1..self.graph.node_count() {
+            if self.graph.successors(v).contains(&target) {
+                refs.push(obj(v));
+            }
+        }
+        refs
+    }
+
+    /// Inbound references of many objects in one scan: `result[i]` refers to `targets[i]`.
+    pub fn inbound_many(&self, targets: &[ObjIdx]) -> Vec<Vec<ObjIdx>> {
+        let mut want: Vec<(u32, usize)> = targets.iter().enumerate().map(|(i, &o)| (node(o), i)).collect();
+        want.sort_unstable();
+        let mut result = vec![Vec::new(); targets.len()];
+        for v in 1..self.graph.node_count() {
+            let succ = self.graph.successors(v);
+            for &t in succ {
+                let lo = want.partition_point(|&(w, _)| w < t);
+                for &(w, i) in &want[lo..] {
+                    if w != t {
+                        break;
+                    }
+                    if result[i].last() != Some(&obj(v)) {
+                        result[i].push(obj(v));
+                    }
+                }
+            }
+        }
+        result
+    }
+
+    /// Objects freed if all of `set` were freed, and their total shallow size.
+    pub fn retained_set(&self, heap: &Heap, set: &[ObjIdx]) -> RetainedSet {
+        let nodes: Vec<u32> = set.iter().map(|&o| node(o)).collect();
+        let (members, _) = retained_set(&self.graph, 0, &nodes, |_| 0);
+        let mut objects = Vec::new();
+        let mut size = 0u64;
+        for v in members.ones() {
+            if self.reachable_only && !self.graph.is_reachable(v as u32) {
+                continue;
+            }
+            let o = obj(v as u32);
+            objects.push(o);
+            size += heap.shallow_size(o);
+        }
+        RetainedSet { objects, size }
+    }
+
+    /// MAT's minimum retained size of a set: the retained sizes of the members no other member
+    /// dominates (≤ the retained set's size; equal for one object).
+    pub fn min_retained_size(&self, set: &[ObjIdx]) -> u64 {
+        let nodes: Vec<u32> = set.iter().map(|&o| node(o)).collect();
+        min_retained_size(&self.idom, |v| self.retained[v as usize], &nodes)
+    }
+
+    /// Shortest forward path `a ..= b` visiting at most `limit` objects.
+    pub fn path(&self, a: ObjIdx, b: ObjIdx, limit: usize) -> Option<Vec<ObjIdx>> {
+        bounded_path(&self.graph, node(a), node(b), limit).map(|p| p.into_iter().map(obj).collect())
+    }
+
+    /// A shortest path from a GC root (or unreachable pseudo-root) to `o`, root first, with
+    /// field labels; None if `o` hangs off no root (only with `reachable_only`).
+    pub fn path_to_root(&self, heap: &Heap, o: ObjIdx) -> Option<Vec<PathStep>> {
+        let parents = self.bfs.get_or_init(|| bfs_parents(&self.graph, 0, |_, _| false));
+        let nodes = path_from_parents(parents, node(o))?;
+        let mut steps = Vec::with_capacity(nodes.len() - 1);
+        for w in nodes.windows(2) {
+            let label = if w[0] == 0 { self.root_label(heap, obj(w[1])) } else { edge_label(heap, obj(w[0]), obj(w[1])) };
+            steps.push(PathStep { object: obj(w[1]), label });
+        }
+        Some(steps)
+    }
+
+    /// Shortest path from the roots to `o` avoiding edges for which `skip(from, to)` holds
+    /// (e.g. `Reference.referent`); None if every path uses such an edge. One BFS per call.
+    pub fn path_to_root_avoiding(
+        &self,
+        heap: &Heap,
+        o: ObjIdx,
+        skip: impl Fn(ObjIdx, ObjIdx) -> bool,
+    ) -> Option<Vec<PathStep>> {
+        let parents = bfs_parents(&self.graph, 0, |u, v| u != 0 && skip(obj(u), obj(v)));
+        let nodes = path_from_parents(&parents, node(o))?;
+        let mut steps = Vec::with_capacity(nodes.len() - 1);
+        for w in nodes.windows(2) {
+            let label = if w[0] == 0 { self.root_label(heap, obj(w[1])) } else { edge_label(heap, obj(w[0]), obj(w[1])) };
+            steps.push(PathStep { object: obj(w[1]), label });
+        }
+        Some(steps)
+    }
+
+    /// Root kinds of a child of the virtual root, as MAT names them (`JNI Global, System Class`).
+    pub fn root_label(&self, heap: &Heap, o: ObjIdx) -> String {
+        let kinds = self.root_kinds(heap, o);
+        kinds.iter().map(|k| k.label()).collect::<Vec<_>>().join(", ")
+    }
+
+    /// The GC root kinds of `o` (distinct, sorted); `[Unreachable]` for a pseudo-root; empty
+    /// for an object that is not a child of the virtual root.
+    pub fn root_kinds(&self, heap: &Heap, o: ObjIdx) -> Vec<RootKind> {
+        if self.graph.gc_roots().binary_search(&node(o)).is_err() {
+            return if self.is_unreachable_root(o) { vec![RootKind::Unreachable] } else { Vec::new() };
+        }
+        let bound: Vec<u32> =
+            heap.threads().iter().filter(|t| t.object.is_some()).map(|t| t.serial).collect();
+        let mut kinds: Vec<RootKind> = heap
+            .gc_roots()
+            .iter()
+            .filter(|r| r.object == o)
+            .filter(|r| !(is_thread_bound(r.kind) && r.thread_serial.is_some_and(|s| bound.contains(&s))))
+            .map(|r| r.kind)
+            .collect();
+        kinds.sort_unstable();
+        kinds.dedup();
+        kinds
+    }
+
+    /// Bytes held by the analysis (not counting the heap index).
+    pub fn heap_bytes(&self) -> usize {
+        self.graph.heap_bytes()
+            + self.idom.capacity() * 4
+            + self.retained.capacity() * 8
+            + self.tree.heap_bytes()
+            + self.bfs.get().map_or(0, |b| b.capacity() * 4)
+    }
+}
+
+/// How `from` refers to `to`: `<class>`, a field name, `[i]`, `<super>`, `<classloader>`, a
+/// static's name, or a thread-local label.
+pub fn edge_label(heap: &Heap, from: ObjIdx, to: ObjIdx) -> String {
+    let class = heap.class_of(from);
+    if heap.class(class).object == to {
+        return "<class>".to_string();
+    }
+    let mut slot_found: Option<u32> = None;
+    heap.for_each_reference(from, |id, slot| {
+        if slot_found.is_none() && heap.index_of(id) == Some(to) {
+            slot_found = Some(slot);
+        }
+    });
+    if let Some(slot) = slot_found {
+        return match heap.object_kind(from) {
+            ObjectKind::ObjectArray => format!("[{slot}]"),
+            ObjectKind::Class => match slot {
+                s if s == u32::MAX - 1 => "<super>".to_string(),
+                s if s == u32::MAX - 2 => "<classloader>".to_string(),
+                s => heap
+                    .class_described_by(from)
+                    .and_then(|c| heap.class(c).statics.get(s as usize))
+                    .map_or_else(|| format!("<static {s}>"), |f| f.name.clone()),
+            },
+            _ => heap
+                .instance_layout(class)
+                .get(slot as usize)
+                .map_or_else(|| format!("<field {slot}>"), |f| f.name.clone()),
+        };
+    }
+    // A thread-bound root held by this thread.
+    let Some(thread) = heap.threads().iter().find(|t| t.object == Some(from)) else {
+        return "<unknown>".to_string();
+    };
+    let root = heap
+        .gc_roots()
+        .iter()
+        .find(|r| r.object == to && is_thread_bound(r.kind) && r.thread_serial == Some(thread.serial));
+    match root {
+        Some(r) => match (r.kind, r.frame) {
+            (RootKind::JavaFrame, Some(f)) if f >= 0 => format!("<Java Local in frame {f}>"),
+            (k, _) => format!("<{}>", k.label()),
+        },
+        None => "<unknown>".to_string(),
+    }
+}

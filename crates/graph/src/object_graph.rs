@@ -1,0 +1,231 @@
+//! The object graph of a heap dump, following MAT (docs/mat-semantics.md §1.2–1.4).
+//!
+//! Nodes: 0 is the virtual root, object `o` is node `o + 1`. Edges: every object's class
+//! object first, then its references resolved to objects of the dump (dangling ids dropped;
+//! each node's remaining list sorted, duplicates removed): instance reference fields, object
+//! array elements, and for a class object its super class, loader and reference statics. A
+//! thread object also points at what its stack holds (roots bound to a known thread are edges
+//! from that thread, not GC roots). The virtual root's children are the GC roots and — unless
+//! `reachable_only` — one pseudo-root per unreachable region (its entry objects, then one
+//! representative per leftover cycle), so every object gets a dominator.
+
+use crate::control::{Cancelled, Control};
+use crate::{Csr, FixedBitSet, Graph, SequentialCsrBuilder};
+use heapql_heap::{Heap, ObjIdx, RootKind};
+
+/// Root kinds that MAT turns into an edge from their thread when the thread object is known.
+pub fn is_thread_bound(kind: RootKind) -> bool {
+    matches!(
+        kind,
+        RootKind::JavaFrame
+            | RootKind::JniLocal
+            | RootKind::NativeStack
+            | RootKind::ThreadBlock
+            | RootKind::JniMonitor
+    )
+}
+
+/// Object `o`'s node.
+#[inline]
+pub fn node(o: ObjIdx) -> u32 {
+    o + 1
+}
+
+/// Node `v`'s object (v > 0).
+#[inline]
+pub fn obj(v: u32) -> ObjIdx {
+    v - 1
+}
+
+pub struct ObjectGraph {
+    /// Outbound edges of nodes 0..=N (node 0's list is empty; see `root_children`).
+    out: Csr,
+    /// Children of the virtual root: GC roots, then unreachable pseudo-roots (node ids).
+    root_children: Vec<u32>,
+    /// Number of GC roots at the start of `root_children`.
+    gc_root_count: usize,
+    /// Nodes whose only predecessor (for dominators) is the virtual root.
+    pinned: FixedBitSet,
+    /// Nodes reachable from the GC roots.
+    reachable: FixedBitSet,
+}
+
+impl Graph for ObjectGraph {
+    fn node_count(&self) -> u32 {
+        self.out.node_count()
+    }
+    #[inline]
+    fn successors(&self, v: u32) -> &[u32] {
+        if v == 0 {
+            &self.root_children
+        } else {
+            self.out.successors(v)
+        }
+    }
+}
+
+impl ObjectGraph {
+    /// Builds the graph (phase "graph"): one pass over the objects, then reachability from
+    /// the GC roots and, unless `reachable_only`, the unreachable pseudo-roots.
+    pub fn build(heap: &Heap, reachable_only: bool, ctl: &Control) -> Result<ObjectGraph, Cancelled> {
+        let n = heap.object_count();
+        assert!(n < u32::MAX - 3, "too many objects for u32 node ids");
+        let nodes = n + 1;
+
+        // Thread-bound roots become edges thread -> object; the rest are GC roots.
+        let mut thread_of_serial: Vec<(u32, u32)> =
+            heap.threads().iter().filter_map(|t| t.object.map(|o| (t.serial, node(o)))).collect();
+        thread_of_serial.sort_unstable();
+        let mut thread_edges: Vec<(u32, u32)> = Vec::new();
+        let mut roots: Vec<u32> = Vec::new();
+        for r in heap.gc_roots() {
+            let thread = match (is_thread_bound(r.kind), r.thread_serial) {
+                (true, Some(s)) => thread_of_serial
+                    .binary_search_by_key(&s, |&(serial, _)| serial)
+                    .ok()
+                    .map(|i| thread_of_serial[i].1),
+                _ => None,
+            };
+            match thread {
+                Some(t) => thread_edges.push((t, node(r.object))),
+                None => roots.push(node(r.object)),
+            }
+        }
+        roots.sort_unstable();
+        roots.dedup();
+        thread_edges.sort_unstable();
+        thread_edges.dedup();
+
+        // Outbound lists. Capacity: a reference takes at least one id in the file, plus one
+        // class edge per object; untouched capacity is never made resident.
+        let info = heap.info();
+        let bound = info.file_size / info.id_size.max(1) as u64 + nodes as u64 + thread_edges.len() as u64;
+        let mut b = SequentialCsrBuilder::new(nodes, bound);
+        b.finish_node(); // the virtual root: children kept in root_children
+        let mut te = 0usize;
+        for o in 0..n {
+            let class_obj = heap.class(heap.class_of(o)).object;
+            b.push_edge(node(class_obj));
+            heap.for_each_reference(o, |id, _slot| {
+                if let Some(t) = heap.index_of(id) {
+                    b.push_edge(node(t));
+                }
+            });
+            while te < thread_edges.len() && thread_edges[te].0 == node(o) {
+                b.push_edge(thread_edges[te].1);
+                te += 1;
+            }
+            b.sort_dedup_pending(1);
+            b.finish_node();
+            if o & 0xFFFF == 0 {
+                ctl.tick(o as u64, n as u64)?;
+            }
+        }
+        let out = b.finish();
+        ctl.tick(n as u64, n as u64)?;
+
+        let mut pinned = FixedBitSet::with_capacity(nodes as usize);
+        for &r in &roots {
+            pinned.insert(r as usize);
+        }
+        let gc_root_count = roots.len();
+        let mut g = ObjectGraph { out, root_children: roots, gc_root_count, pinned, reachable: FixedBitSet::new() };
+
+        let mut marked = FixedBitSet::with_capacity(nodes as usize);
+        marked.insert(0);
+        let mut stack: Vec<u32> = Vec::new();
+        mark_from(&g, 0, &mut marked, &mut stack);
+        g.reachable = marked.clone();
+        if !reachable_only {
+            g.add_unreachable_roots(&mut marked, &mut stack);
+        }
+        Ok(g)
+    }
+
+    /// MAT's `keep_unreachable_objects`: first every unreachable object that no other
+    /// unreachable object references, then, in index order, one representative of each
+    /// unreachable cycle not yet covered. Each becomes a pinned child of the virtual root.
+    fn add_unreachable_roots(&mut self, marked: &mut FixedBitSet, stack: &mut Vec<u32>) {
+        let nodes = self.node_count() as usize;
+        let mut referenced = FixedBitSet::with_capacity(nodes);
+        for u in 1..nodes {
+            if marked.contains(u) {
+                continue;
+            }
+            for &v in self.out.successors(u as u32) {
+                if v as usize != u && !marked.contains(v as usize) {
+                    referenced.insert(v as usize);
+                }
+            }
+        }
+        let mut pseudo: Vec<u32> = Vec::new();
+        for u in 1..nodes {
+            if !marked.contains(u) && !referenced.contains(u) {
+                pseudo.push(u as u32);
+            }
+        }
+        drop(referenced);
+        for &u in &pseudo {
+            marked.insert(u as usize);
+            mark_from(self, u, marked, stack);
+        }
+        for u in 1..nodes {
+            if !marked.contains(u) {
+                pseudo.push(u as u32);
+                marked.insert(u);
+                mark_from(self, u as u32, marked, stack);
+            }
+        }
+        pseudo.sort_unstable();
+        for &u in &pseudo {
+            self.pinned.insert(u as usize);
+        }
+        self.root_children.extend_from_slice(&pseudo);
+    }
+
+    /// GC root nodes (children of the virtual root that are real roots), sorted.
+    pub fn gc_roots(&self) -> &[u32] {
+        &self.root_children[..self.gc_root_count]
+    }
+
+    /// Unreachable pseudo-root nodes, ascending (empty with `reachable_only`).
+    pub fn unreachable_roots(&self) -> &[u32] {
+        &self.root_children[self.gc_root_count..]
+    }
+
+    pub fn pinned(&self) -> &FixedBitSet {
+        &self.pinned
+    }
+
+    /// Is node `v` reachable from the GC roots?
+    pub fn is_reachable(&self, v: u32) -> bool {
+        self.reachable.contains(v as usize)
+    }
+
+    pub fn reachable_count(&self) -> usize {
+        self.reachable.count_ones(..) - 1
+    }
+
+    pub fn edge_count(&self) -> u64 {
+        self.out.edge_count() + self.root_children.len() as u64
+    }
+
+    pub fn heap_bytes(&self) -> usize {
+        self.out.heap_bytes()
+            + self.root_children.capacity() * 4
+            + self.pinned.len() / 8
+            + self.reachable.len() / 8
+    }
+}
+
+/// Marks everything reachable from `from` (already marked itself).
+fn mark_from(g: &ObjectGraph, from: u32, marked: &mut FixedBitSet, stack: &mut Vec<u32>) {
+    stack.push(from);
+    while let Some(u) = stack.pop() {
+        for &v in g.successors(u) {
+            if !marked.put(v as usize) {
+                stack.push(v);
+            }
+        }
+    }
+}
