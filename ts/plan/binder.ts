@@ -1,0 +1,776 @@
+// The binder: OQL syntax tree → physical plan (docs/physical-plan.md). It resolves names
+// (alias, fields, attributes, functions, method aliases), applies every rule of the spec that
+// can be decided without a dump, and refuses full-path features on the query-only path.
+import type { Expr, ExprOf, FromClause, OrderItem, Pos, Query, SelectQuery, SetOpQuery } from '../oql/ast.js';
+import { OqlPlanError } from '../oql/errors.js';
+import { printExpr } from '../oql/print.js';
+import { asText, findMethod, likePattern, METHOD_ALIASES } from './methods.js';
+import type {
+  AggFn, AttrName, FuncName, PAggregate, PExpr, POrderKey, POutputColumn, PQuery, PSelect, PSource,
+} from './physical.js';
+
+export interface BindOptions {
+  /** The full analysis (retained sizes, dominators, reference graph) is available. */
+  fullPath: boolean;
+}
+
+export interface BoundQuery {
+  query: PQuery;
+  /** Output column names, in order (`*` or the alias for an object list). */
+  columns: string[];
+}
+
+/** Attribute names as written (case-insensitive) → the plan's attribute. */
+const ATTRIBUTES: Record<string, AttrName> = {
+  objectid: 'objectId',
+  objectaddress: 'objectAddress',
+  usedheapsize: 'usedHeapSize',
+  retainedheapsize: 'retainedHeapSize',
+  retainedheap: 'retainedHeapSize',
+  displayname: 'displayName',
+  name: 'displayName',
+  length: 'length',
+  systemproperties: 'systemProperties',
+  gcroots: 'GCRoots',
+  inbounds: 'inbounds',
+  outbounds: 'outbounds',
+  clazz: 'clazz',
+};
+
+/** The attributes users see (README, completion); aliases such as `@name` are not listed. */
+export const ATTRIBUTE_NAMES: readonly string[] = [
+  '@objectId', '@objectAddress', '@usedHeapSize', '@retainedHeapSize', '@displayName', '@length',
+  '@inbounds', '@outbounds', '@GCRoots', '@systemProperties', '@clazz',
+];
+
+const FUNCTIONS: Record<string, { fn: FuncName; min: number; max: number }> = {
+  classof: { fn: 'classof', min: 1, max: 1 },
+  tostring: { fn: 'toString', min: 1, max: 1 },
+  coalesce: { fn: 'coalesce', min: 1, max: Infinity },
+  nullif: { fn: 'nullif', min: 2, max: 2 },
+  dominators: { fn: 'dominators', min: 1, max: 1 },
+  dominatorof: { fn: 'dominatorof', min: 1, max: 1 },
+  path: { fn: 'path', min: 2, max: 2 },
+};
+
+export const FUNCTION_NAMES: readonly string[] = [
+  'classof', 'toString', 'COALESCE', 'NULLIF', 'dominators', 'dominatorof', 'path', 'inbounds', 'outbounds',
+];
+
+const AGGREGATES: Record<string, AggFn> = {
+  count: 'count', sum: 'sum', min: 'min', max: 'max', avg: 'avg', median: 'median', percentile: 'percentile',
+};
+
+export const AGGREGATE_NAMES: readonly string[] = ['COUNT', 'SUM', 'MIN', 'MAX', 'AVG', 'MEDIAN', 'PERCENTILE'];
+
+const ANALYZE_HINT = 'run `heapql analyze` or the report command; in the REPL, !analyze; on the server, POST /analyze';
+
+/** The message of a construct refused on the query-only path (spec: Query-only path restrictions). */
+export function fullPathMessage(feature: 'retained' | 'dominators' | 'graph', construct: string): string {
+  switch (feature) {
+    case 'retained': return `${construct} requires the full analysis pipeline — run \`heapql analyze\``;
+    case 'dominators': return `dominator queries (${construct}) require the full analysis pipeline — run \`heapql analyze\``;
+    case 'graph': return `reference-graph queries (${construct}) need the full path — run \`heapql analyze\``;
+  }
+}
+
+const fail = (reason: string, pos: Pos | null, hint: string | null = null): never => {
+  throw new OqlPlanError(reason, pos, hint);
+};
+
+const same = (a: PExpr, b: PExpr) => JSON.stringify(a) === JSON.stringify(b);
+
+/** Names visible while binding one SELECT. */
+interface Scope {
+  alias: string | null;
+  /** Columns of a FROM subquery that yields value rows; null when rows are objects. */
+  columns: string[] | null;
+  /** The exact class scanned, for field rules (spec rule 12). */
+  className: string | null;
+  /** Aliases of enclosing queries: a reference to one is a correlated subquery (refused). */
+  outer: string[];
+}
+
+/** Where aggregates may appear while binding an expression. */
+interface AggSink {
+  aggregates: PAggregate[];
+  positions: Pos[];
+  /** AST of each slot's call, for rule 6 messages. */
+  calls: ExprOf<'call'>[];
+}
+
+type Mode = { aggs: AggSink | null; where: string };
+
+export class Binder {
+  /** Set when the plan uses a full-path feature (the plan envelope's `fullPath`). */
+  usesFullPath = false;
+
+  constructor(private readonly opts: BindOptions) {}
+
+  bind(q: Query): BoundQuery {
+    return this.query(q, [], 'top');
+  }
+
+  private needFull(feature: 'retained' | 'dominators' | 'graph', construct: string, pos: Pos): void {
+    this.usesFullPath = true;
+    if (!this.opts.fullPath) fail(fullPathMessage(feature, construct), pos, ANALYZE_HINT);
+  }
+
+  // ---- queries -----------------------------------------------------------------------------
+
+  private query(q: Query, outer: string[], role: 'top' | 'branch' | 'sub'): BoundQuery {
+    return q.type === 'select' ? this.select(q, outer, role) : this.setOp(q, outer);
+  }
+
+  private setOp(q: SetOpQuery, outer: string[]): BoundQuery {
+    // DISTINCT on the first branch applies to the combined result (spec rule 2).
+    let distinct = false;
+    let first: Query = q.left;
+    while (first.type === 'setop' && !first.parenthesized) first = first.left;
+    if (first.type === 'select' && !first.parenthesized && first.distinct) {
+      distinct = true;
+      first = { ...first, distinct: false };
+    }
+    const left = this.query(replaceLeftmost(q.left, first), outer, 'branch');
+    const right = this.query(q.right, outer, 'branch');
+    if (q.op === 'union') {
+      for (const [branch, ast] of [[left, q.left], [right, q.right]] as const) {
+        const agg = findAggregate(ast);
+        if (agg) {
+          fail(
+            'aggregates are not allowed in a UNION branch',
+            agg.pos,
+            'run the aggregate as its own query, or aggregate over one FROM INSTANCEOF / regex source instead of a UNION',
+          );
+        }
+        void branch;
+      }
+    }
+    if (left.columns.length !== right.columns.length) {
+      fail(
+        `the branches of ${q.op.toUpperCase()} have different column counts (${left.columns.length} and ${right.columns.length})`,
+        q.right.pos,
+        'every branch must select the same number of columns',
+      );
+    }
+    const orderBy = q.orderBy.map((o) => this.setOpOrderKey(o, left.columns));
+    return {
+      query: { op: q.op, left: left.query, right: right.query, distinct, orderBy, limit: q.limit ? q.limit.value : null },
+      columns: left.columns,
+    };
+  }
+
+  private setOpOrderKey(o: OrderItem, columns: string[]): POrderKey {
+    const i = outputIndex(o.expr, columns);
+    if (i === null) {
+      fail(
+        `ORDER BY ${printExpr(o.expr)} after ${'a set operation'} must name an output column`,
+        o.expr.pos,
+        `order by a column name, an AS alias or a position (1..${columns.length}): ${columns.join(', ')}`,
+      );
+    }
+    return { expr: { k: 'out', i: i! }, desc: o.desc };
+  }
+
+  private select(q: SelectQuery, outer: string[], role: 'top' | 'branch' | 'sub'): BoundQuery {
+    void role;
+    const { source, scope } = this.source(q.from, outer);
+    const sink: AggSink = { aggregates: [], positions: [], calls: [] };
+    const rowMode: Mode = { aggs: null, where: 'WHERE' };
+
+    // WHERE: EXISTS terms become guards (non-correlated, run once first; spec rule 8).
+    const guards: PQuery[] = [];
+    let filter: PExpr | null = null;
+    if (q.where) {
+      const terms = conjuncts(q.where);
+      const rest: Expr[] = [];
+      for (const t of terms) {
+        if (t.type === 'exists') guards.push(this.query(t.query, scopeAliases(scope), 'sub').query);
+        else rest.push(t);
+      }
+      for (const t of rest) {
+        const bound = this.expr(t, scope, rowMode);
+        filter = filter ? { k: 'bin', op: 'and', l: filter, r: bound } : bound;
+      }
+    }
+
+    // GROUP BY: a bare name that is an output alias stands for that column's expression.
+    const aliasItems = new Map(q.items.filter((i) => i.alias !== null).map((i) => [i.alias!, i.expr]));
+    const groupAst = q.groupBy.map((g) =>
+      g.type === 'name' && g.name !== scope.alias && aliasItems.has(g.name) ? aliasItems.get(g.name)! : g,
+    );
+    const groupBy = groupAst.map((g) => this.expr(g, scope, { aggs: null, where: 'GROUP BY' }));
+
+    // Select list.
+    const onlyItem = q.items.length === 1 ? q.items[0] : null;
+    const isRowItem = (e: Expr) => e.type === 'star' || (e.type === 'name' && e.name === scope.alias && scope.alias !== null);
+    let output: PSelect['output'];
+    let columns: string[];
+    const itemMode: Mode = { aggs: sink, where: 'SELECT' };
+    const boundItems: { name: string; expr: PExpr; ast: Expr }[] = [];
+    if (onlyItem && onlyItem.alias === null && isRowItem(onlyItem.expr) && scope.columns === null) {
+      output = { kind: 'objects' };
+      columns = [onlyItem.expr.type === 'star' ? '*' : scope.alias!];
+    } else {
+      for (const item of q.items) {
+        if (item.expr.type === 'star' && scope.columns !== null) {
+          for (const c of scope.columns) boundItems.push({ name: c, expr: { k: 'col', name: c }, ast: item.expr });
+          continue;
+        }
+        const expr = item.expr.type === 'star' ? ({ k: 'row' } as PExpr) : this.expr(item.expr, scope, itemMode);
+        boundItems.push({ name: item.alias ?? printExpr(item.expr, { header: true }), expr, ast: item.expr });
+      }
+      columns = boundItems.map((b) => b.name);
+      output = { kind: 'columns', columns: boundItems.map((b): POutputColumn => ({ name: b.name, expr: b.expr })) };
+    }
+
+    // HAVING and ORDER BY may add aggregate slots.
+    const havingAst = q.having;
+    let having: PExpr | null = havingAst ? this.expr(havingAst, scope, { aggs: sink, where: 'HAVING' }) : null;
+    const orderRaw = q.orderBy.map((o) => ({ o, i: outputIndex(o.expr, columns, aliasOrNull(q)) }));
+    const orderBound = orderRaw.map(({ o, i }) =>
+      i !== null ? null : this.expr(o.expr, scope, { aggs: sink, where: 'ORDER BY' }),
+    );
+
+    const grouped = groupBy.length > 0 || sink.aggregates.length > 0;
+    if (grouped) {
+      if (q.from.source.type === 'subquery') {
+        fail(
+          'aggregating over a FROM subquery is not supported',
+          (sink.positions[0] ?? q.groupBy[0]?.pos) ?? q.pos,
+          'aggregate in the inner query instead, e.g. SELECT COUNT(*) FROM java.lang.String s WHERE ...',
+        );
+      }
+      this.checkToStringGrouping(groupAst, sink);
+      if (output.kind === 'columns') {
+        output.columns = output.columns.map((c, idx) => ({
+          name: c.name,
+          expr: groupedExpr(c.expr, groupBy, boundItems[idx].ast, 'SELECT'),
+        }));
+      } else {
+        fail(
+          'SELECT * cannot be combined with GROUP BY or aggregates',
+          q.items[0].pos,
+          'select the group keys and aggregates, e.g. SELECT classof(x), COUNT(*) FROM ... GROUP BY classof(x)',
+        );
+      }
+      if (having && havingAst) having = groupedExpr(having, groupBy, havingAst, 'HAVING');
+    } else if (havingAst) {
+      fail('HAVING needs GROUP BY or an aggregate', havingAst.pos, 'filter rows with WHERE, or add GROUP BY');
+    }
+
+    const orderBy: POrderKey[] = orderRaw.map(({ o, i }, idx) => {
+      if (i !== null) return { expr: { k: 'out', i }, desc: o.desc };
+      let e = orderBound[idx]!;
+      if (grouped) e = groupedExpr(e, groupBy, o.expr, 'ORDER BY');
+      if (output.kind === 'columns') {
+        const j = output.columns.findIndex((c) => same(c.expr, e));
+        if (j >= 0) e = { k: 'out', i: j };
+      }
+      return { expr: e, desc: o.desc };
+    });
+
+    if (q.retainedSet) this.needFull('retained', 'AS RETAINED SET', q.pos);
+
+    const select: PSelect = {
+      op: 'select',
+      source,
+      alias: scope.alias,
+      filter,
+      output,
+      groupBy: grouped ? groupBy : [],
+      aggregates: sink.aggregates,
+      having,
+      orderBy,
+      distinct: q.distinct,
+      limit: q.limit ? q.limit.value : null,
+      retainedSet: q.retainedSet,
+      guards,
+    };
+    return { query: select, columns };
+  }
+
+  /** Spec rule 6: grouped by toString(...) → only COUNT(*) and COUNT(toString(...)). */
+  private checkToStringGrouping(groupAst: Expr[], sink: AggSink): void {
+    const byText = groupAst.find((g) => containsCall(g, 'tostring'));
+    if (!byText) return;
+    sink.aggregates.forEach((a, i) => {
+      const ok = a.fn === 'count' && (a.arg === null || (a.arg.k === 'call' && a.arg.fn === 'toString'));
+      if (!ok) {
+        const key = printExpr(byText);
+        fail(
+          `a query grouped by ${key} accepts only COUNT(*) and COUNT(${key}) as aggregates, not ${printExpr(sink.calls[i])}`,
+          sink.positions[i],
+          `string text is decoded after the scan, where ${printExpr(sink.calls[i])} is no longer available: ` +
+            `use COUNT(*) here and run ${printExpr(sink.calls[i])} in a separate query grouped by the object or by classof(...)`,
+        );
+      }
+    });
+  }
+
+  private source(from: FromClause, outer: string[]): { source: PSource; scope: Scope } {
+    const s = from.source;
+    const scope: Scope = { alias: from.alias, columns: null, className: null, outer };
+    switch (s.type) {
+      case 'class':
+        if (from.instanceOf && s.name === 'java.lang.Object') return { source: { kind: 'all' }, scope };
+        scope.className = s.name;
+        return { source: { kind: 'class', name: s.name, subclasses: from.instanceOf }, scope };
+      case 'regex':
+        checkRegex(s.pattern, s.pos);
+        return { source: { kind: 'regex', pattern: s.pattern }, scope };
+      case 'address':
+        return { source: { kind: 'address', address: `0x${BigInt(s.hex).toString(16)}` }, scope };
+      case 'objectId':
+        return fail(
+          `FROM OBJECTS takes a hex address, not the decimal number ${s.text}`,
+          s.pos,
+          `write FROM OBJECTS 0x<address> (e.g. FROM OBJECTS 0x${safeHex(s.text)}), or select by id with WHERE @objectId = ${s.text}`,
+        );
+      case 'subquery': {
+        const inner = this.query(s.query, outer, 'sub');
+        const objects = inner.query.op === 'select' && inner.query.output.kind === 'objects';
+        scope.columns = objects ? null : inner.columns;
+        return { source: { kind: 'subquery', query: inner.query }, scope };
+      }
+    }
+  }
+
+  // ---- expressions -------------------------------------------------------------------------
+
+  private expr(e: Expr, scope: Scope, mode: Mode): PExpr {
+    const rec = (x: Expr) => this.expr(x, scope, mode);
+    switch (e.type) {
+      case 'literal':
+        return literal(e);
+      case 'star':
+        return fail('"*" is only allowed as a select item or in COUNT(*)', e.pos);
+      case 'name':
+        return this.name(e, scope);
+      case 'attr':
+        return this.attr(e.name, e.base ? rec(e.base) : { k: 'row' }, e.pos, e.base === null ? `@${e.name}` : printExpr(e));
+      case 'field': {
+        if (e.base.type === 'name' && e.base.name === scope.alias && scope.alias !== null) {
+          if (scope.columns !== null) return this.column(e.name, scope, e.pos);
+          this.checkField(e.name, scope, e.pos);
+          return { k: 'field', base: { k: 'row' }, name: e.name };
+        }
+        return { k: 'field', base: rec(e.base), name: e.name };
+      }
+      case 'call':
+        return this.call(e, scope, mode);
+      case 'method':
+        return this.method(e.name, e.args, rec(e.base), e.pos, scope, mode);
+      case 'index':
+        return { k: 'index', e: rec(e.base), i: rec(e.index) };
+      case 'slice': {
+        const base = rec(e.base);
+        return {
+          k: 'slice',
+          e: base,
+          from: e.from ? rec(e.from) : { k: 'lit', v: 0 },
+          to: e.to ? rec(e.to) : { k: 'attr', base, name: 'length' },
+        };
+      }
+      case 'unary': {
+        const operand = rec(e.operand);
+        if (e.op === '+') return operand;
+        if (operand.k === 'lit' && typeof operand.v === 'number') return { ...operand, v: -operand.v };
+        return { k: 'neg', e: operand };
+      }
+      case 'binary':
+        return { k: 'bin', op: e.op, l: rec(e.left), r: rec(e.right) };
+      case 'not':
+        if (e.operand.type === 'exists') return existsMisplaced(e.operand);
+        return { k: 'not', e: rec(e.operand) };
+      case 'like': {
+        checkLikePattern(e.pattern, e.patternPos);
+        return { k: 'like', e: rec(e.operand), pattern: e.pattern, negate: e.negate };
+      }
+      case 'instanceof': {
+        const inst: PExpr = { k: 'instanceof', e: rec(e.operand), class: e.className };
+        return e.negate ? { k: 'not', e: inst } : inst;
+      }
+      case 'in': {
+        const inner = this.query(e.query, scopeAliases(scope), 'sub');
+        if (inner.columns.length !== 1) {
+          fail(
+            `the subquery of IN must select exactly one column; it selects ${inner.columns.length}`,
+            e.query.pos,
+            'select the objects themselves, e.g. x IN (SELECT * FROM java.util.HashMap)',
+          );
+        }
+        const inExpr: PExpr = { k: 'in', e: rec(e.operand), query: inner.query };
+        return e.negate ? { k: 'not', e: inExpr } : inExpr;
+      }
+      case 'inList':
+        return fail(
+          'a literal IN list is not supported',
+          e.pos,
+          `use IN (SELECT ...), or compare with OR: ${e.items.map((i) => `${printExpr(e.operand)} = ${printExpr(i)}`).slice(0, 3).join(' OR ')}`,
+        );
+      case 'between': {
+        const v = rec(e.operand);
+        const range: PExpr = {
+          k: 'bin', op: 'and',
+          l: { k: 'bin', op: '>=', l: v, r: rec(e.low) },
+          r: { k: 'bin', op: '<=', l: v, r: rec(e.high) },
+        };
+        return e.negate ? { k: 'not', e: range } : range;
+      }
+      case 'isNull':
+        return { k: 'bin', op: e.negate ? '!=' : '=', l: rec(e.operand), r: { k: 'lit', v: null } };
+      case 'exists':
+        return existsMisplaced(e);
+      case 'case':
+        return {
+          k: 'case',
+          whens: e.whens.map((w) => ({ when: rec(w.when), then: rec(w.then) })),
+          else: e.else ? rec(e.else) : null,
+        };
+    }
+  }
+
+  private name(e: ExprOf<'name'>, scope: Scope): PExpr {
+    if (scope.alias !== null && e.name === scope.alias) return { k: 'row' };
+    if (scope.columns !== null) return this.column(e.name, scope, e.pos);
+    if (scope.outer.includes(e.name)) {
+      fail(
+        `the subquery refers to \`${e.name}\` of the outer query`,
+        e.pos,
+        'subqueries in IN and EXISTS are not correlated: they run once, before the outer scan, and cannot use outer aliases',
+      );
+    }
+    // A bare name reads a field of the current row (MAT: `SELECT count FROM ...`).
+    this.checkField(e.name, scope, e.pos);
+    return { k: 'field', base: { k: 'row' }, name: e.name };
+  }
+
+  private column(name: string, scope: Scope, pos: Pos): PExpr {
+    if (!scope.columns!.includes(name)) {
+      fail(`the subquery has no column \`${name}\``, pos, `its columns are: ${scope.columns!.join(', ')}`);
+    }
+    return { k: 'col', name };
+  }
+
+  /** Spec rule 12: `count` and `offset` are not fields of java.lang.String. */
+  private checkField(name: string, scope: Scope, pos: Pos): void {
+    if (scope.className === 'java.lang.String' && (name === 'count' || name === 'offset')) {
+      fail(
+        `java.lang.String has no field \`${name}\``,
+        pos,
+        name === 'count'
+          ? 'strings keep their text in `value` (with `coder` and `hash`): use toString(s) for the text or s.value.@length for the size of the backing array'
+          : 'strings keep their text in `value` (with `coder` and `hash`): use toString(s) for the text',
+      );
+    }
+  }
+
+  private attr(written: string, base: PExpr, pos: Pos, text: string): PExpr {
+    const name = ATTRIBUTES[written.toLowerCase()];
+    if (!name) {
+      const guess = didYouMean(`@${written}`, ATTRIBUTE_NAMES);
+      return fail(`unknown attribute @${written}`, pos, `${guess ? `did you mean ${guess}? ` : ''}attributes: ${ATTRIBUTE_NAMES.join(', ')}`);
+    }
+    if (name === 'retainedHeapSize') this.needFull('retained', text.startsWith('@') ? '@retainedHeapSize' : text, pos);
+    if (name === 'inbounds' || name === 'outbounds') this.needFull('graph', `@${name}`, pos);
+    return { k: 'attr', base, name };
+  }
+
+  private call(e: ExprOf<'call'>, scope: Scope, mode: Mode): PExpr {
+    const lower = e.name.toLowerCase();
+    const agg = AGGREGATES[lower];
+    if (agg) return this.aggregate(e, agg, scope, mode);
+    if (lower === 'eval') {
+      return fail('eval(...) is not supported', e.pos, 'write the expression itself; to use a query result, put the query in FROM ( ... ) alias or IN ( ... )');
+    }
+    if (lower === 'get') return getUnsupported(e.pos);
+    if (lower === 'inbounds' || lower === 'outbounds') {
+      if (e.args.length !== 1) fail(`${e.name}() takes one argument`, e.pos);
+      this.needFull('graph', `${e.name}()`, e.pos);
+      return { k: 'attr', base: this.expr(e.args[0], scope, mode), name: lower as AttrName };
+    }
+    const fn = FUNCTIONS[lower];
+    if (fn) {
+      if (e.args.length < fn.min || e.args.length > fn.max) {
+        const want = fn.min === fn.max ? `${fn.min}` : `at least ${fn.min}`;
+        fail(`${e.name}() takes ${want} argument${fn.min === 1 && fn.max === 1 ? '' : 's'}, not ${e.args.length}`, e.pos);
+      }
+      if (fn.fn === 'dominators' || fn.fn === 'dominatorof') this.needFull('dominators', `${fn.fn}()`, e.pos);
+      if (fn.fn === 'path') this.needFull('graph', 'path()', e.pos);
+      return { k: 'call', fn: fn.fn, args: e.args.map((a) => this.expr(a, scope, mode)) };
+    }
+    // A method alias at the head of a path applies to the row: `SELECT getUsedHeapSize() FROM ...`.
+    if (findMethod(e.name)) return this.method(e.name, e.args, { k: 'row' }, e.pos, scope, mode);
+    const guess = didYouMean(e.name, [...FUNCTION_NAMES, ...AGGREGATE_NAMES]);
+    return fail(
+      `unknown function ${e.name}()`,
+      e.pos,
+      `${guess ? `did you mean ${guess}? ` : ''}functions: ${FUNCTION_NAMES.join(', ')}; aggregates: ${AGGREGATE_NAMES.join(', ')}`,
+    );
+  }
+
+  private aggregate(e: ExprOf<'call'>, fn: AggFn, scope: Scope, mode: Mode): PExpr {
+    if (!mode.aggs) {
+      return fail(
+        `aggregate ${e.name.toUpperCase()}() is not allowed in ${mode.where}`,
+        e.pos,
+        mode.where === 'WHERE' ? 'filter groups with HAVING, after GROUP BY' : 'aggregates belong in SELECT, HAVING or ORDER BY',
+      );
+    }
+    const inner: Mode = { aggs: null, where: `${e.name.toUpperCase()}()` };
+    let arg: PExpr | null = null;
+    let p: number | null = null;
+    const star = e.args.length === 1 && e.args[0].type === 'star';
+    if (fn === 'count') {
+      if (e.args.length !== 1) fail(`${e.name}() takes one argument: COUNT(*) or COUNT(expr)`, e.pos);
+      arg = star ? null : this.expr(e.args[0], scope, inner);
+    } else if (fn === 'percentile') {
+      const pArg = e.args[1];
+      if (e.args.length !== 2 || star || !pArg || pArg.type !== 'literal' || pArg.kind !== 'int') {
+        fail(`${e.name}() takes an expression and an integer percentile`, e.pos, 'e.g. PERCENTILE(s.@usedHeapSize, 95) — 95 means the 95th percentile, not 0.95');
+      }
+      p = (pArg as ExprOf<'literal'>).value as number;
+      if (p < 0 || p > 100) fail(`the percentile must be between 0 and 100, not ${p}`, pArg!.pos);
+      arg = this.expr(e.args[0], scope, inner);
+    } else {
+      if (e.args.length !== 1 || star) fail(`${e.name.toUpperCase()}() takes one expression${star ? ', not *' : ''}`, e.pos);
+      arg = this.expr(e.args[0], scope, inner);
+    }
+    const agg: PAggregate = { fn, arg, p };
+    const sink = mode.aggs;
+    let i = sink.aggregates.findIndex((a) => JSON.stringify(a) === JSON.stringify(agg));
+    if (i < 0) {
+      i = sink.aggregates.push(agg) - 1;
+      sink.positions.push(e.pos);
+      sink.calls.push(e);
+    }
+    return { k: 'agg', i };
+  }
+
+  private method(name: string, args: Expr[], base: PExpr, pos: Pos, scope: Scope, mode: Mode): PExpr {
+    if (name === 'get') return getUnsupported(pos);
+    const m = findMethod(name);
+    if (!m) {
+      const guess = didYouMean(name, METHOD_ALIASES.map((x) => x.name));
+      return fail(
+        `unknown method ${name}()`,
+        pos,
+        `${guess ? `did you mean ${guess}()? ` : ''}methods are aliases of attribute or field reads: ${METHOD_ALIASES.map((x) => `${x.name}()`).join(', ')}`,
+      );
+    }
+    if (args.length !== m.args) fail(`${name}() takes ${m.args === 0 ? 'no arguments' : `${m.args} argument`}`, pos);
+    const r = m.rewrite;
+    switch (r.kind) {
+      case 'attr': return this.attr(r.name, base, pos, `${name}()`);
+      case 'field': return { k: 'field', base, name: r.name };
+      case 'toString': return asText(base);
+      case 'classof': return { k: 'call', fn: 'classof', args: [base] };
+      case 'equals': return { k: 'bin', op: '=', l: base, r: this.expr(args[0], scope, mode) };
+      case 'like': {
+        const a = args[0];
+        if (a.type !== 'literal' || a.kind !== 'string') {
+          return fail(`${name}() takes a string literal`, a.pos, `e.g. toString(s).${name}("http")`);
+        }
+        return { k: 'like', e: asText(base), pattern: likePattern(r.shape, a.value as string), negate: false };
+      }
+    }
+  }
+}
+
+// ---- helpers ---------------------------------------------------------------------------------
+
+function literal(e: ExprOf<'literal'>): PExpr {
+  if (e.kind === 'hex' && BigInt(e.text) > BigInt(Number.MAX_SAFE_INTEGER)) {
+    fail(
+      `the hex number ${e.text} is too large to compare exactly`,
+      e.pos,
+      `select the object with FROM OBJECTS ${e.text}`,
+    );
+  }
+  if (e.kind === 'int' && !Number.isSafeInteger(e.value)) {
+    fail(`the integer ${e.text} is too large`, e.pos, 'integers up to 2^53 are exact; write a float (e.g. 1e20) for larger magnitudes');
+  }
+  return e.kind === 'float' ? { k: 'lit', v: e.value as number, float: true } : { k: 'lit', v: e.value };
+}
+
+function getUnsupported(pos: Pos): never {
+  return fail(
+    'get(n) indexed access is not supported',
+    pos,
+    'read the backing field instead, e.g. list.elementData[0] for an ArrayList, or a[0] for an array',
+  );
+}
+
+function existsMisplaced(e: Expr): never {
+  return fail(
+    'EXISTS may only be a top-level AND term of WHERE',
+    e.pos,
+    'EXISTS is not correlated: it runs once before the scan and admits every row or none, so it cannot sit under OR or NOT',
+  );
+}
+
+function conjuncts(e: Expr): Expr[] {
+  return e.type === 'binary' && e.op === 'and' ? [...conjuncts(e.left), ...conjuncts(e.right)] : [e];
+}
+
+function scopeAliases(scope: Scope): string[] {
+  return scope.alias !== null ? [...scope.outer, scope.alias] : scope.outer;
+}
+
+function aliasOrNull(q: SelectQuery): string | null {
+  return q.from.alias;
+}
+
+/**
+ * The output column an ORDER BY item names: a 1-based position, or a name equal to a column
+ * header or alias. Null when it is an expression to evaluate.
+ */
+function outputIndex(e: Expr, columns: string[], fromAlias: string | null = null): number | null {
+  if (e.type === 'literal' && e.kind === 'int') {
+    const n = e.value as number;
+    if (n < 1 || n > columns.length) fail(`ORDER BY position ${n} is out of range`, e.pos, `the query has ${columns.length} column${columns.length === 1 ? '' : 's'}`);
+    return n - 1;
+  }
+  if (e.type === 'name' && e.name === fromAlias) return null;
+  const text = printExpr(e, { header: true });
+  const i = columns.indexOf(text);
+  return i >= 0 ? i : null;
+}
+
+/**
+ * Rewrites a bound expression of a grouped query: group keys become `key`, and whatever still
+ * reads the row is an error (it is neither grouped nor aggregated).
+ */
+function groupedExpr(e: PExpr, keys: PExpr[], ast: Expr, where: string): PExpr {
+  const rewrite = (x: PExpr): PExpr => {
+    const k = keys.findIndex((key) => same(key, x));
+    if (k >= 0) return { k: 'key', i: k };
+    switch (x.k) {
+      case 'row': case 'col': case 'field': case 'attr':
+        return fail(
+          `${where} item ${printExpr(ast)} uses a value that is neither grouped nor aggregated`,
+          ast.pos,
+          'add it to GROUP BY, or wrap it in an aggregate such as MIN(...), MAX(...) or COUNT(...)',
+        );
+      case 'call': return { ...x, args: x.args.map(rewrite) };
+      case 'bin': return { ...x, l: rewrite(x.l), r: rewrite(x.r) };
+      case 'not': case 'neg': return { ...x, e: rewrite(x.e) };
+      case 'like': case 'instanceof': case 'in': return { ...x, e: rewrite(x.e) };
+      case 'case':
+        return { ...x, whens: x.whens.map((w) => ({ when: rewrite(w.when), then: rewrite(w.then) })), else: x.else ? rewrite(x.else) : null };
+      case 'index': return { ...x, e: rewrite(x.e), i: rewrite(x.i) };
+      case 'slice': return { ...x, e: rewrite(x.e), from: rewrite(x.from), to: rewrite(x.to) };
+      default: return x;
+    }
+  };
+  return rewrite(e);
+}
+
+function containsCall(e: Expr, lowerName: string): boolean {
+  let found = false;
+  walk(e, (x) => {
+    if ((x.type === 'call' && x.name.toLowerCase() === lowerName) || (x.type === 'method' && x.name.toLowerCase() === lowerName)) found = true;
+  });
+  return found;
+}
+
+/** The first aggregate call in the select list / HAVING / ORDER BY of a query's own SELECTs. */
+function findAggregate(q: Query): Expr | null {
+  if (q.type === 'setop') return findAggregate(q.left) ?? findAggregate(q.right);
+  let found: Expr | null = null;
+  const visit = (x: Expr) => {
+    if (!found && x.type === 'call' && AGGREGATES[x.name.toLowerCase()]) found = x;
+  };
+  for (const i of q.items) walk(i.expr, visit);
+  if (q.having) walk(q.having, visit);
+  if (!found && q.groupBy.length > 0) found = q.groupBy[0];
+  return found;
+}
+
+/** Visits every expression node (not descending into subqueries). */
+function walk(e: Expr, visit: (x: Expr) => void): void {
+  visit(e);
+  const kids: (Expr | null)[] = [];
+  switch (e.type) {
+    case 'attr': kids.push(e.base); break;
+    case 'field': kids.push(e.base); break;
+    case 'call': kids.push(...e.args); break;
+    case 'method': kids.push(e.base, ...e.args); break;
+    case 'index': kids.push(e.base, e.index); break;
+    case 'slice': kids.push(e.base, e.from, e.to); break;
+    case 'unary': case 'not': kids.push(e.operand); break;
+    case 'binary': kids.push(e.left, e.right); break;
+    case 'like': case 'instanceof': case 'in': case 'isNull': kids.push(e.operand); break;
+    case 'inList': kids.push(e.operand, ...e.items); break;
+    case 'between': kids.push(e.operand, e.low, e.high); break;
+    case 'case': for (const w of e.whens) kids.push(w.when, w.then); kids.push(e.else); break;
+    default: break;
+  }
+  for (const k of kids) if (k) walk(k, visit);
+}
+
+function replaceLeftmost(q: Query, replacement: Query): Query {
+  if (q.type === 'setop' && !q.parenthesized) return { ...q, left: replaceLeftmost(q.left, replacement) };
+  return replacement;
+}
+
+function checkRegex(pattern: string, pos: Pos): void {
+  try {
+    new RegExp(pattern, 'u');
+  } catch (err) {
+    fail(`invalid regular expression "${pattern}": ${(err as Error).message.replace(/^Invalid regular expression: /, '')}`, pos,
+      'FROM "<regex>" and LIKE take a regular expression matched against the whole name, e.g. "java\\.util\\..*Map"');
+  }
+  if (/\(\?<?[=!]|\\[1-9]/.test(pattern)) {
+    fail(`look-around and back-references are not supported in "${pattern}"`, pos, 'use plain regular-expression features: classes, alternation, repetition');
+  }
+}
+
+function checkLikePattern(pattern: string, pos: Pos): void {
+  if (/%/.test(pattern) && !/[.*+?]/.test(pattern)) {
+    fail(
+      `LIKE takes a regular expression, not SQL wildcards: "${pattern}"`,
+      pos,
+      `write ".*" for % and "." for _, e.g. LIKE "${pattern.replace(/%/g, '.*').replace(/_/g, '.')}"`,
+    );
+  }
+  checkRegex(pattern, pos);
+}
+
+function safeHex(decimal: string): string {
+  try {
+    return BigInt(decimal.replace(/[lL]$/, '')).toString(16);
+  } catch {
+    return '...';
+  }
+}
+
+/** The closest candidate by edit distance (≤ 2, or a case-insensitive match). */
+export function didYouMean(word: string, candidates: readonly string[]): string | null {
+  let best: string | null = null;
+  let bestD = 3;
+  for (const c of candidates) {
+    if (c.toLowerCase() === word.toLowerCase()) return c;
+    const d = editDistance(word.toLowerCase(), c.toLowerCase());
+    if (d < bestD) {
+      bestD = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0];
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = prev[j];
+      prev[j] = Math.min(prev[j] + 1, prev[j - 1] + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = tmp;
+    }
+  }
+  return prev[b.length];
+}

@@ -1,0 +1,51 @@
+// The planner's public door: OQL text (or AST) → physical plan, its JSON, its column names.
+import type { Query } from '../oql/ast.js';
+import { parse } from '../oql/parser.js';
+import { Binder } from './binder.js';
+import { PLAN_VERSION, planToJson, type PhysicalPlan } from './physical.js';
+
+export interface PlanOptions {
+  /** The full analysis is loaded: retained sizes, dominators and the reference graph plan. */
+  fullPath?: boolean;
+  /** Restrict every source to objects reachable from GC roots. */
+  reachableOnly?: boolean;
+}
+
+export interface PlannedQuery {
+  plan: PhysicalPlan;
+  /** The plan as JSON text for the executor (float literals keep their decimal point). */
+  json: string;
+  /** Output column names in order. */
+  columns: string[];
+}
+
+/** Parses and plans one OQL statement. Throws OqlSyntaxError or OqlPlanError. */
+export function plan(text: string, opts: PlanOptions = {}): PlannedQuery {
+  return planAst(parse(text), opts);
+}
+
+export function planAst(ast: Query, opts: PlanOptions = {}): PlannedQuery {
+  const binder = new Binder({ fullPath: opts.fullPath ?? false });
+  const bound = binder.bind(ast);
+  const physical: PhysicalPlan = {
+    version: PLAN_VERSION,
+    reachableOnly: opts.reachableOnly ?? false,
+    fullPath: binder.usesFullPath,
+    query: bound.query,
+  };
+  return { plan: physical, json: planToJson(physical), columns: bound.columns };
+}
+
+/**
+ * A copy of the plan whose outermost LIMIT is `limit` (the server's JSON `limit` overrides the
+ * query's LIMIT, spec rule 3 of the HTTP server).
+ */
+export function withLimit(p: PhysicalPlan, limit: number): PhysicalPlan {
+  return { ...p, query: { ...p.query, limit } };
+}
+
+export { explain, printPExpr } from './explain.js';
+export { planToJson, PLAN_VERSION } from './physical.js';
+export type * from './physical.js';
+export { fullPathMessage, ATTRIBUTE_NAMES, FUNCTION_NAMES, AGGREGATE_NAMES, didYouMean } from './binder.js';
+export { METHOD_ALIASES, type MethodAlias } from './methods.js';
