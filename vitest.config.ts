@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Compiles the OQL grammar (ts/oql/oql.ne) before any test imports the parser.
+    globalSetup: ['test/tools/grammar-setup.mjs'],
   },
 });

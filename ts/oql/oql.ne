@@ -37,6 +37,11 @@ selectItem -> %star                                             {% B.star %}
 
 aliasName -> %ident                                             {% id %}
            | %string                                            {% id %}
+           | softKeyword                                        {% id %}
+
+# Keywords that may still name a column or field (`AS retained`, `ORDER BY retained`); the
+# clause `AS RETAINED SET` stays unambiguous because nothing else may follow `AS RETAINED`.
+softKeyword -> %RETAINED {% id %} | %SET {% id %}
 
 fromClause -> %FROM %OBJECTS:? fromSource %ident:?              {% B.from %}
 
@@ -104,6 +109,7 @@ postfix -> primary                                              {% id %}
 primary -> literal                                              {% id %}
          | %attr                                                {% B.attr %}
          | %ident                                               {% B.name %}
+         | softKeyword                                          {% B.name %}
          | %ident %lparen args %rparen                          {% B.call %}
          | %ident %lparen %star %rparen                         {% B.callStar %}
          | %lparen expr %rparen                                 {% B.paren %}
