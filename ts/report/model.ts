@@ -1,0 +1,318 @@
+/**
+ * The report model: ONE JSON Schema definition (TypeBox) from which the TypeScript types derive,
+ * the JSON renderer validates, and `heapql schema report` prints. The Rust analysis fills it (the
+ * integrator converts across the native boundary); every renderer reads only this model.
+ *
+ * Conventions: sizes are integers in bytes; percentages are numbers 0..100 of the total heap
+ * (`overview.heap.usedHeap`); every heap object is an ObjectRef; lists are already sorted in the
+ * order a person reads them (biggest first) — renderers never re-sort, so output is deterministic.
+ * Field reference: docs/report-model.md.
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+import { ObjectRefSchema, QueryResultSchema } from './query-result.js';
+
+export { ObjectRefSchema, QueryResultSchema };
+export type { ObjectRef, QueryResult, Value, VizDirective, VizKind } from './query-result.js';
+
+/** Bumped on any incompatible change; a reader refuses a model newer than it knows. */
+export const REPORT_SCHEMA_VERSION = 1;
+
+const Bytes = (description?: string) => Type.Integer({ minimum: 0, ...(description ? { description } : {}) });
+const Count = (description?: string) => Type.Integer({ minimum: 0, ...(description ? { description } : {}) });
+const Percent = (description?: string) =>
+  Type.Number({ minimum: 0, maximum: 100, description: description ?? 'percent of the total heap (0..100)' });
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+const Obj = <P extends Parameters<typeof Type.Object>[0]>(props: P, description?: string) =>
+  Type.Object(props, { additionalProperties: false, ...(description ? { description } : {}) });
+
+// ---------------------------------------------------------------------------------------------
+// System overview
+
+export const KindCountSchema = Obj({ kind: Type.String(), count: Count() });
+
+export const HistogramRowSchema = Obj(
+  {
+    className: Type.String(),
+    /** Several classes may share a name (different loaders); the loader tells them apart. */
+    classLoader: Nullable(Type.String({ description: 'label of the defining loader; null for the bootstrap loader' })),
+    instances: Count(),
+    shallow: Bytes('sum of the shallow sizes of the instances'),
+    retained: Bytes('retained size of the set of all instances together (no double counting)'),
+    retainedPercent: Percent(),
+  },
+  'one class of the class histogram',
+);
+export type HistogramRow = Static<typeof HistogramRowSchema>;
+
+export const ClassLoaderRowSchema = Obj({
+  loader: Nullable(ObjectRefSchema),
+  name: Type.String({ description: 'loader label, `<bootstrap>` for the bootstrap loader' }),
+  definedClasses: Count('classes this loader defined'),
+  instances: Count('instances of those classes'),
+  shallow: Bytes('shallow size of those instances'),
+  retained: Bytes('retained size of the loader object (its classes and what their statics hold)'),
+  retainedPercent: Percent(),
+});
+export type ClassLoaderRow = Static<typeof ClassLoaderRowSchema>;
+
+export const DuplicateClassSchema = Obj(
+  {
+    className: Type.String(),
+    loaders: Type.Array(Type.String({ description: 'label of a loader that defines the class' })),
+    instances: Count('instances over all copies'),
+  },
+  'a class name defined by more than one class loader',
+);
+
+export const SystemOverviewSchema = Obj({
+  file: Obj({
+    path: Type.String(),
+    size: Bytes('file size on disk'),
+    compression: Type.String({ description: '`none`, `gzip` or `chunked-gzip`' }),
+  }),
+  format: Type.String({ description: 'header text, e.g. `JAVA PROFILE 1.0.2`' }),
+  identifierSize: Type.Integer({ minimum: 4, maximum: 8, description: 'bytes per object id (4 or 8)' }),
+  compressedOops: Nullable(Type.Boolean({ description: 'compressed references inferred from the dump; null when 4-byte ids' })),
+  dumpTime: Nullable(Type.String({ description: 'ISO 8601 UTC, from the header' })),
+  dumpIndex: Obj({ index: Count('0-based'), count: Count('heap dumps in the file') }),
+  jvmVersion: Nullable(Type.String()),
+  systemProperties: Type.Array(Obj({ key: Type.String(), value: Type.String() }), {
+    description: 'every system property of the dumped JVM, sorted by key',
+  }),
+  sizeModel: Obj({
+    referenceSize: Type.Integer({ minimum: 1 }),
+    objectHeaderSize: Type.Integer({ minimum: 1 }),
+    arrayHeaderSize: Type.Integer({ minimum: 1 }),
+    alignment: Type.Integer({ minimum: 1 }),
+  }),
+  heap: Obj({
+    usedHeap: Bytes('total shallow size of the objects the report covers; the base of every percentage'),
+    objects: Count('objects the report covers (all, or reachable only)'),
+    instances: Count(),
+    objectArrays: Count(),
+    primitiveArrays: Count(),
+    classes: Count('class objects'),
+    classLoaders: Count(),
+    unreachableObjects: Count('objects no GC root reaches (kept as pseudo-roots unless --reachable-only)'),
+    unreachableShallow: Bytes(),
+  }),
+  reachableOnly: Type.Boolean({ description: 'true when unreachable objects were excluded (--reachable-only)' }),
+  gcRoots: Obj({ total: Count(), byKind: Type.Array(KindCountSchema, { description: 'biggest count first' }) }),
+  classHistogram: Obj({
+    classes: Count('classes in the histogram (rows may be fewer)'),
+    rows: Type.Array(HistogramRowSchema, { description: 'largest retained first' }),
+  }),
+  classLoaders: Type.Array(ClassLoaderRowSchema, { description: 'largest retained first' }),
+  duplicateClasses: Type.Array(DuplicateClassSchema, { description: 'sorted by class name' }),
+});
+export type SystemOverview = Static<typeof SystemOverviewSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Leak suspects
+
+/** How the previous step of a path references this object. */
+export const ViaSchema = Obj({
+  kind: Type.Union(
+    [
+      Type.Literal('field'),
+      Type.Literal('staticField'),
+      Type.Literal('arrayElement'),
+      Type.Literal('local'),
+      Type.Literal('classLoader'),
+      Type.Literal('superclass'),
+      Type.Literal('other'),
+    ],
+    { description: 'field: instance field; staticField: static of a class object; local: stack local of a thread' },
+  ),
+  name: Type.String({ description: 'field name, `[index]` for an array element, frame text for a local' }),
+});
+export type Via = Static<typeof ViaSchema>;
+
+export const PathStepSchema = Obj({
+  object: ObjectRefSchema,
+  via: Nullable(ViaSchema),
+  shallow: Bytes(),
+  retained: Bytes(),
+});
+export type PathStep = Static<typeof PathStepSchema>;
+
+export const PathToRootSchema = Obj(
+  {
+    rootKinds: Type.Array(Type.String(), { description: 'GC root kinds of the first step, e.g. `sticky class`, `thread`' }),
+    steps: Type.Array(PathStepSchema, { description: 'from the GC root (first, via null) down to the suspect (last)' }),
+  },
+  'shortest path from a GC root, honouring MAT\'s excludes (Reference.referent and friends)',
+);
+export type PathToRoot = Static<typeof PathToRootSchema>;
+
+export const ClassBreakdownRowSchema = Obj({
+  className: Type.String(),
+  objects: Count(),
+  shallow: Bytes('summed shallow size of those objects'),
+});
+export type ClassBreakdownRow = Static<typeof ClassBreakdownRowSchema>;
+
+export const SizedObjectSchema = Obj({
+  object: ObjectRefSchema,
+  shallow: Bytes(),
+  retained: Bytes(),
+  retainedPercent: Percent(),
+});
+export type SizedObject = Static<typeof SizedObjectSchema>;
+
+export const LeakSuspectSchema = Obj({
+  rank: Type.Integer({ minimum: 1, description: 'Problem Suspect <rank>; 1 is the biggest' }),
+  kind: Type.Union([Type.Literal('single'), Type.Literal('group')], {
+    description: 'single: one top-level dominator; group: the top-level instances of one class',
+  }),
+  subjectKind: Type.Union(
+    [Type.Literal('thread'), Type.Literal('class'), Type.Literal('classLoader'), Type.Literal('object'), Type.Literal('instances')],
+    { description: 'what the suspect is, for the wording' },
+  ),
+  title: Type.String({
+    description: 'the name a person recognises: a thread by its name, a class by its name, a collection by its owner field (`Demo.cache`)',
+  }),
+  explanation: Type.String({ description: 'one line: what it is, how much it keeps, where it accumulates' }),
+  object: Nullable(ObjectRefSchema),
+  className: Type.String({ description: 'class of the suspect object, or of the group' }),
+  classLoader: Nullable(Type.String({ description: 'label of the loader of that class' })),
+  instances: Count('1 for a single suspect'),
+  shallow: Bytes(),
+  retained: Bytes(),
+  retainedPercent: Percent(),
+  accumulationPoint: Nullable(
+    Obj({ object: ObjectRefSchema, retained: Bytes(), retainedPercent: Percent() }, 'where the memory piles up (MAT big-drop walk, ratio 0.7)'),
+  ),
+  pathToRoot: Nullable(PathToRootSchema),
+  retainedByClass: Obj({
+    rows: Type.Array(ClassBreakdownRowSchema, { description: 'classes of the retained set, biggest shallow first' }),
+    classes: Count('classes in the retained set (rows may be fewer)'),
+    objects: Count('objects in the retained set'),
+  }),
+  biggestInstances: Type.Array(SizedObjectSchema, { description: 'group suspects: the biggest instances; empty for single' }),
+  keywords: Type.Array(Type.String()),
+});
+export type LeakSuspect = Static<typeof LeakSuspectSchema>;
+
+export const LeakSuspectsSchema = Obj({
+  thresholdPercent: Type.Number({ minimum: 0, maximum: 100, description: 'a suspect retains more than this (MAT: 10)' }),
+  suspects: Type.Array(LeakSuspectSchema, { description: 'by rank' }),
+});
+export type LeakSuspects = Static<typeof LeakSuspectsSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Top consumers
+
+export const ConsumerGroupSchema = Obj({
+  name: Type.String(),
+  objects: Count('top-level dominators in the group'),
+  shallow: Bytes(),
+  retained: Bytes(),
+  retainedPercent: Percent(),
+});
+export type ConsumerGroup = Static<typeof ConsumerGroupSchema>;
+
+export const PackageNodeSchema = Obj({
+  name: Type.String({ description: 'full dotted prefix, e.g. `com.example.cache`' }),
+  parent: Nullable(Type.String({ description: 'name of the parent prefix; null at the top level' })),
+  depth: Count('0 at the top level'),
+  objects: Count(),
+  retained: Bytes(),
+  retainedPercent: Percent(),
+});
+export type PackageNode = Static<typeof PackageNodeSchema>;
+
+export const TopConsumersSchema = Obj({
+  thresholdPercent: Type.Number({ minimum: 0, maximum: 100, description: 'entries retain more than this (MAT: 1)' }),
+  biggestObjects: Type.Array(SizedObjectSchema),
+  biggestClasses: Type.Array(ConsumerGroupSchema),
+  biggestClassLoaders: Type.Array(ConsumerGroupSchema),
+  biggestPackages: Type.Array(PackageNodeSchema, { description: 'a tree in pre-order; children biggest first' }),
+});
+export type TopConsumers = Static<typeof TopConsumersSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Threads
+
+export const LocalSchema = Obj({ object: ObjectRefSchema, shallow: Bytes(), retained: Bytes() });
+export type Local = Static<typeof LocalSchema>;
+
+export const StackFrameSchema = Obj({
+  depth: Count('0 is the top of the stack'),
+  method: Type.String({ description: 'class and method, e.g. `Demo$RequestHandler.awaitNextRequest`' }),
+  signature: Nullable(Type.String()),
+  source: Nullable(Type.String({ description: '`File.java:123`, `Native Method`, `Unknown Source`' })),
+  locals: Type.Array(LocalSchema, { description: 'objects this frame holds, biggest retained first' }),
+});
+export type StackFrame = Static<typeof StackFrameSchema>;
+
+export const ThreadSchema = Obj({
+  object: ObjectRefSchema,
+  name: Nullable(Type.String()),
+  daemon: Nullable(Type.Boolean()),
+  priority: Nullable(Type.Integer()),
+  state: Nullable(Type.String({ description: 'e.g. RUNNABLE, TIMED_WAITING, from threadStatus' })),
+  contextClassLoader: Nullable(Type.String({ description: 'label of the context class loader' })),
+  shallow: Bytes(),
+  retained: Bytes('includes objects only its locals hold'),
+  retainedPercent: Percent(),
+  maxLocalRetained: Bytes('largest retained size among its locals'),
+  frames: Type.Array(StackFrameSchema),
+});
+export type ThreadInfo = Static<typeof ThreadSchema>;
+
+export const ThreadOverviewSchema = Obj({
+  threads: Type.Array(ThreadSchema, { description: 'biggest retained first, ties by address' }),
+});
+export type ThreadOverview = Static<typeof ThreadOverviewSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Beyond MAT
+
+export const DuplicateStringSchema = Obj({
+  value: Type.String({ description: 'the text, cut to 200 characters' }),
+  truncated: Type.Boolean({ description: 'true when value was cut' }),
+  length: Count('length of the full text in characters'),
+  count: Type.Integer({ minimum: 2 }),
+  wastedBytes: Bytes('(count - 1) × (String shallow + backing array shallow)'),
+});
+export type DuplicateString = Static<typeof DuplicateStringSchema>;
+
+export const DuplicateStringsSchema = Obj({
+  strings: Count('java.lang.String objects'),
+  distinct: Count('distinct values'),
+  duplicatedValues: Count('values held by two or more strings'),
+  wastedBytes: Bytes('over all duplicated values'),
+  top: Type.Array(DuplicateStringSchema, { description: 'most wasted bytes first' }),
+});
+export type DuplicateStrings = Static<typeof DuplicateStringsSchema>;
+
+export const ReportWarningSchema = Obj({
+  source: Type.Union([Type.Literal('dump'), Type.Literal('analysis'), Type.Literal('query'), Type.Literal('viz')]),
+  message: Type.String(),
+});
+export type ReportWarning = Static<typeof ReportWarningSchema>;
+
+// ---------------------------------------------------------------------------------------------
+
+export const ReportModelSchema = Type.Object(
+  {
+    schemaVersion: Type.Literal(REPORT_SCHEMA_VERSION),
+    generator: Obj({ name: Type.Literal('heapql'), version: Type.String() }),
+    generatedAt: Type.String({ description: 'ISO 8601; the only field that differs between two runs on one dump' }),
+    overview: SystemOverviewSchema,
+    leakSuspects: LeakSuspectsSchema,
+    topConsumers: TopConsumersSchema,
+    threads: ThreadOverviewSchema,
+    duplicateStrings: DuplicateStringsSchema,
+    queries: Type.Array(QueryResultSchema, { description: 'folded-in query results, in the order given' }),
+    warnings: Type.Array(ReportWarningSchema, { description: 'non-fatal findings; the CLI prints them on stderr' }),
+  },
+  {
+    $id: 'urn:heapql:schema:report',
+    title: 'heapql report',
+    additionalProperties: false,
+  },
+);
+export type ReportModel = Static<typeof ReportModelSchema>;
