@@ -1,1 +1,133 @@
-//! placeholder
+//! heapql-exec: runs a physical plan (`docs/physical-plan.md`, version 1) over the heap index
+//! and, on the full path, the object graph (through `GraphView`), and returns columnar batches.
+//!
+//! Entry points for the N-API door:
+//! - `parse_plan(json) -> Plan` (checks the version, ERR_PLAN otherwise);
+//! - `execute(&ExecContext, &Plan) -> Batch` (one shot), `execute_json` (plan text in);
+//! - `execute_stream(&ExecContext, &Plan, batch_rows, on_batch)` (batches as rows are produced);
+//! - `describe(&Heap, idx) -> (address, class_name, label)` to render object cells.
+
+mod aggregate;
+mod batch;
+mod compile;
+mod describe;
+mod env;
+mod error;
+mod eval;
+mod graph_view;
+mod group;
+mod order;
+pub mod plan;
+mod rows;
+mod scan;
+mod select;
+mod source;
+mod value;
+
+pub use batch::{Batch, Column, ColumnData};
+pub use describe::describe;
+pub use env::ExecContext;
+pub use error::{
+    ExecError, ERR_CANCELLED, ERR_NEEDS_ANALYSIS, ERR_PLAN, ERR_QUERY, ERR_UNKNOWN_CLASS, ERR_UNKNOWN_FIELD,
+};
+pub use graph_view::{bounded_path, GraphView, PATH_MAX_DEPTH, PATH_MAX_VISITED};
+pub use plan::{parse_plan, Plan, PLAN_VERSION};
+pub use value::Value;
+
+use env::Env;
+use rows::RowSet;
+
+/// How a streamed execution ended.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StreamEnd {
+    /// Rows handed to the callback.
+    pub rows: u64,
+    /// Column names of the result (also when no row was produced).
+    pub columns: Vec<String>,
+    /// True when the callback asked to stop.
+    pub stopped: bool,
+}
+
+fn prepare<'a>(ctx: &ExecContext<'a>, plan: &Plan) -> Result<Env<'a>, ExecError> {
+    if plan.version != PLAN_VERSION {
+        return Err(ExecError::plan(format!(
+            "plan version {} is not supported: this executor runs plan version {PLAN_VERSION}",
+            plan.version
+        )));
+    }
+    let mut env = Env::new(ctx);
+    if plan.full_path && ctx.graph.is_none() {
+        return Err(ExecError::needs_analysis("this query"));
+    }
+    env.reachable_only = plan.reachable_only;
+    if plan.reachable_only {
+        env.check_reachability_available()?;
+    }
+    Ok(env)
+}
+
+/// Runs a plan to completion and returns the whole result as one batch.
+pub fn execute(ctx: &ExecContext, plan: &Plan) -> Result<Batch, ExecError> {
+    let env = prepare(ctx, plan)?;
+    let rows = select::run_query(&env, &plan.query)?;
+    Ok(rows.to_batch(0, rows.len()))
+}
+
+/// `execute` for a plan given as JSON text.
+pub fn execute_json(ctx: &ExecContext, plan_json: &str) -> Result<Batch, ExecError> {
+    execute(ctx, &parse_plan(plan_json)?)
+}
+
+/// Runs a plan and hands its rows to `on_batch` in batches of `batch_rows` rows (the last one
+/// may be shorter). Plain selects (no grouping, ORDER BY or DISTINCT) stream while the scan
+/// runs; other plans deliver their batches when the result is complete. Each batch is typed on
+/// its own (a column may be `number` in one batch and `null` in another). `on_batch` returns
+/// false to stop early.
+pub fn execute_stream(
+    ctx: &ExecContext,
+    plan: &Plan,
+    batch_rows: usize,
+    on_batch: &mut dyn FnMut(Batch) -> bool,
+) -> Result<StreamEnd, ExecError> {
+    let env = prepare(ctx, plan)?;
+    let batch_rows = batch_rows.max(1);
+    let mut pending: Option<RowSet> = None;
+    let mut sent = 0u64;
+    let mut stopped = false;
+    let mut columns: Option<Vec<String>> = None;
+    let mut deliver = |rs: RowSet, flush: bool, sent: &mut u64, stopped: &mut bool| -> bool {
+        let mut rs = match pending.take() {
+            Some(mut p) => {
+                p.append(rs);
+                p
+            }
+            None => rs,
+        };
+        let mut pos = 0;
+        while rs.len() - pos >= batch_rows || (flush && pos < rs.len()) {
+            let end = (pos + batch_rows).min(rs.len());
+            *sent += (end - pos) as u64;
+            if !on_batch(rs.to_batch(pos, end)) {
+                *stopped = true;
+                return false;
+            }
+            pos = end;
+        }
+        if pos > 0 {
+            let rest: Vec<usize> = (pos..rs.len()).collect();
+            rs = rs.select(&rest);
+        }
+        pending = Some(rs);
+        true
+    };
+    let mut emit = |rs: RowSet| -> Result<bool, ExecError> {
+        columns.get_or_insert_with(|| rs.names());
+        Ok(deliver(rs, false, &mut sent, &mut stopped))
+    };
+    let rest = select::run_query_stream(&env, &plan.query, Some(&mut emit))?;
+    let columns = columns.unwrap_or_else(|| rest.names());
+    if !stopped {
+        deliver(rest, true, &mut sent, &mut stopped);
+    }
+    Ok(StreamEnd { rows: sent, columns, stopped })
+}

@@ -1,0 +1,333 @@
+//! Plan expressions compiled once per execution: LIKE regexes built, INSTANCEOF turned into a
+//! class bitmap, IN subqueries run into an object bitmap or a value set, column names resolved,
+//! full-path features checked against the availability of the graph, and field names checked
+//! against the classes of the source.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use heapql_heap::ClassIdx;
+use regex::Regex;
+
+use crate::env::Env;
+use crate::error::{ExecError, ERR_UNKNOWN_FIELD};
+use crate::plan::{Attr, BinOp, Expr, Func};
+use crate::rows::RowSet;
+use crate::source::{class_bitmap, classes_for_name, whole_match_regex};
+use crate::value::{Key, Value};
+
+#[derive(Debug)]
+pub(crate) enum CExpr {
+    Lit(Value),
+    Row,
+    Col(usize),
+    Field { base: Box<CExpr>, name: Box<str>, string_guard: bool },
+    Attr { base: Box<CExpr>, attr: Attr },
+    Classof(Box<CExpr>),
+    ToString(Box<CExpr>),
+    Coalesce(Vec<CExpr>),
+    Nullif(Box<CExpr>, Box<CExpr>),
+    Dominators(Box<CExpr>),
+    Dominatorof(Box<CExpr>),
+    Path(Box<CExpr>, Box<CExpr>),
+    Bin { op: BinOp, l: Box<CExpr>, r: Box<CExpr> },
+    Not(Box<CExpr>),
+    Neg(Box<CExpr>),
+    Like { e: Box<CExpr>, re: Regex, negate: bool },
+    Instanceof { e: Box<CExpr>, by_class: Arc<Vec<bool>> },
+    InObjects { e: Box<CExpr>, bits: Arc<Vec<u64>> },
+    InValues { e: Box<CExpr>, set: Arc<HashSet<Key>> },
+    Case { whens: Vec<(CExpr, CExpr)>, else_: Option<Box<CExpr>> },
+    Index { e: Box<CExpr>, i: Box<CExpr> },
+    Slice { e: Box<CExpr>, from: Box<CExpr>, to: Box<CExpr> },
+    Agg(usize),
+    Key(usize),
+    Out(usize),
+}
+
+impl CExpr {
+    /// Whether evaluating this reads the row itself (not only group keys and aggregates).
+    pub fn reads_row(&self) -> bool {
+        let mut found = false;
+        self.visit(&mut |e| found |= matches!(e, CExpr::Row | CExpr::Col(_)));
+        found
+    }
+
+    fn visit(&self, f: &mut dyn FnMut(&CExpr)) {
+        f(self);
+        match self {
+            CExpr::Lit(_) | CExpr::Row | CExpr::Col(_) | CExpr::Agg(_) | CExpr::Key(_) | CExpr::Out(_) => {}
+            CExpr::Field { base, .. } | CExpr::Attr { base, .. } => base.visit(f),
+            CExpr::Classof(e)
+            | CExpr::ToString(e)
+            | CExpr::Dominators(e)
+            | CExpr::Dominatorof(e)
+            | CExpr::Not(e)
+            | CExpr::Neg(e)
+            | CExpr::Like { e, .. }
+            | CExpr::Instanceof { e, .. }
+            | CExpr::InObjects { e, .. }
+            | CExpr::InValues { e, .. } => e.visit(f),
+            CExpr::Coalesce(v) => v.iter().for_each(|e| e.visit(f)),
+            CExpr::Nullif(a, b) | CExpr::Path(a, b) | CExpr::Bin { l: a, r: b, .. } | CExpr::Index { e: a, i: b } => {
+                a.visit(f);
+                b.visit(f)
+            }
+            CExpr::Case { whens, else_ } => {
+                for (w, t) in whens {
+                    w.visit(f);
+                    t.visit(f);
+                }
+                if let Some(e) = else_ {
+                    e.visit(f)
+                }
+            }
+            CExpr::Slice { e, from, to } => {
+                e.visit(f);
+                from.visit(f);
+                to.visit(f)
+            }
+        }
+    }
+}
+
+/// What an expression may refer to where it is compiled.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Scope<'s> {
+    /// Classes of the source rows when statically known (field-name check).
+    pub source_classes: Option<&'s [ClassIdx]>,
+    /// Column names of a value-row source.
+    pub columns: Option<&'s [String]>,
+    pub keys: usize,
+    pub aggs: usize,
+    pub outs: usize,
+}
+
+pub(crate) fn compile(env: &Env, e: &Expr, sc: &Scope) -> Result<CExpr, ExecError> {
+    let c = |x: &Expr| compile(env, x, sc).map(Box::new);
+    Ok(match e {
+        Expr::Lit { v } => CExpr::Lit(literal(v)?),
+        Expr::Row => CExpr::Row,
+        Expr::Col { name } => match sc.columns {
+            Some(cols) => match cols.iter().position(|c| c == name) {
+                Some(i) => CExpr::Col(i),
+                None => {
+                    return Err(ExecError::query(format!(
+                        "the subquery has no column '{name}'; its columns are: {}",
+                        cols.join(", ")
+                    )))
+                }
+            },
+            None => return Err(ExecError::plan(format!("column '{name}' read outside a subquery source"))),
+        },
+        Expr::Field { base, name } => {
+            let base_c = c(base)?;
+            if matches!(*base_c, CExpr::Row) {
+                if let Some(classes) = sc.source_classes {
+                    check_field(env, classes, name)?;
+                }
+            }
+            let string_guard = name == "count" || name == "offset";
+            CExpr::Field { base: base_c, name: name.as_str().into(), string_guard }
+        }
+        Expr::Attr { base, name } => {
+            match name {
+                Attr::RetainedHeapSize => {
+                    env.graph("@retainedHeapSize")?;
+                }
+                Attr::Inbounds => {
+                    env.graph("@inbounds")?;
+                }
+                _ => {}
+            }
+            CExpr::Attr { base: c(base)?, attr: *name }
+        }
+        Expr::Call { func, args } => compile_call(env, *func, args, sc)?,
+        Expr::Bin { op, l, r } => CExpr::Bin { op: *op, l: c(l)?, r: c(r)? },
+        Expr::Not { e } => CExpr::Not(c(e)?),
+        Expr::Neg { e } => CExpr::Neg(c(e)?),
+        Expr::Like { e, pattern, negate } => CExpr::Like { e: c(e)?, re: whole_match_regex(pattern)?, negate: *negate },
+        Expr::Instanceof { e, class } => {
+            let classes = classes_for_name(env, class, true)?;
+            CExpr::Instanceof { e: c(e)?, by_class: Arc::new(class_bitmap(env, &classes)) }
+        }
+        Expr::In { e, query } => {
+            let inner = crate::select::run_query(env, query)?;
+            compile_in(env, c(e)?, inner)?
+        }
+        Expr::Case { whens, else_ } => CExpr::Case {
+            whens: whens
+                .iter()
+                .map(|w| Ok((compile(env, &w.when, sc)?, compile(env, &w.then, sc)?)))
+                .collect::<Result<_, ExecError>>()?,
+            else_: match else_ {
+                Some(x) => Some(c(x)?),
+                None => None,
+            },
+        },
+        Expr::Index { e, i } => CExpr::Index { e: c(e)?, i: c(i)? },
+        Expr::Slice { e, from, to } => CExpr::Slice { e: c(e)?, from: c(from)?, to: c(to)? },
+        Expr::Agg { i } => {
+            if *i >= sc.aggs {
+                return Err(ExecError::plan(format!("aggregate slot {i} does not exist here ({} aggregates)", sc.aggs)));
+            }
+            CExpr::Agg(*i)
+        }
+        Expr::Key { i } => {
+            if *i >= sc.keys {
+                return Err(ExecError::plan(format!("group key {i} does not exist here ({} keys)", sc.keys)));
+            }
+            CExpr::Key(*i)
+        }
+        Expr::Out { i } => {
+            if *i >= sc.outs {
+                return Err(ExecError::plan(format!("output column {i} does not exist ({} columns)", sc.outs)));
+            }
+            CExpr::Out(*i)
+        }
+    })
+}
+
+fn literal(v: &serde_json::Value) -> Result<Value, ExecError> {
+    Ok(match v {
+        serde_json::Value::Null => Value::Null,
+        serde_json::Value::Bool(b) => Value::Bool(*b),
+        serde_json::Value::Number(n) => match n.as_i64() {
+            Some(i) => Value::Int(i),
+            None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        serde_json::Value::String(s) => Value::str(s),
+        other => return Err(ExecError::plan(format!("a literal must be null, a boolean, a number or a string, not {other}"))),
+    })
+}
+
+fn compile_call(env: &Env, func: Func, args: &[Expr], sc: &Scope) -> Result<CExpr, ExecError> {
+    let want = |n: usize| -> Result<(), ExecError> {
+        if args.len() != n {
+            return Err(ExecError::plan(format!("{func:?} takes {n} argument(s), the plan gives {}", args.len())));
+        }
+        Ok(())
+    };
+    let arg = |i: usize| compile(env, &args[i], sc).map(Box::new);
+    Ok(match func {
+        Func::Classof => {
+            want(1)?;
+            CExpr::Classof(arg(0)?)
+        }
+        Func::ToString => {
+            want(1)?;
+            CExpr::ToString(arg(0)?)
+        }
+        Func::Coalesce => {
+            if args.is_empty() {
+                return Err(ExecError::plan("coalesce needs at least one argument"));
+            }
+            CExpr::Coalesce(args.iter().map(|a| compile(env, a, sc)).collect::<Result<_, _>>()?)
+        }
+        Func::Nullif => {
+            want(2)?;
+            CExpr::Nullif(arg(0)?, arg(1)?)
+        }
+        Func::Dominators => {
+            want(1)?;
+            env.graph("dominators(x)")?;
+            CExpr::Dominators(arg(0)?)
+        }
+        Func::Dominatorof => {
+            want(1)?;
+            env.graph("dominatorof(x)")?;
+            CExpr::Dominatorof(arg(0)?)
+        }
+        Func::Path => {
+            want(2)?;
+            env.graph("path(a, b)")?;
+            CExpr::Path(arg(0)?, arg(1)?)
+        }
+    })
+}
+
+/// IN over a subquery: its single column becomes an object bitmap when it holds objects only,
+/// otherwise a set of values.
+fn compile_in(env: &Env, e: Box<CExpr>, inner: RowSet) -> Result<CExpr, ExecError> {
+    if inner.width() != 1 {
+        return Err(ExecError::query(format!(
+            "the subquery of IN must select one column, it selects {} ({})",
+            inner.width(),
+            inner.names().join(", ")
+        )));
+    }
+    let n = env.heap.object_count() as usize;
+    let mut bits = vec![0u64; n.div_ceil(64)];
+    match inner {
+        RowSet::Objects { ids, .. } => {
+            for o in ids {
+                bits[o as usize / 64] |= 1 << (o % 64);
+            }
+            Ok(CExpr::InObjects { e, bits: Arc::new(bits) })
+        }
+        RowSet::Table(t) => {
+            if t.cells.iter().all(|v| matches!(v, Value::Obj(_) | Value::Null)) {
+                for v in &t.cells {
+                    if let Value::Obj(o) = v {
+                        bits[*o as usize / 64] |= 1 << (o % 64);
+                    }
+                }
+                Ok(CExpr::InObjects { e, bits: Arc::new(bits) })
+            } else {
+                let set: HashSet<Key> = t.cells.into_iter().filter(|v| !v.is_null()).map(Key).collect();
+                Ok(CExpr::InValues { e, set: Arc::new(set) })
+            }
+        }
+    }
+}
+
+/// A field read on the row: at least one class of the source must have an instance field of
+/// that name (statics are read from class objects, which such sources do not yield). Rule 12:
+/// `count` and `offset` on java.lang.String are unknown even where old JDKs had them.
+fn check_field(env: &Env, classes: &[ClassIdx], name: &str) -> Result<(), ExecError> {
+    if classes.is_empty() {
+        return Ok(());
+    }
+    let heap = env.heap;
+    let yields_class_objects = classes.iter().any(|&c| heap.class(c).name == "java.lang.Class");
+    if yields_class_objects {
+        return Ok(());
+    }
+    let string_rule = (name == "count" || name == "offset") && classes.iter().any(|&c| env.is_string_class(c));
+    if !string_rule && classes.iter().any(|&c| heap.instance_layout(c).iter().any(|f| f.name == name)) {
+        return Ok(());
+    }
+    Err(unknown_field_error(env, classes[0], name, classes.len()))
+}
+
+pub(crate) fn unknown_field_error(env: &Env, class: ClassIdx, name: &str, class_count: usize) -> ExecError {
+    let heap = env.heap;
+    let info = heap.class(class);
+    let is_string = env.is_string_class(class);
+    let mut fields: Vec<&str> = heap
+        .instance_layout(class)
+        .iter()
+        .map(|f| f.name.as_str())
+        .filter(|f| !(is_string && (*f == "count" || *f == "offset")))
+        .collect();
+    fields.dedup();
+    let is_array = info.name.ends_with("[]");
+    let mut msg = if class_count > 1 {
+        format!("none of the {class_count} classes of the source has a field '{name}' (the first, {}, has: ", info.name)
+    } else {
+        format!("{} has no field '{name}' (its fields: ", info.name)
+    };
+    if is_array {
+        msg.push_str("none; arrays have @length and [i]");
+    } else if fields.is_empty() {
+        msg.push_str("none");
+    } else {
+        msg.push_str(&fields.join(", "));
+    }
+    msg.push(')');
+    if is_string && (name == "count" || name == "offset") {
+        msg.push_str("; for the text use toString(s), for its length s.value.@length");
+    }
+    ExecError::new(ERR_UNKNOWN_FIELD, msg)
+}
+

@@ -1,0 +1,206 @@
+//! What one execution runs against: the heap, the optional graph, reachability, cancellation,
+//! progress, and a few heap-wide facts computed at most once per execution.
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use heapql_heap::{ClassIdx, Heap, ObjIdx, Progress, ProgressFn, RootKind};
+
+use crate::error::ExecError;
+use crate::graph_view::GraphView;
+use crate::value::Value;
+
+/// Everything an execution needs besides the plan. Build it with `ExecContext::new(&heap)`
+/// and the `with_*` methods.
+#[derive(Clone)]
+pub struct ExecContext<'a> {
+    pub heap: &'a Heap,
+    /// The analyzed graph (full path). None on the query-only path.
+    pub graph: Option<&'a dyn GraphView>,
+    /// Reachability from GC roots, one bit per object (bit `o % 64` of word `o / 64`), used by
+    /// `reachableOnly` plans. When None, the graph's `is_reachable` is used; with neither a
+    /// `reachableOnly` plan fails with ERR_NEEDS_ANALYSIS.
+    pub reachable: Option<&'a [u64]>,
+    /// Set to true from another thread to stop; the execution returns ERR_CANCELLED.
+    pub cancel: Option<Arc<AtomicBool>>,
+    /// Called with phase "query" and objects scanned so far / total to scan.
+    pub progress: Option<ProgressFn>,
+    /// Worker threads for scans that split; 0 = all available cores.
+    pub threads: usize,
+}
+
+impl<'a> ExecContext<'a> {
+    pub fn new(heap: &'a Heap) -> ExecContext<'a> {
+        ExecContext { heap, graph: None, reachable: None, cancel: None, progress: None, threads: 0 }
+    }
+    pub fn with_graph(mut self, graph: &'a dyn GraphView) -> Self {
+        self.graph = Some(graph);
+        self
+    }
+    pub fn with_reachable(mut self, bits: &'a [u64]) -> Self {
+        self.reachable = Some(bits);
+        self
+    }
+    pub fn with_cancel(mut self, cancel: Arc<AtomicBool>) -> Self {
+        self.cancel = Some(cancel);
+        self
+    }
+    pub fn with_progress(mut self, progress: ProgressFn) -> Self {
+        self.progress = Some(progress);
+        self
+    }
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
+        self
+    }
+}
+
+/// Internal view of the context for one execution.
+pub(crate) struct Env<'a> {
+    pub heap: &'a Heap,
+    pub graph: Option<&'a dyn GraphView>,
+    reachable: Option<&'a [u64]>,
+    cancel: Option<Arc<AtomicBool>>,
+    progress: Option<ProgressFn>,
+    pub threads: usize,
+    /// The plan's `reachableOnly`: every source skips objects not reachable from GC roots.
+    pub reachable_only: bool,
+    scanned: AtomicU64,
+    to_scan: AtomicU64,
+    /// Classes named java.lang.String (rule 12 guard, object-vs-string comparisons).
+    string_classes: OnceLock<Vec<ClassIdx>>,
+    /// (object, root kind) sorted by object: `@GCRoots`.
+    roots_by_object: OnceLock<Vec<(ObjIdx, RootKind)>>,
+    system_properties: OnceLock<Value>,
+}
+
+/// How often (in rows) loops look at the cancel flag.
+pub(crate) const CANCEL_EVERY: usize = 4096;
+
+impl<'a> Env<'a> {
+    pub fn new(ctx: &ExecContext<'a>) -> Env<'a> {
+        let threads = if ctx.threads == 0 {
+            std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+        } else {
+            ctx.threads
+        };
+        Env {
+            heap: ctx.heap,
+            graph: ctx.graph,
+            reachable: ctx.reachable,
+            cancel: ctx.cancel.clone(),
+            progress: ctx.progress.clone(),
+            threads: threads.max(1),
+            reachable_only: false,
+            scanned: AtomicU64::new(0),
+            to_scan: AtomicU64::new(0),
+            string_classes: OnceLock::new(),
+            roots_by_object: OnceLock::new(),
+            system_properties: OnceLock::new(),
+        }
+    }
+
+    pub fn check_cancel(&self) -> Result<(), ExecError> {
+        match &self.cancel {
+            Some(c) if c.load(Ordering::Relaxed) => Err(ExecError::cancelled()),
+            _ => Ok(()),
+        }
+    }
+
+    pub fn cancel_flag(&self) -> Option<&AtomicBool> {
+        self.cancel.as_deref()
+    }
+
+    pub fn graph(&self, what: &str) -> Result<&'a dyn GraphView, ExecError> {
+        self.graph.ok_or_else(|| ExecError::needs_analysis(what))
+    }
+
+    /// Fails early when a reachable-only plan cannot be honoured.
+    pub fn check_reachability_available(&self) -> Result<(), ExecError> {
+        if self.reachable.is_none() && self.graph.is_none() {
+            return Err(ExecError::needs_analysis("reachable-only mode (restricting sources to objects reachable from GC roots)"));
+        }
+        Ok(())
+    }
+
+    pub fn is_reachable(&self, o: ObjIdx) -> bool {
+        match self.reachable {
+            Some(bits) => bits.get(o as usize / 64).is_some_and(|w| w >> (o % 64) & 1 == 1),
+            None => self.graph.is_some_and(|g| g.is_reachable(o)),
+        }
+    }
+
+    /// Announces how many more items the scans of this execution will visit.
+    pub fn add_to_scan(&self, n: u64) {
+        self.to_scan.fetch_add(n, Ordering::Relaxed);
+    }
+
+    pub fn report_scanned(&self, n: u64) {
+        let done = self.scanned.fetch_add(n, Ordering::Relaxed) + n;
+        if let Some(p) = &self.progress {
+            p(Progress { phase: "query", done, total: self.to_scan.load(Ordering::Relaxed).max(done) });
+        }
+    }
+
+    pub fn string_classes(&self) -> &[ClassIdx] {
+        self.string_classes.get_or_init(|| self.heap.classes_named("java.lang.String").to_vec())
+    }
+
+    pub fn is_string_class(&self, c: ClassIdx) -> bool {
+        self.string_classes().contains(&c)
+    }
+
+    pub fn root_kinds(&self, o: ObjIdx) -> &[(ObjIdx, RootKind)] {
+        let all = self.roots_by_object.get_or_init(|| {
+            let mut v: Vec<(ObjIdx, RootKind)> = self.heap.gc_roots().iter().map(|r| (r.object, r.kind)).collect();
+            v.sort_unstable();
+            v.dedup();
+            v
+        });
+        let start = all.partition_point(|&(x, _)| x < o);
+        let end = all.partition_point(|&(x, _)| x <= o);
+        &all[start..end]
+    }
+
+    pub fn system_properties(&self) -> Value {
+        self.system_properties
+            .get_or_init(|| {
+                let props = self.heap.system_properties();
+                if props.is_empty() {
+                    Value::Null
+                } else {
+                    Value::List(props.iter().map(|(k, v)| Value::str(&format!("{k}={v}"))).collect())
+                }
+            })
+            .clone()
+    }
+
+    /// Splits `0..n` into up to `threads` contiguous ranges (one when the work is small) and runs
+    /// `f` on each, in parallel; results come back in range order.
+    pub fn par_ranges<T: Send>(
+        &self,
+        n: usize,
+        min_per_thread: usize,
+        f: impl Fn(Range<usize>) -> Result<T, ExecError> + Sync,
+    ) -> Result<Vec<T>, ExecError> {
+        let parts = (n / min_per_thread.max(1)).clamp(1, self.threads);
+        if parts == 1 {
+            return Ok(vec![f(0..n)?]);
+        }
+        let step = n.div_ceil(parts);
+        let ranges: Vec<Range<usize>> = (0..parts).map(|i| (i * step).min(n)..((i + 1) * step).min(n)).collect();
+        let results: Vec<Result<T, ExecError>> = std::thread::scope(|s| {
+            let handles: Vec<_> = ranges.into_iter().map(|r| s.spawn(|| f(r))).collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| Err(ExecError::query("internal error: a query worker panicked"))))
+                .collect()
+        });
+        // A cancellation seen by one worker wins over other errors.
+        if results.iter().any(|r| matches!(r, Err(e) if e.code == crate::error::ERR_CANCELLED)) {
+            return Err(ExecError::cancelled());
+        }
+        results.into_iter().collect()
+    }
+}

@@ -1,0 +1,426 @@
+//! Evaluation of compiled expressions against one row (or one group).
+
+use std::sync::Arc;
+
+use heapql_heap::{ObjIdx, ObjectKind, Value as HeapValue};
+
+use crate::compile::{unknown_field_error, CExpr};
+use crate::env::Env;
+use crate::error::ExecError;
+use crate::plan::{Attr, BinOp};
+use crate::value::{arith, negate, values_compare, values_equal, Key, Value};
+
+/// What a row exposes to expressions. Unused parts are empty slices.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Ctx<'r> {
+    /// The row object (for grouped rows: the group's first row).
+    pub obj: Option<ObjIdx>,
+    /// Cells of a value-row source.
+    pub cols: &'r [Value],
+    pub keys: &'r [Value],
+    pub aggs: &'r [Value],
+    pub out: &'r [Value],
+}
+
+impl<'r> Ctx<'r> {
+    pub fn object(o: ObjIdx) -> Ctx<'static> {
+        Ctx { obj: Some(o), ..Ctx::default() }
+    }
+}
+
+/// A decoded heap value as a row value. References resolve to dense indices; a reference to
+/// an id that is not in the dump (dangling) reads as NULL. A char becomes a one-character string.
+pub(crate) fn from_heap(env: &Env, v: HeapValue) -> Value {
+    match v {
+        HeapValue::Null => Value::Null,
+        HeapValue::Object(0) => Value::Null,
+        HeapValue::Object(id) => env.heap.index_of(id).map(Value::Obj).unwrap_or(Value::Null),
+        HeapValue::Boolean(b) => Value::Bool(b),
+        HeapValue::Char(c) => Value::Str(Arc::from(char::from_u32(c as u32).unwrap_or('\u{fffd}').to_string())),
+        HeapValue::Byte(b) => Value::Int(b as i64),
+        HeapValue::Short(s) => Value::Int(s as i64),
+        HeapValue::Int(i) => Value::Int(i as i64),
+        HeapValue::Long(l) => Value::Int(l),
+        HeapValue::Float(f) => Value::Float(f as f64),
+        HeapValue::Double(d) => Value::Float(d),
+    }
+}
+
+/// Text of a java.lang.String object; None for any other object.
+pub(crate) fn object_text(env: &Env, o: ObjIdx) -> Option<String> {
+    env.heap.string_value(o)
+}
+
+/// `@displayName`: the class name for an instance (specification), the class name with the
+/// length for an array (`char[10]`), `class <name>` for a class object.
+pub(crate) fn display_name(env: &Env, o: ObjIdx) -> String {
+    let heap = env.heap;
+    match heap.object_kind(o) {
+        ObjectKind::Class => match heap.class_described_by(o) {
+            Some(c) => format!("class {}", heap.class(c).name),
+            None => heap.class(heap.class_of(o)).name.clone(),
+        },
+        ObjectKind::ObjectArray | ObjectKind::PrimitiveArray(_) => {
+            let name = &heap.class(heap.class_of(o)).name;
+            let len = heap.array_length(o).unwrap_or(0);
+            match name.find("[]") {
+                Some(i) => format!("{}[{len}]{}", &name[..i], &name[i + 2..]),
+                None => format!("{name}[{len}]"),
+            }
+        }
+        ObjectKind::Instance => heap.class(heap.class_of(o)).name.clone(),
+    }
+}
+
+fn objects(v: Vec<ObjIdx>) -> Value {
+    Value::List(v.into_iter().map(Value::Obj).collect())
+}
+
+/// Text of a value for LIKE and concatenation: strings, string objects, numbers, booleans.
+fn text_of(env: &Env, v: &Value) -> Option<String> {
+    match v {
+        Value::Obj(o) => object_text(env, *o),
+        other => other.plain_text(),
+    }
+}
+
+/// An object compared with a string compares its string text (NULL for non-strings).
+fn coerce(env: &Env, a: Value, b: Value) -> (Value, Value) {
+    match (&a, &b) {
+        (Value::Obj(o), Value::Str(_)) => (object_text(env, *o).map(|s| Value::Str(s.into())).unwrap_or(Value::Null), b),
+        (Value::Str(_), Value::Obj(o)) => {
+            let t = object_text(env, *o).map(|s| Value::Str(s.into())).unwrap_or(Value::Null);
+            (a, t)
+        }
+        _ => (a, b),
+    }
+}
+
+fn as_index(v: &Value) -> Option<i64> {
+    match v {
+        Value::Int(i) => Some(*i),
+        Value::Float(f) if *f == f.trunc() => Some(*f as i64),
+        _ => None,
+    }
+}
+
+impl CExpr {
+    pub(crate) fn eval(&self, env: &Env, cx: &Ctx) -> Result<Value, ExecError> {
+        let heap = env.heap;
+        Ok(match self {
+            CExpr::Lit(v) => v.clone(),
+            CExpr::Row => match cx.obj {
+                Some(o) => Value::Obj(o),
+                None if cx.cols.len() == 1 => cx.cols[0].clone(),
+                None if cx.cols.is_empty() => Value::Null,
+                None => Value::List(cx.cols.iter().cloned().collect()),
+            },
+            CExpr::Col(i) => cx.cols.get(*i).cloned().unwrap_or(Value::Null),
+            CExpr::Field { base, name, string_guard } => {
+                let b = base.eval(env, cx)?;
+                read_field(env, b, name, *string_guard)?
+            }
+            CExpr::Attr { base, attr } => {
+                let b = base.eval(env, cx)?;
+                attribute(env, b, *attr)?
+            }
+            CExpr::Classof(e) => match e.eval(env, cx)? {
+                Value::Obj(o) => Value::Obj(heap.class(heap.class_of(o)).object),
+                _ => Value::Null,
+            },
+            CExpr::ToString(e) => match e.eval(env, cx)? {
+                Value::Obj(o) => object_text(env, o).map(|s| Value::Str(s.into())).unwrap_or(Value::Null),
+                s @ Value::Str(_) => s,
+                other => other.plain_text().map(|s| Value::Str(s.into())).unwrap_or(Value::Null),
+            },
+            CExpr::Coalesce(args) => {
+                for a in args {
+                    let v = a.eval(env, cx)?;
+                    if !v.is_null() {
+                        return Ok(v);
+                    }
+                }
+                Value::Null
+            }
+            CExpr::Nullif(a, b) => {
+                let va = a.eval(env, cx)?;
+                let vb = b.eval(env, cx)?;
+                let (ca, cb) = coerce(env, va.clone(), vb);
+                if !ca.is_null() && values_equal(&ca, &cb) {
+                    Value::Null
+                } else {
+                    va
+                }
+            }
+            CExpr::Dominators(e) => match e.eval(env, cx)? {
+                Value::Obj(o) => objects(env.graph("dominators(x)")?.dominated(o)),
+                _ => Value::Null,
+            },
+            CExpr::Dominatorof(e) => match e.eval(env, cx)? {
+                Value::Obj(o) => env.graph("dominatorof(x)")?.immediate_dominator(o).map(Value::Obj).unwrap_or(Value::Null),
+                _ => Value::Null,
+            },
+            CExpr::Path(a, b) => match (a.eval(env, cx)?, b.eval(env, cx)?) {
+                (Value::Obj(x), Value::Obj(y)) => env.graph("path(a, b)")?.path(x, y).map(objects).unwrap_or(Value::Null),
+                _ => Value::Null,
+            },
+            CExpr::Bin { op, l, r } => binary(env, *op, l, r, cx)?,
+            CExpr::Not(e) => match e.eval(env, cx)? {
+                Value::Null => Value::Null,
+                v => Value::Bool(!v.truthy()),
+            },
+            CExpr::Neg(e) => negate(&e.eval(env, cx)?),
+            CExpr::Like { e, re, negate } => match text_of(env, &e.eval(env, cx)?) {
+                Some(t) => Value::Bool(re.is_match(&t) != *negate),
+                None => Value::Bool(false),
+            },
+            CExpr::Instanceof { e, by_class } => match e.eval(env, cx)? {
+                Value::Obj(o) => Value::Bool(by_class[heap.class_of(o) as usize]),
+                _ => Value::Bool(false),
+            },
+            CExpr::InObjects { e, bits } => match e.eval(env, cx)? {
+                Value::Obj(o) => Value::Bool(bits.get(o as usize / 64).is_some_and(|w| w >> (o % 64) & 1 == 1)),
+                _ => Value::Bool(false),
+            },
+            CExpr::InValues { e, set } => match e.eval(env, cx)? {
+                Value::Null => Value::Bool(false),
+                v => Value::Bool(set.contains(&Key(v))),
+            },
+            CExpr::Case { whens, else_ } => {
+                for (w, t) in whens {
+                    if w.eval(env, cx)?.truthy() {
+                        return t.eval(env, cx);
+                    }
+                }
+                match else_ {
+                    Some(e) => e.eval(env, cx)?,
+                    None => Value::Null,
+                }
+            }
+            CExpr::Index { e, i } => {
+                let base = e.eval(env, cx)?;
+                let i = i.eval(env, cx)?;
+                index(env, &base, &i)
+            }
+            CExpr::Slice { e, from, to } => {
+                let base = e.eval(env, cx)?;
+                let from = from.eval(env, cx)?;
+                let to = to.eval(env, cx)?;
+                slice(env, &base, &from, &to)
+            }
+            CExpr::Agg(i) => cx.aggs.get(*i).cloned().unwrap_or(Value::Null),
+            CExpr::Key(i) => cx.keys.get(*i).cloned().unwrap_or(Value::Null),
+            CExpr::Out(i) => cx.out.get(*i).cloned().unwrap_or(Value::Null),
+        })
+    }
+
+    /// Filter/HAVING truth value.
+    pub(crate) fn test(&self, env: &Env, cx: &Ctx) -> Result<bool, ExecError> {
+        Ok(self.eval(env, cx)?.truthy())
+    }
+}
+
+fn is_null_literal(e: &CExpr) -> bool {
+    matches!(e, CExpr::Lit(Value::Null))
+}
+
+fn binary(env: &Env, op: BinOp, l: &CExpr, r: &CExpr, cx: &Ctx) -> Result<Value, ExecError> {
+    use BinOp::*;
+    match op {
+        And => return Ok(Value::Bool(l.eval(env, cx)?.truthy() && r.eval(env, cx)?.truthy())),
+        Or => return Ok(Value::Bool(l.eval(env, cx)?.truthy() || r.eval(env, cx)?.truthy())),
+        _ => {}
+    }
+    let a = l.eval(env, cx)?;
+    let b = r.eval(env, cx)?;
+    Ok(match op {
+        Eq => {
+            let (a, b) = coerce(env, a, b);
+            Value::Bool(values_equal(&a, &b))
+        }
+        Ne => {
+            // `x != null` is "x is not null"; otherwise a comparison with NULL is false.
+            if a.is_null() || b.is_null() {
+                let literal_null_side = (a.is_null() && is_null_literal(l)) || (b.is_null() && is_null_literal(r));
+                Value::Bool(a.is_null() != b.is_null() && literal_null_side)
+            } else {
+                let (a, b) = coerce(env, a, b);
+                Value::Bool(!a.is_null() && !b.is_null() && !values_equal(&a, &b))
+            }
+        }
+        Lt | Le | Gt | Ge => {
+            let (a, b) = coerce(env, a, b);
+            Value::Bool(match values_compare(&a, &b) {
+                None => false,
+                Some(o) => match op {
+                    Lt => o.is_lt(),
+                    Le => o.is_le(),
+                    Gt => o.is_gt(),
+                    _ => o.is_ge(),
+                },
+            })
+        }
+        Add if matches!(a, Value::Str(_)) || matches!(b, Value::Str(_)) => {
+            match (text_of(env, &a), text_of(env, &b)) {
+                (Some(x), Some(y)) => Value::Str((x + &y).into()),
+                _ => Value::Null,
+            }
+        }
+        _ => arith(op, &a, &b),
+    })
+}
+
+fn read_field(env: &Env, base: Value, name: &str, string_guard: bool) -> Result<Value, ExecError> {
+    let Value::Obj(o) = base else { return Ok(Value::Null) };
+    let heap = env.heap;
+    match heap.object_kind(o) {
+        ObjectKind::Instance => {
+            if string_guard {
+                let c = heap.class_of(o);
+                if env.is_string_class(c) {
+                    return Err(unknown_field_error(env, c, name, 1));
+                }
+            }
+            Ok(heap.field(o, name).map(|v| from_heap(env, v)).unwrap_or(Value::Null))
+        }
+        ObjectKind::Class => {
+            // Statics of the described class, then of its superclasses.
+            let mut c = heap.class_described_by(o);
+            while let Some(ci) = c {
+                let info = heap.class(ci);
+                if let Some(s) = info.statics.iter().find(|s| s.name == name) {
+                    return Ok(from_heap(env, s.value));
+                }
+                c = info.super_class;
+            }
+            Ok(Value::Null)
+        }
+        _ => Ok(Value::Null),
+    }
+}
+
+fn attribute(env: &Env, base: Value, attr: Attr) -> Result<Value, ExecError> {
+    if attr == Attr::SystemProperties {
+        return Ok(env.system_properties());
+    }
+    let Value::Obj(o) = base else { return Ok(Value::Null) };
+    let heap = env.heap;
+    Ok(match attr {
+        Attr::ObjectId => Value::Int(o as i64),
+        Attr::ObjectAddress => Value::Int(heap.object_id(o) as i64),
+        Attr::UsedHeapSize => Value::Int(heap.shallow_size(o) as i64),
+        Attr::RetainedHeapSize => Value::Int(env.graph("@retainedHeapSize")?.retained_size(o) as i64),
+        Attr::DisplayName => Value::Str(display_name(env, o).into()),
+        Attr::Length => heap.array_length(o).map(|l| Value::Int(l as i64)).unwrap_or(Value::Null),
+        Attr::SystemProperties => unreachable!(),
+        Attr::GcRoots => {
+            let kinds = env.root_kinds(o);
+            if kinds.is_empty() {
+                Value::Null
+            } else {
+                Value::List(kinds.iter().map(|(_, k)| Value::str(k.label())).collect())
+            }
+        }
+        Attr::Inbounds => objects(env.graph("@inbounds")?.inbounds(o)),
+        Attr::Outbounds => match env.graph {
+            Some(g) => objects(g.outbounds(o)),
+            None => objects(heap_outbounds(env, o)),
+        },
+        Attr::Clazz => Value::Obj(heap.class(heap.class_of(o)).object),
+    })
+}
+
+/// Outbound references read from the heap alone: the class object first, then every
+/// referenced object once, in field order.
+fn heap_outbounds(env: &Env, o: ObjIdx) -> Vec<ObjIdx> {
+    let heap = env.heap;
+    let mut out = vec![heap.class(heap.class_of(o)).object];
+    heap.for_each_reference(o, |id, _| {
+        if let Some(t) = heap.index_of(id) {
+            if !out.contains(&t) {
+                out.push(t);
+            }
+        }
+    });
+    out
+}
+
+fn index(env: &Env, base: &Value, i: &Value) -> Value {
+    let Some(i) = as_index(i) else { return Value::Null };
+    if i < 0 {
+        return Value::Null;
+    }
+    match base {
+        Value::Obj(o) => {
+            let heap = env.heap;
+            match heap.array_length(*o) {
+                Some(len) if (i as u64) < len as u64 => {
+                    heap.array_element(*o, i as u32).map(|v| from_heap(env, v)).unwrap_or(Value::Null)
+                }
+                _ => Value::Null,
+            }
+        }
+        Value::List(items) => items.get(i as usize).cloned().unwrap_or(Value::Null),
+        Value::Str(s) => s.chars().nth(i as usize).map(|c| Value::Str(c.to_string().into())).unwrap_or(Value::Null),
+        _ => Value::Null,
+    }
+}
+
+/// `[from:to)` with `to` excluded; NULL bounds mean the start/end, negative bounds count from
+/// the end, then both are clamped to the length.
+fn bounds(len: usize, from: &Value, to: &Value) -> Option<(usize, usize)> {
+    let resolve = |v: &Value, default: usize| -> Option<usize> {
+        match v {
+            Value::Null => Some(default),
+            v => {
+                let i = as_index(v)?;
+                let i = if i < 0 { len as i64 + i } else { i };
+                Some(i.clamp(0, len as i64) as usize)
+            }
+        }
+    };
+    let a = resolve(from, 0)?;
+    let b = resolve(to, len)?;
+    Some((a, b.max(a)))
+}
+
+fn slice(env: &Env, base: &Value, from: &Value, to: &Value) -> Value {
+    match base {
+        Value::Obj(o) => {
+            let heap = env.heap;
+            let Some(len) = heap.array_length(*o) else { return Value::Null };
+            let Some((a, b)) = bounds(len as usize, from, to) else { return Value::Null };
+            Value::List(
+                (a..b)
+                    .map(|i| heap.array_element(*o, i as u32).map(|v| from_heap(env, v)).unwrap_or(Value::Null))
+                    .collect(),
+            )
+        }
+        Value::List(items) => match bounds(items.len(), from, to) {
+            Some((a, b)) => Value::List(items[a..b].iter().cloned().collect()),
+            None => Value::Null,
+        },
+        Value::Str(s) => {
+            let chars: Vec<char> = s.chars().collect();
+            match bounds(chars.len(), from, to) {
+                Some((a, b)) => Value::Str(chars[a..b].iter().collect::<String>().into()),
+                None => Value::Null,
+            }
+        }
+        _ => Value::Null,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slice_bounds() {
+        assert_eq!(bounds(6, &Value::Int(1), &Value::Int(3)), Some((1, 3)));
+        assert_eq!(bounds(6, &Value::Null, &Value::Int(-1)), Some((0, 5)));
+        assert_eq!(bounds(6, &Value::Int(4), &Value::Int(100)), Some((4, 6)));
+        assert_eq!(bounds(6, &Value::Int(5), &Value::Int(2)), Some((5, 5)));
+        assert_eq!(bounds(6, &Value::str("x"), &Value::Int(2)), None);
+    }
+}

@@ -1,0 +1,102 @@
+//! The scan: walk a source's rows, drop unreachable ones in reachable-only mode, apply the
+//! filter, hand each surviving row to a sink. Splits over worker threads by contiguous ranges
+//! so per-range results concatenate back in source order.
+
+use std::ops::Range;
+
+use crate::compile::CExpr;
+use crate::env::{Env, CANCEL_EVERY};
+use crate::error::ExecError;
+use crate::eval::Ctx;
+use crate::source::{Input, ObjSet};
+
+/// Below this many scan steps per thread a scan stays on one thread.
+pub(crate) const MIN_PER_THREAD: usize = 1 << 15;
+const PROGRESS_EVERY: usize = 1 << 16;
+
+/// Runs the rows `range` (scan steps) of `input` through `filter` into `sink`, which receives
+/// the scan step (a global, increasing position usable for stable ordering) and the row.
+/// The sink returns false to stop the scan early.
+pub(crate) fn scan_range(
+    env: &Env,
+    input: &Input,
+    filter: Option<&CExpr>,
+    range: Range<usize>,
+    sink: &mut dyn FnMut(usize, &Ctx) -> Result<bool, ExecError>,
+) -> Result<(), ExecError> {
+    let heap = env.heap;
+    let reach = env.reachable_only;
+    let mut unreported = 0usize;
+    let start = range.start;
+    for i in range {
+        if (i - start) % CANCEL_EVERY == 0 {
+            env.check_cancel()?;
+            if unreported >= PROGRESS_EVERY {
+                env.report_scanned(unreported as u64);
+                unreported = 0;
+            }
+        }
+        unreported += 1;
+        let cx = match input {
+            Input::Objects(set) => {
+                let o = match set {
+                    ObjSet::All => i as u32,
+                    ObjSet::Classes { by_class, .. } => {
+                        let o = i as u32;
+                        if !by_class[heap.class_of(o) as usize] {
+                            continue;
+                        }
+                        o
+                    }
+                    ObjSet::List(v) => v[i],
+                };
+                if reach && !env.is_reachable(o) {
+                    continue;
+                }
+                Ctx::object(o)
+            }
+            Input::Values(t) => Ctx { cols: t.row(i), ..Ctx::default() },
+        };
+        if let Some(f) = filter {
+            if !f.test(env, &cx)? {
+                continue;
+            }
+        }
+        if !sink(i, &cx)? {
+            break;
+        }
+    }
+    env.report_scanned(unreported as u64);
+    Ok(())
+}
+
+/// Scans `range` split over the worker threads; each part builds its own state with `init`
+/// and feeds it with `push`. States come back in range order.
+pub(crate) fn par_scan<St: Send>(
+    env: &Env,
+    input: &Input,
+    filter: Option<&CExpr>,
+    range: Range<usize>,
+    init: impl Fn() -> St + Sync,
+    push: impl Fn(&mut St, usize, &Ctx) -> Result<bool, ExecError> + Sync,
+) -> Result<Vec<St>, ExecError> {
+    let base = range.start;
+    env.par_ranges(range.len(), MIN_PER_THREAD, |r| {
+        let mut st = init();
+        scan_range(env, input, filter, base + r.start..base + r.end, &mut |i, cx| push(&mut st, i, cx))?;
+        Ok(st)
+    })
+}
+
+/// The objects that pass the filter, in source order.
+pub(crate) fn collect_ids(env: &Env, input: &Input, filter: Option<&CExpr>) -> Result<Vec<u32>, ExecError> {
+    let n = input.scan_len(env);
+    env.add_to_scan(n as u64);
+    let parts = par_scan(env, input, filter, 0..n, Vec::new, |v: &mut Vec<u32>, _, cx| {
+        if let Some(o) = cx.obj {
+            v.push(o);
+        }
+        Ok(true)
+    })?;
+    Ok(parts.concat())
+}

@@ -1,0 +1,436 @@
+//! Runs queries: a select (source → filter → retained set → grouping/aggregates → having →
+//! output → distinct → order → limit, with non-correlated EXISTS guards first) and the set
+//! operations over whole rows.
+
+use std::collections::HashSet;
+use std::sync::atomic::AtomicBool;
+
+use crate::compile::{compile, CExpr, Scope};
+use crate::env::{Env, CANCEL_EVERY};
+use crate::error::ExecError;
+use crate::eval::Ctx;
+use crate::group::{fast_group, fast_plan, group_scan, AggSpec, GroupRow};
+use crate::order::{Produced, TopK};
+use crate::plan::{Output, Query, Select, SetOp, Source};
+use crate::rows::{RowIndex, RowSet, Table};
+use crate::scan::{collect_ids, par_scan};
+use crate::source::{resolve, Input, ObjSet};
+use crate::value::Value;
+
+/// Scan steps per block when rows are streamed or a LIMIT may stop the scan early.
+const BLOCK: usize = 1 << 18;
+
+/// Receives streamed rows in order; returns false to stop.
+pub(crate) type Emit<'a> = &'a mut dyn FnMut(RowSet) -> Result<bool, ExecError>;
+
+#[derive(Clone, Copy)]
+enum SetKind {
+    Union,
+    Intersect,
+    Except,
+}
+
+pub(crate) fn run_query(env: &Env, q: &Query) -> Result<RowSet, ExecError> {
+    run_query_stream(env, q, None)
+}
+
+/// With `emit`, a select that needs no global step (grouping, ordering, distinct) streams its
+/// rows through it as they are produced and returns only what was not emitted (nothing);
+/// any other query returns its whole result.
+pub(crate) fn run_query_stream(env: &Env, q: &Query, emit: Option<Emit>) -> Result<RowSet, ExecError> {
+    env.check_cancel()?;
+    match q {
+        Query::Select(s) => run_select(env, s, emit),
+        Query::Union(o) => run_setop(env, SetKind::Union, o),
+        Query::Intersect(o) => run_setop(env, SetKind::Intersect, o),
+        Query::Except(o) => run_setop(env, SetKind::Except, o),
+    }
+}
+
+fn output_names(s: &Select, input: Option<&Input>) -> Vec<String> {
+    match &s.output {
+        Output::Objects => match input {
+            Some(Input::Values(t)) => t.names.clone(),
+            _ => vec![s.alias.clone().unwrap_or_else(|| "*".into())],
+        },
+        Output::Columns { columns } => columns.iter().map(|c| c.name.clone()).collect(),
+    }
+}
+
+fn empty_result(s: &Select, input: Option<&Input>) -> RowSet {
+    let names = output_names(s, input);
+    match (&s.output, input) {
+        (Output::Objects, None | Some(Input::Objects(_))) => {
+            RowSet::Objects { name: names.into_iter().next().unwrap_or_default(), ids: Vec::new() }
+        }
+        _ => RowSet::Table(Table::new(names)),
+    }
+}
+
+fn run_select(env: &Env, s: &Select, emit: Option<Emit>) -> Result<RowSet, ExecError> {
+    for g in &s.guards {
+        if run_query(env, g)?.len() == 0 {
+            return Ok(empty_result(s, None));
+        }
+    }
+    if s.limit == Some(0) {
+        return Ok(empty_result(s, None));
+    }
+    let mut input = match &s.source {
+        Source::Subquery { query } => match run_query(env, query)? {
+            RowSet::Objects { ids, .. } => Input::Objects(ObjSet::List(ids)),
+            RowSet::Table(t) => Input::Values(t),
+        },
+        other => resolve(env, other)?,
+    };
+
+    // Compile everything against what the source offers.
+    let src_classes: Option<Vec<u32>> = input.static_classes().map(|c| c.to_vec());
+    let columns: Option<Vec<String>> = match &input {
+        Input::Values(t) => Some(t.names.clone()),
+        Input::Objects(_) => None,
+    };
+    let base = Scope { source_classes: src_classes.as_deref(), columns: columns.as_deref(), ..Scope::default() };
+    let mut filter = s.filter.as_ref().map(|f| compile(env, f, &base)).transpose()?;
+    let grouped = !s.group_by.is_empty() || !s.aggregates.is_empty();
+    // Rows of a retained set are not the source's classes: no static field check after it.
+    let post_base = if s.retained_set { Scope { source_classes: None, ..base } } else { base };
+    let keys = s.group_by.iter().map(|k| compile(env, k, &post_base)).collect::<Result<Vec<_>, _>>()?;
+    let aggs = s
+        .aggregates
+        .iter()
+        .map(|a| Ok(AggSpec { agg: a, arg: a.arg.as_ref().map(|e| compile(env, e, &post_base)).transpose()? }))
+        .collect::<Result<Vec<_>, ExecError>>()?;
+    for a in &aggs {
+        crate::aggregate::Acc::new(a.agg)?;
+    }
+    let post = if grouped { Scope { keys: keys.len(), aggs: aggs.len(), ..post_base } } else { post_base };
+    let having = s.having.as_ref().map(|h| compile(env, h, &post)).transpose()?;
+    let names = output_names(s, Some(&input));
+    let outputs: Option<Vec<CExpr>> = match (&s.output, &input) {
+        (Output::Objects, Input::Values(t)) => Some((0..t.width()).map(CExpr::Col).collect()),
+        (Output::Objects, Input::Objects(_)) if grouped => {
+            return Err(ExecError::plan("a grouped query must select columns, not objects"))
+        }
+        (Output::Objects, Input::Objects(_)) => None,
+        (Output::Columns { columns }, _) => {
+            Some(columns.iter().map(|c| compile(env, &c.expr, &post)).collect::<Result<Vec<_>, _>>()?)
+        }
+    };
+    let n_out = outputs.as_ref().map_or(0, |o| o.len());
+    let order_scope = Scope { outs: n_out.max(if outputs.is_none() { 1 } else { 0 }), ..post };
+    let order = s.order_by.iter().map(|k| compile(env, &k.expr, &order_scope)).collect::<Result<Vec<_>, _>>()?;
+    let desc: Vec<bool> = s.order_by.iter().map(|k| k.desc).collect();
+
+    if s.retained_set {
+        let g = env.graph("AS RETAINED SET")?;
+        if !matches!(input, Input::Objects(_)) {
+            return Err(ExecError::query("AS RETAINED SET needs a source of heap objects"));
+        }
+        let ids = collect_ids(env, &input, filter.as_ref())?;
+        let never = AtomicBool::new(false);
+        let set = g.retained_set(&ids, env.cancel_flag().unwrap_or(&never)).ok_or_else(ExecError::cancelled)?;
+        input = Input::Objects(ObjSet::List(set));
+        filter = None;
+    }
+
+    let post_exprs = || having.iter().chain(outputs.iter().flatten()).chain(order.iter());
+    let q = Post { having: having.as_ref(), outputs: outputs.as_deref(), order: &order, desc: &desc };
+    if grouped {
+        let row_read_later = post_exprs().any(CExpr::reads_row);
+        let groups = match fast_plan(&input, &keys, &aggs, row_read_later) {
+            Some(fp) => fast_group(env, &input, filter.as_ref(), &fp)?,
+            None => {
+                let keep_cols = matches!(input, Input::Values(_)) && row_read_later;
+                group_scan(env, &input, filter.as_ref(), &keys, &aggs, keep_cols)?
+            }
+        };
+        return finish_groups(env, &q, groups, names, s.distinct, s.limit);
+    }
+    ungrouped(env, &q, &input, filter.as_ref(), names, s.distinct, s.limit, emit)
+}
+
+/// The per-row part after the filter.
+struct Post<'p> {
+    having: Option<&'p CExpr>,
+    outputs: Option<&'p [CExpr]>,
+    order: &'p [CExpr],
+    desc: &'p [bool],
+}
+
+impl Post<'_> {
+    /// Evaluates output cells then order keys into `row`; false when HAVING drops the row.
+    fn produce(&self, env: &Env, cx: &Ctx, row: &mut Vec<Value>, keys: &mut Vec<Value>) -> Result<bool, ExecError> {
+        if let Some(h) = self.having {
+            if !h.test(env, cx)? {
+                return Ok(false);
+            }
+        }
+        row.clear();
+        keys.clear();
+        match self.outputs {
+            Some(outs) => {
+                for e in outs {
+                    row.push(e.eval(env, cx)?);
+                }
+            }
+            None => {
+                if let Some(o) = cx.obj {
+                    row.push(Value::Obj(o));
+                }
+            }
+        }
+        if !self.order.is_empty() {
+            let kcx = Ctx { out: row, ..*cx };
+            for e in self.order {
+                keys.push(e.eval(env, &kcx)?);
+            }
+        }
+        Ok(true)
+    }
+
+    fn objects(&self) -> bool {
+        self.outputs.is_none()
+    }
+    fn outs(&self) -> usize {
+        self.outputs.map_or(0, |o| o.len())
+    }
+}
+
+/// Pushes a produced row into `p` (objects: id + keys; table: cells + keys).
+fn push_produced(p: &mut Produced, obj: Option<u32>, row: &[Value], keys: &[Value]) {
+    if p.objects {
+        p.ids.push(obj.expect("object rows"));
+    } else {
+        p.cells.extend_from_slice(row);
+    }
+    p.cells.extend_from_slice(keys);
+}
+
+fn topk_row(objects: bool, row: &mut Vec<Value>, keys: &mut Vec<Value>) -> Vec<Value> {
+    if objects {
+        std::mem::take(keys)
+    } else {
+        row.append(keys);
+        std::mem::take(row)
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn ungrouped(
+    env: &Env,
+    q: &Post,
+    input: &Input,
+    filter: Option<&CExpr>,
+    names: Vec<String>,
+    distinct: bool,
+    limit: Option<u64>,
+    mut emit: Option<Emit>,
+) -> Result<RowSet, ExecError> {
+    let n = input.scan_len(env);
+    env.add_to_scan(n as u64);
+    let (objects, outs, nkeys) = (q.objects(), q.outs(), q.order.len());
+
+    if let (Some(k), false, false) = (limit, q.order.is_empty(), distinct) {
+        let k = k.min(usize::MAX as u64) as usize;
+        let parts = par_scan(
+            env,
+            input,
+            filter,
+            0..n,
+            || (TopK::new(k, objects, outs, q.desc), Vec::new(), Vec::new()),
+            |(top, row, keys), i, cx| {
+                if q.produce(env, cx, row, keys)? {
+                    let r = topk_row(objects, row, keys);
+                    if let Some(back) = top.offer(r, cx.obj.unwrap_or(0), i) {
+                        *row = back;
+                    }
+                }
+                Ok(true)
+            },
+        )?;
+        let mut it = parts.into_iter().map(|(t, _, _)| t);
+        let mut top = it.next().expect("one part at least");
+        for t in it {
+            top.merge(t);
+        }
+        return Ok(top.into_rowset(names));
+    }
+
+    let early_stop = limit.filter(|_| q.order.is_empty() && !distinct);
+    let streaming = emit.is_some() && q.order.is_empty() && !distinct;
+    let block = if streaming || early_stop.is_some() { BLOCK } else { n.max(1) };
+    let cap = early_stop.map(|l| l.min(usize::MAX as u64) as usize).unwrap_or(usize::MAX);
+    let mut all = Produced::new(objects, outs, nkeys);
+    let mut emitted = 0usize;
+    let mut start = 0;
+    while start < n {
+        let end = (start + block).min(n);
+        let parts = par_scan(
+            env,
+            input,
+            filter,
+            start..end,
+            || (Produced::new(objects, outs, nkeys), Vec::new(), Vec::new()),
+            |(p, row, keys), _, cx| {
+                if q.produce(env, cx, row, keys)? {
+                    push_produced(p, cx.obj, row, keys);
+                }
+                Ok(p.len() < cap)
+            },
+        )?;
+        for (p, _, _) in parts {
+            all.append(p);
+        }
+        start = end;
+        if streaming {
+            let emit = emit.as_mut().expect("streaming");
+            let chunk = std::mem::replace(&mut all, Produced::new(objects, outs, nkeys));
+            let mut rows = chunk.finish(names.clone(), &[], false, None);
+            rows.truncate(cap - emitted);
+            emitted += rows.len();
+            if rows.len() > 0 && !emit(rows)? {
+                break;
+            }
+            if emitted >= cap {
+                break;
+            }
+        } else if all.len() >= cap {
+            break;
+        }
+    }
+    if streaming {
+        return Ok(empty_rowset(objects, names));
+    }
+    Ok(all.finish(names, q.desc, distinct, limit))
+}
+
+fn empty_rowset(objects: bool, names: Vec<String>) -> RowSet {
+    if objects {
+        RowSet::Objects { name: names.into_iter().next().unwrap_or_default(), ids: Vec::new() }
+    } else {
+        RowSet::Table(Table::new(names))
+    }
+}
+
+fn finish_groups(
+    env: &Env,
+    q: &Post,
+    groups: Vec<GroupRow>,
+    names: Vec<String>,
+    distinct: bool,
+    limit: Option<u64>,
+) -> Result<RowSet, ExecError> {
+    let outs = q.outs();
+    let (mut row, mut keys) = (Vec::new(), Vec::new());
+    if let (Some(k), false, false) = (limit, q.order.is_empty(), distinct) {
+        let mut top = TopK::new(k.min(usize::MAX as u64) as usize, false, outs, q.desc);
+        for (i, g) in groups.iter().enumerate() {
+            if i % CANCEL_EVERY == 0 {
+                env.check_cancel()?;
+            }
+            if q.produce(env, &g.ctx(), &mut row, &mut keys)? {
+                let r = topk_row(false, &mut row, &mut keys);
+                if let Some(back) = top.offer(r, 0, i) {
+                    row = back;
+                }
+            }
+        }
+        return Ok(top.into_rowset(names));
+    }
+    let mut p = Produced::new(false, outs, q.order.len());
+    for (i, g) in groups.iter().enumerate() {
+        if i % CANCEL_EVERY == 0 {
+            env.check_cancel()?;
+        }
+        if q.produce(env, &g.ctx(), &mut row, &mut keys)? {
+            push_produced(&mut p, None, &row, &keys);
+        }
+    }
+    Ok(p.finish(names, q.desc, distinct, limit))
+}
+
+fn run_setop(env: &Env, kind: SetKind, o: &SetOp) -> Result<RowSet, ExecError> {
+    let l = run_query(env, &o.left)?;
+    let r = run_query(env, &o.right)?;
+    if l.width() != r.width() {
+        let op = match kind {
+            SetKind::Union => "UNION",
+            SetKind::Intersect => "INTERSECT",
+            SetKind::Except => "EXCEPT",
+        };
+        return Err(ExecError::query(format!(
+            "the two sides of {op} select {} and {} columns; they must select the same number",
+            l.width(),
+            r.width()
+        )));
+    }
+    let combined = match (l, r) {
+        (RowSet::Objects { name, ids: a }, RowSet::Objects { ids: b, .. }) => {
+            let ids = match kind {
+                SetKind::Union => [a, b].concat(),
+                SetKind::Intersect | SetKind::Except => {
+                    let right: HashSet<u32> = b.into_iter().collect();
+                    let keep_if_in = matches!(kind, SetKind::Intersect);
+                    a.into_iter().filter(|x| right.contains(x) == keep_if_in).collect()
+                }
+            };
+            RowSet::Objects { name, ids }
+        }
+        (l, r) => {
+            let mut lt = l.into_table();
+            let rt = r.into_table();
+            match kind {
+                SetKind::Union => lt.cells.extend(rt.cells),
+                SetKind::Intersect | SetKind::Except => {
+                    let mut index = RowIndex::default();
+                    for i in 0..rt.len() {
+                        index.insert(&rt, i);
+                    }
+                    let keep_if_in = matches!(kind, SetKind::Intersect);
+                    let mut cells = Vec::new();
+                    for i in 0..lt.len() {
+                        if index.contains(&rt, lt.row(i)) == keep_if_in {
+                            cells.extend_from_slice(lt.row(i));
+                        }
+                    }
+                    lt.cells = cells;
+                }
+            }
+            RowSet::Table(lt)
+        }
+    };
+    finish_rowset(env, combined, o)
+}
+
+/// DISTINCT, ORDER BY and LIMIT of a set operation; order keys see the row object (for object
+/// rows) and the output cells.
+fn finish_rowset(env: &Env, rows: RowSet, o: &SetOp) -> Result<RowSet, ExecError> {
+    if o.order_by.is_empty() && !o.distinct && o.limit.is_none() {
+        return Ok(rows);
+    }
+    let width = rows.width();
+    let order = o
+        .order_by
+        .iter()
+        .map(|k| compile(env, &k.expr, &Scope { outs: width, ..Scope::default() }))
+        .collect::<Result<Vec<_>, _>>()?;
+    let desc: Vec<bool> = o.order_by.iter().map(|k| k.desc).collect();
+    let names = rows.names();
+    let objects = matches!(rows, RowSet::Objects { .. });
+    let mut p = Produced::new(objects, if objects { 0 } else { width }, order.len());
+    for i in 0..rows.len() {
+        if i % CANCEL_EVERY == 0 {
+            env.check_cancel()?;
+        }
+        let cells = rows.row_values(i);
+        let obj = match &rows {
+            RowSet::Objects { ids, .. } => Some(ids[i]),
+            RowSet::Table(_) => None,
+        };
+        let cx = Ctx { obj, out: &cells, ..Ctx::default() };
+        let keys = order.iter().map(|e| e.eval(env, &cx)).collect::<Result<Vec<_>, _>>()?;
+        push_produced(&mut p, obj, &cells, &keys);
+    }
+    Ok(p.finish(names, &desc, o.distinct, o.limit))
+}

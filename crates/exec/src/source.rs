@@ -1,0 +1,220 @@
+//! Resolving FROM sources to the set of rows they designate, class-name lookup with
+//! did-you-mean suggestions, and the regex preparation shared with LIKE.
+
+use heapql_heap::{ClassIdx, ObjIdx};
+use regex::Regex;
+
+use crate::env::Env;
+use crate::error::{ExecError, ERR_UNKNOWN_CLASS};
+use crate::plan::Source;
+use crate::rows::Table;
+
+/// The rows a source yields, before `reachableOnly` and the filter.
+pub(crate) enum Input {
+    Objects(ObjSet),
+    /// Rows of a subquery with columns (read with `{"k":"col"}`).
+    Values(Table),
+}
+
+pub(crate) enum ObjSet {
+    /// Every object, in index order.
+    All,
+    /// Objects whose class is flagged (`by_class[class_of(o)]`), in index order.
+    Classes { by_class: Vec<bool>, classes: Vec<ClassIdx> },
+    /// An explicit list (address, subquery, retained set), in its order.
+    List(Vec<ObjIdx>),
+}
+
+impl Input {
+    /// Number of scan steps (objects looked at, or value rows).
+    pub fn scan_len(&self, env: &Env) -> usize {
+        match self {
+            Input::Objects(ObjSet::All) | Input::Objects(ObjSet::Classes { .. }) => env.heap.object_count() as usize,
+            Input::Objects(ObjSet::List(v)) => v.len(),
+            Input::Values(t) => t.len(),
+        }
+    }
+
+    /// The classes whose instances this source yields, when known statically (for the
+    /// unknown-field check); None for heterogeneous or unknown sources.
+    pub fn static_classes(&self) -> Option<&[ClassIdx]> {
+        match self {
+            Input::Objects(ObjSet::Classes { classes, .. }) => Some(classes),
+            _ => None,
+        }
+    }
+}
+
+/// Every class of a Java-form name (all loaders); with `subclasses`, their whole subtrees.
+pub(crate) fn classes_for_name(env: &Env, name: &str, subclasses: bool) -> Result<Vec<ClassIdx>, ExecError> {
+    let direct = env.heap.classes_named(name);
+    if direct.is_empty() {
+        return Err(unknown_class(env, name));
+    }
+    let mut out: Vec<ClassIdx> = direct.to_vec();
+    if subclasses {
+        let mut seen = vec![false; env.heap.class_count() as usize];
+        for &c in &out {
+            seen[c as usize] = true;
+        }
+        let mut i = 0;
+        while i < out.len() {
+            for &s in env.heap.subclasses(out[i]) {
+                if !std::mem::replace(&mut seen[s as usize], true) {
+                    out.push(s);
+                }
+            }
+            i += 1;
+        }
+    }
+    out.sort_unstable();
+    Ok(out)
+}
+
+pub(crate) fn class_bitmap(env: &Env, classes: &[ClassIdx]) -> Vec<bool> {
+    let mut by_class = vec![false; env.heap.class_count() as usize];
+    for &c in classes {
+        by_class[c as usize] = true;
+    }
+    by_class
+}
+
+/// Resolves a non-subquery source. Subqueries are run by the caller.
+pub(crate) fn resolve(env: &Env, source: &Source) -> Result<Input, ExecError> {
+    match source {
+        Source::All => Ok(Input::Objects(ObjSet::All)),
+        // Every object is an instance of java.lang.Object, arrays and class objects included,
+        // whether or not the dump lists a superclass for synthetic array classes.
+        Source::Class { name, subclasses: true } if name == "java.lang.Object" => {
+            classes_for_name(env, name, false)?;
+            Ok(Input::Objects(ObjSet::All))
+        }
+        Source::Class { name, subclasses } => {
+            let classes = classes_for_name(env, name, *subclasses)?;
+            Ok(Input::Objects(ObjSet::Classes { by_class: class_bitmap(env, &classes), classes }))
+        }
+        Source::Regex { pattern } => {
+            let re = whole_match_regex(pattern)?;
+            let classes: Vec<ClassIdx> =
+                (0..env.heap.class_count()).filter(|&c| re.is_match(&env.heap.class(c).name)).collect();
+            Ok(Input::Objects(ObjSet::Classes { by_class: class_bitmap(env, &classes), classes }))
+        }
+        Source::Address { address } => {
+            let id = parse_address(address)?;
+            match env.heap.index_of(id) {
+                Some(o) => Ok(Input::Objects(ObjSet::List(vec![o]))),
+                None => Err(ExecError::query(format!(
+                    "there is no object at address {address} in this dump (FROM OBJECTS takes the hex address of an object, e.g. from @objectAddress)"
+                ))),
+            }
+        }
+        Source::Subquery { .. } => unreachable!("subquery sources are run by select.rs"),
+    }
+}
+
+fn parse_address(text: &str) -> Result<u64, ExecError> {
+    let t = text.trim();
+    let hex = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X"));
+    let parsed = match hex {
+        Some(h) => u64::from_str_radix(h, 16).ok(),
+        None => t.parse::<u64>().ok(),
+    };
+    parsed.ok_or_else(|| ExecError::query(format!("'{text}' is not an object address (expected hex such as 0x7f0012345678)")))
+}
+
+/// Compiles a FROM regex or LIKE pattern for a whole-string match. Two fixes make Java names
+/// usable as written: an unescaped `$` that is not the last character is literal (`Outer$Inner`),
+/// and `[]` is literal (`byte[]`, which is no valid regex otherwise).
+pub(crate) fn whole_match_regex(pattern: &str) -> Result<Regex, ExecError> {
+    let fixed = fix_java_regex(pattern);
+    Regex::new(&format!("^(?:{fixed})$"))
+        .map_err(|e| ExecError::query(format!("invalid regular expression \"{pattern}\": {e}")))
+}
+
+fn fix_java_regex(p: &str) -> String {
+    let chars: Vec<char> = p.chars().collect();
+    let mut out = String::with_capacity(p.len() + 4);
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '\\' && i + 1 < chars.len() {
+            out.push(c);
+            out.push(chars[i + 1]);
+            i += 2;
+            continue;
+        }
+        if c == '$' && i + 1 < chars.len() {
+            out.push_str("\\$");
+        } else if c == '[' && chars.get(i + 1) == Some(&']') {
+            out.push_str("\\[\\]");
+            i += 1;
+        } else {
+            out.push(c);
+        }
+        i += 1;
+    }
+    out
+}
+
+fn simple_name(name: &str) -> &str {
+    let cut = name.rfind(['.', '$']).map(|i| i + 1).unwrap_or(0);
+    &name[cut..]
+}
+
+/// ERR_UNKNOWN_CLASS with up to three suggestions: same simple name first (`String` →
+/// `java.lang.String`), then the closest names by edit distance.
+pub(crate) fn unknown_class(env: &Env, name: &str) -> ExecError {
+    let mut names: Vec<&str> = (0..env.heap.class_count()).map(|c| env.heap.class(c).name.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    let suggestions = suggest(name, &names);
+    let mut msg = format!("class {name} is not in this dump");
+    if !suggestions.is_empty() {
+        msg.push_str(&format!("; did you mean {}?", suggestions.join(", ")));
+    } else {
+        msg.push_str(" (class names are fully qualified, e.g. java.util.HashMap, byte[], Outer$Inner)");
+    }
+    ExecError::new(ERR_UNKNOWN_CLASS, msg)
+}
+
+pub(crate) fn suggest(name: &str, names: &[&str]) -> Vec<String> {
+    let wanted_simple = simple_name(name).to_ascii_lowercase();
+    let lower = name.to_ascii_lowercase();
+    let mut scored: Vec<(usize, usize, &str)> = Vec::new();
+    for &n in names {
+        let rank_simple = simple_name(n).to_ascii_lowercase() == wanted_simple;
+        let d = strsim::levenshtein(&lower, &n.to_ascii_lowercase());
+        let limit = (name.len() / 3).max(2);
+        if rank_simple {
+            scored.push((0, d, n));
+        } else if d <= limit {
+            scored.push((1, d, n));
+        }
+    }
+    scored.sort();
+    scored.into_iter().take(3).map(|(_, _, n)| n.to_string()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn java_names_as_regex() {
+        let re = whole_match_regex("Outer$Inner").unwrap();
+        assert!(re.is_match("Outer$Inner"));
+        assert!(whole_match_regex("byte[]").unwrap().is_match("byte[]"));
+        assert!(whole_match_regex("java\\.util\\..*Map").unwrap().is_match("java.util.HashMap"));
+        assert!(!whole_match_regex("java\\.util\\..*Map").unwrap().is_match("java.util.HashMap$Node"));
+        assert!(whole_match_regex("abc$").unwrap().is_match("abc"));
+        assert!(whole_match_regex("(").is_err());
+    }
+
+    #[test]
+    fn suggestions() {
+        let names = ["java.lang.String", "java.lang.StringBuilder", "java.util.HashMap", "com.acme.String"];
+        assert_eq!(suggest("String", &names), vec!["com.acme.String", "java.lang.String"]);
+        assert_eq!(suggest("java.util.HashMapp", &names), vec!["java.util.HashMap"]);
+        assert!(suggest("zzzzzzzzzz", &names).is_empty());
+    }
+}

@@ -1,0 +1,370 @@
+//! Row values and their semantics (`docs/physical-plan.md`, "Value semantics").
+//!
+//! Decisions written down here because the specification leaves them open:
+//! - integer arithmetic wraps on overflow; `Int / Int` is integer division (truncating) and
+//!   `x / 0`, `x % 0` on integers is NULL; as soon as a float takes part the operation is IEEE;
+//! - `+` with a string on either side concatenates (a NULL side gives NULL);
+//! - a comparison (`=`, `<`, ...) with NULL on one side is false, `NULL = NULL` is true;
+//!   comparing values of unrelated kinds (a number with a string, an object with a number) is false;
+//! - sort order (ORDER BY, MIN/MAX) is total: NULL < booleans < numbers < strings < objects < lists,
+//!   so NULLs come first ascending and last descending.
+//!
+//! Comparisons between an object and a string use the object's string text; that needs the heap,
+//! so those cases live in `eval.rs` and this module only sees plain values.
+
+use std::cmp::Ordering;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+#[derive(Clone, Debug)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(Arc<str>),
+    /// A heap object by dense index.
+    Obj(u32),
+    List(Arc<[Value]>),
+}
+
+impl Value {
+    pub fn str(s: &str) -> Value {
+        Value::Str(Arc::from(s))
+    }
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Value::Int(i) => Some(*i as f64),
+            Value::Float(f) => Some(*f),
+            _ => None,
+        }
+    }
+    /// Truthiness used by WHERE, HAVING, AND, OR, NOT and CASE: NULL is false, numbers are true
+    /// when non-zero (NaN false), strings when non-empty, objects and lists always.
+    pub fn truthy(&self) -> bool {
+        match self {
+            Value::Null => false,
+            Value::Bool(b) => *b,
+            Value::Int(i) => *i != 0,
+            Value::Float(f) => *f != 0.0 && !f.is_nan(),
+            Value::Str(s) => !s.is_empty(),
+            Value::Obj(_) | Value::List(_) => true,
+        }
+    }
+    fn rank(&self) -> u8 {
+        match self {
+            Value::Null => 0,
+            Value::Bool(_) => 1,
+            Value::Int(_) | Value::Float(_) => 2,
+            Value::Str(_) => 3,
+            Value::Obj(_) => 4,
+            Value::List(_) => 5,
+        }
+    }
+
+    /// The text a value contributes to a concatenation or LIKE (objects are resolved by the caller).
+    pub fn plain_text(&self) -> Option<String> {
+        match self {
+            Value::Null | Value::Obj(_) | Value::List(_) => None,
+            Value::Bool(b) => Some(b.to_string()),
+            Value::Int(i) => Some(i.to_string()),
+            Value::Float(f) => Some(format_float(*f)),
+            Value::Str(s) => Some(s.to_string()),
+        }
+    }
+
+    /// JSON form used by `list` columns: objects are `{"o": idx}`.
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            Value::Null => serde_json::Value::Null,
+            Value::Bool(b) => serde_json::Value::Bool(*b),
+            Value::Int(i) => serde_json::Value::from(*i),
+            Value::Float(f) => serde_json::Number::from_f64(*f)
+                .map(serde_json::Value::Number)
+                .unwrap_or_else(|| serde_json::Value::String(format_float(*f))),
+            Value::Str(s) => serde_json::Value::String(s.to_string()),
+            Value::Obj(o) => serde_json::json!({ "o": o }),
+            Value::List(items) => serde_json::Value::Array(items.iter().map(Value::to_json).collect()),
+        }
+    }
+}
+
+/// Floats print like JavaScript would for the common cases (`2` for 2.0, `NaN`, `Infinity`).
+pub fn format_float(f: f64) -> String {
+    if f.is_nan() {
+        "NaN".into()
+    } else if f.is_infinite() {
+        if f > 0.0 { "Infinity".into() } else { "-Infinity".into() }
+    } else if f == f.trunc() && f.abs() < 1e21 {
+        format!("{}", f as i128)
+    } else {
+        format!("{f}")
+    }
+}
+
+fn num_cmp(a: &Value, b: &Value) -> Option<Ordering> {
+    match (a, b) {
+        (Value::Int(x), Value::Int(y)) => Some(x.cmp(y)),
+        _ => a.as_f64()?.partial_cmp(&b.as_f64()?),
+    }
+}
+
+/// `a = b` on plain values (objects equal by index). NULL = NULL is true.
+pub fn values_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Null, Value::Null) => true,
+        (Value::Null, _) | (_, Value::Null) => false,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::Str(x), Value::Str(y)) => x == y,
+        (Value::Obj(x), Value::Obj(y)) => x == y,
+        (Value::List(x), Value::List(y)) => {
+            x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| values_equal(p, q))
+        }
+        _ => num_cmp(a, b) == Some(Ordering::Equal),
+    }
+}
+
+/// `<`, `<=`, ... on plain values: Some(ordering) when the two are comparable, None otherwise
+/// (NULL on either side, unrelated kinds, NaN). A None makes the comparison false.
+pub fn values_compare(a: &Value, b: &Value) -> Option<Ordering> {
+    match (a, b) {
+        (Value::Null, _) | (_, Value::Null) => None,
+        (Value::Bool(x), Value::Bool(y)) => Some(x.cmp(y)),
+        (Value::Str(x), Value::Str(y)) => Some(x.cmp(y)),
+        _ => num_cmp(a, b),
+    }
+}
+
+/// Total order for ORDER BY, MIN/MAX, MEDIAN and PERCENTILE.
+pub fn total_cmp(a: &Value, b: &Value) -> Ordering {
+    match (a, b) {
+        (Value::Int(x), Value::Int(y)) => x.cmp(y),
+        (Value::Int(_) | Value::Float(_), Value::Int(_) | Value::Float(_)) => {
+            let (x, y) = (a.as_f64().unwrap(), b.as_f64().unwrap());
+            x.total_cmp(&y)
+        }
+        (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
+        (Value::Str(x), Value::Str(y)) => x.cmp(y),
+        (Value::Obj(x), Value::Obj(y)) => x.cmp(y),
+        (Value::List(x), Value::List(y)) => {
+            for (p, q) in x.iter().zip(y.iter()) {
+                let c = total_cmp(p, q);
+                if c != Ordering::Equal {
+                    return c;
+                }
+            }
+            x.len().cmp(&y.len())
+        }
+        _ => a.rank().cmp(&b.rank()),
+    }
+}
+
+/// Arithmetic on plain values (string concatenation is handled by the caller, which can
+/// resolve objects to text).
+pub fn arith(op: crate::plan::BinOp, a: &Value, b: &Value) -> Value {
+    use crate::plan::BinOp::*;
+    match (a, b) {
+        (Value::Int(x), Value::Int(y)) => {
+            let (x, y) = (*x, *y);
+            match op {
+                Add => Value::Int(x.wrapping_add(y)),
+                Sub => Value::Int(x.wrapping_sub(y)),
+                Mul => Value::Int(x.wrapping_mul(y)),
+                Div if y == 0 => Value::Null,
+                Div => Value::Int(x.wrapping_div(y)),
+                Rem if y == 0 => Value::Null,
+                Rem => Value::Int(x.wrapping_rem(y)),
+                _ => Value::Null,
+            }
+        }
+        _ => match (a.as_f64(), b.as_f64()) {
+            (Some(x), Some(y)) => Value::Float(match op {
+                Add => x + y,
+                Sub => x - y,
+                Mul => x * y,
+                Div => x / y,
+                Rem => x % y,
+                _ => return Value::Null,
+            }),
+            _ => Value::Null,
+        },
+    }
+}
+
+pub fn negate(v: &Value) -> Value {
+    match v {
+        Value::Int(i) => Value::Int(i.wrapping_neg()),
+        Value::Float(f) => Value::Float(-f),
+        _ => Value::Null,
+    }
+}
+
+/// A value as a hash key with the equality of `=`, made total: integral floats equal the
+/// integer of the same value, NaN equals NaN, NULL equals NULL. Used by GROUP BY, DISTINCT,
+/// set operations and IN over values.
+#[derive(Clone, Debug)]
+pub struct Key(pub Value);
+
+fn float_as_int(f: f64) -> Option<i64> {
+    if f == f.trunc() && f >= -9.2e18 && f <= 9.2e18 {
+        Some(f as i64)
+    } else {
+        None
+    }
+}
+
+pub fn key_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Float(x), Value::Float(y)) => x == y || (x.is_nan() && y.is_nan()),
+        (Value::Int(x), Value::Float(y)) | (Value::Float(y), Value::Int(x)) => {
+            float_as_int(*y) == Some(*x)
+        }
+        (Value::List(x), Value::List(y)) => {
+            x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| key_eq(p, q))
+        }
+        _ => values_equal(a, b),
+    }
+}
+
+pub fn key_hash<H: Hasher>(v: &Value, h: &mut H) {
+    match v {
+        Value::Null => 0u8.hash(h),
+        Value::Bool(b) => {
+            1u8.hash(h);
+            b.hash(h)
+        }
+        Value::Int(i) => {
+            2u8.hash(h);
+            i.hash(h)
+        }
+        Value::Float(f) => match float_as_int(*f) {
+            Some(i) => {
+                2u8.hash(h);
+                i.hash(h)
+            }
+            None if f.is_nan() => 3u8.hash(h),
+            None => {
+                3u8.hash(h);
+                f.to_bits().hash(h)
+            }
+        },
+        Value::Str(s) => {
+            4u8.hash(h);
+            s.hash(h)
+        }
+        Value::Obj(o) => {
+            5u8.hash(h);
+            o.hash(h)
+        }
+        Value::List(items) => {
+            6u8.hash(h);
+            items.len().hash(h);
+            for i in items.iter() {
+                key_hash(i, h)
+            }
+        }
+    }
+}
+
+impl PartialEq for Key {
+    fn eq(&self, other: &Key) -> bool {
+        key_eq(&self.0, &other.0)
+    }
+}
+impl Eq for Key {}
+impl Hash for Key {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        key_hash(&self.0, h)
+    }
+}
+
+/// Borrowed row key for lookups without cloning the row.
+pub fn row_hash(row: &[Value]) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    row.len().hash(&mut h);
+    for v in row {
+        key_hash(v, &mut h)
+    }
+    h.finish()
+}
+
+pub fn rows_key_eq(a: &[Value], b: &[Value]) -> bool {
+    a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| key_eq(x, y))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::BinOp;
+    use std::collections::HashSet;
+
+    #[test]
+    fn null_rules() {
+        assert!(values_equal(&Value::Null, &Value::Null));
+        assert!(!values_equal(&Value::Null, &Value::Int(0)));
+        assert_eq!(values_compare(&Value::Null, &Value::Int(1)), None);
+        assert_eq!(values_compare(&Value::Int(1), &Value::Null), None);
+        assert!(arith(BinOp::Add, &Value::Null, &Value::Int(1)).is_null());
+        assert!(!Value::Null.truthy());
+    }
+
+    #[test]
+    fn numeric_promotion_and_division() {
+        assert!(values_equal(&Value::Int(2), &Value::Float(2.0)));
+        assert_eq!(values_compare(&Value::Int(2), &Value::Float(2.5)), Some(Ordering::Less));
+        assert!(matches!(arith(BinOp::Div, &Value::Int(7), &Value::Int(2)), Value::Int(3)));
+        assert!(arith(BinOp::Div, &Value::Int(7), &Value::Int(0)).is_null());
+        assert!(arith(BinOp::Rem, &Value::Int(7), &Value::Int(0)).is_null());
+        match arith(BinOp::Div, &Value::Int(7), &Value::Float(2.0)) {
+            Value::Float(f) => assert_eq!(f, 3.5),
+            v => panic!("{v:?}"),
+        }
+        match arith(BinOp::Div, &Value::Float(1.0), &Value::Int(0)) {
+            Value::Float(f) => assert!(f.is_infinite()),
+            v => panic!("{v:?}"),
+        }
+        assert!(matches!(arith(BinOp::Add, &Value::Int(i64::MAX), &Value::Int(1)), Value::Int(i64::MIN)));
+        assert!(matches!(arith(BinOp::Mul, &Value::Int(6), &Value::Int(7)), Value::Int(42)));
+        assert!(arith(BinOp::Add, &Value::str("a"), &Value::Int(1)).is_null());
+    }
+
+    #[test]
+    fn unrelated_kinds_are_not_equal_or_ordered() {
+        assert!(!values_equal(&Value::str("1"), &Value::Int(1)));
+        assert_eq!(values_compare(&Value::str("1"), &Value::Int(1)), None);
+        assert!(!values_equal(&Value::Obj(1), &Value::Int(1)));
+        assert!(values_equal(&Value::Obj(1), &Value::Obj(1)));
+        assert_eq!(values_compare(&Value::str("abc"), &Value::str("abd")), Some(Ordering::Less));
+    }
+
+    #[test]
+    fn total_order_puts_null_first() {
+        let mut v = vec![Value::str("b"), Value::Obj(3), Value::Int(5), Value::Null, Value::Float(1.5), Value::Bool(true)];
+        v.sort_by(total_cmp);
+        let kinds: Vec<String> = v.iter().map(|x| format!("{x:?}")).collect();
+        assert_eq!(kinds, vec!["Null", "Bool(true)", "Float(1.5)", "Int(5)", "Str(\"b\")", "Obj(3)"]);
+    }
+
+    #[test]
+    fn keys_merge_integral_floats() {
+        let mut s = HashSet::new();
+        s.insert(Key(Value::Int(1)));
+        assert!(s.contains(&Key(Value::Float(1.0))));
+        assert!(!s.contains(&Key(Value::Float(1.5))));
+        s.insert(Key(Value::Float(f64::NAN)));
+        assert!(s.contains(&Key(Value::Float(f64::NAN))));
+        assert!(s.insert(Key(Value::Null)));
+        assert!(!s.insert(Key(Value::Null)));
+        assert!(!s.contains(&Key(Value::Obj(1))));
+    }
+
+    #[test]
+    fn float_text() {
+        assert_eq!(format_float(2.0), "2");
+        assert_eq!(format_float(2.5), "2.5");
+        assert_eq!(format_float(f64::NAN), "NaN");
+    }
+}
