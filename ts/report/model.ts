@@ -13,7 +13,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { ObjectRefSchema, QueryResultSchema } from './query-result.js';
 
 export { ObjectRefSchema, QueryResultSchema };
-export type { ObjectRef, QueryResult, Value, VizDirective, VizKind } from './query-result.js';
+export type { Column, ObjectRef, QueryResult, Value, VizKind, VizSpec } from './query-result.js';
 
 /** Bumped on any incompatible change; a reader refuses a model newer than it knows. */
 export const REPORT_SCHEMA_VERSION = 1;
