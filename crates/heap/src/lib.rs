@@ -9,9 +9,27 @@
 //! THIS FILE IS THE CONTRACT other crates code against (graph, exec, the N-API door).
 //! Signatures may grow, but do not change their meaning without updating the callers.
 
+mod counts;
+pub use counts::HeapCounts;
+
+mod builder;
+mod classes;
+mod ids;
+mod layout;
+mod props;
+mod threads;
+mod values;
+
+use std::borrow::Cow;
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
+
+use heapql_hprof::Source;
+use rustc_hash::FxHashMap;
+
+pub use layout::Model as SizeModel;
 
 /// Dense object index: 0..Heap::object_count().
 pub type ObjIdx = u32;
@@ -246,6 +264,13 @@ pub struct DumpInfo {
     pub object_alignment: u32,
     /// `java.version` / `java.vm.version` etc. if the system properties were found.
     pub jvm_version: Option<String>,
+    /// Length of the uncompressed dump (the file size unless gzip).
+    pub uncompressed_size: u64,
+    /// The JDK feature release (8, 17, 25, ...) when it could be read from the dump.
+    pub jdk_feature: Option<u32>,
+    /// How the size model was chosen (`detected from object addresses`, `Android (sizes in the
+    /// dump)`, `assumed: ...`).
+    pub size_model_source: String,
 }
 
 /// Per-class instance count and shallow bytes, for histograms.
@@ -256,114 +281,227 @@ pub struct ClassHistogramRow {
     pub shallow: u64,
 }
 
-/// The index itself. Resident memory: at most 12 bytes per object beyond the mapped file.
-pub struct Heap {
-    _private: (),
+/// Counts for the summary the CLI prints (computed once at open).
+#[derive(Clone, Debug, Default)]
+pub struct HeapSummary {
+    pub objects: u64,
+    pub instances: u64,
+    pub object_arrays: u64,
+    pub primitive_arrays: u64,
+    pub class_objects: u64,
+    pub classes: u64,
+    /// GC root records resolved to an object of the dump, and the distinct objects among them.
+    pub gc_roots: u64,
+    pub gc_root_objects: u64,
+    /// Root records per kind, in `RootKind` order.
+    pub roots_by_kind: Vec<(RootKind, u64)>,
+    /// Sum of every object's shallow size.
+    pub total_shallow: u64,
+    /// Bytes of heap data in the dump (sub-records), an exact figure independent of any model.
+    pub dump_heap_bytes: u64,
+    /// True when the shallow-size model is a guess (old agent dumps, Android without sizes).
+    pub sizes_estimated: bool,
 }
+
+/// Per-class facts the index derives (beside the public `ClassInfo`).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ClassExt {
+    /// Instance layout: own fields first, then super's, ... (names, types).
+    pub layout: Vec<FieldDef>,
+    /// Byte offset of each layout field in the INSTANCE DUMP data.
+    pub offsets: Vec<u32>,
+    /// (data offset, layout slot) of each reference field.
+    pub ref_slots: Vec<(u32, u32)>,
+    /// Total field bytes of an instance.
+    pub data_len: u32,
+    /// Real shallow size of an instance.
+    pub instance_size: u32,
+    /// Real shallow size of this class's `java.lang.Class` object.
+    pub mirror_size: u32,
+    /// Element type if this is an array class (`None` for object arrays and non-arrays).
+    pub array_elem: Option<PrimType>,
+    pub is_array: bool,
+    /// For Android: the array header size from the array class's CLASS DUMP.
+    pub dump_array_header: u32,
+}
+
+/// The index itself. Resident memory: about 12 bytes per object beyond the mapped file.
+pub struct Heap {
+    pub(crate) src: Source,
+    pub(crate) info: DumpInfo,
+    pub(crate) warnings: Vec<Warning>,
+    pub(crate) id_size: u32,
+    pub(crate) objs: ids::ObjIndex,
+    pub(crate) classes: Vec<ClassInfo>,
+    pub(crate) ext: Vec<ClassExt>,
+    pub(crate) class_by_id: FxHashMap<u64, ClassIdx>,
+    pub(crate) class_by_obj: FxHashMap<ObjIdx, ClassIdx>,
+    pub(crate) by_name: HashMap<String, Vec<ClassIdx>>,
+    pub(crate) subclasses: Vec<Vec<ClassIdx>>,
+    /// Class of each primitive array type (PrimType order).
+    pub(crate) prim_class: [ClassIdx; 8],
+    pub(crate) class_class: ClassIdx,
+    pub(crate) model: layout::Model,
+    pub(crate) roots: Vec<GcRoot>,
+    pub(crate) threads: Vec<ThreadInfo>,
+    pub(crate) props: Vec<(String, String)>,
+    pub(crate) histogram: Vec<ClassHistogramRow>,
+    pub(crate) summary: HeapSummary,
+    /// JDK 9+ UTF-16 strings: true when the dumping VM was big-endian.
+    pub(crate) utf16_big_endian: bool,
+}
+
+const NO_CLASSES: &[ClassIdx] = &[];
 
 impl Heap {
     pub fn open(path: &Path, options: OpenOptions) -> Result<Heap, HeapError> {
-        let _ = (path, options);
-        unimplemented!("heap index")
+        builder::build(path, options)
+    }
+
+    /// Indexes a dump held in memory (tests, fuzzing); `name` stands for the path in messages.
+    pub fn open_bytes(bytes: &[u8], name: &str, options: OpenOptions) -> Result<Heap, HeapError> {
+        builder::build_from_source(Source::from_bytes(bytes), name, options)
     }
 
     pub fn info(&self) -> &DumpInfo {
-        unimplemented!()
+        &self.info
     }
     pub fn warnings(&self) -> &[Warning] {
-        unimplemented!()
+        &self.warnings
+    }
+    /// Object counts by kind, roots by kind, total shallow heap.
+    pub fn summary(&self) -> &HeapSummary {
+        &self.summary
+    }
+    /// The shallow-size model in use (header, reference size, alignment, layout generation).
+    pub fn size_model(&self) -> SizeModel {
+        self.model
+    }
+    /// Resident bytes of the per-object index (for memory reports).
+    pub fn index_memory(&self) -> usize {
+        self.objs.memory()
     }
 
     // ---- objects ----
     pub fn object_count(&self) -> u32 {
-        unimplemented!()
+        self.objs.len()
     }
     pub fn object_kind(&self, o: ObjIdx) -> ObjectKind {
-        let _ = o;
-        unimplemented!()
+        match self.objs.kind(o) {
+            ids::K_INSTANCE => ObjectKind::Instance,
+            ids::K_OBJ_ARRAY => ObjectKind::ObjectArray,
+            ids::K_CLASS | ids::K_SYNTH_CLASS => ObjectKind::Class,
+            ids::K_PRIM_NODATA => ObjectKind::PrimitiveArray(self.nodata_type(o)),
+            k => ObjectKind::PrimitiveArray(values::prim_from_code(k as u8)),
+        }
     }
     /// The object's id (its address in HotSpot dumps).
     pub fn object_id(&self, o: ObjIdx) -> u64 {
-        let _ = o;
-        unimplemented!()
+        self.objs.id(o)
     }
     /// id -> dense index; None when the id is not an object of this dump.
+    #[inline]
     pub fn index_of(&self, id: u64) -> Option<ObjIdx> {
-        let _ = id;
-        unimplemented!()
+        self.objs.index_of(id)
     }
     /// The class of an object. For a class object this is java.lang.Class.
     pub fn class_of(&self, o: ObjIdx) -> ClassIdx {
-        let _ = o;
-        unimplemented!()
+        match self.objs.kind(o) {
+            ids::K_INSTANCE | ids::K_OBJ_ARRAY => {
+                let cid = self.read_id(self.objs.offset(o) + 1 + self.id_size as u64 + 4 + if self.objs.kind(o) == ids::K_OBJ_ARRAY { 4 } else { 0 });
+                self.class_by_id.get(&cid).copied().unwrap_or(self.class_class)
+            }
+            ids::K_CLASS | ids::K_SYNTH_CLASS => self.class_class,
+            ids::K_PRIM_NODATA => self.prim_class[self.nodata_type(o) as usize],
+            k => self.prim_class[(k - ids::K_PRIM_FIRST) as usize],
+        }
     }
     /// The JVM's real shallow size of the object, in bytes.
     pub fn shallow_size(&self, o: ObjIdx) -> u64 {
-        let _ = o;
-        unimplemented!()
+        match self.objs.kind(o) {
+            ids::K_INSTANCE => self.ext[self.class_of(o) as usize].instance_size as u64,
+            ids::K_OBJ_ARRAY => {
+                let c = self.class_of(o);
+                self.array_size(c, None, self.array_length(o).unwrap_or(0) as u64)
+            }
+            ids::K_CLASS => match self.class_described_by(o) {
+                Some(c) => self.ext[c as usize].mirror_size as u64,
+                None => 0,
+            },
+            ids::K_SYNTH_CLASS => 0,
+            _ => {
+                let ObjectKind::PrimitiveArray(t) = self.object_kind(o) else { return 0 };
+                let c = self.prim_class[t as usize];
+                self.array_size(c, Some(t), self.array_length(o).unwrap_or(0) as u64)
+            }
+        }
     }
     /// For a class object (ObjectKind::Class): the class it describes.
     pub fn class_described_by(&self, o: ObjIdx) -> Option<ClassIdx> {
-        let _ = o;
-        unimplemented!()
+        match self.objs.kind(o) {
+            ids::K_CLASS => self.class_by_obj.get(&o).copied(),
+            ids::K_SYNTH_CLASS => Some((self.objs.offset(o)) as ClassIdx),
+            _ => None,
+        }
     }
 
     // ---- classes ----
     pub fn class_count(&self) -> u32 {
-        unimplemented!()
+        self.classes.len() as u32
     }
     pub fn class(&self, c: ClassIdx) -> &ClassInfo {
-        let _ = c;
-        unimplemented!()
+        &self.classes[c as usize]
     }
     /// Every class with this Java-form name (several loaders may define the same name).
     pub fn classes_named(&self, name: &str) -> &[ClassIdx] {
-        let _ = name;
-        unimplemented!()
+        self.by_name.get(name).map(|v| v.as_slice()).unwrap_or(NO_CLASSES)
     }
     /// Direct subclasses.
     pub fn subclasses(&self, c: ClassIdx) -> &[ClassIdx] {
-        let _ = c;
-        unimplemented!()
+        &self.subclasses[c as usize]
     }
     /// Instance field layout in the order of the instance bytes: own fields, then super's, ...
     pub fn instance_layout(&self, c: ClassIdx) -> &[FieldDef] {
-        let _ = c;
-        unimplemented!()
+        &self.ext[c as usize].layout
+    }
+    /// The real shallow size of an instance of class `c`.
+    pub fn instance_size(&self, c: ClassIdx) -> u64 {
+        self.ext[c as usize].instance_size as u64
     }
     /// Instances and shallow bytes per class (class objects counted under java.lang.Class).
     pub fn class_histogram(&self) -> Vec<ClassHistogramRow> {
-        unimplemented!()
+        self.histogram.clone()
     }
 
     // ---- values ----
     /// Field of an instance by name (the most derived declaration wins); None if no such field.
+    /// For a class object, its static fields.
     pub fn field(&self, o: ObjIdx, name: &str) -> Option<Value> {
-        let _ = (o, name);
-        unimplemented!()
+        values::field(self, o, name)
     }
     /// All instance fields (layout order) with their values; for a class object, its statics.
     pub fn fields(&self, o: ObjIdx) -> Vec<(&str, Value)> {
-        let _ = o;
-        unimplemented!()
+        values::fields(self, o)
     }
     pub fn array_length(&self, o: ObjIdx) -> Option<u32> {
-        let _ = o;
-        unimplemented!()
+        let off = match self.objs.kind(o) {
+            ids::K_OBJ_ARRAY | ids::K_PRIM_NODATA => self.objs.offset(o),
+            k if (ids::K_PRIM_FIRST..ids::K_PRIM_NODATA).contains(&k) => self.objs.offset(o),
+            _ => return None,
+        };
+        let b = self.src.bytes(off + 1 + self.id_size as u64 + 4, 4);
+        (b.len() == 4).then(|| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
     }
     pub fn array_element(&self, o: ObjIdx, i: u32) -> Option<Value> {
-        let _ = (o, i);
-        unimplemented!()
+        values::array_element(self, o, i)
     }
-    /// Raw bytes of a primitive array's data (for strings, hashing, slicing).
-    pub fn primitive_array_bytes(&self, o: ObjIdx) -> Option<std::borrow::Cow<'_, [u8]>> {
-        let _ = o;
-        unimplemented!()
+    /// Raw bytes of a primitive array's data (for strings, hashing, slicing), big-endian elements.
+    pub fn primitive_array_bytes(&self, o: ObjIdx) -> Option<Cow<'_, [u8]>> {
+        values::primitive_array_bytes(self, o)
     }
     /// Text of a java.lang.String (JDK 8 char[], JDK 9+ byte[] + coder, Android); None otherwise.
     pub fn string_value(&self, o: ObjIdx) -> Option<String> {
-        let _ = o;
-        unimplemented!()
+        values::string_value(self, o)
     }
     /// Every outbound reference of an object, as target ids (not yet resolved), with no
     /// allocation per call: instance reference fields, object array elements, and for a class
@@ -371,19 +509,47 @@ impl Heap {
     /// `f(target_id, field_slot)`: field_slot is the layout position (instances), element
     /// index (arrays) or static index (classes; super = u32::MAX-1, loader = u32::MAX-2).
     pub fn for_each_reference<F: FnMut(u64, u32)>(&self, o: ObjIdx, f: F) {
-        let _ = (o, f);
-        unimplemented!()
+        values::for_each_reference(self, o, f)
     }
 
     // ---- roots, threads, process ----
     pub fn gc_roots(&self) -> &[GcRoot] {
-        unimplemented!()
+        &self.roots
     }
     pub fn threads(&self) -> &[ThreadInfo] {
-        unimplemented!()
+        &self.threads
     }
     /// System properties of the dumped process (java.lang.System's props), in key order.
     pub fn system_properties(&self) -> &[(String, String)] {
-        unimplemented!()
+        &self.props
+    }
+
+    // ---- internals ----
+    #[inline]
+    pub(crate) fn read_id(&self, off: u64) -> u64 {
+        let b = self.src.bytes(off, self.id_size as usize);
+        if b.len() < self.id_size as usize {
+            return 0;
+        }
+        heapql_hprof::types::be_id(&b, 0, self.id_size)
+    }
+
+    fn nodata_type(&self, o: ObjIdx) -> PrimType {
+        let b = self.src.bytes(self.objs.offset(o) + 1 + self.id_size as u64 + 8, 1);
+        values::prim_from_code(b.first().copied().unwrap_or(8))
+    }
+
+    pub(crate) fn array_size(&self, c: ClassIdx, elem: Option<PrimType>, n: u64) -> u64 {
+        let m = &self.model;
+        let e = match elem {
+            Some(t) => values::prim_size(t),
+            None => m.ref_size,
+        };
+        if m.android {
+            let h = self.ext.get(c as usize).map(|x| x.dump_array_header).unwrap_or(0);
+            let h = if h > 0 { h } else if e == 8 { 16 } else { 12 };
+            return h as u64 + n * e as u64;
+        }
+        m.array_size(e, n)
     }
 }

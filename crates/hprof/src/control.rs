@@ -1,7 +1,7 @@
 //! Progress reporting and cancellation shared by every pass.
 
 use crate::error::Error;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Callback `(phase, bytes done, bytes total)`.
 pub type ProgressCallback<'a> = &'a (dyn Fn(&'static str, u64, u64) + Sync);
@@ -43,7 +43,20 @@ impl<'a> Control<'a> {
             next_report: 0,
             report_step: (total / 200).max(1 << 20),
             next_check: 0,
+            shared: None,
+            last: 0,
         }
+    }
+
+    /// A ticker for one of several threads working on parts of the same pass: each adds the
+    /// bytes it advanced to `shared`, and reports the shared total. `start` is the first offset
+    /// this thread will pass to `at`.
+    pub fn shared_ticker(&self, phase: &'static str, total: u64, shared: &'a AtomicU64, start: u64) -> Ticker<'a> {
+        let mut t = self.ticker(phase, total);
+        t.shared = Some(shared);
+        t.last = start;
+        t.next_check = start;
+        t
     }
 }
 
@@ -56,6 +69,8 @@ pub struct Ticker<'a> {
     next_report: u64,
     report_step: u64,
     next_check: u64,
+    shared: Option<&'a AtomicU64>,
+    last: u64,
 }
 
 impl<'a> Ticker<'a> {
@@ -65,9 +80,17 @@ impl<'a> Ticker<'a> {
         if done >= self.next_check {
             self.next_check = done + CHECK_BYTES;
             self.ctl.check()?;
-            if done >= self.next_report {
-                self.next_report = done + self.report_step;
-                self.ctl.report(self.phase, done.min(self.total), self.total);
+            let overall = match self.shared {
+                Some(s) => {
+                    let d = done.saturating_sub(self.last);
+                    self.last = done;
+                    s.fetch_add(d, Ordering::Relaxed) + d
+                }
+                None => done,
+            };
+            if overall >= self.next_report {
+                self.next_report = overall + self.report_step;
+                self.ctl.report(self.phase, overall.min(self.total), self.total);
             }
         }
         Ok(())

@@ -1,0 +1,942 @@
+//! Building the index: the record walk (strings, classes' names, frames, traces), one parallel
+//! pass over the chosen dump's heap segments (object headers, class dumps, roots), then the
+//! class table, roots, threads, system properties and the shallow-size model.
+
+use crate::classes::java_name;
+use crate::ids::{self, IndexBuilder, ObjIndex};
+use crate::layout::{self, LayoutClass, Model};
+use crate::threads::{FrameText, RawThread};
+use crate::values::{field_type, prim_from_code, prim_of, prim_size, value_of};
+use crate::{
+    ClassExt, ClassHistogramRow, ClassIdx, ClassInfo, DumpInfo, FieldDef, FieldType, GcRoot, Heap, HeapError,
+    HeapSummary, ObjIdx, ObjectKind, OpenOptions, PrimType, Progress, RootKind, StaticField, Value, Warning,
+};
+use heapql_hprof::records::{walk, Record};
+use heapql_hprof::subrecords::scan_segment;
+use heapql_hprof::types::{be_id, sub};
+use heapql_hprof::{BasicType, ClassDump, Control, Cursor, Error as HErr, Segment, Source, Sub, SubVisitor};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::atomic::AtomicU64;
+
+fn map_err(path: &str, e: HErr) -> HeapError {
+    match e {
+        HErr::NotHprof { reason } => HeapError::NotHprof { path: path.to_string(), reason },
+        HErr::Io { reason } => HeapError::Io { path: path.to_string(), reason },
+        HErr::Corrupt { offset, reason } => HeapError::Corrupt { path: path.to_string(), offset, reason },
+        HErr::Cancelled => HeapError::Cancelled,
+    }
+}
+
+fn warn(w: heapql_hprof::Warning) -> Warning {
+    Warning { offset: w.offset, message: w.message }
+}
+
+pub(crate) fn build(path: &Path, options: OpenOptions) -> Result<Heap, HeapError> {
+    let name = path.display().to_string();
+    let progress = options.progress.clone();
+    let cb = move |phase: &'static str, done: u64, total: u64| {
+        if let Some(p) = &progress {
+            p(Progress { phase, done, total })
+        }
+    };
+    let ctl = Control { progress: Some(&cb), cancel: options.cancel.as_deref() };
+    let src = Source::open(path, ctl).map_err(|e| map_err(&name, e))?;
+    build_with(src, &name, &options, ctl)
+}
+
+pub(crate) fn build_from_source(src: Source, name: &str, options: OpenOptions) -> Result<Heap, HeapError> {
+    let progress = options.progress.clone();
+    let cb = move |phase: &'static str, done: u64, total: u64| {
+        if let Some(p) = &progress {
+            p(Progress { phase, done, total })
+        }
+    };
+    let ctl = Control { progress: Some(&cb), cancel: options.cancel.as_deref() };
+    build_with(src, name, &options, ctl)
+}
+
+/// The non-heap records the index keeps.
+#[derive(Default)]
+struct Recs {
+    id_size: u32,
+    utf8: FxHashMap<u64, (u64, u32)>,
+    /// class id -> (first LOAD CLASS serial, name id)
+    load: FxHashMap<u64, u64>,
+    serial_class: FxHashMap<u32, u64>,
+    frames: FxHashMap<u64, (u64, u64, u64, u32, i32)>,
+    traces: FxHashMap<u32, Vec<u64>>,
+    starts: Vec<(u32, u64, u32, u64)>,
+}
+
+impl Recs {
+    fn visit(&mut self, r: Record<'_>) {
+        match r {
+            Record::Utf8 { id, body_off, text } => {
+                self.utf8.entry(id).or_insert((body_off, text.len() as u32));
+            }
+            Record::LoadClass { serial, class_id, name_id, .. } => {
+                self.load.entry(class_id).or_insert(name_id);
+                self.serial_class.insert(serial, class_id);
+            }
+            Record::Frame { id, method_name_id, signature_id, source_file_id, class_serial, line } => {
+                self.frames.insert(id, (method_name_id, signature_id, source_file_id, class_serial, line));
+            }
+            Record::Trace { serial, count, frame_ids, .. } => {
+                let ids = self.id_size as usize;
+                let v = (0..count as usize).map(|i| be_id(frame_ids, i * ids, self.id_size)).collect();
+                self.traces.insert(serial, v);
+            }
+            Record::StartThread { serial, object_id, trace_serial, name_id, .. } => {
+                self.starts.push((serial, object_id, trace_serial, name_id))
+            }
+            _ => {}
+        }
+    }
+
+    fn text(&self, src: &Source, id: u64) -> Option<String> {
+        let &(off, len) = self.utf8.get(&id)?;
+        Some(String::from_utf8_lossy(&src.bytes(off, len as usize)).into_owned())
+    }
+}
+
+/// Counts per class id for the histogram: instances, or arrays by length mod 16.
+#[derive(Clone)]
+struct Acc {
+    class_id: u64,
+    count: u64,
+    elems: u64,
+    mod16: [u64; 16],
+}
+
+impl Acc {
+    fn new(class_id: u64) -> Acc {
+        Acc { class_id, count: 0, elems: 0, mod16: [0; 16] }
+    }
+    fn add_array(&mut self, n: u32) {
+        self.count += 1;
+        self.elems += n as u64;
+        self.mod16[(n & 15) as usize] += 1;
+    }
+    fn merge(&mut self, o: &Acc) {
+        self.count += o.count;
+        self.elems += o.elems;
+        for i in 0..16 {
+            self.mod16[i] += o.mod16[i];
+        }
+    }
+}
+
+struct RawRoot {
+    tag: u8,
+    id: u64,
+    thread: Option<u32>,
+    frame: Option<i32>,
+}
+
+/// What one thread of the heap pass collects.
+#[derive(Default)]
+struct Pass1 {
+    objs: Vec<(u64, u64)>,
+    classes: Vec<ClassDump>,
+    roots: Vec<RawRoot>,
+    thread_objs: Vec<(u64, u32, u32)>,
+    inst: FxHashMap<u64, u64>,
+    arrays: FxHashMap<u64, usize>,
+    array_accs: Vec<Acc>,
+    prims: Vec<Acc>,
+    id_or: u64,
+    last_inst: (u64, u64),
+    heap_bytes: u64,
+}
+
+impl Pass1 {
+    fn new() -> Pass1 {
+        Pass1 { prims: (4..=11).map(|c| Acc::new(c as u64)).collect(), last_inst: (u64::MAX, 0), ..Default::default() }
+    }
+    fn flush_inst(&mut self) {
+        if self.last_inst.1 > 0 {
+            *self.inst.entry(self.last_inst.0).or_insert(0) += self.last_inst.1;
+        }
+        self.last_inst = (u64::MAX, 0);
+    }
+}
+
+impl SubVisitor for Pass1 {
+    #[inline]
+    fn sub(&mut self, s: Sub) {
+        match s {
+            Sub::Instance { offset, id, class_id, .. } => {
+                self.objs.push((id, ids::pack(ids::K_INSTANCE, offset)));
+                self.id_or |= id;
+                // Runs of the same class are common; count them before touching the map.
+                if self.last_inst.0 == class_id {
+                    self.last_inst.1 += 1;
+                } else {
+                    self.flush_inst();
+                    self.last_inst = (class_id, 1);
+                }
+            }
+            Sub::ObjArray { offset, id, len, class_id } => {
+                self.objs.push((id, ids::pack(ids::K_OBJ_ARRAY, offset)));
+                self.id_or |= id;
+                let i = match self.arrays.get(&class_id) {
+                    Some(&i) => i,
+                    None => {
+                        self.array_accs.push(Acc::new(class_id));
+                        self.arrays.insert(class_id, self.array_accs.len() - 1);
+                        self.array_accs.len() - 1
+                    }
+                };
+                self.array_accs[i].add_array(len);
+            }
+            Sub::PrimArray { offset, id, len, ty, nodata } => {
+                let code = ty.code() as u64;
+                let kind = if nodata { ids::K_PRIM_NODATA } else { code };
+                self.objs.push((id, ids::pack(kind, offset)));
+                self.id_or |= id;
+                self.prims[(code - 4) as usize].add_array(len);
+            }
+            Sub::Class(cd) => {
+                self.objs.push((cd.id, ids::pack(ids::K_CLASS, cd.offset)));
+                self.id_or |= cd.id;
+                self.classes.push(cd);
+            }
+            Sub::Root { tag, id, thread, frame } => self.roots.push(RawRoot { tag, id, thread, frame }),
+            Sub::ThreadObject { id, thread_serial, trace_serial } => {
+                self.roots.push(RawRoot { tag: sub::ROOT_THREAD_OBJECT, id, thread: Some(thread_serial), frame: None });
+                self.thread_objs.push((id, thread_serial, trace_serial));
+            }
+            Sub::HeapInfo { .. } => {}
+        }
+    }
+}
+
+fn root_kind(tag: u8) -> RootKind {
+    match tag {
+        sub::ROOT_JNI_GLOBAL => RootKind::JniGlobal,
+        sub::ROOT_JNI_LOCAL => RootKind::JniLocal,
+        sub::ROOT_JAVA_FRAME => RootKind::JavaFrame,
+        sub::ROOT_NATIVE_STACK => RootKind::NativeStack,
+        sub::ROOT_STICKY_CLASS => RootKind::StickyClass,
+        sub::ROOT_THREAD_BLOCK => RootKind::ThreadBlock,
+        sub::ROOT_MONITOR_USED => RootKind::MonitorUsed,
+        sub::ROOT_THREAD_OBJECT => RootKind::ThreadObject,
+        sub::ROOT_INTERNED_STRING => RootKind::InternedString,
+        sub::ROOT_FINALIZING => RootKind::Finalizing,
+        sub::ROOT_DEBUGGER => RootKind::Debugger,
+        sub::ROOT_REFERENCE_CLEANUP => RootKind::ReferenceCleanup,
+        sub::ROOT_VM_INTERNAL => RootKind::VmInternal,
+        sub::ROOT_JNI_MONITOR => RootKind::JniMonitor,
+        sub::UNREACHABLE => RootKind::Unreachable,
+        _ => RootKind::Unknown,
+    }
+}
+
+/// Runs the heap pass over `segs`, split in two halves by bytes when there is enough work.
+fn heap_pass(src: &Source, segs: &[Segment], id_size: u32, ctl: Control<'_>) -> Result<(Vec<Pass1>, Vec<Warning>), HErr> {
+    let total: u64 = segs.iter().map(|s| s.len).sum();
+    let done = AtomicU64::new(0);
+    let parts: Vec<&[Segment]> = if segs.len() >= 2 && total >= (32 << 20) {
+        let mut acc = 0;
+        let mut cut = segs.len() - 1;
+        for (i, s) in segs.iter().enumerate() {
+            acc += s.len;
+            if acc * 2 >= total {
+                cut = i + 1;
+                break;
+            }
+        }
+        let cut = cut.clamp(1, segs.len() - 1);
+        vec![&segs[..cut], &segs[cut..]]
+    } else {
+        vec![segs]
+    };
+    let run = |part: &[Segment]| -> Result<(Pass1, Vec<Warning>), HErr> {
+        let mut p = Pass1::new();
+        let mut w = Vec::new();
+        let mut cur = Cursor::new(src);
+        let start = part.first().map(|s| s.offset).unwrap_or(0);
+        let mut tick = ctl.shared_ticker("index", total, &done, start);
+        for s in part {
+            p.heap_bytes += s.len;
+            let end = scan_segment(&mut cur, s, id_size, &mut p, &mut tick)?;
+            if let Some(x) = end.warning {
+                w.push(warn(x));
+                break;
+            }
+        }
+        p.flush_inst();
+        // Sort here, in parallel: objects are mostly in address order already (runs).
+        p.objs.sort_by_key(|x| x.0);
+        Ok((p, w))
+    };
+    let results: Vec<Result<(Pass1, Vec<Warning>), HErr>> = if parts.len() == 1 {
+        vec![run(parts[0])]
+    } else {
+        std::thread::scope(|sc| {
+            let h = sc.spawn(|| run(parts[1]));
+            let a = run(parts[0]);
+            let b = h.join().unwrap_or_else(|_| Err(HErr::Corrupt { offset: 0, reason: "index thread panicked".into() }));
+            vec![a, b]
+        })
+    };
+    ctl.report("index", total, total);
+    let mut out = Vec::new();
+    let mut warnings = Vec::new();
+    for r in results {
+        let (p, w) = r?;
+        out.push(p);
+        warnings.extend(w);
+    }
+    Ok((out, warnings))
+}
+
+fn parse_feature(v: &str) -> Option<u32> {
+    let v = v.strip_prefix("1.").unwrap_or(v);
+    let digits: String = v.chars().take_while(|c| c.is_ascii_digit()).collect();
+    digits.parse().ok()
+}
+
+pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Control<'_>) -> Result<Heap, HeapError> {
+    let me = |e| map_err(path, e);
+    let header = heapql_hprof::read_header(&src).map_err(me)?;
+    let id_size = header.id_size;
+    let mut warnings: Vec<Warning> = src.warnings().iter().cloned().map(warn).collect();
+
+    // ---- records ----
+    let mut recs = Recs { id_size, ..Default::default() };
+    let layout = walk(&src, &header, ctl, &mut |r: Record<'_>| recs.visit(r)).map_err(me)?;
+    warnings.extend(layout.warnings.iter().cloned().map(warn));
+    let dump_count = layout.dumps.len();
+    if options.dump >= dump_count.max(1) {
+        return Err(HeapError::NoSuchDump { requested: options.dump, available: dump_count });
+    }
+    if dump_count == 0 {
+        warnings.push(Warning { offset: layout.data_end, message: "the file holds no heap dump records: no objects".into() });
+    }
+    let segs: Vec<Segment> = layout.dumps.get(options.dump).map(|d| d.segments.clone()).unwrap_or_default();
+
+    // ---- heap pass ----
+    let (parts, w) = heap_pass(&src, &segs, id_size, ctl).map_err(me)?;
+    warnings.extend(w);
+    ctl.check().map_err(me)?;
+
+    let mut class_dumps: Vec<ClassDump> = Vec::new();
+    let mut raw_roots: Vec<RawRoot> = Vec::new();
+    let mut thread_objs = Vec::new();
+    let mut inst: FxHashMap<u64, u64> = FxHashMap::default();
+    let mut arrays: FxHashMap<u64, Acc> = FxHashMap::default();
+    let mut prims: Vec<Acc> = (4..=11).map(|c| Acc::new(c as u64)).collect();
+    let mut id_or = 0u64;
+    let mut heap_bytes = 0u64;
+    let mut obj_parts: Vec<Vec<(u64, u64)>> = Vec::new();
+    for mut p in parts {
+        class_dumps.append(&mut p.classes);
+        raw_roots.append(&mut p.roots);
+        thread_objs.append(&mut p.thread_objs);
+        for (k, v) in p.inst.drain() {
+            *inst.entry(k).or_insert(0) += v;
+        }
+        for a in p.array_accs.drain(..) {
+            arrays.entry(a.class_id).or_insert_with(|| Acc::new(a.class_id)).merge(&a);
+        }
+        for (i, a) in p.prims.iter().enumerate() {
+            prims[i].merge(a);
+        }
+        id_or |= p.id_or;
+        heap_bytes += p.heap_bytes;
+        obj_parts.push(std::mem::take(&mut p.objs));
+    }
+
+    // ---- class set: dumped classes, then classes the objects need but the dump lacks ----
+    class_dumps.sort_by_key(|c| c.id);
+    let before = class_dumps.len();
+    class_dumps.dedup_by_key(|c| c.id);
+    if class_dumps.len() < before {
+        warnings.push(Warning { offset: 0, message: format!("{} duplicate CLASS DUMP records ignored", before - class_dumps.len()) });
+    }
+    let dumped: FxHashSet<u64> = class_dumps.iter().map(|c| c.id).collect();
+    let mut names: Vec<String> = class_dumps
+        .iter()
+        .map(|c| recs.load.get(&c.id).and_then(|&n| recs.text(&src, n)).map(|s| java_name(&s)).unwrap_or_else(|| format!("unknown-class-0x{:x}", c.id)))
+        .collect();
+    // Synthetic classes: (class id if known, name).
+    let mut synth: Vec<(Option<u64>, String)> = Vec::new();
+    let mut missing: Vec<u64> = inst.keys().chain(arrays.keys()).copied().filter(|id| !dumped.contains(id)).collect();
+    missing.sort_unstable();
+    missing.dedup();
+    for id in missing {
+        let n = recs.load.get(&id).and_then(|&n| recs.text(&src, n)).map(|s| java_name(&s)).unwrap_or_else(|| format!("unknown-class-0x{id:x}"));
+        synth.push((Some(id), n));
+    }
+    for t in BasicType::PRIMITIVES {
+        let n = format!("{}[]", t.java_name());
+        if !names.contains(&n) && !synth.iter().any(|s| s.1 == n) {
+            synth.push((None, n));
+        }
+    }
+    if !names.iter().any(|n| n == "java.lang.Class") && !synth.iter().any(|s| s.1 == "java.lang.Class") {
+        synth.push((None, "java.lang.Class".to_string()));
+    }
+    if !synth.is_empty() {
+        warnings.push(Warning {
+            offset: 0,
+            message: format!(
+                "{} class(es) have no CLASS DUMP in this dump and were synthesized: {}",
+                synth.len(),
+                synth.iter().take(5).map(|s| s.1.as_str()).collect::<Vec<_>>().join(", ")
+            ),
+        });
+    }
+
+    // ---- object index: merge the sorted parts, add synthetic class objects after the max id ----
+    let n_real: usize = obj_parts.iter().map(|p| p.len()).sum();
+    let mut packed: Vec<u64> = Vec::with_capacity(n_real + synth.len());
+    let mut ib = IndexBuilder::with_capacity(n_real + synth.len());
+    let mut dups = 0u64;
+    let mut last: Option<u64> = None;
+    {
+        let mut push = |id: u64, p: u64| {
+            if last == Some(id) {
+                dups += 1;
+                return;
+            }
+            last = Some(id);
+            ib.push_id(id);
+            packed.push(p);
+        };
+        let mut its: Vec<Vec<(u64, u64)>> = obj_parts;
+        let mut b = its.pop().into_iter().flatten().peekable();
+        let mut a = its.pop().into_iter().flatten().peekable();
+        loop {
+            match (a.peek(), b.peek()) {
+                (Some(&x), Some(&y)) => {
+                    if x.0 <= y.0 {
+                        push(x.0, x.1);
+                        a.next();
+                    } else {
+                        push(y.0, y.1);
+                        b.next();
+                    }
+                }
+                (Some(&x), None) => {
+                    push(x.0, x.1);
+                    a.next();
+                }
+                (None, Some(&y)) => {
+                    push(y.0, y.1);
+                    b.next();
+                }
+                (None, None) => break,
+            }
+        }
+        drop(push);
+    }
+    if dups > 0 {
+        warnings.push(Warning { offset: 0, message: format!("{dups} objects with an id already seen in this dump were ignored") });
+    }
+    let first_class_idx = names.len() as u32;
+    let max_id = last.unwrap_or(0);
+    let mut synth_ids: Vec<u64> = Vec::with_capacity(synth.len());
+    for k in 0..synth.len() {
+        let Some(id) = (max_id | 0xF).checked_add(1 + 16 * k as u64) else { break };
+        synth_ids.push(id);
+        ib.push_id(id);
+        packed.push(ids::pack(ids::K_SYNTH_CLASS, (first_class_idx + k as u32) as u64));
+    }
+    let objs: ObjIndex = ib.finish(packed);
+    ctl.check().map_err(me)?;
+
+    // ---- class table ----
+    let mut classes: Vec<ClassInfo> = Vec::with_capacity(class_dumps.len() + synth.len());
+    let mut class_by_id: FxHashMap<u64, ClassIdx> = FxHashMap::default();
+    let mut class_by_obj: FxHashMap<ObjIdx, ClassIdx> = FxHashMap::default();
+    let mut own_types: Vec<Vec<BasicType>> = Vec::new();
+    let mut dump_sizes: Vec<u32> = Vec::new();
+    for (i, cd) in class_dumps.iter().enumerate() {
+        class_by_id.insert(cd.id, i as ClassIdx);
+        let object = objs.index_of(cd.id).unwrap_or(0);
+        class_by_obj.insert(object, i as ClassIdx);
+        let name_of = |nid: u64| recs.text(&src, nid).unwrap_or_else(|| format!("<unnamed 0x{nid:x}>"));
+        classes.push(ClassInfo {
+            name: std::mem::take(&mut names[i]),
+            object,
+            super_class: None,
+            loader_id: cd.loader_id,
+            fields: cd.fields.iter().map(|&(n, t)| FieldDef { name: name_of(n), ty: field_type(t) }).collect(),
+            statics: cd
+                .statics
+                .iter()
+                .map(|s| StaticField { name: name_of(s.name_id), value: value_of(field_type(s.ty), s.value) })
+                .collect(),
+            dump_instance_size: cd.instance_size,
+        });
+        own_types.push(cd.fields.iter().map(|f| f.1).collect());
+        dump_sizes.push(cd.instance_size);
+    }
+    for (k, (cid, name)) in synth.iter().enumerate() {
+        let idx = classes.len() as ClassIdx;
+        let object = synth_ids.get(k).and_then(|&id| objs.index_of(id)).unwrap_or(0);
+        if let Some(cid) = cid {
+            class_by_id.insert(*cid, idx);
+        }
+        classes.push(ClassInfo {
+            name: name.clone(),
+            object,
+            super_class: None,
+            loader_id: 0,
+            fields: Vec::new(),
+            statics: Vec::new(),
+            dump_instance_size: 0,
+        });
+        own_types.push(Vec::new());
+        dump_sizes.push(0);
+    }
+    for (i, cd) in class_dumps.iter().enumerate() {
+        if cd.super_id != 0 {
+            classes[i].super_class = class_by_id.get(&cd.super_id).copied().filter(|&s| s as usize != i);
+        }
+    }
+    let nclasses = classes.len();
+    let mut by_name: HashMap<String, Vec<ClassIdx>> = HashMap::new();
+    for (i, c) in classes.iter().enumerate() {
+        by_name.entry(c.name.clone()).or_default().push(i as ClassIdx);
+    }
+    let mut subclasses: Vec<Vec<ClassIdx>> = vec![Vec::new(); nclasses];
+    for (i, c) in classes.iter().enumerate() {
+        if let Some(s) = c.super_class {
+            subclasses[s as usize].push(i as ClassIdx);
+        }
+    }
+    let find = |n: &str| by_name.get(n).and_then(|v| v.first().copied());
+    let class_class = find("java.lang.Class").unwrap_or(0);
+    let mut prim_class = [0 as ClassIdx; 8];
+    for (i, t) in BasicType::PRIMITIVES.iter().enumerate() {
+        prim_class[i] = find(&format!("{}[]", t.java_name())).unwrap_or(class_class);
+    }
+
+    // Layouts: own fields, then the super's, ... (cycle-safe, bounded depth).
+    let mut ext: Vec<ClassExt> = Vec::with_capacity(nclasses);
+    for i in 0..nclasses {
+        let mut e = ClassExt::default();
+        let mut c = Some(i as ClassIdx);
+        let mut depth = 0;
+        let mut off = 0u32;
+        while let Some(ci) = c {
+            if depth > 256 {
+                break;
+            }
+            depth += 1;
+            for f in &classes[ci as usize].fields {
+                if f.ty == FieldType::Object {
+                    e.ref_slots.push((off, e.layout.len() as u32));
+                }
+                e.offsets.push(off);
+                e.layout.push(f.clone());
+                off += match f.ty {
+                    FieldType::Object => id_size,
+                    FieldType::Prim(p) => prim_size(p),
+                };
+            }
+            c = classes[ci as usize].super_class;
+        }
+        e.data_len = off;
+        let name = &classes[i].name;
+        if let Some(base) = name.strip_suffix("[]") {
+            e.is_array = true;
+            e.array_elem = BasicType::PRIMITIVES.iter().find(|t| t.java_name() == base).and_then(|&t| prim_of(t));
+            e.dump_array_header = dump_sizes[i];
+        }
+        ext.push(e);
+    }
+
+    let compression = src.compression().name();
+    let uncompressed_size = src.len();
+    let info = DumpInfo {
+        path: path.to_string(),
+        file_size: src.file_size(),
+        format: header.format.clone(),
+        id_size,
+        timestamp_ms: header.timestamp_ms,
+        dump_count,
+        dump: options.dump,
+        compression,
+        reference_size: id_size,
+        object_header_size: 2 * id_size,
+        array_header_size: 2 * id_size + 4,
+        object_alignment: 8,
+        jvm_version: None,
+        uncompressed_size,
+        jdk_feature: None,
+        size_model_source: String::new(),
+    };
+    let android = header.format == "JAVA PROFILE 1.0.3"
+        || (id_size == 4
+            && classes.iter().any(|c| c.name.starts_with("dalvik.") || c.statics.iter().any(|s| s.name == "$classOverhead" || s.name == "$staticOverhead")));
+    let mut h = Heap {
+        src,
+        info,
+        warnings,
+        id_size,
+        objs,
+        classes,
+        ext,
+        class_by_id,
+        class_by_obj,
+        by_name,
+        subclasses,
+        prim_class,
+        class_class,
+        model: Model { header: 2 * id_size, ref_size: id_size, align: 8, new_layout: false, relaxed_arrays: false, word: id_size, android },
+        roots: Vec::new(),
+        threads: Vec::new(),
+        props: Vec::new(),
+        histogram: Vec::new(),
+        summary: HeapSummary::default(),
+        utf16_big_endian: false,
+    };
+
+    // JDK 9+ UTF-16 byte order: StringUTF16.HI_BYTE_SHIFT is 8 on big-endian VMs.
+    if let Some(&c) = h.classes_named("java.lang.StringUTF16").first() {
+        if let Some(s) = h.classes[c as usize].statics.iter().find(|s| s.name == "HI_BYTE_SHIFT") {
+            h.utf16_big_endian = s.value == Value::Int(8);
+        }
+    }
+
+    // ---- roots ----
+    let mut roots = Vec::with_capacity(raw_roots.len());
+    let mut dropped = 0u64;
+    for r in &raw_roots {
+        match h.objs.index_of(r.id) {
+            Some(o) => {
+                let kind = root_kind(r.tag);
+                let frame = match kind {
+                    RootKind::JavaFrame | RootKind::JniLocal | RootKind::JniMonitor => r.frame.filter(|&f| f >= 0),
+                    _ => None,
+                };
+                roots.push(GcRoot { kind, object: o, thread_serial: r.thread, frame });
+            }
+            None => dropped += 1,
+        }
+    }
+    if dropped > 0 {
+        h.warnings.push(Warning {
+            offset: 0,
+            message: format!("{dropped} GC root record(s) name ids that are not objects of this dump; dropped"),
+        });
+    }
+
+    // ---- threads ----
+    let frame_text = |fid: u64| -> FrameText {
+        match recs.frames.get(&fid) {
+            Some(&(m, s, f, cs, line)) => FrameText {
+                method: recs.text(&h.src, m).unwrap_or_default(),
+                signature: recs.text(&h.src, s).unwrap_or_default(),
+                class_name: recs
+                    .serial_class
+                    .get(&cs)
+                    .and_then(|cid| recs.load.get(cid))
+                    .and_then(|&n| recs.text(&h.src, n))
+                    .map(|s| java_name(&s))
+                    .unwrap_or_default(),
+                source_file: recs.text(&h.src, f).unwrap_or_default(),
+                line,
+            },
+            None => FrameText { method: format!("<unknown frame 0x{fid:x}>"), ..Default::default() },
+        }
+    };
+    let mut raw_threads: Vec<RawThread> = Vec::new();
+    let mut seen_serials = FxHashSet::default();
+    for &(id, serial, trace) in &thread_objs {
+        if !seen_serials.insert(serial) {
+            continue;
+        }
+        let frames = recs.traces.get(&trace).map(|f| f.iter().map(|&x| frame_text(x)).collect()).unwrap_or_default();
+        raw_threads.push(RawThread { serial, object: h.objs.index_of(id), frames, record_name: None });
+    }
+    for &(serial, id, trace, name_id) in &recs.starts {
+        let name = recs.text(&h.src, name_id);
+        if let Some(t) = raw_threads.iter_mut().find(|t| t.serial == serial) {
+            t.record_name = name;
+            continue;
+        }
+        let frames = recs.traces.get(&trace).map(|f| f.iter().map(|&x| frame_text(x)).collect()).unwrap_or_default();
+        raw_threads.push(RawThread { serial, object: h.objs.index_of(id), frames, record_name: name });
+    }
+    h.threads = crate::threads::build_threads(&h, raw_threads, &roots);
+    h.roots = roots;
+    ctl.check().map_err(me)?;
+
+    // ---- system properties, JVM version ----
+    h.props = crate::props::system_properties(&h);
+    let prop = |k: &str| h.props.iter().find(|p| p.0 == k).map(|p| p.1.clone());
+    let mut version = prop("java.runtime.version").or_else(|| prop("java.version"));
+    if version.is_none() {
+        for cls in ["java.lang.VersionProps", "sun.misc.Version"] {
+            for &c in h.classes_named(cls) {
+                if let Some(Value::Object(id)) = h.field(h.classes[c as usize].object, "java_version") {
+                    if let Some(o) = h.index_of(id) {
+                        version = h.string_value(o);
+                    }
+                }
+            }
+        }
+    }
+    let feature = prop("java.specification.version").and_then(|v| parse_feature(&v)).or_else(|| version.as_deref().and_then(parse_feature));
+    h.info.jvm_version = version;
+    h.info.jdk_feature = feature;
+
+    // ---- shallow-size model ----
+    let align_tz = id_or.trailing_zeros().min(63);
+    choose_model(&mut h, &header.format, feature, align_tz);
+    ctl.check().map_err(me)?;
+
+    // ---- histogram and summary ----
+    let m = h.model;
+    let mut rows: Vec<ClassHistogramRow> = (0..nclasses).map(|c| ClassHistogramRow { class: c as ClassIdx, count: 0, shallow: 0 }).collect();
+    let mut summary = HeapSummary { dump_heap_bytes: heap_bytes, ..Default::default() };
+    for (cid, count) in &inst {
+        if let Some(&c) = h.class_by_id.get(cid) {
+            rows[c as usize].count += count;
+            rows[c as usize].shallow += count * h.ext[c as usize].instance_size as u64;
+        }
+        summary.instances += count;
+    }
+    let exact_mod16 = m.android || m.align <= 16;
+    let array_total = |c: ClassIdx, elem: Option<PrimType>, a: &Acc| -> u64 {
+        if exact_mod16 {
+            (0..16u64).map(|r| if a.mod16[r as usize] == 0 { 0 } else { a.mod16[r as usize] * h.array_size(c, elem, r) }).sum::<u64>()
+                + {
+                    // Sizes are affine in n within one residue class: size(n) = size(r) + (n - r)·e.
+                    let e = match elem {
+                        Some(t) => prim_size(t),
+                        None => m.ref_size,
+                    } as u64;
+                    let rsum: u64 = (0..16u64).map(|r| a.mod16[r as usize] * r).sum();
+                    (a.elems - rsum) * e
+                }
+        } else {
+            0
+        }
+    };
+    for a in arrays.values() {
+        if let Some(&c) = h.class_by_id.get(&a.class_id) {
+            rows[c as usize].count += a.count;
+            rows[c as usize].shallow += array_total(c, None, a);
+        }
+        summary.object_arrays += a.count;
+    }
+    for (i, a) in prims.iter().enumerate() {
+        let t = prim_from_code(i as u8 + 4);
+        let c = h.prim_class[i];
+        rows[c as usize].count += a.count;
+        rows[c as usize].shallow += array_total(c, Some(t), a);
+        summary.primitive_arrays += a.count;
+    }
+    if !exact_mod16 {
+        // Alignment above 16: size each array from its own length.
+        for o in 0..h.objs.len() {
+            if matches!(h.object_kind(o), ObjectKind::ObjectArray | ObjectKind::PrimitiveArray(_)) {
+                let c = h.class_of(o);
+                rows[c as usize].shallow += h.shallow_size(o);
+            }
+        }
+    }
+    for c in 0..nclasses {
+        let o = h.classes[c].object;
+        if (o as usize) < h.objs.len() as usize && h.class_described_by(o) == Some(c as ClassIdx) {
+            rows[h.class_class as usize].count += 1;
+            rows[h.class_class as usize].shallow += h.ext[c].mirror_size as u64;
+            summary.class_objects += 1;
+        }
+    }
+    summary.objects = h.objs.len() as u64;
+    summary.classes = nclasses as u64;
+    summary.total_shallow = rows.iter().map(|r| r.shallow).sum();
+    summary.gc_roots = h.roots.len() as u64;
+    let mut distinct: Vec<ObjIdx> = h.roots.iter().map(|r| r.object).collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    summary.gc_root_objects = distinct.len() as u64;
+    let mut by_kind: Vec<(RootKind, u64)> = Vec::new();
+    for r in &h.roots {
+        match by_kind.iter_mut().find(|x| x.0 == r.kind) {
+            Some(x) => x.1 += 1,
+            None => by_kind.push((r.kind, 1)),
+        }
+    }
+    by_kind.sort();
+    summary.roots_by_kind = by_kind;
+    summary.sizes_estimated = h.info.size_model_source.starts_with("assumed");
+    rows.retain(|r| r.count > 0);
+    rows.sort_by(|a, b| b.shallow.cmp(&a.shallow).then(a.class.cmp(&b.class)));
+    h.histogram = rows;
+    h.summary = summary;
+    ctl.report("done", 1, 1);
+    Ok(h)
+}
+
+/// Picks the shallow-size model and fills every class's instance and mirror size.
+fn choose_model(h: &mut Heap, format: &str, feature: Option<u32>, align_tz: u32) {
+    let n = h.classes.len();
+    let own: Vec<Vec<BasicType>> = h
+        .classes
+        .iter()
+        .map(|c| {
+            c.fields
+                .iter()
+                .map(|f| match f.ty {
+                    FieldType::Object => BasicType::Object,
+                    FieldType::Prim(p) => BasicType::PRIMITIVES[p as usize],
+                })
+                .collect()
+        })
+        .collect();
+    let lcs: Vec<LayoutClass<'_>> = (0..n)
+        .map(|i| LayoutClass {
+            name: &h.classes[i].name,
+            super_idx: h.classes[i].super_class.map(|s| s as usize),
+            fields: &own[i],
+            boot: h.classes[i].loader_id == 0,
+        })
+        .collect();
+    let jdk = feature.unwrap_or(0);
+    let addresses = align_tz >= 3;
+    let align = if addresses { 1u32 << align_tz.min(8) } else { 8 };
+    let (model, source) = if h.model.android {
+        (
+            Model { header: 8, ref_size: 4, align: 1, new_layout: false, relaxed_arrays: true, word: 4, android: true },
+            "Android (sizes recorded in the dump)".to_string(),
+        )
+    } else if h.id_size == 4 {
+        let src = if addresses { "32-bit VM (4-byte ids)" } else { "assumed: 32-bit VM layout (ids are not addresses)" };
+        (Model { header: 8, ref_size: 4, align: 8, new_layout: jdk >= 15, relaxed_arrays: jdk >= 22, word: 4, android: false }, src.to_string())
+    } else {
+        let new_layout = if jdk > 0 { jdk >= 15 } else { format != "JAVA PROFILE 1.0.1" };
+        let mk = |header: u32, r: u32| Model {
+            header,
+            ref_size: r,
+            align,
+            new_layout,
+            relaxed_arrays: jdk >= 22 || header == 8,
+            word: 8,
+            android: false,
+        };
+        let mut cands = vec![mk(12, 4), mk(16, 8)];
+        if jdk == 0 || jdk >= 15 {
+            cands.push(mk(12, 8));
+        }
+        if jdk == 0 || jdk >= 24 {
+            cands.push(mk(8, 4));
+            cands.push(mk(8, 8));
+        }
+        if !addresses {
+            (cands[0], "assumed: 64-bit VM with compressed references (ids are not addresses)".to_string())
+        } else {
+            let (best, why) = detect_by_addresses(h, &lcs, &cands, jdk);
+            (best, why)
+        }
+    };
+    let sizes = layout::instance_sizes(&lcs, &model, jdk);
+    drop(lcs);
+    let class_idx = h.class_class as usize;
+    for (i, s) in sizes.iter().enumerate() {
+        h.ext[i].instance_size = if model.android { h.classes[i].dump_instance_size } else { *s };
+    }
+    let class_size = if model.android { h.classes[class_idx].dump_instance_size } else { sizes.get(class_idx).copied().unwrap_or(0) };
+    for i in 0..n {
+        let st: Vec<BasicType> = h.classes[i]
+            .statics
+            .iter()
+            .filter(|s| !s.name.starts_with('<'))
+            .map(|s| match s.value {
+                Value::Object(_) | Value::Null => BasicType::Object,
+                Value::Boolean(_) => BasicType::Boolean,
+                Value::Char(_) => BasicType::Char,
+                Value::Byte(_) => BasicType::Byte,
+                Value::Short(_) => BasicType::Short,
+                Value::Int(_) => BasicType::Int,
+                Value::Long(_) => BasicType::Long,
+                Value::Float(_) => BasicType::Float,
+                Value::Double(_) => BasicType::Double,
+            })
+            .collect();
+        h.ext[i].mirror_size = if model.android {
+            class_size + st.iter().map(|t| model.field_size(*t)).sum::<u32>()
+        } else {
+            layout::mirror_size(class_size, &st, &model) as u32
+        };
+    }
+    h.model = model;
+    h.info.reference_size = model.ref_size;
+    h.info.object_header_size = model.header;
+    h.info.array_header_size = model.array_base(4);
+    h.info.object_alignment = model.align;
+    h.info.size_model_source = source;
+}
+
+/// Scores each candidate model by how many neighbouring objects (in address order) sit exactly
+/// one object size apart, rejecting models under which objects would overlap.
+fn detect_by_addresses(h: &Heap, lcs: &[LayoutClass<'_>], cands: &[Model], jdk: u32) -> (Model, String) {
+    let sizes: Vec<Vec<u32>> = cands.iter().map(|m| layout::instance_sizes(lcs, m, jdk)).collect();
+    let n = h.objs.len();
+    let samples = 200_000u32.min(n.saturating_sub(1));
+    let step = if samples == 0 { 1 } else { ((n - 1) / samples).max(1) };
+    let mut exact = vec![0u64; cands.len()];
+    let mut overlap = vec![0u64; cands.len()];
+    let mut tried = 0u64;
+    let mut o = 0u32;
+    while o + 1 < n {
+        let kind = h.object_kind(o);
+        let gap = h.objs.id(o + 1).wrapping_sub(h.objs.id(o));
+        let (c, len) = match kind {
+            ObjectKind::Instance => (h.class_of(o), 0),
+            ObjectKind::ObjectArray | ObjectKind::PrimitiveArray(_) => (h.class_of(o), h.array_length(o).unwrap_or(0) as u64),
+            ObjectKind::Class => {
+                o += step;
+                continue;
+            }
+        };
+        if kind == ObjectKind::Instance && c == h.class_class {
+            o += step;
+            continue;
+        }
+        tried += 1;
+        for (k, m) in cands.iter().enumerate() {
+            let s = match kind {
+                ObjectKind::Instance => sizes[k][c as usize] as u64,
+                ObjectKind::ObjectArray => m.array_size(m.ref_size, len),
+                ObjectKind::PrimitiveArray(t) => m.array_size(prim_size(t), len),
+                ObjectKind::Class => 0,
+            };
+            if s == gap {
+                exact[k] += 1;
+            } else if s > gap {
+                overlap[k] += 1;
+            }
+        }
+        o += step;
+    }
+    let tolerance = (tried / 500).max(1);
+    let mut best: Option<usize> = None;
+    for k in 0..cands.len() {
+        if overlap[k] > tolerance {
+            continue;
+        }
+        if best.is_none_or(|b| exact[k] > exact[b]) {
+            best = Some(k);
+        }
+    }
+    match best {
+        Some(k) if exact[k] > 0 => (
+            cands[k],
+            format!(
+                "detected from object addresses ({} of {} sampled neighbours fit exactly)",
+                exact[k], tried
+            ),
+        ),
+        _ => (cands[0], "assumed: compressed references (object addresses did not decide)".to_string()),
+    }
+}

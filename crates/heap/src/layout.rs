@@ -1,0 +1,372 @@
+//! Shallow sizes: the JVM's real object sizes, modelled from the dump (hprof-format.md §16).
+//!
+//! HPROF records field *bytes*, not object sizes, so we rebuild HotSpot's layout:
+//! * header: 12 bytes (compressed class pointers), 16 (none), 8 (JDK 24+ compact headers,
+//!   or a 32-bit VM); references 4 (compressed oops) or 8; alignment 8 unless the ids say more;
+//! * fields: JDK 15+ lays fields out with `FieldLayoutBuilder` (superclass layout kept, its holes
+//!   filled best-fit, primitives largest first, then references); JDK ≤ 14 used the older
+//!   `layout_fields` (each class starts at its super's end rounded to the reference size, longs
+//!   first with the gap before them filled, references last; oops first for a few boot classes);
+//! * fields the VM injects into some classes (`ClassLoader.loader_data`, ...) are not in the
+//!   dump; we add them back from a table;
+//! * arrays: header + 4-byte length, elements from the base offset, rounded to the alignment.
+//!
+//! Android (1.0.3) records real sizes: instance size from the CLASS DUMP, arrays from the array
+//! class's size (its header) plus elements, classes from `java.lang.Class` plus statics (ART).
+
+use heapql_hprof::BasicType;
+
+/// The layout parameters of the dumping VM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Model {
+    /// Offset of the first instance field (the object header size).
+    pub header: u32,
+    /// Offset of the array length field (= header).
+    pub ref_size: u32,
+    pub align: u32,
+    /// JDK 15+ field layout.
+    pub new_layout: bool,
+    /// JDK 22+ array elements aligned to their own size instead of to 8 bytes.
+    pub relaxed_arrays: bool,
+    /// Machine word (8 on 64-bit VMs, 4 on 32-bit), the size of injected native pointers.
+    pub word: u32,
+    /// Android: sizes come from the dump itself.
+    pub android: bool,
+}
+
+#[inline]
+pub fn align_up(v: u64, a: u64) -> u64 {
+    if a <= 1 {
+        v
+    } else {
+        v.div_ceil(a) * a
+    }
+}
+
+impl Model {
+    /// Offset of element 0 of an array with `elem`-byte elements.
+    pub fn array_base(&self, elem: u32) -> u32 {
+        let len_end = self.header + 4;
+        let a = if self.relaxed_arrays { elem } else { self.word.max(if elem == 8 { 8 } else { 1 }) };
+        align_up(len_end as u64, a as u64) as u32
+    }
+
+    pub fn array_size(&self, elem: u32, n: u64) -> u64 {
+        align_up(self.array_base(elem) as u64 + n * elem as u64, self.align as u64)
+    }
+
+    /// Size in memory of a field of this type.
+    pub fn field_size(&self, ty: BasicType) -> u32 {
+        match ty {
+            BasicType::Object => self.ref_size,
+            t => t.file_size(8),
+        }
+    }
+}
+
+/// A class as the layout needs it.
+pub struct LayoutClass<'a> {
+    pub name: &'a str,
+    pub super_idx: Option<usize>,
+    pub fields: &'a [BasicType],
+    /// Defined by the boot loader (some boot classes put references first on JDK ≤ 14).
+    pub boot: bool,
+}
+
+/// Fields HotSpot injects that HPROF does not show: (size in words or bytes, is reference).
+/// `W` marks a native pointer (one machine word).
+const W: u32 = 0;
+fn injected(name: &str, jdk: u32) -> &'static [(u32, bool)] {
+    match name {
+        "java.lang.ClassLoader" => &[(W, false)],
+        "java.lang.Module" if jdk >= 9 => &[(W, false)],
+        "java.lang.invoke.MemberName" if jdk >= 9 => &[(W, false)],
+        "java.lang.invoke.MemberName" => &[(W, false), (W, false)],
+        "java.lang.invoke.ResolvedMethodName" => &[(W, false), (0xFF, true)],
+        "java.lang.invoke.MethodHandleNatives$CallSiteContext" => &[(W, false), (W, false)],
+        "java.lang.StackFrameInfo" if jdk < 22 => &[(2, false)],
+        "java.lang.Thread" if jdk >= 19 => &[(W, false), (4, false), (1, false)],
+        "java.lang.Class" if jdk >= 9 => &[(W, false), (W, false), (4, false), (4, false), (0xFF, true), (0xFF, true), (0xFF, true)],
+        "java.lang.Class" => &[(W, false), (W, false), (4, false), (4, false), (0xFF, true), (0xFF, true), (0xFF, true)],
+        _ => &[],
+    }
+}
+
+/// Field sizes/alignments of a class's own fields including injected ones: (size, is_ref).
+fn own_fields(c: &LayoutClass<'_>, m: &Model, jdk: u32) -> Vec<(u32, bool)> {
+    let mut v: Vec<(u32, bool)> = c.fields.iter().map(|&t| (m.field_size(t), t == BasicType::Object)).collect();
+    for &(s, r) in injected(c.name, jdk) {
+        v.push(if r {
+            (m.ref_size, true)
+        } else if s == W {
+            (m.word, false)
+        } else {
+            (s, false)
+        });
+    }
+    v
+}
+
+/// Instance sizes of every class under model `m` (`jdk` = feature version, 0 if unknown).
+pub fn instance_sizes(classes: &[LayoutClass<'_>], m: &Model, jdk: u32) -> Vec<u32> {
+    let n = classes.len();
+    // Order: every class after its super (iterative, guards cycles).
+    let mut order = Vec::with_capacity(n);
+    let mut state = vec![0u8; n]; // 0 new, 1 on stack, 2 done
+    let mut stack = Vec::new();
+    for s in 0..n {
+        if state[s] != 0 {
+            continue;
+        }
+        stack.clear();
+        let mut c = s;
+        loop {
+            if state[c] != 0 {
+                break;
+            }
+            state[c] = 1;
+            stack.push(c);
+            match classes[c].super_idx {
+                Some(p) if p < n => c = p,
+                _ => break,
+            }
+        }
+        while let Some(c) = stack.pop() {
+            state[c] = 2;
+            order.push(c);
+        }
+    }
+    let mut sizes = vec![0u32; n];
+    if m.new_layout {
+        let mut occupied: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
+        for &c in &order {
+            let sup = classes[c].super_idx.filter(|&p| p < n && p != c);
+            let base: &[(u32, u32)] = match sup {
+                Some(p) => &occupied[p],
+                None => &[],
+            };
+            let (occ, end) = new_layout(base, &own_fields(&classes[c], m, jdk), m);
+            sizes[c] = align_up(align_up(end as u64, m.word as u64), m.align as u64) as u32;
+            occupied[c] = occ;
+        }
+    } else {
+        let mut ends = vec![0u32; n];
+        for &c in &order {
+            let sup = classes[c].super_idx.filter(|&p| p < n && p != c);
+            let start = match sup {
+                Some(p) => align_up(ends[p] as u64, m.ref_size as u64) as u32,
+                None => m.header,
+            };
+            let oops_first = classes[c].boot && sup.is_some() && OOPS_FIRST.contains(&classes[c].name);
+            let end = old_layout(start, &own_fields(&classes[c], m, jdk), m, oops_first);
+            ends[c] = end;
+            sizes[c] = align_up(align_up(end as u64, m.ref_size as u64), m.align.max(m.word) as u64) as u32;
+        }
+    }
+    sizes
+}
+
+/// Boot classes whose references were laid out first before JDK 15.
+const OOPS_FIRST: [&str; 15] = [
+    "java.lang.Class",
+    "java.lang.ClassLoader",
+    "java.lang.ref.Reference",
+    "java.lang.ref.SoftReference",
+    "java.lang.StackTraceElement",
+    "java.lang.String",
+    "java.lang.Throwable",
+    "java.lang.Boolean",
+    "java.lang.Character",
+    "java.lang.Float",
+    "java.lang.Double",
+    "java.lang.Byte",
+    "java.lang.Short",
+    "java.lang.Integer",
+    "java.lang.Long",
+];
+
+/// JDK ≤ 14 layout of one class starting at `start`; returns the end of its fields.
+fn old_layout(start: u32, fields: &[(u32, bool)], m: &Model, oops_first: bool) -> u32 {
+    let mut count = [0u32; 9]; // by size 1, 2, 4, 8
+    let mut oops = 0u32;
+    for &(s, r) in fields {
+        if r {
+            oops += 1;
+        } else {
+            count[s as usize] += 1;
+        }
+    }
+    let mut p = start;
+    if oops_first {
+        p += oops * m.ref_size;
+        oops = 0;
+    }
+    if count[8] > 0 {
+        let aligned = align_up(p as u64, 8) as u32;
+        let mut gap = aligned - p;
+        if gap >= 4 && count[4] > 0 {
+            count[4] -= 1;
+            gap -= 4;
+        }
+        while gap >= 2 && count[2] > 0 {
+            count[2] -= 1;
+            gap -= 2;
+        }
+        while gap >= 1 && count[1] > 0 {
+            count[1] -= 1;
+            gap -= 1;
+        }
+        if gap >= m.ref_size && oops > 0 {
+            oops -= 1;
+        }
+        p = aligned + count[8] * 8;
+    }
+    p += count[4] * 4 + count[2] * 2 + count[1];
+    if oops > 0 {
+        p = align_up(p as u64, m.ref_size as u64) as u32 + oops * m.ref_size;
+    }
+    p
+}
+
+/// JDK 15+ `FieldLayoutBuilder` for one class: `base` is the super's occupied blocks (offset,
+/// size); returns this class's occupied blocks and the end offset of its last field.
+fn new_layout(base: &[(u32, u32)], fields: &[(u32, bool)], m: &Model) -> (Vec<(u32, u32)>, u32) {
+    let mut occ: Vec<(u32, u32)> = Vec::with_capacity(base.len() + fields.len() + 1);
+    if base.is_empty() {
+        occ.push((0, m.header));
+    } else {
+        occ.extend_from_slice(base);
+    }
+    occ.sort_unstable();
+    // Holes between occupied blocks (offset, size), in offset order; then the open tail.
+    let mut holes: Vec<(u32, u32)> = Vec::new();
+    let mut tail = 0u32;
+    for &(o, s) in &occ {
+        if o > tail {
+            holes.push((tail, o - tail));
+        }
+        tail = tail.max(o + s);
+    }
+    let mut prims: Vec<u32> = fields.iter().filter(|f| !f.1).map(|f| f.0).collect();
+    prims.sort_by(|a, b| b.cmp(a));
+    let refs: Vec<u32> = fields.iter().filter(|f| f.1).map(|f| f.0).collect();
+    for group in [prims, refs] {
+        let mut last_size = 0;
+        let mut last_ok = false;
+        for s in group {
+            let a = s.max(1);
+            let pad = |off: u32| (a - off % a) % a;
+            let mut cand: Option<usize> = None;
+            if !(s == last_size && !last_ok) {
+                last_size = s;
+                last_ok = true;
+                // Best fit, scanning from the highest hole down; ties keep the higher one.
+                for i in (0..holes.len()).rev() {
+                    let (ho, hs) = holes[i];
+                    if hs >= s + pad(ho) && cand.is_none_or(|c| hs < holes[c].1) {
+                        cand = Some(i);
+                    }
+                }
+                if cand.is_none() {
+                    last_ok = false;
+                }
+            }
+            match cand {
+                Some(i) => {
+                    let (ho, hs) = holes[i];
+                    let adj = pad(ho);
+                    let at = ho + adj;
+                    occ.push((at, s));
+                    let rest = hs - adj - s;
+                    let mut repl: Vec<(u32, u32)> = Vec::with_capacity(2);
+                    if adj > 0 {
+                        repl.push((ho, adj));
+                    }
+                    if rest > 0 {
+                        repl.push((at + s, rest));
+                    }
+                    holes.splice(i..i + 1, repl);
+                }
+                None => {
+                    let adj = pad(tail);
+                    if adj > 0 {
+                        holes.push((tail, adj));
+                    }
+                    occ.push((tail + adj, s));
+                    tail += adj + s;
+                }
+            }
+        }
+    }
+    (occ, tail)
+}
+
+/// Static fields of a class mirror laid out after `java.lang.Class`'s own fields: an estimate
+/// (HotSpot's mirror size also depends on the static layout's alignment gaps).
+pub fn mirror_size(class_instance: u32, statics: &[BasicType], m: &Model) -> u64 {
+    let mut sizes: Vec<u32> = statics.iter().map(|&t| m.field_size(t)).collect();
+    sizes.sort_by(|a, b| b.cmp(a));
+    let mut p = class_instance as u64;
+    for s in sizes {
+        p = align_up(p, s as u64) + s as u64;
+    }
+    align_up(p, m.align as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use BasicType::*;
+
+    fn m(header: u32, r: u32, new_layout: bool) -> Model {
+        Model { header, ref_size: r, align: 8, new_layout, relaxed_arrays: false, word: 8, android: false }
+    }
+
+    fn sizes(m: &Model, classes: &[(&str, Option<usize>, &[BasicType])]) -> Vec<u32> {
+        let cs: Vec<LayoutClass> =
+            classes.iter().map(|&(name, s, f)| LayoutClass { name, super_idx: s, fields: f, boot: true }).collect();
+        instance_sizes(&cs, m, if m.new_layout { 17 } else { 8 })
+    }
+
+    #[test]
+    fn hotspot_examples() {
+        let cls: [(&str, Option<usize>, &[BasicType]); 6] = [
+            ("java.lang.Object", None, &[]),
+            ("java.lang.Integer", Some(0), &[Int]),
+            ("java.lang.Long", Some(0), &[Long]),
+            ("java.lang.String", Some(0), &[Object, Byte, Int, Boolean]),
+            ("A", Some(0), &[Boolean]),
+            ("B", Some(4), &[Boolean]),
+        ];
+        // JDK 17 compressed: Object 16, Integer 16, Long 24, String 24, A 16, B 16 (packed).
+        assert_eq!(sizes(&m(12, 4, true), &cls), vec![16, 16, 24, 24, 16, 16]);
+        // Uncompressed (16-byte header, 8-byte refs): String 16 + 8 + 4 + 1 + 1 = 30 -> 32.
+        assert_eq!(sizes(&m(16, 8, true), &cls), vec![16, 24, 24, 32, 24, 24]);
+        // JDK 8 layout: B's field starts after A's rounded to 4 -> 12+1 -> 16, 16+1 -> 24.
+        assert_eq!(sizes(&m(12, 4, false), &cls)[5], 24);
+        // JDK 6 String (ref + 3 ints): 32 compressed, 40 uncompressed (hprof-format.md §16.2a).
+        let s6: [(&str, Option<usize>, &[BasicType]); 2] =
+            [("java.lang.Object", None, &[]), ("java.lang.String", Some(0), &[Object, Int, Int, Int])];
+        assert_eq!(sizes(&m(12, 4, false), &s6)[1], 32);
+        assert_eq!(sizes(&m(16, 8, false), &s6)[1], 40);
+    }
+
+    #[test]
+    fn new_layout_fills_super_gap() {
+        // class P { long a; } (12: gap 12..16, a at 16..24); class C extends P { int b; } -> b at 12.
+        let cls: [(&str, Option<usize>, &[BasicType]); 3] =
+            [("java.lang.Object", None, &[]), ("P", Some(0), &[Long]), ("C", Some(1), &[Int])];
+        assert_eq!(sizes(&m(12, 4, true), &cls), vec![16, 24, 24]);
+    }
+
+    #[test]
+    fn arrays() {
+        let c = m(12, 4, true);
+        assert_eq!(c.array_size(4, 3), 32); // Object[3] compressed
+        assert_eq!(c.array_size(1, 5), 24);
+        assert_eq!(c.array_size(8, 1), 24);
+        let u = m(16, 8, false);
+        assert_eq!(u.array_size(8, 0), 24);
+        assert_eq!(u.array_size(1, 5), 32);
+    }
+}

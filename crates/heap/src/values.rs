@@ -1,0 +1,287 @@
+//! Decoding object contents on demand: fields, array elements, strings, outbound references.
+
+use crate::ids;
+use crate::{FieldType, Heap, ObjIdx, ObjectKind, PrimType, Value};
+use heapql_hprof::subrecords::{instance_data_offset, obj_array_data_offset, prim_array_data_offset};
+use heapql_hprof::types::{be_id, be_u16, be_u32, be_u64};
+use heapql_hprof::BasicType;
+use std::borrow::Cow;
+
+pub(crate) fn prim_from_code(code: u8) -> PrimType {
+    match code {
+        4 => PrimType::Boolean,
+        5 => PrimType::Char,
+        6 => PrimType::Float,
+        7 => PrimType::Double,
+        8 => PrimType::Byte,
+        9 => PrimType::Short,
+        10 => PrimType::Int,
+        _ => PrimType::Long,
+    }
+}
+
+pub(crate) fn prim_size(t: PrimType) -> u32 {
+    match t {
+        PrimType::Boolean | PrimType::Byte => 1,
+        PrimType::Char | PrimType::Short => 2,
+        PrimType::Float | PrimType::Int => 4,
+        PrimType::Double | PrimType::Long => 8,
+    }
+}
+
+pub(crate) fn prim_of(t: BasicType) -> Option<PrimType> {
+    Some(match t {
+        BasicType::Object => return None,
+        BasicType::Boolean => PrimType::Boolean,
+        BasicType::Char => PrimType::Char,
+        BasicType::Float => PrimType::Float,
+        BasicType::Double => PrimType::Double,
+        BasicType::Byte => PrimType::Byte,
+        BasicType::Short => PrimType::Short,
+        BasicType::Int => PrimType::Int,
+        BasicType::Long => PrimType::Long,
+    })
+}
+
+pub(crate) fn field_type(t: BasicType) -> FieldType {
+    match prim_of(t) {
+        Some(p) => FieldType::Prim(p),
+        None => FieldType::Object,
+    }
+}
+
+/// A value from raw bits of a field of type `ty`.
+pub(crate) fn value_of(ty: FieldType, bits: u64) -> Value {
+    match ty {
+        FieldType::Object => {
+            if bits == 0 {
+                Value::Null
+            } else {
+                Value::Object(bits)
+            }
+        }
+        FieldType::Prim(p) => match p {
+            PrimType::Boolean => Value::Boolean(bits != 0),
+            PrimType::Char => Value::Char(bits as u16),
+            PrimType::Float => Value::Float(f32::from_bits(bits as u32)),
+            PrimType::Double => Value::Double(f64::from_bits(bits)),
+            PrimType::Byte => Value::Byte(bits as u8 as i8),
+            PrimType::Short => Value::Short(bits as u16 as i16),
+            PrimType::Int => Value::Int(bits as u32 as i32),
+            PrimType::Long => Value::Long(bits as i64),
+        },
+    }
+}
+
+fn read_bits(b: &[u8], at: usize, ty: FieldType, id_size: u32) -> Option<u64> {
+    let w = match ty {
+        FieldType::Object => id_size as usize,
+        FieldType::Prim(p) => prim_size(p) as usize,
+    };
+    if at + w > b.len() {
+        return None;
+    }
+    Some(match w {
+        1 => b[at] as u64,
+        2 => be_u16(b, at) as u64,
+        4 => be_u32(b, at) as u64,
+        _ => be_u64(b, at),
+    })
+}
+
+/// The field bytes of an instance (empty for other kinds).
+fn instance_data(h: &Heap, o: ObjIdx) -> Cow<'_, [u8]> {
+    if h.objs.kind(o) != ids::K_INSTANCE {
+        return Cow::Borrowed(&[]);
+    }
+    let off = h.objs.offset(o);
+    let ids = h.id_size as u64;
+    let len = h.src.bytes(off + 1 + 2 * ids + 4, 4);
+    if len.len() < 4 {
+        return Cow::Borrowed(&[]);
+    }
+    let n = be_u32(&len, 0) as usize;
+    h.src.bytes(off + instance_data_offset(h.id_size), n)
+}
+
+pub(crate) fn field(h: &Heap, o: ObjIdx, name: &str) -> Option<Value> {
+    match h.object_kind(o) {
+        ObjectKind::Instance => {
+            let c = h.class_of(o) as usize;
+            let e = &h.ext[c];
+            let i = e.layout.iter().position(|f| f.name == name)?;
+            let data = instance_data(h, o);
+            let ty = e.layout[i].ty;
+            read_bits(&data, e.offsets[i] as usize, ty, h.id_size).map(|b| value_of(ty, b))
+        }
+        ObjectKind::Class => {
+            let c = h.class_described_by(o)?;
+            h.classes[c as usize].statics.iter().find(|s| s.name == name).map(|s| s.value)
+        }
+        _ => None,
+    }
+}
+
+pub(crate) fn fields(h: &Heap, o: ObjIdx) -> Vec<(&str, Value)> {
+    match h.object_kind(o) {
+        ObjectKind::Instance => {
+            let c = h.class_of(o) as usize;
+            let e = &h.ext[c];
+            let data = instance_data(h, o);
+            e.layout
+                .iter()
+                .zip(&e.offsets)
+                .map(|(f, &at)| {
+                    let v = read_bits(&data, at as usize, f.ty, h.id_size).map(|b| value_of(f.ty, b)).unwrap_or(Value::Null);
+                    (f.name.as_str(), v)
+                })
+                .collect()
+        }
+        ObjectKind::Class => match h.class_described_by(o) {
+            Some(c) => h.classes[c as usize].statics.iter().map(|s| (s.name.as_str(), s.value)).collect(),
+            None => Vec::new(),
+        },
+        _ => Vec::new(),
+    }
+}
+
+pub(crate) fn array_element(h: &Heap, o: ObjIdx, i: u32) -> Option<Value> {
+    let n = h.array_length(o)?;
+    if i >= n {
+        return None;
+    }
+    let off = h.objs.offset(o);
+    match h.objs.kind(o) {
+        ids::K_OBJ_ARRAY => {
+            let at = off + obj_array_data_offset(h.id_size) + i as u64 * h.id_size as u64;
+            let b = h.src.bytes(at, h.id_size as usize);
+            read_bits(&b, 0, FieldType::Object, h.id_size).map(|x| value_of(FieldType::Object, x))
+        }
+        ids::K_PRIM_NODATA => None,
+        k => {
+            let t = prim_from_code(k as u8);
+            let w = prim_size(t);
+            let at = off + prim_array_data_offset(h.id_size) + i as u64 * w as u64;
+            let b = h.src.bytes(at, w as usize);
+            read_bits(&b, 0, FieldType::Prim(t), h.id_size).map(|x| value_of(FieldType::Prim(t), x))
+        }
+    }
+}
+
+pub(crate) fn primitive_array_bytes(h: &Heap, o: ObjIdx) -> Option<Cow<'_, [u8]>> {
+    let k = h.objs.kind(o);
+    if k == ids::K_PRIM_NODATA {
+        return Some(Cow::Borrowed(&[]));
+    }
+    if !(ids::K_PRIM_FIRST..ids::K_PRIM_NODATA).contains(&k) {
+        return None;
+    }
+    let n = h.array_length(o)? as usize;
+    let w = prim_size(prim_from_code(k as u8)) as usize;
+    Some(h.src.bytes(h.objs.offset(o) + prim_array_data_offset(h.id_size), n * w))
+}
+
+fn utf16(units: impl Iterator<Item = u16>) -> String {
+    char::decode_utf16(units).map(|r| r.unwrap_or('\u{FFFD}')).collect()
+}
+
+pub(crate) fn string_value(h: &Heap, o: ObjIdx) -> Option<String> {
+    if h.object_kind(o) != ObjectKind::Instance {
+        return None;
+    }
+    if h.classes[h.class_of(o) as usize].name != "java.lang.String" {
+        return None;
+    }
+    let value = match field(h, o, "value")? {
+        Value::Object(id) => h.index_of(id)?,
+        _ => return None,
+    };
+    let int_field = |name: &str| match field(h, o, name) {
+        Some(Value::Int(v)) => Some(v),
+        _ => None,
+    };
+    let coder = match field(h, o, "coder") {
+        Some(Value::Byte(b)) => Some(b),
+        _ => None,
+    };
+    let bytes = primitive_array_bytes(h, value)?;
+    match h.object_kind(value) {
+        ObjectKind::PrimitiveArray(PrimType::Char) => {
+            let n = bytes.len() / 2;
+            let (start, count) = match (int_field("offset"), int_field("count")) {
+                (Some(off), Some(cnt)) if off >= 0 && cnt >= 0 && (off as usize + cnt as usize) <= n => (off as usize, cnt as usize),
+                (None, Some(cnt)) if cnt >= 0 && (cnt as usize) <= n => (0, cnt as usize),
+                _ => (0, n),
+            };
+            Some(utf16((start..start + count).map(|i| be_u16(&bytes, 2 * i))))
+        }
+        ObjectKind::PrimitiveArray(PrimType::Byte) => {
+            if coder == Some(1) {
+                let n = bytes.len() / 2;
+                if h.utf16_big_endian {
+                    Some(utf16((0..n).map(|i| u16::from_be_bytes([bytes[2 * i], bytes[2 * i + 1]]))))
+                } else {
+                    Some(utf16((0..n).map(|i| u16::from_le_bytes([bytes[2 * i], bytes[2 * i + 1]]))))
+                }
+            } else {
+                // LATIN1 (JDK 9+ coder 0, or an Android compressed string).
+                let n = match (coder, int_field("count")) {
+                    (None, Some(cnt)) if cnt >= 0 && (cnt as usize) <= bytes.len() => cnt as usize,
+                    _ => bytes.len(),
+                };
+                Some(bytes[..n].iter().map(|&b| b as char).collect())
+            }
+        }
+        _ => None,
+    }
+}
+
+pub(crate) fn for_each_reference<F: FnMut(u64, u32)>(h: &Heap, o: ObjIdx, mut f: F) {
+    let ids = h.id_size;
+    match h.objs.kind(o) {
+        ids::K_INSTANCE => {
+            let c = h.class_of(o) as usize;
+            let e = &h.ext[c];
+            if e.ref_slots.is_empty() {
+                return;
+            }
+            let data = instance_data(h, o);
+            for &(at, slot) in &e.ref_slots {
+                let at = at as usize;
+                if at + ids as usize <= data.len() {
+                    let id = be_id(&data, at, ids);
+                    if id != 0 {
+                        f(id, slot);
+                    }
+                }
+            }
+        }
+        ids::K_OBJ_ARRAY => {
+            let n = h.array_length(o).unwrap_or(0) as usize;
+            let data = h.src.bytes(h.objs.offset(o) + obj_array_data_offset(ids), n * ids as usize);
+            let w = ids as usize;
+            for (i, ch) in data.chunks_exact(w).enumerate() {
+                let id = be_id(ch, 0, ids);
+                if id != 0 {
+                    f(id, i as u32);
+                }
+            }
+        }
+        ids::K_CLASS => {
+            let Some(c) = h.class_described_by(o) else { return };
+            let ci = &h.classes[c as usize];
+            if let Some(s) = ci.super_class {
+                f(h.objs.id(h.classes[s as usize].object), u32::MAX - 1);
+            }
+            if ci.loader_id != 0 {
+                f(ci.loader_id, u32::MAX - 2);
+            }
+            for (i, s) in ci.statics.iter().enumerate() {
+                if let Value::Object(id) = s.value {
+                    f(id, i as u32);
+                }
+            }
+        }
+        _ => {}
+    }
+}
