@@ -1,0 +1,6 @@
+// OQL front end: parse(text) → AST; errors with positions and hints; printing back to OQL.
+export { parse, parseAll } from './parser.js';
+export { OqlSyntaxError, OqlPlanError, isOqlError, formatOqlError, type OqlError } from './errors.js';
+export { printExpr, printQuery } from './print.js';
+export { KEYWORDS } from './lexer.js';
+export type * from './ast.js';

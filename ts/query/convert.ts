@@ -1,0 +1,135 @@
+// Executor batch (docs/physical-plan.md, "Result") → QueryResult. Pure: object references are
+// resolved through the resolver the caller passes (the native door in production), once per
+// batch with every distinct index, so names and addresses are looked up only for rows shown.
+import type { Column, ColumnType, ObjectRef, QueryResult, Value, VizSpec } from './schema.js';
+
+export interface BatchColumn {
+  name: string;
+  type: ColumnType;
+  /** object: Uint32Array of indices; number: Float64Array; string: string[] (or indices into
+   *  `dict`); bool: 0/1; list: JSON text per cell, objects inside as `{"o": <index>}`. */
+  values: Uint32Array | Float64Array | ArrayLike<number> | ArrayLike<string>;
+  /** 1 = NULL. */
+  nulls?: Uint8Array;
+  /** Dictionary of a dictionary-encoded string column (values are indices into it). */
+  dict?: string[];
+}
+
+export interface Batch {
+  rowCount: number;
+  columns: BatchColumn[];
+}
+
+/** Resolves object indices to references, in the order given. */
+export type ObjectResolver = (indices: Uint32Array) => ObjectRef[];
+
+export interface ResultMeta {
+  name: string;
+  oql: string;
+  elapsedMs: number;
+  truncated?: boolean;
+  note?: string;
+  viz?: VizSpec;
+}
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+
+/** Collects `{"o": n}` indices of a parsed list cell. */
+function collectObjects(v: Json, into: Set<number>): void {
+  if (Array.isArray(v)) for (const x of v) collectObjects(x, into);
+  else if (v !== null && typeof v === 'object') {
+    if (typeof v.o === 'number') into.add(v.o);
+  }
+}
+
+function toValue(v: Json, refs: Map<number, ObjectRef>): Value {
+  if (Array.isArray(v)) return v.map((x) => toValue(x, refs));
+  if (v !== null && typeof v === 'object') {
+    if (typeof v.o === 'number') return refs.get(v.o) ?? null;
+    // Any other object is not a Value: keep it readable rather than lose it.
+    return JSON.stringify(v);
+  }
+  if (typeof v === 'number' && !Number.isFinite(v)) return null;
+  return v;
+}
+
+export function batchToQueryResult(batch: Batch, resolve: ObjectResolver, meta: ResultMeta): QueryResult {
+  const n = batch.rowCount;
+  const isNull = (c: BatchColumn, r: number) => c.nulls !== undefined && c.nulls[r] === 1;
+
+  // Parse list cells once; gather every object index of the batch.
+  const wanted = new Set<number>();
+  const parsedLists = batch.columns.map((c) => {
+    if (c.type !== 'list') return null;
+    const cells: Json[] = new Array(n);
+    for (let r = 0; r < n; r++) {
+      if (isNull(c, r)) {
+        cells[r] = null;
+        continue;
+      }
+      const text = (c.values as ArrayLike<string>)[r];
+      let parsed: Json;
+      try {
+        parsed = JSON.parse(text) as Json;
+      } catch {
+        throw new Error(`column "${c.name}" row ${r}: list cell is not JSON: ${String(text).slice(0, 80)}`);
+      }
+      collectObjects(parsed, wanted);
+      cells[r] = parsed;
+    }
+    return cells;
+  });
+  for (const c of batch.columns) {
+    if (c.type !== 'object') continue;
+    const idx = c.values as ArrayLike<number>;
+    for (let r = 0; r < n; r++) if (!isNull(c, r)) wanted.add(idx[r]);
+  }
+  const order = Uint32Array.from(wanted);
+  const resolved = order.length > 0 ? resolve(order) : [];
+  if (resolved.length !== order.length) {
+    throw new Error(`object resolver returned ${resolved.length} references for ${order.length} indices`);
+  }
+  const refs = new Map<number, ObjectRef>();
+  for (let i = 0; i < order.length; i++) refs.set(order[i], resolved[i]);
+
+  const rows: Value[][] = Array.from({ length: n }, () => new Array<Value>(batch.columns.length));
+  batch.columns.forEach((c, ci) => {
+    for (let r = 0; r < n; r++) {
+      let v: Value;
+      if (isNull(c, r)) v = null;
+      else {
+        switch (c.type) {
+          case 'object': v = refs.get((c.values as ArrayLike<number>)[r]) ?? null; break;
+          case 'number': {
+            const x = (c.values as ArrayLike<number>)[r];
+            v = Number.isFinite(x) ? x : null;
+            break;
+          }
+          case 'string': {
+            const raw = (c.values as ArrayLike<string | number>)[r];
+            v = c.dict ? (c.dict[raw as number] ?? null) : (raw as string);
+            break;
+          }
+          case 'bool': v = (c.values as ArrayLike<number>)[r] !== 0; break;
+          case 'list': v = toValue(parsedLists[ci]![r], refs); break;
+          default: v = null;
+        }
+      }
+      rows[r][ci] = v;
+    }
+  });
+
+  const columns: Column[] = batch.columns.map((c) => ({ name: c.name, type: c.type }));
+  const result: QueryResult = {
+    name: meta.name,
+    oql: meta.oql,
+    columns,
+    rows,
+    rowCount: n,
+    truncated: meta.truncated ?? false,
+    elapsedMs: meta.elapsedMs,
+  };
+  if (meta.note !== undefined) result.note = meta.note;
+  if (meta.viz !== undefined) result.viz = meta.viz;
+  return result;
+}

@@ -1,0 +1,134 @@
+// The named-queries library (`!run <name>`, `/run`, the server). The reference tool's 20 names,
+// with its defects fixed: INSTANCEOF where a hierarchy is meant (exact-class FROM on
+// java.lang.Object or AbstractCollection finds almost nothing), strings grouped by their text,
+// "largest strings" measured by their backing arrays (every String instance has the same
+// shallow size), classes counted per defining loader, and leak suspects that do not depend on
+// a fixed 10 MB threshold.
+
+export interface NamedQuery {
+  name: string;
+  group: 'Overview' | 'Strings' | 'Threads' | 'Collections' | 'Class loaders' | 'Retained';
+  description: string;
+  oql: string;
+  /** Needs the full analysis (retained sizes or dominators). */
+  fullPath: boolean;
+}
+
+const ALL = 'FROM INSTANCEOF java.lang.Object x';
+
+export const NAMED_QUERIES: readonly NamedQuery[] = [
+  {
+    name: 'top-classes-by-count', group: 'Overview', fullPath: false,
+    description: 'instances per class, top 30',
+    oql: `SELECT classof(x) AS class, COUNT(*) AS count ${ALL} GROUP BY classof(x) ORDER BY count DESC LIMIT 30`,
+  },
+  {
+    name: 'top-classes-by-size', group: 'Overview', fullPath: false,
+    description: 'shallow bytes per class, top 30',
+    oql: `SELECT classof(x) AS class, COUNT(*) AS count, SUM(x.@usedHeapSize) AS bytes ${ALL} GROUP BY classof(x) ORDER BY bytes DESC LIMIT 30`,
+  },
+  {
+    name: 'largest-objects', group: 'Overview', fullPath: false,
+    description: 'the 20 largest objects by shallow size',
+    oql: `SELECT x AS object, classof(x) AS class, x.@usedHeapSize AS bytes ${ALL} ORDER BY bytes DESC LIMIT 20`,
+  },
+  {
+    name: 'object-count-total', group: 'Overview', fullPath: false,
+    description: 'number of objects and their shallow bytes',
+    oql: `SELECT COUNT(*) AS total_objects, SUM(x.@usedHeapSize) AS total_bytes ${ALL}`,
+  },
+  {
+    name: 'heap-summary', group: 'Overview', fullPath: false,
+    description: 'count, total, average and largest size per class, top 50 by total',
+    oql: `SELECT classof(x) AS class, COUNT(*) AS count, SUM(x.@usedHeapSize) AS total_bytes, AVG(x.@usedHeapSize) AS avg_bytes, MAX(x.@usedHeapSize) AS max_bytes ${ALL} GROUP BY classof(x) ORDER BY total_bytes DESC LIMIT 50`,
+  },
+  {
+    name: 'duplicate-strings', group: 'Strings', fullPath: false,
+    description: 'string texts held by more than one String, most copies first (top 30)',
+    oql: 'SELECT toString(s) AS value, COUNT(*) AS count FROM java.lang.String s GROUP BY toString(s) HAVING COUNT(*) > 1 ORDER BY count DESC LIMIT 30',
+  },
+  {
+    name: 'largest-strings', group: 'Strings', fullPath: false,
+    description: 'the 20 strings with the largest backing arrays, with their text',
+    oql: 'SELECT s AS string, s.value.@length AS length, s.value.@usedHeapSize AS array_bytes, toString(s) AS text FROM java.lang.String s ORDER BY array_bytes DESC LIMIT 20',
+  },
+  {
+    name: 'string-count', group: 'Strings', fullPath: false,
+    description: 'number of strings, bytes of the String objects and of their backing arrays',
+    oql: 'SELECT COUNT(*) AS count, SUM(s.@usedHeapSize) AS string_bytes, SUM(s.value.@usedHeapSize) AS array_bytes FROM java.lang.String s',
+  },
+  {
+    name: 'all-threads', group: 'Threads', fullPath: false,
+    description: 'every thread object (any Thread subclass) with its name',
+    oql: 'SELECT t AS thread, classof(t) AS class, toString(t.name) AS name FROM INSTANCEOF java.lang.Thread t',
+  },
+  {
+    name: 'thread-count', group: 'Threads', fullPath: false,
+    description: 'number of thread objects',
+    oql: 'SELECT COUNT(*) AS count FROM INSTANCEOF java.lang.Thread t',
+  },
+  {
+    name: 'large-arrays', group: 'Collections', fullPath: false,
+    description: 'arrays of any type above 64 KiB, largest 20',
+    oql: 'SELECT a AS array, classof(a) AS class, a.@length AS length, a.@usedHeapSize AS bytes FROM ".*\\[\\]" a WHERE a.@usedHeapSize > 65536 ORDER BY bytes DESC LIMIT 20',
+  },
+  {
+    name: 'large-collections', group: 'Collections', fullPath: false,
+    description: 'collections (any AbstractCollection subclass with a size field) above 1000 elements, largest 20',
+    oql: 'SELECT c AS collection, classof(c) AS class, c.size AS size FROM INSTANCEOF java.util.AbstractCollection c WHERE c.size > 1000 ORDER BY size DESC LIMIT 20',
+  },
+  {
+    name: 'empty-collections', group: 'Collections', fullPath: false,
+    description: 'empty collections counted per class (allocated but never used)',
+    oql: 'SELECT classof(c) AS class, COUNT(*) AS empty FROM INSTANCEOF java.util.AbstractCollection c WHERE c.size = 0 GROUP BY classof(c) ORDER BY empty DESC LIMIT 50',
+  },
+  {
+    name: 'class-loaders', group: 'Class loaders', fullPath: false,
+    description: 'class loader instances (any ClassLoader subclass)',
+    oql: 'SELECT l AS loader, classof(l) AS class FROM INSTANCEOF java.lang.ClassLoader l',
+  },
+  {
+    name: 'classes-per-loader', group: 'Class loaders', fullPath: false,
+    description: 'classes each loader keeps in its `classes` list, most first',
+    oql: 'SELECT l AS loader, classof(l) AS class, COALESCE(l.classes.size, l.classes.elementCount) AS classes FROM INSTANCEOF java.lang.ClassLoader l ORDER BY classes DESC',
+  },
+  {
+    name: 'top-retained-by-class', group: 'Retained', fullPath: true,
+    description: 'retained bytes summed per class, top 30 (nested objects of one class count once per holder)',
+    oql: `SELECT classof(x) AS class, COUNT(*) AS count, SUM(x.@retainedHeapSize) AS retained_bytes ${ALL} GROUP BY classof(x) ORDER BY retained_bytes DESC LIMIT 30`,
+  },
+  {
+    name: 'largest-retained-objects', group: 'Retained', fullPath: true,
+    description: 'the 20 objects that retain the most',
+    oql: `SELECT x AS object, classof(x) AS class, x.@usedHeapSize AS shallow, x.@retainedHeapSize AS retained_bytes ${ALL} ORDER BY retained_bytes DESC LIMIT 20`,
+  },
+  {
+    name: 'leak-suspects', group: 'Retained', fullPath: true,
+    description: 'the 10 biggest top-level dominators: independent objects that keep the most alive',
+    oql: `SELECT x AS object, classof(x) AS class, x.@retainedHeapSize AS retained_bytes ${ALL} WHERE dominatorof(x) IS NULL ORDER BY retained_bytes DESC LIMIT 10`,
+  },
+  {
+    name: 'retained-threads', group: 'Retained', fullPath: true,
+    description: 'threads by retained size',
+    oql: 'SELECT t AS thread, toString(t.name) AS name, t.@retainedHeapSize AS retained_bytes FROM INSTANCEOF java.lang.Thread t ORDER BY retained_bytes DESC',
+  },
+  {
+    name: 'retained-summary', group: 'Retained', fullPath: true,
+    description: 'shallow and retained bytes per class, top 30 by retained',
+    oql: `SELECT classof(x) AS class, SUM(x.@usedHeapSize) AS shallow, SUM(x.@retainedHeapSize) AS retained_bytes ${ALL} GROUP BY classof(x) ORDER BY retained_bytes DESC LIMIT 30`,
+  },
+];
+
+const byName = new Map(NAMED_QUERIES.map((q) => [q.name, q]));
+
+export function findNamedQuery(name: string): NamedQuery | undefined {
+  return byName.get(name);
+}
+
+/** Names close to `name` (shared prefix or substring), for "did you mean" after a typo. */
+export function suggestNamedQueries(name: string): string[] {
+  const lower = name.toLowerCase();
+  return NAMED_QUERIES.map((q) => q.name).filter(
+    (n) => n.includes(lower) || lower.includes(n) || (lower.length >= 3 && n.startsWith(lower.slice(0, 3))),
+  ).slice(0, 5);
+}

@@ -1,0 +1,85 @@
+// QueryResult, defined once: the TypeBox schema below is the JSON Schema that ajv validates
+// with and that `heapql schema query` / `GET /schema` print; the TypeScript types are derived
+// from it (Static<>), so the three cannot drift apart.
+import { Type, type Static } from '@sinclair/typebox';
+import { Ajv, type ErrorObject } from 'ajv';
+
+export const ObjectRefSchema = Type.Object(
+  {
+    objectId: Type.Integer({ minimum: 0, description: 'dense 0-based object index (@objectId)' }),
+    address: Type.String({ pattern: '^0x[0-9a-f]+$', description: 'object address, lower-case hex' }),
+    className: Type.String({ description: 'class name in Java form (java.lang.String, byte[])' }),
+    label: Type.String({ description: 'the text a table shows, e.g. "java.lang.String @ 0x7f00abc"' }),
+  },
+  { additionalProperties: false, description: 'a reference to a heap object' },
+);
+
+/** A cell: null, boolean, number, string, object reference, or a list of cells (dominators(), slices). */
+export const ValueSchema = Type.Recursive(
+  (Self) => Type.Union([Type.Null(), Type.Boolean(), Type.Number(), Type.String(), ObjectRefSchema, Type.Array(Self)]),
+  { $id: 'heapql-value' },
+);
+
+export const ColumnTypeSchema = Type.Union([
+  Type.Literal('object'), Type.Literal('number'), Type.Literal('string'), Type.Literal('bool'),
+  Type.Literal('list'), Type.Literal('null'),
+]);
+
+export const ColumnSchema = Type.Object(
+  { name: Type.String({ description: 'the column name exactly as the query names it' }), type: ColumnTypeSchema },
+  { additionalProperties: false },
+);
+
+export const VizKindSchema = Type.Union([
+  Type.Literal('table'), Type.Literal('histogram'), Type.Literal('piechart'), Type.Literal('treemap'),
+]);
+
+/** A `-- @viz` directive. A column is named (attribute or alias) or given by 1-based position. */
+export const VizSchema = Type.Object(
+  {
+    kind: VizKindSchema,
+    label: Type.Optional(Type.Union([Type.String(), Type.Integer({ minimum: 1 })])),
+    value: Type.Optional(Type.Union([Type.String(), Type.Integer({ minimum: 1 })])),
+    cap: Type.Optional(Type.Integer({ minimum: 1 })),
+    title: Type.Optional(Type.String()),
+    name: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+export const QueryResultSchema = Type.Object(
+  {
+    name: Type.String({ description: 'display name: config or @viz name, else q<N>' }),
+    oql: Type.String(),
+    columns: Type.Array(ColumnSchema),
+    rows: Type.Array(Type.Array(ValueSchema)),
+    rowCount: Type.Integer({ minimum: 0 }),
+    truncated: Type.Boolean({ description: 'more rows existed than were returned' }),
+    elapsedMs: Type.Number({ minimum: 0 }),
+    note: Type.Optional(Type.String()),
+    viz: Type.Optional(VizSchema),
+  },
+  { additionalProperties: false, title: 'QueryResult', $id: 'https://heapql.local/schema/query-result.json' },
+);
+
+export type ObjectRef = Static<typeof ObjectRefSchema>;
+export type Value = Static<typeof ValueSchema>;
+export type ColumnType = Static<typeof ColumnTypeSchema>;
+export type Column = Static<typeof ColumnSchema>;
+export type VizKind = Static<typeof VizKindSchema>;
+export type VizSpec = Static<typeof VizSchema>;
+export type QueryResult = Static<typeof QueryResultSchema>;
+
+/** The JSON Schema document of QueryResult (plain JSON, draft-07). */
+export function queryResultJsonSchema(): Record<string, unknown> {
+  return { $schema: 'http://json-schema.org/draft-07/schema#', ...JSON.parse(JSON.stringify(QueryResultSchema)) };
+}
+
+let compiled: ReturnType<Ajv['compile']> | null = null;
+
+/** Checks a value against the QueryResult schema; `errors` are ajv's, with paths. */
+export function validateQueryResult(value: unknown): { ok: boolean; errors: ErrorObject[] } {
+  compiled ??= new Ajv({ allErrors: true }).compile(queryResultJsonSchema());
+  const ok = compiled(value) as boolean;
+  return { ok, errors: ok ? [] : [...(compiled.errors ?? [])] };
+}
