@@ -1,0 +1,79 @@
+//! Times the full analysis of a dump and reports memory per object:
+//! `cargo run --release -p heapql-graph --example analyze -- <dump.hprof> [--reachable-only]`
+
+use heapql_graph::{FullAnalysis, GraphOptions};
+use heapql_heap::{Heap, OpenOptions};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// Peak resident set (VmHWM) in bytes, from /proc (Linux).
+fn peak_rss() -> u64 {
+    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    s.lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|k| k.parse::<u64>().ok())
+        .map_or(0, |k| k * 1024)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(path) = args.iter().find(|a| !a.starts_with("--")) else {
+        eprintln!("usage: analyze <dump.hprof> [--reachable-only]");
+        std::process::exit(2);
+    };
+    let reachable_only = args.iter().any(|a| a == "--reachable-only");
+    let t0 = Instant::now();
+    let heap = match Heap::open(std::path::Path::new(path), OpenOptions::default()) {
+        Ok(h) => h,
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(1);
+        }
+    };
+    let t_open = t0.elapsed();
+    let rss_open = peak_rss();
+    let phases: Arc<Mutex<Vec<(&'static str, Instant)>>> = Arc::new(Mutex::new(Vec::new()));
+    let ph = phases.clone();
+    let opts = GraphOptions {
+        reachable_only,
+        progress: Some(Arc::new(move |p: heapql_heap::Progress| {
+            let mut v = ph.lock().unwrap();
+            if v.last().map(|x| x.0) != Some(p.phase) {
+                v.push((p.phase, Instant::now()));
+            }
+        })),
+        cancel: None,
+    };
+    let t1 = Instant::now();
+    let a = FullAnalysis::build(&heap, opts).unwrap();
+    let t_graph = t1.elapsed();
+    let n = heap.object_count() as f64;
+    let size = heap.info().file_size;
+    println!("dump: {path} ({:.1} MiB, {} objects)", size as f64 / 1048576.0, heap.object_count());
+    println!("open: {:.2} s, peak RSS {:.1} B/object", t_open.as_secs_f64(), rss_open as f64 / n);
+    let v = phases.lock().unwrap();
+    for (i, (name, at)) in v.iter().enumerate() {
+        let end = v.get(i + 1).map_or(Instant::now(), |x| x.1);
+        println!("  {name}: {:.2} s", (end - *at).as_secs_f64());
+    }
+    println!(
+        "graph+dominators+retained: {:.2} s; edges {}; reachable {}; gc roots {}; unreachable roots {}",
+        t_graph.as_secs_f64(),
+        a.graph().edge_count(),
+        a.graph().reachable_count(),
+        a.gc_roots().count(),
+        a.unreachable_roots().count()
+    );
+    println!(
+        "analysis resident: {:.1} B/object; process peak RSS {:.1} B/object ({:.0} MiB)",
+        a.heap_bytes() as f64 / n,
+        peak_rss() as f64 / n,
+        peak_rss() as f64 / 1048576.0
+    );
+    println!("total {:.2} s = {:.2} s per GiB", (t_open + t_graph).as_secs_f64(), (t_open + t_graph).as_secs_f64() / (size as f64 / 1073741824.0));
+    let top = a.top_level_dominators();
+    for &o in top.iter().take(5) {
+        println!("  top: #{o} {} retained {}", heap.class(heap.class_of(o)).name, a.retained_size(o));
+    }
+}
