@@ -168,9 +168,7 @@ function hintFor(t: Token, prev: Token | null, next: Token | null, expected: Set
     if (/^F[OR]{2}M$|^FRM$|^FOM$/.test(word)) return 'did you mean FROM?';
     return 'separate select items with "," and name a column with AS';
   }
-  if (type === 'ORDER' || type === 'GROUP') {
-    if (next && next.type !== 'BY') return `${t.text.toUpperCase()} is followed by BY`;
-  }
+  if ((prevType === 'ORDER' || prevType === 'GROUP') && type !== 'BY') return `${prev!.text.toUpperCase()} is followed by BY`;
   if (type === 'LIMIT' && prevType === 'LIMIT') return 'LIMIT takes one number';
   if (type === 'rparen' && expected.has('SELECT')) return 'a subquery in parentheses starts with SELECT';
   if (type === 'lbracket' && prevType === 'dot') return 'index an array with value[i], without a dot';

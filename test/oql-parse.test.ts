@@ -1,0 +1,227 @@
+// Grammar: every construct parses, exactly once (the grammar is unambiguous), with positions.
+import { describe, expect, test } from 'vitest';
+import { parse, parseAll, OqlSyntaxError, printQuery } from '../ts/oql/index.js';
+import type { Expr, SelectQuery } from '../ts/oql/index.js';
+
+const CONSTRUCTS: string[] = [
+  'SELECT * FROM java.lang.String',
+  'select * from java.lang.String',
+  'SeLeCt * FrOm java.lang.String s WhErE s.hash = 0',
+  'SELECT DISTINCT * FROM java.lang.String',
+  'SELECT OBJECTS s FROM OBJECTS java.lang.String s',
+  'SELECT * AS RETAINED SET FROM java.util.HashMap',
+  'SELECT AS RETAINED SET * FROM java.util.HashMap',
+  'SELECT * FROM byte[]',
+  'SELECT * FROM java.lang.String[][]',
+  'SELECT * FROM java.util.HashMap$Node',
+  'SELECT * FROM INSTANCEOF java.util.AbstractMap',
+  'SELECT * FROM OBJECTS INSTANCEOF java.util.AbstractMap m',
+  'SELECT * FROM "java\\.util\\..*Map"',
+  "SELECT * FROM 'java\\.util\\..*Map'",
+  'SELECT * FROM (SELECT * FROM java.lang.String) s',
+  'SELECT * FROM OBJECTS 0x7f001234',
+  'SELECT s FROM java.lang.String s',
+  'SELECT @usedHeapSize, s.@objectAddress FROM java.lang.String s',
+  'SELECT s.value.@length, s.a.b.c FROM java.lang.String s',
+  'SELECT classof(s), toString(s), COALESCE(s.a, s.b, 1), NULLIF(s.a, 0) FROM java.lang.String s',
+  'SELECT COUNT(*), SUM(s.hash), MIN(1), MAX(1), AVG(1), MEDIAN(1), PERCENTILE(s.hash, 95) FROM java.lang.String s',
+  'SELECT s.@usedHeapSize * 2 + 1 - 3 / 4 % 5 FROM java.lang.String s',
+  'SELECT -s.hash, +s.hash, -(1 + 2) FROM java.lang.String s',
+  "SELECT CASE WHEN s.hash > 0 THEN 'pos' WHEN s.hash < 0 THEN \"neg\" ELSE 'zero' END AS sign FROM java.lang.String s",
+  'SELECT CASE WHEN s.hash > 0 THEN 1 END FROM java.lang.String s',
+  'SELECT s.hash AS h, s.coder AS "the coder" FROM java.lang.String s',
+  'SELECT s.value[0], s.value[1:3], s.value[:2], s.value[2:] FROM java.lang.String s',
+  'SELECT e.getKey(), e.getValue().toString(), toString(e).length() FROM java.util.HashMap$Node e',
+  'SELECT getUsedHeapSize() FROM java.lang.String',
+  'SELECT * FROM X x WHERE x.a = 1 AND x.b != 2 AND x.c <> 3 AND x.d < 4 AND x.e <= 5 AND x.f > 6 AND x.g >= 7',
+  'SELECT * FROM X x WHERE toString(x) LIKE "a.*" OR toString(x) NOT LIKE \'b.*\'',
+  'SELECT * FROM X x WHERE x INSTANCEOF java.util.HashMap OR x NOT INSTANCEOF java.util.TreeMap',
+  'SELECT * FROM X x WHERE x IN (SELECT * FROM Y) AND x NOT IN (SELECT * FROM Z)',
+  'SELECT * FROM X x WHERE x.a BETWEEN 1 AND 2 AND x.b NOT BETWEEN 3 AND 4',
+  'SELECT * FROM X x WHERE EXISTS (SELECT * FROM Y) AND NOT (x.a = 1 OR x.b = 2)',
+  'SELECT * FROM X x WHERE x.a IS NULL AND x.b IS NOT NULL',
+  'SELECT * FROM X x WHERE x.a = true OR x.b = false OR x.c = null',
+  'SELECT * FROM X x WHERE x.a = 1.5 OR x.b = 2L OR x.c = 1e3 OR x.d = 0x10',
+  'SELECT classof(x), COUNT(*) FROM X x GROUP BY classof(x) HAVING COUNT(*) > 1',
+  'SELECT classof(x), toString(x), COUNT(*) FROM X x GROUP BY classof(x), toString(x)',
+  'SELECT * FROM X x ORDER BY x.a',
+  'SELECT * FROM X x ORDER BY x.a DESC, x.b ASC, x.c LIMIT 10',
+  'SELECT * FROM X UNION SELECT * FROM Y',
+  'SELECT * FROM X UNION ALL SELECT * FROM Y',
+  'SELECT * FROM X UNION (SELECT * FROM Y LIMIT 2) UNION SELECT * FROM Z ORDER BY 1 LIMIT 5',
+  'SELECT * FROM X INTERSECT SELECT * FROM Y EXCEPT SELECT * FROM Z',
+  '(SELECT * FROM X) UNION (SELECT * FROM Y)',
+  '(SELECT * FROM X x) ORDER BY x.a LIMIT 3',
+  'SELECT * FROM java.lang.String;',
+  'SELECT b.limit, b.position, b.order FROM java.nio.ByteBuffer b',
+  'SELECT s.@retainedHeapSize AS retained FROM X s ORDER BY retained DESC',
+  '/* block */ SELECT * -- line comment\nFROM X',
+  'SELECT *\n  FROM X x\n  WHERE x.a = 1',
+];
+
+describe('every construct parses exactly once', () => {
+  for (const q of CONSTRUCTS) {
+    test(q, () => {
+      expect(parseAll(q)).toHaveLength(1);
+    });
+  }
+});
+
+function select(q: string): SelectQuery {
+  const ast = parse(q);
+  if (ast.type !== 'select') throw new Error('not a select');
+  return ast;
+}
+
+describe('syntax tree', () => {
+  test('positions: line, column, offset and end on every node', () => {
+    const q = select('SELECT s.hash\nFROM java.lang.String s\nWHERE s.hash > 10');
+    expect(q.pos).toMatchObject({ line: 1, column: 1, offset: 0 });
+    const where = q.where as Extract<Expr, { type: 'binary' }>;
+    expect(where.pos).toEqual({ line: 3, column: 7, offset: 44, end: 55 });
+    expect(where.right.pos).toEqual({ line: 3, column: 16, offset: 53, end: 55 });
+    expect(q.from.source.pos).toEqual({ line: 2, column: 6, offset: 19, end: 35 });
+  });
+
+  test('FROM forms', () => {
+    expect(select('SELECT * FROM byte[][]').from.source).toMatchObject({ type: 'class', name: 'byte[][]' });
+    expect(select('SELECT * FROM INSTANCEOF a.B$C x').from).toMatchObject({ instanceOf: true, alias: 'x', source: { name: 'a.B$C' } });
+    expect(select("SELECT * FROM 'a.*'").from.source).toMatchObject({ type: 'regex', pattern: 'a.*' });
+    expect(select('SELECT * FROM OBJECTS 0xABC').from).toMatchObject({ objects: true, source: { type: 'address', hex: '0xABC' } });
+    expect(select('SELECT * FROM OBJECTS 12').from.source).toMatchObject({ type: 'objectId', text: '12' });
+  });
+
+  test('precedence: AND binds tighter than OR, * tighter than +, NOT over a comparison', () => {
+    const q = select('SELECT a + b * c FROM X WHERE NOT a = 1 OR b = 2 AND c = 3');
+    expect(printQuery(q)).toBe('SELECT a + b * c FROM X WHERE NOT a = 1 OR b = 2 AND c = 3');
+    const where = q.where as Extract<Expr, { type: 'binary' }>;
+    expect(where.op).toBe('or');
+    expect(where.left.type).toBe('not');
+    expect((where.right as Extract<Expr, { type: 'binary' }>).op).toBe('and');
+  });
+
+  test('parentheses are kept where precedence needs them when printed back', () => {
+    expect(printQuery(parse('SELECT (a + b) * c, a - (b - c), (a - b) - c FROM X'))).toBe(
+      'SELECT (a + b) * c, a - (b - c), a - b - c FROM X',
+    );
+  });
+
+  test('literals keep their written text and value', () => {
+    const item = (q: string) => select(q).items[0].expr as Extract<Expr, { type: 'literal' }>;
+    expect(item('SELECT 2L FROM X')).toMatchObject({ kind: 'int', value: 2, text: '2L' });
+    expect(item('SELECT 1.50 FROM X')).toMatchObject({ kind: 'float', value: 1.5, text: '1.50' });
+    expect(item('SELECT 0x1F FROM X')).toMatchObject({ kind: 'hex', value: 31 });
+    expect(item("SELECT 'it' FROM X")).toMatchObject({ kind: 'string', value: 'it' });
+    expect(item('SELECT "say \'hi\'" FROM X')).toMatchObject({ kind: 'string', value: "say 'hi'" });
+    expect(item('SELECT NULL FROM X')).toMatchObject({ kind: 'null', value: null });
+  });
+
+  test('trailing ORDER BY / LIMIT of a UNION belong to the whole union', () => {
+    const q = parse('SELECT * FROM X UNION SELECT * FROM Y ORDER BY 1 LIMIT 5');
+    expect(q.type).toBe('setop');
+    expect(q.limit?.value).toBe(5);
+    if (q.type === 'setop') expect((q.right as SelectQuery).limit).toBeNull();
+  });
+
+  test('INTERSECT binds tighter than UNION and EXCEPT', () => {
+    const q = parse('SELECT * FROM A UNION SELECT * FROM B INTERSECT SELECT * FROM C');
+    expect(q).toMatchObject({ type: 'setop', op: 'union', right: { type: 'setop', op: 'intersect' } });
+  });
+
+  test('keywords are field names after a dot', () => {
+    const q = select('SELECT b.limit FROM X b');
+    expect(q.items[0].expr).toMatchObject({ type: 'field', name: 'limit' });
+  });
+});
+
+function syntaxError(q: string): OqlSyntaxError {
+  try {
+    parse(q);
+  } catch (e) {
+    if (e instanceof OqlSyntaxError) return e;
+    throw e;
+  }
+  throw new Error(`parsed: ${q}`);
+}
+
+describe('syntax errors', () => {
+  test('unexpected token: position, token, summarized expectations', () => {
+    const e = syntaxError('SELECT * FROM java.lang.String s FORM');
+    expect(e.reason).toBe('unexpected "FORM"; expected WHERE, GROUP BY, HAVING, ORDER BY, LIMIT or UNION/INTERSECT/EXCEPT');
+    expect(e.pos).toMatchObject({ line: 1, column: 34 });
+    expect(e.token).toBe('FORM');
+    expect(e.message).toBe(
+      'unexpected "FORM"; expected WHERE, GROUP BY, HAVING, ORDER BY, LIMIT or UNION/INTERSECT/EXCEPT at line 1, column 34',
+    );
+  });
+
+  test('== gets a hint', () => {
+    const e = syntaxError('SELECT * FROM X x WHERE x.a == 3');
+    expect(e.reason).toBe('unexpected "=="; expected an operator, AND, OR, GROUP BY, HAVING, ORDER BY, LIMIT or UNION/INTERSECT/EXCEPT');
+    expect(e.hint).toBe('equality is a single "=" (and inequality "!=")');
+  });
+
+  test('&& and || get hints', () => {
+    expect(syntaxError('SELECT * FROM X x WHERE x.a = 1 && x.b = 2').hint).toBe('write AND instead of &&');
+    expect(syntaxError('SELECT * FROM X x WHERE x.a = 1 || x.b = 2').hint).toBe('write OR instead of ||');
+  });
+
+  test('an unterminated string', () => {
+    const e = syntaxError('SELECT * FROM X x WHERE toString(x) LIKE "abc');
+    expect(e.reason).toBe('unterminated string literal');
+    expect(e.pos).toMatchObject({ line: 1, column: 42 });
+    expect(e.hint).toBe('close the string with "; string literals take double or single quotes and do not span lines');
+  });
+
+  test('a backtick', () => {
+    const e = syntaxError('SELECT * FROM X x WHERE toString(x) LIKE `a`');
+    expect(e.reason).toBe('unexpected character "`"');
+    expect(e.hint).toBe('string literals take double or single quotes');
+  });
+
+  test('LIKE needs a string literal', () => {
+    const e = syntaxError('SELECT * FROM X x WHERE toString(x) LIKE x.a');
+    expect(e.reason).toBe('unexpected "x"; expected a string');
+    expect(e.hint).toBe('LIKE takes a regular expression in quotes, e.g. toString(s) LIKE "http.*"');
+  });
+
+  test('${snapshot} reflection', () => {
+    const e = syntaxError('SELECT * FROM ${snapshot}.getClasses()');
+    expect(e.reason).toBe('${snapshot} is not supported');
+    expect(e.hint).toBe('there is no ${snapshot} reflection: select classes with FROM <class>, FROM INSTANCEOF <class> or FROM "<regex>"');
+  });
+
+  test('missing FROM', () => {
+    const e = syntaxError('SELECT s.a');
+    expect(e.reason).toBe('unexpected end of query');
+    expect(e.hint).toBe('every SELECT needs a FROM clause, e.g. ... FROM java.lang.String s');
+    expect(e.pos).toMatchObject({ line: 1, column: 11 });
+  });
+
+  test('empty query', () => {
+    expect(syntaxError('  ').reason).toBe('empty query');
+    expect(syntaxError('-- only a comment').reason).toBe('empty query');
+  });
+
+  test('unclosed parenthesis', () => {
+    expect(syntaxError('SELECT * FROM X x WHERE (x.a = 1').hint).toBe('a "(" is not closed');
+  });
+
+  test('a keyword as an alias', () => {
+    const e = syntaxError('SELECT x.a AS order FROM X x');
+    expect(e.hint).toBe('ORDER is a keyword: quote the column name, AS "order"');
+  });
+
+  test('ORDER without BY', () => {
+    expect(syntaxError('SELECT * FROM X x ORDER x.a').hint).toBe('ORDER is followed by BY');
+  });
+
+  test('ORDER BY inside and after a parenthesized query', () => {
+    const e = syntaxError('(SELECT * FROM X x ORDER BY x.a) ORDER BY x.b');
+    expect(e.reason).toBe('ORDER BY appears both inside and after the parenthesized query');
+  });
+
+  test('relational operators do not chain', () => {
+    expect(syntaxError('SELECT * FROM X x WHERE 1 < x.a < 3').token).toBe('<');
+  });
+});
