@@ -472,7 +472,7 @@ export class Binder {
       const guess = didYouMean(`@${written}`, ATTRIBUTE_NAMES);
       return fail(`unknown attribute @${written}`, pos, `${guess ? `did you mean ${guess}? ` : ''}attributes: ${ATTRIBUTE_NAMES.join(', ')}`);
     }
-    if (name === 'retainedHeapSize') this.needFull('retained', text.startsWith('@') ? '@retainedHeapSize' : text, pos);
+    if (name === 'retainedHeapSize') this.needFull('retained', text.endsWith('()') ? text : '@retainedHeapSize', pos);
     if (name === 'inbounds' || name === 'outbounds') this.needFull('graph', `@${name}`, pos);
     return { k: 'attr', base, name };
   }

@@ -1,0 +1,397 @@
+// Binder/planner: name resolution, method aliases, column names, every spec rule, and the exact
+// text of every refusal.
+import { describe, expect, test } from 'vitest';
+import { OqlPlanError } from '../ts/oql/index.js';
+import { explain, plan, withLimit, type PExpr, type PSelect } from '../ts/plan/index.js';
+
+function sel(q: string, opts = {}): PSelect {
+  const p = plan(q, opts).plan.query;
+  if (p.op !== 'select') throw new Error('not a select');
+  return p;
+}
+
+function col(q: string, i = 0, opts = {}): PExpr {
+  const s = sel(q, opts);
+  if (s.output.kind !== 'columns') throw new Error('objects output');
+  return s.output.columns[i].expr;
+}
+
+function planError(q: string, opts = {}): OqlPlanError {
+  try {
+    plan(q, opts);
+  } catch (e) {
+    if (e instanceof OqlPlanError) return e;
+    throw e;
+  }
+  throw new Error(`planned: ${q}`);
+}
+
+const row: PExpr = { k: 'row' };
+
+describe('sources', () => {
+  test('class, INSTANCEOF, OBJECTS no-op, every object', () => {
+    expect(sel('SELECT * FROM java.lang.String').source).toEqual({ kind: 'class', name: 'java.lang.String', subclasses: false });
+    expect(sel('SELECT * FROM OBJECTS java.lang.String').source).toEqual({ kind: 'class', name: 'java.lang.String', subclasses: false });
+    expect(sel('SELECT * FROM INSTANCEOF java.util.AbstractMap').source).toEqual({ kind: 'class', name: 'java.util.AbstractMap', subclasses: true });
+    expect(sel('SELECT * FROM INSTANCEOF java.lang.Object').source).toEqual({ kind: 'all' });
+    expect(sel('SELECT * FROM java.lang.Object').source).toEqual({ kind: 'class', name: 'java.lang.Object', subclasses: false });
+  });
+
+  test('regex and address (normalized lower-case)', () => {
+    expect(sel('SELECT * FROM "java\\.util\\..*"').source).toEqual({ kind: 'regex', pattern: 'java\\.util\\..*' });
+    expect(sel('SELECT * FROM OBJECTS 0x7F00ABC').source).toEqual({ kind: 'address', address: '0x7f00abc' });
+  });
+
+  test('an invalid regex', () => {
+    const e = planError('SELECT * FROM "java(.*"');
+    expect(e.reason).toBe('invalid regular expression "java(.*": /java(.*/u: Unterminated group');
+  });
+
+  test('FROM OBJECTS <decimal> is refused with what to write', () => {
+    const e = planError('SELECT * FROM OBJECTS 255');
+    expect(e.reason).toBe('FROM OBJECTS takes a hex address, not the decimal number 255');
+    expect(e.hint).toBe('write FROM OBJECTS 0x<address> (e.g. FROM OBJECTS 0xff), or select by id with WHERE @objectId = 255');
+  });
+
+  test('value-row subquery: columns by alias.name or bare name; * expands', () => {
+    const q = 'SELECT t.v, size FROM (SELECT toString(s) AS v, s.@usedHeapSize AS size FROM java.lang.String s) t';
+    const s = sel(q);
+    expect(s.output).toEqual({ kind: 'columns', columns: [{ name: 't.v', expr: { k: 'col', name: 'v' } }, { name: 'size', expr: { k: 'col', name: 'size' } }] });
+    expect(plan('SELECT * FROM (SELECT toString(s) AS v, s.hash AS h FROM java.lang.String s) t').columns).toEqual(['v', 'h']);
+    expect(planError('SELECT t.nope FROM (SELECT toString(s) AS v FROM java.lang.String s) t').reason).toBe('the subquery has no column `nope`');
+  });
+});
+
+describe('select list and column names', () => {
+  test('* and a bare alias are the object list', () => {
+    expect(sel('SELECT * FROM X').output).toEqual({ kind: 'objects' });
+    expect(sel('SELECT s FROM X s').output).toEqual({ kind: 'objects' });
+    expect(plan('SELECT s FROM X s').columns).toEqual(['s']);
+    expect(plan('SELECT * FROM X').columns).toEqual(['*']);
+    expect(sel('SELECT OBJECTS s FROM X s').output).toEqual({ kind: 'objects' });
+  });
+
+  test('names: expression text with normalized spacing, or the AS alias', () => {
+    expect(plan('SELECT s.@usedHeapSize*2, toString( s ), s.@usedHeapSize AS size, @objectId FROM X s').columns).toEqual([
+      's.@usedHeapSize * 2', 'toString(s)', 'size', '@objectId',
+    ]);
+    expect(plan('SELECT COUNT(*), count(s.a) FROM X s').columns).toEqual(['COUNT(*)', 'count(s.a)']);
+  });
+
+  test('PERCENTILE(e, n) is named PERCENTILE(<n>)(<e>)', () => {
+    expect(plan('SELECT PERCENTILE(s.@usedHeapSize, 95) FROM X s').columns).toEqual(['PERCENTILE(95)(s.@usedHeapSize)']);
+  });
+
+  test('attributes are case-insensitive and have aliases', () => {
+    expect(col('SELECT @USEDHEAPSIZE FROM X')).toEqual({ k: 'attr', base: row, name: 'usedHeapSize' });
+    expect(col('SELECT @name FROM X')).toEqual({ k: 'attr', base: row, name: 'displayName' });
+    expect(col('SELECT @retainedHeap FROM X', 0, { fullPath: true })).toEqual({ k: 'attr', base: row, name: 'retainedHeapSize' });
+  });
+
+  test('an unknown attribute suggests the closest', () => {
+    const e = planError('SELECT @usedHeapSise FROM X');
+    expect(e.reason).toBe('unknown attribute @usedHeapSise');
+    expect(e.hint).toBe(
+      'did you mean @usedHeapSize? attributes: @objectId, @objectAddress, @usedHeapSize, @retainedHeapSize, @displayName, @length, @inbounds, @outbounds, @GCRoots, @systemProperties, @clazz',
+    );
+  });
+
+  test('bare names read fields of the row; the alias is the row', () => {
+    expect(col('SELECT count FROM X')).toEqual({ k: 'field', base: row, name: 'count' });
+    expect(col('SELECT s.a.b FROM X s')).toEqual({ k: 'field', base: { k: 'field', base: row, name: 'a' }, name: 'b' });
+  });
+
+  test('float literals keep a decimal point in the plan JSON', () => {
+    expect(plan('SELECT s.a / 2.0, s.a / 2 FROM X s').json).toContain('"r":{"k":"lit","v":2.0}');
+    expect(plan('SELECT s.a / 2 FROM X s').json).toContain('"r":{"k":"lit","v":2}');
+  });
+
+  test('negative number literals fold; other negations stay', () => {
+    expect(col('SELECT -3 FROM X')).toEqual({ k: 'lit', v: -3 });
+    expect(col('SELECT -s.a FROM X s')).toEqual({ k: 'neg', e: { k: 'field', base: row, name: 'a' } });
+  });
+
+  test('array index and slices (open ends become 0 and @length)', () => {
+    const v: PExpr = { k: 'field', base: row, name: 'value' };
+    expect(col('SELECT s.value[1] FROM X s')).toEqual({ k: 'index', e: v, i: { k: 'lit', v: 1 } });
+    expect(col('SELECT s.value[1:3] FROM X s')).toEqual({ k: 'slice', e: v, from: { k: 'lit', v: 1 }, to: { k: 'lit', v: 3 } });
+    expect(col('SELECT s.value[2:] FROM X s')).toEqual({ k: 'slice', e: v, from: { k: 'lit', v: 2 }, to: { k: 'attr', base: v, name: 'length' } });
+    expect(col('SELECT s.value[:2] FROM X s')).toEqual({ k: 'slice', e: v, from: { k: 'lit', v: 0 }, to: { k: 'lit', v: 2 } });
+  });
+
+  test('CASE', () => {
+    expect(col("SELECT CASE WHEN s.a > 1 THEN 'x' ELSE 'y' END FROM X s")).toEqual({
+      k: 'case',
+      whens: [{ when: { k: 'bin', op: '>', l: { k: 'field', base: row, name: 'a' }, r: { k: 'lit', v: 1 } }, then: { k: 'lit', v: 'x' } }],
+      else: { k: 'lit', v: 'y' },
+    });
+  });
+});
+
+describe('method aliases', () => {
+  const e: PExpr = row;
+  const cases: [string, PExpr][] = [
+    ['e.length()', { k: 'attr', base: e, name: 'length' }],
+    ['e.size()', { k: 'field', base: e, name: 'size' }],
+    ['e.getKey()', { k: 'field', base: e, name: 'key' }],
+    ['e.getValue()', { k: 'field', base: e, name: 'value' }],
+    ['e.equals(e)', { k: 'bin', op: '=', l: e, r: e }],
+    ['e.contains("a.b")', { k: 'like', e: { k: 'call', fn: 'toString', args: [e] }, pattern: '.*a\\.b.*', negate: false }],
+    ['e.intValue()', { k: 'field', base: e, name: 'value' }],
+    ['e.longValue()', { k: 'field', base: e, name: 'value' }],
+    ['e.shortValue()', { k: 'field', base: e, name: 'value' }],
+    ['e.byteValue()', { k: 'field', base: e, name: 'value' }],
+    ['e.floatValue()', { k: 'field', base: e, name: 'value' }],
+    ['e.doubleValue()', { k: 'field', base: e, name: 'value' }],
+    ['e.booleanValue()', { k: 'field', base: e, name: 'value' }],
+    ['e.charValue()', { k: 'field', base: e, name: 'value' }],
+    ['e.toString()', { k: 'call', fn: 'toString', args: [e] }],
+    ['toString(e).toString()', { k: 'call', fn: 'toString', args: [e] }],
+    ['classof(e).getName()', { k: 'attr', base: { k: 'call', fn: 'classof', args: [e] }, name: 'displayName' }],
+    ['e.getObjectAddress()', { k: 'attr', base: e, name: 'objectAddress' }],
+    ['e.getObjectId()', { k: 'attr', base: e, name: 'objectId' }],
+    ['e.getUsedHeapSize()', { k: 'attr', base: e, name: 'usedHeapSize' }],
+    ['e.getClazz()', { k: 'call', fn: 'classof', args: [e] }],
+    ['getUsedHeapSize()', { k: 'attr', base: e, name: 'usedHeapSize' }],
+  ];
+  for (const [text, expected] of cases) {
+    test(text, () => {
+      expect(col(`SELECT ${text} FROM X e`)).toEqual(expected);
+      expect(plan(`SELECT ${text} FROM X e`).columns).toEqual([text]);
+    });
+  }
+
+  test('getRetainedHeapSize() needs the full path', () => {
+    expect(col('SELECT e.getRetainedHeapSize() FROM X e', 0, { fullPath: true })).toEqual({ k: 'attr', base: row, name: 'retainedHeapSize' });
+    expect(planError('SELECT e.getRetainedHeapSize() FROM X e').reason).toBe(
+      'getRetainedHeapSize() requires the full analysis pipeline — run `heapql analyze`',
+    );
+  });
+
+  test('an unknown method lists the aliases', () => {
+    const e = planError('SELECT e.hashCode() FROM X e');
+    expect(e.reason).toBe('unknown method hashCode()');
+    expect(e.hint).toMatch(/^methods are aliases of attribute or field reads: length\(\), getLength\(\), size\(\), getKey\(\)/);
+  });
+
+  test('contains() needs a string literal', () => {
+    expect(planError('SELECT * FROM X e WHERE toString(e).contains(e.a)').reason).toBe('contains() takes a string literal');
+  });
+});
+
+describe('rules of the spec', () => {
+  test('rule 11: get(n), eval(), COUNT over a FROM subquery', () => {
+    const get = planError('SELECT l.get(0) FROM java.util.ArrayList l');
+    expect(get.reason).toBe('get(n) indexed access is not supported');
+    expect(get.hint).toBe('read the backing field instead, e.g. list.elementData[0] for an ArrayList, or a[0] for an array');
+    const ev = planError('SELECT eval(s.a) FROM X s');
+    expect(ev.reason).toBe('eval(...) is not supported');
+    expect(ev.hint).toBe('write the expression itself; to use a query result, put the query in FROM ( ... ) alias or IN ( ... )');
+    const cnt = planError('SELECT COUNT(*) FROM (SELECT * FROM java.lang.String s) t');
+    expect(cnt.reason).toBe('aggregating over a FROM subquery is not supported');
+    expect(cnt.hint).toBe('aggregate in the inner query instead, e.g. SELECT COUNT(*) FROM java.lang.String s WHERE ...');
+    expect(cnt.pos).toMatchObject({ column: 8 });
+  });
+
+  test('rule 12: count and offset are not fields of java.lang.String', () => {
+    const e = planError('SELECT s.count FROM java.lang.String s');
+    expect(e.reason).toBe('java.lang.String has no field `count`');
+    expect(e.hint).toBe('strings keep their text in `value` (with `coder` and `hash`): use toString(s) for the text or s.value.@length for the size of the backing array');
+    expect(planError('SELECT offset FROM java.lang.String').reason).toBe('java.lang.String has no field `offset`');
+    expect(col('SELECT s.value, s.coder, s.hash FROM java.lang.String s', 1)).toEqual({ k: 'field', base: row, name: 'coder' });
+  });
+
+  test('rule 6: grouped by toString(s), only COUNT(*) and COUNT(toString(s))', () => {
+    expect(() => plan('SELECT toString(s), COUNT(*), COUNT(toString(s)) FROM java.lang.String s GROUP BY toString(s)')).not.toThrow();
+    const e = planError('SELECT toString(s), SUM(s.@usedHeapSize) FROM java.lang.String s GROUP BY toString(s)');
+    expect(e.reason).toBe('a query grouped by toString(s) accepts only COUNT(*) and COUNT(toString(s)) as aggregates, not SUM(s.@usedHeapSize)');
+    expect(e.hint).toBe(
+      'string text is decoded after the scan, where SUM(s.@usedHeapSize) is no longer available: use COUNT(*) here and run SUM(s.@usedHeapSize) in a separate query grouped by the object or by classof(...)',
+    );
+    expect(e.pos).toMatchObject({ column: 21 });
+  });
+
+  test('rule 3: no aggregates in a UNION branch', () => {
+    const e = planError('SELECT COUNT(*) FROM X UNION SELECT COUNT(*) FROM Y');
+    expect(e.reason).toBe('aggregates are not allowed in a UNION branch');
+    expect(e.hint).toBe('run the aggregate as its own query, or aggregate over one FROM INSTANCEOF / regex source instead of a UNION');
+  });
+
+  test('set operations need equal column counts', () => {
+    expect(planError('SELECT a, b FROM X UNION SELECT a FROM Y').reason).toBe('the branches of UNION have different column counts (2 and 1)');
+  });
+
+  test('rules 1 and 2: ORDER BY, LIMIT and DISTINCT of a union apply to the combined result', () => {
+    const p = plan('SELECT DISTINCT s.a FROM X s UNION SELECT t.a FROM Y t ORDER BY 1 DESC LIMIT 4').plan.query;
+    expect(p).toMatchObject({ op: 'union', distinct: true, limit: 4, orderBy: [{ expr: { k: 'out', i: 0 }, desc: true }] });
+    if (p.op === 'union') expect(p.left).toMatchObject({ distinct: false, limit: null });
+  });
+
+  test('ORDER BY after a set operation must name an output column', () => {
+    const e = planError('SELECT s.a FROM X s UNION SELECT t.a FROM Y t ORDER BY s.b');
+    expect(e.reason).toBe('ORDER BY s.b after a set operation must name an output column');
+    expect(e.hint).toBe('order by a column name, an AS alias or a position (1..1): s.a');
+  });
+
+  test('rule 8: EXISTS becomes a guard; elsewhere it is refused', () => {
+    const s = sel('SELECT * FROM X x WHERE EXISTS (SELECT * FROM Y) AND x.a = 1');
+    expect(s.guards).toHaveLength(1);
+    expect(s.filter).toEqual({ k: 'bin', op: '=', l: { k: 'field', base: row, name: 'a' }, r: { k: 'lit', v: 1 } });
+    const e = planError('SELECT * FROM X x WHERE x.a = 1 OR EXISTS (SELECT * FROM Y)');
+    expect(e.reason).toBe('EXISTS may only be a top-level AND term of WHERE');
+    expect(planError('SELECT * FROM X x WHERE NOT EXISTS (SELECT * FROM Y)').reason).toBe('EXISTS may only be a top-level AND term of WHERE');
+  });
+
+  test('subqueries are not correlated', () => {
+    const e = planError('SELECT * FROM X x WHERE EXISTS (SELECT * FROM Y y WHERE y.a = x)');
+    expect(e.reason).toBe('the subquery refers to `x` of the outer query');
+  });
+
+  test('IN takes a one-column subquery; a literal list is refused', () => {
+    expect(sel('SELECT * FROM X x WHERE x NOT IN (SELECT * FROM Y)').filter).toMatchObject({ k: 'not', e: { k: 'in', e: row } });
+    expect(planError('SELECT * FROM X x WHERE x IN (SELECT a, b FROM Y)').reason).toBe('the subquery of IN must select exactly one column; it selects 2');
+    const e = planError('SELECT * FROM X x WHERE x.a IN (1, 2)');
+    expect(e.reason).toBe('a literal IN list is not supported');
+    expect(e.hint).toBe('use IN (SELECT ...), or compare with OR: x.a = 1 OR x.a = 2');
+  });
+
+  test('BETWEEN is >= AND <=; IS NULL is = null', () => {
+    const a: PExpr = { k: 'field', base: row, name: 'a' };
+    expect(sel('SELECT * FROM X x WHERE x.a BETWEEN 1 AND 2').filter).toEqual({
+      k: 'bin', op: 'and', l: { k: 'bin', op: '>=', l: a, r: { k: 'lit', v: 1 } }, r: { k: 'bin', op: '<=', l: a, r: { k: 'lit', v: 2 } },
+    });
+    expect(sel('SELECT * FROM X x WHERE x.a IS NOT NULL').filter).toEqual({ k: 'bin', op: '!=', l: a, r: { k: 'lit', v: null } });
+  });
+
+  test('LIKE is a regex; SQL wildcards get a hint', () => {
+    const e = planError('SELECT * FROM X x WHERE toString(x) LIKE "abc%"');
+    expect(e.reason).toBe('LIKE takes a regular expression, not SQL wildcards: "abc%"');
+    expect(e.hint).toBe('write ".*" for % and "." for _, e.g. LIKE "abc.*"');
+  });
+
+  test('grouping: keys and aggregates are slots; other row reads are refused', () => {
+    const s = sel('SELECT classof(x) AS c, COUNT(*) AS n FROM X x GROUP BY classof(x) HAVING COUNT(*) > 2 ORDER BY n DESC');
+    expect(s.groupBy).toEqual([{ k: 'call', fn: 'classof', args: [row] }]);
+    expect(s.aggregates).toEqual([{ fn: 'count', arg: null, p: null }]);
+    expect(s.output).toEqual({ kind: 'columns', columns: [{ name: 'c', expr: { k: 'key', i: 0 } }, { name: 'n', expr: { k: 'agg', i: 0 } }] });
+    expect(s.having).toEqual({ k: 'bin', op: '>', l: { k: 'agg', i: 0 }, r: { k: 'lit', v: 2 } });
+    expect(s.orderBy).toEqual([{ expr: { k: 'out', i: 1 }, desc: true }]);
+    const e = planError('SELECT classof(x), x.@usedHeapSize FROM X x GROUP BY classof(x)');
+    expect(e.reason).toBe('SELECT item x.@usedHeapSize uses a value that is neither grouped nor aggregated');
+  });
+
+  test('GROUP BY may name an output alias; ORDER BY an aggregate not selected adds a slot', () => {
+    const s = sel('SELECT classof(x) AS cls, COUNT(*) AS n FROM X x GROUP BY cls ORDER BY SUM(x.@usedHeapSize) DESC');
+    expect(s.groupBy).toEqual([{ k: 'call', fn: 'classof', args: [row] }]);
+    expect(s.aggregates).toHaveLength(2);
+    expect(s.orderBy).toEqual([{ expr: { k: 'agg', i: 1 }, desc: true }]);
+  });
+
+  test('aggregates: PERCENTILE takes an integer 0..100; none in WHERE; none nested', () => {
+    expect(sel('SELECT PERCENTILE(x.a, 95) FROM X x').aggregates).toEqual([{ fn: 'percentile', arg: { k: 'field', base: row, name: 'a' }, p: 95 }]);
+    expect(planError('SELECT PERCENTILE(x.a, 0.95) FROM X x').hint).toBe('e.g. PERCENTILE(s.@usedHeapSize, 95) — 95 means the 95th percentile, not 0.95');
+    expect(planError('SELECT PERCENTILE(x.a, 120) FROM X x').reason).toBe('the percentile must be between 0 and 100, not 120');
+    expect(planError('SELECT * FROM X x WHERE COUNT(*) > 1').reason).toBe('aggregate COUNT() is not allowed in WHERE');
+    expect(planError('SELECT SUM(COUNT(*)) FROM X x').reason).toBe('aggregate COUNT() is not allowed in SUM()');
+    expect(planError('SELECT * FROM X x HAVING x.a > 1').reason).toBe('HAVING needs GROUP BY or an aggregate');
+  });
+
+  test('ORDER BY: alias, position, header text, or a row expression', () => {
+    expect(sel('SELECT x.a AS a FROM X x ORDER BY a').orderBy).toEqual([{ expr: { k: 'out', i: 0 }, desc: false }]);
+    expect(sel('SELECT x.a, x.b FROM X x ORDER BY 2 DESC').orderBy).toEqual([{ expr: { k: 'out', i: 1 }, desc: true }]);
+    expect(sel('SELECT x.@usedHeapSize FROM X x ORDER BY x.@usedHeapSize').orderBy).toEqual([{ expr: { k: 'out', i: 0 }, desc: false }]);
+    expect(sel('SELECT * FROM X x ORDER BY x.@usedHeapSize DESC').orderBy).toEqual([{ expr: { k: 'attr', base: row, name: 'usedHeapSize' }, desc: true }]);
+    expect(planError('SELECT x.a FROM X x ORDER BY 3').reason).toBe('ORDER BY position 3 is out of range');
+  });
+
+  test('unknown functions suggest the closest', () => {
+    const e = planError('SELECT clasof(x) FROM X x');
+    expect(e.reason).toBe('unknown function clasof()');
+    expect(e.hint).toMatch(/^did you mean classof\? functions: /);
+  });
+
+  test('hex literals above 2^53 cannot be compared exactly', () => {
+    expect(planError('SELECT * FROM X x WHERE x.@objectAddress = 0xFFFFFFFFFFFFFFFF').reason).toBe(
+      'the hex number 0xFFFFFFFFFFFFFFFF is too large to compare exactly',
+    );
+    expect(sel('SELECT * FROM X x WHERE x.@objectAddress = 0x7f00').filter).toMatchObject({ r: { k: 'lit', v: 0x7f00 } });
+  });
+});
+
+describe('query-only path refusals', () => {
+  const cases: [string, string][] = [
+    ['SELECT s.@retainedHeapSize FROM X s', '@retainedHeapSize requires the full analysis pipeline — run `heapql analyze`'],
+    ['SELECT @retainedHeapSize FROM X', '@retainedHeapSize requires the full analysis pipeline — run `heapql analyze`'],
+    ['SELECT * AS RETAINED SET FROM X', 'AS RETAINED SET requires the full analysis pipeline — run `heapql analyze`'],
+    ['SELECT dominators(s) FROM X s', 'dominator queries (dominators()) require the full analysis pipeline — run `heapql analyze`'],
+    ['SELECT dominatorof(s) FROM X s', 'dominator queries (dominatorof()) require the full analysis pipeline — run `heapql analyze`'],
+    ['SELECT s.@inbounds FROM X s', 'reference-graph queries (@inbounds) need the full path — run `heapql analyze`'],
+    ['SELECT @outbounds FROM X', 'reference-graph queries (@outbounds) need the full path — run `heapql analyze`'],
+    ['SELECT path(s, s.a) FROM X s', 'reference-graph queries (path()) need the full path — run `heapql analyze`'],
+    ['SELECT inbounds(s) FROM X s', 'reference-graph queries (inbounds()) need the full path — run `heapql analyze`'],
+  ];
+  for (const [q, message] of cases) {
+    test(q, () => {
+      const e = planError(q);
+      expect(e.reason).toBe(message);
+      expect(e.hint).toBe('run `heapql analyze` or the report command; in the REPL, !analyze; on the server, POST /analyze');
+      const full = plan(q, { fullPath: true });
+      expect(full.plan.fullPath).toBe(true);
+    });
+  }
+
+  test('plans that use no full-path feature say so in the envelope', () => {
+    const p = plan('SELECT * FROM X', { fullPath: true, reachableOnly: true }).plan;
+    expect(p).toMatchObject({ version: 1, fullPath: false, reachableOnly: true });
+  });
+});
+
+describe('explain and limits', () => {
+  test('explain prints the operator tree with OQL expressions', () => {
+    const p = plan(
+      'SELECT toString(s) AS value, COUNT(*) AS count FROM java.lang.String s WHERE s.@usedHeapSize > 16 GROUP BY toString(s) HAVING COUNT(*) > 1 ORDER BY count DESC LIMIT 30',
+    ).plan;
+    expect(explain(p)).toBe(
+      [
+        'Plan (query-only path, all objects)',
+        '  TopK 30: count DESC',
+        '    Project: value = toString(s), count = COUNT(*)',
+        '      Having: COUNT(*) > 1',
+        '        Aggregate: keys [toString(s)]; COUNT(*)',
+        '          Filter: s.@usedHeapSize > 16',
+        '            Scan: java.lang.String AS s',
+      ].join('\n'),
+    );
+  });
+
+  test('explain shows set operations, guards and IN subqueries', () => {
+    const p = plan(
+      'SELECT * FROM X x WHERE EXISTS (SELECT * FROM Z) AND x IN (SELECT * FROM Y) UNION SELECT * FROM W LIMIT 3',
+      { reachableOnly: true },
+    ).plan;
+    expect(explain(p)).toBe(
+      [
+        'Plan (query-only path, reachable objects only)',
+        '  Limit 3',
+        '    Union (concatenate)',
+        '      Project: x (objects)',
+        '        Filter: x IN ($1)',
+        '          Scan: X AS x',
+        '          Guard: EXISTS (runs once first; no rows → empty result)',
+        '            Project: * (objects)',
+        '              Scan: Z',
+        '      Project: * (objects)',
+        '        Scan: W',
+        'Subquery $1 (runs once, before the scan):',
+        '  Project: * (objects)',
+        '    Scan: Y',
+      ].join('\n'),
+    );
+  });
+
+  test('withLimit overrides the outermost LIMIT', () => {
+    const p = plan('SELECT * FROM X LIMIT 100').plan;
+    expect(withLimit(p, 5).query).toMatchObject({ limit: 5 });
+    expect(p.query).toMatchObject({ limit: 100 });
+  });
+});
