@@ -1,0 +1,39 @@
+/** `heapql/scheduler`: client of the taskcontrol scheduler and ThreadControl for JavaScript threads. */
+export {
+  SchedulerClient,
+  checkId,
+  parseId,
+  DEFAULT_SCHEDULER_URL,
+  DEFAULT_SCHEDULER_TIMEOUT_MS,
+  type SchedulerClientOptions,
+  type TaskStatus,
+  type Target,
+  type PlanEntry,
+  type PlanListing,
+} from './client.js';
+export {
+  parsePlan,
+  validatePlan,
+  formatPlan,
+  toServerPlan,
+  formatReadPlan,
+  decodeServerPlan,
+  MAX_STOP_SECONDS,
+  MAX_CONSECUTIVE_STOP_SECONDS,
+  MAX_STEP_SECONDS,
+  type PlanAction,
+  type PlanStep,
+  type ReadPlan,
+  type ReadPlanStep,
+} from './plan.js';
+export { ThreadControl, DEFAULT_SCHEDULER_PORT, type ThreadControlOptions, type ThreadRef } from './thread-control.js';
+export { registerThreadId, currentOsThreadId } from './thread-ids.js';
+export {
+  ServiceError,
+  ServiceUnavailableError,
+  ServiceTimeoutError,
+  ServiceHttpError,
+  ServiceProtocolError,
+  ServiceFailureError,
+  InvalidArgumentError,
+} from '../errors.js';
