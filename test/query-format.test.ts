@@ -1,0 +1,142 @@
+// QueryResult: schema, batch conversion, and the table / JSON / CSV / TSV formatters.
+import { describe, expect, test } from 'vitest';
+import {
+  batchToQueryResult, formatCsv, formatJson, formatTable, formatTsv, queryResultJsonSchema, validateQueryResult,
+  type Batch, type ObjectRef, type QueryResult,
+} from '../ts/query/index.js';
+
+const ref = (i: number): ObjectRef => ({
+  objectId: i, address: `0x${(0x1000 + i * 16).toString(16)}`, className: 'java.lang.String',
+  label: `java.lang.String @ 0x${(0x1000 + i * 16).toString(16)}`,
+});
+
+function result(columns: QueryResult['columns'], rows: QueryResult['rows'], extra: Partial<QueryResult> = {}): QueryResult {
+  return { name: 'q1', oql: 'SELECT ...', columns, rows, rowCount: rows.length, truncated: false, elapsedMs: 1.5, ...extra };
+}
+
+describe('batchToQueryResult', () => {
+  test('every column type, NULLs, one resolver call with distinct indices', () => {
+    const calls: number[][] = [];
+    const resolve = (idx: Uint32Array) => {
+      calls.push([...idx]);
+      return [...idx].map(ref);
+    };
+    const batch: Batch = {
+      rowCount: 3,
+      columns: [
+        { name: '*', type: 'object', values: Uint32Array.from([4, 7, 4]) },
+        { name: 'n', type: 'number', values: Float64Array.from([1, 2.5, Number.NaN]), nulls: Uint8Array.from([0, 1, 0]) },
+        { name: 's', type: 'string', values: ['a', 'b', 'c'] },
+        { name: 'd', type: 'string', values: [1, 0, 1], dict: ['x', 'y'] },
+        { name: 'b', type: 'bool', values: [1, 0, 1] },
+        { name: 'l', type: 'list', values: ['[{"o":9},{"o":4}]', '"text"', '3'], nulls: Uint8Array.from([0, 0, 1]) },
+      ],
+    };
+    const r = batchToQueryResult(batch, resolve, { name: 'q1', oql: 'SELECT', elapsedMs: 2 });
+    expect(calls).toEqual([[9, 4, 7]]);
+    expect(r.rows).toEqual([
+      [ref(4), 1, 'a', 'y', true, [ref(9), ref(4)]],
+      [ref(7), null, 'b', 'x', false, 'text'],
+      [ref(4), null, 'c', 'y', true, null],
+    ]);
+    expect(r.columns.map((c) => c.type)).toEqual(['object', 'number', 'string', 'string', 'bool', 'list']);
+    expect(r).toMatchObject({ rowCount: 3, truncated: false, elapsedMs: 2 });
+    expect(validateQueryResult(r)).toEqual({ ok: true, errors: [] });
+  });
+
+  test('no objects: the resolver is not called; note and viz are carried', () => {
+    const r = batchToQueryResult(
+      { rowCount: 1, columns: [{ name: 'COUNT(*)', type: 'number', values: Float64Array.from([42]) }] },
+      () => { throw new Error('not expected'); },
+      { name: 'count', oql: 'SELECT COUNT(*) FROM X', elapsedMs: 0, truncated: true, note: 'n', viz: { kind: 'histogram', cap: 3 } },
+    );
+    expect(r).toMatchObject({ rows: [[42]], truncated: true, note: 'n', viz: { kind: 'histogram', cap: 3 } });
+  });
+
+  test('a resolver that returns too few references is an error', () => {
+    expect(() =>
+      batchToQueryResult({ rowCount: 1, columns: [{ name: '*', type: 'object', values: Uint32Array.from([1]) }] }, () => [], {
+        name: 'q', oql: '', elapsedMs: 0,
+      }),
+    ).toThrow('object resolver returned 0 references for 1 indices');
+  });
+});
+
+describe('schema', () => {
+  test('the JSON Schema is plain JSON describing QueryResult', () => {
+    const s = queryResultJsonSchema();
+    expect(s.title).toBe('QueryResult');
+    expect(s.$schema).toBe('http://json-schema.org/draft-07/schema#');
+    expect(Object.keys(s.properties as object)).toEqual(['name', 'oql', 'columns', 'rows', 'rowCount', 'truncated', 'elapsedMs', 'note', 'viz']);
+    expect(JSON.parse(JSON.stringify(s))).toEqual(s);
+  });
+
+  test('invalid results are rejected with paths', () => {
+    const bad = { ...result([{ name: 'a', type: 'number' }], [[{ objectId: 1, address: 'zz', className: 'C', label: 'C' }]]) };
+    const v = validateQueryResult(bad);
+    expect(v.ok).toBe(false);
+    expect(v.errors.some((e) => e.instancePath.startsWith('/rows/0/0'))).toBe(true);
+    expect(validateQueryResult({ ...bad, rows: [], extra: 1 }).ok).toBe(false);
+  });
+});
+
+describe('table', () => {
+  test('header, rule, aligned cells, footer', () => {
+    const r = result(
+      [{ name: 'object', type: 'object' }, { name: 'bytes', type: 'number' }, { name: 'text', type: 'string' }],
+      [[ref(1), 24, 'hello'], [ref(2), 1024, null]],
+    );
+    expect(formatTable(r)).toBe(
+      [
+        'object                    | bytes | text',
+        '--------------------------+-------+------',
+        'java.lang.String @ 0x1010 |    24 | hello',
+        'java.lang.String @ 0x1020 |  1024 | null',
+        '(2 rows)',
+      ].join('\n'),
+    );
+  });
+
+  test('one row, truncation, note, floats, lists, control characters, long cells', () => {
+    const r = result(
+      [{ name: 'v', type: 'list' }, { name: 'f', type: 'number' }, { name: 's', type: 'string' }],
+      [[[ref(1), 3], 0.1 + 0.2, `a\nb${'x'.repeat(20)}`]],
+      { truncated: true, note: 'something to know' },
+    );
+    expect(formatTable(r, { maxCellWidth: 12 })).toBe(
+      [
+        'v            | f   | s',
+        '-------------+-----+-------------',
+        '[java.lang.… | 0.3 | a\\nbxxxxxxx…',
+        '(1 row, truncated)',
+        'note: something to know',
+      ].join('\n'),
+    );
+  });
+
+  test('an empty result', () => {
+    expect(formatTable(result([{ name: 'a', type: 'null' }], []))).toBe('a\n-\n(0 rows)');
+  });
+});
+
+describe('json, csv, tsv', () => {
+  const r = result(
+    [{ name: 'name', type: 'string' }, { name: 'n', type: 'number' }, { name: 'o', type: 'object' }],
+    [['plain', 1, ref(3)], ['with, comma "and" quote\nline', null, null]],
+  );
+
+  test('json is a pretty array of QueryResult', () => {
+    expect(JSON.parse(formatJson([r]))).toEqual([r]);
+    expect(formatJson([r])).toContain('\n  {\n    "name": "q1"');
+  });
+
+  test('csv quotes per RFC 4180 with CRLF line ends', () => {
+    expect(formatCsv(r)).toBe(
+      'name,n,o\r\nplain,1,java.lang.String @ 0x1030\r\n"with, comma ""and"" quote\nline",,\r\n',
+    );
+  });
+
+  test('tsv escapes tabs and line breaks', () => {
+    expect(formatTsv(r)).toBe('name\tn\to\nplain\t1\tjava.lang.String @ 0x1030\nwith, comma "and" quote\\nline\t\t\n');
+  });
+});
