@@ -52,12 +52,13 @@ pub(crate) fn object_text(env: &Env, o: ObjIdx) -> Option<String> {
 }
 
 /// `@displayName`: the class name for an instance (specification), the class name with the
-/// length for an array (`char[10]`), `class <name>` for a class object.
+/// length for an array (`char[10]`), the described class's name for a class object (so
+/// `classof(x).getName()`, which the planner maps here, is the bare class name).
 pub(crate) fn display_name(env: &Env, o: ObjIdx) -> String {
     let heap = env.heap;
     match heap.object_kind(o) {
         ObjectKind::Class => match heap.class_described_by(o) {
-            Some(c) => format!("class {}", heap.class(c).name),
+            Some(c) => heap.class(c).name.clone(),
             None => heap.class(heap.class_of(o)).name.clone(),
         },
         ObjectKind::ObjectArray | ObjectKind::PrimitiveArray(_) => {
@@ -311,7 +312,15 @@ fn attribute(env: &Env, base: Value, attr: Attr) -> Result<Value, ExecError> {
         Attr::UsedHeapSize => Value::Int(heap.shallow_size(o) as i64),
         Attr::RetainedHeapSize => Value::Int(env.graph("@retainedHeapSize")?.retained_size(o) as i64),
         Attr::DisplayName => Value::Str(display_name(env, o).into()),
-        Attr::Length => heap.array_length(o).map(|l| Value::Int(l as i64)).unwrap_or(Value::Null),
+        // Arrays: their length. Strings: the length of the text (`s.length()` is planned as
+        // `@length`). Anything else: NULL.
+        Attr::Length => match heap.array_length(o) {
+            Some(l) => Value::Int(l as i64),
+            None => match object_text(env, o) {
+                Some(t) => Value::Int(t.encode_utf16().count() as i64),
+                None => Value::Null,
+            },
+        },
         Attr::SystemProperties => unreachable!(),
         Attr::GcRoots => {
             let kinds = env.root_kinds(o);

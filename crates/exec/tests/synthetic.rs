@@ -1,0 +1,468 @@
+//! End-to-end tests over a small dump written with the HPROF test kit, whose contents the test
+//! knows exactly.
+
+mod common;
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use common::*;
+use heapql_exec::{execute, execute_stream, ColumnData, ExecContext, Value};
+use heapql_heap::Heap;
+use heapql_hprof::testkit::{DumpBuilder, Val};
+use heapql_hprof::BasicType;
+use serde_json::json;
+
+const NODES: usize = 100;
+const SUBS: usize = 10;
+const NUMS: i64 = 200;
+
+struct Facts {
+    path: PathBuf,
+    /// Node.v of the plain nodes, in creation order.
+    v: Vec<i32>,
+}
+
+fn lcg(state: &mut u64) -> u64 {
+    *state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    *state >> 33
+}
+
+fn build() -> Facts {
+    let mut b = DumpBuilder::new(8);
+    let object = b.object_class;
+    let node = b.class("com.example.Node", Some(object), &[("next", BasicType::Object), ("v", BasicType::Int), ("name", BasicType::Object)]);
+    let sub = b.class("com.example.Sub", Some(node), &[("w", BasicType::Long)]);
+    let num = b.class("com.example.Num", Some(object), &[("x", BasicType::Int)]);
+    let holder = b.class_full(
+        "com.example.Holder",
+        Some(object),
+        0,
+        &[("items", BasicType::Object), ("bytes", BasicType::Object), ("ints", BasicType::Object), ("chars", BasicType::Object)],
+        &[("COUNT", Val::Int(7))],
+    );
+    let names: Vec<u64> = (0..5).map(|i| b.string(&format!("n{i}"))).collect();
+    let mut seed = 7u64;
+    let mut prev = 0u64;
+    let mut v = Vec::new();
+    let mut node_ids = Vec::new();
+    for i in 0..NODES {
+        let val = (lcg(&mut seed) % 50) as i32;
+        v.push(val);
+        prev = b.instance(node, &[Val::Obj(prev), Val::Int(val), Val::Obj(names[i % 5])]);
+        node_ids.push(prev);
+    }
+    for i in 0..SUBS {
+        b.instance(sub, &[Val::Long(i as i64 * 1000), Val::Obj(0), Val::Int(1000 + i as i32), Val::Obj(names[0])]);
+    }
+    // Num.x = 1..=NUMS in a scrambled order.
+    let mut xs: Vec<i64> = (1..=NUMS).collect();
+    for i in (1..xs.len()).rev() {
+        let j = (lcg(&mut seed) % (i as u64 + 1)) as usize;
+        xs.swap(i, j);
+    }
+    for x in xs {
+        b.instance(num, &[Val::Int(x as i32)]);
+    }
+    let bytes = b.byte_array(&[0, 1, 2, 3, 4, 5]);
+    let ints = b.primitive_array(BasicType::Int, &[Val::Int(3), Val::Int(1), Val::Int(2), Val::Int(0)]);
+    let chars: Vec<Val> = "char thing".encode_utf16().map(Val::Char).collect();
+    let chars = b.primitive_array(BasicType::Char, &chars);
+    let items = b.object_array(b.object_array_class, &[node_ids[0], node_ids[1], node_ids[2], 0]);
+    let h = b.instance(holder, &[Val::Obj(items), Val::Obj(bytes), Val::Obj(ints), Val::Obj(chars)]);
+    b.root_jni_global(h);
+    b.root_sticky_class(holder);
+    b.thread("main", false, &[("run", "com.example.Main", 10)]);
+    let path = temp_file(&format!("synthetic-{}.hprof", std::thread::current().name().unwrap_or("t").replace("::", "-")), &b.build());
+    Facts { path, v }
+}
+
+fn setup() -> (Heap, Facts) {
+    let f = build();
+    (open(&f.path), f)
+}
+
+fn sorted<T: Ord>(mut v: Vec<T>) -> Vec<T> {
+    v.sort();
+    v
+}
+
+#[test]
+fn counts_per_class_equal_the_histogram() {
+    let (heap, _) = setup();
+    let hist: std::collections::HashMap<u32, (i64, i64)> = heap
+        .class_histogram()
+        .into_iter()
+        .filter(|r| r.count > 0)
+        .map(|r| (heap.class(r.class).object, (r.count as i64, r.shallow as i64)))
+        .collect();
+    let by_class = |mods: serde_json::Value, threads: usize| {
+        let q = select(all(), mods);
+        let b = execute(&ExecContext::new(&heap).with_threads(threads), &plan(q)).unwrap();
+        let classes = objects(&b, 0);
+        let counts = ints(&b, 1);
+        let sums = ints(&b, 2);
+        classes.into_iter().zip(counts.into_iter().zip(sums)).collect::<std::collections::HashMap<_, _>>()
+    };
+    let out = columns(&[("class", key(0)), ("count", agg(0)), ("bytes", agg(1))]);
+    let aggs = json!([count_star(), aggregate("sum", shallow(), None)]);
+    // Fast path (histogram), fast path with a filter, general hash grouping (MEDIAN forces it).
+    let fast = by_class(json!({"groupBy": [classof_row()], "aggregates": aggs, "output": out}), 0);
+    assert_eq!(fast, hist);
+    let filtered = by_class(
+        json!({"groupBy": [classof_row()], "aggregates": aggs, "output": out,
+               "filter": bin(">=", shallow(), lit(json!(0)))}),
+        2,
+    );
+    assert_eq!(filtered, hist);
+    let mut aggs3 = aggs.clone();
+    aggs3.as_array_mut().unwrap().push(aggregate("median", shallow(), None));
+    for threads in [1, 2] {
+        let general = by_class(json!({"groupBy": [classof_row()], "aggregates": aggs3, "output": out}), threads);
+        assert_eq!(general, hist);
+    }
+
+    let count = |src| single_int(&run(&heap, select(src, json!({"aggregates": [count_star()], "output": columns(&[("n", agg(0))])}))));
+    assert_eq!(count(class("com.example.Node")), NODES as i64);
+    assert_eq!(count(instanceof("com.example.Node")), (NODES + SUBS) as i64);
+    assert_eq!(count(class("com.example.Sub")), SUBS as i64);
+    assert_eq!(count(all()), heap.object_count() as i64);
+    assert_eq!(count(instanceof("java.lang.Object")), heap.object_count() as i64);
+    assert_eq!(count(json!({"kind": "regex", "pattern": "com\\.example\\.(Node|Sub)"})), (NODES + SUBS) as i64);
+}
+
+#[test]
+fn string_equality_and_like() {
+    let (heap, _) = setup();
+    let n = |filter| run(&heap, select(class("com.example.Node"), json!({"filter": filter}))).row_count;
+    assert_eq!(n(bin("=", field(row(), "name"), lit(json!("n3")))), NODES / 5);
+    assert_eq!(n(bin("=", lit(json!("n3")), field(row(), "name"))), NODES / 5);
+    assert_eq!(n(bin("!=", field(row(), "name"), lit(json!("n3")))), NODES - NODES / 5);
+    let like = |p: &str, negate: bool| json!({"k": "like", "e": call("toString", vec![field(row(), "name")]), "pattern": p, "negate": negate});
+    assert_eq!(n(like("n[12]", false)), 2 * NODES / 5);
+    assert_eq!(n(like("n[12]", true)), 3 * NODES / 5);
+    // Whole-string match: "n" alone matches nothing.
+    assert_eq!(n(like("n", false)), 0);
+    // An object compared with a string uses its text; a non-string object has none.
+    assert_eq!(n(bin("=", field(row(), "next"), lit(json!("n3")))), 0);
+    let b = run(&heap, select(class("java.lang.String"), json!({"output": columns(&[("t", call("toString", vec![row()]))]), "orderBy": [{"expr": out(0), "desc": false}]})));
+    // The thread's name "main" is a string too.
+    let want: Vec<Option<String>> = std::iter::once("main".to_string()).chain((0..5).map(|i| format!("n{i}"))).map(Some).collect();
+    assert_eq!(strings(&b, 0), want);
+}
+
+#[test]
+fn grouping_by_text() {
+    let (heap, _) = setup();
+    let b = run(
+        &heap,
+        select(
+            instanceof("com.example.Node"),
+            json!({"groupBy": [call("toString", vec![field(row(), "name")])], "aggregates": [count_star()],
+                   "output": columns(&[("name", key(0)), ("count", agg(0))]),
+                   "orderBy": [{"expr": out(0), "desc": false}]}),
+        ),
+    );
+    assert_eq!(strings(&b, 0), (0..5).map(|i| Some(format!("n{i}"))).collect::<Vec<_>>());
+    assert_eq!(ints(&b, 1), vec![20 + SUBS as i64, 20, 20, 20, 20]);
+    // HAVING on an aggregate.
+    let b = run(
+        &heap,
+        select(
+            instanceof("com.example.Node"),
+            json!({"groupBy": [call("toString", vec![field(row(), "name")])], "aggregates": [count_star()],
+                   "having": bin(">", agg(0), lit(json!(20))), "output": columns(&[("name", key(0)), ("count", agg(0))])}),
+        ),
+    );
+    assert_eq!(strings(&b, 0), vec![Some("n0".to_string())]);
+    // No GROUP BY: one row even on empty input; COUNT 0, SUM 0, AVG NULL.
+    let b = run(
+        &heap,
+        select(
+            class("com.example.Node"),
+            json!({"filter": lit(json!(false)), "aggregates": [count_star(), aggregate("sum", field(row(), "v"), None), aggregate("avg", field(row(), "v"), None)],
+                   "output": columns(&[("c", agg(0)), ("s", agg(1)), ("a", agg(2))])}),
+        ),
+    );
+    assert_eq!(b.row_count, 1);
+    assert_eq!(ints(&b, 0), vec![0]);
+    assert_eq!(ints(&b, 1), vec![0]);
+    assert!(b.columns[2].is_null(0));
+}
+
+#[test]
+fn percentiles_on_known_values() {
+    let (heap, _) = setup();
+    let x = field(row(), "x");
+    let b = run(
+        &heap,
+        select(
+            class("com.example.Num"),
+            json!({"aggregates": [aggregate("percentile", x.clone(), Some(90)), aggregate("median", x.clone(), None),
+                                  aggregate("percentile", x.clone(), Some(95)), aggregate("percentile", x.clone(), Some(0)),
+                                  aggregate("min", x.clone(), None), aggregate("max", x.clone(), None),
+                                  aggregate("sum", x.clone(), None), aggregate("avg", x.clone(), None), aggregate("count", x.clone(), None)],
+                   "output": columns(&[("p90", agg(0)), ("med", agg(1)), ("p95", agg(2)), ("p0", agg(3)), ("min", agg(4)),
+                                       ("max", agg(5)), ("sum", agg(6)), ("avg", agg(7)), ("n", agg(8))])}),
+        ),
+    );
+    let got: Vec<i64> = (0..9).map(|c| ints(&b, c)[0]).collect();
+    assert_eq!(got, vec![180, 100, 190, 1, 1, 200, 200 * 201 / 2, 100, 200]);
+    match b.columns[7].value(0) {
+        Value::Float(f) => assert_eq!(f, 100.5),
+        v => panic!("{v:?}"),
+    }
+}
+
+#[test]
+fn top_k_equals_full_sort_plus_limit() {
+    let (heap, f) = setup();
+    let v = field(row(), "v");
+    for (desc, k) in [(true, 7), (false, 13), (true, 0), (false, 1000)] {
+        let order = json!([{"expr": v.clone(), "desc": desc}]);
+        let full = run(&heap, select(class("com.example.Node"), json!({"orderBy": order})));
+        let top = run(&heap, select(class("com.example.Node"), json!({"orderBy": order, "limit": k})));
+        let mut want = objects(&full, 0);
+        want.truncate(k);
+        assert_eq!(objects(&top, 0), want, "desc={desc} k={k}");
+        // Table output, order by an output column.
+        let cols = columns(&[("n", row()), ("v", v.clone())]);
+        let order_out = json!([{"expr": out(1), "desc": desc}]);
+        let full = run(&heap, select(class("com.example.Node"), json!({"output": cols, "orderBy": order_out})));
+        let top = run(&heap, select(class("com.example.Node"), json!({"output": cols, "orderBy": order_out, "limit": k})));
+        let mut want = objects(&full, 0);
+        want.truncate(k);
+        assert_eq!(objects(&top, 0), want);
+        // The sort is right and stable: values ordered, ties in scan order.
+        let vals = ints(&full, 1);
+        let mut expected: Vec<(i64, usize)> = f.v.iter().enumerate().map(|(i, &x)| (x as i64, i)).collect();
+        expected.sort_by(|a, b| if desc { b.0.cmp(&a.0).then(a.1.cmp(&b.1)) } else { a.cmp(b) });
+        assert_eq!(vals, expected.iter().map(|e| e.0).collect::<Vec<_>>());
+        let ids = objects(&full, 0);
+        let scan_order = objects(&run(&heap, select(class("com.example.Node"), json!({}))), 0);
+        assert_eq!(ids, expected.iter().map(|e| scan_order[e.1]).collect::<Vec<_>>());
+    }
+}
+
+#[test]
+fn set_operations() {
+    let (heap, f) = setup();
+    let v = field(row(), "v");
+    let low = select(class("com.example.Node"), json!({"filter": bin("<", v.clone(), lit(json!(20)))}));
+    let mid = select(class("com.example.Node"), json!({"filter": bin("<", v.clone(), lit(json!(30)))}));
+    let n_low = f.v.iter().filter(|&&x| x < 20).count();
+    let n_mid = f.v.iter().filter(|&&x| x < 30).count();
+    let count = |q| run(&heap, q).row_count;
+    assert_eq!(count(setop("union", low.clone(), mid.clone(), json!({}))), n_low + n_mid);
+    assert_eq!(count(setop("union", low.clone(), mid.clone(), json!({"distinct": true}))), n_mid);
+    assert_eq!(count(setop("intersect", mid.clone(), low.clone(), json!({}))), n_low);
+    assert_eq!(count(setop("except", mid.clone(), low.clone(), json!({}))), n_mid - n_low);
+    assert_eq!(count(setop("except", mid.clone(), low.clone(), json!({"limit": 3}))), 3.min(n_mid - n_low));
+    // Value rows compare by value.
+    let vals = |src| select(src, json!({"output": columns(&[("v", field(row(), "v"))])}));
+    let distinct_v: std::collections::BTreeSet<i32> = f.v.iter().copied().collect();
+    let b = run(&heap, setop("union", vals(class("com.example.Node")), vals(class("com.example.Node")),
+        json!({"distinct": true, "orderBy": [{"expr": out(0), "desc": false}]})));
+    assert_eq!(ints(&b, 0), distinct_v.iter().map(|&x| x as i64).collect::<Vec<_>>());
+    let b = run(&heap, setop("intersect", vals(class("com.example.Node")), vals(class("com.example.Sub")), json!({})));
+    assert_eq!(b.row_count, 0);
+    let e = try_run(&heap, setop("union", vals(class("com.example.Node")), select(class("com.example.Node"), json!({"output": columns(&[("a", row()), ("b", row())])})), json!({}))).unwrap_err();
+    assert_eq!(e.code, "ERR_QUERY");
+}
+
+#[test]
+fn array_index_and_slice() {
+    let (heap, _) = setup();
+    let h = |name: &str| field(row(), name);
+    let idx = |e, i: i64| json!({"k": "index", "e": e, "i": lit(json!(i))});
+    let slice = |e, a: serde_json::Value, b: serde_json::Value| json!({"k": "slice", "e": e, "from": lit(a), "to": lit(b)});
+    let b = run(
+        &heap,
+        select(
+            class("com.example.Holder"),
+            json!({"output": columns(&[
+                ("b0", idx(h("bytes"), 0)), ("b5", idx(h("bytes"), 5)), ("b6", idx(h("bytes"), 6)), ("bneg", idx(h("bytes"), -1)),
+                ("i0", idx(h("ints"), 0)), ("c5", idx(h("chars"), 5)),
+                ("bs", slice(h("bytes"), json!(1), json!(4))), ("is", slice(h("ints"), json!(null), json!(-1))),
+                ("cs", slice(h("chars"), json!(0), json!(4))), ("obj", idx(h("items"), 1)), ("objnull", idx(h("items"), 3)),
+                ("len", attr(h("bytes"), "length")), ("notarray", attr(row(), "length"))])}),
+        ),
+    );
+    assert_eq!(b.row_count, 1);
+    assert_eq!(ints(&b, 0), vec![0]);
+    assert_eq!(ints(&b, 1), vec![5]);
+    assert!(b.columns[2].is_null(0), "out of bounds is NULL");
+    assert!(b.columns[3].is_null(0), "negative index is NULL");
+    assert_eq!(ints(&b, 4), vec![3]);
+    assert_eq!(strings(&b, 5), vec![Some("t".into())]);
+    assert_eq!(b.columns[6].data, ColumnData::Lists(vec!["[1,2,3]".into()]));
+    assert_eq!(b.columns[7].data, ColumnData::Lists(vec!["[3,1,2]".into()]));
+    assert_eq!(b.columns[8].data, ColumnData::Lists(vec!["[\"c\",\"h\",\"a\",\"r\"]".into()]));
+    assert!(matches!(b.columns[9].data, ColumnData::Objects(_)));
+    assert!(b.columns[10].is_null(0));
+    assert_eq!(ints(&b, 11), vec![6]);
+    assert!(b.columns[12].is_null(0));
+}
+
+#[test]
+fn reads_statics_attributes_and_functions() {
+    let (heap, _) = setup();
+    let b = run(
+        &heap,
+        select(
+            class("com.example.Holder"),
+            json!({"output": columns(&[
+                ("static", field(classof_row(), "COUNT")),
+                ("name", attr(classof_row(), "displayName")),
+                ("dn", attr(row(), "displayName")),
+                ("roots", attr(row(), "GCRoots")),
+                ("coalesce", call("coalesce", vec![lit(json!(null)), lit(json!(3))])),
+                ("nullif", call("nullif", vec![lit(json!(3)), lit(json!(3))])),
+                ("case", json!({"k": "case", "whens": [{"when": lit(json!(false)), "then": lit(json!("a"))}, {"when": lit(json!(true)), "then": lit(json!("b"))}], "else": null})),
+                ("div0", bin("/", lit(json!(7)), lit(json!(0)))),
+                ("concat", bin("+", lit(json!("x=")), lit(json!(2)))),
+                ("props", attr(row(), "systemProperties")),
+            ])}),
+        ),
+    );
+    assert_eq!(ints(&b, 0), vec![7]);
+    assert_eq!(strings(&b, 1), vec![Some("com.example.Holder".into())]);
+    assert_eq!(strings(&b, 2), vec![Some("com.example.Holder".into())]);
+    assert_eq!(b.columns[3].data, ColumnData::Lists(vec!["[\"JNI Global\"]".into()]));
+    assert_eq!(ints(&b, 4), vec![3]);
+    assert!(b.columns[5].is_null(0));
+    assert_eq!(strings(&b, 6), vec![Some("b".into())]);
+    assert!(b.columns[7].is_null(0));
+    assert_eq!(strings(&b, 8), vec![Some("x=2".into())]);
+    // Reference chains: Node.next.next.v
+    let b = run(&heap, select(class("com.example.Node"), json!({"output": columns(&[("v", field(field(field(row(), "next"), "next"), "v")), ("id", attr(row(), "objectId"))]), "limit": 3})));
+    let v = column(&b, 0);
+    assert!(v[0].is_null() && v[1].is_null(), "the first nodes have no next.next");
+    assert!(matches!(v[2], Value::Float(_)));
+}
+
+#[test]
+fn in_subquery_and_exists_guard() {
+    let (heap, f) = setup();
+    // Strings that are a node's name: the five names.
+    let names = select(class("com.example.Node"), json!({"output": columns(&[("name", field(row(), "name"))])}));
+    let b = run(&heap, select(class("java.lang.String"), json!({"filter": {"k": "in", "e": row(), "query": names}})));
+    assert_eq!(b.row_count, 5);
+    // IN over values.
+    let small = select(class("com.example.Num"), json!({"filter": bin("<=", field(row(), "x"), lit(json!(3))), "output": columns(&[("x", field(row(), "x"))])}));
+    let b = run(&heap, select(class("com.example.Node"), json!({"filter": {"k": "in", "e": field(row(), "v"), "query": small}})));
+    assert_eq!(b.row_count, f.v.iter().filter(|&&x| (1..=3).contains(&x)).count());
+    // EXISTS guard: empty inner query empties the result; a non-empty one keeps every row.
+    let none = select(class("com.example.Node"), json!({"filter": lit(json!(false))}));
+    let some = select(class("com.example.Sub"), json!({}));
+    assert_eq!(run(&heap, select(class("com.example.Node"), json!({"guards": [none]}))).row_count, 0);
+    assert_eq!(run(&heap, select(class("com.example.Node"), json!({"guards": [some]}))).row_count, NODES);
+    // Subquery source with columns.
+    let inner = select(class("com.example.Node"), json!({"output": columns(&[("v", field(row(), "v")), ("n", row())])}));
+    let b = run(&heap, select(json!({"kind": "subquery", "query": inner}), json!({"filter": bin(">=", col("v"), lit(json!(25))), "output": columns(&[("n", col("n"))])})));
+    assert_eq!(b.row_count, f.v.iter().filter(|&&x| x >= 25).count());
+}
+
+#[test]
+fn errors_have_stable_codes() {
+    let (heap, _) = setup();
+    let e = try_run(&heap, select(class("Node"), json!({}))).unwrap_err();
+    assert_eq!(e.code, "ERR_UNKNOWN_CLASS");
+    assert!(e.message.contains("com.example.Node"), "{}", e.message);
+    let e = try_run(&heap, select(class("com.example.Nod"), json!({}))).unwrap_err();
+    assert!(e.message.contains("did you mean com.example.Node"), "{}", e.message);
+    let e = try_run(&heap, select(class("com.example.Node"), json!({"filter": bin("=", field(row(), "vv"), lit(json!(1)))}))).unwrap_err();
+    assert_eq!(e.code, "ERR_UNKNOWN_FIELD");
+    assert!(e.message.contains("com.example.Node") && e.message.contains("next, v, name"), "{}", e.message);
+    // Rule 12: count/offset on java.lang.String.
+    let e = try_run(&heap, select(class("java.lang.String"), json!({"output": columns(&[("c", field(row(), "count"))])}))).unwrap_err();
+    assert_eq!(e.code, "ERR_UNKNOWN_FIELD");
+    let e = try_run(&heap, select(class("com.example.Node"), json!({"output": columns(&[("c", field(field(row(), "name"), "offset"))])}))).unwrap_err();
+    assert_eq!(e.code, "ERR_UNKNOWN_FIELD");
+    // Full-path features without a graph.
+    for expr in [attr(row(), "retainedHeapSize"), call("dominatorof", vec![row()]), attr(row(), "inbounds")] {
+        let e = try_run(&heap, select(class("com.example.Node"), json!({"output": columns(&[("x", expr)])}))).unwrap_err();
+        assert_eq!(e.code, "ERR_NEEDS_ANALYSIS");
+    }
+    let e = execute(&ExecContext::new(&heap), &plan_with(select(class("com.example.Node"), json!({})), false, true)).unwrap_err();
+    assert_eq!(e.code, "ERR_NEEDS_ANALYSIS");
+    let e = execute(&ExecContext::new(&heap), &plan_with(select(class("com.example.Node"), json!({})), true, false)).unwrap_err();
+    assert_eq!(e.code, "ERR_NEEDS_ANALYSIS");
+    let e = try_run(&heap, select(json!({"kind": "address", "address": "0x1"}), json!({}))).unwrap_err();
+    assert_eq!(e.code, "ERR_QUERY");
+    let e = try_run(&heap, select(json!({"kind": "regex", "pattern": "("}), json!({}))).unwrap_err();
+    assert_eq!(e.code, "ERR_QUERY");
+    let e = try_run(&heap, select(class("com.example.Node"), json!({"aggregates": [aggregate("sum", field(row(), "name"), None)], "output": columns(&[("s", agg(0))])}))).unwrap_err();
+    assert_eq!(e.code, "ERR_QUERY");
+    // Cancellation.
+    let cancel = Arc::new(AtomicBool::new(true));
+    let e = execute(&ExecContext::new(&heap).with_cancel(cancel), &plan(select(all(), json!({})))).unwrap_err();
+    assert_eq!(e.code, "ERR_CANCELLED");
+}
+
+#[test]
+fn address_source_and_reachable_bitmap() {
+    let (heap, _) = setup();
+    let some = objects(&run(&heap, select(class("com.example.Holder"), json!({}))), 0)[0];
+    let addr = format!("0x{:x}", heap.object_id(some));
+    let b = run(&heap, select(json!({"kind": "address", "address": addr}), json!({})));
+    assert_eq!(objects(&b, 0), vec![some]);
+    // Reachability comes from the caller: only the Holder marked reachable.
+    let mut bits = vec![0u64; (heap.object_count() as usize).div_ceil(64)];
+    bits[some as usize / 64] |= 1 << (some % 64);
+    let ctx = ExecContext::new(&heap).with_reachable(&bits);
+    let b = execute(&ctx, &plan_with(select(all(), json!({})), true, false)).unwrap();
+    assert_eq!(objects(&b, 0), vec![some]);
+    let b = execute(&ctx, &plan_with(select(all(), json!({"aggregates": [count_star()], "output": columns(&[("n", agg(0))])})), true, false)).unwrap();
+    assert_eq!(single_int(&b), 1);
+}
+
+#[test]
+fn streaming_equals_one_shot() {
+    let (heap, _) = setup();
+    let ctx = ExecContext::new(&heap);
+    for q in [
+        select(all(), json!({})),
+        select(all(), json!({"limit": 17})),
+        select(class("com.example.Node"), json!({"output": columns(&[("v", field(row(), "v"))])})),
+        select(class("com.example.Node"), json!({"orderBy": [{"expr": field(row(), "v"), "desc": true}]})),
+        select(all(), json!({"groupBy": [classof_row()], "aggregates": [count_star()], "output": columns(&[("c", key(0)), ("n", agg(0))])})),
+    ] {
+        let p = plan(q);
+        let whole = execute(&ctx, &p).unwrap();
+        let mut got: Vec<Value> = Vec::new();
+        let mut sizes = Vec::new();
+        let end = execute_stream(&ctx, &p, 16, &mut |b| {
+            sizes.push(b.row_count);
+            got.extend(column(&b, 0));
+            true
+        })
+        .unwrap();
+        assert_eq!(end.rows as usize, whole.row_count);
+        assert!(sizes.iter().rev().skip(1).all(|&s| s == 16), "{sizes:?}");
+        let want = column(&whole, 0);
+        assert_eq!(format!("{got:?}"), format!("{want:?}"));
+    }
+    // Stopping early.
+    let mut batches = 0;
+    let end = execute_stream(&ctx, &plan(select(all(), json!({}))), 10, &mut |_| {
+        batches += 1;
+        batches < 2
+    })
+    .unwrap();
+    assert!(end.stopped);
+    assert_eq!(end.rows, 20);
+}
+
+#[test]
+fn distinct_rows() {
+    let (heap, f) = setup();
+    let b = run(&heap, select(class("com.example.Node"), json!({"output": columns(&[("v", field(row(), "v"))]), "distinct": true})));
+    let want: Vec<i64> = {
+        let mut seen = std::collections::HashSet::new();
+        f.v.iter().filter(|x| seen.insert(**x)).map(|&x| x as i64).collect()
+    };
+    assert_eq!(ints(&b, 0), want);
+    assert_eq!(sorted(ints(&b, 0)), sorted(want));
+}
