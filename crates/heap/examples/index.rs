@@ -52,6 +52,17 @@ fn main() {
     for r in h.class_histogram().iter().take(histo) {
         println!("{:>12} {:>14}  {}", r.count, r.shallow, h.class(r.class).name);
     }
+    if let Some(i) = args.iter().position(|a| a == "--class") {
+        for name in &args[i + 1..] {
+            for &c in h.classes_named(name) {
+                let ci = h.class(c);
+                println!("class {} size {} dump_size {} super {:?}", ci.name, h.instance_size(c), ci.dump_instance_size, ci.super_class.map(|s| &h.class(s).name));
+                for f in h.instance_layout(c) {
+                    println!("    {:?} {}", f.ty, f.name);
+                }
+            }
+        }
+    }
     if args.iter().any(|a| a == "--lookups") {
         let t = Instant::now();
         let n = h.object_count();

@@ -371,13 +371,13 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
         let n = recs.load.get(&id).and_then(|&n| recs.text(&src, n)).map(|s| java_name(&s)).unwrap_or_else(|| format!("unknown-class-0x{id:x}"));
         synth.push((Some(id), n));
     }
-    for t in BasicType::PRIMITIVES {
+    for (i, t) in BasicType::PRIMITIVES.iter().enumerate() {
         let n = format!("{}[]", t.java_name());
-        if !names.contains(&n) && !synth.iter().any(|s| s.1 == n) {
+        if prims[i].count > 0 && !names.contains(&n) && !synth.iter().any(|s| s.1 == n) {
             synth.push((None, n));
         }
     }
-    if !names.iter().any(|n| n == "java.lang.Class") && !synth.iter().any(|s| s.1 == "java.lang.Class") {
+    if (!names.is_empty() || !synth.is_empty()) && !names.iter().any(|n| n == "java.lang.Class") && !synth.iter().any(|s| s.1 == "java.lang.Class") {
         synth.push((None, "java.lang.Class".to_string()));
     }
     if !synth.is_empty() {
@@ -797,6 +797,7 @@ fn choose_model(h: &mut Heap, format: &str, feature: Option<u32>, align_tz: u32)
     let lcs: Vec<LayoutClass<'_>> = (0..n)
         .map(|i| LayoutClass {
             name: &h.classes[i].name,
+            names: h.classes[i].fields.iter().map(|f| f.name.as_str()).collect(),
             super_idx: h.classes[i].super_class.map(|s| s as usize),
             fields: &own[i],
             boot: h.classes[i].loader_id == 0,

@@ -67,41 +67,96 @@ impl Model {
 /// A class as the layout needs it.
 pub struct LayoutClass<'a> {
     pub name: &'a str,
+    /// Names of `fields`, same order.
+    pub names: Vec<&'a str>,
     pub super_idx: Option<usize>,
     pub fields: &'a [BasicType],
     /// Defined by the boot loader (some boot classes put references first on JDK ≤ 14).
     pub boot: bool,
 }
 
-/// Fields HotSpot injects that HPROF does not show: (size in words or bytes, is reference).
-/// `W` marks a native pointer (one machine word).
+/// Fields HotSpot injects that HPROF does not show: (name, size, is reference); size `W` is a
+/// native pointer (one machine word). An entry is skipped when the dump declares a field of
+/// that name (JDK 25's `ResolvedMethodName.vmholder` became a Java field).
 const W: u32 = 0;
-fn injected(name: &str, jdk: u32) -> &'static [(u32, bool)] {
+type Injected = &'static [(&'static str, u32, bool)];
+fn injected(name: &str, jdk: u32) -> Injected {
     match name {
-        "java.lang.ClassLoader" => &[(W, false)],
-        "java.lang.Module" if jdk >= 9 => &[(W, false)],
-        "java.lang.invoke.MemberName" if jdk >= 9 => &[(W, false)],
-        "java.lang.invoke.MemberName" => &[(W, false), (W, false)],
-        "java.lang.invoke.ResolvedMethodName" => &[(W, false), (0xFF, true)],
-        "java.lang.invoke.MethodHandleNatives$CallSiteContext" => &[(W, false), (W, false)],
-        "java.lang.StackFrameInfo" if jdk < 22 => &[(2, false)],
-        "java.lang.Thread" if jdk >= 19 => &[(W, false), (4, false), (1, false)],
-        "java.lang.Class" if jdk >= 9 => &[(W, false), (W, false), (4, false), (4, false), (0xFF, true), (0xFF, true), (0xFF, true)],
-        "java.lang.Class" => &[(W, false), (W, false), (4, false), (4, false), (0xFF, true), (0xFF, true), (0xFF, true)],
+        "java.lang.ClassLoader" => &[("loader_data", W, false)],
+        "java.lang.Module" if jdk >= 9 => &[("module_entry", W, false)],
+        "java.lang.invoke.MemberName" if jdk >= 9 => &[("vmindex", W, false)],
+        "java.lang.invoke.MemberName" => &[("vmindex", W, false), ("vmtarget", W, false)],
+        "java.lang.invoke.ResolvedMethodName" => &[("vmtarget", W, false), ("vmholder", 0, true)],
+        "java.lang.invoke.MethodHandleNatives$CallSiteContext" => &[("vmdependencies", W, false), ("last_cleanup", W, false)],
+        "java.lang.StackFrameInfo" if jdk < 22 => &[("version", 2, false)],
+        // jvmti_thread_state, jvmti_VTMS_transition_disable_count, jvmti_is_in_VTMS_transition,
+        // jfr_epoch (JFR builds, i.e. every product build).
+        "java.lang.Thread" if jdk >= 19 => &[("jvmti_thread_state", W, false), ("jvmti_VTMS_transition_disable_count", 4, false), ("jvmti_is_in_VTMS_transition", 1, false), ("jfr_epoch", 2, false)],
+        "java.lang.Class" => &[
+            ("klass", W, false),
+            ("array_klass", W, false),
+            ("oop_size", 4, false),
+            ("static_oop_field_count", 4, false),
+            ("protection_domain", 0, true),
+            ("signers", 0, true),
+            ("source_file", 0, true),
+        ],
         _ => &[],
     }
 }
 
-/// Field sizes/alignments of a class's own fields including injected ones: (size, is_ref).
-fn own_fields(c: &LayoutClass<'_>, m: &Model, jdk: u32) -> Vec<(u32, bool)> {
-    let mut v: Vec<(u32, bool)> = c.fields.iter().map(|&t| (m.field_size(t), t == BasicType::Object)).collect();
-    for &(s, r) in injected(c.name, jdk) {
+/// `@Contended` in JDK classes (honoured for boot classes only): padded to 128 bytes each side.
+enum Contended {
+    None,
+    /// The whole class.
+    Class,
+    /// One group of named fields.
+    Fields(&'static [&'static str]),
+}
+
+const CONTENDED_PAD: u32 = 128;
+
+fn contended(name: &str, jdk: u32) -> Contended {
+    match name {
+        "java.lang.Thread" if (8..19).contains(&jdk) => {
+            Contended::Fields(&["threadLocalRandomSeed", "threadLocalRandomProbe", "threadLocalRandomSecondarySeed"])
+        }
+        "java.util.concurrent.atomic.Striped64$Cell" | "java.util.concurrent.ConcurrentHashMap$CounterCell" | "java.util.concurrent.Exchanger$Node" => {
+            Contended::Class
+        }
+        _ => Contended::None,
+    }
+}
+
+/// A field for the layout: (size, is reference, in the contended group).
+type LField = (u32, bool, bool);
+
+/// Own fields of a class including injected ones.
+fn own_fields(c: &LayoutClass<'_>, m: &Model, jdk: u32) -> Vec<LField> {
+    let group = if c.boot { contended(c.name, jdk) } else { Contended::None };
+    let mut v: Vec<LField> = c
+        .fields
+        .iter()
+        .zip(c.names.iter())
+        .map(|(&t, n)| {
+            let g = match &group {
+                Contended::None => false,
+                Contended::Class => true,
+                Contended::Fields(f) => f.contains(n),
+            };
+            (m.field_size(t), t == BasicType::Object, g)
+        })
+        .collect();
+    for &(name, s, r) in injected(c.name, jdk) {
+        if c.names.contains(&name) {
+            continue;
+        }
         v.push(if r {
-            (m.ref_size, true)
+            (m.ref_size, true, false)
         } else if s == W {
-            (m.word, false)
+            (m.word, false, false)
         } else {
-            (s, false)
+            (s, false, false)
         });
     }
     v
@@ -139,13 +194,17 @@ pub fn instance_sizes(classes: &[LayoutClass<'_>], m: &Model, jdk: u32) -> Vec<u
     let mut sizes = vec![0u32; n];
     if m.new_layout {
         let mut occupied: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
+        let mut padded = vec![false; n];
         for &c in &order {
             let sup = classes[c].super_idx.filter(|&p| p < n && p != c);
             let base: &[(u32, u32)] = match sup {
                 Some(p) => &occupied[p],
                 None => &[],
             };
-            let (occ, end) = new_layout(base, &own_fields(&classes[c], m, jdk), m);
+            let fields = own_fields(&classes[c], m, jdk);
+            padded[c] = fields.iter().any(|f| f.2);
+            let no_holes = sup.is_some_and(|p| padded[p]);
+            let (occ, end) = new_layout(base, &fields, m, no_holes);
             sizes[c] = align_up(align_up(end as u64, m.word as u64), m.align as u64) as u32;
             occupied[c] = occ;
         }
@@ -158,7 +217,13 @@ pub fn instance_sizes(classes: &[LayoutClass<'_>], m: &Model, jdk: u32) -> Vec<u
                 None => m.header,
             };
             let oops_first = classes[c].boot && sup.is_some() && OOPS_FIRST.contains(&classes[c].name);
-            let end = old_layout(start, &own_fields(&classes[c], m, jdk), m, oops_first);
+            let fields = own_fields(&classes[c], m, jdk);
+            let regular: Vec<LField> = fields.iter().copied().filter(|f| !f.2).collect();
+            let group: Vec<LField> = fields.iter().copied().filter(|f| f.2).collect();
+            let mut end = old_layout(start, &regular, m, oops_first);
+            if !group.is_empty() {
+                end = old_layout(end + CONTENDED_PAD, &group, m, false) + CONTENDED_PAD;
+            }
             ends[c] = end;
             sizes[c] = align_up(align_up(end as u64, m.ref_size as u64), m.align.max(m.word) as u64) as u32;
         }
@@ -186,10 +251,10 @@ const OOPS_FIRST: [&str; 15] = [
 ];
 
 /// JDK ≤ 14 layout of one class starting at `start`; returns the end of its fields.
-fn old_layout(start: u32, fields: &[(u32, bool)], m: &Model, oops_first: bool) -> u32 {
+fn old_layout(start: u32, fields: &[LField], m: &Model, oops_first: bool) -> u32 {
     let mut count = [0u32; 9]; // by size 1, 2, 4, 8
     let mut oops = 0u32;
-    for &(s, r) in fields {
+    for &(s, r, _) in fields {
         if r {
             oops += 1;
         } else {
@@ -230,7 +295,8 @@ fn old_layout(start: u32, fields: &[(u32, bool)], m: &Model, oops_first: bool) -
 
 /// JDK 15+ `FieldLayoutBuilder` for one class: `base` is the super's occupied blocks (offset,
 /// size); returns this class's occupied blocks and the end offset of its last field.
-fn new_layout(base: &[(u32, u32)], fields: &[(u32, bool)], m: &Model) -> (Vec<(u32, u32)>, u32) {
+/// `no_holes`: the super has `@Contended` fields, so new fields only go after its end.
+fn new_layout(base: &[(u32, u32)], fields: &[LField], m: &Model, no_holes: bool) -> (Vec<(u32, u32)>, u32) {
     let mut occ: Vec<(u32, u32)> = Vec::with_capacity(base.len() + fields.len() + 1);
     if base.is_empty() {
         occ.push((0, m.header));
@@ -247,17 +313,38 @@ fn new_layout(base: &[(u32, u32)], fields: &[(u32, bool)], m: &Model) -> (Vec<(u
         }
         tail = tail.max(o + s);
     }
-    let mut prims: Vec<u32> = fields.iter().filter(|f| !f.1).map(|f| f.0).collect();
-    prims.sort_by(|a, b| b.cmp(a));
-    let refs: Vec<u32> = fields.iter().filter(|f| f.1).map(|f| f.0).collect();
-    for group in [prims, refs] {
+    let split = |contended: bool| {
+        let mut prims: Vec<u32> = fields.iter().filter(|f| !f.1 && f.2 == contended).map(|f| f.0).collect();
+        prims.sort_by(|a, b| b.cmp(a));
+        let refs: Vec<u32> = fields.iter().filter(|f| f.1 && f.2 == contended).map(|f| f.0).collect();
+        (prims, refs)
+    };
+    let (p0, r0) = split(false);
+    place(&mut occ, &mut holes, &mut tail, vec![p0, r0], no_holes);
+    let (p1, r1) = split(true);
+    if !p1.is_empty() || !r1.is_empty() {
+        // Padding, the group (only after the padding), padding.
+        occ.push((tail, CONTENDED_PAD));
+        tail += CONTENDED_PAD;
+        place(&mut occ, &mut holes, &mut tail, vec![p1, r1], true);
+        occ.push((tail, CONTENDED_PAD));
+        tail += CONTENDED_PAD;
+    }
+    (occ, tail)
+}
+
+/// `FieldLayout::add` for each group in turn: best-fit into holes, else append at the tail.
+/// `append_only`: HotSpot's search starts at the last block (contended groups, subclasses of
+/// contended classes), so every field goes to the tail.
+fn place(occ: &mut Vec<(u32, u32)>, holes: &mut Vec<(u32, u32)>, tail: &mut u32, groups: Vec<Vec<u32>>, append_only: bool) {
+    for group in groups {
         let mut last_size = 0;
         let mut last_ok = false;
         for s in group {
             let a = s.max(1);
             let pad = |off: u32| (a - off % a) % a;
             let mut cand: Option<usize> = None;
-            if !(s == last_size && !last_ok) {
+            if !append_only && !(s == last_size && !last_ok) {
                 last_size = s;
                 last_ok = true;
                 // Best fit, scanning from the highest hole down; ties keep the higher one.
@@ -288,17 +375,16 @@ fn new_layout(base: &[(u32, u32)], fields: &[(u32, bool)], m: &Model) -> (Vec<(u
                     holes.splice(i..i + 1, repl);
                 }
                 None => {
-                    let adj = pad(tail);
+                    let adj = pad(*tail);
                     if adj > 0 {
-                        holes.push((tail, adj));
+                        holes.push((*tail, adj));
                     }
-                    occ.push((tail + adj, s));
-                    tail += adj + s;
+                    occ.push((*tail + adj, s));
+                    *tail += adj + s;
                 }
             }
         }
     }
-    (occ, tail)
 }
 
 /// Static fields of a class mirror laid out after `java.lang.Class`'s own fields: an estimate
@@ -324,7 +410,7 @@ mod tests {
 
     fn sizes(m: &Model, classes: &[(&str, Option<usize>, &[BasicType])]) -> Vec<u32> {
         let cs: Vec<LayoutClass> =
-            classes.iter().map(|&(name, s, f)| LayoutClass { name, super_idx: s, fields: f, boot: true }).collect();
+            classes.iter().map(|&(name, s, f)| LayoutClass { name, names: vec![""; f.len()], super_idx: s, fields: f, boot: true }).collect();
         instance_sizes(&cs, m, if m.new_layout { 17 } else { 8 })
     }
 
