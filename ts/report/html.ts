@@ -1,0 +1,424 @@
+/**
+ * The HTML report: one self-contained file (inline CSS, charts as inline SVG, no script, no
+ * external request — a Content-Security-Policy forbids them), readable from disk. Everything
+ * from the dump is HTML-escaped: class names and strings are attacker-controlled.
+ */
+import { planQuery, type QueryView } from './charts.js';
+import { baseName, formatBytes, frameText, int, percent, sizeWithPercent, valueText, viaText } from './format.js';
+import { escapeHtml as esc } from './html-escape.js';
+import type { ConsumerGroup, LeakSuspect, ReportModel, ThreadInfo } from './model.js';
+import type { QueryResult } from './query-result.js';
+import { barChartSvg, pieChartSvg, REST_COLOR, treemapSvg, type Datum, type TreeDatum } from './svg.js';
+
+/** Tables longer than this start collapsed. */
+export const COLLAPSE_ROWS = 20;
+/** Classes drawn in the histogram chart of the overview (the table has them all). */
+const CHART_CLASSES = 15;
+
+const CSS = `
+:root{--fg:#1d2330;--muted:#5d6677;--line:#d9dee7;--bg:#fff;--soft:#f4f6fa;--accent:#3b6fb6;--warn:#9a5b00}
+*{box-sizing:border-box}
+body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:var(--fg);background:var(--bg)}
+header{padding:20px 32px 8px;border-bottom:1px solid var(--line)}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:19px;margin:32px 0 10px;padding-bottom:4px;border-bottom:2px solid var(--accent)}
+h3{font-size:16px;margin:22px 0 8px}h4{font-size:14px;margin:14px 0 6px}
+.meta{color:var(--muted);margin:0}
+nav{position:sticky;top:0;background:var(--bg);padding:8px 32px;border-bottom:1px solid var(--line);z-index:1}
+nav a{margin-right:16px;color:var(--accent);text-decoration:none}
+main{padding:0 32px 48px;max-width:1200px}
+table{border-collapse:collapse;margin:6px 0 12px;font-size:13px}
+th,td{border-bottom:1px solid var(--line);padding:4px 10px;text-align:left;vertical-align:top}
+th{background:var(--soft);font-weight:600}
+td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td.k{font-weight:600;white-space:nowrap}
+code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}
+td,code{overflow-wrap:anywhere}
+pre{background:var(--soft);padding:10px 12px;border-radius:4px;overflow-x:auto;white-space:pre-wrap}
+details{margin:6px 0 12px}summary{cursor:pointer;color:var(--accent)}
+.cards{display:flex;flex-wrap:wrap;gap:12px;margin:12px 0}
+.card{background:var(--soft);border-radius:6px;padding:10px 14px;min-width:150px}
+.card b{display:block;font-size:18px}
+.suspect{border-left:4px solid #c2413b;padding:2px 0 2px 14px;margin:18px 0}
+.explain{font-size:15px}
+.warn{color:var(--warn);border-left:4px solid var(--warn);padding:4px 10px;background:#fff8ec}
+.note{color:var(--muted)}
+ol.path{list-style:none;padding-left:0;margin:6px 0}
+ol.path li{padding:2px 0}
+.root{background:#e7eefa;border-radius:3px;padding:0 5px;font-size:12px;color:var(--accent)}
+.frames{list-style:none;padding-left:0}.frames li{padding:1px 0}.frames ul{margin:0 0 2px 0;padding-left:24px;color:var(--muted)}
+svg.chart{display:block;max-width:100%;height:auto;margin:8px 0 14px}
+svg .lbl{font:12px system-ui,sans-serif;fill:#1d2330}svg .val{font:12px system-ui,sans-serif;fill:#5d6677}
+svg .tm{font:12px system-ui,sans-serif;fill:#fff}svg .tmv{font-size:11px}
+`;
+
+const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
+
+interface Col {
+  head: string;
+  num?: boolean;
+}
+
+/** A table from pre-escaped cells; long ones go into a closed <details>. */
+function table(cols: Col[], rows: string[][], what: string): string {
+  const head = `<tr>${cols.map((c) => `<th${c.num ? ' class="n"' : ''}>${esc(c.head)}</th>`).join('')}</tr>`;
+  const body = rows.map((r) => `<tr>${r.map((cell, i) => `<td${cols[i]?.num ? ' class="n"' : ''}>${cell}</td>`).join('')}</tr>`).join('\n');
+  const html = `<table>\n<thead>${head}</thead>\n<tbody>\n${body}\n</tbody>\n</table>`;
+  if (rows.length <= COLLAPSE_ROWS) return html;
+  return `<details><summary>${esc(what)}: ${int(rows.length)} rows (show)</summary>\n${html}\n</details>`;
+}
+
+function keyValues(rows: [string, string][]): string {
+  return `<table>\n${rows.map(([k, v]) => `<tr><td class="k">${esc(k)}</td><td>${v}</td></tr>`).join('\n')}\n</table>`;
+}
+
+const code = (s: string) => `<code>${esc(s)}</code>`;
+const bytes = (n: number) => `<span title="${int(n)} bytes">${formatBytes(n)}</span>`;
+
+export function renderHtml(model: ReportModel): string {
+  const o = model.overview;
+  const title = `Heap report: ${baseName(o.file.path)}`;
+  const sections = [
+    summary(model),
+    systemOverview(model),
+    leakSuspects(model),
+    topConsumers(model),
+    threads(model),
+    duplicateStrings(model),
+    model.queries.length ? queries(model.queries) : '',
+    model.warnings.length
+      ? `<section id="warnings"><h2>Warnings</h2><ul>${model.warnings.map((w) => `<li class="warn">${esc(w.source)}: ${esc(w.message)}</li>`).join('')}</ul></section>`
+      : '',
+  ].filter(Boolean);
+  const nav = [
+    ['summary', 'Summary'],
+    ['system-overview', 'System Overview'],
+    ['leak-suspects', 'Leak Suspects'],
+    ['top-consumers', 'Top Consumers'],
+    ['thread-overview', 'Thread Overview'],
+    ['duplicate-strings', 'Duplicate Strings'],
+    ...(model.queries.length ? [['queries', 'Queries']] : []),
+    ...(model.warnings.length ? [['warnings', 'Warnings']] : []),
+  ]
+    .map(([id, label]) => `<a href="#${id}">${label}</a>`)
+    .join('');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${CSP}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="heapql ${esc(model.generator.version)}">
+<title>${esc(title)}</title>
+<style>${CSS}</style>
+</head>
+<body>
+<header><h1>Heap report: ${code(baseName(o.file.path))}</h1>
+<p class="meta">Generated by heapql ${esc(model.generator.version)} at ${esc(model.generatedAt)} from ${code(o.file.path)}</p></header>
+<nav>${nav}</nav>
+<main>
+${sections.join('\n')}
+</main>
+</body>
+</html>
+`;
+}
+
+function summary(model: ReportModel): string {
+  const h = model.overview.heap;
+  const ls = model.leakSuspects.suspects;
+  const cards = [
+    ['Used heap', formatBytes(h.usedHeap)],
+    ['Objects', int(h.objects)],
+    ['Classes', int(model.overview.classHistogram.classes)],
+    ['Leak suspects', int(ls.length)],
+    ['Threads', int(model.threads.threads.length)],
+    ['Duplicate strings waste', formatBytes(model.duplicateStrings.wastedBytes)],
+  ]
+    .map(([k, v]) => `<div class="card">${esc(k)}<b>${esc(v)}</b></div>`)
+    .join('');
+  let chart = '';
+  if (ls.length > 0 && h.usedHeap > 0) {
+    const data: Datum[] = ls.map((s) => ({ label: `Suspect ${s.rank}: ${s.title}`, value: s.retained }));
+    const rest = h.usedHeap - ls.reduce((sum, s) => sum + s.retained, 0);
+    if (rest > 0) data.push({ label: 'Rest of the heap', value: rest, color: REST_COLOR });
+    chart = pieChartSvg(data, { title: 'Leak suspects, share of the heap', format: formatBytes });
+  }
+  const list = ls.length
+    ? `<ul>${ls.map((s) => `<li><a href="#suspect-${s.rank}">Problem Suspect ${s.rank}</a>: ${esc(s.title)}, ${sizeWithPercent(s.retained, s.retainedPercent)}</li>`).join('')}</ul>`
+    : `<p>No object or group of objects of one class retains more than ${model.leakSuspects.thresholdPercent}% of the heap.</p>`;
+  return `<section id="summary"><h2>Summary</h2><div class="cards">${cards}</div>${list}${chart}</section>`;
+}
+
+function systemOverview(model: ReportModel): string {
+  const o = model.overview;
+  const h = o.heap;
+  const m = o.sizeModel;
+  const kv = keyValues([
+    ['File', `${code(o.file.path)} (${bytes(o.file.size)}${o.file.compression === 'none' ? '' : `, ${esc(o.file.compression)}`})`],
+    ['Format', `${esc(o.format)}, ${o.identifierSize}-byte identifiers`],
+    ['Heap dump', `${o.dumpIndex.index + 1} of ${o.dumpIndex.count}`],
+    ['Dump time', o.dumpTime ? esc(o.dumpTime) : 'not recorded'],
+    ['JVM', o.jvmVersion ? esc(o.jvmVersion) : 'unknown (no system properties in the dump)'],
+    [
+      'Object layout',
+      `${m.referenceSize}-byte references${o.compressedOops === null ? '' : o.compressedOops ? ' (compressed oops)' : ' (uncompressed)'}, ` +
+        `${m.objectHeaderSize}-byte object headers, ${m.arrayHeaderSize}-byte array headers, ${m.alignment}-byte alignment`,
+    ],
+    ['Used heap', `${formatBytes(h.usedHeap)} (${int(h.usedHeap)} bytes)`],
+    ['Objects', `${int(h.objects)}: ${int(h.instances)} instances, ${int(h.objectArrays)} object arrays, ${int(h.primitiveArrays)} primitive arrays, ${int(h.classes)} class objects`],
+    ['Classes', int(o.classHistogram.classes)],
+    ['Class loaders', int(h.classLoaders)],
+    ['Unreachable objects', `${int(h.unreachableObjects)} (${formatBytes(h.unreachableShallow)})${o.reachableOnly ? ', excluded (--reachable-only)' : ''}`],
+    ['GC roots', int(o.gcRoots.total)],
+  ]);
+  const roots = table([{ head: 'kind' }, { head: 'roots', num: true }], o.gcRoots.byKind.map((r) => [esc(r.kind), int(r.count)]), 'GC roots by kind');
+  const rows = o.classHistogram.rows;
+  const histChart = rows.length
+    ? barChartSvg(
+        rows.slice(0, CHART_CLASSES).map((r) => ({ label: r.className, value: r.retained })),
+        { title: 'Classes by retained size', format: formatBytes },
+      )
+    : '';
+  const hist = table(
+    [{ head: 'class' }, { head: 'loader' }, { head: 'instances', num: true }, { head: 'shallow', num: true }, { head: 'retained', num: true }, { head: '% heap', num: true }],
+    rows.map((r) => [code(r.className), r.classLoader === null ? '' : esc(r.classLoader), int(r.instances), bytes(r.shallow), bytes(r.retained), percent(r.retainedPercent)]),
+    'Class histogram',
+  );
+  const histNote = rows.length < o.classHistogram.classes ? `<p class="note">The ${int(rows.length)} classes with the largest retained size, of ${int(o.classHistogram.classes)}.</p>` : '';
+  const loaders = o.classLoaders.length
+    ? table(
+        [{ head: 'loader' }, { head: 'classes', num: true }, { head: 'instances', num: true }, { head: 'shallow', num: true }, { head: 'retained', num: true }, { head: '% heap', num: true }],
+        o.classLoaders.map((l) => [esc(l.name) + (l.loader ? ` <span class="note">${esc(l.loader.className)} @ ${esc(l.loader.address)}</span>` : ''), int(l.definedClasses), int(l.instances), bytes(l.shallow), bytes(l.retained), percent(l.retainedPercent)]),
+        'Class loaders',
+      )
+    : '<p>No class loaders.</p>';
+  const dups = o.duplicateClasses.length
+    ? table(
+        [{ head: 'class' }, { head: 'loaders' }, { head: 'instances', num: true }],
+        o.duplicateClasses.map((d) => [code(d.className), d.loaders.map(esc).join(', '), int(d.instances)]),
+        'Duplicate classes',
+      )
+    : '<p>No class name is defined by more than one loader.</p>';
+  const props = o.systemProperties.length
+    ? `<details><summary>${int(o.systemProperties.length)} system properties (show)</summary>${table(
+        [{ head: 'key' }, { head: 'value' }],
+        o.systemProperties.map((p) => [code(p.key), code(p.value)]),
+        'System properties',
+      )}</details>`
+    : '<p>The dump holds no system properties.</p>';
+  return `<section id="system-overview"><h2>System Overview</h2>${kv}
+<h3>GC roots by kind</h3>${roots}
+<h3>Class histogram</h3>${histChart}${hist}${histNote}
+<h3>Class loaders</h3>${loaders}
+<h3>Duplicate classes</h3>${dups}
+<h3>System properties</h3>${props}</section>`;
+}
+
+function pathHtml(s: LeakSuspect): string {
+  const p = s.pathToRoot;
+  if (!p || p.steps.length === 0) return '<p>No path to a GC root (the object is unreachable).</p>';
+  const items = p.steps.map((step, i) => {
+    const pad = `style="padding-left:${i * 18}px"`;
+    const via = step.via ? `${code(viaText(step.via))} → ` : '';
+    const root = i === 0 && p.rootKinds.length ? ` <span class="root">GC root: ${esc(p.rootKinds.join(', '))}</span>` : '';
+    return `<li ${pad}>${i > 0 ? '└ ' : ''}${via}${code(step.object.label)} <span class="note">retained ${formatBytes(step.retained)}</span>${root}</li>`;
+  });
+  return `<ol class="path">${items.join('')}</ol>`;
+}
+
+function suspectHtml(s: LeakSuspect): string {
+  const facts: [string, string][] = [
+    ['Retained', `${sizeWithPercent(s.retained, s.retainedPercent)}, ${int(s.retained)} bytes`],
+    s.kind === 'group' ? ['Instances', `${int(s.instances)} of ${code(s.className)}`] : ['Object', s.object ? code(s.object.label) : code(s.className)],
+    ['Class', code(s.className)],
+    ['Class loader', esc(s.classLoader ?? '<bootstrap>')],
+  ];
+  if (s.accumulationPoint) facts.push(['Accumulation point', `${code(s.accumulationPoint.object.label)}, ${sizeWithPercent(s.accumulationPoint.retained, s.accumulationPoint.retainedPercent)}`]);
+  if (s.keywords.length) facts.push(['Keywords', s.keywords.map(code).join(', ')]);
+  const biggest = s.biggestInstances.length
+    ? `<h4>Biggest instances</h4>${table(
+        [{ head: 'object' }, { head: 'shallow', num: true }, { head: 'retained', num: true }, { head: '% heap', num: true }],
+        s.biggestInstances.map((b) => [code(b.object.label), bytes(b.shallow), bytes(b.retained), percent(b.retainedPercent)]),
+        'Biggest instances',
+      )}`
+    : '';
+  const rb = s.retainedByClass;
+  return `<div class="suspect" id="suspect-${s.rank}"><h3>Problem Suspect ${s.rank}: ${esc(s.title)}</h3>
+<p class="explain">${esc(s.explanation)}</p>${keyValues(facts)}
+<h4>Shortest path from a GC root</h4>${pathHtml(s)}${biggest}
+<h4>Retained objects by class (${int(rb.objects)} objects of ${int(rb.classes)} classes)</h4>${table(
+    [{ head: 'class' }, { head: 'objects', num: true }, { head: 'shallow', num: true }],
+    rb.rows.map((r) => [code(r.className), int(r.objects), bytes(r.shallow)]),
+    'Retained objects by class',
+  )}</div>`;
+}
+
+function leakSuspects(model: ReportModel): string {
+  const ls = model.leakSuspects;
+  const intro = ls.suspects.length
+    ? `<p class="note">Single objects and groups of one class that retain more than ${ls.thresholdPercent}% of the heap.</p>`
+    : `<p>No object or group of objects of one class retains more than ${ls.thresholdPercent}% of the heap.</p>`;
+  return `<section id="leak-suspects"><h2>Leak Suspects</h2>${intro}${ls.suspects.map(suspectHtml).join('\n')}</section>`;
+}
+
+function groupTable(rows: ConsumerGroup[], what: string): string {
+  if (rows.length === 0) return '<p>None above the threshold.</p>';
+  return table(
+    [{ head: what }, { head: 'objects', num: true }, { head: 'shallow', num: true }, { head: 'retained', num: true }, { head: '% heap', num: true }],
+    rows.map((r) => [code(r.name), int(r.objects), bytes(r.shallow), bytes(r.retained), percent(r.retainedPercent)]),
+    what,
+  );
+}
+
+/** The package tree as nested treemap data: a node's own value is its retained size minus its children's. */
+function packageTree(model: ReportModel): TreeDatum {
+  const nodes = model.topConsumers.biggestPackages;
+  const retained = new Map(nodes.map((p) => [p.name, p.retained]));
+  const byName = new Map<string, TreeDatum>(nodes.map((p) => [p.name, { label: p.name, value: 0, children: [] }]));
+  const root: TreeDatum = { label: 'heap', value: 0, children: [] };
+  for (const p of nodes) {
+    const parent = p.parent !== null ? byName.get(p.parent) : undefined;
+    (parent ?? root).children!.push(byName.get(p.name)!);
+  }
+  for (const p of nodes) {
+    const node = byName.get(p.name)!;
+    const kids = node.children!.reduce((s, c) => s + (retained.get(c.label) ?? 0), 0);
+    node.value = Math.max(0, p.retained - kids);
+    if (node.children!.length === 0) delete node.children;
+  }
+  return root;
+}
+
+function topConsumers(model: ReportModel): string {
+  const t = model.topConsumers;
+  const h = model.overview.heap;
+  let objectsChart = '';
+  if (t.biggestObjects.length) {
+    const data: Datum[] = t.biggestObjects.map((b) => ({ label: b.object.label, value: b.retained }));
+    const rest = h.usedHeap - t.biggestObjects.reduce((s, b) => s + b.retained, 0);
+    if (rest > 0) data.push({ label: 'Rest of the heap', value: rest, color: REST_COLOR });
+    objectsChart = pieChartSvg(data, { title: 'Biggest objects, share of the heap', format: formatBytes });
+  }
+  const objects = t.biggestObjects.length
+    ? table(
+        [{ head: 'object' }, { head: 'shallow', num: true }, { head: 'retained', num: true }, { head: '% heap', num: true }],
+        t.biggestObjects.map((b) => [code(b.object.label), bytes(b.shallow), bytes(b.retained), percent(b.retainedPercent)]),
+        'Biggest objects',
+      )
+    : '<p>None above the threshold.</p>';
+  const classChart = t.biggestClasses.length
+    ? barChartSvg(t.biggestClasses.map((c) => ({ label: c.name, value: c.retained })), { title: 'Biggest classes by retained size', format: formatBytes })
+    : '';
+  const pkgChart = t.biggestPackages.length ? treemapSvg(packageTree(model), { title: 'Biggest packages by retained size', format: formatBytes }) : '';
+  const pkgs = t.biggestPackages.length
+    ? table(
+        [{ head: 'package' }, { head: 'objects', num: true }, { head: 'retained', num: true }, { head: '% heap', num: true }],
+        t.biggestPackages.map((p) => [`<span style="padding-left:${p.depth * 16}px">${code(p.name)}</span>`, int(p.objects), bytes(p.retained), percent(p.retainedPercent)]),
+        'Biggest packages',
+      )
+    : '<p>None above the threshold.</p>';
+  return `<section id="top-consumers"><h2>Top Consumers</h2><p class="note">Top-level dominators retaining more than ${t.thresholdPercent}% of the heap.</p>
+<h3>Biggest objects</h3>${objectsChart}${objects}
+<h3>Biggest classes</h3>${classChart}${groupTable(t.biggestClasses, 'class')}
+<h3>Biggest class loaders</h3>${groupTable(t.biggestClassLoaders, 'class loader')}
+<h3>Biggest packages</h3>${pkgChart}${pkgs}</section>`;
+}
+
+function stackHtml(t: ThreadInfo): string {
+  if (t.frames.length === 0) return '<p class="note">No stack trace in the dump.</p>';
+  const frames = t.frames.map((f) => {
+    const locals = f.locals.length
+      ? `<ul>${f.locals.map((l) => `<li>local ${code(l.object.label)} retained ${bytes(l.retained)}</li>`).join('')}</ul>`
+      : '';
+    return `<li>at ${code(frameText(f))}${locals}</li>`;
+  });
+  return `<ul class="frames">${frames.join('')}</ul>`;
+}
+
+function threads(model: ReportModel): string {
+  const ts = model.threads.threads;
+  if (ts.length === 0) return '<section id="thread-overview"><h2>Thread Overview</h2><p>The dump holds no threads.</p></section>';
+  const tbl = table(
+    [
+      { head: 'thread' },
+      { head: 'daemon' },
+      { head: 'state' },
+      { head: 'priority', num: true },
+      { head: 'retained', num: true },
+      { head: '% heap', num: true },
+      { head: 'max local retained', num: true },
+      { head: 'context class loader' },
+      { head: 'object' },
+    ],
+    ts.map((t) => [
+      t.name === null ? '<i>unnamed</i>' : esc(t.name),
+      t.daemon === null ? '?' : t.daemon ? 'yes' : 'no',
+      t.state === null ? '' : esc(t.state),
+      t.priority === null ? '' : int(t.priority),
+      bytes(t.retained),
+      percent(t.retainedPercent),
+      bytes(t.maxLocalRetained),
+      t.contextClassLoader === null ? '' : esc(t.contextClassLoader),
+      code(`${t.object.className} @ ${t.object.address}`),
+    ]),
+    'Threads',
+  );
+  const stacks = ts
+    .map(
+      (t) =>
+        `<details><summary>${esc(t.name ?? t.object.label)}: ${int(t.frames.length)} frames, ${int(t.frames.reduce((s, f) => s + f.locals.length, 0))} locals</summary>${stackHtml(t)}</details>`,
+    )
+    .join('\n');
+  return `<section id="thread-overview"><h2>Thread Overview</h2>${tbl}<h3>Stacks and locals</h3>${stacks}</section>`;
+}
+
+function duplicateStrings(model: ReportModel): string {
+  const d = model.duplicateStrings;
+  const head = `<p>${int(d.strings)} strings, ${int(d.distinct)} distinct values; ${int(d.duplicatedValues)} values occur more than once and waste ${formatBytes(d.wastedBytes)}.</p>`;
+  const tbl = d.top.length
+    ? table(
+        [{ head: 'value' }, { head: 'length', num: true }, { head: 'count', num: true }, { head: 'wasted', num: true }],
+        d.top.map((s) => [`${code(s.value)}${s.truncated ? '…' : ''}`, int(s.length), int(s.count), bytes(s.wastedBytes)]),
+        'Duplicate strings',
+      )
+    : '';
+  return `<section id="duplicate-strings"><h2>Duplicate Strings</h2>${head}${tbl}</section>`;
+}
+
+function chartFor(view: QueryView): string {
+  const title = view.title ?? view.heading;
+  switch (view.kind) {
+    case 'histogram':
+      return barChartSvg(view.data, { title });
+    case 'piechart':
+      return pieChartSvg(view.data, { title });
+    case 'treemap':
+      return treemapSvg({ label: title, value: 0, children: view.data.map((d) => ({ label: d.label, value: d.value })) }, { title });
+    default:
+      return '';
+  }
+}
+
+function queryBlock(q: QueryResult, view: QueryView): string {
+  const parts = [`<h3>${esc(view.heading)}</h3>`, `<pre><code>${esc(q.oql.trim())}</code></pre>`];
+  if (view.title) parts.push(`<h4>${esc(view.title)}</h4>`);
+  parts.push(chartFor(view));
+  if (view.kind !== 'table' && view.data.length < view.chartable) parts.push(`<p class="note">Chart shows the first ${int(view.data.length)} of ${int(view.chartable)} rows.</p>`);
+  if (view.warning) parts.push(`<p class="warn">${esc(view.warning)}</p>`);
+  if (q.note) parts.push(`<p class="note">${esc(q.note)}</p>`);
+  parts.push(
+    q.columns.length
+      ? table(
+          q.columns.map((c) => ({ head: c.name, num: c.type === 'number' })),
+          q.rows.map((r) => r.map((v) => esc(valueText(v)))),
+          view.heading,
+        )
+      : '<p>No columns.</p>',
+  );
+  parts.push(`<p class="note">${int(q.rowCount)} row${q.rowCount === 1 ? '' : 's'}${q.truncated ? ' (truncated)' : ''} in ${q.elapsedMs.toFixed(1)} ms.</p>`);
+  return `<div class="query">${parts.join('\n')}</div>`;
+}
+
+function queries(qs: QueryResult[]): string {
+  return `<section id="queries"><h2>Queries</h2>${qs.map((q, i) => queryBlock(q, planQuery(q, i))).join('\n')}</section>`;
+}

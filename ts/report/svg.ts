@@ -1,0 +1,126 @@
+/**
+ * Charts rendered to inline SVG strings at report time (no script in the page): bar charts by
+ * hand (rectangles), pie arcs by d3-shape, treemap layout by d3-hierarchy. Every label is
+ * escaped; coordinates are rounded so the same data gives the same bytes.
+ */
+import { hierarchy, treemap, treemapSquarify } from 'd3-hierarchy';
+import { arc, pie, type PieArcDatum } from 'd3-shape';
+
+import { int, shorten } from './format.js';
+import { escapeHtml as esc } from './html-escape.js';
+
+export interface Datum {
+  label: string;
+  value: number;
+  /** A fixed colour (e.g. grey for "rest of the heap"); else the palette's next. */
+  color?: string;
+}
+
+export interface TreeDatum {
+  label: string;
+  /** The node's own value (children add theirs). */
+  value: number;
+  children?: TreeDatum[];
+}
+
+/** Ten distinguishable colours that keep white text readable. */
+/** Grey for the remainder slice. */
+export const REST_COLOR = '#b8bfcc';
+export const PALETTE = ['#3b6fb6', '#d9822b', '#3a9a5b', '#c2413b', '#7d5ba6', '#8c6d31', '#c75d9c', '#5f6b7a', '#9c9a1f', '#1f9aa8'];
+const color = (i: number) => PALETTE[i % PALETTE.length];
+const r1 = (n: number) => Math.round(n * 10) / 10;
+
+const CHAR_WIDTH = 6.6; // average width of a 12px sans-serif character, for truncating labels
+
+function svgOpen(width: number, height: number, label: string, cls: string): string {
+  return `<svg class="chart ${cls}" xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${esc(label)}">`;
+}
+
+/** Horizontal bars, one row per datum, longest first as given. */
+export function barChartSvg(data: Datum[], options: { title: string; width?: number; format?: (n: number) => string }): string {
+  const width = options.width ?? 760;
+  const fmt = options.format ?? int;
+  const rowH = 22;
+  const labelW = 280;
+  const valueW = 90;
+  const barMax = width - labelW - valueW - 16;
+  const max = Math.max(0, ...data.map((d) => d.value));
+  const height = data.length * rowH + 8;
+  const rows = data.map((d, i) => {
+    const y = 4 + i * rowH;
+    const w = max > 0 ? r1((d.value / max) * barMax) : 0;
+    const label = shorten(d.label, Math.floor((labelW - 8) / CHAR_WIDTH));
+    return (
+      `<g><title>${esc(d.label)}: ${esc(fmt(d.value))}</title>` +
+      `<text x="${labelW - 8}" y="${y + 15}" text-anchor="end" class="lbl">${esc(label)}</text>` +
+      `<rect x="${labelW}" y="${y + 3}" width="${Math.max(w, d.value > 0 ? 1 : 0)}" height="${rowH - 6}" fill="${color(0)}" rx="2"></rect>` +
+      `<text x="${r1(labelW + w + 6)}" y="${y + 15}" class="val">${esc(fmt(d.value))}</text></g>`
+    );
+  });
+  return svgOpen(width, height, options.title, 'bar') + rows.join('') + '</svg>';
+}
+
+/** A donut chart with a legend (label, value, share). */
+export function pieChartSvg(data: Datum[], options: { title: string; format?: (n: number) => string }): string {
+  const fmt = options.format ?? int;
+  const radius = 110;
+  const legendX = 2 * radius + 40;
+  const rowH = 20;
+  const width = 760;
+  const height = Math.max(2 * radius + 20, data.length * rowH + 20);
+  const total = data.reduce((s, d) => s + d.value, 0);
+  const arcs = pie<Datum>()
+    .sort(null)
+    .value((d) => d.value)(data);
+  const path = arc<PieArcDatum<Datum>>().innerRadius(radius * 0.5).outerRadius(radius).digits(1);
+  const cx = radius + 10;
+  const cy = height / 2;
+  const slices = arcs.map(
+    (a, i) =>
+      `<path d="${path(a) ?? ''}" fill="${a.data.color ?? color(i)}" stroke="#fff" stroke-width="1"><title>${esc(a.data.label)}: ${esc(fmt(a.data.value))} (${((a.data.value / total) * 100).toFixed(1)}%)</title></path>`,
+  );
+  const legendChars = Math.floor((width - legendX - 30 - 170) / CHAR_WIDTH);
+  const legend = data.map((d, i) => {
+    const y = 10 + i * rowH;
+    return (
+      `<g><title>${esc(d.label)}</title><rect x="${legendX}" y="${y + 3}" width="12" height="12" fill="${d.color ?? color(i)}"></rect>` +
+      `<text x="${legendX + 18}" y="${y + 14}" class="lbl">${esc(shorten(d.label, legendChars))}</text>` +
+      `<text x="${width - 8}" y="${y + 14}" text-anchor="end" class="val">${esc(fmt(d.value))} · ${((d.value / total) * 100).toFixed(1)}%</text></g>`
+    );
+  });
+  return svgOpen(width, height, options.title, 'pie') + `<g transform="translate(${cx},${r1(cy)})">${slices.join('')}</g>` + legend.join('') + '</svg>';
+}
+
+/** A squarified treemap; nested data draws nested rectangles, labels where they fit. */
+export function treemapSvg(root: TreeDatum, options: { title: string; width?: number; height?: number; format?: (n: number) => string }): string {
+  const width = options.width ?? 760;
+  const height = options.height ?? 380;
+  const fmt = options.format ?? int;
+  const h = hierarchy<TreeDatum>(root, (d) => d.children)
+    .sum((d) => Math.max(0, d.value))
+    .sort((a, b) => (b.value ?? 0) - (a.value ?? 0));
+  const laid = treemap<TreeDatum>().tile(treemapSquarify).size([width, height]).paddingInner(2).paddingTop((n) => (n.depth > 0 && n.children ? 16 : 0)).round(true)(h);
+  const top = laid.children ?? [];
+  const colourOf = new Map(top.map((n, i) => [n, color(i)]));
+  const parts: string[] = [];
+  for (const n of laid.descendants()) {
+    if (n.depth === 0) continue;
+    const w = n.x1 - n.x0;
+    const hh = n.y1 - n.y0;
+    if (w <= 0 || hh <= 0) continue;
+    let anc = n;
+    while (anc.depth > 1 && anc.parent) anc = anc.parent;
+    const fill = colourOf.get(anc) ?? color(0);
+    const full = `${n.data.label}: ${fmt(n.value ?? 0)}`;
+    const chars = Math.floor((w - 8) / CHAR_WIDTH);
+    const showLabel = chars >= 3 && hh >= 16;
+    const opacity = n.children ? 0.55 : 1;
+    parts.push(
+      `<g><title>${esc(full)}</title><rect x="${n.x0}" y="${n.y0}" width="${w}" height="${hh}" fill="${fill}" fill-opacity="${opacity}"></rect>` +
+        (showLabel ? `<text x="${n.x0 + 4}" y="${n.y0 + 13}" class="tm">${esc(shorten(n.data.label, chars))}</text>` : '') +
+        (showLabel && !n.children && hh >= 32 ? `<text x="${n.x0 + 4}" y="${n.y0 + 28}" class="tm tmv">${esc(shorten(fmt(n.value ?? 0), chars))}</text>` : '') +
+        '</g>',
+    );
+  }
+  return svgOpen(width, height, options.title, 'treemap') + parts.join('') + '</svg>';
+}
