@@ -846,7 +846,11 @@ fn choose_model(h: &mut Heap, format: &str, feature: Option<u32>, align_tz: u32)
     for (i, s) in sizes.iter().enumerate() {
         h.ext[i].instance_size = if model.android { h.classes[i].dump_instance_size } else { *s };
     }
-    let class_size = if model.android { h.classes[class_idx].dump_instance_size } else { sizes.get(class_idx).copied().unwrap_or(0) };
+    let class_size = if model.android {
+        h.classes.get(class_idx).map(|c| c.dump_instance_size).unwrap_or(0)
+    } else {
+        sizes.get(class_idx).copied().unwrap_or(0)
+    };
     for i in 0..n {
         let st: Vec<BasicType> = h.classes[i]
             .statics
