@@ -134,7 +134,7 @@ export class Binder {
     const left = this.query(replaceLeftmost(q.left, first), outer, 'branch');
     const right = this.query(q.right, outer, 'branch');
     if (q.op === 'union') {
-      for (const [branch, ast] of [[left, q.left], [right, q.right]] as const) {
+      for (const ast of [q.left, q.right]) {
         const agg = findAggregate(ast);
         if (agg) {
           fail(
@@ -143,7 +143,6 @@ export class Binder {
             'run the aggregate as its own query, or aggregate over one FROM INSTANCEOF / regex source instead of a UNION',
           );
         }
-        void branch;
       }
     }
     if (left.columns.length !== right.columns.length) {
