@@ -729,6 +729,9 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
         summary.object_arrays += a.count;
     }
     for (i, a) in prims.iter().enumerate() {
+        if a.count == 0 {
+            continue;
+        }
         let t = prim_from_code(i as u8 + 4);
         let c = h.prim_class[i];
         rows[c as usize].count += a.count;
