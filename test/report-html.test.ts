@@ -1,0 +1,77 @@
+import { describe, expect, test } from 'vitest';
+
+import { withVizWarnings } from '../ts/report/charts.js';
+import { COLLAPSE_ROWS, renderHtml } from '../ts/report/html.js';
+import { barChartSvg, pieChartSvg, treemapSvg } from '../ts/report/svg.js';
+import { HOSTILE, sampleModel } from './report-sample.js';
+
+describe('HTML report', () => {
+  test('is one self-contained file: no script, no external resource, a CSP that forbids both', () => {
+    const html = renderHtml(withVizWarnings(sampleModel()));
+    expect(html.startsWith('<!doctype html>')).toBe(true);
+    expect(html).not.toMatch(/<script|<link|<iframe|<img|@import|url\(/i);
+    // The only absolute URL is the SVG namespace; every link is an in-page anchor.
+    expect([...html.matchAll(/https?:\/\/[^\s"')<]+/g)].map((m) => m[0]).filter((u) => u !== 'http://www.w3.org/2000/svg')).toEqual([]);
+    for (const m of html.matchAll(/\s(?:href|src)="([^"]*)"/g)) expect(m[1]).toMatch(/^#/);
+    expect(html).toContain(`content="default-src 'none'; style-src 'unsafe-inline'`);
+  });
+
+  test('carries every section and the charts', () => {
+    const html = renderHtml(withVizWarnings(sampleModel()));
+    for (const id of ['summary', 'system-overview', 'leak-suspects', 'top-consumers', 'thread-overview', 'duplicate-strings', 'queries']) {
+      expect(html).toContain(`<section id="${id}">`);
+    }
+    expect(html).toContain('<h3>Problem Suspect 1: Demo.cache</h3>');
+    expect(html).toContain('<code>static cache</code> → <code>java.util.HashMap @ 0x7f0a12c8</code>');
+    // Summary pie, class histogram bars, biggest-objects pie, biggest-classes bars, packages treemap, and the three query charts.
+    expect(html.match(/<svg class="chart bar"/g)).toHaveLength(3);
+    expect(html.match(/<svg class="chart pie"/g)).toHaveLength(3);
+    expect(html.match(/<svg class="chart treemap"/g)).toHaveLength(2);
+    // A thread's frames with their locals.
+    expect(html).toContain('<li>at <code>Demo$RequestHandler.awaitNextRequest()V (Demo.java:131)</code><ul><li>local <code>byte[] @ 0x7f0c0000</code>');
+  });
+
+  test('escapes everything from the dump, in text, attributes and SVG labels', () => {
+    const m = sampleModel();
+    m.overview.file.path = `/tmp/${HOSTILE}.hprof`;
+    m.overview.classHistogram.rows[0].className = HOSTILE;
+    m.overview.systemProperties[0].value = HOSTILE;
+    m.threads.threads[0].name = HOSTILE;
+    m.threads.threads[0].frames[1].method = HOSTILE;
+    m.duplicateStrings.top[0].value = HOSTILE;
+    m.leakSuspects.suspects[0].title = HOSTILE;
+    m.leakSuspects.suspects[0].explanation = HOSTILE;
+    m.topConsumers.biggestPackages[0].name = HOSTILE;
+    m.queries[0].rows[0][0] = HOSTILE;
+    m.queries[0].oql = HOSTILE;
+    m.queries[0].viz = { kind: 'histogram', title: HOSTILE, name: HOSTILE };
+    m.queries[3].rows[0][1] = { objectId: 1, address: '0x1', className: HOSTILE, label: HOSTILE };
+    const html = renderHtml(withVizWarnings(m));
+    expect(html).not.toMatch(/<img|<script|onerror="/);
+    expect(html).toContain('&lt;img src=x onerror=&quot;alert(1)&quot;&gt;|[x](javascript:alert(2))\\n&lt;script&gt;alert(3)&lt;/script&gt;');
+  });
+
+  test('long tables start collapsed', () => {
+    const m = sampleModel();
+    const base = m.overview.classHistogram.rows[0];
+    m.overview.classHistogram.rows = Array.from({ length: COLLAPSE_ROWS + 5 }, (_, i) => ({ ...base, className: `com.example.C${i}` }));
+    const html = renderHtml(m);
+    expect(html).toContain(`<details><summary>Class histogram: ${COLLAPSE_ROWS + 5} rows (show)</summary>`);
+    // Short tables are shown open.
+    expect(html).not.toContain('<summary>GC roots by kind');
+  });
+
+  test('charts: bars scale to the largest value, pie slices sum to a circle, treemap tiles fill the area', () => {
+    const bar = barChartSvg([{ label: 'a', value: 100 }, { label: 'b', value: 25 }], { title: 't', width: 760 });
+    const widths = [...bar.matchAll(/<rect x="280" y="[\d.]+" width="([\d.]+)"/g)].map((m) => Number(m[1]));
+    expect(widths).toEqual([374, 93.5]);
+    const pie = pieChartSvg([{ label: 'a', value: 3 }, { label: 'b', value: 1 }], { title: 't' });
+    expect(pie.match(/<path d="M/g)).toHaveLength(2);
+    expect(pie).toContain('75.0%');
+    const tm = treemapSvg({ label: 'root', value: 0, children: [{ label: 'a', value: 3 }, { label: 'b', value: 1 }] }, { title: 't', width: 400, height: 200 });
+    const area = [...tm.matchAll(/width="(\d+)" height="(\d+)" fill=/g)].reduce((s, m) => s + Number(m[1]) * Number(m[2]), 0);
+    // Two tiles with 2px inner padding between them cover the 400×200 area less the gutter.
+    expect(area).toBe(398 * 200);
+    expect(tm).toContain('<title>a: 3</title>');
+  });
+});

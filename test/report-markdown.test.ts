@@ -1,0 +1,108 @@
+import { describe, expect, test } from 'vitest';
+
+import { withVizWarnings } from '../ts/report/charts.js';
+import { asciiBars, MARKDOWN_HISTOGRAM_ROWS, mdText, renderMarkdown } from '../ts/report/markdown.js';
+import { HOSTILE, sampleModel } from './report-sample.js';
+
+describe('Markdown report', () => {
+  test('is deterministic: two renders differ only in the one timestamp line', () => {
+    const a = renderMarkdown(sampleModel());
+    expect(renderMarkdown(sampleModel())).toBe(a);
+    const later = sampleModel();
+    later.generatedAt = '2031-12-24T23:59:59.999Z';
+    const b = renderMarkdown(later);
+    const la = a.split('\n');
+    const lb = b.split('\n');
+    expect(lb.length).toBe(la.length);
+    const differing = la.map((l, i) => (l === lb[i] ? -1 : i)).filter((i) => i >= 0);
+    expect(differing).toHaveLength(1);
+    expect(la[differing[0]]).toContain('2025-06-01T12:00:00.000Z');
+    // elapsedMs varies between runs of the same query; the Markdown must not show it.
+    const slower = sampleModel();
+    slower.queries.forEach((q) => (q.elapsedMs *= 7));
+    expect(renderMarkdown(slower)).toBe(a);
+  });
+
+  test('tells the truth about each section', () => {
+    const md = renderMarkdown(sampleModel());
+    for (const h of ['## Summary', '## System Overview', '## Leak Suspects', '## Top Consumers', '## Thread Overview', '## Duplicate Strings', '## Queries']) {
+      expect(md).toContain(`\n${h}\n`);
+    }
+    expect(md).toContain('### Problem Suspect 1: Demo.cache');
+    expect(md).toContain('4.8 MiB (40.0%), 5,033,165 bytes');
+    // The path from the GC root names the static field and the fields on the way.
+    expect(md).toMatch(/class Demo {2}\(retained 4\.8 MiB\) {2}\[GC root: sticky class\]\n└─ static cache → java\.util\.HashMap @ 0x7f0a12c8/);
+    expect(md).toContain('   └─ .table → java.util.HashMap$Node[] @ 0x7f0a1300');
+    // Threads: stack frames with the locals each holds and what they retain.
+    expect(md).toContain('at Demo$RequestHandler.awaitNextRequest()V (Demo.java:131)\n    local byte[] @ 0x7f0c0000  (retained 64.0 KiB)');
+    expect(md).toMatch(/\| cache-evictor \| yes \| TIMED\\_WAITING \|/);
+    // Every system property, GC roots by kind, loaders, duplicate classes, duplicate strings.
+    for (const p of sampleModel().overview.systemProperties) expect(md).toContain(`| ${mdText(p.key)} | ${mdText(p.value)} |`);
+    expect(md).toContain('| sticky class | 2,480 |');
+    expect(md).toContain('| org.example.plugin.Config | app, plugin-loader-2 | 2 |');
+    expect(md).toContain('| locale=en | 9 | 400 | 18.7 KiB |');
+  });
+
+  test('escapes text from the dump: no raw markup, no broken table rows', () => {
+    const m = sampleModel();
+    m.overview.classHistogram.rows[0].className = HOSTILE;
+    m.threads.threads[0].name = HOSTILE;
+    m.duplicateStrings.top[0].value = HOSTILE;
+    m.leakSuspects.suspects[0].title = HOSTILE;
+    const md = renderMarkdown(m);
+    // Every `<`, `|`, `[` and `]` from the dump arrives backslash-escaped; the newline is visible.
+    expect(md).not.toMatch(/(?<!\\)<(img|script)/);
+    expect(md).not.toMatch(/(?<!\\)\]\(javascript:/);
+    expect(md).toContain('\\<img src=x onerror="alert(1)"\\>\\|\\[x\\](javascript:alert(2))\\\\n\\<script\\>');
+    // Each table row of the histogram still has its 6 cells.
+    const row = md.split('\n').find((l) => l.includes('onerror') && l.includes('21,344'))!;
+    expect(row.split(/(?<!\\)\|/).length - 2).toBe(6);
+  });
+
+  test('caps the class histogram and says so', () => {
+    const m = sampleModel();
+    const base = m.overview.classHistogram.rows[0];
+    m.overview.classHistogram.rows = Array.from({ length: 120 }, (_, i) => ({ ...base, className: `com.example.C${String(i).padStart(3, '0')}` }));
+    const md = renderMarkdown(m);
+    expect(md).toContain(`com.example.C${String(MARKDOWN_HISTOGRAM_ROWS - 1).padStart(3, '0')}`);
+    expect(md).not.toContain(`com.example.C${String(MARKDOWN_HISTOGRAM_ROWS).padStart(3, '0')}`);
+    expect(md).toContain(`_${MARKDOWN_HISTOGRAM_ROWS} of 2,616 classes shown, by retained size; the HTML and JSON reports list 120._`);
+  });
+
+  test('draws ASCII bars for a histogram, tables for pie and treemap', () => {
+    const md = renderMarkdown(withVizWarnings(sampleModel()));
+    expect(md).toContain('java.util.HashMap                       ' + '█'.repeat(40) + ' 1,890');
+    expect(md).toContain('java.util.concurrent.ConcurrentHashMap  ████▌ 212');
+    // piechart (q2, named "Biggest sessions"): only the table, under its name=.
+    const pie = md.slice(md.indexOf('### Biggest sessions'), md.indexOf('### q3'));
+    expect(pie).not.toContain('█');
+    expect(pie).toContain('| Demo$Session | 11,590 |');
+    const tm = md.slice(md.indexOf('### q3'), md.indexOf('### q4'));
+    expect(tm).toContain('_The treemap is drawn in the HTML report; the table below has its data._');
+    expect(tm).toContain('| java.util.HashMap | 90,720 |');
+  });
+
+  test('cap= limits the bars, not the table', () => {
+    const m = sampleModel();
+    m.queries[0].viz = { kind: 'histogram', cap: 2 };
+    const md = renderMarkdown(m);
+    const block = md.slice(md.indexOf('### q1'), md.indexOf('### Biggest sessions'));
+    expect(block.split('\n').filter((l) => l.includes('█'))).toHaveLength(2);
+    expect(block).toContain('_Chart shows the first 2 of 5 rows._');
+    expect(block).toContain('| java.util.TreeMap | 4 |');
+  });
+
+  test('an un-drawable directive shows the table with a warning, keeping name=', () => {
+    const m = sampleModel();
+    m.queries[3].viz = { kind: 'histogram', name: 'Thread objects' };
+    const md = renderMarkdown(withVizWarnings(m));
+    expect(md).toContain('### Thread objects');
+    expect(md).toContain('> **Warning:** Thread objects: cannot draw a histogram: the result has no numeric column to chart; showing the table');
+    expect(md).toContain('| http-worker-1 | http-worker-1 |');
+    expect(md).toContain('## Warnings\n\n- viz: Thread objects: cannot draw a histogram');
+  });
+
+  test('asciiBars uses eighth blocks and keeps zero rows', () => {
+    expect(asciiBars([{ label: 'a', value: 16 }, { label: 'bb', value: 1 }, { label: 'c', value: 0 }], 4)).toBe('a   ████ 16\nbb  ▎ 1\nc   0');
+  });
+});
