@@ -1,0 +1,487 @@
+/**
+ * Emulator of the AI Phone Server (Ktor 2.3.7 in an Android app) for contract tests, on a real
+ * loopback port. It reproduces docs/clients-spec.md B.1–B.7, quirks included: Gson's pretty JSON
+ * with `<>&='` escaped and null keys omitted, `application/json; charset=UTF-8`, 404/405 with
+ * empty bodies, the CORS plugin's preflight and 403s, `/ai/text`'s processing order and silent
+ * fallback to GEMMA_3_1B_IT for unknown names, HTTP 200 with `success:false` from object
+ * detection and downloads, the blocking download, permissions that can be switched off.
+ * Camera frames are small fixed byte strings, generation is deterministic (an echo).
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+interface Model {
+  id: string;
+  displayName: string;
+  vision: boolean;
+  gated: boolean;
+  thinking: boolean;
+  fileName: string;
+  defaults: { temperature: number; topK: number; topP: number };
+}
+
+export const EMULATED_MODELS: readonly Model[] = [
+  { id: 'GEMMA_3_1B_IT', displayName: 'Gemma 3n E2B IT', vision: true, gated: true, thinking: false, fileName: 'gemma-3n-E2B-it-int4.task', defaults: { temperature: 1.0, topK: 64, topP: 0.95 } },
+  { id: 'DEEPSEEK_R1_DISTILL_QWEN_1_5B', displayName: 'DeepSeek-R1 Distill Qwen 1.5B', vision: false, gated: false, thinking: true, fileName: 'deepseek-r1-distill-qwen-1.5b-q8.task', defaults: { temperature: 0.6, topK: 40, topP: 0.7 } },
+  { id: 'LLAMA_3_2_1B_INSTRUCT', displayName: 'Llama 3.2 1B Instruct', vision: false, gated: true, thinking: false, fileName: 'llama-3.2-1b-instruct-q8.task', defaults: { temperature: 0.6, topK: 64, topP: 0.9 } },
+  { id: 'LLAMA_3_2_3B_INSTRUCT', displayName: 'Llama 3.2 3B Instruct', vision: false, gated: true, thinking: false, fileName: 'llama-3.2-3b-instruct-q8.task', defaults: { temperature: 0.6, topK: 64, topP: 0.9 } },
+  { id: 'TINYLLAMA_1_1B_CHAT', displayName: 'TinyLlama 1.1B Chat', vision: false, gated: false, thinking: false, fileName: 'tinyllama-1.1b-chat-q8.task', defaults: { temperature: 0.7, topK: 40, topP: 0.9 } },
+];
+
+const DETECTIONS = [
+  { category: 'person', score: 0.91, box: [0.1, 0.05, 0.45, 0.95], categoryIndex: 0 },
+  { category: 'cup', score: 0.72, box: [0.6, 0.55, 0.7, 0.7], categoryIndex: 46 },
+  { category: 'laptop', score: 0.55, box: [0.5, 0.4, 0.95, 0.8], categoryIndex: 72 },
+  { category: 'chair', score: 0.31, box: [0.0, 0.5, 0.2, 1.0], categoryIndex: 61 },
+];
+
+const CORS_METHODS = new Set(['GET', 'POST', 'OPTIONS', 'HEAD']);
+const CORS_HEADERS = new Set(['content-type', 'authorization', 'accept', 'accept-language', 'content-language']);
+
+/** The bytes of a camera frame: a JPEG start/end marker around a text naming the shot. */
+export function frameBytes(side: string, zoom?: number): Buffer {
+  return Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.from(`emulated ${side} frame zoom=${zoom ?? 1}`), Buffer.from([0xff, 0xd9])]);
+}
+
+export interface ReceivedRequest {
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+export interface Reply {
+  status: number;
+  json?: unknown;
+  /** Sent verbatim instead of json. */
+  text?: string;
+  headers?: Record<string, string>;
+}
+
+type Handler = (req: ReceivedRequest, url: URL, params: Record<string, string>) => Reply | Promise<Reply>;
+
+export class DeviceEmulator {
+  storagePermission = true;
+  cameraPermission = true;
+  /** Model ids whose files are on the phone. */
+  readonly downloaded = new Set<string>();
+  downloadOutcome: 'success' | 'network-failure' = 'success';
+  /** When true, requests are received but never answered (until close). */
+  hold = false;
+  /** When set, a request it matches gets this reply instead (to test client reactions to odd servers). */
+  override: ((req: ReceivedRequest) => Reply | undefined) | undefined;
+  /** Awaited by /ai/text before it answers (to observe overlapping generations). */
+  textGate: (() => Promise<void>) | undefined;
+  maxTextInFlight = 0;
+  readonly requests: ReceivedRequest[] = [];
+  port = 0;
+
+  private textInFlight = 0;
+  private currentModel: Model | undefined;
+  private readonly server: http.Server;
+  private readonly routes: Array<{ method: string; pattern: string[]; handler: Handler }> = [];
+  private closed: Promise<void> | undefined;
+
+  private constructor() {
+    this.server = http.createServer((req, res) => void this.handle(req, res));
+    this.defineRoutes();
+  }
+
+  static async start(): Promise<DeviceEmulator> {
+    const emu = new DeviceEmulator();
+    await new Promise<void>((resolve, reject) => {
+      emu.server.once('error', reject);
+      emu.server.listen(0, '127.0.0.1', () => resolve());
+    });
+    emu.port = (emu.server.address() as AddressInfo).port;
+    return emu;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  reset(): void {
+    this.storagePermission = true;
+    this.cameraPermission = true;
+    this.downloaded.clear();
+    this.downloadOutcome = 'success';
+    this.hold = false;
+    this.textGate = undefined;
+    this.override = undefined;
+    this.maxTextInFlight = 0;
+    this.currentModel = undefined;
+    this.requests.length = 0;
+  }
+
+  close(): Promise<void> {
+    this.closed ??= new Promise<void>((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+    return this.closed;
+  }
+
+  // ---- HTTP, CORS, routing ------------------------------------------------------------------
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const received: ReceivedRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+    this.requests.push(received);
+    if (this.hold) return;
+    const reply = this.override?.(received) ?? (await this.dispatch(received));
+    const headers: Record<string, string> = { ...reply.headers };
+    let body: string | undefined;
+    if (reply.json !== undefined) {
+      body = gson(reply.json);
+      headers['content-type'] = 'application/json; charset=UTF-8';
+    } else if (reply.text !== undefined) {
+      body = reply.text;
+    }
+    res.writeHead(reply.status, headers);
+    res.end(body);
+  }
+
+  private async dispatch(req: ReceivedRequest): Promise<Reply> {
+    const url = new URL(req.path, 'http://device');
+    const origin = req.headers.origin;
+    if (origin !== undefined) {
+      const requested = req.headers['access-control-request-method'];
+      if (req.method === 'OPTIONS' && typeof requested === 'string') return preflight(requested, req.headers['access-control-request-headers']);
+      if (!CORS_METHODS.has(req.method)) return { status: 403 };
+    }
+    const reply = await this.route(req, url);
+    if (origin !== undefined) reply.headers = { ...reply.headers, 'access-control-allow-origin': '*' };
+    return reply;
+  }
+
+  private async route(req: ReceivedRequest, url: URL): Promise<Reply> {
+    const parts = url.pathname.split('/').filter((p) => p !== '');
+    // Ktor prefers constant segments over parameters; try routes in that order.
+    const matches = this.routes
+      .map((r) => ({ r, params: matchPattern(r.pattern, parts) }))
+      .filter((m): m is { r: (typeof this.routes)[number]; params: Record<string, string> } => m.params !== undefined)
+      .sort((a, b) => paramCount(a.r.pattern) - paramCount(b.r.pattern));
+    if (matches.length === 0) return { status: 404 };
+    const hit = matches.find((m) => m.r.method === req.method);
+    if (!hit) return { status: 405 };
+    try {
+      return await hit.r.handler(req, url, hit.params);
+    } catch (err) {
+      return { status: 500, json: { error: (err as Error).message } };
+    }
+  }
+
+  private on(method: string, path: string, handler: Handler): void {
+    this.routes.push({ method, pattern: path.split('/').filter((p) => p !== ''), handler });
+  }
+
+  // ---- endpoints ----------------------------------------------------------------------------
+
+  private defineRoutes(): void {
+    this.on('GET', '/', () => ok({ message: 'AI Phone Server', version: '1.0.0-ai-enabled', available_endpoints: this.routes.map((r) => `${r.method} /${r.pattern.join('/')}`) }));
+    this.on('GET', '/health', () => ok({ status: 'healthy', timestamp: Date.now(), services: { location: 'available', orientation: 'available', camera: 'available' } }));
+    this.on('GET', '/capabilities', () => ok({ server: 'AI Phone Server', version: '1.0.0-simplified', port: 8005, features: ['orientation', 'camera', 'ai'] }));
+    this.on('GET', '/status', () => ok(this.status()));
+    this.on('GET', '/help', () => ok(help()));
+    this.on('GET', '/location', () => deviceError(403, 'Location permission not granted', 'PERMISSION_DENIED', 'This build does not request location access'));
+    this.on('GET', '/orientation', () => ok({ azimuth: 123.5, pitch: -2.25, roll: 1.5, timestamp: Date.now(), accuracy: 'HIGH' }));
+    this.on('GET', '/capture', (_req, url) => this.capture(url));
+    this.on('POST', '/ai/text', (req) => this.text(req));
+    this.on('POST', '/ai/text/upload-model-api', () => aiError(400, 'Invalid request', 'INVALID_REQUEST', 'url, name and fileName are required'));
+    this.on('POST', '/ai/object_detection', (req) => this.detect(req));
+    this.on('GET', '/ai/models', () => ok({ models: EMULATED_MODELS.map((m) => this.modelEntry(m)) }));
+    this.on('POST', '/ai/models/download', (req) => this.download(req));
+    this.on('GET', '/ai/models/status', () => ok(this.persistenceSummary()));
+    this.on('GET', '/ai/models/loading-status', () => ok({ isLoading: false, message: 'No model is currently loading' }));
+    this.on('GET', '/ai/models/diagnostics', () => ok({ timestamp: Date.now(), diagnostics: { storagePermission: this.storagePermission }, summary: { downloadedModels: this.downloaded.size } }));
+    this.on('POST', '/ai/models/cleanup', () => ok({ success: true, message: 'Cleanup finished', cleanedModels: 0 }));
+    this.on('GET', '/ai/models/:name/status', (_req, _url, p) => this.modelStatus(p.name!));
+    this.on('DELETE', '/ai/models/:name', (_req, _url, p) => this.removeModel(p.name!));
+    this.on('POST', '/display', (req) => display(req));
+  }
+
+  private status(): unknown {
+    const m = this.currentModel;
+    return {
+      status: 'running',
+      timestamp: Date.now(),
+      server: 'AI Phone Server',
+      version: '1.0.0-ai-enabled',
+      features: { location: false, orientation: true, camera: this.cameraPermission, ai: this.downloaded.size > 0 },
+      permissions: { location: false, camera: this.cameraPermission },
+      ai: {
+        isEnabled: this.downloaded.size > 0,
+        downloadedModels: this.downloaded.size,
+        totalModels: 5,
+        currentModel: m?.displayName,
+        currentModelDetails: m && { name: m.id, displayName: m.displayName, description: `${m.displayName} on device`, supportsVision: m.vision, preferredBackend: 'CPU', loadedAt: Date.now(), isReady: true },
+        hasAuthentication: false,
+        supportedFeatures: ['text-generation', 'camera-integration'],
+        isProcessing: false,
+        isModelLoading: false,
+      },
+    };
+  }
+
+  private modelEntry(m: Model): unknown {
+    return {
+      name: m.id,
+      displayName: m.displayName,
+      description: `${m.displayName}${m.vision ? ' (text and images)' : ''}`,
+      needsLicense: true,
+      available: this.downloaded.has(m.id),
+      currentlyLoaded: this.currentModel === m,
+      backend: 'CPU',
+      isMultiModal: m.vision,
+    };
+  }
+
+  private async text(req: ReceivedRequest): Promise<Reply> {
+    if (!this.storagePermission) return aiError(403, 'Storage permission not granted', 'STORAGE_PERMISSION_DENIED', 'Grant storage access to read model files');
+    let body: unknown;
+    try {
+      body = JSON.parse(req.body);
+    } catch (err) {
+      return aiError(500, 'AI text generation failed', 'AI_ERROR', (err as Error).message);
+    }
+    if (!isObject(body)) return aiError(500, 'AI text generation failed', 'AI_ERROR', 'request body is not an object');
+    if (typeof body.model !== 'string') return aiError(400, 'AI service error', 'AI_SERVICE_ERROR', 'model must not be null');
+    const model = findModel(body.model) ?? EMULATED_MODELS[0]!;
+    if (!this.downloaded.has(model.id)) {
+      return aiError(404, 'AI model not available', 'MODEL_NOT_AVAILABLE', `${model.displayName} is not on the device: ${model.fileName} was not found in Download/local_ai_models`);
+    }
+    if (typeof body.text !== 'string') return aiError(400, 'AI service error', 'AI_SERVICE_ERROR', 'text must not be null');
+    let image: Buffer | undefined;
+    if (typeof body.image === 'string') {
+      if (!/^[A-Za-z0-9+/\s]+={0,2}$/.test(body.image)) return aiError(400, 'AI service error', 'AI_SERVICE_ERROR', 'Invalid image data');
+      image = Buffer.from(body.image, 'base64');
+    } else if (isObject(body.captureConfig)) {
+      if (!this.cameraPermission) return aiError(400, 'AI service error', 'AI_SERVICE_ERROR', 'Failed to capture image: Camera permission not granted');
+      image = frameBytes(String(body.captureConfig.camera ?? 'rear'));
+    }
+    this.textInFlight += 1;
+    this.maxTextInFlight = Math.max(this.maxTextInFlight, this.textInFlight);
+    try {
+      await this.textGate?.();
+    } finally {
+      this.textInFlight -= 1;
+    }
+    const multimodal = image !== undefined && model.vision;
+    let output = `You said: ${body.text}`;
+    if (multimodal) output += ` [looked at ${image!.length} image bytes]`;
+    else if (image) output += ' [Image Context: the model cannot see images]';
+    let thinking: string | undefined;
+    if (model.thinking) thinking = `The user wrote <${body.text}> & wants an answer = echo`;
+    this.currentModel = model;
+    const num = (v: unknown, d: number) => (typeof v === 'number' ? v : d);
+    return ok({
+      response: output,
+      model: model.id,
+      thinking,
+      license: `Use of ${model.displayName} is subject to its model license.`,
+      metadata: {
+        model: model.displayName,
+        inferenceTime: 1234,
+        tokenCount: Math.floor((body.text.length + output.length) / 4),
+        temperature: num(body.temperature, model.defaults.temperature),
+        topK: num(body.topK, model.defaults.topK),
+        topP: num(body.topP, model.defaults.topP),
+        backend: 'CPU',
+        isMultimodal: multimodal,
+      },
+    });
+  }
+
+  private detect(req: ReceivedRequest): Reply {
+    // Content negotiation: without the JSON content type (or with a bad body) every field defaults.
+    let body: Record<string, unknown> = {};
+    if ((req.headers['content-type'] ?? '').startsWith('application/json')) {
+      try {
+        const parsed = JSON.parse(req.body);
+        if (isObject(parsed)) body = parsed;
+      } catch {
+        body = {};
+      }
+    }
+    const side = typeof body.side === 'string' ? body.side : 'rear';
+    const threshold = typeof body.threshold === 'number' ? body.threshold : 0.5;
+    const maxResults = typeof body.maxResults === 'number' ? body.maxResults : 10;
+    const base = { inferenceTime: 0, captureTime: 0, threshold };
+    if (!this.cameraPermission) return { status: 403, json: { success: false, objects: [], error: 'Camera permission not granted', ...base } };
+    const camera = side.toLowerCase();
+    if (camera !== 'rear' && camera !== 'front') {
+      return ok({ success: false, objects: [], error: `Invalid camera side: ${side}. Use 'front' or 'rear'`, ...base });
+    }
+    const valid = threshold >= 0 && threshold <= 1;
+    const objects = valid
+      ? DETECTIONS.filter((d) => d.score >= threshold)
+          .slice(0, maxResults)
+          .map((d) => {
+            const [left, top, right, bottom] = d.box as [number, number, number, number];
+            return { category: d.category, score: d.score, boundingBox: { left, top, right, bottom, width: right - left, height: bottom - top }, categoryIndex: d.categoryIndex };
+          })
+      : [];
+    return ok({
+      success: true,
+      objects,
+      inferenceTime: 38,
+      captureTime: 120,
+      threshold,
+      imageMetadata: { width: 1024, height: 768, rotation: 90, camera, timestamp: Date.now() },
+      image: body.returnImage === true ? dataUri(frameBytes(camera)) : undefined,
+    });
+  }
+
+  private capture(url: URL): Reply {
+    if (!this.cameraPermission) return deviceError(403, 'Camera permission not granted', 'PERMISSION_DENIED', 'Grant camera access in the app');
+    const side = (url.searchParams.get('side') ?? 'rear').toLowerCase();
+    if (side !== 'rear' && side !== 'front') return deviceError(400, 'Failed to capture image', 'CAPTURE_FAILED', `Invalid camera side: ${side}`);
+    const zoomText = url.searchParams.get('zoom');
+    const zoom = zoomText !== null && Number.isFinite(Number.parseFloat(zoomText)) ? Number.parseFloat(zoomText) : undefined;
+    return ok({
+      success: true,
+      image: dataUri(frameBytes(side, zoom)),
+      metadata: { side, zoom, originalWidth: 4000, originalHeight: 3000, outputWidth: 1024, outputHeight: 768, rotation: 90, imageScaling: 'MEDIUM', quality: 85, timestamp: Date.now(), captureTime: 95, cached: false },
+    });
+  }
+
+  private download(req: ReceivedRequest): Reply {
+    if (!this.storagePermission) return aiError(403, 'Storage permission not granted', 'STORAGE_PERMISSION_DENIED', 'Grant storage access to save models');
+    let name: unknown;
+    try {
+      if (!(req.headers['content-type'] ?? '').startsWith('application/json')) throw new Error('Content-Type must be application/json');
+      name = (JSON.parse(req.body) as Record<string, unknown>).modelName;
+      if (typeof name !== 'string') throw new Error('modelName is required');
+    } catch (err) {
+      return aiError(500, 'Model download failed', 'DOWNLOAD_ERROR', (err as Error).message);
+    }
+    const model = findModel(name as string);
+    if (!model) return aiError(400, 'Invalid model name', 'INVALID_MODEL', `Unknown model: ${name as string}`);
+    if (model.gated) {
+      return aiError(400, 'Authentication required', 'AUTH_REQUIRED', `${model.displayName} is gated on Hugging Face: download ${model.fileName} manually from https://huggingface.co/ and add it in the app`);
+    }
+    if (this.downloaded.has(model.id)) return ok({ success: true, message: 'Model already downloaded', modelName: model.displayName, status: 'already_available' });
+    if (this.downloadOutcome === 'network-failure') {
+      return ok({ success: false, message: 'Download failed: connection reset by peer', modelName: model.displayName, status: 'download_failed', downloadUrl: `https://example.invalid/${model.fileName}` });
+    }
+    this.downloaded.add(model.id);
+    return ok({ success: true, message: 'Download completed successfully', modelName: model.displayName, status: 'download_started', persistenceInfo: { downloadStatus: 'COMPLETED', fileSize: 1_234_567 } });
+  }
+
+  private persistenceSummary(): unknown {
+    return { totalModels: 5, downloadedModels: this.downloaded.size, loadedModels: this.currentModel ? 1 : 0, totalDownloadSize: this.downloaded.size * 1_234_567, formattedTotalSize: `${(this.downloaded.size * 1.2).toFixed(1)} MB`, availableModels: [], statistics: {} };
+  }
+
+  private modelStatus(name: string): Reply {
+    const model = findModel(name);
+    if (!model) return aiError(404, 'Model not found', 'MODEL_NOT_FOUND', `Unknown model: ${name}`);
+    if (!this.downloaded.has(model.id)) return aiError(404, 'Model not downloaded', 'MODEL_NOT_DOWNLOADED', `${model.displayName} is not on the device`);
+    return ok({ downloadPath: `/storage/emulated/0/Download/local_ai_models/${model.fileName}`, fileSize: 1_234_567, formattedSize: '1.2 MB', downloadTimestamp: 1, lastAccessedTimestamp: 2, isLoaded: this.currentModel === model, downloadStatus: 'COMPLETED', ageInDays: 0 });
+  }
+
+  private removeModel(name: string): Reply {
+    const model = findModel(name);
+    if (!model) return aiError(404, 'Model not found', 'MODEL_NOT_FOUND', `Unknown model: ${name}`);
+    this.downloaded.delete(model.id);
+    return ok({ success: true, message: `Model ${model.displayName} removed`, modelName: name });
+  }
+}
+
+function display(req: ReceivedRequest): Reply {
+  let body: Record<string, unknown> = {};
+  try {
+    const parsed = JSON.parse(req.body);
+    if (isObject(parsed)) body = parsed;
+  } catch {
+    body = {};
+  }
+  if (typeof body.text !== 'string' || body.text === '') return { status: 400, json: { success: false, error: 'Text is required', code: 'MISSING_TEXT' } };
+  const parameters = { text: body.text, backgroundColor: body.backgroundColor ?? '#000000', textColor: body.textColor ?? '#FFFFFF', duration: body.duration ?? 3000 };
+  return ok({ success: true, message: 'Text displayed', displayId: `display_${Date.now()}`, parameters });
+}
+
+function help(): unknown {
+  const endpoint = (description: string, extra: Record<string, unknown> = {}) => ({ description, permissions: [], ...extra });
+  return {
+    server: 'AI Phone Server API Documentation',
+    version: '1.0.0-ai-enabled',
+    base_url: 'http://localhost:8005',
+    endpoints: {
+      'GET /status': endpoint('Server status, permissions and AI state'),
+      'GET /orientation': endpoint('Compass orientation', { sample_response: { azimuth: 0, pitch: 0, roll: 0, accuracy: 3 } }),
+      'GET /capture': endpoint('Camera snapshot; the app must be in the foreground'),
+      'POST /ai/text': endpoint('On-device text generation', { request_body: { prompt: 'string', model: 'gemma-2b-it-cpu' } }),
+      'POST /ai/object_detection': endpoint('Object detection on a camera frame'),
+      'GET /ai/models': endpoint('Model catalogue'),
+      'POST /ai/models/download': endpoint('Download a model', { sample_response: { status: 'auth_required' } }),
+    },
+    common_errors: { '403 Forbidden': 'a permission is missing', '404 Not Found': 'model or endpoint missing' },
+    authentication: 'None: access is governed by the app permissions only',
+    content_types: 'application/json',
+    cors: 'any origin',
+    notes: ['AI features need 3 GB of RAM or more'],
+  };
+}
+
+function preflight(method: string, requestedHeaders: string | string[] | undefined): Reply {
+  const headers = String(requestedHeaders ?? '')
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter((h) => h !== '');
+  if (!CORS_METHODS.has(method) || !headers.every((h) => CORS_HEADERS.has(h))) return { status: 403 };
+  return {
+    status: 200,
+    headers: {
+      'access-control-allow-origin': '*',
+      'access-control-allow-methods': 'OPTIONS',
+      'access-control-allow-headers': 'Authorization, Content-Type',
+      'access-control-max-age': '86400',
+    },
+  };
+}
+
+function findModel(name: string): Model | undefined {
+  return EMULATED_MODELS.find((m) => m.id === name || m.displayName === name);
+}
+
+function ok(json: unknown): Reply {
+  return { status: 200, json };
+}
+
+function aiError(status: number, error: string, code: string, details?: string): Reply {
+  return { status, json: { error, code, details } };
+}
+
+function deviceError(status: number, error: string, code: string, description: string): Reply {
+  return { status, json: { error, code, description } };
+}
+
+function dataUri(bytes: Buffer): string {
+  return `data:image/jpeg;base64,${bytes.toString('base64')}`;
+}
+
+/** Gson with pretty printing: 2-space indent, null members dropped, HTML-sensitive characters escaped. */
+export function gson(value: unknown): string {
+  return JSON.stringify(value, (_k, v) => (v === null ? undefined : v), 2).replace(/[<>&=']/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+function matchPattern(pattern: string[], parts: string[]): Record<string, string> | undefined {
+  if (pattern.length !== parts.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < pattern.length; i++) {
+    const p = pattern[i]!;
+    if (p.startsWith(':')) params[p.slice(1)] = decodeURIComponent(parts[i]!);
+    else if (p !== parts[i]) return undefined;
+  }
+  return params;
+}
+
+function paramCount(pattern: string[]): number {
+  return pattern.filter((p) => p.startsWith(':')).length;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,28 @@
+/** `heapql/device`: client of the AI Phone Server (on-device LLMs, object detection, camera, compass). */
+export { DeviceClient, decodeDataUri, DEFAULT_DEVICE_URL, DEFAULT_DEVICE_TIMEOUTS, type DeviceClientOptions, type DeviceTimeouts } from './client.js';
+export { MODELS, resolveModel, type ModelSpec } from './models.js';
+export type {
+  CameraSide,
+  CaptureConfig,
+  CaptureRequest,
+  CaptureResult,
+  DetectedObject,
+  DetectionReply,
+  DetectRequest,
+  DeviceHelp,
+  DeviceStatus,
+  DownloadReply,
+  ModelInfo,
+  Orientation,
+  TextReply,
+  TextRequest,
+} from './types.js';
+export {
+  ServiceError,
+  ServiceUnavailableError,
+  ServiceTimeoutError,
+  ServiceHttpError,
+  ServiceProtocolError,
+  ServiceFailureError,
+  InvalidArgumentError,
+} from '../errors.js';

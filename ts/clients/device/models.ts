@@ -1,0 +1,35 @@
+/**
+ * The five language models of the AI Phone Server. Users may name a model by id or display name;
+ * the client always sends the id, because the server silently falls back to GEMMA_3_1B_IT for a
+ * name it does not know instead of refusing it.
+ */
+import { InvalidArgumentError } from '../errors.js';
+
+export interface ModelSpec {
+  id: string;
+  displayName: string;
+  /** Takes image input (only one model does). */
+  vision: boolean;
+  /** Hugging Face gated: the server refuses to download it (400 AUTH_REQUIRED); install it in the app. */
+  gated: boolean;
+}
+
+export const MODELS: readonly ModelSpec[] = [
+  { id: 'GEMMA_3_1B_IT', displayName: 'Gemma 3n E2B IT', vision: true, gated: true },
+  { id: 'DEEPSEEK_R1_DISTILL_QWEN_1_5B', displayName: 'DeepSeek-R1 Distill Qwen 1.5B', vision: false, gated: false },
+  { id: 'LLAMA_3_2_1B_INSTRUCT', displayName: 'Llama 3.2 1B Instruct', vision: false, gated: true },
+  { id: 'LLAMA_3_2_3B_INSTRUCT', displayName: 'Llama 3.2 3B Instruct', vision: false, gated: true },
+  { id: 'TINYLLAMA_1_1B_CHAT', displayName: 'TinyLlama 1.1B Chat', vision: false, gated: false },
+];
+
+/** Finds a model by id or display name (exact first, then ignoring case). */
+export function resolveModel(name: string): ModelSpec {
+  const known = MODELS.map((m) => `${m.id} (${m.displayName})`).join(', ');
+  if (typeof name !== 'string' || name.trim() === '') throw new InvalidArgumentError(`a model is required: use one of ${known}`);
+  const exact = MODELS.find((m) => m.id === name || m.displayName === name);
+  if (exact) return exact;
+  const folded = name.trim().toLowerCase();
+  const loose = MODELS.find((m) => m.id.toLowerCase() === folded || m.displayName.toLowerCase() === folded);
+  if (loose) return loose;
+  throw new InvalidArgumentError(`unknown model ${JSON.stringify(name)}: use one of ${known}`);
+}

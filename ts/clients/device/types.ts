@@ -1,0 +1,153 @@
+/**
+ * Reply shapes of the AI Phone Server, as far as the client relies on them. The server omits
+ * null fields (Gson), so optional keys are absent rather than null; unknown extra keys are kept.
+ */
+
+export type CameraSide = 'rear' | 'front';
+
+export interface DeviceStatus {
+  status: string;
+  timestamp?: number;
+  server?: string;
+  version?: string;
+  features?: Record<string, boolean>;
+  permissions?: Record<string, boolean>;
+  ai?: {
+    isEnabled?: boolean;
+    downloadedModels?: number;
+    totalModels?: number;
+    currentModel?: string;
+    hasAuthentication?: boolean;
+    isProcessing?: boolean;
+    isModelLoading?: boolean;
+    [key: string]: unknown;
+  };
+  [key: string]: unknown;
+}
+
+export interface DeviceHelp {
+  server?: string;
+  version?: string;
+  base_url?: string;
+  endpoints?: Record<string, { description?: string; [key: string]: unknown }>;
+  [key: string]: unknown;
+}
+
+export interface ModelInfo {
+  /** The model id, e.g. TINYLLAMA_1_1B_CHAT. */
+  name: string;
+  displayName: string;
+  description?: string;
+  needsLicense?: boolean;
+  available: boolean;
+  currentlyLoaded?: boolean;
+  backend?: string;
+  isMultiModal?: boolean;
+  [key: string]: unknown;
+}
+
+export interface DownloadReply {
+  success: boolean;
+  message?: string;
+  /** Display name. */
+  modelName?: string;
+  /** already_available | download_started (the download has in fact completed) | download_failed */
+  status: string;
+  downloadUrl?: string;
+  persistenceInfo?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+export interface CaptureConfig {
+  camera?: CameraSide;
+  quality?: number;
+  maxWidth?: number;
+  maxHeight?: number;
+}
+
+export interface TextRequest {
+  text: string;
+  /** Model id or display name. */
+  model: string;
+  /** Sent, but the server currently ignores it (its engine has a fixed 1024-token context). */
+  maxTokens?: number;
+  /** Image bytes, or base64 (a data: URI prefix is stripped); only for a vision model. */
+  image?: Uint8Array | string;
+  /** Take a photo with the phone's camera instead of passing an image; only for a vision model. */
+  captureConfig?: CaptureConfig;
+}
+
+export interface TextReply {
+  response: string;
+  /** Model id. */
+  model: string;
+  /** DeepSeek's extracted <think> part. */
+  thinking?: string;
+  license?: string;
+  metadata?: {
+    model?: string;
+    inferenceTime?: number;
+    tokenCount?: number;
+    backend?: string;
+    isMultimodal?: boolean;
+    [key: string]: unknown;
+  };
+  [key: string]: unknown;
+}
+
+export interface DetectRequest {
+  side?: CameraSide;
+  /** Score threshold in [0, 1]; default 0.5. */
+  threshold?: number;
+  /** Default 10. */
+  maxResults?: number;
+  /** Attach the captured frame as a JPEG data URI (`image`). */
+  returnImage?: boolean;
+}
+
+export interface DetectedObject {
+  category: string;
+  score: number;
+  /** Normalized to 0…1 of the frame. */
+  boundingBox: { left: number; top: number; right: number; bottom: number; width: number; height: number };
+  categoryIndex?: number;
+  [key: string]: unknown;
+}
+
+export interface DetectionReply {
+  success: boolean;
+  objects: DetectedObject[];
+  inferenceTime?: number;
+  captureTime?: number;
+  threshold?: number;
+  imageMetadata?: Record<string, unknown>;
+  /** data:image/jpeg;base64,… when returnImage was set; decodeDataUri turns it into bytes. */
+  image?: string;
+  error?: string;
+  [key: string]: unknown;
+}
+
+export interface Orientation {
+  /** Degrees, 0…360. */
+  azimuth: number;
+  pitch: number;
+  roll: number;
+  timestamp?: number;
+  /** HIGH | MEDIUM | LOW | UNKNOWN (UNKNOWN with zeros before the sensors report). */
+  accuracy?: string;
+  [key: string]: unknown;
+}
+
+export interface CaptureRequest {
+  side?: CameraSide;
+  zoom?: number;
+}
+
+export interface CaptureResult {
+  /** The JPEG bytes. */
+  image: Uint8Array;
+  mimeType: string;
+  metadata: Record<string, unknown>;
+  /** The server's reply as received (image still base64). */
+  reply: Record<string, unknown>;
+}
