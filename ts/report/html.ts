@@ -25,7 +25,9 @@ h3{font-size:16px;margin:22px 0 8px}h4{font-size:14px;margin:14px 0 6px}
 .meta{color:var(--muted);margin:0}
 nav{position:sticky;top:0;background:var(--bg);padding:8px 32px;border-bottom:1px solid var(--line);z-index:1}
 nav a{margin-right:16px;color:var(--accent);text-decoration:none}
+a{color:var(--accent)}
 main{padding:0 32px 48px;max-width:1200px}
+section,.suspect{scroll-margin-top:48px}
 table{border-collapse:collapse;margin:6px 0 12px;font-size:13px}
 th,td{border-bottom:1px solid var(--line);padding:4px 10px;text-align:left;vertical-align:top}
 th{background:var(--soft);font-weight:600}

@@ -1,0 +1,104 @@
+/**
+ * The HTML report in real headless Chromium (Debian's `chromium`, driven by playwright-core):
+ * opened from disk with no server, it loads without console errors or outside requests, and its
+ * charts are laid out with a real size. Screenshots go to a temp dir, kept (and their paths
+ * printed) when HEAPQL_KEEP_SCREENSHOTS=1 so a person can look at them.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+
+import { renderReport } from '../../ts/report/output.js';
+import { sampleModel } from '../report-sample.js';
+
+const CHROMIUM = process.env.HEAPQL_CHROMIUM ?? '/usr/bin/chromium';
+const available = fs.existsSync(CHROMIUM);
+if (!available) console.warn(`skipping the browser test: no Chromium at ${CHROMIUM} (apt-get install chromium, or set HEAPQL_CHROMIUM)`);
+
+describe.skipIf(!available)('HTML report in Chromium', () => {
+  let browser: Browser;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'heapql-browser-'));
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    if (process.env.HEAPQL_KEEP_SCREENSHOTS !== '1') fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('loads from disk without errors or outside requests; charts have a size; screenshots taken', async () => {
+    const file = path.join(dir, 'report.html');
+    fs.writeFileSync(file, renderReport(sampleModel(), 'html'));
+    const url = pathToFileURL(file).href;
+
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    const problems: string[] = [];
+    const requests: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText ?? ''}`));
+    page.on('request', (r) => requests.push(r.url()));
+
+    await page.goto(url, { waitUntil: 'load' });
+    expect(problems).toEqual([]);
+    expect(requests).toEqual([url]);
+    expect(await page.title()).toBe('Heap report: demo-service.hprof');
+
+    const charts = await page.$$eval('svg.chart', (els) =>
+      els.map((e) => {
+        const r = e.getBoundingClientRect();
+        return { kind: e.getAttribute('class'), width: r.width, height: r.height, shapes: e.querySelectorAll('rect,path').length };
+      }),
+    );
+    expect(charts.map((c) => c.kind)).toEqual([
+      'chart pie', // summary: suspects' share
+      'chart bar', // class histogram
+      'chart pie', // biggest objects
+      'chart bar', // biggest classes
+      'chart treemap', // packages
+      'chart bar', // q1 histogram
+      'chart pie', // q2 piechart
+      'chart treemap', // q3 treemap
+    ]);
+    for (const c of charts) {
+      expect(c.width).toBeGreaterThan(300);
+      expect(c.height).toBeGreaterThan(50);
+      expect(c.shapes).toBeGreaterThan(1);
+    }
+    // The first chart is on screen without scrolling.
+    const firstChart = page.locator('svg.chart').first();
+    expect(await firstChart.isVisible()).toBe(true);
+    const box = (await firstChart.boundingBox())!;
+    expect(box.y + box.height).toBeLessThan(1000);
+
+    const shots = {
+      top: path.join(dir, 'report-top.png'),
+      suspects: path.join(dir, 'report-leak-suspects.png'),
+      consumers: path.join(dir, 'report-top-consumers.png'),
+      queries: path.join(dir, 'report-queries.png'),
+    };
+    await page.screenshot({ path: shots.top });
+    await page.locator('#leak-suspects').screenshot({ path: shots.suspects });
+    await page.locator('#top-consumers').screenshot({ path: shots.consumers });
+    await page.locator('#queries').screenshot({ path: shots.queries });
+    for (const p of Object.values(shots)) expect(fs.statSync(p).size).toBeGreaterThan(10_000);
+    if (process.env.HEAPQL_KEEP_SCREENSHOTS === '1') console.log(`screenshots: ${Object.values(shots).join(', ')}`);
+
+    // A collapsed thread stack opens on click (no script: <details>).
+    const stack = page.locator('#thread-overview details').first();
+    expect(await stack.locator('ul.frames').isVisible()).toBe(false);
+    await stack.locator('summary').click();
+    expect(await stack.locator('ul.frames').isVisible()).toBe(true);
+    await page.close();
+  });
+});

@@ -1,0 +1,124 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+
+import { HeapqlError } from '../ts/errors.js';
+import { configOption, findConfigPath, loadCollectionConfig, parseCollectionConfig } from '../ts/report/config.js';
+
+let dir: string;
+let cwd: string;
+let home: string;
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'heapql-config-'));
+  cwd = path.join(dir, 'project');
+  home = path.join(dir, 'home');
+  fs.mkdirSync(cwd);
+  fs.mkdirSync(path.join(home, '.config', 'heapql'), { recursive: true });
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const userConfig = () => path.join(home, '.config', 'heapql', 'collections.toml');
+
+function thrown(fn: () => unknown): HeapqlError {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).toBeInstanceOf(HeapqlError);
+    return e as HeapqlError;
+  }
+  throw new Error('expected an error');
+}
+
+describe('config discovery', () => {
+  test('none found: null', () => {
+    expect(findConfigPath({ cwd, home })).toBeNull();
+    expect(loadCollectionConfig({ cwd, home })).toBeNull();
+  });
+
+  test('~/.config/heapql/collections.toml, found through $HOME', () => {
+    fs.writeFileSync(userConfig(), '[[query]]\noql = "SELECT * FROM java.lang.Thread"\n');
+    const saved = process.env.HOME;
+    process.env.HOME = home;
+    try {
+      expect(findConfigPath({ cwd })).toBe(userConfig());
+    } finally {
+      process.env.HOME = saved;
+    }
+  });
+
+  test('.heapql.toml in the working directory wins over the user file; an explicit path wins over both', () => {
+    fs.writeFileSync(userConfig(), '');
+    fs.writeFileSync(path.join(cwd, '.heapql.toml'), '');
+    expect(findConfigPath({ cwd, home })).toBe(path.join(cwd, '.heapql.toml'));
+    fs.writeFileSync(path.join(dir, 'team.toml'), '');
+    expect(findConfigPath({ cwd, home, explicit: '../team.toml' })).toBe(path.join(dir, 'team.toml'));
+  });
+
+  test('an explicit path that does not exist or is a directory is an error', () => {
+    expect(thrown(() => findConfigPath({ cwd, home, explicit: 'missing.toml' })).message).toBe('config file missing.toml does not exist');
+    expect(thrown(() => findConfigPath({ cwd, home, explicit: '.' })).message).toContain('is a directory');
+  });
+
+  test('--collection-config and --config are one option', () => {
+    expect(configOption('a.toml', undefined)).toBe('a.toml');
+    expect(configOption(undefined, 'b.toml')).toBe('b.toml');
+    expect(configOption('a.toml', './a.toml')).toBe('a.toml');
+    expect(configOption(undefined, undefined)).toBeNull();
+    expect(thrown(() => configOption('a.toml', 'b.toml')).code).toBe('ERR_USAGE');
+  });
+});
+
+describe('config parsing', () => {
+  test('[[query]] entries: multi-line oql, a leading -- @viz line, optional name', () => {
+    const file = path.join(cwd, '.heapql.toml');
+    fs.writeFileSync(
+      file,
+      [
+        '# stored queries',
+        '[[query]]',
+        'name = "Big strings"',
+        'oql = """',
+        '-- @viz histogram label=value value=count cap=10',
+        'SELECT toString(s) AS value, COUNT(*) AS count',
+        'FROM java.lang.String s GROUP BY toString(s)"""',
+        '',
+        '[[query]]',
+        "oql = 'SELECT * FROM java.lang.Thread'",
+        '',
+      ].join('\n'),
+    );
+    const cfg = loadCollectionConfig({ cwd, home })!;
+    expect(cfg.path).toBe(file);
+    expect(cfg.queries).toEqual([
+      {
+        name: 'Big strings',
+        oql: '-- @viz histogram label=value value=count cap=10\nSELECT toString(s) AS value, COUNT(*) AS count\nFROM java.lang.String s GROUP BY toString(s)',
+        source: `${file}:2`,
+      },
+      { oql: 'SELECT * FROM java.lang.Thread', source: `${file}:9` },
+    ]);
+  });
+
+  test('bad TOML names file:line:column', () => {
+    const e = thrown(() => parseCollectionConfig('[[query]]\noql = "SELECT 1"\nname = \n', 'c.toml'));
+    expect(e.message).toMatch(/^c\.toml:3:\d+: invalid TOML: /);
+    expect(e.code).toBe('ERR_CONFIG');
+    expect(e.exitCode).toBe(2);
+  });
+
+  test('a [[query]] without oql names the line of its header', () => {
+    const e = thrown(() => parseCollectionConfig('[[query]]\noql = "SELECT 1"\n\n[[query]]\nname = "orphan"\n', 'c.toml'));
+    expect(e.message).toBe('c.toml:4: [[query]] has no oql; add oql = "SELECT ..."');
+  });
+
+  test('unknown keys, wrong types and empty queries are errors', () => {
+    expect(thrown(() => parseCollectionConfig('[[queries]]\noql = "x"\n', 'c.toml')).message).toContain('unknown key "queries"');
+    expect(thrown(() => parseCollectionConfig('[[query]]\noql = "x"\nviz = "pie"\n', 'c.toml')).message).toBe('c.toml:1: unknown key "viz" in [[query]] (keys: oql, name)');
+    expect(thrown(() => parseCollectionConfig('[[query]]\noql = 3\n', 'c.toml')).message).toBe('c.toml:1: oql must be a string');
+    expect(thrown(() => parseCollectionConfig('[[query]]\noql = "  "\n', 'c.toml')).message).toBe('c.toml:1: oql is empty');
+    expect(thrown(() => parseCollectionConfig('query = 1\n', 'c.toml')).message).toContain('must be an array of tables');
+    expect(parseCollectionConfig('', 'c.toml')).toEqual({ path: 'c.toml', queries: [] });
+  });
+});

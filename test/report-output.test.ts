@@ -1,0 +1,76 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+
+import { HeapqlError } from '../ts/errors.js';
+import { chooseOutput, renderReport, writeReport } from '../ts/report/output.js';
+import { sampleModel } from './report-sample.js';
+
+function usage(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).toBeInstanceOf(HeapqlError);
+    expect((e as HeapqlError).code).toBe('ERR_USAGE');
+    return (e as Error).message;
+  }
+  throw new Error('expected a usage error');
+}
+
+describe('output choice', () => {
+  test('the extension decides; --format overrides; no path is Markdown on stdout', () => {
+    expect(chooseOutput('out/report.md')).toEqual({ format: 'md', path: 'out/report.md' });
+    expect(chooseOutput('report.HTML')).toEqual({ format: 'html', path: 'report.HTML' });
+    expect(chooseOutput('r.htm')).toEqual({ format: 'html', path: 'r.htm' });
+    expect(chooseOutput('r.json')).toEqual({ format: 'json', path: 'r.json' });
+    expect(chooseOutput('r.md', 'json')).toEqual({ format: 'json', path: 'r.md' });
+    expect(chooseOutput('report', 'html')).toEqual({ format: 'html', path: 'report' });
+    expect(chooseOutput()).toEqual({ format: 'md', path: null });
+    expect(chooseOutput(undefined, 'json')).toEqual({ format: 'json', path: null });
+  });
+
+  test('an unknown extension or format is a usage error naming the choices', () => {
+    expect(usage(() => chooseOutput('report.txt'))).toBe(
+      'cannot tell the report format from the extension ".txt" of report.txt; name the file .md, .html or .json, or give --format md|html|json',
+    );
+    expect(usage(() => chooseOutput('report'))).toContain('a path without an extension');
+    expect(usage(() => chooseOutput('r.md', 'pdf'))).toBe('unknown report format "pdf"; use --format md, html or json');
+  });
+});
+
+describe('writing', () => {
+  let dir: string;
+  beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'heapql-out-'))));
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test('writes each format to its file, and Markdown to stdout', () => {
+    for (const ext of ['md', 'html', 'json'] as const) {
+      const p = path.join(dir, `report.${ext}`);
+      writeReport(sampleModel(), chooseOutput(p));
+      expect(fs.readFileSync(p, 'utf8')).toBe(renderReport(sampleModel(), ext));
+    }
+    expect(fs.readFileSync(path.join(dir, 'report.html'), 'utf8')).toMatch(/^<!doctype html>/);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'report.json'), 'utf8')).schemaVersion).toBe(1);
+    let out = '';
+    const sink = new Writable({ write: (chunk, _enc, done) => ((out += String(chunk)), done()) });
+    writeReport(sampleModel(), chooseOutput(), sink);
+    expect(out).toMatch(/^# Heap report: demo-service\.hprof\n/);
+    expect(fs.readdirSync(dir).sort()).toEqual(['report.html', 'report.json', 'report.md']);
+  });
+
+  test('viz fallbacks land in the written report\'s warnings', () => {
+    const m = sampleModel();
+    m.queries[3].viz = { kind: 'treemap' };
+    const json = JSON.parse(renderReport(m, 'json'));
+    expect(json.warnings).toEqual([{ source: 'viz', message: 'q4: cannot draw a treemap: the result has no numeric column to chart; showing the table' }]);
+  });
+
+  test('a missing directory or a directory as the target is a clear I/O error', () => {
+    const missing = path.join(dir, 'nope', 'r.md');
+    expect(() => writeReport(sampleModel(), chooseOutput(missing))).toThrow(`cannot write the report to ${missing}: directory ${path.join(dir, 'nope')} does not exist`);
+    fs.mkdirSync(path.join(dir, 'd.html'));
+    expect(() => writeReport(sampleModel(), chooseOutput(path.join(dir, 'd.html')))).toThrow('it is a directory');
+  });
+});
