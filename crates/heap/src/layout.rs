@@ -89,6 +89,9 @@ fn injected(name: &str, jdk: u32) -> Injected {
         "java.lang.invoke.ResolvedMethodName" => &[("vmtarget", W, false), ("vmholder", 0, true)],
         "java.lang.invoke.MethodHandleNatives$CallSiteContext" => &[("vmdependencies", W, false), ("last_cleanup", W, false)],
         "java.lang.StackFrameInfo" if jdk < 22 => &[("version", 2, false)],
+        // Set when an Unsafe access faults (JDK-8191278); seen on JDK 17 and 25: every
+        // InternalError is 64 bytes without compressed oops where other Throwables are 56.
+        "java.lang.InternalError" if jdk >= 17 => &[("during_unsafe_access", 1, false)],
         // jvmti_thread_state, jvmti_VTMS_transition_disable_count, jvmti_is_in_VTMS_transition,
         // jfr_epoch (JFR builds, i.e. every product build).
         "java.lang.Thread" if jdk >= 19 => &[("jvmti_thread_state", W, false), ("jvmti_VTMS_transition_disable_count", 4, false), ("jvmti_is_in_VTMS_transition", 1, false), ("jfr_epoch", 2, false)],
