@@ -4,7 +4,10 @@
  * options, progress and AbortSignals into what the door expects.
  */
 import { call, callSync, native } from './native/index.js';
-import type { Addon } from './native/index.js';
+import { cancelTokenFor } from './native/cancel.js';
+import type { NativeHeap } from './native/index.js';
+import { explainQuery, runQuery, streamQuery, type QueryOptions, type StreamedRow } from './query/session.js';
+import type { QueryResult } from './query/schema.js';
 
 export interface ProgressEvent {
   phase: string;
@@ -21,24 +24,17 @@ export interface OpenOptions {
   noCache?: boolean;
 }
 
-type NativeHeap = InstanceType<Addon['HeapHandle']>;
 export type DumpInfo = ReturnType<NativeHeap['info']>;
 export type DumpWarning = ReturnType<NativeHeap['warnings']>[number];
+export interface AnalyzeOptions {
+  /** Leave objects unreachable from GC roots out of the dominator tree (default: keep them). */
+  reachableOnly?: boolean;
+  onProgress?: (event: ProgressEvent) => void;
+  signal?: AbortSignal;
+}
+
 export type HeapCounts = ReturnType<NativeHeap['counts']>;
 export type HistogramRow = ReturnType<NativeHeap['classHistogram']>[number];
-
-/** Bridges an AbortSignal to a native cancel token for the duration of one call. */
-export function cancelTokenFor(signal: AbortSignal | undefined): {
-  token: InstanceType<Addon['CancelToken']>;
-  dispose: () => void;
-} {
-  const token = new (native().CancelToken)();
-  if (!signal) return { token, dispose: () => {} };
-  if (signal.aborted) token.cancel();
-  const onAbort = () => token.cancel();
-  signal.addEventListener('abort', onAbort, { once: true });
-  return { token, dispose: () => signal.removeEventListener('abort', onAbort) };
-}
 
 export class Heap {
   readonly path: string;
@@ -85,6 +81,45 @@ export class Heap {
 
   classNames(): string[] {
     return callSync(() => this.handle.classNames());
+  }
+
+  /** Runs one OQL query. Full-path features work after `analyze()`. */
+  query(oql: string, options: QueryOptions = {}): Promise<QueryResult> {
+    return runQuery(this.handle, oql, options);
+  }
+
+  /** Rows as they are produced, keyed by column name; breaking out of the loop stops the scan. */
+  queryStream(oql: string, options: QueryOptions & { batchRows?: number } = {}): AsyncGenerator<StreamedRow> {
+    return streamQuery(this.handle, oql, options);
+  }
+
+  /** The execution plan of a query, without running it. */
+  explain(oql: string, options: QueryOptions = {}): string {
+    return explainQuery(this.handle, oql, options);
+  }
+
+  /** True once `analyze()` has finished. */
+  get analyzed(): boolean {
+    return this.handle.analyzed;
+  }
+
+  /**
+   * The full analysis: object graph, dominator tree, retained sizes. Afterwards queries may use
+   * `@retainedHeapSize`, `dominators()`, `@inbounds`, `path()` and `AS RETAINED SET`.
+   */
+  async analyze(options: AnalyzeOptions = {}): Promise<void> {
+    const { token, dispose } = cancelTokenFor(options.signal);
+    try {
+      await call(() =>
+        this.handle.analyze(
+          { reachableOnly: options.reachableOnly ?? false },
+          options.onProgress ? (e) => options.onProgress!(e) : undefined,
+          token,
+        ),
+      );
+    } finally {
+      dispose();
+    }
   }
 
   close(): void {

@@ -88,3 +88,4 @@ export function callSync<T>(fn: () => T): T {
 }
 
 export type { Addon };
+export type NativeHeap = InstanceType<Addon['HeapHandle']>;

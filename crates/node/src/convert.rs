@@ -32,8 +32,3 @@ pub fn catch_panic<T>(what: &str, f: impl FnOnce() -> napi::Result<T>) -> napi::
         }
     }
 }
-
-/// Addresses cross as hex strings: u64 does not fit a JavaScript number.
-pub fn hex(id: u64) -> String {
-    format!("0x{id:x}")
-}

@@ -8,7 +8,8 @@ use napi_derive::napi;
 
 use heapql_heap::{Heap, OpenOptions};
 
-use crate::convert::{catch_panic, coded, heap_error, hex};
+use crate::analysis::SharedState;
+use crate::convert::{catch_panic, coded, heap_error};
 use crate::progress::{progress_fn, CancelToken, ProgressCallback};
 
 #[napi(object)]
@@ -32,7 +33,7 @@ impl Task for OpenHeapTask {
     }
 
     fn resolve(&mut self, _env: Env, heap: Heap) -> Result<HeapHandle> {
-        Ok(HeapHandle { heap: Some(Arc::new(heap)) })
+        Ok(HeapHandle { state: Some(Arc::new(SharedState::new(heap))) })
     }
 }
 
@@ -111,16 +112,21 @@ pub struct JsCounts {
 pub struct JsObjectLabels {
     pub addresses: Vec<String>,
     pub class_names: Vec<String>,
+    pub labels: Vec<String>,
 }
 
 #[napi]
 pub struct HeapHandle {
-    pub(crate) heap: Option<Arc<Heap>>,
+    pub(crate) state: Option<Arc<SharedState>>,
 }
 
 impl HeapHandle {
-    pub(crate) fn heap(&self) -> Result<&Arc<Heap>> {
-        self.heap.as_ref().ok_or_else(|| coded("ERR_CLOSED", "the heap was closed; open the dump again"))
+    pub(crate) fn state(&self) -> Result<&Arc<SharedState>> {
+        self.state.as_ref().ok_or_else(|| coded("ERR_CLOSED", "the heap was closed; open the dump again"))
+    }
+
+    pub(crate) fn heap(&self) -> Result<&Heap> {
+        Ok(&self.state()?.heap)
     }
 }
 
@@ -207,19 +213,22 @@ impl HeapHandle {
         let count = heap.object_count();
         let mut addresses = Vec::with_capacity(objects.len());
         let mut class_names = Vec::with_capacity(objects.len());
+        let mut labels = Vec::with_capacity(objects.len());
         for &o in objects.iter() {
             if o >= count {
                 return Err(coded("ERR_ARGUMENT", format!("object index {o} is out of range (the heap has {count} objects)")));
             }
-            addresses.push(hex(heap.object_id(o)));
-            class_names.push(heap.class(heap.class_of(o)).name.clone());
+            let (address, class_name, label) = heapql_exec::describe(heap, o);
+            addresses.push(address);
+            class_names.push(class_name);
+            labels.push(label);
         }
-        Ok(JsObjectLabels { addresses, class_names })
+        Ok(JsObjectLabels { addresses, class_names, labels })
     }
 
     /// Releases the index and the mapping; later calls fail with ERR_CLOSED.
     #[napi]
     pub fn close(&mut self) {
-        self.heap = None;
+        self.state = None;
     }
 }

@@ -7,12 +7,16 @@
 
 #![deny(clippy::all)]
 
+mod analysis;
 mod convert;
+mod graph_view;
 mod heap_handle;
 mod progress;
+mod query;
 
 pub use heap_handle::*;
 pub use progress::*;
+pub use query::*;
 
 use napi_derive::napi;
 

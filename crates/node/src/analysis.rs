@@ -1,0 +1,101 @@
+//! What a heap handle shares with its running tasks: the index, and the full analysis once
+//! it has been built (queries switch to the full path without reopening the dump).
+
+use std::sync::{Arc, RwLock};
+
+use heapql_graph::FullAnalysis;
+use heapql_heap::Heap;
+
+pub struct SharedState {
+    pub heap: Heap,
+    analysis: RwLock<Option<Arc<FullAnalysis>>>,
+}
+
+impl SharedState {
+    pub fn new(heap: Heap) -> SharedState {
+        SharedState { heap, analysis: RwLock::new(None) }
+    }
+
+    pub fn analysis(&self) -> Option<Arc<FullAnalysis>> {
+        self.analysis.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    pub fn set_analysis(&self, analysis: FullAnalysis) {
+        *self.analysis.write().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(analysis));
+    }
+}
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+use heapql_graph::GraphOptions;
+
+use crate::convert::{catch_panic, heap_error};
+use crate::heap_handle::HeapHandle;
+use crate::progress::{progress_fn, CancelToken};
+
+#[napi(object)]
+pub struct AnalyzeOptions {
+    /// Leave objects unreachable from GC roots out of the dominator tree.
+    pub reachable_only: Option<bool>,
+}
+
+#[napi(object)]
+pub struct JsAnalysisSummary {
+    /// Sum of the shallow sizes of the objects in the dominator tree.
+    pub total_size: f64,
+    pub reachable_only: bool,
+}
+
+pub struct AnalyzeTask {
+    state: Arc<SharedState>,
+    options: GraphOptions,
+}
+
+impl Task for AnalyzeTask {
+    type Output = f64;
+    type JsValue = JsAnalysisSummary;
+
+    fn compute(&mut self) -> Result<f64> {
+        catch_panic("analyzing the heap", || {
+            let analysis = FullAnalysis::build(&self.state.heap, self.options.clone()).map_err(heap_error)?;
+            let total = analysis.total_size() as f64;
+            self.state.set_analysis(analysis);
+            Ok(total)
+        })
+    }
+
+    fn resolve(&mut self, _env: Env, total_size: f64) -> Result<JsAnalysisSummary> {
+        Ok(JsAnalysisSummary { total_size, reachable_only: self.options.reachable_only })
+    }
+}
+
+#[napi]
+impl HeapHandle {
+    /// Builds the object graph, dominator tree and retained sizes; afterwards plans may use the
+    /// full path.
+    #[napi(
+        ts_args_type = "options?: AnalyzeOptions | null, onProgress?: ((event: ProgressEvent) => void) | null, cancel?: CancelToken | null",
+        ts_return_type = "Promise<JsAnalysisSummary>"
+    )]
+    pub fn analyze(
+        &self,
+        options: Option<AnalyzeOptions>,
+        on_progress: Option<crate::progress::ProgressCallback>,
+        cancel: Option<&CancelToken>,
+    ) -> Result<AsyncTask<AnalyzeTask>> {
+        Ok(AsyncTask::new(AnalyzeTask {
+            state: self.state()?.clone(),
+            options: GraphOptions {
+                reachable_only: options.and_then(|o| o.reachable_only).unwrap_or(false),
+                progress: progress_fn(on_progress),
+                cancel: cancel.map(|c| c.flag.clone()),
+            },
+        }))
+    }
+
+    #[napi(getter)]
+    pub fn analyzed(&self) -> bool {
+        self.state.as_ref().is_some_and(|s| s.analysis().is_some())
+    }
+}

@@ -1,0 +1,165 @@
+//! Plan execution across the boundary: a physical plan (JSON) in, columnar batches out.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use napi::bindgen_prelude::*;
+use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
+use napi::Status;
+use napi_derive::napi;
+
+use heapql_exec::{Batch, ColumnData, ExecContext, ExecError};
+
+use crate::analysis::SharedState;
+use crate::convert::{catch_panic, coded};
+use crate::graph_view::AnalysisView;
+use crate::heap_handle::HeapHandle;
+use crate::progress::CancelToken;
+
+#[napi(object)]
+pub struct JsColumn {
+    pub name: String,
+    /// object | number | string | bool | list | null
+    #[napi(js_name = "type")]
+    pub kind: String,
+    #[napi(ts_type = "Uint32Array | Float64Array | string[] | number[]")]
+    pub values: Either4<Uint32Array, Float64Array, Vec<String>, Vec<u32>>,
+    pub nulls: Option<Uint8Array>,
+}
+
+#[napi(object)]
+pub struct JsBatch {
+    pub row_count: u32,
+    pub columns: Vec<JsColumn>,
+}
+
+fn exec_error(e: ExecError) -> Error {
+    coded(e.code, e.message)
+}
+
+fn to_js(batch: Batch) -> JsBatch {
+    let row_count = batch.row_count as u32;
+    let columns = batch
+        .columns
+        .into_iter()
+        .map(|c| {
+            let kind = c.data.type_name().to_string();
+            let values = match c.data {
+                ColumnData::Objects(v) => Either4::A(Uint32Array::new(v)),
+                ColumnData::Numbers(v) => Either4::B(Float64Array::new(v)),
+                ColumnData::Strings(v) | ColumnData::Lists(v) => Either4::C(v),
+                ColumnData::Bools(v) => Either4::D(v.into_iter().map(u32::from).collect()),
+                ColumnData::Null => Either4::D(vec![0; row_count as usize]),
+            };
+            let nulls = if c.nulls.is_empty() { None } else { Some(Uint8Array::new(c.nulls)) };
+            JsColumn { name: c.name, kind, values, nulls }
+        })
+        .collect();
+    JsBatch { row_count, columns }
+}
+
+/// Runs `f` with an execution context over the heap and, when analyzed, the graph.
+fn with_context<T>(state: &SharedState, cancel: Option<Arc<AtomicBool>>, f: impl FnOnce(&ExecContext) -> T) -> T {
+    let analysis = state.analysis();
+    let view = analysis.as_deref().map(|analysis| AnalysisView { analysis, heap: &state.heap });
+    let mut ctx = ExecContext::new(&state.heap);
+    if let Some(view) = view.as_ref() {
+        ctx = ctx.with_graph(view);
+    }
+    if let Some(flag) = cancel {
+        ctx = ctx.with_cancel(flag);
+    }
+    f(&ctx)
+}
+
+pub struct ExecuteTask {
+    state: Arc<SharedState>,
+    plan: String,
+    cancel: Option<Arc<AtomicBool>>,
+}
+
+impl Task for ExecuteTask {
+    type Output = Batch;
+    type JsValue = JsBatch;
+
+    fn compute(&mut self) -> Result<Batch> {
+        catch_panic("running the query", || {
+            with_context(&self.state, self.cancel.clone(), |ctx| heapql_exec::execute_json(ctx, &self.plan)).map_err(exec_error)
+        })
+    }
+
+    fn resolve(&mut self, _env: Env, batch: Batch) -> Result<JsBatch> {
+        Ok(to_js(batch))
+    }
+}
+
+pub type BatchCallback = ThreadsafeFunction<JsBatch, bool, JsBatch, Status, false>;
+
+#[napi(object)]
+pub struct JsStreamEnd {
+    pub rows: f64,
+    pub columns: Vec<String>,
+    pub stopped: bool,
+}
+
+pub struct StreamTask {
+    state: Arc<SharedState>,
+    plan: String,
+    batch_rows: usize,
+    on_batch: Arc<BatchCallback>,
+    cancel: Option<Arc<AtomicBool>>,
+}
+
+impl Task for StreamTask {
+    type Output = heapql_exec::StreamEnd;
+    type JsValue = JsStreamEnd;
+
+    fn compute(&mut self) -> Result<heapql_exec::StreamEnd> {
+        catch_panic("streaming the query", || {
+            let plan = heapql_exec::parse_plan(&self.plan).map_err(exec_error)?;
+            let callback = self.on_batch.clone();
+            let cancel = self.cancel.clone();
+            with_context(&self.state, self.cancel.clone(), |ctx| {
+                heapql_exec::execute_stream(ctx, &plan, self.batch_rows, &mut |batch| {
+                    callback.call(to_js(batch), ThreadsafeFunctionCallMode::Blocking);
+                    !cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
+                })
+            })
+            .map_err(exec_error)
+        })
+    }
+
+    fn resolve(&mut self, _env: Env, end: heapql_exec::StreamEnd) -> Result<JsStreamEnd> {
+        Ok(JsStreamEnd { rows: end.rows as f64, columns: end.columns, stopped: end.stopped })
+    }
+}
+
+#[napi]
+impl HeapHandle {
+    /// Runs a physical plan (docs/physical-plan.md) off the event loop; one batch with every row.
+    #[napi(ts_return_type = "Promise<JsBatch>")]
+    pub fn execute(&self, plan: String, cancel: Option<&CancelToken>) -> Result<AsyncTask<ExecuteTask>> {
+        Ok(AsyncTask::new(ExecuteTask { state: self.state()?.clone(), plan, cancel: cancel.map(|c| c.flag.clone()) }))
+    }
+
+    /// Runs a plan and calls `onBatch` with batches of `batchRows` rows as they are produced.
+    #[napi(
+        ts_args_type = "plan: string, batchRows: number, onBatch: (batch: JsBatch) => void, cancel?: CancelToken | null",
+        ts_return_type = "Promise<JsStreamEnd>"
+    )]
+    pub fn execute_stream(
+        &self,
+        plan: String,
+        batch_rows: u32,
+        on_batch: BatchCallback,
+        cancel: Option<&CancelToken>,
+    ) -> Result<AsyncTask<StreamTask>> {
+        Ok(AsyncTask::new(StreamTask {
+            state: self.state()?.clone(),
+            plan,
+            batch_rows: batch_rows as usize,
+            on_batch: Arc::new(on_batch),
+            cancel: cancel.map(|c| c.flag.clone()),
+        }))
+    }
+}
