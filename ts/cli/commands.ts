@@ -2,7 +2,9 @@
 import type { CommandDef } from 'citty';
 
 import { demoCommand } from './demo.js';
+import { deviceCommand } from './device.js';
 import { schemaCommand } from './schema.js';
+import { schedCommand } from './sched.js';
 import { mainCommand } from './summary.js';
 
 export { mainCommand };
@@ -10,4 +12,6 @@ export { mainCommand };
 export const subCommands: Record<string, CommandDef<any>> = {
   demo: demoCommand,
   schema: schemaCommand,
+  sched: schedCommand,
+  device: deviceCommand,
 };

@@ -1,0 +1,247 @@
+/**
+ * `heapql sched` and `heapql device` end to end: the real binary (bin/heapql.js over dist/) in a
+ * child process, talking HTTP to the emulators on loopback. Checks stdout, the one-line errors
+ * on stderr, exit codes (0 / 1 failure / 2 usage) and that refused arguments send nothing.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
+import { DeviceEmulator, frameBytes } from './device-emulator.js';
+import { requireFreshDist, ROOT } from './dist-check.js';
+import { SchedulerEmulator } from './scheduler-emulator.js';
+
+let sched: SchedulerEmulator;
+let device: DeviceEmulator;
+let dir: string;
+
+beforeAll(async () => {
+  requireFreshDist('clients', 'cli/sched.ts', 'cli/device.ts', 'cli/main.ts', 'cli/commands.ts');
+  sched = await SchedulerEmulator.start();
+  device = await DeviceEmulator.start();
+  dir = mkdtempSync(path.join(tmpdir(), 'heapql-cli-clients-'));
+});
+afterAll(async () => {
+  await Promise.all([sched.close(), device.close()]);
+  rmSync(dir, { recursive: true, force: true });
+});
+beforeEach(() => {
+  sched.reset();
+  device.reset();
+});
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `node bin/heapql.js …` without blocking this process's event loop (the emulators live here). */
+function heapql(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin/heapql.js'), ...args], {
+      cwd: dir,
+      env: { ...process.env, NO_COLOR: '1', HEAPQL_DEBUG: '', HEAPQL_SCHED_URL: '', HEAPQL_DEVICE_URL: '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const s = (...args: string[]) => heapql(['sched', ...args, '--url', sched.url]);
+const d = (...args: string[]) => heapql(['device', ...args, '--url', device.url]);
+
+/** A failure: the exit code, and exactly one `error: …` line without a stack trace. */
+function expectError(run: Run, code: number, text: string | RegExp): void {
+  expect(run.code, run.stderr).toBe(code);
+  expect(run.stdout).toBe('');
+  const lines = run.stderr.trimEnd().split('\n');
+  expect(lines[0]).toMatch(/^error: /);
+  if (typeof text === 'string') expect(lines[0]).toContain(text);
+  else expect(lines[0]).toMatch(text);
+  expect(run.stderr).not.toMatch(/\n\s+at /);
+}
+
+describe('heapql sched', () => {
+  it('status, stop, resume of a task and a group', async () => {
+    expect(await s('status', '--task', '4242')).toEqual({ code: 0, stdout: 'unknown\n', stderr: '' });
+    expect((await s('stop', '--task', '4242')).stdout).toBe('stopped task 4242\n');
+    expect((await s('status', '--task', '4242')).stdout).toBe('stopped\n');
+    expect((await s('resume', '--task', '4242')).stdout).toBe('resumed task 4242\n');
+    expect((await s('status', '--task', '4242')).stdout).toBe('running\n');
+    expect((await s('stop', '--group', '100')).code).toBe(0);
+    expect((await s('status', '--group', '100')).stdout).toBe('stopped\n');
+    expect(sched.requests).toContain('GET /taskGroup/100?stopping=true');
+    const json = await s('status', '--task', '4242', '--json');
+    expect(JSON.parse(json.stdout)).toEqual({ task: 4242, status: 'running', reply: 'running' });
+  });
+
+  it('plan: set in either form, print in the specification form, cancel, list', async () => {
+    const set = await s('plan', '--task', '7', 's10,r5');
+    expect(set).toEqual({ code: 0, stdout: 'started plan s10,r5 for task 7 (sent as 10s,5r)\n', stderr: '' });
+    expect(sched.requests).toContain('GET /task/plan/7?plan=10s%2C5r');
+    expect((await s('plan', '--task', '7')).stdout).toBe('s10,r5\n');
+    expect((await s('status', '--task', '7')).stdout).toBe('stopped\n');
+    const json = JSON.parse((await s('plan', '--task', '7', '--json')).stdout);
+    expect(json).toMatchObject({ task: 7, plan: 's10,r5', reply: 'r10,s5' });
+    expect((await s('plan', '--group', '9', '2.5s')).stdout).toBe('started plan s2.5 for group 9 (sent as 2.5s)\n');
+    expect((await s('plan', '--group', '9')).stdout).toBe('s2+\n');
+    const plans = await s('plans');
+    expect(plans.code).toBe(0);
+    expect(plans.stdout).toMatch(/^task 7: s10,r5 \(started \d{4}-.*\)\ngroup 9: s2\+ \(started .*\)\n$/);
+    expect((await s('plan', '--task', '7', '--cancel')).stdout).toBe('cancelled the plan of task 7 (its current step finishes first)\n');
+    await sched.advance(10_000);
+    expect((await s('plan', '--task', '7')).stdout).toBe('no plan\n');
+    sched.reset();
+    expect((await s('plans')).stdout).toBe('no plans\n');
+  });
+
+  it('invalid ids, plans and options are usage errors (exit 2) and send nothing', async () => {
+    expectError(await s('status', '--task', 'abc'), 2, 'task id "abc" is invalid');
+    expectError(await s('stop', '--group', '99999999999'), 2, 'group id 99999999999 is invalid');
+    expectError(await s('status', '--task', '1', '--group', '2'), 2, 'exactly one of --task <tid> or --group <pid>');
+    expectError(await s('resume'), 2, 'exactly one of --task');
+    expectError(await s('plan', '--task', '7', 's26'), 2, 'each stop must be under 25 s');
+    expectError(await s('plan', '--task', '7', 's20,s10'), 2, 'add up to 30 s');
+    expectError(await s('plan', '--task', '7', 'x5'), 2, 'item 1 "x5"');
+    expectError(await s('plan', '--task', '7', 's5', '--cancel'), 2, 'not both');
+    expectError(await s('status', '--tsak', '7'), 2, 'unknown option --tsak');
+    expectError(await s('frob'), 2, 'Unknown command frob');
+    expect(sched.requests).toEqual([]);
+  });
+
+  it('a scheduler that is down or failing exits 1 with one line', async () => {
+    const gone = await SchedulerEmulator.start();
+    const url = gone.url;
+    await gone.close();
+    expectError(await heapql(['sched', 'stop', '--task', '5', '--url', url]), 1, /is not running \(connection refused\)/);
+    sched.override = () => ({ status: 500, body: 'Server Error' });
+    expectError(await s('stop', '--task', '5'), 1, 'HTTP 500: Server Error');
+    sched.override = () => ({ status: 200, body: 'weird' });
+    expectError(await s('status', '--task', '5'), 1, 'unexpected reply');
+    expectError(await heapql(['sched', 'plans', '--url', 'nope']), 2, 'is not a URL');
+  });
+
+  it('takes the URL from HEAPQL_SCHED_URL', async () => {
+    const r = await heapql(['sched', 'status', '--task', '3'], { HEAPQL_SCHED_URL: sched.url });
+    expect(r).toEqual({ code: 0, stdout: 'unknown\n', stderr: '' });
+  });
+
+  it('--help works for sched and for its verbs', async () => {
+    for (const args of [['sched', '--help'], ['sched', 'stop', '--help'], ['sched', 'plan', '--help']]) {
+      const r = await heapql(args);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('sched stop (--task <tid> | --group <pid>)');
+      expect(r.stdout).toContain('each stop < 25 s');
+    }
+  });
+});
+
+describe('heapql device', () => {
+  it('status, help, models, orientation', async () => {
+    device.downloaded.add('TINYLLAMA_1_1B_CHAT');
+    const status = await d('status');
+    expect(status.code).toBe(0);
+    expect(status.stdout).toBe('AI Phone Server 1.0.0-ai-enabled: running\nAI: enabled, 1 of 5 models downloaded\npermissions: location no, camera yes\n');
+    expect(JSON.parse((await d('status', '--json')).stdout).ai.totalModels).toBe(5);
+    expect((await d('help')).stdout).toMatch(/POST \/ai\/text\s+On-device text generation/);
+    const models = (await d('models')).stdout.split('\n');
+    expect(models).toHaveLength(6);
+    expect(models[4]).toMatch(/^TINYLLAMA_1_1B_CHAT\s+TinyLlama 1\.1B Chat\s+downloaded\s+text$/);
+    expect(models[0]).toMatch(/^GEMMA_3_1B_IT\s+Gemma 3n E2B IT\s+not downloaded\s+text\+images$/);
+    expect((await d('orientation')).stdout).toBe('azimuth 123.5°  pitch -2.25°  roll 1.5°  accuracy HIGH\n');
+  });
+
+  it('text by model name, with an image file or a camera capture', async () => {
+    device.downloaded.add('TINYLLAMA_1_1B_CHAT');
+    device.downloaded.add('GEMMA_3_1B_IT');
+    expect(await d('text', 'hello there', '--model', 'TinyLlama 1.1B Chat', '--max-tokens', '32')).toEqual({ code: 0, stdout: 'You said: hello there\n', stderr: '' });
+    expect(JSON.parse(device.requests.at(-1)!.body)).toEqual({ text: 'hello there', model: 'TINYLLAMA_1_1B_CHAT', maxTokens: 32 });
+    const image = path.join(dir, 'in.jpg');
+    writeFileSync(image, frameBytes('test'));
+    expect((await d('text', 'what is it', '--model', 'GEMMA_3_1B_IT', '--image', image)).stdout).toBe(`You said: what is it [looked at ${frameBytes('test').length} image bytes]\n`);
+    expect(JSON.parse(device.requests.at(-1)!.body).image).toBe(frameBytes('test').toString('base64'));
+    expect((await d('text', 'look', '--model', 'GEMMA_3_1B_IT', '--capture', 'front')).code).toBe(0);
+    expect(JSON.parse(device.requests.at(-1)!.body).captureConfig).toEqual({ camera: 'front' });
+    const json = JSON.parse((await d('text', 'hi', '--model', 'TINYLLAMA_1_1B_CHAT', '--json')).stdout);
+    expect(json).toMatchObject({ response: 'You said: hi', model: 'TINYLLAMA_1_1B_CHAT', metadata: { model: 'TinyLlama 1.1B Chat' } });
+  });
+
+  it('text refusals: usage errors send nothing; service errors exit 1', async () => {
+    expectError(await d('text', 'hi', '--model', 'gemma-2b-it-cpu'), 2, 'unknown model "gemma-2b-it-cpu"');
+    expectError(await d('text', 'hi'), 2, '--model is required');
+    expectError(await d('text', '--model', 'TINYLLAMA_1_1B_CHAT'), 2, /PROMPT/);
+    expectError(await d('text', 'hi', '--model', 'TINYLLAMA_1_1B_CHAT', '--image', path.join(dir, 'in.jpg')), 2, 'does not take images');
+    expectError(await d('text', 'hi', '--model', 'GEMMA_3_1B_IT', '--image', path.join(dir, 'missing.jpg')), 2, 'cannot read image');
+    expectError(await d('text', 'hi', '--model', 'GEMMA_3_1B_IT', '--capture', 'left'), 2, '--capture "left" is invalid');
+    expectError(await d('text', 'hi', '--model', 'TINYLLAMA_1_1B_CHAT', '--max-token', '5'), 2, 'unknown option --max-token');
+    expect(device.requests).toEqual([]);
+    expectError(await d('text', 'hi', '--model', 'TINYLLAMA_1_1B_CHAT'), 1, 'HTTP 404 MODEL_NOT_AVAILABLE: AI model not available');
+    device.storagePermission = false;
+    expectError(await d('text', 'hi', '--model', 'TINYLLAMA_1_1B_CHAT'), 1, 'grant it in the AI Phone Server app');
+  });
+
+  it('download: done, already there, refused, failed under HTTP 200', async () => {
+    expect((await d('download', 'TINYLLAMA_1_1B_CHAT')).stdout).toBe('downloaded TinyLlama 1.1B Chat (Download completed successfully)\n');
+    expect((await d('download', 'TinyLlama 1.1B Chat')).stdout).toBe('TinyLlama 1.1B Chat is already on the phone\n');
+    expectError(await d('download', 'LLAMA_3_2_3B_INSTRUCT'), 1, 'AUTH_REQUIRED');
+    expectError(await d('download', 'nope'), 2, 'unknown model "nope"');
+    device.downloadOutcome = 'network-failure';
+    expectError(await d('download', 'DEEPSEEK_R1_DISTILL_QWEN_1_5B'), 1, 'failed: Download failed: connection reset by peer');
+  });
+
+  it('detect: objects, the frame saved, bad options refused, success:false is exit 1', async () => {
+    const out = path.join(dir, 'frame.jpg');
+    const r = await d('detect', '--threshold', '0.6', '--image-out', out);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('person  0.91  box 0.100,0.050,0.450,0.950\ncup     0.72  box 0.600,0.550,0.700,0.700\n');
+    expect(r.stderr).toBe(`wrote ${frameBytes('rear').length} bytes (image/jpeg) to ${out}\n`);
+    expect(readFileSync(out).equals(frameBytes('rear'))).toBe(true);
+    expect(JSON.parse(device.requests.at(-1)!.body)).toEqual({ side: 'rear', threshold: 0.6, maxResults: 10, returnImage: true });
+    expect((await d('detect', '--threshold', '0.99')).stdout).toBe('no objects\n');
+    device.reset();
+    expectError(await d('detect', '--side', 'left'), 2, '--side "left" is invalid');
+    expectError(await d('detect', '--threshold', '2'), 2, '--threshold "2" is invalid');
+    expectError(await d('detect', '--max-results', '0'), 2, '--max-results "0" is invalid');
+    expect(device.requests).toEqual([]);
+    device.override = () => ({ status: 200, json: { success: false, objects: [], error: "Invalid camera side: left. Use 'front' or 'rear'" } });
+    expectError(await d('detect'), 1, 'failed: Invalid camera side');
+  });
+
+  it('capture writes the JPEG; --out is required; no camera permission is exit 1', async () => {
+    const out = path.join(dir, 'shot.jpg');
+    const r = await d('capture', '--side', 'front', '--zoom', '2', '--out', out);
+    expect(r).toEqual({ code: 0, stdout: `wrote ${frameBytes('front', 2).length} bytes (image/jpeg, 1024x768) to ${out}\n`, stderr: '' });
+    expect(readFileSync(out).equals(frameBytes('front', 2))).toBe(true);
+    expect(device.requests.at(-1)!.path).toBe('/capture?side=front&zoom=2');
+    expectError(await d('capture'), 2, '--out <file> is required');
+    expectError(await d('capture', '--zoom', '0', '--out', out), 2, '--zoom "0" is invalid');
+    device.cameraPermission = false;
+    expectError(await d('capture', '--out', out), 1, 'HTTP 403 PERMISSION_DENIED');
+  });
+
+  it('a phone that is not reachable exits 1 with one line; HEAPQL_DEVICE_URL is used', async () => {
+    const gone = await DeviceEmulator.start();
+    const url = gone.url;
+    await gone.close();
+    expectError(await heapql(['device', 'status', '--url', url]), 1, 'is the AI Phone Server app running');
+    const r = await heapql(['device', 'orientation'], { HEAPQL_DEVICE_URL: device.url });
+    expect(r.code).toBe(0);
+  });
+
+  it('--help works for device and for its verbs', async () => {
+    for (const args of [['device', '--help'], ['device', 'text', '--help'], ['device', 'capture', '--help']]) {
+      const r = await heapql(args);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('device text <prompt> --model <id or name>');
+      expect(r.stdout).toContain('device capture [--side rear|front] [--zoom <z>] --out <file>');
+    }
+  });
+});

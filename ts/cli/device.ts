@@ -1,0 +1,301 @@
+/**
+ * `heapql device`: the AI Phone Server from the command line (status, models, text generation,
+ * downloads, object detection, camera, compass). Bad arguments exit 2 before anything is sent;
+ * a phone that is unreachable, an HTTP error or a `success: false` reply exits 1 with one line.
+ * `--json` prints the server's JSON reply.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { defineCommand } from 'citty';
+
+import { DeviceClient, decodeDataUri, MODELS, resolveModel, DEFAULT_DEVICE_URL, type CameraSide } from '../clients/device/index.js';
+import { HeapqlError, usageError } from '../errors.js';
+
+const common = {
+  url: { type: 'string', valueHint: 'url', description: `device service URL (default: $HEAPQL_DEVICE_URL, else ${DEFAULT_DEVICE_URL})` },
+  json: { type: 'boolean', description: "print the server's JSON reply" },
+} as const;
+
+type Def = Record<string, { type: string }>;
+
+const statusCommand = defineCommand({
+  meta: { name: 'status', description: 'server, permissions and AI state: device status [--url <u>]' },
+  args: common,
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'status', common, 0);
+    const s = await client(args).status();
+    if (args.json) return printJson(s);
+    const ai = s.ai ?? {};
+    const yes = (v: unknown) => (v ? 'yes' : 'no');
+    print(
+      [
+        `${s.server ?? 'device service'} ${s.version ?? ''}`.trim() + `: ${s.status}`,
+        `AI: ${ai.isEnabled ? 'enabled' : 'disabled'}, ${ai.downloadedModels ?? '?'} of ${ai.totalModels ?? '?'} models downloaded` +
+          (ai.currentModel ? `, current model ${ai.currentModel}` : '') +
+          (ai.isProcessing ? ', generating' : '') +
+          (ai.isModelLoading ? ', loading a model' : ''),
+        `permissions: ${Object.entries(s.permissions ?? {})
+          .map(([k, v]) => `${k} ${yes(v)}`)
+          .join(', ')}`,
+      ].join('\n'),
+    );
+  },
+});
+
+const helpCommand = defineCommand({
+  meta: { name: 'help', description: "the server's own endpoint list: device help [--url <u>]" },
+  args: common,
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'help', common, 0);
+    const h = await client(args).help();
+    if (args.json) return printJson(h);
+    const endpoints = Object.entries(h.endpoints ?? {});
+    const width = Math.max(0, ...endpoints.map(([k]) => k.length));
+    print([`${h.server ?? 'device service'} ${h.version ?? ''}`.trim(), ...endpoints.map(([k, v]) => `  ${k.padEnd(width)}  ${v?.description ?? ''}`)].join('\n'));
+  },
+});
+
+const modelsCommand = defineCommand({
+  meta: { name: 'models', description: 'the five models and which are on the phone: device models [--url <u>]' },
+  args: common,
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'models', common, 0);
+    const models = await client(args).models();
+    if (args.json) return printJson({ models });
+    const rows = models.map((m) => [
+      m.name,
+      m.displayName,
+      m.available ? 'downloaded' : 'not downloaded',
+      m.isMultiModal ? 'text+images' : 'text',
+      m.currentlyLoaded ? 'loaded' : '',
+    ]);
+    print(table(rows));
+  },
+});
+
+const orientationCommand = defineCommand({
+  meta: { name: 'orientation', description: 'compass azimuth, pitch and roll in degrees: device orientation [--url <u>]' },
+  args: common,
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'orientation', common, 0);
+    const o = await client(args).orientation();
+    if (args.json) return printJson(o);
+    print(`azimuth ${o.azimuth}°  pitch ${o.pitch}°  roll ${o.roll}°${o.accuracy ? `  accuracy ${o.accuracy}` : ''}`);
+  },
+});
+
+const textArgs = {
+  prompt: { type: 'positional', required: true, valueHint: 'prompt', description: 'the prompt' },
+  model: { type: 'string', valueHint: 'id or name', description: `model id or display name (${MODELS.map((m) => m.id).join(', ')})` },
+  'max-tokens': { type: 'string', valueHint: 'n', description: 'token limit (the current app ignores it)' },
+  image: { type: 'string', valueHint: 'file', description: 'an image file to ask about (GEMMA_3_1B_IT only)' },
+  capture: { type: 'string', valueHint: 'rear|front', description: "take a photo with the phone's camera instead (GEMMA_3_1B_IT only)" },
+  ...common,
+} as const;
+
+const textCommand = defineCommand({
+  meta: {
+    name: 'text',
+    description: 'generate text on the phone: device text <prompt> --model <id or name> [--max-tokens <n>] [--image <file>] [--capture rear|front] [--url <u>]',
+  },
+  args: textArgs,
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'text', textArgs, 1);
+    if (args.model === undefined || args.model === '') throw usageError(`--model is required: one of ${MODELS.map((m) => m.id).join(', ')}`);
+    resolveModel(args.model);
+    const maxTokens = args['max-tokens'] === undefined ? undefined : positiveInt(args['max-tokens'], '--max-tokens');
+    const image = args.image === undefined ? undefined : await readInput(args.image);
+    const captureConfig = args.capture === undefined ? undefined : { camera: side(args.capture, '--capture') };
+    const reply = await client(args).text({ text: args.prompt, model: args.model, maxTokens, image, captureConfig });
+    if (args.json) return printJson(reply);
+    print(reply.response);
+  },
+});
+
+const downloadArgs = {
+  model: { type: 'positional', required: true, valueHint: 'model', description: 'model id or display name (DeepSeek and TinyLlama; the others are gated)' },
+  ...common,
+} as const;
+
+const downloadCommand = defineCommand({
+  meta: { name: 'download', description: 'download a model to the phone (waits until done): device download <model> [--url <u>]' },
+  args: downloadArgs,
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'download', downloadArgs, 1);
+    const reply = await client(args).downloadModel(args.model);
+    if (args.json) return printJson(reply);
+    const name = reply.modelName ?? resolveModel(args.model).displayName;
+    print(reply.status === 'already_available' ? `${name} is already on the phone` : `downloaded ${name}${reply.message ? ` (${reply.message})` : ''}`);
+  },
+});
+
+const detectArgs = {
+  side: { type: 'string', valueHint: 'rear|front', description: 'camera (default rear)' },
+  threshold: { type: 'string', valueHint: 'x', description: 'minimum score, 0 to 1 (default 0.5)' },
+  'max-results': { type: 'string', valueHint: 'n', description: 'at most this many objects (default 10)' },
+  'image-out': { type: 'string', valueHint: 'file', description: 'also save the analysed frame (JPEG) here' },
+  ...common,
+} as const;
+
+const detectCommand = defineCommand({
+  meta: {
+    name: 'detect',
+    description: 'detect objects in a camera frame (app in the foreground): device detect [--side rear|front] [--threshold <x>] [--max-results <n>] [--image-out <file>] [--url <u>]',
+  },
+  args: detectArgs,
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'detect', detectArgs, 0);
+    const request = {
+      side: args.side === undefined ? undefined : side(args.side, '--side'),
+      threshold: args.threshold === undefined ? undefined : fraction(args.threshold, '--threshold'),
+      maxResults: args['max-results'] === undefined ? undefined : positiveInt(args['max-results'], '--max-results'),
+      returnImage: args['image-out'] !== undefined,
+    };
+    if (request.returnImage && args['image-out'] === '') throw usageError('--image-out needs a file name');
+    const reply = await client(args).detectObjects(request);
+    if (args['image-out'] !== undefined) {
+      const image = decodeDataUri(reply.image!)!;
+      await writeOutput(args['image-out'], image.bytes);
+      process.stderr.write(`wrote ${image.bytes.length} bytes (${image.mimeType}) to ${args['image-out']}\n`);
+    }
+    if (args.json) return printJson(reply);
+    if (reply.objects.length === 0) return print('no objects');
+    print(
+      table(
+        reply.objects.map((o) => {
+          const b = o.boundingBox;
+          return [o.category, o.score.toFixed(2), `box ${[b.left, b.top, b.right, b.bottom].map((v) => v.toFixed(3)).join(',')}`];
+        }),
+      ),
+    );
+  },
+});
+
+const captureArgs = {
+  side: { type: 'string', valueHint: 'rear|front', description: 'camera (default rear)' },
+  zoom: { type: 'string', valueHint: 'z', description: 'zoom factor' },
+  out: { type: 'string', valueHint: 'file', description: 'where to write the JPEG (required)' },
+  ...common,
+} as const;
+
+const captureCommand = defineCommand({
+  meta: { name: 'capture', description: 'take a photo (app in the foreground): device capture [--side rear|front] [--zoom <z>] --out <file> [--url <u>]' },
+  args: captureArgs,
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'capture', captureArgs, 0);
+    if (args.out === undefined || args.out === '') throw usageError('--out <file> is required: where to write the photo');
+    const request = {
+      side: args.side === undefined ? undefined : side(args.side, '--side'),
+      zoom: args.zoom === undefined ? undefined : positiveNumber(args.zoom, '--zoom'),
+    };
+    const shot = await client(args).capture(request);
+    await writeOutput(args.out, shot.image);
+    if (args.json) return printJson(shot.reply);
+    const m = shot.metadata;
+    const size = typeof m.outputWidth === 'number' && typeof m.outputHeight === 'number' ? `, ${m.outputWidth}x${m.outputHeight}` : '';
+    print(`wrote ${shot.image.length} bytes (${shot.mimeType}${size}) to ${args.out}`);
+  },
+});
+
+export const deviceCommand = defineCommand({
+  meta: {
+    name: 'device',
+    description: [
+      'Use the AI Phone Server app on a phone (on-device LLMs, object detection, camera, compass):',
+      '  heapql device status|help|models|orientation [--url <u>] [--json]',
+      '  heapql device text <prompt> --model <id or name> [--max-tokens <n>] [--image <file>] [--capture rear|front]',
+      '  heapql device download <model>',
+      '  heapql device detect [--side rear|front] [--threshold <x>] [--max-results <n>] [--image-out <file>]',
+      '  heapql device capture [--side rear|front] [--zoom <z>] --out <file>',
+      `Models: ${MODELS.map((m) => `${m.id} (${m.displayName})`).join(', ')}.`,
+    ].join('\n'),
+  },
+  subCommands: {
+    status: statusCommand,
+    help: helpCommand,
+    models: modelsCommand,
+    orientation: orientationCommand,
+    text: textCommand,
+    download: downloadCommand,
+    detect: detectCommand,
+    capture: captureCommand,
+  },
+});
+
+function client(args: { url?: string }): DeviceClient {
+  return new DeviceClient({ url: args.url ?? process.env.HEAPQL_DEVICE_URL ?? DEFAULT_DEVICE_URL });
+}
+
+function side(text: string, option: string): CameraSide {
+  if (text !== 'rear' && text !== 'front') throw usageError(`${option} ${JSON.stringify(text)} is invalid: use rear or front`);
+  return text;
+}
+
+function positiveInt(text: string, option: string): number {
+  if (!/^\d+$/.test(text) || Number(text) < 1 || !Number.isSafeInteger(Number(text))) throw usageError(`${option} ${JSON.stringify(text)} is invalid: use a positive whole number`);
+  return Number(text);
+}
+
+function positiveNumber(text: string, option: string): number {
+  const n = Number(text);
+  if (text.trim() === '' || !Number.isFinite(n) || n <= 0) throw usageError(`${option} ${JSON.stringify(text)} is invalid: use a positive number`);
+  return n;
+}
+
+function fraction(text: string, option: string): number {
+  const n = Number(text);
+  if (text.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw usageError(`${option} ${JSON.stringify(text)} is invalid: use a number from 0 to 1`);
+  return n;
+}
+
+async function readInput(file: string): Promise<Uint8Array> {
+  try {
+    return await readFile(file);
+  } catch (err) {
+    throw new HeapqlError('ERR_IO', `cannot read image ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { exitCode: 2 });
+  }
+}
+
+async function writeOutput(file: string, bytes: Uint8Array): Promise<void> {
+  try {
+    await writeFile(file, bytes);
+  } catch (err) {
+    throw new HeapqlError('ERR_IO', `cannot write ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { exitCode: 1 });
+  }
+}
+
+/**
+ * citty ignores options it does not know; a mistyped option must not be dropped silently
+ * (`--max-token 5` would be ignored, `--image-output x` would save nothing).
+ */
+function checkOptions(rawArgs: string[], verb: string, known: Def, positionals: number): void {
+  const names = new Set(Object.entries(known).filter(([, d]) => d.type !== 'positional').map(([n]) => n));
+  const loose: string[] = [];
+  for (let i = 0; i < rawArgs.length; i++) {
+    const a = rawArgs[i]!;
+    if (a === '--') {
+      loose.push(...rawArgs.slice(i + 1));
+      break;
+    }
+    if (!a.startsWith('-') || a === '-') {
+      loose.push(a);
+      continue;
+    }
+    const name = a.replace(/^--?/, '').split('=')[0]!.replace(/^no-/, '');
+    if (!names.has(name)) throw usageError(`unknown option ${a.split('=')[0]} for device ${verb}; see heapql device --help`);
+    if (known[name]!.type === 'string' && !a.includes('=')) i++;
+  }
+  if (loose.length > positionals) throw usageError(`unexpected argument ${loose[positionals]} for device ${verb}; see heapql device --help`);
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => r[i]!.length))) ?? [];
+  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n');
+}
+
+function print(text: string): void {
+  process.stdout.write(`${text}\n`);
+}
+
+function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}

@@ -1,0 +1,198 @@
+/**
+ * `heapql sched`: the taskcontrol scheduler from the command line (status, stop, resume, plans of
+ * a thread or a process). Ids and plans are checked before anything is sent (exit 2); a scheduler
+ * that is down or refuses exits 1 with one line. `--json` prints a JSON object that carries the
+ * server's reply verbatim in `reply`.
+ */
+import { defineCommand } from 'citty';
+
+import {
+  formatPlan,
+  formatReadPlan,
+  parseId,
+  parsePlan,
+  SchedulerClient,
+  toServerPlan,
+  DEFAULT_SCHEDULER_URL,
+  type ReadPlan,
+  type Target,
+  type TaskStatus,
+} from '../clients/scheduler/index.js';
+import { usageError } from '../errors.js';
+
+const common = {
+  url: { type: 'string', valueHint: 'url', description: `scheduler URL (default: $HEAPQL_SCHED_URL, else ${DEFAULT_SCHEDULER_URL})` },
+  json: { type: 'boolean', description: 'print JSON (the server reply verbatim in "reply")' },
+} as const;
+
+const targetArgs = {
+  task: { type: 'string', valueHint: 'tid', description: 'a thread, by Linux thread id' },
+  group: { type: 'string', valueHint: 'pid', description: 'a process (all its threads), by process id' },
+} as const;
+
+type CommonArgs = { url?: string; json?: boolean; task?: string; group?: string; _: string[] };
+
+const STATUS_WORD: Record<TaskStatus, { word: string; reply: string }> = {
+  RUNNING: { word: 'running', reply: 'running' },
+  STOPPED: { word: 'stopped', reply: 'stopping' },
+  UNKNOWN: { word: 'unknown', reply: 'not found' },
+};
+
+const statusCommand = defineCommand({
+  meta: { name: 'status', description: 'print running, stopped or unknown: sched status (--task <tid> | --group <pid>) [--url <u>]' },
+  args: { ...targetArgs, ...common },
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'status', { ...targetArgs, ...common }, 0);
+    const target = targetOf(args);
+    const status = await client(args).status(target);
+    if (args.json) printJson({ ...target, status: STATUS_WORD[status].word, reply: STATUS_WORD[status].reply });
+    else print(STATUS_WORD[status].word);
+  },
+});
+
+function stateChange(verb: 'stop' | 'resume') {
+  return defineCommand({
+    meta: {
+      name: verb,
+      description: `${verb === 'stop' ? 'stop' : 'resume'} a thread or every thread of a process: sched ${verb} (--task <tid> | --group <pid>) [--url <u>]`,
+    },
+    args: { ...targetArgs, ...common },
+    async run({ args, rawArgs }) {
+      checkOptions(rawArgs, verb, { ...targetArgs, ...common }, 0);
+      const target = targetOf(args);
+      const c = client(args);
+      await (verb === 'stop' ? c.stop(target) : c.resume(target));
+      if (args.json) printJson({ ...target, action: verb, reply: 'ok' });
+      else print(`${verb === 'stop' ? 'stopped' : 'resumed'} ${describe(target)}`);
+    },
+  });
+}
+
+const planArgs = {
+  plan: { type: 'positional', required: false, valueHint: 'plan', description: 's10,r5 = stop 10 s, then run 5 s (10s,5r also accepted); omit to print the current plan' },
+  ...targetArgs,
+  cancel: { type: 'boolean', description: 'end the running plan after its current step' },
+  ...common,
+} as const;
+
+const planCommand = defineCommand({
+  meta: {
+    name: 'plan',
+    description:
+      'set, print or cancel a plan: sched plan (--task <tid> | --group <pid>) [<plan>] [--cancel] [--url <u>]; each stop < 25 s, stops in a row < 30 s in total',
+  },
+  args: planArgs,
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'plan', planArgs, 1);
+    const target = targetOf(args);
+    const text = args.plan as string | undefined;
+    if (text !== undefined && args.cancel) throw usageError('give a plan or --cancel, not both');
+    const c = client(args);
+    if (args.cancel) {
+      await c.cancelPlan(target);
+      if (args.json) printJson({ ...target, action: 'cancel', reply: 'ok' });
+      else print(`cancelled the plan of ${describe(target)} (its current step finishes first)`);
+      return;
+    }
+    if (text !== undefined) {
+      const steps = parsePlan(text);
+      await c.setPlan(target, steps);
+      if (args.json) printJson({ ...target, plan: formatPlan(steps), sent: toServerPlan(steps), reply: 'ok' });
+      else print(`started plan ${formatPlan(steps)} for ${describe(target)} (sent as ${toServerPlan(steps)})`);
+      return;
+    }
+    const plan = await c.getPlan(target);
+    if (args.json) printJson({ ...target, ...planJson(plan) });
+    else print(plan ? formatReadPlan(plan) : 'no plan');
+  },
+});
+
+const plansCommand = defineCommand({
+  meta: { name: 'plans', description: 'list every running plan: sched plans [--url <u>]' },
+  args: common,
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'plans', common, 0);
+    const listing = await client(args).plans();
+    if (args.json) {
+      const entries = (list: typeof listing.task) => list.map((e) => ({ id: e.id, ...planJson(e.plan), startedAt: e.startedAt?.toISOString() ?? null }));
+      printJson({ task: entries(listing.task), taskGroup: entries(listing.taskGroup) });
+      return;
+    }
+    const lines = [
+      ...listing.task.map((e) => ({ kind: 'task', e })),
+      ...listing.taskGroup.map((e) => ({ kind: 'group', e })),
+    ].map(({ kind, e }) => `${kind} ${e.id}: ${formatReadPlan(e.plan)}${e.startedAt ? ` (started ${e.startedAt.toISOString()})` : ''}`);
+    print(lines.length > 0 ? lines.join('\n') : 'no plans');
+  },
+});
+
+export const schedCommand = defineCommand({
+  meta: {
+    name: 'sched',
+    description: [
+      'Control threads and processes through the taskcontrol scheduler (sched_ext, Linux >= 6.13):',
+      '  heapql sched status|stop|resume (--task <tid> | --group <pid>) [--url <u>] [--json]',
+      '  heapql sched plan (--task <tid> | --group <pid>) [<plan>] [--cancel] [--url <u>] [--json]',
+      '  heapql sched plans [--url <u>] [--json]',
+      'A plan such as s10,r5 stops for 10 s, then runs 5 s, once. Each stop must be under 25 s and',
+      'stops in a row under 30 s in total: the kernel watchdog kills the scheduler otherwise.',
+    ].join('\n'),
+  },
+  subCommands: {
+    status: statusCommand,
+    stop: stateChange('stop'),
+    resume: stateChange('resume'),
+    plan: planCommand,
+    plans: plansCommand,
+  },
+});
+
+function client(args: { url?: string }): SchedulerClient {
+  return new SchedulerClient({ url: args.url ?? process.env.HEAPQL_SCHED_URL ?? DEFAULT_SCHEDULER_URL });
+}
+
+function targetOf(args: CommonArgs): Target {
+  if ((args.task === undefined) === (args.group === undefined)) throw usageError('give exactly one of --task <tid> or --group <pid>');
+  return args.task !== undefined ? { task: parseId(String(args.task), 'task') } : { group: parseId(String(args.group), 'group') };
+}
+
+function describe(target: Target): string {
+  return 'task' in target ? `task ${target.task}` : `group ${target.group}`;
+}
+
+function planJson(plan: ReadPlan | null): Record<string, unknown> {
+  if (!plan) return { plan: null, steps: [], reply: 'no plan' };
+  return { plan: formatReadPlan(plan), steps: plan.steps, reply: plan.raw };
+}
+
+/**
+ * citty ignores options it does not know; a mistyped option must not be dropped silently
+ * (`--tsak 5` would act on nothing, `--cancle` would set a plan).
+ */
+function checkOptions(rawArgs: string[], verb: string, known: Record<string, { type: string }>, positionals: number): void {
+  const names = new Set(Object.entries(known).filter(([, d]) => d.type !== 'positional').map(([n]) => n));
+  const loose: string[] = [];
+  for (let i = 0; i < rawArgs.length; i++) {
+    const a = rawArgs[i]!;
+    if (a === '--') {
+      loose.push(...rawArgs.slice(i + 1));
+      break;
+    }
+    if (!a.startsWith('-') || a === '-') {
+      loose.push(a);
+      continue;
+    }
+    const name = a.replace(/^--?/, '').split('=')[0]!.replace(/^no-/, '');
+    if (!names.has(name)) throw usageError(`unknown option ${a.split('=')[0]} for sched ${verb}; see heapql sched --help`);
+    if (known[name]!.type === 'string' && !a.includes('=')) i++;
+  }
+  if (loose.length > positionals) throw usageError(`unexpected argument ${loose[positionals]} for sched ${verb}; see heapql sched --help`);
+}
+
+function print(text: string): void {
+  process.stdout.write(`${text}\n`);
+}
+
+function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
