@@ -60,6 +60,12 @@ export interface Reply {
 
 type Handler = (req: ReceivedRequest, url: URL, params: Record<string, string>) => Reply | Promise<Reply>;
 
+interface Route {
+  method: string;
+  pattern: string[];
+  handler: Handler;
+}
+
 export class DeviceEmulator {
   storagePermission = true;
   cameraPermission = true;
@@ -79,7 +85,7 @@ export class DeviceEmulator {
   private textInFlight = 0;
   private currentModel: Model | undefined;
   private readonly server: http.Server;
-  private readonly routes: Array<{ method: string; pattern: string[]; handler: Handler }> = [];
+  private readonly routes: Route[] = [];
   private closed: Promise<void> | undefined;
 
   private constructor() {
@@ -161,7 +167,7 @@ export class DeviceEmulator {
     // Ktor prefers constant segments over parameters; try routes in that order.
     const matches = this.routes
       .map((r) => ({ r, params: matchPattern(r.pattern, parts) }))
-      .filter((m): m is { r: (typeof this.routes)[number]; params: Record<string, string> } => m.params !== undefined)
+      .filter((m): m is { r: Route; params: Record<string, string> } => m.params !== undefined)
       .sort((a, b) => paramCount(a.r.pattern) - paramCount(b.r.pattern));
     if (matches.length === 0) return { status: 404 };
     const hit = matches.find((m) => m.r.method === req.method);
