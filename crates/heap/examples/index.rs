@@ -63,6 +63,18 @@ fn main() {
             }
         }
     }
+    if let Some(n) = arg("--strings") {
+        let mut shown = 0;
+        for o in 0..h.object_count() {
+            if h.class(h.class_of(o)).name == "java.lang.String" && h.object_kind(o) == heapql_heap::ObjectKind::Instance {
+                let v = h.field(o, "value");
+                let target = match v { Some(heapql_heap::Value::Object(id)) => h.index_of(id).map(|t| (t, h.object_kind(t))), _ => None };
+                println!("{:#x} {:?} value={:?} -> {:?} text={:?}", h.object_id(o), h.fields(o), v, target, h.string_value(o));
+                shown += 1;
+                if shown >= n { break; }
+            }
+        }
+    }
     if args.iter().any(|a| a == "--lookups") {
         let t = Instant::now();
         let n = h.object_count();

@@ -82,7 +82,7 @@ const W: u32 = 0;
 type Injected = &'static [(&'static str, u32, bool)];
 fn injected(name: &str, jdk: u32) -> Injected {
     match name {
-        "java.lang.ClassLoader" => &[("loader_data", W, false)],
+        "java.lang.ClassLoader" if jdk == 0 || jdk >= 8 => &[("loader_data", W, false)],
         "java.lang.Module" if jdk >= 9 => &[("module_entry", W, false)],
         "java.lang.invoke.MemberName" if jdk >= 9 => &[("vmindex", W, false)],
         "java.lang.invoke.MemberName" => &[("vmindex", W, false), ("vmtarget", W, false)],

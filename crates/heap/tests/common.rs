@@ -1,0 +1,59 @@
+//! Shared helpers of the integration tests: where the corpus and fixtures live, histogram
+//! parsing (`jcmd GC.class_histogram` / `jmap -histo` text).
+
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+pub fn corpus() -> Option<PathBuf> {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
+    if p.is_dir() {
+        Some(p)
+    } else {
+        eprintln!("skipped: {} is absent (the public HPROF corpus lives beside the repository)", p.display());
+        None
+    }
+}
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// JVM spelling (`[B`, `[Ljava.lang.Object;`) -> Java form.
+pub fn java_name(n: &str) -> String {
+    let dims = n.bytes().take_while(|&b| b == b'[').count();
+    if dims == 0 {
+        return n.to_string();
+    }
+    let e = &n[dims..];
+    let base = match e {
+        "Z" => "boolean".to_string(),
+        "C" => "char".to_string(),
+        "F" => "float".to_string(),
+        "D" => "double".to_string(),
+        "B" => "byte".to_string(),
+        "S" => "short".to_string(),
+        "I" => "int".to_string(),
+        "J" => "long".to_string(),
+        _ => e.trim_start_matches('L').trim_end_matches(';').to_string(),
+    };
+    format!("{base}{}", "[]".repeat(dims))
+}
+
+/// name -> (instances, bytes), summed over rows of the same name.
+pub fn parse_histogram(text: &str) -> HashMap<String, (u64, u64)> {
+    let mut m: HashMap<String, (u64, u64)> = HashMap::new();
+    for line in text.lines() {
+        let mut it = line.split_whitespace();
+        let (Some(num), Some(c), Some(b), Some(name)) = (it.next(), it.next(), it.next(), it.next()) else { continue };
+        if !num.ends_with(':') {
+            continue;
+        }
+        let (Ok(c), Ok(b)) = (c.parse::<u64>(), b.parse::<u64>()) else { continue };
+        let e = m.entry(java_name(name)).or_insert((0, 0));
+        e.0 += c;
+        e.1 += b;
+    }
+    m
+}
