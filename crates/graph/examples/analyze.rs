@@ -16,6 +16,16 @@ fn peak_rss() -> u64 {
         .map_or(0, |k| k * 1024)
 }
 
+/// Current anonymous (heap-allocated, not file-mapped) resident bytes, from /proc (Linux).
+fn rss_anon() -> u64 {
+    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    s.lines()
+        .find(|l| l.starts_with("RssAnon:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|k| k.parse::<u64>().ok())
+        .map_or(0, |k| k * 1024)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(path) = args.iter().find(|a| !a.starts_with("--")) else {
@@ -33,11 +43,15 @@ fn main() {
     };
     let t_open = t0.elapsed();
     let rss_open = peak_rss();
+    let anon_open = rss_anon();
+    let anon_peak = Arc::new(std::sync::atomic::AtomicU64::new(anon_open));
+    let ap = anon_peak.clone();
     let phases: Arc<Mutex<Vec<(&'static str, Instant)>>> = Arc::new(Mutex::new(Vec::new()));
     let ph = phases.clone();
     let opts = GraphOptions {
         reachable_only,
         progress: Some(Arc::new(move |p: heapql_heap::Progress| {
+            ap.fetch_max(rss_anon(), std::sync::atomic::Ordering::Relaxed);
             let mut v = ph.lock().unwrap();
             if v.last().map(|x| x.0) != Some(p.phase) {
                 v.push((p.phase, Instant::now()));
@@ -51,7 +65,12 @@ fn main() {
     let n = heap.object_count() as f64;
     let size = heap.info().file_size;
     println!("dump: {path} ({:.1} MiB, {} objects)", size as f64 / 1048576.0, heap.object_count());
-    println!("open: {:.2} s, peak RSS {:.1} B/object", t_open.as_secs_f64(), rss_open as f64 / n);
+    println!(
+        "open: {:.2} s, peak RSS {:.1} B/object (file pages included), anonymous after open {:.1} B/object",
+        t_open.as_secs_f64(),
+        rss_open as f64 / n,
+        anon_open as f64 / n
+    );
     let v = phases.lock().unwrap();
     for (i, (name, at)) in v.iter().enumerate() {
         let end = v.get(i + 1).map_or(Instant::now(), |x| x.1);
@@ -70,6 +89,11 @@ fn main() {
         a.heap_bytes() as f64 / n,
         peak_rss() as f64 / n,
         peak_rss() as f64 / 1048576.0
+    );
+    println!(
+        "anonymous memory: peak seen during the analysis {:.1} B/object (heap index included), at the end {:.1} B/object",
+        anon_peak.load(std::sync::atomic::Ordering::Relaxed).max(rss_anon()) as f64 / n,
+        rss_anon() as f64 / n
     );
     println!("total {:.2} s = {:.2} s per GiB", (t_open + t_graph).as_secs_f64(), (t_open + t_graph).as_secs_f64() / (size as f64 / 1073741824.0));
     let top = a.top_level_dominators();

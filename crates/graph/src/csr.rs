@@ -48,12 +48,21 @@ impl Csr {
     {
         let n = node_count as usize;
         let mut counts = vec![0u32; n + 1];
-        let mut total: u64 = 0;
         produce(&mut |from, to| {
             debug_assert!((to as usize) < n, "edge target {to} out of range");
             counts[from as usize] += 1;
-            total += 1;
         });
+        Csr::from_counts(counts, produce)
+    }
+
+    /// Second half of `from_edges` when the out-degrees are already known: `counts[v]` is v's
+    /// out-degree (`counts.len()` = node count + 1, last entry 0); `produce` emits exactly
+    /// those edges. The counts array becomes the offsets (no extra copy while edges fit u32).
+    pub fn from_counts<F>(mut counts: Vec<u32>, mut produce: F) -> Csr
+    where
+        F: FnMut(&mut dyn FnMut(u32, u32)),
+    {
+        let total: u64 = counts.iter().map(|&c| c as u64).sum();
         let mut targets = vec![0u32; total as usize];
         let offsets = if total <= u32::MAX as u64 {
             // Exclusive prefix sums in place: counts[v] becomes the start of v's list.
@@ -66,7 +75,7 @@ impl Csr {
             fill(&mut counts, &mut targets, total, &mut produce);
             Offsets::U32(counts)
         } else {
-            let mut starts = vec![0u64; n + 1];
+            let mut starts = vec![0u64; counts.len()];
             let mut sum = 0u64;
             for (s, &c) in starts.iter_mut().zip(counts.iter()) {
                 *s = sum;

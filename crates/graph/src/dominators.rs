@@ -45,10 +45,13 @@ pub fn dominators<G: Graph>(
     let mut vertex: Vec<u32> = Vec::with_capacity(n);
     let mut parent: Vec<u32> = Vec::with_capacity(n);
     let mut cursor: Vec<u32> = Vec::with_capacity(n);
+    // In-degree of each vertex over the non-tree edges, counted as the DFS scans each edge once.
+    let mut counts: Vec<u32> = Vec::with_capacity(n + 1);
     pre[root as usize] = 0;
     vertex.push(root);
     parent.push(0);
     cursor.push(0);
+    counts.push(0);
     let mut cur = 0usize;
     loop {
         let u = vertex[cur];
@@ -58,9 +61,16 @@ pub fn dominators<G: Graph>(
         while c < succ.len() {
             let v = succ[c];
             c += 1;
-            if pre[v as usize] == NONE && edge_ok(pinned, root, u, v) {
+            if !edge_ok(pinned, root, u, v) {
+                continue;
+            }
+            let pv = pre[v as usize];
+            if pv == NONE {
                 next = Some(v);
                 break;
+            }
+            if pv != 0 && pv as usize != cur && parent[pv as usize] as usize != cur {
+                counts[pv as usize] += 1;
             }
         }
         cursor[cur] = c as u32;
@@ -71,6 +81,7 @@ pub fn dominators<G: Graph>(
                 vertex.push(v);
                 parent.push(cur as u32);
                 cursor.push(0);
+                counts.push(0);
                 cur = k;
                 if k & 0xFFFF == 0 {
                     ctl.tick(k as u64, n as u64 * 3)?;
@@ -87,18 +98,24 @@ pub fn dominators<G: Graph>(
     let r = vertex.len();
     ctl.tick(r as u64, n as u64 * 3)?;
 
-    // ---- 2. predecessor lists in preorder numbers, non-tree edges only.
-    let preds = crate::Csr::from_edges(r as u32, |emit| {
-        for (i, &u) in vertex.iter().enumerate() {
+    // ---- 2. predecessor lists in preorder numbers, non-tree edges only (the same edges the
+    // DFS counted), scanning the nodes in index order so the adjacency reads are sequential.
+    counts.push(0);
+    let preds = crate::Csr::from_counts(counts, |emit| {
+        for u in 0..n as u32 {
+            let i = pre[u as usize];
+            if i == NONE {
+                continue;
+            }
             for &v in g.successors(u) {
                 if !edge_ok(pinned, root, u, v) {
                     continue;
                 }
                 let pv = pre[v as usize];
-                if pv as usize == i || parent[pv as usize] as usize == i {
+                if pv == 0 || pv == i || parent[pv as usize] == i {
                     continue;
                 }
-                emit(pv, i as u32);
+                emit(pv, i);
             }
         }
     });

@@ -12,6 +12,7 @@ pub mod dominators;
 pub mod domtree;
 pub mod object_graph;
 pub mod paths;
+pub mod reachability;
 pub mod retained;
 
 pub use analysis::{edge_label, FullAnalysis, GraphOptions, PathStep, RetainedSet};
@@ -22,6 +23,7 @@ pub use domtree::dominator_children;
 pub use fixedbitset::FixedBitSet;
 pub use object_graph::ObjectGraph;
 pub use paths::{bfs_parents, bounded_path, path_from_parents};
+pub use reachability::reachable_bitmap;
 pub use retained::{min_retained_size, retained_set, retained_sizes};
 
 /// "No node": no dominator, not reached, not linked.
