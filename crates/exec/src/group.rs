@@ -4,6 +4,7 @@
 //! SUM/MIN/MAX/AVG of `@usedHeapSize`) that allocates nothing per object.
 
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 
 use heapql_heap::ClassIdx;
 
@@ -15,7 +16,7 @@ use crate::eval::Ctx;
 use crate::plan::{AggFn, Aggregate, Attr};
 use crate::scan::{par_scan, MIN_PER_THREAD};
 use crate::source::{Input, ObjSet};
-use crate::value::{row_hash, rows_key_eq, Value};
+use crate::value::{row_hash, rows_key_eq, PassThrough, Value};
 
 /// A finished group: key values, a representative row (the first), aggregate values.
 pub(crate) struct GroupRow {
@@ -34,7 +35,7 @@ struct Group {
 
 #[derive(Default)]
 struct Groups {
-    index: HashMap<u64, Vec<usize>>,
+    index: HashMap<u64, Vec<usize>, BuildHasherDefault<PassThrough>>,
     list: Vec<Group>,
 }
 

@@ -10,7 +10,6 @@
 mod aggregate;
 mod batch;
 mod compile;
-mod describe;
 mod env;
 mod error;
 mod eval;
@@ -25,7 +24,8 @@ mod source;
 mod value;
 
 pub use batch::{Batch, Column, ColumnData};
-pub use describe::describe;
+/// Object labels live in the heap crate so the graph crate's reports share them.
+pub use heapql_heap::describe;
 pub use env::ExecContext;
 pub use error::{
     ExecError, ERR_CANCELLED, ERR_NEEDS_ANALYSIS, ERR_PLAN, ERR_QUERY, ERR_UNKNOWN_CLASS, ERR_UNKNOWN_FIELD,

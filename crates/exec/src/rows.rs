@@ -2,9 +2,10 @@
 //! (one Vec for all cells, no allocation per row).
 
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 
 use crate::batch::{build_column, objects_column, Batch};
-use crate::value::{row_hash, rows_key_eq, Value};
+use crate::value::{row_hash, rows_key_eq, PassThrough, Value};
 
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Table {
@@ -126,7 +127,7 @@ impl RowSet {
 /// A hash index over rows of a table by whole-row value equality (`value::key_eq`).
 #[derive(Default)]
 pub(crate) struct RowIndex {
-    buckets: HashMap<u64, Vec<usize>>,
+    buckets: HashMap<u64, Vec<usize>, BuildHasherDefault<PassThrough>>,
 }
 
 impl RowIndex {

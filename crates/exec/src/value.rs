@@ -281,9 +281,10 @@ impl Hash for Key {
     }
 }
 
-/// Borrowed row key for lookups without cloning the row.
+/// Hash of a whole row with `key_eq` semantics (GROUP BY, DISTINCT, set operations); a fast
+/// non-cryptographic hash, the inputs are heap contents, not adversarial requests.
 pub fn row_hash(row: &[Value]) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let mut h = rustc_hash::FxHasher::default();
     row.len().hash(&mut h);
     for v in row {
         key_hash(v, &mut h)
@@ -366,5 +367,23 @@ mod tests {
         assert_eq!(format_float(2.0), "2");
         assert_eq!(format_float(2.5), "2.5");
         assert_eq!(format_float(f64::NAN), "NaN");
+    }
+}
+
+/// Hasher for maps keyed by a `row_hash`: the key already is a hash.
+#[derive(Default)]
+pub struct PassThrough(u64);
+
+impl Hasher for PassThrough {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ b as u64;
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
     }
 }
