@@ -1,7 +1,7 @@
 //! How an object cell is shown: its address, its class name and a MAT-style label
 //! (`java.lang.String @ 0x7f01  "hello"`, `char[10] @ 0x…`, `class java.util.HashMap @ 0x…`).
 
-use heapql_heap::{Heap, ObjIdx, ObjectKind};
+use crate::{Heap, ObjIdx, ObjectKind};
 
 /// Strings longer than this are cut in labels (with `…`).
 const LABEL_TEXT_MAX: usize = 100;

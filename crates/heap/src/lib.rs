@@ -12,6 +12,9 @@
 mod counts;
 pub use counts::HeapCounts;
 
+mod describe;
+pub use describe::describe;
+
 mod builder;
 mod classes;
 mod ids;
