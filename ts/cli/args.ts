@@ -19,3 +19,44 @@ export function dumpIndex(value: string | undefined): number | undefined {
   }
   return n - 1;
 }
+
+/**
+ * citty ignores options it does not know; a mistyped option must not be dropped silently
+ * (`--tsak 5` would act on nothing, `--reachable-onyl` would widen a result). Also refuses
+ * more positional arguments than the command takes. `command` names it in the message.
+ */
+export function checkOptions(
+  rawArgs: string[],
+  command: string,
+  known: Record<string, { type: string }>,
+  positionals: number,
+): void {
+  const names = new Set(Object.entries(known).filter(([, d]) => d.type !== 'positional').map(([n]) => n));
+  const loose: string[] = [];
+  for (let i = 0; i < rawArgs.length; i++) {
+    const a = rawArgs[i]!;
+    if (a === '--') {
+      loose.push(...rawArgs.slice(i + 1));
+      break;
+    }
+    if (!a.startsWith('-') || a === '-') {
+      loose.push(a);
+      continue;
+    }
+    const name = a.replace(/^--?/, '').split('=')[0]!;
+    const base = names.has(name) ? name : name.replace(/^no-/, '');
+    if (!names.has(base)) throw usageError(`unknown option ${a.split('=')[0]} for ${command}; see heapql ${command.split(' ')[0]} --help`);
+    if (known[base]!.type === 'string' && !a.includes('=')) i++;
+  }
+  if (loose.length > positionals) {
+    throw usageError(`unexpected argument ${loose[positionals]} for ${command}; see heapql ${command.split(' ')[0]} --help`);
+  }
+}
+
+/** Options of the commands that run queries. */
+export const queryArgs = {
+  query: { type: 'string', description: 'an OQL query (repeatable; a text starting with -- needs --query=<text>)', valueHint: 'oql' },
+  'query-file': { type: 'string', description: 'a file of queries, one per line (# comments, -- @viz directives)', valueHint: 'path' },
+  format: { type: 'string', description: 'output format', valueHint: 'table|json|csv' },
+  'reachable-only': { type: 'boolean', description: 'only objects reachable from GC roots' },
+} as const satisfies ArgsDef;

@@ -5,6 +5,7 @@
  * `--json` prints the server's JSON reply.
  */
 import { readFile, writeFile } from 'node:fs/promises';
+import { checkOptions } from './args.js';
 import { defineCommand } from 'citty';
 
 import { DeviceClient, decodeDataUri, MODELS, resolveModel, DEFAULT_DEVICE_URL, type CameraSide } from '../clients/device/index.js';
@@ -21,7 +22,7 @@ const statusCommand = defineCommand({
   meta: { name: 'status', description: 'server, permissions and AI state: device status [--url <u>]' },
   args: common,
   async run({ args, rawArgs }) {
-    checkOptions(rawArgs, 'status', common, 0);
+    checkOptions(rawArgs, 'device status', common, 0);
     const s = await client(args).status();
     if (args.json) return printJson(s);
     const ai = s.ai ?? {};
@@ -45,7 +46,7 @@ const helpCommand = defineCommand({
   meta: { name: 'help', description: "the server's own endpoint list: device help [--url <u>]" },
   args: common,
   async run({ args, rawArgs }) {
-    checkOptions(rawArgs, 'help', common, 0);
+    checkOptions(rawArgs, 'device help', common, 0);
     const h = await client(args).help();
     if (args.json) return printJson(h);
     const endpoints = Object.entries(h.endpoints ?? {});
@@ -58,7 +59,7 @@ const modelsCommand = defineCommand({
   meta: { name: 'models', description: 'the five models and which are on the phone: device models [--url <u>]' },
   args: common,
   async run({ args, rawArgs }) {
-    checkOptions(rawArgs, 'models', common, 0);
+    checkOptions(rawArgs, 'device models', common, 0);
     const models = await client(args).models();
     if (args.json) return printJson({ models });
     const rows = models.map((m) => [
@@ -76,7 +77,7 @@ const orientationCommand = defineCommand({
   meta: { name: 'orientation', description: 'compass azimuth, pitch and roll in degrees: device orientation [--url <u>]' },
   args: common,
   async run({ args, rawArgs }) {
-    checkOptions(rawArgs, 'orientation', common, 0);
+    checkOptions(rawArgs, 'device orientation', common, 0);
     const o = await client(args).orientation();
     if (args.json) return printJson(o);
     print(`azimuth ${o.azimuth}°  pitch ${o.pitch}°  roll ${o.roll}°${o.accuracy ? `  accuracy ${o.accuracy}` : ''}`);
@@ -99,7 +100,7 @@ const textCommand = defineCommand({
   },
   args: textArgs,
   async run({ args, rawArgs }) {
-    checkOptions(rawArgs, 'text', textArgs, 1);
+    checkOptions(rawArgs, 'device text', textArgs, 1);
     if (args.model === undefined || args.model === '') throw usageError(`--model is required: one of ${MODELS.map((m) => m.id).join(', ')}`);
     resolveModel(args.model);
     const maxTokens = args['max-tokens'] === undefined ? undefined : positiveInt(args['max-tokens'], '--max-tokens');
@@ -120,7 +121,7 @@ const downloadCommand = defineCommand({
   meta: { name: 'download', description: 'download a model to the phone (waits until done): device download <model> [--url <u>]' },
   args: downloadArgs,
   async run({ args, rawArgs }) {
-    checkOptions(rawArgs, 'download', downloadArgs, 1);
+    checkOptions(rawArgs, 'device download', downloadArgs, 1);
     const reply = await client(args).downloadModel(args.model);
     if (args.json) return printJson(reply);
     const name = reply.modelName ?? resolveModel(args.model).displayName;
@@ -143,7 +144,7 @@ const detectCommand = defineCommand({
   },
   args: detectArgs,
   async run({ args, rawArgs }) {
-    checkOptions(rawArgs, 'detect', detectArgs, 0);
+    checkOptions(rawArgs, 'device detect', detectArgs, 0);
     const request = {
       side: args.side === undefined ? undefined : side(args.side, '--side'),
       threshold: args.threshold === undefined ? undefined : fraction(args.threshold, '--threshold'),
@@ -181,7 +182,7 @@ const captureCommand = defineCommand({
   meta: { name: 'capture', description: 'take a photo (app in the foreground): device capture [--side rear|front] [--zoom <z>] --out <file> [--url <u>]' },
   args: captureArgs,
   async run({ args, rawArgs }) {
-    checkOptions(rawArgs, 'capture', captureArgs, 0);
+    checkOptions(rawArgs, 'device capture', captureArgs, 0);
     if (args.out === undefined || args.out === '') throw usageError('--out <file> is required: where to write the photo');
     const request = {
       side: args.side === undefined ? undefined : side(args.side, '--side'),
@@ -263,29 +264,6 @@ async function writeOutput(file: string, bytes: Uint8Array): Promise<void> {
   }
 }
 
-/**
- * citty ignores options it does not know; a mistyped option must not be dropped silently
- * (`--max-token 5` would be ignored, `--image-output x` would save nothing).
- */
-function checkOptions(rawArgs: string[], verb: string, known: Def, positionals: number): void {
-  const names = new Set(Object.entries(known).filter(([, d]) => d.type !== 'positional').map(([n]) => n));
-  const loose: string[] = [];
-  for (let i = 0; i < rawArgs.length; i++) {
-    const a = rawArgs[i]!;
-    if (a === '--') {
-      loose.push(...rawArgs.slice(i + 1));
-      break;
-    }
-    if (!a.startsWith('-') || a === '-') {
-      loose.push(a);
-      continue;
-    }
-    const name = a.replace(/^--?/, '').split('=')[0]!.replace(/^no-/, '');
-    if (!names.has(name)) throw usageError(`unknown option ${a.split('=')[0]} for device ${verb}; see heapql device --help`);
-    if (known[name]!.type === 'string' && !a.includes('=')) i++;
-  }
-  if (loose.length > positionals) throw usageError(`unexpected argument ${loose[positionals]} for device ${verb}; see heapql device --help`);
-}
 
 function table(rows: string[][]): string {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => r[i]!.length))) ?? [];

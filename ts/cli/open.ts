@@ -27,3 +27,15 @@ export async function openForCli(path: string, options: CliOpenOptions = {}): Pr
     interrupt.dispose();
   }
 }
+
+/** The full analysis with a progress bar and Ctrl-C, for commands that need the full path. */
+export async function analyzeForCli(heap: Heap, reachableOnly: boolean): Promise<void> {
+  const progress = terminalProgress();
+  const interrupt = interruptSignal();
+  try {
+    await heap.analyze({ reachableOnly, onProgress: progress.onProgress, signal: interrupt.signal });
+  } finally {
+    progress.stop();
+    interrupt.dispose();
+  }
+}

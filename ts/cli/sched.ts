@@ -4,6 +4,7 @@
  * that is down or refuses exits 1 with one line. `--json` prints a JSON object that carries the
  * server's reply verbatim in `reply`.
  */
+import { checkOptions } from './args.js';
 import { defineCommand } from 'citty';
 
 import {
@@ -42,7 +43,7 @@ const statusCommand = defineCommand({
   meta: { name: 'status', description: 'print running, stopped or unknown: sched status (--task <tid> | --group <pid>) [--url <u>]' },
   args: { ...targetArgs, ...common },
   async run({ args, rawArgs }) {
-    checkOptions(rawArgs, 'status', { ...targetArgs, ...common }, 0);
+    checkOptions(rawArgs, 'sched status', { ...targetArgs, ...common }, 0);
     const target = targetOf(args);
     const status = await client(args).status(target);
     if (args.json) printJson({ ...target, status: STATUS_WORD[status].word, reply: STATUS_WORD[status].reply });
@@ -58,7 +59,7 @@ function stateChange(verb: 'stop' | 'resume') {
     },
     args: { ...targetArgs, ...common },
     async run({ args, rawArgs }) {
-      checkOptions(rawArgs, verb, { ...targetArgs, ...common }, 0);
+      checkOptions(rawArgs, `sched ${verb}`, { ...targetArgs, ...common }, 0);
       const target = targetOf(args);
       const c = client(args);
       await (verb === 'stop' ? c.stop(target) : c.resume(target));
@@ -83,7 +84,7 @@ const planCommand = defineCommand({
   },
   args: planArgs,
   async run({ args, rawArgs }) {
-    checkOptions(rawArgs, 'plan', planArgs, 1);
+    checkOptions(rawArgs, 'sched plan', planArgs, 1);
     const target = targetOf(args);
     const text = args.plan as string | undefined;
     if (text !== undefined && args.cancel) throw usageError('give a plan or --cancel, not both');
@@ -111,7 +112,7 @@ const plansCommand = defineCommand({
   meta: { name: 'plans', description: 'list every running plan: sched plans [--url <u>]' },
   args: common,
   async run({ args, rawArgs }) {
-    checkOptions(rawArgs, 'plans', common, 0);
+    checkOptions(rawArgs, 'sched plans', common, 0);
     const listing = await client(args).plans();
     if (args.json) {
       const entries = (list: typeof listing.task) => list.map((e) => ({ id: e.id, ...planJson(e.plan), startedAt: e.startedAt?.toISOString() ?? null }));
@@ -165,29 +166,6 @@ function planJson(plan: ReadPlan | null): Record<string, unknown> {
   return { plan: formatReadPlan(plan), steps: plan.steps, reply: plan.raw };
 }
 
-/**
- * citty ignores options it does not know; a mistyped option must not be dropped silently
- * (`--tsak 5` would act on nothing, `--cancle` would set a plan).
- */
-function checkOptions(rawArgs: string[], verb: string, known: Record<string, { type: string }>, positionals: number): void {
-  const names = new Set(Object.entries(known).filter(([, d]) => d.type !== 'positional').map(([n]) => n));
-  const loose: string[] = [];
-  for (let i = 0; i < rawArgs.length; i++) {
-    const a = rawArgs[i]!;
-    if (a === '--') {
-      loose.push(...rawArgs.slice(i + 1));
-      break;
-    }
-    if (!a.startsWith('-') || a === '-') {
-      loose.push(a);
-      continue;
-    }
-    const name = a.replace(/^--?/, '').split('=')[0]!.replace(/^no-/, '');
-    if (!names.has(name)) throw usageError(`unknown option ${a.split('=')[0]} for sched ${verb}; see heapql sched --help`);
-    if (known[name]!.type === 'string' && !a.includes('=')) i++;
-  }
-  if (loose.length > positionals) throw usageError(`unexpected argument ${loose[positionals]} for sched ${verb}; see heapql sched --help`);
-}
 
 function print(text: string): void {
   process.stdout.write(`${text}\n`);

@@ -1,7 +1,8 @@
 //! What a heap handle shares with its running tasks: the index, and the full analysis once
 //! it has been built (queries switch to the full path without reopening the dump).
 
-use std::sync::{Arc, RwLock};
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, OnceLock, RwLock};
 
 use heapql_graph::FullAnalysis;
 use heapql_heap::Heap;
@@ -9,15 +10,27 @@ use heapql_heap::Heap;
 pub struct SharedState {
     pub heap: Heap,
     analysis: RwLock<Option<Arc<FullAnalysis>>>,
+    /// Reachability for `--reachable-only` before (or without) the full analysis; built once.
+    reachable: OnceLock<Vec<u64>>,
 }
 
 impl SharedState {
     pub fn new(heap: Heap) -> SharedState {
-        SharedState { heap, analysis: RwLock::new(None) }
+        SharedState { heap, analysis: RwLock::new(None), reachable: OnceLock::new() }
     }
 
     pub fn analysis(&self) -> Option<Arc<FullAnalysis>> {
         self.analysis.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// The reachable-object bitmap, computed on first use.
+    pub fn reachable(&self, cancel: Option<Arc<AtomicBool>>) -> std::result::Result<&[u64], heapql_heap::HeapError> {
+        if let Some(bits) = self.reachable.get() {
+            return Ok(bits);
+        }
+        let ctl = heapql_graph::Control { phase: "reachability", progress: None, cancel };
+        let bits = heapql_graph::reachable_bitmap(&self.heap, &ctl)?;
+        Ok(self.reachable.get_or_init(|| bits))
     }
 
     pub fn set_analysis(&self, analysis: FullAnalysis) {

@@ -11,7 +11,7 @@ use napi_derive::napi;
 use heapql_exec::{Batch, ColumnData, ExecContext, ExecError};
 
 use crate::analysis::SharedState;
-use crate::convert::{catch_panic, coded};
+use crate::convert::{catch_panic, coded, heap_error};
 use crate::graph_view::AnalysisView;
 use crate::heap_handle::HeapHandle;
 use crate::progress::CancelToken;
@@ -58,13 +58,21 @@ fn to_js(batch: Batch) -> JsBatch {
     JsBatch { row_count, columns }
 }
 
-/// Runs `f` with an execution context over the heap and, when analyzed, the graph.
-fn with_context<T>(state: &SharedState, cancel: Option<Arc<AtomicBool>>, f: impl FnOnce(&ExecContext) -> T) -> T {
+/// Runs `f` with an execution context over the heap and, when analyzed, the graph. A
+/// reachable-only plan without the full analysis gets the (lazily built) reachability bitmap.
+fn with_context<T>(
+    state: &SharedState,
+    plan: &heapql_exec::Plan,
+    cancel: Option<Arc<AtomicBool>>,
+    f: impl FnOnce(&ExecContext) -> Result<T>,
+) -> Result<T> {
     let analysis = state.analysis();
     let view = analysis.as_deref().map(|analysis| AnalysisView { analysis, heap: &state.heap });
     let mut ctx = ExecContext::new(&state.heap);
     if let Some(view) = view.as_ref() {
         ctx = ctx.with_graph(view);
+    } else if plan.reachable_only {
+        ctx = ctx.with_reachable(state.reachable(cancel.clone()).map_err(heap_error)?);
     }
     if let Some(flag) = cancel {
         ctx = ctx.with_cancel(flag);
@@ -84,7 +92,8 @@ impl Task for ExecuteTask {
 
     fn compute(&mut self) -> Result<Batch> {
         catch_panic("running the query", || {
-            with_context(&self.state, self.cancel.clone(), |ctx| heapql_exec::execute_json(ctx, &self.plan)).map_err(exec_error)
+            let plan = heapql_exec::parse_plan(&self.plan).map_err(exec_error)?;
+            with_context(&self.state, &plan, self.cancel.clone(), |ctx| heapql_exec::execute(ctx, &plan).map_err(exec_error))
         })
     }
 
@@ -119,13 +128,13 @@ impl Task for StreamTask {
             let plan = heapql_exec::parse_plan(&self.plan).map_err(exec_error)?;
             let callback = self.on_batch.clone();
             let cancel = self.cancel.clone();
-            with_context(&self.state, self.cancel.clone(), |ctx| {
+            with_context(&self.state, &plan, self.cancel.clone(), |ctx| {
                 heapql_exec::execute_stream(ctx, &plan, self.batch_rows, &mut |batch| {
                     callback.call(to_js(batch), ThreadsafeFunctionCallMode::Blocking);
                     !cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
                 })
+                .map_err(exec_error)
             })
-            .map_err(exec_error)
         })
     }
 

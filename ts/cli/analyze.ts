@@ -1,0 +1,36 @@
+/**
+ * `heapql analyze <dump>`: the full path — index, object graph, dominator tree, retained sizes —
+ * then the queries, printed like `heapql query` (retained sizes, dominators and paths work).
+ */
+import { defineCommand } from 'citty';
+
+import { usageError } from '../errors.js';
+import { checkOptions, dumpArgs, dumpIndex, queryArgs } from './args.js';
+import { analyzeForCli, openForCli } from './open.js';
+import { collectJobs, outputFormat, runJobs } from './queries.js';
+
+const args = {
+  ...dumpArgs,
+  ...queryArgs,
+  run: { type: 'string', description: 'run a named query (see heapql query --list-named)', valueHint: 'name' },
+} as const;
+
+export const analyzeCommand = defineCommand({
+  meta: { name: 'analyze', description: 'Run the full analysis (retained sizes, dominators), then OQL queries' },
+  args,
+  async run({ args: a, rawArgs }) {
+    checkOptions(rawArgs, 'analyze', args, 1);
+    const format = outputFormat(a.format);
+    const reachableOnly = a['reachable-only'] ?? false;
+    const { jobs, warnings } = collectJobs({ rawArgs, queryFile: a['query-file'], run: a.run, fullPath: true, reachableOnly });
+    for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+    if (jobs.length === 0) throw usageError('no query given: use --query "<oql>", --query-file <path> or --run <name> (or heapql <dump> for the report)');
+    const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), noCache: !a.cache });
+    try {
+      await analyzeForCli(heap, reachableOnly);
+      await runJobs(heap, jobs, format, reachableOnly);
+    } finally {
+      heap.close();
+    }
+  },
+});

@@ -1,0 +1,166 @@
+/**
+ * The queries a command line asks for (`--query`, `--query-file`, `--run`), checked before the
+ * dump is opened, so a typo costs nothing; and running them in turn with their output.
+ */
+import { formatOqlError, isOqlError } from '../oql/errors.js';
+import { plan } from '../plan/index.js';
+import { loadQueryFile } from '../query/queryfile.js';
+import { extractViz } from '../query/viz.js';
+import { findNamedQuery, suggestNamedQueries, NAMED_QUERIES } from '../query/named.js';
+import { formatCsv, formatJson, formatTable } from '../query/format.js';
+import type { QueryResult, VizSpec } from '../query/schema.js';
+import type { Heap } from '../heap.js';
+import { HeapqlError, usageError } from '../errors.js';
+import { interruptSignal } from './progress.js';
+
+export interface QueryJob {
+  oql: string;
+  /** Display name (`q<N>`, a named query's name, a config entry's name). */
+  name: string;
+  viz: VizSpec | null;
+}
+
+/**
+ * Every `--query` value in order. citty keeps only the last of a repeated option, so they are
+ * read from the raw arguments. A separated value that begins with `--` (a `-- @viz` line) is
+ * refused: it must be attached as `--query=<text>` (specification, rule 1).
+ */
+export function queryArguments(rawArgs: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < rawArgs.length; i++) {
+    const a = rawArgs[i]!;
+    if (a === '--') break;
+    if (a.startsWith('--query=')) out.push(a.slice('--query='.length));
+    else if (a === '--query') {
+      const value = rawArgs[i + 1];
+      if (value === undefined) throw usageError('--query needs a query text');
+      if (value.startsWith('--')) {
+        throw usageError(
+          `unexpected argument '${firstLine(value)}': a query that begins with '--' (such as a -- @viz line) must be attached: --query='${firstLine(value)}…'`,
+        );
+      }
+      out.push(value);
+      i++;
+    }
+  }
+  return out;
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0]!.slice(0, 60);
+}
+
+export interface JobSources {
+  rawArgs: string[];
+  queryFile?: string;
+  run?: string;
+  /** Plan with the full path allowed (after `analyze`). */
+  fullPath: boolean;
+  reachableOnly: boolean;
+}
+
+/** Collects and checks every query; prints all problems and throws a usage error if any. */
+export function collectJobs(sources: JobSources): { jobs: QueryJob[]; warnings: string[] } {
+  const jobs: QueryJob[] = [];
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  const planOptions = { fullPath: sources.fullPath, reachableOnly: sources.reachableOnly };
+  const next = () => `q${jobs.length + 1}`;
+
+  for (const text of queryArguments(sources.rawArgs)) {
+    const { oql, viz, warning } = extractViz(text);
+    if (warning) warnings.push(`--query: ${warning}`);
+    const error = planError(oql, '--query', planOptions);
+    if (error) errors.push(error);
+    else jobs.push({ oql, name: viz?.name ?? next(), viz });
+  }
+  if (sources.queryFile) {
+    let file;
+    try {
+      file = loadQueryFile(sources.queryFile, { plan: planOptions });
+    } catch (err) {
+      throw usageError((err as Error).message);
+    }
+    errors.push(...file.errors);
+    warnings.push(...file.warnings);
+    for (const q of file.queries) jobs.push({ oql: q.oql, name: q.viz?.name ?? next(), viz: q.viz });
+  }
+  if (sources.run) {
+    const named = findNamedQuery(sources.run);
+    if (!named) {
+      const near = suggestNamedQueries(sources.run);
+      throw usageError(
+        `no named query '${sources.run}'${near.length ? `; did you mean ${near.join(', ')}?` : ''} (heapql query --list-named lists them)`,
+      );
+    }
+    if (named.fullPath && !sources.fullPath) {
+      throw usageError(`the named query '${named.name}' needs the full analysis: run it with heapql analyze <dump> --run ${named.name}`);
+    }
+    const { oql, viz } = extractViz(named.oql);
+    jobs.push({ oql, name: named.name, viz });
+  }
+  if (errors.length > 0) {
+    throw new HeapqlError('ERR_QUERY_SYNTAX', errors.join('\n'), { exitCode: 2 });
+  }
+  return { jobs, warnings };
+}
+
+function planError(oql: string, where: string, options: { fullPath: boolean; reachableOnly: boolean }): string | null {
+  try {
+    plan(oql, options);
+    return null;
+  } catch (err) {
+    if (isOqlError(err)) return formatOqlError(err, oql, where);
+    throw err;
+  }
+}
+
+/** The named-query library as a table for `--list-named`. */
+export function listNamed(): string {
+  const width = Math.max(...NAMED_QUERIES.map((q) => q.name.length));
+  return (
+    NAMED_QUERIES.map((q) => `${q.name.padEnd(width)}  ${q.fullPath ? '[full] ' : ''}${q.description}`).join('\n') +
+    '\n\n[full]: needs the full analysis (heapql analyze <dump> --run <name>)\n'
+  );
+}
+
+export type OutputFormat = 'table' | 'json' | 'csv';
+
+export function outputFormat(value: string | undefined): OutputFormat {
+  if (value === undefined) return 'table';
+  if (value === 'table' || value === 'json' || value === 'csv') return value;
+  throw usageError(`--format must be table, json or csv, not '${value}'`);
+}
+
+/**
+ * Runs the jobs in turn, printing each result as it completes (JSON: one array at the end).
+ * A failing query prints its error and the next one runs; the exit code is then 1.
+ */
+export async function runJobs(heap: Heap, jobs: QueryJob[], format: OutputFormat, reachableOnly: boolean): Promise<void> {
+  const results: QueryResult[] = [];
+  let failed = 0;
+  const interrupt = interruptSignal();
+  try {
+    for (const job of jobs) {
+      let result: QueryResult;
+      try {
+        result = await heap.query(job.oql, { name: job.name, reachableOnly, viz: job.viz, signal: interrupt.signal });
+      } catch (err) {
+        if (err instanceof HeapqlError && err.code === 'ERR_CANCELLED') throw err;
+        failed++;
+        process.stderr.write(`error: ${job.name}: ${(err as Error).message}\n`);
+        continue;
+      }
+      if (format === 'json') results.push(result);
+      else {
+        if (jobs.length > 1 && format === 'table') process.stdout.write(`${job.name}: ${job.oql.trim()}\n`);
+        process.stdout.write(format === 'csv' ? formatCsv(result) : formatTable(result));
+        if (jobs.length > 1) process.stdout.write('\n');
+      }
+    }
+  } finally {
+    interrupt.dispose();
+  }
+  if (format === 'json') process.stdout.write(formatJson(results) + '\n');
+  if (failed > 0) process.exitCode = 1;
+}

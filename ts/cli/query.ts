@@ -1,0 +1,40 @@
+/** `heapql query <dump>`: the query-only path — index the dump, run OQL, print the results. */
+import { defineCommand } from 'citty';
+
+import { usageError } from '../errors.js';
+import { checkOptions, dumpArgs, dumpIndex, queryArgs } from './args.js';
+import { openForCli } from './open.js';
+import { collectJobs, listNamed, outputFormat, runJobs } from './queries.js';
+
+const args = {
+  ...dumpArgs,
+  ...queryArgs,
+  run: { type: 'string', description: 'run a named query (see --list-named)', valueHint: 'name' },
+  'list-named': { type: 'boolean', description: 'list the named queries and exit' },
+  repl: { type: 'boolean', description: 'interactive session (not available yet)' },
+} as const;
+
+export const queryCommand = defineCommand({
+  meta: { name: 'query', description: 'Run OQL on a dump without the full analysis (fast, low memory)' },
+  args: { ...args, file: { ...args.file, required: false } },
+  async run({ args: a, rawArgs }) {
+    if (a['list-named']) {
+      process.stdout.write(listNamed());
+      return;
+    }
+    checkOptions(rawArgs, 'query', args, 1);
+    if (a.repl) throw usageError('the interactive REPL (--repl) is not available yet; run queries with --query or --query-file');
+    if (!a.file) throw usageError('heapql query needs a dump: heapql query <dump> --query "<oql>"');
+    const format = outputFormat(a.format);
+    const reachableOnly = a['reachable-only'] ?? false;
+    const { jobs, warnings } = collectJobs({ rawArgs, queryFile: a['query-file'], run: a.run, fullPath: false, reachableOnly });
+    for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+    if (jobs.length === 0) throw usageError('no query given: use --query "<oql>", --query-file <path> or --run <name>');
+    const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), noCache: !a.cache });
+    try {
+      await runJobs(heap, jobs, format, reachableOnly);
+    } finally {
+      heap.close();
+    }
+  },
+});
