@@ -37,7 +37,10 @@ async function dispatch(argv: string[]): Promise<void> {
 /** Runs a citty command, printing its own --help. */
 async function run(cmd: CommandDef<any>, rawArgs: string[], parent: CommandDef<any> | undefined): Promise<void> {
   if (rawArgs.includes('--help') || rawArgs.includes('-h')) {
-    process.stdout.write((await renderUsage(cmd, parent)) + '\n');
+    // `heapql sched stop --help`: the help of the named verb, not of its parent.
+    const verbs = cmd.subCommands as Record<string, CommandDef<any>> | undefined;
+    const verb = verbs?.[rawArgs.find((a) => !a.startsWith('-')) ?? ''];
+    process.stdout.write((verb ? await renderUsage(verb, cmd) : await renderUsage(cmd, parent)) + '\n');
     return;
   }
   try {
