@@ -8,6 +8,7 @@
 //! - `describe(&Heap, idx) -> (address, class_name, label)` to render object cells.
 
 mod aggregate;
+mod analysis_view;
 mod batch;
 mod compile;
 mod env;
@@ -23,6 +24,7 @@ mod select;
 mod source;
 mod value;
 
+pub use analysis_view::AnalysisView;
 pub use batch::{Batch, Column, ColumnData};
 /// Object labels live in the heap crate so the graph crate's reports share them.
 pub use heapql_heap::describe;

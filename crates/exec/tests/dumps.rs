@@ -226,3 +226,41 @@ fn ahat_corpus_arrays() {
 fn all_src() -> J {
     json!({"kind": "all"})
 }
+
+#[test]
+fn known_heap_retained_sizes_through_the_full_analysis() {
+    use heapql_exec::AnalysisView;
+    use heapql_graph::analysis::{FullAnalysis, GraphOptions};
+    for (path, facts) in known_heaps() {
+        let heap = open(&path);
+        let analysis = FullAnalysis::build(&heap, GraphOptions::default()).unwrap();
+        let view = AnalysisView::new(&heap, &analysis);
+        let ctx = ExecContext::new(&heap).with_graph(&view);
+        for r in facts["retained"].as_array().unwrap().iter().filter(|r| r["root"] == "static") {
+            // The static is read through the class object of its holder.
+            let q = select(
+                class("java.lang.Class"),
+                json!({"filter": bin("=", attr(row(), "displayName"), lit(r["class"].clone())),
+                       "output": columns(&[("r", attr(field(row(), r["static_field"].as_str().unwrap()), "retainedHeapSize")),
+                                           ("dom", call("dominatorof", vec![field(row(), r["static_field"].as_str().unwrap())])),
+                                           ("in", attr(field(row(), r["static_field"].as_str().unwrap()), "inbounds"))])}),
+            );
+            let b = execute(&ctx, &plan_with(q, false, true)).unwrap();
+            assert_eq!(ints(&b, 0), vec![r["retained"].as_i64().unwrap()], "{}: {}", path.display(), r["static_field"]);
+            // Held by the static: dominated by the class object, which is one of its referrers.
+            let holder = objects(&b, 1)[0];
+            let inbounds = b.columns[2].value(0).to_json();
+            assert!(inbounds.as_array().unwrap().contains(&json!({"o": holder})), "{}: {} {inbounds}", path.display(), r["static_field"]);
+        }
+        // The biggest retained sizes by class, whole heap, ordered: top-k equals the full sort.
+        let order = json!([{"expr": out(1), "desc": true}]);
+        let q = |limit: J| select(all(), json!({"groupBy": [classof_row()], "aggregates": [aggregate("sum", attr(row(), "retainedHeapSize"), None)],
+            "output": columns(&[("class", key(0)), ("retained", agg(0))]), "orderBy": order, "limit": limit}));
+        let full = execute(&ctx, &plan_with(q(json!(null)), false, true)).unwrap();
+        let top = execute(&ctx, &plan_with(q(json!(5)), false, true)).unwrap();
+        assert_eq!(objects(&top, 0), objects(&full, 0)[..5].to_vec());
+        // AS RETAINED SET of the CYCLE static's target: its three nodes.
+        let cycle = select(class("KnownHeap$CycleNode"), json!({"retainedSet": true, "aggregates": [count_star()], "output": columns(&[("n", agg(0))])}));
+        assert_eq!(single_int(&execute(&ctx, &plan_with(cycle, false, true)).unwrap()), 3);
+    }
+}
