@@ -115,6 +115,39 @@ impl Csr {
         &self.targets[self.offsets.get(v)..self.offsets.get(v + 1)]
     }
 
+    /// Joins graphs over consecutive node ranges (part k's node 0 follows part k-1's last node)
+    /// into one; targets are kept as they are. The first part's arrays are extended in place.
+    pub fn concat(parts: Vec<Csr>) -> Csr {
+        let mut it = parts.into_iter();
+        let Some(mut first) = it.next() else {
+            return Csr { offsets: Offsets::U32(vec![0]), targets: Vec::new() };
+        };
+        let rest: Vec<Csr> = it.collect();
+        let total: u64 = first.edge_count() + rest.iter().map(|p| p.edge_count()).sum::<u64>();
+        let nodes: usize = first.offsets.len() + rest.iter().map(|p| p.offsets.len() - 1).sum::<usize>();
+        first.targets.reserve_exact((total - first.edge_count()) as usize);
+        let mut offsets = match first.offsets {
+            Offsets::U32(o) if total > u32::MAX as u64 => Offsets::U64(o.into_iter().map(|x| x as u64).collect()),
+            o => o,
+        };
+        match &mut offsets {
+            Offsets::U32(o) => o.reserve_exact(nodes - o.len()),
+            Offsets::U64(o) => o.reserve_exact(nodes - o.len()),
+        }
+        for part in rest {
+            let base = first.targets.len() as u64;
+            for v in 1..part.offsets.len() {
+                let end = base + part.offsets.get(v) as u64;
+                match &mut offsets {
+                    Offsets::U32(o) => o.push(end as u32),
+                    Offsets::U64(o) => o.push(end),
+                }
+            }
+            first.targets.extend_from_slice(&part.targets);
+        }
+        Csr { offsets, targets: first.targets }
+    }
+
     /// Lets the caller reorder each adjacency list in place (e.g. sort children by size).
     pub fn for_each_list_mut<F: FnMut(u32, &mut [u32])>(&mut self, mut f: F) {
         for v in 0..self.node_count() {
@@ -251,6 +284,24 @@ mod tests {
         assert_eq!(t.successors(1), &[0, 2]);
         assert_eq!(t.successors(2), &[0, 0, 2]);
         assert_eq!(t.successors(0), &[] as &[u32]);
+    }
+
+    #[test]
+    fn concat_joins_node_ranges() {
+        let a = Csr::from_edges(2, |emit| {
+            emit(0, 3);
+            emit(1, 0);
+        });
+        let b = Csr::from_edges(2, |emit| {
+            emit(1, 1);
+            emit(1, 2);
+        });
+        let g = Csr::concat(vec![a, b]);
+        assert_eq!(g.node_count(), 4);
+        assert_eq!(g.successors(0), &[3]);
+        assert_eq!(g.successors(1), &[0]);
+        assert_eq!(g.successors(2), &[] as &[u32]);
+        assert_eq!(g.successors(3), &[1, 2]);
     }
 
     #[test]

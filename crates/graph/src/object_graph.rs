@@ -96,32 +96,23 @@ impl ObjectGraph {
         thread_edges.sort_unstable();
         thread_edges.dedup();
 
-        // Outbound lists. Capacity: a reference takes at least one id in the file, plus one
-        // class edge per object; untouched capacity is never made resident.
-        let info = heap.info();
-        let bound = info.file_size / info.id_size.max(1) as u64 + nodes as u64 + thread_edges.len() as u64;
-        let mut b = SequentialCsrBuilder::new(nodes, bound);
-        b.finish_node(); // the virtual root: children kept in root_children
-        let mut te = 0usize;
-        for o in 0..n {
-            let class_obj = heap.class(heap.class_of(o)).object;
-            b.push_edge(node(class_obj));
-            heap.for_each_reference(o, |id, _slot| {
-                if let Some(t) = heap.index_of(id) {
-                    b.push_edge(node(t));
-                }
-            });
-            while te < thread_edges.len() && thread_edges[te].0 == node(o) {
-                b.push_edge(thread_edges[te].1);
-                te += 1;
-            }
-            b.sort_dedup_pending(1);
-            b.finish_node();
-            if o & 0xFFFF == 0 {
-                ctl.tick(o as u64, n as u64)?;
-            }
-        }
-        let out = b.finish();
+        // Outbound lists, built over consecutive object ranges in parallel (one per core).
+        let threads = std::thread::available_parallelism().map_or(1, |p| p.get()).clamp(1, 8);
+        let threads = if n < 1 << 16 { 1 } else { threads as u32 };
+        let done = std::sync::atomic::AtomicU64::new(0);
+        let bounds: Vec<u32> = (0..=threads).map(|k| (n as u64 * k as u64 / threads as u64) as u32).collect();
+        let parts: Vec<Result<Csr, Cancelled>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads as usize)
+                .map(|k| {
+                    let (lo, hi) = (bounds[k], bounds[k + 1]);
+                    let (thread_edges, done) = (&thread_edges, &done);
+                    scope.spawn(move || build_range(heap, lo, hi, k == 0, thread_edges, done, ctl))
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().expect("graph builder thread panicked")).collect()
+        });
+        let parts: Vec<Csr> = parts.into_iter().collect::<Result<_, _>>()?;
+        let out = Csr::concat(parts);
         ctl.tick(n as u64, n as u64)?;
 
         let mut pinned = FixedBitSet::with_capacity(nodes as usize);
@@ -216,6 +207,49 @@ impl ObjectGraph {
             + self.pinned.len() / 8
             + self.reachable.len() / 8
     }
+}
+
+/// Outbound lists of objects `lo..hi` (nodes `lo+1..=hi`; the part starting at object 0 also
+/// holds the virtual root's empty list first).
+fn build_range(
+    heap: &Heap,
+    lo: u32,
+    hi: u32,
+    with_root: bool,
+    thread_edges: &[(u32, u32)],
+    done: &std::sync::atomic::AtomicU64,
+    ctl: &Control,
+) -> Result<Csr, Cancelled> {
+    let n = heap.object_count() as u64;
+    let info = heap.info();
+    // A reference takes at least one id in the file, plus one class edge per object; capacity
+    // that is never touched is never made resident.
+    let share = (hi - lo) as u64 * 2 + info.file_size / info.id_size.max(1) as u64 * (hi - lo) as u64 / n.max(1);
+    let mut b = SequentialCsrBuilder::new(hi - lo + 1, share);
+    if with_root {
+        b.finish_node();
+    }
+    let mut te = thread_edges.partition_point(|&(t, _)| t < node(lo));
+    for o in lo..hi {
+        let class_obj = heap.class(heap.class_of(o)).object;
+        b.push_edge(node(class_obj));
+        heap.for_each_reference(o, |id, _slot| {
+            if let Some(t) = heap.index_of(id) {
+                b.push_edge(node(t));
+            }
+        });
+        while te < thread_edges.len() && thread_edges[te].0 == node(o) {
+            b.push_edge(thread_edges[te].1);
+            te += 1;
+        }
+        b.sort_dedup_pending(1);
+        b.finish_node();
+        if (o - lo) & 0xFFFF == 0xFFFF {
+            let d = done.fetch_add(0x10000, std::sync::atomic::Ordering::Relaxed) + 0x10000;
+            ctl.tick(d, n)?;
+        }
+    }
+    Ok(b.finish())
 }
 
 /// Marks everything reachable from `from` (already marked itself).

@@ -1,0 +1,202 @@
+//! What every report section shares: the heap, the analysis, the base of percentages, what
+//! kind of thing each class is, and how objects and class loaders are named.
+
+use crate::FullAnalysis;
+use heapql_heap::{describe, ClassIdx, Heap, ObjIdx, ObjectKind, Value};
+use rustc_hash::FxHashMap;
+
+use super::model::ObjectRef;
+
+/// Class is `java.lang.Thread` or a subclass.
+pub const THREAD: u8 = 1;
+/// Class is `java.lang.ClassLoader` or a subclass.
+pub const LOADER: u8 = 2;
+/// Class is `java.lang.ref.Reference` or a subclass.
+pub const REFERENCE: u8 = 4;
+/// Class is `java.lang.String`.
+pub const STRING: u8 = 8;
+
+pub struct Ctx<'a> {
+    pub heap: &'a Heap,
+    pub analysis: &'a FullAnalysis,
+    /// Used heap: the base of every percentage.
+    pub total: u64,
+    /// Longest list the report shows.
+    pub limit: usize,
+    /// THREAD | LOADER | REFERENCE | STRING per class.
+    pub flags: Vec<u8>,
+    /// Loader id → label (the bootstrap loader, id 0, is not in the map).
+    loader_labels: FxHashMap<u64, String>,
+}
+
+impl<'a> Ctx<'a> {
+    pub fn new(heap: &'a Heap, analysis: &'a FullAnalysis, limit: usize) -> Ctx<'a> {
+        let n = heap.class_count();
+        let mut flags = vec![0u8; n as usize];
+        for c in 0..n {
+            let mut f = 0u8;
+            let mut cur = Some(c);
+            // The class table is acyclic in a sane dump; the bound guards a corrupt one.
+            for _ in 0..64 {
+                let Some(k) = cur else { break };
+                let info = heap.class(k);
+                f |= match info.name.as_str() {
+                    "java.lang.Thread" => THREAD,
+                    "java.lang.ClassLoader" => LOADER,
+                    "java.lang.ref.Reference" => REFERENCE,
+                    "java.lang.String" => STRING,
+                    _ => 0,
+                };
+                cur = info.super_class;
+            }
+            flags[c as usize] = f;
+        }
+        let mut ctx = Ctx { heap, analysis, total: analysis.total_size(), limit, flags, loader_labels: FxHashMap::default() };
+        let mut ids: Vec<u64> = (0..n).map(|c| heap.class(c).loader_id).filter(|&l| l != 0).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        for id in ids {
+            let label = match heap.index_of(id) {
+                Some(o) => ctx.loader_object_label(o),
+                None => format!("<class loader 0x{id:x}, not in the dump>"),
+            };
+            ctx.loader_labels.insert(id, label);
+        }
+        ctx
+    }
+
+    pub fn class_flags(&self, c: ClassIdx) -> u8 {
+        self.flags[c as usize]
+    }
+
+    /// Flags of an object's class (class objects are `java.lang.Class`: no flags).
+    pub fn object_flags(&self, o: ObjIdx) -> u8 {
+        if self.heap.object_kind(o) != ObjectKind::Instance {
+            return 0;
+        }
+        self.flags[self.heap.class_of(o) as usize]
+    }
+
+    pub fn percent(&self, bytes: u64) -> f64 {
+        if self.total == 0 {
+            0.0
+        } else {
+            (bytes as f64 * 100.0 / self.total as f64).min(100.0)
+        }
+    }
+
+    /// True when `bytes` is strictly more than `percent` % of the used heap (MAT compares `>`).
+    pub fn above(&self, bytes: u64, percent: u64) -> bool {
+        bytes as u128 * 100 > self.total as u128 * percent as u128
+    }
+
+    /// The report's reference to an object. Labels: a class object is `class Name`, a thread
+    /// its name, a class loader its loader label, anything else the query tables' label.
+    pub fn object_ref(&self, o: ObjIdx) -> ObjectRef {
+        let heap = self.heap;
+        let (address, _, described) = describe(heap, o);
+        let class_name = heap.class(heap.class_of(o)).name.clone();
+        let label = match heap.object_kind(o) {
+            ObjectKind::Class => match heap.class_described_by(o) {
+                Some(c) => format!("class {}", heap.class(c).name),
+                None => described,
+            },
+            ObjectKind::Instance => {
+                let f = self.object_flags(o);
+                if f & THREAD != 0 {
+                    self.thread_name(o).unwrap_or(described)
+                } else if f & LOADER != 0 {
+                    self.loader_object_label(o)
+                } else {
+                    described
+                }
+            }
+            _ => described,
+        };
+        ObjectRef { object_id: o, address, class_name, label }
+    }
+
+    /// Label of a class loader object: its `name` (JDK 9+: `app`, `platform`) when it has
+    /// one, else `ClassName @ 0x…`.
+    pub fn loader_object_label(&self, o: ObjIdx) -> String {
+        if let Some(name) = self.string_field(o, "name").filter(|s| !s.is_empty()) {
+            return name;
+        }
+        let heap = self.heap;
+        format!("{} @ 0x{:x}", heap.class(heap.class_of(o)).name, heap.object_id(o))
+    }
+
+    /// Label of the loader with this id; None for the bootstrap loader (id 0).
+    pub fn loader_label(&self, loader_id: u64) -> Option<String> {
+        if loader_id == 0 {
+            return None;
+        }
+        self.loader_labels.get(&loader_id).cloned().or_else(|| Some(format!("<class loader 0x{loader_id:x}>")))
+    }
+
+    /// Label of the loader that defined class `c`.
+    pub fn class_loader_label(&self, c: ClassIdx) -> Option<String> {
+        self.loader_label(self.heap.class(c).loader_id)
+    }
+
+    /// The text of the String an object's field points at.
+    pub fn string_field(&self, o: ObjIdx, field: &str) -> Option<String> {
+        let target = self.object_field(o, field)?;
+        self.heap.string_value(target)
+    }
+
+    pub fn object_field(&self, o: ObjIdx, field: &str) -> Option<ObjIdx> {
+        match self.heap.field(o, field)? {
+            Value::Object(id) => self.heap.index_of(id),
+            _ => None,
+        }
+    }
+
+    /// A thread's name: from the heap's thread table when the thread has a stack, else its
+    /// `name` field.
+    pub fn thread_name(&self, o: ObjIdx) -> Option<String> {
+        self.heap
+            .threads()
+            .iter()
+            .find(|t| t.object == Some(o))
+            .and_then(|t| t.name.clone())
+            .or_else(|| self.string_field(o, "name"))
+    }
+
+    /// Java-form name of a class object's class, or of an object's class.
+    pub fn own_class_name(&self, o: ObjIdx) -> String {
+        let heap = self.heap;
+        match heap.object_kind(o).eq(&ObjectKind::Class).then(|| heap.class_described_by(o)).flatten() {
+            Some(c) => heap.class(c).name.clone(),
+            None => heap.class(heap.class_of(o)).name.clone(),
+        }
+    }
+}
+
+/// `1.8 MiB`, `512 B`: sizes in explanations.
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    let mut v = n as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    format!("{v:.1} {}", UNITS[u])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::human_bytes;
+
+    #[test]
+    fn sizes_read_like_a_person_writes_them() {
+        assert_eq!(human_bytes(0), "0 B");
+        assert_eq!(human_bytes(1023), "1023 B");
+        assert_eq!(human_bytes(1024), "1.0 KiB");
+        assert_eq!(human_bytes(5 * 1024 * 1024 + 512 * 1024), "5.5 MiB");
+    }
+}

@@ -1,0 +1,361 @@
+//! The data of the full-analysis report, shaped exactly like the `overview`, `leakSuspects`,
+//! `topConsumers`, `threads` and `duplicateStrings` sections of `ts/report/model.ts` (field
+//! reference: docs/report-model.md). serde writes camelCase names; the TypeScript side adds the
+//! envelope (schema version, generator, time, queries, warnings) and validates the whole.
+
+use serde::Serialize;
+
+/// A heap object as the report shows it.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct ObjectRef {
+    pub object_id: u32,
+    /// The dump's id, lower-case `0x…` hex.
+    pub address: String,
+    /// Java form; a class object is `java.lang.Class`.
+    pub class_name: String,
+    pub label: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReportData {
+    pub overview: SystemOverview,
+    pub leak_suspects: LeakSuspects,
+    pub top_consumers: TopConsumers,
+    pub threads: ThreadOverview,
+    pub duplicate_strings: DuplicateStrings,
+}
+
+// ---- overview ----
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileFacts {
+    pub path: String,
+    pub size: u64,
+    /// `none`, `gzip` or `chunked-gzip`.
+    pub compression: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DumpIndex {
+    pub index: u64,
+    pub count: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KeyValue {
+    pub key: String,
+    pub value: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SizeModelFacts {
+    pub reference_size: u32,
+    pub object_header_size: u32,
+    pub array_header_size: u32,
+    pub alignment: u32,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HeapFacts {
+    pub used_heap: u64,
+    pub objects: u64,
+    pub instances: u64,
+    pub object_arrays: u64,
+    pub primitive_arrays: u64,
+    pub classes: u64,
+    pub class_loaders: u64,
+    pub unreachable_objects: u64,
+    pub unreachable_shallow: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KindCount {
+    pub kind: String,
+    pub count: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GcRootFacts {
+    pub total: u64,
+    pub by_kind: Vec<KindCount>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HistogramRow {
+    pub class_name: String,
+    pub class_loader: Option<String>,
+    pub instances: u64,
+    pub shallow: u64,
+    pub retained: u64,
+    pub retained_percent: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClassHistogram {
+    pub classes: u64,
+    pub rows: Vec<HistogramRow>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClassLoaderRow {
+    pub loader: Option<ObjectRef>,
+    pub name: String,
+    pub defined_classes: u64,
+    pub instances: u64,
+    pub shallow: u64,
+    pub retained: u64,
+    pub retained_percent: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DuplicateClass {
+    pub class_name: String,
+    pub loaders: Vec<String>,
+    pub instances: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SystemOverview {
+    pub file: FileFacts,
+    pub format: String,
+    pub identifier_size: u32,
+    pub compressed_oops: Option<bool>,
+    pub dump_time: Option<String>,
+    pub dump_index: DumpIndex,
+    pub jvm_version: Option<String>,
+    pub system_properties: Vec<KeyValue>,
+    pub size_model: SizeModelFacts,
+    pub heap: HeapFacts,
+    pub reachable_only: bool,
+    pub gc_roots: GcRootFacts,
+    pub class_histogram: ClassHistogram,
+    pub class_loaders: Vec<ClassLoaderRow>,
+    pub duplicate_classes: Vec<DuplicateClass>,
+}
+
+// ---- leak suspects ----
+
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub enum ViaKind {
+    Field,
+    StaticField,
+    ArrayElement,
+    Local,
+    ClassLoader,
+    Superclass,
+    Other,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Via {
+    pub kind: ViaKind,
+    pub name: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PathStep {
+    pub object: ObjectRef,
+    pub via: Option<Via>,
+    pub shallow: u64,
+    pub retained: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PathToRoot {
+    pub root_kinds: Vec<String>,
+    pub steps: Vec<PathStep>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClassBreakdownRow {
+    pub class_name: String,
+    pub objects: u64,
+    pub shallow: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClassBreakdown {
+    pub rows: Vec<ClassBreakdownRow>,
+    pub classes: u64,
+    pub objects: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SizedObject {
+    pub object: ObjectRef,
+    pub shallow: u64,
+    pub retained: u64,
+    pub retained_percent: f64,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub enum SuspectKind {
+    Single,
+    Group,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub enum SubjectKind {
+    Thread,
+    Class,
+    ClassLoader,
+    Object,
+    Instances,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AccumulationPoint {
+    pub object: ObjectRef,
+    pub retained: u64,
+    pub retained_percent: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LeakSuspect {
+    pub rank: u32,
+    pub kind: SuspectKind,
+    pub subject_kind: SubjectKind,
+    pub title: String,
+    pub explanation: String,
+    pub object: Option<ObjectRef>,
+    pub class_name: String,
+    pub class_loader: Option<String>,
+    pub instances: u64,
+    pub shallow: u64,
+    pub retained: u64,
+    pub retained_percent: f64,
+    pub accumulation_point: Option<AccumulationPoint>,
+    pub path_to_root: Option<PathToRoot>,
+    pub retained_by_class: ClassBreakdown,
+    pub biggest_instances: Vec<SizedObject>,
+    pub keywords: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LeakSuspects {
+    pub threshold_percent: f64,
+    pub suspects: Vec<LeakSuspect>,
+}
+
+// ---- top consumers ----
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConsumerGroup {
+    pub name: String,
+    pub objects: u64,
+    pub shallow: u64,
+    pub retained: u64,
+    pub retained_percent: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PackageNode {
+    pub name: String,
+    pub parent: Option<String>,
+    pub depth: u32,
+    pub objects: u64,
+    pub retained: u64,
+    pub retained_percent: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TopConsumers {
+    pub threshold_percent: f64,
+    pub biggest_objects: Vec<SizedObject>,
+    pub biggest_classes: Vec<ConsumerGroup>,
+    pub biggest_class_loaders: Vec<ConsumerGroup>,
+    pub biggest_packages: Vec<PackageNode>,
+}
+
+// ---- threads ----
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Local {
+    pub object: ObjectRef,
+    pub shallow: u64,
+    pub retained: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StackFrame {
+    pub depth: u32,
+    pub method: String,
+    pub signature: Option<String>,
+    pub source: Option<String>,
+    pub locals: Vec<Local>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Thread {
+    pub object: ObjectRef,
+    pub name: Option<String>,
+    pub daemon: Option<bool>,
+    pub priority: Option<i32>,
+    pub state: Option<String>,
+    pub context_class_loader: Option<String>,
+    pub shallow: u64,
+    pub retained: u64,
+    pub retained_percent: f64,
+    pub max_local_retained: u64,
+    pub frames: Vec<StackFrame>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ThreadOverview {
+    pub threads: Vec<Thread>,
+}
+
+// ---- duplicate strings ----
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DuplicateString {
+    pub value: String,
+    pub truncated: bool,
+    pub length: u64,
+    pub count: u64,
+    pub wasted_bytes: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DuplicateStrings {
+    pub strings: u64,
+    pub distinct: u64,
+    pub duplicated_values: u64,
+    pub wasted_bytes: u64,
+    pub top: Vec<DuplicateString>,
+}

@@ -1,0 +1,230 @@
+//! System Overview (mat-semantics.md §3.3): dump facts, system properties, size model, heap
+//! counts, GC roots by kind, the class histogram with retained sizes, class loaders and
+//! classes defined by several loaders.
+
+use std::collections::BTreeMap;
+
+use crate::object_graph::is_thread_bound;
+use heapql_heap::{ClassIdx, ObjIdx, RootKind};
+use rustc_hash::FxHashMap;
+
+use super::ctx::Ctx;
+use super::model::{
+    ClassHistogram, ClassLoaderRow, DumpIndex, DuplicateClass, FileFacts, GcRootFacts, HistogramRow, KeyValue, KindCount,
+    SizeModelFacts, SystemOverview,
+};
+use super::retained_by_class::ClassRetained;
+use super::scan::Scan;
+
+/// Shown for classes and instances of the bootstrap loader.
+pub const BOOTSTRAP: &str = "<bootstrap>";
+
+pub fn overview(ctx: &Ctx, scan: &Scan, retained: &ClassRetained, reachable_only: bool) -> SystemOverview {
+    let heap = ctx.heap;
+    let info = heap.info();
+    let mut facts = scan.facts.clone();
+    facts.used_heap = ctx.total;
+    facts.class_loaders = class_loader_count(ctx, scan);
+    SystemOverview {
+        file: FileFacts {
+            path: info.path.clone(),
+            size: info.file_size,
+            compression: match info.compression {
+                "gzip-chunked" => "chunked-gzip".to_string(),
+                other => other.to_string(),
+            },
+        },
+        format: info.format.clone(),
+        identifier_size: info.id_size,
+        compressed_oops: (info.id_size == 8).then_some(info.reference_size == 4),
+        dump_time: (info.timestamp_ms > 0).then(|| iso_time(info.timestamp_ms)),
+        dump_index: DumpIndex { index: info.dump as u64, count: info.dump_count as u64 },
+        jvm_version: info.jvm_version.clone(),
+        system_properties: heap
+            .system_properties()
+            .iter()
+            .map(|(k, v)| KeyValue { key: k.clone(), value: v.clone() })
+            .collect(),
+        size_model: SizeModelFacts {
+            reference_size: info.reference_size,
+            object_header_size: info.object_header_size,
+            array_header_size: info.array_header_size,
+            alignment: info.object_alignment,
+        },
+        heap: facts,
+        reachable_only,
+        gc_roots: gc_roots(ctx),
+        class_histogram: histogram(ctx, scan, retained),
+        class_loaders: class_loaders(ctx, scan, retained),
+        duplicate_classes: duplicate_classes(ctx, scan),
+    }
+}
+
+/// Distinct loaders that define a class (the bootstrap loader included) and every class
+/// loader instance (mat-semantics.md §2.5).
+fn class_loader_count(ctx: &Ctx, scan: &Scan) -> u64 {
+    let heap = ctx.heap;
+    let mut ids: Vec<u64> = (0..heap.class_count()).map(|c| heap.class(c).loader_id).collect();
+    ids.extend(scan.loaders.iter().map(|&o| heap.object_id(o)));
+    ids.sort_unstable();
+    ids.dedup();
+    ids.len() as u64
+}
+
+/// GC roots as MAT counts them: distinct objects; roots bound to a known thread are edges
+/// from that thread, not roots. Unreachable pseudo-roots count under `Unreachable`.
+fn gc_roots(ctx: &Ctx) -> GcRootFacts {
+    let heap = ctx.heap;
+    let mut known: Vec<u32> = heap.threads().iter().filter(|t| t.object.is_some()).map(|t| t.serial).collect();
+    known.sort_unstable();
+    let mut pairs: Vec<(ObjIdx, RootKind)> = heap
+        .gc_roots()
+        .iter()
+        .filter(|r| !(is_thread_bound(r.kind) && r.thread_serial.is_some_and(|s| known.binary_search(&s).is_ok())))
+        .filter(|r| ctx.analysis.in_tree(r.object))
+        .map(|r| (r.object, r.kind))
+        .collect();
+    pairs.extend(ctx.analysis.unreachable_roots().map(|o| (o, RootKind::Unreachable)));
+    pairs.sort_unstable();
+    pairs.dedup();
+    let mut objects: Vec<ObjIdx> = pairs.iter().map(|p| p.0).collect();
+    objects.dedup();
+    let mut by_kind: BTreeMap<RootKind, u64> = BTreeMap::new();
+    for &(_, k) in &pairs {
+        *by_kind.entry(k).or_default() += 1;
+    }
+    let mut by_kind: Vec<KindCount> =
+        by_kind.into_iter().map(|(k, count)| KindCount { kind: k.label().to_string(), count }).collect();
+    by_kind.sort_by(|a, b| b.count.cmp(&a.count).then(a.kind.cmp(&b.kind)));
+    GcRootFacts { total: objects.len() as u64, by_kind }
+}
+
+fn histogram(ctx: &Ctx, scan: &Scan, retained: &ClassRetained) -> ClassHistogram {
+    let heap = ctx.heap;
+    let mut classes: Vec<ClassIdx> = (0..heap.class_count()).filter(|&c| scan.class_instances[c as usize] > 0).collect();
+    classes.sort_by(|&a, &b| {
+        let (a, b) = (a as usize, b as usize);
+        retained.by_class[b]
+            .cmp(&retained.by_class[a])
+            .then(scan.class_shallow[b].cmp(&scan.class_shallow[a]))
+            .then(heap.class(a as u32).name.cmp(&heap.class(b as u32).name))
+            .then(a.cmp(&b))
+    });
+    let rows = classes
+        .iter()
+        .take(ctx.limit)
+        .map(|&c| HistogramRow {
+            class_name: heap.class(c).name.clone(),
+            class_loader: ctx.class_loader_label(c),
+            instances: scan.class_instances[c as usize],
+            shallow: scan.class_shallow[c as usize],
+            retained: retained.by_class[c as usize],
+            retained_percent: ctx.percent(retained.by_class[c as usize]),
+        })
+        .collect();
+    ClassHistogram { classes: classes.len() as u64, rows }
+}
+
+/// Per defining loader: classes, their instances and shallow bytes, and the retained size of
+/// the loader object (for the bootstrap loader, which has none, the retained size of the class
+/// objects it defined taken together).
+fn class_loaders(ctx: &Ctx, scan: &Scan, retained: &ClassRetained) -> Vec<ClassLoaderRow> {
+    let heap = ctx.heap;
+    // loader id → (classes, instances, shallow)
+    let mut per: FxHashMap<u64, (u64, u64, u64)> = FxHashMap::default();
+    for c in 0..heap.class_count() {
+        let e = per.entry(heap.class(c).loader_id).or_default();
+        e.0 += 1;
+        e.1 += scan.class_instances[c as usize];
+        e.2 += scan.class_shallow[c as usize];
+    }
+    let mut rows: Vec<ClassLoaderRow> = per
+        .into_iter()
+        .map(|(id, (classes, instances, shallow))| {
+            let object = (id != 0).then(|| heap.index_of(id)).flatten().filter(|&o| ctx.analysis.in_tree(o));
+            let retained = match (id, object) {
+                (0, _) => retained.bootstrap_classes,
+                (_, Some(o)) => ctx.analysis.retained_size(o),
+                (_, None) => 0,
+            };
+            ClassLoaderRow {
+                loader: object.map(|o| ctx.object_ref(o)),
+                name: ctx.loader_label(id).unwrap_or_else(|| BOOTSTRAP.to_string()),
+                defined_classes: classes,
+                instances,
+                shallow,
+                retained,
+                retained_percent: ctx.percent(retained),
+            }
+        })
+        .collect();
+    rows.sort_by(|a, b| b.retained.cmp(&a.retained).then(a.name.cmp(&b.name)));
+    rows.truncate(ctx.limit);
+    rows
+}
+
+fn duplicate_classes(ctx: &Ctx, scan: &Scan) -> Vec<DuplicateClass> {
+    let heap = ctx.heap;
+    let mut by_name: BTreeMap<&str, Vec<ClassIdx>> = BTreeMap::new();
+    for c in 0..heap.class_count() {
+        by_name.entry(heap.class(c).name.as_str()).or_default().push(c);
+    }
+    let mut out = Vec::new();
+    for (name, classes) in by_name {
+        let mut loaders: Vec<u64> = classes.iter().map(|&c| heap.class(c).loader_id).collect();
+        loaders.sort_unstable();
+        loaders.dedup();
+        if loaders.len() < 2 {
+            continue;
+        }
+        let mut labels: Vec<String> =
+            loaders.iter().map(|&id| ctx.loader_label(id).unwrap_or_else(|| BOOTSTRAP.to_string())).collect();
+        labels.sort();
+        out.push(DuplicateClass {
+            class_name: name.to_string(),
+            loaders: labels,
+            instances: classes.iter().map(|&c| scan.class_instances[c as usize]).sum(),
+        });
+        if out.len() >= ctx.limit {
+            break;
+        }
+    }
+    out
+}
+
+/// `2025-06-01T11:58:41.207Z` from milliseconds since the epoch (proleptic Gregorian, UTC).
+pub fn iso_time(ms: u64) -> String {
+    let secs = ms / 1000;
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Civil date from a day count (the era-based method: 400-year eras of 146 097 days).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        ms % 1000
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::iso_time;
+
+    #[test]
+    fn iso_times_match_known_instants() {
+        assert_eq!(iso_time(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(iso_time(1_700_000_000_000), "2023-11-14T22:13:20.000Z");
+        assert_eq!(iso_time(951_782_400_123), "2000-02-29T00:00:00.123Z");
+        assert_eq!(iso_time(1_748_779_121_207), "2025-06-01T11:58:41.207Z");
+    }
+}

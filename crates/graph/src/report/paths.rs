@@ -1,0 +1,113 @@
+//! Shortest paths from the GC roots for leak suspects, honouring MAT's excludes
+//! (`java.lang.ref.Reference:referent`, `java.lang.ref.Finalizer:unfinalized`; mat-semantics.md
+//! §3.1) with a fallback to the unrestricted path, and their conversion to the report's steps
+//! (`via` kinds and names).
+
+use std::sync::OnceLock;
+
+use crate::object_graph::{node, obj};
+use crate::{bfs_parents, edge_label, path_from_parents};
+use heapql_heap::{ObjIdx, ObjectKind, Value};
+
+use super::ctx::Ctx;
+use super::model::{PathStep, PathToRoot, Via, ViaKind};
+use super::threads::frame_text;
+
+pub struct Paths<'c, 'a> {
+    ctx: &'c Ctx<'a>,
+    /// `(node, node)` edges the search must not use, sorted.
+    excluded: Vec<(u32, u32)>,
+    /// BFS parents (nodes) from the virtual root without the excluded edges; built on first use.
+    parents: OnceLock<Vec<u32>>,
+}
+
+impl<'c, 'a> Paths<'c, 'a> {
+    pub fn new(ctx: &'c Ctx<'a>, referents: &[(u32, u32)]) -> Paths<'c, 'a> {
+        let heap = ctx.heap;
+        let mut excluded = referents.to_vec();
+        for &c in heap.classes_named("java.lang.ref.Finalizer") {
+            let class_object = heap.class(c).object;
+            if let Some(Value::Object(id)) = heap.field(class_object, "unfinalized") {
+                if let Some(t) = heap.index_of(id) {
+                    excluded.push((node(class_object), node(t)));
+                }
+            }
+        }
+        excluded.sort_unstable();
+        Paths { ctx, excluded, parents: OnceLock::new() }
+    }
+
+    /// BFS parents honouring the excludes (node ids; `NONE` = not reached that way).
+    pub fn parents(&self) -> &[u32] {
+        self.parents.get_or_init(|| {
+            bfs_parents(self.ctx.analysis.graph(), 0, |u, v| self.excluded.binary_search(&(u, v)).is_ok())
+        })
+    }
+
+    /// Objects from a GC root (first) to `o` (last): the shortest path without the excluded
+    /// fields, else the shortest path at all (MAT retries without excludes); None when nothing
+    /// reaches `o`.
+    pub fn objects_to(&self, o: ObjIdx) -> Option<Vec<ObjIdx>> {
+        if let Some(nodes) = path_from_parents(self.parents(), node(o)) {
+            return Some(nodes.into_iter().skip(1).map(obj).collect());
+        }
+        let steps = self.ctx.analysis.path_to_root(self.ctx.heap, o)?;
+        Some(steps.into_iter().map(|s| s.object).collect())
+    }
+
+    /// The report's path: root kinds of the first object, then each step with how its
+    /// predecessor references it.
+    pub fn path_to(&self, o: ObjIdx) -> Option<PathToRoot> {
+        let objects = self.objects_to(o)?;
+        let ctx = self.ctx;
+        let heap = ctx.heap;
+        let a = ctx.analysis;
+        let first = *objects.first()?;
+        let root_kinds = a.root_kinds(heap, first).iter().map(|k| k.label().to_string()).collect();
+        let mut steps = Vec::with_capacity(objects.len());
+        let mut prev: Option<ObjIdx> = None;
+        for &x in &objects {
+            let via = prev.map(|p| via(ctx, p, x));
+            steps.push(PathStep { object: ctx.object_ref(x), via, shallow: heap.shallow_size(x), retained: a.retained_size(x) });
+            prev = Some(x);
+        }
+        Some(PathToRoot { root_kinds, steps })
+    }
+}
+
+/// How `from` references `to`, in the report's terms.
+pub fn via(ctx: &Ctx, from: ObjIdx, to: ObjIdx) -> Via {
+    let heap = ctx.heap;
+    let label = edge_label(heap, from, to);
+    let kind = match label.as_str() {
+        "<class>" => ViaKind::Other,
+        "<super>" => ViaKind::Superclass,
+        "<classloader>" => ViaKind::ClassLoader,
+        "<unknown>" => ViaKind::Other,
+        l if l.starts_with('<') && heap.object_kind(from) == ObjectKind::Instance => {
+            return Via { kind: ViaKind::Local, name: local_name(ctx, from, l) };
+        }
+        _ => match heap.object_kind(from) {
+            ObjectKind::ObjectArray => ViaKind::ArrayElement,
+            ObjectKind::Class => ViaKind::StaticField,
+            ObjectKind::Instance => ViaKind::Field,
+            ObjectKind::PrimitiveArray(_) => ViaKind::Other,
+        },
+    };
+    Via { kind, name: label }
+}
+
+/// `<Java Local in frame 2>` of a thread → the frame's text (`Demo.run (Demo.java:12)`).
+fn local_name(ctx: &Ctx, thread: ObjIdx, label: &str) -> String {
+    let depth = label
+        .strip_prefix("<Java Local in frame ")
+        .and_then(|s| s.strip_suffix('>'))
+        .and_then(|s| s.parse::<usize>().ok());
+    let frame = depth.and_then(|d| {
+        ctx.heap.threads().iter().find(|t| t.object == Some(thread)).and_then(|t| t.frames.get(d))
+    });
+    match frame {
+        Some(f) => frame_text(f),
+        None => label.trim_start_matches('<').trim_end_matches('>').to_string(),
+    }
+}
