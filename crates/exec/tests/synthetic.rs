@@ -535,3 +535,29 @@ fn full_path_features_go_through_the_graph_view() {
     let top = objects(&run_full(select(all(), json!({"orderBy": order, "limit": 3}))), 0);
     assert_eq!(top, full[..3].to_vec());
 }
+
+#[test]
+fn describe_labels_and_progress() {
+    let (heap, _) = setup();
+    let first = |src| objects(&run(&heap, select(src, json!({"limit": 1}))), 0)[0];
+    let s = objects(&run(&heap, select(class("java.lang.String"), json!({"filter": bin("=", row(), lit(json!("n2")))}))), 0)[0];
+    let (addr, cls, label) = heapql_exec::describe(&heap, s);
+    assert_eq!(addr, format!("0x{:x}", heap.object_id(s)));
+    assert_eq!(cls, "java.lang.String");
+    assert_eq!(label, format!("java.lang.String @ {addr}  \"n2\""));
+    let (addr, cls, label) = heapql_exec::describe(&heap, first(class("char[]")));
+    assert_eq!((cls.as_str(), label), ("char[]", format!("char[10] @ {addr}")));
+    let holder_class = objects(&run(&heap, select(class("com.example.Holder"), json!({"output": columns(&[("c", classof_row())])}))), 0)[0];
+    let (addr, cls, label) = heapql_exec::describe(&heap, holder_class);
+    assert_eq!((cls.as_str(), label), ("com.example.Holder", format!("class com.example.Holder @ {addr}")));
+
+    // Progress: phase "query", done never above total, reaching the object count.
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let ctx = ExecContext::new(&heap).with_progress(Arc::new(move |p: heapql_heap::Progress| sink.lock().unwrap().push(p)));
+    execute(&ctx, &plan(select(all(), json!({"filter": bin(">", shallow(), lit(json!(0)))})))).unwrap();
+    let seen = seen.lock().unwrap();
+    assert!(!seen.is_empty());
+    assert!(seen.iter().all(|p| p.phase == "query" && p.done <= p.total));
+    assert_eq!(seen.iter().map(|p| p.done).max(), Some(heap.object_count() as u64));
+}
