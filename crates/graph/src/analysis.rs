@@ -1,16 +1,21 @@
 //! `FullAnalysis`: the object graph with its dominator tree, retained sizes and paths.
 //!
-//! Memory plan (N objects, E stored edges ≈ 2–3 N with the class edge, R reachable): resident
-//! after the build, beside the heap index's 12 B/object:
-//!   outbound CSR 4 N + 4 E, idom 4 N, retained sizes 8 N, dominator children 8 N, two
-//!   bitmaps N/4  →  ≈ 24 + 4·E/N bytes per object.
-//! Peak, during the dominator phase: the outbound CSR plus the SEMI-NCA arrays (pre/ancestor,
-//! vertex, parent/idom, cursor/semi, label: 5 × 4 B) and the predecessor lists of the non-tree
-//! edges (4 N + 4 E'). The DFS uses no stack; temporaries are freed before the next array is
-//! allocated (retained sizes are summed from the preorder the dominator phase returns, then
-//! the preorder is dropped before the children lists are built). The BFS parent array used for
-//! paths to GC roots (4 N) is built on first use only. Inbound references are answered by a
-//! scan of the outbound CSR, so no inbound index is kept.
+//! Memory plan (N objects, E stored edges; E ≈ 2 N on real dumps, the class edge included),
+//! beside the heap index's 12 B/object and the mapped file:
+//! * kept after the build: outbound CSR 4 N + 4 E, idom 4 N, retained sizes 8 N, dominator
+//!   children 8 N (offsets + lists), two bitmaps N/4 → ≈ 32 B/object (measured 32.3).
+//! * peak, in the dominator phase: the outbound CSR plus six `u32` arrays (pre → reused as
+//!   ancestor, vertex, parent → idom, DFS cursor → semi, non-tree in-degrees → predecessor
+//!   offsets, label) and the non-tree predecessor lists → ≈ 40 B/object; measured peak
+//!   anonymous memory 51.5 B/object with the heap index (bench-4g.hprof, 49 M objects).
+//!   This is over the 28 B/object target: SEMI-NCA needs five arrays plus adjacency in both
+//!   directions; getting under it needs successors recomputed from the mapped dump instead of
+//!   a stored outbound CSR.
+//! Temporaries are freed before the next array is allocated: the DFS needs no stack (it walks
+//! parent pointers), the retained sums use the preorder returned by the dominator phase, which
+//! is dropped before the children lists are built. The BFS parent array for paths to GC roots
+//! (4 N) is built on first use. Inbound references are a scan of the outbound CSR: no inbound
+//! index is kept.
 
 use crate::control::{Cancelled, Control};
 use crate::object_graph::{is_thread_bound, node, obj, ObjectGraph};
@@ -91,6 +96,11 @@ impl FullAnalysis {
     /// Number of objects (nodes minus the virtual root).
     pub fn object_count(&self) -> u32 {
         self.graph.node_count() - 1
+    }
+
+    /// Built with `GraphOptions::reachable_only` (unreachable objects left out of the tree)?
+    pub fn reachable_only(&self) -> bool {
+        self.reachable_only
     }
 
     /// Reachable from a GC root?
