@@ -143,23 +143,46 @@ struct Pass1 {
     roots: Vec<RawRoot>,
     thread_objs: Vec<(u64, u32, u32)>,
     inst: FxHashMap<u64, u64>,
+    /// Direct-mapped cache of instance counts per class id, flushed into `inst` on eviction.
+    inst_cache: Vec<(u64, u64)>,
     arrays: FxHashMap<u64, usize>,
     array_accs: Vec<Acc>,
     prims: Vec<Acc>,
     id_or: u64,
-    last_inst: (u64, u64),
     heap_bytes: u64,
 }
 
+const INST_CACHE: usize = 256;
+
 impl Pass1 {
     fn new() -> Pass1 {
-        Pass1 { prims: (4..=11).map(|c| Acc::new(c as u64)).collect(), last_inst: (u64::MAX, 0), ..Default::default() }
+        Pass1 {
+            prims: (4..=11).map(|c| Acc::new(c as u64)).collect(),
+            inst_cache: vec![(u64::MAX, 0); INST_CACHE],
+            ..Default::default()
+        }
+    }
+    #[inline]
+    fn count_instance(&mut self, class_id: u64) {
+        let slot = &mut self.inst_cache[((class_id >> 3) ^ (class_id >> 11)) as usize % INST_CACHE];
+        if slot.0 == class_id {
+            slot.1 += 1;
+        } else {
+            let old = *slot;
+            *slot = (class_id, 1);
+            if old.1 > 0 {
+                *self.inst.entry(old.0).or_insert(0) += old.1;
+            }
+        }
     }
     fn flush_inst(&mut self) {
-        if self.last_inst.1 > 0 {
-            *self.inst.entry(self.last_inst.0).or_insert(0) += self.last_inst.1;
+        for i in 0..self.inst_cache.len() {
+            let (c, n) = self.inst_cache[i];
+            if n > 0 {
+                *self.inst.entry(c).or_insert(0) += n;
+            }
+            self.inst_cache[i] = (u64::MAX, 0);
         }
-        self.last_inst = (u64::MAX, 0);
     }
 }
 
@@ -170,13 +193,7 @@ impl SubVisitor for Pass1 {
             Sub::Instance { offset, id, class_id, .. } => {
                 self.objs.push((id, ids::pack(ids::K_INSTANCE, offset)));
                 self.id_or |= id;
-                // Runs of the same class are common; count them before touching the map.
-                if self.last_inst.0 == class_id {
-                    self.last_inst.1 += 1;
-                } else {
-                    self.flush_inst();
-                    self.last_inst = (class_id, 1);
-                }
+                self.count_instance(class_id);
             }
             Sub::ObjArray { offset, id, len, class_id } => {
                 self.objs.push((id, ids::pack(ids::K_OBJ_ARRAY, offset)));
@@ -211,6 +228,26 @@ impl SubVisitor for Pass1 {
             Sub::HeapInfo { .. } => {}
         }
     }
+}
+
+/// A vector with room for `cap` elements; large ones ask for transparent huge pages (fewer
+/// page faults while millions of entries are written).
+pub(crate) fn big_vec<T>(cap: usize) -> Vec<T> {
+    let v: Vec<T> = Vec::with_capacity(cap);
+    let bytes = cap * std::mem::size_of::<T>();
+    #[cfg(target_os = "linux")]
+    if bytes >= (64 << 20) {
+        let start = v.as_ptr() as usize;
+        let a = (start + (2 << 20) - 1) & !((2 << 20) - 1);
+        let end = (start + bytes) & !((2 << 20) - 1);
+        if end > a {
+            // SAFETY: advice on a range inside our own allocation; failure is harmless.
+            unsafe {
+                libc::madvise(a as *mut libc::c_void, end - a, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    v
 }
 
 fn root_kind(tag: u8) -> RootKind {
@@ -255,6 +292,10 @@ fn heap_pass(src: &Source, segs: &[Segment], id_size: u32, ctl: Control<'_>) -> 
     };
     let run = |part: &[Segment]| -> Result<(Pass1, Vec<Warning>), HErr> {
         let mut p = Pass1::new();
+        // Reserve for the densest case (18-byte primitive array records with 8-byte ids): the
+        // untouched part of the reservation costs address space, not memory.
+        let bytes: u64 = part.iter().map(|s| s.len).sum();
+        p.objs = big_vec((bytes / (2 * id_size as u64 + 6)).min(1 << 32) as usize);
         let mut w = Vec::new();
         let mut cur = Cursor::new(src);
         let start = part.first().map(|s| s.offset).unwrap_or(0);
@@ -268,8 +309,14 @@ fn heap_pass(src: &Source, segs: &[Segment], id_size: u32, ctl: Control<'_>) -> 
             }
         }
         p.flush_inst();
+        let t = std::time::Instant::now();
         // Sort here, in parallel: objects are mostly in address order already (runs).
-        p.objs.sort_by_key(|x| x.0);
+        if !p.objs.is_sorted_by_key(|x| x.0) {
+            p.objs.sort_by_key(|x| x.0);
+        }
+        if std::env::var_os("HEAPQL_TIMING").is_some() {
+            eprintln!("[heapql-heap]   sort of {} objects: {:.3} s", p.objs.len(), t.elapsed().as_secs_f64());
+        }
         Ok((p, w))
     };
     let results: Vec<Result<(Pass1, Vec<Warning>), HErr>> = if parts.len() == 1 {
@@ -301,6 +348,13 @@ fn parse_feature(v: &str) -> Option<u32> {
 
 pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Control<'_>) -> Result<Heap, HeapError> {
     let me = |e| map_err(path, e);
+    let timing = std::env::var_os("HEAPQL_TIMING").is_some();
+    let t0 = std::time::Instant::now();
+    let lap = |what: &str| {
+        if timing {
+            eprintln!("[heapql-heap] {what}: {:.3} s", t0.elapsed().as_secs_f64());
+        }
+    };
     let header = heapql_hprof::read_header(&src).map_err(me)?;
     let id_size = header.id_size;
     let mut warnings: Vec<Warning> = src.warnings().iter().cloned().map(warn).collect();
@@ -318,8 +372,10 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
     }
     let segs: Vec<Segment> = layout.dumps.get(options.dump).map(|d| d.segments.clone()).unwrap_or_default();
 
+    lap("records");
     // ---- heap pass ----
     let (parts, w) = heap_pass(&src, &segs, id_size, ctl).map_err(me)?;
+    lap("heap pass (with per-thread sort)");
     warnings.extend(w);
     ctl.check().map_err(me)?;
 
@@ -393,7 +449,7 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
 
     // ---- object index: merge the sorted parts, add synthetic class objects after the max id ----
     let n_real: usize = obj_parts.iter().map(|p| p.len()).sum();
-    let mut packed: Vec<u64> = Vec::with_capacity(n_real + synth.len());
+    let mut packed: Vec<u64> = big_vec(n_real + synth.len());
     let mut ib = IndexBuilder::with_capacity(n_real + synth.len());
     let mut dups = 0u64;
     let mut last: Option<u64> = None;
@@ -407,30 +463,25 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
             ib.push_id(id);
             packed.push(p);
         };
-        let mut its: Vec<Vec<(u64, u64)>> = obj_parts;
-        let mut b = its.pop().into_iter().flatten().peekable();
-        let mut a = its.pop().into_iter().flatten().peekable();
-        loop {
-            match (a.peek(), b.peek()) {
-                (Some(&x), Some(&y)) => {
-                    if x.0 <= y.0 {
-                        push(x.0, x.1);
-                        a.next();
-                    } else {
-                        push(y.0, y.1);
-                        b.next();
-                    }
-                }
-                (Some(&x), None) => {
-                    push(x.0, x.1);
-                    a.next();
-                }
-                (None, Some(&y)) => {
-                    push(y.0, y.1);
-                    b.next();
-                }
-                (None, None) => break,
+        let mut parts = obj_parts.into_iter();
+        let a = parts.next().unwrap_or_default();
+        let b = parts.next().unwrap_or_default();
+        let (mut i, mut j) = (0usize, 0usize);
+        while i < a.len() && j < b.len() {
+            let (x, y) = (a[i], b[j]);
+            if x.0 <= y.0 {
+                push(x.0, x.1);
+                i += 1;
+            } else {
+                push(y.0, y.1);
+                j += 1;
             }
+        }
+        for &(id, p) in &a[i..] {
+            push(id, p);
+        }
+        for &(id, p) in &b[j..] {
+            push(id, p);
         }
         drop(push);
     }
@@ -447,6 +498,7 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
         packed.push(ids::pack(ids::K_SYNTH_CLASS, (first_class_idx + k as u32) as u64));
     }
     let objs: ObjIndex = ib.finish(packed);
+    lap("object index");
     ctl.check().map_err(me)?;
 
     // ---- class table ----
@@ -688,11 +740,13 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
     h.info.jvm_version = version;
     h.info.jdk_feature = feature;
 
+    lap("classes, roots, threads, properties");
     // ---- shallow-size model ----
     let align_tz = id_or.trailing_zeros().min(63);
     choose_model(&mut h, &header.format, feature, align_tz);
     ctl.check().map_err(me)?;
 
+    lap("size model");
     // ---- histogram and summary ----
     let m = h.model;
     let mut rows: Vec<ClassHistogramRow> = (0..nclasses).map(|c| ClassHistogramRow { class: c as ClassIdx, count: 0, shallow: 0 }).collect();
@@ -777,6 +831,7 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
     rows.sort_by(|a, b| b.shallow.cmp(&a.shallow).then(a.class.cmp(&b.class)));
     h.histogram = rows;
     h.summary = summary;
+    lap("histogram");
     ctl.report("done", 1, 1);
     Ok(h)
 }

@@ -47,7 +47,7 @@ pub struct IndexBuilder {
 
 impl IndexBuilder {
     pub fn with_capacity(n: usize) -> IndexBuilder {
-        IndexBuilder { id_lo: Vec::with_capacity(n), runs: Vec::new() }
+        IndexBuilder { id_lo: crate::builder::big_vec(n), runs: Vec::new() }
     }
 
     #[inline]
