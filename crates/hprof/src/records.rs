@@ -161,6 +161,16 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
         pos = body + len;
     }
     if let Some(d) = open.take() {
+        if !out.warnings.iter().any(|w| w.message.contains("cut short")) {
+            out.warnings.push(Warning {
+                offset: pos.min(total),
+                message: format!(
+                    "the heap dump starting at byte offset {} has no HEAP DUMP END record: the file may be cut short; data ends at byte offset {}",
+                    d.offset,
+                    pos.min(total)
+                ),
+            });
+        }
         out.dumps.push(d);
     }
     out.data_end = pos.min(total);

@@ -1,0 +1,169 @@
+//! Bad input: every case gets a clear error (or a warning naming the offset), never a panic.
+
+use heapql_heap::{Heap, HeapError, OpenOptions};
+use heapql_hprof::testkit::{Body, DumpBuilder, Val, Writer};
+use heapql_hprof::types::tag;
+use heapql_hprof::BasicType;
+
+fn small_dump() -> Vec<u8> {
+    let mut b = DumpBuilder::new(8);
+    let node = b.class("a.Node", Some(b.object_class), &[("next", BasicType::Object), ("v", BasicType::Int)]);
+    let mut prev = 0;
+    for i in 0..50 {
+        prev = b.instance(node, &[Val::Obj(prev), Val::Int(i)]);
+    }
+    b.root_jni_global(prev);
+    b.string("hello");
+    b.build()
+}
+
+fn open_bytes(bytes: &[u8]) -> Result<Heap, HeapError> {
+    Heap::open_bytes(bytes, "x.hprof", OpenOptions::default())
+}
+
+fn reason(e: &HeapError) -> String {
+    e.to_string()
+}
+
+#[test]
+fn empty_random_text_and_cut_header_are_not_hprof() {
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("empty", vec![], "file is empty"),
+        ("random", (0..4096u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect(), "no 'JAVA PROFILE"),
+        ("text", b"hello, this is a text file\n".to_vec(), "no 'JAVA PROFILE"),
+        ("cut in name", b"JAVA PROF".to_vec(), "ends inside"),
+        ("cut after name", b"JAVA PROFILE 1.0.2\0\0\0".to_vec(), "ends inside the header"),
+        ("bad id size", [&b"JAVA PROFILE 1.0.2\0"[..], &3u32.to_be_bytes(), &[0u8; 8]].concat(), "identifier size 3 is not 4 or 8"),
+        ("unknown version", [&b"JAVA PROFILE 9.9\0"[..], &8u32.to_be_bytes(), &[0u8; 8]].concat(), "unknown format version"),
+    ];
+    for (what, bytes, want) in cases {
+        let e = open_bytes(&bytes).err().unwrap_or_else(|| panic!("{what}: accepted"));
+        assert_eq!(e.code(), "ERR_NOT_HPROF", "{what}: {e}");
+        assert!(reason(&e).contains(want), "{what}: {e}");
+        assert!(reason(&e).contains("x.hprof"), "{what}: {e}");
+    }
+}
+
+#[test]
+fn directory_and_missing_file() {
+    let dir = std::env::temp_dir();
+    let e = Heap::open(&dir, OpenOptions::default()).err().unwrap();
+    assert_eq!(e.code(), "ERR_IO");
+    assert!(reason(&e).contains("directory") && reason(&e).contains(&dir.display().to_string()), "{e}");
+    let missing = dir.join("heapql-no-such-file.hprof");
+    let e = Heap::open(&missing, OpenOptions::default()).err().unwrap();
+    assert_eq!(e.code(), "ERR_IO");
+    assert!(reason(&e).contains("heapql-no-such-file.hprof") && reason(&e).contains("No such file"), "{e}");
+}
+
+#[test]
+fn truncated_at_every_point_answers_with_a_warning() {
+    let full = small_dump();
+    let whole = open_bytes(&full).unwrap();
+    let header_len = "JAVA PROFILE 1.0.2".len() + 1 + 12;
+    let mut objects_seen = 0;
+    for cut in header_len..full.len() {
+        let h = match open_bytes(&full[..cut]) {
+            Ok(h) => h,
+            Err(e) => panic!("cut at {cut}: {e}"),
+        };
+        assert!(h.object_count() <= whole.object_count());
+        assert!(
+            h.warnings().iter().any(|w| w.message.contains("cut short") || w.message.contains("ends inside") || w.message.contains("no heap dump records")),
+            "cut at {cut}: {:?}",
+            h.warnings()
+        );
+        objects_seen = objects_seen.max(h.object_count());
+        // Everything the index answers must be readable.
+        for o in 0..h.object_count() {
+            let _ = (h.shallow_size(o), h.fields(o), h.string_value(o), h.class_of(o));
+        }
+    }
+    assert!(objects_seen > 0);
+}
+
+#[test]
+fn record_length_past_the_end_is_reported_with_its_offset() {
+    let mut w = Writer::new("JAVA PROFILE 1.0.2", 8, 0);
+    w.utf8(1, "x");
+    let at = w.buf.len();
+    w.record_with_len(tag::HEAP_DUMP_SEGMENT, 1_000_000, &[0x21]);
+    let h = open_bytes(&w.finish()).unwrap();
+    let warn = h.warnings().iter().find(|w| w.message.contains("cut short")).expect("warning");
+    assert!(warn.message.contains(&format!("at byte offset {at}")), "{}", warn.message);
+}
+
+#[test]
+fn sub_record_overrunning_its_segment_is_corrupt() {
+    let mut w = Writer::new("JAVA PROFILE 1.0.2", 8, 0);
+    let mut seg = Body::new(8);
+    // An instance claiming 100 bytes of fields in a segment that holds 4.
+    seg.u1(0x21).id(0x1000).u4(1).id(0x2000).u4(100).u4(0);
+    let seg_at = w.buf.len() + 9;
+    w.heap_dump_segment(&seg);
+    w.heap_dump_end();
+    let e = open_bytes(&w.finish()).err().unwrap();
+    assert_eq!(e.code(), "ERR_CORRUPT");
+    match e {
+        HeapError::Corrupt { offset, ref reason, .. } => {
+            assert_eq!(offset, seg_at as u64);
+            assert!(reason.contains("runs past the end of its segment"), "{reason}");
+        }
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn unknown_sub_record_is_corrupt_with_tag_and_offset() {
+    let mut w = Writer::new("JAVA PROFILE 1.0.2", 8, 0);
+    let mut seg = Body::new(8);
+    seg.root(0xFF, 0x10);
+    let bad_at = w.buf.len() + 9 + seg.b.len();
+    seg.u1(0x77).u8(0).u8(0);
+    w.heap_dump_segment(&seg);
+    w.heap_dump_end();
+    let e = open_bytes(&w.finish()).err().unwrap();
+    assert_eq!(e.code(), "ERR_CORRUPT");
+    let s = e.to_string();
+    assert!(s.contains("0x77") && s.contains(&format!("offset {bad_at}")), "{s}");
+}
+
+#[test]
+fn unknown_sub_record_at_the_cut_end_is_a_warning() {
+    let mut w = Writer::new("JAVA PROFILE 1.0.2", 8, 0);
+    let mut seg = Body::new(8);
+    seg.root(0xFF, 0x10);
+    seg.u1(0x77);
+    w.record_with_len(tag::HEAP_DUMP_SEGMENT, 500, &seg.b);
+    let h = open_bytes(&w.finish()).unwrap();
+    assert!(h.warnings().iter().any(|w| w.message.contains("0x77")), "{:?}", h.warnings());
+}
+
+#[test]
+fn zero_length_segments_are_empty() {
+    let mut w = Writer::new("JAVA PROFILE 1.0.3", 4, 0);
+    for _ in 0..5 {
+        w.heap_dump_segment(&Body::new(4));
+    }
+    let mut seg = Body::new(4);
+    seg.prim_array(0x100, BasicType::Byte, 2, &[1, 2]);
+    w.heap_dump_segment(&seg);
+    w.heap_dump_segment(&Body::new(4));
+    w.heap_dump_end();
+    let h = open_bytes(&w.finish()).unwrap();
+    // The array, and the classes the dump lacks: byte[] and java.lang.Class, synthesized.
+    assert_eq!(h.object_count(), 3);
+    assert_eq!(h.class(h.class_of(h.index_of(0x100).unwrap())).name, "byte[]");
+    assert!(h.warnings().iter().all(|w| !w.message.contains("length 0")), "{:?}", h.warnings());
+}
+
+#[test]
+fn unpatched_zero_length_heap_dump_reads_to_the_end() {
+    let mut w = Writer::new("JAVA PROFILE 1.0.1", 8, 0);
+    let mut seg = Body::new(8);
+    seg.prim_array(0x100, BasicType::Int, 1, &[0, 0, 0, 7]);
+    w.record_with_len(tag::HEAP_DUMP, 0, &seg.b);
+    let h = open_bytes(&w.finish()).unwrap();
+    assert!(h.warnings().iter().any(|w| w.message.contains("length 0")));
+    assert_eq!(h.summary().primitive_arrays, 1);
+}
