@@ -33,7 +33,7 @@ let passed = 0;
 let failed = 0;
 
 // cargo: one `test result: ok. 12 passed; 0 failed; ...` line per test binary.
-const cargoCode = await run('cargo', ['test', '--workspace', '--exclude', 'heapql-node'], (line) => {
+const cargoCode = await run('cargo', ['test', '--workspace', '--exclude', 'heapql-node', '--no-fail-fast'], (line) => {
   const m = /^test result: \w+\. (\d+) passed; (\d+) failed/.exec(line);
   if (m) {
     passed += Number(m[1]);

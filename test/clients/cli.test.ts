@@ -135,11 +135,15 @@ describe('heapql sched', () => {
   });
 
   it('--help works for sched and for its verbs', async () => {
-    for (const args of [['sched', '--help'], ['sched', 'stop', '--help'], ['sched', 'plan', '--help']]) {
+    const expected: [string[], string[]][] = [
+      [['sched', '--help'], ['sched status|stop|resume (--task <tid> | --group <pid>)', 'each stop < 25 s']],
+      [['sched', 'stop', '--help'], ['sched stop (--task <tid> | --group <pid>)', 'USAGE heapql sched stop']],
+      [['sched', 'plan', '--help'], ['each stop < 25 s', 'USAGE heapql sched plan']],
+    ];
+    for (const [args, texts] of expected) {
       const r = await heapql(args);
       expect(r.code).toBe(0);
-      expect(r.stdout).toContain('sched stop (--task <tid> | --group <pid>)');
-      expect(r.stdout).toContain('each stop < 25 s');
+      for (const text of texts) expect(r.stdout).toContain(text);
     }
   });
 });
@@ -237,11 +241,15 @@ describe('heapql device', () => {
   });
 
   it('--help works for device and for its verbs', async () => {
-    for (const args of [['device', '--help'], ['device', 'text', '--help'], ['device', 'capture', '--help']]) {
+    const expected: [string[], string[]][] = [
+      [['device', '--help'], ['device text <prompt> --model <id or name>', 'device capture [--side rear|front] [--zoom <z>] --out <file>']],
+      [['device', 'text', '--help'], ['device text <prompt> --model <id or name>', 'USAGE heapql device text']],
+      [['device', 'capture', '--help'], ['device capture [--side rear|front] [--zoom <z>] --out <file>', 'USAGE heapql device capture']],
+    ];
+    for (const [args, texts] of expected) {
       const r = await heapql(args);
       expect(r.code).toBe(0);
-      expect(r.stdout).toContain('device text <prompt> --model <id or name>');
-      expect(r.stdout).toContain('device capture [--side rear|front] [--zoom <z>] --out <file>');
+      for (const text of texts) expect(r.stdout).toContain(text);
     }
   });
 });

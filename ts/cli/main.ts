@@ -40,7 +40,8 @@ async function run(cmd: CommandDef<any>, rawArgs: string[], parent: CommandDef<a
     // `heapql sched stop --help`: the help of the named verb, not of its parent.
     const verbs = cmd.subCommands as Record<string, CommandDef<any>> | undefined;
     const verb = verbs?.[rawArgs.find((a) => !a.startsWith('-')) ?? ''];
-    process.stdout.write((verb ? await renderUsage(verb, cmd) : await renderUsage(cmd, parent)) + '\n');
+    const verbParent = { meta: { name: `heapql ${(cmd.meta as { name?: string } | undefined)?.name ?? ''}` } };
+    process.stdout.write((verb ? await renderUsage(verb, verbParent) : await renderUsage(cmd, parent)) + '\n');
     return;
   }
   try {
