@@ -16,6 +16,8 @@ mod describe;
 pub use describe::describe;
 
 mod builder;
+mod exercise;
+pub use exercise::exercise;
 mod classes;
 mod ids;
 mod layout;
