@@ -11,6 +11,7 @@
 //!   This is over the 28 B/object target: SEMI-NCA needs five arrays plus adjacency in both
 //!   directions; getting under it needs successors recomputed from the mapped dump instead of
 //!   a stored outbound CSR.
+//!
 //! Temporaries are freed before the next array is allocated: the DFS needs no stack (it walks
 //! parent pointers), the retained sums use the preorder returned by the dominator phase, which
 //! is dropped before the children lists are built. The BFS parent array for paths to GC roots
