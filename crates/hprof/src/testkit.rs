@@ -7,7 +7,7 @@
 //!   strings, roots, threads with frames. Ids are allocated like HotSpot addresses (aligned,
 //!   increasing), names are written in HotSpot's internal form (`java/lang/String`, `[I`).
 //!
-//! ```ignore
+//! ```text
 //! let mut b = DumpBuilder::new(8);
 //! let node = b.class("com.example.Node", None, &[("next", BasicType::Object), ("v", BasicType::Int)]);
 //! let a = b.instance(node, &[Val::Obj(0), Val::Int(1)]);

@@ -1,0 +1,116 @@
+//! The reader alone: header, record walk, sub-record scan, sources.
+
+use heapql_hprof::records::walk;
+use heapql_hprof::subrecords::scan_segment;
+use heapql_hprof::testkit::{Body, Writer};
+use heapql_hprof::types::{sub, tag};
+use heapql_hprof::{parse_header, BasicType, Control, Cursor, Record, Source, Sub, SubVisitor};
+
+#[test]
+fn header_variants() {
+    for v in ["JAVA PROFILE 1.0", "JAVA PROFILE 1.0.1", "JAVA PROFILE 1.0.2", "JAVA PROFILE 1.0.3"] {
+        for id in [4u32, 8] {
+            let w = Writer::new(v, id, 1234);
+            let h = parse_header(&w.buf).unwrap();
+            assert_eq!((h.format.as_str(), h.id_size, h.timestamp_ms, h.records_start), (v, id, 1234, (v.len() + 13) as u64));
+        }
+    }
+    assert_eq!(parse_header(b"").unwrap_err(), "file is empty");
+    assert!(parse_header(b"PK\x03\x04").unwrap_err().contains("no 'JAVA PROFILE"));
+    let mut w = Writer::new("JAVA PROFILE 1.0.2", 8, 0);
+    w.buf[19 + 3] = 3;
+    assert!(parse_header(&w.buf).unwrap_err().contains("identifier size 3"));
+}
+
+#[derive(Default)]
+struct Collect(Vec<String>);
+impl SubVisitor for Collect {
+    fn sub(&mut self, s: Sub) {
+        self.0.push(match s {
+            Sub::Root { tag, id, thread, frame } => format!("root {tag:x} {id:x} {thread:?} {frame:?}"),
+            Sub::ThreadObject { id, thread_serial, trace_serial } => format!("thread {id:x} {thread_serial} {trace_serial}"),
+            Sub::Class(c) => format!("class {:x} super {:x} statics {} fields {}", c.id, c.super_id, c.statics.len(), c.fields.len()),
+            Sub::Instance { id, class_id, data_len, .. } => format!("instance {id:x} {class_id:x} {data_len}"),
+            Sub::ObjArray { id, len, class_id, .. } => format!("objarray {id:x} {len} {class_id:x}"),
+            Sub::PrimArray { id, len, ty, nodata, .. } => format!("primarray {id:x} {len} {ty:?} {nodata}"),
+            Sub::HeapInfo { heap_id, name_id } => format!("heapinfo {heap_id:x} {name_id:x}"),
+        })
+    }
+}
+
+#[test]
+fn walk_and_scan_every_record_kind() {
+    for id in [4u32, 8] {
+        let mut w = Writer::new("JAVA PROFILE 1.0.3", id, 0);
+        w.utf8(7, "java.lang.Object").load_class(1, 0x100, 7).frame(0x55, 7, 7, 7, 1, -3).trace(2, 1, &[0x55]);
+        w.record(0x55, &[9, 9]); // unknown: skipped with a warning
+        let mut seg = Body::new(id);
+        seg.u1(sub::HEAP_DUMP_INFO).u4(0x5A).id(7);
+        seg.class_dump(0x100, 0, 0, 8, &[(7, heapql_hprof::testkit::Val::Long(1))], &[(7, BasicType::Int)]);
+        seg.instance(0x200, 0x100, &[0, 0, 0, 1]);
+        seg.obj_array(0x210, 0x100, &[0x200, 0]);
+        seg.prim_array(0x220, BasicType::Char, 2, &[0, 65, 0, 66]);
+        seg.u1(sub::PRIM_ARRAY_NODATA).id(0x230).u4(0).u4(5).u1(BasicType::Long.code());
+        seg.root(sub::ROOT_UNKNOWN, 1).root_jni_global(2, 3).root_frame(sub::ROOT_JNI_LOCAL, 4, 1, 0);
+        seg.root_frame(sub::ROOT_JAVA_FRAME, 5, 1, 2).root_thread(sub::ROOT_NATIVE_STACK, 6, 1).root(sub::ROOT_STICKY_CLASS, 0x100);
+        seg.root_thread(sub::ROOT_THREAD_BLOCK, 7, 1).root(sub::ROOT_MONITOR_USED, 8).root_thread_object(9, 1, 2);
+        for t in [sub::ROOT_INTERNED_STRING, sub::ROOT_FINALIZING, sub::ROOT_DEBUGGER, sub::ROOT_REFERENCE_CLEANUP, sub::ROOT_VM_INTERNAL, sub::UNREACHABLE] {
+            seg.root(t, 10);
+        }
+        seg.root_frame(sub::ROOT_JNI_MONITOR, 11, 1, -1);
+        w.heap_dump_segment(&Body::new(id)).heap_dump_segment(&seg).heap_dump_end();
+        let src = Source::from_bytes(&w.finish());
+        let header = heapql_hprof::read_header(&src).unwrap();
+        let mut recs = Vec::new();
+        let layout = walk(&src, &header, Control::none(), &mut |r: Record<'_>| recs.push(format!("{r:?}"))).unwrap();
+        assert_eq!(recs.len(), 4, "{recs:?}");
+        assert!(layout.warnings.iter().any(|w| w.message.contains("unknown record tag 0x55")));
+        assert_eq!(layout.dumps.len(), 1);
+        assert_eq!(layout.dumps[0].segments.len(), 2);
+        let mut c = Collect::default();
+        let mut cur = Cursor::new(&src);
+        let mut tick = Control::none().ticker("t", src.len());
+        for s in &layout.dumps[0].segments {
+            let end = scan_segment(&mut cur, s, id, &mut c, &mut tick).unwrap();
+            assert!(end.warning.is_none());
+        }
+        assert_eq!(c.0.len(), 6 + 16, "{:?}", c.0);
+        assert_eq!(c.0[1], "class 100 super 0 statics 1 fields 1");
+        assert_eq!(c.0[2], "instance 200 100 4");
+        assert_eq!(c.0[5], "primarray 230 5 Long true");
+        assert!(c.0.contains(&"root 3 5 Some(1) Some(2)".to_string()));
+        assert!(c.0.contains(&"thread 9 1 2".to_string()));
+    }
+}
+
+#[test]
+fn several_dumps_are_kept_apart() {
+    let mut w = Writer::new("JAVA PROFILE 1.0.2", 8, 0);
+    let mut seg = Body::new(8);
+    seg.root(sub::ROOT_UNKNOWN, 1);
+    w.heap_dump_segment(&seg).heap_dump_segment(&seg).heap_dump_end();
+    w.heap_dump_segment(&seg).heap_dump_end();
+    w.heap_dump(&seg);
+    let src = Source::from_bytes(&w.finish());
+    let header = heapql_hprof::read_header(&src).unwrap();
+    let l = walk(&src, &header, Control::none(), &mut |_r: Record<'_>| {}).unwrap();
+    assert_eq!(l.dumps.iter().map(|d| d.segments.len()).collect::<Vec<_>>(), vec![2, 1, 1]);
+    assert_eq!(l.record_counts.iter().find(|c| c.0 == tag::HEAP_DUMP_SEGMENT).unwrap().1, 3);
+}
+
+#[test]
+fn gzip_single_member_is_inflated_and_mapped() {
+    let mut w = Writer::new("JAVA PROFILE 1.0.2", 8, 0);
+    w.utf8(1, "hello");
+    let plain = w.finish();
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut e, &plain).unwrap();
+    let gz = e.finish().unwrap();
+    let p = std::env::temp_dir().join(format!("heapql-reader-{}.bin", std::process::id()));
+    std::fs::write(&p, &gz).unwrap();
+    let src = Source::open(&p, Control::none()).unwrap();
+    std::fs::remove_file(&p).ok();
+    assert_eq!(src.compression().name(), "gzip");
+    assert_eq!(src.len(), plain.len() as u64);
+    assert_eq!(&src.bytes(0, 1000)[..], &plain[..]);
+}
