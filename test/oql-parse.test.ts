@@ -151,7 +151,8 @@ describe('syntax errors', () => {
     expect(e.pos).toMatchObject({ line: 1, column: 34 });
     expect(e.token).toBe('FORM');
     expect(e.message).toBe(
-      'unexpected "FORM"; expected WHERE, GROUP BY, HAVING, ORDER BY, LIMIT or UNION/INTERSECT/EXCEPT at line 1, column 34',
+      'unexpected "FORM"; expected WHERE, GROUP BY, HAVING, ORDER BY, LIMIT or UNION/INTERSECT/EXCEPT at line 1, column 34' +
+        ' (hint: the query reads well up to "s"; the OQL section of the README shows each clause)',
     );
   });
 

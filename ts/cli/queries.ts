@@ -154,7 +154,8 @@ export async function runJobs(heap: Heap, jobs: QueryJob[], format: OutputFormat
       if (format === 'json') results.push(result);
       else {
         if (jobs.length > 1 && format === 'table') process.stdout.write(`${job.name}: ${job.oql.trim()}\n`);
-        process.stdout.write(format === 'csv' ? formatCsv(result) : formatTable(result));
+        const text = format === 'csv' ? formatCsv(result) : formatTable(result);
+        process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
         if (jobs.length > 1) process.stdout.write('\n');
       }
     }

@@ -172,7 +172,7 @@ function hintFor(t: Token, prev: Token | null, next: Token | null, expected: Set
   if (type === 'LIMIT' && prevType === 'LIMIT') return 'LIMIT takes one number';
   if (type === 'rparen' && expected.has('SELECT')) return 'a subquery in parentheses starts with SELECT';
   if (type === 'lbracket' && prevType === 'dot') return 'index an array with value[i], without a dot';
-  return null;
+  return `the query reads well up to ${prev ? `"${prev.text}"` : 'here'}; the OQL section of the README shows each clause`;
 }
 
 function isAfterIn(prev: Token, t: Token): boolean {
@@ -184,7 +184,8 @@ function endHint(expected: Set<string>, last: Token | null): string | null {
   if (expected.has('FROM') && !expected.has('SELECT')) return 'every SELECT needs a FROM clause, e.g. ... FROM java.lang.String s';
   if (expected.has('rparen')) return 'a "(" is not closed';
   if (expected.has('END')) return 'CASE ... WHEN ... THEN ... ELSE ... END needs its END';
-  return null;
+  const wanted = summarize(expected);
+  return `the query stops after "${last.text}"${wanted.length ? `: add ${wanted.slice(0, 3).join(' or ')}` : ''}`;
 }
 
 /** Tokens that only exist to be reported: a bad character, an open string, `${...}`. */

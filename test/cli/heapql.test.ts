@@ -1,0 +1,154 @@
+/**
+ * The heapql command end to end (the compiled CLI in a child process): demo, query, analyze,
+ * their output formats, and the errors a user sees for bad input and bad queries.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const root = path.resolve(__dirname, '../..');
+const demo = path.join(root, 'fixtures/demo/demo.hprof');
+const known = path.join(root, 'fixtures/dumps/KnownHeap-jdk17-coops.hprof');
+
+function heapql(args: string[], cwd = root): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(root, 'bin/heapql.js'), ...args], {
+      cwd,
+      env: { ...process.env, HEAPQL_DEBUG: '', NO_COLOR: '1' },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+let tmp: string;
+beforeAll(() => {
+  tmp = mkdtempSync(path.join(tmpdir(), 'heapql-cli-'));
+});
+
+describe('help and version', () => {
+  it('prints the version and the command list', async () => {
+    const version = await heapql(['--version']);
+    expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).version);
+    const help = await heapql(['--help']);
+    expect(help.code).toBe(0);
+    for (const cmd of ['query', 'analyze', 'demo', 'schema', 'sched', 'device']) expect(help.stdout).toContain(cmd);
+    const queryHelp = await heapql(['query', '--help']);
+    expect(queryHelp.stdout).toContain('--query-file');
+    expect(queryHelp.stdout).toContain('--reachable-only');
+  });
+});
+
+describe('heapql query', () => {
+  it('prints a table with a footer per query, in turn', async () => {
+    const r = await heapql(['query', known, '--query', 'SELECT COUNT(*) FROM KnownHeap$Point', '--query', 'SELECT p.x AS x FROM KnownHeap$Point p ORDER BY x LIMIT 2']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/q1: SELECT COUNT\(\*\) FROM KnownHeap\$Point\nCOUNT\(\*\)\n-+\n *\d+\n\(1 row\)\n/);
+    expect(r.stdout).toMatch(/q2: .*\nx\n-+\n *\d+\n *\d+\n\(2 rows\)\n/);
+  });
+
+  it('prints JSON QueryResults and CSV', async () => {
+    const json = await heapql(['query', known, '--format', 'json', '--query', 'SELECT toString(t.name) AS name FROM INSTANCEOF java.lang.Thread t WHERE toString(t.name) = "fixture-worker"']);
+    const results = JSON.parse(json.stdout);
+    expect(results).toHaveLength(1);
+    expect(results[0]).toMatchObject({ name: 'q1', columns: [{ name: 'name', type: 'string' }], rows: [['fixture-worker']], rowCount: 1, truncated: false });
+    const csv = await heapql(['query', known, '--format', 'csv', '--query', 'SELECT c.id AS id, c.next.id AS next FROM KnownHeap$CycleNode c ORDER BY id']);
+    expect(csv.stdout).toBe('id,next\r\n1,2\r\n2,3\r\n3,1\r\n');
+  });
+
+  it('refuses a separated --query that begins with --, and full-path features', async () => {
+    const viz = await heapql(['query', known, '--query', '-- @viz histogram']);
+    expect(viz.code).toBe(2);
+    expect(viz.stderr).toContain("must be attached: --query='-- @viz histogram");
+    const retained = await heapql(['query', known, '--query', 'SELECT @retainedHeapSize FROM java.lang.String']);
+    expect(retained.code).toBe(2);
+    expect(retained.stderr).toContain('requires the full analysis pipeline');
+    expect(retained.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  });
+
+  it('reports a query file error as file:line:col with the line, a caret and a hint', async () => {
+    const file = path.join(tmp, 'queries.oql');
+    writeFileSync(file, '# counts\nSELECT COUNT(*) FROM java.lang.String\n\nSELECT s FROM java.lang.String s WHERE s.value = \n');
+    const r = await heapql(['query', known, '--query-file', file]);
+    expect(r.code).toBe(2);
+    const lines = r.stderr.split('\n');
+    expect(lines[0]).toMatch(new RegExp(`^error: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:4:\\d+: `));
+    expect(lines[1]).toContain('SELECT s FROM java.lang.String s WHERE s.value =');
+    expect(lines[2]).toMatch(/^\s+\^+$/);
+    expect(r.stderr).toContain('hint:');
+  });
+
+  it('runs a query file with -- @viz directives and named queries', async () => {
+    const file = path.join(tmp, 'ok.oql');
+    writeFileSync(file, '-- @viz histogram name=points\nSELECT p.x AS x, p.y AS y FROM KnownHeap$Point p ORDER BY x LIMIT 3\n');
+    const r = await heapql(['query', known, '--query-file', file, '--format', 'json']);
+    expect(r.code).toBe(0);
+    const [result] = JSON.parse(r.stdout);
+    expect(result.name).toBe('points');
+    expect(result.viz).toMatchObject({ kind: 'histogram', name: 'points' });
+    const named = await heapql(['query', known, '--run', 'duplicate-strings', '--format', 'json']);
+    const [dup] = JSON.parse(named.stdout);
+    expect(dup.columns.map((c: { name: string }) => c.name)).toEqual(['value', 'count']);
+    expect(dup.rows.length).toBeGreaterThan(0);
+    expect(dup.rows.length).toBeLessThanOrEqual(30);
+    expect(dup.rows.some((row: unknown[]) => row[0] === 'duplicate-me' && row[1] === 100)).toBe(true);
+    const list = await heapql(['query', '--list-named']);
+    expect(list.stdout).toContain('top-classes-by-count');
+  });
+
+  it('prints a did-you-mean for an unknown class and exits 1', async () => {
+    const r = await heapql(['query', known, '--query', 'SELECT * FROM java.lang.Strin']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('did you mean java.lang.String');
+  });
+});
+
+describe('heapql analyze', () => {
+  it('answers full-path queries', async () => {
+    const r = await heapql(['analyze', known, '--format', 'json', '--query', 'SELECT l.@retainedHeapSize AS retained FROM KnownHeap$LeakyCache l']);
+    expect(r.code).toBe(0);
+    const [result] = JSON.parse(r.stdout);
+    expect(result.rows).toHaveLength(1);
+    expect(result.rows[0][0]).toBeGreaterThan(1024 * 1024); // the cache retains its 1 MiB of buffers
+  });
+});
+
+describe('bad input', () => {
+  const cases: [string, (dir: string) => string, RegExp][] = [
+    ['an empty file', (d) => write(d, 'empty.hprof', Buffer.alloc(0)), /is not an HPROF heap dump \(.*empty/],
+    ['a text file', (d) => write(d, 'notes.txt', Buffer.from('hello, this is not a heap dump\n')), /is not an HPROF heap dump/],
+    ['random bytes', (d) => write(d, 'random.hprof', Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) % 256))), /is not an HPROF heap dump/],
+    ['a header cut short', (d) => write(d, 'cut.hprof', Buffer.from('JAVA PROFILE 1.0.2\0\0\0')), /is not an HPROF heap dump/],
+    ['a directory', (d) => { const p = path.join(d, 'adir'); mkdirSync(p); return p; }, /adir.*directory/],
+    ['a missing file', (d) => path.join(d, 'missing.hprof'), /missing\.hprof/],
+  ];
+  it.each(cases)('%s exits 2 with one clear line', async (_what, make, message) => {
+    const file = make(tmp);
+    const r = await heapql([file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/^error: /);
+    expect(r.stderr).toMatch(message);
+  });
+
+  it('answers from a truncated dump with a warning naming the byte offset', async () => {
+    const bytes = readFileSync(demo);
+    const cut = write(tmp, 'truncated.hprof', bytes.subarray(0, Math.floor(bytes.length * 0.6)));
+    const r = await heapql(['query', cut, '--query', 'SELECT COUNT(*) FROM INSTANCEOF java.lang.Object']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/warning: .*offset \d+/);
+    expect(r.stdout).toContain('(1 row)');
+  });
+});
+
+function write(dir: string, name: string, bytes: Buffer): string {
+  const p = path.join(dir, name);
+  writeFileSync(p, bytes);
+  return p;
+}
