@@ -13,6 +13,7 @@ pub mod domtree;
 pub mod object_graph;
 pub mod paths;
 pub mod reachability;
+pub mod report;
 pub mod retained;
 
 pub use analysis::{edge_label, FullAnalysis, GraphOptions, PathStep, RetainedSet};

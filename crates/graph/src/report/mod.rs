@@ -1,0 +1,82 @@
+//! The data of the full-analysis report (issue C): System Overview, Leak Suspects, Top
+//! Consumers, Thread Overview and duplicate strings, computed from the heap index and a
+//! `FullAnalysis`. `build` returns plain data whose JSON (serde, camelCase) is exactly the
+//! shape of those sections of `ts/report/model.ts`; the TypeScript side adds the envelope.
+//!
+//! Rules and thresholds follow MAT (docs: mat-semantics.md §3); each section's file says
+//! which rule it implements. Cost: two linear passes (every object, then the dominator tree),
+//! one BFS over the graph when there are leak suspects, and per suspect a walk of its
+//! dominator subtree.
+
+mod consumers;
+mod ctx;
+mod model;
+mod overview;
+mod paths;
+mod retained_by_class;
+mod scan;
+mod strings;
+mod suspects;
+mod threads;
+
+pub use model::*;
+pub use overview::iso_time;
+pub use suspects::{accumulation_point, BIG_DROP_RATIO, GROUP_PATH_SHARE, MAX_GROUP_SAMPLE, MAX_WALK_DEPTH};
+pub use threads::thread_state;
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use crate::control::Control;
+use crate::FullAnalysis;
+use heapql_heap::{Heap, HeapError, ProgressFn};
+
+/// Options of `build` (progress phase: "report").
+#[derive(Clone)]
+pub struct ReportOptions {
+    /// The analysis was built with `reachable_only`: unreachable objects are left out of every
+    /// section (they are still counted in `overview.heap.unreachable*`).
+    pub reachable_only: bool,
+    /// Longest list of each section (histogram rows, loaders, consumers, packages, …).
+    pub limit: usize,
+    /// Values shown in `duplicateStrings.top`.
+    pub top_strings: usize,
+    pub progress: Option<ProgressFn>,
+    /// Set to true from another thread to stop; build() then returns HeapError::Cancelled.
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+impl Default for ReportOptions {
+    fn default() -> Self {
+        ReportOptions { reachable_only: false, limit: 25, top_strings: 20, progress: None, cancel: None }
+    }
+}
+
+/// Computes every section of the report.
+pub fn build(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions) -> Result<ReportData, HeapError> {
+    let ctl = Control { phase: "report", progress: options.progress.clone(), cancel: options.cancel.clone() };
+    let cancelled = |_| HeapError::Cancelled;
+    let ctx = ctx::Ctx::new(heap, analysis, options.limit.max(1));
+    // Work units for progress: the object pass, the tree walk, the rest.
+    let n = heap.object_count() as u64;
+    let total_work = 3 * n.max(1);
+    let scan = scan::scan(&ctx, &ctl, total_work).map_err(cancelled)?;
+    let retained = retained_by_class::retained_by_class(&ctx, &ctl, n, total_work).map_err(cancelled)?;
+    ctl.tick(2 * n, total_work).map_err(cancelled)?;
+    let overview = overview::overview(&ctx, &scan, &retained, options.reachable_only);
+    let paths = paths::Paths::new(&ctx, &scan.referents);
+    let leak_suspects = suspects::leak_suspects(&ctx, &paths, &ctl, (2 * n, total_work)).map_err(cancelled)?;
+    let top_consumers = consumers::top_consumers(&ctx);
+    let threads = threads::threads(&ctx, &scan.threads);
+    ctl.tick(2 * n + n / 2, total_work).map_err(cancelled)?;
+    let duplicate_strings = scan.strings.finish(heap, options.top_strings);
+    ctl.tick(total_work, total_work).map_err(cancelled)?;
+    Ok(ReportData { overview, leak_suspects, top_consumers, threads, duplicate_strings })
+}
+
+impl ReportData {
+    /// The JSON text the N-API door hands to TypeScript.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("report data is plain values")
+    }
+}

@@ -1,0 +1,410 @@
+//! Leak Suspects, following MAT's FindLeaks (mat-semantics.md §3.1):
+//!
+//! 1. threshold = 10 % of the used heap; every comparison is strict (`>`);
+//! 2. single suspects: the leading run of top-level dominators (biggest first) retaining more;
+//! 3. group suspects: the remaining top-level dominators grouped by class (class objects under
+//!    `java.lang.Class`), a class whose instances together retain more;
+//! 4. accumulation point of a single suspect: from the suspect, follow the biggest dominated
+//!    child while child.retained / current.retained ≥ 0.7; stop at the first big drop or at a
+//!    leaf and report the current object; no point after 1000 levels;
+//! 5. accumulation point of a group: shortest paths from the GC roots to (up to 10 000, evenly
+//!    spaced) instances, merged into a tree; from the root object most paths pass through,
+//!    follow the child most paths pass through while more than 80 % of the paths pass through
+//!    the current node; report the current node at the first child whose share of the
+//!    instances' retained size drops below 0.7 of the current node's, or at a node without
+//!    children; no point when fewer than 80 % share a path;
+//! 6. suspects ranked by retained size.
+//!
+//! Names: a suspect is titled by the static field nearest to its accumulation point on its
+//! path (`Demo$SessionStore.SESSIONS`), else a thread by its name, a class by its name, a
+//! class loader by its label, any other object by its class.
+
+use heapql_heap::{ClassIdx, ObjIdx, ObjectKind};
+use rustc_hash::FxHashMap;
+
+use crate::control::{Cancelled, Control};
+use crate::object_graph::{node, obj};
+use crate::NONE;
+
+use super::consumers::sized;
+use super::ctx::{human_bytes, Ctx, LOADER, THREAD};
+use super::model::{
+    AccumulationPoint, ClassBreakdown, ClassBreakdownRow, LeakSuspect, LeakSuspects, PathToRoot, SubjectKind, SuspectKind,
+    ViaKind,
+};
+use super::paths::Paths;
+
+pub const THRESHOLD_PERCENT: u64 = 10;
+/// Accumulation point walk: stop where the biggest child keeps less than this share.
+pub const BIG_DROP_RATIO: f64 = 0.7;
+/// Group accumulation point: the share of paths that must pass through a node.
+pub const GROUP_PATH_SHARE: f64 = 0.8;
+pub const MAX_WALK_DEPTH: usize = 1000;
+pub const MAX_GROUP_SAMPLE: usize = 10_000;
+/// Rows of "retained by class" per suspect (the model allows fewer than `limit`).
+const BREAKDOWN_ROWS: usize = 20;
+
+/// A suspect before it is ranked and described.
+struct Found {
+    retained: u64,
+    suspect: LeakSuspect,
+}
+
+/// `at`: (done, total) work units to report while checking for cancellation.
+pub fn leak_suspects(ctx: &Ctx, paths: &Paths, ctl: &Control, at: (u64, u64)) -> Result<LeakSuspects, Cancelled> {
+    let heap = ctx.heap;
+    let a = ctx.analysis;
+    let top = a.top_level_dominators();
+    let singles = top.iter().take_while(|&&o| ctx.above(a.retained_size(o), THRESHOLD_PERCENT)).count();
+    let mut found: Vec<Found> = Vec::new();
+    for &o in &top[..singles] {
+        ctl.tick(at.0, at.1)?;
+        found.push(single(ctx, paths, o));
+    }
+    // Groups: the remaining top-level dominators by class.
+    let mut sums = vec![0u64; heap.class_count() as usize];
+    for &o in &top[singles..] {
+        sums[heap.class_of(o) as usize] += a.retained_size(o);
+    }
+    let classes: Vec<ClassIdx> =
+        (0..heap.class_count()).filter(|&c| ctx.above(sums[c as usize], THRESHOLD_PERCENT)).collect();
+    if !classes.is_empty() {
+        let mut members: FxHashMap<ClassIdx, Vec<ObjIdx>> = classes.iter().map(|&c| (c, Vec::new())).collect();
+        for &o in &top[singles..] {
+            if let Some(list) = members.get_mut(&heap.class_of(o)) {
+                list.push(o);
+            }
+        }
+        for c in classes {
+            ctl.tick(at.0, at.1)?;
+            found.push(group(ctx, paths, c, &members[&c]));
+        }
+    }
+    found.sort_by(|x, y| y.retained.cmp(&x.retained).then(x.suspect.title.cmp(&y.suspect.title)));
+    let suspects = found
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut f)| {
+            f.suspect.rank = i as u32 + 1;
+            f.suspect
+        })
+        .collect();
+    Ok(LeakSuspects { threshold_percent: THRESHOLD_PERCENT as f64, suspects })
+}
+
+/// MAT's big-drop walk down the dominator tree (rule 4).
+pub fn accumulation_point(ctx: &Ctx, start: ObjIdx) -> Option<ObjIdx> {
+    let a = ctx.analysis;
+    let mut cur = start;
+    for _ in 0..MAX_WALK_DEPTH {
+        let Some(&child) = a.dominated(cur).first() else { return Some(cur) };
+        let parent = a.retained_size(cur);
+        if parent == 0 || (a.retained_size(child) as f64) / (parent as f64) < BIG_DROP_RATIO {
+            return Some(cur);
+        }
+        cur = child;
+    }
+    None
+}
+
+fn subject_kind(ctx: &Ctx, o: ObjIdx) -> SubjectKind {
+    match ctx.heap.object_kind(o) {
+        ObjectKind::Class => SubjectKind::Class,
+        ObjectKind::Instance if ctx.object_flags(o) & THREAD != 0 => SubjectKind::Thread,
+        ObjectKind::Instance if ctx.object_flags(o) & LOADER != 0 => SubjectKind::ClassLoader,
+        _ => SubjectKind::Object,
+    }
+}
+
+/// `Class.field` of the last static-field step at index `from` or later on the path.
+fn static_owner(path: &PathToRoot, from: usize) -> Option<String> {
+    let steps = &path.steps;
+    (from.max(1)..steps.len()).rev().find_map(|i| {
+        let via = steps[i].via.as_ref()?;
+        if via.kind != ViaKind::StaticField {
+            return None;
+        }
+        let owner = steps[i - 1].object.label.strip_prefix("class ")?;
+        Some(format!("{owner}.{}", via.name))
+    })
+}
+
+fn single(ctx: &Ctx, paths: &Paths, o: ObjIdx) -> Found {
+    let heap = ctx.heap;
+    let a = ctx.analysis;
+    let retained = a.retained_size(o);
+    let object = ctx.object_ref(o);
+    let kind = subject_kind(ctx, o);
+    let class = heap.class_of(o);
+    let acc = accumulation_point(ctx, o);
+    let path = paths.path_to(acc.unwrap_or(o));
+    let suspect_at = path.as_ref().and_then(|p| p.steps.iter().position(|st| st.object.object_id == o));
+    // A plain object (a collection) is named by the static that holds it; a thread, class or
+    // loader by itself unless a static below it holds the accumulation point.
+    let owner = match (&path, suspect_at) {
+        (Some(p), Some(at)) => static_owner(p, if kind == SubjectKind::Object { at } else { at + 1 }),
+        _ => None,
+    };
+    let title = match (&owner, kind) {
+        (Some(f), _) => f.clone(),
+        (None, SubjectKind::Class) => ctx.own_class_name(o),
+        (None, SubjectKind::Thread | SubjectKind::ClassLoader) => object.label.clone(),
+        (None, _) => object.class_name.clone(),
+    };
+    let what = match kind {
+        SubjectKind::Thread => format!("The thread {}", object.label),
+        SubjectKind::Class => format!("The class {}", ctx.own_class_name(o)),
+        SubjectKind::ClassLoader => format!("The class loader {}", object.label),
+        _ => format!("One instance of {}", object.class_name),
+    };
+    let loader = match kind {
+        SubjectKind::Class => heap.class_described_by(o).and_then(|c| ctx.class_loader_label(c)),
+        _ => ctx.class_loader_label(class),
+    };
+    let mut explanation = what;
+    if let Some(l) = &loader {
+        explanation.push_str(&format!(", loaded by {l},"));
+    }
+    explanation.push_str(&format!(" retains {} ({:.1}% of the heap)", human_bytes(retained), ctx.percent(retained)));
+    let acc_ref = acc.map(|p| ctx.object_ref(p));
+    match acc {
+        Some(p) if p != o => {
+            explanation.push_str(&format!("; the memory accumulates in {}", ctx.object_ref(p).label));
+        }
+        Some(_) => explanation.push_str("; the memory accumulates in the suspect itself"),
+        None => explanation.push_str("; no single accumulation point was found"),
+    }
+    if let Some(f) = &owner {
+        explanation.push_str(&format!(", under the static field {f}"));
+    }
+    explanation.push('.');
+    let mut keywords = vec![object.class_name.clone()];
+    if kind == SubjectKind::Class {
+        keywords.push(ctx.own_class_name(o));
+    }
+    keywords.push(title.clone());
+    if let Some(r) = &acc_ref {
+        keywords.push(r.class_name.clone());
+    }
+    dedup_keep_order(&mut keywords);
+    let suspect = LeakSuspect {
+        rank: 0,
+        kind: SuspectKind::Single,
+        subject_kind: kind,
+        title,
+        explanation,
+        class_name: object.class_name.clone(),
+        object: Some(object),
+        class_loader: loader,
+        instances: 1,
+        shallow: heap.shallow_size(o),
+        retained,
+        retained_percent: ctx.percent(retained),
+        accumulation_point: acc.map(|p| AccumulationPoint {
+            object: ctx.object_ref(p),
+            retained: a.retained_size(p),
+            retained_percent: ctx.percent(a.retained_size(p)),
+        }),
+        path_to_root: path,
+        retained_by_class: breakdown(ctx, &[o]),
+        biggest_instances: Vec::new(),
+        keywords,
+    };
+    Found { retained, suspect }
+}
+
+fn group(ctx: &Ctx, paths: &Paths, class: ClassIdx, instances: &[ObjIdx]) -> Found {
+    let heap = ctx.heap;
+    let a = ctx.analysis;
+    let retained: u64 = instances.iter().map(|&o| a.retained_size(o)).sum();
+    let shallow: u64 = instances.iter().map(|&o| heap.shallow_size(o)).sum();
+    let class_name = heap.class(class).name.clone();
+    let loader = ctx.class_loader_label(class);
+    let acc = group_accumulation_point(ctx, paths, instances);
+    let path = acc.and_then(|p| paths.path_to(p));
+    let owner = path.as_ref().and_then(|p| static_owner(p, 0));
+    let mut explanation = format!("{} instances of {class_name}", instances.len());
+    if let Some(l) = &loader {
+        explanation.push_str(&format!(", loaded by {l},"));
+    }
+    explanation.push_str(&format!(" retain {} ({:.1}% of the heap)", human_bytes(retained), ctx.percent(retained)));
+    match acc {
+        Some(p) => {
+            explanation.push_str(&format!("; they are referenced from {}", ctx.object_ref(p).label));
+            if let Some(f) = &owner {
+                explanation.push_str(&format!(", held by the static field {f}"));
+            }
+            explanation.push('.');
+        }
+        None => explanation.push_str("; they share no common accumulation point."),
+    }
+    let mut keywords = vec![class_name.clone()];
+    keywords.extend(owner.iter().cloned());
+    if let Some(p) = acc {
+        keywords.push(heap.class(heap.class_of(p)).name.clone());
+    }
+    dedup_keep_order(&mut keywords);
+    let suspect = LeakSuspect {
+        rank: 0,
+        kind: SuspectKind::Group,
+        subject_kind: SubjectKind::Instances,
+        title: class_name.clone(),
+        explanation,
+        object: None,
+        class_name,
+        class_loader: loader,
+        instances: instances.len() as u64,
+        shallow,
+        retained,
+        retained_percent: ctx.percent(retained),
+        accumulation_point: acc.map(|p| AccumulationPoint {
+            object: ctx.object_ref(p),
+            retained: a.retained_size(p),
+            retained_percent: ctx.percent(a.retained_size(p)),
+        }),
+        path_to_root: path,
+        retained_by_class: breakdown(ctx, instances),
+        biggest_instances: instances.iter().take(ctx.limit.min(10)).map(|&o| sized(ctx, o)).collect(),
+        keywords,
+    };
+    Found { retained, suspect }
+}
+
+fn dedup_keep_order(v: &mut Vec<String>) {
+    let mut seen = std::collections::HashSet::new();
+    v.retain(|s| seen.insert(s.clone()));
+}
+
+/// Up to MAX_GROUP_SAMPLE instances, evenly spaced over the list (deterministic, where MAT
+/// samples at random).
+fn sample(instances: &[ObjIdx]) -> Vec<ObjIdx> {
+    let n = instances.len();
+    if n <= MAX_GROUP_SAMPLE {
+        return instances.to_vec();
+    }
+    (0..MAX_GROUP_SAMPLE).map(|i| instances[i * n / MAX_GROUP_SAMPLE]).collect()
+}
+
+/// Rule 5 on the BFS tree of shortest paths (the merged paths are a subtree of it).
+pub(crate) fn group_accumulation_point(ctx: &Ctx, paths: &Paths, instances: &[ObjIdx]) -> Option<ObjIdx> {
+    let a = ctx.analysis;
+    let sampled = sample(instances);
+    let parents = paths.parents();
+    let mut reached: Vec<u32> = sampled.iter().map(|&o| node(o)).filter(|&v| parents[v as usize] != NONE).collect();
+    let plain;
+    let parents: &[u32] = if reached.is_empty() {
+        // Nothing is reachable without the excluded fields: MAT retries without excludes.
+        plain = crate::bfs_parents(a.graph(), 0, |_, _| false);
+        reached = sampled.iter().map(|&o| node(o)).filter(|&v| plain[v as usize] != NONE).collect();
+        &plain
+    } else {
+        parents
+    };
+    if reached.is_empty() {
+        return None;
+    }
+    // The merged tree: every node on a path, its count of paths and the instances' retained
+    // size through it. Local indices; `up` is the local parent (u32::MAX for the virtual root).
+    let mut local: FxHashMap<u32, u32> = FxHashMap::default();
+    let mut nodes: Vec<u32> = Vec::new();
+    let mut up: Vec<u32> = Vec::new();
+    let mut depth: Vec<u32> = Vec::new();
+    let mut count: Vec<u64> = Vec::new();
+    let mut size: Vec<u64> = Vec::new();
+    let mut fresh: Vec<u32> = Vec::new();
+    for &v in &reached {
+        // Climb until a known node (or the virtual root), then number the new ones top-down.
+        fresh.clear();
+        let mut x = v;
+        let (mut above, mut d) = (u32::MAX, 0u32);
+        loop {
+            if x == 0 {
+                break;
+            }
+            if let Some(&l) = local.get(&x) {
+                above = l;
+                d = depth[l as usize] + 1;
+                break;
+            }
+            fresh.push(x);
+            x = parents[x as usize];
+        }
+        for &y in fresh.iter().rev() {
+            let l = nodes.len() as u32;
+            local.insert(y, l);
+            nodes.push(y);
+            up.push(above);
+            depth.push(d);
+            count.push(0);
+            size.push(0);
+            above = l;
+            d += 1;
+        }
+        let l = local[&v] as usize;
+        count[l] += 1;
+        size[l] += a.retained_size(obj(v));
+    }
+    // Subtree sums, deepest first.
+    let mut order: Vec<u32> = (0..nodes.len() as u32).collect();
+    order.sort_unstable_by(|&x, &y| depth[y as usize].cmp(&depth[x as usize]));
+    for &l in &order {
+        let p = up[l as usize];
+        if p != u32::MAX {
+            count[p as usize] += count[l as usize];
+            size[p as usize] += size[l as usize];
+        }
+    }
+    let mut children: Vec<Vec<u32>> = vec![Vec::new(); nodes.len()];
+    let mut roots: Vec<u32> = Vec::new();
+    for l in 0..nodes.len() as u32 {
+        match up[l as usize] {
+            u32::MAX => roots.push(l),
+            p => children[p as usize].push(l),
+        }
+    }
+    // The child most paths pass through (ties: the bigger share, then the lower address).
+    let best = |list: &[u32]| -> Option<u32> {
+        list.iter().copied().max_by(|&x, &y| {
+            count[x as usize]
+                .cmp(&count[y as usize])
+                .then(size[x as usize].cmp(&size[y as usize]))
+                .then(nodes[y as usize].cmp(&nodes[x as usize]))
+        })
+    };
+    let threshold = (GROUP_PATH_SHARE * sampled.len() as f64) as u64;
+    let mut cur = best(&roots)?;
+    while count[cur as usize] > threshold {
+        let Some(child) = best(&children[cur as usize]) else { return Some(obj(nodes[cur as usize])) };
+        let parent_size = size[cur as usize];
+        if parent_size == 0 || (size[child as usize] as f64) / (parent_size as f64) < BIG_DROP_RATIO {
+            return Some(obj(nodes[cur as usize]));
+        }
+        cur = child;
+    }
+    None
+}
+
+/// The retained set of top-level dominators (disjoint dominator subtrees) grouped by class,
+/// biggest shallow first.
+fn breakdown(ctx: &Ctx, tops: &[ObjIdx]) -> ClassBreakdown {
+    let heap = ctx.heap;
+    let a = ctx.analysis;
+    let mut per: FxHashMap<ClassIdx, (u64, u64)> = FxHashMap::default();
+    let mut objects = 0u64;
+    let mut stack: Vec<ObjIdx> = tops.to_vec();
+    while let Some(o) = stack.pop() {
+        objects += 1;
+        let e = per.entry(heap.class_of(o)).or_default();
+        e.0 += 1;
+        e.1 += heap.shallow_size(o);
+        stack.extend_from_slice(a.dominated(o));
+    }
+    let classes = per.len() as u64;
+    let mut rows: Vec<ClassBreakdownRow> = per
+        .into_iter()
+        .map(|(c, (n, s))| ClassBreakdownRow { class_name: heap.class(c).name.clone(), objects: n, shallow: s })
+        .collect();
+    rows.sort_by(|x, y| y.shallow.cmp(&x.shallow).then(y.objects.cmp(&x.objects)).then(x.class_name.cmp(&y.class_name)));
+    rows.truncate(ctx.limit.min(BREAKDOWN_ROWS));
+    ClassBreakdown { rows, classes, objects }
+}

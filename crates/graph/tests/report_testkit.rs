@@ -1,0 +1,373 @@
+//! The report's data on hand-made dumps (hprof testkit) whose suspects, accumulation points,
+//! paths, threads and duplicate strings follow from the construction.
+
+use heapql_graph::report::{build, ReportData, ReportOptions, SubjectKind, SuspectKind, ViaKind};
+use heapql_graph::{FullAnalysis, GraphOptions};
+use heapql_heap::{Heap, ObjIdx, OpenOptions};
+use heapql_hprof::testkit::{DumpBuilder, Val};
+use heapql_hprof::BasicType;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+
+/// Object ids of the leak dump.
+struct Leak {
+    holder_class: u64,
+    cache_class: u64,
+    cache: u64,
+    entries: u64,
+    buffers: Vec<u64>,
+    registry_class: u64,
+    listeners_array: u64,
+    listeners: Vec<u64>,
+    listener_buffers: Vec<u64>,
+}
+
+/// Two leaks:
+/// * `app.Holder.cache` (Holder is a System Class root) → `app.Cache` → `entries` Object[4] →
+///   four byte[1000]: one single suspect, the class, accumulating in the Object[4];
+/// * `app.Registry.listeners` Object[10] → ten `app.Listener`, each with a byte[500]; a second
+///   path (JNI global `app.Box` → `app.Wrapper` → Object[10]) makes every listener a top-level
+///   dominator: a group suspect accumulating in the Registry's array (the shorter path).
+fn leak_dump() -> (Vec<u8>, Leak) {
+    let mut b = DumpBuilder::new(8);
+    let obj = b.object_class;
+    let cache_class = b.class("app.Cache", Some(obj), &[("entries", BasicType::Object)]);
+    let holder_class = b.class_full("app.Holder", Some(obj), 0, &[], &[]);
+    let listener_class = b.class("app.Listener", Some(obj), &[("buffer", BasicType::Object)]);
+    let registry_class = b.class_full("app.Registry", Some(obj), 0, &[], &[]);
+    let box_class = b.class("app.Box", Some(obj), &[("wrapper", BasicType::Object)]);
+    let wrapper_class = b.class("app.Wrapper", Some(obj), &[("items", BasicType::Object)]);
+    let buffers: Vec<u64> = (0..4).map(|i| b.byte_array(&vec![i as u8; 1000])).collect();
+    let entries = b.object_array(b.object_array_class, &buffers);
+    let cache = b.instance(cache_class, &[Val::Obj(entries)]);
+    b.set_statics(holder_class, &[("cache", Val::Obj(cache))]);
+    let listener_buffers: Vec<u64> = (0..10).map(|i| b.byte_array(&vec![i as u8; 500])).collect();
+    let listeners: Vec<u64> = listener_buffers.iter().map(|&buf| b.instance(listener_class, &[Val::Obj(buf)])).collect();
+    let listeners_array = b.object_array(b.object_array_class, &listeners);
+    b.set_statics(registry_class, &[("listeners", Val::Obj(listeners_array))]);
+    let items = b.object_array(b.object_array_class, &listeners);
+    let wrapper = b.instance(wrapper_class, &[Val::Obj(items)]);
+    let boxed = b.instance(box_class, &[Val::Obj(wrapper)]);
+    b.root_sticky_class(holder_class);
+    b.root_sticky_class(registry_class);
+    b.root_jni_global(boxed);
+    let leak = Leak { holder_class, cache_class, cache, entries, buffers, registry_class, listeners_array, listeners, listener_buffers };
+    (b.build(), leak)
+}
+
+fn analyze(bytes: &[u8], reachable_only: bool) -> (Heap, FullAnalysis) {
+    let heap = Heap::open_bytes(bytes, "test.hprof", OpenOptions::default()).unwrap();
+    let a = FullAnalysis::build(&heap, GraphOptions { reachable_only, ..Default::default() }).unwrap();
+    (heap, a)
+}
+
+fn report(heap: &Heap, a: &FullAnalysis) -> ReportData {
+    build(heap, a, &ReportOptions { reachable_only: a.reachable_only(), ..Default::default() }).unwrap()
+}
+
+fn idx(heap: &Heap, id: u64) -> ObjIdx {
+    heap.index_of(id).unwrap()
+}
+
+fn shallow(heap: &Heap, ids: &[u64]) -> u64 {
+    ids.iter().map(|&id| heap.shallow_size(idx(heap, id))).sum()
+}
+
+#[test]
+fn single_and_group_suspects_with_their_accumulation_points() {
+    let (bytes, l) = leak_dump();
+    let (heap, a) = analyze(&bytes, false);
+    let data = report(&heap, &a);
+    let total = a.total_size();
+    let holder = idx(&heap, l.holder_class);
+    // The class object app.Cache is referenced only by its one instance: it is retained too.
+    let holder_retained =
+        heap.shallow_size(holder) + shallow(&heap, &[l.cache_class, l.cache, l.entries]) + shallow(&heap, &l.buffers);
+    let group_retained = shallow(&heap, &l.listeners) + shallow(&heap, &l.listener_buffers);
+    // The construction makes both leaks exceed 10 % of the heap.
+    assert!(holder_retained * 10 > total && group_retained * 10 > total, "{holder_retained} {group_retained} {total}");
+    assert!(group_retained > holder_retained);
+    let s = &data.leak_suspects.suspects;
+    assert_eq!(data.leak_suspects.threshold_percent, 10.0);
+    assert_eq!(s.len(), 2, "{:#?}", s.iter().map(|x| &x.title).collect::<Vec<_>>());
+
+    // Rank 1: the group of listeners.
+    let g = &s[0];
+    assert_eq!((g.rank, g.kind, g.subject_kind), (1, SuspectKind::Group, SubjectKind::Instances));
+    assert_eq!(g.title, "app.Listener");
+    assert_eq!(g.instances, 10);
+    assert_eq!(g.retained, group_retained);
+    assert_eq!(g.shallow, shallow(&heap, &l.listeners));
+    assert!(g.object.is_none());
+    let acc = g.accumulation_point.as_ref().expect("group accumulation point");
+    assert_eq!(acc.object.object_id, idx(&heap, l.listeners_array));
+    let path = g.path_to_root.as_ref().unwrap();
+    assert_eq!(path.root_kinds, vec!["System Class"]);
+    assert_eq!(path.steps.len(), 2);
+    assert_eq!(path.steps[0].object.object_id, idx(&heap, l.registry_class));
+    assert_eq!(path.steps[0].object.label, "class app.Registry");
+    assert!(path.steps[0].via.is_none());
+    let via = path.steps[1].via.as_ref().unwrap();
+    assert_eq!((via.kind.clone(), via.name.as_str()), (ViaKind::StaticField, "listeners"));
+    assert!(g.keywords.contains(&"app.Registry.listeners".to_string()), "{:?}", g.keywords);
+    assert_eq!(g.biggest_instances.len(), 10);
+    assert!(g.biggest_instances.iter().all(|x| x.retained == group_retained / 10));
+    assert_eq!(g.retained_by_class.objects, 20);
+    assert_eq!(g.retained_by_class.rows[0].class_name, "byte[]");
+    assert_eq!(g.retained_by_class.rows[0].objects, 10);
+
+    // Rank 2: the class app.Holder, named by its static that holds the accumulation point.
+    let h = &s[1];
+    assert_eq!((h.rank, h.kind, h.subject_kind), (2, SuspectKind::Single, SubjectKind::Class));
+    assert_eq!(h.title, "app.Holder.cache");
+    assert_eq!(h.object.as_ref().unwrap().object_id, holder);
+    assert_eq!(h.object.as_ref().unwrap().class_name, "java.lang.Class");
+    assert_eq!(h.retained, holder_retained);
+    assert_eq!(h.instances, 1);
+    // Walk: class (R) → Cache (≈R) → Object[4] (≈R) → byte[1000] (≈R/4 < 0.7): stop at the array.
+    let acc = h.accumulation_point.as_ref().unwrap();
+    assert_eq!(acc.object.object_id, idx(&heap, l.entries));
+    assert_eq!(acc.retained, a.retained_size(idx(&heap, l.entries)));
+    let steps = &h.path_to_root.as_ref().unwrap().steps;
+    let shown: Vec<(ObjIdx, Option<(ViaKind, String)>)> =
+        steps.iter().map(|st| (st.object.object_id, st.via.clone().map(|v| (v.kind, v.name)))).collect();
+    assert_eq!(
+        shown,
+        vec![
+            (holder, None),
+            (idx(&heap, l.cache), Some((ViaKind::StaticField, "cache".to_string()))),
+            (idx(&heap, l.entries), Some((ViaKind::Field, "entries".to_string()))),
+        ]
+    );
+    assert_eq!(steps[2].retained, acc.retained);
+    assert!(h.explanation.contains("app.Holder.cache") && h.explanation.contains("Object[4]"), "{}", h.explanation);
+    let bytes_row = h.retained_by_class.rows.iter().find(|r| r.class_name == "byte[]").unwrap();
+    assert_eq!((bytes_row.objects, bytes_row.shallow), (4, shallow(&heap, &l.buffers)));
+    assert_eq!(h.retained_by_class.objects, 8);
+    assert!(h.biggest_instances.is_empty());
+
+    // Top consumers: the same three structures, above 1 %.
+    let tc = &data.top_consumers;
+    assert_eq!(tc.biggest_objects[0].object.object_id, holder);
+    let listeners = tc.biggest_classes.iter().find(|c| c.name == "app.Listener").unwrap();
+    assert_eq!((listeners.objects, listeners.retained), (10, group_retained));
+    let app = tc.biggest_packages.iter().find(|p| p.name == "app").unwrap();
+    assert_eq!((app.parent.as_deref(), app.depth), (None, 0));
+    // The package leaf counts the class object app.Listener too (a class object by its own name).
+    let class_object = heap.class(heap.classes_named("app.Listener")[0]).object;
+    assert_eq!(a.immediate_dominator(class_object), None);
+    let leaf = tc.biggest_packages.iter().find(|p| p.name == "app.Listener").unwrap();
+    assert_eq!(
+        (leaf.parent.as_deref(), leaf.depth, leaf.objects, leaf.retained),
+        (Some("app"), 1, 11, group_retained + a.retained_size(class_object))
+    );
+}
+
+#[test]
+fn class_histogram_retained_is_the_minimum_retained_size_of_each_class() {
+    let (bytes, l) = leak_dump();
+    let (heap, a) = analyze(&bytes, false);
+    let data = report(&heap, &a);
+    let rows = &data.overview.class_histogram.rows;
+    for row in rows {
+        let classes = heap.classes_named(&row.class_name);
+        let members: Vec<ObjIdx> =
+            (0..heap.object_count()).filter(|&o| classes.contains(&heap.class_of(o))).collect();
+        assert_eq!(row.instances, members.len() as u64, "{}", row.class_name);
+        assert_eq!(row.retained, a.min_retained_size(&members), "{}", row.class_name);
+    }
+    let listener = rows.iter().find(|r| r.class_name == "app.Listener").unwrap();
+    assert_eq!(listener.retained, shallow(&heap, &l.listeners) + shallow(&heap, &l.listener_buffers));
+    // Largest retained first.
+    assert!(rows.windows(2).all(|w| w[0].retained >= w[1].retained));
+    let h = &data.overview.heap;
+    assert_eq!(h.used_heap, a.total_size());
+    assert_eq!(h.objects, heap.object_count() as u64);
+    assert_eq!(h.instances + h.object_arrays + h.primitive_arrays + h.classes, h.objects);
+    assert_eq!(h.object_arrays, 3);
+    assert_eq!(h.primitive_arrays, 14);
+}
+
+#[test]
+fn threads_show_state_priority_daemon_frames_and_locals() {
+    let mut b = DumpBuilder::new(8);
+    let obj = b.object_class;
+    // JDK ≤ 18: the fields on the Thread itself (a subclass here, own fields first).
+    let old_style = b.class("app.OldThread", Some(b.thread_class), &[("threadStatus", BasicType::Int), ("priority", BasicType::Int)]);
+    // JDK 19+: the fields on Thread.holder.
+    let holder_class = b.class(
+        "java.lang.Thread$FieldHolder",
+        Some(obj),
+        &[("threadStatus", BasicType::Int), ("priority", BasicType::Int), ("daemon", BasicType::Boolean)],
+    );
+    let new_style = b.class("app.NewThread", Some(b.thread_class), &[("holder", BasicType::Object)]);
+    let n1 = b.string("sleeper");
+    let t1 = b.instance(old_style, &[Val::Int(0x00a1), Val::Int(7), Val::Obj(n1), Val::Bool(true)]);
+    let fh = b.instance(holder_class, &[Val::Int(0x0401), Val::Int(3), Val::Bool(false)]);
+    let n2 = b.string("blocked");
+    let t2 = b.instance(new_style, &[Val::Obj(fh), Val::Obj(n2), Val::Bool(false)]);
+    b.class("app.Job", Some(obj), &[]);
+    let (worker, serial) = b.thread("worker", false, &[("await", "app.Job", 42), ("run", "app.Job", 7)]);
+    let small = b.byte_array(&[1u8; 10]);
+    let big = b.byte_array(&[2u8; 5000]);
+    b.root_java_frame(small, serial, 0);
+    b.root_java_frame(big, serial, 1);
+    b.root_java_frame(small, serial, 1);
+    b.root_jni_global(t1);
+    b.root_jni_global(t2);
+    let bytes = b.build();
+    let (heap, a) = analyze(&bytes, false);
+    let data = report(&heap, &a);
+    let threads = &data.threads.threads;
+    assert_eq!(threads.len(), 3);
+    // Biggest retained first: the worker holds the byte[5000].
+    let w = &threads[0];
+    assert_eq!(w.object.object_id, idx(&heap, worker));
+    assert_eq!(w.name.as_deref(), Some("worker"));
+    assert_eq!(w.object.label, "worker");
+    assert_eq!(w.daemon, Some(false));
+    assert_eq!((w.priority, w.state.as_deref()), (None, None));
+    let big_size = heap.shallow_size(idx(&heap, big));
+    let small_size = heap.shallow_size(idx(&heap, small));
+    // The thread, its name (String + byte[]) and both locals: nothing else references them.
+    let name_size = shallow(&heap, &[heap_name(&heap, worker)]) + heap.shallow_size(name_value(&heap, worker));
+    assert_eq!(w.retained, heap.shallow_size(idx(&heap, worker)) + name_size + big_size + small_size);
+    assert_eq!(w.max_local_retained, big_size);
+    assert_eq!(w.frames.len(), 2);
+    assert_eq!(w.frames[0].method, "app.Job.await");
+    assert_eq!(w.frames[0].source.as_deref(), Some("Job.java:42"));
+    assert_eq!(w.frames[0].signature.as_deref(), Some("()V"));
+    assert_eq!(w.frames[0].locals.len(), 1);
+    let locals: Vec<(ObjIdx, u64)> = w.frames[1].locals.iter().map(|x| (x.object.object_id, x.retained)).collect();
+    assert_eq!(locals, vec![(idx(&heap, big), big_size), (idx(&heap, small), small_size)]);
+
+    let by_name = |n: &str| threads.iter().find(|t| t.name.as_deref() == Some(n)).unwrap();
+    let s = by_name("sleeper");
+    assert_eq!((s.daemon, s.priority, s.state.as_deref()), (Some(true), Some(7), Some("TIMED_WAITING")));
+    assert!(s.frames.is_empty());
+    let k = by_name("blocked");
+    assert_eq!((k.daemon, k.priority, k.state.as_deref()), (Some(false), Some(3), Some("BLOCKED")));
+    let _ = t2;
+}
+
+/// The `name` String of a testkit thread.
+fn heap_name(heap: &Heap, thread: u64) -> u64 {
+    match heap.field(idx(heap, thread), "name") {
+        Some(heapql_heap::Value::Object(id)) => id,
+        other => panic!("thread name {other:?}"),
+    }
+}
+
+/// The value array of a thread's name.
+fn name_value(heap: &Heap, thread: u64) -> ObjIdx {
+    match heap.field(idx(heap, heap_name(heap, thread)), "value") {
+        Some(heapql_heap::Value::Object(id)) => idx(heap, id),
+        other => panic!("name value {other:?}"),
+    }
+}
+
+#[test]
+fn duplicate_strings_count_each_wasted_copy_once() {
+    let mut b = DumpBuilder::new(8);
+    let dups: Vec<u64> = (0..3).map(|_| b.string("same text")).collect();
+    let single = b.string("only once");
+    // Two Strings sharing one backing array (string deduplication): only the String is wasted.
+    let shared = b.byte_array(b"shared");
+    let s1 = b.instance(b.string_class, &[Val::Obj(shared), Val::Byte(0), Val::Int(0)]);
+    let s2 = b.instance(b.string_class, &[Val::Obj(shared), Val::Byte(0), Val::Int(0)]);
+    // Same bytes, other encoding: a different text.
+    let utf16 = b.byte_array(b"same text\0");
+    let s3 = b.instance(b.string_class, &[Val::Obj(utf16), Val::Byte(1), Val::Int(0)]);
+    let long = "x".repeat(250);
+    let l1 = b.string(&long);
+    let l2 = b.string(&long);
+    let list = b.object_array(b.object_array_class, &[dups[0], dups[1], dups[2], single, s1, s2, s3, l1, l2]);
+    b.root_jni_global(list);
+    let bytes = b.build();
+    let (heap, a) = analyze(&bytes, false);
+    let data = report(&heap, &a);
+    let d = &data.duplicate_strings;
+    assert_eq!(d.strings, 9);
+    assert_eq!(d.distinct, 5);
+    assert_eq!(d.duplicated_values, 3);
+    let string_size = heap.shallow_size(idx(&heap, dups[0]));
+    let value_of = |s: u64| match heap.field(idx(&heap, s), "value") {
+        Some(heapql_heap::Value::Object(id)) => heap.shallow_size(idx(&heap, id)),
+        other => panic!("{other:?}"),
+    };
+    let same = 2 * (string_size + value_of(dups[0]));
+    let sharing = string_size;
+    let longs = string_size + value_of(l1);
+    assert_eq!(d.wasted_bytes, same + sharing + longs);
+    let top: Vec<(&str, u64, u64)> = d.top.iter().map(|t| (t.value.as_str(), t.count, t.wasted_bytes)).collect();
+    assert_eq!(top[0].1, 2);
+    assert_eq!(top[0].2, longs);
+    assert!(top.contains(&("same text", 3, same)), "{top:?}");
+    let long_row = d.top.iter().find(|t| t.count == 2 && t.value.starts_with('x')).unwrap();
+    assert_eq!((long_row.value.chars().count(), long_row.truncated, long_row.length), (200, true, 250));
+    let shared_row = d.top.iter().find(|t| t.value == "shared").unwrap();
+    assert_eq!((shared_row.count, shared_row.wasted_bytes), (2, sharing));
+    assert!(d.top.windows(2).all(|w| w[0].wasted_bytes >= w[1].wasted_bytes));
+}
+
+#[test]
+fn reachable_only_leaves_unreachable_objects_out() {
+    let (bytes, _) = leak_dump();
+    let (heap, all) = analyze(&bytes, false);
+    let (_, live) = analyze(&bytes, true);
+    let full = report(&heap, &all);
+    let reach = report(&heap, &live);
+    assert!(!full.overview.reachable_only && reach.overview.reachable_only);
+    // The builder's own classes have no roots: unreachable in both reports.
+    let unreachable = (0..heap.object_count()).filter(|&o| !all.is_reachable(o)).count() as u64;
+    assert!(unreachable > 0);
+    assert_eq!(full.overview.heap.unreachable_objects, unreachable);
+    assert_eq!(reach.overview.heap.unreachable_objects, unreachable);
+    assert_eq!(full.overview.heap.objects, heap.object_count() as u64);
+    assert_eq!(reach.overview.heap.objects, heap.object_count() as u64 - unreachable);
+    assert_eq!(reach.overview.heap.used_heap, live.total_size());
+    assert!(full.overview.gc_roots.by_kind.iter().any(|k| k.kind == "Unreachable"));
+    assert!(!reach.overview.gc_roots.by_kind.iter().any(|k| k.kind == "Unreachable"));
+    let instances: u64 = reach.overview.class_histogram.rows.iter().map(|r| r.instances).sum();
+    assert!(instances <= reach.overview.heap.objects);
+}
+
+#[test]
+fn progress_and_cancel() {
+    let (bytes, _) = leak_dump();
+    let (heap, a) = analyze(&bytes, false);
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let sink = events.clone();
+    let options = ReportOptions {
+        progress: Some(Arc::new(move |p: heapql_heap::Progress| sink.lock().unwrap().push((p.phase, p.done, p.total)))),
+        ..Default::default()
+    };
+    build(&heap, &a, &options).unwrap();
+    let events = events.lock().unwrap();
+    assert!(events.iter().all(|&(phase, done, total)| phase == "report" && done <= total));
+    let last = events.last().unwrap();
+    assert_eq!(last.1, last.2);
+    let cancelled = ReportOptions { cancel: Some(Arc::new(AtomicBool::new(true))), ..Default::default() };
+    let err = build(&heap, &a, &cancelled).err().expect("cancelled");
+    assert_eq!(err.code(), "ERR_CANCELLED");
+}
+
+#[test]
+fn json_uses_the_model_field_names() {
+    let (bytes, _) = leak_dump();
+    let (heap, a) = analyze(&bytes, false);
+    let v: serde_json::Value = serde_json::from_str(&report(&heap, &a).to_json()).unwrap();
+    let keys = |x: &serde_json::Value| {
+        let mut k = x.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+        k.sort();
+        k
+    };
+    assert_eq!(keys(&v), vec!["duplicateStrings", "leakSuspects", "overview", "threads", "topConsumers"]);
+    let s = &v["leakSuspects"]["suspects"][0];
+    assert_eq!(s["kind"], "group");
+    assert_eq!(s["subjectKind"], "instances");
+    assert_eq!(s["pathToRoot"]["steps"][1]["via"]["kind"], "staticField");
+    assert!(s["accumulationPoint"]["object"]["address"].as_str().unwrap().starts_with("0x"));
+    assert!(v["overview"]["heap"]["usedHeap"].is_u64());
+    assert!(v["overview"]["compressedOops"].is_boolean() || v["overview"]["compressedOops"].is_null());
+}
