@@ -1,11 +1,11 @@
 // Errors of the OQL front end. Both carry a source position, so callers (CLI, query files,
 // the server) can print `file:line:col`, the line, and a caret under the bad token.
+import { HeapqlError } from '../errors.js';
 import type { Pos } from './ast.js';
 
 /** The query text does not follow the grammar. */
-export class OqlSyntaxError extends Error {
+export class OqlSyntaxError extends HeapqlError {
   override name = 'OqlSyntaxError';
-  readonly code = 'ERR_OQL_SYNTAX';
   constructor(
     /** What is wrong, without position (e.g. `unexpected "FORM"`). */
     readonly reason: string,
@@ -18,20 +18,19 @@ export class OqlSyntaxError extends Error {
     /** What to write instead. */
     readonly hint: string | null,
   ) {
-    super(`${reason} at line ${pos.line}, column ${pos.column}${hint ? ` (hint: ${hint})` : ''}`);
+    super('ERR_OQL_SYNTAX', `${reason} at line ${pos.line}, column ${pos.column}${hint ? ` (hint: ${hint})` : ''}`, { exitCode: 2 });
   }
 }
 
 /** The query parses but cannot be planned (unknown name, unsupported construct, rule broken). */
-export class OqlPlanError extends Error {
+export class OqlPlanError extends HeapqlError {
   override name = 'OqlPlanError';
-  readonly code = 'ERR_OQL_PLAN';
   constructor(
     readonly reason: string,
     readonly pos: Pos | null,
     readonly hint: string | null = null,
   ) {
-    super(hint ? `${reason} (hint: ${hint})` : reason);
+    super('ERR_OQL_PLAN', hint ? `${reason} (hint: ${hint})` : reason, { exitCode: 2 });
   }
 }
 

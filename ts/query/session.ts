@@ -81,25 +81,31 @@ export async function* streamQuery(
   const { token, dispose } = cancelTokenFor(options.signal);
   const queue: Batch[] = [];
   let wake: (() => void) | undefined;
-  let finished = false;
+  // Batches arrive through a thread-safe callback that may be delivered after the task's own
+  // completion: the stream ends once the rows the executor reported have all been received.
+  let expectedRows: number | undefined;
+  let receivedRows = 0;
   let failure: unknown;
+  let failed = false;
   const done = call(() =>
     handle.executeStream(planned.json, options.batchRows ?? 1000, (batch) => {
       queue.push(batch as Batch);
+      receivedRows += (batch as Batch).rowCount;
       wake?.();
     }, token),
   ).then(
-    () => {
-      finished = true;
+    (end) => {
+      expectedRows = end.rows;
       wake?.();
     },
     (err) => {
       failure = err;
-      finished = true;
+      failed = true;
       wake?.();
     },
   );
   const resolve = resolverFor(handle);
+  let complete = false;
   try {
     for (;;) {
       const batch = queue.shift();
@@ -112,14 +118,15 @@ export async function* streamQuery(
         }
         continue;
       }
-      if (finished) break;
+      if (failed) throw failure;
+      if (expectedRows !== undefined && receivedRows >= expectedRows) break;
       await new Promise<void>((r) => (wake = r));
       wake = undefined;
     }
-    await done;
-    if (failure) throw failure;
+    complete = true;
   } finally {
-    if (!finished) token.cancel();
+    if (!complete) token.cancel();
+    await done;
     dispose();
   }
 }

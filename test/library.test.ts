@@ -1,0 +1,79 @@
+/** The Node library: openHeap, query, queryStream, explain, analyze, close, cancellation. */
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+import { openHeap, HeapqlError } from '../dist/index.js';
+
+const known = path.resolve(__dirname, '../fixtures/dumps/KnownHeap-jdk25-coops.hprof');
+
+describe('the heapql library', () => {
+  it('opens a dump, queries it, explains a plan, and refuses use after close', async () => {
+    const heap = await openHeap(known);
+    const info = heap.info();
+    expect(info.format).toMatch(/^JAVA PROFILE 1\.0\.[123]$/);
+    expect(info.objectCount).toBeGreaterThan(1000);
+    const result = await heap.query('SELECT COUNT(*) AS n FROM KnownHeap$Point');
+    expect(result.columns).toEqual([{ name: 'n', type: 'number' }]);
+    const direct = await heap.query('SELECT p FROM KnownHeap$Point p');
+    expect(result.rows[0]![0]).toBe(direct.rowCount);
+    const ref = direct.rows[0]![0] as { objectId: number; address: string; className: string; label: string };
+    expect(ref.className).toBe('KnownHeap$Point');
+    expect(ref.address).toMatch(/^0x[0-9a-f]+$/);
+    expect(ref.label).toContain(ref.address);
+
+    const limited = await heap.query('SELECT p FROM KnownHeap$Point p', { limit: 2 });
+    expect(limited.rowCount).toBe(2);
+    expect(limited.truncated).toBe(true);
+
+    expect(heap.explain('SELECT p FROM KnownHeap$Point p WHERE p.x > 1 ORDER BY p.x LIMIT 3')).toMatch(/TopK|Sort/);
+    heap.close();
+    await expect(heap.query('SELECT COUNT(*) FROM java.lang.String')).rejects.toMatchObject({ code: 'ERR_CLOSED' });
+  });
+
+  it('streams rows keyed by column name and stops when the loop breaks', async () => {
+    const heap = await openHeap(known);
+    const all = await heap.query('SELECT s, toString(s) FROM java.lang.String s');
+    const seen: Record<string, unknown>[] = [];
+    for await (const row of heap.queryStream('SELECT s, toString(s) FROM java.lang.String s', { batchRows: 16 })) {
+      seen.push(row);
+      if (seen.length === 40) break;
+    }
+    expect(seen).toHaveLength(40);
+    expect(Object.keys(seen[0]!)).toEqual(['s', 'toString(s)']);
+    expect(all.rowCount).toBeGreaterThan(40);
+    // After an early break the heap is still usable.
+    const again = await heap.query('SELECT COUNT(*) FROM java.lang.String');
+    expect(again.rows[0]![0]).toBe(all.rowCount);
+    heap.close();
+  });
+
+  it('switches to the full path after analyze()', async () => {
+    const heap = await openHeap(known);
+    await expect(heap.query('SELECT l.@retainedHeapSize FROM KnownHeap$LeakyCache l')).rejects.toBeInstanceOf(HeapqlError);
+    expect(heap.analyzed).toBe(false);
+    const phases = new Set<string>();
+    await heap.analyze({ onProgress: (p) => phases.add(p.phase) });
+    expect(heap.analyzed).toBe(true);
+    expect([...phases]).toEqual(expect.arrayContaining(['graph', 'dominators', 'retained']));
+    const r = await heap.query('SELECT l.@retainedHeapSize AS retained FROM KnownHeap$LeakyCache l');
+    // 16 buffers of 4 KiB at this fixture's lean scale (KnownHeap.java, LEAK).
+    expect(r.rows[0]![0]).toBeGreaterThan(16 * 4096);
+    heap.close();
+  });
+
+  it('cancels through an AbortSignal with ERR_CANCELLED', async () => {
+    const aborted = AbortSignal.abort();
+    await expect(openHeap(known, { signal: aborted })).rejects.toMatchObject({ code: 'ERR_CANCELLED' });
+    const heap = await openHeap(known);
+    await expect(heap.analyze({ signal: aborted })).rejects.toMatchObject({ code: 'ERR_CANCELLED' });
+    expect(heap.analyzed).toBe(false);
+    heap.close();
+  });
+
+  it('names the problem for a file that is not a dump', async () => {
+    await expect(openHeap(path.resolve(__dirname, '../package.json'))).rejects.toMatchObject({
+      code: 'ERR_NOT_HPROF',
+      message: expect.stringContaining('is not an HPROF heap dump'),
+    });
+  });
+});
