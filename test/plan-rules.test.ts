@@ -395,3 +395,15 @@ describe('explain and limits', () => {
     expect(p.query).toMatchObject({ limit: 100 });
   });
 });
+
+describe('HAVING with output aliases', () => {
+  test('a bare alias in HAVING stands for the aliased aggregate', () => {
+    const byAlias = sel('SELECT toString(s) AS v, COUNT(*) AS n FROM java.lang.String s GROUP BY toString(s) HAVING n > 5');
+    const byExpr = sel('SELECT toString(s) AS v, COUNT(*) AS n FROM java.lang.String s GROUP BY toString(s) HAVING COUNT(*) > 5');
+    expect(byAlias.having).toEqual(byExpr.having);
+    expect(byAlias.aggregates).toHaveLength(1);
+  });
+  test('the row alias is never taken for an output alias', () => {
+    expect(() => sel('SELECT COUNT(*) AS s FROM java.lang.String s HAVING s > 1')).toThrow();
+  });
+});

@@ -99,7 +99,8 @@ interface AggSink {
   calls: ExprOf<'call'>[];
 }
 
-type Mode = { aggs: AggSink | null; where: string };
+/** `aliases`: output aliases a bare name may stand for (HAVING), bound as that item's expression. */
+type Mode = { aggs: AggSink | null; where: string; aliases?: Map<string, Expr> };
 
 export class Binder {
   /** Set when the plan uses a full-path feature (the plan envelope's `fullPath`). */
@@ -225,7 +226,10 @@ export class Binder {
 
     // HAVING and ORDER BY may add aggregate slots.
     const havingAst = q.having;
-    let having: PExpr | null = havingAst ? this.expr(havingAst, scope, { aggs: sink, where: 'HAVING' }) : null;
+    // HAVING may name an output alias (`COUNT(*) AS n ... HAVING n > 5`).
+    let having: PExpr | null = havingAst
+      ? this.expr(havingAst, scope, { aggs: sink, where: 'HAVING', aliases: aliasItems })
+      : null;
     const orderRaw = q.orderBy.map((o) => ({ o, i: outputIndex(o.expr, columns, aliasOrNull(q)) }));
     const orderBound = orderRaw.map(({ o, i }) =>
       i !== null ? null : this.expr(o.expr, scope, { aggs: sink, where: 'ORDER BY' }),
@@ -344,8 +348,10 @@ export class Binder {
         return literal(e);
       case 'star':
         return fail('"*" is only allowed as a select item or in COUNT(*)', e.pos);
-      case 'name':
-        return this.name(e, scope);
+      case 'name': {
+        const aliased = e.name !== scope.alias ? mode.aliases?.get(e.name) : undefined;
+        return aliased ? this.expr(aliased, scope, { ...mode, aliases: undefined }) : this.name(e, scope);
+      }
       case 'attr':
         return this.attr(e.name, e.base ? rec(e.base) : { k: 'row' }, e.pos, e.base === null ? `@${e.name}` : printExpr(e));
       case 'field': {
