@@ -4,6 +4,7 @@
 //! writes the dump with the HPROF test kit when the file does not exist (instances of a few
 //! classes, strings, arrays), opens it, and times the whole-heap aggregates of the
 //! performance budget (design.md §6: ≤ 0.2 s per 100 M objects) plus a few other shapes.
+//! `BENCH_ONLY=<text>` runs only the queries whose label contains the text.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -44,6 +45,11 @@ fn generate(path: &PathBuf, objects: usize) {
 }
 
 fn time(ctx: &ExecContext, label: &str, plan: &str, objects: u32) {
+    if let Ok(only) = std::env::var("BENCH_ONLY") {
+        if !label.contains(&only) {
+            return;
+        }
+    }
     let mut best = f64::MAX;
     let mut rows = 0;
     for _ in 0..3 {

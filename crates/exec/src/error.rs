@@ -47,3 +47,11 @@ impl fmt::Display for ExecError {
 }
 
 impl std::error::Error for ExecError {}
+
+/// Expression evaluation carries errors boxed so a result is as small as a value (the hot
+/// per-row path returns values through several levels).
+impl From<Box<ExecError>> for ExecError {
+    fn from(e: Box<ExecError>) -> ExecError {
+        *e
+    }
+}

@@ -105,8 +105,11 @@ fn as_index(v: &Value) -> Option<i64> {
     }
 }
 
+/// Result of evaluating an expression (see `From<Box<ExecError>> for ExecError`).
+pub(crate) type EvalResult<T = Value> = Result<T, Box<ExecError>>;
+
 impl CExpr {
-    pub(crate) fn eval(&self, env: &Env, cx: &Ctx) -> Result<Value, ExecError> {
+    pub(crate) fn eval(&self, env: &Env, cx: &Ctx) -> EvalResult {
         let heap = env.heap;
         Ok(match self {
             CExpr::Lit(v) => v.clone(),
@@ -216,7 +219,8 @@ impl CExpr {
     }
 
     /// Filter/HAVING truth value.
-    pub(crate) fn test(&self, env: &Env, cx: &Ctx) -> Result<bool, ExecError> {
+    #[inline]
+    pub(crate) fn test(&self, env: &Env, cx: &Ctx) -> EvalResult<bool> {
         Ok(self.eval(env, cx)?.truthy())
     }
 }
@@ -225,7 +229,8 @@ fn is_null_literal(e: &CExpr) -> bool {
     matches!(e, CExpr::Lit(Value::Null))
 }
 
-fn binary(env: &Env, op: BinOp, l: &CExpr, r: &CExpr, cx: &Ctx) -> Result<Value, ExecError> {
+#[inline]
+fn binary(env: &Env, op: BinOp, l: &CExpr, r: &CExpr, cx: &Ctx) -> EvalResult {
     use BinOp::*;
     match op {
         And => return Ok(Value::Bool(l.eval(env, cx)?.truthy() && r.eval(env, cx)?.truthy())),
@@ -271,7 +276,8 @@ fn binary(env: &Env, op: BinOp, l: &CExpr, r: &CExpr, cx: &Ctx) -> Result<Value,
     })
 }
 
-fn read_field(env: &Env, base: Value, name: &str, string_guard: bool) -> Result<Value, ExecError> {
+#[inline]
+fn read_field(env: &Env, base: Value, name: &str, string_guard: bool) -> EvalResult {
     let Value::Obj(o) = base else { return Ok(Value::Null) };
     let heap = env.heap;
     match heap.object_kind(o) {
@@ -279,7 +285,7 @@ fn read_field(env: &Env, base: Value, name: &str, string_guard: bool) -> Result<
             if string_guard {
                 let c = heap.class_of(o);
                 if env.is_string_class(c) {
-                    return Err(unknown_field_error(env, c, name, 1));
+                    return Err(Box::new(unknown_field_error(env, c, name, 1)));
                 }
             }
             Ok(heap.field(o, name).map(|v| from_heap(env, v)).unwrap_or(Value::Null))
@@ -300,7 +306,8 @@ fn read_field(env: &Env, base: Value, name: &str, string_guard: bool) -> Result<
     }
 }
 
-fn attribute(env: &Env, base: Value, attr: Attr) -> Result<Value, ExecError> {
+#[inline]
+fn attribute(env: &Env, base: Value, attr: Attr) -> EvalResult {
     if attr == Attr::SystemProperties {
         return Ok(env.system_properties());
     }
