@@ -5,6 +5,7 @@
 import cliProgress from 'cli-progress';
 
 import type { ProgressEvent } from '../heap.js';
+import { formatBytes } from '../report/summary.js';
 
 export interface TerminalProgress {
   onProgress: (event: ProgressEvent) => void;
@@ -52,15 +53,7 @@ export function terminalProgress(stream: NodeJS.WriteStream = process.stderr): T
 
 /** Byte counts for reading phases, plain counts for object phases. */
 function formatAmount(n: number, phase: string): string {
-  if (!/read|index|scan|pass/i.test(phase)) return n.toLocaleString('en-US');
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n;
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return `${v.toFixed(u === 0 ? 0 : 1)} ${units[u]}`;
+  return /read|index|scan|pass/i.test(phase) ? formatBytes(n) : n.toLocaleString('en-US');
 }
 
 /**
