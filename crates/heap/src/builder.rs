@@ -236,7 +236,7 @@ pub(crate) fn big_vec<T>(cap: usize) -> Vec<T> {
     let v: Vec<T> = Vec::with_capacity(cap);
     let bytes = cap * std::mem::size_of::<T>();
     #[cfg(target_os = "linux")]
-    if bytes >= (64 << 20) {
+    if bytes >= (64 << 20) && std::env::var_os("HEAPQL_NO_THP").is_none() {
         let start = v.as_ptr() as usize;
         let a = (start + (2 << 20) - 1) & !((2 << 20) - 1);
         let end = (start + bytes) & !((2 << 20) - 1);

@@ -37,7 +37,8 @@ pub struct ObjIndex {
     base: u64,
 }
 
-const MAX_BUCKETS: u64 = 1 << 26;
+/// Never more buckets than a few per 16 objects (a sparse id space falls back to binary search).
+const MAX_BUCKETS: u64 = 1 << 28;
 
 /// Accumulates ids in ascending order (the caller guarantees order and uniqueness).
 pub struct IndexBuilder {
@@ -90,7 +91,7 @@ impl ObjIndex {
             shift += 1;
         }
         let nb = (max >> shift) - (min >> shift) + 1;
-        if nb > MAX_BUCKETS.max(target * 4) {
+        if nb > MAX_BUCKETS.min((target * 4).max(1 << 16)) {
             return; // ids too scattered for a table (hand-made files): binary search only
         }
         self.shift = shift;

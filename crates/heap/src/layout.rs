@@ -390,8 +390,15 @@ fn place(occ: &mut Vec<(u32, u32)>, holes: &mut Vec<(u32, u32)>, tail: &mut u32,
     }
 }
 
-/// Static fields of a class mirror laid out after `java.lang.Class`'s own fields: an estimate
-/// (HotSpot's mirror size also depends on the static layout's alignment gaps).
+/// Size of a class's `java.lang.Class` object (its "mirror"): `java.lang.Class`'s own instance
+/// size plus the class's static fields, which HotSpot (JDK 8+) stores inside the mirror.
+///
+/// This is an estimate, and `jcmd GC.class_histogram`'s `java.lang.Class` row differs slightly:
+/// the dump shows neither the order HotSpot gave the statics (so alignment gaps between them
+/// are guessed: largest first), nor pseudo-statics it adds or hides (`<resolved_references>`
+/// is in the dump but lives in the constant pool, so it is skipped here), and array classes'
+/// and primitive types' mirrors follow the same formula with no statics. On the JDK 17
+/// fixture the total is within 0.2 % of the VM's.
 pub fn mirror_size(class_instance: u32, statics: &[BasicType], m: &Model) -> u64 {
     let mut sizes: Vec<u32> = statics.iter().map(|&t| m.field_size(t)).collect();
     sizes.sort_by(|a, b| b.cmp(a));
