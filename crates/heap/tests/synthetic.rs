@@ -198,3 +198,16 @@ fn progress_is_reported() {
     let v = seen.lock().unwrap();
     assert!(v.contains(&"records") && v.contains(&"index"), "{v:?}");
 }
+
+#[test]
+fn heap_is_shareable_across_threads() {
+    fn check<T: Send + Sync>() {}
+    check::<Heap>();
+    let (bytes, a, ..) = sample();
+    let h = open(&bytes);
+    let n = std::thread::scope(|s| {
+        let t = s.spawn(|| h.index_of(a));
+        t.join().unwrap()
+    });
+    assert!(n.is_some());
+}
