@@ -3,6 +3,7 @@
 //! so per-range results concatenate back in source order.
 
 use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::compile::CExpr;
 use crate::env::{Env, CANCEL_EVERY};
@@ -17,23 +18,32 @@ const PROGRESS_EVERY: usize = 1 << 16;
 /// Runs the rows `range` (scan steps) of `input` through `filter` into `sink`, which receives
 /// the scan step (a global, increasing position usable for stable ordering) and the row.
 /// The sink returns false to stop the scan early.
+///
+/// `remaining`, shared by the parts of one whole-input scan of a class source, counts the
+/// instances not yet met; at zero every part stops (the rest of the heap holds none).
 pub(crate) fn scan_range(
     env: &Env,
     input: &Input,
     filter: Option<&CExpr>,
     range: Range<usize>,
+    remaining: Option<&AtomicU64>,
     sink: &mut dyn FnMut(usize, &Ctx) -> Result<bool, ExecError>,
 ) -> Result<(), ExecError> {
     let heap = env.heap;
     let reach = env.reachable_only;
     let mut unreported = 0usize;
     let start = range.start;
+    let end = range.end;
     for i in range {
         if (i - start) % CANCEL_EVERY == 0 {
             env.check_cancel()?;
             if unreported >= PROGRESS_EVERY {
                 env.report_scanned(unreported as u64);
                 unreported = 0;
+            }
+            if remaining.is_some_and(|r| r.load(Ordering::Relaxed) == 0) {
+                unreported += end - i;
+                break;
             }
         }
         unreported += 1;
@@ -45,6 +55,9 @@ pub(crate) fn scan_range(
                         let o = i as u32;
                         if !by_class[heap.class_of(o) as usize] {
                             continue;
+                        }
+                        if let Some(r) = remaining {
+                            r.fetch_sub(1, Ordering::Relaxed);
                         }
                         o
                     }
@@ -81,9 +94,14 @@ pub(crate) fn par_scan<St: Send>(
     push: impl Fn(&mut St, usize, &Ctx) -> Result<bool, ExecError> + Sync,
 ) -> Result<Vec<St>, ExecError> {
     let base = range.start;
+    let whole = range.start == 0 && range.end == input.scan_len(env);
+    let remaining = match input {
+        Input::Objects(ObjSet::Classes { instances: Some(n), .. }) if whole => Some(AtomicU64::new(*n)),
+        _ => None,
+    };
     env.par_ranges(range.len(), MIN_PER_THREAD, |r| {
         let mut st = init();
-        scan_range(env, input, filter, base + r.start..base + r.end, &mut |i, cx| push(&mut st, i, cx))?;
+        scan_range(env, input, filter, base + r.start..base + r.end, remaining.as_ref(), &mut |i, cx| push(&mut st, i, cx))?;
         Ok(st)
     })
 }

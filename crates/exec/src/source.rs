@@ -19,8 +19,11 @@ pub(crate) enum Input {
 pub(crate) enum ObjSet {
     /// Every object, in index order.
     All,
-    /// Objects whose class is flagged (`by_class[class_of(o)]`), in index order.
-    Classes { by_class: Vec<bool>, classes: Vec<ClassIdx> },
+    /// Objects whose class is flagged (`by_class[class_of(o)]`), in index order; `instances`
+    /// is how many there are (from the class histogram), so a scan can stop after the last.
+    /// None for java.lang.Class, whose objects the index may attribute in ways the histogram
+    /// does not count (synthetic class objects, instances of unknown classes).
+    Classes { by_class: Vec<bool>, classes: Vec<ClassIdx>, instances: Option<u64> },
     /// An explicit list (address, subquery, retained set), in its order.
     List(Vec<ObjIdx>),
 }
@@ -91,13 +94,13 @@ pub(crate) fn resolve(env: &Env, source: &Source) -> Result<Input, ExecError> {
         }
         Source::Class { name, subclasses } => {
             let classes = classes_for_name(env, name, *subclasses)?;
-            Ok(Input::Objects(ObjSet::Classes { by_class: class_bitmap(env, &classes), classes }))
+            Ok(class_set(env, classes))
         }
         Source::Regex { pattern } => {
             let re = whole_match_regex(pattern)?;
             let classes: Vec<ClassIdx> =
                 (0..env.heap.class_count()).filter(|&c| re.is_match(&env.heap.class(c).name)).collect();
-            Ok(Input::Objects(ObjSet::Classes { by_class: class_bitmap(env, &classes), classes }))
+            Ok(class_set(env, classes))
         }
         Source::Address { address } => {
             let id = parse_address(address)?;
@@ -110,6 +113,15 @@ pub(crate) fn resolve(env: &Env, source: &Source) -> Result<Input, ExecError> {
         }
         Source::Subquery { .. } => unreachable!("subquery sources are run by select.rs"),
     }
+}
+
+fn class_set(env: &Env, classes: Vec<ClassIdx>) -> Input {
+    let by_class = class_bitmap(env, &classes);
+    let heap = env.heap;
+    let with_class_objects = classes.iter().any(|&c| heap.class(c).name == "java.lang.Class");
+    let instances = (!with_class_objects)
+        .then(|| heap.class_histogram().iter().filter(|r| by_class[r.class as usize]).map(|r| r.count).sum());
+    Input::Objects(ObjSet::Classes { by_class, classes, instances })
 }
 
 fn parse_address(text: &str) -> Result<u64, ExecError> {
