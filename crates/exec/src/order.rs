@@ -129,7 +129,7 @@ impl PartialEq for Entry<'_> {
 impl Eq for Entry<'_> {}
 impl PartialOrd for Entry<'_> {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp_order(other))
+        Some(self.cmp(other))
     }
 }
 impl Ord for Entry<'_> {

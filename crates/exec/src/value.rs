@@ -209,7 +209,7 @@ pub fn negate(v: &Value) -> Value {
 pub struct Key(pub Value);
 
 fn float_as_int(f: f64) -> Option<i64> {
-    if f == f.trunc() && f >= -9.2e18 && f <= 9.2e18 {
+    if f == f.trunc() && (-9.2e18..=9.2e18).contains(&f) {
         Some(f as i64)
     } else {
         None
@@ -343,7 +343,7 @@ mod tests {
 
     #[test]
     fn total_order_puts_null_first() {
-        let mut v = vec![Value::str("b"), Value::Obj(3), Value::Int(5), Value::Null, Value::Float(1.5), Value::Bool(true)];
+        let mut v = [Value::str("b"), Value::Obj(3), Value::Int(5), Value::Null, Value::Float(1.5), Value::Bool(true)];
         v.sort_by(total_cmp);
         let kinds: Vec<String> = v.iter().map(|x| format!("{x:?}")).collect();
         assert_eq!(kinds, vec!["Null", "Bool(true)", "Float(1.5)", "Int(5)", "Str(\"b\")", "Obj(3)"]);
