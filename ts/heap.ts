@@ -8,6 +8,8 @@ import { cancelTokenFor } from './native/cancel.js';
 import type { NativeHeap } from './native/index.js';
 import { explainQuery, runQuery, streamQuery, type QueryOptions, type StreamedRow } from './query/session.js';
 import type { QueryResult } from './query/schema.js';
+import { buildReport, type BuildReportOptions } from './report/build.js';
+import type { ReportModel } from './report/model.js';
 
 export interface ProgressEvent {
   phase: string;
@@ -120,6 +122,14 @@ export class Heap {
     } finally {
       dispose();
     }
+  }
+
+  /**
+   * The full report (overview, leak suspects, top consumers, threads, duplicate strings, the
+   * given query results) as the validated report model; analyzes the dump first when needed.
+   */
+  report(options: BuildReportOptions = {}): Promise<ReportModel> {
+    return buildReport(this, options);
   }
 
   close(): void {

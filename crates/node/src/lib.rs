@@ -13,6 +13,7 @@ mod graph_view;
 mod heap_handle;
 mod progress;
 mod query;
+mod report;
 
 pub use heap_handle::*;
 pub use progress::*;

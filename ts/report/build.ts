@@ -1,0 +1,88 @@
+/**
+ * Assembles the report model. Every per-object number comes from the native door in one JSON
+ * string (`reportData`: overview, leak suspects, top consumers, threads, duplicate strings —
+ * computed in Rust); this file adds the envelope (schema version, generator, time), the file
+ * facts, the dump's warnings and the folded-in query results, and validates the whole against
+ * the schema before anyone renders it.
+ */
+import type { Heap, ProgressEvent } from '../heap.js';
+import { HeapqlError } from '../errors.js';
+import { call } from '../native/index.js';
+import { cancelTokenFor } from '../native/cancel.js';
+import { VERSION } from '../version.js';
+import { describeSchemaErrors, validateReportModel } from './json.js';
+import { REPORT_SCHEMA_VERSION, type QueryResult, type ReportModel, type ReportWarning } from './model.js';
+
+export interface BuildReportOptions {
+  /** Query results folded into the report, in this order. */
+  queries?: QueryResult[];
+  /** Leave objects unreachable from GC roots out (analyzes again when the heap was analyzed otherwise). */
+  reachableOnly?: boolean;
+  /** Longest list of each section (histogram rows, class loaders, consumers…); default 25. */
+  limit?: number;
+  /** Duplicate string values shown; default 20. */
+  topStrings?: number;
+  /** Extra non-fatal findings (e.g. from the query layer) appended after the dump's. */
+  warnings?: ReportWarning[];
+  onProgress?: (event: ProgressEvent) => void;
+  signal?: AbortSignal;
+}
+
+type Sections = Pick<ReportModel, 'overview' | 'leakSuspects' | 'topConsumers' | 'threads' | 'duplicateStrings'>;
+
+async function sections(heap: Heap, options: BuildReportOptions): Promise<Sections> {
+  const { token, dispose } = cancelTokenFor(options.signal);
+  try {
+    const json = await call(() =>
+      heap.handle.reportData(
+        { limit: options.limit, topStrings: options.topStrings },
+        options.onProgress ? (e) => options.onProgress!(e) : undefined,
+        token,
+      ),
+    );
+    return JSON.parse(json) as Sections;
+  } finally {
+    dispose();
+  }
+}
+
+/** The full report of an opened dump; analyzes it first when needed. */
+export async function buildReport(heap: Heap, options: BuildReportOptions = {}): Promise<ReportModel> {
+  const analyze = () => heap.analyze({ reachableOnly: options.reachableOnly ?? false, onProgress: options.onProgress, signal: options.signal });
+  if (!heap.analyzed) await analyze();
+  let data = await sections(heap, options);
+  if (options.reachableOnly !== undefined && data.overview.reachableOnly !== options.reachableOnly) {
+    await analyze();
+    data = await sections(heap, options);
+  }
+  const info = heap.info();
+  const overview = {
+    ...data.overview,
+    file: { path: info.path, size: info.fileSize, compression: info.compression === 'gzip-chunked' ? 'chunked-gzip' : info.compression },
+    dumpTime: info.timestampMs > 0 ? new Date(info.timestampMs).toISOString() : null,
+  };
+  const warnings: ReportWarning[] = heap.warnings().map((w) => ({
+    source: 'dump' as const,
+    message: w.offset > 0 ? `${w.message} (at byte ${w.offset})` : w.message,
+  }));
+  const model: ReportModel = {
+    schemaVersion: REPORT_SCHEMA_VERSION,
+    generator: { name: 'heapql', version: VERSION },
+    generatedAt: new Date().toISOString(),
+    overview,
+    leakSuspects: data.leakSuspects,
+    topConsumers: data.topConsumers,
+    threads: data.threads,
+    duplicateStrings: data.duplicateStrings,
+    queries: options.queries ?? [],
+    warnings: [...warnings, ...(options.warnings ?? [])],
+  };
+  const { ok, errors } = validateReportModel(model);
+  if (!ok) {
+    throw new HeapqlError(
+      'ERR_INTERNAL',
+      `internal error: the report data does not match its schema (a bug in heapql; please report it with the dump's producer and version):\n${describeSchemaErrors(errors)}`,
+    );
+  }
+  return model;
+}
