@@ -9,7 +9,6 @@
 
 mod analysis;
 mod convert;
-mod graph_view;
 mod heap_handle;
 mod progress;
 mod query;

@@ -8,11 +8,10 @@ use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::Status;
 use napi_derive::napi;
 
-use heapql_exec::{Batch, ColumnData, ExecContext, ExecError};
+use heapql_exec::{AnalysisView, Batch, ColumnData, ExecContext, ExecError};
 
 use crate::analysis::SharedState;
 use crate::convert::{catch_panic, coded, heap_error};
-use crate::graph_view::AnalysisView;
 use crate::heap_handle::HeapHandle;
 use crate::progress::CancelToken;
 
@@ -67,7 +66,7 @@ fn with_context<T>(
     f: impl FnOnce(&ExecContext) -> Result<T>,
 ) -> Result<T> {
     let analysis = state.analysis();
-    let view = analysis.as_deref().map(|analysis| AnalysisView { analysis, heap: &state.heap });
+    let view = analysis.as_deref().map(|analysis| AnalysisView::new(&state.heap, analysis));
     let mut ctx = ExecContext::new(&state.heap);
     if let Some(view) = view.as_ref() {
         ctx = ctx.with_graph(view);
