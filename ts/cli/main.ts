@@ -60,7 +60,7 @@ function rootForHelp(): CommandDef<any> {
 function reportError(err: unknown): void {
   if (process.env.HEAPQL_DEBUG === '1' && err instanceof Error) process.stderr.write(`${err.stack}\n`);
   if (err instanceof HeapqlError) {
-    process.stderr.write(`error: ${err.message}\n`);
+    process.stderr.write(err.code === 'ERR_CANCELLED' ? 'error: interrupted; nothing was written\n' : `error: ${err.message}\n`);
     process.exitCode = err.exitCode;
     return;
   }

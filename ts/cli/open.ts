@@ -11,8 +11,8 @@ export interface CliOpenOptions {
 }
 
 export async function openForCli(path: string, options: CliOpenOptions = {}): Promise<Heap> {
-  const progress = terminalProgress();
   const interrupt = interruptSignal();
+  const progress = terminalProgress(interrupt.signal);
   try {
     const heap = await openHeap(path, {
       dump: options.dump,
@@ -30,8 +30,8 @@ export async function openForCli(path: string, options: CliOpenOptions = {}): Pr
 
 /** The full analysis with a progress bar and Ctrl-C, for commands that need the full path. */
 export async function analyzeForCli(heap: Heap, reachableOnly: boolean): Promise<void> {
-  const progress = terminalProgress();
   const interrupt = interruptSignal();
+  const progress = terminalProgress(interrupt.signal);
   try {
     await heap.analyze({ reachableOnly, onProgress: progress.onProgress, signal: interrupt.signal });
   } finally {

@@ -14,7 +14,7 @@ export interface TerminalProgress {
 
 const PHASE_WIDTH = 12;
 
-export function terminalProgress(stream: NodeJS.WriteStream = process.stderr): TerminalProgress {
+export function terminalProgress(signal?: AbortSignal, stream: NodeJS.WriteStream = process.stderr): TerminalProgress {
   if (!stream.isTTY || process.env.CI) return { onProgress: () => {}, stop: () => {} };
   const bar = new cliProgress.SingleBar(
     {
@@ -29,8 +29,16 @@ export function terminalProgress(stream: NodeJS.WriteStream = process.stderr): T
   );
   let phase = '';
   let started = false;
+  let stopped = false;
+  const stop = () => {
+    if (started && !stopped) bar.stop();
+    stopped = true;
+  };
+  // Ctrl-C: take the bar down at once so the interruption message is the last thing shown.
+  signal?.addEventListener('abort', stop, { once: true });
   return {
     onProgress(event) {
+      if (stopped) return;
       const payload = {
         phase: event.phase.padEnd(PHASE_WIDTH),
         doneText: formatAmount(event.done, event.phase),
@@ -45,15 +53,13 @@ export function terminalProgress(stream: NodeJS.WriteStream = process.stderr): T
       phase = event.phase;
       bar.update(event.done, payload);
     },
-    stop() {
-      if (started) bar.stop();
-    },
+    stop,
   };
 }
 
 /** Byte counts for reading phases, plain counts for object phases. */
 function formatAmount(n: number, phase: string): string {
-  return /read|index|scan|pass/i.test(phase) ? formatBytes(n) : n.toLocaleString('en-US');
+  return /read|index|scan|pass|record/i.test(phase) ? formatBytes(n) : n.toLocaleString('en-US');
 }
 
 /**
@@ -66,8 +72,8 @@ export function interruptSignal(): { signal: AbortSignal; dispose: () => void } 
   const handler = () => {
     count++;
     if (count === 1) {
-      process.stderr.write('\ninterrupted: stopping… (Ctrl-C again to quit at once)\n');
       controller.abort();
+      process.stderr.write('interrupted: stopping… (Ctrl-C again to quit at once)\n');
     } else {
       process.exit(130);
     }
