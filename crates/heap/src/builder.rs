@@ -483,7 +483,6 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
         for &(id, p) in &b[j..] {
             push(id, p);
         }
-        drop(push);
     }
     if dups > 0 {
         warnings.push(Warning { offset: 0, message: format!("{dups} objects with an id already seen in this dump were ignored") });
@@ -946,7 +945,7 @@ fn detect_by_addresses(h: &Heap, lcs: &[LayoutClass<'_>], cands: &[Model], jdk: 
     let sizes: Vec<Vec<u32>> = cands.iter().map(|m| layout::instance_sizes(lcs, m, jdk)).collect();
     let n = h.objs.len();
     let samples = 200_000u32.min(n.saturating_sub(1));
-    let step = if samples == 0 { 1 } else { ((n - 1) / samples).max(1) };
+    let step = n.saturating_sub(1).checked_div(samples).unwrap_or(1).max(1);
     let mut exact = vec![0u64; cands.len()];
     let mut overlap = vec![0u64; cands.len()];
     let mut tried = 0u64;

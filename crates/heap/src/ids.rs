@@ -69,6 +69,7 @@ impl IndexBuilder {
 
 impl ObjIndex {
     /// `ids`/`packed` sorted by id, without duplicates.
+    #[cfg(test)]
     pub fn build(ids: &[u64], packed: Vec<u64>) -> ObjIndex {
         let mut b = IndexBuilder::with_capacity(ids.len());
         for &i in ids {
@@ -120,10 +121,6 @@ impl ObjIndex {
     #[inline]
     pub fn len(&self) -> u32 {
         self.packed.len() as u32
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.packed.is_empty()
     }
 
     #[inline]

@@ -347,7 +347,8 @@ fn place(occ: &mut Vec<(u32, u32)>, holes: &mut Vec<(u32, u32)>, tail: &mut u32,
             let a = s.max(1);
             let pad = |off: u32| (a - off % a) % a;
             let mut cand: Option<usize> = None;
-            if !append_only && !(s == last_size && !last_ok) {
+            // HotSpot skips the search when the previous field had the same size and found no hole.
+            if !append_only && (s != last_size || last_ok) {
                 last_size = s;
                 last_ok = true;
                 // Best fit, scanning from the highest hole down; ties keep the higher one.

@@ -104,7 +104,7 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
         let left = total - body;
         counts[t as usize] += 1;
         // u4 overflow of a single > 4 GiB HEAP DUMP record (§12.2).
-        if t == tag::HEAP_DUMP && left >= (1u64 << 32) && (left - len) % (1u64 << 32) == 0 {
+        if t == tag::HEAP_DUMP && left >= (1u64 << 32) && (left - len).is_multiple_of(1u64 << 32) {
             len = left;
         }
         let mut truncated = false;

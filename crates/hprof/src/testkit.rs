@@ -478,7 +478,7 @@ impl DumpBuilder {
         let t = self.instance(self.thread_class, &[Val::Obj(n), Val::Bool(daemon)]);
         let mut ids = Vec::new();
         for (i, (method, class, line)) in frames.iter().enumerate() {
-            let fid = (serial as u64) << 16 | i as u64 + 1;
+            let fid = ((serial as u64) << 16) | (i as u64 + 1);
             let m = self.name_id(method);
             let sig = self.name_id("()V");
             let src = self.name_id(&format!("{}.java", class.rsplit('.').next().unwrap_or(class)));
