@@ -31,9 +31,10 @@ const STEPS = [
     args: (d) => ['query', d, '--query', 'SELECT COUNT(*) FROM java.lang.String', '--no-cache'],
   },
   {
+    // INSTANCEOF: every object of the heap (FROM java.lang.Object alone is that exact class).
     name: 'query: objects by class',
     cmd: 'heapql',
-    args: (d) => ['query', d, '--query', 'SELECT classof(x), COUNT(*) FROM java.lang.Object x GROUP BY classof(x)', '--no-cache'],
+    args: (d) => ['query', d, '--query', 'SELECT classof(x), COUNT(*) FROM INSTANCEOF java.lang.Object x GROUP BY classof(x)', '--no-cache'],
   },
   {
     name: 'full report',
@@ -41,8 +42,20 @@ const STEPS = [
     output: (size) => path.join(OUT, `report-${size}g.json`),
     args: (d, size) => [d, path.join(OUT, `report-${size}g.json`), '--no-cache'],
   },
-  { name: 'hprof-slurp (peer)', cmd: 'hprof-slurp', args: (d) => [d] },
-  { name: 'hprof-analyzer (peer)', cmd: 'hprof-analyzer', args: (d) => [d] },
+  // Peers, side by side: hprof-slurp's class histogram pass, hprof-analyzer's query-only path
+  // and its full report (the same work as ours above).
+  { name: 'hprof-slurp histogram (peer)', cmd: 'hprof-slurp', args: (d) => [d] },
+  {
+    name: 'hprof-analyzer query: count strings (peer)',
+    cmd: 'hprof-analyzer',
+    args: (d) => ['query', d, '--query', 'SELECT COUNT(*) FROM java.lang.String'],
+  },
+  {
+    name: 'hprof-analyzer full report (peer)',
+    cmd: 'hprof-analyzer',
+    output: (size) => path.join(OUT, `peer-report-${size}g.json`),
+    args: (d, size) => [d, path.join(OUT, `peer-report-${size}g.json`)],
+  },
 ];
 
 function usage(message) {
