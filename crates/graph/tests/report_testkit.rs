@@ -348,7 +348,7 @@ fn progress_and_cancel() {
     let last = events.last().unwrap();
     assert_eq!(last.1, last.2);
     let cancelled = ReportOptions { cancel: Some(Arc::new(AtomicBool::new(true))), ..Default::default() };
-    let err = build(&heap, &a, &cancelled).err().expect("cancelled");
+    let err = build(&heap, &a, &cancelled).expect_err("cancelled");
     assert_eq!(err.code(), "ERR_CANCELLED");
 }
 
@@ -370,4 +370,45 @@ fn json_uses_the_model_field_names() {
     assert!(s["accumulationPoint"]["object"]["address"].as_str().unwrap().starts_with("0x"));
     assert!(v["overview"]["heap"]["usedHeap"].is_u64());
     assert!(v["overview"]["compressedOops"].is_boolean() || v["overview"]["compressedOops"].is_null());
+}
+
+#[test]
+fn suspect_paths_avoid_reference_referent_when_another_path_exists() {
+    let mut b = DumpBuilder::new(8);
+    let obj = b.object_class;
+    let reference = b.class("java.lang.ref.Reference", Some(obj), &[("referent", BasicType::Object)]);
+    let weak = b.class("java.lang.ref.WeakReference", Some(reference), &[]);
+    let node_class = b.class("app.Node", Some(obj), &[("next", BasicType::Object)]);
+    let big = b.byte_array(&[7u8; 20_000]);
+    // Shortest path: JNI global WeakReference --referent--> big (excluded, as MAT does);
+    // the path to report: JNI global Node --next--> Node --next--> big.
+    let r = b.instance(weak, &[Val::Obj(big)]);
+    let second = b.instance(node_class, &[Val::Obj(big)]);
+    let first = b.instance(node_class, &[Val::Obj(second)]);
+    b.root_jni_global(r);
+    b.root_jni_global(first);
+    let bytes = b.build();
+    let (heap, a) = analyze(&bytes, false);
+    let data = report(&heap, &a);
+    let s = data.leak_suspects.suspects.iter().find(|s| s.object.as_ref().map(|o| o.object_id) == Some(idx(&heap, big))).unwrap();
+    assert_eq!(s.kind, SuspectKind::Single);
+    assert_eq!(s.title, "byte[]");
+    assert_eq!(s.accumulation_point.as_ref().unwrap().object.object_id, idx(&heap, big));
+    let objects: Vec<ObjIdx> = s.path_to_root.as_ref().unwrap().steps.iter().map(|st| st.object.object_id).collect();
+    assert_eq!(objects, vec![idx(&heap, first), idx(&heap, second), idx(&heap, big)]);
+    assert_eq!(s.path_to_root.as_ref().unwrap().root_kinds, vec!["JNI Global"]);
+    // Without the other path, the referent is the only way: MAT retries without excludes.
+    let mut b = DumpBuilder::new(8);
+    let obj = b.object_class;
+    let reference = b.class("java.lang.ref.Reference", Some(obj), &[("referent", BasicType::Object)]);
+    let big = b.byte_array(&[7u8; 20_000]);
+    let r = b.instance(reference, &[Val::Obj(big)]);
+    b.root_jni_global(r);
+    let bytes = b.build();
+    let (heap, a) = analyze(&bytes, false);
+    let data = report(&heap, &a);
+    let s = &data.leak_suspects.suspects[0];
+    let objects: Vec<ObjIdx> = s.path_to_root.as_ref().unwrap().steps.iter().map(|st| st.object.object_id).collect();
+    assert_eq!(objects.last(), Some(&idx(&heap, big)));
+    assert_eq!(objects.first(), Some(&idx(&heap, r)));
 }

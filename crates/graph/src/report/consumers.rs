@@ -46,8 +46,8 @@ pub fn top_consumers(ctx: &Ctx) -> TopConsumers {
     // the class it describes).
     let mut by_name: FxHashMap<ClassIdx, Sum> = FxHashMap::default();
     for &o in top {
-        let (shallow, retained) = (heap.shallow_size(o), a.retained_size(o));
-        let c = heap.class_of(o);
+        let (shallow, retained) = (ctx.shallow(o), a.retained_size(o));
+        let c = ctx.class_of(o);
         by_class.entry(c).or_default().add(shallow, retained);
         let described = (heap.object_kind(o) == ObjectKind::Class).then(|| heap.class_described_by(o)).flatten();
         let loader = match described {

@@ -27,6 +27,10 @@ pub struct Ctx<'a> {
     pub flags: Vec<u8>,
     /// Loader id → label (the bootstrap loader, id 0, is not in the map).
     loader_labels: FxHashMap<u64, String>,
+    /// Class of every object, filled by the object pass: the later walks visit objects in
+    /// dominator-tree order, where reading the class from the dump would be a random read
+    /// per object. 4 bytes per object, dropped with the context.
+    classes: Vec<ClassIdx>,
 }
 
 impl<'a> Ctx<'a> {
@@ -51,7 +55,15 @@ impl<'a> Ctx<'a> {
             }
             flags[c as usize] = f;
         }
-        let mut ctx = Ctx { heap, analysis, total: analysis.total_size(), limit, flags, loader_labels: FxHashMap::default() };
+        let mut ctx = Ctx {
+            heap,
+            analysis,
+            total: analysis.total_size(),
+            limit,
+            flags,
+            loader_labels: FxHashMap::default(),
+            classes: Vec::new(),
+        };
         let mut ids: Vec<u64> = (0..n).map(|c| heap.class(c).loader_id).filter(|&l| l != 0).collect();
         ids.sort_unstable();
         ids.dedup();
@@ -65,6 +77,29 @@ impl<'a> Ctx<'a> {
         ctx
     }
 
+    /// Keeps the class of every object (`classes[o]`), from the object pass.
+    pub fn set_classes(&mut self, classes: Vec<ClassIdx>) {
+        self.classes = classes;
+    }
+
+    /// The class of an object (class objects: java.lang.Class).
+    #[inline]
+    pub fn class_of(&self, o: ObjIdx) -> ClassIdx {
+        match self.classes.get(o as usize) {
+            Some(&c) => c,
+            None => self.heap.class_of(o),
+        }
+    }
+
+    /// Shallow size without reading the dump for instances (their size is their class's).
+    #[inline]
+    pub fn shallow(&self, o: ObjIdx) -> u64 {
+        match self.heap.object_kind(o) {
+            ObjectKind::Instance => self.heap.instance_size(self.class_of(o)),
+            _ => self.heap.shallow_size(o),
+        }
+    }
+
     pub fn class_flags(&self, c: ClassIdx) -> u8 {
         self.flags[c as usize]
     }
@@ -74,7 +109,7 @@ impl<'a> Ctx<'a> {
         if self.heap.object_kind(o) != ObjectKind::Instance {
             return 0;
         }
-        self.flags[self.heap.class_of(o) as usize]
+        self.flags[self.class_of(o) as usize]
     }
 
     pub fn percent(&self, bytes: u64) -> f64 {

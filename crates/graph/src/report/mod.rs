@@ -56,11 +56,12 @@ impl Default for ReportOptions {
 pub fn build(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions) -> Result<ReportData, HeapError> {
     let ctl = Control { phase: "report", progress: options.progress.clone(), cancel: options.cancel.clone() };
     let cancelled = |_| HeapError::Cancelled;
-    let ctx = ctx::Ctx::new(heap, analysis, options.limit.max(1));
+    let mut ctx = ctx::Ctx::new(heap, analysis, options.limit.max(1));
     // Work units for progress: the object pass, the tree walk, the rest.
     let n = heap.object_count() as u64;
     let total_work = 3 * n.max(1);
-    let scan = scan::scan(&ctx, &ctl, total_work).map_err(cancelled)?;
+    let mut scan = scan::scan(&ctx, &ctl, total_work).map_err(cancelled)?;
+    ctx.set_classes(std::mem::take(&mut scan.classes));
     let retained = retained_by_class::retained_by_class(&ctx, &ctl, n, total_work).map_err(cancelled)?;
     ctl.tick(2 * n, total_work).map_err(cancelled)?;
     let overview = overview::overview(&ctx, &scan, &retained, options.reachable_only);

@@ -46,13 +46,20 @@ impl<'c, 'a> Paths<'c, 'a> {
 
     /// Objects from a GC root (first) to `o` (last): the shortest path without the excluded
     /// fields, else the shortest path at all (MAT retries without excludes); None when nothing
-    /// reaches `o`.
+    /// reaches `o`. The analysis's own (cached, unrestricted) search answers first: a shortest
+    /// path that uses no excluded edge is also shortest without them, and the restricted
+    /// search, a full BFS, runs only when it is needed.
     pub fn objects_to(&self, o: ObjIdx) -> Option<Vec<ObjIdx>> {
-        if let Some(nodes) = path_from_parents(self.parents(), node(o)) {
-            return Some(nodes.into_iter().skip(1).map(obj).collect());
+        let plain: Option<Vec<ObjIdx>> =
+            self.ctx.analysis.path_to_root(self.ctx.heap, o).map(|steps| steps.into_iter().map(|s| s.object).collect());
+        let clean = |p: &[ObjIdx]| p.windows(2).all(|w| self.excluded.binary_search(&(node(w[0]), node(w[1]))).is_err());
+        match plain {
+            Some(p) if clean(&p) => Some(p),
+            plain => match path_from_parents(self.parents(), node(o)) {
+                Some(nodes) => Some(nodes.into_iter().skip(1).map(obj).collect()),
+                None => plain,
+            },
         }
-        let steps = self.ctx.analysis.path_to_root(self.ctx.heap, o)?;
-        Some(steps.into_iter().map(|s| s.object).collect())
     }
 
     /// The report's path: root kinds of the first object, then each step with how its

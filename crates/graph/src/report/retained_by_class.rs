@@ -35,7 +35,7 @@ pub fn retained_by_class(ctx: &Ctx, ctl: &Control, done_before: u64, total_work:
     let mut visited = 0u64;
     for &top in a.top_level_dominators() {
         let enter = |o: ObjIdx, open: &mut Vec<u32>, by_class: &mut Vec<u64>, ob: &mut u32, bc: &mut u64| {
-            let c = heap.class_of(o) as usize;
+            let c = ctx.class_of(o) as usize;
             if open[c] == 0 {
                 by_class[c] += a.retained_size(o);
             }
@@ -62,7 +62,7 @@ pub fn retained_by_class(ctx: &Ctx, ctl: &Control, done_before: u64, total_work:
                 stack.push((child, 0));
             } else {
                 stack.pop();
-                open[heap.class_of(o) as usize] -= 1;
+                open[ctx.class_of(o) as usize] -= 1;
                 if is_bootstrap_class(o) {
                     open_bootstrap -= 1;
                 }

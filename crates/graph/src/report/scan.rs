@@ -4,7 +4,7 @@
 
 use crate::control::{Cancelled, Control};
 use crate::object_graph::node;
-use heapql_heap::{ObjIdx, ObjectKind, Value};
+use heapql_heap::{ClassIdx, ObjIdx, ObjectKind, Value};
 
 use super::ctx::{Ctx, LOADER, REFERENCE, STRING, THREAD};
 use super::model::HeapFacts;
@@ -24,6 +24,8 @@ pub struct Scan {
     /// `(node(reference), node(referent))` of every covered `java.lang.ref.Reference`, sorted.
     pub referents: Vec<(u32, u32)>,
     pub strings: StringCollector,
+    /// Class of every object (for `Ctx::set_classes`).
+    pub classes: Vec<ClassIdx>,
 }
 
 /// Objects between two progress ticks.
@@ -41,13 +43,20 @@ pub fn scan(ctx: &Ctx, ctl: &Control, total_work: u64) -> Result<Scan, Cancelled
         loaders: Vec::new(),
         referents: Vec::new(),
         strings: StringCollector::default(),
+        classes: Vec::with_capacity(heap.object_count() as usize),
     };
     let n = heap.object_count();
     for o in 0..n {
         if o % TICK == 0 {
             ctl.tick(o as u64, total_work)?;
         }
-        let shallow = heap.shallow_size(o);
+        let kind = heap.object_kind(o);
+        let c = heap.class_of(o);
+        s.classes.push(c);
+        let shallow = match kind {
+            ObjectKind::Instance => heap.instance_size(c),
+            _ => heap.shallow_size(o),
+        };
         if !a.is_reachable(o) {
             s.facts.unreachable_objects += 1;
             s.facts.unreachable_shallow += shallow;
@@ -56,14 +65,12 @@ pub fn scan(ctx: &Ctx, ctl: &Control, total_work: u64) -> Result<Scan, Cancelled
             continue;
         }
         s.facts.objects += 1;
-        let kind = heap.object_kind(o);
         match kind {
             ObjectKind::Instance => s.facts.instances += 1,
             ObjectKind::ObjectArray => s.facts.object_arrays += 1,
             ObjectKind::PrimitiveArray(_) => s.facts.primitive_arrays += 1,
             ObjectKind::Class => s.facts.classes += 1,
         }
-        let c = heap.class_of(o);
         s.class_instances[c as usize] += 1;
         s.class_shallow[c as usize] += shallow;
         if kind != ObjectKind::Instance {

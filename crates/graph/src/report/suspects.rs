@@ -64,14 +64,14 @@ pub fn leak_suspects(ctx: &Ctx, paths: &Paths, ctl: &Control, at: (u64, u64)) ->
     // Groups: the remaining top-level dominators by class.
     let mut sums = vec![0u64; heap.class_count() as usize];
     for &o in &top[singles..] {
-        sums[heap.class_of(o) as usize] += a.retained_size(o);
+        sums[ctx.class_of(o) as usize] += a.retained_size(o);
     }
     let classes: Vec<ClassIdx> =
         (0..heap.class_count()).filter(|&c| ctx.above(sums[c as usize], THRESHOLD_PERCENT)).collect();
     if !classes.is_empty() {
         let mut members: FxHashMap<ClassIdx, Vec<ObjIdx>> = classes.iter().map(|&c| (c, Vec::new())).collect();
         for &o in &top[singles..] {
-            if let Some(list) = members.get_mut(&heap.class_of(o)) {
+            if let Some(list) = members.get_mut(&ctx.class_of(o)) {
                 list.push(o);
             }
         }
@@ -217,7 +217,7 @@ fn group(ctx: &Ctx, paths: &Paths, class: ClassIdx, instances: &[ObjIdx]) -> Fou
     let heap = ctx.heap;
     let a = ctx.analysis;
     let retained: u64 = instances.iter().map(|&o| a.retained_size(o)).sum();
-    let shallow: u64 = instances.iter().map(|&o| heap.shallow_size(o)).sum();
+    let shallow: u64 = instances.iter().map(|&o| ctx.shallow(o)).sum();
     let class_name = heap.class(class).name.clone();
     let loader = ctx.class_loader_label(class);
     let acc = group_accumulation_point(ctx, paths, instances);
@@ -389,21 +389,24 @@ pub(crate) fn group_accumulation_point(ctx: &Ctx, paths: &Paths, instances: &[Ob
 fn breakdown(ctx: &Ctx, tops: &[ObjIdx]) -> ClassBreakdown {
     let heap = ctx.heap;
     let a = ctx.analysis;
-    let mut per: FxHashMap<ClassIdx, (u64, u64)> = FxHashMap::default();
+    // (objects, shallow) per class, indexed by class: no hashing per object.
+    let mut per: Vec<(u64, u64)> = vec![(0, 0); heap.class_count() as usize];
     let mut objects = 0u64;
     let mut stack: Vec<ObjIdx> = tops.to_vec();
     while let Some(o) = stack.pop() {
         objects += 1;
-        let e = per.entry(heap.class_of(o)).or_default();
+        let e = &mut per[ctx.class_of(o) as usize];
         e.0 += 1;
-        e.1 += heap.shallow_size(o);
+        e.1 += ctx.shallow(o);
         stack.extend_from_slice(a.dominated(o));
     }
-    let classes = per.len() as u64;
     let mut rows: Vec<ClassBreakdownRow> = per
-        .into_iter()
-        .map(|(c, (n, s))| ClassBreakdownRow { class_name: heap.class(c).name.clone(), objects: n, shallow: s })
+        .iter()
+        .enumerate()
+        .filter(|(_, &(n, _))| n > 0)
+        .map(|(c, &(n, s))| ClassBreakdownRow { class_name: heap.class(c as ClassIdx).name.clone(), objects: n, shallow: s })
         .collect();
+    let classes = rows.len() as u64;
     rows.sort_by(|x, y| y.shallow.cmp(&x.shallow).then(y.objects.cmp(&x.objects)).then(x.class_name.cmp(&y.class_name)));
     rows.truncate(ctx.limit.min(BREAKDOWN_ROWS));
     ClassBreakdown { rows, classes, objects }
