@@ -3,7 +3,7 @@
 //! class table, roots, threads, system properties and the shallow-size model.
 
 use crate::classes::java_name;
-use crate::ids::{self, IndexBuilder, ObjIndex};
+use crate::ids::{self, ObjIndex};
 use crate::layout::{self, LayoutClass, Model};
 use crate::threads::{FrameText, RawThread};
 use crate::values::{field_type, prim_from_code, prim_of, prim_size, value_of};
@@ -448,42 +448,9 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
     }
 
     // ---- object index: merge the sorted parts, add synthetic class objects after the max id ----
-    let n_real: usize = obj_parts.iter().map(|p| p.len()).sum();
-    let mut packed: Vec<u64> = big_vec(n_real + synth.len());
-    let mut ib = IndexBuilder::with_capacity(n_real + synth.len());
-    let mut dups = 0u64;
-    let mut last: Option<u64> = None;
-    {
-        let mut push = |id: u64, p: u64| {
-            if last == Some(id) {
-                dups += 1;
-                return;
-            }
-            last = Some(id);
-            ib.push_id(id);
-            packed.push(p);
-        };
-        let mut parts = obj_parts.into_iter();
-        let a = parts.next().unwrap_or_default();
-        let b = parts.next().unwrap_or_default();
-        let (mut i, mut j) = (0usize, 0usize);
-        while i < a.len() && j < b.len() {
-            let (x, y) = (a[i], b[j]);
-            if x.0 <= y.0 {
-                push(x.0, x.1);
-                i += 1;
-            } else {
-                push(y.0, y.1);
-                j += 1;
-            }
-        }
-        for &(id, p) in &a[i..] {
-            push(id, p);
-        }
-        for &(id, p) in &b[j..] {
-            push(id, p);
-        }
-    }
+    let mut parts = obj_parts.into_iter();
+    let merged = crate::merge::merge(parts.next().unwrap_or_default(), parts.next().unwrap_or_default(), synth.len());
+    let (mut packed, mut ib, dups, last) = (merged.packed, merged.index, merged.duplicates, merged.last_id);
     if dups > 0 {
         warnings.push(Warning { offset: 0, message: format!("{dups} objects with an id already seen in this dump were ignored") });
     }

@@ -47,8 +47,14 @@ pub struct IndexBuilder {
 }
 
 impl IndexBuilder {
+    #[cfg(test)]
     pub fn with_capacity(n: usize) -> IndexBuilder {
         IndexBuilder { id_lo: crate::builder::big_vec(n), runs: Vec::new() }
+    }
+
+    /// Ids already merged: `id_lo` and its runs of high halves.
+    pub fn from_parts(id_lo: Vec<u32>, runs: Vec<(u32, u32)>) -> IndexBuilder {
+        IndexBuilder { id_lo, runs }
     }
 
     #[inline]

@@ -21,6 +21,7 @@ pub use exercise::exercise;
 mod classes;
 mod ids;
 mod layout;
+mod merge;
 mod props;
 mod threads;
 mod values;
