@@ -7,13 +7,15 @@ import { deviceCommand } from './device.js';
 import { schemaCommand } from './schema.js';
 import { schedCommand } from './sched.js';
 import { queryCommand } from './query.js';
-import { mainCommand } from './summary.js';
+import { reportCommand as mainCommand } from './report.js';
+import { summaryCommand } from './summary.js';
 
 export { mainCommand };
 
 export const subCommands: Record<string, CommandDef<any>> = {
   query: queryCommand,
   analyze: analyzeCommand,
+  summary: summaryCommand,
   demo: demoCommand,
   schema: schemaCommand,
   sched: schedCommand,

@@ -3,16 +3,23 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineCommand } from 'citty';
 
-import { printSummary } from './summary.js';
+import { chooseOutput } from '../report/index.js';
+import { checkOptions } from './args.js';
+import { writeFullReport } from './report.js';
 
 export const DEMO_DUMP = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/demo/demo.hprof');
 
+const demoArgs = {
+  report: { type: 'positional', required: false, description: 'where to write the report (.md, .html or .json); none = Markdown on stdout' },
+  format: { type: 'string', description: 'report format (default: from the report path)', valueHint: 'md|html|json' },
+} as const;
+
 export const demoCommand = defineCommand({
-  meta: { name: 'demo', description: 'Analyze the demo dump bundled with heapql (fixtures/demo/demo.hprof)' },
-  args: {
-    format: { type: 'string', description: 'text (default) or json', valueHint: 'text|json' },
-  },
-  async run({ args }) {
-    await printSummary(DEMO_DUMP, { format: args.format });
+  meta: { name: 'demo', description: 'The full report of the demo dump bundled with heapql (fixtures/demo/demo.hprof)' },
+  args: demoArgs,
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'demo', demoArgs, 1);
+    const choice = chooseOutput(args.report ?? null, args.format ?? null);
+    await writeFullReport(DEMO_DUMP, { reachableOnly: false, jobs: [], choice });
   },
 });

@@ -55,6 +55,8 @@ export interface JobSources {
   queryFile?: string;
   run?: string;
   /** Plan with the full path allowed (after `analyze`). */
+  /** `[[query]]` entries of a collection config file (report only). */
+  configQueries?: { oql: string; name?: string; source: string }[];
   fullPath: boolean;
   reachableOnly: boolean;
 }
@@ -73,6 +75,13 @@ export function collectJobs(sources: JobSources): { jobs: QueryJob[]; warnings: 
     const error = planError(oql, '--query', planOptions);
     if (error) errors.push(error);
     else jobs.push({ oql, name: viz?.name ?? next(), viz });
+  }
+  for (const entry of sources.configQueries ?? []) {
+    const { oql, viz, warning } = extractViz(entry.oql);
+    if (warning) warnings.push(`${entry.source}: ${warning}`);
+    const error = planError(oql, entry.source, planOptions);
+    if (error) errors.push(error);
+    else jobs.push({ oql, name: viz?.name ?? entry.name ?? next(), viz });
   }
   if (sources.queryFile) {
     let file;
@@ -122,6 +131,29 @@ export function listNamed(): string {
     NAMED_QUERIES.map((q) => `${q.name.padEnd(width)}  ${q.fullPath ? '[full] ' : ''}${q.description}`).join('\n') +
     '\n\n[full]: needs the full analysis (heapql analyze <dump> --run <name>)\n'
   );
+}
+
+/**
+ * Runs the jobs for a report: results are collected, a failing query becomes a warning (the
+ * report is still written).
+ */
+export async function runJobsForReport(
+  heap: Heap,
+  jobs: QueryJob[],
+  reachableOnly: boolean,
+  signal: AbortSignal,
+): Promise<{ results: QueryResult[]; failures: string[] }> {
+  const results: QueryResult[] = [];
+  const failures: string[] = [];
+  for (const job of jobs) {
+    try {
+      results.push(await heap.query(job.oql, { name: job.name, reachableOnly, viz: job.viz, signal }));
+    } catch (err) {
+      if (err instanceof HeapqlError && err.code === 'ERR_CANCELLED') throw err;
+      failures.push(`${job.name}: ${(err as Error).message}`);
+    }
+  }
+  return { results, failures };
 }
 
 export type OutputFormat = 'table' | 'json' | 'csv';

@@ -1,17 +1,20 @@
-/** `heapql <dump>`: index the dump and print its summary. */
+/** `heapql summary <dump>`: the query-only index and its summary (fast; no object graph). */
 import { defineCommand } from 'citty';
 
 import { buildSummary, renderSummary } from '../report/summary.js';
-import { dumpArgs, dumpIndex } from './args.js';
+import { checkOptions, dumpArgs, dumpIndex } from './args.js';
+
+const summaryArgs = {
+  ...dumpArgs,
+  format: { type: 'string', description: 'text (default) or json', valueHint: 'text|json' },
+} as const;
 import { openForCli } from './open.js';
 
-export const mainCommand = defineCommand({
-  meta: { name: 'heapql', description: 'Analyze a Java or Android heap dump (HPROF)' },
-  args: {
-    ...dumpArgs,
-    format: { type: 'string', description: 'text (default) or json', valueHint: 'text|json' },
-  },
-  async run({ args }) {
+export const summaryCommand = defineCommand({
+  meta: { name: 'summary', description: 'Index a dump and print its summary (counts, GC roots, top classes) without the full analysis' },
+  args: summaryArgs,
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'summary', summaryArgs, 1);
     await printSummary(args.file, { dump: dumpIndex(args.dump), noCache: !args.cache, format: args.format });
   },
 });

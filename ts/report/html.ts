@@ -131,7 +131,7 @@ function summary(model: ReportModel): string {
   const cards = [
     ['Used heap', formatBytes(h.usedHeap)],
     ['Objects', int(h.objects)],
-    ['Classes', int(model.overview.classHistogram.classes)],
+    ['Classes', `${int(h.classes)} loaded, ${int(model.overview.classHistogram.classes)} with instances`],
     ['Leak suspects', int(ls.length)],
     ['Threads', int(model.threads.threads.length)],
     ['Duplicate strings waste', formatBytes(model.duplicateStrings.wastedBytes)],

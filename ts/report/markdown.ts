@@ -110,7 +110,7 @@ function systemOverview(model: ReportModel): string[] {
     ],
     ['Used heap', `${formatBytes(h.usedHeap)} (${int(h.usedHeap)} bytes)`],
     ['Objects', `${int(h.objects)}: ${int(h.instances)} instances, ${int(h.objectArrays)} object arrays, ${int(h.primitiveArrays)} primitive arrays, ${int(h.classes)} class objects`],
-    ['Classes', int(o.classHistogram.classes)],
+    ['Classes', `${int(h.classes)} loaded, ${int(o.classHistogram.classes)} with instances`],
     ['Class loaders', int(h.classLoaders)],
     [
       'Unreachable objects',

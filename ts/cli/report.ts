@@ -1,0 +1,79 @@
+/**
+ * `heapql <dump> [<report>]`: the full analysis and the report (System Overview, Leak Suspects,
+ * Top Consumers, Thread Overview, duplicate strings, and the queries of --query, --query-file and
+ * the collection config). The format follows the report path's extension; --format overrides;
+ * no path prints Markdown.
+ */
+import { defineCommand } from 'citty';
+
+import type { Heap } from '../heap.js';
+import { chooseOutput, configOption, loadCollectionConfig, withVizWarnings, writeReport, type OutputChoice } from '../report/index.js';
+import { checkOptions, dumpArgs, dumpIndex, queryArgs } from './args.js';
+import { analyzeForCli, openForCli } from './open.js';
+import { interruptSignal } from './progress.js';
+import { collectJobs, runJobsForReport, type QueryJob } from './queries.js';
+
+const args = {
+  ...dumpArgs,
+  report: { type: 'positional', required: false, description: 'where to write the report (.md, .html or .json); none = Markdown on stdout' },
+  ...queryArgs,
+  format: { type: 'string', description: 'report format (default: from the report path)', valueHint: 'md|html|json' },
+  'collection-config': { type: 'string', description: 'a config file with [[query]] entries (default .heapql.toml, then ~/.config/heapql/collections.toml)', valueHint: 'path' },
+  config: { type: 'string', description: 'same as --collection-config', valueHint: 'path' },
+} as const;
+
+export const reportCommand = defineCommand({
+  meta: { name: 'heapql', description: 'Analyze a Java or Android heap dump (HPROF) and write the report' },
+  args,
+  async run({ args: a, rawArgs }) {
+    checkOptions(rawArgs, 'heapql', args, 2);
+    const reachableOnly = a['reachable-only'] ?? false;
+    const choice = chooseOutput(a.report ?? null, a.format ?? null);
+    const config = loadCollectionConfig({ explicit: configOption(a['collection-config'], a.config) });
+    const { jobs, warnings } = collectJobs({
+      rawArgs,
+      queryFile: a['query-file'],
+      configQueries: config?.queries,
+      fullPath: true,
+      reachableOnly,
+    });
+    for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+    await writeFullReport(a.file, { dump: dumpIndex(a.dump), noCache: !a.cache, reachableOnly, jobs, choice });
+  },
+});
+
+export interface FullReportOptions {
+  dump?: number;
+  noCache?: boolean;
+  reachableOnly: boolean;
+  jobs: QueryJob[];
+  choice: OutputChoice;
+}
+
+export async function writeFullReport(file: string, options: FullReportOptions): Promise<void> {
+  const heap: Heap = await openForCli(file, { dump: options.dump, noCache: options.noCache });
+  try {
+    await analyzeForCli(heap, options.reachableOnly);
+    const interrupt = interruptSignal();
+    let model;
+    try {
+      const { results, failures } = await runJobsForReport(heap, options.jobs, options.reachableOnly, interrupt.signal);
+      for (const f of failures) process.stderr.write(`warning: query ${f}\n`);
+      model = withVizWarnings(
+        await heap.report({
+          queries: results,
+          reachableOnly: options.reachableOnly,
+          signal: interrupt.signal,
+          warnings: failures.map((message) => ({ source: 'query' as const, message })),
+        }),
+      );
+    } finally {
+      interrupt.dispose();
+    }
+    for (const w of model.warnings) if (w.source !== 'dump') process.stderr.write(`warning: ${w.message}\n`);
+    writeReport(model, options.choice);
+    if (options.choice.path) process.stderr.write(`report written to ${options.choice.path}\n`);
+  } finally {
+    heap.close();
+  }
+}
