@@ -288,11 +288,13 @@ mod tests {
 
     #[test]
     fn concat_joins_node_ranges() {
-        let a = Csr::from_edges(2, |emit| {
+        // Parts of a parallel build: local sources, global targets (so from_counts, which
+        // does not check targets against the part's own node count).
+        let a = Csr::from_counts(vec![1, 1, 0], |emit| {
             emit(0, 3);
             emit(1, 0);
         });
-        let b = Csr::from_edges(2, |emit| {
+        let b = Csr::from_counts(vec![0, 2, 0], |emit| {
             emit(1, 1);
             emit(1, 2);
         });
