@@ -9,9 +9,6 @@
 //! THIS FILE IS THE CONTRACT other crates code against (graph, exec, the N-API door).
 //! Signatures may grow, but do not change their meaning without updating the callers.
 
-mod counts;
-pub use counts::HeapCounts;
-
 mod describe;
 pub use describe::describe;
 

@@ -183,12 +183,12 @@ impl HeapHandle {
     pub fn counts(&self) -> Result<JsCounts> {
         let heap = self.heap()?;
         catch_panic("counting objects", || {
-            let c = heap.counts();
+            let c = heap.summary();
             Ok(JsCounts {
                 instances: c.instances as f64,
                 object_arrays: c.object_arrays as f64,
                 primitive_arrays: c.primitive_arrays as f64,
-                classes: c.classes as f64,
+                classes: c.class_objects as f64,
                 total_shallow: c.total_shallow as f64,
                 roots_by_kind: c
                     .roots_by_kind
