@@ -1,23 +1,20 @@
-/** The subcommand table: one file per subcommand. */
+/**
+ * The subcommand table: one file per subcommand, each loaded only when it runs (a query does
+ * not pay for the report renderers or the service clients at startup).
+ */
 import type { CommandDef } from 'citty';
 
-import { analyzeCommand } from './analyze.js';
-import { demoCommand } from './demo.js';
-import { deviceCommand } from './device.js';
-import { schemaCommand } from './schema.js';
-import { schedCommand } from './sched.js';
-import { queryCommand } from './query.js';
-import { reportCommand as mainCommand } from './report.js';
-import { summaryCommand } from './summary.js';
+type Lazy = () => Promise<CommandDef<any>>;
 
-export { mainCommand };
-
-export const subCommands: Record<string, CommandDef<any>> = {
-  query: queryCommand,
-  analyze: analyzeCommand,
-  summary: summaryCommand,
-  demo: demoCommand,
-  schema: schemaCommand,
-  sched: schedCommand,
-  device: deviceCommand,
+export const subCommands: Record<string, Lazy> = {
+  query: () => import('./query.js').then((m) => m.queryCommand),
+  analyze: () => import('./analyze.js').then((m) => m.analyzeCommand),
+  summary: () => import('./summary.js').then((m) => m.summaryCommand),
+  demo: () => import('./demo.js').then((m) => m.demoCommand),
+  schema: () => import('./schema.js').then((m) => m.schemaCommand),
+  sched: () => import('./sched.js').then((m) => m.schedCommand),
+  device: () => import('./device.js').then((m) => m.deviceCommand),
 };
+
+/** `heapql <dump> [report]`: the report command. */
+export const mainCommand: Lazy = () => import('./report.js').then((m) => m.reportCommand);

@@ -24,14 +24,14 @@ async function dispatch(argv: string[]): Promise<void> {
     return;
   }
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
-    process.stdout.write((await renderUsage(rootForHelp())) + '\n');
+    process.stdout.write((await renderUsage(await rootForHelp())) + '\n');
     if (first === undefined) process.exitCode = 2;
     return;
   }
-  const sub = subCommands[first as keyof typeof subCommands];
-  if (sub) return run(sub, rest, rootForHelp());
+  const sub = Object.hasOwn(subCommands, first) ? subCommands[first] : undefined;
+  if (sub) return run(await sub(), rest, await rootForHelp());
   if (first.startsWith('-')) throw usageError(`unknown option ${first}; see heapql --help`);
-  return run(mainCommand, argv, undefined);
+  return run(await mainCommand(), argv, undefined);
 }
 
 /** Runs a citty command, printing its own --help. */
@@ -53,8 +53,15 @@ async function run(cmd: CommandDef<any>, rawArgs: string[], parent: CommandDef<a
   }
 }
 
-function rootForHelp(): CommandDef<any> {
-  return { ...mainCommand, subCommands };
+/** The root command with every subcommand listed by the first line of its description. */
+async function rootForHelp(): Promise<CommandDef<any>> {
+  const listed: Record<string, CommandDef<any>> = {};
+  for (const [name, load] of Object.entries(subCommands)) {
+    const meta = (await load()).meta as { description?: string } | undefined;
+    const line = (meta?.description ?? '').split('\n')[0]!.replace(/:$/, '');
+    listed[name] = { meta: { name, description: line } };
+  }
+  return { ...(await mainCommand()), subCommands: listed };
 }
 
 function reportError(err: unknown): void {

@@ -10,7 +10,7 @@ import type { Heap } from '../heap.js';
 import { chooseOutput, configOption, loadCollectionConfig, withVizWarnings, writeReport, type OutputChoice } from '../report/index.js';
 import { checkOptions, dumpArgs, dumpIndex, queryArgs } from './args.js';
 import { analyzeForCli, openForCli } from './open.js';
-import { interruptSignal } from './progress.js';
+import { interruptSignal, terminalProgress } from './progress.js';
 import { collectJobs, runJobsForReport, type QueryJob } from './queries.js';
 
 const args = {
@@ -55,6 +55,7 @@ export async function writeFullReport(file: string, options: FullReportOptions):
   try {
     await analyzeForCli(heap, options.reachableOnly);
     const interrupt = interruptSignal();
+    const progress = terminalProgress(interrupt.signal);
     let model;
     try {
       const { results, failures } = await runJobsForReport(heap, options.jobs, options.reachableOnly, interrupt.signal);
@@ -64,10 +65,12 @@ export async function writeFullReport(file: string, options: FullReportOptions):
           queries: results,
           reachableOnly: options.reachableOnly,
           signal: interrupt.signal,
+          onProgress: progress.onProgress,
           warnings: failures.map((message) => ({ source: 'query' as const, message })),
         }),
       );
     } finally {
+      progress.stop();
       interrupt.dispose();
     }
     for (const w of model.warnings) if (w.source !== 'dump') process.stderr.write(`warning: ${w.message}\n`);
