@@ -16,7 +16,6 @@ const common = {
   json: { type: 'boolean', description: "print the server's JSON reply" },
 } as const;
 
-type Def = Record<string, { type: string }>;
 
 const statusCommand = defineCommand({
   meta: { name: 'status', description: 'server, permissions and AI state: device status [--url <u>]' },

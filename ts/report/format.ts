@@ -4,7 +4,7 @@
  */
 import { formatBytes } from './summary.js';
 import type { ObjectRef, Value } from './query-result.js';
-import type { Via } from './model.js';
+import type { ReportModel, Via } from './model.js';
 
 export { formatBytes };
 
@@ -80,4 +80,40 @@ export function frameText(f: { method: string; signature: string | null; source:
 export function baseName(p: string): string {
   const parts = p.split(/[\\/]/);
   return parts[parts.length - 1] || p;
+}
+
+/**
+ * The System Overview facts as (label, plain text) pairs, in display order; each renderer
+ * escapes the text for its own format.
+ */
+export function overviewFacts(model: ReportModel): [string, string][] {
+  const o = model.overview;
+  const h = o.heap;
+  const m = o.sizeModel;
+  const oops = o.compressedOops === null ? '' : o.compressedOops ? ' (compressed oops)' : ' (uncompressed)';
+  return [
+    ['File', `${o.file.path} (${formatBytes(o.file.size)}${o.file.compression === 'none' ? '' : `, ${o.file.compression}`})`],
+    ['Format', `${o.format}, ${o.identifierSize}-byte identifiers`],
+    ['Heap dump', `${o.dumpIndex.index + 1} of ${o.dumpIndex.count}`],
+    ['Dump time', o.dumpTime ?? 'not recorded'],
+    ['JVM', o.jvmVersion ?? 'unknown (no system properties in the dump)'],
+    [
+      'Object layout',
+      `${m.referenceSize}-byte references${oops}, ${m.objectHeaderSize}-byte object headers, ` +
+        `${m.arrayHeaderSize}-byte array headers, ${m.alignment}-byte alignment`,
+    ],
+    ['Used heap', `${formatBytes(h.usedHeap)} (${int(h.usedHeap)} bytes)`],
+    [
+      'Objects',
+      `${int(h.objects)}: ${int(h.instances)} instances, ${int(h.objectArrays)} object arrays, ` +
+        `${int(h.primitiveArrays)} primitive arrays, ${int(h.classes)} class objects`,
+    ],
+    ['Classes', `${int(h.classes)} loaded, ${int(o.classHistogram.classes)} with instances`],
+    ['Class loaders', int(h.classLoaders)],
+    [
+      'Unreachable objects',
+      `${int(h.unreachableObjects)} (${formatBytes(h.unreachableShallow)})${o.reachableOnly ? ', excluded (--reachable-only)' : ''}`,
+    ],
+    ['GC roots', int(o.gcRoots.total)],
+  ];
 }

@@ -4,7 +4,7 @@
  * from the dump is HTML-escaped: class names and strings are attacker-controlled.
  */
 import { planQuery, type QueryView } from './charts.js';
-import { baseName, formatBytes, frameText, int, percent, sizeWithPercent, valueText, viaText } from './format.js';
+import { baseName, formatBytes, frameText, int, overviewFacts, percent, sizeWithPercent, valueText, viaText } from './format.js';
 import { escapeHtml as esc } from './html-escape.js';
 import type { ConsumerGroup, LeakSuspect, ReportModel, ThreadInfo } from './model.js';
 import type { QueryResult } from './query-result.js';
@@ -153,26 +153,7 @@ function summary(model: ReportModel): string {
 
 function systemOverview(model: ReportModel): string {
   const o = model.overview;
-  const h = o.heap;
-  const m = o.sizeModel;
-  const kv = keyValues([
-    ['File', `${code(o.file.path)} (${bytes(o.file.size)}${o.file.compression === 'none' ? '' : `, ${esc(o.file.compression)}`})`],
-    ['Format', `${esc(o.format)}, ${o.identifierSize}-byte identifiers`],
-    ['Heap dump', `${o.dumpIndex.index + 1} of ${o.dumpIndex.count}`],
-    ['Dump time', o.dumpTime ? esc(o.dumpTime) : 'not recorded'],
-    ['JVM', o.jvmVersion ? esc(o.jvmVersion) : 'unknown (no system properties in the dump)'],
-    [
-      'Object layout',
-      `${m.referenceSize}-byte references${o.compressedOops === null ? '' : o.compressedOops ? ' (compressed oops)' : ' (uncompressed)'}, ` +
-        `${m.objectHeaderSize}-byte object headers, ${m.arrayHeaderSize}-byte array headers, ${m.alignment}-byte alignment`,
-    ],
-    ['Used heap', `${formatBytes(h.usedHeap)} (${int(h.usedHeap)} bytes)`],
-    ['Objects', `${int(h.objects)}: ${int(h.instances)} instances, ${int(h.objectArrays)} object arrays, ${int(h.primitiveArrays)} primitive arrays, ${int(h.classes)} class objects`],
-    ['Classes', int(o.classHistogram.classes)],
-    ['Class loaders', int(h.classLoaders)],
-    ['Unreachable objects', `${int(h.unreachableObjects)} (${formatBytes(h.unreachableShallow)})${o.reachableOnly ? ', excluded (--reachable-only)' : ''}`],
-    ['GC roots', int(o.gcRoots.total)],
-  ]);
+  const kv = keyValues(overviewFacts(model).map(([k, v]): [string, string] => [k, esc(v)]));
   const roots = table([{ head: 'kind' }, { head: 'roots', num: true }], o.gcRoots.byKind.map((r) => [esc(r.kind), int(r.count)]), 'GC roots by kind');
   const rows = o.classHistogram.rows;
   const histChart = rows.length

@@ -4,7 +4,7 @@
  * are attacker-controlled and Markdown viewers render inline HTML).
  */
 import { planQuery, type QueryView } from './charts.js';
-import { baseName, formatBytes, frameText, int, percent, printable, shorten, sizeWithPercent, valueText, viaText } from './format.js';
+import { baseName, formatBytes, frameText, int, overviewFacts, percent, printable, shorten, sizeWithPercent, valueText, viaText } from './format.js';
 import type { LeakSuspect, ReportModel, ThreadInfo } from './model.js';
 import type { QueryResult } from './query-result.js';
 
@@ -95,29 +95,7 @@ function summary(model: ReportModel): string[] {
 
 function systemOverview(model: ReportModel): string[] {
   const o = model.overview;
-  const h = o.heap;
-  const m = o.sizeModel;
-  const kv: [string, string][] = [
-    ['File', `${mdText(o.file.path)} (${formatBytes(o.file.size)}${o.file.compression === 'none' ? '' : `, ${mdText(o.file.compression)}`})`],
-    ['Format', `${mdText(o.format)}, ${o.identifierSize}-byte identifiers`],
-    ['Heap dump', `${o.dumpIndex.index + 1} of ${o.dumpIndex.count}`],
-    ['Dump time', o.dumpTime ? mdText(o.dumpTime) : 'not recorded'],
-    ['JVM', o.jvmVersion ? mdText(o.jvmVersion) : 'unknown (no system properties in the dump)'],
-    [
-      'Object layout',
-      `${m.referenceSize}-byte references${o.compressedOops === null ? '' : o.compressedOops ? ' (compressed oops)' : ' (uncompressed)'}, ` +
-        `${m.objectHeaderSize}-byte object headers, ${m.arrayHeaderSize}-byte array headers, ${m.alignment}-byte alignment`,
-    ],
-    ['Used heap', `${formatBytes(h.usedHeap)} (${int(h.usedHeap)} bytes)`],
-    ['Objects', `${int(h.objects)}: ${int(h.instances)} instances, ${int(h.objectArrays)} object arrays, ${int(h.primitiveArrays)} primitive arrays, ${int(h.classes)} class objects`],
-    ['Classes', `${int(h.classes)} loaded, ${int(o.classHistogram.classes)} with instances`],
-    ['Class loaders', int(h.classLoaders)],
-    [
-      'Unreachable objects',
-      o.reachableOnly ? `${int(h.unreachableObjects)} (${formatBytes(h.unreachableShallow)}), excluded (--reachable-only)` : `${int(h.unreachableObjects)} (${formatBytes(h.unreachableShallow)})`,
-    ],
-    ['GC roots', int(o.gcRoots.total)],
-  ];
+  const kv = overviewFacts(model).map(([k, v]): [string, string] => [k, mdText(v)]);
   const out = ['## System Overview', table(['', ''], kv.map(([k, v]) => [`**${k}**`, v]))];
 
   out.push('### GC roots by kind', table(['kind', 'roots'], o.gcRoots.byKind.map((r) => [mdText(r.kind), int(r.count)]), ['l', 'r']));
