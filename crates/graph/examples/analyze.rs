@@ -48,6 +48,24 @@ fn main() {
     let ap = anon_peak.clone();
     let phases: Arc<Mutex<Vec<(&'static str, Instant)>>> = Arc::new(Mutex::new(Vec::new()));
     let ph = phases.clone();
+    // Sampler: the progress ticks miss peaks between them, so a thread reads RssAnon every
+    // 2 ms and keeps the maximum of each phase.
+    let phase_peaks: Arc<Mutex<Vec<(&'static str, u64)>>> = Arc::new(Mutex::new(vec![("open", anon_open)]));
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let sampler = {
+        let (pp, stop, ap) = (phase_peaks.clone(), stop.clone(), anon_peak.clone());
+        std::thread::spawn(move || {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let a = rss_anon();
+                ap.fetch_max(a, std::sync::atomic::Ordering::Relaxed);
+                if let Some(last) = pp.lock().unwrap().last_mut() {
+                    last.1 = last.1.max(a);
+                }
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+        })
+    };
+    let pp = phase_peaks.clone();
     let opts = GraphOptions {
         reachable_only,
         progress: Some(Arc::new(move |p: heapql_heap::Progress| {
@@ -55,6 +73,7 @@ fn main() {
             let mut v = ph.lock().unwrap();
             if v.last().map(|x| x.0) != Some(p.phase) {
                 v.push((p.phase, Instant::now()));
+                pp.lock().unwrap().push((p.phase, rss_anon()));
             }
         })),
         cancel: None,
@@ -62,6 +81,9 @@ fn main() {
     let t1 = Instant::now();
     let a = FullAnalysis::build(&heap, opts).unwrap();
     let t_graph = t1.elapsed();
+    phase_peaks.lock().unwrap().push(("end", rss_anon()));
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    sampler.join().unwrap();
     let n = heap.object_count() as f64;
     let size = heap.info().file_size;
     println!("dump: {path} ({:.1} MiB, {} objects)", size as f64 / 1048576.0, heap.object_count());
@@ -72,9 +94,11 @@ fn main() {
         anon_open as f64 / n
     );
     let v = phases.lock().unwrap();
+    let peaks = phase_peaks.lock().unwrap();
     for (i, (name, at)) in v.iter().enumerate() {
         let end = v.get(i + 1).map_or(Instant::now(), |x| x.1);
-        println!("  {name}: {:.2} s", (end - *at).as_secs_f64());
+        let peak = peaks.iter().filter(|p| p.0 == *name).map(|p| p.1).max().unwrap_or(0);
+        println!("  {name}: {:.2} s, peak anonymous {:.1} B/object", (end - *at).as_secs_f64(), peak as f64 / n);
     }
     println!(
         "graph+dominators+retained: {:.2} s; edges {}; reachable {}; gc roots {}; unreachable roots {}",

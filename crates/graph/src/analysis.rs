@@ -22,7 +22,7 @@ use crate::control::{Cancelled, Control};
 use crate::object_graph::{is_thread_bound, node, obj, ObjectGraph};
 use crate::{
     bfs_parents, bounded_path, dominator_children, dominators, min_retained_size, path_from_parents,
-    retained_set, retained_sizes, Csr, Graph, NONE,
+    retained_set, retained_sizes, Csr, RetainedSizes, Graph, NONE,
 };
 use heapql_heap::{Heap, HeapError, ObjIdx, ObjectKind, ProgressFn, RootKind};
 use std::sync::atomic::AtomicBool;
@@ -61,7 +61,7 @@ pub struct FullAnalysis {
     graph: ObjectGraph,
     /// Immediate dominator node of every node (`NONE` outside the tree; `idom[0] == 0`).
     idom: Vec<u32>,
-    retained: Vec<u64>,
+    retained: RetainedSizes,
     /// Dominated objects of every node (values are object indices), biggest retained first.
     tree: Csr,
     reachable_only: bool,
@@ -84,7 +84,7 @@ impl FullAnalysis {
         let idom = dom.idom;
         drop(dom.preorder);
         rctl.tick(1, 2).map_err(cancelled)?;
-        let mut tree = dominator_children(&idom, |v| retained[v as usize]);
+        let mut tree = dominator_children(&idom, |v| retained.get(v));
         tree.for_each_list_mut(|_, list| list.iter_mut().for_each(|v| *v = obj(*v)));
         rctl.tick(2, 2).map_err(cancelled)?;
         Ok(FullAnalysis { graph, idom, retained, tree, reachable_only: options.reachable_only, bfs: OnceLock::new() })
@@ -115,12 +115,12 @@ impl FullAnalysis {
     }
 
     pub fn retained_size(&self, o: ObjIdx) -> u64 {
-        self.retained[node(o) as usize]
+        self.retained.get(node(o))
     }
 
     /// Sum of the shallow sizes of every object in the tree (the virtual root's retained size).
     pub fn total_size(&self) -> u64 {
-        self.retained[0]
+        self.retained.get(0)
     }
 
     /// None for a child of the virtual root (a GC root, an unreachable pseudo-root) and for an
@@ -216,7 +216,7 @@ impl FullAnalysis {
     /// dominates (≤ the retained set's size; equal for one object).
     pub fn min_retained_size(&self, set: &[ObjIdx]) -> u64 {
         let nodes: Vec<u32> = set.iter().map(|&o| node(o)).collect();
-        min_retained_size(&self.idom, |v| self.retained[v as usize], &nodes)
+        min_retained_size(&self.idom, |v| self.retained.get(v), &nodes)
     }
 
     /// Shortest forward path `a ..= b` visiting at most `limit` objects.
@@ -285,7 +285,7 @@ impl FullAnalysis {
     pub fn heap_bytes(&self) -> usize {
         self.graph.heap_bytes()
             + self.idom.capacity() * 4
-            + self.retained.capacity() * 8
+            + self.retained.heap_bytes()
             + self.tree.heap_bytes()
             + self.bfs.get().map_or(0, |b| b.capacity() * 4)
     }

@@ -164,7 +164,7 @@ impl Csr {
 
 /// Second pass of `from_edges`: `starts[v]` is used as v's write cursor, so afterwards it holds
 /// the end of v's list (= the start of v + 1); one shift restores the starts.
-fn fill<O, F>(starts: &mut [O], targets: &mut [u32], total: u64, produce: &mut F)
+pub(crate) fn fill<O, F>(starts: &mut [O], targets: &mut [u32], total: u64, produce: &mut F)
 where
     O: Copy + Default + Into<u64> + TryFrom<u64>,
     F: FnMut(&mut dyn FnMut(u32, u32)),
