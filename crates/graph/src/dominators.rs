@@ -101,6 +101,9 @@ pub fn dominators<G: Graph>(
     }
     drop(cursors);
     let r = vertex.len();
+    // Not needed again until step 5, where the same DFS recomputes it: one array less at the
+    // peak for one more walk.
+    drop(vertex);
     ctl.tick(r as u64, n as u64 * 3)?;
 
     // ---- 2. predecessor offsets: exclusive prefix sums of the counts, in place while they fit.
@@ -113,7 +116,7 @@ pub fn dominators<G: Graph>(
             *c = sum;
             sum += d;
         }
-        finish(g, root, pinned, pre, vertex, parent, counts, total, ctl)
+        finish(g, root, pinned, pre, parent, counts, total, ctl)
     } else {
         let mut starts = vec![0u64; counts.len()];
         let mut sum = 0u64;
@@ -122,19 +125,19 @@ pub fn dominators<G: Graph>(
             sum += c as u64;
         }
         drop(counts);
-        finish(g, root, pinned, pre, vertex, parent, starts, total, ctl)
+        finish(g, root, pinned, pre, parent, starts, total, ctl)
     }
 }
 
 /// Steps 2–5 of `dominators` once the DFS is done; `starts` are the predecessor list offsets in
-/// preorder numbers (`u32` while the non-tree edges fit, else `u64`).
+/// preorder numbers (`u32` while the non-tree edges fit, else `u64`), `parent` has one entry
+/// per reached vertex.
 #[allow(clippy::too_many_arguments)]
 fn finish<G: Graph, O>(
     g: &G,
     root: u32,
     pinned: Option<&FixedBitSet>,
     pre: Vec<u32>,
-    vertex: Vec<u32>,
     parent: Vec<u32>,
     mut starts: Vec<O>,
     total: u64,
@@ -144,7 +147,7 @@ where
     O: Copy + Default + Into<u64> + TryFrom<u64> + From<u32>,
 {
     let n = g.node_count() as usize;
-    let r = vertex.len();
+    let r = parent.len();
     // ---- 2. predecessor lists in preorder numbers, non-tree edges only (the same edges the
     // DFS counted), scanning the nodes in index order so the adjacency reads are sequential.
     let mut preds = vec![0u32; total as usize];
@@ -206,6 +209,7 @@ where
     drop(starts);
 
     // ---- 5. back to node numbers.
+    let vertex = preorder(g, root, pinned, r);
     let mut out = ancestor;
     out.fill(NONE);
     for i in 0..r {
@@ -214,6 +218,43 @@ where
     out[root as usize] = root;
     ctl.tick(n as u64 * 3, n as u64 * 3)?;
     Ok(Dominators { idom: out, preorder: vertex })
+}
+
+/// The vertices of the DFS of `dominators` step 1 in preorder, walked again (same edges, same
+/// order) with a bitmap for the visited nodes and a stack as deep as the DFS tree.
+fn preorder<G: Graph>(g: &G, root: u32, pinned: Option<&FixedBitSet>, r: usize) -> Vec<u32> {
+    let mut seen = FixedBitSet::with_capacity(g.node_count() as usize);
+    let mut vertex: Vec<u32> = Vec::with_capacity(r);
+    // (vertex, scan position in its successors) for the current path.
+    let mut path: Vec<(u32, u32)> = vec![(root, 0)];
+    seen.insert(root as usize);
+    vertex.push(root);
+    while let Some(top) = path.last_mut() {
+        let u = top.0;
+        let succ = g.successors(u);
+        let mut c = top.1 as usize;
+        let mut next = None;
+        while c < succ.len() {
+            let v = succ[c];
+            c += 1;
+            if edge_ok(pinned, root, u, v) && !seen.put(v as usize) {
+                next = Some(v);
+                break;
+            }
+        }
+        top.1 = c as u32;
+        match next {
+            Some(v) => {
+                vertex.push(v);
+                path.push((v, 0));
+            }
+            None => {
+                path.pop();
+            }
+        }
+    }
+    assert_eq!(vertex.len(), r, "the graph changed between the two walks");
+    vertex
 }
 
 /// Minimum label on the forest path from `v` (linked) up to, but excluding, its tree's root,
