@@ -22,7 +22,7 @@ use crate::control::{Cancelled, Control};
 use crate::object_graph::{is_thread_bound, node, obj, ObjectGraph};
 use crate::{
     bfs_parents, bounded_path, dominator_children, dominators, min_retained_size, path_from_parents,
-    retained_set, retained_sizes, Csr, RetainedSizes, Graph, NONE,
+    retained_set, retained_sizes, RetainedSizes, SparseCsr, Graph, NONE,
 };
 use heapql_heap::{Heap, HeapError, ObjIdx, ObjectKind, ProgressFn, RootKind};
 use std::sync::atomic::AtomicBool;
@@ -63,7 +63,7 @@ pub struct FullAnalysis {
     idom: Vec<u32>,
     retained: RetainedSizes,
     /// Dominated objects of every node (values are object indices), biggest retained first.
-    tree: Csr,
+    tree: SparseCsr,
     reachable_only: bool,
     /// BFS parents from the virtual root, for paths to GC roots; built on first use.
     bfs: OnceLock<Vec<u32>>,
@@ -85,7 +85,7 @@ impl FullAnalysis {
         drop(dom.preorder);
         rctl.tick(1, 2).map_err(cancelled)?;
         let mut tree = dominator_children(&idom, |v| retained.get(v));
-        tree.for_each_list_mut(|_, list| list.iter_mut().for_each(|v| *v = obj(*v)));
+        tree.for_each_list_mut(|list| list.iter_mut().for_each(|v| *v = obj(*v)));
         rctl.tick(2, 2).map_err(cancelled)?;
         Ok(FullAnalysis { graph, idom, retained, tree, reachable_only: options.reachable_only, bfs: OnceLock::new() })
     }
