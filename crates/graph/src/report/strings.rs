@@ -34,7 +34,7 @@ pub struct StringCollector {
     string_shallow_of_rep: Vec<u64>,
     by_hash: FxHashMap<u64, u32>,
     groups: Vec<Group>,
-    /// (group, backing array) of every grouped String.
+    /// (group, backing array) of every String whose value is duplicated.
     members: Vec<(u32, ObjIdx)>,
 }
 
@@ -93,10 +93,11 @@ impl StringCollector {
         let hash = h.finish();
         let mut g = *self.by_hash.get(&hash).unwrap_or(&NO_GROUP);
         let mut last = NO_GROUP;
+        let mut rep_array = NO_GROUP;
         while g != NO_GROUP {
             let rep = self.groups[g as usize].rep;
-            let same = text(heap, rep).is_some_and(|r| r.encoding == t.encoding && r.bytes == t.bytes);
-            if same {
+            if let Some(r) = text(heap, rep).filter(|r| r.encoding == t.encoding && r.bytes == t.bytes) {
+                rep_array = r.array;
                 break;
             }
             last = g;
@@ -112,8 +113,15 @@ impl StringCollector {
                 self.groups[last as usize].next = g;
             }
         }
-        self.groups[g as usize].count += 1;
-        self.members.push((g, t.array));
+        let count = &mut self.groups[g as usize].count;
+        *count += 1;
+        // Arrays are only needed for duplicated values: the first member's joins on the second.
+        if *count == 2 {
+            self.members.push((g, rep_array));
+        }
+        if *count >= 2 {
+            self.members.push((g, t.array));
+        }
     }
 
     /// The section: totals over every value, the `top` most wasteful values.
