@@ -94,7 +94,7 @@ pub fn scan(ctx: &Ctx, ctl: &Control, total_work: u64) -> Result<Scan, Cancelled
             }
         }
         if f & STRING != 0 {
-            s.strings.add(heap, o, shallow);
+            s.strings.add(heap, o);
         }
     }
     s.referents.sort_unstable();

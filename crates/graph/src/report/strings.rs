@@ -31,7 +31,6 @@ struct Group {
 #[derive(Default)]
 pub struct StringCollector {
     strings: u64,
-    string_shallow_of_rep: Vec<u64>,
     by_hash: FxHashMap<u64, u32>,
     groups: Vec<Group>,
     /// (group, backing array) of every String whose value is duplicated.
@@ -84,7 +83,7 @@ fn text(heap: &Heap, o: ObjIdx) -> Option<Text<'_>> {
 }
 
 impl StringCollector {
-    pub fn add(&mut self, heap: &Heap, o: ObjIdx, shallow: u64) {
+    pub fn add(&mut self, heap: &Heap, o: ObjIdx) {
         self.strings += 1;
         let Some(t) = text(heap, o) else { return };
         let mut h = FxHasher::default();
@@ -106,7 +105,6 @@ impl StringCollector {
         if g == NO_GROUP {
             g = self.groups.len() as u32;
             self.groups.push(Group { rep: o, count: 0, next: NO_GROUP });
-            self.string_shallow_of_rep.push(shallow);
             if last == NO_GROUP {
                 self.by_hash.insert(hash, g);
             } else {
@@ -140,7 +138,7 @@ impl StringCollector {
             .iter()
             .map(|(&g, &(distinct_arrays, array))| {
                 let grp = groups[g as usize];
-                let wasted = (grp.count as u64 - 1) * self.string_shallow_of_rep[g as usize]
+                let wasted = (grp.count as u64 - 1) * heap.shallow_size(grp.rep)
                     + (distinct_arrays - 1) * heap.shallow_size(array);
                 (wasted, grp.count, g)
             })
