@@ -84,8 +84,10 @@ fn main() {
         let t = Instant::now();
         let ropts = heapql_graph::report::ReportOptions { reachable_only, progress: Some(progress.clone()), ..Default::default() };
         let data = heapql_graph::report::build(&heap, &a, &ropts).unwrap();
-        std::hint::black_box(data.to_json().len());
-        t.elapsed()
+        let json = data.to_json();
+        let mut h = std::hash::DefaultHasher::new();
+        std::hash::Hash::hash(&json, &mut h);
+        (t.elapsed(), json.len(), std::hash::Hasher::finish(&h))
     });
     phase_peaks.lock().unwrap().push(("end", rss_anon()));
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -125,9 +127,15 @@ fn main() {
         anon_peak.load(std::sync::atomic::Ordering::Relaxed).max(rss_anon()) as f64 / n,
         anon_analysis_end as f64 / n
     );
-    if let Some(t) = t_report {
-        println!("report: {:.2} s", t.as_secs_f64());
+    if let Some((t, len, hash)) = t_report {
+        println!("report: {:.2} s, JSON {len} bytes, hash {hash:016x}", t.as_secs_f64());
     }
+    // Fingerprint of the results (compare two builds: equal means same dominators and sizes).
+    let mut h = std::hash::DefaultHasher::new();
+    for o in 0..heap.object_count() {
+        std::hash::Hash::hash(&(a.retained_size(o), a.immediate_dominator(o), a.dominated(o)), &mut h);
+    }
+    println!("results hash {:016x}", std::hash::Hasher::finish(&h));
     println!("total {:.2} s = {:.2} s per GiB", (t_open + t_graph).as_secs_f64(), (t_open + t_graph).as_secs_f64() / (size as f64 / 1073741824.0));
     let top = a.top_level_dominators();
     for &o in top.iter().take(5) {
