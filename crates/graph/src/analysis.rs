@@ -2,21 +2,25 @@
 //!
 //! Memory plan (N objects, E stored edges; E ≈ 2 N on real dumps, the class edge included),
 //! beside the heap index's 12 B/object and the mapped file:
-//! * kept after the build: outbound CSR 4 N + 4 E, idom 4 N, retained sizes 8 N, dominator
-//!   children 8 N (offsets + lists), two bitmaps N/4 → ≈ 32 B/object (measured 32.3).
-//! * peak, in the dominator phase: the outbound CSR plus six `u32` arrays (pre → reused as
-//!   ancestor, vertex, parent → idom, DFS cursor → semi, non-tree in-degrees → predecessor
-//!   offsets, label) and the non-tree predecessor lists → ≈ 40 B/object; measured peak
-//!   anonymous memory 51.5 B/object with the heap index (bench-4g.hprof, 49 M objects).
-//!   This is over the 28 B/object target: SEMI-NCA needs five arrays plus adjacency in both
-//!   directions; getting under it needs successors recomputed from the mapped dump instead of
-//!   a stored outbound CSR.
+//! * kept after the build: outbound CSR 4 N + 4 E, idom 4 N, retained sizes 4 N (`u32`, a
+//!   table for the few ≥ 4 GiB), dominator children 4 N plus offsets only for the nodes that
+//!   dominate something (sparse, bitmap with ranks), two bitmaps N/4 → ≈ 27 B/object (measured
+//!   26.9; 39.1 with the heap index, bench-4g.hprof, 49 M objects).
+//! * peak, in the dominator phase: the outbound CSR plus four `u32` arrays (pre → ancestor,
+//!   parent → idom, non-tree in-degrees → predecessor offsets → semi, label) and the non-tree
+//!   predecessor lists; the DFS keeps scan positions for the current path only, and the
+//!   preorder array is dropped after the DFS and recomputed by a second walk at the end →
+//!   measured 43.6 B/object with the heap index (was 51.5).
+//!   Still over the 28 B/object target: getting under it needs the outbound CSR (12.5 B) gone
+//!   during the dominator phase — successors recomputed from the mapped dump, or the CSR
+//!   dropped after the predecessor lists are built and rebuilt afterwards — and a heap index
+//!   smaller than 12 B.
 //!
-//! Temporaries are freed before the next array is allocated: the DFS needs no stack (it walks
-//! parent pointers), the retained sums use the preorder returned by the dominator phase, which
-//! is dropped before the children lists are built. The BFS parent array for paths to GC roots
-//! (4 N) is built on first use. Inbound references are a scan of the outbound CSR: no inbound
-//! index is kept.
+//! Temporaries are freed before the next array is allocated: the retained sums use the
+//! preorder returned by the dominator phase, which is dropped before the children lists are
+//! built. The BFS parent array for paths to GC roots (4 N, plus two BFS levels while built) is
+//! built on first use. Inbound references are a scan of the outbound CSR: no inbound index is
+//! kept.
 
 use crate::control::{Cancelled, Control};
 use crate::object_graph::{is_thread_bound, node, obj, ObjectGraph};
