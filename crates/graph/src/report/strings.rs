@@ -31,7 +31,9 @@ struct Group {
 #[derive(Default)]
 pub struct StringCollector {
     strings: u64,
-    by_hash: FxHashMap<u64, u32>,
+    /// 32 bits of the text's hash → first group with it: 8 bytes an entry instead of 16; a
+    /// shared key is one more collision, resolved by the chain and the byte comparison.
+    by_hash: FxHashMap<u32, u32>,
     groups: Vec<Group>,
     /// (group, backing array) of every String whose value is duplicated.
     members: Vec<(u32, ObjIdx)>,
@@ -89,7 +91,7 @@ impl StringCollector {
         let mut h = FxHasher::default();
         h.write_u8(t.encoding);
         h.write(&t.bytes);
-        let hash = h.finish();
+        let hash = (h.finish() >> 32) as u32;
         let mut g = *self.by_hash.get(&hash).unwrap_or(&NO_GROUP);
         let mut last = NO_GROUP;
         let mut rep_array = NO_GROUP;
