@@ -48,20 +48,50 @@ fn main() {
     let ap = anon_peak.clone();
     let phases: Arc<Mutex<Vec<(&'static str, Instant)>>> = Arc::new(Mutex::new(Vec::new()));
     let ph = phases.clone();
-    let opts = GraphOptions {
-        reachable_only,
-        progress: Some(Arc::new(move |p: heapql_heap::Progress| {
+    // Sampler: the progress ticks miss peaks between them, so a thread reads RssAnon every
+    // 2 ms and keeps the maximum of each phase.
+    let phase_peaks: Arc<Mutex<Vec<(&'static str, u64)>>> = Arc::new(Mutex::new(vec![("open", anon_open)]));
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let sampler = {
+        let (pp, stop, ap) = (phase_peaks.clone(), stop.clone(), anon_peak.clone());
+        std::thread::spawn(move || {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let a = rss_anon();
+                ap.fetch_max(a, std::sync::atomic::Ordering::Relaxed);
+                if let Some(last) = pp.lock().unwrap().last_mut() {
+                    last.1 = last.1.max(a);
+                }
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+        })
+    };
+    let pp = phase_peaks.clone();
+    let progress: heapql_heap::ProgressFn = Arc::new(move |p: heapql_heap::Progress| {
             ap.fetch_max(rss_anon(), std::sync::atomic::Ordering::Relaxed);
             let mut v = ph.lock().unwrap();
             if v.last().map(|x| x.0) != Some(p.phase) {
                 v.push((p.phase, Instant::now()));
+                pp.lock().unwrap().push((p.phase, rss_anon()));
             }
-        })),
-        cancel: None,
-    };
+        });
+    let opts = GraphOptions { reachable_only, progress: Some(progress.clone()), cancel: None };
     let t1 = Instant::now();
     let a = FullAnalysis::build(&heap, opts).unwrap();
     let t_graph = t1.elapsed();
+    let anon_analysis_end = rss_anon();
+    // --report: the report data too (phase "report"), as `heapql <dump>` computes it.
+    let t_report = args.iter().any(|a| a == "--report").then(|| {
+        let t = Instant::now();
+        let ropts = heapql_graph::report::ReportOptions { reachable_only, progress: Some(progress.clone()), ..Default::default() };
+        let data = heapql_graph::report::build(&heap, &a, &ropts).unwrap();
+        let json = data.to_json();
+        let mut h = std::hash::DefaultHasher::new();
+        std::hash::Hash::hash(&json, &mut h);
+        (t.elapsed(), json.len(), std::hash::Hasher::finish(&h))
+    });
+    phase_peaks.lock().unwrap().push(("end", rss_anon()));
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    sampler.join().unwrap();
     let n = heap.object_count() as f64;
     let size = heap.info().file_size;
     println!("dump: {path} ({:.1} MiB, {} objects)", size as f64 / 1048576.0, heap.object_count());
@@ -72,9 +102,11 @@ fn main() {
         anon_open as f64 / n
     );
     let v = phases.lock().unwrap();
+    let peaks = phase_peaks.lock().unwrap();
     for (i, (name, at)) in v.iter().enumerate() {
         let end = v.get(i + 1).map_or(Instant::now(), |x| x.1);
-        println!("  {name}: {:.2} s", (end - *at).as_secs_f64());
+        let peak = peaks.iter().filter(|p| p.0 == *name).map(|p| p.1).max().unwrap_or(0);
+        println!("  {name}: {:.2} s, peak anonymous {:.1} B/object", (end - *at).as_secs_f64(), peak as f64 / n);
     }
     println!(
         "graph+dominators+retained: {:.2} s; edges {}; reachable {}; gc roots {}; unreachable roots {}",
@@ -93,8 +125,17 @@ fn main() {
     println!(
         "anonymous memory: peak seen during the analysis {:.1} B/object (heap index included), at the end {:.1} B/object",
         anon_peak.load(std::sync::atomic::Ordering::Relaxed).max(rss_anon()) as f64 / n,
-        rss_anon() as f64 / n
+        anon_analysis_end as f64 / n
     );
+    if let Some((t, len, hash)) = t_report {
+        println!("report: {:.2} s, JSON {len} bytes, hash {hash:016x}", t.as_secs_f64());
+    }
+    // Fingerprint of the results (compare two builds: equal means same dominators and sizes).
+    let mut h = std::hash::DefaultHasher::new();
+    for o in 0..heap.object_count() {
+        std::hash::Hash::hash(&(a.retained_size(o), a.immediate_dominator(o), a.dominated(o)), &mut h);
+    }
+    println!("results hash {:016x}", std::hash::Hasher::finish(&h));
     println!("total {:.2} s = {:.2} s per GiB", (t_open + t_graph).as_secs_f64(), (t_open + t_graph).as_secs_f64() / (size as f64 / 1073741824.0));
     let top = a.top_level_dominators();
     for &o in top.iter().take(5) {

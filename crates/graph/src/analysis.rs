@@ -2,27 +2,31 @@
 //!
 //! Memory plan (N objects, E stored edges; E ≈ 2 N on real dumps, the class edge included),
 //! beside the heap index's 12 B/object and the mapped file:
-//! * kept after the build: outbound CSR 4 N + 4 E, idom 4 N, retained sizes 8 N, dominator
-//!   children 8 N (offsets + lists), two bitmaps N/4 → ≈ 32 B/object (measured 32.3).
-//! * peak, in the dominator phase: the outbound CSR plus six `u32` arrays (pre → reused as
-//!   ancestor, vertex, parent → idom, DFS cursor → semi, non-tree in-degrees → predecessor
-//!   offsets, label) and the non-tree predecessor lists → ≈ 40 B/object; measured peak
-//!   anonymous memory 51.5 B/object with the heap index (bench-4g.hprof, 49 M objects).
-//!   This is over the 28 B/object target: SEMI-NCA needs five arrays plus adjacency in both
-//!   directions; getting under it needs successors recomputed from the mapped dump instead of
-//!   a stored outbound CSR.
+//! * kept after the build: outbound CSR 4 N + 4 E, idom 4 N, retained sizes 4 N (`u32`, a
+//!   table for the few ≥ 4 GiB), dominator children 4 N plus offsets only for the nodes that
+//!   dominate something (sparse, bitmap with ranks), two bitmaps N/4 → ≈ 27 B/object (measured
+//!   26.9; 39.1 with the heap index, bench-4g.hprof, 49 M objects).
+//! * peak, in the dominator phase: the outbound CSR plus four `u32` arrays (pre → ancestor,
+//!   parent → idom, non-tree in-degrees → predecessor offsets → semi, label) and the non-tree
+//!   predecessor lists; the DFS keeps scan positions for the current path only, and the
+//!   preorder array is dropped after the DFS and recomputed by a second walk at the end →
+//!   measured 43.6 B/object with the heap index (was 51.5).
+//!   Still over the 28 B/object target: getting under it needs the outbound CSR (12.5 B) gone
+//!   during the dominator phase — successors recomputed from the mapped dump, or the CSR
+//!   dropped after the predecessor lists are built and rebuilt afterwards — and a heap index
+//!   smaller than 12 B.
 //!
-//! Temporaries are freed before the next array is allocated: the DFS needs no stack (it walks
-//! parent pointers), the retained sums use the preorder returned by the dominator phase, which
-//! is dropped before the children lists are built. The BFS parent array for paths to GC roots
-//! (4 N) is built on first use. Inbound references are a scan of the outbound CSR: no inbound
-//! index is kept.
+//! Temporaries are freed before the next array is allocated: the retained sums use the
+//! preorder returned by the dominator phase, which is dropped before the children lists are
+//! built. The BFS parent array for paths to GC roots (4 N, plus two BFS levels while built) is
+//! built on first use. Inbound references are a scan of the outbound CSR: no inbound index is
+//! kept.
 
 use crate::control::{Cancelled, Control};
 use crate::object_graph::{is_thread_bound, node, obj, ObjectGraph};
 use crate::{
     bfs_parents, bounded_path, dominator_children, dominators, min_retained_size, path_from_parents,
-    retained_set, retained_sizes, Csr, Graph, NONE,
+    retained_set, retained_sizes, RetainedSizes, SparseCsr, Graph, NONE,
 };
 use heapql_heap::{Heap, HeapError, ObjIdx, ObjectKind, ProgressFn, RootKind};
 use std::sync::atomic::AtomicBool;
@@ -61,9 +65,9 @@ pub struct FullAnalysis {
     graph: ObjectGraph,
     /// Immediate dominator node of every node (`NONE` outside the tree; `idom[0] == 0`).
     idom: Vec<u32>,
-    retained: Vec<u64>,
+    retained: RetainedSizes,
     /// Dominated objects of every node (values are object indices), biggest retained first.
-    tree: Csr,
+    tree: SparseCsr,
     reachable_only: bool,
     /// BFS parents from the virtual root, for paths to GC roots; built on first use.
     bfs: OnceLock<Vec<u32>>,
@@ -84,8 +88,8 @@ impl FullAnalysis {
         let idom = dom.idom;
         drop(dom.preorder);
         rctl.tick(1, 2).map_err(cancelled)?;
-        let mut tree = dominator_children(&idom, |v| retained[v as usize]);
-        tree.for_each_list_mut(|_, list| list.iter_mut().for_each(|v| *v = obj(*v)));
+        let mut tree = dominator_children(&idom, |v| retained.get(v));
+        tree.for_each_list_mut(|list| list.iter_mut().for_each(|v| *v = obj(*v)));
         rctl.tick(2, 2).map_err(cancelled)?;
         Ok(FullAnalysis { graph, idom, retained, tree, reachable_only: options.reachable_only, bfs: OnceLock::new() })
     }
@@ -115,12 +119,12 @@ impl FullAnalysis {
     }
 
     pub fn retained_size(&self, o: ObjIdx) -> u64 {
-        self.retained[node(o) as usize]
+        self.retained.get(node(o))
     }
 
     /// Sum of the shallow sizes of every object in the tree (the virtual root's retained size).
     pub fn total_size(&self) -> u64 {
-        self.retained[0]
+        self.retained.get(0)
     }
 
     /// None for a child of the virtual root (a GC root, an unreachable pseudo-root) and for an
@@ -216,7 +220,7 @@ impl FullAnalysis {
     /// dominates (≤ the retained set's size; equal for one object).
     pub fn min_retained_size(&self, set: &[ObjIdx]) -> u64 {
         let nodes: Vec<u32> = set.iter().map(|&o| node(o)).collect();
-        min_retained_size(&self.idom, |v| self.retained[v as usize], &nodes)
+        min_retained_size(&self.idom, |v| self.retained.get(v), &nodes)
     }
 
     /// Shortest forward path `a ..= b` visiting at most `limit` objects.
@@ -285,7 +289,7 @@ impl FullAnalysis {
     pub fn heap_bytes(&self) -> usize {
         self.graph.heap_bytes()
             + self.idom.capacity() * 4
-            + self.retained.capacity() * 8
+            + self.retained.heap_bytes()
             + self.tree.heap_bytes()
             + self.bfs.get().map_or(0, |b| b.capacity() * 4)
     }

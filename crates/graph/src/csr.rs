@@ -162,9 +162,75 @@ impl Csr {
     }
 }
 
+/// Adjacency lists where most nodes have none (a dominator tree: most objects dominate
+/// nothing): offsets are kept only for nodes with a list, found through a bitmap with a rank
+/// per 64 nodes. Memory: 4 B per edge, 4 B per non-empty list, 0.19 B per node.
+#[derive(Clone, Debug)]
+pub struct SparseCsr {
+    /// Bit v: node v has a non-empty list.
+    words: Vec<u64>,
+    /// Number of non-empty lists before each word.
+    rank: Vec<u32>,
+    /// Start of the k-th non-empty list in `targets` (one more entry for the end).
+    starts: Vec<u32>,
+    targets: Vec<u32>,
+}
+
+impl SparseCsr {
+    /// Builds from an edge stream in three passes (sources, counts, fill); `produce` must emit
+    /// the same `(from, to)` edges each time, each list keeps the order of emission. Memory:
+    /// the final arrays only (no offset per node). At most `u32::MAX` edges.
+    pub fn from_edges<F>(node_count: u32, mut produce: F) -> SparseCsr
+    where
+        F: FnMut(&mut dyn FnMut(u32, u32)),
+    {
+        let n = node_count as usize;
+        let mut words = vec![0u64; n.div_ceil(64)];
+        produce(&mut |from, _| words[from as usize / 64] |= 1 << (from % 64));
+        let mut rank = vec![0u32; words.len()];
+        let mut lists = 0u32;
+        for (r, w) in rank.iter_mut().zip(&words) {
+            *r = lists;
+            lists += w.count_ones();
+        }
+        let index = |v: u32| {
+            let (w, bit) = (v as usize / 64, v % 64);
+            rank[w] + (words[w] & ((1u64 << bit) - 1)).count_ones()
+        };
+        let mut counts = vec![0u32; lists as usize + 1];
+        produce(&mut |from, _| counts[index(from) as usize] += 1);
+        assert!(counts.iter().map(|&c| c as u64).sum::<u64>() <= u32::MAX as u64, "too many edges for a sparse adjacency");
+        let dense = Csr::from_counts(counts, |emit| produce(&mut |from, to| emit(index(from), to)));
+        let Offsets::U32(starts) = dense.offsets else { unreachable!("edges fit u32") };
+        SparseCsr { words, rank, starts, targets: dense.targets }
+    }
+
+    /// Lets the caller reorder each non-empty list in place.
+    pub fn for_each_list_mut<F: FnMut(&mut [u32])>(&mut self, mut f: F) {
+        for k in 0..self.starts.len() - 1 {
+            f(&mut self.targets[self.starts[k] as usize..self.starts[k + 1] as usize]);
+        }
+    }
+
+    #[inline]
+    pub fn successors(&self, v: u32) -> &[u32] {
+        let (w, bit) = (v as usize / 64, v % 64);
+        let word = self.words[w];
+        if word >> bit & 1 == 0 {
+            return &[];
+        }
+        let k = self.rank[w] as usize + (word & ((1u64 << bit) - 1)).count_ones() as usize;
+        &self.targets[self.starts[k] as usize..self.starts[k + 1] as usize]
+    }
+
+    pub fn heap_bytes(&self) -> usize {
+        self.words.capacity() * 8 + self.rank.capacity() * 4 + self.starts.capacity() * 4 + self.targets.capacity() * 4
+    }
+}
+
 /// Second pass of `from_edges`: `starts[v]` is used as v's write cursor, so afterwards it holds
 /// the end of v's list (= the start of v + 1); one shift restores the starts.
-fn fill<O, F>(starts: &mut [O], targets: &mut [u32], total: u64, produce: &mut F)
+pub(crate) fn fill<O, F>(starts: &mut [O], targets: &mut [u32], total: u64, produce: &mut F)
 where
     O: Copy + Default + Into<u64> + TryFrom<u64>,
     F: FnMut(&mut dyn FnMut(u32, u32)),
@@ -284,6 +350,31 @@ mod tests {
         assert_eq!(t.successors(1), &[0, 2]);
         assert_eq!(t.successors(2), &[0, 0, 2]);
         assert_eq!(t.successors(0), &[] as &[u32]);
+    }
+
+    #[test]
+    fn sparse_lists_match_the_full_ones() {
+        // Lists around the 64-node word boundaries, empty first and last nodes.
+        let n = 200u32;
+        let g = Csr::from_edges(n, |emit| {
+            for v in [1u32, 2, 63, 64, 65, 127, 128, 190] {
+                for t in 0..(v % 5 + 1) {
+                    emit(v, (v + t) % n);
+                }
+            }
+        });
+        let s = SparseCsr::from_edges(n, |emit| {
+            for v in [1u32, 2, 63, 64, 65, 127, 128, 190] {
+                for t in 0..(v % 5 + 1) {
+                    emit(v, (v + t) % n);
+                }
+            }
+        });
+        for v in 0..n {
+            assert_eq!(s.successors(v), g.successors(v), "node {v}");
+        }
+        let empty = SparseCsr::from_edges(3, |_| {});
+        assert_eq!(empty.successors(2), &[] as &[u32]);
     }
 
     #[test]

@@ -29,8 +29,10 @@ fn edge_ok(pinned: Option<&FixedBitSet>, root: u32, u: u32, v: u32) -> bool {
 }
 
 /// Immediate dominators of `g` from `root`. `pinned` nodes ignore every incoming edge except the
-/// root's. Memory: five `u32` arrays of the node count plus the predecessor lists of the
-/// non-tree edges (tree edges and self-loops are left out: they never change a semidominator).
+/// root's. Memory at the peak (semidominators): five `u32` arrays of the node count (ancestor,
+/// vertex, parent, predecessor offsets that turn into semi, label) plus the predecessor lists of
+/// the non-tree edges (tree edges and self-loops are left out: they never change a
+/// semidominator). The DFS keeps its scan positions for the current path only.
 pub fn dominators<G: Graph>(
     g: &G,
     root: u32,
@@ -40,23 +42,24 @@ pub fn dominators<G: Graph>(
     let n = g.node_count() as usize;
     assert!(n < BOTTOM as usize, "graph too large for u32 node ids");
     assert!((root as usize) < n, "root {root} out of range");
-    // ---- 1. iterative DFS: pre (node -> preorder), vertex (preorder -> node), parent, cursor.
+    // ---- 1. iterative DFS: pre (node -> preorder), vertex (preorder -> node), parent.
     let mut pre = vec![NONE; n];
     let mut vertex: Vec<u32> = Vec::with_capacity(n);
     let mut parent: Vec<u32> = Vec::with_capacity(n);
-    let mut cursor: Vec<u32> = Vec::with_capacity(n);
+    // Scan position in the successor list of each vertex on the current path (deepest last).
+    let mut cursors: Vec<u32> = vec![0];
     // In-degree of each vertex over the non-tree edges, counted as the DFS scans each edge once.
     let mut counts: Vec<u32> = Vec::with_capacity(n + 1);
     pre[root as usize] = 0;
     vertex.push(root);
     parent.push(0);
-    cursor.push(0);
     counts.push(0);
     let mut cur = 0usize;
     loop {
         let u = vertex[cur];
         let succ = g.successors(u);
-        let mut c = cursor[cur] as usize;
+        let top = cursors.last_mut().expect("the path holds the current vertex");
+        let mut c = *top as usize;
         let mut next = None;
         while c < succ.len() {
             let v = succ[c];
@@ -73,14 +76,14 @@ pub fn dominators<G: Graph>(
                 counts[pv as usize] += 1;
             }
         }
-        cursor[cur] = c as u32;
+        *top = c as u32;
         match next {
             Some(v) => {
                 let k = vertex.len();
                 pre[v as usize] = k as u32;
                 vertex.push(v);
                 parent.push(cur as u32);
-                cursor.push(0);
+                cursors.push(0);
                 counts.push(0);
                 cur = k;
                 if k & 0xFFFF == 0 {
@@ -88,6 +91,7 @@ pub fn dominators<G: Graph>(
                 }
             }
             None => {
+                cursors.pop();
                 if cur == 0 {
                     break;
                 }
@@ -95,13 +99,59 @@ pub fn dominators<G: Graph>(
             }
         }
     }
+    drop(cursors);
     let r = vertex.len();
+    // Not needed again until step 5, where the same DFS recomputes it: one array less at the
+    // peak for one more walk.
+    drop(vertex);
     ctl.tick(r as u64, n as u64 * 3)?;
 
+    // ---- 2. predecessor offsets: exclusive prefix sums of the counts, in place while they fit.
+    counts.push(0);
+    let total: u64 = counts.iter().map(|&c| c as u64).sum();
+    if total <= u32::MAX as u64 {
+        let mut sum = 0u32;
+        for c in counts.iter_mut() {
+            let d = *c;
+            *c = sum;
+            sum += d;
+        }
+        finish(g, root, pinned, pre, parent, counts, total, ctl)
+    } else {
+        let mut starts = vec![0u64; counts.len()];
+        let mut sum = 0u64;
+        for (s, &c) in starts.iter_mut().zip(counts.iter()) {
+            *s = sum;
+            sum += c as u64;
+        }
+        drop(counts);
+        finish(g, root, pinned, pre, parent, starts, total, ctl)
+    }
+}
+
+/// Steps 2–5 of `dominators` once the DFS is done; `starts` are the predecessor list offsets in
+/// preorder numbers (`u32` while the non-tree edges fit, else `u64`), `parent` has one entry
+/// per reached vertex.
+#[allow(clippy::too_many_arguments)]
+fn finish<G: Graph, O>(
+    g: &G,
+    root: u32,
+    pinned: Option<&FixedBitSet>,
+    pre: Vec<u32>,
+    parent: Vec<u32>,
+    mut starts: Vec<O>,
+    total: u64,
+    ctl: &Control,
+) -> Result<Dominators, Cancelled>
+where
+    O: Copy + Default + Into<u64> + TryFrom<u64> + From<u32>,
+{
+    let n = g.node_count() as usize;
+    let r = parent.len();
     // ---- 2. predecessor lists in preorder numbers, non-tree edges only (the same edges the
     // DFS counted), scanning the nodes in index order so the adjacency reads are sequential.
-    counts.push(0);
-    let preds = crate::Csr::from_counts(counts, |emit| {
+    let mut preds = vec![0u32; total as usize];
+    crate::csr::fill(&mut starts, &mut preds, total, &mut |emit: &mut dyn FnMut(u32, u32)| {
         for u in 0..n as u32 {
             let i = pre[u as usize];
             if i == NONE {
@@ -122,19 +172,21 @@ pub fn dominators<G: Graph>(
     ctl.tick(r as u64 * 2, n as u64 * 3)?;
 
     // ---- 3. semidominators in reverse preorder; label holds the minimum semi on the path.
-    let mut semi = cursor;
+    // `starts[w + 1]` is read for the last time while w is processed (the walk goes down), so
+    // from then on it holds semi(w): no separate semi array.
     let mut label = vec![0u32; r];
     let mut ancestor = pre;
     ancestor[..r].fill(NONE);
     for w in (1..r).rev() {
         let mut s = parent[w];
-        for &v in preds.successors(w as u32) {
+        let (a, b) = (starts[w].into() as usize, starts[w + 1].into() as usize);
+        for &v in &preds[a..b] {
             let cand = if (v as usize) < w { v } else { eval(&mut ancestor, &mut label, v) };
             if cand < s {
                 s = cand;
             }
         }
-        semi[w] = s;
+        starts[w + 1] = O::from(s);
         label[w] = s;
         ancestor[w] = parent[w];
         if w & 0xFFFF == 0 {
@@ -147,16 +199,17 @@ pub fn dominators<G: Graph>(
     // ---- 4. NCA: idom(w) is the nearest ancestor of parent(w) with preorder <= semi(w).
     let mut idom = parent;
     for w in 1..r {
-        let s = semi[w];
+        let s = starts[w + 1].into() as u32;
         let mut d = idom[w];
         while d > s {
             d = idom[d as usize];
         }
         idom[w] = d;
     }
-    drop(semi);
+    drop(starts);
 
     // ---- 5. back to node numbers.
+    let vertex = preorder(g, root, pinned, r);
     let mut out = ancestor;
     out.fill(NONE);
     for i in 0..r {
@@ -165,6 +218,43 @@ pub fn dominators<G: Graph>(
     out[root as usize] = root;
     ctl.tick(n as u64 * 3, n as u64 * 3)?;
     Ok(Dominators { idom: out, preorder: vertex })
+}
+
+/// The vertices of the DFS of `dominators` step 1 in preorder, walked again (same edges, same
+/// order) with a bitmap for the visited nodes and a stack as deep as the DFS tree.
+fn preorder<G: Graph>(g: &G, root: u32, pinned: Option<&FixedBitSet>, r: usize) -> Vec<u32> {
+    let mut seen = FixedBitSet::with_capacity(g.node_count() as usize);
+    let mut vertex: Vec<u32> = Vec::with_capacity(r);
+    // (vertex, scan position in its successors) for the current path.
+    let mut path: Vec<(u32, u32)> = vec![(root, 0)];
+    seen.insert(root as usize);
+    vertex.push(root);
+    while let Some(top) = path.last_mut() {
+        let u = top.0;
+        let succ = g.successors(u);
+        let mut c = top.1 as usize;
+        let mut next = None;
+        while c < succ.len() {
+            let v = succ[c];
+            c += 1;
+            if edge_ok(pinned, root, u, v) && !seen.put(v as usize) {
+                next = Some(v);
+                break;
+            }
+        }
+        top.1 = c as u32;
+        match next {
+            Some(v) => {
+                vertex.push(v);
+                path.push((v, 0));
+            }
+            None => {
+                path.pop();
+            }
+        }
+    }
+    assert_eq!(vertex.len(), r, "the graph changed between the two walks");
+    vertex
 }
 
 /// Minimum label on the forest path from `v` (linked) up to, but excluding, its tree's root,

@@ -1,21 +1,22 @@
 //! The dominator tree as child lists (for top-level dominators, `dominators(x)` and the
 //! leak-suspect accumulation-point walk).
 
-use crate::{Csr, NONE};
+use crate::{SparseCsr, NONE};
 
 /// Children of every node in the dominator tree given by `idom` (the root's own entry, equal
 /// to itself, and unreachable nodes are left out), each list sorted by `key` descending, then
-/// by node ascending (MAT lists dominated objects biggest first).
-pub fn dominator_children(idom: &[u32], key: impl Fn(u32) -> u64) -> Csr {
+/// by node ascending (MAT lists dominated objects biggest first). Sparse: most nodes dominate
+/// nothing, so no offset is kept for them.
+pub fn dominator_children(idom: &[u32], key: impl Fn(u32) -> u64) -> SparseCsr {
     let n = idom.len() as u32;
-    let mut tree = Csr::from_edges(n, |emit| {
+    let mut tree = SparseCsr::from_edges(n, |emit| {
         for (v, &d) in idom.iter().enumerate() {
             if d != NONE && d != v as u32 {
                 emit(d, v as u32);
             }
         }
     });
-    tree.for_each_list_mut(|_, list| {
+    tree.for_each_list_mut(|list| {
         list.sort_unstable_by(|&a, &b| key(b).cmp(&key(a)).then(a.cmp(&b)));
     });
     tree

@@ -18,14 +18,14 @@ pub mod retained;
 
 pub use analysis::{edge_label, FullAnalysis, GraphOptions, PathStep, RetainedSet};
 pub use control::{Cancelled, Control};
-pub use csr::{Csr, SequentialCsrBuilder};
+pub use csr::{Csr, SequentialCsrBuilder, SparseCsr};
 pub use dominators::{dominators, Dominators};
 pub use domtree::dominator_children;
 pub use fixedbitset::FixedBitSet;
 pub use object_graph::ObjectGraph;
 pub use paths::{bfs_parents, bounded_path, path_from_parents};
 pub use reachability::reachable_bitmap;
-pub use retained::{min_retained_size, retained_set, retained_sizes};
+pub use retained::{min_retained_size, retained_set, retained_sizes, RetainedSizes};
 
 /// "No node": no dominator, not reached, not linked.
 pub const NONE: u32 = u32::MAX;

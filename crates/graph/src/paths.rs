@@ -5,23 +5,26 @@ use crate::{Graph, NONE};
 use std::collections::{HashMap, VecDeque};
 
 /// BFS parent of every node reached from `root` (`parent[root] == root`, `NONE` = unreached).
-/// `skip(u, v)` drops an edge from the search (e.g. excluded fields). Memory: two `u32` arrays.
+/// `skip(u, v)` drops an edge from the search (e.g. excluded fields). Memory: one `u32` array
+/// plus two consecutive BFS levels (a FIFO queue would hold every reached node by the end).
 pub fn bfs_parents<G: Graph>(g: &G, root: u32, skip: impl Fn(u32, u32) -> bool) -> Vec<u32> {
     let n = g.node_count() as usize;
     let mut parent = vec![NONE; n];
     parent[root as usize] = root;
-    // The queue is the BFS order itself: a Vec read from the front, never shrunk.
-    let mut queue: Vec<u32> = vec![root];
-    let mut head = 0;
-    while head < queue.len() {
-        let u = queue[head];
-        head += 1;
-        for &v in g.successors(u) {
-            if parent[v as usize] == NONE && !skip(u, v) {
-                parent[v as usize] = u;
-                queue.push(v);
+    // Levels in order, each in discovery order: the same visiting order as a FIFO queue.
+    let mut level: Vec<u32> = vec![root];
+    let mut next: Vec<u32> = Vec::new();
+    while !level.is_empty() {
+        for &u in &level {
+            for &v in g.successors(u) {
+                if parent[v as usize] == NONE && !skip(u, v) {
+                    parent[v as usize] = u;
+                    next.push(v);
+                }
             }
         }
+        std::mem::swap(&mut level, &mut next);
+        next.clear();
     }
     parent
 }

@@ -2,19 +2,70 @@
 
 use crate::{Dominators, Graph, NONE};
 use fixedbitset::FixedBitSet;
+use rustc_hash::FxHashMap;
+
+/// Retained sizes in 4 bytes per node: a value ≥ `u32::MAX` (4 GiB and more: the virtual
+/// root, the few objects holding most of a big heap) is marked `u32::MAX` and kept in a small
+/// table sorted by node.
+pub struct RetainedSizes {
+    small: Vec<u32>,
+    big: Vec<(u32, u64)>,
+}
+
+impl RetainedSizes {
+    #[inline]
+    pub fn get(&self, v: u32) -> u64 {
+        match self.small[v as usize] {
+            u32::MAX => {
+                let i = self.big.binary_search_by_key(&v, |&(n, _)| n).expect("marked sizes are in the table");
+                self.big[i].1
+            }
+            s => s as u64,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.small.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.small.is_empty()
+    }
+
+    pub fn heap_bytes(&self) -> usize {
+        self.small.capacity() * 4 + self.big.capacity() * 12
+    }
+}
 
 /// Retained size of every node: its shallow size plus that of everything it dominates. One
 /// pass in reverse preorder (children before their immediate dominator). Unreachable nodes: 0.
-pub fn retained_sizes(dom: &Dominators, shallow: impl Fn(u32) -> u64) -> Vec<u64> {
-    let mut sizes = vec![0u64; dom.idom.len()];
+pub fn retained_sizes(dom: &Dominators, shallow: impl Fn(u32) -> u64) -> RetainedSizes {
+    let mut small = vec![0u32; dom.idom.len()];
+    // Sizes only grow while summing, so a node once in the table stays there.
+    let mut big: FxHashMap<u32, u64> = FxHashMap::default();
+    let set = |small: &mut [u32], big: &mut FxHashMap<u32, u64>, v: u32, s: u64| {
+        if s < u32::MAX as u64 {
+            small[v as usize] = s as u32;
+        } else {
+            small[v as usize] = u32::MAX;
+            big.insert(v, s);
+        }
+    };
     for &v in &dom.preorder {
-        sizes[v as usize] = shallow(v);
+        set(&mut small, &mut big, v, shallow(v));
     }
     for &v in dom.preorder.iter().skip(1).rev() {
         let d = dom.idom[v as usize];
-        sizes[d as usize] += sizes[v as usize];
+        let get = |x: u32| match small[x as usize] {
+            u32::MAX => big[&x],
+            s => s as u64,
+        };
+        let sum = get(d) + get(v);
+        set(&mut small, &mut big, d, sum);
     }
-    sizes
+    let mut big: Vec<(u32, u64)> = big.into_iter().collect();
+    big.sort_unstable();
+    RetainedSizes { small, big }
 }
 
 /// Objects that would be freed if every node of `set` were freed (MAT semantics): walk from

@@ -208,8 +208,8 @@ fn long_chain_and_big_random_graph_complete() {
         assert_eq!(dom.idom[v as usize], v - 1);
     }
     let sizes = retained_sizes(&dom, |_| 1);
-    assert_eq!(sizes[0], n as u64);
-    assert_eq!(sizes[(n - 1) as usize], 1);
+    assert_eq!(sizes.get(0), n as u64);
+    assert_eq!(sizes.get(n - 1), 1);
     let parents = bfs_parents(&g, 0, |_, _| false);
     assert_eq!(path_from_parents(&parents, n - 1).unwrap().len(), n as usize);
 
@@ -233,7 +233,7 @@ fn long_chain_and_big_random_graph_complete() {
     let reached = dom.preorder.len();
     assert!(reached > n as usize / 2);
     let sizes = retained_sizes(&dom, |_| 1);
-    assert_eq!(sizes[0], reached as u64);
+    assert_eq!(sizes.get(0), reached as u64);
 }
 
 #[test]
@@ -246,8 +246,8 @@ fn retained_sizes_of_a_hand_computed_graph() {
     assert_eq!(dom.idom, vec![0, 0, 1, 2, 0, 0, NONE]);
     let shallow = [0u64, 10, 20, 30, 40, 50, 60];
     let sizes = retained_sizes(&dom, |v| shallow[v as usize]);
-    assert_eq!(sizes, vec![150, 60, 50, 30, 40, 50, 0]);
-    let tree = dominator_children(&dom.idom, |v| sizes[v as usize]);
+    assert_eq!((0..7).map(|v| sizes.get(v)).collect::<Vec<_>>(), vec![150, 60, 50, 30, 40, 50, 0]);
+    let tree = dominator_children(&dom.idom, |v| sizes.get(v));
     assert_eq!(tree.successors(0), &[1, 5, 4]); // 60, 50, 40
     assert_eq!(tree.successors(1), &[2]);
     assert_eq!(tree.successors(6), &[] as &[u32]);
@@ -264,8 +264,21 @@ fn retained_sizes_of_a_hand_computed_graph() {
     let (_, size) = retained_set(&g, 0, &[5], |v| shallow[v as usize]);
     assert_eq!(size, 50);
     // minimum retained size of {1, 2, 5}: 2 is under 1, so 60 + 50.
-    assert_eq!(min_retained_size(&dom.idom, |v| sizes[v as usize], &[1, 2, 5, 2]), 110);
-    assert_eq!(min_retained_size(&dom.idom, |v| sizes[v as usize], &[4, 5]), 90);
+    assert_eq!(min_retained_size(&dom.idom, |v| sizes.get(v), &[1, 2, 5, 2]), 110);
+    assert_eq!(min_retained_size(&dom.idom, |v| sizes.get(v), &[4, 5]), 90);
+}
+
+#[test]
+fn retained_sizes_of_4_gib_and_more_are_exact() {
+    // 0 -> 1 -> 2 -> 3 and 0 -> 4: sums cross u32::MAX at 2 and 1; 4 sits exactly at it.
+    let edges = [(0, 1), (1, 2), (2, 3), (0, 4)];
+    let g = csr(5, &edges);
+    let dom = dominators(&g, 0, None, &Control::none()).unwrap();
+    let gib = 1u64 << 30;
+    let shallow = [0u64, 5 * gib, 3 * gib, 3 * gib + 7, u32::MAX as u64];
+    let sizes = retained_sizes(&dom, |v| shallow[v as usize]);
+    let got: Vec<u64> = (0..5).map(|v| sizes.get(v)).collect();
+    assert_eq!(got, vec![11 * gib + 7 + u32::MAX as u64, 11 * gib + 7, 6 * gib + 7, 3 * gib + 7, u32::MAX as u64]);
 }
 
 #[test]
@@ -278,12 +291,12 @@ fn retained_set_of_one_node_is_its_dominator_subtree() {
         let sizes = retained_sizes(&dom, |v| v as u64 + 1);
         for &v in dom.preorder.iter().skip(1) {
             let (_, size) = retained_set(&g, 0, &[v], |v| v as u64 + 1);
-            assert_eq!(size, sizes[v as usize]);
+            assert_eq!(size, sizes.get(v));
         }
         // A set: the union of the subtrees of its members is always included.
         let members: Vec<u32> = dom.preorder.iter().copied().filter(|_| rng.random_bool(0.3)).collect();
         let (set, size) = retained_set(&g, 0, &members, |v| v as u64 + 1);
-        let lower = min_retained_size(&dom.idom, |v| sizes[v as usize], &members);
+        let lower = min_retained_size(&dom.idom, |v| sizes.get(v), &members);
         assert!(size >= lower);
         for &m in &members {
             assert!(set.contains(m as usize));

@@ -29,8 +29,47 @@ pub struct Ctx<'a> {
     loader_labels: FxHashMap<u64, String>,
     /// Class of every object, filled by the object pass: the later walks visit objects in
     /// dominator-tree order, where reading the class from the dump would be a random read
-    /// per object. 4 bytes per object, dropped with the context.
-    classes: Vec<ClassIdx>,
+    /// per object. 2 bytes per object (4 past 65 536 classes), dropped with the context.
+    classes: ClassCache,
+}
+
+/// The class of every object, as `u16` while the class count allows.
+pub enum ClassCache {
+    Narrow(Vec<u16>),
+    Wide(Vec<ClassIdx>),
+}
+
+impl Default for ClassCache {
+    fn default() -> Self {
+        ClassCache::Wide(Vec::new())
+    }
+}
+
+impl ClassCache {
+    pub fn with_capacity(class_count: u32, objects: usize) -> ClassCache {
+        if class_count <= u16::MAX as u32 + 1 {
+            ClassCache::Narrow(Vec::with_capacity(objects))
+        } else {
+            ClassCache::Wide(Vec::with_capacity(objects))
+        }
+    }
+
+    /// Appends the class of the next object.
+    #[inline]
+    pub fn push(&mut self, c: ClassIdx) {
+        match self {
+            ClassCache::Narrow(v) => v.push(c as u16),
+            ClassCache::Wide(v) => v.push(c),
+        }
+    }
+
+    #[inline]
+    pub fn get(&self, o: ObjIdx) -> Option<ClassIdx> {
+        match self {
+            ClassCache::Narrow(v) => v.get(o as usize).map(|&c| c as ClassIdx),
+            ClassCache::Wide(v) => v.get(o as usize).copied(),
+        }
+    }
 }
 
 impl<'a> Ctx<'a> {
@@ -62,7 +101,7 @@ impl<'a> Ctx<'a> {
             limit,
             flags,
             loader_labels: FxHashMap::default(),
-            classes: Vec::new(),
+            classes: ClassCache::default(),
         };
         let mut ids: Vec<u64> = (0..n).map(|c| heap.class(c).loader_id).filter(|&l| l != 0).collect();
         ids.sort_unstable();
@@ -78,15 +117,15 @@ impl<'a> Ctx<'a> {
     }
 
     /// Keeps the class of every object (`classes[o]`), from the object pass.
-    pub fn set_classes(&mut self, classes: Vec<ClassIdx>) {
+    pub fn set_classes(&mut self, classes: ClassCache) {
         self.classes = classes;
     }
 
     /// The class of an object (class objects: java.lang.Class).
     #[inline]
     pub fn class_of(&self, o: ObjIdx) -> ClassIdx {
-        match self.classes.get(o as usize) {
-            Some(&c) => c,
+        match self.classes.get(o) {
+            Some(c) => c,
             None => self.heap.class_of(o),
         }
     }

@@ -65,12 +65,13 @@ pub fn build(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions) -> R
     let retained = retained_by_class::retained_by_class(&ctx, &ctl, n, total_work).map_err(cancelled)?;
     ctl.tick(2 * n, total_work).map_err(cancelled)?;
     let overview = overview::overview(&ctx, &scan, &retained, options.reachable_only);
+    // Before the suspects: the collector's memory is gone before their BFS allocates.
+    let duplicate_strings = std::mem::take(&mut scan.strings).finish(heap, options.top_strings);
     let paths = paths::Paths::new(&ctx, &scan.referents);
     let leak_suspects = suspects::leak_suspects(&ctx, &paths, &ctl, (2 * n, total_work)).map_err(cancelled)?;
     let top_consumers = consumers::top_consumers(&ctx);
     let threads = threads::threads(&ctx, &scan.threads);
     ctl.tick(2 * n + n / 2, total_work).map_err(cancelled)?;
-    let duplicate_strings = scan.strings.finish(heap, options.top_strings);
     ctl.tick(total_work, total_work).map_err(cancelled)?;
     Ok(ReportData { overview, leak_suspects, top_consumers, threads, duplicate_strings })
 }

@@ -4,9 +4,9 @@
 
 use crate::control::{Cancelled, Control};
 use crate::object_graph::node;
-use heapql_heap::{ClassIdx, ObjIdx, ObjectKind, Value};
+use heapql_heap::{ObjIdx, ObjectKind, Value};
 
-use super::ctx::{Ctx, LOADER, REFERENCE, STRING, THREAD};
+use super::ctx::{ClassCache, Ctx, LOADER, REFERENCE, STRING, THREAD};
 use super::model::HeapFacts;
 use super::strings::StringCollector;
 
@@ -25,7 +25,7 @@ pub struct Scan {
     pub referents: Vec<(u32, u32)>,
     pub strings: StringCollector,
     /// Class of every object (for `Ctx::set_classes`).
-    pub classes: Vec<ClassIdx>,
+    pub classes: ClassCache,
 }
 
 /// Objects between two progress ticks.
@@ -43,7 +43,7 @@ pub fn scan(ctx: &Ctx, ctl: &Control, total_work: u64) -> Result<Scan, Cancelled
         loaders: Vec::new(),
         referents: Vec::new(),
         strings: StringCollector::default(),
-        classes: Vec::with_capacity(heap.object_count() as usize),
+        classes: ClassCache::with_capacity(heap.class_count(), heap.object_count() as usize),
     };
     let n = heap.object_count();
     for o in 0..n {
@@ -94,7 +94,7 @@ pub fn scan(ctx: &Ctx, ctl: &Control, total_work: u64) -> Result<Scan, Cancelled
             }
         }
         if f & STRING != 0 {
-            s.strings.add(heap, o, shallow);
+            s.strings.add(heap, o);
         }
     }
     s.referents.sort_unstable();

@@ -31,10 +31,11 @@ struct Group {
 #[derive(Default)]
 pub struct StringCollector {
     strings: u64,
-    string_shallow_of_rep: Vec<u64>,
-    by_hash: FxHashMap<u64, u32>,
+    /// 32 bits of the text's hash → first group with it: 8 bytes an entry instead of 16; a
+    /// shared key is one more collision, resolved by the chain and the byte comparison.
+    by_hash: FxHashMap<u32, u32>,
     groups: Vec<Group>,
-    /// (group, backing array) of every grouped String.
+    /// (group, backing array) of every String whose value is duplicated.
     members: Vec<(u32, ObjIdx)>,
 }
 
@@ -84,19 +85,20 @@ fn text(heap: &Heap, o: ObjIdx) -> Option<Text<'_>> {
 }
 
 impl StringCollector {
-    pub fn add(&mut self, heap: &Heap, o: ObjIdx, shallow: u64) {
+    pub fn add(&mut self, heap: &Heap, o: ObjIdx) {
         self.strings += 1;
         let Some(t) = text(heap, o) else { return };
         let mut h = FxHasher::default();
         h.write_u8(t.encoding);
         h.write(&t.bytes);
-        let hash = h.finish();
+        let hash = (h.finish() >> 32) as u32;
         let mut g = *self.by_hash.get(&hash).unwrap_or(&NO_GROUP);
         let mut last = NO_GROUP;
+        let mut rep_array = NO_GROUP;
         while g != NO_GROUP {
             let rep = self.groups[g as usize].rep;
-            let same = text(heap, rep).is_some_and(|r| r.encoding == t.encoding && r.bytes == t.bytes);
-            if same {
+            if let Some(r) = text(heap, rep).filter(|r| r.encoding == t.encoding && r.bytes == t.bytes) {
+                rep_array = r.array;
                 break;
             }
             last = g;
@@ -105,15 +107,21 @@ impl StringCollector {
         if g == NO_GROUP {
             g = self.groups.len() as u32;
             self.groups.push(Group { rep: o, count: 0, next: NO_GROUP });
-            self.string_shallow_of_rep.push(shallow);
             if last == NO_GROUP {
                 self.by_hash.insert(hash, g);
             } else {
                 self.groups[last as usize].next = g;
             }
         }
-        self.groups[g as usize].count += 1;
-        self.members.push((g, t.array));
+        let count = &mut self.groups[g as usize].count;
+        *count += 1;
+        // Arrays are only needed for duplicated values: the first member's joins on the second.
+        if *count == 2 {
+            self.members.push((g, rep_array));
+        }
+        if *count >= 2 {
+            self.members.push((g, t.array));
+        }
     }
 
     /// The section: totals over every value, the `top` most wasteful values.
@@ -132,7 +140,7 @@ impl StringCollector {
             .iter()
             .map(|(&g, &(distinct_arrays, array))| {
                 let grp = groups[g as usize];
-                let wasted = (grp.count as u64 - 1) * self.string_shallow_of_rep[g as usize]
+                let wasted = (grp.count as u64 - 1) * heap.shallow_size(grp.rep)
                     + (distinct_arrays - 1) * heap.shallow_size(array);
                 (wasted, grp.count, g)
             })
