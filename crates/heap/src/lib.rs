@@ -16,6 +16,8 @@ mod builder;
 mod exercise;
 pub use exercise::exercise;
 mod classes;
+/// Java-form class name (`byte[]`, `java.lang.Object[]`) from the VM's or the JVM tools' spelling.
+pub use classes::java_name;
 mod ids;
 mod layout;
 mod merge;

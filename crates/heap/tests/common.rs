@@ -20,26 +20,8 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// JVM spelling (`[B`, `[Ljava.lang.Object;`) -> Java form.
-pub fn java_name(n: &str) -> String {
-    let dims = n.bytes().take_while(|&b| b == b'[').count();
-    if dims == 0 {
-        return n.to_string();
-    }
-    let e = &n[dims..];
-    let base = match e {
-        "Z" => "boolean".to_string(),
-        "C" => "char".to_string(),
-        "F" => "float".to_string(),
-        "D" => "double".to_string(),
-        "B" => "byte".to_string(),
-        "S" => "short".to_string(),
-        "I" => "int".to_string(),
-        "J" => "long".to_string(),
-        _ => e.trim_start_matches('L').trim_end_matches(';').to_string(),
-    };
-    format!("{base}{}", "[]".repeat(dims))
-}
+/// JVM spelling (`[B`, `[Ljava.lang.Object;`) -> Java form: the index's own conversion.
+pub use heapql_heap::java_name;
 
 /// name -> (instances, bytes), summed over rows of the same name.
 pub fn parse_histogram(text: &str) -> HashMap<String, (u64, u64)> {
