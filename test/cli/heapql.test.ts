@@ -3,7 +3,7 @@
  * their output formats, and the errors a user sees for bad input and bad queries.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -152,3 +152,19 @@ function write(dir: string, name: string, bytes: Buffer): string {
   writeFileSync(p, bytes);
   return p;
 }
+
+describe('several heap dumps in one file (third-party corpus)', () => {
+  const agent = path.resolve(root, '../shared/corpus/oracle_jdk7_21_hprofagent.hprof');
+  const present = existsSync(agent);
+  if (!present) console.log(`skipped: ${agent} is absent (the shared corpus is not beside the project)`);
+  it.skipIf(!present)('--dump N picks a dump, counting from 1, and names a dump that does not exist', async () => {
+    expect((await heapql(['summary', agent])).stdout).toContain('heap dump        1 of 2 (choose with --dump N)');
+    expect((await heapql(['summary', agent, '--dump', '2'])).stdout).toContain('heap dump        2 of 2');
+    const missing = await heapql(['summary', agent, '--dump', '3']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('the file has 2 heap dump(s); there is no heap dump number 3 (counting from 1)');
+    const zero = await heapql(['summary', agent, '--dump', '0']);
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toContain('--dump takes a positive whole number');
+  });
+});

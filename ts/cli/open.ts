@@ -20,7 +20,11 @@ export async function openForCli(path: string, options: CliOpenOptions = {}): Pr
       onProgress: progress.onProgress,
       signal: interrupt.signal,
     });
-    for (const w of heap.warnings()) process.stderr.write(`warning: ${path}: ${w.message} (byte offset ${w.offset})\n`);
+    for (const w of heap.warnings()) {
+      // The offset is added unless the message names it already or it is not a data position.
+      const where = w.offset > 0 && !/offset/i.test(w.message) ? ` (byte offset ${w.offset})` : '';
+      process.stderr.write(`warning: ${path}: ${w.message}${where}\n`);
+    }
     return heap;
   } finally {
     progress.stop();

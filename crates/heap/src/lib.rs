@@ -71,7 +71,7 @@ pub enum HeapError {
     /// Structurally broken data that cannot be read past (lying length, unknown sub-record).
     #[error("{path}: corrupt dump at byte offset {offset}: {reason}")]
     Corrupt { path: String, offset: u64, reason: String },
-    #[error("the file has {available} heap dump(s); dump {requested} does not exist")]
+    #[error("the file has {available} heap dump(s); there is no heap dump number {} (counting from 1)", .requested + 1)]
     NoSuchDump { requested: usize, available: usize },
     #[error("cancelled")]
     Cancelled,
