@@ -26,7 +26,7 @@ use crate::control::{Cancelled, Control};
 use crate::object_graph::{is_thread_bound, node, obj, ObjectGraph};
 use crate::{
     bfs_parents, bounded_path, dominator_children, dominators, min_retained_size, path_from_parents,
-    retained_set, retained_sizes, RetainedSizes, SparseCsr, Graph, NONE,
+    retained_set, retained_sizes, Csr, RetainedSizes, SparseCsr, Graph, NONE,
 };
 use heapql_heap::{Heap, HeapError, ObjIdx, ObjectKind, ProgressFn, RootKind};
 use std::sync::atomic::AtomicBool;
@@ -71,6 +71,10 @@ pub struct FullAnalysis {
     reachable_only: bool,
     /// BFS parents from the virtual root, for paths to GC roots; built on first use.
     bfs: OnceLock<Vec<u32>>,
+    /// Referrers of every node (the transpose of the outbound lists, without the virtual
+    /// root's edges), built on the first `inbound` call: 4 B/object + 4 B/edge, only for
+    /// queries that ask for referrers.
+    inbound: OnceLock<Csr>,
 }
 
 fn cancelled(_: Cancelled) -> HeapError {
@@ -91,7 +95,7 @@ impl FullAnalysis {
         let mut tree = dominator_children(&idom, |v| retained.get(v));
         tree.for_each_list_mut(|list| list.iter_mut().for_each(|v| *v = obj(*v)));
         rctl.tick(2, 2).map_err(cancelled)?;
-        Ok(FullAnalysis { graph, idom, retained, tree, reachable_only: options.reachable_only, bfs: OnceLock::new() })
+        Ok(FullAnalysis { graph, idom, retained, tree, reachable_only: options.reachable_only, bfs: OnceLock::new(), inbound: OnceLock::new() })
     }
 
     pub fn graph(&self) -> &ObjectGraph {
@@ -165,16 +169,19 @@ impl FullAnalysis {
         self.graph.successors(node(o)).iter().map(|&v| obj(v))
     }
 
-    /// Objects referencing `o` (distinct, ascending). A scan of every outbound list.
+    /// Objects referencing `o` (distinct, ascending), from the referrer index (built once).
     pub fn inbound(&self, o: ObjIdx) -> Vec<ObjIdx> {
-        let target = node(o);
-        let mut refs = Vec::new();
-        for v in 1..self.graph.node_count() {
-            if self.graph.successors(v).contains(&target) {
-                refs.push(obj(v));
-            }
-        }
-        refs
+        let index = self.inbound.get_or_init(|| {
+            let g = &self.graph;
+            Csr::from_edges(g.node_count(), |emit| {
+                for v in 1..g.node_count() {
+                    for &t in g.successors(v) {
+                        emit(t, v);
+                    }
+                }
+            })
+        });
+        index.successors(node(o)).iter().map(|&v| obj(v)).collect()
     }
 
     /// Inbound references of many objects in one scan: `result[i]` refers to `targets[i]`.
