@@ -200,17 +200,19 @@ fn single(ctx: &Ctx, paths: &Paths, o: ObjIdx) -> Found {
         shallow: heap.shallow_size(o),
         retained,
         retained_percent: ctx.percent(retained),
-        accumulation_point: acc.map(|p| AccumulationPoint {
-            object: ctx.object_ref(p),
-            retained: a.retained_size(p),
-            retained_percent: ctx.percent(a.retained_size(p)),
-        }),
+        accumulation_point: acc.map(|p| accumulation_point_of(ctx, p)),
         path_to_root: path,
         retained_by_class: breakdown(ctx, &[o]),
         biggest_instances: Vec::new(),
         keywords,
     };
     Found { retained, suspect }
+}
+
+/// The accumulation point as the report shows it: the object and what it retains.
+fn accumulation_point_of(ctx: &Ctx, p: ObjIdx) -> AccumulationPoint {
+    let retained = ctx.analysis.retained_size(p);
+    AccumulationPoint { object: ctx.object_ref(p), retained, retained_percent: ctx.percent(retained) }
 }
 
 fn group(ctx: &Ctx, paths: &Paths, class: ClassIdx, instances: &[ObjIdx]) -> Found {
@@ -257,11 +259,7 @@ fn group(ctx: &Ctx, paths: &Paths, class: ClassIdx, instances: &[ObjIdx]) -> Fou
         shallow,
         retained,
         retained_percent: ctx.percent(retained),
-        accumulation_point: acc.map(|p| AccumulationPoint {
-            object: ctx.object_ref(p),
-            retained: a.retained_size(p),
-            retained_percent: ctx.percent(a.retained_size(p)),
-        }),
+        accumulation_point: acc.map(|p| accumulation_point_of(ctx, p)),
         path_to_root: path,
         retained_by_class: breakdown(ctx, instances),
         biggest_instances: instances.iter().take(ctx.limit.min(10)).map(|&o| sized(ctx, o)).collect(),
