@@ -25,7 +25,7 @@
 use crate::control::{Cancelled, Control};
 use crate::object_graph::{is_thread_bound, node, obj, ObjectGraph};
 use crate::{
-    bfs_parents, bounded_path, dominator_children, dominators, min_retained_size, path_from_parents,
+    bfs_parents, bounded_path, dominator_children, dominators_in, min_retained_size, path_from_parents,
     retained_set, retained_sizes, Csr, RetainedSizes, SparseCsr, Graph, NONE,
 };
 use heapql_heap::{Heap, HeapError, ObjIdx, ObjectKind, ProgressFn, RootKind};
@@ -85,7 +85,8 @@ impl FullAnalysis {
     pub fn build(heap: &Heap, options: GraphOptions) -> Result<FullAnalysis, HeapError> {
         let ctl = Control { phase: "graph", progress: options.progress.clone(), cancel: options.cancel.clone() };
         let graph = ObjectGraph::build(heap, options.reachable_only, &ctl).map_err(cancelled)?;
-        let dom = dominators(&graph, 0, Some(graph.pinned()), &ctl.phase("dominators")).map_err(cancelled)?;
+        let dom = dominators_in(&graph, 0, Some(graph.pinned()), &ctl.phase("dominators"), heap.scratch())
+            .map_err(cancelled)?;
         let rctl = ctl.phase("retained");
         rctl.tick(0, 2).map_err(cancelled)?;
         let retained = retained_sizes(&dom, |v| if v == 0 { 0 } else { heap.shallow_size(obj(v)) });
@@ -292,7 +293,12 @@ impl FullAnalysis {
         kinds
     }
 
-    /// Bytes held by the analysis (not counting the heap index).
+    /// Bytes of scratch files held by the analysis (not counting the heap index).
+    pub fn file_bytes(&self) -> usize {
+        self.graph.file_bytes()
+    }
+
+    /// Bytes of anonymous memory held by the analysis (not counting the heap index).
     pub fn heap_bytes(&self) -> usize {
         self.graph.heap_bytes()
             + self.idom.capacity() * 4

@@ -1,12 +1,16 @@
 //! Compressed sparse row adjacency: one offsets array and one targets array, no per-node
 //! allocation. Offsets are `u32` while the edge count fits, `u64` beyond (so a graph with more
-//! than 4 G edges still works, at 4 more bytes per node).
+//! than 4 G edges still works, at 4 more bytes per node). The arrays are `BigArray`s: the
+//! object graph's live in scratch files when the heap was opened with one (see
+//! `heapql_scratch`).
+
+use heapql_heap::{BigArray, Placement};
 
 /// Offsets of the adjacency lists: `offsets[v]..offsets[v + 1]` indexes `targets`.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 enum Offsets {
-    U32(Vec<u32>),
-    U64(Vec<u64>),
+    U32(BigArray<u32>),
+    U64(BigArray<u64>),
 }
 
 impl Offsets {
@@ -25,17 +29,23 @@ impl Offsets {
     }
     fn heap_bytes(&self) -> usize {
         match self {
-            Offsets::U32(o) => o.capacity() * 4,
-            Offsets::U64(o) => o.capacity() * 8,
+            Offsets::U32(o) => o.heap_bytes(),
+            Offsets::U64(o) => o.heap_bytes(),
+        }
+    }
+    fn file_bytes(&self) -> usize {
+        match self {
+            Offsets::U32(o) => o.file_bytes(),
+            Offsets::U64(o) => o.file_bytes(),
         }
     }
 }
 
 /// A directed graph over nodes `0..node_count()` as compressed sparse rows.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Csr {
     offsets: Offsets,
-    targets: Vec<u32>,
+    targets: BigArray<u32>,
 }
 
 impl Csr {
@@ -73,7 +83,7 @@ impl Csr {
                 sum += d;
             }
             fill(&mut counts, &mut targets, total, &mut produce);
-            Offsets::U32(counts)
+            Offsets::U32(counts.into())
         } else {
             let mut starts = vec![0u64; counts.len()];
             let mut sum = 0u64;
@@ -83,9 +93,9 @@ impl Csr {
             }
             drop(counts);
             fill(&mut starts, &mut targets, total, &mut produce);
-            Offsets::U64(starts)
+            Offsets::U64(starts.into())
         };
-        Csr { offsets, targets }
+        Csr { offsets, targets: targets.into() }
     }
 
     /// The graph with every edge reversed (inbound adjacency), built in two passes.
@@ -116,36 +126,33 @@ impl Csr {
     }
 
     /// Joins graphs over consecutive node ranges (part k's node 0 follows part k-1's last node)
-    /// into one; targets are kept as they are. The first part's arrays are extended in place.
-    pub fn concat(parts: Vec<Csr>) -> Csr {
-        let mut it = parts.into_iter();
-        let Some(mut first) = it.next() else {
-            return Csr { offsets: Offsets::U32(vec![0]), targets: Vec::new() };
+    /// into one placed by `place`; targets are kept as they are. Each part is freed once
+    /// copied, so the parts and the result overlap by one part at most (plus the result's
+    /// own arrays, which with `Placement::Files` are page cache, not process memory).
+    pub fn concat(parts: Vec<Csr>, place: &Placement) -> Csr {
+        let total: u64 = parts.iter().map(|p| p.edge_count()).sum();
+        let nodes: usize = 1 + parts.iter().map(|p| p.offsets.len() - 1).sum::<usize>();
+        let mut targets: BigArray<u32> = BigArray::zeroed(total as usize, place);
+        let mut offsets = if total <= u32::MAX as u64 {
+            Offsets::U32(BigArray::zeroed(nodes, place))
+        } else {
+            Offsets::U64(BigArray::zeroed(nodes, place))
         };
-        let rest: Vec<Csr> = it.collect();
-        let total: u64 = first.edge_count() + rest.iter().map(|p| p.edge_count()).sum::<u64>();
-        let nodes: usize = first.offsets.len() + rest.iter().map(|p| p.offsets.len() - 1).sum::<usize>();
-        first.targets.reserve_exact((total - first.edge_count()) as usize);
-        let mut offsets = match first.offsets {
-            Offsets::U32(o) if total > u32::MAX as u64 => Offsets::U64(o.into_iter().map(|x| x as u64).collect()),
-            o => o,
-        };
-        match &mut offsets {
-            Offsets::U32(o) => o.reserve_exact(nodes - o.len()),
-            Offsets::U64(o) => o.reserve_exact(nodes - o.len()),
-        }
-        for part in rest {
-            let base = first.targets.len() as u64;
+        let (mut node, mut base) = (1usize, 0u64);
+        for part in parts {
             for v in 1..part.offsets.len() {
                 let end = base + part.offsets.get(v) as u64;
                 match &mut offsets {
-                    Offsets::U32(o) => o.push(end as u32),
-                    Offsets::U64(o) => o.push(end),
+                    Offsets::U32(o) => o[node] = end as u32,
+                    Offsets::U64(o) => o[node] = end,
                 }
+                node += 1;
             }
-            first.targets.extend_from_slice(&part.targets);
+            let n = part.targets.len();
+            targets[base as usize..base as usize + n].copy_from_slice(&part.targets);
+            base += n as u64;
         }
-        Csr { offsets, targets: first.targets }
+        Csr { offsets, targets }
     }
 
     /// Lets the caller reorder each adjacency list in place (e.g. sort children by size).
@@ -156,24 +163,29 @@ impl Csr {
         }
     }
 
-    /// Bytes held on the heap by this graph.
+    /// Bytes of anonymous memory held by this graph.
     pub fn heap_bytes(&self) -> usize {
-        self.offsets.heap_bytes() + self.targets.capacity() * 4
+        self.offsets.heap_bytes() + self.targets.heap_bytes()
+    }
+
+    /// Bytes of scratch files held by this graph.
+    pub fn file_bytes(&self) -> usize {
+        self.offsets.file_bytes() + self.targets.file_bytes()
     }
 }
 
 /// Adjacency lists where most nodes have none (a dominator tree: most objects dominate
 /// nothing): offsets are kept only for nodes with a list, found through a bitmap with a rank
 /// per 64 nodes. Memory: 4 B per edge, 4 B per non-empty list, 0.19 B per node.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct SparseCsr {
     /// Bit v: node v has a non-empty list.
     words: Vec<u64>,
     /// Number of non-empty lists before each word.
     rank: Vec<u32>,
     /// Start of the k-th non-empty list in `targets` (one more entry for the end).
-    starts: Vec<u32>,
-    targets: Vec<u32>,
+    starts: BigArray<u32>,
+    targets: BigArray<u32>,
 }
 
 impl SparseCsr {
@@ -224,7 +236,7 @@ impl SparseCsr {
     }
 
     pub fn heap_bytes(&self) -> usize {
-        self.words.capacity() * 8 + self.rank.capacity() * 4 + self.starts.capacity() * 4 + self.targets.capacity() * 4
+        self.words.capacity() * 8 + self.rank.capacity() * 4 + self.starts.heap_bytes() + self.targets.heap_bytes()
     }
 }
 
@@ -253,8 +265,30 @@ where
 /// Builds a CSR whose edges arrive grouped by source in increasing node order (one pass, the
 /// targets array grows like a Vec; reserve with an upper bound to avoid regrowth).
 pub struct SequentialCsrBuilder {
-    offsets: Offsets,
+    offsets: BuildOffsets,
     targets: Vec<u32>,
+}
+
+/// The builder's growing offsets (`Offsets` once finished).
+enum BuildOffsets {
+    U32(Vec<u32>),
+    U64(Vec<u64>),
+}
+
+impl BuildOffsets {
+    #[inline]
+    fn last(&self) -> usize {
+        match self {
+            BuildOffsets::U32(o) => o[o.len() - 1] as usize,
+            BuildOffsets::U64(o) => o[o.len() - 1] as usize,
+        }
+    }
+    fn len(&self) -> usize {
+        match self {
+            BuildOffsets::U32(o) => o.len(),
+            BuildOffsets::U64(o) => o.len(),
+        }
+    }
 }
 
 impl SequentialCsrBuilder {
@@ -262,11 +296,11 @@ impl SequentialCsrBuilder {
         let mut o = Vec::with_capacity(node_capacity as usize + 1);
         o.push(0u32);
         let offsets = if edge_capacity <= u32::MAX as u64 {
-            Offsets::U32(o)
+            BuildOffsets::U32(o)
         } else {
             let mut o = Vec::with_capacity(node_capacity as usize + 1);
             o.push(0u64);
-            Offsets::U64(o)
+            BuildOffsets::U64(o)
         };
         SequentialCsrBuilder { offsets, targets: Vec::with_capacity(edge_capacity as usize) }
     }
@@ -279,13 +313,13 @@ impl SequentialCsrBuilder {
     /// Number of edges pushed for the node being built.
     #[inline]
     pub fn pending(&self) -> &[u32] {
-        let start = self.offsets.get(self.offsets.len() - 1);
+        let start = self.offsets.last();
         &self.targets[start..]
     }
 
     /// Sorts the current node's list after its first `keep` entries and drops duplicates there.
     pub fn sort_dedup_pending(&mut self, keep: usize) {
-        let start = self.offsets.get(self.offsets.len() - 1) + keep;
+        let start = self.offsets.last() + keep;
         if self.targets.len() > start + 1 {
             self.targets[start..].sort_unstable();
             let mut w = start + 1;
@@ -303,17 +337,17 @@ impl SequentialCsrBuilder {
     pub fn finish_node(&mut self) {
         let end = self.targets.len() as u64;
         match &mut self.offsets {
-            Offsets::U32(o) => {
+            BuildOffsets::U32(o) => {
                 if end <= u32::MAX as u64 {
                     o.push(end as u32);
                 } else {
                     let mut wide: Vec<u64> = Vec::with_capacity(o.capacity());
                     wide.extend(o.iter().map(|&x| x as u64));
                     wide.push(end);
-                    self.offsets = Offsets::U64(wide);
+                    self.offsets = BuildOffsets::U64(wide);
                 }
             }
-            Offsets::U64(o) => o.push(end),
+            BuildOffsets::U64(o) => o.push(end),
         }
     }
 
@@ -324,7 +358,11 @@ impl SequentialCsrBuilder {
 
     pub fn finish(mut self) -> Csr {
         self.targets.shrink_to_fit();
-        Csr { offsets: self.offsets, targets: self.targets }
+        let offsets = match self.offsets {
+            BuildOffsets::U32(o) => Offsets::U32(o.into()),
+            BuildOffsets::U64(o) => Offsets::U64(o.into()),
+        };
+        Csr { offsets, targets: self.targets.into() }
     }
 }
 
@@ -389,7 +427,7 @@ mod tests {
             emit(1, 1);
             emit(1, 2);
         });
-        let g = Csr::concat(vec![a, b]);
+        let g = Csr::concat(vec![a, b], &Placement::Memory);
         assert_eq!(g.node_count(), 4);
         assert_eq!(g.successors(0), &[3]);
         assert_eq!(g.successors(1), &[0]);

@@ -5,6 +5,7 @@
 use crate::control::{Cancelled, Control};
 use crate::{Graph, NONE};
 use fixedbitset::FixedBitSet;
+use heapql_heap::{BigArray, Placement};
 
 /// Marker for the bottom of a reversed ancestor path during compression.
 const BOTTOM: u32 = u32::MAX - 1;
@@ -38,6 +39,19 @@ pub fn dominators<G: Graph>(
     root: u32,
     pinned: Option<&FixedBitSet>,
     ctl: &Control,
+) -> Result<Dominators, Cancelled> {
+    dominators_in(g, root, pinned, ctl, &Placement::Memory)
+}
+
+/// `dominators` with the predecessor lists placed by `place` (written once, then read in
+/// order: they can live in a scratch file; the other arrays are read at random and stay in
+/// memory).
+pub fn dominators_in<G: Graph>(
+    g: &G,
+    root: u32,
+    pinned: Option<&FixedBitSet>,
+    ctl: &Control,
+    place: &Placement,
 ) -> Result<Dominators, Cancelled> {
     let n = g.node_count() as usize;
     assert!(n < BOTTOM as usize, "graph too large for u32 node ids");
@@ -116,7 +130,7 @@ pub fn dominators<G: Graph>(
             *c = sum;
             sum += d;
         }
-        finish(g, root, pinned, pre, parent, counts, total, ctl)
+        finish(g, root, pinned, pre, parent, counts, total, ctl, place)
     } else {
         let mut starts = vec![0u64; counts.len()];
         let mut sum = 0u64;
@@ -125,7 +139,7 @@ pub fn dominators<G: Graph>(
             sum += c as u64;
         }
         drop(counts);
-        finish(g, root, pinned, pre, parent, starts, total, ctl)
+        finish(g, root, pinned, pre, parent, starts, total, ctl, place)
     }
 }
 
@@ -142,6 +156,7 @@ fn finish<G: Graph, O>(
     mut starts: Vec<O>,
     total: u64,
     ctl: &Control,
+    place: &Placement,
 ) -> Result<Dominators, Cancelled>
 where
     O: Copy + Default + Into<u64> + TryFrom<u64> + From<u32>,
@@ -150,7 +165,7 @@ where
     let r = parent.len();
     // ---- 2. predecessor lists in preorder numbers, non-tree edges only (the same edges the
     // DFS counted), scanning the nodes in index order so the adjacency reads are sequential.
-    let mut preds = vec![0u32; total as usize];
+    let mut preds: BigArray<u32> = BigArray::zeroed(total as usize, place);
     crate::csr::fill(&mut starts, &mut preds, total, &mut |emit: &mut dyn FnMut(u32, u32)| {
         for u in 0..n as u32 {
             let i = pre[u as usize];

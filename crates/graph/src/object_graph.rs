@@ -112,7 +112,7 @@ impl ObjectGraph {
             handles.into_iter().map(|h| h.join().expect("graph builder thread panicked")).collect()
         });
         let parts: Vec<Csr> = parts.into_iter().collect::<Result<_, _>>()?;
-        let out = Csr::concat(parts);
+        let out = Csr::concat(parts, heap.scratch());
         ctl.tick(n as u64, n as u64)?;
 
         let mut pinned = FixedBitSet::with_capacity(nodes as usize);
@@ -199,6 +199,10 @@ impl ObjectGraph {
 
     pub fn edge_count(&self) -> u64 {
         self.out.edge_count() + self.root_children.len() as u64
+    }
+
+    pub fn file_bytes(&self) -> usize {
+        self.out.file_bytes()
     }
 
     pub fn heap_bytes(&self) -> usize {

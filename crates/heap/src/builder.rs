@@ -449,8 +449,13 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
 
     // ---- object index: merge the sorted parts, add synthetic class objects after the max id ----
     let mut parts = obj_parts.into_iter();
-    let merged = crate::merge::merge(parts.next().unwrap_or_default(), parts.next().unwrap_or_default(), synth.len());
-    let (mut packed, mut ib, dups, last) = (merged.packed, merged.index, merged.duplicates, merged.last_id);
+    let merged = crate::merge::merge(
+        parts.next().unwrap_or_default(),
+        parts.next().unwrap_or_default(),
+        synth.len(),
+        &options.scratch,
+    );
+    let (mut ib, dups, last) = (merged.index, merged.duplicates, merged.last_id);
     if dups > 0 {
         warnings.push(Warning { offset: 0, message: format!("{dups} objects with an id already seen in this dump were ignored") });
     }
@@ -460,10 +465,9 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
     for k in 0..synth.len() {
         let Some(id) = (max_id | 0xF).checked_add(1 + 16 * k as u64) else { break };
         synth_ids.push(id);
-        ib.push_id(id);
-        packed.push(ids::pack(ids::K_SYNTH_CLASS, (first_class_idx + k as u32) as u64));
+        ib.push(id, ids::pack(ids::K_SYNTH_CLASS, (first_class_idx + k as u32) as u64));
     }
-    let objs: ObjIndex = ib.finish(packed);
+    let objs: ObjIndex = ib.finish();
     lap("object index");
     ctl.check().map_err(me)?;
 
@@ -614,6 +618,7 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
         histogram: Vec::new(),
         summary: HeapSummary::default(),
         utf16_big_endian: false,
+        scratch: options.scratch.clone(),
     };
 
     // JDK 9+ UTF-16 byte order: StringUTF16.HI_BYTE_SHIFT is 8 on big-endian VMs.

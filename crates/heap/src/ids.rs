@@ -8,6 +8,8 @@
 //!   read plus a short binary search over `id_lo` (about n/16 buckets: 0.25 byte per object).
 
 /// Kind codes stored in the top 4 bits of `packed`.
+use heapql_scratch::{BigArray, Placement};
+
 pub const K_INSTANCE: u64 = 0;
 pub const K_OBJ_ARRAY: u64 = 1;
 pub const K_CLASS: u64 = 2;
@@ -27,8 +29,8 @@ pub fn pack(kind: u64, offset: u64) -> u64 {
 }
 
 pub struct ObjIndex {
-    pub packed: Vec<u64>,
-    pub id_lo: Vec<u32>,
+    pub packed: BigArray<u64>,
+    pub id_lo: BigArray<u32>,
     /// (high 32 bits, first object index with that high half), ascending.
     pub runs: Vec<(u32, u32)>,
     buckets: Vec<u32>,
@@ -40,36 +42,58 @@ pub struct ObjIndex {
 /// Never more buckets than a few per 16 objects (a sparse id space falls back to binary search).
 const MAX_BUCKETS: u64 = 1 << 28;
 
-/// Accumulates ids in ascending order (the caller guarantees order and uniqueness).
+/// Accumulates objects in ascending id order (the caller guarantees order and uniqueness)
+/// into arrays allocated once for all of them.
 pub struct IndexBuilder {
-    id_lo: Vec<u32>,
+    packed: BigArray<u64>,
+    id_lo: BigArray<u32>,
+    /// Objects written so far.
+    len: usize,
     runs: Vec<(u32, u32)>,
 }
 
 impl IndexBuilder {
+    /// Room for `capacity` objects, placed by `place`.
     #[cfg(test)]
-    pub fn with_capacity(n: usize) -> IndexBuilder {
-        IndexBuilder { id_lo: crate::builder::big_vec(n), runs: Vec::new() }
+    pub fn with_capacity(capacity: usize, place: &Placement) -> IndexBuilder {
+        IndexBuilder { packed: zeroed(capacity, place), id_lo: zeroed(capacity, place), len: 0, runs: Vec::new() }
     }
 
-    /// Ids already merged: `id_lo` and its runs of high halves.
-    pub fn from_parts(id_lo: Vec<u32>, runs: Vec<(u32, u32)>) -> IndexBuilder {
-        IndexBuilder { id_lo, runs }
+    /// Objects already merged into the first `len` entries of the arrays, with the runs of
+    /// their ids' high halves.
+    pub fn from_parts(packed: BigArray<u64>, id_lo: BigArray<u32>, len: usize, runs: Vec<(u32, u32)>) -> IndexBuilder {
+        IndexBuilder { packed, id_lo, len, runs }
     }
 
     #[inline]
-    pub fn push_id(&mut self, id: u64) {
+    pub fn push(&mut self, id: u64, packed: u64) {
         let hi = (id >> 32) as u32;
         if self.runs.last().map(|r| r.0) != Some(hi) {
-            self.runs.push((hi, self.id_lo.len() as u32));
+            self.runs.push((hi, self.len as u32));
         }
-        self.id_lo.push(id as u32);
+        self.id_lo[self.len] = id as u32;
+        self.packed[self.len] = packed;
+        self.len += 1;
     }
 
-    pub fn finish(self, packed: Vec<u64>) -> ObjIndex {
-        let mut ix = ObjIndex { packed, id_lo: self.id_lo, runs: self.runs, buckets: Vec::new(), shift: 32, base: 0 };
+    pub fn finish(mut self) -> ObjIndex {
+        self.packed.truncate(self.len);
+        self.id_lo.truncate(self.len);
+        let mut ix = ObjIndex { packed: self.packed, id_lo: self.id_lo, runs: self.runs, buckets: Vec::new(), shift: 32, base: 0 };
         ix.add_buckets();
         ix
+    }
+}
+
+/// `n` zeros placed by `place`; in memory, with the huge-page advice of `big_vec`.
+pub(crate) fn zeroed<T: heapql_scratch::Plain>(n: usize, place: &Placement) -> BigArray<T> {
+    match place {
+        Placement::Memory => {
+            let mut v = crate::builder::big_vec(n);
+            v.resize(n, T::default());
+            BigArray::from(v)
+        }
+        files => BigArray::zeroed(n, files),
     }
 }
 
@@ -77,11 +101,11 @@ impl ObjIndex {
     /// `ids`/`packed` sorted by id, without duplicates.
     #[cfg(test)]
     pub fn build(ids: &[u64], packed: Vec<u64>) -> ObjIndex {
-        let mut b = IndexBuilder::with_capacity(ids.len());
-        for &i in ids {
-            b.push_id(i);
+        let mut b = IndexBuilder::with_capacity(ids.len(), &Placement::Memory);
+        for (&i, &p) in ids.iter().zip(&packed) {
+            b.push(i, p);
         }
-        b.finish(packed)
+        b.finish()
     }
 
     fn add_buckets(&mut self) {
@@ -181,9 +205,9 @@ impl ObjIndex {
         }
     }
 
-    /// Resident bytes of the index.
+    /// Bytes of anonymous memory held by the index (not its scratch files).
     pub fn memory(&self) -> usize {
-        self.packed.capacity() * 8 + self.id_lo.capacity() * 4 + self.buckets.capacity() * 4 + self.runs.capacity() * 8
+        self.packed.heap_bytes() + self.id_lo.heap_bytes() + self.buckets.capacity() * 4 + self.runs.capacity() * 8
     }
 }
 

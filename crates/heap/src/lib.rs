@@ -37,6 +37,8 @@ use rustc_hash::FxHashMap;
 pub use layout::Model as SizeModel;
 
 /// Dense object index: 0..Heap::object_count().
+pub use heapql_scratch::{BigArray, Placement};
+
 pub type ObjIdx = u32;
 /// Index into the class table: 0..Heap::class_count().
 pub type ClassIdx = u32;
@@ -58,6 +60,11 @@ pub struct OpenOptions {
     pub progress: Option<ProgressFn>,
     /// Set to true from another thread to stop; open() then returns HeapError::Cancelled.
     pub cancel: Option<Arc<AtomicBool>>,
+    /// Where the index's per-object arrays and, later, the full analysis's big arrays go:
+    /// `Placement::files(None)` before a full analysis (page cache the kernel can evict),
+    /// memory (the default) for the query-only path, where writing them out costs more than
+    /// it saves.
+    pub scratch: Placement,
 }
 
 /// Stable error codes cross the native boundary as the JS error's `code`.
@@ -354,6 +361,7 @@ pub struct Heap {
     pub(crate) summary: HeapSummary,
     /// JDK 9+ UTF-16 strings: true when the dumping VM was big-endian.
     pub(crate) utf16_big_endian: bool,
+    pub(crate) scratch: Placement,
 }
 
 const NO_CLASSES: &[ClassIdx] = &[];
@@ -370,6 +378,11 @@ impl Heap {
 
     pub fn info(&self) -> &DumpInfo {
         &self.info
+    }
+
+    /// Where big arrays go (`OpenOptions::scratch`): the full analysis places its own there.
+    pub fn scratch(&self) -> &Placement {
+        &self.scratch
     }
     pub fn warnings(&self) -> &[Warning] {
         &self.warnings

@@ -2,11 +2,10 @@
 //! the id range is cut at a pivot, each half is merged by its own thread into its own part of
 //! the output. Duplicate ids (a corrupt dump) keep their first record.
 
-use crate::builder::big_vec;
-use crate::ids::IndexBuilder;
+use crate::ids::{zeroed, IndexBuilder};
+use heapql_scratch::{BigArray, Placement};
 
 pub(crate) struct Merged {
-    pub packed: Vec<u64>,
     pub index: IndexBuilder,
     pub duplicates: u64,
     pub last_id: Option<u64>,
@@ -53,13 +52,12 @@ fn merge_into(a: &[(u64, u64)], b: &[(u64, u64)], out_packed: &mut [u64], out_lo
     (n, runs, dups)
 }
 
-/// `extra` is room reserved for objects appended afterwards (synthetic classes).
-pub(crate) fn merge(a: Vec<(u64, u64)>, b: Vec<(u64, u64)>, extra: usize) -> Merged {
+/// `extra` is room reserved for objects appended afterwards (synthetic classes); the output
+/// arrays are placed by `place` (written once, in order: a scratch file costs no more).
+pub(crate) fn merge(a: Vec<(u64, u64)>, b: Vec<(u64, u64)>, extra: usize, place: &Placement) -> Merged {
     let total = a.len() + b.len();
-    let mut packed: Vec<u64> = big_vec(total + extra);
-    packed.resize(total, 0);
-    let mut lo: Vec<u32> = big_vec(total + extra);
-    lo.resize(total, 0);
+    let mut packed: BigArray<u64> = zeroed(total + extra, place);
+    let mut lo: BigArray<u32> = zeroed(total + extra, place);
     // Cut both inputs at one pivot id so that equal ids stay on the same side.
     let pivot = if a.len() >= b.len() { a.get(a.len() / 2).map(|x| x.0) } else { b.get(b.len() / 2).map(|x| x.0) };
     let (ca, cb) = match pivot {
@@ -67,8 +65,8 @@ pub(crate) fn merge(a: Vec<(u64, u64)>, b: Vec<(u64, u64)>, extra: usize) -> Mer
         _ => (a.len(), b.len()),
     };
     let left_len = ca + cb;
-    let (pl, pr) = packed.split_at_mut(left_len);
-    let (ll, lr) = lo.split_at_mut(left_len);
+    let (pl, pr) = packed[..total].split_at_mut(left_len);
+    let (ll, lr) = lo[..total].split_at_mut(left_len);
     let ((n1, mut runs, d1), (n2, runs2, d2)) = std::thread::scope(|s| {
         let right = s.spawn(|| merge_into(&a[ca..], &b[cb..], pr, lr));
         let left = merge_into(&a[..ca], &b[..cb], pl, ll);
@@ -79,8 +77,7 @@ pub(crate) fn merge(a: Vec<(u64, u64)>, b: Vec<(u64, u64)>, extra: usize) -> Mer
         packed.copy_within(left_len..left_len + n2, n1);
         lo.copy_within(left_len..left_len + n2, n1);
     }
-    packed.truncate(n1 + n2);
-    lo.truncate(n1 + n2);
+    let mut len = n1 + n2;
     let mut dups = d1 + d2;
     // The right half's first id may equal the left half's last (a duplicate across the cut).
     let last_left = runs.last().map(|r| ((r.0 as u64) << 32) | lo[n1 - 1] as u64);
@@ -97,8 +94,9 @@ pub(crate) fn merge(a: Vec<(u64, u64)>, b: Vec<(u64, u64)>, extra: usize) -> Mer
         }
     }
     if skip_first {
-        packed.remove(n1);
-        lo.remove(n1);
+        packed.copy_within(n1 + 1..len, n1);
+        lo.copy_within(n1 + 1..len, n1);
+        len -= 1;
         dups += 1;
         for r in runs.iter_mut() {
             if r.1 as usize > n1 {
@@ -106,11 +104,11 @@ pub(crate) fn merge(a: Vec<(u64, u64)>, b: Vec<(u64, u64)>, extra: usize) -> Mer
             }
         }
     }
-    let last_id = match (runs.last(), lo.last()) {
-        (Some(r), Some(&l)) => Some(((r.0 as u64) << 32) | l as u64),
+    let last_id = match (runs.last(), len.checked_sub(1)) {
+        (Some(r), Some(l)) => Some(((r.0 as u64) << 32) | lo[l] as u64),
         _ => None,
     };
-    Merged { packed, index: IndexBuilder::from_parts(lo, runs), duplicates: dups, last_id }
+    Merged { index: IndexBuilder::from_parts(packed, lo, len, runs), duplicates: dups, last_id }
 }
 
 #[cfg(test)]
@@ -122,8 +120,8 @@ mod tests {
         want.sort_by_key(|x| x.0);
         let before = want.len();
         want.dedup_by_key(|x| x.0);
-        let m = merge(a, b, 0);
-        let ix = m.index.finish(m.packed);
+        let m = merge(a, b, 0, &Placement::Memory);
+        let ix = m.index.finish();
         assert_eq!(m.duplicates as usize, before - want.len());
         assert_eq!(ix.len() as usize, want.len());
         for (k, &(id, _)) in want.iter().enumerate() {

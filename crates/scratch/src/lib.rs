@@ -1,0 +1,288 @@
+//! Large arrays that may live in a scratch file instead of anonymous memory.
+//!
+//! The full analysis holds a few arrays of 4–12 bytes per object that are written once and
+//! then only read: the object index, the graph's adjacency lists, the predecessor lists of
+//! the dominator computation. Kept in anonymous memory they make the peak of the process.
+//! Placed in an unlinked, pre-allocated file and memory-mapped, they are page cache: as fast
+//! while memory is plentiful, written back and evicted by the kernel under pressure instead
+//! of making the process run out of memory — the role MAT's index files play. Arrays that
+//! are read and written at random all through a phase (the dominator scratch arrays) stay in
+//! memory: paging those would thrash.
+
+use memmap2::MmapMut;
+use std::io::Write;
+use std::ops::{Deref, DerefMut};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Where big arrays go.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Placement {
+    /// Anonymous memory (a `Vec`).
+    #[default]
+    Memory,
+    /// Unlinked files in this directory, memory-mapped.
+    Files(Arc<Path>),
+}
+
+impl Placement {
+    /// Files in `dir` if given, else in the first directory of the OS temp directory and
+    /// `~/.cache/heapql` that is on a disk (a tmpfs would only turn the arrays into
+    /// unswappable shared memory); `Memory` when there is none.
+    pub fn files(dir: Option<&Path>) -> Placement {
+        if let Some(d) = dir {
+            return Placement::Files(Arc::from(d));
+        }
+        let mut candidates = vec![std::env::temp_dir()];
+        if let Some(home) = std::env::var_os("HOME") {
+            candidates.push(PathBuf::from(home).join(".cache").join("heapql"));
+        }
+        for c in candidates {
+            if std::fs::create_dir_all(&c).is_ok() && !in_memory_fs(&c) {
+                return Placement::Files(Arc::from(c.as_path()));
+            }
+        }
+        Placement::Memory
+    }
+}
+
+/// Is `dir` on a file system that lives in memory (tmpfs, ramfs)?
+#[cfg(target_os = "linux")]
+fn in_memory_fs(dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    const TMPFS_MAGIC: i64 = 0x0102_1994;
+    const RAMFS_MAGIC: i64 = 0x8584_58f6;
+    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else { return true };
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid NUL-terminated path and a zeroed out-parameter of the right type.
+    if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
+        return true;
+    }
+    let t = st.f_type as i64;
+    t == TMPFS_MAGIC || t == RAMFS_MAGIC
+}
+
+#[cfg(not(target_os = "linux"))]
+fn in_memory_fs(_dir: &Path) -> bool {
+    false
+}
+
+/// Plain integers: any bit pattern is a value, so file bytes can be viewed as `[T]`.
+///
+/// # Safety
+/// Implement only for types without padding, invalid bit patterns or pointers.
+pub unsafe trait Plain: Copy + Default + Send + Sync + 'static {}
+unsafe impl Plain for u8 {}
+unsafe impl Plain for u16 {}
+unsafe impl Plain for u32 {}
+unsafe impl Plain for u64 {}
+
+/// A fixed-length array in memory or in a mapped scratch file (see `Placement`).
+pub struct BigArray<T: Plain> {
+    repr: Repr<T>,
+}
+
+enum Repr<T> {
+    Memory(Vec<T>),
+    Mapped { map: MmapMut, len: usize },
+}
+
+impl<T: Plain> BigArray<T> {
+    /// Takes `v`; with `Placement::Files` its contents move to a scratch file and the
+    /// vector's memory is freed. Falls back to keeping the vector when the file cannot be
+    /// made (no space left, read-only directory): slower to fail than to use more memory.
+    pub fn from_vec(v: Vec<T>, place: &Placement) -> BigArray<T> {
+        let Placement::Files(dir) = place else { return BigArray { repr: Repr::Memory(v) } };
+        if v.is_empty() {
+            return BigArray { repr: Repr::Memory(v) };
+        }
+        match map_copy(dir, as_bytes(&v)) {
+            Some(map) => BigArray { repr: Repr::Mapped { map, len: v.len() } },
+            None => BigArray { repr: Repr::Memory(v) },
+        }
+    }
+
+    /// `len` zeros.
+    pub fn zeroed(len: usize, place: &Placement) -> BigArray<T> {
+        if let Placement::Files(dir) = place {
+            if len > 0 {
+                if let Some(map) = map_zeroed(dir, len * std::mem::size_of::<T>()) {
+                    return BigArray { repr: Repr::Mapped { map, len } };
+                }
+            }
+        }
+        BigArray { repr: Repr::Memory(vec![T::default(); len]) }
+    }
+
+    /// Keeps the first `len` values (a mapped file keeps its size).
+    pub fn truncate(&mut self, len: usize) {
+        match &mut self.repr {
+            Repr::Memory(v) => v.truncate(len),
+            Repr::Mapped { len: l, .. } => *l = (*l).min(len),
+        }
+    }
+
+    /// In a scratch file?
+    pub fn is_mapped(&self) -> bool {
+        matches!(self.repr, Repr::Mapped { .. })
+    }
+
+    /// Bytes of anonymous memory held (0 when mapped).
+    pub fn heap_bytes(&self) -> usize {
+        match &self.repr {
+            Repr::Memory(v) => v.capacity() * std::mem::size_of::<T>(),
+            Repr::Mapped { .. } => 0,
+        }
+    }
+
+    /// Bytes of scratch file held (0 in memory).
+    pub fn file_bytes(&self) -> usize {
+        match &self.repr {
+            Repr::Memory(_) => 0,
+            Repr::Mapped { len, .. } => len * std::mem::size_of::<T>(),
+        }
+    }
+}
+
+impl<T: Plain> From<Vec<T>> for BigArray<T> {
+    fn from(v: Vec<T>) -> Self {
+        BigArray { repr: Repr::Memory(v) }
+    }
+}
+
+impl<T: Plain> Default for BigArray<T> {
+    fn default() -> Self {
+        BigArray { repr: Repr::Memory(Vec::new()) }
+    }
+}
+
+impl<T: Plain> Deref for BigArray<T> {
+    type Target = [T];
+    #[inline]
+    fn deref(&self) -> &[T] {
+        match &self.repr {
+            Repr::Memory(v) => v,
+            // SAFETY: the mapping is page-aligned, holds `len` values of a `Plain` type and
+            // lives as long as `self`.
+            Repr::Mapped { map, len } => unsafe { std::slice::from_raw_parts(map.as_ptr() as *const T, *len) },
+        }
+    }
+}
+
+impl<T: Plain> DerefMut for BigArray<T> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut [T] {
+        match &mut self.repr {
+            Repr::Memory(v) => v,
+            // SAFETY: as in `deref`; `&mut self` makes the access exclusive.
+            Repr::Mapped { map, len } => unsafe { std::slice::from_raw_parts_mut(map.as_mut_ptr() as *mut T, *len) },
+        }
+    }
+}
+
+impl<T: Plain + std::fmt::Debug> std::fmt::Debug for BigArray<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BigArray").field("len", &self.len()).field("mapped", &self.is_mapped()).finish()
+    }
+}
+
+fn as_bytes<T: Plain>(v: &[T]) -> &[u8] {
+    // SAFETY: `Plain` types have no padding; the length is the slice's size in bytes.
+    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
+}
+
+/// An unlinked file in `dir` with `bytes` reserved on disk (so a full disk is an error here,
+/// not a SIGBUS on a later write through the mapping).
+fn reserved_file(dir: &Path, bytes: usize) -> Option<std::fs::File> {
+    let file = tempfile::tempfile_in(dir).ok()?;
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::io::AsRawFd;
+        // SAFETY: a valid descriptor of a file we own.
+        if unsafe { libc::posix_fallocate(file.as_raw_fd(), 0, bytes as libc::off_t) } != 0 {
+            return None;
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    file.set_len(bytes as u64).ok()?;
+    Some(file)
+}
+
+fn map_zeroed(dir: &Path, bytes: usize) -> Option<MmapMut> {
+    let file = reserved_file(dir, bytes)?;
+    // SAFETY: the file is unlinked and ours alone; nobody else can change it under the map.
+    unsafe { MmapMut::map_mut(&file) }.ok()
+}
+
+fn map_copy(dir: &Path, data: &[u8]) -> Option<MmapMut> {
+    let mut file = reserved_file(dir, data.len())?;
+    file.write_all(data).ok()?;
+    // SAFETY: as in `map_zeroed`.
+    unsafe { MmapMut::map_mut(&file) }.ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files() -> (tempfile::TempDir, Placement) {
+        let dir = tempfile::tempdir().unwrap();
+        let place = Placement::Files(Arc::from(dir.path()));
+        (dir, place)
+    }
+
+    #[test]
+    fn moved_vector_keeps_its_values_and_leaves_memory() {
+        let (_dir, place) = files();
+        let v: Vec<u64> = (0..100_000u64).map(|i| i * 3 + (i << 40)).collect();
+        let a = BigArray::from_vec(v.clone(), &place);
+        assert!(a.is_mapped());
+        assert_eq!(a.heap_bytes(), 0);
+        assert_eq!(a.file_bytes(), 800_000);
+        assert_eq!(&a[..], &v[..]);
+    }
+
+    #[test]
+    fn zeroed_arrays_are_writable() {
+        let (_dir, place) = files();
+        let mut a: BigArray<u32> = BigArray::zeroed(5000, &place);
+        assert!(a.is_mapped());
+        assert!(a.iter().all(|&x| x == 0));
+        a[4999] = 7;
+        a[0] = 1;
+        assert_eq!((a[0], a[1], a[4999]), (1, 0, 7));
+        a.truncate(2);
+        assert_eq!(&a[..], &[1, 0]);
+        let m: BigArray<u32> = BigArray::zeroed(3, &Placement::Memory);
+        assert_eq!((&m[..], m.is_mapped()), (&[0u32, 0, 0][..], false));
+    }
+
+    #[test]
+    fn unusable_directory_falls_back_to_memory() {
+        let place = Placement::Files(Arc::from(Path::new("/nonexistent/heapql-scratch")));
+        let a = BigArray::from_vec(vec![1u32, 2, 3], &place);
+        assert!(!a.is_mapped());
+        assert_eq!(&a[..], &[1, 2, 3]);
+        let z: BigArray<u16> = BigArray::zeroed(4, &place);
+        assert_eq!(&z[..], &[0, 0, 0, 0]);
+    }
+
+    #[test]
+    fn empty_arrays_stay_in_memory() {
+        let (_dir, place) = files();
+        let a: BigArray<u32> = BigArray::from_vec(Vec::new(), &place);
+        assert!(!a.is_mapped() && a.is_empty());
+        let z: BigArray<u32> = BigArray::zeroed(0, &place);
+        assert!(z.is_empty());
+    }
+
+    #[test]
+    fn files_placement_picks_a_disk_directory() {
+        match Placement::files(None) {
+            Placement::Files(d) => assert!(d.is_dir() && !in_memory_fs(&d)),
+            Placement::Memory => {}
+        }
+        let given = Path::new("/some/where");
+        assert_eq!(Placement::files(Some(given)), Placement::Files(Arc::from(given)));
+    }
+}
