@@ -28,7 +28,7 @@ use crate::{
     bfs_parents, bounded_path, dominator_children, dominators_in, min_retained_size, path_from_parents,
     retained_set, retained_sizes, Csr, RetainedSizes, SparseCsr, Graph, NONE,
 };
-use heapql_heap::{Heap, HeapError, ObjIdx, ObjectKind, ProgressFn, RootKind};
+use heapql_heap::{BigArray, Heap, HeapError, ObjIdx, ObjectKind, Placement, ProgressFn, RootKind};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 
@@ -70,11 +70,13 @@ pub struct FullAnalysis {
     tree: SparseCsr,
     reachable_only: bool,
     /// BFS parents from the virtual root, for paths to GC roots; built on first use.
-    bfs: OnceLock<Vec<u32>>,
+    bfs: OnceLock<BigArray<u32>>,
     /// Referrers of every node (the transpose of the outbound lists, without the virtual
     /// root's edges), built on the first `inbound` call: 4 B/object + 4 B/edge, only for
     /// queries that ask for referrers.
     inbound: OnceLock<Csr>,
+    /// Where the big arrays built on first use go (the heap's `scratch`).
+    scratch: Placement,
 }
 
 fn cancelled(_: Cancelled) -> HeapError {
@@ -93,14 +95,28 @@ impl FullAnalysis {
         let idom = dom.idom;
         drop(dom.preorder);
         rctl.tick(1, 2).map_err(cancelled)?;
-        let mut tree = dominator_children(&idom, |v| retained.get(v));
+        let mut tree = dominator_children(&idom, |v| retained.get(v), heap.scratch());
         tree.for_each_list_mut(|list| list.iter_mut().for_each(|v| *v = obj(*v)));
         rctl.tick(2, 2).map_err(cancelled)?;
-        Ok(FullAnalysis { graph, idom, retained, tree, reachable_only: options.reachable_only, bfs: OnceLock::new(), inbound: OnceLock::new() })
+        Ok(FullAnalysis {
+            graph,
+            idom,
+            retained,
+            tree,
+            reachable_only: options.reachable_only,
+            bfs: OnceLock::new(),
+            inbound: OnceLock::new(),
+            scratch: heap.scratch().clone(),
+        })
     }
 
     pub fn graph(&self) -> &ObjectGraph {
         &self.graph
+    }
+
+    /// Where big arrays built on demand go (the heap's `scratch`).
+    pub fn scratch(&self) -> &Placement {
+        &self.scratch
     }
 
     /// Number of objects (nodes minus the virtual root).
@@ -174,7 +190,7 @@ impl FullAnalysis {
     pub fn inbound(&self, o: ObjIdx) -> Vec<ObjIdx> {
         let index = self.inbound.get_or_init(|| {
             let g = &self.graph;
-            Csr::from_edges(g.node_count(), |emit| {
+            Csr::from_edges_in(g.node_count(), &self.scratch, |emit| {
                 for v in 1..g.node_count() {
                     for &t in g.successors(v) {
                         emit(t, v);
@@ -239,7 +255,7 @@ impl FullAnalysis {
     /// A shortest path from a GC root (or unreachable pseudo-root) to `o`, root first, with
     /// field labels; None if `o` hangs off no root (only with `reachable_only`).
     pub fn path_to_root(&self, heap: &Heap, o: ObjIdx) -> Option<Vec<PathStep>> {
-        let parents = self.bfs.get_or_init(|| bfs_parents(&self.graph, 0, |_, _| false));
+        let parents = self.bfs.get_or_init(|| bfs_parents(&self.graph, 0, |_, _| false, &self.scratch));
         let nodes = path_from_parents(parents, node(o))?;
         let mut steps = Vec::with_capacity(nodes.len() - 1);
         for w in nodes.windows(2) {
@@ -257,7 +273,7 @@ impl FullAnalysis {
         o: ObjIdx,
         skip: impl Fn(ObjIdx, ObjIdx) -> bool,
     ) -> Option<Vec<PathStep>> {
-        let parents = bfs_parents(&self.graph, 0, |u, v| u != 0 && skip(obj(u), obj(v)));
+        let parents = bfs_parents(&self.graph, 0, |u, v| u != 0 && skip(obj(u), obj(v)), &self.scratch);
         let nodes = path_from_parents(&parents, node(o))?;
         let mut steps = Vec::with_capacity(nodes.len() - 1);
         for w in nodes.windows(2) {
@@ -296,6 +312,9 @@ impl FullAnalysis {
     /// Bytes of scratch files held by the analysis (not counting the heap index).
     pub fn file_bytes(&self) -> usize {
         self.graph.file_bytes()
+            + self.tree.file_bytes()
+            + self.bfs.get().map_or(0, |b| b.file_bytes())
+            + self.inbound.get().map_or(0, |c| c.file_bytes())
     }
 
     /// Bytes of anonymous memory held by the analysis (not counting the heap index).
@@ -304,7 +323,8 @@ impl FullAnalysis {
             + self.idom.capacity() * 4
             + self.retained.heap_bytes()
             + self.tree.heap_bytes()
-            + self.bfs.get().map_or(0, |b| b.capacity() * 4)
+            + self.bfs.get().map_or(0, |b| b.heap_bytes())
+            + self.inbound.get().map_or(0, |c| c.heap_bytes())
     }
 }
 

@@ -52,7 +52,15 @@ impl Csr {
     /// Builds from an edge stream in two passes (count, then fill). `produce` is called twice
     /// and must emit the same `(from, to)` edges both times, in any order; each node's list
     /// keeps the order of emission. Memory: the final arrays only.
-    pub fn from_edges<F>(node_count: u32, mut produce: F) -> Csr
+    pub fn from_edges<F>(node_count: u32, produce: F) -> Csr
+    where
+        F: FnMut(&mut dyn FnMut(u32, u32)),
+    {
+        Csr::from_edges_in(node_count, &Placement::Memory, produce)
+    }
+
+    /// `from_edges` with the result's arrays placed by `place`.
+    pub fn from_edges_in<F>(node_count: u32, place: &Placement, mut produce: F) -> Csr
     where
         F: FnMut(&mut dyn FnMut(u32, u32)),
     {
@@ -62,18 +70,27 @@ impl Csr {
             debug_assert!((to as usize) < n, "edge target {to} out of range");
             counts[from as usize] += 1;
         });
-        Csr::from_counts(counts, produce)
+        Csr::from_counts_in(counts, place, produce)
     }
 
     /// Second half of `from_edges` when the out-degrees are already known: `counts[v]` is v's
     /// out-degree (`counts.len()` = node count + 1, last entry 0); `produce` emits exactly
     /// those edges. The counts array becomes the offsets (no extra copy while edges fit u32).
-    pub fn from_counts<F>(mut counts: Vec<u32>, mut produce: F) -> Csr
+    pub fn from_counts<F>(counts: Vec<u32>, produce: F) -> Csr
+    where
+        F: FnMut(&mut dyn FnMut(u32, u32)),
+    {
+        Csr::from_counts_in(counts, &Placement::Memory, produce)
+    }
+
+    /// `from_counts` with the result's arrays placed by `place` (the targets from the start,
+    /// the offsets once filled: they are written at random while filling).
+    pub fn from_counts_in<F>(mut counts: Vec<u32>, place: &Placement, mut produce: F) -> Csr
     where
         F: FnMut(&mut dyn FnMut(u32, u32)),
     {
         let total: u64 = counts.iter().map(|&c| c as u64).sum();
-        let mut targets = vec![0u32; total as usize];
+        let mut targets: BigArray<u32> = BigArray::zeroed(total as usize, place);
         let offsets = if total <= u32::MAX as u64 {
             // Exclusive prefix sums in place: counts[v] becomes the start of v's list.
             let mut sum = 0u32;
@@ -83,7 +100,7 @@ impl Csr {
                 sum += d;
             }
             fill(&mut counts, &mut targets, total, &mut produce);
-            Offsets::U32(counts.into())
+            Offsets::U32(BigArray::from_vec(counts, place))
         } else {
             let mut starts = vec![0u64; counts.len()];
             let mut sum = 0u64;
@@ -93,9 +110,9 @@ impl Csr {
             }
             drop(counts);
             fill(&mut starts, &mut targets, total, &mut produce);
-            Offsets::U64(starts.into())
+            Offsets::U64(BigArray::from_vec(starts, place))
         };
-        Csr { offsets, targets: targets.into() }
+        Csr { offsets, targets }
     }
 
     /// The graph with every edge reversed (inbound adjacency), built in two passes.
@@ -192,7 +209,15 @@ impl SparseCsr {
     /// Builds from an edge stream in three passes (sources, counts, fill); `produce` must emit
     /// the same `(from, to)` edges each time, each list keeps the order of emission. Memory:
     /// the final arrays only (no offset per node). At most `u32::MAX` edges.
-    pub fn from_edges<F>(node_count: u32, mut produce: F) -> SparseCsr
+    pub fn from_edges<F>(node_count: u32, produce: F) -> SparseCsr
+    where
+        F: FnMut(&mut dyn FnMut(u32, u32)),
+    {
+        SparseCsr::from_edges_in(node_count, &Placement::Memory, produce)
+    }
+
+    /// `from_edges` with the lists placed by `place`.
+    pub fn from_edges_in<F>(node_count: u32, place: &Placement, mut produce: F) -> SparseCsr
     where
         F: FnMut(&mut dyn FnMut(u32, u32)),
     {
@@ -212,7 +237,7 @@ impl SparseCsr {
         let mut counts = vec![0u32; lists as usize + 1];
         produce(&mut |from, _| counts[index(from) as usize] += 1);
         assert!(counts.iter().map(|&c| c as u64).sum::<u64>() <= u32::MAX as u64, "too many edges for a sparse adjacency");
-        let dense = Csr::from_counts(counts, |emit| produce(&mut |from, to| emit(index(from), to)));
+        let dense = Csr::from_counts_in(counts, place, |emit| produce(&mut |from, to| emit(index(from), to)));
         let Offsets::U32(starts) = dense.offsets else { unreachable!("edges fit u32") };
         SparseCsr { words, rank, starts, targets: dense.targets }
     }
@@ -237,6 +262,10 @@ impl SparseCsr {
 
     pub fn heap_bytes(&self) -> usize {
         self.words.capacity() * 8 + self.rank.capacity() * 4 + self.starts.heap_bytes() + self.targets.heap_bytes()
+    }
+
+    pub fn file_bytes(&self) -> usize {
+        self.starts.file_bytes() + self.targets.file_bytes()
     }
 }
 

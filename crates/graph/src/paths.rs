@@ -2,14 +2,17 @@
 //! forward search between two nodes.
 
 use crate::{Graph, NONE};
+use heapql_heap::{BigArray, Placement};
 use std::collections::{HashMap, VecDeque};
 
 /// BFS parent of every node reached from `root` (`parent[root] == root`, `NONE` = unreached).
 /// `skip(u, v)` drops an edge from the search (e.g. excluded fields). Memory: one `u32` array
 /// plus two consecutive BFS levels (a FIFO queue would hold every reached node by the end).
-pub fn bfs_parents<G: Graph>(g: &G, root: u32, skip: impl Fn(u32, u32) -> bool) -> Vec<u32> {
+/// The array is placed by `place`: written once, then read along a few paths.
+pub fn bfs_parents<G: Graph>(g: &G, root: u32, skip: impl Fn(u32, u32) -> bool, place: &Placement) -> BigArray<u32> {
     let n = g.node_count() as usize;
-    let mut parent = vec![NONE; n];
+    let mut parent: BigArray<u32> = BigArray::zeroed(n, place);
+    parent.fill(NONE);
     parent[root as usize] = root;
     // Levels in order, each in discovery order: the same visiting order as a FIFO queue.
     let mut level: Vec<u32> = vec![root];

@@ -1,6 +1,7 @@
 //! The graph algorithms against independent oracles, published examples and large inputs.
 
 use heapql_graph::*;
+use heapql_heap::Placement;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -210,7 +211,7 @@ fn long_chain_and_big_random_graph_complete() {
     let sizes = retained_sizes(&dom, |_| 1);
     assert_eq!(sizes.get(0), n as u64);
     assert_eq!(sizes.get(n - 1), 1);
-    let parents = bfs_parents(&g, 0, |_, _| false);
+    let parents = bfs_parents(&g, 0, |_, _| false, &Placement::Memory);
     assert_eq!(path_from_parents(&parents, n - 1).unwrap().len(), n as usize);
 
     // A chain whose back edges force long compressions.
@@ -247,7 +248,7 @@ fn retained_sizes_of_a_hand_computed_graph() {
     let shallow = [0u64, 10, 20, 30, 40, 50, 60];
     let sizes = retained_sizes(&dom, |v| shallow[v as usize]);
     assert_eq!((0..7).map(|v| sizes.get(v)).collect::<Vec<_>>(), vec![150, 60, 50, 30, 40, 50, 0]);
-    let tree = dominator_children(&dom.idom, |v| sizes.get(v));
+    let tree = dominator_children(&dom.idom, |v| sizes.get(v), &Placement::Memory);
     assert_eq!(tree.successors(0), &[1, 5, 4]); // 60, 50, 40
     assert_eq!(tree.successors(1), &[2]);
     assert_eq!(tree.successors(6), &[] as &[u32]);
@@ -318,10 +319,10 @@ fn retained_set_of_one_node_is_its_dominator_subtree() {
 fn shortest_and_bounded_paths() {
     let edges = [(0, 1), (1, 2), (2, 3), (0, 4), (4, 3), (3, 5)];
     let g = csr(7, &edges);
-    let parents = bfs_parents(&g, 0, |_, _| false);
+    let parents = bfs_parents(&g, 0, |_, _| false, &Placement::Memory);
     assert_eq!(path_from_parents(&parents, 5).unwrap(), vec![0, 4, 3, 5]);
     assert_eq!(path_from_parents(&parents, 6), None);
-    let parents = bfs_parents(&g, 0, |u, v| (u, v) == (0, 4));
+    let parents = bfs_parents(&g, 0, |u, v| (u, v) == (0, 4), &Placement::Memory);
     assert_eq!(path_from_parents(&parents, 5).unwrap(), vec![0, 1, 2, 3, 5]);
     assert_eq!(bounded_path(&g, 1, 5, 100).unwrap(), vec![1, 2, 3, 5]);
     assert_eq!(bounded_path(&g, 1, 1, 100).unwrap(), vec![1]);

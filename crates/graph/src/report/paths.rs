@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use crate::object_graph::{node, obj};
 use crate::{bfs_parents, edge_label, path_from_parents};
-use heapql_heap::{ObjIdx, ObjectKind, Value};
+use heapql_heap::{BigArray, ObjIdx, ObjectKind, Value};
 
 use super::ctx::Ctx;
 use super::model::{PathStep, PathToRoot, Via, ViaKind};
@@ -18,7 +18,7 @@ pub struct Paths<'c, 'a> {
     /// `(node, node)` edges the search must not use, sorted.
     excluded: Vec<(u32, u32)>,
     /// BFS parents (nodes) from the virtual root without the excluded edges; built on first use.
-    parents: OnceLock<Vec<u32>>,
+    parents: OnceLock<BigArray<u32>>,
 }
 
 impl<'c, 'a> Paths<'c, 'a> {
@@ -40,7 +40,8 @@ impl<'c, 'a> Paths<'c, 'a> {
     /// BFS parents honouring the excludes (node ids; `NONE` = not reached that way).
     pub fn parents(&self) -> &[u32] {
         self.parents.get_or_init(|| {
-            bfs_parents(self.ctx.analysis.graph(), 0, |u, v| self.excluded.binary_search(&(u, v)).is_ok())
+            let a = self.ctx.analysis;
+            bfs_parents(a.graph(), 0, |u, v| self.excluded.binary_search(&(u, v)).is_ok(), a.scratch())
         })
     }
 

@@ -292,7 +292,7 @@ pub(crate) fn group_accumulation_point(ctx: &Ctx, paths: &Paths, instances: &[Ob
     let plain;
     let parents: &[u32] = if reached.is_empty() {
         // Nothing is reachable without the excluded fields: MAT retries without excludes.
-        plain = crate::bfs_parents(a.graph(), 0, |_, _| false);
+        plain = crate::bfs_parents(a.graph(), 0, |_, _| false, a.scratch());
         reached = sampled.iter().map(|&o| node(o)).filter(|&v| plain[v as usize] != NONE).collect();
         &plain
     } else {
