@@ -24,6 +24,22 @@ export interface OpenOptions {
   signal?: AbortSignal;
   /** Do not read or write the index cache (accepted now; the cache comes later). */
   noCache?: boolean;
+  /**
+   * Where the big per-object arrays go (the object index; after `analyze()`, the graph, the
+   * dominator tree's lists and the paths' parents). `'memory'` (default): in the process,
+   * fastest for queries. `'disk'`: in unlinked, memory-mapped scratch files in `scratchDir` or
+   * a disk-backed temporary directory; the kernel can write them back and evict them, so a
+   * full analysis needs about a third of the memory. Choose `'disk'` before `analyze()`.
+   */
+  scratch?: 'memory' | 'disk';
+  /** Directory for the scratch files (implies `scratch: 'disk'`). */
+  scratchDir?: string;
+}
+
+/** The door's form: absent = memory, '' = a directory the core picks, else the directory. */
+function scratchOption(options: OpenOptions): string | undefined {
+  if (options.scratchDir !== undefined) return options.scratchDir;
+  return options.scratch === 'disk' ? '' : undefined;
 }
 
 export type DumpInfo = ReturnType<NativeHeap['info']>;
@@ -53,7 +69,7 @@ export class Heap {
     const { token, dispose } = cancelTokenFor(options.signal);
     try {
       const handle = await call(() =>
-        native().openHeap(path, { dump: options.dump }, options.onProgress ? (e) => options.onProgress!(e) : undefined, token),
+        native().openHeap(path, { dump: options.dump, scratch: scratchOption(options) }, options.onProgress ? (e) => options.onProgress!(e) : undefined, token),
       );
       return new Heap(path, handle);
     } finally {

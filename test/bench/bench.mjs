@@ -42,6 +42,16 @@ const STEPS = [
     output: (size) => path.join(OUT, `report-${size}g.json`),
     args: (d, size) => [d, path.join(OUT, `report-${size}g.json`), '--no-cache'],
   },
+  {
+    // The same report inside a memory cgroup limited to 0.35 × the dump (the budget): page
+    // cache the process brings in (its scratch files) counts against the limit too, so this
+    // shows the memory the analysis really needs, not only its anonymous part.
+    name: 'full report, memory limited to 0.35 × dump',
+    cmd: 'heapql',
+    memoryLimit: (dumpBytes) => Math.floor(dumpBytes * 0.35),
+    output: (size) => path.join(OUT, `report-${size}g-limited.json`),
+    args: (d, size) => [d, path.join(OUT, `report-${size}g-limited.json`), '--no-cache'],
+  },
   // Peers, side by side: hprof-slurp's class histogram pass, hprof-analyzer's query-only path
   // and its full report (the same work as ours above).
   { name: 'hprof-slurp histogram (peer)', cmd: 'hprof-slurp', args: (d) => [d] },
@@ -192,6 +202,41 @@ function treeStatus(pid, field) {
 }
 
 /**
+ * A memory cgroup limited to `bytes` (cgroup v1 memory controller, or v2 with it enabled), or
+ * null when this machine does not let us make one (not root, controller not mounted).
+ * Returns {argv(wrapped), peakBytes(), remove()}.
+ */
+function memoryCgroup(bytes, argv) {
+  const name = `heapql-bench-${process.pid}`;
+  const v1 = '/sys/fs/cgroup/memory';
+  const v2 = '/sys/fs/cgroup';
+  let dir, peakFile;
+  try {
+    if (fs.existsSync(path.join(v1, 'memory.limit_in_bytes'))) {
+      dir = path.join(v1, name);
+      fs.mkdirSync(dir);
+      fs.writeFileSync(path.join(dir, 'memory.limit_in_bytes'), String(bytes));
+      peakFile = 'memory.max_usage_in_bytes';
+    } else if (fs.readFileSync(path.join(v2, 'cgroup.controllers'), 'utf8').split(/\s+/).includes('memory')) {
+      dir = path.join(v2, name);
+      fs.mkdirSync(dir);
+      fs.writeFileSync(path.join(dir, 'memory.max'), String(bytes));
+      fs.writeFileSync(path.join(dir, 'memory.swap.max'), '0');
+      peakFile = 'memory.peak';
+    } else return null;
+  } catch {
+    if (dir) fs.rmSync(dir, { recursive: false, force: true });
+    return null;
+  }
+  const procs = path.join(dir, 'cgroup.procs');
+  return {
+    argv: ['/bin/sh', '-c', `echo $$ > '${procs}' && exec "$@"`, 'sh', ...argv],
+    peakBytes: () => Number(fs.readFileSync(path.join(dir, peakFile), 'utf8').trim()),
+    remove: () => fs.rmdirSync(dir),
+  };
+}
+
+/**
  * Runs one command, its output going to log files; returns {ok, seconds, rssMB, anonMB, note}.
  * Peak RSS is GNU time's %M (the child's getrusage maxrss); it counts the pages of a
  * memory-mapped dump the program touched, which are page cache shared with every reader. So the
@@ -286,11 +331,26 @@ async function main() {
           rows.push({ dump: name, sizeGB, step: step.name, ok: false, seconds: 0, rssMB: 0, note });
           continue;
         }
+        let cgroup = null;
+        if (step.memoryLimit) {
+          const limit = step.memoryLimit(fs.statSync(dump.file).size);
+          cgroup = memoryCgroup(limit, argv);
+          if (!cgroup) {
+            rows.push({ dump: name, sizeGB, step: step.name, ok: false, seconds: 0, rssMB: 0, note: 'skipped: needs a memory cgroup this user can create (root, cgroup v1 memory or v2 with the memory controller)' });
+            continue;
+          }
+          argv = cgroup.argv;
+          note = `limit ${Math.round(limit / 1048576)} MB`;
+        }
         process.stderr.write(`bench: ${name}: ${step.name} ...\n`);
         const logBase = path.join(OUT, 'logs', `${size}g-${step.name.replace(/[^a-z0-9]+/gi, '-')}`);
         const output = step.output?.(size);
         if (output) fs.rmSync(output, { force: true });
         const m = await measure(argv, logBase);
+        if (cgroup) {
+          note += `; cgroup peak ${Math.round(cgroup.peakBytes() / 1048576)} MB (page cache included)`;
+          cgroup.remove();
+        }
         if (m.ok && output && !fs.existsSync(output)) {
           m.ok = false;
           m.note = `exited 0 but wrote no ${path.basename(output)}`;

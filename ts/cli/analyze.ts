@@ -5,13 +5,14 @@
 import { defineCommand } from 'citty';
 
 import { usageError } from '../errors.js';
-import { checkOptions, dumpArgs, dumpIndex, queryArgs } from './args.js';
+import { checkOptions, dumpArgs, dumpIndex, fullAnalysisArgs, queryArgs, scratchDir } from './args.js';
 import { analyzeForCli, openForCli } from './open.js';
 import { collectJobs, outputFormat, runJobs } from './queries.js';
 
 const args = {
   ...dumpArgs,
   ...queryArgs,
+  ...fullAnalysisArgs,
   run: { type: 'string', description: 'run a named query (see heapql query --list-named)', valueHint: 'name' },
 } as const;
 
@@ -22,10 +23,11 @@ export const analyzeCommand = defineCommand({
     checkOptions(rawArgs, 'analyze', args, 1);
     const format = outputFormat(a.format);
     const reachableOnly = a['reachable-only'] ?? false;
+    const scratch = scratchDir(a['scratch-dir']);
     const { jobs, warnings } = collectJobs({ rawArgs, queryFile: a['query-file'], run: a.run, fullPath: true, reachableOnly });
     for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
     if (jobs.length === 0) throw usageError('no query given: use --query "<oql>", --query-file <path> or --run <name> (or heapql <dump> for the report)');
-    const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), noCache: !a.cache });
+    const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), noCache: !a.cache, scratchDir: scratch });
     try {
       await analyzeForCli(heap, reachableOnly);
       await runJobs(heap, jobs, format, reachableOnly);

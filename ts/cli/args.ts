@@ -1,6 +1,8 @@
 /** Argument definitions shared by the subcommands that open a dump. */
 import type { ArgsDef } from 'citty';
 
+import { accessSync, constants, statSync } from 'node:fs';
+
 import { usageError } from '../errors.js';
 
 export const dumpArgs = {
@@ -9,6 +11,33 @@ export const dumpArgs = {
   // citty reads `--no-cache` as `cache: false`.
   cache: { type: 'boolean', default: true, description: 'use the index cache', negativeDescription: 'do not read or write the index cache' },
 } as const satisfies ArgsDef;
+
+/** Options of the commands that run the full analysis. */
+export const fullAnalysisArgs = {
+  'scratch-dir': {
+    type: 'string',
+    description: 'directory for the analysis\'s scratch files (default: a temporary directory on disk)',
+    valueHint: 'dir',
+  },
+} as const satisfies ArgsDef;
+
+/**
+ * The full analysis keeps its big arrays in memory-mapped scratch files ('' = the core picks a
+ * disk-backed temporary directory); a directory given must exist and be writable, or the
+ * arrays would silently stay in memory.
+ */
+export function scratchDir(value: string | undefined): string {
+  if (value === undefined) return '';
+  let ok = false;
+  try {
+    ok = statSync(value).isDirectory();
+    accessSync(value, constants.W_OK);
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw usageError(`--scratch-dir ${value}: not a writable directory; give an existing directory on a disk with free space`);
+  return value;
+}
 
 /** `--dump N` is 1-based for people; the library takes 0-based. */
 export function dumpIndex(value: string | undefined): number | undefined {

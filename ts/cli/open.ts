@@ -8,6 +8,8 @@ import { interruptSignal, terminalProgress } from './progress.js';
 export interface CliOpenOptions {
   dump?: number;
   noCache?: boolean;
+  /** For the full analysis: big arrays in scratch files (in this directory, or '' = the core's choice). */
+  scratchDir?: string;
 }
 
 export async function openForCli(path: string, options: CliOpenOptions = {}): Promise<Heap> {
@@ -17,6 +19,7 @@ export async function openForCli(path: string, options: CliOpenOptions = {}): Pr
     const heap = await openHeap(path, {
       dump: options.dump,
       noCache: options.noCache,
+      ...(options.scratchDir !== undefined ? { scratchDir: options.scratchDir } : {}),
       onProgress: progress.onProgress,
       signal: interrupt.signal,
     });

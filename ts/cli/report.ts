@@ -8,7 +8,7 @@ import { defineCommand } from 'citty';
 
 import type { Heap } from '../heap.js';
 import { chooseOutput, configOption, loadCollectionConfig, withVizWarnings, writeReport, type OutputChoice } from '../report/index.js';
-import { checkOptions, dumpArgs, dumpIndex, queryArgs } from './args.js';
+import { checkOptions, dumpArgs, dumpIndex, fullAnalysisArgs, queryArgs, scratchDir } from './args.js';
 import { analyzeForCli, openForCli } from './open.js';
 import { interruptSignal, terminalProgress } from './progress.js';
 import { collectJobs, runJobsForReport, type QueryJob } from './queries.js';
@@ -17,6 +17,7 @@ const args = {
   ...dumpArgs,
   report: { type: 'positional', required: false, description: 'where to write the report (.md, .html or .json); none = Markdown on stdout' },
   ...queryArgs,
+  ...fullAnalysisArgs,
   format: { type: 'string', description: 'report format (default: from the report path)', valueHint: 'md|html|json' },
   'collection-config': { type: 'string', description: 'a config file with [[query]] entries (default .heapql.toml, then ~/.config/heapql/collections.toml)', valueHint: 'path' },
   config: { type: 'string', description: 'same as --collection-config', valueHint: 'path' },
@@ -28,6 +29,7 @@ export const reportCommand = defineCommand({
   async run({ args: a, rawArgs }) {
     checkOptions(rawArgs, 'heapql', args, 2);
     const reachableOnly = a['reachable-only'] ?? false;
+    const scratch = scratchDir(a['scratch-dir']);
     const choice = chooseOutput(a.report ?? null, a.format ?? null);
     const config = loadCollectionConfig({ explicit: configOption(a['collection-config'], a.config) });
     const { jobs, warnings } = collectJobs({
@@ -38,20 +40,22 @@ export const reportCommand = defineCommand({
       reachableOnly,
     });
     for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
-    await writeFullReport(a.file, { dump: dumpIndex(a.dump), noCache: !a.cache, reachableOnly, jobs, choice });
+    await writeFullReport(a.file, { dump: dumpIndex(a.dump), noCache: !a.cache, scratchDir: scratch, reachableOnly, jobs, choice });
   },
 });
 
 export interface FullReportOptions {
   dump?: number;
   noCache?: boolean;
+  /** Scratch directory for the analysis ('' or absent = a temporary directory on disk). */
+  scratchDir?: string;
   reachableOnly: boolean;
   jobs: QueryJob[];
   choice: OutputChoice;
 }
 
 export async function writeFullReport(file: string, options: FullReportOptions): Promise<void> {
-  const heap: Heap = await openForCli(file, { dump: options.dump, noCache: options.noCache });
+  const heap: Heap = await openForCli(file, { dump: options.dump, noCache: options.noCache, scratchDir: options.scratchDir ?? '' });
   try {
     await analyzeForCli(heap, options.reachableOnly);
     const interrupt = interruptSignal();

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use heapql_heap::{Heap, OpenOptions};
+use heapql_heap::{Heap, OpenOptions, Placement};
 
 use crate::analysis::SharedState;
 use crate::convert::{catch_panic, coded, heap_error};
@@ -16,6 +16,9 @@ use crate::progress::{progress_fn, CancelToken, ProgressCallback};
 pub struct OpenHeapOptions {
     /// Which heap dump of the file (0-based).
     pub dump: Option<u32>,
+    /// Big arrays in memory-mapped scratch files: in this directory, or with "" in a
+    /// disk-backed temporary directory chosen by the core. Absent: in memory.
+    pub scratch: Option<String>,
 }
 
 pub struct OpenHeapTask {
@@ -48,13 +51,19 @@ pub fn open_heap(
     on_progress: Option<ProgressCallback>,
     cancel: Option<&CancelToken>,
 ) -> AsyncTask<OpenHeapTask> {
-    let dump = options.and_then(|o| o.dump).unwrap_or(0) as usize;
+    let (dump, scratch) = options.map_or((None, None), |o| (o.dump, o.scratch));
+    let scratch = match scratch.as_deref() {
+        None => Placement::Memory,
+        Some("") => Placement::files(None),
+        Some(dir) => Placement::files(Some(std::path::Path::new(dir))),
+    };
     AsyncTask::new(OpenHeapTask {
         path: PathBuf::from(path),
         options: OpenOptions {
-            dump,
+            dump: dump.unwrap_or(0) as usize,
             progress: progress_fn(on_progress),
             cancel: cancel.map(|c| c.flag.clone()),
+            scratch,
         },
     })
 }
