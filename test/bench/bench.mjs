@@ -49,6 +49,8 @@ const STEPS = [
     name: 'full report, memory limited to 0.35 × dump',
     cmd: 'heapql',
     memoryLimit: (dumpBytes) => Math.floor(dumpBytes * 0.35),
+    // A working set over the limit pages forever: stop after 5 minutes and say so.
+    timeoutSeconds: 300,
     output: (size) => path.join(OUT, `report-${size}g-limited.json`),
     args: (d, size) => [d, path.join(OUT, `report-${size}g-limited.json`), '--no-cache'],
   },
@@ -243,7 +245,7 @@ function memoryCgroup(bytes, argv) {
  * process tree's RssAnon (private memory: heaps, indexes) is also sampled every 20 ms, and its
  * peak reported. Without /usr/bin/time, peak RSS is the sampled VmHWM (marked approximate).
  */
-async function measure(argv, logBase) {
+async function measure(argv, logBase, timeoutSeconds = 0) {
   const out = fs.openSync(`${logBase}.out`, 'w');
   const err = fs.openSync(`${logBase}.err`, 'w');
   const timeFile = `${logBase}.time`;
@@ -252,8 +254,21 @@ async function measure(argv, logBase) {
   const t0 = process.hrtime.bigint();
   let hwm = 0;
   let anon = 0;
+  let timedOut = false;
   const code = await new Promise((resolve) => {
-    const child = spawn(full[0], full.slice(1), { cwd: ROOT, stdio: ['ignore', out, err] });
+    // Its own process group, so a timeout stops the whole tree.
+    const child = spawn(full[0], full.slice(1), { cwd: ROOT, stdio: ['ignore', out, err], detached: timeoutSeconds > 0 });
+    const deadline =
+      timeoutSeconds > 0
+        ? setTimeout(() => {
+            timedOut = true;
+            try {
+              process.kill(-child.pid, 'SIGKILL');
+            } catch {
+              // already gone
+            }
+          }, timeoutSeconds * 1000)
+        : null;
     const timer = setInterval(() => {
       anon = Math.max(anon, treeStatus(child.pid, 'RssAnon'));
       if (!useTime) hwm = Math.max(hwm, treeStatus(child.pid, 'VmHWM'));
@@ -261,6 +276,7 @@ async function measure(argv, logBase) {
     child.on('error', () => resolve(127));
     child.on('exit', (c, signal) => {
       clearInterval(timer);
+      if (deadline) clearTimeout(deadline);
       resolve(c ?? 128 + (os.constants.signals[signal] ?? 0));
     });
   });
@@ -277,7 +293,11 @@ async function measure(argv, logBase) {
     else approx = true;
   }
   const errText = fs.readFileSync(`${logBase}.err`, 'utf8').trim();
-  const note = code === 0 ? '' : `exit ${code}: ${(errText.split('\n').filter(Boolean).pop() ?? 'no message').slice(0, 140)}`;
+  const note = timedOut
+    ? `did not finish within ${timeoutSeconds} s (stopped)`
+    : code === 0
+      ? ''
+      : `exit ${code}: ${(errText.split('\n').filter(Boolean).pop() ?? 'no message').slice(0, 140)}`;
   return { ok: code === 0, seconds, rssMB, anonMB: anon / 1024, approx, note };
 }
 
@@ -346,7 +366,7 @@ async function main() {
         const logBase = path.join(OUT, 'logs', `${size}g-${step.name.replace(/[^a-z0-9]+/gi, '-')}`);
         const output = step.output?.(size);
         if (output) fs.rmSync(output, { force: true });
-        const m = await measure(argv, logBase);
+        const m = await measure(argv, logBase, step.timeoutSeconds);
         if (cgroup) {
           note += `; cgroup peak ${Math.round(cgroup.peakBytes() / 1048576)} MB (page cache included)`;
           cgroup.remove();

@@ -1,26 +1,25 @@
 //! `FullAnalysis`: the object graph with its dominator tree, retained sizes and paths.
 //!
-//! Memory plan (N objects, E stored edges; E ≈ 2 N on real dumps, the class edge included),
-//! beside the heap index's 12 B/object and the mapped file:
-//! * kept after the build: outbound CSR 4 N + 4 E, idom 4 N, retained sizes 4 N (`u32`, a
-//!   table for the few ≥ 4 GiB), dominator children 4 N plus offsets only for the nodes that
-//!   dominate something (sparse, bitmap with ranks), two bitmaps N/4 → ≈ 27 B/object (measured
-//!   26.9; 39.1 with the heap index, bench-4g.hprof, 49 M objects).
-//! * peak, in the dominator phase: the outbound CSR plus four `u32` arrays (pre → ancestor,
-//!   parent → idom, non-tree in-degrees → predecessor offsets → semi, label) and the non-tree
-//!   predecessor lists; the DFS keeps scan positions for the current path only, and the
-//!   preorder array is dropped after the DFS and recomputed by a second walk at the end →
-//!   measured 43.6 B/object with the heap index (was 51.5).
-//!   Still over the 28 B/object target: getting under it needs the outbound CSR (12.5 B) gone
-//!   during the dominator phase — successors recomputed from the mapped dump, or the CSR
-//!   dropped after the predecessor lists are built and rebuilt afterwards — and a heap index
-//!   smaller than 12 B.
+//! Memory plan (N objects, E stored edges; E ≈ 2 N on real dumps, the class edge included).
+//! Arrays written once and then only read go where the heap's `scratch` placement says —
+//! with `Placement::Files` (the CLI's full analysis) memory-mapped scratch files, i.e. page
+//! cache the kernel can write back and evict, as MAT's index files: the heap index (12 B per
+//! object), the outbound CSR (4 N + 4 E), the dominator phase's predecessor lists, the
+//! dominator children, the BFS parents of paths to GC roots and the referrer index. Arrays
+//! read and written at random throughout a phase stay in anonymous memory:
+//! * dominators: four `u32` arrays (pre → ancestor, parent → idom, non-tree in-degrees →
+//!   predecessor offsets → semi, label) = 16 B/object, the peak of the analysis; the DFS
+//!   keeps scan positions for the current path only, and the preorder is walked again at the
+//!   end instead of kept;
+//! * kept afterwards: idom 4 N, retained sizes 4 N (`u32`, a table for the few ≥ 4 GiB), two
+//!   bitmaps N/4 → ≈ 8.4 B/object; the report adds a 2-byte class cache and its tables.
+//! Measured on bench-4g.hprof (49 M objects): peak anonymous memory 17.1 B/object with the
+//! report, 22.5 B/object in scratch files; all in memory (`Placement::Memory`) the peak is
+//! 47.6 B/object. Results are identical either way (tests/scratch_files.rs).
 //!
 //! Temporaries are freed before the next array is allocated: the retained sums use the
 //! preorder returned by the dominator phase, which is dropped before the children lists are
-//! built. The BFS parent array for paths to GC roots (4 N, plus two BFS levels while built) is
-//! built on first use. Inbound references are a scan of the outbound CSR: no inbound index is
-//! kept.
+//! built. The BFS parent array and the referrer index are built on first use.
 
 use crate::control::{Cancelled, Control};
 use crate::object_graph::{is_thread_bound, node, obj, ObjectGraph};
