@@ -1,4 +1,5 @@
 /** The Node library: openHeap, query, queryStream, explain, analyze, close, cancellation. */
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -59,6 +60,21 @@ describe('the heapql library', () => {
     // 16 buffers of 4 KiB at this fixture's lean scale (KnownHeap.java, LEAK).
     expect(r.rows[0]![0]).toBeGreaterThan(16 * 4096);
     heap.close();
+  });
+
+  it('gives the same answers with its big arrays in scratch files', async () => {
+    const oql =
+      'SELECT classof(x) AS class, COUNT(*) AS n, SUM(@retainedHeapSize) AS retained FROM INSTANCEOF java.lang.Object x GROUP BY classof(x) ORDER BY retained DESC, class LIMIT 20';
+    const answers = [];
+    for (const options of [{}, { scratch: 'disk' as const }, { scratchDir: tmpdir() }]) {
+      const heap = await openHeap(known, options);
+      await heap.analyze();
+      answers.push((await heap.query(oql)).rows);
+      heap.close();
+    }
+    expect(answers[0]!.length).toBe(20);
+    expect(answers[1]).toEqual(answers[0]);
+    expect(answers[2]).toEqual(answers[0]);
   });
 
   it('cancels through an AbortSignal with ERR_CANCELLED', async () => {

@@ -117,6 +117,21 @@ describe('heapql analyze', () => {
     expect(result.rows).toHaveLength(1);
     expect(result.rows[0][0]).toBeGreaterThan(1024 * 1024); // the cache retains its 1 MiB of buffers
   });
+
+  it('takes the scratch directory from --scratch-dir and refuses one that is not there', async () => {
+    const scratch = path.join(tmp, 'scratch');
+    mkdirSync(scratch, { recursive: true });
+    const q = ['--format', 'json', '--query', 'SELECT l.@retainedHeapSize AS retained FROM KnownHeap$LeakyCache l'];
+    const [given, chosen] = await Promise.all([heapql(['analyze', known, '--scratch-dir', scratch, ...q]), heapql(['analyze', known, ...q])]);
+    expect(given.code).toBe(0);
+    expect(JSON.parse(given.stdout)[0].rows).toEqual(JSON.parse(chosen.stdout)[0].rows);
+    const missing = await heapql(['analyze', known, '--scratch-dir', path.join(tmp, 'no-such-dir'), ...q]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr.trim().split('\n')).toHaveLength(1);
+    expect(missing.stderr).toMatch(/^error: --scratch-dir .*no-such-dir: not a writable directory/);
+    const report = await heapql([known, '--scratch-dir', path.join(tmp, 'no-such-dir')]);
+    expect(report.code).toBe(2);
+  });
 });
 
 describe('bad input', () => {
