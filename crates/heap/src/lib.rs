@@ -455,6 +455,12 @@ impl Heap {
         }
     }
     /// For a class object (ObjectKind::Class): the class it describes.
+    /// `java.lang.Class`: the class of every class object (and of objects whose class id the
+    /// dump does not resolve).
+    pub fn class_class(&self) -> ClassIdx {
+        self.class_class
+    }
+
     pub fn class_described_by(&self, o: ObjIdx) -> Option<ClassIdx> {
         match self.objs.kind(o) {
             ids::K_CLASS => self.class_by_obj.get(&o).copied(),

@@ -6,7 +6,7 @@
 //! The same walk gives the bootstrap loader's share: the classes it defined, taken together.
 
 use crate::control::{Cancelled, Control};
-use heapql_heap::{ObjIdx, ObjectKind};
+use heapql_heap::{ClassIdx, ObjIdx, ObjectKind};
 
 use super::ctx::Ctx;
 use super::scan::TICK;
@@ -26,31 +26,35 @@ pub fn retained_by_class(ctx: &Ctx, ctl: &Control, done_before: u64, total_work:
     let mut open = vec![0u32; heap.class_count() as usize];
     let mut open_bootstrap = 0u32;
     let mut bootstrap_classes = 0u64;
-    let is_bootstrap_class = |o: ObjIdx| {
-        heap.object_kind(o) == ObjectKind::Class
+    // Class objects are instances of java.lang.Class: the cached class answers first, so the
+    // index is read only for them.
+    let class_class = heap.class_class();
+    let is_bootstrap_class = |o: ObjIdx, c: ClassIdx| {
+        c == class_class
+            && heap.object_kind(o) == ObjectKind::Class
             && heap.class_described_by(o).is_some_and(|c| heap.class(c).loader_id == 0)
     };
-    // Iterative depth-first walk: (object, index of the next child to visit).
-    let mut stack: Vec<(ObjIdx, u32)> = Vec::new();
+    // Iterative depth-first walk: (object, its class, its children, index of the next child).
+    let mut stack: Vec<(ObjIdx, ClassIdx, &[ObjIdx], u32)> = Vec::new();
     let mut visited = 0u64;
     for &top in a.top_level_dominators() {
         let enter = |o: ObjIdx, open: &mut Vec<u32>, by_class: &mut Vec<u64>, ob: &mut u32, bc: &mut u64| {
-            let c = ctx.class_of(o) as usize;
-            if open[c] == 0 {
-                by_class[c] += a.retained_size(o);
+            let c = ctx.class_of(o);
+            if open[c as usize] == 0 {
+                by_class[c as usize] += a.retained_size(o);
             }
-            open[c] += 1;
-            if is_bootstrap_class(o) {
+            open[c as usize] += 1;
+            if is_bootstrap_class(o, c) {
                 if *ob == 0 {
                     *bc += a.retained_size(o);
                 }
                 *ob += 1;
             }
+            c
         };
-        enter(top, &mut open, &mut by_class, &mut open_bootstrap, &mut bootstrap_classes);
-        stack.push((top, 0));
-        while let Some(&mut (o, ref mut next)) = stack.last_mut() {
-            let children = a.dominated(o);
+        let c = enter(top, &mut open, &mut by_class, &mut open_bootstrap, &mut bootstrap_classes);
+        stack.push((top, c, a.dominated(top), 0));
+        while let Some(&mut (o, c, children, ref mut next)) = stack.last_mut() {
             if (*next as usize) < children.len() {
                 let child = children[*next as usize];
                 *next += 1;
@@ -58,12 +62,12 @@ pub fn retained_by_class(ctx: &Ctx, ctl: &Control, done_before: u64, total_work:
                 if visited % TICK as u64 == 0 {
                     ctl.tick(done_before + visited, total_work)?;
                 }
-                enter(child, &mut open, &mut by_class, &mut open_bootstrap, &mut bootstrap_classes);
-                stack.push((child, 0));
+                let cc = enter(child, &mut open, &mut by_class, &mut open_bootstrap, &mut bootstrap_classes);
+                stack.push((child, cc, a.dominated(child), 0));
             } else {
                 stack.pop();
-                open[ctx.class_of(o) as usize] -= 1;
-                if is_bootstrap_class(o) {
+                open[c as usize] -= 1;
+                if is_bootstrap_class(o, c) {
                     open_bootstrap -= 1;
                 }
             }

@@ -393,10 +393,14 @@ fn breakdown(ctx: &Ctx, tops: &[ObjIdx]) -> ClassBreakdown {
     let mut stack: Vec<ObjIdx> = tops.to_vec();
     while let Some(o) = stack.pop() {
         objects += 1;
+        let children = a.dominated(o);
+        // Shallow size from the tree itself (retained = shallow + the children's retained):
+        // no read of the dump per object.
+        let shallow = a.retained_size(o) - children.iter().map(|&k| a.retained_size(k)).sum::<u64>();
         let e = &mut per[ctx.class_of(o) as usize];
         e.0 += 1;
-        e.1 += ctx.shallow(o);
-        stack.extend_from_slice(a.dominated(o));
+        e.1 += shallow;
+        stack.extend_from_slice(children);
     }
     let mut rows: Vec<ClassBreakdownRow> = per
         .iter()
