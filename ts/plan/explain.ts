@@ -101,9 +101,8 @@ function orderText(keys: POrderKey[], ctx: Ctx): string {
 
 type Line = { depth: number; text: string };
 
-function selectLines(q: PSelect, depth: number, subqueries: PQuery[]): Line[] {
-  const outs = q.output.kind === 'objects' ? [q.alias ?? '*'] : q.output.columns.map((c) => c.name);
-  const ctx: Ctx = { alias: q.alias, aggs: q.aggregates, keys: q.groupBy, outs, subqueries };
+/** The operators every query ends with, outermost first: TopK (or Limit, Sort), Distinct. */
+function finishingLines(q: PQuery, ctx: Ctx): string[] {
   const chain: string[] = [];
   if (q.limit !== null && q.orderBy.length > 0) chain.push(`TopK ${q.limit}: ${orderText(q.orderBy, ctx)}`);
   else {
@@ -111,6 +110,13 @@ function selectLines(q: PSelect, depth: number, subqueries: PQuery[]): Line[] {
     if (q.orderBy.length > 0) chain.push(`Sort: ${orderText(q.orderBy, ctx)}`);
   }
   if (q.distinct) chain.push('Distinct');
+  return chain;
+}
+
+function selectLines(q: PSelect, depth: number, subqueries: PQuery[]): Line[] {
+  const outs = q.output.kind === 'objects' ? [q.alias ?? '*'] : q.output.columns.map((c) => c.name);
+  const ctx: Ctx = { alias: q.alias, aggs: q.aggregates, keys: q.groupBy, outs, subqueries };
+  const chain = finishingLines(q, ctx);
   if (q.retainedSet) chain.push('RetainedSet');
   chain.push(
     q.output.kind === 'objects'
@@ -146,13 +152,7 @@ function selectLines(q: PSelect, depth: number, subqueries: PQuery[]): Line[] {
 function queryLines(q: PQuery, depth: number, subqueries: PQuery[]): Line[] {
   if (q.op === 'select') return selectLines(q, depth, subqueries);
   const ctx: Ctx = { alias: null, aggs: [], keys: [], outs: outputNames(q.left), subqueries };
-  const chain: string[] = [];
-  if (q.limit !== null && q.orderBy.length > 0) chain.push(`TopK ${q.limit}: ${orderText(q.orderBy, ctx)}`);
-  else {
-    if (q.limit !== null) chain.push(`Limit ${q.limit}`);
-    if (q.orderBy.length > 0) chain.push(`Sort: ${orderText(q.orderBy, ctx)}`);
-  }
-  if (q.distinct) chain.push('Distinct');
+  const chain = finishingLines(q, ctx);
   chain.push(`${q.op === 'union' ? 'Union (concatenate)' : q.op === 'intersect' ? 'Intersect' : 'Except'}`);
   const lines: Line[] = chain.map((text, i) => ({ depth: depth + i, text }));
   const d = depth + chain.length;

@@ -205,39 +205,31 @@ function leakSuspects(model: ReportModel): string[] {
 function topConsumers(model: ReportModel): string[] {
   const t = model.topConsumers;
   const out = ['## Top Consumers', `_Top-level dominators retaining more than ${t.thresholdPercent}% of the heap._`];
-  const groups = (title: string, rows: typeof t.biggestClasses, what: string) => {
+  /** One sub-section: its heading, then its table or a line saying nothing passed the threshold. */
+  const section = (title: string, head: string[], rows: string[][], align: Align[]) => {
     out.push(`### ${title}`);
-    out.push(
-      rows.length === 0
-        ? '_None above the threshold._'
-        : table(
-            [what, 'objects', 'shallow', 'retained', '% heap'],
-            rows.map((r) => [mdText(r.name), int(r.objects), formatBytes(r.shallow), formatBytes(r.retained), percent(r.retainedPercent)]),
-            ['l', 'r', 'r', 'r', 'r'],
-          ),
-    );
+    out.push(rows.length === 0 ? '_None above the threshold._' : table(head, rows, align));
   };
-  out.push('### Biggest objects');
-  out.push(
-    t.biggestObjects.length === 0
-      ? '_None above the threshold._'
-      : table(
-          ['object', 'shallow', 'retained', '% heap'],
-          t.biggestObjects.map((b) => [mdText(b.object.label), formatBytes(b.shallow), formatBytes(b.retained), percent(b.retainedPercent)]),
-          ['l', 'r', 'r', 'r'],
-        ),
+  const groups = (title: string, rows: typeof t.biggestClasses, what: string) =>
+    section(
+      title,
+      [what, 'objects', 'shallow', 'retained', '% heap'],
+      rows.map((r) => [mdText(r.name), int(r.objects), formatBytes(r.shallow), formatBytes(r.retained), percent(r.retainedPercent)]),
+      ['l', 'r', 'r', 'r', 'r'],
+    );
+  section(
+    'Biggest objects',
+    ['object', 'shallow', 'retained', '% heap'],
+    t.biggestObjects.map((b) => [mdText(b.object.label), formatBytes(b.shallow), formatBytes(b.retained), percent(b.retainedPercent)]),
+    ['l', 'r', 'r', 'r'],
   );
   groups('Biggest classes', t.biggestClasses, 'class');
   groups('Biggest class loaders', t.biggestClassLoaders, 'class loader');
-  out.push('### Biggest packages');
-  out.push(
-    t.biggestPackages.length === 0
-      ? '_None above the threshold._'
-      : table(
-          ['package', 'objects', 'retained', '% heap'],
-          t.biggestPackages.map((p) => [`${'&nbsp;&nbsp;'.repeat(p.depth)}${mdText(p.name)}`, int(p.objects), formatBytes(p.retained), percent(p.retainedPercent)]),
-          ['l', 'r', 'r', 'r'],
-        ),
+  section(
+    'Biggest packages',
+    ['package', 'objects', 'retained', '% heap'],
+    t.biggestPackages.map((p) => [`${'&nbsp;&nbsp;'.repeat(p.depth)}${mdText(p.name)}`, int(p.objects), formatBytes(p.retained), percent(p.retainedPercent)]),
+    ['l', 'r', 'r', 'r'],
   );
   return out;
 }

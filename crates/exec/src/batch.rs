@@ -62,26 +62,9 @@ impl Column {
             ColumnData::Numbers(v) => Value::Float(v[row]),
             ColumnData::Strings(v) => Value::str(&v[row]),
             ColumnData::Bools(v) => Value::Bool(v[row] != 0),
-            ColumnData::Lists(v) => json_to_value(&serde_json::from_str(&v[row]).unwrap_or_default()),
+            ColumnData::Lists(v) => Value::from_json(&serde_json::from_str(&v[row]).unwrap_or_default()),
             ColumnData::Null => Value::Null,
         }
-    }
-}
-
-fn json_to_value(j: &serde_json::Value) -> Value {
-    match j {
-        serde_json::Value::Null => Value::Null,
-        serde_json::Value::Bool(b) => Value::Bool(*b),
-        serde_json::Value::Number(n) => match n.as_i64() {
-            Some(i) => Value::Int(i),
-            None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
-        },
-        serde_json::Value::String(s) => Value::str(s),
-        serde_json::Value::Array(a) => Value::List(a.iter().map(json_to_value).collect()),
-        serde_json::Value::Object(m) => match m.get("o").and_then(|o| o.as_u64()) {
-            Some(o) => Value::Obj(o as u32),
-            None => Value::Null,
-        },
     }
 }
 

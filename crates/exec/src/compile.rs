@@ -188,17 +188,14 @@ pub(crate) fn compile(env: &Env, e: &Expr, sc: &Scope) -> Result<CExpr, ExecErro
     })
 }
 
+/// A plan literal: null, a boolean, a number or a string.
 fn literal(v: &serde_json::Value) -> Result<Value, ExecError> {
-    Ok(match v {
-        serde_json::Value::Null => Value::Null,
-        serde_json::Value::Bool(b) => Value::Bool(*b),
-        serde_json::Value::Number(n) => match n.as_i64() {
-            Some(i) => Value::Int(i),
-            None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
-        },
-        serde_json::Value::String(s) => Value::str(s),
-        other => return Err(ExecError::plan(format!("a literal must be null, a boolean, a number or a string, not {other}"))),
-    })
+    match v {
+        serde_json::Value::Array(_) | serde_json::Value::Object(_) => {
+            Err(ExecError::plan(format!("a literal must be null, a boolean, a number or a string, not {v}")))
+        }
+        scalar => Ok(Value::from_json(scalar)),
+    }
 }
 
 fn compile_call(env: &Env, func: Func, args: &[Expr], sc: &Scope) -> Result<CExpr, ExecError> {

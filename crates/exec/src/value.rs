@@ -296,6 +296,28 @@ pub fn rows_key_eq(a: &[Value], b: &[Value]) -> bool {
     a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| key_eq(x, y))
 }
 
+
+impl Value {
+    /// A value from its JSON form (plan literals, list cells): numbers that are whole become
+    /// `Int`, an object `{"o": n}` is object `n`, any other object is null.
+    pub fn from_json(j: &serde_json::Value) -> Value {
+        match j {
+            serde_json::Value::Null => Value::Null,
+            serde_json::Value::Bool(b) => Value::Bool(*b),
+            serde_json::Value::Number(n) => match n.as_i64() {
+                Some(i) => Value::Int(i),
+                None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
+            },
+            serde_json::Value::String(s) => Value::str(s),
+            serde_json::Value::Array(a) => Value::List(a.iter().map(Value::from_json).collect()),
+            serde_json::Value::Object(m) => match m.get("o").and_then(|o| o.as_u64()) {
+                Some(o) => Value::Obj(o as u32),
+                None => Value::Null,
+            },
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

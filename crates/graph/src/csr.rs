@@ -85,32 +85,21 @@ impl Csr {
 
     /// `from_counts` with the result's arrays placed by `place` (the targets from the start,
     /// the offsets once filled: they are written at random while filling).
-    pub fn from_counts_in<F>(mut counts: Vec<u32>, place: &Placement, mut produce: F) -> Csr
+    pub fn from_counts_in<F>(counts: Vec<u32>, place: &Placement, mut produce: F) -> Csr
     where
         F: FnMut(&mut dyn FnMut(u32, u32)),
     {
-        let total: u64 = counts.iter().map(|&c| c as u64).sum();
+        let (starts, total) = starts_from_counts(counts);
         let mut targets: BigArray<u32> = BigArray::zeroed(total as usize, place);
-        let offsets = if total <= u32::MAX as u64 {
-            // Exclusive prefix sums in place: counts[v] becomes the start of v's list.
-            let mut sum = 0u32;
-            for c in counts.iter_mut() {
-                let d = *c;
-                *c = sum;
-                sum += d;
+        let offsets = match starts {
+            Starts::U32(mut starts) => {
+                fill(&mut starts, &mut targets, total, &mut produce);
+                Offsets::U32(BigArray::from_vec(starts, place))
             }
-            fill(&mut counts, &mut targets, total, &mut produce);
-            Offsets::U32(BigArray::from_vec(counts, place))
-        } else {
-            let mut starts = vec![0u64; counts.len()];
-            let mut sum = 0u64;
-            for (s, &c) in starts.iter_mut().zip(counts.iter()) {
-                *s = sum;
-                sum += c as u64;
+            Starts::U64(mut starts) => {
+                fill(&mut starts, &mut targets, total, &mut produce);
+                Offsets::U64(BigArray::from_vec(starts, place))
             }
-            drop(counts);
-            fill(&mut starts, &mut targets, total, &mut produce);
-            Offsets::U64(BigArray::from_vec(starts, place))
         };
         Csr { offsets, targets }
     }
@@ -266,6 +255,35 @@ impl SparseCsr {
 
     pub fn file_bytes(&self) -> usize {
         self.starts.file_bytes() + self.targets.file_bytes()
+    }
+}
+
+/// Start of each list, from the lists' lengths.
+pub(crate) enum Starts {
+    U32(Vec<u32>),
+    U64(Vec<u64>),
+}
+
+/// Exclusive prefix sums of `counts` (one entry per list, then a 0 for the end): in place
+/// while the total fits `u32` (no second array), else in a new `u64` array. Also the total.
+pub(crate) fn starts_from_counts(mut counts: Vec<u32>) -> (Starts, u64) {
+    let total: u64 = counts.iter().map(|&c| c as u64).sum();
+    if total <= u32::MAX as u64 {
+        let mut sum = 0u32;
+        for c in counts.iter_mut() {
+            let d = *c;
+            *c = sum;
+            sum += d;
+        }
+        (Starts::U32(counts), total)
+    } else {
+        let mut starts = vec![0u64; counts.len()];
+        let mut sum = 0u64;
+        for (s, &c) in starts.iter_mut().zip(counts.iter()) {
+            *s = sum;
+            sum += c as u64;
+        }
+        (Starts::U64(starts), total)
     }
 }
 

@@ -3,6 +3,7 @@
 //! reverses the ancestor pointers on the way up and restores them on the way down.
 
 use crate::control::{Cancelled, Control};
+use crate::csr::{starts_from_counts, Starts};
 use crate::{Graph, NONE};
 use fixedbitset::FixedBitSet;
 use heapql_heap::{BigArray, Placement};
@@ -122,24 +123,9 @@ pub fn dominators_in<G: Graph>(
 
     // ---- 2. predecessor offsets: exclusive prefix sums of the counts, in place while they fit.
     counts.push(0);
-    let total: u64 = counts.iter().map(|&c| c as u64).sum();
-    if total <= u32::MAX as u64 {
-        let mut sum = 0u32;
-        for c in counts.iter_mut() {
-            let d = *c;
-            *c = sum;
-            sum += d;
-        }
-        finish(g, root, pinned, pre, parent, counts, total, ctl, place)
-    } else {
-        let mut starts = vec![0u64; counts.len()];
-        let mut sum = 0u64;
-        for (s, &c) in starts.iter_mut().zip(counts.iter()) {
-            *s = sum;
-            sum += c as u64;
-        }
-        drop(counts);
-        finish(g, root, pinned, pre, parent, starts, total, ctl, place)
+    match starts_from_counts(counts) {
+        (Starts::U32(starts), total) => finish(g, root, pinned, pre, parent, starts, total, ctl, place),
+        (Starts::U64(starts), total) => finish(g, root, pinned, pre, parent, starts, total, ctl, place),
     }
 }
 

@@ -468,6 +468,18 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
         ib.push(id, ids::pack(ids::K_SYNTH_CLASS, (first_class_idx + k as u32) as u64));
     }
     let objs: ObjIndex = ib.finish();
+    if let heapql_scratch::Placement::Files(dir) = &options.scratch {
+        // BigArray falls back to memory rather than fail; say so once, here, where it shows.
+        if objs.len() > 0 && !objs.packed.is_mapped() {
+            warnings.push(Warning {
+                offset: 0,
+                message: format!(
+                    "could not make scratch files in {} (no space left, or not writable); the analysis keeps its arrays in memory",
+                    dir.display()
+                ),
+            });
+        }
+    }
     lap("object index");
     ctl.check().map_err(me)?;
 

@@ -167,3 +167,18 @@ fn unpatched_zero_length_heap_dump_reads_to_the_end() {
     assert!(h.warnings().iter().any(|w| w.message.contains("length 0")));
     assert_eq!(h.summary().primitive_arrays, 1);
 }
+
+/// Scratch files that cannot be made: the index stays in memory, answers the same, and a
+/// warning names the directory.
+#[test]
+fn unusable_scratch_directory_is_a_warning() {
+    let dump = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/demo/demo.hprof");
+    let dir = std::path::Path::new("/nonexistent/heapql-scratch");
+    let scratch = heapql_heap::Placement::files(Some(dir));
+    let heap = heapql_heap::Heap::open(&dump, heapql_heap::OpenOptions { scratch, ..Default::default() }).unwrap();
+    let plain = heapql_heap::Heap::open(&dump, heapql_heap::OpenOptions::default()).unwrap();
+    assert!(heap.warnings().iter().any(|w| w.message.contains("/nonexistent/heapql-scratch") && w.message.contains("in memory")));
+    assert!(plain.warnings().iter().all(|w| !w.message.contains("scratch")));
+    assert_eq!(heap.object_count(), plain.object_count());
+    assert_eq!(heap.object_id(heap.object_count() - 1), plain.object_id(plain.object_count() - 1));
+}
