@@ -10,6 +10,7 @@ pub mod control;
 pub mod csr;
 pub mod dominators;
 pub mod domtree;
+pub mod lookup;
 pub mod object_graph;
 pub mod paths;
 pub mod reachability;
