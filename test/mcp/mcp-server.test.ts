@@ -118,8 +118,11 @@ describe('heapql mcp on the demo dump', () => {
   it('describe_dump: the dump, its counts and the analysis state', async () => {
     const d = (await s.call('describe_dump')).json;
     const histogram = jvmHistogram(path.join(root, 'fixtures/demo/demo.histo-after.txt'));
-    expect(d.file).toMatchObject({ path: demo, bytes: readFileSync(demo).length, compression: 'none' });
-    expect(d.dump).toEqual({ number: 1, of: 1 });
+    expect(d).toMatchObject({ file: demo, fileSize: readFileSync(demo).length, compression: 'none' });
+    expect(d.dump).toEqual({ index: 0, count: 1 });
+    expect(d.totalShallow).toBeGreaterThan(0);
+    expect(d.topClasses).toHaveLength(10);
+    expect(d.topClasses[0]).toEqual({ className: 'byte[]', instances: histogram.get('[B')!.count, shallow: histogram.get('[B')!.bytes });
     expect(d.jvmVersion.startsWith(demoFacts.java_version)).toBe(true);
     expect(d.objects.total).toBe(d.objects.instances + d.objects.objectArrays + d.objects.primitiveArrays + d.objects.classes);
     expect(d.objects.primitiveArrays).toBeGreaterThanOrEqual(histogram.get('[B')!.count);
@@ -450,7 +453,7 @@ describe('heapql mcp robustness', () => {
     try {
       const d = (await s.call('describe_dump')).json;
       expect(d.analysis.reachableOnly).toBe(true);
-      expect(d.dump).toEqual({ number: 1, of: 1 });
+      expect(d.dump).toEqual({ index: 0, count: 1 });
       expect((await s.call('analyze_heap')).json.analysis).toEqual({ reachableOnly: true });
     } finally {
       await s.client.close();

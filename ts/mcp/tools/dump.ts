@@ -2,6 +2,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 
+import { buildSummary } from '../../report/summary.js';
 import type { FieldView } from '../../session/index.js';
 import type { McpContext } from '../context.js';
 import { ROWS_DEFAULT, ROWS_MAX } from '../limits.js';
@@ -16,34 +17,18 @@ export function registerDumpTools(server: McpServer, ctx: McpContext): void {
     {
       title: 'Describe the heap dump',
       description:
-        'Start here. Facts about the open Java/Android heap dump: file, JVM version, identifier size, object counts by kind ' +
-        '(instances, object arrays, primitive arrays, classes), total shallow bytes, GC roots by kind, warnings found while ' +
-        'reading it, whether the full analysis (retained sizes, dominators) has run, and the baseline dump if one was given.',
+        'Start here. Facts about the open Java/Android heap dump: file, JVM version, identifier size and object layout, ' +
+        'object counts by kind (instances, object arrays, primitive arrays, classes), total shallow bytes, GC roots by kind, ' +
+        'the 10 classes with the most shallow bytes, warnings found while reading it, whether the full analysis (retained ' +
+        'sizes, dominators) has run, and the baseline dump if one was given.',
       inputSchema: {},
       annotations: readOnly,
     },
     () =>
       guarded(async () => {
         const heap = await ctx.heap();
-        const info = heap.info();
-        const counts = heap.counts();
         return jsonResult({
-          file: { path: info.path, bytes: info.fileSize, compression: info.compression, format: info.format },
-          dump: { number: info.dump + 1, of: info.dumpCount },
-          jvmVersion: info.jvmVersion ?? null,
-          dumpTime: info.timestampMs > 0 ? new Date(info.timestampMs).toISOString() : null,
-          identifierSize: info.idSize,
-          referenceSize: info.referenceSize,
-          objects: {
-            total: info.objectCount,
-            instances: counts.instances,
-            objectArrays: counts.objectArrays,
-            primitiveArrays: counts.primitiveArrays,
-            classes: counts.classes,
-          },
-          totalShallowBytes: counts.totalShallow,
-          gcRoots: counts.rootsByKind,
-          warnings: heap.warnings().map((w) => (w.offset > 0 ? `${w.message} (at byte ${w.offset})` : w.message)),
+          ...buildSummary(heap, 10),
           analysis: analysisState(heap),
           baseline: ctx.options.baselinePath ?? null,
           next: nextStep(heap),
