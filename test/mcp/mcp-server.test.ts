@@ -448,6 +448,19 @@ describe('heapql mcp robustness', () => {
     }
   });
 
+  it('analyze_heap with wait=false starts the analysis; analysis_status follows it; analyze_heap joins it', async () => {
+    const s = await startServer([demo]);
+    try {
+      const start = (await s.call('analyze_heap', { wait: false })).json;
+      expect(start).toMatchObject({ start: 'started', state: 'analyzing' });
+      expect(['analyzing', 'full']).toContain((await s.call('analysis_status')).json.state);
+      expect((await s.call('analyze_heap')).json.state).toBe('full');
+      expect((await s.call('analyze_heap', { wait: false })).json.start).toBe('already_done');
+    } finally {
+      await s.client.close();
+    }
+  });
+
   it('--reachable-only and --dump reach the session', async () => {
     const s = await startServer([demo, '--reachable-only', '--dump', '1']);
     try {
