@@ -26,11 +26,18 @@ export class McpContext {
   private baselineOpen: { path: string; session: Promise<HeapSession> } | null = null;
   private sections = new Map<number, Promise<ReportSections>>();
   private closed = false;
+  /** Stops an index still being built when the server shuts down. */
+  private readonly stopping = new AbortController();
 
   constructor(options: McpOptions) {
     this.options = options;
     const started = Date.now();
-    this.opening = openHeap(options.path, { dump: options.dump, noCache: options.noCache, reachableOnly: options.reachableOnly });
+    this.opening = openHeap(options.path, {
+      dump: options.dump,
+      noCache: options.noCache,
+      reachableOnly: options.reachableOnly,
+      signal: this.stopping.signal,
+    });
     this.opening.then(
       (heap) => {
         options.log(`indexed ${options.path}: ${heap.info().objectCount} objects in ${Date.now() - started} ms`);
@@ -72,7 +79,7 @@ export class McpContext {
     }
     if (this.baselineOpen?.path !== wanted) {
       const previous = this.baselineOpen;
-      this.baselineOpen = { path: wanted, session: openHeap(wanted, { noCache: this.options.noCache }) };
+      this.baselineOpen = { path: wanted, session: openHeap(wanted, { noCache: this.options.noCache, signal: this.stopping.signal }) };
       this.baselineOpen.session.catch(() => {});
       previous?.session.then((h) => h.close(), () => {});
     }
@@ -84,10 +91,11 @@ export class McpContext {
     }
   }
 
-  /** Cancels a running analysis and releases both dumps. */
+  /** Stops indexing, cancels a running analysis and releases both dumps. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.stopping.abort();
     const all = [this.opening, this.baselineOpen?.session].filter((p): p is Promise<HeapSession> => p !== undefined);
     await Promise.all(all.map((p) => p.then((h) => h.close(), () => {})));
   }

@@ -2,8 +2,8 @@
  * MCP progress notifications for the full analysis. The analysis reports per phase (`graph`,
  * `dominators`, `retained`), each counting from zero; MCP wants one number that only grows, so
  * the phases are laid end to end: progress = phases finished + fraction of the current one, of
- * a total of three. Reports are sent at most once per percent, and only when a client asked
- * (it sent a progressToken).
+ * a total of three. A report is sent when the number grew by a hundredth of a phase, and only
+ * when the client asked for them (it sent a progressToken).
  */
 import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 
