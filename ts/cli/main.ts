@@ -8,12 +8,7 @@ import { renderUsage, runCommand, type CommandDef } from 'citty';
 
 import { HeapqlError, usageError } from '../errors.js';
 import { subCommands, mainCommand } from './commands.js';
-import { setQuiet } from './stderr.js';
-
-/** Options every command takes, wherever they stand before `--`. */
-const GLOBAL_OPTIONS = {
-  quiet: { type: 'boolean', description: 'print only errors on stderr: no progress, warnings or notices' },
-} as const;
+import { globalArgs, setQuiet } from './stderr.js';
 
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
   try {
@@ -93,7 +88,7 @@ async function rootForHelp(): Promise<CommandDef<any>> {
     listed[name] = { meta: { name, description: line } };
   }
   const root = await mainCommand();
-  return { ...root, args: { ...root.args, ...GLOBAL_OPTIONS }, subCommands: listed };
+  return { ...root, args: { ...root.args, ...globalArgs }, subCommands: listed };
 }
 
 function reportError(err: unknown): void {

@@ -4,6 +4,11 @@
  */
 let quiet = false;
 
+/** Options every command takes, wherever they stand before `--` (main.ts takes them out). */
+export const globalArgs = {
+  quiet: { type: 'boolean', description: 'print only errors on stderr: no progress bar, warnings or notices' },
+} as const;
+
 export function setQuiet(on: boolean): void {
   quiet = on;
 }
