@@ -63,7 +63,7 @@ export async function writeFullReport(file: string, options: FullReportOptions):
     const progress = terminalProgress(interrupt.signal);
     let model;
     try {
-      const { results, failures } = await runJobsForReport(heap, options.jobs, options.reachableOnly, interrupt.signal);
+      const { results, failures } = await runJobsForReport(heap, options.jobs, interrupt.signal);
       for (const f of failures) warn(`query ${f}`);
       model = withVizWarnings(
         await heap.report({

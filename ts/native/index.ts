@@ -11,7 +11,7 @@ import { inSingleExecutable } from '../package-files.js';
 import { locateAddon, type AddonLocation } from './locate.js';
 
 /** Must equal NATIVE_API_VERSION in crates/node/src/lib.rs. */
-export const EXPECTED_NATIVE_API_VERSION = 4;
+export const EXPECTED_NATIVE_API_VERSION = 5;
 
 // The generated declarations (native/heapql.d.ts) describe the addon; they exist after a build.
 type Addon = typeof import('../../native/heapql.js');
@@ -80,4 +80,6 @@ export function callSync<T>(fn: () => T): T {
 }
 
 export type { Addon };
+/** The look-up shapes of the door (ts/session converts them to its public types). */
+export type { JsClassDescription, JsDominatorView, JsField, JsObjectDetail, JsObjectRef, JsPathStep, JsReferenceList } from '../../native/heapql.js';
 export type NativeHeap = InstanceType<Addon['HeapHandle']>;
