@@ -41,8 +41,9 @@ export function completionCommand(table: () => Record<string, Lazy<CommandDef<an
     meta: {
       name: 'completion',
       description:
-        'Print a shell completion script: eval "$(heapql completion bash)" in ~/.bashrc, ' +
-        'source <(heapql completion zsh) in ~/.zshrc, heapql completion fish > ~/.config/fish/completions/heapql.fish',
+        'Print a shell completion script for bash, zsh or fish\n' +
+        'bash: eval "$(heapql completion bash)" in ~/.bashrc; zsh: source <(heapql completion zsh) in ~/.zshrc; ' +
+        'fish: heapql completion fish > ~/.config/fish/completions/heapql.fish',
     },
     args: completionArgs,
     async run({ args, rawArgs }) {
