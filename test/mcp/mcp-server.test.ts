@@ -512,5 +512,9 @@ describe('heapql mcp command line', () => {
     const done = await run([demo]);
     expect(done.code).toBe(0);
     expect(done.stdout).toBe('');
+    expect(done.stderr).toMatch(/heapql mcp: serving/);
+    const quiet = await run([demo, '--quiet']);
+    expect(quiet.code).toBe(0);
+    expect(quiet.stderr).toBe('');
   });
 });

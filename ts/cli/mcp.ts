@@ -4,6 +4,7 @@ import { accessSync, constants } from 'node:fs';
 
 import { usageError } from '../errors.js';
 import { checkOptions, dumpArgs, dumpIndex } from './args.js';
+import { notice, warn } from './stderr.js';
 
 const args = {
   ...dumpArgs,
@@ -37,6 +38,12 @@ export const mcpCommand = defineCommand({
       reachableOnly: a['reachable-only'] ?? false,
       ...(a.baseline !== undefined ? { baselinePath: a.baseline } : {}),
       noCache: !a.cache,
+      // --quiet keeps only errors on stderr.
+      log: {
+        notice: (line) => notice(`heapql mcp: ${line}`),
+        warn: (line) => warn(`heapql mcp: ${line}`),
+        error: (line) => process.stderr.write(`heapql mcp: error: ${line}\n`),
+      },
     });
   },
 });

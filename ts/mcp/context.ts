@@ -17,7 +17,14 @@ export interface McpOptions {
   baselinePath?: string;
   noCache?: boolean;
   /** Where log lines go (never stdout: it carries the protocol). */
-  log: (line: string) => void;
+  log: McpLog;
+}
+
+/** The server's stderr: notices and warnings (a quiet CLI drops them), and errors. */
+export interface McpLog {
+  notice: (line: string) => void;
+  warn: (line: string) => void;
+  error: (line: string) => void;
 }
 
 export class McpContext {
@@ -40,12 +47,12 @@ export class McpContext {
     });
     this.opening.then(
       (heap) => {
-        options.log(`indexed ${options.path}: ${heap.info().objectCount} objects in ${Date.now() - started} ms`);
-        for (const w of heap.warnings()) options.log(`warning: ${w.message}`);
+        options.log.notice(`indexed ${options.path}: ${heap.info().objectCount} objects in ${Date.now() - started} ms`);
+        for (const w of heap.warnings()) options.log.warn(`${options.path}: ${w.message}`);
         // A new analysis (another mode, or after a cancel) makes cached sections stale.
         heap.subscribe((e) => e.type === 'state' && e.status.state === 'analyzing' && this.sections.clear());
       },
-      (err: Error) => options.log(`error: cannot open ${options.path}: ${err.message}`),
+      (err: Error) => options.log.error(`cannot open ${options.path}: ${err.message}`),
     );
   }
 

@@ -7,12 +7,18 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 
 import { VERSION } from '../version.js';
-import { McpContext, type McpOptions } from './context.js';
+import { McpContext, type McpLog, type McpOptions } from './context.js';
 import { registerAnalysisTools } from './tools/analysis.js';
 import { registerCompareTools } from './tools/compare.js';
 import { registerDumpTools } from './tools/dump.js';
 import { registerObjectTools } from './tools/object.js';
 import { registerQueryTools } from './tools/query.js';
+
+const stderrLog: McpLog = {
+  notice: (line) => process.stderr.write(`heapql mcp: ${line}\n`),
+  warn: (line) => process.stderr.write(`heapql mcp: warning: ${line}\n`),
+  error: (line) => process.stderr.write(`heapql mcp: error: ${line}\n`),
+};
 
 const INSTRUCTIONS =
   'heapql investigates one Java/Android heap dump (HPROF). Start with describe_dump. OQL (run_oql, run_named_query), ' +
@@ -34,14 +40,14 @@ export function createMcpServer(ctx: McpContext): McpServer {
  * Serves over stdio until stdin closes (the client went away) or SIGTERM/SIGINT. Stdout carries
  * the protocol only: anything else that would print there goes to stderr.
  */
-export async function serveStdio(options: Omit<McpOptions, 'log'>): Promise<void> {
-  const log = (line: string) => process.stderr.write(`heapql mcp: ${line}\n`);
+export async function serveStdio(options: Omit<McpOptions, 'log'> & { log?: McpLog }): Promise<void> {
+  const log = options.log ?? stderrLog;
   console.log = console.error;
   console.info = console.error;
   const ctx = new McpContext({ ...options, log });
   const server = createMcpServer(ctx);
   const transport = new StdioServerTransport();
-  transport.onerror = (err) => log(`protocol error: ${err.message}`);
+  transport.onerror = (err) => log.error(`protocol error: ${err.message}`);
   const stopped = new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.stdin.once('end', stop);
@@ -50,7 +56,7 @@ export async function serveStdio(options: Omit<McpOptions, 'log'>): Promise<void
     process.once('SIGINT', stop);
   });
   await server.connect(transport);
-  log(`serving ${options.path} over stdio`);
+  log.notice(`serving ${options.path} over stdio`);
   await stopped;
   await server.close();
   await ctx.close();
