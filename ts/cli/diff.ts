@@ -6,7 +6,7 @@
 import { defineCommand } from 'citty';
 
 import { diffDumps, renderDiff } from '../diff/index.js';
-import { gateLines } from '../diff/format.js';
+import { gateLines, rowsText } from '../diff/format.js';
 import { parseGateRule } from '../diff/gate.js';
 import { chooseOutput, writeOutput } from '../report/index.js';
 import { checkOptions, fullAnalysisArgs, scratchDir } from './args.js';
@@ -53,7 +53,7 @@ export const diffCommand = defineCommand({
     writeOutput(renderDiff(model, choice.format), choice);
     if (choice.path) process.stderr.write(`comparison written to ${choice.path}\n`);
     if (model.gate.failed) {
-      process.stderr.write(`heapql diff: ${model.gate.offending.length} class rows grew past --fail-if-grown:\n`);
+      process.stderr.write(`heapql diff: ${rowsText(model.gate.offending.length)} grew past --fail-if-grown:\n`);
       for (const line of gateLines(model)) process.stderr.write(`  ${line}\n`);
       process.exitCode = 1;
     }

@@ -5,8 +5,11 @@
 import { baseName, formatBytes, int } from '../report/format.js';
 import type { Change, DiffModel } from './model.js';
 
-/** Rows of each section the Markdown and HTML show (the JSON has every changed row). */
-export const SHOWN_ROWS = 25;
+/** Rows of each section the Markdown and HTML show (the JSON has every changed row); the HTML collapses longer tables. */
+export const SHOWN_ROWS = 20;
+
+/** `1 class row`, `3 class rows`. */
+export const rowsText = (n: number): string => `${int(n)} class row${n === 1 ? '' : 's'}`;
 
 const MINUS = '−';
 

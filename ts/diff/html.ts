@@ -7,16 +7,16 @@ import { formatBytes, int } from '../report/format.js';
 import { escapeHtml as esc } from '../report/html-escape.js';
 import { CSP, CSS, table, type Col } from '../report/html.js';
 import { barChartSvg } from '../report/svg.js';
-import { bytesPair, countPair, factRows, gateLines, growthText, grownRows, signedBytes, signedInt, STATUS_TEXT } from './format.js';
+import { SHOWN_ROWS, bytesPair, countPair, factRows, gateLines, growthText, grownRows, rowsText, signedBytes, signedInt, STATUS_TEXT } from './format.js';
 import type { DiffModel } from './model.js';
 
 /** Bars in each growth chart. */
 const CHART_ROWS = 12;
 
 const EXTRA_CSS = `
-.status{display:inline-block;border-radius:3px;padding:0 6px;font-size:12px;font-weight:600;color:#fff}
+.status{display:inline-block;white-space:nowrap;border-radius:3px;padding:0 6px;font-size:12px;font-weight:600;color:#fff}
 .s-new{background:#c2413b}.s-grown{background:#d9822b}.s-unchanged{background:#5f6b7a}.s-shrunk{background:#3a9a5b}.s-gone{background:#3a9a5b}
-.gain{color:#b3261e;white-space:nowrap}.loss{color:#2e7d32;white-space:nowrap}
+.nw{white-space:nowrap}.gain{color:#b3261e;white-space:nowrap}.loss{color:#2e7d32;white-space:nowrap}
 .fail{color:#fff;background:#c2413b;border-radius:4px;padding:6px 12px;display:inline-block}
 .pass{color:#fff;background:#3a9a5b;border-radius:4px;padding:6px 12px;display:inline-block}
 `;
@@ -53,7 +53,7 @@ export function renderDiffHtml(m: DiffModel): string {
 
   if (m.gate.rules.length > 0) {
     parts.push(`<section id="gate"><h2>Gate</h2>`);
-    parts.push(m.gate.failed ? `<p class="fail">FAILED: ${int(m.gate.offending.length)} class rows grew past a rule</p>` : `<p class="pass">Passed</p>`);
+    parts.push(m.gate.failed ? `<p class="fail">FAILED: ${esc(rowsText(m.gate.offending.length))} grew past a rule</p>` : `<p class="pass">Passed</p>`);
     parts.push(`<ul>${gateLines(m).map((l) => `<li>${esc(l)}</li>`).join('')}</ul>`);
     parts.push(`<p class="note">Rules: ${m.gate.rules.map(code).join(', ')}</p></section>`);
   }
@@ -87,7 +87,7 @@ export function renderDiffHtml(m: DiffModel): string {
           cols(['Class'], ['Loader'], ['Instances', true], ['Δ instances', true], ['Shallow', true], ['Δ shallow', true], ['Δ retained', true]),
           classes.shown.map((r) => [
             code(r.className),
-            esc(r.classLoader),
+            `<span class="nw">${esc(r.classLoader)}</span>`,
             esc(countPair(r.instances)),
             delta(signedInt(r.instances.delta), r.instances.delta),
             esc(bytesPair(r.shallow)),
@@ -101,7 +101,7 @@ export function renderDiffHtml(m: DiffModel): string {
 
   const doms = grownRows(m.dominators.rows, (r) => r.retained);
   parts.push(`<section id="dominators"><h2>Dominators that grew</h2><p class="note">Objects retaining at least ${esc(formatBytes(m.dominators.thresholdBytes))} in either dump, matched by their path from a GC root.</p>`);
-  parts.push(chart('Biggest retained growth by path', doms.shown.map((r) => ({ label: r.key.split(' · ').slice(-2).join(' · '), value: r.retained.delta }))));
+  parts.push(chart('Biggest retained growth by path', doms.shown.map((r) => ({ label: r.key.split(' · ').pop()!, value: r.retained.delta }))));
   parts.push(
     doms.shown.length === 0
       ? '<p>No big dominator grew.</p>'
@@ -143,7 +143,7 @@ export function renderDiffHtml(m: DiffModel): string {
   const s = m.duplicateStrings;
   parts.push(`<section id="strings"><h2>Duplicate strings that grew</h2><p>Wasted by duplicates: ${esc(bytesPair(s.wastedBytes))} (${delta(signedBytes(s.wastedBytes.delta), s.wastedBytes.delta)}).</p>`);
   if (!s.complete) parts.push('<p class="note">Some duplicated values were not listed; values absent from a list count as not duplicated there.</p>');
-  const shown = s.grown.slice(0, 25);
+  const shown = s.grown.slice(0, SHOWN_ROWS);
   parts.push(
     shown.length === 0
       ? '<p>No duplicated value grew.</p>'

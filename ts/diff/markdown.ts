@@ -4,7 +4,7 @@
  */
 import { formatBytes, int, printable } from '../report/format.js';
 import { mdText, table } from '../report/markdown.js';
-import { bytesPair, countPair, factRows, gateLines, growthText, grownRows, signedBytes, signedInt, STATUS_TEXT } from './format.js';
+import { SHOWN_ROWS, bytesPair, countPair, factRows, gateLines, growthText, grownRows, rowsText, signedBytes, signedInt, STATUS_TEXT } from './format.js';
 import type { DiffModel } from './model.js';
 
 const code = (s: string) => `\`${printable(s).replace(/`/g, "'").replace(/\|/g, '\\|')}\``;
@@ -22,7 +22,7 @@ export function renderDiffMarkdown(m: DiffModel): string {
 
   if (m.gate.rules.length > 0) {
     out.push('## Gate', '');
-    out.push(m.gate.failed ? `**FAILED**: ${int(m.gate.offending.length)} class rows grew past a \`--fail-if-grown\` rule.` : `Passed: no class grew past ${m.gate.rules.map((r) => code(r)).join(', ')}.`, '');
+    out.push(m.gate.failed ? `**FAILED**: ${rowsText(m.gate.offending.length)} grew past a \`--fail-if-grown\` rule.` : `Passed: no class grew past ${m.gate.rules.map((r) => code(r)).join(', ')}.`, '');
     for (const line of gateLines(m)) out.push(`- ${mdText(line)}`);
     if (m.gate.failed) out.push('');
   }
@@ -122,7 +122,7 @@ export function renderDiffMarkdown(m: DiffModel): string {
   const strings = m.duplicateStrings;
   out.push('## Duplicate strings that grew', '', `Wasted by duplicates: ${bytesPair(strings.wastedBytes)} (${signedBytes(strings.wastedBytes.delta)}).`, '');
   if (!strings.complete) out.push('Some duplicated values were not listed; values absent from a list count as not duplicated there.', '');
-  const sg = { shown: strings.grown.slice(0, 25), grown: strings.grown.length };
+  const sg = { shown: strings.grown.slice(0, SHOWN_ROWS), grown: strings.grown.length };
   if (sg.shown.length === 0) out.push('No duplicated value grew.', '');
   else {
     out.push(
