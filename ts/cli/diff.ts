@@ -22,6 +22,7 @@ const args = {
     description: 'exit 1 when a matching class grew by more (repeatable): a class name, a glob (* ?) or /regex/, then = bytes (50000, 2MB, 64KiB) or a percentage (20%)',
     valueHint: 'class=limit',
   },
+  cache: { type: 'boolean', default: true, description: 'use the index cache', negativeDescription: 'do not read or write the index cache' },
   ...fullAnalysisArgs,
 } as const;
 
@@ -46,7 +47,7 @@ export const diffCommand = defineCommand({
     const scratch = scratchDir(a['scratch-dir']);
     const model = await diffDumps(a.baseline, a.current, {
       gate,
-      open: (path) => openForCli(path, { scratchDir: scratch }),
+      open: (path) => openForCli(path, { scratchDir: scratch, noCache: !a.cache }),
       analyze: (session) => analyzeForCli(session, false),
     });
     if (model.sameProgram.note) process.stderr.write(`warning: ${model.sameProgram.note}\n`);

@@ -67,7 +67,7 @@ function byKey<R, T>(rows: R[], key: (r: R) => string, zero: () => T, add: (acc:
   return out;
 }
 
-const keysOf = <T>(a: Map<string, T>, b: Map<string, T>) => [...new Set([...a.keys(), ...b.keys()])];
+const keysOf = <T>(a: Map<string, T>, b: Map<string, T>) => new Set([...a.keys(), ...b.keys()]);
 const growthThenName = (d: number, e: number, a: string, b: string) => e - d || (a < b ? -1 : a > b ? 1 : 0);
 
 type ClassSums = { className: string; loader: string; instances: number; shallow: number; retained: number };
@@ -185,12 +185,17 @@ function dominatorSums(s: DumpSnapshot): Map<string, DomSums> {
   );
 }
 
+/**
+ * Keys retaining at least `threshold` in either dump; each side's value comes from its whole
+ * walk (down to 1 % of its own heap), so a key only has no baseline value when the baseline
+ * has no such object retaining 1 % of the baseline's heap.
+ */
 function dominatorRows(b: DumpSnapshot, c: DumpSnapshot, threshold: number): DominatorDiffRow[] {
-  const big = (s: DumpSnapshot) => dominatorSums({ ...s, dominators: s.dominators.filter((d) => d.retained >= threshold) });
-  const bs = big(b);
-  const cs = big(c);
+  const bs = dominatorSums(b);
+  const cs = dominatorSums(c);
+  const big = (m: Map<string, DomSums>) => [...m].filter(([, v]) => v.retained >= threshold).map(([k]) => k);
   const rows: DominatorDiffRow[] = [];
-  for (const k of keysOf(bs, cs)) {
+  for (const k of new Set([...big(bs), ...big(cs)])) {
     const x = bs.get(k);
     const y = cs.get(k);
     const row: DominatorDiffRow = {

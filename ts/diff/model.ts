@@ -150,7 +150,7 @@ export const DiffModelSchema = Type.Object(
     classLoaders: Type.Array(LoaderDiffRowSchema, { description: 'every loader key whose numbers changed, biggest retained growth first' }),
     packages: Type.Array(PackageDiffRowSchema, { description: 'every package whose instances or shallow size changed, biggest shallow growth first' }),
     dominators: Obj({
-      thresholdBytes: Bytes('objects retaining at least this much in either dump are compared (1 % of the larger used heap)'),
+      thresholdBytes: Bytes('keys whose objects retain at least this much in either dump are compared (1 % of the larger used heap); the other dump\'s value counts its objects retaining 1 % of its own heap'),
       rows: Type.Array(DominatorDiffRowSchema, { description: 'every key whose retained size changed, biggest growth first' }),
     }),
     leakSuspects: Type.Array(SuspectDiffRowSchema, { description: 'the current dump\'s suspects by growth, then the baseline\'s gone ones' }),
