@@ -55,135 +55,85 @@ export function statusOf(baseline: number | null, current: number | null): Match
   return d > 0 ? 'grown' : 'shrunk';
 }
 
-/** Sums rows by key. */
-function byKey<R, T>(rows: R[], key: (r: R) => string, zero: () => T, add: (acc: T, r: R) => void): Map<string, T> {
-  const out = new Map<string, T>();
+type Sums<F extends string> = Record<F, number> & { n: number };
+
+/** Sums the numeric `fields` of rows with the same key; `n` counts the rows. */
+function sumBy<R extends Record<F, number>, F extends string>(rows: R[], key: (r: R) => string, fields: readonly F[]): Map<string, Sums<F>> {
+  const out = new Map<string, Sums<F>>();
   for (const r of rows) {
     const k = key(r);
     let acc = out.get(k);
-    if (!acc) out.set(k, (acc = zero()));
-    add(acc, r);
+    if (!acc) out.set(k, (acc = Object.fromEntries([['n', 0], ...fields.map((f) => [f, 0])]) as Sums<F>));
+    acc.n++;
+    for (const f of fields) (acc as Record<F, number>)[f] += r[f];
   }
   return out;
 }
 
-const keysOf = <T>(a: Map<string, T>, b: Map<string, T>) => new Set([...a.keys(), ...b.keys()]);
-const growthThenName = (d: number, e: number, a: string, b: string) => e - d || (a < b ? -1 : a > b ? 1 : 0);
-
-type ClassSums = { className: string; loader: string; instances: number; shallow: number; retained: number };
-
-function classSums(s: ReportSections): Map<string, ClassSums> {
-  return byKey(
-    s.overview.classHistogram.rows,
-    (r) => `${r.className}\u0000${loaderKey(r.classLoader)}`,
-    () => ({ className: '', loader: '', instances: 0, shallow: 0, retained: 0 }),
-    (acc, r) => {
-      acc.className = r.className;
-      acc.loader = loaderKey(r.classLoader);
-      acc.instances += r.instances;
-      acc.shallow += r.shallow;
-      acc.retained += r.retained;
-    },
-  );
+/** One row per key of either side (`keys`, default all); rows without a change are dropped. */
+function pairRows<T, R>(bs: Map<string, T>, cs: Map<string, T>, make: (key: string, x: T | undefined, y: T | undefined) => R, changed: (r: R) => boolean, keys?: Iterable<string>): R[] {
+  const rows: R[] = [];
+  for (const k of keys ?? new Set([...bs.keys(), ...cs.keys()])) {
+    const row = make(k, bs.get(k), cs.get(k));
+    if (changed(row)) rows.push(row);
+  }
+  return rows;
 }
 
+/** The change of one summed field between two optional sums. */
+const both = <F extends string>(x: Sums<F> | undefined, y: Sums<F> | undefined, f: F): Change => change(x?.[f] ?? 0, y?.[f] ?? 0);
+const moved = (...cs: Change[]) => cs.some((c) => c.delta !== 0);
+const growthThenName = (d: number, e: number, a: string, b: string) => e - d || (a < b ? -1 : a > b ? 1 : 0);
+
+const CLASS_FIELDS = ['instances', 'shallow', 'retained'] as const;
+const classKey = (className: string, loader: string | null) => `${className}\u0000${loaderKey(loader)}`;
+const classSums = (s: ReportSections) => sumBy(s.overview.classHistogram.rows, (r) => classKey(r.className, r.classLoader), CLASS_FIELDS);
+
 function classRows(b: ReportSections, c: ReportSections): ClassDiffRow[] {
-  const bs = classSums(b);
-  const cs = classSums(c);
-  const rows: ClassDiffRow[] = [];
-  for (const k of keysOf(bs, cs)) {
-    const x = bs.get(k);
-    const y = cs.get(k);
-    const row: ClassDiffRow = {
-      className: (y ?? x)!.className,
-      classLoader: (y ?? x)!.loader,
-      instances: change(x?.instances ?? 0, y?.instances ?? 0),
-      shallow: change(x?.shallow ?? 0, y?.shallow ?? 0),
-      retained: change(x?.retained ?? 0, y?.retained ?? 0),
-    };
-    if (row.instances.delta !== 0 || row.shallow.delta !== 0 || row.retained.delta !== 0) rows.push(row);
-  }
+  const rows = pairRows(
+    classSums(b),
+    classSums(c),
+    (k, x, y): ClassDiffRow => {
+      const [className, classLoader] = k.split('\u0000') as [string, string];
+      return { className, classLoader, instances: both(x, y, 'instances'), shallow: both(x, y, 'shallow'), retained: both(x, y, 'retained') };
+    },
+    (r) => moved(r.instances, r.shallow, r.retained),
+  );
   return rows.sort((p, q) => q.shallow.delta - p.shallow.delta || growthThenName(p.retained.delta, q.retained.delta, p.className, q.className));
 }
 
 function loaderRows(b: ReportSections, c: ReportSections): LoaderDiffRow[] {
-  type Sums = { n: number; definedClasses: number; instances: number; shallow: number; retained: number };
-  const sums = (s: ReportSections) =>
-    byKey(
-      s.overview.classLoaders,
-      (r) => loaderKey(r.loader === null ? null : r.name),
-      (): Sums => ({ n: 0, definedClasses: 0, instances: 0, shallow: 0, retained: 0 }),
-      (acc, r) => {
-        acc.n++;
-        acc.definedClasses += r.definedClasses;
-        acc.instances += r.instances;
-        acc.shallow += r.shallow;
-        acc.retained += r.retained;
-      },
-    );
-  const bs = sums(b);
-  const cs = sums(c);
-  const rows: LoaderDiffRow[] = [];
-  for (const k of keysOf(bs, cs)) {
-    const x = bs.get(k);
-    const y = cs.get(k);
-    const row: LoaderDiffRow = {
+  const fields = ['definedClasses', 'instances', 'shallow', 'retained'] as const;
+  const sums = (s: ReportSections) => sumBy(s.overview.classLoaders, (r) => loaderKey(r.loader === null ? null : r.name), fields);
+  const rows = pairRows(
+    sums(b),
+    sums(c),
+    (k, x, y): LoaderDiffRow => ({
       loader: k,
       loaders: { baseline: x?.n ?? 0, current: y?.n ?? 0 },
-      definedClasses: change(x?.definedClasses ?? 0, y?.definedClasses ?? 0),
-      instances: change(x?.instances ?? 0, y?.instances ?? 0),
-      shallow: change(x?.shallow ?? 0, y?.shallow ?? 0),
-      retained: change(x?.retained ?? 0, y?.retained ?? 0),
-    };
-    if ([row.definedClasses, row.instances, row.shallow, row.retained].some((m) => m.delta !== 0) || row.loaders.baseline !== row.loaders.current) rows.push(row);
-  }
+      definedClasses: both(x, y, 'definedClasses'),
+      instances: both(x, y, 'instances'),
+      shallow: both(x, y, 'shallow'),
+      retained: both(x, y, 'retained'),
+    }),
+    (r) => moved(r.definedClasses, r.instances, r.shallow, r.retained) || r.loaders.baseline !== r.loaders.current,
+  );
   return rows.sort((p, q) => q.retained.delta - p.retained.delta || growthThenName(p.shallow.delta, q.shallow.delta, p.loader, q.loader));
 }
 
 function packageRows(b: ReportSections, c: ReportSections): PackageDiffRow[] {
-  type Sums = { classes: number; instances: number; shallow: number };
-  const sums = (s: ReportSections) =>
-    byKey(
-      s.overview.classHistogram.rows,
-      (r) => packageOf(r.className),
-      (): Sums => ({ classes: 0, instances: 0, shallow: 0 }),
-      (acc, r) => {
-        acc.classes++;
-        acc.instances += r.instances;
-        acc.shallow += r.shallow;
-      },
-    );
-  const bs = sums(b);
-  const cs = sums(c);
-  const rows: PackageDiffRow[] = [];
-  for (const k of keysOf(bs, cs)) {
-    const x = bs.get(k);
-    const y = cs.get(k);
-    const row: PackageDiffRow = {
-      package: k,
-      classes: { baseline: x?.classes ?? 0, current: y?.classes ?? 0 },
-      instances: change(x?.instances ?? 0, y?.instances ?? 0),
-      shallow: change(x?.shallow ?? 0, y?.shallow ?? 0),
-    };
-    if (row.instances.delta !== 0 || row.shallow.delta !== 0) rows.push(row);
-  }
+  const sums = (s: ReportSections) => sumBy(s.overview.classHistogram.rows, (r) => packageOf(r.className), ['instances', 'shallow'] as const);
+  const rows = pairRows(
+    sums(b),
+    sums(c),
+    (k, x, y): PackageDiffRow => ({ package: k, classes: { baseline: x?.n ?? 0, current: y?.n ?? 0 }, instances: both(x, y, 'instances'), shallow: both(x, y, 'shallow') }),
+    (r) => moved(r.instances, r.shallow),
+  );
   return rows.sort((p, q) => q.shallow.delta - p.shallow.delta || growthThenName(p.instances.delta, q.instances.delta, p.package, q.package));
 }
 
-type DomSums = { className: string; objects: number; retained: number };
-
-function dominatorSums(s: DumpSnapshot): Map<string, DomSums> {
-  return byKey(
-    s.dominators,
-    (d) => d.key,
-    (): DomSums => ({ className: '', objects: 0, retained: 0 }),
-    (acc, d) => {
-      acc.className = d.className;
-      acc.objects++;
-      acc.retained += d.retained;
-    },
-  );
-}
+/** Big dominators summed by key (`n` = objects with the key). */
+const dominatorSums = (s: DumpSnapshot) => sumBy(s.dominators, (d) => d.key, ['retained'] as const);
 
 /**
  * Keys retaining at least `threshold` in either dump; each side's value comes from its whole
@@ -193,20 +143,21 @@ function dominatorSums(s: DumpSnapshot): Map<string, DomSums> {
 function dominatorRows(b: DumpSnapshot, c: DumpSnapshot, threshold: number): DominatorDiffRow[] {
   const bs = dominatorSums(b);
   const cs = dominatorSums(c);
-  const big = (m: Map<string, DomSums>) => [...m].filter(([, v]) => v.retained >= threshold).map(([k]) => k);
-  const rows: DominatorDiffRow[] = [];
-  for (const k of new Set([...big(bs), ...big(cs)])) {
-    const x = bs.get(k);
-    const y = cs.get(k);
-    const row: DominatorDiffRow = {
+  const classOf = new Map([...b.dominators, ...c.dominators].map((d) => [d.key, d.className]));
+  const big = (m: typeof bs) => [...m].filter(([, v]) => v.retained >= threshold).map(([k]) => k);
+  const rows = pairRows(
+    bs,
+    cs,
+    (k, x, y): DominatorDiffRow => ({
       key: k,
-      className: (y ?? x)!.className,
-      objects: { baseline: x?.objects ?? 0, current: y?.objects ?? 0 },
+      className: classOf.get(k)!,
+      objects: { baseline: x?.n ?? 0, current: y?.n ?? 0 },
       status: statusOf(x ? x.retained : null, y ? y.retained : null),
-      retained: change(x?.retained ?? 0, y?.retained ?? 0),
-    };
-    if (row.retained.delta !== 0) rows.push(row);
-  }
+      retained: both(x, y, 'retained'),
+    }),
+    (r) => moved(r.retained),
+    new Set([...big(bs), ...big(cs)]),
+  );
   return rows.sort((p, q) => growthThenName(p.retained.delta, q.retained.delta, p.key, q.key));
 }
 
@@ -226,7 +177,7 @@ function sizeIn(snap: DumpSnapshot, s: Suspect, key: string, suspects: Map<strin
     if (dom) return { retained: dom.retained, rank: null, source: 'dominator' };
     return { retained: null, rank: null, source: 'none' };
   }
-  const cls = classSums(snap.sections).get(`${s.className}\u0000${loaderKey(s.classLoader)}`);
+  const cls = classSums(snap.sections).get(classKey(s.className, s.classLoader));
   return cls ? { retained: cls.retained, rank: null, source: 'class' } : { retained: null, rank: null, source: 'none' };
 }
 
