@@ -11,6 +11,7 @@ import { parseGateRule } from '../diff/gate.js';
 import { chooseOutput, writeOutput } from '../report/index.js';
 import { checkOptions, fullAnalysisArgs, scratchDir } from './args.js';
 import { analyzeForCli, openForCli } from './open.js';
+import { interruptSignal, terminalProgress } from './progress.js';
 
 const args = {
   baseline: { type: 'positional', required: true, description: 'the earlier dump' },
@@ -45,11 +46,21 @@ export const diffCommand = defineCommand({
     const choice = chooseOutput(a.report ?? null, a.format ?? null);
     const gate = repeated(rawArgs, 'fail-if-grown').map(parseGateRule);
     const scratch = scratchDir(a['scratch-dir']);
-    const model = await diffDumps(a.baseline, a.current, {
-      gate,
-      open: (path) => openForCli(path, { scratchDir: scratch, noCache: !a.cache }),
-      analyze: (session) => analyzeForCli(session, false),
-    });
+    const interrupt = interruptSignal();
+    const progress = terminalProgress(interrupt.signal);
+    let model;
+    try {
+      model = await diffDumps(a.baseline, a.current, {
+        gate,
+        open: (path) => openForCli(path, { scratchDir: scratch, noCache: !a.cache }),
+        analyze: (session) => analyzeForCli(session, false),
+        onProgress: (_which, e) => progress.onProgress(e),
+        signal: interrupt.signal,
+      });
+    } finally {
+      progress.stop();
+      interrupt.dispose();
+    }
     if (model.sameProgram.note) process.stderr.write(`warning: ${model.sameProgram.note}\n`);
     writeOutput(renderDiff(model, choice.format), choice);
     if (choice.path) process.stderr.write(`comparison written to ${choice.path}\n`);

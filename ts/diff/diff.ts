@@ -15,7 +15,9 @@ export interface DiffOptions {
   open?: (path: string) => Promise<HeapSession>;
   /** How an opened dump is analyzed; default `session.analyze()`. */
   analyze?: (session: HeapSession) => Promise<void>;
+  /** Progress of opening, analyzing (unless `open` / `analyze` are given) and reading each dump. */
   onProgress?: (which: 'baseline' | 'current', event: ProgressEvent) => void;
+  /** Cancels the work (ERR_CANCELLED). */
   signal?: AbortSignal;
 }
 
@@ -26,7 +28,7 @@ async function collect(path: string, which: 'baseline' | 'current', options: Dif
   try {
     if (options.analyze) await options.analyze(session);
     else await session.analyze({ ...(options.onProgress ? { onProgress: (e: ProgressEvent) => options.onProgress!(which, e) } : {}), ...(options.signal ? { signal: options.signal } : {}) });
-    const sections = await fullSections(session, options.signal);
+    const sections = await fullSections(session, options.signal, options.onProgress ? (e) => options.onProgress!(which, e) : undefined);
     // Walked down to 1 % of this dump's heap; the comparison keeps 1 % of the larger one.
     const own = Math.max(1, Math.ceil((sections.overview.heap.usedHeap * DOMINATOR_PERCENT) / 100));
     return await snapshot(session, sections, own, which);

@@ -4,7 +4,7 @@
  * every class name, and the big dominators with their matching keys (point look-ups of a few
  * hundred objects at most).
  */
-import type { HeapSession, ReportSections } from '../session/index.js';
+import type { HeapSession, ProgressEvent, ReportSections } from '../session/index.js';
 import type { DumpFacts } from './model.js';
 
 /** Lists of the report sections are cut at this length: in practice, never. */
@@ -124,8 +124,8 @@ export async function objectKey(session: HeapSession, sections: ReportSections, 
 }
 
 /** The report sections with every list complete (the dump must be analyzed). */
-export async function fullSections(session: HeapSession, signal?: AbortSignal): Promise<ReportSections> {
-  return session.reportData({ limit: SECTION_LIMIT, topStrings: STRING_LIMIT, ...(signal ? { signal } : {}) });
+export async function fullSections(session: HeapSession, signal?: AbortSignal, onProgress?: (e: ProgressEvent) => void): Promise<ReportSections> {
+  return session.reportData({ limit: SECTION_LIMIT, topStrings: STRING_LIMIT, ...(signal ? { signal } : {}), ...(onProgress ? { onProgress } : {}) });
 }
 
 /**
