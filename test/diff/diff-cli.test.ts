@@ -66,7 +66,7 @@ describe('heapql diff', () => {
   it('--fail-if-grown exits 1 listing the offending rows, 0 when within the limits', async () => {
     const fail = await heapql(['diff', baselineDump, currentDump, '--fail-if-grown', 'DiffHeap$Key=1000', '--fail-if-grown=java.util.HashMap$Node=10%']);
     expect(fail.code).toBe(1);
-    expect(fail.stderr).toContain('heapql diff: 2 class rows grew past --fail-if-grown:');
+    expect(fail.stderr).toContain('error: 2 class rows grew past --fail-if-grown:');
     expect(fail.stderr).toContain(`DiffHeap$Key (app): shallow +${(facts.entries_added * 24).toLocaleString('en-US')} bytes (+50.0%), limit 1000 bytes [DiffHeap$Key=1000]`);
     expect(fail.stderr).toMatch(/java\.util\.HashMap\$Node \(<bootstrap>\): shallow \+[\d,]+ bytes \(\+42\.9%\), limit 10% \[java\.util\.HashMap\$Node=10%\]/);
     expect(fail.stdout).toContain('**FAILED**: 2 class rows');

@@ -12,6 +12,7 @@ import { chooseOutput, writeOutput } from '../report/index.js';
 import { checkOptions, fullAnalysisArgs, scratchDir } from './args.js';
 import { analyzeForCli, openForCli } from './open.js';
 import { interruptSignal, terminalProgress } from './progress.js';
+import { notice, warn } from './stderr.js';
 
 const args = {
   baseline: { type: 'positional', required: true, description: 'the earlier dump' },
@@ -61,11 +62,12 @@ export const diffCommand = defineCommand({
       progress.stop();
       interrupt.dispose();
     }
-    if (model.sameProgram.note) process.stderr.write(`warning: ${model.sameProgram.note}\n`);
+    if (model.sameProgram.note) warn(model.sameProgram.note);
     writeOutput(renderDiff(model, choice.format), choice);
-    if (choice.path) process.stderr.write(`comparison written to ${choice.path}\n`);
+    if (choice.path) notice(`comparison written to ${choice.path}`);
     if (model.gate.failed) {
-      process.stderr.write(`heapql diff: ${rowsText(model.gate.offending.length)} grew past --fail-if-grown:\n`);
+      // The reason for exit 1: printed even with --quiet, as errors are.
+      process.stderr.write(`error: ${rowsText(model.gate.offending.length)} grew past --fail-if-grown:\n`);
       for (const line of gateLines(model)) process.stderr.write(`  ${line}\n`);
       process.exitCode = 1;
     }
