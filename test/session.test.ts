@@ -95,6 +95,22 @@ describe('HeapSession on demo.hprof', () => {
     expect(() => session.resolveObject('hello')).toThrow(/names no object/);
   });
 
+  test('WHERE @objectId = n reads one object and answers like the scan', async () => {
+    const id = sessionRef.objectId;
+    const rows = async (oql: string) => (await session.query(oql)).rows;
+    expect(await rows(`SELECT s FROM Demo$Session s WHERE @objectId = ${id}`)).toEqual([[sessionRef]]);
+    expect(await rows(`SELECT x FROM INSTANCEOF java.lang.Object x WHERE ${id} = @objectId`)).toEqual([[sessionRef]]);
+    // The same answers as a scan (a range is not narrowed).
+    for (const where of [`@objectId = ${id}`, `@objectId = ${id} AND s.createdAt < 0`, `s.createdAt > 0 AND @objectId = ${id}`]) {
+      const scanned = where.replace(`@objectId = ${id}`, `@objectId >= ${id} AND @objectId <= ${id}`);
+      expect(await rows(`SELECT s FROM Demo$Session s WHERE ${where}`)).toEqual(await rows(`SELECT s FROM Demo$Session s WHERE ${scanned}`));
+    }
+    expect(await rows(`SELECT s FROM java.lang.String s WHERE @objectId = ${id}`)).toEqual([]);
+    expect(await rows('SELECT s FROM Demo$Session s WHERE @objectId = 99999999')).toEqual([]);
+    expect(await rows(`SELECT s FROM Demo$Session s WHERE @objectId = ${id}.5`)).toEqual([]);
+    expect(await rows(`SELECT COUNT(*) FROM INSTANCEOF java.lang.Object x WHERE @objectId = ${id}`)).toEqual([[1]]);
+  });
+
   test('a prepared query is planned once and re-planned only when the path changes', async () => {
     const prepared = session.prepare('SELECT COUNT(*) AS n FROM Demo$Session');
     expect(prepared.fullPath).toBe(false);
