@@ -4,7 +4,8 @@
  * checked against what the program built.
  */
 import path from 'node:path';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, unlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
 import { HeapSession, openHeap, type ObjectRef, type SessionEvent } from '../ts/index.js';
@@ -184,5 +185,20 @@ describe('HeapSession on demo.hprof', () => {
   test('missing objects are one clear error', async () => {
     await expect(session.object(2 ** 31)).rejects.toMatchObject({ code: 'ERR_NO_SUCH_OBJECT', message: expect.stringContaining('does not exist') });
     await expect(session.referrers(2 ** 31)).rejects.toMatchObject({ code: 'ERR_NO_SUCH_OBJECT' });
+  });
+
+  test('a dump deleted after opening stays usable (queries, look-ups, the analysis)', async () => {
+    const copy = path.join(mkdtempSync(path.join(tmpdir(), 'heapql-vanish-')), 'demo.hprof');
+    copyFileSync(demo, copy);
+    const s = await openHeap(copy);
+    try {
+      unlinkSync(copy);
+      expect((await s.query('SELECT COUNT(*) FROM Demo$Session')).rows).toEqual([[400]]);
+      expect((await s.object(sessionRef.objectId)).fieldCount).toBe(6);
+      await s.analyze();
+      expect(s.status.state).toBe('full');
+    } finally {
+      s.close();
+    }
   });
 });

@@ -143,6 +143,19 @@ function fileFormat(path: string, result: QueryResult): string {
   throw new ReplError(`!save picks the format by extension: .csv, .tsv or .json (not '${path}')`);
 }
 
+/** `!reachable` / `!all`: the session's reachable mode for the queries that follow. */
+function reachableMode(name: string, on: boolean, summary: string): Command {
+  return {
+    name,
+    usage: `!${name}`,
+    summary,
+    run: (ctx) => {
+      ctx.backend.reachableOnly = on;
+      ctx.io.print(on ? 'queries now see reachable objects only (!all for every object)' : 'queries now see every object (!reachable for reachable only)');
+    },
+  };
+}
+
 function helpText(): string {
   const width = Math.max(...COMMANDS.map((c) => c.usage.length));
   const lines = COMMANDS.map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}${c.aliases?.length ? ` (also ${c.aliases.map((a) => `!${a}`).join(', ')})` : ''}`);
@@ -393,24 +406,8 @@ export const COMMANDS: Command[] = [
       ctx.io.print(views.map(renderClass).join('\n\n'));
     },
   },
-  {
-    name: 'reachable',
-    usage: '!reachable',
-    summary: 'queries see only objects reachable from GC roots',
-    run: (ctx) => {
-      ctx.backend.reachableOnly = true;
-      ctx.io.print('queries now see reachable objects only (!all for every object)');
-    },
-  },
-  {
-    name: 'all',
-    usage: '!all',
-    summary: 'queries see every object, unreachable ones too',
-    run: (ctx) => {
-      ctx.backend.reachableOnly = false;
-      ctx.io.print('queries now see every object (!reachable for reachable only)');
-    },
-  },
+  reachableMode('reachable', true, 'queries see only objects reachable from GC roots'),
+  reachableMode('all', false, 'queries see every object, unreachable ones too'),
   {
     name: 'run',
     usage: '!run [<name>]',
