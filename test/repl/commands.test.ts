@@ -204,6 +204,27 @@ describe('the REPL dispatcher', () => {
   });
 });
 
+describe('!analyze cancelled (Ctrl-C)', () => {
+  it('says cancelled, and the session goes on on the query-only path', async () => {
+    const session = await openHeap(demo);
+    const errors: string[] = [];
+    let done = 0;
+    const repl = new Repl(session, { print: () => {}, error: (t) => errors.push(t), saveFile: () => {}, progressDone: () => done++, quit: () => {} });
+    try {
+      const controller = new AbortController();
+      const run = repl.execute('!analyze', controller.signal);
+      controller.abort();
+      expect(await run).toBe(false);
+      expect(errors).toEqual(['cancelled']);
+      expect(done).toBe(1);
+      expect(session.status.state).toBe('query-only');
+      expect(await repl.execute('SELECT COUNT(*) FROM Demo$Session')).toBe(true);
+    } finally {
+      session.close();
+    }
+  });
+});
+
 describe('statement completeness and completion (shared with the browser)', () => {
   it('asks for more only when the statement runs out before its end', () => {
     expect(statementComplete('SELECT COUNT(*)')).toBe(false);
