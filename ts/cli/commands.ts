@@ -14,6 +14,8 @@ export const subCommands: Record<string, Lazy> = {
   schema: () => import('./schema.js').then((m) => m.schemaCommand),
   sched: () => import('./sched.js').then((m) => m.schedCommand),
   device: () => import('./device.js').then((m) => m.deviceCommand),
+  mcp: () => import('./mcp.js').then((m) => m.mcpCommand),
+  completion: () => import('./completion.js').then((m) => m.completionCommand(() => subCommands, mainCommand)),
 };
 
 /** `heapql <dump> [report]`: the report command. */
