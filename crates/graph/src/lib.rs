@@ -12,6 +12,8 @@ pub mod dominators;
 pub mod domtree;
 pub mod object_graph;
 pub mod paths;
+mod persist;
+pub use persist::CACHE_LAYOUT;
 pub mod reachability;
 pub mod report;
 pub mod retained;
