@@ -3,8 +3,8 @@
 //! reachability bitmaps, written as arrays and memory-mapped back. Lazily built parts (BFS
 //! parents, referrers) are rebuilt on first use.
 
-use heapql_cache::{Entry, EntryFile, EntryWriter, Lookup};
-use heapql_heap::{CacheUse, Heap, HeapError};
+use heapql_cache::{CacheUse, Entry, EntryFile, EntryWriter};
+use heapql_heap::{Heap, HeapError};
 use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
 
@@ -126,18 +126,14 @@ impl FullAnalysis {
     /// The full analysis through the cache entry: the cached one when valid, else a fresh
     /// build that is then written. Cache problems become lines in `warnings`, never errors.
     pub fn build_with_cache(heap: &Heap, options: GraphOptions, entry: &Entry, warnings: &mut Vec<String>) -> Result<(FullAnalysis, CacheUse), HeapError> {
-        let key = options_key(&options);
-        match entry.open("analysis", key) {
-            Lookup::Hit(f) => match FullAnalysis::read_cache(heap, &f) {
-                Ok(a) if a.reachable_only == options.reachable_only => return Ok((a, CacheUse::Hit)),
-                Ok(_) => warnings.push("cache: the cached analysis was made with other options; rebuilding".into()),
-                Err(reason) => warnings.push(format!("cache: the cached analysis not used: {reason}; rebuilding")),
-            },
-            Lookup::Invalid(w) => warnings.push(w),
-            Lookup::Miss => {}
-        }
-        let a = FullAnalysis::build(heap, options)?;
-        let written = entry.write("analysis", key, |w| a.write_cache(w));
-        Ok((a, CacheUse::from_write(written, warnings)))
+        let reachable_only = options.reachable_only;
+        entry.load_or_build(
+            "analysis",
+            options_key(&options),
+            warnings,
+            |f| FullAnalysis::read_cache(heap, f).and_then(|a| if a.reachable_only == reachable_only { Ok(a) } else { Err("made with other options".into()) }),
+            || FullAnalysis::build(heap, options),
+            |a, w| a.write_cache(w),
+        )
     }
 }

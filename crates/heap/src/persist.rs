@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::Path;
 
-use heapql_cache::{Entry, EntryFile, EntryWriter, Lookup, Written};
+use heapql_cache::{CacheUse, Entry, EntryFile, EntryWriter};
 use heapql_hprof::{Control, Source};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -16,42 +16,6 @@ use crate::{ids, layout, ClassExt, ClassHistogramRow, ClassIdx, ClassInfo, DumpI
 
 /// Bump when what this file writes changes meaning (part of every cache key).
 pub const CACHE_LAYOUT: &str = "heap1";
-
-/// What the cache did for one step (opening, analyzing, reporting).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CacheUse {
-    /// No cache (`--no-cache`, or none could be set up).
-    Off,
-    /// Read from the cache.
-    Hit,
-    /// Built and written to the cache.
-    Written,
-    /// Built, not written (another process was writing it, or writing failed).
-    Built,
-}
-
-impl CacheUse {
-    pub fn name(self) -> &'static str {
-        match self {
-            CacheUse::Off => "off",
-            CacheUse::Hit => "hit",
-            CacheUse::Written => "written",
-            CacheUse::Built => "built",
-        }
-    }
-
-    /// After building: what writing the result did (a failure becomes a warning line).
-    pub fn from_write(w: Written, warnings: &mut Vec<String>) -> CacheUse {
-        match w {
-            Written::Done(_) => CacheUse::Written,
-            Written::Busy => CacheUse::Built,
-            Written::Failed(m) => {
-                warnings.push(m);
-                CacheUse::Built
-            }
-        }
-    }
-}
 
 /// Everything but the per-object arrays.
 #[derive(Serialize, Deserialize)]
@@ -157,17 +121,15 @@ impl Heap {
     /// Opens the dump through the cache entry: the cached index when valid, else a fresh
     /// build that is then written. Cache problems become lines in `warnings`, never errors.
     pub fn open_with_cache(path: &Path, options: OpenOptions, entry: &Entry, warnings: &mut Vec<String>) -> Result<(Heap, CacheUse), HeapError> {
-        match entry.open("index", "") {
-            Lookup::Hit(f) => match Heap::read_cache(path, &f, &options) {
-                Ok(heap) => return Ok((heap, CacheUse::Hit)),
-                Err(reason) => warnings.push(format!("cache: the cached index of {} not used: {reason}; rebuilding", path.display())),
-            },
-            Lookup::Invalid(w) => warnings.push(w),
-            Lookup::Miss => {}
-        }
-        let heap = Heap::open(path, options)?;
-        let written = entry.write("index", "", |w| heap.write_cache(w));
-        Ok((heap, CacheUse::from_write(written, warnings)))
+        let read_options = options.clone();
+        entry.load_or_build(
+            "index",
+            "",
+            warnings,
+            |f| Heap::read_cache(path, f, &read_options),
+            || Heap::open(path, options),
+            |heap, w| heap.write_cache(w),
+        )
     }
 }
 
