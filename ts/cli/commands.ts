@@ -14,6 +14,7 @@ export const subCommands: Record<string, Lazy> = {
   schema: () => import('./schema.js').then((m) => m.schemaCommand),
   sched: () => import('./sched.js').then((m) => m.schedCommand),
   device: () => import('./device.js').then((m) => m.deviceCommand),
+  cache: () => import('./cache.js').then((m) => m.cacheCommand),
 };
 
 /** `heapql <dump> [report]`: the report command. */

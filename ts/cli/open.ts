@@ -3,11 +3,11 @@
  * index's warnings (truncated file, skipped records) on stderr.
  */
 import { openHeap, type Heap } from '../heap.js';
+import { printCacheWarnings, type CliCacheOptions } from './cache.js';
 import { interruptSignal, terminalProgress } from './progress.js';
 
-export interface CliOpenOptions {
+export interface CliOpenOptions extends CliCacheOptions {
   dump?: number;
-  noCache?: boolean;
   /** For the full analysis: big arrays in scratch files (in this directory, or '' = the core's choice). */
   scratchDir?: string;
 }
@@ -18,7 +18,9 @@ export async function openForCli(path: string, options: CliOpenOptions = {}): Pr
   try {
     const heap = await openHeap(path, {
       dump: options.dump,
-      noCache: options.noCache,
+      cache: !options.noCache,
+      ...(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}),
+      ...(options.cacheMax !== undefined ? { cacheMax: options.cacheMax } : {}),
       ...(options.scratchDir !== undefined ? { scratchDir: options.scratchDir } : {}),
       onProgress: progress.onProgress,
       signal: interrupt.signal,
@@ -28,6 +30,7 @@ export async function openForCli(path: string, options: CliOpenOptions = {}): Pr
       const where = w.offset > 0 && !/offset/i.test(w.message) ? ` (byte offset ${w.offset})` : '';
       process.stderr.write(`warning: ${path}: ${w.message}${where}\n`);
     }
+    printCacheWarnings(heap);
     return heap;
   } finally {
     progress.stop();
@@ -41,6 +44,7 @@ export async function analyzeForCli(heap: Heap, reachableOnly: boolean): Promise
   const progress = terminalProgress(interrupt.signal);
   try {
     await heap.analyze({ reachableOnly, onProgress: progress.onProgress, signal: interrupt.signal });
+    printCacheWarnings(heap);
   } finally {
     progress.stop();
     interrupt.dispose();
