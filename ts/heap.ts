@@ -35,7 +35,7 @@ export interface OpenOptions {
   cacheDir?: string;
   /** The cache's size cap in bytes (default: 20% of its disk's free space); older dumps go first. */
   cacheMax?: number;
-  /** Neither read nor write the cache (wins over `cache` and `cacheDir`). */
+  /** Neither read nor write the cache (as `cache: false`; wins over `cacheDir`). */
   noCache?: boolean;
   /**
    * Where the big per-object arrays go (the object index; after `analyze()`, the graph, the
@@ -57,7 +57,7 @@ function scratchOption(options: OpenOptions): string | undefined {
 
 /** The door's form: absent = no cache, '' = the default directory, else the directory. */
 function cacheDirOption(options: OpenOptions): string | undefined {
-  if (options.noCache) return undefined;
+  if (options.noCache || options.cache === false) return undefined;
   if (options.cacheDir !== undefined) return options.cacheDir;
   return options.cache ? '' : undefined;
 }

@@ -18,7 +18,8 @@ export async function openForCli(path: string, options: CliOpenOptions = {}): Pr
   try {
     const heap = await openHeap(path, {
       dump: options.dump,
-      cache: !options.noCache,
+      noCache: options.noCache,
+      cache: true,
       ...(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}),
       ...(options.cacheMax !== undefined ? { cacheMax: options.cacheMax } : {}),
       ...(options.scratchDir !== undefined ? { scratchDir: options.scratchDir } : {}),
