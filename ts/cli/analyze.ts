@@ -31,7 +31,7 @@ export const analyzeCommand = defineCommand({
     const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), ...cacheOptions(a), scratchDir: scratch });
     try {
       await analyzeForCli(heap, reachableOnly);
-      await runJobs(heap, jobs, format, reachableOnly);
+      await runJobs(heap, jobs, format);
     } finally {
       heap.close();
     }

@@ -2,7 +2,7 @@
 //! a fresh build, and the cache notices a dump that changed under it.
 
 use heapql_cache::Cache;
-use heapql_graph::report::{build, ReportOptions};
+use heapql_report::{build, ReportOptions};
 use heapql_graph::{FullAnalysis, GraphOptions};
 use heapql_heap::{CacheUse, Heap, OpenOptions, Value};
 use std::path::{Path, PathBuf};
