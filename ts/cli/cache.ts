@@ -9,6 +9,7 @@ import { usageError } from '../errors.js';
 import type { Heap } from '../heap.js';
 import { native } from '../native/index.js';
 import { checkOptions } from './args.js';
+import { warn } from './stderr.js';
 
 export interface CliCacheOptions {
   noCache?: boolean;
@@ -41,7 +42,7 @@ const printed = new WeakMap<Heap, number>();
 /** Prints the cache's warning lines not printed yet (each once). */
 export function printCacheWarnings(heap: Heap): void {
   const warnings = heap.cacheStatus().warnings;
-  for (const w of warnings.slice(printed.get(heap) ?? 0)) process.stderr.write(`warning: ${w}\n`);
+  for (const w of warnings.slice(printed.get(heap) ?? 0)) warn(w);
   printed.set(heap, warnings.length);
 }
 

@@ -13,6 +13,7 @@ import { cacheOptions, printCacheWarnings, type CliCacheOptions } from './cache.
 import { analyzeForCli, openForCli } from './open.js';
 import { interruptSignal, terminalProgress } from './progress.js';
 import { collectJobs, runJobsForReport, type QueryJob } from './queries.js';
+import { notice, warn } from './stderr.js';
 
 const args = {
   ...dumpArgs,
@@ -40,7 +41,7 @@ export const reportCommand = defineCommand({
       fullPath: true,
       reachableOnly,
     });
-    for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+    for (const w of warnings) warn(w);
     await writeFullReport(a.file, { dump: dumpIndex(a.dump), ...cacheOptions(a), scratchDir: scratch, reachableOnly, jobs, choice });
   },
 });
@@ -63,7 +64,7 @@ export async function writeFullReport(file: string, options: FullReportOptions):
     let model;
     try {
       const { results, failures } = await runJobsForReport(heap, options.jobs, interrupt.signal);
-      for (const f of failures) process.stderr.write(`warning: query ${f}\n`);
+      for (const f of failures) warn(`query ${f}`);
       model = withVizWarnings(
         await heap.report({
           queries: results,
@@ -78,9 +79,9 @@ export async function writeFullReport(file: string, options: FullReportOptions):
       interrupt.dispose();
     }
     printCacheWarnings(heap);
-    for (const w of model.warnings) if (w.source !== 'dump') process.stderr.write(`warning: ${w.message}\n`);
+    for (const w of model.warnings) if (w.source !== 'dump') warn(w.message);
     writeReport(model, options.choice);
-    if (options.choice.path) process.stderr.write(`report written to ${options.choice.path}\n`);
+    if (options.choice.path) notice(`report written to ${options.choice.path}`);
   } finally {
     heap.close();
   }
