@@ -70,6 +70,14 @@ fn sample_hash(file: &File, size: u64) -> std::io::Result<u64> {
     Ok(h.digest())
 }
 
+/// xxh3 of a whole file (a build's fingerprint: the addon that writes the cache).
+pub fn file_hash(path: &Path) -> std::io::Result<u64> {
+    let file = File::open(path)?;
+    // SAFETY: read-only view, dropped before returning.
+    let map = unsafe { memmap2::Mmap::map(&file) }?;
+    Ok(xxhash_rust::xxh3::xxh3_64(&map))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,6 +17,6 @@ mod memo;
 mod store;
 
 pub use file::{EntryFile, EntryWriter, Invalid, Key, FORMAT_VERSION};
-pub use identity::DumpIdentity;
+pub use identity::{file_hash, DumpIdentity};
 pub use memo::CacheUse;
 pub use store::{cache_dir, Cache, Entry, EntryInfo, EntryMeta, Lookup, Written};

@@ -50,8 +50,9 @@ impl CacheState {
     }
 }
 
-/// What the data written depends on: the crates' layouts and this very binary (its size and
-/// modification time), so a rebuilt addon never reads what another build wrote.
+/// What the data written depends on: the crates' layouts and this very binary (a hash of its
+/// bytes: the single-file binary extracts the addon afresh on every run, so its time stamp
+/// says nothing), so a rebuilt addon never reads what another build wrote.
 fn layout() -> String {
     static LAYOUT: OnceLock<String> = OnceLock::new();
     LAYOUT
@@ -69,9 +70,8 @@ fn binary_stamp() -> String {
         // SAFETY: dladdr returned a NUL-terminated path.
         PathBuf::from(unsafe { std::ffi::CStr::from_ptr(info.dli_fname) }.to_string_lossy().to_string())
     });
-    let meta = path.and_then(|p| std::fs::metadata(p).ok());
-    match meta.and_then(|m| Some((m.len(), m.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?.as_nanos()))) {
-        Some((len, ns)) => format!("{len:x}.{ns:x}"),
+    match path.and_then(|p| heapql_cache::file_hash(&p).ok()) {
+        Some(hash) => format!("{hash:016x}"),
         None => "unknown-build".into(),
     }
 }
