@@ -8,6 +8,6 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: 'forks',
     // Compiles the OQL grammar (ts/oql/oql.ne) before any test imports the parser.
-    globalSetup: ['test/tools/grammar-setup.mjs'],
+    globalSetup: ['test/tools/grammar-setup.mjs', 'test/tools/cache-setup.mjs'],
   },
 });

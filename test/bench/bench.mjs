@@ -16,6 +16,50 @@ const OUT = path.join(ROOT, 'bench-out');
 const GENERATOR = path.join(ROOT, 'fixtures/programs/BenchHeap.java');
 const CLI = path.join(ROOT, 'bin/heapql.js');
 const TIME = '/usr/bin/time';
+/** The index cache of the cache steps (cleared before each cold step). */
+const CACHE = path.join(OUT, 'cache');
+const clearCache = () => fs.rmSync(CACHE, { recursive: true, force: true });
+const cached = (args) => [...args, '--cache-dir', CACHE, '--cache-max', '1T'];
+const COUNT_STRINGS = 'SELECT COUNT(*) FROM java.lang.String';
+const TOP_RETAINED = 'SELECT s.@retainedHeapSize AS retained FROM java.lang.Thread s ORDER BY retained DESC LIMIT 1';
+
+/** Bytes of the cache directory. */
+function cacheBytes() {
+  let total = 0;
+  const walk = (d) => {
+    for (const e of fs.existsSync(d) ? fs.readdirSync(d, { withFileTypes: true }) : []) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else total += fs.statSync(p).size;
+    }
+  };
+  walk(CACHE);
+  return total;
+}
+
+/** Objects of the dump, from a report written by an earlier step. */
+function objectCount(size) {
+  for (const f of [`report-${size}g.json`, `report-${size}g-cache-cold.json`]) {
+    try {
+      return JSON.parse(fs.readFileSync(path.join(OUT, f), 'utf8')).overview.heap.objects;
+    } catch {
+      // not written by this run
+    }
+  }
+  return null;
+}
+
+/** Size of the cache and, against the uncached report of this run, what writing it cost. */
+function cacheCostNote(size, rows) {
+  const bytes = cacheBytes();
+  const objects = objectCount(size);
+  const parts = [`cache ${Math.round(bytes / 1048576)} MB`];
+  if (objects) parts.push(`${(bytes / objects).toFixed(1)} B/object`);
+  const plain = rows.find((r) => r.step === 'full report' && r.ok && r.size === size);
+  const cold = rows.find((r) => r.step.startsWith('cache cold: full report') && r.ok && r.size === size);
+  if (plain && cold) parts.push(`write cost ≈ ${((cold.seconds - plain.seconds) / (bytes / 2 ** 30)).toFixed(2)} s/GiB (vs the uncached report)`);
+  return parts.join(', ');
+}
 
 /**
  * The measured steps, in order. `cmd` is `heapql` (node bin/heapql.js) or an external program
@@ -60,6 +104,45 @@ const STEPS = [
     name: 'point look-ups',
     script: 'test/bench/lookups.mjs',
     args: (d) => [d, '--samples', '300'],
+  },
+  // The index cache: cold (built and written) against warm (memory-mapped) runs, then the
+  // warm runs under the memory limit. Each cold step starts from an empty cache.
+  {
+    name: 'cache cold: query (index built + written)',
+    cmd: 'heapql',
+    before: clearCache,
+    args: (d) => cached(['query', d, '--query', COUNT_STRINGS]),
+  },
+  { name: 'cache warm: query (index mapped)', cmd: 'heapql', args: (d) => cached(['query', d, '--query', COUNT_STRINGS]) },
+  {
+    name: 'cache cold: full report (all written)',
+    cmd: 'heapql',
+    before: clearCache,
+    output: (size) => path.join(OUT, `report-${size}g-cache-cold.json`),
+    args: (d, size) => cached([d, path.join(OUT, `report-${size}g-cache-cold.json`)]),
+    after: cacheCostNote,
+  },
+  { name: 'cache warm: first @retainedHeapSize', cmd: 'heapql', args: (d) => cached(['analyze', d, '--query', TOP_RETAINED]) },
+  {
+    name: 'cache warm: full report',
+    cmd: 'heapql',
+    output: (size) => path.join(OUT, `report-${size}g-cache-warm.json`),
+    args: (d, size) => cached([d, path.join(OUT, `report-${size}g-cache-warm.json`)]),
+  },
+  {
+    name: 'cache warm: query, memory limited to 0.35 × dump',
+    cmd: 'heapql',
+    memoryLimit: (dumpBytes) => Math.floor(dumpBytes * 0.35),
+    timeoutSeconds: 300,
+    args: (d) => cached(['query', d, '--query', COUNT_STRINGS]),
+  },
+  {
+    name: 'cache warm: full report, memory limited to 0.35 × dump',
+    cmd: 'heapql',
+    memoryLimit: (dumpBytes) => Math.floor(dumpBytes * 0.35),
+    timeoutSeconds: 300,
+    output: (size) => path.join(OUT, `report-${size}g-cache-limited.json`),
+    args: (d, size) => cached([d, path.join(OUT, `report-${size}g-cache-limited.json`)]),
   },
   // Peers, side by side: hprof-slurp's class histogram pass, hprof-analyzer's query-only path
   // and its full report (the same work as ours above).
@@ -383,6 +466,7 @@ async function main() {
         const logBase = path.join(OUT, 'logs', `${size}g-${step.name.replace(/[^a-z0-9]+/gi, '-')}`);
         const output = step.output?.(size);
         if (output) fs.rmSync(output, { force: true });
+        step.before?.();
         const m = await measure(argv, logBase, step.timeoutSeconds);
         if (cgroup) {
           note += `; cgroup peak ${Math.round(cgroup.peakBytes() / 1048576)} MB (page cache included)`;
@@ -393,7 +477,8 @@ async function main() {
           m.note = `exited 0 but wrote no ${path.basename(output)}`;
         }
         if (m.ok && step.script) note = lookupNote(`${logBase}.out`);
-        rows.push({ dump: name, sizeGB, step: step.name, ...m, note: m.ok ? note : `skipped: ${m.note}` });
+        if (m.ok && step.after) note = [note, step.after(size, rows)].filter(Boolean).join('; ');
+        rows.push({ dump: name, size, sizeGB, step: step.name, ...m, note: m.ok ? note : `skipped: ${m.note}` });
         process.stderr.write(`bench:   ${m.ok ? `${m.seconds.toFixed(2)} s, ${Math.round(m.rssMB)} MB` : m.note}\n`);
       }
     }

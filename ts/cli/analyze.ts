@@ -6,6 +6,7 @@ import { defineCommand } from 'citty';
 
 import { usageError } from '../errors.js';
 import { checkOptions, dumpArgs, dumpIndex, fullAnalysisArgs, queryArgs, scratchDir } from './args.js';
+import { cacheOptions } from './cache.js';
 import { analyzeForCli, openForCli } from './open.js';
 import { collectJobs, outputFormat, runJobs } from './queries.js';
 import { refuseWithRepl, startRepl } from './repl.js';
@@ -41,7 +42,7 @@ export const analyzeCommand = defineCommand({
     const { jobs, warnings } = collectJobs({ rawArgs, queryFile: a['query-file'], run: a.run, fullPath: true, reachableOnly });
     for (const w of warnings) warn(w);
     if (jobs.length === 0) throw usageError('no query given: use --query "<oql>", --query-file <path> or --run <name> (or heapql <dump> for the report)');
-    const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), noCache: !a.cache, scratchDir: scratch });
+    const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), ...cacheOptions(a), scratchDir: scratch });
     try {
       await analyzeForCli(heap, reachableOnly);
       await runJobs(heap, jobs, format);

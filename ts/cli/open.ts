@@ -3,12 +3,12 @@
  * index's warnings (truncated file, skipped records) on stderr.
  */
 import { openHeap, type Heap } from '../heap.js';
+import { printCacheWarnings, type CliCacheOptions } from './cache.js';
 import { interruptSignal, terminalProgress } from './progress.js';
 import { warn } from './stderr.js';
 
-export interface CliOpenOptions {
+export interface CliOpenOptions extends CliCacheOptions {
   dump?: number;
-  noCache?: boolean;
   /** For the full analysis: big arrays in scratch files (in this directory, or '' = the core's choice). */
   scratchDir?: string;
 }
@@ -20,6 +20,9 @@ export async function openForCli(path: string, options: CliOpenOptions = {}): Pr
     const heap = await openHeap(path, {
       dump: options.dump,
       noCache: options.noCache,
+      cache: true,
+      ...(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}),
+      ...(options.cacheMax !== undefined ? { cacheMax: options.cacheMax } : {}),
       ...(options.scratchDir !== undefined ? { scratchDir: options.scratchDir } : {}),
       onProgress: progress.onProgress,
       signal: interrupt.signal,
@@ -29,6 +32,7 @@ export async function openForCli(path: string, options: CliOpenOptions = {}): Pr
       const where = w.offset > 0 && !/offset/i.test(w.message) ? ` (byte offset ${w.offset})` : '';
       warn(`${path}: ${w.message}${where}`);
     }
+    printCacheWarnings(heap);
     return heap;
   } finally {
     progress.stop();
@@ -42,6 +46,7 @@ export async function analyzeForCli(heap: Heap, reachableOnly: boolean): Promise
   const progress = terminalProgress(interrupt.signal);
   try {
     await heap.analyze({ reachableOnly, onProgress: progress.onProgress, signal: interrupt.signal });
+    printCacheWarnings(heap);
   } finally {
     progress.stop();
     interrupt.dispose();

@@ -3,6 +3,7 @@ import { defineCommand } from 'citty';
 
 import { usageError } from '../errors.js';
 import { checkOptions, dumpArgs, dumpIndex, queryArgs } from './args.js';
+import { cacheOptions } from './cache.js';
 import { openForCli } from './open.js';
 import { collectJobs, listNamed, outputFormat, runJobs } from './queries.js';
 import { refuseWithRepl, startRepl } from './repl.js';
@@ -41,7 +42,7 @@ export const queryCommand = defineCommand({
     const { jobs, warnings } = collectJobs({ rawArgs, queryFile: a['query-file'], run: a.run, fullPath: false, reachableOnly });
     for (const w of warnings) warn(w);
     if (jobs.length === 0) throw usageError('no query given: use --query "<oql>", --query-file <path> or --run <name>');
-    const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), noCache: !a.cache });
+    const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), ...cacheOptions(a) });
     try {
       await runJobs(heap, jobs, format);
     } finally {

@@ -9,6 +9,7 @@ import { defineCommand } from 'citty';
 import type { Heap } from '../heap.js';
 import { chooseOutput, configOption, loadCollectionConfig, withVizWarnings, writeReport, type OutputChoice } from '../report/index.js';
 import { checkOptions, dumpArgs, dumpIndex, fullAnalysisArgs, queryArgs, scratchDir } from './args.js';
+import { cacheOptions, printCacheWarnings, type CliCacheOptions } from './cache.js';
 import { analyzeForCli, openForCli } from './open.js';
 import { interruptSignal, terminalProgress } from './progress.js';
 import { collectJobs, runJobsForReport, type QueryJob } from './queries.js';
@@ -41,13 +42,12 @@ export const reportCommand = defineCommand({
       reachableOnly,
     });
     for (const w of warnings) warn(w);
-    await writeFullReport(a.file, { dump: dumpIndex(a.dump), noCache: !a.cache, scratchDir: scratch, reachableOnly, jobs, choice });
+    await writeFullReport(a.file, { dump: dumpIndex(a.dump), ...cacheOptions(a), scratchDir: scratch, reachableOnly, jobs, choice });
   },
 });
 
-export interface FullReportOptions {
+export interface FullReportOptions extends CliCacheOptions {
   dump?: number;
-  noCache?: boolean;
   /** Scratch directory for the analysis ('' or absent = a temporary directory on disk). */
   scratchDir?: string;
   reachableOnly: boolean;
@@ -56,7 +56,7 @@ export interface FullReportOptions {
 }
 
 export async function writeFullReport(file: string, options: FullReportOptions): Promise<void> {
-  const heap: Heap = await openForCli(file, { dump: options.dump, noCache: options.noCache, scratchDir: options.scratchDir ?? '' });
+  const heap: Heap = await openForCli(file, { dump: options.dump, noCache: options.noCache, cacheDir: options.cacheDir, cacheMax: options.cacheMax, scratchDir: options.scratchDir ?? '' });
   try {
     await analyzeForCli(heap, options.reachableOnly);
     const interrupt = interruptSignal();
@@ -78,6 +78,7 @@ export async function writeFullReport(file: string, options: FullReportOptions):
       progress.stop();
       interrupt.dispose();
     }
+    printCacheWarnings(heap);
     for (const w of model.warnings) if (w.source !== 'dump') warn(w.message);
     writeReport(model, options.choice);
     if (options.choice.path) notice(`report written to ${options.choice.path}`);

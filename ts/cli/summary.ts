@@ -8,6 +8,7 @@ const summaryArgs = {
   ...dumpArgs,
   format: { type: 'string', description: 'text (default) or json', valueHint: 'text|json' },
 } as const;
+import { cacheOptions, type CliCacheOptions } from './cache.js';
 import { openForCli } from './open.js';
 
 export const summaryCommand = defineCommand({
@@ -15,11 +16,11 @@ export const summaryCommand = defineCommand({
   args: summaryArgs,
   async run({ args, rawArgs }) {
     checkOptions(rawArgs, 'summary', summaryArgs, 1);
-    await printSummary(args.file, { dump: dumpIndex(args.dump), noCache: !args.cache, format: args.format });
+    await printSummary(args.file, { dump: dumpIndex(args.dump), ...cacheOptions(args), format: args.format });
   },
 });
 
-export async function printSummary(file: string, options: { dump?: number; noCache?: boolean; format?: string }) {
+export async function printSummary(file: string, options: { dump?: number; format?: string } & CliCacheOptions) {
   const heap = await openForCli(file, options);
   try {
     const summary = buildSummary(heap);

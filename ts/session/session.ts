@@ -40,7 +40,20 @@ export interface OpenOptions {
   dump?: number;
   onProgress?: (event: ProgressEvent) => void;
   signal?: AbortSignal;
-  /** Do not read or write the index cache (accepted now; the cache comes later). */
+  /**
+   * Read and write the index cache (default false in the library; the CLI turns it on): a dump
+   * opened, analyzed or reported once is memory-mapped from the cache by later opens instead
+   * of being rebuilt, as long as the file is unchanged.
+   */
+  cache?: boolean;
+  /**
+   * The cache's directory (implies `cache: true`); default `HEAPQL_CACHE_DIR`, else
+   * `$XDG_CACHE_HOME/heapql`, else `~/.cache/heapql`.
+   */
+  cacheDir?: string;
+  /** The cache's size cap in bytes (default: 20% of its disk's free space); older dumps go first. */
+  cacheMax?: number;
+  /** Neither read nor write the cache (as `cache: false`; wins over `cacheDir`). */
   noCache?: boolean;
   /**
    * Where the big per-object arrays go (the object index; after `analyze()`, the graph, the
@@ -72,6 +85,7 @@ export interface ObjectLookupOptions {
 }
 
 export type DumpInfo = ReturnType<NativeHeap['info']>;
+export type CacheStatus = ReturnType<NativeHeap['cacheStatus']>;
 export type DumpWarning = ReturnType<NativeHeap['warnings']>[number];
 export type HeapCounts = ReturnType<NativeHeap['counts']>;
 export type HistogramRow = ReturnType<NativeHeap['classHistogram']>[number];
@@ -80,6 +94,13 @@ export type HistogramRow = ReturnType<NativeHeap['classHistogram']>[number];
 function scratchOption(options: OpenOptions): string | undefined {
   if (options.scratchDir !== undefined) return options.scratchDir;
   return options.scratch === 'disk' ? '' : undefined;
+}
+
+/** The door's form: absent = no cache, '' = the default directory, else the directory. */
+function cacheDirOption(options: OpenOptions): string | undefined {
+  if (options.noCache || options.cache === false) return undefined;
+  if (options.cacheDir !== undefined) return options.cacheDir;
+  return options.cache ? '' : undefined;
 }
 
 interface RunningAnalysis {
@@ -114,12 +135,23 @@ export class HeapSession {
     const { token, dispose } = cancelTokenFor(options.signal);
     try {
       const handle = await call(() =>
-        native().openHeap(path, { dump: options.dump, scratch: scratchOption(options) }, options.onProgress ? (e) => options.onProgress!(e) : undefined, token),
+        native().openHeap(
+          path,
+          { dump: options.dump, scratch: scratchOption(options), cacheDir: cacheDirOption(options), cacheMax: options.cacheMax },
+          options.onProgress ? (e) => options.onProgress!(e) : undefined, token),
       );
       return new HeapSession(path, handle, options.reachableOnly ?? false);
     } finally {
       dispose();
     }
+  }
+
+  /**
+   * What the index cache did (per step: `index`, `analysis`, `report` → `hit`, `written`,
+   * `built`) and its warning lines (stale or damaged files rebuilt, files not written).
+   */
+  cacheStatus(): CacheStatus {
+    return callSync(() => this.handle.cacheStatus());
   }
 
   // ---- state and events ----

@@ -61,21 +61,21 @@ pub struct PathStep {
 }
 
 pub struct FullAnalysis {
-    graph: ObjectGraph,
+    pub(crate) graph: ObjectGraph,
     /// Immediate dominator node of every node (`NONE` outside the tree; `idom[0] == 0`).
-    idom: Vec<u32>,
-    retained: RetainedSizes,
+    pub(crate) idom: BigArray<u32>,
+    pub(crate) retained: RetainedSizes,
     /// Dominated objects of every node (values are object indices), biggest retained first.
-    tree: SparseCsr,
-    reachable_only: bool,
+    pub(crate) tree: SparseCsr,
+    pub(crate) reachable_only: bool,
     /// BFS parents from the virtual root, for paths to GC roots; built on first use.
-    bfs: OnceLock<BigArray<u32>>,
+    pub(crate) bfs: OnceLock<BigArray<u32>>,
     /// Referrers of every node (the transpose of the outbound lists, without the virtual
     /// root's edges), built on the first `inbound` call: 4 B/object + 4 B/edge, only for
     /// queries that ask for referrers.
-    inbound: OnceLock<Csr>,
+    pub(crate) inbound: OnceLock<Csr>,
     /// Where the big arrays built on first use go (the heap's `scratch`).
-    scratch: Placement,
+    pub(crate) scratch: Placement,
 }
 
 fn cancelled(_: Cancelled) -> HeapError {
@@ -99,7 +99,7 @@ impl FullAnalysis {
         rctl.tick(2, 2).map_err(cancelled)?;
         Ok(FullAnalysis {
             graph,
-            idom,
+            idom: BigArray::from(idom),
             retained,
             tree,
             reachable_only: options.reachable_only,
@@ -325,7 +325,7 @@ impl FullAnalysis {
     /// Bytes of anonymous memory held by the analysis (not counting the heap index).
     pub fn heap_bytes(&self) -> usize {
         self.graph.heap_bytes()
-            + self.idom.capacity() * 4
+            + self.idom.heap_bytes()
             + self.retained.heap_bytes()
             + self.tree.heap_bytes()
             + self.bfs.get().map_or(0, |b| b.heap_bytes())

@@ -8,7 +8,7 @@ use heapql_heap::{BigArray, Placement};
 
 /// Offsets of the adjacency lists: `offsets[v]..offsets[v + 1]` indexes `targets`.
 #[derive(Debug)]
-enum Offsets {
+pub(crate) enum Offsets {
     U32(BigArray<u32>),
     U64(BigArray<u64>),
 }
@@ -44,8 +44,8 @@ impl Offsets {
 /// A directed graph over nodes `0..node_count()` as compressed sparse rows.
 #[derive(Debug)]
 pub struct Csr {
-    offsets: Offsets,
-    targets: BigArray<u32>,
+    pub(crate) offsets: Offsets,
+    pub(crate) targets: BigArray<u32>,
 }
 
 impl Csr {
@@ -186,12 +186,12 @@ impl Csr {
 #[derive(Debug)]
 pub struct SparseCsr {
     /// Bit v: node v has a non-empty list.
-    words: Vec<u64>,
+    pub(crate) words: Vec<u64>,
     /// Number of non-empty lists before each word.
-    rank: Vec<u32>,
+    pub(crate) rank: Vec<u32>,
     /// Start of the k-th non-empty list in `targets` (one more entry for the end).
-    starts: BigArray<u32>,
-    targets: BigArray<u32>,
+    pub(crate) starts: BigArray<u32>,
+    pub(crate) targets: BigArray<u32>,
 }
 
 impl SparseCsr {

@@ -14,6 +14,8 @@ pub mod domtree;
 pub mod lookup;
 pub mod object_graph;
 pub mod paths;
+mod persist;
+pub use persist::CACHE_LAYOUT;
 pub mod reachability;
 pub mod retained;
 

@@ -39,15 +39,15 @@ pub fn obj(v: u32) -> ObjIdx {
 
 pub struct ObjectGraph {
     /// Outbound edges of nodes 0..=N (node 0's list is empty; see `root_children`).
-    out: Csr,
+    pub(crate) out: Csr,
     /// Children of the virtual root: GC roots, then unreachable pseudo-roots (node ids).
-    root_children: Vec<u32>,
+    pub(crate) root_children: Vec<u32>,
     /// Number of GC roots at the start of `root_children`.
-    gc_root_count: usize,
+    pub(crate) gc_root_count: usize,
     /// Nodes whose only predecessor (for dominators) is the virtual root.
-    pinned: FixedBitSet,
+    pub(crate) pinned: FixedBitSet,
     /// Nodes reachable from the GC roots.
-    reachable: FixedBitSet,
+    pub(crate) reachable: FixedBitSet,
 }
 
 impl Graph for ObjectGraph {

@@ -2,14 +2,15 @@
 
 use crate::{Dominators, Graph, NONE};
 use fixedbitset::FixedBitSet;
+use heapql_heap::BigArray;
 use rustc_hash::FxHashMap;
 
 /// Retained sizes in 4 bytes per node: a value ≥ `u32::MAX` (4 GiB and more: the virtual
 /// root, the few objects holding most of a big heap) is marked `u32::MAX` and kept in a small
 /// table sorted by node.
 pub struct RetainedSizes {
-    small: Vec<u32>,
-    big: Vec<(u32, u64)>,
+    pub(crate) small: BigArray<u32>,
+    pub(crate) big: Vec<(u32, u64)>,
 }
 
 impl RetainedSizes {
@@ -33,7 +34,7 @@ impl RetainedSizes {
     }
 
     pub fn heap_bytes(&self) -> usize {
-        self.small.capacity() * 4 + self.big.capacity() * 12
+        self.small.heap_bytes() + self.big.capacity() * 12
     }
 }
 
@@ -65,7 +66,7 @@ pub fn retained_sizes(dom: &Dominators, shallow: impl Fn(u32) -> u64) -> Retaine
     }
     let mut big: Vec<(u32, u64)> = big.into_iter().collect();
     big.sort_unstable();
-    RetainedSizes { small, big }
+    RetainedSizes { small: BigArray::from(small), big }
 }
 
 /// Objects that would be freed if every node of `set` were freed (MAT semantics): walk from

@@ -33,10 +33,10 @@ pub struct ObjIndex {
     pub id_lo: BigArray<u32>,
     /// (high 32 bits, first object index with that high half), ascending.
     pub runs: Vec<(u32, u32)>,
-    buckets: Vec<u32>,
-    shift: u32,
+    pub(crate) buckets: Vec<u32>,
+    pub(crate) shift: u32,
     /// `min_id >> shift`.
-    base: u64,
+    pub(crate) base: u64,
 }
 
 /// Never more buckets than a few per 16 objects (a sparse id space falls back to binary search).

@@ -17,7 +17,7 @@
 use heapql_hprof::BasicType;
 
 /// The layout parameters of the dumping VM.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Model {
     /// Offset of the first instance field (the object header size).
     pub header: u32,

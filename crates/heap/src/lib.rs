@@ -23,6 +23,9 @@ pub use classes::java_name;
 mod ids;
 mod layout;
 mod merge;
+mod persist;
+pub use heapql_cache::CacheUse;
+pub use persist::CACHE_LAYOUT;
 mod props;
 mod threads;
 mod values;
@@ -100,13 +103,13 @@ impl HeapError {
 }
 
 /// Non-fatal findings (printed on stderr by the CLI): truncated file, skipped unknown record, ...
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Warning {
     pub offset: u64,
     pub message: String,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum PrimType {
     Boolean,
     Char,
@@ -128,7 +131,7 @@ pub enum ObjectKind {
 }
 
 /// A decoded field or array element.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Value {
     Null,
     /// A reference to an object id (address). May point outside the dump (dangling).
@@ -143,25 +146,25 @@ pub enum Value {
     Double(f64),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum FieldType {
     Object,
     Prim(PrimType),
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct FieldDef {
     pub name: String,
     pub ty: FieldType,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct StaticField {
     pub name: String,
     pub value: Value,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ClassInfo {
     /// Java form: `java.lang.String`, `byte[]`, `java.lang.Object[]`, `Outer$Inner`.
     pub name: String,
@@ -177,7 +180,7 @@ pub struct ClassInfo {
     pub dump_instance_size: u32,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum RootKind {
     Unknown,
     JniGlobal,
@@ -222,7 +225,7 @@ impl RootKind {
 }
 
 /// One GC root record whose object exists in the dump.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct GcRoot {
     pub kind: RootKind,
     pub object: ObjIdx,
@@ -232,7 +235,7 @@ pub struct GcRoot {
     pub frame: Option<i32>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct StackFrame {
     pub method: String,
     pub signature: String,
@@ -244,7 +247,7 @@ pub struct StackFrame {
     pub locals: Vec<ObjIdx>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ThreadInfo {
     pub serial: u32,
     /// The java.lang.Thread object.
@@ -257,7 +260,7 @@ pub struct ThreadInfo {
 }
 
 /// Facts about the file and the dumping JVM.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct DumpInfo {
     pub path: String,
     pub file_size: u64,
@@ -270,6 +273,8 @@ pub struct DumpInfo {
     pub dump_count: usize,
     pub dump: usize,
     /// `gzip` (single member), `gzip-chunked` (the JVM's -gz) or `none`.
+    /// (The cache stores it beside, as text: see `persist`.)
+    #[serde(skip)]
     pub compression: &'static str,
     /// The shallow-size model detected from the dump (hprof-format.md §16).
     pub reference_size: u32,
@@ -288,7 +293,7 @@ pub struct DumpInfo {
 }
 
 /// Per-class instance count and shallow bytes, for histograms.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ClassHistogramRow {
     pub class: ClassIdx,
     pub count: u64,
@@ -296,7 +301,7 @@ pub struct ClassHistogramRow {
 }
 
 /// Counts for the summary the CLI prints (computed once at open).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct HeapSummary {
     pub objects: u64,
     pub instances: u64,
@@ -318,7 +323,7 @@ pub struct HeapSummary {
 }
 
 /// Per-class facts the index derives (beside the public `ClassInfo`).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct ClassExt {
     /// Instance layout: own fields first, then super's, ... (names, types).
     pub layout: Vec<FieldDef>,

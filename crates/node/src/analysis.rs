@@ -7,16 +7,20 @@ use std::sync::{Arc, OnceLock, RwLock};
 use heapql_graph::FullAnalysis;
 use heapql_heap::Heap;
 
+use crate::cache::CacheState;
+
 pub struct SharedState {
     pub heap: Heap,
+    /// The dump's cache entry and what the cache did.
+    pub cache: CacheState,
     analysis: RwLock<Option<Arc<FullAnalysis>>>,
     /// Reachability for `--reachable-only` before (or without) the full analysis; built once.
     reachable: OnceLock<Vec<u64>>,
 }
 
 impl SharedState {
-    pub fn new(heap: Heap) -> SharedState {
-        SharedState { heap, analysis: RwLock::new(None), reachable: OnceLock::new() }
+    pub fn new(heap: Heap, cache: CacheState) -> SharedState {
+        SharedState { heap, cache, analysis: RwLock::new(None), reachable: OnceLock::new() }
     }
 
     pub fn analysis(&self) -> Option<Arc<FullAnalysis>> {
@@ -71,7 +75,16 @@ impl Task for AnalyzeTask {
 
     fn compute(&mut self) -> Result<f64> {
         catch_panic("analyzing the heap", || {
-            let analysis = FullAnalysis::build(&self.state.heap, self.options.clone()).map_err(heap_error)?;
+            let state = &self.state;
+            let analysis = match &state.cache.entry {
+                Some(entry) => {
+                    let mut warnings = Vec::new();
+                    let (a, used) = FullAnalysis::build_with_cache(&state.heap, self.options.clone(), entry, &mut warnings).map_err(heap_error)?;
+                    state.cache.note("analysis", used, warnings);
+                    a
+                }
+                None => FullAnalysis::build(&state.heap, self.options.clone()).map_err(heap_error)?,
+            };
             let total = analysis.total_size() as f64;
             self.state.set_analysis(analysis);
             Ok(total)

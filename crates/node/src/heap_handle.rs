@@ -9,6 +9,7 @@ use napi_derive::napi;
 use heapql_heap::{Heap, OpenOptions, Placement};
 
 use crate::analysis::SharedState;
+use crate::cache::CacheState;
 use crate::convert::{catch_panic, coded, heap_error};
 use crate::progress::{progress_fn, CancelToken, ProgressCallback};
 
@@ -19,24 +20,43 @@ pub struct OpenHeapOptions {
     /// Big arrays in memory-mapped scratch files: in this directory, or with "" in a
     /// disk-backed temporary directory chosen by the core. Absent: in memory.
     pub scratch: Option<String>,
+    /// The index cache's directory ("": HEAPQL_CACHE_DIR or the user's cache directory).
+    /// Absent: no cache is read or written.
+    pub cache_dir: Option<String>,
+    /// The cache's size cap in bytes (default: 20% of its disk's free space).
+    pub cache_max: Option<f64>,
 }
 
 pub struct OpenHeapTask {
     path: PathBuf,
     options: OpenOptions,
+    cache_dir: Option<String>,
+    cache_max: Option<f64>,
 }
 
 impl Task for OpenHeapTask {
-    type Output = Heap;
+    type Output = (Heap, CacheState);
     type JsValue = HeapHandle;
 
-    fn compute(&mut self) -> Result<Heap> {
+    fn compute(&mut self) -> Result<(Heap, CacheState)> {
         let options = self.options.clone();
-        catch_panic("indexing the dump", || Heap::open(&self.path, options).map_err(heap_error))
+        catch_panic("indexing the dump", || {
+            let cache = CacheState::open(self.cache_dir.as_deref(), self.cache_max, &self.path, options.dump);
+            let heap = match &cache.entry {
+                Some(entry) => {
+                    let mut warnings = Vec::new();
+                    let (heap, used) = Heap::open_with_cache(&self.path, options, entry, &mut warnings).map_err(heap_error)?;
+                    cache.note("index", used, warnings);
+                    heap
+                }
+                None => Heap::open(&self.path, options).map_err(heap_error)?,
+            };
+            Ok((heap, cache))
+        })
     }
 
-    fn resolve(&mut self, _env: Env, heap: Heap) -> Result<HeapHandle> {
-        Ok(HeapHandle { state: Some(Arc::new(SharedState::new(heap))) })
+    fn resolve(&mut self, _env: Env, (heap, cache): (Heap, CacheState)) -> Result<HeapHandle> {
+        Ok(HeapHandle { state: Some(Arc::new(SharedState::new(heap, cache))) })
     }
 }
 
@@ -51,7 +71,7 @@ pub fn open_heap(
     on_progress: Option<ProgressCallback>,
     cancel: Option<&CancelToken>,
 ) -> AsyncTask<OpenHeapTask> {
-    let (dump, scratch) = options.map_or((None, None), |o| (o.dump, o.scratch));
+    let (dump, scratch, cache_dir, cache_max) = options.map_or((None, None, None, None), |o| (o.dump, o.scratch, o.cache_dir, o.cache_max));
     let scratch = match scratch.as_deref() {
         None => Placement::Memory,
         Some("") => Placement::files(None),
@@ -59,6 +79,8 @@ pub fn open_heap(
     };
     AsyncTask::new(OpenHeapTask {
         path: PathBuf::from(path),
+        cache_dir,
+        cache_max,
         options: OpenOptions {
             dump: dump.unwrap_or(0) as usize,
             progress: progress_fn(on_progress),

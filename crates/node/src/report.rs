@@ -46,8 +46,14 @@ impl Task for ReportDataTask {
                 progress: self.progress.clone(),
                 cancel: self.cancel.clone(),
             };
-            let data = build(&self.state.heap, &analysis, &options).map_err(heap_error)?;
-            Ok(data.to_json())
+            let state = &self.state;
+            let make = || build(&state.heap, &analysis, &options).map(|data| data.to_json());
+            let Some(entry) = &state.cache.entry else { return make().map_err(heap_error) };
+            let key = format!("limit={};top-strings={};reachable-only={}", options.limit, options.top_strings, options.reachable_only);
+            let mut warnings = Vec::new();
+            let (json, used) = entry.blob_or_build("report", &key, &mut warnings, make).map_err(heap_error)?;
+            state.cache.note("report", used, warnings);
+            Ok(json)
         })
     }
 

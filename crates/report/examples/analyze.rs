@@ -1,5 +1,6 @@
 //! Times the full analysis of a dump and reports memory per object:
-//! `cargo run --release -p heapql-report --example analyze -- <dump.hprof> [--reachable-only] [--report] [--in-memory]`
+//! `cargo run --release -p heapql-report --example analyze -- <dump.hprof> [--reachable-only] [--report] [--in-memory] [--cache <dir>]`
+//! (`--cache`: also the index cache's cost: writing the index and the analysis, reading them back).
 
 use heapql_graph::{FullAnalysis, GraphOptions};
 use heapql_heap::{Heap, OpenOptions, Placement};
@@ -145,4 +146,42 @@ fn main() {
     for &o in top.iter().take(5) {
         println!("  top: #{o} {} retained {}", heap.class(heap.class_of(o)).name, a.retained_size(o));
     }
+    if let Some(dir) = args.iter().position(|a| a == "--cache").and_then(|i| args.get(i + 1)) {
+        cache_cost(std::path::Path::new(path), std::path::Path::new(dir), &heap, &a, reachable_only);
+    }
+}
+
+/// Writes the index and the analysis into a cache in `dir`, then opens both again (verified
+/// and mapped), and prints the times and sizes.
+fn cache_cost(path: &std::path::Path, dir: &std::path::Path, heap: &Heap, a: &FullAnalysis, reachable_only: bool) {
+    let cache = heapql_cache::Cache::new(dir.to_path_buf(), Some(u64::MAX));
+    let _ = cache.clear(Some(path));
+    let entry = cache.entry(path, heap.info().dump, "analyze-example").expect("the dump can be identified");
+    let written = |w: heapql_cache::Written| match w {
+        heapql_cache::Written::Done(n) => n,
+        other => panic!("cache not written: {other:?}"),
+    };
+    let t = Instant::now();
+    let index = written(entry.write("index", "", |w| heap.write_cache(w)));
+    let t_index = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let analysis = written(entry.write("analysis", if reachable_only { "reachable-only" } else { "" }, |w| a.write_cache(w)));
+    let t_analysis = t.elapsed().as_secs_f64();
+    let (n, gib) = (heap.object_count() as f64, (index + analysis) as f64 / 1073741824.0);
+    println!(
+        "cache write: index {:.1} B/object in {t_index:.2} s, analysis {:.1} B/object in {t_analysis:.2} s: {:.2} s per GiB written",
+        index as f64 / n,
+        analysis as f64 / n,
+        (t_index + t_analysis) / gib
+    );
+    let mut warnings = Vec::new();
+    let t = Instant::now();
+    let (h2, u1) = Heap::open_with_cache(path, OpenOptions::default(), &entry, &mut warnings).expect("cached index opens");
+    let t_open = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let (a2, u2) = FullAnalysis::build_with_cache(&h2, GraphOptions { reachable_only, ..Default::default() }, &entry, &mut warnings).expect("cached analysis opens");
+    let t_read = t.elapsed().as_secs_f64();
+    assert_eq!((u1, u2), (heapql_cache::CacheUse::Hit, heapql_cache::CacheUse::Hit), "{warnings:?}");
+    assert_eq!(a2.total_size(), a.total_size());
+    println!("cache read (verified, mapped): index {t_open:.2} s, analysis {t_read:.2} s");
 }

@@ -102,6 +102,23 @@ impl<T: Plain> BigArray<T> {
         }
     }
 
+    /// `len` values stored at byte `offset` of `file` (a cache entry), mapped copy-on-write:
+    /// reads come from the page cache and are paged by the kernel; writes, if any, stay
+    /// private to the process and never reach the file.
+    pub fn map_file(file: &std::fs::File, offset: u64, len: usize) -> std::io::Result<BigArray<T>> {
+        if len == 0 {
+            return Ok(BigArray::default());
+        }
+        let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or_else(|| std::io::Error::other("array too long"))?;
+        // SAFETY: a private mapping; cache files are only ever replaced by rename, never
+        // written in place, so the bytes under the map do not change.
+        let map = unsafe { memmap2::MmapOptions::new().offset(offset).len(bytes).map_copy(file) }?;
+        if map.as_ptr() as usize % std::mem::align_of::<T>() != 0 {
+            return Err(std::io::Error::other("array not aligned in the file"));
+        }
+        Ok(BigArray { repr: Repr::Mapped { map, len } })
+    }
+
     /// `len` zeros.
     pub fn zeroed(len: usize, place: &Placement) -> BigArray<T> {
         if let Placement::Files(dir) = place {
@@ -265,6 +282,21 @@ mod tests {
         assert_eq!(&a[..], &[1, 2, 3]);
         let z: BigArray<u16> = BigArray::zeroed(4, &place);
         assert_eq!(&z[..], &[0, 0, 0, 0]);
+    }
+
+    #[test]
+    fn arrays_map_from_a_file_range() {
+        let mut f = tempfile::tempfile().unwrap();
+        let mut bytes = vec![0u8; 4096];
+        bytes.extend((0..10u32).flat_map(|i| (i * 7).to_le_bytes()));
+        f.write_all(&bytes).unwrap();
+        let mut a: BigArray<u32> = BigArray::map_file(&f, 4096, 10).unwrap();
+        assert!(a.is_mapped());
+        assert_eq!(a[9], 63);
+        a[0] = 5;
+        let again: BigArray<u32> = BigArray::map_file(&f, 4096, 10).unwrap();
+        assert_eq!((a[0], again[0]), (5, 0), "writes stay private");
+        assert!(BigArray::<u32>::map_file(&f, 4096, 0).unwrap().is_empty());
     }
 
     #[test]

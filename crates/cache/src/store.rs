@@ -1,0 +1,340 @@
+//! The cache directory: one entry directory per dump (and dump number), its files, the lock
+//! that keeps two processes from writing the same file, and least-recently-used eviction
+//! under a size cap.
+//!
+//! ```text
+//! <root>/<hash>-<dump name>/meta.json          which dump; its mtime is the last use
+//!                          /index.hqc           the heap index
+//!                          /analysis.<h>.hqc    the full analysis (per option set)
+//!                          /report.<h>.hqc      report data (per option set)
+//!                          /<file>.lock         held while a process writes <file>
+//!                          /<file>.tmp.<pid>    being written; renamed when complete
+//! ```
+//!
+//! Readers never take a lock: a file appears complete (rename) or not at all. A writer that
+//! finds the lock taken leaves the writing to the other process (its own result stays private
+//! to this run). Nothing here is fatal: every failure is one warning line and a run without
+//! the cache.
+
+use serde::{Deserialize, Serialize};
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+use xxhash_rust::xxh3::xxh3_64;
+
+use crate::file::{EntryFile, EntryWriter, Key, FORMAT_VERSION};
+use crate::identity::DumpIdentity;
+
+/// Default cap: this share of the cache disk's space available to the cache (free space plus
+/// what the cache already holds).
+const DEFAULT_SHARE: f64 = 0.20;
+
+/// `--cache-dir`, else `HEAPQL_CACHE_DIR`, else `$XDG_CACHE_HOME/heapql`, else
+/// `~/.cache/heapql`; `None` when none can be named (no home directory).
+pub fn cache_dir(explicit: Option<&Path>) -> Option<PathBuf> {
+    if let Some(d) = explicit {
+        return Some(d.to_path_buf());
+    }
+    let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    env("HEAPQL_CACHE_DIR")
+        .or_else(|| env("XDG_CACHE_HOME").map(|d| d.join("heapql")))
+        .or_else(|| env("HOME").map(|h| h.join(".cache").join("heapql")))
+}
+
+/// A cache directory with its size cap.
+#[derive(Clone, Debug)]
+pub struct Cache {
+    root: PathBuf,
+    /// Bytes; `None`: the default share of the disk.
+    max_bytes: Option<u64>,
+}
+
+/// What `meta.json` records about an entry.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EntryMeta {
+    /// Canonical path of the dump.
+    pub dump: String,
+    pub dump_number: usize,
+    pub dump_size: u64,
+}
+
+/// One entry as `heapql cache list` shows it.
+#[derive(Clone, Debug)]
+pub struct EntryInfo {
+    pub dir: PathBuf,
+    pub meta: EntryMeta,
+    /// Bytes of all its files.
+    pub bytes: u64,
+    /// Seconds since the epoch of the last read or write.
+    pub last_used: u64,
+    /// Its cache files (`index.hqc`, ...).
+    pub files: Vec<String>,
+}
+
+/// The result of looking a file up.
+pub enum Lookup {
+    Hit(EntryFile),
+    /// Not cached (or being written by another process right now).
+    Miss,
+    /// Present but unusable (the reason, for one warning line); the file was removed.
+    Invalid(String),
+}
+
+/// The result of writing a file.
+#[derive(Debug)]
+pub enum Written {
+    /// Bytes written.
+    Done(u64),
+    /// Another process is writing the same file; this one left it to that process.
+    Busy,
+    /// Could not write (the reason, for one warning line); nothing was left behind.
+    Failed(String),
+}
+
+impl Cache {
+    pub fn new(root: PathBuf, max_bytes: Option<u64>) -> Cache {
+        Cache { root, max_bytes }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The entry of dump number `dump_no` of the file at `dump`. `layout` names the data
+    /// layout of the writer (bump it when what is stored changes meaning); with the format
+    /// version it makes the key's version. Fails (a warning line) when the dump cannot be read.
+    pub fn entry(&self, dump: &Path, dump_no: usize, layout: &str) -> Result<Entry, String> {
+        let identity = DumpIdentity::of(dump).map_err(|e| format!("cache not used: cannot identify {}: {e}", dump.display()))?;
+        let name = Path::new(&identity.path).file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+        let safe: String = name.chars().take(60).map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' || c == '_' { c } else { '_' }).collect();
+        let hash = xxh3_64(format!("{}\0{}", identity.path, dump_no).as_bytes());
+        let dir = self.root.join(format!("{hash:016x}-{safe}"));
+        Ok(Entry { cache: self.clone(), dir, identity, dump_no, version: format!("{FORMAT_VERSION}/{layout}") })
+    }
+
+    /// Every entry, most recently used first.
+    pub fn list(&self) -> Vec<EntryInfo> {
+        let Ok(dirs) = std::fs::read_dir(&self.root) else { return Vec::new() };
+        let mut out: Vec<EntryInfo> = dirs.flatten().filter_map(|d| entry_info(&d.path())).collect();
+        out.sort_by(|a, b| b.last_used.cmp(&a.last_used).then_with(|| a.dir.cmp(&b.dir)));
+        out
+    }
+
+    /// Removes every entry, or those of the dump at `dump` (matched by its canonical path, or
+    /// by the path as given when the dump no longer exists). Returns (entries, bytes) removed.
+    pub fn clear(&self, dump: Option<&Path>) -> std::io::Result<(usize, u64)> {
+        let wanted = dump.map(|d| std::fs::canonicalize(d).unwrap_or_else(|_| std::path::absolute(d).unwrap_or(d.to_path_buf())));
+        let (mut n, mut bytes) = (0, 0);
+        for e in self.list() {
+            if wanted.as_ref().is_some_and(|w| Path::new(&e.meta.dump) != w) {
+                continue;
+            }
+            std::fs::remove_dir_all(&e.dir)?;
+            n += 1;
+            bytes += e.bytes;
+        }
+        Ok((n, bytes))
+    }
+
+    /// The cap in bytes: the given one, or the default share of the disk.
+    pub fn max_bytes(&self) -> u64 {
+        self.max_bytes.unwrap_or_else(|| {
+            let held: u64 = self.list().iter().map(|e| e.bytes).sum();
+            ((free_bytes(&self.root) + held) as f64 * DEFAULT_SHARE) as u64
+        })
+    }
+
+    /// Removes least recently used entries (never `keep`) until the cache fits its cap;
+    /// returns whether it fits.
+    fn evict(&self, keep: &Path) -> bool {
+        let cap = self.max_bytes();
+        let mut entries = self.list();
+        let mut total: u64 = entries.iter().map(|e| e.bytes).sum();
+        while total > cap {
+            let Some(i) = entries.iter().rposition(|e| e.dir != keep) else { return false };
+            let e = entries.remove(i);
+            if std::fs::remove_dir_all(&e.dir).is_ok() {
+                total -= e.bytes;
+            }
+        }
+        true
+    }
+}
+
+fn entry_info(dir: &Path) -> Option<EntryInfo> {
+    let meta_path = dir.join("meta.json");
+    let meta: EntryMeta = serde_json::from_slice(&std::fs::read(&meta_path).ok()?).ok()?;
+    let last_used = std::fs::metadata(&meta_path).ok()?.modified().ok()?.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let (mut bytes, mut files) = (0, Vec::new());
+    for f in std::fs::read_dir(dir).ok()?.flatten() {
+        bytes += f.metadata().map_or(0, |m| m.len());
+        let name = f.file_name().to_string_lossy().to_string();
+        if name.ends_with(".hqc") {
+            files.push(name);
+        }
+    }
+    files.sort();
+    Some(EntryInfo { dir: dir.to_path_buf(), meta, bytes, last_used, files })
+}
+
+#[cfg(unix)]
+fn free_bytes(dir: &Path) -> u64 {
+    use std::os::unix::ffi::OsStrExt;
+    let mut probe = dir.to_path_buf();
+    while !probe.exists() {
+        if !probe.pop() {
+            return 0;
+        }
+    }
+    let Ok(c) = std::ffi::CString::new(probe.as_os_str().as_bytes()) else { return 0 };
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid NUL-terminated path and a zeroed out-parameter of the right type.
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return 0;
+    }
+    st.f_bavail as u64 * st.f_frsize as u64
+}
+
+#[cfg(not(unix))]
+fn free_bytes(_dir: &Path) -> u64 {
+    0
+}
+
+/// The cache of one dump (file and dump number).
+#[derive(Clone, Debug)]
+pub struct Entry {
+    cache: Cache,
+    dir: PathBuf,
+    identity: DumpIdentity,
+    dump_no: usize,
+    version: String,
+}
+
+impl Entry {
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn identity(&self) -> &DumpIdentity {
+        &self.identity
+    }
+
+    fn key(&self, kind: &str, options: &str) -> Key {
+        Key { version: self.version.clone(), identity: self.identity.clone(), kind: kind.to_string(), options: format!("dump={};{options}", self.dump_no) }
+    }
+
+    /// File name of (kind, options).
+    fn file_name(kind: &str, options: &str) -> String {
+        if options.is_empty() {
+            format!("{kind}.hqc")
+        } else {
+            format!("{kind}.{:016x}.hqc", xxh3_64(options.as_bytes()))
+        }
+    }
+
+    /// The file of `kind` written with `options`, fully verified; a damaged, stale or foreign
+    /// file is removed and reported; leftovers of a killed writer are removed and reported.
+    pub fn open(&self, kind: &str, options: &str) -> Lookup {
+        let name = Entry::file_name(kind, options);
+        let path = self.dir.join(&name);
+        if !path.exists() {
+            return match self.remove_stale_temporaries(&name) {
+                Some(n) if n > 0 => Lookup::Invalid(format!("cache: removed {name} left unfinished by an interrupted heapql run; rebuilding")),
+                _ => Lookup::Miss,
+            };
+        }
+        match EntryFile::open(&path, &self.key(kind, options)) {
+            Ok(f) => {
+                self.touch();
+                Lookup::Hit(f)
+            }
+            Err(reason) => {
+                let _ = std::fs::remove_file(&path);
+                Lookup::Invalid(format!("cache: {} not used: {}; rebuilding", path.display(), reason.0))
+            }
+        }
+    }
+
+    /// Writes the file of `kind` with `options` through `fill`, unless another process is
+    /// writing it; then evicts older entries beyond the cap.
+    pub fn write<F>(&self, kind: &str, options: &str, fill: F) -> Written
+    where
+        F: FnOnce(&mut EntryWriter) -> std::io::Result<()>,
+    {
+        let name = Entry::file_name(kind, options);
+        let failed = |e: &dyn std::fmt::Display| Written::Failed(format!("cache: cannot write {} ({e}); this run continues without caching it", self.dir.join(&name).display()));
+        if let Err(e) = std::fs::create_dir_all(&self.dir) {
+            return failed(&e);
+        }
+        let lock = match File::create(self.dir.join(format!("{name}.lock"))) {
+            Ok(f) => f,
+            Err(e) => return failed(&e),
+        };
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => return Written::Busy,
+            Err(std::fs::TryLockError::Error(e)) => return failed(&e),
+        }
+        let _ = self.remove_stale_temporaries_locked(&name);
+        if let Err(e) = self.write_meta() {
+            return failed(&e);
+        }
+        let tmp = self.dir.join(format!("{name}.tmp.{}", std::process::id()));
+        let result = EntryWriter::create(tmp.clone(), self.dir.join(&name), self.key(kind, options)).and_then(|mut w| {
+            fill(&mut w)?;
+            w.finish()
+        });
+        match result {
+            Ok(bytes) => {
+                if !self.cache.evict(&self.dir) {
+                    let _ = std::fs::remove_dir_all(&self.dir);
+                    return Written::Failed(format!(
+                        "cache: {} needs more than the cache's cap of {} bytes (--cache-max); not cached",
+                        self.dir.display(),
+                        self.cache.max_bytes()
+                    ));
+                }
+                Written::Done(bytes)
+            }
+            Err(e) => {
+                let _ = std::fs::remove_file(&tmp);
+                failed(&e)
+            }
+        }
+    }
+
+    fn write_meta(&self) -> std::io::Result<()> {
+        let meta = EntryMeta { dump: self.identity.path.clone(), dump_number: self.dump_no, dump_size: self.identity.size };
+        let path = self.dir.join("meta.json");
+        let tmp = self.dir.join(format!("meta.json.tmp.{}", std::process::id()));
+        std::fs::write(&tmp, serde_json::to_vec(&meta).map_err(std::io::Error::other)?)?;
+        std::fs::rename(&tmp, &path)
+    }
+
+    /// Marks the entry used now (least-recently-used eviction reads it).
+    fn touch(&self) {
+        if let Ok(f) = File::options().append(true).open(self.dir.join("meta.json")) {
+            let _ = f.set_modified(SystemTime::now());
+        }
+    }
+
+    /// Removes temporaries of `name` whose writer is gone (its lock is free); how many.
+    fn remove_stale_temporaries(&self, name: &str) -> Option<usize> {
+        let lock = File::open(self.dir.join(format!("{name}.lock"))).ok()?;
+        lock.try_lock().ok()?;
+        self.remove_stale_temporaries_locked(name)
+    }
+
+    /// As above, with the lock of `name` held by this process.
+    fn remove_stale_temporaries_locked(&self, name: &str) -> Option<usize> {
+        let prefix = format!("{name}.tmp.");
+        let mut n = 0;
+        for f in std::fs::read_dir(&self.dir).ok()?.flatten() {
+            if f.file_name().to_string_lossy().starts_with(&prefix) && std::fs::remove_file(f.path()).is_ok() {
+                n += 1;
+            }
+        }
+        Some(n)
+    }
+}

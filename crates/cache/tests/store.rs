@@ -1,0 +1,250 @@
+//! The cache's promises, on a fake dump: hits, misses, every invalidation cause, damaged and
+//! unfinished files, a busy writer, eviction, a full disk and an unwritable directory.
+
+use heapql_cache::{Cache, Entry, Lookup, Written};
+use std::path::{Path, PathBuf};
+
+struct Setup {
+    _tmp: tempfile::TempDir,
+    dump: PathBuf,
+    cache: Cache,
+}
+
+fn setup() -> Setup {
+    let tmp = tempfile::tempdir().unwrap();
+    let dump = tmp.path().join("app.hprof");
+    std::fs::write(&dump, (0..2_000_000u32).flat_map(|i| i.to_le_bytes()).collect::<Vec<_>>()).unwrap();
+    let cache = Cache::new(tmp.path().join("cache"), None);
+    Setup { _tmp: tmp, dump, cache }
+}
+
+const ARRAY_LEN: u32 = 5_000_000;
+
+fn write_index(e: &Entry) -> Written {
+    e.write("index", "", |w| {
+        w.array("numbers", &(0..ARRAY_LEN).collect::<Vec<u32>>())?;
+        w.blob("names", &vec!["a".to_string(), "b".to_string()])
+    })
+}
+
+fn read_index(e: &Entry) -> Result<(Vec<u32>, Vec<String>), String> {
+    match e.open("index", "") {
+        Lookup::Hit(f) => {
+            let a = f.array::<u32>("numbers").map_err(|i| i.0)?;
+            Ok((a.to_vec(), f.blob("names").map_err(|i| i.0)?))
+        }
+        Lookup::Miss => Err("miss".into()),
+        Lookup::Invalid(w) => Err(w),
+    }
+}
+
+fn index_file(e: &Entry) -> PathBuf {
+    e.dir().join("index.hqc")
+}
+
+#[test]
+fn a_written_file_is_a_hit_with_the_same_values() {
+    let s = setup();
+    let e = s.cache.entry(&s.dump, 0, "test-1").unwrap();
+    assert_eq!(read_index(&e).unwrap_err(), "miss");
+    assert!(matches!(write_index(&e), Written::Done(n) if n > 20_000_000));
+    let (numbers, names) = read_index(&e).unwrap();
+    assert_eq!(numbers, (0..ARRAY_LEN).collect::<Vec<_>>());
+    assert_eq!(names, ["a", "b"]);
+    let listed = s.cache.list();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(Path::new(&listed[0].meta.dump), std::fs::canonicalize(&s.dump).unwrap());
+    assert_eq!(listed[0].files, ["index.hqc"]);
+}
+
+#[test]
+fn options_and_dump_numbers_are_separate_files() {
+    let s = setup();
+    let e = s.cache.entry(&s.dump, 0, "test-1").unwrap();
+    write_index(&e);
+    assert!(matches!(e.open("index", "reachable-only"), Lookup::Miss));
+    let other_dump = s.cache.entry(&s.dump, 1, "test-1").unwrap();
+    assert_ne!(other_dump.dir(), e.dir());
+    assert_eq!(read_index(&other_dump).unwrap_err(), "miss");
+}
+
+#[test]
+fn another_version_is_detected_and_removed() {
+    let s = setup();
+    write_index(&s.cache.entry(&s.dump, 0, "test-1").unwrap());
+    let newer = s.cache.entry(&s.dump, 0, "test-2").unwrap();
+    let w = read_index(&newer).unwrap_err();
+    assert!(w.contains("another heapql version"), "{w}");
+    assert!(!index_file(&newer).exists());
+    assert_eq!(read_index(&newer).unwrap_err(), "miss");
+}
+
+#[test]
+fn a_changed_dump_is_detected() {
+    let s = setup();
+    write_index(&s.cache.entry(&s.dump, 0, "t").unwrap());
+    // Same size and modification time, different bytes at the start.
+    let mtime = std::fs::metadata(&s.dump).unwrap().modified().unwrap();
+    let mut bytes = std::fs::read(&s.dump).unwrap();
+    bytes[3] ^= 1;
+    std::fs::write(&s.dump, &bytes).unwrap();
+    std::fs::File::options().write(true).open(&s.dump).unwrap().set_modified(mtime).unwrap();
+    let w = read_index(&s.cache.entry(&s.dump, 0, "t").unwrap()).unwrap_err();
+    assert!(w.contains("the dump changed") && w.contains("contents"), "{w}");
+    // A different size.
+    write_index(&s.cache.entry(&s.dump, 0, "t").unwrap());
+    std::fs::write(&s.dump, &bytes[..bytes.len() - 1]).unwrap();
+    let w = read_index(&s.cache.entry(&s.dump, 0, "t").unwrap()).unwrap_err();
+    assert!(w.contains("the dump changed") && w.contains("size"), "{w}");
+}
+
+#[test]
+fn a_flipped_byte_in_the_middle_of_an_array_is_detected() {
+    let s = setup();
+    let e = s.cache.entry(&s.dump, 0, "t").unwrap();
+    write_index(&e);
+    let p = index_file(&e);
+    let mut bytes = std::fs::read(&p).unwrap();
+    let mid = 4096 + (ARRAY_LEN as usize * 4) / 2 + 1;
+    bytes[mid] ^= 0x10;
+    std::fs::write(&p, &bytes).unwrap();
+    let w = read_index(&e).unwrap_err();
+    assert!(w.contains("section numbers is damaged"), "{w}");
+    assert!(!p.exists(), "the damaged file is removed");
+}
+
+#[test]
+fn damaged_headers_and_tables_are_detected() {
+    let s = setup();
+    let e = s.cache.entry(&s.dump, 0, "t").unwrap();
+    for (at_end, expect) in [(false, "header is damaged"), (true, "table of contents is damaged")] {
+        write_index(&e);
+        let p = index_file(&e);
+        let mut bytes = std::fs::read(&p).unwrap();
+        let i = if at_end { bytes.len() - 3 } else { 40 };
+        bytes[i] ^= 0xff;
+        std::fs::write(&p, &bytes).unwrap();
+        let w = read_index(&e).unwrap_err();
+        assert!(w.contains(expect), "{w}");
+    }
+}
+
+#[test]
+fn a_truncated_file_is_detected() {
+    let s = setup();
+    let e = s.cache.entry(&s.dump, 0, "t").unwrap();
+    write_index(&e);
+    let p = index_file(&e);
+    let len = std::fs::metadata(&p).unwrap().len();
+    std::fs::File::options().write(true).open(&p).unwrap().set_len(len / 2).unwrap();
+    let w = read_index(&e).unwrap_err();
+    assert!(w.contains("cut short"), "{w}");
+    std::fs::write(&p, b"HEAP").unwrap();
+    assert!(read_index(&e).unwrap_err().contains("not a heapql cache file"));
+}
+
+#[test]
+fn leftovers_of_a_killed_writer_are_removed_once() {
+    let s = setup();
+    let e = s.cache.entry(&s.dump, 0, "t").unwrap();
+    std::fs::create_dir_all(e.dir()).unwrap();
+    std::fs::write(e.dir().join("index.hqc.lock"), b"").unwrap();
+    std::fs::write(e.dir().join("index.hqc.tmp.99999"), vec![1u8; 10_000]).unwrap();
+    let w = read_index(&e).unwrap_err();
+    assert!(w.contains("interrupted"), "{w}");
+    assert_eq!(read_index(&e).unwrap_err(), "miss");
+    assert!(matches!(write_index(&e), Written::Done(_)));
+    assert!(read_index(&e).is_ok());
+}
+
+#[test]
+fn a_writer_holding_the_lock_makes_others_skip_and_readers_miss() {
+    let s = setup();
+    let e = s.cache.entry(&s.dump, 0, "t").unwrap();
+    std::fs::create_dir_all(e.dir()).unwrap();
+    let lock = std::fs::File::create(e.dir().join("index.hqc.lock")).unwrap();
+    lock.lock().unwrap();
+    std::fs::write(e.dir().join("index.hqc.tmp.1"), b"half").unwrap();
+    assert_eq!(read_index(&e).unwrap_err(), "miss", "a file being written is not stale");
+    assert!(matches!(write_index(&e), Written::Busy));
+    assert!(e.dir().join("index.hqc.tmp.1").exists());
+    lock.unlock().unwrap();
+    assert!(matches!(write_index(&e), Written::Done(_)));
+    assert!(!e.dir().join("index.hqc.tmp.1").exists());
+}
+
+#[test]
+fn least_recently_used_entries_go_first_under_the_cap() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dumps: Vec<PathBuf> = (0..3)
+        .map(|i| {
+            let p = tmp.path().join(format!("d{i}.hprof"));
+            std::fs::write(&p, vec![i as u8; 1000]).unwrap();
+            p
+        })
+        .collect();
+    // Room for two entries of ~20 MB, not three.
+    let cache = Cache::new(tmp.path().join("cache"), Some(45_000_000));
+    let entries: Vec<Entry> = dumps.iter().map(|d| cache.entry(d, 0, "t").unwrap()).collect();
+    write_index(&entries[0]);
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    write_index(&entries[1]);
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    assert!(read_index(&entries[0]).is_ok(), "entry 0 used again: entry 1 is now the oldest");
+    write_index(&entries[2]);
+    let left: Vec<String> = cache.list().iter().map(|e| e.meta.dump.clone()).collect();
+    assert_eq!(left.len(), 2, "{left:?}");
+    assert!(!left.iter().any(|d| d.ends_with("d1.hprof")), "{left:?}");
+    let too_small = Cache::new(tmp.path().join("cache"), Some(1000));
+    let w = write_index(&too_small.entry(&dumps[1], 0, "t").unwrap());
+    assert!(matches!(&w, Written::Failed(m) if m.contains("cap")), "{w:?}");
+}
+
+#[test]
+fn clear_removes_one_dump_or_all() {
+    let s = setup();
+    write_index(&s.cache.entry(&s.dump, 0, "t").unwrap());
+    write_index(&s.cache.entry(&s.dump, 1, "t").unwrap());
+    let other = s.dump.with_file_name("other.hprof");
+    std::fs::write(&other, b"x").unwrap();
+    write_index(&s.cache.entry(&other, 0, "t").unwrap());
+    assert_eq!(s.cache.list().len(), 3);
+    assert_eq!(s.cache.clear(Some(&other)).unwrap().0, 1);
+    assert_eq!(s.cache.list().len(), 2);
+    assert_eq!(s.cache.clear(None).unwrap().0, 2);
+    assert!(s.cache.list().is_empty());
+}
+
+#[test]
+fn an_unwritable_directory_is_one_warning() {
+    let s = setup();
+    let blocked = s.dump.with_file_name("not-a-dir");
+    std::fs::write(&blocked, b"file").unwrap();
+    let cache = Cache::new(blocked.join("cache"), None);
+    let e = cache.entry(&s.dump, 0, "t").unwrap();
+    assert!(matches!(write_index(&e), Written::Failed(m) if m.contains("continues without caching")));
+    assert_eq!(read_index(&e).unwrap_err(), "miss");
+}
+
+/// A 2 MiB tmpfs: the 20 MB file cannot fit. Needs root (mount); skipped with a reason otherwise.
+#[test]
+fn a_full_disk_is_one_warning_and_leaves_nothing_behind() {
+    let s = setup();
+    let mnt = tempfile::tempdir().unwrap();
+    let ok = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=2m", "tmpfs"])
+        .arg(mnt.path())
+        .status()
+        .is_ok_and(|st| st.success());
+    if !ok {
+        eprintln!("skipped: cannot mount a small tmpfs here (needs root)");
+        return;
+    }
+    let cache = Cache::new(mnt.path().join("cache"), Some(u64::MAX));
+    let e = cache.entry(&s.dump, 0, "t").unwrap();
+    let w = write_index(&e);
+    let leftovers: Vec<_> = std::fs::read_dir(e.dir()).unwrap().flatten().map(|f| f.file_name()).filter(|n| n.to_string_lossy().contains(".tmp.")).collect();
+    let _ = std::process::Command::new("umount").arg(mnt.path()).status();
+    assert!(matches!(&w, Written::Failed(m) if m.contains("No space left")), "{w:?}");
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}

@@ -1,0 +1,139 @@
+//! The full analysis in the cache (`heapql_cache`): the object graph's adjacency, the
+//! dominator tree (immediate dominators and children lists), retained sizes and the
+//! reachability bitmaps, written as arrays and memory-mapped back. Lazily built parts (BFS
+//! parents, referrers) are rebuilt on first use.
+
+use heapql_cache::{CacheUse, Entry, EntryFile, EntryWriter};
+use heapql_heap::{Heap, HeapError};
+use serde::{Deserialize, Serialize};
+use std::sync::OnceLock;
+
+use crate::csr::Offsets;
+use crate::{Csr, FixedBitSet, FullAnalysis, GraphOptions, ObjectGraph, RetainedSizes, SparseCsr};
+
+/// Bump when what this file writes changes meaning (part of every cache key).
+pub const CACHE_LAYOUT: &str = "graph1";
+
+#[derive(Serialize, Deserialize)]
+struct Small {
+    gc_root_count: usize,
+    pinned_bits: usize,
+    reachable_bits: usize,
+    reachable_only: bool,
+    offsets_u64: bool,
+    retained_big: Vec<(u32, u64)>,
+}
+
+fn words(bits: &FixedBitSet) -> Vec<u64> {
+    bits.as_slice().iter().map(|&w| w as u64).collect()
+}
+
+fn bitset(f: &EntryFile, name: &str, bits: usize) -> Result<FixedBitSet, String> {
+    let w = f.array::<u64>(name).map_err(|e| e.0)?;
+    if w.len() != bits.div_ceil(usize::BITS as usize) {
+        return Err(format!("bitmap {name} has the wrong length"));
+    }
+    Ok(FixedBitSet::with_capacity_and_blocks(bits, w.iter().map(|&x| x as usize)))
+}
+
+/// The cache file's options for these analysis options.
+fn options_key(options: &GraphOptions) -> &'static str {
+    if options.reachable_only {
+        "reachable-only"
+    } else {
+        ""
+    }
+}
+
+impl FullAnalysis {
+    /// Writes the analysis into a cache file.
+    pub fn write_cache(&self, w: &mut EntryWriter) -> std::io::Result<()> {
+        let g = &self.graph;
+        match &g.out.offsets {
+            Offsets::U32(o) => w.array("graph.offsets", o)?,
+            Offsets::U64(o) => w.array("graph.offsets", o)?,
+        }
+        w.array("graph.targets", &g.out.targets)?;
+        w.array("graph.root_children", &g.root_children)?;
+        w.array("graph.pinned", &words(&g.pinned))?;
+        w.array("graph.reachable", &words(&g.reachable))?;
+        w.array("idom", &self.idom)?;
+        w.array("retained", &self.retained.small)?;
+        w.array("tree.words", &self.tree.words)?;
+        w.array("tree.rank", &self.tree.rank)?;
+        w.array("tree.starts", &self.tree.starts)?;
+        w.array("tree.targets", &self.tree.targets)?;
+        w.blob(
+            "analysis",
+            &Small {
+                gc_root_count: g.gc_root_count,
+                pinned_bits: g.pinned.len(),
+                reachable_bits: g.reachable.len(),
+                reachable_only: self.reachable_only,
+                offsets_u64: matches!(g.out.offsets, Offsets::U64(_)),
+                retained_big: self.retained.big.clone(),
+            },
+        )
+    }
+
+    /// The analysis of `heap` from a verified cache file (arrays mapped in place); `Err` with a
+    /// reason when the file does not fit the heap.
+    pub fn read_cache(heap: &Heap, f: &EntryFile) -> Result<FullAnalysis, String> {
+        let s: Small = f.blob("analysis").map_err(|e| e.0)?;
+        let offsets = if s.offsets_u64 {
+            Offsets::U64(f.array("graph.offsets").map_err(|e| e.0)?)
+        } else {
+            Offsets::U32(f.array("graph.offsets").map_err(|e| e.0)?)
+        };
+        let out = Csr { offsets, targets: f.array("graph.targets").map_err(|e| e.0)? };
+        let nodes = heap.object_count() as usize + 1;
+        let graph = ObjectGraph {
+            out,
+            root_children: f.array::<u32>("graph.root_children").map_err(|e| e.0)?.to_vec(),
+            gc_root_count: s.gc_root_count,
+            pinned: bitset(f, "graph.pinned", s.pinned_bits)?,
+            reachable: bitset(f, "graph.reachable", s.reachable_bits)?,
+        };
+        let a = FullAnalysis {
+            graph,
+            idom: f.array("idom").map_err(|e| e.0)?,
+            retained: RetainedSizes { small: f.array("retained").map_err(|e| e.0)?, big: s.retained_big },
+            tree: SparseCsr {
+                words: f.array::<u64>("tree.words").map_err(|e| e.0)?.to_vec(),
+                rank: f.array::<u32>("tree.rank").map_err(|e| e.0)?.to_vec(),
+                starts: f.array("tree.starts").map_err(|e| e.0)?,
+                targets: f.array("tree.targets").map_err(|e| e.0)?,
+            },
+            reachable_only: s.reachable_only,
+            bfs: OnceLock::new(),
+            inbound: OnceLock::new(),
+            scratch: heap.scratch().clone(),
+        };
+        let g = &a.graph;
+        let fits = g.out.node_count() as usize == nodes
+            && a.idom.len() == nodes
+            && a.retained.small.len() == nodes
+            && g.pinned.len() == nodes
+            && g.reachable.len() == nodes
+            && a.tree.words.len() == nodes.div_ceil(64)
+            && a.tree.rank.len() == a.tree.words.len();
+        if !fits {
+            return Err("it does not match the heap index".into());
+        }
+        Ok(a)
+    }
+
+    /// The full analysis through the cache entry: the cached one when valid, else a fresh
+    /// build that is then written. Cache problems become lines in `warnings`, never errors.
+    pub fn build_with_cache(heap: &Heap, options: GraphOptions, entry: &Entry, warnings: &mut Vec<String>) -> Result<(FullAnalysis, CacheUse), HeapError> {
+        let reachable_only = options.reachable_only;
+        entry.load_or_build(
+            "analysis",
+            options_key(&options),
+            warnings,
+            |f| FullAnalysis::read_cache(heap, f).and_then(|a| if a.reachable_only == reachable_only { Ok(a) } else { Err("made with other options".into()) }),
+            || FullAnalysis::build(heap, options),
+            |a, w| a.write_cache(w),
+        )
+    }
+}

@@ -1,0 +1,140 @@
+//! The heap index in the cache (`heapql_cache`): the object index's arrays are written as
+//! they are and memory-mapped back; the class table, roots, threads and the other small
+//! structures go in one serialized section. `open_with_cache` is the whole policy: use a valid
+//! cached index, else build the index and write it.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::path::Path;
+
+use heapql_cache::{CacheUse, Entry, EntryFile, EntryWriter};
+use heapql_hprof::{Control, Source};
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+use crate::{ids, layout, ClassExt, ClassHistogramRow, ClassIdx, ClassInfo, DumpInfo, GcRoot, Heap, HeapError, HeapSummary, ObjIdx, OpenOptions, ThreadInfo, Warning};
+
+/// Bump when what this file writes changes meaning (part of every cache key).
+pub const CACHE_LAYOUT: &str = "heap1";
+
+/// Everything but the per-object arrays.
+#[derive(Serialize, Deserialize)]
+struct Small<'a> {
+    info: Cow<'a, DumpInfo>,
+    compression: Cow<'a, str>,
+    warnings: Cow<'a, [Warning]>,
+    id_size: u32,
+    runs: Cow<'a, [(u32, u32)]>,
+    shift: u32,
+    base: u64,
+    classes: Cow<'a, [ClassInfo]>,
+    ext: Cow<'a, [ClassExt]>,
+    class_by_id: Cow<'a, FxHashMap<u64, ClassIdx>>,
+    class_by_obj: Cow<'a, FxHashMap<ObjIdx, ClassIdx>>,
+    by_name: Cow<'a, HashMap<String, Vec<ClassIdx>>>,
+    subclasses: Cow<'a, [Vec<ClassIdx>]>,
+    prim_class: [ClassIdx; 8],
+    class_class: ClassIdx,
+    model: layout::Model,
+    roots: Cow<'a, [GcRoot]>,
+    threads: Cow<'a, [ThreadInfo]>,
+    props: Cow<'a, [(String, String)]>,
+    histogram: Cow<'a, [ClassHistogramRow]>,
+    summary: Cow<'a, HeapSummary>,
+    utf16_big_endian: bool,
+}
+
+impl Heap {
+    /// Writes the index into a cache file.
+    pub fn write_cache(&self, w: &mut EntryWriter) -> std::io::Result<()> {
+        w.array("objects.packed", &self.objs.packed)?;
+        w.array("objects.id_lo", &self.objs.id_lo)?;
+        w.array("objects.buckets", &self.objs.buckets)?;
+        w.blob(
+            "heap",
+            &Small {
+                info: Cow::Borrowed(&self.info),
+                compression: Cow::Borrowed(self.info.compression),
+                warnings: Cow::Borrowed(&self.warnings),
+                id_size: self.id_size,
+                runs: Cow::Borrowed(&self.objs.runs),
+                shift: self.objs.shift,
+                base: self.objs.base,
+                classes: Cow::Borrowed(&self.classes),
+                ext: Cow::Borrowed(&self.ext),
+                class_by_id: Cow::Borrowed(&self.class_by_id),
+                class_by_obj: Cow::Borrowed(&self.class_by_obj),
+                by_name: Cow::Borrowed(&self.by_name),
+                subclasses: Cow::Borrowed(&self.subclasses),
+                prim_class: self.prim_class,
+                class_class: self.class_class,
+                model: self.model,
+                roots: Cow::Borrowed(&self.roots),
+                threads: Cow::Borrowed(&self.threads),
+                props: Cow::Borrowed(&self.props),
+                histogram: Cow::Borrowed(&self.histogram),
+                summary: Cow::Borrowed(&self.summary),
+                utf16_big_endian: self.utf16_big_endian,
+            },
+        )
+    }
+
+    /// The index of the dump at `path` from a verified cache file (arrays mapped in place).
+    /// `Err` with a reason when the file does not fit the dump.
+    pub fn read_cache(path: &Path, f: &EntryFile, options: &OpenOptions) -> Result<Heap, String> {
+        let src = Source::open(path, Control { progress: None, cancel: None }).map_err(|e| e.to_string())?;
+        let s: Small = f.blob("heap").map_err(|e| e.0)?;
+        let packed = f.array::<u64>("objects.packed").map_err(|e| e.0)?;
+        let id_lo = f.array::<u32>("objects.id_lo").map_err(|e| e.0)?;
+        let buckets = f.array::<u32>("objects.buckets").map_err(|e| e.0)?.to_vec();
+        let mut info = s.info.into_owned();
+        if src.len() != info.uncompressed_size || packed.len() != id_lo.len() || info.dump != options.dump {
+            return Err("it does not match the dump".into());
+        }
+        info.path = path.display().to_string();
+        info.compression = compression_named(&s.compression).ok_or("unknown compression")?;
+        Ok(Heap {
+            src,
+            info,
+            warnings: s.warnings.into_owned(),
+            id_size: s.id_size,
+            objs: ids::ObjIndex { packed, id_lo, runs: s.runs.into_owned(), buckets, shift: s.shift, base: s.base },
+            classes: s.classes.into_owned(),
+            ext: s.ext.into_owned(),
+            class_by_id: s.class_by_id.into_owned(),
+            class_by_obj: s.class_by_obj.into_owned(),
+            by_name: s.by_name.into_owned(),
+            subclasses: s.subclasses.into_owned(),
+            prim_class: s.prim_class,
+            class_class: s.class_class,
+            model: s.model,
+            roots: s.roots.into_owned(),
+            threads: s.threads.into_owned(),
+            props: s.props.into_owned(),
+            histogram: s.histogram.into_owned(),
+            summary: s.summary.into_owned(),
+            utf16_big_endian: s.utf16_big_endian,
+            scratch: options.scratch.clone(),
+        })
+    }
+
+    /// Opens the dump through the cache entry: the cached index when valid, else a fresh
+    /// build that is then written. Cache problems become lines in `warnings`, never errors.
+    pub fn open_with_cache(path: &Path, options: OpenOptions, entry: &Entry, warnings: &mut Vec<String>) -> Result<(Heap, CacheUse), HeapError> {
+        let read_options = options.clone();
+        entry.load_or_build(
+            "index",
+            "",
+            warnings,
+            |f| Heap::read_cache(path, f, &read_options),
+            || Heap::open(path, options),
+            |heap, w| heap.write_cache(w),
+        )
+    }
+}
+
+/// `DumpInfo::compression` from its name.
+fn compression_named(name: &str) -> Option<&'static str> {
+    use heapql_hprof::Compression;
+    [Compression::None, Compression::Gzip, Compression::GzipChunked].into_iter().map(|c| c.name()).find(|n| *n == name)
+}

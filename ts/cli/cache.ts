@@ -1,0 +1,116 @@
+/**
+ * The index cache from the command line: the options every dump command takes
+ * (`--cache-dir`, `--cache-max`, `--no-cache`), its warning lines, and `heapql cache list` /
+ * `heapql cache clear [<dump>]`.
+ */
+import { defineCommand } from 'citty';
+
+import { usageError } from '../errors.js';
+import type { Heap } from '../heap.js';
+import { native } from '../native/index.js';
+import { checkOptions } from './args.js';
+import { warn } from './stderr.js';
+
+export interface CliCacheOptions {
+  noCache?: boolean;
+  /** Default: HEAPQL_CACHE_DIR, else $XDG_CACHE_HOME/heapql, else ~/.cache/heapql. */
+  cacheDir?: string;
+  /** Size cap in bytes (default: 20% of the cache disk's free space). */
+  cacheMax?: number;
+}
+
+/** The cache options of a dump command's parsed arguments. */
+export function cacheOptions(a: { cache?: boolean; 'cache-dir'?: string; 'cache-max'?: string }): CliCacheOptions {
+  return {
+    noCache: a.cache === false,
+    ...(a['cache-dir'] !== undefined ? { cacheDir: a['cache-dir'] } : {}),
+    ...(a['cache-max'] !== undefined ? { cacheMax: parseSize(a['cache-max']) } : {}),
+  };
+}
+
+const UNITS: Record<string, number> = { '': 1, k: 2 ** 10, m: 2 ** 20, g: 2 ** 30, t: 2 ** 40 };
+
+/** `500M`, `20G`, `1.5T`, `1048576` (bytes; K/M/G/T are powers of 1024). */
+export function parseSize(text: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*$/i.exec(text);
+  if (!m) throw usageError(`--cache-max ${text}: give a size such as 500M, 20G or a number of bytes`);
+  return Math.floor(Number(m[1]) * UNITS[m[2]!.toLowerCase()]!);
+}
+
+const printed = new WeakMap<Heap, number>();
+
+/** Prints the cache's warning lines not printed yet (each once). */
+export function printCacheWarnings(heap: Heap): void {
+  const warnings = heap.cacheStatus().warnings;
+  for (const w of warnings.slice(printed.get(heap) ?? 0)) warn(w);
+  printed.set(heap, warnings.length);
+}
+
+function formatBytes(n: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) {
+    n /= 1024;
+    i++;
+  }
+  return `${i === 0 ? n : n.toFixed(1)} ${units[i]}`;
+}
+
+function formatAge(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 120) return `${s} s`;
+  if (s < 7200) return `${Math.round(s / 60)} min`;
+  if (s < 172800) return `${Math.round(s / 3600)} h`;
+  return `${Math.round(s / 86400)} days`;
+}
+
+const dirArg = {
+  'cache-dir': { type: 'string', valueHint: 'dir', description: 'the cache directory (default: $HEAPQL_CACHE_DIR, else $XDG_CACHE_HOME/heapql or ~/.cache/heapql)' },
+} as const;
+
+const listArgs = { ...dirArg, json: { type: 'boolean', description: 'print JSON' } } as const;
+
+const listCommand = defineCommand({
+  meta: { name: 'list', description: 'List the cached dumps: dump, size, age' },
+  args: listArgs,
+  run({ args: a, rawArgs }) {
+    checkOptions(rawArgs, 'cache list', listArgs, 0);
+    const dir = native().cacheDirectory(a['cache-dir']);
+    const entries = native().cacheList(a['cache-dir']);
+    if (a.json) {
+      process.stdout.write(JSON.stringify({ dir, entries }, null, 2) + '\n');
+      return;
+    }
+    const now = Date.now();
+    process.stdout.write(`cache: ${dir}\n`);
+    if (entries.length === 0) {
+      process.stdout.write('(empty)\n');
+      return;
+    }
+    for (const e of entries) {
+      const which = e.dumpNumber > 0 ? ` (dump ${e.dumpNumber + 1})` : '';
+      const parts = e.files.map((f) => f.split('.')[0]).filter((f, i, all) => all.indexOf(f) === i);
+      process.stdout.write(`${e.dump}${which}  ${formatBytes(e.bytes)}  used ${formatAge(now - e.lastUsedMs)} ago  [${parts.join(', ')}]\n`);
+    }
+    const total = entries.reduce((s, e) => s + e.bytes, 0);
+    process.stdout.write(`${entries.length} dump(s), ${formatBytes(total)}\n`);
+  },
+});
+
+const clearArgs = { ...dirArg, dump: { type: 'positional', required: false, description: 'only the entries of this dump' } } as const;
+
+const clearCommand = defineCommand({
+  meta: { name: 'clear', description: 'Remove the cache, or the entries of one dump' },
+  args: clearArgs,
+  run({ args: a, rawArgs }) {
+    checkOptions(rawArgs, 'cache clear', clearArgs, 1);
+    const { entries, bytes } = native().cacheClear(a['cache-dir'], a.dump);
+    const what = a.dump ? ` of ${a.dump}` : '';
+    process.stdout.write(`removed ${entries} cache entr${entries === 1 ? 'y' : 'ies'}${what} (${formatBytes(bytes)})\n`);
+  },
+});
+
+export const cacheCommand = defineCommand({
+  meta: { name: 'cache', description: 'The index cache: list the cached dumps, or clear them' },
+  subCommands: { list: listCommand, clear: clearCommand },
+});
