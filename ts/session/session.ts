@@ -283,6 +283,8 @@ export class HeapSession {
             this.emit({ type: 'progress', task: 'analyze', ...e });
           }, token),
         );
+        // Let progress reports already queued behind the result arrive first.
+        await new Promise<void>((resolve) => setImmediate(resolve));
         live = false;
         this.analyzedReachable = summary.reachableOnly;
         this.finish('full', null);

@@ -334,9 +334,11 @@ pub fn edge_label(heap: &Heap, from: ObjIdx, to: ObjIdx) -> String {
     if heap.class(class).object == to {
         return "<class>".to_string();
     }
+    // Compared by id: no id-to-index look-up per field (an array may hold millions).
+    let target = heap.object_id(to);
     let mut slot_found: Option<u32> = None;
     heap.for_each_reference(from, |id, slot| {
-        if slot_found.is_none() && heap.index_of(id) == Some(to) {
+        if slot_found.is_none() && id == target {
             slot_found = Some(slot);
         }
     });
