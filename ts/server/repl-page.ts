@@ -41,6 +41,7 @@ export function replPage(): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>heapql REPL</title>
+<link rel="icon" href="data:,">
 <style>${STYLE}</style>
 </head>
 <body>

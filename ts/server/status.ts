@@ -27,6 +27,7 @@ export function statusBody(s: SessionStatus): Record<string, unknown> {
     ...(status === 'analyzing' ? { progress: s.progress ?? { phase: 'starting', done: 0, total: 0 } } : {}),
     ...(status === 'failed' ? { reason: s.error ?? 'unknown reason' } : {}),
     reachableOnly: s.reachableOnly,
+    dump: s.path,
     objects: s.objects,
     classes: s.classes,
   };
