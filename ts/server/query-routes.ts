@@ -19,6 +19,26 @@ async function request(c: Context): Promise<QueryRequest> {
   return parseQueryRequest(await readBody(c.req.raw), c.req.header('content-type') ?? null);
 }
 
+/** Plans kept by request (LRU): a dashboard or a load test repeats the same texts. */
+const PLAN_CACHE_SIZE = 256;
+const plans = new WeakMap<ServerContext, Map<string, PreparedQuery>>();
+
+function cachedPrepare(ctx: ServerContext, req: QueryRequest): PreparedQuery {
+  let cache = plans.get(ctx);
+  if (!cache) plans.set(ctx, (cache = new Map()));
+  const key = JSON.stringify([req.query, req.limit ?? null, req.reachableOnly ?? ctx.reachableOnly, req.viz ?? null, ctx.session.analyzed]);
+  const hit = cache.get(key);
+  if (hit) {
+    cache.delete(key);
+    cache.set(key, hit);
+    return hit;
+  }
+  const prepared = prepare(ctx, req);
+  cache.set(key, prepared);
+  if (cache.size > PLAN_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  return prepared;
+}
+
 /**
  * Plans the query for the path the session is on. A feature of the full path asked for before
  * the analysis is ready gets a message that says what to do on this server.
@@ -59,7 +79,7 @@ function plansOnFullPath(text: string): boolean {
 
 async function runQuery(ctx: ServerContext, c: Context): Promise<Response> {
   const req = await request(c);
-  const prepared = prepare(ctx, req);
+  const prepared = cachedPrepare(ctx, req);
   try {
     const result = await ctx.session.query(prepared, { signal: c.req.raw.signal, ...(req.name !== undefined ? { name: req.name } : {}) });
     return c.json(result);
@@ -70,7 +90,7 @@ async function runQuery(ctx: ServerContext, c: Context): Promise<Response> {
 
 async function stream(ctx: ServerContext, c: Context): Promise<Response> {
   const req = await request(c);
-  const prepared = prepare(ctx, req);
+  const prepared = cachedPrepare(ctx, req);
   const abort = new AbortController();
   const onClientGone = () => abort.abort();
   c.req.raw.signal.addEventListener('abort', onClientGone, { once: true });
