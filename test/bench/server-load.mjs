@@ -15,6 +15,8 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { Agent, setGlobalDispatcher } from 'undici';
 
+import { seededRandom } from './random.mjs';
+
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const args = process.argv.slice(2);
 const dump = args.find((a, i) => !a.startsWith('--') && !args[i - 1]?.startsWith('--'));
@@ -60,16 +62,8 @@ const sampler = setInterval(() => (peakAnonKB = Math.max(peakAnonKB, status(serv
 const info = await (await fetch(`${url}/status`)).json();
 const objects = info.objects;
 
-/** xorshift32: the same sequence every run. */
-let seed = 0x9e3779b9;
-function random() {
-  seed ^= seed << 13;
-  seed >>>= 0;
-  seed ^= seed >>> 17;
-  seed ^= seed << 5;
-  seed >>>= 0;
-  return seed / 2 ** 32;
-}
+/** The same objects every run. */
+const random = seededRandom();
 
 const AGGREGATES = [
   'SELECT classof(x) AS class, COUNT(*) AS count FROM INSTANCEOF java.lang.Object x GROUP BY classof(x) ORDER BY count DESC LIMIT 20',
