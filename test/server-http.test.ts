@@ -5,6 +5,7 @@
  * `--port 0`, a port in use, SIGTERM.
  */
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
@@ -208,5 +209,61 @@ describe('heapql server (the CLI)', () => {
     } finally {
       blocker.close();
     }
+  });
+});
+
+// A real scan, big enough that its first rows reach the client long before it ends: the 1 GB
+// benchmark dump (`npm run bench` makes it). No gate here: the native stream call's own end is
+// watched, and a disconnect must stop the scan short of the heap's object count.
+const big = path.join(root, 'bench-out/bench-1g.hprof');
+const haveBig = fs.existsSync(big);
+if (!haveBig) console.warn(`skipping the real-scan streaming test: ${big} is absent (npm run bench creates it)`);
+
+describe.skipIf(!haveBig)('streaming a real scan of the 1 GB benchmark dump', () => {
+  let session: HeapSession;
+  let server: RunningServer;
+  const ends: { settled: boolean; rows: number | null; stopped: boolean | null; error: string | null }[] = [];
+
+  beforeAll(async () => {
+    session = await openHeap(big);
+    const handle = session.handle as unknown as { executeStream: (...a: any[]) => Promise<{ rows: number; stopped: boolean }> };
+    const real = handle.executeStream.bind(handle);
+    handle.executeStream = (...a: any[]) => {
+      const end = { settled: false, rows: null as number | null, stopped: null as boolean | null, error: null as string | null };
+      ends.push(end);
+      return real(...a).then(
+        (r) => {
+          Object.assign(end, { settled: true, rows: r.rows, stopped: r.stopped });
+          return r;
+        },
+        (err: Error) => {
+          Object.assign(end, { settled: true, error: err.message });
+          throw err;
+        },
+      );
+    };
+    server = await listen(session, 0);
+  });
+  afterAll(async () => {
+    await server?.close();
+    session?.close();
+  });
+
+  test('rows arrive while the scan runs; a disconnect stops it before the end', async () => {
+    const controller = new AbortController();
+    const res = await fetch(`${server.url}/stream`, { method: 'POST', body: 'SELECT x FROM INSTANCEOF java.lang.Object x', signal: controller.signal });
+    const reader = res.body!.getReader();
+    const { value } = await reader.read();
+    expect(new TextDecoder().decode(value).split('\n')[0]).toMatch(/^\{"x":\{"objectId":/);
+    const end = ends.at(-1)!;
+    expect(end.settled).toBe(false);
+    controller.abort();
+    for (let i = 0; i < 3000 && !end.settled; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(end.settled).toBe(true);
+    // Stopped early: either reported as stopped with fewer rows than the heap has, or cancelled.
+    if (end.error === null) {
+      expect(end.stopped).toBe(true);
+      expect(end.rows!).toBeLessThan(session.status.objects);
+    } else expect(end.error).toMatch(/cancel/i);
   });
 });
