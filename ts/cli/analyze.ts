@@ -9,6 +9,7 @@ import { checkOptions, dumpArgs, dumpIndex, fullAnalysisArgs, queryArgs, scratch
 import { analyzeForCli, openForCli } from './open.js';
 import { collectJobs, outputFormat, runJobs } from './queries.js';
 import { refuseWithRepl, startRepl } from './repl.js';
+import { warn } from './stderr.js';
 
 const args = {
   ...dumpArgs,
@@ -38,7 +39,7 @@ export const analyzeCommand = defineCommand({
     }
     const format = outputFormat(a.format);
     const { jobs, warnings } = collectJobs({ rawArgs, queryFile: a['query-file'], run: a.run, fullPath: true, reachableOnly });
-    for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+    for (const w of warnings) warn(w);
     if (jobs.length === 0) throw usageError('no query given: use --query "<oql>", --query-file <path> or --run <name> (or heapql <dump> for the report)');
     const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), noCache: !a.cache, scratchDir: scratch });
     try {

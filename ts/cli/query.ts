@@ -6,6 +6,7 @@ import { checkOptions, dumpArgs, dumpIndex, queryArgs } from './args.js';
 import { openForCli } from './open.js';
 import { collectJobs, listNamed, outputFormat, runJobs } from './queries.js';
 import { refuseWithRepl, startRepl } from './repl.js';
+import { warn } from './stderr.js';
 
 const args = {
   ...dumpArgs,
@@ -38,7 +39,7 @@ export const queryCommand = defineCommand({
     }
     const format = outputFormat(a.format);
     const { jobs, warnings } = collectJobs({ rawArgs, queryFile: a['query-file'], run: a.run, fullPath: false, reachableOnly });
-    for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+    for (const w of warnings) warn(w);
     if (jobs.length === 0) throw usageError('no query given: use --query "<oql>", --query-file <path> or --run <name>');
     const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), noCache: !a.cache });
     try {

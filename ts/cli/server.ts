@@ -10,6 +10,7 @@ import { banner } from '../server/app.js';
 import { listen } from '../server/listen.js';
 import { checkOptions, dumpArgs, dumpIndex, fullAnalysisArgs, scratchDir } from './args.js';
 import { openForCli } from './open.js';
+import { notice } from './stderr.js';
 
 const args = {
   ...dumpArgs,
@@ -54,7 +55,7 @@ export const serverCommand = defineCommand({
       const stop = (signal: string) => {
         if (stopping) process.exit(130);
         stopping = true;
-        process.stderr.write(`${signal}: stopping the server… (Ctrl-C again to quit at once)\n`);
+        notice(`${signal}: stopping the server… (Ctrl-C again to quit at once)`);
         session.cancelAnalysis();
         void server.close().then(() => {
           session.close();
