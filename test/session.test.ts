@@ -163,6 +163,14 @@ describe('HeapSession on demo.hprof', () => {
     expect(store).toBeGreaterThan(-1);
     expect(path[store + 1]!.via).toBe('SESSIONS');
 
+    expect(path.every((s) => s.skipped === 0)).toBe(true);
+    // A long path keeps its ends: the step after the gap says how many were left out.
+    const short = (await session.pathToRoot(id, 4))!;
+    expect(short).toHaveLength(4);
+    expect(short.slice(0, 2)).toEqual(path.slice(0, 2));
+    expect(short.slice(2).map((s) => s.object)).toEqual(path.slice(-2).map((s) => s.object));
+    expect(short[2]!.skipped).toBe(path.length - 4);
+
     const dom = await session.dominator(id);
     expect(dom.dominator).not.toBeNull();
     expect(dom.inTree).toBe(true);

@@ -58,7 +58,7 @@ const kinds = {
 const pct = (sorted, p) => sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)];
 const results = {};
 for (const [kind, fn] of Object.entries(kinds)) {
-  const n = kind === 'queryObjectId' ? Math.min(samples, 50) : samples;
+  const n = samples;
   const ms = [];
   for (const id of ids.slice(0, n)) ms.push(await time(() => fn(id)));
   ms.sort((a, b) => a - b);

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { openHeap, type HeapSession, type ObjectRef } from '../../ts/index.js';
-import { complete, COMMANDS, Repl, statementComplete, type CompletionSource, type ReplIO } from '../../ts/repl/index.js';
+import { complete, COMMANDS, renderPath, Repl, statementComplete, type CompletionSource, type ReplIO } from '../../ts/repl/index.js';
 
 const root = path.resolve(__dirname, '../..');
 const demo = path.join(root, 'fixtures/demo/demo.hprof');
@@ -204,6 +204,27 @@ describe('the REPL dispatcher', () => {
   });
 });
 
+describe('!analyze cancelled (Ctrl-C)', () => {
+  it('says cancelled, and the session goes on on the query-only path', async () => {
+    const session = await openHeap(demo);
+    const errors: string[] = [];
+    let done = 0;
+    const repl = new Repl(session, { print: () => {}, error: (t) => errors.push(t), saveFile: () => {}, progressDone: () => done++, quit: () => {} });
+    try {
+      const controller = new AbortController();
+      const run = repl.execute('!analyze', controller.signal);
+      controller.abort();
+      expect(await run).toBe(false);
+      expect(errors).toEqual(['cancelled']);
+      expect(done).toBe(1);
+      expect(session.status.state).toBe('query-only');
+      expect(await repl.execute('SELECT COUNT(*) FROM Demo$Session')).toBe(true);
+    } finally {
+      session.close();
+    }
+  });
+});
+
 describe('statement completeness and completion (shared with the browser)', () => {
   it('asks for more only when the statement runs out before its end', () => {
     expect(statementComplete('SELECT COUNT(*)')).toBe(false);
@@ -241,6 +262,29 @@ describe('statement completeness and completion (shared with the browser)', () =
     expect(await items('!set l')).toEqual(['limit']);
     expect(await items('-- @viz hist')).toEqual(['histogram']);
     expect(await items('-- @viz histogram la')).toEqual(['label=']);
+  });
+});
+
+describe('text views', () => {
+  it('a long path shows its ends and how many steps were left out', () => {
+    const ref = (n: number) => ({ objectId: n, address: `0x${n.toString(16)}`, className: 'Node', label: `Node @ 0x${n.toString(16)}` });
+    const text = renderPath(
+      [
+        { object: ref(1), via: 'JNI Global', skipped: 0 },
+        { object: ref(2), via: 'next', skipped: 0 },
+        { object: ref(999), via: 'next', skipped: 996 },
+        { object: ref(1000), via: 'next', skipped: 0 },
+      ],
+      '#1000',
+    );
+    expect(text.split('\n')).toEqual([
+      'Node @ 0x1  #1  [GC root: JNI Global]',
+      '└─ .next → Node @ 0x2  #2',
+      '  … 996 steps left out …',
+      '                        └─ .next → Node @ 0x3e7  #999',
+      '                        └─ .next → Node @ 0x3e8  #1000',
+    ]);
+    expect(renderPath(null, '#5')).toContain('no path from a GC root');
   });
 });
 

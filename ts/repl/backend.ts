@@ -27,7 +27,7 @@ export interface ReplBackend {
   object(objectId: number): Promise<ObjectView>;
   referents(objectId: number, limit?: number): Promise<ReferenceList>;
   referrers(objectId: number, limit?: number): Promise<ReferenceList>;
-  pathToRoot(objectId: number): Promise<PathStep[] | null>;
+  pathToRoot(objectId: number, maxSteps?: number): Promise<PathStep[] | null>;
   dominator(objectId: number, limit?: number): Promise<DominatorView>;
   analyze(options: { reachableOnly?: boolean; onProgress?: (e: ProgressEvent) => void; signal?: AbortSignal }): Promise<void>;
 }

@@ -67,9 +67,19 @@ export function renderRefs(label: string, out: ReferenceList, inbound: Reference
 
 export function renderPath(steps: PathStep[] | null, label: string): string {
   if (steps === null) return `${label}: no path from a GC root (unreachable; the analysis left unreachable objects out)`;
-  return steps
-    .map((s, i) => (i === 0 ? `${s.object.label}  #${s.object.objectId}  [GC root: ${s.via}]` : `${'  '.repeat(i - 1)}└─ .${s.via} → ${s.object.label}  #${s.object.objectId}`))
-    .join('\n');
+  const lines: string[] = [];
+  let depth = 0;
+  for (const [i, s] of steps.entries()) {
+    if (s.skipped > 0) {
+      lines.push(`${'  '.repeat(Math.min(depth - 1, 12))}… ${int(s.skipped)} steps left out …`);
+      depth += s.skipped;
+    }
+    // Indentation stops growing at 12 levels: the tree stays readable on a deep path.
+    const pad = '  '.repeat(Math.max(0, Math.min(depth - 1, 12)));
+    lines.push(i === 0 ? `${s.object.label}  #${s.object.objectId}  [GC root: ${s.via}]` : `${pad}└─ .${s.via} → ${s.object.label}  #${s.object.objectId}`);
+    depth++;
+  }
+  return lines.join('\n');
 }
 
 export function renderDominator(d: DominatorView): string {

@@ -254,14 +254,20 @@ impl FullAnalysis {
     /// A shortest path from a GC root (or unreachable pseudo-root) to `o`, root first, with
     /// field labels; None if `o` hangs off no root (only with `reachable_only`).
     pub fn path_to_root(&self, heap: &Heap, o: ObjIdx) -> Option<Vec<PathStep>> {
-        let parents = self.bfs.get_or_init(|| bfs_parents(&self.graph, 0, |_, _| false, &self.scratch));
-        let nodes = path_from_parents(parents, node(o))?;
+        let nodes = self.path_nodes_to_root(o)?;
         let mut steps = Vec::with_capacity(nodes.len() - 1);
         for w in nodes.windows(2) {
             let label = if w[0] == 0 { self.root_label(heap, obj(w[1])) } else { edge_label(heap, obj(w[0]), obj(w[1])) };
             steps.push(PathStep { object: obj(w[1]), label });
         }
         Some(steps)
+    }
+
+    /// The nodes of a shortest path from the virtual root (node 0, first) to `o`, without
+    /// labels (a path may be a million steps long); None as for `path_to_root`.
+    pub fn path_nodes_to_root(&self, o: ObjIdx) -> Option<Vec<u32>> {
+        let parents = self.bfs.get_or_init(|| bfs_parents(&self.graph, 0, |_, _| false, &self.scratch));
+        path_from_parents(parents, node(o))
     }
 
     /// Shortest path from the roots to `o` avoiding edges for which `skip(from, to)` holds
