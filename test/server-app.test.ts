@@ -257,6 +257,7 @@ describe('server app, lazy analysis (the default)', () => {
     const first = (await (await post(app, '/query', 'SELECT s FROM Demo$Session s LIMIT 1')).json()) as { rows: { objectId: number }[][] };
     const id = first.rows[0]![0]!.objectId;
     expect(((await (await get(app, `/objects/${id}/path`)).json()) as { path: unknown[] }).path.length).toBeGreaterThan(0);
+    await expectError(await get(app, `/objects/${id}/path?maxSteps=x`), 400, 'query', /maxSteps/);
     expect((await get(app, `/objects/${id}/dominator`)).status).toBe(200);
     expect((await get(app, `/objects/${id}/referrers`)).status).toBe(200);
   });

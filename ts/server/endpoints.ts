@@ -29,7 +29,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   { method: 'GET', path: '/objects/:id', description: 'one object: class, address, sizes, GC roots, fields' },
   { method: 'GET', path: '/objects/:id/referents', description: 'what the object refers to (?limit=N)' },
   { method: 'GET', path: '/objects/:id/referrers', description: 'what refers to the object (?limit=N; full analysis)' },
-  { method: 'GET', path: '/objects/:id/path', description: 'a shortest path from a GC root to the object (full analysis)' },
+  { method: 'GET', path: '/objects/:id/path', description: 'a shortest path from a GC root to the object (?maxSteps=N; full analysis)' },
   { method: 'GET', path: '/objects/:id/dominator', description: 'immediate dominator and biggest dominated objects (?limit=N; full analysis)' },
   { method: 'GET', path: '/repl', description: 'the browser REPL' },
   { method: 'GET', path: '/repl.js', description: 'the browser REPL\'s script' },

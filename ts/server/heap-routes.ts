@@ -47,6 +47,6 @@ export function heapRoutes(app: Hono, ctx: ServerContext): void {
   );
   app.get('/objects/:id/referents', (c) => lookup(c, () => s.referents(objectId(ctx, c), intParam(c, 'limit', 25, 10_000))));
   app.get('/objects/:id/referrers', (c) => lookup(c, () => s.referrers(objectId(ctx, c), intParam(c, 'limit', 25, 10_000))));
-  app.get('/objects/:id/path', (c) => lookup(c, async () => ({ path: await s.pathToRoot(objectId(ctx, c)) })));
+  app.get('/objects/:id/path', (c) => lookup(c, async () => ({ path: await s.pathToRoot(objectId(ctx, c), intParam(c, 'maxSteps', 100, 1_000_000)) })));
   app.get('/objects/:id/dominator', (c) => lookup(c, () => s.dominator(objectId(ctx, c), intParam(c, 'limit', 10, 10_000))));
 }

@@ -106,8 +106,8 @@ export class HttpBackend implements ReplBackend {
     return this.api.get<ReferenceList>(`/objects/${objectId}/referrers?limit=${limit}`);
   }
 
-  async pathToRoot(objectId: number): Promise<PathStep[] | null> {
-    return (await this.api.get<{ path: PathStep[] | null }>(`/objects/${objectId}/path`)).path;
+  async pathToRoot(objectId: number, maxSteps?: number): Promise<PathStep[] | null> {
+    return (await this.api.get<{ path: PathStep[] | null }>(`/objects/${objectId}/path${maxSteps === undefined ? '' : `?maxSteps=${maxSteps}`}`)).path;
   }
 
   dominator(objectId: number, limit = 10): Promise<DominatorView> {
