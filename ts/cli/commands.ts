@@ -12,9 +12,11 @@ export const subCommands: Record<string, Lazy> = {
   summary: () => import('./summary.js').then((m) => m.summaryCommand),
   server: () => import('./server.js').then((m) => m.serverCommand),
   demo: () => import('./demo.js').then((m) => m.demoCommand),
+  diff: () => import('./diff.js').then((m) => m.diffCommand),
   schema: () => import('./schema.js').then((m) => m.schemaCommand),
   sched: () => import('./sched.js').then((m) => m.schedCommand),
   device: () => import('./device.js').then((m) => m.deviceCommand),
+  mcp: () => import('./mcp.js').then((m) => m.mcpCommand),
   completion: () => import('./completion.js').then((m) => m.completionCommand(() => subCommands, mainCommand)),
 };
 
