@@ -144,6 +144,15 @@ const STEPS = [
     output: (size) => path.join(OUT, `report-${size}g-cache-limited.json`),
     args: (d, size) => cached([d, path.join(OUT, `report-${size}g-cache-limited.json`)]),
   },
+  {
+    // The HTTP server under load: 200 clients for 30 s mixing point queries, aggregates and
+    // /stream (throughput, p50/p99, errors and the server's peak memory in the note; the
+    // details in bench-out/logs/*server-load*.out). Wall time and memory columns are the driver's.
+    name: 'server load (200 clients, 30 s)',
+    script: 'test/bench/server-load.mjs',
+    args: (d) => [d, '--clients', '200', '--seconds', '30'],
+    note: serverLoadNote,
+  },
   // Peers, side by side: hprof-slurp's class histogram pass, hprof-analyzer's query-only path
   // and its full report (the same work as ours above).
   { name: 'hprof-slurp histogram (peer)', cmd: 'hprof-slurp', args: (d) => [d] },
@@ -400,6 +409,13 @@ function lookupNote(outFile) {
     .join('; ') + ' (p50/p99)';
 }
 
+/** Throughput, latency, errors and server memory from the last (JSON) line server-load.mjs prints. */
+function serverLoadNote(outFile) {
+  const last = fs.readFileSync(outFile, 'utf8').trim().split('\n').pop() ?? '{}';
+  const { results: r = {} } = JSON.parse(last);
+  return `${r.requests} requests, ${r.throughput}/s, p50 ${r.p50} ms, p99 ${r.p99} ms, ${r.errors} errors; server peak RSS ${r.serverPeakRssMB} MB, anon ~${r.serverPeakAnonMB} MB`;
+}
+
 function table(rows) {
   const head = ['dump', 'size GB', 'step', 'wall s', 'GB/s', 'peak RSS MB', 'peak anon MB', 'note'];
   const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
@@ -476,7 +492,7 @@ async function main() {
           m.ok = false;
           m.note = `exited 0 but wrote no ${path.basename(output)}`;
         }
-        if (m.ok && step.script) note = lookupNote(`${logBase}.out`);
+        if (m.ok && step.script) note = (step.note ?? lookupNote)(`${logBase}.out`);
         if (m.ok && step.after) note = [note, step.after(size, rows)].filter(Boolean).join('; ');
         rows.push({ dump: name, size, sizeGB, step: step.name, ...m, note: m.ok ? note : `skipped: ${m.note}` });
         process.stderr.write(`bench:   ${m.ok ? `${m.seconds.toFixed(2)} s, ${Math.round(m.rssMB)} MB` : m.note}\n`);

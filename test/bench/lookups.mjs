@@ -10,6 +10,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 
+import { seededRandom } from './random.mjs';
+
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const { openHeap } = await import(path.join(ROOT, 'dist/index.js'));
 
@@ -22,16 +24,8 @@ if (!dump || !(samples > 0)) {
   process.exit(2);
 }
 
-/** xorshift32: the same objects every run. */
-let seed = 0x9e3779b9;
-function random() {
-  seed ^= seed << 13;
-  seed >>>= 0;
-  seed ^= seed >>> 17;
-  seed ^= seed << 5;
-  seed >>>= 0;
-  return seed / 2 ** 32;
-}
+/** The same objects every run. */
+const random = seededRandom();
 
 const t0 = performance.now();
 const session = await openHeap(dump, { scratch: 'disk' });

@@ -10,6 +10,7 @@ export const subCommands: Record<string, Lazy> = {
   query: () => import('./query.js').then((m) => m.queryCommand),
   analyze: () => import('./analyze.js').then((m) => m.analyzeCommand),
   summary: () => import('./summary.js').then((m) => m.summaryCommand),
+  server: () => import('./server.js').then((m) => m.serverCommand),
   demo: () => import('./demo.js').then((m) => m.demoCommand),
   diff: () => import('./diff.js').then((m) => m.diffCommand),
   schema: () => import('./schema.js').then((m) => m.schemaCommand),

@@ -5,6 +5,7 @@
  */
 import { resolveVizColumns } from '../query/viz.js';
 import { valueText } from './format.js';
+import { barChartSvg, pieChartSvg, treemapSvg } from './svg.js';
 import type { ReportModel, ReportWarning } from './model.js';
 import type { QueryResult, VizKind } from './query-result.js';
 
@@ -69,4 +70,19 @@ export function withVizWarnings(model: ReportModel): ReportModel {
   const seen = new Set(model.warnings.map((w) => `${w.source}\u0000${w.message}`));
   const added = vizWarnings(model.queries).filter((w) => !seen.has(`${w.source}\u0000${w.message}`));
   return added.length === 0 ? model : { ...model, warnings: [...model.warnings, ...added] };
+}
+
+/** The SVG chart of a planned query block ('' for a table); the HTML report and the browser REPL draw with it. */
+export function queryChartSvg(view: QueryView): string {
+  const title = view.title ?? view.heading;
+  switch (view.kind) {
+    case 'histogram':
+      return barChartSvg(view.data, { title });
+    case 'piechart':
+      return pieChartSvg(view.data, { title });
+    case 'treemap':
+      return treemapSvg({ label: title, value: 0, children: view.data.map((d) => ({ label: d.label, value: d.value })) }, { title });
+    default:
+      return '';
+  }
 }

@@ -3,7 +3,7 @@
  * external request — a Content-Security-Policy forbids them), readable from disk. Everything
  * from the dump is HTML-escaped: class names and strings are attacker-controlled.
  */
-import { planQuery, type QueryView } from './charts.js';
+import { planQuery, queryChartSvg, type QueryView } from './charts.js';
 import { baseName, formatBytes, frameText, int, overviewFacts, percent, sizeWithPercent, valueText, viaText } from './format.js';
 import { escapeHtml as esc } from './html-escape.js';
 import type { ConsumerGroup, LeakSuspect, ReportModel, ThreadInfo } from './model.js';
@@ -369,24 +369,10 @@ function duplicateStrings(model: ReportModel): string {
   return `<section id="duplicate-strings"><h2>Duplicate Strings</h2>${head}${tbl}</section>`;
 }
 
-function chartFor(view: QueryView): string {
-  const title = view.title ?? view.heading;
-  switch (view.kind) {
-    case 'histogram':
-      return barChartSvg(view.data, { title });
-    case 'piechart':
-      return pieChartSvg(view.data, { title });
-    case 'treemap':
-      return treemapSvg({ label: title, value: 0, children: view.data.map((d) => ({ label: d.label, value: d.value })) }, { title });
-    default:
-      return '';
-  }
-}
-
 function queryBlock(q: QueryResult, view: QueryView): string {
   const parts = [`<h3>${esc(view.heading)}</h3>`, `<pre><code>${esc(q.oql.trim())}</code></pre>`];
   if (view.title) parts.push(`<h4>${esc(view.title)}</h4>`);
-  parts.push(chartFor(view));
+  parts.push(queryChartSvg(view));
   if (view.kind !== 'table' && view.data.length < view.chartable) parts.push(`<p class="note">Chart shows the first ${int(view.data.length)} of ${int(view.chartable)} rows.</p>`);
   if (view.warning) parts.push(`<p class="warn">${esc(view.warning)}</p>`);
   if (q.note) parts.push(`<p class="note">${esc(q.note)}</p>`);

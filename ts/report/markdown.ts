@@ -79,6 +79,12 @@ export function renderMarkdown(model: ReportModel): string {
   return out.join('\n\n') + '\n';
 }
 
+/** One section of the report on its own (the server's `/report/<section>?format=md`). */
+export function renderMarkdownSection(model: ReportModel, section: 'overview' | 'leaks' | 'top' | 'threads'): string {
+  const blocks = { overview: systemOverview, leaks: leakSuspects, top: topConsumers, threads }[section](model);
+  return blocks.join('\n\n') + '\n';
+}
+
 function summary(model: ReportModel): string[] {
   const h = model.overview.heap;
   const lines = [

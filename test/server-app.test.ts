@@ -1,0 +1,324 @@
+/**
+ * The HTTP server's app in process (`app.request`, no socket) on the demo dump: every endpoint,
+ * every analysis state, every error kind with its status, and the Host/Origin guard. Real
+ * loopback HTTP (streaming, 413 on a chunked upload, concurrency) is in server-http.test.ts.
+ */
+import path from 'node:path';
+import { readFileSync } from 'node:fs';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+
+import { openHeap, type HeapSession } from '../ts/index.js';
+import { validateQueryResult } from '../ts/query/schema.js';
+import { createApp } from '../ts/server/app.js';
+import { ENDPOINTS } from '../ts/server/endpoints.js';
+import { EXAMPLES } from '../ts/server/help.js';
+import { plan } from '../ts/plan/index.js';
+import { VERSION } from '../ts/version.js';
+
+const root = path.resolve(__dirname, '..');
+const demo = path.join(root, 'fixtures/demo/demo.hprof');
+const facts = JSON.parse(readFileSync(path.join(root, 'fixtures/demo/demo.facts.json'), 'utf8')) as {
+  classes: { name: string; instances: number }[];
+};
+const sessions = facts.classes.find((c) => c.name === 'Demo$Session')!.instances;
+
+const PORT = 7070;
+const BASE = `http://127.0.0.1:${PORT}`;
+
+type App = ReturnType<typeof createApp>;
+
+function get(app: App, p: string, headers: Record<string, string> = {}) {
+  return app.request(`${BASE}${p}`, { headers: { host: `127.0.0.1:${PORT}`, ...headers } });
+}
+function post(app: App, p: string, body?: string, headers: Record<string, string> = {}) {
+  return app.request(`${BASE}${p}`, { method: 'POST', body, headers: { host: `127.0.0.1:${PORT}`, ...headers } });
+}
+async function expectError(res: Response, status: number, kind: string, message?: RegExp) {
+  expect(res.status).toBe(status);
+  const body = (await res.json()) as { ok: boolean; error: { kind: string; message: string } };
+  expect(body).toEqual({ ok: false, error: { kind, message: expect.any(String) } });
+  if (message) expect(body.error.message).toMatch(message);
+  return body.error.message;
+}
+
+/** Polls GET /status (bounded by count, not time) until it leaves `analyzing`. */
+async function waitForAnalysis(app: App): Promise<Record<string, unknown>> {
+  for (let i = 0; i < 100_000; i++) {
+    const s = (await (await get(app, '/status')).json()) as Record<string, unknown>;
+    if (s.status !== 'analyzing') return s;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error('the analysis did not end');
+}
+
+describe('server app, lazy analysis (the default)', () => {
+  let session: HeapSession;
+  let app: App;
+  beforeAll(async () => {
+    session = await openHeap(demo);
+    app = createApp(session, { port: PORT, replScript: () => '/* bundle */' });
+  });
+  afterAll(() => session.close());
+
+  test('GET /version: the version and every endpoint as {method, path, description}', async () => {
+    const res = await get(app, '/version');
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { version: string; endpoints: unknown[] };
+    expect(body.version).toBe(VERSION);
+    expect(body.endpoints).toEqual(ENDPOINTS);
+    for (const e of body.endpoints) expect(Object.keys(e as object).sort()).toEqual(['description', 'method', 'path']);
+    expect(ENDPOINTS.map((e) => `${e.method} ${e.path}`)).toEqual(
+      expect.arrayContaining(['GET /', 'GET /version', 'GET /status', 'POST /analyze', 'POST /', 'POST /query', 'POST /stream', 'GET /help', 'GET /schema', 'GET /report', 'GET /report/overview', 'GET /report/leaks', 'GET /report/top', 'GET /report/threads', 'GET /repl']),
+    );
+  });
+
+  test('GET /: welcome text plus the catalog (JSON), an HTML page with the REPL link for a browser', async () => {
+    const body = (await (await get(app, '/')).json()) as { welcome: string; endpoints: unknown[]; repl: string };
+    expect(body.endpoints).toEqual(ENDPOINTS);
+    expect(body.repl).toBe('/repl');
+    expect(body.welcome).toContain(`${BASE}/repl`);
+    for (const e of ENDPOINTS) expect(body.welcome).toContain(`${e.method} ${e.path}`);
+    const html = await get(app, '/', { accept: 'text/html' });
+    expect(html.headers.get('content-type')).toMatch(/text\/html/);
+    expect(await html.text()).toContain('<a href="/repl">');
+  });
+
+  test('GET /help: the OQL reference from the planner tables; every example plans', async () => {
+    const help = (await (await get(app, '/help')).json()) as Record<string, any>;
+    expect(help.keywords).toContain('SELECT');
+    expect(help.attributes).toContainEqual({ name: '@retainedHeapSize', fullPath: true });
+    expect(help.attributes).toContainEqual({ name: '@usedHeapSize', fullPath: false });
+    expect(help.functions).toContainEqual({ name: 'path', args: 2, fullPath: true });
+    expect(help.functions).toContainEqual({ name: 'classof', args: 1, fullPath: false });
+    expect(help.aggregates.map((a: { name: string }) => a.name)).toEqual(['COUNT', 'SUM', 'MIN', 'MAX', 'AVG', 'MEDIAN', 'PERCENTILE']);
+    expect(help.methods.map((m: { name: string }) => m.name)).toContain('getUsedHeapSize()');
+    expect(help.namedQueries.map((q: { name: string }) => q.name)).toContain('duplicate-strings');
+    expect(help.examples.length).toBe(EXAMPLES.length);
+    for (const e of help.examples as { oql: string; fullPath: boolean }[]) {
+      const oql = e.oql.replace(/^--.*\n/, '');
+      expect(() => plan(oql, { fullPath: true })).not.toThrow();
+      if (!e.fullPath) expect(() => plan(oql, { fullPath: false })).not.toThrow();
+    }
+  });
+
+  test('GET /schema: the QueryResult schema the code validates with', async () => {
+    const schema = (await (await get(app, '/schema')).json()) as Record<string, any>;
+    expect(schema.title).toBe('QueryResult');
+    expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['name', 'oql', 'columns', 'rows', 'rowCount', 'truncated', 'elapsedMs']));
+  });
+
+  test('POST / and /query: raw text or JSON {query, limit}; limit overrides LIMIT; a valid QueryResult', async () => {
+    const text = await post(app, '/', 'SELECT COUNT(*) FROM Demo$Session');
+    expect(text.status).toBe(200);
+    const r1 = (await text.json()) as { rows: unknown[][] };
+    expect(validateQueryResult(r1).ok).toBe(true);
+    expect(r1.rows).toEqual([[sessions]]);
+
+    const json = await post(app, '/query', JSON.stringify({ query: 'SELECT s FROM Demo$Session s LIMIT 50', limit: 3 }), { 'content-type': 'application/json' });
+    const r2 = (await json.json()) as { rows: unknown[][]; rowCount: number; truncated: boolean };
+    expect(r2.rowCount).toBe(3);
+    expect(r2.truncated).toBe(true);
+    // JSON without the content type is still recognized (no OQL statement starts with `{`).
+    const bare = (await (await post(app, '/query', '{"query": "SELECT COUNT(*) FROM Demo$Session"}')).json()) as { rows: unknown[][] };
+    expect(bare.rows).toEqual([[sessions]]);
+  });
+
+  test('bad queries and requests: 400 query with the reason', async () => {
+    expect(await expectError(await post(app, '/query', 'SELEKT 1 FROM x'), 400, 'query')).toMatch(/query:1:1/);
+    await expectError(await post(app, '/query', '{"limit": 3}', { 'content-type': 'application/json' }), 400, 'query', /"query"/);
+    await expectError(await post(app, '/query', '{"query": 5}'), 400, 'query', /"query"/);
+    await expectError(await post(app, '/query', '{"query": "SELECT COUNT(*) FROM Demo$Session", "limit": -1}'), 400, 'query', /limit/);
+    await expectError(await post(app, '/query', '{"query": "SELECT COUNT(*) FROM Demo$Session", "lmit": 1}'), 400, 'query', /lmit/);
+    await expectError(await post(app, '/query', '{not json'), 400, 'query', /not valid JSON/);
+    await expectError(await post(app, '/query', ''), 400, 'query', /empty/);
+    await expectError(await post(app, '/stream', 'SELECT nosuchfield FROM Demo$Session'), 400, 'query');
+  });
+
+  test('413 body_too_large above 65536 bytes, at exactly 65536 not', async () => {
+    const atLimit = `SELECT COUNT(*) FROM Demo$Session ${'-'.repeat(65536 - 'SELECT COUNT(*) FROM Demo$Session '.length)}`;
+    expect(Buffer.byteLength(atLimit)).toBe(65536);
+    // The filler is a comment that starts with `--`: the query still runs.
+    expect((await post(app, '/query', atLimit)).status).toBe(200);
+    const res = await post(app, '/query', `${atLimit}-`);
+    await expectError(res, 413, 'body_too_large', /65536 bytes/);
+    expect(res.headers.get('connection')).toBe('close');
+    await expectError(await post(app, '/stream', 'x'.repeat(70_000)), 413, 'body_too_large');
+  });
+
+  test('a body without Content-Length is counted while it is read, and reading stops at the limit', async () => {
+    let pulled = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled += 16384;
+        controller.enqueue(new Uint8Array(16384).fill(0x20));
+        if (pulled >= 1 << 30) controller.close();
+      },
+    });
+    const res = await app.request(`${BASE}/query`, { method: 'POST', body, headers: { host: `127.0.0.1:${PORT}` }, duplex: 'half' } as RequestInit);
+    await expectError(res, 413, 'body_too_large');
+    expect(pulled).toBeLessThan(65536 + 4 * 16384);
+  });
+
+  test('404 not_found for unknown paths; 405 method_not_allowed with Allow', async () => {
+    await expectError(await get(app, '/nope'), 404, 'not_found', /GET \/nope/);
+    await expectError(await get(app, '/report/garbage'), 404, 'not_found');
+    const wrong = await get(app, '/query');
+    await expectError(wrong, 405, 'method_not_allowed');
+    expect(wrong.headers.get('allow')).toBe('POST');
+    const del = await app.request(`${BASE}/status`, { method: 'DELETE', headers: { host: `127.0.0.1:${PORT}` } });
+    await expectError(del, 405, 'method_not_allowed');
+    expect(del.headers.get('allow')).toBe('GET, HEAD');
+    const root405 = await app.request(`${BASE}/`, { method: 'PUT', headers: { host: `127.0.0.1:${PORT}` } });
+    expect(root405.headers.get('allow')).toBe('GET, POST, HEAD');
+    expect((await post(app, '/analyze', undefined)).status).toBe(200);
+    session.cancelAnalysis();
+    await waitForAnalysis(app);
+  });
+
+  test('Host must be 127.0.0.1:<port> or localhost:<port>; a foreign Origin is refused; no CORS grant', async () => {
+    expect((await get(app, '/status', { host: `localhost:${PORT}` })).status).toBe(200);
+    await expectError(await get(app, '/status', { host: 'evil.example:7070' }), 403, 'forbidden', /DNS rebinding/);
+    await expectError(await get(app, '/status', { host: '127.0.0.1:7071' }), 403, 'forbidden');
+    await expectError(await post(app, '/query', 'SELECT COUNT(*) FROM Demo$Session', { origin: 'http://evil.example' }), 403, 'forbidden', /cross-origin/);
+    await expectError(await post(app, '/analyze', undefined, { origin: 'http://127.0.0.1:9999' }), 403, 'forbidden');
+    await expectError(await post(app, '/query', 'SELECT COUNT(*) FROM Demo$Session', { 'sec-fetch-site': 'cross-site' }), 403, 'forbidden');
+    const own = await post(app, '/query', 'SELECT COUNT(*) FROM Demo$Session', { origin: BASE, 'sec-fetch-site': 'same-origin' });
+    expect(own.status).toBe(200);
+    expect(own.headers.get('access-control-allow-origin')).toBeNull();
+    const preflight = await app.request(`${BASE}/query`, { method: 'OPTIONS', headers: { host: `127.0.0.1:${PORT}`, origin: 'http://evil.example', 'access-control-request-method': 'POST' } });
+    expect(preflight.status).toBe(403);
+    expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  test('point look-ups: classes, describe, resolve, object, referents; full-path ones say POST /analyze', async () => {
+    const classes = (await (await get(app, '/classes?pattern=demo$sess')).json()) as string[];
+    expect(classes).toContain('Demo$Session');
+    const views = (await (await get(app, '/classes/describe?name=Demo$Session')).json()) as { instances: number }[];
+    expect(views[0]!.instances).toBe(sessions);
+    const first = (await (await post(app, '/query', 'SELECT s FROM Demo$Session s LIMIT 1')).json()) as { rows: { objectId: number; address: string }[][] };
+    const ref = first.rows[0]![0]!;
+    const resolved = (await (await get(app, `/objects/resolve?spec=${encodeURIComponent(`Demo$Session#${ref.objectId}`)}`)).json()) as { objectId: number };
+    expect(resolved.objectId).toBe(ref.objectId);
+    const obj = (await (await get(app, `/objects/${ref.objectId}`)).json()) as { object: { address: string } };
+    expect(obj.object.address).toBe(ref.address);
+    expect((await get(app, `/objects/${ref.objectId}/referents`)).status).toBe(200);
+    await expectError(await get(app, `/objects/${ref.objectId}/referrers`), 400, 'query', /POST \/analyze/);
+    await expectError(await get(app, '/objects/999999999'), 404, 'not_found');
+    await expectError(await get(app, '/objects/resolve?spec=Nope%2312'), 404, 'not_found');
+    await expectError(await get(app, '/classes/describe'), 400, 'query', /name=/);
+  });
+
+  test('not_started → lazy report (202 + Retry-After, analysis starts) → ready; full-path queries before ready say POST /analyze', async () => {
+    expect(await (await get(app, '/status')).json()).toMatchObject({ status: 'not_started' });
+    const early = await expectError(await post(app, '/query', 'SELECT s.@retainedHeapSize FROM Demo$Session s'), 400, 'query');
+    expect(early).toMatch(/POST \/analyze/);
+    expect(early).not.toMatch(/heapql analyze/);
+    await expectError(await post(app, '/query', 'SELECT dominatorof(s) FROM Demo$Session s'), 400, 'query', /POST \/analyze/);
+
+    const first = await get(app, '/report/leaks');
+    expect(first.status).toBe(202);
+    expect(first.headers.get('retry-after')).toBe('2');
+    expect(await first.json()).toMatchObject({ status: 'analyzing', progress: { phase: expect.any(String), done: expect.any(Number), total: expect.any(Number) } });
+    const status = (await (await get(app, '/status')).json()) as Record<string, unknown>;
+    if (status.status === 'analyzing') expect(status.progress).toEqual({ phase: expect.any(String), done: expect.any(Number), total: expect.any(Number) });
+    else expect(status.status).toBe('ready');
+    // A query-only query answers while the analysis runs.
+    expect((await post(app, '/query', 'SELECT COUNT(*) FROM Demo$Session')).status).toBe(200);
+    expect(['already_running', 'already_done']).toContain(((await (await post(app, '/analyze')).json()) as { status: string }).status);
+
+    expect(await waitForAnalysis(app)).toMatchObject({ status: 'ready' });
+    expect(await (await post(app, '/analyze')).json()).toEqual({ ok: true, status: 'already_done' });
+    const retained = (await (await post(app, '/query', 'SELECT s.@retainedHeapSize AS r FROM Demo$Session s LIMIT 1')).json()) as { rows: number[][] };
+    expect(retained.rows[0]![0]).toBeGreaterThan(0);
+  });
+
+  test('reports when ready: JSON and Markdown, whole and by section, limit caps the lists', async () => {
+    const full = await get(app, '/report');
+    expect(full.status).toBe(200);
+    const model = (await full.json()) as Record<string, any>;
+    expect(Object.keys(model)).toEqual(expect.arrayContaining(['overview', 'leakSuspects', 'topConsumers', 'threads']));
+    expect(await (await get(app, '/report/overview')).json()).toEqual(model.overview);
+    expect(await (await get(app, '/report/leaks')).json()).toEqual(model.leakSuspects);
+    const threads = (await (await get(app, '/report/threads?limit=2')).json()) as { threads: unknown[] };
+    expect(model.threads.threads.length).toBeGreaterThan(2);
+    expect(threads.threads).toEqual(model.threads.threads.slice(0, 2));
+    const top = (await (await get(app, '/report/top?limit=1')).json()) as { biggestClasses: unknown[] };
+    expect(top.biggestClasses.length).toBeLessThanOrEqual(1);
+    const md = await get(app, '/report/threads?format=md&limit=2');
+    expect(md.headers.get('content-type')).toMatch(/text\/markdown/);
+    const text = await md.text();
+    expect(text).toMatch(/^## Thread Overview/);
+    expect(text.match(/^### Thread /gm)!.length).toBe(2);
+    expect(await (await get(app, '/report?format=md')).text()).toMatch(/^# Heap report/);
+    await expectError(await get(app, '/report/leaks?limit=0'), 400, 'query', /limit/);
+    await expectError(await get(app, '/report/overview?limit=3'), 400, 'query', /limit/);
+    await expectError(await get(app, '/report?format=pdf'), 400, 'query', /format/);
+    // After the analysis the full-path look-ups work.
+    const first = (await (await post(app, '/query', 'SELECT s FROM Demo$Session s LIMIT 1')).json()) as { rows: { objectId: number }[][] };
+    const id = first.rows[0]![0]!.objectId;
+    expect(((await (await get(app, `/objects/${id}/path`)).json()) as { path: unknown[] }).path.length).toBeGreaterThan(0);
+    await expectError(await get(app, `/objects/${id}/path?maxSteps=x`), 400, 'query', /maxSteps/);
+    expect((await get(app, `/objects/${id}/dominator`)).status).toBe(200);
+    expect((await get(app, `/objects/${id}/referrers`)).status).toBe(200);
+  });
+
+  test('GET /repl: a same-origin page with a strict Content-Security-Policy that loads /repl.js', async () => {
+    const page = await get(app, '/repl');
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<script src="/repl.js"></script>');
+    expect(page.headers.get('content-security-policy')).toMatch(/script-src 'self'/);
+    expect(await (await get(app, '/repl.js')).text()).toBe('/* bundle */');
+  });
+});
+
+describe('server app with --no-auto-analyze', () => {
+  let session: HeapSession;
+  let app: App;
+  beforeAll(async () => {
+    session = await openHeap(demo);
+    app = createApp(session, { port: PORT, autoAnalyze: false });
+  });
+  afterAll(() => session.close());
+
+  test('reports answer 503 not_ready until POST /analyze, then 202, then 200', async () => {
+    await expectError(await get(app, '/report'), 503, 'not_ready', /POST \/analyze/);
+    await expectError(await get(app, '/report/top'), 503, 'not_ready');
+    expect(await (await get(app, '/status')).json()).toMatchObject({ status: 'not_started' });
+    expect(await (await post(app, '/analyze')).json()).toEqual({ ok: true, status: 'started' });
+    const during = await get(app, '/report/top');
+    expect([202, 200]).toContain(during.status);
+    await waitForAnalysis(app);
+    expect((await get(app, '/report/top')).status).toBe(200);
+  });
+});
+
+describe('server app after a failed analysis', () => {
+  let session: HeapSession;
+  let app: App;
+  let fail = true;
+  beforeAll(async () => {
+    session = await openHeap(demo);
+    // The native analysis fails the first time (as on a dump whose graph cannot be built).
+    const handle = session.handle as unknown as { analyze: (...a: unknown[]) => Promise<unknown> };
+    const real = handle.analyze.bind(handle);
+    handle.analyze = (...a: unknown[]) => (fail ? Promise.reject(new Error('ERR_CORRUPT: object 0x10 refers to itself 3 times')) : real(...a));
+    app = createApp(session, { port: PORT });
+  });
+  afterEach(() => {
+    fail = false;
+  });
+  afterAll(() => session.close());
+
+  test('/status failed with the reason; reports 500 analysis_failed; POST /analyze starts again', async () => {
+    expect((await get(app, '/report')).status).toBe(202);
+    const failed = await waitForAnalysis(app);
+    expect(failed).toMatchObject({ status: 'failed', reason: expect.stringContaining('refers to itself') });
+    await expectError(await get(app, '/report/leaks'), 500, 'analysis_failed', /refers to itself/);
+    await expectError(await post(app, '/query', 'SELECT s.@retainedHeapSize FROM Demo$Session s'), 400, 'query', /POST \/analyze/);
+    expect((await post(app, '/query', 'SELECT COUNT(*) FROM Demo$Session')).status).toBe(200);
+    fail = false;
+    expect(await (await post(app, '/analyze')).json()).toEqual({ ok: true, status: 'started' });
+    expect(await waitForAnalysis(app)).toMatchObject({ status: 'ready' });
+    expect((await get(app, '/report/leaks')).status).toBe(200);
+  });
+});

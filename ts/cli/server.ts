@@ -1,0 +1,69 @@
+/**
+ * `heapql server <dump>`: indexes the dump, then serves OQL, the report and the browser REPL on
+ * 127.0.0.1. Ctrl-C or SIGTERM stops it cleanly (requests in flight get a moment, streams are
+ * cancelled, the analysis is cancelled, the heap and its scratch files are released).
+ */
+import { defineCommand } from 'citty';
+
+import { usageError } from '../errors.js';
+import { banner } from '../server/app.js';
+import { listen } from '../server/listen.js';
+import { checkOptions, dumpArgs, dumpIndex, fullAnalysisArgs, scratchDir } from './args.js';
+import { openForCli } from './open.js';
+import { notice } from './stderr.js';
+
+const args = {
+  ...dumpArgs,
+  ...fullAnalysisArgs,
+  port: { type: 'string', description: 'port on 127.0.0.1 (0: any free port)', default: '7070', valueHint: 'n' },
+  // citty reads `--no-auto-analyze` as `auto-analyze: false`.
+  'auto-analyze': {
+    type: 'boolean',
+    default: true,
+    description: 'the first report request starts the analysis (202 until ready)',
+    negativeDescription: 'report requests answer 503 not_ready until POST /analyze',
+  },
+  'reachable-only': { type: 'boolean', description: 'queries and the analysis see only objects reachable from GC roots' },
+} as const;
+
+function portNumber(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > 65535) throw usageError(`--port takes a port number from 0 to 65535 (0: any free port), not '${value}'`);
+  return n;
+}
+
+export const serverCommand = defineCommand({
+  meta: { name: 'server', description: 'Serve OQL, the report and a browser REPL over HTTP on 127.0.0.1' },
+  args,
+  async run({ args: a, rawArgs }) {
+    checkOptions(rawArgs, 'server', args, 1);
+    const port = portNumber(a.port);
+    const scratch = scratchDir(a['scratch-dir']);
+    const session = await openForCli(a.file, { dump: dumpIndex(a.dump), noCache: !a.cache, scratchDir: scratch });
+    const reachableOnly = a['reachable-only'] ?? false;
+    session.reachableOnly = reachableOnly;
+    let server;
+    try {
+      server = await listen(session, port, { autoAnalyze: a['auto-analyze'], reachableOnly });
+    } catch (err) {
+      session.close();
+      throw err;
+    }
+    process.stdout.write(`heapql server listening on ${server.url} (loopback only; Ctrl-C stops it)\n${banner(session, server.port)}`);
+    await new Promise<void>((resolve) => {
+      let stopping = false;
+      const stop = (signal: string) => {
+        if (stopping) process.exit(130);
+        stopping = true;
+        notice(`${signal}: stopping the server… (Ctrl-C again to quit at once)`);
+        session.cancelAnalysis();
+        void server.close().then(() => {
+          session.close();
+          resolve();
+        });
+      };
+      process.on('SIGINT', () => stop('interrupted'));
+      process.on('SIGTERM', () => stop('terminated'));
+    });
+  },
+});

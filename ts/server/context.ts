@@ -1,0 +1,40 @@
+/** What every route module gets: the session and the server's options. */
+import type { HeapSession } from '../session/index.js';
+import { replScript } from './web-assets.js';
+
+export interface ServerOptions {
+  /** The port the server listens on (a function when it is known only after binding, `--port 0`). */
+  port: number | (() => number);
+  /**
+   * The lazy rule (design.md §5): the first report request starts the analysis and answers 202.
+   * False (`--no-auto-analyze`): report requests answer 503 `not_ready` until `POST /analyze`.
+   */
+  autoAnalyze?: boolean;
+  /** Queries and the analysis see only objects reachable from GC roots (`--reachable-only`). */
+  reachableOnly?: boolean;
+  /** Seconds a 202 asks the client to wait (`Retry-After`); default 2. */
+  retryAfterSeconds?: number;
+  /** The browser REPL's script (default: the esbuild bundle in dist/web); null when it is not built. */
+  replScript?: () => string | null;
+}
+
+export interface ServerContext {
+  session: HeapSession;
+  port(): number;
+  autoAnalyze: boolean;
+  reachableOnly: boolean;
+  retryAfterSeconds: number;
+  replScript: () => string | null;
+}
+
+export function serverContext(session: HeapSession, options: ServerOptions): ServerContext {
+  const port = options.port;
+  return {
+    session,
+    port: typeof port === 'function' ? port : () => port,
+    autoAnalyze: options.autoAnalyze ?? true,
+    reachableOnly: options.reachableOnly ?? false,
+    retryAfterSeconds: options.retryAfterSeconds ?? 2,
+    replScript: options.replScript ?? replScript,
+  };
+}

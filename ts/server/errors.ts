@@ -1,0 +1,54 @@
+/**
+ * Every error the server sends is `{ok: false, error: {kind, message}}` with the status of the
+ * specification. `ApiError` carries one; `toApiError` maps what the session throws.
+ */
+import { HeapqlError } from '../errors.js';
+import { formatOqlError, isOqlError } from '../oql/errors.js';
+
+export type ErrorKind =
+  | 'query'
+  | 'analysis_failed'
+  | 'not_ready'
+  | 'body_too_large'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'forbidden'
+  | 'cancelled'
+  | 'internal';
+
+export type ErrorStatus = 400 | 403 | 404 | 405 | 413 | 500 | 503;
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: ErrorStatus,
+    readonly kind: ErrorKind,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export function errorBody(kind: ErrorKind, message: string): { ok: false; error: { kind: ErrorKind; message: string } } {
+  return { ok: false, error: { kind, message } };
+}
+
+/** Codes of problems with what the client asked (400 `query`). */
+const QUERY_CODES = new Set([
+  'ERR_QUERY', 'ERR_QUERY_SYNTAX', 'ERR_OQL_SYNTAX', 'ERR_OQL_PLAN', 'ERR_PLAN', 'ERR_UNKNOWN_FIELD', 'ERR_UNKNOWN_CLASS',
+  'ERR_ARGUMENT', 'ERR_INVALID_ARGUMENT',
+]);
+
+/** Maps a thrown error; `source` is the OQL text, for a caret under the bad token. */
+export function toApiError(err: unknown, source?: string): ApiError {
+  if (err instanceof ApiError) return err;
+  if (isOqlError(err)) return new ApiError(400, 'query', source !== undefined ? formatOqlError(err, source, 'query') : err.message);
+  if (err instanceof HeapqlError) {
+    if (QUERY_CODES.has(err.code)) return new ApiError(400, 'query', err.message);
+    if (err.code === 'ERR_NEEDS_ANALYSIS') return new ApiError(400, 'query', `${err.message} — POST /analyze, then retry once GET /status says ready`);
+    if (err.code === 'ERR_NO_SUCH_OBJECT') return new ApiError(404, 'not_found', err.message);
+    if (err.code === 'ERR_CANCELLED' || err.code === 'ERR_CLOSED') return new ApiError(503, 'cancelled', `${err.message} (the server is stopping)`);
+    return new ApiError(500, 'internal', err.message);
+  }
+  return new ApiError(500, 'internal', `internal error: ${err instanceof Error ? err.message : String(err)}`);
+}

@@ -1,0 +1,35 @@
+/**
+ * Loopback is not enough: any web page in the user's browser can send requests to 127.0.0.1.
+ * - DNS rebinding: a request whose `Host` is not `127.0.0.1:<port>` or `localhost:<port>` is
+ *   refused (a rebound name arrives with the attacker's host name).
+ * - Cross-site requests: a request with a foreign `Origin`, or one the browser marks as coming
+ *   from another site (`Sec-Fetch-Site`) that is not a plain navigation, is refused. No CORS
+ *   header is ever sent, so no other origin may read an answer.
+ */
+import { ApiError } from './errors.js';
+
+/** The origins the server itself is reached at (the browser REPL's page comes from one). */
+export function ownOrigins(port: number): string[] {
+  return [`http://127.0.0.1:${port}`, `http://localhost:${port}`];
+}
+
+/** Throws a 403 `forbidden` ApiError when the request must be refused. */
+export function checkRequest(headers: Headers, method: string, port: number): void {
+  const host = headers.get('host')?.toLowerCase();
+  if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) {
+    throw new ApiError(
+      403,
+      'forbidden',
+      `Host '${host ?? ''}' refused: this server answers only http://127.0.0.1:${port} and http://localhost:${port} (protection against DNS rebinding)`,
+    );
+  }
+  const origin = headers.get('origin');
+  if (origin !== null && !ownOrigins(port).includes(origin.toLowerCase())) {
+    throw new ApiError(403, 'forbidden', `cross-origin request from '${origin}' refused: only pages served by this server may call it`);
+  }
+  const site = headers.get('sec-fetch-site');
+  const navigation = headers.get('sec-fetch-mode') === 'navigate' && (method === 'GET' || method === 'HEAD');
+  if (site !== null && site !== 'same-origin' && site !== 'none' && !navigation) {
+    throw new ApiError(403, 'forbidden', `request from another site (Sec-Fetch-Site: ${site}) refused: only pages served by this server may call it`);
+  }
+}

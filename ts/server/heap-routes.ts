@@ -1,0 +1,52 @@
+/**
+ * Point look-ups for the browser REPL (its `!classes`, `!describe`, `!obj`, `!refs`, `!path`,
+ * `!dom` and completion): each reads one object or class through the session, no heap scan.
+ */
+import type { Context, Hono } from 'hono';
+
+import type { ServerContext } from './context.js';
+import { ApiError, toApiError } from './errors.js';
+
+function objectId(ctx: ServerContext, c: Context): number {
+  const raw = c.req.param('id') ?? '';
+  const id = Number(raw);
+  const count = ctx.session.status.objects;
+  if (!/^\d+$/.test(raw) || id >= count) throw new ApiError(404, 'not_found', `object ${raw} does not exist (the heap has objects 0 to ${count - 1})`);
+  return id;
+}
+
+function intParam(c: Context, name: string, fallback: number, max: number): number {
+  const raw = c.req.query(name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) > max) throw new ApiError(400, 'query', `${name} must be a whole number from 0 to ${max}, not '${raw}'`);
+  return Number(raw);
+}
+
+function required(c: Context, name: string, example: string): string {
+  const v = c.req.query(name);
+  if (v === undefined || v.trim() === '') throw new ApiError(400, 'query', `the ?${name}= parameter is required, e.g. ${example}`);
+  return v;
+}
+
+/** Runs a look-up and maps the session's errors (no such object, needs the analysis). */
+async function lookup(c: Context, run: () => unknown): Promise<Response> {
+  try {
+    return c.json((await run()) as object);
+  } catch (err) {
+    throw toApiError(err);
+  }
+}
+
+export function heapRoutes(app: Hono, ctx: ServerContext): void {
+  const s = ctx.session;
+  app.get('/classes', (c) => c.json(s.classes(c.req.query('pattern') || undefined)));
+  app.get('/classes/describe', (c) => lookup(c, () => s.describeClass(required(c, 'name', '/classes/describe?name=java.lang.String'))));
+  app.get('/objects/resolve', (c) => lookup(c, () => ({ objectId: s.resolveObject(required(c, 'spec', '/objects/resolve?spec=java.lang.String%2312')) })));
+  app.get('/objects/:id', (c) =>
+    lookup(c, () => s.object(objectId(ctx, c), { fieldOffset: intParam(c, 'fieldOffset', 0, 2 ** 31), fieldLimit: intParam(c, 'fieldLimit', 100, 10_000) })),
+  );
+  app.get('/objects/:id/referents', (c) => lookup(c, () => s.referents(objectId(ctx, c), intParam(c, 'limit', 25, 10_000))));
+  app.get('/objects/:id/referrers', (c) => lookup(c, () => s.referrers(objectId(ctx, c), intParam(c, 'limit', 25, 10_000))));
+  app.get('/objects/:id/path', (c) => lookup(c, async () => ({ path: await s.pathToRoot(objectId(ctx, c), intParam(c, 'maxSteps', 100, 1_000_000)) })));
+  app.get('/objects/:id/dominator', (c) => lookup(c, () => s.dominator(objectId(ctx, c), intParam(c, 'limit', 10, 10_000))));
+}

@@ -1,0 +1,61 @@
+/**
+ * What `POST /`, `/query` and `/stream` accept: the OQL as a raw text body, or JSON
+ * `{query, limit?, reachableOnly?, name?, viz?}` (with a JSON content type, or any body that
+ * starts with `{`, which no OQL statement does).
+ */
+import { Value } from '@sinclair/typebox/value';
+
+import { VizSchema, type VizSpec } from '../query/schema.js';
+import { ApiError } from './errors.js';
+
+export interface QueryRequest {
+  query: string;
+  /** Overrides the query's LIMIT. */
+  limit?: number;
+  /** Restrict the sources to objects reachable from GC roots (default: the server's mode). */
+  reachableOnly?: boolean;
+  /** Display name of the result. */
+  name?: string;
+  /** A parsed `-- @viz` directive (a leading directive line in `query` works too). */
+  viz?: VizSpec;
+}
+
+const bad = (message: string) => new ApiError(400, 'query', message);
+
+export function parseQueryRequest(body: string, contentType: string | null): QueryRequest {
+  const json = /\bjson\b/i.test(contentType ?? '') || body.trimStart().startsWith('{');
+  if (!json) {
+    if (body.trim() === '') throw bad('the body is empty: send the OQL as the body, or JSON {"query": "..."}');
+    return { query: body };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch (err) {
+    throw bad(`the body is not valid JSON (${(err as Error).message}); send {"query": "...", "limit": N} or the OQL as plain text`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw bad('the JSON body must be an object: {"query": "...", "limit": N}');
+  const o = parsed as Record<string, unknown>;
+  if (typeof o.query !== 'string' || o.query.trim() === '') throw bad('the JSON body needs a "query" string: {"query": "SELECT ..."}');
+  const known = new Set(['query', 'limit', 'reachableOnly', 'name', 'viz']);
+  const unknown = Object.keys(o).filter((k) => !known.has(k));
+  if (unknown.length) throw bad(`unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')} in the JSON body (fields: query, limit, reachableOnly, name, viz)`);
+  const out: QueryRequest = { query: o.query };
+  if (o.limit !== undefined && o.limit !== null) {
+    if (typeof o.limit !== 'number' || !Number.isSafeInteger(o.limit) || o.limit < 0) throw bad(`"limit" must be a whole number ≥ 0, not ${JSON.stringify(o.limit)}`);
+    out.limit = o.limit;
+  }
+  if (o.reachableOnly !== undefined) {
+    if (typeof o.reachableOnly !== 'boolean') throw bad('"reachableOnly" must be true or false');
+    out.reachableOnly = o.reachableOnly;
+  }
+  if (o.name !== undefined) {
+    if (typeof o.name !== 'string') throw bad('"name" must be a string');
+    out.name = o.name;
+  }
+  if (o.viz !== undefined && o.viz !== null) {
+    if (!Value.Check(VizSchema, o.viz)) throw bad('"viz" is not a viz directive: {"kind": "histogram"|"piechart"|"treemap"|"table", "label"?, "value"?, "cap"?, "title"?, "name"?}');
+    out.viz = o.viz;
+  }
+  return out;
+}

@@ -1,0 +1,155 @@
+/**
+ * `POST /`, `POST /query` (a QueryResult) and `POST /stream` (NDJSON rows, sent while the
+ * executor produces them; a client that goes away cancels the scan).
+ */
+import type { Context, Hono } from 'hono';
+
+import { OqlPlanError } from '../oql/errors.js';
+import { prepareQuery, type PreparedQuery } from '../session/index.js';
+import { readBody } from './body.js';
+import type { ServerContext } from './context.js';
+import { ApiError, errorBody, toApiError } from './errors.js';
+import { parseQueryRequest, type QueryRequest } from './query-request.js';
+import { serverStatus } from './status.js';
+
+/** Rows of one NDJSON chunk at most; a chunk also ends when the executor's batch is used up. */
+const STREAM_CHUNK_BYTES = 64 * 1024;
+
+async function request(c: Context): Promise<QueryRequest> {
+  return parseQueryRequest(await readBody(c.req.raw), c.req.header('content-type') ?? null);
+}
+
+/** Plans kept by request (LRU): a dashboard or a load test repeats the same texts. */
+const PLAN_CACHE_SIZE = 256;
+const plans = new WeakMap<ServerContext, Map<string, PreparedQuery>>();
+
+function cachedPrepare(ctx: ServerContext, req: QueryRequest): PreparedQuery {
+  let cache = plans.get(ctx);
+  if (!cache) plans.set(ctx, (cache = new Map()));
+  const key = JSON.stringify([req.query, req.limit ?? null, req.reachableOnly ?? ctx.reachableOnly, req.viz ?? null, ctx.session.analyzed]);
+  const hit = cache.get(key);
+  if (hit) {
+    cache.delete(key);
+    cache.set(key, hit);
+    return hit;
+  }
+  const prepared = prepare(ctx, req);
+  cache.set(key, prepared);
+  if (cache.size > PLAN_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  return prepared;
+}
+
+/**
+ * Plans the query for the path the session is on. A feature of the full path asked for before
+ * the analysis is ready gets a message that says what to do on this server.
+ */
+function prepare(ctx: ServerContext, req: QueryRequest): PreparedQuery {
+  const { session } = ctx;
+  const options = {
+    reachableOnly: req.reachableOnly ?? ctx.reachableOnly,
+    ...(req.limit !== undefined ? { limit: req.limit } : {}),
+    ...(req.viz !== undefined ? { viz: req.viz } : {}),
+  };
+  try {
+    return session.prepare(req.query, options);
+  } catch (err) {
+    if (err instanceof OqlPlanError && !session.analyzed && plansOnFullPath(req.query)) {
+      const reason = err.reason.replace(/\s*—\s*run `heapql analyze`.*$/, '');
+      const status = session.status;
+      const what =
+        serverStatus(status) === 'analyzing'
+          ? `the full analysis is running (${status.progress?.phase ?? 'starting'}); retry once GET /status says ready`
+          : serverStatus(status) === 'failed'
+            ? `the last analysis failed (${status.error}); POST /analyze to try again`
+            : 'POST /analyze to run the full analysis, then retry once GET /status says ready';
+      throw new ApiError(400, 'query', `${reason}: ${what}`);
+    }
+    throw toApiError(err, req.query);
+  }
+}
+
+function plansOnFullPath(text: string): boolean {
+  try {
+    prepareQuery(text, { fullPath: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function runQuery(ctx: ServerContext, c: Context): Promise<Response> {
+  const req = await request(c);
+  const prepared = cachedPrepare(ctx, req);
+  try {
+    const result = await ctx.session.query(prepared, { signal: c.req.raw.signal, ...(req.name !== undefined ? { name: req.name } : {}) });
+    return c.json(result);
+  } catch (err) {
+    throw toApiError(err, prepared.oql);
+  }
+}
+
+async function stream(ctx: ServerContext, c: Context): Promise<Response> {
+  const req = await request(c);
+  const prepared = cachedPrepare(ctx, req);
+  const abort = new AbortController();
+  const onClientGone = () => abort.abort();
+  c.req.raw.signal.addEventListener('abort', onClientGone, { once: true });
+  const rows = ctx.session.queryStream(prepared, { signal: abort.signal })[Symbol.asyncIterator]();
+  // The first row (or the end, or an error) before the headers: an error of the executor is
+  // still a plain 400/500 answer.
+  let pending = rows.next();
+  try {
+    await pending;
+  } catch (err) {
+    c.req.raw.signal.removeEventListener('abort', onClientGone);
+    throw toApiError(err, prepared.oql);
+  }
+  const encoder = new TextEncoder();
+  const finish = () => c.req.raw.signal.removeEventListener('abort', onClientGone);
+  const body = new ReadableStream<Uint8Array>({
+    // One chunk per pull: the rows already received from the executor (up to 64 KiB). A row not
+    // there by the next turn of the event loop belongs to a later batch: send what we have.
+    async pull(controller) {
+      let chunk = '';
+      try {
+        for (;;) {
+          const next = await pending;
+          if (next.done) {
+            if (chunk) controller.enqueue(encoder.encode(chunk));
+            controller.close();
+            finish();
+            return;
+          }
+          chunk += `${JSON.stringify(next.value)}\n`;
+          pending = rows.next();
+          if (chunk.length >= STREAM_CHUNK_BYTES) break;
+          const ready = await Promise.race([pending.then(() => true, () => true), new Promise<false>((r) => setImmediate(() => r(false)))]);
+          if (!ready) break;
+        }
+      } catch (err) {
+        const e = toApiError(err, prepared.oql);
+        controller.enqueue(encoder.encode(`${chunk}${JSON.stringify(errorBody(e.kind, e.message))}\n`));
+        controller.close();
+        finish();
+        return;
+      }
+      controller.enqueue(encoder.encode(chunk));
+    },
+    async cancel() {
+      finish();
+      abort.abort();
+      pending.catch(() => {});
+      await rows.return(undefined).catch(() => {});
+    },
+  });
+  return new Response(body, {
+    status: 200,
+    headers: { 'content-type': 'application/x-ndjson; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' },
+  });
+}
+
+export function queryRoutes(app: Hono, ctx: ServerContext): void {
+  app.post('/', (c) => runQuery(ctx, c));
+  app.post('/query', (c) => runQuery(ctx, c));
+  app.post('/stream', (c) => stream(ctx, c));
+}
