@@ -9,7 +9,8 @@ import { diffDumps, renderDiff } from '../diff/index.js';
 import { gateLines, rowsText } from '../diff/format.js';
 import { parseGateRule } from '../diff/gate.js';
 import { chooseOutput, writeOutput } from '../report/index.js';
-import { checkOptions, fullAnalysisArgs, scratchDir } from './args.js';
+import { checkOptions, dumpArgs, fullAnalysisArgs, scratchDir } from './args.js';
+import { cacheOptions } from './cache.js';
 import { analyzeForCli, openForCli } from './open.js';
 import { interruptSignal, terminalProgress } from './progress.js';
 import { notice, warn } from './stderr.js';
@@ -24,7 +25,9 @@ const args = {
     description: 'exit 1 when a matching class grew by more (repeatable): a class name, a glob (* ?) or /regex/, then = bytes (50000, 2MB, 64KiB) or a percentage (20%)',
     valueHint: 'class=limit',
   },
-  cache: { type: 'boolean', default: true, description: 'use the index cache', negativeDescription: 'do not read or write the index cache' },
+  cache: dumpArgs.cache,
+  'cache-dir': dumpArgs['cache-dir'],
+  'cache-max': dumpArgs['cache-max'],
   ...fullAnalysisArgs,
 } as const;
 
@@ -53,7 +56,7 @@ export const diffCommand = defineCommand({
     try {
       model = await diffDumps(a.baseline, a.current, {
         gate,
-        open: (path) => openForCli(path, { scratchDir: scratch, noCache: !a.cache }),
+        open: (path) => openForCli(path, { scratchDir: scratch, ...cacheOptions(a) }),
         analyze: (session) => analyzeForCli(session, false),
         onProgress: (_which, e) => progress.onProgress(e),
         signal: interrupt.signal,

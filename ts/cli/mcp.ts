@@ -4,6 +4,7 @@ import { accessSync, constants } from 'node:fs';
 
 import { usageError } from '../errors.js';
 import { checkOptions, dumpArgs, dumpIndex } from './args.js';
+import { cacheOptions } from './cache.js';
 import { notice, warn } from './stderr.js';
 
 const args = {
@@ -37,7 +38,7 @@ export const mcpCommand = defineCommand({
       dump: dumpIndex(a.dump),
       reachableOnly: a['reachable-only'] ?? false,
       ...(a.baseline !== undefined ? { baselinePath: a.baseline } : {}),
-      noCache: !a.cache,
+      cache: cacheOptions(a),
       // --quiet keeps only errors on stderr.
       log: {
         notice: (line) => notice(`heapql mcp: ${line}`),

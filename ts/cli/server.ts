@@ -9,6 +9,7 @@ import { usageError } from '../errors.js';
 import { banner } from '../server/app.js';
 import { listen } from '../server/listen.js';
 import { checkOptions, dumpArgs, dumpIndex, fullAnalysisArgs, scratchDir } from './args.js';
+import { cacheOptions } from './cache.js';
 import { openForCli } from './open.js';
 import { notice } from './stderr.js';
 
@@ -39,7 +40,7 @@ export const serverCommand = defineCommand({
     checkOptions(rawArgs, 'server', args, 1);
     const port = portNumber(a.port);
     const scratch = scratchDir(a['scratch-dir']);
-    const session = await openForCli(a.file, { dump: dumpIndex(a.dump), noCache: !a.cache, scratchDir: scratch });
+    const session = await openForCli(a.file, { dump: dumpIndex(a.dump), ...cacheOptions(a), scratchDir: scratch });
     const reachableOnly = a['reachable-only'] ?? false;
     session.reachableOnly = reachableOnly;
     let server;

@@ -4,7 +4,7 @@
  * use), and the report sections computed once per list length and analysis.
  */
 import { HeapqlError } from '../errors.js';
-import { openHeap, type HeapSession, type ReportSections } from '../session/index.js';
+import { openHeap, type HeapSession, type OpenOptions, type ReportSections } from '../session/index.js';
 
 export interface McpOptions {
   /** The dump to investigate. */
@@ -15,9 +15,17 @@ export interface McpOptions {
   reachableOnly: boolean;
   /** A baseline dump for `compare_with_baseline` (the tool may also name one). */
   baselinePath?: string;
-  noCache?: boolean;
+  /** The index cache, as the CLI's dump commands use it (absent: no cache). */
+  cache?: McpCacheOptions;
   /** Where log lines go (never stdout: it carries the protocol). */
   log: McpLog;
+}
+
+/** The CLI's cache options (`--no-cache`, `--cache-dir`, `--cache-max`). */
+export interface McpCacheOptions {
+  noCache?: boolean;
+  cacheDir?: string;
+  cacheMax?: number;
 }
 
 /** The server's stderr: notices and warnings (a quiet CLI drops them), and errors. */
@@ -41,7 +49,7 @@ export class McpContext {
     const started = Date.now();
     this.opening = openHeap(options.path, {
       dump: options.dump,
-      noCache: options.noCache,
+      ...cacheOpenOptions(options.cache),
       reachableOnly: options.reachableOnly,
       signal: this.stopping.signal,
     });
@@ -86,7 +94,7 @@ export class McpContext {
     }
     if (this.baselineOpen?.path !== wanted) {
       const previous = this.baselineOpen;
-      this.baselineOpen = { path: wanted, session: openHeap(wanted, { noCache: this.options.noCache, signal: this.stopping.signal }) };
+      this.baselineOpen = { path: wanted, session: openHeap(wanted, { ...cacheOpenOptions(this.options.cache), signal: this.stopping.signal }) };
       this.baselineOpen.session.catch(() => {});
       previous?.session.then((h) => h.close(), () => {});
     }
@@ -106,4 +114,14 @@ export class McpContext {
     const all = [this.opening, this.baselineOpen?.session].filter((p): p is Promise<HeapSession> => p !== undefined);
     await Promise.all(all.map((p) => p.then((h) => h.close(), () => {})));
   }
+}
+
+/** The session's cache options: on with the CLI's directory and cap, off when absent or --no-cache. */
+function cacheOpenOptions(cache: McpCacheOptions | undefined): OpenOptions {
+  if (!cache || cache.noCache) return { noCache: true };
+  return {
+    cache: true,
+    ...(cache.cacheDir !== undefined ? { cacheDir: cache.cacheDir } : {}),
+    ...(cache.cacheMax !== undefined ? { cacheMax: cache.cacheMax } : {}),
+  };
 }
