@@ -15,6 +15,7 @@ pub mod paths;
 pub mod reachability;
 pub mod report;
 pub mod retained;
+pub mod waste;
 
 pub use analysis::{edge_label, FullAnalysis, GraphOptions, PathStep, RetainedSet};
 pub use control::{Cancelled, Control};
