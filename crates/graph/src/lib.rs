@@ -3,7 +3,8 @@
 //!
 //! The algorithms (`csr`, `dominators`, `retained`, `paths`, `domtree`) work on any `Graph`
 //! with `u32` node ids; `object_graph` and `analysis` apply them to a `heapql_heap::Heap`
-//! following MAT's graph (docs/mat-semantics.md §1–2).
+//! following MAT's graph (docs/mat-semantics.md §1–2). The report built on top of them lives
+//! in the `heapql-report` crate.
 
 pub mod analysis;
 pub mod control;
@@ -13,7 +14,6 @@ pub mod domtree;
 pub mod object_graph;
 pub mod paths;
 pub mod reachability;
-pub mod report;
 pub mod retained;
 pub mod waste;
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use heapql_graph::report::{build, ReportOptions};
+use heapql_report::{build, ReportOptions};
 
 use crate::analysis::SharedState;
 use crate::convert::{catch_panic, coded, heap_error};

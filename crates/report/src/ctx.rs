@@ -1,7 +1,7 @@
 //! What every report section shares: the heap, the analysis, the base of percentages, what
 //! kind of thing each class is, and how objects and class loaders are named.
 
-use crate::FullAnalysis;
+use heapql_graph::FullAnalysis;
 use heapql_heap::{describe, ClassIdx, Heap, ObjIdx, ObjectKind, Value};
 use rustc_hash::FxHashMap;
 

@@ -22,9 +22,9 @@
 use heapql_heap::{ClassIdx, ObjIdx, ObjectKind};
 use rustc_hash::FxHashMap;
 
-use crate::control::{Cancelled, Control};
-use crate::object_graph::{node, obj};
-use crate::NONE;
+use heapql_graph::control::{Cancelled, Control};
+use heapql_graph::object_graph::{node, obj};
+use heapql_graph::NONE;
 
 use super::consumers::sized;
 use super::ctx::{human_bytes, Ctx, LOADER, THREAD};
@@ -292,7 +292,7 @@ pub(crate) fn group_accumulation_point(ctx: &Ctx, paths: &Paths, instances: &[Ob
     let plain;
     let parents: &[u32] = if reached.is_empty() {
         // Nothing is reachable without the excluded fields: MAT retries without excludes.
-        plain = crate::bfs_parents(a.graph(), 0, |_, _| false, a.scratch());
+        plain = heapql_graph::bfs_parents(a.graph(), 0, |_, _| false, a.scratch());
         reached = sampled.iter().map(|&o| node(o)).filter(|&v| plain[v as usize] != NONE).collect();
         &plain
     } else {

@@ -1,7 +1,7 @@
 //! The full analysis with its big arrays in scratch files gives exactly the results of the
 //! all-in-memory analysis, and really places them in files.
 
-use heapql_graph::report::{build, ReportOptions};
+use heapql_report::{build, ReportOptions};
 use heapql_graph::{FullAnalysis, GraphOptions};
 use heapql_heap::{Heap, OpenOptions, Placement};
 use std::path::{Path, PathBuf};

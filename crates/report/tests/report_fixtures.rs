@@ -1,7 +1,7 @@
 //! The report's data on the real fixture dumps, checked against the facts their programs wrote
 //! (fixtures/demo/demo.facts.json, fixtures/dumps/*.facts.json).
 
-use heapql_graph::report::{build, ReportData, ReportOptions, SubjectKind, SuspectKind, ViaKind};
+use heapql_report::{build, ReportData, ReportOptions, SubjectKind, SuspectKind, ViaKind};
 use heapql_graph::{FullAnalysis, GraphOptions};
 use heapql_heap::{Heap, ObjIdx, OpenOptions, Value};
 use std::path::{Path, PathBuf};

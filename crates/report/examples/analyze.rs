@@ -1,5 +1,5 @@
 //! Times the full analysis of a dump and reports memory per object:
-//! `cargo run --release -p heapql-graph --example analyze -- <dump.hprof> [--reachable-only] [--report] [--in-memory]`
+//! `cargo run --release -p heapql-report --example analyze -- <dump.hprof> [--reachable-only] [--report] [--in-memory]`
 
 use heapql_graph::{FullAnalysis, GraphOptions};
 use heapql_heap::{Heap, OpenOptions, Placement};
@@ -85,8 +85,8 @@ fn main() {
     // --report: the report data too (phase "report"), as `heapql <dump>` computes it.
     let t_report = args.iter().any(|a| a == "--report").then(|| {
         let t = Instant::now();
-        let ropts = heapql_graph::report::ReportOptions { reachable_only, progress: Some(progress.clone()), ..Default::default() };
-        let data = heapql_graph::report::build(&heap, &a, &ropts).unwrap();
+        let ropts = heapql_report::ReportOptions { reachable_only, progress: Some(progress.clone()), ..Default::default() };
+        let data = heapql_report::build(&heap, &a, &ropts).unwrap();
         let json = data.to_json();
         let mut h = std::hash::DefaultHasher::new();
         std::hash::Hash::hash(&json, &mut h);

@@ -5,7 +5,7 @@
 //! no object is kept alive only by several instances together (then it is a lower bound).
 //! The same walk gives the bootstrap loader's share: the classes it defined, taken together.
 
-use crate::control::{Cancelled, Control};
+use heapql_graph::control::{Cancelled, Control};
 use heapql_heap::{ClassIdx, ObjIdx, ObjectKind};
 
 use super::ctx::Ctx;

@@ -5,8 +5,8 @@
 
 use std::sync::OnceLock;
 
-use crate::object_graph::{node, obj};
-use crate::{bfs_parents, edge_label, path_from_parents};
+use heapql_graph::object_graph::{node, obj};
+use heapql_graph::{bfs_parents, edge_label, path_from_parents};
 use heapql_heap::{BigArray, ObjIdx, ObjectKind, Value};
 
 use super::ctx::Ctx;

@@ -2,8 +2,8 @@
 //! unreachable part, the threads and class loaders, `Reference.referent` edges (excluded from
 //! leak-suspect paths), and the strings for the duplicate-strings section.
 
-use crate::control::{Cancelled, Control};
-use crate::object_graph::node;
+use heapql_graph::control::{Cancelled, Control};
+use heapql_graph::object_graph::node;
 use heapql_heap::{ObjIdx, ObjectKind, Value};
 
 use super::ctx::{ClassCache, Ctx, LOADER, REFERENCE, STRING, THREAD};

@@ -1,6 +1,6 @@
 //! The data of the full-analysis report (issue C): System Overview, Leak Suspects, Top
-//! Consumers, Thread Overview and duplicate strings, computed from the heap index and a
-//! `FullAnalysis`. `build` returns plain data whose JSON (serde, camelCase) is exactly the
+//! Consumers, Thread Overview and duplicate strings, computed from the heap index
+//! (`heapql-heap`) and a `FullAnalysis` (`heapql-graph`), the layers below this crate. `build` returns plain data whose JSON (serde, camelCase) is exactly the
 //! shape of those sections of `ts/report/model.ts`; the TypeScript side adds the envelope.
 //!
 //! Rules and thresholds follow MAT (docs: mat-semantics.md §3); each section's file says
@@ -27,8 +27,8 @@ pub use threads::thread_state;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use crate::control::Control;
-use crate::FullAnalysis;
+use heapql_graph::control::Control;
+use heapql_graph::FullAnalysis;
 use heapql_heap::{Heap, HeapError, ProgressFn};
 
 /// Options of `build` (progress phase: "report").

@@ -1,7 +1,7 @@
 //! The report's data on hand-made dumps (hprof testkit) whose suspects, accumulation points,
 //! paths, threads and duplicate strings follow from the construction.
 
-use heapql_graph::report::{build, ReportData, ReportOptions, SubjectKind, SuspectKind, ViaKind};
+use heapql_report::{build, ReportData, ReportOptions, SubjectKind, SuspectKind, ViaKind};
 use heapql_graph::{FullAnalysis, GraphOptions};
 use heapql_heap::{Heap, ObjIdx, OpenOptions};
 use heapql_hprof::testkit::{DumpBuilder, Val};

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::object_graph::is_thread_bound;
+use heapql_graph::object_graph::is_thread_bound;
 use heapql_heap::{ClassIdx, ObjIdx, RootKind};
 use rustc_hash::FxHashMap;
 
