@@ -15,7 +15,6 @@ pub mod object_graph;
 pub mod paths;
 pub mod reachability;
 pub mod retained;
-pub mod waste;
 
 pub use analysis::{edge_label, FullAnalysis, GraphOptions, PathStep, RetainedSet};
 pub use control::{Cancelled, Control};

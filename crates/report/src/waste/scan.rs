@@ -11,8 +11,8 @@ use super::holder::{holder_of, HolderKey};
 use super::model::Check;
 use super::roles::{fill, Role, Roles};
 use super::strings::StringCollector;
-use crate::control::{Cancelled, Control};
-use crate::FullAnalysis;
+use heapql_graph::control::{Cancelled, Control};
+use heapql_graph::FullAnalysis;
 
 /// Objects between two progress ticks / cancellation checks.
 const TICK: u32 = 1 << 16;

@@ -15,7 +15,7 @@ use heapql_heap::{ClassIdx, Heap, ObjIdx, ObjectKind};
 
 use super::model::{Holder, HolderKind};
 use super::roles::Roles;
-use crate::FullAnalysis;
+use heapql_graph::FullAnalysis;
 
 /// Containers climbed at most.
 pub const MAX_CLIMB: u32 = 256;

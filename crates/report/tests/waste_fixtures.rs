@@ -4,13 +4,13 @@
 
 use std::path::PathBuf;
 
-use heapql_graph::waste::{analyze, Check, HolderKind, Waste, WasteOptions};
+use heapql_report::waste::{analyze, Check, HolderKind, Waste, WasteOptions};
 use heapql_graph::{FullAnalysis, GraphOptions};
 use heapql_heap::{Heap, OpenOptions};
 use serde_json::Value;
 
 fn dumps() -> Vec<(PathBuf, Value)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/dumps");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/dumps/waste");
     let mut out = Vec::new();
     for e in std::fs::read_dir(&dir).expect("fixtures/dumps exists") {
         let path = e.unwrap().path();

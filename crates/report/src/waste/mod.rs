@@ -27,9 +27,9 @@ use std::sync::Arc;
 use heapql_heap::{Heap, HeapError, ObjIdx, ObjectKind, ProgressFn, Value};
 use rustc_hash::FxHashMap;
 
-use crate::control::Control;
-use crate::report::ObjectRef;
-use crate::FullAnalysis;
+use heapql_graph::control::Control;
+use crate::ObjectRef;
+use heapql_graph::FullAnalysis;
 use holder::describe_holder;
 use scan::{scan_range, Agg, Env, Partial, RowKey};
 
@@ -156,7 +156,7 @@ fn duplicate_arrays(env: &Env, p: &mut Partial) -> Vec<ObjIdx> {
     redundant
 }
 
-fn assemble(heap: &Heap, a: &FullAnalysis, rows: FxHashMap<RowKey, Agg>, strings: crate::report::DuplicateStrings, limit: usize) -> Waste {
+fn assemble(heap: &Heap, a: &FullAnalysis, rows: FxHashMap<RowKey, Agg>, strings: crate::DuplicateStrings, limit: usize) -> Waste {
     let used = a.total_size();
     let percent = |b: u64| if used == 0 { 0.0 } else { (b as f64 * 100.0 / used as f64).min(100.0) };
     let mut by_check: FxHashMap<Check, Vec<(RowKey, Agg)>> = FxHashMap::default();

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::report::{DuplicateStrings, ObjectRef};
+use crate::{DuplicateStrings, ObjectRef};
 
 /// Every check, in the order the report lists them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]

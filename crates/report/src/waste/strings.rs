@@ -20,7 +20,7 @@ use std::hash::Hasher;
 use heapql_heap::{Heap, ObjIdx, ObjectKind, PrimType, Value};
 use rustc_hash::{FxHashMap, FxHasher};
 
-use crate::report::{DuplicateString, DuplicateStrings};
+use crate::{DuplicateString, DuplicateStrings};
 
 /// Characters of a value shown in the report.
 const VALUE_MAX_CHARS: usize = 200;
