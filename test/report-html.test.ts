@@ -18,7 +18,7 @@ describe('HTML report', () => {
 
   test('carries every section and the charts', () => {
     const html = renderHtml(withVizWarnings(sampleModel()));
-    for (const id of ['summary', 'system-overview', 'leak-suspects', 'top-consumers', 'thread-overview', 'duplicate-strings', 'queries']) {
+    for (const id of ['summary', 'system-overview', 'leak-suspects', 'top-consumers', 'thread-overview', 'waste', 'duplicate-strings', 'queries']) {
       expect(html).toContain(`<section id="${id}">`);
     }
     expect(html).toContain('<h3>Problem Suspect 1: Demo.cache</h3>');
@@ -38,7 +38,7 @@ describe('HTML report', () => {
     m.overview.systemProperties[0].value = HOSTILE;
     m.threads.threads[0].name = HOSTILE;
     m.threads.threads[0].frames[1].method = HOSTILE;
-    m.duplicateStrings.top[0].value = HOSTILE;
+    m.waste.duplicateStrings.top[0].value = HOSTILE;
     m.leakSuspects.suspects[0].title = HOSTILE;
     m.leakSuspects.suspects[0].explanation = HOSTILE;
     m.topConsumers.biggestPackages[0].name = HOSTILE;

@@ -9,7 +9,8 @@ import type { NativeHeap } from './native/index.js';
 import { explainQuery, runQuery, streamQuery, type QueryOptions, type StreamedRow } from './query/session.js';
 import type { QueryResult } from './query/schema.js';
 import { buildReport, type BuildReportOptions } from './report/build.js';
-import type { ReportModel } from './report/model.js';
+import type { ReportModel, WasteModel } from './report/model.js';
+import { buildWaste, type BuildWasteOptions } from './report/waste.js';
 
 export interface ProgressEvent {
   phase: string;
@@ -141,11 +142,16 @@ export class Heap {
   }
 
   /**
-   * The full report (overview, leak suspects, top consumers, threads, duplicate strings, the
+   * The full report (overview, leak suspects, top consumers, threads, waste, the
    * given query results) as the validated report model; analyzes the dump first when needed.
    */
   report(options: BuildReportOptions = {}): Promise<ReportModel> {
     return buildReport(this, options);
+  }
+
+  /** The waste checks (docs/report-model.md, "waste") as the validated waste model; analyzes first when needed. */
+  waste(options: BuildWasteOptions = {}): Promise<WasteModel> {
+    return buildWaste(this, options);
   }
 
   close(): void {

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { HeapqlError } from '../errors.js';
 
 /** Must equal NATIVE_API_VERSION in crates/node/src/lib.rs. */
-export const EXPECTED_NATIVE_API_VERSION = 3;
+export const EXPECTED_NATIVE_API_VERSION = 4;
 
 const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const REBUILD_HINT = 'run `npm run build:native` (or `npm install`) in ' + packageRoot;

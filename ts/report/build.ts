@@ -1,6 +1,6 @@
 /**
  * Assembles the report model. Every per-object number comes from the native door in one JSON
- * string (`reportData`: overview, leak suspects, top consumers, threads, duplicate strings —
+ * string (`reportData`: overview, leak suspects, top consumers, threads, waste —
  * computed in Rust); this file adds the envelope (schema version, generator, time), the file
  * facts, the dump's warnings and the folded-in query results, and validates the whole against
  * the schema before anyone renders it.
@@ -28,7 +28,7 @@ export interface BuildReportOptions {
   signal?: AbortSignal;
 }
 
-type Sections = Pick<ReportModel, 'overview' | 'leakSuspects' | 'topConsumers' | 'threads' | 'duplicateStrings'>;
+type Sections = Pick<ReportModel, 'overview' | 'leakSuspects' | 'topConsumers' | 'threads' | 'waste'>;
 
 async function sections(heap: Heap, options: BuildReportOptions): Promise<Sections> {
   const { token, dispose } = cancelTokenFor(options.signal);
@@ -73,7 +73,7 @@ export async function buildReport(heap: Heap, options: BuildReportOptions = {}):
     leakSuspects: data.leakSuspects,
     topConsumers: data.topConsumers,
     threads: data.threads,
-    duplicateStrings: data.duplicateStrings,
+    waste: data.waste,
     queries: options.queries ?? [],
     warnings: [...warnings, ...(options.warnings ?? [])],
   };

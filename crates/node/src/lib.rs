@@ -13,6 +13,7 @@ mod heap_handle;
 mod progress;
 mod query;
 mod report;
+mod waste;
 
 pub use heap_handle::*;
 pub use progress::*;
@@ -21,7 +22,7 @@ pub use query::*;
 use napi_derive::napi;
 
 /// Bumped whenever the shape of this door changes; `ts/native` refuses a binary that differs.
-pub const NATIVE_API_VERSION: u32 = 3;
+pub const NATIVE_API_VERSION: u32 = 4;
 
 #[napi]
 pub fn native_api_version() -> u32 {

@@ -16,7 +16,8 @@ pub enum Shape {
     Hash { size: &'static str, array: &'static str, default: u32 },
     /// `ArrayDeque`: a circular array, size = (tail − head) mod length.
     Deque { default: u32 },
-    /// A set over a map field (`HashSet.map`, `TreeSet.m`): size and capacity are the map's.
+    /// A set over a map field (`HashSet.map`, `TreeSet.m`, `Properties.map`): size and capacity
+    /// are the map's.
     SetOver { map: &'static str },
     /// Linked structures with a size and no slots (`LinkedList`, `TreeMap`): only "empty".
     Linked { size: &'static str },
@@ -46,6 +47,8 @@ fn role_of_name(name: &str) -> Option<Role> {
         "java.util.ArrayDeque" => Deque { default: 17 },
         "java.util.HashSet" => SetOver { map: "map" },
         "java.util.TreeSet" => SetOver { map: "m" },
+        // JDK 9+ keeps a Properties' entries in its own ConcurrentHashMap, not in the Hashtable.
+        "java.util.Properties" => SetOver { map: "map" },
         "java.util.LinkedList" => Linked { size: "size" },
         "java.util.TreeMap" => Linked { size: "size" },
         "java.lang.Integer" | "java.lang.Float" => return Some(Role::Boxed(4)),
