@@ -8,7 +8,7 @@
 //! the outer list and its `Object[]`. When the owner reaches that object through more than one
 //! path (it dominates it without referencing it), the holder is `indirect`; when the walk
 //! reaches the GC roots (the object or its container is referenced from several roots), it is
-//! `root`. The walk stops after `MAX_CLIMB` containers (a linked list thousands of nodes
+//! `root` (`unreachable` when the object is garbage the dump still holds). The walk stops after `MAX_CLIMB` containers (a linked list thousands of nodes
 //! long): the holder is then `indirect` at the container reached.
 
 use heapql_heap::{ClassIdx, Heap, ObjIdx, ObjectKind};
@@ -33,7 +33,8 @@ pub fn holder_of(heap: &Heap, a: &FullAnalysis, roles: &Roles, o: ObjIdx) -> Hol
     let mut child = o;
     for _ in 0..MAX_CLIMB {
         let Some(p) = a.immediate_dominator(child) else {
-            return HolderKey { kind: HolderKind::Root, owner: class_of(heap, child), slot: NO_SLOT };
+            let kind = if a.is_reachable(child) { HolderKind::Root } else { HolderKind::Unreachable };
+            return HolderKey { kind, owner: class_of(heap, child), slot: NO_SLOT };
         };
         match heap.object_kind(p) {
             ObjectKind::ObjectArray => child = p,
@@ -91,11 +92,13 @@ pub fn describe_holder(heap: &Heap, key: HolderKey, class: ClassIdx) -> Holder {
     let field = match key.kind {
         HolderKind::Field => heap.instance_layout(key.owner).get(key.slot as usize).map(|f| f.name.clone()),
         HolderKind::StaticField => heap.class(key.owner).statics.get(key.slot as usize).map(|s| s.name.clone()),
-        HolderKind::Indirect | HolderKind::Root => None,
+        HolderKind::Indirect | HolderKind::Root | HolderKind::Unreachable => None,
     };
     let label = match (key.kind, &field) {
         (HolderKind::Root, _) if owner == *target => format!("GC roots → {target}"),
         (HolderKind::Root, _) => format!("GC roots → {owner} → {target}"),
+        (HolderKind::Unreachable, _) if owner == *target => format!("unreachable → {target}"),
+        (HolderKind::Unreachable, _) => format!("unreachable → {owner} → {target}"),
         (HolderKind::Indirect, _) | (_, None) => format!("{owner} (several paths) → {target}"),
         (_, Some(f)) => format!("{owner}.{f} → {target}"),
     };

@@ -80,15 +80,18 @@ pub enum HolderKind {
     Indirect,
     /// No single object holds them: their chain of containers starts at the GC roots.
     Root,
+    /// Unreachable from the GC roots (garbage the dump still holds).
+    Unreachable,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "camelCase")]
 pub struct Holder {
     pub kind: HolderKind,
-    /// The holding class (`com.acme.Cache`); for `root`, the class of the topmost container.
+    /// The holding class (`com.acme.Cache`); for `root` and `unreachable`, the class of the
+    /// topmost container.
     pub owner: String,
-    /// The field name; null for `indirect` and `root`.
+    /// The field name; null for `indirect`, `root` and `unreachable`.
     pub field: Option<String>,
     /// `com.acme.Cache.entries → java.util.HashMap`.
     pub label: String,
