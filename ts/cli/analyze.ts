@@ -30,7 +30,7 @@ export const analyzeCommand = defineCommand({
     const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), noCache: !a.cache, scratchDir: scratch });
     try {
       await analyzeForCli(heap, reachableOnly);
-      await runJobs(heap, jobs, format, reachableOnly);
+      await runJobs(heap, jobs, format);
     } finally {
       heap.close();
     }

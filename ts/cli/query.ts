@@ -32,7 +32,7 @@ export const queryCommand = defineCommand({
     if (jobs.length === 0) throw usageError('no query given: use --query "<oql>", --query-file <path> or --run <name>');
     const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), noCache: !a.cache });
     try {
-      await runJobs(heap, jobs, format, reachableOnly);
+      await runJobs(heap, jobs, format);
     } finally {
       heap.close();
     }

@@ -62,7 +62,7 @@ export async function writeFullReport(file: string, options: FullReportOptions):
     const progress = terminalProgress(interrupt.signal);
     let model;
     try {
-      const { results, failures } = await runJobsForReport(heap, options.jobs, options.reachableOnly, interrupt.signal);
+      const { results, failures } = await runJobsForReport(heap, options.jobs, interrupt.signal);
       for (const f of failures) process.stderr.write(`warning: query ${f}\n`);
       model = withVizWarnings(
         await heap.report({

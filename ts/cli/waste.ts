@@ -36,7 +36,7 @@ export const wasteCommand = defineCommand({
       const progress = terminalProgress(interrupt.signal);
       let model;
       try {
-        model = await heap.waste({ limit, onProgress: progress.onProgress, signal: interrupt.signal });
+        model = await heap.waste({ limit, reachableOnly: a['reachable-only'] ?? false, onProgress: progress.onProgress, signal: interrupt.signal });
       } finally {
         progress.stop();
         interrupt.dispose();

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { HeapqlError } from '../errors.js';
 
 /** Must equal NATIVE_API_VERSION in crates/node/src/lib.rs. */
-export const EXPECTED_NATIVE_API_VERSION = 4;
+export const EXPECTED_NATIVE_API_VERSION = 5;
 
 const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const REBUILD_HINT = 'run `npm run build:native` (or `npm install`) in ' + packageRoot;
@@ -88,4 +88,6 @@ export function callSync<T>(fn: () => T): T {
 }
 
 export type { Addon };
+/** The look-up shapes of the door (ts/session converts them to its public types). */
+export type { JsClassDescription, JsDominatorView, JsField, JsObjectDetail, JsObjectRef, JsPathStep, JsReferenceList } from '../../native/heapql.js';
 export type NativeHeap = InstanceType<Addon['HeapHandle']>;

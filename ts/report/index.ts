@@ -3,7 +3,6 @@ export * from './model.js';
 export { renderMarkdown, renderWasteMarkdown } from './markdown.js';
 export { renderHtml, renderWasteHtml } from './html.js';
 export { renderJson, renderWasteJson, reportJsonSchema, validateReportModel, validateWasteModel, wasteJsonSchema } from './json.js';
-export { buildWaste, type BuildWasteOptions } from './waste.js';
 export { planQuery, vizWarnings, withVizWarnings, type QueryView, type ChartDatum } from './charts.js';
 export { configOption, findConfigPath, loadCollectionConfig, parseCollectionConfig, type CollectionConfig, type ConfigLocation, type ConfigQuery } from './config.js';
 export { chooseOutput, renderReport, renderWaste, writeReport, writeWaste, REPORT_FORMATS, type OutputChoice, type ReportFormat } from './output.js';

@@ -10,28 +10,23 @@
 mod analysis;
 mod convert;
 mod heap_handle;
+mod lookup;
 mod progress;
 mod query;
 mod report;
 mod waste;
 
 pub use heap_handle::*;
+pub use lookup::*;
 pub use progress::*;
 pub use query::*;
 
 use napi_derive::napi;
 
 /// Bumped whenever the shape of this door changes; `ts/native` refuses a binary that differs.
-pub const NATIVE_API_VERSION: u32 = 4;
+pub const NATIVE_API_VERSION: u32 = 5;
 
 #[napi]
 pub fn native_api_version() -> u32 {
     NATIVE_API_VERSION
-}
-
-/// The Linux thread id (gettid) of the calling JavaScript thread: the main thread or a Worker.
-#[napi]
-pub fn current_thread_id() -> i64 {
-    // SAFETY: gettid has no preconditions and cannot fail.
-    unsafe { libc::syscall(libc::SYS_gettid) as i64 }
 }

@@ -2,16 +2,17 @@
  * The waste model of `heapql waste <dump>`: the `waste` section the native door computes (every
  * per-object check runs in Rust), with the report's envelope, validated before anyone renders it.
  */
-import type { Heap, ProgressEvent } from '../heap.js';
 import { HeapqlError } from '../errors.js';
-import { call } from '../native/index.js';
+import { call, type NativeHeap } from '../native/index.js';
 import { cancelTokenFor } from '../native/cancel.js';
 import { VERSION } from '../version.js';
-import { describeSchemaErrors, validateWasteModel } from './json.js';
-import { REPORT_SCHEMA_VERSION, type ReportWarning, type Waste, type WasteModel } from './model.js';
+import { describeSchemaErrors, validateWasteModel } from '../report/json.js';
+import { REPORT_SCHEMA_VERSION, type ReportWarning, type Waste, type WasteModel } from '../report/model.js';
+import type { HeapSession } from './session.js';
+import type { ProgressEvent } from './types.js';
 
 export interface BuildWasteOptions {
-  /** Leave objects unreachable from GC roots out (when this call runs the analysis). */
+  /** Leave objects unreachable from GC roots out (analyzes again when the heap was analyzed otherwise). */
   reachableOnly?: boolean;
   /** Holder rows shown per check; default 25. */
   limit?: number;
@@ -21,11 +22,12 @@ export interface BuildWasteOptions {
   signal?: AbortSignal;
 }
 
-async function wasteSection(heap: Heap, options: BuildWasteOptions): Promise<Waste> {
+/** The waste section of an analyzed heap (ERR_NEEDS_ANALYSIS before the analysis). */
+export async function wasteSection(handle: NativeHeap, options: Pick<BuildWasteOptions, 'limit' | 'topStrings' | 'onProgress' | 'signal'>): Promise<Waste> {
   const { token, dispose } = cancelTokenFor(options.signal);
   try {
     const json = await call(() =>
-      heap.handle.wasteData({ limit: options.limit, topStrings: options.topStrings }, options.onProgress ? (e) => options.onProgress!(e) : undefined, token),
+      handle.wasteData({ limit: options.limit, topStrings: options.topStrings }, options.onProgress ? (e) => options.onProgress!(e) : undefined, token),
     );
     return JSON.parse(json) as Waste;
   } finally {
@@ -33,12 +35,12 @@ async function wasteSection(heap: Heap, options: BuildWasteOptions): Promise<Was
   }
 }
 
-/** The waste checks of an opened dump; runs the full analysis first unless it has run. */
-export async function buildWaste(heap: Heap, options: BuildWasteOptions = {}): Promise<WasteModel> {
-  if (!heap.analyzed) {
-    await heap.analyze({ reachableOnly: options.reachableOnly ?? false, onProgress: options.onProgress, signal: options.signal });
-  }
-  const waste = await wasteSection(heap, options);
+/** The waste checks of an opened dump; analyzes it first when needed. */
+export async function buildWaste(heap: HeapSession, options: BuildWasteOptions = {}): Promise<WasteModel> {
+  // An analysis in the other mode is kept unless the caller names a mode.
+  const mode = options.reachableOnly ?? heap.status.analysis?.reachableOnly ?? false;
+  await heap.analyze({ reachableOnly: mode, onProgress: options.onProgress, signal: options.signal });
+  const waste = await heap.wasteData(options);
   const info = heap.info();
   const warnings: ReportWarning[] = heap.warnings().map((w) => ({
     source: 'dump' as const,
