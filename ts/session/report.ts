@@ -5,6 +5,8 @@
  * facts, the dump's warnings and the folded-in query results, and validates the whole against
  * the schema before anyone renders it.
  */
+import type { ErrorObject } from 'ajv';
+
 import { HeapqlError } from '../errors.js';
 import { call, type NativeHeap } from '../native/index.js';
 import { cancelTokenFor } from '../native/cancel.js';
@@ -64,10 +66,6 @@ export async function buildReport(heap: HeapSession, options: BuildReportOptions
     file: { path: info.path, size: info.fileSize, compression: info.compression === 'gzip-chunked' ? 'chunked-gzip' : info.compression },
     dumpTime: info.timestampMs > 0 ? new Date(info.timestampMs).toISOString() : null,
   };
-  const warnings: ReportWarning[] = heap.warnings().map((w) => ({
-    source: 'dump' as const,
-    message: w.offset > 0 ? `${w.message} (at byte ${w.offset})` : w.message,
-  }));
   const model: ReportModel = {
     schemaVersion: REPORT_SCHEMA_VERSION,
     generator: { name: 'heapql', version: VERSION },
@@ -78,14 +76,25 @@ export async function buildReport(heap: HeapSession, options: BuildReportOptions
     threads: data.threads,
     waste: data.waste,
     queries: options.queries ?? [],
-    warnings: [...warnings, ...(options.warnings ?? [])],
+    warnings: [...dumpWarnings(heap), ...(options.warnings ?? [])],
   };
-  const { ok, errors } = validateReportModel(model);
-  if (!ok) {
-    throw new HeapqlError(
-      'ERR_INTERNAL',
-      `internal error: the report data does not match its schema (a bug in heapql; please report it with the dump's producer and version):\n${describeSchemaErrors(errors)}`,
-    );
-  }
+  checkModel('report', validateReportModel(model));
   return model;
+}
+
+/** The dump's own warnings as report warnings. */
+export function dumpWarnings(heap: HeapSession): ReportWarning[] {
+  return heap.warnings().map((w) => ({
+    source: 'dump' as const,
+    message: w.offset > 0 ? `${w.message} (at byte ${w.offset})` : w.message,
+  }));
+}
+
+/** A model that fails its schema is a bug in heapql: ERR_INTERNAL naming every mismatch. */
+export function checkModel(what: string, { ok, errors }: { ok: boolean; errors: ErrorObject[] }): void {
+  if (ok) return;
+  throw new HeapqlError(
+    'ERR_INTERNAL',
+    `internal error: the ${what} data does not match its schema (a bug in heapql; please report it with the dump's producer and version):\n${describeSchemaErrors(errors)}`,
+  );
 }

@@ -2,12 +2,12 @@
  * The waste model of `heapql waste <dump>`: the `waste` section the native door computes (every
  * per-object check runs in Rust), with the report's envelope, validated before anyone renders it.
  */
-import { HeapqlError } from '../errors.js';
 import { call, type NativeHeap } from '../native/index.js';
 import { cancelTokenFor } from '../native/cancel.js';
 import { VERSION } from '../version.js';
-import { describeSchemaErrors, validateWasteModel } from '../report/json.js';
-import { REPORT_SCHEMA_VERSION, type ReportWarning, type Waste, type WasteModel } from '../report/model.js';
+import { validateWasteModel } from '../report/json.js';
+import { REPORT_SCHEMA_VERSION, type Waste, type WasteModel } from '../report/model.js';
+import { checkModel, dumpWarnings } from './report.js';
 import type { HeapSession } from './session.js';
 import type { ProgressEvent } from './types.js';
 
@@ -42,24 +42,14 @@ export async function buildWaste(heap: HeapSession, options: BuildWasteOptions =
   await heap.analyze({ reachableOnly: mode, onProgress: options.onProgress, signal: options.signal });
   const waste = await heap.wasteData(options);
   const info = heap.info();
-  const warnings: ReportWarning[] = heap.warnings().map((w) => ({
-    source: 'dump' as const,
-    message: w.offset > 0 ? `${w.message} (at byte ${w.offset})` : w.message,
-  }));
   const model: WasteModel = {
     schemaVersion: REPORT_SCHEMA_VERSION,
     generator: { name: 'heapql', version: VERSION },
     generatedAt: new Date().toISOString(),
     file: { path: info.path, size: info.fileSize },
     waste,
-    warnings,
+    warnings: dumpWarnings(heap),
   };
-  const { ok, errors } = validateWasteModel(model);
-  if (!ok) {
-    throw new HeapqlError(
-      'ERR_INTERNAL',
-      `internal error: the waste data does not match its schema (a bug in heapql; please report it with the dump's producer and version):\n${describeSchemaErrors(errors)}`,
-    );
-  }
+  checkModel('waste', validateWasteModel(model));
   return model;
 }
