@@ -95,3 +95,17 @@ fn totals_add_up_and_the_duplicate_text_is_listed() {
         assert_eq!(strings.overhead, waste.duplicate_strings.wasted_bytes, "rows and the values agree");
     }
 }
+
+#[test]
+fn the_box_caches_are_not_waste() {
+    // Every Byte and Boolean a JVM holds comes from the valueOf caches (the JDK 25 dump holds
+    // the Byte, Short and Long caches only from its class-data-sharing archive).
+    for (path, _) in dumps() {
+        let waste = run(&path);
+        let cat = waste.categories.iter().find(|c| c.check == Check::BoxedPrimitives).unwrap();
+        for r in &cat.rows {
+            assert!(!matches!(r.class_name.as_str(), "java.lang.Byte" | "java.lang.Boolean"), "{path:?}: {}", r.holder.label);
+            assert!(r.objects < 256 || r.holder.label.starts_with("WasteHeap."), "{path:?}: a cache-sized row {}", r.holder.label);
+        }
+    }
+}

@@ -55,7 +55,7 @@ impl Default for WasteOptions {
 pub fn analyze(heap: &Heap, analysis: &FullAnalysis, options: &WasteOptions) -> Result<Waste, HeapError> {
     let ctl = Control { phase: "waste", progress: options.progress.clone(), cancel: options.cancel.clone() };
     let roles = roles::Roles::new(heap);
-    let env = Env { heap, analysis, roles: &roles, finalizer_states: finalizer_states(heap) };
+    let env = Env { heap, analysis, roles: &roles, finalizer_states: finalizer_states(heap), box_cache_arrays: box_cache_arrays(heap) };
     let n = heap.object_count();
     let total = n as u64 + 1;
     let done = AtomicU64::new(0);
@@ -97,6 +97,29 @@ fn finalizer_states(heap: &Heap) -> [Option<u64>; 3] {
         })
     };
     [get("ENQUEUED"), get("NULL"), get("NULL_QUEUE")]
+}
+
+/// Arrays held by the statics of `java.lang.<Box>$<Box>Cache` classes, sorted.
+fn box_cache_arrays(heap: &Heap) -> Vec<ObjIdx> {
+    let mut out = Vec::new();
+    for c in 0..heap.class_count() {
+        let info = heap.class(c);
+        let Some(nested) = info.name.strip_prefix("java.lang.") else { continue };
+        let Some((outer, inner)) = nested.split_once('$') else { continue };
+        if inner != format!("{outer}Cache") {
+            continue;
+        }
+        for s in &info.statics {
+            if let Value::Object(id) = s.value {
+                if let Some(o) = heap.index_of(id).filter(|&o| heap.object_kind(o) == ObjectKind::ObjectArray) {
+                    out.push(o);
+                }
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 fn merge(heap: &Heap, into: &mut Partial, from: Partial) {

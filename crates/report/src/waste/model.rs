@@ -58,7 +58,7 @@ impl Check {
             Check::SmallCollections => "collections under a quarter (hash tables) or half (lists) full at the class's default capacity; overhead = unused slots × reference size",
             Check::SparseCollections => "collections under a quarter (hash tables) or half (lists) full at a capacity other than the default; overhead = unused slots × reference size",
             Check::SparseArrays => "object arrays (not a collection's backing array) with more null than non-null slots; overhead = null slots × reference size",
-            Check::BoxedPrimitives => "Integer, Long, … instances outside the JDK's box caches; overhead = shallow size − the primitive's width",
+            Check::BoxedPrimitives => "Integer, Long, … instances with values outside the JDK's box caches (−128..127) and not held by them; overhead = shallow size − the primitive's width",
             Check::DuplicateStrings => "Strings with the same text; overhead = every copy beyond the first (String + its own backing array)",
             Check::DuplicateArrays => "primitive arrays (not a String's) with the same type and content; overhead = shallow size of every copy beyond the first",
             Check::ZeroTailArrays => "primitive arrays (not a String's) whose trailing zero elements are more than half the length; overhead = zero tail × element size",

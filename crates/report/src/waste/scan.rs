@@ -36,6 +36,9 @@ pub struct Env<'a> {
     /// Object ids of `ReferenceQueue.ENQUEUED` and `ReferenceQueue.NULL` (`NULL_QUEUE`): a
     /// Finalizer whose `queue` is one of them has been handed to the finalizer thread.
     pub finalizer_states: [Option<u64>; 3],
+    /// The arrays the JDK's box caches keep (`Integer$IntegerCache.cache`, `archivedCache`, …),
+    /// sorted: with class data sharing they are held from the roots, not by the cache class.
+    pub box_cache_arrays: Vec<ObjIdx>,
 }
 
 #[derive(Default)]
@@ -98,7 +101,7 @@ pub fn scan_range(env: &Env, range: std::ops::Range<u32>, ctl: &Control, done: &
                         }
                     }
                     Role::Boxed(width) => {
-                        if !in_box_cache(env, o) {
+                        if !cacheable(heap.field(o, "value")) && !in_box_cache(env, o) {
                             env.record(&mut p.rows, Check::BoxedPrimitives, o, heap.instance_size(c).saturating_sub(width as u64));
                         }
                     }
@@ -147,12 +150,30 @@ pub fn scan_range(env: &Env, range: std::ops::Range<u32>, ctl: &Control, done: &
     Ok(p)
 }
 
+/// A box value that `valueOf` hands out from the JDK's caches (−128..127, chars 0..127, both
+/// booleans): every caller shares it, whoever holds it; with class data sharing the cache arrays
+/// of a JDK 25 are held from the VM's archive roots, so their dominator does not tell.
+fn cacheable(v: Option<Value>) -> bool {
+    match v {
+        Some(Value::Boolean(_)) | Some(Value::Byte(_)) => true,
+        Some(Value::Char(c)) => c <= 127,
+        Some(Value::Short(x)) => (-128..=127).contains(&x),
+        Some(Value::Int(x)) => (-128..=127).contains(&x),
+        Some(Value::Long(x)) => (-128..=127).contains(&x),
+        _ => false,
+    }
+}
+
 /// A box held by the JDK's own caches (`Integer.valueOf`'s `IntegerCache.cache`, `Boolean.TRUE`):
-/// its dominator is the box class or one of its nested classes, directly or through an array.
+/// its dominator is one of the caches' arrays, or the box class or one of its nested classes,
+/// directly or through an array.
 fn in_box_cache(env: &Env, o: ObjIdx) -> bool {
     let heap = env.heap;
     let a = env.analysis;
     let Some(mut d) = a.immediate_dominator(o) else { return false };
+    if env.box_cache_arrays.binary_search(&d).is_ok() {
+        return true;
+    }
     if heap.object_kind(d) == ObjectKind::ObjectArray {
         let Some(up) = a.immediate_dominator(d) else { return false };
         d = up;
