@@ -4,7 +4,7 @@
 
 use std::hash::Hasher;
 
-use heapql_heap::{Heap, ObjIdx, ObjectKind, Value};
+use heapql_heap::{Heap, ObjIdx, ObjectKind, PrimType, Value};
 use rustc_hash::{FxHashMap, FxHasher};
 
 use super::holder::{holder_of, HolderKey};
@@ -125,9 +125,10 @@ pub fn scan_range(env: &Env, range: std::ops::Range<u32>, ctl: &Control, done: &
                     env.record(&mut p.rows, Check::SparseArrays, o, nulls * ref_size);
                 }
             }
-            ObjectKind::PrimitiveArray(_) => {
+            ObjectKind::PrimitiveArray(t) => {
                 let len = heap.array_length(o).unwrap_or(0) as usize;
-                if len == 0 || env.idom_role(o) == Some(Role::String) {
+                // A String's value (byte[] or char[]) is judged with the String.
+                if len == 0 || matches!(t, PrimType::Byte | PrimType::Char) && env.idom_role(o) == Some(Role::String) {
                     continue;
                 }
                 let Some(bytes) = heap.primitive_array_bytes(o) else { continue };

@@ -37,6 +37,8 @@ struct Group {
     rep_array: ObjIdx,
     count: u32,
     encoding: u8,
+    /// The text is the whole of `rep_array` (JDK 9+): a hit compares with the array directly.
+    whole: bool,
     /// Next group with the same hash (a collision), or NO_GROUP.
     next: u32,
 }
@@ -67,6 +69,8 @@ struct Text<'h> {
     encoding: u8,
     array: ObjIdx,
     bytes: Cow<'h, [u8]>,
+    /// The bytes are the whole array (no offset/count window).
+    whole: bool,
 }
 
 fn int_field(heap: &Heap, o: ObjIdx, name: &str) -> Option<usize> {
@@ -99,11 +103,12 @@ fn text(heap: &Heap, o: ObjIdx) -> Option<Text<'_>> {
             _ => (0, units),
         }
     };
+    let whole = start == 0 && count == units && units * unit == bytes.len();
     let bytes = match bytes {
         Cow::Borrowed(b) => Cow::Borrowed(&b[start * unit..(start + count) * unit]),
         Cow::Owned(b) => Cow::Owned(b[start * unit..(start + count) * unit].to_vec()),
     };
-    Some(Text { encoding, array, bytes })
+    Some(Text { encoding, array, bytes, whole })
 }
 
 fn text_hash(t: &Text) -> u32 {
@@ -137,14 +142,20 @@ impl StringCollector {
         let mut last = NO_GROUP;
         while g != NO_GROUP {
             let grp = self.groups[g as usize];
-            if grp.encoding == t.encoding && text(heap, grp.rep).is_some_and(|r| r.bytes == t.bytes) {
+            let same = grp.encoding == t.encoding
+                && if grp.whole {
+                    heap.primitive_array_bytes(grp.rep_array).is_some_and(|r| *r == *t.bytes)
+                } else {
+                    text(heap, grp.rep).is_some_and(|r| r.bytes == t.bytes)
+                };
+            if same {
                 return g;
             }
             last = g;
             g = grp.next;
         }
         let g = self.groups.len() as u32;
-        self.groups.push(Group { rep: o, rep_array: t.array, count: 0, encoding: t.encoding, next: NO_GROUP });
+        self.groups.push(Group { rep: o, rep_array: t.array, count: 0, encoding: t.encoding, whole: t.whole, next: NO_GROUP });
         if last == NO_GROUP {
             self.by_hash.insert(hash, g);
         } else {
