@@ -15,6 +15,7 @@ export const subCommands: Record<string, Lazy> = {
   sched: () => import('./sched.js').then((m) => m.schedCommand),
   device: () => import('./device.js').then((m) => m.deviceCommand),
   waste: () => import('./waste.js').then((m) => m.wasteCommand),
+  completion: () => import('./completion.js').then((m) => m.completionCommand(() => subCommands, mainCommand)),
 };
 
 /** `heapql <dump> [report]`: the report command. */

@@ -24,9 +24,28 @@ pub use query::*;
 use napi_derive::napi;
 
 /// Bumped whenever the shape of this door changes; `ts/native` refuses a binary that differs.
-pub const NATIVE_API_VERSION: u32 = 5;
+pub const NATIVE_API_VERSION: u32 = 6;
 
 #[napi]
 pub fn native_api_version() -> u32 {
     NATIVE_API_VERSION
 }
+
+/// What this binary is, for `heapql --version`: the crate version, the target triple it was
+/// compiled for and the cargo profile.
+#[napi(object)]
+pub struct BuildInfo {
+    pub version: String,
+    pub target: String,
+    pub profile: String,
+}
+
+#[napi]
+pub fn build_info() -> BuildInfo {
+    BuildInfo {
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        target: env!("HEAPQL_BUILD_TARGET").to_string(),
+        profile: env!("HEAPQL_BUILD_PROFILE").to_string(),
+    }
+}
+
