@@ -2,7 +2,7 @@
 //! come out with exactly the object count and overhead the program computed from the live
 //! JVM's layout (fixtures/dumps/WasteHeap-*.facts.json, formulas in fixtures/programs/WasteHeap.java).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use heapql_report::waste::{analyze, Check, HolderKind, Waste, WasteOptions};
 use heapql_graph::{FullAnalysis, GraphOptions};
@@ -26,7 +26,7 @@ fn dumps() -> Vec<(PathBuf, Value)> {
     out
 }
 
-fn run(path: &PathBuf) -> Waste {
+fn run(path: &Path) -> Waste {
     let heap = Heap::open(path, OpenOptions::default()).unwrap();
     let a = FullAnalysis::build(&heap, GraphOptions::default()).unwrap();
     analyze(&heap, &a, &WasteOptions { limit: 1000, ..Default::default() }).unwrap()

@@ -137,9 +137,8 @@ pub fn scan_range(env: &Env, range: std::ops::Range<u32>, ctl: &Control, done: &
                 h.write(&bytes);
                 p.arrays.push(((h.finish() >> 32) as u32, o));
                 let elem = bytes.len() / len;
-                if elem > 0 {
-                    let zero_bytes = bytes.iter().rev().take_while(|&&b| b == 0).count();
-                    let tail = (zero_bytes / elem) as u64;
+                let zero_bytes = bytes.iter().rev().take_while(|&&b| b == 0).count();
+                if let Some(tail) = zero_bytes.checked_div(elem).map(|t| t as u64) {
                     if 2 * tail > len as u64 {
                         p.tails.push((o, tail * elem as u64));
                     }
