@@ -88,7 +88,7 @@ describe('buildReport on demo.hprof', () => {
     expect(html).toContain(title);
     const json = JSON.parse(renderJson(model)) as ReportModel;
     expect(json.leakSuspects.suspects[0]!.title).toBe(title);
-    expect(json.duplicateStrings.strings).toBeGreaterThan(0);
+    expect(json.waste.duplicateStrings.strings).toBeGreaterThan(0);
   });
 
   test('the library method gives the same sections; reachable-only re-analyzes', async () => {

@@ -18,13 +18,16 @@ describe('HTML report', () => {
 
   test('carries every section and the charts', () => {
     const html = renderHtml(withVizWarnings(sampleModel()));
-    for (const id of ['summary', 'system-overview', 'leak-suspects', 'top-consumers', 'thread-overview', 'duplicate-strings', 'queries']) {
+    for (const id of ['summary', 'system-overview', 'leak-suspects', 'top-consumers', 'thread-overview', 'waste', 'queries']) {
       expect(html).toContain(`<section id="${id}">`);
     }
     expect(html).toContain('<h3>Problem Suspect 1: Demo.cache</h3>');
+    expect(html).toContain('<h3 id="waste-emptyCollections">Empty collections</h3>');
+    expect(html).toContain('<code>com.acme.SessionStore.attributes → java.util.HashMap</code>');
+    expect(html).toContain('<h3 id="duplicate-strings">Duplicate string values</h3>');
     expect(html).toContain('<code>static cache</code> → <code>java.util.HashMap @ 0x7f0a12c8</code>');
-    // Summary pie, class histogram bars, biggest-objects pie, biggest-classes bars, packages treemap, and the three query charts.
-    expect(html.match(/<svg class="chart bar"/g)).toHaveLength(3);
+    // Summary pie, class histogram bars, biggest-objects pie, biggest-classes bars, packages treemap, waste bars, and the three query charts.
+    expect(html.match(/<svg class="chart bar"/g)).toHaveLength(4);
     expect(html.match(/<svg class="chart pie"/g)).toHaveLength(3);
     expect(html.match(/<svg class="chart treemap"/g)).toHaveLength(2);
     // A thread's frames with their locals.
@@ -38,7 +41,7 @@ describe('HTML report', () => {
     m.overview.systemProperties[0].value = HOSTILE;
     m.threads.threads[0].name = HOSTILE;
     m.threads.threads[0].frames[1].method = HOSTILE;
-    m.duplicateStrings.top[0].value = HOSTILE;
+    m.waste.duplicateStrings.top[0].value = HOSTILE;
     m.leakSuspects.suspects[0].title = HOSTILE;
     m.leakSuspects.suspects[0].explanation = HOSTILE;
     m.topConsumers.biggestPackages[0].name = HOSTILE;

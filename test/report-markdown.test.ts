@@ -25,7 +25,7 @@ describe('Markdown report', () => {
 
   test('tells the truth about each section', () => {
     const md = renderMarkdown(sampleModel());
-    for (const h of ['## Summary', '## System Overview', '## Leak Suspects', '## Top Consumers', '## Thread Overview', '## Duplicate Strings', '## Queries']) {
+    for (const h of ['## Summary', '## System Overview', '## Leak Suspects', '## Top Consumers', '## Thread Overview', '## Waste', '### Duplicate string values', '## Queries']) {
       expect(md).toContain(`\n${h}\n`);
     }
     expect(md).toContain('### Problem Suspect 1: Demo.cache');
@@ -47,7 +47,7 @@ describe('Markdown report', () => {
     const m = sampleModel();
     m.overview.classHistogram.rows[0].className = HOSTILE;
     m.threads.threads[0].name = HOSTILE;
-    m.duplicateStrings.top[0].value = HOSTILE;
+    m.waste.duplicateStrings.top[0].value = HOSTILE;
     m.leakSuspects.suspects[0].title = HOSTILE;
     const md = renderMarkdown(m);
     // Every `<`, `|`, `[` and `]` from the dump arrives backslash-escaped; the newline is visible.

@@ -52,6 +52,7 @@ describe.skipIf(!chromiumAvailable)('HTML report in Chromium', () => {
       'chart pie', // biggest objects
       'chart bar', // biggest classes
       'chart treemap', // packages
+      'chart bar', // waste by check
       'chart bar', // q1 histogram
       'chart pie', // q2 piechart
       'chart treemap', // q3 treemap

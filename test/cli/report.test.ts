@@ -26,7 +26,7 @@ describe('heapql <dump> [report]', () => {
   it('heapql demo prints the full Markdown report, byte-identical apart from its timestamp', async () => {
     const [a, b] = [await heapql(['demo']), await heapql(['demo'])];
     expect(a.code).toBe(0);
-    for (const section of ['## System Overview', '## Leak Suspects', '## Top Consumers', '## Thread Overview', '## Duplicate Strings']) {
+    for (const section of ['## System Overview', '## Leak Suspects', '## Top Consumers', '## Thread Overview', '## Waste']) {
       expect(a.stdout).toContain(section);
     }
     expect(a.stdout).toContain('Demo$SessionStore.SESSIONS');
@@ -43,7 +43,7 @@ describe('heapql <dump> [report]', () => {
     const json = path.join(dir, 'r.json');
     expect((await heapql([known, json, '--query', 'SELECT COUNT(*) AS n FROM KnownHeap$Point'])).code).toBe(0);
     const model = JSON.parse(readFileSync(json, 'utf8'));
-    expect(model.schemaVersion).toBe(1);
+    expect(model.schemaVersion).toBe(2);
     expect(model.queries).toHaveLength(1);
     expect(model.queries[0]).toMatchObject({ name: 'q1', columns: [{ name: 'n', type: 'number' }] });
     const forced = path.join(dir, 'report.out');

@@ -347,6 +347,9 @@ describe('heapql mcp on the demo dump', () => {
     expect(consumers.biggestObjects.length).toBeLessThanOrEqual(4);
     const strings = (await s.call('get_report_section', { section: 'duplicate_strings' })).json;
     expect(strings.top.length).toBeLessThanOrEqual(10);
+    const waste = (await s.call('get_report_section', { section: 'waste' })).json;
+    expect(waste.categories.map((c: { check: string }) => c.check)).toContain('emptyCollections');
+    expect(waste.duplicateStrings.wastedBytes).toBe(strings.wastedBytes);
     const bad = await s.call('get_report_section', { section: 'everything' });
     expect(bad.isError).toBe(true);
   });

@@ -17,6 +17,7 @@ export const subCommands: Record<string, Lazy> = {
   sched: () => import('./sched.js').then((m) => m.schedCommand),
   device: () => import('./device.js').then((m) => m.deviceCommand),
   cache: () => import('./cache.js').then((m) => m.cacheCommand),
+  waste: () => import('./waste.js').then((m) => m.wasteCommand),
   mcp: () => import('./mcp.js').then((m) => m.mcpCommand),
   completion: () => import('./completion.js').then((m) => m.completionCommand(() => subCommands, mainCommand)),
 };

@@ -6,14 +6,26 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 
 import { HeapqlError } from '../errors.js';
-import { ReportModelSchema, type ReportModel } from './model.js';
+import { ReportModelSchema, WasteModelSchema, type ReportModel, type WasteModel } from './model.js';
 
 /** The report's JSON Schema document (plain JSON, draft-07), as `heapql schema report` prints it. */
 export function reportJsonSchema(): Record<string, unknown> {
   return { $schema: 'http://json-schema.org/draft-07/schema#', ...JSON.parse(JSON.stringify(ReportModelSchema)) };
 }
 
+/** The JSON Schema of `heapql waste --format json` (`heapql schema waste`). */
+export function wasteJsonSchema(): Record<string, unknown> {
+  return { $schema: 'http://json-schema.org/draft-07/schema#', ...JSON.parse(JSON.stringify(WasteModelSchema)) };
+}
+
 let compiled: ValidateFunction | null = null;
+let compiledWaste: ValidateFunction | null = null;
+
+export function validateWasteModel(value: unknown): { ok: boolean; errors: ErrorObject[] } {
+  compiledWaste ??= new Ajv({ allErrors: true }).compile(wasteJsonSchema());
+  const ok = compiledWaste(value) as boolean;
+  return { ok, errors: ok ? [] : [...(compiledWaste.errors ?? [])] };
+}
 
 export function validateReportModel(value: unknown): { ok: boolean; errors: ErrorObject[] } {
   compiled ??= new Ajv({ allErrors: true }).compile(reportJsonSchema());
@@ -33,7 +45,15 @@ export function describeSchemaErrors(errors: ErrorObject[]): string {
 
 /** Pretty JSON of a model that passed validation; throws ERR_INTERNAL naming every mismatch. */
 export function renderJson(model: ReportModel): string {
-  const { ok, errors } = validateReportModel(model);
+  return checkedJson(model, validateReportModel(model));
+}
+
+/** `renderJson` for the waste model. */
+export function renderWasteJson(model: WasteModel): string {
+  return checkedJson(model, validateWasteModel(model));
+}
+
+function checkedJson(model: unknown, { ok, errors }: { ok: boolean; errors: ErrorObject[] }): string {
   if (!ok) {
     throw new HeapqlError(
       'ERR_INTERNAL',

@@ -16,7 +16,7 @@ export { ObjectRefSchema, QueryResultSchema };
 export type { Column, ObjectRef, QueryResult, Value, VizKind, VizSpec } from './query-result.js';
 
 /** Bumped on any incompatible change; a reader refuses a model newer than it knows. */
-export const REPORT_SCHEMA_VERSION = 1;
+export const REPORT_SCHEMA_VERSION = 2;
 
 const Bytes = (description?: string) => Type.Integer({ minimum: 0, ...(description ? { description } : {}) });
 const Count = (description?: string) => Type.Integer({ minimum: 0, ...(description ? { description } : {}) });
@@ -288,6 +288,68 @@ export const DuplicateStringsSchema = Obj({
 });
 export type DuplicateStrings = Static<typeof DuplicateStringsSchema>;
 
+// ---------------------------------------------------------------------------------------------
+// Waste (formulas: docs/report-model.md, "waste")
+
+export const WASTE_CHECKS = [
+  'emptyCollections',
+  'smallCollections',
+  'sparseCollections',
+  'sparseArrays',
+  'boxedPrimitives',
+  'duplicateStrings',
+  'duplicateArrays',
+  'zeroTailArrays',
+  'latin1Strings',
+  'pendingFinalization',
+] as const;
+export type WasteCheck = (typeof WASTE_CHECKS)[number];
+
+export const WasteHolderSchema = Obj(
+  {
+    kind: Type.Union([Type.Literal('field'), Type.Literal('staticField'), Type.Literal('indirect'), Type.Literal('root'), Type.Literal('unreachable')], {
+      description:
+        'field / staticField: the owner field that references them; indirect: the owner dominates them through several paths; root: held from the GC roots; unreachable: garbage the dump still holds',
+    }),
+    owner: Type.String({ description: 'the holding class; for root and unreachable, the class of the topmost container' }),
+    field: Nullable(Type.String({ description: 'the field name; null for indirect, root and unreachable' })),
+    label: Type.String({ description: '`com.acme.Cache.entries → java.util.HashMap`' }),
+  },
+  'the field through which the application keeps the objects (walk up the dominator tree past java.util.* and object arrays)',
+);
+export type WasteHolder = Static<typeof WasteHolderSchema>;
+
+export const WasteRowSchema = Obj({
+  holder: WasteHolderSchema,
+  className: Type.String({ description: 'class of the wasteful objects' }),
+  objects: Count(),
+  overhead: Bytes('bytes wasted by these objects (the check\'s formula)'),
+  overheadPercent: Percent(),
+  example: ObjectRefSchema,
+});
+export type WasteRow = Static<typeof WasteRowSchema>;
+
+export const WasteCategorySchema = Obj({
+  check: Type.Union(WASTE_CHECKS.map((c) => Type.Literal(c))),
+  title: Type.String(),
+  rule: Type.String({ description: 'what the check finds and how the overhead is counted' }),
+  objects: Count(),
+  overhead: Bytes(),
+  overheadPercent: Percent(),
+  rows: Type.Array(WasteRowSchema, { description: 'by holder, biggest overhead first; capped' }),
+  holders: Count('rows before the cap'),
+});
+export type WasteCategory = Static<typeof WasteCategorySchema>;
+
+export const WasteSchema = Obj({
+  usedHeap: Bytes('the base of the percentages'),
+  overhead: Bytes('sum over the checks (no object is counted by two checks)'),
+  overheadPercent: Percent(),
+  categories: Type.Array(WasteCategorySchema, { description: 'every check, in a fixed order' }),
+  duplicateStrings: DuplicateStringsSchema,
+});
+export type Waste = Static<typeof WasteSchema>;
+
 export const ReportWarningSchema = Obj({
   source: Type.Union([Type.Literal('dump'), Type.Literal('analysis'), Type.Literal('query'), Type.Literal('viz')]),
   message: Type.String(),
@@ -305,7 +367,7 @@ export const ReportModelSchema = Type.Object(
     leakSuspects: LeakSuspectsSchema,
     topConsumers: TopConsumersSchema,
     threads: ThreadOverviewSchema,
-    duplicateStrings: DuplicateStringsSchema,
+    waste: WasteSchema,
     queries: Type.Array(QueryResultSchema, { description: 'folded-in query results, in the order given' }),
     warnings: Type.Array(ReportWarningSchema, { description: 'non-fatal findings; the CLI prints them on stderr' }),
   },
@@ -316,3 +378,17 @@ export const ReportModelSchema = Type.Object(
   },
 );
 export type ReportModel = Static<typeof ReportModelSchema>;
+
+/** `heapql waste <dump> --format json`: the waste section with the report's envelope. */
+export const WasteModelSchema = Type.Object(
+  {
+    schemaVersion: Type.Literal(REPORT_SCHEMA_VERSION),
+    generator: Obj({ name: Type.Literal('heapql'), version: Type.String() }),
+    generatedAt: Type.String({ description: 'ISO 8601' }),
+    file: Obj({ path: Type.String(), size: Bytes() }),
+    waste: WasteSchema,
+    warnings: Type.Array(ReportWarningSchema),
+  },
+  { $id: 'urn:heapql:schema:waste', title: 'heapql waste', additionalProperties: false },
+);
+export type WasteModel = Static<typeof WasteModelSchema>;

@@ -7,10 +7,10 @@ import path from 'node:path';
 
 import { HeapqlError, usageError } from '../errors.js';
 import { withVizWarnings } from './charts.js';
-import { renderHtml } from './html.js';
-import { renderJson } from './json.js';
-import { renderMarkdown } from './markdown.js';
-import type { ReportModel } from './model.js';
+import { renderHtml, renderWasteHtml } from './html.js';
+import { renderJson, renderWasteJson } from './json.js';
+import { renderMarkdown, renderWasteMarkdown } from './markdown.js';
+import type { ReportModel, WasteModel } from './model.js';
 
 export type ReportFormat = 'md' | 'html' | 'json';
 export const REPORT_FORMATS: readonly ReportFormat[] = ['md', 'html', 'json'];
@@ -57,9 +57,26 @@ export function renderReport(model: ReportModel, format: ReportFormat): string {
   }
 }
 
+/** The waste model's text in one format. */
+export function renderWaste(model: WasteModel, format: ReportFormat): string {
+  switch (format) {
+    case 'md':
+      return renderWasteMarkdown(model);
+    case 'html':
+      return renderWasteHtml(model);
+    case 'json':
+      return renderWasteJson(model);
+  }
+}
+
 /** Renders and writes (or prints); the file is written whole or not at all. */
 export function writeReport(model: ReportModel, choice: OutputChoice, stdout: NodeJS.WritableStream = process.stdout): void {
   writeOutput(renderReport(model, choice.format), choice, stdout);
+}
+
+/** `writeReport` for the waste model. */
+export function writeWaste(model: WasteModel, choice: OutputChoice, stdout: NodeJS.WritableStream = process.stdout): void {
+  writeOutput(renderWaste(model, choice.format), choice, stdout);
 }
 
 /** Writes a rendered report to its path (whole or not at all), or prints it when there is none. */

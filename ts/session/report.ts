@@ -1,10 +1,12 @@
 /**
  * Assembles the report model. Every per-object number comes from the native door in one JSON
- * string (`reportData`: overview, leak suspects, top consumers, threads, duplicate strings —
+ * string (`reportData`: overview, leak suspects, top consumers, threads, waste —
  * computed in Rust); this file adds the envelope (schema version, generator, time), the file
  * facts, the dump's warnings and the folded-in query results, and validates the whole against
  * the schema before anyone renders it.
  */
+import type { ErrorObject } from 'ajv';
+
 import { HeapqlError } from '../errors.js';
 import { call, type NativeHeap } from '../native/index.js';
 import { cancelTokenFor } from '../native/cancel.js';
@@ -30,7 +32,7 @@ export interface BuildReportOptions {
 }
 
 /** The report's computed sections, as the native core returns them. */
-export type ReportSections = Pick<ReportModel, 'overview' | 'leakSuspects' | 'topConsumers' | 'threads' | 'duplicateStrings'>;
+export type ReportSections = Pick<ReportModel, 'overview' | 'leakSuspects' | 'topConsumers' | 'threads' | 'waste'>;
 
 /** The sections of an analyzed heap (ERR_NEEDS_ANALYSIS before the analysis). */
 export async function reportSections(
@@ -64,10 +66,6 @@ export async function buildReport(heap: HeapSession, options: BuildReportOptions
     file: { path: info.path, size: info.fileSize, compression: info.compression === 'gzip-chunked' ? 'chunked-gzip' : info.compression },
     dumpTime: info.timestampMs > 0 ? new Date(info.timestampMs).toISOString() : null,
   };
-  const warnings: ReportWarning[] = heap.warnings().map((w) => ({
-    source: 'dump' as const,
-    message: w.offset > 0 ? `${w.message} (at byte ${w.offset})` : w.message,
-  }));
   const model: ReportModel = {
     schemaVersion: REPORT_SCHEMA_VERSION,
     generator: { name: 'heapql', version: VERSION },
@@ -76,16 +74,27 @@ export async function buildReport(heap: HeapSession, options: BuildReportOptions
     leakSuspects: data.leakSuspects,
     topConsumers: data.topConsumers,
     threads: data.threads,
-    duplicateStrings: data.duplicateStrings,
+    waste: data.waste,
     queries: options.queries ?? [],
-    warnings: [...warnings, ...(options.warnings ?? [])],
+    warnings: [...dumpWarnings(heap), ...(options.warnings ?? [])],
   };
-  const { ok, errors } = validateReportModel(model);
-  if (!ok) {
-    throw new HeapqlError(
-      'ERR_INTERNAL',
-      `internal error: the report data does not match its schema (a bug in heapql; please report it with the dump's producer and version):\n${describeSchemaErrors(errors)}`,
-    );
-  }
+  checkModel('report', validateReportModel(model));
   return model;
+}
+
+/** The dump's own warnings as report warnings. */
+export function dumpWarnings(heap: HeapSession): ReportWarning[] {
+  return heap.warnings().map((w) => ({
+    source: 'dump' as const,
+    message: w.offset > 0 ? `${w.message} (at byte ${w.offset})` : w.message,
+  }));
+}
+
+/** A model that fails its schema is a bug in heapql: ERR_INTERNAL naming every mismatch. */
+export function checkModel(what: string, { ok, errors }: { ok: boolean; errors: ErrorObject[] }): void {
+  if (ok) return;
+  throw new HeapqlError(
+    'ERR_INTERNAL',
+    `internal error: the ${what} data does not match its schema (a bug in heapql; please report it with the dump's producer and version):\n${describeSchemaErrors(errors)}`,
+  );
 }

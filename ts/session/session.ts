@@ -9,7 +9,7 @@ import { HeapqlError } from '../errors.js';
 import { call, callSync, native, type NativeHeap } from '../native/index.js';
 import { cancelTokenFor } from '../native/cancel.js';
 import type { QueryResult } from '../query/schema.js';
-import type { ReportModel } from '../report/model.js';
+import type { ReportModel, Waste, WasteModel } from '../report/model.js';
 import { toClassView, toDominatorView, toObjectView, toPathStep, toReferenceList } from './convert.js';
 import {
   explainPrepared,
@@ -22,6 +22,7 @@ import {
   type StreamedRow,
 } from './query.js';
 import { buildReport, reportSections, type BuildReportOptions, type ReportSections } from './report.js';
+import { buildWaste, wasteSection, type BuildWasteOptions } from './waste.js';
 import type {
   AnalysisStart,
   AnalysisState,
@@ -346,7 +347,7 @@ export class HeapSession {
 
   /**
    * The report's computed sections (overview, leak suspects, top consumers, threads,
-   * duplicate strings); needs the full analysis (ERR_NEEDS_ANALYSIS before).
+   * waste); needs the full analysis (ERR_NEEDS_ANALYSIS before).
    */
   reportData(options: { limit?: number; topStrings?: number; signal?: AbortSignal; onProgress?: (e: ProgressEvent) => void } = {}): Promise<ReportSections> {
     return reportSections(this.handle, {
@@ -364,6 +365,22 @@ export class HeapSession {
    */
   report(options: BuildReportOptions = {}): Promise<ReportModel> {
     return buildReport(this, options);
+  }
+
+  /** The waste section (docs/report-model.md, "waste"); needs the full analysis (ERR_NEEDS_ANALYSIS before). */
+  wasteData(options: { limit?: number; topStrings?: number; signal?: AbortSignal; onProgress?: (e: ProgressEvent) => void } = {}): Promise<Waste> {
+    return wasteSection(this.handle, {
+      ...options,
+      onProgress: (e) => {
+        options.onProgress?.(e);
+        this.emit({ type: 'progress', task: 'waste', ...e });
+      },
+    });
+  }
+
+  /** The waste checks as the validated waste model (`heapql waste`); analyzes the dump first when needed. */
+  waste(options: BuildWasteOptions = {}): Promise<WasteModel> {
+    return buildWaste(this, options);
   }
 
   // ---- point look-ups (each reads one object or class; no heap scan) ----

@@ -41,7 +41,7 @@ export interface SessionStatus {
 /** What a session reports to its subscribers. */
 export type SessionEvent =
   | { type: 'state'; status: SessionStatus }
-  | ({ type: 'progress'; task: 'analyze' | 'report' } & ProgressEvent);
+  | ({ type: 'progress'; task: 'analyze' | 'report' | 'waste' } & ProgressEvent);
 
 /** Result of `startAnalysis()` (the server's POST /analyze answers with it). */
 export type AnalysisStart = 'started' | 'already_running' | 'already_done';

@@ -530,6 +530,10 @@ impl Heap {
     pub fn primitive_array_bytes(&self, o: ObjIdx) -> Option<Cow<'_, [u8]>> {
         values::primitive_array_bytes(self, o)
     }
+    /// True when the dumping JVM stores UTF-16 strings' `byte[]` big-endian (its native order).
+    pub fn utf16_big_endian(&self) -> bool {
+        self.utf16_big_endian
+    }
     /// Text of a java.lang.String (JDK 8 char[], JDK 9+ byte[] + coder, Android); None otherwise.
     pub fn string_value(&self, o: ObjIdx) -> Option<String> {
         values::string_value(self, o)

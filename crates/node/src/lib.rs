@@ -15,6 +15,7 @@ mod lookup;
 mod progress;
 mod query;
 mod report;
+mod waste;
 
 pub use cache::*;
 pub use heap_handle::*;
@@ -25,7 +26,7 @@ pub use query::*;
 use napi_derive::napi;
 
 /// Bumped whenever the shape of this door changes; `ts/native` refuses a binary that differs.
-pub const NATIVE_API_VERSION: u32 = 7;
+pub const NATIVE_API_VERSION: u32 = 8;
 
 #[napi]
 pub fn native_api_version() -> u32 {

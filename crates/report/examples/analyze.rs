@@ -1,5 +1,5 @@
 //! Times the full analysis of a dump and reports memory per object:
-//! `cargo run --release -p heapql-report --example analyze -- <dump.hprof> [--reachable-only] [--report] [--in-memory] [--cache <dir>]`
+//! `cargo run --release -p heapql-report --example analyze -- <dump.hprof> [--reachable-only] [--report] [--waste] [--in-memory] [--cache <dir>]`
 //! (`--cache`: also the index cache's cost: writing the index and the analysis, reading them back).
 
 use heapql_graph::{FullAnalysis, GraphOptions};
@@ -93,6 +93,13 @@ fn main() {
         std::hash::Hash::hash(&json, &mut h);
         (t.elapsed(), json.len(), std::hash::Hasher::finish(&h))
     });
+    // --waste: the waste checks alone (phase "waste"), as `heapql waste` computes them.
+    let t_waste = args.iter().any(|a| a == "--waste").then(|| {
+        let t = Instant::now();
+        let wopts = heapql_report::waste::WasteOptions { progress: Some(progress.clone()), ..Default::default() };
+        let w = heapql_report::waste::analyze(&heap, &a, &wopts).unwrap();
+        (t.elapsed(), w.overhead, w.overhead_percent)
+    });
     phase_peaks.lock().unwrap().push(("end", rss_anon()));
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     sampler.join().unwrap();
@@ -134,6 +141,9 @@ fn main() {
     );
     if let Some((t, len, hash)) = t_report {
         println!("report: {:.2} s, JSON {len} bytes, hash {hash:016x}", t.as_secs_f64());
+    }
+    if let Some((t, bytes, pct)) = t_waste {
+        println!("waste: {:.2} s, overhead {bytes} bytes ({pct:.1}% of the heap)", t.as_secs_f64());
     }
     // Fingerprint of the results (compare two builds: equal means same dominators and sizes).
     let mut h = std::hash::DefaultHasher::new();

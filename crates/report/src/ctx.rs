@@ -13,8 +13,6 @@ pub const THREAD: u8 = 1;
 pub const LOADER: u8 = 2;
 /// Class is `java.lang.ref.Reference` or a subclass.
 pub const REFERENCE: u8 = 4;
-/// Class is `java.lang.String`.
-pub const STRING: u8 = 8;
 
 pub struct Ctx<'a> {
     pub heap: &'a Heap,
@@ -23,7 +21,7 @@ pub struct Ctx<'a> {
     pub total: u64,
     /// Longest list the report shows.
     pub limit: usize,
-    /// THREAD | LOADER | REFERENCE | STRING per class.
+    /// THREAD | LOADER | REFERENCE per class.
     pub flags: Vec<u8>,
     /// Loader id → label (the bootstrap loader, id 0, is not in the map).
     loader_labels: FxHashMap<u64, String>,
@@ -87,7 +85,6 @@ impl<'a> Ctx<'a> {
                     "java.lang.Thread" => THREAD,
                     "java.lang.ClassLoader" => LOADER,
                     "java.lang.ref.Reference" => REFERENCE,
-                    "java.lang.String" => STRING,
                     _ => 0,
                 };
                 cur = info.super_class;

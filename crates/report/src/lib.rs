@@ -1,5 +1,5 @@
 //! The data of the full-analysis report (issue C): System Overview, Leak Suspects, Top
-//! Consumers, Thread Overview and duplicate strings, computed from the heap index
+//! Consumers, Thread Overview and the waste checks (`waste`, duplicate strings among them), computed from the heap index
 //! (`heapql-heap`) and a `FullAnalysis` (`heapql-graph`), the layers below this crate. `build` returns plain data whose JSON (serde, camelCase) is exactly the
 //! shape of those sections of `ts/report/model.ts`; the TypeScript side adds the envelope.
 //!
@@ -15,9 +15,9 @@ mod overview;
 mod paths;
 mod retained_by_class;
 mod scan;
-mod strings;
 mod suspects;
 mod threads;
+pub mod waste;
 
 pub use model::*;
 pub use overview::iso_time;
@@ -39,7 +39,7 @@ pub struct ReportOptions {
     pub reachable_only: bool,
     /// Longest list of each section (histogram rows, loaders, consumers, packages, …).
     pub limit: usize,
-    /// Values shown in `duplicateStrings.top`.
+    /// Values shown in `waste.duplicateStrings.top`.
     pub top_strings: usize,
     pub progress: Option<ProgressFn>,
     /// Set to true from another thread to stop; build() then returns HeapError::Cancelled.
@@ -65,15 +65,22 @@ pub fn build(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions) -> R
     let retained = retained_by_class::retained_by_class(&ctx, &ctl, n, total_work).map_err(cancelled)?;
     ctl.tick(2 * n, total_work).map_err(cancelled)?;
     let overview = overview::overview(&ctx, &scan, &retained, options.reachable_only);
-    // Before the suspects: the collector's memory is gone before their BFS allocates.
-    let duplicate_strings = std::mem::take(&mut scan.strings).finish(heap, options.top_strings);
+    // Before the suspects: the waste pass's memory is gone before their BFS allocates.
+    let waste_options = waste::WasteOptions {
+        limit: options.limit.max(1),
+        top_strings: options.top_strings,
+        // The report's progress counts its own passes; the waste pass only honours the cancel.
+        progress: None,
+        cancel: options.cancel.clone(),
+    };
+    let waste = waste::analyze(heap, analysis, &waste_options)?;
     let paths = paths::Paths::new(&ctx, &scan.referents);
     let leak_suspects = suspects::leak_suspects(&ctx, &paths, &ctl, (2 * n, total_work)).map_err(cancelled)?;
     let top_consumers = consumers::top_consumers(&ctx);
     let threads = threads::threads(&ctx, &scan.threads);
     ctl.tick(2 * n + n / 2, total_work).map_err(cancelled)?;
     ctl.tick(total_work, total_work).map_err(cancelled)?;
-    Ok(ReportData { overview, leak_suspects, top_consumers, threads, duplicate_strings })
+    Ok(ReportData { overview, leak_suspects, top_consumers, threads, waste })
 }
 
 impl ReportData {

@@ -1,5 +1,5 @@
 //! The data of the full-analysis report, shaped exactly like the `overview`, `leakSuspects`,
-//! `topConsumers`, `threads` and `duplicateStrings` sections of `ts/report/model.ts` (field
+//! `topConsumers`, `threads` and `waste` sections of `ts/report/model.ts` (field
 //! reference: docs/report-model.md). serde writes camelCase names; the TypeScript side adds the
 //! envelope (schema version, generator, time, queries, warnings) and validates the whole.
 
@@ -24,7 +24,7 @@ pub struct ReportData {
     pub leak_suspects: LeakSuspects,
     pub top_consumers: TopConsumers,
     pub threads: ThreadOverview,
-    pub duplicate_strings: DuplicateStrings,
+    pub waste: crate::waste::Waste,
 }
 
 // ---- overview ----

@@ -1,14 +1,13 @@
 //! One pass over every object: counts by kind, instances and shallow bytes per class, the
 //! unreachable part, the threads and class loaders, `Reference.referent` edges (excluded from
-//! leak-suspect paths), and the strings for the duplicate-strings section.
+//! leak-suspect paths).
 
 use heapql_graph::control::{Cancelled, Control};
 use heapql_graph::object_graph::node;
 use heapql_heap::{ObjIdx, ObjectKind, Value};
 
-use super::ctx::{ClassCache, Ctx, LOADER, REFERENCE, STRING, THREAD};
+use super::ctx::{ClassCache, Ctx, LOADER, REFERENCE, THREAD};
 use super::model::HeapFacts;
-use super::strings::StringCollector;
 
 pub struct Scan {
     /// Covered objects by kind, and the unreachable ones (used heap and class loaders are
@@ -23,7 +22,6 @@ pub struct Scan {
     pub loaders: Vec<ObjIdx>,
     /// `(node(reference), node(referent))` of every covered `java.lang.ref.Reference`, sorted.
     pub referents: Vec<(u32, u32)>,
-    pub strings: StringCollector,
     /// Class of every object (for `Ctx::set_classes`).
     pub classes: ClassCache,
 }
@@ -42,7 +40,6 @@ pub fn scan(ctx: &Ctx, ctl: &Control, total_work: u64) -> Result<Scan, Cancelled
         threads: Vec::new(),
         loaders: Vec::new(),
         referents: Vec::new(),
-        strings: StringCollector::default(),
         classes: ClassCache::with_capacity(heap.class_count(), heap.object_count() as usize),
     };
     let n = heap.object_count();
@@ -92,9 +89,6 @@ pub fn scan(ctx: &Ctx, ctl: &Control, total_work: u64) -> Result<Scan, Cancelled
                     s.referents.push((node(o), node(r)));
                 }
             }
-        }
-        if f & STRING != 0 {
-            s.strings.add(heap, o);
         }
     }
     s.referents.sort_unstable();

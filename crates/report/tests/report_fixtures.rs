@@ -159,7 +159,7 @@ fn known_heap_facts_hold_in_every_layout() {
         let dup = &f["duplicate_strings"];
         let text = dup["value"].as_str().unwrap();
         let count = dup["count"].as_u64().unwrap();
-        let row = data.duplicate_strings.top.iter().find(|s| s.value == text).unwrap();
+        let row = data.waste.duplicate_strings.top.iter().find(|s| s.value == text).unwrap();
         assert_eq!(row.count, count, "{stem}");
         let strings = static_target(&heap, "KnownHeap", "TEXTS");
         let array = object_field(&heap, strings, "duplicates");

@@ -286,7 +286,7 @@ fn duplicate_strings_count_each_wasted_copy_once() {
     let bytes = b.build();
     let (heap, a) = analyze(&bytes, false);
     let data = report(&heap, &a);
-    let d = &data.duplicate_strings;
+    let d = &data.waste.duplicate_strings;
     assert_eq!(d.strings, 9);
     assert_eq!(d.distinct, 5);
     assert_eq!(d.duplicated_values, 3);
@@ -362,7 +362,8 @@ fn json_uses_the_model_field_names() {
         k.sort();
         k
     };
-    assert_eq!(keys(&v), vec!["duplicateStrings", "leakSuspects", "overview", "threads", "topConsumers"]);
+    assert_eq!(keys(&v), vec!["leakSuspects", "overview", "threads", "topConsumers", "waste"]);
+    assert_eq!(keys(&v["waste"]), vec!["categories", "duplicateStrings", "overhead", "overheadPercent", "usedHeap"]);
     let s = &v["leakSuspects"]["suspects"][0];
     assert_eq!(s["kind"], "group");
     assert_eq!(s["subjectKind"], "instances");

@@ -18,9 +18,11 @@ const SECTIONS = {
   leak_suspects: 'leakSuspects',
   top_consumers: 'topConsumers',
   threads: 'threads',
-  duplicate_strings: 'duplicateStrings',
+  waste: 'waste',
 } as const satisfies Record<string, keyof ReportSections>;
-type SectionName = keyof typeof SECTIONS;
+/** Sections inside another: duplicate strings are part of the waste section. */
+const NESTED = { duplicate_strings: (s: ReportSections) => s.waste.duplicateStrings } as const;
+type SectionName = keyof typeof SECTIONS | keyof typeof NESTED;
 
 export function registerAnalysisTools(server: McpServer, ctx: McpContext): void {
   server.registerTool(
@@ -99,9 +101,11 @@ export function registerAnalysisTools(server: McpServer, ctx: McpContext): void 
         'class loaders, duplicate classes, system properties), leak_suspects (objects or classes retaining a large share ' +
         'of the heap, with the accumulation point and the path from a GC root), top_consumers (biggest objects, classes, ' +
         'class loaders, packages by retained size), threads (each thread with its stack and the objects its frames ' +
-        'hold), duplicate_strings (string values stored more than once and the bytes they waste).',
+        'hold), waste (memory wasted by empty, small and sparse collections, sparse arrays, boxes, duplicate strings and arrays, ' +
+        'zero tails, UTF-16 strings that fit Latin-1, pending finalization, by holding field), duplicate_strings (string values ' +
+        'stored more than once and the bytes they waste).',
       inputSchema: {
-        section: z.enum(Object.keys(SECTIONS) as [SectionName, ...SectionName[]]).describe('which section'),
+        section: z.enum([...Object.keys(SECTIONS), ...Object.keys(NESTED)] as [SectionName, ...SectionName[]]).describe('which section'),
         limit: z
           .number()
           .int()
@@ -121,7 +125,8 @@ export function registerAnalysisTools(server: McpServer, ctx: McpContext): void 
             `the report needs the full analysis, ${running ? 'which is running now: call analyze_heap to wait for it' : 'which has not run: call analyze_heap first'}, then ask again`,
           );
         }
-        const data = (await ctx.reportSections(limit, extra.signal))[SECTIONS[section]];
+        const sections = await ctx.reportSections(limit, extra.signal);
+        const data = section === 'duplicate_strings' ? NESTED[section](sections) : sections[SECTIONS[section]];
         if (section === 'threads') {
           const threads = (data as ReportSections['threads']).threads;
           return jsonResult({ section, threadCount: threads.length, threads: threads.slice(0, limit) });

@@ -1,0 +1,230 @@
+//! The waste report: how much memory the heap wastes and where, per check (empty, small and
+//! sparse collections, sparse object arrays, boxed primitives, duplicate strings and primitive
+//! arrays, zero-tailed arrays, UTF-16 strings that fit Latin-1, objects waiting for
+//! finalization), each finding grouped by its holder (`holder.rs`) with its overhead in bytes
+//! and percent of the used heap. The formulas: docs/report-model.md, "waste".
+//!
+//! Cost: one pass over every object, split in two halves run on two threads, then a sort of
+//! (hash, index) pairs of the primitive arrays to find equal contents. Memory: 8 bytes per
+//! primitive array, the string groups, and the rows; nothing is allocated per object.
+//!
+//! Categories never count one object twice: a collection's backing array is judged with the
+//! collection, a String's array with the String, a redundant duplicate array is not also a
+//! zero tail, and a redundant duplicate String is not also a Latin-1 candidate.
+
+mod holder;
+mod model;
+mod roles;
+mod scan;
+mod strings;
+
+pub use holder::MAX_CLIMB;
+pub use model::*;
+
+use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::Arc;
+
+use heapql_heap::{Heap, HeapError, ObjIdx, ObjectKind, ProgressFn, Value};
+use rustc_hash::FxHashMap;
+
+use heapql_graph::control::Control;
+use crate::ObjectRef;
+use heapql_graph::FullAnalysis;
+use holder::describe_holder;
+use scan::{scan_range, Agg, Env, Partial, RowKey};
+
+/// Options of `analyze` (progress phase: "waste").
+#[derive(Clone)]
+pub struct WasteOptions {
+    /// Rows shown per check (`holders` counts them all).
+    pub limit: usize,
+    /// Values shown in `duplicateStrings.top`.
+    pub top_strings: usize,
+    pub progress: Option<ProgressFn>,
+    /// Set to true from another thread to stop; analyze() then returns HeapError::Cancelled.
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+impl Default for WasteOptions {
+    fn default() -> Self {
+        WasteOptions { limit: 25, top_strings: 20, progress: None, cancel: None }
+    }
+}
+
+/// Runs every check over the objects of the dominator tree.
+pub fn analyze(heap: &Heap, analysis: &FullAnalysis, options: &WasteOptions) -> Result<Waste, HeapError> {
+    let ctl = Control { phase: "waste", progress: options.progress.clone(), cancel: options.cancel.clone() };
+    let roles = roles::Roles::new(heap);
+    let env = Env { heap, analysis, roles: &roles, finalizer_states: finalizer_states(heap), box_cache_arrays: box_cache_arrays(heap) };
+    let n = heap.object_count();
+    let total = n as u64 + 1;
+    let done = AtomicU64::new(0);
+    let mid = n / 2;
+    let (low, high) = std::thread::scope(|s| {
+        let upper = s.spawn(|| scan_range(&env, mid..n, &ctl, &done, total));
+        let lower = scan_range(&env, 0..mid, &ctl, &done, total);
+        (lower, upper.join().expect("the waste scan does not panic"))
+    });
+    let (mut p, high) = (low.map_err(|_| HeapError::Cancelled)?, high.map_err(|_| HeapError::Cancelled)?);
+    merge(heap, &mut p, high);
+
+    let redundant_arrays = duplicate_arrays(&env, &mut p);
+    for &(o, overhead) in &p.tails {
+        if redundant_arrays.binary_search(&o).is_err() {
+            env.record(&mut p.rows, Check::ZeroTailArrays, o, overhead);
+        }
+    }
+    let findings = std::mem::take(&mut p.strings).finish(heap, options.top_strings);
+    for &(s, overhead) in &findings.redundant {
+        env.record(&mut p.rows, Check::DuplicateStrings, s, overhead);
+    }
+    for &(s, overhead) in &findings.latin1 {
+        env.record(&mut p.rows, Check::Latin1Strings, s, overhead);
+    }
+    ctl.tick(total, total).map_err(|_| HeapError::Cancelled)?;
+    Ok(assemble(heap, analysis, p.rows, findings.section, options.limit.max(1)))
+}
+
+/// Ids of `java.lang.ref.ReferenceQueue`'s `ENQUEUED` and `NULL` sentinels (`NULL_QUEUE` since
+/// JDK 21).
+fn finalizer_states(heap: &Heap) -> [Option<u64>; 3] {
+    let get = |name: &str| {
+        heap.classes_named("java.lang.ref.ReferenceQueue").iter().find_map(|&c| {
+            heap.class(c).statics.iter().find(|s| s.name == name).and_then(|s| match s.value {
+                Value::Object(id) if id != 0 => Some(id),
+                _ => None,
+            })
+        })
+    };
+    [get("ENQUEUED"), get("NULL"), get("NULL_QUEUE")]
+}
+
+/// Arrays held by the statics of `java.lang.<Box>$<Box>Cache` classes, sorted.
+fn box_cache_arrays(heap: &Heap) -> Vec<ObjIdx> {
+    let mut out = Vec::new();
+    for c in 0..heap.class_count() {
+        let info = heap.class(c);
+        let Some(nested) = info.name.strip_prefix("java.lang.") else { continue };
+        let Some((outer, inner)) = nested.split_once('$') else { continue };
+        if inner != format!("{outer}Cache") {
+            continue;
+        }
+        for s in &info.statics {
+            if let Value::Object(id) = s.value {
+                if let Some(o) = heap.index_of(id).filter(|&o| heap.object_kind(o) == ObjectKind::ObjectArray) {
+                    out.push(o);
+                }
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+fn merge(heap: &Heap, into: &mut Partial, from: Partial) {
+    for (key, agg) in from.rows {
+        add(&mut into.rows, key, agg);
+    }
+    into.arrays.extend(from.arrays);
+    into.tails.extend(from.tails);
+    into.strings.absorb(heap, from.strings);
+}
+
+fn add(rows: &mut FxHashMap<RowKey, Agg>, key: RowKey, agg: Agg) {
+    let e = rows.entry(key).or_insert(Agg { objects: 0, overhead: 0, example: agg.example });
+    e.objects += agg.objects;
+    e.overhead += agg.overhead;
+    e.example = e.example.min(agg.example);
+}
+
+/// Groups primitive arrays of equal class and content; every member but the lowest-index one
+/// of a group is a redundant copy costing its shallow size. Returns the copies, sorted.
+fn duplicate_arrays(env: &Env, p: &mut Partial) -> Vec<ObjIdx> {
+    let heap = env.heap;
+    let mut arrays = std::mem::take(&mut p.arrays);
+    arrays.sort_unstable();
+    let mut redundant = Vec::new();
+    let mut run = Vec::new();
+    let mut i = 0;
+    while i < arrays.len() {
+        let mut j = i + 1;
+        while j < arrays.len() && arrays[j].0 == arrays[i].0 {
+            j += 1;
+        }
+        if j - i > 1 {
+            // One hash, maybe several contents: split the run by real equality.
+            run.clear();
+            run.extend(arrays[i..j].iter().map(|&(_, o)| o));
+            while let Some(&first) = run.first() {
+                let class = heap.class_of(first);
+                let content = heap.primitive_array_bytes(first);
+                let mut rest = Vec::new();
+                for &o in &run[1..] {
+                    if heap.class_of(o) == class && heap.primitive_array_bytes(o) == content {
+                        redundant.push(o);
+                    } else {
+                        rest.push(o);
+                    }
+                }
+                run = rest;
+            }
+        }
+        i = j;
+    }
+    redundant.sort_unstable();
+    for &o in &redundant {
+        env.record(&mut p.rows, Check::DuplicateArrays, o, heap.shallow_size(o));
+    }
+    redundant
+}
+
+fn assemble(heap: &Heap, a: &FullAnalysis, rows: FxHashMap<RowKey, Agg>, strings: crate::DuplicateStrings, limit: usize) -> Waste {
+    let used = a.total_size();
+    let percent = |b: u64| if used == 0 { 0.0 } else { (b as f64 * 100.0 / used as f64).min(100.0) };
+    let mut by_check: FxHashMap<Check, Vec<(RowKey, Agg)>> = FxHashMap::default();
+    for (k, v) in rows {
+        by_check.entry(k.0).or_default().push((k, v));
+    }
+    let mut categories = Vec::new();
+    let mut overhead = 0;
+    for check in Check::ALL {
+        let mut list = by_check.remove(&check).unwrap_or_default();
+        list.sort_unstable_by(|x, y| y.1.overhead.cmp(&x.1.overhead).then(y.1.objects.cmp(&x.1.objects)).then(x.0.cmp(&y.0)));
+        let objects = list.iter().map(|r| r.1.objects).sum();
+        let bytes: u64 = list.iter().map(|r| r.1.overhead).sum();
+        overhead += bytes;
+        let rows = list
+            .iter()
+            .take(limit)
+            .map(|&((_, key, class), agg)| WasteRow {
+                holder: describe_holder(heap, key, class),
+                class_name: heap.class(class).name.clone(),
+                objects: agg.objects,
+                overhead: agg.overhead,
+                overhead_percent: percent(agg.overhead),
+                example: object_ref(heap, agg.example),
+            })
+            .collect();
+        categories.push(WasteCategory {
+            check,
+            title: check.title().to_string(),
+            rule: check.rule().to_string(),
+            objects,
+            overhead: bytes,
+            overhead_percent: percent(bytes),
+            rows,
+            holders: list.len() as u64,
+        });
+    }
+    Waste { used_heap: used, overhead, overhead_percent: percent(overhead), categories, duplicate_strings: strings }
+}
+
+fn object_ref(heap: &Heap, o: ObjIdx) -> ObjectRef {
+    let (address, _, label) = heapql_heap::describe(heap, o);
+    let class_name = match heap.object_kind(o) {
+        ObjectKind::Class => "java.lang.Class".to_string(),
+        _ => heap.class(heap.class_of(o)).name.clone(),
+    };
+    ObjectRef { object_id: o, address, class_name, label }
+}

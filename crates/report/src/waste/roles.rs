@@ -1,0 +1,169 @@
+//! What each class is to the waste checks, decided once per class (by name, walking up the
+//! superclass chain so `class MyMap extends HashMap` counts as a HashMap), and the reading of a
+//! collection's size and capacity from its fields.
+
+use heapql_heap::{ClassIdx, Heap, ObjIdx, Value};
+
+/// How a recognised JDK collection keeps its elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// An array of slots filled from the front (`ArrayList`, `Vector`, `PriorityQueue`):
+    /// underfilled when under half full.
+    List { size: &'static str, array: &'static str, default: u32 },
+    /// A hash table (`HashMap` and subclasses, `Hashtable`, `WeakHashMap`,
+    /// `ConcurrentHashMap`): underfilled when under a quarter full (a table grown by inserts
+    /// stays above 3/8).
+    Hash { size: &'static str, array: &'static str, default: u32 },
+    /// `ArrayDeque`: a circular array, size = (tail − head) mod length.
+    Deque { default: u32 },
+    /// A set over a map field (`HashSet.map`, `TreeSet.m`, `Properties.map`): size and capacity
+    /// are the map's.
+    SetOver { map: &'static str },
+    /// Linked structures with a size and no slots (`LinkedList`, `TreeMap`): only "empty".
+    Linked { size: &'static str },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    Other,
+    Collection(Shape),
+    /// A box of a primitive this many bytes wide.
+    Boxed(u8),
+    String,
+    Finalizer,
+}
+
+/// The exact JDK class names a role is recognised by.
+fn role_of_name(name: &str) -> Option<Role> {
+    use Shape::*;
+    let shape = match name {
+        "java.util.ArrayList" => List { size: "size", array: "elementData", default: 10 },
+        "java.util.Vector" => List { size: "elementCount", array: "elementData", default: 10 },
+        "java.util.PriorityQueue" => List { size: "size", array: "queue", default: 11 },
+        "java.util.HashMap" => Hash { size: "size", array: "table", default: 16 },
+        "java.util.Hashtable" => Hash { size: "count", array: "table", default: 11 },
+        "java.util.WeakHashMap" => Hash { size: "size", array: "table", default: 16 },
+        "java.util.concurrent.ConcurrentHashMap" => Hash { size: "baseCount", array: "table", default: 16 },
+        "java.util.ArrayDeque" => Deque { default: 17 },
+        "java.util.HashSet" => SetOver { map: "map" },
+        "java.util.TreeSet" => SetOver { map: "m" },
+        // JDK 9+ keeps a Properties' entries in its own ConcurrentHashMap, not in the Hashtable.
+        "java.util.Properties" => SetOver { map: "map" },
+        "java.util.LinkedList" => Linked { size: "size" },
+        "java.util.TreeMap" => Linked { size: "size" },
+        "java.lang.Integer" | "java.lang.Float" => return Some(Role::Boxed(4)),
+        "java.lang.Long" | "java.lang.Double" => return Some(Role::Boxed(8)),
+        "java.lang.Short" | "java.lang.Character" => return Some(Role::Boxed(2)),
+        "java.lang.Byte" | "java.lang.Boolean" => return Some(Role::Boxed(1)),
+        "java.lang.String" => return Some(Role::String),
+        "java.lang.ref.Finalizer" => return Some(Role::Finalizer),
+        _ => return None,
+    };
+    Some(Role::Collection(shape))
+}
+
+pub struct Roles {
+    pub role: Vec<Role>,
+    /// Objects of this class are part of a container's structure (every class under
+    /// `java.util.`, and object arrays): the holder walk passes through them.
+    pub container: Vec<bool>,
+}
+
+impl Roles {
+    pub fn new(heap: &Heap) -> Roles {
+        let n = heap.class_count();
+        let mut role = vec![Role::Other; n as usize];
+        let mut container = vec![false; n as usize];
+        for c in 0..n {
+            let info = heap.class(c);
+            container[c as usize] = info.name.starts_with("java.util.") || info.name.ends_with("[]") && !is_primitive_array(&info.name);
+            // Boxes, String and Finalizer are final: only the exact class.
+            let mut cur = Some(c);
+            for depth in 0..64 {
+                let Some(k) = cur else { break };
+                if let Some(r) = role_of_name(&heap.class(k).name) {
+                    if depth == 0 || matches!(r, Role::Collection(_)) {
+                        role[c as usize] = r;
+                    }
+                    break;
+                }
+                cur = heap.class(k).super_class;
+            }
+        }
+        Roles { role, container }
+    }
+
+    #[inline]
+    pub fn of(&self, c: ClassIdx) -> Role {
+        self.role.get(c as usize).copied().unwrap_or(Role::Other)
+    }
+}
+
+fn is_primitive_array(name: &str) -> bool {
+    matches!(name, "boolean[]" | "byte[]" | "char[]" | "short[]" | "int[]" | "long[]" | "float[]" | "double[]")
+}
+
+/// A collection's fill: elements, slots (0 for linked shapes), the class's default slots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fill {
+    pub size: u64,
+    pub slots: u64,
+    pub default: u64,
+    /// Under a quarter full (hash tables) / under half (lists, deques).
+    pub underfilled: bool,
+}
+
+fn int(heap: &Heap, o: ObjIdx, name: &str) -> Option<i64> {
+    match heap.field(o, name)? {
+        Value::Int(v) => Some(v as i64),
+        Value::Long(v) => Some(v),
+        _ => None,
+    }
+}
+
+fn object(heap: &Heap, o: ObjIdx, name: &str) -> Option<ObjIdx> {
+    match heap.field(o, name)? {
+        Value::Object(id) => heap.index_of(id),
+        _ => None,
+    }
+}
+
+fn slots(heap: &Heap, o: ObjIdx, name: &str) -> u64 {
+    object(heap, o, name).and_then(|a| heap.array_length(a)).unwrap_or(0) as u64
+}
+
+/// The fill of collection `o` of shape `shape`; None when the fields are not what the JDK
+/// declares (another JDK's private layout): such a collection is left out, never guessed.
+pub fn fill(heap: &Heap, roles: &Roles, o: ObjIdx, shape: Shape) -> Option<Fill> {
+    let (size, slots, default, quarter) = match shape {
+        Shape::List { size, array, default } => (int(heap, o, size)?, slots(heap, o, array), default, false),
+        Shape::Hash { size, array, default } => {
+            // ConcurrentHashMap spreads its count over counter cells under contention.
+            if size == "baseCount" && object(heap, o, "counterCells").is_some() {
+                return None;
+            }
+            (int(heap, o, size)?, slots(heap, o, array), default, true)
+        }
+        Shape::Deque { default } => {
+            let len = slots(heap, o, "elements") as i64;
+            let (head, tail) = (int(heap, o, "head")?, int(heap, o, "tail")?);
+            let size = if len == 0 { 0 } else { (tail - head).rem_euclid(len) };
+            (size, len as u64, default, false)
+        }
+        Shape::SetOver { map } => {
+            let m = object(heap, o, map)?;
+            let Role::Collection(inner) = roles.of(heap.class_of(m)) else { return None };
+            if matches!(inner, Shape::SetOver { .. }) {
+                return None;
+            }
+            return fill(heap, roles, m, inner);
+        }
+        Shape::Linked { size } => (int(heap, o, size)?, 0, 0, false),
+    };
+    if size < 0 {
+        return None;
+    }
+    let size = size as u64;
+    let underfilled = size > 0 && if quarter { 4 * size < slots } else { 2 * size < slots };
+    Some(Fill { size, slots, default: default as u64, underfilled })
+}

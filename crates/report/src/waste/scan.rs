@@ -1,0 +1,201 @@
+//! The per-object pass of the waste checks over one range of objects (each core takes half).
+//! Everything that needs only the object itself is decided here; what needs all objects
+//! (duplicate arrays and strings) leaves compact candidates for `mod.rs` to join.
+
+use std::hash::Hasher;
+
+use heapql_heap::{Heap, ObjIdx, ObjectKind, PrimType, Value};
+use rustc_hash::{FxHashMap, FxHasher};
+
+use super::holder::{holder_of, HolderKey};
+use super::model::Check;
+use super::roles::{fill, Role, Roles};
+use super::strings::StringCollector;
+use heapql_graph::control::{Cancelled, Control};
+use heapql_graph::FullAnalysis;
+
+/// Objects between two progress ticks / cancellation checks.
+const TICK: u32 = 1 << 16;
+
+/// One row's running totals.
+#[derive(Clone, Copy, Debug)]
+pub struct Agg {
+    pub objects: u64,
+    pub overhead: u64,
+    /// Lowest object index.
+    pub example: ObjIdx,
+}
+
+/// Row key: check, holder, class of the wasteful objects.
+pub type RowKey = (Check, HolderKey, u32);
+
+pub struct Env<'a> {
+    pub heap: &'a Heap,
+    pub analysis: &'a FullAnalysis,
+    pub roles: &'a Roles,
+    /// Object ids of `ReferenceQueue.ENQUEUED` and `ReferenceQueue.NULL` (`NULL_QUEUE`): a
+    /// Finalizer whose `queue` is one of them has been handed to the finalizer thread.
+    pub finalizer_states: [Option<u64>; 3],
+    /// The arrays the JDK's box caches keep (`Integer$IntegerCache.cache`, `archivedCache`, …),
+    /// sorted: with class data sharing they are held from the roots, not by the cache class.
+    pub box_cache_arrays: Vec<ObjIdx>,
+}
+
+#[derive(Default)]
+pub struct Partial {
+    pub rows: FxHashMap<RowKey, Agg>,
+    /// (hash of type and content, array) of every primitive array considered for duplicates.
+    pub arrays: Vec<(u32, ObjIdx)>,
+    /// (array, zero-tail overhead): decided after the duplicates (a redundant copy is counted
+    /// there only).
+    pub tails: Vec<(ObjIdx, u64)>,
+    pub strings: StringCollector,
+}
+
+impl Env<'_> {
+    /// Adds one wasteful object to its row.
+    pub fn record(&self, rows: &mut FxHashMap<RowKey, Agg>, check: Check, o: ObjIdx, overhead: u64) {
+        let heap = self.heap;
+        let key = (check, holder_of(heap, self.analysis, self.roles, o), heap.class_of(o));
+        let agg = rows.entry(key).or_insert(Agg { objects: 0, overhead: 0, example: o });
+        agg.objects += 1;
+        agg.overhead += overhead;
+        agg.example = agg.example.min(o);
+    }
+
+    fn idom_role(&self, o: ObjIdx) -> Option<Role> {
+        let d = self.analysis.immediate_dominator(o)?;
+        (self.heap.object_kind(d) == ObjectKind::Instance).then(|| self.roles.of(self.heap.class_of(d)))
+    }
+}
+
+pub fn scan_range(env: &Env, range: std::ops::Range<u32>, ctl: &Control, done: &std::sync::atomic::AtomicU64, total: u64) -> Result<Partial, Cancelled> {
+    let heap = env.heap;
+    let a = env.analysis;
+    let ref_size = heap.size_model().ref_size as u64;
+    let mut p = Partial::default();
+    for o in range {
+        if o % TICK == 0 {
+            let d = done.fetch_add(TICK as u64, std::sync::atomic::Ordering::Relaxed);
+            ctl.tick(d.min(total), total)?;
+        }
+        if !a.in_tree(o) {
+            continue;
+        }
+        match heap.object_kind(o) {
+            ObjectKind::Instance => {
+                let c = heap.class_of(o);
+                match env.roles.of(c) {
+                    Role::Other => {}
+                    Role::Collection(shape) => {
+                        // A set's own map is the set's business (it is counted as the set).
+                        if matches!(env.idom_role(o), Some(Role::Collection(_))) {
+                            continue;
+                        }
+                        let Some(f) = fill(heap, env.roles, o, shape) else { continue };
+                        if f.size == 0 {
+                            env.record(&mut p.rows, Check::EmptyCollections, o, a.retained_size(o));
+                        } else if f.underfilled {
+                            let check = if f.slots == f.default { Check::SmallCollections } else { Check::SparseCollections };
+                            env.record(&mut p.rows, check, o, (f.slots - f.size) * ref_size);
+                        }
+                    }
+                    Role::Boxed(width) => {
+                        if !cacheable(heap.field(o, "value")) && !in_box_cache(env, o) {
+                            env.record(&mut p.rows, Check::BoxedPrimitives, o, heap.instance_size(c).saturating_sub(width as u64));
+                        }
+                    }
+                    Role::String => p.strings.add(heap, o),
+                    Role::Finalizer => {
+                        if let Some(r) = pending_referent(env, o) {
+                            env.record(&mut p.rows, Check::PendingFinalization, r, a.retained_size(r));
+                        }
+                    }
+                }
+            }
+            ObjectKind::ObjectArray => {
+                if matches!(env.idom_role(o), Some(Role::Collection(_))) {
+                    continue;
+                }
+                let len = heap.array_length(o).unwrap_or(0) as u64;
+                let mut used = 0u64;
+                heap.for_each_reference(o, |_, _| used += 1);
+                let nulls = len - used.min(len);
+                if nulls > used {
+                    env.record(&mut p.rows, Check::SparseArrays, o, nulls * ref_size);
+                }
+            }
+            ObjectKind::PrimitiveArray(t) => {
+                let len = heap.array_length(o).unwrap_or(0) as usize;
+                // A String's value (byte[] or char[]) is judged with the String.
+                if len == 0 || matches!(t, PrimType::Byte | PrimType::Char) && env.idom_role(o) == Some(Role::String) {
+                    continue;
+                }
+                let Some(bytes) = heap.primitive_array_bytes(o) else { continue };
+                let mut h = FxHasher::default();
+                h.write_u32(heap.class_of(o));
+                h.write(&bytes);
+                p.arrays.push(((h.finish() >> 32) as u32, o));
+                let elem = bytes.len() / len;
+                let zero_bytes = bytes.iter().rev().take_while(|&&b| b == 0).count();
+                if let Some(tail) = zero_bytes.checked_div(elem).map(|t| t as u64) {
+                    if 2 * tail > len as u64 {
+                        p.tails.push((o, tail * elem as u64));
+                    }
+                }
+            }
+            ObjectKind::Class => {}
+        }
+    }
+    Ok(p)
+}
+
+/// A box value that `valueOf` hands out from the JDK's caches (−128..127, chars 0..127, both
+/// booleans): every caller shares it, whoever holds it; with class data sharing the cache arrays
+/// of a JDK 25 are held from the VM's archive roots, so their dominator does not tell.
+fn cacheable(v: Option<Value>) -> bool {
+    match v {
+        Some(Value::Boolean(_)) | Some(Value::Byte(_)) => true,
+        Some(Value::Char(c)) => c <= 127,
+        Some(Value::Short(x)) => (-128..=127).contains(&x),
+        Some(Value::Int(x)) => (-128..=127).contains(&x),
+        Some(Value::Long(x)) => (-128..=127).contains(&x),
+        _ => false,
+    }
+}
+
+/// A box held by the JDK's own caches (`Integer.valueOf`'s `IntegerCache.cache`, `Boolean.TRUE`):
+/// its dominator is one of the caches' arrays, or the box class or one of its nested classes,
+/// directly or through an array.
+fn in_box_cache(env: &Env, o: ObjIdx) -> bool {
+    let heap = env.heap;
+    let a = env.analysis;
+    let Some(mut d) = a.immediate_dominator(o) else { return false };
+    if env.box_cache_arrays.binary_search(&d).is_ok() {
+        return true;
+    }
+    if heap.object_kind(d) == ObjectKind::ObjectArray {
+        let Some(up) = a.immediate_dominator(d) else { return false };
+        d = up;
+    }
+    if heap.object_kind(d) != ObjectKind::Class {
+        return false;
+    }
+    let Some(c) = heap.class_described_by(d) else { return false };
+    let holder = &heap.class(c).name;
+    let boxed = &heap.class(heap.class_of(o)).name;
+    holder == boxed || holder.strip_prefix(boxed.as_str()).is_some_and(|rest| rest.starts_with('$'))
+}
+
+/// The referent of Finalizer `f` when the JVM has handed it over for finalization: its `queue`
+/// is `ReferenceQueue.ENQUEUED` (waiting for the finalizer thread) or `ReferenceQueue.NULL` /
+/// `NULL_QUEUE` (taken off the queue, `finalize()` running), and the referent is not yet cleared.
+fn pending_referent(env: &Env, f: ObjIdx) -> Option<ObjIdx> {
+    let heap = env.heap;
+    let Some(Value::Object(q)) = heap.field(f, "queue") else { return None };
+    if !env.finalizer_states.contains(&Some(q)) {
+        return None;
+    }
+    let Some(Value::Object(r)) = heap.field(f, "referent") else { return None };
+    heap.index_of(r).filter(|&r| env.analysis.in_tree(r))
+}

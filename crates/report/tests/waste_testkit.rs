@@ -1,0 +1,91 @@
+//! The waste checks on hand-made dumps (hprof testkit): the string groups of the two halves of
+//! the object range joined correctly, and the holder kinds (field, indirect, root, unreachable).
+
+use heapql_graph::{FullAnalysis, GraphOptions};
+use heapql_heap::{Heap, OpenOptions};
+use heapql_hprof::testkit::{DumpBuilder, Val};
+use heapql_hprof::BasicType;
+use heapql_report::waste::{analyze, Check, HolderKind, Waste, WasteOptions};
+
+fn waste_of(bytes: &[u8]) -> (Heap, Waste) {
+    let heap = Heap::open_bytes(bytes, "test.hprof", OpenOptions::default()).unwrap();
+    let a = FullAnalysis::build(&heap, GraphOptions::default()).unwrap();
+    let w = analyze(&heap, &a, &WasteOptions { limit: 100, ..Default::default() }).unwrap();
+    (heap, w)
+}
+
+/// Texts whose copies sit in the lower half only, the upper half only, or both (one and
+/// several on each side): every way the second core's groups can meet the first's.
+#[test]
+fn duplicate_strings_join_across_the_two_halves() {
+    let mut b = DumpBuilder::new(8);
+    let filler_class = b.class("app.Filler", Some(b.object_class), &[]);
+    let low: Vec<u64> = ["a", "b", "b", "c", "d", "d", "lonely-low"].iter().map(|t| b.string(t)).collect();
+    // Enough plain objects that the lower and upper groups fall on different cores.
+    let fillers: Vec<u64> = (0..4000).map(|_| b.instance(filler_class, &[])).collect();
+    let high: Vec<u64> = ["a", "b", "c", "c", "d", "d", "e", "e", "e", "lonely-high"].iter().map(|t| b.string(t)).collect();
+    let all: Vec<u64> = low.iter().chain(&fillers).chain(&high).copied().collect();
+    let list = b.object_array(b.object_array_class, &all);
+    b.root_jni_global(list);
+    let bytes = b.build();
+    let (heap, w) = waste_of(&bytes);
+    let mid = heap.object_count() / 2;
+    let first_filler = heap.index_of(fillers[0]).unwrap();
+    let last_filler = heap.index_of(*fillers.last().unwrap()).unwrap();
+    assert!(first_filler < mid && mid < last_filler, "the halves split inside the fillers");
+
+    let d = &w.duplicate_strings;
+    assert_eq!(d.strings, 17);
+    assert_eq!(d.distinct, 7);
+    assert_eq!(d.duplicated_values, 5);
+    let count = |t: &str| d.top.iter().find(|s| s.value == t).map(|s| s.count);
+    assert_eq!([count("a"), count("b"), count("c"), count("d"), count("e")], [Some(2), Some(3), Some(3), Some(4), Some(3)]);
+    // Every copy has its own array of equal size: waste = (copies − texts) × (String + array).
+    let s = heap.shallow_size(heap.index_of(low[0]).unwrap());
+    let arr = match heap.field(heap.index_of(low[0]).unwrap(), "value") {
+        Some(heapql_heap::Value::Object(id)) => heap.shallow_size(heap.index_of(id).unwrap()),
+        other => panic!("{other:?}"),
+    };
+    let redundant = (2 + 3 + 3 + 4 + 3) - 5;
+    assert_eq!(d.wasted_bytes, redundant * (s + arr));
+    let cat = w.categories.iter().find(|c| c.check == Check::DuplicateStrings).unwrap();
+    assert_eq!((cat.objects, cat.overhead), (redundant, d.wasted_bytes));
+}
+
+/// Empty `java.util.ArrayList`s (no backing array) held four ways.
+#[test]
+fn holders_name_the_field_or_say_why_there_is_none() {
+    let mut b = DumpBuilder::new(8);
+    let obj = b.object_class;
+    let list_class = b.class("java.util.ArrayList", Some(obj), &[("elementData", BasicType::Object), ("size", BasicType::Int)]);
+    let box_class = b.class("java.util.Box", Some(obj), &[("item", BasicType::Object)]);
+    let owner_class = b.class("app.Owner", Some(obj), &[("direct", BasicType::Object), ("left", BasicType::Object), ("right", BasicType::Object)]);
+    let empty = |b: &mut DumpBuilder| b.instance(list_class, &[Val::Obj(0), Val::Int(0)]);
+    // Owner.direct → list: a field.
+    let direct = empty(&mut b);
+    // Owner.left → Box → list ← Box ← Owner.right: the owner dominates it through two paths.
+    let shared = empty(&mut b);
+    let (l, r) = (b.instance(box_class, &[Val::Obj(shared)]), b.instance(box_class, &[Val::Obj(shared)]));
+    let owner = b.instance(owner_class, &[Val::Obj(direct), Val::Obj(l), Val::Obj(r)]);
+    b.root_jni_global(owner);
+    // A list that is itself a GC root, and one nothing references.
+    let rooted = empty(&mut b);
+    b.root_jni_global(rooted);
+    let _garbage = empty(&mut b);
+    let bytes = b.build();
+    let (heap, w) = waste_of(&bytes);
+    let cat = w.categories.iter().find(|c| c.check == Check::EmptyCollections).unwrap();
+    let mut labels: Vec<(HolderKind, String, u64)> = cat.rows.iter().map(|r| (r.holder.kind, r.holder.label.clone(), r.objects)).collect();
+    labels.sort();
+    assert_eq!(
+        labels,
+        vec![
+            (HolderKind::Field, "app.Owner.direct → java.util.ArrayList".to_string(), 1),
+            (HolderKind::Indirect, "app.Owner (several paths) → java.util.ArrayList".to_string(), 1),
+            (HolderKind::Root, "GC roots → java.util.ArrayList".to_string(), 1),
+            (HolderKind::Unreachable, "unreachable → java.util.ArrayList".to_string(), 1),
+        ]
+    );
+    let s = heap.shallow_size(heap.index_of(direct).unwrap());
+    assert!(cat.rows.iter().all(|r| r.overhead == s), "an empty list without an array costs its shallow size");
+}

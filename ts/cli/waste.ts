@@ -1,0 +1,57 @@
+/**
+ * `heapql waste <dump> [<out>]`: the full analysis, then the waste checks (empty, small and sparse
+ * collections, sparse arrays, boxes, duplicate strings and arrays, zero tails, Latin-1 strings,
+ * pending finalization) grouped by holder. Formats as the report: from the output path's
+ * extension, --format overrides, no path prints Markdown.
+ */
+import { defineCommand } from 'citty';
+
+import { usageError } from '../errors.js';
+import { chooseOutput, writeWaste } from '../report/output.js';
+import { checkOptions, dumpArgs, dumpIndex, fullAnalysisArgs, scratchDir } from './args.js';
+import { analyzeForCli, openForCli } from './open.js';
+import { interruptSignal, terminalProgress } from './progress.js';
+
+const args = {
+  ...dumpArgs,
+  out: { type: 'positional', required: false, description: 'where to write it (.md, .html or .json); none = Markdown on stdout' },
+  ...fullAnalysisArgs,
+  format: { type: 'string', description: 'output format (default: from the output path)', valueHint: 'md|html|json' },
+  limit: { type: 'string', description: 'holder rows shown per check (default 25)', valueHint: 'N' },
+  'reachable-only': { type: 'boolean', description: 'only objects reachable from GC roots' },
+} as const;
+
+export const wasteCommand = defineCommand({
+  meta: { name: 'waste', description: 'How much memory the heap wastes and where (empty and sparse collections, boxes, duplicates, …), by holding field' },
+  args,
+  async run({ args: a, rawArgs }) {
+    checkOptions(rawArgs, 'waste', args, 2);
+    const choice = chooseOutput(a.out ?? null, a.format ?? null);
+    const limit = rowLimit(a.limit);
+    const scratch = scratchDir(a['scratch-dir']);
+    const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), noCache: !a.cache, scratchDir: scratch });
+    try {
+      await analyzeForCli(heap, a['reachable-only'] ?? false);
+      const interrupt = interruptSignal();
+      const progress = terminalProgress(interrupt.signal);
+      let model;
+      try {
+        model = await heap.waste({ limit, reachableOnly: a['reachable-only'] ?? false, onProgress: progress.onProgress, signal: interrupt.signal });
+      } finally {
+        progress.stop();
+        interrupt.dispose();
+      }
+      writeWaste(model, choice);
+      if (choice.path) process.stderr.write(`waste report written to ${choice.path}\n`);
+    } finally {
+      heap.close();
+    }
+  },
+});
+
+function rowLimit(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw usageError(`--limit takes a positive whole number of rows, not '${value}'`);
+  return n;
+}
