@@ -223,9 +223,9 @@ function suspectRows(b: DumpSnapshot, c: DumpSnapshot): SuspectDiffRow[] {
 
 function stringRows(b: ReportSections, c: ReportSections): DiffModel['duplicateStrings'] {
   const key = (s: { value: string; length: number }) => `${s.length}\u0000${s.value}`;
-  const base = new Map(b.duplicateStrings.top.map((s) => [key(s), s]));
+  const base = new Map(b.waste.duplicateStrings.top.map((s) => [key(s), s]));
   const grown: StringDiffRow[] = [];
-  for (const s of c.duplicateStrings.top) {
+  for (const s of c.waste.duplicateStrings.top) {
     const x = base.get(key(s));
     const row: StringDiffRow = {
       value: s.value,
@@ -237,8 +237,8 @@ function stringRows(b: ReportSections, c: ReportSections): DiffModel['duplicateS
     if (row.count.delta > 0) grown.push(row);
   }
   grown.sort((p, q) => q.wastedBytes.delta - p.wastedBytes.delta || q.count.delta - p.count.delta || (p.value < q.value ? -1 : 1));
-  const complete = (s: ReportSections) => s.duplicateStrings.top.length >= s.duplicateStrings.duplicatedValues;
-  return { wastedBytes: change(b.duplicateStrings.wastedBytes, c.duplicateStrings.wastedBytes), complete: complete(b) && complete(c), grown };
+  const complete = (s: ReportSections) => s.waste.duplicateStrings.top.length >= s.waste.duplicateStrings.duplicatedValues;
+  return { wastedBytes: change(b.waste.duplicateStrings.wastedBytes, c.waste.duplicateStrings.wastedBytes), complete: complete(b) && complete(c), grown };
 }
 
 export interface ComputeOptions {
