@@ -247,9 +247,11 @@ impl FullAnalysis {
         min_retained_size(&self.idom, |v| self.retained.get(v), &nodes)
     }
 
-    /// Shortest forward path `a ..= b` visiting at most `limit` objects.
-    pub fn path(&self, a: ObjIdx, b: ObjIdx, limit: usize) -> Option<Vec<ObjIdx>> {
-        bounded_path(&self.graph, node(a), node(b), limit).map(|p| p.into_iter().map(obj).collect())
+    /// Shortest forward path `a ..= b`, at most `max_depth` references long, visiting at most
+    /// `max_visited` objects (`bounded_path`).
+    pub fn path(&self, a: ObjIdx, b: ObjIdx, max_depth: usize, max_visited: usize) -> Option<Vec<ObjIdx>> {
+        let succ = |v: u32| self.graph.successors(v).iter().copied();
+        bounded_path(node(a), node(b), max_depth, max_visited, succ).map(|p| p.into_iter().map(obj).collect())
     }
 
     /// BFS parents from the virtual root over the edges the dominators follow (a live

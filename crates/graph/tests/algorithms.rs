@@ -324,10 +324,10 @@ fn shortest_and_bounded_paths() {
     assert_eq!(path_from_parents(&parents, 6), None);
     let parents = bfs_parents(&g, 0, |u, v| (u, v) == (0, 4), &Placement::Memory);
     assert_eq!(path_from_parents(&parents, 5).unwrap(), vec![0, 1, 2, 3, 5]);
-    assert_eq!(bounded_path(&g, 1, 5, 100).unwrap(), vec![1, 2, 3, 5]);
-    assert_eq!(bounded_path(&g, 1, 1, 100).unwrap(), vec![1]);
-    assert_eq!(bounded_path(&g, 5, 1, 100), None);
-    assert_eq!(bounded_path(&g, 1, 5, 2), None);
+    assert_eq!(bounded_path(1, 5, usize::MAX, 100, |v| g.successors(v).to_vec()).unwrap(), vec![1, 2, 3, 5]);
+    assert_eq!(bounded_path(1, 1, usize::MAX, 100, |v| g.successors(v).to_vec()).unwrap(), vec![1]);
+    assert_eq!(bounded_path(5, 1, usize::MAX, 100, |v| g.successors(v).to_vec()), None);
+    assert_eq!(bounded_path(1, 5, usize::MAX, 2, |v| g.successors(v).to_vec()), None);
 }
 
 #[test]

@@ -205,8 +205,8 @@ fn paths_and_retained_sets_carry_field_names() {
     assert_eq!(heapql_graph::edge_label(&heap, node_class, object_class), "<super>");
 
     // Bounded forward paths.
-    assert_eq!(a.path(i(ids.h), i(ids.z), 100).unwrap(), vec![i(ids.h), i(ids.x), i(ids.z)]);
-    assert_eq!(a.path(i(ids.z), i(ids.h), 100), None);
+    assert_eq!(a.path(i(ids.h), i(ids.z), 32, 100).unwrap(), vec![i(ids.h), i(ids.x), i(ids.z)]);
+    assert_eq!(a.path(i(ids.z), i(ids.h), 32, 100), None);
 
     // Retained sets: {X, Y} frees Z too; {X} alone frees only X.
     let size = |id| heap.shallow_size(idx(&heap, id));
