@@ -1,9 +1,9 @@
 /**
  * Assembles the report model. Every per-object number comes from the native door in one JSON
  * string (`reportData`: overview, leak suspects, top consumers, threads, duplicate strings —
- * computed in Rust); this file adds the envelope (schema version, generator, time), the file
- * facts, the dump's warnings and the folded-in query results, and validates the whole against
- * the schema before anyone renders it.
+ * computed in Rust, the file facts and dump time included); this file adds the envelope (schema
+ * version, generator, time), the dump's warnings and the folded-in query results, and validates
+ * the whole against the schema before anyone renders it.
  */
 import type { Heap, ProgressEvent } from '../heap.js';
 import { HeapqlError } from '../errors.js';
@@ -55,12 +55,6 @@ export async function buildReport(heap: Heap, options: BuildReportOptions = {}):
     await analyze();
     data = await sections(heap, options);
   }
-  const info = heap.info();
-  const overview = {
-    ...data.overview,
-    file: { path: info.path, size: info.fileSize, compression: info.compression === 'gzip-chunked' ? 'chunked-gzip' : info.compression },
-    dumpTime: info.timestampMs > 0 ? new Date(info.timestampMs).toISOString() : null,
-  };
   const warnings: ReportWarning[] = heap.warnings().map((w) => ({
     source: 'dump' as const,
     message: w.offset > 0 ? `${w.message} (at byte ${w.offset})` : w.message,
@@ -69,7 +63,7 @@ export async function buildReport(heap: Heap, options: BuildReportOptions = {}):
     schemaVersion: REPORT_SCHEMA_VERSION,
     generator: { name: 'heapql', version: VERSION },
     generatedAt: new Date().toISOString(),
-    overview,
+    overview: data.overview,
     leakSuspects: data.leakSuspects,
     topConsumers: data.topConsumers,
     threads: data.threads,
