@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
 import { openHeap, type Heap } from '../ts/heap.js';
-import { buildReport } from '../ts/report/build.js';
+import { buildReport } from '../ts/session/index.js';
 import { renderHtml, renderJson, renderMarkdown, validateReportModel, type ReportModel } from '../ts/report/index.js';
 import { REPORT_SCHEMA_VERSION } from '../ts/report/model.js';
 import { VERSION } from '../ts/version.js';
@@ -100,19 +100,10 @@ describe('buildReport on demo.hprof', () => {
     expect(validateReportModel(live).ok).toBe(true);
   });
 
-  test('an unanalyzed handle refuses the raw door call with ERR_NEEDS_ANALYSIS', async () => {
+  test('an unanalyzed session refuses the report data with ERR_NEEDS_ANALYSIS', async () => {
     const fresh = await openHeap(demo);
     try {
-      await expect(
-        (async () => {
-          try {
-            return await fresh.handle.reportData({});
-          } catch (err) {
-            const { translateError } = await import('../ts/native/index.js');
-            translateError(err);
-          }
-        })(),
-      ).rejects.toMatchObject({ code: 'ERR_NEEDS_ANALYSIS' });
+      await expect(fresh.reportData({})).rejects.toMatchObject({ code: 'ERR_NEEDS_ANALYSIS' });
     } finally {
       fresh.close();
     }

@@ -1,7 +1,34 @@
-/** The heapql library: open a dump, read its index, query it. */
+/** The heapql library: open a dump, read its index, query it, analyze it, look objects up. */
 export { openHeap, Heap } from './heap.js';
-export type { OpenOptions, AnalyzeOptions, ProgressEvent, DumpInfo, DumpWarning, HistogramRow, HeapCounts } from './heap.js';
+export { HeapSession, prepareQuery } from './session/index.js';
+export type {
+  OpenOptions,
+  AnalyzeOptions,
+  ProgressEvent,
+  DumpInfo,
+  DumpWarning,
+  HistogramRow,
+  HeapCounts,
+  ObjectLookupOptions,
+  PreparedQuery,
+  QueryOptions,
+  StreamedRow,
+  BuildReportOptions,
+  ReportSections,
+  AnalysisState,
+  AnalysisStart,
+  SessionStatus,
+  SessionEvent,
+  ObjectView,
+  FieldView,
+  ObjectKind,
+  ReferenceView,
+  ReferenceList,
+  PathStep,
+  DominatorView,
+  DominatedView,
+  ClassView,
+} from './session/index.js';
 export { HeapqlError } from './errors.js';
 export { buildSummary, type HeapSummary } from './report/summary.js';
-export type { QueryOptions, StreamedRow } from './query/session.js';
 export type { QueryResult, Value, ObjectRef, VizSpec } from './query/schema.js';

@@ -1,4 +1,4 @@
 /** The package version, read once from package.json. */
-import { createRequire } from 'node:module';
+import { readPackageFile } from './package-files.js';
 
-export const VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+export const VERSION: string = (JSON.parse(readPackageFile('package.json')) as { version: string }).version;

@@ -34,7 +34,7 @@ beforeAll(() => {
 describe('help and version', () => {
   it('prints the version and the command list', async () => {
     const version = await heapql(['--version']);
-    expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).version);
+    expect(version.stdout.split('\n')[0]).toBe(`heapql ${JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).version}`);
     const help = await heapql(['--help']);
     expect(help.code).toBe(0);
     for (const cmd of ['query', 'analyze', 'demo', 'schema', 'sched', 'device']) expect(help.stdout).toContain(cmd);

@@ -8,6 +8,7 @@ import { usageError } from '../errors.js';
 import { checkOptions, dumpArgs, dumpIndex, fullAnalysisArgs, queryArgs, scratchDir } from './args.js';
 import { analyzeForCli, openForCli } from './open.js';
 import { collectJobs, outputFormat, runJobs } from './queries.js';
+import { warn } from './stderr.js';
 
 const args = {
   ...dumpArgs,
@@ -25,12 +26,12 @@ export const analyzeCommand = defineCommand({
     const reachableOnly = a['reachable-only'] ?? false;
     const scratch = scratchDir(a['scratch-dir']);
     const { jobs, warnings } = collectJobs({ rawArgs, queryFile: a['query-file'], run: a.run, fullPath: true, reachableOnly });
-    for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+    for (const w of warnings) warn(w);
     if (jobs.length === 0) throw usageError('no query given: use --query "<oql>", --query-file <path> or --run <name> (or heapql <dump> for the report)');
     const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), noCache: !a.cache, scratchDir: scratch });
     try {
       await analyzeForCli(heap, reachableOnly);
-      await runJobs(heap, jobs, format, reachableOnly);
+      await runJobs(heap, jobs, format);
     } finally {
       heap.close();
     }

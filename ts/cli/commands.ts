@@ -14,6 +14,7 @@ export const subCommands: Record<string, Lazy> = {
   schema: () => import('./schema.js').then((m) => m.schemaCommand),
   sched: () => import('./sched.js').then((m) => m.schedCommand),
   device: () => import('./device.js').then((m) => m.deviceCommand),
+  completion: () => import('./completion.js').then((m) => m.completionCommand(() => subCommands, mainCommand)),
 };
 
 /** `heapql <dump> [report]`: the report command. */

@@ -1,13 +1,13 @@
 /** `heapql demo`: the bundled demo dump, so a new user sees output without a dump of their own. */
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { defineCommand } from 'citty';
 
+import { HeapqlError } from '../errors.js';
+import { packageFile } from '../package-files.js';
 import { chooseOutput } from '../report/index.js';
 import { checkOptions } from './args.js';
 import { writeFullReport } from './report.js';
 
-export const DEMO_DUMP = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/demo/demo.hprof');
+const DEMO_DUMP = 'fixtures/demo/demo.hprof';
 
 const demoArgs = {
   report: { type: 'positional', required: false, description: 'where to write the report (.md, .html or .json); none = Markdown on stdout' },
@@ -20,6 +20,8 @@ export const demoCommand = defineCommand({
   async run({ args, rawArgs }) {
     checkOptions(rawArgs, 'demo', demoArgs, 1);
     const choice = chooseOutput(args.report ?? null, args.format ?? null);
-    await writeFullReport(DEMO_DUMP, { reachableOnly: false, jobs: [], choice });
+    const dump = packageFile(DEMO_DUMP);
+    if (!dump) throw new HeapqlError('ERR_IO', `the demo dump ${DEMO_DUMP} is not part of this installation; reinstall heapql`);
+    await writeFullReport(dump, { reachableOnly: false, jobs: [], choice });
   },
 });

@@ -10,6 +10,7 @@ import { defineCommand } from 'citty';
 
 import { DeviceClient, decodeDataUri, MODELS, resolveModel, DEFAULT_DEVICE_URL, type CameraSide } from '../clients/device/index.js';
 import { HeapqlError, usageError } from '../errors.js';
+import { notice } from './stderr.js';
 
 const common = {
   url: { type: 'string', valueHint: 'url', description: `device service URL (default: $HEAPQL_DEVICE_URL, else ${DEFAULT_DEVICE_URL})` },
@@ -155,7 +156,7 @@ const detectCommand = defineCommand({
     if (args['image-out'] !== undefined) {
       const image = decodeDataUri(reply.image!)!;
       await writeOutput(args['image-out'], image.bytes);
-      process.stderr.write(`wrote ${image.bytes.length} bytes (${image.mimeType}) to ${args['image-out']}\n`);
+      notice(`wrote ${image.bytes.length} bytes (${image.mimeType}) to ${args['image-out']}`);
     }
     if (args.json) return printJson(reply);
     if (reply.objects.length === 0) return print('no objects');

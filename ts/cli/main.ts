@@ -3,24 +3,33 @@
  * subcommand) analyzes a dump. Errors a user can act on print one line (no stack trace unless
  * HEAPQL_DEBUG=1) and set the exit code: 2 for usage and unreadable input, 1 otherwise.
  */
+import { existsSync } from 'node:fs';
 import { renderUsage, runCommand, type CommandDef } from 'citty';
 
 import { HeapqlError, usageError } from '../errors.js';
-import { VERSION } from '../version.js';
 import { subCommands, mainCommand } from './commands.js';
+import { globalArgs, setQuiet } from './stderr.js';
 
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
   try {
-    await dispatch(argv);
+    await dispatch(withoutGlobalOptions(argv));
   } catch (err) {
     reportError(err);
   }
 }
 
+/** Takes `--quiet` out of the arguments (before `--`), so that every subcommand accepts it. */
+function withoutGlobalOptions(argv: string[]): string[] {
+  const end = argv.includes('--') ? argv.indexOf('--') : argv.length;
+  const kept = argv.filter((a, i) => i >= end || a !== '--quiet');
+  setQuiet(kept.length !== argv.length);
+  return kept;
+}
+
 async function dispatch(argv: string[]): Promise<void> {
   const [first, ...rest] = argv;
   if (first === '--version' || first === '-v' || first === 'version') {
-    process.stdout.write(`${VERSION}\n`);
+    (await import('./version.js')).printVersion();
     return;
   }
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
@@ -31,7 +40,24 @@ async function dispatch(argv: string[]): Promise<void> {
   const sub = Object.hasOwn(subCommands, first) ? subCommands[first] : undefined;
   if (sub) return run(await sub(), rest, await rootForHelp());
   if (first.startsWith('-')) throw usageError(`unknown option ${first}; see heapql --help`);
+  if (looksLikeCommand(first)) throw usageError(await unknownCommandMessage(first));
   return run(await mainCommand(), argv, undefined);
+}
+
+/** A bare word (no dot, no slash) that is not a file is a mistyped or missing subcommand, not a dump. */
+function looksLikeCommand(word: string): boolean {
+  return /^[A-Za-z][\w-]*$/.test(word) && !existsSync(word);
+}
+
+async function unknownCommandMessage(word: string): Promise<string> {
+  const { didYouMean } = await import('../plan/index.js');
+  const names = Object.keys(subCommands);
+  const lower = word.toLowerCase();
+  const near = new Set(names.filter((n) => word.length >= 2 && n.startsWith(lower)));
+  const guess = didYouMean(word, names);
+  if (guess) near.add(guess);
+  const hint = near.size ? `did you mean ${[...near].join(' or ')}? ` : '';
+  return `unknown command '${word}' (and no file of that name); ${hint}commands: ${names.join(', ')}. To read a dump named ${word}, write ./${word}`;
 }
 
 /** Runs a citty command, printing its own --help. */
@@ -61,7 +87,8 @@ async function rootForHelp(): Promise<CommandDef<any>> {
     const line = (meta?.description ?? '').split('\n')[0]!.replace(/:$/, '');
     listed[name] = { meta: { name, description: line } };
   }
-  return { ...(await mainCommand()), subCommands: listed };
+  const root = await mainCommand();
+  return { ...root, args: { ...root.args, ...globalArgs }, subCommands: listed };
 }
 
 function reportError(err: unknown): void {

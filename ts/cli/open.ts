@@ -4,6 +4,7 @@
  */
 import { openHeap, type Heap } from '../heap.js';
 import { interruptSignal, terminalProgress } from './progress.js';
+import { warn } from './stderr.js';
 
 export interface CliOpenOptions {
   dump?: number;
@@ -26,7 +27,7 @@ export async function openForCli(path: string, options: CliOpenOptions = {}): Pr
     for (const w of heap.warnings()) {
       // The offset is added unless the message names it already or it is not a data position.
       const where = w.offset > 0 && !/offset/i.test(w.message) ? ` (byte offset ${w.offset})` : '';
-      process.stderr.write(`warning: ${path}: ${w.message}${where}\n`);
+      warn(`${path}: ${w.message}${where}`);
     }
     return heap;
   } finally {

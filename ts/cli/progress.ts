@@ -1,11 +1,13 @@
 /**
  * Progress on a terminal and Ctrl-C handling for long native calls. The bar is drawn on stderr
- * only when stderr is a TTY (never in pipes, files or CI logs).
+ * only when stderr is a TTY (never in pipes, files or CI logs), not with --quiet, and only once
+ * the work has run for SHOW_AFTER_MS: a quick step leaves no flicker behind.
  */
 import cliProgress from 'cli-progress';
 
 import type { ProgressEvent } from '../heap.js';
 import { formatBytes } from '../report/summary.js';
+import { isQuiet, notice } from './stderr.js';
 
 export interface TerminalProgress {
   onProgress: (event: ProgressEvent) => void;
@@ -13,9 +15,11 @@ export interface TerminalProgress {
 }
 
 const PHASE_WIDTH = 12;
+/** Work shorter than this shows no bar. */
+export const SHOW_AFTER_MS = 500;
 
 export function terminalProgress(signal?: AbortSignal, stream: NodeJS.WriteStream = process.stderr): TerminalProgress {
-  if (!stream.isTTY || process.env.CI) return { onProgress: () => {}, stop: () => {} };
+  if (!stream.isTTY || process.env.CI || isQuiet()) return { onProgress: () => {}, stop: () => {} };
   const bar = new cliProgress.SingleBar(
     {
       stream,
@@ -28,9 +32,27 @@ export function terminalProgress(signal?: AbortSignal, stream: NodeJS.WriteStrea
     cliProgress.Presets.shades_classic,
   );
   let phase = '';
+  let latest: ProgressEvent | undefined;
+  let timer: NodeJS.Timeout | undefined;
   let started = false;
   let stopped = false;
+  const payload = (event: ProgressEvent) => ({
+    phase: event.phase.padEnd(PHASE_WIDTH),
+    doneText: formatAmount(event.done, event.phase),
+    totalText: formatAmount(event.total, event.phase),
+  });
+  const show = (event: ProgressEvent) => {
+    if (!started) {
+      bar.start(event.total || 1, event.done, payload(event));
+      started = true;
+    } else if (event.phase !== phase) {
+      bar.setTotal(event.total || 1);
+    }
+    phase = event.phase;
+    bar.update(event.done, payload(event));
+  };
   const stop = () => {
+    clearTimeout(timer);
     if (started && !stopped) bar.stop();
     stopped = true;
   };
@@ -39,19 +61,12 @@ export function terminalProgress(signal?: AbortSignal, stream: NodeJS.WriteStrea
   return {
     onProgress(event) {
       if (stopped) return;
-      const payload = {
-        phase: event.phase.padEnd(PHASE_WIDTH),
-        doneText: formatAmount(event.done, event.phase),
-        totalText: formatAmount(event.total, event.phase),
-      };
-      if (!started) {
-        bar.start(event.total || 1, event.done, payload);
-        started = true;
-      } else if (event.phase !== phase) {
-        bar.setTotal(event.total || 1);
-      }
-      phase = event.phase;
-      bar.update(event.done, payload);
+      latest = event;
+      if (started) return show(event);
+      // The first event starts the clock; the bar appears only if the work is still running.
+      timer ??= setTimeout(() => {
+        if (!stopped && latest) show(latest);
+      }, SHOW_AFTER_MS).unref();
     },
     stop,
   };
@@ -73,7 +88,7 @@ export function interruptSignal(): { signal: AbortSignal; dispose: () => void } 
     count++;
     if (count === 1) {
       controller.abort();
-      process.stderr.write('interrupted: stopping… (Ctrl-C again to quit at once)\n');
+      notice('interrupted: stopping… (Ctrl-C again to quit at once)');
     } else {
       process.exit(130);
     }

@@ -3,13 +3,12 @@
  * dump is opened, so a typo costs nothing; and running them in turn with their output.
  */
 import { formatOqlError, isOqlError } from '../oql/errors.js';
-import { plan } from '../plan/index.js';
 import { loadQueryFile } from '../query/queryfile.js';
 import { extractViz } from '../query/viz.js';
 import { findNamedQuery, suggestNamedQueries, NAMED_QUERIES } from '../query/named.js';
 import { formatCsv, formatJson, formatTable } from '../query/format.js';
 import type { QueryResult, VizSpec } from '../query/schema.js';
-import type { Heap } from '../heap.js';
+import { prepareQuery, type HeapSession, type PreparedQuery } from '../session/index.js';
 import { HeapqlError, usageError } from '../errors.js';
 import { interruptSignal } from './progress.js';
 
@@ -18,6 +17,8 @@ export interface QueryJob {
   /** Display name (`q<N>`, a named query's name, a config entry's name). */
   name: string;
   viz: VizSpec | null;
+  /** Planned once, while the command line is checked; run as is. */
+  prepared: PreparedQuery;
 }
 
 /**
@@ -68,20 +69,26 @@ export function collectJobs(sources: JobSources): { jobs: QueryJob[]; warnings: 
   const warnings: string[] = [];
   const planOptions = { fullPath: sources.fullPath, reachableOnly: sources.reachableOnly };
   const next = () => `q${jobs.length + 1}`;
+  /** Plans `oql` once; a query that does not plan becomes a formatted error. */
+  const add = (oql: string, viz: VizSpec | null, where: string, name: () => string) => {
+    try {
+      const prepared = prepareQuery(oql, { ...planOptions, viz });
+      jobs.push({ oql, name: name(), viz, prepared });
+    } catch (err) {
+      if (!isOqlError(err)) throw err;
+      errors.push(formatOqlError(err, oql, where));
+    }
+  };
 
   for (const text of queryArguments(sources.rawArgs)) {
     const { oql, viz, warning } = extractViz(text);
     if (warning) warnings.push(`--query: ${warning}`);
-    const error = planError(oql, '--query', planOptions);
-    if (error) errors.push(error);
-    else jobs.push({ oql, name: viz?.name ?? next(), viz });
+    add(oql, viz, '--query', () => viz?.name ?? next());
   }
   for (const entry of sources.configQueries ?? []) {
     const { oql, viz, warning } = extractViz(entry.oql);
     if (warning) warnings.push(`${entry.source}: ${warning}`);
-    const error = planError(oql, entry.source, planOptions);
-    if (error) errors.push(error);
-    else jobs.push({ oql, name: viz?.name ?? entry.name ?? next(), viz });
+    add(oql, viz, entry.source, () => viz?.name ?? entry.name ?? next());
   }
   if (sources.queryFile) {
     let file;
@@ -92,7 +99,10 @@ export function collectJobs(sources: JobSources): { jobs: QueryJob[]; warnings: 
     }
     errors.push(...file.errors);
     warnings.push(...file.warnings);
-    for (const q of file.queries) jobs.push({ oql: q.oql, name: q.viz?.name ?? next(), viz: q.viz });
+    for (const q of file.queries) {
+      const prepared = prepareQuery(q.oql, { ...planOptions, viz: q.viz, ...(q.planned ? { planned: q.planned } : {}) });
+      jobs.push({ oql: q.oql, name: q.viz?.name ?? next(), viz: q.viz, prepared });
+    }
   }
   if (sources.run) {
     const named = findNamedQuery(sources.run);
@@ -106,22 +116,12 @@ export function collectJobs(sources: JobSources): { jobs: QueryJob[]; warnings: 
       throw usageError(`the named query '${named.name}' needs the full analysis: run it with heapql analyze <dump> --run ${named.name}`);
     }
     const { oql, viz } = extractViz(named.oql);
-    jobs.push({ oql, name: named.name, viz });
+    jobs.push({ oql, name: named.name, viz, prepared: prepareQuery(oql, { ...planOptions, viz }) });
   }
   if (errors.length > 0) {
     throw new HeapqlError('ERR_QUERY_SYNTAX', errors.join('\n'), { exitCode: 2 });
   }
   return { jobs, warnings };
-}
-
-function planError(oql: string, where: string, options: { fullPath: boolean; reachableOnly: boolean }): string | null {
-  try {
-    plan(oql, options);
-    return null;
-  } catch (err) {
-    if (isOqlError(err)) return formatOqlError(err, oql, where);
-    throw err;
-  }
 }
 
 /** The named-query library as a table for `--list-named`. */
@@ -138,16 +138,15 @@ export function listNamed(): string {
  * report is still written).
  */
 export async function runJobsForReport(
-  heap: Heap,
+  heap: HeapSession,
   jobs: QueryJob[],
-  reachableOnly: boolean,
   signal: AbortSignal,
 ): Promise<{ results: QueryResult[]; failures: string[] }> {
   const results: QueryResult[] = [];
   const failures: string[] = [];
   for (const job of jobs) {
     try {
-      results.push(await heap.query(job.oql, { name: job.name, reachableOnly, viz: job.viz, signal }));
+      results.push(await heap.query(job.prepared, { name: job.name, signal }));
     } catch (err) {
       if (err instanceof HeapqlError && err.code === 'ERR_CANCELLED') throw err;
       failures.push(`${job.name}: ${(err as Error).message}`);
@@ -168,7 +167,7 @@ export function outputFormat(value: string | undefined): OutputFormat {
  * Runs the jobs in turn, printing each result as it completes (JSON: one array at the end).
  * A failing query prints its error and the next one runs; the exit code is then 1.
  */
-export async function runJobs(heap: Heap, jobs: QueryJob[], format: OutputFormat, reachableOnly: boolean): Promise<void> {
+export async function runJobs(heap: HeapSession, jobs: QueryJob[], format: OutputFormat): Promise<void> {
   const results: QueryResult[] = [];
   let failed = 0;
   const interrupt = interruptSignal();
@@ -176,7 +175,7 @@ export async function runJobs(heap: Heap, jobs: QueryJob[], format: OutputFormat
     for (const job of jobs) {
       let result: QueryResult;
       try {
-        result = await heap.query(job.oql, { name: job.name, reachableOnly, viz: job.viz, signal: interrupt.signal });
+        result = await heap.query(job.prepared, { name: job.name, signal: interrupt.signal });
       } catch (err) {
         if (err instanceof HeapqlError && err.code === 'ERR_CANCELLED') throw err;
         failed++;

@@ -5,6 +5,7 @@ import { usageError } from '../errors.js';
 import { checkOptions, dumpArgs, dumpIndex, queryArgs } from './args.js';
 import { openForCli } from './open.js';
 import { collectJobs, listNamed, outputFormat, runJobs } from './queries.js';
+import { warn } from './stderr.js';
 
 const args = {
   ...dumpArgs,
@@ -28,11 +29,11 @@ export const queryCommand = defineCommand({
     const format = outputFormat(a.format);
     const reachableOnly = a['reachable-only'] ?? false;
     const { jobs, warnings } = collectJobs({ rawArgs, queryFile: a['query-file'], run: a.run, fullPath: false, reachableOnly });
-    for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+    for (const w of warnings) warn(w);
     if (jobs.length === 0) throw usageError('no query given: use --query "<oql>", --query-file <path> or --run <name>');
     const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), noCache: !a.cache });
     try {
-      await runJobs(heap, jobs, format, reachableOnly);
+      await runJobs(heap, jobs, format);
     } finally {
       heap.close();
     }

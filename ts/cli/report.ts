@@ -12,6 +12,7 @@ import { checkOptions, dumpArgs, dumpIndex, fullAnalysisArgs, queryArgs, scratch
 import { analyzeForCli, openForCli } from './open.js';
 import { interruptSignal, terminalProgress } from './progress.js';
 import { collectJobs, runJobsForReport, type QueryJob } from './queries.js';
+import { notice, warn } from './stderr.js';
 
 const args = {
   ...dumpArgs,
@@ -39,7 +40,7 @@ export const reportCommand = defineCommand({
       fullPath: true,
       reachableOnly,
     });
-    for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+    for (const w of warnings) warn(w);
     await writeFullReport(a.file, { dump: dumpIndex(a.dump), noCache: !a.cache, scratchDir: scratch, reachableOnly, jobs, choice });
   },
 });
@@ -62,8 +63,8 @@ export async function writeFullReport(file: string, options: FullReportOptions):
     const progress = terminalProgress(interrupt.signal);
     let model;
     try {
-      const { results, failures } = await runJobsForReport(heap, options.jobs, options.reachableOnly, interrupt.signal);
-      for (const f of failures) process.stderr.write(`warning: query ${f}\n`);
+      const { results, failures } = await runJobsForReport(heap, options.jobs, interrupt.signal);
+      for (const f of failures) warn(`query ${f}`);
       model = withVizWarnings(
         await heap.report({
           queries: results,
@@ -77,9 +78,9 @@ export async function writeFullReport(file: string, options: FullReportOptions):
       progress.stop();
       interrupt.dispose();
     }
-    for (const w of model.warnings) if (w.source !== 'dump') process.stderr.write(`warning: ${w.message}\n`);
+    for (const w of model.warnings) if (w.source !== 'dump') warn(w.message);
     writeReport(model, options.choice);
-    if (options.choice.path) process.stderr.write(`report written to ${options.choice.path}\n`);
+    if (options.choice.path) notice(`report written to ${options.choice.path}`);
   } finally {
     heap.close();
   }

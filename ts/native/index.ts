@@ -4,59 +4,51 @@
  * addon's coded error messages (`ERR_X: text`) into `HeapqlError`s with a stable `code`.
  * No logic beyond that.
  */
-import { createRequire } from 'node:module';
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { rmSync } from 'node:fs';
 
 import { HeapqlError } from '../errors.js';
+import { inSingleExecutable } from '../package-files.js';
+import { locateAddon, type AddonLocation } from './locate.js';
 
 /** Must equal NATIVE_API_VERSION in crates/node/src/lib.rs. */
-export const EXPECTED_NATIVE_API_VERSION = 3;
-
-const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const REBUILD_HINT = 'run `npm run build:native` (or `npm install`) in ' + packageRoot;
+export const EXPECTED_NATIVE_API_VERSION = 5;
 
 // The generated declarations (native/heapql.d.ts) describe the addon; they exist after a build.
 type Addon = typeof import('../../native/heapql.js');
 
-function binaryPath(): string {
-  const triple =
-    process.platform === 'linux'
-      ? `linux-${process.arch}-${isMusl() ? 'musl' : 'gnu'}`
-      : `${process.platform}-${process.arch}`;
-  return path.join(packageRoot, 'native', `heapql.${triple}.node`);
-}
+let cached: { addon: Addon; location: AddonLocation } | undefined;
 
-function isMusl(): boolean {
-  const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
-  return !report?.header?.glibcVersionRuntime;
-}
-
-let cached: Addon | undefined;
-
-/** The loaded addon; throws ERR_NATIVE_MISSING / ERR_NATIVE_STALE with a rebuild hint. */
+/** The loaded addon; throws ERR_NATIVE_MISSING / ERR_NATIVE_LOAD / ERR_NATIVE_STALE saying what to do. */
 export function native(): Addon {
+  return loaded().addon;
+}
+
+/** Where the loaded addon came from (for `heapql --version`). */
+export function nativeLocation(): AddonLocation {
+  return loaded().location;
+}
+
+function loaded(): { addon: Addon; location: AddonLocation } {
   if (cached) return cached;
-  const file = binaryPath();
-  if (!existsSync(file)) {
-    throw new HeapqlError('ERR_NATIVE_MISSING', `the native addon is not built (${file} is missing): ${REBUILD_HINT}`);
-  }
-  let addon: Addon;
+  const location = locateAddon();
+  const module = { exports: {} as Addon };
   try {
-    addon = createRequire(import.meta.url)(file) as Addon;
+    process.dlopen(module, location.file);
   } catch (err) {
-    throw new HeapqlError('ERR_NATIVE_LOAD', `the native addon ${file} failed to load (${(err as Error).message}): ${REBUILD_HINT}`);
+    throw new HeapqlError('ERR_NATIVE_LOAD', `the native addon ${location.file} failed to load (${(err as Error).message}): ${location.fix}`);
   }
+  // The binary's copy is mapped now; removing it leaves nothing behind even if heapql is killed.
+  if (inSingleExecutable()) rmSync(location.file, { force: true });
+  const addon = module.exports;
   const version = typeof addon.nativeApiVersion === 'function' ? addon.nativeApiVersion() : -1;
   if (version !== EXPECTED_NATIVE_API_VERSION) {
     throw new HeapqlError(
       'ERR_NATIVE_STALE',
-      `the native addon is stale (API ${version}, this code needs ${EXPECTED_NATIVE_API_VERSION}): ${REBUILD_HINT}`,
+      `the native addon ${location.file} is stale (API ${version}, this code needs ${EXPECTED_NATIVE_API_VERSION}): ${location.fix}`,
     );
   }
-  cached = addon;
-  return addon;
+  cached = { addon, location };
+  return cached;
 }
 
 const CODED = /^(ERR_[A-Z_]+): ([\s\S]*)$/;
@@ -88,4 +80,6 @@ export function callSync<T>(fn: () => T): T {
 }
 
 export type { Addon };
+/** The look-up shapes of the door (ts/session converts them to its public types). */
+export type { JsClassDescription, JsDominatorView, JsField, JsObjectDetail, JsObjectRef, JsPathStep, JsReferenceList } from '../../native/heapql.js';
 export type NativeHeap = InstanceType<Addon['HeapHandle']>;

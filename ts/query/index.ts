@@ -1,6 +1,5 @@
 // Query model and output: QueryResult schema/types, batch conversion, formatting, query files,
-// `-- @viz` directives, named queries. (session.ts, which runs plans on the native executor,
-// is the integrator's.)
+// `-- @viz` directives, named queries. Running queries on a heap is ts/session's.
 export * from './schema.js';
 export * from './convert.js';
 export * from './format.js';

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { formatOqlError, isOqlError } from '../oql/errors.js';
 import { parse } from '../oql/parser.js';
-import { planAst, type PlanOptions } from '../plan/index.js';
+import { planAst, type PlanOptions, type PlannedQuery } from '../plan/index.js';
 import type { VizSpec } from './schema.js';
 import { isVizLine, parseVizDirective } from './viz.js';
 
@@ -15,6 +15,8 @@ export interface QueryFileEntry {
   /** 1-based line number in the file. */
   line: number;
   viz: VizSpec | null;
+  /** The plan, when the file was read with plan options (so the query is not planned again). */
+  planned?: PlannedQuery;
 }
 
 export interface QueryFileResult {
@@ -49,8 +51,8 @@ export function parseQueryFile(text: string, file: string, opts: QueryFileOption
     if (trimmed.startsWith('--')) return;
     try {
       const ast = parse(line);
-      if (opts.plan) planAst(ast, opts.plan);
-      result.queries.push({ oql: line, line: lineNo, viz: pending?.viz ?? null });
+      const planned = opts.plan ? planAst(ast, opts.plan) : undefined;
+      result.queries.push({ oql: line, line: lineNo, viz: pending?.viz ?? null, ...(planned ? { planned } : {}) });
     } catch (e) {
       if (!isOqlError(e)) throw e;
       result.errors.push(formatOqlError(e, line, file, i));

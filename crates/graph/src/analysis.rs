@@ -27,7 +27,7 @@ use crate::{
     bfs_parents, bounded_path, dominator_children, dominators_in, min_retained_size, path_from_parents,
     retained_set, retained_sizes, Csr, RetainedSizes, SparseCsr, Graph, NONE,
 };
-use heapql_heap::{BigArray, Heap, HeapError, ObjIdx, ObjectKind, Placement, ProgressFn, RootKind};
+use heapql_heap::{BigArray, Heap, HeapError, ObjIdx, Placement, ProgressFn, RootKind};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 
@@ -351,21 +351,7 @@ pub fn edge_label(heap: &Heap, from: ObjIdx, to: ObjIdx) -> String {
         }
     });
     if let Some(slot) = slot_found {
-        return match heap.object_kind(from) {
-            ObjectKind::ObjectArray => format!("[{slot}]"),
-            ObjectKind::Class => match slot {
-                s if s == u32::MAX - 1 => "<super>".to_string(),
-                s if s == u32::MAX - 2 => "<classloader>".to_string(),
-                s => heap
-                    .class_described_by(from)
-                    .and_then(|c| heap.class(c).statics.get(s as usize))
-                    .map_or_else(|| format!("<static {s}>"), |f| f.name.clone()),
-            },
-            _ => heap
-                .instance_layout(class)
-                .get(slot as usize)
-                .map_or_else(|| format!("<field {slot}>"), |f| f.name.clone()),
-        };
+        return heapql_heap::inspect::slot_label(heap, from, slot);
     }
     // A thread-bound root held by this thread.
     let Some(thread) = heap.threads().iter().find(|t| t.object == Some(from)) else {

@@ -11,6 +11,7 @@ pub mod control;
 pub mod csr;
 pub mod dominators;
 pub mod domtree;
+pub mod lookup;
 pub mod object_graph;
 pub mod paths;
 pub mod reachability;

@@ -11,6 +11,8 @@
 
 mod describe;
 pub use describe::describe;
+/// Point look-ups: one object's fields and references, one class's description.
+pub mod inspect;
 
 mod builder;
 mod exercise;

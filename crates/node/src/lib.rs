@@ -10,27 +10,41 @@
 mod analysis;
 mod convert;
 mod heap_handle;
+mod lookup;
 mod progress;
 mod query;
 mod report;
 
 pub use heap_handle::*;
+pub use lookup::*;
 pub use progress::*;
 pub use query::*;
 
 use napi_derive::napi;
 
 /// Bumped whenever the shape of this door changes; `ts/native` refuses a binary that differs.
-pub const NATIVE_API_VERSION: u32 = 3;
+pub const NATIVE_API_VERSION: u32 = 5;
 
 #[napi]
 pub fn native_api_version() -> u32 {
     NATIVE_API_VERSION
 }
 
-/// The Linux thread id (gettid) of the calling JavaScript thread: the main thread or a Worker.
-#[napi]
-pub fn current_thread_id() -> i64 {
-    // SAFETY: gettid has no preconditions and cannot fail.
-    unsafe { libc::syscall(libc::SYS_gettid) as i64 }
+/// What this binary is, for `heapql --version`: the crate version, the target triple it was
+/// compiled for and the cargo profile.
+#[napi(object)]
+pub struct BuildInfo {
+    pub version: String,
+    pub target: String,
+    pub profile: String,
 }
+
+#[napi]
+pub fn build_info() -> BuildInfo {
+    BuildInfo {
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        target: env!("HEAPQL_BUILD_TARGET").to_string(),
+        profile: env!("HEAPQL_BUILD_PROFILE").to_string(),
+    }
+}
+

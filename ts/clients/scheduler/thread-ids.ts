@@ -1,17 +1,17 @@
 /**
- * Linux thread ids of JavaScript threads. The calling thread's id comes from the native addon
- * (gettid). A Worker's id can only be learned from inside it, so the worker calls
+ * Linux thread ids of JavaScript threads. The calling thread's id is read from
+ * /proc/thread-self (a link to `<pid>/task/<tid>` for whichever thread reads it), so the client
+ * does not load the heap addon. A Worker's id can only be learned from inside it, so the worker calls
  * registerThreadId() once; that announces {Node threadId → Linux tid} on a BroadcastChannel,
  * which leaves the worker's own parentPort messages alone, and answers later queries while
  * its event loop is free. The parent keys the mapping by `worker.threadId` (unique per process,
  * never reused). Every id is checked against /proc/self/task before it is handed out, so a
  * stale or foreign id never reaches the scheduler.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readlinkSync } from 'node:fs';
 import { BroadcastChannel, threadId as ownNodeThreadId, type Worker } from 'node:worker_threads';
 
 import { HeapqlError } from '../../errors.js';
-import { native } from '../../native/index.js';
 
 const CHANNEL = 'heapql:scheduler:thread-ids';
 
@@ -19,7 +19,13 @@ type Message = { kind: 'announce'; threadId: number; tid: number; pid: number } 
 
 /** The Linux thread id of the calling JavaScript thread (main thread or worker). */
 export function currentOsThreadId(): number {
-  return checkOwnTask(native().currentThreadId());
+  let link: string;
+  try {
+    link = readlinkSync('/proc/thread-self');
+  } catch (err) {
+    throw new HeapqlError('ERR_THREAD_GONE', `cannot read /proc/thread-self (${(err as Error).message}): thread control needs Linux with /proc mounted`);
+  }
+  return checkOwnTask(Number(/\/task\/(\d+)$/.exec(link)?.[1] ?? NaN));
 }
 
 let announcer: BroadcastChannel | undefined;

@@ -5,13 +5,14 @@
  * version, generator, time), the dump's warnings and the folded-in query results, and validates
  * the whole against the schema before anyone renders it.
  */
-import type { Heap, ProgressEvent } from '../heap.js';
 import { HeapqlError } from '../errors.js';
-import { call } from '../native/index.js';
+import { call, type NativeHeap } from '../native/index.js';
 import { cancelTokenFor } from '../native/cancel.js';
 import { VERSION } from '../version.js';
-import { describeSchemaErrors, validateReportModel } from './json.js';
-import { REPORT_SCHEMA_VERSION, type QueryResult, type ReportModel, type ReportWarning } from './model.js';
+import { describeSchemaErrors, validateReportModel } from '../report/json.js';
+import { REPORT_SCHEMA_VERSION, type QueryResult, type ReportModel, type ReportWarning } from '../report/model.js';
+import type { HeapSession } from './session.js';
+import type { ProgressEvent } from './types.js';
 
 export interface BuildReportOptions {
   /** Query results folded into the report, in this order. */
@@ -28,33 +29,35 @@ export interface BuildReportOptions {
   signal?: AbortSignal;
 }
 
-type Sections = Pick<ReportModel, 'overview' | 'leakSuspects' | 'topConsumers' | 'threads' | 'duplicateStrings'>;
+/** The report's computed sections, as the native core returns them. */
+export type ReportSections = Pick<ReportModel, 'overview' | 'leakSuspects' | 'topConsumers' | 'threads' | 'duplicateStrings'>;
 
-async function sections(heap: Heap, options: BuildReportOptions): Promise<Sections> {
+/** The sections of an analyzed heap (ERR_NEEDS_ANALYSIS before the analysis). */
+export async function reportSections(
+  handle: NativeHeap,
+  options: Pick<BuildReportOptions, 'limit' | 'topStrings' | 'onProgress' | 'signal'>,
+): Promise<ReportSections> {
   const { token, dispose } = cancelTokenFor(options.signal);
   try {
     const json = await call(() =>
-      heap.handle.reportData(
+      handle.reportData(
         { limit: options.limit, topStrings: options.topStrings },
         options.onProgress ? (e) => options.onProgress!(e) : undefined,
         token,
       ),
     );
-    return JSON.parse(json) as Sections;
+    return JSON.parse(json) as ReportSections;
   } finally {
     dispose();
   }
 }
 
 /** The full report of an opened dump; analyzes it first when needed. */
-export async function buildReport(heap: Heap, options: BuildReportOptions = {}): Promise<ReportModel> {
-  const analyze = () => heap.analyze({ reachableOnly: options.reachableOnly ?? false, onProgress: options.onProgress, signal: options.signal });
-  if (!heap.analyzed) await analyze();
-  let data = await sections(heap, options);
-  if (options.reachableOnly !== undefined && data.overview.reachableOnly !== options.reachableOnly) {
-    await analyze();
-    data = await sections(heap, options);
-  }
+export async function buildReport(heap: HeapSession, options: BuildReportOptions = {}): Promise<ReportModel> {
+  // An analysis in the other mode is kept unless the caller names a mode.
+  const mode = options.reachableOnly ?? heap.status.analysis?.reachableOnly ?? false;
+  await heap.analyze({ reachableOnly: mode, onProgress: options.onProgress, signal: options.signal });
+  const data = await heap.reportData(options);
   const warnings: ReportWarning[] = heap.warnings().map((w) => ({
     source: 'dump' as const,
     message: w.offset > 0 ? `${w.message} (at byte ${w.offset})` : w.message,

@@ -1,0 +1,184 @@
+/**
+ * How the heapql command behaves around its work: a closed pipe, a mistyped or missing
+ * subcommand, --quiet, NO_COLOR, --version, and the shell completion scripts.
+ */
+import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+import { subCommands } from '../../ts/cli/commands.js';
+import { hasProgram, heapql, root, run } from '../tools/run.js';
+
+const demo = path.join(root, 'fixtures/demo/demo.hprof');
+const known = path.join(root, 'fixtures/dumps/KnownHeap-jdk25-coops.hprof');
+const bin = path.join(root, 'bin/heapql.js');
+const sh = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+
+let tmp: string;
+beforeAll(() => {
+  tmp = mkdtempSync(path.join(tmpdir(), 'heapql-behaviour-'));
+});
+
+describe('a closed pipe', () => {
+  it('heapql … | head ends quietly, with exit status 0', async () => {
+    const query = ['query', demo, '--query', 'SELECT o FROM INSTANCEOF java.lang.Object o'];
+    // The whole output is far bigger than a pipe's buffer, so head closes it while heapql writes.
+    const full = await heapql(query);
+    expect(full.stdout.length).toBeGreaterThan(8 * 65536);
+    const line = `NO_COLOR=1 ${sh(process.execPath)} ${sh(bin)} ${query.map(sh).join(' ')} | head -n 1; echo "status=\${PIPESTATUS[0]}" >&2`;
+    const r = await run('bash', ['-c', line]);
+    expect(r.stdout).toBe(full.stdout.split('\n')[0] + '\n');
+    expect(r.stderr).toBe('status=0\n');
+  });
+});
+
+describe('a word in the dump position', () => {
+  it('a near subcommand gets did-you-mean (exit 2)', async () => {
+    const r = await heapql(['qury', 'x.hprof']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: unknown command 'qury' .*did you mean query\?/);
+    const prefix = await heapql(['anal', 'x.hprof']);
+    expect(prefix.stderr).toContain('did you mean analyze?');
+  });
+
+  it('an unknown word lists the commands instead of reading a dump named so', async () => {
+    const r = await heapql(['nosuchcommand', 'x.hprof']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("unknown command 'nosuchcommand'");
+    for (const name of Object.keys(subCommands)) expect(r.stderr).toContain(name);
+    expect(r.stderr).not.toContain('report format');
+  });
+
+  it('a file of that name is still read as a dump', async () => {
+    const dir = mkdtempSync(path.join(tmp, 'word-'));
+    symlinkSync(known, path.join(dir, 'qury'));
+    const r = await heapql(['qury', 'out.json', '--quiet'], { cwd: dir });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(readFileSync(path.join(dir, 'out.json'), 'utf8')).leakSuspects).toBeDefined();
+  });
+});
+
+describe('--quiet', () => {
+  it('leaves only errors on stderr and stdout unchanged', async () => {
+    const bytes = readFileSync(known);
+    const cut = path.join(tmp, 'cut.hprof');
+    writeFileSync(cut, bytes.subarray(0, Math.floor(bytes.length * 0.6)));
+    const query = ['query', cut, '--query', 'SELECT COUNT(*) FROM java.lang.String'];
+    const loud = await heapql(query);
+    const quiet = await heapql([...query, '--quiet']);
+    expect(loud.stderr).toMatch(/^warning: /m);
+    expect(quiet.stderr).toBe('');
+    expect(quiet.stdout).toBe(loud.stdout);
+    expect(quiet.code).toBe(0);
+    const report = await heapql(['--quiet', known, path.join(tmp, 'r.md')]);
+    expect(report.stderr).toBe('');
+    const loudReport = await heapql([known, path.join(tmp, 'r.md')]);
+    expect(loudReport.stderr).toContain('report written to');
+    const failing = await heapql(['--quiet', 'query', path.join(tmp, 'missing.hprof')]);
+    expect(failing.code).toBe(2);
+    expect(failing.stderr).toMatch(/^error: /);
+  });
+
+  it('is refused after --', async () => {
+    const r = await heapql(['query', demo, '--', '--quiet']);
+    expect(r.code).toBe(2);
+  });
+});
+
+describe('colour', async () => {
+  // `script` gives heapql a terminal, where citty colours its help unless NO_COLOR is set.
+  const canScript = await hasProgram('script');
+  it.skipIf(!canScript)('help is coloured on a terminal, and not with NO_COLOR of any value', async () => {
+    const onTerminal = (env: NodeJS.ProcessEnv) =>
+      run('script', ['-qec', `${sh(process.execPath)} ${sh(bin)} --help`, '/dev/null'], { env: { ...process.env, ...env } });
+    const coloured = await onTerminal({ NO_COLOR: '', CI: '', TEST: '', TERM: 'xterm' });
+    expect(coloured.stdout).toContain('\x1b[');
+    const plain = await onTerminal({ NO_COLOR: 'yes', CI: '', TEST: '', TERM: 'xterm' });
+    expect(plain.stdout).toContain('USAGE');
+    expect(plain.stdout).not.toContain('\x1b[');
+  });
+});
+
+describe('--version', () => {
+  it("names heapql's version, the addon's version, target and origin, and node's", async () => {
+    const r = await heapql(['--version']);
+    expect(r.code).toBe(0);
+    const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+    const cargo = /\[workspace\.package\]\nversion = "([^"]+)"/.exec(readFileSync(path.join(root, 'Cargo.toml'), 'utf8'))![1];
+    const [first, addon, node] = r.stdout.split('\n');
+    expect(first).toBe(`heapql ${pkg.version}`);
+    expect(addon).toMatch(new RegExp(`^addon ${cargo} for \\w+-\\w+-${process.platform}-?\\w* \\(release build, native API \\d+\\), from .*heapql\\.[\\w-]+\\.node`));
+    expect(node).toBe(`node ${process.version} ${process.platform}-${process.arch}`);
+  });
+});
+
+describe('completion scripts', async () => {
+  const [hasZsh, hasFish] = [await hasProgram('zsh'), await hasProgram('fish')];
+  const commands = Object.keys(subCommands);
+  const script = async (shell: string) => {
+    const r = await heapql(['completion', shell]);
+    expect(r.code).toBe(0);
+    const file = path.join(tmp, `heapql.${shell}`);
+    writeFileSync(file, r.stdout);
+    return file;
+  };
+
+  it('bash: registers _heapql and completes commands, verbs, options and their values', async () => {
+    const file = await script('bash');
+    const complete = async (...words: string[]) => {
+      const line = `source ${sh(file)}; complete -p heapql; COMP_WORDS=(${words.map(sh).join(' ')}); COMP_CWORD=${words.length - 1}; _heapql; printf '%s\\n' "\${COMPREPLY[@]}"`;
+      const r = await run('bash', ['-c', line], { cwd: tmp });
+      expect(r.stderr).toBe('');
+      const [registration, ...replies] = r.stdout.trim().split('\n');
+      expect(registration).toBe('complete -o filenames -F _heapql heapql');
+      return replies;
+    };
+    expect(await complete('heapql', '')).toEqual(expect.arrayContaining(commands));
+    expect(await complete('heapql', 'qu')).toEqual(['query']);
+    expect(await complete('heapql', 'query', '--rea')).toEqual(['--reachable-only']);
+    expect(await complete('heapql', 'query', '--no')).toEqual(['--no-cache']);
+    expect(await complete('heapql', 'query', 'x', '--format', '')).toEqual(['table', 'json', 'csv']);
+    expect(await complete('heapql', '--quiet', 'sched', 's')).toEqual(['status', 'stop']);
+    expect(await complete('heapql', 'sched', 'stop', '--t')).toEqual(['--task']);
+    expect(await complete('heapql', 'completion', '')).toEqual(['bash', 'zsh', 'fish']);
+    expect(await complete('heapql', 'query', 'cu')).toEqual(['cut.hprof']); // files for the dump
+  });
+
+  it.skipIf(!hasZsh)('zsh: parses, and completes through stand-ins for compadd and _files', async () => {
+    const file = await script('zsh');
+    expect((await run('zsh', ['-n', file])).code).toBe(0);
+    const complete = async (...words: string[]) => {
+      const line =
+        `compdef(){}; compadd(){ print -r -- "\${@:2}" }; _files(){ print FILES }; source ${sh(file)}; ` +
+        `words=(${words.map(sh).join(' ')}); CURRENT=${words.length}; PREFIX=${sh(words.at(-1)!)}; _heapql`;
+      const r = await run('zsh', ['-fc', line]);
+      expect(r.stderr).toBe('');
+      return r.stdout.trim().split(/\s+/);
+    };
+    expect(await complete('heapql', '')).toEqual([...commands, 'FILES']);
+    expect(await complete('heapql', 'query', 'x', '--format', '')).toEqual(['table', 'json', 'csv']);
+    expect(await complete('heapql', 'sched', 'stop', '--')).toEqual(expect.arrayContaining(['--task', '--group', '--quiet']));
+  });
+
+  it.skipIf(!hasFish)('fish: parses, and `complete -C` completes commands, verbs and option values', async () => {
+    const file = await script('fish');
+    expect((await run('fish', ['--no-execute', file])).code).toBe(0);
+    const complete = async (line: string) => {
+      const r = await run('fish', ['--no-config', '-c', `source ${sh(file)}; complete -C ${sh(line)}`], { cwd: tmp });
+      expect(r.stderr).toBe('');
+      return r.stdout.trim().split('\n').map((l) => l.split('\t')[0]);
+    };
+    expect(await complete('heapql ')).toEqual(expect.arrayContaining(commands));
+    expect(await complete('heapql qu')).toEqual(['query']);
+    expect(await complete('heapql query x --format ')).toEqual(['csv', 'json', 'table']);
+    expect(await complete('heapql sched st')).toEqual(['status', 'stop']);
+  });
+
+  it('refuses a shell it has no script for', async () => {
+    const r = await heapql(['completion', 'tcsh']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('shells: bash, zsh, fish');
+  });
+});

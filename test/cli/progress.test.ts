@@ -1,0 +1,73 @@
+/** The progress bar: only on a terminal, never with --quiet, and only for work longer than SHOW_AFTER_MS. */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
+import { SHOW_AFTER_MS, terminalProgress } from '../../ts/cli/progress.js';
+import { setQuiet } from '../../ts/cli/stderr.js';
+
+/** A stand-in for a terminal stream that records what is drawn. */
+function fakeTerminal(isTTY = true) {
+  const drawn: string[] = [];
+  const stream = {
+    isTTY,
+    columns: 100,
+    write: (s: string) => drawn.push(s) > 0,
+    cursorTo: () => true,
+    clearLine: () => true,
+    moveCursor: () => true,
+    clearScreenDown: () => true,
+    on: () => stream,
+    removeListener: () => stream,
+  };
+  return { stream: stream as unknown as NodeJS.WriteStream, drawn };
+}
+
+const event = (done: number) => ({ phase: 'index', done, total: 100 });
+
+describe('terminalProgress', () => {
+  const ci = process.env.CI;
+  beforeEach(() => {
+    vi.useFakeTimers();
+    delete process.env.CI;
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+    setQuiet(false);
+    if (ci !== undefined) process.env.CI = ci;
+  });
+
+  it('draws nothing for work that ends sooner than SHOW_AFTER_MS', () => {
+    const { stream, drawn } = fakeTerminal();
+    const progress = terminalProgress(undefined, stream);
+    progress.onProgress(event(10));
+    vi.advanceTimersByTime(SHOW_AFTER_MS - 100);
+    progress.onProgress(event(90));
+    progress.stop();
+    vi.advanceTimersByTime(10 * SHOW_AFTER_MS);
+    expect(drawn.join('')).toBe('');
+  });
+
+  it('draws the bar once the work has run for SHOW_AFTER_MS, with the latest progress', () => {
+    const { stream, drawn } = fakeTerminal();
+    const progress = terminalProgress(undefined, stream);
+    progress.onProgress(event(10));
+    progress.onProgress(event(40));
+    vi.advanceTimersByTime(SHOW_AFTER_MS + 1);
+    expect(drawn.join('')).toContain('40%');
+    progress.onProgress(event(70));
+    vi.advanceTimersByTime(1000);
+    expect(drawn.join('')).toContain('70%');
+    progress.stop();
+  });
+
+  it('draws nothing when the stream is not a terminal, or with --quiet', () => {
+    for (const [isTTY, quiet] of [[false, false], [true, true]]) {
+      setQuiet(quiet);
+      const { stream, drawn } = fakeTerminal(isTTY);
+      const progress = terminalProgress(undefined, stream);
+      progress.onProgress(event(10));
+      vi.advanceTimersByTime(10 * SHOW_AFTER_MS);
+      progress.stop();
+      expect(drawn.join('')).toBe('');
+    }
+  });
+});

@@ -1,0 +1,172 @@
+/**
+ * The session core on the demo dump (fixtures/programs/Demo.java, facts in demo.facts.json):
+ * states and events of the analysis, cancellation, planning once, and every point look-up
+ * checked against what the program built.
+ */
+import path from 'node:path';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+
+import { HeapSession, openHeap, type ObjectRef, type SessionEvent } from '../ts/index.js';
+
+const root = path.resolve(__dirname, '..');
+const demo = path.join(root, 'fixtures/demo/demo.hprof');
+const facts = JSON.parse(readFileSync(path.join(root, 'fixtures/demo/demo.facts.json'), 'utf8')) as {
+  classes: { name: string; instances: number }[];
+};
+
+describe('HeapSession on demo.hprof', () => {
+  let session: HeapSession;
+  const events: SessionEvent[] = [];
+  let sessionRef: ObjectRef;
+
+  beforeAll(async () => {
+    session = await openHeap(demo);
+    session.subscribe((e) => events.push(e));
+    const r = await session.query('SELECT s FROM Demo$Session s LIMIT 1');
+    sessionRef = r.rows[0]![0] as ObjectRef;
+  });
+  afterAll(() => session.close());
+
+  test('starts on the query-only path; full-path look-ups say what to do', async () => {
+    expect(session.status).toMatchObject({ state: 'query-only', analysis: null, reachableOnly: false, error: null });
+    expect(session.status.objects).toBe(session.info().objectCount);
+    await expect(session.referrers(sessionRef.objectId)).rejects.toMatchObject({ code: 'ERR_NEEDS_ANALYSIS', message: expect.stringContaining('analyze') });
+    await expect(session.pathToRoot(sessionRef.objectId)).rejects.toMatchObject({ code: 'ERR_NEEDS_ANALYSIS' });
+    await expect(session.dominator(sessionRef.objectId)).rejects.toMatchObject({ code: 'ERR_NEEDS_ANALYSIS' });
+    await expect(session.query('SELECT @retainedHeapSize FROM Demo$Session')).rejects.toMatchObject({ code: 'ERR_OQL_PLAN' });
+  });
+
+  test('one object: class, address, sizes and its fields with names, types, values', async () => {
+    const o = await session.object(sessionRef.objectId);
+    expect(o.object).toEqual(sessionRef);
+    expect(o.kind).toBe('instance');
+    expect(o.retainedSize).toBeNull();
+    const byName = Object.fromEntries(o.fields.map((f) => [f.name, f]));
+    expect(Object.keys(byName).sort()).toEqual(['attributes', 'buffer', 'createdAt', 'data', 'id', 'user']);
+    expect(byName.createdAt).toMatchObject({ type: 'long', declaredBy: 'Demo$Session' });
+    expect(typeof byName.createdAt!.value).toBe('number');
+    expect(byName.buffer!.type).toBe('object');
+    expect((byName.buffer!.value as ObjectRef).label).toMatch(/^byte\[4096\] @ 0x/);
+    expect((byName.id!.value as ObjectRef).label).toMatch(/"sess-/);
+    expect(o.fieldCount).toBe(6);
+    // The same shallow size as the query path.
+    const q = await session.query(`SELECT @usedHeapSize FROM Demo$Session s WHERE @objectId = ${sessionRef.objectId}`);
+    expect(o.shallowSize).toBe(q.rows[0]![0]);
+    // An array's elements are its fields; a window of them can be asked for.
+    const buffer = await session.object((byName.buffer!.value as ObjectRef).objectId, { fieldOffset: 10, fieldLimit: 3 });
+    expect(buffer).toMatchObject({ kind: 'primitive-array', arrayLength: 4096, fieldCount: 4096 });
+    expect(buffer.fields.map((f) => [f.name, f.type])).toEqual([['[10]', 'byte'], ['[11]', 'byte'], ['[12]', 'byte']]);
+  });
+
+  test('referents: the class object first, then each reference with its field', async () => {
+    const refs = await session.referents(sessionRef.objectId);
+    expect(refs.items[0]).toMatchObject({ field: '<class>', object: { label: expect.stringMatching(/^class Demo\$Session @/) } });
+    expect(refs.items.map((r) => r.field).slice(1).sort()).toEqual(['attributes', 'buffer', 'data', 'id', 'user']);
+    expect(refs.total).toBe(6);
+    const two = await session.referents(sessionRef.objectId, 2);
+    expect(two.items).toHaveLength(2);
+    expect(two.total).toBe(6);
+  });
+
+  test('describeClass: fields with types, instance count, superclass chain', async () => {
+    const [c] = await session.describeClass('Demo$Session');
+    expect(c!.name).toBe('Demo$Session');
+    expect(c!.superChain).toEqual(['java.lang.Object']);
+    expect(c!.instances).toBe(facts.classes.find((x) => x.name === 'Demo$Session')!.instances);
+    expect(c!.fields.find((f) => f.name === 'createdAt')).toMatchObject({ type: 'long', declaredBy: 'Demo$Session', value: null });
+    const list = await session.describeClass('java.util.ArrayList');
+    expect(list[0]!.superChain).toEqual(['java.util.AbstractList', 'java.util.AbstractCollection', 'java.lang.Object']);
+    expect(list[0]!.fields.find((f) => f.name === 'modCount')).toMatchObject({ type: 'int', declaredBy: 'java.util.AbstractList' });
+    const abstractList = (await session.describeClass('java.util.AbstractList'))[0]!;
+    expect(abstractList.instancesWithSubclasses).toBeGreaterThanOrEqual(list[0]!.instances);
+    expect(await session.describeClass('no.such.Class')).toEqual([]);
+  });
+
+  test('objects are named by index, #index, class#index or address; bad names say why', () => {
+    const id = sessionRef.objectId;
+    expect(session.resolveObject(String(id))).toBe(id);
+    expect(session.resolveObject(`#${id}`)).toBe(id);
+    expect(session.resolveObject(`Demo$Session#${id}`)).toBe(id);
+    expect(session.resolveObject(sessionRef.address)).toBe(id);
+    expect(() => session.resolveObject(`java.lang.String#${id}`)).toThrow(/is a Demo\$Session, not a java.lang.String/);
+    expect(() => session.resolveObject('#999999999')).toThrow(/does not exist/);
+    expect(() => session.resolveObject('0x1')).toThrow(/no object at address 0x1/);
+    expect(() => session.resolveObject('hello')).toThrow(/names no object/);
+  });
+
+  test('a prepared query is planned once and re-planned only when the path changes', async () => {
+    const prepared = session.prepare('SELECT COUNT(*) AS n FROM Demo$Session');
+    expect(prepared.fullPath).toBe(false);
+    const a = await session.query(prepared);
+    expect(a.rows[0]![0]).toBe(400);
+    expect(session.explain(prepared)).toMatch(/Aggregate|Count|Scan/i);
+  });
+
+  test('a cancelled analysis leaves the session usable on the query-only path', async () => {
+    const controller = new AbortController();
+    const run = session.analyze({ signal: controller.signal });
+    expect(session.status.state).toBe('analyzing');
+    controller.abort();
+    await expect(run).rejects.toMatchObject({ code: 'ERR_CANCELLED' });
+    expect(session.status.state).toBe('query-only');
+    expect(session.analyzed).toBe(false);
+    const r = await session.query('SELECT COUNT(*) FROM Demo$Session');
+    expect(r.rows[0]![0]).toBe(400);
+  });
+
+  test('analyze: analyzing → full with progress events; a second start is already_done', async () => {
+    events.length = 0;
+    expect(session.startAnalysis()).toBe('started');
+    expect(session.startAnalysis()).toBe('already_running');
+    expect(session.status.state).toBe('analyzing');
+    await session.analyze();
+    expect(session.status).toMatchObject({ state: 'full', analysis: { reachableOnly: false }, progress: null, error: null });
+    expect(session.startAnalysis()).toBe('already_done');
+    const states = events.filter((e) => e.type === 'state').map((e) => (e as { status: { state: string } }).status.state);
+    expect(states).toEqual(['analyzing', 'full']);
+    // Progress reports (a small dump may finish before any arrives) come only while analyzing.
+    const fullAt = events.findIndex((e) => e.type === 'state' && e.status.state === 'full');
+    events.forEach((e, i) => e.type === 'progress' && expect(i).toBeLessThan(fullAt));
+    expect(events.filter((e) => e.type === 'progress').every((e) => e.type === 'progress' && e.task === 'analyze')).toBe(true);
+  });
+
+  test('after the analysis: referrers with fields, path to a GC root, dominator and dominated', async () => {
+    const id = sessionRef.objectId;
+    const referrers = await session.referrers(id);
+    // A session is held by its HashMap node (the map's value) and nothing else.
+    expect(referrers.total).toBe(1);
+    expect(referrers.items[0]).toMatchObject({ field: 'value', object: { className: 'java.util.HashMap$Node' } });
+
+    const path = (await session.pathToRoot(id))!;
+    expect(path.at(-1)!.object.objectId).toBe(id);
+    // From a root (the first step names its kinds) through the class holding the static map.
+    expect(path[0]!.via).toMatch(/JNI Global|System Class|Thread|Java Local/);
+    const store = path.findIndex((s) => /^class Demo\$SessionStore @/.test(s.object.label));
+    expect(store).toBeGreaterThan(-1);
+    expect(path[store + 1]!.via).toBe('SESSIONS');
+
+    const dom = await session.dominator(id);
+    expect(dom.dominator).not.toBeNull();
+    expect(dom.inTree).toBe(true);
+    expect(dom.children[0]!.object.label).toMatch(/^byte\[4096\]/);
+    const retained = await session.query(`SELECT @retainedHeapSize FROM Demo$Session s WHERE @objectId = ${id}`);
+    expect(dom.retainedSize).toBe(retained.rows[0]![0]);
+    for (let i = 1; i < dom.children.length; i++) expect(dom.children[i - 1]!.retainedSize).toBeGreaterThanOrEqual(dom.children[i]!.retainedSize);
+    expect(dom.childCount).toBeGreaterThanOrEqual(dom.children.length);
+    const o = await session.object(id);
+    expect(o.retainedSize).toBe(dom.retainedSize);
+    expect(o.reachable).toBe(true);
+  });
+
+  test('the report data comes through the session', async () => {
+    const sections = await session.reportData({ limit: 5 });
+    expect(sections.leakSuspects.suspects.length).toBeGreaterThan(0);
+    expect(sections.overview.reachableOnly).toBe(false);
+  });
+
+  test('missing objects are one clear error', async () => {
+    await expect(session.object(2 ** 31)).rejects.toMatchObject({ code: 'ERR_NO_SUCH_OBJECT', message: expect.stringContaining('does not exist') });
+    await expect(session.referrers(2 ** 31)).rejects.toMatchObject({ code: 'ERR_NO_SUCH_OBJECT' });
+  });
+});

@@ -1,0 +1,10 @@
+/**
+ * The session core: one open heap and everything a front asks of it (queries, plans, the full
+ * analysis with progress and cancellation, report data, point look-ups). See
+ * docs/architecture.md, "The session core".
+ */
+export { HeapSession, openHeap } from './session.js';
+export type { OpenOptions, AnalyzeOptions, ObjectLookupOptions, DumpInfo, DumpWarning, HeapCounts, HistogramRow } from './session.js';
+export { prepareQuery, type PreparedQuery, type PrepareOptions, type QueryOptions, type StreamedRow } from './query.js';
+export { buildReport, type BuildReportOptions, type ReportSections } from './report.js';
+export type * from './types.js';

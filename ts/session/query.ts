@@ -1,0 +1,183 @@
+/**
+ * Running OQL on an open heap: plan in TypeScript (once — a prepared query carries its plan),
+ * execute in Rust, convert the columnar batch into a QueryResult (object cells resolved only for
+ * the rows returned).
+ */
+import { performance } from 'node:perf_hooks';
+
+import { explain as explainPlan, plan, planToJson, withLimit, type PlannedQuery } from '../plan/index.js';
+import { call, callSync } from '../native/index.js';
+import { cancelTokenFor } from '../native/cancel.js';
+import type { NativeHeap } from '../native/index.js';
+import { batchToQueryResult, type Batch, type ObjectResolver } from '../query/convert.js';
+import { extractViz } from '../query/viz.js';
+import type { ObjectRef, QueryResult, Value, VizSpec } from '../query/schema.js';
+
+export interface QueryOptions {
+  /** Display name of the result (default `q1`). */
+  name?: string;
+  /** Overrides the query's LIMIT. */
+  limit?: number;
+  /** Restrict every source to objects reachable from GC roots (default: the session's mode). */
+  reachableOnly?: boolean;
+  signal?: AbortSignal;
+  /** A parsed `-- @viz` directive to carry in the result (a leading directive line is also read). */
+  viz?: VizSpec | null;
+}
+
+/** A query parsed and planned once; run it with `session.query(prepared)`. */
+export interface PreparedQuery {
+  /** The OQL without its `-- @viz` line. */
+  readonly oql: string;
+  readonly viz: VizSpec | null;
+  /** What the query was planned for: a prepared query is re-planned if the path changed. */
+  readonly fullPath: boolean;
+  readonly reachableOnly: boolean;
+  readonly limit: number | undefined;
+  readonly planned: PlannedQuery;
+}
+
+export interface PrepareOptions {
+  /** Plan for the full path (retained sizes, dominators, the reference graph). */
+  fullPath: boolean;
+  reachableOnly?: boolean;
+  limit?: number;
+  viz?: VizSpec | null;
+  /** An existing plan of `text` with these options (query files plan while they are read). */
+  planned?: PlannedQuery;
+}
+
+/** Parses and plans a query without a heap. Throws OqlSyntaxError / OqlPlanError. */
+export function prepareQuery(text: string, options: PrepareOptions): PreparedQuery {
+  const extracted = extractViz(text);
+  const reachableOnly = options.reachableOnly ?? false;
+  let planned = options.planned ?? plan(extracted.oql, { fullPath: options.fullPath, reachableOnly });
+  if (options.limit !== undefined) {
+    const limited = withLimit(planned.plan, options.limit);
+    planned = { ...planned, plan: limited, json: planToJson(limited) };
+  }
+  return {
+    oql: extracted.oql,
+    viz: options.viz ?? extracted.viz,
+    fullPath: options.fullPath,
+    reachableOnly,
+    limit: options.limit,
+    planned,
+  };
+}
+
+export function isPreparedQuery(q: string | PreparedQuery): q is PreparedQuery {
+  return typeof q !== 'string';
+}
+
+/** The prepared query to run now: planned again only when the path or options changed. */
+export function preparedFor(handle: NativeHeap, q: string | PreparedQuery, options: QueryOptions, defaultReachable: boolean): PreparedQuery {
+  const reachableOnly = options.reachableOnly ?? (isPreparedQuery(q) ? q.reachableOnly : defaultReachable);
+  const limit = options.limit ?? (isPreparedQuery(q) ? q.limit : undefined);
+  const fullPath = handle.analyzed;
+  if (isPreparedQuery(q) && q.fullPath === fullPath && q.reachableOnly === reachableOnly && q.limit === limit) {
+    return options.viz === undefined ? q : { ...q, viz: options.viz };
+  }
+  const text = isPreparedQuery(q) ? q.oql : q;
+  const viz = options.viz ?? (isPreparedQuery(q) ? q.viz : undefined);
+  return prepareQuery(text, { fullPath, reachableOnly, ...(limit !== undefined ? { limit } : {}), ...(viz !== undefined ? { viz } : {}) });
+}
+
+export function resolverFor(handle: NativeHeap): ObjectResolver {
+  return (indices: Uint32Array): ObjectRef[] => {
+    const d = callSync(() => handle.describe(indices));
+    return Array.from(indices, (objectId, i) => ({
+      objectId,
+      address: d.addresses[i]!,
+      className: d.classNames[i]!,
+      label: d.labels[i]!,
+    }));
+  };
+}
+
+export async function runPrepared(handle: NativeHeap, q: PreparedQuery, options: QueryOptions): Promise<QueryResult> {
+  const started = performance.now();
+  const { token, dispose } = cancelTokenFor(options.signal);
+  try {
+    const batch = (await call(() => handle.execute(q.planned.json, token))) as Batch;
+    return batchToQueryResult(batch, resolverFor(handle), {
+      name: options.name ?? 'q1',
+      oql: q.oql,
+      elapsedMs: Math.round((performance.now() - started) * 10) / 10,
+      truncated: q.limit !== undefined && batch.rowCount >= q.limit,
+      ...(q.viz ? { viz: q.viz } : {}),
+    });
+  } finally {
+    dispose();
+  }
+}
+
+/** One streamed row: column name → value, exactly as the columns are named. */
+export type StreamedRow = Record<string, Value>;
+
+/**
+ * Rows as the executor produces them (plain selects stream while the scan runs). Breaking out
+ * of the loop cancels the scan.
+ */
+export async function* streamPrepared(
+  handle: NativeHeap,
+  q: PreparedQuery,
+  options: QueryOptions & { batchRows?: number } = {},
+): AsyncGenerator<StreamedRow> {
+  const { token, dispose } = cancelTokenFor(options.signal);
+  const queue: Batch[] = [];
+  let wake: (() => void) | undefined;
+  // Batches arrive through a thread-safe callback that may be delivered after the task's own
+  // completion: the stream ends once the rows the executor reported have all been received.
+  let expectedRows: number | undefined;
+  let receivedRows = 0;
+  let failure: unknown;
+  let failed = false;
+  const done = call(() =>
+    handle.executeStream(q.planned.json, options.batchRows ?? 1000, (batch) => {
+      queue.push(batch as Batch);
+      receivedRows += (batch as Batch).rowCount;
+      wake?.();
+    }, token),
+  ).then(
+    (end) => {
+      expectedRows = end.rows;
+      wake?.();
+    },
+    (err) => {
+      failure = err;
+      failed = true;
+      wake?.();
+    },
+  );
+  const resolve = resolverFor(handle);
+  let complete = false;
+  try {
+    for (;;) {
+      const batch = queue.shift();
+      if (batch) {
+        const result = batchToQueryResult(batch, resolve, { name: 'stream', oql: q.oql, elapsedMs: 0 });
+        for (const row of result.rows) {
+          const named: StreamedRow = {};
+          result.columns.forEach((c, i) => (named[c.name] = row[i] as Value));
+          yield named;
+        }
+        continue;
+      }
+      if (failed) throw failure;
+      if (expectedRows !== undefined && receivedRows >= expectedRows) break;
+      await new Promise<void>((r) => (wake = r));
+      wake = undefined;
+    }
+    complete = true;
+  } finally {
+    if (!complete) token.cancel();
+    await done;
+    dispose();
+  }
+}
+
+/** The execution plan's text (`explain`), without running it. */
+export function explainPrepared(q: PreparedQuery): string {
+  return explainPlan(q.planned.plan);
+}

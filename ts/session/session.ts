@@ -1,0 +1,413 @@
+/**
+ * HeapSession: the one place that talks to the addon for an open heap. Every front (the CLI
+ * subcommands, the REPL, the report builder, the HTTP server, MCP) opens a dump through it and
+ * asks it for queries, plans, the analysis, report data and point look-ups. It holds the state
+ * of one analysis (query-only → analyzing → full / failed, the reachable mode, progress,
+ * cancellation) and tells subscribers when that changes.
+ */
+import { HeapqlError } from '../errors.js';
+import { call, callSync, native, type NativeHeap } from '../native/index.js';
+import { cancelTokenFor } from '../native/cancel.js';
+import type { QueryResult } from '../query/schema.js';
+import type { ReportModel } from '../report/model.js';
+import { toClassView, toDominatorView, toObjectView, toPathStep, toReferenceList } from './convert.js';
+import {
+  explainPrepared,
+  preparedFor,
+  prepareQuery,
+  runPrepared,
+  streamPrepared,
+  type PreparedQuery,
+  type QueryOptions,
+  type StreamedRow,
+} from './query.js';
+import { buildReport, reportSections, type BuildReportOptions, type ReportSections } from './report.js';
+import type {
+  AnalysisStart,
+  AnalysisState,
+  ClassView,
+  DominatorView,
+  ObjectView,
+  PathStep,
+  ProgressEvent,
+  ReferenceList,
+  SessionEvent,
+  SessionStatus,
+} from './types.js';
+
+export interface OpenOptions {
+  /** Which heap dump of the file, 0-based (a JVMTI agent file can hold several). */
+  dump?: number;
+  onProgress?: (event: ProgressEvent) => void;
+  signal?: AbortSignal;
+  /** Do not read or write the index cache (accepted now; the cache comes later). */
+  noCache?: boolean;
+  /**
+   * Where the big per-object arrays go (the object index; after `analyze()`, the graph, the
+   * dominator tree's lists and the paths' parents). `'memory'` (default): in the process,
+   * fastest for queries. `'disk'`: in unlinked, memory-mapped scratch files in `scratchDir` or
+   * a disk-backed temporary directory; the kernel can write them back and evict them, so a
+   * full analysis needs about a third of the memory. Choose `'disk'` before `analyze()`.
+   */
+  scratch?: 'memory' | 'disk';
+  /** Directory for the scratch files (implies `scratch: 'disk'`). */
+  scratchDir?: string;
+  /** The session's reachable mode for queries (default false: all objects). */
+  reachableOnly?: boolean;
+}
+
+export interface AnalyzeOptions {
+  /** Leave objects unreachable from GC roots out of the dominator tree (default: keep them). */
+  reachableOnly?: boolean;
+  onProgress?: (event: ProgressEvent) => void;
+  /** Aborting it cancels the analysis (for every caller waiting on it). */
+  signal?: AbortSignal;
+}
+
+export interface ObjectLookupOptions {
+  /** First field (array element) shown; default 0. */
+  fieldOffset?: number;
+  /** Fields shown; default 100. */
+  fieldLimit?: number;
+}
+
+export type DumpInfo = ReturnType<NativeHeap['info']>;
+export type DumpWarning = ReturnType<NativeHeap['warnings']>[number];
+export type HeapCounts = ReturnType<NativeHeap['counts']>;
+export type HistogramRow = ReturnType<NativeHeap['classHistogram']>[number];
+
+/** The door's form: absent = memory, '' = a directory the core picks, else the directory. */
+function scratchOption(options: OpenOptions): string | undefined {
+  if (options.scratchDir !== undefined) return options.scratchDir;
+  return options.scratch === 'disk' ? '' : undefined;
+}
+
+interface RunningAnalysis {
+  promise: Promise<void>;
+  controller: AbortController;
+  reachableOnly: boolean;
+}
+
+export class HeapSession {
+  readonly path: string;
+  /** @internal the native handle; only this module and its helpers use it. */
+  readonly handle: NativeHeap;
+
+  private state: AnalysisState = 'query-only';
+  private analyzedReachable: boolean | null = null;
+  private progress: ProgressEvent | null = null;
+  private error: string | null = null;
+  private running: RunningAnalysis | null = null;
+  private listeners = new Set<(event: SessionEvent) => void>();
+  private classNameCache: string[] | null = null;
+  /** The session's reachable mode for queries; `!reachable` / `!all` switch it. */
+  reachableOnly: boolean;
+
+  private constructor(path: string, handle: NativeHeap, reachableOnly: boolean) {
+    this.path = path;
+    this.handle = handle;
+    this.reachableOnly = reachableOnly;
+  }
+
+  /** Opens a dump and builds its index (the query-only path). */
+  static async open(path: string, options: OpenOptions = {}): Promise<HeapSession> {
+    const { token, dispose } = cancelTokenFor(options.signal);
+    try {
+      const handle = await call(() =>
+        native().openHeap(path, { dump: options.dump, scratch: scratchOption(options) }, options.onProgress ? (e) => options.onProgress!(e) : undefined, token),
+      );
+      return new HeapSession(path, handle, options.reachableOnly ?? false);
+    } finally {
+      dispose();
+    }
+  }
+
+  // ---- state and events ----
+
+  get status(): SessionStatus {
+    const info = this.info();
+    return {
+      path: this.path,
+      state: this.state,
+      reachableOnly: this.reachableOnly,
+      analysis: this.analyzedReachable === null ? null : { reachableOnly: this.analyzedReachable },
+      progress: this.progress,
+      error: this.error,
+      objects: info.objectCount,
+      classes: info.classCount,
+    };
+  }
+
+  /** True once a full analysis has finished (queries may use the full path). */
+  get analyzed(): boolean {
+    return this.handle.analyzed;
+  }
+
+  /** Calls `listener` on every state change and progress report; returns the unsubscribe function. */
+  subscribe(listener: (event: SessionEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(event: SessionEvent): void {
+    for (const l of [...this.listeners]) l(event);
+  }
+
+  private setState(state: AnalysisState): void {
+    this.state = state;
+    this.emit({ type: 'state', status: this.status });
+  }
+
+  // ---- the index ----
+
+  info(): DumpInfo {
+    return callSync(() => this.handle.info());
+  }
+
+  /** Non-fatal findings: a truncated file, skipped unknown records, roots to missing objects. */
+  warnings(): DumpWarning[] {
+    return callSync(() => this.handle.warnings());
+  }
+
+  /** Instances and shallow bytes per class, largest shallow size first. */
+  classHistogram(): HistogramRow[] {
+    const rows = callSync(() => this.handle.classHistogram());
+    return rows.sort((a, b) => b.shallow - a.shallow || b.count - a.count || a.className.localeCompare(b.className));
+  }
+
+  /** Object counts by kind, GC roots by kind and the total shallow heap. */
+  counts(): HeapCounts {
+    return callSync(() => this.handle.counts());
+  }
+
+  /** Every class name, sorted, each once (read once per session). */
+  classNames(): string[] {
+    this.classNameCache ??= [...new Set(callSync(() => this.handle.classNames()))].sort();
+    return this.classNameCache;
+  }
+
+  /** Class names containing `pattern` (case-insensitive), sorted; all without a pattern. */
+  classes(pattern?: string): string[] {
+    if (!pattern) return this.classNames();
+    const p = pattern.toLowerCase();
+    return this.classNames().filter((n) => n.toLowerCase().includes(p));
+  }
+
+  // ---- queries ----
+
+  /** Parses and plans a query for the session's current path and mode (throws OQL errors). */
+  prepare(text: string, options: Omit<QueryOptions, 'signal'> = {}): PreparedQuery {
+    return prepareQuery(text, {
+      fullPath: this.analyzed,
+      reachableOnly: options.reachableOnly ?? this.reachableOnly,
+      ...(options.limit !== undefined ? { limit: options.limit } : {}),
+      ...(options.viz !== undefined ? { viz: options.viz } : {}),
+    });
+  }
+
+  /** Runs one OQL query (text or prepared); full-path features work once analyzed. */
+  async query(q: string | PreparedQuery, options: QueryOptions = {}): Promise<QueryResult> {
+    return runPrepared(this.handle, preparedFor(this.handle, q, options, this.reachableOnly), options);
+  }
+
+  /** Rows as they are produced, keyed by column name; breaking out of the loop stops the scan. */
+  async *queryStream(q: string | PreparedQuery, options: QueryOptions & { batchRows?: number } = {}): AsyncGenerator<StreamedRow> {
+    yield* streamPrepared(this.handle, preparedFor(this.handle, q, options, this.reachableOnly), options);
+  }
+
+  /** The execution plan of a query, without running it. */
+  explain(q: string | PreparedQuery, options: QueryOptions = {}): string {
+    return explainPrepared(preparedFor(this.handle, q, options, this.reachableOnly));
+  }
+
+  // ---- the full analysis ----
+
+  /**
+   * Runs the full analysis (object graph, dominator tree, retained sizes) or joins the one
+   * running. Afterwards queries may use `@retainedHeapSize`, `dominators()`, `@inbounds`,
+   * `path()` and `AS RETAINED SET`, and the look-ups `referrers`, `pathToRoot`, `dominator`.
+   * A finished analysis in the same mode is kept; another mode analyzes again.
+   */
+  async analyze(options: AnalyzeOptions = {}): Promise<void> {
+    const reachableOnly = options.reachableOnly ?? false;
+    for (;;) {
+      if (this.running) {
+        const running = this.running;
+        const stop = () => running.controller.abort();
+        options.signal?.addEventListener('abort', stop, { once: true });
+        const forward = options.onProgress ? this.subscribe((e) => e.type === 'progress' && e.task === 'analyze' && options.onProgress!(e)) : undefined;
+        try {
+          await running.promise;
+        } finally {
+          options.signal?.removeEventListener('abort', stop);
+          forward?.();
+        }
+        if (running.reachableOnly === reachableOnly) return;
+        continue;
+      }
+      if (this.analyzed && this.analyzedReachable === reachableOnly) return;
+      if (options.signal?.aborted) throw new HeapqlError('ERR_CANCELLED', 'the analysis was cancelled');
+      this.begin(reachableOnly);
+    }
+  }
+
+  /** Starts the analysis without waiting (failures show in `status`); for servers. */
+  startAnalysis(options: { reachableOnly?: boolean } = {}): AnalysisStart {
+    const reachableOnly = options.reachableOnly ?? false;
+    if (this.running) return 'already_running';
+    if (this.analyzed && this.analyzedReachable === reachableOnly) return 'already_done';
+    this.begin(reachableOnly).promise.catch(() => {});
+    return 'started';
+  }
+
+  /** Stops a running analysis; the session stays usable on the query-only path. */
+  cancelAnalysis(): boolean {
+    if (!this.running) return false;
+    this.running.controller.abort();
+    return true;
+  }
+
+  private begin(reachableOnly: boolean): RunningAnalysis {
+    const controller = new AbortController();
+    const { token, dispose } = cancelTokenFor(controller.signal);
+    this.progress = null;
+    this.error = null;
+    // Progress reaches JavaScript through a queue and may trail the end: late reports are dropped.
+    let live = true;
+    const promise = (async () => {
+      try {
+        const summary = await call(() =>
+          this.handle.analyze({ reachableOnly }, (e) => {
+            if (!live) return;
+            this.progress = e;
+            this.emit({ type: 'progress', task: 'analyze', ...e });
+          }, token),
+        );
+        live = false;
+        this.analyzedReachable = summary.reachableOnly;
+        this.finish('full', null);
+      } catch (err) {
+        live = false;
+        const cancelled = err instanceof HeapqlError && err.code === 'ERR_CANCELLED';
+        this.finish(this.analyzed ? 'full' : cancelled ? 'query-only' : 'failed', cancelled ? null : (err as Error).message);
+        throw err;
+      } finally {
+        live = false;
+        dispose();
+      }
+    })();
+    this.running = { promise, controller, reachableOnly };
+    this.setState('analyzing');
+    return this.running;
+  }
+
+  private finish(state: AnalysisState, error: string | null): void {
+    this.running = null;
+    this.progress = null;
+    this.error = error;
+    this.setState(state);
+  }
+
+  // ---- the report ----
+
+  /**
+   * The report's computed sections (overview, leak suspects, top consumers, threads,
+   * duplicate strings); needs the full analysis (ERR_NEEDS_ANALYSIS before).
+   */
+  reportData(options: { limit?: number; topStrings?: number; signal?: AbortSignal; onProgress?: (e: ProgressEvent) => void } = {}): Promise<ReportSections> {
+    return reportSections(this.handle, {
+      ...options,
+      onProgress: (e) => {
+        options.onProgress?.(e);
+        this.emit({ type: 'progress', task: 'report', ...e });
+      },
+    });
+  }
+
+  /**
+   * The full report (the sections, the given query results, the dump's warnings) as the
+   * validated report model; analyzes the dump first when needed.
+   */
+  report(options: BuildReportOptions = {}): Promise<ReportModel> {
+    return buildReport(this, options);
+  }
+
+  // ---- point look-ups (each reads one object or class; no heap scan) ----
+
+  /** One object: class, address, sizes, GC roots, and its fields with names, types and values. */
+  async object(objectId: number, options: ObjectLookupOptions = {}): Promise<ObjectView> {
+    return toObjectView(await call(() => this.handle.object(objectId, { fieldOffset: options.fieldOffset, fieldLimit: options.fieldLimit })));
+  }
+
+  /** The objects `objectId` refers to (its class object first), with the holding field. */
+  async referents(objectId: number, limit = 25): Promise<ReferenceList> {
+    return toReferenceList(await call(() => this.handle.referents(objectId, limit)));
+  }
+
+  /** The objects that refer to `objectId`, with the field of each; needs the full analysis. */
+  async referrers(objectId: number, limit = 25): Promise<ReferenceList> {
+    return toReferenceList(await call(() => this.handle.referrers(objectId, limit)));
+  }
+
+  /** A shortest path from a GC root to the object (root first); null if it hangs off none. */
+  async pathToRoot(objectId: number): Promise<PathStep[] | null> {
+    const steps = await call(() => this.handle.pathToRoot(objectId));
+    return steps ? steps.map(toPathStep) : null;
+  }
+
+  /** The immediate dominator and the `limit` biggest dominated objects; needs the full analysis. */
+  async dominator(objectId: number, limit = 10): Promise<DominatorView> {
+    return toDominatorView(await call(() => this.handle.dominatorOf(objectId, limit)));
+  }
+
+  /** Every class of this name (one per defining class loader); empty when there is none. */
+  async describeClass(name: string): Promise<ClassView[]> {
+    return (await call(() => this.handle.describeClass(name))).map(toClassView);
+  }
+
+  /** The object at an address (`0x…`), or null. */
+  objectAt(address: string): number | null {
+    return callSync(() => this.handle.objectAt(address)) ?? null;
+  }
+
+  /**
+   * An object named the way people write it: `123` or `#123` (object index), `0x7f…` (address),
+   * or `<class>#<index>` (the class is checked). Throws ERR_NO_SUCH_OBJECT with what to do.
+   */
+  resolveObject(spec: string): number {
+    const text = spec.trim();
+    if (/^0x[0-9a-f]+$/i.test(text)) {
+      const at = this.objectAt(text);
+      if (at === null) throw new HeapqlError('ERR_NO_SUCH_OBJECT', `no object at address ${text}`);
+      return at;
+    }
+    const m = /^(.*?)#?(\d+)$/.exec(text);
+    if (!m || (m[1] !== '' && !text.includes('#'))) {
+      throw new HeapqlError('ERR_ARGUMENT', `'${spec}' names no object: write <class>#<index>, #<index> or an address 0x…`);
+    }
+    const objectId = Number(m[2]);
+    const count = this.info().objectCount;
+    if (!Number.isSafeInteger(objectId) || objectId >= count) {
+      throw new HeapqlError('ERR_NO_SUCH_OBJECT', `object ${m[2]} does not exist (the heap has objects 0 to ${count - 1})`);
+    }
+    const className = m[1]!;
+    if (className !== '') {
+      const actual = callSync(() => this.handle.describe(Uint32Array.of(objectId))).classNames[0]!;
+      if (actual !== className) {
+        throw new HeapqlError('ERR_NO_SUCH_OBJECT', `object ${objectId} is a ${actual}, not a ${className} (write ${actual}#${objectId})`);
+      }
+    }
+    return objectId;
+  }
+
+  /** Releases the index and the mapping (a running analysis is cancelled first). */
+  close(): void {
+    this.cancelAnalysis();
+    this.handle.close();
+  }
+}
+
+/** Opens a dump and builds its index (query-only path). */
+export function openHeap(path: string, options: OpenOptions = {}): Promise<HeapSession> {
+  return HeapSession.open(path, options);
+}
