@@ -4,7 +4,8 @@
  * checked against what the program built.
  */
 import path from 'node:path';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, unlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
 import { HeapSession, openHeap, type ObjectRef, type SessionEvent } from '../ts/index.js';
@@ -95,6 +96,22 @@ describe('HeapSession on demo.hprof', () => {
     expect(() => session.resolveObject('hello')).toThrow(/names no object/);
   });
 
+  test('WHERE @objectId = n reads one object and answers like the scan', async () => {
+    const id = sessionRef.objectId;
+    const rows = async (oql: string) => (await session.query(oql)).rows;
+    expect(await rows(`SELECT s FROM Demo$Session s WHERE @objectId = ${id}`)).toEqual([[sessionRef]]);
+    expect(await rows(`SELECT x FROM INSTANCEOF java.lang.Object x WHERE ${id} = @objectId`)).toEqual([[sessionRef]]);
+    // The same answers as a scan (a range is not narrowed).
+    for (const where of [`@objectId = ${id}`, `@objectId = ${id} AND s.createdAt < 0`, `s.createdAt > 0 AND @objectId = ${id}`]) {
+      const scanned = where.replace(`@objectId = ${id}`, `@objectId >= ${id} AND @objectId <= ${id}`);
+      expect(await rows(`SELECT s FROM Demo$Session s WHERE ${where}`)).toEqual(await rows(`SELECT s FROM Demo$Session s WHERE ${scanned}`));
+    }
+    expect(await rows(`SELECT s FROM java.lang.String s WHERE @objectId = ${id}`)).toEqual([]);
+    expect(await rows('SELECT s FROM Demo$Session s WHERE @objectId = 99999999')).toEqual([]);
+    expect(await rows(`SELECT s FROM Demo$Session s WHERE @objectId = ${id}.5`)).toEqual([]);
+    expect(await rows(`SELECT COUNT(*) FROM INSTANCEOF java.lang.Object x WHERE @objectId = ${id}`)).toEqual([[1]]);
+  });
+
   test('a prepared query is planned once and re-planned only when the path changes', async () => {
     const prepared = session.prepare('SELECT COUNT(*) AS n FROM Demo$Session');
     expect(prepared.fullPath).toBe(false);
@@ -146,6 +163,14 @@ describe('HeapSession on demo.hprof', () => {
     expect(store).toBeGreaterThan(-1);
     expect(path[store + 1]!.via).toBe('SESSIONS');
 
+    expect(path.every((s) => s.skipped === 0)).toBe(true);
+    // A long path keeps its ends: the step after the gap says how many were left out.
+    const short = (await session.pathToRoot(id, 4))!;
+    expect(short).toHaveLength(4);
+    expect(short.slice(0, 2)).toEqual(path.slice(0, 2));
+    expect(short.slice(2).map((s) => s.object)).toEqual(path.slice(-2).map((s) => s.object));
+    expect(short[2]!.skipped).toBe(path.length - 4);
+
     const dom = await session.dominator(id);
     expect(dom.dominator).not.toBeNull();
     expect(dom.inTree).toBe(true);
@@ -168,5 +193,20 @@ describe('HeapSession on demo.hprof', () => {
   test('missing objects are one clear error', async () => {
     await expect(session.object(2 ** 31)).rejects.toMatchObject({ code: 'ERR_NO_SUCH_OBJECT', message: expect.stringContaining('does not exist') });
     await expect(session.referrers(2 ** 31)).rejects.toMatchObject({ code: 'ERR_NO_SUCH_OBJECT' });
+  });
+
+  test('a dump deleted after opening stays usable (queries, look-ups, the analysis)', async () => {
+    const copy = path.join(mkdtempSync(path.join(tmpdir(), 'heapql-vanish-')), 'demo.hprof');
+    copyFileSync(demo, copy);
+    const s = await openHeap(copy);
+    try {
+      unlinkSync(copy);
+      expect((await s.query('SELECT COUNT(*) FROM Demo$Session')).rows).toEqual([[400]]);
+      expect((await s.object(sessionRef.objectId)).fieldCount).toBe(6);
+      await s.analyze();
+      expect(s.status.state).toBe('full');
+    } finally {
+      s.close();
+    }
   });
 });

@@ -31,4 +31,5 @@ export type {
 } from './session/index.js';
 export { HeapqlError } from './errors.js';
 export { buildSummary, type HeapSummary } from './report/summary.js';
+export { diffDumps, renderDiff, diffJsonSchema, type DiffModel, type DiffOptions } from './diff/index.js';
 export type { QueryResult, Value, ObjectRef, VizSpec } from './query/schema.js';

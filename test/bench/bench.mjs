@@ -54,6 +54,13 @@ const STEPS = [
     output: (size) => path.join(OUT, `report-${size}g-limited.json`),
     args: (d, size) => [d, path.join(OUT, `report-${size}g-limited.json`), '--no-cache'],
   },
+  {
+    // The session core's point look-ups after the full analysis (p50 / p99 per kind in the note;
+    // the whole list in bench-out/logs/*point-look-ups*.out).
+    name: 'point look-ups',
+    script: 'test/bench/lookups.mjs',
+    args: (d) => [d, '--samples', '300'],
+  },
   // Peers, side by side: hprof-slurp's class histogram pass, hprof-analyzer's query-only path
   // and its full report (the same work as ours above).
   { name: 'hprof-slurp histogram (peer)', cmd: 'hprof-slurp', args: (d) => [d] },
@@ -301,6 +308,15 @@ async function measure(argv, logBase, timeoutSeconds = 0) {
   return { ok: code === 0, seconds, rssMB, anonMB: anon / 1024, approx, note };
 }
 
+/** p50 / p99 per look-up kind from the last (JSON) line lookups.mjs prints. */
+function lookupNote(outFile) {
+  const last = fs.readFileSync(outFile, 'utf8').trim().split('\n').pop() ?? '{}';
+  const { results = {} } = JSON.parse(last);
+  return Object.entries(results)
+    .map(([kind, r]) => `${kind} ${r.p50}/${r.p99} ms`)
+    .join('; ') + ' (p50/p99)';
+}
+
 function table(rows) {
   const head = ['dump', 'size GB', 'step', 'wall s', 'GB/s', 'peak RSS MB', 'peak anon MB', 'note'];
   const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
@@ -341,7 +357,8 @@ async function main() {
       for (const step of steps) {
         let argv;
         let note = '';
-        if (step.cmd === 'heapql') argv = [process.execPath, CLI, ...step.args(dump.file, size)];
+        if (step.script) argv = [process.execPath, path.join(ROOT, step.script), ...step.args(dump.file, size)];
+        else if (step.cmd === 'heapql') argv = [process.execPath, CLI, ...step.args(dump.file, size)];
         else {
           const exe = onPath(step.cmd);
           if (!exe) note = `skipped: ${step.cmd} is not on PATH (cargo install ${step.cmd})`;
@@ -375,6 +392,7 @@ async function main() {
           m.ok = false;
           m.note = `exited 0 but wrote no ${path.basename(output)}`;
         }
+        if (m.ok && step.script) note = lookupNote(`${logBase}.out`);
         rows.push({ dump: name, sizeGB, step: step.name, ...m, note: m.ok ? note : `skipped: ${m.note}` });
         process.stderr.write(`bench:   ${m.ok ? `${m.seconds.toFixed(2)} s, ${Math.round(m.rssMB)} MB` : m.note}\n`);
       }

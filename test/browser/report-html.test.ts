@@ -8,26 +8,20 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
 import { renderReport } from '../../ts/report/output.js';
 import { sampleModel } from '../report-sample.js';
+import { chromiumAvailable, launchChromium, watchedPage } from './chromium.js';
 
-const CHROMIUM = process.env.HEAPQL_CHROMIUM ?? '/usr/bin/chromium';
-const available = fs.existsSync(CHROMIUM);
-if (!available) console.warn(`skipping the browser test: no Chromium at ${CHROMIUM} (apt-get install chromium, or set HEAPQL_CHROMIUM)`);
-
-describe.skipIf(!available)('HTML report in Chromium', () => {
+describe.skipIf(!chromiumAvailable)('HTML report in Chromium', () => {
   let browser: Browser;
   let dir: string;
 
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'heapql-browser-'));
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
@@ -39,15 +33,7 @@ describe.skipIf(!available)('HTML report in Chromium', () => {
     fs.writeFileSync(file, renderReport(sampleModel(), 'html'));
     const url = pathToFileURL(file).href;
 
-    const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
-    const problems: string[] = [];
-    const requests: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText ?? ''}`));
-    page.on('request', (r) => requests.push(r.url()));
+    const { page, problems, requests } = await watchedPage(browser);
 
     await page.goto(url, { waitUntil: 'load' });
     expect(problems).toEqual([]);

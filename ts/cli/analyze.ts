@@ -8,6 +8,7 @@ import { usageError } from '../errors.js';
 import { checkOptions, dumpArgs, dumpIndex, fullAnalysisArgs, queryArgs, scratchDir } from './args.js';
 import { analyzeForCli, openForCli } from './open.js';
 import { collectJobs, outputFormat, runJobs } from './queries.js';
+import { refuseWithRepl, startRepl } from './repl.js';
 import { warn } from './stderr.js';
 
 const args = {
@@ -15,6 +16,7 @@ const args = {
   ...queryArgs,
   ...fullAnalysisArgs,
   run: { type: 'string', description: 'run a named query (see heapql query --list-named)', valueHint: 'name' },
+  repl: { type: 'boolean', description: 'interactive session after the analysis (oql> prompt; !help lists its commands)' },
 } as const;
 
 export const analyzeCommand = defineCommand({
@@ -22,9 +24,20 @@ export const analyzeCommand = defineCommand({
   args,
   async run({ args: a, rawArgs }) {
     checkOptions(rawArgs, 'analyze', args, 1);
-    const format = outputFormat(a.format);
     const reachableOnly = a['reachable-only'] ?? false;
     const scratch = scratchDir(a['scratch-dir']);
+    if (a.repl) {
+      refuseWithRepl(rawArgs, a);
+      const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), noCache: !a.cache, scratchDir: scratch });
+      try {
+        await analyzeForCli(heap, reachableOnly);
+        process.exitCode = await startRepl(heap, reachableOnly);
+      } finally {
+        heap.close();
+      }
+      return;
+    }
+    const format = outputFormat(a.format);
     const { jobs, warnings } = collectJobs({ rawArgs, queryFile: a['query-file'], run: a.run, fullPath: true, reachableOnly });
     for (const w of warnings) warn(w);
     if (jobs.length === 0) throw usageError('no query given: use --query "<oql>", --query-file <path> or --run <name> (or heapql <dump> for the report)');

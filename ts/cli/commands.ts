@@ -11,9 +11,11 @@ export const subCommands: Record<string, Lazy> = {
   analyze: () => import('./analyze.js').then((m) => m.analyzeCommand),
   summary: () => import('./summary.js').then((m) => m.summaryCommand),
   demo: () => import('./demo.js').then((m) => m.demoCommand),
+  diff: () => import('./diff.js').then((m) => m.diffCommand),
   schema: () => import('./schema.js').then((m) => m.schemaCommand),
   sched: () => import('./sched.js').then((m) => m.schedCommand),
   device: () => import('./device.js').then((m) => m.deviceCommand),
+  mcp: () => import('./mcp.js').then((m) => m.mcpCommand),
   completion: () => import('./completion.js').then((m) => m.completionCommand(() => subCommands, mainCommand)),
 };
 

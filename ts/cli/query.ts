@@ -5,6 +5,7 @@ import { usageError } from '../errors.js';
 import { checkOptions, dumpArgs, dumpIndex, queryArgs } from './args.js';
 import { openForCli } from './open.js';
 import { collectJobs, listNamed, outputFormat, runJobs } from './queries.js';
+import { refuseWithRepl, startRepl } from './repl.js';
 import { warn } from './stderr.js';
 
 const args = {
@@ -12,7 +13,7 @@ const args = {
   ...queryArgs,
   run: { type: 'string', description: 'run a named query (see --list-named)', valueHint: 'name' },
   'list-named': { type: 'boolean', description: 'list the named queries and exit' },
-  repl: { type: 'boolean', description: 'interactive session (not available yet)' },
+  repl: { type: 'boolean', description: 'interactive session (oql> prompt; !help lists its commands)' },
 } as const;
 
 export const queryCommand = defineCommand({
@@ -24,10 +25,19 @@ export const queryCommand = defineCommand({
       return;
     }
     checkOptions(rawArgs, 'query', args, 1);
-    if (a.repl) throw usageError('the interactive REPL (--repl) is not available yet; run queries with --query or --query-file');
     if (!a.file) throw usageError('heapql query needs a dump: heapql query <dump> --query "<oql>"');
-    const format = outputFormat(a.format);
     const reachableOnly = a['reachable-only'] ?? false;
+    if (a.repl) {
+      refuseWithRepl(rawArgs, a);
+      const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), noCache: !a.cache });
+      try {
+        process.exitCode = await startRepl(heap, reachableOnly);
+      } finally {
+        heap.close();
+      }
+      return;
+    }
+    const format = outputFormat(a.format);
     const { jobs, warnings } = collectJobs({ rawArgs, queryFile: a['query-file'], run: a.run, fullPath: false, reachableOnly });
     for (const w of warnings) warn(w);
     if (jobs.length === 0) throw usageError('no query given: use --query "<oql>", --query-file <path> or --run <name>');

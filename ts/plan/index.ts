@@ -47,5 +47,5 @@ export function withLimit(p: PhysicalPlan, limit: number): PhysicalPlan {
 export { explain, printPExpr } from './explain.js';
 export { planToJson, PLAN_VERSION } from './physical.js';
 export type * from './physical.js';
-export { fullPathMessage, ATTRIBUTE_NAMES, FUNCTION_NAMES, AGGREGATE_NAMES, didYouMean } from './binder.js';
+export { fullPathMessage, ATTRIBUTE_NAMES, FUNCTION_NAMES, AGGREGATE_NAMES, didYouMean, editDistance } from './binder.js';
 export { METHOD_ALIASES, type MethodAlias } from './methods.js';

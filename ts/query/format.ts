@@ -10,8 +10,10 @@ export interface TableOptions {
 
 function formatNumber(n: number): string {
   if (Number.isInteger(n)) return String(n);
-  // Ten significant digits hide binary noise (0.1 + 0.2) without hiding real precision.
-  return String(Number(n.toPrecision(10)));
+  // Ten significant digits hide binary noise (0.1 + 0.2) without hiding real precision; a big
+  // number keeps its whole integer part and three decimals (a mean of 1700001579840.5).
+  const digits = Math.min(17, Math.max(10, Math.floor(Math.log10(Math.abs(n))) + 4));
+  return String(Number(n.toPrecision(digits)));
 }
 
 /** The text of one cell as tables and CSV show it. Objects show by label. */

@@ -15,7 +15,8 @@ export const COLLAPSE_ROWS = 20;
 /** Classes drawn in the histogram chart of the overview (the table has them all). */
 const CHART_CLASSES = 15;
 
-const CSS = `
+/** The report's style sheet (the diff report uses it too). */
+export const CSS = `
 :root{--fg:#1d2330;--muted:#5d6677;--line:#d9dee7;--bg:#fff;--soft:#f4f6fa;--accent:#3b6fb6;--warn:#9a5b00}
 *{box-sizing:border-box}
 body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:var(--fg);background:var(--bg)}
@@ -53,15 +54,15 @@ svg .lbl{font:12px system-ui,sans-serif;fill:#1d2330}svg .val{font:12px system-u
 svg .tm{font:12px system-ui,sans-serif;fill:#fff}svg .tmv{font-size:11px}
 `;
 
-const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
+export const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
 
-interface Col {
+export interface Col {
   head: string;
   num?: boolean;
 }
 
 /** A table from pre-escaped cells; long ones go into a closed <details>. */
-function table(cols: Col[], rows: string[][], what: string): string {
+export function table(cols: Col[], rows: string[][], what: string): string {
   const head = `<tr>${cols.map((c) => `<th${c.num ? ' class="n"' : ''}>${esc(c.head)}</th>`).join('')}</tr>`;
   const body = rows.map((r) => `<tr>${r.map((cell, i) => `<td${cols[i]?.num ? ' class="n"' : ''}>${cell}</td>`).join('')}</tr>`).join('\n');
   const html = `<table>\n<thead>${head}</thead>\n<tbody>\n${body}\n</tbody>\n</table>`;

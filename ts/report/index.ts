@@ -5,4 +5,4 @@ export { renderHtml } from './html.js';
 export { renderJson, reportJsonSchema, validateReportModel } from './json.js';
 export { planQuery, vizWarnings, withVizWarnings, type QueryView, type ChartDatum } from './charts.js';
 export { configOption, findConfigPath, loadCollectionConfig, parseCollectionConfig, type CollectionConfig, type ConfigLocation, type ConfigQuery } from './config.js';
-export { chooseOutput, renderReport, writeReport, REPORT_FORMATS, type OutputChoice, type ReportFormat } from './output.js';
+export { chooseOutput, renderReport, writeOutput, writeReport, REPORT_FORMATS, type OutputChoice, type ReportFormat } from './output.js';

@@ -25,9 +25,10 @@ function fence(body: string, info = 'text'): string {
   return `${f}${info}\n${body}\n${f}`;
 }
 
-type Align = 'l' | 'r';
+export type Align = 'l' | 'r';
 
-function table(headers: string[], rows: string[][], align: Align[] = []): string {
+/** A Markdown table of pre-escaped cells (`r` right-aligns a column). */
+export function table(headers: string[], rows: string[][], align: Align[] = []): string {
   const out = [`| ${headers.join(' | ')} |`, `| ${headers.map((_, i) => (align[i] === 'r' ? '---:' : '---')).join(' | ')} |`];
   for (const r of rows) out.push(`| ${r.join(' | ')} |`);
   return out.join('\n');

@@ -59,7 +59,11 @@ export function renderReport(model: ReportModel, format: ReportFormat): string {
 
 /** Renders and writes (or prints); the file is written whole or not at all. */
 export function writeReport(model: ReportModel, choice: OutputChoice, stdout: NodeJS.WritableStream = process.stdout): void {
-  const text = renderReport(model, choice.format);
+  writeOutput(renderReport(model, choice.format), choice, stdout);
+}
+
+/** Writes a rendered report to its path (whole or not at all), or prints it when there is none. */
+export function writeOutput(text: string, choice: OutputChoice, stdout: NodeJS.WritableStream = process.stdout): void {
   if (choice.path === null) {
     stdout.write(text);
     return;

@@ -32,7 +32,7 @@ export function toReferenceList(l: JsReferenceList): ReferenceList {
 }
 
 export function toPathStep(s: JsPathStep): PathStep {
-  return { object: ref(s.object), via: s.via };
+  return { object: ref(s.object), via: s.via, skipped: s.skipped };
 }
 
 export function toDominatorView(v: JsDominatorView): DominatorView {

@@ -283,6 +283,8 @@ export class HeapSession {
             this.emit({ type: 'progress', task: 'analyze', ...e });
           }, token),
         );
+        // Let progress reports already queued behind the result arrive first.
+        await new Promise<void>((resolve) => setImmediate(resolve));
         live = false;
         this.analyzedReachable = summary.reachableOnly;
         this.finish('full', null);
@@ -349,9 +351,13 @@ export class HeapSession {
     return toReferenceList(await call(() => this.handle.referrers(objectId, limit)));
   }
 
-  /** A shortest path from a GC root to the object (root first); null if it hangs off none. */
-  async pathToRoot(objectId: number): Promise<PathStep[] | null> {
-    const steps = await call(() => this.handle.pathToRoot(objectId));
+  /**
+   * A shortest path from a GC root to the object (root first); null if it hangs off none. A
+   * path longer than `maxSteps` (default 100) keeps its first and last halves, and the step
+   * after the gap has `skipped` > 0. Needs the full analysis.
+   */
+  async pathToRoot(objectId: number, maxSteps = 100): Promise<PathStep[] | null> {
+    const steps = await call(() => this.handle.pathToRoot(objectId, maxSteps));
     return steps ? steps.map(toPathStep) : null;
   }
 

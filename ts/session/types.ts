@@ -102,6 +102,8 @@ export interface PathStep {
   object: ObjectRef;
   /** For the first step the GC root kinds (`System Class`, `Thread`…), then the referrer's field. */
   via: string;
+  /** Steps of a long path left out just before this one (0 for none; see `pathToRoot`). */
+  skipped: number;
 }
 
 export interface DominatedView {

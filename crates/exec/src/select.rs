@@ -107,6 +107,8 @@ fn run_select(env: &Env, s: &Select, emit: Option<Emit>) -> Result<RowSet, ExecE
     let post = if grouped { Scope { keys: keys.len(), aggs: aggs.len(), ..post_base } } else { post_base };
     let having = s.having.as_ref().map(|h| compile(env, h, &post)).transpose()?;
     let names = output_names(s, Some(&input));
+    // After the names and the compile checks, which read the source's classes.
+    input = crate::source::narrow_to_pinned(env, input, s.filter.as_ref());
     let outputs: Option<Vec<CExpr>> = match (&s.output, &input) {
         (Output::Objects, Input::Values(t)) => Some((0..t.width()).map(CExpr::Col).collect()),
         (Output::Objects, Input::Objects(_)) if grouped => {

@@ -6,7 +6,7 @@ use regex::Regex;
 
 use crate::env::Env;
 use crate::error::{ExecError, ERR_UNKNOWN_CLASS};
-use crate::plan::Source;
+use crate::plan::{Attr, BinOp, Expr, Source};
 use crate::rows::Table;
 
 /// The rows a source yields, before `reachableOnly` and the filter.
@@ -228,5 +228,38 @@ mod tests {
         assert_eq!(suggest("String", &names), vec!["com.acme.String", "java.lang.String"]);
         assert_eq!(suggest("java.util.HashMapp", &names), vec!["java.util.HashMap"]);
         assert!(suggest("zzzzzzzzzz", &names).is_empty());
+    }
+}
+
+/// The object index a filter pins down: a top-level conjunct `@objectId = <integer>` (either
+/// side). None when the filter has no such conjunct.
+fn pinned_object(filter: &Expr) -> Option<f64> {
+    match filter {
+        Expr::Bin { op: BinOp::And, l, r } => pinned_object(l).or_else(|| pinned_object(r)),
+        Expr::Bin { op: BinOp::Eq, l, r } => {
+            let id_of = |e: &Expr| matches!(e, Expr::Attr { base, name: Attr::ObjectId } if **base == Expr::Row);
+            let lit = |e: &Expr| match e {
+                Expr::Lit { v } => v.as_f64(),
+                _ => None,
+            };
+            if id_of(l) { lit(r) } else if id_of(r) { lit(l) } else { None }
+        }
+        _ => None,
+    }
+}
+
+/// A point look-up: with `WHERE @objectId = n` (a conjunct), a class or whole-heap source is
+/// narrowed to object n (or to nothing when n is not in the source), so the filter runs on one
+/// row instead of scanning the heap. The filter itself still runs on that row.
+pub(crate) fn narrow_to_pinned(env: &Env, input: Input, filter: Option<&Expr>) -> Input {
+    let Some(n) = filter.and_then(pinned_object) else { return input };
+    let count = env.heap.object_count();
+    let o = (n >= 0.0 && n.fract() == 0.0 && n < count as f64).then_some(n as ObjIdx);
+    match (input, o) {
+        (Input::Objects(ObjSet::All), o) => Input::Objects(ObjSet::List(o.into_iter().collect())),
+        (Input::Objects(ObjSet::Classes { by_class, .. }), o) => {
+            Input::Objects(ObjSet::List(o.filter(|&o| by_class[env.heap.class_of(o) as usize]).into_iter().collect()))
+        }
+        (other, _) => other,
     }
 }

@@ -264,14 +264,20 @@ impl FullAnalysis {
     /// A shortest path from a GC root (or unreachable pseudo-root) to `o`, root first, with
     /// field labels; None if `o` hangs off no root (only with `reachable_only`).
     pub fn path_to_root(&self, heap: &Heap, o: ObjIdx) -> Option<Vec<PathStep>> {
-        let parents = self.bfs.get_or_init(|| self.root_path_parents(|_, _| false));
-        let nodes = path_from_parents(parents, node(o))?;
+        let nodes = self.path_nodes_to_root(o)?;
         let mut steps = Vec::with_capacity(nodes.len() - 1);
         for w in nodes.windows(2) {
             let label = if w[0] == 0 { self.root_label(heap, obj(w[1])) } else { edge_label(heap, obj(w[0]), obj(w[1])) };
             steps.push(PathStep { object: obj(w[1]), label });
         }
         Some(steps)
+    }
+
+    /// The nodes of a shortest path from the virtual root (node 0, first) to `o`, without
+    /// labels (a path may be a million steps long); None as for `path_to_root`.
+    pub fn path_nodes_to_root(&self, o: ObjIdx) -> Option<Vec<u32>> {
+        let parents = self.bfs.get_or_init(|| self.root_path_parents(|_, _| false));
+        path_from_parents(parents, node(o))
     }
 
     /// Shortest path from the roots to `o` avoiding edges for which `skip(from, to)` holds
@@ -344,9 +350,11 @@ pub fn edge_label(heap: &Heap, from: ObjIdx, to: ObjIdx) -> String {
     if heap.class(class).object == to {
         return "<class>".to_string();
     }
+    // Compared by id: no id-to-index look-up per field (an array may hold millions).
+    let target = heap.object_id(to);
     let mut slot_found: Option<u32> = None;
     heap.for_each_reference(from, |id, slot| {
-        if slot_found.is_none() && heap.index_of(id) == Some(to) {
+        if slot_found.is_none() && id == target {
             slot_found = Some(slot);
         }
     });

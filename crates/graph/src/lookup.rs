@@ -4,7 +4,8 @@
 
 use heapql_heap::{Heap, ObjIdx};
 
-use crate::analysis::{edge_label, FullAnalysis};
+use crate::analysis::{edge_label, FullAnalysis, PathStep};
+use crate::object_graph::obj;
 
 /// The first `limit` referrers of `o` (ascending object index) with the field of each that
 /// holds the reference, and how many referrers there are in all.
@@ -36,4 +37,35 @@ pub fn dominator_view(analysis: &FullAnalysis, o: ObjIdx, limit: usize) -> Domin
         children: dominated.iter().take(limit).copied().collect(),
         child_count: dominated.len() as u64,
     }
+}
+
+/// A path from a GC root to an object, with the middle of a long one left out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PathWindow {
+    /// The first `head` steps from the root and the last `tail` steps to the object.
+    pub steps: Vec<PathStep>,
+    /// Steps left out between `steps[gap_at - 1]` and `steps[gap_at]` (0: the whole path).
+    pub skipped: u64,
+    pub gap_at: usize,
+}
+
+/// A shortest path from a GC root to `o` (root first) whose steps beyond `head + tail` are left
+/// out in the middle; only the steps shown are labelled. None when `o` hangs off no root.
+pub fn path_to_root_window(analysis: &FullAnalysis, heap: &Heap, o: ObjIdx, head: usize, tail: usize) -> Option<PathWindow> {
+    let nodes = analysis.path_nodes_to_root(o)?;
+    let len = nodes.len() - 1; // steps: edges after the virtual root
+    let (shown, skipped, gap_at): (Vec<usize>, u64, usize) = if len <= head + tail {
+        ((0..len).collect(), 0, len)
+    } else {
+        ((0..head).chain(len - tail..len).collect(), (len - head - tail) as u64, head)
+    };
+    let steps = shown
+        .into_iter()
+        .map(|i| {
+            let (from, to) = (nodes[i], nodes[i + 1]);
+            let label = if from == 0 { analysis.root_label(heap, obj(to)) } else { edge_label(heap, obj(from), obj(to)) };
+            PathStep { object: obj(to), label }
+        })
+        .collect();
+    Some(PathWindow { steps, skipped, gap_at })
 }

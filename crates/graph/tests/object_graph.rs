@@ -303,3 +303,39 @@ fn garbage_never_changes_a_live_objects_dominator() {
     assert!(garbage >= size(g) + size(k1) + size(k2));
     assert_eq!(all.total_size() - live.total_size(), garbage);
 }
+
+#[test]
+fn look_ups_name_referrers_dominated_objects_and_path_windows() {
+    let dir = tmpdir("lookups");
+    let (path, ids) = write_dump(&dir);
+    let heap = open(&path);
+    let a = FullAnalysis::build(&heap, GraphOptions::default()).unwrap();
+    let (h, x, y, z) = (idx(&heap, ids.h), idx(&heap, ids.x), idx(&heap, ids.y), idx(&heap, ids.z));
+
+    let (refs, total) = heapql_graph::lookup::referrers(&a, &heap, z, 10);
+    assert_eq!(total, 2);
+    assert_eq!(refs, vec![(x, "next".to_string()), (y, "next".to_string())]);
+    let (first, total) = heapql_graph::lookup::referrers(&a, &heap, z, 1);
+    assert_eq!((first.len(), total), (1, 2));
+
+    // h dominates x, y and z (z is reached only through x or y).
+    let view = heapql_graph::lookup::dominator_view(&a, h, 10);
+    assert_eq!(view.dominator, None);
+    assert!(view.in_tree);
+    let mut children = view.children.clone();
+    children.sort_unstable();
+    assert_eq!(children, { let mut v = vec![x, y, z]; v.sort_unstable(); v });
+    assert_eq!(view.child_count, 3);
+    assert_eq!(heapql_graph::lookup::dominator_view(&a, h, 1).children.len(), 1);
+    assert_eq!(heapql_graph::lookup::dominator_view(&a, z, 10).dominator, Some(h));
+
+    // The path h -> x -> z (3 steps); a window of 1 + 1 leaves the middle step out.
+    let full = heapql_graph::lookup::path_to_root_window(&a, &heap, z, 50, 50).unwrap();
+    assert_eq!(full.skipped, 0);
+    assert_eq!(full.steps, a.path_to_root(&heap, z).unwrap());
+    assert_eq!(full.steps.len(), 3);
+    let w = heapql_graph::lookup::path_to_root_window(&a, &heap, z, 1, 1).unwrap();
+    assert_eq!((w.skipped, w.gap_at), (1, 1));
+    assert_eq!(w.steps, vec![full.steps[0].clone(), full.steps[2].clone()]);
+    assert_eq!(w.steps[1].label, "next");
+}

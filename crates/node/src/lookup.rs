@@ -88,6 +88,8 @@ pub struct JsPathStep {
     pub object: JsObjectRef,
     /// For the first step the GC root kinds, then the referrer's field.
     pub via: String,
+    /// Steps of a long path left out just before this one (0 for none).
+    pub skipped: f64,
 }
 
 #[napi(object)]
@@ -279,16 +281,27 @@ impl HeapHandle {
     }
 
     /// A shortest path from a GC root to `object`, root first; null when none exists (an
-    /// unreachable object under a reachable-only analysis). Full analysis only.
+    /// unreachable object under a reachable-only analysis). A path longer than `maxSteps`
+    /// (default 100) keeps its first and last halves; the step after the gap says how many
+    /// steps were left out. Full analysis only.
     #[napi(ts_return_type = "Promise<JsPathStep[] | null>")]
-    pub fn path_to_root(&self, object: u32) -> Result<AsyncTask<Lookup<Option<Vec<JsPathStep>>>>> {
+    pub fn path_to_root(&self, object: u32, max_steps: Option<u32>) -> Result<AsyncTask<Lookup<Option<Vec<JsPathStep>>>>> {
+        let max = max_steps.unwrap_or(100).max(2) as usize;
         self.lookup("finding a path to a GC root", move |state| {
             let heap = &state.heap;
             let o = check_object(heap, object)?;
             let analysis = state.analysis().ok_or_else(|| needs_analysis("paths to GC roots"))?;
-            Ok(analysis
-                .path_to_root(heap, o)
-                .map(|steps| steps.into_iter().map(|s| JsPathStep { object: object_ref(heap, s.object), via: s.label }).collect()))
+            Ok(heapql_graph::lookup::path_to_root_window(&analysis, heap, o, max / 2, max - max / 2).map(|w| {
+                w.steps
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, s)| JsPathStep {
+                        object: object_ref(heap, s.object),
+                        via: s.label,
+                        skipped: if i == w.gap_at { w.skipped as f64 } else { 0.0 },
+                    })
+                    .collect()
+            }))
         })
     }
 

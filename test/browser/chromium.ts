@@ -1,0 +1,32 @@
+/**
+ * Headless Chromium for the HTML tests (Debian's `chromium`, driven by playwright-core): where
+ * it is, how it is launched, and a page that records console errors, page errors, failed and
+ * all requests, so each test can insist a file opened from disk needs nothing else.
+ */
+import fs from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+export const CHROMIUM = process.env.HEAPQL_CHROMIUM ?? '/usr/bin/chromium';
+export const chromiumAvailable = fs.existsSync(CHROMIUM);
+if (!chromiumAvailable) console.warn(`skipping the browser test: no Chromium at ${CHROMIUM} (apt-get install chromium, or set HEAPQL_CHROMIUM)`);
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** A 1280×1000 page whose problems (console errors and warnings, page errors, failed requests) and requests are recorded. */
+export async function watchedPage(browser: Browser): Promise<{ page: Page; problems: string[]; requests: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+  const problems: string[] = [];
+  const requests: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText ?? ''}`));
+  page.on('request', (r) => requests.push(r.url()));
+  return { page, problems, requests };
+}

@@ -1,0 +1,146 @@
+/**
+ * `diffDumps` on the DiffHeap fixture: the growth the program made between its two dumps
+ * (facts computed by the program itself, and the JVM's own class histograms) comes out exactly.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+
+import { diffDumps, diffJsonSchema, parseGateRule, validateDiffModel, type DiffModel } from '../../ts/diff/index.js';
+import { baselineDump, currentDump, demoDump, facts, histogram, knownDump } from './fixtures.js';
+
+let model: DiffModel;
+
+beforeAll(async () => {
+  model = await diffDumps(baselineDump, currentDump);
+});
+
+const classRow = (name: string) => {
+  const rows = model.classes.filter((r) => r.className === name);
+  expect(rows, name).toHaveLength(1);
+  return rows[0]!;
+};
+
+describe('diffDumps: a map that gained a known number of entries', () => {
+  it('the map entry classes grew by exactly the entries added, times their size', () => {
+    const n = facts.entries_added;
+    for (const name of ['DiffHeap$Key', 'DiffHeap$Payload']) {
+      const row = classRow(name);
+      expect(row.instances).toMatchObject({ baseline: facts.entries_before, current: facts.entries_before + n, delta: n });
+      expect(row.shallow.delta).toBe(n * facts.shallow[name]!);
+      expect(row.shallow.growthPercent).toBeCloseTo((n * 100) / facts.entries_before, 10);
+      expect(row.classLoader).toBe('app');
+    }
+  });
+
+  it('every plain class changes exactly as the JVM\'s own histograms say (HashMap$Node included)', () => {
+    const { rows: before, unstable: u1 } = histogram('baseline');
+    const { rows: after, unstable: u2 } = histogram('current');
+    const h = (m: typeof before, k: string) => m.get(k) ?? { instances: 0, bytes: 0 };
+    const node = classRow('java.util.HashMap$Node');
+    expect(node.instances.delta).toBe(h(after, 'java.util.HashMap$Node').instances - h(before, 'java.util.HashMap$Node').instances);
+    expect(node.shallow.delta).toBe(h(after, 'java.util.HashMap$Node').bytes - h(before, 'java.util.HashMap$Node').bytes);
+    // The program's map accounts for all but the JVM's own few nodes.
+    expect(node.instances.delta).toBeGreaterThanOrEqual(facts.entries_added);
+    let compared = 0;
+    for (const name of new Set([...before.keys(), ...after.keys()])) {
+      // Class mirrors hold VM data the dump does not show; lambda names carry the run's addresses.
+      if (u1.has(name) || u2.has(name) || name === 'java.lang.Class' || name.includes('$$Lambda')) continue;
+      const rows = model.classes.filter((r) => r.className === name);
+      expect(rows.reduce((s, r) => s + r.instances.delta, 0), name).toBe(h(after, name).instances - h(before, name).instances);
+      expect(rows.reduce((s, r) => s + r.shallow.delta, 0), name).toBe(h(after, name).bytes - h(before, name).bytes);
+      compared++;
+    }
+    expect(compared).toBeGreaterThan(200);
+  });
+
+  it('the map itself is a big dominator matched by its path, grown by exactly the added entries', () => {
+    const row = model.dominators.rows.find((r) => r.key.endsWith('class DiffHeap · CACHE → java.util.HashMap'));
+    expect(row).toBeDefined();
+    expect(row!.status).toBe('grown');
+    expect(row!.retained).toMatchObject({ baseline: facts.cache_retained_before, current: facts.cache_retained_after });
+    expect(row!.retained.delta).toBe(facts.entries_added * facts.entry_bytes);
+    // Rows come sorted by growth.
+    const deltas = model.dominators.rows.map((r) => r.retained.delta);
+    expect(deltas).toEqual([...deltas].sort((a, b) => b - a));
+    expect(model.dominators.thresholdBytes).toBe(Math.ceil(Math.max(model.baseline.usedHeap, model.current.usedHeap) / 100));
+  });
+
+  it('marks the current leak suspects new, grown (by how much) and unchanged', () => {
+    const byTitle = new Map(model.leakSuspects.map((s) => [s.title, s]));
+    const late = byTitle.get(facts.late_holder)!;
+    expect(late).toMatchObject({ status: 'new', baselineSource: 'none', baselineRank: null, key: `thread "${facts.late_holder}"` });
+    expect(late.retained.current).toBeGreaterThanOrEqual(facts.late_bytes);
+    const constant = byTitle.get(facts.constant_holder)!;
+    expect(constant).toMatchObject({ status: 'unchanged', baselineSource: 'suspect' });
+    expect(constant.retained.delta).toBe(0);
+    const cache = byTitle.get('DiffHeap.CACHE')!;
+    expect(cache).toMatchObject({ status: 'grown', baselineSource: 'suspect', kind: 'single' });
+    expect(cache.key).toMatch(/→ class DiffHeap$/);
+    // The class DiffHeap retains the map and a little reflection data the program cached between the dumps.
+    expect(cache.retained.delta).toBeGreaterThanOrEqual(facts.entries_added * facts.entry_bytes);
+    expect(cache.retained.delta).toBeLessThan(facts.entries_added * facts.entry_bytes * 1.01);
+    expect(model.leakSuspects.filter((s) => s.currentRank !== null)).toHaveLength(3);
+  });
+
+  it('lists the duplicated string that grew, by exactly the copies added', () => {
+    const row = model.duplicateStrings.grown.find((r) => r.value === facts.duplicate_text)!;
+    expect(row.count.delta).toBe(facts.duplicates_added);
+    expect(row.inBaseline).toBe(true);
+    expect(model.duplicateStrings.grown[0]!.value).toBe(facts.duplicate_text);
+    expect(model.duplicateStrings.complete).toBe(true);
+  });
+
+  it('class loaders and packages: the app loader and java.util grew', () => {
+    const app = model.classLoaders.find((r) => r.loader === 'app')!;
+    expect(app.instances.delta).toBeGreaterThanOrEqual(2 * facts.entries_added);
+    const util = model.packages.find((r) => r.package === 'java.util')!;
+    expect(util.instances.delta).toBe(model.classes.filter((r) => /^java\.util\.[^.]+$/.test(r.className.replace(/(\[\])+$/, ''))).reduce((s, r) => s + r.instances.delta, 0));
+  });
+
+  it('is one program, and the model validates against the published schema', () => {
+    expect(model.sameProgram).toMatchObject({ verdict: 'same', baselineMainClass: 'DiffHeap', currentMainClass: 'DiffHeap', note: null });
+    expect(validateDiffModel(model).ok).toBe(true);
+    expect(diffJsonSchema().$id).toBe('urn:heapql:schema:diff');
+  });
+
+  it('rows are sorted by growth', () => {
+    const d = model.classes.map((r) => r.shallow.delta);
+    expect(d).toEqual([...d].sort((a, b) => b - a));
+  });
+});
+
+describe('diffDumps: the gate', () => {
+  it('reports rows past a byte or percentage limit, glob and regex patterns', async () => {
+    const m = await diffDumps(baselineDump, currentDump, {
+      gate: ['DiffHeap$Key=1000', 'DiffHeap$Payload=60%', '/DiffHeap\\$P.*/=47999', 'java.util.HashMap$Node=1MiB', 'DiffHeap$*=49%'],
+    });
+    expect(m.gate.failed).toBe(true);
+    const hits = m.gate.offending.map((r) => `${r.rule} ${r.className}`).sort();
+    // The holder threads' lambda: one instance per holder thread, 1 → 2 (+100 %).
+    const lambda = m.classes.find((r) => r.className.startsWith('DiffHeap$$Lambda'))!;
+    expect(lambda.instances).toMatchObject({ baseline: 1, current: 2 });
+    expect(hits).toEqual(
+      ['/DiffHeap\\$P.*/=47999 DiffHeap$Payload', `DiffHeap$*=49% ${lambda.className}`, 'DiffHeap$*=49% DiffHeap$Key', 'DiffHeap$*=49% DiffHeap$Payload', 'DiffHeap$Key=1000 DiffHeap$Key'].sort(),
+    );
+  });
+
+  it('parses limits and refuses bad rules', () => {
+    expect(parseGateRule('a.B=2MB').limit).toEqual({ kind: 'bytes', bytes: 2_000_000 });
+    expect(parseGateRule('a.B=64KiB').limit).toEqual({ kind: 'bytes', bytes: 65_536 });
+    expect(parseGateRule('a.B=12.5%').limit).toEqual({ kind: 'percent', percent: 12.5 });
+    expect(() => parseGateRule('a.B')).toThrow(/--fail-if-grown/);
+    expect(() => parseGateRule('a.B=lots')).toThrow(/neither bytes/);
+    expect(() => parseGateRule('/(/=1')).toThrow(/bad regular expression/);
+  });
+});
+
+describe('diffDumps: unrelated dumps', () => {
+  it('says they come from different programs', async () => {
+    const m = await diffDumps(demoDump, knownDump);
+    expect(m.sameProgram.verdict).toBe('different');
+    expect(m.sameProgram.baselineMainClass).toBe('Demo');
+    expect(m.sameProgram.currentMainClass).toBe('KnownHeap');
+    expect(m.sameProgram.applicationClasses.overlapPercent).toBeLessThan(50);
+    expect(m.sameProgram.note).toMatch(/different programs: the main class is Demo in the baseline but KnownHeap in the current dump/);
+    expect(validateDiffModel(m).ok).toBe(true);
+  });
+});

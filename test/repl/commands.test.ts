@@ -1,0 +1,311 @@
+/**
+ * The REPL dispatcher on the demo dump, statement by statement (what piped input runs): every
+ * `!` command, their errors, and the piped CLI (`heapql query <dump> --repl < file`).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { openHeap, type HeapSession, type ObjectRef } from '../../ts/index.js';
+import { complete, COMMANDS, renderPath, Repl, statementComplete, type CompletionSource, type ReplIO } from '../../ts/repl/index.js';
+
+const root = path.resolve(__dirname, '../..');
+const demo = path.join(root, 'fixtures/demo/demo.hprof');
+
+describe('the REPL dispatcher', () => {
+  let session: HeapSession;
+  let repl: Repl;
+  let out: string[];
+  let errs: string[];
+  const saved = new Map<string, string>();
+  let quits = 0;
+  const io: ReplIO = {
+    print: (t) => out.push(t),
+    error: (t) => errs.push(t),
+    saveFile: (file, content) => {
+      if (file.startsWith('/forbidden/')) throw new Error('EACCES: permission denied');
+      saved.set(file, content);
+    },
+    quit: () => quits++,
+  };
+  /** Runs one statement; returns its output and errors. */
+  const run = async (statement: string) => {
+    out = [];
+    errs = [];
+    const ok = await repl.execute(statement);
+    return { ok, out: out.join('\n'), err: errs.join('\n') };
+  };
+
+  beforeAll(async () => {
+    session = await openHeap(demo);
+    repl = new Repl(session, io);
+  });
+  afterAll(() => session.close());
+
+  it('runs OQL and shows a capped table; a broken query gets a caret and keeps the last result', async () => {
+    const r = await run('SELECT s, s.createdAt AS created, s.user.value.length AS ulen FROM Demo$Session s;');
+    expect(r.ok).toBe(true);
+    expect(r.out).toContain('(400 rows; showing the first 50');
+    const before = repl.state.result;
+    const bad = await run('SELECT s FORM Demo$Session s');
+    expect(bad.ok).toBe(false);
+    expect(bad.err).toMatch(/query:1:10: unexpected "FORM"[^]*\n {11}\^\^\^\^/);
+    expect(repl.state.result).toBe(before);
+  });
+
+  it('!count, !top, !tail, !undo, !row, !set limit', async () => {
+    await run('SELECT s, s.createdAt AS created FROM Demo$Session s');
+    expect((await run('!count')).out).toBe('400 rows');
+    expect((await run('!top 3')).out).toContain('(3 rows)');
+    expect((await run('!count')).out).toBe('3 rows');
+    expect((await run('!undo')).out).toContain('(400 rows');
+    expect((await run('!tail')).out).toContain('(10 rows)');
+    await run('!undo');
+    const row = await run('!row 2');
+    expect(row.out).toMatch(/^row 2 of 400\ns {7}= Demo\$Session @ 0x[0-9a-f]+\ncreated = \d+$/);
+    expect((await run('!row next')).out).toMatch(/^row 3 of 400/);
+    expect((await run('!row prev')).out).toMatch(/^row 2 of 400/);
+    expect((await run('!row last')).out).toMatch(/^row 400 of 400/);
+    expect((await run('!row 401')).err).toContain('there is no row 401');
+    expect((await run('!set limit 5')).out).toBe('limit = 5');
+    expect((await run('!last')).out).toContain('(400 rows; showing the first 5');
+    expect((await run('!set')).out).toContain('limit = 5');
+    await run('!set limit 0');
+    expect((await run('!last')).out).toContain('(400 rows)');
+    expect((await run('!set width 3')).err).toContain("unknown setting 'width'");
+  });
+
+  it('!filter (substring and /regex/), !sort by name, alias or position, !select, !stats, !unique', async () => {
+    await run('SELECT s.createdAt AS created, toString(s.user) AS user FROM Demo$Session s');
+    const users = repl.state.result!.rows.map((r) => r[1]);
+    const alice = users.filter((u) => u === 'alice').length;
+    expect((await run('!filter alice')).out).toContain(`(${alice} rows)`);
+    await run('!undo');
+    expect((await run('!filter /^AL/')).out).toContain(`(${alice} rows)`);
+    await run('!undo');
+    expect((await run('!filter /[/')).err).toContain('bad regular expression');
+
+    await run('!sort created desc');
+    const created = repl.state.result!.rows.map((r) => r[0] as number);
+    expect(created).toEqual([...created].sort((a, b) => b - a));
+    await run('!sort 1');
+    expect(repl.state.result!.rows[0]![0]).toBe(Math.min(...created));
+    const missing = await run('!sort nosuch');
+    expect(missing.err).toContain("no column 'nosuch'");
+    expect(missing.err).toContain('1:created, 2:user');
+    expect(repl.state.result!.rowCount).toBe(400);
+
+    expect((await run('!select user')).out).toMatch(/^user\n-+\n/);
+    await run('!undo');
+    const stats = await run('!stats created');
+    const sorted = [...created].sort((a, b) => a - b);
+    const mean = sorted.reduce((s, x) => s + x, 0) / sorted.length;
+    const [header, , line] = stats.out.split('\n');
+    const cells = Object.fromEntries(header!.split('|').map((h, i) => [h.trim(), line!.split('|')[i]!.trim()]));
+    expect(cells).toMatchObject({ column: 'created', n: '400', nulls: '0', min: String(sorted[0]), max: String(sorted[399]) });
+    expect(Number(cells.mean)).toBeCloseTo(mean, 0);
+    // Percentiles by nearest rank.
+    expect([cells.p50, cells.p90, cells.p99]).toEqual([String(sorted[199]), String(sorted[359]), String(sorted[395])]);
+    expect((await run('!stats user')).err).toContain('does not hold numbers');
+    expect((await run('!stats')).out).toContain('created');
+
+    const unique = await run('!unique user 2');
+    expect(unique.out).toMatch(/^user +\| count \| %\n/);
+    expect(unique.out).toContain(`alice | ${String(alice).padStart(5)} |`);
+    // !stats and !unique leave the result as it was.
+    expect(repl.state.result!.columns.map((c) => c.name)).toEqual(['created', 'user']);
+  });
+
+  it('!save writes CSV, TSV and JSON by extension; a bad path is one line and loses nothing', async () => {
+    await run('SELECT s.createdAt AS created FROM Demo$Session s');
+    await run('!top 2');
+    expect((await run('!save out.csv')).out).toBe('saved 2 rows to out.csv');
+    expect(saved.get('out.csv')).toMatch(/^created\r\n\d+\r\n\d+\r\n$/);
+    await run('!save out.tsv');
+    expect(saved.get('out.tsv')).toMatch(/^created\n\d+\n\d+\n$/);
+    await run('!save out.json');
+    expect(JSON.parse(saved.get('out.json')!)).toMatchObject({ columns: [{ name: 'created', type: 'number' }], rowCount: 2 });
+    expect((await run('!save out.xlsx')).err).toContain('.csv, .tsv or .json');
+    const denied = await run('!save /forbidden/x.csv');
+    expect(denied.err).toBe('cannot write /forbidden/x.csv: EACCES: permission denied');
+    expect(repl.state.result!.rowCount).toBe(2);
+  });
+
+  it('!plan, !plan --raw, !classes, !describe, !run, !reachable, !all', async () => {
+    expect((await run('!plan SELECT COUNT(*) FROM Demo$Session')).out).toMatch(/^Plan \(query-only path, all objects\)\n[^]*Scan: Demo\$Session/);
+    expect(JSON.parse((await run('!plan --raw SELECT COUNT(*) FROM Demo$Session')).out)).toMatchObject({ fullPath: false, reachableOnly: false });
+    expect((await run('!plan SELECT @retainedHeapSize FROM Demo$Session')).err).toContain('full analysis');
+    const classes = await run('!classes demo$sess');
+    expect(classes.out).toMatch(/Demo\$Session +Demo\$SessionStore\n\(2 classes\)/);
+    const described = await run('!describe Demo$Session');
+    expect(described.out).toMatch(/instances +400 \(/);
+    expect(described.out).toMatch(/long +createdAt +\(Demo\$Session\)/);
+    expect(described.out).toContain('superclasses   java.lang.Object');
+    expect((await run('!describe Demo$Sesion')).err).toContain('did you mean Demo$Session');
+    expect((await run('!run')).out).toMatch(/leak-suspects +\[needs !analyze\]/);
+    const named = await run('!run string-count');
+    expect(named.out).toMatch(/^→ SELECT/);
+    expect((await run('!run leak-suspects')).err).toContain('needs the full analysis: run !analyze first');
+    expect((await run('!run strng-count')).err).toContain("no named query 'strng-count'");
+    expect((await run('!reachable')).out).toContain('reachable objects only');
+    expect(session.reachableOnly).toBe(true);
+    expect((await run('!plan SELECT COUNT(*) FROM Demo$Session')).out).toContain('reachable objects only');
+    await run('!all');
+    expect(session.reachableOnly).toBe(false);
+  });
+
+  it('!obj, !refs before and after !analyze, !path, !dom; unknown commands suggest', async () => {
+    await run('SELECT s FROM Demo$Session s');
+    const first = repl.state.result!.rows[0]![0] as ObjectRef;
+    const obj = await run(`!obj Demo$Session#${first.objectId}`);
+    expect(obj.out).toContain(`object         ${first.label}`);
+    expect(obj.out).toMatch(/long +createdAt += \d+/);
+    expect(obj.out).toContain('retained size  needs !analyze');
+    expect((await run(`!obj ${first.address}`)).out).toContain(first.label);
+    expect((await run('!obj')).out).toContain(first.label); // the current row's object
+    expect((await run('!obj #99999999')).err).toContain('does not exist');
+    expect((await run(`!obj java.lang.String#${first.objectId}`)).err).toContain('is a Demo$Session, not a java.lang.String');
+    const refs = await run(`!refs #${first.objectId}`);
+    expect(refs.out).toMatch(/refers to \(6\):\n {2}→ <class> +class Demo\$Session/);
+    expect(refs.out).toContain('referred to by: needs the full analysis (!analyze)');
+    expect((await run('!path')).err).toContain('need the full analysis');
+
+    const progress: number[] = [];
+    io.progress = (e) => progress.push(e.done);
+    const analyzed = await run('!analyze');
+    expect(analyzed.out).toContain('full analysis ready');
+    expect(session.status.state).toBe('full');
+    expect((await run('!analyze')).out).toContain('already there');
+
+    const after = await run('!refs');
+    expect(after.out).toMatch(/referred to by \(1\):\n {2}← value +java\.util\.HashMap\$Node @/);
+    const pathOut = await run('!path');
+    expect(pathOut.out).toMatch(/\[GC root: [^\]]+\]/);
+    expect(pathOut.out).toMatch(/└─ \.SESSIONS → java\.util\.HashMap @/);
+    expect(pathOut.out.trimEnd().split('\n').at(-1)).toContain(`└─ .value → ${first.label}  #${first.objectId}`);
+    const dom = await run('!dom');
+    expect(dom.out).toMatch(/dominator +java\.util\.HashMap\$Node @/);
+    expect(dom.out).toMatch(/dominates \(3\), biggest first:\n {2}4,112 B {2}byte\[4096\]/);
+    expect((await run('!obj')).out).toMatch(/retained size +4,568 B/);
+    expect((await run('SELECT @retainedHeapSize AS r FROM Demo$Session s WHERE @objectId = ' + first.objectId)).out).toContain('4568');
+
+    expect((await run('!fitler x')).err).toBe('unknown command !fitler; did you mean !filter? (!help lists them)');
+    expect((await run('!hepl')).err).toContain('!help');
+  });
+
+  it('!help lists every command; !help oql the language; !quit', async () => {
+    const help = await run('!help');
+    for (const c of COMMANDS) expect(help.out).toContain(c.usage);
+    expect((await run('!help oql')).out).toContain('@retainedHeapSize');
+    await run('!quit');
+    expect(quits).toBe(1);
+  });
+});
+
+describe('!analyze cancelled (Ctrl-C)', () => {
+  it('says cancelled, and the session goes on on the query-only path', async () => {
+    const session = await openHeap(demo);
+    const errors: string[] = [];
+    let done = 0;
+    const repl = new Repl(session, { print: () => {}, error: (t) => errors.push(t), saveFile: () => {}, progressDone: () => done++, quit: () => {} });
+    try {
+      const controller = new AbortController();
+      const run = repl.execute('!analyze', controller.signal);
+      controller.abort();
+      expect(await run).toBe(false);
+      expect(errors).toEqual(['cancelled']);
+      expect(done).toBe(1);
+      expect(session.status.state).toBe('query-only');
+      expect(await repl.execute('SELECT COUNT(*) FROM Demo$Session')).toBe(true);
+    } finally {
+      session.close();
+    }
+  });
+});
+
+describe('statement completeness and completion (shared with the browser)', () => {
+  it('asks for more only when the statement runs out before its end', () => {
+    expect(statementComplete('SELECT COUNT(*)')).toBe(false);
+    expect(statementComplete('SELECT COUNT(*) FROM X WHERE (a')).toBe(false);
+    expect(statementComplete('SELECT "abc')).toBe(false);
+    expect(statementComplete('-- @viz table')).toBe(false);
+    expect(statementComplete('SELECT COUNT(*) FROM X WHERE x.a = 1 AND')).toBe(false);
+    expect(statementComplete('SELECT COUNT(*) FROM X')).toBe(true);
+    expect(statementComplete('SELECT s FORM X s')).toBe(true);
+    expect(statementComplete('SELECT COUNT(*);')).toBe(true);
+    expect(statementComplete('!top 3')).toBe(true);
+  });
+
+  it('offers what fits where the cursor is', async () => {
+    const source: CompletionSource = {
+      classNames: () => ['Demo$Session', 'Demo$SessionStore', 'java.lang.String'],
+      fieldsOf: async (c) => (c === 'Demo$Session' ? ['createdAt', 'user'] : []),
+      columns: () => ['created', 'user'],
+      files: (p) => [`${p}x.csv`],
+    };
+    const items = async (text: string) => (await complete(text, source)).items;
+    expect(await items('!desc')).toEqual(['!describe ']);
+    expect(await items('!describe Demo$Sess')).toEqual(['Demo$Session', 'Demo$SessionStore']);
+    expect(await items('SELECT s FROM INSTANCEOF java.')).toEqual(['java.lang.String']);
+    expect(await items('SELECT s FROM ')).toContain('INSTANCEOF');
+    expect(await items('SELECT s FROM Demo$Session s WHERE s.cr')).toEqual(['s.createdAt']);
+    expect(await items('SELECT @ret')).toEqual(['@retainedHeapSize']);
+    expect(await items('SELECT clas')).toEqual(['classof(']);
+    expect(await items('SELECT COU')).toEqual(['COUNT(']);
+    expect(await items('SELECT s FROM Demo$Session s WHERE us')).toEqual(['user']);
+    expect(await items('SEL')).toEqual(['SELECT']);
+    expect(await items('!sort cr')).toEqual(['created']);
+    expect(await items('!run leak')).toEqual(['leak-suspects']);
+    expect(await items('!save out/')).toEqual(['out/x.csv']);
+    expect(await items('!set l')).toEqual(['limit']);
+    expect(await items('-- @viz hist')).toEqual(['histogram']);
+    expect(await items('-- @viz histogram la')).toEqual(['label=']);
+  });
+});
+
+describe('text views', () => {
+  it('a long path shows its ends and how many steps were left out', () => {
+    const ref = (n: number) => ({ objectId: n, address: `0x${n.toString(16)}`, className: 'Node', label: `Node @ 0x${n.toString(16)}` });
+    const text = renderPath(
+      [
+        { object: ref(1), via: 'JNI Global', skipped: 0 },
+        { object: ref(2), via: 'next', skipped: 0 },
+        { object: ref(999), via: 'next', skipped: 996 },
+        { object: ref(1000), via: 'next', skipped: 0 },
+      ],
+      '#1000',
+    );
+    expect(text.split('\n')).toEqual([
+      'Node @ 0x1  #1  [GC root: JNI Global]',
+      '└─ .next → Node @ 0x2  #2',
+      '  … 996 steps left out …',
+      '                        └─ .next → Node @ 0x3e7  #999',
+      '                        └─ .next → Node @ 0x3e8  #1000',
+    ]);
+    expect(renderPath(null, '#5')).toContain('no path from a GC root');
+  });
+});
+
+describe('heapql query <dump> --repl with piped input', () => {
+  it('runs statements line by line with plain output; a failed statement makes the exit code 1', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'heapql-pipe-'));
+    const script = ['SELECT COUNT(*) AS n', 'FROM Demo$Session;', '!count', 'SELECT s FROM Demo$Session s', '!top 2', `!save ${path.join(dir, 'two.csv')}`, '!bogus', '!quit', 'SELECT never FROM Demo$Session'].join('\n');
+    const r = spawnSync(process.execPath, [path.join(root, 'bin/heapql.js'), 'query', demo, '--repl'], { input: script, encoding: 'utf8', env: { ...process.env, XDG_STATE_HOME: dir } });
+    expect(r.stdout).not.toContain('oql>');
+    expect(r.stdout).toMatch(/^n\n-+\n400\n\(1 row\)\n/);
+    expect(r.stdout).toContain('1 row\n');
+    expect(r.stdout).toContain(`saved 2 rows to ${path.join(dir, 'two.csv')}`);
+    expect(readFileSync(path.join(dir, 'two.csv'), 'utf8').split('\r\n')[0]).toBe('s');
+    expect(r.stderr).toContain('unknown command !bogus');
+    expect(r.stdout).not.toContain('never');
+    expect(r.status).toBe(1);
+  });
+
+  it('refuses options that do not go with --repl', () => {
+    const r = spawnSync(process.execPath, [path.join(root, 'bin/heapql.js'), 'query', demo, '--repl', '--query', 'SELECT 1 FROM X'], { encoding: 'utf8' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('--query does not go with --repl');
+  });
+});

@@ -1,0 +1,193 @@
+/**
+ * The terminal REPL through a real pseudo-terminal (node-pty): keystrokes in, screen text out.
+ * Banner and prompt, continuation prompts, tab completion, Ctrl-C on a line and during a long
+ * query, Ctrl-R, and history kept across two sessions in the user's state directory.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { spawn, type IPty } from '@lydell/node-pty';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const root = path.resolve(__dirname, '../..');
+const demo = path.join(root, 'fixtures/demo/demo.hprof');
+
+/** A REPL in a pseudo-terminal; `screen` is everything it printed, ANSI control sequences removed. */
+class Terminal {
+  private raw = '';
+  private waiters: (() => void)[] = [];
+  readonly exited: Promise<number>;
+  readonly pty: IPty;
+
+  constructor(args: string[], stateDir: string) {
+    this.pty = spawn(process.execPath, [path.join(root, 'bin/heapql.js'), ...args], {
+      cols: 160,
+      rows: 50,
+      cwd: root,
+      env: { ...process.env, XDG_STATE_HOME: stateDir, HEAPQL_DEBUG: '', NO_COLOR: '1', CI: '' } as Record<string, string>,
+    });
+    this.pty.onData((d) => {
+      this.raw += d;
+      for (const w of this.waiters.splice(0)) w();
+    });
+    this.exited = new Promise((resolve) => this.pty.onExit((e) => resolve(e.exitCode)));
+  }
+
+  get screen(): string {
+    // eslint-disable-next-line no-control-regex
+    return this.raw.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
+  }
+
+  /** Waits until the screen after `from` matches; returns the position after the match. */
+  async waitFor(pattern: RegExp | string, from = 0): Promise<number> {
+    for (;;) {
+      const text = this.screen.slice(from);
+      const m = typeof pattern === 'string' ? (text.includes(pattern) ? { index: text.indexOf(pattern), 0: pattern } : null) : pattern.exec(text);
+      if (m) return from + m.index! + m[0]!.length;
+      await new Promise<void>((r) => this.waiters.push(r));
+    }
+  }
+
+  mark(): number {
+    return this.screen.length;
+  }
+
+  type(text: string): void {
+    this.pty.write(text);
+  }
+}
+
+const open: Terminal[] = [];
+function start(args: string[], stateDir: string): Terminal {
+  const t = new Terminal(args, stateDir);
+  open.push(t);
+  return t;
+}
+afterEach(() => {
+  for (const t of open.splice(0)) {
+    try {
+      t.pty.kill();
+    } catch {
+      // already gone
+    }
+  }
+});
+
+describe('the terminal REPL', () => {
+  it('shows the banner, runs statements over continuation lines, and leaves on Ctrl-D', async () => {
+    const state = mkdtempSync(path.join(tmpdir(), 'heapql-repl-'));
+    const t = start(['query', demo, '--repl'], state);
+    let at = await t.waitFor('oql> ');
+    expect(t.screen).toContain(demo);
+    expect(t.screen).toMatch(/[\d,]+ objects, [\d,]+ classes; path: query-only/);
+    expect(t.screen).toContain('all objects (!reachable for reachable only)');
+
+    t.type('SELECT COUNT(*)\r');
+    at = await t.waitFor('...> ', at);
+    t.type('FROM Demo$Session s\r');
+    at = await t.waitFor(/\s400\n\(1 row\)/, at);
+    // An open parenthesis and an unterminated string ask for more too; `;` ends the statement.
+    t.type('SELECT COUNT(*) FROM Demo$Session s WHERE (s.createdAt > 0\r');
+    at = await t.waitFor('...> ', at);
+    t.type(');\r');
+    at = await t.waitFor(/\s400\n\(1 row\)/, at);
+    t.type('-- @viz histogram\r');
+    at = await t.waitFor('...> ', at);
+    t.type('SELECT COUNT(*) AS n FROM Demo$Session\r');
+    at = await t.waitFor(/n\n-+\n\s*400\n/, at);
+
+    // A broken query: the error with a caret under the bad token, and the prompt comes back.
+    t.type('SELECT s FORM Demo$Session s\r');
+    at = await t.waitFor('^^^^', at);
+    expect(t.screen.slice(at - 200, at)).toContain('SELECT s FORM Demo$Session s');
+    at = await t.waitFor('oql> ', at);
+
+    t.type('\x04');
+    expect(await t.exited).toBe(0);
+  });
+
+  it('completes commands, classes, fields of the class in scope, attributes and columns', async () => {
+    const state = mkdtempSync(path.join(tmpdir(), 'heapql-repl-'));
+    const t = start(['query', demo, '--repl'], state);
+    let at = await t.waitFor('oql> ');
+    t.type('!descr\t');
+    at = await t.waitFor('!describe ', at);
+    t.type('Demo$SessionS\t');
+    at = await t.waitFor('Demo$SessionStore', at);
+    t.type('\r');
+    at = await t.waitFor('superclasses', at);
+
+    t.type('SELECT s.crea\t');
+    // No class in scope yet: nothing to offer for s.; finish the statement and try again.
+    t.type('\x15'); // Ctrl-U clears the line
+    t.type('SELECT s FROM Demo$Session s WHERE s.crea\t');
+    at = await t.waitFor('s.createdAt', at);
+    t.type(' > 0 AND @used\t');
+    at = await t.waitFor('@usedHeapSize', at);
+    t.type(' > 0;\r');
+    at = await t.waitFor(/\(400 rows/, at);
+    // Columns of the latest result after a shaping command.
+    t.type('!sort \t');
+    at = await t.waitFor('!sort s', at);
+    t.type(' desc\r');
+    at = await t.waitFor('oql> ', at);
+    // Named queries and files.
+    t.type('!run top-classes-by-c\t');
+    at = await t.waitFor('top-classes-by-count', at);
+    t.type('\x15!save fixtures/de\t');
+    at = await t.waitFor('fixtures/demo/', at);
+    t.type('\x15!quit\r');
+    expect(await t.exited).toBe(0);
+  });
+
+  it('Ctrl-C clears the line, cancels a long query, never exits; Ctrl-R finds history', async () => {
+    const state = mkdtempSync(path.join(tmpdir(), 'heapql-repl-'));
+    const t = start(['analyze', demo, '--repl'], state);
+    let at = await t.waitFor('oql> ');
+    expect(t.screen).toContain('path: full analysis');
+
+    t.type('SELECT half a line');
+    t.type('\x03');
+    at = await t.waitFor('^C', at);
+    at = await t.waitFor('oql> ', at);
+    t.type('SELECT COUNT(*) AS sessions FROM Demo$Session\r');
+    at = await t.waitFor(/sessions\n-+\n\s*400/, at);
+
+    // A query that takes seconds on this dump (a bounded graph search per object).
+    const slow = 'SELECT COUNT(*) FROM INSTANCEOF java.lang.Object x WHERE path(x.@clazz, x) = NULL AND path(x.@clazz, x) = NULL AND path(x.@clazz, x) = NULL AND path(x.@clazz, x) = NULL AND path(x.@clazz, x) = NULL AND path(x.@clazz, x) = NULL';
+    t.type(`${slow}\r`);
+    at = await t.waitFor(slow, at);
+    t.type('\x03');
+    at = await t.waitFor('cancelled', at);
+    at = await t.waitFor('oql> ', at);
+    expect(t.screen.slice(at - 400)).not.toMatch(/COUNT\(\*\)\n-+\n/);
+
+    // Still alive: Ctrl-R finds the earlier statement, Enter runs it.
+    t.type('\x12sessions');
+    at = await t.waitFor("(reverse-i-search)'sessions': SELECT COUNT(*) AS sessions FROM Demo$Session", at);
+    t.type('\r');
+    at = await t.waitFor(/sessions\n-+\n\s*400/, at);
+    t.type('!quit\r');
+    expect(await t.exited).toBe(0);
+  });
+
+  it('keeps history across two sessions in the state directory', async () => {
+    const state = mkdtempSync(path.join(tmpdir(), 'heapql-repl-'));
+    const first = start(['query', demo, '--repl'], state);
+    let at = await first.waitFor('oql> ');
+    first.type('SELECT COUNT(*) AS remembered FROM Demo$Session\r');
+    at = await first.waitFor(/remembered\n/, at);
+    first.type('\x04');
+    await first.exited;
+    expect(readFileSync(path.join(state, 'heapql', 'history'), 'utf8')).toContain('SELECT COUNT(*) AS remembered FROM Demo$Session');
+
+    const second = start(['query', demo, '--repl'], state);
+    at = await second.waitFor('oql> ');
+    second.type('\x1b[A'); // arrow up: the previous session's statement
+    at = await second.waitFor('SELECT COUNT(*) AS remembered FROM Demo$Session', at);
+    second.type('\r');
+    at = await second.waitFor(/remembered\n-+\n\s*400/, at);
+    second.type('\x04');
+    expect(await second.exited).toBe(0);
+  });
+});

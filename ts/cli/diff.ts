@@ -1,0 +1,75 @@
+/**
+ * `heapql diff <baseline> <current> [<report>]`: what grew between two dumps of one application.
+ * The format follows the report path's extension; --format overrides; no path prints Markdown.
+ * `--fail-if-grown <class-or-pattern>=<bytes|%>` (repeatable) exits 1 listing the offending rows.
+ */
+import { defineCommand } from 'citty';
+
+import { diffDumps, renderDiff } from '../diff/index.js';
+import { gateLines, rowsText } from '../diff/format.js';
+import { parseGateRule } from '../diff/gate.js';
+import { chooseOutput, writeOutput } from '../report/index.js';
+import { checkOptions, fullAnalysisArgs, scratchDir } from './args.js';
+import { analyzeForCli, openForCli } from './open.js';
+import { interruptSignal, terminalProgress } from './progress.js';
+import { notice, warn } from './stderr.js';
+
+const args = {
+  baseline: { type: 'positional', required: true, description: 'the earlier dump' },
+  current: { type: 'positional', required: true, description: 'the later dump' },
+  report: { type: 'positional', required: false, description: 'where to write the comparison (.md, .html or .json); none = Markdown on stdout' },
+  format: { type: 'string', description: 'output format (default: from the report path)', valueHint: 'md|html|json' },
+  'fail-if-grown': {
+    type: 'string',
+    description: 'exit 1 when a matching class grew by more (repeatable): a class name, a glob (* ?) or /regex/, then = bytes (50000, 2MB, 64KiB) or a percentage (20%)',
+    valueHint: 'class=limit',
+  },
+  cache: { type: 'boolean', default: true, description: 'use the index cache', negativeDescription: 'do not read or write the index cache' },
+  ...fullAnalysisArgs,
+} as const;
+
+/** Every value of a repeatable option (citty keeps only the last). */
+function repeated(rawArgs: string[], name: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < rawArgs.length; i++) {
+    const a = rawArgs[i]!;
+    if (a === `--${name}` && i + 1 < rawArgs.length) out.push(rawArgs[++i]!);
+    else if (a.startsWith(`--${name}=`)) out.push(a.slice(name.length + 3));
+  }
+  return out;
+}
+
+export const diffCommand = defineCommand({
+  meta: { name: 'diff', description: 'Compare two dumps of one application: what grew (classes, loaders, packages, dominators, leak suspects, duplicate strings)' },
+  args,
+  async run({ args: a, rawArgs }) {
+    checkOptions(rawArgs, 'diff', args, 3);
+    const choice = chooseOutput(a.report ?? null, a.format ?? null);
+    const gate = repeated(rawArgs, 'fail-if-grown').map(parseGateRule);
+    const scratch = scratchDir(a['scratch-dir']);
+    const interrupt = interruptSignal();
+    const progress = terminalProgress(interrupt.signal);
+    let model;
+    try {
+      model = await diffDumps(a.baseline, a.current, {
+        gate,
+        open: (path) => openForCli(path, { scratchDir: scratch, noCache: !a.cache }),
+        analyze: (session) => analyzeForCli(session, false),
+        onProgress: (_which, e) => progress.onProgress(e),
+        signal: interrupt.signal,
+      });
+    } finally {
+      progress.stop();
+      interrupt.dispose();
+    }
+    if (model.sameProgram.note) warn(model.sameProgram.note);
+    writeOutput(renderDiff(model, choice.format), choice);
+    if (choice.path) notice(`comparison written to ${choice.path}`);
+    if (model.gate.failed) {
+      // The reason for exit 1: printed even with --quiet, as errors are.
+      process.stderr.write(`error: ${rowsText(model.gate.offending.length)} grew past --fail-if-grown:\n`);
+      for (const line of gateLines(model)) process.stderr.write(`  ${line}\n`);
+      process.exitCode = 1;
+    }
+  },
+});

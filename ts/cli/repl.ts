@@ -1,0 +1,18 @@
+/** `--repl` of `heapql query` and `heapql analyze`: the interactive session on an open dump. */
+import { usageError } from '../errors.js';
+import { runTerminalRepl } from '../repl/terminal.js';
+import type { HeapSession } from '../session/index.js';
+import { queryArguments } from './queries.js';
+
+/** Options that make no sense in an interactive session are refused, not ignored. */
+export function refuseWithRepl(rawArgs: string[], a: { 'query-file'?: string; run?: string; format?: string }): void {
+  const clash = queryArguments(rawArgs).length > 0 ? '--query' : a['query-file'] ? '--query-file' : a.run ? '--run' : a.format ? '--format' : null;
+  if (clash) {
+    throw usageError(`${clash} does not go with --repl: type queries at the oql> prompt (or pipe them in: heapql query <dump> --repl < queries.oql)`);
+  }
+}
+
+export function startRepl(session: HeapSession, reachableOnly: boolean): Promise<number> {
+  session.reachableOnly = reachableOnly;
+  return runTerminalRepl(session);
+}

@@ -1,0 +1,283 @@
+/**
+ * Compares two dump snapshots (pure: no native calls). Matching rules (docs/diff.md):
+ *  - classes: by class name and loader key; loaders: by loader key (`<bootstrap>`, the loader's
+ *    name such as `app`, else its class with the address dropped); same-key rows are summed;
+ *  - packages: the package of each class row, instances and shallow bytes summed;
+ *  - big dominators and single leak suspects: by the path key (snapshot.ts `pathKey`); group
+ *    suspects by `instances of <class> (<loader>)`;
+ *  - duplicate strings: by the text (and its length, as texts are cut at 200 characters).
+ */
+import { VERSION } from '../version.js';
+import type { ReportSections } from '../session/index.js';
+import { evaluateGate, type GateRule } from './gate.js';
+import {
+  DIFF_SCHEMA_VERSION,
+  type Change,
+  type ClassDiffRow,
+  type DiffModel,
+  type DominatorDiffRow,
+  type LoaderDiffRow,
+  type MatchStatus,
+  type PackageDiffRow,
+  type StringDiffRow,
+  type SuspectDiffRow,
+} from './model.js';
+import { sameProgram } from './programs.js';
+import type { DumpSnapshot } from './snapshot.js';
+
+/** A change within this share of the baseline (percent) counts as unchanged. */
+export const UNCHANGED_PERCENT = 1;
+/** Big dominators: objects retaining at least this share (percent) of the larger used heap. */
+export const DOMINATOR_PERCENT = 1;
+
+export function change(baseline: number, current: number): Change {
+  return { baseline, current, delta: current - baseline, growthPercent: baseline > 0 ? ((current - baseline) * 100) / baseline : null };
+}
+
+/** `<bootstrap>` for null; a loader label without its address (`Foo @ 0x1a2b` → `Foo`). */
+export function loaderKey(label: string | null): string {
+  if (label === null) return '<bootstrap>';
+  return label.replace(/ @ 0x[0-9a-f]+$/i, '');
+}
+
+/** The package of a class (`(no package)` for primitive arrays and the default package). */
+export function packageOf(className: string): string {
+  const element = className.replace(/(\[\])+$/, '');
+  const dot = element.lastIndexOf('.');
+  return dot > 0 ? element.slice(0, dot) : '(no package)';
+}
+
+export function statusOf(baseline: number | null, current: number | null): MatchStatus {
+  if (baseline === null) return 'new';
+  if (current === null) return 'gone';
+  const d = current - baseline;
+  if (Math.abs(d) * 100 <= baseline * UNCHANGED_PERCENT) return 'unchanged';
+  return d > 0 ? 'grown' : 'shrunk';
+}
+
+type Sums<F extends string> = Record<F, number> & { n: number };
+
+/** Sums the numeric `fields` of rows with the same key; `n` counts the rows. */
+function sumBy<R extends Record<F, number>, F extends string>(rows: R[], key: (r: R) => string, fields: readonly F[]): Map<string, Sums<F>> {
+  const out = new Map<string, Sums<F>>();
+  for (const r of rows) {
+    const k = key(r);
+    let acc = out.get(k);
+    if (!acc) out.set(k, (acc = Object.fromEntries([['n', 0], ...fields.map((f) => [f, 0])]) as Sums<F>));
+    acc.n++;
+    for (const f of fields) (acc as Record<F, number>)[f] += r[f];
+  }
+  return out;
+}
+
+/** One row per key of either side (`keys`, default all); rows without a change are dropped. */
+function pairRows<T, R>(bs: Map<string, T>, cs: Map<string, T>, make: (key: string, x: T | undefined, y: T | undefined) => R, changed: (r: R) => boolean, keys?: Iterable<string>): R[] {
+  const rows: R[] = [];
+  for (const k of keys ?? new Set([...bs.keys(), ...cs.keys()])) {
+    const row = make(k, bs.get(k), cs.get(k));
+    if (changed(row)) rows.push(row);
+  }
+  return rows;
+}
+
+/** The change of one summed field between two optional sums. */
+const both = <F extends string>(x: Sums<F> | undefined, y: Sums<F> | undefined, f: F): Change => change(x?.[f] ?? 0, y?.[f] ?? 0);
+const moved = (...cs: Change[]) => cs.some((c) => c.delta !== 0);
+const growthThenName = (d: number, e: number, a: string, b: string) => e - d || (a < b ? -1 : a > b ? 1 : 0);
+
+const CLASS_FIELDS = ['instances', 'shallow', 'retained'] as const;
+const classKey = (className: string, loader: string | null) => `${className}\u0000${loaderKey(loader)}`;
+const classSums = (s: ReportSections) => sumBy(s.overview.classHistogram.rows, (r) => classKey(r.className, r.classLoader), CLASS_FIELDS);
+
+function classRows(b: ReportSections, c: ReportSections): ClassDiffRow[] {
+  const rows = pairRows(
+    classSums(b),
+    classSums(c),
+    (k, x, y): ClassDiffRow => {
+      const [className, classLoader] = k.split('\u0000') as [string, string];
+      return { className, classLoader, instances: both(x, y, 'instances'), shallow: both(x, y, 'shallow'), retained: both(x, y, 'retained') };
+    },
+    (r) => moved(r.instances, r.shallow, r.retained),
+  );
+  return rows.sort((p, q) => q.shallow.delta - p.shallow.delta || growthThenName(p.retained.delta, q.retained.delta, p.className, q.className));
+}
+
+function loaderRows(b: ReportSections, c: ReportSections): LoaderDiffRow[] {
+  const fields = ['definedClasses', 'instances', 'shallow', 'retained'] as const;
+  const sums = (s: ReportSections) => sumBy(s.overview.classLoaders, (r) => loaderKey(r.loader === null ? null : r.name), fields);
+  const rows = pairRows(
+    sums(b),
+    sums(c),
+    (k, x, y): LoaderDiffRow => ({
+      loader: k,
+      loaders: { baseline: x?.n ?? 0, current: y?.n ?? 0 },
+      definedClasses: both(x, y, 'definedClasses'),
+      instances: both(x, y, 'instances'),
+      shallow: both(x, y, 'shallow'),
+      retained: both(x, y, 'retained'),
+    }),
+    (r) => moved(r.definedClasses, r.instances, r.shallow, r.retained) || r.loaders.baseline !== r.loaders.current,
+  );
+  return rows.sort((p, q) => q.retained.delta - p.retained.delta || growthThenName(p.shallow.delta, q.shallow.delta, p.loader, q.loader));
+}
+
+function packageRows(b: ReportSections, c: ReportSections): PackageDiffRow[] {
+  const sums = (s: ReportSections) => sumBy(s.overview.classHistogram.rows, (r) => packageOf(r.className), ['instances', 'shallow'] as const);
+  const rows = pairRows(
+    sums(b),
+    sums(c),
+    (k, x, y): PackageDiffRow => ({ package: k, classes: { baseline: x?.n ?? 0, current: y?.n ?? 0 }, instances: both(x, y, 'instances'), shallow: both(x, y, 'shallow') }),
+    (r) => moved(r.instances, r.shallow),
+  );
+  return rows.sort((p, q) => q.shallow.delta - p.shallow.delta || growthThenName(p.instances.delta, q.instances.delta, p.package, q.package));
+}
+
+/** Big dominators summed by key (`n` = objects with the key). */
+const dominatorSums = (s: DumpSnapshot) => sumBy(s.dominators, (d) => d.key, ['retained'] as const);
+
+/**
+ * Keys retaining at least `threshold` in either dump; each side's value comes from its whole
+ * walk (down to 1 % of its own heap), so a key only has no baseline value when the baseline
+ * has no such object retaining 1 % of the baseline's heap.
+ */
+function dominatorRows(b: DumpSnapshot, c: DumpSnapshot, threshold: number): DominatorDiffRow[] {
+  const bs = dominatorSums(b);
+  const cs = dominatorSums(c);
+  const classOf = new Map([...b.dominators, ...c.dominators].map((d) => [d.key, d.className]));
+  const big = (m: typeof bs) => [...m].filter(([, v]) => v.retained >= threshold).map(([k]) => k);
+  const rows = pairRows(
+    bs,
+    cs,
+    (k, x, y): DominatorDiffRow => ({
+      key: k,
+      className: classOf.get(k)!,
+      objects: { baseline: x?.n ?? 0, current: y?.n ?? 0 },
+      status: statusOf(x ? x.retained : null, y ? y.retained : null),
+      retained: both(x, y, 'retained'),
+    }),
+    (r) => moved(r.retained),
+    new Set([...big(bs), ...big(cs)]),
+  );
+  return rows.sort((p, q) => growthThenName(p.retained.delta, q.retained.delta, p.key, q.key));
+}
+
+type Suspect = ReportSections['leakSuspects']['suspects'][number];
+
+function suspectKey(s: Suspect, snap: DumpSnapshot): string {
+  if (s.kind === 'group' || s.object === null) return `instances of ${s.className} (${loaderKey(s.classLoader)})`;
+  return snap.keyOf.get(s.object.objectId) ?? `(no path) ${s.className}`;
+}
+
+/** A suspect's size in the other dump: its suspect, else a big dominator with the key, else the class. */
+function sizeIn(snap: DumpSnapshot, s: Suspect, key: string, suspects: Map<string, Suspect>): { retained: number | null; rank: number | null; source: SuspectDiffRow['baselineSource'] } {
+  const same = suspects.get(key);
+  if (same) return { retained: same.retained, rank: same.rank, source: 'suspect' };
+  if (s.kind === 'single') {
+    const dom = dominatorSums(snap).get(key);
+    if (dom) return { retained: dom.retained, rank: null, source: 'dominator' };
+    return { retained: null, rank: null, source: 'none' };
+  }
+  const cls = classSums(snap.sections).get(classKey(s.className, s.classLoader));
+  return cls ? { retained: cls.retained, rank: null, source: 'class' } : { retained: null, rank: null, source: 'none' };
+}
+
+function suspectRows(b: DumpSnapshot, c: DumpSnapshot): SuspectDiffRow[] {
+  const index = (snap: DumpSnapshot) => new Map(snap.sections.leakSuspects.suspects.map((s) => [suspectKey(s, snap), s]));
+  const bSuspects = index(b);
+  const cSuspects = index(c);
+  const pct = (bytes: number | null, snap: DumpSnapshot) => (bytes === null || snap.facts.usedHeap === 0 ? null : (bytes * 100) / snap.facts.usedHeap);
+  const current: SuspectDiffRow[] = [];
+  for (const [key, s] of cSuspects) {
+    const base = sizeIn(b, s, key, bSuspects);
+    current.push({
+      status: statusOf(base.retained, s.retained),
+      title: s.title,
+      kind: s.kind,
+      key,
+      currentRank: s.rank,
+      baselineRank: base.rank,
+      baselineSource: base.source,
+      retained: change(base.retained ?? 0, s.retained),
+      retainedPercent: { baseline: pct(base.retained, b), current: pct(s.retained, c) },
+    });
+  }
+  const gone: SuspectDiffRow[] = [];
+  for (const [key, s] of bSuspects) {
+    if (cSuspects.has(key)) continue;
+    const now = sizeIn(c, s, key, cSuspects);
+    gone.push({
+      status: statusOf(s.retained, now.retained),
+      title: s.title,
+      kind: s.kind,
+      key,
+      currentRank: null,
+      baselineRank: s.rank,
+      baselineSource: 'suspect',
+      retained: change(s.retained, now.retained ?? 0),
+      retainedPercent: { baseline: pct(s.retained, b), current: pct(now.retained, c) },
+    });
+  }
+  const order = (p: SuspectDiffRow, q: SuspectDiffRow) => growthThenName(p.retained.delta, q.retained.delta, p.key, q.key);
+  return [...current.sort(order), ...gone.sort(order)];
+}
+
+function stringRows(b: ReportSections, c: ReportSections): DiffModel['duplicateStrings'] {
+  const key = (s: { value: string; length: number }) => `${s.length}\u0000${s.value}`;
+  const base = new Map(b.duplicateStrings.top.map((s) => [key(s), s]));
+  const grown: StringDiffRow[] = [];
+  for (const s of c.duplicateStrings.top) {
+    const x = base.get(key(s));
+    const row: StringDiffRow = {
+      value: s.value,
+      truncated: s.truncated,
+      inBaseline: x !== undefined,
+      count: change(x?.count ?? 0, s.count),
+      wastedBytes: change(x?.wastedBytes ?? 0, s.wastedBytes),
+    };
+    if (row.count.delta > 0) grown.push(row);
+  }
+  grown.sort((p, q) => q.wastedBytes.delta - p.wastedBytes.delta || q.count.delta - p.count.delta || (p.value < q.value ? -1 : 1));
+  const complete = (s: ReportSections) => s.duplicateStrings.top.length >= s.duplicateStrings.duplicatedValues;
+  return { wastedBytes: change(b.duplicateStrings.wastedBytes, c.duplicateStrings.wastedBytes), complete: complete(b) && complete(c), grown };
+}
+
+export interface ComputeOptions {
+  gate?: GateRule[];
+}
+
+/** The diff model of two snapshots (validated by the JSON renderer before it is written). */
+export function computeDiff(baseline: DumpSnapshot, current: DumpSnapshot, options: ComputeOptions = {}): DiffModel {
+  const b = baseline.sections;
+  const c = current.sections;
+  const classes = classRows(b, c);
+  const rules = options.gate ?? [];
+  const allNames = new Set([...baseline.classNames, ...current.classNames]);
+  const offending = evaluateGate(rules, classes, allNames);
+  const threshold = dominatorThreshold(baseline.facts.usedHeap, current.facts.usedHeap);
+  return {
+    schemaVersion: DIFF_SCHEMA_VERSION,
+    generator: { name: 'heapql', version: VERSION },
+    generatedAt: new Date().toISOString(),
+    baseline: baseline.facts,
+    current: current.facts,
+    sameProgram: sameProgram(
+      { mainClass: baseline.facts.mainClass, classNames: baseline.classNames },
+      { mainClass: current.facts.mainClass, classNames: current.classNames },
+    ),
+    usedHeap: change(baseline.facts.usedHeap, current.facts.usedHeap),
+    objects: change(baseline.facts.objects, current.facts.objects),
+    classes,
+    classLoaders: loaderRows(b, c),
+    packages: packageRows(b, c),
+    dominators: { thresholdBytes: threshold, rows: dominatorRows(baseline, current, threshold) },
+    leakSuspects: suspectRows(baseline, current),
+    duplicateStrings: stringRows(b, c),
+    gate: { rules: rules.map((r) => r.text), failed: offending.length > 0, offending },
+    warnings: [...baseline.warnings, ...current.warnings],
+  };
+}
+
+/** DOMINATOR_PERCENT of the larger used heap, in bytes (at least 1). */
+export function dominatorThreshold(baselineUsed: number, currentUsed: number): number {
+  return Math.max(1, Math.ceil((Math.max(baselineUsed, currentUsed) * DOMINATOR_PERCENT) / 100));
+}

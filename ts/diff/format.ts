@@ -1,0 +1,58 @@
+/**
+ * What the Markdown and HTML diffs share: signed numbers, the rows each section shows, and the
+ * facts table. Plain text here; each renderer escapes it for its format.
+ */
+import { baseName, formatBytes, int } from '../report/format.js';
+import type { Change, DiffModel } from './model.js';
+
+/** Rows of each section the Markdown and HTML show (the JSON has every changed row); the HTML collapses longer tables. */
+export const SHOWN_ROWS = 20;
+
+/** `1 class row`, `3 class rows`. */
+export const rowsText = (n: number): string => `${int(n)} class row${n === 1 ? '' : 's'}`;
+
+const MINUS = '−';
+
+export const signedInt = (n: number): string => (n > 0 ? `+${int(n)}` : n < 0 ? `${MINUS}${int(-n)}` : '0');
+export const signedBytes = (n: number): string => (n > 0 ? `+${formatBytes(n)}` : n < 0 ? `${MINUS}${formatBytes(-n)}` : '0 B');
+
+/** `+50.0%`, `new` when the baseline had none. */
+export function growthText(c: Change): string {
+  if (c.growthPercent === null) return c.current > 0 ? 'new' : '';
+  const p = c.growthPercent;
+  return `${p > 0 ? '+' : p < 0 ? MINUS : ''}${Math.abs(p).toFixed(1)}%`;
+}
+
+/** `1.2 MiB → 1.6 MiB`. */
+export const bytesPair = (c: Change): string => `${formatBytes(c.baseline)} → ${formatBytes(c.current)}`;
+export const countPair = (c: Change): string => `${int(c.baseline)} → ${int(c.current)}`;
+
+/** The rows of a section that grew, in model order, at most SHOWN_ROWS. */
+export function grownRows<R>(rows: R[], measure: (r: R) => Change): { shown: R[]; grown: number } {
+  const grown = rows.filter((r) => measure(r).delta > 0);
+  return { shown: grown.slice(0, SHOWN_ROWS), grown: grown.length };
+}
+
+/** The comparison's head facts: (label, baseline, current, change). */
+export function factRows(m: DiffModel): [string, string, string, string][] {
+  const b = m.baseline;
+  const c = m.current;
+  return [
+    ['File', `${baseName(b.path)} (${formatBytes(b.fileSize)})`, `${baseName(c.path)} (${formatBytes(c.fileSize)})`, ''],
+    ['Dump time', b.dumpTime ?? 'not recorded', c.dumpTime ?? 'not recorded', ''],
+    ['JVM', b.jvmVersion ?? 'unknown', c.jvmVersion ?? 'unknown', ''],
+    ['Main class', b.mainClass ?? 'unknown', c.mainClass ?? 'unknown', ''],
+    ['Used heap', formatBytes(b.usedHeap), formatBytes(c.usedHeap), `${signedBytes(m.usedHeap.delta)} (${growthText(m.usedHeap)})`],
+    ['Objects', int(b.objects), int(c.objects), signedInt(m.objects.delta)],
+    ['Classes with instances', int(b.classes), int(c.classes), signedInt(c.classes - b.classes)],
+  ];
+}
+
+export const STATUS_TEXT: Record<string, string> = { new: 'new', grown: 'grown', unchanged: 'unchanged', shrunk: 'shrunk', gone: 'gone' };
+
+/** One line per offending gate row: `java.util.HashMap$Node (<bootstrap>): +96,064 bytes shallow (+42.9%) > 1000 bytes [rule]`. */
+export function gateLines(m: DiffModel): string[] {
+  return m.gate.offending.map(
+    (r) => `${r.className} (${r.classLoader}): shallow ${signedInt(r.shallow.delta)} bytes (${growthText(r.shallow)}), limit ${r.limit} [${r.rule}]`,
+  );
+}

@@ -1,0 +1,92 @@
+/**
+ * The CI gate: `--fail-if-grown <class-or-pattern>=<limit>` (repeatable). Each rule is checked
+ * against every class row (class name + loader) whose name it matches; a row offends when its
+ * shallow size grew by more than the limit:
+ *   - pattern: an exact class name (`java.util.HashMap$Node`), a glob where `*` is any run of
+ *     characters and `?` one character (`com.acme.*`, `*Cache*`), or `/regex/` that must match
+ *     the whole class name (`/.*\$Entry/`);
+ *   - limit: bytes (`50000`, with an optional unit `B`, `KB`/`MB`/`GB` = 1000ⁿ, `KiB`/`MiB`/`GiB`
+ *     = 1024ⁿ) or a percentage of the class's baseline shallow size (`20%`; a class absent from
+ *     the baseline that has any instances now exceeds every percentage).
+ * The text is split at its last `=`. A rule whose pattern matches no class of either dump is a
+ * usage error, so a typo cannot turn the gate off.
+ */
+import { usageError } from '../errors.js';
+import type { ClassDiffRow, GateRow } from './model.js';
+
+export interface GateRule {
+  text: string;
+  matches: (className: string) => boolean;
+  limit: { kind: 'bytes'; bytes: number } | { kind: 'percent'; percent: number };
+}
+
+const UNITS: Record<string, number> = { b: 1, kb: 1e3, mb: 1e6, gb: 1e9, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3 };
+
+function escapeRegex(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Parses one --fail-if-grown argument (usage error naming the syntax when it is wrong). */
+export function parseGateRule(text: string): GateRule {
+  const at = text.lastIndexOf('=');
+  const syntax = 'write --fail-if-grown <class-or-pattern>=<bytes|percent>, e.g. com.acme.Session=1MB or "com.acme.*=20%"';
+  if (at <= 0 || at === text.length - 1) throw usageError(`--fail-if-grown ${text}: ${syntax}`);
+  const pattern = text.slice(0, at).trim();
+  const limitText = text.slice(at + 1).trim();
+  let matches: (n: string) => boolean;
+  if (pattern.length > 2 && pattern.startsWith('/') && pattern.endsWith('/')) {
+    let re: RegExp;
+    try {
+      re = new RegExp(`^(?:${pattern.slice(1, -1)})$`);
+    } catch (err) {
+      throw usageError(`--fail-if-grown ${text}: bad regular expression: ${(err as Error).message}`);
+    }
+    matches = (n) => re.test(n);
+  } else if (/[*?]/.test(pattern)) {
+    const re = new RegExp(`^${pattern.split('').map((c) => (c === '*' ? '.*' : c === '?' ? '.' : escapeRegex(c))).join('')}$`);
+    matches = (n) => re.test(n);
+  } else {
+    matches = (n) => n === pattern;
+  }
+  const pct = /^(\d+(?:\.\d+)?)%$/.exec(limitText);
+  if (pct) return { text, matches, limit: { kind: 'percent', percent: Number(pct[1]) } };
+  const bytes = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(limitText);
+  const unit = bytes ? UNITS[(bytes[2] || 'b').toLowerCase()] : undefined;
+  if (!bytes || unit === undefined) {
+    throw usageError(`--fail-if-grown ${text}: the limit "${limitText}" is neither bytes (50000, 64KiB, 2MB) nor a percentage (20%); ${syntax}`);
+  }
+  return { text, matches, limit: { kind: 'bytes', bytes: Math.round(Number(bytes[1]) * unit) } };
+}
+
+export function limitText(rule: GateRule): string {
+  return rule.limit.kind === 'percent' ? `${rule.limit.percent}%` : `${rule.limit.bytes} bytes`;
+}
+
+function offends(rule: GateRule, row: ClassDiffRow): boolean {
+  const d = row.shallow.delta;
+  if (d <= 0) return false;
+  if (rule.limit.kind === 'bytes') return d > rule.limit.bytes;
+  return row.shallow.baseline === 0 || (d * 100) / row.shallow.baseline > rule.limit.percent;
+}
+
+/**
+ * The rows that break a rule, biggest growth first as the rows come. `allClassNames` is every
+ * class of either dump: a rule that matches none of them is refused.
+ */
+export function evaluateGate(rules: GateRule[], rows: ClassDiffRow[], allClassNames: Iterable<string>): GateRow[] {
+  const names = [...allClassNames];
+  for (const rule of rules) {
+    if (!names.some((n) => rule.matches(n))) {
+      throw usageError(`--fail-if-grown ${rule.text}: no class of either dump matches; check the name (inner classes are Outer$Inner, arrays byte[])`);
+    }
+  }
+  const out: GateRow[] = [];
+  for (const rule of rules) {
+    for (const row of rows) {
+      if (rule.matches(row.className) && offends(rule, row)) {
+        out.push({ rule: rule.text, className: row.className, classLoader: row.classLoader, shallow: row.shallow, limit: limitText(rule) });
+      }
+    }
+  }
+  return out;
+}

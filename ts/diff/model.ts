@@ -1,0 +1,171 @@
+/**
+ * The diff model: ONE JSON Schema definition (TypeBox) from which the TypeScript types derive,
+ * the JSON renderer validates, and `heapql schema diff` prints. `compute.ts` fills it from two
+ * dump snapshots; the renderers read only this model.
+ *
+ * Conventions: sizes are integers in bytes; a delta is current − baseline (negative = shrank);
+ * `growthPercent` is delta / baseline × 100, null when the baseline is 0 or absent; every list
+ * is sorted by growth, biggest first (renderers never re-sort). Matching rules: docs/diff.md.
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+/** Bumped on any incompatible change. */
+export const DIFF_SCHEMA_VERSION = 1;
+
+const Bytes = (description?: string) => Type.Integer({ minimum: 0, ...(description ? { description } : {}) });
+const Count = (description?: string) => Type.Integer({ minimum: 0, ...(description ? { description } : {}) });
+const Delta = (description?: string) => Type.Integer({ description: description ?? 'current − baseline' });
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+const Obj = <P extends Parameters<typeof Type.Object>[0]>(props: P, description?: string) =>
+  Type.Object(props, { additionalProperties: false, ...(description ? { description } : {}) });
+const GrowthPercent = () =>
+  Nullable(Type.Number({ description: 'delta / baseline × 100; null when the baseline is 0 or has no such row' }));
+
+/** A measure in both dumps and the change. */
+const Change = (description: string) =>
+  Obj({ baseline: Type.Integer({ minimum: 0 }), current: Type.Integer({ minimum: 0 }), delta: Delta(), growthPercent: GrowthPercent() }, description);
+export const ChangeSchema = Change('one measure in both dumps');
+export type Change = Static<typeof ChangeSchema>;
+
+export const DumpFactsSchema = Obj({
+  path: Type.String(),
+  fileSize: Bytes(),
+  dumpTime: Nullable(Type.String({ description: 'ISO 8601 UTC, from the header' })),
+  jvmVersion: Nullable(Type.String()),
+  mainClass: Nullable(Type.String({ description: 'first word of the sun.java.command system property (a jar\'s file name for -jar)' })),
+  usedHeap: Bytes('total shallow size of the objects the analysis covers'),
+  objects: Count(),
+  classes: Count('classes with instances'),
+});
+export type DumpFacts = Static<typeof DumpFactsSchema>;
+
+export const SameProgramSchema = Obj(
+  {
+    verdict: Type.Union([Type.Literal('same'), Type.Literal('different'), Type.Literal('unknown')], {
+      description: 'different: the main classes differ, or fewer than half of the application classes are shared',
+    }),
+    baselineMainClass: Nullable(Type.String()),
+    currentMainClass: Nullable(Type.String()),
+    applicationClasses: Obj({
+      baseline: Count('class names outside the JDK\'s own packages'),
+      current: Count(),
+      shared: Count('names in both'),
+      overlapPercent: Nullable(Type.Number({ description: 'shared / the smaller of the two × 100; null when either has none' })),
+    }),
+    note: Nullable(Type.String({ description: 'the warning shown at the top of the report when verdict is `different`' })),
+  },
+  'whether the two dumps come from the same program',
+);
+export type SameProgram = Static<typeof SameProgramSchema>;
+
+export const ClassDiffRowSchema = Obj({
+  className: Type.String(),
+  classLoader: Type.String({ description: 'loader key: `<bootstrap>`, the loader\'s name, or its class (addresses dropped)' }),
+  instances: ChangeSchema,
+  shallow: ChangeSchema,
+  retained: ChangeSchema,
+});
+export type ClassDiffRow = Static<typeof ClassDiffRowSchema>;
+
+export const LoaderDiffRowSchema = Obj({
+  loader: Type.String({ description: 'loader key: `<bootstrap>`, the loader\'s name, or its class (addresses dropped)' }),
+  loaders: Obj({ baseline: Count(), current: Count() }, 'loaders with this key in each dump'),
+  definedClasses: ChangeSchema,
+  instances: ChangeSchema,
+  shallow: ChangeSchema,
+  retained: ChangeSchema,
+});
+export type LoaderDiffRow = Static<typeof LoaderDiffRowSchema>;
+
+export const PackageDiffRowSchema = Obj({
+  package: Type.String({ description: 'the package of the classes (`(no package)` for primitive arrays and the default package)' }),
+  classes: Obj({ baseline: Count(), current: Count() }, 'classes with instances'),
+  instances: ChangeSchema,
+  shallow: ChangeSchema,
+});
+export type PackageDiffRow = Static<typeof PackageDiffRowSchema>;
+
+export const MatchStatusSchema = Type.Union(
+  [Type.Literal('new'), Type.Literal('grown'), Type.Literal('unchanged'), Type.Literal('shrunk'), Type.Literal('gone')],
+  {
+    description:
+      'new: only in the current dump; gone: only in the baseline; grown / shrunk: the retained size changed by more than 1 % of the baseline\'s; unchanged otherwise',
+  },
+);
+export type MatchStatus = Static<typeof MatchStatusSchema>;
+
+export const DominatorDiffRowSchema = Obj({
+  key: Type.String({ description: 'the matching key: the path from a GC root as (class, field) steps' }),
+  className: Type.String(),
+  objects: Obj({ baseline: Count(), current: Count() }, 'objects with this key among the big dominators of each dump'),
+  status: MatchStatusSchema,
+  retained: ChangeSchema,
+});
+export type DominatorDiffRow = Static<typeof DominatorDiffRowSchema>;
+
+export const SuspectDiffRowSchema = Obj({
+  status: MatchStatusSchema,
+  title: Type.String({ description: 'the suspect\'s title in the current dump (the baseline\'s for `gone`)' }),
+  kind: Type.Union([Type.Literal('single'), Type.Literal('group')]),
+  key: Type.String({ description: 'single: the object\'s path key; group: `instances of <class>`' }),
+  currentRank: Nullable(Type.Integer({ minimum: 1 })),
+  baselineRank: Nullable(Type.Integer({ minimum: 1, description: 'null when the baseline has no suspect with this key' })),
+  baselineSource: Type.Union([Type.Literal('suspect'), Type.Literal('dominator'), Type.Literal('class'), Type.Literal('none')], {
+    description: 'where the baseline size comes from: its own suspect, one of its big dominators, its class histogram, or nowhere (new)',
+  }),
+  retained: ChangeSchema,
+  retainedPercent: Obj({ baseline: Nullable(Type.Number()), current: Nullable(Type.Number()) }, 'of each dump\'s used heap'),
+});
+export type SuspectDiffRow = Static<typeof SuspectDiffRowSchema>;
+
+export const StringDiffRowSchema = Obj({
+  value: Type.String({ description: 'the text, cut to 200 characters' }),
+  truncated: Type.Boolean(),
+  inBaseline: Type.Boolean({ description: 'false: the baseline lists no duplicates of this value (it held at most one copy; its count shows as 0)' }),
+  count: ChangeSchema,
+  wastedBytes: ChangeSchema,
+});
+export type StringDiffRow = Static<typeof StringDiffRowSchema>;
+
+export const GateRowSchema = Obj({
+  rule: Type.String({ description: 'the --fail-if-grown argument as given' }),
+  className: Type.String(),
+  classLoader: Type.String(),
+  shallow: ChangeSchema,
+  limit: Type.String({ description: 'what the rule allows, e.g. `10000 bytes` or `20%`' }),
+});
+export type GateRow = Static<typeof GateRowSchema>;
+
+export const DiffModelSchema = Type.Object(
+  {
+    schemaVersion: Type.Literal(DIFF_SCHEMA_VERSION),
+    generator: Obj({ name: Type.Literal('heapql'), version: Type.String() }),
+    generatedAt: Type.String({ description: 'ISO 8601; the only field that differs between two runs on the same dumps' }),
+    baseline: DumpFactsSchema,
+    current: DumpFactsSchema,
+    sameProgram: SameProgramSchema,
+    usedHeap: ChangeSchema,
+    objects: ChangeSchema,
+    classes: Type.Array(ClassDiffRowSchema, { description: 'every class whose instances or shallow size changed, biggest shallow growth first' }),
+    classLoaders: Type.Array(LoaderDiffRowSchema, { description: 'every loader key whose numbers changed, biggest retained growth first' }),
+    packages: Type.Array(PackageDiffRowSchema, { description: 'every package whose instances or shallow size changed, biggest shallow growth first' }),
+    dominators: Obj({
+      thresholdBytes: Bytes('keys whose objects retain at least this much in either dump are compared (1 % of the larger used heap); the other dump\'s value counts its objects retaining 1 % of its own heap'),
+      rows: Type.Array(DominatorDiffRowSchema, { description: 'every key whose retained size changed, biggest growth first' }),
+    }),
+    leakSuspects: Type.Array(SuspectDiffRowSchema, { description: 'the current dump\'s suspects by growth, then the baseline\'s gone ones' }),
+    duplicateStrings: Obj({
+      wastedBytes: ChangeSchema,
+      complete: Type.Boolean({ description: 'false when a dump has more duplicated values than were listed (counts of unlisted values are unknown)' }),
+      grown: Type.Array(StringDiffRowSchema, { description: 'values whose copies grew, most grown wasted bytes first' }),
+    }),
+    gate: Obj({
+      rules: Type.Array(Type.String(), { description: '--fail-if-grown arguments, as given' }),
+      failed: Type.Boolean(),
+      offending: Type.Array(GateRowSchema, { description: 'class rows that grew past a rule' }),
+    }),
+    warnings: Type.Array(Type.String(), { description: 'non-fatal findings of either dump (prefixed with which)' }),
+  },
+  { $id: 'urn:heapql:schema:diff', title: 'heapql diff', additionalProperties: false },
+);
+export type DiffModel = Static<typeof DiffModelSchema>;

@@ -1,0 +1,151 @@
+/**
+ * What the diff needs from one dump, collected through the session core (never the addon): the
+ * report's sections with every class, loader and duplicated string listed (computed in Rust),
+ * every class name, and the big dominators with their matching keys (point look-ups of a few
+ * hundred objects at most).
+ */
+import type { HeapSession, ProgressEvent, ReportSections } from '../session/index.js';
+import type { DumpFacts } from './model.js';
+
+/** Lists of the report sections are cut at this length: in practice, never. */
+export const SECTION_LIMIT = 1_000_000;
+/** Duplicated string values listed per dump; beyond it the diff says it is incomplete. */
+export const STRING_LIMIT = 100_000;
+/** Dominator-tree levels below the GC roots that are walked for big dominators. */
+export const DOMINATOR_DEPTH = 8;
+/** Big dominators kept per dump (biggest first, level by level). */
+export const DOMINATOR_LIMIT = 200;
+/** Dominated children read per object. */
+const CHILDREN_PER_OBJECT = 50;
+
+/** One object of the dominator tree that retains at least the threshold. */
+export interface DominatorEntry {
+  objectId: number;
+  key: string;
+  className: string;
+  retained: number;
+}
+
+export interface DumpSnapshot {
+  facts: DumpFacts;
+  sections: ReportSections;
+  classNames: string[];
+  dominators: DominatorEntry[];
+  /** Matching key of each big dominator and each single leak suspect, by object id. */
+  keyOf: Map<number, string>;
+  warnings: string[];
+}
+
+/** The dump's facts: file, time, JVM, main class and sizes. */
+export function dumpFacts(session: HeapSession, sections: ReportSections): DumpFacts {
+  const info = session.info();
+  const command = sections.overview.systemProperties.find((p) => p.key === 'sun.java.command')?.value ?? null;
+  return {
+    path: info.path,
+    fileSize: info.fileSize,
+    dumpTime: info.timestampMs > 0 ? new Date(info.timestampMs).toISOString() : null,
+    jvmVersion: info.jvmVersion ?? null,
+    mainClass: mainClassOf(command),
+    usedHeap: sections.overview.heap.usedHeap,
+    objects: sections.overview.heap.objects,
+    classes: sections.overview.classHistogram.classes,
+  };
+}
+
+/** `com.acme.Main --port 80` → `com.acme.Main`; `/opt/app.jar -v` (java -jar) → `app.jar`. */
+export function mainClassOf(command: string | null): string | null {
+  const first = command?.trim().split(/\s+/)[0];
+  if (!first) return null;
+  return first.toLowerCase().endsWith('.jar') ? (first.split(/[\\/]/).pop() ?? first) : first;
+}
+
+/**
+ * The matching key of an object: the steps of its shortest path from a GC root, each written
+ * as `<field> → <class>`. The root is `class <name>` for a class object, `thread "<name>"` for a
+ * thread, else its class. Array indices become `[]` and stack locals `<local>` (positions and
+ * frame numbers move between dumps); addresses never appear.
+ */
+export function pathKey(steps: { object: { className: string; label: string; objectId: number }; via: string }[], threadNames: Map<number, string>): string {
+  const parts: string[] = [];
+  steps.forEach((s, i) => {
+    const what = stepName(s.object, threadNames);
+    if (i === 0) {
+      parts.push(what);
+      return;
+    }
+    const via = /^\[\d+\]$/.test(s.via) ? '[]' : /^<(Java Local|JNI Local|Native Stack)/.test(s.via) ? '<local>' : s.via;
+    parts.push(`${via} → ${what}`);
+  });
+  return parts.join(' · ');
+}
+
+function stepName(o: { className: string; label: string; objectId: number }, threadNames: Map<number, string>): string {
+  const cls = /^class (\S+) @ 0x[0-9a-f]+$/i.exec(o.label);
+  if (cls) return `class ${cls[1]}`;
+  const thread = threadNames.get(o.objectId);
+  if (thread !== undefined) return `thread "${thread}"`;
+  return o.className;
+}
+
+/**
+ * The objects of the dominator tree retaining at least `minBytes`, from the top-level
+ * dominators down at most DOMINATOR_DEPTH levels, at most DOMINATOR_LIMIT of them, each with
+ * its matching key.
+ */
+export async function bigDominators(session: HeapSession, sections: ReportSections, minBytes: number): Promise<DominatorEntry[]> {
+  const found: { objectId: number; className: string; retained: number }[] = [];
+  let level = sections.topConsumers.biggestObjects
+    .filter((o) => o.retained >= minBytes)
+    .map((o) => ({ objectId: o.object.objectId, className: o.object.className, retained: o.retained }));
+  for (let depth = 0; depth <= DOMINATOR_DEPTH && level.length > 0 && found.length < DOMINATOR_LIMIT; depth++) {
+    level.sort((a, b) => b.retained - a.retained || a.objectId - b.objectId);
+    level = level.slice(0, DOMINATOR_LIMIT - found.length);
+    found.push(...level);
+    const next: typeof level = [];
+    for (const o of level) {
+      const view = await session.dominator(o.objectId, CHILDREN_PER_OBJECT);
+      for (const c of view.children) {
+        if (c.retainedSize >= minBytes) next.push({ objectId: c.object.objectId, className: c.object.className, retained: c.retainedSize });
+      }
+    }
+    level = next;
+  }
+  const out: DominatorEntry[] = [];
+  for (const o of found) out.push({ ...o, key: await objectKey(session, sections, o.objectId, o.className) });
+  return out;
+}
+
+/** The matching key of one object (its shortest path from a GC root; see pathKey). */
+export async function objectKey(session: HeapSession, sections: ReportSections, objectId: number, className: string): Promise<string> {
+  const threadNames = new Map<number, string>();
+  for (const t of sections.threads.threads) if (t.name !== null) threadNames.set(t.object.objectId, t.name);
+  const steps = await session.pathToRoot(objectId);
+  return steps ? pathKey(steps, threadNames) : `(no path from a GC root) ${className}`;
+}
+
+/** The report sections with every list complete (the dump must be analyzed). */
+export async function fullSections(session: HeapSession, signal?: AbortSignal, onProgress?: (e: ProgressEvent) => void): Promise<ReportSections> {
+  return session.reportData({ limit: SECTION_LIMIT, topStrings: STRING_LIMIT, ...(signal ? { signal } : {}), ...(onProgress ? { onProgress } : {}) });
+}
+
+/**
+ * Collects one dump's snapshot (the session must be analyzed). Big dominators are walked down
+ * to `minDominatorBytes`; the comparison later keeps those at or above its common threshold.
+ */
+export async function snapshot(session: HeapSession, sections: ReportSections, minDominatorBytes: number, label: string): Promise<DumpSnapshot> {
+  const dominators = await bigDominators(session, sections, minDominatorBytes);
+  const keyOf = new Map(dominators.map((d) => [d.objectId, d.key]));
+  for (const s of sections.leakSuspects.suspects) {
+    if (s.kind === 'single' && s.object && !keyOf.has(s.object.objectId)) {
+      keyOf.set(s.object.objectId, await objectKey(session, sections, s.object.objectId, s.className));
+    }
+  }
+  return {
+    facts: dumpFacts(session, sections),
+    sections,
+    classNames: session.classNames(),
+    dominators,
+    keyOf,
+    warnings: session.warnings().map((w) => `${label}: ${w.offset > 0 ? `${w.message} (at byte ${w.offset})` : w.message}`),
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * The state one MCP server keeps: the dump's session (opened in the background so the client's
+ * handshake does not wait for the index), the baseline dump for comparisons (opened on first
+ * use), and the report sections computed once per list length and analysis.
+ */
+import { HeapqlError } from '../errors.js';
+import { openHeap, type HeapSession, type ReportSections } from '../session/index.js';
+
+export interface McpOptions {
+  /** The dump to investigate. */
+  path: string;
+  /** Which heap dump of the file, 0-based. */
+  dump?: number;
+  /** Queries and the analysis see only objects reachable from GC roots. */
+  reachableOnly: boolean;
+  /** A baseline dump for `compare_with_baseline` (the tool may also name one). */
+  baselinePath?: string;
+  noCache?: boolean;
+  /** Where log lines go (never stdout: it carries the protocol). */
+  log: McpLog;
+}
+
+/** The server's stderr: notices and warnings (a quiet CLI drops them), and errors. */
+export interface McpLog {
+  notice: (line: string) => void;
+  warn: (line: string) => void;
+  error: (line: string) => void;
+}
+
+export class McpContext {
+  readonly options: McpOptions;
+  private readonly opening: Promise<HeapSession>;
+  private baselineOpen: { path: string; session: Promise<HeapSession> } | null = null;
+  private sections = new Map<number, Promise<ReportSections>>();
+  private closed = false;
+  /** Stops an index still being built when the server shuts down. */
+  private readonly stopping = new AbortController();
+
+  constructor(options: McpOptions) {
+    this.options = options;
+    const started = Date.now();
+    this.opening = openHeap(options.path, {
+      dump: options.dump,
+      noCache: options.noCache,
+      reachableOnly: options.reachableOnly,
+      signal: this.stopping.signal,
+    });
+    this.opening.then(
+      (heap) => {
+        options.log.notice(`indexed ${options.path}: ${heap.info().objectCount} objects in ${Date.now() - started} ms`);
+        for (const w of heap.warnings()) options.log.warn(`${options.path}: ${w.message}`);
+        // A new analysis (another mode, or after a cancel) makes cached sections stale.
+        heap.subscribe((e) => e.type === 'state' && e.status.state === 'analyzing' && this.sections.clear());
+      },
+      (err: Error) => options.log.error(`cannot open ${options.path}: ${err.message}`),
+    );
+  }
+
+  /** The dump's session; waits for the index (throws the open error, e.g. not an HPROF file). */
+  heap(): Promise<HeapSession> {
+    if (this.closed) return Promise.reject(new HeapqlError('ERR_CLOSED', 'the server is shutting down'));
+    return this.opening;
+  }
+
+  /** The report's sections with lists of at most `limit` rows; needs the full analysis. */
+  async reportSections(limit: number, signal: AbortSignal): Promise<ReportSections> {
+    const heap = await this.heap();
+    let pending = this.sections.get(limit);
+    if (!pending) {
+      pending = heap.reportData({ limit, topStrings: limit, signal });
+      this.sections.set(limit, pending);
+      // A failed or cancelled computation is not kept.
+      pending.catch(() => this.sections.delete(limit));
+    }
+    return pending;
+  }
+
+  /** The baseline dump's session: `path` or the one given at startup, opened once. */
+  async baseline(path: string | undefined): Promise<HeapSession> {
+    const wanted = path ?? this.options.baselinePath;
+    if (!wanted) {
+      throw new HeapqlError(
+        'ERR_ARGUMENT',
+        'no baseline dump: pass `baseline` (a path to an .hprof file on this machine) or start the server with --baseline <dump>',
+      );
+    }
+    if (this.baselineOpen?.path !== wanted) {
+      const previous = this.baselineOpen;
+      this.baselineOpen = { path: wanted, session: openHeap(wanted, { noCache: this.options.noCache, signal: this.stopping.signal }) };
+      this.baselineOpen.session.catch(() => {});
+      previous?.session.then((h) => h.close(), () => {});
+    }
+    try {
+      return await this.baselineOpen.session;
+    } catch (err) {
+      this.baselineOpen = null;
+      throw err;
+    }
+  }
+
+  /** Stops indexing, cancels a running analysis and releases both dumps. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.stopping.abort();
+    const all = [this.opening, this.baselineOpen?.session].filter((p): p is Promise<HeapSession> => p !== undefined);
+    await Promise.all(all.map((p) => p.then((h) => h.close(), () => {})));
+  }
+}

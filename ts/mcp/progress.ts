@@ -1,0 +1,57 @@
+/**
+ * MCP progress notifications for the full analysis. The analysis reports per phase (`graph`,
+ * `dominators`, `retained`), each counting from zero; MCP wants one number that only grows, so
+ * the phases are laid end to end: progress = phases finished + fraction of the current one, of
+ * a total of three. A report is sent when the number grew by a hundredth of a phase, and only
+ * when the client asked for them (it sent a progressToken).
+ */
+import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+
+import type { ProgressEvent } from '../session/index.js';
+
+/** The analysis's phases in the order it runs them (crates/graph/src/analysis.rs). */
+const PHASES = ['graph', 'dominators', 'retained'];
+
+export interface ProgressSink {
+  onProgress: (event: ProgressEvent) => void;
+  /**
+   * Sends the final 3/3 if the last report fell short (the session drops reports that trail the
+   * end) and waits until every notification is written, before the tool's response.
+   */
+  finish: () => Promise<void>;
+}
+
+export function analysisProgress(
+  token: string | number | undefined,
+  send: (n: ServerNotification) => Promise<void>,
+): ProgressSink {
+  const total = PHASES.length;
+  let last = 0;
+  let pending: Promise<void> = Promise.resolve();
+  const emit = (progress: number, message: string) => {
+    if (token === undefined) return;
+    last = progress;
+    // Sent in order; a client that went away must not fail the tool.
+    pending = pending.then(() =>
+      send({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } }).catch(() => {}),
+    );
+  };
+  return {
+    onProgress(e) {
+      const phase = PHASES.indexOf(e.phase);
+      if (phase < 0) return;
+      const fraction = e.total > 0 ? Math.min(1, e.done / e.total) : 0;
+      const progress = Math.floor((phase + fraction) * 100) / 100;
+      if (progress <= last) return;
+      emit(progress, `${e.phase}: ${e.done} of ${e.total}`);
+    },
+    async finish() {
+      if (token === undefined) return;
+      if (last < total) emit(total, 'analysis finished');
+      await pending;
+      // The SDK's client handles notifications a microtask later than responses: a response read
+      // in the same chunk as the last notification would retire the token first and drop it.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    },
+  };
+}

@@ -1,0 +1,87 @@
+/**
+ * What a tool hands back: compact JSON text (one line, object references shortened), or an MCP
+ * tool error (`isError`) with a message an assistant can act on. A tool never throws past here.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
+import { HeapqlError } from '../errors.js';
+import { formatOqlError, isOqlError } from '../oql/errors.js';
+
+/**
+ * An object reference as tools return it: `{objectId, address, className}`, plus `label` only
+ * when it says more than the class and address (a String's text, a class loader's name, an
+ * array's length). `objectId` is the dense object index, stable for the dump.
+ */
+export interface CompactRef {
+  objectId: number;
+  address: string;
+  className: string;
+  label?: string;
+}
+
+function isRef(v: Record<string, unknown>): boolean {
+  return typeof v.objectId === 'number' && typeof v.address === 'string' && typeof v.className === 'string';
+}
+
+function compactRef(v: Record<string, unknown>): CompactRef {
+  const ref: CompactRef = { objectId: v.objectId as number, address: v.address as string, className: v.className as string };
+  const label = v.label;
+  if (typeof label === 'string' && label !== `${ref.className} @ ${ref.address}`) ref.label = label;
+  return ref;
+}
+
+/** Walks any JSON value and shortens every object reference in it (see CompactRef). */
+export function compact(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(compact);
+  if (value === null || typeof value !== 'object') return value;
+  const obj = value as Record<string, unknown>;
+  if (isRef(obj) && Object.keys(obj).every((k) => k === 'objectId' || k === 'address' || k === 'className' || k === 'label')) {
+    return compactRef(obj);
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(obj)) if (v !== undefined) out[k] = compact(v);
+  return out;
+}
+
+/** A successful result: the value as compact one-line JSON. */
+export function jsonResult(value: unknown): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(compact(value)) }] };
+}
+
+/** A tool error the assistant sees (the protocol call itself succeeds). */
+export function errorResult(message: string): CallToolResult {
+  return { content: [{ type: 'text', text: message }], isError: true };
+}
+
+/**
+ * Any failure as a tool error: OQL errors with the caret under the problem, heapql errors with
+ * their stable code, and a pointer to the tool that helps when the full analysis is missing.
+ */
+export function failureResult(err: unknown, oql?: string): CallToolResult {
+  if (isOqlError(err)) {
+    const text = formatOqlError(err, oql ?? '', 'query');
+    return errorResult(`OQL error: ${withAnalyzeHint(text)}`);
+  }
+  if (err instanceof HeapqlError) {
+    if (err.code === 'ERR_CANCELLED') return errorResult('cancelled: the request was cancelled before it finished');
+    return errorResult(`${err.code}: ${withAnalyzeHint(err.message)}`);
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return errorResult(`internal error: ${message}`);
+}
+
+/** Messages written for the command line name `heapql analyze`; here the tool does it. */
+function withAnalyzeHint(message: string): string {
+  if (!/full analysis|full path|analyze\(\)|heapql analyze/.test(message)) return message;
+  return `${message}\n(In this MCP server: call the analyze_heap tool first, then retry.)`;
+}
+
+/** Runs a tool body; whatever it throws becomes a tool error, never a crash of the server. */
+export async function guarded(body: () => Promise<CallToolResult>, oql?: string): Promise<CallToolResult> {
+  try {
+    return await body();
+  } catch (err) {
+    if (process.env.HEAPQL_DEBUG === '1' && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+    return failureResult(err, oql);
+  }
+}

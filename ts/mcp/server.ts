@@ -1,0 +1,63 @@
+/**
+ * The heapql MCP server: one dump (and optionally a baseline) behind Model Context Protocol
+ * tools, on the session core. `createMcpServer` registers the tools on an SDK server;
+ * `serveStdio` runs it over stdin/stdout until the client closes stdin.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+
+import { VERSION } from '../version.js';
+import { McpContext, type McpLog, type McpOptions } from './context.js';
+import { registerAnalysisTools } from './tools/analysis.js';
+import { registerCompareTools } from './tools/compare.js';
+import { registerDumpTools } from './tools/dump.js';
+import { registerObjectTools } from './tools/object.js';
+import { registerQueryTools } from './tools/query.js';
+
+const stderrLog: McpLog = {
+  notice: (line) => process.stderr.write(`heapql mcp: ${line}\n`),
+  warn: (line) => process.stderr.write(`heapql mcp: warning: ${line}\n`),
+  error: (line) => process.stderr.write(`heapql mcp: error: ${line}\n`),
+};
+
+const INSTRUCTIONS =
+  'heapql investigates one Java/Android heap dump (HPROF). Start with describe_dump. OQL (run_oql, run_named_query), ' +
+  'classes (list_classes, describe_class) and objects (inspect_object) work at once; analyze_heap adds retained sizes, ' +
+  'dominators, referrers, paths to GC roots and the report (get_report_section: leak_suspects is the usual next step). ' +
+  'Objects are referred to by objectId (stable for this dump). compare_with_baseline shows what grew since a baseline dump.';
+
+export function createMcpServer(ctx: McpContext): McpServer {
+  const server = new McpServer({ name: 'heapql', version: VERSION }, { instructions: INSTRUCTIONS });
+  registerDumpTools(server, ctx);
+  registerQueryTools(server, ctx);
+  registerObjectTools(server, ctx);
+  registerAnalysisTools(server, ctx);
+  registerCompareTools(server, ctx);
+  return server;
+}
+
+/**
+ * Serves over stdio until stdin closes (the client went away) or SIGTERM/SIGINT. Stdout carries
+ * the protocol only: anything else that would print there goes to stderr.
+ */
+export async function serveStdio(options: Omit<McpOptions, 'log'> & { log?: McpLog }): Promise<void> {
+  const log = options.log ?? stderrLog;
+  console.log = console.error;
+  console.info = console.error;
+  const ctx = new McpContext({ ...options, log });
+  const server = createMcpServer(ctx);
+  const transport = new StdioServerTransport();
+  transport.onerror = (err) => log.error(`protocol error: ${err.message}`);
+  const stopped = new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.stdin.once('end', stop);
+    process.stdin.once('close', stop);
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+  await server.connect(transport);
+  log.notice(`serving ${options.path} over stdio`);
+  await stopped;
+  await server.close();
+  await ctx.close();
+}

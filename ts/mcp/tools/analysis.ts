@@ -1,0 +1,132 @@
+/**
+ * The full analysis and the report: start it (with MCP progress notifications and cancellation),
+ * read its state, cancel it, and read one report section at a time.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+
+import type { ReportSections } from '../../session/index.js';
+import type { McpContext } from '../context.js';
+import { SECTION_LIST_DEFAULT, SECTION_LIST_MAX } from '../limits.js';
+import { analysisProgress } from '../progress.js';
+import { errorResult, guarded, jsonResult } from '../result.js';
+import { analysisState, nextStep } from '../state.js';
+
+/** Tool section names → the report's keys. */
+const SECTIONS = {
+  overview: 'overview',
+  leak_suspects: 'leakSuspects',
+  top_consumers: 'topConsumers',
+  threads: 'threads',
+  duplicate_strings: 'duplicateStrings',
+} as const satisfies Record<string, keyof ReportSections>;
+type SectionName = keyof typeof SECTIONS;
+
+export function registerAnalysisTools(server: McpServer, ctx: McpContext): void {
+  server.registerTool(
+    'analyze_heap',
+    {
+      title: 'Run the full analysis',
+      description:
+        'Builds the object graph, the dominator tree and retained sizes (seconds for small dumps, minutes for many GB). ' +
+        'Afterwards: @retainedHeapSize and dominators() in OQL, referrers/paths/dominators in inspect_object, and ' +
+        'get_report_section. By default waits until done, sending progress notifications when the request carries a ' +
+        'progressToken; cancelling the request cancels the analysis. wait=false starts it and returns at once (poll ' +
+        'analysis_status). Joins an analysis already running; returns at once when it is done.',
+      inputSchema: {
+        wait: z.boolean().default(true).describe('wait for the end (default) or start it and return'),
+        reachableOnly: z
+          .boolean()
+          .optional()
+          .describe('leave objects no GC root reaches out of the dominator tree (default: the server\'s mode)'),
+      },
+      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    ({ wait, reachableOnly }, extra) =>
+      guarded(async () => {
+        const heap = await ctx.heap();
+        const mode = reachableOnly ?? ctx.options.reachableOnly;
+        if (!wait) {
+          const start = heap.startAnalysis({ reachableOnly: mode });
+          return jsonResult({ start, ...analysisState(heap), next: 'call analysis_status to follow it, or analyze_heap to wait for it' });
+        }
+        const started = Date.now();
+        const progress = analysisProgress(extra._meta?.progressToken, (n) => extra.sendNotification(n));
+        await heap.analyze({ reachableOnly: mode, onProgress: progress.onProgress, signal: extra.signal });
+        await progress.finish();
+        return jsonResult({ ...analysisState(heap), waitedMs: Date.now() - started, next: nextStep(heap) });
+      }),
+  );
+
+  server.registerTool(
+    'analysis_status',
+    {
+      title: 'Analysis status',
+      description:
+        'Where the full analysis stands: state (query-only, analyzing, full, failed), the running phase and its progress ' +
+        '(done of total), the error of a failed analysis, and what is available now.',
+      inputSchema: {},
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    () =>
+      guarded(async () => {
+        const heap = await ctx.heap();
+        return jsonResult({ ...analysisState(heap), next: nextStep(heap) });
+      }),
+  );
+
+  server.registerTool(
+    'cancel_analysis',
+    {
+      title: 'Cancel the analysis',
+      description: 'Stops a running full analysis; queries keep working on the query-only path.',
+      inputSchema: {},
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    () =>
+      guarded(async () => {
+        const heap = await ctx.heap();
+        return jsonResult({ cancelled: heap.cancelAnalysis(), ...analysisState(heap) });
+      }),
+  );
+
+  server.registerTool(
+    'get_report_section',
+    {
+      title: 'Get a report section',
+      description:
+        'One section of the heap report (needs analyze_heap first): overview (heap size, GC roots, class histogram, ' +
+        'class loaders, duplicate classes, system properties), leak_suspects (objects or classes retaining a large share ' +
+        'of the heap, with the accumulation point and the path from a GC root), top_consumers (biggest objects, classes, ' +
+        'class loaders, packages by retained size), threads (each thread with its stack and the objects its frames ' +
+        'hold), duplicate_strings (string values stored more than once and the bytes they waste).',
+      inputSchema: {
+        section: z.enum(Object.keys(SECTIONS) as [SectionName, ...SectionName[]]).describe('which section'),
+        limit: z
+          .number()
+          .int()
+          .min(1)
+          .max(SECTION_LIST_MAX)
+          .default(SECTION_LIST_DEFAULT)
+          .describe(`longest list in the section (histogram rows, consumers, threads, strings…), at most ${SECTION_LIST_MAX}`),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    ({ section, limit }, extra) =>
+      guarded(async () => {
+        const heap = await ctx.heap();
+        if (!heap.analyzed) {
+          const running = heap.status.state === 'analyzing';
+          return errorResult(
+            `the report needs the full analysis, ${running ? 'which is running now: call analyze_heap to wait for it' : 'which has not run: call analyze_heap first'}, then ask again`,
+          );
+        }
+        const data = (await ctx.reportSections(limit, extra.signal))[SECTIONS[section]];
+        if (section === 'threads') {
+          const threads = (data as ReportSections['threads']).threads;
+          return jsonResult({ section, threadCount: threads.length, threads: threads.slice(0, limit) });
+        }
+        return jsonResult({ section, ...data });
+      }),
+  );
+}

@@ -1,0 +1,42 @@
+/** compare_with_baseline: what grew between a baseline dump and this one, by class. */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+
+import type { McpContext } from '../context.js';
+import { compareHistograms } from '../histogram-compare.js';
+import { ROWS_DEFAULT, ROWS_MAX } from '../limits.js';
+import { guarded, jsonResult } from '../result.js';
+
+export function registerCompareTools(server: McpServer, ctx: McpContext): void {
+  server.registerTool(
+    'compare_with_baseline',
+    {
+      title: 'Compare with a baseline dump',
+      description:
+        'The leak question "what grew?": compares this dump\'s class histogram with a baseline dump of the same program ' +
+        '(taken earlier): per class name the instances and shallow bytes in both and the change, biggest growth first, ' +
+        'plus totals and how many classes appeared or disappeared. Classes are matched by name (addresses differ between ' +
+        'dumps). Retained sizes are not compared. The baseline is the --baseline given at startup unless `baseline` names ' +
+        'another file; it is indexed on first use.',
+      inputSchema: {
+        baseline: z.string().min(1).optional().describe('path of the baseline .hprof on the server\'s machine (default: --baseline)'),
+        pattern: z.string().optional().describe('only class names containing this text, case-insensitive'),
+        sortBy: z.enum(['bytes', 'count']).default('bytes').describe('order by growth in shallow bytes or in instances'),
+        changedOnly: z.boolean().default(true).describe('leave out classes that did not change'),
+        limit: z.number().int().min(1).max(ROWS_MAX).default(ROWS_DEFAULT).describe(`rows to return, at most ${ROWS_MAX}`),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    ({ baseline, pattern, sortBy, changedOnly, limit }) =>
+      guarded(async () => {
+        const heap = await ctx.heap();
+        const base = await ctx.baseline(baseline);
+        return jsonResult({
+          baseline: base.path,
+          current: heap.path,
+          method: 'class histograms (instances and shallow bytes per class name)',
+          ...compareHistograms(base.classHistogram(), heap.classHistogram(), { pattern, sortBy, changedOnly, limit }),
+        });
+      }),
+  );
+}

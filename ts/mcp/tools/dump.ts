@@ -1,0 +1,120 @@
+/** Tools about the dump as a whole: describe it, list its classes, describe one class. */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+
+import { buildSummary } from '../../report/summary.js';
+import type { FieldView } from '../../session/index.js';
+import type { McpContext } from '../context.js';
+import { ROWS_DEFAULT, ROWS_MAX } from '../limits.js';
+import { errorResult, guarded, jsonResult } from '../result.js';
+import { analysisState, nextStep } from '../state.js';
+
+const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
+
+export function registerDumpTools(server: McpServer, ctx: McpContext): void {
+  server.registerTool(
+    'describe_dump',
+    {
+      title: 'Describe the heap dump',
+      description:
+        'Start here. Facts about the open Java/Android heap dump: file, JVM version, identifier size and object layout, ' +
+        'object counts by kind (instances, object arrays, primitive arrays, classes), total shallow bytes, GC roots by kind, ' +
+        'the 10 classes with the most shallow bytes, warnings found while reading it, whether the full analysis (retained ' +
+        'sizes, dominators) has run, and the baseline dump if one was given.',
+      inputSchema: {},
+      annotations: readOnly,
+    },
+    () =>
+      guarded(async () => {
+        const heap = await ctx.heap();
+        return jsonResult({
+          ...buildSummary(heap, 10),
+          analysis: analysisState(heap),
+          baseline: ctx.options.baselinePath ?? null,
+          next: nextStep(heap),
+        });
+      }),
+  );
+
+  server.registerTool(
+    'list_classes',
+    {
+      title: 'List classes',
+      description:
+        'Class names of the dump with their instance count and shallow bytes (instances of exactly that class; classes of ' +
+        'one name under several class loaders count together). Filter by a case-insensitive substring, sort, and page ' +
+        'with offset/limit. Use describe_class for one class\'s fields and hierarchy.',
+      inputSchema: {
+        pattern: z.string().optional().describe('only class names containing this text, case-insensitive (e.g. "HashMap", "com.acme.")'),
+        sortBy: z.enum(['shallow', 'count', 'name']).default('shallow').describe('order: shallow bytes or instances (largest first), or name'),
+        offset: z.number().int().min(0).default(0).describe('rows to skip (paging)'),
+        limit: z.number().int().min(1).max(ROWS_MAX).default(ROWS_DEFAULT).describe(`rows to return (at most ${ROWS_MAX})`),
+      },
+      annotations: readOnly,
+    },
+    ({ pattern, sortBy, offset, limit }) =>
+      guarded(async () => {
+        const heap = await ctx.heap();
+        const totals = new Map<string, { instances: number; shallowBytes: number }>();
+        for (const name of heap.classes(pattern)) totals.set(name, { instances: 0, shallowBytes: 0 });
+        for (const r of heap.classHistogram()) {
+          const t = totals.get(r.className);
+          if (!t) continue;
+          t.instances += r.count;
+          t.shallowBytes += r.shallow;
+        }
+        const rows = [...totals].map(([className, t]) => ({ className, ...t }));
+        if (sortBy === 'name') rows.sort((a, b) => a.className.localeCompare(b.className));
+        else {
+          const key = sortBy === 'count' ? 'instances' : 'shallowBytes';
+          rows.sort((a, b) => b[key] - a[key] || a.className.localeCompare(b.className));
+        }
+        const page = rows.slice(offset, offset + limit);
+        return jsonResult({
+          matching: rows.length,
+          offset,
+          classes: page,
+          ...(offset + page.length < rows.length ? { nextOffset: offset + page.length } : {}),
+        });
+      }),
+  );
+
+  server.registerTool(
+    'describe_class',
+    {
+      title: 'Describe a class',
+      description:
+        'One class by its Java name (e.g. "java.util.HashMap", "com.acme.Cache$Entry", "byte[]"): superclass chain, ' +
+        'instance fields with types (own first, then inherited), static fields with their values, instance size, ' +
+        'instances (exact class and with subclasses), the class object and its class loader. A class loaded by several ' +
+        'class loaders is listed once per loader.',
+      inputSchema: { name: z.string().min(1).describe('the fully qualified class name, as list_classes shows it') },
+      annotations: readOnly,
+    },
+    ({ name }) =>
+      guarded(async () => {
+        const heap = await ctx.heap();
+        const views = await heap.describeClass(name);
+        if (views.length === 0) {
+          const simple = name.split(/[.$]/).pop() ?? name;
+          const near = heap.classes(simple).slice(0, 10);
+          return errorResult(
+            `no class named '${name}' in this dump${near.length ? `; classes containing '${simple}': ${near.join(', ')}` : ''} (list_classes searches by pattern)`,
+          );
+        }
+        const field = (f: FieldView, withValue: boolean) => ({
+          name: f.name,
+          type: f.type,
+          ...(f.declaredBy ? { declaredBy: f.declaredBy } : {}),
+          ...(withValue ? { value: f.value } : {}),
+        });
+        return jsonResult({
+          classes: views.map((v) => ({
+            ...v,
+            fields: v.fields.map((f) => field(f, false)),
+            statics: v.statics.map((f) => field(f, true)),
+          })),
+        });
+      }),
+  );
+}

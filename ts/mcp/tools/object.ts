@@ -1,0 +1,103 @@
+/** inspect_object: one object with its fields, references both ways, GC root path and dominator. */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+
+import type { HeapSession, ReferenceList } from '../../session/index.js';
+import type { McpContext } from '../context.js';
+import { FIELDS_DEFAULT, FIELDS_MAX, REFERENCES_DEFAULT, REFERENCES_MAX } from '../limits.js';
+import { guarded, jsonResult } from '../result.js';
+
+const PARTS = ['fields', 'referents', 'referrers', 'pathToRoot', 'dominator'] as const;
+type Part = (typeof PARTS)[number];
+
+const NEEDS_ANALYSIS = 'needs the full analysis: call analyze_heap, then ask again';
+
+function references(list: ReferenceList) {
+  return {
+    total: list.total,
+    items: list.items.map((r) => (r.object ? { field: r.field, object: r.object } : { field: r.field, address: r.address, missing: true })),
+  };
+}
+
+/** An object id as a number, or a string `123`, `#123`, `0x…` (address), `java.lang.String#123`. */
+function resolve(heap: HeapSession, spec: number | string): number {
+  if (typeof spec === 'number') return heap.resolveObject(String(spec));
+  return heap.resolveObject(spec);
+}
+
+export function registerObjectTools(server: McpServer, ctx: McpContext): void {
+  server.registerTool(
+    'inspect_object',
+    {
+      title: 'Inspect one object',
+      description:
+        'Everything about one object: class, address, shallow and retained size, GC root kinds, its fields with names, ' +
+        'types and values (references as {objectId, address, className}); the objects it refers to (referents) and that ' +
+        'refer to it (referrers), each with the holding field; a shortest path from a GC root to it; its immediate ' +
+        'dominator and the biggest objects it dominates (what it keeps alive). Referrers, the path and the dominator ' +
+        'need analyze_heap first (until then they say so). Use `include` to ask for fewer parts.',
+      inputSchema: {
+        object: z
+          .union([z.number().int().min(0), z.string().min(1)])
+          .describe('the objectId from another result (e.g. 1234), or "#1234", an address "0x7f3a…", or "java.util.HashMap#1234"'),
+        include: z.array(z.enum(PARTS)).optional().describe(`parts to return (default all): ${PARTS.join(', ')}`),
+        fieldOffset: z.number().int().min(0).default(0).describe('first field (array element) to show, for paging through big arrays'),
+        fieldLimit: z.number().int().min(1).max(FIELDS_MAX).default(FIELDS_DEFAULT).describe(`fields (array elements) to show, at most ${FIELDS_MAX}`),
+        referenceLimit: z
+          .number()
+          .int()
+          .min(1)
+          .max(REFERENCES_MAX)
+          .default(REFERENCES_DEFAULT)
+          .describe(`referents, referrers and dominated children to list each, at most ${REFERENCES_MAX}`),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    ({ object, include, fieldOffset, fieldLimit, referenceLimit }) =>
+      guarded(async () => {
+        const heap = await ctx.heap();
+        const id = resolve(heap, object);
+        const want = new Set<Part>(include ?? PARTS);
+        const view = await heap.object(id, { fieldOffset, fieldLimit });
+        const out: Record<string, unknown> = {
+          object: view.object,
+          kind: view.kind,
+          shallowSize: view.shallowSize,
+          retainedSize: view.retainedSize,
+          reachable: view.reachable,
+          ...(view.arrayLength !== null ? { arrayLength: view.arrayLength } : {}),
+          ...(view.describedClass !== null ? { describedClass: view.describedClass } : {}),
+          gcRoots: view.gcRoots,
+        };
+        const unavailable: Record<string, string> = {};
+        if (want.has('fields')) {
+          out.fieldCount = view.fieldCount;
+          out.fieldOffset = fieldOffset;
+          out.fields = view.fields.map((f) => ({ name: f.name, type: f.type, ...(f.declaredBy ? { declaredBy: f.declaredBy } : {}), value: f.value }));
+          if (fieldOffset + view.fields.length < view.fieldCount) out.nextFieldOffset = fieldOffset + view.fields.length;
+        }
+        if (want.has('referents')) out.referents = references(await heap.referents(id, referenceLimit));
+        const analyzed = heap.analyzed;
+        if (want.has('referrers')) {
+          if (analyzed) out.referrers = references(await heap.referrers(id, referenceLimit));
+          else unavailable.referrers = NEEDS_ANALYSIS;
+        }
+        if (want.has('pathToRoot')) {
+          if (analyzed) {
+            const path = await heap.pathToRoot(id);
+            out.pathToRoot = path ?? null;
+            if (!path) out.pathNote = 'no path: no GC root reaches this object (it is garbage the next collection would free)';
+          } else unavailable.pathToRoot = NEEDS_ANALYSIS;
+        }
+        if (want.has('dominator')) {
+          if (analyzed) {
+            const d = await heap.dominator(id, referenceLimit);
+            out.dominator = { immediateDominator: d.dominator, inTree: d.inTree, dominatedCount: d.childCount, dominated: d.children };
+          } else unavailable.dominator = NEEDS_ANALYSIS;
+        }
+        if (Object.keys(unavailable).length > 0) out.unavailable = unavailable;
+        return jsonResult(out);
+      }),
+  );
+}
+

@@ -1,0 +1,129 @@
+/** OQL tools: run a query with a row cap, explain its plan, list and run the named queries. */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+
+import { findNamedQuery, NAMED_QUERIES, suggestNamedQueries } from '../../query/named.js';
+import type { HeapSession } from '../../session/index.js';
+import type { McpContext } from '../context.js';
+import { ROWS_DEFAULT, ROWS_MAX } from '../limits.js';
+import { errorResult, guarded, jsonResult } from '../result.js';
+
+const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
+
+const maxRows = z
+  .number()
+  .int()
+  .min(1)
+  .max(ROWS_MAX)
+  .default(ROWS_DEFAULT)
+  .describe(`at most this many rows come back (default ${ROWS_DEFAULT}, at most ${ROWS_MAX}); "truncated": true says more existed`);
+
+const reachableOnly = z
+  .boolean()
+  .optional()
+  .describe('only objects reachable from GC roots (default: the server\'s mode, see describe_dump)');
+
+/**
+ * Runs OQL with a row cap. The query's own LIMIT is kept when it is within the cap; otherwise
+ * one row more than the cap is asked for, so "truncated" is exact.
+ */
+async function runCapped(heap: HeapSession, oql: string, cap: number, options: { reachableOnly?: boolean; name?: string; signal: AbortSignal }) {
+  const prepared = heap.prepare(oql, { ...(options.reachableOnly !== undefined ? { reachableOnly: options.reachableOnly } : {}) });
+  const own = prepared.planned.plan.query.limit;
+  const withinCap = own !== null && own <= cap;
+  const result = await heap.query(prepared, { name: options.name ?? 'q1', signal: options.signal, ...(withinCap ? {} : { limit: cap + 1 }) });
+  const truncated = !withinCap && result.rows.length > cap;
+  return {
+    columns: result.columns,
+    rows: result.rows.slice(0, cap),
+    rowCount: Math.min(result.rows.length, cap),
+    truncated,
+    ...(truncated ? { truncatedNote: `only the first ${cap} rows are shown: raise maxRows (at most ${ROWS_MAX}) or narrow the query (WHERE, ORDER BY … LIMIT, GROUP BY)` } : {}),
+    ...(result.note ? { note: result.note } : {}),
+    elapsedMs: result.elapsedMs,
+  };
+}
+
+export function registerQueryTools(server: McpServer, ctx: McpContext): void {
+  server.registerTool(
+    'run_oql',
+    {
+      title: 'Run an OQL query',
+      description:
+        'Runs an OQL (Object Query Language, Eclipse MAT dialect) query on the dump and returns its columns and rows. ' +
+        'Object cells are {objectId, address, className[, label]}; pass objectId to inspect_object. Examples: ' +
+        '`SELECT s, toString(s) FROM java.lang.String s WHERE s.value.@length > 1000`, ' +
+        '`SELECT classof(x) AS class, COUNT(*) AS n FROM INSTANCEOF java.util.AbstractMap x GROUP BY classof(x) ORDER BY n DESC`, ' +
+        '`SELECT m, m.size FROM java.util.HashMap m WHERE m.size > 100`. Attributes: @objectId, @usedHeapSize (shallow), ' +
+        '@length, @retainedHeapSize and dominators()/@inbounds/path() (these need analyze_heap first). ' +
+        'Rows are capped (maxRows); an OQL error comes back with the position of the problem.',
+      inputSchema: { query: z.string().min(1).describe('the OQL text'), maxRows, reachableOnly },
+      annotations: readOnly,
+    },
+    ({ query, maxRows: cap, reachableOnly: reach }, extra) =>
+      guarded(async () => {
+        const heap = await ctx.heap();
+        return jsonResult(await runCapped(heap, query, cap, { reachableOnly: reach, signal: extra.signal }));
+      }, query),
+  );
+
+  server.registerTool(
+    'explain_oql',
+    {
+      title: 'Explain an OQL query',
+      description:
+        'Shows how a query would run (its execution plan: scans, filters, joins, sort, limit) without running it; also ' +
+        'checks the query, so a syntax error or an unknown attribute comes back as an error with its position.',
+      inputSchema: { query: z.string().min(1).describe('the OQL text'), reachableOnly },
+      annotations: readOnly,
+    },
+    ({ query, reachableOnly: reach }) =>
+      guarded(async () => {
+        const heap = await ctx.heap();
+        return jsonResult({ plan: heap.explain(query, { ...(reach !== undefined ? { reachableOnly: reach } : {}) }) });
+      }, query),
+  );
+
+  server.registerTool(
+    'list_named_queries',
+    {
+      title: 'List the named queries',
+      description:
+        'The built-in library of ready-made OQL queries (largest objects, duplicate strings, threads, big collections, ' +
+        'class loaders, biggest retainers…) with their OQL. Run one with run_named_query; those marked needsFullAnalysis ' +
+        'need analyze_heap first.',
+      inputSchema: {},
+      annotations: readOnly,
+    },
+    () =>
+      guarded(async () =>
+        jsonResult({
+          queries: NAMED_QUERIES.map((q) => ({ name: q.name, group: q.group, description: q.description, needsFullAnalysis: q.fullPath, oql: q.oql })),
+        }),
+      ),
+  );
+
+  server.registerTool(
+    'run_named_query',
+    {
+      title: 'Run a named query',
+      description: 'Runs one query of the built-in library by name (see list_named_queries), with the same row cap as run_oql.',
+      inputSchema: { name: z.string().min(1).describe('e.g. "top-classes-by-size", "duplicate-strings", "all-threads"'), maxRows },
+      annotations: readOnly,
+    },
+    ({ name, maxRows: cap }, extra) => {
+      const named = findNamedQuery(name);
+      return guarded(async () => {
+        if (!named) {
+          const near = suggestNamedQueries(name);
+          return errorResult(`no named query '${name}'${near.length ? `; did you mean ${near.join(', ')}?` : ''} (list_named_queries lists them)`);
+        }
+        const heap = await ctx.heap();
+        if (named.fullPath && !heap.analyzed) {
+          return errorResult(`the named query '${named.name}' needs the full analysis: call analyze_heap first, then retry`);
+        }
+        return jsonResult({ name: named.name, oql: named.oql, ...(await runCapped(heap, named.oql, cap, { name: named.name, signal: extra.signal })) });
+      }, named?.oql);
+    },
+  );
+}

@@ -1,0 +1,47 @@
+/**
+ * What the REPL's command table needs from a heap and from its front. A `HeapSession` is a
+ * `ReplBackend` as it is (the terminal); the browser REPL implements the same interface over
+ * HTTP. `ReplIO` is the front's output and file saving. Neither pulls in Node-only modules.
+ */
+import type { QueryResult, VizSpec } from '../query/schema.js';
+import type {
+  ClassView,
+  DominatorView,
+  ObjectView,
+  PathStep,
+  ProgressEvent,
+  ReferenceList,
+  SessionStatus,
+} from '../session/types.js';
+
+export interface ReplBackend {
+  readonly status: SessionStatus;
+  /** The reachable mode of queries (`!reachable` / `!all`). */
+  reachableOnly: boolean;
+  query(oql: string, options: { name?: string; viz?: VizSpec | null; signal?: AbortSignal }): Promise<QueryResult>;
+  classNames(): string[];
+  classes(pattern?: string): string[];
+  describeClass(name: string): Promise<ClassView[]>;
+  /** `Class#index`, `#index`, `index` or `0x…` → the object index (throws with the reason). */
+  resolveObject(spec: string): number | Promise<number>;
+  object(objectId: number): Promise<ObjectView>;
+  referents(objectId: number, limit?: number): Promise<ReferenceList>;
+  referrers(objectId: number, limit?: number): Promise<ReferenceList>;
+  pathToRoot(objectId: number, maxSteps?: number): Promise<PathStep[] | null>;
+  dominator(objectId: number, limit?: number): Promise<DominatorView>;
+  analyze(options: { reachableOnly?: boolean; onProgress?: (e: ProgressEvent) => void; signal?: AbortSignal }): Promise<void>;
+}
+
+export interface ReplIO {
+  /** A block of output (no trailing newline needed). */
+  print(text: string): void;
+  /** One error; the prompt comes back after it. */
+  error(text: string): void;
+  /** Writes `content` to `path` (terminal: a file; browser: a download); throws with the reason. */
+  saveFile(path: string, content: string): Promise<void> | void;
+  /** Progress of `!analyze` (a bar on a terminal); `progressDone` takes it down. */
+  progress?(event: ProgressEvent): void;
+  progressDone?(): void;
+  /** `!quit`. */
+  quit(): void;
+}

@@ -1,0 +1,483 @@
+/**
+ * The REPL's command table and dispatcher, shared by the terminal and the browser: a statement
+ * goes in, text comes out through `ReplIO`. OQL runs on the backend; `!` commands act on the
+ * last result without running the query again (except `!last`), through the pure functions of
+ * table.ts. No Node-only imports here: files and progress bars are the front's (`ReplIO`).
+ */
+import { KEYWORDS } from '../oql/lexer.js';
+import { formatOqlError, isOqlError } from '../oql/errors.js';
+import { AGGREGATE_NAMES, ATTRIBUTE_NAMES, FUNCTION_NAMES, editDistance, explain, METHOD_ALIASES, plan } from '../plan/index.js';
+import { formatCsv, formatTable, formatTsv } from '../query/format.js';
+import { findNamedQuery, NAMED_QUERIES, suggestNamedQueries } from '../query/named.js';
+import type { QueryResult } from '../query/schema.js';
+import { extractViz } from '../query/viz.js';
+import type { ReplBackend, ReplIO } from './backend.js';
+import { ReplError } from './errors.js';
+import { grid, renderClass, renderDominator, renderObject, renderPath, renderRefs } from './render.js';
+import { stripTerminator } from './statement.js';
+import {
+  columnStats,
+  filterRows,
+  headRows,
+  rowLines,
+  selectColumns,
+  sortRows,
+  statsResult,
+  tailRows,
+  uniqueValues,
+} from './table.js';
+
+/** What the REPL remembers between statements. */
+export interface ReplState {
+  /** The current result (after any shaping). */
+  result: QueryResult | null;
+  /** Results before each shaping command, for `!undo` (newest last). */
+  undo: QueryResult[];
+  /** The last OQL text run (for `!last`). */
+  lastQuery: string | null;
+  /** `!row` cursor (0-based). */
+  cursor: number;
+  /** Rows shown of a result; 0 = all. */
+  limit: number;
+  /** Queries run, for result names q1, q2, … */
+  queries: number;
+}
+
+export function initialState(): ReplState {
+  return { result: null, undo: [], lastQuery: null, cursor: 0, limit: 50, queries: 0 };
+}
+
+/** Everything a command can use. */
+export interface ReplContext {
+  backend: ReplBackend;
+  io: ReplIO;
+  state: ReplState;
+  /** Fires on Ctrl-C while the statement runs. */
+  signal?: AbortSignal;
+}
+
+export interface Command {
+  name: string;
+  aliases?: string[];
+  usage: string;
+  summary: string;
+  /** The argument completion offers: columns, classes, named queries, files, settings. */
+  completes?: 'column' | 'class' | 'named' | 'file' | 'set' | 'help';
+  run(ctx: ReplContext, args: string): Promise<void> | void;
+}
+
+// ---- helpers ----
+
+function needResult(state: ReplState): QueryResult {
+  if (!state.result) throw new ReplError('no result yet: run a query first');
+  return state.result;
+}
+
+/** Replaces the result (the old one goes on the undo stack) and shows it. */
+function shape(ctx: ReplContext, next: QueryResult): void {
+  ctx.state.undo.push(needResult(ctx.state));
+  if (ctx.state.undo.length > 100) ctx.state.undo.shift();
+  ctx.state.result = next;
+  ctx.state.cursor = 0;
+  show(ctx, next);
+}
+
+/** A result as a table, capped at the display limit. */
+export function show(ctx: ReplContext, result: QueryResult): void {
+  const limit = ctx.state.limit;
+  if (limit === 0 || result.rows.length <= limit) {
+    ctx.io.print(formatTable(result));
+    return;
+  }
+  const head = formatTable({ ...result, rows: result.rows.slice(0, limit) }, { footer: false });
+  const more = `(${result.rowCount} rows${result.truncated ? ', truncated' : ''}; showing the first ${limit}: !tail, !row N, !set limit 0 for all)`;
+  ctx.io.print(`${head}\n${more}${result.note ? `\nnote: ${result.note}` : ''}`);
+}
+
+function count(text: string, fallback: number, what: string): number {
+  if (text.trim() === '') return fallback;
+  const n = Number(text.trim());
+  if (!Number.isInteger(n) || n < 0) throw new ReplError(`${what} takes a whole number, not '${text.trim()}'`);
+  return n;
+}
+
+/** Words, with "quoted words" kept together and commas as separators. */
+function words(args: string): string[] {
+  return [...args.matchAll(/"([^"]*)"|'([^']*)'|([^\s,]+)/g)].map((m) => m[1] ?? m[2] ?? m[3]!);
+}
+
+/** The object a look-up command names; with no argument, the first object of the current row. */
+async function objectArg(ctx: ReplContext, args: string, command: string): Promise<number> {
+  const text = args.trim();
+  if (text !== '') return ctx.backend.resolveObject(text);
+  const row = ctx.state.result?.rows[ctx.state.cursor];
+  const cell = row?.find((v) => v !== null && typeof v === 'object' && !Array.isArray(v));
+  if (cell && typeof cell === 'object' && !Array.isArray(cell)) return cell.objectId;
+  throw new ReplError(`${command} needs an object: <class>#<index>, #<index> or an address 0x… (or a result row with an object)`);
+}
+
+/** Runs OQL (with an optional `-- @viz` line) and makes it the current result. */
+export async function runQuery(ctx: ReplContext, text: string): Promise<void> {
+  const { oql, viz } = extractViz(stripTerminator(text));
+  ctx.state.lastQuery = text;
+  let result: QueryResult;
+  try {
+    result = await ctx.backend.query(oql, { name: viz?.name ?? `q${ctx.state.queries + 1}`, viz, signal: ctx.signal });
+  } catch (err) {
+    if (isOqlError(err)) throw new ReplError(formatOqlError(err, oql, 'query'));
+    throw err;
+  }
+  ctx.state.queries++;
+  if (ctx.state.result) ctx.state.undo.push(ctx.state.result);
+  ctx.state.result = result;
+  ctx.state.cursor = 0;
+  show(ctx, result);
+  ctx.io.print(`(${result.elapsedMs} ms)`);
+}
+
+function fileFormat(path: string, result: QueryResult): string {
+  const ext = /\.([a-z]+)$/i.exec(path)?.[1]?.toLowerCase();
+  if (ext === 'csv') return formatCsv(result);
+  if (ext === 'tsv' || ext === 'tab') return formatTsv(result);
+  if (ext === 'json') return `${JSON.stringify(result, null, 2)}\n`;
+  throw new ReplError(`!save picks the format by extension: .csv, .tsv or .json (not '${path}')`);
+}
+
+/** `!reachable` / `!all`: the session's reachable mode for the queries that follow. */
+function reachableMode(name: string, on: boolean, summary: string): Command {
+  return {
+    name,
+    usage: `!${name}`,
+    summary,
+    run: (ctx) => {
+      ctx.backend.reachableOnly = on;
+      ctx.io.print(on ? 'queries now see reachable objects only (!all for every object)' : 'queries now see every object (!reachable for reachable only)');
+    },
+  };
+}
+
+function helpText(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.usage.length));
+  const lines = COMMANDS.map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}${c.aliases?.length ? ` (also ${c.aliases.map((a) => `!${a}`).join(', ')})` : ''}`);
+  return [
+    'Statements: OQL (a complete statement or one ending in ; runs; an open one asks for more), or a ! command.',
+    'Commands act on the last result without running it again; columns by name, alias or 1-based position.',
+    ...lines,
+    'Objects: <class>#<index>, #<index> or 0x<address>; with none, !obj/!refs/!path/!dom take the current !row.',
+    '!help oql: the query language.',
+  ].join('\n');
+}
+
+function oqlHelp(): string {
+  return [
+    'SELECT [DISTINCT] <expr> [AS name], … FROM [INSTANCEOF] <class> [alias] | "<regex>" | (subquery) alias | OBJECTS 0x<addr>',
+    '  [WHERE <predicate>] [GROUP BY <expr>, …] [HAVING <predicate>] [ORDER BY <expr> [ASC|DESC]] [LIMIT n]',
+    '  [UNION | INTERSECT | EXCEPT <select>]',
+    `keywords:   ${KEYWORDS.join(' ')}`,
+    `attributes: ${ATTRIBUTE_NAMES.join(' ')}`,
+    `functions:  ${FUNCTION_NAMES.join(' ')}`,
+    `aggregates: ${AGGREGATE_NAMES.join(' ')}`,
+    `methods:    ${[...new Set(METHOD_ALIASES.map((m) => `${m.name}()`))].join(' ')}`,
+    'predicates: = != < <= > >=, LIKE "regex", NOT LIKE, x INSTANCEOF C, x IN (subquery), BETWEEN a AND b, EXISTS (subquery), AND OR NOT',
+    'full path (after !analyze): @retainedHeapSize, dominators(x), dominatorof(x), @inbounds, @outbounds, path(a, b), AS RETAINED SET',
+    'examples:',
+    '  SELECT COUNT(*) FROM java.lang.String',
+    '  SELECT classof(x) AS class, COUNT(*) AS n, SUM(@usedHeapSize) AS bytes FROM INSTANCEOF java.lang.Object x GROUP BY classof(x) ORDER BY bytes DESC LIMIT 10',
+    '  SELECT s, toString(s) FROM java.lang.String s WHERE toString(s) LIKE "^http"',
+    '  -- @viz histogram label=class value=bytes   (a line before a query: how reports chart it)',
+  ].join('\n');
+}
+
+// ---- the table ----
+
+export const COMMANDS: Command[] = [
+  { name: 'help', usage: '!help [oql]', summary: 'this list; !help oql: the query language', completes: 'help', run: (ctx, a) => ctx.io.print(a.trim().toLowerCase() === 'oql' ? oqlHelp() : helpText()) },
+  { name: 'quit', aliases: ['q', 'exit'], usage: '!quit', summary: 'leave (Ctrl-D too)', run: (ctx) => ctx.io.quit() },
+  {
+    name: 'last',
+    usage: '!last',
+    summary: 'run the previous query again',
+    run: async (ctx) => {
+      if (!ctx.state.lastQuery) throw new ReplError('no query has run yet');
+      await runQuery(ctx, ctx.state.lastQuery);
+    },
+  },
+  {
+    name: 'count',
+    usage: '!count',
+    summary: 'rows of the last result',
+    run: (ctx) => {
+      const r = needResult(ctx.state);
+      ctx.io.print(`${r.rowCount} ${r.rowCount === 1 ? 'row' : 'rows'}${r.truncated ? ' (truncated: more matched)' : ''}`);
+    },
+  },
+  {
+    name: 'plan',
+    aliases: ['explain'],
+    usage: '!plan [--raw] <oql>',
+    summary: 'the execution plan, without scanning the heap (--raw: the plan JSON the executor gets)',
+    run: (ctx, a) => {
+      const raw = /^\s*--raw\b/.test(a);
+      const text = stripTerminator(raw ? a.replace(/^\s*--raw\b/, '') : a) || ctx.state.lastQuery || '';
+      if (!text) throw new ReplError('!plan needs a query: !plan SELECT …');
+      const { oql } = extractViz(stripTerminator(text));
+      try {
+        const planned = plan(oql, { fullPath: ctx.backend.status.state === 'full', reachableOnly: ctx.backend.reachableOnly });
+        ctx.io.print(raw ? JSON.stringify(JSON.parse(planned.json), null, 2) : explain(planned.plan));
+      } catch (err) {
+        if (isOqlError(err)) throw new ReplError(formatOqlError(err, oql, 'query'));
+        throw err;
+      }
+    },
+  },
+  {
+    name: 'row',
+    usage: '!row [N|first|last|next|prev]',
+    summary: 'one row as name = value lines (a cursor: next/prev move it)',
+    run: (ctx, a) => {
+      const r = needResult(ctx.state);
+      if (r.rows.length === 0) throw new ReplError('the last result has no rows');
+      const arg = a.trim().toLowerCase();
+      const st = ctx.state;
+      let i: number;
+      if (arg === '') i = st.cursor;
+      else if (arg === 'first') i = 0;
+      else if (arg === 'last') i = r.rows.length - 1;
+      else if (arg === 'next') i = st.cursor + 1;
+      else if (arg === 'prev') i = st.cursor - 1;
+      else i = count(arg, 1, '!row') - 1;
+      if (i < 0 || i >= r.rows.length) throw new ReplError(`there is no row ${i + 1}: the result has rows 1-${r.rows.length}`);
+      st.cursor = i;
+      ctx.io.print(`row ${i + 1} of ${r.rows.length}\n${rowLines(r, i)}`);
+    },
+  },
+  {
+    name: 'obj',
+    usage: '!obj <class>#<idx>',
+    summary: 'one heap object: class, address, sizes, fields with types and values',
+    run: async (ctx, a) => ctx.io.print(renderObject(await ctx.backend.object(await objectArg(ctx, a, '!obj')))),
+  },
+  {
+    name: 'refs',
+    usage: '!refs <obj>',
+    summary: 'what the object refers to and what refers to it, with field names',
+    run: async (ctx, a) => {
+      const id = await objectArg(ctx, a, '!refs');
+      const out = await ctx.backend.referents(id, 25);
+      const inbound = ctx.backend.status.state === 'full' ? await ctx.backend.referrers(id, 25) : null;
+      const label = (await ctx.backend.object(id)).object.label;
+      ctx.io.print(renderRefs(`${label}  #${id}`, out, inbound));
+    },
+  },
+  {
+    name: 'path',
+    usage: '!path <obj>',
+    summary: 'the shortest path from a GC root to the object (full analysis)',
+    run: async (ctx, a) => {
+      const id = await objectArg(ctx, a, '!path');
+      ctx.io.print(renderPath(await ctx.backend.pathToRoot(id), `#${id}`));
+    },
+  },
+  {
+    name: 'dom',
+    usage: '!dom <obj>',
+    summary: 'the immediate dominator and the biggest dominated objects (full analysis)',
+    run: async (ctx, a) => ctx.io.print(renderDominator(await ctx.backend.dominator(await objectArg(ctx, a, '!dom'), 10))),
+  },
+  { name: 'top', aliases: ['head'], usage: '!top [N]', summary: 'keep the first N rows (default 10)', run: (ctx, a) => shape(ctx, headRows(needResult(ctx.state), count(a, 10, '!top'))) },
+  { name: 'tail', usage: '!tail [N]', summary: 'keep the last N rows (default 10)', run: (ctx, a) => shape(ctx, tailRows(needResult(ctx.state), count(a, 10, '!tail'))) },
+  {
+    name: 'filter',
+    aliases: ['grep'],
+    usage: '!filter <pat>',
+    summary: 'keep rows with a cell containing pat (case-insensitive) or matching /regex/',
+    run: (ctx, a) => {
+      if (a.trim() === '') throw new ReplError('!filter needs a pattern: a substring or /regex/');
+      shape(ctx, filterRows(needResult(ctx.state), a));
+    },
+  },
+  {
+    name: 'sort',
+    usage: '!sort <col> [desc]',
+    summary: 'sort by a column (nulls last)',
+    completes: 'column',
+    run: (ctx, a) => {
+      const w = words(a);
+      if (w.length === 0) throw new ReplError('!sort needs a column: !sort <col> [desc]');
+      const desc = w.length > 1 && /^desc$/i.test(w.at(-1)!);
+      const asc = w.length > 1 && /^asc$/i.test(w.at(-1)!);
+      shape(ctx, sortRows(needResult(ctx.state), desc || asc ? w.slice(0, -1).join(' ') : w.join(' '), desc));
+    },
+  },
+  { name: 'select', usage: '!select <col>...', summary: 'keep only these columns', completes: 'column', run: (ctx, a) => shape(ctx, selectColumns(needResult(ctx.state), words(a))) },
+  {
+    name: 'stats',
+    usage: '!stats [col]',
+    summary: 'n, nulls, min, max, mean, stddev, p50, p90, p99 of numeric columns',
+    completes: 'column',
+    run: (ctx, a) => {
+      const r = needResult(ctx.state);
+      ctx.io.print(formatTable(statsResult(columnStats(r, a.trim() === '' ? undefined : a.trim()), r), { footer: false }));
+    },
+  },
+  {
+    name: 'unique',
+    usage: '!unique <col> [N]',
+    summary: 'distinct values of a column with counts, most frequent first (default 20)',
+    completes: 'column',
+    run: (ctx, a) => {
+      const w = words(a);
+      if (w.length === 0) throw new ReplError('!unique needs a column: !unique <col> [N]');
+      const n = w.length > 1 && /^\d+$/.test(w.at(-1)!) ? Number(w.pop()) : 20;
+      ctx.io.print(formatTable(uniqueValues(needResult(ctx.state), w.join(' '), n)));
+    },
+  },
+  {
+    name: 'undo',
+    usage: '!undo',
+    summary: 'the result before the last shaping command (or query)',
+    run: (ctx) => {
+      const prev = ctx.state.undo.pop();
+      if (!prev) throw new ReplError('nothing to undo');
+      ctx.state.result = prev;
+      ctx.state.cursor = 0;
+      show(ctx, prev);
+    },
+  },
+  {
+    name: 'save',
+    usage: '!save <file>',
+    summary: 'write the result as CSV, TSV or JSON (by the extension)',
+    completes: 'file',
+    run: async (ctx, a) => {
+      const file = a.trim().replace(/^["']|["']$/g, '');
+      if (file === '') throw new ReplError('!save needs a file name ending in .csv, .tsv or .json');
+      const r = needResult(ctx.state);
+      const text = fileFormat(file, r);
+      try {
+        await ctx.io.saveFile(file, text);
+      } catch (err) {
+        throw new ReplError(`cannot write ${file}: ${(err as Error).message}`);
+      }
+      ctx.io.print(`saved ${r.rowCount} rows to ${file}`);
+    },
+  },
+  {
+    name: 'set',
+    usage: '!set limit N',
+    summary: 'rows shown of a result (0 = all); !set alone shows the settings',
+    completes: 'set',
+    run: (ctx, a) => {
+      const w = words(a);
+      if (w.length === 0) {
+        ctx.io.print(`limit = ${ctx.state.limit}${ctx.state.limit === 0 ? ' (all rows)' : ''}\nreachable = ${ctx.backend.reachableOnly ? 'on' : 'off'}`);
+        return;
+      }
+      if (w[0]!.toLowerCase() !== 'limit') throw new ReplError(`unknown setting '${w[0]}': the setting is limit (!set limit N, 0 = all rows)`);
+      ctx.state.limit = count(w[1] ?? '', -1, '!set limit');
+      if (ctx.state.limit < 0) throw new ReplError('!set limit needs a number (0 = all rows)');
+      ctx.io.print(`limit = ${ctx.state.limit}${ctx.state.limit === 0 ? ' (all rows)' : ''}`);
+    },
+  },
+  {
+    name: 'classes',
+    usage: '!classes [pat]',
+    summary: 'class names containing pat (case-insensitive)',
+    completes: 'class',
+    run: (ctx, a) => {
+      const names = ctx.backend.classes(a.trim() || undefined);
+      const shown = names.slice(0, 200);
+      ctx.io.print(`${grid(shown)}\n(${names.length} classes${names.length > shown.length ? `, first ${shown.length} shown; narrow with a pattern` : ''})`);
+    },
+  },
+  {
+    name: 'describe',
+    usage: '!describe <class>',
+    summary: 'fields with types, instance count, superclass chain',
+    completes: 'class',
+    run: async (ctx, a) => {
+      const name = a.trim();
+      if (name === '') throw new ReplError('!describe needs a class name');
+      const views = await ctx.backend.describeClass(name);
+      if (views.length === 0) {
+        const near = closest(name, ctx.backend.classNames(), 3);
+        throw new ReplError(`no class ${name}${near.length ? `; did you mean ${near.join(', ')}?` : ''}`);
+      }
+      ctx.io.print(views.map(renderClass).join('\n\n'));
+    },
+  },
+  reachableMode('reachable', true, 'queries see only objects reachable from GC roots'),
+  reachableMode('all', false, 'queries see every object, unreachable ones too'),
+  {
+    name: 'run',
+    usage: '!run [<name>]',
+    summary: 'run a named query; alone: list them',
+    completes: 'named',
+    run: async (ctx, a) => {
+      const name = a.trim();
+      if (name === '') {
+        const width = Math.max(...NAMED_QUERIES.map((q) => q.name.length));
+        ctx.io.print(NAMED_QUERIES.map((q) => `${q.name.padEnd(width)}  ${q.fullPath ? '[needs !analyze] ' : ''}${q.description}`).join('\n'));
+        return;
+      }
+      const named = findNamedQuery(name);
+      if (!named) {
+        const near = suggestNamedQueries(name);
+        throw new ReplError(`no named query '${name}'${near.length ? `; did you mean ${near.join(', ')}?` : ''} (!run lists them)`);
+      }
+      if (named.fullPath && ctx.backend.status.state !== 'full') throw new ReplError(`'${named.name}' needs the full analysis: run !analyze first`);
+      ctx.io.print(`→ ${named.oql.split('\n').filter((l) => !l.trim().startsWith('--')).join(' ').trim()}`);
+      await runQuery(ctx, named.oql);
+    },
+  },
+  {
+    name: 'analyze',
+    usage: '!analyze',
+    summary: 'the full analysis (retained sizes, dominators, referrers, paths); Ctrl-C cancels',
+    run: async (ctx) => {
+      if (ctx.backend.status.state === 'full') {
+        ctx.io.print('the full analysis is already there');
+        return;
+      }
+      try {
+        await ctx.backend.analyze({ reachableOnly: false, onProgress: (e) => ctx.io.progress?.(e), signal: ctx.signal });
+      } finally {
+        ctx.io.progressDone?.();
+      }
+      ctx.io.print('full analysis ready: @retainedHeapSize, dominators(), !refs, !path and !dom work now');
+    },
+  },
+];
+
+const byName = new Map<string, Command>();
+for (const c of COMMANDS) for (const n of [c.name, ...(c.aliases ?? [])]) byName.set(n, c);
+
+/** Every command name and alias, for completion. */
+export const COMMAND_NAMES: string[] = [...byName.keys()].sort();
+
+export function findCommand(name: string): Command | undefined {
+  return byName.get(name.toLowerCase());
+}
+
+/** Up to `n` candidates nearest to `word` (edit distance, then shared prefix). */
+export function closest(word: string, candidates: readonly string[], n: number): string[] {
+  const w = word.toLowerCase();
+  return candidates
+    .map((c) => ({ c, d: editDistance(w, c.toLowerCase()) - (c.toLowerCase().startsWith(w.slice(0, 2)) ? 0.5 : 0) }))
+    .filter((x) => x.d <= Math.max(2, Math.floor(w.length / 2)))
+    .sort((a, b) => a.d - b.d || a.c.localeCompare(b.c))
+    .slice(0, n)
+    .map((x) => x.c);
+}
+
+/** Runs one `!command args` statement. */
+export async function runCommand(ctx: ReplContext, text: string): Promise<void> {
+  const m = /^\s*!(\S*)\s*([^]*)$/.exec(text)!;
+  const name = m[1]!;
+  const command = findCommand(name);
+  if (!command) {
+    const near = closest(name, COMMANDS.map((c) => c.name), 3);
+    throw new ReplError(`unknown command !${name}${near.length ? `; did you mean ${near.map((n) => `!${n}`).join(', ')}?` : ''} (!help lists them)`);
+  }
+  await command.run(ctx, m[2]!.replace(/;\s*$/, ''));
+}

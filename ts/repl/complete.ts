@@ -1,0 +1,135 @@
+/**
+ * Tab completion, shared by the terminal and the browser: what can follow the text before the
+ * cursor. Keywords, class names (after FROM / INSTANCEOF and for !describe, !classes), `@`
+ * attributes, functions and aggregates, fields of the class in scope (after `alias.` or bare)
+ * and columns of the latest result, `!` commands, named queries, `-- @viz` kinds and keys,
+ * settings, and file names after `!save`.
+ */
+import { KEYWORDS, tokenize } from '../oql/lexer.js';
+import { AGGREGATE_NAMES, ATTRIBUTE_NAMES, FUNCTION_NAMES } from '../plan/index.js';
+import { NAMED_QUERIES } from '../query/named.js';
+import { isVizLine } from '../query/viz.js';
+import { COMMAND_NAMES, findCommand } from './commands.js';
+
+export interface CompletionSource {
+  classNames(): string[];
+  /** Instance field names of a class (own and inherited); [] for an unknown class. */
+  fieldsOf(className: string): Promise<string[]>;
+  /** Column names of the latest result. */
+  columns(): string[];
+  /** File names for `!save` starting with `prefix` (directories end in `/`); [] in a browser. */
+  files(prefix: string): string[] | Promise<string[]>;
+}
+
+export interface Completion {
+  /** Candidates that start with `word`. */
+  items: string[];
+  /** The text being completed (the end of the line before the cursor). */
+  word: string;
+}
+
+const VIZ_KINDS = ['table', 'histogram', 'piechart', 'treemap'];
+const VIZ_KEYS = ['label=', 'value=', 'cap=', 'title=', 'name='];
+const MAX_ITEMS = 200;
+
+function pick(word: string, candidates: Iterable<string>, caseInsensitive = true): string[] {
+  const w = caseInsensitive ? word.toLowerCase() : word;
+  const out = new Set<string>();
+  for (const c of candidates) {
+    if ((caseInsensitive ? c.toLowerCase() : c).startsWith(w)) out.add(c);
+    if (out.size >= MAX_ITEMS) break;
+  }
+  return [...out].sort();
+}
+
+/** The class named in FROM / INSTANCEOF of the statement, with its alias, if any. */
+export function classInScope(statement: string): { className: string; alias: string | null } | null {
+  const tokens = tokenize(statement);
+  for (let i = 0; i < tokens.length; i++) {
+    if (tokens[i]!.type !== 'FROM') continue;
+    let j = i + 1;
+    while (tokens[j] && (tokens[j]!.type === 'OBJECTS' || tokens[j]!.type === 'INSTANCEOF')) j++;
+    if (tokens[j]?.type !== 'ident') continue;
+    // ident (. ident)* ([])*
+    const parts = [tokens[j++]!.text];
+    while (tokens[j]?.type === 'dot' && tokens[j + 1]?.type === 'ident') {
+      parts.push('.', tokens[j + 1]!.text);
+      j += 2;
+    }
+    while (tokens[j]?.type === 'lbracket' && tokens[j + 1]?.type === 'rbracket') {
+      parts.push('[]');
+      j += 2;
+    }
+    const alias = tokens[j]?.type === 'ident' ? tokens[j]!.text : tokens[j]?.type === 'AS' && tokens[j + 1]?.type === 'ident' ? tokens[j + 1]!.text : null;
+    return { className: parts.join(''), alias };
+  }
+  return null;
+}
+
+/**
+ * Completions at the end of `before` (the text before the cursor). `statement` is the whole
+ * statement typed so far (earlier lines of a continued statement included), for the class in scope.
+ */
+export async function complete(before: string, source: CompletionSource, statement = before): Promise<Completion> {
+  // ! commands and their arguments.
+  const cmd = /^\s*!(\S*)$/.exec(before);
+  if (cmd) return { items: pick(cmd[1]!, COMMAND_NAMES).map((n) => `!${n} `), word: `!${cmd[1]}` };
+  const arg = /^\s*!(\S+)\s+(.*)$/.exec(before);
+  if (arg) {
+    const command = findCommand(arg[1]!);
+    const rest = arg[2]!;
+    const word = /(\S*)$/.exec(rest)![1]!;
+    switch (command?.completes) {
+      case 'class':
+        return { items: pick(word, source.classNames(), false), word };
+      case 'named':
+        return { items: pick(word, NAMED_QUERIES.map((q) => q.name)), word };
+      case 'column':
+        return { items: pick(word.replace(/^-/, ''), source.columns()), word: word.replace(/^-/, '') };
+      case 'file':
+        return { items: await source.files(rest), word: rest };
+      case 'set':
+        return { items: rest.includes(' ') ? [] : pick(word, ['limit']), word };
+      case 'help':
+        return { items: pick(word, ['oql']), word };
+      default:
+        return { items: [], word };
+    }
+  }
+  // A -- @viz directive: kinds, then keys.
+  const line = before.slice(before.lastIndexOf('\n') + 1);
+  if (isVizLine(line) || /^\s*--\s*@\w*$/.test(line)) {
+    const m = /^\s*--\s*@viz\s+(\S*)$/i.exec(line);
+    if (m) return { items: pick(m[1]!, VIZ_KINDS), word: m[1]! };
+    const key = /\s(\S*)$/.exec(line);
+    if (/^\s*--\s*@viz\s+\S+\s/i.test(line) && key) return { items: pick(key[1]!, VIZ_KEYS), word: key[1]! };
+    const start = /(@\w*)$/.exec(line);
+    return { items: start ? pick(start[1]!, ['@viz']) : [], word: start?.[1] ?? '' };
+  }
+  // OQL.
+  const word = /([A-Za-z0-9_$.@\[\]]*)$/.exec(before)![1]!;
+  const head = before.slice(0, before.length - word.length);
+  const prev = tokenize(head).at(-1);
+  if (word.startsWith('@')) return { items: pick(word, ATTRIBUTE_NAMES), word };
+  if (prev && (prev.type === 'FROM' || prev.type === 'INSTANCEOF' || prev.type === 'OBJECTS')) {
+    const extra = prev.type === 'FROM' ? ['INSTANCEOF', 'OBJECTS'] : [];
+    return { items: [...pick(word, extra), ...pick(word, source.classNames(), false)], word };
+  }
+  const scope = classInScope(statement);
+  const dot = word.lastIndexOf('.');
+  if (dot >= 0 && scope?.alias && word.slice(0, dot) === scope.alias) {
+    const fields = await source.fieldsOf(scope.className);
+    const partial = word.slice(dot + 1);
+    return { items: pick(partial, fields, false).map((f) => `${scope.alias}.${f}`), word };
+  }
+  const fields = scope ? await source.fieldsOf(scope.className) : [];
+  const functions = [...FUNCTION_NAMES, ...AGGREGATE_NAMES].map((f) => `${f}(`);
+  const items = [
+    ...pick(word, KEYWORDS),
+    ...pick(word, functions),
+    ...pick(word, fields, false),
+    ...pick(word, source.columns()),
+    ...pick(word, ATTRIBUTE_NAMES.map((a) => a)),
+  ];
+  return { items: [...new Set(items)], word };
+}

@@ -1,0 +1,115 @@
+/** Plain-text views of look-ups and session facts for the REPL (pure: data in, text out). */
+import { formatValue } from '../query/format.js';
+import type { ClassView, DominatorView, FieldView, ObjectView, PathStep, ReferenceList, SessionStatus } from '../session/types.js';
+
+const int = (n: number) => n.toLocaleString('en-US');
+
+function aligned(pairs: [string, string][]): string {
+  const width = Math.max(0, ...pairs.map(([k]) => k.length));
+  return pairs.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n');
+}
+
+function fieldLines(fields: FieldView[], withValue: boolean, indent = '  '): string[] {
+  const nameW = Math.max(0, ...fields.map((f) => f.name.length));
+  const typeW = Math.max(0, ...fields.map((f) => f.type.length));
+  return fields.map((f) => {
+    const head = `${indent}${f.type.padEnd(typeW)}  ${f.name.padEnd(nameW)}`;
+    if (withValue) return `${head}  = ${formatValue(f.value)}`;
+    return f.declaredBy ? `${head}  (${f.declaredBy})` : head.trimEnd();
+  });
+}
+
+export function renderObject(o: ObjectView): string {
+  const pairs: [string, string][] = [
+    ['object', o.object.label],
+    ['index', `#${o.object.objectId}`],
+    ['class', o.describedClass ? `java.lang.Class (describes ${o.describedClass})` : o.object.className],
+    ['shallow size', `${int(o.shallowSize)} B`],
+    ['retained size', o.retainedSize === null ? 'needs !analyze' : `${int(o.retainedSize)} B`],
+  ];
+  if (o.reachable !== null) pairs.push(['reachable', o.reachable ? 'yes' : 'no (garbage)']);
+  if (o.arrayLength !== null) pairs.push(['length', int(o.arrayLength)]);
+  if (o.gcRoots.length > 0) pairs.push(['GC root', o.gcRoots.join(', ')]);
+  const what = o.kind === 'class' ? 'statics' : o.kind.endsWith('array') ? 'elements' : 'fields';
+  const lines = [aligned(pairs), `${what} (${int(o.fieldCount)}):`, ...fieldLines(o.fields, true)];
+  if (o.fields.length < o.fieldCount) lines.push(`  … ${int(o.fieldCount - o.fields.length)} more`);
+  return lines.join('\n');
+}
+
+export function renderClass(c: ClassView): string {
+  const pairs: [string, string][] = [
+    ['class', `${c.name}  (${c.classObject.label.replace(/^class /, '')}, #${c.classObject.objectId})`],
+    ['superclasses', c.superChain.length ? c.superChain.join(' → ') : '(none)'],
+    ['instances', `${int(c.instances)} (${int(c.instanceBytes)} B shallow); with subclasses ${int(c.instancesWithSubclasses)}`],
+    ['instance size', `${int(c.instanceSize)} B`],
+    ['subclasses', int(c.subclasses)],
+    ['class loader', c.loader === '0x0' ? 'bootstrap' : c.loader],
+  ];
+  const lines = [aligned(pairs), `fields (${c.fields.length}):`, ...fieldLines(c.fields, false)];
+  if (c.statics.length > 0) lines.push(`statics (${c.statics.length}):`, ...fieldLines(c.statics, true));
+  return lines.join('\n');
+}
+
+function referenceLines(list: ReferenceList, arrow: string): string[] {
+  const width = Math.max(0, ...list.items.map((r) => r.field.length));
+  const lines = list.items.map((r) => `  ${arrow} ${r.field.padEnd(width)}  ${r.object ? `${r.object.label}  #${r.object.objectId}` : `${r.address} (not in the dump)`}`);
+  if (list.items.length < list.total) lines.push(`  … ${int(list.total - list.items.length)} more`);
+  return lines;
+}
+
+/** Outbound references, then referrers (null: they need the full analysis). */
+export function renderRefs(label: string, out: ReferenceList, inbound: ReferenceList | null): string {
+  const lines = [label, `refers to (${int(out.total)}):`, ...referenceLines(out, '→')];
+  if (inbound === null) lines.push('referred to by: needs the full analysis (!analyze)');
+  else lines.push(`referred to by (${int(inbound.total)}):`, ...referenceLines(inbound, '←'));
+  return lines.join('\n');
+}
+
+export function renderPath(steps: PathStep[] | null, label: string): string {
+  if (steps === null) return `${label}: no path from a GC root (unreachable; the analysis left unreachable objects out)`;
+  const lines: string[] = [];
+  let depth = 0;
+  for (const [i, s] of steps.entries()) {
+    if (s.skipped > 0) {
+      lines.push(`${'  '.repeat(Math.min(depth - 1, 12))}… ${int(s.skipped)} steps left out …`);
+      depth += s.skipped;
+    }
+    // Indentation stops growing at 12 levels: the tree stays readable on a deep path.
+    const pad = '  '.repeat(Math.max(0, Math.min(depth - 1, 12)));
+    lines.push(i === 0 ? `${s.object.label}  #${s.object.objectId}  [GC root: ${s.via}]` : `${pad}└─ .${s.via} → ${s.object.label}  #${s.object.objectId}`);
+    depth++;
+  }
+  return lines.join('\n');
+}
+
+export function renderDominator(d: DominatorView): string {
+  const lines = [
+    `${d.object.label}  #${d.object.objectId}`,
+    `retained size  ${int(d.retainedSize)} B`,
+    `dominator      ${d.dominator ? `${d.dominator.label}  #${d.dominator.objectId}` : d.inTree ? '(none: a GC root)' : '(none: not in the dominator tree)'}`,
+    `dominates (${int(d.childCount)}), biggest first:`,
+  ];
+  const width = Math.max(0, ...d.children.map((c) => int(c.retainedSize).length));
+  for (const c of d.children) lines.push(`  ${int(c.retainedSize).padStart(width)} B  ${c.object.label}  #${c.object.objectId}`);
+  if (d.children.length < d.childCount) lines.push(`  … ${int(d.childCount - d.children.length)} more`);
+  return lines.join('\n');
+}
+
+export function renderBanner(s: SessionStatus, version: string): string {
+  const path = s.state === 'full' ? `full analysis${s.analysis?.reachableOnly ? ' (reachable objects only)' : ''}` : s.state === 'analyzing' ? 'analyzing…' : 'query-only (!analyze for retained sizes and dominators)';
+  return [
+    `heapql ${version} — ${s.path}`,
+    `${int(s.objects)} objects, ${int(s.classes)} classes; path: ${path}; queries see ${s.reachableOnly ? 'reachable objects only (!all for all)' : 'all objects (!reachable for reachable only)'}`,
+    'Type OQL (end with ; or a complete statement), !help for commands, !quit or Ctrl-D to leave.',
+  ].join('\n');
+}
+
+/** Names in columns that fit `width` characters. */
+export function grid(names: string[], width = 80): string {
+  if (names.length === 0) return '';
+  const cell = Math.min(width, Math.max(...names.map((n) => n.length)) + 2);
+  const perLine = Math.max(1, Math.floor(width / cell));
+  const lines: string[] = [];
+  for (let i = 0; i < names.length; i += perLine) lines.push(names.slice(i, i + perLine).map((n) => n.padEnd(cell)).join('').trimEnd());
+  return lines.join('\n');
+}

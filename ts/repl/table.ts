@@ -1,0 +1,198 @@
+/**
+ * Shaping a query result without running anything again: column look-up by name, alias or
+ * 1-based position; filter, sort, select, top/tail; statistics and value counts. Pure
+ * functions (result in, new result out) — the terminal and the browser REPL share them.
+ */
+import { formatValue } from '../query/format.js';
+import type { Column, QueryResult, Value } from '../query/schema.js';
+import { ReplError } from './errors.js';
+
+/** The column index a user means: a 1-based position, or a name / alias (case-insensitive, `@` optional). */
+export function columnIndex(result: QueryResult, name: string): number {
+  const text = name.trim();
+  if (/^\d+$/.test(text)) {
+    const n = Number(text);
+    if (n >= 1 && n <= result.columns.length) return n - 1;
+    throw new ReplError(`there is no column ${n}: the result has ${result.columns.length} (${columnList(result)})`);
+  }
+  const bare = (s: string) => s.toLowerCase().replace(/^@/, '');
+  const exact = result.columns.findIndex((c) => c.name === text);
+  if (exact >= 0) return exact;
+  const loose = result.columns.findIndex((c) => bare(c.name) === bare(text));
+  if (loose >= 0) return loose;
+  // A field path's last part (`createdAt` for `s.createdAt`), when only one column ends so.
+  const tail = result.columns.flatMap((c, i) => (bare(c.name).endsWith(`.${bare(text)}`) ? [i] : []));
+  if (tail.length === 1) return tail[0]!;
+  throw new ReplError(`no column '${text}' in the last result; its columns are ${columnList(result)} (or give a position 1-${result.columns.length})`);
+}
+
+function columnList(result: QueryResult): string {
+  return result.columns.map((c, i) => `${i + 1}:${c.name}`).join(', ');
+}
+
+function withRows(result: QueryResult, rows: Value[][], columns: Column[] = result.columns): QueryResult {
+  const { note: _note, ...rest } = result;
+  return { ...rest, columns, rows, rowCount: rows.length };
+}
+
+/** A `/regex/flags` pattern or a case-insensitive substring. */
+export function matcher(pattern: string): (text: string) => boolean {
+  const re = /^\/(.*)\/([a-z]*)$/.exec(pattern.trim());
+  if (re) {
+    let compiled: RegExp;
+    try {
+      compiled = new RegExp(re[1]!, re[2]!.includes('i') ? re[2] : `${re[2]}i`);
+    } catch (err) {
+      throw new ReplError(`bad regular expression ${pattern}: ${(err as Error).message}`);
+    }
+    return (t) => compiled.test(t);
+  }
+  const needle = pattern.trim().toLowerCase();
+  return (t) => t.toLowerCase().includes(needle);
+}
+
+/** Rows with any cell matching. */
+export function filterRows(result: QueryResult, pattern: string): QueryResult {
+  const test = matcher(pattern);
+  return withRows(result, result.rows.filter((row) => row.some((v) => test(formatValue(v)))));
+}
+
+function compareValues(a: Value, b: Value): number {
+  if (a === null || b === null) return a === b ? 0 : a === null ? 1 : -1; // nulls last
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);
+  // Objects in index order (= address order).
+  if (typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b)) return a.objectId - b.objectId;
+  return formatValue(a).localeCompare(formatValue(b), 'en', { numeric: true });
+}
+
+/** Sorted by one column (stable; nulls last in both directions). */
+export function sortRows(result: QueryResult, column: string, descending: boolean): QueryResult {
+  const i = columnIndex(result, column);
+  const rows = [...result.rows].sort((x, y) => {
+    const a = x[i]!;
+    const b = y[i]!;
+    if (a === null || b === null) return compareValues(a, b);
+    return descending ? compareValues(b, a) : compareValues(a, b);
+  });
+  return withRows(result, rows);
+}
+
+/** Only the named columns, in the order given. */
+export function selectColumns(result: QueryResult, names: string[]): QueryResult {
+  if (names.length === 0) throw new ReplError('!select needs at least one column');
+  const idx = names.map((n) => columnIndex(result, n));
+  return withRows(result, result.rows.map((r) => idx.map((i) => r[i]!)), idx.map((i) => result.columns[i]!));
+}
+
+export function headRows(result: QueryResult, n: number): QueryResult {
+  return withRows(result, result.rows.slice(0, n));
+}
+
+export function tailRows(result: QueryResult, n: number): QueryResult {
+  return withRows(result, n === 0 ? [] : result.rows.slice(-n));
+}
+
+export interface ColumnStats {
+  column: string;
+  n: number;
+  nulls: number;
+  min: number;
+  max: number;
+  mean: number;
+  /** Population standard deviation. */
+  stddev: number;
+  p50: number;
+  p90: number;
+  p99: number;
+}
+
+/** Nearest-rank percentile of ascending values. */
+function percentile(sorted: number[], p: number): number {
+  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
+  return sorted[rank - 1]!;
+}
+
+/** Statistics of the numeric columns (or of the one named, which must hold numbers). */
+export function columnStats(result: QueryResult, column?: string): ColumnStats[] {
+  const indices = column !== undefined ? [columnIndex(result, column)] : result.columns.map((_, i) => i);
+  const out: ColumnStats[] = [];
+  for (const i of indices) {
+    const cells = result.rows.map((r) => r[i]!);
+    const nums = cells.filter((v): v is number => typeof v === 'number');
+    const nulls = cells.filter((v) => v === null).length;
+    if (nums.length === 0 || nums.length + nulls < cells.length) {
+      if (column !== undefined) throw new ReplError(`column '${result.columns[i]!.name}' does not hold numbers; !stats needs a numeric column`);
+      continue;
+    }
+    const sorted = [...nums].sort((a, b) => a - b);
+    const mean = nums.reduce((s, x) => s + x, 0) / nums.length;
+    const variance = nums.reduce((s, x) => s + (x - mean) ** 2, 0) / nums.length;
+    out.push({
+      column: result.columns[i]!.name,
+      n: nums.length,
+      nulls,
+      min: sorted[0]!,
+      max: sorted.at(-1)!,
+      mean,
+      stddev: Math.sqrt(variance),
+      p50: percentile(sorted, 50),
+      p90: percentile(sorted, 90),
+      p99: percentile(sorted, 99),
+    });
+  }
+  if (out.length === 0) throw new ReplError('the last result has no numeric column; name one with !stats <column>');
+  return out;
+}
+
+/** The statistics as a result table (one row per column). */
+export function statsResult(stats: ColumnStats[], base: QueryResult): QueryResult {
+  const keys = ['column', 'n', 'nulls', 'min', 'max', 'mean', 'stddev', 'p50', 'p90', 'p99'] as const;
+  const round = (x: number) => Math.round(x * 1000) / 1000;
+  const rows = stats.map((s) => keys.map((k) => (k === 'column' ? s.column : round(s[k])) as Value));
+  return {
+    name: `${base.name}:stats`,
+    oql: base.oql,
+    columns: keys.map((k) => ({ name: k, type: k === 'column' ? 'string' : 'number' })),
+    rows,
+    rowCount: rows.length,
+    truncated: false,
+    elapsedMs: 0,
+  };
+}
+
+/** Distinct values of a column with their counts, most frequent first (the top `n`). */
+export function uniqueValues(result: QueryResult, column: string, n: number): QueryResult {
+  const i = columnIndex(result, column);
+  const counts = new Map<string, number>();
+  for (const r of result.rows) {
+    const key = formatValue(r[i]!);
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  const total = result.rows.length || 1;
+  const rows = [...counts.entries()]
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .slice(0, n)
+    .map(([value, count]) => [value, count, Math.round((count / total) * 1000) / 10] as Value[]);
+  return {
+    name: `${result.name}:unique`,
+    oql: result.oql,
+    columns: [
+      { name: result.columns[i]!.name, type: 'string' },
+      { name: 'count', type: 'number' },
+      { name: '%', type: 'number' },
+    ],
+    rows,
+    rowCount: rows.length,
+    truncated: counts.size > n,
+    elapsedMs: 0,
+    ...(counts.size > n ? { note: `${counts.size} distinct values; showing the ${n} most frequent` } : {}),
+  };
+}
+
+/** One row as `name = value` lines. */
+export function rowLines(result: QueryResult, index: number): string {
+  const row = result.rows[index]!;
+  const width = Math.max(...result.columns.map((c) => c.name.length));
+  return result.columns.map((c, i) => `${c.name.padEnd(width)} = ${formatValue(row[i]!)}`).join('\n');
+}

@@ -1,0 +1,177 @@
+/**
+ * The terminal front of the REPL (`heapql query|analyze <dump> --repl`): Node's readline with
+ * the `oql>` prompt and a continuation prompt, persistent history with Ctrl-R, tab completion,
+ * Ctrl-C that cancels a running statement or clears the line (never exits), Ctrl-D to leave.
+ * With stdin not a terminal, statements are read line by line through the same dispatcher and
+ * printed plainly (no prompts, no colours, no progress bar).
+ */
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import readline from 'node:readline';
+
+import { terminalProgress, type TerminalProgress } from '../cli/progress.js';
+import type { HeapSession } from '../session/index.js';
+import { VERSION } from '../version.js';
+import type { ReplIO } from './backend.js';
+import { complete, type CompletionSource } from './complete.js';
+import { Repl } from './dispatch.js';
+import { enableHistorySearch, HISTORY_CAP, historyPath, loadHistory, saveHistory } from './history.js';
+import { renderBanner } from './render.js';
+import { isCommand, statementComplete } from './statement.js';
+
+export const PROMPT = 'oql> ';
+export const CONTINUATION = '...> ';
+
+export interface TerminalOptions {
+  input?: NodeJS.ReadableStream & { isTTY?: boolean };
+  output?: NodeJS.WriteStream;
+  errors?: NodeJS.WriteStream;
+  /** The history file; null keeps none. Default: historyPath(). */
+  historyFile?: string | null;
+}
+
+/** File names for `!save` completion: entries of the directory named so far. */
+function fileCandidates(prefix: string): string[] {
+  const dir = prefix.includes('/') ? prefix.slice(0, prefix.lastIndexOf('/') + 1) : '';
+  try {
+    return readdirSync(dir === '' ? '.' : dir)
+      .filter((n) => !n.startsWith('.') || prefix.slice(dir.length).startsWith('.'))
+      .map((n) => {
+        const full = dir + n;
+        let isDir = false;
+        try {
+          isDir = statSync(full).isDirectory();
+        } catch {
+          isDir = false;
+        }
+        return isDir ? `${full}/` : full;
+      })
+      .filter((n) => n.startsWith(prefix))
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
+/** Runs the REPL on `session` until Ctrl-D, `!quit` or the end of the input; returns the exit code. */
+export async function runTerminalRepl(session: HeapSession, options: TerminalOptions = {}): Promise<number> {
+  const input = options.input ?? process.stdin;
+  const output = options.output ?? process.stdout;
+  const errors = options.errors ?? process.stderr;
+  const tty = Boolean(input.isTTY) && Boolean(output.isTTY);
+  const historyFile = tty ? (options.historyFile === undefined ? historyPath() : options.historyFile) : null;
+
+  let progress: TerminalProgress | null = null;
+  let rl: readline.Interface | null = null;
+  const io: ReplIO = {
+    print: (text) => output.write(text.endsWith('\n') ? text : `${text}\n`),
+    error: (text) => errors.write(text.endsWith('\n') ? text : `${text}\n`),
+    saveFile: (file, content) => writeFileSync(file, content),
+    progress: (e) => {
+      progress ??= terminalProgress(undefined, errors);
+      progress.onProgress(e);
+    },
+    progressDone: () => {
+      progress?.stop();
+      progress = null;
+    },
+    quit: () => rl?.close(),
+  };
+  const repl = new Repl(session, io);
+
+  let buffer: string[] = [];
+  const fieldCache = new Map<string, Promise<string[]>>();
+  const source: CompletionSource = {
+    classNames: () => session.classNames(),
+    fieldsOf: (name) => {
+      let fields = fieldCache.get(name);
+      if (!fields) {
+        fields = session.describeClass(name).then((views) => [...new Set(views.flatMap((v) => v.fields.map((f) => f.name)))], () => []);
+        fieldCache.set(name, fields);
+      }
+      return fields;
+    },
+    columns: () => repl.state.result?.columns.map((c) => c.name) ?? [],
+    files: fileCandidates,
+  };
+
+  rl = readline.createInterface({
+    input,
+    output,
+    terminal: tty,
+    prompt: PROMPT,
+    history: historyFile ? loadHistory(historyFile) : [],
+    historySize: HISTORY_CAP,
+    removeHistoryDuplicates: true,
+    tabSize: 4,
+    ...(tty
+      ? {
+          completer: (line: string, callback: (err: Error | null, result: [string[], string]) => void) => {
+            complete(line, source, [...buffer, line].join('\n')).then(
+              (c) => callback(null, [c.items, c.word]),
+              () => callback(null, [[], line]),
+            );
+          },
+        }
+      : {}),
+  });
+  const prompt = () => (buffer.length > 0 ? CONTINUATION : PROMPT);
+  let closed = false;
+  rl.on('close', () => (closed = true));
+  if (historyFile) {
+    let warned = false;
+    rl.on('history', (entries: string[]) => {
+      const problem = saveHistory(historyFile, entries);
+      if (problem && !warned) {
+        warned = true;
+        errors.write(`warning: history is not saved (${historyFile}: ${problem})\n`);
+      }
+    });
+  }
+  if (tty) enableHistorySearch(rl, prompt);
+
+  // Ctrl-C: cancel what runs, else drop the line and the statement typed so far.
+  let running: AbortController | null = null;
+  rl.on('SIGINT', () => {
+    if (running) {
+      running.abort();
+      return;
+    }
+    buffer = [];
+    output.write('^C\n');
+    const r = rl as unknown as { line: string; cursor: number };
+    r.line = '';
+    r.cursor = 0;
+    rl!.setPrompt(PROMPT);
+    rl!.prompt();
+  });
+
+  if (tty) {
+    output.write(`${renderBanner(session.status, VERSION)}\n`);
+    rl.prompt();
+  }
+  let failures = 0;
+  const run = async (statement: string) => {
+    running = new AbortController();
+    try {
+      if (!(await repl.execute(statement, running.signal))) failures++;
+    } finally {
+      running = null;
+    }
+  };
+  for await (const line of rl) {
+    const typed = buffer.length === 0 && isCommand(line) ? [line] : [...buffer, line];
+    // An empty line ends a statement that spans lines (it runs as typed, errors included).
+    const ready = statementComplete(typed.join('\n')) || (buffer.length > 0 && line.trim() === '');
+    if (ready) {
+      buffer = [];
+      await run(typed.join('\n'));
+    } else buffer = typed;
+    if (tty && !closed) {
+      rl.setPrompt(prompt());
+      rl.prompt();
+    }
+  }
+  if (buffer.length > 0) await run(buffer.join('\n'));
+  if (tty) output.write('\n');
+  return !tty && failures > 0 ? 1 : 0;
+}
