@@ -1,9 +1,9 @@
 /**
  * Assembles the report model. Every per-object number comes from the native door in one JSON
  * string (`reportData`: overview, leak suspects, top consumers, threads, waste —
- * computed in Rust); this file adds the envelope (schema version, generator, time), the file
- * facts, the dump's warnings and the folded-in query results, and validates the whole against
- * the schema before anyone renders it.
+ * computed in Rust, the file facts and dump time included); this file adds the envelope (schema
+ * version, generator, time), the dump's warnings and the folded-in query results, and validates
+ * the whole against the schema before anyone renders it.
  */
 import type { ErrorObject } from 'ajv';
 
@@ -60,17 +60,11 @@ export async function buildReport(heap: HeapSession, options: BuildReportOptions
   const mode = options.reachableOnly ?? heap.status.analysis?.reachableOnly ?? false;
   await heap.analyze({ reachableOnly: mode, onProgress: options.onProgress, signal: options.signal });
   const data = await heap.reportData(options);
-  const info = heap.info();
-  const overview = {
-    ...data.overview,
-    file: { path: info.path, size: info.fileSize, compression: info.compression === 'gzip-chunked' ? 'chunked-gzip' : info.compression },
-    dumpTime: info.timestampMs > 0 ? new Date(info.timestampMs).toISOString() : null,
-  };
   const model: ReportModel = {
     schemaVersion: REPORT_SCHEMA_VERSION,
     generator: { name: 'heapql', version: VERSION },
     generatedAt: new Date().toISOString(),
-    overview,
+    overview: data.overview,
     leakSuspects: data.leakSuspects,
     topConsumers: data.topConsumers,
     threads: data.threads,

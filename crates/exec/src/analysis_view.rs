@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicBool;
 use heapql_graph::analysis::FullAnalysis;
 use heapql_heap::{Heap, ObjIdx};
 
-use crate::graph_view::{GraphView, PATH_MAX_VISITED};
+use crate::graph_view::{GraphView, PATH_MAX_DEPTH, PATH_MAX_VISITED};
 
 pub struct AnalysisView<'a> {
     heap: &'a Heap,
@@ -42,6 +42,6 @@ impl GraphView for AnalysisView<'_> {
         Some(self.analysis.retained_set(self.heap, objects).objects)
     }
     fn path(&self, from: ObjIdx, to: ObjIdx) -> Option<Vec<ObjIdx>> {
-        self.analysis.path(from, to, PATH_MAX_VISITED)
+        self.analysis.path(from, to, PATH_MAX_DEPTH, PATH_MAX_VISITED)
     }
 }

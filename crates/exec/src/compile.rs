@@ -36,7 +36,9 @@ pub(crate) enum CExpr {
     Like { e: Box<CExpr>, re: Regex, negate: bool },
     Instanceof { e: Box<CExpr>, by_class: Arc<Vec<bool>> },
     InObjects { e: Box<CExpr>, bits: Arc<Vec<u64>> },
-    InValues { e: Box<CExpr>, set: Arc<HashSet<Key>> },
+    /// `by_address` / `by_text`: the set holds numbers / strings, which an object on the left
+    /// meets by its address / string text.
+    InValues { e: Box<CExpr>, set: Arc<HashSet<Key>>, by_address: bool, by_text: bool },
     Case { whens: Vec<(CExpr, CExpr)>, else_: Option<Box<CExpr>> },
     Index { e: Box<CExpr>, i: Box<CExpr> },
     Slice { e: Box<CExpr>, from: Box<CExpr>, to: Box<CExpr> },
@@ -272,7 +274,9 @@ fn compile_in(env: &Env, e: Box<CExpr>, inner: RowSet) -> Result<CExpr, ExecErro
                 Ok(CExpr::InObjects { e, bits: Arc::new(bits) })
             } else {
                 let set: HashSet<Key> = t.cells.into_iter().filter(|v| !v.is_null()).map(Key).collect();
-                Ok(CExpr::InValues { e, set: Arc::new(set) })
+                let by_address = set.iter().any(|k| matches!(k.0, Value::Int(_) | Value::Float(_)));
+                let by_text = set.iter().any(|k| matches!(k.0, Value::Str(_)));
+                Ok(CExpr::InValues { e, set: Arc::new(set), by_address, by_text })
             }
         }
     }

@@ -85,16 +85,40 @@ fn text_of(env: &Env, v: &Value) -> Option<String> {
     }
 }
 
-/// An object compared with a string compares its string text (NULL for non-strings).
+/// An object compared with a string compares its string text (NULL for non-strings); compared
+/// with a number, its address (`x = 0x7f00…`, `x > @objectAddress`).
 fn coerce(env: &Env, a: Value, b: Value) -> (Value, Value) {
     match (&a, &b) {
-        (Value::Obj(o), Value::Str(_)) => (object_text(env, *o).map(|s| Value::Str(s.into())).unwrap_or(Value::Null), b),
-        (Value::Str(_), Value::Obj(o)) => {
-            let t = object_text(env, *o).map(|s| Value::Str(s.into())).unwrap_or(Value::Null);
-            (a, t)
+        (Value::Obj(o), other) | (other, Value::Obj(o)) if !matches!(other, Value::Obj(_)) => {
+            let o = *o;
+            let as_other = match other {
+                Value::Str(_) => object_text(env, o).map(|s| Value::Str(s.into())).unwrap_or(Value::Null),
+                Value::Int(_) | Value::Float(_) => address(env, o),
+                _ => return (a, b),
+            };
+            if matches!(a, Value::Obj(_)) {
+                (as_other, b)
+            } else {
+                (a, as_other)
+            }
         }
         _ => (a, b),
     }
+}
+
+/// `@objectAddress` of an object: its id in the dump.
+fn address(env: &Env, o: ObjIdx) -> Value {
+    Value::Int(env.heap.object_id(o) as i64)
+}
+
+/// The object at an address (an integral number), if the dump has one there.
+fn object_at(env: &Env, v: &Value) -> Option<ObjIdx> {
+    let a = match v {
+        Value::Int(i) => u64::try_from(*i).ok()?,
+        Value::Float(f) if *f >= 0.0 && *f == f.trunc() && *f < u64::MAX as f64 => *f as u64,
+        _ => return None,
+    };
+    env.heap.index_of(a)
 }
 
 fn as_index(v: &Value) -> Option<i64> {
@@ -182,12 +206,22 @@ impl CExpr {
                 Value::Obj(o) => Value::Bool(by_class[heap.class_of(o) as usize]),
                 _ => Value::Bool(false),
             },
-            CExpr::InObjects { e, bits } => match e.eval(env, cx)? {
-                Value::Obj(o) => Value::Bool(bits.get(o as usize / 64).is_some_and(|w| w >> (o % 64) & 1 == 1)),
-                _ => Value::Bool(false),
-            },
-            CExpr::InValues { e, set } => match e.eval(env, cx)? {
+            // The left side meets the subquery's column the way `=` does: an object matches
+            // itself, its address or (for a string) its text; an address matches its object.
+            CExpr::InObjects { e, bits } => {
+                let v = e.eval(env, cx)?;
+                match if let Value::Obj(o) = v { Some(o) } else { object_at(env, &v) } {
+                    Some(o) => Value::Bool(bits.get(o as usize / 64).is_some_and(|w| w >> (o % 64) & 1 == 1)),
+                    None => Value::Bool(false),
+                }
+            }
+            CExpr::InValues { e, set, by_address, by_text } => match e.eval(env, cx)? {
                 Value::Null => Value::Bool(false),
+                Value::Obj(o) => Value::Bool(
+                    set.contains(&Key(Value::Obj(o)))
+                        || (*by_address && set.contains(&Key(address(env, o))))
+                        || (*by_text && object_text(env, o).is_some_and(|t| set.contains(&Key(Value::Str(t.into()))))),
+                ),
                 v => Value::Bool(set.contains(&Key(v))),
             },
             CExpr::Case { whens, else_ } => {

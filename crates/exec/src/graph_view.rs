@@ -30,61 +30,20 @@ pub trait GraphView: Sync {
     /// reachable from `from`. The default walks `outbounds` breadth-first up to `PATH_MAX_DEPTH`
     /// edges and `PATH_MAX_VISITED` objects, so one row cannot stall a query.
     fn path(&self, from: ObjIdx, to: ObjIdx) -> Option<Vec<ObjIdx>> {
-        bounded_path(from, to, |o| self.outbounds(o))
+        heapql_graph::bounded_path(from, to, PATH_MAX_DEPTH, PATH_MAX_VISITED, |o| self.outbounds(o))
     }
 }
 
 pub const PATH_MAX_DEPTH: usize = 32;
 pub const PATH_MAX_VISITED: usize = 1_000_000;
 
-/// Breadth-first search over a successor function, bounded by depth and visited count.
-pub fn bounded_path(
-    from: ObjIdx,
-    to: ObjIdx,
-    successors: impl Fn(ObjIdx) -> Vec<ObjIdx>,
-) -> Option<Vec<ObjIdx>> {
-    use std::collections::HashMap;
-    if from == to {
-        return Some(vec![from]);
-    }
-    let mut parent: HashMap<ObjIdx, ObjIdx> = HashMap::new();
-    parent.insert(from, from);
-    let mut frontier = vec![from];
-    for _ in 0..PATH_MAX_DEPTH {
-        let mut next = Vec::new();
-        for &o in &frontier {
-            for s in successors(o) {
-                if parent.contains_key(&s) {
-                    continue;
-                }
-                parent.insert(s, o);
-                if s == to {
-                    let mut path = vec![to];
-                    let mut cur = to;
-                    while cur != from {
-                        cur = parent[&cur];
-                        path.push(cur);
-                    }
-                    path.reverse();
-                    return Some(path);
-                }
-                if parent.len() >= PATH_MAX_VISITED {
-                    return None;
-                }
-                next.push(s);
-            }
-        }
-        if next.is_empty() {
-            return None;
-        }
-        frontier = next;
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn bounded_path(from: ObjIdx, to: ObjIdx, succ: impl Fn(ObjIdx) -> Vec<ObjIdx>) -> Option<Vec<ObjIdx>> {
+        heapql_graph::bounded_path(from, to, PATH_MAX_DEPTH, PATH_MAX_VISITED, succ)
+    }
 
     #[test]
     fn shortest_path_in_a_small_graph() {

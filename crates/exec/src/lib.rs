@@ -32,7 +32,7 @@ pub use env::ExecContext;
 pub use error::{
     ExecError, ERR_CANCELLED, ERR_NEEDS_ANALYSIS, ERR_PLAN, ERR_QUERY, ERR_UNKNOWN_CLASS, ERR_UNKNOWN_FIELD,
 };
-pub use graph_view::{bounded_path, GraphView, PATH_MAX_DEPTH, PATH_MAX_VISITED};
+pub use graph_view::{GraphView, PATH_MAX_DEPTH, PATH_MAX_VISITED};
 pub use plan::{parse_plan, Plan, PLAN_VERSION};
 pub use value::Value;
 

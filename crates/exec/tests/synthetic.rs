@@ -364,6 +364,34 @@ fn in_subquery_and_exists_guard() {
     assert_eq!(b.row_count, f.v.iter().filter(|&&x| x >= 25).count());
 }
 
+/// An object meets a number by its address, on either side and in IN (issue 12: `x IN (SELECT
+/// @objectAddress …)` used to match nothing).
+#[test]
+fn objects_compare_with_numbers_by_address() {
+    let (heap, _) = setup();
+    let addresses = select(class("com.example.Node"), json!({"output": columns(&[("a", attr(row(), "objectAddress"))])}));
+    let objects_q = select(class("com.example.Node"), json!({}));
+    // Left an object, right addresses: every node, nothing else.
+    let b = run(&heap, select(all(), json!({"filter": {"k": "in", "e": row(), "query": addresses.clone()}})));
+    assert_eq!(b.row_count, NODES);
+    let b = run(&heap, select(class("java.lang.String"), json!({"filter": {"k": "in", "e": row(), "query": addresses}})));
+    assert_eq!(b.row_count, 0);
+    // Left an address, right objects.
+    let b = run(&heap, select(all(), json!({"filter": {"k": "in", "e": attr(row(), "objectAddress"), "query": objects_q}})));
+    assert_eq!(b.row_count, NODES);
+    // =, <>, <, >= between an object and its address.
+    let first = run(&heap, select(class("com.example.Node"), json!({"output": columns(&[("a", attr(row(), "objectAddress"))]), "limit": 1})));
+    let a = ints(&first, 0)[0];
+    let count = |filter: serde_json::Value| run(&heap, select(class("com.example.Node"), json!({"filter": filter}))).row_count;
+    assert_eq!(count(bin("=", row(), lit(json!(a)))), 1);
+    assert_eq!(count(bin("=", lit(json!(a)), row())), 1);
+    assert_eq!(count(bin("!=", row(), lit(json!(a)))), NODES - 1);
+    assert_eq!(count(bin(">=", row(), lit(json!(a)))), NODES);
+    assert_eq!(count(bin("<", row(), lit(json!(a)))), 0);
+    assert_eq!(count(bin("=", row(), attr(row(), "objectAddress"))), NODES);
+    assert_eq!(count(bin("=", row(), lit(json!(a as f64 + 0.5)))), 0);
+}
+
 #[test]
 fn errors_have_stable_codes() {
     let (heap, _) = setup();

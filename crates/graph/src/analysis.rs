@@ -35,7 +35,8 @@ use std::sync::{Arc, OnceLock};
 #[derive(Clone, Default)]
 pub struct GraphOptions {
     /// Leave objects unreachable from the GC roots out of the dominator tree (no dominator,
-    /// retained size 0). Default: keep them under unreachable pseudo-roots.
+    /// retained size 0). Default: keep them in their own forest under unreachable pseudo-roots,
+    /// which never changes a reachable object's dominator (`ObjectGraph::follows`).
     pub reachable_only: bool,
     pub progress: Option<ProgressFn>,
     /// Set to true from another thread to stop; build() then returns HeapError::Cancelled.
@@ -86,7 +87,7 @@ impl FullAnalysis {
     pub fn build(heap: &Heap, options: GraphOptions) -> Result<FullAnalysis, HeapError> {
         let ctl = Control { phase: "graph", progress: options.progress.clone(), cancel: options.cancel.clone() };
         let graph = ObjectGraph::build(heap, options.reachable_only, &ctl).map_err(cancelled)?;
-        let dom = dominators_in(&graph, 0, Some(graph.pinned()), &ctl.phase("dominators"), heap.scratch())
+        let dom = dominators_in(&graph, 0, |u, v| graph.follows(u, v), &ctl.phase("dominators"), heap.scratch())
             .map_err(cancelled)?;
         let rctl = ctl.phase("retained");
         rctl.tick(0, 2).map_err(cancelled)?;
@@ -225,7 +226,7 @@ impl FullAnalysis {
     /// Objects freed if all of `set` were freed, and their total shallow size.
     pub fn retained_set(&self, heap: &Heap, set: &[ObjIdx]) -> RetainedSet {
         let nodes: Vec<u32> = set.iter().map(|&o| node(o)).collect();
-        let (members, _) = retained_set(&self.graph, 0, &nodes, |_| 0);
+        let (members, _) = retained_set(&self.graph, 0, |u, v| self.graph.follows(u, v), &nodes, |_| 0);
         let mut objects = Vec::new();
         let mut size = 0u64;
         for v in members.ones() {
@@ -246,9 +247,18 @@ impl FullAnalysis {
         min_retained_size(&self.idom, |v| self.retained.get(v), &nodes)
     }
 
-    /// Shortest forward path `a ..= b` visiting at most `limit` objects.
-    pub fn path(&self, a: ObjIdx, b: ObjIdx, limit: usize) -> Option<Vec<ObjIdx>> {
-        bounded_path(&self.graph, node(a), node(b), limit).map(|p| p.into_iter().map(obj).collect())
+    /// Shortest forward path `a ..= b`, at most `max_depth` references long, visiting at most
+    /// `max_visited` objects (`bounded_path`).
+    pub fn path(&self, a: ObjIdx, b: ObjIdx, max_depth: usize, max_visited: usize) -> Option<Vec<ObjIdx>> {
+        let succ = |v: u32| self.graph.successors(v).iter().copied();
+        bounded_path(node(a), node(b), max_depth, max_visited, succ).map(|p| p.into_iter().map(obj).collect())
+    }
+
+    /// BFS parents from the virtual root over the edges the dominators follow (a live
+    /// object's path never runs through garbage), minus the node edges `skip(u, v)` drops;
+    /// placed in the heap's `scratch`.
+    pub fn root_path_parents(&self, skip: impl Fn(u32, u32) -> bool) -> BigArray<u32> {
+        bfs_parents(&self.graph, 0, |u, v| !self.graph.follows(u, v) || skip(u, v), &self.scratch)
     }
 
     /// A shortest path from a GC root (or unreachable pseudo-root) to `o`, root first, with
@@ -266,7 +276,7 @@ impl FullAnalysis {
     /// The nodes of a shortest path from the virtual root (node 0, first) to `o`, without
     /// labels (a path may be a million steps long); None as for `path_to_root`.
     pub fn path_nodes_to_root(&self, o: ObjIdx) -> Option<Vec<u32>> {
-        let parents = self.bfs.get_or_init(|| bfs_parents(&self.graph, 0, |_, _| false, &self.scratch));
+        let parents = self.bfs.get_or_init(|| self.root_path_parents(|_, _| false));
         path_from_parents(parents, node(o))
     }
 
@@ -278,7 +288,7 @@ impl FullAnalysis {
         o: ObjIdx,
         skip: impl Fn(ObjIdx, ObjIdx) -> bool,
     ) -> Option<Vec<PathStep>> {
-        let parents = bfs_parents(&self.graph, 0, |u, v| u != 0 && skip(obj(u), obj(v)), &self.scratch);
+        let parents = self.root_path_parents(|u, v| u != 0 && skip(obj(u), obj(v)));
         let nodes = path_from_parents(&parents, node(o))?;
         let mut steps = Vec::with_capacity(nodes.len() - 1);
         for w in nodes.windows(2) {

@@ -20,28 +20,25 @@ pub struct Dominators {
     pub preorder: Vec<u32>,
 }
 
-/// Is the edge `u -> v` part of the graph the dominators are computed on? A pinned node's only
-/// predecessor is the root (MAT: a GC root is never dominated by an object referencing it).
-#[inline]
-fn edge_ok(pinned: Option<&FixedBitSet>, root: u32, u: u32, v: u32) -> bool {
-    match pinned {
-        Some(p) => u == root || !p.contains(v as usize),
-        None => true,
-    }
+/// The edge filter for a graph whose `pinned` nodes' only predecessor is the root (MAT: a GC
+/// root is never dominated by an object referencing it).
+pub fn pinned_edges(pinned: &FixedBitSet, root: u32) -> impl Fn(u32, u32) -> bool + '_ {
+    move |u, v| u == root || !pinned.contains(v as usize)
 }
 
-/// Immediate dominators of `g` from `root`. `pinned` nodes ignore every incoming edge except the
-/// root's. Memory at the peak (semidominators): five `u32` arrays of the node count (ancestor,
+/// Immediate dominators of `g` from `root`, over the edges `u -> v` for which `keep(u, v)`
+/// holds (`|_, _| true`: all of them; see `pinned_edges` and `ObjectGraph::follows`).
+/// Memory at the peak (semidominators): five `u32` arrays of the node count (ancestor,
 /// vertex, parent, predecessor offsets that turn into semi, label) plus the predecessor lists of
 /// the non-tree edges (tree edges and self-loops are left out: they never change a
 /// semidominator). The DFS keeps its scan positions for the current path only.
 pub fn dominators<G: Graph>(
     g: &G,
     root: u32,
-    pinned: Option<&FixedBitSet>,
+    keep: impl Fn(u32, u32) -> bool,
     ctl: &Control,
 ) -> Result<Dominators, Cancelled> {
-    dominators_in(g, root, pinned, ctl, &Placement::Memory)
+    dominators_in(g, root, keep, ctl, &Placement::Memory)
 }
 
 /// `dominators` with the predecessor lists placed by `place` (written once, then read in
@@ -50,7 +47,7 @@ pub fn dominators<G: Graph>(
 pub fn dominators_in<G: Graph>(
     g: &G,
     root: u32,
-    pinned: Option<&FixedBitSet>,
+    keep: impl Fn(u32, u32) -> bool,
     ctl: &Control,
     place: &Placement,
 ) -> Result<Dominators, Cancelled> {
@@ -79,7 +76,7 @@ pub fn dominators_in<G: Graph>(
         while c < succ.len() {
             let v = succ[c];
             c += 1;
-            if !edge_ok(pinned, root, u, v) {
+            if !keep(u, v) {
                 continue;
             }
             let pv = pre[v as usize];
@@ -124,8 +121,8 @@ pub fn dominators_in<G: Graph>(
     // ---- 2. predecessor offsets: exclusive prefix sums of the counts, in place while they fit.
     counts.push(0);
     match starts_from_counts(counts) {
-        (Starts::U32(starts), total) => finish(g, root, pinned, pre, parent, starts, total, ctl, place),
-        (Starts::U64(starts), total) => finish(g, root, pinned, pre, parent, starts, total, ctl, place),
+        (Starts::U32(starts), total) => finish(g, root, &keep, pre, parent, starts, total, ctl, place),
+        (Starts::U64(starts), total) => finish(g, root, &keep, pre, parent, starts, total, ctl, place),
     }
 }
 
@@ -133,10 +130,10 @@ pub fn dominators_in<G: Graph>(
 /// preorder numbers (`u32` while the non-tree edges fit, else `u64`), `parent` has one entry
 /// per reached vertex.
 #[allow(clippy::too_many_arguments)]
-fn finish<G: Graph, O>(
+fn finish<G: Graph, O, K: Fn(u32, u32) -> bool>(
     g: &G,
     root: u32,
-    pinned: Option<&FixedBitSet>,
+    keep: &K,
     pre: Vec<u32>,
     parent: Vec<u32>,
     mut starts: Vec<O>,
@@ -159,7 +156,7 @@ where
                 continue;
             }
             for &v in g.successors(u) {
-                if !edge_ok(pinned, root, u, v) {
+                if !keep(u, v) {
                     continue;
                 }
                 let pv = pre[v as usize];
@@ -210,7 +207,7 @@ where
     drop(starts);
 
     // ---- 5. back to node numbers.
-    let vertex = preorder(g, root, pinned, r);
+    let vertex = preorder(g, root, keep, r);
     let mut out = ancestor;
     out.fill(NONE);
     for i in 0..r {
@@ -223,7 +220,7 @@ where
 
 /// The vertices of the DFS of `dominators` step 1 in preorder, walked again (same edges, same
 /// order) with a bitmap for the visited nodes and a stack as deep as the DFS tree.
-fn preorder<G: Graph>(g: &G, root: u32, pinned: Option<&FixedBitSet>, r: usize) -> Vec<u32> {
+fn preorder<G: Graph>(g: &G, root: u32, keep: &impl Fn(u32, u32) -> bool, r: usize) -> Vec<u32> {
     let mut seen = FixedBitSet::with_capacity(g.node_count() as usize);
     let mut vertex: Vec<u32> = Vec::with_capacity(r);
     // (vertex, scan position in its successors) for the current path.
@@ -238,7 +235,7 @@ fn preorder<G: Graph>(g: &G, root: u32, pinned: Option<&FixedBitSet>, r: usize) 
         while c < succ.len() {
             let v = succ[c];
             c += 1;
-            if edge_ok(pinned, root, u, v) && !seen.put(v as usize) {
+            if keep(u, v) && !seen.put(v as usize) {
                 next = Some(v);
                 break;
             }

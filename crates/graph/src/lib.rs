@@ -22,7 +22,7 @@ pub mod retained;
 pub use analysis::{edge_label, FullAnalysis, GraphOptions, PathStep, RetainedSet};
 pub use control::{Cancelled, Control};
 pub use csr::{Csr, SequentialCsrBuilder, SparseCsr};
-pub use dominators::{dominators, dominators_in, Dominators};
+pub use dominators::{dominators, dominators_in, pinned_edges, Dominators};
 pub use domtree::dominator_children;
 pub use fixedbitset::FixedBitSet;
 pub use object_graph::ObjectGraph;

@@ -8,6 +8,12 @@
 //! from that thread, not GC roots). The virtual root's children are the GC roots and — unless
 //! `reachable_only` — one pseudo-root per unreachable region (its entry objects, then one
 //! representative per leftover cycle), so every object gets a dominator.
+//!
+//! Dominators, retained sets and paths to GC roots follow the edges of `ObjectGraph::follows`:
+//! not an edge from an unreachable object into a reachable one, so the garbage never changes
+//! the dominator, retained size or root path of a live object (design.md §4.2): the reachable
+//! objects' tree is that of the reachable graph alone, and the unreachable objects form their
+//! own forest under their pseudo-roots.
 
 use crate::control::{Cancelled, Control};
 use crate::{Csr, FixedBitSet, Graph, SequentialCsrBuilder};
@@ -186,6 +192,17 @@ impl ObjectGraph {
 
     pub fn pinned(&self) -> &FixedBitSet {
         &self.pinned
+    }
+
+    /// Is `u -> v` an edge of the graph that dominators, retained sets and paths to GC roots
+    /// follow? Every edge of the virtual root; into a pinned node (a GC root, a pseudo-root)
+    /// none other; from an unreachable object into a reachable one none (garbage never holds
+    /// a live object).
+    #[inline]
+    pub fn follows(&self, u: u32, v: u32) -> bool {
+        u == 0
+            || (!self.pinned.contains(v as usize)
+                && (self.reachable.contains(u as usize) || !self.reachable.contains(v as usize)))
     }
 
     /// Is node `v` reachable from the GC roots?

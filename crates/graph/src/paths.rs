@@ -3,7 +3,7 @@
 
 use crate::{Graph, NONE};
 use heapql_heap::{BigArray, Placement};
-use std::collections::{HashMap, VecDeque};
+use rustc_hash::FxHashMap;
 
 /// BFS parent of every node reached from `root` (`parent[root] == root`, `NONE` = unreached).
 /// `skip(u, v)` drops an edge from the search (e.g. excluded fields). Memory: one `u32` array
@@ -47,36 +47,52 @@ pub fn path_from_parents(parent: &[u32], target: u32) -> Option<Vec<u32>> {
     Some(path)
 }
 
-/// Shortest forward path `from ..= to` visiting at most `limit` nodes; None if `to` was not
-/// found within the limit. Memory is proportional to the nodes visited, not the graph.
-pub fn bounded_path<G: Graph>(g: &G, from: u32, to: u32, limit: usize) -> Option<Vec<u32>> {
-    let mut parent: HashMap<u32, u32> = HashMap::new();
+/// Shortest forward path `from ..= to` over `successors`, at most `max_depth` edges long and
+/// visiting at most `max_visited` nodes, so one call cannot stall a query; None if `to` was not
+/// found within those bounds. Memory is proportional to the nodes visited, not the graph.
+/// The one bounded search of heapql (`FullAnalysis::path`, the executor's `path(a, b)`).
+pub fn bounded_path<I: IntoIterator<Item = u32>>(
+    from: u32,
+    to: u32,
+    max_depth: usize,
+    max_visited: usize,
+    successors: impl Fn(u32) -> I,
+) -> Option<Vec<u32>> {
+    if from == to {
+        return Some(vec![from]);
+    }
+    let mut parent: FxHashMap<u32, u32> = FxHashMap::default();
     parent.insert(from, from);
-    let mut queue = VecDeque::from([from]);
-    'search: while let Some(u) = queue.pop_front() {
-        if u == to {
-            break 'search;
-        }
-        for &v in g.successors(u) {
-            if parent.len() >= limit {
-                break 'search;
-            }
-            if let std::collections::hash_map::Entry::Vacant(e) = parent.entry(v) {
-                e.insert(u);
-                if v == to {
-                    break 'search;
+    let mut frontier = vec![from];
+    let mut next = Vec::new();
+    for _ in 0..max_depth {
+        for &u in &frontier {
+            for v in successors(u) {
+                if parent.contains_key(&v) {
+                    continue;
                 }
-                queue.push_back(v);
+                parent.insert(v, u);
+                if v == to {
+                    let mut path = vec![to];
+                    let mut x = to;
+                    while x != from {
+                        x = parent[&x];
+                        path.push(x);
+                    }
+                    path.reverse();
+                    return Some(path);
+                }
+                if parent.len() >= max_visited {
+                    return None;
+                }
+                next.push(v);
             }
         }
+        if next.is_empty() {
+            return None;
+        }
+        std::mem::swap(&mut frontier, &mut next);
+        next.clear();
     }
-    parent.get(&to)?;
-    let mut path = vec![to];
-    let mut v = to;
-    while v != from {
-        v = parent[&v];
-        path.push(v);
-    }
-    path.reverse();
-    Some(path)
+    None
 }

@@ -71,10 +71,13 @@ pub fn retained_sizes(dom: &Dominators, shallow: impl Fn(u32) -> u64) -> Retaine
 
 /// Objects that would be freed if every node of `set` were freed (MAT semantics): walk from
 /// `root` without entering `set`; the answer is `set` plus the nodes reachable from `set` that
-/// this walk did not reach. Returns the membership bitmap and its total shallow size.
+/// this walk did not reach. Both walks take only the edges `u -> v` with `keep(u, v)` (the
+/// edges the dominators were computed on). Returns the membership bitmap and its total
+/// shallow size.
 pub fn retained_set<G: Graph>(
     g: &G,
     root: u32,
+    keep: impl Fn(u32, u32) -> bool,
     set: &[u32],
     shallow: impl Fn(u32) -> u64,
 ) -> (FixedBitSet, u64) {
@@ -90,7 +93,7 @@ pub fn retained_set<G: Graph>(
     }
     while let Some(u) = stack.pop() {
         for &v in g.successors(u) {
-            if !blocked.put(v as usize) {
+            if keep(u, v) && !blocked.put(v as usize) {
                 stack.push(v);
             }
         }
@@ -106,7 +109,7 @@ pub fn retained_set<G: Graph>(
     }
     while let Some(u) = stack.pop() {
         for &v in g.successors(u) {
-            if !blocked.contains(v as usize) && !members.put(v as usize) {
+            if keep(u, v) && !blocked.contains(v as usize) && !members.put(v as usize) {
                 total += shallow(v);
                 stack.push(v);
             }

@@ -128,7 +128,7 @@ fn semi_nca_matches_naive_on_random_graphs() {
     for case in 0..3000 {
         let (n, edges) = random_graph(&mut rng);
         let g = csr(n, &edges);
-        let dom = dominators(&g, 0, None, &Control::none()).unwrap();
+        let dom = dominators(&g, 0, |_, _| true, &Control::none()).unwrap();
         let want = naive_idom(n as usize, &edges, 0);
         assert_eq!(dom.idom, want, "case {case}: n={n} edges={edges:?}");
         // preorder lists exactly the reachable nodes, each after its dominator
@@ -161,7 +161,7 @@ fn pinned_nodes_only_hang_off_the_root() {
             all.push((0, v as u32));
         }
         let g = csr(n, &all);
-        let dom = dominators(&g, 0, Some(&pinned), &Control::none()).unwrap();
+        let dom = dominators(&g, 0, pinned_edges(&pinned, 0), &Control::none()).unwrap();
         let filtered: Vec<(u32, u32)> =
             all.iter().copied().filter(|&(a, b)| a == 0 || !pinned.contains(b as usize)).collect();
         let want = naive_idom(n as usize, &filtered, 0);
@@ -186,7 +186,7 @@ fn lengauer_tarjan_1979_example() {
         }
     }
     let g = csr(13, &edges);
-    let dom = dominators(&g, 0, None, &Control::none()).unwrap();
+    let dom = dominators(&g, 0, |_, _| true, &Control::none()).unwrap();
     let published = "A:R B:R C:R D:R E:R F:C G:C H:R I:R J:G K:R L:D";
     for item in published.split(' ') {
         let (v, d) = item.split_once(':').unwrap();
@@ -204,7 +204,7 @@ fn long_chain_and_big_random_graph_complete() {
         }
         emit(n - 1, 0);
     });
-    let dom = dominators(&g, 0, None, &Control::none()).unwrap();
+    let dom = dominators(&g, 0, |_, _| true, &Control::none()).unwrap();
     for v in 1..n {
         assert_eq!(dom.idom[v as usize], v - 1);
     }
@@ -221,7 +221,7 @@ fn long_chain_and_big_random_graph_complete() {
             emit(v, v / 2);
         }
     });
-    let dom = dominators(&g, 0, None, &Control::none()).unwrap();
+    let dom = dominators(&g, 0, |_, _| true, &Control::none()).unwrap();
     assert_eq!(dom.idom[(n - 1) as usize], n - 2);
 
     let n = 1_000_000u32;
@@ -229,7 +229,7 @@ fn long_chain_and_big_random_graph_complete() {
     let edges: Vec<(u32, u32)> =
         (0..3 * n).map(|_| (rng.random_range(0..n), rng.random_range(0..n))).collect();
     let g = csr(n, &edges);
-    let dom = dominators(&g, 0, None, &Control::none()).unwrap();
+    let dom = dominators(&g, 0, |_, _| true, &Control::none()).unwrap();
     // Every reachable node's dominator chain ends at the root.
     let reached = dom.preorder.len();
     assert!(reached > n as usize / 2);
@@ -243,7 +243,7 @@ fn retained_sizes_of_a_hand_computed_graph() {
     //  dominators: 1:0, 2:1, 3:2, 4:0 (two ways in), 5:0
     let edges = [(0, 1), (1, 2), (2, 3), (1, 4), (0, 5), (5, 4), (3, 1)];
     let g = csr(7, &edges);
-    let dom = dominators(&g, 0, None, &Control::none()).unwrap();
+    let dom = dominators(&g, 0, |_, _| true, &Control::none()).unwrap();
     assert_eq!(dom.idom, vec![0, 0, 1, 2, 0, 0, NONE]);
     let shallow = [0u64, 10, 20, 30, 40, 50, 60];
     let sizes = retained_sizes(&dom, |v| shallow[v as usize]);
@@ -254,15 +254,15 @@ fn retained_sizes_of_a_hand_computed_graph() {
     assert_eq!(tree.successors(6), &[] as &[u32]);
 
     // Retained set of {1, 5}: frees 1, 2, 3, 5 and 4 (only reachable through them).
-    let (set, size) = retained_set(&g, 0, &[1, 5], |v| shallow[v as usize]);
+    let (set, size) = retained_set(&g, 0, |_, _| true, &[1, 5], |v| shallow[v as usize]);
     assert_eq!(set.ones().collect::<Vec<_>>(), vec![1, 2, 3, 4, 5]);
     assert_eq!(size, 150);
     // {2}: only 2 and 3 (1 is held by the root).
-    let (set, size) = retained_set(&g, 0, &[2], |v| shallow[v as usize]);
+    let (set, size) = retained_set(&g, 0, |_, _| true, &[2], |v| shallow[v as usize]);
     assert_eq!(set.ones().collect::<Vec<_>>(), vec![2, 3]);
     assert_eq!(size, 50);
     // {5}: 4 is still held through 1.
-    let (_, size) = retained_set(&g, 0, &[5], |v| shallow[v as usize]);
+    let (_, size) = retained_set(&g, 0, |_, _| true, &[5], |v| shallow[v as usize]);
     assert_eq!(size, 50);
     // minimum retained size of {1, 2, 5}: 2 is under 1, so 60 + 50.
     assert_eq!(min_retained_size(&dom.idom, |v| sizes.get(v), &[1, 2, 5, 2]), 110);
@@ -274,7 +274,7 @@ fn retained_sizes_of_4_gib_and_more_are_exact() {
     // 0 -> 1 -> 2 -> 3 and 0 -> 4: sums cross u32::MAX at 2 and 1; 4 sits exactly at it.
     let edges = [(0, 1), (1, 2), (2, 3), (0, 4)];
     let g = csr(5, &edges);
-    let dom = dominators(&g, 0, None, &Control::none()).unwrap();
+    let dom = dominators(&g, 0, |_, _| true, &Control::none()).unwrap();
     let gib = 1u64 << 30;
     let shallow = [0u64, 5 * gib, 3 * gib, 3 * gib + 7, u32::MAX as u64];
     let sizes = retained_sizes(&dom, |v| shallow[v as usize]);
@@ -288,15 +288,15 @@ fn retained_set_of_one_node_is_its_dominator_subtree() {
     for _ in 0..500 {
         let (n, edges) = random_graph(&mut rng);
         let g = csr(n, &edges);
-        let dom = dominators(&g, 0, None, &Control::none()).unwrap();
+        let dom = dominators(&g, 0, |_, _| true, &Control::none()).unwrap();
         let sizes = retained_sizes(&dom, |v| v as u64 + 1);
         for &v in dom.preorder.iter().skip(1) {
-            let (_, size) = retained_set(&g, 0, &[v], |v| v as u64 + 1);
+            let (_, size) = retained_set(&g, 0, |_, _| true, &[v], |v| v as u64 + 1);
             assert_eq!(size, sizes.get(v));
         }
         // A set: the union of the subtrees of its members is always included.
         let members: Vec<u32> = dom.preorder.iter().copied().filter(|_| rng.random_bool(0.3)).collect();
-        let (set, size) = retained_set(&g, 0, &members, |v| v as u64 + 1);
+        let (set, size) = retained_set(&g, 0, |_, _| true, &members, |v| v as u64 + 1);
         let lower = min_retained_size(&dom.idom, |v| sizes.get(v), &members);
         assert!(size >= lower);
         for &m in &members {
@@ -324,10 +324,10 @@ fn shortest_and_bounded_paths() {
     assert_eq!(path_from_parents(&parents, 6), None);
     let parents = bfs_parents(&g, 0, |u, v| (u, v) == (0, 4), &Placement::Memory);
     assert_eq!(path_from_parents(&parents, 5).unwrap(), vec![0, 1, 2, 3, 5]);
-    assert_eq!(bounded_path(&g, 1, 5, 100).unwrap(), vec![1, 2, 3, 5]);
-    assert_eq!(bounded_path(&g, 1, 1, 100).unwrap(), vec![1]);
-    assert_eq!(bounded_path(&g, 5, 1, 100), None);
-    assert_eq!(bounded_path(&g, 1, 5, 2), None);
+    assert_eq!(bounded_path(1, 5, usize::MAX, 100, |v| g.successors(v).to_vec()).unwrap(), vec![1, 2, 3, 5]);
+    assert_eq!(bounded_path(1, 1, usize::MAX, 100, |v| g.successors(v).to_vec()).unwrap(), vec![1]);
+    assert_eq!(bounded_path(5, 1, usize::MAX, 100, |v| g.successors(v).to_vec()), None);
+    assert_eq!(bounded_path(1, 5, usize::MAX, 2, |v| g.successors(v).to_vec()), None);
 }
 
 #[test]
@@ -341,5 +341,5 @@ fn cancellation_stops_the_dominator_phase() {
         }
     });
     let ctl = Control { phase: "dominators", progress: None, cancel: Some(Arc::new(AtomicBool::new(true))) };
-    assert!(dominators(&g, 0, None, &ctl).is_err());
+    assert!(dominators(&g, 0, |_, _| true, &ctl).is_err());
 }

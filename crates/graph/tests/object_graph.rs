@@ -205,8 +205,8 @@ fn paths_and_retained_sets_carry_field_names() {
     assert_eq!(heapql_graph::edge_label(&heap, node_class, object_class), "<super>");
 
     // Bounded forward paths.
-    assert_eq!(a.path(i(ids.h), i(ids.z), 100).unwrap(), vec![i(ids.h), i(ids.x), i(ids.z)]);
-    assert_eq!(a.path(i(ids.z), i(ids.h), 100), None);
+    assert_eq!(a.path(i(ids.h), i(ids.z), 32, 100).unwrap(), vec![i(ids.h), i(ids.x), i(ids.z)]);
+    assert_eq!(a.path(i(ids.z), i(ids.h), 32, 100), None);
 
     // Retained sets: {X, Y} frees Z too; {X} alone frees only X.
     let size = |id| heap.shallow_size(idx(&heap, id));
@@ -242,6 +242,66 @@ fn progress_phases_and_cancellation() {
     let opts = GraphOptions { cancel: Some(Arc::new(AtomicBool::new(true))), ..Default::default() };
     let err = FullAnalysis::build(&heap, opts).err().unwrap();
     assert_eq!(err.code(), "ERR_CANCELLED");
+}
+
+/// Garbage pointing into a live structure (design.md §4.2): H (JNI global) -> array -> E -> X,
+/// E -> Y -> X, and an unreachable G -> X, G -> Y plus a garbage cycle K1 <-> K2 -> E. Nothing
+/// of the garbage may change a live object's dominator, retained size, path or retained set.
+#[test]
+fn garbage_never_changes_a_live_objects_dominator() {
+    let dir = tmpdir("garbage");
+    let mut b = DumpBuilder::new(8);
+    let obj = b.object_class;
+    let node_class = b.class("demo.Node", Some(obj), &[("next", BasicType::Object), ("other", BasicType::Object)]);
+    let x = b.instance(node_class, &[Val::Obj(0), Val::Obj(0)]);
+    let y = b.instance(node_class, &[Val::Obj(x), Val::Obj(0)]);
+    let e = b.instance(node_class, &[Val::Obj(x), Val::Obj(y)]);
+    let arr = b.object_array(b.object_array_class, &[e]);
+    let h = b.instance(node_class, &[Val::Obj(arr), Val::Obj(0)]);
+    let g = b.instance(node_class, &[Val::Obj(x), Val::Obj(y)]);
+    let (k1, k2) = (b.alloc_id(), b.alloc_id());
+    b.instance_with_id(k1, node_class, &[Val::Obj(k2), Val::Obj(0)]);
+    b.instance_with_id(k2, node_class, &[Val::Obj(k1), Val::Obj(e)]);
+    b.root_jni_global(h);
+    for c in [obj, node_class, b.class_class, b.object_array_class, b.string_class, b.thread_class] {
+        b.root_sticky_class(c);
+    }
+    let path = dir.join("garbage.hprof");
+    std::fs::write(&path, b.build()).unwrap();
+    let heap = open(&path);
+    let i = |id| idx(&heap, id);
+    let size = |id| heap.shallow_size(idx(&heap, id));
+    let all = FullAnalysis::build(&heap, GraphOptions::default()).unwrap();
+    let live = FullAnalysis::build(&heap, GraphOptions { reachable_only: true, ..Default::default() }).unwrap();
+    for a in [&all, &live] {
+        assert_eq!(a.immediate_dominator(i(x)), Some(i(e)));
+        assert_eq!(a.immediate_dominator(i(y)), Some(i(e)));
+        assert_eq!(a.immediate_dominator(i(e)), Some(i(arr)));
+        assert_eq!(a.retained_size(i(e)), size(e) + size(x) + size(y));
+        assert_eq!(a.retained_size(i(h)), size(h) + size(arr) + size(e) + size(x) + size(y));
+        let path: Vec<ObjIdx> = a.path_to_root(&heap, i(x)).unwrap().iter().map(|s| s.object).collect();
+        assert_eq!(path, vec![i(h), i(arr), i(e), i(x)]);
+        let mut freed = vec![i(e), i(x), i(y)];
+        freed.sort();
+        assert_eq!(a.retained_set(&heap, &[i(e)]).objects, freed);
+    }
+    // The garbage: its own forest, G and the cycle each under the virtual root.
+    assert!(!all.is_reachable(i(g)));
+    assert_eq!(all.immediate_dominator(i(g)), None);
+    assert_eq!(all.retained_size(i(g)), size(g));
+    assert_eq!(all.retained_set(&heap, &[i(g)]).objects, vec![i(g)]);
+    let root_of_cycle = if all.is_unreachable_root(i(k1)) { k1 } else { k2 };
+    let other = if root_of_cycle == k1 { k2 } else { k1 };
+    assert_eq!(all.immediate_dominator(i(other)), Some(i(root_of_cycle)));
+    assert_eq!(all.retained_size(i(root_of_cycle)), size(k1) + size(k2));
+    let path: Vec<ObjIdx> = all.path_to_root(&heap, i(g)).unwrap().iter().map(|s| s.object).collect();
+    assert_eq!(path, vec![i(g)]);
+    // Every object still counts once under the virtual root.
+    let total: u64 = (0..heap.object_count()).map(|o| heap.shallow_size(o)).sum();
+    assert_eq!(all.total_size(), total);
+    let garbage: u64 = (0..heap.object_count()).filter(|&o| !all.is_reachable(o)).map(|o| heap.shallow_size(o)).sum();
+    assert!(garbage >= size(g) + size(k1) + size(k2));
+    assert_eq!(all.total_size() - live.total_size(), garbage);
 }
 
 #[test]

@@ -6,7 +6,7 @@
 use std::sync::OnceLock;
 
 use heapql_graph::object_graph::{node, obj};
-use heapql_graph::{bfs_parents, edge_label, path_from_parents};
+use heapql_graph::{edge_label, path_from_parents};
 use heapql_heap::{BigArray, ObjIdx, ObjectKind, Value};
 
 use super::ctx::Ctx;
@@ -41,7 +41,7 @@ impl<'c, 'a> Paths<'c, 'a> {
     pub fn parents(&self) -> &[u32] {
         self.parents.get_or_init(|| {
             let a = self.ctx.analysis;
-            bfs_parents(a.graph(), 0, |u, v| self.excluded.binary_search(&(u, v)).is_ok(), a.scratch())
+            a.root_path_parents(|u, v| self.excluded.binary_search(&(u, v)).is_ok())
         })
     }
 

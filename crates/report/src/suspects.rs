@@ -292,7 +292,7 @@ pub(crate) fn group_accumulation_point(ctx: &Ctx, paths: &Paths, instances: &[Ob
     let plain;
     let parents: &[u32] = if reached.is_empty() {
         // Nothing is reachable without the excluded fields: MAT retries without excludes.
-        plain = heapql_graph::bfs_parents(a.graph(), 0, |_, _| false, a.scratch());
+        plain = a.root_path_parents(|_, _| false);
         reached = sampled.iter().map(|&o| node(o)).filter(|&v| plain[v as usize] != NONE).collect();
         &plain
     } else {

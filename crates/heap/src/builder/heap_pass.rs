@@ -1,0 +1,243 @@
+//! The heap pass: one parallel walk over the chosen dump's heap segments collecting object
+//! headers, class dumps and roots per thread.
+
+use super::*;
+
+/// Counts per class id for the histogram: instances, or arrays by length mod 16.
+#[derive(Clone)]
+pub(super) struct Acc {
+    pub(super) class_id: u64,
+    pub(super) count: u64,
+    pub(super) elems: u64,
+    pub(super) mod16: [u64; 16],
+}
+
+impl Acc {
+    pub(super) fn new(class_id: u64) -> Acc {
+        Acc { class_id, count: 0, elems: 0, mod16: [0; 16] }
+    }
+    pub(super) fn add_array(&mut self, n: u32) {
+        self.count += 1;
+        self.elems += n as u64;
+        self.mod16[(n & 15) as usize] += 1;
+    }
+    pub(super) fn merge(&mut self, o: &Acc) {
+        self.count += o.count;
+        self.elems += o.elems;
+        for i in 0..16 {
+            self.mod16[i] += o.mod16[i];
+        }
+    }
+}
+
+pub(super) struct RawRoot {
+    pub(super) tag: u8,
+    pub(super) id: u64,
+    pub(super) thread: Option<u32>,
+    pub(super) frame: Option<i32>,
+}
+
+/// What one thread of the heap pass collects.
+#[derive(Default)]
+pub(super) struct Pass1 {
+    pub(super) objs: Vec<(u64, u64)>,
+    pub(super) classes: Vec<ClassDump>,
+    pub(super) roots: Vec<RawRoot>,
+    pub(super) thread_objs: Vec<(u64, u32, u32)>,
+    pub(super) inst: FxHashMap<u64, u64>,
+    /// Direct-mapped cache of instance counts per class id, flushed into `inst` on eviction.
+    pub(super) inst_cache: Vec<(u64, u64)>,
+    pub(super) arrays: FxHashMap<u64, usize>,
+    pub(super) array_accs: Vec<Acc>,
+    pub(super) prims: Vec<Acc>,
+    pub(super) id_or: u64,
+    pub(super) heap_bytes: u64,
+}
+
+pub(super) const INST_CACHE: usize = 256;
+
+impl Pass1 {
+    pub(super) fn new() -> Pass1 {
+        Pass1 {
+            prims: (4..=11).map(|c| Acc::new(c as u64)).collect(),
+            inst_cache: vec![(u64::MAX, 0); INST_CACHE],
+            ..Default::default()
+        }
+    }
+    #[inline]
+    pub(super) fn count_instance(&mut self, class_id: u64) {
+        let slot = &mut self.inst_cache[((class_id >> 3) ^ (class_id >> 11)) as usize % INST_CACHE];
+        if slot.0 == class_id {
+            slot.1 += 1;
+        } else {
+            let old = *slot;
+            *slot = (class_id, 1);
+            if old.1 > 0 {
+                *self.inst.entry(old.0).or_insert(0) += old.1;
+            }
+        }
+    }
+    pub(super) fn flush_inst(&mut self) {
+        for i in 0..self.inst_cache.len() {
+            let (c, n) = self.inst_cache[i];
+            if n > 0 {
+                *self.inst.entry(c).or_insert(0) += n;
+            }
+            self.inst_cache[i] = (u64::MAX, 0);
+        }
+    }
+}
+
+impl SubVisitor for Pass1 {
+    #[inline]
+    fn sub(&mut self, s: Sub) {
+        match s {
+            Sub::Instance { offset, id, class_id, .. } => {
+                self.objs.push((id, ids::pack(ids::K_INSTANCE, offset)));
+                self.id_or |= id;
+                self.count_instance(class_id);
+            }
+            Sub::ObjArray { offset, id, len, class_id } => {
+                self.objs.push((id, ids::pack(ids::K_OBJ_ARRAY, offset)));
+                self.id_or |= id;
+                let i = match self.arrays.get(&class_id) {
+                    Some(&i) => i,
+                    None => {
+                        self.array_accs.push(Acc::new(class_id));
+                        self.arrays.insert(class_id, self.array_accs.len() - 1);
+                        self.array_accs.len() - 1
+                    }
+                };
+                self.array_accs[i].add_array(len);
+            }
+            Sub::PrimArray { offset, id, len, ty, nodata } => {
+                let code = ty.code() as u64;
+                let kind = if nodata { ids::K_PRIM_NODATA } else { code };
+                self.objs.push((id, ids::pack(kind, offset)));
+                self.id_or |= id;
+                self.prims[(code - 4) as usize].add_array(len);
+            }
+            Sub::Class(cd) => {
+                self.objs.push((cd.id, ids::pack(ids::K_CLASS, cd.offset)));
+                self.id_or |= cd.id;
+                self.classes.push(cd);
+            }
+            Sub::Root { tag, id, thread, frame } => self.roots.push(RawRoot { tag, id, thread, frame }),
+            Sub::ThreadObject { id, thread_serial, trace_serial } => {
+                self.roots.push(RawRoot { tag: sub::ROOT_THREAD_OBJECT, id, thread: Some(thread_serial), frame: None });
+                self.thread_objs.push((id, thread_serial, trace_serial));
+            }
+            Sub::HeapInfo { .. } => {}
+        }
+    }
+}
+
+/// A vector with room for `cap` elements; large ones ask for transparent huge pages (fewer
+/// page faults while millions of entries are written).
+pub(crate) fn big_vec<T>(cap: usize) -> Vec<T> {
+    let v: Vec<T> = Vec::with_capacity(cap);
+    let bytes = cap * std::mem::size_of::<T>();
+    #[cfg(target_os = "linux")]
+    if bytes >= (64 << 20) && std::env::var_os("HEAPQL_NO_THP").is_none() {
+        let start = v.as_ptr() as usize;
+        let a = (start + (2 << 20) - 1) & !((2 << 20) - 1);
+        let end = (start + bytes) & !((2 << 20) - 1);
+        if end > a {
+            // SAFETY: advice on a range inside our own allocation; failure is harmless.
+            unsafe {
+                libc::madvise(a as *mut libc::c_void, end - a, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    v
+}
+
+pub(super) fn root_kind(tag: u8) -> RootKind {
+    match tag {
+        sub::ROOT_JNI_GLOBAL => RootKind::JniGlobal,
+        sub::ROOT_JNI_LOCAL => RootKind::JniLocal,
+        sub::ROOT_JAVA_FRAME => RootKind::JavaFrame,
+        sub::ROOT_NATIVE_STACK => RootKind::NativeStack,
+        sub::ROOT_STICKY_CLASS => RootKind::StickyClass,
+        sub::ROOT_THREAD_BLOCK => RootKind::ThreadBlock,
+        sub::ROOT_MONITOR_USED => RootKind::MonitorUsed,
+        sub::ROOT_THREAD_OBJECT => RootKind::ThreadObject,
+        sub::ROOT_INTERNED_STRING => RootKind::InternedString,
+        sub::ROOT_FINALIZING => RootKind::Finalizing,
+        sub::ROOT_DEBUGGER => RootKind::Debugger,
+        sub::ROOT_REFERENCE_CLEANUP => RootKind::ReferenceCleanup,
+        sub::ROOT_VM_INTERNAL => RootKind::VmInternal,
+        sub::ROOT_JNI_MONITOR => RootKind::JniMonitor,
+        sub::UNREACHABLE => RootKind::Unreachable,
+        _ => RootKind::Unknown,
+    }
+}
+
+/// Runs the heap pass over `segs`, split in two halves by bytes when there is enough work.
+pub(super) fn heap_pass(src: &Source, segs: &[Segment], id_size: u32, ctl: Control<'_>) -> Result<(Vec<Pass1>, Vec<Warning>), HErr> {
+    let total: u64 = segs.iter().map(|s| s.len).sum();
+    let done = AtomicU64::new(0);
+    let parts: Vec<&[Segment]> = if segs.len() >= 2 && total >= (32 << 20) {
+        let mut acc = 0;
+        let mut cut = segs.len() - 1;
+        for (i, s) in segs.iter().enumerate() {
+            acc += s.len;
+            if acc * 2 >= total {
+                cut = i + 1;
+                break;
+            }
+        }
+        let cut = cut.clamp(1, segs.len() - 1);
+        vec![&segs[..cut], &segs[cut..]]
+    } else {
+        vec![segs]
+    };
+    let run = |part: &[Segment]| -> Result<(Pass1, Vec<Warning>), HErr> {
+        let mut p = Pass1::new();
+        // Reserve for the densest case (18-byte primitive array records with 8-byte ids): the
+        // untouched part of the reservation costs address space, not memory.
+        let bytes: u64 = part.iter().map(|s| s.len).sum();
+        p.objs = big_vec((bytes / (2 * id_size as u64 + 6)).min(1 << 32) as usize);
+        let mut w = Vec::new();
+        let mut cur = Cursor::new(src);
+        let start = part.first().map(|s| s.offset).unwrap_or(0);
+        let mut tick = ctl.shared_ticker("index", total, &done, start);
+        for s in part {
+            p.heap_bytes += s.len;
+            let end = scan_segment(&mut cur, s, id_size, &mut p, &mut tick)?;
+            if let Some(x) = end.warning {
+                w.push(warn(x));
+                break;
+            }
+        }
+        p.flush_inst();
+        let t = std::time::Instant::now();
+        // Sort here, in parallel: objects are mostly in address order already (runs).
+        if !p.objs.is_sorted_by_key(|x| x.0) {
+            p.objs.sort_by_key(|x| x.0);
+        }
+        if std::env::var_os("HEAPQL_TIMING").is_some() {
+            eprintln!("[heapql-heap]   sort of {} objects: {:.3} s", p.objs.len(), t.elapsed().as_secs_f64());
+        }
+        Ok((p, w))
+    };
+    let results: Vec<Result<(Pass1, Vec<Warning>), HErr>> = if parts.len() == 1 {
+        vec![run(parts[0])]
+    } else {
+        std::thread::scope(|sc| {
+            let h = sc.spawn(|| run(parts[1]));
+            let a = run(parts[0]);
+            let b = h.join().unwrap_or_else(|_| Err(HErr::Corrupt { offset: 0, reason: "index thread panicked".into() }));
+            vec![a, b]
+        })
+    };
+    ctl.report("index", total, total);
+    let mut out = Vec::new();
+    let mut warnings = Vec::new();
+    for r in results {
+        let (p, w) = r?;
+        out.push(p);
+        warnings.extend(w);
+    }
+    Ok((out, warnings))
+}

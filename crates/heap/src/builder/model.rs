@@ -1,0 +1,171 @@
+//! The shallow-size model: picked from the dump's format, JVM version and object addresses.
+
+use super::*;
+
+/// Picks the shallow-size model and fills every class's instance and mirror size.
+pub(super) fn choose_model(h: &mut Heap, format: &str, feature: Option<u32>, align_tz: u32) {
+    let n = h.classes.len();
+    let own: Vec<Vec<BasicType>> = h
+        .classes
+        .iter()
+        .map(|c| {
+            c.fields
+                .iter()
+                .map(|f| match f.ty {
+                    FieldType::Object => BasicType::Object,
+                    FieldType::Prim(p) => BasicType::PRIMITIVES[p as usize],
+                })
+                .collect()
+        })
+        .collect();
+    let lcs: Vec<LayoutClass<'_>> = (0..n)
+        .map(|i| LayoutClass {
+            name: &h.classes[i].name,
+            names: h.classes[i].fields.iter().map(|f| f.name.as_str()).collect(),
+            super_idx: h.classes[i].super_class.map(|s| s as usize),
+            fields: &own[i],
+            boot: h.classes[i].loader_id == 0,
+        })
+        .collect();
+    let jdk = feature.unwrap_or(0);
+    let addresses = align_tz >= 3;
+    let align = if addresses { 1u32 << align_tz.min(8) } else { 8 };
+    let (model, source) = if h.model.android {
+        (
+            Model { header: 8, ref_size: 4, align: 1, new_layout: false, relaxed_arrays: true, word: 4, android: true },
+            "Android (sizes recorded in the dump)".to_string(),
+        )
+    } else if h.id_size == 4 {
+        let src = if addresses { "32-bit VM (4-byte ids)" } else { "assumed: 32-bit VM layout (ids are not addresses)" };
+        (Model { header: 8, ref_size: 4, align: 8, new_layout: jdk >= 15, relaxed_arrays: jdk >= 22, word: 4, android: false }, src.to_string())
+    } else {
+        let new_layout = if jdk > 0 { jdk >= 15 } else { format != "JAVA PROFILE 1.0.1" };
+        let mk = |header: u32, r: u32| Model {
+            header,
+            ref_size: r,
+            align,
+            new_layout,
+            relaxed_arrays: jdk >= 22 || header == 8,
+            word: 8,
+            android: false,
+        };
+        let mut cands = vec![mk(12, 4), mk(16, 8)];
+        if jdk == 0 || jdk >= 15 {
+            cands.push(mk(12, 8));
+        }
+        if jdk == 0 || jdk >= 24 {
+            cands.push(mk(8, 4));
+            cands.push(mk(8, 8));
+        }
+        if !addresses {
+            (cands[0], "assumed: 64-bit VM with compressed references (ids are not addresses)".to_string())
+        } else {
+            let (best, why) = detect_by_addresses(h, &lcs, &cands, jdk);
+            (best, why)
+        }
+    };
+    let sizes = layout::instance_sizes(&lcs, &model, jdk);
+    drop(lcs);
+    let class_idx = h.class_class as usize;
+    for (i, s) in sizes.iter().enumerate() {
+        h.ext[i].instance_size = if model.android { h.classes[i].dump_instance_size } else { *s };
+    }
+    let class_size = if model.android {
+        h.classes.get(class_idx).map(|c| c.dump_instance_size).unwrap_or(0)
+    } else {
+        sizes.get(class_idx).copied().unwrap_or(0)
+    };
+    for i in 0..n {
+        let st: Vec<BasicType> = h.classes[i]
+            .statics
+            .iter()
+            .filter(|s| !s.name.starts_with('<'))
+            .map(|s| match s.value {
+                Value::Object(_) | Value::Null => BasicType::Object,
+                Value::Boolean(_) => BasicType::Boolean,
+                Value::Char(_) => BasicType::Char,
+                Value::Byte(_) => BasicType::Byte,
+                Value::Short(_) => BasicType::Short,
+                Value::Int(_) => BasicType::Int,
+                Value::Long(_) => BasicType::Long,
+                Value::Float(_) => BasicType::Float,
+                Value::Double(_) => BasicType::Double,
+            })
+            .collect();
+        h.ext[i].mirror_size = if model.android {
+            class_size + st.iter().map(|t| model.field_size(*t)).sum::<u32>()
+        } else {
+            layout::mirror_size(class_size, &st, &model) as u32
+        };
+    }
+    h.model = model;
+    h.info.reference_size = model.ref_size;
+    h.info.object_header_size = model.header;
+    h.info.array_header_size = model.array_base(4);
+    h.info.object_alignment = model.align;
+    h.info.size_model_source = source;
+}
+
+/// Scores each candidate model by how many neighbouring objects (in address order) sit exactly
+/// one object size apart, rejecting models under which objects would overlap.
+pub(super) fn detect_by_addresses(h: &Heap, lcs: &[LayoutClass<'_>], cands: &[Model], jdk: u32) -> (Model, String) {
+    let sizes: Vec<Vec<u32>> = cands.iter().map(|m| layout::instance_sizes(lcs, m, jdk)).collect();
+    let n = h.objs.len();
+    let samples = 200_000u32.min(n.saturating_sub(1));
+    let step = n.saturating_sub(1).checked_div(samples).unwrap_or(1).max(1);
+    let mut exact = vec![0u64; cands.len()];
+    let mut overlap = vec![0u64; cands.len()];
+    let mut tried = 0u64;
+    let mut o = 0u32;
+    while o + 1 < n {
+        let kind = h.object_kind(o);
+        let gap = h.objs.id(o + 1).wrapping_sub(h.objs.id(o));
+        let (c, len) = match kind {
+            ObjectKind::Instance => (h.class_of(o), 0),
+            ObjectKind::ObjectArray | ObjectKind::PrimitiveArray(_) => (h.class_of(o), h.array_length(o).unwrap_or(0) as u64),
+            ObjectKind::Class => {
+                o += step;
+                continue;
+            }
+        };
+        if kind == ObjectKind::Instance && c == h.class_class {
+            o += step;
+            continue;
+        }
+        tried += 1;
+        for (k, m) in cands.iter().enumerate() {
+            let s = match kind {
+                ObjectKind::Instance => sizes[k][c as usize] as u64,
+                ObjectKind::ObjectArray => m.array_size(m.ref_size, len),
+                ObjectKind::PrimitiveArray(t) => m.array_size(prim_size(t), len),
+                ObjectKind::Class => 0,
+            };
+            if s == gap {
+                exact[k] += 1;
+            } else if s > gap {
+                overlap[k] += 1;
+            }
+        }
+        o += step;
+    }
+    let tolerance = (tried / 500).max(1);
+    let mut best: Option<usize> = None;
+    for k in 0..cands.len() {
+        if overlap[k] > tolerance {
+            continue;
+        }
+        if best.is_none_or(|b| exact[k] > exact[b]) {
+            best = Some(k);
+        }
+    }
+    match best {
+        Some(k) if exact[k] > 0 => (
+            cands[k],
+            format!(
+                "detected from object addresses ({} of {} sampled neighbours fit exactly)",
+                exact[k], tried
+            ),
+        ),
+        _ => (cands[0], "assumed: compressed references (object addresses did not decide)".to_string()),
+    }
+}
