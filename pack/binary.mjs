@@ -42,6 +42,8 @@ shipAddon(`heapql.${platform}.node`, addon);
 const assets = {
   'package.json': path.join(root, 'package.json'),
   'fixtures/demo/demo.hprof': path.join(root, 'fixtures/demo/demo.hprof'),
+  // The browser REPL's script, served by `heapql server` at /repl.js.
+  'dist/web/repl.js': path.join(root, 'dist/web/repl.js'),
   [`native/heapql.${platform}.node`]: addon,
 };
 

@@ -1,7 +1,7 @@
 /**
  * The single-file binary: `npm run build:binary` once, the executable copied alone into an empty
  * directory and run with a PATH that leads nowhere (no node, no cargo): --version, --help, the
- * demo report, a query, and the server with one request when there is a server command.
+ * demo report, a query, and the server (its catalog and the browser REPL's embedded script).
  */
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -69,9 +69,7 @@ describe('the single-file binary, alone in a directory', () => {
     expect(JSON.parse(mine.stdout)[0].rows).toEqual(JSON.parse(theirs.stdout)[0].rows);
   });
 
-  const hasServer = Object.hasOwn(subCommands, 'server');
-  if (!hasServer) console.log('skipped: the binary\'s server test: there is no `server` command in ts/cli/commands.ts yet (it lands with branch h-server)');
-  it.skipIf(!hasServer)('serves one request', async () => {
+  it('serves the server\'s catalog and the browser REPL\'s script', async () => {
     const port = await freePort();
     const child = spawn(exe, ['server', known, '--port', String(port)], { cwd: alone, env, stdio: ['ignore', 'pipe', 'pipe'] });
     try {
@@ -87,6 +85,10 @@ describe('the single-file binary, alone in a directory', () => {
       const reply = await fetch(`http://127.0.0.1:${port}/version`);
       expect(reply.status).toBe(200);
       expect(((await reply.json()) as { version: string }).version).toBe(version);
+      // The browser REPL's script travels as an asset of the binary.
+      const script = await fetch(`http://127.0.0.1:${port}/repl.js`);
+      expect(script.status).toBe(200);
+      expect((await script.text()).length).toBeGreaterThan(1000);
     } finally {
       child.kill();
     }

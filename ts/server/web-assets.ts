@@ -1,18 +1,17 @@
 /**
  * The browser REPL's script: `dist/web/repl.js`, bundled by esbuild from `ts/web/` (`npm run
- * build:web`, part of `npm run build:ts`). Read once; found from the compiled server
- * (`dist/server/`) and from the TypeScript sources (tests run those).
+ * build:web`, part of `npm run build:ts`). Read once, through the shipped-files module, so it is
+ * found in a checkout, an npm installation and the single-file binary's assets alike.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 
-const CANDIDATES = ['../web/repl.js', '../../dist/web/repl.js'].map((p) => fileURLToPath(new URL(p, import.meta.url)));
+import { packageFile } from '../package-files.js';
 
 let script: string | null | undefined;
 
 export function replScript(): string | null {
   if (script === undefined) {
-    const file = CANDIDATES.find((f) => existsSync(f));
+    const file = packageFile('dist/web/repl.js');
     script = file ? readFileSync(file, 'utf8') : null;
   }
   return script;

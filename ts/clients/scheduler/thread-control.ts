@@ -1,7 +1,7 @@
 /**
  * ThreadControl: stop and resume JavaScript threads (the calling thread or a worker_threads
  * Worker) through the scheduler, by their Linux thread ids. Mirrors the Java library's class of
- * the same name, which finds ids with jstack; here the addon's gettid and a registration by the
+ * the same name, which finds ids with jstack; here /proc/thread-self and a registration by the
  * worker itself (registerThreadId) do that job.
  */
 import type { Worker } from 'node:worker_threads';
