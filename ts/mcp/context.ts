@@ -60,7 +60,10 @@ export class McpContext {
         // A new analysis (another mode, or after a cancel) makes cached sections stale.
         heap.subscribe((e) => e.type === 'state' && e.status.state === 'analyzing' && this.sections.clear());
       },
-      (err: Error) => options.log.error(`cannot open ${options.path}: ${err.message}`),
+      // A shutdown while the index is still being built cancels it: that is no error.
+      (err: Error) => {
+        if (!this.stopping.signal.aborted) options.log.error(`cannot open ${options.path}: ${err.message}`);
+      },
     );
   }
 
