@@ -4,7 +4,6 @@
  * JVM's layout (fixtures/dumps/waste/*.facts.json); Markdown and HTML carry the same rows; the
  * library's heap.waste() and the full report's `waste` section agree with the command.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 
 import { openHeap } from '../../ts/heap.js';
 import { validateWasteModel, type WasteModel, type WasteRow } from '../../ts/report/index.js';
+import { heapql } from '../tools/run.js';
 
 const root = path.resolve(__dirname, '../..');
 const dir = path.join(root, 'fixtures/dumps/waste');
@@ -32,16 +32,6 @@ const dumps = existsSync(dir)
       .map((f) => ({ name: f, path: path.join(dir, f), facts: JSON.parse(readFileSync(path.join(dir, f.replace(/\.hprof$/, '.facts.json')), 'utf8')) }))
   : [];
 
-function heapql(args: string[]) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [path.join(root, 'bin/heapql.js'), ...args], { cwd: root, env: { ...process.env, NO_COLOR: '1' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 /** The one row of `check` held by `Owner.FIELD` for objects of `cls`. */
 function rowFor(model: WasteModel, f: Fact): WasteRow {

@@ -1,5 +1,4 @@
 /** `heapql diff` end to end: formats, the JSON against `heapql schema diff`, the gate's exit codes, unrelated dumps. */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,18 +6,9 @@ import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 
 import { evaluateGate, parseGateRule, change } from '../../ts/diff/index.js';
-import { baselineDump, currentDump, demoDump, facts, knownDump, root } from './fixtures.js';
+import { baselineDump, currentDump, demoDump, facts, knownDump } from './fixtures.js';
+import { heapql } from '../tools/run.js';
 
-function heapql(args: string[]) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [path.join(root, 'bin/heapql.js'), ...args], { cwd: root, env: { ...process.env, NO_COLOR: '1' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe('heapql diff', () => {
   it('prints Markdown without a path: suspects with their status, the grown classes and dominators', async () => {
