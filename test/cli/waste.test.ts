@@ -32,7 +32,6 @@ const dumps = existsSync(dir)
       .map((f) => ({ name: f, path: path.join(dir, f), facts: JSON.parse(readFileSync(path.join(dir, f.replace(/\.hprof$/, '.facts.json')), 'utf8')) }))
   : [];
 
-
 /** The one row of `check` held by `Owner.FIELD` for objects of `cls`. */
 function rowFor(model: WasteModel, f: Fact): WasteRow {
   const cat = model.waste.categories.find((c) => c.check === f.check);

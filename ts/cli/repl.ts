@@ -2,6 +2,7 @@
 import { usageError } from '../errors.js';
 import { runTerminalRepl } from '../repl/terminal.js';
 import type { HeapSession } from '../session/index.js';
+import { terminalProgress } from './progress.js';
 import { queryArguments } from './queries.js';
 
 /** Options that make no sense in an interactive session are refused, not ignored. */
@@ -14,5 +15,5 @@ export function refuseWithRepl(rawArgs: string[], a: { 'query-file'?: string; ru
 
 export function startRepl(session: HeapSession, reachableOnly: boolean): Promise<number> {
   session.reachableOnly = reachableOnly;
-  return runTerminalRepl(session);
+  return runTerminalRepl(session, { progressBar: (stream) => terminalProgress(undefined, stream) });
 }

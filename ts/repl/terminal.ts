@@ -8,8 +8,7 @@
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import readline from 'node:readline';
 
-import { terminalProgress, type TerminalProgress } from '../cli/progress.js';
-import type { HeapSession } from '../session/index.js';
+import type { HeapSession, ProgressEvent } from '../session/index.js';
 import { VERSION } from '../version.js';
 import type { ReplIO } from './backend.js';
 import { complete, type CompletionSource } from './complete.js';
@@ -27,6 +26,17 @@ export interface TerminalOptions {
   errors?: NodeJS.WriteStream;
   /** The history file; null keeps none. Default: historyPath(). */
   historyFile?: string | null;
+  /**
+   * The progress bar of `!analyze`, drawn on `errors`; the CLI passes its own (this module stays
+   * below the CLI). Default: none.
+   */
+  progressBar?: (stream: NodeJS.WriteStream) => ProgressBar;
+}
+
+/** What the REPL needs of a progress bar. */
+export interface ProgressBar {
+  onProgress: (event: ProgressEvent) => void;
+  stop: () => void;
 }
 
 /** File names for `!save` completion: entries of the directory named so far. */
@@ -60,14 +70,14 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
   const tty = Boolean(input.isTTY) && Boolean(output.isTTY);
   const historyFile = tty ? (options.historyFile === undefined ? historyPath() : options.historyFile) : null;
 
-  let progress: TerminalProgress | null = null;
+  let progress: ProgressBar | null = null;
   let rl: readline.Interface | null = null;
   const io: ReplIO = {
     print: (text) => output.write(text.endsWith('\n') ? text : `${text}\n`),
     error: (text) => errors.write(text.endsWith('\n') ? text : `${text}\n`),
     saveFile: (file, content) => writeFileSync(file, content),
     progress: (e) => {
-      progress ??= terminalProgress(undefined, errors);
+      progress ??= options.progressBar?.(errors) ?? { onProgress: () => {}, stop: () => {} };
       progress.onProgress(e);
     },
     progressDone: () => {
