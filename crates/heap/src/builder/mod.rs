@@ -4,6 +4,7 @@
 
 mod heap_pass;
 mod model;
+mod objects;
 mod records;
 
 use crate::classes::java_name;
@@ -27,6 +28,7 @@ use std::sync::atomic::AtomicU64;
 pub(crate) use heap_pass::big_vec;
 use heap_pass::*;
 use model::*;
+use objects::ObjList;
 use records::*;
 
 fn map_err(path: &str, e: HErr) -> HeapError {
@@ -66,6 +68,14 @@ pub(crate) fn build_from_source(src: Source, name: &str, options: OpenOptions) -
     build_with(src, name, &options, ctl)
 }
 
+/// This process's resident anonymous memory (for `HEAPQL_TIMING`), 0 where unknown.
+pub(crate) fn rss_anon_mib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("RssAnon:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok()))
+        .map_or(0, |kb| kb / 1024)
+}
+
 fn parse_feature(v: &str) -> Option<u32> {
     let v = v.strip_prefix("1.").unwrap_or(v);
     let digits: String = v.chars().take_while(|c| c.is_ascii_digit()).collect();
@@ -78,7 +88,7 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
     let t0 = std::time::Instant::now();
     let lap = |what: &str| {
         if timing {
-            eprintln!("[heapql-heap] {what}: {:.3} s", t0.elapsed().as_secs_f64());
+            eprintln!("[heapql-heap] {what}: {:.3} s, anonymous {} MiB", t0.elapsed().as_secs_f64(), rss_anon_mib());
         }
     };
     let header = heapql_hprof::read_header(&src).map_err(me)?;
@@ -101,7 +111,7 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
     lap("records");
     // ---- heap pass ----
     let (parts, w) = heap_pass(&src, &segs, id_size, ctl).map_err(me)?;
-    lap("heap pass (with per-thread sort)");
+    lap("heap pass");
     warnings.extend(w);
     ctl.check().map_err(me)?;
 
@@ -113,7 +123,7 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
     let mut prims: Vec<Acc> = (4..=11).map(|c| Acc::new(c as u64)).collect();
     let mut id_or = 0u64;
     let mut heap_bytes = 0u64;
-    let mut obj_parts: Vec<Vec<(u64, u64)>> = Vec::new();
+    let mut obj_parts: Vec<ObjList> = Vec::new();
     for mut p in parts {
         class_dumps.append(&mut p.classes);
         raw_roots.append(&mut p.roots);
@@ -174,13 +184,7 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
     }
 
     // ---- object index: merge the sorted parts, add synthetic class objects after the max id ----
-    let mut parts = obj_parts.into_iter();
-    let merged = crate::merge::merge(
-        parts.next().unwrap_or_default(),
-        parts.next().unwrap_or_default(),
-        synth.len(),
-        &options.scratch,
-    );
+    let merged = objects::assemble(obj_parts, synth.len(), &options.scratch);
     let (mut ib, dups, last) = (merged.index, merged.duplicates, merged.last_id);
     if dups > 0 {
         warnings.push(Warning { offset: 0, message: format!("{dups} objects with an id already seen in this dump were ignored") });
