@@ -233,3 +233,55 @@ pub(super) fn heap_pass(src: &Source, segs: &[Segment], id_size: u32, ctl: Contr
     }
     Ok((out, warnings))
 }
+
+/// The heap pass's threads' findings put together (the object lists stay per part, in file
+/// order, for `objects::assemble`).
+pub(super) struct PassTotals {
+    pub(super) class_dumps: Vec<ClassDump>,
+    pub(super) roots: Vec<RawRoot>,
+    pub(super) thread_objs: Vec<(u64, u32, u32)>,
+    /// Instances per class id.
+    pub(super) inst: FxHashMap<u64, u64>,
+    /// Object arrays per class id.
+    pub(super) arrays: FxHashMap<u64, Acc>,
+    /// Primitive arrays per type (HPROF codes 4..=11).
+    pub(super) prims: Vec<Acc>,
+    /// All object ids OR-ed together (their alignment tells the size model).
+    pub(super) id_or: u64,
+    pub(super) heap_bytes: u64,
+    pub(super) objects: Vec<ObjList>,
+}
+
+impl PassTotals {
+    pub(super) fn gather(parts: Vec<Pass1>) -> PassTotals {
+        let mut t = PassTotals {
+            class_dumps: Vec::new(),
+            roots: Vec::new(),
+            thread_objs: Vec::new(),
+            inst: FxHashMap::default(),
+            arrays: FxHashMap::default(),
+            prims: (4..=11).map(|c| Acc::new(c as u64)).collect(),
+            id_or: 0,
+            heap_bytes: 0,
+            objects: Vec::new(),
+        };
+        for mut p in parts {
+            t.class_dumps.append(&mut p.classes);
+            t.roots.append(&mut p.roots);
+            t.thread_objs.append(&mut p.thread_objs);
+            for (k, v) in p.inst.drain() {
+                *t.inst.entry(k).or_insert(0) += v;
+            }
+            for a in p.array_accs.drain(..) {
+                t.arrays.entry(a.class_id).or_insert_with(|| Acc::new(a.class_id)).merge(&a);
+            }
+            for (i, a) in p.prims.iter().enumerate() {
+                t.prims[i].merge(a);
+            }
+            t.id_or |= p.id_or;
+            t.heap_bytes += p.heap_bytes;
+            t.objects.push(std::mem::take(&mut p.objs));
+        }
+        t
+    }
+}

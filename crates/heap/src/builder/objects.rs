@@ -73,8 +73,39 @@ impl ObjList {
     }
 }
 
+/// The object index: the heap pass's objects, then one class object per synthesized class
+/// after the largest id (their ids are returned). Warns of repeated ids, and of scratch
+/// files asked for but not made.
+pub(super) fn object_index(parts: Vec<ObjList>, nsynth: usize, first_synth_class: u32, place: &Placement, warnings: &mut Vec<Warning>) -> (ObjIndex, Vec<u64>) {
+    let Assembled { index: mut ib, duplicates, last_id } = assemble(parts, nsynth, place);
+    if duplicates > 0 {
+        warnings.push(Warning { offset: 0, message: format!("{duplicates} objects with an id already seen in this dump were ignored") });
+    }
+    let max_id = last_id.unwrap_or(0);
+    let mut synth_ids: Vec<u64> = Vec::with_capacity(nsynth);
+    for k in 0..nsynth {
+        let Some(id) = (max_id | 0xF).checked_add(1 + 16 * k as u64) else { break };
+        synth_ids.push(id);
+        ib.push(id, ids::pack(ids::K_SYNTH_CLASS, (first_synth_class + k as u32) as u64));
+    }
+    let objs = ib.finish();
+    if let Placement::Files(dir) = place {
+        // BigArray falls back to memory rather than fail; say so once, here, where it shows.
+        if objs.len() > 0 && !objs.packed.is_mapped() {
+            warnings.push(Warning {
+                offset: 0,
+                message: format!(
+                    "could not make scratch files in {} (no space left, or not writable); the analysis keeps its arrays in memory",
+                    dir.display()
+                ),
+            });
+        }
+    }
+    (objs, synth_ids)
+}
+
 /// The object index's arrays before the synthetic classes are added.
-pub(super) struct Assembled {
+struct Assembled {
     pub(super) index: IndexBuilder,
     pub(super) duplicates: u64,
     pub(super) last_id: Option<u64>,
@@ -83,7 +114,7 @@ pub(super) struct Assembled {
 /// Lays the parts (in file order) into the index arrays, with room for `extra` objects
 /// appended afterwards (synthetic classes) and placed by `place`. A repeated id keeps the
 /// record that comes first in the file.
-pub(super) fn assemble(parts: Vec<ObjList>, extra: usize, place: &Placement) -> Assembled {
+fn assemble(parts: Vec<ObjList>, extra: usize, place: &Placement) -> Assembled {
     let in_order = parts.iter().all(|p| p.ascending)
         && parts.windows(2).all(|w| match (w[0].last, w[1].first_id()) {
             (Some(a), Some(b)) => a < b,
