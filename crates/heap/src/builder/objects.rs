@@ -115,11 +115,16 @@ struct Assembled {
 /// appended afterwards (synthetic classes) and placed by `place`. A repeated id keeps the
 /// record that comes first in the file.
 fn assemble(parts: Vec<ObjList>, extra: usize, place: &Placement) -> Assembled {
-    let in_order = parts.iter().all(|p| p.ascending)
-        && parts.windows(2).all(|w| match (w[0].last, w[1].first_id()) {
+    // Each part ascending, and each part's ids above those of the parts before it.
+    let mut prev_last: Option<u64> = None;
+    let in_order = parts.iter().all(|p| {
+        let follows = match (prev_last, p.first_id()) {
             (Some(a), Some(b)) => a < b,
             _ => true,
-        });
+        };
+        prev_last = p.last.or(prev_last);
+        p.ascending && follows
+    });
     if in_order {
         let mut parts = parts.into_iter().filter(|p| p.len() > 0 || !p.classes.is_empty());
         let mut all = parts.next().unwrap_or_else(|| ObjList::with_capacity(0));
@@ -400,6 +405,8 @@ mod tests {
         // A class object with an instance's id, and a class dumped twice.
         check(vec![vec![(0x300, true), (0x300, false), (0x400, false)], vec![(0x500, false), (0x300, true)]], 0);
         check(vec![vec![(0x700, true), (0x100, false)], vec![(0x700, true), (0x800, false)]], 0);
+        // An empty part between two that overlap.
+        check(vec![vec![(0x500, false)], vec![], vec![(0x100, false), (0x600, false)]], 0);
     }
 
     #[test]
