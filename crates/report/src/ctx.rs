@@ -61,6 +61,21 @@ impl ClassCache {
         }
     }
 
+    /// The classes of every object, read from the index in order.
+    pub fn of_all(heap: &Heap) -> ClassCache {
+        let mut cache = ClassCache::with_capacity(heap.class_count(), heap.object_count() as usize);
+        for o in 0..heap.object_count() {
+            cache.push(heap.class_of(o));
+        }
+        cache
+    }
+
+    /// The class of `o` (from the index when the cache does not hold it).
+    #[inline]
+    pub fn class_of(&self, heap: &Heap, o: ObjIdx) -> ClassIdx {
+        self.get(o).unwrap_or_else(|| heap.class_of(o))
+    }
+
     #[inline]
     pub fn get(&self, o: ObjIdx) -> Option<ClassIdx> {
         match self {
@@ -116,6 +131,11 @@ impl<'a> Ctx<'a> {
     /// Keeps the class of every object (`classes[o]`), from the object pass.
     pub fn set_classes(&mut self, classes: ClassCache) {
         self.classes = classes;
+    }
+
+    /// The class of every object (filled by the object pass).
+    pub fn classes(&self) -> &ClassCache {
+        &self.classes
     }
 
     /// The class of an object (class objects: java.lang.Class).

@@ -13,6 +13,7 @@ mod ctx;
 mod model;
 mod overview;
 mod paths;
+mod preorder;
 mod retained_by_class;
 mod scan;
 mod suspects;
@@ -62,7 +63,8 @@ pub fn build(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions) -> R
     let total_work = 3 * n.max(1);
     let mut scan = scan::scan(&ctx, &ctl, total_work).map_err(cancelled)?;
     ctx.set_classes(std::mem::take(&mut scan.classes));
-    let retained = retained_by_class::retained_by_class(&ctx, &ctl, n, total_work).map_err(cancelled)?;
+    let pre = preorder::Preorder::build(&ctx, &ctl, n, total_work).map_err(cancelled)?;
+    let retained = retained_by_class::retained_by_class(&ctx, &pre);
     ctl.tick(2 * n, total_work).map_err(cancelled)?;
     let overview = overview::overview(&ctx, &scan, &retained, options.reachable_only);
     // Before the suspects: the waste pass's memory is gone before their BFS allocates.
@@ -73,9 +75,9 @@ pub fn build(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions) -> R
         progress: None,
         cancel: options.cancel.clone(),
     };
-    let waste = waste::analyze(heap, analysis, &waste_options)?;
+    let waste = waste::analyze_with(heap, analysis, &waste_options, ctx.classes())?;
     let paths = paths::Paths::new(&ctx, &scan.referents);
-    let leak_suspects = suspects::leak_suspects(&ctx, &paths, &ctl, (2 * n, total_work)).map_err(cancelled)?;
+    let leak_suspects = suspects::leak_suspects(&ctx, &paths, &pre, &ctl, (2 * n, total_work)).map_err(cancelled)?;
     let top_consumers = consumers::top_consumers(&ctx);
     let threads = threads::threads(&ctx, &scan.threads);
     ctl.tick(2 * n + n / 2, total_work).map_err(cancelled)?;

@@ -11,6 +11,7 @@ use super::holder::{holder_of, HolderKey};
 use super::model::Check;
 use super::roles::{fill, Role, Roles};
 use super::strings::StringCollector;
+use crate::ctx::ClassCache;
 use heapql_graph::control::{Cancelled, Control};
 use heapql_graph::FullAnalysis;
 
@@ -33,6 +34,8 @@ pub struct Env<'a> {
     pub heap: &'a Heap,
     pub analysis: &'a FullAnalysis,
     pub roles: &'a Roles,
+    /// The class of every object (the index reads the dump and hashes the class id).
+    pub classes: &'a ClassCache,
     /// Object ids of `ReferenceQueue.ENQUEUED` and `ReferenceQueue.NULL` (`NULL_QUEUE`): a
     /// Finalizer whose `queue` is one of them has been handed to the finalizer thread.
     pub finalizer_states: [Option<u64>; 3],
@@ -56,7 +59,7 @@ impl Env<'_> {
     /// Adds one wasteful object to its row.
     pub fn record(&self, rows: &mut FxHashMap<RowKey, Agg>, check: Check, o: ObjIdx, overhead: u64) {
         let heap = self.heap;
-        let key = (check, holder_of(heap, self.analysis, self.roles, o), heap.class_of(o));
+        let key = (check, holder_of(heap, self.analysis, self.roles, self.classes, o), self.class_of(o));
         let agg = rows.entry(key).or_insert(Agg { objects: 0, overhead: 0, example: o });
         agg.objects += 1;
         agg.overhead += overhead;
@@ -65,7 +68,12 @@ impl Env<'_> {
 
     fn idom_role(&self, o: ObjIdx) -> Option<Role> {
         let d = self.analysis.immediate_dominator(o)?;
-        (self.heap.object_kind(d) == ObjectKind::Instance).then(|| self.roles.of(self.heap.class_of(d)))
+        (self.heap.object_kind(d) == ObjectKind::Instance).then(|| self.roles.of(self.class_of(d)))
+    }
+
+    #[inline]
+    pub fn class_of(&self, o: ObjIdx) -> u32 {
+        self.classes.class_of(self.heap, o)
     }
 }
 
@@ -84,7 +92,7 @@ pub fn scan_range(env: &Env, range: std::ops::Range<u32>, ctl: &Control, done: &
         }
         match heap.object_kind(o) {
             ObjectKind::Instance => {
-                let c = heap.class_of(o);
+                let c = env.class_of(o);
                 match env.roles.of(c) {
                     Role::Other => {}
                     Role::Collection(shape) => {
@@ -133,7 +141,7 @@ pub fn scan_range(env: &Env, range: std::ops::Range<u32>, ctl: &Control, done: &
                 }
                 let Some(bytes) = heap.primitive_array_bytes(o) else { continue };
                 let mut h = FxHasher::default();
-                h.write_u32(heap.class_of(o));
+                h.write_u32(env.class_of(o));
                 h.write(&bytes);
                 p.arrays.push(((h.finish() >> 32) as u32, o));
                 let elem = bytes.len() / len;
@@ -183,7 +191,7 @@ fn in_box_cache(env: &Env, o: ObjIdx) -> bool {
     }
     let Some(c) = heap.class_described_by(d) else { return false };
     let holder = &heap.class(c).name;
-    let boxed = &heap.class(heap.class_of(o)).name;
+    let boxed = &heap.class(env.class_of(o)).name;
     holder == boxed || holder.strip_prefix(boxed.as_str()).is_some_and(|rest| rest.starts_with('$'))
 }
 
