@@ -155,6 +155,7 @@ pub fn scan_range(env: &Env, range: std::ops::Range<u32>, ctl: &Control, done: &
             ObjectKind::Class => {}
         }
     }
+    p.strings.seal();
     Ok(p)
 }
 

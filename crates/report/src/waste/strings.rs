@@ -45,8 +45,11 @@ struct Group {
 pub struct StringCollector {
     strings: u64,
     /// (encoding in the top two bits, 30 bits of the text's hash; the String) of every String
-    /// with a readable text. Equal keys are confirmed by comparing bytes.
+    /// with a readable text, in object order until `seal` sorts them. Equal keys are
+    /// confirmed by comparing bytes.
     keys: Vec<(u32, ObjIdx)>,
+    /// The sorted keys of the objects after these (`absorb`), merged with them in `finish`.
+    after: Vec<(u32, ObjIdx)>,
 }
 
 /// What `finish` found.
@@ -119,81 +122,37 @@ impl StringCollector {
         }
     }
 
-    /// Joins the collector of the objects after this one's.
+    /// Sorts the keys (each core sorts its own half).
+    pub fn seal(&mut self) {
+        self.keys.sort_unstable();
+    }
+
+    /// Joins the sealed collector of the objects after this one's.
     pub fn absorb(&mut self, other: StringCollector) {
         self.strings += other.strings;
-        self.keys.extend(other.keys);
+        self.after = other.keys;
     }
 
     /// The section (totals over every value, the `top` most wasteful values), the redundant
     /// copies and the Latin-1 candidates.
     pub fn finish(self, heap: &Heap, top: usize) -> StringFindings {
-        let mut keys = self.keys;
-        // Equal keys together, each run in object order: the first String of a text is kept.
-        keys.sort_unstable();
-        let mut groups: Vec<Group> = Vec::new();
-        let mut redundant = Vec::new();
-        // (wasted, count, group) per duplicated value.
-        let mut dups: Vec<(u64, u32, u32)> = Vec::new();
+        // Equal keys come together, each run in object order: the first String of a text is
+        // the copy kept.
+        let mut f = Finder { heap, groups: Vec::new(), redundant: Vec::new(), dups: Vec::new(), members: Vec::new() };
         let mut run: Vec<ObjIdx> = Vec::new();
-        // (backing array, String) of the members of one text.
-        let mut members: Vec<(ObjIdx, ObjIdx)> = Vec::new();
-        let mut i = 0;
-        while i < keys.len() {
-            let mut j = i + 1;
-            while j < keys.len() && keys[j].0 == keys[i].0 {
-                j += 1;
+        let mut run_key = 0u32;
+        for (key, o) in merged(&self.keys, &self.after) {
+            if key != run_key && !run.is_empty() {
+                f.run(run_key, &mut run);
             }
-            let encoding = (keys[i].0 >> 30) as u8;
-            if j == i + 1 {
-                groups.push(Group { rep: keys[i].1, encoding });
-                i = j;
-                continue;
-            }
-            // One key, maybe several texts: split the run by comparing bytes.
-            run.clear();
-            run.extend(keys[i..j].iter().map(|&(_, o)| o));
-            while let Some(&rep) = run.first() {
-                let Some(kept) = text(heap, rep) else {
-                    run.remove(0);
-                    continue;
-                };
-                members.clear();
-                members.push((kept.array, rep));
-                let mut rest = Vec::new();
-                for &o in &run[1..] {
-                    match text(heap, o) {
-                        Some(t) if t.encoding == kept.encoding && t.bytes == kept.bytes => members.push((t.array, o)),
-                        _ => rest.push(o),
-                    }
-                }
-                run = rest;
-                let g = groups.len() as u32;
-                groups.push(Group { rep, encoding });
-                if members.len() < 2 {
-                    continue;
-                }
-                // A copy pays its String, and its array unless the kept copy or the copy
-                // before it (members sorted by array) uses the same one.
-                members.sort_unstable();
-                let mut wasted = 0;
-                let mut prev_array = NO_ARRAY;
-                for &(array, s) in &members {
-                    if s != rep {
-                        let mut cost = heap.shallow_size(s);
-                        if array != kept.array && array != prev_array {
-                            cost += heap.shallow_size(array);
-                        }
-                        wasted += cost;
-                        redundant.push((s, cost));
-                    }
-                    prev_array = array;
-                }
-                dups.push((wasted, members.len() as u32, g));
-            }
-            i = j;
+            run_key = key;
+            run.push(o);
         }
-        drop(keys);
+        if !run.is_empty() {
+            f.run(run_key, &mut run);
+        }
+        drop((self.keys, self.after));
+        let Finder { groups, redundant, mut dups, .. } = f;
         let wasted_bytes = dups.iter().map(|d| d.0).sum();
         let duplicated_values = dups.len() as u64;
         dups.sort_unstable_by(|a, b| {
@@ -214,6 +173,89 @@ impl StringCollector {
         let latin1 = latin1_candidates(heap, &groups);
         let section = DuplicateStrings { strings: self.strings, distinct: groups.len() as u64, duplicated_values, wasted_bytes, top };
         StringFindings { section, redundant, latin1 }
+    }
+}
+
+/// Two sorted lists as one sorted sequence.
+fn merged<'l>(a: &'l [(u32, ObjIdx)], b: &'l [(u32, ObjIdx)]) -> impl Iterator<Item = (u32, ObjIdx)> + 'l {
+    let (mut i, mut j) = (0, 0);
+    std::iter::from_fn(move || {
+        let next = match (a.get(i), b.get(j)) {
+            (Some(&x), Some(&y)) if x <= y => x,
+            (_, Some(&y)) => y,
+            (Some(&x), None) => x,
+            (None, None) => return None,
+        };
+        if a.get(i) == Some(&next) {
+            i += 1;
+        } else {
+            j += 1;
+        }
+        Some(next)
+    })
+}
+
+/// Groups the runs of equal keys into texts and prices the redundant copies.
+struct Finder<'h> {
+    heap: &'h Heap,
+    groups: Vec<Group>,
+    /// (redundant String, its overhead).
+    redundant: Vec<(ObjIdx, u64)>,
+    /// (wasted, count, group) per duplicated value.
+    dups: Vec<(u64, u32, u32)>,
+    /// (backing array, String) of the members of one text.
+    members: Vec<(ObjIdx, ObjIdx)>,
+}
+
+impl Finder<'_> {
+    /// One run of Strings with key `key`, ascending (emptied).
+    fn run(&mut self, key: u32, run: &mut Vec<ObjIdx>) {
+        let heap = self.heap;
+        let encoding = (key >> 30) as u8;
+        if run.len() == 1 {
+            self.groups.push(Group { rep: run[0], encoding });
+            run.clear();
+            return;
+        }
+        // One key, maybe several texts: split the run by comparing bytes.
+        while let Some(&rep) = run.first() {
+            let Some(kept) = text(heap, rep) else {
+                run.remove(0);
+                continue;
+            };
+            self.members.clear();
+            self.members.push((kept.array, rep));
+            let mut rest = Vec::new();
+            for &o in &run[1..] {
+                match text(heap, o) {
+                    Some(t) if t.encoding == kept.encoding && t.bytes == kept.bytes => self.members.push((t.array, o)),
+                    _ => rest.push(o),
+                }
+            }
+            *run = rest;
+            let g = self.groups.len() as u32;
+            self.groups.push(Group { rep, encoding });
+            if self.members.len() < 2 {
+                continue;
+            }
+            // A copy pays its String, and its array unless the kept copy or the copy before
+            // it (members sorted by array) uses the same one.
+            self.members.sort_unstable();
+            let mut wasted = 0;
+            let mut prev_array = NO_ARRAY;
+            for &(array, s) in &self.members {
+                if s != rep {
+                    let mut cost = heap.shallow_size(s);
+                    if array != kept.array && array != prev_array {
+                        cost += heap.shallow_size(array);
+                    }
+                    wasted += cost;
+                    self.redundant.push((s, cost));
+                }
+                prev_array = array;
+            }
+            self.dups.push((wasted, self.members.len() as u32, g));
+        }
     }
 }
 
