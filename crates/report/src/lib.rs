@@ -63,11 +63,6 @@ pub fn build(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions) -> R
     let total_work = 3 * n.max(1);
     let mut scan = scan::scan(&ctx, &ctl, total_work).map_err(cancelled)?;
     ctx.set_classes(std::mem::take(&mut scan.classes));
-    let pre = preorder::Preorder::build(&ctx, &ctl, n, total_work).map_err(cancelled)?;
-    let retained = retained_by_class::retained_by_class(&ctx, &pre);
-    ctl.tick(2 * n, total_work).map_err(cancelled)?;
-    let overview = overview::overview(&ctx, &scan, &retained, options.reachable_only);
-    // Before the suspects: the waste pass's memory is gone before their BFS allocates.
     let waste_options = waste::WasteOptions {
         limit: options.limit.max(1),
         top_strings: options.top_strings,
@@ -75,7 +70,19 @@ pub fn build(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions) -> R
         progress: None,
         cancel: options.cancel.clone(),
     };
-    let waste = waste::analyze_with(heap, analysis, &waste_options, ctx.classes())?;
+    // The preorder of the dominator tree (one thread) beside the waste pass (two): neither
+    // needs the other, and the tree walk waits on memory more than it computes.
+    let (pre, waste) = std::thread::scope(|s| {
+        let pre = s.spawn(|| preorder::Preorder::build(&ctx, &ctl, n, total_work));
+        let waste = waste::analyze_with(heap, analysis, &waste_options, ctx.classes());
+        (pre.join().expect("the preorder walk does not panic"), waste)
+    });
+    let (pre, waste) = (pre.map_err(cancelled)?, waste?);
+    // The rest reads classes from the preorder, or of a few objects: the cache goes.
+    ctx.set_classes(Default::default());
+    let retained = retained_by_class::retained_by_class(&ctx, &pre);
+    ctl.tick(2 * n, total_work).map_err(cancelled)?;
+    let overview = overview::overview(&ctx, &scan, &retained, options.reachable_only);
     let paths = paths::Paths::new(&ctx, &scan.referents);
     let leak_suspects = suspects::leak_suspects(&ctx, &paths, &pre, &ctl, (2 * n, total_work)).map_err(cancelled)?;
     let top_consumers = consumers::top_consumers(&ctx);

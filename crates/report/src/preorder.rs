@@ -10,7 +10,7 @@
 //! order), so they add nothing to the process's anonymous memory.
 
 use heapql_graph::control::{Cancelled, Control};
-use heapql_heap::{BigArray, ClassIdx};
+use heapql_heap::{BigArray, ClassIdx, ObjIdx};
 
 use super::ctx::Ctx;
 use super::scan::TICK;
@@ -72,37 +72,53 @@ impl Preorder {
         };
         let mut top_start = Vec::with_capacity(top.len());
         let mut next = 0usize;
-        // The current path: (position, index of the next child, retained size minus that of
-        // the children entered so far: the shallow size once all are). 16 bytes a level: the
-        // child list is looked up again rather than kept (paths can be millions deep). Each
-        // object's retained size is read once, when it is entered.
-        let mut stack: Vec<(u32, u32, u64)> = Vec::new();
+        // The current path: (position, index of the next child). 8 bytes a level (paths
+        // can be millions deep): the child list is looked up again rather than kept.
+        let mut stack: Vec<(u32, u32)> = Vec::new();
+        let mut visit = |o: ObjIdx, i: usize, objects: &mut BigArray<u32>| {
+            objects[i] = o;
+            classes.set(i, ctx.class_of(o));
+            // The retained size for now; `shallow` below turns it into the shallow size.
+            let r = a.retained_size(o);
+            shallow[i] = if r < BIG as u64 { r as u32 } else { BIG };
+        };
         for &t in top {
             top_start.push(next as u32);
-            objects[next] = t;
-            classes.set(next, ctx.class_of(t));
-            stack.push((next as u32, 0, a.retained_size(t)));
+            visit(t, next, &mut objects);
+            stack.push((next as u32, 0));
             next += 1;
-            while let Some((i, k, rest)) = stack.last_mut() {
+            while let Some((i, k)) = stack.last_mut() {
                 let children = a.dominated(objects[*i as usize]);
                 if let Some(&child) = children.get(*k as usize) {
                     *k += 1;
-                    let r = a.retained_size(child);
-                    *rest -= r;
                     if next % TICK as usize == 0 {
                         ctl.tick(done_before + next as u64, total_work)?;
                     }
-                    objects[next] = child;
-                    classes.set(next, ctx.class_of(child));
-                    stack.push((next as u32, 0, r));
+                    visit(child, next, &mut objects);
+                    stack.push((next as u32, 0));
                     next += 1;
                 } else {
-                    let (i, s) = (*i as usize, *rest);
+                    let i = *i as usize;
                     stack.pop();
-                    shallow[i] = if s < BIG as u64 { s as u32 } else { BIG };
                     size[i] = (next - i) as u32;
                 }
             }
+        }
+        drop(visit);
+        // Shallow = retained minus the children's retained, front to back: a position's
+        // children come after it, so their retained sizes are still there when it is done.
+        let retained_at = |shallow: &BigArray<u32>, objects: &BigArray<u32>, j: usize| match shallow[j] {
+            BIG => a.retained_size(objects[j]),
+            r => r as u64,
+        };
+        for i in 0..n {
+            let mut s = retained_at(&shallow, &objects, i);
+            let (mut j, end) = (i + 1, i + size[i] as usize);
+            while j < end {
+                s -= retained_at(&shallow, &objects, j);
+                j += size[j] as usize;
+            }
+            shallow[i] = if s < BIG as u64 { s as u32 } else { BIG };
         }
         assert_eq!(next, n, "every object of the dominator tree is below a top-level dominator");
         Ok(Preorder { objects, size, shallow, classes, top_start })

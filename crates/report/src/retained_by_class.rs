@@ -54,16 +54,18 @@ fn walk(ctx: &Ctx, pre: &Preorder, range: std::ops::Range<usize>) -> ClassRetain
             && heap.object_kind(o) == ObjectKind::Class
             && heap.class_described_by(o).is_some_and(|c| heap.class(c).loader_id == 0)
     };
-    // The current path: (end of the subtree, class, a bootstrap class object?).
-    let mut path: Vec<(usize, ClassIdx, bool)> = Vec::new();
+    // The current path: (end of the subtree, class with BOOT set for a bootstrap class
+    // object). 8 bytes a level: paths can be millions deep.
+    const BOOT: u32 = 1 << 31;
+    let mut path: Vec<(u32, u32)> = Vec::new();
     for i in range {
-        while let Some(&(end, c, boot)) = path.last() {
-            if end > i {
+        while let Some(&(end, c)) = path.last() {
+            if end as usize > i {
                 break;
             }
             path.pop();
-            open[c as usize] -= 1;
-            open_bootstrap -= boot as u32;
+            open[(c & !BOOT) as usize] -= 1;
+            open_bootstrap -= (c & BOOT != 0) as u32;
         }
         let c = pre.classes.get(i);
         let first = open[c as usize] == 0;
@@ -79,7 +81,7 @@ fn walk(ctx: &Ctx, pre: &Preorder, range: std::ops::Range<usize>) -> ClassRetain
         }
         open[c as usize] += 1;
         open_bootstrap += boot as u32;
-        path.push((i + pre.size[i] as usize, c, boot));
+        path.push(((i + pre.size[i] as usize) as u32, c | if boot { BOOT } else { 0 }));
     }
     ClassRetained { by_class, bootstrap_classes }
 }

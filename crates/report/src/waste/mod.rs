@@ -61,7 +61,7 @@ pub fn analyze(heap: &Heap, analysis: &FullAnalysis, options: &WasteOptions) -> 
 pub(crate) fn analyze_with(heap: &Heap, analysis: &FullAnalysis, options: &WasteOptions, classes: &ClassCache) -> Result<Waste, HeapError> {
     let ctl = Control { phase: "waste", progress: options.progress.clone(), cancel: options.cancel.clone() };
     let roles = roles::Roles::new(heap);
-    let env = Env { heap, analysis, roles: &roles, classes, finalizer_states: finalizer_states(heap), box_cache_arrays: box_cache_arrays(heap) };
+    let env = Env { heap, analysis, roles: &roles, classes, finalizer_states: finalizer_states(heap), box_cache_arrays: box_cache_arrays(heap), strings: string_count(heap) };
     let n = heap.object_count();
     let total = n as u64 + 1;
     let done = AtomicU64::new(0);
@@ -103,6 +103,12 @@ fn finalizer_states(heap: &Heap) -> [Option<u64>; 3] {
         })
     };
     [get("ENQUEUED"), get("NULL"), get("NULL_QUEUE")]
+}
+
+/// Instances of `java.lang.String` in the dump.
+fn string_count(heap: &Heap) -> usize {
+    let strings = heap.classes_named("java.lang.String");
+    heap.class_histogram().iter().filter(|r| strings.contains(&r.class)).map(|r| r.count as usize).sum()
 }
 
 /// Arrays held by the statics of `java.lang.<Box>$<Box>Cache` classes, sorted.

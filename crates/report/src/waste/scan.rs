@@ -42,6 +42,9 @@ pub struct Env<'a> {
     /// The arrays the JDK's box caches keep (`Integer$IntegerCache.cache`, `archivedCache`, …),
     /// sorted: with class data sharing they are held from the roots, not by the cache class.
     pub box_cache_arrays: Vec<ObjIdx>,
+    /// Strings in the dump: each half reserves room for the keys of all of them (no copy as
+    /// the list grows; the pages a half does not fill are never touched).
+    pub strings: usize,
 }
 
 #[derive(Default)]
@@ -81,7 +84,7 @@ pub fn scan_range(env: &Env, range: std::ops::Range<u32>, ctl: &Control, done: &
     let heap = env.heap;
     let a = env.analysis;
     let ref_size = heap.size_model().ref_size as u64;
-    let mut p = Partial::default();
+    let mut p = Partial { strings: StringCollector::with_capacity(env.strings), ..Default::default() };
     for o in range {
         if o % TICK == 0 {
             let d = done.fetch_add(TICK as u64, std::sync::atomic::Ordering::Relaxed);

@@ -122,6 +122,10 @@ impl StringCollector {
         }
     }
 
+    pub fn with_capacity(strings: usize) -> StringCollector {
+        StringCollector { keys: Vec::with_capacity(strings), ..Default::default() }
+    }
+
     /// Sorts the keys (each core sorts its own half).
     pub fn seal(&mut self) {
         self.keys.sort_unstable();
