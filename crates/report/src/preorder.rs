@@ -3,14 +3,15 @@
 //! front to back instead of following child lists at random.
 //!
 //! One iterative depth-first walk (chains of 100 000+ objects exist) visits children in the
-//! tree's order (biggest retained first) and writes, per position `i`, the object, the size
-//! of its subtree (the subtree of position `i` is `i .. i + size[i]`), its shallow size and
-//! its class. The arrays go where the heap's `scratch` placement says (scratch files for the
+//! tree's order (biggest retained first) and writes, per position `i`, the object and the
+//! size of its subtree (the subtree of position `i` is `i .. i + size[i]`); then two passes
+//! over the positions add the class and the shallow size of each (gathers split over both
+//! cores, then one forward pass). The arrays go where the heap's `scratch` placement says (scratch files for the
 //! CLI's full analysis: 14 B/object of page cache, written once in order, then read in
 //! order), so they add nothing to the process's anonymous memory.
 
 use heapql_graph::control::{Cancelled, Control};
-use heapql_heap::{BigArray, ClassIdx, ObjIdx};
+use heapql_heap::{BigArray, ClassIdx};
 
 use super::ctx::Ctx;
 use super::scan::TICK;
@@ -33,13 +34,6 @@ impl PreClasses {
         }
     }
 
-    #[inline]
-    fn set(&mut self, i: usize, c: ClassIdx) {
-        match self {
-            PreClasses::Narrow(v) => v[i] = c as u16,
-            PreClasses::Wide(v) => v[i] = c,
-        }
-    }
 }
 
 pub struct Preorder {
@@ -72,19 +66,13 @@ impl Preorder {
         };
         let mut top_start = Vec::with_capacity(top.len());
         let mut next = 0usize;
-        // The current path: (position, index of the next child). 8 bytes a level (paths
-        // can be millions deep): the child list is looked up again rather than kept.
+        // The walk fixes the order only. The current path: (position, index of the next
+        // child). 8 bytes a level (paths can be millions deep): the child list is looked up
+        // again rather than kept.
         let mut stack: Vec<(u32, u32)> = Vec::new();
-        let mut visit = |o: ObjIdx, i: usize, objects: &mut BigArray<u32>| {
-            objects[i] = o;
-            classes.set(i, ctx.class_of(o));
-            // The retained size for now; `shallow` below turns it into the shallow size.
-            let r = a.retained_size(o);
-            shallow[i] = if r < BIG as u64 { r as u32 } else { BIG };
-        };
         for &t in top {
             top_start.push(next as u32);
-            visit(t, next, &mut objects);
+            objects[next] = t;
             stack.push((next as u32, 0));
             next += 1;
             while let Some((i, k)) = stack.last_mut() {
@@ -94,7 +82,7 @@ impl Preorder {
                     if next % TICK as usize == 0 {
                         ctl.tick(done_before + next as u64, total_work)?;
                     }
-                    visit(child, next, &mut objects);
+                    objects[next] = child;
                     stack.push((next as u32, 0));
                     next += 1;
                 } else {
@@ -104,7 +92,42 @@ impl Preorder {
                 }
             }
         }
-        drop(visit);
+        assert_eq!(next, n, "every object of the dominator tree is below a top-level dominator");
+        // Then the class and the retained size of every position (turned into the shallow
+        // size below): reads independent of each other, which the processor overlaps (a walk
+        // waits for each), each core taking half.
+        let objs: &[u32] = &objects;
+        let (low, high) = shallow.split_at_mut(n / 2);
+        let retained = |out: &mut [u32], from: usize| {
+            for (k, r) in out.iter_mut().enumerate() {
+                let x = a.retained_size(objs[from + k]);
+                *r = if x < BIG as u64 { x as u32 } else { BIG };
+            }
+        };
+        match &mut classes {
+            PreClasses::Narrow(v) => {
+                let (cl, ch) = v.split_at_mut(n / 2);
+                std::thread::scope(|s| {
+                    s.spawn(|| {
+                        gather(ch, n / 2, objs, |o| ctx.class_of(o) as u16);
+                        retained(high, n / 2);
+                    });
+                    gather(cl, 0, objs, |o| ctx.class_of(o) as u16);
+                    retained(low, 0);
+                });
+            }
+            PreClasses::Wide(v) => {
+                let (cl, ch) = v.split_at_mut(n / 2);
+                std::thread::scope(|s| {
+                    s.spawn(|| {
+                        gather(ch, n / 2, objs, |o| ctx.class_of(o));
+                        retained(high, n / 2);
+                    });
+                    gather(cl, 0, objs, |o| ctx.class_of(o));
+                    retained(low, 0);
+                });
+            }
+        }
         // Shallow = retained minus the children's retained, front to back: a position's
         // children come after it, so their retained sizes are still there when it is done.
         let retained_at = |shallow: &BigArray<u32>, objects: &BigArray<u32>, j: usize| match shallow[j] {
@@ -120,7 +143,6 @@ impl Preorder {
             }
             shallow[i] = if s < BIG as u64 { s as u32 } else { BIG };
         }
-        assert_eq!(next, n, "every object of the dominator tree is below a top-level dominator");
         Ok(Preorder { objects, size, shallow, classes, top_start })
     }
 
@@ -145,6 +167,13 @@ impl Preorder {
     pub fn top_range(&self, k: usize) -> std::ops::Range<usize> {
         let i = self.top_start[k] as usize;
         i..i + self.size[i] as usize
+    }
+}
+
+/// `out[k] = f(objects[from + k])`.
+fn gather<T>(out: &mut [T], from: usize, objects: &[u32], f: impl Fn(u32) -> T) {
+    for (k, x) in out.iter_mut().enumerate() {
+        *x = f(objects[from + k]);
     }
 }
 
