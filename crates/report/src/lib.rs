@@ -71,14 +71,11 @@ pub fn build(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions) -> R
         progress: None,
         cancel: options.cancel.clone(),
     };
-    // The preorder of the dominator tree (one thread) beside the waste pass (two): neither
-    // needs the other, and the tree walk waits on memory more than it computes.
-    let (pre, waste) = std::thread::scope(|s| {
-        let pre = s.spawn(|| preorder::Preorder::build(&ctx, &ctl, n, total_work));
-        let waste = waste::analyze_with(heap, analysis, &waste_options, ctx.classes());
-        (pre.join().expect("the preorder walk does not panic"), waste)
-    });
-    let (pre, waste) = (pre.map_err(cancelled)?, waste?);
+    // The waste pass before the preorder of the dominator tree: run side by side they would
+    // be faster, but in a memory-limited run the preorder's scratch pages would push out
+    // the pages the waste pass reads at random (index, holders), and it would page.
+    let waste = waste::analyze_with(heap, analysis, &waste_options, ctx.classes())?;
+    let pre = preorder::Preorder::build(&ctx, &ctl, n, total_work).map_err(cancelled)?;
     // The rest reads classes from the preorder, or of a few objects: the cache goes.
     ctx.set_classes(Default::default());
     let retained = retained_by_class::retained_by_class(&ctx, &pre);

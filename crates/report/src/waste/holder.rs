@@ -37,7 +37,7 @@ pub fn holder_of(heap: &Heap, a: &FullAnalysis, roles: &Roles, classes: &ClassCa
             let kind = if a.is_reachable(child) { HolderKind::Root } else { HolderKind::Unreachable };
             return HolderKey { kind, owner: class_of(heap, classes, child), slot: NO_SLOT };
         };
-        match heap.object_kind(p) {
+        match classes.kind(heap, p) {
             ObjectKind::ObjectArray => child = p,
             ObjectKind::Instance => {
                 let c = classes.class_of(heap, p);
@@ -67,7 +67,7 @@ pub fn holder_of(heap: &Heap, a: &FullAnalysis, roles: &Roles, classes: &ClassCa
 
 /// Class of an object as holders name it (a class object: the class it describes).
 fn class_of(heap: &Heap, classes: &ClassCache, o: ObjIdx) -> ClassIdx {
-    match heap.object_kind(o) {
+    match classes.kind(heap, o) {
         ObjectKind::Class => heap.class_described_by(o).unwrap_or(heap.class_class()),
         _ => classes.class_of(heap, o),
     }

@@ -71,7 +71,7 @@ impl Env<'_> {
 
     fn idom_role(&self, o: ObjIdx) -> Option<Role> {
         let d = self.analysis.immediate_dominator(o)?;
-        (self.heap.object_kind(d) == ObjectKind::Instance).then(|| self.roles.of(self.class_of(d)))
+        (self.classes.kind(self.heap, d) == ObjectKind::Instance).then(|| self.roles.of(self.class_of(d)))
     }
 
     #[inline]
@@ -186,11 +186,11 @@ fn in_box_cache(env: &Env, o: ObjIdx) -> bool {
     if env.box_cache_arrays.binary_search(&d).is_ok() {
         return true;
     }
-    if heap.object_kind(d) == ObjectKind::ObjectArray {
+    if env.classes.kind(heap, d) == ObjectKind::ObjectArray {
         let Some(up) = a.immediate_dominator(d) else { return false };
         d = up;
     }
-    if heap.object_kind(d) != ObjectKind::Class {
+    if env.classes.kind(heap, d) != ObjectKind::Class {
         return false;
     }
     let Some(c) = heap.class_described_by(d) else { return false };
