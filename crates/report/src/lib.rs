@@ -4,9 +4,9 @@
 //! shape of those sections of `ts/report/model.ts`; the TypeScript side adds the envelope.
 //!
 //! Rules and thresholds follow MAT (docs: mat-semantics.md §3); each section's file says
-//! which rule it implements. Cost: a linear pass over every object; one walk of the dominator
-//! tree that records its preorder (`preorder.rs`), run beside the waste pass; then sequential
-//! scans of that preorder for the retained size by class and each suspect's breakdown (both
+//! which rule it implements. Cost: a linear pass over every object; the waste pass (two
+//! threads); one walk of the dominator tree that records its preorder (`preorder.rs`); then
+//! sequential scans of that preorder for the retained size by class and each suspect's breakdown (both
 //! split over two threads); one BFS over the graph when there are leak suspects.
 
 mod consumers;
