@@ -25,7 +25,7 @@ use crate::control::{Cancelled, Control};
 use crate::object_graph::{is_thread_bound, node, obj, ObjectGraph};
 use crate::{
     bfs_parents, bounded_path, dominator_children, dominators_in, min_retained_size, path_from_parents,
-    retained_set, retained_sizes, Csr, RetainedSizes, SparseCsr, Graph, NONE,
+    retained_set, retained_sizes_in, Csr, RetainedSizes, SparseCsr, Graph, NONE,
 };
 use heapql_heap::{BigArray, Heap, HeapError, ObjIdx, Placement, ProgressFn, RootKind};
 use std::sync::atomic::AtomicBool;
@@ -91,16 +91,18 @@ impl FullAnalysis {
             .map_err(cancelled)?;
         let rctl = ctl.phase("retained");
         rctl.tick(0, 2).map_err(cancelled)?;
-        let retained = retained_sizes(&dom, |v| if v == 0 { 0 } else { heap.shallow_size(obj(v)) });
-        let idom = dom.idom;
+        // Written once and only read from here on: retained sizes and idom go to the scratch
+        // placement, so the analysis keeps almost no anonymous memory for the report after it.
+        let retained = retained_sizes_in(&dom, |v| if v == 0 { 0 } else { heap.shallow_size(obj(v)) }, heap.scratch());
         drop(dom.preorder);
+        let idom = BigArray::from_vec(dom.idom, heap.scratch());
         rctl.tick(1, 2).map_err(cancelled)?;
         let mut tree = dominator_children(&idom, |v| retained.get(v), heap.scratch());
         tree.for_each_list_mut(|list| list.iter_mut().for_each(|v| *v = obj(*v)));
         rctl.tick(2, 2).map_err(cancelled)?;
         Ok(FullAnalysis {
             graph,
-            idom: BigArray::from(idom),
+            idom,
             retained,
             tree,
             reachable_only: options.reachable_only,
