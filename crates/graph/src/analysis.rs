@@ -329,6 +329,8 @@ impl FullAnalysis {
     /// Bytes of scratch files held by the analysis (not counting the heap index).
     pub fn file_bytes(&self) -> usize {
         self.graph.file_bytes()
+            + self.idom.file_bytes()
+            + self.retained.small.file_bytes()
             + self.tree.file_bytes()
             + self.bfs.get().map_or(0, |b| b.file_bytes())
             + self.inbound.get().map_or(0, |c| c.file_bytes())
