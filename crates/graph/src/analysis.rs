@@ -1,21 +1,25 @@
 //! `FullAnalysis`: the object graph with its dominator tree, retained sizes and paths.
 //!
 //! Memory plan (N objects, E stored edges; E ≈ 2 N on real dumps, the class edge included).
-//! Arrays written once and then only read go where the heap's `scratch` placement says —
-//! with `Placement::Files` (the CLI's full analysis) memory-mapped scratch files, i.e. page
-//! cache the kernel can write back and evict, as MAT's index files: the heap index (12 B per
-//! object), the outbound CSR (4 N + 4 E), the dominator phase's predecessor lists, the
-//! dominator children, the BFS parents of paths to GC roots and the referrer index. Arrays
-//! read and written at random throughout a phase stay in anonymous memory:
-//! * dominators: four `u32` arrays (pre → ancestor, parent → idom, non-tree in-degrees →
-//!   predecessor offsets → semi, label) = 16 B/object, the peak of the analysis; the DFS
-//!   keeps scan positions for the current path only, and the preorder is walked again at the
-//!   end instead of kept;
-//! * kept afterwards: idom 4 N, retained sizes 4 N (`u32`, a table for the few ≥ 4 GiB), two
-//!   bitmaps N/4 → ≈ 8.4 B/object; the report adds a 2-byte class cache and its tables.
-//! Measured on bench-4g.hprof (49 M objects): peak anonymous memory 17.1 B/object with the
-//! report, 22.5 B/object in scratch files; all in memory (`Placement::Memory`) the peak is
-//! 47.6 B/object. Results are identical either way (tests/scratch_files.rs).
+//! Arrays written once and then only read, or walked in order, go where the heap's `scratch`
+//! placement says — with `Placement::Files` (the CLI's full analysis) memory-mapped scratch
+//! files, i.e. page cache the kernel can write back and evict, as MAT's index files: the heap
+//! index (12 B per object), the outbound CSR (4 N + 4 E; each graph-building thread spills
+//! its finished lists every 4 MiB), the dominator phase's arrays in preorder (vertex, parent,
+//! predecessor offsets and lists), idom and retained sizes once computed, the dominator
+//! children, the BFS parents of paths to GC roots and the referrer index. Only arrays read
+//! and written at random during a phase stay in anonymous memory, two `u32` arrays of N at a
+//! time:
+//! * dominators: pre and the in-degrees during the DFS, pre and the predecessor offsets while
+//!   the lists are filled, ancestor and label for the semidominators, idom (in preorder) and
+//!   the node-indexed result at the end = 8 B/object;
+//! * retained sizes: idom and the sums = 8 B/object, both moved to scratch files when done;
+//! * kept afterwards: two bitmaps N/4 and the dominator tree's rank words → ≈ 0.4 B/object.
+//! Measured on bench-4g.hprof (49 M objects): peak anonymous memory of the analysis phases
+//! 8.7 B/object (the heap index's 0.2 included), 26.5 B/object in scratch files kept, plus
+//! ≈ 20 B/object of temporaries in the dominator phase (vertex, parent, predecessor offsets
+//! and lists, freed at its end). Results are identical with every array in memory
+//! (`Placement::Memory`; tests/scratch_files.rs).
 //!
 //! Temporaries are freed before the next array is allocated: the retained sums use the
 //! preorder returned by the dominator phase, which is dropped before the children lists are
