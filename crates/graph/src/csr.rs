@@ -340,15 +340,22 @@ fn plain_bytes<T: heapql_scratch::Plain>(v: &[T]) -> &[u8] {
     unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
 }
 
-/// A spill file's `len` values, mapped (read only from here on).
-fn map_back<T: heapql_scratch::Plain>(f: &std::fs::File, len: usize) -> BigArray<T> {
-    BigArray::map_file(f, 0, len).unwrap_or_else(|e| panic!("cannot map the object graph's scratch file back ({e})"))
-}
-
 impl Spill {
-    fn write<T: heapql_scratch::Plain>(file: &mut std::fs::File, v: &[T]) {
+    fn write<T: heapql_scratch::Plain>(file: &mut std::fs::File, v: &[T]) -> std::io::Result<()> {
         use std::io::Write;
-        file.write_all(plain_bytes(v)).unwrap_or_else(|e| panic!("cannot write the object graph's scratch file ({e}): free disk space or set a scratch directory with room"));
+        file.write_all(plain_bytes(v))
+    }
+
+    /// The first `len` values written to `file`.
+    fn read_back<T: heapql_scratch::Plain>(file: &mut std::fs::File, len: usize) -> Vec<T> {
+        use std::io::{Read, Seek};
+        let mut v = vec![T::default(); len];
+        // SAFETY: `Plain` values accept any bytes; the slice covers exactly the vector.
+        let bytes = unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr() as *mut u8, std::mem::size_of_val(&v[..])) };
+        file.rewind()
+            .and_then(|_| file.read_exact(bytes))
+            .unwrap_or_else(|e| panic!("cannot read back the object graph's scratch file ({e})"));
+        v
     }
 }
 
@@ -454,16 +461,32 @@ impl SequentialCsrBuilder {
         }
         if self.targets.len() >= SPILL_EDGES {
             if let (Some(spill), BuildOffsets::U64(o)) = (&mut self.spill, &mut self.offsets) {
-                Spill::write(&mut spill.targets, &self.targets);
+                let written = Spill::write(&mut spill.targets, &self.targets)
+                    .and_then(|_| Spill::write(&mut spill.offsets, &o[..o.len() - 1]));
+                if written.is_err() {
+                    // No room left for the files: go on in memory, as `BigArray` does.
+                    self.unspill();
+                    return;
+                }
                 spill.edges += self.targets.len() as u64;
                 self.targets.clear();
                 let last = o[o.len() - 1];
-                Spill::write(&mut spill.offsets, &o[..o.len() - 1]);
                 spill.nodes += o.len() - 1;
                 o.clear();
                 o.push(last);
             }
         }
+    }
+
+    /// Reads what was spilled back in front of the buffers and goes on in memory.
+    fn unspill(&mut self) {
+        let (Some(mut spill), BuildOffsets::U64(o)) = (self.spill.take(), &mut self.offsets) else { return };
+        let mut targets: Vec<u32> = Spill::read_back(&mut spill.targets, spill.edges as usize);
+        targets.extend_from_slice(&self.targets);
+        self.targets = targets;
+        let mut offsets: Vec<u64> = Spill::read_back(&mut spill.offsets, spill.nodes);
+        offsets.extend_from_slice(o);
+        *o = offsets;
     }
 
     /// Nodes finished so far.
@@ -472,12 +495,16 @@ impl SequentialCsrBuilder {
     }
 
     pub fn finish(mut self) -> Csr {
-        if let (Some(mut spill), BuildOffsets::U64(o)) = (self.spill.take(), &self.offsets) {
-            Spill::write(&mut spill.targets, &self.targets);
-            Spill::write(&mut spill.offsets, o);
+        if let (Some(spill), BuildOffsets::U64(o)) = (&mut self.spill, &self.offsets) {
             let edges = spill.edges as usize + self.targets.len();
             let nodes = spill.nodes + o.len();
-            return Csr { offsets: Offsets::U64(map_back(&spill.offsets, nodes)), targets: map_back(&spill.targets, edges) };
+            let mapped = Spill::write(&mut spill.targets, &self.targets)
+                .and_then(|_| Spill::write(&mut spill.offsets, o))
+                .and_then(|_| Ok((BigArray::map_file(&spill.offsets, 0, nodes)?, BigArray::map_file(&spill.targets, 0, edges)?)));
+            match mapped {
+                Ok((offsets, targets)) => return Csr { offsets: Offsets::U64(offsets), targets },
+                Err(_) => self.unspill(),
+            }
         }
         self.targets.shrink_to_fit();
         let offsets = match self.offsets {
@@ -565,8 +592,14 @@ mod tests {
         let place = Placement::Files(std::sync::Arc::from(dir.path()));
         let nodes = 700_000u32;
         let (mut mem, mut files) = (SequentialCsrBuilder::new(nodes, 0), SequentialCsrBuilder::new_in(nodes, 0, &place));
+        // A third one goes back to memory half way, as when the disk fills up.
+        let mut back = SequentialCsrBuilder::new_in(nodes, 0, &place);
         for v in 0..nodes {
-            for b in [&mut mem, &mut files] {
+            if v == nodes / 2 {
+                assert!(back.spill.as_ref().is_some_and(|s| s.edges > 0), "spilled before");
+                back.unspill();
+            }
+            for b in [&mut mem, &mut files, &mut back] {
                 for t in 0..v % 10 {
                     b.push_edge(v.wrapping_mul(2654435761) ^ t);
                 }
@@ -575,12 +608,15 @@ mod tests {
             }
         }
         assert_eq!(files.node_count(), nodes);
-        let (mem, files) = (mem.finish(), files.finish());
+        let (mem, files, back) = (mem.finish(), files.finish(), back.finish());
+        assert!(!back.targets.is_mapped());
+        assert_eq!((back.node_count(), back.edge_count()), (mem.node_count(), mem.edge_count()));
         assert!(files.edge_count() > 2 * SPILL_EDGES as u64, "the test spills");
         assert!(files.targets.is_mapped() && files.heap_bytes() == 0);
         assert_eq!((files.node_count(), files.edge_count()), (mem.node_count(), mem.edge_count()));
         for v in 0..nodes {
             assert_eq!(files.successors(v), mem.successors(v), "node {v}");
+            assert_eq!(back.successors(v), mem.successors(v), "node {v}");
         }
     }
 
