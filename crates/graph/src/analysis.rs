@@ -18,7 +18,7 @@
 //!
 //! Measured on bench-4g.hprof (49 M objects): peak anonymous memory of the analysis phases
 //! 8.7 B/object (the heap index's 0.2 included), 26.5 B/object in scratch files kept, plus
-//! ≈ 20 B/object of temporaries in the dominator phase (vertex, parent, predecessor offsets
+//! ≈ 16 B/object of temporaries in the dominator phase (vertex, parent, predecessor offsets
 //! and lists, freed at its end). Results are identical with every array in memory
 //! (`Placement::Memory`; tests/scratch_files.rs).
 //!
