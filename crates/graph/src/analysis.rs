@@ -1,21 +1,26 @@
 //! `FullAnalysis`: the object graph with its dominator tree, retained sizes and paths.
 //!
 //! Memory plan (N objects, E stored edges; E ≈ 2 N on real dumps, the class edge included).
-//! Arrays written once and then only read go where the heap's `scratch` placement says —
-//! with `Placement::Files` (the CLI's full analysis) memory-mapped scratch files, i.e. page
-//! cache the kernel can write back and evict, as MAT's index files: the heap index (12 B per
-//! object), the outbound CSR (4 N + 4 E), the dominator phase's predecessor lists, the
-//! dominator children, the BFS parents of paths to GC roots and the referrer index. Arrays
-//! read and written at random throughout a phase stay in anonymous memory:
-//! * dominators: four `u32` arrays (pre → ancestor, parent → idom, non-tree in-degrees →
-//!   predecessor offsets → semi, label) = 16 B/object, the peak of the analysis; the DFS
-//!   keeps scan positions for the current path only, and the preorder is walked again at the
-//!   end instead of kept;
-//! * kept afterwards: idom 4 N, retained sizes 4 N (`u32`, a table for the few ≥ 4 GiB), two
-//!   bitmaps N/4 → ≈ 8.4 B/object; the report adds a 2-byte class cache and its tables.
-//! Measured on bench-4g.hprof (49 M objects): peak anonymous memory 17.1 B/object with the
-//! report, 22.5 B/object in scratch files; all in memory (`Placement::Memory`) the peak is
-//! 47.6 B/object. Results are identical either way (tests/scratch_files.rs).
+//! Arrays written once and then only read, or walked in order, go where the heap's `scratch`
+//! placement says — with `Placement::Files` (the CLI's full analysis) memory-mapped scratch
+//! files, i.e. page cache the kernel can write back and evict, as MAT's index files: the heap
+//! index (12 B per object), the outbound CSR (4 N + 4 E; each graph-building thread spills
+//! its finished lists every 4 MiB), the dominator phase's arrays in preorder (vertex, parent,
+//! predecessor offsets and lists), idom and retained sizes once computed, the dominator
+//! children, the BFS parents of paths to GC roots and the referrer index. Only arrays read
+//! and written at random during a phase stay in anonymous memory, two `u32` arrays of N at a
+//! time:
+//! * dominators: pre and the in-degrees during the DFS, pre and the predecessor offsets while
+//!   the lists are filled, ancestor and label for the semidominators, idom (in preorder) and
+//!   the node-indexed result at the end = 8 B/object;
+//! * retained sizes: idom and the sums = 8 B/object, both moved to scratch files when done;
+//! * kept afterwards: two bitmaps N/4 and the dominator tree's rank words → ≈ 0.4 B/object.
+//!
+//! Measured on bench-4g.hprof (49 M objects): peak anonymous memory of the analysis phases
+//! 8.7 B/object (the heap index's 0.2 included), 26.5 B/object in scratch files kept, plus
+//! ≈ 16 B/object of temporaries in the dominator phase (vertex, parent, predecessor offsets
+//! and lists, freed at its end). Results are identical with every array in memory
+//! (`Placement::Memory`; tests/scratch_files.rs).
 //!
 //! Temporaries are freed before the next array is allocated: the retained sums use the
 //! preorder returned by the dominator phase, which is dropped before the children lists are
@@ -25,7 +30,7 @@ use crate::control::{Cancelled, Control};
 use crate::object_graph::{is_thread_bound, node, obj, ObjectGraph};
 use crate::{
     bfs_parents, bounded_path, dominator_children, dominators_in, min_retained_size, path_from_parents,
-    retained_set, retained_sizes, Csr, RetainedSizes, SparseCsr, Graph, NONE,
+    retained_set, retained_sizes_in, Csr, RetainedSizes, SparseCsr, Graph, NONE,
 };
 use heapql_heap::{BigArray, Heap, HeapError, ObjIdx, Placement, ProgressFn, RootKind};
 use std::sync::atomic::AtomicBool;
@@ -91,16 +96,18 @@ impl FullAnalysis {
             .map_err(cancelled)?;
         let rctl = ctl.phase("retained");
         rctl.tick(0, 2).map_err(cancelled)?;
-        let retained = retained_sizes(&dom, |v| if v == 0 { 0 } else { heap.shallow_size(obj(v)) });
-        let idom = dom.idom;
+        // Written once and only read from here on: retained sizes and idom go to the scratch
+        // placement, so the analysis keeps almost no anonymous memory for the report after it.
+        let retained = retained_sizes_in(&dom, |v| if v == 0 { 0 } else { heap.shallow_size(obj(v)) }, heap.scratch());
         drop(dom.preorder);
+        let idom = BigArray::from_vec(dom.idom, heap.scratch());
         rctl.tick(1, 2).map_err(cancelled)?;
         let mut tree = dominator_children(&idom, |v| retained.get(v), heap.scratch());
         tree.for_each_list_mut(|list| list.iter_mut().for_each(|v| *v = obj(*v)));
         rctl.tick(2, 2).map_err(cancelled)?;
         Ok(FullAnalysis {
             graph,
-            idom: BigArray::from(idom),
+            idom,
             retained,
             tree,
             reachable_only: options.reachable_only,
@@ -327,6 +334,8 @@ impl FullAnalysis {
     /// Bytes of scratch files held by the analysis (not counting the heap index).
     pub fn file_bytes(&self) -> usize {
         self.graph.file_bytes()
+            + self.idom.file_bytes()
+            + self.retained.small.file_bytes()
             + self.tree.file_bytes()
             + self.bfs.get().map_or(0, |b| b.file_bytes())
             + self.inbound.get().map_or(0, |c| c.file_bytes())

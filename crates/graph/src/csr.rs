@@ -310,16 +310,53 @@ where
 }
 
 /// Builds a CSR whose edges arrive grouped by source in increasing node order (one pass, the
-/// targets array grows like a Vec; reserve with an upper bound to avoid regrowth).
+/// targets array grows like a Vec; reserve with an upper bound to avoid regrowth). Built
+/// `in_files`, the finished lists leave memory every few megabytes for two unlinked scratch
+/// files that are mapped back at the end: only the buffer and the list being built stay in
+/// anonymous memory.
 pub struct SequentialCsrBuilder {
+    /// Ends of the lists not yet spilled (absolute: edges spilled before included); the last
+    /// entry is the start of the list being built.
     offsets: BuildOffsets,
     targets: Vec<u32>,
+    spill: Option<Spill>,
 }
 
-/// The builder's growing offsets (`Offsets` once finished).
-enum BuildOffsets {
-    U32(Vec<u32>),
-    U64(Vec<u64>),
+/// A spilling builder's files: finished targets, and the offsets before the buffered ones.
+struct Spill {
+    targets: std::fs::File,
+    offsets: std::fs::File,
+    /// Edges in `targets`, offsets in `offsets`.
+    edges: u64,
+    nodes: usize,
+}
+
+/// Edges buffered before a spilling builder writes them out (4 MiB).
+const SPILL_EDGES: usize = 1 << 20;
+
+/// The bytes of a slice of plain integers.
+fn plain_bytes<T: heapql_scratch::Plain>(v: &[T]) -> &[u8] {
+    // SAFETY: `Plain` types have no padding; the length is the slice's size in bytes.
+    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
+}
+
+impl Spill {
+    fn write<T: heapql_scratch::Plain>(file: &mut std::fs::File, v: &[T]) -> std::io::Result<()> {
+        use std::io::Write;
+        file.write_all(plain_bytes(v))
+    }
+
+    /// The first `len` values written to `file`.
+    fn read_back<T: heapql_scratch::Plain>(file: &mut std::fs::File, len: usize) -> Vec<T> {
+        use std::io::{Read, Seek};
+        let mut v = vec![T::default(); len];
+        // SAFETY: `Plain` values accept any bytes; the slice covers exactly the vector.
+        let bytes = unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr() as *mut u8, std::mem::size_of_val(&v[..])) };
+        file.rewind()
+            .and_then(|_| file.read_exact(bytes))
+            .unwrap_or_else(|e| panic!("cannot read back the object graph's scratch file ({e})"));
+        v
+    }
 }
 
 impl BuildOffsets {
@@ -338,6 +375,12 @@ impl BuildOffsets {
     }
 }
 
+/// The builder's growing offsets (`Offsets` once finished).
+enum BuildOffsets {
+    U32(Vec<u32>),
+    U64(Vec<u64>),
+}
+
 impl SequentialCsrBuilder {
     pub fn new(node_capacity: u32, edge_capacity: u64) -> Self {
         let mut o = Vec::with_capacity(node_capacity as usize + 1);
@@ -349,7 +392,27 @@ impl SequentialCsrBuilder {
             o.push(0u64);
             BuildOffsets::U64(o)
         };
-        SequentialCsrBuilder { offsets, targets: Vec::with_capacity(edge_capacity as usize) }
+        SequentialCsrBuilder { offsets, targets: Vec::with_capacity(edge_capacity as usize), spill: None }
+    }
+
+    /// A builder whose finished lists go to scratch files in `place` (`new` for
+    /// `Placement::Memory`, or when the files cannot be made). Offsets are `u64` in the files.
+    pub fn new_in(node_capacity: u32, edge_capacity: u64, place: &Placement) -> Self {
+        let Placement::Files(dir) = place else { return Self::new(node_capacity, edge_capacity) };
+        let (Ok(targets), Ok(offsets)) = (tempfile::tempfile_in(dir), tempfile::tempfile_in(dir)) else {
+            return Self::new(node_capacity, edge_capacity);
+        };
+        SequentialCsrBuilder {
+            offsets: BuildOffsets::U64(vec![0]),
+            targets: Vec::with_capacity(SPILL_EDGES + 4096),
+            spill: Some(Spill { targets, offsets, edges: 0, nodes: 0 }),
+        }
+    }
+
+    /// Edges written out before the buffer's first.
+    #[inline]
+    fn spilled(&self) -> usize {
+        self.spill.as_ref().map_or(0, |s| s.edges as usize)
     }
 
     #[inline]
@@ -360,13 +423,13 @@ impl SequentialCsrBuilder {
     /// Number of edges pushed for the node being built.
     #[inline]
     pub fn pending(&self) -> &[u32] {
-        let start = self.offsets.last();
+        let start = self.offsets.last() - self.spilled();
         &self.targets[start..]
     }
 
     /// Sorts the current node's list after its first `keep` entries and drops duplicates there.
     pub fn sort_dedup_pending(&mut self, keep: usize) {
-        let start = self.offsets.last() + keep;
+        let start = self.offsets.last() - self.spilled() + keep;
         if self.targets.len() > start + 1 {
             self.targets[start..].sort_unstable();
             let mut w = start + 1;
@@ -382,7 +445,7 @@ impl SequentialCsrBuilder {
 
     /// Closes the current node's list; the next edges belong to the next node.
     pub fn finish_node(&mut self) {
-        let end = self.targets.len() as u64;
+        let end = (self.spilled() + self.targets.len()) as u64;
         match &mut self.offsets {
             BuildOffsets::U32(o) => {
                 if end <= u32::MAX as u64 {
@@ -396,14 +459,53 @@ impl SequentialCsrBuilder {
             }
             BuildOffsets::U64(o) => o.push(end),
         }
+        if self.targets.len() >= SPILL_EDGES {
+            if let (Some(spill), BuildOffsets::U64(o)) = (&mut self.spill, &mut self.offsets) {
+                let written = Spill::write(&mut spill.targets, &self.targets)
+                    .and_then(|_| Spill::write(&mut spill.offsets, &o[..o.len() - 1]));
+                if written.is_err() {
+                    // No room left for the files: go on in memory, as `BigArray` does.
+                    self.unspill();
+                    return;
+                }
+                spill.edges += self.targets.len() as u64;
+                self.targets.clear();
+                let last = o[o.len() - 1];
+                spill.nodes += o.len() - 1;
+                o.clear();
+                o.push(last);
+            }
+        }
+    }
+
+    /// Reads what was spilled back in front of the buffers and goes on in memory.
+    fn unspill(&mut self) {
+        let (Some(mut spill), BuildOffsets::U64(o)) = (self.spill.take(), &mut self.offsets) else { return };
+        let mut targets: Vec<u32> = Spill::read_back(&mut spill.targets, spill.edges as usize);
+        targets.extend_from_slice(&self.targets);
+        self.targets = targets;
+        let mut offsets: Vec<u64> = Spill::read_back(&mut spill.offsets, spill.nodes);
+        offsets.extend_from_slice(o);
+        *o = offsets;
     }
 
     /// Nodes finished so far.
     pub fn node_count(&self) -> u32 {
-        (self.offsets.len() - 1) as u32
+        (self.spill.as_ref().map_or(0, |s| s.nodes) + self.offsets.len() - 1) as u32
     }
 
     pub fn finish(mut self) -> Csr {
+        if let (Some(spill), BuildOffsets::U64(o)) = (&mut self.spill, &self.offsets) {
+            let edges = spill.edges as usize + self.targets.len();
+            let nodes = spill.nodes + o.len();
+            let mapped = Spill::write(&mut spill.targets, &self.targets)
+                .and_then(|_| Spill::write(&mut spill.offsets, o))
+                .and_then(|_| Ok((BigArray::map_file(&spill.offsets, 0, nodes)?, BigArray::map_file(&spill.targets, 0, edges)?)));
+            match mapped {
+                Ok((offsets, targets)) => return Csr { offsets: Offsets::U64(offsets), targets },
+                Err(_) => self.unspill(),
+            }
+        }
         self.targets.shrink_to_fit();
         let offsets = match self.offsets {
             BuildOffsets::U32(o) => Offsets::U32(o.into()),
@@ -480,6 +582,42 @@ mod tests {
         assert_eq!(g.successors(1), &[0]);
         assert_eq!(g.successors(2), &[] as &[u32]);
         assert_eq!(g.successors(3), &[1, 2]);
+    }
+
+    #[test]
+    fn spilling_builder_matches_the_one_in_memory() {
+        // Enough edges for several spills, lists of every length from 0 to 9, some crossing a
+        // spill boundary.
+        let dir = tempfile::tempdir().unwrap();
+        let place = Placement::Files(std::sync::Arc::from(dir.path()));
+        let nodes = 700_000u32;
+        let (mut mem, mut files) = (SequentialCsrBuilder::new(nodes, 0), SequentialCsrBuilder::new_in(nodes, 0, &place));
+        // A third one goes back to memory half way, as when the disk fills up.
+        let mut back = SequentialCsrBuilder::new_in(nodes, 0, &place);
+        for v in 0..nodes {
+            if v == nodes / 2 {
+                assert!(back.spill.as_ref().is_some_and(|s| s.edges > 0), "spilled before");
+                back.unspill();
+            }
+            for b in [&mut mem, &mut files, &mut back] {
+                for t in 0..v % 10 {
+                    b.push_edge(v.wrapping_mul(2654435761) ^ t);
+                }
+                b.sort_dedup_pending(1);
+                b.finish_node();
+            }
+        }
+        assert_eq!(files.node_count(), nodes);
+        let (mem, files, back) = (mem.finish(), files.finish(), back.finish());
+        assert!(!back.targets.is_mapped());
+        assert_eq!((back.node_count(), back.edge_count()), (mem.node_count(), mem.edge_count()));
+        assert!(files.edge_count() > 2 * SPILL_EDGES as u64, "the test spills");
+        assert!(files.targets.is_mapped() && files.heap_bytes() == 0);
+        assert_eq!((files.node_count(), files.edge_count()), (mem.node_count(), mem.edge_count()));
+        for v in 0..nodes {
+            assert_eq!(files.successors(v), mem.successors(v), "node {v}");
+            assert_eq!(back.successors(v), mem.successors(v), "node {v}");
+        }
     }
 
     #[test]

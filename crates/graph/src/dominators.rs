@@ -7,6 +7,7 @@ use crate::csr::{starts_from_counts, Starts};
 use crate::{Graph, NONE};
 use fixedbitset::FixedBitSet;
 use heapql_heap::{BigArray, Placement};
+use heapql_scratch::Plain;
 
 /// Marker for the bottom of a reversed ancestor path during compression.
 const BOTTOM: u32 = u32::MAX - 1;
@@ -17,7 +18,8 @@ pub struct Dominators {
     pub idom: Vec<u32>,
     /// The reachable nodes in DFS preorder (root first). Every node comes after its immediate
     /// dominator, so a reverse walk visits children before parents (used for retained sizes).
-    pub preorder: Vec<u32>,
+    /// Written and read in order, so placed like the predecessor lists.
+    pub preorder: BigArray<u32>,
 }
 
 /// The edge filter for a graph whose `pinned` nodes' only predecessor is the root (MAT: a GC
@@ -28,9 +30,11 @@ pub fn pinned_edges(pinned: &FixedBitSet, root: u32) -> impl Fn(u32, u32) -> boo
 
 /// Immediate dominators of `g` from `root`, over the edges `u -> v` for which `keep(u, v)`
 /// holds (`|_, _| true`: all of them; see `pinned_edges` and `ObjectGraph::follows`).
-/// Memory at the peak (semidominators): five `u32` arrays of the node count (ancestor,
-/// vertex, parent, predecessor offsets that turn into semi, label) plus the predecessor lists of
-/// the non-tree edges (tree edges and self-loops are left out: they never change a
+/// Memory: two `u32` arrays of the node count read at random at any time (node -> preorder
+/// and the in-degrees during the DFS; ancestor and label for the semidominators; idom and
+/// the result at the end), plus the arrays walked in preorder: vertex, parent, the
+/// predecessor offsets that turn into semi, and the predecessor lists of the non-tree edges
+/// (tree edges, self-loops and edges into the root left out: they never change a
 /// semidominator). The DFS keeps its scan positions for the current path only.
 pub fn dominators<G: Graph>(
     g: &G,
@@ -41,9 +45,8 @@ pub fn dominators<G: Graph>(
     dominators_in(g, root, keep, ctl, &Placement::Memory)
 }
 
-/// `dominators` with the predecessor lists placed by `place` (written once, then read in
-/// order: they can live in a scratch file; the other arrays are read at random and stay in
-/// memory).
+/// `dominators` with the arrays walked in preorder placed by `place` (written and read in
+/// order: they can live in a scratch file; the arrays read at random stay in memory).
 pub fn dominators_in<G: Graph>(
     g: &G,
     root: u32,
@@ -54,18 +57,24 @@ pub fn dominators_in<G: Graph>(
     let n = g.node_count() as usize;
     assert!(n < BOTTOM as usize, "graph too large for u32 node ids");
     assert!((root as usize) < n, "root {root} out of range");
-    // ---- 1. iterative DFS: pre (node -> preorder), vertex (preorder -> node), parent.
+    // ---- 1. iterative DFS: pre (node -> preorder, the one node-indexed array, read at
+    // random), vertex (preorder -> node) and parent, both written in preorder, so they go to
+    // `place` (only the current path's entries are read back during the walk).
     let mut pre = vec![NONE; n];
-    let mut vertex: Vec<u32> = Vec::with_capacity(n);
-    let mut parent: Vec<u32> = Vec::with_capacity(n);
+    let mut vertex: BigArray<u32> = BigArray::zeroed(n, place);
+    let mut parent: BigArray<u32> = BigArray::zeroed(n, place);
     // Scan position in the successor list of each vertex on the current path (deepest last).
     let mut cursors: Vec<u32> = vec![0];
-    // In-degree of each vertex over the non-tree edges, counted as the DFS scans each edge once.
+    // In-degree of each vertex over the non-tree edges (tree edges, self-loops and edges
+    // into the root never change a semidominator), counted as the DFS scans each edge once.
+    // Telling a tree edge reads `parent` at random, but from the page cache: cheaper than
+    // the twice as long predecessor lists that keeping tree edges would write at random.
     let mut counts: Vec<u32> = Vec::with_capacity(n + 1);
     pre[root as usize] = 0;
-    vertex.push(root);
-    parent.push(0);
+    vertex[0] = root;
+    parent[0] = 0;
     counts.push(0);
+    let mut r = 1usize;
     let mut cur = 0usize;
     loop {
         let u = vertex[cur];
@@ -91,10 +100,11 @@ pub fn dominators_in<G: Graph>(
         *top = c as u32;
         match next {
             Some(v) => {
-                let k = vertex.len();
+                let k = r;
+                r += 1;
                 pre[v as usize] = k as u32;
-                vertex.push(v);
-                parent.push(cur as u32);
+                vertex[k] = v;
+                parent[k] = cur as u32;
                 cursors.push(0);
                 counts.push(0);
                 cur = k;
@@ -112,40 +122,43 @@ pub fn dominators_in<G: Graph>(
         }
     }
     drop(cursors);
-    let r = vertex.len();
-    // Not needed again until step 5, where the same DFS recomputes it: one array less at the
-    // peak for one more walk.
-    drop(vertex);
+    vertex.truncate(r);
+    parent.truncate(r);
     ctl.tick(r as u64, n as u64 * 3)?;
 
     // ---- 2. predecessor offsets: exclusive prefix sums of the counts, in place while they fit.
     counts.push(0);
     match starts_from_counts(counts) {
-        (Starts::U32(starts), total) => finish(g, root, &keep, pre, parent, starts, total, ctl, place),
-        (Starts::U64(starts), total) => finish(g, root, &keep, pre, parent, starts, total, ctl, place),
+        (Starts::U32(starts), total) => finish(g, root, &keep, pre, vertex, parent, starts, total, ctl, place),
+        (Starts::U64(starts), total) => finish(g, root, &keep, pre, vertex, parent, starts, total, ctl, place),
     }
 }
 
 /// Steps 2–5 of `dominators` once the DFS is done; `starts` are the predecessor list offsets in
-/// preorder numbers (`u32` while the non-tree edges fit, else `u64`), `parent` has one entry
-/// per reached vertex.
+/// preorder numbers (`u32` while the edges fit, else `u64`); `vertex` and `parent` have one
+/// entry per reached vertex.
+///
+/// Anonymous memory: two `u32` arrays of the node count at every step (pre and starts, then
+/// ancestor and label, then idom and the result); the arrays walked in preorder (vertex,
+/// parent, starts during the semidominator pass, the predecessor lists) are placed by `place`.
 #[allow(clippy::too_many_arguments)]
 fn finish<G: Graph, O, K: Fn(u32, u32) -> bool>(
     g: &G,
     root: u32,
     keep: &K,
     pre: Vec<u32>,
-    parent: Vec<u32>,
+    vertex: BigArray<u32>,
+    parent: BigArray<u32>,
     mut starts: Vec<O>,
     total: u64,
     ctl: &Control,
     place: &Placement,
 ) -> Result<Dominators, Cancelled>
 where
-    O: Copy + Default + Into<u64> + TryFrom<u64> + From<u32>,
+    O: Copy + Default + Into<u64> + TryFrom<u64> + From<u32> + Plain,
 {
     let n = g.node_count() as usize;
-    let r = parent.len();
+    let r = vertex.len();
     // ---- 2. predecessor lists in preorder numbers, non-tree edges only (the same edges the
     // DFS counted), scanning the nodes in index order so the adjacency reads are sequential.
     let mut preds: BigArray<u32> = BigArray::zeroed(total as usize, place);
@@ -171,10 +184,13 @@ where
 
     // ---- 3. semidominators in reverse preorder; label holds the minimum semi on the path.
     // `starts[w + 1]` is read for the last time while w is processed (the walk goes down), so
-    // from then on it holds semi(w): no separate semi array.
+    // from then on it holds semi(w): no separate semi array. From here on `starts` is walked
+    // in order only, so it moves to `place` too.
+    let mut starts: BigArray<O> = BigArray::from_vec(starts, place);
     let mut label = vec![0u32; r];
     let mut ancestor = pre;
-    ancestor[..r].fill(NONE);
+    ancestor.truncate(r);
+    ancestor.fill(NONE);
     for w in (1..r).rev() {
         let mut s = parent[w];
         let (a, b) = (starts[w].into() as usize, starts[w + 1].into() as usize);
@@ -193,9 +209,12 @@ where
     }
     drop(preds);
     drop(label);
+    drop(ancestor);
 
-    // ---- 4. NCA: idom(w) is the nearest ancestor of parent(w) with preorder <= semi(w).
-    let mut idom = parent;
+    // ---- 4. NCA: idom(w) is the nearest ancestor of parent(w) with preorder <= semi(w)
+    // (read at random up the tree: in memory).
+    let mut idom: Vec<u32> = parent.to_vec();
+    drop(parent);
     for w in 1..r {
         let s = starts[w + 1].into() as u32;
         let mut d = idom[w];
@@ -207,52 +226,13 @@ where
     drop(starts);
 
     // ---- 5. back to node numbers.
-    let vertex = preorder(g, root, keep, r);
-    let mut out = ancestor;
-    out.fill(NONE);
+    let mut out = vec![NONE; n];
     for i in 0..r {
         out[vertex[i] as usize] = vertex[idom[i] as usize];
     }
     out[root as usize] = root;
     ctl.tick(n as u64 * 3, n as u64 * 3)?;
     Ok(Dominators { idom: out, preorder: vertex })
-}
-
-/// The vertices of the DFS of `dominators` step 1 in preorder, walked again (same edges, same
-/// order) with a bitmap for the visited nodes and a stack as deep as the DFS tree.
-fn preorder<G: Graph>(g: &G, root: u32, keep: &impl Fn(u32, u32) -> bool, r: usize) -> Vec<u32> {
-    let mut seen = FixedBitSet::with_capacity(g.node_count() as usize);
-    let mut vertex: Vec<u32> = Vec::with_capacity(r);
-    // (vertex, scan position in its successors) for the current path.
-    let mut path: Vec<(u32, u32)> = vec![(root, 0)];
-    seen.insert(root as usize);
-    vertex.push(root);
-    while let Some(top) = path.last_mut() {
-        let u = top.0;
-        let succ = g.successors(u);
-        let mut c = top.1 as usize;
-        let mut next = None;
-        while c < succ.len() {
-            let v = succ[c];
-            c += 1;
-            if keep(u, v) && !seen.put(v as usize) {
-                next = Some(v);
-                break;
-            }
-        }
-        top.1 = c as u32;
-        match next {
-            Some(v) => {
-                vertex.push(v);
-                path.push((v, 0));
-            }
-            None => {
-                path.pop();
-            }
-        }
-    }
-    assert_eq!(vertex.len(), r, "the graph changed between the two walks");
-    vertex
 }
 
 /// Minimum label on the forest path from `v` (linked) up to, but excluding, its tree's root,

@@ -246,7 +246,7 @@ fn build_range(
     // A reference takes at least one id in the file, plus one class edge per object; capacity
     // that is never touched is never made resident.
     let share = (hi - lo) as u64 * 2 + info.file_size / info.id_size.max(1) as u64 * (hi - lo) as u64 / n.max(1);
-    let mut b = SequentialCsrBuilder::new(hi - lo + 1, share);
+    let mut b = SequentialCsrBuilder::new_in(hi - lo + 1, share, heap.scratch());
     if with_root {
         b.finish_node();
     }

@@ -2,7 +2,7 @@
 
 use crate::{Dominators, Graph, NONE};
 use fixedbitset::FixedBitSet;
-use heapql_heap::BigArray;
+use heapql_heap::{BigArray, Placement};
 use rustc_hash::FxHashMap;
 
 /// Retained sizes in 4 bytes per node: a value ≥ `u32::MAX` (4 GiB and more: the virtual
@@ -41,6 +41,12 @@ impl RetainedSizes {
 /// Retained size of every node: its shallow size plus that of everything it dominates. One
 /// pass in reverse preorder (children before their immediate dominator). Unreachable nodes: 0.
 pub fn retained_sizes(dom: &Dominators, shallow: impl Fn(u32) -> u64) -> RetainedSizes {
+    retained_sizes_in(dom, shallow, &Placement::Memory)
+}
+
+/// `retained_sizes` with the result placed by `place` once summed (the sums themselves are
+/// random writes, in memory).
+pub fn retained_sizes_in(dom: &Dominators, shallow: impl Fn(u32) -> u64, place: &Placement) -> RetainedSizes {
     let mut small = vec![0u32; dom.idom.len()];
     // Sizes only grow while summing, so a node once in the table stays there.
     let mut big: FxHashMap<u32, u64> = FxHashMap::default();
@@ -52,21 +58,26 @@ pub fn retained_sizes(dom: &Dominators, shallow: impl Fn(u32) -> u64) -> Retaine
             big.insert(v, s);
         }
     };
-    for &v in &dom.preorder {
-        set(&mut small, &mut big, v, shallow(v));
-    }
-    for &v in dom.preorder.iter().skip(1).rev() {
-        let d = dom.idom[v as usize];
-        let get = |x: u32| match small[x as usize] {
+    // Reverse preorder: every child is finished (its subtree summed into it) before its
+    // immediate dominator comes up, so one pass adds each node's own size and passes the
+    // total up.
+    let root = dom.preorder.first().copied();
+    for &v in dom.preorder.iter().rev() {
+        let get = |small: &[u32], big: &FxHashMap<u32, u64>, x: u32| match small[x as usize] {
             u32::MAX => big[&x],
             s => s as u64,
         };
-        let sum = get(d) + get(v);
-        set(&mut small, &mut big, d, sum);
+        let total = get(&small, &big, v) + shallow(v);
+        set(&mut small, &mut big, v, total);
+        if Some(v) != root {
+            let d = dom.idom[v as usize];
+            let sum = get(&small, &big, d) + total;
+            set(&mut small, &mut big, d, sum);
+        }
     }
     let mut big: Vec<(u32, u64)> = big.into_iter().collect();
     big.sort_unstable();
-    RetainedSizes { small: BigArray::from(small), big }
+    RetainedSizes { small: BigArray::from_vec(small, place), big }
 }
 
 /// Objects that would be freed if every node of `set` were freed (MAT semantics): walk from

@@ -31,41 +31,84 @@ pub struct Ctx<'a> {
     classes: ClassCache,
 }
 
-/// The class of every object, as `u16` while the class count allows.
-pub enum ClassCache {
+/// The class of every object, as `u16` while the class count allows, and the kind of object
+/// of each class when all its objects are of one kind (every class of a sane dump): walks
+/// that climb the dominator tree then learn an object's kind without a random read of the
+/// index.
+#[derive(Default)]
+pub struct ClassCache {
+    of: Classes,
+    /// Per class: None before its first object, Some(None) when its objects are of several
+    /// kinds (the index answers for them).
+    kinds: Vec<Option<Option<ObjectKind>>>,
+}
+
+enum Classes {
     Narrow(Vec<u16>),
     Wide(Vec<ClassIdx>),
 }
 
-impl Default for ClassCache {
+impl Default for Classes {
     fn default() -> Self {
-        ClassCache::Wide(Vec::new())
+        Classes::Wide(Vec::new())
     }
 }
 
 impl ClassCache {
     pub fn with_capacity(class_count: u32, objects: usize) -> ClassCache {
-        if class_count <= u16::MAX as u32 + 1 {
-            ClassCache::Narrow(Vec::with_capacity(objects))
+        let of = if class_count <= u16::MAX as u32 + 1 {
+            Classes::Narrow(Vec::with_capacity(objects))
         } else {
-            ClassCache::Wide(Vec::with_capacity(objects))
+            Classes::Wide(Vec::with_capacity(objects))
+        };
+        ClassCache { of, kinds: vec![None; class_count as usize] }
+    }
+
+    /// The classes of every object, read from the index in order.
+    pub fn of_all(heap: &Heap) -> ClassCache {
+        let mut cache = ClassCache::with_capacity(heap.class_count(), heap.object_count() as usize);
+        for o in 0..heap.object_count() {
+            cache.push(heap.class_of(o), heap.object_kind(o));
+        }
+        cache
+    }
+
+    /// Appends the class and kind of the next object.
+    #[inline]
+    pub fn push(&mut self, c: ClassIdx, kind: ObjectKind) {
+        match &mut self.of {
+            Classes::Narrow(v) => v.push(c as u16),
+            Classes::Wide(v) => v.push(c),
+        }
+        if let Some(k) = self.kinds.get_mut(c as usize) {
+            match k {
+                None => *k = Some(Some(kind)),
+                Some(Some(seen)) if *seen != kind => *k = Some(None),
+                _ => {}
+            }
         }
     }
 
-    /// Appends the class of the next object.
+    /// The class of `o` (from the index when the cache does not hold it).
     #[inline]
-    pub fn push(&mut self, c: ClassIdx) {
-        match self {
-            ClassCache::Narrow(v) => v.push(c as u16),
-            ClassCache::Wide(v) => v.push(c),
+    pub fn class_of(&self, heap: &Heap, o: ObjIdx) -> ClassIdx {
+        self.get(o).unwrap_or_else(|| heap.class_of(o))
+    }
+
+    /// The kind of `o`: its class's, or the index's.
+    #[inline]
+    pub fn kind(&self, heap: &Heap, o: ObjIdx) -> ObjectKind {
+        match self.get(o).and_then(|c| self.kinds.get(c as usize)) {
+            Some(Some(Some(k))) => *k,
+            _ => heap.object_kind(o),
         }
     }
 
     #[inline]
     pub fn get(&self, o: ObjIdx) -> Option<ClassIdx> {
-        match self {
-            ClassCache::Narrow(v) => v.get(o as usize).map(|&c| c as ClassIdx),
-            ClassCache::Wide(v) => v.get(o as usize).copied(),
+        match &self.of {
+            Classes::Narrow(v) => v.get(o as usize).map(|&c| c as ClassIdx),
+            Classes::Wide(v) => v.get(o as usize).copied(),
         }
     }
 }
@@ -116,6 +159,11 @@ impl<'a> Ctx<'a> {
     /// Keeps the class of every object (`classes[o]`), from the object pass.
     pub fn set_classes(&mut self, classes: ClassCache) {
         self.classes = classes;
+    }
+
+    /// The class of every object (filled by the object pass).
+    pub fn classes(&self) -> &ClassCache {
+        &self.classes
     }
 
     /// The class of an object (class objects: java.lang.Class).

@@ -4,15 +4,17 @@
 //! shape of those sections of `ts/report/model.ts`; the TypeScript side adds the envelope.
 //!
 //! Rules and thresholds follow MAT (docs: mat-semantics.md §3); each section's file says
-//! which rule it implements. Cost: two linear passes (every object, then the dominator tree),
-//! one BFS over the graph when there are leak suspects, and per suspect a walk of its
-//! dominator subtree.
+//! which rule it implements. Cost: a linear pass over every object; the waste pass (two
+//! threads); one walk of the dominator tree that records its preorder (`preorder.rs`); then
+//! sequential scans of that preorder for the retained size by class and each suspect's breakdown (both
+//! split over two threads); one BFS over the graph when there are leak suspects.
 
 mod consumers;
 mod ctx;
 mod model;
 mod overview;
 mod paths;
+mod preorder;
 mod retained_by_class;
 mod scan;
 mod suspects;
@@ -62,10 +64,6 @@ pub fn build(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions) -> R
     let total_work = 3 * n.max(1);
     let mut scan = scan::scan(&ctx, &ctl, total_work).map_err(cancelled)?;
     ctx.set_classes(std::mem::take(&mut scan.classes));
-    let retained = retained_by_class::retained_by_class(&ctx, &ctl, n, total_work).map_err(cancelled)?;
-    ctl.tick(2 * n, total_work).map_err(cancelled)?;
-    let overview = overview::overview(&ctx, &scan, &retained, options.reachable_only);
-    // Before the suspects: the waste pass's memory is gone before their BFS allocates.
     let waste_options = waste::WasteOptions {
         limit: options.limit.max(1),
         top_strings: options.top_strings,
@@ -73,9 +71,18 @@ pub fn build(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions) -> R
         progress: None,
         cancel: options.cancel.clone(),
     };
-    let waste = waste::analyze(heap, analysis, &waste_options)?;
+    // The waste pass before the preorder of the dominator tree: run side by side they would
+    // be faster, but in a memory-limited run the preorder's scratch pages would push out
+    // the pages the waste pass reads at random (index, holders), and it would page.
+    let waste = waste::analyze_with(heap, analysis, &waste_options, ctx.classes())?;
+    let pre = preorder::Preorder::build(&ctx, &ctl, n, total_work).map_err(cancelled)?;
+    // The rest reads classes from the preorder, or of a few objects: the cache goes.
+    ctx.set_classes(Default::default());
+    let retained = retained_by_class::retained_by_class(&ctx, &pre);
+    ctl.tick(2 * n, total_work).map_err(cancelled)?;
+    let overview = overview::overview(&ctx, &scan, &retained, options.reachable_only);
     let paths = paths::Paths::new(&ctx, &scan.referents);
-    let leak_suspects = suspects::leak_suspects(&ctx, &paths, &ctl, (2 * n, total_work)).map_err(cancelled)?;
+    let leak_suspects = suspects::leak_suspects(&ctx, &paths, &pre, &ctl, (2 * n, total_work)).map_err(cancelled)?;
     let top_consumers = consumers::top_consumers(&ctx);
     let threads = threads::threads(&ctx, &scan.threads);
     ctl.tick(2 * n + n / 2, total_work).map_err(cancelled)?;

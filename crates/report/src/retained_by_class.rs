@@ -4,12 +4,14 @@
 //! never counts an object twice and equals the exact retained set of the instances whenever
 //! no object is kept alive only by several instances together (then it is a lower bound).
 //! The same walk gives the bootstrap loader's share: the classes it defined, taken together.
+//!
+//! The walk reads the shared preorder front to back; the subtrees of the top-level dominators
+//! are independent, so they are split between two threads whose sums are added.
 
-use heapql_graph::control::{Cancelled, Control};
 use heapql_heap::{ClassIdx, ObjIdx, ObjectKind};
 
 use super::ctx::Ctx;
-use super::scan::TICK;
+use super::preorder::Preorder;
 
 pub struct ClassRetained {
     /// Per class (class objects under java.lang.Class).
@@ -18,60 +20,68 @@ pub struct ClassRetained {
     pub bootstrap_classes: u64,
 }
 
-pub fn retained_by_class(ctx: &Ctx, ctl: &Control, done_before: u64, total_work: u64) -> Result<ClassRetained, Cancelled> {
+pub fn retained_by_class(ctx: &Ctx, pre: &Preorder) -> ClassRetained {
+    // Cut between two top-level subtrees near the middle of the preorder.
+    let tops = pre.top_start.len();
+    let cut = (0..tops).find(|&k| pre.top_start[k] as usize >= pre.len() / 2).unwrap_or(tops);
+    let end = |k: usize| if k < tops { pre.top_start[k] as usize } else { pre.len() };
+    let (mut low, high) = std::thread::scope(|s| {
+        let upper = s.spawn(|| walk(ctx, pre, end(cut)..pre.len()));
+        (walk(ctx, pre, 0..end(cut)), upper.join().expect("the walk does not panic"))
+    });
+    for (x, y) in low.by_class.iter_mut().zip(&high.by_class) {
+        *x += y;
+    }
+    low.bootstrap_classes += high.bootstrap_classes;
+    low
+}
+
+/// The sums over positions `range`, which starts and ends between top-level subtrees.
+fn walk(ctx: &Ctx, pre: &Preorder, range: std::ops::Range<usize>) -> ClassRetained {
     let heap = ctx.heap;
     let a = ctx.analysis;
-    let mut by_class = vec![0u64; heap.class_count() as usize];
+    let classes = heap.class_count() as usize;
+    let mut by_class = vec![0u64; classes];
     // Open instances of each class on the current tree path.
-    let mut open = vec![0u32; heap.class_count() as usize];
+    let mut open = vec![0u32; classes];
     let mut open_bootstrap = 0u32;
     let mut bootstrap_classes = 0u64;
-    // Class objects are instances of java.lang.Class: the cached class answers first, so the
-    // index is read only for them.
+    // Class objects are instances of java.lang.Class: the class answers first, so the index
+    // is read only for them.
     let class_class = heap.class_class();
     let is_bootstrap_class = |o: ObjIdx, c: ClassIdx| {
         c == class_class
             && heap.object_kind(o) == ObjectKind::Class
             && heap.class_described_by(o).is_some_and(|c| heap.class(c).loader_id == 0)
     };
-    // Iterative depth-first walk: (object, its class, its children, index of the next child).
-    let mut stack: Vec<(ObjIdx, ClassIdx, &[ObjIdx], u32)> = Vec::new();
-    let mut visited = 0u64;
-    for &top in a.top_level_dominators() {
-        let enter = |o: ObjIdx, open: &mut Vec<u32>, by_class: &mut Vec<u64>, ob: &mut u32, bc: &mut u64| {
-            let c = ctx.class_of(o);
-            if open[c as usize] == 0 {
-                by_class[c as usize] += a.retained_size(o);
+    // The current path: (end of the subtree, class with BOOT set for a bootstrap class
+    // object). 8 bytes a level: paths can be millions deep.
+    const BOOT: u32 = 1 << 31;
+    let mut path: Vec<(u32, u32)> = Vec::new();
+    for i in range {
+        while let Some(&(end, c)) = path.last() {
+            if end as usize > i {
+                break;
             }
-            open[c as usize] += 1;
-            if is_bootstrap_class(o, c) {
-                if *ob == 0 {
-                    *bc += a.retained_size(o);
-                }
-                *ob += 1;
+            path.pop();
+            open[(c & !BOOT) as usize] -= 1;
+            open_bootstrap -= (c & BOOT != 0) as u32;
+        }
+        let c = pre.classes.get(i);
+        let first = open[c as usize] == 0;
+        let boot = c == class_class && is_bootstrap_class(pre.objects[i], c);
+        if first || boot && open_bootstrap == 0 {
+            let retained = a.retained_size(pre.objects[i]);
+            if first {
+                by_class[c as usize] += retained;
             }
-            c
-        };
-        let c = enter(top, &mut open, &mut by_class, &mut open_bootstrap, &mut bootstrap_classes);
-        stack.push((top, c, a.dominated(top), 0));
-        while let Some(&mut (o, c, children, ref mut next)) = stack.last_mut() {
-            if (*next as usize) < children.len() {
-                let child = children[*next as usize];
-                *next += 1;
-                visited += 1;
-                if visited % TICK as u64 == 0 {
-                    ctl.tick(done_before + visited, total_work)?;
-                }
-                let cc = enter(child, &mut open, &mut by_class, &mut open_bootstrap, &mut bootstrap_classes);
-                stack.push((child, cc, a.dominated(child), 0));
-            } else {
-                stack.pop();
-                open[c as usize] -= 1;
-                if is_bootstrap_class(o, c) {
-                    open_bootstrap -= 1;
-                }
+            if boot && open_bootstrap == 0 {
+                bootstrap_classes += retained;
             }
         }
+        open[c as usize] += 1;
+        open_bootstrap += boot as u32;
+        path.push(((i + pre.size[i] as usize) as u32, c | if boot { BOOT } else { 0 }));
     }
-    Ok(ClassRetained { by_class, bootstrap_classes })
+    ClassRetained { by_class, bootstrap_classes }
 }

@@ -49,7 +49,7 @@ pub fn scan(ctx: &Ctx, ctl: &Control, total_work: u64) -> Result<Scan, Cancelled
         }
         let kind = heap.object_kind(o);
         let c = heap.class_of(o);
-        s.classes.push(c);
+        s.classes.push(c, kind);
         let shallow = match kind {
             ObjectKind::Instance => heap.instance_size(c),
             _ => heap.shallow_size(o),

@@ -33,6 +33,8 @@ use super::model::{
     ViaKind,
 };
 use super::paths::Paths;
+use super::preorder::{halves, Preorder};
+use std::ops::Range;
 
 pub const THRESHOLD_PERCENT: u64 = 10;
 /// Accumulation point walk: stop where the biggest child keeps less than this share.
@@ -51,15 +53,15 @@ struct Found {
 }
 
 /// `at`: (done, total) work units to report while checking for cancellation.
-pub fn leak_suspects(ctx: &Ctx, paths: &Paths, ctl: &Control, at: (u64, u64)) -> Result<LeakSuspects, Cancelled> {
+pub fn leak_suspects(ctx: &Ctx, paths: &Paths, pre: &Preorder, ctl: &Control, at: (u64, u64)) -> Result<LeakSuspects, Cancelled> {
     let heap = ctx.heap;
     let a = ctx.analysis;
     let top = a.top_level_dominators();
     let singles = top.iter().take_while(|&&o| ctx.above(a.retained_size(o), THRESHOLD_PERCENT)).count();
     let mut found: Vec<Found> = Vec::new();
-    for &o in &top[..singles] {
+    for (k, &o) in top[..singles].iter().enumerate() {
         ctl.tick(at.0, at.1)?;
-        found.push(single(ctx, paths, o));
+        found.push(single(ctx, paths, o, &[pre.top_range(k)], pre));
     }
     // Groups: the remaining top-level dominators by class.
     let mut sums = vec![0u64; heap.class_count() as usize];
@@ -69,15 +71,19 @@ pub fn leak_suspects(ctx: &Ctx, paths: &Paths, ctl: &Control, at: (u64, u64)) ->
     let classes: Vec<ClassIdx> =
         (0..heap.class_count()).filter(|&c| ctx.above(sums[c as usize], THRESHOLD_PERCENT)).collect();
     if !classes.is_empty() {
-        let mut members: FxHashMap<ClassIdx, Vec<ObjIdx>> = classes.iter().map(|&c| (c, Vec::new())).collect();
-        for &o in &top[singles..] {
-            if let Some(list) = members.get_mut(&ctx.class_of(o)) {
+        // Members and the positions of their subtrees.
+        let mut members: FxHashMap<ClassIdx, (Vec<ObjIdx>, Vec<Range<usize>>)> =
+            classes.iter().map(|&c| (c, Default::default())).collect();
+        for (k, &o) in top.iter().enumerate().skip(singles) {
+            if let Some((list, ranges)) = members.get_mut(&ctx.class_of(o)) {
                 list.push(o);
+                ranges.push(pre.top_range(k));
             }
         }
         for c in classes {
             ctl.tick(at.0, at.1)?;
-            found.push(group(ctx, paths, c, &members[&c]));
+            let (list, ranges) = &members[&c];
+            found.push(group(ctx, paths, c, list, ranges, pre));
         }
     }
     found.sort_by(|x, y| y.retained.cmp(&x.retained).then(x.suspect.title.cmp(&y.suspect.title)));
@@ -129,7 +135,7 @@ fn static_owner(path: &PathToRoot, from: usize) -> Option<String> {
     })
 }
 
-fn single(ctx: &Ctx, paths: &Paths, o: ObjIdx) -> Found {
+fn single(ctx: &Ctx, paths: &Paths, o: ObjIdx, subtree: &[Range<usize>], pre: &Preorder) -> Found {
     let heap = ctx.heap;
     let a = ctx.analysis;
     let retained = a.retained_size(o);
@@ -202,7 +208,7 @@ fn single(ctx: &Ctx, paths: &Paths, o: ObjIdx) -> Found {
         retained_percent: ctx.percent(retained),
         accumulation_point: acc.map(|p| accumulation_point_of(ctx, p)),
         path_to_root: path,
-        retained_by_class: breakdown(ctx, &[o]),
+        retained_by_class: breakdown(ctx, pre, subtree),
         biggest_instances: Vec::new(),
         keywords,
     };
@@ -215,7 +221,7 @@ fn accumulation_point_of(ctx: &Ctx, p: ObjIdx) -> AccumulationPoint {
     AccumulationPoint { object: ctx.object_ref(p), retained, retained_percent: ctx.percent(retained) }
 }
 
-fn group(ctx: &Ctx, paths: &Paths, class: ClassIdx, instances: &[ObjIdx]) -> Found {
+fn group(ctx: &Ctx, paths: &Paths, class: ClassIdx, instances: &[ObjIdx], subtrees: &[Range<usize>], pre: &Preorder) -> Found {
     let heap = ctx.heap;
     let a = ctx.analysis;
     let retained: u64 = instances.iter().map(|&o| a.retained_size(o)).sum();
@@ -261,7 +267,7 @@ fn group(ctx: &Ctx, paths: &Paths, class: ClassIdx, instances: &[ObjIdx]) -> Fou
         retained_percent: ctx.percent(retained),
         accumulation_point: acc.map(|p| accumulation_point_of(ctx, p)),
         path_to_root: path,
-        retained_by_class: breakdown(ctx, instances),
+        retained_by_class: breakdown(ctx, pre, subtrees),
         biggest_instances: instances.iter().take(ctx.limit.min(10)).map(|&o| sized(ctx, o)).collect(),
         keywords,
     };
@@ -382,26 +388,34 @@ pub(crate) fn group_accumulation_point(ctx: &Ctx, paths: &Paths, instances: &[Ob
     None
 }
 
-/// The retained set of top-level dominators (disjoint dominator subtrees) grouped by class,
-/// biggest shallow first.
-fn breakdown(ctx: &Ctx, tops: &[ObjIdx]) -> ClassBreakdown {
+/// The retained set of top-level dominators (disjoint dominator subtrees, given by their
+/// positions in the preorder) grouped by class, biggest shallow first. Two threads each read
+/// half of the positions front to back.
+fn breakdown(ctx: &Ctx, pre: &Preorder, subtrees: &[Range<usize>]) -> ClassBreakdown {
     let heap = ctx.heap;
-    let a = ctx.analysis;
+    let classes = heap.class_count() as usize;
     // (objects, shallow) per class, indexed by class: no hashing per object.
-    let mut per: Vec<(u64, u64)> = vec![(0, 0); heap.class_count() as usize];
-    let mut objects = 0u64;
-    let mut stack: Vec<ObjIdx> = tops.to_vec();
-    while let Some(o) = stack.pop() {
-        objects += 1;
-        let children = a.dominated(o);
-        // Shallow size from the tree itself (retained = shallow + the children's retained):
-        // no read of the dump per object.
-        let shallow = a.retained_size(o) - children.iter().map(|&k| a.retained_size(k)).sum::<u64>();
-        let e = &mut per[ctx.class_of(o) as usize];
-        e.0 += 1;
-        e.1 += shallow;
-        stack.extend_from_slice(children);
+    let count = |ranges: &[Range<usize>]| {
+        let mut per: Vec<(u64, u64)> = vec![(0, 0); classes];
+        for r in ranges {
+            for i in r.clone() {
+                let e = &mut per[pre.classes.get(i) as usize];
+                e.0 += 1;
+                e.1 += pre.shallow(ctx, i);
+            }
+        }
+        per
+    };
+    let [low, high] = halves(subtrees);
+    let (mut per, other) = std::thread::scope(|s| {
+        let upper = s.spawn(|| count(&high));
+        (count(&low), upper.join().expect("the breakdown does not panic"))
+    });
+    for (x, y) in per.iter_mut().zip(&other) {
+        x.0 += y.0;
+        x.1 += y.1;
     }
+    let objects = subtrees.iter().map(|r| r.len() as u64).sum();
     let mut rows: Vec<ClassBreakdownRow> = per
         .iter()
         .enumerate()

@@ -15,6 +15,7 @@ use heapql_heap::{ClassIdx, Heap, ObjIdx, ObjectKind};
 
 use super::model::{Holder, HolderKind};
 use super::roles::Roles;
+use crate::ctx::ClassCache;
 use heapql_graph::FullAnalysis;
 
 /// Containers climbed at most.
@@ -29,17 +30,17 @@ pub struct HolderKey {
     pub slot: u32,
 }
 
-pub fn holder_of(heap: &Heap, a: &FullAnalysis, roles: &Roles, o: ObjIdx) -> HolderKey {
+pub fn holder_of(heap: &Heap, a: &FullAnalysis, roles: &Roles, classes: &ClassCache, o: ObjIdx) -> HolderKey {
     let mut child = o;
     for _ in 0..MAX_CLIMB {
         let Some(p) = a.immediate_dominator(child) else {
             let kind = if a.is_reachable(child) { HolderKind::Root } else { HolderKind::Unreachable };
-            return HolderKey { kind, owner: class_of(heap, child), slot: NO_SLOT };
+            return HolderKey { kind, owner: class_of(heap, classes, child), slot: NO_SLOT };
         };
-        match heap.object_kind(p) {
+        match classes.kind(heap, p) {
             ObjectKind::ObjectArray => child = p,
             ObjectKind::Instance => {
-                let c = heap.class_of(p);
+                let c = classes.class_of(heap, p);
                 if roles.container[c as usize] {
                     child = p;
                     continue;
@@ -57,18 +58,18 @@ pub fn holder_of(heap: &Heap, a: &FullAnalysis, roles: &Roles, o: ObjIdx) -> Hol
                 };
             }
             ObjectKind::PrimitiveArray(_) => {
-                return HolderKey { kind: HolderKind::Indirect, owner: heap.class_of(p), slot: NO_SLOT };
+                return HolderKey { kind: HolderKind::Indirect, owner: classes.class_of(heap, p), slot: NO_SLOT };
             }
         }
     }
-    HolderKey { kind: HolderKind::Indirect, owner: class_of(heap, child), slot: NO_SLOT }
+    HolderKey { kind: HolderKind::Indirect, owner: class_of(heap, classes, child), slot: NO_SLOT }
 }
 
 /// Class of an object as holders name it (a class object: the class it describes).
-fn class_of(heap: &Heap, o: ObjIdx) -> ClassIdx {
-    match heap.object_kind(o) {
+fn class_of(heap: &Heap, classes: &ClassCache, o: ObjIdx) -> ClassIdx {
+    match classes.kind(heap, o) {
         ObjectKind::Class => heap.class_described_by(o).unwrap_or(heap.class_class()),
-        _ => heap.class_of(o),
+        _ => classes.class_of(heap, o),
     }
 }
 

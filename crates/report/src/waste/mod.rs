@@ -31,6 +31,7 @@ use heapql_graph::control::Control;
 use crate::ObjectRef;
 use heapql_graph::FullAnalysis;
 use holder::describe_holder;
+use crate::ctx::ClassCache;
 use scan::{scan_range, Agg, Env, Partial, RowKey};
 
 /// Options of `analyze` (progress phase: "waste").
@@ -53,9 +54,14 @@ impl Default for WasteOptions {
 
 /// Runs every check over the objects of the dominator tree.
 pub fn analyze(heap: &Heap, analysis: &FullAnalysis, options: &WasteOptions) -> Result<Waste, HeapError> {
+    analyze_with(heap, analysis, options, &ClassCache::of_all(heap))
+}
+
+/// `analyze` with the class of every object already known (the report's object pass).
+pub(crate) fn analyze_with(heap: &Heap, analysis: &FullAnalysis, options: &WasteOptions, classes: &ClassCache) -> Result<Waste, HeapError> {
     let ctl = Control { phase: "waste", progress: options.progress.clone(), cancel: options.cancel.clone() };
     let roles = roles::Roles::new(heap);
-    let env = Env { heap, analysis, roles: &roles, finalizer_states: finalizer_states(heap), box_cache_arrays: box_cache_arrays(heap) };
+    let env = Env { heap, analysis, roles: &roles, classes, finalizer_states: finalizer_states(heap), box_cache_arrays: box_cache_arrays(heap), strings: string_count(heap) };
     let n = heap.object_count();
     let total = n as u64 + 1;
     let done = AtomicU64::new(0);
@@ -66,7 +72,7 @@ pub fn analyze(heap: &Heap, analysis: &FullAnalysis, options: &WasteOptions) -> 
         (lower, upper.join().expect("the waste scan does not panic"))
     });
     let (mut p, high) = (low.map_err(|_| HeapError::Cancelled)?, high.map_err(|_| HeapError::Cancelled)?);
-    merge(heap, &mut p, high);
+    merge(&mut p, high);
 
     let redundant_arrays = duplicate_arrays(&env, &mut p);
     for &(o, overhead) in &p.tails {
@@ -99,6 +105,12 @@ fn finalizer_states(heap: &Heap) -> [Option<u64>; 3] {
     [get("ENQUEUED"), get("NULL"), get("NULL_QUEUE")]
 }
 
+/// Instances of `java.lang.String` in the dump.
+fn string_count(heap: &Heap) -> usize {
+    let strings = heap.classes_named("java.lang.String");
+    heap.class_histogram().iter().filter(|r| strings.contains(&r.class)).map(|r| r.count as usize).sum()
+}
+
 /// Arrays held by the statics of `java.lang.<Box>$<Box>Cache` classes, sorted.
 fn box_cache_arrays(heap: &Heap) -> Vec<ObjIdx> {
     let mut out = Vec::new();
@@ -122,13 +134,13 @@ fn box_cache_arrays(heap: &Heap) -> Vec<ObjIdx> {
     out
 }
 
-fn merge(heap: &Heap, into: &mut Partial, from: Partial) {
+fn merge(into: &mut Partial, from: Partial) {
     for (key, agg) in from.rows {
         add(&mut into.rows, key, agg);
     }
     into.arrays.extend(from.arrays);
     into.tails.extend(from.tails);
-    into.strings.absorb(heap, from.strings);
+    into.strings.absorb(from.strings);
 }
 
 fn add(rows: &mut FxHashMap<RowKey, Agg>, key: RowKey, agg: Agg) {
@@ -157,11 +169,11 @@ fn duplicate_arrays(env: &Env, p: &mut Partial) -> Vec<ObjIdx> {
             run.clear();
             run.extend(arrays[i..j].iter().map(|&(_, o)| o));
             while let Some(&first) = run.first() {
-                let class = heap.class_of(first);
+                let class = env.class_of(first);
                 let content = heap.primitive_array_bytes(first);
                 let mut rest = Vec::new();
                 for &o in &run[1..] {
-                    if heap.class_of(o) == class && heap.primitive_array_bytes(o) == content {
+                    if env.class_of(o) == class && heap.primitive_array_bytes(o) == content {
                         redundant.push(o);
                     } else {
                         rest.push(o);

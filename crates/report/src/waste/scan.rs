@@ -11,6 +11,7 @@ use super::holder::{holder_of, HolderKey};
 use super::model::Check;
 use super::roles::{fill, Role, Roles};
 use super::strings::StringCollector;
+use crate::ctx::ClassCache;
 use heapql_graph::control::{Cancelled, Control};
 use heapql_graph::FullAnalysis;
 
@@ -33,12 +34,17 @@ pub struct Env<'a> {
     pub heap: &'a Heap,
     pub analysis: &'a FullAnalysis,
     pub roles: &'a Roles,
+    /// The class of every object (the index reads the dump and hashes the class id).
+    pub classes: &'a ClassCache,
     /// Object ids of `ReferenceQueue.ENQUEUED` and `ReferenceQueue.NULL` (`NULL_QUEUE`): a
     /// Finalizer whose `queue` is one of them has been handed to the finalizer thread.
     pub finalizer_states: [Option<u64>; 3],
     /// The arrays the JDK's box caches keep (`Integer$IntegerCache.cache`, `archivedCache`, …),
     /// sorted: with class data sharing they are held from the roots, not by the cache class.
     pub box_cache_arrays: Vec<ObjIdx>,
+    /// Strings in the dump: each half reserves room for the keys of all of them (no copy as
+    /// the list grows; the pages a half does not fill are never touched).
+    pub strings: usize,
 }
 
 #[derive(Default)]
@@ -56,7 +62,7 @@ impl Env<'_> {
     /// Adds one wasteful object to its row.
     pub fn record(&self, rows: &mut FxHashMap<RowKey, Agg>, check: Check, o: ObjIdx, overhead: u64) {
         let heap = self.heap;
-        let key = (check, holder_of(heap, self.analysis, self.roles, o), heap.class_of(o));
+        let key = (check, holder_of(heap, self.analysis, self.roles, self.classes, o), self.class_of(o));
         let agg = rows.entry(key).or_insert(Agg { objects: 0, overhead: 0, example: o });
         agg.objects += 1;
         agg.overhead += overhead;
@@ -65,7 +71,12 @@ impl Env<'_> {
 
     fn idom_role(&self, o: ObjIdx) -> Option<Role> {
         let d = self.analysis.immediate_dominator(o)?;
-        (self.heap.object_kind(d) == ObjectKind::Instance).then(|| self.roles.of(self.heap.class_of(d)))
+        (self.classes.kind(self.heap, d) == ObjectKind::Instance).then(|| self.roles.of(self.class_of(d)))
+    }
+
+    #[inline]
+    pub fn class_of(&self, o: ObjIdx) -> u32 {
+        self.classes.class_of(self.heap, o)
     }
 }
 
@@ -73,7 +84,7 @@ pub fn scan_range(env: &Env, range: std::ops::Range<u32>, ctl: &Control, done: &
     let heap = env.heap;
     let a = env.analysis;
     let ref_size = heap.size_model().ref_size as u64;
-    let mut p = Partial::default();
+    let mut p = Partial { strings: StringCollector::with_capacity(env.strings), ..Default::default() };
     for o in range {
         if o % TICK == 0 {
             let d = done.fetch_add(TICK as u64, std::sync::atomic::Ordering::Relaxed);
@@ -84,7 +95,7 @@ pub fn scan_range(env: &Env, range: std::ops::Range<u32>, ctl: &Control, done: &
         }
         match heap.object_kind(o) {
             ObjectKind::Instance => {
-                let c = heap.class_of(o);
+                let c = env.class_of(o);
                 match env.roles.of(c) {
                     Role::Other => {}
                     Role::Collection(shape) => {
@@ -133,7 +144,7 @@ pub fn scan_range(env: &Env, range: std::ops::Range<u32>, ctl: &Control, done: &
                 }
                 let Some(bytes) = heap.primitive_array_bytes(o) else { continue };
                 let mut h = FxHasher::default();
-                h.write_u32(heap.class_of(o));
+                h.write_u32(env.class_of(o));
                 h.write(&bytes);
                 p.arrays.push(((h.finish() >> 32) as u32, o));
                 let elem = bytes.len() / len;
@@ -147,6 +158,7 @@ pub fn scan_range(env: &Env, range: std::ops::Range<u32>, ctl: &Control, done: &
             ObjectKind::Class => {}
         }
     }
+    p.strings.seal();
     Ok(p)
 }
 
@@ -174,16 +186,16 @@ fn in_box_cache(env: &Env, o: ObjIdx) -> bool {
     if env.box_cache_arrays.binary_search(&d).is_ok() {
         return true;
     }
-    if heap.object_kind(d) == ObjectKind::ObjectArray {
+    if env.classes.kind(heap, d) == ObjectKind::ObjectArray {
         let Some(up) = a.immediate_dominator(d) else { return false };
         d = up;
     }
-    if heap.object_kind(d) != ObjectKind::Class {
+    if env.classes.kind(heap, d) != ObjectKind::Class {
         return false;
     }
     let Some(c) = heap.class_described_by(d) else { return false };
     let holder = &heap.class(c).name;
-    let boxed = &heap.class(heap.class_of(o)).name;
+    let boxed = &heap.class(env.class_of(o)).name;
     holder == boxed || holder.strip_prefix(boxed.as_str()).is_some_and(|rest| rest.starts_with('$'))
 }
 

@@ -1,8 +1,9 @@
 //! Duplicate strings and UTF-16 strings that fit Latin-1: `java.lang.String`s grouped by their
 //! text without building a Rust `String` per object. The key is a hash of the backing array's
-//! bytes (with the encoding); a hit is confirmed by comparing bytes with the group's first
-//! member, so two texts never share a group by accident. Only the values shown are decoded.
-//! Each core collects its half of the objects; `absorb` joins the halves.
+//! bytes (with the encoding), collected per String and sorted; Strings with equal keys are
+//! confirmed by comparing bytes with the run's first, so two texts never share a group by
+//! accident. Only the values shown are decoded. Each core collects its half of the objects;
+//! `absorb` joins the halves.
 //!
 //! The copy kept of a text is its String with the lowest object index; every other String of
 //! the text is a redundant copy costing its own shallow size, plus its backing array's when
@@ -18,40 +19,37 @@ use std::borrow::Cow;
 use std::hash::Hasher;
 
 use heapql_heap::{Heap, ObjIdx, ObjectKind, PrimType, Value};
-use rustc_hash::{FxHashMap, FxHasher};
+use rustc_hash::FxHasher;
 
 use crate::{DuplicateString, DuplicateStrings};
 
 /// Characters of a value shown in the report.
 const VALUE_MAX_CHARS: usize = 200;
-const NO_GROUP: u32 = u32::MAX;
+/// No array (before the first member).
+const NO_ARRAY: u32 = u32::MAX;
 /// Encodings of a text.
 const LATIN1: u8 = 0;
 const UTF16_BYTES: u8 = 1;
 
+/// One text: its kept copy (lowest object index) and its encoding.
 #[derive(Clone, Copy)]
 struct Group {
-    /// First String seen with this text (the lowest index: each half is scanned in order,
-    /// and the lower half absorbs the upper).
     rep: ObjIdx,
-    rep_array: ObjIdx,
-    count: u32,
     encoding: u8,
-    /// The text is the whole of `rep_array` (JDK 9+): a hit compares with the array directly.
-    whole: bool,
-    /// Next group with the same hash (a collision), or NO_GROUP.
-    next: u32,
 }
 
+/// Collects a key per String; the texts are grouped once every object has been seen. 8 bytes
+/// per String, where a table of the distinct texts would cost several times that (most
+/// texts of a heap are unique).
 #[derive(Default)]
 pub struct StringCollector {
     strings: u64,
-    /// 32 bits of the text's hash → first group with it: 8 bytes an entry instead of 16; a
-    /// shared key is one more collision, resolved by the chain and the byte comparison.
-    by_hash: FxHashMap<u32, u32>,
-    groups: Vec<Group>,
-    /// (group, backing array, string) of every String whose value is duplicated.
-    members: Vec<(u32, ObjIdx, ObjIdx)>,
+    /// (encoding in the top two bits, 30 bits of the text's hash; the String) of every String
+    /// with a readable text, in object order until `seal` sorts them. Equal keys are
+    /// confirmed by comparing bytes.
+    keys: Vec<(u32, ObjIdx)>,
+    /// The sorted keys of the objects after these (`absorb`), merged with them in `finish`.
+    after: Vec<(u32, ObjIdx)>,
 }
 
 /// What `finish` found.
@@ -69,8 +67,6 @@ struct Text<'h> {
     encoding: u8,
     array: ObjIdx,
     bytes: Cow<'h, [u8]>,
-    /// The bytes are the whole array (no offset/count window).
-    whole: bool,
 }
 
 fn int_field(heap: &Heap, o: ObjIdx, name: &str) -> Option<usize> {
@@ -103,128 +99,64 @@ fn text(heap: &Heap, o: ObjIdx) -> Option<Text<'_>> {
             _ => (0, units),
         }
     };
-    let whole = start == 0 && count == units && units * unit == bytes.len();
     let bytes = match bytes {
         Cow::Borrowed(b) => Cow::Borrowed(&b[start * unit..(start + count) * unit]),
         Cow::Owned(b) => Cow::Owned(b[start * unit..(start + count) * unit].to_vec()),
     };
-    Some(Text { encoding, array, bytes, whole })
+    Some(Text { encoding, array, bytes })
 }
 
-fn text_hash(t: &Text) -> u32 {
+/// The collector's key of a text: its encoding, then 30 bits of the hash of its bytes.
+fn text_key(t: &Text) -> u32 {
     let mut h = FxHasher::default();
     h.write_u8(t.encoding);
     h.write(&t.bytes);
-    (h.finish() >> 32) as u32
+    (t.encoding as u32) << 30 | (h.finish() >> 34) as u32
 }
 
 impl StringCollector {
     pub fn add(&mut self, heap: &Heap, o: ObjIdx) {
         self.strings += 1;
-        let Some(t) = text(heap, o) else { return };
-        let g = self.group_for(heap, &t, o);
-        let grp = &mut self.groups[g as usize];
-        grp.count += 1;
-        // Members are only needed for duplicated values: the first joins on the second.
-        if grp.count == 2 {
-            let (rep, rep_array) = (grp.rep, grp.rep_array);
-            self.members.push((g, rep_array, rep));
-        }
-        if grp.count >= 2 {
-            self.members.push((g, t.array, o));
+        if let Some(t) = text(heap, o) {
+            self.keys.push((text_key(&t), o));
         }
     }
 
-    /// The group of text `t`, created (count 0, representative `o`) when new.
-    fn group_for(&mut self, heap: &Heap, t: &Text, o: ObjIdx) -> u32 {
-        let hash = text_hash(t);
-        let mut g = *self.by_hash.get(&hash).unwrap_or(&NO_GROUP);
-        let mut last = NO_GROUP;
-        while g != NO_GROUP {
-            let grp = self.groups[g as usize];
-            let same = grp.encoding == t.encoding
-                && if grp.whole {
-                    heap.primitive_array_bytes(grp.rep_array).is_some_and(|r| *r == *t.bytes)
-                } else {
-                    text(heap, grp.rep).is_some_and(|r| r.bytes == t.bytes)
-                };
-            if same {
-                return g;
-            }
-            last = g;
-            g = grp.next;
-        }
-        let g = self.groups.len() as u32;
-        self.groups.push(Group { rep: o, rep_array: t.array, count: 0, encoding: t.encoding, whole: t.whole, next: NO_GROUP });
-        if last == NO_GROUP {
-            self.by_hash.insert(hash, g);
-        } else {
-            self.groups[last as usize].next = g;
-        }
-        g
+    pub fn with_capacity(strings: usize) -> StringCollector {
+        StringCollector { keys: Vec::with_capacity(strings), ..Default::default() }
     }
 
-    /// Joins the collector of the objects after this one's.
-    pub fn absorb(&mut self, heap: &Heap, other: StringCollector) {
+    /// Sorts the keys (each core sorts its own half).
+    pub fn seal(&mut self) {
+        self.keys.sort_unstable();
+    }
+
+    /// Joins the sealed collector of the objects after this one's.
+    pub fn absorb(&mut self, other: StringCollector) {
         self.strings += other.strings;
-        let mut remap = Vec::with_capacity(other.groups.len());
-        for h in &other.groups {
-            let Some(t) = text(heap, h.rep) else {
-                remap.push(NO_GROUP);
-                continue;
-            };
-            let g = self.group_for(heap, &t, h.rep);
-            let grp = &mut self.groups[g as usize];
-            let before = grp.count;
-            grp.count += h.count;
-            let (rep, rep_array) = (grp.rep, grp.rep_array);
-            if before == 1 {
-                self.members.push((g, rep_array, rep));
-            }
-            if h.count == 1 && before >= 1 {
-                self.members.push((g, h.rep_array, h.rep));
-            }
-            remap.push(g);
-        }
-        for (j, array, s) in other.members {
-            let g = remap[j as usize];
-            if g != NO_GROUP {
-                self.members.push((g, array, s));
-            }
-        }
+        self.after = other.keys;
     }
 
     /// The section (totals over every value, the `top` most wasteful values), the redundant
     /// copies and the Latin-1 candidates.
-    pub fn finish(mut self, heap: &Heap, top: usize) -> StringFindings {
-        self.by_hash = FxHashMap::default();
-        let groups = self.groups;
-        self.members.sort_unstable();
-        self.members.dedup();
-        let mut redundant = Vec::new();
-        // (wasted, count, group) per duplicated value.
-        let mut dups: Vec<(u64, u32, u32)> = Vec::new();
-        let mut i = 0;
-        while i < self.members.len() {
-            let g = self.members[i].0;
-            let grp = groups[g as usize];
-            let mut wasted = 0;
-            let mut prev_array = NO_GROUP;
-            while i < self.members.len() && self.members[i].0 == g {
-                let (_, array, s) = self.members[i];
-                if s != grp.rep {
-                    let mut cost = heap.shallow_size(s);
-                    if array != grp.rep_array && array != prev_array {
-                        cost += heap.shallow_size(array);
-                    }
-                    wasted += cost;
-                    redundant.push((s, cost));
-                }
-                prev_array = array;
-                i += 1;
+    pub fn finish(self, heap: &Heap, top: usize) -> StringFindings {
+        // Equal keys come together, each run in object order: the first String of a text is
+        // the copy kept.
+        let mut f = Finder { heap, groups: Vec::new(), redundant: Vec::new(), dups: Vec::new(), members: Vec::new() };
+        let mut run: Vec<ObjIdx> = Vec::new();
+        let mut run_key = 0u32;
+        for (key, o) in merged(&self.keys, &self.after) {
+            if key != run_key && !run.is_empty() {
+                f.run(run_key, &mut run);
             }
-            dups.push((wasted, grp.count, g));
+            run_key = key;
+            run.push(o);
         }
+        if !run.is_empty() {
+            f.run(run_key, &mut run);
+        }
+        drop((self.keys, self.after));
+        let Finder { groups, redundant, mut dups, .. } = f;
         let wasted_bytes = dups.iter().map(|d| d.0).sum();
         let duplicated_values = dups.len() as u64;
         dups.sort_unstable_by(|a, b| {
@@ -248,6 +180,89 @@ impl StringCollector {
     }
 }
 
+/// Two sorted lists as one sorted sequence.
+fn merged<'l>(a: &'l [(u32, ObjIdx)], b: &'l [(u32, ObjIdx)]) -> impl Iterator<Item = (u32, ObjIdx)> + 'l {
+    let (mut i, mut j) = (0, 0);
+    std::iter::from_fn(move || {
+        let next = match (a.get(i), b.get(j)) {
+            (Some(&x), Some(&y)) if x <= y => x,
+            (_, Some(&y)) => y,
+            (Some(&x), None) => x,
+            (None, None) => return None,
+        };
+        if a.get(i) == Some(&next) {
+            i += 1;
+        } else {
+            j += 1;
+        }
+        Some(next)
+    })
+}
+
+/// Groups the runs of equal keys into texts and prices the redundant copies.
+struct Finder<'h> {
+    heap: &'h Heap,
+    groups: Vec<Group>,
+    /// (redundant String, its overhead).
+    redundant: Vec<(ObjIdx, u64)>,
+    /// (wasted, count, group) per duplicated value.
+    dups: Vec<(u64, u32, u32)>,
+    /// (backing array, String) of the members of one text.
+    members: Vec<(ObjIdx, ObjIdx)>,
+}
+
+impl Finder<'_> {
+    /// One run of Strings with key `key`, ascending (emptied).
+    fn run(&mut self, key: u32, run: &mut Vec<ObjIdx>) {
+        let heap = self.heap;
+        let encoding = (key >> 30) as u8;
+        if run.len() == 1 {
+            self.groups.push(Group { rep: run[0], encoding });
+            run.clear();
+            return;
+        }
+        // One key, maybe several texts: split the run by comparing bytes.
+        while let Some(&rep) = run.first() {
+            let Some(kept) = text(heap, rep) else {
+                run.remove(0);
+                continue;
+            };
+            self.members.clear();
+            self.members.push((kept.array, rep));
+            let mut rest = Vec::new();
+            for &o in &run[1..] {
+                match text(heap, o) {
+                    Some(t) if t.encoding == kept.encoding && t.bytes == kept.bytes => self.members.push((t.array, o)),
+                    _ => rest.push(o),
+                }
+            }
+            *run = rest;
+            let g = self.groups.len() as u32;
+            self.groups.push(Group { rep, encoding });
+            if self.members.len() < 2 {
+                continue;
+            }
+            // A copy pays its String, and its array unless the kept copy or the copy before
+            // it (members sorted by array) uses the same one.
+            self.members.sort_unstable();
+            let mut wasted = 0;
+            let mut prev_array = NO_ARRAY;
+            for &(array, s) in &self.members {
+                if s != rep {
+                    let mut cost = heap.shallow_size(s);
+                    if array != kept.array && array != prev_array {
+                        cost += heap.shallow_size(array);
+                    }
+                    wasted += cost;
+                    self.redundant.push((s, cost));
+                }
+                prev_array = array;
+            }
+            self.dups.push((wasted, self.members.len() as u32, g));
+        }
+    }
+}
+
 /// Kept copies of UTF-16 texts whose chars are all below 256, with `S(byte[2n]) − S(byte[n])`.
 fn latin1_candidates(heap: &Heap, groups: &[Group]) -> Vec<(ObjIdx, u64)> {
     let model = heap.size_model();
@@ -260,7 +275,7 @@ fn latin1_candidates(heap: &Heap, groups: &[Group]) -> Vec<(ObjIdx, u64)> {
             continue;
         }
         let latin1 = model.array_size(1, (t.bytes.len() / 2) as u64);
-        let now = heap.shallow_size(g.rep_array);
+        let now = heap.shallow_size(t.array);
         if now > latin1 {
             out.push((g.rep, now - latin1));
         }
