@@ -24,7 +24,7 @@ pub use model::*;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::Arc;
 
-use heapql_heap::{Heap, HeapError, ObjIdx, ObjectKind, ProgressFn, Value};
+use heapql_heap::{ClassIdx, Heap, HeapError, ObjIdx, ObjectKind, ProgressFn, Value};
 use rustc_hash::FxHashMap;
 
 use heapql_graph::control::Control;
@@ -150,14 +150,30 @@ fn add(rows: &mut FxHashMap<RowKey, Agg>, key: RowKey, agg: Agg) {
     e.example = e.example.min(agg.example);
 }
 
+/// Content kept in memory per verification pass: the first copy of every group being checked,
+/// one byte per object of the dump (within the report's memory budget), at least 4 MiB and at
+/// most 64 MiB. A dump with more distinct duplicated content is checked in several passes.
+fn pass_content_bytes(heap: &Heap) -> u64 {
+    (heap.object_count() as u64).clamp(4 << 20, 64 << 20)
+}
+
 /// Groups primitive arrays of equal class and content; every member but the lowest-index one
 /// of a group is a redundant copy costing its shallow size. Returns the copies, sorted.
+///
+/// The scan hashed every array; arrays sharing a hash are candidates, verified by comparing
+/// bytes. The candidates are read in object order (the dump's order), each compared with the
+/// first copy of its group kept in memory, never by jumping back to that first copy: when the
+/// dump is larger than memory, reading copies group after group would fault its pages in at
+/// random. The groups are taken in passes of at most `pass_content_bytes` of first copies.
 fn duplicate_arrays(env: &Env, p: &mut Partial) -> Vec<ObjIdx> {
     let heap = env.heap;
     let mut arrays = std::mem::take(&mut p.arrays);
     arrays.sort_unstable();
-    let mut redundant = Vec::new();
-    let mut run = Vec::new();
+    // Candidates: members of hash groups with more than one array, as (group, array); the groups
+    // are numbered in hash order, each group's members ascending.
+    let mut candidates: Vec<(u32, ObjIdx)> = Vec::new();
+    // Per group: the bytes of its first (lowest-index) member, the budget's unit.
+    let mut group_bytes: Vec<u64> = Vec::new();
     let mut i = 0;
     while i < arrays.len() {
         let mut j = i + 1;
@@ -165,24 +181,41 @@ fn duplicate_arrays(env: &Env, p: &mut Partial) -> Vec<ObjIdx> {
             j += 1;
         }
         if j - i > 1 {
-            // One hash, maybe several contents: split the run by real equality.
-            run.clear();
-            run.extend(arrays[i..j].iter().map(|&(_, o)| o));
-            while let Some(&first) = run.first() {
-                let class = env.class_of(first);
-                let content = heap.primitive_array_bytes(first);
-                let mut rest = Vec::new();
-                for &o in &run[1..] {
-                    if env.class_of(o) == class && heap.primitive_array_bytes(o) == content {
-                        redundant.push(o);
-                    } else {
-                        rest.push(o);
-                    }
-                }
-                run = rest;
-            }
+            let g = group_bytes.len() as u32;
+            group_bytes.push(heap.shallow_size(arrays[i].1));
+            candidates.extend(arrays[i..j].iter().map(|&(_, o)| (g, o)));
         }
         i = j;
+    }
+    drop(arrays);
+    let pass_bytes = pass_content_bytes(heap);
+    let mut redundant = Vec::new();
+    let mut first_group = 0usize;
+    while first_group < group_bytes.len() {
+        // This pass: groups first_group..last_group, as many as the budget holds (at least one).
+        let mut last_group = first_group;
+        let mut budget = 0u64;
+        while last_group < group_bytes.len() && (last_group == first_group || budget + group_bytes[last_group] <= pass_bytes) {
+            budget += group_bytes[last_group];
+            last_group += 1;
+        }
+        let (lo, hi) = (first_group as u32, last_group as u32);
+        let mut pass: Vec<(ObjIdx, u32)> = candidates.iter().filter(|&&(g, _)| (lo..hi).contains(&g)).map(|&(g, o)| (o, g)).collect();
+        pass.sort_unstable();
+        // Distinct contents seen so far per group (several only when different contents share
+        // a hash): (class, bytes) of the lowest-index array holding each.
+        let mut kept: FxHashMap<u32, Vec<(ClassIdx, Vec<u8>)>> = FxHashMap::default();
+        for &(o, g) in &pass {
+            let Some(content) = heap.primitive_array_bytes(o) else { continue };
+            let class = env.class_of(o);
+            let seen = kept.entry(g).or_default();
+            if seen.iter().any(|(c, bytes)| *c == class && bytes[..] == content[..]) {
+                redundant.push(o);
+            } else {
+                seen.push((class, content.into_owned()));
+            }
+        }
+        first_group = last_group;
     }
     redundant.sort_unstable();
     for &o in &redundant {
