@@ -89,3 +89,34 @@ fn holders_name_the_field_or_say_why_there_is_none() {
     let s = heap.shallow_size(heap.index_of(direct).unwrap());
     assert!(cat.rows.iter().all(|r| r.overhead == s), "an empty list without an array costs its shallow size");
 }
+
+/// Duplicate byte arrays whose first copies together (6 MiB) exceed one verification pass's
+/// content budget (4 MiB on a small dump), the copies interleaved through the dump: every
+/// copy but the lowest-index one of each content is redundant, whatever pass checks it; an
+/// array of equal bytes but another type is not a copy.
+#[test]
+fn duplicate_arrays_are_verified_in_several_passes() {
+    let mut b = DumpBuilder::new(8);
+    const MIB: usize = 1 << 20;
+    let contents: Vec<Vec<u8>> = (0..6u8).map(|k| (0..MIB).map(|i| (i as u8).wrapping_mul(k + 1).wrapping_add(k) | 1).collect()).collect();
+    // Copies per content: 2, 3, 2, 3, 2, 3, laid out round-robin so each group spans the dump.
+    let mut ids = Vec::new();
+    for round in 0..3 {
+        for (k, c) in contents.iter().enumerate() {
+            if round < 2 + k % 2 {
+                ids.push(b.byte_array(c));
+            }
+        }
+    }
+    // The same bytes as content 0, typed as long[]: another class, never its copy.
+    let longs: Vec<Val> = contents[0].chunks(8).map(|w| Val::Long(i64::from_le_bytes(w.try_into().unwrap()))).collect();
+    ids.push(b.primitive_array(BasicType::Long, &longs));
+    let list = b.object_array(b.object_array_class, &ids);
+    b.root_jni_global(list);
+    let bytes = b.build();
+    let (heap, w) = waste_of(&bytes);
+    let cat = w.categories.iter().find(|c| c.check == Check::DuplicateArrays).unwrap();
+    let copies = (2 + 3 + 2 + 3 + 2 + 3) - 6;
+    let array = heap.shallow_size(heap.index_of(ids[0]).unwrap());
+    assert_eq!((cat.objects, cat.overhead), (copies, copies * array));
+}
