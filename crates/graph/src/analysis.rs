@@ -73,6 +73,10 @@ pub struct FullAnalysis {
     pub(crate) retained: RetainedSizes,
     /// Dominated objects of every node (values are object indices), biggest retained first.
     pub(crate) tree: SparseCsr,
+    /// The nodes of the tree (the virtual root first) in the dominator phase's DFS preorder:
+    /// every node after its immediate dominator. Read in order only (scratch placement), it
+    /// lets the report lay the tree out in preorder without following child lists.
+    pub(crate) order: BigArray<u32>,
     pub(crate) reachable_only: bool,
     /// BFS parents from the virtual root, for paths to GC roots; built on first use.
     pub(crate) bfs: OnceLock<BigArray<u32>>,
@@ -99,8 +103,8 @@ impl FullAnalysis {
         // Written once and only read from here on: retained sizes and idom go to the scratch
         // placement, so the analysis keeps almost no anonymous memory for the report after it.
         let retained = retained_sizes_in(&dom, |v| if v == 0 { 0 } else { heap.shallow_size(obj(v)) }, heap.scratch());
-        drop(dom.preorder);
         let idom = BigArray::from_vec(dom.idom, heap.scratch());
+        let order = dom.preorder;
         rctl.tick(1, 2).map_err(cancelled)?;
         let mut tree = dominator_children(&idom, |v| retained.get(v), heap.scratch());
         tree.for_each_list_mut(|list| list.iter_mut().for_each(|v| *v = obj(*v)));
@@ -110,6 +114,7 @@ impl FullAnalysis {
             idom,
             retained,
             tree,
+            order,
             reachable_only: options.reachable_only,
             bfs: OnceLock::new(),
             inbound: OnceLock::new(),
@@ -167,6 +172,18 @@ impl FullAnalysis {
     /// Objects `o` immediately dominates, biggest retained size first.
     pub fn dominated(&self, o: ObjIdx) -> &[ObjIdx] {
         self.tree.successors(node(o))
+    }
+
+    /// The nodes of the dominator tree (node 0 is the virtual root, node `v` object `v - 1`),
+    /// root first, each after its immediate dominator (a graph DFS preorder).
+    pub fn tree_order(&self) -> &[u32] {
+        &self.order
+    }
+
+    /// Immediate dominator node of node `v` (`NONE` outside the tree; 0 for the virtual
+    /// root and its children), for walks over `tree_order`.
+    pub fn idom_node(&self, v: u32) -> u32 {
+        self.idom[v as usize]
     }
 
     /// Children of the virtual root, biggest retained size first.
@@ -337,6 +354,7 @@ impl FullAnalysis {
             + self.idom.file_bytes()
             + self.retained.small.file_bytes()
             + self.tree.file_bytes()
+            + self.order.file_bytes()
             + self.bfs.get().map_or(0, |b| b.file_bytes())
             + self.inbound.get().map_or(0, |c| c.file_bytes())
     }
@@ -347,6 +365,7 @@ impl FullAnalysis {
             + self.idom.heap_bytes()
             + self.retained.heap_bytes()
             + self.tree.heap_bytes()
+            + self.order.heap_bytes()
             + self.bfs.get().map_or(0, |b| b.heap_bytes())
             + self.inbound.get().map_or(0, |c| c.heap_bytes())
     }

@@ -54,8 +54,10 @@ impl Preorder {
         let a = ctx.analysis;
         let place = heap.scratch();
         let top = a.top_level_dominators();
-        // Every object of the tree is below a top-level dominator: count them first.
-        let n = (0..heap.object_count()).filter(|&o| a.in_tree(o)).count();
+        // The tree's nodes, the virtual root first, each after its immediate dominator.
+        let order = a.tree_order();
+        let order = order.get(1..).unwrap_or(&[]);
+        let n = order.len();
         let mut objects: BigArray<u32> = BigArray::zeroed(n, place);
         let mut size: BigArray<u32> = BigArray::zeroed(n, place);
         let mut shallow: BigArray<u32> = BigArray::zeroed(n, place);
@@ -64,35 +66,46 @@ impl Preorder {
         } else {
             PreClasses::Wide(BigArray::zeroed(n, place))
         };
+        let tick = |k: usize| if k % TICK as usize == 0 { ctl.tick(done_before + k as u64 / 2, total_work) } else { Ok(()) };
+        // Per node, first the size of its subtree, then the next free position inside it (one
+        // node-indexed array, 4 B/object, the only one read at random besides idom).
+        let mut at = vec![0u32; heap.object_count() as usize + 1];
+        // Sizes in one reverse pass: every node's subtree is complete before its dominator's.
+        for (k, &v) in order.iter().rev().enumerate() {
+            tick(k)?;
+            at[v as usize] += 1;
+            let d = a.idom_node(v) as usize;
+            at[d] += at[v as usize];
+        }
+        // The top-level subtrees side by side in `top_level_dominators()` order.
         let mut top_start = Vec::with_capacity(top.len());
         let mut next = 0usize;
-        // The walk fixes the order only. The current path: (position, index of the next
-        // child). 8 bytes a level (paths can be millions deep): the child list is looked up
-        // again rather than kept.
-        let mut stack: Vec<(u32, u32)> = Vec::new();
         for &t in top {
+            let v = t as usize + 1;
+            let sz = at[v];
             top_start.push(next as u32);
             objects[next] = t;
-            stack.push((next as u32, 0));
-            next += 1;
-            while let Some((i, k)) = stack.last_mut() {
-                let children = a.dominated(objects[*i as usize]);
-                if let Some(&child) = children.get(*k as usize) {
-                    *k += 1;
-                    if next % TICK as usize == 0 {
-                        ctl.tick(done_before + next as u64, total_work)?;
-                    }
-                    objects[next] = child;
-                    stack.push((next as u32, 0));
-                    next += 1;
-                } else {
-                    let i = *i as usize;
-                    stack.pop();
-                    size[i] = (next - i) as u32;
-                }
-            }
+            size[next] = sz;
+            at[v] = next as u32 + 1;
+            next += sz as usize;
         }
         assert_eq!(next, n, "every object of the dominator tree is below a top-level dominator");
+        // Positions in one forward pass: a node takes the next free position of its dominator
+        // (already placed), which moves past the node's subtree; the node's own next free
+        // position is the one after it. Siblings come in `order`'s order.
+        for (k, &v) in order.iter().enumerate() {
+            tick(n + k)?;
+            let d = a.idom_node(v) as usize;
+            if d == 0 {
+                continue;
+            }
+            let (i, sz) = (at[d], at[v as usize]);
+            at[d] = i + sz;
+            objects[i as usize] = v - 1;
+            size[i as usize] = sz;
+            at[v as usize] = i + 1;
+        }
+        drop(at);
         // Then the class and the retained size of every position (turned into the shallow
         // size below): reads independent of each other, which the processor overlaps (a walk
         // waits for each), each core taking half.
