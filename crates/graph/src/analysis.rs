@@ -7,9 +7,10 @@
 //! index (12 B per object), the outbound CSR (4 N + 4 E; each graph-building thread spills
 //! its finished lists every 4 MiB), the dominator phase's arrays in preorder (vertex, parent,
 //! predecessor offsets and lists), idom and retained sizes once computed, the dominator
-//! children, the BFS parents of paths to GC roots and the referrer index. Only arrays read
-//! and written at random during a phase stay in anonymous memory, two `u32` arrays of N at a
-//! time:
+//! children, the DFS preorder (kept: the report lays the dominator tree out from it in
+//! two linear passes, `tree_order`; 4 B/object), the BFS parents of paths to GC roots and
+//! the referrer index. Only arrays read and written at random during a phase stay in
+//! anonymous memory, two `u32` arrays of N at a time:
 //! * dominators: pre and the in-degrees during the DFS, pre and the predecessor offsets while
 //!   the lists are filled, ancestor and label for the semidominators, idom (in preorder) and
 //!   the node-indexed result at the end = 8 B/object;
@@ -17,14 +18,15 @@
 //! * kept afterwards: two bitmaps N/4 and the dominator tree's rank words → ≈ 0.4 B/object.
 //!
 //! Measured on bench-4g.hprof (49 M objects): peak anonymous memory of the analysis phases
-//! 8.7 B/object (the heap index's 0.2 included), 26.5 B/object in scratch files kept, plus
-//! ≈ 16 B/object of temporaries in the dominator phase (vertex, parent, predecessor offsets
-//! and lists, freed at its end). Results are identical with every array in memory
-//! (`Placement::Memory`; tests/scratch_files.rs).
+//! 8.7 B/object (the heap index's 0.2 included), 34.5 B/object in scratch files kept (the
+//! DFS preorder's 4 included), plus ≈ 12 B/object of temporaries in the dominator phase
+//! (parent, predecessor offsets and lists, freed at its end). Results are identical with
+//! every array in memory (`Placement::Memory`; tests/scratch_files.rs).
 //!
 //! Temporaries are freed before the next array is allocated: the retained sums use the
-//! preorder returned by the dominator phase, which is dropped before the children lists are
-//! built. The BFS parent array and the referrer index are built on first use.
+//! preorder returned by the dominator phase, which the analysis then keeps (written once, read
+//! in order only, so it costs page cache, not anonymous memory). The BFS parent array and
+//! the referrer index are built on first use.
 
 use crate::control::{Cancelled, Control};
 use crate::object_graph::{is_thread_bound, node, obj, ObjectGraph};

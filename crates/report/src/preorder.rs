@@ -2,13 +2,19 @@
 //! (retained size by class, the suspects' class breakdowns): they then read arrays from
 //! front to back instead of following child lists at random.
 //!
-//! One iterative depth-first walk (chains of 100 000+ objects exist) visits children in the
-//! tree's order (biggest retained first) and writes, per position `i`, the object and the
-//! size of its subtree (the subtree of position `i` is `i .. i + size[i]`); then two passes
-//! over the positions add the class and the shallow size of each (gathers split over both
-//! cores, then one forward pass). The arrays go where the heap's `scratch` placement says (scratch files for the
-//! CLI's full analysis: 14 B/object of page cache, written once in order, then read in
-//! order), so they add nothing to the process's anonymous memory.
+//! No walk of the child lists: the analysis keeps the tree's nodes in an order where each
+//! comes after its immediate dominator (the dominator phase's DFS preorder), so one reverse
+//! pass over it sums the subtree sizes and one forward pass gives every node its position —
+//! the next free one inside its dominator's range, which then moves past the node's subtree
+//! — and writes, per position `i`, the object and the size of its subtree (the subtree of
+//! position `i` is `i .. i + size[i]`). The top-level subtrees lie side by side in
+//! `top_level_dominators()` order; below them siblings come in DFS order, which no reader
+//! depends on (they sum over whole subtrees). One node-indexed `u32` array (4 B/object of
+//! anonymous memory) serves both passes and is freed before the rest. Then two passes over
+//! the positions add the class and the shallow size of each (gathers split over both
+//! cores, then one forward pass). The arrays go where the heap's `scratch` placement says
+//! (scratch files for the CLI's full analysis: 14 B/object of page cache, written once,
+//! then read in order), so they add nothing to the process's anonymous memory.
 
 use heapql_graph::control::{Cancelled, Control};
 use heapql_heap::{BigArray, ClassIdx};
