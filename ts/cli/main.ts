@@ -38,10 +38,12 @@ async function dispatch(argv: string[]): Promise<void> {
     return;
   }
   const sub = Object.hasOwn(subCommands, first) ? subCommands[first] : undefined;
-  if (sub) return run(await sub(), rest, await rootForHelp());
+  // The root (every subcommand loaded for its description) only when help is asked for: a
+  // query must not pay for loading the server, the report renderers and the clients.
+  if (sub) return run(await sub(), rest, rootForHelp);
   if (first.startsWith('-')) throw usageError(`unknown option ${first}; see heapql --help`);
   if (looksLikeCommand(first)) throw usageError(await unknownCommandMessage(first));
-  return run(await mainCommand(), argv, undefined);
+  return run(await mainCommand(), argv, async () => undefined);
 }
 
 /** A bare word (no dot, no slash) that is not a file is a mistyped or missing subcommand, not a dump. */
@@ -61,13 +63,13 @@ async function unknownCommandMessage(word: string): Promise<string> {
 }
 
 /** Runs a citty command, printing its own --help. */
-async function run(cmd: CommandDef<any>, rawArgs: string[], parent: CommandDef<any> | undefined): Promise<void> {
+async function run(cmd: CommandDef<any>, rawArgs: string[], parent: () => Promise<CommandDef<any> | undefined>): Promise<void> {
   if (rawArgs.includes('--help') || rawArgs.includes('-h')) {
     // `heapql sched stop --help`: the help of the named verb, not of its parent.
     const verbs = cmd.subCommands as Record<string, CommandDef<any>> | undefined;
     const verb = verbs?.[rawArgs.find((a) => !a.startsWith('-')) ?? ''];
     const verbParent = { meta: { name: `heapql ${(cmd.meta as { name?: string } | undefined)?.name ?? ''}` } };
-    process.stdout.write((verb ? await renderUsage(verb, verbParent) : await renderUsage(cmd, parent)) + '\n');
+    process.stdout.write((verb ? await renderUsage(verb, verbParent) : await renderUsage(cmd, await parent())) + '\n');
     return;
   }
   try {

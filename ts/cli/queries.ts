@@ -8,7 +8,8 @@ import { extractViz } from '../query/viz.js';
 import { findNamedQuery, suggestNamedQueries, NAMED_QUERIES } from '../query/named.js';
 import { formatCsv, formatJson, formatTable } from '../query/format.js';
 import type { QueryResult, VizSpec } from '../query/schema.js';
-import { prepareQuery, type HeapSession, type PreparedQuery } from '../session/index.js';
+import type { HeapSession } from '../session/index.js';
+import { prepareQuery, type PreparedQuery } from '../session/query.js';
 import { HeapqlError, usageError } from '../errors.js';
 import { interruptSignal } from './progress.js';
 

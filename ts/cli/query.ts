@@ -6,7 +6,6 @@ import { checkOptions, dumpArgs, dumpIndex, queryArgs } from './args.js';
 import { cacheOptions } from './cache.js';
 import { openForCli } from './open.js';
 import { collectJobs, listNamed, outputFormat, runJobs } from './queries.js';
-import { refuseWithRepl, startRepl } from './repl.js';
 import { warn } from './stderr.js';
 
 const args = {
@@ -29,6 +28,8 @@ export const queryCommand = defineCommand({
     if (!a.file) throw usageError('heapql query needs a dump: heapql query <dump> --query "<oql>"');
     const reachableOnly = a['reachable-only'] ?? false;
     if (a.repl) {
+      // Loaded only here: the terminal front is not part of a one-shot query's start-up.
+      const { refuseWithRepl, startRepl } = await import('./repl.js');
       refuseWithRepl(rawArgs, a);
       const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), noCache: !a.cache });
       try {

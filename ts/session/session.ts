@@ -21,8 +21,10 @@ import {
   type QueryOptions,
   type StreamedRow,
 } from './query.js';
-import { buildReport, reportSections, type BuildReportOptions, type ReportSections } from './report.js';
-import { buildWaste, wasteSection, type BuildWasteOptions } from './waste.js';
+// The report and waste builders (and the schema validator they load) are imported when first
+// used: a one-shot query does not pay for loading them.
+import type { BuildReportOptions, ReportSections } from './report.js';
+import type { BuildWasteOptions } from './waste.js';
 import type {
   AnalysisStart,
   AnalysisState,
@@ -349,7 +351,8 @@ export class HeapSession {
    * The report's computed sections (overview, leak suspects, top consumers, threads,
    * waste); needs the full analysis (ERR_NEEDS_ANALYSIS before).
    */
-  reportData(options: { limit?: number; topStrings?: number; signal?: AbortSignal; onProgress?: (e: ProgressEvent) => void } = {}): Promise<ReportSections> {
+  async reportData(options: { limit?: number; topStrings?: number; signal?: AbortSignal; onProgress?: (e: ProgressEvent) => void } = {}): Promise<ReportSections> {
+    const { reportSections } = await import('./report.js');
     return reportSections(this.handle, {
       ...options,
       onProgress: (e) => {
@@ -363,12 +366,14 @@ export class HeapSession {
    * The full report (the sections, the given query results, the dump's warnings) as the
    * validated report model; analyzes the dump first when needed.
    */
-  report(options: BuildReportOptions = {}): Promise<ReportModel> {
+  async report(options: BuildReportOptions = {}): Promise<ReportModel> {
+    const { buildReport } = await import('./report.js');
     return buildReport(this, options);
   }
 
   /** The waste section (docs/report-model.md, "waste"); needs the full analysis (ERR_NEEDS_ANALYSIS before). */
-  wasteData(options: { limit?: number; topStrings?: number; signal?: AbortSignal; onProgress?: (e: ProgressEvent) => void } = {}): Promise<Waste> {
+  async wasteData(options: { limit?: number; topStrings?: number; signal?: AbortSignal; onProgress?: (e: ProgressEvent) => void } = {}): Promise<Waste> {
+    const { wasteSection } = await import('./waste.js');
     return wasteSection(this.handle, {
       ...options,
       onProgress: (e) => {
@@ -379,7 +384,8 @@ export class HeapSession {
   }
 
   /** The waste checks as the validated waste model (`heapql waste`); analyzes the dump first when needed. */
-  waste(options: BuildWasteOptions = {}): Promise<WasteModel> {
+  async waste(options: BuildWasteOptions = {}): Promise<WasteModel> {
+    const { buildWaste } = await import('./waste.js');
     return buildWaste(this, options);
   }
 

@@ -1,5 +1,5 @@
 //! The heap pass: one parallel walk over the chosen dump's heap segments collecting object
-//! headers, class dumps and roots per thread.
+//! headers (into an `ObjList` each), class dumps and roots per thread.
 
 use super::*;
 
@@ -40,7 +40,7 @@ pub(super) struct RawRoot {
 /// What one thread of the heap pass collects.
 #[derive(Default)]
 pub(super) struct Pass1 {
-    pub(super) objs: Vec<(u64, u64)>,
+    pub(super) objs: ObjList,
     pub(super) classes: Vec<ClassDump>,
     pub(super) roots: Vec<RawRoot>,
     pub(super) thread_objs: Vec<(u64, u32, u32)>,
@@ -93,12 +93,12 @@ impl SubVisitor for Pass1 {
     fn sub(&mut self, s: Sub) {
         match s {
             Sub::Instance { offset, id, class_id, .. } => {
-                self.objs.push((id, ids::pack(ids::K_INSTANCE, offset)));
+                self.objs.push(id, ids::pack(ids::K_INSTANCE, offset));
                 self.id_or |= id;
                 self.count_instance(class_id);
             }
             Sub::ObjArray { offset, id, len, class_id } => {
-                self.objs.push((id, ids::pack(ids::K_OBJ_ARRAY, offset)));
+                self.objs.push(id, ids::pack(ids::K_OBJ_ARRAY, offset));
                 self.id_or |= id;
                 let i = match self.arrays.get(&class_id) {
                     Some(&i) => i,
@@ -113,12 +113,12 @@ impl SubVisitor for Pass1 {
             Sub::PrimArray { offset, id, len, ty, nodata } => {
                 let code = ty.code() as u64;
                 let kind = if nodata { ids::K_PRIM_NODATA } else { code };
-                self.objs.push((id, ids::pack(kind, offset)));
+                self.objs.push(id, ids::pack(kind, offset));
                 self.id_or |= id;
                 self.prims[(code - 4) as usize].add_array(len);
             }
             Sub::Class(cd) => {
-                self.objs.push((cd.id, ids::pack(ids::K_CLASS, cd.offset)));
+                self.objs.push_class(cd.id, ids::pack(ids::K_CLASS, cd.offset));
                 self.id_or |= cd.id;
                 self.classes.push(cd);
             }
@@ -197,7 +197,7 @@ pub(super) fn heap_pass(src: &Source, segs: &[Segment], id_size: u32, ctl: Contr
         // Reserve for the densest case (18-byte primitive array records with 8-byte ids): the
         // untouched part of the reservation costs address space, not memory.
         let bytes: u64 = part.iter().map(|s| s.len).sum();
-        p.objs = big_vec((bytes / (2 * id_size as u64 + 6)).min(1 << 32) as usize);
+        p.objs = ObjList::with_capacity((bytes / (2 * id_size as u64 + 6)).min(1 << 32) as usize);
         let mut w = Vec::new();
         let mut cur = Cursor::new(src);
         let start = part.first().map(|s| s.offset).unwrap_or(0);
@@ -211,14 +211,6 @@ pub(super) fn heap_pass(src: &Source, segs: &[Segment], id_size: u32, ctl: Contr
             }
         }
         p.flush_inst();
-        let t = std::time::Instant::now();
-        // Sort here, in parallel: objects are mostly in address order already (runs).
-        if !p.objs.is_sorted_by_key(|x| x.0) {
-            p.objs.sort_by_key(|x| x.0);
-        }
-        if std::env::var_os("HEAPQL_TIMING").is_some() {
-            eprintln!("[heapql-heap]   sort of {} objects: {:.3} s", p.objs.len(), t.elapsed().as_secs_f64());
-        }
         Ok((p, w))
     };
     let results: Vec<Result<(Pass1, Vec<Warning>), HErr>> = if parts.len() == 1 {
@@ -240,4 +232,56 @@ pub(super) fn heap_pass(src: &Source, segs: &[Segment], id_size: u32, ctl: Contr
         warnings.extend(w);
     }
     Ok((out, warnings))
+}
+
+/// The heap pass's threads' findings put together (the object lists stay per part, in file
+/// order, for `objects::assemble`).
+pub(super) struct PassTotals {
+    pub(super) class_dumps: Vec<ClassDump>,
+    pub(super) roots: Vec<RawRoot>,
+    pub(super) thread_objs: Vec<(u64, u32, u32)>,
+    /// Instances per class id.
+    pub(super) inst: FxHashMap<u64, u64>,
+    /// Object arrays per class id.
+    pub(super) arrays: FxHashMap<u64, Acc>,
+    /// Primitive arrays per type (HPROF codes 4..=11).
+    pub(super) prims: Vec<Acc>,
+    /// All object ids OR-ed together (their alignment tells the size model).
+    pub(super) id_or: u64,
+    pub(super) heap_bytes: u64,
+    pub(super) objects: Vec<ObjList>,
+}
+
+impl PassTotals {
+    pub(super) fn gather(parts: Vec<Pass1>) -> PassTotals {
+        let mut t = PassTotals {
+            class_dumps: Vec::new(),
+            roots: Vec::new(),
+            thread_objs: Vec::new(),
+            inst: FxHashMap::default(),
+            arrays: FxHashMap::default(),
+            prims: (4..=11).map(|c| Acc::new(c as u64)).collect(),
+            id_or: 0,
+            heap_bytes: 0,
+            objects: Vec::new(),
+        };
+        for mut p in parts {
+            t.class_dumps.append(&mut p.classes);
+            t.roots.append(&mut p.roots);
+            t.thread_objs.append(&mut p.thread_objs);
+            for (k, v) in p.inst.drain() {
+                *t.inst.entry(k).or_insert(0) += v;
+            }
+            for a in p.array_accs.drain(..) {
+                t.arrays.entry(a.class_id).or_insert_with(|| Acc::new(a.class_id)).merge(&a);
+            }
+            for (i, a) in p.prims.iter().enumerate() {
+                t.prims[i].merge(a);
+            }
+            t.id_or |= p.id_or;
+            t.heap_bytes += p.heap_bytes;
+            t.objects.push(std::mem::take(&mut p.objs));
+        }
+        t
+    }
 }

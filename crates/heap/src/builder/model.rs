@@ -2,6 +2,32 @@
 
 use super::*;
 
+/// The dumped JVM's version and feature release (`17` for 17.0.9, `8` for 1.8.0_392): from
+/// the system properties, else from `VersionProps.java_version` / `Version.java_version`.
+pub(super) fn jvm_version(h: &Heap) -> (Option<String>, Option<u32>) {
+    let prop = |k: &str| h.props.iter().find(|p| p.0 == k).map(|p| p.1.clone());
+    let mut version = prop("java.runtime.version").or_else(|| prop("java.version"));
+    if version.is_none() {
+        for cls in ["java.lang.VersionProps", "sun.misc.Version"] {
+            for &c in h.classes_named(cls) {
+                if let Some(Value::Object(id)) = h.field(h.classes[c as usize].object, "java_version") {
+                    if let Some(o) = h.index_of(id) {
+                        version = h.string_value(o);
+                    }
+                }
+            }
+        }
+    }
+    let feature = prop("java.specification.version").and_then(|v| parse_feature(&v)).or_else(|| version.as_deref().and_then(parse_feature));
+    (version, feature)
+}
+
+fn parse_feature(v: &str) -> Option<u32> {
+    let v = v.strip_prefix("1.").unwrap_or(v);
+    let digits: String = v.chars().take_while(|c| c.is_ascii_digit()).collect();
+    digits.parse().ok()
+}
+
 /// Picks the shallow-size model and fills every class's instance and mirror size.
 pub(super) fn choose_model(h: &mut Heap, format: &str, feature: Option<u32>, align_tz: u32) {
     let n = h.classes.len();

@@ -46,3 +46,11 @@ impl Recs {
         Some(String::from_utf8_lossy(&src.bytes(off, len as usize)).into_owned())
     }
 }
+
+/// Walks the top-level records, keeping what the index needs; returns them with the file's
+/// layout (its heap dumps and their segments).
+pub(super) fn read_records(src: &Source, header: &Header, ctl: Control<'_>) -> Result<(Recs, Layout), HErr> {
+    let mut recs = Recs { id_size: header.id_size, ..Default::default() };
+    let layout = walk(src, header, ctl, &mut |r: Record<'_>| recs.visit(r))?;
+    Ok((recs, layout))
+}

@@ -1,0 +1,159 @@
+//! The class table: the dumped classes plus those the objects need but the dump lacks
+//! (synthesized), their names, supers, subclasses and instance layouts.
+
+use super::*;
+
+/// The class set, before the object index exists: the CLASS DUMP records (sorted by id, one
+/// per id) with their names, and the classes to synthesize as (class id if known, name).
+pub(super) struct ClassSet {
+    pub(super) dumps: Vec<ClassDump>,
+    pub(super) names: Vec<String>,
+    pub(super) synth: Vec<(Option<u64>, String)>,
+}
+
+/// Which classes the index holds: each dumped class once, then a class for every class id the
+/// objects use without a CLASS DUMP, for every primitive array type without its class, and
+/// `java.lang.Class` if absent.
+pub(super) fn choose_classes(mut dumps: Vec<ClassDump>, t: &PassTotals, recs: &Recs, src: &Source, warnings: &mut Vec<Warning>) -> ClassSet {
+    dumps.sort_by_key(|c| c.id);
+    let before = dumps.len();
+    dumps.dedup_by_key(|c| c.id);
+    if dumps.len() < before {
+        warnings.push(Warning { offset: 0, message: format!("{} duplicate CLASS DUMP records ignored", before - dumps.len()) });
+    }
+    let class_name = |id: u64| recs.load.get(&id).and_then(|&n| recs.text(src, n)).map(|s| java_name(&s)).unwrap_or_else(|| format!("unknown-class-0x{id:x}"));
+    let dumped: FxHashSet<u64> = dumps.iter().map(|c| c.id).collect();
+    let names: Vec<String> = dumps.iter().map(|c| class_name(c.id)).collect();
+    let mut synth: Vec<(Option<u64>, String)> = Vec::new();
+    let mut missing: Vec<u64> = t.inst.keys().chain(t.arrays.keys()).copied().filter(|id| !dumped.contains(id)).collect();
+    missing.sort_unstable();
+    missing.dedup();
+    for id in missing {
+        synth.push((Some(id), class_name(id)));
+    }
+    for (i, ty) in BasicType::PRIMITIVES.iter().enumerate() {
+        let n = format!("{}[]", ty.java_name());
+        if t.prims[i].count > 0 && !names.contains(&n) && !synth.iter().any(|s| s.1 == n) {
+            synth.push((None, n));
+        }
+    }
+    if (!names.is_empty() || !synth.is_empty()) && !names.iter().any(|n| n == "java.lang.Class") && !synth.iter().any(|s| s.1 == "java.lang.Class") {
+        synth.push((None, "java.lang.Class".to_string()));
+    }
+    if !synth.is_empty() {
+        warnings.push(Warning {
+            offset: 0,
+            message: format!(
+                "{} class(es) have no CLASS DUMP in this dump and were synthesized: {}",
+                synth.len(),
+                synth.iter().take(5).map(|s| s.1.as_str()).collect::<Vec<_>>().join(", ")
+            ),
+        });
+    }
+    ClassSet { dumps, names, synth }
+}
+
+/// The class table and the look-ups built on it.
+pub(super) struct ClassTable {
+    pub(super) classes: Vec<ClassInfo>,
+    pub(super) ext: Vec<ClassExt>,
+    pub(super) class_by_id: FxHashMap<u64, ClassIdx>,
+    pub(super) class_by_obj: FxHashMap<ObjIdx, ClassIdx>,
+    pub(super) by_name: HashMap<String, Vec<ClassIdx>>,
+    pub(super) subclasses: Vec<Vec<ClassIdx>>,
+    pub(super) class_class: ClassIdx,
+    pub(super) prim_class: [ClassIdx; 8],
+}
+
+/// The class table: the dumped classes (fields and statics named), then the synthesized ones
+/// (their class objects are `synth_ids`), supers resolved, and each class's instance layout.
+pub(super) fn class_table(set: ClassSet, synth_ids: &[u64], objs: &ObjIndex, recs: &Recs, src: &Source, id_size: u32) -> ClassTable {
+    let ClassSet { dumps, mut names, synth } = set;
+    let mut classes: Vec<ClassInfo> = Vec::with_capacity(dumps.len() + synth.len());
+    let mut class_by_id: FxHashMap<u64, ClassIdx> = FxHashMap::default();
+    let mut class_by_obj: FxHashMap<ObjIdx, ClassIdx> = FxHashMap::default();
+    let mut dump_sizes: Vec<u32> = Vec::new();
+    let name_of = |nid: u64| recs.text(src, nid).unwrap_or_else(|| format!("<unnamed 0x{nid:x}>"));
+    for (i, cd) in dumps.iter().enumerate() {
+        class_by_id.insert(cd.id, i as ClassIdx);
+        let object = objs.index_of(cd.id).unwrap_or(0);
+        class_by_obj.insert(object, i as ClassIdx);
+        classes.push(ClassInfo {
+            name: std::mem::take(&mut names[i]),
+            object,
+            super_class: None,
+            loader_id: cd.loader_id,
+            fields: cd.fields.iter().map(|&(n, t)| FieldDef { name: name_of(n), ty: field_type(t) }).collect(),
+            statics: cd.statics.iter().map(|s| StaticField { name: name_of(s.name_id), value: value_of(field_type(s.ty), s.value) }).collect(),
+            dump_instance_size: cd.instance_size,
+        });
+        dump_sizes.push(cd.instance_size);
+    }
+    for (k, (cid, name)) in synth.into_iter().enumerate() {
+        let idx = classes.len() as ClassIdx;
+        let object = synth_ids.get(k).and_then(|&id| objs.index_of(id)).unwrap_or(0);
+        if let Some(cid) = cid {
+            class_by_id.insert(cid, idx);
+        }
+        classes.push(ClassInfo { name, object, super_class: None, loader_id: 0, fields: Vec::new(), statics: Vec::new(), dump_instance_size: 0 });
+        dump_sizes.push(0);
+    }
+    for (i, cd) in dumps.iter().enumerate() {
+        if cd.super_id != 0 {
+            classes[i].super_class = class_by_id.get(&cd.super_id).copied().filter(|&s| s as usize != i);
+        }
+    }
+    let nclasses = classes.len();
+    let mut by_name: HashMap<String, Vec<ClassIdx>> = HashMap::new();
+    for (i, c) in classes.iter().enumerate() {
+        by_name.entry(c.name.clone()).or_default().push(i as ClassIdx);
+    }
+    let mut subclasses: Vec<Vec<ClassIdx>> = vec![Vec::new(); nclasses];
+    for (i, c) in classes.iter().enumerate() {
+        if let Some(s) = c.super_class {
+            subclasses[s as usize].push(i as ClassIdx);
+        }
+    }
+    let find = |n: &str| by_name.get(n).and_then(|v| v.first().copied());
+    let class_class = find("java.lang.Class").unwrap_or(0);
+    let mut prim_class = [0 as ClassIdx; 8];
+    for (i, t) in BasicType::PRIMITIVES.iter().enumerate() {
+        prim_class[i] = find(&format!("{}[]", t.java_name())).unwrap_or(class_class);
+    }
+    let ext = (0..nclasses).map(|i| instance_layout(&classes, i, dump_sizes[i], id_size)).collect();
+    ClassTable { classes, ext, class_by_id, class_by_obj, by_name, subclasses, class_class, prim_class }
+}
+
+/// Class `i`'s instance layout: own fields, then the super's, ... (cycle-safe, bounded depth);
+/// for an array class, its element type.
+fn instance_layout(classes: &[ClassInfo], i: usize, dump_size: u32, id_size: u32) -> ClassExt {
+    let mut e = ClassExt::default();
+    let mut c = Some(i as ClassIdx);
+    let mut depth = 0;
+    let mut off = 0u32;
+    while let Some(ci) = c {
+        if depth > 256 {
+            break;
+        }
+        depth += 1;
+        for f in &classes[ci as usize].fields {
+            if f.ty == FieldType::Object {
+                e.ref_slots.push((off, e.layout.len() as u32));
+            }
+            e.offsets.push(off);
+            e.layout.push(f.clone());
+            off += match f.ty {
+                FieldType::Object => id_size,
+                FieldType::Prim(p) => prim_size(p),
+            };
+        }
+        c = classes[ci as usize].super_class;
+    }
+    e.data_len = off;
+    if let Some(base) = classes[i].name.strip_suffix("[]") {
+        e.is_array = true;
+        e.array_elem = BasicType::PRIMITIVES.iter().find(|t| t.java_name() == base).and_then(|&t| prim_of(t));
+        e.dump_array_header = dump_size;
+    }
+    e
+}

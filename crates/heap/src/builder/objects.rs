@@ -1,0 +1,418 @@
+//! The heap pass's object list and its assembly into the index arrays.
+//!
+//! Each thread of the heap pass appends its objects in file order straight into the index's
+//! own layout (offset and kind in a `u64`, the id's low half in a `u32`, the high halves as
+//! runs): 12 bytes per object, never the 16 of an `(id, offset)` pair. A HotSpot dump writes
+//! the heap in address order after the class dumps, so apart from the class objects (a few
+//! thousand, kept aside) each part is ascending and the parts follow each other: the index is
+//! then the parts laid end to end, and the class objects merged in. Only a dump in another
+//! order (hand-made, another VM) takes the general path: sort and merge `(id, offset)` pairs.
+
+use super::*;
+use crate::ids::{IndexBuilder, OFFSET_MASK};
+use heapql_scratch::{BigArray, Placement};
+
+/// One heap-pass thread's objects in file order (class objects aside, in `classes`).
+#[derive(Default)]
+pub(super) struct ObjList {
+    packed: Vec<u64>,
+    id_lo: Vec<u32>,
+    /// (high half of the id, first position with it), one entry per change.
+    runs: Vec<(u32, u32)>,
+    last: Option<u64>,
+    /// Every id so far greater than the one before.
+    ascending: bool,
+    /// Class objects `(id, packed)`: the dump writes them first, in no address order.
+    classes: Vec<(u64, u64)>,
+}
+
+impl ObjList {
+    /// Room for `cap` objects: address space reserved once, touched only as it fills.
+    pub(super) fn with_capacity(cap: usize) -> ObjList {
+        ObjList { packed: big_vec(cap), id_lo: big_vec(cap), ascending: true, ..Default::default() }
+    }
+
+    #[inline]
+    pub(super) fn push(&mut self, id: u64, packed: u64) {
+        if self.last.is_some_and(|l| id <= l) {
+            self.ascending = false;
+        }
+        self.last = Some(id);
+        let hi = (id >> 32) as u32;
+        if self.runs.last().map(|r| r.0) != Some(hi) {
+            self.runs.push((hi, self.id_lo.len() as u32));
+        }
+        self.id_lo.push(id as u32);
+        self.packed.push(packed);
+    }
+
+    #[inline]
+    pub(super) fn push_class(&mut self, id: u64, packed: u64) {
+        self.classes.push((id, packed));
+    }
+
+    fn len(&self) -> usize {
+        self.id_lo.len()
+    }
+
+    fn first_id(&self) -> Option<u64> {
+        Some(((self.runs.first()?.0 as u64) << 32) | *self.id_lo.first()? as u64)
+    }
+
+    /// All objects as `(id, packed)` pairs, this list's memory released.
+    fn into_pairs(self) -> Vec<(u64, u64)> {
+        let mut out: Vec<(u64, u64)> = big_vec(self.len() + self.classes.len());
+        for (r, &(hi, start)) in self.runs.iter().enumerate() {
+            let end = self.runs.get(r + 1).map_or(self.len(), |x| x.1 as usize);
+            for i in start as usize..end {
+                out.push((((hi as u64) << 32) | self.id_lo[i] as u64, self.packed[i]));
+            }
+        }
+        out.extend_from_slice(&self.classes);
+        out
+    }
+}
+
+/// The object index: the heap pass's objects, then one class object per synthesized class
+/// after the largest id (their ids are returned). Warns of repeated ids, and of scratch
+/// files asked for but not made.
+pub(super) fn object_index(parts: Vec<ObjList>, nsynth: usize, first_synth_class: u32, place: &Placement, warnings: &mut Vec<Warning>) -> (ObjIndex, Vec<u64>) {
+    let Assembled { index: mut ib, duplicates, last_id } = assemble(parts, nsynth, place);
+    if duplicates > 0 {
+        warnings.push(Warning { offset: 0, message: format!("{duplicates} objects with an id already seen in this dump were ignored") });
+    }
+    let max_id = last_id.unwrap_or(0);
+    let mut synth_ids: Vec<u64> = Vec::with_capacity(nsynth);
+    for k in 0..nsynth {
+        let Some(id) = (max_id | 0xF).checked_add(1 + 16 * k as u64) else { break };
+        synth_ids.push(id);
+        ib.push(id, ids::pack(ids::K_SYNTH_CLASS, (first_synth_class + k as u32) as u64));
+    }
+    let objs = ib.finish();
+    if let Placement::Files(dir) = place {
+        // BigArray falls back to memory rather than fail; say so once, here, where it shows.
+        if objs.len() > 0 && !objs.packed.is_mapped() {
+            warnings.push(Warning {
+                offset: 0,
+                message: format!(
+                    "could not make scratch files in {} (no space left, or not writable); the analysis keeps its arrays in memory",
+                    dir.display()
+                ),
+            });
+        }
+    }
+    (objs, synth_ids)
+}
+
+/// The object index's arrays before the synthetic classes are added.
+struct Assembled {
+    pub(super) index: IndexBuilder,
+    pub(super) duplicates: u64,
+    pub(super) last_id: Option<u64>,
+}
+
+/// Lays the parts (in file order) into the index arrays, with room for `extra` objects
+/// appended afterwards (synthetic classes) and placed by `place`. A repeated id keeps the
+/// record that comes first in the file.
+fn assemble(parts: Vec<ObjList>, extra: usize, place: &Placement) -> Assembled {
+    // Each part ascending, and each part's ids above those of the parts before it.
+    let mut prev_last: Option<u64> = None;
+    let in_order = parts.iter().all(|p| {
+        let follows = match (prev_last, p.first_id()) {
+            (Some(a), Some(b)) => a < b,
+            _ => true,
+        };
+        prev_last = p.last.or(prev_last);
+        p.ascending && follows
+    });
+    if in_order {
+        let mut parts = parts.into_iter().filter(|p| p.len() > 0 || !p.classes.is_empty());
+        let mut all = parts.next().unwrap_or_else(|| ObjList::with_capacity(0));
+        for p in parts {
+            append(&mut all, p);
+        }
+        if std::env::var_os("HEAPQL_TIMING").is_some() {
+            eprintln!("[heapql-heap]   parts laid end to end, anonymous {} MiB", rss_anon_mib());
+        }
+        if merge_classes(&mut all) {
+            return finish(all, extra, place);
+        }
+        return general(vec![all], extra, place);
+    }
+    if std::env::var_os("HEAPQL_TIMING").is_some() {
+        eprintln!("[heapql-heap]   objects not in address order: sorted and merged");
+    }
+    general(parts, extra, place)
+}
+
+/// Appends `b` (all of whose ids follow `a`'s) to `a`, releasing `b`'s pages as they are
+/// copied so that the two never take more memory than the result.
+fn append(a: &mut ObjList, b: ObjList) {
+    let base = a.len() as u32;
+    for &(hi, start) in &b.runs {
+        if a.runs.last().map(|r| r.0) != Some(hi) {
+            a.runs.push((hi, base + start));
+        }
+    }
+    append_releasing(&mut a.packed, b.packed);
+    append_releasing(&mut a.id_lo, b.id_lo);
+    a.last = b.last.or(a.last);
+    a.classes.extend_from_slice(&b.classes);
+}
+
+/// `dst.extend(src)` in chunks, handing each copied chunk of `src` back to the kernel.
+fn append_releasing<T: Copy>(dst: &mut Vec<T>, src: Vec<T>) {
+    dst.reserve_exact(src.len());
+    const CHUNK: usize = 4 << 20;
+    let per = (CHUNK / std::mem::size_of::<T>().max(1)).max(1);
+    let mut done = 0;
+    while done < src.len() {
+        let end = (done + per).min(src.len());
+        dst.extend_from_slice(&src[done..end]);
+        release(&src[done..end]);
+        done = end;
+    }
+}
+
+/// Tells the kernel the whole pages inside `s` are no longer needed (they read back as zeros;
+/// the caller never reads them again). Only for large vectors, which glibc maps on their own.
+fn release<T>(s: &[T]) {
+    #[cfg(target_os = "linux")]
+    {
+        let bytes = std::mem::size_of_val(s);
+        if bytes < (2 << 20) {
+            return;
+        }
+        let start = s.as_ptr() as usize;
+        let a = (start + 4095) & !4095;
+        let e = (start + bytes) & !4095;
+        if e > a {
+            // SAFETY: whole pages inside a live allocation of plain integers that are never
+            // read again before it is freed; zero pages are valid values.
+            unsafe {
+                libc::madvise(a as *mut libc::c_void, e - a, libc::MADV_DONTNEED);
+            }
+        }
+    }
+}
+
+/// The id at position `i` of an ascending list with high-half runs.
+fn id_at(runs: &[(u32, u32)], id_lo: &[u32], i: usize) -> u64 {
+    let r = runs.partition_point(|&(_, s)| s as usize <= i) - 1;
+    ((runs[r].0 as u64) << 32) | id_lo[i] as u64
+}
+
+/// Merges the class objects into the ascending list in place, from the back. Returns false
+/// (nothing changed but the class list's order) when a class id repeats or is also another
+/// object's id: a corrupt dump, left to the general path that settles which record counts.
+fn merge_classes(l: &mut ObjList) -> bool {
+    if l.classes.is_empty() {
+        return true;
+    }
+    let mut cls = std::mem::take(&mut l.classes);
+    cls.sort_unstable_by_key(|c| c.0);
+    let m = l.len();
+    let clash = cls.windows(2).any(|w| w[0].0 == w[1].0)
+        || cls.iter().any(|&(id, _)| {
+            let p = lower_bound(&l.runs, &l.id_lo, id);
+            p < m && id_at(&l.runs, &l.id_lo, p) == id
+        });
+    if clash {
+        l.classes = cls;
+        return false;
+    }
+    let s = cls.len();
+    l.id_lo.resize(m + s, 0);
+    l.packed.resize(m + s, 0);
+    // Output runs, built back to front: (high half, lowest position written so far).
+    let mut rev: Vec<(u32, u32)> = Vec::new();
+    let (mut i, mut j, mut k) = (m, s, m + s);
+    let mut r = l.runs.len().saturating_sub(1);
+    while j > 0 {
+        k -= 1;
+        let take_list = i > 0 && {
+            while r > 0 && l.runs[r].1 as usize > i - 1 {
+                r -= 1;
+            }
+            (((l.runs[r].0 as u64) << 32) | l.id_lo[i - 1] as u64) > cls[j - 1].0
+        };
+        let (id, p) = if take_list {
+            i -= 1;
+            (((l.runs[r].0 as u64) << 32) | l.id_lo[i] as u64, l.packed[i])
+        } else {
+            j -= 1;
+            cls[j]
+        };
+        l.id_lo[k] = id as u32;
+        l.packed[k] = p;
+        let hi = (id >> 32) as u32;
+        match rev.last_mut() {
+            Some(x) if x.0 == hi => x.1 = k as u32,
+            _ => rev.push((hi, k as u32)),
+        }
+    }
+    // Positions below k (= i) kept their place and their runs.
+    let mut runs: Vec<(u32, u32)> = l.runs.iter().copied().filter(|&(_, st)| (st as usize) < k).collect();
+    for &(hi, st) in rev.iter().rev() {
+        if runs.last().map(|x| x.0) != Some(hi) {
+            runs.push((hi, st));
+        }
+    }
+    l.runs = runs;
+    l.last = Some(l.last.unwrap_or(0).max(cls[s - 1].0));
+    true
+}
+
+/// First position whose id is ≥ `id` in an ascending list.
+fn lower_bound(runs: &[(u32, u32)], id_lo: &[u32], id: u64) -> usize {
+    let hi = (id >> 32) as u32;
+    let r = runs.partition_point(|&(h, _)| h < hi);
+    if r == runs.len() {
+        return id_lo.len();
+    }
+    let start = runs[r].1 as usize;
+    if runs[r].0 != hi {
+        return start;
+    }
+    let end = runs.get(r + 1).map_or(id_lo.len(), |x| x.1 as usize);
+    start + id_lo[start..end].partition_point(|&x| x < id as u32)
+}
+
+/// The laid-out list as the index builder, with room for `extra` more objects.
+fn finish(mut l: ObjList, extra: usize, place: &Placement) -> Assembled {
+    let len = l.len();
+    let last_id = l.last.filter(|_| len > 0);
+    l.packed.resize(len + extra, 0);
+    l.id_lo.resize(len + extra, 0);
+    l.packed.shrink_to_fit();
+    l.id_lo.shrink_to_fit();
+    let packed = BigArray::from_vec(l.packed, place);
+    let id_lo = BigArray::from_vec(l.id_lo, place);
+    Assembled { index: IndexBuilder::from_parts(packed, id_lo, len, l.runs), duplicates: 0, last_id }
+}
+
+/// Any order: each part sorted as `(id, offset)` pairs (the first record of a repeated id
+/// first), then the parts merged (earlier parts win ties).
+fn general(parts: Vec<ObjList>, extra: usize, place: &Placement) -> Assembled {
+    let sorted: Vec<Vec<(u64, u64)>> = std::thread::scope(|sc| {
+        let handles: Vec<_> = parts
+            .into_iter()
+            .map(|p| {
+                sc.spawn(move || {
+                    let mut v = p.into_pairs();
+                    v.sort_unstable_by_key(|&(id, packed)| (id, packed & OFFSET_MASK));
+                    v
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
+    });
+    let mut it = sorted.into_iter();
+    let mut a = it.next().unwrap_or_default();
+    let mut b = it.next().unwrap_or_default();
+    for rest in it {
+        // More than two parts: fold the extra ones into the second (not used by the heap pass).
+        b.extend(rest);
+        b.sort_unstable_by_key(|&(id, packed)| (id, packed & OFFSET_MASK));
+    }
+    if a.is_empty() {
+        std::mem::swap(&mut a, &mut b);
+    }
+    let m = crate::merge::merge(a, b, extra, place);
+    Assembled { index: m.index, duplicates: m.duplicates, last_id: m.last_id }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(ids: &[(u64, bool)]) -> ObjList {
+        let mut l = ObjList::with_capacity(ids.len());
+        for (k, &(id, class)) in ids.iter().enumerate() {
+            let kind = if class { ids::K_CLASS } else { ids::K_INSTANCE };
+            if class {
+                l.push_class(id, ids::pack(kind, 100 + k as u64));
+            } else {
+                l.push(id, ids::pack(kind, 100 + k as u64));
+            }
+        }
+        l
+    }
+
+    /// What the index must hold: ids ascending, each id's first record in file order.
+    fn want(parts: &[Vec<(u64, bool)>]) -> Vec<(u64, u64)> {
+        let mut all = Vec::new();
+        for p in parts {
+            for (k, &(id, class)) in p.iter().enumerate() {
+                let kind = if class { ids::K_CLASS } else { ids::K_INSTANCE };
+                all.push((id, ids::pack(kind, 100 + k as u64)));
+            }
+        }
+        // File order: part by part, then position (the offsets restart per part here, so
+        // order by part first).
+        let mut tagged: Vec<(u64, usize, u64)> = Vec::new();
+        let mut n = 0;
+        for p in parts {
+            for (k, &(id, class)) in p.iter().enumerate() {
+                let kind = if class { ids::K_CLASS } else { ids::K_INSTANCE };
+                tagged.push((id, n, ids::pack(kind, 100 + k as u64)));
+                n += 1;
+            }
+        }
+        tagged.sort();
+        tagged.dedup_by_key(|t| t.0);
+        tagged.into_iter().map(|(id, _, p)| (id, p)).collect()
+    }
+
+    fn check(parts: Vec<Vec<(u64, bool)>>, extra: usize) {
+        let w = want(&parts);
+        let lists: Vec<ObjList> = parts.iter().map(|p| list(p)).collect();
+        let total: usize = parts.iter().map(|p| p.len()).sum();
+        let a = assemble(lists, extra, &Placement::Memory);
+        assert_eq!(a.duplicates as usize, total - w.len());
+        assert_eq!(a.last_id, w.last().map(|x| x.0));
+        let ix = a.index.finish();
+        assert_eq!(ix.len() as usize, w.len());
+        for (k, &(id, p)) in w.iter().enumerate() {
+            assert_eq!(ix.id(k as u32), id, "position {k}");
+            assert_eq!(ix.packed[k], p, "position {k}");
+            assert_eq!(ix.index_of(id), Some(k as u32));
+        }
+    }
+
+    #[test]
+    fn ascending_parts_with_class_objects_first() {
+        let hi = 0x7_ffff_ff00u64; // crosses a 4 GiB boundary
+        let classes: Vec<(u64, bool)> = [hi + 0x208, 0x10, hi + 0x10_0008, hi + 0x100].iter().map(|&i| (i, true)).collect();
+        let a: Vec<(u64, bool)> = classes.into_iter().chain((0..50).map(|k| (hi + 0x20 + 16 * k, false))).collect();
+        let b: Vec<(u64, bool)> = (0..80).map(|k| (hi + 0x400 + 24 * k, false)).chain([(hi + 0x3f8, true)]).collect();
+        check(vec![a, b], 3);
+    }
+
+    #[test]
+    fn large_parts_are_appended_with_their_pages_released() {
+        let a: Vec<(u64, bool)> = (0..1_500_000u64).map(|k| (0x1000 + 16 * k, false)).collect();
+        let b: Vec<(u64, bool)> = (0..1_200_000u64).map(|k| (0x1000_0000 + 16 * k, false)).chain([(0x8, true)]).collect();
+        check(vec![a, b], 0);
+    }
+
+    #[test]
+    fn any_other_order_or_repeated_ids_take_the_general_path() {
+        // Parts out of order, overlapping.
+        check(vec![vec![(0x500, false), (0x600, false)], vec![(0x100, false), (0x550, false)]], 1);
+        // Not ascending inside a part.
+        check(vec![vec![(0x500, false), (0x100, false), (0x300, false)], vec![]], 0);
+        // A class object with an instance's id, and a class dumped twice.
+        check(vec![vec![(0x300, true), (0x300, false), (0x400, false)], vec![(0x500, false), (0x300, true)]], 0);
+        check(vec![vec![(0x700, true), (0x100, false)], vec![(0x700, true), (0x800, false)]], 0);
+        // An empty part between two that overlap.
+        check(vec![vec![(0x500, false)], vec![], vec![(0x100, false), (0x600, false)]], 0);
+    }
+
+    #[test]
+    fn empty_parts() {
+        check(vec![vec![], vec![]], 2);
+        check(vec![vec![], vec![(0x20, false), (0x10, true)]], 0);
+        check(vec![vec![(0x10, true)]], 0);
+    }
+}

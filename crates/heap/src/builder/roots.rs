@@ -1,0 +1,68 @@
+//! GC roots and threads: the root records resolved to objects, the threads joined from their
+//! thread objects, START THREAD records and stack traces.
+
+use super::*;
+
+/// The roots whose object is in the index; the others are counted in a warning.
+pub(super) fn resolve_roots(h: &mut Heap, raw: &[RawRoot]) -> Vec<GcRoot> {
+    let mut roots = Vec::with_capacity(raw.len());
+    let mut dropped = 0u64;
+    for r in raw {
+        match h.objs.index_of(r.id) {
+            Some(o) => {
+                let kind = root_kind(r.tag);
+                let frame = match kind {
+                    RootKind::JavaFrame | RootKind::JniLocal | RootKind::JniMonitor => r.frame.filter(|&f| f >= 0),
+                    _ => None,
+                };
+                roots.push(GcRoot { kind, object: o, thread_serial: r.thread, frame });
+            }
+            None => dropped += 1,
+        }
+    }
+    if dropped > 0 {
+        h.warnings.push(Warning { offset: 0, message: format!("{dropped} GC root record(s) name ids that are not objects of this dump; dropped") });
+    }
+    roots
+}
+
+/// The threads: one per thread serial, from the ROOT THREAD OBJECT records first, then the
+/// START THREAD records (which also name them), each with its stack trace's frames.
+pub(super) fn collect_threads(h: &Heap, recs: &Recs, thread_objs: &[(u64, u32, u32)], roots: &[GcRoot]) -> Vec<ThreadInfo> {
+    let frame_text = |fid: u64| -> FrameText {
+        match recs.frames.get(&fid) {
+            Some(&(m, s, f, cs, line)) => FrameText {
+                method: recs.text(&h.src, m).unwrap_or_default(),
+                signature: recs.text(&h.src, s).unwrap_or_default(),
+                class_name: recs
+                    .serial_class
+                    .get(&cs)
+                    .and_then(|cid| recs.load.get(cid))
+                    .and_then(|&n| recs.text(&h.src, n))
+                    .map(|s| java_name(&s))
+                    .unwrap_or_default(),
+                source_file: recs.text(&h.src, f).unwrap_or_default(),
+                line,
+            },
+            None => FrameText { method: format!("<unknown frame 0x{fid:x}>"), ..Default::default() },
+        }
+    };
+    let frames_of = |trace: u32| recs.traces.get(&trace).map(|f| f.iter().map(|&x| frame_text(x)).collect()).unwrap_or_default();
+    let mut raw_threads: Vec<RawThread> = Vec::new();
+    let mut seen_serials = FxHashSet::default();
+    for &(id, serial, trace) in thread_objs {
+        if !seen_serials.insert(serial) {
+            continue;
+        }
+        raw_threads.push(RawThread { serial, object: h.objs.index_of(id), frames: frames_of(trace), record_name: None });
+    }
+    for &(serial, id, trace, name_id) in &recs.starts {
+        let name = recs.text(&h.src, name_id);
+        if let Some(t) = raw_threads.iter_mut().find(|t| t.serial == serial) {
+            t.record_name = name;
+            continue;
+        }
+        raw_threads.push(RawThread { serial, object: h.objs.index_of(id), frames: frames_of(trace), record_name: name });
+    }
+    crate::threads::build_threads(h, raw_threads, roots)
+}
