@@ -7,9 +7,10 @@
 //! index (12 B per object), the outbound CSR (4 N + 4 E; each graph-building thread spills
 //! its finished lists every 4 MiB), the dominator phase's arrays in preorder (vertex, parent,
 //! predecessor offsets and lists), idom and retained sizes once computed, the dominator
-//! children, the BFS parents of paths to GC roots and the referrer index. Only arrays read
-//! and written at random during a phase stay in anonymous memory, two `u32` arrays of N at a
-//! time:
+//! children, the DFS preorder (kept: the report lays the dominator tree out from it in
+//! two linear passes, `tree_order`; 4 B/object), the BFS parents of paths to GC roots and
+//! the referrer index. Only arrays read and written at random during a phase stay in
+//! anonymous memory, two `u32` arrays of N at a time:
 //! * dominators: pre and the in-degrees during the DFS, pre and the predecessor offsets while
 //!   the lists are filled, ancestor and label for the semidominators, idom (in preorder) and
 //!   the node-indexed result at the end = 8 B/object;
@@ -17,14 +18,15 @@
 //! * kept afterwards: two bitmaps N/4 and the dominator tree's rank words → ≈ 0.4 B/object.
 //!
 //! Measured on bench-4g.hprof (49 M objects): peak anonymous memory of the analysis phases
-//! 8.7 B/object (the heap index's 0.2 included), 26.5 B/object in scratch files kept, plus
-//! ≈ 16 B/object of temporaries in the dominator phase (vertex, parent, predecessor offsets
-//! and lists, freed at its end). Results are identical with every array in memory
-//! (`Placement::Memory`; tests/scratch_files.rs).
+//! 8.7 B/object (the heap index's 0.2 included), 34.5 B/object in scratch files kept (the
+//! DFS preorder's 4 included), plus ≈ 12 B/object of temporaries in the dominator phase
+//! (parent, predecessor offsets and lists, freed at its end). Results are identical with
+//! every array in memory (`Placement::Memory`; tests/scratch_files.rs).
 //!
 //! Temporaries are freed before the next array is allocated: the retained sums use the
-//! preorder returned by the dominator phase, which is dropped before the children lists are
-//! built. The BFS parent array and the referrer index are built on first use.
+//! preorder returned by the dominator phase, which the analysis then keeps (written once, read
+//! in order only, so it costs page cache, not anonymous memory). The BFS parent array and
+//! the referrer index are built on first use.
 
 use crate::control::{Cancelled, Control};
 use crate::object_graph::{is_thread_bound, node, obj, ObjectGraph};
@@ -73,6 +75,10 @@ pub struct FullAnalysis {
     pub(crate) retained: RetainedSizes,
     /// Dominated objects of every node (values are object indices), biggest retained first.
     pub(crate) tree: SparseCsr,
+    /// The nodes of the tree (the virtual root first) in the dominator phase's DFS preorder:
+    /// every node after its immediate dominator. Read in order only (scratch placement), it
+    /// lets the report lay the tree out in preorder without following child lists.
+    pub(crate) order: BigArray<u32>,
     pub(crate) reachable_only: bool,
     /// BFS parents from the virtual root, for paths to GC roots; built on first use.
     pub(crate) bfs: OnceLock<BigArray<u32>>,
@@ -99,8 +105,8 @@ impl FullAnalysis {
         // Written once and only read from here on: retained sizes and idom go to the scratch
         // placement, so the analysis keeps almost no anonymous memory for the report after it.
         let retained = retained_sizes_in(&dom, |v| if v == 0 { 0 } else { heap.shallow_size(obj(v)) }, heap.scratch());
-        drop(dom.preorder);
         let idom = BigArray::from_vec(dom.idom, heap.scratch());
+        let order = dom.preorder;
         rctl.tick(1, 2).map_err(cancelled)?;
         let mut tree = dominator_children(&idom, |v| retained.get(v), heap.scratch());
         tree.for_each_list_mut(|list| list.iter_mut().for_each(|v| *v = obj(*v)));
@@ -110,6 +116,7 @@ impl FullAnalysis {
             idom,
             retained,
             tree,
+            order,
             reachable_only: options.reachable_only,
             bfs: OnceLock::new(),
             inbound: OnceLock::new(),
@@ -167,6 +174,18 @@ impl FullAnalysis {
     /// Objects `o` immediately dominates, biggest retained size first.
     pub fn dominated(&self, o: ObjIdx) -> &[ObjIdx] {
         self.tree.successors(node(o))
+    }
+
+    /// The nodes of the dominator tree (node 0 is the virtual root, node `v` object `v - 1`),
+    /// root first, each after its immediate dominator (a graph DFS preorder).
+    pub fn tree_order(&self) -> &[u32] {
+        &self.order
+    }
+
+    /// Immediate dominator node of node `v` (`NONE` outside the tree; 0 for the virtual
+    /// root and its children), for walks over `tree_order`.
+    pub fn idom_node(&self, v: u32) -> u32 {
+        self.idom[v as usize]
     }
 
     /// Children of the virtual root, biggest retained size first.
@@ -337,6 +356,7 @@ impl FullAnalysis {
             + self.idom.file_bytes()
             + self.retained.small.file_bytes()
             + self.tree.file_bytes()
+            + self.order.file_bytes()
             + self.bfs.get().map_or(0, |b| b.file_bytes())
             + self.inbound.get().map_or(0, |c| c.file_bytes())
     }
@@ -347,6 +367,7 @@ impl FullAnalysis {
             + self.idom.heap_bytes()
             + self.retained.heap_bytes()
             + self.tree.heap_bytes()
+            + self.order.heap_bytes()
             + self.bfs.get().map_or(0, |b| b.heap_bytes())
             + self.inbound.get().map_or(0, |c| c.heap_bytes())
     }

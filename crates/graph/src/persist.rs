@@ -1,5 +1,6 @@
 //! The full analysis in the cache (`heapql_cache`): the object graph's adjacency, the
-//! dominator tree (immediate dominators and children lists), retained sizes and the
+//! dominator tree (immediate dominators, children lists and the nodes in an order where each
+//! follows its immediate dominator), retained sizes and the
 //! reachability bitmaps, written as arrays and memory-mapped back. Lazily built parts (BFS
 //! parents, referrers) are rebuilt on first use.
 
@@ -12,7 +13,7 @@ use crate::csr::Offsets;
 use crate::{Csr, FixedBitSet, FullAnalysis, GraphOptions, ObjectGraph, RetainedSizes, SparseCsr};
 
 /// Bump when what this file writes changes meaning (part of every cache key).
-pub const CACHE_LAYOUT: &str = "graph1";
+pub const CACHE_LAYOUT: &str = "graph2";
 
 #[derive(Serialize, Deserialize)]
 struct Small {
@@ -63,6 +64,7 @@ impl FullAnalysis {
         w.array("tree.rank", &self.tree.rank)?;
         w.array("tree.starts", &self.tree.starts)?;
         w.array("tree.targets", &self.tree.targets)?;
+        w.array("tree.order", &self.order)?;
         w.blob(
             "analysis",
             &Small {
@@ -104,6 +106,7 @@ impl FullAnalysis {
                 starts: f.array("tree.starts").map_err(|e| e.0)?,
                 targets: f.array("tree.targets").map_err(|e| e.0)?,
             },
+            order: f.array("tree.order").map_err(|e| e.0)?,
             reachable_only: s.reachable_only,
             bfs: OnceLock::new(),
             inbound: OnceLock::new(),
@@ -116,7 +119,9 @@ impl FullAnalysis {
             && g.pinned.len() == nodes
             && g.reachable.len() == nodes
             && a.tree.words.len() == nodes.div_ceil(64)
-            && a.tree.rank.len() == a.tree.words.len();
+            && a.tree.rank.len() == a.tree.words.len()
+            && a.order.len() <= nodes
+            && a.order.first().is_none_or(|&r| r == 0);
         if !fits {
             return Err("it does not match the heap index".into());
         }

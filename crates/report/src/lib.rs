@@ -5,7 +5,8 @@
 //!
 //! Rules and thresholds follow MAT (docs: mat-semantics.md §3); each section's file says
 //! which rule it implements. Cost: a linear pass over every object; the waste pass (two
-//! threads); one walk of the dominator tree that records its preorder (`preorder.rs`); then
+//! threads); the dominator tree's preorder laid out by two linear passes over the analysis's
+//! DFS order (`preorder.rs`); then
 //! sequential scans of that preorder for the retained size by class and each suspect's breakdown (both
 //! split over two threads); one BFS over the graph when there are leak suspects.
 
@@ -59,7 +60,7 @@ pub fn build(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions) -> R
     let ctl = Control { phase: "report", progress: options.progress.clone(), cancel: options.cancel.clone() };
     let cancelled = |_| HeapError::Cancelled;
     let mut ctx = ctx::Ctx::new(heap, analysis, options.limit.max(1));
-    // Work units for progress: the object pass, the tree walk, the rest.
+    // Work units for progress: the object pass, the preorder's two passes, the rest.
     let n = heap.object_count() as u64;
     let total_work = 3 * n.max(1);
     let mut scan = scan::scan(&ctx, &ctl, total_work).map_err(cancelled)?;

@@ -2,13 +2,19 @@
 //! (retained size by class, the suspects' class breakdowns): they then read arrays from
 //! front to back instead of following child lists at random.
 //!
-//! One iterative depth-first walk (chains of 100 000+ objects exist) visits children in the
-//! tree's order (biggest retained first) and writes, per position `i`, the object and the
-//! size of its subtree (the subtree of position `i` is `i .. i + size[i]`); then two passes
-//! over the positions add the class and the shallow size of each (gathers split over both
-//! cores, then one forward pass). The arrays go where the heap's `scratch` placement says (scratch files for the
-//! CLI's full analysis: 14 B/object of page cache, written once in order, then read in
-//! order), so they add nothing to the process's anonymous memory.
+//! No walk of the child lists: the analysis keeps the tree's nodes in an order where each
+//! comes after its immediate dominator (the dominator phase's DFS preorder), so one reverse
+//! pass over it sums the subtree sizes and one forward pass gives every node its position —
+//! the next free one inside its dominator's range, which then moves past the node's subtree
+//! — and writes, per position `i`, the object and the size of its subtree (the subtree of
+//! position `i` is `i .. i + size[i]`). The top-level subtrees lie side by side in
+//! `top_level_dominators()` order; below them siblings come in DFS order, which no reader
+//! depends on (they sum over whole subtrees). One node-indexed `u32` array (4 B/object of
+//! anonymous memory) serves both passes and is freed before the rest. Then two passes over
+//! the positions add the class and the shallow size of each (gathers split over both
+//! cores, then one forward pass). The arrays go where the heap's `scratch` placement says
+//! (scratch files for the CLI's full analysis: 14 B/object of page cache, written once,
+//! then read in order), so they add nothing to the process's anonymous memory.
 
 use heapql_graph::control::{Cancelled, Control};
 use heapql_heap::{BigArray, ClassIdx};
@@ -54,8 +60,10 @@ impl Preorder {
         let a = ctx.analysis;
         let place = heap.scratch();
         let top = a.top_level_dominators();
-        // Every object of the tree is below a top-level dominator: count them first.
-        let n = (0..heap.object_count()).filter(|&o| a.in_tree(o)).count();
+        // The tree's nodes, the virtual root first, each after its immediate dominator.
+        let order = a.tree_order();
+        let order = order.get(1..).unwrap_or(&[]);
+        let n = order.len();
         let mut objects: BigArray<u32> = BigArray::zeroed(n, place);
         let mut size: BigArray<u32> = BigArray::zeroed(n, place);
         let mut shallow: BigArray<u32> = BigArray::zeroed(n, place);
@@ -64,35 +72,46 @@ impl Preorder {
         } else {
             PreClasses::Wide(BigArray::zeroed(n, place))
         };
+        let tick = |k: usize| if k % TICK as usize == 0 { ctl.tick(done_before + k as u64 / 2, total_work) } else { Ok(()) };
+        // Per node, first the size of its subtree, then the next free position inside it (one
+        // node-indexed array, 4 B/object, the only one read at random besides idom).
+        let mut at = vec![0u32; heap.object_count() as usize + 1];
+        // Sizes in one reverse pass: every node's subtree is complete before its dominator's.
+        for (k, &v) in order.iter().rev().enumerate() {
+            tick(k)?;
+            at[v as usize] += 1;
+            let d = a.idom_node(v) as usize;
+            at[d] += at[v as usize];
+        }
+        // The top-level subtrees side by side in `top_level_dominators()` order.
         let mut top_start = Vec::with_capacity(top.len());
         let mut next = 0usize;
-        // The walk fixes the order only. The current path: (position, index of the next
-        // child). 8 bytes a level (paths can be millions deep): the child list is looked up
-        // again rather than kept.
-        let mut stack: Vec<(u32, u32)> = Vec::new();
         for &t in top {
+            let v = t as usize + 1;
+            let sz = at[v];
             top_start.push(next as u32);
             objects[next] = t;
-            stack.push((next as u32, 0));
-            next += 1;
-            while let Some((i, k)) = stack.last_mut() {
-                let children = a.dominated(objects[*i as usize]);
-                if let Some(&child) = children.get(*k as usize) {
-                    *k += 1;
-                    if next % TICK as usize == 0 {
-                        ctl.tick(done_before + next as u64, total_work)?;
-                    }
-                    objects[next] = child;
-                    stack.push((next as u32, 0));
-                    next += 1;
-                } else {
-                    let i = *i as usize;
-                    stack.pop();
-                    size[i] = (next - i) as u32;
-                }
-            }
+            size[next] = sz;
+            at[v] = next as u32 + 1;
+            next += sz as usize;
         }
         assert_eq!(next, n, "every object of the dominator tree is below a top-level dominator");
+        // Positions in one forward pass: a node takes the next free position of its dominator
+        // (already placed), which moves past the node's subtree; the node's own next free
+        // position is the one after it. Siblings come in `order`'s order.
+        for (k, &v) in order.iter().enumerate() {
+            tick(n + k)?;
+            let d = a.idom_node(v) as usize;
+            if d == 0 {
+                continue;
+            }
+            let (i, sz) = (at[d], at[v as usize]);
+            at[d] = i + sz;
+            objects[i as usize] = v - 1;
+            size[i as usize] = sz;
+            at[v as usize] = i + 1;
+        }
+        drop(at);
         // Then the class and the retained size of every position (turned into the shallow
         // size below): reads independent of each other, which the processor overlaps (a walk
         // waits for each), each core taking half.
@@ -196,4 +215,52 @@ pub fn halves(ranges: &[std::ops::Range<usize>]) -> [Vec<std::ops::Range<usize>>
         }
     }
     [a, b]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use heapql_graph::{FullAnalysis, GraphOptions};
+    use heapql_heap::{Heap, OpenOptions};
+
+    /// Every object of the tree once; the nearest enclosing range of each position is its
+    /// immediate dominator's (so each range is exactly a subtree); the top-level subtrees at
+    /// `top_start` in order; shallow sizes read back — with and without unreachable objects.
+    #[test]
+    fn positions_hold_whole_dominator_subtrees() {
+        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+        for dump in ["fixtures/demo/demo.hprof", "fixtures/dumps/KnownHeap-jdk17-coops.hprof"] {
+            let heap = Heap::open(&root.join(dump), OpenOptions::default()).unwrap();
+            for reachable_only in [false, true] {
+                let a = FullAnalysis::build(&heap, GraphOptions { reachable_only, ..Default::default() }).unwrap();
+                let ctx = Ctx::new(&heap, &a, 1);
+                let ctl = Control { phase: "report", progress: None, cancel: None };
+                let pre = Preorder::build(&ctx, &ctl, 0, 1).unwrap();
+                let in_tree = (0..heap.object_count()).filter(|&o| a.in_tree(o)).count();
+                assert_eq!(pre.len(), in_tree, "{dump}");
+                let mut seen = vec![false; heap.object_count() as usize];
+                // Enclosing positions: (end of the range, object).
+                let mut path: Vec<(usize, u32)> = Vec::new();
+                for i in 0..pre.len() {
+                    let o = pre.objects[i];
+                    assert!(!std::mem::replace(&mut seen[o as usize], true), "{dump}: #{o} twice");
+                    while path.last().is_some_and(|&(end, _)| end <= i) {
+                        path.pop();
+                    }
+                    let end = i + pre.size[i] as usize;
+                    assert_eq!(a.immediate_dominator(o), path.last().map(|&(_, p)| p), "{dump}: dominator of #{o}");
+                    assert!(path.last().is_none_or(|&(e, _)| end <= e), "{dump}: range of #{o} nested");
+                    assert_eq!(pre.classes.get(i), heap.class_of(o));
+                    assert_eq!(pre.shallow(&ctx, i), heap.shallow_size(o), "{dump}: shallow of #{o}");
+                    path.push((end, o));
+                }
+                let top = a.top_level_dominators();
+                assert_eq!(pre.top_start.len(), top.len());
+                for (k, &t) in top.iter().enumerate() {
+                    assert_eq!(pre.objects[pre.top_start[k] as usize], t);
+                    assert!(k == 0 || pre.top_start[k - 1] < pre.top_start[k], "{dump}: top-level subtrees in order");
+                }
+            }
+        }
+    }
 }
