@@ -58,17 +58,23 @@ pub fn retained_sizes_in(dom: &Dominators, shallow: impl Fn(u32) -> u64, place: 
             big.insert(v, s);
         }
     };
+    // Own sizes first, in node order: `shallow` reads the dump (an object's class or length),
+    // and node order is the dump's order, so a dump larger than memory is read front to back
+    // here instead of at random in the preorder below.
+    for (v, &d) in dom.idom.iter().enumerate() {
+        if d != NONE {
+            set(&mut small, &mut big, v as u32, shallow(v as u32));
+        }
+    }
     // Reverse preorder: every child is finished (its subtree summed into it) before its
-    // immediate dominator comes up, so one pass adds each node's own size and passes the
-    // total up.
+    // immediate dominator comes up, so one pass passes each node's total up.
     let root = dom.preorder.first().copied();
     for &v in dom.preorder.iter().rev() {
         let get = |small: &[u32], big: &FxHashMap<u32, u64>, x: u32| match small[x as usize] {
             u32::MAX => big[&x],
             s => s as u64,
         };
-        let total = get(&small, &big, v) + shallow(v);
-        set(&mut small, &mut big, v, total);
+        let total = get(&small, &big, v);
         if Some(v) != root {
             let d = dom.idom[v as usize];
             let sum = get(&small, &big, d) + total;
