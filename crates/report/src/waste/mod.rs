@@ -169,11 +169,10 @@ fn duplicate_arrays(env: &Env, p: &mut Partial) -> Vec<ObjIdx> {
     let heap = env.heap;
     let mut arrays = std::mem::take(&mut p.arrays);
     arrays.sort_unstable();
-    // Candidates: members of hash groups with more than one array, as (group, array); the groups
-    // are numbered in hash order, each group's members ascending.
-    let mut candidates: Vec<(u32, ObjIdx)> = Vec::new();
-    // Per group: the bytes of its first (lowest-index) member, the budget's unit.
-    let mut group_bytes: Vec<u64> = Vec::new();
+    // Candidates: members of hash groups with more than one array, as (array, group); the
+    // groups are numbered in hash order.
+    let mut candidates: Vec<(ObjIdx, u32)> = Vec::new();
+    let mut groups = 0u32;
     let mut i = 0;
     while i < arrays.len() {
         let mut j = i + 1;
@@ -181,13 +180,21 @@ fn duplicate_arrays(env: &Env, p: &mut Partial) -> Vec<ObjIdx> {
             j += 1;
         }
         if j - i > 1 {
-            let g = group_bytes.len() as u32;
-            group_bytes.push(heap.shallow_size(arrays[i].1));
-            candidates.extend(arrays[i..j].iter().map(|&(_, o)| (g, o)));
+            candidates.extend(arrays[i..j].iter().map(|&(_, o)| (o, groups)));
+            groups += 1;
         }
         i = j;
     }
     drop(arrays);
+    // In object order from here on; per group, the bytes of its first (lowest-index) member,
+    // the budget's unit, read in that order too.
+    candidates.sort_unstable();
+    let mut group_bytes: Vec<u64> = vec![u64::MAX; groups as usize];
+    for &(o, g) in &candidates {
+        if group_bytes[g as usize] == u64::MAX {
+            group_bytes[g as usize] = heap.shallow_size(o);
+        }
+    }
     let pass_bytes = pass_content_bytes(heap);
     let mut redundant = Vec::new();
     let mut first_group = 0usize;
@@ -200,12 +207,11 @@ fn duplicate_arrays(env: &Env, p: &mut Partial) -> Vec<ObjIdx> {
             last_group += 1;
         }
         let (lo, hi) = (first_group as u32, last_group as u32);
-        let mut pass: Vec<(ObjIdx, u32)> = candidates.iter().filter(|&&(g, _)| (lo..hi).contains(&g)).map(|&(g, o)| (o, g)).collect();
-        pass.sort_unstable();
+        let pass = candidates.iter().filter(|&&(_, g)| (lo..hi).contains(&g));
         // Distinct contents seen so far per group (several only when different contents share
         // a hash): (class, bytes) of the lowest-index array holding each.
         let mut kept: FxHashMap<u32, Vec<(ClassIdx, Vec<u8>)>> = FxHashMap::default();
-        for &(o, g) in &pass {
+        for &(o, g) in pass {
             let Some(content) = heap.primitive_array_bytes(o) else { continue };
             let class = env.class_of(o);
             let seen = kept.entry(g).or_default();
