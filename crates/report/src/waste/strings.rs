@@ -269,15 +269,18 @@ fn latin1_candidates(heap: &Heap, groups: &[Group]) -> Vec<(ObjIdx, u64)> {
     // The high byte of each UTF-16 unit: the first of a pair big-endian, the second little.
     let high = if heap.utf16_big_endian() { 0 } else { 1 };
     let mut out = Vec::new();
-    for g in groups.iter().filter(|g| g.encoding == UTF16_BYTES) {
-        let Some(t) = text(heap, g.rep) else { continue };
+    // In object order (the dump's), not the groups' key order, which reads the dump at random.
+    let mut reps: Vec<ObjIdx> = groups.iter().filter(|g| g.encoding == UTF16_BYTES).map(|g| g.rep).collect();
+    reps.sort_unstable();
+    for rep in reps {
+        let Some(t) = text(heap, rep) else { continue };
         if t.bytes.len() % 2 != 0 || t.bytes.chunks_exact(2).any(|u| u[high] != 0) {
             continue;
         }
         let latin1 = model.array_size(1, (t.bytes.len() / 2) as u64);
         let now = heap.shallow_size(t.array);
         if now > latin1 {
-            out.push((g.rep, now - latin1));
+            out.push((rep, now - latin1));
         }
     }
     out
