@@ -5,7 +5,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock, RwLock};
 
 use heapql_graph::FullAnalysis;
-use heapql_heap::Heap;
+use heapql_heap::{Heap, HeapError};
 
 use crate::cache::CacheState;
 
@@ -47,9 +47,49 @@ use napi_derive::napi;
 
 use heapql_graph::GraphOptions;
 
-use crate::convert::{catch_panic, heap_error};
+use crate::convert::{catch_panic, coded, heap_error};
 use crate::heap_handle::HeapHandle;
 use crate::progress::{progress_fn, CancelToken};
+
+/// JSON text computed off the event loop from the full analysis (the report's sections, the
+/// waste checks); fails with ERR_NEEDS_ANALYSIS before analyze().
+pub struct AnalysisJsonTask {
+    state: Arc<SharedState>,
+    /// What runs, for an internal error: `computing the report`.
+    doing: &'static str,
+    /// The error before analyze(): `the report needs the full analysis: call analyze() first`.
+    needs_analysis: &'static str,
+    run: Box<dyn FnMut(&SharedState, &FullAnalysis) -> std::result::Result<String, HeapError> + Send>,
+}
+
+impl AnalysisJsonTask {
+    pub fn new(
+        state: Arc<SharedState>,
+        doing: &'static str,
+        needs_analysis: &'static str,
+        run: impl FnMut(&SharedState, &FullAnalysis) -> std::result::Result<String, HeapError> + Send + 'static,
+    ) -> AnalysisJsonTask {
+        AnalysisJsonTask { state, doing, needs_analysis, run: Box::new(run) }
+    }
+}
+
+impl Task for AnalysisJsonTask {
+    type Output = String;
+    type JsValue = String;
+
+    fn compute(&mut self) -> Result<String> {
+        catch_panic(self.doing, || {
+            let Some(analysis) = self.state.analysis() else {
+                return Err(coded("ERR_NEEDS_ANALYSIS", self.needs_analysis));
+            };
+            (self.run)(&self.state, &analysis).map_err(heap_error)
+        })
+    }
+
+    fn resolve(&mut self, _env: Env, json: String) -> Result<String> {
+        Ok(json)
+    }
+}
 
 #[napi(object)]
 pub struct AnalyzeOptions {

@@ -1,16 +1,13 @@
 //! The report's data across the boundary: one JSON string (serde, the shape of the report
-//! model's sections) computed off the event loop from the full analysis.
-
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
+//! model's sections) computed off the event loop from the full analysis, through the dump's
+//! cache entry when there is one.
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use heapql_report::{build, ReportOptions};
+use heapql_report::{build, build_json_with_cache, ReportOptions};
 
-use crate::analysis::SharedState;
-use crate::convert::{catch_panic, coded, heap_error};
+use crate::analysis::AnalysisJsonTask;
 use crate::heap_handle::HeapHandle;
 use crate::progress::{progress_fn, CancelToken, ProgressCallback};
 
@@ -20,46 +17,6 @@ pub struct ReportDataOptions {
     pub limit: Option<u32>,
     /// Duplicate string values shown (default 20).
     pub top_strings: Option<u32>,
-}
-
-pub struct ReportDataTask {
-    state: Arc<SharedState>,
-    limit: usize,
-    top_strings: usize,
-    progress: Option<heapql_heap::ProgressFn>,
-    cancel: Option<Arc<AtomicBool>>,
-}
-
-impl Task for ReportDataTask {
-    type Output = String;
-    type JsValue = String;
-
-    fn compute(&mut self) -> Result<String> {
-        catch_panic("computing the report", || {
-            let Some(analysis) = self.state.analysis() else {
-                return Err(coded("ERR_NEEDS_ANALYSIS", "the report needs the full analysis: call analyze() first"));
-            };
-            let options = ReportOptions {
-                reachable_only: analysis.reachable_only(),
-                limit: self.limit,
-                top_strings: self.top_strings,
-                progress: self.progress.clone(),
-                cancel: self.cancel.clone(),
-            };
-            let state = &self.state;
-            let make = || build(&state.heap, &analysis, &options).map(|data| data.to_json());
-            let Some(entry) = &state.cache.entry else { return make().map_err(heap_error) };
-            let key = format!("limit={};top-strings={};reachable-only={}", options.limit, options.top_strings, options.reachable_only);
-            let mut warnings = Vec::new();
-            let (json, used) = entry.blob_or_build("report", &key, &mut warnings, make).map_err(heap_error)?;
-            state.cache.note("report", used, warnings);
-            Ok(json)
-        })
-    }
-
-    fn resolve(&mut self, _env: Env, json: String) -> Result<String> {
-        Ok(json)
-    }
 }
 
 #[napi]
@@ -75,15 +32,31 @@ impl HeapHandle {
         options: Option<ReportDataOptions>,
         on_progress: Option<ProgressCallback>,
         cancel: Option<&CancelToken>,
-    ) -> Result<AsyncTask<ReportDataTask>> {
-        let limit = options.as_ref().and_then(|o| o.limit).unwrap_or(25).max(1) as usize;
-        let top_strings = options.as_ref().and_then(|o| o.top_strings).unwrap_or(20) as usize;
-        Ok(AsyncTask::new(ReportDataTask {
-            state: self.state()?.clone(),
-            limit,
-            top_strings,
-            progress: progress_fn(on_progress),
-            cancel: cancel.map(|c| c.flag.clone()),
-        }))
+    ) -> Result<AsyncTask<AnalysisJsonTask>> {
+        let defaults = ReportOptions::default();
+        let limit = options.as_ref().and_then(|o| o.limit).map_or(defaults.limit, |l| l as usize).max(1);
+        let top_strings = options.as_ref().and_then(|o| o.top_strings).map_or(defaults.top_strings, |t| t as usize);
+        let progress = progress_fn(on_progress);
+        let cancel = cancel.map(|c| c.flag.clone());
+        let run = move |state: &crate::analysis::SharedState, analysis: &heapql_graph::FullAnalysis| {
+            let options = ReportOptions {
+                reachable_only: analysis.reachable_only(),
+                limit,
+                top_strings,
+                progress: progress.clone(),
+                cancel: cancel.clone(),
+            };
+            let Some(entry) = &state.cache.entry else { return build(&state.heap, analysis, &options).map(|data| data.to_json()) };
+            let mut warnings = Vec::new();
+            let (json, used) = build_json_with_cache(&state.heap, analysis, &options, entry, &mut warnings)?;
+            state.cache.note("report", used, warnings);
+            Ok(json)
+        };
+        Ok(AsyncTask::new(AnalysisJsonTask::new(
+            self.state()?.clone(),
+            "computing the report",
+            "the report needs the full analysis: call analyze() first",
+            run,
+        )))
     }
 }

@@ -1,15 +1,12 @@
 //! The waste checks across the boundary: one JSON string (serde, the shape of the report
 //! model's `waste` section) computed off the event loop from the full analysis.
 
-use std::sync::Arc;
-
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use heapql_report::waste::{analyze, WasteOptions};
 
-use crate::analysis::SharedState;
-use crate::convert::{catch_panic, coded, heap_error};
+use crate::analysis::AnalysisJsonTask;
 use crate::heap_handle::HeapHandle;
 use crate::progress::{progress_fn, CancelToken, ProgressCallback};
 
@@ -19,30 +16,6 @@ pub struct WasteDataOptions {
     pub limit: Option<u32>,
     /// Duplicate string values shown (default 20).
     pub top_strings: Option<u32>,
-}
-
-pub struct WasteDataTask {
-    state: Arc<SharedState>,
-    options: WasteOptions,
-}
-
-impl Task for WasteDataTask {
-    type Output = String;
-    type JsValue = String;
-
-    fn compute(&mut self) -> Result<String> {
-        catch_panic("computing the waste checks", || {
-            let Some(analysis) = self.state.analysis() else {
-                return Err(coded("ERR_NEEDS_ANALYSIS", "the waste checks need the full analysis: call analyze() first"));
-            };
-            let waste = analyze(&self.state.heap, &analysis, &self.options).map_err(heap_error)?;
-            Ok(waste.to_json())
-        })
-    }
-
-    fn resolve(&mut self, _env: Env, json: String) -> Result<String> {
-        Ok(json)
-    }
 }
 
 #[napi]
@@ -58,13 +31,19 @@ impl HeapHandle {
         options: Option<WasteDataOptions>,
         on_progress: Option<ProgressCallback>,
         cancel: Option<&CancelToken>,
-    ) -> Result<AsyncTask<WasteDataTask>> {
+    ) -> Result<AsyncTask<AnalysisJsonTask>> {
+        let defaults = WasteOptions::default();
         let options = WasteOptions {
-            limit: options.as_ref().and_then(|o| o.limit).unwrap_or(25).max(1) as usize,
-            top_strings: options.as_ref().and_then(|o| o.top_strings).unwrap_or(20) as usize,
+            limit: options.as_ref().and_then(|o| o.limit).map_or(defaults.limit, |l| l as usize).max(1),
+            top_strings: options.as_ref().and_then(|o| o.top_strings).map_or(defaults.top_strings, |t| t as usize),
             progress: progress_fn(on_progress),
             cancel: cancel.map(|c| c.flag.clone()),
         };
-        Ok(AsyncTask::new(WasteDataTask { state: self.state()?.clone(), options }))
+        Ok(AsyncTask::new(AnalysisJsonTask::new(
+            self.state()?.clone(),
+            "computing the waste checks",
+            "the waste checks need the full analysis: call analyze() first",
+            move |state, analysis| analyze(&state.heap, analysis, &options).map(|waste| waste.to_json()),
+        )))
     }
 }

@@ -91,6 +91,20 @@ pub fn build(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions) -> R
     Ok(ReportData { overview, leak_suspects, top_consumers, threads, waste })
 }
 
+/// The report's JSON through the dump's cache entry: the cached text when it was made with
+/// the same options, else `build`'s, then written. Cache problems become lines in
+/// `warnings`, never errors.
+pub fn build_json_with_cache(
+    heap: &Heap,
+    analysis: &FullAnalysis,
+    options: &ReportOptions,
+    entry: &heapql_cache::Entry,
+    warnings: &mut Vec<String>,
+) -> Result<(String, heapql_cache::CacheUse), HeapError> {
+    let key = format!("limit={};top-strings={};reachable-only={}", options.limit, options.top_strings, options.reachable_only);
+    entry.blob_or_build("report", &key, warnings, || build(heap, analysis, options).map(|data| data.to_json()))
+}
+
 impl ReportData {
     /// The JSON text the N-API door hands to TypeScript.
     pub fn to_json(&self) -> String {
