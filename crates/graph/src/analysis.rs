@@ -21,7 +21,7 @@
 //! 8.7 B/object (the heap index's 0.2 included), 34.5 B/object in scratch files kept (the
 //! DFS preorder's 4 included), plus ≈ 12 B/object of temporaries in the dominator phase
 //! (parent, predecessor offsets and lists, freed at its end). Results are identical with
-//! every array in memory (`Placement::Memory`; tests/scratch_files.rs).
+//! every array in memory (`Placement::Memory`; crates/report/tests/scratch_files.rs).
 //!
 //! Temporaries are freed before the next array is allocated: the retained sums use the
 //! preorder returned by the dominator phase, which the analysis then keeps (written once, read
@@ -290,13 +290,18 @@ impl FullAnalysis {
     /// A shortest path from a GC root (or unreachable pseudo-root) to `o`, root first, with
     /// field labels; None if `o` hangs off no root (only with `reachable_only`).
     pub fn path_to_root(&self, heap: &Heap, o: ObjIdx) -> Option<Vec<PathStep>> {
-        let nodes = self.path_nodes_to_root(o)?;
-        let mut steps = Vec::with_capacity(nodes.len() - 1);
-        for w in nodes.windows(2) {
-            let label = if w[0] == 0 { self.root_label(heap, obj(w[1])) } else { edge_label(heap, obj(w[0]), obj(w[1])) };
-            steps.push(PathStep { object: obj(w[1]), label });
-        }
-        Some(steps)
+        Some(self.labelled_path(heap, &self.path_nodes_to_root(o)?))
+    }
+
+    /// The steps of a path of nodes from the virtual root, each labelled with how it is reached.
+    fn labelled_path(&self, heap: &Heap, nodes: &[u32]) -> Vec<PathStep> {
+        nodes
+            .windows(2)
+            .map(|w| {
+                let label = if w[0] == 0 { self.root_label(heap, obj(w[1])) } else { edge_label(heap, obj(w[0]), obj(w[1])) };
+                PathStep { object: obj(w[1]), label }
+            })
+            .collect()
     }
 
     /// The nodes of a shortest path from the virtual root (node 0, first) to `o`, without
@@ -315,13 +320,7 @@ impl FullAnalysis {
         skip: impl Fn(ObjIdx, ObjIdx) -> bool,
     ) -> Option<Vec<PathStep>> {
         let parents = self.root_path_parents(|u, v| u != 0 && skip(obj(u), obj(v)));
-        let nodes = path_from_parents(&parents, node(o))?;
-        let mut steps = Vec::with_capacity(nodes.len() - 1);
-        for w in nodes.windows(2) {
-            let label = if w[0] == 0 { self.root_label(heap, obj(w[1])) } else { edge_label(heap, obj(w[0]), obj(w[1])) };
-            steps.push(PathStep { object: obj(w[1]), label });
-        }
-        Some(steps)
+        Some(self.labelled_path(heap, &path_from_parents(&parents, node(o))?))
     }
 
     /// Root kinds of a child of the virtual root, as MAT names them (`JNI Global, System Class`).
