@@ -190,10 +190,6 @@ impl ObjectGraph {
         &self.root_children[self.gc_root_count..]
     }
 
-    pub fn pinned(&self) -> &FixedBitSet {
-        &self.pinned
-    }
-
     /// Is `u -> v` an edge of the graph that dominators, retained sets and paths to GC roots
     /// follow? Every edge of the virtual root; into a pinned node (a GC root, a pseudo-root)
     /// none other; from an unreachable object into a reachable one none (garbage never holds
