@@ -22,7 +22,7 @@ use heapql_heap::{BigArray, ClassIdx};
 use super::ctx::Ctx;
 use super::scan::TICK;
 
-/// Shallow sizes of 4 GiB and more are stored as this and computed again when read.
+/// Shallow sizes of 4 GiB and more are stored as this and read from the index instead.
 const BIG: u32 = u32::MAX;
 
 /// The class of every position, as `u16` while the class count allows.
@@ -173,11 +173,7 @@ impl Preorder {
     #[inline]
     pub fn shallow(&self, ctx: &Ctx, i: usize) -> u64 {
         match self.shallow[i] {
-            BIG => {
-                let a = ctx.analysis;
-                let o = self.objects[i];
-                a.retained_size(o) - a.dominated(o).iter().map(|&k| a.retained_size(k)).sum::<u64>()
-            }
+            BIG => ctx.heap.shallow_size(self.objects[i]),
             s => s as u64,
         }
     }
