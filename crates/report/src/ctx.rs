@@ -25,9 +25,10 @@ pub struct Ctx<'a> {
     pub flags: Vec<u8>,
     /// Loader id → label (the bootstrap loader, id 0, is not in the map).
     loader_labels: FxHashMap<u64, String>,
-    /// Class of every object, filled by the object pass: the later walks visit objects in
-    /// dominator-tree order, where reading the class from the dump would be a random read
-    /// per object. 2 bytes per object (4 past 65 536 classes), dropped with the context.
+    /// Class of every object, filled by the object pass for the waste pass and the preorder's
+    /// gathers, which visit objects in an order where reading the class from the dump would
+    /// be a random read per object. 2 bytes per object (4 past 65 536 classes), emptied once
+    /// the preorder carries the classes (`build`).
     classes: ClassCache,
 }
 

@@ -5,8 +5,10 @@
 //! and percent of the used heap. The formulas: docs/report-model.md, "waste".
 //!
 //! Cost: one pass over every object, split in two halves run on two threads, then a sort of
-//! (hash, index) pairs of the primitive arrays to find equal contents. Memory: 8 bytes per
-//! primitive array, the string groups, and the rows; nothing is allocated per object.
+//! (hash, index) pairs of the primitive arrays; arrays sharing a hash are compared byte by
+//! byte, read in object order (`duplicate_arrays`). Memory: 8 bytes per primitive array, the
+//! first copies of the groups being compared (`pass_content_bytes` at a time), the string
+//! groups, and the rows; nothing is allocated per object.
 //!
 //! Categories never count one object twice: a collection's backing array is judged with the
 //! collection, a String's array with the String, a redundant duplicate array is not also a
