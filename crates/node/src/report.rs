@@ -39,13 +39,7 @@ impl HeapHandle {
         let progress = progress_fn(on_progress);
         let cancel = cancel.map(|c| c.flag.clone());
         let run = move |state: &crate::analysis::SharedState, analysis: &heapql_graph::FullAnalysis| {
-            let options = ReportOptions {
-                reachable_only: analysis.reachable_only(),
-                limit,
-                top_strings,
-                progress: progress.clone(),
-                cancel: cancel.clone(),
-            };
+            let options = ReportOptions { limit, top_strings, progress: progress.clone(), cancel: cancel.clone() };
             let Some(entry) = &state.cache.entry else { return build(&state.heap, analysis, &options).map(|data| data.to_json()) };
             let mut warnings = Vec::new();
             let (json, used) = build_json_with_cache(&state.heap, analysis, &options, entry, &mut warnings)?;

@@ -86,7 +86,7 @@ fn main() {
     // --report: the report data too (phase "report"), as `heapql <dump>` computes it.
     let t_report = args.iter().any(|a| a == "--report").then(|| {
         let t = Instant::now();
-        let ropts = heapql_report::ReportOptions { reachable_only, progress: Some(progress.clone()), ..Default::default() };
+        let ropts = heapql_report::ReportOptions { progress: Some(progress.clone()), ..Default::default() };
         let data = heapql_report::build(&heap, &a, &ropts).unwrap();
         let json = data.to_json();
         let mut h = std::hash::DefaultHasher::new();

@@ -37,9 +37,6 @@ use heapql_heap::{Heap, HeapError, ProgressFn};
 /// Options of `build` (progress phase: "report").
 #[derive(Clone)]
 pub struct ReportOptions {
-    /// The analysis was built with `reachable_only`: unreachable objects are left out of every
-    /// section (they are still counted in `overview.heap.unreachable*`).
-    pub reachable_only: bool,
     /// Longest list of each section (histogram rows, loaders, consumers, packages, …).
     pub limit: usize,
     /// Values shown in `waste.duplicateStrings.top`.
@@ -51,11 +48,13 @@ pub struct ReportOptions {
 
 impl Default for ReportOptions {
     fn default() -> Self {
-        ReportOptions { reachable_only: false, limit: 25, top_strings: 20, progress: None, cancel: None }
+        ReportOptions { limit: 25, top_strings: 20, progress: None, cancel: None }
     }
 }
 
-/// Computes every section of the report.
+/// Computes every section of the report. An analysis built with `reachable_only` leaves
+/// unreachable objects out of every section (they are still counted in
+/// `overview.heap.unreachable*`).
 pub fn build(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions) -> Result<ReportData, HeapError> {
     let ctl = Control { phase: "report", progress: options.progress.clone(), cancel: options.cancel.clone() };
     let cancelled = |_| HeapError::Cancelled;
@@ -81,7 +80,7 @@ pub fn build(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions) -> R
     ctx.set_classes(Default::default());
     let retained = retained_by_class::retained_by_class(&ctx, &pre);
     ctl.tick(2 * n, total_work).map_err(cancelled)?;
-    let overview = overview::overview(&ctx, &scan, &retained, options.reachable_only);
+    let overview = overview::overview(&ctx, &scan, &retained, analysis.reachable_only());
     let paths = paths::Paths::new(&ctx, &scan.referents);
     let leak_suspects = suspects::leak_suspects(&ctx, &paths, &pre, &ctl, (2 * n, total_work)).map_err(cancelled)?;
     let top_consumers = consumers::top_consumers(&ctx);
@@ -101,7 +100,7 @@ pub fn build_json_with_cache(
     entry: &heapql_cache::Entry,
     warnings: &mut Vec<String>,
 ) -> Result<(String, heapql_cache::CacheUse), HeapError> {
-    let key = format!("limit={};top-strings={};reachable-only={}", options.limit, options.top_strings, options.reachable_only);
+    let key = format!("limit={};top-strings={};reachable-only={}", options.limit, options.top_strings, analysis.reachable_only());
     entry.blob_or_build("report", &key, warnings, || build(heap, analysis, options).map(|data| data.to_json()))
 }
 

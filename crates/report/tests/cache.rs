@@ -51,7 +51,7 @@ fn assert_same(dump: &str, (ch, ca): (&Heap, &FullAnalysis), (fh, fa): (&Heap, &
         assert_eq!(ca.path_to_root(ch, o), fa.path_to_root(fh, o), "{dump}: path of #{o}");
         assert_eq!(ca.inbound(o), fa.inbound(o));
     }
-    let options = ReportOptions { reachable_only: fa.reachable_only(), ..Default::default() };
+    let options = ReportOptions::default();
     assert_eq!(build(ch, ca, &options).unwrap().to_json(), build(fh, fa, &options).unwrap().to_json(), "{dump}: report data");
 }
 

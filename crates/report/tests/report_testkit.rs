@@ -62,7 +62,7 @@ fn analyze(bytes: &[u8], reachable_only: bool) -> (Heap, FullAnalysis) {
 }
 
 fn report(heap: &Heap, a: &FullAnalysis) -> ReportData {
-    build(heap, a, &ReportOptions { reachable_only: a.reachable_only(), ..Default::default() }).unwrap()
+    build(heap, a, &ReportOptions::default()).unwrap()
 }
 
 fn idx(heap: &Heap, id: u64) -> ObjIdx {
