@@ -364,8 +364,6 @@ fn in_subquery_and_exists_guard() {
     assert_eq!(b.row_count, f.v.iter().filter(|&&x| x >= 25).count());
 }
 
-/// An object meets a number by its address, on either side and in IN (issue 12: `x IN (SELECT
-/// @objectAddress …)` used to match nothing).
 /// Without the full analysis `@outbounds` reads the heap: the class object first, then each
 /// referenced object once, in element order (an array repeating its elements lists them once).
 #[test]
@@ -385,6 +383,8 @@ fn outbounds_from_the_heap_list_each_object_once_in_field_order() {
     assert_eq!(listed, [mirror, index(y), index(x)]);
 }
 
+/// An object meets a number by its address, on either side and in IN (issue 12: `x IN (SELECT
+/// @objectAddress …)` used to match nothing).
 #[test]
 fn objects_compare_with_numbers_by_address() {
     let (heap, _) = setup();
