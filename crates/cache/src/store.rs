@@ -139,26 +139,28 @@ impl Cache {
 
     /// The cap in bytes: the given one, or the default share of the disk.
     pub fn max_bytes(&self) -> u64 {
-        self.max_bytes.unwrap_or_else(|| {
-            let held: u64 = self.list().iter().map(|e| e.bytes).sum();
-            ((free_bytes(&self.root) + held) as f64 * DEFAULT_SHARE) as u64
-        })
+        self.cap(|| self.list().iter().map(|e| e.bytes).sum())
+    }
+
+    /// The cap, `held` (the bytes the cache holds) asked for only when the cap is the default.
+    fn cap(&self, held: impl FnOnce() -> u64) -> u64 {
+        self.max_bytes.unwrap_or_else(|| ((free_bytes(&self.root) + held()) as f64 * DEFAULT_SHARE) as u64)
     }
 
     /// Removes least recently used entries (never `keep`) until the cache fits its cap;
-    /// returns whether it fits.
-    fn evict(&self, keep: &Path) -> bool {
-        let cap = self.max_bytes();
+    /// `Err(cap)` when it cannot (`keep` alone is larger).
+    fn evict(&self, keep: &Path) -> Result<(), u64> {
         let mut entries = self.list();
         let mut total: u64 = entries.iter().map(|e| e.bytes).sum();
+        let cap = self.cap(|| total);
         while total > cap {
-            let Some(i) = entries.iter().rposition(|e| e.dir != keep) else { return false };
+            let Some(i) = entries.iter().rposition(|e| e.dir != keep) else { return Err(cap) };
             let e = entries.remove(i);
             if std::fs::remove_dir_all(&e.dir).is_ok() {
                 total -= e.bytes;
             }
         }
-        true
+        Ok(())
     }
 }
 
@@ -286,17 +288,13 @@ impl Entry {
             w.finish()
         });
         match result {
-            Ok(bytes) => {
-                if !self.cache.evict(&self.dir) {
+            Ok(bytes) => match self.cache.evict(&self.dir) {
+                Ok(()) => Written::Done(bytes),
+                Err(cap) => {
                     let _ = std::fs::remove_dir_all(&self.dir);
-                    return Written::Failed(format!(
-                        "cache: {} needs more than the cache's cap of {} bytes (--cache-max); not cached",
-                        self.dir.display(),
-                        self.cache.max_bytes()
-                    ));
+                    Written::Failed(format!("cache: {} needs more than the cache's cap of {cap} bytes (--cache-max); not cached", self.dir.display()))
                 }
-                Written::Done(bytes)
-            }
+            },
             Err(e) => {
                 let _ = std::fs::remove_file(&tmp);
                 failed(&e)

@@ -381,13 +381,15 @@ fn attribute(env: &Env, base: Value, attr: Attr) -> EvalResult {
 }
 
 /// Outbound references read from the heap alone: the class object first, then every
-/// referenced object once, in field order.
+/// referenced object once, in field order (a set, not a scan of `out`: an array of a million
+/// elements must not cost a million squared).
 fn heap_outbounds(env: &Env, o: ObjIdx) -> Vec<ObjIdx> {
     let heap = env.heap;
     let mut out = vec![heap.class(heap.class_of(o)).object];
+    let mut seen: rustc_hash::FxHashSet<ObjIdx> = out.iter().copied().collect();
     heap.for_each_reference(o, |id, _| {
         if let Some(t) = heap.index_of(id) {
-            if !out.contains(&t) {
+            if seen.insert(t) {
                 out.push(t);
             }
         }

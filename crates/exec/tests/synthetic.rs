@@ -364,6 +364,25 @@ fn in_subquery_and_exists_guard() {
     assert_eq!(b.row_count, f.v.iter().filter(|&&x| x >= 25).count());
 }
 
+/// Without the full analysis `@outbounds` reads the heap: the class object first, then each
+/// referenced object once, in element order (an array repeating its elements lists them once).
+#[test]
+fn outbounds_from_the_heap_list_each_object_once_in_field_order() {
+    let mut b = DumpBuilder::new(8);
+    let object = b.object_class;
+    let item = b.class("com.example.Item", Some(object), &[("x", BasicType::Int)]);
+    let (x, y) = (b.instance(item, &[Val::Int(1)]), b.instance(item, &[Val::Int(2)]));
+    let array = b.object_array(b.object_array_class, &[y, x, y, 0, x, y]);
+    b.root_jni_global(array);
+    let heap = open(&temp_file("outbounds-repeated.hprof", &b.build()));
+    let index = |id: u64| heap.index_of(id).expect("an object of the dump") as i64;
+    let mirror = heap.class(heap.class_of(index(array) as u32)).object as i64;
+    let out = run(&heap, select(class("java.lang.Object[]"), json!({"output": columns(&[("out", attr(row(), "outbounds"))])})));
+    let Value::List(cells) = &column(&out, 0)[0] else { panic!("not a list: {:?}", column(&out, 0)) };
+    let listed: Vec<i64> = cells.iter().map(|v| if let Value::Obj(o) = v { *o as i64 } else { panic!("not an object: {v:?}") }).collect();
+    assert_eq!(listed, [mirror, index(y), index(x)]);
+}
+
 /// An object meets a number by its address, on either side and in IN (issue 12: `x IN (SELECT
 /// @objectAddress …)` used to match nothing).
 #[test]

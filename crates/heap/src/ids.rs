@@ -85,6 +85,14 @@ impl IndexBuilder {
     }
 }
 
+/// The id at position `i` of an ascending list kept as low halves plus high-half runs (the
+/// index, and the builder's object lists before they become one).
+#[inline]
+pub(crate) fn id_at(runs: &[(u32, u32)], id_lo: &[u32], i: usize) -> u64 {
+    let r = if runs.len() <= 1 { 0 } else { runs.partition_point(|&(_, start)| start as usize <= i) - 1 };
+    ((runs[r].0 as u64) << 32) | id_lo[i] as u64
+}
+
 /// `n` zeros placed by `place`; in memory, with the huge-page advice of `big_vec`.
 pub(crate) fn zeroed<T: heapql_scratch::Plain>(n: usize, place: &Placement) -> BigArray<T> {
     match place {
@@ -165,12 +173,7 @@ impl ObjIndex {
 
     #[inline]
     pub fn id(&self, o: u32) -> u64 {
-        let r = if self.runs.len() <= 1 {
-            0
-        } else {
-            self.runs.partition_point(|&(_, start)| start <= o) - 1
-        };
-        ((self.runs[r].0 as u64) << 32) | self.id_lo[o as usize] as u64
+        id_at(&self.runs, &self.id_lo, o as usize)
     }
 
     #[inline]

@@ -1,4 +1,5 @@
-//! Merging the heap pass's two id-sorted object lists into the index arrays, on both cores:
+//! Merging two id-sorted object lists into the index arrays, on both cores (the general path
+//! of `builder::objects`, for a dump whose objects are not in address order):
 //! the id range is cut at a pivot, each half is merged by its own thread into its own part of
 //! the output. Duplicate ids (a corrupt dump) keep their first record.
 
@@ -70,7 +71,8 @@ pub(crate) fn merge(a: Vec<(u64, u64)>, b: Vec<(u64, u64)>, extra: usize, place:
     let ((n1, mut runs, d1), (n2, runs2, d2)) = std::thread::scope(|s| {
         let right = s.spawn(|| merge_into(&a[ca..], &b[cb..], pr, lr));
         let left = merge_into(&a[..ca], &b[..cb], pl, ll);
-        (left, right.join().unwrap_or_default())
+        // An empty right half would silently drop objects: a panic there is passed on.
+        (left, right.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
     });
     if n1 < left_len {
         // Duplicates on the left: close the gap.

@@ -110,6 +110,11 @@ impl<T: Plain> BigArray<T> {
             return Ok(BigArray::default());
         }
         let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or_else(|| std::io::Error::other("array too long"))?;
+        // Pages past the end of the file would be a SIGBUS at first touch, not an error.
+        let file_len = file.metadata()?.len();
+        if (offset as u128) + (bytes as u128) > file_len as u128 {
+            return Err(std::io::Error::other(format!("{bytes} bytes at byte offset {offset} run past the end of the file ({file_len} bytes)")));
+        }
         // SAFETY: a private mapping; cache files are only ever replaced by rename, never
         // written in place, so the bytes under the map do not change.
         let map = unsafe { memmap2::MmapOptions::new().offset(offset).len(bytes).map_copy(file) }?;
@@ -297,6 +302,8 @@ mod tests {
         let again: BigArray<u32> = BigArray::map_file(&f, 4096, 10).unwrap();
         assert_eq!((a[0], again[0]), (5, 0), "writes stay private");
         assert!(BigArray::<u32>::map_file(&f, 4096, 0).unwrap().is_empty());
+        let past = BigArray::<u32>::map_file(&f, 4096, 11).err().expect("one value past the end is refused");
+        assert!(past.to_string().contains("past the end of the file"), "{past}");
     }
 
     #[test]

@@ -54,26 +54,24 @@ fn warn(w: heapql_hprof::Warning) -> Warning {
 
 pub(crate) fn build(path: &Path, options: OpenOptions) -> Result<Heap, HeapError> {
     let name = path.display().to_string();
-    let progress = options.progress.clone();
-    let cb = move |phase: &'static str, done: u64, total: u64| {
-        if let Some(p) = &progress {
-            p(Progress { phase, done, total })
-        }
-    };
-    let ctl = Control { progress: Some(&cb), cancel: options.cancel.as_deref() };
-    let src = Source::open(path, ctl).map_err(|e| map_err(&name, e))?;
-    build_with(src, &name, &options, ctl)
+    with_control(&options, |ctl| {
+        let src = Source::open(path, ctl).map_err(|e| map_err(&name, e))?;
+        build_with(src, &name, &options, ctl)
+    })
 }
 
 pub(crate) fn build_from_source(src: Source, name: &str, options: OpenOptions) -> Result<Heap, HeapError> {
-    let progress = options.progress.clone();
-    let cb = move |phase: &'static str, done: u64, total: u64| {
-        if let Some(p) = &progress {
+    with_control(&options, |ctl| build_with(src, name, &options, ctl))
+}
+
+/// Runs `f` with the reader's `Control` made of the options' progress callback and cancel flag.
+fn with_control<R>(options: &OpenOptions, f: impl FnOnce(Control<'_>) -> R) -> R {
+    let cb = |phase: &'static str, done: u64, total: u64| {
+        if let Some(p) = &options.progress {
             p(Progress { phase, done, total })
         }
     };
-    let ctl = Control { progress: Some(&cb), cancel: options.cancel.as_deref() };
-    build_with(src, name, &options, ctl)
+    f(Control { progress: Some(&cb), cancel: options.cancel.as_deref() })
 }
 
 /// This process's resident anonymous memory (for `HEAPQL_TIMING`), 0 where unknown.

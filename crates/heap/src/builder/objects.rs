@@ -9,7 +9,7 @@
 //! order (hand-made, another VM) takes the general path: sort and merge `(id, offset)` pairs.
 
 use super::*;
-use crate::ids::{IndexBuilder, OFFSET_MASK};
+use crate::ids::{id_at, IndexBuilder, OFFSET_MASK};
 use heapql_scratch::{BigArray, Placement};
 
 /// One heap-pass thread's objects in file order (class objects aside, in `classes`).
@@ -196,12 +196,6 @@ fn release<T>(s: &[T]) {
     }
 }
 
-/// The id at position `i` of an ascending list with high-half runs.
-fn id_at(runs: &[(u32, u32)], id_lo: &[u32], i: usize) -> u64 {
-    let r = runs.partition_point(|&(_, s)| s as usize <= i) - 1;
-    ((runs[r].0 as u64) << 32) | id_lo[i] as u64
-}
-
 /// Merges the class objects into the ascending list in place, from the back. Returns false
 /// (nothing changed but the class list's order) when a class id repeats or is also another
 /// object's id: a corrupt dump, left to the general path that settles which record counts.
@@ -305,7 +299,8 @@ fn general(parts: Vec<ObjList>, extra: usize, place: &Placement) -> Assembled {
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
+        // A part lost to a panicking thread would silently drop its objects: pass it on.
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
     });
     let mut it = sorted.into_iter();
     let mut a = it.next().unwrap_or_default();
