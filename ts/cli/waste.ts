@@ -9,6 +9,7 @@ import { defineCommand } from 'citty';
 import { usageError } from '../errors.js';
 import { chooseOutput, writeWaste } from '../report/output.js';
 import { checkOptions, dumpArgs, dumpIndex, fullAnalysisArgs, scratchDir } from './args.js';
+import { cacheOptions } from './cache.js';
 import { analyzeForCli, openForCli } from './open.js';
 import { interruptSignal, terminalProgress } from './progress.js';
 
@@ -29,7 +30,7 @@ export const wasteCommand = defineCommand({
     const choice = chooseOutput(a.out ?? null, a.format ?? null);
     const limit = rowLimit(a.limit);
     const scratch = scratchDir(a['scratch-dir']);
-    const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), noCache: !a.cache, scratchDir: scratch });
+    const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), ...cacheOptions(a), scratchDir: scratch });
     try {
       await analyzeForCli(heap, a['reachable-only'] ?? false);
       const interrupt = interruptSignal();
