@@ -11,7 +11,7 @@ import { chooseOutput, writeWaste } from '../report/output.js';
 import { checkOptions, dumpArgs, dumpIndex, fullAnalysisArgs, scratchDir } from './args.js';
 import { cacheOptions } from './cache.js';
 import { analyzeForCli, openForCli } from './open.js';
-import { interruptSignal, terminalProgress } from './progress.js';
+import { withProgress } from './progress.js';
 
 const args = {
   ...dumpArgs,
@@ -33,15 +33,7 @@ export const wasteCommand = defineCommand({
     const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), ...cacheOptions(a), scratchDir: scratch });
     try {
       await analyzeForCli(heap, a['reachable-only'] ?? false);
-      const interrupt = interruptSignal();
-      const progress = terminalProgress(interrupt.signal);
-      let model;
-      try {
-        model = await heap.waste({ limit, reachableOnly: a['reachable-only'] ?? false, onProgress: progress.onProgress, signal: interrupt.signal });
-      } finally {
-        progress.stop();
-        interrupt.dispose();
-      }
+      const model = await withProgress(({ onProgress, signal }) => heap.waste({ limit, reachableOnly: a['reachable-only'] ?? false, onProgress, signal }));
       writeWaste(model, choice);
       if (choice.path) process.stderr.write(`waste report written to ${choice.path}\n`);
     } finally {
