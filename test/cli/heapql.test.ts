@@ -168,6 +168,21 @@ function write(dir: string, name: string, bytes: Buffer): string {
   return p;
 }
 
+describe('heapql summary', () => {
+  it('prints text or JSON and refuses another --format', async () => {
+    const text = await heapql(['summary', known]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/^Heap dump /);
+    const json = await heapql(['summary', known, '--format', 'json']);
+    expect(json.code, json.stderr).toBe(0);
+    expect(typeof JSON.parse(json.stdout)).toBe('object');
+    const bad = await heapql(['summary', known, '--format', 'xml']);
+    expect(bad.code).toBe(2);
+    expect(bad.stdout).toBe('');
+    expect(bad.stderr).toBe("error: --format must be text or json, not 'xml'\n");
+  });
+});
+
 describe('several heap dumps in one file (third-party corpus)', () => {
   const agent = path.resolve(root, '../shared/corpus/oracle_jdk7_21_hprofagent.hprof');
   const present = existsSync(agent);

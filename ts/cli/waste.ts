@@ -12,6 +12,7 @@ import { checkOptions, dumpArgs, dumpIndex, fullAnalysisArgs, scratchDir } from 
 import { cacheOptions } from './cache.js';
 import { analyzeForCli, openForCli } from './open.js';
 import { withProgress } from './progress.js';
+import { notice } from './stderr.js';
 
 const args = {
   ...dumpArgs,
@@ -35,7 +36,7 @@ export const wasteCommand = defineCommand({
       await analyzeForCli(heap, a['reachable-only'] ?? false);
       const model = await withProgress(({ onProgress, signal }) => heap.waste({ limit, reachableOnly: a['reachable-only'] ?? false, onProgress, signal }));
       writeWaste(model, choice);
-      if (choice.path) process.stderr.write(`waste report written to ${choice.path}\n`);
+      if (choice.path) notice(`waste report written to ${choice.path}`);
     } finally {
       heap.close();
     }
