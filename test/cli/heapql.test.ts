@@ -2,29 +2,18 @@
  * The heapql command end to end (the compiled CLI in a child process): demo, query, analyze,
  * their output formats, and the errors a user sees for bad input and bad queries.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 
+import { heapql as runHeapql } from '../tools/run.js';
+
 const root = path.resolve(__dirname, '../..');
 const demo = path.join(root, 'fixtures/demo/demo.hprof');
 const known = path.join(root, 'fixtures/dumps/KnownHeap-jdk17-coops.hprof');
 
-function heapql(args: string[], cwd = root): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(root, 'bin/heapql.js'), ...args], {
-      cwd,
-      env: { ...process.env, HEAPQL_DEBUG: '', NO_COLOR: '1' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const heapql = (args: string[], cwd = root) => runHeapql(args, { cwd });
 
 let tmp: string;
 beforeAll(() => {
