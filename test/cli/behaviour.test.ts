@@ -76,6 +76,11 @@ describe('--quiet', () => {
     expect(report.stderr).toBe('');
     const loudReport = await heapql([known, path.join(tmp, 'r.md')]);
     expect(loudReport.stderr).toContain('report written to');
+    const waste = await heapql(['--quiet', 'waste', known, path.join(tmp, 'w.md')]);
+    expect(waste.code, waste.stderr).toBe(0);
+    expect(waste.stderr).toBe('');
+    const loudWaste = await heapql(['waste', known, path.join(tmp, 'w.md')]);
+    expect(loudWaste.stderr).toContain('waste report written to');
     const failing = await heapql(['--quiet', 'query', path.join(tmp, 'missing.hprof')]);
     expect(failing.code).toBe(2);
     expect(failing.stderr).toMatch(/^error: /);

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import { openHeap } from '../../ts/index.js';
+import { heapql as run } from '../tools/run.js';
 
 const root = path.resolve(__dirname, '../..');
 const known = path.join(root, 'fixtures/dumps/KnownHeap-jdk17-coops.hprof');
@@ -273,6 +274,28 @@ describe('no cache, no room, no permission', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--cache-max lots');
   });
+});
+
+describe('every dump command takes the cache options', () => {
+  // Each command once with --cache-dir (the entry must land there, not in HEAPQL_CACHE_DIR)
+  // and once with --no-cache (nothing written anywhere). The --repl runs read an empty stdin.
+  const commands: [string, (dump: string) => string[]][] = [
+    ['query --repl', (dump) => ['query', dump, '--repl']],
+    ['analyze --repl', (dump) => ['analyze', dump, '--repl']],
+    ['waste', (dump) => ['waste', dump, path.join(tmp, `waste-${dirs}.json`)]],
+  ];
+  for (const [name, args] of commands) {
+    it(`${name}: --cache-dir and --no-cache`, async () => {
+      const [given, env] = [freshDir(), freshDir()];
+      const r = await run(args(known).concat('--cache-dir', given), { env: { HEAPQL_CACHE_DIR: env } });
+      expect(r.code, r.stderr).toBe(0);
+      expect(cacheFiles(given).length).toBeGreaterThan(0);
+      expect(cacheFiles(env)).toEqual([]);
+      const n = await run(args(known).concat('--no-cache'), { env: { HEAPQL_CACHE_DIR: env } });
+      expect(n.code, n.stderr).toBe(0);
+      expect(cacheFiles(env)).toEqual([]);
+    });
+  }
 });
 
 describe('heapql cache list and clear', () => {

@@ -2,29 +2,18 @@
  * The heapql command end to end (the compiled CLI in a child process): demo, query, analyze,
  * their output formats, and the errors a user sees for bad input and bad queries.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 
+import { heapql as runHeapql } from '../tools/run.js';
+
 const root = path.resolve(__dirname, '../..');
 const demo = path.join(root, 'fixtures/demo/demo.hprof');
 const known = path.join(root, 'fixtures/dumps/KnownHeap-jdk17-coops.hprof');
 
-function heapql(args: string[], cwd = root): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(root, 'bin/heapql.js'), ...args], {
-      cwd,
-      env: { ...process.env, HEAPQL_DEBUG: '', NO_COLOR: '1' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const heapql = (args: string[], cwd = root) => runHeapql(args, { cwd });
 
 let tmp: string;
 beforeAll(() => {
@@ -167,6 +156,21 @@ function write(dir: string, name: string, bytes: Buffer): string {
   writeFileSync(p, bytes);
   return p;
 }
+
+describe('heapql summary', () => {
+  it('prints text or JSON and refuses another --format', async () => {
+    const text = await heapql(['summary', known]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/^Heap dump /);
+    const json = await heapql(['summary', known, '--format', 'json']);
+    expect(json.code, json.stderr).toBe(0);
+    expect(typeof JSON.parse(json.stdout)).toBe('object');
+    const bad = await heapql(['summary', known, '--format', 'xml']);
+    expect(bad.code).toBe(2);
+    expect(bad.stdout).toBe('');
+    expect(bad.stderr).toBe("error: --format must be text or json, not 'xml'\n");
+  });
+});
 
 describe('several heap dumps in one file (third-party corpus)', () => {
   const agent = path.resolve(root, '../shared/corpus/oracle_jdk7_21_hprofagent.hprof');

@@ -1,26 +1,15 @@
 /** The report command end to end: formats by extension, queries and config folded in, determinism. */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
+import { heapql as runHeapql } from '../tools/run.js';
+
 const root = path.resolve(__dirname, '../..');
 const known = path.join(root, 'fixtures/dumps/KnownHeap-jdk25-coops.hprof');
 
-function heapql(args: string[], cwd = root, env: Record<string, string> = {}) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [path.join(root, 'bin/heapql.js'), ...args], {
-      cwd,
-      env: { ...process.env, NO_COLOR: '1', ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const heapql = (args: string[], cwd = root, env: Record<string, string> = {}) => runHeapql(args, { cwd, env });
 
 describe('heapql <dump> [report]', () => {
   it('heapql demo prints the full Markdown report, byte-identical apart from its timestamp', async () => {

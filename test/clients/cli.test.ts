@@ -3,15 +3,15 @@
  * child process, talking HTTP to the emulators on loopback. Checks stdout, the one-line errors
  * on stderr, exit codes (0 / 1 failure / 2 usage) and that refused arguments send nothing.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { DeviceEmulator, frameBytes } from './device-emulator.js';
-import { requireFreshDist, ROOT } from './dist-check.js';
+import { requireFreshDist } from './dist-check.js';
 import { SchedulerEmulator } from './scheduler-emulator.js';
+import { heapql as runHeapql, type RunResult } from '../tools/run.js';
 
 let sched: SchedulerEmulator;
 let device: DeviceEmulator;
@@ -32,27 +32,11 @@ beforeEach(() => {
   device.reset();
 });
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = RunResult;
 
 /** Runs `node bin/heapql.js …` without blocking this process's event loop (the emulators live here). */
 function heapql(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin/heapql.js'), ...args], {
-      cwd: dir,
-      env: { ...process.env, NO_COLOR: '1', HEAPQL_DEBUG: '', HEAPQL_SCHED_URL: '', HEAPQL_DEVICE_URL: '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runHeapql(args, { cwd: dir, env: { HEAPQL_SCHED_URL: '', HEAPQL_DEVICE_URL: '', ...env } });
 }
 
 const s = (...args: string[]) => heapql(['sched', ...args, '--url', sched.url]);

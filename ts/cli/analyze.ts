@@ -29,7 +29,7 @@ export const analyzeCommand = defineCommand({
     const scratch = scratchDir(a['scratch-dir']);
     if (a.repl) {
       refuseWithRepl(rawArgs, a);
-      const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), noCache: !a.cache, scratchDir: scratch });
+      const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), ...cacheOptions(a), scratchDir: scratch });
       try {
         await analyzeForCli(heap, reachableOnly);
         process.exitCode = await startRepl(heap, reachableOnly);

@@ -12,7 +12,7 @@ import { chooseOutput, writeOutput } from '../report/index.js';
 import { checkOptions, dumpArgs, fullAnalysisArgs, scratchDir } from './args.js';
 import { cacheOptions } from './cache.js';
 import { analyzeForCli, openForCli } from './open.js';
-import { interruptSignal, terminalProgress } from './progress.js';
+import { withProgress } from './progress.js';
 import { notice, warn } from './stderr.js';
 
 const args = {
@@ -50,21 +50,15 @@ export const diffCommand = defineCommand({
     const choice = chooseOutput(a.report ?? null, a.format ?? null);
     const gate = repeated(rawArgs, 'fail-if-grown').map(parseGateRule);
     const scratch = scratchDir(a['scratch-dir']);
-    const interrupt = interruptSignal();
-    const progress = terminalProgress(interrupt.signal);
-    let model;
-    try {
-      model = await diffDumps(a.baseline, a.current, {
+    const model = await withProgress(({ onProgress, signal }) =>
+      diffDumps(a.baseline, a.current, {
         gate,
         open: (path) => openForCli(path, { scratchDir: scratch, ...cacheOptions(a) }),
         analyze: (session) => analyzeForCli(session, false),
-        onProgress: (_which, e) => progress.onProgress(e),
-        signal: interrupt.signal,
-      });
-    } finally {
-      progress.stop();
-      interrupt.dispose();
-    }
+        onProgress: (_which, e) => onProgress(e),
+        signal,
+      }),
+    );
     if (model.sameProgram.note) warn(model.sameProgram.note);
     writeOutput(renderDiff(model, choice.format), choice);
     if (choice.path) notice(`comparison written to ${choice.path}`);

@@ -4,7 +4,7 @@
  */
 import { openHeap, type Heap } from '../heap.js';
 import { printCacheWarnings, type CliCacheOptions } from './cache.js';
-import { interruptSignal, terminalProgress } from './progress.js';
+import { withProgress } from './progress.js';
 import { warn } from './stderr.js';
 
 export interface CliOpenOptions extends CliCacheOptions {
@@ -14,41 +14,29 @@ export interface CliOpenOptions extends CliCacheOptions {
 }
 
 export async function openForCli(path: string, options: CliOpenOptions = {}): Promise<Heap> {
-  const interrupt = interruptSignal();
-  const progress = terminalProgress(interrupt.signal);
-  try {
-    const heap = await openHeap(path, {
+  const heap = await withProgress(({ onProgress, signal }) =>
+    openHeap(path, {
       dump: options.dump,
       noCache: options.noCache,
       cache: true,
       ...(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}),
       ...(options.cacheMax !== undefined ? { cacheMax: options.cacheMax } : {}),
       ...(options.scratchDir !== undefined ? { scratchDir: options.scratchDir } : {}),
-      onProgress: progress.onProgress,
-      signal: interrupt.signal,
-    });
-    for (const w of heap.warnings()) {
-      // The offset is added unless the message names it already or it is not a data position.
-      const where = w.offset > 0 && !/offset/i.test(w.message) ? ` (byte offset ${w.offset})` : '';
-      warn(`${path}: ${w.message}${where}`);
-    }
-    printCacheWarnings(heap);
-    return heap;
-  } finally {
-    progress.stop();
-    interrupt.dispose();
+      onProgress,
+      signal,
+    }),
+  );
+  for (const w of heap.warnings()) {
+    // The offset is added unless the message names it already or it is not a data position.
+    const where = w.offset > 0 && !/offset/i.test(w.message) ? ` (byte offset ${w.offset})` : '';
+    warn(`${path}: ${w.message}${where}`);
   }
+  printCacheWarnings(heap);
+  return heap;
 }
 
 /** The full analysis with a progress bar and Ctrl-C, for commands that need the full path. */
 export async function analyzeForCli(heap: Heap, reachableOnly: boolean): Promise<void> {
-  const interrupt = interruptSignal();
-  const progress = terminalProgress(interrupt.signal);
-  try {
-    await heap.analyze({ reachableOnly, onProgress: progress.onProgress, signal: interrupt.signal });
-    printCacheWarnings(heap);
-  } finally {
-    progress.stop();
-    interrupt.dispose();
-  }
+  await withProgress(({ onProgress, signal }) => heap.analyze({ reachableOnly, onProgress, signal }));
+  printCacheWarnings(heap);
 }

@@ -96,3 +96,24 @@ export function interruptSignal(): { signal: AbortSignal; dispose: () => void } 
   process.on('SIGINT', handler);
   return { signal: controller.signal, dispose: () => process.off('SIGINT', handler) };
 }
+
+/** What a long call gets from `withProgress`: the bar's callback and the Ctrl-C signal. */
+export interface ProgressAndInterrupt {
+  onProgress: (event: ProgressEvent) => void;
+  signal: AbortSignal;
+}
+
+/**
+ * Runs one long native call with the terminal's progress bar and Ctrl-C, and takes both down
+ * when it ends (however it ends), so that what the command prints next is not drawn over.
+ */
+export async function withProgress<T>(work: (p: ProgressAndInterrupt) => Promise<T>): Promise<T> {
+  const interrupt = interruptSignal();
+  const progress = terminalProgress(interrupt.signal);
+  try {
+    return await work({ onProgress: progress.onProgress, signal: interrupt.signal });
+  } finally {
+    progress.stop();
+    interrupt.dispose();
+  }
+}

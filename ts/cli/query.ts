@@ -31,7 +31,7 @@ export const queryCommand = defineCommand({
       // Loaded only here: the terminal front is not part of a one-shot query's start-up.
       const { refuseWithRepl, startRepl } = await import('./repl.js');
       refuseWithRepl(rawArgs, a);
-      const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), noCache: !a.cache });
+      const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), ...cacheOptions(a) });
       try {
         process.exitCode = await startRepl(heap, reachableOnly);
       } finally {

@@ -11,7 +11,7 @@ import { chooseOutput, configOption, loadCollectionConfig, withVizWarnings, writ
 import { checkOptions, dumpArgs, dumpIndex, fullAnalysisArgs, queryArgs, scratchDir } from './args.js';
 import { cacheOptions, printCacheWarnings, type CliCacheOptions } from './cache.js';
 import { analyzeForCli, openForCli } from './open.js';
-import { interruptSignal, terminalProgress } from './progress.js';
+import { withProgress } from './progress.js';
 import { collectJobs, runJobsForReport, type QueryJob } from './queries.js';
 import { notice, warn } from './stderr.js';
 
@@ -59,25 +59,19 @@ export async function writeFullReport(file: string, options: FullReportOptions):
   const heap: Heap = await openForCli(file, { dump: options.dump, noCache: options.noCache, cacheDir: options.cacheDir, cacheMax: options.cacheMax, scratchDir: options.scratchDir ?? '' });
   try {
     await analyzeForCli(heap, options.reachableOnly);
-    const interrupt = interruptSignal();
-    const progress = terminalProgress(interrupt.signal);
-    let model;
-    try {
-      const { results, failures } = await runJobsForReport(heap, options.jobs, interrupt.signal);
+    const model = await withProgress(async ({ onProgress, signal }) => {
+      const { results, failures } = await runJobsForReport(heap, options.jobs, signal);
       for (const f of failures) warn(`query ${f}`);
-      model = withVizWarnings(
+      return withVizWarnings(
         await heap.report({
           queries: results,
           reachableOnly: options.reachableOnly,
-          signal: interrupt.signal,
-          onProgress: progress.onProgress,
+          signal,
+          onProgress,
           warnings: failures.map((message) => ({ source: 'query' as const, message })),
         }),
       );
-    } finally {
-      progress.stop();
-      interrupt.dispose();
-    }
+    });
     printCacheWarnings(heap);
     for (const w of model.warnings) if (w.source !== 'dump') warn(w.message);
     writeReport(model, options.choice);

@@ -1,6 +1,7 @@
 /** `heapql summary <dump>`: the query-only index and its summary (fast; no object graph). */
 import { defineCommand } from 'citty';
 
+import { usageError } from '../errors.js';
 import { buildSummary, renderSummary } from '../report/summary.js';
 import { checkOptions, dumpArgs, dumpIndex } from './args.js';
 
@@ -16,6 +17,9 @@ export const summaryCommand = defineCommand({
   args: summaryArgs,
   async run({ args, rawArgs }) {
     checkOptions(rawArgs, 'summary', summaryArgs, 1);
+    if (args.format !== undefined && args.format !== 'text' && args.format !== 'json') {
+      throw usageError(`--format must be text or json, not '${args.format}'`);
+    }
     await printSummary(args.file, { dump: dumpIndex(args.dump), ...cacheOptions(args), format: args.format });
   },
 });

@@ -9,8 +9,10 @@ import { defineCommand } from 'citty';
 import { usageError } from '../errors.js';
 import { chooseOutput, writeWaste } from '../report/output.js';
 import { checkOptions, dumpArgs, dumpIndex, fullAnalysisArgs, scratchDir } from './args.js';
+import { cacheOptions } from './cache.js';
 import { analyzeForCli, openForCli } from './open.js';
-import { interruptSignal, terminalProgress } from './progress.js';
+import { withProgress } from './progress.js';
+import { notice } from './stderr.js';
 
 const args = {
   ...dumpArgs,
@@ -29,20 +31,12 @@ export const wasteCommand = defineCommand({
     const choice = chooseOutput(a.out ?? null, a.format ?? null);
     const limit = rowLimit(a.limit);
     const scratch = scratchDir(a['scratch-dir']);
-    const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), noCache: !a.cache, scratchDir: scratch });
+    const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), ...cacheOptions(a), scratchDir: scratch });
     try {
       await analyzeForCli(heap, a['reachable-only'] ?? false);
-      const interrupt = interruptSignal();
-      const progress = terminalProgress(interrupt.signal);
-      let model;
-      try {
-        model = await heap.waste({ limit, reachableOnly: a['reachable-only'] ?? false, onProgress: progress.onProgress, signal: interrupt.signal });
-      } finally {
-        progress.stop();
-        interrupt.dispose();
-      }
+      const model = await withProgress(({ onProgress, signal }) => heap.waste({ limit, reachableOnly: a['reachable-only'] ?? false, onProgress, signal }));
       writeWaste(model, choice);
-      if (choice.path) process.stderr.write(`waste report written to ${choice.path}\n`);
+      if (choice.path) notice(`waste report written to ${choice.path}`);
     } finally {
       heap.close();
     }

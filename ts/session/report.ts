@@ -8,13 +8,15 @@
 import type { ErrorObject } from 'ajv';
 
 import { HeapqlError } from '../errors.js';
-import { call, type NativeHeap } from '../native/index.js';
+import { call, type Addon, type NativeHeap } from '../native/index.js';
 import { cancelTokenFor } from '../native/cancel.js';
 import { VERSION } from '../version.js';
 import { describeSchemaErrors, validateReportModel } from '../report/json.js';
 import { REPORT_SCHEMA_VERSION, type QueryResult, type ReportModel, type ReportWarning } from '../report/model.js';
-import type { HeapSession } from './session.js';
+import type { HeapSession, SectionOptions } from './session.js';
 import type { ProgressEvent } from './types.js';
+
+type CancelToken = InstanceType<Addon['CancelToken']>;
 
 export interface BuildReportOptions {
   /** Query results folded into the report, in this order. */
@@ -35,35 +37,50 @@ export interface BuildReportOptions {
 export type ReportSections = Pick<ReportModel, 'overview' | 'leakSuspects' | 'topConsumers' | 'threads' | 'waste'>;
 
 /** The sections of an analyzed heap (ERR_NEEDS_ANALYSIS before the analysis). */
-export async function reportSections(
-  handle: NativeHeap,
-  options: Pick<BuildReportOptions, 'limit' | 'topStrings' | 'onProgress' | 'signal'>,
-): Promise<ReportSections> {
+export function reportSections(handle: NativeHeap, options: SectionOptions): Promise<ReportSections> {
+  return sectionJson<ReportSections>(options, (limits, onProgress, token) => handle.reportData(limits, onProgress, token));
+}
+
+type NativeProgress = ((e: ProgressEvent) => void) | undefined;
+
+/**
+ * One of the door's JSON sections (the report's, the waste checks'), cancelled by
+ * `options.signal`; its errors are translated like every addon call's.
+ */
+export async function sectionJson<T>(
+  options: SectionOptions,
+  fetch: (limits: { limit?: number; topStrings?: number }, onProgress: NativeProgress, token: CancelToken) => string | Promise<string>,
+): Promise<T> {
   const { token, dispose } = cancelTokenFor(options.signal);
   try {
-    const json = await call(() =>
-      handle.reportData(
-        { limit: options.limit, topStrings: options.topStrings },
-        options.onProgress ? (e) => options.onProgress!(e) : undefined,
-        token,
-      ),
-    );
-    return JSON.parse(json) as ReportSections;
+    const onProgress: NativeProgress = options.onProgress ? (e) => options.onProgress!(e) : undefined;
+    const json = await call(() => fetch({ limit: options.limit, topStrings: options.topStrings }, onProgress, token));
+    return JSON.parse(json) as T;
   } finally {
     dispose();
   }
 }
 
-/** The full report of an opened dump; analyzes it first when needed. */
-export async function buildReport(heap: HeapSession, options: BuildReportOptions = {}): Promise<ReportModel> {
-  // An analysis in the other mode is kept unless the caller names a mode.
+/**
+ * Analyzes the heap for a report or the waste checks when needed: in the mode the caller names,
+ * else in the mode of the analysis already there (it is kept), else with every object.
+ */
+export async function analyzeForReport(heap: HeapSession, options: Pick<BuildReportOptions, 'reachableOnly' | 'onProgress' | 'signal'>): Promise<void> {
   const mode = options.reachableOnly ?? heap.status.analysis?.reachableOnly ?? false;
   await heap.analyze({ reachableOnly: mode, onProgress: options.onProgress, signal: options.signal });
+}
+
+/** The head every model the report builders write starts with. */
+export function modelHeader(): Pick<ReportModel, 'schemaVersion' | 'generator' | 'generatedAt'> {
+  return { schemaVersion: REPORT_SCHEMA_VERSION, generator: { name: 'heapql', version: VERSION }, generatedAt: new Date().toISOString() };
+}
+
+/** The full report of an opened dump; analyzes it first when needed. */
+export async function buildReport(heap: HeapSession, options: BuildReportOptions = {}): Promise<ReportModel> {
+  await analyzeForReport(heap, options);
   const data = await heap.reportData(options);
   const model: ReportModel = {
-    schemaVersion: REPORT_SCHEMA_VERSION,
-    generator: { name: 'heapql', version: VERSION },
-    generatedAt: new Date().toISOString(),
+    ...modelHeader(),
     overview: data.overview,
     leakSuspects: data.leakSuspects,
     topConsumers: data.topConsumers,

@@ -80,6 +80,16 @@ export interface AnalyzeOptions {
   signal?: AbortSignal;
 }
 
+/** Options of the report's and the waste checks' native section calls. */
+export interface SectionOptions {
+  /** Longest list of each section; default 25. */
+  limit?: number;
+  /** Duplicate string values shown; default 20. */
+  topStrings?: number;
+  signal?: AbortSignal;
+  onProgress?: (event: ProgressEvent) => void;
+}
+
 export interface ObjectLookupOptions {
   /** First field (array element) shown; default 0. */
   fieldOffset?: number;
@@ -351,15 +361,9 @@ export class HeapSession {
    * The report's computed sections (overview, leak suspects, top consumers, threads,
    * waste); needs the full analysis (ERR_NEEDS_ANALYSIS before).
    */
-  async reportData(options: { limit?: number; topStrings?: number; signal?: AbortSignal; onProgress?: (e: ProgressEvent) => void } = {}): Promise<ReportSections> {
+  async reportData(options: SectionOptions = {}): Promise<ReportSections> {
     const { reportSections } = await import('./report.js');
-    return reportSections(this.handle, {
-      ...options,
-      onProgress: (e) => {
-        options.onProgress?.(e);
-        this.emit({ type: 'progress', task: 'report', ...e });
-      },
-    });
+    return reportSections(this.handle, this.relayProgress('report', options));
   }
 
   /**
@@ -372,15 +376,20 @@ export class HeapSession {
   }
 
   /** The waste section (docs/report-model.md, "waste"); needs the full analysis (ERR_NEEDS_ANALYSIS before). */
-  async wasteData(options: { limit?: number; topStrings?: number; signal?: AbortSignal; onProgress?: (e: ProgressEvent) => void } = {}): Promise<Waste> {
+  async wasteData(options: SectionOptions = {}): Promise<Waste> {
     const { wasteSection } = await import('./waste.js');
-    return wasteSection(this.handle, {
+    return wasteSection(this.handle, this.relayProgress('waste', options));
+  }
+
+  /** The options with their progress also told to the session's subscribers (as `task`). */
+  private relayProgress(task: 'report' | 'waste', options: SectionOptions): SectionOptions {
+    return {
       ...options,
       onProgress: (e) => {
         options.onProgress?.(e);
-        this.emit({ type: 'progress', task: 'waste', ...e });
+        this.emit({ type: 'progress', task, ...e });
       },
-    });
+    };
   }
 
   /** The waste checks as the validated waste model (`heapql waste`); analyzes the dump first when needed. */
