@@ -85,6 +85,7 @@ function cacheCostNote(size, rows) {
  * (skipped with a note when it is not on PATH). A step that exits non-zero is reported as
  * skipped with the last line of its stderr, and the run goes on. A step with `output` must
  * (re)create that file, or it did not do the work being timed and is reported as skipped.
+ * `install` says how to get an external program (default `cargo install <cmd>`).
  */
 const STEPS = [
   { name: 'index + summary', cmd: 'heapql', args: (d) => ['summary', d, '--no-cache'] },
@@ -209,11 +210,13 @@ const STEPS = [
   {
     name: 'hprof-analyzer query: count strings (peer)',
     cmd: 'hprof-analyzer',
+    install: 'cargo install --locked hprof-analyzer',
     args: (d) => ['query', d, '--query', 'SELECT COUNT(*) FROM java.lang.String'],
   },
   {
     name: 'hprof-analyzer full report (peer)',
     cmd: 'hprof-analyzer',
+    install: 'cargo install --locked hprof-analyzer',
     output: (size) => path.join(OUT, `peer-report-${size}g.json`),
     args: (d, size) => [d, path.join(OUT, `peer-report-${size}g.json`)],
   },
@@ -544,8 +547,9 @@ async function main() {
   // A word starting with '=' names one step exactly ('=query: count strings' without the peer's).
   const picks = (name, w) => (w.startsWith('=') ? name.toLowerCase() === w.slice(1) : name.toLowerCase().includes(w));
   const steps = STEPS.filter((s) => !opts.steps || opts.steps.some((w) => picks(s.name, w)));
+  const unmatched = (opts.steps ?? []).filter((w) => !STEPS.some((s) => picks(s.name, w)));
+  if (unmatched.length > 0) usage(`--steps: no step is named by ${unmatched.map((w) => `"${w}"`).join(', ')}; the steps are:\n  ${STEPS.map((s) => s.name).join('\n  ')}`);
   const rows = [];
-  const outerRows = rows;
   const generated = [];
   try {
     for (const size of opts.sizes) {
@@ -561,18 +565,17 @@ async function main() {
       // One row per step and run; with --runs, the runs alternate between the steps.
       const runRows = [];
       for (let run = 0; run < opts.runs; run++) for (const step of steps) {
-        const rows = runRows;
         let argv;
         let note = '';
         if (step.script) argv = [process.execPath, path.join(ROOT, step.script), ...step.args(dump.file, size)];
         else if (step.cmd === 'heapql') argv = [process.execPath, CLI, ...step.args(dump.file, size)];
         else {
           const exe = onPath(step.cmd);
-          if (!exe) note = `skipped: ${step.cmd} is not on PATH (cargo install ${step.cmd})`;
+          if (!exe) note = `skipped: ${step.cmd} is not on PATH (${step.install ?? `cargo install ${step.cmd}`})`;
           else argv = [exe, ...step.args(dump.file, size)];
         }
         if (!argv) {
-          rows.push({ dump: name, sizeGB, step: step.name, ok: false, seconds: 0, rssMB: 0, note });
+          runRows.push({ dump: name, sizeGB, step: step.name, ok: false, seconds: 0, rssMB: 0, note });
           continue;
         }
         let cgroup = null;
@@ -580,7 +583,7 @@ async function main() {
           const limit = step.memoryLimit(fs.statSync(dump.file).size);
           cgroup = memoryCgroup(limit, argv);
           if (!cgroup) {
-            rows.push({ dump: name, sizeGB, step: step.name, ok: false, seconds: 0, rssMB: 0, note: 'skipped: needs a memory cgroup this user can create (root, cgroup v1 memory or v2 with the memory controller)' });
+            runRows.push({ dump: name, sizeGB, step: step.name, ok: false, seconds: 0, rssMB: 0, note: 'skipped: needs a memory cgroup this user can create (root, cgroup v1 memory or v2 with the memory controller)' });
             continue;
           }
           argv = cgroup.argv;
@@ -594,7 +597,7 @@ async function main() {
         if (step.dropCaches) {
           if (!dropPageCache()) {
             cgroup?.remove();
-            rows.push({ dump: name, sizeGB, step: step.name, ok: false, seconds: 0, rssMB: 0, note: 'skipped: dropping the page cache needs root (/proc/sys/vm/drop_caches)' });
+            runRows.push({ dump: name, sizeGB, step: step.name, ok: false, seconds: 0, rssMB: 0, note: 'skipped: dropping the page cache needs root (/proc/sys/vm/drop_caches)' });
             continue;
           }
           note = [note, 'page cache dropped'].filter(Boolean).join('; ');
@@ -611,11 +614,11 @@ async function main() {
           m.note = `exited 0 but wrote no ${path.basename(output)}`;
         }
         if (m.ok && step.script) note = (step.note ?? lookupNote)(`${logBase}.out`);
-        if (m.ok && step.after) note = [note, step.after(size, [...outerRows, ...rows])].filter(Boolean).join('; ');
-        rows.push({ dump: name, size, sizeGB, step: step.name, ...m, note: m.ok ? note : `skipped: ${m.note}` });
+        if (m.ok && step.after) note = [note, step.after(size, [...rows, ...runRows])].filter(Boolean).join('; ');
+        runRows.push({ dump: name, size, sizeGB, step: step.name, ...m, note: m.ok ? note : `skipped: ${m.note}` });
         process.stderr.write(`bench:   ${m.ok ? `${m.seconds.toFixed(2)} s, CPU ${m.cpuSeconds?.toFixed(2) ?? '?'} s, anon ~${Math.round(m.anonMB)} MB` : m.note}\n`);
       }
-      for (const step of steps) outerRows.push(summarizeRuns(step, runRows));
+      for (const step of steps) rows.push(summarizeRuns(step, runRows));
     }
   } finally {
     if (!opts.keep) for (const f of generated) fs.rmSync(f, { force: true });

@@ -168,27 +168,43 @@ function suspectKey(s: Suspect, snap: DumpSnapshot): string {
   return snap.keyOf.get(s.object.objectId) ?? `(no path) ${s.className}`;
 }
 
+/** What one dump offers to size the other's suspects: its suspects, big dominators and classes, by key. */
+interface SuspectSide {
+  suspects: Map<string, Suspect>;
+  dominators: Map<string, Sums<'retained'>>;
+  classes: Map<string, Sums<(typeof CLASS_FIELDS)[number]>>;
+}
+
+function suspectSide(snap: DumpSnapshot): SuspectSide {
+  return {
+    suspects: new Map(snap.sections.leakSuspects.suspects.map((s) => [suspectKey(s, snap), s])),
+    dominators: dominatorSums(snap),
+    classes: classSums(snap.sections),
+  };
+}
+
 /** A suspect's size in the other dump: its suspect, else a big dominator with the key, else the class. */
-function sizeIn(snap: DumpSnapshot, s: Suspect, key: string, suspects: Map<string, Suspect>): { retained: number | null; rank: number | null; source: SuspectDiffRow['baselineSource'] } {
-  const same = suspects.get(key);
+function sizeIn(side: SuspectSide, s: Suspect, key: string): { retained: number | null; rank: number | null; source: SuspectDiffRow['baselineSource'] } {
+  const same = side.suspects.get(key);
   if (same) return { retained: same.retained, rank: same.rank, source: 'suspect' };
   if (s.kind === 'single') {
-    const dom = dominatorSums(snap).get(key);
+    const dom = side.dominators.get(key);
     if (dom) return { retained: dom.retained, rank: null, source: 'dominator' };
     return { retained: null, rank: null, source: 'none' };
   }
-  const cls = classSums(snap.sections).get(classKey(s.className, s.classLoader));
+  const cls = side.classes.get(classKey(s.className, s.classLoader));
   return cls ? { retained: cls.retained, rank: null, source: 'class' } : { retained: null, rank: null, source: 'none' };
 }
 
 function suspectRows(b: DumpSnapshot, c: DumpSnapshot): SuspectDiffRow[] {
-  const index = (snap: DumpSnapshot) => new Map(snap.sections.leakSuspects.suspects.map((s) => [suspectKey(s, snap), s]));
-  const bSuspects = index(b);
-  const cSuspects = index(c);
+  const bSide = suspectSide(b);
+  const cSide = suspectSide(c);
+  const bSuspects = bSide.suspects;
+  const cSuspects = cSide.suspects;
   const pct = (bytes: number | null, snap: DumpSnapshot) => (bytes === null || snap.facts.usedHeap === 0 ? null : (bytes * 100) / snap.facts.usedHeap);
   const current: SuspectDiffRow[] = [];
   for (const [key, s] of cSuspects) {
-    const base = sizeIn(b, s, key, bSuspects);
+    const base = sizeIn(bSide, s, key);
     current.push({
       status: statusOf(base.retained, s.retained),
       title: s.title,
@@ -204,7 +220,7 @@ function suspectRows(b: DumpSnapshot, c: DumpSnapshot): SuspectDiffRow[] {
   const gone: SuspectDiffRow[] = [];
   for (const [key, s] of bSuspects) {
     if (cSuspects.has(key)) continue;
-    const now = sizeIn(c, s, key, cSuspects);
+    const now = sizeIn(cSide, s, key);
     gone.push({
       status: statusOf(s.retained, now.retained),
       title: s.title,

@@ -3,7 +3,7 @@
  * analysis, collects its snapshot and closes it (one dump in memory at a time), then compares.
  */
 import { openHeap, type HeapSession, type ProgressEvent } from '../session/index.js';
-import { computeDiff, DOMINATOR_PERCENT } from './compute.js';
+import { computeDiff, dominatorThreshold } from './compute.js';
 import { parseGateRule, type GateRule } from './gate.js';
 import type { DiffModel } from './model.js';
 import { fullSections, snapshot, type DumpSnapshot } from './snapshot.js';
@@ -30,7 +30,7 @@ async function collect(path: string, which: 'baseline' | 'current', options: Dif
     else await session.analyze({ ...(options.onProgress ? { onProgress: (e: ProgressEvent) => options.onProgress!(which, e) } : {}), ...(options.signal ? { signal: options.signal } : {}) });
     const sections = await fullSections(session, options.signal, options.onProgress ? (e) => options.onProgress!(which, e) : undefined);
     // Walked down to 1 % of this dump's heap; the comparison keeps 1 % of the larger one.
-    const own = Math.max(1, Math.ceil((sections.overview.heap.usedHeap * DOMINATOR_PERCENT) / 100));
+    const own = dominatorThreshold(sections.overview.heap.usedHeap, sections.overview.heap.usedHeap);
     return await snapshot(session, sections, own, which);
   } finally {
     session.close();

@@ -23,6 +23,9 @@ export function growthText(c: Change): string {
   return `${p > 0 ? '+' : p < 0 ? MINUS : ''}${Math.abs(p).toFixed(1)}%`;
 }
 
+/** `+447.2 KiB +46.8%`: the signed byte change and its growth (`new`; nothing when unknown). */
+export const bytesChange = (c: Change): string => `${signedBytes(c.delta)} ${growthText(c)}`.trim();
+
 /** `1.2 MiB → 1.6 MiB`. */
 export const bytesPair = (c: Change): string => `${formatBytes(c.baseline)} → ${formatBytes(c.current)}`;
 export const countPair = (c: Change): string => `${int(c.baseline)} → ${int(c.current)}`;

@@ -7,7 +7,7 @@ import { formatBytes, int } from '../report/format.js';
 import { escapeHtml as esc } from '../report/html-escape.js';
 import { CSP, CSS, table, type Col } from '../report/html.js';
 import { barChartSvg } from '../report/svg.js';
-import { SHOWN_ROWS, bytesPair, countPair, factRows, gateLines, growthText, grownRows, rowsText, signedBytes, signedInt, STATUS_TEXT } from './format.js';
+import { SHOWN_ROWS, bytesChange, bytesPair, countPair, factRows, gateLines, growthText, grownRows, rowsText, signedBytes, signedInt, STATUS_TEXT } from './format.js';
 import type { DiffModel } from './model.js';
 
 /** Bars in each growth chart. */
@@ -69,7 +69,7 @@ export function renderDiffHtml(m: DiffModel): string {
           `<b>${esc(s.title)}</b><br>${code(s.key)}`,
           s.baselineSource === 'none' ? '—' : `${esc(formatBytes(s.retained.baseline))}${s.baselineSource !== 'suspect' ? `<br><span class="note">${esc(s.baselineSource === 'dominator' ? 'a dominator, not a suspect' : 'the class, not a suspect')}</span>` : ''}`,
           s.currentRank === null && s.retained.current === 0 ? '—' : esc(formatBytes(s.retained.current)),
-          delta(`${signedBytes(s.retained.delta)} ${growthText(s.retained)}`.trim(), s.retained.delta),
+          delta(bytesChange(s.retained), s.retained.delta),
         ]),
         'Leak suspects',
       ),
@@ -107,7 +107,7 @@ export function renderDiffHtml(m: DiffModel): string {
       ? '<p>No big dominator grew.</p>'
       : table(
           cols(['Status'], ['Path from a GC root'], ['Retained', true], ['Δ retained', true]),
-          doms.shown.map((r) => [status(r.status), code(r.key), esc(r.status === 'new' ? `— → ${formatBytes(r.retained.current)}` : bytesPair(r.retained)), delta(`${signedBytes(r.retained.delta)} ${growthText(r.retained)}`.trim(), r.retained.delta)]),
+          doms.shown.map((r) => [status(r.status), code(r.key), esc(r.status === 'new' ? `— → ${formatBytes(r.retained.current)}` : bytesPair(r.retained)), delta(bytesChange(r.retained), r.retained.delta)]),
           'Dominators',
         ) + more(doms.grown, doms.shown.length),
   );
@@ -120,7 +120,7 @@ export function renderDiffHtml(m: DiffModel): string {
       ? '<p>No class loader grew.</p>'
       : table(
           cols(['Loader'], ['Classes', true], ['Instances', true], ['Shallow', true], ['Retained', true], ['Δ retained', true]),
-          loaders.shown.map((r) => [esc(r.loader), esc(countPair(r.definedClasses)), esc(countPair(r.instances)), esc(bytesPair(r.shallow)), esc(bytesPair(r.retained)), delta(`${signedBytes(r.retained.delta)} ${growthText(r.retained)}`.trim(), r.retained.delta)]),
+          loaders.shown.map((r) => [esc(r.loader), esc(countPair(r.definedClasses)), esc(countPair(r.instances)), esc(bytesPair(r.shallow)), esc(bytesPair(r.retained)), delta(bytesChange(r.retained), r.retained.delta)]),
           'Class loaders',
         ) + more(loaders.grown, loaders.shown.length),
   );
@@ -134,7 +134,7 @@ export function renderDiffHtml(m: DiffModel): string {
       ? '<p>No package grew.</p>'
       : table(
           cols(['Package'], ['Instances', true], ['Δ instances', true], ['Shallow', true], ['Δ shallow', true]),
-          packages.shown.map((r) => [code(r.package), esc(countPair(r.instances)), delta(signedInt(r.instances.delta), r.instances.delta), esc(bytesPair(r.shallow)), delta(`${signedBytes(r.shallow.delta)} ${growthText(r.shallow)}`.trim(), r.shallow.delta)]),
+          packages.shown.map((r) => [code(r.package), esc(countPair(r.instances)), delta(signedInt(r.instances.delta), r.instances.delta), esc(bytesPair(r.shallow)), delta(bytesChange(r.shallow), r.shallow.delta)]),
           'Packages',
         ) + more(packages.grown, packages.shown.length),
   );

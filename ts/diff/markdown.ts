@@ -4,7 +4,7 @@
  */
 import { formatBytes, int, printable } from '../report/format.js';
 import { mdText, table } from '../report/markdown.js';
-import { SHOWN_ROWS, bytesPair, countPair, factRows, gateLines, growthText, grownRows, rowsText, signedBytes, signedInt, STATUS_TEXT } from './format.js';
+import { SHOWN_ROWS, bytesChange, bytesPair, countPair, factRows, gateLines, growthText, grownRows, rowsText, signedBytes, signedInt, STATUS_TEXT } from './format.js';
 import type { DiffModel } from './model.js';
 
 const code = (s: string) => `\`${printable(s).replace(/`/g, "'").replace(/\|/g, '\\|')}\``;
@@ -37,7 +37,7 @@ export function renderDiffMarkdown(m: DiffModel): string {
           `**${STATUS_TEXT[s.status]}**`,
           `${mdText(s.title)}<br>${code(s.key)}`,
           s.baselineSource === 'none' ? `— → ${formatBytes(s.retained.current)}` : bytesPair(s.retained),
-          `${signedBytes(s.retained.delta)} ${growthText(s.retained)}`.trim(),
+          bytesChange(s.retained),
           s.baselineSource === 'suspect' ? (s.currentRank === null ? 'baseline suspect' : `baseline suspect ${s.baselineRank}`) : s.baselineSource === 'dominator' ? 'baseline dominator' : s.baselineSource === 'class' ? 'baseline class' : 'not in the baseline',
         ]),
         ['l', 'l', 'r', 'r', 'l'],
@@ -80,7 +80,7 @@ export function renderDiffMarkdown(m: DiffModel): string {
           STATUS_TEXT[r.status]!,
           code(r.key) + (r.objects.current > 1 ? ` (${r.objects.current} objects)` : ''),
           r.status === 'new' ? `— → ${formatBytes(r.retained.current)}` : bytesPair(r.retained),
-          `${signedBytes(r.retained.delta)} ${growthText(r.retained)}`.trim(),
+          bytesChange(r.retained),
         ]),
         ['l', 'l', 'r', 'r'],
       ),
@@ -96,7 +96,7 @@ export function renderDiffMarkdown(m: DiffModel): string {
     out.push(
       table(
         ['Loader', 'Classes', 'Instances', 'Shallow', 'Retained', 'Δ retained'],
-        loaders.shown.map((r) => [mdText(r.loader), countPair(r.definedClasses), countPair(r.instances), bytesPair(r.shallow), bytesPair(r.retained), `${signedBytes(r.retained.delta)} ${growthText(r.retained)}`.trim()]),
+        loaders.shown.map((r) => [mdText(r.loader), countPair(r.definedClasses), countPair(r.instances), bytesPair(r.shallow), bytesPair(r.retained), bytesChange(r.retained)]),
         ['l', 'r', 'r', 'r', 'r', 'r'],
       ),
       ...more(loaders.grown, loaders.shown.length),
@@ -111,7 +111,7 @@ export function renderDiffMarkdown(m: DiffModel): string {
     out.push(
       table(
         ['Package', 'Instances', 'Δ instances', 'Shallow', 'Δ shallow'],
-        packages.shown.map((r) => [code(r.package), countPair(r.instances), signedInt(r.instances.delta), bytesPair(r.shallow), `${signedBytes(r.shallow.delta)} ${growthText(r.shallow)}`.trim()]),
+        packages.shown.map((r) => [code(r.package), countPair(r.instances), signedInt(r.instances.delta), bytesPair(r.shallow), bytesChange(r.shallow)]),
         ['l', 'r', 'r', 'r', 'r'],
       ),
       ...more(packages.grown, packages.shown.length),

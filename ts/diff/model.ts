@@ -7,17 +7,14 @@
  * `growthPercent` is delta / baseline × 100, null when the baseline is 0 or absent; every list
  * is sorted by growth, biggest first (renderers never re-sort). Matching rules: docs/diff.md.
  */
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
+
+import { Bytes, Count, Nullable, Obj } from '../report/schema-builders.js';
 
 /** Bumped on any incompatible change. */
 export const DIFF_SCHEMA_VERSION = 1;
 
-const Bytes = (description?: string) => Type.Integer({ minimum: 0, ...(description ? { description } : {}) });
-const Count = (description?: string) => Type.Integer({ minimum: 0, ...(description ? { description } : {}) });
 const Delta = (description?: string) => Type.Integer({ description: description ?? 'current − baseline' });
-const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
-const Obj = <P extends Parameters<typeof Type.Object>[0]>(props: P, description?: string) =>
-  Type.Object(props, { additionalProperties: false, ...(description ? { description } : {}) });
 const GrowthPercent = () =>
   Nullable(Type.Number({ description: 'delta / baseline × 100; null when the baseline is 0 or has no such row' }));
 

@@ -92,7 +92,7 @@ function stepName(o: { className: string; label: string; objectId: number }, thr
  * dominators down at most DOMINATOR_DEPTH levels, at most DOMINATOR_LIMIT of them, each with
  * its matching key.
  */
-export async function bigDominators(session: HeapSession, sections: ReportSections, minBytes: number): Promise<DominatorEntry[]> {
+export async function bigDominators(session: HeapSession, sections: ReportSections, minBytes: number, threadNames: Map<number, string>): Promise<DominatorEntry[]> {
   const found: { objectId: number; className: string; retained: number }[] = [];
   let level = sections.topConsumers.biggestObjects
     .filter((o) => o.retained >= minBytes)
@@ -111,14 +111,19 @@ export async function bigDominators(session: HeapSession, sections: ReportSectio
     level = next;
   }
   const out: DominatorEntry[] = [];
-  for (const o of found) out.push({ ...o, key: await objectKey(session, sections, o.objectId, o.className) });
+  for (const o of found) out.push({ ...o, key: await objectKey(session, o.objectId, o.className, threadNames) });
   return out;
 }
 
-/** The matching key of one object (its shortest path from a GC root; see pathKey). */
-export async function objectKey(session: HeapSession, sections: ReportSections, objectId: number, className: string): Promise<string> {
+/** Thread object id → thread name, for the `thread "<name>"` root steps of pathKey. */
+export function threadNamesOf(sections: ReportSections): Map<number, string> {
   const threadNames = new Map<number, string>();
   for (const t of sections.threads.threads) if (t.name !== null) threadNames.set(t.object.objectId, t.name);
+  return threadNames;
+}
+
+/** The matching key of one object (its shortest path from a GC root; see pathKey). */
+export async function objectKey(session: HeapSession, objectId: number, className: string, threadNames: Map<number, string>): Promise<string> {
   const steps = await session.pathToRoot(objectId);
   return steps ? pathKey(steps, threadNames) : `(no path from a GC root) ${className}`;
 }
@@ -133,11 +138,12 @@ export async function fullSections(session: HeapSession, signal?: AbortSignal, o
  * to `minDominatorBytes`; the comparison later keeps those at or above its common threshold.
  */
 export async function snapshot(session: HeapSession, sections: ReportSections, minDominatorBytes: number, label: string): Promise<DumpSnapshot> {
-  const dominators = await bigDominators(session, sections, minDominatorBytes);
+  const threadNames = threadNamesOf(sections);
+  const dominators = await bigDominators(session, sections, minDominatorBytes, threadNames);
   const keyOf = new Map(dominators.map((d) => [d.objectId, d.key]));
   for (const s of sections.leakSuspects.suspects) {
     if (s.kind === 'single' && s.object && !keyOf.has(s.object.objectId)) {
-      keyOf.set(s.object.objectId, await objectKey(session, sections, s.object.objectId, s.className));
+      keyOf.set(s.object.objectId, await objectKey(session, s.object.objectId, s.className, threadNames));
     }
   }
   return {

@@ -3,35 +3,55 @@
  * before it is written: a mismatch is a bug in heapql (the analysis produced something the
  * schema does not allow), reported as such with every offending path.
  */
+import type { TSchema } from '@sinclair/typebox';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 
 import { HeapqlError } from '../errors.js';
 import { ReportModelSchema, WasteModelSchema, type ReportModel, type WasteModel } from './model.js';
 
-/** The report's JSON Schema document (plain JSON, draft-07), as `heapql schema report` prints it. */
-export function reportJsonSchema(): Record<string, unknown> {
-  return { $schema: 'http://json-schema.org/draft-07/schema#', ...JSON.parse(JSON.stringify(ReportModelSchema)) };
+/**
+ * One published model (report, waste, diff): its JSON Schema document (plain JSON, draft-07,
+ * as `heapql schema <name>` prints it), a validator compiled on first use, and the pretty JSON
+ * of a model that passed it. A mismatch throws ERR_INTERNAL saying `the <what> does not match
+ * its JSON Schema`, asking to report it (`reportWith`: what to send along), and naming every
+ * offending path.
+ */
+export function publishedModel<M>(schema: TSchema, what: string, reportWith = '') {
+  const document = (): Record<string, unknown> => ({ $schema: 'http://json-schema.org/draft-07/schema#', ...JSON.parse(JSON.stringify(schema)) });
+  let compiled: ValidateFunction | null = null;
+  const validate = (value: unknown): { ok: boolean; errors: ErrorObject[] } => {
+    compiled ??= new Ajv({ allErrors: true }).compile(document());
+    const ok = compiled(value) as boolean;
+    return { ok, errors: ok ? [] : [...(compiled.errors ?? [])] };
+  };
+  const render = (model: M): string => {
+    const { ok, errors } = validate(model);
+    if (!ok) {
+      throw new HeapqlError(
+        'ERR_INTERNAL',
+        `internal error: the ${what} does not match its JSON Schema (a bug in heapql; please report it${reportWith}):\n${describeSchemaErrors(errors)}`,
+      );
+    }
+    return JSON.stringify(model, null, 2) + '\n';
+  };
+  return { document, validate, render };
 }
 
+const DUMP_PRODUCER = " with the dump's producer and version";
+const report = publishedModel<ReportModel>(ReportModelSchema, 'report', DUMP_PRODUCER);
+// The waste model's mismatch message names "the report", as it always has.
+const waste = publishedModel<WasteModel>(WasteModelSchema, 'report', DUMP_PRODUCER);
+
+/** The report's JSON Schema document, as `heapql schema report` prints it. */
+export const reportJsonSchema = report.document;
 /** The JSON Schema of `heapql waste --format json` (`heapql schema waste`). */
-export function wasteJsonSchema(): Record<string, unknown> {
-  return { $schema: 'http://json-schema.org/draft-07/schema#', ...JSON.parse(JSON.stringify(WasteModelSchema)) };
-}
-
-let compiled: ValidateFunction | null = null;
-let compiledWaste: ValidateFunction | null = null;
-
-export function validateWasteModel(value: unknown): { ok: boolean; errors: ErrorObject[] } {
-  compiledWaste ??= new Ajv({ allErrors: true }).compile(wasteJsonSchema());
-  const ok = compiledWaste(value) as boolean;
-  return { ok, errors: ok ? [] : [...(compiledWaste.errors ?? [])] };
-}
-
-export function validateReportModel(value: unknown): { ok: boolean; errors: ErrorObject[] } {
-  compiled ??= new Ajv({ allErrors: true }).compile(reportJsonSchema());
-  const ok = compiled(value) as boolean;
-  return { ok, errors: ok ? [] : [...(compiled.errors ?? [])] };
-}
+export const wasteJsonSchema = waste.document;
+export const validateReportModel = report.validate;
+export const validateWasteModel = waste.validate;
+/** Pretty JSON of a model that passed validation; throws ERR_INTERNAL naming every mismatch. */
+export const renderJson = report.render;
+/** `renderJson` for the waste model. */
+export const renderWasteJson = waste.render;
 
 /** `/leakSuspects/suspects/0/retained must be integer`, one per line, at most 20. */
 export function describeSchemaErrors(errors: ErrorObject[]): string {
@@ -41,24 +61,4 @@ export function describeSchemaErrors(errors: ErrorObject[]): string {
   });
   if (errors.length > 20) lines.push(`  … and ${errors.length - 20} more`);
   return lines.join('\n');
-}
-
-/** Pretty JSON of a model that passed validation; throws ERR_INTERNAL naming every mismatch. */
-export function renderJson(model: ReportModel): string {
-  return checkedJson(model, validateReportModel(model));
-}
-
-/** `renderJson` for the waste model. */
-export function renderWasteJson(model: WasteModel): string {
-  return checkedJson(model, validateWasteModel(model));
-}
-
-function checkedJson(model: unknown, { ok, errors }: { ok: boolean; errors: ErrorObject[] }): string {
-  if (!ok) {
-    throw new HeapqlError(
-      'ERR_INTERNAL',
-      `internal error: the report does not match its JSON Schema (a bug in heapql; please report it with the dump's producer and version):\n${describeSchemaErrors(errors)}`,
-    );
-  }
-  return JSON.stringify(model, null, 2) + '\n';
 }

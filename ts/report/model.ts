@@ -8,9 +8,10 @@
  * order a person reads them (biggest first) — renderers never re-sort, so output is deterministic.
  * Field reference: docs/report-model.md.
  */
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 
 import { ObjectRefSchema, QueryResultSchema } from './query-result.js';
+import { Bytes, Count, Nullable, Obj } from './schema-builders.js';
 
 export { ObjectRefSchema, QueryResultSchema };
 export type { Column, ObjectRef, QueryResult, Value, VizKind, VizSpec } from './query-result.js';
@@ -18,13 +19,8 @@ export type { Column, ObjectRef, QueryResult, Value, VizKind, VizSpec } from './
 /** Bumped on any incompatible change; a reader refuses a model newer than it knows. */
 export const REPORT_SCHEMA_VERSION = 2;
 
-const Bytes = (description?: string) => Type.Integer({ minimum: 0, ...(description ? { description } : {}) });
-const Count = (description?: string) => Type.Integer({ minimum: 0, ...(description ? { description } : {}) });
 const Percent = (description?: string) =>
   Type.Number({ minimum: 0, maximum: 100, description: description ?? 'percent of the total heap (0..100)' });
-const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
-const Obj = <P extends Parameters<typeof Type.Object>[0]>(props: P, description?: string) =>
-  Type.Object(props, { additionalProperties: false, ...(description ? { description } : {}) });
 
 // ---------------------------------------------------------------------------------------------
 // System overview
