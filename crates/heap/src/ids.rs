@@ -93,13 +93,11 @@ pub(crate) fn id_at(runs: &[(u32, u32)], id_lo: &[u32], i: usize) -> u64 {
     ((runs[r].0 as u64) << 32) | id_lo[i] as u64
 }
 
-/// `n` zeros placed by `place`; in memory, with the huge-page advice of `big_vec`.
+/// `n` zeros placed by `place`.
 pub(crate) fn zeroed<T: heapql_scratch::Plain>(n: usize, place: &Placement) -> BigArray<T> {
     match place {
         Placement::Memory => {
-            let mut v = crate::builder::big_vec(n);
-            v.resize(n, T::default());
-            BigArray::from(v)
+            BigArray::from(vec![T::default(); n])
         }
         files => BigArray::zeroed(n, files),
     }

@@ -132,26 +132,6 @@ impl SubVisitor for Pass1 {
     }
 }
 
-/// A vector with room for `cap` elements; large ones ask for transparent huge pages (fewer
-/// page faults while millions of entries are written).
-pub(crate) fn big_vec<T>(cap: usize) -> Vec<T> {
-    let v: Vec<T> = Vec::with_capacity(cap);
-    let bytes = cap * std::mem::size_of::<T>();
-    #[cfg(target_os = "linux")]
-    if bytes >= (64 << 20) && std::env::var_os("HEAPQL_NO_THP").is_none() {
-        let start = v.as_ptr() as usize;
-        let a = (start + (2 << 20) - 1) & !((2 << 20) - 1);
-        let end = (start + bytes) & !((2 << 20) - 1);
-        if end > a {
-            // SAFETY: advice on a range inside our own allocation; failure is harmless.
-            unsafe {
-                libc::madvise(a as *mut libc::c_void, end - a, libc::MADV_HUGEPAGE);
-            }
-        }
-    }
-    v
-}
-
 pub(super) fn root_kind(tag: u8) -> RootKind {
     match tag {
         sub::ROOT_JNI_GLOBAL => RootKind::JniGlobal,

@@ -30,7 +30,6 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::AtomicU64;
 
-pub(crate) use heap_pass::big_vec;
 use heap_pass::*;
 use classes::*;
 use histogram::histogram;

@@ -28,8 +28,13 @@ pub(super) struct ObjList {
 
 impl ObjList {
     /// Room for `cap` objects: address space reserved once, touched only as it fills.
+    ///
+    /// No transparent huge pages: a fresh 2 MiB page must come from the kernel's free
+    /// high-order blocks, which a virtual machine with free page reporting (virtio-balloon)
+    /// has handed back to its host; faulting them in again took 2 to 5 times as long as
+    /// small pages, and varied from run to run by as much.
     pub(super) fn with_capacity(cap: usize) -> ObjList {
-        ObjList { packed: big_vec(cap), id_lo: big_vec(cap), ascending: true, ..Default::default() }
+        ObjList { packed: Vec::with_capacity(cap), id_lo: Vec::with_capacity(cap), ascending: true, ..Default::default() }
     }
 
     #[inline]
@@ -61,7 +66,7 @@ impl ObjList {
 
     /// All objects as `(id, packed)` pairs, this list's memory released.
     fn into_pairs(self) -> Vec<(u64, u64)> {
-        let mut out: Vec<(u64, u64)> = big_vec(self.len() + self.classes.len());
+        let mut out: Vec<(u64, u64)> = Vec::with_capacity(self.len() + self.classes.len());
         for (r, &(hi, start)) in self.runs.iter().enumerate() {
             let end = self.runs.get(r + 1).map_or(self.len(), |x| x.1 as usize);
             for i in start as usize..end {
@@ -125,23 +130,28 @@ fn assemble(parts: Vec<ObjList>, extra: usize, place: &Placement) -> Assembled {
         prev_last = p.last.or(prev_last);
         p.ascending && follows
     });
+    let t0 = std::time::Instant::now();
+    let step = |what: &str| {
+        if std::env::var_os("HEAPQL_TIMING").is_some() {
+            eprintln!("[heapql-heap]   {what}: {:.3} s, anonymous {} MiB", t0.elapsed().as_secs_f64(), rss_anon_mib());
+        }
+    };
     if in_order {
         let mut parts = parts.into_iter().filter(|p| p.len() > 0 || !p.classes.is_empty());
         let mut all = parts.next().unwrap_or_else(|| ObjList::with_capacity(0));
         for p in parts {
             append(&mut all, p);
         }
-        if std::env::var_os("HEAPQL_TIMING").is_some() {
-            eprintln!("[heapql-heap]   parts laid end to end, anonymous {} MiB", rss_anon_mib());
-        }
+        step("parts laid end to end");
         if merge_classes(&mut all) {
-            return finish(all, extra, place);
+            step("class objects merged in");
+            let done = finish(all, extra, place);
+            step("arrays placed");
+            return done;
         }
         return general(vec![all], extra, place);
     }
-    if std::env::var_os("HEAPQL_TIMING").is_some() {
-        eprintln!("[heapql-heap]   objects not in address order: sorted and merged");
-    }
+    step("objects not in address order: to be sorted and merged");
     general(parts, extra, place)
 }
 
@@ -160,17 +170,37 @@ fn append(a: &mut ObjList, b: ObjList) {
     a.classes.extend_from_slice(&b.classes);
 }
 
-/// `dst.extend(src)` in chunks, handing each copied chunk of `src` back to the kernel.
-fn append_releasing<T: Copy>(dst: &mut Vec<T>, src: Vec<T>) {
-    dst.reserve_exact(src.len());
+/// `dst.extend(src)`, handing the copied chunks of `src` back to the kernel as it goes. A
+/// large copy is split between two threads: its cost is mostly the page faults of `dst`'s
+/// fresh pages, which the two cores take in parallel.
+fn append_releasing<T: Copy + Send + Sync>(dst: &mut Vec<T>, src: Vec<T>) {
+    let n = src.len();
+    dst.reserve_exact(n);
+    let base = dst.len();
+    let out = &mut dst.spare_capacity_mut()[..n];
+    if std::mem::size_of_val(&src[..]) >= (16 << 20) {
+        let (o1, o2) = out.split_at_mut(n / 2);
+        let (s1, s2) = src.split_at(n / 2);
+        std::thread::scope(|sc| {
+            sc.spawn(|| copy_releasing(o2, s2));
+            copy_releasing(o1, s1);
+        });
+    } else {
+        copy_releasing(out, &src);
+    }
+    // SAFETY: the `n` values after `base` were all written just above.
+    unsafe { dst.set_len(base + n) };
+}
+
+/// Copies `src` into `out` (of the same length) chunk by chunk, releasing each copied chunk.
+fn copy_releasing<T: Copy>(out: &mut [std::mem::MaybeUninit<T>], src: &[T]) {
     const CHUNK: usize = 4 << 20;
     let per = (CHUNK / std::mem::size_of::<T>().max(1)).max(1);
-    let mut done = 0;
-    while done < src.len() {
-        let end = (done + per).min(src.len());
-        dst.extend_from_slice(&src[done..end]);
-        release(&src[done..end]);
-        done = end;
+    for (o, s) in out.chunks_mut(per).zip(src.chunks(per)) {
+        // SAFETY: `o` and `s` have the same length, do not overlap (one is spare capacity of
+        // another vector) and `T` is `Copy`.
+        unsafe { std::ptr::copy_nonoverlapping(s.as_ptr(), o.as_mut_ptr() as *mut T, s.len()) };
+        release(s);
     }
 }
 
@@ -206,55 +236,60 @@ fn merge_classes(l: &mut ObjList) -> bool {
     let mut cls = std::mem::take(&mut l.classes);
     cls.sort_unstable_by_key(|c| c.0);
     let m = l.len();
+    let places: Vec<usize> = cls.iter().map(|&(id, _)| lower_bound(&l.runs, &l.id_lo, id)).collect();
     let clash = cls.windows(2).any(|w| w[0].0 == w[1].0)
-        || cls.iter().any(|&(id, _)| {
-            let p = lower_bound(&l.runs, &l.id_lo, id);
-            p < m && id_at(&l.runs, &l.id_lo, p) == id
-        });
+        || cls.iter().zip(&places).any(|(&(id, _), &p)| p < m && id_at(&l.runs, &l.id_lo, p) == id);
     if clash {
         l.classes = cls;
         return false;
     }
+    // Class j (in id order) goes to its place among the other objects, shifted by the j
+    // classes before it: each block of objects between two class places moves once, as a
+    // whole, back to front.
     let s = cls.len();
     l.id_lo.resize(m + s, 0);
     l.packed.resize(m + s, 0);
-    // Output runs, built back to front: (high half, lowest position written so far).
-    let mut rev: Vec<(u32, u32)> = Vec::new();
-    let (mut i, mut j, mut k) = (m, s, m + s);
-    let mut r = l.runs.len().saturating_sub(1);
-    while j > 0 {
-        k -= 1;
-        let take_list = i > 0 && {
-            while r > 0 && l.runs[r].1 as usize > i - 1 {
-                r -= 1;
-            }
-            (((l.runs[r].0 as u64) << 32) | l.id_lo[i - 1] as u64) > cls[j - 1].0
-        };
-        let (id, p) = if take_list {
-            i -= 1;
-            (((l.runs[r].0 as u64) << 32) | l.id_lo[i] as u64, l.packed[i])
-        } else {
-            j -= 1;
-            cls[j]
-        };
-        l.id_lo[k] = id as u32;
-        l.packed[k] = p;
-        let hi = (id >> 32) as u32;
-        match rev.last_mut() {
-            Some(x) if x.0 == hi => x.1 = k as u32,
-            _ => rev.push((hi, k as u32)),
-        }
+    let mut end = m;
+    for j in (0..s).rev() {
+        let p = places[j];
+        l.id_lo.copy_within(p..end, p + j + 1);
+        l.packed.copy_within(p..end, p + j + 1);
+        l.id_lo[p + j] = cls[j].0 as u32;
+        l.packed[p + j] = cls[j].1;
+        end = p;
     }
-    // Positions below k (= i) kept their place and their runs.
-    let mut runs: Vec<(u32, u32)> = l.runs.iter().copied().filter(|&(_, st)| (st as usize) < k).collect();
-    for &(hi, st) in rev.iter().rev() {
-        if runs.last().map(|x| x.0) != Some(hi) {
-            runs.push((hi, st));
-        }
-    }
-    l.runs = runs;
+    l.runs = merged_runs(&l.runs, &cls, &places, m);
     l.last = Some(l.last.unwrap_or(0).max(cls[s - 1].0));
     true
+}
+
+/// The high-half runs after inserting the class objects `cls` at `places` (their positions
+/// among the `m` other objects): the objects before class j's place keep their runs, moved
+/// up by j.
+fn merged_runs(old: &[(u32, u32)], cls: &[(u64, u64)], places: &[usize], m: usize) -> Vec<(u32, u32)> {
+    let mut runs: Vec<(u32, u32)> = Vec::with_capacity(old.len() + 1);
+    let mut push = |hi: u32, at: usize| {
+        if runs.last().map(|r| r.0) != Some(hi) {
+            runs.push((hi, at as u32));
+        }
+    };
+    let mut a = 0;
+    for j in 0..=cls.len() {
+        let b = places.get(j).copied().unwrap_or(m);
+        if a < b {
+            // Objects [a, b) now sit at [a + j, b + j).
+            let mut r = old.partition_point(|&(_, st)| st as usize <= a) - 1;
+            while r < old.len() && (old[r].1 as usize) < b {
+                push(old[r].0, (old[r].1 as usize).max(a) + j);
+                r += 1;
+            }
+        }
+        if let Some(&(id, _)) = cls.get(j) {
+            push((id >> 32) as u32, b + j);
+        }
+        a = b;
+    }
+    runs
 }
 
 /// First position whose id is ≥ `id` in an ascending list.
@@ -382,12 +417,23 @@ mod tests {
         let a: Vec<(u64, bool)> = classes.into_iter().chain((0..50).map(|k| (hi + 0x20 + 16 * k, false))).collect();
         let b: Vec<(u64, bool)> = (0..80).map(|k| (hi + 0x400 + 24 * k, false)).chain([(hi + 0x3f8, true)]).collect();
         check(vec![a, b], 3);
+        // Several classes in one gap, classes before, inside and after runs of other high
+        // halves, and a part made of class objects only.
+        let c: Vec<(u64, bool)> = [(0x3_0000_0000, true), (0x1_0000_0010, true), (0x1_0000_0008, true), (0x5, true)]
+            .into_iter()
+            .chain((0..40).map(|k| (0x1_0000_0000 + 0x20 * k, false)))
+            .chain((0..40).map(|k| (0x2_0000_0000 + 0x20 * k, false)))
+            .chain([(0x2_0000_0100, true), (0x2_0000_0108, true), (0x1_0000_0fff_0000, true)])
+            .collect();
+        check(vec![c.clone(), vec![]], 1);
+        check(vec![vec![(0x40, true), (0x20, true)], c.into_iter().filter(|x| !x.1).collect()], 0);
     }
 
     #[test]
     fn large_parts_are_appended_with_their_pages_released() {
         let a: Vec<(u64, bool)> = (0..1_500_000u64).map(|k| (0x1000 + 16 * k, false)).collect();
-        let b: Vec<(u64, bool)> = (0..1_200_000u64).map(|k| (0x1000_0000 + 16 * k, false)).chain([(0x8, true)]).collect();
+        // Over 16 MiB of offsets: the copy is split between two threads.
+        let b: Vec<(u64, bool)> = (0..2_200_000u64).map(|k| (0x1000_0000 + 16 * k, false)).chain([(0x8, true)]).collect();
         check(vec![a, b], 0);
     }
 
