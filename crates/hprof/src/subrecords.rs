@@ -180,7 +180,18 @@ pub fn scan_segment<V: SubVisitor>(
     v: &mut V,
     tick: &mut Ticker<'_>,
 ) -> Result<ScanEnd, Error> {
-    let id = id_size;
+    debug_assert!(id_size == 4 || id_size == 8, "identifier size {id_size}");
+    // One copy of the loop per identifier size (the header allows only 4 and 8): every id
+    // read and record size then compiles to a fixed-width load and constant offsets.
+    if id_size == 8 {
+        scan_with::<V, 8>(cur, seg, v, tick)
+    } else {
+        scan_with::<V, 4>(cur, seg, v, tick)
+    }
+}
+
+fn scan_with<V: SubVisitor, const ID: u32>(cur: &mut Cursor<'_>, seg: &Segment, v: &mut V, tick: &mut Ticker<'_>) -> Result<ScanEnd, Error> {
+    let id = ID;
     let ids = id as u64;
     let end = seg.offset + seg.len;
     let mut p = seg.offset;
