@@ -194,7 +194,8 @@ fn append_releasing<T: Copy + Send + Sync>(dst: &mut Vec<T>, src: Vec<T>) {
 
 /// Copies `src` into `out` (of the same length) chunk by chunk, releasing each copied chunk.
 fn copy_releasing<T: Copy>(out: &mut [std::mem::MaybeUninit<T>], src: &[T]) {
-    const CHUNK: usize = 4 << 20;
+    // Small chunks: what is copied but not yet released adds to the peak (per thread).
+    const CHUNK: usize = 512 << 10;
     let per = (CHUNK / std::mem::size_of::<T>().max(1)).max(1);
     for (o, s) in out.chunks_mut(per).zip(src.chunks(per)) {
         // SAFETY: `o` and `s` have the same length, do not overlap (one is spare capacity of
@@ -205,12 +206,12 @@ fn copy_releasing<T: Copy>(out: &mut [std::mem::MaybeUninit<T>], src: &[T]) {
 }
 
 /// Tells the kernel the whole pages inside `s` are no longer needed (they read back as zeros;
-/// the caller never reads them again). Only for large vectors, which glibc maps on their own.
+/// the caller never reads them again). Not worth a system call under a few pages.
 fn release<T>(s: &[T]) {
     #[cfg(target_os = "linux")]
     {
         let bytes = std::mem::size_of_val(s);
-        if bytes < (2 << 20) {
+        if bytes < (256 << 10) {
             return;
         }
         let start = s.as_ptr() as usize;
