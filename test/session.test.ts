@@ -132,6 +132,18 @@ describe('HeapSession on demo.hprof', () => {
     expect(r.rows[0]![0]).toBe(400);
   });
 
+  test('an abort sent after the native work finished, before JavaScript saw the result, still cancels', async () => {
+    const controller = new AbortController();
+    const run = session.analyze({ signal: controller.signal });
+    // Block this thread long enough for the worker to finish the small demo analysis: the
+    // result waits in the event loop's queue while the abort below is sent.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 3000);
+    controller.abort();
+    await expect(run).rejects.toMatchObject({ code: 'ERR_CANCELLED' });
+    expect(session.status.state).toBe('query-only');
+    expect(session.analyzed).toBe(false);
+  });
+
   test('analyze: analyzing → full with progress events; a second start is already_done', async () => {
     events.length = 0;
     expect(session.startAnalysis()).toBe('started');
