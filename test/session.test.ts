@@ -120,6 +120,28 @@ describe('HeapSession on demo.hprof', () => {
     expect(session.explain(prepared)).toMatch(/Aggregate|Count|Scan/i);
   });
 
+  test('a stream runs only a few batches ahead of its reader, and stops when the reader does', async () => {
+    const handle = session.handle as unknown as { executeStream: (...a: any[]) => Promise<unknown> };
+    const real = handle.executeStream;
+    let delivered = 0;
+    let settled = false;
+    handle.executeStream = (plan: string, rows: number, onBatch: (b: unknown) => void, ...rest: unknown[]) =>
+      real.call(handle, plan, rows, (b: unknown) => (delivered++, onBatch(b)), ...rest).finally(() => (settled = true));
+    try {
+      const rows = session.queryStream('SELECT x FROM INSTANCEOF java.lang.Object x', { batchRows: 10 })[Symbol.asyncIterator]();
+      expect((await rows.next()).done).toBe(false);
+      // Time enough for a scan nothing holds back to reach its end (the demo has thousands of objects).
+      await new Promise((r) => setTimeout(r, 500));
+      expect(settled).toBe(false);
+      expect(delivered).toBeLessThanOrEqual(10);
+      await rows.return(undefined);
+      expect(settled).toBe(true);
+      expect(delivered * 10).toBeLessThan(session.status.objects);
+    } finally {
+      handle.executeStream = real;
+    }
+  });
+
   test('a cancelled analysis leaves the session usable on the query-only path', async () => {
     const controller = new AbortController();
     const run = session.analyze({ signal: controller.signal });
