@@ -62,6 +62,7 @@ pub fn analyze(heap: &Heap, analysis: &FullAnalysis, options: &WasteOptions) -> 
 /// `analyze` with the class of every object already known (the report's object pass).
 pub(crate) fn analyze_with(heap: &Heap, analysis: &FullAnalysis, options: &WasteOptions, classes: &ClassCache) -> Result<Waste, HeapError> {
     let ctl = Control { phase: "waste", progress: options.progress.clone(), cancel: options.cancel.clone() };
+    let mut laps = crate::timing::Laps::new();
     let roles = roles::Roles::new(heap);
     let env = Env { heap, analysis, roles: &roles, classes, finalizer_states: finalizer_states(heap), box_cache_arrays: box_cache_arrays(heap), strings: string_count(heap) };
     let n = heap.object_count();
@@ -75,13 +76,16 @@ pub(crate) fn analyze_with(heap: &Heap, analysis: &FullAnalysis, options: &Waste
     });
     let (mut p, high) = (low.map_err(|_| HeapError::Cancelled)?, high.map_err(|_| HeapError::Cancelled)?);
     merge(&mut p, high);
+    laps.lap("waste: object scan (both halves)");
 
     let redundant_arrays = duplicate_arrays(&env, &mut p);
+    laps.lap("waste: duplicate arrays");
     for &(o, overhead) in &p.tails {
         if redundant_arrays.binary_search(&o).is_err() {
             env.record(&mut p.rows, Check::ZeroTailArrays, o, overhead);
         }
     }
+    laps.lap("waste: zero tails");
     let findings = std::mem::take(&mut p.strings).finish(heap, options.top_strings);
     for &(s, overhead) in &findings.redundant {
         env.record(&mut p.rows, Check::DuplicateStrings, s, overhead);
@@ -89,8 +93,11 @@ pub(crate) fn analyze_with(heap: &Heap, analysis: &FullAnalysis, options: &Waste
     for &(s, overhead) in &findings.latin1 {
         env.record(&mut p.rows, Check::Latin1Strings, s, overhead);
     }
+    laps.lap("waste: string rows");
     ctl.tick(total, total).map_err(|_| HeapError::Cancelled)?;
-    Ok(assemble(heap, analysis, p.rows, findings.section, options.limit.max(1)))
+    let waste = assemble(heap, analysis, p.rows, findings.section, options.limit.max(1));
+    laps.lap("waste: assemble");
+    Ok(waste)
 }
 
 /// Ids of `java.lang.ref.ReferenceQueue`'s `ENQUEUED` and `NULL` sentinels (`NULL_QUEUE` since
