@@ -44,6 +44,7 @@ struct Group {
 #[derive(Default)]
 pub struct StringCollector {
     strings: u64,
+    fields: StringFields,
     /// (encoding in the top two bits, 30 bits of the text's hash; the String) of every String
     /// with a readable text, in object order until `seal` sorts them. Equal keys are
     /// confirmed by comparing bytes.
@@ -69,21 +70,51 @@ struct Text<'h> {
     bytes: Cow<'h, [u8]>,
 }
 
-fn int_field(heap: &Heap, o: ObjIdx, name: &str) -> Option<usize> {
-    match heap.field(o, name) {
-        Some(Value::Int(v)) if v >= 0 => Some(v as usize),
-        _ => None,
+/// Which of the fields `text` reads the dump's `java.lang.String` classes have: a field a
+/// class lacks reads as absent, so `text` skips looking it up by name (JDK 9+ Strings have no
+/// `offset` or `count`, JDK 8 ones no `coder`): half the field reads of a Latin-1 String.
+#[derive(Clone, Copy, Default)]
+pub struct StringFields {
+    offset: bool,
+    count: bool,
+    coder: bool,
+}
+
+impl StringFields {
+    pub fn of(heap: &Heap) -> StringFields {
+        let has = |name: &str| {
+            heap.classes_named("java.lang.String").iter().any(|&c| heap.instance_layout(c).iter().any(|f| f.name == name))
+        };
+        StringFields { offset: has("offset"), count: has("count"), coder: has("coder") }
+    }
+
+    fn int(&self, heap: &Heap, o: ObjIdx, name: &str, present: bool) -> Option<usize> {
+        if !present {
+            return None;
+        }
+        match heap.field(o, name) {
+            Some(Value::Int(v)) if v >= 0 => Some(v as usize),
+            _ => None,
+        }
+    }
+
+    fn coder(&self, heap: &Heap, o: ObjIdx) -> Option<Value> {
+        if self.coder {
+            heap.field(o, "coder")
+        } else {
+            None
+        }
     }
 }
 
 /// The text bytes of String `o` (the window `offset`/`count` selects on old JDKs and Android).
-fn text(heap: &Heap, o: ObjIdx) -> Option<Text<'_>> {
+fn text<'h>(heap: &'h Heap, fields: StringFields, o: ObjIdx) -> Option<Text<'h>> {
     let Value::Object(id) = heap.field(o, "value")? else { return None };
     let array = heap.index_of(id)?;
     let bytes = heap.primitive_array_bytes(array)?;
     let (encoding, unit) = match heap.object_kind(array) {
         ObjectKind::PrimitiveArray(PrimType::Char) => (2u8, 2usize),
-        ObjectKind::PrimitiveArray(PrimType::Byte) => match heap.field(o, "coder") {
+        ObjectKind::PrimitiveArray(PrimType::Byte) => match fields.coder(heap, o) {
             Some(Value::Byte(1)) => (UTF16_BYTES, 1),
             _ => (LATIN1, 1),
         },
@@ -93,9 +124,9 @@ fn text(heap: &Heap, o: ObjIdx) -> Option<Text<'_>> {
     let (start, count) = if encoding == UTF16_BYTES {
         (0, units)
     } else {
-        match (int_field(heap, o, "offset"), int_field(heap, o, "count")) {
+        match (fields.int(heap, o, "offset", fields.offset), fields.int(heap, o, "count", fields.count)) {
             (Some(off), Some(cnt)) if off + cnt <= units => (off, cnt),
-            (None, Some(cnt)) if heap.field(o, "coder").is_none() && cnt <= units => (0, cnt),
+            (None, Some(cnt)) if fields.coder(heap, o).is_none() && cnt <= units => (0, cnt),
             _ => (0, units),
         }
     };
@@ -117,13 +148,13 @@ fn text_key(t: &Text) -> u32 {
 impl StringCollector {
     pub fn add(&mut self, heap: &Heap, o: ObjIdx) {
         self.strings += 1;
-        if let Some(t) = text(heap, o) {
+        if let Some(t) = text(heap, self.fields, o) {
             self.keys.push((text_key(&t), o));
         }
     }
 
-    pub fn with_capacity(strings: usize) -> StringCollector {
-        StringCollector { keys: Vec::with_capacity(strings), ..Default::default() }
+    pub fn with_capacity(heap: &Heap, strings: usize) -> StringCollector {
+        StringCollector { keys: Vec::with_capacity(strings), fields: StringFields::of(heap), ..Default::default() }
     }
 
     /// Sorts the keys (each core sorts its own half).
@@ -142,7 +173,8 @@ impl StringCollector {
     pub fn finish(self, heap: &Heap, top: usize) -> StringFindings {
         // Equal keys come together, each run in object order: the first String of a text is
         // the copy kept.
-        let mut f = Finder { heap, groups: Vec::new(), redundant: Vec::new(), dups: Vec::new(), members: Vec::new() };
+        let mut laps = crate::timing::Laps::new();
+        let mut f = Finder { heap, fields: self.fields, groups: Vec::new(), redundant: Vec::new(), dups: Vec::new(), members: Vec::new() };
         let mut run: Vec<ObjIdx> = Vec::new();
         let mut run_key = 0u32;
         for (key, o) in merged(&self.keys, &self.after) {
@@ -156,6 +188,7 @@ impl StringCollector {
             f.run(run_key, &mut run);
         }
         drop((self.keys, self.after));
+        laps.lap("waste: strings: grouping and verification (Finder::run)");
         let Finder { groups, redundant, mut dups, .. } = f;
         let wasted_bytes = dups.iter().map(|d| d.0).sum();
         let duplicated_values = dups.len() as u64;
@@ -174,7 +207,9 @@ impl StringCollector {
                 DuplicateString { value, truncated, length, count: count as u64, wasted_bytes: wasted }
             })
             .collect();
-        let latin1 = latin1_candidates(heap, &groups);
+        laps.lap("waste: strings: top values");
+        let latin1 = latin1_candidates(heap, self.fields, &groups);
+        laps.lap("waste: strings: latin-1");
         let section = DuplicateStrings { strings: self.strings, distinct: groups.len() as u64, duplicated_values, wasted_bytes, top };
         StringFindings { section, redundant, latin1 }
     }
@@ -202,6 +237,7 @@ fn merged<'l>(a: &'l [(u32, ObjIdx)], b: &'l [(u32, ObjIdx)]) -> impl Iterator<I
 /// Groups the runs of equal keys into texts and prices the redundant copies.
 struct Finder<'h> {
     heap: &'h Heap,
+    fields: StringFields,
     groups: Vec<Group>,
     /// (redundant String, its overhead).
     redundant: Vec<(ObjIdx, u64)>,
@@ -223,7 +259,7 @@ impl Finder<'_> {
         }
         // One key, maybe several texts: split the run by comparing bytes.
         while let Some(&rep) = run.first() {
-            let Some(kept) = text(heap, rep) else {
+            let Some(kept) = text(heap, self.fields, rep) else {
                 run.remove(0);
                 continue;
             };
@@ -231,7 +267,7 @@ impl Finder<'_> {
             self.members.push((kept.array, rep));
             let mut rest = Vec::new();
             for &o in &run[1..] {
-                match text(heap, o) {
+                match text(heap, self.fields, o) {
                     Some(t) if t.encoding == kept.encoding && t.bytes == kept.bytes => self.members.push((t.array, o)),
                     _ => rest.push(o),
                 }
@@ -264,7 +300,7 @@ impl Finder<'_> {
 }
 
 /// Kept copies of UTF-16 texts whose chars are all below 256, with `S(byte[2n]) − S(byte[n])`.
-fn latin1_candidates(heap: &Heap, groups: &[Group]) -> Vec<(ObjIdx, u64)> {
+fn latin1_candidates(heap: &Heap, fields: StringFields, groups: &[Group]) -> Vec<(ObjIdx, u64)> {
     let model = heap.size_model();
     // The high byte of each UTF-16 unit: the first of a pair big-endian, the second little.
     let high = if heap.utf16_big_endian() { 0 } else { 1 };
@@ -273,7 +309,7 @@ fn latin1_candidates(heap: &Heap, groups: &[Group]) -> Vec<(ObjIdx, u64)> {
     let mut reps: Vec<ObjIdx> = groups.iter().filter(|g| g.encoding == UTF16_BYTES).map(|g| g.rep).collect();
     reps.sort_unstable();
     for rep in reps {
-        let Some(t) = text(heap, rep) else { continue };
+        let Some(t) = text(heap, fields, rep) else { continue };
         if t.bytes.len() % 2 != 0 || t.bytes.chunks_exact(2).any(|u| u[high] != 0) {
             continue;
         }
