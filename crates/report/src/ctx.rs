@@ -39,9 +39,7 @@ pub struct Ctx<'a> {
 #[derive(Default)]
 pub struct ClassCache {
     of: Classes,
-    /// Per class: None before its first object, Some(None) when its objects are of several
-    /// kinds (the index answers for them).
-    kinds: Vec<Option<Option<ObjectKind>>>,
+    kinds: KindsSeen,
 }
 
 enum Classes {
@@ -55,6 +53,55 @@ impl Default for Classes {
     }
 }
 
+/// The kind of object of each class seen so far: per class, None before its first object,
+/// Some(None) when its objects are of several kinds (the index answers for them).
+#[derive(Default)]
+pub struct KindsSeen(Vec<Option<Option<ObjectKind>>>);
+
+impl KindsSeen {
+    pub fn new(class_count: u32) -> KindsSeen {
+        KindsSeen(vec![None; class_count as usize])
+    }
+
+    #[inline]
+    pub fn see(&mut self, c: ClassIdx, kind: ObjectKind) {
+        if let Some(k) = self.0.get_mut(c as usize) {
+            match k {
+                None => *k = Some(Some(kind)),
+                Some(Some(seen)) if *seen != kind => *k = Some(None),
+                _ => {}
+            }
+        }
+    }
+
+    /// Adds what another range of objects saw.
+    pub fn absorb(&mut self, other: &KindsSeen) {
+        for (c, k) in other.0.iter().enumerate() {
+            match k {
+                None => {}
+                Some(None) => self.0[c] = Some(None),
+                Some(Some(kind)) => self.see(c as ClassIdx, *kind),
+            }
+        }
+    }
+}
+
+/// The class slots of a range of objects, filled by one core (`ClassCache::split_at_mut`).
+pub enum ClassSlots<'c> {
+    Narrow(&'c mut [u16]),
+    Wide(&'c mut [ClassIdx]),
+}
+
+impl ClassSlots<'_> {
+    #[inline]
+    pub fn set(&mut self, k: usize, c: ClassIdx) {
+        match self {
+            ClassSlots::Narrow(v) => v[k] = c as u16,
+            ClassSlots::Wide(v) => v[k] = c,
+        }
+    }
+}
+
 impl ClassCache {
     pub fn with_capacity(class_count: u32, objects: usize) -> ClassCache {
         let of = if class_count <= u16::MAX as u32 + 1 {
@@ -62,7 +109,35 @@ impl ClassCache {
         } else {
             Classes::Wide(Vec::with_capacity(objects))
         };
-        ClassCache { of, kinds: vec![None; class_count as usize] }
+        ClassCache { of, kinds: KindsSeen::new(class_count) }
+    }
+
+    /// A cache of `objects` slots to be filled through `split_at_mut`, then `set_kinds`.
+    pub fn zeroed(class_count: u32, objects: usize) -> ClassCache {
+        let of = if class_count <= u16::MAX as u32 + 1 {
+            Classes::Narrow(vec![0; objects])
+        } else {
+            Classes::Wide(vec![0; objects])
+        };
+        ClassCache { of, kinds: KindsSeen::default() }
+    }
+
+    /// The slots of objects `..mid` and `mid..`.
+    pub fn split_at_mut(&mut self, mid: usize) -> (ClassSlots<'_>, ClassSlots<'_>) {
+        match &mut self.of {
+            Classes::Narrow(v) => {
+                let (a, b) = v.split_at_mut(mid);
+                (ClassSlots::Narrow(a), ClassSlots::Narrow(b))
+            }
+            Classes::Wide(v) => {
+                let (a, b) = v.split_at_mut(mid);
+                (ClassSlots::Wide(a), ClassSlots::Wide(b))
+            }
+        }
+    }
+
+    pub fn set_kinds(&mut self, kinds: KindsSeen) {
+        self.kinds = kinds;
     }
 
     /// The classes of every object, read from the index in order.
@@ -81,13 +156,7 @@ impl ClassCache {
             Classes::Narrow(v) => v.push(c as u16),
             Classes::Wide(v) => v.push(c),
         }
-        if let Some(k) = self.kinds.get_mut(c as usize) {
-            match k {
-                None => *k = Some(Some(kind)),
-                Some(Some(seen)) if *seen != kind => *k = Some(None),
-                _ => {}
-            }
-        }
+        self.kinds.see(c, kind);
     }
 
     /// The class of `o` (from the index when the cache does not hold it).
@@ -99,7 +168,7 @@ impl ClassCache {
     /// The kind of `o`: its class's, or the index's.
     #[inline]
     pub fn kind(&self, heap: &Heap, o: ObjIdx) -> ObjectKind {
-        match self.get(o).and_then(|c| self.kinds.get(c as usize)) {
+        match self.get(o).and_then(|c| self.kinds.0.get(c as usize)) {
             Some(Some(Some(k))) => *k,
             _ => heap.object_kind(o),
         }
