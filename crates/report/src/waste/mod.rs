@@ -159,10 +159,10 @@ fn add(rows: &mut FxHashMap<RowKey, Agg>, key: RowKey, agg: Agg) {
     e.example = e.example.min(agg.example);
 }
 
-/// Content kept in memory per verification pass: the first copy of every group being checked,
+/// Content kept in memory per verification pass (duplicate arrays and strings): the first copy of every group being checked,
 /// one byte per object of the dump (within the report's memory budget), at least 4 MiB and at
 /// most 64 MiB. A dump with more distinct duplicated content is checked in several passes.
-fn pass_content_bytes(heap: &Heap) -> u64 {
+pub(super) fn pass_content_bytes(heap: &Heap) -> u64 {
     (heap.object_count() as u64).clamp(4 << 20, 64 << 20)
 }
 

@@ -19,7 +19,7 @@ use std::borrow::Cow;
 use std::hash::Hasher;
 
 use heapql_heap::{Heap, ObjIdx, ObjectKind, PrimType, Value};
-use rustc_hash::FxHasher;
+use rustc_hash::{FxHashMap, FxHasher};
 
 use crate::{DuplicateString, DuplicateStrings};
 
@@ -30,13 +30,6 @@ const NO_ARRAY: u32 = u32::MAX;
 /// Encodings of a text.
 const LATIN1: u8 = 0;
 const UTF16_BYTES: u8 = 1;
-
-/// One text: its kept copy (lowest object index) and its encoding.
-#[derive(Clone, Copy)]
-struct Group {
-    rep: ObjIdx,
-    encoding: u8,
-}
 
 /// Collects a key per String; the texts are grouped once every object has been seen. 8 bytes
 /// per String, where a table of the distinct texts would cost several times that (most
@@ -171,35 +164,45 @@ impl StringCollector {
     /// The section (totals over every value, the `top` most wasteful values), the redundant
     /// copies and the Latin-1 candidates.
     pub fn finish(self, heap: &Heap, top: usize) -> StringFindings {
-        // Equal keys come together, each run in object order: the first String of a text is
-        // the copy kept.
         let mut laps = crate::timing::Laps::new();
-        let mut f = Finder { heap, fields: self.fields, groups: Vec::new(), redundant: Vec::new(), dups: Vec::new(), members: Vec::new() };
-        let mut run: Vec<ObjIdx> = Vec::new();
-        let mut run_key = 0u32;
+        // Equal keys come together: a key held by one String is one text; the Strings of a
+        // key held by several (a run) are candidates, verified below.
+        let mut g = Grouping::default();
+        let (mut run_key, mut run_start, mut first) = (0u32, 0usize, NO_ARRAY);
         for (key, o) in merged(&self.keys, &self.after) {
-            if key != run_key && !run.is_empty() {
-                f.run(run_key, &mut run);
+            if first != NO_ARRAY && key == run_key {
+                // A second String of the key: the run's first becomes a candidate too.
+                let run = g.run_encoding.len() as u32;
+                if run_start == g.candidates.len() {
+                    g.candidates.push((first, run));
+                }
+                g.candidates.push((o, run));
+                continue;
             }
-            run_key = key;
-            run.push(o);
+            if first != NO_ARRAY {
+                g.end_run(run_key, run_start, first);
+            }
+            (run_key, run_start, first) = (key, g.candidates.len(), o);
         }
-        if !run.is_empty() {
-            f.run(run_key, &mut run);
+        if first != NO_ARRAY {
+            g.end_run(run_key, run_start, first);
         }
+        let Grouping { mut distinct, mut utf16_reps, candidates, run_encoding } = g;
         drop((self.keys, self.after));
-        laps.lap("waste: strings: grouping and verification (Finder::run)");
-        let Finder { groups, redundant, mut dups, .. } = f;
+        laps.lap("waste: strings: grouping");
+        let verified = verify(heap, self.fields, candidates, &run_encoding);
+        laps.lap("waste: strings: verification");
+        distinct += verified.texts;
+        utf16_reps.extend(verified.utf16_reps);
+        let StringsVerified { redundant, mut dups, .. } = verified;
         let wasted_bytes = dups.iter().map(|d| d.0).sum();
         let duplicated_values = dups.len() as u64;
-        dups.sort_unstable_by(|a, b| {
-            b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(heap.object_id(groups[a.2 as usize].rep).cmp(&heap.object_id(groups[b.2 as usize].rep)))
-        });
+        dups.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(heap.object_id(a.2).cmp(&heap.object_id(b.2))));
         let top = dups
             .iter()
             .take(top)
-            .map(|&(wasted, count, g)| {
-                let full = heap.string_value(groups[g as usize].rep).unwrap_or_default();
+            .map(|&(wasted, count, rep)| {
+                let full = heap.string_value(rep).unwrap_or_default();
                 let length = full.encode_utf16().count() as u64;
                 let mut chars = full.chars();
                 let value: String = chars.by_ref().take(VALUE_MAX_CHARS).collect();
@@ -208,11 +211,126 @@ impl StringCollector {
             })
             .collect();
         laps.lap("waste: strings: top values");
-        let latin1 = latin1_candidates(heap, self.fields, &groups);
+        let latin1 = latin1_candidates(heap, self.fields, utf16_reps);
         laps.lap("waste: strings: latin-1");
-        let section = DuplicateStrings { strings: self.strings, distinct: groups.len() as u64, duplicated_values, wasted_bytes, top };
+        let section = DuplicateStrings { strings: self.strings, distinct, duplicated_values, wasted_bytes, top };
         StringFindings { section, redundant, latin1 }
     }
+}
+
+/// The keys in order, split into texts of their own and runs of Strings sharing a key.
+#[derive(Default)]
+struct Grouping {
+    /// Texts held by a key of their own.
+    distinct: u64,
+    /// Kept copies of texts stored UTF-16 in a byte[].
+    utf16_reps: Vec<ObjIdx>,
+    /// (String, run) of the Strings of keys several Strings share.
+    candidates: Vec<(ObjIdx, u32)>,
+    /// Encoding of each run (the key's top bits).
+    run_encoding: Vec<u8>,
+}
+
+impl Grouping {
+    /// Ends the run of `key` whose candidates start at `run_start` (none: `first` alone).
+    fn end_run(&mut self, key: u32, run_start: usize, first: ObjIdx) {
+        let encoding = (key >> 30) as u8;
+        if run_start == self.candidates.len() {
+            self.distinct += 1;
+            if encoding == UTF16_BYTES {
+                self.utf16_reps.push(first);
+            }
+        } else {
+            self.run_encoding.push(encoding);
+        }
+    }
+}
+
+/// What `verify` found among the Strings of shared keys.
+struct StringsVerified {
+    /// Texts among them.
+    texts: u64,
+    /// Kept copies of those stored UTF-16 in a byte[].
+    utf16_reps: Vec<ObjIdx>,
+    /// (redundant String, its overhead).
+    redundant: Vec<(ObjIdx, u64)>,
+    /// (wasted, count, kept copy) per duplicated value.
+    dups: Vec<(u64, u32, ObjIdx)>,
+}
+
+/// Splits the Strings of each run (`candidates`: (String, run)) into texts by comparing
+/// bytes, and prices the redundant copies. The Strings are read in object order (the dump's),
+/// each compared with the texts of its run seen so far, kept in memory: never by jumping back
+/// to an earlier copy, which in a dump larger than memory faults pages in at random. A run
+/// joins a pass when its first String comes while the pass keeps fewer than
+/// `pass_content_bytes`; the runs left out are verified by the next pass.
+fn verify(heap: &Heap, fields: StringFields, mut candidates: Vec<(ObjIdx, u32)>, run_encoding: &[u8]) -> StringsVerified {
+    candidates.sort_unstable();
+    let budget = super::pass_content_bytes(heap);
+    // Per run: 0 waiting, 1 in this pass, 2 done.
+    let mut state = vec![0u8; run_encoding.len()];
+    // (text, array, String) of every candidate, and (kept String, its array) per text.
+    let mut members: Vec<(u32, ObjIdx, ObjIdx)> = Vec::with_capacity(candidates.len());
+    let mut texts: Vec<(ObjIdx, ObjIdx)> = Vec::new();
+    let mut out = StringsVerified { texts: 0, utf16_reps: Vec::new(), redundant: Vec::new(), dups: Vec::new() };
+    while state.iter().any(|&x| x == 0) {
+        // The texts of each run in this pass: (encoding, bytes, text).
+        let mut kept: FxHashMap<u32, Vec<(u8, Vec<u8>, u32)>> = FxHashMap::default();
+        let mut kept_bytes = 0u64;
+        for &(o, r) in &candidates {
+            let run = r as usize;
+            if state[run] == 0 && (kept_bytes == 0 || kept_bytes < budget) {
+                state[run] = 1;
+            }
+            if state[run] != 1 {
+                continue;
+            }
+            let Some(t) = text(heap, fields, o) else { continue };
+            let seen = kept.entry(r).or_default();
+            let id = match seen.iter().find(|(e, bytes, _)| *e == t.encoding && bytes[..] == t.bytes[..]) {
+                Some(&(_, _, id)) => id,
+                None => {
+                    let id = texts.len() as u32;
+                    texts.push((o, t.array));
+                    if run_encoding[run] == UTF16_BYTES {
+                        out.utf16_reps.push(o);
+                    }
+                    kept_bytes += t.bytes.len() as u64;
+                    seen.push((t.encoding, t.bytes.into_owned(), id));
+                    id
+                }
+            };
+            members.push((id, t.array, o));
+        }
+        for x in state.iter_mut().filter(|x| **x == 1) {
+            *x = 2;
+        }
+    }
+    out.texts = texts.len() as u64;
+    // Per text, its members by array: a copy pays its String, and its array unless the kept
+    // copy or the copy before it uses the same one.
+    members.sort_unstable();
+    for group in members.chunk_by(|x, y| x.0 == y.0) {
+        if group.len() < 2 {
+            continue;
+        }
+        let (rep, rep_array) = texts[group[0].0 as usize];
+        let mut wasted = 0;
+        let mut prev_array = NO_ARRAY;
+        for &(_, array, s) in group {
+            if s != rep {
+                let mut cost = heap.shallow_size(s);
+                if array != rep_array && array != prev_array {
+                    cost += heap.shallow_size(array);
+                }
+                wasted += cost;
+                out.redundant.push((s, cost));
+            }
+            prev_array = array;
+        }
+        out.dups.push((wasted, group.len() as u32, rep));
+    }
+    out
 }
 
 /// Two sorted lists as one sorted sequence.
@@ -234,79 +352,13 @@ fn merged<'l>(a: &'l [(u32, ObjIdx)], b: &'l [(u32, ObjIdx)]) -> impl Iterator<I
     })
 }
 
-/// Groups the runs of equal keys into texts and prices the redundant copies.
-struct Finder<'h> {
-    heap: &'h Heap,
-    fields: StringFields,
-    groups: Vec<Group>,
-    /// (redundant String, its overhead).
-    redundant: Vec<(ObjIdx, u64)>,
-    /// (wasted, count, group) per duplicated value.
-    dups: Vec<(u64, u32, u32)>,
-    /// (backing array, String) of the members of one text.
-    members: Vec<(ObjIdx, ObjIdx)>,
-}
-
-impl Finder<'_> {
-    /// One run of Strings with key `key`, ascending (emptied).
-    fn run(&mut self, key: u32, run: &mut Vec<ObjIdx>) {
-        let heap = self.heap;
-        let encoding = (key >> 30) as u8;
-        if run.len() == 1 {
-            self.groups.push(Group { rep: run[0], encoding });
-            run.clear();
-            return;
-        }
-        // One key, maybe several texts: split the run by comparing bytes.
-        while let Some(&rep) = run.first() {
-            let Some(kept) = text(heap, self.fields, rep) else {
-                run.remove(0);
-                continue;
-            };
-            self.members.clear();
-            self.members.push((kept.array, rep));
-            let mut rest = Vec::new();
-            for &o in &run[1..] {
-                match text(heap, self.fields, o) {
-                    Some(t) if t.encoding == kept.encoding && t.bytes == kept.bytes => self.members.push((t.array, o)),
-                    _ => rest.push(o),
-                }
-            }
-            *run = rest;
-            let g = self.groups.len() as u32;
-            self.groups.push(Group { rep, encoding });
-            if self.members.len() < 2 {
-                continue;
-            }
-            // A copy pays its String, and its array unless the kept copy or the copy before
-            // it (members sorted by array) uses the same one.
-            self.members.sort_unstable();
-            let mut wasted = 0;
-            let mut prev_array = NO_ARRAY;
-            for &(array, s) in &self.members {
-                if s != rep {
-                    let mut cost = heap.shallow_size(s);
-                    if array != kept.array && array != prev_array {
-                        cost += heap.shallow_size(array);
-                    }
-                    wasted += cost;
-                    self.redundant.push((s, cost));
-                }
-                prev_array = array;
-            }
-            self.dups.push((wasted, self.members.len() as u32, g));
-        }
-    }
-}
-
 /// Kept copies of UTF-16 texts whose chars are all below 256, with `S(byte[2n]) − S(byte[n])`.
-fn latin1_candidates(heap: &Heap, fields: StringFields, groups: &[Group]) -> Vec<(ObjIdx, u64)> {
+fn latin1_candidates(heap: &Heap, fields: StringFields, mut reps: Vec<ObjIdx>) -> Vec<(ObjIdx, u64)> {
     let model = heap.size_model();
     // The high byte of each UTF-16 unit: the first of a pair big-endian, the second little.
     let high = if heap.utf16_big_endian() { 0 } else { 1 };
     let mut out = Vec::new();
     // In object order (the dump's), not the groups' key order, which reads the dump at random.
-    let mut reps: Vec<ObjIdx> = groups.iter().filter(|g| g.encoding == UTF16_BYTES).map(|g| g.rep).collect();
     reps.sort_unstable();
     for rep in reps {
         let Some(t) = text(heap, fields, rep) else { continue };
