@@ -164,6 +164,12 @@ impl StringCollector {
     /// The section (totals over every value, the `top` most wasteful values), the redundant
     /// copies and the Latin-1 candidates.
     pub fn finish(self, heap: &Heap, top: usize) -> StringFindings {
+        self.finish_within(heap, top, super::pass_content_bytes(heap)).0
+    }
+
+    /// `finish`, keeping at most about `budget` bytes of texts per verification pass; also
+    /// the number of passes.
+    fn finish_within(self, heap: &Heap, top: usize, budget: u64) -> (StringFindings, u32) {
         let mut laps = crate::timing::Laps::new();
         // Equal keys come together: a key held by one String is one text; the Strings of a
         // key held by several (a run) are candidates, verified below.
@@ -190,11 +196,11 @@ impl StringCollector {
         let Grouping { mut distinct, mut utf16_reps, candidates, run_encoding } = g;
         drop((self.keys, self.after));
         laps.lap("waste: strings: grouping");
-        let verified = verify(heap, self.fields, candidates, &run_encoding);
+        let verified = verify(heap, self.fields, candidates, &run_encoding, budget);
         laps.lap("waste: strings: verification");
         distinct += verified.texts;
         utf16_reps.extend(verified.utf16_reps);
-        let StringsVerified { redundant, mut dups, .. } = verified;
+        let StringsVerified { redundant, mut dups, passes, .. } = verified;
         let wasted_bytes = dups.iter().map(|d| d.0).sum();
         let duplicated_values = dups.len() as u64;
         dups.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(heap.object_id(a.2).cmp(&heap.object_id(b.2))));
@@ -214,7 +220,7 @@ impl StringCollector {
         let latin1 = latin1_candidates(heap, self.fields, utf16_reps);
         laps.lap("waste: strings: latin-1");
         let section = DuplicateStrings { strings: self.strings, distinct, duplicated_values, wasted_bytes, top };
-        StringFindings { section, redundant, latin1 }
+        (StringFindings { section, redundant, latin1 }, passes)
     }
 }
 
@@ -256,6 +262,7 @@ struct StringsVerified {
     redundant: Vec<(ObjIdx, u64)>,
     /// (wasted, count, kept copy) per duplicated value.
     dups: Vec<(u64, u32, ObjIdx)>,
+    passes: u32,
 }
 
 /// Splits the Strings of each run (`candidates`: (String, run)) into texts by comparing
@@ -263,17 +270,17 @@ struct StringsVerified {
 /// each compared with the texts of its run seen so far, kept in memory: never by jumping back
 /// to an earlier copy, which in a dump larger than memory faults pages in at random. A run
 /// joins a pass when its first String comes while the pass keeps fewer than
-/// `pass_content_bytes`; the runs left out are verified by the next pass.
-fn verify(heap: &Heap, fields: StringFields, mut candidates: Vec<(ObjIdx, u32)>, run_encoding: &[u8]) -> StringsVerified {
+/// `budget` bytes; the runs left out are verified by the next pass.
+fn verify(heap: &Heap, fields: StringFields, mut candidates: Vec<(ObjIdx, u32)>, run_encoding: &[u8], budget: u64) -> StringsVerified {
     candidates.sort_unstable();
-    let budget = super::pass_content_bytes(heap);
     // Per run: 0 waiting, 1 in this pass, 2 done.
     let mut state = vec![0u8; run_encoding.len()];
     // (text, array, String) of every candidate, and (kept String, its array) per text.
     let mut members: Vec<(u32, ObjIdx, ObjIdx)> = Vec::with_capacity(candidates.len());
     let mut texts: Vec<(ObjIdx, ObjIdx)> = Vec::new();
-    let mut out = StringsVerified { texts: 0, utf16_reps: Vec::new(), redundant: Vec::new(), dups: Vec::new() };
+    let mut out = StringsVerified { texts: 0, utf16_reps: Vec::new(), redundant: Vec::new(), dups: Vec::new(), passes: 0 };
     while state.iter().any(|&x| x == 0) {
+        out.passes += 1;
         // The texts of each run in this pass: (encoding, bytes, text).
         let mut kept: FxHashMap<u32, Vec<(u8, Vec<u8>, u32)>> = FxHashMap::default();
         let mut kept_bytes = 0u64;
@@ -372,4 +379,45 @@ fn latin1_candidates(heap: &Heap, fields: StringFields, mut reps: Vec<ObjIdx>) -
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use heapql_heap::{Heap, OpenOptions};
+
+    fn collect(heap: &Heap) -> StringCollector {
+        let strings = heap.classes_named("java.lang.String");
+        let mut c = StringCollector::with_capacity(heap, 0);
+        for o in 0..heap.object_count() {
+            if heap.object_kind(o) == ObjectKind::Instance && strings.contains(&heap.class_of(o)) {
+                c.add(heap, o);
+            }
+        }
+        c.seal();
+        c
+    }
+
+    /// Verifying one run per pass finds exactly what one pass finds: the texts, the copies
+    /// kept, the redundant ones and their prices (dumps with duplicate strings, JDK 17 and an
+    /// old JDK whose Strings select a window of a shared char[]).
+    #[test]
+    fn passes_do_not_change_the_groups() {
+        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+        for dump in ["fixtures/dumps/waste/WasteHeap-jdk17-coops.hprof", "fixtures/demo/demo.hprof"] {
+            let heap = Heap::open(&root.join(dump), OpenOptions::default()).unwrap();
+            let (one, one_passes) = collect(&heap).finish_within(&heap, 50, u64::MAX);
+            let (many, many_passes) = collect(&heap).finish_within(&heap, 50, 1);
+            assert!(one.section.duplicated_values > 1, "{dump}: the dump has duplicate strings");
+            assert_eq!(one_passes, 1);
+            assert!(many_passes > 1, "{dump}: a budget of one byte takes a pass per run");
+            assert_eq!(serde_json::to_string(&one.section).unwrap(), serde_json::to_string(&many.section).unwrap(), "{dump}");
+            let sorted = |mut v: Vec<(ObjIdx, u64)>| {
+                v.sort_unstable();
+                v
+            };
+            assert_eq!(sorted(one.redundant), sorted(many.redundant), "{dump}");
+            assert_eq!(sorted(one.latin1), sorted(many.latin1), "{dump}");
+        }
+    }
 }
