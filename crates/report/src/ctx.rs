@@ -2,7 +2,7 @@
 //! kind of thing each class is, and how objects and class loaders are named.
 
 use heapql_graph::FullAnalysis;
-use heapql_heap::{describe, ClassIdx, Heap, ObjIdx, ObjectKind, Value};
+use heapql_heap::{describe, ClassIdx, Heap, ObjIdx, ObjectKind, PrimType, Value};
 use rustc_hash::FxHashMap;
 
 use super::model::ObjectRef;
@@ -53,36 +53,82 @@ impl Default for Classes {
     }
 }
 
-/// The kind of object of each class seen so far: per class, None before its first object,
-/// Some(None) when its objects are of several kinds (the index answers for them).
+/// The kind of object of each class seen so far, one byte per class: `UNSEEN` before its
+/// first object, `MIXED` when its objects are of several kinds (the index answers for them),
+/// else the kind's code (one compare per object in the common case).
 #[derive(Default)]
-pub struct KindsSeen(Vec<Option<Option<ObjectKind>>>);
+pub struct KindsSeen(Vec<u8>);
+
+const UNSEEN: u8 = u8::MAX;
+const MIXED: u8 = u8::MAX - 1;
+
+/// The kinds by their byte code (`kind_code`).
+const KINDS: [ObjectKind; 11] = {
+    use ObjectKind::*;
+    use PrimType::*;
+    [
+        Instance,
+        ObjectArray,
+        Class,
+        PrimitiveArray(Boolean),
+        PrimitiveArray(Char),
+        PrimitiveArray(Float),
+        PrimitiveArray(Double),
+        PrimitiveArray(Byte),
+        PrimitiveArray(Short),
+        PrimitiveArray(Int),
+        PrimitiveArray(Long),
+    ]
+};
+
+fn kind_code(kind: ObjectKind) -> u8 {
+    match kind {
+        ObjectKind::Instance => 0,
+        ObjectKind::ObjectArray => 1,
+        ObjectKind::Class => 2,
+        ObjectKind::PrimitiveArray(t) => {
+            3 + match t {
+                PrimType::Boolean => 0,
+                PrimType::Char => 1,
+                PrimType::Float => 2,
+                PrimType::Double => 3,
+                PrimType::Byte => 4,
+                PrimType::Short => 5,
+                PrimType::Int => 6,
+                PrimType::Long => 7,
+            }
+        }
+    }
+}
 
 impl KindsSeen {
     pub fn new(class_count: u32) -> KindsSeen {
-        KindsSeen(vec![None; class_count as usize])
+        KindsSeen(vec![UNSEEN; class_count as usize])
     }
 
     #[inline]
     pub fn see(&mut self, c: ClassIdx, kind: ObjectKind) {
-        if let Some(k) = self.0.get_mut(c as usize) {
-            match k {
-                None => *k = Some(Some(kind)),
-                Some(Some(seen)) if *seen != kind => *k = Some(None),
-                _ => {}
+        let k = kind_code(kind);
+        if let Some(s) = self.0.get_mut(c as usize) {
+            if *s != k {
+                *s = if *s == UNSEEN { k } else { MIXED };
             }
         }
     }
 
     /// Adds what another range of objects saw.
     pub fn absorb(&mut self, other: &KindsSeen) {
-        for (c, k) in other.0.iter().enumerate() {
-            match k {
-                None => {}
-                Some(None) => self.0[c] = Some(None),
-                Some(Some(kind)) => self.see(c as ClassIdx, *kind),
+        for (s, &k) in self.0.iter_mut().zip(&other.0) {
+            if k != UNSEEN && *s != k {
+                *s = if *s == UNSEEN { k } else { MIXED };
             }
         }
+    }
+
+    /// The one kind of the objects of class `c`, if they have one.
+    #[inline]
+    fn of(&self, c: ClassIdx) -> Option<ObjectKind> {
+        self.0.get(c as usize).and_then(|&k| KINDS.get(k as usize).copied())
     }
 }
 
@@ -168,9 +214,9 @@ impl ClassCache {
     /// The kind of `o`: its class's, or the index's.
     #[inline]
     pub fn kind(&self, heap: &Heap, o: ObjIdx) -> ObjectKind {
-        match self.get(o).and_then(|c| self.kinds.0.get(c as usize)) {
-            Some(Some(Some(k))) => *k,
-            _ => heap.object_kind(o),
+        match self.get(o).and_then(|c| self.kinds.of(c)) {
+            Some(k) => k,
+            None => heap.object_kind(o),
         }
     }
 
@@ -379,7 +425,24 @@ pub fn human_bytes(n: u64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::human_bytes;
+    use super::{human_bytes, kind_code, KindsSeen, KINDS};
+    use heapql_heap::ObjectKind;
+
+    #[test]
+    fn kinds_read_back_from_their_codes() {
+        for (code, &kind) in KINDS.iter().enumerate() {
+            assert_eq!(kind_code(kind) as usize, code);
+        }
+        let mut seen = KindsSeen::new(3);
+        seen.see(0, KINDS[4]);
+        seen.see(1, ObjectKind::Instance);
+        seen.see(1, ObjectKind::Class);
+        let mut other = KindsSeen::new(3);
+        other.see(0, KINDS[4]);
+        other.see(2, ObjectKind::ObjectArray);
+        seen.absorb(&other);
+        assert_eq!((seen.of(0), seen.of(1), seen.of(2)), (Some(KINDS[4]), None, Some(ObjectKind::ObjectArray)));
+    }
 
     #[test]
     fn sizes_read_like_a_person_writes_them() {

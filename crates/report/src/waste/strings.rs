@@ -30,6 +30,9 @@ const NO_ARRAY: u32 = u32::MAX;
 /// Encodings of a text.
 const LATIN1: u8 = 0;
 const UTF16_BYTES: u8 = 1;
+/// The key's encoding of a UTF-16 text (in a byte[]) whose chars are all below 256: a
+/// Latin-1 candidate. Equal texts get equal keys still; only these are read again.
+const FITS_LATIN1: u32 = 3;
 
 /// Collects a key per String; the texts are grouped once every object has been seen. 8 bytes
 /// per String, where a table of the distinct texts would cost several times that (most
@@ -130,19 +133,36 @@ fn text<'h>(heap: &'h Heap, fields: StringFields, o: ObjIdx) -> Option<Text<'h>>
     Some(Text { encoding, array, bytes })
 }
 
-/// The collector's key of a text: its encoding, then 30 bits of the hash of its bytes.
-fn text_key(t: &Text) -> u32 {
+/// The collector's key of a text: its encoding (`FITS_LATIN1` for a UTF-16 text that could
+/// be Latin-1), then 30 bits of the hash of its bytes.
+fn text_key(t: &Text, high: usize) -> u32 {
     let mut h = FxHasher::default();
     h.write_u8(t.encoding);
     h.write(&t.bytes);
-    (t.encoding as u32) << 30 | (h.finish() >> 34) as u32
+    let encoding = if t.encoding == UTF16_BYTES && fits_latin1(&t.bytes, high) { FITS_LATIN1 } else { t.encoding as u32 };
+    encoding << 30 | (h.finish() >> 34) as u32
+}
+
+/// UTF-16 bytes whose every unit has a zero high byte (`high`: 0 big-endian, 1 little).
+fn fits_latin1(bytes: &[u8], high: usize) -> bool {
+    bytes.len() % 2 == 0 && bytes.chunks_exact(2).all(|u| u[high] == 0)
+}
+
+/// The high byte of each UTF-16 unit of the dump's byte[] Strings: the first of a pair
+/// big-endian, the second little.
+fn high_byte(heap: &Heap) -> usize {
+    if heap.utf16_big_endian() {
+        0
+    } else {
+        1
+    }
 }
 
 impl StringCollector {
     pub fn add(&mut self, heap: &Heap, o: ObjIdx) {
         self.strings += 1;
         if let Some(t) = text(heap, self.fields, o) {
-            self.keys.push((text_key(&t), o));
+            self.keys.push((text_key(&t, high_byte(heap)), o));
         }
     }
 
@@ -163,8 +183,9 @@ impl StringCollector {
 
     /// The section (totals over every value, the `top` most wasteful values), the redundant
     /// copies and the Latin-1 candidates.
-    pub fn finish(self, heap: &Heap, top: usize) -> StringFindings {
-        self.finish_within(heap, top, super::pass_content_bytes(heap)).0
+    /// Keeps at most about `pass_bytes` of texts in memory per verification pass.
+    pub fn finish(self, heap: &Heap, top: usize, pass_bytes: u64) -> StringFindings {
+        self.finish_within(heap, top, pass_bytes).0
     }
 
     /// `finish`, keeping at most about `budget` bytes of texts per verification pass; also
@@ -193,13 +214,13 @@ impl StringCollector {
         if first != NO_ARRAY {
             g.end_run(run_key, run_start, first);
         }
-        let Grouping { mut distinct, mut utf16_reps, candidates, run_encoding } = g;
+        let Grouping { mut distinct, mut latin1_reps, candidates, run_encoding } = g;
         drop((self.keys, self.after));
         laps.lap("waste: strings: grouping");
         let verified = verify(heap, self.fields, candidates, &run_encoding, budget);
         laps.lap("waste: strings: verification");
         distinct += verified.texts;
-        utf16_reps.extend(verified.utf16_reps);
+        latin1_reps.extend(verified.latin1_reps);
         let StringsVerified { redundant, mut dups, passes, .. } = verified;
         let wasted_bytes = dups.iter().map(|d| d.0).sum();
         let duplicated_values = dups.len() as u64;
@@ -217,7 +238,7 @@ impl StringCollector {
             })
             .collect();
         laps.lap("waste: strings: top values");
-        let latin1 = latin1_candidates(heap, self.fields, utf16_reps);
+        let latin1 = latin1_candidates(heap, self.fields, latin1_reps);
         laps.lap("waste: strings: latin-1");
         let section = DuplicateStrings { strings: self.strings, distinct, duplicated_values, wasted_bytes, top };
         (StringFindings { section, redundant, latin1 }, passes)
@@ -229,8 +250,8 @@ impl StringCollector {
 struct Grouping {
     /// Texts held by a key of their own.
     distinct: u64,
-    /// Kept copies of texts stored UTF-16 in a byte[].
-    utf16_reps: Vec<ObjIdx>,
+    /// Kept copies of UTF-16 texts that fit Latin-1 (key encoding `FITS_LATIN1`).
+    latin1_reps: Vec<ObjIdx>,
     /// (String, run) of the Strings of keys several Strings share.
     candidates: Vec<(ObjIdx, u32)>,
     /// Encoding of each run (the key's top bits).
@@ -243,8 +264,8 @@ impl Grouping {
         let encoding = (key >> 30) as u8;
         if run_start == self.candidates.len() {
             self.distinct += 1;
-            if encoding == UTF16_BYTES {
-                self.utf16_reps.push(first);
+            if encoding as u32 == FITS_LATIN1 {
+                self.latin1_reps.push(first);
             }
         } else {
             self.run_encoding.push(encoding);
@@ -256,8 +277,8 @@ impl Grouping {
 struct StringsVerified {
     /// Texts among them.
     texts: u64,
-    /// Kept copies of those stored UTF-16 in a byte[].
-    utf16_reps: Vec<ObjIdx>,
+    /// Kept copies of those that are UTF-16 texts fitting Latin-1.
+    latin1_reps: Vec<ObjIdx>,
     /// (redundant String, its overhead).
     redundant: Vec<(ObjIdx, u64)>,
     /// (wasted, count, kept copy) per duplicated value.
@@ -278,7 +299,7 @@ fn verify(heap: &Heap, fields: StringFields, mut candidates: Vec<(ObjIdx, u32)>,
     // (text, array, String) of every candidate, and (kept String, its array) per text.
     let mut members: Vec<(u32, ObjIdx, ObjIdx)> = Vec::with_capacity(candidates.len());
     let mut texts: Vec<(ObjIdx, ObjIdx)> = Vec::new();
-    let mut out = StringsVerified { texts: 0, utf16_reps: Vec::new(), redundant: Vec::new(), dups: Vec::new(), passes: 0 };
+    let mut out = StringsVerified { texts: 0, latin1_reps: Vec::new(), redundant: Vec::new(), dups: Vec::new(), passes: 0 };
     while state.iter().any(|&x| x == 0) {
         out.passes += 1;
         // The texts of each run in this pass: (encoding, bytes, text).
@@ -299,8 +320,8 @@ fn verify(heap: &Heap, fields: StringFields, mut candidates: Vec<(ObjIdx, u32)>,
                 None => {
                     let id = texts.len() as u32;
                     texts.push((o, t.array));
-                    if run_encoding[run] == UTF16_BYTES {
-                        out.utf16_reps.push(o);
+                    if run_encoding[run] as u32 == FITS_LATIN1 {
+                        out.latin1_reps.push(o);
                     }
                     kept_bytes += t.bytes.len() as u64;
                     seen.push((t.encoding, t.bytes.into_owned(), id));
@@ -362,14 +383,13 @@ fn merged<'l>(a: &'l [(u32, ObjIdx)], b: &'l [(u32, ObjIdx)]) -> impl Iterator<I
 /// Kept copies of UTF-16 texts whose chars are all below 256, with `S(byte[2n]) − S(byte[n])`.
 fn latin1_candidates(heap: &Heap, fields: StringFields, mut reps: Vec<ObjIdx>) -> Vec<(ObjIdx, u64)> {
     let model = heap.size_model();
-    // The high byte of each UTF-16 unit: the first of a pair big-endian, the second little.
-    let high = if heap.utf16_big_endian() { 0 } else { 1 };
+    let high = high_byte(heap);
     let mut out = Vec::new();
     // In object order (the dump's), not the groups' key order, which reads the dump at random.
     reps.sort_unstable();
     for rep in reps {
         let Some(t) = text(heap, fields, rep) else { continue };
-        if t.bytes.len() % 2 != 0 || t.bytes.chunks_exact(2).any(|u| u[high] != 0) {
+        if t.encoding != UTF16_BYTES || !fits_latin1(&t.bytes, high) {
             continue;
         }
         let latin1 = model.array_size(1, (t.bytes.len() / 2) as u64);
