@@ -4,11 +4,13 @@
 //! shape of those sections of `ts/report/model.ts`; the TypeScript side adds the envelope.
 //!
 //! Rules and thresholds follow MAT (docs: mat-semantics.md §3); each section's file says
-//! which rule it implements. Cost: a linear pass over every object; the waste pass (two
-//! threads); the dominator tree's preorder laid out by two linear passes over the analysis's
-//! DFS order (`preorder.rs`); then
-//! sequential scans of that preorder for the retained size by class and each suspect's breakdown (both
-//! split over two threads); one BFS over the graph when there are leak suspects.
+//! which rule it implements. Cost: a linear pass over every object (two threads); the waste
+//! pass (two threads); the dominator tree's preorder laid out by two linear passes over the
+//! analysis's DFS order (`preorder.rs`); then sequential scans of that preorder for the
+//! retained size by class and each suspect's breakdown (both split over two threads); per
+//! single suspect a search from the roots that stops at its accumulation point, and one full
+//! BFS over the graph only for group suspects or a point far from the roots. With
+//! `HEAPQL_TIMING` set, each section's time goes to stderr (`timing.rs`).
 
 mod consumers;
 mod ctx;
