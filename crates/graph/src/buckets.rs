@@ -15,11 +15,22 @@ const BUFFER: usize = 1 << 14;
 pub(crate) struct Buckets {
     /// First key.
     lo: usize,
-    /// Keys per bucket: `1 << shift`.
-    shift: u32,
+    /// How a key finds its bucket.
+    route: Route,
+    /// Key boundaries: bucket `b` holds keys `bounds[b]..bounds[b + 1]`.
+    bounds: Vec<usize>,
     parts: Vec<Bucket>,
+    /// Values buffered per bucket before it is written out.
+    buffer: usize,
     /// Directory for the buckets' files (`None`: everything stays in memory).
     dir: Option<std::sync::Arc<std::path::Path>>,
+}
+
+enum Route {
+    /// Bucket `(key - lo) >> shift`.
+    Shift(u32),
+    /// Bucket `table[key - lo]`.
+    Table(Vec<u32>),
 }
 
 struct Bucket {
@@ -37,12 +48,28 @@ impl Buckets {
         let wanted = (hi - lo).div_ceil(64).max(1);
         let shift = usize::BITS - (wanted - 1).leading_zeros();
         let count = (hi - lo).div_ceil(1 << shift).max(1);
+        let bounds = (0..=count).map(|b| lo + (b << shift)).collect();
+        Buckets::with(lo, Route::Shift(shift), bounds, BUFFER, place)
+    }
+
+    /// Buckets over consecutive key ranges starting at `bounds[0]` (bucket `b` holds keys
+    /// `bounds[b]..bounds[b + 1]`), with a smaller buffer each: there may be many.
+    pub(crate) fn with_bounds(bounds: Vec<usize>, place: &Placement) -> Buckets {
+        let lo = bounds[0];
+        let mut table = vec![0u32; bounds[bounds.len() - 1] - lo];
+        for (b, w) in bounds.windows(2).enumerate() {
+            table[w[0] - lo..w[1] - lo].fill(b as u32);
+        }
+        Buckets::with(lo, Route::Table(table), bounds, BUFFER / 4, place)
+    }
+
+    fn with(lo: usize, route: Route, bounds: Vec<usize>, buffer: usize, place: &Placement) -> Buckets {
         let dir = match place {
             Placement::Files(d) => Some(d.clone()),
             Placement::Memory => None,
         };
-        let parts = (0..count).map(|_| Bucket { buf: Vec::new(), file: None, written: 0 }).collect();
-        Buckets { lo, shift, parts, dir }
+        let parts = (1..bounds.len()).map(|_| Bucket { buf: Vec::new(), file: None, written: 0 }).collect();
+        Buckets { lo, route, bounds, parts, buffer, dir }
     }
 
     pub(crate) fn count(&self) -> usize {
@@ -51,7 +78,7 @@ impl Buckets {
 
     /// The keys of bucket `b`: `lo..hi` (`hi` may pass the last key).
     pub(crate) fn range(&self, b: usize) -> (usize, usize) {
-        (self.lo + (b << self.shift), self.lo + ((b + 1) << self.shift))
+        (self.bounds[b], self.bounds[b + 1])
     }
 
     /// Pairs in bucket `b`.
@@ -62,10 +89,15 @@ impl Buckets {
 
     #[inline]
     pub(crate) fn push(&mut self, key: u32, value: u32) {
-        let b = &mut self.parts[(key as usize - self.lo) >> self.shift];
+        let k = key as usize - self.lo;
+        let b = match &self.route {
+            Route::Shift(shift) => k >> shift,
+            Route::Table(table) => table[k] as usize,
+        };
+        let b = &mut self.parts[b];
         b.buf.push(key);
         b.buf.push(value);
-        if b.buf.len() >= BUFFER {
+        if b.buf.len() >= self.buffer {
             if let Some(dir) = &self.dir {
                 b.spill(dir);
             }
@@ -86,8 +118,8 @@ impl Buckets {
         all
     }
 
-    /// Bucket `b`'s pairs as `take` gives them, in pieces of at most `BUFFER` values (an
-    /// even number), holding no more than that in memory; the bucket is emptied.
+    /// Bucket `b`'s pairs as `take` gives them, in pieces of at most 64 KiB, holding no more
+    /// than that in memory; the bucket stays as it is (see `clear`).
     pub(crate) fn stream(&mut self, b: usize, mut f: impl FnMut(&[u32])) {
         let bucket = &mut self.parts[b];
         if let Some(file) = bucket.file.take() {
@@ -100,9 +132,14 @@ impl Buckets {
                 f(&chunk[..k]);
                 left -= k;
             }
-            bucket.written = 0;
+            bucket.file = Some(file);
         }
-        std::mem::take(&mut bucket.buf).chunks(BUFFER).for_each(&mut f);
+        bucket.buf.chunks(BUFFER).for_each(&mut f);
+    }
+
+    /// Empties bucket `b` (its file closed).
+    pub(crate) fn clear(&mut self, b: usize) {
+        self.parts[b] = Bucket { buf: Vec::new(), file: None, written: 0 };
     }
 }
 
@@ -182,6 +219,7 @@ mod tests {
                         assert!(c.len() <= BUFFER && c.len() % 2 == 0);
                         got.extend_from_slice(c)
                     });
+                    b.clear(k);
                     got
                 };
                 assert_eq!(got, want, "bucket {k}");

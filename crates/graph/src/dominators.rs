@@ -197,8 +197,9 @@ impl Semi<'_> {
 
 /// Semidominators of the vertices of `preds`' key range below the vertex count, in reverse
 /// preorder, bucket by bucket from the last. A bucket of at most `limit` pairs is grouped in
-/// memory; a bigger one is streamed into finer buckets and done the same way, and a single
-/// vertex's predecessors are streamed straight into its minimum. `tick(w)` reports progress.
+/// memory; a single vertex's predecessors are streamed straight into its minimum; a bigger
+/// bucket is counted per vertex, split into consecutive ranges of at most `limit` pairs (or
+/// of one vertex) and done the same way. `tick(w)` reports progress.
 fn semis_of(
     preds: &mut Buckets,
     st: &mut Semi,
@@ -212,6 +213,7 @@ fn semis_of(
         let (lo, hi) = preds.range(b);
         let hi = hi.min(r);
         if lo >= hi {
+            preds.clear(b);
             continue;
         }
         if preds.len(b) <= limit {
@@ -230,10 +232,26 @@ fn semis_of(
             // No edge enters the root (vertex 0), so `lo` is a vertex with predecessors.
             st.start(lo);
             preds.stream(b, |c| c.chunks_exact(2).for_each(|p| st.pred(lo, p[1])));
+            preds.clear(b);
             st.finish(lo);
         } else {
-            let mut finer = Buckets::new(lo, hi, place);
+            let mut counts = vec![0u32; hi - lo];
+            preds.stream(b, |c| c.chunks_exact(2).for_each(|p| counts[p[0] as usize - lo] += 1));
+            // A vertex with more than `limit` predecessors gets a range of its own.
+            let mut bounds = vec![lo];
+            let mut sum = 0usize;
+            for (k, &c) in counts.iter().enumerate() {
+                if lo + k > bounds[bounds.len() - 1] && sum + c as usize > limit {
+                    bounds.push(lo + k);
+                    sum = 0;
+                }
+                sum += c as usize;
+            }
+            bounds.push(hi);
+            drop(counts);
+            let mut finer = Buckets::with_bounds(bounds, place);
             preds.stream(b, |c| c.chunks_exact(2).for_each(|p| finer.push(p[0], p[1])));
+            preds.clear(b);
             semis_of(&mut finer, st, limit, place, tick)?;
         }
     }
