@@ -62,10 +62,10 @@ describe('server over loopback HTTP', () => {
     const real = handle.executeStream.bind(handle);
     // The scan itself runs for real; its end (the native promise) is held until the gate opens,
     // so a row that reaches the client while the gate is shut was sent before the scan ended.
-    handle.executeStream = (plan: string, rows: number, onBatch: unknown, token: { cancelled: boolean }) => {
+    handle.executeStream = (plan: string, rows: number, onBatch: unknown, token: { cancelled: boolean }, ...rest: unknown[]) => {
       streams.push({ token });
       const current = gate;
-      return real(plan, rows, onBatch, token).then(async (end) => {
+      return real(plan, rows, onBatch, token, ...rest).then(async (end) => {
         await current;
         return end;
       });

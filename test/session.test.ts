@@ -120,6 +120,28 @@ describe('HeapSession on demo.hprof', () => {
     expect(session.explain(prepared)).toMatch(/Aggregate|Count|Scan/i);
   });
 
+  test('a stream runs only a few batches ahead of its reader, and stops when the reader does', async () => {
+    const handle = session.handle as unknown as { executeStream: (...a: any[]) => Promise<unknown> };
+    const real = handle.executeStream;
+    let delivered = 0;
+    let settled = false;
+    handle.executeStream = (plan: string, rows: number, onBatch: (b: unknown) => void, ...rest: unknown[]) =>
+      real.call(handle, plan, rows, (b: unknown) => (delivered++, onBatch(b)), ...rest).finally(() => (settled = true));
+    try {
+      const rows = session.queryStream('SELECT x FROM INSTANCEOF java.lang.Object x', { batchRows: 10 })[Symbol.asyncIterator]();
+      expect((await rows.next()).done).toBe(false);
+      // Time enough for a scan nothing holds back to reach its end (the demo has thousands of objects).
+      await new Promise((r) => setTimeout(r, 500));
+      expect(settled).toBe(false);
+      expect(delivered).toBeLessThanOrEqual(10);
+      await rows.return(undefined);
+      expect(settled).toBe(true);
+      expect(delivered * 10).toBeLessThan(session.status.objects);
+    } finally {
+      handle.executeStream = real;
+    }
+  });
+
   test('a cancelled analysis leaves the session usable on the query-only path', async () => {
     const controller = new AbortController();
     const run = session.analyze({ signal: controller.signal });
@@ -130,6 +152,18 @@ describe('HeapSession on demo.hprof', () => {
     expect(session.analyzed).toBe(false);
     const r = await session.query('SELECT COUNT(*) FROM Demo$Session');
     expect(r.rows[0]![0]).toBe(400);
+  });
+
+  test('an abort sent after the native work finished, before JavaScript saw the result, still cancels', async () => {
+    const controller = new AbortController();
+    const run = session.analyze({ signal: controller.signal });
+    // Block this thread long enough for the worker to finish the small demo analysis: the
+    // result waits in the event loop's queue while the abort below is sent.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 3000);
+    controller.abort();
+    await expect(run).rejects.toMatchObject({ code: 'ERR_CANCELLED' });
+    expect(session.status.state).toBe('query-only');
+    expect(session.analyzed).toBe(false);
   });
 
   test('analyze: analyzing → full with progress events; a second start is already_done', async () => {

@@ -6,6 +6,6 @@
 export { HeapSession, openHeap } from './session.js';
 export type { OpenOptions, AnalyzeOptions, ObjectLookupOptions, CacheStatus, DumpInfo, DumpWarning, HeapCounts, HistogramRow } from './session.js';
 export { prepareQuery, type PreparedQuery, type PrepareOptions, type QueryOptions, type StreamedRow } from './query.js';
-export { buildReport, type BuildReportOptions, type ReportSections } from './report.js';
-export { buildWaste, type BuildWasteOptions } from './waste.js';
+export { buildReport } from './report.js';
+export { buildWaste } from './waste.js';
 export type * from './types.js';

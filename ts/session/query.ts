@@ -6,7 +6,7 @@
 import { performance } from 'node:perf_hooks';
 
 import { explain as explainPlan, plan, planToJson, withLimit, type PlannedQuery } from '../plan/index.js';
-import { call, callSync } from '../native/index.js';
+import { call, callSync, native } from '../native/index.js';
 import { cancelTokenFor } from '../native/cancel.js';
 import type { NativeHeap } from '../native/index.js';
 import { batchToQueryResult, type Batch, type ObjectResolver } from '../query/convert.js';
@@ -119,12 +119,17 @@ export type StreamedRow = Record<string, Value>;
  * Rows as the executor produces them (plain selects stream while the scan runs). Breaking out
  * of the loop cancels the scan.
  */
+/** Batches a stream's scan may produce before its reader has taken them. */
+const STREAM_AHEAD = 8;
+
 export async function* streamPrepared(
   handle: NativeHeap,
   q: PreparedQuery,
   options: QueryOptions & { batchRows?: number } = {},
 ): AsyncGenerator<StreamedRow> {
   const { token, dispose } = cancelTokenFor(options.signal);
+  // The scan runs at most STREAM_AHEAD batches ahead of this reader: a slow consumer holds it.
+  const gate = new (native().StreamGate)(STREAM_AHEAD);
   const queue: Batch[] = [];
   let wake: (() => void) | undefined;
   // Batches arrive through a thread-safe callback that may be delivered after the task's own
@@ -138,7 +143,7 @@ export async function* streamPrepared(
       queue.push(batch as Batch);
       receivedRows += (batch as Batch).rowCount;
       wake?.();
-    }, token),
+    }, token, gate),
   ).then(
     (end) => {
       expectedRows = end.rows;
@@ -156,6 +161,7 @@ export async function* streamPrepared(
     for (;;) {
       const batch = queue.shift();
       if (batch) {
+        gate.release();
         const result = batchToQueryResult(batch, resolve, { name: 'stream', oql: q.oql, elapsedMs: 0 });
         for (const row of result.rows) {
           const named: StreamedRow = {};

@@ -12,29 +12,10 @@ import { call, type Addon, type NativeHeap } from '../native/index.js';
 import { cancelTokenFor } from '../native/cancel.js';
 import { VERSION } from '../version.js';
 import { describeSchemaErrors, validateReportModel } from '../report/json.js';
-import { REPORT_SCHEMA_VERSION, type QueryResult, type ReportModel, type ReportWarning } from '../report/model.js';
-import type { HeapSession, SectionOptions } from './session.js';
-import type { ProgressEvent } from './types.js';
+import { REPORT_SCHEMA_VERSION, type ReportModel, type ReportWarning } from '../report/model.js';
+import type { BuildReportOptions, ProgressEvent, ReportableHeap, ReportSections, SectionOptions } from './types.js';
 
 type CancelToken = InstanceType<Addon['CancelToken']>;
-
-export interface BuildReportOptions {
-  /** Query results folded into the report, in this order. */
-  queries?: QueryResult[];
-  /** Leave objects unreachable from GC roots out (analyzes again when the heap was analyzed otherwise). */
-  reachableOnly?: boolean;
-  /** Longest list of each section (histogram rows, class loaders, consumers…); default 25. */
-  limit?: number;
-  /** Duplicate string values shown; default 20. */
-  topStrings?: number;
-  /** Extra non-fatal findings (e.g. from the query layer) appended after the dump's. */
-  warnings?: ReportWarning[];
-  onProgress?: (event: ProgressEvent) => void;
-  signal?: AbortSignal;
-}
-
-/** The report's computed sections, as the native core returns them. */
-export type ReportSections = Pick<ReportModel, 'overview' | 'leakSuspects' | 'topConsumers' | 'threads' | 'waste'>;
 
 /** The sections of an analyzed heap (ERR_NEEDS_ANALYSIS before the analysis). */
 export function reportSections(handle: NativeHeap, options: SectionOptions): Promise<ReportSections> {
@@ -65,7 +46,7 @@ export async function sectionJson<T>(
  * Analyzes the heap for a report or the waste checks when needed: in the mode the caller names,
  * else in the mode of the analysis already there (it is kept), else with every object.
  */
-export async function analyzeForReport(heap: HeapSession, options: Pick<BuildReportOptions, 'reachableOnly' | 'onProgress' | 'signal'>): Promise<void> {
+export async function analyzeForReport(heap: ReportableHeap, options: Pick<BuildReportOptions, 'reachableOnly' | 'onProgress' | 'signal'>): Promise<void> {
   const mode = options.reachableOnly ?? heap.status.analysis?.reachableOnly ?? false;
   await heap.analyze({ reachableOnly: mode, onProgress: options.onProgress, signal: options.signal });
 }
@@ -76,7 +57,7 @@ export function modelHeader(): Pick<ReportModel, 'schemaVersion' | 'generator' |
 }
 
 /** The full report of an opened dump; analyzes it first when needed. */
-export async function buildReport(heap: HeapSession, options: BuildReportOptions = {}): Promise<ReportModel> {
+export async function buildReport(heap: ReportableHeap, options: BuildReportOptions = {}): Promise<ReportModel> {
   await analyzeForReport(heap, options);
   const data = await heap.reportData(options);
   const model: ReportModel = {
@@ -94,7 +75,7 @@ export async function buildReport(heap: HeapSession, options: BuildReportOptions
 }
 
 /** The dump's own warnings as report warnings. */
-export function dumpWarnings(heap: HeapSession): ReportWarning[] {
+export function dumpWarnings(heap: ReportableHeap): ReportWarning[] {
   return heap.warnings().map((w) => ({
     source: 'dump' as const,
     message: w.offset > 0 ? `${w.message} (at byte ${w.offset})` : w.message,

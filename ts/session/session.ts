@@ -23,10 +23,13 @@ import {
 } from './query.js';
 // The report and waste builders (and the schema validator they load) are imported when first
 // used: a one-shot query does not pay for loading them.
-import type { BuildReportOptions, ReportSections } from './report.js';
-import type { BuildWasteOptions } from './waste.js';
 import type {
   AnalysisStart,
+  BuildReportOptions,
+  BuildWasteOptions,
+  ReportSections,
+  ReportableHeap,
+  SectionOptions,
   AnalysisState,
   ClassView,
   DominatorView,
@@ -80,16 +83,6 @@ export interface AnalyzeOptions {
   signal?: AbortSignal;
 }
 
-/** Options of the report's and the waste checks' native section calls. */
-export interface SectionOptions {
-  /** Longest list of each section; default 25. */
-  limit?: number;
-  /** Duplicate string values shown; default 20. */
-  topStrings?: number;
-  signal?: AbortSignal;
-  onProgress?: (event: ProgressEvent) => void;
-}
-
 export interface ObjectLookupOptions {
   /** First field (array element) shown; default 0. */
   fieldOffset?: number;
@@ -122,7 +115,7 @@ interface RunningAnalysis {
   reachableOnly: boolean;
 }
 
-export class HeapSession {
+export class HeapSession implements ReportableHeap {
   readonly path: string;
   /** @internal the native handle; only this module and its helpers use it. */
   readonly handle: NativeHeap;

@@ -3,6 +3,7 @@
  * Fronts (CLI, REPL, HTTP server, MCP) code against these; none of them is the addon's own type.
  */
 import type { ObjectRef, Value } from '../query/schema.js';
+import type { QueryResult, ReportModel, ReportWarning, Waste } from '../report/model.js';
 
 /** One progress report of a long native call. */
 export interface ProgressEvent {
@@ -143,4 +144,56 @@ export interface ClassView {
   subclasses: number;
   /** The class loader's address (`0x0` = the bootstrap loader). */
   loader: string;
+}
+
+/** Options of the report's and the waste checks' native section calls. */
+export interface SectionOptions {
+  /** Longest list of each section; default 25. */
+  limit?: number;
+  /** Duplicate string values shown; default 20. */
+  topStrings?: number;
+  signal?: AbortSignal;
+  onProgress?: (event: ProgressEvent) => void;
+}
+
+/** The report's computed sections, as the native core returns them. */
+export type ReportSections = Pick<ReportModel, 'overview' | 'leakSuspects' | 'topConsumers' | 'threads' | 'waste'>;
+
+export interface BuildReportOptions {
+  /** Query results folded into the report, in this order. */
+  queries?: QueryResult[];
+  /** Leave objects unreachable from GC roots out (analyzes again when the heap was analyzed otherwise). */
+  reachableOnly?: boolean;
+  /** Longest list of each section (histogram rows, class loaders, consumers…); default 25. */
+  limit?: number;
+  /** Duplicate string values shown; default 20. */
+  topStrings?: number;
+  /** Extra non-fatal findings (e.g. from the query layer) appended after the dump's. */
+  warnings?: ReportWarning[];
+  onProgress?: (event: ProgressEvent) => void;
+  signal?: AbortSignal;
+}
+
+export interface BuildWasteOptions {
+  /** Leave objects unreachable from GC roots out (analyzes again when the heap was analyzed otherwise). */
+  reachableOnly?: boolean;
+  /** Holder rows shown per check; default 25. */
+  limit?: number;
+  /** Duplicate string values shown; default 20. */
+  topStrings?: number;
+  onProgress?: (event: ProgressEvent) => void;
+  signal?: AbortSignal;
+}
+
+/**
+ * What the report and waste builders ask of a session (a `HeapSession` is one); named here so
+ * those builders, which the session loads on first use, do not import the session back.
+ */
+export interface ReportableHeap {
+  readonly status: SessionStatus;
+  info(): { path: string; fileSize: number };
+  warnings(): { message: string; offset: number }[];
+  analyze(options: { reachableOnly?: boolean; onProgress?: (event: ProgressEvent) => void; signal?: AbortSignal }): Promise<void>;
+  reportData(options: SectionOptions): Promise<ReportSections>;
+  wasteData(options: SectionOptions): Promise<Waste>;
 }

@@ -6,19 +6,7 @@ import type { NativeHeap } from '../native/index.js';
 import { validateWasteModel } from '../report/json.js';
 import type { Waste, WasteModel } from '../report/model.js';
 import { analyzeForReport, checkModel, dumpWarnings, modelHeader, sectionJson } from './report.js';
-import type { HeapSession, SectionOptions } from './session.js';
-import type { ProgressEvent } from './types.js';
-
-export interface BuildWasteOptions {
-  /** Leave objects unreachable from GC roots out (analyzes again when the heap was analyzed otherwise). */
-  reachableOnly?: boolean;
-  /** Holder rows shown per check; default 25. */
-  limit?: number;
-  /** Duplicate string values shown; default 20. */
-  topStrings?: number;
-  onProgress?: (event: ProgressEvent) => void;
-  signal?: AbortSignal;
-}
+import type { BuildWasteOptions, ReportableHeap, SectionOptions } from './types.js';
 
 /** The waste section of an analyzed heap (ERR_NEEDS_ANALYSIS before the analysis). */
 export function wasteSection(handle: NativeHeap, options: SectionOptions): Promise<Waste> {
@@ -26,7 +14,7 @@ export function wasteSection(handle: NativeHeap, options: SectionOptions): Promi
 }
 
 /** The waste checks of an opened dump; analyzes it first when needed. */
-export async function buildWaste(heap: HeapSession, options: BuildWasteOptions = {}): Promise<WasteModel> {
+export async function buildWaste(heap: ReportableHeap, options: BuildWasteOptions = {}): Promise<WasteModel> {
   await analyzeForReport(heap, options);
   const waste = await heap.wasteData(options);
   const info = heap.info();

@@ -107,6 +107,9 @@ pub struct JsAnalysisSummary {
 pub struct AnalyzeTask {
     state: Arc<SharedState>,
     options: GraphOptions,
+    /// The finished analysis, installed on the JavaScript thread in `resolve`: a cancel that
+    /// JavaScript sent before it saw the result then always wins (no race with the worker).
+    finished: Option<FullAnalysis>,
 }
 
 impl Task for AnalyzeTask {
@@ -126,12 +129,18 @@ impl Task for AnalyzeTask {
                 None => FullAnalysis::build(&state.heap, self.options.clone()).map_err(heap_error)?,
             };
             let total = analysis.total_size() as f64;
-            self.state.set_analysis(analysis);
+            self.finished = Some(analysis);
             Ok(total)
         })
     }
 
     fn resolve(&mut self, _env: Env, total_size: f64) -> Result<JsAnalysisSummary> {
+        if self.options.cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
+            return Err(heap_error(heapql_heap::HeapError::Cancelled));
+        }
+        if let Some(analysis) = self.finished.take() {
+            self.state.set_analysis(analysis);
+        }
         Ok(JsAnalysisSummary { total_size, reachable_only: self.options.reachable_only })
     }
 }
@@ -157,6 +166,7 @@ impl HeapHandle {
                 progress: progress_fn(on_progress),
                 cancel: cancel.map(|c| c.flag.clone()),
             },
+            finished: None,
         }))
     }
 

@@ -15,6 +15,7 @@ mod lookup;
 mod progress;
 mod query;
 mod report;
+mod stream_gate;
 mod waste;
 
 pub use cache::*;
@@ -22,11 +23,12 @@ pub use heap_handle::*;
 pub use lookup::*;
 pub use progress::*;
 pub use query::*;
+pub use stream_gate::*;
 
 use napi_derive::napi;
 
 /// Bumped whenever the shape of this door changes; `ts/native` refuses a binary that differs.
-pub const NATIVE_API_VERSION: u32 = 8;
+pub const NATIVE_API_VERSION: u32 = 9;
 
 #[napi]
 pub fn native_api_version() -> u32 {

@@ -14,6 +14,7 @@ use crate::analysis::SharedState;
 use crate::convert::{catch_panic, coded, heap_error};
 use crate::heap_handle::HeapHandle;
 use crate::progress::CancelToken;
+use crate::stream_gate::{Gate, StreamGate};
 
 #[napi(object)]
 pub struct JsColumn {
@@ -116,6 +117,7 @@ pub struct StreamTask {
     batch_rows: usize,
     on_batch: Arc<BatchCallback>,
     cancel: Option<Arc<AtomicBool>>,
+    gate: Option<Arc<Gate>>,
 }
 
 impl Task for StreamTask {
@@ -127,8 +129,12 @@ impl Task for StreamTask {
             let plan = heapql_exec::parse_plan(&self.plan).map_err(exec_error)?;
             let callback = self.on_batch.clone();
             let cancel = self.cancel.clone();
+            let gate = self.gate.clone();
             with_context(&self.state, &plan, self.cancel.clone(), |ctx| {
                 heapql_exec::execute_stream(ctx, &plan, self.batch_rows, &mut |batch| {
+                    if gate.as_ref().is_some_and(|g| !g.acquire(cancel.as_deref())) {
+                        return false;
+                    }
                     callback.call(to_js(batch), ThreadsafeFunctionCallMode::Blocking);
                     !cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
                 })
@@ -150,9 +156,10 @@ impl HeapHandle {
         Ok(AsyncTask::new(ExecuteTask { state: self.state()?.clone(), plan, cancel: cancel.map(|c| c.flag.clone()) }))
     }
 
-    /// Runs a plan and calls `onBatch` with batches of `batchRows` rows as they are produced.
+    /// Runs a plan and calls `onBatch` with batches of `batchRows` rows as they are produced;
+    /// with a `gate`, at most its number of batches ahead of the reader's `release()` calls.
     #[napi(
-        ts_args_type = "plan: string, batchRows: number, onBatch: (batch: JsBatch) => void, cancel?: CancelToken | null",
+        ts_args_type = "plan: string, batchRows: number, onBatch: (batch: JsBatch) => void, cancel?: CancelToken | null, gate?: StreamGate | null",
         ts_return_type = "Promise<JsStreamEnd>"
     )]
     pub fn execute_stream(
@@ -161,6 +168,7 @@ impl HeapHandle {
         batch_rows: u32,
         on_batch: BatchCallback,
         cancel: Option<&CancelToken>,
+        gate: Option<&StreamGate>,
     ) -> Result<AsyncTask<StreamTask>> {
         Ok(AsyncTask::new(StreamTask {
             state: self.state()?.clone(),
@@ -168,6 +176,7 @@ impl HeapHandle {
             batch_rows: batch_rows as usize,
             on_batch: Arc::new(on_batch),
             cancel: cancel.map(|c| c.flag.clone()),
+            gate: gate.map(|g| g.inner.clone()),
         }))
     }
 }
