@@ -13,7 +13,7 @@
 //! anonymous memory, two `u32` arrays of N at a time:
 //! * dominators: pre during the DFS (4 B/object, plus 64 KiB per predecessor bucket),
 //!   ancestor and label for the semidominators (plus one bucket's pairs grouped, at most
-//!   N/128 of them), idom (in preorder) and the node-indexed result at the end = 8 B/object;
+//!   N/256 of them), idom (in preorder) and the node-indexed result at the end = 8 B/object;
 //! * retained sizes: idom and the sums = 8 B/object, both moved to scratch files when done;
 //! * kept afterwards: two bitmaps N/4 and the dominator tree's rank words → ≈ 0.4 B/object.
 //!

@@ -42,10 +42,10 @@ struct Bucket {
 }
 
 impl Buckets {
-    /// Buckets for keys `lo..hi`, at most 64 of them, in files when `place` is
+    /// Buckets for keys `lo..hi`, at most 128 of them, in files when `place` is
     /// `Placement::Files`.
     pub(crate) fn new(lo: usize, hi: usize, place: &Placement) -> Buckets {
-        let wanted = (hi - lo).div_ceil(64).max(1);
+        let wanted = (hi - lo).div_ceil(128).max(1);
         let shift = usize::BITS - (wanted - 1).leading_zeros();
         let count = (hi - lo).div_ceil(1 << shift).max(1);
         let bounds = (0..=count).map(|b| lo + (b << shift)).collect();
@@ -100,6 +100,21 @@ impl Buckets {
         if b.buf.len() >= self.buffer {
             if let Some(dir) = &self.dir {
                 b.spill(dir);
+            }
+        }
+    }
+
+    /// Writes every buffer out and frees it (in files only): the pushing is over, and the
+    /// buckets are read back one at a time.
+    pub(crate) fn flush(&mut self) {
+        if let Some(dir) = &self.dir {
+            for b in &mut self.parts {
+                if !b.buf.is_empty() {
+                    b.spill(dir);
+                }
+                if b.file.is_some() {
+                    b.buf = Vec::new();
+                }
             }
         }
     }
@@ -194,7 +209,7 @@ mod tests {
         let (lo, hi) = (1000usize, 1_001_000usize);
         for place in [Placement::Memory, files] {
             let mut b = Buckets::new(lo, hi, &place);
-            assert!(b.count() > 1 && b.count() <= 64);
+            assert!(b.count() > 1 && b.count() <= 128);
             assert_eq!((b.range(0).0, b.range(b.count() - 1).1 >= hi), (lo, true));
             // Enough pairs for several writes per bucket.
             let pairs: Vec<(u32, u32)> =

@@ -118,6 +118,7 @@ pub fn dominators_in<G: Graph>(
         }
     }
     drop(cursors);
+    preds.flush();
     vertex.truncate(r);
     parent.truncate(r);
     ctl.tick(r as u64, n as u64 * 3)?;
@@ -131,7 +132,7 @@ pub fn dominators_in<G: Graph>(
     let mut st = Semi { ancestor, label: vec![0u32; r], semi: BigArray::zeroed(r, place), parent: &parent, s: 0 };
     // Pairs of a bucket loaded at once (12 bytes each while grouped); bigger buckets (a
     // class object is the target of an edge from each of its instances) are split further.
-    let limit = (n / 128).max(1 << 16);
+    let limit = (n / 256).max(1 << 16);
     semis_of(&mut preds, &mut st, limit, place, &|w| ctl.tick((r + (r - w)) as u64, n as u64 * 3))?;
     drop(preds);
     let semi = st.semi;
@@ -251,6 +252,7 @@ fn semis_of(
             drop(counts);
             let mut finer = Buckets::with_bounds(bounds, place);
             preds.stream(b, |c| c.chunks_exact(2).for_each(|p| finer.push(p[0], p[1])));
+            finer.flush();
             preds.clear(b);
             semis_of(&mut finer, st, limit, place, tick)?;
         }
