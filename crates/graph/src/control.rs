@@ -39,12 +39,3 @@ impl Control {
         Ok(())
     }
 }
-
-/// Threads to split a pass over `items` nodes between: one per core (at most 8), one alone
-/// for a small graph, where starting threads costs more than it saves.
-pub(crate) fn worker_count(items: u64) -> usize {
-    if items < 1 << 16 {
-        return 1;
-    }
-    std::thread::available_parallelism().map_or(1, |p| p.get()).clamp(1, 8)
-}

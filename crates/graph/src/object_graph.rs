@@ -103,7 +103,8 @@ impl ObjectGraph {
         thread_edges.dedup();
 
         // Outbound lists, built over consecutive object ranges in parallel (one per core).
-        let threads = crate::control::worker_count(n as u64) as u32;
+        let threads = std::thread::available_parallelism().map_or(1, |p| p.get()).clamp(1, 8);
+        let threads = if n < 1 << 16 { 1 } else { threads as u32 };
         let done = std::sync::atomic::AtomicU64::new(0);
         let bounds: Vec<u32> = (0..=threads).map(|k| (n as u64 * k as u64 / threads as u64) as u32).collect();
         let parts: Vec<Result<Csr, Cancelled>> = std::thread::scope(|scope| {

@@ -40,50 +40,16 @@ impl RetainedSizes {
 
 /// Retained size of every node: its shallow size plus that of everything it dominates. One
 /// pass in reverse preorder (children before their immediate dominator). Unreachable nodes: 0.
-pub fn retained_sizes(dom: &Dominators, shallow: impl Fn(u32) -> u64 + Sync) -> RetainedSizes {
+pub fn retained_sizes(dom: &Dominators, shallow: impl Fn(u32) -> u64) -> RetainedSizes {
     retained_sizes_in(dom, shallow, &Placement::Memory)
 }
 
 /// `retained_sizes` with the result placed by `place` once summed (the sums themselves are
 /// random writes, in memory).
-pub fn retained_sizes_in(dom: &Dominators, shallow: impl Fn(u32) -> u64 + Sync, place: &Placement) -> RetainedSizes {
-    let n = dom.idom.len();
-    let mut small = vec![0u32; n];
-    // Own sizes first, in node order: `shallow` reads the dump (an object's class or length),
-    // and node order is the dump's order, so a dump larger than memory is read front to back
-    // here instead of at random in the preorder below. Consecutive node ranges on all cores;
-    // the rare size of 4 GiB or more goes to the range's own list.
-    let chunk = n.div_ceil(crate::control::worker_count(n as u64)).max(1);
-    let shallow = &shallow;
-    let bigs: Vec<Vec<(u32, u64)>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = small
-            .chunks_mut(chunk)
-            .zip(dom.idom.chunks(chunk))
-            .enumerate()
-            .map(|(k, (out, idom))| {
-                scope.spawn(move || {
-                    let mut big = Vec::new();
-                    for (i, (o, &d)) in out.iter_mut().zip(idom).enumerate() {
-                        if d == NONE {
-                            continue;
-                        }
-                        let v = (k * chunk + i) as u32;
-                        match shallow(v) {
-                            s if s < u32::MAX as u64 => *o = s as u32,
-                            s => {
-                                *o = u32::MAX;
-                                big.push((v, s));
-                            }
-                        }
-                    }
-                    big
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().expect("retained size thread panicked")).collect()
-    });
+pub fn retained_sizes_in(dom: &Dominators, shallow: impl Fn(u32) -> u64, place: &Placement) -> RetainedSizes {
+    let mut small = vec![0u32; dom.idom.len()];
     // Sizes only grow while summing, so a node once in the table stays there.
-    let mut big: FxHashMap<u32, u64> = bigs.into_iter().flatten().collect();
+    let mut big: FxHashMap<u32, u64> = FxHashMap::default();
     let set = |small: &mut [u32], big: &mut FxHashMap<u32, u64>, v: u32, s: u64| {
         if s < u32::MAX as u64 {
             small[v as usize] = s as u32;
@@ -92,6 +58,14 @@ pub fn retained_sizes_in(dom: &Dominators, shallow: impl Fn(u32) -> u64 + Sync, 
             big.insert(v, s);
         }
     };
+    // Own sizes first, in node order: `shallow` reads the dump (an object's class or length),
+    // and node order is the dump's order, so a dump larger than memory is read front to back
+    // here instead of at random in the preorder below.
+    for (v, &d) in dom.idom.iter().enumerate() {
+        if d != NONE {
+            set(&mut small, &mut big, v as u32, shallow(v as u32));
+        }
+    }
     // Reverse preorder: every child is finished (its subtree summed into it) before its
     // immediate dominator comes up, so one pass passes each node's total up.
     let root = dom.preorder.first().copied();
