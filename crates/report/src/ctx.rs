@@ -2,7 +2,7 @@
 //! kind of thing each class is, and how objects and class loaders are named.
 
 use heapql_graph::FullAnalysis;
-use heapql_heap::{describe, ClassIdx, Heap, ObjIdx, ObjectKind, Value};
+use heapql_heap::{describe, ClassIdx, Heap, ObjIdx, ObjectKind, PrimType, Value};
 use rustc_hash::FxHashMap;
 
 use super::model::ObjectRef;
@@ -39,9 +39,7 @@ pub struct Ctx<'a> {
 #[derive(Default)]
 pub struct ClassCache {
     of: Classes,
-    /// Per class: None before its first object, Some(None) when its objects are of several
-    /// kinds (the index answers for them).
-    kinds: Vec<Option<Option<ObjectKind>>>,
+    kinds: KindsSeen,
 }
 
 enum Classes {
@@ -55,6 +53,101 @@ impl Default for Classes {
     }
 }
 
+/// The kind of object of each class seen so far, one byte per class: `UNSEEN` before its
+/// first object, `MIXED` when its objects are of several kinds (the index answers for them),
+/// else the kind's code (one compare per object in the common case).
+#[derive(Default)]
+pub struct KindsSeen(Vec<u8>);
+
+const UNSEEN: u8 = u8::MAX;
+const MIXED: u8 = u8::MAX - 1;
+
+/// The kinds by their byte code (`kind_code`).
+const KINDS: [ObjectKind; 11] = {
+    use ObjectKind::*;
+    use PrimType::*;
+    [
+        Instance,
+        ObjectArray,
+        Class,
+        PrimitiveArray(Boolean),
+        PrimitiveArray(Char),
+        PrimitiveArray(Float),
+        PrimitiveArray(Double),
+        PrimitiveArray(Byte),
+        PrimitiveArray(Short),
+        PrimitiveArray(Int),
+        PrimitiveArray(Long),
+    ]
+};
+
+fn kind_code(kind: ObjectKind) -> u8 {
+    match kind {
+        ObjectKind::Instance => 0,
+        ObjectKind::ObjectArray => 1,
+        ObjectKind::Class => 2,
+        ObjectKind::PrimitiveArray(t) => {
+            3 + match t {
+                PrimType::Boolean => 0,
+                PrimType::Char => 1,
+                PrimType::Float => 2,
+                PrimType::Double => 3,
+                PrimType::Byte => 4,
+                PrimType::Short => 5,
+                PrimType::Int => 6,
+                PrimType::Long => 7,
+            }
+        }
+    }
+}
+
+impl KindsSeen {
+    pub fn new(class_count: u32) -> KindsSeen {
+        KindsSeen(vec![UNSEEN; class_count as usize])
+    }
+
+    #[inline]
+    pub fn see(&mut self, c: ClassIdx, kind: ObjectKind) {
+        let k = kind_code(kind);
+        if let Some(s) = self.0.get_mut(c as usize) {
+            if *s != k {
+                *s = if *s == UNSEEN { k } else { MIXED };
+            }
+        }
+    }
+
+    /// Adds what another range of objects saw.
+    pub fn absorb(&mut self, other: &KindsSeen) {
+        for (s, &k) in self.0.iter_mut().zip(&other.0) {
+            if k != UNSEEN && *s != k {
+                *s = if *s == UNSEEN { k } else { MIXED };
+            }
+        }
+    }
+
+    /// The one kind of the objects of class `c`, if they have one.
+    #[inline]
+    fn of(&self, c: ClassIdx) -> Option<ObjectKind> {
+        self.0.get(c as usize).and_then(|&k| KINDS.get(k as usize).copied())
+    }
+}
+
+/// The class slots of a range of objects, filled by one core (`ClassCache::split_at_mut`).
+pub enum ClassSlots<'c> {
+    Narrow(&'c mut [u16]),
+    Wide(&'c mut [ClassIdx]),
+}
+
+impl ClassSlots<'_> {
+    #[inline]
+    pub fn set(&mut self, k: usize, c: ClassIdx) {
+        match self {
+            ClassSlots::Narrow(v) => v[k] = c as u16,
+            ClassSlots::Wide(v) => v[k] = c,
+        }
+    }
+}
+
 impl ClassCache {
     pub fn with_capacity(class_count: u32, objects: usize) -> ClassCache {
         let of = if class_count <= u16::MAX as u32 + 1 {
@@ -62,7 +155,35 @@ impl ClassCache {
         } else {
             Classes::Wide(Vec::with_capacity(objects))
         };
-        ClassCache { of, kinds: vec![None; class_count as usize] }
+        ClassCache { of, kinds: KindsSeen::new(class_count) }
+    }
+
+    /// A cache of `objects` slots to be filled through `split_at_mut`, then `set_kinds`.
+    pub fn zeroed(class_count: u32, objects: usize) -> ClassCache {
+        let of = if class_count <= u16::MAX as u32 + 1 {
+            Classes::Narrow(vec![0; objects])
+        } else {
+            Classes::Wide(vec![0; objects])
+        };
+        ClassCache { of, kinds: KindsSeen::default() }
+    }
+
+    /// The slots of objects `..mid` and `mid..`.
+    pub fn split_at_mut(&mut self, mid: usize) -> (ClassSlots<'_>, ClassSlots<'_>) {
+        match &mut self.of {
+            Classes::Narrow(v) => {
+                let (a, b) = v.split_at_mut(mid);
+                (ClassSlots::Narrow(a), ClassSlots::Narrow(b))
+            }
+            Classes::Wide(v) => {
+                let (a, b) = v.split_at_mut(mid);
+                (ClassSlots::Wide(a), ClassSlots::Wide(b))
+            }
+        }
+    }
+
+    pub fn set_kinds(&mut self, kinds: KindsSeen) {
+        self.kinds = kinds;
     }
 
     /// The classes of every object, read from the index in order.
@@ -81,13 +202,7 @@ impl ClassCache {
             Classes::Narrow(v) => v.push(c as u16),
             Classes::Wide(v) => v.push(c),
         }
-        if let Some(k) = self.kinds.get_mut(c as usize) {
-            match k {
-                None => *k = Some(Some(kind)),
-                Some(Some(seen)) if *seen != kind => *k = Some(None),
-                _ => {}
-            }
-        }
+        self.kinds.see(c, kind);
     }
 
     /// The class of `o` (from the index when the cache does not hold it).
@@ -99,9 +214,9 @@ impl ClassCache {
     /// The kind of `o`: its class's, or the index's.
     #[inline]
     pub fn kind(&self, heap: &Heap, o: ObjIdx) -> ObjectKind {
-        match self.get(o).and_then(|c| self.kinds.get(c as usize)) {
-            Some(Some(Some(k))) => *k,
-            _ => heap.object_kind(o),
+        match self.get(o).and_then(|c| self.kinds.of(c)) {
+            Some(k) => k,
+            None => heap.object_kind(o),
         }
     }
 
@@ -310,7 +425,24 @@ pub fn human_bytes(n: u64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::human_bytes;
+    use super::{human_bytes, kind_code, KindsSeen, KINDS};
+    use heapql_heap::ObjectKind;
+
+    #[test]
+    fn kinds_read_back_from_their_codes() {
+        for (code, &kind) in KINDS.iter().enumerate() {
+            assert_eq!(kind_code(kind) as usize, code);
+        }
+        let mut seen = KindsSeen::new(3);
+        seen.see(0, KINDS[4]);
+        seen.see(1, ObjectKind::Instance);
+        seen.see(1, ObjectKind::Class);
+        let mut other = KindsSeen::new(3);
+        other.see(0, KINDS[4]);
+        other.see(2, ObjectKind::ObjectArray);
+        seen.absorb(&other);
+        assert_eq!((seen.of(0), seen.of(1), seen.of(2)), (Some(KINDS[4]), None, Some(ObjectKind::ObjectArray)));
+    }
 
     #[test]
     fn sizes_read_like_a_person_writes_them() {

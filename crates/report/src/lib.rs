@@ -4,11 +4,13 @@
 //! shape of those sections of `ts/report/model.ts`; the TypeScript side adds the envelope.
 //!
 //! Rules and thresholds follow MAT (docs: mat-semantics.md §3); each section's file says
-//! which rule it implements. Cost: a linear pass over every object; the waste pass (two
-//! threads); the dominator tree's preorder laid out by two linear passes over the analysis's
-//! DFS order (`preorder.rs`); then
-//! sequential scans of that preorder for the retained size by class and each suspect's breakdown (both
-//! split over two threads); one BFS over the graph when there are leak suspects.
+//! which rule it implements. Cost: a linear pass over every object (two threads); the waste
+//! pass (two threads); the dominator tree's preorder laid out by two linear passes over the
+//! analysis's DFS order (`preorder.rs`); then sequential scans of that preorder for the
+//! retained size by class and each suspect's breakdown (both split over two threads); per
+//! single suspect a search from the roots that stops at its accumulation point, and one full
+//! BFS over the graph only for group suspects or a point far from the roots. With
+//! `HEAPQL_TIMING` set, each section's time goes to stderr (`timing.rs`).
 
 mod consumers;
 mod ctx;
@@ -20,6 +22,7 @@ mod retained_by_class;
 mod scan;
 mod suspects;
 mod threads;
+mod timing;
 pub mod waste;
 
 pub use model::*;
@@ -58,11 +61,14 @@ impl Default for ReportOptions {
 pub fn build(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions) -> Result<ReportData, HeapError> {
     let ctl = Control { phase: "report", progress: options.progress.clone(), cancel: options.cancel.clone() };
     let cancelled = |_| HeapError::Cancelled;
+    let mut laps = timing::Laps::new();
     let mut ctx = ctx::Ctx::new(heap, analysis, options.limit.max(1));
     // Work units for progress: the object pass, the preorder's two passes, the rest.
     let n = heap.object_count() as u64;
     let total_work = 3 * n.max(1);
+    laps.lap("context");
     let mut scan = scan::scan(&ctx, &ctl, total_work).map_err(cancelled)?;
+    laps.lap("scan");
     ctx.set_classes(std::mem::take(&mut scan.classes));
     let waste_options = waste::WasteOptions {
         limit: options.limit.max(1),
@@ -75,16 +81,23 @@ pub fn build(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions) -> R
     // be faster, but in a memory-limited run the preorder's scratch pages would push out
     // the pages the waste pass reads at random (index, holders), and it would page.
     let waste = waste::analyze_with(heap, analysis, &waste_options, ctx.classes())?;
+    laps.lap("waste");
     let pre = preorder::Preorder::build(&ctx, &ctl, n, total_work).map_err(cancelled)?;
+    laps.lap("preorder");
     // The rest reads classes from the preorder, or of a few objects: the cache goes.
     ctx.set_classes(Default::default());
     let retained = retained_by_class::retained_by_class(&ctx, &pre);
+    laps.lap("retained by class");
     ctl.tick(2 * n, total_work).map_err(cancelled)?;
     let overview = overview::overview(&ctx, &scan, &retained, analysis.reachable_only());
     let paths = paths::Paths::new(&ctx, &scan.referents);
+    laps.lap("overview");
     let leak_suspects = suspects::leak_suspects(&ctx, &paths, &pre, &ctl, (2 * n, total_work)).map_err(cancelled)?;
+    laps.lap("suspects");
     let top_consumers = consumers::top_consumers(&ctx);
+    laps.lap("consumers");
     let threads = threads::threads(&ctx, &scan.threads);
+    laps.lap("threads");
     ctl.tick(2 * n + n / 2, total_work).map_err(cancelled)?;
     ctl.tick(total_work, total_work).map_err(cancelled)?;
     Ok(ReportData { overview, leak_suspects, top_consumers, threads, waste })

@@ -6,12 +6,16 @@
 use std::sync::OnceLock;
 
 use heapql_graph::object_graph::{node, obj};
-use heapql_graph::{edge_label, path_from_parents};
+use heapql_graph::{bounded_path, edge_label, path_from_parents, Graph};
 use heapql_heap::{BigArray, ObjIdx, ObjectKind, Value};
 
 use super::ctx::Ctx;
 use super::model::{PathStep, PathToRoot, Via, ViaKind};
 use super::threads::frame_text;
+
+/// Nodes a search that stops at its target visits before it gives way to the full BFS (its
+/// table then holds about 16 MiB).
+const QUICK_VISITS: usize = 1 << 20;
 
 pub struct Paths<'c, 'a> {
     ctx: &'c Ctx<'a>,
@@ -47,20 +51,33 @@ impl<'c, 'a> Paths<'c, 'a> {
 
     /// Objects from a GC root (first) to `o` (last): the shortest path without the excluded
     /// fields, else the shortest path at all (MAT retries without excludes); None when nothing
-    /// reaches `o`. The analysis's own (cached, unrestricted) search answers first: a shortest
-    /// path that uses no excluded edge is also shortest without them, and the restricted
-    /// search, a full BFS, runs only when it is needed.
+    /// reaches `o`. The unrestricted search answers first: a shortest path that uses no
+    /// excluded edge is also shortest without them, and the restricted search runs only when
+    /// it is needed. Each is the full BFS's path, found by a search that stops at `o`
+    /// (`nearby`) when `o` is near the roots.
     pub fn objects_to(&self, o: ObjIdx) -> Option<Vec<ObjIdx>> {
-        let plain: Option<Vec<ObjIdx>> =
-            self.ctx.analysis.path_to_root(self.ctx.heap, o).map(|steps| steps.into_iter().map(|s| s.object).collect());
+        let plain = self.nearby(o, false).or_else(|| self.ctx.analysis.path_nodes_to_root(o).map(|p| p.into_iter().skip(1).map(obj).collect()));
         let clean = |p: &[ObjIdx]| p.windows(2).all(|w| self.excluded.binary_search(&(node(w[0]), node(w[1]))).is_err());
         match plain {
             Some(p) if clean(&p) => Some(p),
-            plain => match path_from_parents(self.parents(), node(o)) {
-                Some(nodes) => Some(nodes.into_iter().skip(1).map(obj).collect()),
+            plain => match self.nearby(o, true).or_else(|| path_from_parents(self.parents(), node(o)).map(|p| p.into_iter().skip(1).map(obj).collect())) {
+                Some(p) => Some(p),
                 None => plain,
             },
         }
+    }
+
+    /// The path of the full BFS (with the excludes when `restricted`) found by a search that
+    /// stops as soon as it reaches `o`: it visits nodes in the same order, so it gives each
+    /// the same parent. None when it gives up after `QUICK_VISITS` nodes (or `o` is not
+    /// reached): the full BFS answers then. A suspect's accumulation point usually lies a
+    /// few levels below the roots, where the full BFS would walk the whole graph.
+    fn nearby(&self, o: ObjIdx, restricted: bool) -> Option<Vec<ObjIdx>> {
+        let g = self.ctx.analysis.graph();
+        let succ = |u: u32| {
+            g.successors(u).iter().copied().filter(move |&v| g.follows(u, v) && !(restricted && self.excluded.binary_search(&(u, v)).is_ok()))
+        };
+        bounded_path(0, node(o), usize::MAX, QUICK_VISITS, succ).map(|p| p.into_iter().skip(1).map(obj).collect())
     }
 
     /// The report's path: root kinds of the first object, then each step with how its

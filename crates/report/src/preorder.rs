@@ -75,6 +75,7 @@ impl Preorder {
         let tick = |k: usize| if k % TICK as usize == 0 { ctl.tick(done_before + k as u64 / 2, total_work) } else { Ok(()) };
         // Per node, first the size of its subtree, then the next free position inside it (one
         // node-indexed array, 4 B/object, the only one read at random besides idom).
+        let mut laps = crate::timing::Laps::new();
         let mut at = vec![0u32; heap.object_count() as usize + 1];
         // Sizes in one reverse pass: every node's subtree is complete before its dominator's.
         for (k, &v) in order.iter().rev().enumerate() {
@@ -96,6 +97,7 @@ impl Preorder {
             next += sz as usize;
         }
         assert_eq!(next, n, "every object of the dominator tree is below a top-level dominator");
+        laps.lap("preorder: subtree sizes");
         // Positions in one forward pass: a node takes the next free position of its dominator
         // (already placed), which moves past the node's subtree; the node's own next free
         // position is the one after it. Siblings come in `order`'s order.
@@ -112,6 +114,7 @@ impl Preorder {
             at[v as usize] = i + 1;
         }
         drop(at);
+        laps.lap("preorder: positions");
         // Then the class and the retained size of every position (turned into the shallow
         // size below): reads independent of each other, which the processor overlaps (a walk
         // waits for each), each core taking half.
@@ -147,21 +150,34 @@ impl Preorder {
                 });
             }
         }
+        laps.lap("preorder: classes and retained sizes");
         // Shallow = retained minus the children's retained, front to back: a position's
         // children come after it, so their retained sizes are still there when it is done.
-        let retained_at = |shallow: &BigArray<u32>, objects: &BigArray<u32>, j: usize| match shallow[j] {
-            BIG => a.retained_size(objects[j]),
-            r => r as u64,
-        };
-        for i in 0..n {
-            let mut s = retained_at(&shallow, &objects, i);
-            let (mut j, end) = (i + 1, i + size[i] as usize);
-            while j < end {
-                s -= retained_at(&shallow, &objects, j);
-                j += size[j] as usize;
+        // A subtree's positions are its own: the halves, cut between two top-level subtrees,
+        // go to the two cores.
+        let cut = top_start.iter().map(|&t| t as usize).find(|&t| t >= n / 2).unwrap_or(n);
+        let (objs, sizes): (&[u32], &[u32]) = (&objects, &size);
+        let shallow_sizes = |out: &mut [u32], from: usize| {
+            let retained_at = |out: &[u32], j: usize| match out[j - from] {
+                BIG => a.retained_size(objs[j]),
+                r => r as u64,
+            };
+            for i in from..from + out.len() {
+                let mut s = retained_at(out, i);
+                let (mut j, end) = (i + 1, i + sizes[i] as usize);
+                while j < end {
+                    s -= retained_at(out, j);
+                    j += sizes[j] as usize;
+                }
+                out[i - from] = if s < BIG as u64 { s as u32 } else { BIG };
             }
-            shallow[i] = if s < BIG as u64 { s as u32 } else { BIG };
-        }
+        };
+        let (low, high) = shallow.split_at_mut(cut);
+        std::thread::scope(|s| {
+            s.spawn(|| shallow_sizes(high, cut));
+            shallow_sizes(low, 0);
+        });
+        laps.lap("preorder: shallow sizes");
         Ok(Preorder { objects, size, shallow, classes, top_start })
     }
 

@@ -1,4 +1,4 @@
-//! One pass over every object: counts by kind, instances and shallow bytes per class, the
+//! One pass over every object (each core takes half): counts by kind, instances and shallow bytes per class, the
 //! unreachable part, the threads and class loaders, `Reference.referent` edges (excluded from
 //! leak-suspect paths).
 
@@ -6,7 +6,10 @@ use heapql_graph::control::{Cancelled, Control};
 use heapql_graph::object_graph::node;
 use heapql_heap::{ObjIdx, ObjectKind, Value};
 
-use super::ctx::{ClassCache, Ctx, LOADER, REFERENCE, THREAD};
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::ctx::{ClassCache, ClassSlots, Ctx, KindsSeen, LOADER, REFERENCE, THREAD};
 use super::model::HeapFacts;
 
 pub struct Scan {
@@ -29,7 +32,53 @@ pub struct Scan {
 /// Objects between two progress ticks.
 pub const TICK: u32 = 1 << 16;
 
+/// The pass in two halves, one per core, joined in object order.
 pub fn scan(ctx: &Ctx, ctl: &Control, total_work: u64) -> Result<Scan, Cancelled> {
+    let heap = ctx.heap;
+    let n = heap.object_count();
+    let mid = n / 2;
+    let mut classes = ClassCache::zeroed(heap.class_count(), n as usize);
+    let (slots_low, slots_high) = classes.split_at_mut(mid as usize);
+    let done = AtomicU64::new(0);
+    let (low, high) = std::thread::scope(|s| {
+        let upper = s.spawn(|| scan_range(ctx, mid..n, slots_high, ctl, &done, total_work));
+        let lower = scan_range(ctx, 0..mid, slots_low, ctl, &done, total_work);
+        (lower, upper.join().expect("the object pass does not panic"))
+    });
+    let (mut low, high) = (low?, high?);
+    low.kinds.absorb(&high.kinds);
+    classes.set_kinds(low.kinds);
+    let mut s = low.scan;
+    let h = high.scan;
+    let f = &mut s.facts;
+    f.unreachable_objects += h.facts.unreachable_objects;
+    f.unreachable_shallow += h.facts.unreachable_shallow;
+    f.objects += h.facts.objects;
+    f.instances += h.facts.instances;
+    f.object_arrays += h.facts.object_arrays;
+    f.primitive_arrays += h.facts.primitive_arrays;
+    f.classes += h.facts.classes;
+    for (x, y) in s.class_instances.iter_mut().zip(&h.class_instances) {
+        *x += y;
+    }
+    for (x, y) in s.class_shallow.iter_mut().zip(&h.class_shallow) {
+        *x += y;
+    }
+    s.threads.extend(h.threads);
+    s.loaders.extend(h.loaders);
+    s.referents.extend(h.referents);
+    s.referents.sort_unstable();
+    s.classes = classes;
+    Ok(s)
+}
+
+/// One half's sums, and the kinds of objects it saw per class.
+struct Half {
+    scan: Scan,
+    kinds: KindsSeen,
+}
+
+fn scan_range(ctx: &Ctx, range: Range<u32>, mut slots: ClassSlots, ctl: &Control, done: &AtomicU64, total_work: u64) -> Result<Half, Cancelled> {
     let heap = ctx.heap;
     let a = ctx.analysis;
     let classes = heap.class_count() as usize;
@@ -40,16 +89,19 @@ pub fn scan(ctx: &Ctx, ctl: &Control, total_work: u64) -> Result<Scan, Cancelled
         threads: Vec::new(),
         loaders: Vec::new(),
         referents: Vec::new(),
-        classes: ClassCache::with_capacity(heap.class_count(), heap.object_count() as usize),
+        classes: ClassCache::default(),
     };
-    let n = heap.object_count();
-    for o in 0..n {
-        if o % TICK == 0 {
-            ctl.tick(o as u64, total_work)?;
+    let mut kinds = KindsSeen::new(heap.class_count());
+    let first = range.start;
+    for o in range {
+        if (o - first) % TICK == 0 {
+            let d = done.fetch_add(TICK as u64, Ordering::Relaxed);
+            ctl.tick(d.min(heap.object_count() as u64), total_work)?;
         }
         let kind = heap.object_kind(o);
         let c = heap.class_of(o);
-        s.classes.push(c, kind);
+        slots.set((o - first) as usize, c);
+        kinds.see(c, kind);
         let shallow = match kind {
             ObjectKind::Instance => heap.instance_size(c),
             _ => heap.shallow_size(o),
@@ -91,6 +143,5 @@ pub fn scan(ctx: &Ctx, ctl: &Control, total_work: u64) -> Result<Scan, Cancelled
             }
         }
     }
-    s.referents.sort_unstable();
-    Ok(s)
+    Ok(Half { scan: s, kinds })
 }

@@ -142,8 +142,10 @@ fn single(ctx: &Ctx, paths: &Paths, o: ObjIdx, subtree: &[Range<usize>], pre: &P
     let object = ctx.object_ref(o);
     let kind = subject_kind(ctx, o);
     let class = heap.class_of(o);
+    let mut laps = crate::timing::Laps::new();
     let acc = accumulation_point(ctx, o);
     let path = paths.path_to(acc.unwrap_or(o));
+    laps.lap("suspects: single: accumulation point and path");
     let suspect_at = path.as_ref().and_then(|p| p.steps.iter().position(|st| st.object.object_id == o));
     // A plain object (a collection) is named by the static that holds it; a thread, class or
     // loader by itself unless a static below it holds the accumulation point.
@@ -212,6 +214,7 @@ fn single(ctx: &Ctx, paths: &Paths, o: ObjIdx, subtree: &[Range<usize>], pre: &P
         biggest_instances: Vec::new(),
         keywords,
     };
+    laps.lap("suspects: single: breakdown");
     Found { retained, suspect }
 }
 

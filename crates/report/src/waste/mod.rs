@@ -6,9 +6,10 @@
 //!
 //! Cost: one pass over every object, split in two halves run on two threads, then a sort of
 //! (hash, index) pairs of the primitive arrays; arrays sharing a hash are compared byte by
-//! byte, read in object order (`duplicate_arrays`). Memory: 8 bytes per primitive array, the
-//! first copies of the groups being compared (`pass_content_bytes` at a time), the string
-//! groups, and the rows; nothing is allocated per object.
+//! byte, read in object order (`duplicate_arrays`), while another thread does the same for
+//! Strings sharing a key (`strings.rs`). Memory: 8 bytes per primitive array and per String,
+//! the first copies of the groups being compared (`pass_content_bytes` at a time, shared by
+//! the two), the Strings of shared keys, and the rows; nothing is allocated per object.
 //!
 //! Categories never count one object twice: a collection's backing array is judged with the
 //! collection, a String's array with the String, a redundant duplicate array is not also a
@@ -62,6 +63,7 @@ pub fn analyze(heap: &Heap, analysis: &FullAnalysis, options: &WasteOptions) -> 
 /// `analyze` with the class of every object already known (the report's object pass).
 pub(crate) fn analyze_with(heap: &Heap, analysis: &FullAnalysis, options: &WasteOptions, classes: &ClassCache) -> Result<Waste, HeapError> {
     let ctl = Control { phase: "waste", progress: options.progress.clone(), cancel: options.cancel.clone() };
+    let mut laps = crate::timing::Laps::new();
     let roles = roles::Roles::new(heap);
     let env = Env { heap, analysis, roles: &roles, classes, finalizer_states: finalizer_states(heap), box_cache_arrays: box_cache_arrays(heap), strings: string_count(heap) };
     let n = heap.object_count();
@@ -75,22 +77,33 @@ pub(crate) fn analyze_with(heap: &Heap, analysis: &FullAnalysis, options: &Waste
     });
     let (mut p, high) = (low.map_err(|_| HeapError::Cancelled)?, high.map_err(|_| HeapError::Cancelled)?);
     merge(&mut p, high);
+    laps.lap("waste: object scan (both halves)");
 
-    let redundant_arrays = duplicate_arrays(&env, &mut p);
+    // Duplicate arrays and duplicate strings side by side (each reads its own candidates in
+    // object order), sharing the content budget of a verification pass.
+    let strings = std::mem::take(&mut p.strings);
+    let (redundant_arrays, findings) = std::thread::scope(|s| {
+        let strings = s.spawn(|| strings.finish(heap, options.top_strings, pass_content_bytes(heap) / 4));
+        let arrays = duplicate_arrays(&env, &mut p, pass_content_bytes(heap) / 4 * 3);
+        (arrays, strings.join().expect("the string grouping does not panic"))
+    });
+    laps.lap("waste: duplicate arrays and strings");
     for &(o, overhead) in &p.tails {
         if redundant_arrays.binary_search(&o).is_err() {
             env.record(&mut p.rows, Check::ZeroTailArrays, o, overhead);
         }
     }
-    let findings = std::mem::take(&mut p.strings).finish(heap, options.top_strings);
     for &(s, overhead) in &findings.redundant {
         env.record(&mut p.rows, Check::DuplicateStrings, s, overhead);
     }
     for &(s, overhead) in &findings.latin1 {
         env.record(&mut p.rows, Check::Latin1Strings, s, overhead);
     }
+    laps.lap("waste: zero tail and string rows");
     ctl.tick(total, total).map_err(|_| HeapError::Cancelled)?;
-    Ok(assemble(heap, analysis, p.rows, findings.section, options.limit.max(1)))
+    let waste = assemble(heap, analysis, p.rows, findings.section, options.limit.max(1));
+    laps.lap("waste: assemble");
+    Ok(waste)
 }
 
 /// Ids of `java.lang.ref.ReferenceQueue`'s `ENQUEUED` and `NULL` sentinels (`NULL_QUEUE` since
@@ -152,7 +165,7 @@ fn add(rows: &mut FxHashMap<RowKey, Agg>, key: RowKey, agg: Agg) {
     e.example = e.example.min(agg.example);
 }
 
-/// Content kept in memory per verification pass: the first copy of every group being checked,
+/// Content kept in memory per verification pass (shared by duplicate arrays and strings): the first copy of every group being checked,
 /// one byte per object of the dump (within the report's memory budget), at least 4 MiB and at
 /// most 64 MiB. A dump with more distinct duplicated content is checked in several passes.
 fn pass_content_bytes(heap: &Heap) -> u64 {
@@ -166,8 +179,8 @@ fn pass_content_bytes(heap: &Heap) -> u64 {
 /// bytes. The candidates are read in object order (the dump's order), each compared with the
 /// first copy of its group kept in memory, never by jumping back to that first copy: when the
 /// dump is larger than memory, reading copies group after group would fault its pages in at
-/// random. The groups are taken in passes of at most `pass_content_bytes` of first copies.
-fn duplicate_arrays(env: &Env, p: &mut Partial) -> Vec<ObjIdx> {
+/// random. The groups are taken in passes of at most `pass_bytes` of first copies.
+fn duplicate_arrays(env: &Env, p: &mut Partial, pass_bytes: u64) -> Vec<ObjIdx> {
     let heap = env.heap;
     let mut arrays = std::mem::take(&mut p.arrays);
     arrays.sort_unstable();
@@ -197,7 +210,6 @@ fn duplicate_arrays(env: &Env, p: &mut Partial) -> Vec<ObjIdx> {
             group_bytes[g as usize] = heap.shallow_size(o);
         }
     }
-    let pass_bytes = pass_content_bytes(heap);
     let mut redundant = Vec::new();
     let mut first_group = 0usize;
     while first_group < group_bytes.len() {

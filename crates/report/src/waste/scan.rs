@@ -84,7 +84,7 @@ pub fn scan_range(env: &Env, range: std::ops::Range<u32>, ctl: &Control, done: &
     let heap = env.heap;
     let a = env.analysis;
     let ref_size = heap.size_model().ref_size as u64;
-    let mut p = Partial { strings: StringCollector::with_capacity(env.strings), ..Default::default() };
+    let mut p = Partial { strings: StringCollector::with_capacity(heap, env.strings), ..Default::default() };
     for o in range {
         if o % TICK == 0 {
             let d = done.fetch_add(TICK as u64, std::sync::atomic::Ordering::Relaxed);

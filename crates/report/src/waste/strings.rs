@@ -19,7 +19,7 @@ use std::borrow::Cow;
 use std::hash::Hasher;
 
 use heapql_heap::{Heap, ObjIdx, ObjectKind, PrimType, Value};
-use rustc_hash::FxHasher;
+use rustc_hash::{FxHashMap, FxHasher};
 
 use crate::{DuplicateString, DuplicateStrings};
 
@@ -30,13 +30,9 @@ const NO_ARRAY: u32 = u32::MAX;
 /// Encodings of a text.
 const LATIN1: u8 = 0;
 const UTF16_BYTES: u8 = 1;
-
-/// One text: its kept copy (lowest object index) and its encoding.
-#[derive(Clone, Copy)]
-struct Group {
-    rep: ObjIdx,
-    encoding: u8,
-}
+/// The key's encoding of a UTF-16 text (in a byte[]) whose chars are all below 256: a
+/// Latin-1 candidate. Equal texts get equal keys still; only these are read again.
+const FITS_LATIN1: u32 = 3;
 
 /// Collects a key per String; the texts are grouped once every object has been seen. 8 bytes
 /// per String, where a table of the distinct texts would cost several times that (most
@@ -44,6 +40,7 @@ struct Group {
 #[derive(Default)]
 pub struct StringCollector {
     strings: u64,
+    fields: StringFields,
     /// (encoding in the top two bits, 30 bits of the text's hash; the String) of every String
     /// with a readable text, in object order until `seal` sorts them. Equal keys are
     /// confirmed by comparing bytes.
@@ -69,21 +66,51 @@ struct Text<'h> {
     bytes: Cow<'h, [u8]>,
 }
 
-fn int_field(heap: &Heap, o: ObjIdx, name: &str) -> Option<usize> {
-    match heap.field(o, name) {
-        Some(Value::Int(v)) if v >= 0 => Some(v as usize),
-        _ => None,
+/// Which of the fields `text` reads the dump's `java.lang.String` classes have: a field a
+/// class lacks reads as absent, so `text` skips looking it up by name (JDK 9+ Strings have no
+/// `offset` or `count`, JDK 8 ones no `coder`): half the field reads of a Latin-1 String.
+#[derive(Clone, Copy, Default)]
+pub struct StringFields {
+    offset: bool,
+    count: bool,
+    coder: bool,
+}
+
+impl StringFields {
+    pub fn of(heap: &Heap) -> StringFields {
+        let has = |name: &str| {
+            heap.classes_named("java.lang.String").iter().any(|&c| heap.instance_layout(c).iter().any(|f| f.name == name))
+        };
+        StringFields { offset: has("offset"), count: has("count"), coder: has("coder") }
+    }
+
+    fn int(&self, heap: &Heap, o: ObjIdx, name: &str, present: bool) -> Option<usize> {
+        if !present {
+            return None;
+        }
+        match heap.field(o, name) {
+            Some(Value::Int(v)) if v >= 0 => Some(v as usize),
+            _ => None,
+        }
+    }
+
+    fn coder(&self, heap: &Heap, o: ObjIdx) -> Option<Value> {
+        if self.coder {
+            heap.field(o, "coder")
+        } else {
+            None
+        }
     }
 }
 
 /// The text bytes of String `o` (the window `offset`/`count` selects on old JDKs and Android).
-fn text(heap: &Heap, o: ObjIdx) -> Option<Text<'_>> {
+fn text<'h>(heap: &'h Heap, fields: StringFields, o: ObjIdx) -> Option<Text<'h>> {
     let Value::Object(id) = heap.field(o, "value")? else { return None };
     let array = heap.index_of(id)?;
     let bytes = heap.primitive_array_bytes(array)?;
     let (encoding, unit) = match heap.object_kind(array) {
         ObjectKind::PrimitiveArray(PrimType::Char) => (2u8, 2usize),
-        ObjectKind::PrimitiveArray(PrimType::Byte) => match heap.field(o, "coder") {
+        ObjectKind::PrimitiveArray(PrimType::Byte) => match fields.coder(heap, o) {
             Some(Value::Byte(1)) => (UTF16_BYTES, 1),
             _ => (LATIN1, 1),
         },
@@ -93,9 +120,9 @@ fn text(heap: &Heap, o: ObjIdx) -> Option<Text<'_>> {
     let (start, count) = if encoding == UTF16_BYTES {
         (0, units)
     } else {
-        match (int_field(heap, o, "offset"), int_field(heap, o, "count")) {
+        match (fields.int(heap, o, "offset", fields.offset), fields.int(heap, o, "count", fields.count)) {
             (Some(off), Some(cnt)) if off + cnt <= units => (off, cnt),
-            (None, Some(cnt)) if heap.field(o, "coder").is_none() && cnt <= units => (0, cnt),
+            (None, Some(cnt)) if fields.coder(heap, o).is_none() && cnt <= units => (0, cnt),
             _ => (0, units),
         }
     };
@@ -106,24 +133,41 @@ fn text(heap: &Heap, o: ObjIdx) -> Option<Text<'_>> {
     Some(Text { encoding, array, bytes })
 }
 
-/// The collector's key of a text: its encoding, then 30 bits of the hash of its bytes.
-fn text_key(t: &Text) -> u32 {
+/// The collector's key of a text: its encoding (`FITS_LATIN1` for a UTF-16 text that could
+/// be Latin-1), then 30 bits of the hash of its bytes.
+fn text_key(t: &Text, high: usize) -> u32 {
     let mut h = FxHasher::default();
     h.write_u8(t.encoding);
     h.write(&t.bytes);
-    (t.encoding as u32) << 30 | (h.finish() >> 34) as u32
+    let encoding = if t.encoding == UTF16_BYTES && fits_latin1(&t.bytes, high) { FITS_LATIN1 } else { t.encoding as u32 };
+    encoding << 30 | (h.finish() >> 34) as u32
+}
+
+/// UTF-16 bytes whose every unit has a zero high byte (`high`: 0 big-endian, 1 little).
+fn fits_latin1(bytes: &[u8], high: usize) -> bool {
+    bytes.len() % 2 == 0 && bytes.chunks_exact(2).all(|u| u[high] == 0)
+}
+
+/// The high byte of each UTF-16 unit of the dump's byte[] Strings: the first of a pair
+/// big-endian, the second little.
+fn high_byte(heap: &Heap) -> usize {
+    if heap.utf16_big_endian() {
+        0
+    } else {
+        1
+    }
 }
 
 impl StringCollector {
     pub fn add(&mut self, heap: &Heap, o: ObjIdx) {
         self.strings += 1;
-        if let Some(t) = text(heap, o) {
-            self.keys.push((text_key(&t), o));
+        if let Some(t) = text(heap, self.fields, o) {
+            self.keys.push((text_key(&t, high_byte(heap)), o));
         }
     }
 
-    pub fn with_capacity(strings: usize) -> StringCollector {
-        StringCollector { keys: Vec::with_capacity(strings), ..Default::default() }
+    pub fn with_capacity(heap: &Heap, strings: usize) -> StringCollector {
+        StringCollector { keys: Vec::with_capacity(strings), fields: StringFields::of(heap), ..Default::default() }
     }
 
     /// Sorts the keys (each core sorts its own half).
@@ -139,34 +183,53 @@ impl StringCollector {
 
     /// The section (totals over every value, the `top` most wasteful values), the redundant
     /// copies and the Latin-1 candidates.
-    pub fn finish(self, heap: &Heap, top: usize) -> StringFindings {
-        // Equal keys come together, each run in object order: the first String of a text is
-        // the copy kept.
-        let mut f = Finder { heap, groups: Vec::new(), redundant: Vec::new(), dups: Vec::new(), members: Vec::new() };
-        let mut run: Vec<ObjIdx> = Vec::new();
-        let mut run_key = 0u32;
+    /// Keeps at most about `pass_bytes` of texts in memory per verification pass.
+    pub fn finish(self, heap: &Heap, top: usize, pass_bytes: u64) -> StringFindings {
+        self.finish_within(heap, top, pass_bytes).0
+    }
+
+    /// `finish`, keeping at most about `budget` bytes of texts per verification pass; also
+    /// the number of passes.
+    fn finish_within(self, heap: &Heap, top: usize, budget: u64) -> (StringFindings, u32) {
+        let mut laps = crate::timing::Laps::new();
+        // Equal keys come together: a key held by one String is one text; the Strings of a
+        // key held by several (a run) are candidates, verified below.
+        let mut g = Grouping::default();
+        let (mut run_key, mut run_start, mut first) = (0u32, 0usize, NO_ARRAY);
         for (key, o) in merged(&self.keys, &self.after) {
-            if key != run_key && !run.is_empty() {
-                f.run(run_key, &mut run);
+            if first != NO_ARRAY && key == run_key {
+                // A second String of the key: the run's first becomes a candidate too.
+                let run = g.run_encoding.len() as u32;
+                if run_start == g.candidates.len() {
+                    g.candidates.push((first, run));
+                }
+                g.candidates.push((o, run));
+                continue;
             }
-            run_key = key;
-            run.push(o);
+            if first != NO_ARRAY {
+                g.end_run(run_key, run_start, first);
+            }
+            (run_key, run_start, first) = (key, g.candidates.len(), o);
         }
-        if !run.is_empty() {
-            f.run(run_key, &mut run);
+        if first != NO_ARRAY {
+            g.end_run(run_key, run_start, first);
         }
+        let Grouping { mut distinct, mut latin1_reps, candidates, run_encoding } = g;
         drop((self.keys, self.after));
-        let Finder { groups, redundant, mut dups, .. } = f;
+        laps.lap("waste: strings: grouping");
+        let verified = verify(heap, self.fields, candidates, &run_encoding, budget);
+        laps.lap("waste: strings: verification");
+        distinct += verified.texts;
+        latin1_reps.extend(verified.latin1_reps);
+        let StringsVerified { redundant, mut dups, passes, .. } = verified;
         let wasted_bytes = dups.iter().map(|d| d.0).sum();
         let duplicated_values = dups.len() as u64;
-        dups.sort_unstable_by(|a, b| {
-            b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(heap.object_id(groups[a.2 as usize].rep).cmp(&heap.object_id(groups[b.2 as usize].rep)))
-        });
+        dups.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(heap.object_id(a.2).cmp(&heap.object_id(b.2))));
         let top = dups
             .iter()
             .take(top)
-            .map(|&(wasted, count, g)| {
-                let full = heap.string_value(groups[g as usize].rep).unwrap_or_default();
+            .map(|&(wasted, count, rep)| {
+                let full = heap.string_value(rep).unwrap_or_default();
                 let length = full.encode_utf16().count() as u64;
                 let mut chars = full.chars();
                 let value: String = chars.by_ref().take(VALUE_MAX_CHARS).collect();
@@ -174,10 +237,128 @@ impl StringCollector {
                 DuplicateString { value, truncated, length, count: count as u64, wasted_bytes: wasted }
             })
             .collect();
-        let latin1 = latin1_candidates(heap, &groups);
-        let section = DuplicateStrings { strings: self.strings, distinct: groups.len() as u64, duplicated_values, wasted_bytes, top };
-        StringFindings { section, redundant, latin1 }
+        laps.lap("waste: strings: top values");
+        let latin1 = latin1_candidates(heap, self.fields, latin1_reps);
+        laps.lap("waste: strings: latin-1");
+        let section = DuplicateStrings { strings: self.strings, distinct, duplicated_values, wasted_bytes, top };
+        (StringFindings { section, redundant, latin1 }, passes)
     }
+}
+
+/// The keys in order, split into texts of their own and runs of Strings sharing a key.
+#[derive(Default)]
+struct Grouping {
+    /// Texts held by a key of their own.
+    distinct: u64,
+    /// Kept copies of UTF-16 texts that fit Latin-1 (key encoding `FITS_LATIN1`).
+    latin1_reps: Vec<ObjIdx>,
+    /// (String, run) of the Strings of keys several Strings share.
+    candidates: Vec<(ObjIdx, u32)>,
+    /// Encoding of each run (the key's top bits).
+    run_encoding: Vec<u8>,
+}
+
+impl Grouping {
+    /// Ends the run of `key` whose candidates start at `run_start` (none: `first` alone).
+    fn end_run(&mut self, key: u32, run_start: usize, first: ObjIdx) {
+        let encoding = (key >> 30) as u8;
+        if run_start == self.candidates.len() {
+            self.distinct += 1;
+            if encoding as u32 == FITS_LATIN1 {
+                self.latin1_reps.push(first);
+            }
+        } else {
+            self.run_encoding.push(encoding);
+        }
+    }
+}
+
+/// What `verify` found among the Strings of shared keys.
+struct StringsVerified {
+    /// Texts among them.
+    texts: u64,
+    /// Kept copies of those that are UTF-16 texts fitting Latin-1.
+    latin1_reps: Vec<ObjIdx>,
+    /// (redundant String, its overhead).
+    redundant: Vec<(ObjIdx, u64)>,
+    /// (wasted, count, kept copy) per duplicated value.
+    dups: Vec<(u64, u32, ObjIdx)>,
+    passes: u32,
+}
+
+/// Splits the Strings of each run (`candidates`: (String, run)) into texts by comparing
+/// bytes, and prices the redundant copies. The Strings are read in object order (the dump's),
+/// each compared with the texts of its run seen so far, kept in memory: never by jumping back
+/// to an earlier copy, which in a dump larger than memory faults pages in at random. A run
+/// joins a pass when its first String comes while the pass keeps fewer than
+/// `budget` bytes; the runs left out are verified by the next pass.
+fn verify(heap: &Heap, fields: StringFields, mut candidates: Vec<(ObjIdx, u32)>, run_encoding: &[u8], budget: u64) -> StringsVerified {
+    candidates.sort_unstable();
+    // Per run: 0 waiting, 1 in this pass, 2 done.
+    let mut state = vec![0u8; run_encoding.len()];
+    // (text, array, String) of every candidate, and (kept String, its array) per text.
+    let mut members: Vec<(u32, ObjIdx, ObjIdx)> = Vec::with_capacity(candidates.len());
+    let mut texts: Vec<(ObjIdx, ObjIdx)> = Vec::new();
+    let mut out = StringsVerified { texts: 0, latin1_reps: Vec::new(), redundant: Vec::new(), dups: Vec::new(), passes: 0 };
+    while state.iter().any(|&x| x == 0) {
+        out.passes += 1;
+        // The texts of each run in this pass: (encoding, bytes, text).
+        let mut kept: FxHashMap<u32, Vec<(u8, Vec<u8>, u32)>> = FxHashMap::default();
+        let mut kept_bytes = 0u64;
+        for &(o, r) in &candidates {
+            let run = r as usize;
+            if state[run] == 0 && (kept_bytes == 0 || kept_bytes < budget) {
+                state[run] = 1;
+            }
+            if state[run] != 1 {
+                continue;
+            }
+            let Some(t) = text(heap, fields, o) else { continue };
+            let seen = kept.entry(r).or_default();
+            let id = match seen.iter().find(|(e, bytes, _)| *e == t.encoding && bytes[..] == t.bytes[..]) {
+                Some(&(_, _, id)) => id,
+                None => {
+                    let id = texts.len() as u32;
+                    texts.push((o, t.array));
+                    if run_encoding[run] as u32 == FITS_LATIN1 {
+                        out.latin1_reps.push(o);
+                    }
+                    kept_bytes += t.bytes.len() as u64;
+                    seen.push((t.encoding, t.bytes.into_owned(), id));
+                    id
+                }
+            };
+            members.push((id, t.array, o));
+        }
+        for x in state.iter_mut().filter(|x| **x == 1) {
+            *x = 2;
+        }
+    }
+    out.texts = texts.len() as u64;
+    // Per text, its members by array: a copy pays its String, and its array unless the kept
+    // copy or the copy before it uses the same one.
+    members.sort_unstable();
+    for group in members.chunk_by(|x, y| x.0 == y.0) {
+        if group.len() < 2 {
+            continue;
+        }
+        let (rep, rep_array) = texts[group[0].0 as usize];
+        let mut wasted = 0;
+        let mut prev_array = NO_ARRAY;
+        for &(_, array, s) in group {
+            if s != rep {
+                let mut cost = heap.shallow_size(s);
+                if array != rep_array && array != prev_array {
+                    cost += heap.shallow_size(array);
+                }
+                wasted += cost;
+                out.redundant.push((s, cost));
+            }
+            prev_array = array;
+        }
+        out.dups.push((wasted, group.len() as u32, rep));
+    }
+    out
 }
 
 /// Two sorted lists as one sorted sequence.
@@ -199,82 +380,16 @@ fn merged<'l>(a: &'l [(u32, ObjIdx)], b: &'l [(u32, ObjIdx)]) -> impl Iterator<I
     })
 }
 
-/// Groups the runs of equal keys into texts and prices the redundant copies.
-struct Finder<'h> {
-    heap: &'h Heap,
-    groups: Vec<Group>,
-    /// (redundant String, its overhead).
-    redundant: Vec<(ObjIdx, u64)>,
-    /// (wasted, count, group) per duplicated value.
-    dups: Vec<(u64, u32, u32)>,
-    /// (backing array, String) of the members of one text.
-    members: Vec<(ObjIdx, ObjIdx)>,
-}
-
-impl Finder<'_> {
-    /// One run of Strings with key `key`, ascending (emptied).
-    fn run(&mut self, key: u32, run: &mut Vec<ObjIdx>) {
-        let heap = self.heap;
-        let encoding = (key >> 30) as u8;
-        if run.len() == 1 {
-            self.groups.push(Group { rep: run[0], encoding });
-            run.clear();
-            return;
-        }
-        // One key, maybe several texts: split the run by comparing bytes.
-        while let Some(&rep) = run.first() {
-            let Some(kept) = text(heap, rep) else {
-                run.remove(0);
-                continue;
-            };
-            self.members.clear();
-            self.members.push((kept.array, rep));
-            let mut rest = Vec::new();
-            for &o in &run[1..] {
-                match text(heap, o) {
-                    Some(t) if t.encoding == kept.encoding && t.bytes == kept.bytes => self.members.push((t.array, o)),
-                    _ => rest.push(o),
-                }
-            }
-            *run = rest;
-            let g = self.groups.len() as u32;
-            self.groups.push(Group { rep, encoding });
-            if self.members.len() < 2 {
-                continue;
-            }
-            // A copy pays its String, and its array unless the kept copy or the copy before
-            // it (members sorted by array) uses the same one.
-            self.members.sort_unstable();
-            let mut wasted = 0;
-            let mut prev_array = NO_ARRAY;
-            for &(array, s) in &self.members {
-                if s != rep {
-                    let mut cost = heap.shallow_size(s);
-                    if array != kept.array && array != prev_array {
-                        cost += heap.shallow_size(array);
-                    }
-                    wasted += cost;
-                    self.redundant.push((s, cost));
-                }
-                prev_array = array;
-            }
-            self.dups.push((wasted, self.members.len() as u32, g));
-        }
-    }
-}
-
 /// Kept copies of UTF-16 texts whose chars are all below 256, with `S(byte[2n]) − S(byte[n])`.
-fn latin1_candidates(heap: &Heap, groups: &[Group]) -> Vec<(ObjIdx, u64)> {
+fn latin1_candidates(heap: &Heap, fields: StringFields, mut reps: Vec<ObjIdx>) -> Vec<(ObjIdx, u64)> {
     let model = heap.size_model();
-    // The high byte of each UTF-16 unit: the first of a pair big-endian, the second little.
-    let high = if heap.utf16_big_endian() { 0 } else { 1 };
+    let high = high_byte(heap);
     let mut out = Vec::new();
     // In object order (the dump's), not the groups' key order, which reads the dump at random.
-    let mut reps: Vec<ObjIdx> = groups.iter().filter(|g| g.encoding == UTF16_BYTES).map(|g| g.rep).collect();
     reps.sort_unstable();
     for rep in reps {
-        let Some(t) = text(heap, rep) else { continue };
-        if t.bytes.len() % 2 != 0 || t.bytes.chunks_exact(2).any(|u| u[high] != 0) {
+        let Some(t) = text(heap, fields, rep) else { continue };
+        if t.encoding != UTF16_BYTES || !fits_latin1(&t.bytes, high) {
             continue;
         }
         let latin1 = model.array_size(1, (t.bytes.len() / 2) as u64);
@@ -284,4 +399,45 @@ fn latin1_candidates(heap: &Heap, groups: &[Group]) -> Vec<(ObjIdx, u64)> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use heapql_heap::{Heap, OpenOptions};
+
+    fn collect(heap: &Heap) -> StringCollector {
+        let strings = heap.classes_named("java.lang.String");
+        let mut c = StringCollector::with_capacity(heap, 0);
+        for o in 0..heap.object_count() {
+            if heap.object_kind(o) == ObjectKind::Instance && strings.contains(&heap.class_of(o)) {
+                c.add(heap, o);
+            }
+        }
+        c.seal();
+        c
+    }
+
+    /// Verifying one run per pass finds exactly what one pass finds: the texts, the copies
+    /// kept, the redundant ones and their prices (dumps with duplicate strings, JDK 17 and an
+    /// old JDK whose Strings select a window of a shared char[]).
+    #[test]
+    fn passes_do_not_change_the_groups() {
+        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+        for dump in ["fixtures/dumps/waste/WasteHeap-jdk17-coops.hprof", "fixtures/demo/demo.hprof"] {
+            let heap = Heap::open(&root.join(dump), OpenOptions::default()).unwrap();
+            let (one, one_passes) = collect(&heap).finish_within(&heap, 50, u64::MAX);
+            let (many, many_passes) = collect(&heap).finish_within(&heap, 50, 1);
+            assert!(one.section.duplicated_values > 1, "{dump}: the dump has duplicate strings");
+            assert_eq!(one_passes, 1);
+            assert!(many_passes > 1, "{dump}: a budget of one byte takes a pass per run");
+            assert_eq!(serde_json::to_string(&one.section).unwrap(), serde_json::to_string(&many.section).unwrap(), "{dump}");
+            let sorted = |mut v: Vec<(ObjIdx, u64)>| {
+                v.sort_unstable();
+                v
+            };
+            assert_eq!(sorted(one.redundant), sorted(many.redundant), "{dump}");
+            assert_eq!(sorted(one.latin1), sorted(many.latin1), "{dump}");
+        }
+    }
 }
