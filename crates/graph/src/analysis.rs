@@ -6,21 +6,22 @@
 //! files, i.e. page cache the kernel can write back and evict, as MAT's index files: the heap
 //! index (12 B per object), the outbound CSR (4 N + 4 E; each graph-building thread spills
 //! its finished lists every 4 MiB), the dominator phase's arrays in preorder (vertex, parent,
-//! predecessor offsets and lists), idom and retained sizes once computed, the dominator
-//! children, the DFS preorder (kept: the report lays the dominator tree out from it in
+//! semidominators; the predecessor pairs, appended to and read back from buckets by preorder
+//! number), idom and retained sizes once computed, the dominator children, the DFS preorder (kept: the report lays the dominator tree out from it in
 //! two linear passes, `tree_order`; 4 B/object), the BFS parents of paths to GC roots and
 //! the referrer index. Only arrays read and written at random during a phase stay in
 //! anonymous memory, two `u32` arrays of N at a time:
-//! * dominators: pre and the in-degrees during the DFS, pre and the predecessor offsets while
-//!   the lists are filled, ancestor and label for the semidominators, idom (in preorder) and
-//!   the node-indexed result at the end = 8 B/object;
+//! * dominators: pre during the DFS (4 B/object, plus 64 KiB per predecessor bucket),
+//!   ancestor and label for the semidominators (plus one bucket's pairs grouped, at most
+//!   N/256 of them), idom (in preorder) and the node-indexed result at the end = 8 B/object;
 //! * retained sizes: idom and the sums = 8 B/object, both moved to scratch files when done;
 //! * kept afterwards: two bitmaps N/4 and the dominator tree's rank words → ≈ 0.4 B/object.
 //!
 //! Measured on bench-4g.hprof (49 M objects): peak anonymous memory of the analysis phases
 //! 8.7 B/object (the heap index's 0.2 included), 34.5 B/object in scratch files kept (the
-//! DFS preorder's 4 included), plus ≈ 12 B/object of temporaries in the dominator phase
-//! (parent, predecessor offsets and lists, freed at its end). Results are identical with
+//! DFS preorder's 4 included), plus ≈ 16 B/object of temporaries in the dominator phase
+//! (parent and semidominators 4 each, predecessor pairs 8 per non-tree edge, about one per
+//! object; freed at its end). Results are identical with
 //! every array in memory (`Placement::Memory`; crates/report/tests/scratch_files.rs).
 //!
 //! Temporaries are freed before the next array is allocated: the retained sums use the

@@ -3,11 +3,10 @@
 //! reverses the ancestor pointers on the way up and restores them on the way down.
 
 use crate::control::{Cancelled, Control};
-use crate::csr::{starts_from_counts, Starts};
+use crate::buckets::Buckets;
 use crate::{Graph, NONE};
 use fixedbitset::FixedBitSet;
 use heapql_heap::{BigArray, Placement};
-use heapql_scratch::Plain;
 
 /// Marker for the bottom of a reversed ancestor path during compression.
 const BOTTOM: u32 = u32::MAX - 1;
@@ -30,12 +29,12 @@ pub fn pinned_edges(pinned: &FixedBitSet, root: u32) -> impl Fn(u32, u32) -> boo
 
 /// Immediate dominators of `g` from `root`, over the edges `u -> v` for which `keep(u, v)`
 /// holds (`|_, _| true`: all of them; see `pinned_edges` and `ObjectGraph::follows`).
-/// Memory: two `u32` arrays of the node count read at random at any time (node -> preorder
-/// and the in-degrees during the DFS; ancestor and label for the semidominators; idom and
-/// the result at the end), plus the arrays walked in preorder: vertex, parent, the
-/// predecessor offsets that turn into semi, and the predecessor lists of the non-tree edges
-/// (tree edges, self-loops and edges into the root left out: they never change a
-/// semidominator). The DFS keeps its scan positions for the current path only.
+/// Memory: two `u32` arrays of the node count read at random at most (node -> preorder
+/// during the DFS; ancestor and label for the semidominators; idom and the result at the
+/// end), plus arrays written and read in order: vertex, parent, the semidominators, and the
+/// predecessor lists of the non-tree edges, bucketed by preorder number (self-loops and edges
+/// into the root left out: they never change a semidominator). The DFS keeps its scan
+/// positions for the current path only.
 pub fn dominators<G: Graph>(
     g: &G,
     root: u32,
@@ -45,8 +44,8 @@ pub fn dominators<G: Graph>(
     dominators_in(g, root, keep, ctl, &Placement::Memory)
 }
 
-/// `dominators` with the arrays walked in preorder placed by `place` (written and read in
-/// order: they can live in a scratch file; the arrays read at random stay in memory).
+/// `dominators` with the arrays walked in order placed by `place` (they can live in scratch
+/// files; the arrays read at random stay in memory).
 pub fn dominators_in<G: Graph>(
     g: &G,
     root: u32,
@@ -65,15 +64,13 @@ pub fn dominators_in<G: Graph>(
     let mut parent: BigArray<u32> = BigArray::zeroed(n, place);
     // Scan position in the successor list of each vertex on the current path (deepest last).
     let mut cursors: Vec<u32> = vec![0];
-    // In-degree of each vertex over the non-tree edges (tree edges, self-loops and edges
-    // into the root never change a semidominator), counted as the DFS scans each edge once.
-    // Telling a tree edge reads `parent` at random, but from the page cache: cheaper than
-    // the twice as long predecessor lists that keeping tree edges would write at random.
-    let mut counts: Vec<u32> = Vec::with_capacity(n + 1);
+    // The DFS scans every edge once, and an edge to a vertex already numbered is a non-tree
+    // edge: its (target, source) preorder pair goes to the target's bucket as it is met, so
+    // the predecessor lists cost no second pass over the graph and no random write.
+    let mut preds = Buckets::new(0, n, place);
     pre[root as usize] = 0;
     vertex[0] = root;
     parent[0] = 0;
-    counts.push(0);
     let mut r = 1usize;
     let mut cur = 0usize;
     loop {
@@ -93,8 +90,8 @@ pub fn dominators_in<G: Graph>(
                 next = Some(v);
                 break;
             }
-            if pv != 0 && pv as usize != cur && parent[pv as usize] as usize != cur {
-                counts[pv as usize] += 1;
+            if pv != 0 && pv as usize != cur {
+                preds.push(pv, cur as u32);
             }
         }
         *top = c as u32;
@@ -106,7 +103,6 @@ pub fn dominators_in<G: Graph>(
                 vertex[k] = v;
                 parent[k] = cur as u32;
                 cursors.push(0);
-                counts.push(0);
                 cur = k;
                 if k & 0xFFFF == 0 {
                     ctl.tick(k as u64, n as u64 * 3)?;
@@ -122,110 +118,42 @@ pub fn dominators_in<G: Graph>(
         }
     }
     drop(cursors);
+    preds.flush();
     vertex.truncate(r);
     parent.truncate(r);
     ctl.tick(r as u64, n as u64 * 3)?;
 
-    // ---- 2. predecessor offsets: exclusive prefix sums of the counts, in place while they fit.
-    counts.push(0);
-    match starts_from_counts(counts) {
-        (Starts::U32(starts), total) => finish(g, root, &keep, pre, vertex, parent, starts, total, ctl, place),
-        (Starts::U64(starts), total) => finish(g, root, &keep, pre, vertex, parent, starts, total, ctl, place),
-    }
-}
-
-/// Steps 2–5 of `dominators` once the DFS is done; `starts` are the predecessor list offsets in
-/// preorder numbers (`u32` while the edges fit, else `u64`); `vertex` and `parent` have one
-/// entry per reached vertex.
-///
-/// Anonymous memory: two `u32` arrays of the node count at every step (pre and starts, then
-/// ancestor and label, then idom and the result); the arrays walked in preorder (vertex,
-/// parent, starts during the semidominator pass, the predecessor lists) are placed by `place`.
-#[allow(clippy::too_many_arguments)]
-fn finish<G: Graph, O, K: Fn(u32, u32) -> bool>(
-    g: &G,
-    root: u32,
-    keep: &K,
-    pre: Vec<u32>,
-    vertex: BigArray<u32>,
-    parent: BigArray<u32>,
-    mut starts: Vec<O>,
-    total: u64,
-    ctl: &Control,
-    place: &Placement,
-) -> Result<Dominators, Cancelled>
-where
-    O: Copy + Default + Into<u64> + TryFrom<u64> + From<u32> + Plain,
-{
-    let n = g.node_count() as usize;
-    let r = vertex.len();
-    // ---- 2. predecessor lists in preorder numbers, non-tree edges only (the same edges the
-    // DFS counted), scanning the nodes in index order so the adjacency reads are sequential.
-    let mut preds: BigArray<u32> = BigArray::zeroed(total as usize, place);
-    crate::csr::fill(&mut starts, &mut preds, total, &mut |emit: &mut dyn FnMut(u32, u32)| {
-        for u in 0..n as u32 {
-            let i = pre[u as usize];
-            if i == NONE {
-                continue;
-            }
-            for &v in g.successors(u) {
-                if !keep(u, v) {
-                    continue;
-                }
-                let pv = pre[v as usize];
-                if pv == 0 || pv == i || parent[pv as usize] == i {
-                    continue;
-                }
-                emit(pv, i);
-            }
-        }
-    });
-    ctl.tick(r as u64 * 2, n as u64 * 3)?;
-
-    // ---- 3. semidominators in reverse preorder; label holds the minimum semi on the path.
-    // `starts[w + 1]` is read for the last time while w is processed (the walk goes down), so
-    // from then on it holds semi(w): no separate semi array. From here on `starts` is walked
-    // in order only, so it moves to `place` too.
-    let mut starts: BigArray<O> = BigArray::from_vec(starts, place);
-    let mut label = vec![0u32; r];
+    // ---- 2. semidominators in reverse preorder, one bucket of predecessor lists at a time
+    // (grouped by target in memory; see `semis_of`); label holds the minimum semi on the
+    // path. The semidominators are written in reverse preorder and read in preorder: placed.
     let mut ancestor = pre;
     ancestor.truncate(r);
     ancestor.fill(NONE);
-    for w in (1..r).rev() {
-        let mut s = parent[w];
-        let (a, b) = (starts[w].into() as usize, starts[w + 1].into() as usize);
-        for &v in &preds[a..b] {
-            let cand = if (v as usize) < w { v } else { eval(&mut ancestor, &mut label, v) };
-            if cand < s {
-                s = cand;
-            }
-        }
-        starts[w + 1] = O::from(s);
-        label[w] = s;
-        ancestor[w] = parent[w];
-        if w & 0xFFFF == 0 {
-            ctl.tick((r + (r - w)) as u64, n as u64 * 3)?;
-        }
-    }
+    let mut st = Semi { ancestor, label: vec![0u32; r], semi: BigArray::zeroed(r, place), parent: &parent, s: 0 };
+    // Pairs of a bucket loaded at once (12 bytes each while grouped); bigger buckets (a
+    // class object is the target of an edge from each of its instances) are split further.
+    let limit = (n / 256).max(1 << 16);
+    semis_of(&mut preds, &mut st, limit, place, &|w| ctl.tick((r + (r - w)) as u64, n as u64 * 3))?;
     drop(preds);
-    drop(label);
-    drop(ancestor);
+    let semi = st.semi;
+    drop(st.label);
+    drop(st.ancestor);
 
-    // ---- 4. NCA: idom(w) is the nearest ancestor of parent(w) with preorder <= semi(w)
+    // ---- 3. NCA: idom(w) is the nearest ancestor of parent(w) with preorder <= semi(w)
     // (read at random up the tree: in memory).
     let mut idom: Vec<u32> = parent.to_vec();
     drop(parent);
     for w in 1..r {
-        let s = starts[w + 1].into() as u32;
+        let s = semi[w];
         let mut d = idom[w];
         while d > s {
             d = idom[d as usize];
         }
         idom[w] = d;
     }
-    drop(starts);
+    drop(semi);
 
-    // ---- 5. back to node numbers.
+    // ---- 4. back to node numbers.
     let mut out = vec![NONE; n];
     for i in 0..r {
         out[vertex[i] as usize] = vertex[idom[i] as usize];
@@ -233,6 +161,129 @@ where
     out[root as usize] = root;
     ctl.tick(n as u64 * 3, n as u64 * 3)?;
     Ok(Dominators { idom: out, preorder: vertex })
+}
+
+/// The semidominator step's state: `s` is the running minimum of the vertex being done.
+struct Semi<'a> {
+    ancestor: Vec<u32>,
+    label: Vec<u32>,
+    semi: BigArray<u32>,
+    parent: &'a BigArray<u32>,
+    s: u32,
+}
+
+impl Semi<'_> {
+    #[inline]
+    fn start(&mut self, w: usize) {
+        self.s = self.parent[w];
+    }
+
+    /// Takes the predecessor `v` of the vertex `w` being done into account.
+    #[inline]
+    fn pred(&mut self, w: usize, v: u32) {
+        let cand = if (v as usize) < w { v } else { eval(&mut self.ancestor, &mut self.label, v) };
+        if cand < self.s {
+            self.s = cand;
+        }
+    }
+
+    /// `w` is done: its semidominator is set and it joins the forest.
+    #[inline]
+    fn finish(&mut self, w: usize) {
+        self.semi[w] = self.s;
+        self.label[w] = self.s;
+        self.ancestor[w] = self.parent[w];
+    }
+}
+
+/// Semidominators of the vertices of `preds`' key range below the vertex count, in reverse
+/// preorder, bucket by bucket from the last. A bucket of at most `limit` pairs is grouped in
+/// memory; a single vertex's predecessors are streamed straight into its minimum; a bigger
+/// bucket is counted per vertex, split into consecutive ranges of at most `limit` pairs (or
+/// of one vertex) and done the same way. `tick(w)` reports progress.
+fn semis_of(
+    preds: &mut Buckets,
+    st: &mut Semi,
+    limit: usize,
+    place: &Placement,
+    tick: &dyn Fn(usize) -> Result<(), Cancelled>,
+) -> Result<(), Cancelled> {
+    let r = st.label.len();
+    let (mut starts, mut lists): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
+    for b in (0..preds.count()).rev() {
+        let (lo, hi) = preds.range(b);
+        let hi = hi.min(r);
+        if lo >= hi {
+            preds.clear(b);
+            continue;
+        }
+        if preds.len(b) <= limit {
+            group_by_key(&preds.take(b), lo, hi - lo, &mut starts, &mut lists);
+            for w in (lo.max(1)..hi).rev() {
+                st.start(w);
+                for &v in &lists[starts[w - lo] as usize..starts[w - lo + 1] as usize] {
+                    st.pred(w, v);
+                }
+                st.finish(w);
+                if w & 0xFFFF == 0 {
+                    tick(w)?;
+                }
+            }
+        } else if hi - lo == 1 {
+            // No edge enters the root (vertex 0), so `lo` is a vertex with predecessors.
+            st.start(lo);
+            preds.stream(b, |c| c.chunks_exact(2).for_each(|p| st.pred(lo, p[1])));
+            preds.clear(b);
+            st.finish(lo);
+        } else {
+            let mut counts = vec![0u32; hi - lo];
+            preds.stream(b, |c| c.chunks_exact(2).for_each(|p| counts[p[0] as usize - lo] += 1));
+            // A vertex with more than `limit` predecessors gets a range of its own.
+            let mut bounds = vec![lo];
+            let mut sum = 0usize;
+            for (k, &c) in counts.iter().enumerate() {
+                if lo + k > bounds[bounds.len() - 1] && sum + c as usize > limit {
+                    bounds.push(lo + k);
+                    sum = 0;
+                }
+                sum += c as usize;
+            }
+            bounds.push(hi);
+            drop(counts);
+            let mut finer = Buckets::with_bounds(bounds, place);
+            preds.stream(b, |c| c.chunks_exact(2).for_each(|p| finer.push(p[0], p[1])));
+            finer.flush();
+            preds.clear(b);
+            semis_of(&mut finer, st, limit, place, tick)?;
+        }
+    }
+    Ok(())
+}
+
+/// Groups the interleaved `(key, value)` pairs with keys in `lo..lo + len` by key (counting
+/// sort, each group in the pairs' order): the values of key `k` end up in
+/// `lists[starts[k - lo]..starts[k - lo + 1]]`.
+fn group_by_key(pairs: &[u32], lo: usize, len: usize, starts: &mut Vec<u32>, lists: &mut Vec<u32>) {
+    starts.clear();
+    starts.resize(len + 1, 0);
+    for p in pairs.chunks_exact(2) {
+        starts[p[0] as usize - lo + 1] += 1;
+    }
+    for k in 1..=len {
+        starts[k] += starts[k - 1];
+    }
+    lists.clear();
+    lists.resize(pairs.len() / 2, 0);
+    for p in pairs.chunks_exact(2) {
+        let at = &mut starts[p[0] as usize - lo];
+        lists[*at as usize] = p[1];
+        *at += 1;
+    }
+    // Each start moved to the next one's place: shift back.
+    for k in (1..=len).rev() {
+        starts[k] = starts[k - 1];
+    }
+    starts[0] = 0;
 }
 
 /// Minimum label on the forest path from `v` (linked) up to, but excluding, its tree's root,

@@ -7,6 +7,7 @@
 //! in the `heapql-report` crate.
 
 pub mod analysis;
+mod buckets;
 pub mod control;
 pub mod csr;
 pub mod dominators;

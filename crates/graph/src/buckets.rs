@@ -1,0 +1,247 @@
+//! `(key, value)` pairs partitioned by key range: the dominator phase's predecessor lists
+//! without a random write. Each bucket covers a fixed range of keys and is appended to in
+//! order (a small buffer per bucket, written to its own scratch file when full), then read
+//! back whole, one bucket at a time: every file access is sequential, and only one bucket's
+//! pairs are in memory when they are used.
+
+use heapql_heap::Placement;
+use std::fs::File;
+use std::io::{Read, Seek, Write};
+
+/// Values buffered per bucket before it is written out (64 KiB).
+const BUFFER: usize = 1 << 14;
+
+/// Pairs of `u32`s bucketed by key range.
+pub(crate) struct Buckets {
+    /// First key.
+    lo: usize,
+    /// How a key finds its bucket.
+    route: Route,
+    /// Key boundaries: bucket `b` holds keys `bounds[b]..bounds[b + 1]`.
+    bounds: Vec<usize>,
+    parts: Vec<Bucket>,
+    /// Values buffered per bucket before it is written out.
+    buffer: usize,
+    /// Directory for the buckets' files (`None`: everything stays in memory).
+    dir: Option<std::sync::Arc<std::path::Path>>,
+}
+
+enum Route {
+    /// Bucket `(key - lo) >> shift`.
+    Shift(u32),
+    /// Bucket `table[key - lo]`.
+    Table(Vec<u32>),
+}
+
+struct Bucket {
+    /// Interleaved keys and values not yet written out.
+    buf: Vec<u32>,
+    /// The values written out before `buf` (created on the first write).
+    file: Option<File>,
+    written: usize,
+}
+
+impl Buckets {
+    /// Buckets for keys `lo..hi`, at most 128 of them, in files when `place` is
+    /// `Placement::Files`.
+    pub(crate) fn new(lo: usize, hi: usize, place: &Placement) -> Buckets {
+        let wanted = (hi - lo).div_ceil(128).max(1);
+        let shift = usize::BITS - (wanted - 1).leading_zeros();
+        let count = (hi - lo).div_ceil(1 << shift).max(1);
+        let bounds = (0..=count).map(|b| lo + (b << shift)).collect();
+        Buckets::with(lo, Route::Shift(shift), bounds, BUFFER, place)
+    }
+
+    /// Buckets over consecutive key ranges starting at `bounds[0]` (bucket `b` holds keys
+    /// `bounds[b]..bounds[b + 1]`), with a smaller buffer each: there may be many.
+    pub(crate) fn with_bounds(bounds: Vec<usize>, place: &Placement) -> Buckets {
+        let lo = bounds[0];
+        let mut table = vec![0u32; bounds[bounds.len() - 1] - lo];
+        for (b, w) in bounds.windows(2).enumerate() {
+            table[w[0] - lo..w[1] - lo].fill(b as u32);
+        }
+        Buckets::with(lo, Route::Table(table), bounds, BUFFER / 4, place)
+    }
+
+    fn with(lo: usize, route: Route, bounds: Vec<usize>, buffer: usize, place: &Placement) -> Buckets {
+        let dir = match place {
+            Placement::Files(d) => Some(d.clone()),
+            Placement::Memory => None,
+        };
+        let parts = (1..bounds.len()).map(|_| Bucket { buf: Vec::new(), file: None, written: 0 }).collect();
+        Buckets { lo, route, bounds, parts, buffer, dir }
+    }
+
+    pub(crate) fn count(&self) -> usize {
+        self.parts.len()
+    }
+
+    /// The keys of bucket `b`: `lo..hi` (`hi` may pass the last key).
+    pub(crate) fn range(&self, b: usize) -> (usize, usize) {
+        (self.bounds[b], self.bounds[b + 1])
+    }
+
+    /// Pairs in bucket `b`.
+    pub(crate) fn len(&self, b: usize) -> usize {
+        let p = &self.parts[b];
+        (p.written + p.buf.len()) / 2
+    }
+
+    #[inline]
+    pub(crate) fn push(&mut self, key: u32, value: u32) {
+        let k = key as usize - self.lo;
+        let b = match &self.route {
+            Route::Shift(shift) => k >> shift,
+            Route::Table(table) => table[k] as usize,
+        };
+        let b = &mut self.parts[b];
+        b.buf.push(key);
+        b.buf.push(value);
+        if b.buf.len() >= self.buffer {
+            if let Some(dir) = &self.dir {
+                b.spill(dir);
+            }
+        }
+    }
+
+    /// Writes every buffer out and frees it (in files only): the pushing is over, and the
+    /// buckets are read back one at a time.
+    pub(crate) fn flush(&mut self) {
+        if let Some(dir) = &self.dir {
+            for b in &mut self.parts {
+                if !b.buf.is_empty() {
+                    b.spill(dir);
+                }
+                if b.file.is_some() {
+                    b.buf = Vec::new();
+                }
+            }
+        }
+    }
+
+    /// Bucket `b`'s pairs (interleaved key, value) in the order pushed; the bucket is emptied
+    /// and its file closed.
+    pub(crate) fn take(&mut self, b: usize) -> Vec<u32> {
+        let bucket = &mut self.parts[b];
+        let buf = std::mem::take(&mut bucket.buf);
+        let Some(file) = bucket.file.take() else { return buf };
+        let mut file = rewound(file);
+        let mut all = vec![0u32; bucket.written];
+        read_values(&mut file, &mut all);
+        all.extend_from_slice(&buf);
+        bucket.written = 0;
+        all
+    }
+
+    /// Bucket `b`'s pairs as `take` gives them, in pieces of at most 64 KiB, holding no more
+    /// than that in memory; the bucket stays as it is (see `clear`).
+    pub(crate) fn stream(&mut self, b: usize, mut f: impl FnMut(&[u32])) {
+        let bucket = &mut self.parts[b];
+        if let Some(file) = bucket.file.take() {
+            let mut file = rewound(file);
+            let mut chunk = vec![0u32; BUFFER];
+            let mut left = bucket.written;
+            while left > 0 {
+                let k = left.min(BUFFER);
+                read_values(&mut file, &mut chunk[..k]);
+                f(&chunk[..k]);
+                left -= k;
+            }
+            bucket.file = Some(file);
+        }
+        bucket.buf.chunks(BUFFER).for_each(&mut f);
+    }
+
+    /// Empties bucket `b` (its file closed).
+    pub(crate) fn clear(&mut self, b: usize) {
+        self.parts[b] = Bucket { buf: Vec::new(), file: None, written: 0 };
+    }
+}
+
+impl Bucket {
+    /// Writes the buffer out; on failure (no space left) the bucket goes on in memory, as
+    /// `BigArray` does, with what was written read back.
+    fn spill(&mut self, dir: &std::path::Path) {
+        if self.file.is_none() {
+            match tempfile::tempfile_in(dir) {
+                Ok(f) => self.file = Some(f),
+                Err(_) => return,
+            }
+        }
+        let file = self.file.as_mut().expect("just made");
+        // SAFETY: `u32` has no padding; the length is the buffer's size in bytes.
+        let bytes = unsafe { std::slice::from_raw_parts(self.buf.as_ptr() as *const u8, self.buf.len() * 4) };
+        if file.write_all(bytes).is_ok() {
+            self.written += self.buf.len();
+            self.buf.clear();
+        } else {
+            let mut file = rewound(self.file.take().expect("just used"));
+            let mut all = vec![0u32; self.written];
+            read_values(&mut file, &mut all);
+            all.extend_from_slice(&self.buf);
+            self.buf = all;
+            self.written = 0;
+        }
+    }
+}
+
+/// `file`, written to the end, made ready to be read from the start.
+fn rewound(mut file: File) -> File {
+    file.rewind().unwrap_or_else(|e| panic!("cannot read back the dominator phase's scratch file ({e})"));
+    file
+}
+
+/// Fills `into` with the next values of `file`.
+fn read_values(file: &mut File, into: &mut [u32]) {
+    // SAFETY: any bytes are a valid `u32`; the slice covers exactly `into`.
+    let bytes = unsafe { std::slice::from_raw_parts_mut(into.as_mut_ptr() as *mut u8, into.len() * 4) };
+    file.read_exact(bytes).unwrap_or_else(|e| panic!("cannot read back the dominator phase's scratch file ({e})"));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pairs_come_back_by_bucket_in_push_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = Placement::Files(std::sync::Arc::from(dir.path()));
+        let (lo, hi) = (1000usize, 1_001_000usize);
+        for place in [Placement::Memory, files] {
+            let mut b = Buckets::new(lo, hi, &place);
+            assert!(b.count() > 1 && b.count() <= 128);
+            assert_eq!((b.range(0).0, b.range(b.count() - 1).1 >= hi), (lo, true));
+            // Enough pairs for several writes per bucket.
+            let pairs: Vec<(u32, u32)> =
+                (0..3_000_000u32).map(|i| (lo as u32 + i.wrapping_mul(2654435761) % (hi - lo) as u32, i)).collect();
+            for &(k, v) in &pairs {
+                b.push(k, v);
+            }
+            let mut seen = 0;
+            for k in (0..b.count()).rev() {
+                let (from, to) = b.range(k);
+                let want: Vec<u32> = pairs
+                    .iter()
+                    .filter(|p| (from..to).contains(&(p.0 as usize)))
+                    .flat_map(|&(k, v)| [k, v])
+                    .collect();
+                assert_eq!(b.len(k), want.len() / 2);
+                let got = if k % 2 == 0 {
+                    b.take(k)
+                } else {
+                    let mut got = Vec::new();
+                    b.stream(k, |c| {
+                        assert!(c.len() <= BUFFER && c.len() % 2 == 0);
+                        got.extend_from_slice(c)
+                    });
+                    b.clear(k);
+                    got
+                };
+                assert_eq!(got, want, "bucket {k}");
+                assert_eq!(b.len(k), 0);
+                seen += got.len() / 2;
+            }
+            assert_eq!(seen, pairs.len());
+        }
+    }
+}
