@@ -115,13 +115,13 @@ export async function runPrepared(handle: NativeHeap, q: PreparedQuery, options:
 /** One streamed row: column name → value, exactly as the columns are named. */
 export type StreamedRow = Record<string, Value>;
 
-/**
- * Rows as the executor produces them (plain selects stream while the scan runs). Breaking out
- * of the loop cancels the scan.
- */
 /** Batches a stream's scan may produce before its reader has taken them. */
 const STREAM_AHEAD = 8;
 
+/**
+ * Rows as the executor produces them (plain selects stream while the scan runs). The scan waits
+ * while the reader does not take rows; breaking out of the loop, or `signal`, cancels it.
+ */
 export async function* streamPrepared(
   handle: NativeHeap,
   q: PreparedQuery,
