@@ -224,6 +224,28 @@ describe('HeapSession on demo.hprof', () => {
     expect(sections.overview.reachableOnly).toBe(false);
   });
 
+  test('close() stops a stream whose iterator was left neither finished nor returned', async () => {
+    const s = await openHeap(demo);
+    const handle = s.handle as unknown as { executeStream: (...a: any[]) => Promise<{ stopped: boolean }> };
+    const real = handle.executeStream;
+    let end: { stopped: boolean } | Error | null = null;
+    handle.executeStream = (...a: unknown[]) =>
+      real.call(handle, ...a).then(
+        (r) => ((end = r), r),
+        (e: Error) => {
+          end = e;
+          throw e;
+        },
+      );
+    const rows = s.queryStream('SELECT x FROM INSTANCEOF java.lang.Object x', { batchRows: 10 })[Symbol.asyncIterator]();
+    expect((await rows.next()).done).toBe(false);
+    // The iterator is dropped here: the scan waits for a reader that never comes.
+    s.close();
+    for (let i = 0; i < 500 && end === null; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(end).not.toBeNull();
+    if (!(end instanceof Error)) expect(end!.stopped).toBe(true);
+  });
+
   test('missing objects are one clear error', async () => {
     await expect(session.object(2 ** 31)).rejects.toMatchObject({ code: 'ERR_NO_SUCH_OBJECT', message: expect.stringContaining('does not exist') });
     await expect(session.referrers(2 ** 31)).rejects.toMatchObject({ code: 'ERR_NO_SUCH_OBJECT' });

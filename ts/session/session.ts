@@ -127,6 +127,8 @@ export class HeapSession implements ReportableHeap {
   private running: RunningAnalysis | null = null;
   private listeners = new Set<(event: SessionEvent) => void>();
   private classNameCache: string[] | null = null;
+  /** Aborted by `close()`: stops the streams still running. */
+  private readonly closed = new AbortController();
   /** The session's reachable mode for queries; `!reachable` / `!all` switch it. */
   reachableOnly: boolean;
 
@@ -248,9 +250,14 @@ export class HeapSession implements ReportableHeap {
     return runPrepared(this.handle, preparedFor(this.handle, q, options, this.reachableOnly), options);
   }
 
-  /** Rows as they are produced, keyed by column name; breaking out of the loop stops the scan. */
+  /**
+   * Rows as they are produced, keyed by column name; breaking out of the loop stops the scan.
+   * The scan waits while the loop does not take rows; `close()` stops it too (an iterator left
+   * neither finished nor returned would otherwise hold its worker thread).
+   */
   async *queryStream(q: string | PreparedQuery, options: QueryOptions & { batchRows?: number } = {}): AsyncGenerator<StreamedRow> {
-    yield* streamPrepared(this.handle, preparedFor(this.handle, q, options, this.reachableOnly), options);
+    const signal = options.signal ? AbortSignal.any([options.signal, this.closed.signal]) : this.closed.signal;
+    yield* streamPrepared(this.handle, preparedFor(this.handle, q, options, this.reachableOnly), { ...options, signal });
   }
 
   /** The execution plan of a query, without running it. */
@@ -465,6 +472,7 @@ export class HeapSession implements ReportableHeap {
 
   /** Releases the index and the mapping (a running analysis is cancelled first). */
   close(): void {
+    this.closed.abort();
     this.cancelAnalysis();
     this.handle.close();
   }

@@ -172,6 +172,6 @@ impl HeapHandle {
 
     #[napi(getter)]
     pub fn analyzed(&self) -> bool {
-        self.state.as_ref().is_some_and(|s| s.analysis().is_some())
+        self.state().is_ok_and(|s| s.analysis().is_some())
     }
 }

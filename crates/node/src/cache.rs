@@ -98,7 +98,8 @@ impl HeapHandle {
     /// What the index cache did for this dump so far.
     #[napi]
     pub fn cache_status(&self) -> Result<JsCacheStatus> {
-        let state = &self.state()?.cache;
+        let shared = self.state()?;
+        let state = &shared.cache;
         let log = state.log.lock().unwrap_or_else(|e| e.into_inner());
         Ok(JsCacheStatus {
             dir: state.entry.as_ref().map(|e| e.dir().display().to_string()),

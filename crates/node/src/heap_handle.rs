@@ -1,7 +1,7 @@
 //! The heap handle: opening a dump asynchronously, and the small summaries read from it.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -56,7 +56,7 @@ impl Task for OpenHeapTask {
     }
 
     fn resolve(&mut self, _env: Env, (heap, cache): (Heap, CacheState)) -> Result<HeapHandle> {
-        Ok(HeapHandle { state: Some(Arc::new(SharedState::new(heap, cache))) })
+        Ok(HeapHandle { state: RwLock::new(Some(Arc::new(SharedState::new(heap, cache)))) })
     }
 }
 
@@ -148,16 +148,15 @@ pub struct JsObjectLabels {
 
 #[napi]
 pub struct HeapHandle {
-    pub(crate) state: Option<Arc<SharedState>>,
+    /// Behind a lock, not `&mut self`: `close()` must work while calls are running (they hold
+    /// their own reference and finish, or stop at their cancel flag).
+    state: RwLock<Option<Arc<SharedState>>>,
 }
 
 impl HeapHandle {
-    pub(crate) fn state(&self) -> Result<&Arc<SharedState>> {
-        self.state.as_ref().ok_or_else(|| coded("ERR_CLOSED", "the heap was closed; open the dump again"))
-    }
-
-    pub(crate) fn heap(&self) -> Result<&Heap> {
-        Ok(&self.state()?.heap)
+    pub(crate) fn state(&self) -> Result<Arc<SharedState>> {
+        let state = self.state.read().unwrap_or_else(|e| e.into_inner());
+        state.clone().ok_or_else(|| coded("ERR_CLOSED", "the heap was closed; open the dump again"))
     }
 }
 
@@ -165,7 +164,8 @@ impl HeapHandle {
 impl HeapHandle {
     #[napi]
     pub fn info(&self) -> Result<JsDumpInfo> {
-        let heap = self.heap()?;
+        let state = self.state()?;
+        let heap = &state.heap;
         let i = heap.info();
         Ok(JsDumpInfo {
             path: i.path.clone(),
@@ -188,13 +188,14 @@ impl HeapHandle {
 
     #[napi]
     pub fn warnings(&self) -> Result<Vec<JsWarning>> {
-        Ok(self.heap()?.warnings().iter().map(|w| JsWarning { offset: w.offset as f64, message: w.message.clone() }).collect())
+        Ok(self.state()?.heap.warnings().iter().map(|w| JsWarning { offset: w.offset as f64, message: w.message.clone() }).collect())
     }
 
     /// Instances and shallow bytes per class (one row per class, unsorted).
     #[napi]
     pub fn class_histogram(&self) -> Result<Vec<JsHistogramRow>> {
-        let heap = self.heap()?;
+        let state = self.state()?;
+        let heap = &state.heap;
         catch_panic("building the class histogram", || {
             Ok(heap
                 .class_histogram()
@@ -212,7 +213,8 @@ impl HeapHandle {
     /// Object counts by kind, GC roots by kind, total shallow heap.
     #[napi]
     pub fn counts(&self) -> Result<JsCounts> {
-        let heap = self.heap()?;
+        let state = self.state()?;
+        let heap = &state.heap;
         catch_panic("counting objects", || {
             let c = heap.summary();
             Ok(JsCounts {
@@ -233,14 +235,16 @@ impl HeapHandle {
     /// Every class name, for completion and did-you-mean.
     #[napi]
     pub fn class_names(&self) -> Result<Vec<String>> {
-        let heap = self.heap()?;
+        let state = self.state()?;
+        let heap = &state.heap;
         Ok((0..heap.class_count()).map(|c| heap.class(c).name.clone()).collect())
     }
 
     /// Addresses and class names of the given objects (only rows that are shown are resolved).
     #[napi]
     pub fn describe(&self, objects: Uint32Array) -> Result<JsObjectLabels> {
-        let heap = self.heap()?;
+        let state = self.state()?;
+        let heap = &state.heap;
         let count = heap.object_count();
         let mut addresses = Vec::with_capacity(objects.len());
         let mut class_names = Vec::with_capacity(objects.len());
@@ -259,7 +263,7 @@ impl HeapHandle {
 
     /// Releases the index and the mapping; later calls fail with ERR_CLOSED.
     #[napi]
-    pub fn close(&mut self) {
-        self.state = None;
+    pub fn close(&self) {
+        *self.state.write().unwrap_or_else(|e| e.into_inner()) = None;
     }
 }

@@ -365,7 +365,8 @@ impl HeapHandle {
     /// The object index of an address (`0x…` hex); null when no object has it.
     #[napi]
     pub fn object_at(&self, address: String) -> Result<Option<u32>> {
-        let heap = self.heap()?;
+        let state = self.state()?;
+        let heap = &state.heap;
         let digits = address.strip_prefix("0x").or_else(|| address.strip_prefix("0X")).unwrap_or(&address);
         let id = u64::from_str_radix(digits, 16)
             .map_err(|_| coded("ERR_ARGUMENT", format!("'{address}' is not a hex address (write it like 0x7f3a0010)")))?;
