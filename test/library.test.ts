@@ -1,4 +1,5 @@
 /** The Node library: openHeap, query, queryStream, explain, analyze, close, cancellation. */
+import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -46,6 +47,24 @@ describe('the heapql library', () => {
     const again = await heap.query('SELECT COUNT(*) FROM java.lang.String');
     expect(again.rows[0]![0]).toBe(all.rowCount);
     heap.close();
+  });
+
+  it('process.exit() ends a process whose stream waits for a reader', async () => {
+    // The scan waits for the loop to take rows; without cancelling it on exit, libuv's wait for
+    // its worker threads at exit would never end (the child would not exit).
+    const script = `
+      const { openHeap } = await import(${JSON.stringify(path.resolve(__dirname, '../dist/index.js'))});
+      const heap = await openHeap(${JSON.stringify(known)});
+      const rows = heap.queryStream('SELECT x FROM INSTANCEOF java.lang.Object x', { batchRows: 10 })[Symbol.asyncIterator]();
+      await rows.next();
+      console.log('waiting');
+      process.exit(7);`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(out).toContain('waiting');
+    expect(code).toBe(7);
   });
 
   it('switches to the full path after analyze()', async () => {

@@ -119,6 +119,23 @@ export type StreamedRow = Record<string, Value>;
 const STREAM_AHEAD = 8;
 
 /**
+ * The cancel tokens of the streams still running. `process.exit()` makes libuv wait for its
+ * worker threads, and a scan waiting for a reader that is gone would never end: they are
+ * cancelled on 'exit', which runs before that wait.
+ */
+const runningStreams = new Set<{ cancel(): void }>();
+let cancelOnExit = false;
+
+function runUntilExit(token: { cancel(): void }): () => void {
+  if (!cancelOnExit) {
+    process.once('exit', () => runningStreams.forEach((t) => t.cancel()));
+    cancelOnExit = true;
+  }
+  runningStreams.add(token);
+  return () => runningStreams.delete(token);
+}
+
+/**
  * Rows as the executor produces them (plain selects stream while the scan runs). The scan waits
  * while the reader does not take rows; breaking out of the loop, or `signal`, cancels it.
  */
@@ -130,6 +147,7 @@ export async function* streamPrepared(
   const { token, dispose } = cancelTokenFor(options.signal);
   // The scan runs at most STREAM_AHEAD batches ahead of this reader: a slow consumer holds it.
   const gate = new (native().StreamGate)(STREAM_AHEAD);
+  const forget = runUntilExit(token);
   const queue: Batch[] = [];
   let wake: (() => void) | undefined;
   // Batches arrive through a thread-safe callback that may be delivered after the task's own
@@ -179,6 +197,7 @@ export async function* streamPrepared(
   } finally {
     if (!complete) token.cancel();
     await done;
+    forget();
     dispose();
   }
 }
