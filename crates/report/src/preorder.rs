@@ -20,6 +20,7 @@ use heapql_graph::control::{Cancelled, Control};
 use heapql_heap::{BigArray, ClassIdx};
 
 use super::ctx::Ctx;
+use super::par::both;
 use super::scan::TICK;
 
 /// Shallow sizes of 4 GiB and more are stored as this and read from the index instead.
@@ -129,25 +130,29 @@ impl Preorder {
         match &mut classes {
             PreClasses::Narrow(v) => {
                 let (cl, ch) = v.split_at_mut(n / 2);
-                std::thread::scope(|s| {
-                    s.spawn(|| {
+                both(
+                    || {
+                        gather(cl, 0, objs, |o| ctx.class_of(o) as u16);
+                        retained(low, 0);
+                    },
+                    || {
                         gather(ch, n / 2, objs, |o| ctx.class_of(o) as u16);
                         retained(high, n / 2);
-                    });
-                    gather(cl, 0, objs, |o| ctx.class_of(o) as u16);
-                    retained(low, 0);
-                });
+                    },
+                );
             }
             PreClasses::Wide(v) => {
                 let (cl, ch) = v.split_at_mut(n / 2);
-                std::thread::scope(|s| {
-                    s.spawn(|| {
+                both(
+                    || {
+                        gather(cl, 0, objs, |o| ctx.class_of(o));
+                        retained(low, 0);
+                    },
+                    || {
                         gather(ch, n / 2, objs, |o| ctx.class_of(o));
                         retained(high, n / 2);
-                    });
-                    gather(cl, 0, objs, |o| ctx.class_of(o));
-                    retained(low, 0);
-                });
+                    },
+                );
             }
         }
         laps.lap("preorder: classes and retained sizes");
@@ -173,10 +178,7 @@ impl Preorder {
             }
         };
         let (low, high) = shallow.split_at_mut(cut);
-        std::thread::scope(|s| {
-            s.spawn(|| shallow_sizes(high, cut));
-            shallow_sizes(low, 0);
-        });
+        both(|| shallow_sizes(low, 0), || shallow_sizes(high, cut));
         laps.lap("preorder: shallow sizes");
         Ok(Preorder { objects, size, shallow, classes, top_start })
     }
