@@ -52,7 +52,7 @@ pub struct Preorder {
     shallow: BigArray<u32>,
     pub classes: PreClasses,
     /// Position of each top-level dominator, in `top_level_dominators()` order.
-    pub top_start: Vec<u32>,
+    top_start: Vec<u32>,
 }
 
 impl Preorder {
@@ -160,7 +160,7 @@ impl Preorder {
         // children come after it, so their retained sizes are still there when it is done.
         // A subtree's positions are its own: the halves, cut between two top-level subtrees,
         // go to the two cores.
-        let cut = top_start.iter().map(|&t| t as usize).find(|&t| t >= n / 2).unwrap_or(n);
+        let cut = middle_cut(&top_start, n);
         let (objs, sizes): (&[u32], &[u32]) = (&objects, &size);
         let shallow_sizes = |out: &mut [u32], from: usize| {
             let retained_at = |out: &[u32], j: usize| match out[j - from] {
@@ -196,11 +196,22 @@ impl Preorder {
         }
     }
 
+    /// A position between two top-level subtrees near the middle (`len()` when none lies
+    /// past it): the two halves of a walk that needs whole subtrees.
+    pub fn middle_cut(&self) -> usize {
+        middle_cut(&self.top_start, self.len())
+    }
+
     /// Positions of the subtree of top-level dominator `k`.
     pub fn top_range(&self, k: usize) -> std::ops::Range<usize> {
         let i = self.top_start[k] as usize;
         i..i + self.size[i] as usize
     }
+}
+
+/// The first of `top_start` at or past `n / 2`, else `n`.
+fn middle_cut(top_start: &[u32], n: usize) -> usize {
+    top_start.iter().map(|&t| t as usize).find(|&t| t >= n / 2).unwrap_or(n)
 }
 
 /// `out[k] = f(objects[from + k])`.
