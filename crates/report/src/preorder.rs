@@ -247,6 +247,22 @@ mod tests {
     use super::*;
     use heapql_graph::{FullAnalysis, GraphOptions};
     use heapql_heap::{Heap, OpenOptions};
+    use std::ops::Range;
+
+    /// The two halves hold every position of the ranges once, in order, and about as many
+    /// each, whether the cut falls between ranges or inside one.
+    #[test]
+    fn halves_split_the_positions_evenly() {
+        let cases: [&[Range<usize>]; 5] = [&[], &[0..10], &[0..3, 5..9, 20..21], &[0..1, 1..100], &[2..4, 4..6, 10..12, 12..14]];
+        for ranges in cases {
+            let [a, b] = halves(ranges);
+            let flat = |rs: &[Range<usize>]| rs.iter().flat_map(|r| r.clone()).collect::<Vec<usize>>();
+            let (fa, fb) = (flat(&a), flat(&b));
+            assert_eq!([fa.clone(), fb.clone()].concat(), flat(ranges), "{ranges:?}");
+            assert!(fb.len() - fa.len() <= 1, "{ranges:?}: {a:?} | {b:?}");
+            assert!(a.iter().chain(&b).all(|r| !r.is_empty()), "{ranges:?}: no empty range");
+        }
+    }
 
     /// Every object of the tree once; the nearest enclosing range of each position is its
     /// immediate dominator's (so each range is exactly a subtree); the top-level subtrees at
