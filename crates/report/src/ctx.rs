@@ -149,15 +149,6 @@ impl ClassSlots<'_> {
 }
 
 impl ClassCache {
-    pub fn with_capacity(class_count: u32, objects: usize) -> ClassCache {
-        let of = if class_count <= u16::MAX as u32 + 1 {
-            Classes::Narrow(Vec::with_capacity(objects))
-        } else {
-            Classes::Wide(Vec::with_capacity(objects))
-        };
-        ClassCache { of, kinds: KindsSeen::new(class_count) }
-    }
-
     /// A cache of `objects` slots to be filled through `split_at_mut`, then `set_kinds`.
     pub fn zeroed(class_count: u32, objects: usize) -> ClassCache {
         let of = if class_count <= u16::MAX as u32 + 1 {
@@ -188,21 +179,17 @@ impl ClassCache {
 
     /// The classes of every object, read from the index in order.
     pub fn of_all(heap: &Heap) -> ClassCache {
-        let mut cache = ClassCache::with_capacity(heap.class_count(), heap.object_count() as usize);
-        for o in 0..heap.object_count() {
-            cache.push(heap.class_of(o), heap.object_kind(o));
+        let n = heap.object_count();
+        let mut cache = ClassCache::zeroed(heap.class_count(), n as usize);
+        let mut kinds = KindsSeen::new(heap.class_count());
+        let (mut slots, _) = cache.split_at_mut(n as usize);
+        for o in 0..n {
+            let c = heap.class_of(o);
+            slots.set(o as usize, c);
+            kinds.see(c, heap.object_kind(o));
         }
+        cache.set_kinds(kinds);
         cache
-    }
-
-    /// Appends the class and kind of the next object.
-    #[inline]
-    pub fn push(&mut self, c: ClassIdx, kind: ObjectKind) {
-        match &mut self.of {
-            Classes::Narrow(v) => v.push(c as u16),
-            Classes::Wide(v) => v.push(c),
-        }
-        self.kinds.see(c, kind);
     }
 
     /// The class of `o` (from the index when the cache does not hold it).

@@ -16,6 +16,7 @@ mod consumers;
 mod ctx;
 mod model;
 mod overview;
+mod par;
 mod paths;
 mod preorder;
 mod retained_by_class;

@@ -56,11 +56,17 @@ impl<'c, 'a> Paths<'c, 'a> {
     /// it is needed. Each is the full BFS's path, found by a search that stops at `o`
     /// (`nearby`) when `o` is near the roots.
     pub fn objects_to(&self, o: ObjIdx) -> Option<Vec<ObjIdx>> {
-        let plain = self.nearby(o, false).or_else(|| self.ctx.analysis.path_nodes_to_root(o).map(|p| p.into_iter().skip(1).map(obj).collect()));
+        self.objects_to_within(o, QUICK_VISITS)
+    }
+
+    /// `objects_to`, the search that stops at `o` giving way to the full BFS after `visits`.
+    fn objects_to_within(&self, o: ObjIdx, visits: usize) -> Option<Vec<ObjIdx>> {
+        let search = |restricted: bool| self.nearby(o, restricted, visits).or_else(|| self.full_bfs(o, restricted));
+        let plain = search(false);
         let clean = |p: &[ObjIdx]| p.windows(2).all(|w| self.excluded.binary_search(&(node(w[0]), node(w[1]))).is_err());
         match plain {
             Some(p) if clean(&p) => Some(p),
-            plain => match self.nearby(o, true).or_else(|| path_from_parents(self.parents(), node(o)).map(|p| p.into_iter().skip(1).map(obj).collect())) {
+            plain => match search(true) {
                 Some(p) => Some(p),
                 None => plain,
             },
@@ -69,15 +75,22 @@ impl<'c, 'a> Paths<'c, 'a> {
 
     /// The path of the full BFS (with the excludes when `restricted`) found by a search that
     /// stops as soon as it reaches `o`: it visits nodes in the same order, so it gives each
-    /// the same parent. None when it gives up after `QUICK_VISITS` nodes (or `o` is not
-    /// reached): the full BFS answers then. A suspect's accumulation point usually lies a
-    /// few levels below the roots, where the full BFS would walk the whole graph.
-    fn nearby(&self, o: ObjIdx, restricted: bool) -> Option<Vec<ObjIdx>> {
+    /// the same parent. None when it gives up after `visits` nodes (or `o` is not reached):
+    /// the full BFS answers then. A suspect's accumulation point usually lies a few levels
+    /// below the roots, where the full BFS would walk the whole graph.
+    fn nearby(&self, o: ObjIdx, restricted: bool, visits: usize) -> Option<Vec<ObjIdx>> {
         let g = self.ctx.analysis.graph();
         let succ = |u: u32| {
             g.successors(u).iter().copied().filter(move |&v| g.follows(u, v) && !(restricted && self.excluded.binary_search(&(u, v)).is_ok()))
         };
-        bounded_path(0, node(o), usize::MAX, QUICK_VISITS, succ).map(|p| p.into_iter().skip(1).map(obj).collect())
+        bounded_path(0, node(o), usize::MAX, visits, succ).map(|p| p.into_iter().skip(1).map(obj).collect())
+    }
+
+    /// The path of the full BFS from the roots (the analysis's cached one, or this one's
+    /// honouring the excludes when `restricted`).
+    fn full_bfs(&self, o: ObjIdx, restricted: bool) -> Option<Vec<ObjIdx>> {
+        let nodes = if restricted { path_from_parents(self.parents(), node(o)) } else { self.ctx.analysis.path_nodes_to_root(o) };
+        nodes.map(|p| p.into_iter().skip(1).map(obj).collect())
     }
 
     /// The report's path: root kinds of the first object, then each step with how its
@@ -134,5 +147,43 @@ fn local_name(ctx: &Ctx, thread: ObjIdx, label: &str) -> String {
     match frame {
         Some(f) => frame_text(f),
         None => label.trim_start_matches('<').trim_end_matches('>').to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use heapql_graph::control::Control;
+    use heapql_graph::{FullAnalysis, GraphOptions};
+    use heapql_heap::{Heap, OpenOptions};
+
+    /// The search that stops at its target finds the full BFS's path, with and without the
+    /// excludes, and a search cut short (the fallback to the full BFS) changes no path: on
+    /// dumps whose `Reference.referent` edges make the restricted paths differ.
+    #[test]
+    fn the_quick_search_and_its_fallback_find_the_full_bfs_path() {
+        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+        for dump in ["fixtures/demo/demo.hprof", "fixtures/dumps/KnownHeap-jdk17-coops.hprof"] {
+            let heap = Heap::open(&root.join(dump), OpenOptions::default()).unwrap();
+            let a = FullAnalysis::build(&heap, GraphOptions::default()).unwrap();
+            let ctx = Ctx::new(&heap, &a, 25);
+            let ctl = Control { phase: "report", progress: None, cancel: None };
+            let scan = crate::scan::scan(&ctx, &ctl, 1).unwrap();
+            let paths = Paths::new(&ctx, &scan.referents);
+            assert!(!paths.excluded.is_empty(), "{dump}: the dump has excluded edges");
+            // Some objects across the dump, and referents, whose restricted paths may differ.
+            let mut objects: Vec<ObjIdx> = (0..heap.object_count()).step_by(997).collect();
+            objects.extend(paths.excluded.iter().step_by(paths.excluded.len() / 64 + 1).map(|&(_, v)| obj(v)));
+            let mut restricted_differs = 0;
+            for &o in &objects {
+                for restricted in [false, true] {
+                    let full = paths.full_bfs(o, restricted);
+                    assert_eq!(paths.nearby(o, restricted, usize::MAX), full, "{dump}: #{o}, restricted {restricted}");
+                }
+                restricted_differs += (paths.full_bfs(o, true) != paths.full_bfs(o, false)) as u32;
+                assert_eq!(paths.objects_to_within(o, 1), paths.objects_to_within(o, usize::MAX), "{dump}: #{o} after the fallback");
+            }
+            assert!(restricted_differs > 0, "{dump}: some paths avoid an excluded edge");
+        }
     }
 }

@@ -20,6 +20,7 @@ use heapql_graph::control::{Cancelled, Control};
 use heapql_heap::{BigArray, ClassIdx};
 
 use super::ctx::Ctx;
+use super::par::both;
 use super::scan::TICK;
 
 /// Shallow sizes of 4 GiB and more are stored as this and read from the index instead.
@@ -51,7 +52,7 @@ pub struct Preorder {
     shallow: BigArray<u32>,
     pub classes: PreClasses,
     /// Position of each top-level dominator, in `top_level_dominators()` order.
-    pub top_start: Vec<u32>,
+    top_start: Vec<u32>,
 }
 
 impl Preorder {
@@ -129,25 +130,29 @@ impl Preorder {
         match &mut classes {
             PreClasses::Narrow(v) => {
                 let (cl, ch) = v.split_at_mut(n / 2);
-                std::thread::scope(|s| {
-                    s.spawn(|| {
+                both(
+                    || {
+                        gather(cl, 0, objs, |o| ctx.class_of(o) as u16);
+                        retained(low, 0);
+                    },
+                    || {
                         gather(ch, n / 2, objs, |o| ctx.class_of(o) as u16);
                         retained(high, n / 2);
-                    });
-                    gather(cl, 0, objs, |o| ctx.class_of(o) as u16);
-                    retained(low, 0);
-                });
+                    },
+                );
             }
             PreClasses::Wide(v) => {
                 let (cl, ch) = v.split_at_mut(n / 2);
-                std::thread::scope(|s| {
-                    s.spawn(|| {
+                both(
+                    || {
+                        gather(cl, 0, objs, |o| ctx.class_of(o));
+                        retained(low, 0);
+                    },
+                    || {
                         gather(ch, n / 2, objs, |o| ctx.class_of(o));
                         retained(high, n / 2);
-                    });
-                    gather(cl, 0, objs, |o| ctx.class_of(o));
-                    retained(low, 0);
-                });
+                    },
+                );
             }
         }
         laps.lap("preorder: classes and retained sizes");
@@ -155,7 +160,7 @@ impl Preorder {
         // children come after it, so their retained sizes are still there when it is done.
         // A subtree's positions are its own: the halves, cut between two top-level subtrees,
         // go to the two cores.
-        let cut = top_start.iter().map(|&t| t as usize).find(|&t| t >= n / 2).unwrap_or(n);
+        let cut = middle_cut(&top_start, n);
         let (objs, sizes): (&[u32], &[u32]) = (&objects, &size);
         let shallow_sizes = |out: &mut [u32], from: usize| {
             let retained_at = |out: &[u32], j: usize| match out[j - from] {
@@ -173,10 +178,7 @@ impl Preorder {
             }
         };
         let (low, high) = shallow.split_at_mut(cut);
-        std::thread::scope(|s| {
-            s.spawn(|| shallow_sizes(high, cut));
-            shallow_sizes(low, 0);
-        });
+        both(|| shallow_sizes(low, 0), || shallow_sizes(high, cut));
         laps.lap("preorder: shallow sizes");
         Ok(Preorder { objects, size, shallow, classes, top_start })
     }
@@ -194,11 +196,22 @@ impl Preorder {
         }
     }
 
+    /// A position between two top-level subtrees near the middle (`len()` when none lies
+    /// past it): the two halves of a walk that needs whole subtrees.
+    pub fn middle_cut(&self) -> usize {
+        middle_cut(&self.top_start, self.len())
+    }
+
     /// Positions of the subtree of top-level dominator `k`.
     pub fn top_range(&self, k: usize) -> std::ops::Range<usize> {
         let i = self.top_start[k] as usize;
         i..i + self.size[i] as usize
     }
+}
+
+/// The first of `top_start` at or past `n / 2`, else `n`.
+fn middle_cut(top_start: &[u32], n: usize) -> usize {
+    top_start.iter().map(|&t| t as usize).find(|&t| t >= n / 2).unwrap_or(n)
 }
 
 /// `out[k] = f(objects[from + k])`.
@@ -234,6 +247,22 @@ mod tests {
     use super::*;
     use heapql_graph::{FullAnalysis, GraphOptions};
     use heapql_heap::{Heap, OpenOptions};
+    use std::ops::Range;
+
+    /// The two halves hold every position of the ranges once, in order, and about as many
+    /// each, whether the cut falls between ranges or inside one.
+    #[test]
+    fn halves_split_the_positions_evenly() {
+        let cases: [&[Range<usize>]; 5] = [&[], &[0..10], &[0..3, 5..9, 20..21], &[0..1, 1..100], &[2..4, 4..6, 10..12, 12..14]];
+        for ranges in cases {
+            let [a, b] = halves(ranges);
+            let flat = |rs: &[Range<usize>]| rs.iter().flat_map(|r| r.clone()).collect::<Vec<usize>>();
+            let (fa, fb) = (flat(&a), flat(&b));
+            assert_eq!([fa.clone(), fb.clone()].concat(), flat(ranges), "{ranges:?}");
+            assert!(fb.len() - fa.len() <= 1, "{ranges:?}: {a:?} | {b:?}");
+            assert!(a.iter().chain(&b).all(|r| !r.is_empty()), "{ranges:?}: no empty range");
+        }
+    }
 
     /// Every object of the tree once; the nearest enclosing range of each position is its
     /// immediate dominator's (so each range is exactly a subtree); the top-level subtrees at

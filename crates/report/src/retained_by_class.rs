@@ -21,14 +21,8 @@ pub struct ClassRetained {
 }
 
 pub fn retained_by_class(ctx: &Ctx, pre: &Preorder) -> ClassRetained {
-    // Cut between two top-level subtrees near the middle of the preorder.
-    let tops = pre.top_start.len();
-    let cut = (0..tops).find(|&k| pre.top_start[k] as usize >= pre.len() / 2).unwrap_or(tops);
-    let end = |k: usize| if k < tops { pre.top_start[k] as usize } else { pre.len() };
-    let (mut low, high) = std::thread::scope(|s| {
-        let upper = s.spawn(|| walk(ctx, pre, end(cut)..pre.len()));
-        (walk(ctx, pre, 0..end(cut)), upper.join().expect("the walk does not panic"))
-    });
+    let cut = pre.middle_cut();
+    let (mut low, high) = crate::par::both(|| walk(ctx, pre, 0..cut), || walk(ctx, pre, cut..pre.len()));
     for (x, y) in low.by_class.iter_mut().zip(&high.by_class) {
         *x += y;
     }

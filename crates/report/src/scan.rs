@@ -40,11 +40,10 @@ pub fn scan(ctx: &Ctx, ctl: &Control, total_work: u64) -> Result<Scan, Cancelled
     let mut classes = ClassCache::zeroed(heap.class_count(), n as usize);
     let (slots_low, slots_high) = classes.split_at_mut(mid as usize);
     let done = AtomicU64::new(0);
-    let (low, high) = std::thread::scope(|s| {
-        let upper = s.spawn(|| scan_range(ctx, mid..n, slots_high, ctl, &done, total_work));
-        let lower = scan_range(ctx, 0..mid, slots_low, ctl, &done, total_work);
-        (lower, upper.join().expect("the object pass does not panic"))
-    });
+    let (low, high) = crate::par::both(
+        || scan_range(ctx, 0..mid, slots_low, ctl, &done, total_work),
+        || scan_range(ctx, mid..n, slots_high, ctl, &done, total_work),
+    );
     let (mut low, high) = (low?, high?);
     low.kinds.absorb(&high.kinds);
     classes.set_kinds(low.kinds);

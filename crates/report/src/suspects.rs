@@ -410,10 +410,7 @@ fn breakdown(ctx: &Ctx, pre: &Preorder, subtrees: &[Range<usize>]) -> ClassBreak
         per
     };
     let [low, high] = halves(subtrees);
-    let (mut per, other) = std::thread::scope(|s| {
-        let upper = s.spawn(|| count(&high));
-        (count(&low), upper.join().expect("the breakdown does not panic"))
-    });
+    let (mut per, other) = crate::par::both(|| count(&low), || count(&high));
     for (x, y) in per.iter_mut().zip(&other) {
         x.0 += y.0;
         x.1 += y.1;

@@ -2,7 +2,7 @@
 //! a fresh build, and the cache notices a dump that changed under it.
 
 use heapql_cache::Cache;
-use heapql_report::{build, ReportOptions};
+use heapql_report::{build, build_json_with_cache, ReportOptions};
 use heapql_graph::{FullAnalysis, GraphOptions};
 use heapql_heap::{CacheUse, Heap, OpenOptions, Value};
 use std::path::{Path, PathBuf};
@@ -91,4 +91,32 @@ fn a_changed_dump_is_rebuilt_with_one_warning() {
     let fresh = Heap::open(&path, OpenOptions::default()).unwrap();
     let fa = FullAnalysis::build(&fresh, GraphOptions::default()).unwrap();
     assert_same("changed", (&ch, &ca), (&fresh, &fa));
+}
+
+/// The report's JSON is kept per options: the same options read back the text `build` gives;
+/// another limit, or an analysis without the unreachable objects, builds its own and leaves
+/// the first in place.
+#[test]
+fn the_report_json_is_cached_per_options() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let cache = Cache::new(fresh_dir("cache-test-report"), None);
+    let path = root.join("fixtures/demo/demo.hprof");
+    let entry = cache.entry(&path, 0, "test").unwrap();
+    let (heap, a, _, _, _) = open(&path, &cache, false);
+    let (_, a_reachable, _, _, _) = open(&path, &cache, true);
+    let options = ReportOptions::default();
+    let other_limit = ReportOptions { limit: 3, ..Default::default() };
+    let mut warnings = Vec::new();
+    let mut json = |a: &FullAnalysis, options: &ReportOptions| build_json_with_cache(&heap, a, options, &entry, &mut warnings).unwrap();
+    let fresh = build(&heap, &a, &options).unwrap().to_json();
+    assert_eq!(json(&a, &options), (fresh.clone(), CacheUse::Written));
+    assert_eq!(json(&a, &options), (fresh.clone(), CacheUse::Hit));
+    let limited = build(&heap, &a, &other_limit).unwrap().to_json();
+    assert_ne!(limited, fresh);
+    assert_eq!(json(&a, &other_limit), (limited, CacheUse::Written));
+    let reachable = build(&heap, &a_reachable, &options).unwrap().to_json();
+    assert_ne!(reachable, fresh);
+    assert_eq!(json(&a_reachable, &options), (reachable, CacheUse::Written));
+    assert_eq!(json(&a, &options), (fresh, CacheUse::Hit));
+    assert!(warnings.is_empty(), "{warnings:?}");
 }

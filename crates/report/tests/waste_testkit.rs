@@ -91,9 +91,9 @@ fn holders_name_the_field_or_say_why_there_is_none() {
 }
 
 /// Duplicate byte arrays whose first copies together (6 MiB) exceed one verification pass's
-/// content budget (4 MiB on a small dump), the copies interleaved through the dump: every
-/// copy but the lowest-index one of each content is redundant, whatever pass checks it; an
-/// array of equal bytes but another type is not a copy.
+/// content budget (3 MiB for arrays on a small dump: ¾ of 4 MiB), the copies interleaved
+/// through the dump: every copy but the lowest-index one of each content is redundant,
+/// whatever pass checks it; an array of equal bytes but another type is not a copy.
 #[test]
 fn duplicate_arrays_are_verified_in_several_passes() {
     let mut b = DumpBuilder::new(8);

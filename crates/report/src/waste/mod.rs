@@ -35,6 +35,7 @@ use crate::ObjectRef;
 use heapql_graph::FullAnalysis;
 use holder::describe_holder;
 use crate::ctx::ClassCache;
+use crate::par::both;
 use scan::{scan_range, Agg, Env, Partial, RowKey};
 
 /// Options of `analyze` (progress phase: "waste").
@@ -70,11 +71,7 @@ pub(crate) fn analyze_with(heap: &Heap, analysis: &FullAnalysis, options: &Waste
     let total = n as u64 + 1;
     let done = AtomicU64::new(0);
     let mid = n / 2;
-    let (low, high) = std::thread::scope(|s| {
-        let upper = s.spawn(|| scan_range(&env, mid..n, &ctl, &done, total));
-        let lower = scan_range(&env, 0..mid, &ctl, &done, total);
-        (lower, upper.join().expect("the waste scan does not panic"))
-    });
+    let (low, high) = both(|| scan_range(&env, 0..mid, &ctl, &done, total), || scan_range(&env, mid..n, &ctl, &done, total));
     let (mut p, high) = (low.map_err(|_| HeapError::Cancelled)?, high.map_err(|_| HeapError::Cancelled)?);
     merge(&mut p, high);
     laps.lap("waste: object scan (both halves)");
@@ -82,11 +79,10 @@ pub(crate) fn analyze_with(heap: &Heap, analysis: &FullAnalysis, options: &Waste
     // Duplicate arrays and duplicate strings side by side (each reads its own candidates in
     // object order), sharing the content budget of a verification pass.
     let strings = std::mem::take(&mut p.strings);
-    let (redundant_arrays, findings) = std::thread::scope(|s| {
-        let strings = s.spawn(|| strings.finish(heap, options.top_strings, pass_content_bytes(heap) / 4));
-        let arrays = duplicate_arrays(&env, &mut p, pass_content_bytes(heap) / 4 * 3);
-        (arrays, strings.join().expect("the string grouping does not panic"))
-    });
+    let (redundant_arrays, findings) = both(
+        || duplicate_arrays(&env, &mut p, pass_content_bytes(heap) / 4 * 3),
+        || strings.finish(heap, options.top_strings, pass_content_bytes(heap) / 4),
+    );
     laps.lap("waste: duplicate arrays and strings");
     for &(o, overhead) in &p.tails {
         if redundant_arrays.binary_search(&o).is_err() {

@@ -1,9 +1,9 @@
 //! Duplicate strings and UTF-16 strings that fit Latin-1: `java.lang.String`s grouped by their
 //! text without building a Rust `String` per object. The key is a hash of the backing array's
 //! bytes (with the encoding), collected per String and sorted; Strings with equal keys are
-//! confirmed by comparing bytes with the run's first, so two texts never share a group by
-//! accident. Only the values shown are decoded. Each core collects its half of the objects;
-//! `absorb` joins the halves.
+//! split into texts by comparing bytes with the texts of their key met so far (`verify`), so
+//! two texts never share a group by accident. Only the values shown are decoded. Each core
+//! collects its half of the objects; `absorb` joins the halves.
 //!
 //! The copy kept of a text is its String with the lowest object index; every other String of
 //! the text is a redundant copy costing its own shallow size, plus its backing array's when
