@@ -6,7 +6,7 @@
 
 use heapql_heap::Placement;
 use std::fs::File;
-use std::io::{Read, Seek, Write};
+use std::io::Seek;
 
 /// Values buffered per bucket before it is written out (64 KiB).
 const BUFFER: usize = 1 << 14;
@@ -169,9 +169,7 @@ impl Bucket {
             }
         }
         let file = self.file.as_mut().expect("just made");
-        // SAFETY: `u32` has no padding; the length is the buffer's size in bytes.
-        let bytes = unsafe { std::slice::from_raw_parts(self.buf.as_ptr() as *const u8, self.buf.len() * 4) };
-        if file.write_all(bytes).is_ok() {
+        if heapql_scratch::write_values(file, &self.buf).is_ok() {
             self.written += self.buf.len();
             self.buf.clear();
         } else {
@@ -193,9 +191,7 @@ fn rewound(mut file: File) -> File {
 
 /// Fills `into` with the next values of `file`.
 fn read_values(file: &mut File, into: &mut [u32]) {
-    // SAFETY: any bytes are a valid `u32`; the slice covers exactly `into`.
-    let bytes = unsafe { std::slice::from_raw_parts_mut(into.as_mut_ptr() as *mut u8, into.len() * 4) };
-    file.read_exact(bytes).unwrap_or_else(|e| panic!("cannot read back the dominator phase's scratch file ({e})"));
+    heapql_scratch::read_values(file, into).unwrap_or_else(|e| panic!("cannot read back the dominator phase's scratch file ({e})"));
 }
 
 #[cfg(test)]

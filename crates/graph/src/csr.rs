@@ -334,26 +334,13 @@ struct Spill {
 /// Edges buffered before a spilling builder writes them out (4 MiB).
 const SPILL_EDGES: usize = 1 << 20;
 
-/// The bytes of a slice of plain integers.
-fn plain_bytes<T: heapql_scratch::Plain>(v: &[T]) -> &[u8] {
-    // SAFETY: `Plain` types have no padding; the length is the slice's size in bytes.
-    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
-}
-
 impl Spill {
-    fn write<T: heapql_scratch::Plain>(file: &mut std::fs::File, v: &[T]) -> std::io::Result<()> {
-        use std::io::Write;
-        file.write_all(plain_bytes(v))
-    }
-
     /// The first `len` values written to `file`.
     fn read_back<T: heapql_scratch::Plain>(file: &mut std::fs::File, len: usize) -> Vec<T> {
-        use std::io::{Read, Seek};
+        use std::io::Seek;
         let mut v = vec![T::default(); len];
-        // SAFETY: `Plain` values accept any bytes; the slice covers exactly the vector.
-        let bytes = unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr() as *mut u8, std::mem::size_of_val(&v[..])) };
         file.rewind()
-            .and_then(|_| file.read_exact(bytes))
+            .and_then(|_| heapql_scratch::read_values(file, &mut v))
             .unwrap_or_else(|e| panic!("cannot read back the object graph's scratch file ({e})"));
         v
     }
@@ -461,8 +448,8 @@ impl SequentialCsrBuilder {
         }
         if self.targets.len() >= SPILL_EDGES {
             if let (Some(spill), BuildOffsets::U64(o)) = (&mut self.spill, &mut self.offsets) {
-                let written = Spill::write(&mut spill.targets, &self.targets)
-                    .and_then(|_| Spill::write(&mut spill.offsets, &o[..o.len() - 1]));
+                let written = heapql_scratch::write_values(&mut spill.targets, &self.targets)
+                    .and_then(|_| heapql_scratch::write_values(&mut spill.offsets, &o[..o.len() - 1]));
                 if written.is_err() {
                     // No room left for the files: go on in memory, as `BigArray` does.
                     self.unspill();
@@ -498,8 +485,8 @@ impl SequentialCsrBuilder {
         if let (Some(spill), BuildOffsets::U64(o)) = (&mut self.spill, &self.offsets) {
             let edges = spill.edges as usize + self.targets.len();
             let nodes = spill.nodes + o.len();
-            let mapped = Spill::write(&mut spill.targets, &self.targets)
-                .and_then(|_| Spill::write(&mut spill.offsets, o))
+            let mapped = heapql_scratch::write_values(&mut spill.targets, &self.targets)
+                .and_then(|_| heapql_scratch::write_values(&mut spill.offsets, o))
                 .and_then(|_| Ok((BigArray::map_file(&spill.offsets, 0, nodes)?, BigArray::map_file(&spill.targets, 0, edges)?)));
             match mapped {
                 Ok((offsets, targets)) => return Csr { offsets: Offsets::U64(offsets), targets },

@@ -208,9 +208,24 @@ impl<T: Plain + std::fmt::Debug> std::fmt::Debug for BigArray<T> {
     }
 }
 
-fn as_bytes<T: Plain>(v: &[T]) -> &[u8] {
+/// The bytes of a slice of plain values (what a scratch or cache file holds of it).
+pub fn as_bytes<T: Plain>(v: &[T]) -> &[u8] {
     // SAFETY: `Plain` types have no padding; the length is the slice's size in bytes.
     unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
+}
+
+/// Appends `v`'s values to `file` (a scratch file written in order, read back with
+/// `read_values`).
+pub fn write_values<T: Plain>(file: &mut std::fs::File, v: &[T]) -> std::io::Result<()> {
+    file.write_all(as_bytes(v))
+}
+
+/// Fills `into` with the next values of `file`, as `write_values` wrote them.
+pub fn read_values<T: Plain>(file: &mut std::fs::File, into: &mut [T]) -> std::io::Result<()> {
+    use std::io::Read;
+    // SAFETY: `Plain` values accept any bytes; the slice covers exactly `into`.
+    let bytes = unsafe { std::slice::from_raw_parts_mut(into.as_mut_ptr() as *mut u8, std::mem::size_of_val(into)) };
+    file.read_exact(bytes)
 }
 
 /// An unlinked file in `dir` with `bytes` reserved on disk (so a full disk is an error here,
