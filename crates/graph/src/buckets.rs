@@ -99,7 +99,11 @@ impl Buckets {
         b.buf.push(value);
         if b.buf.len() >= self.buffer {
             if let Some(dir) = &self.dir {
-                b.spill(dir);
+                if !b.spill(dir) {
+                    // Not tried again on every push (each would be a file made and the
+                    // whole bucket written anew): the buckets go on in memory.
+                    self.dir = None;
+                }
             }
         }
     }
@@ -107,14 +111,14 @@ impl Buckets {
     /// Writes every buffer out and frees it (in files only): the pushing is over, and the
     /// buckets are read back one at a time.
     pub(crate) fn flush(&mut self) {
-        if let Some(dir) = &self.dir {
-            for b in &mut self.parts {
-                if !b.buf.is_empty() {
-                    b.spill(dir);
+        for b in &mut self.parts {
+            if let Some(dir) = &self.dir {
+                if !b.buf.is_empty() && !b.spill(dir) {
+                    self.dir = None;
                 }
-                if b.file.is_some() {
-                    b.buf = Vec::new();
-                }
+            }
+            if b.file.is_some() && b.buf.is_empty() {
+                b.buf = Vec::new();
             }
         }
     }
@@ -160,12 +164,12 @@ impl Buckets {
 
 impl Bucket {
     /// Writes the buffer out; on failure (no space left) the bucket goes on in memory, as
-    /// `BigArray` does, with what was written read back.
-    fn spill(&mut self, dir: &std::path::Path) {
+    /// `BigArray` does, with what was written read back, and the answer is false.
+    fn spill(&mut self, dir: &std::path::Path) -> bool {
         if self.file.is_none() {
             match tempfile::tempfile_in(dir) {
                 Ok(f) => self.file = Some(f),
-                Err(_) => return,
+                Err(_) => return false,
             }
         }
         let file = self.file.as_mut().expect("just made");
@@ -179,7 +183,9 @@ impl Bucket {
             all.extend_from_slice(&self.buf);
             self.buf = all;
             self.written = 0;
+            return false;
         }
+        true
     }
 }
 
@@ -197,6 +203,26 @@ fn read_values(file: &mut File, into: &mut [u32]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_directory_that_takes_no_file_is_given_up_once() {
+        // Every full buffer would otherwise try to make a file again, and fail again.
+        let dir = tempfile::tempdir().unwrap();
+        let gone = Placement::Files(std::sync::Arc::from(dir.path().join("missing").as_path()));
+        let mut b = Buckets::new(0, 1000, &gone);
+        // Keys 0..8: all in the first bucket, whose buffer fills several times over.
+        let pairs: Vec<(u32, u32)> = (0..(BUFFER as u32) * 3).map(|i| (i % 8, i)).collect();
+        for &(k, v) in &pairs {
+            b.push(k, v);
+        }
+        assert!(b.dir.is_none(), "the buckets went on in memory");
+        b.flush();
+        let mut got: Vec<(u32, u32)> = (0..b.count()).flat_map(|k| b.take(k)).collect::<Vec<u32>>().chunks(2).map(|p| (p[0], p[1])).collect();
+        let mut want = pairs;
+        got.sort_unstable();
+        want.sort_unstable();
+        assert_eq!(got, want);
+    }
 
     #[test]
     fn pairs_come_back_by_bucket_in_push_order() {
