@@ -5,8 +5,7 @@
 //! pairs are in memory when they are used.
 
 use heapql_heap::Placement;
-use std::fs::File;
-use std::io::Seek;
+use heapql_scratch::SpillFile;
 
 /// Values buffered per bucket before it is written out (64 KiB).
 const BUFFER: usize = 1 << 14;
@@ -37,8 +36,7 @@ struct Bucket {
     /// Interleaved keys and values not yet written out.
     buf: Vec<u32>,
     /// The values written out before `buf` (created on the first write).
-    file: Option<File>,
-    written: usize,
+    file: Option<SpillFile<u32>>,
 }
 
 impl Buckets {
@@ -68,7 +66,7 @@ impl Buckets {
             Placement::Files(d) => Some(d.clone()),
             Placement::Memory => None,
         };
-        let parts = (1..bounds.len()).map(|_| Bucket { buf: Vec::new(), file: None, written: 0 }).collect();
+        let parts = (1..bounds.len()).map(|_| Bucket { buf: Vec::new(), file: None }).collect();
         Buckets { lo, route, bounds, parts, buffer, dir }
     }
 
@@ -84,7 +82,7 @@ impl Buckets {
     /// Pairs in bucket `b`.
     pub(crate) fn len(&self, b: usize) -> usize {
         let p = &self.parts[b];
-        (p.written + p.buf.len()) / 2
+        (p.file.as_ref().map_or(0, |f| f.len()) + p.buf.len()) / 2
     }
 
     #[inline]
@@ -129,11 +127,8 @@ impl Buckets {
         let bucket = &mut self.parts[b];
         let buf = std::mem::take(&mut bucket.buf);
         let Some(file) = bucket.file.take() else { return buf };
-        let mut file = rewound(file);
-        let mut all = vec![0u32; bucket.written];
-        read_values(&mut file, &mut all);
+        let mut all = read_back(file);
         all.extend_from_slice(&buf);
-        bucket.written = 0;
         all
     }
 
@@ -141,24 +136,15 @@ impl Buckets {
     /// than that in memory; the bucket stays as it is (see `clear`).
     pub(crate) fn stream(&mut self, b: usize, mut f: impl FnMut(&[u32])) {
         let bucket = &mut self.parts[b];
-        if let Some(file) = bucket.file.take() {
-            let mut file = rewound(file);
-            let mut chunk = vec![0u32; BUFFER];
-            let mut left = bucket.written;
-            while left > 0 {
-                let k = left.min(BUFFER);
-                read_values(&mut file, &mut chunk[..k]);
-                f(&chunk[..k]);
-                left -= k;
-            }
-            bucket.file = Some(file);
+        if let Some(file) = &mut bucket.file {
+            file.for_each_chunk(BUFFER, &mut f).unwrap_or_else(|e| cannot_read_back(e));
         }
         bucket.buf.chunks(BUFFER).for_each(&mut f);
     }
 
     /// Empties bucket `b` (its file closed).
     pub(crate) fn clear(&mut self, b: usize) {
-        self.parts[b] = Bucket { buf: Vec::new(), file: None, written: 0 };
+        self.parts[b] = Bucket { buf: Vec::new(), file: None };
     }
 }
 
@@ -167,37 +153,30 @@ impl Bucket {
     /// `BigArray` does, with what was written read back, and the answer is false.
     fn spill(&mut self, dir: &std::path::Path) -> bool {
         if self.file.is_none() {
-            match tempfile::tempfile_in(dir) {
+            match SpillFile::create(dir) {
                 Ok(f) => self.file = Some(f),
                 Err(_) => return false,
             }
         }
         let file = self.file.as_mut().expect("just made");
-        if heapql_scratch::write_values(file, &self.buf).is_ok() {
-            self.written += self.buf.len();
+        if file.append(&self.buf).is_ok() {
             self.buf.clear();
-        } else {
-            let mut file = rewound(self.file.take().expect("just used"));
-            let mut all = vec![0u32; self.written];
-            read_values(&mut file, &mut all);
-            all.extend_from_slice(&self.buf);
-            self.buf = all;
-            self.written = 0;
-            return false;
+            return true;
         }
-        true
+        let mut all = read_back(self.file.take().expect("just used"));
+        all.extend_from_slice(&self.buf);
+        self.buf = all;
+        false
     }
 }
 
-/// `file`, written to the end, made ready to be read from the start.
-fn rewound(mut file: File) -> File {
-    file.rewind().unwrap_or_else(|e| panic!("cannot read back the dominator phase's scratch file ({e})"));
-    file
+/// The values of a bucket's file.
+fn read_back(file: SpillFile<u32>) -> Vec<u32> {
+    file.into_vec().unwrap_or_else(|e| cannot_read_back(e))
 }
 
-/// Fills `into` with the next values of `file`.
-fn read_values(file: &mut File, into: &mut [u32]) {
-    heapql_scratch::read_values(file, into).unwrap_or_else(|e| panic!("cannot read back the dominator phase's scratch file ({e})"));
+fn cannot_read_back(e: std::io::Error) -> ! {
+    panic!("cannot read back the dominator phase's scratch file ({e})")
 }
 
 #[cfg(test)]
