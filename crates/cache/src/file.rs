@@ -13,7 +13,7 @@
 //! lazily per block would need a check in every array access, which the rest of the code reads
 //! through plain slices.
 
-use heapql_scratch::{BigArray, Plain};
+use heapql_scratch::{as_bytes, BigArray, Plain};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::fs::File;
@@ -69,11 +69,6 @@ pub struct Invalid(pub String);
 
 fn invalid(reason: impl Into<String>) -> Invalid {
     Invalid(reason.into())
-}
-
-fn as_bytes<T: Plain>(v: &[T]) -> &[u8] {
-    // SAFETY: `Plain` types have no padding; the length is the slice's size in bytes.
-    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
 }
 
 /// Writes one cache file under a temporary name; `finish` renames it into place.

@@ -5,8 +5,7 @@
 //! pairs are in memory when they are used.
 
 use heapql_heap::Placement;
-use std::fs::File;
-use std::io::{Read, Seek, Write};
+use heapql_scratch::SpillFile;
 
 /// Values buffered per bucket before it is written out (64 KiB).
 const BUFFER: usize = 1 << 14;
@@ -37,8 +36,7 @@ struct Bucket {
     /// Interleaved keys and values not yet written out.
     buf: Vec<u32>,
     /// The values written out before `buf` (created on the first write).
-    file: Option<File>,
-    written: usize,
+    file: Option<SpillFile<u32>>,
 }
 
 impl Buckets {
@@ -68,7 +66,7 @@ impl Buckets {
             Placement::Files(d) => Some(d.clone()),
             Placement::Memory => None,
         };
-        let parts = (1..bounds.len()).map(|_| Bucket { buf: Vec::new(), file: None, written: 0 }).collect();
+        let parts = (1..bounds.len()).map(|_| Bucket { buf: Vec::new(), file: None }).collect();
         Buckets { lo, route, bounds, parts, buffer, dir }
     }
 
@@ -84,7 +82,7 @@ impl Buckets {
     /// Pairs in bucket `b`.
     pub(crate) fn len(&self, b: usize) -> usize {
         let p = &self.parts[b];
-        (p.written + p.buf.len()) / 2
+        (p.file.as_ref().map_or(0, |f| f.len()) + p.buf.len()) / 2
     }
 
     #[inline]
@@ -99,7 +97,11 @@ impl Buckets {
         b.buf.push(value);
         if b.buf.len() >= self.buffer {
             if let Some(dir) = &self.dir {
-                b.spill(dir);
+                if !b.spill(dir) {
+                    // Not tried again on every push (each would be a file made and the
+                    // whole bucket written anew): the buckets go on in memory.
+                    self.dir = None;
+                }
             }
         }
     }
@@ -107,14 +109,14 @@ impl Buckets {
     /// Writes every buffer out and frees it (in files only): the pushing is over, and the
     /// buckets are read back one at a time.
     pub(crate) fn flush(&mut self) {
-        if let Some(dir) = &self.dir {
-            for b in &mut self.parts {
-                if !b.buf.is_empty() {
-                    b.spill(dir);
+        for b in &mut self.parts {
+            if let Some(dir) = &self.dir {
+                if !b.buf.is_empty() && !b.spill(dir) {
+                    self.dir = None;
                 }
-                if b.file.is_some() {
-                    b.buf = Vec::new();
-                }
+            }
+            if b.file.is_some() && b.buf.is_empty() {
+                b.buf = Vec::new();
             }
         }
     }
@@ -125,11 +127,8 @@ impl Buckets {
         let bucket = &mut self.parts[b];
         let buf = std::mem::take(&mut bucket.buf);
         let Some(file) = bucket.file.take() else { return buf };
-        let mut file = rewound(file);
-        let mut all = vec![0u32; bucket.written];
-        read_values(&mut file, &mut all);
+        let mut all = read_back(file);
         all.extend_from_slice(&buf);
-        bucket.written = 0;
         all
     }
 
@@ -137,70 +136,72 @@ impl Buckets {
     /// than that in memory; the bucket stays as it is (see `clear`).
     pub(crate) fn stream(&mut self, b: usize, mut f: impl FnMut(&[u32])) {
         let bucket = &mut self.parts[b];
-        if let Some(file) = bucket.file.take() {
-            let mut file = rewound(file);
-            let mut chunk = vec![0u32; BUFFER];
-            let mut left = bucket.written;
-            while left > 0 {
-                let k = left.min(BUFFER);
-                read_values(&mut file, &mut chunk[..k]);
-                f(&chunk[..k]);
-                left -= k;
-            }
-            bucket.file = Some(file);
+        if let Some(file) = &mut bucket.file {
+            file.for_each_chunk(BUFFER, &mut f).unwrap_or_else(|e| cannot_read_back(e));
         }
         bucket.buf.chunks(BUFFER).for_each(&mut f);
     }
 
     /// Empties bucket `b` (its file closed).
     pub(crate) fn clear(&mut self, b: usize) {
-        self.parts[b] = Bucket { buf: Vec::new(), file: None, written: 0 };
+        self.parts[b] = Bucket { buf: Vec::new(), file: None };
     }
 }
 
 impl Bucket {
     /// Writes the buffer out; on failure (no space left) the bucket goes on in memory, as
-    /// `BigArray` does, with what was written read back.
-    fn spill(&mut self, dir: &std::path::Path) {
+    /// `BigArray` does, with what was written read back, and the answer is false.
+    fn spill(&mut self, dir: &std::path::Path) -> bool {
         if self.file.is_none() {
-            match tempfile::tempfile_in(dir) {
+            match SpillFile::create(dir) {
                 Ok(f) => self.file = Some(f),
-                Err(_) => return,
+                Err(_) => return false,
             }
         }
         let file = self.file.as_mut().expect("just made");
-        // SAFETY: `u32` has no padding; the length is the buffer's size in bytes.
-        let bytes = unsafe { std::slice::from_raw_parts(self.buf.as_ptr() as *const u8, self.buf.len() * 4) };
-        if file.write_all(bytes).is_ok() {
-            self.written += self.buf.len();
+        if file.append(&self.buf).is_ok() {
             self.buf.clear();
-        } else {
-            let mut file = rewound(self.file.take().expect("just used"));
-            let mut all = vec![0u32; self.written];
-            read_values(&mut file, &mut all);
-            all.extend_from_slice(&self.buf);
-            self.buf = all;
-            self.written = 0;
+            return true;
         }
+        let mut all = read_back(self.file.take().expect("just used"));
+        all.extend_from_slice(&self.buf);
+        self.buf = all;
+        false
     }
 }
 
-/// `file`, written to the end, made ready to be read from the start.
-fn rewound(mut file: File) -> File {
-    file.rewind().unwrap_or_else(|e| panic!("cannot read back the dominator phase's scratch file ({e})"));
-    file
+/// The values of a bucket's file.
+fn read_back(file: SpillFile<u32>) -> Vec<u32> {
+    file.into_vec().unwrap_or_else(|e| cannot_read_back(e))
 }
 
-/// Fills `into` with the next values of `file`.
-fn read_values(file: &mut File, into: &mut [u32]) {
-    // SAFETY: any bytes are a valid `u32`; the slice covers exactly `into`.
-    let bytes = unsafe { std::slice::from_raw_parts_mut(into.as_mut_ptr() as *mut u8, into.len() * 4) };
-    file.read_exact(bytes).unwrap_or_else(|e| panic!("cannot read back the dominator phase's scratch file ({e})"));
+fn cannot_read_back(e: std::io::Error) -> ! {
+    panic!("cannot read back the dominator phase's scratch file ({e})")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_directory_that_takes_no_file_is_given_up_once() {
+        // Every full buffer would otherwise try to make a file again, and fail again.
+        let dir = tempfile::tempdir().unwrap();
+        let gone = Placement::Files(std::sync::Arc::from(dir.path().join("missing").as_path()));
+        let mut b = Buckets::new(0, 1000, &gone);
+        // Keys 0..8: all in the first bucket, whose buffer fills several times over.
+        let pairs: Vec<(u32, u32)> = (0..(BUFFER as u32) * 3).map(|i| (i % 8, i)).collect();
+        for &(k, v) in &pairs {
+            b.push(k, v);
+        }
+        assert!(b.dir.is_none(), "the buckets went on in memory");
+        b.flush();
+        let mut got: Vec<(u32, u32)> = (0..b.count()).flat_map(|k| b.take(k)).collect::<Vec<u32>>().chunks(2).map(|p| (p[0], p[1])).collect();
+        let mut want = pairs;
+        got.sort_unstable();
+        want.sort_unstable();
+        assert_eq!(got, want);
+    }
 
     #[test]
     fn pairs_come_back_by_bucket_in_push_order() {

@@ -5,6 +5,7 @@
 //! `heapql_scratch`).
 
 use heapql_heap::{BigArray, Placement};
+use heapql_scratch::SpillFile;
 
 /// Offsets of the adjacency lists: `offsets[v]..offsets[v + 1]` indexes `targets`.
 #[derive(Debug)]
@@ -324,39 +325,16 @@ pub struct SequentialCsrBuilder {
 
 /// A spilling builder's files: finished targets, and the offsets before the buffered ones.
 struct Spill {
-    targets: std::fs::File,
-    offsets: std::fs::File,
-    /// Edges in `targets`, offsets in `offsets`.
-    edges: u64,
-    nodes: usize,
+    targets: SpillFile<u32>,
+    offsets: SpillFile<u64>,
 }
 
 /// Edges buffered before a spilling builder writes them out (4 MiB).
 const SPILL_EDGES: usize = 1 << 20;
 
-/// The bytes of a slice of plain integers.
-fn plain_bytes<T: heapql_scratch::Plain>(v: &[T]) -> &[u8] {
-    // SAFETY: `Plain` types have no padding; the length is the slice's size in bytes.
-    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
-}
-
-impl Spill {
-    fn write<T: heapql_scratch::Plain>(file: &mut std::fs::File, v: &[T]) -> std::io::Result<()> {
-        use std::io::Write;
-        file.write_all(plain_bytes(v))
-    }
-
-    /// The first `len` values written to `file`.
-    fn read_back<T: heapql_scratch::Plain>(file: &mut std::fs::File, len: usize) -> Vec<T> {
-        use std::io::{Read, Seek};
-        let mut v = vec![T::default(); len];
-        // SAFETY: `Plain` values accept any bytes; the slice covers exactly the vector.
-        let bytes = unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr() as *mut u8, std::mem::size_of_val(&v[..])) };
-        file.rewind()
-            .and_then(|_| file.read_exact(bytes))
-            .unwrap_or_else(|e| panic!("cannot read back the object graph's scratch file ({e})"));
-        v
-    }
+/// The values of one of a spilling builder's files.
+fn read_back<T: heapql_scratch::Plain>(file: SpillFile<T>) -> Vec<T> {
+    file.into_vec().unwrap_or_else(|e| panic!("cannot read back the object graph's scratch file ({e})"))
 }
 
 impl BuildOffsets {
@@ -399,20 +377,20 @@ impl SequentialCsrBuilder {
     /// `Placement::Memory`, or when the files cannot be made). Offsets are `u64` in the files.
     pub fn new_in(node_capacity: u32, edge_capacity: u64, place: &Placement) -> Self {
         let Placement::Files(dir) = place else { return Self::new(node_capacity, edge_capacity) };
-        let (Ok(targets), Ok(offsets)) = (tempfile::tempfile_in(dir), tempfile::tempfile_in(dir)) else {
+        let (Ok(targets), Ok(offsets)) = (SpillFile::create(dir), SpillFile::create(dir)) else {
             return Self::new(node_capacity, edge_capacity);
         };
         SequentialCsrBuilder {
             offsets: BuildOffsets::U64(vec![0]),
             targets: Vec::with_capacity(SPILL_EDGES + 4096),
-            spill: Some(Spill { targets, offsets, edges: 0, nodes: 0 }),
+            spill: Some(Spill { targets, offsets }),
         }
     }
 
     /// Edges written out before the buffer's first.
     #[inline]
     fn spilled(&self) -> usize {
-        self.spill.as_ref().map_or(0, |s| s.edges as usize)
+        self.spill.as_ref().map_or(0, |s| s.targets.len())
     }
 
     #[inline]
@@ -461,46 +439,46 @@ impl SequentialCsrBuilder {
         }
         if self.targets.len() >= SPILL_EDGES {
             if let (Some(spill), BuildOffsets::U64(o)) = (&mut self.spill, &mut self.offsets) {
-                let written = Spill::write(&mut spill.targets, &self.targets)
-                    .and_then(|_| Spill::write(&mut spill.offsets, &o[..o.len() - 1]));
+                // What a file took leaves memory at once, so that a failure half way reads
+                // back each file's values followed by those still buffered.
+                let finished = o.len() - 1;
+                let written = spill.targets.append(&self.targets).map(|_| self.targets.clear()).and_then(|_| {
+                    spill.offsets.append(&o[..finished])?;
+                    o.drain(..finished);
+                    Ok(())
+                });
                 if written.is_err() {
                     // No room left for the files: go on in memory, as `BigArray` does.
                     self.unspill();
-                    return;
                 }
-                spill.edges += self.targets.len() as u64;
-                self.targets.clear();
-                let last = o[o.len() - 1];
-                spill.nodes += o.len() - 1;
-                o.clear();
-                o.push(last);
             }
         }
     }
 
     /// Reads what was spilled back in front of the buffers and goes on in memory.
     fn unspill(&mut self) {
-        let (Some(mut spill), BuildOffsets::U64(o)) = (self.spill.take(), &mut self.offsets) else { return };
-        let mut targets: Vec<u32> = Spill::read_back(&mut spill.targets, spill.edges as usize);
+        let (Some(spill), BuildOffsets::U64(o)) = (self.spill.take(), &mut self.offsets) else { return };
+        let mut targets = read_back(spill.targets);
         targets.extend_from_slice(&self.targets);
         self.targets = targets;
-        let mut offsets: Vec<u64> = Spill::read_back(&mut spill.offsets, spill.nodes);
+        let mut offsets = read_back(spill.offsets);
         offsets.extend_from_slice(o);
         *o = offsets;
     }
 
     /// Nodes finished so far.
     pub fn node_count(&self) -> u32 {
-        (self.spill.as_ref().map_or(0, |s| s.nodes) + self.offsets.len() - 1) as u32
+        (self.spill.as_ref().map_or(0, |s| s.offsets.len()) + self.offsets.len() - 1) as u32
     }
 
     pub fn finish(mut self) -> Csr {
-        if let (Some(spill), BuildOffsets::U64(o)) = (&mut self.spill, &self.offsets) {
-            let edges = spill.edges as usize + self.targets.len();
-            let nodes = spill.nodes + o.len();
-            let mapped = Spill::write(&mut spill.targets, &self.targets)
-                .and_then(|_| Spill::write(&mut spill.offsets, o))
-                .and_then(|_| Ok((BigArray::map_file(&spill.offsets, 0, nodes)?, BigArray::map_file(&spill.targets, 0, edges)?)));
+        if let (Some(spill), BuildOffsets::U64(o)) = (&mut self.spill, &mut self.offsets) {
+            // As in `finish_node`: what a file took leaves memory.
+            let mapped = spill.targets.append(&self.targets).map(|_| self.targets.clear()).and_then(|_| {
+                spill.offsets.append(o)?;
+                o.clear();
+                Ok((spill.offsets.map()?, spill.targets.map()?))
+            });
             match mapped {
                 Ok((offsets, targets)) => return Csr { offsets: Offsets::U64(offsets), targets },
                 Err(_) => self.unspill(),
@@ -596,7 +574,7 @@ mod tests {
         let mut back = SequentialCsrBuilder::new_in(nodes, 0, &place);
         for v in 0..nodes {
             if v == nodes / 2 {
-                assert!(back.spill.as_ref().is_some_and(|s| s.edges > 0), "spilled before");
+                assert!(back.spill.as_ref().is_some_and(|s| !s.targets.is_empty()), "spilled before");
                 back.unspill();
             }
             for b in [&mut mem, &mut files, &mut back] {

@@ -67,19 +67,16 @@ pub fn retained_sizes_in(dom: &Dominators, shallow: impl Fn(u32) -> u64, place: 
         }
     }
     // Reverse preorder: every child is finished (its subtree summed into it) before its
-    // immediate dominator comes up, so one pass passes each node's total up.
-    let root = dom.preorder.first().copied();
-    for &v in dom.preorder.iter().rev() {
-        let get = |small: &[u32], big: &FxHashMap<u32, u64>, x: u32| match small[x as usize] {
+    // immediate dominator comes up, so one pass passes each node's total up (the root,
+    // first in preorder, has no dominator to pass to).
+    for &v in dom.preorder.iter().skip(1).rev() {
+        let get = |x: u32| match small[x as usize] {
             u32::MAX => big[&x],
             s => s as u64,
         };
-        let total = get(&small, &big, v);
-        if Some(v) != root {
-            let d = dom.idom[v as usize];
-            let sum = get(&small, &big, d) + total;
-            set(&mut small, &mut big, d, sum);
-        }
+        let d = dom.idom[v as usize];
+        let sum = get(d) + get(v);
+        set(&mut small, &mut big, d, sum);
     }
     let mut big: Vec<(u32, u64)> = big.into_iter().collect();
     big.sort_unstable();

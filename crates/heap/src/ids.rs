@@ -7,9 +7,11 @@
 //!   spans two high halves), the first object whose id falls in it. `index_of` is one bucket
 //!   read plus a short binary search over `id_lo` (about n/16 buckets: 0.25 byte per object).
 
-/// Kind codes stored in the top 4 bits of `packed`.
-use heapql_scratch::{BigArray, Placement};
+use heapql_scratch::BigArray;
+#[cfg(test)]
+use heapql_scratch::Placement;
 
+// Kind codes stored in the top 4 bits of `packed`.
 pub const K_INSTANCE: u64 = 0;
 pub const K_OBJ_ARRAY: u64 = 1;
 pub const K_CLASS: u64 = 2;
@@ -56,7 +58,7 @@ impl IndexBuilder {
     /// Room for `capacity` objects, placed by `place`.
     #[cfg(test)]
     pub fn with_capacity(capacity: usize, place: &Placement) -> IndexBuilder {
-        IndexBuilder { packed: zeroed(capacity, place), id_lo: zeroed(capacity, place), len: 0, runs: Vec::new() }
+        IndexBuilder { packed: BigArray::zeroed(capacity, place), id_lo: BigArray::zeroed(capacity, place), len: 0, runs: Vec::new() }
     }
 
     /// Objects already merged into the first `len` entries of the arrays, with the runs of
@@ -91,16 +93,6 @@ impl IndexBuilder {
 pub(crate) fn id_at(runs: &[(u32, u32)], id_lo: &[u32], i: usize) -> u64 {
     let r = if runs.len() <= 1 { 0 } else { runs.partition_point(|&(_, start)| start as usize <= i) - 1 };
     ((runs[r].0 as u64) << 32) | id_lo[i] as u64
-}
-
-/// `n` zeros placed by `place`.
-pub(crate) fn zeroed<T: heapql_scratch::Plain>(n: usize, place: &Placement) -> BigArray<T> {
-    match place {
-        Placement::Memory => {
-            BigArray::from(vec![T::default(); n])
-        }
-        files => BigArray::zeroed(n, files),
-    }
 }
 
 impl ObjIndex {

@@ -3,7 +3,7 @@
 //! the id range is cut at a pivot, each half is merged by its own thread into its own part of
 //! the output. Duplicate ids (a corrupt dump) keep their first record.
 
-use crate::ids::{zeroed, IndexBuilder};
+use crate::ids::IndexBuilder;
 use heapql_scratch::{BigArray, Placement};
 
 pub(crate) struct Merged {
@@ -57,8 +57,8 @@ fn merge_into(a: &[(u64, u64)], b: &[(u64, u64)], out_packed: &mut [u64], out_lo
 /// arrays are placed by `place` (written once, in order: a scratch file costs no more).
 pub(crate) fn merge(a: Vec<(u64, u64)>, b: Vec<(u64, u64)>, extra: usize, place: &Placement) -> Merged {
     let total = a.len() + b.len();
-    let mut packed: BigArray<u64> = zeroed(total + extra, place);
-    let mut lo: BigArray<u32> = zeroed(total + extra, place);
+    let mut packed: BigArray<u64> = BigArray::zeroed(total + extra, place);
+    let mut lo: BigArray<u32> = BigArray::zeroed(total + extra, place);
     // Cut both inputs at one pivot id so that equal ids stay on the same side.
     let pivot = if a.len() >= b.len() { a.get(a.len() / 2).map(|x| x.0) } else { b.get(b.len() / 2).map(|x| x.0) };
     let (ca, cb) = match pivot {

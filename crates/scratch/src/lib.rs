@@ -208,9 +208,85 @@ impl<T: Plain + std::fmt::Debug> std::fmt::Debug for BigArray<T> {
     }
 }
 
-fn as_bytes<T: Plain>(v: &[T]) -> &[u8] {
+/// The bytes of a slice of plain values (what a scratch or cache file holds of it).
+pub fn as_bytes<T: Plain>(v: &[T]) -> &[u8] {
     // SAFETY: `Plain` types have no padding; the length is the slice's size in bytes.
     unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
+}
+
+/// Appends `v`'s values to `file`.
+fn write_values<T: Plain>(file: &mut std::fs::File, v: &[T]) -> std::io::Result<()> {
+    file.write_all(as_bytes(v))
+}
+
+/// Fills `into` with the next values of `file`, as `write_values` wrote them.
+fn read_values<T: Plain>(file: &mut std::fs::File, into: &mut [T]) -> std::io::Result<()> {
+    use std::io::Read;
+    // SAFETY: `Plain` values accept any bytes; the slice covers exactly `into`.
+    let bytes = unsafe { std::slice::from_raw_parts_mut(into.as_mut_ptr() as *mut u8, std::mem::size_of_val(into)) };
+    file.read_exact(bytes)
+}
+
+/// Values appended in order to an unlinked scratch file, then read back the same way or
+/// mapped: where a builder's finished output goes while the rest is being made. Every error
+/// is returned (a full disk is the caller's cue to go on in memory); a failed `append`
+/// leaves the values before it readable.
+pub struct SpillFile<T: Plain> {
+    file: std::fs::File,
+    len: usize,
+    _values: std::marker::PhantomData<T>,
+}
+
+impl<T: Plain> SpillFile<T> {
+    /// An empty file in `dir`.
+    pub fn create(dir: &Path) -> std::io::Result<SpillFile<T>> {
+        Ok(SpillFile { file: tempfile::tempfile_in(dir)?, len: 0, _values: std::marker::PhantomData })
+    }
+
+    /// Values appended so far.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn append(&mut self, v: &[T]) -> std::io::Result<()> {
+        write_values(&mut self.file, v)?;
+        self.len += v.len();
+        Ok(())
+    }
+
+    /// Calls `f` with the values in order, in pieces of at most `chunk` values (no more held
+    /// in memory); the file stays as it is.
+    pub fn for_each_chunk(&mut self, chunk: usize, mut f: impl FnMut(&[T])) -> std::io::Result<()> {
+        use std::io::Seek;
+        self.file.rewind()?;
+        let mut buf = vec![T::default(); chunk.min(self.len)];
+        let mut left = self.len;
+        while left > 0 {
+            let k = left.min(chunk);
+            read_values(&mut self.file, &mut buf[..k])?;
+            f(&buf[..k]);
+            left -= k;
+        }
+        Ok(())
+    }
+
+    /// All the values, read into memory.
+    pub fn into_vec(mut self) -> std::io::Result<Vec<T>> {
+        use std::io::Seek;
+        self.file.rewind()?;
+        let mut v = vec![T::default(); self.len];
+        read_values(&mut self.file, &mut v)?;
+        Ok(v)
+    }
+
+    /// All the values, mapped from the file (page cache, not anonymous memory).
+    pub fn map(&self) -> std::io::Result<BigArray<T>> {
+        BigArray::map_file(&self.file, 0, self.len)
+    }
 }
 
 /// An unlinked file in `dir` with `bytes` reserved on disk (so a full disk is an error here,
@@ -304,6 +380,28 @@ mod tests {
         assert!(BigArray::<u32>::map_file(&f, 4096, 0).unwrap().is_empty());
         let past = BigArray::<u32>::map_file(&f, 4096, 11).err().expect("one value past the end is refused");
         assert!(past.to_string().contains("past the end of the file"), "{past}");
+    }
+
+    #[test]
+    fn spill_files_give_back_what_was_appended() {
+        let (_dir, place) = files();
+        let Placement::Files(dir) = &place else { unreachable!() };
+        let mut f: SpillFile<u64> = SpillFile::create(dir).unwrap();
+        assert!(f.is_empty() && f.map().unwrap().is_empty());
+        let values: Vec<u64> = (0..10_000u64).map(|k| k * 7919).collect();
+        for part in values.chunks(999) {
+            f.append(part).unwrap();
+        }
+        assert_eq!(f.len(), values.len());
+        let mut pieces = Vec::new();
+        f.for_each_chunk(4096, |c| pieces.push(c.to_vec())).unwrap();
+        assert_eq!(pieces.iter().map(|p| p.len()).collect::<Vec<_>>(), [4096, 4096, 1808]);
+        assert_eq!(pieces.concat(), values);
+        let mapped = f.map().unwrap();
+        assert!(mapped.is_mapped());
+        assert_eq!(&mapped[..], &values[..]);
+        assert_eq!(f.into_vec().unwrap(), values);
+        assert!(SpillFile::<u32>::create(&dir.join("missing")).is_err(), "no directory, no file");
     }
 
     #[test]
