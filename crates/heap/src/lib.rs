@@ -42,7 +42,7 @@ use rustc_hash::FxHashMap;
 pub use layout::Model as SizeModel;
 
 /// Dense object index: 0..Heap::object_count().
-pub use heapql_scratch::{BigArray, Placement};
+pub use heapql_scratch::{rss_anon_bytes, BigArray, Placement};
 
 pub type ObjIdx = u32;
 /// Index into the class table: 0..Heap::class_count().

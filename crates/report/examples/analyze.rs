@@ -17,16 +17,6 @@ fn peak_rss() -> u64 {
         .map_or(0, |k| k * 1024)
 }
 
-/// Current anonymous (heap-allocated, not file-mapped) resident bytes, from /proc (Linux).
-fn rss_anon() -> u64 {
-    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    s.lines()
-        .find(|l| l.starts_with("RssAnon:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|k| k.parse::<u64>().ok())
-        .map_or(0, |k| k * 1024)
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(path) = args.iter().find(|a| !a.starts_with("--")) else {
@@ -43,7 +33,7 @@ fn main() {
         let (pp, stop, ap) = (phase_peaks.clone(), stop.clone(), anon_peak.clone());
         std::thread::spawn(move || {
             while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                let a = rss_anon();
+                let a = heapql_heap::rss_anon_bytes();
                 ap.fetch_max(a, std::sync::atomic::Ordering::Relaxed);
                 if let Some(last) = pp.lock().unwrap().last_mut() {
                     last.1 = last.1.max(a);
@@ -65,24 +55,24 @@ fn main() {
     };
     let t_open = t0.elapsed();
     let rss_open = peak_rss();
-    let anon_open = rss_anon();
+    let anon_open = heapql_heap::rss_anon_bytes();
     let ap = anon_peak.clone();
     let phases: Arc<Mutex<Vec<(&'static str, Instant)>>> = Arc::new(Mutex::new(vec![("open", t0)]));
     let ph = phases.clone();
     let pp = phase_peaks.clone();
     let progress: heapql_heap::ProgressFn = Arc::new(move |p: heapql_heap::Progress| {
-            ap.fetch_max(rss_anon(), std::sync::atomic::Ordering::Relaxed);
+            ap.fetch_max(heapql_heap::rss_anon_bytes(), std::sync::atomic::Ordering::Relaxed);
             let mut v = ph.lock().unwrap();
             if v.last().map(|x| x.0) != Some(p.phase) {
                 v.push((p.phase, Instant::now()));
-                pp.lock().unwrap().push((p.phase, rss_anon()));
+                pp.lock().unwrap().push((p.phase, heapql_heap::rss_anon_bytes()));
             }
         });
     let opts = GraphOptions { reachable_only, progress: Some(progress.clone()), cancel: None };
     let t1 = Instant::now();
     let a = FullAnalysis::build(&heap, opts).unwrap();
     let t_graph = t1.elapsed();
-    let anon_analysis_end = rss_anon();
+    let anon_analysis_end = heapql_heap::rss_anon_bytes();
     // --report: the report data too (phase "report"), as `heapql <dump>` computes it.
     let t_report = args.iter().any(|a| a == "--report").then(|| {
         let t = Instant::now();
@@ -100,7 +90,7 @@ fn main() {
         let w = heapql_report::waste::analyze(&heap, &a, &wopts).unwrap();
         (t.elapsed(), w.overhead, w.overhead_percent)
     });
-    phase_peaks.lock().unwrap().push(("end", rss_anon()));
+    phase_peaks.lock().unwrap().push(("end", heapql_heap::rss_anon_bytes()));
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     sampler.join().unwrap();
     let n = heap.object_count() as f64;
@@ -136,7 +126,7 @@ fn main() {
     );
     println!(
         "anonymous memory: peak seen during the analysis {:.1} B/object (heap index included), at the end {:.1} B/object",
-        anon_peak.load(std::sync::atomic::Ordering::Relaxed).max(rss_anon()) as f64 / n,
+        anon_peak.load(std::sync::atomic::Ordering::Relaxed).max(heapql_heap::rss_anon_bytes()) as f64 / n,
         anon_analysis_end as f64 / n
     );
     if let Some((t, len, hash)) = t_report {

@@ -22,18 +22,10 @@ impl Laps {
         if self.on {
             let (now, cpu) = (Instant::now(), cpu_seconds());
             let wall = (now - self.last).as_secs_f64();
-            eprintln!("[heapql-report] {what}: {wall:.3} s ({:.2} s cpu), anonymous {} MiB", cpu - self.cpu, rss_anon_mib());
+            eprintln!("[heapql-report] {what}: {wall:.3} s ({:.2} s cpu), anonymous {} MiB", cpu - self.cpu, heapql_heap::rss_anon_bytes() >> 20);
             (self.last, self.cpu) = (now, cpu);
         }
     }
-}
-
-/// This process's resident anonymous memory, 0 where unknown.
-fn rss_anon_mib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("RssAnon:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok()))
-        .map_or(0, |kb| kb / 1024)
 }
 
 /// Processor time of this process's threads so far (user and system, 10 ms ticks), 0 where

@@ -208,6 +208,15 @@ impl<T: Plain + std::fmt::Debug> std::fmt::Debug for BigArray<T> {
     }
 }
 
+/// This process's resident anonymous memory in bytes (`RssAnon`, Linux), 0 where unknown: the
+/// private memory the budgets are about, unlike RSS, which counts mapped dump and scratch pages.
+pub fn rss_anon_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("RssAnon:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok()))
+        .map_or(0, |kb| kb * 1024)
+}
+
 /// The bytes of a slice of plain values (what a scratch or cache file holds of it).
 pub fn as_bytes<T: Plain>(v: &[T]) -> &[u8] {
     // SAFETY: `Plain` types have no padding; the length is the slice's size in bytes.

@@ -73,12 +73,9 @@ fn with_control<R>(options: &OpenOptions, f: impl FnOnce(Control<'_>) -> R) -> R
     f(Control { progress: Some(&cb), cancel: options.cancel.as_deref() })
 }
 
-/// This process's resident anonymous memory (for `HEAPQL_TIMING`), 0 where unknown.
+/// This process's resident anonymous memory in MiB (for `HEAPQL_TIMING`), 0 where unknown.
 pub(crate) fn rss_anon_mib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("RssAnon:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok()))
-        .map_or(0, |kb| kb / 1024)
+    heapql_scratch::rss_anon_bytes() >> 20
 }
 
 /// The whole build, step by step (each step in its own file).
