@@ -9,6 +9,9 @@
 //! are read and written at random all through a phase (the dominator scratch arrays) stay in
 //! memory: paging those would thrash.
 
+mod grow;
+
+pub use grow::GrowArray;
 use memmap2::MmapMut;
 use std::io::Write;
 use std::ops::{Deref, DerefMut};

@@ -2,6 +2,7 @@
 //! headers (into an `ObjList` each), class dumps and roots per thread.
 
 use super::*;
+use heapql_scratch::Placement;
 
 /// Counts per class id for the histogram: instances, or arrays by length mod 16.
 #[derive(Clone)]
@@ -154,7 +155,7 @@ pub(super) fn root_kind(tag: u8) -> RootKind {
 }
 
 /// Runs the heap pass over `segs`, split in two halves by bytes when there is enough work.
-pub(super) fn heap_pass(src: &Source, segs: &[Segment], id_size: u32, ctl: Control<'_>) -> Result<(Vec<Pass1>, Vec<Warning>), HErr> {
+pub(super) fn heap_pass(src: &Source, segs: &[Segment], id_size: u32, place: &Placement, ctl: Control<'_>) -> Result<(Vec<Pass1>, Vec<Warning>), HErr> {
     let total: u64 = segs.iter().map(|s| s.len).sum();
     let done = AtomicU64::new(0);
     let parts: Vec<&[Segment]> = if segs.len() >= 2 && total >= (32 << 20) {
@@ -177,7 +178,7 @@ pub(super) fn heap_pass(src: &Source, segs: &[Segment], id_size: u32, ctl: Contr
         // Reserve for the densest case (18-byte primitive array records with 8-byte ids): the
         // untouched part of the reservation costs address space, not memory.
         let bytes: u64 = part.iter().map(|s| s.len).sum();
-        p.objs = ObjList::with_capacity((bytes / (2 * id_size as u64 + 6)).min(1 << 32) as usize);
+        p.objs = ObjList::with_capacity((bytes / (2 * id_size as u64 + 6)).min(1 << 32) as usize, place);
         let mut w = Vec::new();
         let mut cur = Cursor::new(src);
         let start = part.first().map(|s| s.offset).unwrap_or(0);

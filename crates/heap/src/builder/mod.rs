@@ -104,7 +104,7 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
     let segs: Vec<Segment> = layout.dumps.get(options.dump).map(|d| d.segments.clone()).unwrap_or_default();
     lap("records");
 
-    let (parts, w) = heap_pass(&src, &segs, id_size, ctl).map_err(me)?;
+    let (parts, w) = heap_pass(&src, &segs, id_size, &options.scratch, ctl).map_err(me)?;
     warnings.extend(w);
     let mut totals = PassTotals::gather(parts);
     lap("heap pass");

@@ -10,13 +10,13 @@
 
 use super::*;
 use crate::ids::{id_at, IndexBuilder, OFFSET_MASK};
-use heapql_scratch::{BigArray, Placement};
+use heapql_scratch::{GrowArray, Placement, Plain};
 
 /// One heap-pass thread's objects in file order (class objects aside, in `classes`).
 #[derive(Default)]
 pub(super) struct ObjList {
-    packed: Vec<u64>,
-    id_lo: Vec<u32>,
+    packed: GrowArray<u64>,
+    id_lo: GrowArray<u32>,
     /// (high half of the id, first position with it), one entry per change.
     runs: Vec<(u32, u32)>,
     last: Option<u64>,
@@ -27,14 +27,16 @@ pub(super) struct ObjList {
 }
 
 impl ObjList {
-    /// Room for `cap` objects: address space reserved once, touched only as it fills.
+    /// Room for `cap` objects: address space reserved once, touched only as it fills. With
+    /// `Placement::Files` the lists are scratch files from the start (page cache, not the
+    /// process's anonymous memory, and already where the index keeps them).
     ///
     /// No transparent huge pages: a fresh 2 MiB page must come from the kernel's free
     /// high-order blocks, which a virtual machine with free page reporting (virtio-balloon)
     /// has handed back to its host; faulting them in again took 2 to 5 times as long as
     /// small pages, and varied from run to run by as much.
-    pub(super) fn with_capacity(cap: usize) -> ObjList {
-        ObjList { packed: Vec::with_capacity(cap), id_lo: Vec::with_capacity(cap), ascending: true, ..Default::default() }
+    pub(super) fn with_capacity(cap: usize, place: &Placement) -> ObjList {
+        ObjList { packed: GrowArray::with_capacity(cap, place), id_lo: GrowArray::with_capacity(cap, place), ascending: true, ..Default::default() }
     }
 
     #[inline]
@@ -138,7 +140,7 @@ fn assemble(parts: Vec<ObjList>, extra: usize, place: &Placement) -> Assembled {
     };
     if in_order {
         let mut parts = parts.into_iter().filter(|p| p.len() > 0 || !p.classes.is_empty());
-        let mut all = parts.next().unwrap_or_else(|| ObjList::with_capacity(0));
+        let mut all = parts.next().unwrap_or_else(|| ObjList::with_capacity(0, &Placement::Memory));
         for p in parts {
             append(&mut all, p);
         }
@@ -173,23 +175,22 @@ fn append(a: &mut ObjList, b: ObjList) {
 /// `dst.extend(src)`, handing the copied chunks of `src` back to the kernel as it goes. A
 /// large copy is split between two threads: its cost is mostly the page faults of `dst`'s
 /// fresh pages, which the two cores take in parallel.
-fn append_releasing<T: Copy + Send + Sync>(dst: &mut Vec<T>, src: Vec<T>) {
+fn append_releasing<T: Plain>(dst: &mut GrowArray<T>, src: GrowArray<T>) {
     let n = src.len();
-    dst.reserve_exact(n);
-    let base = dst.len();
-    let out = &mut dst.spare_capacity_mut()[..n];
-    if std::mem::size_of_val(&src[..]) >= (16 << 20) {
-        let (o1, o2) = out.split_at_mut(n / 2);
-        let (s1, s2) = src.split_at(n / 2);
-        std::thread::scope(|sc| {
-            sc.spawn(|| copy_releasing(o2, s2));
-            copy_releasing(o1, s1);
-        });
-    } else {
-        copy_releasing(out, &src);
-    }
-    // SAFETY: the `n` values after `base` were all written just above.
-    unsafe { dst.set_len(base + n) };
+    let copy = |out: &mut [std::mem::MaybeUninit<T>]| {
+        if std::mem::size_of_val(&src[..]) >= (16 << 20) {
+            let (o1, o2) = out.split_at_mut(n / 2);
+            let (s1, s2) = src.split_at(n / 2);
+            std::thread::scope(|sc| {
+                sc.spawn(|| copy_releasing(o2, s2));
+                copy_releasing(o1, s1);
+            });
+        } else {
+            copy_releasing(out, &src);
+        }
+    };
+    // SAFETY: `copy` writes all `n` values of the tail.
+    unsafe { dst.append_with(n, copy) };
 }
 
 /// Copies `src` into `out` (of the same length) chunk by chunk, releasing each copied chunk.
@@ -198,8 +199,8 @@ fn copy_releasing<T: Copy>(out: &mut [std::mem::MaybeUninit<T>], src: &[T]) {
     const CHUNK: usize = 512 << 10;
     let per = (CHUNK / std::mem::size_of::<T>().max(1)).max(1);
     for (o, s) in out.chunks_mut(per).zip(src.chunks(per)) {
-        // SAFETY: `o` and `s` have the same length, do not overlap (one is spare capacity of
-        // another vector) and `T` is `Copy`.
+        // SAFETY: `o` and `s` have the same length, do not overlap (one is the tail of another
+        // array) and `T` is `Copy`.
         unsafe { std::ptr::copy_nonoverlapping(s.as_ptr(), o.as_mut_ptr() as *mut T, s.len()) };
         release(s);
     }
@@ -248,8 +249,8 @@ fn merge_classes(l: &mut ObjList) -> bool {
     // classes before it: each block of objects between two class places moves once, as a
     // whole, back to front.
     let s = cls.len();
-    l.id_lo.resize(m + s, 0);
-    l.packed.resize(m + s, 0);
+    l.id_lo.extend_zeroed(s);
+    l.packed.extend_zeroed(s);
     let mut end = m;
     for j in (0..s).rev() {
         let p = places[j];
@@ -309,15 +310,12 @@ fn lower_bound(runs: &[(u32, u32)], id_lo: &[u32], id: u64) -> usize {
 }
 
 /// The laid-out list as the index builder, with room for `extra` more objects.
-fn finish(mut l: ObjList, extra: usize, place: &Placement) -> Assembled {
+fn finish(l: ObjList, extra: usize, place: &Placement) -> Assembled {
     let len = l.len();
     let last_id = l.last.filter(|_| len > 0);
-    l.packed.resize(len + extra, 0);
-    l.id_lo.resize(len + extra, 0);
-    l.packed.shrink_to_fit();
-    l.id_lo.shrink_to_fit();
-    let packed = BigArray::from_vec(l.packed, place);
-    let id_lo = BigArray::from_vec(l.id_lo, place);
+    // Lists already in scratch files stay where they are.
+    let packed = l.packed.into_big_array(extra, place);
+    let id_lo = l.id_lo.into_big_array(extra, place);
     Assembled { index: IndexBuilder::from_parts(packed, id_lo, len, l.runs), duplicates: 0, last_id }
 }
 
@@ -357,8 +355,8 @@ fn general(parts: Vec<ObjList>, extra: usize, place: &Placement) -> Assembled {
 mod tests {
     use super::*;
 
-    fn list(ids: &[(u64, bool)]) -> ObjList {
-        let mut l = ObjList::with_capacity(ids.len());
+    fn list(ids: &[(u64, bool)], place: &Placement) -> ObjList {
+        let mut l = ObjList::with_capacity(ids.len(), place);
         for (k, &(id, class)) in ids.iter().enumerate() {
             let kind = if class { ids::K_CLASS } else { ids::K_INSTANCE };
             if class {
@@ -395,19 +393,25 @@ mod tests {
         tagged.into_iter().map(|(id, _, p)| (id, p)).collect()
     }
 
+    /// Assembles `parts` with the lists and the index in memory, then in scratch files (the
+    /// lists then are files from the start and the index keeps them).
     fn check(parts: Vec<Vec<(u64, bool)>>, extra: usize) {
-        let w = want(&parts);
-        let lists: Vec<ObjList> = parts.iter().map(|p| list(p)).collect();
-        let total: usize = parts.iter().map(|p| p.len()).sum();
-        let a = assemble(lists, extra, &Placement::Memory);
-        assert_eq!(a.duplicates as usize, total - w.len());
-        assert_eq!(a.last_id, w.last().map(|x| x.0));
-        let ix = a.index.finish();
-        assert_eq!(ix.len() as usize, w.len());
-        for (k, &(id, p)) in w.iter().enumerate() {
-            assert_eq!(ix.id(k as u32), id, "position {k}");
-            assert_eq!(ix.packed[k], p, "position {k}");
-            assert_eq!(ix.index_of(id), Some(k as u32));
+        let dir = tempfile::tempdir().unwrap();
+        for place in [Placement::Memory, Placement::Files(std::sync::Arc::from(dir.path()))] {
+            let w = want(&parts);
+            let lists: Vec<ObjList> = parts.iter().map(|p| list(p, &place)).collect();
+            let total: usize = parts.iter().map(|p| p.len()).sum();
+            let a = assemble(lists, extra, &place);
+            assert_eq!(a.duplicates as usize, total - w.len());
+            assert_eq!(a.last_id, w.last().map(|x| x.0));
+            let ix = a.index.finish();
+            assert_eq!(ix.len() as usize, w.len());
+            assert_eq!(ix.packed.is_mapped(), place != Placement::Memory && w.len() + extra > 0, "{place:?}");
+            for (k, &(id, p)) in w.iter().enumerate() {
+                assert_eq!(ix.id(k as u32), id, "position {k}");
+                assert_eq!(ix.packed[k], p, "position {k}");
+                assert_eq!(ix.index_of(id), Some(k as u32));
+            }
         }
     }
 
