@@ -179,7 +179,8 @@ fn pass_content_bytes(heap: &Heap) -> u64 {
 fn duplicate_arrays(env: &Env, p: &mut Partial, pass_bytes: u64) -> Vec<ObjIdx> {
     let heap = env.heap;
     let mut arrays = std::mem::take(&mut p.arrays);
-    arrays.sort_unstable();
+    // As one u64 (hash, then array): the order of the pairs, one compare each.
+    arrays.sort_unstable_by_key(|&(h, o)| (h as u64) << 32 | o as u64);
     // Candidates: members of hash groups with more than one array, as (array, group); the
     // groups are numbered in hash order.
     let mut candidates: Vec<(ObjIdx, u32)> = Vec::new();
