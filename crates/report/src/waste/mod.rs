@@ -175,7 +175,7 @@ fn pass_content_bytes(heap: &Heap) -> u64 {
 /// bytes. The candidates are read in object order (the dump's order), each compared with the
 /// first copy of its group kept in memory, never by jumping back to that first copy: when the
 /// dump is larger than memory, reading copies group after group would fault its pages in at
-/// random. The groups are taken in passes of at most `pass_bytes` of first copies.
+/// random. The groups are taken in passes keeping about `pass_bytes` of copies each.
 fn duplicate_arrays(env: &Env, p: &mut Partial, pass_bytes: u64) -> Vec<ObjIdx> {
     let heap = env.heap;
     let mut arrays = std::mem::take(&mut p.arrays);
@@ -198,41 +198,39 @@ fn duplicate_arrays(env: &Env, p: &mut Partial, pass_bytes: u64) -> Vec<ObjIdx> 
         i = j;
     }
     drop(arrays);
-    // In object order from here on; per group, the bytes of its first (lowest-index) member,
-    // the budget's unit, read in that order too.
-    candidates.sort_unstable();
-    let mut group_bytes: Vec<u64> = vec![u64::MAX; groups as usize];
-    for &(o, g) in &candidates {
-        if group_bytes[g as usize] == u64::MAX {
-            group_bytes[g as usize] = heap.shallow_size(o);
-        }
-    }
+    // In object order from here on. A group joins a pass when its first (lowest-index) member
+    // comes while the pass keeps fewer than `pass_bytes` of copies; the groups left out
+    // are checked by the next pass.
+    candidates.sort_unstable_by_key(|&(o, g)| (o as u64) << 32 | g as u64);
+    // Per group: 0 waiting, 1 in this pass, 2 done.
+    let mut state = vec![0u8; groups as usize];
     let mut redundant = Vec::new();
-    let mut first_group = 0usize;
-    while first_group < group_bytes.len() {
-        // This pass: groups first_group..last_group, as many as the budget holds (at least one).
-        let mut last_group = first_group;
-        let mut budget = 0u64;
-        while last_group < group_bytes.len() && (last_group == first_group || budget + group_bytes[last_group] <= pass_bytes) {
-            budget += group_bytes[last_group];
-            last_group += 1;
-        }
-        let (lo, hi) = (first_group as u32, last_group as u32);
-        let pass = candidates.iter().filter(|&&(_, g)| (lo..hi).contains(&g));
+    while state.iter().any(|&x| x == 0) {
         // Distinct contents seen so far per group (several only when different contents share
         // a hash): (class, bytes) of the lowest-index array holding each.
         let mut kept: FxHashMap<u32, Vec<(ClassIdx, Vec<u8>)>> = FxHashMap::default();
-        for &(o, g) in pass {
+        let mut kept_bytes = 0u64;
+        for &(o, g) in &candidates {
+            let group = g as usize;
+            if state[group] == 0 && (kept_bytes == 0 || kept_bytes < pass_bytes) {
+                state[group] = 1;
+            }
+            if state[group] != 1 {
+                continue;
+            }
             let Some(content) = heap.primitive_array_bytes(o) else { continue };
             let class = env.class_of(o);
             let seen = kept.entry(g).or_default();
             if seen.iter().any(|(c, bytes)| *c == class && bytes[..] == content[..]) {
                 redundant.push(o);
             } else {
+                kept_bytes += content.len() as u64;
                 seen.push((class, content.into_owned()));
             }
         }
-        first_group = last_group;
+        for x in state.iter_mut().filter(|x| **x == 1) {
+            *x = 2;
+        }
     }
     redundant.sort_unstable();
     for &o in &redundant {
