@@ -93,7 +93,9 @@ pub fn scan_range(env: &Env, range: std::ops::Range<u32>, ctl: &Control, done: &
         if !a.in_tree(o) {
             continue;
         }
-        match heap.object_kind(o) {
+        // The kind from the class (the object pass learnt it): most objects need no read of
+        // the index's entry.
+        match env.classes.kind(heap, o) {
             ObjectKind::Instance => {
                 let c = env.class_of(o);
                 match env.roles.of(c) {
