@@ -47,6 +47,8 @@ pub struct StringCollector {
     keys: Vec<(u32, ObjIdx)>,
     /// The sorted keys of the objects after these (`absorb`), merged with them in `finish`.
     after: Vec<(u32, ObjIdx)>,
+    /// The object after the array of the last String added (`index_near`).
+    after_array: ObjIdx,
 }
 
 /// What `finish` found.
@@ -111,10 +113,12 @@ impl StringFields {
 
 /// The text bytes of String `o` of class `c` (the window `offset`/`count` selects on old
 /// JDKs and Android).
-fn text<'h>(heap: &'h Heap, fields: &StringFields, o: ObjIdx, c: ClassIdx) -> Option<Text<'h>> {
+/// `after`: the object after the array of the String read before (`index_near`).
+fn text<'h>(heap: &'h Heap, fields: &StringFields, o: ObjIdx, c: ClassIdx, after: &mut ObjIdx) -> Option<Text<'h>> {
     let slots = fields.of_class(heap, c);
     let Value::Object(id) = heap.field_at(o, slots.value?)? else { return None };
-    let array = index_near(heap, o, id)?;
+    let array = index_near(heap, id, [o.wrapping_add(1), *after])?;
+    *after = array.wrapping_add(1);
     let bytes = heap.primitive_array_bytes(array)?;
     let (encoding, unit) = match heap.object_kind(array) {
         ObjectKind::PrimitiveArray(PrimType::Char) => (2u8, 2usize),
@@ -141,13 +145,15 @@ fn text<'h>(heap: &'h Heap, fields: &StringFields, o: ObjIdx, c: ClassIdx) -> Op
     Some(Text { encoding, array, bytes })
 }
 
-/// The index of object `id`, referenced by `o`: objects are indexed in address order and a
-/// String's array is most often allocated right after it (the corpus dumps: 85-100% of their
-/// Strings), so that neighbour is tried before the id index.
-fn index_near(heap: &Heap, o: ObjIdx, id: u64) -> Option<ObjIdx> {
-    let next = o.wrapping_add(1);
-    if next < heap.object_count() && heap.object_id(next) == id {
-        return Some(next);
+/// The index of object `id`, tried first at the `likely` indices: objects are indexed in
+/// address order, and a String's array is most often allocated right after it (the corpus
+/// dumps: 85-100% of their Strings), else often right after the previous String's array
+/// (Strings and arrays in separate regions, allocated in the same order).
+fn index_near(heap: &Heap, id: u64, likely: [ObjIdx; 2]) -> Option<ObjIdx> {
+    for o in likely {
+        if o < heap.object_count() && heap.object_id(o) == id {
+            return Some(o);
+        }
     }
     heap.index_of(id)
 }
@@ -181,7 +187,7 @@ impl StringCollector {
     /// Adds String `o` of class `c`.
     pub fn add(&mut self, heap: &Heap, o: ObjIdx, c: ClassIdx) {
         self.strings += 1;
-        if let Some(t) = text(heap, &self.fields, o, c) {
+        if let Some(t) = text(heap, &self.fields, o, c, &mut self.after_array) {
             self.keys.push((text_key(&t, high_byte(heap)), o));
         }
     }
@@ -317,6 +323,7 @@ fn verify(heap: &Heap, fields: &StringFields, mut candidates: Vec<(ObjIdx, u32)>
     candidates.sort_unstable();
     // Per run: 0 waiting, 1 in this pass, 2 done.
     let mut state = vec![0u8; run_encoding.len()];
+    let mut after = 0;
     // (text, array, String) of every candidate, and (kept String, its array) per text.
     let mut members: Vec<(u32, ObjIdx, ObjIdx)> = Vec::with_capacity(candidates.len());
     let mut texts: Vec<(ObjIdx, ObjIdx)> = Vec::new();
@@ -334,7 +341,7 @@ fn verify(heap: &Heap, fields: &StringFields, mut candidates: Vec<(ObjIdx, u32)>
             if state[run] != 1 {
                 continue;
             }
-            let Some(t) = text(heap, fields, o, heap.class_of(o)) else { continue };
+            let Some(t) = text(heap, fields, o, heap.class_of(o), &mut after) else { continue };
             let seen = kept.entry(r).or_default();
             let id = match seen.iter().find(|(e, bytes, _)| *e == t.encoding && bytes[..] == t.bytes[..]) {
                 Some(&(_, _, id)) => id,
@@ -406,10 +413,11 @@ fn latin1_candidates(heap: &Heap, fields: &StringFields, mut reps: Vec<ObjIdx>) 
     let model = heap.size_model();
     let high = high_byte(heap);
     let mut out = Vec::new();
+    let mut after = 0;
     // In object order (the dump's), not the groups' key order, which reads the dump at random.
     reps.sort_unstable();
     for rep in reps {
-        let Some(t) = text(heap, fields, rep, heap.class_of(rep)) else { continue };
+        let Some(t) = text(heap, fields, rep, heap.class_of(rep), &mut after) else { continue };
         if t.encoding != UTF16_BYTES || !fits_latin1(&t.bytes, high) {
             continue;
         }
