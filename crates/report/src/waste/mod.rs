@@ -198,45 +198,58 @@ fn duplicate_arrays(env: &Env, p: &mut Partial, pass_bytes: u64) -> Vec<ObjIdx> 
         i = j;
     }
     drop(arrays);
-    // In object order from here on. A group joins a pass when its first (lowest-index) member
-    // comes while the pass keeps fewer than `pass_bytes` of copies; the groups left out
-    // are checked by the next pass.
+    // In object order from here on.
     candidates.sort_unstable_by_key(|&(o, g)| (o as u64) << 32 | g as u64);
-    // Per group: 0 waiting, 1 in this pass, 2 done.
-    let mut state = vec![0u8; groups as usize];
     let mut redundant = Vec::new();
+    // Per group of the pass, the distinct contents seen so far (several only when different
+    // contents share a hash): (class, bytes) of the lowest-index array holding each.
+    in_passes(&candidates, groups as usize, pass_bytes, |kept: &mut FxHashMap<u32, Vec<(ClassIdx, Vec<u8>)>>, o, g| {
+        let Some(content) = heap.primitive_array_bytes(o) else { return 0 };
+        let class = env.class_of(o);
+        let seen = kept.entry(g).or_default();
+        if seen.iter().any(|(c, bytes)| *c == class && bytes[..] == content[..]) {
+            redundant.push(o);
+            0
+        } else {
+            let len = content.len() as u64;
+            seen.push((class, content.into_owned()));
+            len
+        }
+    });
+    redundant.sort_unstable();
+    for &o in &redundant {
+        env.record(&mut p.rows, Check::DuplicateArrays, o, heap.shallow_size(o));
+    }
+    redundant
+}
+
+/// Verifies groups of candidates in passes, each keeping about `budget` bytes in memory.
+/// `candidates` are (object, group) in object order; a group joins the current pass when its
+/// first member comes while the pass keeps fewer than `budget` bytes, and the groups left out
+/// wait for the next pass, so every group is seen whole by one pass, in object order.
+/// `visit(pass state, object, group)` returns the bytes it kept. Returns the passes made.
+fn in_passes<P: Default>(candidates: &[(ObjIdx, u32)], groups: usize, budget: u64, mut visit: impl FnMut(&mut P, ObjIdx, u32) -> u64) -> u32 {
+    // Per group: 0 waiting, 1 in this pass, 2 done.
+    let mut state = vec![0u8; groups];
+    let mut passes = 0;
     while state.iter().any(|&x| x == 0) {
-        // Distinct contents seen so far per group (several only when different contents share
-        // a hash): (class, bytes) of the lowest-index array holding each.
-        let mut kept: FxHashMap<u32, Vec<(ClassIdx, Vec<u8>)>> = FxHashMap::default();
-        let mut kept_bytes = 0u64;
-        for &(o, g) in &candidates {
-            let group = g as usize;
-            if state[group] == 0 && (kept_bytes == 0 || kept_bytes < pass_bytes) {
-                state[group] = 1;
+        passes += 1;
+        let mut pass = P::default();
+        let mut kept = 0u64;
+        for &(o, g) in candidates {
+            let group = &mut state[g as usize];
+            if *group == 0 && (kept == 0 || kept < budget) {
+                *group = 1;
             }
-            if state[group] != 1 {
-                continue;
-            }
-            let Some(content) = heap.primitive_array_bytes(o) else { continue };
-            let class = env.class_of(o);
-            let seen = kept.entry(g).or_default();
-            if seen.iter().any(|(c, bytes)| *c == class && bytes[..] == content[..]) {
-                redundant.push(o);
-            } else {
-                kept_bytes += content.len() as u64;
-                seen.push((class, content.into_owned()));
+            if *group == 1 {
+                kept += visit(&mut pass, o, g);
             }
         }
         for x in state.iter_mut().filter(|x| **x == 1) {
             *x = 2;
         }
     }
-    redundant.sort_unstable();
-    for &o in &redundant {
-        env.record(&mut p.rows, Check::DuplicateArrays, o, heap.shallow_size(o));
-    }
-    redundant
+    passes
 }
 
 fn assemble(heap: &Heap, a: &FullAnalysis, rows: FxHashMap<RowKey, Agg>, strings: crate::DuplicateStrings, limit: usize) -> Waste {

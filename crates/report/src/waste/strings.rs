@@ -321,47 +321,32 @@ struct StringsVerified {
 /// `budget` bytes; the runs left out are verified by the next pass.
 fn verify(heap: &Heap, fields: &StringFields, mut candidates: Vec<(ObjIdx, u32)>, run_encoding: &[u8], budget: u64) -> StringsVerified {
     candidates.sort_unstable();
-    // Per run: 0 waiting, 1 in this pass, 2 done.
-    let mut state = vec![0u8; run_encoding.len()];
     let mut after = 0;
     // (text, array, String) of every candidate, and (kept String, its array) per text.
     let mut members: Vec<(u32, ObjIdx, ObjIdx)> = Vec::with_capacity(candidates.len());
     let mut texts: Vec<(ObjIdx, ObjIdx)> = Vec::new();
     let mut out = StringsVerified { texts: 0, latin1_reps: Vec::new(), redundant: Vec::new(), dups: Vec::new(), passes: 0 };
-    while state.iter().any(|&x| x == 0) {
-        out.passes += 1;
-        // The texts of each run in this pass: (encoding, bytes, text).
-        let mut kept: FxHashMap<u32, Vec<(u8, Vec<u8>, u32)>> = FxHashMap::default();
-        let mut kept_bytes = 0u64;
-        for &(o, r) in &candidates {
-            let run = r as usize;
-            if state[run] == 0 && (kept_bytes == 0 || kept_bytes < budget) {
-                state[run] = 1;
-            }
-            if state[run] != 1 {
-                continue;
-            }
-            let Some(t) = text(heap, fields, o, heap.class_of(o), &mut after) else { continue };
-            let seen = kept.entry(r).or_default();
-            let id = match seen.iter().find(|(e, bytes, _)| *e == t.encoding && bytes[..] == t.bytes[..]) {
-                Some(&(_, _, id)) => id,
-                None => {
-                    let id = texts.len() as u32;
-                    texts.push((o, t.array));
-                    if run_encoding[run] as u32 == FITS_LATIN1 {
-                        out.latin1_reps.push(o);
-                    }
-                    kept_bytes += t.bytes.len() as u64;
-                    seen.push((t.encoding, t.bytes.into_owned(), id));
-                    id
+    // Per run of the pass, its texts so far: (encoding, bytes, text).
+    out.passes = super::in_passes(&candidates, run_encoding.len(), budget, |kept: &mut FxHashMap<u32, Vec<(u8, Vec<u8>, u32)>>, o, r| {
+        let Some(t) = text(heap, fields, o, heap.class_of(o), &mut after) else { return 0 };
+        let seen = kept.entry(r).or_default();
+        let mut kept_bytes = 0;
+        let id = match seen.iter().find(|(e, bytes, _)| *e == t.encoding && bytes[..] == t.bytes[..]) {
+            Some(&(_, _, id)) => id,
+            None => {
+                let id = texts.len() as u32;
+                texts.push((o, t.array));
+                if run_encoding[r as usize] as u32 == FITS_LATIN1 {
+                    out.latin1_reps.push(o);
                 }
-            };
-            members.push((id, t.array, o));
-        }
-        for x in state.iter_mut().filter(|x| **x == 1) {
-            *x = 2;
-        }
-    }
+                kept_bytes = t.bytes.len() as u64;
+                seen.push((t.encoding, t.bytes.into_owned(), id));
+                id
+            }
+        };
+        members.push((id, t.array, o));
+        kept_bytes
+    });
     out.texts = texts.len() as u64;
     // Per text, its members by array: a copy pays its String, and its array unless the kept
     // copy or the copy before it uses the same one.
