@@ -114,6 +114,7 @@ pub fn scan_range(env: &Env, range: std::ops::Range<u32>, ctl: &Control, done: &
                         }
                     }
                     Role::Boxed(width) => {
+                        // Field 0 of a box: its `value` (`roles::role_fields`).
                         if !cacheable(env.roles.field(heap, o, c, 0)) && !in_box_cache(env, o) {
                             env.record(&mut p.rows, Check::BoxedPrimitives, o, heap.instance_size(c).saturating_sub(width as u64));
                         }
@@ -206,6 +207,7 @@ fn in_box_cache(env: &Env, o: ObjIdx) -> bool {
 /// `NULL_QUEUE` (taken off the queue, `finalize()` running), and the referent is not yet cleared.
 fn pending_referent(env: &Env, f: ObjIdx, c: u32) -> Option<ObjIdx> {
     let heap = env.heap;
+    // A Finalizer's fields 0 and 1: `queue` and `referent` (`roles::role_fields`).
     let Some(Value::Object(q)) = env.roles.field(heap, f, c, 0) else { return None };
     if !env.finalizer_states.contains(&Some(q)) {
         return None;
