@@ -158,6 +158,14 @@ pub struct FieldDef {
     pub ty: FieldType,
 }
 
+/// Where one instance field of a class lies in its instances' data: found by name once per
+/// class (`Heap::field_slot`), then read per object with no name lookup (`Heap::field_at`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FieldSlot {
+    pub(crate) offset: u32,
+    pub(crate) ty: FieldType,
+}
+
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct StaticField {
     pub name: String,
@@ -373,6 +381,17 @@ pub struct Heap {
 
 const NO_CLASSES: &[ClassIdx] = &[];
 
+const MEMO_SLOTS: usize = 256;
+
+/// A pass's memo of class ids met lately and their classes (`Heap::class_of_memo`).
+pub struct ClassMemo([(u64, ClassIdx); MEMO_SLOTS]);
+
+impl Default for ClassMemo {
+    fn default() -> Self {
+        ClassMemo([(0, 0); MEMO_SLOTS])
+    }
+}
+
 impl Heap {
     pub fn open(path: &Path, options: OpenOptions) -> Result<Heap, HeapError> {
         builder::build(path, options)
@@ -432,13 +451,26 @@ impl Heap {
     /// The class of an object. For a class object this is java.lang.Class.
     pub fn class_of(&self, o: ObjIdx) -> ClassIdx {
         match self.objs.kind(o) {
-            ids::K_INSTANCE | ids::K_OBJ_ARRAY => {
-                let cid = self.read_id(self.objs.offset(o) + 1 + self.id_size as u64 + 4 + if self.objs.kind(o) == ids::K_OBJ_ARRAY { 4 } else { 0 });
-                self.class_by_id.get(&cid).copied().unwrap_or(self.class_class)
-            }
+            k @ (ids::K_INSTANCE | ids::K_OBJ_ARRAY) => self.class_by_id(self.class_id_in_record(o, k)),
             ids::K_CLASS | ids::K_SYNTH_CLASS => self.class_class,
             ids::K_PRIM_NODATA => self.prim_class[self.nodata_type(o) as usize],
             k => self.prim_class[(k - ids::K_PRIM_FIRST) as usize],
+        }
+    }
+    /// `class_of` in a pass over many objects: the class ids read from the dump go through
+    /// the caller's `memo` before the id table (most objects share a few classes).
+    #[inline]
+    pub fn class_of_memo(&self, o: ObjIdx, memo: &mut ClassMemo) -> ClassIdx {
+        match self.objs.kind(o) {
+            k @ (ids::K_INSTANCE | ids::K_OBJ_ARRAY) => {
+                let cid = self.class_id_in_record(o, k);
+                let slot = &mut memo.0[(cid as usize >> 3 ^ cid as usize >> 13) % MEMO_SLOTS];
+                if slot.0 != cid || cid == 0 {
+                    *slot = (cid, self.class_by_id(cid));
+                }
+                slot.1
+            }
+            _ => self.class_of(o),
         }
     }
     /// The JVM's real shallow size of the object, in bytes.
@@ -459,6 +491,15 @@ impl Heap {
                 let c = self.prim_class[t as usize];
                 self.array_size(c, Some(t), self.array_length(o).unwrap_or(0) as u64)
             }
+        }
+    }
+    /// `shallow_size` of an object whose class (`class_of(o)`) the caller already knows: an
+    /// instance's or object array's class is not read from the dump again.
+    pub fn shallow_size_of_class(&self, o: ObjIdx, c: ClassIdx) -> u64 {
+        match self.objs.kind(o) {
+            ids::K_INSTANCE => self.ext[c as usize].instance_size as u64,
+            ids::K_OBJ_ARRAY => self.array_size(c, None, self.array_length(o).unwrap_or(0) as u64),
+            _ => self.shallow_size(o),
         }
     }
     /// For a class object (ObjectKind::Class): the class it describes.
@@ -510,6 +551,17 @@ impl Heap {
     pub fn field(&self, o: ObjIdx, name: &str) -> Option<Value> {
         values::field(self, o, name)
     }
+    /// The instance field `name` of class `c`'s instances (the most derived declaration wins,
+    /// as in `field`); None if the class has no such field.
+    pub fn field_slot(&self, c: ClassIdx, name: &str) -> Option<FieldSlot> {
+        values::field_slot(self, c, name)
+    }
+    /// The value of instance `o`'s field at `slot`, which must come from `o`'s class
+    /// (`field_slot`): `field` without resolving the class and the name per object. None when
+    /// `o` is not an instance or its data is too short.
+    pub fn field_at(&self, o: ObjIdx, slot: FieldSlot) -> Option<Value> {
+        values::field_at(self, o, slot)
+    }
     /// All instance fields (layout order) with their values; for a class object, its statics.
     pub fn fields(&self, o: ObjIdx) -> Vec<(&str, Value)> {
         values::fields(self, o)
@@ -560,6 +612,17 @@ impl Heap {
     }
 
     // ---- internals ----
+    /// The class id an instance's or object array's record (`kind`) names.
+    #[inline]
+    fn class_id_in_record(&self, o: ObjIdx, kind: u64) -> u64 {
+        self.read_id(self.objs.offset(o) + 1 + self.id_size as u64 + 4 + if kind == ids::K_OBJ_ARRAY { 4 } else { 0 })
+    }
+
+    #[inline]
+    fn class_by_id(&self, cid: u64) -> ClassIdx {
+        self.class_by_id.get(&cid).copied().unwrap_or(self.class_class)
+    }
+
     #[inline]
     pub(crate) fn read_id(&self, off: u64) -> u64 {
         let b = self.src.bytes(off, self.id_size as usize);

@@ -1,7 +1,7 @@
 //! Decoding object contents on demand: fields, array elements, strings, outbound references.
 
 use crate::ids;
-use crate::{FieldType, Heap, ObjIdx, ObjectKind, PrimType, Value};
+use crate::{ClassIdx, FieldSlot, FieldType, Heap, ObjIdx, ObjectKind, PrimType, Value};
 use heapql_hprof::subrecords::{instance_data_offset, obj_array_data_offset, prim_array_data_offset};
 use heapql_hprof::types::{be_id, be_u16, be_u32, be_u64};
 use heapql_hprof::BasicType;
@@ -104,16 +104,20 @@ fn instance_data(h: &Heap, o: ObjIdx) -> Cow<'_, [u8]> {
     h.src.bytes(off + instance_data_offset(h.id_size), n)
 }
 
+pub(crate) fn field_slot(h: &Heap, c: ClassIdx, name: &str) -> Option<FieldSlot> {
+    let e = h.ext.get(c as usize)?;
+    let i = e.layout.iter().position(|f| f.name == name)?;
+    Some(FieldSlot { offset: e.offsets[i], ty: e.layout[i].ty })
+}
+
+pub(crate) fn field_at(h: &Heap, o: ObjIdx, slot: FieldSlot) -> Option<Value> {
+    let data = instance_data(h, o);
+    read_bits(&data, slot.offset as usize, slot.ty, h.id_size).map(|b| value_of(slot.ty, b))
+}
+
 pub(crate) fn field(h: &Heap, o: ObjIdx, name: &str) -> Option<Value> {
     match h.object_kind(o) {
-        ObjectKind::Instance => {
-            let c = h.class_of(o) as usize;
-            let e = &h.ext[c];
-            let i = e.layout.iter().position(|f| f.name == name)?;
-            let data = instance_data(h, o);
-            let ty = e.layout[i].ty;
-            read_bits(&data, e.offsets[i] as usize, ty, h.id_size).map(|b| value_of(ty, b))
-        }
+        ObjectKind::Instance => field_at(h, o, field_slot(h, h.class_of(o), name)?),
         ObjectKind::Class => {
             let c = h.class_described_by(o)?;
             h.classes[c as usize].statics.iter().find(|s| s.name == name).map(|s| s.value)

@@ -111,3 +111,32 @@ fn histogram_matches_jcmd() {
         assert!(bad.is_empty(), "{name}: {bad:?}");
     }
 }
+
+/// The per-pass shortcuts read what the plain calls read: `class_of_memo` (its memo shared by
+/// every object, so slots are reused by other classes) gives `class_of`, and `field_at` with
+/// the slot `field_slot` found gives `field`, for every object and instance field.
+#[test]
+fn memo_and_field_slots_read_what_the_plain_calls_read() {
+    for (name, path) in dumps() {
+        let h = Heap::open(&path, OpenOptions::default()).unwrap();
+        let mut memo = heapql_heap::ClassMemo::default();
+        let mut fields_read = 0;
+        for o in 0..h.object_count() {
+            let c = h.class_of(o);
+            assert_eq!(h.class_of_memo(o, &mut memo), c, "{name}: class of object {o}");
+            if h.object_kind(o) != heapql_heap::ObjectKind::Instance {
+                continue;
+            }
+            for f in h.instance_layout(c) {
+                let slot = h.field_slot(c, &f.name).unwrap();
+                // Debug text: a NaN float equals itself there.
+                assert_eq!(format!("{:?}", h.field_at(o, slot)), format!("{:?}", h.field(o, &f.name)), "{name}: {}.{}", h.class(c).name, f.name);
+                fields_read += 1;
+            }
+        }
+        assert!(fields_read > 1000, "{name}: {fields_read} fields read");
+        let string = h.classes_named("java.lang.String")[0];
+        assert!(h.field_slot(string, "value").is_some(), "{name}");
+        assert_eq!(h.field_slot(string, "noSuchField"), None, "{name}");
+    }
+}

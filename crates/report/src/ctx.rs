@@ -183,8 +183,9 @@ impl ClassCache {
         let mut cache = ClassCache::zeroed(heap.class_count(), n as usize);
         let mut kinds = KindsSeen::new(heap.class_count());
         let (mut slots, _) = cache.split_at_mut(n as usize);
+        let mut memo = heapql_heap::ClassMemo::default();
         for o in 0..n {
-            let c = heap.class_of(o);
+            let c = heap.class_of_memo(o, &mut memo);
             slots.set(o as usize, c);
             kinds.see(c, heap.object_kind(o));
         }

@@ -4,7 +4,7 @@
 
 use heapql_graph::control::{Cancelled, Control};
 use heapql_graph::object_graph::node;
-use heapql_heap::{ObjIdx, ObjectKind, Value};
+use heapql_heap::{ClassMemo, FieldSlot, ObjIdx, ObjectKind, Value};
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -40,9 +40,12 @@ pub fn scan(ctx: &Ctx, ctl: &Control, total_work: u64) -> Result<Scan, Cancelled
     let mut classes = ClassCache::zeroed(heap.class_count(), n as usize);
     let (slots_low, slots_high) = classes.split_at_mut(mid as usize);
     let done = AtomicU64::new(0);
+    // Where `referent` lies in each Reference class, resolved once.
+    let referent: Vec<Option<FieldSlot>> =
+        (0..heap.class_count()).map(|c| if ctx.class_flags(c) & REFERENCE != 0 { heap.field_slot(c, "referent") } else { None }).collect();
     let (low, high) = crate::par::both(
-        || scan_range(ctx, 0..mid, slots_low, ctl, &done, total_work),
-        || scan_range(ctx, mid..n, slots_high, ctl, &done, total_work),
+        || scan_range(ctx, 0..mid, slots_low, &referent, ctl, &done, total_work),
+        || scan_range(ctx, mid..n, slots_high, &referent, ctl, &done, total_work),
     );
     let (mut low, high) = (low?, high?);
     low.kinds.absorb(&high.kinds);
@@ -77,7 +80,7 @@ struct Half {
     kinds: KindsSeen,
 }
 
-fn scan_range(ctx: &Ctx, range: Range<u32>, mut slots: ClassSlots, ctl: &Control, done: &AtomicU64, total_work: u64) -> Result<Half, Cancelled> {
+fn scan_range(ctx: &Ctx, range: Range<u32>, mut slots: ClassSlots, referent: &[Option<FieldSlot>], ctl: &Control, done: &AtomicU64, total_work: u64) -> Result<Half, Cancelled> {
     let heap = ctx.heap;
     let a = ctx.analysis;
     let classes = heap.class_count() as usize;
@@ -92,19 +95,17 @@ fn scan_range(ctx: &Ctx, range: Range<u32>, mut slots: ClassSlots, ctl: &Control
     };
     let mut kinds = KindsSeen::new(heap.class_count());
     let first = range.start;
+    let mut memo = ClassMemo::default();
     for o in range {
         if (o - first) % TICK == 0 {
             let d = done.fetch_add(TICK as u64, Ordering::Relaxed);
             ctl.tick(d.min(heap.object_count() as u64), total_work)?;
         }
         let kind = heap.object_kind(o);
-        let c = heap.class_of(o);
+        let c = heap.class_of_memo(o, &mut memo);
         slots.set((o - first) as usize, c);
         kinds.see(c, kind);
-        let shallow = match kind {
-            ObjectKind::Instance => heap.instance_size(c),
-            _ => heap.shallow_size(o),
-        };
+        let shallow = heap.shallow_size_of_class(o, c);
         if !a.is_reachable(o) {
             s.facts.unreachable_objects += 1;
             s.facts.unreachable_shallow += shallow;
@@ -135,7 +136,7 @@ fn scan_range(ctx: &Ctx, range: Range<u32>, mut slots: ClassSlots, ctl: &Control
             s.loaders.push(o);
         }
         if f & REFERENCE != 0 {
-            if let Some(Value::Object(id)) = heap.field(o, "referent") {
+            if let Some(Value::Object(id)) = referent[c as usize].and_then(|slot| heap.field_at(o, slot)) {
                 if let Some(r) = heap.index_of(id) {
                     s.referents.push((node(o), node(r)));
                 }

@@ -175,11 +175,12 @@ fn pass_content_bytes(heap: &Heap) -> u64 {
 /// bytes. The candidates are read in object order (the dump's order), each compared with the
 /// first copy of its group kept in memory, never by jumping back to that first copy: when the
 /// dump is larger than memory, reading copies group after group would fault its pages in at
-/// random. The groups are taken in passes of at most `pass_bytes` of first copies.
+/// random. The groups are taken in passes keeping about `pass_bytes` of copies each.
 fn duplicate_arrays(env: &Env, p: &mut Partial, pass_bytes: u64) -> Vec<ObjIdx> {
     let heap = env.heap;
     let mut arrays = std::mem::take(&mut p.arrays);
-    arrays.sort_unstable();
+    // As one u64 (hash, then array): the order of the pairs, one compare each.
+    arrays.sort_unstable_by_key(|&(h, o)| (h as u64) << 32 | o as u64);
     // Candidates: members of hash groups with more than one array, as (array, group); the
     // groups are numbered in hash order.
     let mut candidates: Vec<(ObjIdx, u32)> = Vec::new();
@@ -197,47 +198,58 @@ fn duplicate_arrays(env: &Env, p: &mut Partial, pass_bytes: u64) -> Vec<ObjIdx> 
         i = j;
     }
     drop(arrays);
-    // In object order from here on; per group, the bytes of its first (lowest-index) member,
-    // the budget's unit, read in that order too.
-    candidates.sort_unstable();
-    let mut group_bytes: Vec<u64> = vec![u64::MAX; groups as usize];
-    for &(o, g) in &candidates {
-        if group_bytes[g as usize] == u64::MAX {
-            group_bytes[g as usize] = heap.shallow_size(o);
-        }
-    }
+    // In object order from here on.
+    candidates.sort_unstable_by_key(|&(o, g)| (o as u64) << 32 | g as u64);
     let mut redundant = Vec::new();
-    let mut first_group = 0usize;
-    while first_group < group_bytes.len() {
-        // This pass: groups first_group..last_group, as many as the budget holds (at least one).
-        let mut last_group = first_group;
-        let mut budget = 0u64;
-        while last_group < group_bytes.len() && (last_group == first_group || budget + group_bytes[last_group] <= pass_bytes) {
-            budget += group_bytes[last_group];
-            last_group += 1;
+    // Per group of the pass, the distinct contents seen so far (several only when different
+    // contents share a hash): (class, bytes) of the lowest-index array holding each.
+    in_passes(&candidates, groups as usize, pass_bytes, |kept: &mut FxHashMap<u32, Vec<(ClassIdx, Vec<u8>)>>, o, g| {
+        let Some(content) = heap.primitive_array_bytes(o) else { return 0 };
+        let class = env.class_of(o);
+        let seen = kept.entry(g).or_default();
+        if seen.iter().any(|(c, bytes)| *c == class && bytes[..] == content[..]) {
+            redundant.push(o);
+            0
+        } else {
+            let len = content.len() as u64;
+            seen.push((class, content.into_owned()));
+            len
         }
-        let (lo, hi) = (first_group as u32, last_group as u32);
-        let pass = candidates.iter().filter(|&&(_, g)| (lo..hi).contains(&g));
-        // Distinct contents seen so far per group (several only when different contents share
-        // a hash): (class, bytes) of the lowest-index array holding each.
-        let mut kept: FxHashMap<u32, Vec<(ClassIdx, Vec<u8>)>> = FxHashMap::default();
-        for &(o, g) in pass {
-            let Some(content) = heap.primitive_array_bytes(o) else { continue };
-            let class = env.class_of(o);
-            let seen = kept.entry(g).or_default();
-            if seen.iter().any(|(c, bytes)| *c == class && bytes[..] == content[..]) {
-                redundant.push(o);
-            } else {
-                seen.push((class, content.into_owned()));
-            }
-        }
-        first_group = last_group;
-    }
+    });
     redundant.sort_unstable();
     for &o in &redundant {
         env.record(&mut p.rows, Check::DuplicateArrays, o, heap.shallow_size(o));
     }
     redundant
+}
+
+/// Verifies groups of candidates in passes, each keeping about `budget` bytes in memory.
+/// `candidates` are (object, group) in object order; a group joins the current pass when its
+/// first member comes while the pass keeps fewer than `budget` bytes, and the groups left out
+/// wait for the next pass, so every group is seen whole by one pass, in object order.
+/// `visit(pass state, object, group)` returns the bytes it kept. Returns the passes made.
+fn in_passes<P: Default>(candidates: &[(ObjIdx, u32)], groups: usize, budget: u64, mut visit: impl FnMut(&mut P, ObjIdx, u32) -> u64) -> u32 {
+    // Per group: 0 waiting, 1 in this pass, 2 done.
+    let mut state = vec![0u8; groups];
+    let mut passes = 0;
+    while state.iter().any(|&x| x == 0) {
+        passes += 1;
+        let mut pass = P::default();
+        let mut kept = 0u64;
+        for &(o, g) in candidates {
+            let group = &mut state[g as usize];
+            if *group == 0 && (kept == 0 || kept < budget) {
+                *group = 1;
+            }
+            if *group == 1 {
+                kept += visit(&mut pass, o, g);
+            }
+        }
+        for x in state.iter_mut().filter(|x| **x == 1) {
+            *x = 2;
+        }
+    }
+    passes
 }
 
 fn assemble(heap: &Heap, a: &FullAnalysis, rows: FxHashMap<RowKey, Agg>, strings: crate::DuplicateStrings, limit: usize) -> Waste {

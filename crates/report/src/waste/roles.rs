@@ -1,8 +1,9 @@
 //! What each class is to the waste checks, decided once per class (by name, walking up the
-//! superclass chain so `class MyMap extends HashMap` counts as a HashMap), and the reading of a
-//! collection's size and capacity from its fields.
+//! superclass chain so `class MyMap extends HashMap` counts as a HashMap), with where the fields
+//! its role reads lie (resolved once per class, not by name per object), and the reading of a
+//! collection's size and capacity from those fields.
 
-use heapql_heap::{ClassIdx, Heap, ObjIdx, Value};
+use heapql_heap::{ClassIdx, FieldSlot, Heap, ObjIdx, Value};
 
 /// How a recognised JDK collection keeps its elements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,8 +63,28 @@ fn role_of_name(name: &str) -> Option<Role> {
     Some(Role::Collection(shape))
 }
 
+/// The fields a role reads, by position in `Roles::fields`: List and Hash `[size, array,
+/// counterCells (ConcurrentHashMap only)]`, Deque `[elements, head, tail]`, SetOver `[map]`,
+/// Linked `[size]`, Boxed `[value]`, Finalizer `[queue, referent]`.
+fn role_fields(role: Role) -> [Option<&'static str>; 3] {
+    use Shape::*;
+    match role {
+        Role::Collection(List { size, array, .. }) => [Some(size), Some(array), None],
+        Role::Collection(Hash { size, array, .. }) => [Some(size), Some(array), (size == "baseCount").then_some("counterCells")],
+        Role::Collection(Deque { .. }) => [Some("elements"), Some("head"), Some("tail")],
+        Role::Collection(SetOver { map }) => [Some(map), None, None],
+        Role::Collection(Linked { size }) => [Some(size), None, None],
+        Role::Boxed(_) => [Some("value"), None, None],
+        Role::Finalizer => [Some("queue"), Some("referent"), None],
+        Role::String | Role::Other => [None; 3],
+    }
+}
+
 pub struct Roles {
     pub role: Vec<Role>,
+    /// Per class, the slots of the fields its role reads (`role_fields`); None where the
+    /// class lacks one.
+    fields: Vec<[Option<FieldSlot>; 3]>,
     /// Objects of this class are part of a container's structure (every class under
     /// `java.util.`, and object arrays): the holder walk passes through them.
     pub container: Vec<bool>,
@@ -74,6 +95,7 @@ impl Roles {
         let n = heap.class_count();
         let mut role = vec![Role::Other; n as usize];
         let mut container = vec![false; n as usize];
+        let mut fields = vec![[None; 3]; n as usize];
         for c in 0..n {
             let info = heap.class(c);
             container[c as usize] = info.name.starts_with("java.util.") || info.name.ends_with("[]") && !is_primitive_array(&info.name);
@@ -89,8 +111,15 @@ impl Roles {
                 }
                 cur = heap.class(k).super_class;
             }
+            fields[c as usize] = role_fields(role[c as usize]).map(|name| name.and_then(|name| heap.field_slot(c, name)));
         }
-        Roles { role, container }
+        Roles { role, container, fields }
+    }
+
+    /// Field `i` of `role_fields` of instance `o` of class `c`.
+    #[inline]
+    pub fn field(&self, heap: &Heap, o: ObjIdx, c: ClassIdx, i: usize) -> Option<Value> {
+        heap.field_at(o, self.fields.get(c as usize)?[i]?)
     }
 
     #[inline]
@@ -113,52 +142,55 @@ pub struct Fill {
     pub underfilled: bool,
 }
 
-fn int(heap: &Heap, o: ObjIdx, name: &str) -> Option<i64> {
-    match heap.field(o, name)? {
+fn int(v: Option<Value>) -> Option<i64> {
+    match v? {
         Value::Int(v) => Some(v as i64),
         Value::Long(v) => Some(v),
         _ => None,
     }
 }
 
-fn object(heap: &Heap, o: ObjIdx, name: &str) -> Option<ObjIdx> {
-    match heap.field(o, name)? {
+fn object(heap: &Heap, v: Option<Value>) -> Option<ObjIdx> {
+    match v? {
         Value::Object(id) => heap.index_of(id),
         _ => None,
     }
 }
 
-fn slots(heap: &Heap, o: ObjIdx, name: &str) -> u64 {
-    object(heap, o, name).and_then(|a| heap.array_length(a)).unwrap_or(0) as u64
+fn slots(heap: &Heap, v: Option<Value>) -> u64 {
+    object(heap, v).and_then(|a| heap.array_length(a)).unwrap_or(0) as u64
 }
 
-/// The fill of collection `o` of shape `shape`; None when the fields are not what the JDK
-/// declares (another JDK's private layout): such a collection is left out, never guessed.
-pub fn fill(heap: &Heap, roles: &Roles, o: ObjIdx, shape: Shape) -> Option<Fill> {
+/// The fill of collection `o` of class `c` and shape `shape`; None when the fields are not
+/// what the JDK declares (another JDK's private layout): such a collection is left out,
+/// never guessed.
+pub fn fill(heap: &Heap, roles: &Roles, o: ObjIdx, c: ClassIdx, shape: Shape) -> Option<Fill> {
+    let field = |i| roles.field(heap, o, c, i);
     let (size, slots, default, quarter) = match shape {
-        Shape::List { size, array, default } => (int(heap, o, size)?, slots(heap, o, array), default, false),
-        Shape::Hash { size, array, default } => {
+        Shape::List { default, .. } => (int(field(0))?, slots(heap, field(1)), default, false),
+        Shape::Hash { default, .. } => {
             // ConcurrentHashMap spreads its count over counter cells under contention.
-            if size == "baseCount" && object(heap, o, "counterCells").is_some() {
+            if object(heap, field(2)).is_some() {
                 return None;
             }
-            (int(heap, o, size)?, slots(heap, o, array), default, true)
+            (int(field(0))?, slots(heap, field(1)), default, true)
         }
         Shape::Deque { default } => {
-            let len = slots(heap, o, "elements") as i64;
-            let (head, tail) = (int(heap, o, "head")?, int(heap, o, "tail")?);
+            let len = slots(heap, field(0)) as i64;
+            let (head, tail) = (int(field(1))?, int(field(2))?);
             let size = if len == 0 { 0 } else { (tail - head).rem_euclid(len) };
             (size, len as u64, default, false)
         }
-        Shape::SetOver { map } => {
-            let m = object(heap, o, map)?;
-            let Role::Collection(inner) = roles.of(heap.class_of(m)) else { return None };
+        Shape::SetOver { .. } => {
+            let m = object(heap, field(0))?;
+            let mc = heap.class_of(m);
+            let Role::Collection(inner) = roles.of(mc) else { return None };
             if matches!(inner, Shape::SetOver { .. }) {
                 return None;
             }
-            return fill(heap, roles, m, inner);
+            return fill(heap, roles, m, mc, inner);
         }
-        Shape::Linked { size } => (int(heap, o, size)?, 0, 0, false),
+        Shape::Linked { .. } => (int(field(0))?, 0, 0, false),
     };
     if size < 0 {
         return None;

@@ -93,7 +93,9 @@ pub fn scan_range(env: &Env, range: std::ops::Range<u32>, ctl: &Control, done: &
         if !a.in_tree(o) {
             continue;
         }
-        match heap.object_kind(o) {
+        // The kind from the class (the object pass learnt it): most objects need no read of
+        // the index's entry.
+        match env.classes.kind(heap, o) {
             ObjectKind::Instance => {
                 let c = env.class_of(o);
                 match env.roles.of(c) {
@@ -103,7 +105,7 @@ pub fn scan_range(env: &Env, range: std::ops::Range<u32>, ctl: &Control, done: &
                         if matches!(env.idom_role(o), Some(Role::Collection(_))) {
                             continue;
                         }
-                        let Some(f) = fill(heap, env.roles, o, shape) else { continue };
+                        let Some(f) = fill(heap, env.roles, o, c, shape) else { continue };
                         if f.size == 0 {
                             env.record(&mut p.rows, Check::EmptyCollections, o, a.retained_size(o));
                         } else if f.underfilled {
@@ -112,13 +114,14 @@ pub fn scan_range(env: &Env, range: std::ops::Range<u32>, ctl: &Control, done: &
                         }
                     }
                     Role::Boxed(width) => {
-                        if !cacheable(heap.field(o, "value")) && !in_box_cache(env, o) {
+                        // Field 0 of a box: its `value` (`roles::role_fields`).
+                        if !cacheable(env.roles.field(heap, o, c, 0)) && !in_box_cache(env, o) {
                             env.record(&mut p.rows, Check::BoxedPrimitives, o, heap.instance_size(c).saturating_sub(width as u64));
                         }
                     }
-                    Role::String => p.strings.add(heap, o),
+                    Role::String => p.strings.add(heap, o, c),
                     Role::Finalizer => {
-                        if let Some(r) = pending_referent(env, o) {
+                        if let Some(r) = pending_referent(env, o, c) {
                             env.record(&mut p.rows, Check::PendingFinalization, r, a.retained_size(r));
                         }
                     }
@@ -202,12 +205,13 @@ fn in_box_cache(env: &Env, o: ObjIdx) -> bool {
 /// The referent of Finalizer `f` when the JVM has handed it over for finalization: its `queue`
 /// is `ReferenceQueue.ENQUEUED` (waiting for the finalizer thread) or `ReferenceQueue.NULL` /
 /// `NULL_QUEUE` (taken off the queue, `finalize()` running), and the referent is not yet cleared.
-fn pending_referent(env: &Env, f: ObjIdx) -> Option<ObjIdx> {
+fn pending_referent(env: &Env, f: ObjIdx, c: u32) -> Option<ObjIdx> {
     let heap = env.heap;
-    let Some(Value::Object(q)) = heap.field(f, "queue") else { return None };
+    // A Finalizer's fields 0 and 1: `queue` and `referent` (`roles::role_fields`).
+    let Some(Value::Object(q)) = env.roles.field(heap, f, c, 0) else { return None };
     if !env.finalizer_states.contains(&Some(q)) {
         return None;
     }
-    let Some(Value::Object(r)) = heap.field(f, "referent") else { return None };
+    let Some(Value::Object(r)) = env.roles.field(heap, f, c, 1) else { return None };
     heap.index_of(r).filter(|&r| env.analysis.in_tree(r))
 }

@@ -18,7 +18,7 @@
 use std::borrow::Cow;
 use std::hash::Hasher;
 
-use heapql_heap::{Heap, ObjIdx, ObjectKind, PrimType, Value};
+use heapql_heap::{ClassIdx, FieldSlot, Heap, ObjIdx, ObjectKind, PrimType, Value};
 use rustc_hash::{FxHashMap, FxHasher};
 
 use crate::{DuplicateString, DuplicateStrings};
@@ -47,6 +47,8 @@ pub struct StringCollector {
     keys: Vec<(u32, ObjIdx)>,
     /// The sorted keys of the objects after these (`absorb`), merged with them in `finish`.
     after: Vec<(u32, ObjIdx)>,
+    /// The object after the array of the last String added (`index_near`).
+    after_array: ObjIdx,
 }
 
 /// What `finish` found.
@@ -66,51 +68,61 @@ struct Text<'h> {
     bytes: Cow<'h, [u8]>,
 }
 
-/// Which of the fields `text` reads the dump's `java.lang.String` classes have: a field a
-/// class lacks reads as absent, so `text` skips looking it up by name (JDK 9+ Strings have no
-/// `offset` or `count`, JDK 8 ones no `coder`): half the field reads of a Latin-1 String.
-#[derive(Clone, Copy, Default)]
-pub struct StringFields {
-    offset: bool,
-    count: bool,
-    coder: bool,
+/// Where the fields `text` reads lie in the instances of each of the dump's
+/// `java.lang.String` classes (usually one), resolved once: a field a class lacks reads as
+/// absent (JDK 9+ Strings have no `offset` or `count`, JDK 8 ones no `coder`).
+#[derive(Clone, Default)]
+pub struct StringFields(Vec<(ClassIdx, StringSlots)>);
+
+#[derive(Clone, Copy)]
+struct StringSlots {
+    value: Option<FieldSlot>,
+    offset: Option<FieldSlot>,
+    count: Option<FieldSlot>,
+    coder: Option<FieldSlot>,
 }
 
-impl StringFields {
-    pub fn of(heap: &Heap) -> StringFields {
-        let has = |name: &str| {
-            heap.classes_named("java.lang.String").iter().any(|&c| heap.instance_layout(c).iter().any(|f| f.name == name))
-        };
-        StringFields { offset: has("offset"), count: has("count"), coder: has("coder") }
+impl StringSlots {
+    fn of(heap: &Heap, c: ClassIdx) -> StringSlots {
+        let slot = |name| heap.field_slot(c, name);
+        StringSlots { value: slot("value"), offset: slot("offset"), count: slot("count"), coder: slot("coder") }
     }
 
-    fn int(&self, heap: &Heap, o: ObjIdx, name: &str, present: bool) -> Option<usize> {
-        if !present {
-            return None;
-        }
-        match heap.field(o, name) {
+    fn int(heap: &Heap, o: ObjIdx, slot: Option<FieldSlot>) -> Option<usize> {
+        match heap.field_at(o, slot?) {
             Some(Value::Int(v)) if v >= 0 => Some(v as usize),
             _ => None,
         }
     }
 
     fn coder(&self, heap: &Heap, o: ObjIdx) -> Option<Value> {
-        if self.coder {
-            heap.field(o, "coder")
-        } else {
-            None
-        }
+        heap.field_at(o, self.coder?)
     }
 }
 
-/// The text bytes of String `o` (the window `offset`/`count` selects on old JDKs and Android).
-fn text<'h>(heap: &'h Heap, fields: StringFields, o: ObjIdx) -> Option<Text<'h>> {
-    let Value::Object(id) = heap.field(o, "value")? else { return None };
-    let array = heap.index_of(id)?;
+impl StringFields {
+    pub fn of(heap: &Heap) -> StringFields {
+        StringFields(heap.classes_named("java.lang.String").iter().map(|&c| (c, StringSlots::of(heap, c))).collect())
+    }
+
+    /// The slots of class `c` (resolved now if it is not one of the String classes).
+    fn of_class(&self, heap: &Heap, c: ClassIdx) -> StringSlots {
+        self.0.iter().find(|(k, _)| *k == c).map_or_else(|| StringSlots::of(heap, c), |&(_, s)| s)
+    }
+}
+
+/// The text bytes of String `o` of class `c` (the window `offset`/`count` selects on old
+/// JDKs and Android).
+/// `after`: the object after the array of the String read before (`index_near`).
+fn text<'h>(heap: &'h Heap, fields: &StringFields, o: ObjIdx, c: ClassIdx, after: &mut ObjIdx) -> Option<Text<'h>> {
+    let slots = fields.of_class(heap, c);
+    let Value::Object(id) = heap.field_at(o, slots.value?)? else { return None };
+    let array = index_near(heap, id, [o.wrapping_add(1), *after])?;
+    *after = array.wrapping_add(1);
     let bytes = heap.primitive_array_bytes(array)?;
     let (encoding, unit) = match heap.object_kind(array) {
         ObjectKind::PrimitiveArray(PrimType::Char) => (2u8, 2usize),
-        ObjectKind::PrimitiveArray(PrimType::Byte) => match fields.coder(heap, o) {
+        ObjectKind::PrimitiveArray(PrimType::Byte) => match slots.coder(heap, o) {
             Some(Value::Byte(1)) => (UTF16_BYTES, 1),
             _ => (LATIN1, 1),
         },
@@ -120,9 +132,9 @@ fn text<'h>(heap: &'h Heap, fields: StringFields, o: ObjIdx) -> Option<Text<'h>>
     let (start, count) = if encoding == UTF16_BYTES {
         (0, units)
     } else {
-        match (fields.int(heap, o, "offset", fields.offset), fields.int(heap, o, "count", fields.count)) {
+        match (StringSlots::int(heap, o, slots.offset), StringSlots::int(heap, o, slots.count)) {
             (Some(off), Some(cnt)) if off + cnt <= units => (off, cnt),
-            (None, Some(cnt)) if fields.coder(heap, o).is_none() && cnt <= units => (0, cnt),
+            (None, Some(cnt)) if slots.coder(heap, o).is_none() && cnt <= units => (0, cnt),
             _ => (0, units),
         }
     };
@@ -131,6 +143,19 @@ fn text<'h>(heap: &'h Heap, fields: StringFields, o: ObjIdx) -> Option<Text<'h>>
         Cow::Owned(b) => Cow::Owned(b[start * unit..(start + count) * unit].to_vec()),
     };
     Some(Text { encoding, array, bytes })
+}
+
+/// The index of object `id`, tried first at the `likely` indices: objects are indexed in
+/// address order, and a String's array is most often allocated right after it (the corpus
+/// dumps: 85-100% of their Strings), else often right after the previous String's array
+/// (Strings and arrays in separate regions, allocated in the same order).
+fn index_near(heap: &Heap, id: u64, likely: [ObjIdx; 2]) -> Option<ObjIdx> {
+    for o in likely {
+        if o < heap.object_count() && heap.object_id(o) == id {
+            return Some(o);
+        }
+    }
+    heap.index_of(id)
 }
 
 /// The collector's key of a text: its encoding (`FITS_LATIN1` for a UTF-16 text that could
@@ -159,9 +184,10 @@ fn high_byte(heap: &Heap) -> usize {
 }
 
 impl StringCollector {
-    pub fn add(&mut self, heap: &Heap, o: ObjIdx) {
+    /// Adds String `o` of class `c`.
+    pub fn add(&mut self, heap: &Heap, o: ObjIdx, c: ClassIdx) {
         self.strings += 1;
-        if let Some(t) = text(heap, self.fields, o) {
+        if let Some(t) = text(heap, &self.fields, o, c, &mut self.after_array) {
             self.keys.push((text_key(&t, high_byte(heap)), o));
         }
     }
@@ -172,7 +198,8 @@ impl StringCollector {
 
     /// Sorts the keys (each core sorts its own half).
     pub fn seal(&mut self) {
-        self.keys.sort_unstable();
+        // As one u64 (key, then String): the order of the pairs, one compare each.
+        self.keys.sort_unstable_by_key(|&(key, o)| (key as u64) << 32 | o as u64);
     }
 
     /// Joins the sealed collector of the objects after this one's.
@@ -217,7 +244,7 @@ impl StringCollector {
         let Grouping { mut distinct, mut latin1_reps, candidates, run_encoding } = g;
         drop((self.keys, self.after));
         laps.lap("waste: strings: grouping");
-        let verified = verify(heap, self.fields, candidates, &run_encoding, budget);
+        let verified = verify(heap, &self.fields, candidates, &run_encoding, budget);
         laps.lap("waste: strings: verification");
         distinct += verified.texts;
         latin1_reps.extend(verified.latin1_reps);
@@ -238,7 +265,7 @@ impl StringCollector {
             })
             .collect();
         laps.lap("waste: strings: top values");
-        let latin1 = latin1_candidates(heap, self.fields, latin1_reps);
+        let latin1 = latin1_candidates(heap, &self.fields, latin1_reps);
         laps.lap("waste: strings: latin-1");
         let section = DuplicateStrings { strings: self.strings, distinct, duplicated_values, wasted_bytes, top };
         (StringFindings { section, redundant, latin1 }, passes)
@@ -292,48 +319,34 @@ struct StringsVerified {
 /// to an earlier copy, which in a dump larger than memory faults pages in at random. A run
 /// joins a pass when its first String comes while the pass keeps fewer than
 /// `budget` bytes; the runs left out are verified by the next pass.
-fn verify(heap: &Heap, fields: StringFields, mut candidates: Vec<(ObjIdx, u32)>, run_encoding: &[u8], budget: u64) -> StringsVerified {
+fn verify(heap: &Heap, fields: &StringFields, mut candidates: Vec<(ObjIdx, u32)>, run_encoding: &[u8], budget: u64) -> StringsVerified {
     candidates.sort_unstable();
-    // Per run: 0 waiting, 1 in this pass, 2 done.
-    let mut state = vec![0u8; run_encoding.len()];
+    let mut after = 0;
     // (text, array, String) of every candidate, and (kept String, its array) per text.
     let mut members: Vec<(u32, ObjIdx, ObjIdx)> = Vec::with_capacity(candidates.len());
     let mut texts: Vec<(ObjIdx, ObjIdx)> = Vec::new();
     let mut out = StringsVerified { texts: 0, latin1_reps: Vec::new(), redundant: Vec::new(), dups: Vec::new(), passes: 0 };
-    while state.iter().any(|&x| x == 0) {
-        out.passes += 1;
-        // The texts of each run in this pass: (encoding, bytes, text).
-        let mut kept: FxHashMap<u32, Vec<(u8, Vec<u8>, u32)>> = FxHashMap::default();
-        let mut kept_bytes = 0u64;
-        for &(o, r) in &candidates {
-            let run = r as usize;
-            if state[run] == 0 && (kept_bytes == 0 || kept_bytes < budget) {
-                state[run] = 1;
-            }
-            if state[run] != 1 {
-                continue;
-            }
-            let Some(t) = text(heap, fields, o) else { continue };
-            let seen = kept.entry(r).or_default();
-            let id = match seen.iter().find(|(e, bytes, _)| *e == t.encoding && bytes[..] == t.bytes[..]) {
-                Some(&(_, _, id)) => id,
-                None => {
-                    let id = texts.len() as u32;
-                    texts.push((o, t.array));
-                    if run_encoding[run] as u32 == FITS_LATIN1 {
-                        out.latin1_reps.push(o);
-                    }
-                    kept_bytes += t.bytes.len() as u64;
-                    seen.push((t.encoding, t.bytes.into_owned(), id));
-                    id
+    // Per run of the pass, its texts so far: (encoding, bytes, text).
+    out.passes = super::in_passes(&candidates, run_encoding.len(), budget, |kept: &mut FxHashMap<u32, Vec<(u8, Vec<u8>, u32)>>, o, r| {
+        let Some(t) = text(heap, fields, o, heap.class_of(o), &mut after) else { return 0 };
+        let seen = kept.entry(r).or_default();
+        let mut kept_bytes = 0;
+        let id = match seen.iter().find(|(e, bytes, _)| *e == t.encoding && bytes[..] == t.bytes[..]) {
+            Some(&(_, _, id)) => id,
+            None => {
+                let id = texts.len() as u32;
+                texts.push((o, t.array));
+                if run_encoding[r as usize] as u32 == FITS_LATIN1 {
+                    out.latin1_reps.push(o);
                 }
-            };
-            members.push((id, t.array, o));
-        }
-        for x in state.iter_mut().filter(|x| **x == 1) {
-            *x = 2;
-        }
-    }
+                kept_bytes = t.bytes.len() as u64;
+                seen.push((t.encoding, t.bytes.into_owned(), id));
+                id
+            }
+        };
+        members.push((id, t.array, o));
+        kept_bytes
+    });
     out.texts = texts.len() as u64;
     // Per text, its members by array: a copy pays its String, and its array unless the kept
     // copy or the copy before it uses the same one.
@@ -381,14 +394,15 @@ fn merged<'l>(a: &'l [(u32, ObjIdx)], b: &'l [(u32, ObjIdx)]) -> impl Iterator<I
 }
 
 /// Kept copies of UTF-16 texts whose chars are all below 256, with `S(byte[2n]) − S(byte[n])`.
-fn latin1_candidates(heap: &Heap, fields: StringFields, mut reps: Vec<ObjIdx>) -> Vec<(ObjIdx, u64)> {
+fn latin1_candidates(heap: &Heap, fields: &StringFields, mut reps: Vec<ObjIdx>) -> Vec<(ObjIdx, u64)> {
     let model = heap.size_model();
     let high = high_byte(heap);
     let mut out = Vec::new();
+    let mut after = 0;
     // In object order (the dump's), not the groups' key order, which reads the dump at random.
     reps.sort_unstable();
     for rep in reps {
-        let Some(t) = text(heap, fields, rep) else { continue };
+        let Some(t) = text(heap, fields, rep, heap.class_of(rep), &mut after) else { continue };
         if t.encoding != UTF16_BYTES || !fits_latin1(&t.bytes, high) {
             continue;
         }
@@ -411,7 +425,7 @@ mod tests {
         let mut c = StringCollector::with_capacity(heap, 0);
         for o in 0..heap.object_count() {
             if heap.object_kind(o) == ObjectKind::Instance && strings.contains(&heap.class_of(o)) {
-                c.add(heap, o);
+                c.add(heap, o, heap.class_of(o));
             }
         }
         c.seal();
