@@ -19,8 +19,16 @@ const BUFFERED_SORT: usize = 1 << 16;
 /// node, in memory: incremented at random), then the fill, that array serving as the lists'
 /// write cursors. Memory besides the result: that array.
 pub fn dominator_children(idom: &[u32], key: impl Fn(u32) -> u64, place: &Placement) -> SparseCsr {
+    dominator_children_with(idom, key, place, Vec::new())
+}
+
+/// `dominator_children` with the node-indexed array in `buffer`'s memory (a vector no longer
+/// needed, of any contents: pages already in memory cost no page fault each).
+pub fn dominator_children_with(idom: &[u32], key: impl Fn(u32) -> u64, place: &Placement, buffer: Vec<u32>) -> SparseCsr {
     let n = idom.len();
-    let mut cursor = vec![0u32; n];
+    let mut cursor = buffer;
+    cursor.clear();
+    cursor.resize(n, 0);
     let mut edges = 0u32;
     for (v, &d) in idom.iter().enumerate() {
         if d != NONE && d != v as u32 {
@@ -122,8 +130,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         for place in [Placement::Memory, Placement::Files(std::sync::Arc::from(dir.path()))] {
             let tree = dominator_children(&idom, key, &place);
+            // A used buffer (shorter, then longer than the node count) changes nothing.
+            let reused = dominator_children_with(&idom, key, &place, vec![7; n as usize / 2]);
+            let longer = dominator_children_with(&idom, key, &place, vec![9; n as usize * 2]);
             for v in 0..n {
                 assert_eq!(tree.successors(v), &want[v as usize][..], "node {v}");
+                assert_eq!(reused.successors(v), &want[v as usize][..], "node {v}");
+                assert_eq!(longer.successors(v), &want[v as usize][..], "node {v}");
             }
         }
         let empty = dominator_children(&[], key, &Placement::Memory);
