@@ -32,7 +32,7 @@
 use crate::control::{Cancelled, Control};
 use crate::object_graph::{is_thread_bound, node, obj, ObjectGraph};
 use crate::{
-    bfs_parents, bounded_path, dominator_children, dominators_in, min_retained_size, path_from_parents,
+    bfs_parents, bounded_path, dominator_children_with, dominators_in, min_retained_size, path_from_parents,
     retained_set, retained_sizes_in, Csr, RetainedSizes, SparseCsr, Graph, NONE,
 };
 use heapql_heap::{BigArray, Heap, HeapError, ObjIdx, Placement, ProgressFn, RootKind};
@@ -106,10 +106,10 @@ impl FullAnalysis {
         // Written once and only read from here on: retained sizes and idom go to the scratch
         // placement, so the analysis keeps almost no anonymous memory for the report after it.
         let retained = retained_sizes_in(&dom, |v| if v == 0 { 0 } else { heap.shallow_size(obj(v)) }, heap.scratch());
-        let idom = BigArray::from_vec(dom.idom, heap.scratch());
+        let (idom, spare) = to_scratch(dom.idom, heap.scratch());
         let order = dom.preorder;
         rctl.tick(1, 2).map_err(cancelled)?;
-        let mut tree = dominator_children(&idom, |v| retained.get(v), heap.scratch());
+        let mut tree = dominator_children_with(&idom, |v| retained.get(v), heap.scratch(), spare);
         tree.for_each_list_mut(|list| list.iter_mut().for_each(|v| *v = obj(*v)));
         rctl.tick(2, 2).map_err(cancelled)?;
         Ok(FullAnalysis {
@@ -371,6 +371,21 @@ impl FullAnalysis {
             + self.bfs.get().map_or(0, |b| b.heap_bytes())
             + self.inbound.get().map_or(0, |c| c.heap_bytes())
     }
+}
+
+/// `v` placed by `place`, and with `Placement::Files` also `v` itself, written out and no
+/// longer needed: its pages, already in memory, serve the next node-indexed array.
+fn to_scratch(v: Vec<u32>, place: &Placement) -> (BigArray<u32>, Vec<u32>) {
+    if let Placement::Files(dir) = place {
+        let written = heapql_scratch::SpillFile::create(dir).and_then(|mut f| {
+            f.append(&v)?;
+            f.map()
+        });
+        if let Ok(array) = written {
+            return (array, v);
+        }
+    }
+    (BigArray::from_vec(v, place), Vec::new())
 }
 
 /// How `from` refers to `to`: `<class>`, a field name, `[i]`, `<super>`, `<classloader>`, a
