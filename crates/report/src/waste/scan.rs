@@ -2,10 +2,10 @@
 //! Everything that needs only the object itself is decided here; what needs all objects
 //! (duplicate arrays and strings) leaves compact candidates for `mod.rs` to join.
 
-use std::hash::Hasher;
 
 use heapql_heap::{Heap, ObjIdx, ObjectKind, PrimType, Value};
-use rustc_hash::{FxHashMap, FxHasher};
+use rustc_hash::FxHashMap;
+use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 use super::holder::{holder_of, HolderKey};
 use super::model::Check;
@@ -146,10 +146,10 @@ pub fn scan_range(env: &Env, range: std::ops::Range<u32>, ctl: &Control, done: &
                     continue;
                 }
                 let Some(bytes) = heap.primitive_array_bytes(o) else { continue };
-                let mut h = FxHasher::default();
-                h.write_u32(env.class_of(o));
-                h.write(&bytes);
-                p.arrays.push(((h.finish() >> 32) as u32, o));
+                // xxh3: arrays are most of a heap's bytes, and it hashes them several times
+                // faster than a word-at-a-time hash.
+                let h = xxh3_64_with_seed(&bytes, env.class_of(o) as u64);
+                p.arrays.push(((h >> 32) as u32, o));
                 let elem = bytes.len() / len;
                 let zero_bytes = bytes.iter().rev().take_while(|&&b| b == 0).count();
                 if let Some(tail) = zero_bytes.checked_div(elem).map(|t| t as u64) {

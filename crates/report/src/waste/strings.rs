@@ -16,10 +16,10 @@
 //! kept copy wastes `S(byte[2n]) − S(byte[n])` (the redundant copies are wholly counted above).
 
 use std::borrow::Cow;
-use std::hash::Hasher;
 
 use heapql_heap::{ClassIdx, FieldSlot, Heap, ObjIdx, ObjectKind, PrimType, Value};
-use rustc_hash::{FxHashMap, FxHasher};
+use rustc_hash::FxHashMap;
+use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 use crate::{DuplicateString, DuplicateStrings};
 
@@ -161,11 +161,9 @@ fn index_near(heap: &Heap, id: u64, likely: [ObjIdx; 2]) -> Option<ObjIdx> {
 /// The collector's key of a text: its encoding (`FITS_LATIN1` for a UTF-16 text that could
 /// be Latin-1), then 30 bits of the hash of its bytes.
 fn text_key(t: &Text, high: usize) -> u32 {
-    let mut h = FxHasher::default();
-    h.write_u8(t.encoding);
-    h.write(&t.bytes);
+    let h = xxh3_64_with_seed(&t.bytes, t.encoding as u64);
     let encoding = if t.encoding == UTF16_BYTES && fits_latin1(&t.bytes, high) { FITS_LATIN1 } else { t.encoding as u32 };
-    encoding << 30 | (h.finish() >> 34) as u32
+    encoding << 30 | (h >> 34) as u32
 }
 
 /// UTF-16 bytes whose every unit has a zero high byte (`high`: 0 big-endian, 1 little).
