@@ -17,25 +17,34 @@ use std::path::Path;
 const STEP_BYTES: usize = 32 << 20;
 
 pub struct GrowArray<T: Plain> {
+    /// The values: `len` of them at `ptr`, room for `room` there without a slow step (the
+    /// push of the heap pass, per object, is one comparison and one store in both forms).
+    ptr: *mut T,
+    len: usize,
+    room: usize,
     repr: Grow<T>,
 }
 
+// SAFETY: `ptr` points into memory the array owns (its `Vec` or its mapping), and plain
+// values are safe to move and share between threads.
+unsafe impl<T: Plain> Send for GrowArray<T> {}
+unsafe impl<T: Plain> Sync for GrowArray<T> {}
+
 enum Grow<T> {
+    /// An allocation of `room` values whose own length stays 0 (the array's is `len`).
     Memory(Vec<T>),
-    Mapped(MappedGrow<T>),
+    Mapped(MappedGrow),
 }
 
-struct MappedGrow<T> {
+struct MappedGrow {
     file: File,
     /// Address space for `cap` values; the file holds `reserved` of them (disk space taken).
     map: MmapMut,
     cap: usize,
     reserved: usize,
-    len: usize,
     /// Tests: disk space beyond this many bytes is refused, as by a full disk.
     #[cfg(test)]
     disk_limit: usize,
-    _values: std::marker::PhantomData<T>,
 }
 
 impl<T: Plain> GrowArray<T> {
@@ -43,28 +52,35 @@ impl<T: Plain> GrowArray<T> {
     /// (or when no scratch file can be made), else a scratch file in the placement's directory.
     pub fn with_capacity(cap: usize, place: &Placement) -> GrowArray<T> {
         if let Placement::Files(dir) = place {
-            if let Some(m) = MappedGrow::create(dir, cap) {
-                return GrowArray {
-                    repr: Grow::Mapped(m),
-                };
+            if let Some(m) = MappedGrow::create::<T>(dir, cap) {
+                return GrowArray::over(Grow::Mapped(m), 0);
             }
         }
-        GrowArray {
-            repr: Grow::Memory(Vec::with_capacity(cap)),
-        }
+        GrowArray::over(Grow::Memory(Vec::with_capacity(cap)), 0)
+    }
+
+    fn over(repr: Grow<T>, len: usize) -> GrowArray<T> {
+        let mut a = GrowArray { ptr: std::ptr::null_mut(), len, room: 0, repr };
+        a.refresh();
+        a
+    }
+
+    /// `ptr` and `room` after the storage changed.
+    fn refresh(&mut self) {
+        (self.ptr, self.room) = match &mut self.repr {
+            Grow::Memory(v) => (v.as_mut_ptr(), v.capacity()),
+            Grow::Mapped(m) => (m.map.as_mut_ptr() as *mut T, m.reserved),
+        };
     }
 
     #[inline]
     pub fn len(&self) -> usize {
-        match &self.repr {
-            Grow::Memory(v) => v.len(),
-            Grow::Mapped(m) => m.len,
-        }
+        self.len
     }
 
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.len == 0
     }
 
     /// In a scratch file?
@@ -74,18 +90,36 @@ impl<T: Plain> GrowArray<T> {
 
     #[inline]
     pub fn push(&mut self, x: T) {
-        match &mut self.repr {
-            Grow::Memory(v) => v.push(x),
-            Grow::Mapped(m) => {
-                if m.len == m.reserved && !m.reserve(1) {
-                    self.to_memory().push(x);
-                    return;
-                }
-                // SAFETY: `len < reserved <= cap`: inside the mapping and the file.
-                unsafe { (m.map.as_mut_ptr() as *mut T).add(m.len).write(x) };
-                m.len += 1;
+        if self.len == self.room {
+            self.make_room(1);
+        }
+        // SAFETY: `len < room`: inside the allocation, or the mapping and the file.
+        unsafe { self.ptr.add(self.len).write(x) };
+        self.len += 1;
+    }
+
+    /// Room for `n` more values: more disk space for a file (which moves to memory when the
+    /// disk is full), a larger allocation in memory.
+    #[cold]
+    fn make_room(&mut self, n: usize) {
+        let len = self.len;
+        if let Grow::Mapped(m) = &mut self.repr {
+            let ok = m.reserve::<T>(len + n);
+            // The mapping may have moved even when the disk space was refused.
+            self.refresh();
+            if !ok {
+                self.to_memory();
             }
         }
+        if let Grow::Memory(v) = &mut self.repr {
+            if v.capacity() < len + n {
+                // SAFETY: the first `len` values are written; the length goes back to 0 below.
+                unsafe { v.set_len(len) };
+                v.reserve(n.max(len / 2));
+                unsafe { v.set_len(0) };
+            }
+        }
+        self.refresh();
     }
 
     /// Appends `xs`.
@@ -112,33 +146,15 @@ impl<T: Plain> GrowArray<T> {
     ///
     /// # Safety
     /// `fill` must write every value of the tail.
-    pub unsafe fn append_with(
-        &mut self,
-        n: usize,
-        fill: impl FnOnce(&mut [std::mem::MaybeUninit<T>]),
-    ) {
-        if let Grow::Mapped(m) = &mut self.repr {
-            if !m.reserve(n) {
-                self.to_memory();
-            }
+    pub unsafe fn append_with(&mut self, n: usize, fill: impl FnOnce(&mut [std::mem::MaybeUninit<T>])) {
+        if self.len + n > self.room {
+            self.make_room(n);
         }
-        match &mut self.repr {
-            Grow::Memory(v) => {
-                v.reserve(n);
-                let base = v.len();
-                fill(&mut v.spare_capacity_mut()[..n]);
-                // SAFETY: the caller's `fill` wrote the `n` values after `base`.
-                unsafe { v.set_len(base + n) };
-            }
-            Grow::Mapped(m) => {
-                let base = m.len;
-                m.len += n;
-                let tail = &mut m.values_mut()[base..];
-                // SAFETY: the same memory seen as possibly uninitialised values (it holds
-                // zeros from the file), which `fill` overwrites.
-                fill(unsafe { &mut *(tail as *mut [T] as *mut [std::mem::MaybeUninit<T>]) });
-            }
-        }
+        // SAFETY: `len + n <= room`: the tail is inside the storage, seen as possibly
+        // uninitialised values, which `fill` writes.
+        let tail = unsafe { std::slice::from_raw_parts_mut(self.ptr.add(self.len) as *mut std::mem::MaybeUninit<T>, n) };
+        fill(tail);
+        self.len += n;
     }
 
     /// The values as a fixed-length array, with `extra` zeros appended: a scratch file stays
@@ -146,34 +162,34 @@ impl<T: Plain> GrowArray<T> {
     /// `place` (see `BigArray::from_vec`).
     pub fn into_big_array(mut self, extra: usize, place: &Placement) -> BigArray<T> {
         self.extend_zeroed(extra);
-        match self.repr {
+        let len = self.len;
+        match std::mem::replace(&mut self.repr, Grow::Memory(Vec::new())) {
             Grow::Memory(mut v) => {
+                // SAFETY: the first `len` values are written.
+                unsafe { v.set_len(len) };
                 v.shrink_to_fit();
                 BigArray::from_vec(v, place)
             }
-            Grow::Mapped(m) => m.finish(),
+            Grow::Mapped(m) => m.finish(len),
         }
     }
 
     /// Moves the values into a `Vec` (the disk is full): the array goes on in memory.
-    fn to_memory(&mut self) -> &mut Vec<T> {
+    fn to_memory(&mut self) {
         if let Grow::Mapped(m) = &self.repr {
-            let mut v = Vec::with_capacity(m.cap.max(m.len));
-            v.extend_from_slice(m.values());
+            let mut v: Vec<T> = Vec::with_capacity(m.cap.max(self.len));
+            v.extend_from_slice(self);
+            // SAFETY: plain values; the array's length is kept in `len`.
+            unsafe { v.set_len(0) };
             self.repr = Grow::Memory(v);
-        }
-        match &mut self.repr {
-            Grow::Memory(v) => v,
-            Grow::Mapped(_) => unreachable!("just moved to memory"),
+            self.refresh();
         }
     }
 }
 
 impl<T: Plain> Default for GrowArray<T> {
     fn default() -> Self {
-        GrowArray {
-            repr: Grow::Memory(Vec::new()),
-        }
+        GrowArray::over(Grow::Memory(Vec::new()), 0)
     }
 }
 
@@ -181,25 +197,22 @@ impl<T: Plain> std::ops::Deref for GrowArray<T> {
     type Target = [T];
     #[inline]
     fn deref(&self) -> &[T] {
-        match &self.repr {
-            Grow::Memory(v) => v,
-            Grow::Mapped(m) => m.values(),
-        }
+        // SAFETY: the first `len` values are written (or zeros from the file) and lie inside
+        // the storage; `ptr` is non-null and aligned even when nothing was allocated.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
     }
 }
 
 impl<T: Plain> std::ops::DerefMut for GrowArray<T> {
     #[inline]
     fn deref_mut(&mut self) -> &mut [T] {
-        match &mut self.repr {
-            Grow::Memory(v) => v,
-            Grow::Mapped(m) => m.values_mut(),
-        }
+        // SAFETY: as in `deref`; `&mut self` makes the access exclusive.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
     }
 }
 
-impl<T: Plain> MappedGrow<T> {
-    fn create(dir: &Path, cap: usize) -> Option<MappedGrow<T>> {
+impl MappedGrow {
+    fn create<T>(dir: &Path, cap: usize) -> Option<MappedGrow> {
         let file = tempfile::tempfile_in(dir).ok()?;
         let cap = cap.max(STEP_BYTES / std::mem::size_of::<T>());
         let map = map_values::<T>(&file, cap)?;
@@ -208,28 +221,14 @@ impl<T: Plain> MappedGrow<T> {
             map,
             cap,
             reserved: 0,
-            len: 0,
             #[cfg(test)]
             disk_limit: usize::MAX,
-            _values: std::marker::PhantomData,
         };
-        m.reserve(1).then_some(m)
+        m.reserve::<T>(1).then_some(m)
     }
 
-    fn values(&self) -> &[T] {
-        // SAFETY: the first `len` values are inside the mapping and the file, written (or
-        // zeros) and of a `Plain` type.
-        unsafe { std::slice::from_raw_parts(self.map.as_ptr() as *const T, self.len) }
-    }
-
-    fn values_mut(&mut self) -> &mut [T] {
-        // SAFETY: as in `values`; `&mut self` makes the access exclusive.
-        unsafe { std::slice::from_raw_parts_mut(self.map.as_mut_ptr() as *mut T, self.len) }
-    }
-
-    /// Room for `n` more values, on disk and in the mapping; false when the disk is full.
-    fn reserve(&mut self, n: usize) -> bool {
-        let need = self.len + n;
+    /// Room for `need` values, on disk and in the mapping; false when the disk is full.
+    fn reserve<T>(&mut self, need: usize) -> bool {
         if need <= self.reserved {
             return true;
         }
@@ -248,11 +247,7 @@ impl<T: Plain> MappedGrow<T> {
         if want * size > self.disk_limit {
             return false;
         }
-        if !reserve_disk(
-            &self.file,
-            self.reserved * size,
-            (want - self.reserved) * size,
-        ) {
+        if !reserve_disk(&self.file, self.reserved * size, (want - self.reserved) * size) {
             return false;
         }
         self.reserved = want;
@@ -260,20 +255,14 @@ impl<T: Plain> MappedGrow<T> {
     }
 
     /// The file cut to `len` values, mapped as a `BigArray`.
-    fn finish(self) -> BigArray<T> {
-        let bytes = self.len * std::mem::size_of::<T>();
-        if self.len == 0 {
+    fn finish<T: Plain>(self, len: usize) -> BigArray<T> {
+        if len == 0 {
             return BigArray::default();
         }
         // Shrinking a file frees its tail; the mapping's pages past the new end are never
         // touched again (the array's length stops before them).
-        let _ = self.file.set_len(bytes as u64);
-        BigArray {
-            repr: Repr::Mapped {
-                map: self.map,
-                len: self.len,
-            },
-        }
+        let _ = self.file.set_len((len * std::mem::size_of::<T>()) as u64);
+        BigArray { repr: Repr::Mapped { map: self.map, len } }
     }
 }
 
