@@ -160,7 +160,7 @@ impl HeapHandle {
         cancel: Option<&CancelToken>,
     ) -> Result<AsyncTask<AnalyzeTask>> {
         Ok(AsyncTask::new(AnalyzeTask {
-            state: self.state()?.clone(),
+            state: self.state()?,
             options: GraphOptions {
                 reachable_only: options.and_then(|o| o.reachable_only).unwrap_or(false),
                 progress: progress_fn(on_progress),

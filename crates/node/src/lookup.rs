@@ -208,7 +208,7 @@ impl HeapHandle {
         what: &'static str,
         work: impl FnOnce(&SharedState) -> Result<T> + Send + 'static,
     ) -> Result<AsyncTask<Lookup<T>>> {
-        Ok(AsyncTask::new(Lookup { state: self.state()?.clone(), what, work: Some(Box::new(work)) }))
+        Ok(AsyncTask::new(Lookup { state: self.state()?, what, work: Some(Box::new(work)) }))
     }
 }
 

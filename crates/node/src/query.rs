@@ -153,7 +153,7 @@ impl HeapHandle {
     /// Runs a physical plan (docs/physical-plan.md) off the event loop; one batch with every row.
     #[napi(ts_return_type = "Promise<JsBatch>")]
     pub fn execute(&self, plan: String, cancel: Option<&CancelToken>) -> Result<AsyncTask<ExecuteTask>> {
-        Ok(AsyncTask::new(ExecuteTask { state: self.state()?.clone(), plan, cancel: cancel.map(|c| c.flag.clone()) }))
+        Ok(AsyncTask::new(ExecuteTask { state: self.state()?, plan, cancel: cancel.map(|c| c.flag.clone()) }))
     }
 
     /// Runs a plan and calls `onBatch` with batches of `batchRows` rows as they are produced;
@@ -171,7 +171,7 @@ impl HeapHandle {
         gate: Option<&StreamGate>,
     ) -> Result<AsyncTask<StreamTask>> {
         Ok(AsyncTask::new(StreamTask {
-            state: self.state()?.clone(),
+            state: self.state()?,
             plan,
             batch_rows: batch_rows as usize,
             on_batch: Arc::new(on_batch),

@@ -47,7 +47,7 @@ impl HeapHandle {
             Ok(json)
         };
         Ok(AsyncTask::new(AnalysisJsonTask::new(
-            self.state()?.clone(),
+            self.state()?,
             "computing the report",
             "the report needs the full analysis: call analyze() first",
             run,

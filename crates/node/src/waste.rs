@@ -40,7 +40,7 @@ impl HeapHandle {
             cancel: cancel.map(|c| c.flag.clone()),
         };
         Ok(AsyncTask::new(AnalysisJsonTask::new(
-            self.state()?.clone(),
+            self.state()?,
             "computing the waste checks",
             "the waste checks need the full analysis: call analyze() first",
             move |state, analysis| analyze(&state.heap, analysis, &options).map(|waste| waste.to_json()),
