@@ -159,30 +159,22 @@ export interface SectionOptions {
 /** The report's computed sections, as the native core returns them. */
 export type ReportSections = Pick<ReportModel, 'overview' | 'leakSuspects' | 'topConsumers' | 'threads' | 'waste'>;
 
-export interface BuildReportOptions {
+export interface BuildReportOptions extends SectionOptions {
   /** Query results folded into the report, in this order. */
   queries?: QueryResult[];
   /** Leave objects unreachable from GC roots out (analyzes again when the heap was analyzed otherwise). */
   reachableOnly?: boolean;
   /** Longest list of each section (histogram rows, class loaders, consumers…); default 25. */
   limit?: number;
-  /** Duplicate string values shown; default 20. */
-  topStrings?: number;
   /** Extra non-fatal findings (e.g. from the query layer) appended after the dump's. */
   warnings?: ReportWarning[];
-  onProgress?: (event: ProgressEvent) => void;
-  signal?: AbortSignal;
 }
 
-export interface BuildWasteOptions {
+export interface BuildWasteOptions extends SectionOptions {
   /** Leave objects unreachable from GC roots out (analyzes again when the heap was analyzed otherwise). */
   reachableOnly?: boolean;
   /** Holder rows shown per check; default 25. */
   limit?: number;
-  /** Duplicate string values shown; default 20. */
-  topStrings?: number;
-  onProgress?: (event: ProgressEvent) => void;
-  signal?: AbortSignal;
 }
 
 /**
