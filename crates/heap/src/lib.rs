@@ -41,9 +41,9 @@ use rustc_hash::FxHashMap;
 
 pub use layout::Model as SizeModel;
 
-/// Dense object index: 0..Heap::object_count().
 pub use heapql_scratch::{rss_anon_bytes, BigArray, Placement};
 
+/// Dense object index: 0..Heap::object_count().
 pub type ObjIdx = u32;
 /// Index into the class table: 0..Heap::class_count().
 pub type ClassIdx = u32;
