@@ -365,13 +365,6 @@ mod tests {
 
     /// What the index must hold: ids ascending, each id's first record in file order.
     fn want(parts: &[Vec<(u64, bool)>]) -> Vec<(u64, u64)> {
-        let mut all = Vec::new();
-        for p in parts {
-            for (k, &(id, class)) in p.iter().enumerate() {
-                let kind = if class { ids::K_CLASS } else { ids::K_INSTANCE };
-                all.push((id, ids::pack(kind, 100 + k as u64)));
-            }
-        }
         // File order: part by part, then position (the offsets restart per part here, so
         // order by part first).
         let mut tagged: Vec<(u64, usize, u64)> = Vec::new();
