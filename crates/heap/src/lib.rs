@@ -41,9 +41,9 @@ use rustc_hash::FxHashMap;
 
 pub use layout::Model as SizeModel;
 
-/// Dense object index: 0..Heap::object_count().
 pub use heapql_scratch::{rss_anon_bytes, BigArray, Placement};
 
+/// Dense object index: 0..Heap::object_count().
 pub type ObjIdx = u32;
 /// Index into the class table: 0..Heap::class_count().
 pub type ClassIdx = u32;
@@ -476,11 +476,7 @@ impl Heap {
     /// The JVM's real shallow size of the object, in bytes.
     pub fn shallow_size(&self, o: ObjIdx) -> u64 {
         match self.objs.kind(o) {
-            ids::K_INSTANCE => self.ext[self.class_of(o) as usize].instance_size as u64,
-            ids::K_OBJ_ARRAY => {
-                let c = self.class_of(o);
-                self.array_size(c, None, self.array_length(o).unwrap_or(0) as u64)
-            }
+            ids::K_INSTANCE | ids::K_OBJ_ARRAY => self.shallow_size_of_class(o, self.class_of(o)),
             ids::K_CLASS => match self.class_described_by(o) {
                 Some(c) => self.ext[c as usize].mirror_size as u64,
                 None => 0,

@@ -13,9 +13,13 @@ fn dumps() -> Vec<(String, std::path::PathBuf)> {
         .map(|r| r.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "hprof")).collect())
         .unwrap_or_default();
     v.sort();
-    if v.is_empty() {
-        eprintln!("skipped: no fixture dumps in {}", dir.display());
-    }
+    // The dumps are committed with the repository: none here is a broken checkout, not a
+    // reason to pass without checking anything.
+    assert!(
+        !v.is_empty(),
+        "no fixture dumps (*.hprof) in {}: they are part of the repository; restore them (git checkout -- fixtures/dumps) or make them again (fixtures/make-fixtures.sh)",
+        dir.display()
+    );
     v.into_iter().map(|p| (p.file_stem().unwrap().to_string_lossy().into_owned(), p)).collect()
 }
 

@@ -73,21 +73,22 @@ fn with_control<R>(options: &OpenOptions, f: impl FnOnce(Control<'_>) -> R) -> R
     f(Control { progress: Some(&cb), cancel: options.cancel.as_deref() })
 }
 
-/// This process's resident anonymous memory in MiB (for `HEAPQL_TIMING`), 0 where unknown.
-pub(crate) fn rss_anon_mib() -> u64 {
-    heapql_scratch::rss_anon_bytes() >> 20
+/// With `HEAPQL_TIMING` set, prints each step it is given to stderr with the time since it
+/// was made and this process's anonymous memory (`indent` sets a step's parts apart).
+pub(crate) fn stopwatch(indent: &'static str) -> impl Fn(&str) {
+    let on = std::env::var_os("HEAPQL_TIMING").is_some();
+    let t0 = std::time::Instant::now();
+    move |what| {
+        if on {
+            eprintln!("[heapql-heap] {indent}{what}: {:.3} s, anonymous {} MiB", t0.elapsed().as_secs_f64(), heapql_scratch::rss_anon_bytes() >> 20);
+        }
+    }
 }
 
 /// The whole build, step by step (each step in its own file).
 pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Control<'_>) -> Result<Heap, HeapError> {
     let me = |e| map_err(path, e);
-    let timing = std::env::var_os("HEAPQL_TIMING").is_some();
-    let t0 = std::time::Instant::now();
-    let lap = |what: &str| {
-        if timing {
-            eprintln!("[heapql-heap] {what}: {:.3} s, anonymous {} MiB", t0.elapsed().as_secs_f64(), rss_anon_mib());
-        }
-    };
+    let lap = stopwatch("");
     let header = heapql_hprof::read_header(&src).map_err(me)?;
     let id_size = header.id_size;
     let mut warnings: Vec<Warning> = src.warnings().iter().cloned().map(warn).collect();

@@ -132,12 +132,7 @@ fn assemble(parts: Vec<ObjList>, extra: usize, place: &Placement) -> Assembled {
         prev_last = p.last.or(prev_last);
         p.ascending && follows
     });
-    let t0 = std::time::Instant::now();
-    let step = |what: &str| {
-        if std::env::var_os("HEAPQL_TIMING").is_some() {
-            eprintln!("[heapql-heap]   {what}: {:.3} s, anonymous {} MiB", t0.elapsed().as_secs_f64(), rss_anon_mib());
-        }
-    };
+    let step = stopwatch("  ");
     if in_order {
         let mut parts = parts.into_iter().filter(|p| p.len() > 0 || !p.classes.is_empty());
         let mut all = parts.next().unwrap_or_else(|| ObjList::with_capacity(0, &Placement::Memory));
@@ -370,13 +365,6 @@ mod tests {
 
     /// What the index must hold: ids ascending, each id's first record in file order.
     fn want(parts: &[Vec<(u64, bool)>]) -> Vec<(u64, u64)> {
-        let mut all = Vec::new();
-        for p in parts {
-            for (k, &(id, class)) in p.iter().enumerate() {
-                let kind = if class { ids::K_CLASS } else { ids::K_INSTANCE };
-                all.push((id, ids::pack(kind, 100 + k as u64)));
-            }
-        }
         // File order: part by part, then position (the offsets restart per part here, so
         // order by part first).
         let mut tagged: Vec<(u64, usize, u64)> = Vec::new();

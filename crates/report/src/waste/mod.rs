@@ -232,8 +232,13 @@ fn in_passes<P: Default>(candidates: &[(ObjIdx, u32)], groups: usize, budget: u6
     // Per group: 0 waiting, 1 in this pass, 2 done.
     let mut state = vec![0u8; groups];
     let mut passes = 0;
-    while state.iter().any(|&x| x == 0) {
+    // Another pass while a candidate's group still waits (not while any group number does:
+    // a number with no candidates would never leave the waiting state, and the loop would
+    // never end).
+    let mut waiting = !candidates.is_empty();
+    while waiting {
         passes += 1;
+        waiting = false;
         let mut pass = P::default();
         let mut kept = 0u64;
         for &(o, g) in candidates {
@@ -241,8 +246,10 @@ fn in_passes<P: Default>(candidates: &[(ObjIdx, u32)], groups: usize, budget: u6
             if *group == 0 && (kept == 0 || kept < budget) {
                 *group = 1;
             }
-            if *group == 1 {
-                kept += visit(&mut pass, o, g);
+            match *group {
+                0 => waiting = true,
+                1 => kept += visit(&mut pass, o, g),
+                _ => {}
             }
         }
         for x in state.iter_mut().filter(|x| **x == 1) {
@@ -300,4 +307,39 @@ fn object_ref(heap: &Heap, o: ObjIdx) -> ObjectRef {
         _ => heap.class(heap.class_of(o)).name.clone(),
     };
     ObjectRef { object_id: o, address, class_name, label }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::in_passes;
+
+    /// Every candidate is visited once, each group whole within one pass, in object order;
+    /// group numbers with no candidates (1 and 4 here) do not keep the passes going.
+    #[test]
+    fn passes_visit_every_candidate_once_and_end() {
+        let candidates = [(1, 0), (2, 2), (3, 0), (4, 2), (5, 3)];
+        for (budget, want_passes) in [(1, 3), (u64::MAX, 1)] {
+            // (pass, object, group) of every visit; a pass's first visit finds its state empty.
+            let mut visits: Vec<(u32, u32, u32)> = Vec::new();
+            let mut pass_no = 0;
+            let passes = in_passes(&candidates, 5, budget, |pass: &mut Vec<u32>, o, g| {
+                if pass.is_empty() {
+                    pass_no += 1;
+                }
+                pass.push(g);
+                visits.push((pass_no, o, g));
+                1
+            });
+            assert_eq!(passes, want_passes, "budget {budget}");
+            let mut objects: Vec<(u32, u32)> = visits.iter().map(|&(_, o, g)| (o, g)).collect();
+            objects.sort_unstable();
+            assert_eq!(objects, candidates, "budget {budget}");
+            for g in [0, 2, 3] {
+                let mut in_pass: Vec<u32> = visits.iter().filter(|v| v.2 == g).map(|v| v.0).collect();
+                in_pass.dedup();
+                assert_eq!(in_pass.len(), 1, "budget {budget}: group {g} seen by passes {in_pass:?}");
+            }
+        }
+        assert_eq!(in_passes(&[], 3, 1, |_: &mut (), _, _| 0), 0, "no candidates, no pass");
+    }
 }
