@@ -305,17 +305,20 @@ impl<T: Plain> SpillFile<T> {
 /// not a SIGBUS on a later write through the mapping).
 fn reserved_file(dir: &Path, bytes: usize) -> Option<std::fs::File> {
     let file = tempfile::tempfile_in(dir).ok()?;
+    reserve_disk(&file, 0, bytes).then_some(file)
+}
+
+/// Takes `bytes` of disk space for `file` from byte `offset` (the file grows to cover them):
+/// false when the disk is full. Elsewhere than Linux the file only grows (sparse).
+pub(crate) fn reserve_disk(file: &std::fs::File, offset: usize, bytes: usize) -> bool {
     #[cfg(target_os = "linux")]
     {
         use std::os::unix::io::AsRawFd;
         // SAFETY: a valid descriptor of a file we own.
-        if unsafe { libc::posix_fallocate(file.as_raw_fd(), 0, bytes as libc::off_t) } != 0 {
-            return None;
-        }
+        unsafe { libc::posix_fallocate(file.as_raw_fd(), offset as libc::off_t, bytes as libc::off_t) == 0 }
     }
     #[cfg(not(target_os = "linux"))]
-    file.set_len(bytes as u64).ok()?;
-    Some(file)
+    file.set_len((offset + bytes) as u64).is_ok()
 }
 
 fn map_zeroed(dir: &Path, bytes: usize) -> Option<MmapMut> {
