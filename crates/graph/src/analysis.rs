@@ -376,16 +376,10 @@ impl FullAnalysis {
 /// `v` placed by `place`, and with `Placement::Files` also `v` itself, written out and no
 /// longer needed: its pages, already in memory, serve the next node-indexed array.
 fn to_scratch(v: Vec<u32>, place: &Placement) -> (BigArray<u32>, Vec<u32>) {
-    if let Placement::Files(dir) = place {
-        let written = heapql_scratch::SpillFile::create(dir).and_then(|mut f| {
-            f.append(&v)?;
-            f.map()
-        });
-        if let Ok(array) = written {
-            return (array, v);
-        }
+    match BigArray::copied_to_file(&v, place) {
+        Some(array) => (array, v),
+        None => (BigArray::from(v), Vec::new()),
     }
-    (BigArray::from_vec(v, place), Vec::new())
 }
 
 /// How `from` refers to `to`: `<class>`, a field name, `[i]`, `<super>`, `<classloader>`, a

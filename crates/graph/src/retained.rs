@@ -76,7 +76,8 @@ pub fn retained_sizes_in(dom: &Dominators, shallow: impl Fn(u32) -> u64 + Sync, 
         let first = parts.next();
         let handles: Vec<_> = parts.map(|(k, part)| scope.spawn(move || own(part, k * chunk))).collect();
         let mut bigs = vec![first.map_or(Vec::new(), |(_, part)| own(part, 0))];
-        bigs.extend(handles.into_iter().map(|h| h.join().expect("retained size thread panicked")));
+        // A panic (in `shallow`, reading the dump) is passed on with its own message.
+        bigs.extend(handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))));
         bigs
     });
     // Sizes only grow while summing, so a node once in the table stays there.

@@ -8,7 +8,7 @@
 //! moves to memory and goes on), never a SIGBUS on a write through the mapping; address space
 //! is reserved for the expected length once and mapped again, larger, only past it.
 
-use crate::{BigArray, Placement, Plain, Repr};
+use crate::{reserve_disk, BigArray, Placement, Plain, Repr};
 use memmap2::{MmapMut, MmapOptions};
 use std::fs::File;
 use std::path::Path;
@@ -272,24 +272,6 @@ fn map_values<T>(file: &File, cap: usize) -> Option<MmapMut> {
     let bytes = cap.checked_mul(std::mem::size_of::<T>())?;
     // SAFETY: the file is unlinked and ours alone; nobody else can change it under the map.
     unsafe { MmapOptions::new().len(bytes).map_mut(file) }.ok()
-}
-
-/// Takes `bytes` of disk space for `file` from byte `offset` (the file grows to cover them).
-fn reserve_disk(file: &File, offset: usize, bytes: usize) -> bool {
-    #[cfg(target_os = "linux")]
-    {
-        use std::os::unix::io::AsRawFd;
-        // SAFETY: a valid descriptor of a file we own.
-        unsafe {
-            libc::posix_fallocate(
-                file.as_raw_fd(),
-                offset as libc::off_t,
-                bytes as libc::off_t,
-            ) == 0
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    file.set_len((offset + bytes) as u64).is_ok()
 }
 
 #[cfg(test)]

@@ -95,14 +95,22 @@ impl<T: Plain> BigArray<T> {
     /// vector's memory is freed. Falls back to keeping the vector when the file cannot be
     /// made (no space left, read-only directory): slower to fail than to use more memory.
     pub fn from_vec(v: Vec<T>, place: &Placement) -> BigArray<T> {
-        let Placement::Files(dir) = place else { return BigArray { repr: Repr::Memory(v) } };
-        if v.is_empty() {
-            return BigArray { repr: Repr::Memory(v) };
-        }
-        match map_copy(dir, as_bytes(&v)) {
-            Some(map) => BigArray { repr: Repr::Mapped { map, len: v.len() } },
+        match BigArray::copied_to_file(&v, place) {
+            Some(array) => array,
             None => BigArray { repr: Repr::Memory(v) },
         }
+    }
+
+    /// `v`'s values in a scratch file of `Placement::Files`, mapped; `v` stays the caller's
+    /// (its pages, already in memory, can serve the next array). `None` for
+    /// `Placement::Memory`, an empty `v`, or when the file cannot be made.
+    pub fn copied_to_file(v: &[T], place: &Placement) -> Option<BigArray<T>> {
+        let Placement::Files(dir) = place else { return None };
+        if v.is_empty() {
+            return None;
+        }
+        let map = map_copy(dir, as_bytes(v))?;
+        Some(BigArray { repr: Repr::Mapped { map, len: v.len() } })
     }
 
     /// `len` values stored at byte `offset` of `file` (a cache entry), mapped copy-on-write:
@@ -305,17 +313,20 @@ impl<T: Plain> SpillFile<T> {
 /// not a SIGBUS on a later write through the mapping).
 fn reserved_file(dir: &Path, bytes: usize) -> Option<std::fs::File> {
     let file = tempfile::tempfile_in(dir).ok()?;
+    reserve_disk(&file, 0, bytes).then_some(file)
+}
+
+/// Takes `bytes` of disk space for `file` from byte `offset` (the file grows to cover them):
+/// false when the disk is full. Elsewhere than Linux the file only grows (sparse).
+pub(crate) fn reserve_disk(file: &std::fs::File, offset: usize, bytes: usize) -> bool {
     #[cfg(target_os = "linux")]
     {
         use std::os::unix::io::AsRawFd;
         // SAFETY: a valid descriptor of a file we own.
-        if unsafe { libc::posix_fallocate(file.as_raw_fd(), 0, bytes as libc::off_t) } != 0 {
-            return None;
-        }
+        unsafe { libc::posix_fallocate(file.as_raw_fd(), offset as libc::off_t, bytes as libc::off_t) == 0 }
     }
     #[cfg(not(target_os = "linux"))]
-    file.set_len(bytes as u64).ok()?;
-    Some(file)
+    file.set_len((offset + bytes) as u64).is_ok()
 }
 
 fn map_zeroed(dir: &Path, bytes: usize) -> Option<MmapMut> {
