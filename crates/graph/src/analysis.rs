@@ -103,14 +103,17 @@ impl FullAnalysis {
             .map_err(cancelled)?;
         let rctl = ctl.phase("retained");
         rctl.tick(0, 2).map_err(cancelled)?;
+        let mut laps = heapql_heap::Laps::new("heapql-graph");
         // Written once and only read from here on: retained sizes and idom go to the scratch
         // placement, so the analysis keeps almost no anonymous memory for the report after it.
         let retained = retained_sizes_in(&dom, |v| if v == 0 { 0 } else { heap.shallow_size(obj(v)) }, heap.scratch());
         let (idom, spare) = to_scratch(dom.idom, heap.scratch());
         let order = dom.preorder;
+        laps.lap("retained: sizes");
         rctl.tick(1, 2).map_err(cancelled)?;
         let mut tree = dominator_children_with(&idom, |v| retained.get(v), heap.scratch(), spare);
         tree.for_each_list_mut(|list| list.iter_mut().for_each(|v| *v = obj(*v)));
+        laps.lap("retained: dominator children");
         rctl.tick(2, 2).map_err(cancelled)?;
         Ok(FullAnalysis {
             graph,

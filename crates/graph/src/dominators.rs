@@ -59,6 +59,7 @@ pub fn dominators_in<G: Graph>(
     // ---- 1. iterative DFS: pre (node -> preorder, the one node-indexed array, read at
     // random), vertex (preorder -> node) and parent, both written in preorder, so they go to
     // `place` (only the current path's entries are read back during the walk).
+    let mut laps = heapql_heap::Laps::new("heapql-graph");
     let mut pre = vec![NONE; n];
     let mut vertex: BigArray<u32> = BigArray::zeroed(n, place);
     let mut parent: BigArray<u32> = BigArray::zeroed(n, place);
@@ -122,6 +123,7 @@ pub fn dominators_in<G: Graph>(
     vertex.truncate(r);
     parent.truncate(r);
     ctl.tick(r as u64, n as u64 * 3)?;
+    laps.lap("dominators: depth-first search");
 
     // ---- 2. semidominators in reverse preorder, one bucket of predecessor lists at a time
     // (grouped by target in memory; see `semis_of`); label holds the minimum semi on the
@@ -135,6 +137,7 @@ pub fn dominators_in<G: Graph>(
     let limit = (n / 256).max(1 << 16);
     semis_of(&mut preds, &mut st, limit, place, &|w| ctl.tick((r + (r - w)) as u64, n as u64 * 3))?;
     drop(preds);
+    laps.lap("dominators: semidominators");
     let semi = st.semi;
     // Label's and ancestor's memory is reused for idom and the result: a fresh array costs
     // a page fault per page, about a quarter of this phase's time.
@@ -153,6 +156,7 @@ pub fn dominators_in<G: Graph>(
         idom[w] = d;
     }
     drop(semi);
+    laps.lap("dominators: nearest common ancestors");
 
     // ---- 4. back to node numbers.
     out.clear();
@@ -161,6 +165,7 @@ pub fn dominators_in<G: Graph>(
         out[vertex[i] as usize] = vertex[idom[i] as usize];
     }
     out[root as usize] = root;
+    laps.lap("dominators: node numbers");
     ctl.tick(n as u64 * 3, n as u64 * 3)?;
     Ok(Dominators { idom: out, preorder: vertex })
 }

@@ -102,6 +102,7 @@ impl ObjectGraph {
         thread_edges.sort_unstable();
         thread_edges.dedup();
 
+        let mut laps = heapql_heap::Laps::new("heapql-graph");
         // Outbound lists, built over consecutive object ranges in parallel (one per core).
         let threads = std::thread::available_parallelism().map_or(1, |p| p.get()).clamp(1, 8);
         let threads = if n < 1 << 16 { 1 } else { threads as u32 };
@@ -118,7 +119,9 @@ impl ObjectGraph {
             handles.into_iter().map(|h| h.join().expect("graph builder thread panicked")).collect()
         });
         let parts: Vec<Csr> = parts.into_iter().collect::<Result<_, _>>()?;
+        laps.lap("graph: outbound lists");
         let out = Csr::concat(parts, heap.scratch());
+        laps.lap("graph: lists joined");
         ctl.tick(n as u64, n as u64)?;
 
         let mut pinned = FixedBitSet::with_capacity(nodes as usize);
@@ -133,8 +136,10 @@ impl ObjectGraph {
         let mut stack: Vec<u32> = Vec::new();
         mark_from(&g, 0, &mut marked, &mut stack);
         g.reachable = marked.clone();
+        laps.lap("graph: reachability");
         if !reachable_only {
             g.add_unreachable_roots(&mut marked, &mut stack);
+            laps.lap("graph: unreachable roots");
         }
         Ok(g)
     }

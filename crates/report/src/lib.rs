@@ -10,7 +10,7 @@
 //! retained size by class and each suspect's breakdown (both split over two threads); per
 //! single suspect a search from the roots that stops at its accumulation point, and one full
 //! BFS over the graph only for group suspects or a point far from the roots. With
-//! `HEAPQL_TIMING` set, each section's time goes to stderr (`timing.rs`).
+//! `HEAPQL_TIMING` set, each section's time goes to stderr (`heapql_heap::Laps`).
 
 mod consumers;
 mod ctx;
@@ -23,7 +23,6 @@ mod retained_by_class;
 mod scan;
 mod suspects;
 mod threads;
-mod timing;
 pub mod waste;
 
 pub use model::*;
@@ -62,7 +61,7 @@ impl Default for ReportOptions {
 pub fn build(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions) -> Result<ReportData, HeapError> {
     let ctl = Control { phase: "report", progress: options.progress.clone(), cancel: options.cancel.clone() };
     let cancelled = |_| HeapError::Cancelled;
-    let mut laps = timing::Laps::new();
+    let mut laps = heapql_heap::Laps::new("heapql-report");
     let mut ctx = ctx::Ctx::new(heap, analysis, options.limit.max(1));
     // Work units for progress: the object pass, the preorder's two passes, the rest.
     let n = heap.object_count() as u64;

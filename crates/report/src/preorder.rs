@@ -83,7 +83,7 @@ impl Preorder {
         let tick = |k: usize| if k % TICK as usize == 0 { ctl.tick(done_before + k as u64 / 2, total_work) } else { Ok(()) };
         // Per node, first the size of its subtree, then the next free position inside it (one
         // node-indexed array, 4 B/object, the only one read at random besides idom).
-        let mut laps = crate::timing::Laps::new();
+        let mut laps = heapql_heap::Laps::new("heapql-report");
         let mut at = vec![0u32; heap.object_count() as usize + 1];
         // Sizes in one reverse pass: every node's subtree is complete before its dominator's.
         for (k, &v) in order.iter().rev().enumerate() {

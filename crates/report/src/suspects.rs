@@ -142,7 +142,7 @@ fn single(ctx: &Ctx, paths: &Paths, o: ObjIdx, subtree: &[Range<usize>], pre: &P
     let object = ctx.object_ref(o);
     let kind = subject_kind(ctx, o);
     let class = heap.class_of(o);
-    let mut laps = crate::timing::Laps::new();
+    let mut laps = heapql_heap::Laps::new("heapql-report");
     let acc = accumulation_point(ctx, o);
     let path = paths.path_to(acc.unwrap_or(o));
     laps.lap("suspects: single: accumulation point and path");

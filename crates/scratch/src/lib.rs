@@ -10,8 +10,10 @@
 //! memory: paging those would thrash.
 
 mod grow;
+mod timing;
 
 pub use grow::GrowArray;
+pub use timing::Laps;
 use memmap2::MmapMut;
 use std::io::Write;
 use std::ops::{Deref, DerefMut};

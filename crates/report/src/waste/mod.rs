@@ -64,7 +64,7 @@ pub fn analyze(heap: &Heap, analysis: &FullAnalysis, options: &WasteOptions) -> 
 /// `analyze` with the class of every object already known (the report's object pass).
 pub(crate) fn analyze_with(heap: &Heap, analysis: &FullAnalysis, options: &WasteOptions, classes: &ClassCache) -> Result<Waste, HeapError> {
     let ctl = Control { phase: "waste", progress: options.progress.clone(), cancel: options.cancel.clone() };
-    let mut laps = crate::timing::Laps::new();
+    let mut laps = heapql_heap::Laps::new("heapql-report");
     let roles = roles::Roles::new(heap);
     let env = Env { heap, analysis, roles: &roles, classes, finalizer_states: finalizer_states(heap), box_cache_arrays: box_cache_arrays(heap), strings: string_count(heap) };
     let n = heap.object_count();

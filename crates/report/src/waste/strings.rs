@@ -216,7 +216,7 @@ impl StringCollector {
     /// `finish`, keeping at most about `budget` bytes of texts per verification pass; also
     /// the number of passes.
     fn finish_within(self, heap: &Heap, top: usize, budget: u64) -> (StringFindings, u32) {
-        let mut laps = crate::timing::Laps::new();
+        let mut laps = heapql_heap::Laps::new("heapql-report");
         // Equal keys come together: a key held by one String is one text; the Strings of a
         // key held by several (a run) are candidates, verified below.
         let mut g = Grouping::default();

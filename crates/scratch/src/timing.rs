@@ -1,20 +1,22 @@
-//! Section times of the report phase on stderr when `HEAPQL_TIMING` is set (as the index
+//! Section times of the analysis phases on stderr when `HEAPQL_TIMING` is set (as the index
 //! build does): where the time goes, without a profiler.
 
 use std::time::Instant;
 
-/// Prints `[heapql-report] <what>: <seconds since the last lap> s (<processor seconds of
+/// Prints `[<crate>] <what>: <seconds since the last lap> s (<processor seconds of
 /// every thread>), anonymous <MiB>` per lap: on a shared machine the processor time tells
 /// work saved from waiting for a core.
 pub struct Laps {
+    crate_name: &'static str,
     on: bool,
     last: Instant,
     cpu: f64,
 }
 
 impl Laps {
-    pub fn new() -> Laps {
-        Laps { on: std::env::var_os("HEAPQL_TIMING").is_some(), last: Instant::now(), cpu: cpu_seconds() }
+    /// Laps printed as `[crate_name] …`.
+    pub fn new(crate_name: &'static str) -> Laps {
+        Laps { crate_name, on: std::env::var_os("HEAPQL_TIMING").is_some(), last: Instant::now(), cpu: cpu_seconds() }
     }
 
     /// Ends the section `what` (timed from the previous lap).
@@ -22,7 +24,7 @@ impl Laps {
         if self.on {
             let (now, cpu) = (Instant::now(), cpu_seconds());
             let wall = (now - self.last).as_secs_f64();
-            eprintln!("[heapql-report] {what}: {wall:.3} s ({:.2} s cpu), anonymous {} MiB", cpu - self.cpu, heapql_heap::rss_anon_bytes() >> 20);
+            eprintln!("[{}] {what}: {wall:.3} s ({:.2} s cpu), anonymous {} MiB", self.crate_name, cpu - self.cpu, crate::rss_anon_bytes() >> 20);
             (self.last, self.cpu) = (now, cpu);
         }
     }
