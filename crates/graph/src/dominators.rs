@@ -60,7 +60,7 @@ pub fn dominators_in<G: Graph>(
     // random), vertex (preorder -> node) and parent, both written in preorder, so they go to
     // `place` (only the current path's entries are read back during the walk).
     let mut laps = heapql_heap::Laps::new("heapql-graph");
-    let mut pre = vec![NONE; n];
+    let mut pre = crate::huge::filled(n, NONE);
     let mut vertex: BigArray<u32> = BigArray::zeroed(n, place);
     let mut parent: BigArray<u32> = BigArray::zeroed(n, place);
     // Scan position in the successor list of each vertex on the current path (deepest last).
@@ -131,7 +131,7 @@ pub fn dominators_in<G: Graph>(
     let mut ancestor = pre;
     ancestor.truncate(r);
     ancestor.fill(NONE);
-    let mut st = Semi { ancestor, label: vec![0u32; r], semi: BigArray::zeroed(r, place), parent: &parent, s: 0 };
+    let mut st = Semi { ancestor, label: crate::huge::filled(r, 0), semi: BigArray::zeroed(r, place), parent: &parent, s: 0 };
     // Pairs of a bucket loaded at once (12 bytes each while grouped); bigger buckets (a
     // class object is the target of an edge from each of its instances) are split further.
     let limit = (n / 256).max(1 << 16);

@@ -12,6 +12,7 @@ pub mod control;
 pub mod csr;
 pub mod dominators;
 pub mod domtree;
+mod huge;
 pub mod lookup;
 pub mod object_graph;
 pub mod paths;
