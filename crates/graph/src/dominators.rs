@@ -8,6 +8,27 @@ use crate::{Graph, NONE};
 use fixedbitset::FixedBitSet;
 use heapql_heap::{BigArray, Placement};
 
+/// Successors of a vertex whose preorder entries the DFS asks for when it enters the vertex.
+const LOOKAHEAD: usize = 16;
+
+/// Semidominators kept before they are written out, in order.
+const WINDOW: usize = 1 << 16;
+
+/// How many vertices ahead the semidominator step asks for the forest entries it will read.
+const AHEAD: usize = 4;
+
+/// Asks for the cache line holding `*p` (a hint: no effect on what is computed).
+#[inline(always)]
+fn prefetch<T>(p: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults and reads nothing into the program.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(p as *const T as *const i8, std::arch::x86_64::_MM_HINT_T0)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// Marker for the bottom of a reversed ancestor path during compression.
 const BOTTOM: u32 = u32::MAX - 1;
 
@@ -79,6 +100,13 @@ pub fn dominators_in<G: Graph>(
         let succ = g.successors(u);
         let top = cursors.last_mut().expect("the path holds the current vertex");
         let mut c = *top as usize;
+        if c == 0 {
+            // First visit: the successors' preorder entries are read one by one below, each
+            // a cache miss on a big graph; ask for them all at once.
+            for &v in &succ[..succ.len().min(LOOKAHEAD)] {
+                prefetch(&pre[v as usize]);
+            }
+        }
         let mut next = None;
         while c < succ.len() {
             let v = succ[c];
@@ -127,16 +155,27 @@ pub fn dominators_in<G: Graph>(
 
     // ---- 2. semidominators in reverse preorder, one bucket of predecessor lists at a time
     // (grouped by target in memory; see `semis_of`); label holds the minimum semi on the
-    // path. The semidominators are written in reverse preorder and read in preorder: placed.
+    // path. The semidominators are found in reverse preorder, written out in order a window
+    // at a time and read in preorder: placed.
     let mut ancestor = pre;
     ancestor.truncate(r);
     ancestor.fill(NONE);
-    let mut st = Semi { ancestor, label: crate::huge::filled(r, 0), semi: BigArray::zeroed(r, place), parent: &parent, s: 0 };
+    let mut st = Semi {
+        ancestor,
+        label: crate::huge::filled(r, 0),
+        semi: BigArray::zeroed(r, place),
+        parent: &parent,
+        s: 0,
+        window: vec![0; WINDOW],
+        window_lo: r,
+        window_hi: r,
+    };
     // Pairs of a bucket loaded at once (12 bytes each while grouped); bigger buckets (a
     // class object is the target of an edge from each of its instances) are split further.
     let limit = (n / 256).max(1 << 16);
     semis_of(&mut preds, &mut st, limit, place, &|w| ctl.tick((r + (r - w)) as u64, n as u64 * 3))?;
     drop(preds);
+    st.flush();
     laps.lap("dominators: semidominators");
     let semi = st.semi;
     // Label's and ancestor's memory is reused for idom and the result: a fresh array costs
@@ -177,12 +216,32 @@ struct Semi<'a> {
     semi: BigArray<u32>,
     parent: &'a BigArray<u32>,
     s: u32,
+    /// Semidominators of the vertices `window_lo..window_hi`, not yet written out (the
+    /// vertices are done one by one in reverse preorder: see `semis_of`).
+    window: Vec<u32>,
+    window_lo: usize,
+    window_hi: usize,
 }
 
 impl Semi<'_> {
+    /// Asks for the forest entries of the linked vertex `v` (see `pred`).
+    #[inline]
+    fn prefetch(&self, v: u32) {
+        prefetch(&self.ancestor[v as usize]);
+        prefetch(&self.label[v as usize]);
+    }
+
     #[inline]
     fn start(&mut self, w: usize) {
         self.s = self.parent[w];
+    }
+
+    /// Writes the window of semidominators out (in order: the vertices are done in reverse
+    /// preorder, and a file mapping written backwards would fault page by page).
+    fn flush(&mut self) {
+        let (lo, hi) = (self.window_lo, self.window_hi);
+        self.semi[lo..hi].copy_from_slice(&self.window[..hi - lo]);
+        self.window_lo = hi;
     }
 
     /// Takes the predecessor `v` of the vertex `w` being done into account.
@@ -197,7 +256,13 @@ impl Semi<'_> {
     /// `w` is done: its semidominator is set and it joins the forest.
     #[inline]
     fn finish(&mut self, w: usize) {
-        self.semi[w] = self.s;
+        if w < self.window_lo {
+            self.flush();
+            // Vertex 0, the root, is never done: its entry stays 0.
+            self.window_lo = (w + 1).saturating_sub(self.window.len()).max(1);
+            self.window_hi = w + 1;
+        }
+        self.window[w - self.window_lo] = self.s;
         self.label[w] = self.s;
         self.ancestor[w] = self.parent[w];
     }
@@ -227,6 +292,17 @@ fn semis_of(
         if preds.len(b) <= limit {
             group_by_key(&preds.take(b), lo, hi - lo, &mut starts, &mut lists);
             for w in (lo.max(1)..hi).rev() {
+                if w >= lo + AHEAD {
+                    // The vertex done AHEAD steps later: ask for its linked predecessors'
+                    // forest entries (the walk is bound by these random reads).
+                    let x = w - AHEAD;
+                    let list = &lists[starts[x - lo] as usize..starts[x - lo + 1] as usize];
+                    for &v in &list[..list.len().min(8)] {
+                        if v as usize > x {
+                            st.prefetch(v);
+                        }
+                    }
+                }
                 st.start(w);
                 for &v in &lists[starts[w - lo] as usize..starts[w - lo + 1] as usize] {
                     st.pred(w, v);
