@@ -1,7 +1,7 @@
 //! The dominator tree as child lists (for top-level dominators, `dominators(x)` and the
 //! leak-suspect accumulation-point walk).
 
-use crate::{SparseCsr, NONE};
+use crate::SparseCsr;
 use heapql_heap::{BigArray, Placement};
 use std::cmp::Reverse;
 
@@ -18,29 +18,56 @@ const BUFFERED_SORT: usize = 1 << 16;
 /// Two passes over `idom` in node order: the list lengths into a node-indexed array (4 B per
 /// node, in memory: incremented at random), then the fill, that array serving as the lists'
 /// write cursors. Memory besides the result: that array.
-pub fn dominator_children(idom: &[u32], key: impl Fn(u32) -> u64, place: &Placement) -> SparseCsr {
+pub fn dominator_children(idom: &[u32], key: impl Fn(u32) -> u64 + Sync, place: &Placement) -> SparseCsr {
     dominator_children_with(idom, key, place, Vec::new())
 }
 
 /// `dominator_children` with the node-indexed array in `buffer`'s memory (a vector no longer
 /// needed, of any contents: pages already in memory cost no page fault each).
-pub fn dominator_children_with(idom: &[u32], key: impl Fn(u32) -> u64, place: &Placement, buffer: Vec<u32>) -> SparseCsr {
+///
+/// The cores share the work by ranges of dominators: each counts, fills and sorts the lists
+/// of its own range (reading all of `idom` in order, writing only its part of the arrays).
+pub fn dominator_children_with(
+    idom: &[u32],
+    key: impl Fn(u32) -> u64 + Sync,
+    place: &Placement,
+    buffer: Vec<u32>,
+) -> SparseCsr {
     let n = idom.len();
     let mut cursor = buffer;
     cursor.clear();
     cursor.resize(n, 0);
-    let mut edges = 0u32;
-    for (v, &d) in idom.iter().enumerate() {
-        if d != NONE && d != v as u32 {
-            cursor[d as usize] += 1;
-            edges += 1;
+    // Dominator ranges, whole bitmap words each.
+    let threads = std::thread::available_parallelism().map_or(1, |p| p.get()).clamp(1, 4);
+    let threads = if n < 1 << 16 { 1 } else { threads };
+    let step = n.div_ceil(threads).next_multiple_of(64).max(64);
+    let bounds: Vec<usize> = (0..=threads).map(|k| (k * step).min(n)).collect();
+    // `part.get_mut(d - lo)`: `d` in the range (`NONE`, no dominator, is never: it passes
+    // every node number).
+    let counts = in_parts(&bounds, &mut cursor, |lo, part| {
+        let mut edges = 0u32;
+        for (v, &d) in idom.iter().enumerate() {
+            if let Some(c) = part.get_mut((d as usize).wrapping_sub(lo)) {
+                if d != v as u32 {
+                    *c += 1;
+                    edges += 1;
+                }
+            }
         }
-    }
+        edges
+    });
+    let edges: u32 = counts.iter().sum();
     // The bitmap of non-empty lists with its ranks; the lengths become start positions.
     let mut words = vec![0u64; n.div_ceil(64)];
     let mut rank = vec![0u32; words.len()];
     let (mut lists, mut sum) = (0u32, 0u32);
+    // Per range: its first list and its first target.
+    let (mut first_list, mut first_target) = (Vec::new(), Vec::new());
     for (w, chunk) in cursor.chunks_mut(64).enumerate() {
+        if bounds.contains(&(w * 64)) {
+            first_list.push(lists as usize);
+            first_target.push(sum as usize);
+        }
         rank[w] = lists;
         let mut word = 0u64;
         for (bit, c) in chunk.iter_mut().enumerate() {
@@ -54,13 +81,35 @@ pub fn dominator_children_with(idom: &[u32], key: impl Fn(u32) -> u64, place: &P
         }
         words[w] = word;
     }
+    while first_list.len() < bounds.len() {
+        first_list.push(lists as usize);
+        first_target.push(sum as usize);
+    }
     let mut targets: BigArray<u32> = BigArray::zeroed(edges as usize, place);
-    for (v, &d) in idom.iter().enumerate() {
-        if d != NONE && d != v as u32 {
-            let at = &mut cursor[d as usize];
-            targets[*at as usize] = v as u32;
-            *at += 1;
-        }
+    {
+        let (mut cursors, mut outs) = (split(&mut cursor, &bounds), split(&mut targets, &first_target));
+        std::thread::scope(|scope| {
+            let mut jobs = Vec::new();
+            for (k, (c, t)) in cursors.iter_mut().zip(outs.iter_mut()).enumerate() {
+                let (lo, base) = (bounds[k], first_target[k] as u32);
+                let fill = move || {
+                    for (v, &d) in idom.iter().enumerate() {
+                        if let Some(at) = c.get_mut((d as usize).wrapping_sub(lo)) {
+                            if d != v as u32 {
+                                t[(*at - base) as usize] = v as u32;
+                                *at += 1;
+                            }
+                        }
+                    }
+                };
+                jobs.push(fill);
+            }
+            let mut jobs = jobs.into_iter();
+            let first = jobs.next();
+            let handles: Vec<_> = jobs.map(|job| scope.spawn(job)).collect();
+            first.into_iter().for_each(|mut job| job());
+            handles.into_iter().for_each(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        });
     }
     // Each cursor now holds the end of its list: the starts of the non-empty lists follow.
     let mut starts: Vec<u32> = Vec::with_capacity(lists as usize + 1);
@@ -73,29 +122,80 @@ pub fn dominator_children_with(idom: &[u32], key: impl Fn(u32) -> u64, place: &P
         }
     }
     drop(cursor);
-    let mut buf: Vec<(Reverse<u64>, u32)> = Vec::new();
-    for k in 0..lists as usize {
-        let list = &mut targets[starts[k] as usize..starts[k + 1] as usize];
-        if list.len() < 2 {
-            continue;
+    // Each range sorts its own lists.
+    let mut outs = split(&mut targets, &first_target);
+    std::thread::scope(|scope| {
+        let (starts, key) = (&starts, &key);
+        let sort = |k: usize, part: &mut [u32]| {
+            let base = first_target[k];
+            let mut buf: Vec<(Reverse<u64>, u32)> = Vec::new();
+            for l in first_list[k]..first_list[k + 1] {
+                let list = &mut part[starts[l] as usize - base..starts[l + 1] as usize - base];
+                sort_list(list, key, &mut buf);
+            }
+        };
+        let mut parts = outs.iter_mut().enumerate();
+        let first = parts.next();
+        let handles: Vec<_> = parts.map(|(k, part)| scope.spawn(move || sort(k, part))).collect();
+        if let Some((k, part)) = first {
+            sort(k, part);
         }
-        if list.len() > BUFFERED_SORT {
-            list.sort_unstable_by(|&a, &b| key(b).cmp(&key(a)).then(a.cmp(&b)));
-            continue;
-        }
-        buf.clear();
-        buf.extend(list.iter().map(|&v| (Reverse(key(v)), v)));
-        buf.sort_unstable();
-        for (t, &(_, v)) in list.iter_mut().zip(&buf) {
-            *t = v;
-        }
-    }
+        handles.into_iter().for_each(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+    });
+    drop(outs);
     SparseCsr { words, rank, starts: BigArray::from_vec(starts, place), targets }
+}
+
+/// Sorts one list by `key` descending, then node ascending.
+fn sort_list(list: &mut [u32], key: &impl Fn(u32) -> u64, buf: &mut Vec<(Reverse<u64>, u32)>) {
+    if list.len() < 2 {
+        return;
+    }
+    if list.len() > BUFFERED_SORT {
+        list.sort_unstable_by(|&a, &b| key(b).cmp(&key(a)).then(a.cmp(&b)));
+        return;
+    }
+    buf.clear();
+    buf.extend(list.iter().map(|&v| (Reverse(key(v)), v)));
+    buf.sort_unstable();
+    for (t, &(_, v)) in list.iter_mut().zip(buf.iter()) {
+        *t = v;
+    }
+}
+
+/// `data` cut at the offsets `bounds` (ascending, the first 0 or more, the last at most the
+/// length) into consecutive disjoint parts.
+fn split<'a>(mut data: &'a mut [u32], bounds: &[usize]) -> Vec<&'a mut [u32]> {
+    let mut parts = Vec::with_capacity(bounds.len());
+    let mut at = bounds[0];
+    data = &mut data[at..];
+    for &b in &bounds[1..] {
+        let (part, rest) = std::mem::take(&mut data).split_at_mut(b - at);
+        parts.push(part);
+        data = rest;
+        at = b;
+    }
+    parts
+}
+
+/// Runs `f(first index, part)` on the parts of `data` cut at `bounds`, one thread each (the
+/// first on the calling thread), and returns the answers in order.
+fn in_parts<R: Send>(bounds: &[usize], data: &mut [u32], f: impl Fn(usize, &mut [u32]) -> R + Sync) -> Vec<R> {
+    let f = &f;
+    std::thread::scope(|scope| {
+        let mut parts = split(data, bounds).into_iter().zip(bounds.iter().copied());
+        let first = parts.next();
+        let handles: Vec<_> = parts.map(|(part, lo)| scope.spawn(move || f(lo, part))).collect();
+        let mut out: Vec<R> = first.into_iter().map(|(part, lo)| f(lo, part)).collect();
+        out.extend(handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))));
+        out
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::NONE;
 
     /// The lists as the definition says: children in node order, sorted by key descending
     /// then node ascending.
