@@ -1,8 +1,9 @@
-//! Vectors for the arrays read and written at random (node -> preorder, ancestor and label,
-//! the retained sums, the dominator children's cursors): backed by 2 MiB pages where the
-//! kernel allows it (`madvise(MADV_HUGEPAGE)`), so that a random access over hundreds of MiB
-//! costs a cache miss instead of a cache miss plus a page walk (a TLB entry covers 2 MiB, not
-//! 4 KiB). The contents and the memory used are the same: the arrays are filled in full.
+//! Vectors for the arrays read and written at random (node -> preorder, whose memory then
+//! serves as ancestor, idom and the dominator children's cursors; label; the retained sums):
+//! backed by 2 MiB pages where the kernel allows it (`madvise(MADV_HUGEPAGE)`), so that a
+//! random access over hundreds of MiB costs a cache miss instead of a cache miss plus a page
+//! walk (a TLB entry covers 2 MiB, not 4 KiB). The contents and the memory used are the
+//! same: the arrays are filled in full.
 
 /// A vector of `n` copies of `value`, on huge pages where possible.
 pub(crate) fn filled(n: usize, value: u32) -> Vec<u32> {
@@ -27,4 +28,17 @@ fn advise(at: usize, len: usize) {
     }
     #[cfg(not(target_os = "linux"))]
     let _ = (at, len);
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn filled_holds_the_value_everywhere() {
+        // Small (no whole huge page inside) and large (several): the same contents.
+        for n in [0, 1, 1000, 3 << 20] {
+            let v = super::filled(n, 7);
+            assert_eq!(v.len(), n);
+            assert!(v.iter().all(|&x| x == 7));
+        }
+    }
 }
