@@ -157,16 +157,14 @@ pub fn dominators_in<G: Graph>(
     // (grouped by target in memory; see `semis_of`); label holds the minimum semi on the
     // path. The semidominators are found in reverse preorder, written out in order a window
     // at a time and read in preorder: placed.
-    // Every vertex's ancestor starts as its parent: a vertex is linked into the forest when
-    // it is done, and the vertices are done in reverse preorder, so while `w` is being done
-    // the linked vertices are exactly those above `w` (no flag to read; see `eval`).
     let mut ancestor = pre;
     ancestor.truncate(r);
-    ancestor.copy_from_slice(&parent);
+    ancestor.fill(NONE);
     let mut st = Semi {
         ancestor,
         label: crate::huge::filled(r, 0),
         semi: BigArray::zeroed(r, place),
+        parent: &parent,
         s: 0,
         window: vec![0; WINDOW],
         window_lo: r,
@@ -212,10 +210,11 @@ pub fn dominators_in<G: Graph>(
 }
 
 /// The semidominator step's state: `s` is the running minimum of the vertex being done.
-struct Semi {
+struct Semi<'a> {
     ancestor: Vec<u32>,
     label: Vec<u32>,
     semi: BigArray<u32>,
+    parent: &'a BigArray<u32>,
     s: u32,
     /// Semidominators of the vertices `window_lo..window_hi`, not yet written out (the
     /// vertices are done one by one in reverse preorder: see `semis_of`).
@@ -224,7 +223,7 @@ struct Semi {
     window_hi: usize,
 }
 
-impl Semi {
+impl Semi<'_> {
     /// Asks for the forest entries of the linked vertex `v` (see `pred`).
     #[inline]
     fn prefetch(&self, v: u32) {
@@ -234,8 +233,7 @@ impl Semi {
 
     #[inline]
     fn start(&mut self, w: usize) {
-        // Not linked yet: still its parent.
-        self.s = self.ancestor[w];
+        self.s = self.parent[w];
     }
 
     /// Writes the window of semidominators out (in order: the vertices are done in reverse
@@ -249,14 +247,13 @@ impl Semi {
     /// Takes the predecessor `v` of the vertex `w` being done into account.
     #[inline]
     fn pred(&mut self, w: usize, v: u32) {
-        let cand = if (v as usize) < w { v } else { eval(&mut self.ancestor, &mut self.label, v, w) };
+        let cand = if (v as usize) < w { v } else { eval(&mut self.ancestor, &mut self.label, v) };
         if cand < self.s {
             self.s = cand;
         }
     }
 
-    /// `w` is done: its semidominator is set, and with the next vertex it counts as linked
-    /// into the forest (under its parent, where its ancestor already points).
+    /// `w` is done: its semidominator is set and it joins the forest.
     #[inline]
     fn finish(&mut self, w: usize) {
         if w < self.window_lo {
@@ -267,6 +264,7 @@ impl Semi {
         }
         self.window[w - self.window_lo] = self.s;
         self.label[w] = self.s;
+        self.ancestor[w] = self.parent[w];
     }
 }
 
@@ -372,18 +370,17 @@ fn group_by_key(pairs: &[u32], lo: usize, len: usize, starts: &mut Vec<u32>, lis
 }
 
 /// Minimum label on the forest path from `v` (linked) up to, but excluding, its tree's root,
-/// compressing the path, while vertex `w` is being done: the linked vertices are those above
-/// `w`. Stack-free: ancestor pointers are reversed on the way up.
+/// compressing the path. Stack-free: ancestor pointers are reversed on the way up.
 #[inline]
-fn eval(ancestor: &mut [u32], label: &mut [u32], v: u32, w: usize) -> u32 {
+fn eval(ancestor: &mut [u32], label: &mut [u32], v: u32) -> u32 {
     let a = ancestor[v as usize];
-    if a as usize <= w {
+    if ancestor[a as usize] == NONE {
         return label[v as usize];
     }
     // Up: reverse pointers until x's ancestor is the root.
     let mut x = v;
     let mut below = BOTTOM;
-    while ancestor[x as usize] as usize > w {
+    while ancestor[ancestor[x as usize] as usize] != NONE {
         let up = ancestor[x as usize];
         ancestor[x as usize] = below;
         below = x;
