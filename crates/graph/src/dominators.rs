@@ -162,7 +162,9 @@ pub fn dominators_in<G: Graph>(
     ancestor.fill(NONE);
     let mut st = Semi {
         ancestor,
-        label: crate::huge::filled(r, 0),
+        // Not on huge pages: measured slower here (the huge-page faults cost more
+        // than the page walks they save).
+        label: vec![0u32; r],
         semi: BigArray::zeroed(r, place),
         parent: &parent,
         s: 0,
