@@ -47,7 +47,7 @@ pub fn retained_sizes(dom: &Dominators, shallow: impl Fn(u32) -> u64 + Sync) -> 
 /// `retained_sizes` with the result placed by `place` once summed (the sums themselves are
 /// random writes, in memory).
 pub fn retained_sizes_in(dom: &Dominators, shallow: impl Fn(u32) -> u64 + Sync, place: &Placement) -> RetainedSizes {
-    let mut small = crate::huge::filled(dom.idom.len(), 0);
+    let mut small = vec![0u32; dom.idom.len()];
     // Own sizes first, in node order: `shallow` reads the dump (an object's class or length),
     // and node order is the dump's order, so a dump larger than memory is read front to back
     // here instead of at random in the preorder below. Consecutive node ranges go to the
