@@ -13,6 +13,7 @@ pub mod csr;
 pub mod dominators;
 pub mod domtree;
 pub mod lookup;
+mod marking;
 pub mod object_graph;
 pub mod paths;
 mod persist;

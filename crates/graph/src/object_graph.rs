@@ -16,6 +16,7 @@
 //! own forest under their pseudo-roots.
 
 use crate::control::{Cancelled, Control};
+use crate::marking::mark_reachable;
 use crate::{Csr, FixedBitSet, Graph, SequentialCsrBuilder};
 use heapql_heap::{Heap, ObjIdx, RootKind};
 
@@ -144,7 +145,11 @@ impl ObjectGraph {
         let mut marked = FixedBitSet::with_capacity(nodes as usize);
         marked.insert(0);
         let mut stack: Vec<u32> = Vec::new();
-        mark_from(&g, 0, &mut marked, &mut stack);
+        if threads > 1 {
+            mark_reachable(&g, 0, &mut marked, threads as usize);
+        } else {
+            mark_from(&g, 0, &mut marked, &mut stack);
+        }
         g.reachable = marked.clone();
         laps.lap("graph: reachability");
         if !reachable_only {
