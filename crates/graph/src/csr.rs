@@ -369,14 +369,27 @@ struct Ends<'a> {
 
 impl Ends<'_> {
     fn targets(&mut self, chunk: &[u32]) {
-        self.to.targets.extend_from_slice(chunk);
-        self.to.spill_when_full();
+        let to = &mut *self.to;
+        if let Some(spill) = to.spill.as_mut().filter(|_| to.targets.is_empty()) {
+            if spill.targets.append(chunk).is_ok() {
+                return;
+            }
+            // No room left for the files: go on in memory, as `BigArray` does.
+            to.unspill();
+        }
+        to.targets.extend_from_slice(chunk);
+        to.spill_when_full();
     }
 
     fn ends<T: Copy + Into<u64>>(&mut self, chunk: &[T]) {
         let skip = usize::from(std::mem::take(&mut self.leading_start));
-        for &end in &chunk[skip.min(chunk.len())..] {
-            self.to.push_end(self.base + end.into());
+        let chunk = &chunk[skip.min(chunk.len())..];
+        // Ends do not decrease: when the last fits `u32`, all do.
+        let base = self.base;
+        match (&mut self.to.offsets, chunk.last()) {
+            (BuildOffsets::U32(o), Some(&last)) if base + last.into() <= u32::MAX as u64 => o.extend(chunk.iter().map(|&e| (base + e.into()) as u32)),
+            (BuildOffsets::U64(o), _) => o.extend(chunk.iter().map(|&e| self.base + e.into())),
+            _ => chunk.iter().for_each(|&e| self.to.push_end(self.base + e.into())),
         }
         self.to.spill_when_full();
     }
@@ -470,6 +483,10 @@ impl SequentialCsrBuilder {
         let base = (self.spilled() + self.targets.len()) as u64;
         if next.spill.is_some() && next.write_out(true).is_err() {
             next.unspill();
+        }
+        // With the buffer written out, `next`'s targets go to the file as they are read.
+        if self.spill.is_some() && self.write_out(false).is_err() {
+            self.unspill();
         }
         let mut ends = Ends { to: self, base, leading_start: true };
         match next.spill {
