@@ -388,8 +388,8 @@ impl Ends<'_> {
         let base = self.base;
         match (&mut self.to.offsets, chunk.last()) {
             (BuildOffsets::U32(o), Some(&last)) if base + last.into() <= u32::MAX as u64 => o.extend(chunk.iter().map(|&e| (base + e.into()) as u32)),
-            (BuildOffsets::U64(o), _) => o.extend(chunk.iter().map(|&e| self.base + e.into())),
-            _ => chunk.iter().for_each(|&e| self.to.push_end(self.base + e.into())),
+            (BuildOffsets::U64(o), _) => o.extend(chunk.iter().map(|&e| base + e.into())),
+            _ => chunk.iter().for_each(|&e| self.to.push_end(base + e.into())),
         }
         self.to.spill_when_full();
     }
@@ -475,9 +475,9 @@ impl SequentialCsrBuilder {
 
     /// Appends the lists of `next`, a builder of the nodes that follow this one's (whose own
     /// list is finished), with the same target ids: the parts of a parallel build become one
-    /// CSR by one copy of the parts after the first, read from their files into this one's
-    /// through the buffer (no fresh mapping to fault in, no scratch file of the whole size
-    /// beside the parts).
+    /// CSR by one copy of the parts after the first, read from their files and written to
+    /// this one's a chunk at a time (no fresh mapping to fault in, no scratch file of the
+    /// whole size beside the parts).
     pub fn append(&mut self, mut next: SequentialCsrBuilder) {
         assert!(self.pending().is_empty(), "appended after an unfinished list");
         let base = (self.spilled() + self.targets.len()) as u64;
