@@ -34,7 +34,7 @@ use crate::control::{Cancelled, Control};
 use crate::object_graph::{is_thread_bound, node, obj, ObjectGraph};
 use crate::{
     bfs_parents, bounded_path, dominator_children_with, dominators_in, min_retained_size, path_from_parents,
-    retained_set, retained_sizes_in, Csr, RetainedSizes, SparseCsr, Graph, NONE,
+    own_sizes, retained_set, sum_retained, Csr, RetainedSizes, SparseCsr, Graph, NONE,
 };
 use heapql_heap::{BigArray, Heap, HeapError, ObjIdx, Placement, ProgressFn, RootKind};
 use std::sync::atomic::AtomicBool;
@@ -103,14 +103,25 @@ impl FullAnalysis {
     pub fn build(heap: &Heap, options: GraphOptions) -> Result<FullAnalysis, HeapError> {
         let ctl = Control { phase: "graph", progress: options.progress.clone(), cancel: options.cancel.clone() };
         let graph = ObjectGraph::build(heap, options.reachable_only, &ctl).map_err(cancelled)?;
-        let dom = dominators_in(&graph, 0, |u, v| graph.follows(u, v), &ctl.phase("dominators"), heap.scratch())
-            .map_err(cancelled)?;
+        // The dominator phase keeps one core busy; the other reads every object's own size
+        // meanwhile, written in order to the scratch placement, for the retained sums. A
+        // node is in the dominator tree when it hangs off a GC root or, unless
+        // `reachable_only`, at all (every unreachable object hangs off a pseudo-root).
+        let in_tree = |v: u32| !options.reachable_only || graph.is_reachable(v);
+        let shallow = |v: u32| if v == 0 { 0 } else { heap.shallow_size(obj(v)) };
+        let (dom, own) = std::thread::scope(|s| {
+            let own = s.spawn(|| own_sizes(graph.node_count() as usize, in_tree, shallow, 1, heap.scratch()));
+            let dom = dominators_in(&graph, 0, |u, v| graph.follows(u, v), &ctl.phase("dominators"), heap.scratch());
+            // A panic (in `shallow`, reading the dump) is passed on with its own message.
+            (dom, own.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+        });
+        let dom = dom.map_err(cancelled)?;
         let rctl = ctl.phase("retained");
         rctl.tick(0, 2).map_err(cancelled)?;
         let mut laps = heapql_heap::Laps::new("heapql-graph");
         // Written once and only read from here on: retained sizes and idom go to the scratch
         // placement, so the analysis keeps almost no anonymous memory for the report after it.
-        let retained = retained_sizes_in(&dom, |v| if v == 0 { 0 } else { heap.shallow_size(obj(v)) }, heap.scratch());
+        let retained = sum_retained(own, &dom, heap.scratch());
         let (idom, spare) = to_scratch(dom.idom, heap.scratch());
         let (order, order_idom) = (dom.preorder, dom.preorder_idom);
         laps.lap("retained: sizes");
