@@ -8,7 +8,8 @@
 //! its finished lists every 4 MiB), the dominator phase's arrays in preorder (vertex, parent,
 //! semidominators; the predecessor pairs, appended to and read back from buckets by preorder
 //! number), idom and retained sizes once computed, the dominator children, the DFS preorder (kept: the report lays the dominator tree out from it in
-//! two linear passes, `tree_order`; 4 B/object), the BFS parents of paths to GC roots and
+//! two linear passes, `tree_order`, with each entry's dominator as a place in it,
+//! `tree_order_idoms`; 4 + 4 B/object), the BFS parents of paths to GC roots and
 //! the referrer index. Only arrays read and written at random during a phase stay in
 //! anonymous memory, two `u32` arrays of N at a time:
 //! * dominators: pre during the DFS (4 B/object, plus 64 KiB per predecessor bucket),
@@ -18,8 +19,8 @@
 //! * kept afterwards: two bitmaps N/4 and the dominator tree's rank words → ≈ 0.4 B/object.
 //!
 //! Measured on bench-4g.hprof (49 M objects): peak anonymous memory of the analysis phases
-//! 8.7 B/object (the heap index's 0.2 included), 34.5 B/object in scratch files kept (the
-//! DFS preorder's 4 included), plus ≈ 16 B/object of temporaries in the dominator phase
+//! 8.7 B/object (the heap index's 0.2 included), 34.6 B/object in scratch files kept (the
+//! DFS preorder's 4 + 4 included), plus ≈ 16 B/object of temporaries in the dominator phase
 //! (parent and semidominators 4 each, predecessor pairs 8 per non-tree edge, about one per
 //! object; freed at its end). Results are identical with
 //! every array in memory (`Placement::Memory`; crates/report/tests/scratch_files.rs).
@@ -33,7 +34,7 @@ use crate::control::{Cancelled, Control};
 use crate::object_graph::{is_thread_bound, node, obj, ObjectGraph};
 use crate::{
     bfs_parents, bounded_path, dominator_children_with, dominators_in, min_retained_size, path_from_parents,
-    retained_set, retained_sizes_in, Csr, RetainedSizes, SparseCsr, Graph, NONE,
+    own_sizes, retained_set, sum_retained, Csr, RetainedSizes, SparseCsr, Graph, NONE,
 };
 use heapql_heap::{BigArray, Heap, HeapError, ObjIdx, Placement, ProgressFn, RootKind};
 use std::sync::atomic::AtomicBool;
@@ -80,6 +81,9 @@ pub struct FullAnalysis {
     /// every node after its immediate dominator. Read in order only (scratch placement), it
     /// lets the report lay the tree out in preorder without following child lists.
     pub(crate) order: BigArray<u32>,
+    /// For each entry of `order`, the position in `order` of its immediate dominator (0 for
+    /// the virtual root and its children): read in order along with `order`.
+    pub(crate) order_idom: BigArray<u32>,
     pub(crate) reachable_only: bool,
     /// BFS parents from the virtual root, for paths to GC roots; built on first use.
     pub(crate) bfs: OnceLock<BigArray<u32>>,
@@ -99,16 +103,27 @@ impl FullAnalysis {
     pub fn build(heap: &Heap, options: GraphOptions) -> Result<FullAnalysis, HeapError> {
         let ctl = Control { phase: "graph", progress: options.progress.clone(), cancel: options.cancel.clone() };
         let graph = ObjectGraph::build(heap, options.reachable_only, &ctl).map_err(cancelled)?;
-        let dom = dominators_in(&graph, 0, |u, v| graph.follows(u, v), &ctl.phase("dominators"), heap.scratch())
-            .map_err(cancelled)?;
+        // The dominator phase keeps one core busy; the other reads every object's own size
+        // meanwhile, written in order to the scratch placement, for the retained sums. A
+        // node is in the dominator tree when it hangs off a GC root or, unless
+        // `reachable_only`, at all (every unreachable object hangs off a pseudo-root).
+        let in_tree = |v: u32| !options.reachable_only || graph.is_reachable(v);
+        let shallow = |v: u32| if v == 0 { 0 } else { heap.shallow_size(obj(v)) };
+        let (dom, own) = std::thread::scope(|s| {
+            let own = s.spawn(|| own_sizes(graph.node_count() as usize, in_tree, shallow, 1, heap.scratch()));
+            let dom = dominators_in(&graph, 0, |u, v| graph.follows(u, v), &ctl.phase("dominators"), heap.scratch());
+            // A panic (in `shallow`, reading the dump) is passed on with its own message.
+            (dom, own.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+        });
+        let dom = dom.map_err(cancelled)?;
         let rctl = ctl.phase("retained");
         rctl.tick(0, 2).map_err(cancelled)?;
         let mut laps = heapql_heap::Laps::new("heapql-graph");
         // Written once and only read from here on: retained sizes and idom go to the scratch
         // placement, so the analysis keeps almost no anonymous memory for the report after it.
-        let retained = retained_sizes_in(&dom, |v| if v == 0 { 0 } else { heap.shallow_size(obj(v)) }, heap.scratch());
+        let retained = sum_retained(own, &dom, heap.scratch());
         let (idom, spare) = to_scratch(dom.idom, heap.scratch());
-        let order = dom.preorder;
+        let (order, order_idom) = (dom.preorder, dom.preorder_idom);
         laps.lap("retained: sizes");
         rctl.tick(1, 2).map_err(cancelled)?;
         let mut tree = dominator_children_with(&idom, |v| retained.get(v), heap.scratch(), spare);
@@ -121,6 +136,7 @@ impl FullAnalysis {
             retained,
             tree,
             order,
+            order_idom,
             reachable_only: options.reachable_only,
             bfs: OnceLock::new(),
             inbound: OnceLock::new(),
@@ -186,11 +202,13 @@ impl FullAnalysis {
         &self.order
     }
 
-    /// Immediate dominator node of node `v` (`NONE` outside the tree; 0 for the virtual
-    /// root and its children), for walks over `tree_order`.
-    pub fn idom_node(&self, v: u32) -> u32 {
-        self.idom[v as usize]
+    /// For each entry of `tree_order`, the position in it of its immediate dominator (0 for
+    /// the virtual root and its children), to walk the tree in that order reading both
+    /// arrays front to back.
+    pub fn tree_order_idoms(&self) -> &[u32] {
+        &self.order_idom
     }
+
 
     /// Children of the virtual root, biggest retained size first.
     pub fn top_level_dominators(&self) -> &[ObjIdx] {
@@ -360,6 +378,7 @@ impl FullAnalysis {
             + self.retained.small.file_bytes()
             + self.tree.file_bytes()
             + self.order.file_bytes()
+            + self.order_idom.file_bytes()
             + self.bfs.get().map_or(0, |b| b.file_bytes())
             + self.inbound.get().map_or(0, |c| c.file_bytes())
     }
@@ -371,6 +390,7 @@ impl FullAnalysis {
             + self.retained.heap_bytes()
             + self.tree.heap_bytes()
             + self.order.heap_bytes()
+            + self.order_idom.heap_bytes()
             + self.bfs.get().map_or(0, |b| b.heap_bytes())
             + self.inbound.get().map_or(0, |c| c.heap_bytes())
     }

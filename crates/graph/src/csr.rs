@@ -132,36 +132,6 @@ impl Csr {
         &self.targets[self.offsets.get(v)..self.offsets.get(v + 1)]
     }
 
-    /// Joins graphs over consecutive node ranges (part k's node 0 follows part k-1's last node)
-    /// into one placed by `place`; targets are kept as they are. Each part is freed once
-    /// copied, so the parts and the result overlap by one part at most (plus the result's
-    /// own arrays, which with `Placement::Files` are page cache, not process memory).
-    pub fn concat(parts: Vec<Csr>, place: &Placement) -> Csr {
-        let total: u64 = parts.iter().map(|p| p.edge_count()).sum();
-        let nodes: usize = 1 + parts.iter().map(|p| p.offsets.len() - 1).sum::<usize>();
-        let mut targets: BigArray<u32> = BigArray::zeroed(total as usize, place);
-        let mut offsets = if total <= u32::MAX as u64 {
-            Offsets::U32(BigArray::zeroed(nodes, place))
-        } else {
-            Offsets::U64(BigArray::zeroed(nodes, place))
-        };
-        let (mut node, mut base) = (1usize, 0u64);
-        for part in parts {
-            for v in 1..part.offsets.len() {
-                let end = base + part.offsets.get(v) as u64;
-                match &mut offsets {
-                    Offsets::U32(o) => o[node] = end as u32,
-                    Offsets::U64(o) => o[node] = end,
-                }
-                node += 1;
-            }
-            let n = part.targets.len();
-            targets[base as usize..base as usize + n].copy_from_slice(&part.targets);
-            base += n as u64;
-        }
-        Csr { offsets, targets }
-    }
-
     /// Lets the caller reorder each adjacency list in place (e.g. sort children by size).
     pub fn for_each_list_mut<F: FnMut(u32, &mut [u32])>(&mut self, mut f: F) {
         for v in 0..self.node_count() {
@@ -323,10 +293,32 @@ pub struct SequentialCsrBuilder {
     spill: Option<Spill>,
 }
 
-/// A spilling builder's files: finished targets, and the offsets before the buffered ones.
+/// A spilling builder's files: finished targets, and the offsets before the buffered ones
+/// (as wide as the buffered ones).
 struct Spill {
     targets: SpillFile<u32>,
-    offsets: SpillFile<u64>,
+    offsets: SpillOffsets,
+}
+
+enum SpillOffsets {
+    U32(SpillFile<u32>),
+    U64(SpillFile<u64>),
+}
+
+impl SpillOffsets {
+    fn len(&self) -> usize {
+        match self {
+            SpillOffsets::U32(f) => f.len(),
+            SpillOffsets::U64(f) => f.len(),
+        }
+    }
+
+    fn map(&self) -> std::io::Result<Offsets> {
+        Ok(match self {
+            SpillOffsets::U32(f) => Offsets::U32(f.map()?),
+            SpillOffsets::U64(f) => Offsets::U64(f.map()?),
+        })
+    }
 }
 
 /// Edges buffered before a spilling builder writes them out (4 MiB).
@@ -335,6 +327,20 @@ const SPILL_EDGES: usize = 1 << 20;
 /// The values of one of a spilling builder's files.
 fn read_back<T: heapql_scratch::Plain>(file: SpillFile<T>) -> Vec<T> {
     file.into_vec().unwrap_or_else(|e| panic!("cannot read back the object graph's scratch file ({e})"))
+}
+
+/// Appends the first `count` buffered values to `file` and drops them from the buffer.
+fn spill_front<T: heapql_scratch::Plain>(file: &mut SpillFile<T>, buffered: &mut Vec<T>, count: usize) -> std::io::Result<()> {
+    file.append(&buffered[..count])?;
+    buffered.drain(..count);
+    Ok(())
+}
+
+/// Puts the values of `file` back in front of `buffered`.
+fn read_back_before<T: heapql_scratch::Plain>(file: SpillFile<T>, buffered: &mut Vec<T>) {
+    let mut all = read_back(file);
+    all.extend_from_slice(buffered);
+    *buffered = all;
 }
 
 impl BuildOffsets {
@@ -353,6 +359,42 @@ impl BuildOffsets {
     }
 }
 
+/// Where an appended builder's lists go: its targets as they are, its list ends (after the
+/// leading start, 0) moved by the edges before them.
+struct Ends<'a> {
+    to: &'a mut SequentialCsrBuilder,
+    base: u64,
+    leading_start: bool,
+}
+
+impl Ends<'_> {
+    fn targets(&mut self, chunk: &[u32]) {
+        let to = &mut *self.to;
+        if let Some(spill) = to.spill.as_mut().filter(|_| to.targets.is_empty()) {
+            if spill.targets.append(chunk).is_ok() {
+                return;
+            }
+            // No room left for the files: go on in memory, as `BigArray` does.
+            to.unspill();
+        }
+        to.targets.extend_from_slice(chunk);
+        to.spill_when_full();
+    }
+
+    fn ends<T: Copy + Into<u64>>(&mut self, chunk: &[T]) {
+        let skip = usize::from(std::mem::take(&mut self.leading_start));
+        let chunk = &chunk[skip.min(chunk.len())..];
+        // Ends do not decrease: when the last fits `u32`, all do.
+        let base = self.base;
+        match (&mut self.to.offsets, chunk.last()) {
+            (BuildOffsets::U32(o), Some(&last)) if base + last.into() <= u32::MAX as u64 => o.extend(chunk.iter().map(|&e| (base + e.into()) as u32)),
+            (BuildOffsets::U64(o), _) => o.extend(chunk.iter().map(|&e| base + e.into())),
+            _ => chunk.iter().for_each(|&e| self.to.push_end(base + e.into())),
+        }
+        self.to.spill_when_full();
+    }
+}
+
 /// The builder's growing offsets (`Offsets` once finished).
 enum BuildOffsets {
     U32(Vec<u32>),
@@ -361,9 +403,9 @@ enum BuildOffsets {
 
 impl SequentialCsrBuilder {
     pub fn new(node_capacity: u32, edge_capacity: u64) -> Self {
-        let mut o = Vec::with_capacity(node_capacity as usize + 1);
-        o.push(0u32);
         let offsets = if edge_capacity <= u32::MAX as u64 {
+            let mut o = Vec::with_capacity(node_capacity as usize + 1);
+            o.push(0u32);
             BuildOffsets::U32(o)
         } else {
             let mut o = Vec::with_capacity(node_capacity as usize + 1);
@@ -374,14 +416,18 @@ impl SequentialCsrBuilder {
     }
 
     /// A builder whose finished lists go to scratch files in `place` (`new` for
-    /// `Placement::Memory`, or when the files cannot be made). Offsets are `u64` in the files.
+    /// `Placement::Memory`, or when the files cannot be made). Offsets are `u32` when
+    /// `edge_capacity` fits (should more edges come after all, the builder goes on in
+    /// memory with `u64` ones), else `u64`.
     pub fn new_in(node_capacity: u32, edge_capacity: u64, place: &Placement) -> Self {
         let Placement::Files(dir) = place else { return Self::new(node_capacity, edge_capacity) };
-        let (Ok(targets), Ok(offsets)) = (SpillFile::create(dir), SpillFile::create(dir)) else {
+        let narrow = edge_capacity <= u32::MAX as u64;
+        let offsets = if narrow { SpillFile::create(dir).map(SpillOffsets::U32) } else { SpillFile::create(dir).map(SpillOffsets::U64) };
+        let (Ok(targets), Ok(offsets)) = (SpillFile::create(dir), offsets) else {
             return Self::new(node_capacity, edge_capacity);
         };
         SequentialCsrBuilder {
-            offsets: BuildOffsets::U64(vec![0]),
+            offsets: if narrow { BuildOffsets::U32(vec![0]) } else { BuildOffsets::U64(vec![0]) },
             targets: Vec::with_capacity(SPILL_EDGES + 4096),
             spill: Some(Spill { targets, offsets }),
         }
@@ -423,47 +469,101 @@ impl SequentialCsrBuilder {
 
     /// Closes the current node's list; the next edges belong to the next node.
     pub fn finish_node(&mut self) {
-        let end = (self.spilled() + self.targets.len()) as u64;
-        match &mut self.offsets {
-            BuildOffsets::U32(o) => {
-                if end <= u32::MAX as u64 {
-                    o.push(end as u32);
-                } else {
-                    let mut wide: Vec<u64> = Vec::with_capacity(o.capacity());
-                    wide.extend(o.iter().map(|&x| x as u64));
-                    wide.push(end);
-                    self.offsets = BuildOffsets::U64(wide);
-                }
-            }
-            BuildOffsets::U64(o) => o.push(end),
+        self.push_end((self.spilled() + self.targets.len()) as u64);
+        self.spill_when_full();
+    }
+
+    /// Appends the lists of `next`, a builder of the nodes that follow this one's (whose own
+    /// list is finished), with the same target ids: the parts of a parallel build become one
+    /// CSR by one copy of the parts after the first, read from their files and written to
+    /// this one's a chunk at a time (no fresh mapping to fault in, no scratch file of the
+    /// whole size beside the parts).
+    pub fn append(&mut self, mut next: SequentialCsrBuilder) {
+        assert!(self.pending().is_empty(), "appended after an unfinished list");
+        let base = (self.spilled() + self.targets.len()) as u64;
+        if next.spill.is_some() && next.write_out(true).is_err() {
+            next.unspill();
         }
-        if self.targets.len() >= SPILL_EDGES {
-            if let (Some(spill), BuildOffsets::U64(o)) = (&mut self.spill, &mut self.offsets) {
-                // What a file took leaves memory at once, so that a failure half way reads
-                // back each file's values followed by those still buffered.
-                let finished = o.len() - 1;
-                let written = spill.targets.append(&self.targets).map(|_| self.targets.clear()).and_then(|_| {
-                    spill.offsets.append(&o[..finished])?;
-                    o.drain(..finished);
-                    Ok(())
+        // With the buffer written out, `next`'s targets go to the file as they are read.
+        if self.spill.is_some() && self.write_out(false).is_err() {
+            self.unspill();
+        }
+        let mut ends = Ends { to: self, base, leading_start: true };
+        match next.spill {
+            Some(mut spill) => {
+                let read = spill.targets.for_each_chunk(SPILL_EDGES, |c| ends.targets(c)).and_then(|_| match &mut spill.offsets {
+                    SpillOffsets::U32(f) => f.for_each_chunk(SPILL_EDGES, |c| ends.ends(c)),
+                    SpillOffsets::U64(f) => f.for_each_chunk(SPILL_EDGES, |c| ends.ends(c)),
                 });
-                if written.is_err() {
-                    // No room left for the files: go on in memory, as `BigArray` does.
-                    self.unspill();
+                read.unwrap_or_else(|e| panic!("cannot read back the object graph's scratch file ({e})"));
+            }
+            None => {
+                next.targets.chunks(SPILL_EDGES).for_each(|c| ends.targets(c));
+                match &next.offsets {
+                    BuildOffsets::U32(o) => o.chunks(SPILL_EDGES).for_each(|c| ends.ends(c)),
+                    BuildOffsets::U64(o) => o.chunks(SPILL_EDGES).for_each(|c| ends.ends(c)),
                 }
             }
         }
     }
 
+    /// Adds the end of a list (widening the offsets when it does not fit `u32`).
+    #[inline]
+    fn push_end(&mut self, end: u64) {
+        if end > u32::MAX as u64 && matches!(self.offsets, BuildOffsets::U32(_)) {
+            // The files hold u32 offsets: go on in memory with wider ones.
+            self.unspill();
+            self.widen();
+        }
+        match &mut self.offsets {
+            BuildOffsets::U32(o) => o.push(end as u32),
+            BuildOffsets::U64(o) => o.push(end),
+        }
+    }
+
+    /// Writes the buffers out once one holds `SPILL_EDGES` values (spilling builders).
+    #[inline]
+    fn spill_when_full(&mut self) {
+        let full = self.targets.len() >= SPILL_EDGES || self.offsets.len() > SPILL_EDGES;
+        if full && self.spill.is_some() && self.write_out(false).is_err() {
+            // No room left for the files: go on in memory, as `BigArray` does.
+            self.unspill();
+        }
+    }
+
+    /// Makes the offsets (all in memory) `u64`.
+    fn widen(&mut self) {
+        if let BuildOffsets::U32(o) = &self.offsets {
+            let mut wide: Vec<u64> = Vec::with_capacity(o.capacity());
+            wide.extend(o.iter().map(|&x| x as u64));
+            self.offsets = BuildOffsets::U64(wide);
+        }
+    }
+
+    /// Writes the buffered targets and the finished lists' offsets (`all`: also the start of
+    /// the list being built) to the files. What a file took leaves memory at once, so that a
+    /// failure half way reads back each file's values followed by those still buffered.
+    fn write_out(&mut self, all: bool) -> std::io::Result<()> {
+        let Some(spill) = &mut self.spill else { return Ok(()) };
+        spill.targets.append(&self.targets)?;
+        self.targets.clear();
+        let count = self.offsets.len() - usize::from(!all);
+        match (&mut spill.offsets, &mut self.offsets) {
+            (SpillOffsets::U32(f), BuildOffsets::U32(o)) => spill_front(f, o, count),
+            (SpillOffsets::U64(f), BuildOffsets::U64(o)) => spill_front(f, o, count),
+            _ => unreachable!("spilled and buffered offsets have one width"),
+        }
+    }
+
     /// Reads what was spilled back in front of the buffers and goes on in memory.
     fn unspill(&mut self) {
-        let (Some(spill), BuildOffsets::U64(o)) = (self.spill.take(), &mut self.offsets) else { return };
-        let mut targets = read_back(spill.targets);
-        targets.extend_from_slice(&self.targets);
-        self.targets = targets;
-        let mut offsets = read_back(spill.offsets);
-        offsets.extend_from_slice(o);
-        *o = offsets;
+        let Some(spill) = self.spill.take() else { return };
+        read_back_before(spill.targets, &mut self.targets);
+        match (spill.offsets, &mut self.offsets) {
+            (SpillOffsets::U32(f), BuildOffsets::U32(o)) => read_back_before(f, o),
+            (SpillOffsets::U64(f), BuildOffsets::U64(o)) => read_back_before(f, o),
+            _ => unreachable!("spilled and buffered offsets have one width"),
+        }
     }
 
     /// Nodes finished so far.
@@ -472,15 +572,13 @@ impl SequentialCsrBuilder {
     }
 
     pub fn finish(mut self) -> Csr {
-        if let (Some(spill), BuildOffsets::U64(o)) = (&mut self.spill, &mut self.offsets) {
-            // As in `finish_node`: what a file took leaves memory.
-            let mapped = spill.targets.append(&self.targets).map(|_| self.targets.clear()).and_then(|_| {
-                spill.offsets.append(o)?;
-                o.clear();
-                Ok((spill.offsets.map()?, spill.targets.map()?))
+        if self.spill.is_some() {
+            let mapped = self.write_out(true).and_then(|_| {
+                let spill = self.spill.as_ref().expect("spilling");
+                Ok(Csr { offsets: spill.offsets.map()?, targets: spill.targets.map()? })
             });
             match mapped {
-                Ok((offsets, targets)) => return Csr { offsets: Offsets::U64(offsets), targets },
+                Ok(csr) => return csr,
                 Err(_) => self.unspill(),
             }
         }
@@ -543,35 +641,23 @@ mod tests {
     }
 
     #[test]
-    fn concat_joins_node_ranges() {
-        // Parts of a parallel build: local sources, global targets (so from_counts, which
-        // does not check targets against the part's own node count).
-        let a = Csr::from_counts(vec![1, 1, 0], |emit| {
-            emit(0, 3);
-            emit(1, 0);
-        });
-        let b = Csr::from_counts(vec![0, 2, 0], |emit| {
-            emit(1, 1);
-            emit(1, 2);
-        });
-        let g = Csr::concat(vec![a, b], &Placement::Memory);
-        assert_eq!(g.node_count(), 4);
-        assert_eq!(g.successors(0), &[3]);
-        assert_eq!(g.successors(1), &[0]);
-        assert_eq!(g.successors(2), &[] as &[u32]);
-        assert_eq!(g.successors(3), &[1, 2]);
-    }
-
-    #[test]
     fn spilling_builder_matches_the_one_in_memory() {
         // Enough edges for several spills, lists of every length from 0 to 9, some crossing a
         // spill boundary.
         let dir = tempfile::tempdir().unwrap();
         let place = Placement::Files(std::sync::Arc::from(dir.path()));
         let nodes = 700_000u32;
-        let (mut mem, mut files) = (SequentialCsrBuilder::new(nodes, 0), SequentialCsrBuilder::new_in(nodes, 0, &place));
+        // Offsets u32 in the files, and u64 when more than u32::MAX edges may come.
+        for capacity in [0, u32::MAX as u64 + 1] {
+            spill_and_compare(nodes, capacity, &place);
+        }
+    }
+
+    fn spill_and_compare(nodes: u32, capacity: u64, place: &Placement) {
+        let (mut mem, mut files) = (SequentialCsrBuilder::new(nodes, 0), SequentialCsrBuilder::new_in(nodes, capacity, place));
+        assert_eq!(matches!(files.offsets, BuildOffsets::U64(_)), capacity > u32::MAX as u64, "offset width");
         // A third one goes back to memory half way, as when the disk fills up.
-        let mut back = SequentialCsrBuilder::new_in(nodes, 0, &place);
+        let mut back = SequentialCsrBuilder::new_in(nodes, capacity, place);
         for v in 0..nodes {
             if v == nodes / 2 {
                 assert!(back.spill.as_ref().is_some_and(|s| !s.targets.is_empty()), "spilled before");
@@ -595,6 +681,44 @@ mod tests {
         for v in 0..nodes {
             assert_eq!(files.successors(v), mem.successors(v), "node {v}");
             assert_eq!(back.successors(v), mem.successors(v), "node {v}");
+        }
+    }
+
+    #[test]
+    fn appended_parts_match_one_builder() {
+        // Parts of a parallel build (one node, an empty one, several spills, offsets of both
+        // widths in the files) appended in order equal the lists built by one builder.
+        let dir = tempfile::tempdir().unwrap();
+        let files = Placement::Files(std::sync::Arc::from(dir.path()));
+        let nodes = 700_000u32;
+        let build = |lo: u32, hi: u32, b: &mut SequentialCsrBuilder| {
+            for v in lo..hi {
+                for t in 0..v % 10 {
+                    b.push_edge(v.wrapping_mul(2654435761) ^ t);
+                }
+                b.finish_node();
+            }
+        };
+        let mut one = SequentialCsrBuilder::new(nodes, 0);
+        build(0, nodes, &mut one);
+        let one = one.finish();
+        let cuts = [0, 1, 300_000, 300_000, 650_000, nodes];
+        for (place, wide) in [(&Placement::Memory, [false; 5]), (&files, [false; 5]), (&files, [true, false, true, true, false])] {
+            let mut parts = cuts.windows(2).zip(wide).map(|(w, wide)| {
+                let mut b = SequentialCsrBuilder::new_in(w[1] - w[0], if wide { u32::MAX as u64 + 1 } else { 0 }, place);
+                build(w[0], w[1], &mut b);
+                b
+            });
+            let mut joined = parts.next().unwrap();
+            for part in parts {
+                joined.append(part);
+            }
+            let g = joined.finish();
+            assert_eq!(g.targets.is_mapped(), place == &files);
+            assert_eq!((g.node_count(), g.edge_count()), (one.node_count(), one.edge_count()));
+            for v in 0..nodes {
+                assert_eq!(g.successors(v), one.successors(v), "node {v}");
+            }
         }
     }
 

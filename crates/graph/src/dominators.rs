@@ -40,6 +40,10 @@ pub struct Dominators {
     /// dominator, so a reverse walk visits children before parents (used for retained sizes).
     /// Written and read in order, so placed like the predecessor lists.
     pub preorder: BigArray<u32>,
+    /// The immediate dominator of each vertex of `preorder` as a position in `preorder`
+    /// (`[0] == 0`): walks of the tree in that order read it front to back, where `idom`
+    /// would be read at random. Placed like `preorder`.
+    pub preorder_idom: BigArray<u32>,
 }
 
 /// The edge filter for a graph whose `pinned` nodes' only predecessor is the root (MAT: a GC
@@ -206,9 +210,10 @@ pub fn dominators_in<G: Graph>(
         out[vertex[i] as usize] = vertex[idom[i] as usize];
     }
     out[root as usize] = root;
+    let preorder_idom = BigArray::from_vec(idom, place);
     laps.lap("dominators: node numbers");
     ctl.tick(n as u64 * 3, n as u64 * 3)?;
-    Ok(Dominators { idom: out, preorder: vertex })
+    Ok(Dominators { idom: out, preorder: vertex, preorder_idom })
 }
 
 /// The semidominator step's state: `s` is the running minimum of the vertex being done.

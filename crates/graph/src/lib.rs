@@ -14,6 +14,7 @@ pub mod dominators;
 pub mod domtree;
 mod huge;
 pub mod lookup;
+mod marking;
 pub mod object_graph;
 pub mod paths;
 mod persist;
@@ -30,7 +31,7 @@ pub use fixedbitset::FixedBitSet;
 pub use object_graph::ObjectGraph;
 pub use paths::{bfs_parents, bounded_path, path_from_parents};
 pub use reachability::reachable_bitmap;
-pub use retained::{min_retained_size, retained_set, retained_sizes, retained_sizes_in, RetainedSizes};
+pub use retained::{min_retained_size, own_sizes, retained_set, retained_sizes, retained_sizes_in, sum_retained, OwnSizes, RetainedSizes};
 
 /// "No node": no dominator, not reached, not linked.
 pub const NONE: u32 = u32::MAX;

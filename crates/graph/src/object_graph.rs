@@ -16,6 +16,7 @@
 //! own forest under their pseudo-roots.
 
 use crate::control::{Cancelled, Control};
+use crate::marking::mark_reachable;
 use crate::{Csr, FixedBitSet, Graph, SequentialCsrBuilder};
 use heapql_heap::{Heap, ObjIdx, RootKind};
 
@@ -74,6 +75,14 @@ impl ObjectGraph {
     /// Builds the graph (phase "graph"): one pass over the objects, then reachability from
     /// the GC roots and, unless `reachable_only`, the unreachable pseudo-roots.
     pub fn build(heap: &Heap, reachable_only: bool, ctl: &Control) -> Result<ObjectGraph, Cancelled> {
+        // Outbound lists over consecutive object ranges in parallel (one per core).
+        let threads = std::thread::available_parallelism().map_or(1, |p| p.get()).clamp(1, 8);
+        let threads = if heap.object_count() < 1 << 16 { 1 } else { threads as u32 };
+        ObjectGraph::build_in_parts(heap, reachable_only, threads, ctl)
+    }
+
+    /// `build` with the outbound lists made in `parts` object ranges, one thread each.
+    pub(crate) fn build_in_parts(heap: &Heap, reachable_only: bool, parts: u32, ctl: &Control) -> Result<ObjectGraph, Cancelled> {
         let n = heap.object_count();
         assert!(n < u32::MAX - 3, "too many objects for u32 node ids");
         let nodes = n + 1;
@@ -103,12 +112,10 @@ impl ObjectGraph {
         thread_edges.dedup();
 
         let mut laps = heapql_heap::Laps::new("heapql-graph");
-        // Outbound lists, built over consecutive object ranges in parallel (one per core).
-        let threads = std::thread::available_parallelism().map_or(1, |p| p.get()).clamp(1, 8);
-        let threads = if n < 1 << 16 { 1 } else { threads as u32 };
+        let threads = parts.max(1);
         let done = std::sync::atomic::AtomicU64::new(0);
         let bounds: Vec<u32> = (0..=threads).map(|k| (n as u64 * k as u64 / threads as u64) as u32).collect();
-        let parts: Vec<Result<Csr, Cancelled>> = std::thread::scope(|scope| {
+        let parts: Vec<Result<SequentialCsrBuilder, Cancelled>> = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..threads as usize)
                 .map(|k| {
                     let (lo, hi) = (bounds[k], bounds[k + 1]);
@@ -118,9 +125,13 @@ impl ObjectGraph {
                 .collect();
             handles.into_iter().map(|h| h.join().expect("graph builder thread panicked")).collect()
         });
-        let parts: Vec<Csr> = parts.into_iter().collect::<Result<_, _>>()?;
+        let mut parts = parts.into_iter();
+        let mut lists = parts.next().expect("one part at least")?;
         laps.lap("graph: outbound lists");
-        let out = Csr::concat(parts, heap.scratch());
+        for part in parts {
+            lists.append(part?);
+        }
+        let out = lists.finish();
         laps.lap("graph: lists joined");
         ctl.tick(n as u64, n as u64)?;
 
@@ -134,7 +145,11 @@ impl ObjectGraph {
         let mut marked = FixedBitSet::with_capacity(nodes as usize);
         marked.insert(0);
         let mut stack: Vec<u32> = Vec::new();
-        mark_from(&g, 0, &mut marked, &mut stack);
+        if threads > 1 {
+            mark_reachable(&g, 0, &mut marked, threads as usize);
+        } else {
+            mark_from(&g, 0, &mut marked, &mut stack);
+        }
         g.reachable = marked.clone();
         laps.lap("graph: reachability");
         if !reachable_only {
@@ -232,7 +247,8 @@ impl ObjectGraph {
 }
 
 /// Outbound lists of objects `lo..hi` (nodes `lo+1..=hi`; the part starting at object 0 also
-/// holds the virtual root's empty list first).
+/// holds the virtual root's empty list first, and is made big enough to take the other parts'
+/// lists after its own).
 fn build_range(
     heap: &Heap,
     lo: u32,
@@ -241,13 +257,14 @@ fn build_range(
     thread_edges: &[(u32, u32)],
     done: &std::sync::atomic::AtomicU64,
     ctl: &Control,
-) -> Result<Csr, Cancelled> {
+) -> Result<SequentialCsrBuilder, Cancelled> {
     let n = heap.object_count() as u64;
     let info = heap.info();
     // A reference takes at least one id in the file, plus one class edge per object; capacity
     // that is never touched is never made resident.
-    let share = (hi - lo) as u64 * 2 + info.file_size / info.id_size.max(1) as u64 * (hi - lo) as u64 / n.max(1);
-    let mut b = SequentialCsrBuilder::new_in(hi - lo + 1, share, heap.scratch());
+    let objects = if with_root { n } else { (hi - lo) as u64 };
+    let share = objects * 2 + info.file_size / info.id_size.max(1) as u64 * objects / n.max(1);
+    let mut b = SequentialCsrBuilder::new_in(objects as u32 + 1, share, heap.scratch());
     if with_root {
         b.finish_node();
     }
@@ -271,7 +288,7 @@ fn build_range(
             ctl.tick(d, n)?;
         }
     }
-    Ok(b.finish())
+    Ok(b)
 }
 
 /// Marks everything reachable from `from` (already marked itself).
@@ -281,6 +298,50 @@ fn mark_from(g: &ObjectGraph, from: u32, marked: &mut FixedBitSet, stack: &mut V
         for &v in g.successors(u) {
             if !marked.put(v as usize) {
                 stack.push(v);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use heapql_heap::{OpenOptions, Placement};
+    use std::path::{Path, PathBuf};
+
+    fn fixture_dumps() -> Vec<PathBuf> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+        let mut dumps: Vec<PathBuf> = std::fs::read_dir(root.join("dumps"))
+            .expect("fixtures/dumps exists")
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "hprof"))
+            .collect();
+        dumps.sort();
+        dumps.push(root.join("demo/demo.hprof"));
+        assert!(dumps.len() > 1, "fixture dumps found");
+        dumps
+    }
+
+    /// The graph built in several parts (joined wherever the bounds fall, in memory and in
+    /// scratch files) has the lists, roots and reachability of the one built in one part.
+    #[test]
+    fn parts_build_the_graph_of_one_part_on_the_fixture_dumps() {
+        let dir = tempfile::tempdir().unwrap();
+        for path in fixture_dumps() {
+            let open = |scratch| Heap::open(&path, OpenOptions { scratch, ..Default::default() }).unwrap();
+            let heap = open(Placement::Memory);
+            let whole = ObjectGraph::build_in_parts(&heap, false, 1, &Control::none()).unwrap();
+            let filed = open(Placement::Files(std::sync::Arc::from(dir.path())));
+            for (heap, parts) in [(&heap, 2), (&heap, 3), (&filed, 1), (&filed, 2), (&filed, 8)] {
+                let g = ObjectGraph::build_in_parts(heap, false, parts, &Control::none()).unwrap();
+                let what = format!("{} in {parts} parts", path.display());
+                let in_files = g.out.heap_bytes() == 0 && g.out.file_bytes() > 0;
+                assert_eq!(in_files, matches!(heap.scratch(), Placement::Files(_)), "{what}: placement");
+                assert_eq!((g.node_count(), g.edge_count()), (whole.node_count(), whole.edge_count()), "{what}");
+                for v in 0..g.node_count() {
+                    assert_eq!(g.successors(v), whole.successors(v), "{what}: node {v}");
+                }
+                assert_eq!((&g.reachable, &g.pinned, g.gc_root_count), (&whole.reachable, &whole.pinned, whole.gc_root_count), "{what}");
             }
         }
     }

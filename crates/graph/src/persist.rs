@@ -1,6 +1,6 @@
 //! The full analysis in the cache (`heapql_cache`): the object graph's adjacency, the
 //! dominator tree (immediate dominators, children lists and the nodes in an order where each
-//! follows its immediate dominator), retained sizes and the
+//! follows its immediate dominator, with their dominators' positions in it), retained sizes and the
 //! reachability bitmaps, written as arrays and memory-mapped back. Lazily built parts (BFS
 //! parents, referrers) are rebuilt on first use.
 
@@ -13,7 +13,7 @@ use crate::csr::Offsets;
 use crate::{Csr, FixedBitSet, FullAnalysis, GraphOptions, ObjectGraph, RetainedSizes, SparseCsr};
 
 /// Bump when what this file writes changes meaning (part of every cache key).
-pub const CACHE_LAYOUT: &str = "graph2";
+pub const CACHE_LAYOUT: &str = "graph3";
 
 #[derive(Serialize, Deserialize)]
 struct Small {
@@ -65,6 +65,7 @@ impl FullAnalysis {
         w.array("tree.starts", &self.tree.starts)?;
         w.array("tree.targets", &self.tree.targets)?;
         w.array("tree.order", &self.order)?;
+        w.array("tree.order_idom", &self.order_idom)?;
         w.blob(
             "analysis",
             &Small {
@@ -107,6 +108,7 @@ impl FullAnalysis {
                 targets: f.array("tree.targets").map_err(|e| e.0)?,
             },
             order: f.array("tree.order").map_err(|e| e.0)?,
+            order_idom: f.array("tree.order_idom").map_err(|e| e.0)?,
             reachable_only: s.reachable_only,
             bfs: OnceLock::new(),
             inbound: OnceLock::new(),
@@ -121,6 +123,7 @@ impl FullAnalysis {
             && a.tree.words.len() == nodes.div_ceil(64)
             && a.tree.rank.len() == a.tree.words.len()
             && a.order.len() <= nodes
+            && a.order_idom.len() == a.order.len()
             && a.order.first().is_none_or(|&r| r == 0);
         if !fits {
             return Err("it does not match the heap index".into());

@@ -47,19 +47,33 @@ pub fn retained_sizes(dom: &Dominators, shallow: impl Fn(u32) -> u64 + Sync) -> 
 /// `retained_sizes` with the result placed by `place` once summed (the sums themselves are
 /// random writes, in memory).
 pub fn retained_sizes_in(dom: &Dominators, shallow: impl Fn(u32) -> u64 + Sync, place: &Placement) -> RetainedSizes {
-    let mut small = vec![0u32; dom.idom.len()];
-    // Own sizes first, in node order: `shallow` reads the dump (an object's class or length),
-    // and node order is the dump's order, so a dump larger than memory is read front to back
-    // here instead of at random in the preorder below. Consecutive node ranges go to the
-    // cores; a size of 4 GiB or more (none on most dumps) is collected by its range.
     let threads = std::thread::available_parallelism().map_or(1, |p| p.get()).clamp(1, 8);
-    let threads = if small.len() < 1 << 16 { 1 } else { threads };
-    let chunk = small.len().div_ceil(threads).max(1);
+    let own = own_sizes(dom.idom.len(), |v| dom.idom[v as usize] != NONE, shallow, threads, &Placement::Memory);
+    sum_retained(own, dom, place)
+}
+
+/// Every node's own (shallow) size: where the retained sums start.
+pub struct OwnSizes {
+    /// As in `RetainedSizes`: `u32::MAX` marks a size in `big`.
+    small: BigArray<u32>,
+    big: Vec<(u32, u64)>,
+}
+
+/// The own size of each of `n` nodes that `in_tree` holds (0 for the others), over
+/// `threads` consecutive node ranges, written where `place` says. Node order is the dump's
+/// order (`shallow` reads an object's class or length), so a dump larger than memory is
+/// read front to back here instead of at random in the sums. Needs no dominators: with one
+/// thread it can run beside the dominator phase, which uses one core.
+pub fn own_sizes(n: usize, in_tree: impl Fn(u32) -> bool + Sync, shallow: impl Fn(u32) -> u64 + Sync, threads: usize, place: &Placement) -> OwnSizes {
+    let mut small: BigArray<u32> = BigArray::zeroed(n, place);
+    let threads = if n < 1 << 16 { 1 } else { threads.max(1) };
+    let chunk = n.div_ceil(threads).max(1);
+    // A size of 4 GiB or more (none on most dumps) is collected by its range.
     let own = |part: &mut [u32], first: usize| -> Vec<(u32, u64)> {
         let mut big = Vec::new();
-        for (i, (s, &d)) in part.iter_mut().zip(&dom.idom[first..]).enumerate() {
-            if d != NONE {
-                let v = (first + i) as u32;
+        for (i, s) in part.iter_mut().enumerate() {
+            let v = (first + i) as u32;
+            if in_tree(v) {
                 let size = shallow(v);
                 if size < u32::MAX as u64 {
                     *s = size as u32;
@@ -80,8 +94,19 @@ pub fn retained_sizes_in(dom: &Dominators, shallow: impl Fn(u32) -> u64 + Sync, 
         bigs.extend(handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))));
         bigs
     });
+    OwnSizes { small, big: bigs.into_iter().flatten().collect() }
+}
+
+/// The retained sizes summed from `own` (the nodes of `dom`'s tree, 0 for the others) in
+/// one reverse preorder pass, in memory (random writes), then placed by `place`.
+pub fn sum_retained(own: OwnSizes, dom: &Dominators, place: &Placement) -> RetainedSizes {
+    assert_eq!(own.small.len(), dom.idom.len(), "one own size per node");
+    let mut small = own.small.into_vec();
+    // A node outside the tree keeps size 0: `own` must have been read for the tree's nodes.
+    let outside = dom.idom.iter().zip(&small).position(|(&d, &s)| d == NONE && s != 0);
+    assert!(outside.is_none(), "node {outside:?} has an own size but no dominator");
     // Sizes only grow while summing, so a node once in the table stays there.
-    let mut big: FxHashMap<u32, u64> = bigs.into_iter().flatten().collect();
+    let mut big: FxHashMap<u32, u64> = own.big.into_iter().collect();
     let set = |small: &mut [u32], big: &mut FxHashMap<u32, u64>, v: u32, s: u64| {
         if s < u32::MAX as u64 {
             small[v as usize] = s as u32;

@@ -142,6 +142,12 @@ fn semi_nca_matches_naive_on_random_graphs() {
                 assert!(pos[want[v] as usize] < pos[v]);
             }
         }
+        // preorder_idom names each entry's dominator by its position in preorder
+        assert_eq!(dom.preorder_idom.len(), dom.preorder.len(), "case {case}");
+        for (k, &v) in dom.preorder.iter().enumerate() {
+            let d = dom.preorder_idom[k] as usize;
+            assert_eq!(dom.preorder[d], if v == 0 { 0 } else { want[v as usize] }, "case {case}: entry {k}");
+        }
     }
 }
 

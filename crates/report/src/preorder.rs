@@ -3,14 +3,16 @@
 //! front to back instead of following child lists at random.
 //!
 //! No walk of the child lists: the analysis keeps the tree's nodes in an order where each
-//! comes after its immediate dominator (the dominator phase's DFS preorder), so one reverse
-//! pass over it sums the subtree sizes and one forward pass gives every node its position —
-//! the next free one inside its dominator's range, which then moves past the node's subtree
-//! — and writes, per position `i`, the object and the size of its subtree (the subtree of
-//! position `i` is `i .. i + size[i]`). The top-level subtrees lie side by side in
+//! comes after its immediate dominator (the dominator phase's DFS preorder), with each one's
+//! dominator named by its place in that order, so one reverse pass over the two sums the
+//! subtree sizes and one forward pass gives every node its position — the next free one
+//! inside its dominator's range, which then moves past the node's subtree — and writes, per
+//! position `i`, the object and the size of its subtree side by side (the subtree of position
+//! `i` is `i .. i + size(i)`). The top-level subtrees lie side by side in
 //! `top_level_dominators()` order; below them siblings come in DFS order, which no reader
-//! depends on (they sum over whole subtrees). One node-indexed `u32` array (4 B/object of
-//! anonymous memory) serves both passes and is freed before the rest. A depth-first walk of
+//! depends on (they sum over whole subtrees). One `u32` array indexed like the order (4
+//! B/object of anonymous memory) serves both passes and is freed before the rest; only its
+//! dominators' entries and the positions are met at random. A depth-first walk of
 //! the child lists (`dominated`) writing every array in order was measured 3-4x slower in
 //! processor time: each node's list is a chain of dependent random reads (bitmap, offset,
 //! list), where these passes' reads are independent and overlap.
@@ -22,6 +24,10 @@
 //! go where the heap's `scratch` placement says (scratch files for the CLI's full analysis:
 //! 14 B/object of page cache, classes and shallow sizes written in order, then read in
 //! order), so they add nothing to the process's anonymous memory.
+//!
+//! Measured on bench-4g (49 M objects), alternating with the node-numbered passes before:
+//! subtree sizes 0.19-0.22 s of processor time against 0.36-0.43, positions 0.22-0.58 s
+//! against 0.34-0.78 (their wall time follows how fast the machine hands out fresh pages).
 
 use heapql_graph::control::{Cancelled, Control};
 use heapql_heap::{BigArray, ClassIdx, ObjectKind};
@@ -51,10 +57,9 @@ impl PreClasses {
 }
 
 pub struct Preorder {
-    /// Objects of the dominator tree in preorder.
-    pub objects: BigArray<u32>,
-    /// Objects in the subtree of each position, itself included.
-    pub size: BigArray<u32>,
+    /// Per position, the object of the dominator tree there and the number of objects in its
+    /// subtree, itself included: written together, at random, so one page each.
+    entries: BigArray<[u32; 2]>,
     /// Shallow size per position (retained minus the children's retained; `BIG` from 4 GiB).
     shallow: BigArray<u32>,
     pub classes: PreClasses,
@@ -68,12 +73,12 @@ impl Preorder {
         let a = ctx.analysis;
         let place = heap.scratch();
         let top = a.top_level_dominators();
-        // The tree's nodes, the virtual root first, each after its immediate dominator.
-        let order = a.tree_order();
-        let order = order.get(1..).unwrap_or(&[]);
-        let n = order.len();
-        let mut objects: BigArray<u32> = BigArray::zeroed(n, place);
-        let mut size: BigArray<u32> = BigArray::zeroed(n, place);
+        // The tree's nodes, the virtual root first, each after its immediate dominator, whose
+        // position in this order `idoms` holds: both are read front to back.
+        let (order, idoms) = (a.tree_order(), a.tree_order_idoms());
+        let r = order.len();
+        let n = r.saturating_sub(1);
+        let mut entries: BigArray<[u32; 2]> = BigArray::zeroed(n, place);
         let mut shallow: BigArray<u32> = BigArray::zeroed(n, place);
         let mut classes = if heap.class_count() <= u16::MAX as u32 + 1 {
             PreClasses::Narrow(BigArray::zeroed(n, place))
@@ -81,78 +86,96 @@ impl Preorder {
             PreClasses::Wide(BigArray::zeroed(n, place))
         };
         let tick = |k: usize| if k % TICK as usize == 0 { ctl.tick(done_before + k as u64 / 2, total_work) } else { Ok(()) };
-        // Per node, first the size of its subtree, then the next free position inside it (one
-        // node-indexed array, 4 B/object, the only one read at random besides idom).
+        // Per entry of `order`, first the size of its subtree, then the next free position
+        // inside it (4 B/object; read at random only at the dominators' entries).
         let mut laps = heapql_heap::Laps::new("heapql-report");
-        let mut at = vec![0u32; heap.object_count() as usize + 1];
+        let mut at = vec![0u32; r];
+        // The top-level dominators' entries, (node, entry), to find them by node below.
+        let mut tops: Vec<(u32, u32)> = Vec::with_capacity(top.len());
         // Sizes in one reverse pass: every node's subtree is complete before its dominator's.
-        for (k, &v) in order.iter().rev().enumerate() {
-            tick(k)?;
-            at[v as usize] += 1;
-            let d = a.idom_node(v) as usize;
-            at[d] += at[v as usize];
+        for k in (1..r).rev() {
+            tick(r - 1 - k)?;
+            at[k] += 1;
+            let d = idoms[k] as usize;
+            at[d] += at[k];
+            if d == 0 {
+                tops.push((order[k], k as u32));
+            }
         }
+        tops.sort_unstable();
+        assert_eq!(tops.len(), top.len(), "the virtual root's children are the top-level dominators");
         // The top-level subtrees side by side in `top_level_dominators()` order.
         let mut top_start = Vec::with_capacity(top.len());
         let mut next = 0usize;
         for &t in top {
-            let v = t as usize + 1;
-            let sz = at[v];
+            let k = tops[tops.binary_search_by_key(&(t + 1), |&(v, _)| v).expect("a top-level dominator is in the order")].1 as usize;
+            let sz = at[k];
             top_start.push(next as u32);
-            objects[next] = t;
-            size[next] = sz;
-            at[v] = next as u32 + 1;
+            entries[next] = [t, sz];
+            at[k] = next as u32 + 1;
             next += sz as usize;
         }
+        drop(tops);
         assert_eq!(next, n, "every object of the dominator tree is below a top-level dominator");
         laps.lap("preorder: subtree sizes");
         // Positions in one forward pass: a node takes the next free position of its dominator
         // (already placed), which moves past the node's subtree; the node's own next free
         // position is the one after it. Siblings come in `order`'s order.
-        for (k, &v) in order.iter().enumerate() {
+        for k in 1..r {
             tick(n + k)?;
-            let d = a.idom_node(v) as usize;
+            let d = idoms[k] as usize;
             if d == 0 {
                 continue;
             }
-            let (i, sz) = (at[d], at[v as usize]);
+            let (i, sz) = (at[d], at[k]);
             at[d] = i + sz;
-            objects[i as usize] = v - 1;
-            size[i as usize] = sz;
-            at[v as usize] = i + 1;
+            entries[i as usize] = [order[k] - 1, sz];
+            at[k] = i + 1;
         }
         drop(at);
         laps.lap("preorder: positions");
         // Then the class and the shallow size of every position: reads independent of each
         // other, which the processor overlaps (a walk waits for each), each core taking half.
-        let (objs, sizes): (&[u32], &[u32]) = (&objects, &size);
+        let e: &[[u32; 2]] = &entries;
         let (low, high) = shallow.split_at_mut(n / 2);
         match &mut classes {
             PreClasses::Narrow(v) => {
                 let (cl, ch) = v.split_at_mut(n / 2);
                 both(
-                    || describe(ctx, objs, sizes, 0, cl, low, |c| c as u16),
-                    || describe(ctx, objs, sizes, n / 2, ch, high, |c| c as u16),
+                    || describe(ctx, e, 0, cl, low, |c| c as u16),
+                    || describe(ctx, e, n / 2, ch, high, |c| c as u16),
                 );
             }
             PreClasses::Wide(v) => {
                 let (cl, ch) = v.split_at_mut(n / 2);
-                both(|| describe(ctx, objs, sizes, 0, cl, low, |c| c), || describe(ctx, objs, sizes, n / 2, ch, high, |c| c));
+                both(|| describe(ctx, e, 0, cl, low, |c| c), || describe(ctx, e, n / 2, ch, high, |c| c));
             }
         }
         laps.lap("preorder: classes and shallow sizes");
-        Ok(Preorder { objects, size, shallow, classes, top_start })
+        Ok(Preorder { entries, shallow, classes, top_start })
     }
 
     pub fn len(&self) -> usize {
-        self.objects.len()
+        self.entries.len()
+    }
+
+    /// The object at position `i`.
+    #[inline]
+    pub fn object(&self, i: usize) -> u32 {
+        self.entries[i][0]
+    }
+
+    /// The number of objects in the subtree at position `i` (positions `i .. i + size(i)`).
+    #[inline]
+    pub fn size(&self, i: usize) -> u32 {
+        self.entries[i][1]
     }
 
     /// Shallow size of the object at position `i`.
     #[inline]
     pub fn shallow(&self, ctx: &Ctx, i: usize) -> u64 {
         match self.shallow[i] {
-            BIG => ctx.heap.shallow_size(self.objects[i]),
+            BIG => ctx.heap.shallow_size(self.object(i)),
             s => s as u64,
         }
     }
@@ -166,7 +189,7 @@ impl Preorder {
     /// Positions of the subtree of top-level dominator `k`.
     pub fn top_range(&self, k: usize) -> std::ops::Range<usize> {
         let i = self.top_start[k] as usize;
-        i..i + self.size[i] as usize
+        i..i + self.size(i) as usize
     }
 }
 
@@ -179,21 +202,22 @@ fn middle_cut(top_start: &[u32], n: usize) -> usize {
 /// class index to the array's type), without reading the dump: an instance's size is its
 /// class's; any other object's is its retained size minus its children's (which follow it,
 /// each subtree in one piece), for a leaf its retained size.
-fn describe<T>(ctx: &Ctx, objects: &[u32], size: &[u32], from: usize, classes: &mut [T], shallow: &mut [u32], class: impl Fn(ClassIdx) -> T) {
+fn describe<T>(ctx: &Ctx, entries: &[[u32; 2]], from: usize, classes: &mut [T], shallow: &mut [u32], class: impl Fn(ClassIdx) -> T) {
     let (heap, a) = (ctx.heap, ctx.analysis);
     for (k, (cl, sh)) in classes.iter_mut().zip(shallow.iter_mut()).enumerate() {
         let i = from + k;
-        let o = objects[i];
+        let o = entries[i][0];
         let c = ctx.class_of(o);
         *cl = class(c);
         let s = if ctx.classes().kind(heap, o) == ObjectKind::Instance {
             heap.instance_size(c)
         } else {
             let mut s = a.retained_size(o);
-            let (mut j, end) = (i + 1, i + size[i] as usize);
+            let (mut j, end) = (i + 1, i + entries[i][1] as usize);
             while j < end {
-                s -= a.retained_size(objects[j]);
-                j += size[j] as usize;
+                let [child, below] = entries[j];
+                s -= a.retained_size(child);
+                j += below as usize;
             }
             s
         };
@@ -263,12 +287,12 @@ mod tests {
                 // Enclosing positions: (end of the range, object).
                 let mut path: Vec<(usize, u32)> = Vec::new();
                 for i in 0..pre.len() {
-                    let o = pre.objects[i];
+                    let o = pre.object(i);
                     assert!(!std::mem::replace(&mut seen[o as usize], true), "{dump}: #{o} twice");
                     while path.last().is_some_and(|&(end, _)| end <= i) {
                         path.pop();
                     }
-                    let end = i + pre.size[i] as usize;
+                    let end = i + pre.size(i) as usize;
                     assert_eq!(a.immediate_dominator(o), path.last().map(|&(_, p)| p), "{dump}: dominator of #{o}");
                     assert!(path.last().is_none_or(|&(e, _)| end <= e), "{dump}: range of #{o} nested");
                     assert_eq!(pre.classes.get(i), heap.class_of(o));
@@ -278,7 +302,7 @@ mod tests {
                 let top = a.top_level_dominators();
                 assert_eq!(pre.top_start.len(), top.len());
                 for (k, &t) in top.iter().enumerate() {
-                    assert_eq!(pre.objects[pre.top_start[k] as usize], t);
+                    assert_eq!(pre.object(pre.top_start[k] as usize), t);
                     assert!(k == 0 || pre.top_start[k - 1] < pre.top_start[k], "{dump}: top-level subtrees in order");
                 }
             }

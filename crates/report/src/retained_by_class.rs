@@ -63,9 +63,9 @@ fn walk(ctx: &Ctx, pre: &Preorder, range: std::ops::Range<usize>) -> ClassRetain
         }
         let c = pre.classes.get(i);
         let first = open[c as usize] == 0;
-        let boot = c == class_class && is_bootstrap_class(pre.objects[i], c);
+        let boot = c == class_class && is_bootstrap_class(pre.object(i), c);
         if first || boot && open_bootstrap == 0 {
-            let retained = a.retained_size(pre.objects[i]);
+            let retained = a.retained_size(pre.object(i));
             if first {
                 by_class[c as usize] += retained;
             }
@@ -73,9 +73,14 @@ fn walk(ctx: &Ctx, pre: &Preorder, range: std::ops::Range<usize>) -> ClassRetain
                 bootstrap_classes += retained;
             }
         }
+        // A leaf (most objects) would leave the path at the next position: it opens nothing.
+        let size = pre.size(i);
+        if size == 1 {
+            continue;
+        }
         open[c as usize] += 1;
         open_bootstrap += boot as u32;
-        path.push(((i + pre.size[i] as usize) as u32, c | if boot { BOOT } else { 0 }));
+        path.push(((i + size as usize) as u32, c | if boot { BOOT } else { 0 }));
     }
     ClassRetained { by_class, bootstrap_classes }
 }

@@ -51,6 +51,8 @@ fn assert_same(dump: &str, (ch, ca): (&Heap, &FullAnalysis), (fh, fa): (&Heap, &
         assert_eq!(ca.path_to_root(ch, o), fa.path_to_root(fh, o), "{dump}: path of #{o}");
         assert_eq!(ca.inbound(o), fa.inbound(o));
     }
+    assert_eq!(ca.tree_order(), fa.tree_order(), "{dump}: tree order");
+    assert_eq!(ca.tree_order_idoms(), fa.tree_order_idoms(), "{dump}: dominators in the tree order");
     let options = ReportOptions::default();
     assert_eq!(build(ch, ca, &options).unwrap().to_json(), build(fh, fa, &options).unwrap().to_json(), "{dump}: report data");
 }

@@ -81,6 +81,7 @@ unsafe impl Plain for u8 {}
 unsafe impl Plain for u16 {}
 unsafe impl Plain for u32 {}
 unsafe impl Plain for u64 {}
+unsafe impl Plain for [u32; 2] {}
 
 /// A fixed-length array in memory or in a mapped scratch file (see `Placement`).
 pub struct BigArray<T: Plain> {
@@ -147,6 +148,15 @@ impl<T: Plain> BigArray<T> {
             }
         }
         BigArray { repr: Repr::Memory(vec![T::default(); len]) }
+    }
+
+    /// The values in a vector: taken as they are in memory, copied out of a scratch file
+    /// (which then goes).
+    pub fn into_vec(self) -> Vec<T> {
+        match self.repr {
+            Repr::Memory(v) => v,
+            Repr::Mapped { .. } => self.to_vec(),
+        }
     }
 
     /// Keeps the first `len` values (a mapped file keeps its size).

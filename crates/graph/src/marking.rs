@@ -1,0 +1,148 @@
+//! What a node reaches, marked by several threads at once: each walks depth-first from its own
+//! stack over one shared bitmap (a node is taken by the thread that sets its bit), and a
+//! thread whose stack runs dry takes half of a busy thread's stack. The marked set is the one
+//! a single walk marks; only who marks what differs.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::{Condvar, Mutex};
+
+use crate::{FixedBitSet, Graph};
+
+// The shared bitmap's words are the `FixedBitSet`'s blocks.
+const _: () = assert!(usize::BITS == 64, "64-bit targets only");
+
+/// A stack hands half of itself to an idle thread once it holds this many nodes.
+const SHARE_FROM: usize = 64;
+
+/// Marks in `marked` every node reachable from `from` (marked itself before), on `threads`
+/// threads.
+pub(crate) fn mark_reachable<G: Graph + Sync>(g: &G, from: u32, marked: &mut FixedBitSet, threads: usize) {
+    let bits: Vec<AtomicU64> = marked.as_slice().iter().map(|&w| AtomicU64::new(w as u64)).collect();
+    let walk = Walk { g, bits: &bits, threads: threads.max(1), work: Mutex::new(Work { pool: Vec::new(), idle: 0 }), woken: Condvar::new(), hungry: AtomicBool::new(false) };
+    std::thread::scope(|scope| {
+        for k in 1..walk.threads {
+            let walk = &walk;
+            std::thread::Builder::new()
+                .name(format!("heapql-mark-{k}"))
+                .spawn_scoped(scope, move || walk.run(Vec::new()))
+                .expect("cannot start a marking thread");
+        }
+        walk.run(vec![from]);
+    });
+    let len = marked.len();
+    *marked = FixedBitSet::with_capacity_and_blocks(len, bits.into_iter().map(|w| w.into_inner() as usize));
+}
+
+struct Walk<'a, G> {
+    g: &'a G,
+    bits: &'a [AtomicU64],
+    threads: usize,
+    work: Mutex<Work>,
+    woken: Condvar,
+    /// A thread waits for work (read without the lock while walking).
+    hungry: AtomicBool,
+}
+
+/// Stacks handed over and not yet taken, and the number of threads waiting for one.
+struct Work {
+    pool: Vec<Vec<u32>>,
+    idle: usize,
+}
+
+impl<G: Graph> Walk<'_, G> {
+    /// Sets `v`'s bit; true when this call set it.
+    #[inline]
+    fn take(&self, v: u32) -> bool {
+        let (word, bit) = (&self.bits[v as usize / 64], 1u64 << (v % 64));
+        word.load(Relaxed) & bit == 0 && word.fetch_or(bit, Relaxed) & bit == 0
+    }
+
+    fn run(&self, mut stack: Vec<u32>) {
+        loop {
+            while let Some(u) = stack.pop() {
+                for &v in self.g.successors(u) {
+                    if self.take(v) {
+                        stack.push(v);
+                    }
+                }
+                if stack.len() >= SHARE_FROM && self.hungry.load(Relaxed) {
+                    // The bottom half: the shallowest nodes, most of the work behind them.
+                    let half: Vec<u32> = stack.drain(..stack.len() / 2).collect();
+                    let mut work = self.work.lock().expect("marking threads do not panic");
+                    work.pool.push(half);
+                    self.hungry.store(false, Relaxed);
+                    self.woken.notify_one();
+                }
+            }
+            let mut work = self.work.lock().expect("marking threads do not panic");
+            work.idle += 1;
+            loop {
+                if let Some(next) = work.pool.pop() {
+                    work.idle -= 1;
+                    self.hungry.store(work.idle > 0 && work.pool.is_empty(), Relaxed);
+                    stack = next;
+                    break;
+                }
+                if work.idle == self.threads {
+                    // Nobody walks and nothing is left: done (wake the others to see it).
+                    self.woken.notify_all();
+                    return;
+                }
+                self.hungry.store(true, Relaxed);
+                work = self.woken.wait(work).expect("marking threads do not panic");
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Csr;
+
+    fn random(seed: &mut u64) -> u64 {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        *seed
+    }
+
+    /// The nodes one plain depth-first walk reaches.
+    fn single_walk(g: &Csr, from: u32) -> FixedBitSet {
+        let mut marked = FixedBitSet::with_capacity(g.node_count() as usize);
+        marked.insert(from as usize);
+        let mut stack = vec![from];
+        while let Some(u) = stack.pop() {
+            for &v in g.successors(u) {
+                if !marked.put(v as usize) {
+                    stack.push(v);
+                }
+            }
+        }
+        marked
+    }
+
+    #[test]
+    fn threads_mark_what_one_walk_marks() {
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        for round in 0..40 {
+            // Sparse to dense graphs, from a few nodes to enough for stacks to be shared.
+            let n = 1 + (random(&mut seed) % 200_000) as u32;
+            let degree = 1 + random(&mut seed) % 4;
+            let g = Csr::from_edges(n, |emit| {
+                let mut s = round as u64 + 1;
+                for _ in 0..n as u64 * degree / 2 {
+                    emit((random(&mut s) % n as u64) as u32, (random(&mut s) % n as u64) as u32);
+                }
+            });
+            let from = (random(&mut seed) % n as u64) as u32;
+            let want = single_walk(&g, from);
+            for threads in [1, 2, 3, 8] {
+                let mut marked = FixedBitSet::with_capacity(n as usize);
+                marked.insert(from as usize);
+                mark_reachable(&g, from, &mut marked, threads);
+                assert_eq!(marked, want, "round {round}, {threads} threads, {} of {n} reached", want.count_ones(..));
+            }
+        }
+    }
+}
