@@ -30,7 +30,7 @@
 //! against 0.34-0.78 (their wall time follows how fast the machine hands out fresh pages).
 
 use heapql_graph::control::{Cancelled, Control};
-use heapql_heap::{BigArray, ClassIdx, ObjectKind};
+use heapql_heap::{BigArray, ClassIdx, Laps, ObjectKind, Pages};
 
 use super::ctx::Ctx;
 use super::par::both;
@@ -54,6 +54,12 @@ impl PreClasses {
         }
     }
 
+    fn pages(&self) -> Pages {
+        match self {
+            PreClasses::Narrow(v) => Pages::of(v),
+            PreClasses::Wide(v) => Pages::of(v),
+        }
+    }
 }
 
 pub struct Preorder {
@@ -88,50 +94,16 @@ impl Preorder {
         let tick = |k: usize| if k % TICK as usize == 0 { ctl.tick(done_before + k as u64 / 2, total_work) } else { Ok(()) };
         // Per entry of `order`, first the size of its subtree, then the next free position
         // inside it (4 B/object; read at random only at the dominators' entries).
-        let mut laps = heapql_heap::Laps::new("heapql-report");
+        let mut laps = Laps::new("heapql-report");
         let mut at = vec![0u32; r];
-        // The top-level dominators' entries, (node, entry), to find them by node below.
-        let mut tops: Vec<(u32, u32)> = Vec::with_capacity(top.len());
-        // Sizes in one reverse pass: every node's subtree is complete before its dominator's.
-        for k in (1..r).rev() {
-            tick(r - 1 - k)?;
-            at[k] += 1;
-            let d = idoms[k] as usize;
-            at[d] += at[k];
-            if d == 0 {
-                tops.push((order[k], k as u32));
-            }
-        }
-        tops.sort_unstable();
-        assert_eq!(tops.len(), top.len(), "the virtual root's children are the top-level dominators");
-        // The top-level subtrees side by side in `top_level_dominators()` order.
-        let mut top_start = Vec::with_capacity(top.len());
-        let mut next = 0usize;
-        for &t in top {
-            let k = tops[tops.binary_search_by_key(&(t + 1), |&(v, _)| v).expect("a top-level dominator is in the order")].1 as usize;
-            let sz = at[k];
-            top_start.push(next as u32);
-            entries[next] = [t, sz];
-            at[k] = next as u32 + 1;
-            next += sz as usize;
-        }
-        drop(tops);
-        assert_eq!(next, n, "every object of the dominator tree is below a top-level dominator");
-        laps.lap("preorder: subtree sizes");
-        // Positions in one forward pass: a node takes the next free position of its dominator
-        // (already placed), which moves past the node's subtree; the node's own next free
-        // position is the one after it. Siblings come in `order`'s order.
-        for k in 1..r {
-            tick(n + k)?;
-            let d = idoms[k] as usize;
-            if d == 0 {
-                continue;
-            }
-            let (i, sz) = (at[d], at[k]);
-            at[d] = i + sz;
-            entries[i as usize] = [order[k] - 1, sz];
-            at[k] = i + 1;
-        }
+        // While one core lays the tree out, the other faults in the pages of the arrays filled
+        // from here on, in that order (a fresh page can cost more than a pass's work on it).
+        let fresh = [Pages::of(&entries), Pages::of(&shallow), classes.pages()];
+        let laid_out = std::thread::scope(|s| {
+            s.spawn(move || fresh.into_iter().for_each(Pages::prefault));
+            lay_out(order, idoms, top, &mut at, &mut entries, &tick, &mut laps)
+        });
+        let top_start = laid_out?;
         drop(at);
         laps.lap("preorder: positions");
         // Then the class and the shallow size of every position: reads independent of each
@@ -196,6 +168,65 @@ impl Preorder {
 /// The first of `top_start` at or past `n / 2`, else `n`.
 fn middle_cut(top_start: &[u32], n: usize) -> usize {
     top_start.iter().map(|&t| t as usize).find(|&t| t >= n / 2).unwrap_or(n)
+}
+
+/// Lays the tree out: per entry of `order` (the virtual root first, each node after its
+/// immediate dominator, whose entry `idoms` names) the object and its subtree's size at the
+/// node's position in preorder; returns the position of each of `top` (the top-level
+/// dominators). `at` (zeros, one per entry) holds first each entry's subtree size, then the
+/// next free position inside its subtree.
+fn lay_out(
+    order: &[u32],
+    idoms: &[u32],
+    top: &[u32],
+    at: &mut [u32],
+    entries: &mut [[u32; 2]],
+    tick: &dyn Fn(usize) -> Result<(), Cancelled>,
+    laps: &mut Laps,
+) -> Result<Vec<u32>, Cancelled> {
+    let (r, n) = (order.len(), entries.len());
+    // The top-level dominators' entries, (node, entry), to find them by node below.
+    let mut tops: Vec<(u32, u32)> = Vec::with_capacity(top.len());
+    // Sizes in one reverse pass: every node's subtree is complete before its dominator's.
+    for k in (1..r).rev() {
+        tick(r - 1 - k)?;
+        at[k] += 1;
+        let d = idoms[k] as usize;
+        at[d] += at[k];
+        if d == 0 {
+            tops.push((order[k], k as u32));
+        }
+    }
+    tops.sort_unstable();
+    assert_eq!(tops.len(), top.len(), "the virtual root's children are the top-level dominators");
+    // The top-level subtrees side by side in `top_level_dominators()` order.
+    let mut top_start = Vec::with_capacity(top.len());
+    let mut next = 0usize;
+    for &t in top {
+        let k = tops[tops.binary_search_by_key(&(t + 1), |&(v, _)| v).expect("a top-level dominator is in the order")].1 as usize;
+        let sz = at[k];
+        top_start.push(next as u32);
+        entries[next] = [t, sz];
+        at[k] = next as u32 + 1;
+        next += sz as usize;
+    }
+    assert_eq!(next, n, "every object of the dominator tree is below a top-level dominator");
+    laps.lap("preorder: subtree sizes");
+    // Positions in one forward pass: a node takes the next free position of its dominator
+    // (already placed), which moves past the node's subtree; the node's own next free
+    // position is the one after it. Siblings come in `order`'s order.
+    for k in 1..r {
+        tick(n + k)?;
+        let d = idoms[k] as usize;
+        if d == 0 {
+            continue;
+        }
+        let (i, sz) = (at[d], at[k]);
+        at[d] = i + sz;
+        entries[i as usize] = [order[k] - 1, sz];
+        at[k] = i + 1;
+    }
+    Ok(top_start)
 }
 
 /// The class and the shallow size of positions `from..from + classes.len()` (`class` narrows a
