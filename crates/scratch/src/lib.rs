@@ -10,9 +10,11 @@
 //! memory: paging those would thrash.
 
 mod grow;
+mod spare;
 mod timing;
 
 pub use grow::GrowArray;
+pub use spare::memory_to_spare;
 pub use timing::Laps;
 use memmap2::MmapMut;
 use std::io::Write;
@@ -83,6 +85,10 @@ pub struct Pages {
 impl Pages {
     pub fn of<T>(v: &[T]) -> Pages {
         Pages { start: v.as_ptr() as usize, bytes: std::mem::size_of_val(v) }
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.bytes
     }
 
     /// Makes every page resident and writable now (`MADV_POPULATE_WRITE`), so that the pass
