@@ -18,16 +18,16 @@ const SHARE_FROM: usize = 64;
 /// threads.
 pub(crate) fn mark_reachable<G: Graph + Sync>(g: &G, from: u32, marked: &mut FixedBitSet, threads: usize) {
     let bits: Vec<AtomicU64> = marked.as_slice().iter().map(|&w| AtomicU64::new(w as u64)).collect();
-    let walk = Walk { g, bits: &bits, threads: threads.max(1), work: Mutex::new(Work { pool: Vec::new(), idle: 0 }), woken: Condvar::new(), hungry: AtomicBool::new(false) };
+    let walk = Walk { g, bits: &bits, threads: threads.max(1), work: Mutex::new(Work { pool: Vec::new(), idle: 0, failed: false }), woken: Condvar::new(), hungry: AtomicBool::new(false) };
     std::thread::scope(|scope| {
         for k in 1..walk.threads {
             let walk = &walk;
             std::thread::Builder::new()
                 .name(format!("heapql-mark-{k}"))
-                .spawn_scoped(scope, move || walk.run(Vec::new()))
+                .spawn_scoped(scope, move || walk.run_guarded(Vec::new()))
                 .expect("cannot start a marking thread");
         }
-        walk.run(vec![from]);
+        walk.run_guarded(vec![from]);
     });
     let len = marked.len();
     *marked = FixedBitSet::with_capacity_and_blocks(len, bits.into_iter().map(|w| w.into_inner() as usize));
@@ -43,10 +43,24 @@ struct Walk<'a, G> {
     hungry: AtomicBool,
 }
 
-/// Stacks handed over and not yet taken, and the number of threads waiting for one.
+/// Stacks handed over and not yet taken, the number of threads waiting for one, and whether
+/// a thread panicked (the others then stop instead of waiting for it forever).
 struct Work {
     pool: Vec<Vec<u32>>,
     idle: usize,
+    failed: bool,
+}
+
+/// Tells the other threads when its thread unwinds from a panic.
+struct Unwinding<'w>(&'w Mutex<Work>, &'w Condvar);
+
+impl Drop for Unwinding<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.lock().unwrap_or_else(|e| e.into_inner()).failed = true;
+            self.1.notify_all();
+        }
+    }
 }
 
 impl<G: Graph> Walk<'_, G> {
@@ -55,6 +69,12 @@ impl<G: Graph> Walk<'_, G> {
     fn take(&self, v: u32) -> bool {
         let (word, bit) = (&self.bits[v as usize / 64], 1u64 << (v % 64));
         word.load(Relaxed) & bit == 0 && word.fetch_or(bit, Relaxed) & bit == 0
+    }
+
+    /// `run`, and should it panic, the others stop (the panic then reaches the caller).
+    fn run_guarded(&self, stack: Vec<u32>) {
+        let _guard = Unwinding(&self.work, &self.woken);
+        self.run(stack);
     }
 
     fn run(&self, mut stack: Vec<u32>) {
@@ -68,13 +88,13 @@ impl<G: Graph> Walk<'_, G> {
                 if stack.len() >= SHARE_FROM && self.hungry.load(Relaxed) {
                     // The bottom half: the shallowest nodes, most of the work behind them.
                     let half: Vec<u32> = stack.drain(..stack.len() / 2).collect();
-                    let mut work = self.work.lock().expect("marking threads do not panic");
+                    let mut work = self.work.lock().unwrap_or_else(|e| e.into_inner());
                     work.pool.push(half);
                     self.hungry.store(false, Relaxed);
                     self.woken.notify_one();
                 }
             }
-            let mut work = self.work.lock().expect("marking threads do not panic");
+            let mut work = self.work.lock().unwrap_or_else(|e| e.into_inner());
             work.idle += 1;
             loop {
                 if let Some(next) = work.pool.pop() {
@@ -83,13 +103,13 @@ impl<G: Graph> Walk<'_, G> {
                     stack = next;
                     break;
                 }
-                if work.idle == self.threads {
+                if work.idle == self.threads || work.failed {
                     // Nobody walks and nothing is left: done (wake the others to see it).
                     self.woken.notify_all();
                     return;
                 }
                 self.hungry.store(true, Relaxed);
-                work = self.woken.wait(work).expect("marking threads do not panic");
+                work = self.woken.wait(work).unwrap_or_else(|e| e.into_inner());
             }
         }
     }
@@ -120,6 +140,34 @@ mod tests {
             }
         }
         marked
+    }
+
+    /// A wide tree whose node `bad` cannot list its successors (a bug, say).
+    struct Faulty {
+        inner: Csr,
+        bad: u32,
+    }
+
+    impl Graph for Faulty {
+        fn node_count(&self) -> u32 {
+            self.inner.node_count()
+        }
+        fn successors(&self, v: u32) -> &[u32] {
+            assert_ne!(v, self.bad, "node {v} is broken");
+            self.inner.successors(v)
+        }
+    }
+
+    #[test]
+    fn a_panicking_walk_stops_the_others_instead_of_hanging() {
+        let n = 100_000u32;
+        for threads in [2, 3, 8] {
+            let g = Faulty { inner: Csr::from_edges(n, |emit| (1..n).for_each(|v| emit((v - 1) / 8, v))), bad: n - 1 };
+            let mut marked = FixedBitSet::with_capacity(n as usize);
+            marked.insert(0);
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| mark_reachable(&g, 0, &mut marked, threads)));
+            assert!(outcome.is_err(), "{threads} threads: the panic reaches the caller");
+        }
     }
 
     #[test]
