@@ -209,7 +209,6 @@ impl FullAnalysis {
         &self.order_idom
     }
 
-
     /// Children of the virtual root, biggest retained size first.
     pub fn top_level_dominators(&self) -> &[ObjIdx] {
         self.tree.successors(0)

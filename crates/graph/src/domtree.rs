@@ -1,6 +1,7 @@
 //! The dominator tree as child lists (for top-level dominators, `dominators(x)` and the
 //! leak-suspect accumulation-point walk).
 
+use crate::par::run_each;
 use crate::SparseCsr;
 use heapql_heap::{BigArray, Placement};
 use std::cmp::Reverse;
@@ -88,28 +89,19 @@ pub fn dominator_children_with(
     let mut targets: BigArray<u32> = BigArray::zeroed(edges as usize, place);
     {
         let (mut cursors, mut outs) = (split(&mut cursor, &bounds), split(&mut targets, &first_target));
-        std::thread::scope(|scope| {
-            let mut jobs = Vec::new();
-            for (k, (c, t)) in cursors.iter_mut().zip(outs.iter_mut()).enumerate() {
-                let (lo, base) = (bounds[k], first_target[k] as u32);
-                let fill = move || {
-                    for (v, &d) in idom.iter().enumerate() {
-                        if let Some(at) = c.get_mut((d as usize).wrapping_sub(lo)) {
-                            if d != v as u32 {
-                                t[(*at - base) as usize] = v as u32;
-                                *at += 1;
-                            }
+        run_each(cursors.iter_mut().zip(outs.iter_mut()).enumerate().map(|(k, (c, t))| {
+            let (lo, base) = (bounds[k], first_target[k] as u32);
+            move || {
+                for (v, &d) in idom.iter().enumerate() {
+                    if let Some(at) = c.get_mut((d as usize).wrapping_sub(lo)) {
+                        if d != v as u32 {
+                            t[(*at - base) as usize] = v as u32;
+                            *at += 1;
                         }
                     }
-                };
-                jobs.push(fill);
+                }
             }
-            let mut jobs = jobs.into_iter();
-            let first = jobs.next();
-            let handles: Vec<_> = jobs.map(|job| scope.spawn(job)).collect();
-            first.into_iter().for_each(|mut job| job());
-            handles.into_iter().for_each(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
-        });
+        }));
     }
     // Each cursor now holds the end of its list: the starts of the non-empty lists follow.
     let mut starts: Vec<u32> = Vec::with_capacity(lists as usize + 1);
@@ -123,26 +115,18 @@ pub fn dominator_children_with(
     }
     drop(cursor);
     // Each range sorts its own lists.
-    let mut outs = split(&mut targets, &first_target);
-    std::thread::scope(|scope| {
-        let (starts, key) = (&starts, &key);
-        let sort = |k: usize, part: &mut [u32]| {
+    let (starts_ref, key) = (&starts, &key);
+    let (first_list, first_target) = (&first_list, &first_target);
+    run_each(split(&mut targets, first_target).into_iter().enumerate().map(|(k, part)| {
+        move || {
             let base = first_target[k];
             let mut buf: Vec<(Reverse<u64>, u32)> = Vec::new();
             for l in first_list[k]..first_list[k + 1] {
-                let list = &mut part[starts[l] as usize - base..starts[l + 1] as usize - base];
+                let list = &mut part[starts_ref[l] as usize - base..starts_ref[l + 1] as usize - base];
                 sort_list(list, key, &mut buf);
             }
-        };
-        let mut parts = outs.iter_mut().enumerate();
-        let first = parts.next();
-        let handles: Vec<_> = parts.map(|(k, part)| scope.spawn(move || sort(k, part))).collect();
-        if let Some((k, part)) = first {
-            sort(k, part);
         }
-        handles.into_iter().for_each(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
-    });
-    drop(outs);
+    }));
     SparseCsr { words, rank, starts: BigArray::from_vec(starts, place), targets }
 }
 
@@ -182,14 +166,7 @@ fn split<'a>(mut data: &'a mut [u32], bounds: &[usize]) -> Vec<&'a mut [u32]> {
 /// first on the calling thread), and returns the answers in order.
 fn in_parts<R: Send>(bounds: &[usize], data: &mut [u32], f: impl Fn(usize, &mut [u32]) -> R + Sync) -> Vec<R> {
     let f = &f;
-    std::thread::scope(|scope| {
-        let mut parts = split(data, bounds).into_iter().zip(bounds.iter().copied());
-        let first = parts.next();
-        let handles: Vec<_> = parts.map(|(part, lo)| scope.spawn(move || f(lo, part))).collect();
-        let mut out: Vec<R> = first.into_iter().map(|(part, lo)| f(lo, part)).collect();
-        out.extend(handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))));
-        out
-    })
+    run_each(split(data, bounds).into_iter().zip(bounds.iter().copied()).map(|(part, lo)| move || f(lo, part)))
 }
 
 #[cfg(test)]

@@ -115,16 +115,11 @@ impl ObjectGraph {
         let threads = parts.max(1);
         let done = std::sync::atomic::AtomicU64::new(0);
         let bounds: Vec<u32> = (0..=threads).map(|k| (n as u64 * k as u64 / threads as u64) as u32).collect();
-        let parts: Vec<Result<SequentialCsrBuilder, Cancelled>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..threads as usize)
-                .map(|k| {
-                    let (lo, hi) = (bounds[k], bounds[k + 1]);
-                    let (thread_edges, done) = (&thread_edges, &done);
-                    scope.spawn(move || build_range(heap, lo, hi, k == 0, thread_edges, done, ctl))
-                })
-                .collect();
-            handles.into_iter().map(|h| h.join().expect("graph builder thread panicked")).collect()
-        });
+        let (thread_edges, done) = (&thread_edges, &done);
+        let parts = crate::par::run_each((0..threads as usize).map(|k| {
+            let (lo, hi) = (bounds[k], bounds[k + 1]);
+            move || build_range(heap, lo, hi, k == 0, thread_edges, done, ctl)
+        }));
         let mut parts = parts.into_iter();
         let mut lists = parts.next().expect("one part at least")?;
         laps.lap("graph: outbound lists");

@@ -85,15 +85,9 @@ pub fn own_sizes(n: usize, in_tree: impl Fn(u32) -> bool + Sync, shallow: impl F
         }
         big
     };
-    let bigs: Vec<Vec<(u32, u64)>> = std::thread::scope(|scope| {
-        let mut parts = small.chunks_mut(chunk).enumerate();
-        let first = parts.next();
-        let handles: Vec<_> = parts.map(|(k, part)| scope.spawn(move || own(part, k * chunk))).collect();
-        let mut bigs = vec![first.map_or(Vec::new(), |(_, part)| own(part, 0))];
-        // A panic (in `shallow`, reading the dump) is passed on with its own message.
-        bigs.extend(handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))));
-        bigs
-    });
+    let own = &own;
+    // A panic (in `shallow`, reading the dump) is passed on with its own message.
+    let bigs = crate::par::run_each(small.chunks_mut(chunk).enumerate().map(|(k, part)| move || own(part, k * chunk)));
     OwnSizes { small, big: bigs.into_iter().flatten().collect() }
 }
 

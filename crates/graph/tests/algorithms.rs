@@ -243,6 +243,21 @@ fn long_chain_and_big_random_graph_complete() {
     assert_eq!(sizes.get(0), reached as u64);
 }
 
+/// Own sizes read apart from the dominators (as beside the dominator phase) give the same
+/// sums; own sizes that count a node outside the tree are refused, not summed wrong.
+#[test]
+fn own_sizes_read_apart_sum_the_same_and_must_match_the_tree() {
+    let edges = [(0, 1), (1, 2), (2, 3), (1, 4), (0, 5), (5, 4), (3, 1)];
+    let g = csr(7, &edges);
+    let dom = dominators(&g, 0, |_, _| true, &Control::none()).unwrap();
+    let shallow = |v: u32| [0u64, 10, 20, 30, 40, 50, 60][v as usize];
+    let whole = retained_sizes(&dom, shallow);
+    let apart = sum_retained(own_sizes(7, |v| v != 6, shallow, 2, &Placement::Memory), &dom, &Placement::Memory);
+    assert_eq!((0..7).map(|v| apart.get(v)).collect::<Vec<_>>(), (0..7).map(|v| whole.get(v)).collect::<Vec<_>>());
+    let wrong = std::panic::catch_unwind(|| sum_retained(own_sizes(7, |_| true, shallow, 1, &Placement::Memory), &dom, &Placement::Memory));
+    assert!(wrong.is_err(), "node 6 has no dominator but an own size");
+}
+
 #[test]
 fn retained_sizes_of_a_hand_computed_graph() {
     // 0 -> 1 -> 2 -> 3, 1 -> 4, 0 -> 5 -> 4, 3 -> 1 (cycle), 6 unreachable
