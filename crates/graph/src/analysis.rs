@@ -121,7 +121,7 @@ impl FullAnalysis {
         let mut laps = heapql_heap::Laps::new("heapql-graph");
         // Written once and only read from here on: retained sizes and idom go to the scratch
         // placement, so the analysis keeps almost no anonymous memory for the report after it.
-        let retained = sum_retained(own, &dom, heap.scratch());
+        let retained = sum_retained(own, &dom);
         let (idom, spare) = to_scratch(dom.idom, heap.scratch());
         let (order, order_idom) = (dom.preorder, dom.preorder_idom);
         laps.lap("retained: sizes");

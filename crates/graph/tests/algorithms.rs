@@ -252,9 +252,9 @@ fn own_sizes_read_apart_sum_the_same_and_must_match_the_tree() {
     let dom = dominators(&g, 0, |_, _| true, &Control::none()).unwrap();
     let shallow = |v: u32| [0u64, 10, 20, 30, 40, 50, 60][v as usize];
     let whole = retained_sizes(&dom, shallow);
-    let apart = sum_retained(own_sizes(7, |v| v != 6, shallow, 2, &Placement::Memory), &dom, &Placement::Memory);
+    let apart = sum_retained(own_sizes(7, |v| v != 6, shallow, 2, &Placement::Memory), &dom);
     assert_eq!((0..7).map(|v| apart.get(v)).collect::<Vec<_>>(), (0..7).map(|v| whole.get(v)).collect::<Vec<_>>());
-    let wrong = std::panic::catch_unwind(|| sum_retained(own_sizes(7, |_| true, shallow, 1, &Placement::Memory), &dom, &Placement::Memory));
+    let wrong = std::panic::catch_unwind(|| sum_retained(own_sizes(7, |_| true, shallow, 1, &Placement::Memory), &dom));
     assert!(wrong.is_err(), "node 6 has no dominator but an own size");
 }
 
