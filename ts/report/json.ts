@@ -19,20 +19,8 @@ import { ReportModelSchema, WasteModelSchema, type ReportModel, type WasteModel 
 export function publishedModel<M>(schema: TSchema, what: string, reportWith = '') {
   const document = (): Record<string, unknown> => ({ $schema: 'http://json-schema.org/draft-07/schema#', ...JSON.parse(JSON.stringify(schema)) });
   let compiled: ValidateFunction | null = null;
-  const validator = (): ValidateFunction => (compiled ??= new Ajv({ allErrors: true }).compile(document()));
-  /**
-   * Compiles the validator now (about 0.1 s for the report's), so that a caller can have it
-   * done while the main thread would only wait, as during the native analysis.
-   */
-  const prepare = (): void => {
-    try {
-      validator();
-    } catch {
-      // `validate` compiles again and says what went wrong, to its caller.
-    }
-  };
   const validate = (value: unknown): { ok: boolean; errors: ErrorObject[] } => {
-    const compiled = validator();
+    compiled ??= new Ajv({ allErrors: true }).compile(document());
     const ok = compiled(value) as boolean;
     return { ok, errors: ok ? [] : [...(compiled.errors ?? [])] };
   };
@@ -46,7 +34,7 @@ export function publishedModel<M>(schema: TSchema, what: string, reportWith = ''
     }
     return JSON.stringify(model, null, 2) + '\n';
   };
-  return { document, prepare, validate, render };
+  return { document, validate, render };
 }
 
 const DUMP_PRODUCER = " with the dump's producer and version";
@@ -59,7 +47,6 @@ export const reportJsonSchema = report.document;
 /** The JSON Schema of `heapql waste --format json` (`heapql schema waste`). */
 export const wasteJsonSchema = waste.document;
 export const validateReportModel = report.validate;
-export const prepareReportValidator = report.prepare;
 export const validateWasteModel = waste.validate;
 /** Pretty JSON of a model that passed validation; throws ERR_INTERNAL naming every mismatch. */
 export const renderJson = report.render;

@@ -11,7 +11,7 @@ import { HeapqlError } from '../errors.js';
 import { call, type Addon, type NativeHeap } from '../native/index.js';
 import { cancelTokenFor } from '../native/cancel.js';
 import { VERSION } from '../version.js';
-import { describeSchemaErrors, prepareReportValidator, validateReportModel } from '../report/json.js';
+import { describeSchemaErrors, validateReportModel } from '../report/json.js';
 import { REPORT_SCHEMA_VERSION, type ReportModel, type ReportWarning } from '../report/model.js';
 import type { BuildReportOptions, ProgressEvent, ReportableHeap, ReportSections, SectionOptions } from './types.js';
 
@@ -58,15 +58,7 @@ export function modelHeader(): Pick<ReportModel, 'schemaVersion' | 'generator' |
 
 /** The full report of an opened dump; analyzes it first when needed. */
 export async function buildReport(heap: ReportableHeap, options: BuildReportOptions = {}): Promise<ReportModel> {
-  // The schema's validator compiles on the next turn, while the native analysis runs and
-  // this thread only waits (measured: about 0.1 s of a 1 GB dump's report otherwise).
-  const warming = setImmediate(prepareReportValidator);
-  try {
-    await analyzeForReport(heap, options);
-  } catch (err) {
-    clearImmediate(warming);
-    throw err;
-  }
+  await analyzeForReport(heap, options);
   const data = await heap.reportData(options);
   const model: ReportModel = {
     ...modelHeader(),
