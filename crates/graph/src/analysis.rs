@@ -19,7 +19,7 @@
 //! * kept afterwards: two bitmaps N/4 and the dominator tree's rank words → ≈ 0.4 B/object.
 //!
 //! Measured on bench-4g.hprof (49 M objects): peak anonymous memory of the analysis phases
-//! 8.7 B/object (the heap index's 0.2 included), 34.6 B/object in scratch files kept (the
+//! 8.7 B/object (the heap index's 0.2 included), 34.5 B/object in scratch files kept (the
 //! DFS preorder's 4 + 4 included), plus ≈ 16 B/object of temporaries in the dominator phase
 //! (parent and semidominators 4 each, predecessor pairs 8 per non-tree edge, about one per
 //! object; freed at its end). Results are identical with
@@ -109,12 +109,11 @@ impl FullAnalysis {
         // `reachable_only`, at all (every unreachable object hangs off a pseudo-root).
         let in_tree = |v: u32| !options.reachable_only || graph.is_reachable(v);
         let shallow = |v: u32| if v == 0 { 0 } else { heap.shallow_size(obj(v)) };
-        let (dom, own) = std::thread::scope(|s| {
-            let own = s.spawn(|| own_sizes(graph.node_count() as usize, in_tree, shallow, 1, heap.scratch()));
-            let dom = dominators_in(&graph, 0, |u, v| graph.follows(u, v), &ctl.phase("dominators"), heap.scratch());
-            // A panic (in `shallow`, reading the dump) is passed on with its own message.
-            (dom, own.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-        });
+        // A panic (in `shallow`, reading the dump) is passed on with its own message.
+        let (dom, own) = crate::par::both(
+            || dominators_in(&graph, 0, |u, v| graph.follows(u, v), &ctl.phase("dominators"), heap.scratch()),
+            || own_sizes(graph.node_count() as usize, in_tree, shallow, 1, heap.scratch()),
+        );
         let dom = dom.map_err(cancelled)?;
         let rctl = ctl.phase("retained");
         rctl.tick(0, 2).map_err(cancelled)?;

@@ -39,7 +39,7 @@ pub fn dominator_children_with(
     cursor.clear();
     cursor.resize(n, 0);
     // Dominator ranges, whole bitmap words each.
-    let threads = std::thread::available_parallelism().map_or(1, |p| p.get()).clamp(1, 4);
+    let threads = crate::par::cores(4);
     let threads = if n < 1 << 16 { 1 } else { threads };
     let step = n.div_ceil(threads).next_multiple_of(64).max(64);
     let bounds: Vec<usize> = (0..=threads).map(|k| (k * step).min(n)).collect();

@@ -16,7 +16,7 @@ mod huge;
 pub mod lookup;
 mod marking;
 pub mod object_graph;
-mod par;
+pub mod par;
 pub mod paths;
 mod persist;
 pub use persist::CACHE_LAYOUT;

@@ -76,8 +76,7 @@ impl ObjectGraph {
     /// the GC roots and, unless `reachable_only`, the unreachable pseudo-roots.
     pub fn build(heap: &Heap, reachable_only: bool, ctl: &Control) -> Result<ObjectGraph, Cancelled> {
         // Outbound lists over consecutive object ranges in parallel (one per core).
-        let threads = std::thread::available_parallelism().map_or(1, |p| p.get()).clamp(1, 8);
-        let threads = if heap.object_count() < 1 << 16 { 1 } else { threads as u32 };
+        let threads = if heap.object_count() < 1 << 16 { 1 } else { crate::par::cores(8) as u32 };
         ObjectGraph::build_in_parts(heap, reachable_only, threads, ctl)
     }
 

@@ -1,5 +1,20 @@
 //! Work split over the cores: one job per thread, the first on the calling thread.
 
+/// The cores to split work over: what the machine offers, between 1 and `at_most`.
+pub(crate) fn cores(at_most: usize) -> usize {
+    std::thread::available_parallelism().map_or(1, |p| p.get()).clamp(1, at_most.max(1))
+}
+
+/// Runs `lower` on this thread and `upper` on another, side by side. A panic in either is
+/// passed on with its own message, not replaced by a generic one that hides what went wrong.
+pub fn both<A, B: Send>(lower: impl FnOnce() -> A, upper: impl FnOnce() -> B + Send) -> (A, B) {
+    std::thread::scope(|s| {
+        let upper = s.spawn(upper);
+        let a = lower();
+        (a, upper.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+    })
+}
+
 /// Runs every job, each on its own thread (the first on the calling one), and returns their
 /// answers in order. A job's panic reaches the caller with its own message.
 pub(crate) fn run_each<R: Send, J: FnOnce() -> R + Send>(jobs: impl IntoIterator<Item = J>) -> Vec<R> {
@@ -15,7 +30,7 @@ pub(crate) fn run_each<R: Send, J: FnOnce() -> R + Send>(jobs: impl IntoIterator
 
 #[cfg(test)]
 mod tests {
-    use super::run_each;
+    use super::{both, run_each};
 
     #[test]
     fn answers_come_in_order_and_panics_keep_their_message() {
@@ -28,5 +43,13 @@ mod tests {
             let text = message.downcast_ref::<String>().cloned().unwrap_or_default();
             assert!(text.contains(&format!("job {bad} broke")), "{text}");
         }
+    }
+
+    #[test]
+    fn both_sides_answer_and_a_panic_on_the_other_thread_keeps_its_message() {
+        assert_eq!(both(|| 1, || "two"), (1, "two"));
+        let outcome = std::panic::catch_unwind(|| both(|| 1, || -> u8 { panic!("the other side broke") }));
+        let message = outcome.expect_err("the panic reaches the caller");
+        assert_eq!(message.downcast_ref::<&str>(), Some(&"the other side broke"));
     }
 }

@@ -46,7 +46,7 @@ pub fn retained_sizes(dom: &Dominators, shallow: impl Fn(u32) -> u64 + Sync) -> 
 
 /// `retained_sizes` with the sizes placed by `place` (summed where they lie).
 pub fn retained_sizes_in(dom: &Dominators, shallow: impl Fn(u32) -> u64 + Sync, place: &Placement) -> RetainedSizes {
-    let threads = std::thread::available_parallelism().map_or(1, |p| p.get()).clamp(1, 8);
+    let threads = crate::par::cores(8);
     let own = own_sizes(dom.idom.len(), |v| dom.idom[v as usize] != NONE, shallow, threads, place);
     sum_retained(own, dom)
 }

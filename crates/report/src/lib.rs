@@ -16,7 +16,6 @@ mod consumers;
 mod ctx;
 mod model;
 mod overview;
-mod par;
 mod paths;
 mod preorder;
 mod retained_by_class;

@@ -33,7 +33,7 @@ use heapql_graph::control::{Cancelled, Control};
 use heapql_heap::{BigArray, ClassIdx, Laps, ObjectKind, Pages};
 
 use super::ctx::Ctx;
-use super::par::both;
+use heapql_graph::par::both;
 use super::scan::TICK;
 
 /// Shallow sizes of 4 GiB and more are stored as this and read from the index instead.
@@ -103,12 +103,14 @@ impl Preorder {
         // 0.49-0.76 s without, 0.73-0.89 s with.
         let fresh = [Pages::of(&entries), Pages::of(&shallow), classes.pages()];
         let plenty = fresh.iter().map(|p| p.bytes() as u64).sum::<u64>() * 2 < heapql_heap::memory_to_spare();
-        let laid_out = std::thread::scope(|s| {
-            if plenty {
-                s.spawn(move || fresh.into_iter().for_each(Pages::prefault));
-            }
-            lay_out(order, idoms, top, &mut at, &mut entries, &tick, &mut laps)
-        });
+        let (laid_out, ()) = both(
+            || lay_out(order, idoms, top, &mut at, &mut entries, &tick, &mut laps),
+            move || {
+                if plenty {
+                    fresh.into_iter().for_each(Pages::prefault)
+                }
+            },
+        );
         let top_start = laid_out?;
         drop(at);
         laps.lap("preorder: positions");

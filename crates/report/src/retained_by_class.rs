@@ -22,7 +22,7 @@ pub struct ClassRetained {
 
 pub fn retained_by_class(ctx: &Ctx, pre: &Preorder) -> ClassRetained {
     let cut = pre.middle_cut();
-    let (mut low, high) = crate::par::both(|| walk(ctx, pre, 0..cut), || walk(ctx, pre, cut..pre.len()));
+    let (mut low, high) = heapql_graph::par::both(|| walk(ctx, pre, 0..cut), || walk(ctx, pre, cut..pre.len()));
     for (x, y) in low.by_class.iter_mut().zip(&high.by_class) {
         *x += y;
     }

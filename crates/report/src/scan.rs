@@ -43,7 +43,7 @@ pub fn scan(ctx: &Ctx, ctl: &Control, total_work: u64) -> Result<Scan, Cancelled
     // Where `referent` lies in each Reference class, resolved once.
     let referent: Vec<Option<FieldSlot>> =
         (0..heap.class_count()).map(|c| if ctx.class_flags(c) & REFERENCE != 0 { heap.field_slot(c, "referent") } else { None }).collect();
-    let (low, high) = crate::par::both(
+    let (low, high) = heapql_graph::par::both(
         || scan_range(ctx, 0..mid, slots_low, &referent, ctl, &done, total_work),
         || scan_range(ctx, mid..n, slots_high, &referent, ctl, &done, total_work),
     );

@@ -410,7 +410,7 @@ fn breakdown(ctx: &Ctx, pre: &Preorder, subtrees: &[Range<usize>]) -> ClassBreak
         per
     };
     let [low, high] = halves(subtrees);
-    let (mut per, other) = crate::par::both(|| count(&low), || count(&high));
+    let (mut per, other) = heapql_graph::par::both(|| count(&low), || count(&high));
     for (x, y) in per.iter_mut().zip(&other) {
         x.0 += y.0;
         x.1 += y.1;

@@ -189,15 +189,6 @@ impl<T: Plain> BigArray<T> {
         BigArray { repr: Repr::Memory(vec![T::default(); len]) }
     }
 
-    /// The values in a vector: taken as they are in memory, copied out of a scratch file
-    /// (which then goes).
-    pub fn into_vec(self) -> Vec<T> {
-        match self.repr {
-            Repr::Memory(v) => v,
-            Repr::Mapped { .. } => self.to_vec(),
-        }
-    }
-
     /// Keeps the first `len` values (a mapped file keeps its size).
     pub fn truncate(&mut self, len: usize) {
         match &mut self.repr {

@@ -73,22 +73,11 @@ fn with_control<R>(options: &OpenOptions, f: impl FnOnce(Control<'_>) -> R) -> R
     f(Control { progress: Some(&cb), cancel: options.cancel.as_deref() })
 }
 
-/// With `HEAPQL_TIMING` set, prints each step it is given to stderr with the time since it
-/// was made and this process's anonymous memory (`indent` sets a step's parts apart).
-pub(crate) fn stopwatch(indent: &'static str) -> impl Fn(&str) {
-    let on = std::env::var_os("HEAPQL_TIMING").is_some();
-    let t0 = std::time::Instant::now();
-    move |what| {
-        if on {
-            eprintln!("[heapql-heap] {indent}{what}: {:.3} s, anonymous {} MiB", t0.elapsed().as_secs_f64(), heapql_scratch::rss_anon_bytes() >> 20);
-        }
-    }
-}
-
 /// The whole build, step by step (each step in its own file).
 pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Control<'_>) -> Result<Heap, HeapError> {
     let me = |e| map_err(path, e);
-    let lap = stopwatch("");
+    // With HEAPQL_TIMING set, each step's time and the anonymous memory after it, on stderr.
+    let mut laps = heapql_scratch::Laps::new("heapql-heap");
     let header = heapql_hprof::read_header(&src).map_err(me)?;
     let id_size = header.id_size;
     let mut warnings: Vec<Warning> = src.warnings().iter().cloned().map(warn).collect();
@@ -103,18 +92,18 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
         warnings.push(Warning { offset: layout.data_end, message: "the file holds no heap dump records: no objects".into() });
     }
     let segs: Vec<Segment> = layout.dumps.get(options.dump).map(|d| d.segments.clone()).unwrap_or_default();
-    lap("records");
+    laps.lap("records");
 
     let (parts, w) = heap_pass(&src, &segs, id_size, &options.scratch, ctl).map_err(me)?;
     warnings.extend(w);
     let mut totals = PassTotals::gather(parts);
-    lap("heap pass");
+    laps.lap("heap pass");
     ctl.check().map_err(me)?;
 
     let class_set = choose_classes(std::mem::take(&mut totals.class_dumps), &totals, &recs, &src, &mut warnings);
     let (nsynth, first_synth) = (class_set.synth.len(), class_set.names.len() as u32);
     let (objs, synth_ids) = objects::object_index(std::mem::take(&mut totals.objects), nsynth, first_synth, &options.scratch, &mut warnings);
-    lap("object index");
+    laps.lap("object index");
     ctl.check().map_err(me)?;
 
     let table = class_table(class_set, &synth_ids, &objs, &recs, &src, id_size);
@@ -127,16 +116,16 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
     ctl.check().map_err(me)?;
     h.props = crate::props::system_properties(&h);
     (h.info.jvm_version, h.info.jdk_feature) = jvm_version(&h);
-    lap("classes, roots, threads, properties");
+    laps.lap("classes, roots, threads, properties");
 
     let align_tz = totals.id_or.trailing_zeros().min(63);
     let feature = h.info.jdk_feature;
     choose_model(&mut h, &header.format, feature, align_tz);
     ctl.check().map_err(me)?;
-    lap("size model");
+    laps.lap("size model");
 
     (h.histogram, h.summary) = histogram(&h, &totals);
-    lap("histogram");
+    laps.lap("histogram");
     ctl.report("done", 1, 1);
     Ok(h)
 }

@@ -132,23 +132,23 @@ fn assemble(parts: Vec<ObjList>, extra: usize, place: &Placement) -> Assembled {
         prev_last = p.last.or(prev_last);
         p.ascending && follows
     });
-    let step = stopwatch("  ");
+    let mut laps = heapql_scratch::Laps::new("heapql-heap");
     if in_order {
         let mut parts = parts.into_iter().filter(|p| p.len() > 0 || !p.classes.is_empty());
         let mut all = parts.next().unwrap_or_else(|| ObjList::with_capacity(0, &Placement::Memory));
         for p in parts {
             append(&mut all, p);
         }
-        step("parts laid end to end");
+        laps.lap("  parts laid end to end");
         if merge_classes(&mut all) {
-            step("class objects merged in");
+            laps.lap("  class objects merged in");
             let done = finish(all, extra, place);
-            step("arrays placed");
+            laps.lap("  arrays placed");
             return done;
         }
         return general(vec![all], extra, place);
     }
-    step("objects not in address order: to be sorted and merged");
+    laps.lap("  objects not in address order: to be sorted and merged");
     general(parts, extra, place)
 }
 

@@ -35,7 +35,7 @@ use crate::ObjectRef;
 use heapql_graph::FullAnalysis;
 use holder::describe_holder;
 use crate::ctx::ClassCache;
-use crate::par::both;
+use heapql_graph::par::both;
 use scan::{scan_range, Agg, Env, Partial, RowKey};
 
 /// Options of `analyze` (progress phase: "waste").
