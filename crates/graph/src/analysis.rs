@@ -7,33 +7,34 @@
 //! index (12 B per object), the outbound CSR (4 N + 4 E; each graph-building thread spills
 //! its finished lists every 4 MiB), the dominator phase's arrays in preorder (vertex, parent,
 //! semidominators; the predecessor pairs, appended to and read back from buckets by preorder
-//! number), idom and retained sizes once computed, the dominator children, the DFS preorder (kept: the report lays the dominator tree out from it in
-//! two linear passes, `tree_order`, with each entry's dominator as a place in it,
-//! `tree_order_idoms`; 4 + 4 B/object), the BFS parents of paths to GC roots and
-//! the referrer index. Only arrays read and written at random during a phase stay in
+//! number), idom and retained sizes once computed, the DFS preorder (kept: the report lays
+//! the dominator tree out from it in two linear passes, `tree_order`, with each entry's
+//! dominator as a place in it, `tree_order_idoms`; 4 + 4 B/object), and, built on first use,
+//! the dominator children, the BFS parents of paths to GC roots and the referrer index. Only arrays read and written at random during a phase stay in
 //! anonymous memory, two `u32` arrays of N at a time:
 //! * dominators: pre during the DFS (4 B/object, plus 64 KiB per predecessor bucket),
 //!   ancestor and label for the semidominators (plus one bucket's pairs grouped, at most
 //!   N/256 of them), idom (in preorder) and the node-indexed result at the end = 8 B/object;
 //! * retained sizes: idom and the sums = 8 B/object, both moved to scratch files when done;
-//! * kept afterwards: two bitmaps N/4 and the dominator tree's rank words → ≈ 0.4 B/object.
+//! * kept afterwards: two bitmaps N/4 and the top-level dominators → ≈ 0.3 B/object.
 //!
 //! Measured on bench-4g.hprof (49 M objects): peak anonymous memory of the analysis phases
-//! 8.7 B/object (the heap index's 0.2 included), 34.5 B/object in scratch files kept (the
-//! DFS preorder's 4 + 4 included), plus ≈ 16 B/object of temporaries in the dominator phase
+//! 8.7 B/object (the heap index's 0.2 included), 28.0 B/object in scratch files kept (the
+//! DFS preorder's 4 + 4 included; the dominator children, when asked for, add 6.5), plus ≈ 16 B/object of temporaries in the dominator phase
 //! (parent and semidominators 4 each, predecessor pairs 8 per non-tree edge, about one per
 //! object; freed at its end). Results are identical with
 //! every array in memory (`Placement::Memory`; crates/report/tests/scratch_files.rs).
 //!
 //! Temporaries are freed before the next array is allocated: the retained sums use the
 //! preorder returned by the dominator phase, which the analysis then keeps (written once, read
-//! in order only, so it costs page cache, not anonymous memory). The BFS parent array and
-//! the referrer index are built on first use.
+//! in order only, so it costs page cache, not anonymous memory). The dominator children, the
+//! BFS parent array and the referrer index are built on first use: a report walks the tree in
+//! preorder and needs none of them.
 
 use crate::control::{Cancelled, Control};
 use crate::object_graph::{is_thread_bound, node, obj, ObjectGraph};
 use crate::{
-    bfs_parents, bounded_path, dominator_children_with, dominators_in, min_retained_size, path_from_parents,
+    bfs_parents, bounded_path, dominator_children, dominators_in, min_retained_size, path_from_parents,
     own_sizes, retained_set, sum_retained, Csr, RetainedSizes, SparseCsr, Graph, NONE,
 };
 use heapql_heap::{BigArray, Heap, HeapError, ObjIdx, Placement, ProgressFn, RootKind};
@@ -75,8 +76,12 @@ pub struct FullAnalysis {
     /// Immediate dominator node of every node (`NONE` outside the tree; `idom[0] == 0`).
     pub(crate) idom: BigArray<u32>,
     pub(crate) retained: RetainedSizes,
-    /// Dominated objects of every node (values are object indices), biggest retained first.
-    pub(crate) tree: SparseCsr,
+    /// Dominated objects of every node (values are object indices), biggest retained first:
+    /// built on the first `dominated` call, as the report walks the tree in preorder instead
+    /// (on bench-4g 0.5 s and 8 B/object of scratch files that a report never reads).
+    pub(crate) tree: OnceLock<SparseCsr>,
+    /// The virtual root's children (objects), biggest retained first, then by object.
+    pub(crate) top: Vec<ObjIdx>,
     /// The nodes of the tree (the virtual root first) in the dominator phase's DFS preorder:
     /// every node after its immediate dominator. Read in order only (scratch placement), it
     /// lets the report lay the tree out in preorder without following child lists.
@@ -121,19 +126,19 @@ impl FullAnalysis {
         // Written once and only read from here on: retained sizes and idom go to the scratch
         // placement, so the analysis keeps almost no anonymous memory for the report after it.
         let retained = sum_retained(own, &dom);
-        let (idom, spare) = to_scratch(dom.idom, heap.scratch());
+        let idom = BigArray::from_vec(dom.idom, heap.scratch());
         let (order, order_idom) = (dom.preorder, dom.preorder_idom);
         laps.lap("retained: sizes");
         rctl.tick(1, 2).map_err(cancelled)?;
-        let mut tree = dominator_children_with(&idom, |v| retained.get(v), heap.scratch(), spare);
-        tree.for_each_list_mut(|list| list.iter_mut().for_each(|v| *v = obj(*v)));
-        laps.lap("retained: dominator children");
+        let top = top_level(&order, &order_idom, &retained);
+        laps.lap("retained: top-level dominators");
         rctl.tick(2, 2).map_err(cancelled)?;
         Ok(FullAnalysis {
             graph,
             idom,
             retained,
-            tree,
+            tree: OnceLock::new(),
+            top,
             order,
             order_idom,
             reachable_only: options.reachable_only,
@@ -190,9 +195,19 @@ impl FullAnalysis {
         }
     }
 
-    /// Objects `o` immediately dominates, biggest retained size first.
+    /// Objects `o` immediately dominates, biggest retained size first. The first call lists
+    /// the children of every node (two passes over `idom`; 0.5 s and 8 B/object of scratch
+    /// files on bench-4g).
     pub fn dominated(&self, o: ObjIdx) -> &[ObjIdx] {
-        self.tree.successors(node(o))
+        self.tree().successors(node(o))
+    }
+
+    fn tree(&self) -> &SparseCsr {
+        self.tree.get_or_init(|| {
+            let mut tree = dominator_children(&self.idom, |v| self.retained.get(v), &self.scratch);
+            tree.for_each_list_mut(|list| list.iter_mut().for_each(|v| *v = obj(*v)));
+            tree
+        })
     }
 
     /// The nodes of the dominator tree (node 0 is the virtual root, node `v` object `v - 1`),
@@ -210,7 +225,7 @@ impl FullAnalysis {
 
     /// Children of the virtual root, biggest retained size first.
     pub fn top_level_dominators(&self) -> &[ObjIdx] {
-        self.tree.successors(0)
+        &self.top
     }
 
     /// GC root objects (distinct, ascending; thread-bound locals of known threads excluded).
@@ -374,7 +389,7 @@ impl FullAnalysis {
         self.graph.file_bytes()
             + self.idom.file_bytes()
             + self.retained.small.file_bytes()
-            + self.tree.file_bytes()
+            + self.tree.get().map_or(0, |t| t.file_bytes())
             + self.order.file_bytes()
             + self.order_idom.file_bytes()
             + self.bfs.get().map_or(0, |b| b.file_bytes())
@@ -386,7 +401,8 @@ impl FullAnalysis {
         self.graph.heap_bytes()
             + self.idom.heap_bytes()
             + self.retained.heap_bytes()
-            + self.tree.heap_bytes()
+            + self.tree.get().map_or(0, |t| t.heap_bytes())
+            + self.top.capacity() * 4
             + self.order.heap_bytes()
             + self.order_idom.heap_bytes()
             + self.bfs.get().map_or(0, |b| b.heap_bytes())
@@ -394,13 +410,19 @@ impl FullAnalysis {
     }
 }
 
-/// `v` placed by `place`, and with `Placement::Files` also `v` itself, written out and no
-/// longer needed: its pages, already in memory, serve the next node-indexed array.
-fn to_scratch(v: Vec<u32>, place: &Placement) -> (BigArray<u32>, Vec<u32>) {
-    match BigArray::copied_to_file(&v, place) {
-        Some(array) => (array, v),
-        None => (BigArray::from(v), Vec::new()),
-    }
+/// The virtual root's children as objects, biggest retained size first, then by object (the
+/// order of `dominated` lists): the entries of the DFS preorder `order` whose dominator is its
+/// first entry, the root, read in order.
+fn top_level(order: &[u32], order_idom: &[u32], retained: &RetainedSizes) -> Vec<ObjIdx> {
+    let mut top: Vec<(std::cmp::Reverse<u64>, u32)> = order
+        .iter()
+        .zip(order_idom)
+        .skip(1)
+        .filter(|&(_, &d)| d == 0)
+        .map(|(&v, _)| (std::cmp::Reverse(retained.get(v)), v))
+        .collect();
+    top.sort_unstable();
+    top.into_iter().map(|(_, v)| obj(v)).collect()
 }
 
 /// How `from` refers to `to`: `<class>`, a field name, `[i]`, `<super>`, `<classloader>`, a

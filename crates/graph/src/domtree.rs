@@ -18,26 +18,12 @@ const BUFFERED_SORT: usize = 1 << 16;
 ///
 /// Two passes over `idom` in node order: the list lengths into a node-indexed array (4 B per
 /// node, in memory: incremented at random), then the fill, that array serving as the lists'
-/// write cursors. Memory besides the result: that array.
+/// write cursors. Memory besides the result: that array. The cores share the work by ranges
+/// of dominators: each counts, fills and sorts the lists of its own range (reading all of
+/// `idom` in order, writing only its part of the arrays).
 pub fn dominator_children(idom: &[u32], key: impl Fn(u32) -> u64 + Sync, place: &Placement) -> SparseCsr {
-    dominator_children_with(idom, key, place, Vec::new())
-}
-
-/// `dominator_children` with the node-indexed array in `buffer`'s memory (a vector no longer
-/// needed, of any contents: pages already in memory cost no page fault each).
-///
-/// The cores share the work by ranges of dominators: each counts, fills and sorts the lists
-/// of its own range (reading all of `idom` in order, writing only its part of the arrays).
-pub fn dominator_children_with(
-    idom: &[u32],
-    key: impl Fn(u32) -> u64 + Sync,
-    place: &Placement,
-    buffer: Vec<u32>,
-) -> SparseCsr {
     let n = idom.len();
-    let mut cursor = buffer;
-    cursor.clear();
-    cursor.resize(n, 0);
+    let mut cursor = vec![0u32; n];
     // Dominator ranges, whole bitmap words each.
     let threads = crate::par::cores(4);
     let threads = if n < 1 << 16 { 1 } else { threads };
@@ -207,13 +193,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         for place in [Placement::Memory, Placement::Files(std::sync::Arc::from(dir.path()))] {
             let tree = dominator_children(&idom, key, &place);
-            // A used buffer (shorter, then longer than the node count) changes nothing.
-            let reused = dominator_children_with(&idom, key, &place, vec![7; n as usize / 2]);
-            let longer = dominator_children_with(&idom, key, &place, vec![9; n as usize * 2]);
             for v in 0..n {
                 assert_eq!(tree.successors(v), &want[v as usize][..], "node {v}");
-                assert_eq!(reused.successors(v), &want[v as usize][..], "node {v}");
-                assert_eq!(longer.successors(v), &want[v as usize][..], "node {v}");
             }
         }
         let empty = dominator_children(&[], key, &Placement::Memory);

@@ -1,5 +1,5 @@
 //! Vectors for the arrays read and written at random (node -> preorder, whose memory then
-//! serves as ancestor, idom and the dominator children's cursors):
+//! serves as ancestor and idom):
 //! backed by 2 MiB pages where the kernel allows it (`madvise(MADV_HUGEPAGE)`), so that a
 //! random access over hundreds of MiB costs a cache miss instead of a cache miss plus a page
 //! walk (a TLB entry covers 2 MiB, not 4 KiB). The contents and the memory used are the

@@ -27,7 +27,7 @@ pub use analysis::{edge_label, FullAnalysis, GraphOptions, PathStep, RetainedSet
 pub use control::{Cancelled, Control};
 pub use csr::{Csr, SequentialCsrBuilder, SparseCsr};
 pub use dominators::{dominators, dominators_in, pinned_edges, Dominators};
-pub use domtree::{dominator_children, dominator_children_with};
+pub use domtree::dominator_children;
 pub use fixedbitset::FixedBitSet;
 pub use object_graph::ObjectGraph;
 pub use paths::{bfs_parents, bounded_path, path_from_parents};

@@ -1,8 +1,9 @@
 //! The full analysis in the cache (`heapql_cache`): the object graph's adjacency, the
-//! dominator tree (immediate dominators, children lists and the nodes in an order where each
-//! follows its immediate dominator, with their dominators' positions in it), retained sizes and the
-//! reachability bitmaps, written as arrays and memory-mapped back. Lazily built parts (BFS
-//! parents, referrers) are rebuilt on first use.
+//! dominator tree (immediate dominators, the top-level dominators and the nodes in an order
+//! where each follows its immediate dominator, with their dominators' positions in it),
+//! retained sizes and the reachability bitmaps, written as arrays and memory-mapped back.
+//! Lazily built parts (the dominator tree's child lists, BFS parents, referrers) are rebuilt
+//! on first use.
 
 use heapql_cache::{CacheUse, Entry, EntryFile, EntryWriter};
 use heapql_heap::{Heap, HeapError};
@@ -10,10 +11,10 @@ use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
 
 use crate::csr::Offsets;
-use crate::{Csr, FixedBitSet, FullAnalysis, GraphOptions, ObjectGraph, RetainedSizes, SparseCsr};
+use crate::{Csr, FixedBitSet, FullAnalysis, GraphOptions, ObjectGraph, RetainedSizes};
 
 /// Bump when what this file writes changes meaning (part of every cache key).
-pub const CACHE_LAYOUT: &str = "graph3";
+pub const CACHE_LAYOUT: &str = "graph4";
 
 #[derive(Serialize, Deserialize)]
 struct Small {
@@ -60,10 +61,7 @@ impl FullAnalysis {
         w.array("graph.reachable", &words(&g.reachable))?;
         w.array("idom", &self.idom)?;
         w.array("retained", &self.retained.small)?;
-        w.array("tree.words", &self.tree.words)?;
-        w.array("tree.rank", &self.tree.rank)?;
-        w.array("tree.starts", &self.tree.starts)?;
-        w.array("tree.targets", &self.tree.targets)?;
+        w.array("tree.top", &self.top)?;
         w.array("tree.order", &self.order)?;
         w.array("tree.order_idom", &self.order_idom)?;
         w.blob(
@@ -101,12 +99,8 @@ impl FullAnalysis {
             graph,
             idom: f.array("idom").map_err(|e| e.0)?,
             retained: RetainedSizes { small: f.array("retained").map_err(|e| e.0)?, big: s.retained_big },
-            tree: SparseCsr {
-                words: f.array::<u64>("tree.words").map_err(|e| e.0)?.to_vec(),
-                rank: f.array::<u32>("tree.rank").map_err(|e| e.0)?.to_vec(),
-                starts: f.array("tree.starts").map_err(|e| e.0)?,
-                targets: f.array("tree.targets").map_err(|e| e.0)?,
-            },
+            tree: OnceLock::new(),
+            top: f.array::<u32>("tree.top").map_err(|e| e.0)?.to_vec(),
             order: f.array("tree.order").map_err(|e| e.0)?,
             order_idom: f.array("tree.order_idom").map_err(|e| e.0)?,
             reachable_only: s.reachable_only,
@@ -120,8 +114,8 @@ impl FullAnalysis {
             && a.retained.small.len() == nodes
             && g.pinned.len() == nodes
             && g.reachable.len() == nodes
-            && a.tree.words.len() == nodes.div_ceil(64)
-            && a.tree.rank.len() == a.tree.words.len()
+            && a.top.len() < nodes
+            && a.top.iter().all(|&o| (o as usize) < nodes - 1)
             && a.order.len() <= nodes
             && a.order_idom.len() == a.order.len()
             && a.order.first().is_none_or(|&r| r == 0);

@@ -77,3 +77,34 @@ fn retained_sizes_match_the_fixture_facts() {
         assert_eq!(a.total_size(), total, "{name}");
     }
 }
+
+/// The top-level dominators (kept from the dominator phase's preorder) and the child lists
+/// (built on the first `dominated` call) agree with `immediate_dominator` on every object:
+/// biggest retained first, then by object.
+#[test]
+fn top_level_dominators_and_child_lists_follow_the_immediate_dominators() {
+    for (path, _) in dumps() {
+        let heap = Heap::open(&path, OpenOptions::default()).unwrap();
+        for reachable_only in [false, true] {
+            let a = FullAnalysis::build(&heap, GraphOptions { reachable_only, ..Default::default() }).unwrap();
+            let name = format!("{} reachable_only={reachable_only}", path.display());
+            let n = heap.object_count();
+            let mut children: Vec<Vec<u32>> = vec![Vec::new(); n as usize];
+            let mut top = Vec::new();
+            for o in (0..n).filter(|&o| a.in_tree(o)) {
+                match a.immediate_dominator(o) {
+                    Some(d) => children[d as usize].push(o),
+                    None => top.push(o),
+                }
+            }
+            let by_size = |list: &mut Vec<u32>| list.sort_by_key(|&o| (std::cmp::Reverse(a.retained_size(o)), o));
+            by_size(&mut top);
+            assert!(top.len() > 10, "{name}");
+            assert_eq!(a.top_level_dominators(), &top[..], "{name}");
+            for (d, mut list) in children.into_iter().enumerate() {
+                by_size(&mut list);
+                assert_eq!(a.dominated(d as u32), &list[..], "{name}: children of {d}");
+            }
+        }
+    }
+}

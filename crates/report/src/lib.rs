@@ -26,7 +26,7 @@ pub mod waste;
 
 pub use model::*;
 pub use overview::iso_time;
-pub use suspects::{accumulation_point, BIG_DROP_RATIO, GROUP_PATH_SHARE, MAX_GROUP_SAMPLE, MAX_WALK_DEPTH};
+pub use suspects::{BIG_DROP_RATIO, GROUP_PATH_SHARE, MAX_GROUP_SAMPLE, MAX_WALK_DEPTH};
 pub use threads::thread_state;
 
 use std::sync::atomic::AtomicBool;

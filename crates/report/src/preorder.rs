@@ -160,6 +160,25 @@ impl Preorder {
         }
     }
 
+    /// Position of the child of position `i` that retains the most (the lowest object among
+    /// equals: the first of `dominated`'s list), `None` for a leaf. The children lie one
+    /// subtree after the other, so this reads one entry per child.
+    pub fn biggest_child(&self, ctx: &Ctx, i: usize) -> Option<usize> {
+        let a = ctx.analysis;
+        let end = i + self.size(i) as usize;
+        let mut best: Option<(u64, std::cmp::Reverse<u32>, usize)> = None;
+        let mut j = i + 1;
+        while j < end {
+            let o = self.object(j);
+            let key = (a.retained_size(o), std::cmp::Reverse(o), j);
+            if best.is_none_or(|b| (key.0, key.1) > (b.0, b.1)) {
+                best = Some(key);
+            }
+            j += self.size(j) as usize;
+        }
+        best.map(|(_, _, j)| j)
+    }
+
     /// A position between two top-level subtrees near the middle (`len()` when none lies
     /// past it): the two halves of a walk that needs whole subtrees.
     pub fn middle_cut(&self) -> usize {

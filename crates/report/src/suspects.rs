@@ -98,15 +98,16 @@ pub fn leak_suspects(ctx: &Ctx, paths: &Paths, pre: &Preorder, ctl: &Control, at
     Ok(LeakSuspects { threshold_percent: THRESHOLD_PERCENT as f64, suspects })
 }
 
-/// MAT's big-drop walk down the dominator tree (rule 4).
-pub fn accumulation_point(ctx: &Ctx, start: ObjIdx) -> Option<ObjIdx> {
+/// MAT's big-drop walk down the dominator tree (rule 4), from the object at position `start`
+/// of the preorder, each step to the biggest child.
+pub(crate) fn accumulation_point(ctx: &Ctx, pre: &Preorder, start: usize) -> Option<ObjIdx> {
     let a = ctx.analysis;
     let mut cur = start;
     for _ in 0..MAX_WALK_DEPTH {
-        let Some(&child) = a.dominated(cur).first() else { return Some(cur) };
-        let parent = a.retained_size(cur);
-        if parent == 0 || (a.retained_size(child) as f64) / (parent as f64) < BIG_DROP_RATIO {
-            return Some(cur);
+        let Some(child) = pre.biggest_child(ctx, cur) else { return Some(pre.object(cur)) };
+        let parent = a.retained_size(pre.object(cur));
+        if parent == 0 || (a.retained_size(pre.object(child)) as f64) / (parent as f64) < BIG_DROP_RATIO {
+            return Some(pre.object(cur));
         }
         cur = child;
     }
@@ -143,7 +144,8 @@ fn single(ctx: &Ctx, paths: &Paths, o: ObjIdx, subtree: &[Range<usize>], pre: &P
     let kind = subject_kind(ctx, o);
     let class = heap.class_of(o);
     let mut laps = heapql_heap::Laps::new("heapql-report");
-    let acc = accumulation_point(ctx, o);
+    debug_assert_eq!(pre.object(subtree[0].start), o, "the subtree starts at the suspect");
+    let acc = accumulation_point(ctx, pre, subtree[0].start);
     let path = paths.path_to(acc.unwrap_or(o));
     laps.lap("suspects: single: accumulation point and path");
     let suspect_at = path.as_ref().and_then(|p| p.steps.iter().position(|st| st.object.object_id == o));
