@@ -41,6 +41,10 @@ describe('heapql <dump> [report]', () => {
     const bad = await heapql([known, path.join(dir, 'r.txt')]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('.md, .html or .json');
+    // The report is the command itself: its help is plain `heapql --help`.
+    const unknown = await heapql([known, '--reachabel-only']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown option --reachabel-only for heapql; see heapql --help');
   });
 
   it('folds in the [[query]] entries of .heapql.toml and full-path queries', async () => {

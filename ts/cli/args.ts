@@ -76,7 +76,11 @@ export function checkOptions(
     }
     const name = a.replace(/^--?/, '').split('=')[0]!;
     const base = names.has(name) ? name : name.replace(/^no-/, '');
-    if (!names.has(base)) throw usageError(`unknown option ${a.split('=')[0]} for ${command}; see heapql ${command.split(' ')[0]} --help`);
+    if (!names.has(base)) {
+      // The report is the command `heapql` itself: its help is `heapql --help`.
+      const help = command === 'heapql' ? 'heapql --help' : `heapql ${command.split(' ')[0]} --help`;
+      throw usageError(`unknown option ${a.split('=')[0]} for ${command}; see ${help}`);
+    }
     if (known[base]!.type === 'string' && !a.includes('=')) i++;
   }
   if (loose.length > positionals) {

@@ -2,7 +2,9 @@
 // with and that `heapql schema query` / `GET /schema` print; the TypeScript types are derived
 // from it (Static<>), so the three cannot drift apart.
 import { Type, type Static } from '@sinclair/typebox';
-import { Ajv, type ErrorObject } from 'ajv';
+import type { ErrorObject } from 'ajv';
+
+import { validatorFor, type Validator } from '../validators.js';
 
 export const ObjectRefSchema = Type.Object(
   {
@@ -75,11 +77,11 @@ export function queryResultJsonSchema(): Record<string, unknown> {
   return { $schema: 'http://json-schema.org/draft-07/schema#', ...JSON.parse(JSON.stringify(QueryResultSchema)) };
 }
 
-let compiled: ReturnType<Ajv['compile']> | null = null;
+let compiled: Validator | null = null;
 
 /** Checks a value against the QueryResult schema; `errors` are ajv's, with paths. */
 export function validateQueryResult(value: unknown): { ok: boolean; errors: ErrorObject[] } {
-  compiled ??= new Ajv({ allErrors: true }).compile(queryResultJsonSchema());
+  compiled ??= validatorFor(queryResultJsonSchema());
   const ok = compiled(value) as boolean;
   return { ok, errors: ok ? [] : [...(compiled.errors ?? [])] };
 }

@@ -4,23 +4,25 @@
  * schema does not allow), reported as such with every offending path.
  */
 import type { TSchema } from '@sinclair/typebox';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject } from 'ajv';
 
 import { HeapqlError } from '../errors.js';
 import { ReportModelSchema, WasteModelSchema, type ReportModel, type WasteModel } from './model.js';
+import { validatorFor, type Validator } from '../validators.js';
 
 /**
  * One published model (report, waste, diff): its JSON Schema document (plain JSON, draft-07,
- * as `heapql schema <name>` prints it), a validator compiled on first use, and the pretty JSON
+ * as `heapql schema <name>` prints it), its validator (compiled ahead by the build, else on
+ * first use: `ts/validators.ts`), and the pretty JSON
  * of a model that passed it. A mismatch throws ERR_INTERNAL saying `the <what> does not match
  * its JSON Schema`, asking to report it (`reportWith`: what to send along), and naming every
  * offending path.
  */
 export function publishedModel<M>(schema: TSchema, what: string, reportWith = '') {
   const document = (): Record<string, unknown> => ({ $schema: 'http://json-schema.org/draft-07/schema#', ...JSON.parse(JSON.stringify(schema)) });
-  let compiled: ValidateFunction | null = null;
+  let compiled: Validator | null = null;
   const validate = (value: unknown): { ok: boolean; errors: ErrorObject[] } => {
-    compiled ??= new Ajv({ allErrors: true }).compile(document());
+    compiled ??= validatorFor(document());
     const ok = compiled(value) as boolean;
     return { ok, errors: ok ? [] : [...(compiled.errors ?? [])] };
   };
