@@ -4,26 +4,28 @@
 //! Arrays written once and then only read, or walked in order, go where the heap's `scratch`
 //! placement says — with `Placement::Files` (the CLI's full analysis) memory-mapped scratch
 //! files, i.e. page cache the kernel can write back and evict, as MAT's index files: the heap
-//! index (12 B per object), the outbound CSR (4 N + 4 E; each graph-building thread spills
-//! its finished lists every 4 MiB), the dominator phase's arrays in preorder (vertex, parent,
+//! index (12 B per object), the outbound CSR (4 N + 4 E; each graph-building thread spills its
+//! finished lists every 4 MiB), the dominator phase's arrays in preorder (vertex, parent,
 //! semidominators; the predecessor pairs, appended to and read back from buckets by preorder
-//! number), idom and retained sizes once computed, the DFS preorder (kept: the report lays
-//! the dominator tree out from it in two linear passes, `tree_order`, with each entry's
-//! dominator as a place in it, `tree_order_idoms`; 4 + 4 B/object), and, built on first use,
-//! the dominator children, the BFS parents of paths to GC roots and the referrer index. Only arrays read and written at random during a phase stay in
-//! anonymous memory, two `u32` arrays of N at a time:
-//! * dominators: pre during the DFS (4 B/object, plus 64 KiB per predecessor bucket),
-//!   ancestor and label for the semidominators (plus one bucket's pairs grouped, at most
-//!   N/256 of them), idom (in preorder) and the node-indexed result at the end = 8 B/object;
+//! number), idom and retained sizes once computed, the DFS preorder (kept: the report lays the
+//! dominator tree out from it in two linear passes, `tree_order`, with each entry's dominator
+//! as a place in it, `tree_order_idoms`; 4 + 4 B/object), and, built on first use, the
+//! dominator children, the BFS parents of paths to GC roots and the referrer index. Only arrays
+//! read and written at random during a phase stay in anonymous memory, two `u32` arrays of N at
+//! a time:
+//! * dominators: pre during the DFS (4 B/object, plus 64 KiB per predecessor bucket), ancestor
+//!   and label for the semidominators (plus one bucket's pairs grouped, at most N/256 of them),
+//!   idom (in preorder) and the node-indexed result at the end = 8 B/object;
 //! * retained sizes: idom and the sums = 8 B/object, both moved to scratch files when done;
 //! * kept afterwards: two bitmaps N/4 and the top-level dominators → ≈ 0.3 B/object.
 //!
-//! Measured on bench-4g.hprof (49 M objects): peak anonymous memory of the analysis phases
-//! 8.7 B/object (the heap index's 0.2 included), 28.0 B/object in scratch files kept (the
-//! DFS preorder's 4 + 4 included; the dominator children, when asked for, add 6.5), plus ≈ 16 B/object of temporaries in the dominator phase
-//! (parent and semidominators 4 each, predecessor pairs 8 per non-tree edge, about one per
-//! object; freed at its end). Results are identical with
-//! every array in memory (`Placement::Memory`; crates/report/tests/scratch_files.rs).
+//! Measured on bench-4g.hprof (49 M objects): peak anonymous memory of the analysis phases 8.7
+//! B/object (the heap index's 0.2 included), 28.0 B/object in scratch files kept (the DFS
+//! preorder's 4 + 4 included; the dominator children, when asked for, add 6.5), plus ≈ 16
+//! B/object of temporaries in the dominator phase (parent and semidominators 4 each,
+//! predecessor pairs 8 per non-tree edge, about one per object; freed at its end). Results are
+//! identical with every array in memory (`Placement::Memory`;
+//! crates/report/tests/scratch_files.rs).
 //!
 //! Temporaries are freed before the next array is allocated: the retained sums use the
 //! preorder returned by the dominator phase, which the analysis then keeps (written once, read
