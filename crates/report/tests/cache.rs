@@ -33,6 +33,7 @@ fn assert_same(dump: &str, (ch, ca): (&Heap, &FullAnalysis), (fh, fa): (&Heap, &
     assert_eq!(format!("{:?}", ch.class_histogram()), format!("{:?}", fh.class_histogram()), "{dump}: histogram");
     assert_eq!(format!("{:?}", ch.threads()), format!("{:?}", fh.threads()), "{dump}: threads");
     assert_eq!(ch.object_count(), fh.object_count());
+    assert_eq!(ca.top_level_dominators(), fa.top_level_dominators(), "{dump}: top-level dominators");
     for o in 0..fh.object_count() {
         let id = fh.object_id(o);
         assert_eq!(ch.object_id(o), id);
