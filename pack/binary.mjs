@@ -4,7 +4,7 @@
 // script; the addon (stripped), package.json and the demo dump travel as assets, which
 // ts/package-files.ts reads (the addon is written to a private temporary file and dlopen'ed).
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, chmodSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
@@ -44,6 +44,10 @@ const assets = {
   'fixtures/demo/demo.hprof': path.join(root, 'fixtures/demo/demo.hprof'),
   // The browser REPL's script, served by `heapql server` at /repl.js.
   'dist/web/repl.js': path.join(root, 'dist/web/repl.js'),
+  // The published schemas' validators, compiled by the build (ts/validators.ts).
+  ...Object.fromEntries(
+    readdirSync(path.join(root, 'dist/validators')).map((f) => [`dist/validators/${f}`, path.join(root, 'dist/validators', f)]),
+  ),
   [`native/heapql.${platform}.node`]: addon,
 };
 

@@ -3,14 +3,15 @@
  * ahead at build time where possible: compiling the report's schema with ajv took about
  * 0.13 s of every report's run. `npm run build` writes ajv's standalone code for each schema
  * document (`precompileValidators`, run by test/tools/build-validators.mjs) to
- * dist/validators/<name>.cjs, named by a digest of the document, so a file older than the
- * schemas is never used; without a match the document is compiled on first use as before.
+ * dist/validators/<name>.cjs (the single-file binary carries them as assets), named by a digest
+ * of the document, so a file older than the schemas is never used; without a match the
+ * document is compiled on first use as before.
  */
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject } from 'ajv';
+
+import { packageFile } from './package-files.js';
 
 /** An ajv validate function: true when the value matches; `errors` set otherwise. */
 export type Validator = ((value: unknown) => boolean) & { errors?: ErrorObject[] | null };
@@ -25,15 +26,11 @@ const require = createRequire(import.meta.url);
 /** The validator of `document`: the build's when it was made from this very document, else compiled now. */
 export function validatorFor(document: Record<string, unknown>): Validator {
   const name = validatorName(document);
-  const ahead = aheadFile(name);
-  if (existsSync(ahead)) return (require(ahead) as Record<string, Validator>)[name];
+  // Shipped in dist/validators (an asset of the single-file binary); not beside the sources
+  // until a build made it, nor for a schema changed since.
+  const ahead = packageFile(`dist/validators/${name}.cjs`);
+  if (ahead) return (require(ahead) as Record<string, Validator>)[name];
   return new Ajv({ allErrors: true }).compile(document) as Validator;
-}
-
-/** Where the build puts a validator (none beside the sources that vitest runs, nor in the
- * single-executable binary, which compiles the schema when first needed). */
-function aheadFile(name: string): string {
-  return fileURLToPath(new URL(`./validators/${name}.cjs`, import.meta.url));
 }
 
 /**
