@@ -36,8 +36,8 @@ export function validatorFor(document: Record<string, unknown>): Validator {
 /**
  * CommonJS source of one ajv standalone validator per document (the same options as the
  * fallback: all errors), keyed and exported by `validatorName`: loaded with `require` when
- * first needed. One module each: the documents share
- * `$id`s of common parts, which one ajv instance would refuse twice.
+ * first needed. One module each: the documents share `$id`s of common parts, which one ajv
+ * instance would refuse twice.
  */
 export function precompileValidators(documents: Record<string, unknown>[]): Record<string, string> {
   const standaloneCode = (require('ajv/dist/standalone') as { default: (ajv: unknown, refs: Record<string, string>) => string }).default;

@@ -13,10 +13,9 @@ import { validatorFor, type Validator } from '../validators.js';
 /**
  * One published model (report, waste, diff): its JSON Schema document (plain JSON, draft-07,
  * as `heapql schema <name>` prints it), its validator (compiled ahead by the build, else on
- * first use: `ts/validators.ts`), and the pretty JSON
- * of a model that passed it. A mismatch throws ERR_INTERNAL saying `the <what> does not match
- * its JSON Schema`, asking to report it (`reportWith`: what to send along), and naming every
- * offending path.
+ * first use: `ts/validators.ts`), and the pretty JSON of a model that passed it. A mismatch
+ * throws ERR_INTERNAL saying `the <what> does not match its JSON Schema`, asking to report it
+ * (`reportWith`: what to send along), and naming every offending path.
  */
 export function publishedModel<M>(schema: TSchema, what: string, reportWith = '') {
   const document = (): Record<string, unknown> => ({ $schema: 'http://json-schema.org/draft-07/schema#', ...JSON.parse(JSON.stringify(schema)) });
