@@ -31,7 +31,10 @@ export function fail(message) {
   process.exit(1);
 }
 
-/** The compiled CLI must be there (npm run build:ts). */
+/** The compiled CLI must be there (npm run build:ts): its modules, the bundle bin/heapql.js
+ * starts and the prebuilt schema validators. */
 export function requireDist() {
-  if (!existsSync(path.join(root, 'dist/cli/entry.js'))) fail('dist/ is not built: run npm run build:ts');
+  for (const built of ['dist/cli/entry.js', 'dist/heapql-cli.js', 'dist/validators']) {
+    if (!existsSync(path.join(root, built))) fail(`dist/ is not built (${built} is missing): run npm run build:ts`);
+  }
 }

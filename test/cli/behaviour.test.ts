@@ -2,7 +2,7 @@
  * How the heapql command behaves around its work: a closed pipe, a mistyped or missing
  * subcommand, --quiet, NO_COLOR, --version, and the shell completion scripts.
  */
-import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -103,6 +103,20 @@ describe('colour', async () => {
     const plain = await onTerminal({ NO_COLOR: 'yes', CI: '', TEST: '', TERM: 'xterm' });
     expect(plain.stdout).toContain('USAGE');
     expect(plain.stdout).not.toContain('\x1b[');
+  });
+});
+
+describe('an unbuilt checkout', () => {
+  it('says to build instead of naming a missing module', async () => {
+    // bin/heapql.js alone, beside an empty dist/: as after a clone, before npm run build.
+    const dir = mkdtempSync(path.join(tmpdir(), 'heapql-unbuilt-'));
+    mkdirSync(path.join(dir, 'bin'));
+    mkdirSync(path.join(dir, 'dist'));
+    writeFileSync(path.join(dir, 'package.json'), '{"type":"module"}');
+    writeFileSync(path.join(dir, 'bin/heapql.js'), readFileSync(bin));
+    const r = await run(process.execPath, [path.join(dir, 'bin/heapql.js'), demo]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('error: heapql is not built (dist/heapql-cli.js is missing): run npm run build\n');
   });
 });
 

@@ -116,8 +116,9 @@ pub fn dominator_children(idom: &[u32], key: impl Fn(u32) -> u64 + Sync, place: 
     SparseCsr { words, rank, starts: BigArray::from_vec(starts, place), targets }
 }
 
-/// Sorts one list by `key` descending, then node ascending.
-fn sort_list(list: &mut [u32], key: &impl Fn(u32) -> u64, buf: &mut Vec<(Reverse<u64>, u32)>) {
+/// Sorts one list by `key` descending, then node ascending: the order of every child list
+/// (MAT's, biggest first), and of the top-level dominators (`FullAnalysis::build`).
+pub(crate) fn sort_list(list: &mut [u32], key: &impl Fn(u32) -> u64, buf: &mut Vec<(Reverse<u64>, u32)>) {
     if list.len() < 2 {
         return;
     }

@@ -326,6 +326,29 @@ mod tests {
         }
     }
 
+    /// The accumulation-point walk's step: the biggest child found in the preorder is the
+    /// first of the analysis's `dominated` list, for every position, in both modes.
+    #[test]
+    fn biggest_child_is_the_first_dominated_object() {
+        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+        for dump in ["fixtures/demo/demo.hprof", "fixtures/dumps/KnownHeap-jdk17-coops.hprof"] {
+            let heap = Heap::open(&root.join(dump), OpenOptions::default()).unwrap();
+            for reachable_only in [false, true] {
+                let a = FullAnalysis::build(&heap, GraphOptions { reachable_only, ..Default::default() }).unwrap();
+                let ctx = Ctx::new(&heap, &a, 1);
+                let ctl = Control { phase: "report", progress: None, cancel: None };
+                let pre = Preorder::build(&ctx, &ctl, 0, 1).unwrap();
+                let mut parents = 0;
+                for i in 0..pre.len() {
+                    let want = a.dominated(pre.object(i)).first().copied();
+                    assert_eq!(pre.biggest_child(&ctx, i).map(|j| pre.object(j)), want, "{dump}: position {i}");
+                    parents += want.is_some() as usize;
+                }
+                assert!(parents > 100, "{dump}: {parents} objects dominate others");
+            }
+        }
+    }
+
     /// Every object of the tree once; the nearest enclosing range of each position is its
     /// immediate dominator's (so each range is exactly a subtree); the top-level subtrees at
     /// `top_start` in order; shallow sizes read back — with and without unreachable objects.

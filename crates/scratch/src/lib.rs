@@ -103,7 +103,12 @@ impl Pages {
             if self.bytes == 0 {
                 return;
             }
-            let from = self.start & !4095;
+            // SAFETY: sysconf only reads a system constant.
+            let page = match unsafe { libc::sysconf(libc::_SC_PAGESIZE) } {
+                p if p > 0 => p as usize,
+                _ => 4096,
+            };
+            let from = self.start & !(page - 1);
             // SAFETY: madvise only faults pages in; an address range that is no longer
             // mapped makes it fail, nothing more.
             unsafe { libc::madvise(from as *mut libc::c_void, self.start + self.bytes - from, MADV_POPULATE_WRITE) };
