@@ -311,6 +311,22 @@ mod tests {
     use heapql_heap::{Heap, OpenOptions};
     use std::ops::Range;
 
+    /// Runs `check` on the preorder of two fixture dumps' analyses, with and without
+    /// unreachable objects: (dump, heap, analysis, context, preorder).
+    fn each_preorder(check: impl Fn(&str, &Heap, &FullAnalysis, &Ctx, &Preorder)) {
+        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+        for dump in ["fixtures/demo/demo.hprof", "fixtures/dumps/KnownHeap-jdk17-coops.hprof"] {
+            let heap = Heap::open(&root.join(dump), OpenOptions::default()).unwrap();
+            for reachable_only in [false, true] {
+                let a = FullAnalysis::build(&heap, GraphOptions { reachable_only, ..Default::default() }).unwrap();
+                let ctx = Ctx::new(&heap, &a, 1);
+                let ctl = Control { phase: "report", progress: None, cancel: None };
+                let pre = Preorder::build(&ctx, &ctl, 0, 1).unwrap();
+                check(dump, &heap, &a, &ctx, &pre);
+            }
+        }
+    }
+
     /// The two halves hold every position of the ranges once, in order, and about as many
     /// each, whether the cut falls between ranges or inside one.
     #[test]
@@ -330,23 +346,15 @@ mod tests {
     /// first of the analysis's `dominated` list, for every position, in both modes.
     #[test]
     fn biggest_child_is_the_first_dominated_object() {
-        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-        for dump in ["fixtures/demo/demo.hprof", "fixtures/dumps/KnownHeap-jdk17-coops.hprof"] {
-            let heap = Heap::open(&root.join(dump), OpenOptions::default()).unwrap();
-            for reachable_only in [false, true] {
-                let a = FullAnalysis::build(&heap, GraphOptions { reachable_only, ..Default::default() }).unwrap();
-                let ctx = Ctx::new(&heap, &a, 1);
-                let ctl = Control { phase: "report", progress: None, cancel: None };
-                let pre = Preorder::build(&ctx, &ctl, 0, 1).unwrap();
-                let mut parents = 0;
-                for i in 0..pre.len() {
-                    let want = a.dominated(pre.object(i)).first().copied();
-                    assert_eq!(pre.biggest_child(&ctx, i).map(|j| pre.object(j)), want, "{dump}: position {i}");
-                    parents += want.is_some() as usize;
-                }
-                assert!(parents > 100, "{dump}: {parents} objects dominate others");
+        each_preorder(|dump, _, a, ctx, pre| {
+            let mut parents = 0;
+            for i in 0..pre.len() {
+                let want = a.dominated(pre.object(i)).first().copied();
+                assert_eq!(pre.biggest_child(ctx, i).map(|j| pre.object(j)), want, "{dump}: position {i}");
+                parents += want.is_some() as usize;
             }
-        }
+            assert!(parents > 100, "{dump}: {parents} objects dominate others");
+        });
     }
 
     /// Every object of the tree once; the nearest enclosing range of each position is its
@@ -354,39 +362,31 @@ mod tests {
     /// `top_start` in order; shallow sizes read back — with and without unreachable objects.
     #[test]
     fn positions_hold_whole_dominator_subtrees() {
-        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-        for dump in ["fixtures/demo/demo.hprof", "fixtures/dumps/KnownHeap-jdk17-coops.hprof"] {
-            let heap = Heap::open(&root.join(dump), OpenOptions::default()).unwrap();
-            for reachable_only in [false, true] {
-                let a = FullAnalysis::build(&heap, GraphOptions { reachable_only, ..Default::default() }).unwrap();
-                let ctx = Ctx::new(&heap, &a, 1);
-                let ctl = Control { phase: "report", progress: None, cancel: None };
-                let pre = Preorder::build(&ctx, &ctl, 0, 1).unwrap();
-                let in_tree = (0..heap.object_count()).filter(|&o| a.in_tree(o)).count();
-                assert_eq!(pre.len(), in_tree, "{dump}");
-                let mut seen = vec![false; heap.object_count() as usize];
-                // Enclosing positions: (end of the range, object).
-                let mut path: Vec<(usize, u32)> = Vec::new();
-                for i in 0..pre.len() {
-                    let o = pre.object(i);
-                    assert!(!std::mem::replace(&mut seen[o as usize], true), "{dump}: #{o} twice");
-                    while path.last().is_some_and(|&(end, _)| end <= i) {
-                        path.pop();
-                    }
-                    let end = i + pre.size(i) as usize;
-                    assert_eq!(a.immediate_dominator(o), path.last().map(|&(_, p)| p), "{dump}: dominator of #{o}");
-                    assert!(path.last().is_none_or(|&(e, _)| end <= e), "{dump}: range of #{o} nested");
-                    assert_eq!(pre.classes.get(i), heap.class_of(o));
-                    assert_eq!(pre.shallow(&ctx, i), heap.shallow_size(o), "{dump}: shallow of #{o}");
-                    path.push((end, o));
+        each_preorder(|dump, heap, a, ctx, pre| {
+            let in_tree = (0..heap.object_count()).filter(|&o| a.in_tree(o)).count();
+            assert_eq!(pre.len(), in_tree, "{dump}");
+            let mut seen = vec![false; heap.object_count() as usize];
+            // Enclosing positions: (end of the range, object).
+            let mut path: Vec<(usize, u32)> = Vec::new();
+            for i in 0..pre.len() {
+                let o = pre.object(i);
+                assert!(!std::mem::replace(&mut seen[o as usize], true), "{dump}: #{o} twice");
+                while path.last().is_some_and(|&(end, _)| end <= i) {
+                    path.pop();
                 }
-                let top = a.top_level_dominators();
-                assert_eq!(pre.top_start.len(), top.len());
-                for (k, &t) in top.iter().enumerate() {
-                    assert_eq!(pre.object(pre.top_start[k] as usize), t);
-                    assert!(k == 0 || pre.top_start[k - 1] < pre.top_start[k], "{dump}: top-level subtrees in order");
-                }
+                let end = i + pre.size(i) as usize;
+                assert_eq!(a.immediate_dominator(o), path.last().map(|&(_, p)| p), "{dump}: dominator of #{o}");
+                assert!(path.last().is_none_or(|&(e, _)| end <= e), "{dump}: range of #{o} nested");
+                assert_eq!(pre.classes.get(i), heap.class_of(o));
+                assert_eq!(pre.shallow(ctx, i), heap.shallow_size(o), "{dump}: shallow of #{o}");
+                path.push((end, o));
             }
-        }
+            let top = a.top_level_dominators();
+            assert_eq!(pre.top_start.len(), top.len());
+            for (k, &t) in top.iter().enumerate() {
+                assert_eq!(pre.object(pre.top_start[k] as usize), t);
+                assert!(k == 0 || pre.top_start[k - 1] < pre.top_start[k], "{dump}: top-level subtrees in order");
+            }
+        });
     }
 }
