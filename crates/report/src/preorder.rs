@@ -102,7 +102,7 @@ impl Preorder {
         // layout reads. Measured on bench-1g in a cgroup of 0.35 × the dump: preorder
         // 0.49-0.76 s without, 0.73-0.89 s with.
         let fresh = [Pages::of(&entries), Pages::of(&shallow), classes.pages()];
-        let plenty = fresh.iter().map(|p| p.bytes() as u64).sum::<u64>() * 2 < heapql_heap::memory_to_spare();
+        let plenty = Preorder::fresh_bytes(heap) * 2 < heapql_heap::memory_to_spare();
         let (laid_out, ()) = both(
             || lay_out(order, idoms, top, &mut at, &mut entries, &tick, &mut laps),
             move || {
@@ -133,6 +133,13 @@ impl Preorder {
         }
         laps.lap("preorder: classes and shallow sizes");
         Ok(Preorder { entries, shallow, classes, top_start })
+    }
+
+    /// Bytes of the arrays `build` fills (14 or 16 per object in the tree, at most): pages the
+    /// kernel must hand out fresh.
+    pub fn fresh_bytes(heap: &heapql_heap::Heap) -> u64 {
+        let class_width = if heap.class_count() <= u16::MAX as u32 + 1 { 2 } else { 4 };
+        heap.object_count() as u64 * (8 + 4 + class_width)
     }
 
     pub fn len(&self) -> usize {
