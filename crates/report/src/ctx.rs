@@ -127,7 +127,7 @@ impl KindsSeen {
 
     /// The one kind of the objects of class `c`, if they have one.
     #[inline]
-    fn of(&self, c: ClassIdx) -> Option<ObjectKind> {
+    pub fn of(&self, c: ClassIdx) -> Option<ObjectKind> {
         self.0.get(c as usize).and_then(|&k| KINDS.get(k as usize).copied())
     }
 }
@@ -208,6 +208,17 @@ impl ClassCache {
         }
     }
 
+    /// The one kind of the objects of class `c`, if the object pass saw one.
+    #[inline]
+    pub fn kind_of_class(&self, c: ClassIdx) -> Option<ObjectKind> {
+        self.kinds.of(c)
+    }
+
+    /// Lets go of every object's class, keeping each class's kind of object.
+    pub fn forget_objects(&mut self) {
+        self.of = Classes::default();
+    }
+
     #[inline]
     pub fn get(&self, o: ObjIdx) -> Option<ClassIdx> {
         match &self.of {
@@ -263,6 +274,11 @@ impl<'a> Ctx<'a> {
     /// Keeps the class of every object (`classes[o]`), from the object pass.
     pub fn set_classes(&mut self, classes: ClassCache) {
         self.classes = classes;
+    }
+
+    /// Lets go of the class of every object (its memory), keeping each class's kind.
+    pub fn forget_object_classes(&mut self) {
+        self.classes.forget_objects();
     }
 
     /// The class of every object (filled by the object pass).

@@ -120,8 +120,9 @@ fn build_in(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions, sched
         laps.lap("preorder");
         (waste, pre)
     };
-    // The rest reads classes from the preorder, or of a few objects: the cache goes.
-    ctx.set_classes(Default::default());
+    // The rest reads classes from the preorder, or of a few objects: the cache goes (each
+    // class's kind of object stays).
+    ctx.forget_object_classes();
     let retained = retained_by_class::retained_by_class(&ctx, &pre);
     laps.lap("retained by class");
     ctl.tick(2 * n, total_work).map_err(cancelled)?;

@@ -17,13 +17,17 @@
 //! processor time: each node's list is a chain of dependent random reads (bitmap, offset,
 //! list), where these passes' reads are independent and overlap.
 //!
-//! Then one pass over the positions, split over both cores, adds the class and the shallow
-//! size of each without reading the dump (`describe`): an instance's from its class; any
-//! other object's is its retained size minus its children's (a leaf's, such as every
-//! primitive array, its retained size), so only those read the retained sizes. The arrays
-//! go where the heap's `scratch` placement says (scratch files for the CLI's full analysis:
-//! 14 B/object of page cache, classes and shallow sizes written in order, then read in
-//! order), so they add nothing to the process's anonymous memory.
+//! Then one pass over the positions, split over both cores, adds the class of each from the
+//! report's class cache (`describe`). Shallow sizes are worked out when asked for, without
+//! reading the dump or the index (`shallow`): an instance's from its class; any other
+//! object's is its retained size minus its children's (a leaf's, such as every primitive
+//! array, its retained size). Only the suspects' breakdowns ask, for their subtrees, so
+//! storing them for every position (4 B/object of fresh pages, and every non-instance's
+//! retained sizes read) cost more than it saved (bench-4g, beside the waste pass: preorder
+//! 1.2-1.5 s against 1.8-2.4, the suspects' breakdown 0.17 s against 0.05). The arrays go
+//! where the heap's `scratch` placement says (scratch files for the CLI's full analysis: 10
+//! B/object of page cache, classes written in order, then read in order), so they add
+//! nothing to the process's anonymous memory.
 //!
 //! Measured on bench-4g (49 M objects), alternating with the node-numbered passes before:
 //! subtree sizes 0.19-0.22 s of processor time against 0.36-0.43, positions 0.22-0.58 s
@@ -35,9 +39,6 @@ use heapql_heap::{BigArray, ClassIdx, Laps, ObjectKind, Pages};
 use super::ctx::Ctx;
 use heapql_graph::par::both;
 use super::scan::TICK;
-
-/// Shallow sizes of 4 GiB and more are stored as this and read from the index instead.
-const BIG: u32 = u32::MAX;
 
 /// The class of every position, as `u16` while the class count allows.
 pub enum PreClasses {
@@ -66,8 +67,6 @@ pub struct Preorder {
     /// Per position, the object of the dominator tree there and the number of objects in its
     /// subtree, itself included: written together, at random, so one page each.
     entries: BigArray<[u32; 2]>,
-    /// Shallow size per position (retained minus the children's retained; `BIG` from 4 GiB).
-    shallow: BigArray<u32>,
     pub classes: PreClasses,
     /// Position of each top-level dominator, in `top_level_dominators()` order.
     top_start: Vec<u32>,
@@ -85,7 +84,6 @@ impl Preorder {
         let r = order.len();
         let n = r.saturating_sub(1);
         let mut entries: BigArray<[u32; 2]> = BigArray::zeroed(n, place);
-        let mut shallow: BigArray<u32> = BigArray::zeroed(n, place);
         let mut classes = if heap.class_count() <= u16::MAX as u32 + 1 {
             PreClasses::Narrow(BigArray::zeroed(n, place))
         } else {
@@ -101,7 +99,7 @@ impl Preorder {
         // unless memory is short (a cgroup's limit): there it would push out the pages the
         // layout reads. Measured on bench-1g in a cgroup of 0.35 × the dump: preorder
         // 0.49-0.76 s without, 0.73-0.89 s with.
-        let fresh = [Pages::of(&entries), Pages::of(&shallow), classes.pages()];
+        let fresh = [Pages::of(&entries), classes.pages()];
         let plenty = Preorder::fresh_bytes(heap) * 2 < heapql_heap::memory_to_spare();
         let (laid_out, ()) = both(
             || lay_out(order, idoms, top, &mut at, &mut entries, &tick, &mut laps),
@@ -114,32 +112,28 @@ impl Preorder {
         let top_start = laid_out?;
         drop(at);
         laps.lap("preorder: positions");
-        // Then the class and the shallow size of every position: reads independent of each
-        // other, which the processor overlaps (a walk waits for each), each core taking half.
+        // Then the class of every position: reads independent of each other, which the
+        // processor overlaps (a walk waits for each), each core taking half.
         let e: &[[u32; 2]] = &entries;
-        let (low, high) = shallow.split_at_mut(n / 2);
         match &mut classes {
             PreClasses::Narrow(v) => {
-                let (cl, ch) = v.split_at_mut(n / 2);
-                both(
-                    || describe(ctx, e, 0, cl, low, |c| c as u16),
-                    || describe(ctx, e, n / 2, ch, high, |c| c as u16),
-                );
+                let (low, high) = v.split_at_mut(n / 2);
+                both(|| describe(ctx, e, 0, low, |c| c as u16), || describe(ctx, e, n / 2, high, |c| c as u16));
             }
             PreClasses::Wide(v) => {
-                let (cl, ch) = v.split_at_mut(n / 2);
-                both(|| describe(ctx, e, 0, cl, low, |c| c), || describe(ctx, e, n / 2, ch, high, |c| c));
+                let (low, high) = v.split_at_mut(n / 2);
+                both(|| describe(ctx, e, 0, low, |c| c), || describe(ctx, e, n / 2, high, |c| c));
             }
         }
-        laps.lap("preorder: classes and shallow sizes");
-        Ok(Preorder { entries, shallow, classes, top_start })
+        laps.lap("preorder: classes");
+        Ok(Preorder { entries, classes, top_start })
     }
 
-    /// Bytes of the arrays `build` fills (14 or 16 per object in the tree, at most): pages the
+    /// Bytes of the arrays `build` fills (10 or 12 per object in the tree, at most): pages the
     /// kernel must hand out fresh.
     pub fn fresh_bytes(heap: &heapql_heap::Heap) -> u64 {
         let class_width = if heap.class_count() <= u16::MAX as u32 + 1 { 2 } else { 4 };
-        heap.object_count() as u64 * (8 + 4 + class_width)
+        heap.object_count() as u64 * (8 + class_width)
     }
 
     pub fn len(&self) -> usize {
@@ -158,13 +152,24 @@ impl Preorder {
         self.entries[i][1]
     }
 
-    /// Shallow size of the object at position `i`.
-    #[inline]
+    /// Shallow size of the object at position `i`, without reading the dump: an instance's is
+    /// its class's; any other object's is its retained size minus its children's (which
+    /// follow it, each subtree in one piece), for a leaf its retained size. The index answers
+    /// only for a class whose objects are of several kinds (a corrupt dump).
     pub fn shallow(&self, ctx: &Ctx, i: usize) -> u64 {
-        match self.shallow[i] {
-            BIG => ctx.heap.shallow_size(self.object(i)),
-            s => s as u64,
+        let (heap, a) = (ctx.heap, ctx.analysis);
+        let (o, c) = (self.object(i), self.classes.get(i));
+        let kind = ctx.classes().kind_of_class(c).unwrap_or_else(|| heap.object_kind(o));
+        if kind == ObjectKind::Instance {
+            return heap.instance_size(c);
         }
+        let mut s = a.retained_size(o);
+        let (mut j, end) = (i + 1, i + self.size(i) as usize);
+        while j < end {
+            s -= a.retained_size(self.object(j));
+            j += self.size(j) as usize;
+        }
+        s
     }
 
     /// Position of the child of position `i` that retains the most (the lowest object among
@@ -263,30 +268,11 @@ fn lay_out(
     Ok(top_start)
 }
 
-/// The class and the shallow size of positions `from..from + classes.len()` (`class` narrows a
-/// class index to the array's type), without reading the dump: an instance's size is its
-/// class's; any other object's is its retained size minus its children's (which follow it,
-/// each subtree in one piece), for a leaf its retained size.
-fn describe<T>(ctx: &Ctx, entries: &[[u32; 2]], from: usize, classes: &mut [T], shallow: &mut [u32], class: impl Fn(ClassIdx) -> T) {
-    let (heap, a) = (ctx.heap, ctx.analysis);
-    for (k, (cl, sh)) in classes.iter_mut().zip(shallow.iter_mut()).enumerate() {
-        let i = from + k;
-        let o = entries[i][0];
-        let c = ctx.class_of(o);
-        *cl = class(c);
-        let s = if ctx.classes().kind(heap, o) == ObjectKind::Instance {
-            heap.instance_size(c)
-        } else {
-            let mut s = a.retained_size(o);
-            let (mut j, end) = (i + 1, i + entries[i][1] as usize);
-            while j < end {
-                let [child, below] = entries[j];
-                s -= a.retained_size(child);
-                j += below as usize;
-            }
-            s
-        };
-        *sh = if s < BIG as u64 { s as u32 } else { BIG };
+/// The class of positions `from..from + classes.len()` (`class` narrows a class index to the
+/// array's type), from the report's class cache.
+fn describe<T>(ctx: &Ctx, entries: &[[u32; 2]], from: usize, classes: &mut [T], class: impl Fn(ClassIdx) -> T) {
+    for (cl, e) in classes.iter_mut().zip(&entries[from..]) {
+        *cl = class(ctx.class_of(e[0]));
     }
 }
 
