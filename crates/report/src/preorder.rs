@@ -191,10 +191,24 @@ impl Preorder {
         best.map(|(_, _, j)| j)
     }
 
-    /// A position between two top-level subtrees near the middle (`len()` when none lies
-    /// past it): the two halves of a walk that needs whole subtrees.
-    pub fn middle_cut(&self) -> usize {
-        middle_cut(&self.top_start, self.len())
+    /// The positions whose subtrees hold position `i` (not `i` itself), outermost first: from
+    /// its top-level subtree down, each step skipping the children that end before `i`.
+    pub fn ancestors(&self, i: usize) -> Vec<usize> {
+        let mut out = Vec::new();
+        if i >= self.len() {
+            return out;
+        }
+        let k = self.top_start.partition_point(|&t| t as usize <= i);
+        let mut at = self.top_start[k - 1] as usize;
+        while at < i {
+            out.push(at);
+            let mut child = at + 1;
+            while child + (self.size(child) as usize) <= i {
+                child += self.size(child) as usize;
+            }
+            at = child;
+        }
+        out
     }
 
     /// Positions of the subtree of top-level dominator `k`.
@@ -202,11 +216,6 @@ impl Preorder {
         let i = self.top_start[k] as usize;
         i..i + self.size(i) as usize
     }
-}
-
-/// The first of `top_start` at or past `n / 2`, else `n`.
-fn middle_cut(top_start: &[u32], n: usize) -> usize {
-    top_start.iter().map(|&t| t as usize).find(|&t| t >= n / 2).unwrap_or(n)
 }
 
 /// Lays the tree out: per entry of `order` (the virtual root first, each node after its
@@ -298,7 +307,7 @@ pub fn halves(ranges: &[std::ops::Range<usize>]) -> [Vec<std::ops::Range<usize>>
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use heapql_graph::{FullAnalysis, GraphOptions};
     use heapql_heap::{Heap, OpenOptions};
@@ -306,7 +315,7 @@ mod tests {
 
     /// Runs `check` on the preorder of two fixture dumps' analyses, with and without
     /// unreachable objects: (dump, heap, analysis, context, preorder).
-    fn each_preorder(check: impl Fn(&str, &Heap, &FullAnalysis, &Ctx, &Preorder)) {
+    pub(crate) fn each_preorder(check: impl Fn(&str, &Heap, &FullAnalysis, &Ctx, &Preorder)) {
         let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
         for dump in ["fixtures/demo/demo.hprof", "fixtures/dumps/KnownHeap-jdk17-coops.hprof"] {
             let heap = Heap::open(&root.join(dump), OpenOptions::default()).unwrap();
@@ -351,28 +360,33 @@ mod tests {
     }
 
     /// Every object of the tree once; the nearest enclosing range of each position is its
-    /// immediate dominator's (so each range is exactly a subtree); the top-level subtrees at
-    /// `top_start` in order; shallow sizes read back — with and without unreachable objects.
+    /// immediate dominator's (so each range is exactly a subtree), and `ancestors` lists those
+    /// ranges; the top-level subtrees at `top_start` in order; shallow sizes read back — with
+    /// and without unreachable objects.
     #[test]
     fn positions_hold_whole_dominator_subtrees() {
         each_preorder(|dump, heap, a, ctx, pre| {
             let in_tree = (0..heap.object_count()).filter(|&o| a.in_tree(o)).count();
             assert_eq!(pre.len(), in_tree, "{dump}");
             let mut seen = vec![false; heap.object_count() as usize];
-            // Enclosing positions: (end of the range, object).
-            let mut path: Vec<(usize, u32)> = Vec::new();
+            // Enclosing positions: (end of the range, object, position).
+            let mut path: Vec<(usize, u32, usize)> = Vec::new();
             for i in 0..pre.len() {
                 let o = pre.object(i);
                 assert!(!std::mem::replace(&mut seen[o as usize], true), "{dump}: #{o} twice");
-                while path.last().is_some_and(|&(end, _)| end <= i) {
+                while path.last().is_some_and(|&(end, _, _)| end <= i) {
                     path.pop();
                 }
                 let end = i + pre.size(i) as usize;
-                assert_eq!(a.immediate_dominator(o), path.last().map(|&(_, p)| p), "{dump}: dominator of #{o}");
-                assert!(path.last().is_none_or(|&(e, _)| end <= e), "{dump}: range of #{o} nested");
+                assert_eq!(a.immediate_dominator(o), path.last().map(|&(_, p, _)| p), "{dump}: dominator of #{o}");
+                assert!(path.last().is_none_or(|&(e, _, _)| end <= e), "{dump}: range of #{o} nested");
+                // (a sample: each call descends through siblings)
+                if i % 31 == 0 || i + 1 == pre.len() {
+                    assert_eq!(pre.ancestors(i), path.iter().map(|&(_, _, p)| p).collect::<Vec<_>>(), "{dump}: ancestors of position {i}");
+                }
                 assert_eq!(pre.classes.get(i), heap.class_of(o));
                 assert_eq!(pre.shallow(ctx, i), heap.shallow_size(o), "{dump}: shallow of #{o}");
-                path.push((end, o));
+                path.push((end, o, i));
             }
             let top = a.top_level_dominators();
             assert_eq!(pre.top_start.len(), top.len());

@@ -5,8 +5,11 @@
 //! no object is kept alive only by several instances together (then it is a lower bound).
 //! The same walk gives the bootstrap loader's share: the classes it defined, taken together.
 //!
-//! The walk reads the shared preorder front to back; the subtrees of the top-level dominators
-//! are independent, so they are split between two threads whose sums are added.
+//! The walk reads the shared preorder front to back, in two halves on two threads whose sums
+//! are added. The cut falls at the middle position, inside a subtree as a rule (one top-level
+//! dominator often holds most of the heap): the upper half starts from the path of the cut's
+//! ancestors, all the state the walk carries, found by one descent through their siblings
+//! (bench-4g: 0.14 s against 0.26 when the cut had to fall between top-level subtrees).
 
 use heapql_heap::{ClassIdx, ObjIdx, ObjectKind};
 
@@ -21,7 +24,7 @@ pub struct ClassRetained {
 }
 
 pub fn retained_by_class(ctx: &Ctx, pre: &Preorder) -> ClassRetained {
-    let cut = pre.middle_cut();
+    let cut = pre.len() / 2;
     let (mut low, high) = heapql_graph::par::both(|| walk(ctx, pre, 0..cut), || walk(ctx, pre, cut..pre.len()));
     for (x, y) in low.by_class.iter_mut().zip(&high.by_class) {
         *x += y;
@@ -30,7 +33,8 @@ pub fn retained_by_class(ctx: &Ctx, pre: &Preorder) -> ClassRetained {
     low
 }
 
-/// The sums over positions `range`, which starts and ends between top-level subtrees.
+/// The sums over positions `range` (any range of positions: the walk starts from the path of
+/// the first one's ancestors).
 fn walk(ctx: &Ctx, pre: &Preorder, range: std::ops::Range<usize>) -> ClassRetained {
     let heap = ctx.heap;
     let a = ctx.analysis;
@@ -52,6 +56,14 @@ fn walk(ctx: &Ctx, pre: &Preorder, range: std::ops::Range<usize>) -> ClassRetain
     // object). 8 bytes a level: paths can be millions deep.
     const BOOT: u32 = 1 << 31;
     let mut path: Vec<(u32, u32)> = Vec::new();
+    // The open subtrees the range starts inside: counted by the walk before it, open here.
+    for a in pre.ancestors(range.start) {
+        let c = pre.classes.get(a);
+        let boot = c == class_class && is_bootstrap_class(pre.object(a), c);
+        open[c as usize] += 1;
+        open_bootstrap += boot as u32;
+        path.push(((a + pre.size(a) as usize) as u32, c | if boot { BOOT } else { 0 }));
+    }
     for i in range {
         while let Some(&(end, c)) = path.last() {
             if end as usize > i {
@@ -83,4 +95,30 @@ fn walk(ctx: &Ctx, pre: &Preorder, range: std::ops::Range<usize>) -> ClassRetain
         path.push(((i + size as usize) as u32, c | if boot { BOOT } else { 0 }));
     }
     ClassRetained { by_class, bootstrap_classes }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::preorder::tests::each_preorder;
+
+    /// Cut at any position (inside subtrees, between them, at the ends), the two halves' sums
+    /// add up to one walk over every position.
+    #[test]
+    fn halves_cut_anywhere_add_up_to_one_walk() {
+        each_preorder(|dump, _, _, ctx, pre| {
+            let n = pre.len();
+            let whole = walk(ctx, pre, 0..n);
+            assert!(whole.by_class.iter().filter(|&&s| s > 0).count() > 10, "{dump}: classes retain something");
+            let mut inside = 0;
+            for cut in (0..=n).step_by(n / 97 + 1).chain([1, n - 1, n]) {
+                let (low, high) = (walk(ctx, pre, 0..cut), walk(ctx, pre, cut..n));
+                let sum: Vec<u64> = low.by_class.iter().zip(&high.by_class).map(|(x, y)| x + y).collect();
+                assert_eq!(sum, whole.by_class, "{dump}: cut at {cut}");
+                assert_eq!(low.bootstrap_classes + high.bootstrap_classes, whole.bootstrap_classes, "{dump}: cut at {cut}");
+                inside += !pre.ancestors(cut).is_empty() as usize;
+            }
+            assert!(inside > 50, "{dump}: most cuts fall inside a subtree ({inside})");
+        });
+    }
 }
