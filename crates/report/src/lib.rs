@@ -162,26 +162,22 @@ impl ReportData {
 }
 
 #[cfg(test)]
+mod testkit;
+
+#[cfg(test)]
 mod tests {
     use super::*;
-    use heapql_graph::GraphOptions;
-    use heapql_heap::OpenOptions;
 
     /// The waste pass beside the preorder or before it: the same report, with and without
     /// unreachable objects.
     #[test]
     fn both_schedules_give_the_same_report() {
-        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-        for dump in ["fixtures/demo/demo.hprof", "fixtures/dumps/KnownHeap-jdk17-coops.hprof"] {
-            let heap = Heap::open(&root.join(dump), OpenOptions::default()).unwrap();
-            for reachable_only in [false, true] {
-                let a = FullAnalysis::build(&heap, GraphOptions { reachable_only, ..Default::default() }).unwrap();
-                let options = ReportOptions::default();
-                let side = build_in(&heap, &a, &options, Schedule::SideBySide).unwrap();
-                let sequential = build_in(&heap, &a, &options, Schedule::OneAfterTheOther).unwrap();
-                assert!(side.waste.overhead > 0 && !side.leak_suspects.suspects.is_empty(), "{dump}: a report with findings");
-                assert_eq!(side.to_json(), sequential.to_json(), "{dump}, reachable only {reachable_only}");
-            }
-        }
+        testkit::each_analysis(|dump, heap, a| {
+            let options = ReportOptions::default();
+            let side = build_in(heap, a, &options, Schedule::SideBySide).unwrap();
+            let sequential = build_in(heap, a, &options, Schedule::OneAfterTheOther).unwrap();
+            assert!(side.waste.overhead > 0 && !side.leak_suspects.suspects.is_empty(), "{dump}: a report with findings");
+            assert_eq!(side.to_json(), sequential.to_json(), "{dump}, reachable only {}", a.reachable_only());
+        });
     }
 }

@@ -154,19 +154,15 @@ fn local_name(ctx: &Ctx, thread: ObjIdx, label: &str) -> String {
 mod tests {
     use super::*;
     use heapql_graph::control::Control;
-    use heapql_graph::{FullAnalysis, GraphOptions};
-    use heapql_heap::{Heap, OpenOptions};
 
     /// The search that stops at its target finds the full BFS's path, with and without the
     /// excludes, and a search cut short (the fallback to the full BFS) changes no path: on
-    /// dumps whose `Reference.referent` edges make the restricted paths differ.
+    /// dumps whose `Reference.referent` edges make the restricted paths differ, with and
+    /// without unreachable objects in the tree.
     #[test]
     fn the_quick_search_and_its_fallback_find_the_full_bfs_path() {
-        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-        for dump in ["fixtures/demo/demo.hprof", "fixtures/dumps/KnownHeap-jdk17-coops.hprof"] {
-            let heap = Heap::open(&root.join(dump), OpenOptions::default()).unwrap();
-            let a = FullAnalysis::build(&heap, GraphOptions::default()).unwrap();
-            let ctx = Ctx::new(&heap, &a, 25);
+        crate::testkit::each_analysis(|dump, heap, a| {
+            let ctx = Ctx::new(heap, a, 25);
             let ctl = Control { phase: "report", progress: None, cancel: None };
             let scan = crate::scan::scan(&ctx, &ctl, 1).unwrap();
             let paths = Paths::new(&ctx, &scan.referents);
@@ -184,6 +180,6 @@ mod tests {
                 assert_eq!(paths.objects_to_within(o, 1), paths.objects_to_within(o, usize::MAX), "{dump}: #{o} after the fallback");
             }
             assert!(restricted_differs > 0, "{dump}: some paths avoid an excluded edge");
-        }
+        });
     }
 }

@@ -309,24 +309,19 @@ pub fn halves(ranges: &[std::ops::Range<usize>]) -> [Vec<std::ops::Range<usize>>
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use heapql_graph::{FullAnalysis, GraphOptions};
-    use heapql_heap::{Heap, OpenOptions};
+    use heapql_graph::FullAnalysis;
+    use heapql_heap::Heap;
     use std::ops::Range;
 
     /// Runs `check` on the preorder of two fixture dumps' analyses, with and without
     /// unreachable objects: (dump, heap, analysis, context, preorder).
     pub(crate) fn each_preorder(check: impl Fn(&str, &Heap, &FullAnalysis, &Ctx, &Preorder)) {
-        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-        for dump in ["fixtures/demo/demo.hprof", "fixtures/dumps/KnownHeap-jdk17-coops.hprof"] {
-            let heap = Heap::open(&root.join(dump), OpenOptions::default()).unwrap();
-            for reachable_only in [false, true] {
-                let a = FullAnalysis::build(&heap, GraphOptions { reachable_only, ..Default::default() }).unwrap();
-                let ctx = Ctx::new(&heap, &a, 1);
-                let ctl = Control { phase: "report", progress: None, cancel: None };
-                let pre = Preorder::build(&ctx, &ctl, 0, 1).unwrap();
-                check(dump, &heap, &a, &ctx, &pre);
-            }
-        }
+        crate::testkit::each_analysis(|dump, heap, a| {
+            let ctx = Ctx::new(heap, a, 1);
+            let ctl = Control { phase: "report", progress: None, cancel: None };
+            let pre = Preorder::build(&ctx, &ctl, 0, 1).unwrap();
+            check(dump, heap, a, &ctx, &pre);
+        });
     }
 
     /// The two halves hold every position of the ranges once, in order, and about as many
