@@ -127,7 +127,7 @@ impl KindsSeen {
 
     /// The one kind of the objects of class `c`, if they have one.
     #[inline]
-    pub fn of(&self, c: ClassIdx) -> Option<ObjectKind> {
+    fn of(&self, c: ClassIdx) -> Option<ObjectKind> {
         self.0.get(c as usize).and_then(|&k| KINDS.get(k as usize).copied())
     }
 }
