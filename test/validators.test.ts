@@ -6,10 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { describe, expect, test } from 'vitest';
 
-import { diffJsonSchema } from '../ts/diff/json.js';
-import { queryResultJsonSchema } from '../ts/query/schema.js';
-import { reportJsonSchema, wasteJsonSchema } from '../ts/report/json.js';
-import { precompileValidators, validatorName, type Validator } from '../ts/validators.js';
+import { PUBLISHED_SCHEMAS } from '../ts/published-schemas.js';
+import { reportJsonSchema } from '../ts/report/json.js';
+import { loadPrebuilt, precompileValidators, validatorName, type Validator } from '../ts/validators.js';
 import { sampleModel } from './report-sample.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -34,7 +33,8 @@ function verdict(validate: Validator, value: unknown) {
 describe('validators compiled ahead', () => {
   test('the standalone code judges models exactly as ajv compiling the schema does', () => {
     const document = reportJsonSchema();
-    const modules = precompileValidators([document, wasteJsonSchema(), diffJsonSchema(), queryResultJsonSchema()]);
+    const documents = Object.values(PUBLISHED_SCHEMAS).map((make) => make());
+    const modules = precompileValidators(documents);
     expect(Object.keys(modules)).toHaveLength(4);
     const name = validatorName(document);
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'heapql-validators-')), `${name}.cjs`);
@@ -47,6 +47,17 @@ describe('validators compiled ahead', () => {
     expect(verdict(ahead, brokenModel()).errors.length).toBeGreaterThanOrEqual(4);
   });
 
+  test('a damaged prebuilt file is passed over, not loaded into a crash', () => {
+    const document = reportJsonSchema();
+    const name = validatorName(document);
+    const dir = mkdtempSync(path.join(tmpdir(), 'heapql-validators-'));
+    const write = (file: string, text: string) => (writeFileSync(path.join(dir, file), text), path.join(dir, file));
+    expect(loadPrebuilt(write('good.cjs', precompileValidators([document])[name]!), name)).toBeTypeOf('function');
+    expect(loadPrebuilt(write('truncated.cjs', 'exports.v = function ('), name)).toBeNull();
+    expect(loadPrebuilt(write('other.cjs', 'exports.other = () => true;'), name)).toBeNull();
+    expect(loadPrebuilt(path.join(dir, 'missing.cjs'), name)).toBeNull();
+  });
+
   test('a changed schema gets another name, so a validator built from the old one is not used', () => {
     const document = reportJsonSchema();
     const changed = { ...document, description: 'changed' };
@@ -55,7 +66,8 @@ describe('validators compiled ahead', () => {
   });
 
   test('the build wrote the validator of every published schema, and the CLI bundle', () => {
-    for (const document of [reportJsonSchema(), wasteJsonSchema(), diffJsonSchema(), queryResultJsonSchema()]) {
+    for (const make of Object.values(PUBLISHED_SCHEMAS)) {
+      const document = make();
       const file = path.join(root, 'dist/validators', `${validatorName(document)}.cjs`);
       expect(existsSync(file), `${file}: run npm run build`).toBe(true);
     }

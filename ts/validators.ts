@@ -28,9 +28,22 @@ export function validatorFor(document: Record<string, unknown>): Validator {
   const name = validatorName(document);
   // Shipped in dist/validators (an asset of the single-file binary); not beside the sources
   // until a build made it, nor for a schema changed since.
-  const ahead = packageFile(`dist/validators/${name}.cjs`);
-  if (ahead) return (require(ahead) as Record<string, Validator>)[name];
-  return new Ajv({ allErrors: true }).compile(document) as Validator;
+  const file = packageFile(`dist/validators/${name}.cjs`);
+  return (file && loadPrebuilt(file, name)) || (new Ajv({ allErrors: true }).compile(document) as Validator);
+}
+
+/**
+ * The validator exported as `name` by the prebuilt module `file`; null when the file does not
+ * load or lacks it (a damaged installation): the file only saves time, so the schema is then
+ * compiled instead of the command failing.
+ */
+export function loadPrebuilt(file: string, name: string): Validator | null {
+  try {
+    const validate = (require(file) as Record<string, unknown>)[name];
+    return typeof validate === 'function' ? (validate as Validator) : null;
+  } catch {
+    return null;
+  }
 }
 
 /**

@@ -3,14 +3,13 @@
 // at start-up.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
-const dist = (p) => new URL(`file://${path.join(root, 'dist', p)}`).href;
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const dist = (p) => pathToFileURL(path.join(root, 'dist', p)).href;
 const { precompileValidators } = await import(dist('validators.js'));
-const { reportJsonSchema, wasteJsonSchema } = await import(dist('report/json.js'));
-const { diffJsonSchema } = await import(dist('diff/json.js'));
-const { queryResultJsonSchema } = await import(dist('query/schema.js'));
-const modules = precompileValidators([reportJsonSchema(), wasteJsonSchema(), diffJsonSchema(), queryResultJsonSchema()]);
+const { PUBLISHED_SCHEMAS } = await import(dist('published-schemas.js'));
+const modules = precompileValidators(Object.values(PUBLISHED_SCHEMAS).map((make) => make()));
 const dir = path.join(root, 'dist/validators');
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir);

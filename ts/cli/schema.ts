@@ -2,16 +2,7 @@
 import { defineCommand } from 'citty';
 
 import { usageError } from '../errors.js';
-import { queryResultJsonSchema } from '../query/schema.js';
-import { reportJsonSchema, wasteJsonSchema } from '../report/json.js';
-import { diffJsonSchema } from '../diff/json.js';
-
-const SCHEMAS: Record<string, () => Record<string, unknown>> = {
-  report: reportJsonSchema,
-  waste: wasteJsonSchema,
-  query: queryResultJsonSchema,
-  diff: diffJsonSchema,
-};
+import { PUBLISHED_SCHEMAS } from '../published-schemas.js';
 
 export const schemaCommand = defineCommand({
   meta: { name: 'schema', description: 'Print the JSON Schema of the report (report), of heapql waste --format json (waste), of a query result (query) or of the comparison of two dumps (diff)' },
@@ -19,7 +10,7 @@ export const schemaCommand = defineCommand({
     which: { type: 'positional', required: true, description: 'report, waste, query or diff', valueHint: 'report|waste|query|diff' },
   },
   run({ args }) {
-    const make = SCHEMAS[args.which];
+    const make = PUBLISHED_SCHEMAS[args.which];
     if (!make) throw usageError(`unknown schema "${args.which}"; use heapql schema report, waste, query or diff`);
     process.stdout.write(JSON.stringify(make(), null, 2) + '\n');
   },
