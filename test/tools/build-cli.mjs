@@ -7,10 +7,11 @@
 // The library (dist/index.js) is not bundled.
 import { readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 import { build } from 'esbuild';
 
-const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dist = path.join(root, 'dist');
 for (const old of readdirSync(dist).filter((f) => /^heapql-cli(-.*)?\.js$/.test(f))) rmSync(path.join(dist, old));
 const result = await build({

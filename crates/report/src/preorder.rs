@@ -314,12 +314,16 @@ pub(crate) mod tests {
     use std::ops::Range;
 
     /// Runs `check` on the preorder of two fixture dumps' analyses, with and without
-    /// unreachable objects: (dump, heap, analysis, context, preorder).
+    /// unreachable objects: (dump, heap, analysis, context, preorder). The context is the
+    /// report's after the preorder: every object's class let go, each class's kind kept.
     pub(crate) fn each_preorder(check: impl Fn(&str, &Heap, &FullAnalysis, &Ctx, &Preorder)) {
         crate::testkit::each_analysis(|dump, heap, a| {
-            let ctx = Ctx::new(heap, a, 1);
+            let mut ctx = Ctx::new(heap, a, 1);
             let ctl = Control { phase: "report", progress: None, cancel: None };
+            let mut scan = crate::scan::scan(&ctx, &ctl, 1).unwrap();
+            ctx.set_classes(std::mem::take(&mut scan.classes));
             let pre = Preorder::build(&ctx, &ctl, 0, 1).unwrap();
+            ctx.forget_object_classes();
             check(dump, heap, a, &ctx, &pre);
         });
     }

@@ -142,22 +142,14 @@ impl<T: Plain> BigArray<T> {
     /// vector's memory is freed. Falls back to keeping the vector when the file cannot be
     /// made (no space left, read-only directory): slower to fail than to use more memory.
     pub fn from_vec(v: Vec<T>, place: &Placement) -> BigArray<T> {
-        match BigArray::copied_to_file(&v, place) {
-            Some(array) => array,
-            None => BigArray { repr: Repr::Memory(v) },
+        if let Placement::Files(dir) = place {
+            if !v.is_empty() {
+                if let Some(map) = map_copy(dir, as_bytes(&v)) {
+                    return BigArray { repr: Repr::Mapped { map, len: v.len() } };
+                }
+            }
         }
-    }
-
-    /// `v`'s values in a scratch file of `Placement::Files`, mapped; `v` stays the caller's
-    /// (its pages, already in memory, can serve the next array). `None` for
-    /// `Placement::Memory`, an empty `v`, or when the file cannot be made.
-    pub fn copied_to_file(v: &[T], place: &Placement) -> Option<BigArray<T>> {
-        let Placement::Files(dir) = place else { return None };
-        if v.is_empty() {
-            return None;
-        }
-        let map = map_copy(dir, as_bytes(v))?;
-        Some(BigArray { repr: Repr::Mapped { map, len: v.len() } })
+        BigArray { repr: Repr::Memory(v) }
     }
 
     /// `len` values stored at byte `offset` of `file` (a cache entry), mapped copy-on-write:
