@@ -35,8 +35,11 @@ export async function openForCli(path: string, options: CliOpenOptions = {}): Pr
   return heap;
 }
 
-/** The full analysis with a progress bar and Ctrl-C, for commands that need the full path. */
-export async function analyzeForCli(heap: Heap, reachableOnly: boolean): Promise<void> {
-  await withProgress(({ onProgress, signal }) => heap.analyze({ reachableOnly, onProgress, signal }));
+/**
+ * The full analysis with a progress bar and Ctrl-C, for commands that need the full path
+ * (`forReport`: the full report follows; see `AnalyzeOptions.forReport`).
+ */
+export async function analyzeForCli(heap: Heap, reachableOnly: boolean, forReport = false): Promise<void> {
+  await withProgress(({ onProgress, signal }) => heap.analyze({ reachableOnly, forReport, onProgress, signal }));
   printCacheWarnings(heap);
 }

@@ -58,7 +58,7 @@ export interface FullReportOptions extends CliCacheOptions {
 export async function writeFullReport(file: string, options: FullReportOptions): Promise<void> {
   const heap: Heap = await openForCli(file, { dump: options.dump, noCache: options.noCache, cacheDir: options.cacheDir, cacheMax: options.cacheMax, scratchDir: options.scratchDir ?? '' });
   try {
-    await analyzeForCli(heap, options.reachableOnly);
+    await analyzeForCli(heap, options.reachableOnly, true);
     const model = await withProgress(async ({ onProgress, signal }) => {
       const { results, failures } = await runJobsForReport(heap, options.jobs, signal);
       for (const f of failures) warn(`query ${f}`);

@@ -96,7 +96,7 @@ export function reportRoutes(app: Hono, ctx: ServerContext): void {
         if (!ctx.autoAnalyze) {
           throw new ApiError(503, 'not_ready', 'the analysis has not started (the server runs with --no-auto-analyze): POST /analyze first, then retry once GET /status says ready');
         }
-        ctx.session.startAnalysis({ reachableOnly: ctx.reachableOnly });
+        ctx.session.startAnalysis({ reachableOnly: ctx.reachableOnly, forReport: true });
         break;
       case 'analyzing':
         break;

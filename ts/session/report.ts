@@ -45,10 +45,11 @@ export async function sectionJson<T>(
 /**
  * Analyzes the heap for a report or the waste checks when needed: in the mode the caller names,
  * else in the mode of the analysis already there (it is kept), else with every object.
+ * `forReport`: the full report follows (its object pass is made during the analysis).
  */
-export async function analyzeForReport(heap: ReportableHeap, options: Pick<BuildReportOptions, 'reachableOnly' | 'onProgress' | 'signal'>): Promise<void> {
+export async function analyzeForReport(heap: ReportableHeap, options: Pick<BuildReportOptions, 'reachableOnly' | 'onProgress' | 'signal'>, forReport = false): Promise<void> {
   const mode = options.reachableOnly ?? heap.status.analysis?.reachableOnly ?? false;
-  await heap.analyze({ reachableOnly: mode, onProgress: options.onProgress, signal: options.signal });
+  await heap.analyze({ reachableOnly: mode, forReport, onProgress: options.onProgress, signal: options.signal });
 }
 
 /** The head every model the report builders write starts with. */
@@ -58,7 +59,7 @@ export function modelHeader(): Pick<ReportModel, 'schemaVersion' | 'generator' |
 
 /** The full report of an opened dump; analyzes it first when needed. */
 export async function buildReport(heap: ReportableHeap, options: BuildReportOptions = {}): Promise<ReportModel> {
-  await analyzeForReport(heap, options);
+  await analyzeForReport(heap, options, true);
   const data = await heap.reportData(options);
   const model: ReportModel = {
     ...modelHeader(),

@@ -78,6 +78,12 @@ export interface OpenOptions {
 export interface AnalyzeOptions {
   /** Leave objects unreachable from GC roots out of the dominator tree (default: keep them). */
   reachableOnly?: boolean;
+  /**
+   * A report follows: while memory is plentiful, the report's pass over every object runs
+   * during the analysis, on the core the dominator phase leaves idle, and the next report
+   * uses it (default: false).
+   */
+  forReport?: boolean;
   onProgress?: (event: ProgressEvent) => void;
   /** Aborting it cancels the analysis (for every caller waiting on it). */
   signal?: AbortSignal;
@@ -292,16 +298,16 @@ export class HeapSession implements ReportableHeap {
       }
       if (this.analyzed && this.analyzedReachable === reachableOnly) return;
       if (options.signal?.aborted) throw new HeapqlError('ERR_CANCELLED', 'the analysis was cancelled');
-      this.begin(reachableOnly);
+      this.begin(reachableOnly, options.forReport ?? false);
     }
   }
 
   /** Starts the analysis without waiting (failures show in `status`); for servers. */
-  startAnalysis(options: { reachableOnly?: boolean } = {}): AnalysisStart {
+  startAnalysis(options: Pick<AnalyzeOptions, 'reachableOnly' | 'forReport'> = {}): AnalysisStart {
     const reachableOnly = options.reachableOnly ?? false;
     if (this.running) return 'already_running';
     if (this.analyzed && this.analyzedReachable === reachableOnly) return 'already_done';
-    this.begin(reachableOnly).promise.catch(() => {});
+    this.begin(reachableOnly, options.forReport ?? false).promise.catch(() => {});
     return 'started';
   }
 
@@ -312,7 +318,7 @@ export class HeapSession implements ReportableHeap {
     return true;
   }
 
-  private begin(reachableOnly: boolean): RunningAnalysis {
+  private begin(reachableOnly: boolean, forReport: boolean): RunningAnalysis {
     const controller = new AbortController();
     const { token, dispose } = cancelTokenFor(controller.signal);
     this.progress = null;
@@ -322,7 +328,7 @@ export class HeapSession implements ReportableHeap {
     const promise = (async () => {
       try {
         const summary = await call(() =>
-          this.handle.analyze({ reachableOnly }, (e) => {
+          this.handle.analyze({ reachableOnly, forReport }, (e) => {
             if (!live) return;
             this.progress = e;
             this.emit({ type: 'progress', task: 'analyze', ...e });

@@ -185,7 +185,7 @@ export interface ReportableHeap {
   readonly status: SessionStatus;
   info(): { path: string; fileSize: number };
   warnings(): { message: string; offset: number }[];
-  analyze(options: { reachableOnly?: boolean; onProgress?: (event: ProgressEvent) => void; signal?: AbortSignal }): Promise<void>;
+  analyze(options: { reachableOnly?: boolean; forReport?: boolean; onProgress?: (event: ProgressEvent) => void; signal?: AbortSignal }): Promise<void>;
   reportData(options: SectionOptions): Promise<ReportSections>;
   wasteData(options: SectionOptions): Promise<Waste>;
 }

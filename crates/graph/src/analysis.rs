@@ -108,18 +108,31 @@ fn cancelled(_: Cancelled) -> HeapError {
 
 impl FullAnalysis {
     pub fn build(heap: &Heap, options: GraphOptions) -> Result<FullAnalysis, HeapError> {
+        FullAnalysis::build_beside(heap, options, |_| ()).map(|(a, ())| a)
+    }
+
+    /// `build`, running `beside` on the core the dominator phase leaves idle, once the own
+    /// sizes are read there: a pass over every object that needs the graph's reachability but
+    /// no dominator (the report's object pass, `heapql_report::object_pass`) costs no wall
+    /// time there. Its answer comes back with the analysis.
+    pub fn build_beside<R: Send>(heap: &Heap, options: GraphOptions, beside: impl FnOnce(&ObjectGraph) -> R + Send) -> Result<(FullAnalysis, R), HeapError> {
         let ctl = Control { phase: "graph", progress: options.progress.clone(), cancel: options.cancel.clone() };
         let graph = ObjectGraph::build(heap, options.reachable_only, &ctl).map_err(cancelled)?;
         // The dominator phase keeps one core busy; the other reads every object's own size
-        // meanwhile, written in order to the scratch placement, for the retained sums. A
+        // meanwhile, written in order to the scratch placement, for the retained sums, then
+        // runs `beside`. A
         // node is in the dominator tree when it hangs off a GC root or, unless
         // `reachable_only`, at all (every unreachable object hangs off a pseudo-root).
         let in_tree = |v: u32| !options.reachable_only || graph.is_reachable(v);
         let shallow = |v: u32| if v == 0 { 0 } else { heap.shallow_size(obj(v)) };
         // A panic (in `shallow`, reading the dump) is passed on with its own message.
-        let (dom, own) = crate::par::both(
-            || dominators_in(&graph, 0, |u, v| graph.follows(u, v), &ctl.phase("dominators"), heap.scratch()),
-            || own_sizes(graph.node_count() as usize, in_tree, shallow, 1, heap.scratch()),
+        let graph_ref = &graph;
+        let (dom, (own, side)) = crate::par::both(
+            || dominators_in(graph_ref, 0, |u, v| graph_ref.follows(u, v), &ctl.phase("dominators"), heap.scratch()),
+            move || {
+                let own = own_sizes(graph_ref.node_count() as usize, in_tree, shallow, 1, heap.scratch());
+                (own, beside(graph_ref))
+            },
         );
         let dom = dom.map_err(cancelled)?;
         let rctl = ctl.phase("retained");
@@ -135,7 +148,7 @@ impl FullAnalysis {
         let top = top_level(&order, &order_idom, &retained);
         laps.lap("retained: top-level dominators");
         rctl.tick(2, 2).map_err(cancelled)?;
-        Ok(FullAnalysis {
+        let analysis = FullAnalysis {
             graph,
             idom,
             retained,
@@ -147,7 +160,8 @@ impl FullAnalysis {
             bfs: OnceLock::new(),
             inbound: OnceLock::new(),
             scratch: heap.scratch().clone(),
-        })
+        };
+        Ok((analysis, side))
     }
 
     pub fn graph(&self) -> &ObjectGraph {

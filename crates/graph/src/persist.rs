@@ -128,14 +128,31 @@ impl FullAnalysis {
     /// The full analysis through the cache entry: the cached one when valid, else a fresh
     /// build that is then written. Cache problems become lines in `warnings`, never errors.
     pub fn build_with_cache(heap: &Heap, options: GraphOptions, entry: &Entry, warnings: &mut Vec<String>) -> Result<(FullAnalysis, CacheUse), HeapError> {
+        FullAnalysis::build_with_cache_beside(heap, options, entry, warnings, |_| ()).map(|(a, used, _)| (a, used))
+    }
+
+    /// `build_with_cache` with `build_beside`'s `beside`, run only when the analysis is built
+    /// (`None` when it came from the cache).
+    pub fn build_with_cache_beside<R: Send>(
+        heap: &Heap,
+        options: GraphOptions,
+        entry: &Entry,
+        warnings: &mut Vec<String>,
+        beside: impl FnOnce(&ObjectGraph) -> R + Send,
+    ) -> Result<(FullAnalysis, CacheUse, Option<R>), HeapError> {
         let reachable_only = options.reachable_only;
-        entry.load_or_build(
+        let mut side = None;
+        let (a, used) = entry.load_or_build(
             "analysis",
             options_key(&options),
             warnings,
             |f| FullAnalysis::read_cache(heap, f).and_then(|a| if a.reachable_only == reachable_only { Ok(a) } else { Err("made with other options".into()) }),
-            || FullAnalysis::build(heap, options),
+            || FullAnalysis::build_beside(heap, options, beside).map(|(a, r)| {
+                side = Some(r);
+                a
+            }),
             |a, w| a.write_cache(w),
-        )
+        )?;
+        Ok((a, used, side))
     }
 }

@@ -2,7 +2,7 @@
 //! it has been built (queries switch to the full path without reopening the dump).
 
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use heapql_graph::FullAnalysis;
 use heapql_heap::{Heap, HeapError};
@@ -14,13 +14,16 @@ pub struct SharedState {
     /// The dump's cache entry and what the cache did.
     pub cache: CacheState,
     analysis: RwLock<Option<Arc<FullAnalysis>>>,
+    /// The report's object pass made during the analysis (`analyze({ forReport })`), for the
+    /// next report.
+    object_pass: Mutex<Option<ObjectPass>>,
     /// Reachability for `--reachable-only` before (or without) the full analysis; built once.
     reachable: OnceLock<Vec<u64>>,
 }
 
 impl SharedState {
     pub fn new(heap: Heap, cache: CacheState) -> SharedState {
-        SharedState { heap, cache, analysis: RwLock::new(None), reachable: OnceLock::new() }
+        SharedState { heap, cache, analysis: RwLock::new(None), object_pass: Mutex::new(None), reachable: OnceLock::new() }
     }
 
     pub fn analysis(&self) -> Option<Arc<FullAnalysis>> {
@@ -37,8 +40,16 @@ impl SharedState {
         Ok(self.reachable.get_or_init(|| bits))
     }
 
-    pub fn set_analysis(&self, analysis: FullAnalysis) {
+    /// Installs `analysis` with the report's object pass made with it, if any (one made with
+    /// an earlier analysis goes).
+    pub fn set_analysis(&self, analysis: FullAnalysis, pass: Option<ObjectPass>) {
         *self.analysis.write().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(analysis));
+        *self.object_pass.lock().unwrap_or_else(|e| e.into_inner()) = pass;
+    }
+
+    /// The object pass made during the analysis, once.
+    pub fn take_object_pass(&self) -> Option<ObjectPass> {
+        self.object_pass.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
 }
 
@@ -46,6 +57,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use heapql_graph::GraphOptions;
+use heapql_report::{analyze_for_report, ObjectPass};
 
 use crate::convert::{catch_panic, coded, heap_error};
 use crate::heap_handle::HeapHandle;
@@ -95,6 +107,9 @@ impl Task for AnalysisJsonTask {
 pub struct AnalyzeOptions {
     /// Leave objects unreachable from GC roots out of the dominator tree.
     pub reachable_only: Option<bool>,
+    /// A report follows: its pass over every object runs during the analysis, on the core
+    /// the dominator phase leaves idle, while memory is plentiful.
+    pub for_report: Option<bool>,
 }
 
 #[napi(object)]
@@ -107,9 +122,11 @@ pub struct JsAnalysisSummary {
 pub struct AnalyzeTask {
     state: Arc<SharedState>,
     options: GraphOptions,
-    /// The finished analysis, installed on the JavaScript thread in `resolve`: a cancel that
-    /// JavaScript sent before it saw the result then always wins (no race with the worker).
-    finished: Option<FullAnalysis>,
+    for_report: bool,
+    /// The finished analysis (and the report's object pass), installed on the JavaScript
+    /// thread in `resolve`: a cancel that JavaScript sent before it saw the result then always
+    /// wins (no race with the worker).
+    finished: Option<(FullAnalysis, Option<ObjectPass>)>,
 }
 
 impl Task for AnalyzeTask {
@@ -119,17 +136,25 @@ impl Task for AnalyzeTask {
     fn compute(&mut self) -> Result<f64> {
         catch_panic("analyzing the heap", || {
             let state = &self.state;
-            let analysis = match &state.cache.entry {
-                Some(entry) => {
+            let (analysis, pass) = match (&state.cache.entry, self.for_report) {
+                (entry, true) => {
+                    let mut warnings = Vec::new();
+                    let (a, used, pass) = analyze_for_report(&state.heap, self.options.clone(), entry.as_ref(), &mut warnings).map_err(heap_error)?;
+                    if let Some(used) = used {
+                        state.cache.note("analysis", used, warnings);
+                    }
+                    (a, pass)
+                }
+                (Some(entry), false) => {
                     let mut warnings = Vec::new();
                     let (a, used) = FullAnalysis::build_with_cache(&state.heap, self.options.clone(), entry, &mut warnings).map_err(heap_error)?;
                     state.cache.note("analysis", used, warnings);
-                    a
+                    (a, None)
                 }
-                None => FullAnalysis::build(&state.heap, self.options.clone()).map_err(heap_error)?,
+                (None, false) => (FullAnalysis::build(&state.heap, self.options.clone()).map_err(heap_error)?, None),
             };
             let total = analysis.total_size() as f64;
-            self.finished = Some(analysis);
+            self.finished = Some((analysis, pass));
             Ok(total)
         })
     }
@@ -138,8 +163,8 @@ impl Task for AnalyzeTask {
         if self.options.cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
             return Err(heap_error(heapql_heap::HeapError::Cancelled));
         }
-        if let Some(analysis) = self.finished.take() {
-            self.state.set_analysis(analysis);
+        if let Some((analysis, pass)) = self.finished.take() {
+            self.state.set_analysis(analysis, pass);
         }
         Ok(JsAnalysisSummary { total_size, reachable_only: self.options.reachable_only })
     }
@@ -162,10 +187,11 @@ impl HeapHandle {
         Ok(AsyncTask::new(AnalyzeTask {
             state: self.state()?,
             options: GraphOptions {
-                reachable_only: options.and_then(|o| o.reachable_only).unwrap_or(false),
+                reachable_only: options.as_ref().and_then(|o| o.reachable_only).unwrap_or(false),
                 progress: progress_fn(on_progress),
                 cancel: cancel.map(|c| c.flag.clone()),
             },
+            for_report: options.as_ref().and_then(|o| o.for_report).unwrap_or(false),
             finished: None,
         }))
     }

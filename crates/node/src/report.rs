@@ -5,7 +5,7 @@
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use heapql_report::{build, build_json_with_cache, ReportOptions};
+use heapql_report::{build_after, build_json_with_cache, ReportOptions};
 
 use crate::analysis::AnalysisJsonTask;
 use crate::heap_handle::HeapHandle;
@@ -40,9 +40,10 @@ impl HeapHandle {
         let cancel = cancel.map(|c| c.flag.clone());
         let run = move |state: &crate::analysis::SharedState, analysis: &heapql_graph::FullAnalysis| {
             let options = ReportOptions { limit, top_strings, progress: progress.clone(), cancel: cancel.clone() };
-            let Some(entry) = &state.cache.entry else { return build(&state.heap, analysis, &options).map(|data| data.to_json()) };
+            let pass = state.take_object_pass();
+            let Some(entry) = &state.cache.entry else { return build_after(&state.heap, analysis, &options, pass).map(|data| data.to_json()) };
             let mut warnings = Vec::new();
-            let (json, used) = build_json_with_cache(&state.heap, analysis, &options, entry, &mut warnings)?;
+            let (json, used) = build_json_with_cache(&state.heap, analysis, &options, entry, &mut warnings, pass)?;
             state.cache.note("report", used, warnings);
             Ok(json)
         };

@@ -70,14 +70,16 @@ fn main() {
         });
     let opts = GraphOptions { reachable_only, progress: Some(progress.clone()), cancel: None };
     let t1 = Instant::now();
-    let a = FullAnalysis::build(&heap, opts).unwrap();
+    // --report: the report's object pass beside the dominator phase, as the CLI's report does.
+    let report = args.iter().any(|a| a == "--report");
+    let (a, pass) = FullAnalysis::build_beside(&heap, opts, |g| report.then(|| heapql_report::object_pass(&heap, g, reachable_only, None).unwrap())).unwrap();
     let t_graph = t1.elapsed();
     let anon_analysis_end = heapql_heap::rss_anon_bytes();
     // --report: the report data too (phase "report"), as `heapql <dump>` computes it.
-    let t_report = args.iter().any(|a| a == "--report").then(|| {
+    let t_report = report.then(|| {
         let t = Instant::now();
         let ropts = heapql_report::ReportOptions { progress: Some(progress.clone()), ..Default::default() };
-        let data = heapql_report::build(&heap, &a, &ropts).unwrap();
+        let data = heapql_report::build_after(&heap, &a, &ropts, pass).unwrap();
         let json = data.to_json();
         let mut h = std::hash::DefaultHasher::new();
         std::hash::Hash::hash(&json, &mut h);

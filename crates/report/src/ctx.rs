@@ -2,7 +2,7 @@
 //! kind of thing each class is, and how objects and class loaders are named.
 
 use heapql_graph::FullAnalysis;
-use heapql_heap::{describe, ClassIdx, Heap, ObjIdx, ObjectKind, PrimType, Value};
+use heapql_heap::{describe, BigArray, ClassIdx, Heap, ObjIdx, ObjectKind, Placement, PrimType, Value};
 use rustc_hash::FxHashMap;
 
 use super::model::ObjectRef;
@@ -42,14 +42,17 @@ pub struct ClassCache {
     kinds: KindsSeen,
 }
 
+/// Where the heap's `scratch` says: a scratch file for a full analysis, so that the pass made
+/// beside the dominator phase (`crate::object_pass`) adds nothing to that phase's peak of
+/// anonymous memory.
 enum Classes {
-    Narrow(Vec<u16>),
-    Wide(Vec<ClassIdx>),
+    Narrow(BigArray<u16>),
+    Wide(BigArray<ClassIdx>),
 }
 
 impl Default for Classes {
     fn default() -> Self {
-        Classes::Wide(Vec::new())
+        Classes::Wide(BigArray::default())
     }
 }
 
@@ -149,12 +152,13 @@ impl ClassSlots<'_> {
 }
 
 impl ClassCache {
-    /// A cache of `objects` slots to be filled through `split_at_mut`, then `set_kinds`.
-    pub fn zeroed(class_count: u32, objects: usize) -> ClassCache {
+    /// A cache of `objects` slots placed by `place`, to be filled through `split_at_mut`,
+    /// then `set_kinds`.
+    pub fn zeroed(class_count: u32, objects: usize, place: &Placement) -> ClassCache {
         let of = if class_count <= u16::MAX as u32 + 1 {
-            Classes::Narrow(vec![0; objects])
+            Classes::Narrow(BigArray::zeroed(objects, place))
         } else {
-            Classes::Wide(vec![0; objects])
+            Classes::Wide(BigArray::zeroed(objects, place))
         };
         ClassCache { of, kinds: KindsSeen::default() }
     }
@@ -180,7 +184,7 @@ impl ClassCache {
     /// The classes of every object, read from the index in order.
     pub fn of_all(heap: &Heap) -> ClassCache {
         let n = heap.object_count();
-        let mut cache = ClassCache::zeroed(heap.class_count(), n as usize);
+        let mut cache = ClassCache::zeroed(heap.class_count(), n as usize, heap.scratch());
         let mut kinds = KindsSeen::new(heap.class_count());
         let (mut slots, _) = cache.split_at_mut(n as usize);
         let mut memo = heapql_heap::ClassMemo::default();
@@ -228,27 +232,34 @@ impl ClassCache {
     }
 }
 
+/// `THREAD`, `LOADER` and `REFERENCE` of every class: the flags of its superclasses
+/// (itself included).
+pub fn class_flags(heap: &Heap) -> Vec<u8> {
+    let n = heap.class_count();
+    let mut flags = vec![0u8; n as usize];
+    for c in 0..n {
+        let mut f = 0u8;
+        let mut cur = Some(c);
+        // The class table is acyclic in a sane dump; the bound guards a corrupt one.
+        for _ in 0..64 {
+            let Some(k) = cur else { break };
+            let info = heap.class(k);
+            f |= match info.name.as_str() {
+                "java.lang.Thread" => THREAD,
+                "java.lang.ClassLoader" => LOADER,
+                "java.lang.ref.Reference" => REFERENCE,
+                _ => 0,
+            };
+            cur = info.super_class;
+        }
+        flags[c as usize] = f;
+    }
+    flags
+}
+
 impl<'a> Ctx<'a> {
     pub fn new(heap: &'a Heap, analysis: &'a FullAnalysis, limit: usize) -> Ctx<'a> {
-        let n = heap.class_count();
-        let mut flags = vec![0u8; n as usize];
-        for c in 0..n {
-            let mut f = 0u8;
-            let mut cur = Some(c);
-            // The class table is acyclic in a sane dump; the bound guards a corrupt one.
-            for _ in 0..64 {
-                let Some(k) = cur else { break };
-                let info = heap.class(k);
-                f |= match info.name.as_str() {
-                    "java.lang.Thread" => THREAD,
-                    "java.lang.ClassLoader" => LOADER,
-                    "java.lang.ref.Reference" => REFERENCE,
-                    _ => 0,
-                };
-                cur = info.super_class;
-            }
-            flags[c as usize] = f;
-        }
+        let flags = class_flags(heap);
         let mut ctx = Ctx {
             heap,
             analysis,
@@ -258,7 +269,7 @@ impl<'a> Ctx<'a> {
             loader_labels: FxHashMap::default(),
             classes: ClassCache::default(),
         };
-        let mut ids: Vec<u64> = (0..n).map(|c| heap.class(c).loader_id).filter(|&l| l != 0).collect();
+        let mut ids: Vec<u64> = (0..heap.class_count()).map(|c| heap.class(c).loader_id).filter(|&l| l != 0).collect();
         ids.sort_unstable();
         ids.dedup();
         for id in ids {
@@ -302,10 +313,6 @@ impl<'a> Ctx<'a> {
             ObjectKind::Instance => self.heap.instance_size(self.class_of(o)),
             _ => self.heap.shallow_size(o),
         }
-    }
-
-    pub fn class_flags(&self, c: ClassIdx) -> u8 {
-        self.flags[c as usize]
     }
 
     /// Flags of an object's class (class objects are `java.lang.Class`: no flags).
