@@ -6,7 +6,8 @@
 //! envelope.
 //!
 //! Rules and thresholds follow MAT (docs: mat-semantics.md §3); each section's file says
-//! which rule it implements. Cost: a linear pass over every object (two threads); the waste
+//! which rule it implements. Cost: a linear pass over every object (two threads, or made
+//! during the analysis on the core the dominator phase leaves idle: `analyze_for_report`); the waste
 //! pass (two threads) beside the dominator tree's preorder, laid out by two linear passes over
 //! the analysis's DFS order (`preorder.rs`; one after the other in a memory limit); then
 //! sequential scans of that preorder for the retained size by class and each suspect's

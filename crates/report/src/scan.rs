@@ -1,4 +1,5 @@
-//! One pass over every object (each core takes half): counts by kind, instances and shallow bytes per class, the
+//! One pass over every object (each core takes half, or one core beside the dominator phase:
+//! `crate::object_pass`): counts by kind, instances and shallow bytes per class, the
 //! unreachable part, the threads and class loaders, `Reference.referent` edges (excluded from
 //! leak-suspect paths).
 
