@@ -110,7 +110,7 @@ fn the_report_json_is_cached_per_options() {
     let options = ReportOptions::default();
     let other_limit = ReportOptions { limit: 3, ..Default::default() };
     let mut warnings = Vec::new();
-    let mut json = |a: &FullAnalysis, options: &ReportOptions| build_json_with_cache(&heap, a, options, &entry, &mut warnings).unwrap();
+    let mut json = |a: &FullAnalysis, options: &ReportOptions| build_json_with_cache(&heap, a, options, &entry, &mut warnings, None).unwrap();
     let fresh = build(&heap, &a, &options).unwrap().to_json();
     assert_eq!(json(&a, &options), (fresh.clone(), CacheUse::Written));
     assert_eq!(json(&a, &options), (fresh.clone(), CacheUse::Hit));
