@@ -26,8 +26,7 @@ describe('heapql <dump> [report]', () => {
 
   it('makes the report\'s pass over every object during the analysis, beside the dominator phase', async () => {
     // HEAPQL_TIMING names each step the native side takes: with the pass made during the
-    // analysis, the report phase has no object pass of its own. (Heap.analyze without
-    // forReport, as `heapql analyze` uses it, leaves the pass to the report.)
+    // analysis, the report phase has no object pass of its own (its `scan` lap).
     const dir = mkdtempSync(path.join(tmpdir(), 'heapql-pass-'));
     const out = path.join(dir, 'r.json');
     const run = await heapql([known, out, '--no-cache'], root, { HEAPQL_TIMING: '1' });

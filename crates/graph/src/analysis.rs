@@ -120,10 +120,8 @@ impl FullAnalysis {
         let graph = ObjectGraph::build(heap, options.reachable_only, &ctl).map_err(cancelled)?;
         // The dominator phase keeps one core busy; the other reads every object's own size
         // meanwhile, written in order to the scratch placement, for the retained sums, then
-        // runs `beside`. A
-        // node is in the dominator tree when it hangs off a GC root or, unless
-        // `reachable_only`, at all (every unreachable object hangs off a pseudo-root).
-        let in_tree = |v: u32| !options.reachable_only || graph.is_reachable(v);
+        // runs `beside`.
+        let in_tree = |v: u32| graph.in_tree(v, options.reachable_only);
         let shallow = |v: u32| if v == 0 { 0 } else { heap.shallow_size(obj(v)) };
         // A panic (in `shallow`, reading the dump) is passed on with its own message.
         let graph_ref = &graph;

@@ -220,6 +220,14 @@ impl ObjectGraph {
         self.reachable.contains(v as usize)
     }
 
+    /// Will node `v` be in the dominator tree? When it hangs off a GC root or, unless
+    /// `reachable_only`, at all (every unreachable object hangs off a pseudo-root). Known
+    /// before the dominators are (`FullAnalysis::in_tree` asks the finished tree).
+    #[inline]
+    pub fn in_tree(&self, v: u32, reachable_only: bool) -> bool {
+        !reachable_only || self.is_reachable(v)
+    }
+
     pub fn reachable_count(&self) -> usize {
         self.reachable.count_ones(..) - 1
     }

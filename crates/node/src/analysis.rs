@@ -57,7 +57,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use heapql_graph::GraphOptions;
-use heapql_report::{analyze_for_report, ObjectPass};
+use heapql_report::ObjectPass;
 
 use crate::convert::{catch_panic, coded, heap_error};
 use crate::heap_handle::HeapHandle;
@@ -136,23 +136,12 @@ impl Task for AnalyzeTask {
     fn compute(&mut self) -> Result<f64> {
         catch_panic("analyzing the heap", || {
             let state = &self.state;
-            let (analysis, pass) = match (&state.cache.entry, self.for_report) {
-                (entry, true) => {
-                    let mut warnings = Vec::new();
-                    let (a, used, pass) = analyze_for_report(&state.heap, self.options.clone(), entry.as_ref(), &mut warnings).map_err(heap_error)?;
-                    if let Some(used) = used {
-                        state.cache.note("analysis", used, warnings);
-                    }
-                    (a, pass)
-                }
-                (Some(entry), false) => {
-                    let mut warnings = Vec::new();
-                    let (a, used) = FullAnalysis::build_with_cache(&state.heap, self.options.clone(), entry, &mut warnings).map_err(heap_error)?;
-                    state.cache.note("analysis", used, warnings);
-                    (a, None)
-                }
-                (None, false) => (FullAnalysis::build(&state.heap, self.options.clone()).map_err(heap_error)?, None),
-            };
+            let mut warnings = Vec::new();
+            let (analysis, used, pass) =
+                heapql_report::analyze(&state.heap, self.options.clone(), self.for_report, state.cache.entry.as_ref(), &mut warnings).map_err(heap_error)?;
+            if let Some(used) = used {
+                state.cache.note("analysis", used, warnings);
+            }
             let total = analysis.total_size() as f64;
             self.finished = Some((analysis, pass));
             Ok(total)

@@ -7,7 +7,7 @@
 //!
 //! Rules and thresholds follow MAT (docs: mat-semantics.md §3); each section's file says
 //! which rule it implements. Cost: a linear pass over every object (two threads, or made
-//! during the analysis on the core the dominator phase leaves idle: `analyze_for_report`); the waste
+//! during the analysis on the core the dominator phase leaves idle: `analyze`); the waste
 //! pass (two threads) beside the dominator tree's preorder, laid out by two linear passes over
 //! the analysis's DFS order (`preorder.rs`; one after the other in a memory limit); then
 //! sequential scans of that preorder for the retained size by class and each suspect's
@@ -119,20 +119,21 @@ fn memory_is_plentiful(heap: &Heap) -> bool {
     preorder::Preorder::fresh_bytes(heap) * 2 < heapql_heap::memory_to_spare()
 }
 
-/// The full analysis for a report that follows (hand the pass to `build_after`), through the
-/// dump's cache entry when given. While memory is plentiful the report's object pass runs on
-/// the core the dominator phase leaves idle (bench-4g: report phase 1.91-2.05 s against
-/// 2.49-2.50). In a memory limit it would page beside the dominator phase (0.35 × bench-1g:
-/// that phase 1.42-1.80 s against 1.31-1.33), and an analysis read from the cache has no
-/// dominator phase: then there is no pass, and the report makes it.
-pub fn analyze_for_report(
+/// The full analysis, through the dump's cache entry when given (what the cache did comes
+/// back with it). When `report_follows` and memory is plentiful, the report's object pass runs
+/// on the core the dominator phase leaves idle (hand it to `build_after`; bench-4g: report
+/// phase 1.91-2.05 s against 2.49-2.50). In a memory limit it would page beside the dominator
+/// phase (0.35 × bench-1g: that phase 1.42-1.80 s against 1.31-1.33), and an analysis read
+/// from the cache has no dominator phase: then there is no pass, and the report makes it.
+pub fn analyze(
     heap: &Heap,
     options: GraphOptions,
+    report_follows: bool,
     entry: Option<&heapql_cache::Entry>,
     warnings: &mut Vec<String>,
 ) -> Result<(FullAnalysis, Option<heapql_cache::CacheUse>, Option<ObjectPass>), HeapError> {
     let (reachable_only, cancel) = (options.reachable_only, options.cancel.clone());
-    let ahead = memory_is_plentiful(heap);
+    let ahead = report_follows && memory_is_plentiful(heap);
     let beside = |g: &ObjectGraph| ahead.then(|| object_pass(heap, g, reachable_only, cancel).ok()).flatten();
     match entry {
         Some(entry) => {
@@ -270,7 +271,9 @@ mod tests {
             let own = build(heap, a, &options).unwrap().to_json();
             let mode = GraphOptions { reachable_only: a.reachable_only(), ..Default::default() };
             let mut warnings = Vec::new();
-            let (fresh, used, pass) = analyze_for_report(heap, mode, None, &mut warnings).unwrap();
+            let (_, _, none) = analyze(heap, mode.clone(), false, None, &mut warnings).unwrap();
+            assert!(none.is_none(), "{dump}: no pass unless a report follows");
+            let (fresh, used, pass) = analyze(heap, mode, true, None, &mut warnings).unwrap();
             assert!(pass.is_some() && used.is_none() && warnings.is_empty(), "{dump}: a pass, no cache");
             assert_eq!(fresh.total_size(), a.total_size(), "{dump}");
             let ahead = build_after(heap, &fresh, &options, pass).unwrap().to_json();

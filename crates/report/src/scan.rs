@@ -35,8 +35,8 @@ pub struct Scan {
 pub const TICK: u32 = 1 << 16;
 
 /// The objects the report covers, those of the dominator tree (`FullAnalysis::in_tree`),
-/// told by the graph alone: every object, or with `reachable_only` the reachable ones. So
-/// the pass can run before the dominators are known.
+/// told by the graph alone (`ObjectGraph::in_tree`), so that the pass can run before the
+/// dominators are known.
 #[derive(Clone, Copy)]
 pub struct Coverage<'a> {
     pub graph: &'a ObjectGraph,
@@ -56,7 +56,7 @@ impl<'a> Coverage<'a> {
 
     #[inline]
     pub fn covers(&self, o: ObjIdx) -> bool {
-        !self.reachable_only || self.is_reachable(o)
+        self.graph.in_tree(node(o), self.reachable_only)
     }
 }
 
