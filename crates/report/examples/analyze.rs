@@ -70,9 +70,10 @@ fn main() {
         });
     let opts = GraphOptions { reachable_only, progress: Some(progress.clone()), cancel: None };
     let t1 = Instant::now();
-    // --report: the report's object pass beside the dominator phase, as the CLI's report does.
+    // --report: the analysis as the CLI's report makes it (the report's object pass beside the
+    // dominator phase while memory is plentiful).
     let report = args.iter().any(|a| a == "--report");
-    let (a, pass) = FullAnalysis::build_beside(&heap, opts, |g| report.then(|| heapql_report::object_pass(&heap, g, reachable_only, None).unwrap())).unwrap();
+    let (a, _, pass) = heapql_report::analyze(&heap, opts, report, None, &mut Vec::new()).unwrap();
     let t_graph = t1.elapsed();
     let anon_analysis_end = heapql_heap::rss_anon_bytes();
     // --report: the report data too (phase "report"), as `heapql <dump>` computes it.
