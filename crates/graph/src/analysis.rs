@@ -37,7 +37,7 @@ use crate::control::{Cancelled, Control};
 use crate::object_graph::{is_thread_bound, node, obj, ObjectGraph};
 use crate::{
     bfs_parents, bounded_path, dominator_children, dominators_in, min_retained_size, path_from_parents,
-    retained_set, sum_retained, Csr, RetainedSizes, SparseCsr, Graph, NONE,
+    own_sizes, retained_set, sum_retained, Csr, RetainedSizes, SparseCsr, Graph, NONE,
 };
 use heapql_heap::{BigArray, Heap, HeapError, ObjIdx, Placement, ProgressFn, RootKind};
 use std::sync::atomic::AtomicBool;
@@ -111,18 +111,26 @@ impl FullAnalysis {
         FullAnalysis::build_beside(heap, options, |_| ()).map(|(a, ())| a)
     }
 
-    /// `build`, running `beside` on the core the dominator phase leaves idle: a pass over
-    /// every object that needs the graph's reachability but
+    /// `build`, running `beside` on the core the dominator phase leaves idle, once the own
+    /// sizes are read there: a pass over every object that needs the graph's reachability but
     /// no dominator (the report's object pass, `heapql_report::object_pass`) costs no wall
     /// time there. Its answer comes back with the analysis.
     pub fn build_beside<R: Send>(heap: &Heap, options: GraphOptions, beside: impl FnOnce(&ObjectGraph) -> R + Send) -> Result<(FullAnalysis, R), HeapError> {
         let ctl = Control { phase: "graph", progress: options.progress.clone(), cancel: options.cancel.clone() };
-        let (graph, own) = ObjectGraph::build_sized(heap, options.reachable_only, &ctl).map_err(cancelled)?;
-        // The dominator phase keeps one core busy; the other runs `beside` meanwhile.
+        let graph = ObjectGraph::build(heap, options.reachable_only, &ctl).map_err(cancelled)?;
+        // The dominator phase keeps one core busy; the other reads every object's own size
+        // meanwhile, written in order to the scratch placement, for the retained sums, then
+        // runs `beside`.
+        let in_tree = |v: u32| graph.in_tree(v, options.reachable_only);
+        let shallow = |v: u32| if v == 0 { 0 } else { heap.shallow_size(obj(v)) };
+        // A panic (in `shallow`, reading the dump) is passed on with its own message.
         let graph_ref = &graph;
-        let (dom, side) = crate::par::both(
+        let (dom, (own, side)) = crate::par::both(
             || dominators_in(graph_ref, 0, |u, v| graph_ref.follows(u, v), &ctl.phase("dominators"), heap.scratch()),
-            move || beside(graph_ref),
+            move || {
+                let own = own_sizes(graph_ref.node_count() as usize, in_tree, shallow, 1, heap.scratch());
+                (own, beside(graph_ref))
+            },
         );
         let dom = dom.map_err(cancelled)?;
         let rctl = ctl.phase("retained");

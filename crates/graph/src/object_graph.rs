@@ -17,7 +17,7 @@
 
 use crate::control::{Cancelled, Control};
 use crate::marking::mark_reachable;
-use crate::{Csr, FixedBitSet, Graph, OwnSizes, SequentialCsrBuilder};
+use crate::{Csr, FixedBitSet, Graph, SequentialCsrBuilder};
 use heapql_heap::{Heap, ObjIdx, RootKind};
 
 /// Root kinds that MAT turns into an edge from their thread when the thread object is known.
@@ -75,23 +75,13 @@ impl ObjectGraph {
     /// Builds the graph (phase "graph"): one pass over the objects, then reachability from
     /// the GC roots and, unless `reachable_only`, the unreachable pseudo-roots.
     pub fn build(heap: &Heap, reachable_only: bool, ctl: &Control) -> Result<ObjectGraph, Cancelled> {
-        ObjectGraph::build_in_parts(heap, reachable_only, build_threads(heap), None, ctl)
+        // Outbound lists over consecutive object ranges in parallel (one per core).
+        let threads = if heap.object_count() < 1 << 16 { 1 } else { crate::par::cores(8) as u32 };
+        ObjectGraph::build_in_parts(heap, reachable_only, threads, ctl)
     }
 
-    /// `build`, also reading the own (shallow) size of every node the dominator tree will hold
-    /// (`in_tree`; 0 for the others) for the retained sums. The pass over the objects reads
-    /// each one's class and length anyway: read there, the sizes cost no second pass over the
-    /// heap index, which inside a memory limit would be read back from disk while the
-    /// dominator phase needs the memory.
-    pub fn build_sized(heap: &Heap, reachable_only: bool, ctl: &Control) -> Result<(ObjectGraph, OwnSizes), Cancelled> {
-        let mut own = OwnSizes::zeroed(heap.object_count() as usize + 1, heap.scratch());
-        let g = ObjectGraph::build_in_parts(heap, reachable_only, build_threads(heap), Some(&mut own), ctl)?;
-        Ok((g, own))
-    }
-
-    /// `build` with the outbound lists (and the own sizes, when `own` is given) made in
-    /// `parts` object ranges, one thread each.
-    pub(crate) fn build_in_parts(heap: &Heap, reachable_only: bool, parts: u32, mut own: Option<&mut OwnSizes>, ctl: &Control) -> Result<ObjectGraph, Cancelled> {
+    /// `build` with the outbound lists made in `parts` object ranges, one thread each.
+    pub(crate) fn build_in_parts(heap: &Heap, reachable_only: bool, parts: u32, ctl: &Control) -> Result<ObjectGraph, Cancelled> {
         let n = heap.object_count();
         assert!(n < u32::MAX - 3, "too many objects for u32 node ids");
         let nodes = n + 1;
@@ -125,31 +115,15 @@ impl ObjectGraph {
         let done = std::sync::atomic::AtomicU64::new(0);
         let bounds: Vec<u32> = (0..=threads).map(|k| (n as u64 * k as u64 / threads as u64) as u32).collect();
         let (thread_edges, done) = (&thread_edges, &done);
-        // Each part's own sizes: its nodes' slots (node 0, the virtual root, keeps 0).
-        let mut slots: Vec<Option<&mut [u32]>> = Vec::new();
-        let mut rest = own.as_mut().map(|o| &mut o.small_mut()[1..]);
-        for k in 0..threads as usize {
-            slots.push(rest.take().map(|r| {
-                let (part, tail) = r.split_at_mut((bounds[k + 1] - bounds[k]) as usize);
-                rest = Some(tail);
-                part
-            }));
-        }
-        let parts = crate::par::run_each(slots.into_iter().enumerate().map(|(k, sizes)| {
+        let parts = crate::par::run_each((0..threads as usize).map(|k| {
             let (lo, hi) = (bounds[k], bounds[k + 1]);
-            move || build_range(heap, lo, hi, k == 0, sizes, thread_edges, done, ctl)
+            move || build_range(heap, lo, hi, k == 0, thread_edges, done, ctl)
         }));
         let mut parts = parts.into_iter();
-        let (mut lists, big) = parts.next().expect("one part at least")?;
-        let mut bigs = vec![big];
+        let mut lists = parts.next().expect("one part at least")?;
         laps.lap("graph: outbound lists");
         for part in parts {
-            let (part, big) = part?;
-            lists.append(part);
-            bigs.push(big);
-        }
-        if let Some(own) = own.as_mut() {
-            own.add_big(bigs.into_iter().flatten());
+            lists.append(part?);
         }
         let out = lists.finish();
         laps.lap("graph: lists joined");
@@ -171,9 +145,6 @@ impl ObjectGraph {
             mark_from(&g, 0, &mut marked, &mut stack);
         }
         g.reachable = marked.clone();
-        if let (true, Some(own)) = (reachable_only, own) {
-            own.keep_only(|v| g.in_tree(v, reachable_only));
-        }
         laps.lap("graph: reachability");
         if !reachable_only {
             g.add_unreachable_roots(&mut marked, &mut stack);
@@ -277,26 +248,18 @@ impl ObjectGraph {
     }
 }
 
-/// How many object ranges the graph is built in, in parallel (one per core).
-fn build_threads(heap: &Heap) -> u32 {
-    if heap.object_count() < 1 << 16 { 1 } else { crate::par::cores(8) as u32 }
-}
-
 /// Outbound lists of objects `lo..hi` (nodes `lo+1..=hi`; the part starting at object 0 also
 /// holds the virtual root's empty list first, and is made big enough to take the other parts'
-/// lists after its own), and with `sizes` (one slot per node of the range) their own sizes:
-/// the sizes of 4 GiB or more come back beside the lists (see `OwnSizes::put`).
-#[allow(clippy::too_many_arguments)]
+/// lists after its own).
 fn build_range(
     heap: &Heap,
     lo: u32,
     hi: u32,
     with_root: bool,
-    mut sizes: Option<&mut [u32]>,
     thread_edges: &[(u32, u32)],
     done: &std::sync::atomic::AtomicU64,
     ctl: &Control,
-) -> Result<(SequentialCsrBuilder, Vec<(u32, u64)>), Cancelled> {
+) -> Result<SequentialCsrBuilder, Cancelled> {
     let n = heap.object_count() as u64;
     let info = heap.info();
     // A reference takes at least one id in the file, plus one class edge per object; capacity
@@ -308,13 +271,9 @@ fn build_range(
         b.finish_node();
     }
     let mut te = thread_edges.partition_point(|&(t, _)| t < node(lo));
-    let mut big = Vec::new();
     for o in lo..hi {
-        let class = heap.class_of(o);
-        if let Some(sizes) = sizes.as_deref_mut() {
-            OwnSizes::put(&mut sizes[(o - lo) as usize], node(o), heap.shallow_size_of_class(o, class), &mut big);
-        }
-        b.push_edge(node(heap.class(class).object));
+        let class_obj = heap.class(heap.class_of(o)).object;
+        b.push_edge(node(class_obj));
         heap.for_each_reference(o, |id, _slot| {
             if let Some(t) = heap.index_of(id) {
                 b.push_edge(node(t));
@@ -331,7 +290,7 @@ fn build_range(
             ctl.tick(d, n)?;
         }
     }
-    Ok((b, big))
+    Ok(b)
 }
 
 /// Marks everything reachable from `from` (already marked itself).
@@ -365,35 +324,6 @@ mod tests {
         dumps
     }
 
-    /// The own sizes read with the graph, in any number of parts, in memory or in scratch
-    /// files, are the objects' shallow sizes for the nodes the dominator tree will hold and 0
-    /// for the others (the virtual root, and unreachable objects with `reachable_only`).
-    #[test]
-    fn sizes_read_with_the_graph_are_the_shallow_sizes_of_the_tree() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut unreachable = 0;
-        for path in fixture_dumps() {
-            for scratch in [Placement::Memory, Placement::Files(std::sync::Arc::from(dir.path()))] {
-                let heap = Heap::open(&path, OpenOptions { scratch, ..Default::default() }).unwrap();
-                let nodes = heap.object_count() as usize + 1;
-                for (reachable_only, parts) in [(false, 1), (false, 3), (true, 1), (true, 2)] {
-                    let mut own = OwnSizes::zeroed(nodes, heap.scratch());
-                    let g = ObjectGraph::build_in_parts(&heap, reachable_only, parts, Some(&mut own), &Control::none()).unwrap();
-                    let (small, big) = own.parts();
-                    assert!(big.is_empty(), "no object of 4 GiB in the fixtures");
-                    let what = format!("{} in {parts} parts, reachable_only {reachable_only}", path.display());
-                    assert_eq!(small[0], 0, "{what}: the virtual root");
-                    for v in 1..nodes as u32 {
-                        let expected = if g.in_tree(v, reachable_only) { heap.shallow_size(obj(v)) } else { 0 };
-                        unreachable += usize::from(!g.is_reachable(v));
-                        assert_eq!(small[v as usize] as u64, expected, "{what}: node {v}");
-                    }
-                }
-            }
-        }
-        assert!(unreachable > 0, "some fixture dump holds garbage, so that leaving it out is tested");
-    }
-
     /// The graph built in several parts (joined wherever the bounds fall, in memory and in
     /// scratch files) has the lists, roots and reachability of the one built in one part.
     #[test]
@@ -402,10 +332,10 @@ mod tests {
         for path in fixture_dumps() {
             let open = |scratch| Heap::open(&path, OpenOptions { scratch, ..Default::default() }).unwrap();
             let heap = open(Placement::Memory);
-            let whole = ObjectGraph::build_in_parts(&heap, false, 1, None, &Control::none()).unwrap();
+            let whole = ObjectGraph::build_in_parts(&heap, false, 1, &Control::none()).unwrap();
             let filed = open(Placement::Files(std::sync::Arc::from(dir.path())));
             for (heap, parts) in [(&heap, 2), (&heap, 3), (&filed, 1), (&filed, 2), (&filed, 8)] {
-                let g = ObjectGraph::build_in_parts(heap, false, parts, None, &Control::none()).unwrap();
+                let g = ObjectGraph::build_in_parts(heap, false, parts, &Control::none()).unwrap();
                 let what = format!("{} in {parts} parts", path.display());
                 let in_files = g.out.heap_bytes() == 0 && g.out.file_bytes() > 0;
                 assert_eq!(in_files, matches!(heap.scratch(), Placement::Files(_)), "{what}: placement");

@@ -58,74 +58,36 @@ pub struct OwnSizes {
     big: Vec<(u32, u64)>,
 }
 
-impl OwnSizes {
-    /// Own sizes of `n` nodes, all 0, to be filled with `OwnSizes::put` (`ObjectGraph::build_sized`
-    /// fills them while it reads the objects for their references).
-    pub(crate) fn zeroed(n: usize, place: &Placement) -> OwnSizes {
-        OwnSizes { small: BigArray::zeroed(n, place), big: Vec::new() }
-    }
-
-    /// Records node `v`'s size in its slot of `small`: a size of 4 GiB or more (none on most
-    /// dumps) goes to `big`, collected by each filler and added with `OwnSizes::add_big`.
-    #[inline]
-    pub(crate) fn put(slot: &mut u32, v: u32, size: u64, big: &mut Vec<(u32, u64)>) {
-        if size < u32::MAX as u64 {
-            *slot = size as u32;
-        } else {
-            *slot = u32::MAX;
-            big.push((v, size));
-        }
-    }
-
-    pub(crate) fn small_mut(&mut self) -> &mut [u32] {
-        &mut self.small
-    }
-
-    /// The sizes below 4 GiB (`u32::MAX` marks one in the second list) and the others.
-    #[cfg(test)]
-    pub(crate) fn parts(&self) -> (&[u32], &[(u32, u64)]) {
-        (&self.small, &self.big)
-    }
-
-    pub(crate) fn add_big(&mut self, big: impl IntoIterator<Item = (u32, u64)>) {
-        self.big.extend(big);
-    }
-
-    /// Sets the size of every node but those `keep` holds to 0 (the nodes that the dominator
-    /// tree will not hold: `sum_retained` requires it).
-    pub(crate) fn keep_only(&mut self, keep: impl Fn(u32) -> bool) {
-        for (v, s) in self.small.iter_mut().enumerate() {
-            if *s != 0 && !keep(v as u32) {
-                *s = 0;
-            }
-        }
-        self.big.retain(|&(v, _)| keep(v));
-    }
-}
-
 /// The own size of each of `n` nodes that `in_tree` holds (0 for the others), over
 /// `threads` consecutive node ranges, written where `place` says. Node order is the dump's
 /// order (`shallow` reads an object's class or length), so a dump larger than memory is
-/// read front to back here instead of at random in the sums.
+/// read front to back here instead of at random in the sums. Needs no dominators: with one
+/// thread it can run beside the dominator phase, which uses one core.
 pub fn own_sizes(n: usize, in_tree: impl Fn(u32) -> bool + Sync, shallow: impl Fn(u32) -> u64 + Sync, threads: usize, place: &Placement) -> OwnSizes {
-    let mut sizes = OwnSizes::zeroed(n, place);
+    let mut small: BigArray<u32> = BigArray::zeroed(n, place);
     let threads = if n < 1 << 16 { 1 } else { threads.max(1) };
     let chunk = n.div_ceil(threads).max(1);
+    // A size of 4 GiB or more (none on most dumps) is collected by its range.
     let own = |part: &mut [u32], first: usize| -> Vec<(u32, u64)> {
         let mut big = Vec::new();
         for (i, s) in part.iter_mut().enumerate() {
             let v = (first + i) as u32;
             if in_tree(v) {
-                OwnSizes::put(s, v, shallow(v), &mut big);
+                let size = shallow(v);
+                if size < u32::MAX as u64 {
+                    *s = size as u32;
+                } else {
+                    *s = u32::MAX;
+                    big.push((v, size));
+                }
             }
         }
         big
     };
     let own = &own;
     // A panic (in `shallow`, reading the dump) is passed on with its own message.
-    let bigs = crate::par::run_each(sizes.small.chunks_mut(chunk).enumerate().map(|(k, part)| move || own(part, k * chunk)));
-    sizes.add_big(bigs.into_iter().flatten());
-    sizes
+    let bigs = crate::par::run_each(small.chunks_mut(chunk).enumerate().map(|(k, part)| move || own(part, k * chunk)));
+    OwnSizes { small, big: bigs.into_iter().flatten().collect() }
 }
 
 /// The retained sizes summed from `own` (the nodes of `dom`'s tree, 0 for the others) in
