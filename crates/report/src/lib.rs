@@ -39,6 +39,7 @@ use std::sync::Arc;
 use heapql_graph::control::Control;
 use heapql_graph::{FullAnalysis, GraphOptions, ObjectGraph};
 use heapql_heap::{Heap, HeapError, ProgressFn};
+use preorder::memory_is_plentiful;
 use scan::Coverage;
 
 /// Options of `build` (progress phase: "report").
@@ -66,7 +67,7 @@ pub fn build(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions) -> R
     build_after(heap, analysis, options, None)
 }
 
-/// `build`, with the object pass made ahead when given (one made for another heap or with
+/// `build`, with the object pass made ahead when given (one made from another dump or with
 /// other `reachable_only` is passed over, and the pass made here).
 pub fn build_after(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions, pass: Option<ObjectPass>) -> Result<ReportData, HeapError> {
     build_in(heap, analysis, options, Schedule::for_memory(heap), pass)
@@ -79,8 +80,33 @@ pub fn build_after(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions
 /// dominator phase leaves idle, and the report phase is shorter by a pass over the dump.
 pub struct ObjectPass {
     scan: scan::Scan,
-    objects: u32,
+    /// The dump it was made from (`DumpMark::of`).
+    dump: DumpMark,
     reachable_only: bool,
+}
+
+/// Which dump a pass was made from: its file, size, heap dump within it and object count
+/// (an object count alone would take another dump of as many objects for this one).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct DumpMark {
+    path: String,
+    file_size: u64,
+    dump: usize,
+    objects: u32,
+}
+
+impl DumpMark {
+    fn of(heap: &Heap) -> DumpMark {
+        let info = heap.info();
+        DumpMark { path: info.path.clone(), file_size: info.file_size, dump: info.dump, objects: heap.object_count() }
+    }
+}
+
+impl ObjectPass {
+    /// Made from `heap`'s dump, for an analysis of `reachable_only`?
+    fn fits(&self, heap: &Heap, reachable_only: bool) -> bool {
+        self.dump == DumpMark::of(heap) && self.reachable_only == reachable_only
+    }
 }
 
 /// `ObjectPass` on this thread alone. It honours `cancel`; its progress is the phase it runs
@@ -89,7 +115,7 @@ pub fn object_pass(heap: &Heap, graph: &ObjectGraph, reachable_only: bool, cance
     let ctl = Control { phase: "report", progress: None, cancel };
     let flags = ctx::class_flags(heap);
     let scan = scan::scan(heap, &flags, Coverage { graph, reachable_only }, &ctl, 1, false).map_err(|_| HeapError::Cancelled)?;
-    Ok(ObjectPass { scan, objects: heap.object_count(), reachable_only })
+    Ok(ObjectPass { scan, dump: DumpMark::of(heap), reachable_only })
 }
 
 /// How the waste pass and the preorder of the dominator tree share the two cores.
@@ -112,11 +138,6 @@ impl Schedule {
             Schedule::OneAfterTheOther
         }
     }
-}
-
-/// Twice what the preorder fills, to spare: work side by side then costs no paging.
-fn memory_is_plentiful(heap: &Heap) -> bool {
-    preorder::Preorder::fresh_bytes(heap) * 2 < heapql_heap::memory_to_spare()
 }
 
 /// The full analysis, through the dump's cache entry when given (what the cache did comes
@@ -153,7 +174,7 @@ fn build_in(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions, sched
     let n = heap.object_count() as u64;
     let total_work = 3 * n.max(1);
     laps.lap("context");
-    let pass = pass.filter(|p| p.objects == heap.object_count() && p.reachable_only == analysis.reachable_only());
+    let pass = pass.filter(|p| p.fits(heap, analysis.reachable_only()));
     let mut scan = match pass {
         Some(p) => {
             ctl.tick(n, total_work).map_err(cancelled)?;
@@ -281,6 +302,23 @@ mod tests {
             let other = object_pass(heap, a.graph(), !a.reachable_only(), None).unwrap();
             let passed_over = build_after(heap, a, &options, Some(other)).unwrap().to_json();
             assert_eq!(passed_over, own, "{dump}: the other mode's pass is not used");
+        });
+    }
+
+    /// A pass fits the dump it was made from, in its mode only, and not another file with as
+    /// many objects (here a copy of the same dump).
+    #[test]
+    fn a_pass_fits_only_the_dump_and_mode_it_was_made_for() {
+        let dir = tempfile::tempdir().unwrap();
+        testkit::each_analysis(|dump, heap, a| {
+            let pass = object_pass(heap, a.graph(), a.reachable_only(), None).unwrap();
+            assert!(pass.fits(heap, a.reachable_only()), "{dump}");
+            assert!(!pass.fits(heap, !a.reachable_only()), "{dump}: the other mode");
+            let copy = dir.path().join("copy.hprof");
+            std::fs::copy(&heap.info().path, &copy).unwrap();
+            let other = Heap::open(&copy, heapql_heap::OpenOptions::default()).unwrap();
+            assert_eq!(other.object_count(), heap.object_count(), "{dump}: as many objects");
+            assert!(!pass.fits(&other, a.reachable_only()), "{dump}: another file");
         });
     }
 }

@@ -100,7 +100,7 @@ impl Preorder {
         // layout reads. Measured on bench-1g in a cgroup of 0.35 × the dump: preorder
         // 0.49-0.76 s without, 0.73-0.89 s with.
         let fresh = [Pages::of(&entries), classes.pages()];
-        let plenty = Preorder::fresh_bytes(heap) * 2 < heapql_heap::memory_to_spare();
+        let plenty = memory_is_plentiful(heap);
         let (laid_out, ()) = both(
             || lay_out(order, idoms, top, &mut at, &mut entries, &tick, &mut laps),
             move || {
@@ -127,13 +127,6 @@ impl Preorder {
         }
         laps.lap("preorder: classes");
         Ok(Preorder { entries, classes, top_start })
-    }
-
-    /// Bytes of the arrays `build` fills (10 or 12 per object in the tree, at most): pages the
-    /// kernel must hand out fresh.
-    pub fn fresh_bytes(heap: &heapql_heap::Heap) -> u64 {
-        let class_width = if heap.class_count() <= u16::MAX as u32 + 1 { 2 } else { 4 };
-        heap.object_count() as u64 * (8 + class_width)
     }
 
     pub fn len(&self) -> usize {
@@ -216,6 +209,19 @@ impl Preorder {
         let i = self.top_start[k] as usize;
         i..i + self.size(i) as usize
     }
+}
+
+/// Bytes of the arrays `Preorder::build` fills (10 or 12 per object in the tree, at most):
+/// pages the kernel must hand out fresh.
+fn fresh_bytes(heap: &heapql_heap::Heap) -> u64 {
+    let class_width = if heap.class_count() <= u16::MAX as u32 + 1 { 2 } else { 4 };
+    heap.object_count() as u64 * (8 + class_width)
+}
+
+/// Twice what the preorder fills to spare: work beside it (the prefault of its arrays, the
+/// waste pass, the report's object pass during the dominator phase) then costs no paging.
+pub fn memory_is_plentiful(heap: &heapql_heap::Heap) -> bool {
+    fresh_bytes(heap) * 2 < heapql_heap::memory_to_spare()
 }
 
 /// Lays the tree out: per entry of `order` (the virtual root first, each node after its

@@ -57,12 +57,12 @@ fn walk(ctx: &Ctx, pre: &Preorder, range: std::ops::Range<usize>) -> ClassRetain
     const BOOT: u32 = 1 << 31;
     let mut path: Vec<(u32, u32)> = Vec::new();
     // The open subtrees the range starts inside: counted by the walk before it, open here.
-    for a in pre.ancestors(range.start) {
-        let c = pre.classes.get(a);
-        let boot = c == class_class && is_bootstrap_class(pre.object(a), c);
+    for p in pre.ancestors(range.start) {
+        let c = pre.classes.get(p);
+        let boot = c == class_class && is_bootstrap_class(pre.object(p), c);
         open[c as usize] += 1;
         open_bootstrap += boot as u32;
-        path.push(((a + pre.size(a) as usize) as u32, c | if boot { BOOT } else { 0 }));
+        path.push(((p + pre.size(p) as usize) as u32, c | if boot { BOOT } else { 0 }));
     }
     for i in range {
         while let Some(&(end, c)) = path.last() {
