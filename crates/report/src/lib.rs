@@ -9,9 +9,10 @@
 //! which rule it implements. Cost: a linear pass over every object (two threads, or made
 //! during the analysis on the core the dominator phase leaves idle: `analyze`); the waste
 //! pass (two threads) beside the dominator tree's preorder, laid out by two linear passes over
-//! the analysis's DFS order (`preorder.rs`; one after the other in a memory limit); then
-//! sequential scans of that preorder for the retained size by class and each suspect's
-//! breakdown (both split over two threads); per single suspect a search from the roots that
+//! the analysis's DFS order, whose pass giving each position its class sums the retained size
+//! by class on the way (`preorder.rs`; one after the other in a memory limit); then
+//! sequential scans of that preorder for each suspect's breakdown (split over two threads);
+//! per single suspect a search from the roots that
 //! stops at its accumulation point, and one full BFS over the graph only for group suspects
 //! or a point far from the roots. With `HEAPQL_TIMING` set, each section's time goes to
 //! stderr (`heapql_heap::Laps`).
@@ -211,10 +212,8 @@ fn build_in(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions, sched
     // The rest reads classes from the preorder, or of a few objects: the cache goes (each
     // class's kind of object stays).
     ctx.forget_object_classes();
-    let retained = retained_by_class::retained_by_class(&ctx, &pre);
-    laps.lap("retained by class");
     ctl.tick(2 * n, total_work).map_err(cancelled)?;
-    let overview = overview::overview(&ctx, &scan, &retained, analysis.reachable_only());
+    let overview = overview::overview(&ctx, &scan, &pre.retained_by_class, analysis.reachable_only());
     let paths = paths::Paths::new(&ctx, &scan.referents);
     laps.lap("overview");
     let leak_suspects = suspects::leak_suspects(&ctx, &paths, &pre, &ctl, (2 * n, total_work)).map_err(cancelled)?;

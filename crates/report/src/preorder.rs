@@ -37,6 +37,7 @@ use heapql_graph::control::{Cancelled, Control};
 use heapql_heap::{BigArray, ClassIdx, Laps, ObjectKind, Pages};
 
 use super::ctx::Ctx;
+use super::retained_by_class::{ClassRetained, ClassWalk};
 use heapql_graph::par::both;
 use super::scan::TICK;
 
@@ -70,6 +71,9 @@ pub struct Preorder {
     pub classes: PreClasses,
     /// Position of each top-level dominator, in `top_level_dominators()` order.
     top_start: Vec<u32>,
+    /// The retained size of every class's instances taken together, summed in the pass that
+    /// gives each position its class.
+    pub retained_by_class: ClassRetained,
 }
 
 impl Preorder {
@@ -113,22 +117,28 @@ impl Preorder {
         drop(at);
         laps.lap("preorder: positions");
         // Then the class of every position: reads independent of each other, which the
-        // processor overlaps (a walk waits for each), each core taking half.
+        // processor overlaps (a walk waits for each), each core taking half; each half sums
+        // the retained size by class as it goes (`ClassWalk`), from its first position's
+        // ancestors on.
         let e: &[[u32; 2]] = &entries;
-        match &mut classes {
+        let mid = n / 2;
+        let ancestors = |i: usize| ancestors(e, &top_start, i).into_iter().map(|p| (p, e[p][0], ctx.class_of(e[p][0]), e[p][1]));
+        let (low_walk, high_walk) = (ClassWalk::inside(ctx, ancestors(0)), ClassWalk::inside(ctx, ancestors(mid)));
+        let (low, high) = match &mut classes {
             PreClasses::Narrow(v) => {
-                let (low, high) = v.split_at_mut(n / 2);
-                both(|| describe(ctx, e, 0, low, |c| c as u16), || describe(ctx, e, n / 2, high, |c| c as u16));
+                let (low, high) = v.split_at_mut(mid);
+                both(|| describe(ctx, e, 0, low, low_walk, |c| c as u16), || describe(ctx, e, mid, high, high_walk, |c| c as u16))
             }
             PreClasses::Wide(v) => {
-                let (low, high) = v.split_at_mut(n / 2);
-                both(|| describe(ctx, e, 0, low, |c| c), || describe(ctx, e, n / 2, high, |c| c));
+                let (low, high) = v.split_at_mut(mid);
+                both(|| describe(ctx, e, 0, low, low_walk, |c| c), || describe(ctx, e, mid, high, high_walk, |c| c))
             }
-        }
-        laps.lap("preorder: classes");
-        Ok(Preorder { entries, classes, top_start })
+        };
+        laps.lap("preorder: classes and retained by class");
+        Ok(Preorder { entries, classes, top_start, retained_by_class: low.add(high) })
     }
 
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.entries.len()
     }
@@ -186,22 +196,9 @@ impl Preorder {
 
     /// The positions whose subtrees hold position `i` (not `i` itself), outermost first: from
     /// its top-level subtree down, each step skipping the children that end before `i`.
+    #[cfg(test)]
     pub fn ancestors(&self, i: usize) -> Vec<usize> {
-        let mut out = Vec::new();
-        if i >= self.len() {
-            return out;
-        }
-        let k = self.top_start.partition_point(|&t| t as usize <= i);
-        let mut at = self.top_start[k - 1] as usize;
-        while at < i {
-            out.push(at);
-            let mut child = at + 1;
-            while child + (self.size(child) as usize) <= i {
-                child += self.size(child) as usize;
-            }
-            at = child;
-        }
-        out
+        ancestors(&self.entries, &self.top_start, i)
     }
 
     /// Positions of the subtree of top-level dominator `k`.
@@ -209,6 +206,26 @@ impl Preorder {
         let i = self.top_start[k] as usize;
         i..i + self.size(i) as usize
     }
+}
+
+/// The positions whose subtrees hold position `i` (not `i` itself), outermost first
+/// (`Preorder::ancestors`; `entries` and `top_start` as there).
+fn ancestors(entries: &[[u32; 2]], top_start: &[u32], i: usize) -> Vec<usize> {
+    let mut out = Vec::new();
+    if i >= entries.len() {
+        return out;
+    }
+    let k = top_start.partition_point(|&t| t as usize <= i);
+    let mut at = top_start[k - 1] as usize;
+    while at < i {
+        out.push(at);
+        let mut child = at + 1;
+        while child + (entries[child][1] as usize) <= i {
+            child += entries[child][1] as usize;
+        }
+        at = child;
+    }
+    out
 }
 
 /// Bytes of the arrays `Preorder::build` fills (10 or 12 per object in the tree, at most):
@@ -284,11 +301,14 @@ fn lay_out(
 }
 
 /// The class of positions `from..from + classes.len()` (`class` narrows a class index to the
-/// array's type), from the report's class cache.
-fn describe<T>(ctx: &Ctx, entries: &[[u32; 2]], from: usize, classes: &mut [T], class: impl Fn(ClassIdx) -> T) {
-    for (cl, e) in classes.iter_mut().zip(&entries[from..]) {
-        *cl = class(ctx.class_of(e[0]));
+/// array's type), from the report's class cache, each position also handed to `walk`.
+fn describe<T>(ctx: &Ctx, entries: &[[u32; 2]], from: usize, classes: &mut [T], mut walk: ClassWalk, class: impl Fn(ClassIdx) -> T) -> ClassRetained {
+    for (k, (cl, e)) in classes.iter_mut().zip(&entries[from..]).enumerate() {
+        let c = ctx.class_of(e[0]);
+        *cl = class(c);
+        walk.visit(from + k, e[0], c, e[1]);
     }
+    walk.finish()
 }
 
 /// Splits `ranges` (disjoint, ascending) into two lists of about equal total length, cutting
