@@ -726,24 +726,34 @@ mod tests {
         }
     }
 
+    /// Nodes of the parts tests' graph (`build_part`).
+    const PART_TEST_NODES: u32 = 700_000;
+
+    /// The lists of nodes `lo..hi` of the parts tests' graph (0-9 edges each) into `b`.
+    fn build_part(lo: u32, hi: u32, b: &mut SequentialCsrBuilder) {
+        for v in lo..hi {
+            for t in 0..v % 10 {
+                b.push_edge(v.wrapping_mul(2654435761) ^ t);
+            }
+            b.finish_node();
+        }
+    }
+
+    /// The parts tests' graph made by one builder in memory.
+    fn one_builder() -> Csr {
+        let mut one = SequentialCsrBuilder::new(PART_TEST_NODES, 0);
+        build_part(0, PART_TEST_NODES, &mut one);
+        one.finish()
+    }
+
     #[test]
     fn appended_parts_match_one_builder() {
         // Parts of a parallel build (one node, an empty one, several spills, offsets of both
         // widths in the files) appended in order equal the lists built by one builder.
         let dir = tempfile::tempdir().unwrap();
         let files = Placement::Files(std::sync::Arc::from(dir.path()));
-        let nodes = 700_000u32;
-        let build = |lo: u32, hi: u32, b: &mut SequentialCsrBuilder| {
-            for v in lo..hi {
-                for t in 0..v % 10 {
-                    b.push_edge(v.wrapping_mul(2654435761) ^ t);
-                }
-                b.finish_node();
-            }
-        };
-        let mut one = SequentialCsrBuilder::new(nodes, 0);
-        build(0, nodes, &mut one);
-        let one = one.finish();
+        let (nodes, build) = (PART_TEST_NODES, build_part);
+        let one = one_builder();
         let cuts = [0, 1, 300_000, 300_000, 650_000, nodes];
         for (place, wide) in [(&Placement::Memory, [false; 5]), (&files, [false; 5]), (&files, [true, false, true, true, false])] {
             let mut parts = cuts.windows(2).zip(wide).map(|(w, wide)| {
@@ -770,18 +780,8 @@ mod tests {
         // from memory); the third keeps fewer than it makes, so it spills after all.
         let dir = tempfile::tempdir().unwrap();
         let files = Placement::Files(std::sync::Arc::from(dir.path()));
-        let nodes = 700_000u32;
-        let build = |lo: u32, hi: u32, b: &mut SequentialCsrBuilder| {
-            for v in lo..hi {
-                for t in 0..v % 10 {
-                    b.push_edge(v.wrapping_mul(2654435761) ^ t);
-                }
-                b.finish_node();
-            }
-        };
-        let mut one = SequentialCsrBuilder::new(nodes, 0);
-        build(0, nodes, &mut one);
-        let one = one.finish();
+        let (nodes, build) = (PART_TEST_NODES, build_part);
+        let one = one_builder();
         let cuts = [0, 50_000, 400_000, nodes];
         let kept = [0, 10_000_000, 1_200_000];
         let mut parts = cuts.windows(2).zip(kept).map(|(w, kept)| {
