@@ -32,7 +32,7 @@ describe('heapql <dump> [report]', () => {
     const run = await heapql([known, out, '--no-cache'], root, { HEAPQL_TIMING: '1' });
     expect(run.code).toBe(0);
     expect(run.stderr).toContain('[heapql-graph] dominators: depth-first search');
-    expect(run.stderr).toContain('[heapql-report] retained by class');
+    expect(run.stderr).toContain('[heapql-report] preorder: classes and retained by class');
     expect(run.stderr).not.toContain('[heapql-report] scan:');
     expect(JSON.parse(readFileSync(out, 'utf8')).overview.heap.objects).toBeGreaterThan(0);
   });
