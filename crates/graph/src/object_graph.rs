@@ -117,9 +117,7 @@ impl ObjectGraph {
         let (thread_edges, done) = (&thread_edges, &done);
         let parts = crate::par::run_each((0..threads as usize).map(|k| {
             let (lo, hi) = (bounds[k], bounds[k + 1]);
-            // The part after the first keeps its lists in memory, up to `KEPT_BYTES_PER_OBJECT`.
-            let kept = if k == 1 { (KEPT_BYTES_PER_OBJECT * n as u64).saturating_sub(4 * (hi - lo) as u64) / 4 } else { 0 };
-            move || build_range(heap, lo, hi, k == 0, kept as usize, thread_edges, done, ctl)
+            move || build_range(heap, lo, hi, k, thread_edges, done, ctl)
         }));
         let mut parts = parts.into_iter();
         let mut lists = parts.next().expect("one part at least")?;
@@ -256,16 +254,15 @@ impl ObjectGraph {
 /// after it (more cores) spill as the first does.
 const KEPT_BYTES_PER_OBJECT: u64 = 8;
 
-/// Outbound lists of objects `lo..hi` (nodes `lo+1..=hi`; the part starting at object 0 also
-/// holds the virtual root's empty list first, and is made big enough to take the other parts'
-/// lists after its own), keeping up to `kept` edges in memory (`SequentialCsrBuilder::keeping`).
-#[allow(clippy::too_many_arguments)]
+/// Outbound lists of objects `lo..hi`, the graph's `part`-th part (nodes `lo+1..=hi`; the
+/// first part also holds the virtual root's empty list first, and is made big enough to take
+/// the other parts' lists after its own; the second keeps its lists in memory, up to
+/// `KEPT_BYTES_PER_OBJECT`: `SequentialCsrBuilder::keeping`).
 fn build_range(
     heap: &Heap,
     lo: u32,
     hi: u32,
-    with_root: bool,
-    kept: usize,
+    part: usize,
     thread_edges: &[(u32, u32)],
     done: &std::sync::atomic::AtomicU64,
     ctl: &Control,
@@ -274,9 +271,12 @@ fn build_range(
     let info = heap.info();
     // A reference takes at least one id in the file, plus one class edge per object; capacity
     // that is never touched is never made resident.
+    let with_root = part == 0;
     let objects = if with_root { n } else { (hi - lo) as u64 };
     let share = objects * 2 + info.file_size / info.id_size.max(1) as u64 * objects / n.max(1);
-    let mut b = SequentialCsrBuilder::new_in(objects as u32 + 1, share, heap.scratch()).keeping(kept);
+    // Its list ends take 4 bytes per object; the rest of the allowance goes to edges.
+    let kept = if part == 1 { (KEPT_BYTES_PER_OBJECT * n).saturating_sub(4 * objects) / 4 } else { 0 };
+    let mut b = SequentialCsrBuilder::new_in(objects as u32 + 1, share, heap.scratch()).keeping(kept as usize);
     if with_root {
         b.finish_node();
     }

@@ -12,10 +12,9 @@
 //! the analysis's DFS order, whose pass giving each position its class sums the retained size
 //! by class on the way (`preorder.rs`; one after the other in a memory limit); then
 //! sequential scans of that preorder for each suspect's breakdown (split over two threads);
-//! per single suspect a search from the roots that
-//! stops at its accumulation point, and one full BFS over the graph only for group suspects
-//! or a point far from the roots. With `HEAPQL_TIMING` set, each section's time goes to
-//! stderr (`heapql_heap::Laps`).
+//! per single suspect a search from the roots that stops at its accumulation point, and one
+//! full BFS over the graph only for group suspects or a point far from the roots. With
+//! `HEAPQL_TIMING` set, each section's time goes to stderr (`heapql_heap::Laps`).
 
 mod consumers;
 mod ctx;

@@ -18,7 +18,8 @@
 //! list), where these passes' reads are independent and overlap.
 //!
 //! Then one pass over the positions, split over both cores, adds the class of each from the
-//! report's class cache (`describe`). Shallow sizes are worked out when asked for, without
+//! report's class cache (`describe`), and each half sums the retained size by class on the way
+//! (`retained_by_class::ClassWalk`), so no walk of its own reads the arrays back. Shallow sizes are worked out when asked for, without
 //! reading the dump or the index (`shallow`): an instance's from its class; any other
 //! object's is its retained size minus its children's (a leaf's, such as every primitive
 //! array, its retained size). Only the suspects' breakdowns ask, for their subtrees, so

@@ -66,7 +66,8 @@ impl<'a> ClassWalk<'a> {
             path: Vec::new(),
         };
         for (p, o, c, size) in ancestors {
-            w.open(p, o, c, size);
+            let boot = w.is_bootstrap_class(o, c);
+            w.enter(p, c, boot, size);
         }
         w
     }
@@ -81,8 +82,9 @@ impl<'a> ClassWalk<'a> {
             && heap.class_described_by(o).is_some_and(|c| heap.class(c).loader_id == 0)
     }
 
-    fn open(&mut self, i: usize, o: ObjIdx, c: ClassIdx, size: u32) {
-        let boot = self.is_bootstrap_class(o, c);
+    /// Opens the subtree of position `i` (class `c`, `boot` for a bootstrap class object,
+    /// `size` positions) on the path.
+    fn enter(&mut self, i: usize, c: ClassIdx, boot: bool, size: u32) {
         self.open[c as usize] += 1;
         self.open_bootstrap += boot as u32;
         self.path.push(((i + size as usize) as u32, c | if boot { BOOT } else { 0 }));
@@ -112,9 +114,7 @@ impl<'a> ClassWalk<'a> {
         }
         // A leaf (most objects) would leave the path at the next position: it opens nothing.
         if size > 1 {
-            self.open[c as usize] += 1;
-            self.open_bootstrap += boot as u32;
-            self.path.push(((i + size as usize) as u32, c | if boot { BOOT } else { 0 }));
+            self.enter(i, c, boot, size);
         }
     }
 
