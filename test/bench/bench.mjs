@@ -42,6 +42,31 @@ function dropPageCache() {
   }
 }
 
+/**
+ * The machine's disk traffic so far (`/proc/vmstat`: `nr_written` pages written back, `pgpgin`
+ * KiB read from disk), or null elsewhere. Machine-wide: on the idle bench machine the difference
+ * over one step is that step's. A memory-limited run is paced by it: its scratch pages are
+ * written out under the limit and read back.
+ */
+function diskCounters() {
+  try {
+    const stat = Object.fromEntries(
+      fs.readFileSync('/proc/vmstat', 'utf8').trim().split('\n').map((l) => l.split(' ')),
+    );
+    const written = Number(stat.nr_written);
+    const read = Number(stat.pgpgin);
+    if (!Number.isFinite(written) || !Number.isFinite(read)) return null;
+    return { writtenMB: (written * 4096) / 1e6, readMB: (read * 1024) / 1e6 };
+  } catch {
+    return null;
+  }
+}
+
+/** "disk: written W MB, read R MB" of a run (or of medians), or '' without the counters. */
+function diskNote(writtenMB, readMB, what = 'disk') {
+  return writtenMB == null ? '' : `${what}: written ${Math.round(writtenMB)} MB, read ${Math.round(readMB)} MB`;
+}
+
 /** Bytes of the cache directory. */
 function cacheBytes() {
   let total = 0;
@@ -501,6 +526,8 @@ function summarizeRuns(step, runRows) {
       `${ok.length} runs: ${secs.map((x) => x.toFixed(2)).join(', ')} s; spread ${(((Math.max(...secs) - Math.min(...secs)) / med) * 100).toFixed(0)}%; ` +
         `anon median ~${Math.round(median(anons))} MB`,
     );
+    const written = ok.map((r) => r.diskWrittenMB);
+    if (written.every((w) => w != null)) parts.push(diskNote(median(written), median(ok.map((r) => r.diskReadMB)), 'disk median'));
   }
   const other = step.compareTo && runRows.filter((r) => r.step === step.compareTo && r.ok && r.size === ok[0].size);
   if (other && other.length === ok.length) {
@@ -516,6 +543,8 @@ function summarizeRuns(step, runRows) {
     cpuSeconds: cpus.length ? median(cpus) : null,
     rssMB: Math.max(...ok.map((r) => r.rssMB)),
     anonMB: Math.max(...anons),
+    diskWrittenMB: ok.every((r) => r.diskWrittenMB != null) ? median(ok.map((r) => r.diskWrittenMB)) : null,
+    diskReadMB: ok.every((r) => r.diskReadMB != null) ? median(ok.map((r) => r.diskReadMB)) : null,
     note: [ok[0].note, ...parts].filter(Boolean).join('; '),
   };
 }
@@ -602,7 +631,13 @@ async function main() {
           }
           note = [note, 'page cache dropped'].filter(Boolean).join('; ');
         }
+        const disk0 = diskCounters();
         const m = await measure(argv, logBase, step.timeoutSeconds);
+        const disk1 = diskCounters();
+        if (disk0 && disk1) {
+          m.diskWrittenMB = disk1.writtenMB - disk0.writtenMB;
+          m.diskReadMB = disk1.readMB - disk0.readMB;
+        }
         // The next steps start warm again, as every other step does.
         if (step.dropCaches) warm(dump.file);
         if (cgroup) {
@@ -615,8 +650,10 @@ async function main() {
         }
         if (m.ok && step.script) note = (step.note ?? lookupNote)(`${logBase}.out`);
         if (m.ok && step.after) note = [note, step.after(size, [...rows, ...runRows])].filter(Boolean).join('; ');
+        if (m.ok && opts.runs === 1) note = [note, diskNote(m.diskWrittenMB, m.diskReadMB)].filter(Boolean).join('; ');
         runRows.push({ dump: name, size, sizeGB, step: step.name, ...m, note: m.ok ? note : `skipped: ${m.note}` });
-        process.stderr.write(`bench:   ${m.ok ? `${m.seconds.toFixed(2)} s, CPU ${m.cpuSeconds?.toFixed(2) ?? '?'} s, anon ~${Math.round(m.anonMB)} MB` : m.note}\n`);
+        const disk = m.diskWrittenMB == null ? '' : `, ${diskNote(m.diskWrittenMB, m.diskReadMB)}`;
+        process.stderr.write(`bench:   ${m.ok ? `${m.seconds.toFixed(2)} s, CPU ${m.cpuSeconds?.toFixed(2) ?? '?'} s, anon ~${Math.round(m.anonMB)} MB${disk}` : m.note}\n`);
       }
       for (const step of steps) rows.push(summarizeRuns(step, runRows));
     }
