@@ -6,9 +6,8 @@
 //! files, i.e. page cache the kernel can write back and evict, as MAT's index files: the heap
 //! index (12 B per object), the outbound CSR (4 N + 4 E; the first graph-building thread spills
 //! its finished lists every 4 MiB, the second keeps up to 8 B/object in memory until the join),
-//! the dominator phase's arrays in preorder (vertex, parent,
-//! semidominators; the predecessor pairs, appended to and read back from buckets by preorder
-//! number), idom and retained sizes once computed, the DFS preorder (kept: the report lays the
+//! the dominator phase's arrays in preorder (vertex, parent, semidominators; the predecessor
+//! pairs, appended to and read back from buckets by preorder number), idom and retained sizes once computed, the DFS preorder (kept: the report lays the
 //! dominator tree out from it in two linear passes, `tree_order`, with each entry's dominator
 //! as a place in it, `tree_order_idoms`; 4 + 4 B/object), and, built on first use, the
 //! dominator children, the BFS parents of paths to GC roots and the referrer index. Only arrays

@@ -19,10 +19,10 @@
 //!
 //! Then one pass over the positions, split over both cores, adds the class of each from the
 //! report's class cache (`describe`), and each half sums the retained size by class on the way
-//! (`retained_by_class::ClassWalk`), so no walk of its own reads the arrays back. Shallow sizes are worked out when asked for, without
-//! reading the dump or the index (`shallow`): an instance's from its class; any other
-//! object's is its retained size minus its children's (a leaf's, such as every primitive
-//! array, its retained size). Only the suspects' breakdowns ask, for their subtrees, so
+//! (`retained_by_class::ClassWalk`), so no walk of its own reads the arrays back. Shallow sizes
+//! are worked out when asked for, without reading the dump or the index (`shallow`): an
+//! instance's from its class; any other object's is its retained size minus its children's (a
+//! leaf's, such as every primitive array, its retained size). Only the suspects' breakdowns ask, for their subtrees, so
 //! storing them for every position (4 B/object of fresh pages, and every non-instance's
 //! retained sizes read) cost more than it saved (bench-4g, beside the waste pass: preorder
 //! 1.2-1.5 s against 1.8-2.4, the suspects' breakdown 0.17 s against 0.05). The arrays go

@@ -68,14 +68,14 @@ pub fn scan(heap: &Heap, flags: &[u8], cover: Coverage, ctl: &Control, total_wor
     let mut classes = ClassCache::zeroed(heap.class_count(), n as usize, heap.scratch());
     let (slots_low, slots_high) = classes.split_at_mut(mid as usize);
     let done = AtomicU64::new(0);
-    // Where `referent` lies in each Reference class, resolved once.
     let referent: Vec<Option<FieldSlot>> =
         (0..heap.class_count()).map(|c| if flags[c as usize] & REFERENCE != 0 { heap.field_slot(c, "referent") } else { None }).collect();
     let pass = Pass { heap, flags, cover, referent: &referent, ctl, done: &done, total_work };
     let (low, high) = if halves {
         heapql_graph::par::both(|| pass.range(0..mid, slots_low), || pass.range(mid..n, slots_high))
     } else {
-        (pass.range(0..n, slots_low), pass.range(n..n, slots_high))
+        // `mid` is `n`: the upper half is empty.
+        (pass.range(0..mid, slots_low), pass.range(mid..n, slots_high))
     };
     let (mut low, high) = (low?, high?);
     low.kinds.absorb(&high.kinds);
