@@ -251,9 +251,15 @@ impl Semi<'_> {
         self.window_lo = hi;
     }
 
-    /// Takes the predecessor `v` of the vertex `w` being done into account.
+    /// Takes the predecessor `v` of the vertex `w` being done into account. Once the minimum
+    /// is the root's 0, no predecessor can lower it, so the rest are passed over without an
+    /// `eval` (whose path compression only speeds up later ones): on bench-1g 2.2 M of 9.8 M
+    /// evals, semidominators 0.33-0.36 s against 0.37-0.41 s.
     #[inline]
     fn pred(&mut self, w: usize, v: u32) {
+        if self.s == 0 {
+            return;
+        }
         let cand = if (v as usize) < w { v } else { eval(&mut self.ancestor, &mut self.label, v) };
         if cand < self.s {
             self.s = cand;
