@@ -7,12 +7,12 @@
 //! index (12 B per object), the outbound CSR (4 N + 4 E; the first graph-building thread spills
 //! its finished lists every 4 MiB, the second keeps up to 8 B/object in memory until the join),
 //! the dominator phase's arrays in preorder (vertex, parent, semidominators; the predecessor
-//! pairs, appended to and read back from buckets by preorder number), idom and retained sizes once computed, the DFS preorder (kept: the report lays the
-//! dominator tree out from it in two linear passes, `tree_order`, with each entry's dominator
-//! as a place in it, `tree_order_idoms`; 4 + 4 B/object), and, built on first use, the
-//! dominator children, the BFS parents of paths to GC roots and the referrer index. Only arrays
-//! read and written at random during a phase stay in anonymous memory, two `u32` arrays of N at
-//! a time:
+//! pairs, appended to and read back from buckets by preorder number), idom and retained sizes
+//! once computed, the DFS preorder (kept: the report lays the dominator tree out from it in two
+//! linear passes, `tree_order`, with each entry's dominator as a place in it,
+//! `tree_order_idoms`; 4 + 4 B/object), and, built on first use, the dominator children, the
+//! BFS parents of paths to GC roots and the referrer index. Only arrays read and written at
+//! random during a phase stay in anonymous memory, two `u32` arrays of N at a time:
 //! * dominators: pre during the DFS (4 B/object, plus 64 KiB per predecessor bucket), ancestor
 //!   and label for the semidominators (plus one bucket's pairs grouped, at most N/256 of them),
 //!   idom (in preorder) and the node-indexed result at the end = 8 B/object;

@@ -22,13 +22,13 @@
 //! (`retained_by_class::ClassWalk`), so no walk of its own reads the arrays back. Shallow sizes
 //! are worked out when asked for, without reading the dump or the index (`shallow`): an
 //! instance's from its class; any other object's is its retained size minus its children's (a
-//! leaf's, such as every primitive array, its retained size). Only the suspects' breakdowns ask, for their subtrees, so
-//! storing them for every position (4 B/object of fresh pages, and every non-instance's
-//! retained sizes read) cost more than it saved (bench-4g, beside the waste pass: preorder
-//! 1.2-1.5 s against 1.8-2.4, the suspects' breakdown 0.17 s against 0.05). The arrays go
-//! where the heap's `scratch` placement says (scratch files for the CLI's full analysis: 10
-//! B/object of page cache, classes written in order, then read in order), so they add
-//! nothing to the process's anonymous memory.
+//! leaf's, such as every primitive array, its retained size). Only the suspects' breakdowns
+//! ask, for their subtrees, so storing them for every position (4 B/object of fresh pages, and
+//! every non-instance's retained sizes read) cost more than it saved (bench-4g, beside the
+//! waste pass: preorder 1.2-1.5 s against 1.8-2.4, the suspects' breakdown 0.17 s against
+//! 0.05). The arrays go where the heap's `scratch` placement says (scratch files for the CLI's
+//! full analysis: 10 B/object of page cache, classes written in order, then read in order), so
+//! they add nothing to the process's anonymous memory.
 //!
 //! Measured on bench-4g (49 M objects), alternating with the node-numbered passes before:
 //! subtree sizes 0.19-0.22 s of processor time against 0.36-0.43, positions 0.22-0.58 s
