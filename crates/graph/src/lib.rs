@@ -23,7 +23,7 @@ pub use persist::CACHE_LAYOUT;
 pub mod reachability;
 pub mod retained;
 
-pub use analysis::{edge_label, FullAnalysis, GraphOptions, PathStep, RetainedSet};
+pub use analysis::{edge_label, FullAnalysis, GraphOptions, PassBeside, PathStep, RetainedSet, ShallowSizes};
 pub use control::{Cancelled, Control};
 pub use csr::{Csr, SequentialCsrBuilder, SparseCsr};
 pub use dominators::{dominators, dominators_in, pinned_edges, Dominators};
@@ -32,7 +32,7 @@ pub use fixedbitset::FixedBitSet;
 pub use object_graph::ObjectGraph;
 pub use paths::{bfs_parents, bounded_path, path_from_parents};
 pub use reachability::reachable_bitmap;
-pub use retained::{min_retained_size, own_sizes, retained_set, retained_sizes, retained_sizes_in, sum_retained, OwnSizes, RetainedSizes};
+pub use retained::{min_retained_size, own_sizes, own_sizes_seen, retained_set, retained_sizes, retained_sizes_in, sum_retained, OwnSizes, RetainedSizes};
 
 /// "No node": no dominator, not reached, not linked.
 pub const NONE: u32 = u32::MAX;

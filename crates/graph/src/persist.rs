@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
 
 use crate::csr::Offsets;
-use crate::{Csr, FixedBitSet, FullAnalysis, GraphOptions, ObjectGraph, RetainedSizes};
+use crate::{Csr, FixedBitSet, FullAnalysis, GraphOptions, ObjectGraph, PassBeside, RetainedSizes, ShallowSizes};
 
 /// Bump when what this file writes changes meaning (part of every cache key).
 pub const CACHE_LAYOUT: &str = "graph4";
@@ -128,18 +128,18 @@ impl FullAnalysis {
     /// The full analysis through the cache entry: the cached one when valid, else a fresh
     /// build that is then written. Cache problems become lines in `warnings`, never errors.
     pub fn build_with_cache(heap: &Heap, options: GraphOptions, entry: &Entry, warnings: &mut Vec<String>) -> Result<(FullAnalysis, CacheUse), HeapError> {
-        FullAnalysis::build_with_cache_beside(heap, options, entry, warnings, |_| ()).map(|(a, used, _)| (a, used))
+        FullAnalysis::build_with_cache_beside(heap, options, entry, warnings, ShallowSizes(heap)).map(|(a, used, _)| (a, used))
     }
 
     /// `build_with_cache` with `build_beside`'s `beside`, run only when the analysis is built
     /// (`None` when it came from the cache).
-    pub fn build_with_cache_beside<R: Send>(
+    pub fn build_with_cache_beside<P: PassBeside>(
         heap: &Heap,
         options: GraphOptions,
         entry: &Entry,
         warnings: &mut Vec<String>,
-        beside: impl FnOnce(&ObjectGraph) -> R + Send,
-    ) -> Result<(FullAnalysis, CacheUse, Option<R>), HeapError> {
+        beside: P,
+    ) -> Result<(FullAnalysis, CacheUse, Option<P::Out>), HeapError> {
         let reachable_only = options.reachable_only;
         let mut side = None;
         let (a, used) = entry.load_or_build(

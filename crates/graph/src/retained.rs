@@ -2,7 +2,8 @@
 
 use crate::{Dominators, Graph, NONE};
 use fixedbitset::FixedBitSet;
-use heapql_heap::{BigArray, Placement};
+use crate::object_graph::obj;
+use heapql_heap::{BigArray, ObjIdx, Placement};
 use rustc_hash::FxHashMap;
 
 /// Retained sizes in 4 bytes per node: a value ≥ `u32::MAX` (4 GiB and more: the virtual
@@ -73,13 +74,7 @@ pub fn own_sizes(n: usize, in_tree: impl Fn(u32) -> bool + Sync, shallow: impl F
         for (i, s) in part.iter_mut().enumerate() {
             let v = (first + i) as u32;
             if in_tree(v) {
-                let size = shallow(v);
-                if size < u32::MAX as u64 {
-                    *s = size as u32;
-                } else {
-                    *s = u32::MAX;
-                    big.push((v, size));
-                }
+                put(s, &mut big, v, shallow(v));
             }
         }
         big
@@ -88,6 +83,33 @@ pub fn own_sizes(n: usize, in_tree: impl Fn(u32) -> bool + Sync, shallow: impl F
     // A panic (in `shallow`, reading the dump) is passed on with its own message.
     let bigs = crate::par::run_each(small.chunks_mut(chunk).enumerate().map(|(k, part)| move || own(part, k * chunk)));
     OwnSizes { small, big: bigs.into_iter().flatten().collect() }
+}
+
+/// Node `v`'s own size into its slot, or, from 4 GiB on, into `big` (the slot marked).
+#[inline]
+fn put(slot: &mut u32, big: &mut Vec<(u32, u64)>, v: u32, size: u64) {
+    if size < u32::MAX as u64 {
+        *slot = size as u32;
+    } else {
+        *slot = u32::MAX;
+        big.push((v, size));
+    }
+}
+
+/// `own_sizes` on this thread, with every object seen by `pass` in order (the virtual root,
+/// node 0, aside), which gives its shallow size: another walk over every object rides on the
+/// own sizes' reads of the dump and its index (`FullAnalysis::build_beside`). The walk's
+/// error stops it.
+pub fn own_sizes_seen<E>(n: usize, in_tree: impl Fn(u32) -> bool, mut pass: impl FnMut(ObjIdx) -> Result<u64, E>, place: &Placement) -> Result<OwnSizes, E> {
+    let mut small: BigArray<u32> = BigArray::zeroed(n, place);
+    let mut big = Vec::new();
+    for v in 1..n as u32 {
+        let size = pass(obj(v))?;
+        if in_tree(v) {
+            put(&mut small[v as usize], &mut big, v, size);
+        }
+    }
+    Ok(OwnSizes { small, big })
 }
 
 /// The retained sizes summed from `own` (the nodes of `dom`'s tree, 0 for the others) in

@@ -258,6 +258,31 @@ fn own_sizes_read_apart_sum_the_same_and_must_match_the_tree() {
     assert!(wrong.is_err(), "node 6 has no dominator but an own size");
 }
 
+/// Own sizes given by a pass that sees every object (node `v` is object `v - 1`) in order
+/// sum as those read apart; the pass's error stops the walk there.
+#[test]
+fn own_sizes_seen_by_a_pass_sum_the_same_and_stop_at_its_error() {
+    let edges = [(0, 1), (1, 2), (2, 3), (1, 4), (0, 5), (5, 4), (3, 1)];
+    let g = csr(7, &edges);
+    let dom = dominators(&g, 0, |_, _| true, &Control::none()).unwrap();
+    let shallow = |v: u32| [0u64, 10, 20, 30, 40, 50, 60][v as usize];
+    let whole = retained_sizes(&dom, shallow);
+    let mut seen = Vec::new();
+    let own = own_sizes_seen(7, |v| v != 6, |o| -> Result<u64, ()> {
+        seen.push(o);
+        Ok(shallow(o + 1))
+    }, &Placement::Memory);
+    assert_eq!(seen, [0, 1, 2, 3, 4, 5], "every object once, in order, node 6's included");
+    let summed = sum_retained(own.unwrap(), &dom);
+    assert_eq!((0..7).map(|v| summed.get(v)).collect::<Vec<_>>(), (0..7).map(|v| whole.get(v)).collect::<Vec<_>>());
+    let mut calls = 0;
+    let stopped = own_sizes_seen(7, |_| true, |o| {
+        calls += 1;
+        if o == 2 { Err("stop") } else { Ok(1) }
+    }, &Placement::Memory);
+    assert_eq!((stopped.err(), calls), (Some("stop"), 3));
+}
+
 #[test]
 fn retained_sizes_of_a_hand_computed_graph() {
     // 0 -> 1 -> 2 -> 3, 1 -> 4, 0 -> 5 -> 4, 3 -> 1 (cycle), 6 unreachable

@@ -177,6 +177,15 @@ impl ClassCache {
         }
     }
 
+    /// The class of object `o` (a pass filling the cache alone, in one piece).
+    #[inline]
+    pub fn set(&mut self, o: ObjIdx, c: ClassIdx) {
+        match &mut self.of {
+            Classes::Narrow(v) => v[o as usize] = c as u16,
+            Classes::Wide(v) => v[o as usize] = c,
+        }
+    }
+
     pub fn set_kinds(&mut self, kinds: KindsSeen) {
         self.kinds = kinds;
     }

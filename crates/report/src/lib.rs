@@ -37,7 +37,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use heapql_graph::control::Control;
-use heapql_graph::{FullAnalysis, GraphOptions, ObjectGraph};
+use heapql_graph::{FullAnalysis, GraphOptions, PassBeside, ShallowSizes};
 use heapql_heap::{Heap, HeapError, ProgressFn};
 use preorder::memory_is_plentiful;
 use scan::Coverage;
@@ -109,15 +109,6 @@ impl ObjectPass {
     }
 }
 
-/// `ObjectPass` on this thread alone. It honours `cancel`; its progress is the phase it runs
-/// beside.
-pub fn object_pass(heap: &Heap, graph: &ObjectGraph, reachable_only: bool, cancel: Option<Arc<AtomicBool>>) -> Result<ObjectPass, HeapError> {
-    let ctl = Control { phase: "report", progress: None, cancel };
-    let flags = ctx::class_flags(heap);
-    let scan = scan::scan(heap, &flags, Coverage { graph, reachable_only }, &ctl, 1, false).map_err(|_| HeapError::Cancelled)?;
-    Ok(ObjectPass { scan, dump: DumpMark::of(heap), reachable_only })
-}
-
 /// How the waste pass and the preorder of the dominator tree share the two cores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Schedule {
@@ -141,11 +132,14 @@ impl Schedule {
 }
 
 /// The full analysis, through the dump's cache entry when given (what the cache did comes
-/// back with it). When `report_follows` and memory is plentiful, the report's object pass runs
-/// on the core the dominator phase leaves idle (hand it to `build_after`; bench-4g: report
-/// phase 1.91-2.05 s against 2.49-2.50). In a memory limit it would page beside the dominator
-/// phase (0.35 × bench-1g: that phase 1.42-1.80 s against 1.31-1.33), and an analysis read
-/// from the cache has no dominator phase: then there is no pass, and the report makes it.
+/// back with it). When `report_follows`, the report's object pass rides on the own-size pass
+/// the analysis makes on the core its dominator phase leaves idle (hand it to `build_after`;
+/// bench-4g: report phase 1.91-2.05 s against 2.49-2.50). One read of the dump's index then
+/// serves both, which a memory limit needs: made as a second pass there it paged (0.35 ×
+/// bench-1g: dominator phase 1.42-1.80 s against 1.31-1.33), and made in the report it read
+/// the index back from disk (101 MB; walls 4.59-5.19 s against 4.98-6.03, five alternating
+/// runs each). An analysis read from the cache has no dominator phase: there is no pass then,
+/// and the report makes it.
 pub fn analyze(
     heap: &Heap,
     options: GraphOptions,
@@ -153,15 +147,28 @@ pub fn analyze(
     entry: Option<&heapql_cache::Entry>,
     warnings: &mut Vec<String>,
 ) -> Result<(FullAnalysis, Option<heapql_cache::CacheUse>, Option<ObjectPass>), HeapError> {
-    let (reachable_only, cancel) = (options.reachable_only, options.cancel.clone());
-    let ahead = report_follows && memory_is_plentiful(heap);
-    let beside = |g: &ObjectGraph| ahead.then(|| object_pass(heap, g, reachable_only, cancel).ok()).flatten();
+    if !report_follows {
+        return analyze_beside(heap, options, entry, warnings, ShallowSizes(heap)).map(|(a, used, _)| (a, used, None));
+    }
+    let reachable_only = options.reachable_only;
+    let ctl = Control { phase: "report", progress: None, cancel: options.cancel.clone() };
+    let beside = scan::ScanBeside::new(heap, ctx::class_flags(heap), reachable_only, ctl);
+    let (a, used, scan) = analyze_beside(heap, options, entry, warnings, beside)?;
+    Ok((a, used, scan.map(|scan| ObjectPass { scan, dump: DumpMark::of(heap), reachable_only })))
+}
+
+/// The analysis, through the cache entry when given, with `beside` seeing every object
+/// during its dominator phase (no answer from it when the analysis came from the cache).
+fn analyze_beside<P: PassBeside>(
+    heap: &Heap,
+    options: GraphOptions,
+    entry: Option<&heapql_cache::Entry>,
+    warnings: &mut Vec<String>,
+    beside: P,
+) -> Result<(FullAnalysis, Option<heapql_cache::CacheUse>, Option<P::Out>), HeapError> {
     match entry {
-        Some(entry) => {
-            let (a, used, pass) = FullAnalysis::build_with_cache_beside(heap, options, entry, warnings, beside)?;
-            Ok((a, Some(used), pass.flatten()))
-        }
-        None => FullAnalysis::build_beside(heap, options, beside).map(|(a, pass)| (a, None, pass)),
+        Some(entry) => FullAnalysis::build_with_cache_beside(heap, options, entry, warnings, beside).map(|(a, used, out)| (a, Some(used), out)),
+        None => FullAnalysis::build_beside(heap, options, beside).map(|(a, out)| (a, None, Some(out))),
     }
 }
 
@@ -254,6 +261,7 @@ mod testkit;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use heapql_graph::ObjectGraph;
 
     /// The waste pass beside the preorder or before it: the same report, with and without
     /// unreachable objects.
@@ -279,6 +287,15 @@ mod tests {
                 assert!((0..heap.object_count()).any(|o| !a.in_tree(o)), "{dump}: some object outside the tree");
             }
         });
+    }
+
+    /// `ObjectPass` on this thread alone. It honours `cancel`; its progress is the phase it runs
+    /// beside.
+    fn object_pass(heap: &Heap, graph: &ObjectGraph, reachable_only: bool, cancel: Option<Arc<AtomicBool>>) -> Result<ObjectPass, HeapError> {
+        let ctl = Control { phase: "report", progress: None, cancel };
+        let flags = ctx::class_flags(heap);
+        let scan = scan::scan(heap, &flags, Coverage { graph, reachable_only }, &ctl, 1, false).map_err(|_| HeapError::Cancelled)?;
+        Ok(ObjectPass { scan, dump: DumpMark::of(heap), reachable_only })
     }
 
     /// The object pass made beside the dominator phase gives the report the pass made in it

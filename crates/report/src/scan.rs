@@ -1,12 +1,12 @@
 //! One pass over every object (each core takes half, or one core beside the dominator phase:
-//! `crate::object_pass`): counts by kind, instances and shallow bytes per class, the
+//! `ScanBeside`): counts by kind, instances and shallow bytes per class, the
 //! unreachable part, the threads and class loaders, `Reference.referent` edges (excluded from
 //! leak-suspect paths).
 
 use heapql_graph::control::{Cancelled, Control};
 use heapql_graph::object_graph::node;
-use heapql_graph::{FullAnalysis, ObjectGraph};
-use heapql_heap::{ClassMemo, FieldSlot, Heap, ObjIdx, ObjectKind, Value};
+use heapql_graph::{FullAnalysis, ObjectGraph, PassBeside};
+use heapql_heap::{ClassIdx, ClassMemo, FieldSlot, Heap, ObjIdx, ObjectKind, Value};
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -68,8 +68,7 @@ pub fn scan(heap: &Heap, flags: &[u8], cover: Coverage, ctl: &Control, total_wor
     let mut classes = ClassCache::zeroed(heap.class_count(), n as usize, heap.scratch());
     let (slots_low, slots_high) = classes.split_at_mut(mid as usize);
     let done = AtomicU64::new(0);
-    let referent: Vec<Option<FieldSlot>> =
-        (0..heap.class_count()).map(|c| if flags[c as usize] & REFERENCE != 0 { heap.field_slot(c, "referent") } else { None }).collect();
+    let referent = referent_slots(heap, flags);
     let pass = Pass { heap, flags, cover, referent: &referent, ctl, done: &done, total_work };
     let (low, high) = if halves {
         heapql_graph::par::both(|| pass.range(0..mid, slots_low), || pass.range(mid..n, slots_high))
@@ -77,37 +76,113 @@ pub fn scan(heap: &Heap, flags: &[u8], cover: Coverage, ctl: &Control, total_wor
         // `mid` is `n`: the upper half is empty.
         (pass.range(0..mid, slots_low), pass.range(mid..n, slots_high))
     };
-    let (mut low, high) = (low?, high?);
-    low.kinds.absorb(&high.kinds);
-    classes.set_kinds(low.kinds);
-    let mut s = low.scan;
-    let h = high.scan;
-    let f = &mut s.facts;
-    f.unreachable_objects += h.facts.unreachable_objects;
-    f.unreachable_shallow += h.facts.unreachable_shallow;
-    f.objects += h.facts.objects;
-    f.instances += h.facts.instances;
-    f.object_arrays += h.facts.object_arrays;
-    f.primitive_arrays += h.facts.primitive_arrays;
-    f.classes += h.facts.classes;
-    for (x, y) in s.class_instances.iter_mut().zip(&h.class_instances) {
-        *x += y;
-    }
-    for (x, y) in s.class_shallow.iter_mut().zip(&h.class_shallow) {
-        *x += y;
-    }
-    s.threads.extend(h.threads);
-    s.loaders.extend(h.loaders);
-    s.referents.extend(h.referents);
-    s.referents.sort_unstable();
-    s.classes = classes;
-    Ok(s)
+    let mut low = low?;
+    low.absorb(high?);
+    Ok(low.into_scan(classes))
 }
 
-/// One half's sums, and the kinds of objects it saw per class.
+/// Where `referent` lies in each Reference class, resolved once.
+fn referent_slots(heap: &Heap, flags: &[u8]) -> Vec<Option<FieldSlot>> {
+    (0..heap.class_count()).map(|c| if flags[c as usize] & REFERENCE != 0 { heap.field_slot(c, "referent") } else { None }).collect()
+}
+
+/// One range's sums, and the kinds of objects it saw per class.
 struct Half {
     scan: Scan,
     kinds: KindsSeen,
+    memo: ClassMemo,
+}
+
+impl Half {
+    fn new(heap: &Heap) -> Half {
+        let classes = heap.class_count() as usize;
+        let scan = Scan {
+            facts: HeapFacts::default(),
+            class_instances: vec![0; classes],
+            class_shallow: vec![0; classes],
+            threads: Vec::new(),
+            loaders: Vec::new(),
+            referents: Vec::new(),
+            classes: ClassCache::default(),
+        };
+        Half { scan, kinds: KindsSeen::new(heap.class_count()), memo: ClassMemo::default() }
+    }
+
+    /// Counts `o` (the objects of a range come in order); gives its class and shallow size.
+    #[inline]
+    fn see(&mut self, heap: &Heap, flags: &[u8], referent: &[Option<FieldSlot>], cover: Coverage, o: ObjIdx) -> (ClassIdx, u64) {
+        let s = &mut self.scan;
+        let kind = heap.object_kind(o);
+        let c = heap.class_of_memo(o, &mut self.memo);
+        self.kinds.see(c, kind);
+        let shallow = heap.shallow_size_of_class(o, c);
+        if !cover.is_reachable(o) {
+            s.facts.unreachable_objects += 1;
+            s.facts.unreachable_shallow += shallow;
+        }
+        if !cover.covers(o) {
+            return (c, shallow);
+        }
+        s.facts.objects += 1;
+        match kind {
+            ObjectKind::Instance => s.facts.instances += 1,
+            ObjectKind::ObjectArray => s.facts.object_arrays += 1,
+            ObjectKind::PrimitiveArray(_) => s.facts.primitive_arrays += 1,
+            ObjectKind::Class => s.facts.classes += 1,
+        }
+        s.class_instances[c as usize] += 1;
+        s.class_shallow[c as usize] += shallow;
+        let f = flags[c as usize];
+        if kind != ObjectKind::Instance || f == 0 {
+            return (c, shallow);
+        }
+        if f & THREAD != 0 {
+            s.threads.push(o);
+        }
+        if f & LOADER != 0 {
+            s.loaders.push(o);
+        }
+        if f & REFERENCE != 0 {
+            if let Some(Value::Object(id)) = referent[c as usize].and_then(|slot| heap.field_at(o, slot)) {
+                if let Some(r) = heap.index_of(id) {
+                    s.referents.push((node(o), node(r)));
+                }
+            }
+        }
+        (c, shallow)
+    }
+
+    /// Adds the next range's sums to this one's.
+    fn absorb(&mut self, high: Half) {
+        self.kinds.absorb(&high.kinds);
+        let (s, h) = (&mut self.scan, high.scan);
+        let f = &mut s.facts;
+        f.unreachable_objects += h.facts.unreachable_objects;
+        f.unreachable_shallow += h.facts.unreachable_shallow;
+        f.objects += h.facts.objects;
+        f.instances += h.facts.instances;
+        f.object_arrays += h.facts.object_arrays;
+        f.primitive_arrays += h.facts.primitive_arrays;
+        f.classes += h.facts.classes;
+        for (x, y) in s.class_instances.iter_mut().zip(&h.class_instances) {
+            *x += y;
+        }
+        for (x, y) in s.class_shallow.iter_mut().zip(&h.class_shallow) {
+            *x += y;
+        }
+        s.threads.extend(h.threads);
+        s.loaders.extend(h.loaders);
+        s.referents.extend(h.referents);
+    }
+
+    /// The sums of every object, with `classes` (filled as the objects were seen).
+    fn into_scan(self, mut classes: ClassCache) -> Scan {
+        classes.set_kinds(self.kinds);
+        let mut s = self.scan;
+        s.referents.sort_unstable();
+        s.classes = classes;
+        s
+    }
 }
 
 /// What every range of the pass reads.
@@ -115,7 +190,6 @@ struct Pass<'a> {
     heap: &'a Heap,
     flags: &'a [u8],
     cover: Coverage<'a>,
-    /// Where `referent` lies in each Reference class, resolved once.
     referent: &'a [Option<FieldSlot>],
     ctl: &'a Control,
     done: &'a AtomicU64,
@@ -125,66 +199,57 @@ struct Pass<'a> {
 impl Pass<'_> {
     fn range(&self, range: Range<u32>, mut slots: ClassSlots) -> Result<Half, Cancelled> {
         let Pass { heap, flags, cover, referent, ctl, done, total_work } = *self;
-        let classes = heap.class_count() as usize;
-        let mut s = Scan {
-            facts: HeapFacts::default(),
-            class_instances: vec![0; classes],
-            class_shallow: vec![0; classes],
-            threads: Vec::new(),
-            loaders: Vec::new(),
-            referents: Vec::new(),
-            classes: ClassCache::default(),
-        };
-        let mut kinds = KindsSeen::new(heap.class_count());
+        let mut half = Half::new(heap);
         let first = range.start;
-        let mut memo = ClassMemo::default();
         for o in range {
             if (o - first) % TICK == 0 {
                 let d = done.fetch_add(TICK as u64, Ordering::Relaxed);
                 ctl.tick(d.min(heap.object_count() as u64), total_work)?;
             }
-            let kind = heap.object_kind(o);
-            let c = heap.class_of_memo(o, &mut memo);
+            let (c, _) = half.see(heap, flags, referent, cover, o);
             slots.set((o - first) as usize, c);
-            kinds.see(c, kind);
-            let shallow = heap.shallow_size_of_class(o, c);
-            if !cover.is_reachable(o) {
-                s.facts.unreachable_objects += 1;
-                s.facts.unreachable_shallow += shallow;
-            }
-            if !cover.covers(o) {
-                continue;
-            }
-            s.facts.objects += 1;
-            match kind {
-                ObjectKind::Instance => s.facts.instances += 1,
-                ObjectKind::ObjectArray => s.facts.object_arrays += 1,
-                ObjectKind::PrimitiveArray(_) => s.facts.primitive_arrays += 1,
-                ObjectKind::Class => s.facts.classes += 1,
-            }
-            s.class_instances[c as usize] += 1;
-            s.class_shallow[c as usize] += shallow;
-            if kind != ObjectKind::Instance {
-                continue;
-            }
-            let f = flags[c as usize];
-            if f == 0 {
-                continue;
-            }
-            if f & THREAD != 0 {
-                s.threads.push(o);
-            }
-            if f & LOADER != 0 {
-                s.loaders.push(o);
-            }
-            if f & REFERENCE != 0 {
-                if let Some(Value::Object(id)) = referent[c as usize].and_then(|slot| heap.field_at(o, slot)) {
-                    if let Some(r) = heap.index_of(id) {
-                        s.referents.push((node(o), node(r)));
-                    }
-                }
-            }
         }
-        Ok(Half { scan: s, kinds })
+        Ok(half)
+    }
+}
+
+/// The pass made object by object as the analysis reads the own sizes beside its dominator
+/// phase (`heapql_graph::PassBeside`): one read of the dump and its index for both.
+pub struct ScanBeside<'h> {
+    heap: &'h Heap,
+    flags: Vec<u8>,
+    referent: Vec<Option<FieldSlot>>,
+    reachable_only: bool,
+    ctl: Control,
+    half: Half,
+    classes: ClassCache,
+}
+
+impl<'h> ScanBeside<'h> {
+    /// The pass over `heap`'s objects, covering those of an analysis of `reachable_only`;
+    /// `ctl` gives only the cancellation (the phase beside has the progress).
+    pub fn new(heap: &'h Heap, flags: Vec<u8>, reachable_only: bool, ctl: Control) -> ScanBeside<'h> {
+        let referent = referent_slots(heap, &flags);
+        let classes = ClassCache::zeroed(heap.class_count(), heap.object_count() as usize, heap.scratch());
+        ScanBeside { heap, flags, referent, reachable_only, ctl, half: Half::new(heap), classes }
+    }
+}
+
+impl PassBeside for ScanBeside<'_> {
+    type Out = Scan;
+
+    #[inline]
+    fn object(&mut self, graph: &ObjectGraph, o: ObjIdx) -> Result<u64, Cancelled> {
+        if o % TICK == 0 {
+            self.ctl.tick(0, 1)?;
+        }
+        let cover = Coverage { graph, reachable_only: self.reachable_only };
+        let (c, shallow) = self.half.see(self.heap, &self.flags, &self.referent, cover, o);
+        self.classes.set(o, c);
+        Ok(shallow)
+    }
+
+    fn finish(self) -> Scan {
+        self.half.into_scan(self.classes)
     }
 }
