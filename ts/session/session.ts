@@ -79,8 +79,8 @@ export interface AnalyzeOptions {
   /** Leave objects unreachable from GC roots out of the dominator tree (default: keep them). */
   reachableOnly?: boolean;
   /**
-   * A report follows: while memory is plentiful, the report's pass over every object runs
-   * during the analysis, on the core the dominator phase leaves idle, and the next report
+   * A report follows: the report's pass over every object runs during the analysis, on the
+   * core the dominator phase leaves idle, with the own sizes read there, and the next report
    * uses it (default: false).
    */
   forReport?: boolean;

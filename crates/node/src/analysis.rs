@@ -108,7 +108,7 @@ pub struct AnalyzeOptions {
     /// Leave objects unreachable from GC roots out of the dominator tree.
     pub reachable_only: Option<bool>,
     /// A report follows: its pass over every object runs during the analysis, on the core
-    /// the dominator phase leaves idle, while memory is plentiful.
+    /// the dominator phase leaves idle, with the own sizes read there.
     pub for_report: Option<bool>,
 }
 
