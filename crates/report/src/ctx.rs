@@ -2,7 +2,7 @@
 //! kind of thing each class is, and how objects and class loaders are named.
 
 use heapql_graph::FullAnalysis;
-use heapql_heap::{describe, BigArray, ClassIdx, Heap, ObjIdx, ObjectKind, Placement, PrimType, Value};
+use heapql_heap::{describe, BigArray, ClassIdx, Heap, ObjIdx, ObjectKind, PrimType, Value};
 use rustc_hash::FxHashMap;
 
 use super::model::ObjectRef;
@@ -152,10 +152,11 @@ impl ClassSlots<'_> {
 }
 
 impl ClassCache {
-    /// A cache of `objects` slots placed by `place`, to be filled through `split_at_mut`,
-    /// then `set_kinds`.
-    pub fn zeroed(class_count: u32, objects: usize, place: &Placement) -> ClassCache {
-        let of = if class_count <= u16::MAX as u32 + 1 {
+    /// A slot for the class of each of `heap`'s objects, in its scratch placement, to be
+    /// filled through `set` or `split_at_mut`, then `set_kinds`.
+    pub fn zeroed(heap: &Heap) -> ClassCache {
+        let (objects, place) = (heap.object_count() as usize, heap.scratch());
+        let of = if heap.class_count() <= u16::MAX as u32 + 1 {
             Classes::Narrow(BigArray::zeroed(objects, place))
         } else {
             Classes::Wide(BigArray::zeroed(objects, place))
@@ -193,7 +194,7 @@ impl ClassCache {
     /// The classes of every object, read from the index in order.
     pub fn of_all(heap: &Heap) -> ClassCache {
         let n = heap.object_count();
-        let mut cache = ClassCache::zeroed(heap.class_count(), n as usize, heap.scratch());
+        let mut cache = ClassCache::zeroed(heap);
         let mut kinds = KindsSeen::new(heap.class_count());
         let (mut slots, _) = cache.split_at_mut(n as usize);
         let mut memo = heapql_heap::ClassMemo::default();

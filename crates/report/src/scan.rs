@@ -65,7 +65,7 @@ impl<'a> Coverage<'a> {
 pub fn scan(heap: &Heap, flags: &[u8], cover: Coverage, ctl: &Control, total_work: u64, halves: bool) -> Result<Scan, Cancelled> {
     let n = heap.object_count();
     let mid = if halves { n / 2 } else { n };
-    let mut classes = ClassCache::zeroed(heap.class_count(), n as usize, heap.scratch());
+    let mut classes = ClassCache::zeroed(heap);
     let (slots_low, slots_high) = classes.split_at_mut(mid as usize);
     let done = AtomicU64::new(0);
     let referent = referent_slots(heap, flags);
@@ -222,7 +222,8 @@ pub struct ScanBeside<'h> {
     reachable_only: bool,
     ctl: Control,
     half: Half,
-    classes: ClassCache,
+    /// Made at the first object: an analysis read from the cache sees none.
+    classes: Option<ClassCache>,
 }
 
 impl<'h> ScanBeside<'h> {
@@ -230,8 +231,7 @@ impl<'h> ScanBeside<'h> {
     /// `ctl` gives only the cancellation (the phase beside has the progress).
     pub fn new(heap: &'h Heap, flags: Vec<u8>, reachable_only: bool, ctl: Control) -> ScanBeside<'h> {
         let referent = referent_slots(heap, &flags);
-        let classes = ClassCache::zeroed(heap.class_count(), heap.object_count() as usize, heap.scratch());
-        ScanBeside { heap, flags, referent, reachable_only, ctl, half: Half::new(heap), classes }
+        ScanBeside { heap, flags, referent, reachable_only, ctl, half: Half::new(heap), classes: None }
     }
 }
 
@@ -243,13 +243,18 @@ impl PassBeside for ScanBeside<'_> {
         if o % TICK == 0 {
             self.ctl.tick(0, 1)?;
         }
+        let heap = self.heap;
         let cover = Coverage { graph, reachable_only: self.reachable_only };
-        let (c, shallow) = self.half.see(self.heap, &self.flags, &self.referent, cover, o);
-        self.classes.set(o, c);
+        let (c, shallow) = self.half.see(heap, &self.flags, &self.referent, cover, o);
+        let classes = self.classes.get_or_insert_with(|| ClassCache::zeroed(heap));
+        classes.set(o, c);
         Ok(shallow)
     }
 
     fn finish(self) -> Scan {
-        self.half.into_scan(self.classes)
+        let heap = self.heap;
+        // A dump without objects: no first object made them.
+        let classes = self.classes.unwrap_or_else(|| ClassCache::zeroed(heap));
+        self.half.into_scan(classes)
     }
 }
