@@ -243,17 +243,24 @@ fn long_chain_and_big_random_graph_complete() {
     assert_eq!(sizes.get(0), reached as u64);
 }
 
+/// The dominators of the hand-computed graph below (node 6 unreachable), each node's shallow
+/// size, and the retained sizes summed from them in one go.
+fn hand_computed_sums() -> (Dominators, fn(u32) -> u64, Vec<u64>) {
+    let edges = [(0, 1), (1, 2), (2, 3), (1, 4), (0, 5), (5, 4), (3, 1)];
+    let dom = dominators(&csr(7, &edges), 0, |_, _| true, &Control::none()).unwrap();
+    let shallow: fn(u32) -> u64 = |v| [0u64, 10, 20, 30, 40, 50, 60][v as usize];
+    let whole = retained_sizes(&dom, shallow);
+    let whole = (0..7).map(|v| whole.get(v)).collect();
+    (dom, shallow, whole)
+}
+
 /// Own sizes read apart from the dominators (as beside the dominator phase) give the same
 /// sums; own sizes that count a node outside the tree are refused, not summed wrong.
 #[test]
 fn own_sizes_read_apart_sum_the_same_and_must_match_the_tree() {
-    let edges = [(0, 1), (1, 2), (2, 3), (1, 4), (0, 5), (5, 4), (3, 1)];
-    let g = csr(7, &edges);
-    let dom = dominators(&g, 0, |_, _| true, &Control::none()).unwrap();
-    let shallow = |v: u32| [0u64, 10, 20, 30, 40, 50, 60][v as usize];
-    let whole = retained_sizes(&dom, shallow);
+    let (dom, shallow, whole) = hand_computed_sums();
     let apart = sum_retained(own_sizes(7, |v| v != 6, shallow, 2, &Placement::Memory), &dom);
-    assert_eq!((0..7).map(|v| apart.get(v)).collect::<Vec<_>>(), (0..7).map(|v| whole.get(v)).collect::<Vec<_>>());
+    assert_eq!((0..7).map(|v| apart.get(v)).collect::<Vec<_>>(), whole);
     let wrong = std::panic::catch_unwind(|| sum_retained(own_sizes(7, |_| true, shallow, 1, &Placement::Memory), &dom));
     assert!(wrong.is_err(), "node 6 has no dominator but an own size");
 }
@@ -262,11 +269,7 @@ fn own_sizes_read_apart_sum_the_same_and_must_match_the_tree() {
 /// sum as those read apart; the pass's error stops the walk there.
 #[test]
 fn own_sizes_seen_by_a_pass_sum_the_same_and_stop_at_its_error() {
-    let edges = [(0, 1), (1, 2), (2, 3), (1, 4), (0, 5), (5, 4), (3, 1)];
-    let g = csr(7, &edges);
-    let dom = dominators(&g, 0, |_, _| true, &Control::none()).unwrap();
-    let shallow = |v: u32| [0u64, 10, 20, 30, 40, 50, 60][v as usize];
-    let whole = retained_sizes(&dom, shallow);
+    let (dom, shallow, whole) = hand_computed_sums();
     let mut seen = Vec::new();
     let own = own_sizes_seen(7, |v| v != 6, |o| -> Result<u64, ()> {
         seen.push(o);
@@ -274,7 +277,7 @@ fn own_sizes_seen_by_a_pass_sum_the_same_and_stop_at_its_error() {
     }, &Placement::Memory);
     assert_eq!(seen, [0, 1, 2, 3, 4, 5], "every object once, in order, node 6's included");
     let summed = sum_retained(own.unwrap(), &dom);
-    assert_eq!((0..7).map(|v| summed.get(v)).collect::<Vec<_>>(), (0..7).map(|v| whole.get(v)).collect::<Vec<_>>());
+    assert_eq!((0..7).map(|v| summed.get(v)).collect::<Vec<_>>(), whole);
     let mut calls = 0;
     let stopped = own_sizes_seen(7, |_| true, |o| {
         calls += 1;
