@@ -136,7 +136,7 @@ impl FullAnalysis {
 
     /// `build`, with `beside` seeing every object on the core the dominator phase leaves idle,
     /// as the own sizes are read there: a pass over every object that needs the graph's
-    /// reachability but no dominator (the report's object pass, `heapql_report::object_pass`)
+    /// reachability but no dominator (the report's object pass, `heapql_report::analyze`)
     /// costs no wall time there, and reads the dump and its index once with the own sizes.
     /// Its answer comes back with the analysis.
     pub fn build_beside<P: PassBeside>(heap: &Heap, options: GraphOptions, mut beside: P) -> Result<(FullAnalysis, P::Out), HeapError> {
@@ -145,7 +145,7 @@ impl FullAnalysis {
         // The dominator phase keeps one core busy; the other reads every object's own size
         // meanwhile, written in order to the scratch placement, for the retained sums.
         let in_tree = |v: u32| graph.in_tree(v, options.reachable_only);
-        // A panic (in `shallow`, reading the dump) is passed on with its own message.
+        // A panic (in the pass, reading the dump) is passed on with its own message.
         let graph_ref = &graph;
         let (dom, own) = crate::par::both(
             || dominators_in(graph_ref, 0, |u, v| graph_ref.follows(u, v), &ctl.phase("dominators"), heap.scratch()),

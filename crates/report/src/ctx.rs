@@ -43,7 +43,7 @@ pub struct ClassCache {
 }
 
 /// Where the heap's `scratch` says: a scratch file for a full analysis, so that the pass made
-/// beside the dominator phase (`crate::object_pass`) adds nothing to that phase's peak of
+/// beside the dominator phase (`scan::ScanBeside`) adds nothing to that phase's peak of
 /// anonymous memory.
 enum Classes {
     Narrow(BigArray<u16>),
