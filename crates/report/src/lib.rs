@@ -146,7 +146,7 @@ pub fn analyze(
     report_follows: bool,
     entry: Option<&heapql_cache::Entry>,
     warnings: &mut Vec<String>,
-) -> Result<(FullAnalysis, Option<heapql_cache::CacheUse>, Option<ObjectPass>), HeapError> {
+) -> Result<Analyzed<ObjectPass>, HeapError> {
     if !report_follows {
         return analyze_beside(heap, options, entry, warnings, ShallowSizes(heap)).map(|(a, used, _)| (a, used, None));
     }
@@ -157,6 +157,10 @@ pub fn analyze(
     Ok((a, used, scan.map(|scan| ObjectPass { scan, dump: DumpMark::of(heap), reachable_only })))
 }
 
+/// An analysis, what the cache did (when one was given), and what its pass beside the
+/// dominator phase found (none when the analysis came from the cache).
+pub type Analyzed<T> = (FullAnalysis, Option<heapql_cache::CacheUse>, Option<T>);
+
 /// The analysis, through the cache entry when given, with `beside` seeing every object
 /// during its dominator phase (no answer from it when the analysis came from the cache).
 fn analyze_beside<P: PassBeside>(
@@ -165,7 +169,7 @@ fn analyze_beside<P: PassBeside>(
     entry: Option<&heapql_cache::Entry>,
     warnings: &mut Vec<String>,
     beside: P,
-) -> Result<(FullAnalysis, Option<heapql_cache::CacheUse>, Option<P::Out>), HeapError> {
+) -> Result<Analyzed<P::Out>, HeapError> {
     match entry {
         Some(entry) => FullAnalysis::build_with_cache_beside(heap, options, entry, warnings, beside).map(|(a, used, out)| (a, Some(used), out)),
         None => FullAnalysis::build_beside(heap, options, beside).map(|(a, out)| (a, None, Some(out))),
@@ -188,7 +192,7 @@ fn build_in(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions, sched
             p.scan
         }
         None => {
-            let scan = scan::scan(heap, &ctx.flags, Coverage::of(analysis), &ctl, total_work, true).map_err(cancelled)?;
+            let scan = scan::scan(heap, &ctx.flags, Coverage::of(analysis), &ctl, total_work).map_err(cancelled)?;
             laps.lap("scan");
             scan
         }
@@ -289,12 +293,11 @@ mod tests {
         });
     }
 
-    /// `ObjectPass` on this thread alone. It honours `cancel`; its progress is the phase it runs
-    /// beside.
+    /// An `ObjectPass` made apart from the dominator phase, for the mode given.
     fn object_pass(heap: &Heap, graph: &ObjectGraph, reachable_only: bool, cancel: Option<Arc<AtomicBool>>) -> Result<ObjectPass, HeapError> {
         let ctl = Control { phase: "report", progress: None, cancel };
         let flags = ctx::class_flags(heap);
-        let scan = scan::scan(heap, &flags, Coverage { graph, reachable_only }, &ctl, 1, false).map_err(|_| HeapError::Cancelled)?;
+        let scan = scan::scan(heap, &flags, Coverage { graph, reachable_only }, &ctl, 1).map_err(|_| HeapError::Cancelled)?;
         Ok(ObjectPass { scan, dump: DumpMark::of(heap), reachable_only })
     }
 

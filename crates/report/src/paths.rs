@@ -164,7 +164,7 @@ mod tests {
         crate::testkit::each_analysis(|dump, heap, a| {
             let ctx = Ctx::new(heap, a, 25);
             let ctl = Control { phase: "report", progress: None, cancel: None };
-            let scan = crate::scan::scan(heap, &ctx.flags, crate::scan::Coverage::of(a), &ctl, 1, true).unwrap();
+            let scan = crate::scan::scan(heap, &ctx.flags, crate::scan::Coverage::of(a), &ctl, 1).unwrap();
             let paths = Paths::new(&ctx, &scan.referents);
             assert!(!paths.excluded.is_empty(), "{dump}: the dump has excluded edges");
             // Some objects across the dump, and referents, whose restricted paths may differ.

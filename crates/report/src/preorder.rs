@@ -347,7 +347,7 @@ pub(crate) mod tests {
         crate::testkit::each_analysis(|dump, heap, a| {
             let mut ctx = Ctx::new(heap, a, 1);
             let ctl = Control { phase: "report", progress: None, cancel: None };
-            let mut scan = crate::scan::scan(heap, &ctx.flags, crate::scan::Coverage::of(a), &ctl, 1, true).unwrap();
+            let mut scan = crate::scan::scan(heap, &ctx.flags, crate::scan::Coverage::of(a), &ctl, 1).unwrap();
             ctx.set_classes(std::mem::take(&mut scan.classes));
             let pre = Preorder::build(&ctx, &ctl, 0, 1).unwrap();
             ctx.forget_object_classes();

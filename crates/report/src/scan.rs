@@ -61,21 +61,16 @@ impl<'a> Coverage<'a> {
 }
 
 /// The pass over every object (`flags`: `ctx::class_flags`), in two halves, one per core,
-/// joined in object order; with `halves` false on this thread alone (beside other work).
-pub fn scan(heap: &Heap, flags: &[u8], cover: Coverage, ctl: &Control, total_work: u64, halves: bool) -> Result<Scan, Cancelled> {
+/// joined in object order.
+pub fn scan(heap: &Heap, flags: &[u8], cover: Coverage, ctl: &Control, total_work: u64) -> Result<Scan, Cancelled> {
     let n = heap.object_count();
-    let mid = if halves { n / 2 } else { n };
+    let mid = n / 2;
     let mut classes = ClassCache::zeroed(heap);
     let (slots_low, slots_high) = classes.split_at_mut(mid as usize);
     let done = AtomicU64::new(0);
     let referent = referent_slots(heap, flags);
     let pass = Pass { heap, flags, cover, referent: &referent, ctl, done: &done, total_work };
-    let (low, high) = if halves {
-        heapql_graph::par::both(|| pass.range(0..mid, slots_low), || pass.range(mid..n, slots_high))
-    } else {
-        // `mid` is `n`: the upper half is empty.
-        (pass.range(0..mid, slots_low), pass.range(mid..n, slots_high))
-    };
+    let (low, high) = heapql_graph::par::both(|| pass.range(0..mid, slots_low), || pass.range(mid..n, slots_high));
     let mut low = low?;
     low.absorb(high?);
     Ok(low.into_scan(classes))
