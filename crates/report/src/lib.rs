@@ -5,15 +5,15 @@
 //! exactly the shape of those sections of `ts/report/model.ts`; the TypeScript side adds the
 //! envelope.
 //!
-//! Rules and thresholds follow MAT (docs: mat-semantics.md §3); each section's file says
-//! which rule it implements. Cost: a linear pass over every object (two threads, or made
-//! during the analysis on the core the dominator phase leaves idle: `analyze`); the waste
-//! pass (two threads) beside the dominator tree's preorder, laid out by two linear passes over
-//! the analysis's DFS order, whose pass giving each position its class sums the retained size
-//! by class on the way (`preorder.rs`; one after the other in a memory limit); then
-//! sequential scans of that preorder for each suspect's breakdown (split over two threads);
-//! per single suspect a search from the roots that stops at its accumulation point, and one
-//! full BFS over the graph only for group suspects or a point far from the roots. With
+//! Rules and thresholds follow MAT (docs: mat-semantics.md §3); each section's file says which
+//! rule it implements. Cost: a linear pass over every object (two threads, or made during the
+//! analysis with the own sizes, on the core the dominator phase leaves idle: `analyze`); the
+//! waste pass (two threads) beside the dominator tree's preorder, laid out by two linear passes
+//! over the analysis's DFS order, whose pass giving each position its class sums the retained
+//! size by class on the way (`preorder.rs`; one after the other in a memory limit); then
+//! sequential scans of that preorder for each suspect's breakdown (split over two threads); per
+//! single suspect a search from the roots that stops at its accumulation point, and one full
+//! BFS over the graph only for group suspects or a point far from the roots. With
 //! `HEAPQL_TIMING` set, each section's time goes to stderr (`heapql_heap::Laps`).
 
 mod consumers;

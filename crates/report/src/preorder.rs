@@ -237,7 +237,7 @@ fn fresh_bytes(heap: &heapql_heap::Heap) -> u64 {
 }
 
 /// Twice what the preorder fills to spare: work beside it (the prefault of its arrays, the
-/// waste pass, the report's object pass during the dominator phase) then costs no paging.
+/// waste pass) then costs no paging.
 pub fn memory_is_plentiful(heap: &heapql_heap::Heap) -> bool {
     fresh_bytes(heap) * 2 < heapql_heap::memory_to_spare()
 }
