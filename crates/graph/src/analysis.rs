@@ -150,7 +150,9 @@ impl FullAnalysis {
         let (dom, own) = crate::par::both(
             || dominators_in(graph_ref, 0, |u, v| graph_ref.follows(u, v), &ctl.phase("dominators"), heap.scratch()),
             move || {
+                let mut laps = heapql_heap::Laps::new("heapql-graph");
                 let own = own_sizes_seen(graph_ref.node_count() as usize, in_tree, |o| beside.object(graph_ref, o), heap.scratch())?;
+                laps.lap("own sizes and the pass beside the dominators (other core)");
                 Ok::<_, Cancelled>((own, beside.finish()))
             },
         );

@@ -6,9 +6,10 @@
 //! envelope.
 //!
 //! Rules and thresholds follow MAT (docs: mat-semantics.md §3); each section's file says which
-//! rule it implements. Cost: a linear pass over every object (two threads, or made during the
-//! analysis with the own sizes, on the core the dominator phase leaves idle: `analyze`); the
-//! waste pass (two threads) beside the dominator tree's preorder, laid out by two linear passes
+//! rule it implements. Cost: a linear pass over every object, with the waste checks' first
+//! step (two threads, or made during the analysis with the own sizes, on the core the
+//! dominator phase leaves idle: `analyze`); the rest of the waste checks (their findings
+//! confirmed by the dominator tree) beside the dominator tree's preorder, laid out by two linear passes
 //! over the analysis's DFS order, whose pass giving each position its class sums the retained
 //! size by class on the way (`preorder.rs`; one after the other in a memory limit); then
 //! sequential scans of that preorder for each suspect's breakdown (split over two threads); per
@@ -75,9 +76,10 @@ pub fn build_after(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions
 
 /// The report's pass over every object (per class instances and bytes, threads, class
 /// loaders, `Reference.referent` edges, and the class of every object: 2 bytes per object
-/// while the classes fit 16 bits), made ahead of the report: it needs the graph's
-/// reachability, not the dominators, so `FullAnalysis::build_beside` runs it on the core the
-/// dominator phase leaves idle, and the report phase is shorter by a pass over the dump.
+/// while the classes fit 16 bits), with the waste checks' first step (what needs only the
+/// object: `waste::Objects`), made ahead of the report: it needs the graph's reachability,
+/// not the dominators, so `FullAnalysis::build_beside` runs it on the core the dominator
+/// phase leaves idle, and the report phase is shorter by two passes over the dump.
 pub struct ObjectPass {
     scan: scan::Scan,
     /// The dump it was made from (`DumpMark::of`).
@@ -138,8 +140,10 @@ impl Schedule {
 /// serves both, which a memory limit needs: made as a second pass there it paged (0.35 ×
 /// bench-1g: dominator phase 1.42-1.80 s against 1.31-1.33), and made in the report it read
 /// the index back from disk (101 MB; walls 4.59-5.19 s against 4.98-6.03, five alternating
-/// runs each). An analysis read from the cache has no dominator phase: there is no pass then,
-/// and the report makes it.
+/// runs each). The waste checks' first step rides on it too (bench-1g: report phase 0.25-0.26
+/// s against 0.30-0.39; inside 0.35 × no faster, the index it no longer reads afterwards
+/// being read back by the dominator phase instead). An analysis read from the cache has no
+/// dominator phase: there is no pass then, and the report makes it.
 pub fn analyze(
     heap: &Heap,
     options: GraphOptions,
@@ -205,15 +209,17 @@ fn build_in(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions, sched
         progress: None,
         cancel: options.cancel.clone(),
     };
+    // The waste checks' first step, made beside the dominators with the pass.
+    let seen = scan.waste.take();
     let (waste, pre) = if schedule == Schedule::SideBySide {
         let (waste, pre) = heapql_graph::par::both(
-            || waste::analyze_with(heap, analysis, &waste_options, ctx.classes()),
+            || waste::analyze_with(heap, analysis, &waste_options, ctx.classes(), seen),
             || preorder::Preorder::build(&ctx, &ctl, n, total_work),
         );
         laps.lap("waste and preorder, side by side");
         (waste?, pre.map_err(cancelled)?)
     } else {
-        let waste = waste::analyze_with(heap, analysis, &waste_options, ctx.classes())?;
+        let waste = waste::analyze_with(heap, analysis, &waste_options, ctx.classes(), seen)?;
         laps.lap("waste");
         let pre = preorder::Preorder::build(&ctx, &ctl, n, total_work).map_err(cancelled)?;
         laps.lap("preorder");

@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::ctx::{ClassCache, ClassSlots, KindsSeen, LOADER, REFERENCE, THREAD};
 use super::model::HeapFacts;
+use crate::waste::{Objects, Roles};
 
 pub struct Scan {
     /// Covered objects by kind, and the unreachable ones (used heap and class loaders are
@@ -29,6 +30,8 @@ pub struct Scan {
     pub referents: Vec<(u32, u32)>,
     /// Class of every object (for `Ctx::set_classes`).
     pub classes: ClassCache,
+    /// The waste checks' first step, when made beside the dominators (`ScanBeside`).
+    pub waste: Option<Objects>,
 }
 
 /// Objects between two progress ticks.
@@ -99,13 +102,15 @@ impl Half {
             loaders: Vec::new(),
             referents: Vec::new(),
             classes: ClassCache::default(),
+            waste: None,
         };
         Half { scan, kinds: KindsSeen::new(heap.class_count()), memo: ClassMemo::default() }
     }
 
-    /// Counts `o` (the objects of a range come in order); gives its class and shallow size.
+    /// Counts `o` (the objects of a range come in order); gives its class, kind and shallow
+    /// size.
     #[inline]
-    fn see(&mut self, heap: &Heap, flags: &[u8], referent: &[Option<FieldSlot>], cover: Coverage, o: ObjIdx) -> (ClassIdx, u64) {
+    fn see(&mut self, heap: &Heap, flags: &[u8], referent: &[Option<FieldSlot>], cover: Coverage, o: ObjIdx) -> (ClassIdx, ObjectKind, u64) {
         let s = &mut self.scan;
         let kind = heap.object_kind(o);
         let c = heap.class_of_memo(o, &mut self.memo);
@@ -116,7 +121,7 @@ impl Half {
             s.facts.unreachable_shallow += shallow;
         }
         if !cover.covers(o) {
-            return (c, shallow);
+            return (c, kind, shallow);
         }
         s.facts.objects += 1;
         match kind {
@@ -129,7 +134,7 @@ impl Half {
         s.class_shallow[c as usize] += shallow;
         let f = flags[c as usize];
         if kind != ObjectKind::Instance || f == 0 {
-            return (c, shallow);
+            return (c, kind, shallow);
         }
         if f & THREAD != 0 {
             s.threads.push(o);
@@ -144,7 +149,7 @@ impl Half {
                 }
             }
         }
-        (c, shallow)
+        (c, kind, shallow)
     }
 
     /// Adds the next range's sums to this one's.
@@ -201,7 +206,7 @@ impl Pass<'_> {
                 let d = done.fetch_add(TICK as u64, Ordering::Relaxed);
                 ctl.tick(d.min(heap.object_count() as u64), total_work)?;
             }
-            let (c, _) = half.see(heap, flags, referent, cover, o);
+            let (c, _, _) = half.see(heap, flags, referent, cover, o);
             slots.set((o - first) as usize, c);
         }
         Ok(half)
@@ -209,7 +214,8 @@ impl Pass<'_> {
 }
 
 /// The pass made object by object as the analysis reads the own sizes beside its dominator
-/// phase (`heapql_graph::PassBeside`): one read of the dump and its index for both.
+/// phase (`heapql_graph::PassBeside`): one read of the dump and its index for both, and for
+/// the waste checks' first step (`crate::waste::Objects`).
 pub struct ScanBeside<'h> {
     heap: &'h Heap,
     flags: Vec<u8>,
@@ -219,6 +225,8 @@ pub struct ScanBeside<'h> {
     half: Half,
     /// Made at the first object: an analysis read from the cache sees none.
     classes: Option<ClassCache>,
+    roles: Roles,
+    waste: Objects,
 }
 
 impl<'h> ScanBeside<'h> {
@@ -226,7 +234,8 @@ impl<'h> ScanBeside<'h> {
     /// `ctl` gives only the cancellation (the phase beside has the progress).
     pub fn new(heap: &'h Heap, flags: Vec<u8>, reachable_only: bool, ctl: Control) -> ScanBeside<'h> {
         let referent = referent_slots(heap, &flags);
-        ScanBeside { heap, flags, referent, reachable_only, ctl, half: Half::new(heap), classes: None }
+        let (roles, waste) = crate::waste::objects_beside(heap);
+        ScanBeside { heap, flags, referent, reachable_only, ctl, half: Half::new(heap), classes: None, roles, waste }
     }
 }
 
@@ -240,9 +249,12 @@ impl PassBeside for ScanBeside<'_> {
         }
         let heap = self.heap;
         let cover = Coverage { graph, reachable_only: self.reachable_only };
-        let (c, shallow) = self.half.see(heap, &self.flags, &self.referent, cover, o);
+        let (c, kind, shallow) = self.half.see(heap, &self.flags, &self.referent, cover, o);
         let classes = self.classes.get_or_insert_with(|| ClassCache::zeroed(heap));
         classes.set(o, c);
+        if cover.covers(o) {
+            self.waste.see(heap, &self.roles, cover, o, c, kind);
+        }
         Ok(shallow)
     }
 
@@ -250,6 +262,10 @@ impl PassBeside for ScanBeside<'_> {
         let heap = self.heap;
         // A dump without objects: no first object made them.
         let classes = self.classes.unwrap_or_else(|| ClassCache::zeroed(heap));
-        self.half.into_scan(classes)
+        let mut waste = self.waste;
+        waste.seal();
+        let mut scan = self.half.into_scan(classes);
+        scan.waste = Some(waste);
+        scan
     }
 }

@@ -120,3 +120,39 @@ fn duplicate_arrays_are_verified_in_several_passes() {
     let array = heap.shallow_size(heap.index_of(ids[0]).unwrap());
     assert_eq!((cat.objects, cat.overhead), (copies, copies * array));
 }
+
+/// A String's own array is judged with the String (its dominator is the String): never a
+/// duplicate or a zero tail of its own. An array two Strings share, or one no String holds,
+/// is: here three `byte[] "abc"` (one a String's own, one shared by two Strings, one held
+/// alone) make one redundant copy, and of two arrays with a long zero tail only the one no
+/// String owns counts. Both ways of making the checks' first step (in the waste pass, and
+/// beside the dominators with the report's object pass) agree.
+#[test]
+fn a_strings_own_array_is_judged_with_the_string() {
+    let mut b = DumpBuilder::new(8);
+    let own = b.string("abc");
+    let shared = b.byte_array(b"abc");
+    let s1 = b.instance(b.string_class, &[Val::Obj(shared), Val::Byte(0), Val::Int(0)]);
+    let s2 = b.instance(b.string_class, &[Val::Obj(shared), Val::Byte(0), Val::Int(0)]);
+    let alone = b.byte_array(b"abc");
+    let own_tail = b.string("y\0\0\0\0\0");
+    let alone_tail = b.byte_array(b"z\0\0\0\0\0");
+    let list = b.object_array(b.object_array_class, &[own, s1, s2, alone, own_tail, alone_tail]);
+    b.root_jni_global(list);
+    let bytes = b.build();
+    let (heap, w) = waste_of(&bytes);
+    let mut warnings = Vec::new();
+    let (a, _, pass) = heapql_report::analyze(&heap, GraphOptions::default(), true, None, &mut warnings).unwrap();
+    assert!(pass.is_some(), "a pass made beside the dominators");
+    let report = heapql_report::build_after(&heap, &a, &heapql_report::ReportOptions { limit: 100, ..Default::default() }, pass).unwrap();
+    let idx = |id| heap.index_of(id).unwrap();
+    let copy = idx(shared).max(idx(alone));
+    for (how, w) in [("waste pass", &w), ("beside the dominators", &report.waste)] {
+        let dups = w.categories.iter().find(|c| c.check == Check::DuplicateArrays).unwrap();
+        assert_eq!((dups.objects, dups.overhead), (1, heap.shallow_size(copy)), "{how}");
+        assert_eq!(dups.rows[0].example.object_id, copy, "{how}: the later of the two arrays no String owns");
+        let tails = w.categories.iter().find(|c| c.check == Check::ZeroTailArrays).unwrap();
+        assert_eq!((tails.objects, tails.overhead), (1, 5), "{how}");
+        assert_eq!(tails.rows[0].example.object_id, idx(alone_tail), "{how}");
+    }
+}

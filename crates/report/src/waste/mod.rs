@@ -4,12 +4,17 @@
 //! finalization), each finding grouped by its holder (`holder.rs`) with its overhead in bytes
 //! and percent of the used heap. The formulas: docs/report-model.md, "waste".
 //!
-//! Cost: one pass over every object, split in two halves run on two threads, then a sort of
+//! Cost: one pass over every object for what needs only the object (`scan::Objects`): made
+//! beside the dominator phase with the report's object pass (`crate::scan::ScanBeside`), or
+//! here in two halves on two threads. Then one walk of the objects' classes in order, which
+//! confirms its findings against the dominator tree (`scan::attribute`), and a sort of
 //! (hash, index) pairs of the primitive arrays; arrays sharing a hash are compared byte by
 //! byte, read in object order (`duplicate_arrays`), while another thread does the same for
-//! Strings sharing a key (`strings.rs`). Memory: 8 bytes per primitive array and per String,
-//! the first copies of the groups being compared (`pass_content_bytes` at a time, shared by
-//! the two), the Strings of shared keys, and the rows; nothing is allocated per object.
+//! Strings sharing a key (`strings.rs`). Memory: 8 bytes per primitive array (not a String's
+//! own) and per String (the Strings' keys in the scratch placement), 16 per wasteful object
+//! until its holder is known, the first copies of the groups being compared
+//! (`pass_content_bytes` at a time, shared by the two), the Strings of shared keys, and the
+//! rows; nothing is allocated per object.
 //!
 //! Categories never count one object twice: a collection's backing array is judged with the
 //! collection, a String's array with the String, a redundant duplicate array is not also a
@@ -36,7 +41,10 @@ use heapql_graph::FullAnalysis;
 use holder::describe_holder;
 use crate::ctx::ClassCache;
 use heapql_graph::par::both;
-use scan::{scan_range, Agg, Env, Partial, RowKey};
+use scan::{attribute, see_range, Agg, Env, Partial, RowKey};
+pub(crate) use scan::Objects;
+pub(crate) use roles::Roles;
+use crate::scan::Coverage;
 
 /// Options of `analyze` (progress phase: "waste").
 #[derive(Clone)]
@@ -58,23 +66,38 @@ impl Default for WasteOptions {
 
 /// Runs every check over the objects of the dominator tree.
 pub fn analyze(heap: &Heap, analysis: &FullAnalysis, options: &WasteOptions) -> Result<Waste, HeapError> {
-    analyze_with(heap, analysis, options, &ClassCache::of_all(heap))
+    analyze_with(heap, analysis, options, &ClassCache::of_all(heap), None)
 }
 
-/// `analyze` with the class of every object already known (the report's object pass).
-pub(crate) fn analyze_with(heap: &Heap, analysis: &FullAnalysis, options: &WasteOptions, classes: &ClassCache) -> Result<Waste, HeapError> {
+/// The first step of the checks over every object (`Objects::see`), made beside another pass
+/// over them (`crate::scan::ScanBeside`): it needs no dominator.
+pub(crate) fn objects_beside(heap: &Heap) -> (Roles, Objects) {
+    (Roles::new(heap), Objects::new(heap, string_count(heap)))
+}
+
+/// `analyze` with the class of every object already known (the report's object pass), and
+/// the first step over the objects when it was made beside the dominators (else it is made
+/// here, one half per core).
+pub(crate) fn analyze_with(heap: &Heap, analysis: &FullAnalysis, options: &WasteOptions, classes: &ClassCache, seen: Option<Objects>) -> Result<Waste, HeapError> {
     let ctl = Control { phase: "waste", progress: options.progress.clone(), cancel: options.cancel.clone() };
     let mut laps = heapql_heap::Laps::new("heapql-report");
-    let roles = roles::Roles::new(heap);
-    let env = Env { heap, analysis, roles: &roles, classes, finalizer_states: finalizer_states(heap), box_cache_arrays: box_cache_arrays(heap), strings: string_count(heap) };
+    let roles = Roles::new(heap);
+    let env = Env { heap, analysis, roles: &roles, classes, box_cache_arrays: box_cache_arrays(heap) };
     let n = heap.object_count();
     let total = n as u64 + 1;
-    let done = AtomicU64::new(0);
-    let mid = n / 2;
-    let (low, high) = both(|| scan_range(&env, 0..mid, &ctl, &done, total), || scan_range(&env, mid..n, &ctl, &done, total));
-    let (mut p, high) = (low.map_err(|_| HeapError::Cancelled)?, high.map_err(|_| HeapError::Cancelled)?);
-    merge(&mut p, high);
-    laps.lap("waste: object scan (both halves)");
+    let seen = match seen {
+        Some(seen) => seen,
+        None => {
+            let (cover, strings, done, mid) = (Coverage::of(analysis), string_count(heap), AtomicU64::new(0), n / 2);
+            let (low, high) = both(|| see_range(&env, cover, strings, 0..mid, &ctl, &done, total), || see_range(&env, cover, strings, mid..n, &ctl, &done, total));
+            let (mut low, high) = (low.map_err(|_| HeapError::Cancelled)?, high.map_err(|_| HeapError::Cancelled)?);
+            low.absorb(high);
+            laps.lap("waste: object scan (both halves)");
+            low
+        }
+    };
+    let mut p = attribute(&env, seen);
+    laps.lap("waste: findings confirmed by the dominators");
 
     // Duplicate arrays and duplicate strings side by side (each reads its own candidates in
     // object order), sharing the content budget of a verification pass.
@@ -100,20 +123,6 @@ pub(crate) fn analyze_with(heap: &Heap, analysis: &FullAnalysis, options: &Waste
     let waste = assemble(heap, analysis, p.rows, findings.section, options.limit.max(1));
     laps.lap("waste: assemble");
     Ok(waste)
-}
-
-/// Ids of `java.lang.ref.ReferenceQueue`'s `ENQUEUED` and `NULL` sentinels (`NULL_QUEUE` since
-/// JDK 21).
-fn finalizer_states(heap: &Heap) -> [Option<u64>; 3] {
-    let get = |name: &str| {
-        heap.classes_named("java.lang.ref.ReferenceQueue").iter().find_map(|&c| {
-            heap.class(c).statics.iter().find(|s| s.name == name).and_then(|s| match s.value {
-                Value::Object(id) if id != 0 => Some(id),
-                _ => None,
-            })
-        })
-    };
-    [get("ENQUEUED"), get("NULL"), get("NULL_QUEUE")]
 }
 
 /// Instances of `java.lang.String` in the dump.
@@ -143,22 +152,6 @@ fn box_cache_arrays(heap: &Heap) -> Vec<ObjIdx> {
     out.sort_unstable();
     out.dedup();
     out
-}
-
-fn merge(into: &mut Partial, from: Partial) {
-    for (key, agg) in from.rows {
-        add(&mut into.rows, key, agg);
-    }
-    into.arrays.extend(from.arrays);
-    into.tails.extend(from.tails);
-    into.strings.absorb(from.strings);
-}
-
-fn add(rows: &mut FxHashMap<RowKey, Agg>, key: RowKey, agg: Agg) {
-    let e = rows.entry(key).or_insert(Agg { objects: 0, overhead: 0, example: agg.example });
-    e.objects += agg.objects;
-    e.overhead += agg.overhead;
-    e.example = e.example.min(agg.example);
 }
 
 /// Content kept in memory per verification pass (shared by duplicate arrays and strings): the first copy of every group being checked,

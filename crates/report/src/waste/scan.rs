@@ -1,9 +1,15 @@
-//! The per-object pass of the waste checks over one range of objects (each core takes half).
-//! Everything that needs only the object itself is decided here; what needs all objects
-//! (duplicate arrays and strings) leaves compact candidates for `mod.rs` to join.
+//! The per-object pass of the waste checks, in two steps.
+//!
+//! `Objects::see` decides what needs only the object itself (a collection's fill, a sparse
+//! array, a box's value, a String's key, an array's hash and zero tail). It needs no dominator,
+//! so the analysis can make it beside its dominator phase, with the report's object pass
+//! (`crate::scan::ScanBeside`); made after them it read the dump's index a second time, in a
+//! memory limit from disk. What it finds waits as candidates. `attribute` then applies what
+//! needs the dominator tree (a collection's own map or array, a String's own array, the box
+//! caches, retained sizes) and groups each finding by its holder. What needs all objects
+//! (duplicate arrays and strings) is joined in `mod.rs`.
 
-
-use heapql_heap::{Heap, ObjIdx, ObjectKind, PrimType, Value};
+use heapql_heap::{ClassIdx, Heap, ObjIdx, ObjectKind, PrimType, Value};
 use rustc_hash::FxHashMap;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
@@ -12,6 +18,7 @@ use super::model::Check;
 use super::roles::{fill, Role, Roles};
 use super::strings::StringCollector;
 use crate::ctx::ClassCache;
+use crate::scan::Coverage;
 use heapql_graph::control::{Cancelled, Control};
 use heapql_graph::FullAnalysis;
 
@@ -30,23 +37,152 @@ pub struct Agg {
 /// Row key: check, holder, class of the wasteful objects.
 pub type RowKey = (Check, HolderKey, u32);
 
-pub struct Env<'a> {
-    pub heap: &'a Heap,
-    pub analysis: &'a FullAnalysis,
-    pub roles: &'a Roles,
-    /// The class of every object (the index reads the dump and hashes the class id).
-    pub classes: &'a ClassCache,
-    /// Object ids of `ReferenceQueue.ENQUEUED` and `ReferenceQueue.NULL` (`NULL_QUEUE`): a
-    /// Finalizer whose `queue` is one of them has been handed to the finalizer thread.
-    pub finalizer_states: [Option<u64>; 3],
-    /// The arrays the JDK's box caches keep (`Integer$IntegerCache.cache`, `archivedCache`, …),
-    /// sorted: with class data sharing they are held from the roots, not by the cache class.
-    pub box_cache_arrays: Vec<ObjIdx>,
-    /// Strings in the dump: each half reserves room for the keys of all of them (no copy as
-    /// the list grows; the pages a half does not fill are never touched).
-    pub strings: usize,
+/// A wasteful object as the first step saw it: its check decides what the dominator tree
+/// must still confirm (`attribute`), and whether `overhead` is final or the object's retained
+/// size (empty collections, objects waiting for finalization).
+#[derive(Clone, Copy, Debug)]
+struct Candidate {
+    object: ObjIdx,
+    check: Check,
+    overhead: u64,
 }
 
+/// The first step over a range of objects, seen in order.
+pub struct Objects {
+    /// Object ids of `ReferenceQueue.ENQUEUED` and `ReferenceQueue.NULL` (`NULL_QUEUE`): a
+    /// Finalizer whose `queue` is one of them has been handed to the finalizer thread.
+    finalizer_states: [Option<u64>; 3],
+    ref_size: u64,
+    candidates: Vec<Candidate>,
+    /// (hash of type and content, array) of every primitive array but a `byte[]` or `char[]`.
+    arrays: Vec<(u32, ObjIdx)>,
+    /// (array, zero-tail overhead) of those arrays: decided after the duplicates (a redundant
+    /// copy is counted there only).
+    tails: Vec<(ObjIdx, u64)>,
+    strings: StringCollector,
+}
+
+impl Objects {
+    /// The first step over `heap`'s objects; `strings`: the Strings it may see (room for
+    /// their keys is reserved, and the pages not filled are never touched).
+    pub fn new(heap: &Heap, strings: usize) -> Objects {
+        Objects {
+            finalizer_states: finalizer_states(heap),
+            ref_size: heap.size_model().ref_size as u64,
+            candidates: Vec::new(),
+            arrays: Vec::new(),
+            tails: Vec::new(),
+            strings: StringCollector::with_capacity(heap, strings),
+        }
+    }
+
+    fn candidate(&mut self, object: ObjIdx, check: Check, overhead: u64) {
+        self.candidates.push(Candidate { object, check, overhead });
+    }
+
+    /// Sees object `o` of class `c` and kind `kind`, one the report covers (`cover`).
+    #[inline]
+    pub fn see(&mut self, heap: &Heap, roles: &Roles, cover: Coverage, o: ObjIdx, c: ClassIdx, kind: ObjectKind) {
+        match kind {
+            ObjectKind::Instance => match roles.of(c) {
+                Role::Other => {}
+                Role::Collection(shape) => {
+                    let Some(f) = fill(heap, roles, o, c, shape) else { return };
+                    if f.size == 0 {
+                        self.candidate(o, Check::EmptyCollections, 0);
+                    } else if f.underfilled {
+                        let check = if f.slots == f.default { Check::SmallCollections } else { Check::SparseCollections };
+                        self.candidate(o, check, (f.slots - f.size) * self.ref_size);
+                    }
+                }
+                Role::Boxed(width) => {
+                    // Field 0 of a box: its `value` (`roles::role_fields`).
+                    if !cacheable(roles.field(heap, o, c, 0)) {
+                        self.candidate(o, Check::BoxedPrimitives, heap.instance_size(c).saturating_sub(width as u64));
+                    }
+                }
+                Role::String => self.strings.add(heap, o, c),
+                Role::Finalizer => {
+                    if let Some(r) = pending_referent(heap, roles, &self.finalizer_states, cover, o, c) {
+                        self.candidate(r, Check::PendingFinalization, 0);
+                    }
+                }
+            },
+            ObjectKind::ObjectArray => {
+                let len = heap.array_length(o).unwrap_or(0) as u64;
+                let mut used = 0u64;
+                heap.for_each_reference(o, |_, _| used += 1);
+                let nulls = len - used.min(len);
+                if nulls > used {
+                    self.candidate(o, Check::SparseArrays, nulls * self.ref_size);
+                }
+            }
+            ObjectKind::PrimitiveArray(t) => {
+                // A `byte[]` or `char[]` is most often a String's own array, judged with the
+                // String, which only the dominators tell: `attribute` finds them from the
+                // classes, so none waits here and no String's array is hashed.
+                if !is_text(t) {
+                    self.hash_array(heap, o, c);
+                }
+            }
+            ObjectKind::Class => {}
+        }
+    }
+
+    /// Hashes primitive array `o` of class `c` for the duplicates unless empty, and keeps its
+    /// zero tail when longer than half the array.
+    fn hash_array(&mut self, heap: &Heap, o: ObjIdx, c: ClassIdx) {
+        let len = heap.array_length(o).unwrap_or(0) as usize;
+        if len == 0 {
+            return;
+        }
+        let Some(bytes) = heap.primitive_array_bytes(o) else { return };
+        // xxh3: arrays are most of a heap's bytes, and it hashes them several times faster
+        // than a word-at-a-time hash.
+        let h = xxh3_64_with_seed(&bytes, c as u64);
+        self.arrays.push(((h >> 32) as u32, o));
+        let elem = bytes.len() / len;
+        let zero_bytes = bytes.iter().rev().take_while(|&&b| b == 0).count();
+        if let Some(tail) = zero_bytes.checked_div(elem).map(|t| t as u64) {
+            if 2 * tail > len as u64 {
+                self.tails.push((o, tail * elem as u64));
+            }
+        }
+    }
+
+    /// Ends the step over a range (each core sorts its own String keys).
+    pub fn seal(&mut self) {
+        self.strings.seal();
+    }
+
+    /// Joins the sealed step over the objects after this sealed one's.
+    pub fn absorb(&mut self, mut next: Objects) {
+        self.candidates.append(&mut next.candidates);
+        self.arrays.append(&mut next.arrays);
+        self.tails.append(&mut next.tails);
+        self.strings.absorb(next.strings);
+    }
+}
+
+/// The first step over `range` (covered objects only), sealed.
+pub fn see_range(env: &Env, cover: Coverage, strings: usize, range: std::ops::Range<u32>, ctl: &Control, done: &std::sync::atomic::AtomicU64, total: u64) -> Result<Objects, Cancelled> {
+    let (heap, classes) = (env.heap, env.classes);
+    let mut seen = Objects::new(heap, strings);
+    for o in range {
+        if o % TICK == 0 {
+            let d = done.fetch_add(TICK as u64, std::sync::atomic::Ordering::Relaxed);
+            ctl.tick(d.min(total), total)?;
+        }
+        if cover.covers(o) {
+            seen.see(heap, env.roles, cover, o, classes.class_of(heap, o), classes.kind(heap, o));
+        }
+    }
+    seen.seal();
+    Ok(seen)
+}
+
+/// What the dominator tree decides, and the rows: the findings of the first step's
+/// candidates grouped by holder, and the arrays left for the duplicates and zero tails.
 #[derive(Default)]
 pub struct Partial {
     pub rows: FxHashMap<RowKey, Agg>,
@@ -56,6 +192,18 @@ pub struct Partial {
     /// there only).
     pub tails: Vec<(ObjIdx, u64)>,
     pub strings: StringCollector,
+}
+
+/// What the second step reads.
+pub struct Env<'a> {
+    pub heap: &'a Heap,
+    pub analysis: &'a FullAnalysis,
+    pub roles: &'a Roles,
+    /// The class of every object (the index reads the dump and hashes the class id).
+    pub classes: &'a ClassCache,
+    /// The arrays the JDK's box caches keep (`Integer$IntegerCache.cache`, `archivedCache`, …),
+    /// sorted: with class data sharing they are held from the roots, not by the cache class.
+    pub box_cache_arrays: Vec<ObjIdx>,
 }
 
 impl Env<'_> {
@@ -80,89 +228,43 @@ impl Env<'_> {
     }
 }
 
-pub fn scan_range(env: &Env, range: std::ops::Range<u32>, ctl: &Control, done: &std::sync::atomic::AtomicU64, total: u64) -> Result<Partial, Cancelled> {
-    let heap = env.heap;
+/// The second step: the candidates the dominator tree confirms, as rows; the `byte[]` and
+/// `char[]` that are not a String's own, hashed.
+pub fn attribute(env: &Env, mut seen: Objects) -> Partial {
     let a = env.analysis;
-    let ref_size = heap.size_model().ref_size as u64;
-    let mut p = Partial { strings: StringCollector::with_capacity(heap, env.strings), ..Default::default() };
-    for o in range {
-        if o % TICK == 0 {
-            let d = done.fetch_add(TICK as u64, std::sync::atomic::Ordering::Relaxed);
-            ctl.tick(d.min(total), total)?;
-        }
-        if !a.in_tree(o) {
-            continue;
-        }
-        // The kind from the class (the object pass learnt it): most objects need no read of
-        // the index's entry.
-        match env.classes.kind(heap, o) {
-            ObjectKind::Instance => {
-                let c = env.class_of(o);
-                match env.roles.of(c) {
-                    Role::Other => {}
-                    Role::Collection(shape) => {
-                        // A set's own map is the set's business (it is counted as the set).
-                        if matches!(env.idom_role(o), Some(Role::Collection(_))) {
-                            continue;
-                        }
-                        let Some(f) = fill(heap, env.roles, o, c, shape) else { continue };
-                        if f.size == 0 {
-                            env.record(&mut p.rows, Check::EmptyCollections, o, a.retained_size(o));
-                        } else if f.underfilled {
-                            let check = if f.slots == f.default { Check::SmallCollections } else { Check::SparseCollections };
-                            env.record(&mut p.rows, check, o, (f.slots - f.size) * ref_size);
-                        }
-                    }
-                    Role::Boxed(width) => {
-                        // Field 0 of a box: its `value` (`roles::role_fields`).
-                        if !cacheable(env.roles.field(heap, o, c, 0)) && !in_box_cache(env, o) {
-                            env.record(&mut p.rows, Check::BoxedPrimitives, o, heap.instance_size(c).saturating_sub(width as u64));
-                        }
-                    }
-                    Role::String => p.strings.add(heap, o, c),
-                    Role::Finalizer => {
-                        if let Some(r) = pending_referent(env, o, c) {
-                            env.record(&mut p.rows, Check::PendingFinalization, r, a.retained_size(r));
-                        }
-                    }
-                }
-            }
-            ObjectKind::ObjectArray => {
-                if matches!(env.idom_role(o), Some(Role::Collection(_))) {
-                    continue;
-                }
-                let len = heap.array_length(o).unwrap_or(0) as u64;
-                let mut used = 0u64;
-                heap.for_each_reference(o, |_, _| used += 1);
-                let nulls = len - used.min(len);
-                if nulls > used {
-                    env.record(&mut p.rows, Check::SparseArrays, o, nulls * ref_size);
-                }
-            }
-            ObjectKind::PrimitiveArray(t) => {
-                let len = heap.array_length(o).unwrap_or(0) as usize;
-                // A String's value (byte[] or char[]) is judged with the String.
-                if len == 0 || matches!(t, PrimType::Byte | PrimType::Char) && env.idom_role(o) == Some(Role::String) {
-                    continue;
-                }
-                let Some(bytes) = heap.primitive_array_bytes(o) else { continue };
-                // xxh3: arrays are most of a heap's bytes, and it hashes them several times
-                // faster than a word-at-a-time hash.
-                let h = xxh3_64_with_seed(&bytes, env.class_of(o) as u64);
-                p.arrays.push(((h >> 32) as u32, o));
-                let elem = bytes.len() / len;
-                let zero_bytes = bytes.iter().rev().take_while(|&&b| b == 0).count();
-                if let Some(tail) = zero_bytes.checked_div(elem).map(|t| t as u64) {
-                    if 2 * tail > len as u64 {
-                        p.tails.push((o, tail * elem as u64));
-                    }
-                }
-            }
-            ObjectKind::Class => {}
+    let mut rows = FxHashMap::default();
+    for Candidate { object: o, check, overhead } in std::mem::take(&mut seen.candidates) {
+        let (keep, overhead) = match check {
+            // A set's own map, a collection's own array: the collection's business (it is
+            // counted as the collection).
+            Check::EmptyCollections => (!held_by_collection(env, o), a.retained_size(o)),
+            Check::SmallCollections | Check::SparseCollections | Check::SparseArrays => (!held_by_collection(env, o), overhead),
+            Check::BoxedPrimitives => (!in_box_cache(env, o), overhead),
+            Check::PendingFinalization => (true, a.retained_size(o)),
+            _ => (true, overhead),
+        };
+        if keep {
+            env.record(&mut rows, check, o, overhead);
         }
     }
-    p.strings.seal();
-    Ok(p)
+    // The byte[] and char[] of the tree, found from the classes (in order): each is hashed
+    // unless it is a String's value, judged with the String.
+    let (heap, classes) = (env.heap, env.classes);
+    for o in 0..heap.object_count() {
+        if matches!(classes.kind(heap, o), ObjectKind::PrimitiveArray(t) if is_text(t)) && a.in_tree(o) && env.idom_role(o) != Some(Role::String) {
+            seen.hash_array(heap, o, env.class_of(o));
+        }
+    }
+    Partial { rows, arrays: seen.arrays, tails: seen.tails, strings: seen.strings }
+}
+
+/// The types of a String's value.
+fn is_text(t: PrimType) -> bool {
+    matches!(t, PrimType::Byte | PrimType::Char)
+}
+
+fn held_by_collection(env: &Env, o: ObjIdx) -> bool {
+    matches!(env.idom_role(o), Some(Role::Collection(_)))
 }
 
 /// A box value that `valueOf` hands out from the JDK's caches (−128..127, chars 0..127, both
@@ -202,16 +304,30 @@ fn in_box_cache(env: &Env, o: ObjIdx) -> bool {
     holder == boxed || holder.strip_prefix(boxed.as_str()).is_some_and(|rest| rest.starts_with('$'))
 }
 
-/// The referent of Finalizer `f` when the JVM has handed it over for finalization: its `queue`
-/// is `ReferenceQueue.ENQUEUED` (waiting for the finalizer thread) or `ReferenceQueue.NULL` /
-/// `NULL_QUEUE` (taken off the queue, `finalize()` running), and the referent is not yet cleared.
-fn pending_referent(env: &Env, f: ObjIdx, c: u32) -> Option<ObjIdx> {
-    let heap = env.heap;
+/// The referent of Finalizer `f` when the JVM has handed it over for finalization: its
+/// `queue` is `ReferenceQueue.ENQUEUED` (waiting for the finalizer thread) or
+/// `ReferenceQueue.NULL` / `NULL_QUEUE` (taken off the queue, `finalize()` running), and
+/// the referent is not yet cleared.
+fn pending_referent(heap: &Heap, roles: &Roles, states: &[Option<u64>; 3], cover: Coverage, f: ObjIdx, c: u32) -> Option<ObjIdx> {
     // A Finalizer's fields 0 and 1: `queue` and `referent` (`roles::role_fields`).
-    let Some(Value::Object(q)) = env.roles.field(heap, f, c, 0) else { return None };
-    if !env.finalizer_states.contains(&Some(q)) {
+    let Some(Value::Object(q)) = roles.field(heap, f, c, 0) else { return None };
+    if !states.contains(&Some(q)) {
         return None;
     }
-    let Some(Value::Object(r)) = env.roles.field(heap, f, c, 1) else { return None };
-    heap.index_of(r).filter(|&r| env.analysis.in_tree(r))
+    let Some(Value::Object(r)) = roles.field(heap, f, c, 1) else { return None };
+    heap.index_of(r).filter(|&r| cover.covers(r))
+}
+
+/// Ids of `java.lang.ref.ReferenceQueue`'s `ENQUEUED` and `NULL` sentinels (`NULL_QUEUE` since
+/// JDK 21).
+fn finalizer_states(heap: &Heap) -> [Option<u64>; 3] {
+    let get = |name: &str| {
+        heap.classes_named("java.lang.ref.ReferenceQueue").iter().find_map(|&c| {
+            heap.class(c).statics.iter().find(|s| s.name == name).and_then(|s| match s.value {
+                Value::Object(id) if id != 0 => Some(id),
+                _ => None,
+            })
+        })
+    };
+    [get("ENQUEUED"), get("NULL"), get("NULL_QUEUE")]
 }

@@ -17,7 +17,7 @@
 
 use std::borrow::Cow;
 
-use heapql_heap::{ClassIdx, FieldSlot, Heap, ObjIdx, ObjectKind, PrimType, Value};
+use heapql_heap::{ClassIdx, FieldSlot, GrowArray, Heap, ObjIdx, ObjectKind, PrimType, Value};
 use rustc_hash::FxHashMap;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
@@ -44,9 +44,11 @@ pub struct StringCollector {
     /// (encoding in the top two bits, 30 bits of the text's hash; the String) of every String
     /// with a readable text, in object order until `seal` sorts them. Equal keys are
     /// confirmed by comparing bytes.
-    keys: Vec<(u32, ObjIdx)>,
+    /// In the heap's scratch placement: a collector made beside the dominator phase keeps
+    /// them there, where the pages they fill can leave memory for the phase's own.
+    keys: GrowArray<[u32; 2]>,
     /// The sorted keys of the objects after these (`absorb`), merged with them in `finish`.
-    after: Vec<(u32, ObjIdx)>,
+    after: GrowArray<[u32; 2]>,
     /// The object after the array of the last String added (`index_near`).
     after_array: ObjIdx,
 }
@@ -186,18 +188,18 @@ impl StringCollector {
     pub fn add(&mut self, heap: &Heap, o: ObjIdx, c: ClassIdx) {
         self.strings += 1;
         if let Some(t) = text(heap, &self.fields, o, c, &mut self.after_array) {
-            self.keys.push((text_key(&t, high_byte(heap)), o));
+            self.keys.push([text_key(&t, high_byte(heap)), o]);
         }
     }
 
     pub fn with_capacity(heap: &Heap, strings: usize) -> StringCollector {
-        StringCollector { keys: Vec::with_capacity(strings), fields: StringFields::of(heap), ..Default::default() }
+        StringCollector { keys: GrowArray::with_capacity(strings, heap.scratch()), fields: StringFields::of(heap), ..Default::default() }
     }
 
     /// Sorts the keys (each core sorts its own half).
     pub fn seal(&mut self) {
         // As one u64 (key, then String): the order of the pairs, one compare each.
-        self.keys.sort_unstable_by_key(|&(key, o)| (key as u64) << 32 | o as u64);
+        self.keys.sort_unstable_by_key(|&[key, o]| (key as u64) << 32 | o as u64);
     }
 
     /// Joins the sealed collector of the objects after this one's.
@@ -221,7 +223,7 @@ impl StringCollector {
         // key held by several (a run) are candidates, verified below.
         let mut g = Grouping::default();
         let (mut run_key, mut run_start, mut first) = (0u32, 0usize, NO_ARRAY);
-        for (key, o) in merged(&self.keys, &self.after) {
+        for [key, o] in merged(&self.keys, &self.after) {
             if first != NO_ARRAY && key == run_key {
                 // A second String of the key: the run's first becomes a candidate too.
                 let run = g.run_encoding.len() as u32;
@@ -373,7 +375,7 @@ fn verify(heap: &Heap, fields: &StringFields, mut candidates: Vec<(ObjIdx, u32)>
 }
 
 /// Two sorted lists as one sorted sequence.
-fn merged<'l>(a: &'l [(u32, ObjIdx)], b: &'l [(u32, ObjIdx)]) -> impl Iterator<Item = (u32, ObjIdx)> + 'l {
+fn merged<'l>(a: &'l [[u32; 2]], b: &'l [[u32; 2]]) -> impl Iterator<Item = [u32; 2]> + 'l {
     let (mut i, mut j) = (0, 0);
     std::iter::from_fn(move || {
         let next = match (a.get(i), b.get(j)) {
