@@ -126,6 +126,7 @@ unsafe impl Plain for u16 {}
 unsafe impl Plain for u32 {}
 unsafe impl Plain for u64 {}
 unsafe impl Plain for [u32; 2] {}
+unsafe impl Plain for [u64; 2] {}
 
 /// A fixed-length array in memory or in a mapped scratch file (see `Placement`).
 pub struct BigArray<T: Plain> {

@@ -173,7 +173,7 @@ fn duplicate_arrays(env: &Env, p: &mut Partial, pass_bytes: u64) -> Vec<ObjIdx> 
     let heap = env.heap;
     let mut arrays = std::mem::take(&mut p.arrays);
     // As one u64 (hash, then array): the order of the pairs, one compare each.
-    arrays.sort_unstable_by_key(|&(h, o)| (h as u64) << 32 | o as u64);
+    arrays.sort_unstable_by_key(|&[h, o]| (h as u64) << 32 | o as u64);
     // Candidates: members of hash groups with more than one array, as (array, group); the
     // groups are numbered in hash order.
     let mut candidates: Vec<(ObjIdx, u32)> = Vec::new();
@@ -181,11 +181,11 @@ fn duplicate_arrays(env: &Env, p: &mut Partial, pass_bytes: u64) -> Vec<ObjIdx> 
     let mut i = 0;
     while i < arrays.len() {
         let mut j = i + 1;
-        while j < arrays.len() && arrays[j].0 == arrays[i].0 {
+        while j < arrays.len() && arrays[j][0] == arrays[i][0] {
             j += 1;
         }
         if j - i > 1 {
-            candidates.extend(arrays[i..j].iter().map(|&(_, o)| (o, groups)));
+            candidates.extend(arrays[i..j].iter().map(|&[_, o]| (o, groups)));
             groups += 1;
         }
         i = j;
