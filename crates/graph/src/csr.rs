@@ -151,6 +151,61 @@ impl Csr {
     }
 }
 
+/// Adjacency lists made in consecutive node ranges, one `Csr` per range, as a parallel build
+/// makes them: never joined into one, since a join copies every part after the first (on
+/// bench-4g 0.8 s of writing into the first part's scratch file, paced by the disk once the
+/// dirty pages pile up). A node's list is found in its range's part (up to one part per core:
+/// a few comparisons).
+#[derive(Debug)]
+pub struct CsrParts {
+    /// First node of each part, ascending, the first 0.
+    firsts: Vec<u32>,
+    /// Each part's lists, its first node's at 0; targets are node ids of the whole graph.
+    parts: Vec<Csr>,
+}
+
+impl CsrParts {
+    /// The parts of nodes `firsts[k]..firsts[k + 1]` (the last to the end), in order.
+    pub fn new(firsts: Vec<u32>, parts: Vec<Csr>) -> CsrParts {
+        assert!(!parts.is_empty() && firsts.len() == parts.len() && firsts[0] == 0, "one first node per part, the first 0");
+        for (k, w) in firsts.windows(2).enumerate() {
+            assert_eq!(w[0] + parts[k].node_count(), w[1], "part {k} ends where the next begins");
+        }
+        CsrParts { firsts, parts }
+    }
+
+    /// The parts, with their first nodes.
+    pub fn parts(&self) -> impl Iterator<Item = (u32, &Csr)> {
+        self.firsts.iter().copied().zip(&self.parts)
+    }
+
+    #[inline]
+    pub fn node_count(&self) -> u32 {
+        let last = self.parts.len() - 1;
+        self.firsts[last] + self.parts[last].node_count()
+    }
+
+    pub fn edge_count(&self) -> u64 {
+        self.parts.iter().map(Csr::edge_count).sum()
+    }
+
+    #[inline]
+    pub fn successors(&self, v: u32) -> &[u32] {
+        let k = self.firsts.partition_point(|&f| f <= v) - 1;
+        self.parts[k].successors(v - self.firsts[k])
+    }
+
+    /// Bytes of anonymous memory held by the lists.
+    pub fn heap_bytes(&self) -> usize {
+        self.parts.iter().map(Csr::heap_bytes).sum()
+    }
+
+    /// Bytes of scratch files held by the lists.
+    pub fn file_bytes(&self) -> usize {
+        self.parts.iter().map(Csr::file_bytes).sum()
+    }
+}
+
 /// Adjacency lists where most nodes have none (a dominator tree: most objects dominate
 /// nothing): offsets are kept only for nodes with a list, found through a bitmap with a rank
 /// per 64 nodes. Memory: 4 B per edge, 4 B per non-empty list, 0.19 B per node.
@@ -291,9 +346,6 @@ pub struct SequentialCsrBuilder {
     offsets: BuildOffsets,
     targets: Vec<u32>,
     spill: Option<Spill>,
-    /// Buffered edges (or list ends) at which a spilling builder writes its buffers out:
-    /// `SPILL_EDGES`, or more until the first write while it keeps its lists (`keeping`).
-    spill_at: usize,
 }
 
 /// A spilling builder's files: finished targets, and the offsets before the buffered ones
@@ -360,54 +412,6 @@ impl BuildOffsets {
             BuildOffsets::U64(o) => o.len(),
         }
     }
-    fn reserve(&mut self, more: usize) {
-        match self {
-            BuildOffsets::U32(o) => o.reserve(more),
-            BuildOffsets::U64(o) => o.reserve(more),
-        }
-    }
-    fn shrink_to(&mut self, capacity: usize) {
-        match self {
-            BuildOffsets::U32(o) => o.shrink_to(capacity),
-            BuildOffsets::U64(o) => o.shrink_to(capacity),
-        }
-    }
-}
-
-/// Where an appended builder's lists go: its targets as they are, its list ends (after the
-/// leading start, 0) moved by the edges before them.
-struct Ends<'a> {
-    to: &'a mut SequentialCsrBuilder,
-    base: u64,
-    leading_start: bool,
-}
-
-impl Ends<'_> {
-    fn targets(&mut self, chunk: &[u32]) {
-        let to = &mut *self.to;
-        if let Some(spill) = to.spill.as_mut().filter(|_| to.targets.is_empty()) {
-            if spill.targets.append(chunk).is_ok() {
-                return;
-            }
-            // No room left for the files: go on in memory, as `BigArray` does.
-            to.unspill();
-        }
-        to.targets.extend_from_slice(chunk);
-        to.spill_when_full();
-    }
-
-    fn ends<T: Copy + Into<u64>>(&mut self, chunk: &[T]) {
-        let skip = usize::from(std::mem::take(&mut self.leading_start));
-        let chunk = &chunk[skip.min(chunk.len())..];
-        // Ends do not decrease: when the last fits `u32`, all do.
-        let base = self.base;
-        match (&mut self.to.offsets, chunk.last()) {
-            (BuildOffsets::U32(o), Some(&last)) if base + last.into() <= u32::MAX as u64 => o.extend(chunk.iter().map(|&e| (base + e.into()) as u32)),
-            (BuildOffsets::U64(o), _) => o.extend(chunk.iter().map(|&e| base + e.into())),
-            _ => chunk.iter().for_each(|&e| self.to.push_end(base + e.into())),
-        }
-        self.to.spill_when_full();
-    }
 }
 
 /// The builder's growing offsets (`Offsets` once finished).
@@ -427,7 +431,7 @@ impl SequentialCsrBuilder {
             o.push(0u64);
             BuildOffsets::U64(o)
         };
-        SequentialCsrBuilder { offsets, targets: Vec::with_capacity(edge_capacity as usize), spill: None, spill_at: usize::MAX }
+        SequentialCsrBuilder { offsets, targets: Vec::with_capacity(edge_capacity as usize), spill: None }
     }
 
     /// A builder whose finished lists go to scratch files in `place` (`new` for
@@ -445,22 +449,7 @@ impl SequentialCsrBuilder {
             offsets: if narrow { BuildOffsets::U32(vec![0]) } else { BuildOffsets::U64(vec![0]) },
             targets: Vec::with_capacity(SPILL_EDGES + 4096),
             spill: Some(Spill { targets, offsets }),
-            spill_at: SPILL_EDGES,
         }
-    }
-
-    /// A spilling builder that keeps up to `edges` edges (and as many list ends) in memory
-    /// before its first write, then spills as usual. A part appended to another (`append`)
-    /// that kept all its lists is copied from memory: none written to a file of its own and
-    /// read back (inside 0.35 × bench-1g, the object graph's lists joined in 0.09-0.15 s
-    /// against 0.17-0.22). Capacity reserved and never filled is never made resident.
-    pub fn keeping(mut self, edges: usize) -> Self {
-        if self.spill.is_some() && edges > self.spill_at {
-            self.spill_at = edges;
-            self.targets = Vec::with_capacity(edges + 4096);
-            self.offsets.reserve(edges);
-        }
-        self
     }
 
     /// Edges written out before the buffer's first.
@@ -503,44 +492,6 @@ impl SequentialCsrBuilder {
         self.spill_when_full();
     }
 
-    /// Appends the lists of `next`, a builder of the nodes that follow this one's (whose own
-    /// list is finished), with the same target ids: the parts of a parallel build become one
-    /// CSR by one copy of the parts after the first, read from their files and written to
-    /// this one's a chunk at a time (no fresh mapping to fault in, no scratch file of the
-    /// whole size beside the parts).
-    pub fn append(&mut self, mut next: SequentialCsrBuilder) {
-        assert!(self.pending().is_empty(), "appended after an unfinished list");
-        let base = (self.spilled() + self.targets.len()) as u64;
-        // A part that kept all its lists in memory is copied from there; its files are empty.
-        if next.spill.as_ref().is_some_and(|s| s.targets.is_empty() && s.offsets.len() == 0) {
-            next.spill = None;
-        }
-        if next.spill.is_some() && next.write_out(true).is_err() {
-            next.unspill();
-        }
-        // With the buffer written out, `next`'s targets go to the file as they are read.
-        if self.spill.is_some() && self.write_out(false).is_err() {
-            self.unspill();
-        }
-        let mut ends = Ends { to: self, base, leading_start: true };
-        match next.spill {
-            Some(mut spill) => {
-                let read = spill.targets.for_each_chunk(SPILL_EDGES, |c| ends.targets(c)).and_then(|_| match &mut spill.offsets {
-                    SpillOffsets::U32(f) => f.for_each_chunk(SPILL_EDGES, |c| ends.ends(c)),
-                    SpillOffsets::U64(f) => f.for_each_chunk(SPILL_EDGES, |c| ends.ends(c)),
-                });
-                read.unwrap_or_else(|e| panic!("cannot read back the object graph's scratch file ({e})"));
-            }
-            None => {
-                next.targets.chunks(SPILL_EDGES).for_each(|c| ends.targets(c));
-                match &next.offsets {
-                    BuildOffsets::U32(o) => o.chunks(SPILL_EDGES).for_each(|c| ends.ends(c)),
-                    BuildOffsets::U64(o) => o.chunks(SPILL_EDGES).for_each(|c| ends.ends(c)),
-                }
-            }
-        }
-    }
-
     /// Adds the end of a list (widening the offsets when it does not fit `u32`).
     #[inline]
     fn push_end(&mut self, end: u64) {
@@ -555,21 +506,13 @@ impl SequentialCsrBuilder {
         }
     }
 
-    /// Writes the buffers out once one holds `spill_at` values (spilling builders); a
-    /// builder that kept its lists goes on with buffers of `SPILL_EDGES`.
+    /// Writes the buffers out once one holds `SPILL_EDGES` values (spilling builders).
     #[inline]
     fn spill_when_full(&mut self) {
-        let full = self.targets.len() >= self.spill_at || self.offsets.len() > self.spill_at;
-        if !full || self.spill.is_none() {
-            return;
-        }
-        if self.write_out(false).is_err() {
+        let full = self.targets.len() >= SPILL_EDGES || self.offsets.len() > SPILL_EDGES;
+        if full && self.spill.is_some() && self.write_out(false).is_err() {
             // No room left for the files: go on in memory, as `BigArray` does.
             self.unspill();
-        } else if self.spill_at > SPILL_EDGES {
-            self.spill_at = SPILL_EDGES;
-            self.targets = Vec::with_capacity(SPILL_EDGES + 4096);
-            self.offsets.shrink_to(SPILL_EDGES + 1);
         }
     }
 
@@ -757,52 +700,29 @@ mod tests {
     }
 
     #[test]
-    fn appended_parts_match_one_builder() {
+    fn parts_made_apart_match_one_builder() {
         // Parts of a parallel build (one node, an empty one, several spills, offsets of both
-        // widths in the files) appended in order equal the lists built by one builder.
+        // widths in the files), never joined, hold the lists one builder makes.
         let (_dir, files) = scratch_files();
         let one = one_builder();
         let cuts = [0, 1, 300_000, 300_000, 650_000, PART_TEST_NODES];
         for (place, wide) in [(&Placement::Memory, [false; 5]), (&files, [false; 5]), (&files, [true, false, true, true, false])] {
-            let mut parts = cuts.windows(2).zip(wide).map(|(w, wide)| {
-                let mut b = SequentialCsrBuilder::new_in(w[1] - w[0], if wide { u32::MAX as u64 + 1 } else { 0 }, place);
-                build_part(w[0], w[1], &mut b);
-                b
-            });
-            let mut joined = parts.next().unwrap();
-            for part in parts {
-                joined.append(part);
+            let parts: Vec<Csr> = cuts
+                .windows(2)
+                .zip(wide)
+                .map(|(w, wide)| {
+                    let mut b = SequentialCsrBuilder::new_in(w[1] - w[0], if wide { u32::MAX as u64 + 1 } else { 0 }, place);
+                    build_part(w[0], w[1], &mut b);
+                    b.finish()
+                })
+                .collect();
+            assert!(parts.iter().all(|p| p.edge_count() == 0 || p.targets.is_mapped() == (place == &files)), "placement");
+            let g = CsrParts::new(cuts[..cuts.len() - 1].to_vec(), parts);
+            assert_eq!((g.node_count(), g.edge_count()), (one.node_count(), one.edge_count()));
+            for v in 0..one.node_count() {
+                assert_eq!(g.successors(v), one.successors(v), "node {v}");
             }
-            let g = joined.finish();
-            assert_eq!(g.targets.is_mapped(), place == &files);
-            assert_same_lists(&g, &one);
         }
-    }
-
-    #[test]
-    fn parts_that_keep_their_lists_append_like_spilled_ones() {
-        // The second part keeps every list in memory (its files stay empty and it is copied
-        // from memory); the third keeps fewer than it makes, so it spills after all.
-        let (_dir, files) = scratch_files();
-        let one = one_builder();
-        let cuts = [0, 50_000, 400_000, PART_TEST_NODES];
-        let kept = [0, 10_000_000, 1_200_000];
-        let mut parts = cuts.windows(2).zip(kept).map(|(w, kept)| {
-            let mut b = SequentialCsrBuilder::new_in(w[1] - w[0], 0, &files).keeping(kept);
-            build_part(w[0], w[1], &mut b);
-            b
-        });
-        let mut joined = parts.next().unwrap();
-        let (all_kept, spilled) = (parts.next().unwrap(), parts.next().unwrap());
-        let written = |b: &SequentialCsrBuilder| b.spill.as_ref().map(|s| (s.targets.len(), s.offsets.len()));
-        assert_eq!(written(&all_kept), Some((0, 0)), "nothing written by the part that kept its lists");
-        assert!(written(&spilled).is_some_and(|(t, o)| t >= 1_200_000 && o > 200_000), "the other wrote its lists");
-        assert!(spilled.targets.capacity() < 1_200_000, "its big buffer let go");
-        joined.append(all_kept);
-        joined.append(spilled);
-        let g = joined.finish();
-        assert!(g.targets.is_mapped());
-        assert_same_lists(&g, &one);
     }
 
     #[test]

@@ -25,7 +25,7 @@ pub mod retained;
 
 pub use analysis::{edge_label, FullAnalysis, GraphOptions, PassBeside, PathStep, RetainedSet, ShallowSizes};
 pub use control::{Cancelled, Control};
-pub use csr::{Csr, SequentialCsrBuilder, SparseCsr};
+pub use csr::{Csr, CsrParts, SequentialCsrBuilder, SparseCsr};
 pub use dominators::{dominators, dominators_in, pinned_edges, Dominators};
 pub use domtree::dominator_children;
 pub use fixedbitset::FixedBitSet;

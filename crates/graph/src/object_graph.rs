@@ -17,7 +17,7 @@
 
 use crate::control::{Cancelled, Control};
 use crate::marking::mark_reachable;
-use crate::{Csr, FixedBitSet, Graph, SequentialCsrBuilder};
+use crate::{Csr, CsrParts, FixedBitSet, Graph, SequentialCsrBuilder};
 use heapql_heap::{Heap, ObjIdx, RootKind};
 
 /// Root kinds that MAT turns into an edge from their thread when the thread object is known.
@@ -45,8 +45,9 @@ pub fn obj(v: u32) -> ObjIdx {
 }
 
 pub struct ObjectGraph {
-    /// Outbound edges of nodes 0..=N (node 0's list is empty; see `root_children`).
-    pub(crate) out: Csr,
+    /// Outbound edges of nodes 0..=N (node 0's list is empty; see `root_children`), in the
+    /// parts the build made them in.
+    pub(crate) out: CsrParts,
     /// Children of the virtual root: GC roots, then unreachable pseudo-roots (node ids).
     pub(crate) root_children: Vec<u32>,
     /// Number of GC roots at the start of `root_children`.
@@ -117,16 +118,14 @@ impl ObjectGraph {
         let (thread_edges, done) = (&thread_edges, &done);
         let parts = crate::par::run_each((0..threads as usize).map(|k| {
             let (lo, hi) = (bounds[k], bounds[k + 1]);
-            move || build_range(heap, lo, hi, k, thread_edges, done, ctl)
+            move || build_range(heap, lo, hi, k, thread_edges, done, ctl).map(SequentialCsrBuilder::finish)
         }));
-        let mut parts = parts.into_iter();
-        let mut lists = parts.next().expect("one part at least")?;
+        let parts = parts.into_iter().collect::<Result<Vec<Csr>, Cancelled>>()?;
+        // Part 0 holds the virtual root's list before its objects' (nodes 0..=bounds[1]);
+        // part k those of nodes bounds[k]+1..=bounds[k+1].
+        let firsts = (0..parts.len()).map(|k| if k == 0 { 0 } else { node(bounds[k]) }).collect();
+        let out = CsrParts::new(firsts, parts);
         laps.lap("graph: outbound lists");
-        for part in parts {
-            lists.append(part?);
-        }
-        let out = lists.finish();
-        laps.lap("graph: lists joined");
         ctl.tick(n as u64, n as u64)?;
 
         let mut pinned = FixedBitSet::with_capacity(nodes as usize);
@@ -248,16 +247,8 @@ impl ObjectGraph {
     }
 }
 
-/// Anonymous memory the graph's second part may keep its lists in (targets and list ends),
-/// per object of the heap, so that joining it to the first copies it from memory: the
-/// dominator phase's peak is higher (8.7 B/object on bench-4g), so no peak rises. The parts
-/// after it (more cores) spill as the first does.
-const KEPT_BYTES_PER_OBJECT: u64 = 8;
-
 /// Outbound lists of objects `lo..hi`, the graph's `part`-th part (nodes `lo+1..=hi`; the
-/// first part also holds the virtual root's empty list first, and is made big enough to take
-/// the other parts' lists after its own; the second keeps its lists in memory, up to
-/// `KEPT_BYTES_PER_OBJECT`: `SequentialCsrBuilder::keeping`).
+/// first part also holds the virtual root's empty list first).
 fn build_range(
     heap: &Heap,
     lo: u32,
@@ -272,11 +263,9 @@ fn build_range(
     // A reference takes at least one id in the file, plus one class edge per object; capacity
     // that is never touched is never made resident.
     let with_root = part == 0;
-    let objects = if with_root { n } else { (hi - lo) as u64 };
+    let objects = (hi - lo) as u64;
     let share = objects * 2 + info.file_size / info.id_size.max(1) as u64 * objects / n.max(1);
-    // Its list ends take 4 bytes per object; the rest of the allowance goes to edges.
-    let kept = if part == 1 { (KEPT_BYTES_PER_OBJECT * n).saturating_sub(4 * objects) / 4 } else { 0 };
-    let mut b = SequentialCsrBuilder::new_in(objects as u32 + 1, share, heap.scratch()).keeping(kept as usize);
+    let mut b = SequentialCsrBuilder::new_in(objects as u32 + 1, share, heap.scratch());
     if with_root {
         b.finish_node();
     }

@@ -11,10 +11,10 @@ use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
 
 use crate::csr::Offsets;
-use crate::{Csr, FixedBitSet, FullAnalysis, GraphOptions, ObjectGraph, PassBeside, RetainedSizes, ShallowSizes};
+use crate::{Csr, CsrParts, FixedBitSet, FullAnalysis, GraphOptions, ObjectGraph, PassBeside, RetainedSizes, ShallowSizes};
 
 /// Bump when what this file writes changes meaning (part of every cache key).
-pub const CACHE_LAYOUT: &str = "graph4";
+pub const CACHE_LAYOUT: &str = "graph5";
 
 #[derive(Serialize, Deserialize)]
 struct Small {
@@ -22,7 +22,8 @@ struct Small {
     pinned_bits: usize,
     reachable_bits: usize,
     reachable_only: bool,
-    offsets_u64: bool,
+    /// Per part of the graph's lists: its first node, and whether its offsets are `u64`.
+    parts: Vec<(u32, bool)>,
     retained_big: Vec<(u32, u64)>,
 }
 
@@ -51,11 +52,13 @@ impl FullAnalysis {
     /// Writes the analysis into a cache file.
     pub fn write_cache(&self, w: &mut EntryWriter) -> std::io::Result<()> {
         let g = &self.graph;
-        match &g.out.offsets {
-            Offsets::U32(o) => w.array("graph.offsets", o)?,
-            Offsets::U64(o) => w.array("graph.offsets", o)?,
+        for (k, (_, part)) in g.out.parts().enumerate() {
+            match &part.offsets {
+                Offsets::U32(o) => w.array(&format!("graph.offsets.{k}"), o)?,
+                Offsets::U64(o) => w.array(&format!("graph.offsets.{k}"), o)?,
+            }
+            w.array(&format!("graph.targets.{k}"), &part.targets)?;
         }
-        w.array("graph.targets", &g.out.targets)?;
         w.array("graph.root_children", &g.root_children)?;
         w.array("graph.pinned", &words(&g.pinned))?;
         w.array("graph.reachable", &words(&g.reachable))?;
@@ -71,7 +74,7 @@ impl FullAnalysis {
                 pinned_bits: g.pinned.len(),
                 reachable_bits: g.reachable.len(),
                 reachable_only: self.reachable_only,
-                offsets_u64: matches!(g.out.offsets, Offsets::U64(_)),
+                parts: g.out.parts().map(|(first, part)| (first, matches!(part.offsets, Offsets::U64(_)))).collect(),
                 retained_big: self.retained.big.clone(),
             },
         )
@@ -81,12 +84,17 @@ impl FullAnalysis {
     /// reason when the file does not fit the heap.
     pub fn read_cache(heap: &Heap, f: &EntryFile) -> Result<FullAnalysis, String> {
         let s: Small = f.blob("analysis").map_err(|e| e.0)?;
-        let offsets = if s.offsets_u64 {
-            Offsets::U64(f.array("graph.offsets").map_err(|e| e.0)?)
-        } else {
-            Offsets::U32(f.array("graph.offsets").map_err(|e| e.0)?)
-        };
-        let out = Csr { offsets, targets: f.array("graph.targets").map_err(|e| e.0)? };
+        let mut parts = Vec::with_capacity(s.parts.len());
+        for (k, &(_, wide)) in s.parts.iter().enumerate() {
+            let name = format!("graph.offsets.{k}");
+            let offsets = if wide { Offsets::U64(f.array(&name).map_err(|e| e.0)?) } else { Offsets::U32(f.array(&name).map_err(|e| e.0)?) };
+            parts.push(Csr { offsets, targets: f.array(&format!("graph.targets.{k}")).map_err(|e| e.0)? });
+        }
+        let firsts: Vec<u32> = s.parts.iter().map(|&(first, _)| first).collect();
+        if parts.is_empty() || firsts[0] != 0 || firsts.windows(2).zip(&parts).any(|(w, p)| w[0].checked_add(p.node_count()) != Some(w[1])) {
+            return Err("the graph's parts do not follow each other".to_string());
+        }
+        let out = CsrParts::new(firsts, parts);
         let nodes = heap.object_count() as usize + 1;
         let graph = ObjectGraph {
             out,
