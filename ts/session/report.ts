@@ -45,7 +45,8 @@ export async function sectionJson<T>(
 /**
  * Analyzes the heap for a report or the waste checks when needed: in the mode the caller names,
  * else in the mode of the analysis already there (it is kept), else with every object.
- * `forReport`: the full report follows (its object pass is made during the analysis).
+ * `forReport`: the full report follows (its object pass, with the waste checks' first step, is made
+ * during the analysis).
  */
 export async function analyzeForReport(heap: ReportableHeap, options: Pick<BuildReportOptions, 'reachableOnly' | 'onProgress' | 'signal'>, forReport = false): Promise<void> {
   const mode = options.reachableOnly ?? heap.status.analysis?.reachableOnly ?? false;

@@ -323,7 +323,7 @@ mod tests {
         dumps
     }
 
-    /// The graph built in several parts (joined wherever the bounds fall, in memory and in
+    /// The graph built in several parts (cut wherever the bounds fall, in memory and in
     /// scratch files) has the lists, roots and reachability of the one built in one part.
     #[test]
     fn parts_build_the_graph_of_one_part_on_the_fixture_dumps() {
