@@ -223,10 +223,11 @@ pub struct ScanBeside<'h> {
     reachable_only: bool,
     ctl: Control,
     half: Half,
-    /// Made at the first object: an analysis read from the cache sees none.
+    /// Made at the first object: an analysis read from the cache sees none (its scratch
+    /// files, the waste step's among them, are never made then).
     classes: Option<ClassCache>,
     roles: Roles,
-    waste: Objects,
+    waste: Option<Objects>,
 }
 
 impl<'h> ScanBeside<'h> {
@@ -234,8 +235,7 @@ impl<'h> ScanBeside<'h> {
     /// `ctl` gives only the cancellation (the phase beside has the progress).
     pub fn new(heap: &'h Heap, flags: Vec<u8>, reachable_only: bool, ctl: Control) -> ScanBeside<'h> {
         let referent = referent_slots(heap, &flags);
-        let (roles, waste) = crate::waste::objects_beside(heap);
-        ScanBeside { heap, flags, referent, reachable_only, ctl, half: Half::new(heap), classes: None, roles, waste }
+        ScanBeside { heap, flags, referent, reachable_only, ctl, half: Half::new(heap), classes: None, roles: Roles::new(heap), waste: None }
     }
 }
 
@@ -253,7 +253,8 @@ impl PassBeside for ScanBeside<'_> {
         let classes = self.classes.get_or_insert_with(|| ClassCache::zeroed(heap));
         classes.set(o, c);
         if cover.covers(o) {
-            self.waste.see(heap, &self.roles, cover, o, c, kind);
+            let waste = self.waste.get_or_insert_with(|| crate::waste::objects_beside(heap));
+            waste.see(heap, &self.roles, cover, o, c, kind);
         }
         Ok(shallow)
     }
@@ -262,10 +263,12 @@ impl PassBeside for ScanBeside<'_> {
         let heap = self.heap;
         // A dump without objects: no first object made them.
         let classes = self.classes.unwrap_or_else(|| ClassCache::zeroed(heap));
-        let mut waste = self.waste;
-        waste.seal();
         let mut scan = self.half.into_scan(classes);
-        scan.waste = Some(waste);
+        // None when no object was covered: the waste pass then makes the step itself.
+        scan.waste = self.waste.map(|mut waste| {
+            waste.seal();
+            waste
+        });
         scan
     }
 }

@@ -71,8 +71,8 @@ pub fn analyze(heap: &Heap, analysis: &FullAnalysis, options: &WasteOptions) -> 
 
 /// The first step of the checks over every object (`Objects::see`), made beside another pass
 /// over them (`crate::scan::ScanBeside`): it needs no dominator.
-pub(crate) fn objects_beside(heap: &Heap) -> (Roles, Objects) {
-    (Roles::new(heap), Objects::new(heap, string_count(heap)))
+pub(crate) fn objects_beside(heap: &Heap) -> Objects {
+    Objects::new(heap, string_count(heap))
 }
 
 /// `analyze` with the class of every object already known (the report's object pass), and
