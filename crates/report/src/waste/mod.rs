@@ -96,7 +96,7 @@ pub(crate) fn analyze_with(heap: &Heap, analysis: &FullAnalysis, options: &Waste
             low
         }
     };
-    let mut p = attribute(&env, seen);
+    let mut p = attribute(&env, seen, &ctl).map_err(|_| HeapError::Cancelled)?;
     laps.lap("waste: findings confirmed by the dominators");
 
     // Duplicate arrays and duplicate strings side by side (each reads its own candidates in

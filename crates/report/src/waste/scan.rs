@@ -244,7 +244,7 @@ impl Env<'_> {
 
 /// The second step: the candidates the dominator tree confirms, as rows; the `byte[]` and
 /// `char[]` that are not a String's own, hashed.
-pub fn attribute(env: &Env, mut seen: Objects) -> Partial {
+pub fn attribute(env: &Env, mut seen: Objects, ctl: &Control) -> Result<Partial, Cancelled> {
     let a = env.analysis;
     let mut rows = FxHashMap::default();
     for &packed in seen.candidates.iter() {
@@ -266,11 +266,15 @@ pub fn attribute(env: &Env, mut seen: Objects) -> Partial {
     // unless it is a String's value, judged with the String.
     let (heap, classes) = (env.heap, env.classes);
     for o in 0..heap.object_count() {
+        if o % TICK == 0 {
+            // Cancellation only: the progress stays where the object pass left it.
+            ctl.tick(heap.object_count() as u64, heap.object_count() as u64 + 1)?;
+        }
         if matches!(classes.kind(heap, o), ObjectKind::PrimitiveArray(t) if is_text(t)) && a.in_tree(o) && env.idom_role(o) != Some(Role::String) {
             seen.hash_array(heap, o, env.class_of(o));
         }
     }
-    Partial { rows, arrays: seen.arrays, tails: seen.tails, strings: seen.strings }
+    Ok(Partial { rows, arrays: seen.arrays, tails: seen.tails, strings: seen.strings })
 }
 
 /// The types of a String's value.
