@@ -165,13 +165,19 @@ pub struct CsrParts {
 }
 
 impl CsrParts {
-    /// The parts of nodes `firsts[k]..firsts[k + 1]` (the last to the end), in order.
-    pub fn new(firsts: Vec<u32>, parts: Vec<Csr>) -> CsrParts {
-        assert!(!parts.is_empty() && firsts.len() == parts.len() && firsts[0] == 0, "one first node per part, the first 0");
-        for (k, w) in firsts.windows(2).enumerate() {
-            assert_eq!(w[0] + parts[k].node_count(), w[1], "part {k} ends where the next begins");
+    /// The parts of nodes `firsts[k]..firsts[k + 1]` (the last to the end), in order; `Err`
+    /// says why they do not make one graph (no part, a first node other than 0, a part that
+    /// does not end where the next begins).
+    pub fn new(firsts: Vec<u32>, parts: Vec<Csr>) -> Result<CsrParts, String> {
+        if parts.is_empty() || firsts.len() != parts.len() || firsts[0] != 0 {
+            return Err(format!("{} first nodes for {} parts, the first must be 0", firsts.len(), parts.len()));
         }
-        CsrParts { firsts, parts }
+        for (k, w) in firsts.windows(2).enumerate() {
+            if w[0].checked_add(parts[k].node_count()) != Some(w[1]) {
+                return Err(format!("part {k} of the graph's lists does not end where the next begins"));
+            }
+        }
+        Ok(CsrParts { firsts, parts })
     }
 
     /// The parts, with their first nodes.
@@ -717,7 +723,13 @@ mod tests {
                 })
                 .collect();
             assert!(parts.iter().all(|p| p.edge_count() == 0 || p.targets.is_mapped() == (place == &files)), "placement");
-            let g = CsrParts::new(cuts[..cuts.len() - 1].to_vec(), parts);
+            let firsts = cuts[..cuts.len() - 1].to_vec();
+            let mut shifted = firsts.clone();
+            shifted[2] += 1;
+            assert!(CsrParts::new(vec![], vec![]).is_err(), "no part");
+            let g = CsrParts::new(firsts, parts).unwrap();
+            // Parts that do not follow each other are refused (a cache file read back).
+            assert!(CsrParts::new(shifted, g.parts.iter().map(|p| Csr::from_edges(p.node_count(), |_| {})).collect()).is_err());
             assert_eq!((g.node_count(), g.edge_count()), (one.node_count(), one.edge_count()));
             for v in 0..one.node_count() {
                 assert_eq!(g.successors(v), one.successors(v), "node {v}");

@@ -124,7 +124,7 @@ impl ObjectGraph {
         // Part 0 holds the virtual root's list before its objects' (nodes 0..=bounds[1]);
         // part k those of nodes bounds[k]+1..=bounds[k+1].
         let firsts = (0..parts.len()).map(|k| if k == 0 { 0 } else { node(bounds[k]) }).collect();
-        let out = CsrParts::new(firsts, parts);
+        let out = CsrParts::new(firsts, parts).expect("the parts cover consecutive node ranges");
         laps.lap("graph: outbound lists");
         ctl.tick(n as u64, n as u64)?;
 

@@ -90,11 +90,7 @@ impl FullAnalysis {
             let offsets = if wide { Offsets::U64(f.array(&name).map_err(|e| e.0)?) } else { Offsets::U32(f.array(&name).map_err(|e| e.0)?) };
             parts.push(Csr { offsets, targets: f.array(&format!("graph.targets.{k}")).map_err(|e| e.0)? });
         }
-        let firsts: Vec<u32> = s.parts.iter().map(|&(first, _)| first).collect();
-        if parts.is_empty() || firsts[0] != 0 || firsts.windows(2).zip(&parts).any(|(w, p)| w[0].checked_add(p.node_count()) != Some(w[1])) {
-            return Err("the graph's parts do not follow each other".to_string());
-        }
-        let out = CsrParts::new(firsts, parts);
+        let out = CsrParts::new(s.parts.iter().map(|&(first, _)| first).collect(), parts)?;
         let nodes = heap.object_count() as usize + 1;
         let graph = ObjectGraph {
             out,

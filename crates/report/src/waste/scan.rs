@@ -256,7 +256,8 @@ pub fn attribute(env: &Env, mut seen: Objects, ctl: &Control) -> Result<Partial,
             Check::SmallCollections | Check::SparseCollections | Check::SparseArrays => (!held_by_collection(env, o), overhead),
             Check::BoxedPrimitives => (!in_box_cache(env, o), overhead),
             Check::PendingFinalization => (true, a.retained_size(o)),
-            _ => (true, overhead),
+            // Found among all objects in `mod.rs`, never a candidate of the first step.
+            Check::DuplicateStrings | Check::DuplicateArrays | Check::ZeroTailArrays | Check::Latin1Strings => (true, overhead),
         };
         if keep {
             env.record(&mut rows, check, o, overhead);
