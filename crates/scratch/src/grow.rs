@@ -250,6 +250,7 @@ impl MappedGrow {
         if !reserve_disk(&self.file, self.reserved * size, (want - self.reserved) * size) {
             return false;
         }
+        crate::fill::lay_zeros(&self.file, self.reserved * size, (want - self.reserved) * size);
         self.reserved = want;
         true
     }

@@ -9,6 +9,7 @@
 //! are read and written at random all through a phase (the dominator scratch arrays) stay in
 //! memory: paging those would thrash.
 
+mod fill;
 mod grow;
 mod spare;
 mod timing;
@@ -17,7 +18,6 @@ pub use grow::GrowArray;
 pub use spare::memory_to_spare;
 pub use timing::Laps;
 use memmap2::MmapMut;
-use std::io::Write;
 use std::ops::{Deref, DerefMut};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -276,7 +276,7 @@ pub fn as_bytes<T: Plain>(v: &[T]) -> &[u8] {
 
 /// Appends `v`'s values to `file`.
 fn write_values<T: Plain>(file: &mut std::fs::File, v: &[T]) -> std::io::Result<()> {
-    file.write_all(as_bytes(v))
+    fill::write_in_pieces(file, as_bytes(v))
 }
 
 /// Fills `into` with the next values of `file`, as `write_values` wrote them.
@@ -371,13 +371,14 @@ pub(crate) fn reserve_disk(file: &std::fs::File, offset: usize, bytes: usize) ->
 
 fn map_zeroed(dir: &Path, bytes: usize) -> Option<MmapMut> {
     let file = reserved_file(dir, bytes)?;
+    fill::lay_zeros(&file, 0, bytes);
     // SAFETY: the file is unlinked and ours alone; nobody else can change it under the map.
     unsafe { MmapMut::map_mut(&file) }.ok()
 }
 
 fn map_copy(dir: &Path, data: &[u8]) -> Option<MmapMut> {
     let mut file = reserved_file(dir, data.len())?;
-    file.write_all(data).ok()?;
+    fill::write_in_pieces(&mut file, data).ok()?;
     // SAFETY: as in `map_zeroed`.
     unsafe { MmapMut::map_mut(&file) }.ok()
 }
@@ -385,6 +386,7 @@ fn map_copy(dir: &Path, data: &[u8]) -> Option<MmapMut> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write;
 
     fn files() -> (tempfile::TempDir, Placement) {
         let dir = tempfile::tempdir().unwrap();
