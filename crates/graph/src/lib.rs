@@ -12,7 +12,6 @@ pub mod control;
 pub mod csr;
 pub mod dominators;
 pub mod domtree;
-mod huge;
 pub mod lookup;
 mod marking;
 pub mod object_graph;
