@@ -298,6 +298,8 @@ mod tests {
             a[0] = 42;
             assert_eq!(a.len(), n + 8);
             assert_eq!((a[0], a[1], a[n - 1]), (42, 3, (n as u64 - 1) * 3));
+            // Every value, so that zeros laid down for a new step never land on written ones.
+            assert!(a[1..n].iter().enumerate().all(|(k, &v)| v == (k as u64 + 1) * 3));
             assert_eq!(&a[n..], &[7, 8, 9, 0, 0, 0, 0, 0]);
             let b = a.into_big_array(2, &place);
             assert_eq!(b.is_mapped(), place != Placement::Memory);
