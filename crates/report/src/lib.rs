@@ -117,7 +117,9 @@ enum Schedule {
     /// Both at once: they need nothing of each other, and the preorder (one thread) waits on
     /// memory more than it computes (bench-4g: 2.98-3.17 s for the report against 3.37-3.98).
     SideBySide,
-    /// The waste pass first (two threads), then the preorder: in a memory limit the
+    /// The waste pass first (on both cores where its work splits: the object scan when it was
+    /// not made beside the dominators, the duplicate arrays beside the Strings; the walk
+    /// confirming its findings is one thread), then the preorder: in a memory limit the
     /// preorder's fresh scratch pages would push out the pages the waste pass reads at random
     /// (index, holders), and it would page.
     OneAfterTheOther,
