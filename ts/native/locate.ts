@@ -4,6 +4,7 @@
  * path), or the prebuilt platform package npm installs through heapql's optionalDependencies
  * (`heapql-<platform>`, holding the same file).
  */
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 import { HeapqlError } from '../errors.js';
@@ -24,9 +25,25 @@ export function platformName(): string {
   return `${process.platform}-${process.arch}`;
 }
 
+/**
+ * Whether this Linux runs musl. Debian's and Alpine's `ldd` scripts name their C library, and
+ * reading one is instant where `process.report.getReport()` (the fallback) takes milliseconds of
+ * every start-up.
+ */
 function isMusl(): boolean {
+  const ldd = lddScript();
+  if (ldd.includes('musl')) return true;
+  if (ldd.includes('GNU C Library') || ldd.includes('GLIBC')) return false;
   const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
   return !report?.header?.glibcVersionRuntime;
+}
+
+function lddScript(): string {
+  try {
+    return readFileSync('/usr/bin/ldd', 'latin1');
+  } catch {
+    return '';
+  }
 }
 
 export function platformPackage(): string {
