@@ -402,6 +402,15 @@ impl Heap {
         builder::build_from_source(Source::from_bytes(bytes), name, options)
     }
 
+    /// Drops the heap, the dump's mapping and the object index taken down by both cores
+    /// (`heapql_scratch::release_pages`): an ordinary drop leaves it all to one.
+    pub fn release(self) {
+        let dump = self.src.as_slice().unwrap_or(&[]);
+        let regions = [dump, heapql_scratch::as_bytes(&self.objs.packed), heapql_scratch::as_bytes(&self.objs.id_lo)];
+        // SAFETY: `self` is dropped when this returns; nothing reads the regions before.
+        unsafe { heapql_scratch::release_pages(&regions) };
+    }
+
     pub fn info(&self) -> &DumpInfo {
         &self.info
     }

@@ -26,6 +26,13 @@ impl SharedState {
         SharedState { heap, cache, analysis: RwLock::new(None), object_pass: Mutex::new(None), reachable: OnceLock::new() }
     }
 
+    /// Drops everything, the heap's pages taken down by both cores (`Heap::release`).
+    pub fn release(self) {
+        let SharedState { heap, cache, analysis, object_pass, reachable } = self;
+        drop((cache, analysis, object_pass, reachable));
+        heap.release();
+    }
+
     pub fn analysis(&self) -> Option<Arc<FullAnalysis>> {
         self.analysis.read().unwrap_or_else(|e| e.into_inner()).clone()
     }

@@ -264,6 +264,10 @@ impl HeapHandle {
     /// Releases the index and the mapping; later calls fail with ERR_CLOSED.
     #[napi]
     pub fn close(&self) {
-        *self.state.write().unwrap_or_else(|e| e.into_inner()) = None;
+        let state = self.state.write().unwrap_or_else(|e| e.into_inner()).take();
+        // A query still running keeps its own reference; the last one drops the state normally.
+        if let Some(only) = state.and_then(|s| Arc::into_inner(s)) {
+            only.release();
+        }
     }
 }

@@ -1,0 +1,100 @@
+//! Giving a large working set back with both cores.
+//!
+//! Dropping a mapped multi-gigabyte dump, or freeing the index's arrays, leaves the kernel to
+//! take down every page-table entry on the one thread that unmaps: 0.12 s for a 4.3 GB dump on
+//! this project's machines, a sixth of a cold query's time. `MADV_DONTNEED` does the same work
+//! under a shared lock, so two threads can each take down their share first and the unmapping
+//! that follows finds nothing left to do.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Pieces the two threads take in turn: small enough to share the work evenly, large enough
+/// that one call's fixed cost does not count.
+const PIECE: usize = 32 << 20;
+
+const PAGE: usize = 4096;
+
+/// Drops the pages behind `regions` with two threads.
+///
+/// # Safety
+/// Nothing may read the regions afterwards except to free them: anonymous memory reads back
+/// as zeros (a file mapping reads the file again). Callers drop the owners right after.
+pub unsafe fn release_pages(regions: &[&[u8]]) {
+    let pieces: Vec<(usize, usize)> = regions.iter().flat_map(|r| whole_pages(r)).flat_map(split_in_pieces).collect();
+    let next = AtomicUsize::new(0);
+    let work = || {
+        while let Some(&(start, len)) = pieces.get(next.fetch_add(1, Ordering::Relaxed)) {
+            // SAFETY: the range lies inside a live region the caller gives up (see above).
+            unsafe { drop_range(start, len) };
+        }
+    };
+    if pieces.len() < 2 {
+        work();
+        return;
+    }
+    std::thread::scope(|s| {
+        s.spawn(work);
+        work();
+    });
+}
+
+/// The pages lying wholly inside `r` (its partial first and last pages stay as they are:
+/// they may hold an allocator's bookkeeping).
+fn whole_pages(r: &[u8]) -> Option<(usize, usize)> {
+    let start = (r.as_ptr() as usize).next_multiple_of(PAGE);
+    let end = (r.as_ptr() as usize + r.len()) / PAGE * PAGE;
+    (end > start).then_some((start, end - start))
+}
+
+fn split_in_pieces((start, len): (usize, usize)) -> impl Iterator<Item = (usize, usize)> {
+    (0..len).step_by(PIECE).map(move |at| (start + at, PIECE.min(len - at)))
+}
+
+#[cfg(target_os = "linux")]
+unsafe fn drop_range(start: usize, len: usize) {
+    // A failure only means the unmapping does the work later.
+    unsafe { libc::madvise(start as *mut libc::c_void, len, libc::MADV_DONTNEED) };
+}
+
+#[cfg(not(target_os = "linux"))]
+unsafe fn drop_range(_start: usize, _len: usize) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_cover_the_whole_pages_exactly() {
+        let buf = vec![7u8; 3 * PIECE + 3 * PAGE + 100];
+        let r = &buf[5..];
+        let (start, len) = whole_pages(r).unwrap();
+        assert_eq!(start % PAGE, 0);
+        assert!(start >= r.as_ptr() as usize && start - (r.as_ptr() as usize) < PAGE);
+        assert!(start + len <= r.as_ptr() as usize + r.len());
+        assert!(r.as_ptr() as usize + r.len() - (start + len) < PAGE);
+        let pieces: Vec<_> = split_in_pieces((start, len)).collect();
+        assert_eq!(pieces.len(), 4);
+        let mut at = start;
+        for &(s, l) in &pieces {
+            assert_eq!(s, at);
+            at += l;
+        }
+        assert_eq!(at, start + len);
+        assert_eq!(whole_pages(&buf[..PAGE / 2]), None);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn released_anonymous_pages_read_back_as_zeros_and_the_rest_stays() {
+        let mut buf = vec![0xabu8; 70 << 20];
+        let base = buf.as_ptr() as usize;
+        let region = &buf[(1 << 20) + 5..buf.len() - (1 << 20)];
+        let (start, len) = whole_pages(region).unwrap();
+        let (from, to) = (start - base, start - base + len);
+        unsafe { release_pages(&[region]) };
+        // Exactly the region's whole pages were dropped.
+        assert!(buf[..from].iter().all(|&b| b == 0xab));
+        assert!(buf[from..to].iter().all(|&b| b == 0));
+        assert!(buf[to..].iter().all(|&b| b == 0xab));
+    }
+}
