@@ -11,12 +11,12 @@
 
 mod fill;
 mod grow;
-mod release;
+mod pages;
 mod spare;
 mod timing;
 
 pub use grow::GrowArray;
-pub use release::release_pages;
+pub use pages::{forget_pages, release_pages};
 pub use spare::memory_to_spare;
 pub use timing::Laps;
 use memmap2::MmapMut;

@@ -189,7 +189,7 @@ fn append_releasing<T: Plain>(dst: &mut GrowArray<T>, src: GrowArray<T>) {
 }
 
 /// Copies `src` into `out` (of the same length) chunk by chunk, releasing each copied chunk.
-fn copy_releasing<T: Copy>(out: &mut [std::mem::MaybeUninit<T>], src: &[T]) {
+fn copy_releasing<T: Plain>(out: &mut [std::mem::MaybeUninit<T>], src: &[T]) {
     // Small chunks: what is copied but not yet released adds to the peak (per thread).
     const CHUNK: usize = 512 << 10;
     let per = (CHUNK / std::mem::size_of::<T>().max(1)).max(1);
@@ -203,23 +203,12 @@ fn copy_releasing<T: Copy>(out: &mut [std::mem::MaybeUninit<T>], src: &[T]) {
 
 /// Tells the kernel the whole pages inside `s` are no longer needed (they read back as zeros;
 /// the caller never reads them again). Not worth a system call under a few pages.
-fn release<T>(s: &[T]) {
-    #[cfg(target_os = "linux")]
-    {
-        let bytes = std::mem::size_of_val(s);
-        if bytes < (256 << 10) {
-            return;
-        }
-        let start = s.as_ptr() as usize;
-        let a = (start + 4095) & !4095;
-        let e = (start + bytes) & !4095;
-        if e > a {
-            // SAFETY: whole pages inside a live allocation of plain integers that are never
-            // read again before it is freed; zero pages are valid values.
-            unsafe {
-                libc::madvise(a as *mut libc::c_void, e - a, libc::MADV_DONTNEED);
-            }
-        }
+fn release<T: Plain>(s: &[T]) {
+    let bytes = heapql_scratch::as_bytes(s);
+    if bytes.len() >= (256 << 10) {
+        // SAFETY: plain integers inside a live allocation that are never read again before it
+        // is freed; zero pages are valid values.
+        unsafe { heapql_scratch::forget_pages(bytes) };
     }
 }
 

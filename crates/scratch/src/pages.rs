@@ -1,4 +1,4 @@
-//! Giving a large working set back with both cores.
+//! Pages given back in bulk: a large working set with both cores, or a part of an array.
 //!
 //! Dropping a mapped multi-gigabyte dump, or freeing the index's arrays, leaves the kernel to
 //! take down every page-table entry on the one thread that unmaps: 0.12 s for a 4.3 GB dump on
@@ -36,6 +36,17 @@ pub unsafe fn release_pages(regions: &[&[u8]]) {
         s.spawn(work);
         work();
     });
+}
+
+/// Gives back the whole pages inside `s` at once, on this thread (see `release_pages`).
+///
+/// # Safety
+/// As for `release_pages`.
+pub unsafe fn forget_pages(s: &[u8]) {
+    if let Some((start, len)) = whole_pages(s) {
+        // SAFETY: the caller's promise.
+        unsafe { drop_range(start, len) };
+    }
 }
 
 /// The pages lying wholly inside `r` (its partial first and last pages stay as they are:
