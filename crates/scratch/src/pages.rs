@@ -54,7 +54,13 @@ pub unsafe fn forget_pages(s: &[u8]) {
 fn whole_pages(r: &[u8]) -> Option<(usize, usize)> {
     let start = (r.as_ptr() as usize).next_multiple_of(PAGE);
     let end = (r.as_ptr() as usize + r.len()) / PAGE * PAGE;
-    (end > start).then_some((start, end - start))
+    // Not `then_some`: its argument is computed first, and `end - start` underflows when the
+    // region lies inside one page.
+    if end > start {
+        Some((start, end - start))
+    } else {
+        None
+    }
 }
 
 fn split_in_pieces((start, len): (usize, usize)) -> impl Iterator<Item = (usize, usize)> {
