@@ -104,7 +104,7 @@ impl EntryWriter {
         let mut blocks = Vec::with_capacity(data.len().div_ceil(BLOCK));
         for chunk in data.chunks(BLOCK) {
             blocks.push(xxh3_64(chunk));
-            self.file.write_all(chunk)?;
+            heapql_scratch::write_in_pieces(&mut self.file, chunk)?;
         }
         self.sections.push(Section { name: name.to_string(), offset: self.pos, len: data.len() as u64, blocks });
         self.pos += data.len() as u64;

@@ -14,8 +14,9 @@ use std::io::Write;
 /// Bytes per write into a scratch file.
 const PIECE: usize = 64 << 10;
 
-/// Appends `data` to `file` a piece at a time.
-pub(crate) fn write_in_pieces(file: &mut File, data: &[u8]) -> std::io::Result<()> {
+/// Appends `data` to `file` a piece at a time (also the cache files' writer: the same large
+/// folios would slow a cold cache write).
+pub fn write_in_pieces(file: &mut File, data: &[u8]) -> std::io::Result<()> {
     data.chunks(PIECE).try_for_each(|piece| file.write_all(piece))
 }
 

@@ -15,6 +15,7 @@ mod pages;
 mod spare;
 mod timing;
 
+pub use fill::write_in_pieces;
 pub use grow::GrowArray;
 pub use pages::{forget_pages, release_pages};
 pub use spare::memory_to_spare;
