@@ -146,7 +146,7 @@ pub(super) fn detect_by_addresses(h: &Heap, lcs: &[LayoutClass<'_>], cands: &[Mo
     let score = |from: u32, to: u32| score_neighbours(h, cands, &sizes, from..to, step);
     let ((exact, overlap, tried), (exact2, overlap2, tried2)) = std::thread::scope(|s| {
         let second = s.spawn(|| score(middle, n));
-        (score(0, middle.min(n)), second.join().expect("sampling thread"))
+        (score(0, middle), second.join().expect("sampling thread"))
     });
     let exact: Vec<u64> = exact.iter().zip(&exact2).map(|(a, b)| a + b).collect();
     let overlap: Vec<u64> = overlap.iter().zip(&overlap2).map(|(a, b)| a + b).collect();
