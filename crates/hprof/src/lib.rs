@@ -25,7 +25,7 @@ pub use cursor::Cursor;
 pub use error::{Error, Warning};
 pub use header::{parse_header, Header};
 pub use records::{Dump, Layout, Record, RecordVisitor, Segment};
-pub use source::{Compression, Source};
+pub use source::{Access, Compression, Source};
 pub use subrecords::{ClassDump, RawStatic, Sub, SubVisitor};
 pub use types::BasicType;
 

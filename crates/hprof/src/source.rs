@@ -30,6 +30,18 @@ impl Compression {
     }
 }
 
+/// How the dump's pages are about to be read: what the kernel reads ahead of a fault on a page
+/// that is not in the page cache (a dump larger than memory, or not read since boot).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// In file order (a pass over the heap): read well ahead of the faults.
+    InOrder,
+    /// A page here and there (the record walk, which touches one header per heap segment;
+    /// samples spread over the dump): read only the page touched. Read ahead, each of them
+    /// brings in megabytes around it, and together they read the whole file.
+    HereAndThere,
+}
+
 enum Inner {
     Empty,
     Mapped(Mmap),
@@ -71,6 +83,20 @@ impl Source {
             return gz::open_gzip(file, map, ctl);
         }
         Ok(Source { inner: Inner::Mapped(map), compression: Compression::None, file_size })
+    }
+
+    /// Tells the kernel how the next reads go (see `Access`); a hint, for a mapped file only.
+    pub fn expect(&self, access: Access) {
+        #[cfg(unix)]
+        if let Inner::Mapped(m) = &self.inner {
+            let advice = match access {
+                Access::InOrder => memmap2::Advice::Sequential,
+                Access::HereAndThere => memmap2::Advice::Random,
+            };
+            let _ = m.advise(advice);
+        }
+        #[cfg(not(unix))]
+        let _ = access;
     }
 
     /// A source over bytes already in memory (tests, fuzzing): copied into an anonymous map.
@@ -148,5 +174,47 @@ impl Source {
             Inner::Chunked(c) => &c.warnings,
             _ => &[],
         }
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// The mapping's flags in /proc/self/smaps: `sr` for sequential, `rr` for random reads.
+    fn vm_flags(start: usize) -> String {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+        let mut inside = false;
+        for line in smaps.lines() {
+            if let Some((range, _)) = line.split_once(' ') {
+                if let Some((a, _)) = range.split_once('-') {
+                    if let Ok(a) = usize::from_str_radix(a, 16) {
+                        inside = a == start;
+                        continue;
+                    }
+                }
+            }
+            if inside {
+                if let Some(flags) = line.strip_prefix("VmFlags:") {
+                    return flags.to_string();
+                }
+            }
+        }
+        panic!("no mapping at {start:#x}");
+    }
+
+    #[test]
+    fn the_kernel_is_told_how_the_dump_is_read() {
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        f.write_all(&vec![1u8; 1 << 20]).unwrap();
+        let src = Source::open(f.path(), Control::default()).unwrap();
+        let start = src.as_slice().unwrap().as_ptr() as usize;
+        let has = |flag: &str| vm_flags(start).split_whitespace().any(|f| f == flag);
+        assert!(has("sr") && !has("rr"), "opened for a pass in file order");
+        src.expect(Access::HereAndThere);
+        assert!(has("rr") && !has("sr"), "no readahead for a page here and there");
+        src.expect(Access::InOrder);
+        assert!(has("sr") && !has("rr"));
     }
 }

@@ -24,7 +24,7 @@ use crate::{
 use heapql_hprof::records::{walk, Record};
 use heapql_hprof::subrecords::scan_segment;
 use heapql_hprof::types::{be_id, sub};
-use heapql_hprof::{BasicType, ClassDump, Control, Cursor, Error as HErr, Header, Layout, Segment, Source, Sub, SubVisitor};
+use heapql_hprof::{Access, BasicType, ClassDump, Control, Cursor, Error as HErr, Header, Layout, Segment, Source, Sub, SubVisitor};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::HashMap;
 use std::path::Path;
@@ -82,7 +82,11 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
     let id_size = header.id_size;
     let mut warnings: Vec<Warning> = src.warnings().iter().cloned().map(warn).collect();
 
+    // The walk touches one header per heap segment: read ahead, a dump not in the page cache
+    // would be read whole before the heap pass reads it again.
+    src.expect(Access::HereAndThere);
     let (recs, layout) = read_records(&src, &header, ctl).map_err(me)?;
+    src.expect(Access::InOrder);
     warnings.extend(layout.warnings.iter().cloned().map(warn));
     let dump_count = layout.dumps.len();
     if options.dump >= dump_count.max(1) {
@@ -120,7 +124,10 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
 
     let align_tz = totals.id_or.trailing_zeros().min(63);
     let feature = h.info.jdk_feature;
+    // Its address samples are spread over the whole dump (see the record walk above).
+    h.src.expect(Access::HereAndThere);
     choose_model(&mut h, &header.format, feature, align_tz);
+    h.src.expect(Access::InOrder);
     ctl.check().map_err(me)?;
     laps.lap("size model");
 

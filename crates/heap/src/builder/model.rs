@@ -137,16 +137,15 @@ pub(super) fn choose_model(h: &mut Heap, format: &str, feature: Option<u32>, ali
 /// one object size apart, rejecting models under which objects would overlap.
 pub(super) fn detect_by_addresses(h: &Heap, lcs: &[LayoutClass<'_>], cands: &[Model], jdk: u32) -> (Model, String) {
     let sizes: Vec<Vec<u32>> = cands.iter().map(|m| layout::instance_sizes(lcs, m, jdk)).collect();
-    let n = h.objs.len();
-    let samples = 200_000u32.min(n.saturating_sub(1));
-    let step = n.saturating_sub(1).checked_div(samples).unwrap_or(1).max(1);
-    // Each sample reads the dump at a place of its own (about 0.1 µs): the two halves of the
-    // samples are scored on both cores and added up.
-    let middle = (samples / 2) * step;
-    let score = |from: u32, to: u32| score_neighbours(h, cands, &sizes, from..to, step);
+    // Runs of neighbours spread over the dump: each run reads a few pages of it, so a dump that
+    // is not in the page cache is read there only (`Access::HereAndThere`), not whole.
+    let runs = sample_runs(h.objs.len());
+    let (first, second) = runs.split_at(runs.len() / 2);
+    let score = |runs: &[Range<u32>]| score_neighbours(h, cands, &sizes, runs);
+    // About 0.1 µs a sample, each reading the dump: the two halves are scored on both cores.
     let ((exact, overlap, tried), (exact2, overlap2, tried2)) = std::thread::scope(|s| {
-        let second = s.spawn(|| score(middle, n));
-        (score(0, middle), second.join().expect("sampling thread"))
+        let other = s.spawn(|| score(second));
+        (score(first), other.join().expect("sampling thread"))
     });
     let exact: Vec<u64> = exact.iter().zip(&exact2).map(|(a, b)| a + b).collect();
     let overlap: Vec<u64> = overlap.iter().zip(&overlap2).map(|(a, b)| a + b).collect();
@@ -173,27 +172,34 @@ pub(super) fn detect_by_addresses(h: &Heap, lcs: &[LayoutClass<'_>], cands: &[Mo
     }
 }
 
-/// Per candidate model, how many of the sampled objects in `range` (every `step`th from its
-/// start, each paired with the next object in address order) fit their gap exactly and how
-/// many would overlap it; and how many were sampled.
-fn score_neighbours(h: &Heap, cands: &[Model], sizes: &[Vec<u32>], range: Range<u32>, step: u32) -> (Vec<u64>, Vec<u64>, u64) {
+/// Neighbour pairs sampled: every object (paired with the next) when there are at most
+/// `RUNS × RUN` of them, else `RUNS` runs of `RUN` consecutive objects evenly spread.
+fn sample_runs(n: u32) -> Vec<Range<u32>> {
+    const RUNS: u64 = 2_000;
+    const RUN: u64 = 100;
+    let pairs = n.saturating_sub(1) as u64;
+    if pairs <= RUNS * RUN {
+        return vec![0..pairs as u32];
+    }
+    (0..RUNS).map(|r| r * pairs / RUNS).map(|start| start as u32..(start + RUN).min(pairs) as u32).collect()
+}
+
+/// Per candidate model, how many of the objects in `runs` (each paired with the next object in
+/// address order) fit their gap exactly and how many would overlap it; and how many were
+/// sampled.
+fn score_neighbours(h: &Heap, cands: &[Model], sizes: &[Vec<u32>], runs: &[Range<u32>]) -> (Vec<u64>, Vec<u64>, u64) {
     let mut exact = vec![0u64; cands.len()];
     let mut overlap = vec![0u64; cands.len()];
     let mut tried = 0u64;
-    let mut o = range.start;
-    while o < range.end && o + 1 < h.objs.len() {
+    for o in runs.iter().flat_map(|r| r.clone()) {
         let kind = h.object_kind(o);
         let gap = h.objs.id(o + 1).wrapping_sub(h.objs.id(o));
         let (c, len) = match kind {
             ObjectKind::Instance => (h.class_of(o), 0),
             ObjectKind::ObjectArray | ObjectKind::PrimitiveArray(_) => (h.class_of(o), h.array_length(o).unwrap_or(0) as u64),
-            ObjectKind::Class => {
-                o += step;
-                continue;
-            }
+            ObjectKind::Class => continue,
         };
         if kind == ObjectKind::Instance && c == h.class_class {
-            o += step;
             continue;
         }
         tried += 1;
@@ -210,7 +216,31 @@ fn score_neighbours(h: &Heap, cands: &[Model], sizes: &[Vec<u32>], range: Range<
                 overlap[k] += 1;
             }
         }
-        o += step;
     }
     (exact, overlap, tried)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sample_runs;
+
+    #[test]
+    fn every_neighbour_pair_of_a_small_heap_is_sampled() {
+        assert_eq!(sample_runs(0), vec![0..0]);
+        assert_eq!(sample_runs(1), vec![0..0]);
+        assert_eq!(sample_runs(150_001), vec![0..150_000]);
+    }
+
+    #[test]
+    fn a_large_heap_is_sampled_in_short_runs_spread_over_it() {
+        let n = 12_600_000u32;
+        let runs = sample_runs(n);
+        assert_eq!(runs.len(), 2_000);
+        assert_eq!(runs.iter().map(|r| r.len()).sum::<usize>(), 200_000);
+        assert_eq!(runs[0].start, 0);
+        // In order, apart, and every pair inside the heap (the last object has no neighbour).
+        assert!(runs.windows(2).all(|w| w[0].end < w[1].start));
+        assert!(runs.last().unwrap().end < n);
+        assert!(runs.last().unwrap().start > n - n / 1_000);
+    }
 }
