@@ -179,7 +179,7 @@ fn sample_runs(n: u32) -> Vec<Range<u32>> {
     const RUN: u64 = 100;
     let pairs = n.saturating_sub(1) as u64;
     if pairs <= RUNS * RUN {
-        return vec![0..pairs as u32];
+        return Vec::from([0..pairs as u32]);
     }
     (0..RUNS).map(|r| r * pairs / RUNS).map(|start| start as u32..(start + RUN).min(pairs) as u32).collect()
 }
