@@ -179,7 +179,8 @@ fn sample_runs(n: u32) -> Vec<Range<u32>> {
     const RUN: u64 = 100;
     let pairs = n.saturating_sub(1) as u64;
     if pairs <= RUNS * RUN {
-        return Vec::from([0..pairs as u32]);
+        let every_pair = 0..pairs as u32;
+        return vec![every_pair];
     }
     (0..RUNS).map(|r| r * pairs / RUNS).map(|start| start as u32..(start + RUN).min(pairs) as u32).collect()
 }
