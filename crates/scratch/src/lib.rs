@@ -17,7 +17,7 @@ mod timing;
 
 pub use fill::write_in_pieces;
 pub use grow::GrowArray;
-pub use pages::{forget_pages, release_pages};
+pub use pages::{forget_pages, release_pages, Pages};
 pub use spare::memory_to_spare;
 pub use timing::Laps;
 use memmap2::MmapMut;
@@ -75,48 +75,6 @@ fn in_memory_fs(dir: &Path) -> bool {
 #[cfg(not(target_os = "linux"))]
 fn in_memory_fs(_dir: &Path) -> bool {
     false
-}
-
-/// Where an array's pages lie, without a borrow of it: a thread can fault them in while
-/// another fills them (`prefault`).
-#[derive(Clone, Copy, Debug)]
-pub struct Pages {
-    start: usize,
-    bytes: usize,
-}
-
-impl Pages {
-    pub fn of<T>(v: &[T]) -> Pages {
-        Pages { start: v.as_ptr() as usize, bytes: std::mem::size_of_val(v) }
-    }
-
-    pub fn bytes(&self) -> usize {
-        self.bytes
-    }
-
-    /// Makes every page resident and writable now (`MADV_POPULATE_WRITE`), so that the pass
-    /// filling them takes no page fault. Meant for a core that would otherwise idle: on
-    /// this project's machines a fresh page costs a fault worth more than the work done on
-    /// it. Populating leaves the contents as they are, so it may run while another thread
-    /// writes the same pages. Best effort: where the kernel cannot, they fault in as before.
-    pub fn prefault(self) {
-        #[cfg(target_os = "linux")]
-        {
-            const MADV_POPULATE_WRITE: libc::c_int = 23;
-            if self.bytes == 0 {
-                return;
-            }
-            // SAFETY: sysconf only reads a system constant.
-            let page = match unsafe { libc::sysconf(libc::_SC_PAGESIZE) } {
-                p if p > 0 => p as usize,
-                _ => 4096,
-            };
-            let from = self.start & !(page - 1);
-            // SAFETY: madvise only faults pages in; an address range that is no longer
-            // mapped makes it fail, nothing more.
-            unsafe { libc::madvise(from as *mut libc::c_void, self.start + self.bytes - from, MADV_POPULATE_WRITE) };
-        }
-    }
 }
 
 /// Plain integers: any bit pattern is a value, so file bytes can be viewed as `[T]`.
