@@ -1,4 +1,5 @@
-//! How a scratch file's pages come to be. The kernel makes page cache in folios as large as
+//! How the pages of the files heapql writes (scratch arrays, and the index cache's files through
+//! `write_in_pieces`) come to be. The kernel makes page cache in folios as large as
 //! the write that asks for them, and a fault through a mapping brings in a whole readahead
 //! window (`read_ahead_kb`, 8 MiB on this project's machines) of large folios. On the virtual
 //! machines the budgets are measured on, memory the host has taken back is slow to hand out
@@ -14,8 +15,7 @@ use std::io::Write;
 /// Bytes per write into a scratch file.
 const PIECE: usize = 64 << 10;
 
-/// Appends `data` to `file` a piece at a time (also the cache files' writer: the same large
-/// folios would slow a cold cache write).
+/// Appends `data` to `file` a piece at a time.
 pub fn write_in_pieces(file: &mut File, data: &[u8]) -> std::io::Result<()> {
     data.chunks(PIECE).try_for_each(|piece| file.write_all(piece))
 }

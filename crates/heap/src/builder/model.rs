@@ -142,7 +142,7 @@ pub(super) fn detect_by_addresses(h: &Heap, lcs: &[LayoutClass<'_>], cands: &[Mo
     let runs = sample_runs(h.objs.len());
     let (first, second) = runs.split_at(runs.len() / 2);
     let score = |runs: &[Range<u32>]| score_neighbours(h, cands, &sizes, runs);
-    // About 0.1 µs a sample, each reading the dump: the two halves are scored on both cores.
+    // The two halves on both cores: on a dump not in the page cache, each run waits on a read.
     let ((exact, overlap, tried), (exact2, overlap2, tried2)) = std::thread::scope(|s| {
         let other = s.spawn(|| score(second));
         (score(first), other.join().expect("sampling thread"))
