@@ -31,14 +31,21 @@ export function platformName(): string {
  * every start-up.
  */
 function isMusl(): boolean {
-  const ldd = lddScript();
-  if (ldd.includes('musl')) return true;
-  if (ldd.includes('GNU C Library') || ldd.includes('GLIBC')) return false;
+  const named = libcNamedBy(lddScript());
+  if (named) return named === 'musl';
   const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
   return !report?.header?.glibcVersionRuntime;
 }
 
-function lddScript(): string {
+/** The C library an `ldd` script names, if it names one. */
+export function libcNamedBy(script: string): 'gnu' | 'musl' | undefined {
+  if (script.includes('musl')) return 'musl';
+  if (script.includes('GNU C Library') || script.includes('GLIBC')) return 'gnu';
+  return undefined;
+}
+
+/** `/usr/bin/ldd` (a shell script on glibc and musl systems), or '' where there is none. */
+export function lddScript(): string {
   try {
     return readFileSync('/usr/bin/ldd', 'latin1');
   } catch {
