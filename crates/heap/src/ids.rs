@@ -1,6 +1,6 @@
-//! The dense object index: objects numbered in id order, 12 bytes each.
+//! The dense object index: objects numbered in id order, 8 bytes each.
 //!
-//! * `packed[o]`: the sub-record's file offset (low 60 bits) and the object kind (top 4 bits);
+//! * `places`: each object's sub-record offset and kind in a `u32` (see `Places`);
 //! * `id_lo[o]`: the low 32 bits of the id; the high 32 bits come from `runs` (sorted ids share
 //!   their high half over long runs: a HotSpot heap spans a few GiB at most);
 //! * `buckets`: for each 2^shift-wide slice of the id space (shift ≤ 32, so a bucket never
@@ -8,20 +8,20 @@
 //!   read plus a short binary search over `id_lo` (about n/16 buckets: 0.25 byte per object).
 
 use heapql_scratch::BigArray;
-#[cfg(test)]
-use heapql_scratch::Placement;
 
-// Kind codes stored in the top 4 bits of `packed`.
+// Kind codes (4 bits: the top of a `packed` value, the top of a `Places` entry).
 pub const K_INSTANCE: u64 = 0;
 pub const K_OBJ_ARRAY: u64 = 1;
 pub const K_CLASS: u64 = 2;
-/// A class fabricated by the index (no CLASS DUMP in the file): low bits hold the class index.
+/// A class fabricated by the index (no CLASS DUMP in the file): its offset holds the class index.
 pub const K_SYNTH_CLASS: u64 = 3;
 /// Primitive arrays: the HPROF type code 4..=11.
 pub const K_PRIM_FIRST: u64 = 4;
 /// Android PRIMITIVE ARRAY NODATA (element type read from the record).
 pub const K_PRIM_NODATA: u64 = 12;
 
+/// `packed` values (what the heap pass hands the index, 8 bytes): the kind in the top 4 bits,
+/// the offset in the low 60.
 pub const KIND_SHIFT: u32 = 60;
 pub const OFFSET_MASK: u64 = (1u64 << KIND_SHIFT) - 1;
 
@@ -30,8 +30,146 @@ pub fn pack(kind: u64, offset: u64) -> u64 {
     (kind << KIND_SHIFT) | (offset & OFFSET_MASK)
 }
 
+/// Objects per block of `Places`.
+pub const BLOCK: usize = 64;
+/// Bits of a `Places` entry below the kind: the offset less its block's base.
+const DELTA_BITS: u32 = 28;
+const DELTA_MASK: u32 = (1 << DELTA_BITS) - 1;
+/// Set in the base of a block whose offsets are kept whole in `wide`, at the position the
+/// other bits give.
+const WIDE: u64 = 1 << 63;
+
+/// Every object's offset and kind in 4 bytes (the index was 12 bytes per object with them in
+/// a `u64`; at 8 its pages fit where they did not, in a memory limit, and a query builds a
+/// third less of them). An entry holds the kind in its top 4 bits and the offset less its
+/// block's base in the low 28; a block is 64 consecutive objects and its base the smallest
+/// offset among them. A HotSpot dump writes a heap region's objects in address order, so a
+/// block's records lie within a few KiB of each other; a block spanning 256 MiB or more (a
+/// class object, whose record comes first in the file, among instances; the seam between two
+/// regions) keeps its offsets whole in `wide` (8 bytes each, a few blocks per class).
+pub struct Places {
+    pub(crate) entries: BigArray<u32>,
+    /// Per block: its base offset, or `WIDE` and where its offsets start in `wide`.
+    pub(crate) bases: Vec<u64>,
+    pub(crate) wide: Vec<u64>,
+}
+
+impl Places {
+    #[inline]
+    pub fn kind(&self, o: u32) -> u64 {
+        (self.entries[o as usize] >> DELTA_BITS) as u64
+    }
+
+    #[inline]
+    pub fn offset(&self, o: u32) -> u64 {
+        offset_in(&self.entries, &self.bases, &self.wide, o as usize)
+    }
+
+    /// The `packed` value of object `o` (kind and offset).
+    #[cfg(test)]
+    pub fn packed(&self, o: u32) -> u64 {
+        pack(self.kind(o), self.offset(o))
+    }
+
+    /// Whether `bases` and `wide` fit `len` entries (a cache file read back).
+    pub(crate) fn fits(&self) -> bool {
+        let n = self.entries.len();
+        self.bases.len() == n.div_ceil(BLOCK)
+            && self.bases.iter().enumerate().all(|(b, &base)| {
+                base & WIDE == 0 || ((base & !WIDE) as usize).checked_add(BLOCK.min(n - b * BLOCK)).is_some_and(|end| end <= self.wide.len())
+            })
+    }
+}
+
+#[inline]
+fn offset_in(entries: &[u32], bases: &[u64], wide: &[u64], i: usize) -> u64 {
+    let base = bases[i / BLOCK];
+    if base & WIDE == 0 {
+        base + (entries[i] & DELTA_MASK) as u64
+    } else {
+        wide[(base & !WIDE) as usize + i % BLOCK]
+    }
+}
+
+/// Puts `packed` values into `Places` form block by block (the blocks' bases and the wide
+/// offsets; the entries go where the caller keeps them).
+#[derive(Default)]
+pub(crate) struct PlaceCoder {
+    pub(crate) bases: Vec<u64>,
+    pub(crate) wide: Vec<u64>,
+}
+
+impl PlaceCoder {
+    /// Encodes one block (`packed`, at most `BLOCK` values) into `out` (as long) and returns
+    /// its base, for the caller to put in `bases`.
+    pub(crate) fn encode(&mut self, packed: &[u64], out: &mut [u32]) -> u64 {
+        debug_assert!(packed.len() <= BLOCK && packed.len() == out.len());
+        let (mut lo, mut hi) = (u64::MAX, 0u64);
+        for &p in packed {
+            lo = lo.min(p & OFFSET_MASK);
+            hi = hi.max(p & OFFSET_MASK);
+        }
+        let kind = |p: u64| ((p >> KIND_SHIFT) as u32) << DELTA_BITS;
+        if hi.saturating_sub(lo) <= DELTA_MASK as u64 {
+            for (e, &p) in out.iter_mut().zip(packed) {
+                *e = kind(p) | ((p & OFFSET_MASK) - lo) as u32;
+            }
+            lo.min(hi)
+        } else {
+            let at = self.wide.len() as u64;
+            self.wide.extend(packed.iter().map(|&p| p & OFFSET_MASK));
+            for (e, &p) in out.iter_mut().zip(packed) {
+                *e = kind(p);
+            }
+            WIDE | at
+        }
+    }
+
+    /// `other`'s blocks after this coder's.
+    pub(crate) fn append(&mut self, other: PlaceCoder) {
+        let shift = self.wide.len() as u64;
+        self.bases.extend(other.bases.iter().map(|&b| if b & WIDE == 0 { b } else { b + shift }));
+        self.wide.extend_from_slice(&other.wide);
+    }
+
+    /// Encodes one block and appends its base.
+    pub(crate) fn push_block(&mut self, packed: &[u64], out: &mut [u32]) {
+        let base = self.encode(packed, out);
+        self.bases.push(base);
+    }
+
+    /// The `packed` values of entries `from..from + out.len()` (encoded by this coder), a
+    /// block at a time.
+    /// `entries[k]` is entry `origin + k` (a block-aligned part of them).
+    pub(crate) fn decode_run(&self, entries: &[u32], origin: usize, from: usize, out: &mut [u64]) {
+        let (mut i, end) = (from, from + out.len());
+        while i < end {
+            let stop = ((i / BLOCK + 1) * BLOCK).min(end);
+            let (src, dst) = (&entries[i - origin..stop - origin], &mut out[i - from..stop - from]);
+            let base = self.bases[i / BLOCK];
+            if base & WIDE == 0 {
+                for (x, &e) in dst.iter_mut().zip(src) {
+                    *x = ((e >> DELTA_BITS) as u64) << KIND_SHIFT | (base + (e & DELTA_MASK) as u64);
+                }
+            } else {
+                let at = (base & !WIDE) as usize + i % BLOCK;
+                for ((x, &e), &w) in dst.iter_mut().zip(src).zip(&self.wide[at..]) {
+                    *x = ((e >> DELTA_BITS) as u64) << KIND_SHIFT | w;
+                }
+            }
+            i = stop;
+        }
+    }
+
+    /// The `packed` value of entry `i` of `entries` (encoded by this coder).
+    #[inline]
+    pub(crate) fn decode(&self, entries: &[u32], i: usize) -> u64 {
+        pack((entries[i] >> DELTA_BITS) as u64, offset_in(entries, &self.bases, &self.wide, i))
+    }
+}
+
 pub struct ObjIndex {
-    pub packed: BigArray<u64>,
+    pub places: Places,
     pub id_lo: BigArray<u32>,
     /// (high 32 bits, first object index with that high half), ascending.
     pub runs: Vec<(u32, u32)>,
@@ -47,7 +185,10 @@ const MAX_BUCKETS: u64 = 1 << 28;
 /// Accumulates objects in ascending id order (the caller guarantees order and uniqueness)
 /// into arrays allocated once for all of them.
 pub struct IndexBuilder {
-    packed: BigArray<u64>,
+    entries: BigArray<u32>,
+    coder: PlaceCoder,
+    /// The values of the block being filled (the entries before it are encoded).
+    pending: Vec<u64>,
     id_lo: BigArray<u32>,
     /// Objects written so far.
     len: usize,
@@ -57,14 +198,29 @@ pub struct IndexBuilder {
 impl IndexBuilder {
     /// Room for `capacity` objects, placed by `place`.
     #[cfg(test)]
-    pub fn with_capacity(capacity: usize, place: &Placement) -> IndexBuilder {
-        IndexBuilder { packed: BigArray::zeroed(capacity, place), id_lo: BigArray::zeroed(capacity, place), len: 0, runs: Vec::new() }
+    pub fn with_capacity(capacity: usize, place: &heapql_scratch::Placement) -> IndexBuilder {
+        IndexBuilder::from_parts(BigArray::zeroed(capacity, place), PlaceCoder::default(), Vec::new(), BigArray::zeroed(capacity, place), 0, Vec::new())
     }
 
     /// Objects already merged into the first `len` entries of the arrays, with the runs of
-    /// their ids' high halves.
-    pub fn from_parts(packed: BigArray<u64>, id_lo: BigArray<u32>, len: usize, runs: Vec<(u32, u32)>) -> IndexBuilder {
-        IndexBuilder { packed, id_lo, len, runs }
+    /// their ids' high halves: the entries of whole blocks encoded by `coder`, the rest
+    /// (`pending`, fewer than a block) still `packed` values. The arrays have room for the
+    /// objects pushed afterwards.
+    pub(crate) fn from_parts(entries: BigArray<u32>, coder: PlaceCoder, pending: Vec<u64>, id_lo: BigArray<u32>, len: usize, runs: Vec<(u32, u32)>) -> IndexBuilder {
+        debug_assert_eq!(coder.bases.len() * BLOCK + pending.len(), len);
+        IndexBuilder { entries, coder, pending, id_lo, len, runs }
+    }
+
+    /// The first `len` values of `packed` (the objects, `id_lo` their ids' low halves), with
+    /// room in both arrays for `capacity` objects.
+    pub(crate) fn from_packed(packed: &[u64], id_lo: BigArray<u32>, len: usize, runs: Vec<(u32, u32)>, place: &heapql_scratch::Placement) -> IndexBuilder {
+        let mut entries: BigArray<u32> = BigArray::zeroed(id_lo.len(), place);
+        let mut coder = PlaceCoder::default();
+        let whole = len / BLOCK * BLOCK;
+        for (p, e) in packed[..whole].chunks_exact(BLOCK).zip(entries[..whole].chunks_exact_mut(BLOCK)) {
+            coder.push_block(p, e);
+        }
+        IndexBuilder::from_parts(entries, coder, packed[whole..len].to_vec(), id_lo, len, runs)
     }
 
     #[inline]
@@ -74,14 +230,30 @@ impl IndexBuilder {
             self.runs.push((hi, self.len as u32));
         }
         self.id_lo[self.len] = id as u32;
-        self.packed[self.len] = packed;
+        self.pending.push(packed);
         self.len += 1;
+        if self.pending.len() == BLOCK {
+            self.flush();
+        }
+    }
+
+    /// Encodes the pending values (a whole block, or the last one).
+    fn flush(&mut self) {
+        let start = self.coder.bases.len() * BLOCK;
+        let end = start + self.pending.len();
+        self.coder.push_block(&self.pending, &mut self.entries[start..end]);
+        self.pending.clear();
     }
 
     pub fn finish(mut self) -> ObjIndex {
-        self.packed.truncate(self.len);
+        if !self.pending.is_empty() {
+            self.flush();
+        }
+        self.entries.truncate(self.len);
         self.id_lo.truncate(self.len);
-        let mut ix = ObjIndex { packed: self.packed, id_lo: self.id_lo, runs: self.runs, buckets: Vec::new(), shift: 32, base: 0 };
+        let PlaceCoder { bases, wide } = self.coder;
+        let places = Places { entries: self.entries, bases, wide };
+        let mut ix = ObjIndex { places, id_lo: self.id_lo, runs: self.runs, buckets: Vec::new(), shift: 32, base: 0 };
         ix.add_buckets();
         ix
     }
@@ -99,7 +271,7 @@ impl ObjIndex {
     /// `ids`/`packed` sorted by id, without duplicates.
     #[cfg(test)]
     pub fn build(ids: &[u64], packed: Vec<u64>) -> ObjIndex {
-        let mut b = IndexBuilder::with_capacity(ids.len(), &Placement::Memory);
+        let mut b = IndexBuilder::with_capacity(ids.len(), &heapql_scratch::Placement::Memory);
         for (&i, &p) in ids.iter().zip(&packed) {
             b.push(i, p);
         }
@@ -148,17 +320,17 @@ impl ObjIndex {
 
     #[inline]
     pub fn len(&self) -> u32 {
-        self.packed.len() as u32
+        self.id_lo.len() as u32
     }
 
     #[inline]
     pub fn kind(&self, o: u32) -> u64 {
-        self.packed[o as usize] >> KIND_SHIFT
+        self.places.kind(o)
     }
 
     #[inline]
     pub fn offset(&self, o: u32) -> u64 {
-        self.packed[o as usize] & OFFSET_MASK
+        self.places.offset(o)
     }
 
     #[inline]
@@ -200,7 +372,8 @@ impl ObjIndex {
 
     /// Bytes of anonymous memory held by the index (not its scratch files).
     pub fn memory(&self) -> usize {
-        self.packed.heap_bytes() + self.id_lo.heap_bytes() + self.buckets.capacity() * 4 + self.runs.capacity() * 8
+        let places = self.places.entries.heap_bytes() + (self.places.bases.capacity() + self.places.wide.capacity()) * 8;
+        places + self.id_lo.heap_bytes() + self.buckets.capacity() * 4 + self.runs.capacity() * 8
     }
 }
 

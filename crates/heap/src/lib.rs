@@ -406,7 +406,7 @@ impl Heap {
     /// (`heapql_scratch::release_pages`): an ordinary drop leaves it all to one.
     pub fn release(self) {
         let dump = self.src.as_slice().unwrap_or(&[]);
-        let regions = [dump, heapql_scratch::as_bytes(&self.objs.packed), heapql_scratch::as_bytes(&self.objs.id_lo)];
+        let regions = [dump, heapql_scratch::as_bytes(&self.objs.places.entries), heapql_scratch::as_bytes(&self.objs.id_lo)];
         // SAFETY: `self` is dropped when this returns; nothing reads the regions before.
         unsafe { heapql_scratch::release_pages(&regions) };
     }

@@ -54,7 +54,8 @@ fn merge_into(a: &[(u64, u64)], b: &[(u64, u64)], out_packed: &mut [u64], out_lo
 }
 
 /// `extra` is room reserved for objects appended afterwards (synthetic classes); the output
-/// arrays are placed by `place` (written once, in order: a scratch file costs no more).
+/// arrays are placed by `place` (written once, in order: a scratch file costs no more). The
+/// merge writes `packed` values, put in the index's 4-byte form at the end (`from_packed`).
 pub(crate) fn merge(a: Vec<(u64, u64)>, b: Vec<(u64, u64)>, extra: usize, place: &Placement) -> Merged {
     let total = a.len() + b.len();
     let mut packed: BigArray<u64> = BigArray::zeroed(total + extra, place);
@@ -110,7 +111,7 @@ pub(crate) fn merge(a: Vec<(u64, u64)>, b: Vec<(u64, u64)>, extra: usize, place:
         (Some(r), Some(l)) => Some(((r.0 as u64) << 32) | lo[l] as u64),
         _ => None,
     };
-    Merged { index: IndexBuilder::from_parts(packed, lo, len, runs), duplicates: dups, last_id }
+    Merged { index: IndexBuilder::from_packed(&packed, lo, len, runs, place), duplicates: dups, last_id }
 }
 
 #[cfg(test)]

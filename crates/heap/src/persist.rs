@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use crate::{ids, layout, ClassExt, ClassHistogramRow, ClassIdx, ClassInfo, DumpInfo, GcRoot, Heap, HeapError, HeapSummary, ObjIdx, OpenOptions, ThreadInfo, Warning};
 
 /// Bump when what this file writes changes meaning (part of every cache key).
-pub const CACHE_LAYOUT: &str = "heap1";
+pub const CACHE_LAYOUT: &str = "heap2";
 
 /// Everything but the per-object arrays.
 #[derive(Serialize, Deserialize)]
@@ -47,7 +47,9 @@ struct Small<'a> {
 impl Heap {
     /// Writes the index into a cache file.
     pub fn write_cache(&self, w: &mut EntryWriter) -> std::io::Result<()> {
-        w.array("objects.packed", &self.objs.packed)?;
+        w.array("objects.places", &self.objs.places.entries)?;
+        w.array("objects.bases", &self.objs.places.bases)?;
+        w.array("objects.wide", &self.objs.places.wide)?;
         w.array("objects.id_lo", &self.objs.id_lo)?;
         w.array("objects.buckets", &self.objs.buckets)?;
         w.blob(
@@ -84,11 +86,14 @@ impl Heap {
     pub fn read_cache(path: &Path, f: &EntryFile, options: &OpenOptions) -> Result<Heap, String> {
         let src = Source::open(path, Control { progress: None, cancel: None }).map_err(|e| e.to_string())?;
         let s: Small = f.blob("heap").map_err(|e| e.0)?;
-        let packed = f.array::<u64>("objects.packed").map_err(|e| e.0)?;
+        let entries = f.array::<u32>("objects.places").map_err(|e| e.0)?;
+        let bases = f.array::<u64>("objects.bases").map_err(|e| e.0)?.to_vec();
+        let wide = f.array::<u64>("objects.wide").map_err(|e| e.0)?.to_vec();
+        let places = ids::Places { entries, bases, wide };
         let id_lo = f.array::<u32>("objects.id_lo").map_err(|e| e.0)?;
         let buckets = f.array::<u32>("objects.buckets").map_err(|e| e.0)?.to_vec();
         let mut info = s.info.into_owned();
-        if src.len() != info.uncompressed_size || packed.len() != id_lo.len() || info.dump != options.dump {
+        if src.len() != info.uncompressed_size || places.entries.len() != id_lo.len() || !places.fits() || info.dump != options.dump {
             return Err("it does not match the dump".into());
         }
         info.path = path.display().to_string();
@@ -98,7 +103,7 @@ impl Heap {
             info,
             warnings: s.warnings.into_owned(),
             id_size: s.id_size,
-            objs: ids::ObjIndex { packed, id_lo, runs: s.runs.into_owned(), buckets, shift: s.shift, base: s.base },
+            objs: ids::ObjIndex { places, id_lo, runs: s.runs.into_owned(), buckets, shift: s.shift, base: s.base },
             classes: s.classes.into_owned(),
             ext: s.ext.into_owned(),
             class_by_id: s.class_by_id.into_owned(),

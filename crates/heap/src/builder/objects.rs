@@ -1,21 +1,25 @@
 //! The heap pass's object list and its assembly into the index arrays.
 //!
 //! Each thread of the heap pass appends its objects in file order straight into the index's
-//! own layout (offset and kind in a `u64`, the id's low half in a `u32`, the high halves as
-//! runs): 12 bytes per object, never the 16 of an `(id, offset)` pair. A HotSpot dump writes
+//! own layout (offset and kind in a `u32` of `Places` form, the id's low half in a `u32`, the
+//! high halves as runs): 8 bytes per object, never the 16 of an `(id, offset)` pair. A HotSpot dump writes
 //! the heap in address order after the class dumps, so apart from the class objects (a few
 //! thousand, kept aside) each part is ascending and the parts follow each other: the index is
 //! then the parts laid end to end, and the class objects merged in. Only a dump in another
 //! order (hand-made, another VM) takes the general path: sort and merge `(id, offset)` pairs.
 
 use super::*;
-use crate::ids::{id_at, IndexBuilder, OFFSET_MASK};
+use crate::ids::{id_at, IndexBuilder, PlaceCoder, BLOCK, OFFSET_MASK};
 use heapql_scratch::{GrowArray, Placement, Plain};
 
 /// One heap-pass thread's objects in file order (class objects aside, in `classes`).
 #[derive(Default)]
 pub(super) struct ObjList {
-    packed: GrowArray<u64>,
+    /// The offsets and kinds of the whole blocks so far, in `Places` form (`coder`'s).
+    entries: GrowArray<u32>,
+    coder: PlaceCoder,
+    /// The `packed` values after them, fewer than a block.
+    pending: Vec<u64>,
     id_lo: GrowArray<u32>,
     /// (high half of the id, first position with it), one entry per change.
     runs: Vec<(u32, u32)>,
@@ -36,7 +40,44 @@ impl ObjList {
     /// has handed back to its host; faulting them in again took 2 to 5 times as long as
     /// small pages, and varied from run to run by as much.
     pub(super) fn with_capacity(cap: usize, place: &Placement) -> ObjList {
-        ObjList { packed: GrowArray::with_capacity(cap, place), id_lo: GrowArray::with_capacity(cap, place), ascending: true, ..Default::default() }
+        ObjList { entries: GrowArray::with_capacity(cap, place), id_lo: GrowArray::with_capacity(cap, place), ascending: true, ..Default::default() }
+    }
+
+    /// Appends an object's offset and kind (`id_lo` gets its id separately).
+    #[inline]
+    fn push_place(&mut self, packed: u64) {
+        self.pending.push(packed);
+        if self.pending.len() == BLOCK {
+            let mut out = [0u32; BLOCK];
+            self.coder.push_block(&self.pending, &mut out);
+            self.entries.extend_from_slice(&out);
+            self.pending.clear();
+        }
+    }
+
+    /// `push_place` for each of `values`, whole blocks encoded straight from the slice.
+    fn push_places(&mut self, mut values: &[u64]) {
+        if !self.pending.is_empty() {
+            let fill = (BLOCK - self.pending.len()).min(values.len());
+            values[..fill].iter().for_each(|&v| self.push_place(v));
+            values = &values[fill..];
+        }
+        let mut out = [0u32; BLOCK];
+        let mut blocks = values.chunks_exact(BLOCK);
+        for block in &mut blocks {
+            self.coder.push_block(block, &mut out);
+            self.entries.extend_from_slice(&out);
+        }
+        self.pending.extend_from_slice(blocks.remainder());
+    }
+
+    /// The `packed` value (offset and kind) at position `i`.
+    #[inline]
+    fn packed(&self, i: usize) -> u64 {
+        match i.checked_sub(self.entries.len()) {
+            None => self.coder.decode(&self.entries, i),
+            Some(k) => self.pending[k],
+        }
     }
 
     #[inline]
@@ -50,7 +91,7 @@ impl ObjList {
             self.runs.push((hi, self.id_lo.len() as u32));
         }
         self.id_lo.push(id as u32);
-        self.packed.push(packed);
+        self.push_place(packed);
     }
 
     #[inline]
@@ -72,7 +113,7 @@ impl ObjList {
         for (r, &(hi, start)) in self.runs.iter().enumerate() {
             let end = self.runs.get(r + 1).map_or(self.len(), |x| x.1 as usize);
             for i in start as usize..end {
-                out.push((((hi as u64) << 32) | self.id_lo[i] as u64, self.packed[i]));
+                out.push((((hi as u64) << 32) | self.id_lo[i] as u64, self.packed(i)));
             }
         }
         out.extend_from_slice(&self.classes);
@@ -98,7 +139,7 @@ pub(super) fn object_index(parts: Vec<ObjList>, nsynth: usize, first_synth_class
     let objs = ib.finish();
     if let Placement::Files(dir) = place {
         // BigArray falls back to memory rather than fail; say so once, here, where it shows.
-        if objs.len() > 0 && !objs.packed.is_mapped() {
+        if objs.len() > 0 && !objs.id_lo.is_mapped() {
             warnings.push(Warning {
                 offset: 0,
                 message: format!(
@@ -161,10 +202,25 @@ fn append(a: &mut ObjList, b: ObjList) {
             a.runs.push((hi, base + start));
         }
     }
-    append_releasing(&mut a.packed, b.packed);
+    append_places(a, &b);
     append_releasing(&mut a.id_lo, b.id_lo);
     a.last = b.last.or(a.last);
     a.classes.extend_from_slice(&b.classes);
+}
+
+/// Appends `b`'s offsets and kinds to `a`'s, block by block: `a`'s blocks start at its own
+/// positions, so each value is decoded from `b`'s form and encoded again in `a`'s. `b`'s
+/// pages are handed back to the kernel as they are read.
+fn append_places(a: &mut ObjList, b: &ObjList) {
+    const CHUNK: usize = 128 << 10;
+    let mut values = vec![0u64; CHUNK.min(b.entries.len())];
+    for (k, chunk) in b.entries.chunks(CHUNK).enumerate() {
+        let values = &mut values[..chunk.len()];
+        b.coder.decode_run(&b.entries, 0, k * CHUNK, values);
+        a.push_places(values);
+        release(chunk);
+    }
+    a.push_places(&b.pending);
 }
 
 /// `dst.extend(src)`, handing the copied chunks of `src` back to the kernel as it goes. A
@@ -234,19 +290,119 @@ fn merge_classes(l: &mut ObjList) -> bool {
     // whole, back to front.
     let s = cls.len();
     l.id_lo.extend_zeroed(s);
-    l.packed.extend_zeroed(s);
     let mut end = m;
     for j in (0..s).rev() {
         let p = places[j];
         l.id_lo.copy_within(p..end, p + j + 1);
-        l.packed.copy_within(p..end, p + j + 1);
         l.id_lo[p + j] = cls[j].0 as u32;
-        l.packed[p + j] = cls[j].1;
         end = p;
     }
+    merge_places(l, &cls, &places, m);
     l.runs = merged_runs(&l.runs, &cls, &places, m);
     l.last = Some(l.last.unwrap_or(0).max(cls[s - 1].0));
     true
+}
+
+/// The offsets and kinds with class `j`'s at position `places[j] + j` among the `m` others,
+/// in place, from the back: every block moves to a position at or after its old one and is
+/// encoded again (its base changes with its members), so each new block is read whole from
+/// the old positions before its entries are written. A large list is done in two halves side
+/// by side, the upper one keeping aside the old values it needs from the lower one's part.
+/// A last partial block stays pending.
+fn merge_places(l: &mut ObjList, cls: &[(u64, u64)], places: &[usize], m: usize) {
+    let total = m + cls.len();
+    let (old, pending) = (std::mem::take(&mut l.coder), std::mem::take(&mut l.pending));
+    let stored = l.entries.len();
+    let whole = total / BLOCK * BLOCK;
+    l.entries.extend_zeroed(whole - stored);
+    // Old values from `entries` (part of the encoded ones, from position `origin`) or pending.
+    let old_run = |entries: &[u32], origin: usize, from: usize, out: &mut [u64]| {
+        let split = stored.clamp(from, from + out.len()) - from;
+        old.decode_run(entries, origin, from, &mut out[..split]);
+        let rest = &mut out[split..];
+        if !rest.is_empty() {
+            let at = from + split - stored;
+            rest.copy_from_slice(&pending[at..at + rest.len()]);
+        }
+    };
+    // The halves meet at a block boundary; the upper half's objects come from `j_half` places
+    // before it at most (the classes below the boundary), which the lower half overwrites.
+    let half = whole / 2 / BLOCK * BLOCK;
+    let j_half = (0..cls.len()).take_while(|&j| places[j] + j < half).count();
+    if total < (1 << 20) || half > stored || j_half > half {
+        let (coder, last) = refill(&mut l.entries, 0, 0..total, cls, places, &|e, from, out| old_run(e, 0, from, out));
+        (l.coder, l.pending) = (coder, last);
+        return;
+    }
+    let mut kept = vec![0u64; j_half];
+    old_run(&l.entries, 0, half - j_half, &mut kept);
+    let (low, high) = l.entries.split_at_mut(half);
+    let read_high = |e: &[u32], from: usize, out: &mut [u64]| {
+        let split = half.clamp(from, from + out.len()) - from;
+        if split > 0 {
+            let at = from - (half - j_half);
+            out[..split].copy_from_slice(&kept[at..at + split]);
+        }
+        old_run(e, half, from + split, &mut out[split..]);
+    };
+    let ((mut coder, _), (upper, last)) = std::thread::scope(|sc| {
+        let upper = sc.spawn(|| refill(high, half, half..total, cls, places, &read_high));
+        let lower = refill(low, 0, 0..half, &cls[..j_half], places, &|e, from, out| old_run(e, 0, from, out));
+        (lower, upper.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+    });
+    coder.append(upper);
+    (l.coder, l.pending) = (coder, last);
+}
+
+/// Fills positions `range` (from a block boundary; `entries[k]` is position `origin + k`)
+/// from the back with the objects and the classes `cls` (the ones at positions before the
+/// range's end) at their places, reading old values with `read(entries, from, out)`. Returns
+/// the blocks' coder and the values of a last partial block.
+fn refill(
+    entries: &mut [u32],
+    origin: usize,
+    range: std::ops::Range<usize>,
+    cls: &[(u64, u64)],
+    places: &[usize],
+    read: &dyn Fn(&[u32], usize, &mut [u64]),
+) -> (PlaceCoder, Vec<u64>) {
+    let mut coder = PlaceCoder { bases: vec![0; (range.end - range.start) / BLOCK], wide: Vec::new() };
+    let mut last = Vec::new();
+    // Classes at positions before the end of the block being filled, not yet met.
+    let mut j = (0..cls.len()).take_while(|&j| places[j] + j < range.end).count();
+    let (mut values, mut out) = ([0u64; BLOCK], [0u32; BLOCK]);
+    for start in range.clone().step_by(BLOCK).rev() {
+        let end = (start + BLOCK).min(range.end);
+        let len = end - start;
+        // Classes before this block: its objects came from `before` places earlier, unless a
+        // class falls inside it (about one block in a thousand).
+        let mut before = j;
+        while before > 0 && places[before - 1] + before - 1 >= start {
+            before -= 1;
+        }
+        if before == j {
+            read(entries, start - j, &mut values[..len]);
+        } else {
+            for q in (start..end).rev() {
+                values[q - start] = if j > 0 && places[j - 1] + j - 1 == q {
+                    j -= 1;
+                    cls[j].1
+                } else {
+                    let mut v = [0u64];
+                    read(entries, q - j, &mut v);
+                    v[0]
+                };
+            }
+        }
+        j = before;
+        if len < BLOCK {
+            last = values[..len].to_vec();
+        } else {
+            coder.bases[(start - range.start) / BLOCK] = coder.encode(&values, &mut out);
+            entries[start - origin..end - origin].copy_from_slice(&out);
+        }
+    }
+    (coder, last)
 }
 
 /// The high-half runs after inserting the class objects `cls` at `places` (their positions
@@ -298,9 +454,9 @@ fn finish(l: ObjList, extra: usize, place: &Placement) -> Assembled {
     let len = l.len();
     let last_id = l.last.filter(|_| len > 0);
     // Lists already in scratch files stay where they are.
-    let packed = l.packed.into_big_array(extra, place);
+    let entries = l.entries.into_big_array(l.pending.len() + extra, place);
     let id_lo = l.id_lo.into_big_array(extra, place);
-    Assembled { index: IndexBuilder::from_parts(packed, id_lo, len, l.runs), duplicates: 0, last_id }
+    Assembled { index: IndexBuilder::from_parts(entries, l.coder, l.pending, id_lo, len, l.runs), duplicates: 0, last_id }
 }
 
 /// Any order: each part sorted as `(id, offset)` pairs (the first record of a repeated id
@@ -339,14 +495,20 @@ fn general(parts: Vec<ObjList>, extra: usize, place: &Placement) -> Assembled {
 mod tests {
     use super::*;
 
+    /// The offset of the `k`th record of a part: records close together, with a jump of 300
+    /// MiB after every 1000th (a block holding one keeps its offsets whole).
+    fn offset(k: usize) -> u64 {
+        100 + k as u64 + (k as u64 / 1000) * (300 << 20)
+    }
+
     fn list(ids: &[(u64, bool)], place: &Placement) -> ObjList {
         let mut l = ObjList::with_capacity(ids.len(), place);
         for (k, &(id, class)) in ids.iter().enumerate() {
             let kind = if class { ids::K_CLASS } else { ids::K_INSTANCE };
             if class {
-                l.push_class(id, ids::pack(kind, 100 + k as u64));
+                l.push_class(id, ids::pack(kind, offset(k)));
             } else {
-                l.push(id, ids::pack(kind, 100 + k as u64));
+                l.push(id, ids::pack(kind, offset(k)));
             }
         }
         l
@@ -361,7 +523,7 @@ mod tests {
         for p in parts {
             for (k, &(id, class)) in p.iter().enumerate() {
                 let kind = if class { ids::K_CLASS } else { ids::K_INSTANCE };
-                tagged.push((id, n, ids::pack(kind, 100 + k as u64)));
+                tagged.push((id, n, ids::pack(kind, offset(k))));
                 n += 1;
             }
         }
@@ -383,10 +545,10 @@ mod tests {
             assert_eq!(a.last_id, w.last().map(|x| x.0));
             let ix = a.index.finish();
             assert_eq!(ix.len() as usize, w.len());
-            assert_eq!(ix.packed.is_mapped(), place != Placement::Memory && w.len() + extra > 0, "{place:?}");
+            assert_eq!(ix.places.entries.is_mapped(), place != Placement::Memory && w.len() + extra > 0, "{place:?}");
             for (k, &(id, p)) in w.iter().enumerate() {
                 assert_eq!(ix.id(k as u32), id, "position {k}");
-                assert_eq!(ix.packed[k], p, "position {k}");
+                assert_eq!(ix.places.packed(k as u32), p, "position {k}");
                 assert_eq!(ix.index_of(id), Some(k as u32));
             }
         }
@@ -417,6 +579,21 @@ mod tests {
         // Over 16 MiB of offsets: the copy is split between two threads.
         let b: Vec<(u64, bool)> = (0..2_200_000u64).map(|k| (0x1000_0000 + 16 * k, false)).chain([(0x8, true)]).collect();
         check(vec![a, b], 0);
+    }
+
+    /// Class objects (their records first in the file, far from the instances' in a large
+    /// dump) all over a list long enough to be merged in two halves, one of them right at
+    /// the halves' boundary: blocks holding one keep their offsets whole.
+    #[test]
+    fn class_objects_merged_into_both_halves_of_a_large_list() {
+        let n = 1_300_000u64;
+        let classes: Vec<(u64, bool)> = [0u64, 1, 2, 640_001, 650_000, 650_001, 650_100, 1_299_999, 2_000_000]
+            .iter()
+            .map(|&k| (0x1000 + 16 * k + 8, true))
+            .collect();
+        let a: Vec<(u64, bool)> = classes.into_iter().chain((0..n / 2).map(|k| (0x1000 + 16 * k, false))).collect();
+        let b: Vec<(u64, bool)> = (n / 2..n).map(|k| (0x1000 + 16 * k, false)).collect();
+        check(vec![a, b], 2);
     }
 
     #[test]
