@@ -354,6 +354,10 @@ fn merge_places(l: &mut ObjList, cls: &[(u64, u64)], places: &[usize], m: usize)
     (l.coder, l.pending) = (coder, last);
 }
 
+/// Reads the values of old positions `from..from + out.len()` into `out`, given the entries
+/// being refilled: `read(entries, from, out)`.
+type OldValues<'a> = dyn Fn(&[u32], usize, &mut [u64]) + 'a;
+
 /// Fills positions `range` (from a block boundary; `entries[k]` is position `origin + k`)
 /// from the back with the objects and the classes `cls` (the ones at positions before the
 /// range's end) at their places, reading old values with `read(entries, from, out)`. Returns
@@ -364,7 +368,7 @@ fn refill(
     range: std::ops::Range<usize>,
     cls: &[(u64, u64)],
     places: &[usize],
-    read: &dyn Fn(&[u32], usize, &mut [u64]),
+    read: &OldValues,
 ) -> (PlaceCoder, Vec<u64>) {
     let mut coder = PlaceCoder { bases: vec![0; (range.end - range.start) / BLOCK], wide: Vec::new() };
     let mut last = Vec::new();
@@ -377,7 +381,7 @@ fn refill(
         // Classes before this block: its objects came from `before` places earlier, unless a
         // class falls inside it (about one block in a thousand).
         let mut before = j;
-        while before > 0 && places[before - 1] + before - 1 >= start {
+        while before > 0 && places[before - 1] + before > start {
             before -= 1;
         }
         if before == j {
