@@ -4,7 +4,7 @@
 //! Arrays written once and then only read, or walked in order, go where the heap's `scratch`
 //! placement says — with `Placement::Files` (the CLI's full analysis) memory-mapped scratch
 //! files, i.e. page cache the kernel can write back and evict, as MAT's index files: the heap
-//! index (12 B per object), the outbound CSR (4 N + 4 E, in one part per graph-building thread,
+//! index (8 B per object), the outbound CSR (4 N + 4 E, in one part per graph-building thread,
 //! each spilling its finished lists every 4 MiB and never copied into one: `CsrParts`),
 //! the dominator phase's arrays in preorder (vertex, parent, semidominators; the predecessor
 //! pairs, appended to and read back from buckets by preorder number), idom and retained sizes

@@ -352,7 +352,7 @@ pub(crate) struct ClassExt {
     pub dump_array_header: u32,
 }
 
-/// The index itself. Resident memory: about 12 bytes per object beyond the mapped file.
+/// The index itself. Resident memory: about 8 bytes per object beyond the mapped file.
 pub struct Heap {
     pub(crate) src: Source,
     pub(crate) info: DumpInfo,
