@@ -68,10 +68,11 @@ impl Places {
     /// The `packed` value of object `o` (kind and offset).
     #[cfg(test)]
     pub fn packed(&self, o: u32) -> u64 {
-        pack(self.kind(o), self.offset(o))
+        packed_of(self.entries[o as usize], self.offset(o))
     }
 
-    /// Whether `bases` and `wide` fit `len` entries (a cache file read back).
+    /// Whether `bases` and `wide` fit the entries (a cache file read back): a base per block,
+    /// and every wide block's offsets inside `wide`.
     pub(crate) fn fits(&self) -> bool {
         let n = self.entries.len();
         self.bases.len() == n.div_ceil(BLOCK)
@@ -79,6 +80,12 @@ impl Places {
                 base & WIDE == 0 || ((base & !WIDE) as usize).checked_add(BLOCK.min(n - b * BLOCK)).is_some_and(|end| end <= self.wide.len())
             })
     }
+}
+
+/// The `packed` value of entry `e` whose offset is `offset`.
+#[inline]
+fn packed_of(e: u32, offset: u64) -> u64 {
+    pack((e >> DELTA_BITS) as u64, offset)
 }
 
 #[inline]
@@ -103,18 +110,18 @@ impl PlaceCoder {
     /// Encodes one block (`packed`, at most `BLOCK` values) into `out` (as long) and returns
     /// its base, for the caller to put in `bases`.
     pub(crate) fn encode(&mut self, packed: &[u64], out: &mut [u32]) -> u64 {
-        debug_assert!(packed.len() <= BLOCK && packed.len() == out.len());
+        debug_assert!(!packed.is_empty() && packed.len() <= BLOCK && packed.len() == out.len());
         let (mut lo, mut hi) = (u64::MAX, 0u64);
         for &p in packed {
             lo = lo.min(p & OFFSET_MASK);
             hi = hi.max(p & OFFSET_MASK);
         }
         let kind = |p: u64| ((p >> KIND_SHIFT) as u32) << DELTA_BITS;
-        if hi.saturating_sub(lo) <= DELTA_MASK as u64 {
+        if hi - lo <= DELTA_MASK as u64 {
             for (e, &p) in out.iter_mut().zip(packed) {
                 *e = kind(p) | ((p & OFFSET_MASK) - lo) as u32;
             }
-            lo.min(hi)
+            lo
         } else {
             let at = self.wide.len() as u64;
             self.wide.extend(packed.iter().map(|&p| p & OFFSET_MASK));
@@ -139,8 +146,7 @@ impl PlaceCoder {
     }
 
     /// The `packed` values of entries `from..from + out.len()` (encoded by this coder), a
-    /// block at a time.
-    /// `entries[k]` is entry `origin + k` (a block-aligned part of them).
+    /// block at a time; `entries[k]` is entry `origin + k` (a block-aligned part of them).
     pub(crate) fn decode_run(&self, entries: &[u32], origin: usize, from: usize, out: &mut [u64]) {
         let (mut i, end) = (from, from + out.len());
         while i < end {
@@ -149,12 +155,12 @@ impl PlaceCoder {
             let base = self.bases[i / BLOCK];
             if base & WIDE == 0 {
                 for (x, &e) in dst.iter_mut().zip(src) {
-                    *x = ((e >> DELTA_BITS) as u64) << KIND_SHIFT | (base + (e & DELTA_MASK) as u64);
+                    *x = packed_of(e, base + (e & DELTA_MASK) as u64);
                 }
             } else {
                 let at = (base & !WIDE) as usize + i % BLOCK;
                 for ((x, &e), &w) in dst.iter_mut().zip(src).zip(&self.wide[at..]) {
-                    *x = ((e >> DELTA_BITS) as u64) << KIND_SHIFT | w;
+                    *x = packed_of(e, w);
                 }
             }
             i = stop;
@@ -164,7 +170,7 @@ impl PlaceCoder {
     /// The `packed` value of entry `i` of `entries` (encoded by this coder).
     #[inline]
     pub(crate) fn decode(&self, entries: &[u32], i: usize) -> u64 {
-        pack((entries[i] >> DELTA_BITS) as u64, offset_in(entries, &self.bases, &self.wide, i))
+        packed_of(entries[i], offset_in(entries, &self.bases, &self.wide, i))
     }
 }
 
@@ -212,7 +218,7 @@ impl IndexBuilder {
     }
 
     /// The first `len` values of `packed` (the objects, `id_lo` their ids' low halves), with
-    /// room in both arrays for `capacity` objects.
+    /// room for as many objects as `id_lo` has.
     pub(crate) fn from_packed(packed: &[u64], id_lo: BigArray<u32>, len: usize, runs: Vec<(u32, u32)>, place: &heapql_scratch::Placement) -> IndexBuilder {
         let mut entries: BigArray<u32> = BigArray::zeroed(id_lo.len(), place);
         let mut coder = PlaceCoder::default();

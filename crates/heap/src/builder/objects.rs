@@ -2,11 +2,12 @@
 //!
 //! Each thread of the heap pass appends its objects in file order straight into the index's
 //! own layout (offset and kind in a `u32` of `Places` form, the id's low half in a `u32`, the
-//! high halves as runs): 8 bytes per object, never the 16 of an `(id, offset)` pair. A HotSpot dump writes
-//! the heap in address order after the class dumps, so apart from the class objects (a few
-//! thousand, kept aside) each part is ascending and the parts follow each other: the index is
-//! then the parts laid end to end, and the class objects merged in. Only a dump in another
-//! order (hand-made, another VM) takes the general path: sort and merge `(id, offset)` pairs.
+//! high halves as runs): 8 bytes per object, never the 16 of an `(id, offset)` pair. A
+//! HotSpot dump writes the heap in address order after the class dumps, so apart from the
+//! class objects (a few thousand, kept aside) each part is ascending and the parts follow each
+//! other: the index is then the parts laid end to end, and the class objects merged in. Only
+//! a dump in another order (hand-made, another VM) takes the general path: sort and merge
+//! `(id, offset)` pairs.
 
 use super::*;
 use crate::ids::{id_at, IndexBuilder, PlaceCoder, BLOCK, OFFSET_MASK};
@@ -611,6 +612,9 @@ mod tests {
         check(vec![vec![(0x700, true), (0x100, false)], vec![(0x700, true), (0x800, false)]], 0);
         // An empty part between two that overlap.
         check(vec![vec![(0x500, false)], vec![], vec![(0x100, false), (0x600, false)]], 0);
+        // Long enough to hold blocks whose records are far apart (`offset`), in descending
+        // order: the general path puts the merged values into the index's form.
+        check(vec![(0..3000u64).rev().map(|k| (0x1000 + 16 * k, false)).collect(), vec![(0x8, false)]], 1);
     }
 
     #[test]
