@@ -5,15 +5,7 @@ pub(crate) fn cores(at_most: usize) -> usize {
     std::thread::available_parallelism().map_or(1, |p| p.get()).clamp(1, at_most.max(1))
 }
 
-/// Runs `lower` on this thread and `upper` on another, side by side. A panic in either is
-/// passed on with its own message, not replaced by a generic one that hides what went wrong.
-pub fn both<A, B: Send>(lower: impl FnOnce() -> A, upper: impl FnOnce() -> B + Send) -> (A, B) {
-    std::thread::scope(|s| {
-        let upper = s.spawn(upper);
-        let a = lower();
-        (a, upper.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-    })
-}
+pub use heapql_heap::both;
 
 /// Runs every job, each on its own thread (the first on the calling one), and returns their
 /// answers in order. A job's panic reaches the caller with its own message.

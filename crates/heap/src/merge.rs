@@ -69,12 +69,8 @@ pub(crate) fn merge(a: Vec<(u64, u64)>, b: Vec<(u64, u64)>, extra: usize, place:
     let left_len = ca + cb;
     let (pl, pr) = packed[..total].split_at_mut(left_len);
     let (ll, lr) = lo[..total].split_at_mut(left_len);
-    let ((n1, mut runs, d1), (n2, runs2, d2)) = std::thread::scope(|s| {
-        let right = s.spawn(|| merge_into(&a[ca..], &b[cb..], pr, lr));
-        let left = merge_into(&a[..ca], &b[..cb], pl, ll);
-        // An empty right half would silently drop objects: a panic there is passed on.
-        (left, right.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-    });
+    // An empty right half would silently drop objects: a panic there is passed on.
+    let ((n1, mut runs, d1), (n2, runs2, d2)) = heapql_scratch::both(|| merge_into(&a[..ca], &b[..cb], pl, ll), || merge_into(&a[ca..], &b[cb..], pr, lr));
     if n1 < left_len {
         // Duplicates on the left: close the gap.
         packed.copy_within(left_len..left_len + n2, n1);

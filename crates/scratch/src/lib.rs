@@ -12,12 +12,14 @@
 mod fill;
 mod grow;
 mod pages;
+mod par;
 mod spare;
 mod timing;
 
 pub use fill::write_in_pieces;
 pub use grow::GrowArray;
 pub use pages::{forget_pages, release_pages, Pages};
+pub use par::both;
 pub use spare::memory_to_spare;
 pub use timing::Laps;
 use memmap2::MmapMut;

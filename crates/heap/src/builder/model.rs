@@ -143,10 +143,7 @@ pub(super) fn detect_by_addresses(h: &Heap, lcs: &[LayoutClass<'_>], cands: &[Mo
     let (first, second) = runs.split_at(runs.len() / 2);
     let score = |runs: &[Range<u32>]| score_neighbours(h, cands, &sizes, runs);
     // The two halves on both cores: on a dump not in the page cache, each run waits on a read.
-    let ((exact, overlap, tried), (exact2, overlap2, tried2)) = std::thread::scope(|s| {
-        let other = s.spawn(|| score(second));
-        (score(first), other.join().expect("sampling thread"))
-    });
+    let ((exact, overlap, tried), (exact2, overlap2, tried2)) = heapql_scratch::both(|| score(first), || score(second));
     let exact: Vec<u64> = exact.iter().zip(&exact2).map(|(a, b)| a + b).collect();
     let overlap: Vec<u64> = overlap.iter().zip(&overlap2).map(|(a, b)| a + b).collect();
     let tried = tried + tried2;

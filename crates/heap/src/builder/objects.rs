@@ -56,22 +56,6 @@ impl ObjList {
         }
     }
 
-    /// `push_place` for each of `values`, whole blocks encoded straight from the slice.
-    fn push_places(&mut self, mut values: &[u64]) {
-        if !self.pending.is_empty() {
-            let fill = (BLOCK - self.pending.len()).min(values.len());
-            values[..fill].iter().for_each(|&v| self.push_place(v));
-            values = &values[fill..];
-        }
-        let mut out = [0u32; BLOCK];
-        let mut blocks = values.chunks_exact(BLOCK);
-        for block in &mut blocks {
-            self.coder.push_block(block, &mut out);
-            self.entries.extend_from_slice(&out);
-        }
-        self.pending.extend_from_slice(blocks.remainder());
-    }
-
     /// The `packed` value (offset and kind) at position `i`.
     #[inline]
     fn packed(&self, i: usize) -> u64 {
@@ -211,17 +195,80 @@ fn append(a: &mut ObjList, b: ObjList) {
 
 /// Appends `b`'s offsets and kinds to `a`'s, block by block: `a`'s blocks start at its own
 /// positions, so each value is decoded from `b`'s form and encoded again in `a`'s. `b`'s
-/// pages are handed back to the kernel as they are read.
+/// pages are handed back to the kernel as they are read. A long list is encoded in two
+/// halves on two threads, each with the page faults of its own part of `a`'s fresh pages
+/// (bench-4g, 24 M objects appended: 0.06 s on one thread).
 fn append_places(a: &mut ObjList, b: &ObjList) {
-    const CHUNK: usize = 128 << 10;
-    let mut values = vec![0u64; CHUNK.min(b.entries.len())];
-    for (k, chunk) in b.entries.chunks(CHUNK).enumerate() {
-        let values = &mut values[..chunk.len()];
-        b.coder.decode_run(&b.entries, 0, k * CHUNK, values);
-        a.push_places(values);
-        release(chunk);
+    let pending = std::mem::take(&mut a.pending);
+    let total = pending.len() + b.entries.len() + b.pending.len();
+    let whole = total / BLOCK;
+    let half = if whole * BLOCK >= TWO_THREADS { whole / 2 } else { whole };
+    let mut coders = (PlaceCoder::default(), PlaceCoder::default());
+    let encode = |blocks: std::ops::Range<usize>, out: &mut [std::mem::MaybeUninit<u32>]| encode_joined(&pending, b, blocks, out);
+    // SAFETY: the two halves write every value of the `whole * BLOCK` of the tail.
+    unsafe {
+        a.entries.append_with(whole * BLOCK, |out| {
+            let (low, high) = out.split_at_mut(half * BLOCK);
+            coders = if half == whole {
+                (encode(0..whole, low), PlaceCoder::default())
+            } else {
+                heapql_scratch::both(|| encode(0..half, low), || encode(half..whole, high))
+            };
+        })
+    };
+    a.coder.append(coders.0);
+    a.coder.append(coders.1);
+    a.pending = vec![0; total - whole * BLOCK];
+    joined(&pending, b, whole * BLOCK, &mut a.pending);
+}
+
+/// Values appended at or above this count are encoded on two threads.
+const TWO_THREADS: usize = 1 << 20;
+
+/// Values `from..from + out.len()` of `pending` (the first list's last, partial block), then
+/// `b`'s entries decoded, then `b`'s pending values: the sequence `append_places` encodes.
+fn joined(pending: &[u64], b: &ObjList, from: usize, out: &mut [u64]) {
+    let (p, e) = (pending.len(), b.entries.len());
+    let (mut x, end, mut k) = (from, from + out.len(), 0);
+    if x < p.min(end) {
+        let n = p.min(end) - x;
+        out[..n].copy_from_slice(&pending[x..x + n]);
+        (x, k) = (x + n, n);
     }
-    a.push_places(&b.pending);
+    if x < (p + e).min(end) {
+        let n = (p + e).min(end) - x;
+        b.coder.decode_run(&b.entries, 0, x - p, &mut out[k..k + n]);
+        (x, k) = (x + n, k + n);
+    }
+    if x < end {
+        let at = x - p - e;
+        out[k..].copy_from_slice(&b.pending[at..at + (end - x)]);
+    }
+}
+
+/// Encodes blocks `blocks` of the joined sequence (`joined`) into `out` (their entries, as
+/// many) with a coder of their own, releasing the pages of `b`'s entries it has read.
+fn encode_joined(pending: &[u64], b: &ObjList, blocks: std::ops::Range<usize>, out: &mut [std::mem::MaybeUninit<u32>]) -> PlaceCoder {
+    const CHUNK_BLOCKS: usize = 2048;
+    let (p, e) = (pending.len(), b.entries.len());
+    let mut coder = PlaceCoder::default();
+    let mut values = vec![0u64; CHUNK_BLOCKS.min(blocks.len()) * BLOCK];
+    let mut block = [0u32; BLOCK];
+    for start in blocks.clone().step_by(CHUNK_BLOCKS) {
+        let end = (start + CHUNK_BLOCKS).min(blocks.end);
+        let values = &mut values[..(end - start) * BLOCK];
+        joined(pending, b, start * BLOCK, values);
+        let dst = &mut out[(start - blocks.start) * BLOCK..(end - blocks.start) * BLOCK];
+        for (vals, dst) in values.chunks_exact(BLOCK).zip(dst.chunks_exact_mut(BLOCK)) {
+            coder.push_block(vals, &mut block);
+            for (d, &v) in dst.iter_mut().zip(&block) {
+                d.write(v);
+            }
+        }
+        let read = |at: usize| at.saturating_sub(p).min(e);
+        release(&b.entries[read(start * BLOCK)..read(end * BLOCK)]);
+    }
+    coder
 }
 
 /// `dst.extend(src)`, handing the copied chunks of `src` back to the kernel as it goes. A
@@ -233,10 +280,7 @@ fn append_releasing<T: Plain>(dst: &mut GrowArray<T>, src: GrowArray<T>) {
         if std::mem::size_of_val(&src[..]) >= (16 << 20) {
             let (o1, o2) = out.split_at_mut(n / 2);
             let (s1, s2) = src.split_at(n / 2);
-            std::thread::scope(|sc| {
-                sc.spawn(|| copy_releasing(o2, s2));
-                copy_releasing(o1, s1);
-            });
+            heapql_scratch::both(|| copy_releasing(o1, s1), || copy_releasing(o2, s2));
         } else {
             copy_releasing(out, &src);
         }
@@ -346,11 +390,10 @@ fn merge_places(l: &mut ObjList, cls: &[(u64, u64)], places: &[usize], m: usize)
         }
         old_run(e, half, from + split, &mut out[split..]);
     };
-    let ((mut coder, _), (upper, last)) = std::thread::scope(|sc| {
-        let upper = sc.spawn(|| refill(high, half, half..total, cls, places, &read_high));
-        let lower = refill(low, 0, 0..half, &cls[..j_half], places, &|e, from, out| old_run(e, 0, from, out));
-        (lower, upper.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-    });
+    let ((mut coder, _), (upper, last)) = heapql_scratch::both(
+        || refill(low, 0, 0..half, &cls[..j_half], places, &|e, from, out| old_run(e, 0, from, out)),
+        || refill(high, half, half..total, cls, places, &read_high),
+    );
     coder.append(upper);
     (l.coder, l.pending) = (coder, last);
 }
@@ -580,9 +623,12 @@ mod tests {
 
     #[test]
     fn large_parts_are_appended_with_their_pages_released() {
+        // Neither part a whole number of blocks: the last partial block of each joins the
+        // blocks encoded again (32 + 37 values: one whole block more, 5 left pending).
         let a: Vec<(u64, bool)> = (0..1_500_000u64).map(|k| (0x1000 + 16 * k, false)).collect();
-        // Over 16 MiB of offsets: the copy is split between two threads.
-        let b: Vec<(u64, bool)> = (0..2_200_000u64).map(|k| (0x1000_0000 + 16 * k, false)).chain([(0x8, true)]).collect();
+        // Over 16 MiB of ids, a million offsets: the copy and the encoding are each split
+        // between two threads.
+        let b: Vec<(u64, bool)> = (0..2_200_037u64).map(|k| (0x1000_0000 + 16 * k, false)).chain([(0x8, true)]).collect();
         check(vec![a, b], 0);
     }
 
