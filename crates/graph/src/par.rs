@@ -1,11 +1,11 @@
 //! Work split over the cores: one job per thread, the first on the calling thread.
 
+pub use heapql_heap::both;
+
 /// The cores to split work over: what the machine offers, between 1 and `at_most`.
 pub(crate) fn cores(at_most: usize) -> usize {
     std::thread::available_parallelism().map_or(1, |p| p.get()).clamp(1, at_most.max(1))
 }
-
-pub use heapql_heap::both;
 
 /// Runs every job, each on its own thread (the first on the calling one), and returns their
 /// answers in order. A job's panic reaches the caller with its own message.

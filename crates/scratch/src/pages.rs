@@ -82,10 +82,7 @@ pub unsafe fn release_pages(regions: &[&[u8]]) {
         work();
         return;
     }
-    std::thread::scope(|s| {
-        s.spawn(work);
-        work();
-    });
+    crate::both(work, work);
 }
 
 /// Gives back the whole pages inside `s` at once, on this thread (see `release_pages`).

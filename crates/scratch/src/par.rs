@@ -6,11 +6,6 @@ pub fn both<A, B: Send>(lower: impl FnOnce() -> A, upper: impl FnOnce() -> B + S
     std::thread::scope(|s| {
         let upper = s.spawn(upper);
         let a = lower();
-        (
-            a,
-            upper
-                .join()
-                .unwrap_or_else(|e| std::panic::resume_unwind(e)),
-        )
+        (a, upper.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
     })
 }
