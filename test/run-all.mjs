@@ -1,5 +1,7 @@
 // `npm test`: every Rust and TypeScript suite, then one closing line `N passed, N failed`.
-// Each runner's own output streams through; the counts are read from its summary lines.
+// Each runner's own output streams through; the counts are read from its summary lines. Both
+// runners (and whatever their tests start) get one temporary directory of their own as TMPDIR,
+// removed at the end, so a run leaves nothing in the system's temporary directory.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,10 +9,19 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const runTmp = mkdtempSync(path.join(tmpdir(), 'heapql-test-run-'));
+const env = { ...process.env, TMPDIR: runTmp };
+// Interrupted (Ctrl-C reaches the runners too), the directory goes all the same.
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    rmSync(runTmp, { recursive: true, force: true });
+    process.exit(130);
+  });
+}
 
 function run(cmd, args, onLine) {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const feed = (stream, sink) => {
       let buf = '';
       stream.on('data', (chunk) => {
@@ -44,7 +55,7 @@ const cargoCode = await run('cargo', ['test', '--workspace', '--exclude', 'heapq
 if (cargoCode !== 0 && failed === 0) failed += 1; // a build failure counts as a failure
 
 // vitest: counts come from its JSON report, the console keeps the default reporter.
-const dir = mkdtempSync(path.join(tmpdir(), 'heapql-vitest-'));
+const dir = mkdtempSync(path.join(runTmp, 'vitest-'));
 const report = path.join(dir, 'report.json');
 const vitestCode = await run(
   process.execPath,
@@ -60,7 +71,7 @@ try {
   failed += 1;
   process.stderr.write('vitest did not write its report\n');
 }
-rmSync(dir, { recursive: true, force: true });
+rmSync(runTmp, { recursive: true, force: true });
 
 process.stdout.write(`\n${passed} passed, ${failed} failed\n`);
 process.exit(failed > 0 ? 1 : 0);

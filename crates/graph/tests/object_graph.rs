@@ -74,10 +74,26 @@ fn idx(heap: &Heap, id: u64) -> ObjIdx {
     heap.index_of(id).unwrap()
 }
 
-fn tmpdir(name: &str) -> std::path::PathBuf {
+/// A directory of the test's own, removed with everything in it when the test ends.
+struct TempDir(std::path::PathBuf);
+
+impl std::ops::Deref for TempDir {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        std::fs::remove_dir_all(&self.0).ok();
+    }
+}
+
+fn tmpdir(name: &str) -> TempDir {
     let d = std::env::temp_dir().join(format!("heapql-graph-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
-    d
+    TempDir(d)
 }
 
 fn class_object(heap: &Heap, class_id: u64) -> ObjIdx {
