@@ -9,6 +9,7 @@
 //! caches, retained sizes) and groups each finding by its holder. What needs all objects
 //! (duplicate arrays and strings) is joined in `mod.rs`.
 
+use fixedbitset::FixedBitSet;
 use heapql_heap::{ClassIdx, GrowArray, Heap, ObjIdx, ObjectKind, PrimType, Value};
 use rustc_hash::FxHashMap;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
@@ -74,6 +75,11 @@ pub struct Objects {
     /// copy is counted there only).
     tails: Vec<(ObjIdx, u64)>,
     strings: StringCollector,
+    /// The `byte[]` and `char[]` seen (1 bit per object of the heap): `attribute` hashes those
+    /// that are no String's own array, which only the dominators tell. Found here, where
+    /// each object's kind is known anyway, they spare `attribute` a walk over every object's
+    /// class on the report's critical path (bench-4g: 0.3 s for 49 M objects).
+    texts: FixedBitSet,
 }
 
 impl Objects {
@@ -87,6 +93,7 @@ impl Objects {
             arrays: GrowArray::with_capacity(0, heap.scratch()),
             tails: Vec::new(),
             strings: StringCollector::with_capacity(heap, strings),
+            texts: FixedBitSet::with_capacity(heap.object_count() as usize),
         }
     }
 
@@ -133,9 +140,11 @@ impl Objects {
             }
             ObjectKind::PrimitiveArray(t) => {
                 // A `byte[]` or `char[]` is most often a String's own array, judged with the
-                // String, which only the dominators tell: `attribute` finds them from the
-                // classes, so none waits here and no String's array is hashed.
-                if !is_text(t) {
+                // String, which only the dominators tell: it waits for `attribute`, so no
+                // String's array is hashed.
+                if is_text(t) {
+                    self.texts.insert(o as usize);
+                } else {
                     self.hash_array(heap, o, c);
                 }
             }
@@ -175,6 +184,7 @@ impl Objects {
         self.arrays.extend_from_slice(&next.arrays);
         self.tails.append(&mut next.tails);
         self.strings.absorb(next.strings);
+        self.texts.union_with(&next.texts);
     }
 }
 
@@ -263,15 +273,17 @@ pub fn attribute(env: &Env, mut seen: Objects, ctl: &Control) -> Result<Partial,
             env.record(&mut rows, check, o, overhead);
         }
     }
-    // The byte[] and char[] of the tree, found from the classes (in order): each is hashed
-    // unless it is a String's value, judged with the String.
-    let (heap, classes) = (env.heap, env.classes);
-    for o in 0..heap.object_count() {
-        if o % TICK == 0 {
+    // The byte[] and char[] of the tree (the first step saw only the tree's objects), in
+    // order: each is hashed unless it is a String's value, judged with the String.
+    let heap = env.heap;
+    let texts = std::mem::take(&mut seen.texts);
+    for (k, o) in texts.ones().enumerate() {
+        if k % TICK as usize == 0 {
             // Cancellation only: the progress stays where the object pass left it.
             ctl.tick(heap.object_count() as u64, heap.object_count() as u64 + 1)?;
         }
-        if matches!(classes.kind(heap, o), ObjectKind::PrimitiveArray(t) if is_text(t)) && a.in_tree(o) && env.idom_role(o) != Some(Role::String) {
+        let o = o as ObjIdx;
+        if env.idom_role(o) != Some(Role::String) {
             seen.hash_array(heap, o, env.class_of(o));
         }
     }
