@@ -11,17 +11,22 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const runTmp = mkdtempSync(path.join(tmpdir(), 'heapql-test-run-'));
 const env = { ...process.env, TMPDIR: runTmp };
-// Interrupted (Ctrl-C reaches the runners too), the directory goes all the same.
-for (const signal of ['SIGINT', 'SIGTERM']) {
+/** The runner running now, stopped with this one. */
+let current;
+// Interrupted, the runner goes (Ctrl-C reaches it anyway; a SIGTERM to this process alone
+// would leave it running), and the directory all the same.
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) {
   process.on(signal, () => {
+    current?.kill(signal);
     rmSync(runTmp, { recursive: true, force: true });
-    process.exit(130);
+    process.exit(code);
   });
 }
 
 function run(cmd, args, onLine) {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    current = child;
     const feed = (stream, sink) => {
       let buf = '';
       stream.on('data', (chunk) => {
@@ -55,8 +60,7 @@ const cargoCode = await run('cargo', ['test', '--workspace', '--exclude', 'heapq
 if (cargoCode !== 0 && failed === 0) failed += 1; // a build failure counts as a failure
 
 // vitest: counts come from its JSON report, the console keeps the default reporter.
-const dir = mkdtempSync(path.join(runTmp, 'vitest-'));
-const report = path.join(dir, 'report.json');
+const report = path.join(runTmp, 'vitest-report.json');
 const vitestCode = await run(
   process.execPath,
   [path.join(root, 'node_modules/vitest/vitest.mjs'), 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`],

@@ -75,25 +75,8 @@ fn idx(heap: &Heap, id: u64) -> ObjIdx {
 }
 
 /// A directory of the test's own, removed with everything in it when the test ends.
-struct TempDir(std::path::PathBuf);
-
-impl std::ops::Deref for TempDir {
-    type Target = std::path::Path;
-    fn deref(&self) -> &std::path::Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        std::fs::remove_dir_all(&self.0).ok();
-    }
-}
-
-fn tmpdir(name: &str) -> TempDir {
-    let d = std::env::temp_dir().join(format!("heapql-graph-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    TempDir(d)
+fn tmpdir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new().prefix(&format!("heapql-graph-{name}-")).tempdir().unwrap()
 }
 
 fn class_object(heap: &Heap, class_id: u64) -> ObjIdx {
@@ -103,7 +86,7 @@ fn class_object(heap: &Heap, class_id: u64) -> ObjIdx {
 #[test]
 fn dominators_sizes_and_roots_follow_mat() {
     let dir = tmpdir("dom");
-    let (path, ids) = write_dump(&dir);
+    let (path, ids) = write_dump(dir.path());
     let heap = open(&path);
     let a = FullAnalysis::build(&heap, GraphOptions::default()).unwrap();
     let i = |id| idx(&heap, id);
@@ -173,7 +156,7 @@ fn dominators_sizes_and_roots_follow_mat() {
 #[test]
 fn reachable_only_leaves_unreachable_objects_out() {
     let dir = tmpdir("reach");
-    let (path, ids) = write_dump(&dir);
+    let (path, ids) = write_dump(dir.path());
     let heap = open(&path);
     let a = FullAnalysis::build(&heap, GraphOptions { reachable_only: true, ..Default::default() }).unwrap();
     let i = |id| idx(&heap, id);
@@ -192,7 +175,7 @@ fn reachable_only_leaves_unreachable_objects_out() {
 #[test]
 fn paths_and_retained_sets_carry_field_names() {
     let dir = tmpdir("paths");
-    let (path, ids) = write_dump(&dir);
+    let (path, ids) = write_dump(dir.path());
     let heap = open(&path);
     let a = FullAnalysis::build(&heap, GraphOptions::default()).unwrap();
     let i = |id| idx(&heap, id);
@@ -240,7 +223,7 @@ fn paths_and_retained_sets_carry_field_names() {
 #[test]
 fn progress_phases_and_cancellation() {
     let dir = tmpdir("ctl");
-    let (path, _) = write_dump(&dir);
+    let (path, _) = write_dump(dir.path());
     let heap = open(&path);
     let seen = Arc::new(Mutex::new(Vec::<&'static str>::new()));
     let s2 = seen.clone();
@@ -282,7 +265,7 @@ fn garbage_never_changes_a_live_objects_dominator() {
     for c in [obj, node_class, b.class_class, b.object_array_class, b.string_class, b.thread_class] {
         b.root_sticky_class(c);
     }
-    let path = dir.join("garbage.hprof");
+    let path = dir.path().join("garbage.hprof");
     std::fs::write(&path, b.build()).unwrap();
     let heap = open(&path);
     let i = |id| idx(&heap, id);
@@ -323,7 +306,7 @@ fn garbage_never_changes_a_live_objects_dominator() {
 #[test]
 fn look_ups_name_referrers_dominated_objects_and_path_windows() {
     let dir = tmpdir("lookups");
-    let (path, ids) = write_dump(&dir);
+    let (path, ids) = write_dump(dir.path());
     let heap = open(&path);
     let a = FullAnalysis::build(&heap, GraphOptions::default()).unwrap();
     let (h, x, y, z) = (idx(&heap, ids.h), idx(&heap, ids.x), idx(&heap, ids.y), idx(&heap, ids.z));
