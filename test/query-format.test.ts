@@ -117,6 +117,16 @@ describe('table', () => {
   test('an empty result', () => {
     expect(formatTable(result([{ name: 'a', type: 'null' }], []))).toBe('a\n-\n(0 rows)');
   });
+
+  test('a result of 300 000 rows is laid out like a small one', () => {
+    // Every object of a real dump's String class is a result this size.
+    const rows = Array.from({ length: 300_000 }, (_, i) => [i, i % 7 === 0 ? 'seven' : null]);
+    const lines = formatTable(result([{ name: 'n', type: 'number' }, { name: 's', type: 'string' }], rows)).split('\n');
+    expect(lines.length).toBe(300_003);
+    expect(lines.slice(0, 3)).toEqual(['n      | s', '-------+------', '     0 | seven']);
+    expect(lines.slice(300_000, 300_002)).toEqual(['299998 | null', '299999 | seven']);
+    expect(lines[300_002]).toBe('(300000 rows)');
+  });
 });
 
 describe('json, csv, tsv', () => {

@@ -53,7 +53,9 @@ export function formatTable(result: QueryResult, opts: TableOptions = {}): strin
   const cols = result.columns.length;
   const header = result.columns.map((c) => c.name);
   const body = result.rows.map((row) => row.map((v) => cellText(v, max)));
-  const widths = header.map((h, i) => Math.max(width(h), ...body.map((r) => width(r[i] ?? ''))));
+  // A loop, not `Math.max(...column)`: spreading 100 000+ cells overflows the call stack.
+  const widths = header.map(width);
+  for (const r of body) for (let i = 0; i < cols; i++) widths[i] = Math.max(widths[i], width(r[i] ?? ''));
   const numeric = result.columns.map((_, i) => {
     const vals = result.rows.map((r) => r[i]).filter((v) => v !== null);
     return vals.length > 0 && vals.every((v) => typeof v === 'number');
