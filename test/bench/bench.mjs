@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run bench [-- --sizes 1,4] [-- --keep]`: generates heap dumps of the requested sizes (GiB)
-// into bench-out/ (reused when present), warms the page cache by reading each dump once, runs
-// each step of STEPS as its own process and prints wall time, throughput (dump GB / s) and peak
+// into bench-out/ (reused when present), warms the page cache by reading the dump before every
+// run (see `warm`), runs each step of STEPS as its own process and prints wall time, throughput (dump GB / s) and peak
 // resident memory as a Markdown table (also written to bench-out/results.md and results.json).
 // `--runs N` runs the steps N times, alternating (step A, step B, A, B, ...), and reports each
 // step's median wall time with its spread, CPU time and sampled anonymous memory; a step with
@@ -343,7 +343,13 @@ function ensureDump(size) {
   return { file, generated: true, seconds };
 }
 
-/** Reads the file once so every step starts from the page cache; returns seconds taken. */
+/**
+ * Reads the file so the next run starts from the page cache; returns seconds taken. Done before
+ * every run, not once per dump: a machine may page out page cache left unread for a while (this
+ * project's VMs run a DAMON `pageout` scheme that takes file pages idle for 60 s, some 400 MB of
+ * a 4 GB dump between runs a minute apart), and a run that reads them back from disk measures
+ * the disk, not the program.
+ */
 function warm(file) {
   const fd = fs.openSync(file, 'r');
   const buf = Buffer.allocUnsafe(8 << 20);
@@ -636,6 +642,7 @@ async function main() {
         const output = step.output?.(size);
         if (output) fs.rmSync(output, { force: true });
         step.before?.();
+        if (!step.dropCaches) warm(dump.file);
         if (step.dropCaches) {
           if (!dropPageCache()) {
             cgroup?.remove();
@@ -651,8 +658,6 @@ async function main() {
           m.diskWrittenMB = disk1.writtenMB - disk0.writtenMB;
           m.diskReadMB = disk1.readMB - disk0.readMB;
         }
-        // The next steps start warm again, as every other step does.
-        if (step.dropCaches) warm(dump.file);
         if (cgroup) {
           note += `; cgroup peak ${Math.round(cgroup.peakBytes() / 1048576)} MB (page cache included)`;
           cgroup.remove();
