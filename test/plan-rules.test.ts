@@ -316,6 +316,17 @@ describe('rules of the spec', () => {
     );
     expect(sel('SELECT * FROM X x WHERE x.@objectAddress = 0x7f00').filter).toMatchObject({ r: { k: 'lit', v: 0x7f00 } });
   });
+
+  test('integers: 2^53 is the largest exact magnitude, as the hint says', () => {
+    expect(sel('SELECT * FROM X x WHERE x.a = 9007199254740992').filter).toMatchObject({ r: { k: 'lit', v: 2 ** 53 } });
+    expect(sel('SELECT * FROM X x WHERE x.a = -9007199254740992').filter).toMatchObject({ r: { k: 'lit', v: -(2 ** 53) } });
+    expect(sel('SELECT * FROM X x WHERE x.@objectAddress = 0x20000000000000').filter).toMatchObject({ r: { k: 'lit', v: 2 ** 53 } });
+    // 2^53 + 1 parses to the same double as 2^53: the check reads the literal's text.
+    const e = planError('SELECT * FROM X x WHERE x.a = 9007199254740993');
+    expect(e.reason).toBe('the integer 9007199254740993 is too large');
+    expect(e.hint).toBe('integers up to 2^53 (9007199254740992) are exact; write a float (e.g. 1e20) for larger magnitudes');
+    expect(planError('SELECT * FROM X x WHERE x.@objectAddress = 0x20000000000001').reason).toBe('the hex number 0x20000000000001 is too large to compare exactly');
+  });
 });
 
 describe('query-only path refusals', () => {

@@ -585,16 +585,23 @@ export class Binder {
 
 // ---- helpers ---------------------------------------------------------------------------------
 
+/**
+ * Integer literals travel as JSON numbers (doubles): every integer of magnitude up to 2^53 is
+ * exact there, the first one above (2^53 + 1) is not. Checked on the literal's text, since the
+ * parsed number has already been rounded.
+ */
+const EXACT_LIMIT = 2n ** 53n;
+
 function literal(e: ExprOf<'literal'>): PExpr {
-  if (e.kind === 'hex' && BigInt(e.text) > BigInt(Number.MAX_SAFE_INTEGER)) {
+  if (e.kind === 'hex' && BigInt(e.text) > EXACT_LIMIT) {
     fail(
       `the hex number ${e.text} is too large to compare exactly`,
       e.pos,
-      `select the object with FROM OBJECTS ${e.text}`,
+      `numbers up to 2^53 (0x20000000000000) are exact; select the object with FROM OBJECTS ${e.text}`,
     );
   }
-  if (e.kind === 'int' && !Number.isSafeInteger(e.value)) {
-    fail(`the integer ${e.text} is too large`, e.pos, 'integers up to 2^53 are exact; write a float (e.g. 1e20) for larger magnitudes');
+  if (e.kind === 'int' && BigInt(e.text.replace(/[lL]$/, '')) > EXACT_LIMIT) {
+    fail(`the integer ${e.text} is too large`, e.pos, 'integers up to 2^53 (9007199254740992) are exact; write a float (e.g. 1e20) for larger magnitudes');
   }
   return e.kind === 'float' ? { k: 'lit', v: e.value as number, float: true } : { k: 'lit', v: e.value };
 }
