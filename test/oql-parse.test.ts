@@ -222,6 +222,15 @@ describe('syntax errors', () => {
     expect(e.reason).toBe('ORDER BY appears both inside and after the parenthesized query');
   });
 
+  test('an unterminated block comment is reported at its start', () => {
+    const e = syntaxError('SELECT COUNT(*) /* open FROM java.lang.String');
+    expect(e.reason).toBe('unterminated comment');
+    expect(e.pos).toMatchObject({ line: 1, column: 17 });
+    expect(e.hint).toBe('close the comment with */ (or start a comment that runs to the end of the line with --)');
+    expect(syntaxError('SELECT *\n  FROM X /* a */ x /* b\n c').pos).toMatchObject({ line: 2, column: 20 });
+    expect(parse('SELECT * /* one */ FROM X /* two\n */ x').type).toBe('select');
+  });
+
   test('relational operators do not chain', () => {
     expect(syntaxError('SELECT * FROM X x WHERE 1 < x.a < 3').token).toBe('<');
   });

@@ -17,7 +17,7 @@ export const SKIPPED_TOKENS: ReadonlySet<string> = new Set(['ws', 'comment']);
 
 /**
  * Token types that exist only to give a precise error: the grammar accepts none of them.
- * (`${snapshot}`, `==`, `&&`, `||`, an unterminated string, a stray character.)
+ * (`${snapshot}`, `==`, `&&`, `||`, an unterminated string or comment, a stray character.)
  */
 export const lexer = moo.compile({
   ws: { match: /[ \t\r\n\f]+/, lineBreaks: true },
@@ -25,6 +25,8 @@ export const lexer = moo.compile({
     { match: /--[^\n]*/ },
     { match: /\/\*[^]*?\*\//, lineBreaks: true },
   ],
+  // A `/*` with no `*/` after it: reported as an unterminated comment at its start.
+  badComment: { match: /\/\*[^]*/, lineBreaks: true },
   envref: /\$\{[^}\n]*\}?/,
   hex: /0[xX][0-9a-fA-F]+/,
   float: /(?:\d+\.\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)[fFdD]?|\d+[fFdD]/,

@@ -208,6 +208,11 @@ function checkLexical(t: Token): void {
         `close the string with ${quote}; string literals take double or single quotes and do not span lines`,
       );
     }
+    case 'badComment':
+      throw new OqlSyntaxError(
+        'unterminated comment', { ...pos, end: pos.offset + 2 }, '/*', [],
+        'close the comment with */ (or start a comment that runs to the end of the line with --)',
+      );
     case 'envref':
       throw new OqlSyntaxError(
         `${t.text} is not supported`, pos, t.text, [],
