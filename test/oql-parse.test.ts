@@ -231,6 +231,19 @@ describe('syntax errors', () => {
     expect(parse('SELECT * /* one */ FROM X /* two\n */ x').type).toBe('select');
   });
 
+  test('COUNT(DISTINCT ...) is named, with the queries that answer it', () => {
+    const e = syntaxError('SELECT COUNT(DISTINCT s.user) FROM Demo$Session s');
+    expect(e.reason).toBe('COUNT(DISTINCT ...) is not supported');
+    expect(e.pos).toMatchObject({ line: 1, column: 8, end: 21 });
+    expect(e.hint).toBe(
+      'list each value once with SELECT DISTINCT s.user FROM Demo$Session s (its row count is the answer), ' +
+        'or count each value with SELECT s.user, COUNT(*) FROM Demo$Session s GROUP BY s.user',
+    );
+    expect(syntaxError('SELECT sum(distinct classof(x)) FROM X x WHERE x.a > 1 ORDER BY 1').hint).toBe(
+      'aggregates take every non-NULL value; list the distinct values with SELECT DISTINCT classof(x) FROM X x WHERE x.a > 1',
+    );
+  });
+
   test('relational operators do not chain', () => {
     expect(syntaxError('SELECT * FROM X x WHERE 1 < x.a < 3').token).toBe('<');
   });

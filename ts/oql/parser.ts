@@ -3,7 +3,7 @@
 import nearley from 'nearley';
 import grammar from './grammar.generated.js';
 import { KEYWORDS, tokenize, type Token } from './lexer.js';
-import { tokPos } from './build.js';
+import { span, tokPos } from './build.js';
 import type { Pos, Query } from './ast.js';
 import { OqlSyntaxError } from './errors.js';
 
@@ -39,6 +39,8 @@ export function parseAll(text: string): Query[] {
     if (err.oqlPos) throw new OqlSyntaxError(err.message, err.oqlPos, '', [], err.hint ?? null);
     if (!err.token) throw e;
     const at = tokens.indexOf(err.token);
+    const distinct = distinctAggregate(tokens, at, text);
+    if (distinct) throw distinct;
     const expected = expectedAt(parser);
     throw unexpected(err.token, tokens[at - 1] ?? null, tokens[at + 1] ?? null, expected);
   }
@@ -173,6 +175,43 @@ function hintFor(t: Token, prev: Token | null, next: Token | null, expected: Set
   if (type === 'rparen' && expected.has('SELECT')) return 'a subquery in parentheses starts with SELECT';
   if (type === 'lbracket' && prevType === 'dot') return 'index an array with value[i], without a dot';
   return `the query reads well up to ${prev ? `"${prev.text}"` : 'here'}; the OQL section of the README shows each clause`;
+}
+
+const CLAUSE_END: ReadonlySet<string> = new Set(['GROUP', 'HAVING', 'ORDER', 'LIMIT', 'UNION', 'INTERSECT', 'EXCEPT', 'rparen', 'semicolon']);
+
+/**
+ * `COUNT(DISTINCT x)` (SQL's distinct aggregate), which OQL does not have: named as such, with
+ * the two queries that answer it, instead of a list of tokens that could follow `(`.
+ */
+function distinctAggregate(tokens: Token[], at: number, text: string): OqlSyntaxError | null {
+  const [fn, open, t] = [tokens[at - 2], tokens[at - 1], tokens[at]];
+  if (t?.type !== 'DISTINCT' || open?.type !== 'lparen' || fn?.type !== 'ident') return null;
+  // The argument: up to the parenthesis that closes the call.
+  let end = at + 1;
+  for (let depth = 1; end < tokens.length; end++) {
+    if (tokens[end].type === 'lparen') depth++;
+    if (tokens[end].type === 'rparen' && --depth === 0) break;
+  }
+  const arg = end < tokens.length && end > at + 1 ? text.slice(tokens[at + 1].offset, tokens[end].offset).trim() : 'x';
+  // The query's FROM clause, for a hint that can be run as written.
+  let from = '';
+  const fromAt = tokens.findIndex((x, i) => i > end && x.type === 'FROM');
+  if (fromAt >= 0) {
+    let stop = fromAt + 1;
+    while (stop < tokens.length && !CLAUSE_END.has(tokens[stop].type ?? '')) stop++;
+    const last = tokens[stop - 1];
+    from = ` ${text.slice(tokens[fromAt].offset, last.offset + last.text.length)}`;
+  }
+  const name = fn.text.toUpperCase();
+  return new OqlSyntaxError(
+    `${name}(DISTINCT ...) is not supported`,
+    span(fn, t),
+    t.text,
+    [],
+    name === 'COUNT'
+      ? `list each value once with SELECT DISTINCT ${arg}${from} (its row count is the answer), or count each value with SELECT ${arg}, COUNT(*)${from} GROUP BY ${arg}`
+      : `aggregates take every non-NULL value; list the distinct values with SELECT DISTINCT ${arg}${from}`,
+  );
 }
 
 function isAfterIn(prev: Token, t: Token): boolean {
