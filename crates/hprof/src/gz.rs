@@ -10,7 +10,7 @@ use crate::source::{Compression, Source};
 use flate2::{Decompress, FlushDecompress, Status};
 use memmap2::Mmap;
 use std::fs::File;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 const FTEXT_MASK: u8 = 0x01;
@@ -75,60 +75,182 @@ pub(crate) fn open_gzip(file: File, map: Mmap, ctl: Control<'_>) -> Result<Sourc
         let c = ChunkedGz::build(map, ctl)?;
         return Ok(Source::chunked(c, file_size));
     }
-    inflate_to_temp(&map, ctl).map(|m| Source::mapped(m, Compression::Gzip, file_size))
+    let (m, warnings) = inflate_to_temp(&map, ctl)?;
+    Ok(Source::mapped(m, Compression::Gzip, file_size).with_warnings(warnings))
 }
 
-/// Counts the compressed bytes consumed so progress can be reported against the file size.
-struct Counting<'a> {
-    data: &'a [u8],
-    pos: usize,
+/// What to do about a damaged gzip file, said at the end of its error.
+const DAMAGED: &str = "the file was damaged after it was written (a broken copy or transfer?); check it with `gzip -t`, then copy it again from where the dump was taken, or take a new heap dump";
+
+/// How a gzip member ended.
+enum MemberEnd {
+    /// Inflated whole, and its CRC32 and length match its trailer. `next` is the compressed
+    /// offset after the trailer.
+    Complete { data_start: usize, data_len: u64, u_len: u64, next: usize },
+    /// The file ends inside the member (its data or its trailer): `u_len` bytes inflated.
+    Cut { u_len: u64 },
 }
-impl Read for Counting<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = buf.len().min(self.data.len() - self.pos);
-        buf[..n].copy_from_slice(&self.data[self.pos..self.pos + n]);
-        self.pos += n;
-        Ok(n)
+
+/// Inflates the gzip member whose header is at compressed offset `pos`, giving the output to
+/// `sink` piece by piece, and checks the inflated data against the member's trailer (CRC32 and
+/// length, RFC 1952 §2.3.1). Invalid deflate data or a trailer that does not match is an error
+/// naming the compressed offset; a file that ends inside the member is `MemberEnd::Cut`.
+/// `at` is told the compressed offset reached, for progress and cancellation.
+fn inflate_member(
+    map: &[u8],
+    pos: usize,
+    scratch: &mut [u8],
+    sink: &mut dyn FnMut(&[u8]) -> Result<(), Error>,
+    at: &mut dyn FnMut(usize) -> Result<(), Error>,
+) -> Result<MemberEnd, Error> {
+    let hdr = match parse_member_header(map, pos) {
+        Ok(h) => h,
+        // A header cut by the end of the file (its magic is there: the caller checked).
+        Err(_) if pos + 10 > map.len() || !header_complete(map, pos) => return Ok(MemberEnd::Cut { u_len: 0 }),
+        Err(e) => return Err(e),
+    };
+    let data = &map[hdr.data_start..];
+    let mut d = Decompress::new(false);
+    let mut crc = flate2::Crc::new();
+    loop {
+        let before_in = d.total_in() as usize;
+        let before_out = d.total_out();
+        let st = d.decompress(&data[before_in..], scratch, FlushDecompress::None).map_err(|e| {
+            corrupt(
+                (hdr.data_start + d.total_in() as usize) as u64,
+                format!(
+                    "the gzip data is corrupt: invalid deflate data in the member that starts at compressed offset {pos}, near compressed offset {} ({e}); {DAMAGED}",
+                    hdr.data_start + d.total_in() as usize
+                ),
+            )
+        })?;
+        let produced = (d.total_out() - before_out) as usize;
+        if produced > 0 {
+            crc.update(&scratch[..produced]);
+            sink(&scratch[..produced])?;
+        }
+        at(hdr.data_start + d.total_in() as usize)?;
+        if st == Status::StreamEnd {
+            break;
+        }
+        if d.total_in() as usize == before_in && produced == 0 {
+            return Ok(MemberEnd::Cut { u_len: d.total_out() });
+        }
+    }
+    let data_len = d.total_in();
+    let u_len = d.total_out();
+    let t = hdr.data_start + data_len as usize;
+    let Some(trailer) = map.get(t..t + 8) else {
+        return Ok(MemberEnd::Cut { u_len });
+    };
+    let stored_crc = u32::from_le_bytes([trailer[0], trailer[1], trailer[2], trailer[3]]);
+    let stored_len = u32::from_le_bytes([trailer[4], trailer[5], trailer[6], trailer[7]]);
+    if stored_crc != crc.sum() {
+        return Err(corrupt(
+            t as u64,
+            format!(
+                "the gzip data is corrupt: the member that starts at compressed offset {pos} fails its CRC check (the inflated data's CRC32 is {:08x}, the trailer at compressed offset {t} says {stored_crc:08x}); {DAMAGED}",
+                crc.sum()
+            ),
+        ));
+    }
+    if stored_len != u_len as u32 {
+        return Err(corrupt(
+            t as u64 + 4,
+            format!(
+                "the gzip data is corrupt: the member that starts at compressed offset {pos} inflates to {u_len} bytes but its trailer at compressed offset {t} says {stored_len} (modulo 2^32); {DAMAGED}"
+            ),
+        ));
+    }
+    Ok(MemberEnd::Complete { data_start: hdr.data_start, data_len, u_len, next: t + 8 })
+}
+
+/// True when the member header at `at` is all there (false: the file ends inside it).
+fn header_complete(b: &[u8], at: usize) -> bool {
+    match parse_member_header(b, at) {
+        Ok(_) => true,
+        Err(Error::Corrupt { reason, .. }) => !reason.contains("cut short"),
+        Err(_) => true,
     }
 }
 
-fn inflate_to_temp(data: &[u8], ctl: Control<'_>) -> Result<Mmap, Error> {
+/// The warning for bytes after the last member (from compressed offset `pos`) that are not a
+/// gzip member: ignored, as gzip does.
+fn trailing_bytes(map: &[u8], pos: usize, u_off: u64) -> Warning {
+    let rest = &map[pos..];
+    let zeros = rest.iter().all(|&b| b == 0);
+    Warning {
+        offset: u_off,
+        message: format!(
+            "the {} bytes after the last gzip member (from compressed offset {pos} to the end of the file) are {}; ignored",
+            rest.len(),
+            if zeros { "zeros (padding)" } else { "not gzip data" }
+        ),
+    }
+}
+
+/// True when a gzip member starts at `pos` (its magic bytes, as far as the file goes).
+fn member_starts(map: &[u8], pos: usize) -> bool {
+    let magic = [0x1f, 0x8b, 8];
+    let n = (map.len() - pos).min(3);
+    map[pos..pos + n] == magic[..n]
+}
+
+/// The warning for a gzip file that ends inside the member at compressed offset `pos`.
+fn cut_warning(file_len: usize, pos: usize, u_end: u64) -> Warning {
+    Warning {
+        offset: u_end,
+        message: format!(
+            "the gzip file is cut short: it ends at compressed offset {file_len}, inside the gzip member that starts at compressed offset {pos}, so that member's CRC cannot be checked; the dump is read as far as it inflates ({u_end} bytes; the byte offsets of other messages are in the inflated dump). If the file was cut in a copy or transfer, copy it again"
+        ),
+    }
+}
+
+/// Inflates every member, checking each one's CRC32 and length, into an unlinked temporary
+/// file, and maps it. A cut file keeps what inflated, with a warning.
+fn inflate_to_temp(data: &[u8], ctl: Control<'_>) -> Result<(Mmap, Vec<Warning>), Error> {
     let tmp = tempfile::tempfile()
         .map_err(|e| Error::Io { reason: format!("cannot create a temporary file to inflate into: {e}") })?;
     let mut out = std::io::BufWriter::with_capacity(1 << 20, &tmp);
-    let mut dec = flate2::bufread::MultiGzDecoder::new(std::io::BufReader::with_capacity(
-        1 << 20,
-        Counting { data, pos: 0 },
-    ));
-    let total = data.len() as u64;
-    let mut buf = vec![0u8; 1 << 20];
+    let mut scratch = vec![0u8; 1 << 20];
+    let mut warnings = Vec::new();
     let mut written: u64 = 0;
-    let mut tick = ctl.ticker("inflate", total);
-    loop {
-        let n = match dec.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) => {
-                if written == 0 {
-                    return Err(corrupt(0, format!("gzip data cannot be inflated: {e}")));
-                }
-                // A cut gzip file: keep what inflated; the HPROF walk reports where data ends.
+    let mut tick = ctl.ticker("inflate", data.len() as u64);
+    let mut pos = 0usize;
+    while pos < data.len() {
+        if pos > 0 && !member_starts(data, pos) {
+            warnings.push(trailing_bytes(data, pos, written));
+            break;
+        }
+        let mut sink = |b: &[u8]| {
+            out.write_all(b)
+                .map_err(|e| Error::Io { reason: format!("cannot write the inflated dump to a temporary file: {e}") })
+        };
+        let end = inflate_member(data, pos, &mut scratch, &mut sink, &mut |p| tick.at(p as u64))?;
+        match end {
+            MemberEnd::Complete { u_len, next, .. } => {
+                written += u_len;
+                pos = next;
+            }
+            MemberEnd::Cut { u_len } => {
+                written += u_len;
+                warnings.push(cut_warning(data.len(), pos, written));
                 break;
             }
-        };
-        out.write_all(&buf[..n])
-            .map_err(|e| Error::Io { reason: format!("cannot write the inflated dump to a temporary file: {e}") })?;
-        written += n as u64;
-        tick.at(dec.get_ref().get_ref().pos as u64)?;
+        }
     }
     out.flush().map_err(|e| Error::Io { reason: format!("cannot write the inflated dump: {e}") })?;
     drop(out);
     tick.finish();
     if written == 0 {
+        if let Some(w) = warnings.iter().find(|w| w.message.starts_with("the gzip file is cut short")) {
+            return Err(Error::NotHprof { reason: format!("the gzip file inflates to nothing: {}", w.message) });
+        }
         return Err(Error::NotHprof { reason: "the gzip file inflates to nothing".into() });
     }
     // SAFETY: the temporary file is unlinked and private to this process.
-    unsafe { Mmap::map(&tmp) }.map_err(|e| Error::Io { reason: format!("cannot map the inflated dump: {e}") })
+    let m = unsafe { Mmap::map(&tmp) }.map_err(|e| Error::Io { reason: format!("cannot map the inflated dump: {e}") })?;
+    Ok((m, warnings))
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -153,6 +275,9 @@ pub struct ChunkedGz {
 }
 
 impl ChunkedGz {
+    /// One pass over the file inflating every member once: the member table, and each member's
+    /// CRC32 and length checked against its trailer, so that the reads later (at random, a
+    /// member inflated again each time it leaves the cache) serve verified data.
     fn build(map: Mmap, ctl: Control<'_>) -> Result<ChunkedGz, Error> {
         let mut members = Vec::new();
         let mut warnings = Vec::new();
@@ -161,51 +286,23 @@ impl ChunkedGz {
         let mut scratch = vec![0u8; 1 << 20];
         let mut tick = ctl.ticker("gzip member table", map.len() as u64);
         while pos < map.len() {
-            tick.at(pos as u64)?;
-            let hdr = match parse_member_header(&map, pos) {
-                Ok(h) => h,
-                Err(e) if members.is_empty() => return Err(e),
-                Err(_) => {
-                    warnings.push(Warning {
-                        offset: pos as u64,
-                        message: format!(
-                            "bytes after the last complete gzip member at compressed offset {pos} are not gzip data; ignored"
-                        ),
-                    });
-                    break;
-                }
-            };
-            let mut d = Decompress::new(false);
-            let data = &map[hdr.data_start..];
-            let mut ended = false;
-            loop {
-                let before_in = d.total_in() as usize;
-                let before_out = d.total_out();
-                let st = d
-                    .decompress(&data[before_in..], &mut scratch, FlushDecompress::None)
-                    .map_err(|e| corrupt(pos as u64, format!("gzip member cannot be inflated: {e}")))?;
-                if st == Status::StreamEnd {
-                    ended = true;
-                    break;
-                }
-                if d.total_in() as usize == before_in && d.total_out() == before_out {
-                    break; // input exhausted: a cut member
-                }
-            }
-            let data_len = d.total_in();
-            let u_len = d.total_out();
-            if !ended {
-                warnings.push(Warning {
-                    offset: u_off,
-                    message: format!(
-                        "the gzip file is cut inside the member at compressed offset {pos}; the dump data ends at uncompressed offset {u_off}"
-                    ),
-                });
+            if pos > 0 && !member_starts(&map, pos) {
+                warnings.push(trailing_bytes(&map, pos, u_off));
                 break;
             }
-            members.push(Member { data_off: hdr.data_start as u64, data_len, u_off, u_len });
-            u_off += u_len;
-            pos = hdr.data_start + data_len as usize + 8;
+            let end = inflate_member(&map, pos, &mut scratch, &mut |_| Ok(()), &mut |p| tick.at(p as u64))?;
+            match end {
+                MemberEnd::Complete { data_start, data_len, u_len, next } => {
+                    members.push(Member { data_off: data_start as u64, data_len, u_off, u_len });
+                    u_off += u_len;
+                    pos = next;
+                }
+                MemberEnd::Cut { .. } => {
+                    // Only the complete members are served: a cut one's data has no CRC to check.
+                    warnings.push(cut_warning(map.len(), pos, u_off));
+                    break;
+                }
+            }
         }
         tick.finish();
         Ok(ChunkedGz { map, members, total: u_off, cache: Mutex::new(Vec::new()), warnings })

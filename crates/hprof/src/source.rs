@@ -54,6 +54,8 @@ pub struct Source {
     compression: Compression,
     /// Size of the file on disk (compressed size for gzip input).
     file_size: u64,
+    /// Findings made while opening (a cut gzip file, bytes after its last member).
+    warnings: Vec<crate::error::Warning>,
 }
 
 fn io_err(what: &str, e: std::io::Error) -> Error {
@@ -70,7 +72,7 @@ impl Source {
         let file = File::open(path).map_err(|e| io_err("cannot open file", e))?;
         let file_size = meta.len();
         if file_size == 0 {
-            return Ok(Source { inner: Inner::Empty, compression: Compression::None, file_size });
+            return Ok(Source { inner: Inner::Empty, compression: Compression::None, file_size, warnings: Vec::new() });
         }
         // SAFETY: the map is read-only; a concurrent truncation by another process is the
         // documented hazard of every mmap reader and is outside our control.
@@ -82,7 +84,7 @@ impl Source {
         if map.len() >= 3 && map[0] == 0x1f && map[1] == 0x8b && map[2] == 8 {
             return gz::open_gzip(file, map, ctl);
         }
-        Ok(Source { inner: Inner::Mapped(map), compression: Compression::None, file_size })
+        Ok(Source { inner: Inner::Mapped(map), compression: Compression::None, file_size, warnings: Vec::new() })
     }
 
     /// Tells the kernel how the next reads go (see `Access`); a hint, for a mapped file only.
@@ -102,20 +104,26 @@ impl Source {
     /// A source over bytes already in memory (tests, fuzzing): copied into an anonymous map.
     pub fn from_bytes(bytes: &[u8]) -> Source {
         if bytes.is_empty() {
-            return Source { inner: Inner::Empty, compression: Compression::None, file_size: 0 };
+            return Source { inner: Inner::Empty, compression: Compression::None, file_size: 0, warnings: Vec::new() };
         }
         let mut m = memmap2::MmapMut::map_anon(bytes.len()).expect("anonymous map");
         m.copy_from_slice(bytes);
         let map = m.make_read_only().expect("read-only anonymous map");
-        Source { inner: Inner::Mapped(map), compression: Compression::None, file_size: bytes.len() as u64 }
+        Source { inner: Inner::Mapped(map), compression: Compression::None, file_size: bytes.len() as u64, warnings: Vec::new() }
     }
 
     pub(crate) fn mapped(map: Mmap, compression: Compression, file_size: u64) -> Source {
-        Source { inner: Inner::Mapped(map), compression, file_size }
+        Source { inner: Inner::Mapped(map), compression, file_size, warnings: Vec::new() }
     }
 
-    pub(crate) fn chunked(c: ChunkedGz, file_size: u64) -> Source {
-        Source { inner: Inner::Chunked(c), compression: Compression::GzipChunked, file_size }
+    pub(crate) fn with_warnings(mut self, warnings: Vec<crate::error::Warning>) -> Source {
+        self.warnings = warnings;
+        self
+    }
+
+    pub(crate) fn chunked(mut c: ChunkedGz, file_size: u64) -> Source {
+        let warnings = std::mem::take(&mut c.warnings);
+        Source { inner: Inner::Chunked(c), compression: Compression::GzipChunked, file_size, warnings }
     }
 
     /// Length of the uncompressed dump.
@@ -168,12 +176,9 @@ impl Source {
 }
 
 impl Source {
-    /// Findings made while opening (a cut chunked gzip file).
+    /// Findings made while opening (a cut gzip file, bytes after its last member).
     pub fn warnings(&self) -> &[crate::error::Warning] {
-        match &self.inner {
-            Inner::Chunked(c) => &c.warnings,
-            _ => &[],
-        }
+        &self.warnings
     }
 }
 

@@ -114,3 +114,83 @@ fn gzip_single_member_is_inflated_and_mapped() {
     assert_eq!(src.len(), plain.len() as u64);
     assert_eq!(&src.bytes(0, 1000)[..], &plain[..]);
 }
+
+/// A small dump with enough varied bytes that its gzip members are several KiB.
+fn gzip_test_dump() -> Vec<u8> {
+    let mut w = Writer::new("JAVA PROFILE 1.0.2", 8, 0);
+    for i in 0..4000u64 {
+        w.utf8(i + 1, &format!("string number {i} {}", i.wrapping_mul(2654435761) % 100_003));
+    }
+    w.finish()
+}
+
+fn gzip_members(plain: &[u8], chunk: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (k, part) in plain.chunks(chunk).enumerate() {
+        let mut b = flate2::GzBuilder::new();
+        if k == 0 {
+            b = b.comment(format!("HPROF BLOCKSIZE={chunk}"));
+        }
+        let mut e = b.write(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut e, part).unwrap();
+        out.extend(e.finish().unwrap());
+    }
+    out
+}
+
+fn open_gz(name: &str, bytes: &[u8]) -> Result<Source, heapql_hprof::Error> {
+    let p = std::env::temp_dir().join(format!("heapql-reader-{}-{name}.gz", std::process::id()));
+    std::fs::write(&p, bytes).unwrap();
+    let r = Source::open(&p, Control::none());
+    std::fs::remove_file(&p).ok();
+    r
+}
+
+/// Every gzip member's CRC32 and length are checked against its trailer, single-member (inflated
+/// once) and chunked (checked in the pass that builds the member table): a damaged file is an
+/// error naming the compressed offset, never a dump read from garbage.
+#[test]
+fn gzip_crc_and_length_are_checked() {
+    let plain = gzip_test_dump();
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut e, &plain).unwrap();
+    let single = e.finish().unwrap();
+    let chunked = gzip_members(&plain, 16 * 1024);
+    assert!(open_gz("ok1", &single).unwrap().warnings().is_empty());
+    let ok = open_gz("ok2", &chunked).unwrap();
+    assert_eq!(ok.compression().name(), "gzip-chunked");
+    assert_eq!(&ok.bytes(0, plain.len())[..], &plain[..]);
+    for (what, gz) in [("single", &single), ("chunked", &chunked)] {
+        // The last member's trailer: CRC32 then ISIZE.
+        let n = gz.len();
+        let mut bad_crc = gz.clone();
+        bad_crc[n - 8] ^= 0x55;
+        let err = open_gz("crc", &bad_crc).err().unwrap_or_else(|| panic!("{what}: a wrong CRC is accepted")).to_string();
+        assert!(err.contains("gzip data is corrupt") && err.contains("CRC") && err.contains(&format!("compressed offset {}", n - 8)), "{what}: {err}");
+        assert!(err.contains("gzip -t"), "{what}: says what to do: {err}");
+        let mut bad_len = gz.clone();
+        bad_len[n - 4] ^= 0x01;
+        let err = open_gz("len", &bad_len).err().unwrap_or_else(|| panic!("{what}: a wrong length is accepted")).to_string();
+        assert!(err.contains("gzip data is corrupt") && err.contains("inflates to"), "{what}: {err}");
+        // Bytes changed inside the deflate data: invalid data or a CRC that does not match.
+        let mut mangled = gz.clone();
+        for (k, b) in [0x00u8, 0x01, 0x02].into_iter().enumerate() {
+            mangled[n / 2 + k] = b;
+        }
+        let err = open_gz("mangled", &mangled).err().unwrap_or_else(|| panic!("{what}: damaged data is accepted")).to_string();
+        assert!(err.contains("gzip data is corrupt"), "{what}: {err}");
+        // Cut: read as far as it goes, and the warning says it is the gzip file that is cut, where.
+        let cut = &gz[..n * 3 / 4];
+        let src = open_gz("cut", cut).unwrap();
+        let w = src.warnings().iter().map(|w| w.message.clone()).collect::<Vec<_>>().join("\n");
+        assert!(w.contains("the gzip file is cut short") && w.contains(&format!("compressed offset {}", cut.len())), "{what}: {w}");
+        assert!(src.len() > 0 && src.len() < plain.len() as u64);
+        assert_eq!(&src.bytes(0, src.len() as usize)[..], &plain[..src.len() as usize]);
+        // Bytes after the last member: ignored with a warning, as gzip does.
+        let mut trailing = gz.clone();
+        trailing.extend_from_slice(b"garbage");
+        let src = open_gz("trail", &trailing).unwrap();
+        assert_eq!(src.len(), plain.len() as u64);
+        assert!(src.warnings().iter().any(|w| w.message.contains("not gzip data")), "{what}: {:?}", src.warnings());
+    }
+}
