@@ -68,12 +68,17 @@ fn empty_result(s: &Select, input: Option<&Input>) -> RowSet {
 }
 
 fn run_select(env: &Env, s: &Select, emit: Option<Emit>) -> Result<RowSet, ExecError> {
+    // A guard that yields nothing admits no row. Without GROUP BY, aggregates still make their
+    // one row (COUNT 0, SUM 0, ...) from the empty input, as `WHERE 1 = 0` does.
+    let mut admitted = true;
     for g in &s.guards {
         if run_query(env, g)?.len() == 0 {
-            return Ok(empty_result(s, None));
+            admitted = false;
+            break;
         }
     }
-    if s.limit == Some(0) {
+    let one_group = s.group_by.is_empty() && !s.aggregates.is_empty();
+    if s.limit == Some(0) || (!admitted && !one_group) {
         return Ok(empty_result(s, None));
     }
     let mut input = match &s.source {
@@ -109,6 +114,12 @@ fn run_select(env: &Env, s: &Select, emit: Option<Emit>) -> Result<RowSet, ExecE
     let names = output_names(s, Some(&input));
     // After the names and the compile checks, which read the source's classes.
     input = crate::source::narrow_to_pinned(env, input, s.filter.as_ref());
+    if !admitted {
+        input = match input {
+            Input::Objects(_) => Input::Objects(ObjSet::List(Vec::new())),
+            Input::Values(t) => Input::Values(Table::new(t.names)),
+        };
+    }
     let outputs: Option<Vec<CExpr>> = match (&s.output, &input) {
         (Output::Objects, Input::Values(t)) => Some((0..t.width()).map(CExpr::Col).collect()),
         (Output::Objects, Input::Objects(_)) if grouped => {

@@ -358,6 +358,23 @@ fn in_subquery_and_exists_guard() {
     let some = select(class("com.example.Sub"), json!({}));
     assert_eq!(run(&heap, select(class("com.example.Node"), json!({"guards": [none]}))).row_count, 0);
     assert_eq!(run(&heap, select(class("com.example.Node"), json!({"guards": [some]}))).row_count, NODES);
+    // A guard that admits nothing leaves aggregates without GROUP BY their one row over no
+    // input (as `WHERE false` does: COUNT 0, SUM 0, MIN NULL), also where the class histogram
+    // would answer COUNT(*) without a scan; grouped, there is no group.
+    let aggs = json!([count_star(), aggregate("sum", field(row(), "v"), None), aggregate("min", field(row(), "v"), None)]);
+    let cols = columns(&[("n", agg(0)), ("sum", agg(1)), ("min", agg(2))]);
+    for q in [json!({"guards": [none.clone()]}), json!({"filter": lit(json!(false))})] {
+        let mut m = q.as_object().unwrap().clone();
+        m.insert("aggregates".into(), aggs.clone());
+        m.insert("output".into(), cols.clone());
+        let b = run(&heap, select(class("com.example.Node"), serde_json::Value::Object(m.clone())));
+        assert_eq!(column(&b, 0).len(), 1, "{q}");
+        assert_eq!((ints(&b, 0), ints(&b, 1), b.columns[2].is_null(0)), (vec![0], vec![0], true), "{q}");
+        m.insert("groupBy".into(), json!([field(row(), "v")]));
+        assert_eq!(run(&heap, select(class("com.example.Node"), serde_json::Value::Object(m))).row_count, 0, "{q}");
+    }
+    let counted = select(class("com.example.Node"), json!({"guards": [none], "aggregates": [count_star()], "output": columns(&[("n", agg(0))])}));
+    assert_eq!(single_int(&run(&heap, counted)), 0);
     // Subquery source with columns.
     let inner = select(class("com.example.Node"), json!({"output": columns(&[("v", field(row(), "v")), ("n", row())])}));
     let b = run(&heap, select(json!({"kind": "subquery", "query": inner}), json!({"filter": bin(">=", col("v"), lit(json!(25))), "output": columns(&[("n", col("n"))])})));
