@@ -182,6 +182,13 @@ describe('server app, lazy analysis (the default)', () => {
     await expectError(await post(app, '/query', 'SELECT COUNT(*) FROM Demo$Session', { origin: 'http://evil.example' }), 403, 'forbidden', /cross-origin/);
     await expectError(await post(app, '/analyze', undefined, { origin: 'http://127.0.0.1:9999' }), 403, 'forbidden');
     await expectError(await post(app, '/query', 'SELECT COUNT(*) FROM Demo$Session', { 'sec-fetch-site': 'cross-site' }), 403, 'forbidden');
+    // A link on another site may open the REPL page, but not start the analysis or a look-up.
+    const link = { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' };
+    expect(session.status.state).toBe('query-only');
+    expect((await get(app, '/repl', link)).status).toBe(200);
+    await expectError(await get(app, '/report/overview', link), 403, 'forbidden', /may open only/);
+    await expectError(await get(app, '/report', link), 403, 'forbidden');
+    expect(session.status.state).toBe('query-only');
     const own = await post(app, '/query', 'SELECT COUNT(*) FROM Demo$Session', { origin: BASE, 'sec-fetch-site': 'same-origin' });
     expect(own.status).toBe(200);
     expect(own.headers.get('access-control-allow-origin')).toBeNull();

@@ -59,7 +59,7 @@ export function createApp(session: HeapSession, options: ServerOptions): Hono {
   const app = new Hono();
 
   app.use('*', async (c, next) => {
-    checkRequest(c.req.raw.headers, c.req.method, ctx.port());
+    checkRequest(c.req.raw.headers, c.req.method, c.req.path, ctx.port());
     await next();
     for (const [k, v] of Object.entries(COMMON_HEADERS)) if (!c.res.headers.has(k)) c.res.headers.set(k, v);
   });

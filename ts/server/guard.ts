@@ -3,10 +3,15 @@
  * - DNS rebinding: a request whose `Host` is not `127.0.0.1:<port>` or `localhost:<port>` is
  *   refused (a rebound name arrives with the attacker's host name).
  * - Cross-site requests: a request with a foreign `Origin`, or one the browser marks as coming
- *   from another site (`Sec-Fetch-Site`) that is not a plain navigation, is refused. No CORS
- *   header is ever sent, so no other origin may read an answer.
+ *   from another site (`Sec-Fetch-Site`), is refused, except a plain navigation to one of the
+ *   pages that do no work (`PAGES`): a link on another site may open the REPL, but not start
+ *   the full analysis (`GET /report…`) or a look-up. No CORS header is ever sent, so no other
+ *   origin may read an answer.
  */
 import { ApiError } from './errors.js';
+
+/** What another site may link to: pages that start no work. */
+const PAGES = new Set(['/', '/repl', '/repl.js']);
 
 /** The origins the server itself is reached at (the browser REPL's page comes from one). */
 export function ownOrigins(port: number): string[] {
@@ -14,7 +19,7 @@ export function ownOrigins(port: number): string[] {
 }
 
 /** Throws a 403 `forbidden` ApiError when the request must be refused. */
-export function checkRequest(headers: Headers, method: string, port: number): void {
+export function checkRequest(headers: Headers, method: string, path: string, port: number): void {
   const host = headers.get('host')?.toLowerCase();
   if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) {
     throw new ApiError(
@@ -28,8 +33,12 @@ export function checkRequest(headers: Headers, method: string, port: number): vo
     throw new ApiError(403, 'forbidden', `cross-origin request from '${origin}' refused: only pages served by this server may call it`);
   }
   const site = headers.get('sec-fetch-site');
-  const navigation = headers.get('sec-fetch-mode') === 'navigate' && (method === 'GET' || method === 'HEAD');
+  const navigation = headers.get('sec-fetch-mode') === 'navigate' && (method === 'GET' || method === 'HEAD') && PAGES.has(path);
   if (site !== null && site !== 'same-origin' && site !== 'none' && !navigation) {
-    throw new ApiError(403, 'forbidden', `request from another site (Sec-Fetch-Site: ${site}) refused: only pages served by this server may call it`);
+    throw new ApiError(
+      403,
+      'forbidden',
+      `request from another site (Sec-Fetch-Site: ${site}) refused: only pages served by this server may call it (a link from elsewhere may open only ${[...PAGES].join(', ')})`,
+    );
   }
 }
