@@ -23,7 +23,7 @@ const CACHED_MODELS = 4;
 function limitParam(c: Context, section: Section | null): number | undefined {
   const raw = c.req.query('limit');
   if (raw === undefined) return undefined;
-  if (section === null || section === 'overview') throw new ApiError(400, 'query', `limit applies to /report/leaks, /report/top and /report/threads`);
+  if (section === 'overview') throw new ApiError(400, 'query', `limit applies to /report, /report/leaks, /report/top and /report/threads (the overview has no list to cap)`);
   const n = Number(raw);
   if (!/^\d+$/.test(raw) || n < 1 || n > MAX_LIMIT) throw new ApiError(400, 'query', `limit must be a whole number from 1 to ${MAX_LIMIT}, not '${raw}'`);
   return n;
@@ -129,7 +129,7 @@ export function reportRoutes(app: Hono, ctx: ServerContext): void {
       const text = section === null ? renderMarkdown(capModel(m, limit)) : renderMarkdownSection(capModel(m, limit), section);
       return c.body(text, 200, { 'content-type': 'text/markdown; charset=utf-8' });
     }
-    return c.json(section === null ? m : sectionJson(m, section, limit));
+    return c.json(section === null ? capModel(m, limit) : sectionJson(m, section, limit));
   }
 
   app.get('/report', (c) => answer(c, null));
