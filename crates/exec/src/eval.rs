@@ -345,6 +345,11 @@ fn attribute(env: &Env, base: Value, attr: Attr) -> EvalResult {
     if attr == Attr::SystemProperties {
         return Ok(env.system_properties());
     }
+    // A string value (`toString(s).@length`, `toString(s).length()`) has the length of the
+    // string object it came from: UTF-16 units.
+    if let (Value::Str(t), Attr::Length) = (&base, attr) {
+        return Ok(Value::Int(t.encode_utf16().count() as i64));
+    }
     let Value::Obj(o) = base else { return Ok(Value::Null) };
     let heap = env.heap;
     Ok(match attr {
@@ -413,9 +418,16 @@ fn index(env: &Env, base: &Value, i: &Value) -> Value {
             }
         }
         Value::List(items) => items.get(i as usize).cloned().unwrap_or(Value::Null),
-        Value::Str(s) => s.chars().nth(i as usize).map(|c| Value::Str(c.to_string().into())).unwrap_or(Value::Null),
+        Value::Str(s) => s.encode_utf16().nth(i as usize).map(|u| utf16_text(&[u])).unwrap_or(Value::Null),
         _ => Value::Null,
     }
+}
+
+/// Text of UTF-16 units. Strings are indexed and sliced in UTF-16 units, like Java's `charAt`
+/// and `substring` and like `@length`; a surrogate half cut from its pair is no text on its
+/// own and reads as U+FFFD (as an unpaired surrogate in the dump does).
+fn utf16_text(units: &[u16]) -> Value {
+    Value::Str(String::from_utf16_lossy(units).into())
 }
 
 /// `[from:to)` with `to` excluded; NULL bounds mean the start/end, negative bounds count from
@@ -453,9 +465,9 @@ fn slice(env: &Env, base: &Value, from: &Value, to: &Value) -> Value {
             None => Value::Null,
         },
         Value::Str(s) => {
-            let chars: Vec<char> = s.chars().collect();
-            match bounds(chars.len(), from, to) {
-                Some((a, b)) => Value::Str(chars[a..b].iter().collect::<String>().into()),
+            let units: Vec<u16> = s.encode_utf16().collect();
+            match bounds(units.len(), from, to) {
+                Some((a, b)) => utf16_text(&units[a..b]),
                 None => Value::Null,
             }
         }

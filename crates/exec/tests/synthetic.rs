@@ -625,3 +625,29 @@ fn describe_labels_and_progress() {
     assert!(seen.iter().all(|p| p.phase == "query" && p.done <= p.total));
     assert_eq!(seen.iter().map(|p| p.done).max(), Some(heap.object_count() as u64));
 }
+
+/// Strings are indexed and sliced in UTF-16 units, as `@length` counts them (Java's `charAt`,
+/// `substring`, `length()`); half a surrogate pair reads as U+FFFD.
+#[test]
+fn string_index_and_slice_count_utf16_units() {
+    let (heap, _) = setup();
+    let text = lit(json!("emoji \u{1F600}!"));
+    let idx = |i: i64| json!({"k": "index", "e": text.clone(), "i": lit(json!(i))});
+    let sl = |a: serde_json::Value, b: serde_json::Value| json!({"k": "slice", "e": text.clone(), "from": a, "to": b});
+    let q = select(class("com.example.Holder"), json!({"output": columns(&[
+        ("len", attr(text.clone(), "length")),
+        ("pair", sl(lit(json!(6)), lit(json!(8)))),
+        ("bang", idx(8)),
+        ("high", idx(6)),
+        ("low", idx(7)),
+        ("cut", sl(lit(json!(5)), lit(json!(7)))),
+        ("tail", sl(lit(json!(-3)), lit(json!(null)))),
+        ("past", idx(9)),
+    ])}));
+    let b = run(&heap, q);
+    assert_eq!(ints(&b, 0), vec![9]);
+    let cells: Vec<Option<String>> = (1..8).map(|c| strings(&b, c)[0].clone()).collect();
+    let want = ["\u{1F600}", "!", "\u{FFFD}", "\u{FFFD}", " \u{FFFD}", "\u{1F600}!"];
+    assert_eq!(cells[..6], want.map(|s| Some(s.to_string())));
+    assert_eq!(cells[6], None);
+}
