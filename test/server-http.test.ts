@@ -153,6 +153,23 @@ describe('server over loopback HTTP', () => {
     expect(same.headers['access-control-allow-origin']).toBeUndefined();
   });
 
+  test('a Host the adapter cannot parse, or none at all, gets the JSON error too', async () => {
+    const raw = (head: string) =>
+      new Promise<string>((resolve, reject) => {
+        const s = net.connect(server.port, '127.0.0.1', () => s.end(`GET /status HTTP/1.1\r\n${head}Connection: close\r\n\r\n`));
+        let text = '';
+        s.on('data', (d) => (text += d));
+        s.on('close', () => resolve(text));
+        s.on('error', reject);
+      });
+    for (const head of [`Host: 127.0.0.1:${server.port}.evil.example\r\n`, 'Host: a b\r\n', '']) {
+      const answer = await raw(head);
+      expect(answer, JSON.stringify(head)).toMatch(/^HTTP\/1\.1 (400|403) /);
+      const body = answer.slice(answer.indexOf('\r\n\r\n') + 4);
+      expect(JSON.parse(body), JSON.stringify(head)).toMatchObject({ ok: false, error: { kind: expect.any(String), message: expect.any(String) } });
+    }
+  });
+
   test('50 parallel queries (point, aggregate, stream) without an error', async () => {
     const queries = Array.from({ length: 50 }, (_, i) => {
       if (i % 3 === 0) return fetch(`${server.url}/stream`, { method: 'POST', body: 'SELECT s FROM java.lang.String s LIMIT 200' }).then(async (r) => ({ status: r.status, rows: (await r.text()).trim().split('\n').length }));

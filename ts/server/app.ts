@@ -32,7 +32,8 @@ const COMMON_HEADERS: Record<string, string> = {
   'cache-control': 'no-store',
 };
 
-function errorResponse(err: ApiError): Response {
+/** An `ApiError` as the JSON answer every error gets. */
+export function errorResponse(err: ApiError): Response {
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', ...COMMON_HEADERS, ...err.headers };
   return new Response(JSON.stringify(errorBody(err.kind, err.message)), { status: err.status, headers });
 }

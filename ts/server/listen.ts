@@ -4,13 +4,15 @@
  * (a stream's scan stops when its connection closes) and releases the heap (its scratch files
  * are unlinked files and go with it).
  */
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { serve, type ServerType } from '@hono/node-server';
+import { getRequestListener, RequestError } from '@hono/node-server';
 
 import { HeapqlError } from '../errors.js';
 import type { HeapSession } from '../session/index.js';
-import { createApp, type ServerOptions } from './app.js';
+import { createApp, errorResponse, type ServerOptions } from './app.js';
+import { ApiError, errorBody } from './errors.js';
 
 export const HOST = '127.0.0.1';
 
@@ -25,8 +27,23 @@ export interface RunningServer {
 export async function listen(session: HeapSession, port: number, options: Omit<ServerOptions, 'port'> = {}): Promise<RunningServer> {
   let bound = port;
   const app = createApp(session, { ...options, port: () => bound });
-  const server: ServerType = await new Promise((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, hostname: HOST, port }, () => resolve(s));
+  // A request the adapter cannot turn into a URL (a Host such as `a b` or `x:1.evil`) gets the
+  // JSON error every other refusal gets, not an empty 400.
+  const listener = getRequestListener(app.fetch, {
+    hostname: HOST,
+    errorHandler: (e) =>
+      errorResponse(e instanceof RequestError ? new ApiError(400, 'query', `bad request: ${e.message} (send Host: 127.0.0.1:${bound} or localhost:${bound} and a path starting with /)`) : new ApiError(500, 'internal', `internal error: ${e instanceof Error ? e.message : String(e)}`)),
+  });
+  const server: Server = await new Promise((resolve, reject) => {
+    // No Host at all is the adapter's to refuse (Node's own refusal has no body).
+    const s = createServer({ requireHostHeader: false }, listener);
+    // What Node's HTTP parser refuses before any handler (no Host, a malformed request line).
+    s.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+      if (!socket.writable) return socket.destroy();
+      const body = JSON.stringify(errorBody('query', `bad request: ${err.code === 'HPE_HEADER_OVERFLOW' ? 'headers too large' : err.message}`));
+      socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    });
+    s.listen(port, HOST, () => resolve(s));
     s.once('error', (err: NodeJS.ErrnoException) => {
       if (err.code === 'EADDRINUSE') {
         reject(new HeapqlError('ERR_USAGE', `port ${port} on ${HOST} is in use: choose another with --port N, or --port 0 for any free port`, { exitCode: 2 }));
@@ -42,13 +59,12 @@ export async function listen(session: HeapSession, port: number, options: Omit<S
     url: `http://${HOST}:${bound}`,
     close(graceMs = 2000) {
       closing ??= new Promise<void>((resolve) => {
-        const http = server as import('node:http').Server;
-        const timer = setTimeout(() => http.closeAllConnections?.(), graceMs);
+        const timer = setTimeout(() => server.closeAllConnections(), graceMs);
         server.close(() => {
           clearTimeout(timer);
           resolve();
         });
-        http.closeIdleConnections?.();
+        server.closeIdleConnections();
       });
       return closing;
     },
