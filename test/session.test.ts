@@ -249,6 +249,22 @@ describe('HeapSession on demo.hprof', () => {
   test('missing objects are one clear error', async () => {
     await expect(session.object(2 ** 31)).rejects.toMatchObject({ code: 'ERR_NO_SUCH_OBJECT', message: expect.stringContaining('does not exist') });
     await expect(session.referrers(2 ** 31)).rejects.toMatchObject({ code: 'ERR_NO_SUCH_OBJECT' });
+    // Ids the addon's u32 conversion would wrap or cut to another object's are refused first.
+    const n = session.info().objectCount;
+    for (const id of [2 ** 32 + 5, 2 ** 40, -1, n]) {
+      await expect(session.object(id), String(id)).rejects.toMatchObject({ code: 'ERR_NO_SUCH_OBJECT', message: expect.stringContaining(`0 to ${n - 1}`) });
+      await expect(session.referents(id), String(id)).rejects.toMatchObject({ code: 'ERR_NO_SUCH_OBJECT' });
+      await expect(session.pathToRoot(id), String(id)).rejects.toMatchObject({ code: 'ERR_NO_SUCH_OBJECT' });
+      await expect(session.dominator(id), String(id)).rejects.toMatchObject({ code: 'ERR_NO_SUCH_OBJECT' });
+    }
+    for (const id of [1.5, Number.NaN, '5', undefined]) {
+      await expect(session.object(id as number), String(id)).rejects.toMatchObject({ code: 'ERR_ARGUMENT', message: expect.stringContaining('whole number') });
+    }
+    await expect(session.referents(5, 2 ** 32)).rejects.toMatchObject({ code: 'ERR_ARGUMENT', message: expect.stringContaining('limit') });
+    await expect(session.object(5, { fieldLimit: -1 })).rejects.toMatchObject({ code: 'ERR_ARGUMENT', message: expect.stringContaining('fieldLimit') });
+    expect(() => session.resolveObject(`#${2 ** 32 + 5}`)).toThrow(/does not exist/);
+    // In range, the same object as ever.
+    expect((await session.object(5)).object.objectId).toBe(5);
   });
 
   test('a dump deleted after opening stays usable (queries, look-ups, the analysis)', async () => {

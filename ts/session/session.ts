@@ -121,6 +121,14 @@ interface RunningAnalysis {
   reachableOnly: boolean;
 }
 
+/** A count or limit argument: a whole number from 0 to 2^32 - 1 (the addon's u32), else ERR_ARGUMENT. */
+function count(name: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 0xffff_ffff) {
+    throw new HeapqlError('ERR_ARGUMENT', `${name} must be a whole number from 0 to 4294967295, not ${typeof value === 'string' ? `'${value}'` : String(value)}`);
+  }
+  return value;
+}
+
 export class HeapSession implements ReportableHeap {
   readonly path: string;
   /** @internal the native handle; only this module and its helpers use it. */
@@ -408,17 +416,24 @@ export class HeapSession implements ReportableHeap {
 
   /** One object: class, address, sizes, GC roots, and its fields with names, types and values. */
   async object(objectId: number, options: ObjectLookupOptions = {}): Promise<ObjectView> {
-    return toObjectView(await call(() => this.handle.object(objectId, { fieldOffset: options.fieldOffset, fieldLimit: options.fieldLimit })));
+    const id = this.objectIndex(objectId);
+    const fieldOffset = options.fieldOffset === undefined ? undefined : count('fieldOffset', options.fieldOffset);
+    const fieldLimit = options.fieldLimit === undefined ? undefined : count('fieldLimit', options.fieldLimit);
+    return toObjectView(await call(() => this.handle.object(id, { fieldOffset, fieldLimit })));
   }
 
   /** The objects `objectId` refers to (its class object first), with the holding field. */
   async referents(objectId: number, limit = 25): Promise<ReferenceList> {
-    return toReferenceList(await call(() => this.handle.referents(objectId, limit)));
+    const id = this.objectIndex(objectId);
+    const n = count('limit', limit);
+    return toReferenceList(await call(() => this.handle.referents(id, n)));
   }
 
   /** The objects that refer to `objectId`, with the field of each; needs the full analysis. */
   async referrers(objectId: number, limit = 25): Promise<ReferenceList> {
-    return toReferenceList(await call(() => this.handle.referrers(objectId, limit)));
+    const id = this.objectIndex(objectId);
+    const n = count('limit', limit);
+    return toReferenceList(await call(() => this.handle.referrers(id, n)));
   }
 
   /**
@@ -427,13 +442,17 @@ export class HeapSession implements ReportableHeap {
    * after the gap has `skipped` > 0. Needs the full analysis.
    */
   async pathToRoot(objectId: number, maxSteps = 100): Promise<PathStep[] | null> {
-    const steps = await call(() => this.handle.pathToRoot(objectId, maxSteps));
+    const id = this.objectIndex(objectId);
+    const n = count('maxSteps', maxSteps);
+    const steps = await call(() => this.handle.pathToRoot(id, n));
     return steps ? steps.map(toPathStep) : null;
   }
 
   /** The immediate dominator and the `limit` biggest dominated objects; needs the full analysis. */
   async dominator(objectId: number, limit = 10): Promise<DominatorView> {
-    return toDominatorView(await call(() => this.handle.dominatorOf(objectId, limit)));
+    const id = this.objectIndex(objectId);
+    const n = count('limit', limit);
+    return toDominatorView(await call(() => this.handle.dominatorOf(id, n)));
   }
 
   /** Every class of this name (one per defining class loader); empty when there is none. */
@@ -461,17 +480,29 @@ export class HeapSession implements ReportableHeap {
     if (!m || (m[1] !== '' && !text.includes('#'))) {
       throw new HeapqlError('ERR_ARGUMENT', `'${spec}' names no object: write <class>#<index>, #<index> or an address 0x…`);
     }
-    const objectId = Number(m[2]);
-    const count = this.info().objectCount;
-    if (!Number.isSafeInteger(objectId) || objectId >= count) {
-      throw new HeapqlError('ERR_NO_SUCH_OBJECT', `object ${m[2]} does not exist (the heap has objects 0 to ${count - 1})`);
-    }
+    const objectId = this.objectIndex(Number(m[2]), m[2]);
     const className = m[1]!;
     if (className !== '') {
       const actual = callSync(() => this.handle.describe(Uint32Array.of(objectId))).classNames[0]!;
       if (actual !== className) {
         throw new HeapqlError('ERR_NO_SUCH_OBJECT', `object ${objectId} is a ${actual}, not a ${className} (write ${actual}#${objectId})`);
       }
+    }
+    return objectId;
+  }
+
+  /**
+   * `objectId` checked before it reaches the addon, whose conversion to u32 would silently
+   * wrap 2^32 + n to n and cut 1.5 to 1: a whole number below the object count, else
+   * ERR_NO_SUCH_OBJECT (ERR_ARGUMENT for what is not a whole number at all).
+   */
+  private objectIndex(objectId: unknown, written: string = String(objectId)): number {
+    if (typeof objectId !== 'number' || !Number.isInteger(objectId)) {
+      throw new HeapqlError('ERR_ARGUMENT', `an object id is a whole number (the object's index from 0), not ${typeof objectId === 'string' ? `'${objectId}'` : written}`);
+    }
+    const objects = this.info().objectCount;
+    if (objectId < 0 || objectId >= objects) {
+      throw new HeapqlError('ERR_NO_SUCH_OBJECT', `object ${written} does not exist (the heap has objects 0 to ${objects - 1})`);
     }
     return objectId;
   }
