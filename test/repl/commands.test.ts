@@ -252,6 +252,8 @@ describe('statement completeness and completion (shared with the browser)', () =
     expect(await items('SELECT s FROM ')).toContain('INSTANCEOF');
     expect(await items('SELECT s FROM Demo$Session s WHERE s.cr')).toEqual(['s.createdAt']);
     expect(await items('SELECT @ret')).toEqual(['@retainedHeapSize']);
+    expect(await items('SELECT x FROM java.lang.String x WHERE x.@us')).toEqual(['x.@usedHeapSize']);
+    expect(await items('SELECT s.user.@ret')).toEqual(['s.user.@retainedHeapSize']);
     expect(await items('SELECT clas')).toEqual(['classof(']);
     expect(await items('SELECT COU')).toEqual(['COUNT(']);
     expect(await items('SELECT s FROM Demo$Session s WHERE us')).toEqual(['user']);

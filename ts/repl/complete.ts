@@ -115,8 +115,13 @@ export async function complete(before: string, source: CompletionSource, stateme
     const extra = prev.type === 'FROM' ? ['INSTANCEOF', 'OBJECTS'] : [];
     return { items: [...pick(word, extra), ...pick(word, source.classNames(), false)], word };
   }
-  const scope = classInScope(statement);
   const dot = word.lastIndexOf('.');
+  // `x.@us`, `s.user.@len`: an attribute of whatever stands before the dot.
+  if (dot >= 0 && word[dot + 1] === '@') {
+    const prefix = word.slice(0, dot + 1);
+    return { items: pick(word.slice(dot + 1), ATTRIBUTE_NAMES).map((a) => prefix + a), word };
+  }
+  const scope = classInScope(statement);
   if (dot >= 0 && scope?.alias && word.slice(0, dot) === scope.alias) {
     const fields = await source.fieldsOf(scope.className);
     const partial = word.slice(dot + 1);
