@@ -23,6 +23,19 @@ describe('Markdown report', () => {
     expect(renderMarkdown(slower)).toBe(a);
   });
 
+  test("GC roots are the dump's records, by kind adding up to the total; unreachable pseudo-roots apart", () => {
+    const md = renderMarkdown(sampleModel());
+    expect(md).toContain('| **GC roots** | 2,960 (on 2,950 objects) |');
+    expect(md).toContain('| **Unreachable objects** | 1,204 (60.0 KiB), under 61 pseudo-roots of the analysis (not GC roots) |');
+    const rows = md.split('### GC roots by kind')[1].split('\n###')[0].split('\n').filter((l) => /^\| [^-k]/.test(l));
+    expect(rows.reduce((sum, l) => sum + Number(l.split('|')[2].replace(/,/g, '')), 0)).toBe(2960);
+    expect(rows.join('\n')).not.toMatch(/unreachable/i);
+    const reach = sampleModel();
+    reach.overview.reachableOnly = true;
+    reach.overview.heap.unreachablePseudoRoots = 0;
+    expect(renderMarkdown(reach)).toContain('| **Unreachable objects** | 1,204 (60.0 KiB), excluded (--reachable-only) |');
+  });
+
   test('tells the truth about each section', () => {
     const md = renderMarkdown(sampleModel());
     for (const h of ['## Summary', '## System Overview', '## Leak Suspects', '## Top Consumers', '## Thread Overview', '## Waste', '### Duplicate string values', '## Queries']) {

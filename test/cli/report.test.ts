@@ -37,6 +37,22 @@ describe('heapql <dump> [report]', () => {
     expect(JSON.parse(readFileSync(out, 'utf8')).overview.heap.objects).toBeGreaterThan(0);
   });
 
+  it("counts the GC roots as `summary` does, in either mode; the unreachable pseudo-roots apart", async () => {
+    const demo = path.join(root, 'fixtures/demo/demo.hprof');
+    const dir = mkdtempSync(path.join(tmpdir(), 'heapql-roots-'));
+    const summary = JSON.parse((await heapql(['summary', demo, '--format', 'json'])).stdout);
+    expect(summary.gcRoots.total).toBe(753);
+    for (const mode of [[], ['--reachable-only']]) {
+      const out = path.join(dir, `r${mode.length}.json`);
+      expect((await heapql([demo, out, ...mode])).code).toBe(0);
+      const o = JSON.parse(readFileSync(out, 'utf8')).overview;
+      expect(o.gcRoots.total).toBe(summary.gcRoots.total);
+      expect(o.gcRoots.byKind).toEqual(summary.gcRoots.byKind);
+      expect(o.gcRoots.byKind.reduce((sum: number, k: { count: number }) => sum + k.count, 0)).toBe(o.gcRoots.total);
+      expect(o.heap.unreachablePseudoRoots).toBe(mode.length ? 0 : 120);
+    }
+  });
+
   it('chooses the format from the extension; --format overrides', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'heapql-report-'));
     const html = path.join(dir, 'r.html');
@@ -45,7 +61,7 @@ describe('heapql <dump> [report]', () => {
     const json = path.join(dir, 'r.json');
     expect((await heapql([known, json, '--query', 'SELECT COUNT(*) AS n FROM KnownHeap$Point'])).code).toBe(0);
     const model = JSON.parse(readFileSync(json, 'utf8'));
-    expect(model.schemaVersion).toBe(2);
+    expect(model.schemaVersion).toBe(3);
     expect(model.queries).toHaveLength(1);
     expect(model.queries[0]).toMatchObject({ name: 'q1', columns: [{ name: 'n', type: 'number' }] });
     const forced = path.join(dir, 'report.out');

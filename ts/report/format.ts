@@ -110,10 +110,18 @@ export function overviewFacts(model: ReportModel): [string, string][] {
     ],
     ['Classes', `${int(h.classes)} loaded, ${int(o.classHistogram.classes)} with instances`],
     ['Class loaders', int(h.classLoaders)],
-    [
-      'Unreachable objects',
-      `${int(h.unreachableObjects)} (${formatBytes(h.unreachableShallow)})${o.reachableOnly ? ', excluded (--reachable-only)' : ''}`,
-    ],
-    ['GC roots', int(o.gcRoots.total)],
+    ['Unreachable objects', unreachableText(model)],
+    ['GC roots', o.gcRoots.objects === o.gcRoots.total ? int(o.gcRoots.total) : `${int(o.gcRoots.total)} (on ${int(o.gcRoots.objects)} objects)`],
   ];
+}
+
+/** Unreachable objects, and the pseudo-roots the analysis hangs them from (no GC roots: apart from the GC roots row). */
+function unreachableText(model: ReportModel): string {
+  const o = model.overview;
+  const h = o.heap;
+  const base = `${int(h.unreachableObjects)} (${formatBytes(h.unreachableShallow)})`;
+  if (o.reachableOnly) return `${base}, excluded (--reachable-only)`;
+  if (h.unreachablePseudoRoots === 0) return base;
+  const s = h.unreachablePseudoRoots === 1 ? '' : 's';
+  return `${base}, under ${int(h.unreachablePseudoRoots)} pseudo-root${s} of the analysis (not GC roots)`;
 }

@@ -17,7 +17,7 @@ export { ObjectRefSchema, QueryResultSchema };
 export type { Column, ObjectRef, QueryResult, Value, VizKind, VizSpec } from './query-result.js';
 
 /** Bumped on any incompatible change; a reader refuses a model newer than it knows. */
-export const REPORT_SCHEMA_VERSION = 2;
+export const REPORT_SCHEMA_VERSION = 3;
 
 const Percent = (description?: string) =>
   Type.Number({ minimum: 0, maximum: 100, description: description ?? 'percent of the total heap (0..100)' });
@@ -90,11 +90,21 @@ export const SystemOverviewSchema = Obj({
     primitiveArrays: Count(),
     classes: Count('class objects'),
     classLoaders: Count(),
-    unreachableObjects: Count('objects no GC root reaches (kept as pseudo-roots unless --reachable-only)'),
+    unreachableObjects: Count('objects no GC root reaches (kept in their own forest unless --reachable-only)'),
     unreachableShallow: Bytes(),
+    unreachablePseudoRoots: Count(
+      'the pseudo-roots the analysis hangs the unreachable objects from (MAT: "Unreachable" roots with keep-unreachable-objects); not GC roots, not in gcRoots; 0 with --reachable-only',
+    ),
   }),
   reachableOnly: Type.Boolean({ description: 'true when unreachable objects were excluded (--reachable-only)' }),
-  gcRoots: Obj({ total: Count(), byKind: Type.Array(KindCountSchema, { description: 'biggest count first' }) }),
+  gcRoots: Obj(
+    {
+      total: Count("the dump's GC root records whose object is in the dump (the figure of `heapql summary`)"),
+      objects: Count('the distinct objects those records are on (an object may have several)'),
+      byKind: Type.Array(KindCountSchema, { description: 'root records by kind, biggest count first; the counts add up to total' }),
+    },
+    "the dump's GC roots, the same in either mode",
+  ),
   classHistogram: Obj({
     classes: Count('classes in the histogram (rows may be fewer)'),
     rows: Type.Array(HistogramRowSchema, { description: 'largest retained first' }),

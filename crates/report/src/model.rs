@@ -73,6 +73,10 @@ pub struct HeapFacts {
     pub class_loaders: u64,
     pub unreachable_objects: u64,
     pub unreachable_shallow: u64,
+    /// The pseudo-roots the analysis hangs the unreachable objects' forest from (design.md
+    /// §4.2; MAT's `Unreachable` roots with "keep unreachable objects"): not GC roots, and 0
+    /// with `--reachable-only`.
+    pub unreachable_pseudo_roots: u64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -85,7 +89,11 @@ pub struct KindCount {
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GcRootFacts {
+    /// The dump's GC root records whose object is in the dump (`heapql summary`'s figure).
     pub total: u64,
+    /// The distinct objects those records are on.
+    pub objects: u64,
+    /// Records per kind; the counts add up to `total`.
     pub by_kind: Vec<KindCount>,
 }
 

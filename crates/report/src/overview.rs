@@ -4,8 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use heapql_graph::object_graph::is_thread_bound;
-use heapql_heap::{ClassIdx, ObjIdx, RootKind};
+use heapql_heap::ClassIdx;
 use rustc_hash::FxHashMap;
 
 use super::ctx::Ctx;
@@ -25,6 +24,7 @@ pub fn overview(ctx: &Ctx, scan: &Scan, retained: &ClassRetained, reachable_only
     let mut facts = scan.facts.clone();
     facts.used_heap = ctx.total;
     facts.class_loaders = class_loader_count(ctx, scan);
+    facts.unreachable_pseudo_roots = if reachable_only { 0 } else { ctx.analysis.unreachable_roots().count() as u64 };
     SystemOverview {
         file: FileFacts {
             path: info.path.clone(),
@@ -71,32 +71,18 @@ fn class_loader_count(ctx: &Ctx, scan: &Scan) -> u64 {
     ids.len() as u64
 }
 
-/// GC roots as MAT counts them: distinct objects; roots bound to a known thread are edges
-/// from that thread, not roots. Unreachable pseudo-roots count under `Unreachable`.
+/// GC roots as the dump records them: the figures of the index summary (`heapql summary`), the
+/// same in either mode (a GC root is reachable). Records by kind add up to the total; an object
+/// with several records (System Class and Busy Monitor) counts once per record, and `objects`
+/// counts it once. A local bound to a known thread counts too, though the graph makes it an edge
+/// from its thread (mat-semantics.md §1.3). The unreachable objects' pseudo-roots are no GC
+/// roots: `HeapFacts::unreachable_pseudo_roots`.
 fn gc_roots(ctx: &Ctx) -> GcRootFacts {
-    let heap = ctx.heap;
-    let mut known: Vec<u32> = heap.threads().iter().filter(|t| t.object.is_some()).map(|t| t.serial).collect();
-    known.sort_unstable();
-    let mut pairs: Vec<(ObjIdx, RootKind)> = heap
-        .gc_roots()
-        .iter()
-        .filter(|r| !(is_thread_bound(r.kind) && r.thread_serial.is_some_and(|s| known.binary_search(&s).is_ok())))
-        .filter(|r| ctx.analysis.in_tree(r.object))
-        .map(|r| (r.object, r.kind))
-        .collect();
-    pairs.extend(ctx.analysis.unreachable_roots().map(|o| (o, RootKind::Unreachable)));
-    pairs.sort_unstable();
-    pairs.dedup();
-    let mut objects: Vec<ObjIdx> = pairs.iter().map(|p| p.0).collect();
-    objects.dedup();
-    let mut by_kind: BTreeMap<RootKind, u64> = BTreeMap::new();
-    for &(_, k) in &pairs {
-        *by_kind.entry(k).or_default() += 1;
-    }
+    let s = ctx.heap.summary();
     let mut by_kind: Vec<KindCount> =
-        by_kind.into_iter().map(|(k, count)| KindCount { kind: k.label().to_string(), count }).collect();
+        s.roots_by_kind.iter().map(|&(k, count)| KindCount { kind: k.label().to_string(), count }).collect();
     by_kind.sort_by(|a, b| b.count.cmp(&a.count).then(a.kind.cmp(&b.kind)));
-    GcRootFacts { total: objects.len() as u64, by_kind }
+    GcRootFacts { total: s.gc_roots, objects: s.gc_root_objects, by_kind }
 }
 
 fn histogram(ctx: &Ctx, scan: &Scan, retained: &ClassRetained) -> ClassHistogram {

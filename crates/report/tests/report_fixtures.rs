@@ -92,6 +92,37 @@ fn demo_leak_is_named_after_its_static_field_with_a_correct_path() {
     assert!(s.explanation.contains(&format!("{class}.{field}")), "{}", s.explanation);
 }
 
+/// The GC roots section counts the dump's root records, as `heapql summary` does: by kind,
+/// adding up to the total, the same in either mode; the analysis's pseudo-roots of unreachable
+/// objects are counted apart, never as GC roots.
+fn assert_gc_roots_are_the_dumps(heap: &Heap, data: &ReportData, records: u64) {
+    let (o, s) = (&data.overview, heap.summary());
+    assert_eq!((o.gc_roots.total, o.gc_roots.objects), (s.gc_roots, s.gc_root_objects));
+    assert_eq!(o.gc_roots.total, records);
+    assert_eq!(o.gc_roots.by_kind.iter().map(|k| k.count).sum::<u64>(), o.gc_roots.total);
+    assert!(!o.gc_roots.by_kind.iter().any(|k| k.kind == "Unreachable"));
+    assert!(o.heap.unreachable_objects == 0 || o.heap.unreachable_pseudo_roots > 0 || o.reachable_only);
+}
+
+#[test]
+fn corpus_gc_roots_are_the_dumps_records() {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/hprof-64.bin");
+    if !p.exists() {
+        eprintln!("skipped: {} is absent", p.display());
+        return;
+    }
+    let heap = Heap::open(&p, OpenOptions::default()).unwrap();
+    for reachable_only in [false, true] {
+        let a = FullAnalysis::build(&heap, GraphOptions { reachable_only, ..Default::default() }).unwrap();
+        let data = build(&heap, &a, &ReportOptions::default()).unwrap();
+        assert_eq!(data.overview.reachable_only, reachable_only);
+        // The corpus README: 453 roots on 429 distinct objects.
+        assert_gc_roots_are_the_dumps(&heap, &data, 453);
+        assert_eq!(data.overview.gc_roots.objects, 429);
+        assert_eq!(data.overview.heap.unreachable_pseudo_roots == 0, reachable_only);
+    }
+}
+
 #[test]
 fn demo_overview_threads_and_classes_match_the_facts() {
     let (heap, a, data) = open_and_report(&fixtures().join("demo/demo.hprof"));
@@ -113,8 +144,9 @@ fn demo_overview_threads_and_classes_match_the_facts() {
     assert_eq!(app.loader.as_ref().unwrap().class_name, "jdk.internal.loader.ClassLoaders$AppClassLoader");
     assert_eq!(app.retained, a.retained_size(app.loader.as_ref().unwrap().object_id));
     assert!(o.class_loaders.iter().any(|l| l.name == "<bootstrap>" && l.loader.is_none()));
-    let roots: u64 = o.gc_roots.by_kind.iter().map(|k| k.count).sum();
-    assert!(roots >= o.gc_roots.total && o.gc_roots.total > 0);
+    assert_gc_roots_are_the_dumps(&heap, &data, 753);
+    let kinds: Vec<(&str, u64)> = o.gc_roots.by_kind.iter().map(|k| (k.kind.as_str(), k.count)).collect();
+    assert_eq!(kinds, [("System Class", 639), ("Java Local", 66), ("JNI Global", 36), ("Thread", 11), ("JNI Local", 1)]);
 
     for t in f["threads"].as_array().unwrap() {
         let name = t["name"].as_str().unwrap();

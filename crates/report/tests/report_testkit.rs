@@ -326,8 +326,16 @@ fn reachable_only_leaves_unreachable_objects_out() {
     assert_eq!(full.overview.heap.objects, heap.object_count() as u64);
     assert_eq!(reach.overview.heap.objects, heap.object_count() as u64 - unreachable);
     assert_eq!(reach.overview.heap.used_heap, live.total_size());
-    assert!(full.overview.gc_roots.by_kind.iter().any(|k| k.kind == "Unreachable"));
-    assert!(!reach.overview.gc_roots.by_kind.iter().any(|k| k.kind == "Unreachable"));
+    // Pseudo-roots hold the unreachable forest: counted apart from the dump's GC roots, which
+    // are the same in both modes.
+    assert_eq!(full.overview.heap.unreachable_pseudo_roots, all.unreachable_roots().count() as u64);
+    assert!(full.overview.heap.unreachable_pseudo_roots > 0);
+    assert_eq!(reach.overview.heap.unreachable_pseudo_roots, 0);
+    for r in [&full, &reach] {
+        assert_eq!(r.overview.gc_roots.total, heap.summary().gc_roots);
+        assert_eq!(r.overview.gc_roots.by_kind.iter().map(|k| k.count).sum::<u64>(), r.overview.gc_roots.total);
+        assert!(!r.overview.gc_roots.by_kind.iter().any(|k| k.kind == "Unreachable"));
+    }
     let instances: u64 = reach.overview.class_histogram.rows.iter().map(|r| r.instances).sum();
     assert!(instances <= reach.overview.heap.objects);
 }
