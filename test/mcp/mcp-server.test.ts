@@ -183,9 +183,9 @@ describe('heapql mcp on the demo dump', () => {
     const fullPath = await s.call('run_oql', { query: 'SELECT s.@retainedHeapSize FROM java.lang.String s' });
     expect(fullPath.isError).toBe(true);
     expect(fullPath.text).toMatch(/call the analyze_heap tool first/);
-    const badField = await s.call('explain_oql', { query: 'SELECT s FROM java.lang.String s WHERE s.count > 3' });
-    expect(badField.isError).toBe(true);
-    expect(badField.text).toMatch(/has no field `count`/);
+    const badAttr = await s.call('explain_oql', { query: 'SELECT s FROM java.lang.String s WHERE s.@lenght > 3' });
+    expect(badAttr.isError).toBe(true);
+    expect(badAttr.text).toMatch(/unknown attribute @lenght/);
   });
 
   it('explain_oql: the plan, without running the query', async () => {

@@ -85,8 +85,6 @@ interface Scope {
   alias: string | null;
   /** Columns of a FROM subquery that yields value rows; null when rows are objects. */
   columns: string[] | null;
-  /** The exact class scanned, for field rules (spec rule 12). */
-  className: string | null;
   /** Aliases of enclosing queries: a reference to one is a correlated subquery (refused). */
   outer: string[];
 }
@@ -313,11 +311,10 @@ export class Binder {
 
   private source(from: FromClause, outer: string[]): { source: PSource; scope: Scope } {
     const s = from.source;
-    const scope: Scope = { alias: from.alias, columns: null, className: null, outer };
+    const scope: Scope = { alias: from.alias, columns: null, outer };
     switch (s.type) {
       case 'class':
         if (from.instanceOf && s.name === 'java.lang.Object') return { source: { kind: 'all' }, scope };
-        scope.className = s.name;
         return { source: { kind: 'class', name: s.name, subclasses: from.instanceOf }, scope };
       case 'regex':
         checkRegex(s.pattern, s.pos);
@@ -357,7 +354,6 @@ export class Binder {
       case 'field': {
         if (e.base.type === 'name' && e.base.name === scope.alias && scope.alias !== null) {
           if (scope.columns !== null) return this.column(e.name, scope, e.pos);
-          this.checkField(e.name, scope, e.pos);
           return { k: 'field', base: { k: 'row' }, name: e.name };
         }
         return { k: 'field', base: rec(e.base), name: e.name };
@@ -446,8 +442,9 @@ export class Binder {
         'subqueries in IN and EXISTS are not correlated: they run once, before the outer scan, and cannot use outer aliases',
       );
     }
-    // A bare name reads a field of the current row (MAT: `SELECT count FROM ...`).
-    this.checkField(e.name, scope, e.pos);
+    // A bare name reads a field of the current row (MAT: `SELECT count FROM ...`). Whether the
+    // class has it depends on the dump (java.lang.String has `count` up to JDK 8, not after):
+    // the executor checks it against the source's classes.
     return { k: 'field', base: { k: 'row' }, name: e.name };
   }
 
@@ -456,19 +453,6 @@ export class Binder {
       fail(`the subquery has no column \`${name}\``, pos, `its columns are: ${scope.columns!.join(', ')}`);
     }
     return { k: 'col', name };
-  }
-
-  /** Spec rule 12: `count` and `offset` are not fields of java.lang.String. */
-  private checkField(name: string, scope: Scope, pos: Pos): void {
-    if (scope.className === 'java.lang.String' && (name === 'count' || name === 'offset')) {
-      fail(
-        `java.lang.String has no field \`${name}\``,
-        pos,
-        name === 'count'
-          ? 'strings keep their text in `value` (with `coder` and `hash`): use toString(s) for the text or s.value.@length for the size of the backing array'
-          : 'strings keep their text in `value` (with `coder` and `hash`): use toString(s) for the text',
-      );
-    }
   }
 
   private attr(written: string, base: PExpr, pos: Pos, text: string): PExpr {

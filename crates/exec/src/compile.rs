@@ -21,7 +21,7 @@ pub(crate) enum CExpr {
     Lit(Value),
     Row,
     Col(usize),
-    Field { base: Box<CExpr>, name: Box<str>, string_guard: bool },
+    Field { base: Box<CExpr>, name: Box<str> },
     Attr { base: Box<CExpr>, attr: Attr },
     Classof(Box<CExpr>),
     ToString(Box<CExpr>),
@@ -129,8 +129,7 @@ pub(crate) fn compile(env: &Env, e: &Expr, sc: &Scope) -> Result<CExpr, ExecErro
                     check_field(env, classes, name)?;
                 }
             }
-            let string_guard = name == "count" || name == "offset";
-            CExpr::Field { base: base_c, name: name.as_str().into(), string_guard }
+            CExpr::Field { base: base_c, name: name.as_str().into() }
         }
         Expr::Attr { base, name } => {
             match name {
@@ -283,8 +282,9 @@ fn compile_in(env: &Env, e: Box<CExpr>, inner: RowSet) -> Result<CExpr, ExecErro
 }
 
 /// A field read on the row: at least one class of the source must have an instance field of
-/// that name (statics are read from class objects, which such sources do not yield). Rule 12:
-/// `count` and `offset` on java.lang.String are unknown even where old JDKs had them.
+/// that name (statics are read from class objects, which such sources do not yield). Rule 12
+/// follows the dump: `count` and `offset` of java.lang.String are real fields up to JDK 8 and
+/// on Android, unknown from JDK 9 on, like any field a class does not have.
 fn check_field(env: &Env, classes: &[ClassIdx], name: &str) -> Result<(), ExecError> {
     if classes.is_empty() {
         return Ok(());
@@ -294,8 +294,7 @@ fn check_field(env: &Env, classes: &[ClassIdx], name: &str) -> Result<(), ExecEr
     if yields_class_objects {
         return Ok(());
     }
-    let string_rule = (name == "count" || name == "offset") && classes.iter().any(|&c| env.is_string_class(c));
-    if !string_rule && classes.iter().any(|&c| heap.instance_layout(c).iter().any(|f| f.name == name)) {
+    if classes.iter().any(|&c| heap.instance_layout(c).iter().any(|f| f.name == name)) {
         return Ok(());
     }
     Err(unknown_field_error(env, classes[0], name, classes.len()))
@@ -304,13 +303,7 @@ fn check_field(env: &Env, classes: &[ClassIdx], name: &str) -> Result<(), ExecEr
 pub(crate) fn unknown_field_error(env: &Env, class: ClassIdx, name: &str, class_count: usize) -> ExecError {
     let heap = env.heap;
     let info = heap.class(class);
-    let is_string = env.is_string_class(class);
-    let mut fields: Vec<&str> = heap
-        .instance_layout(class)
-        .iter()
-        .map(|f| f.name.as_str())
-        .filter(|f| !(is_string && (*f == "count" || *f == "offset")))
-        .collect();
+    let mut fields: Vec<&str> = heap.instance_layout(class).iter().map(|f| f.name.as_str()).collect();
     fields.dedup();
     let is_array = info.name.ends_with("[]");
     let mut msg = if class_count > 1 {
@@ -326,8 +319,9 @@ pub(crate) fn unknown_field_error(env: &Env, class: ClassIdx, name: &str, class_
         msg.push_str(&fields.join(", "));
     }
     msg.push(')');
-    if is_string && (name == "count" || name == "offset") {
-        msg.push_str("; for the text use toString(s), for its length s.value.@length");
+    // Strings of JDK 9 and later: the text is `value` (bytes, with `coder`), no count or offset.
+    if env.is_string_class(class) && (name == "count" || name == "offset") {
+        msg.push_str("; strings of this JVM keep their text in value: use toString(s) for the text, @length for its length");
     }
     ExecError::new(ERR_UNKNOWN_FIELD, msg)
 }

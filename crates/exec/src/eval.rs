@@ -144,9 +144,9 @@ impl CExpr {
                 None => Value::List(cx.cols.iter().cloned().collect()),
             },
             CExpr::Col(i) => cx.cols.get(*i).cloned().unwrap_or(Value::Null),
-            CExpr::Field { base, name, string_guard } => {
+            CExpr::Field { base, name } => {
                 let b = base.eval(env, cx)?;
-                read_field(env, b, name, *string_guard)?
+                read_field(env, b, name)?
             }
             CExpr::Attr { base, attr } => {
                 let b = base.eval(env, cx)?;
@@ -311,19 +311,19 @@ fn binary(env: &Env, op: BinOp, l: &CExpr, r: &CExpr, cx: &Ctx) -> EvalResult {
 }
 
 #[inline]
-fn read_field(env: &Env, base: Value, name: &str, string_guard: bool) -> EvalResult {
+fn read_field(env: &Env, base: Value, name: &str) -> EvalResult {
     let Value::Obj(o) = base else { return Ok(Value::Null) };
     let heap = env.heap;
     match heap.object_kind(o) {
-        ObjectKind::Instance => {
-            if string_guard {
-                let c = heap.class_of(o);
-                if env.is_string_class(c) {
-                    return Err(Box::new(unknown_field_error(env, c, name, 1)));
-                }
+        ObjectKind::Instance => match heap.field(o, name) {
+            Some(v) => Ok(from_heap(env, v)),
+            // Rule 12 past the row (`x.name.count`): a string without the field is an error, as
+            // on the row; other classes without it read NULL.
+            None if (name == "count" || name == "offset") && env.is_string_class(heap.class_of(o)) => {
+                Err(Box::new(unknown_field_error(env, heap.class_of(o), name, 1)))
             }
-            Ok(heap.field(o, name).map(|v| from_heap(env, v)).unwrap_or(Value::Null))
-        }
+            None => Ok(Value::Null),
+        },
         ObjectKind::Class => {
             // Statics of the described class, then of its superclasses.
             let mut c = heap.class_described_by(o);

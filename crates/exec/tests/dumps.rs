@@ -273,3 +273,34 @@ fn known_heap_retained_sizes_through_the_full_analysis() {
         assert_eq!(single_int(&execute(&ctx, &plan_with(cycle, false, true)).unwrap()), 3);
     }
 }
+
+/// Rule 12 follows the dump: a JDK 6 String has `count` and `offset` (its text is
+/// `value[offset .. offset+count]`), read as the real field values; a JDK 9+ one has neither,
+/// and the error lists its real fields.
+#[test]
+fn string_count_and_offset_follow_the_dumps_layout() {
+    let path = repo().join("../shared/corpus/sun_jdk6_30_x64_compressedOops.hprof");
+    if !path.exists() {
+        eprintln!("skipped: {} is absent", path.display());
+        return;
+    }
+    let heap = open(&path);
+    let text_len = attr(call("toString", vec![row()]), "length");
+    let q = select(class("java.lang.String"), json!({"output": columns(&[
+        ("count", field(row(), "count")), ("offset", field(row(), "offset")),
+        ("len", text_len), ("array", attr(field(row(), "value"), "length"))])}));
+    let b = run(&heap, q);
+    assert_eq!(b.row_count, 876, "the JVM's histogram: 876 strings");
+    let (count, offset, len, array) = (ints(&b, 0), ints(&b, 1), ints(&b, 2), ints(&b, 3));
+    for i in 0..b.row_count {
+        assert_eq!(count[i], len[i], "string {i}: count is the text's length");
+        assert!(offset[i] >= 0 && offset[i] + count[i] <= array[i], "string {i}: {} + {} in {}", offset[i], count[i], array[i]);
+    }
+    assert!(offset.iter().any(|&o| o > 0), "some strings share a longer array");
+    // A JDK 17 String: no count; the message lists its own fields and where the text is.
+    let heap = open(&repo().join("fixtures/dumps/KnownHeap-jdk17-coops.hprof"));
+    let e = try_run(&heap, select(class("java.lang.String"), json!({"output": columns(&[("c", field(row(), "count"))])}))).unwrap_err();
+    assert_eq!(e.code, "ERR_UNKNOWN_FIELD");
+    assert!(e.message.starts_with("java.lang.String has no field 'count' (its fields: hashIsZero, hash, coder, value)"), "{}", e.message);
+    assert!(e.message.ends_with("use toString(s) for the text, @length for its length"), "{}", e.message);
+}
