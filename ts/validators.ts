@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import { Ajv, type ErrorObject } from 'ajv';
 
 import { packageFile } from './package-files.js';
+import { containsBigInt, withBigIntsAsNumbers } from './query/json.js';
 
 /** An ajv validate function: true when the value matches; `errors` set otherwise. */
 export type Validator = ((value: unknown) => boolean) & { errors?: ErrorObject[] | null };
@@ -29,7 +30,23 @@ export function validatorFor(document: Record<string, unknown>): Validator {
   // Shipped in dist/validators (an asset of the single-file binary); not beside the sources
   // until a build made it, nor for a schema changed since.
   const file = packageFile(`dist/validators/${name}.cjs`);
-  return (file && loadPrebuilt(file, name)) || (new Ajv({ allErrors: true }).compile(document) as Validator);
+  return bigIntTolerant((file && loadPrebuilt(file, name)) || (new Ajv({ allErrors: true }).compile(document) as Validator));
+}
+
+/**
+ * A validator that also takes in-memory values holding bigints (a query result's exact Java
+ * longs, `ts/query/json.ts`): ajv knows no bigint, so a value that fails and holds one is
+ * checked again as its JSON text reads back, where such a number is a JSON integer. A value
+ * without a bigint costs nothing more.
+ */
+function bigIntTolerant(validate: Validator): Validator {
+  const wrapped: Validator = (value: unknown): boolean => {
+    let ok = validate(value);
+    if (!ok && containsBigInt(value)) ok = validate(withBigIntsAsNumbers(value));
+    wrapped.errors = ok ? null : validate.errors;
+    return ok;
+  };
+  return wrapped;
 }
 
 /**

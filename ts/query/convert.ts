@@ -11,6 +11,9 @@ export interface BatchColumn {
   values: Uint32Array | Float64Array | ArrayLike<number> | ArrayLike<string>;
   /** 1 = NULL. */
   nulls?: Uint8Array;
+  /** number: the integers beyond ±(2^53 − 1), exact (`values` has them rounded); absent when
+   *  there is none. Such a cell becomes a `bigint` value. */
+  bigints?: { rows: Uint32Array; values: BigInt64Array } | null;
   /** Dictionary of a dictionary-encoded string column (values are indices into it). */
   dict?: string[];
 }
@@ -34,7 +37,7 @@ export interface ResultMeta {
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
-/** Collects `{"o": n}` indices of a parsed list cell. */
+/** Collects `{"o": n}` indices of a parsed list cell (a wide integer is `{"i": "<digits>"}`). */
 function collectObjects(v: Json, into: Set<number>): void {
   if (Array.isArray(v)) for (const x of v) collectObjects(x, into);
   else if (v !== null && typeof v === 'object') {
@@ -46,6 +49,7 @@ function toValue(v: Json, refs: Map<number, ObjectRef>): Value {
   if (Array.isArray(v)) return v.map((x) => toValue(x, refs));
   if (v !== null && typeof v === 'object') {
     if (typeof v.o === 'number') return refs.get(v.o) ?? null;
+    if (typeof v.i === 'string' && /^-?\d+$/.test(v.i)) return BigInt(v.i);
     // Any other object is not a Value: keep it readable rather than lose it.
     return JSON.stringify(v);
   }
@@ -116,6 +120,11 @@ export function batchToQueryResult(batch: Batch, resolve: ObjectResolver, meta: 
         }
       }
       rows[r][ci] = v;
+    }
+    // Integers a double cannot hold: exact, over their rounded numbers (none, most often).
+    if (c.type === 'number' && c.bigints) {
+      const { rows: at, values } = c.bigints;
+      for (let k = 0; k < at.length; k++) if (!isNull(c, at[k]!)) rows[at[k]!]![ci] = values[k]!;
     }
   });
 

@@ -1,4 +1,5 @@
 // Result formatting: terminal table, JSON, CSV (RFC 4180) and TSV.
+import { stringifyJson } from './json.js';
 import type { QueryResult, Value } from './schema.js';
 
 export interface TableOptions {
@@ -21,6 +22,7 @@ export function formatValue(v: Value): string {
   if (v === null) return 'null';
   if (typeof v === 'boolean') return v ? 'true' : 'false';
   if (typeof v === 'number') return formatNumber(v);
+  if (typeof v === 'bigint') return v.toString();
   if (typeof v === 'string') return v;
   if (Array.isArray(v)) return `[${v.map(formatValue).join(', ')}]`;
   return v.label;
@@ -58,7 +60,7 @@ export function formatTable(result: QueryResult, opts: TableOptions = {}): strin
   for (const r of body) for (let i = 0; i < cols; i++) widths[i] = Math.max(widths[i], width(r[i] ?? ''));
   const numeric = result.columns.map((_, i) => {
     const vals = result.rows.map((r) => r[i]).filter((v) => v !== null);
-    return vals.length > 0 && vals.every((v) => typeof v === 'number');
+    return vals.length > 0 && vals.every((v) => typeof v === 'number' || typeof v === 'bigint');
   });
   const line = (cells: string[], alignNumeric: boolean) =>
     cells
@@ -76,9 +78,9 @@ export function formatTable(result: QueryResult, opts: TableOptions = {}): strin
   return out.join('\n');
 }
 
-/** A pretty-printed JSON array of QueryResult. */
+/** A pretty-printed JSON array of QueryResult (exact integers: `stringifyJson`). */
 export function formatJson(results: QueryResult[]): string {
-  return JSON.stringify(results, null, 2);
+  return stringifyJson(results, 2);
 }
 
 function csvField(text: string): string {

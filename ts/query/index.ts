@@ -3,6 +3,7 @@
 export * from './schema.js';
 export * from './convert.js';
 export * from './format.js';
+export * from './json.js';
 export * from './viz.js';
 export * from './queryfile.js';
 export * from './named.js';

@@ -16,9 +16,24 @@ export const ObjectRefSchema = Type.Object(
   { additionalProperties: false, description: 'a reference to a heap object' },
 );
 
-/** A cell: null, boolean, number, string, object reference, or a list of cells (dominators(), slices). */
+/**
+ * An integer outside ±(2^53 − 1) (a Java long that a double would round). In memory a `bigint`;
+ * in JSON a bare integer literal with every digit, so the text is exact, and it is not marked:
+ * it is a JSON number like any other. `JSON.parse` rounds it to the nearest double; a client
+ * that needs the exact value reads the text with a parser that keeps big integers (Node 22+:
+ * `JSON.parse` with a reviver reading `context.source`; or a bigint-aware JSON library).
+ */
+export const WideIntegerSchema = Type.Unsafe<bigint>({
+  type: 'integer',
+  description: 'an integer outside ±(2^53 − 1), written with all its digits (JavaScript JSON.parse rounds it)',
+});
+
+/**
+ * A cell: null, boolean, number, string, object reference, or a list of cells (dominators(),
+ * slices). Numbers are exact: an integer beyond ±(2^53 − 1) is a bigint (WideIntegerSchema).
+ */
 export const ValueSchema = Type.Recursive(
-  (Self) => Type.Union([Type.Null(), Type.Boolean(), Type.Number(), Type.String(), ObjectRefSchema, Type.Array(Self)]),
+  (Self) => Type.Union([Type.Null(), Type.Boolean(), Type.Number(), WideIntegerSchema, Type.String(), ObjectRefSchema, Type.Array(Self)]),
   { $id: 'heapql-value' },
 );
 

@@ -8,6 +8,7 @@ import { KEYWORDS } from '../oql/lexer.js';
 import { formatOqlError, isOqlError } from '../oql/errors.js';
 import { AGGREGATE_NAMES, ATTRIBUTE_NAMES, FUNCTION_NAMES, editDistance, explain, METHOD_ALIASES, plan } from '../plan/index.js';
 import { formatCsv, formatTable, formatTsv } from '../query/format.js';
+import { stringifyJson } from '../query/json.js';
 import { findNamedQuery, NAMED_QUERIES, suggestNamedQueries } from '../query/named.js';
 import type { QueryResult } from '../query/schema.js';
 import { extractViz } from '../query/viz.js';
@@ -139,7 +140,7 @@ function fileFormat(path: string, result: QueryResult): string {
   const ext = /\.([a-z]+)$/i.exec(path)?.[1]?.toLowerCase();
   if (ext === 'csv') return formatCsv(result);
   if (ext === 'tsv' || ext === 'tab') return formatTsv(result);
-  if (ext === 'json') return `${JSON.stringify(result, null, 2)}\n`;
+  if (ext === 'json') return `${stringifyJson(result, 2)}\n`;
   throw new ReplError(`!save picks the format by extension: .csv, .tsv or .json (not '${path}')`);
 }
 

@@ -57,9 +57,14 @@ export function filterRows(result: QueryResult, pattern: string): QueryResult {
   return withRows(result, result.rows.filter((row) => row.some((v) => test(formatValue(v)))));
 }
 
+function isNumeric(v: Value): v is number | bigint {
+  return typeof v === 'number' || typeof v === 'bigint';
+}
+
 function compareValues(a: Value, b: Value): number {
   if (a === null || b === null) return a === b ? 0 : a === null ? 1 : -1; // nulls last
-  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  // A number and an exact bigint (a long beyond 2^53) compare as the mathematical values.
+  if (isNumeric(a) && isNumeric(b)) return a < b ? -1 : a > b ? 1 : 0;
   if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);
   // Objects in index order (= address order).
   if (typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b)) return a.objectId - b.objectId;
@@ -97,18 +102,19 @@ export interface ColumnStats {
   column: string;
   n: number;
   nulls: number;
-  min: number;
-  max: number;
+  /** min, max and the percentiles are cells of the column, exact (a long beyond 2^53 a bigint). */
+  min: number | bigint;
+  max: number | bigint;
   mean: number;
   /** Population standard deviation. */
   stddev: number;
-  p50: number;
-  p90: number;
-  p99: number;
+  p50: number | bigint;
+  p90: number | bigint;
+  p99: number | bigint;
 }
 
 /** Nearest-rank percentile of ascending values. */
-function percentile(sorted: number[], p: number): number {
+function percentile(sorted: (number | bigint)[], p: number): number | bigint {
   const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
   return sorted[rank - 1]!;
 }
@@ -119,18 +125,19 @@ export function columnStats(result: QueryResult, column?: string): ColumnStats[]
   const out: ColumnStats[] = [];
   for (const i of indices) {
     const cells = result.rows.map((r) => r[i]!);
-    const nums = cells.filter((v): v is number => typeof v === 'number');
+    const exact = cells.filter(isNumeric);
     const nulls = cells.filter((v) => v === null).length;
-    if (nums.length === 0 || nums.length + nulls < cells.length) {
+    if (exact.length === 0 || exact.length + nulls < cells.length) {
       if (column !== undefined) throw new ReplError(`column '${result.columns[i]!.name}' does not hold numbers; !stats needs a numeric column`);
       continue;
     }
-    const sorted = [...nums].sort((a, b) => a - b);
+    const sorted = [...exact].sort(compareValues);
+    const nums = exact.map(Number);
     const mean = nums.reduce((s, x) => s + x, 0) / nums.length;
     const variance = nums.reduce((s, x) => s + (x - mean) ** 2, 0) / nums.length;
     out.push({
       column: result.columns[i]!.name,
-      n: nums.length,
+      n: exact.length,
       nulls,
       min: sorted[0]!,
       max: sorted.at(-1)!,
@@ -148,7 +155,7 @@ export function columnStats(result: QueryResult, column?: string): ColumnStats[]
 /** The statistics as a result table (one row per column). */
 export function statsResult(stats: ColumnStats[], base: QueryResult): QueryResult {
   const keys = ['column', 'n', 'nulls', 'min', 'max', 'mean', 'stddev', 'p50', 'p90', 'p99'] as const;
-  const round = (x: number) => Math.round(x * 1000) / 1000;
+  const round = (x: number | bigint) => (typeof x === 'bigint' ? x : Math.round(x * 1000) / 1000);
   const rows = stats.map((s) => keys.map((k) => (k === 'column' ? s.column : round(s[k])) as Value));
   return {
     name: `${base.name}:stats`,

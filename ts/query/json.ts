@@ -1,0 +1,96 @@
+/**
+ * JSON text with exact 64-bit integers. A query value that is an integer outside ±(2^53 − 1) (a
+ * Java long that a double would round) is a `bigint`, which `JSON.stringify` refuses; here it is
+ * written as a bare integer literal with all its digits. Every JSON output of a query result
+ * (CLI `--format json`, the server's JSON and NDJSON, MCP tool results, the REPL's `!save`) goes
+ * through `stringifyJson`.
+ *
+ * The common case costs nothing: a value without a bigint is plain `JSON.stringify`. Only when
+ * that refuses a bigint is the value written again with each bigint as a marker string (a
+ * random nonce no string of the value contains), then the markers are replaced by the digits.
+ * Browser-safe (no Node built-ins).
+ */
+
+/** `JSON.stringify(value, null, indent)`, with bigints as exact integer literals. */
+export function stringifyJson(value: unknown, indent?: number): string {
+  try {
+    return JSON.stringify(value, null, indent);
+  } catch (err) {
+    if (!(err instanceof TypeError) || !/BigInt/i.test(err.message)) throw err;
+  }
+  for (;;) {
+    const nonce = `\u0001bigint-${Math.random().toString(36).slice(2)}-${Date.now().toString(36)}:`;
+    let clash = false;
+    const text = JSON.stringify(
+      value,
+      (key, v: unknown) => {
+        if (typeof v === 'bigint') return `${nonce}${v}`;
+        if ((typeof v === 'string' && v.includes(nonce)) || key.includes(nonce)) clash = true;
+        return v;
+      },
+      indent,
+    );
+    if (clash) continue;
+    // The nonce's \u0001 is written escaped; nothing else in the text can be such a string.
+    const quoted = JSON.stringify(nonce).slice(0, -1);
+    return text.split(quoted).map((part, i) => (i === 0 ? part : part.replace(/^(-?\d+)"/, '$1'))).join('');
+  }
+}
+
+/** Whether a value holds a bigint anywhere (arrays and plain objects walked). */
+export function containsBigInt(value: unknown): boolean {
+  if (typeof value === 'bigint') return true;
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some(containsBigInt);
+  return Object.values(value as Record<string, unknown>).some(containsBigInt);
+}
+
+/**
+ * The value as its JSON text reads back with `JSON.parse`: bigints become (rounded) numbers.
+ * For checking an in-memory value against a JSON Schema, whose validators know no bigint.
+ */
+export function withBigIntsAsNumbers(value: unknown): unknown {
+  if (typeof value === 'bigint') return Number(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(withBigIntsAsNumbers);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = withBigIntsAsNumbers(v);
+  return out;
+}
+
+/** An integer literal of at least 16 digits: the only kind that may lie beyond ±(2^53 − 1). */
+const LONG_DIGITS = /\d{16}/;
+/** JSON string literals (skipped whole) and number literals. */
+const TOKENS = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+
+/**
+ * `JSON.parse`, but an integer literal beyond ±(2^53 − 1) becomes an exact `bigint` (the
+ * inverse of `stringifyJson`): for JavaScript clients of heapql's JSON, such as the browser REPL.
+ * A text without a 16-digit run is plain `JSON.parse`.
+ */
+export function parseJsonExact(text: string): unknown {
+  if (!LONG_DIGITS.test(text)) return JSON.parse(text);
+  for (;;) {
+    const nonce = `\u0001bigint-${Math.random().toString(36).slice(2)}:`;
+    const escaped = JSON.stringify(nonce).slice(1, -1);
+    let marked = 0;
+    const rewritten = text.replace(TOKENS, (token) => {
+      if (token.startsWith('"') || !/^-?\d+$/.test(token)) return token;
+      if (Number.isSafeInteger(Number(token))) return token;
+      marked++;
+      return `"${escaped}${token}"`;
+    });
+    let seen = 0;
+    const value: unknown = JSON.parse(rewritten, function (this: unknown, key: string, v: unknown) {
+      if (key.startsWith(nonce)) seen = Number.NaN;
+      if (typeof v === 'string' && v.startsWith(nonce)) {
+        seen++;
+        return BigInt(v.slice(nonce.length));
+      }
+      return v;
+    });
+    // Every marker found and nothing else looked like one (a string of the text never does
+    // but by chance; then another nonce).
+    if (seen === marked) return value;
+  }
+}
