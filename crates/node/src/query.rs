@@ -25,6 +25,16 @@ pub struct JsColumn {
     #[napi(ts_type = "Uint32Array | Float64Array | string[] | number[]")]
     pub values: Either4<Uint32Array, Float64Array, Vec<String>, Vec<u32>>,
     pub nulls: Option<Uint8Array>,
+    /// A number column's integers beyond ±(2^53 − 1), exact (absent when there is none: the
+    /// common case costs nothing). `values` holds every number, these rounded.
+    pub bigints: Option<JsBigInts>,
+}
+
+/// Rows (ascending) of a number column and their exact 64-bit integer values.
+#[napi(object)]
+pub struct JsBigInts {
+    pub rows: Uint32Array,
+    pub values: BigInt64Array,
 }
 
 #[napi(object)]
@@ -44,15 +54,21 @@ fn to_js(batch: Batch) -> JsBatch {
         .into_iter()
         .map(|c| {
             let kind = c.data.type_name().to_string();
+            let mut bigints = None;
             let values = match c.data {
                 ColumnData::Objects(v) => Either4::A(Uint32Array::new(v)),
-                ColumnData::Numbers(v) => Either4::B(Float64Array::new(v)),
+                ColumnData::Numbers { values, wide } => {
+                    if !wide.is_empty() {
+                        bigints = Some(JsBigInts { rows: Uint32Array::new(wide.rows), values: BigInt64Array::new(wide.values) });
+                    }
+                    Either4::B(Float64Array::new(values))
+                }
                 ColumnData::Strings(v) | ColumnData::Lists(v) => Either4::C(v),
                 ColumnData::Bools(v) => Either4::D(v.into_iter().map(u32::from).collect()),
                 ColumnData::Null => Either4::D(vec![0; row_count as usize]),
             };
             let nulls = if c.nulls.is_empty() { None } else { Some(Uint8Array::new(c.nulls)) };
-            JsColumn { name: c.name, kind, values, nulls }
+            JsColumn { name: c.name, kind, values, nulls, bigints }
         })
         .collect();
     JsBatch { row_count, columns }
