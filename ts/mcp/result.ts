@@ -6,6 +6,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 import { HeapqlError } from '../errors.js';
 import { formatOqlError, isOqlError } from '../oql/errors.js';
+import { stringifyJson } from '../query/json.js';
 
 /**
  * An object reference as tools return it: `{objectId, address, className}`, plus `label` only
@@ -43,9 +44,9 @@ export function compact(value: unknown): unknown {
   return out;
 }
 
-/** A successful result: the value as compact one-line JSON. */
+/** A successful result: the value as compact one-line JSON (a long beyond 2^53 with all its digits). */
 export function jsonResult(value: unknown): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(compact(value)) }] };
+  return { content: [{ type: 'text', text: stringifyJson(compact(value)) }] };
 }
 
 /** A tool error the assistant sees (the protocol call itself succeeds). */

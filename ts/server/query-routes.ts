@@ -5,10 +5,12 @@
 import type { Context, Hono } from 'hono';
 
 import { OqlPlanError } from '../oql/errors.js';
+import { stringifyJson } from '../query/json.js';
 import { prepareQuery, type PreparedQuery } from '../session/index.js';
 import { readBody } from './body.js';
 import type { ServerContext } from './context.js';
 import { ApiError, errorBody, toApiError } from './errors.js';
+import { jsonAnswer } from './json.js';
 import { parseQueryRequest, type QueryRequest } from './query-request.js';
 import { serverStatus } from './status.js';
 
@@ -82,7 +84,7 @@ async function runQuery(ctx: ServerContext, c: Context): Promise<Response> {
   const prepared = cachedPrepare(ctx, req);
   try {
     const result = await ctx.session.query(prepared, { signal: c.req.raw.signal, ...(req.name !== undefined ? { name: req.name } : {}) });
-    return c.json(result);
+    return jsonAnswer(c, result);
   } catch (err) {
     throw toApiError(err, prepared.oql);
   }
@@ -120,7 +122,7 @@ async function stream(ctx: ServerContext, c: Context): Promise<Response> {
             finish();
             return;
           }
-          chunk += `${JSON.stringify(next.value)}\n`;
+          chunk += `${stringifyJson(next.value)}\n`;
           pending = rows.next();
           if (chunk.length >= STREAM_CHUNK_BYTES) break;
           const ready = await Promise.race([pending.then(() => true, () => true), new Promise<false>((r) => setImmediate(() => r(false)))]);

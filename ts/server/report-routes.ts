@@ -10,6 +10,7 @@ import { renderMarkdown, renderMarkdownSection } from '../report/markdown.js';
 import type { ReportModel } from '../report/model.js';
 import type { ServerContext } from './context.js';
 import { ApiError, toApiError } from './errors.js';
+import { jsonAnswer } from './json.js';
 import { serverStatus } from './status.js';
 
 type Section = 'overview' | 'leaks' | 'top' | 'threads';
@@ -129,7 +130,7 @@ export function reportRoutes(app: Hono, ctx: ServerContext): void {
       const text = section === null ? renderMarkdown(capModel(m, limit)) : renderMarkdownSection(capModel(m, limit), section);
       return c.body(text, 200, { 'content-type': 'text/markdown; charset=utf-8' });
     }
-    return c.json(section === null ? capModel(m, limit) : sectionJson(m, section, limit));
+    return jsonAnswer(c, section === null ? capModel(m, limit) : sectionJson(m, section, limit));
   }
 
   app.get('/report', (c) => answer(c, null));

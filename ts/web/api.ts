@@ -4,6 +4,7 @@
  * the caller's `onConnection` hears about it; the status poll (main.ts) brings it back.
  */
 import { HeapqlError } from '../errors.js';
+import { parseJsonExact } from '../query/json.js';
 import { ReplError } from '../repl/errors.js';
 
 export interface ServerStatusBody {
@@ -38,7 +39,8 @@ export class Api {
     }
     this.mark(true);
     const type = res.headers.get('content-type') ?? '';
-    const body: unknown = type.includes('json') ? await res.json() : await res.text();
+    // Exact: a Java long beyond 2^53 in a result is a bigint, as in the terminal REPL.
+    const body: unknown = type.includes('json') ? parseJsonExact(await res.text()) : await res.text();
     if (!res.ok) {
       const e = (body as { error?: { kind: string; message: string } }).error;
       if (e && res.status < 500) throw new ReplError(e.message);
