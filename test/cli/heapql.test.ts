@@ -186,4 +186,17 @@ describe('several heap dumps in one file (third-party corpus)', () => {
     expect(zero.code).toBe(2);
     expect(zero.stderr).toContain('--dump takes a positive whole number');
   });
+  it.skipIf(!present)('says the sizes of a JVMTI agent dump (no object addresses) are estimated, in the summary and the report', async () => {
+    const said = 'estimated, from an assumed layout: 32-bit VM layout (ids are not addresses)';
+    expect((await heapql(['summary', agent])).stdout).toContain(`  sizes            ${said}`);
+    const json = JSON.parse((await heapql(['summary', agent, '--format', 'json'])).stdout);
+    expect(json.sizeModel).toMatchObject({ estimated: true, source: 'assumed: 32-bit VM layout (ids are not addresses)' });
+    const report = await heapql([agent, '--format', 'json']);
+    expect(report.code, report.stderr).toBe(0);
+    expect(JSON.parse(report.stdout).overview.sizeModel).toMatchObject({ estimated: true });
+    expect((await heapql([agent])).stdout).toContain(`| **Sizes** | ${said}`);
+    // A HotSpot dump's layout is read from its object addresses: nothing to flag.
+    expect((await heapql(['summary', known])).stdout).not.toContain('estimated');
+    expect(JSON.parse((await heapql(['summary', known, '--format', 'json'])).stdout).sizeModel.estimated).toBe(false);
+  });
 });

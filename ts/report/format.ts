@@ -2,7 +2,7 @@
  * Number and text formatting shared by the Markdown and HTML renderers. Locale-independent on
  * purpose: the same model must give byte-identical output on every machine.
  */
-import { formatBytes } from './summary.js';
+import { estimatedSizesText, formatBytes } from './summary.js';
 import type { ObjectRef, Value } from './query-result.js';
 import type { ReportModel, Via } from './model.js';
 
@@ -102,6 +102,7 @@ export function overviewFacts(model: ReportModel): [string, string][] {
       `${m.referenceSize}-byte references${oops}, ${m.objectHeaderSize}-byte object headers, ` +
         `${m.arrayHeaderSize}-byte array headers, ${m.alignment}-byte alignment`,
     ],
+    ...(m.estimated ? [['Sizes', estimatedSizesText(m.source)] as [string, string]] : []),
     ['Used heap', `${formatBytes(h.usedHeap)} (${int(h.usedHeap)} bytes)`],
     [
       'Objects',

@@ -81,6 +81,10 @@ export const SystemOverviewSchema = Obj({
     objectHeaderSize: Type.Integer({ minimum: 1 }),
     arrayHeaderSize: Type.Integer({ minimum: 1 }),
     alignment: Type.Integer({ minimum: 1 }),
+    estimated: Type.Boolean({
+      description: 'true when the layout is assumed, not read from the dump (a JVMTI agent dump has no object addresses): every size is an estimate',
+    }),
+    source: Type.String({ description: 'how the layout was chosen, e.g. `assumed: 32-bit VM layout (ids are not addresses)`' }),
   }),
   heap: Obj({
     usedHeap: Bytes('total shallow size of the objects the report covers; the base of every percentage'),

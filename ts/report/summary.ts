@@ -13,7 +13,8 @@ export interface HeapSummary {
   dumpTime: string | null;
   dump: { index: number; count: number };
   jvmVersion: string | null;
-  sizeModel: { referenceSize: number; objectHeaderSize: number; arrayHeaderSize: number; alignment: number };
+  /** `estimated`: the layout is assumed (no object addresses in the dump), so every size is an estimate; `source` says how it was chosen. */
+  sizeModel: { referenceSize: number; objectHeaderSize: number; arrayHeaderSize: number; alignment: number; estimated: boolean; source: string };
   objects: { total: number; instances: number; objectArrays: number; primitiveArrays: number; classes: number };
   classCount: number;
   gcRoots: { total: number; byKind: { kind: string; count: number }[] };
@@ -40,6 +41,8 @@ export function buildSummary(heap: Heap, top = 20): HeapSummary {
       objectHeaderSize: info.objectHeaderSize,
       arrayHeaderSize: info.arrayHeaderSize,
       alignment: info.objectAlignment,
+      estimated: info.sizesEstimated,
+      source: info.sizeModelSource,
     },
     objects: {
       total: info.objectCount,
@@ -60,6 +63,11 @@ export function buildSummary(heap: Heap, top = 20): HeapSummary {
 }
 
 const int = (n: number) => n.toLocaleString('en-US');
+
+/** What to say when the object layout is assumed (`source`: `assumed: 32-bit VM layout (ids are not addresses)`). */
+export function estimatedSizesText(source: string): string {
+  return `estimated, from an assumed layout: ${source.replace(/^assumed: /, '')}; shallow and retained sizes may differ from the JVM's`;
+}
 
 export function formatBytes(n: number): string {
   const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
@@ -82,6 +90,7 @@ export function renderSummary(s: HeapSummary): string {
   lines.push(`  JVM              ${s.jvmVersion ?? 'unknown (no system properties in the dump)'}`);
   const m = s.sizeModel;
   lines.push(`  object layout    ${m.referenceSize}-byte references, ${m.objectHeaderSize}-byte object headers, ${m.arrayHeaderSize}-byte array headers, ${m.alignment}-byte alignment`);
+  if (m.estimated) lines.push(`  sizes            ${estimatedSizesText(m.source)}`);
   lines.push('');
   lines.push(`Objects          ${int(s.objects.total)}`);
   lines.push(`  instances        ${int(s.objects.instances)}`);

@@ -104,6 +104,10 @@ pub struct JsDumpInfo {
     pub object_header_size: u32,
     pub array_header_size: u32,
     pub object_alignment: u32,
+    /// True when the object layout is assumed (no object addresses in the dump): sizes are estimates.
+    pub sizes_estimated: bool,
+    /// How the layout was chosen (`assumed: 32-bit VM layout (ids are not addresses)`, ...).
+    pub size_model_source: String,
     pub jvm_version: Option<String>,
     pub object_count: u32,
     pub class_count: u32,
@@ -180,6 +184,8 @@ impl HeapHandle {
             object_header_size: i.object_header_size,
             array_header_size: i.array_header_size,
             object_alignment: i.object_alignment,
+            sizes_estimated: heap.summary().sizes_estimated,
+            size_model_source: i.size_model_source.clone(),
             jvm_version: i.jvm_version.clone(),
             object_count: heap.object_count(),
             class_count: heap.class_count(),

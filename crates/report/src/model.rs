@@ -59,6 +59,11 @@ pub struct SizeModelFacts {
     pub object_header_size: u32,
     pub array_header_size: u32,
     pub alignment: u32,
+    /// True when the layout is assumed, not read from the dump (a JVMTI agent's dump has no
+    /// object addresses): every shallow and retained size is an estimate.
+    pub estimated: bool,
+    /// How the layout was chosen (`assumed: 32-bit VM layout (ids are not addresses)`, ...).
+    pub source: String,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]

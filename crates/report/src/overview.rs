@@ -50,6 +50,8 @@ pub fn overview(ctx: &Ctx, scan: &Scan, retained: &ClassRetained, reachable_only
             object_header_size: info.object_header_size,
             array_header_size: info.array_header_size,
             alignment: info.object_alignment,
+            estimated: heap.summary().sizes_estimated,
+            source: info.size_model_source.clone(),
         },
         heap: facts,
         reachable_only,
