@@ -327,6 +327,41 @@ describe('rules of the spec', () => {
   });
 });
 
+describe('AS RETAINED SET', () => {
+  const full = { fullPath: true };
+  test('of the rows: the retained set of the filtered source', () => {
+    const s = sel('SELECT * AS RETAINED SET FROM X x WHERE x.a > 1', full);
+    expect(s).toMatchObject({ retainedSet: true, source: { kind: 'class', name: 'X' }, output: { kind: 'objects' } });
+  });
+
+  test('of an expression: the retained set of the objects it yields, taken over the query without it', () => {
+    const p = plan('SELECT s.user AS RETAINED SET FROM Demo$Session s WHERE s.createdAt > 0 ORDER BY 1 LIMIT 5', full);
+    expect(p.columns).toEqual(['s.user']);
+    const s = p.plan.query as PSelect;
+    expect(s).toMatchObject({ retainedSet: true, filter: null, output: { kind: 'objects' }, limit: 5, orderBy: [{ expr: { k: 'out', i: 0 } }] });
+    expect(s.source).toEqual({
+      kind: 'subquery',
+      query: expect.objectContaining({
+        retainedSet: false, limit: null, orderBy: [], alias: 's', filter: expect.objectContaining({ op: '>' }),
+        output: { kind: 'columns', columns: [{ name: 's.user', expr: { k: 'field', base: row, name: 'user' } }] },
+      }),
+    });
+    expect(sel('SELECT classof(s) AS RETAINED SET FROM X s', full).source.kind).toBe('subquery');
+  });
+
+  test('what does not yield objects is refused at its position', () => {
+    const e = planError('SELECT s.@usedHeapSize AS RETAINED SET FROM X s', full);
+    expect(e.reason).toBe('AS RETAINED SET needs objects, and s.@usedHeapSize yields a number');
+    expect(e.pos).toMatchObject({ line: 1, column: 8 });
+    expect(e.hint).toBe('select objects: the row (SELECT s AS RETAINED SET ...), a reference field (s.cache), classof(s), or dominatorof(s)');
+    expect(planError('SELECT toString(s) AS RETAINED SET FROM X s', full).reason).toBe('AS RETAINED SET needs objects, and toString(s) yields text');
+    expect(planError('SELECT s.a, s.b AS RETAINED SET FROM X s', full).reason).toBe(
+      'AS RETAINED SET takes one select item, the objects whose retained set to compute; this query selects 2',
+    );
+    expect(planError('SELECT COUNT(*) AS RETAINED SET FROM X s', full).reason).toBe('AS RETAINED SET cannot be combined with GROUP BY or aggregates');
+  });
+});
+
 describe('query-only path refusals', () => {
   const cases: [string, string][] = [
     ['SELECT s.@retainedHeapSize FROM X s', '@retainedHeapSize requires the full analysis pipeline — run `heapql analyze`'],

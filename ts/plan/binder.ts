@@ -288,7 +288,54 @@ export class Binder {
       retainedSet: q.retainedSet,
       guards,
     };
+    if (q.retainedSet && output.kind === 'columns') return this.retainedSetOf(q, select, columns, boundItems);
     return { query: select, columns };
+  }
+
+  /**
+   * `SELECT e AS RETAINED SET FROM ...`: the retained set of the objects `e` yields over the
+   * (filtered) rows, NULLs skipped, each object once. The query runs without AS RETAINED SET as
+   * a subquery of one column, and the retained set is taken of that column's objects; ORDER BY
+   * and LIMIT apply to the retained objects. (MAT evaluates `e` on each object of the rows'
+   * retained set instead: with `e` other than the row, rows of other classes read NULL.)
+   */
+  private retainedSetOf(q: SelectQuery, inner: PSelect, columns: string[], items: { expr: PExpr; ast: Expr }[]): BoundQuery {
+    if (items.length !== 1) {
+      fail(
+        `AS RETAINED SET takes one select item, the objects whose retained set to compute; this query selects ${items.length}`,
+        q.items[1].pos,
+        'select one object expression, e.g. SELECT s.cache AS RETAINED SET FROM ... s',
+      );
+    }
+    const { expr, ast } = items[0];
+    if (inner.groupBy.length > 0 || inner.aggregates.length > 0) {
+      fail('AS RETAINED SET cannot be combined with GROUP BY or aggregates', (q.groupBy[0] ?? ast).pos,
+        'to count the retained objects: SELECT COUNT(*) FROM INSTANCEOF java.lang.Object o WHERE o IN (SELECT ... AS RETAINED SET FROM ...)');
+    }
+    const yields = valueKind(expr);
+    if (yields !== null) {
+      fail(
+        `AS RETAINED SET needs objects, and ${printExpr(ast)} yields ${yields}`,
+        ast.pos,
+        'select objects: the row (SELECT s AS RETAINED SET ...), a reference field (s.cache), classof(s), or dominatorof(s)',
+      );
+    }
+    const outer: PSelect = {
+      op: 'select',
+      source: { kind: 'subquery', query: { ...inner, orderBy: [], distinct: false, limit: null, retainedSet: false } },
+      alias: null,
+      filter: null,
+      output: { kind: 'objects' },
+      groupBy: [],
+      aggregates: [],
+      having: null,
+      orderBy: inner.orderBy,
+      distinct: inner.distinct,
+      limit: inner.limit,
+      retainedSet: true,
+      guards: [],
+    };
+    return { query: outer, columns };
   }
 
   /** Spec rule 6: grouped by toString(...) → only COUNT(*) and COUNT(toString(...)). */
@@ -588,6 +635,41 @@ function literal(e: ExprOf<'literal'>): PExpr {
     fail(`the integer ${e.text} is too large`, e.pos, 'integers up to 2^53 (9007199254740992) are exact; write a float (e.g. 1e20) for larger magnitudes');
   }
   return e.kind === 'float' ? { k: 'lit', v: e.value as number, float: true } : { k: 'lit', v: e.value };
+}
+
+/**
+ * What a select item of AS RETAINED SET yields when that is known not to be objects ("a
+ * number", "text", ...); null when it may be objects (a field, an element, a column: only the
+ * dump tells, and the executor refuses values that are not objects).
+ */
+function valueKind(e: PExpr): string | null {
+  switch (e.k) {
+    case 'row': case 'col': case 'field': case 'index': case 'slice':
+      return null;
+    case 'lit':
+      return e.v === null ? 'NULL' : typeof e.v === 'string' ? 'text' : typeof e.v === 'boolean' ? 'a boolean' : 'a number';
+    case 'attr':
+      if (e.name === 'clazz' || e.name === 'inbounds' || e.name === 'outbounds') return null;
+      return e.name === 'displayName' ? 'text' : e.name === 'GCRoots' || e.name === 'systemProperties' ? 'a list of texts' : 'a number';
+    case 'call':
+      if (e.fn === 'toString') return 'text';
+      if (e.fn === 'coalesce' || e.fn === 'nullif') return valueKind(e.args[0]) !== null && e.args.every((a) => valueKind(a) !== null) ? valueKind(e.args[0]) : null;
+      return null;
+    case 'case': {
+      const kinds = [...e.whens.map((w) => valueKind(w.then)), e.else ? valueKind(e.else) : 'NULL'];
+      return kinds.every((k) => k !== null) ? kinds.find((k) => k !== 'NULL') ?? 'NULL' : null;
+    }
+    case 'bin':
+      return ['+', '-', '*', '/', '%'].includes(e.op) ? 'a number or text' : 'a boolean';
+    case 'not': case 'like': case 'instanceof': case 'in':
+      return 'a boolean';
+    case 'neg':
+      return 'a number';
+    case 'agg':
+      return 'an aggregate';
+    default:
+      return null;
+  }
 }
 
 function getUnsupported(pos: Pos): never {

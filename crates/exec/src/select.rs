@@ -121,6 +121,8 @@ fn run_select(env: &Env, s: &Select, emit: Option<Emit>) -> Result<RowSet, ExecE
         };
     }
     let outputs: Option<Vec<CExpr>> = match (&s.output, &input) {
+        // A retained set's rows are objects, whatever the source's columns were.
+        (Output::Objects, Input::Values(_)) if s.retained_set => None,
         (Output::Objects, Input::Values(t)) => Some((0..t.width()).map(CExpr::Col).collect()),
         (Output::Objects, Input::Objects(_)) if grouped => {
             return Err(ExecError::plan("a grouped query must select columns, not objects"))
@@ -137,10 +139,10 @@ fn run_select(env: &Env, s: &Select, emit: Option<Emit>) -> Result<RowSet, ExecE
 
     if s.retained_set {
         let g = env.graph("AS RETAINED SET")?;
-        if !matches!(input, Input::Objects(_)) {
-            return Err(ExecError::query("AS RETAINED SET needs a source of heap objects"));
-        }
-        let ids = collect_ids(env, &input, filter.as_ref())?;
+        let ids = match &input {
+            Input::Objects(_) => collect_ids(env, &input, filter.as_ref())?,
+            Input::Values(t) => retained_set_members(t, filter.is_some())?,
+        };
         let never = AtomicBool::new(false);
         let set = g.retained_set(&ids, env.cancel_flag().unwrap_or(&never)).ok_or_else(ExecError::cancelled)?;
         input = Input::Objects(ObjSet::List(set));
@@ -161,6 +163,36 @@ fn run_select(env: &Env, s: &Select, emit: Option<Emit>) -> Result<RowSet, ExecE
         return finish_groups(env, &q, groups, names, s.distinct, s.limit);
     }
     ungrouped(env, &q, &input, filter.as_ref(), names, s.distinct, s.limit, emit)
+}
+
+/// The objects whose retained set `SELECT e AS RETAINED SET` takes: the one column of the
+/// query run without it (objects, lists of objects flattened, NULLs skipped), each once.
+fn retained_set_members(t: &Table, filtered: bool) -> Result<Vec<u32>, ExecError> {
+    if t.width() != 1 || filtered {
+        return Err(ExecError::plan("AS RETAINED SET over a value source takes one column and no filter"));
+    }
+    fn add(v: &Value, name: &str, out: &mut Vec<u32>) -> Result<(), ExecError> {
+        match v {
+            Value::Null => Ok(()),
+            Value::Obj(o) => {
+                out.push(*o);
+                Ok(())
+            }
+            Value::List(items) => items.iter().try_for_each(|i| add(i, name, out)),
+            other => Err(ExecError::query(format!(
+                "AS RETAINED SET needs objects, but {name} yields {} ({}): select a reference, not a value",
+                other.kind_name(),
+                other.plain_text().unwrap_or_default()
+            ))),
+        }
+    }
+    let mut out = Vec::new();
+    for v in &t.cells {
+        add(v, &t.names[0], &mut out)?;
+    }
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
 }
 
 /// The per-row part after the filter.

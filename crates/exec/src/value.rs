@@ -65,6 +65,18 @@ impl Value {
         }
     }
 
+    /// What kind of value this is, for messages ("a number", "text", ...).
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Value::Null => "NULL",
+            Value::Bool(_) => "a boolean",
+            Value::Int(_) | Value::Float(_) => "a number",
+            Value::Str(_) => "text",
+            Value::Obj(_) => "an object",
+            Value::List(_) => "a list",
+        }
+    }
+
     /// The text a value contributes to a concatenation or LIKE (objects are resolved by the caller).
     pub fn plain_text(&self) -> Option<String> {
         match self {

@@ -590,6 +590,24 @@ fn full_path_features_go_through_the_graph_view() {
     let b = run_full(select(class("com.example.Holder"), json!({"retainedSet": true})));
     let h = objects(&run(&heap, select(class("com.example.Holder"), json!({}))), 0)[0];
     assert_eq!(objects(&b, 0), vec![h, h + 1]);
+    // `SELECT n.next AS RETAINED SET FROM Node n`: the retained set of the objects the column
+    // yields (NULLs skipped, each once), not the column read on each retained object.
+    let nexts = select(class("com.example.Node"), json!({"output": columns(&[("n.next", field(row(), "next"))])}));
+    let of_column = |inner: serde_json::Value| select(json!({"kind": "subquery", "query": inner}), json!({"retainedSet": true}));
+    let b = run_full(of_column(nexts.clone()));
+    let nexts = nexts.clone();
+    assert_eq!(b.columns[0].name, "n.next");
+    let read = column(&run(&heap, nexts), 0);
+    assert!(read.iter().any(Value::is_null), "the first node has no next");
+    let mut targets: Vec<u32> = read.iter().filter_map(|v| if let Value::Obj(o) = v { Some(*o) } else { None }).flat_map(|o| [o, o + 1]).collect();
+    targets.sort_unstable();
+    targets.dedup();
+    assert_eq!(objects(&b, 0), targets);
+    // A column of numbers is refused, naming it.
+    let values = select(class("com.example.Node"), json!({"output": columns(&[("n.v", field(row(), "v"))])}));
+    let e = execute(&ctx, &plan_with(of_column(values), false, true)).unwrap_err();
+    assert_eq!(e.code, "ERR_QUERY");
+    assert!(e.message.starts_with("AS RETAINED SET needs objects, but n.v yields a number ("), "{}", e.message);
     // Reachable-only through the graph: even indices.
     let b = execute(&ctx, &plan_with(select(all(), json!({"aggregates": [count_star()], "output": columns(&[("n", agg(0))])})), true, false)).unwrap();
     assert_eq!(single_int(&b), heap.object_count().div_ceil(2) as i64);
