@@ -53,6 +53,17 @@ describe('heapql <dump> [report]', () => {
     }
   });
 
+  it('warns once about a failing query, and the report says it too', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'heapql-badquery-'));
+    const out = path.join(dir, 'rq.md');
+    const r = await heapql([known, out, '--query', 'SELECT s FROM java.lang.Strin s']);
+    expect(r.code, r.stderr).toBe(0);
+    const said = r.stderr.split('\n').filter((l) => l.includes('java.lang.Strin is not in this dump'));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatch(/^warning: query q1: class java\.lang\.Strin is not in this dump/);
+    expect(readFileSync(out, 'utf8')).toContain('- query: q1: class java.lang.Strin is not in this dump');
+  });
+
   it('chooses the format from the extension; --format overrides', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'heapql-report-'));
     const html = path.join(dir, 'r.html');

@@ -60,8 +60,8 @@ export async function writeFullReport(file: string, options: FullReportOptions):
   try {
     await analyzeForCli(heap, options.reachableOnly, true);
     const model = await withProgress(async ({ onProgress, signal }) => {
+      // A failing query becomes one of the report's warnings, printed once with the others below.
       const { results, failures } = await runJobsForReport(heap, options.jobs, signal);
-      for (const f of failures) warn(`query ${f}`);
       return withVizWarnings(
         await heap.report({
           queries: results,
@@ -73,7 +73,7 @@ export async function writeFullReport(file: string, options: FullReportOptions):
       );
     });
     printCacheWarnings(heap);
-    for (const w of model.warnings) if (w.source !== 'dump') warn(w.message);
+    for (const w of model.warnings) if (w.source !== 'dump') warn(w.source === 'query' ? `query ${w.message}` : w.message);
     writeReport(model, options.choice);
     if (options.choice.path) notice(`report written to ${options.choice.path}`);
   } finally {
