@@ -42,9 +42,13 @@ describe('sources', () => {
     expect(sel('SELECT * FROM OBJECTS 0x7F00ABC').source).toEqual({ kind: 'address', address: '0x7f00abc' });
   });
 
-  test('an invalid regex', () => {
-    const e = planError('SELECT * FROM "java(.*"');
-    expect(e.reason).toBe('invalid regular expression "java(.*": /java(.*/u: Unterminated group');
+  test('regexes are listed with their positions, for the executor\'s engine to judge', () => {
+    const p = plan('SELECT * FROM "java(.*" x WHERE toString(x) LIKE "(?i)a" OR toString(x).contains("a.b")');
+    expect(p.patterns).toEqual([
+      { pattern: 'java(.*', pos: { line: 1, column: 15, offset: 14, end: 23 }, kind: 'from' },
+      { pattern: '(?i)a', pos: { line: 1, column: 50, offset: 49, end: 56 }, kind: 'like' },
+      { pattern: '.*a\\.b.*', pos: { line: 1, column: 82, offset: 81, end: 86 }, kind: 'method' },
+    ]);
   });
 
   test('FROM OBJECTS <decimal> is refused with what to write', () => {

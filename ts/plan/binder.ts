@@ -14,6 +14,18 @@ export interface BindOptions {
   fullPath: boolean;
 }
 
+/**
+ * A regular expression of the query (FROM "<regex>", LIKE) and where its literal is. The planner
+ * does not judge regex syntax: the executor's engine does, through the session, before the query
+ * runs (a JavaScript check would refuse `(?i)` and let through what the Rust engine refuses).
+ */
+export interface PatternUse {
+  pattern: string;
+  pos: Pos;
+  /** The LIKE of a `contains` / `startsWith` / `endsWith` method: the pattern is made, not written. */
+  kind: 'from' | 'like' | 'method';
+}
+
 export interface BoundQuery {
   query: PQuery;
   /** Output column names, in order (`*` or the alias for an object list). */
@@ -103,6 +115,8 @@ type Mode = { aggs: AggSink | null; where: string; aliases?: Map<string, Expr> }
 export class Binder {
   /** Set when the plan uses a full-path feature (the plan envelope's `fullPath`). */
   usesFullPath = false;
+  /** Every regex of the query, for the session's check before it runs. */
+  readonly patterns: PatternUse[] = [];
 
   constructor(private readonly opts: BindOptions) {}
 
@@ -364,7 +378,7 @@ export class Binder {
         if (from.instanceOf && s.name === 'java.lang.Object') return { source: { kind: 'all' }, scope };
         return { source: { kind: 'class', name: s.name, subclasses: from.instanceOf }, scope };
       case 'regex':
-        checkRegex(s.pattern, s.pos);
+        this.patterns.push({ pattern: s.pattern, pos: s.pos, kind: 'from' });
         return { source: { kind: 'regex', pattern: s.pattern }, scope };
       case 'address':
         return { source: { kind: 'address', address: `0x${BigInt(s.hex).toString(16)}` }, scope };
@@ -433,6 +447,7 @@ export class Binder {
         return { k: 'not', e: rec(e.operand) };
       case 'like': {
         checkLikePattern(e.pattern, e.patternPos);
+        this.patterns.push({ pattern: e.pattern, pos: e.patternPos, kind: 'like' });
         return { k: 'like', e: rec(e.operand), pattern: e.pattern, negate: e.negate };
       }
       case 'instanceof': {
@@ -608,7 +623,9 @@ export class Binder {
         if (a.type !== 'literal' || a.kind !== 'string') {
           return fail(`${name}() takes a string literal`, a.pos, `e.g. toString(s).${name}("http")`);
         }
-        return { k: 'like', e: asText(base), pattern: likePattern(r.shape, a.value as string), negate: false };
+        const pattern = likePattern(r.shape, a.value as string);
+        this.patterns.push({ pattern, pos: a.pos, kind: 'method' });
+        return { k: 'like', e: asText(base), pattern, negate: false };
       }
     }
   }
@@ -793,18 +810,6 @@ function replaceLeftmost(q: Query, replacement: Query): Query {
   return replacement;
 }
 
-function checkRegex(pattern: string, pos: Pos): void {
-  try {
-    new RegExp(pattern, 'u');
-  } catch (err) {
-    fail(`invalid regular expression "${pattern}": ${(err as Error).message.replace(/^Invalid regular expression: /, '')}`, pos,
-      'FROM "<regex>" and LIKE take a regular expression matched against the whole name, e.g. "java\\.util\\..*Map"');
-  }
-  if (/\(\?<?[=!]|\\[1-9]/.test(pattern)) {
-    fail(`look-around and back-references are not supported in "${pattern}"`, pos, 'use plain regular-expression features: classes, alternation, repetition');
-  }
-}
-
 function checkLikePattern(pattern: string, pos: Pos): void {
   if (/%/.test(pattern) && !/[.*+?]/.test(pattern)) {
     fail(
@@ -813,7 +818,6 @@ function checkLikePattern(pattern: string, pos: Pos): void {
       `write ".*" for % and "." for _, e.g. LIKE "${pattern.replace(/%/g, '.*').replace(/_/g, '.')}"`,
     );
   }
-  checkRegex(pattern, pos);
 }
 
 function safeHex(decimal: string): string {

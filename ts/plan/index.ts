@@ -1,7 +1,7 @@
 // The planner's public door: OQL text (or AST) → physical plan, its JSON, its column names.
 import type { Query } from '../oql/ast.js';
 import { parse } from '../oql/parser.js';
-import { Binder } from './binder.js';
+import { Binder, type PatternUse } from './binder.js';
 import { PLAN_VERSION, planToJson, type PhysicalPlan } from './physical.js';
 
 export interface PlanOptions {
@@ -17,6 +17,8 @@ export interface PlannedQuery {
   json: string;
   /** Output column names in order. */
   columns: string[];
+  /** The query's regular expressions with their positions: the session has them checked by the executor's engine before running. */
+  patterns: PatternUse[];
 }
 
 /** Parses and plans one OQL statement. Throws OqlSyntaxError or OqlPlanError. */
@@ -33,7 +35,7 @@ export function planAst(ast: Query, opts: PlanOptions = {}): PlannedQuery {
     fullPath: binder.usesFullPath,
     query: bound.query,
   };
-  return { plan: physical, json: planToJson(physical), columns: bound.columns };
+  return { plan: physical, json: planToJson(physical), columns: bound.columns, patterns: binder.patterns };
 }
 
 /**
@@ -47,5 +49,6 @@ export function withLimit(p: PhysicalPlan, limit: number): PhysicalPlan {
 export { explain, printPExpr } from './explain.js';
 export { planToJson, PLAN_VERSION } from './physical.js';
 export type * from './physical.js';
+export type { PatternUse } from './binder.js';
 export { fullPathMessage, ATTRIBUTE_NAMES, FUNCTION_NAMES, AGGREGATE_NAMES, didYouMean, editDistance } from './binder.js';
 export { METHOD_ALIASES, type MethodAlias } from './methods.js';

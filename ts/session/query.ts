@@ -5,7 +5,8 @@
  */
 import { performance } from 'node:perf_hooks';
 
-import { explain as explainPlan, plan, planToJson, withLimit, type PlannedQuery } from '../plan/index.js';
+import { OqlPlanError } from '../oql/errors.js';
+import { explain as explainPlan, plan, planToJson, withLimit, type PatternUse, type PlannedQuery } from '../plan/index.js';
 import { call, callSync, native } from '../native/index.js';
 import { cancelTokenFor } from '../native/cancel.js';
 import type { NativeHeap } from '../native/index.js';
@@ -47,11 +48,16 @@ export interface PrepareOptions {
   planned?: PlannedQuery;
 }
 
-/** Parses and plans a query without a heap. Throws OqlSyntaxError / OqlPlanError. */
+/**
+ * Parses and plans a query without a heap. Throws OqlSyntaxError / OqlPlanError. Its regular
+ * expressions are checked here by the executor's own regex engine (the planner does not load the
+ * addon), so a pattern is refused before anything runs, at its literal's position.
+ */
 export function prepareQuery(text: string, options: PrepareOptions): PreparedQuery {
   const extracted = extractViz(text);
   const reachableOnly = options.reachableOnly ?? false;
   let planned = options.planned ?? plan(extracted.oql, { fullPath: options.fullPath, reachableOnly });
+  checkPatterns(planned.patterns);
   if (options.limit !== undefined) {
     const limited = withLimit(planned.plan, options.limit);
     planned = { ...planned, plan: limited, json: planToJson(limited) };
@@ -64,6 +70,22 @@ export function prepareQuery(text: string, options: PrepareOptions): PreparedQue
     limit: options.limit,
     planned,
   };
+}
+
+function checkPatterns(patterns: readonly PatternUse[]): void {
+  if (patterns.length === 0) return;
+  const reasons = callSync(() => native().checkPatterns(patterns.map((p) => p.pattern)));
+  patterns.forEach((p, i) => {
+    const reason = reasons[i];
+    if (reason == null) return;
+    throw new OqlPlanError(
+      `invalid regular expression "${p.pattern}": ${reason}`,
+      p.pos,
+      /look-around|backreference/.test(reason)
+        ? 'look-around and back-references are not supported: use classes, alternation and repetition'
+        : 'FROM "<regex>" and LIKE take a regular expression (Rust regex syntax) matched against the whole text, e.g. "java\\.util\\..*Map"',
+    );
+  });
 }
 
 export function isPreparedQuery(q: string | PreparedQuery): q is PreparedQuery {

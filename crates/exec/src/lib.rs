@@ -34,6 +34,7 @@ pub use error::{
 };
 pub use graph_view::{GraphView, PATH_MAX_DEPTH, PATH_MAX_VISITED};
 pub use plan::{parse_plan, Plan, PLAN_VERSION};
+pub use source::check_pattern;
 pub use value::Value;
 
 use env::Env;

@@ -143,6 +143,21 @@ pub(crate) fn whole_match_regex(pattern: &str) -> Result<Regex, ExecError> {
         .map_err(|e| ExecError::query(format!("invalid regular expression \"{pattern}\": {e}")))
 }
 
+/// Checks a FROM regex or LIKE pattern exactly as `whole_match_regex` compiles it (the planner
+/// asks before a query runs, so a pattern is judged by the engine that will run it). The error
+/// is the regex engine's reason alone (`unclosed character class`), without its rendering of
+/// the rewritten pattern.
+pub fn check_pattern(pattern: &str) -> Result<(), String> {
+    match Regex::new(&format!("^(?:{})$", fix_java_regex(pattern))) {
+        Ok(_) => Ok(()),
+        Err(regex::Error::Syntax(text)) => {
+            let reason = text.lines().rev().find_map(|l| l.strip_prefix("error: ")).unwrap_or(text.trim());
+            Err(reason.to_string())
+        }
+        Err(other) => Err(other.to_string()),
+    }
+}
+
 fn fix_java_regex(p: &str) -> String {
     let chars: Vec<char> = p.chars().collect();
     let mut out = String::with_capacity(p.len() + 4);
@@ -220,6 +235,15 @@ mod tests {
         assert!(!whole_match_regex("java\\.util\\..*Map").unwrap().is_match("java.util.HashMap$Node"));
         assert!(whole_match_regex("abc$").unwrap().is_match("abc"));
         assert!(whole_match_regex("(").is_err());
+    }
+
+    #[test]
+    fn patterns_checked_as_compiled() {
+        assert_eq!(check_pattern("(?i)item.*"), Ok(()));
+        assert_eq!(check_pattern("Outer$Inner|byte[]"), Ok(()));
+        assert_eq!(check_pattern("[^]*\\n[^]*"), Err("unclosed character class".to_string()));
+        assert_eq!(check_pattern("java(.*"), Err("unclosed group".to_string()));
+        assert!(check_pattern("(?=a)").unwrap_err().contains("look-around"));
     }
 
     #[test]

@@ -12,6 +12,7 @@ mod cache;
 mod convert;
 mod heap_handle;
 mod lookup;
+mod patterns;
 mod progress;
 mod query;
 mod report;
@@ -21,6 +22,7 @@ mod waste;
 pub use cache::*;
 pub use heap_handle::*;
 pub use lookup::*;
+pub use patterns::*;
 pub use progress::*;
 pub use query::*;
 pub use stream_gate::*;
@@ -28,7 +30,7 @@ pub use stream_gate::*;
 use napi_derive::napi;
 
 /// Bumped whenever the shape of this door changes; `ts/native` refuses a binary that differs.
-pub const NATIVE_API_VERSION: u32 = 10;
+pub const NATIVE_API_VERSION: u32 = 11;
 
 #[napi]
 pub fn native_api_version() -> u32 {
