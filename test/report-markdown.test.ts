@@ -36,6 +36,13 @@ describe('Markdown report', () => {
     expect(renderMarkdown(reach)).toContain('| **Unreachable objects** | 1,204 (60.0 KiB), excluded (--reachable-only) |');
   });
 
+  test('a model of a file with no heap dump says so, not "1 of 0"', () => {
+    const none = sampleModel();
+    none.overview.dumpIndex = { index: 0, count: 0 };
+    expect(renderMarkdown(none)).toContain('| **Heap dump** | none: the file holds no heap dump records (no objects) |');
+    expect(renderMarkdown(sampleModel())).toContain('| **Heap dump** | 1 of 1 |');
+  });
+
   test('tells the truth about each section', () => {
     const md = renderMarkdown(sampleModel());
     for (const h of ['## Summary', '## System Overview', '## Leak Suspects', '## Top Consumers', '## Thread Overview', '## Waste', '### Duplicate string values', '## Queries']) {

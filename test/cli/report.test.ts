@@ -1,5 +1,5 @@
 /** The report command end to end: formats by extension, queries and config folded in, determinism. */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -62,6 +62,23 @@ describe('heapql <dump> [report]', () => {
     expect(said).toHaveLength(1);
     expect(said[0]).toMatch(/^warning: query q1: class java\.lang\.Strin is not in this dump/);
     expect(readFileSync(out, 'utf8')).toContain('- query: q1: class java.lang.Strin is not in this dump');
+  });
+
+  it('refuses to report on a file with no heap dump record, saying so; summary says it has none', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'heapql-noheap-'));
+    const cut = path.join(dir, 't.hprof');
+    writeFileSync(cut, readFileSync(path.join(root, 'fixtures/demo/demo.hprof')).subarray(0, 100_000));
+    const out = path.join(dir, 't.md');
+    const r = await heapql([cut, out]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('the file holds no heap dump records');
+    expect(r.stderr).toContain(`error: ${cut} holds no heap dump (no HEAP DUMP or HEAP DUMP SEGMENT record`);
+    expect(r.stderr).toContain('heapql summary');
+    expect(existsSync(out)).toBe(false);
+    const s = await heapql(['summary', cut]);
+    expect(s.code).toBe(0);
+    expect(s.stdout).toContain('  heap dump        none: the file holds no heap dump records (no objects)');
+    expect(s.stdout).toContain('8-byte alignment');
   });
 
   it('chooses the format from the extension; --format overrides', async () => {

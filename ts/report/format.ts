@@ -94,7 +94,7 @@ export function overviewFacts(model: ReportModel): [string, string][] {
   return [
     ['File', `${o.file.path} (${formatBytes(o.file.size)}${o.file.compression === 'none' ? '' : `, ${o.file.compression}`})`],
     ['Format', `${o.format}, ${o.identifierSize}-byte identifiers`],
-    ['Heap dump', `${o.dumpIndex.index + 1} of ${o.dumpIndex.count}`],
+    ['Heap dump', o.dumpIndex.count === 0 ? 'none: the file holds no heap dump records (no objects)' : `${o.dumpIndex.index + 1} of ${o.dumpIndex.count}`],
     ['Dump time', o.dumpTime ?? 'not recorded'],
     ['JVM', o.jvmVersion ?? 'unknown (no system properties in the dump)'],
     [

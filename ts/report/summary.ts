@@ -86,6 +86,7 @@ export function renderSummary(s: HeapSummary): string {
   lines.push(`Heap dump ${s.file} (${formatBytes(s.fileSize)}${s.compression === 'none' ? '' : `, ${s.compression}`})`);
   lines.push(`  format           ${s.format}, ${s.idSize}-byte identifiers`);
   if (s.dump.count > 1) lines.push(`  heap dump        ${s.dump.index + 1} of ${s.dump.count} (choose with --dump N)`);
+  if (s.dump.count === 0) lines.push('  heap dump        none: the file holds no heap dump records (no objects)');
   if (s.dumpTime) lines.push(`  dumped at        ${s.dumpTime}`);
   lines.push(`  JVM              ${s.jvmVersion ?? 'unknown (no system properties in the dump)'}`);
   const m = s.sizeModel;

@@ -182,3 +182,14 @@ fn unusable_scratch_directory_is_a_warning() {
     assert_eq!(heap.object_count(), plain.object_count());
     assert_eq!(heap.object_id(heap.object_count() - 1), plain.object_id(plain.object_count() - 1));
 }
+
+#[test]
+fn a_file_without_heap_records_has_a_plain_layout() {
+    // The records before the heap data only: no object, so no address to learn a layout from.
+    let mut w = Writer::new("JAVA PROFILE 1.0.2", 8, 0);
+    w.utf8(1, "only a string");
+    let h = open_bytes(&w.finish()).unwrap();
+    assert_eq!((h.object_count(), h.info().dump_count), (0, 0));
+    assert!(h.warnings().iter().any(|w| w.message.contains("no heap dump records")), "{:?}", h.warnings());
+    assert_eq!(h.info().object_alignment, 8, "{}", h.info().size_model_source);
+}

@@ -122,7 +122,9 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
     (h.info.jvm_version, h.info.jdk_feature) = jvm_version(&h);
     laps.lap("classes, roots, threads, properties");
 
-    let align_tz = totals.id_or.trailing_zeros().min(63);
+    // No object at all (a dump with no heap records): no address says anything; 8-byte alignment,
+    // not the 256 bytes the 64 trailing zeros of no id would give.
+    let align_tz = if totals.id_or == 0 { 3 } else { totals.id_or.trailing_zeros().min(63) };
     let feature = h.info.jdk_feature;
     // Its address samples are spread over the whole dump (see the record walk above).
     h.src.expect(Access::HereAndThere);
