@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 
 import { HeapqlError } from '../ts/errors.js';
-import { chooseOutput, renderReport, writeReport } from '../ts/report/output.js';
+import { checkOutputWritable, chooseOutput, renderReport, writeReport } from '../ts/report/output.js';
 import { sampleModel } from './report-sample.js';
 
 function usage(fn: () => unknown): string {
@@ -72,5 +72,31 @@ describe('writing', () => {
     expect(() => writeReport(sampleModel(), chooseOutput(missing))).toThrow(`cannot write the report to ${missing}: directory ${path.join(dir, 'nope')} does not exist`);
     fs.mkdirSync(path.join(dir, 'd.html'));
     expect(() => writeReport(sampleModel(), chooseOutput(path.join(dir, 'd.html')))).toThrow('it is a directory');
+  });
+
+  test.skipIf(!fs.existsSync('/proc/version'))('a directory that takes no new file: the error names the path and the reason, not the temporary file', () => {
+    for (const attempt of [() => writeReport(sampleModel(), chooseOutput('/proc/version.md')), () => checkOutputWritable(chooseOutput('/proc/version.md'))]) {
+      let message = '';
+      try {
+        attempt();
+      } catch (e) {
+        expect((e as HeapqlError).code).toBe('ERR_IO');
+        message = (e as Error).message;
+      }
+      expect(message).toBe('cannot write the report to /proc/version.md: no file can be created in /proc (it does not take new files); choose a path in a directory you can write to');
+    }
+    const file = path.join(dir, 'f');
+    fs.writeFileSync(file, '');
+    expect(() => checkOutputWritable(chooseOutput(path.join(file, 'r.md')))).toThrow(`cannot write the report to ${path.join(file, 'r.md')}: ${file} is not a directory`);
+  });
+
+  test('the check before the analysis leaves nothing behind and an existing report untouched', () => {
+    const p = path.join(dir, 'old.md');
+    fs.writeFileSync(p, 'previous report');
+    checkOutputWritable(chooseOutput(p));
+    checkOutputWritable(chooseOutput(path.join(dir, 'new.json')));
+    checkOutputWritable(chooseOutput());
+    expect(fs.readdirSync(dir)).toEqual(['old.md']);
+    expect(fs.readFileSync(p, 'utf8')).toBe('previous report');
   });
 });

@@ -81,6 +81,14 @@ describe('heapql <dump> [report]', () => {
     expect(s.stdout).toContain('8-byte alignment');
   });
 
+  it.skipIf(!existsSync('/proc/version'))('says why the report cannot be written before the analysis, naming its path, not a temporary file', async () => {
+    const r = await heapql([path.join(root, 'fixtures/demo/demo.hprof'), '/proc/version.md', '--no-cache'], root, { HEAPQL_TIMING: '1' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('error: cannot write the report to /proc/version.md: no file can be created in /proc');
+    expect(r.stderr).not.toContain('.tmp');
+    expect(r.stderr).not.toContain('[heapql-graph]');
+  });
+
   it('chooses the format from the extension; --format overrides', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'heapql-report-'));
     const html = path.join(dir, 'r.html');

@@ -8,7 +8,7 @@ import { defineCommand } from 'citty';
 
 import { HeapqlError } from '../errors.js';
 import type { Heap } from '../heap.js';
-import { chooseOutput, configOption, loadCollectionConfig, withVizWarnings, writeReport, type OutputChoice } from '../report/index.js';
+import { checkOutputWritable, chooseOutput, configOption, loadCollectionConfig, withVizWarnings, writeReport, type OutputChoice } from '../report/index.js';
 import { checkOptions, dumpArgs, dumpIndex, fullAnalysisArgs, queryArgs, scratchDir } from './args.js';
 import { cacheOptions, printCacheWarnings, type CliCacheOptions } from './cache.js';
 import { analyzeForCli, openForCli } from './open.js';
@@ -34,6 +34,7 @@ export const reportCommand = defineCommand({
     const reachableOnly = a['reachable-only'] ?? false;
     const scratch = scratchDir(a['scratch-dir']);
     const choice = chooseOutput(a.report ?? null, a.format ?? null);
+    checkOutputWritable(choice); // now, not after the analysis
     const config = loadCollectionConfig({ explicit: configOption(a['collection-config'], a.config) });
     const { jobs, warnings } = collectJobs({
       rawArgs,

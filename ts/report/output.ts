@@ -85,18 +85,65 @@ export function writeOutput(text: string, choice: OutputChoice, stdout: NodeJS.W
     stdout.write(text);
     return;
   }
-  const target = path.resolve(choice.path);
+  writeWhole(choice.path, choice.format, (tmp) => fs.writeFileSync(tmp, text));
+}
+
+/**
+ * Fails now, before a long analysis, when the report could not be written to its path: the
+ * same checks and the same temporary file the write makes, removed again. Nothing for stdout.
+ */
+export function checkOutputWritable(choice: OutputChoice): void {
+  if (choice.path === null) return;
+  const placed = writeWhole(choice.path, choice.format, (tmp) => fs.writeFileSync(tmp, '', { flag: 'wx' }), false);
+  fs.rmSync(placed, { force: true });
+}
+
+/**
+ * Writes through a temporary file beside the target, renamed over it when `rename` (else left
+ * for the caller, whose path is returned). Errors name the user's path and the reason, never
+ * the temporary file, and say what to do.
+ */
+function writeWhole(userPath: string, format: ReportFormat, write: (tmp: string) => void, rename = true): string {
+  const target = path.resolve(userPath);
   const dir = path.dirname(target);
-  if (!fs.existsSync(dir)) throw new HeapqlError('ERR_IO', `cannot write the report to ${choice.path}: directory ${dir} does not exist`);
+  const fail = (reason: string, cause?: unknown) =>
+    new HeapqlError('ERR_IO', `cannot write the report to ${userPath}: ${reason}`, cause === undefined ? {} : { cause });
+  if (!fs.existsSync(dir)) throw fail(`directory ${dir} does not exist; create it or choose another path`);
+  if (!fs.statSync(dir).isDirectory()) throw fail(`${dir} is not a directory; choose another path`);
   if (fs.existsSync(target) && fs.statSync(target).isDirectory()) {
-    throw new HeapqlError('ERR_IO', `cannot write the report to ${choice.path}: it is a directory; name a file ending in .${choice.format}`);
+    throw fail(`it is a directory; name a file ending in .${format}`);
   }
   const tmp = `${target}.${process.pid}.tmp`;
   try {
-    fs.writeFileSync(tmp, text);
-    fs.renameSync(tmp, target);
+    write(tmp);
+    if (rename) fs.renameSync(tmp, target);
   } catch (err) {
     fs.rmSync(tmp, { force: true });
-    throw new HeapqlError('ERR_IO', `cannot write the report to ${choice.path}: ${(err as Error).message}`, { cause: err });
+    throw fail(writeFailure(err as NodeJS.ErrnoException, dir, tmp, target), err);
+  }
+  return tmp;
+}
+
+/** Why a file could not be made in `dir`, in words, with what to do (the temporary name hidden). */
+function writeFailure(err: NodeJS.ErrnoException, dir: string, tmp: string, target: string): string {
+  const elsewhere = 'choose a path in a directory you can write to';
+  switch (err.code) {
+    case 'ENOENT':
+      return `no file can be created in ${dir} (it does not take new files); ${elsewhere}`;
+    case 'EACCES':
+    case 'EPERM':
+      return `no permission to create a file in ${dir}; ${elsewhere}`;
+    case 'EROFS':
+      return `${dir} is on a read-only file system; ${elsewhere}`;
+    case 'ENOSPC':
+      return `no space left on the device of ${dir}; free some space or ${elsewhere} on another device`;
+    case 'EDQUOT':
+      return `the disk quota for ${dir} is used up; free some space or ${elsewhere} on another device`;
+    case 'ENAMETOOLONG':
+      return 'the file name is too long; choose a shorter one';
+    case 'EISDIR':
+      return 'it is a directory; name a file';
+    default:
+      return `${(err.message ?? String(err)).split(tmp).join(target)}; ${elsewhere}`;
   }
 }
