@@ -57,6 +57,20 @@ describe('heapql query', () => {
   });
 });
 
+describe('the report', () => {
+  it('JSON, Markdown and HTML query blocks: every digit', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'heapql-exact-report-'));
+    for (const ext of ['json', 'md', 'html']) {
+      const out = path.join(dir, `r.${ext}`);
+      const r = await heapql([demo, out, '--query', UID_QUERY]);
+      expect(r.code, r.stderr).toBe(0);
+      const text = readFileSync(out, 'utf8');
+      expect(text, ext).toMatch(ext === 'json' ? new RegExp(`\\[\\s*${UID}\\s*\\]`) : /-6,849,794,470,754,667,710/);
+      expect(text).not.toMatch(/-6,?849,?794,?470,?754,?668,?000/);
+    }
+  });
+});
+
 describe('the terminal REPL', () => {
   it('shows and saves exact longs', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'heapql-exact-'));

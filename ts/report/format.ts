@@ -47,6 +47,8 @@ export function valueText(v: Value): string {
   if (Array.isArray(v)) return `[${v.map(valueText).join(', ')}]`;
   if (isObjectRef(v)) return v.label;
   if (typeof v === 'number') return int(v);
+  // A Java long beyond 2^53: every digit, grouped like the other numbers.
+  if (typeof v === 'bigint') return v.toLocaleString('en-US');
   return String(v);
 }
 

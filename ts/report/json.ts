@@ -7,6 +7,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { ErrorObject } from 'ajv';
 
 import { HeapqlError } from '../errors.js';
+import { stringifyJson } from '../query/json.js';
 import { ReportModelSchema, WasteModelSchema, type ReportModel, type WasteModel } from './model.js';
 import { validatorFor, type Validator } from '../validators.js';
 
@@ -33,7 +34,8 @@ export function publishedModel<M>(schema: TSchema, what: string, reportWith = ''
         `internal error: the ${what} does not match its JSON Schema (a bug in heapql; please report it${reportWith}):\n${describeSchemaErrors(errors)}`,
       );
     }
-    return JSON.stringify(model, null, 2) + '\n';
+    // A query block's Java long beyond 2^53 is a bigint: written with every digit.
+    return stringifyJson(model, 2) + '\n';
   };
   return { document, validate, render };
 }
