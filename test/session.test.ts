@@ -4,7 +4,7 @@
  * checked against what the program built.
  */
 import path from 'node:path';
-import { copyFileSync, mkdtempSync, readFileSync, unlinkSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, truncateSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
@@ -279,6 +279,25 @@ describe('HeapSession on demo.hprof', () => {
       expect(s.status.state).toBe('full');
     } finally {
       s.close();
+    }
+  });
+
+  test('a dump cut short on disk after opening is refused with ERR_DUMP_CHANGED, not read (SIGBUS)', async () => {
+    const copy = path.join(mkdtempSync(path.join(tmpdir(), 'heapql-cut-')), 'demo.hprof');
+    copyFileSync(demo, copy);
+    const s = await openHeap(copy);
+    try {
+      expect((await s.query('SELECT COUNT(*) FROM Demo$Session')).rows).toEqual([[400]]);
+      truncateSync(copy, 1_000_000);
+      // Reading the user strings' bytes past the new end would have killed this process.
+      await expect(s.query('SELECT toString(x.user) FROM Demo$Session x')).rejects.toMatchObject({
+        code: 'ERR_DUMP_CHANGED',
+        message: expect.stringMatching(/cut short on disk since it was opened \(1000000 bytes now, \d+ then\).*open it again/),
+      });
+      await expect(s.object(sessionRef.objectId)).rejects.toMatchObject({ code: 'ERR_DUMP_CHANGED' });
+    } finally {
+      s.close();
+      unlinkSync(copy);
     }
   });
 });

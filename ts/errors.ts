@@ -22,6 +22,7 @@ function defaultExitCode(code: string): number {
     case 'ERR_IO':
     case 'ERR_CORRUPT':
     case 'ERR_NO_SUCH_DUMP':
+    case 'ERR_DUMP_CHANGED':
       return 2;
     case 'ERR_CANCELLED':
       return 130;

@@ -2,6 +2,7 @@
  * The heapql command end to end (the compiled CLI in a child process): demo, query, analyze,
  * their output formats, and the errors a user sees for bad input and bad queries.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -131,6 +132,9 @@ describe('bad input', () => {
     ['a header cut short', (d) => write(d, 'cut.hprof', Buffer.from('JAVA PROFILE 1.0.2\0\0\0')), /is not an HPROF heap dump/],
     ['a directory', (d) => { const p = path.join(d, 'adir'); mkdirSync(p); return p; }, /adir.*directory/],
     ['a missing file', (d) => path.join(d, 'missing.hprof'), /missing\.hprof/],
+    // Opening a FIFO blocks until a writer comes: refused before it is opened.
+    ['a named pipe', (d) => { const p = path.join(d, 'pipe.hprof'); execFileSync('mkfifo', [p]); return p; }, /pipe\.hprof: is not a regular file/],
+    ['a device', () => '/dev/zero', /\/dev\/zero: is not a regular file/],
   ];
   it.each(cases)('%s exits 2 with one clear line', async (_what, make, message) => {
     const file = make(tmp);

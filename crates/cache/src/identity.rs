@@ -30,6 +30,10 @@ impl DumpIdentity {
     /// Reads the metadata and about 1 MiB of the file.
     pub fn of(path: &Path) -> std::io::Result<DumpIdentity> {
         let canonical = std::fs::canonicalize(path)?;
+        // Not opened unless a regular file: opening a FIFO blocks until a writer comes.
+        if !std::fs::metadata(&canonical)?.is_file() {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"));
+        }
         let file = File::open(&canonical)?;
         let meta = file.metadata()?;
         let size = meta.len();

@@ -87,6 +87,9 @@ pub enum HeapError {
     NoSuchDump { requested: usize, available: usize },
     #[error("cancelled")]
     Cancelled,
+    /// The mapped dump file was cut short on disk after it was opened (`Heap::check_dump_unchanged`).
+    #[error("{path}: {reason}")]
+    Changed { path: String, reason: String },
 }
 
 impl HeapError {
@@ -98,6 +101,7 @@ impl HeapError {
             HeapError::Corrupt { .. } => "ERR_CORRUPT",
             HeapError::NoSuchDump { .. } => "ERR_NO_SUCH_DUMP",
             HeapError::Cancelled => "ERR_CANCELLED",
+            HeapError::Changed { .. } => "ERR_DUMP_CHANGED",
         }
     }
 }
@@ -421,6 +425,12 @@ impl Heap {
     }
     pub fn warnings(&self) -> &[Warning] {
         &self.warnings
+    }
+    /// An error when the dump file was cut short on disk since it was opened: the next read of
+    /// its mapping past the new end would stop the process (SIGBUS). Asked before each piece of
+    /// work; a cut during one is not caught.
+    pub fn check_dump_unchanged(&self) -> Result<(), HeapError> {
+        self.src.check_unchanged().map_err(|e| HeapError::Changed { path: self.info.path.clone(), reason: e.to_string() })
     }
     /// Object counts by kind, roots by kind, total shallow heap.
     pub fn summary(&self) -> &HeapSummary {

@@ -56,6 +56,10 @@ pub struct Source {
     file_size: u64,
     /// Findings made while opening (a cut gzip file, bytes after its last member).
     warnings: Vec<crate::error::Warning>,
+    /// The user's file when it stays mapped (plain and chunked gzip dumps), with its length
+    /// then: a mapped file cut short on disk kills the process with SIGBUS at the first read
+    /// past its new end, so `check_unchanged` looks before each piece of work.
+    watched: Option<(File, u64)>,
 }
 
 fn io_err(what: &str, e: std::io::Error) -> Error {
@@ -69,10 +73,14 @@ impl Source {
         if meta.is_dir() {
             return Err(Error::Io { reason: "is a directory, not a heap dump file".into() });
         }
+        if !meta.is_file() {
+            // A FIFO would block the open or the reads forever; a device has no length.
+            return Err(Error::Io { reason: "is not a regular file (a pipe, socket or device): heapql reads heap dump files; save the dump to a file first".into() });
+        }
         let file = File::open(path).map_err(|e| io_err("cannot open file", e))?;
         let file_size = meta.len();
         if file_size == 0 {
-            return Ok(Source { inner: Inner::Empty, compression: Compression::None, file_size, warnings: Vec::new() });
+            return Ok(Source { inner: Inner::Empty, compression: Compression::None, file_size, warnings: Vec::new(), watched: None });
         }
         // SAFETY: the map is read-only; a concurrent truncation by another process is the
         // documented hazard of every mmap reader and is outside our control.
@@ -82,9 +90,32 @@ impl Source {
             let _ = map.advise(memmap2::Advice::Sequential);
         }
         if map.len() >= 3 && map[0] == 0x1f && map[1] == 0x8b && map[2] == 8 {
-            return gz::open_gzip(file, map, ctl);
+            let watch = file.try_clone().ok();
+            let mut source = gz::open_gzip(file, map, ctl)?;
+            // A single gzip member was inflated into a file of our own: the user's is not read again.
+            if source.compression == Compression::GzipChunked {
+                source.watched = watch.map(|f| (f, file_size));
+            }
+            return Ok(source);
         }
-        Ok(Source { inner: Inner::Mapped(map), compression: Compression::None, file_size, warnings: Vec::new() })
+        Ok(Source { inner: Inner::Mapped(map), compression: Compression::None, file_size, warnings: Vec::new(), watched: Some((file, file_size)) })
+    }
+
+    /// An error when the mapped dump file is shorter on disk than when it was opened (copied
+    /// over in place, truncated): reading it would stop the process with SIGBUS. A file cut
+    /// while a read is under way cannot be caught this way; replacing it (a new file renamed
+    /// over it, or deleted) is harmless, as the mapping keeps the old one.
+    pub fn check_unchanged(&self) -> Result<(), Error> {
+        let Some((file, opened)) = &self.watched else { return Ok(()) };
+        let now = file.metadata().map_err(|e| io_err("cannot read the dump file's metadata", e))?.len();
+        if now < *opened {
+            return Err(Error::Io {
+                reason: format!(
+                    "the dump file was cut short on disk since it was opened ({now} bytes now, {opened} then), so it cannot be read any more; open it again (to keep a dump while writing a new one, write the new one elsewhere and rename it over the old)"
+                ),
+            });
+        }
+        Ok(())
     }
 
     /// Tells the kernel how the next reads go (see `Access`); a hint, for a mapped file only.
@@ -104,16 +135,16 @@ impl Source {
     /// A source over bytes already in memory (tests, fuzzing): copied into an anonymous map.
     pub fn from_bytes(bytes: &[u8]) -> Source {
         if bytes.is_empty() {
-            return Source { inner: Inner::Empty, compression: Compression::None, file_size: 0, warnings: Vec::new() };
+            return Source { inner: Inner::Empty, compression: Compression::None, file_size: 0, warnings: Vec::new(), watched: None };
         }
         let mut m = memmap2::MmapMut::map_anon(bytes.len()).expect("anonymous map");
         m.copy_from_slice(bytes);
         let map = m.make_read_only().expect("read-only anonymous map");
-        Source { inner: Inner::Mapped(map), compression: Compression::None, file_size: bytes.len() as u64, warnings: Vec::new() }
+        Source { inner: Inner::Mapped(map), compression: Compression::None, file_size: bytes.len() as u64, warnings: Vec::new(), watched: None }
     }
 
     pub(crate) fn mapped(map: Mmap, compression: Compression, file_size: u64) -> Source {
-        Source { inner: Inner::Mapped(map), compression, file_size, warnings: Vec::new() }
+        Source { inner: Inner::Mapped(map), compression, file_size, warnings: Vec::new(), watched: None }
     }
 
     pub(crate) fn with_warnings(mut self, warnings: Vec<crate::error::Warning>) -> Source {
@@ -123,7 +154,7 @@ impl Source {
 
     pub(crate) fn chunked(mut c: ChunkedGz, file_size: u64) -> Source {
         let warnings = std::mem::take(&mut c.warnings);
-        Source { inner: Inner::Chunked(c), compression: Compression::GzipChunked, file_size, warnings }
+        Source { inner: Inner::Chunked(c), compression: Compression::GzipChunked, file_size, warnings, watched: None }
     }
 
     /// Length of the uncompressed dump.

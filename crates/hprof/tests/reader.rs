@@ -194,3 +194,43 @@ fn gzip_crc_and_length_are_checked() {
         assert!(src.warnings().iter().any(|w| w.message.contains("not gzip data")), "{what}: {:?}", src.warnings());
     }
 }
+
+/// A mapped dump cut short on disk after opening is refused before it is read (a read past
+/// its new end would stop the process with SIGBUS); one replaced by rename stays readable.
+#[test]
+fn a_dump_cut_short_on_disk_is_refused_before_it_is_read() {
+    let dir = std::env::temp_dir().join(format!("heapql-reader-cut-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("dump.hprof");
+    std::fs::write(&p, vec![7u8; 1 << 20]).unwrap();
+    let src = Source::open(&p, Control::none()).unwrap();
+    assert!(src.check_unchanged().is_ok());
+    // Replaced by a rename: the mapping keeps the old file.
+    let other = dir.join("new.hprof");
+    std::fs::write(&other, b"x").unwrap();
+    std::fs::rename(&other, &p).unwrap();
+    assert!(src.check_unchanged().is_ok());
+    let cut = Source::open(&p, Control::none());
+    assert!(cut.is_ok());
+    std::fs::write(&p, vec![7u8; 1 << 20]).unwrap();
+    let src = Source::open(&p, Control::none()).unwrap();
+    std::fs::OpenOptions::new().write(true).open(&p).unwrap().set_len(4096).unwrap();
+    let e = src.check_unchanged().unwrap_err().to_string();
+    assert!(e.contains("cut short on disk") && e.contains("4096 bytes now, 1048576 then"), "{e}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A pipe or a device is refused at once (a FIFO would block the open forever).
+#[cfg(unix)]
+#[test]
+fn special_files_are_refused() {
+    let dir = std::env::temp_dir().join(format!("heapql-reader-fifo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("pipe");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    for p in [fifo.as_path(), std::path::Path::new("/dev/zero")] {
+        let e = Source::open(p, Control::none()).err().expect("refused").to_string();
+        assert!(e.contains("not a regular file"), "{}: {e}", p.display());
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

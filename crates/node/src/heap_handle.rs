@@ -158,9 +158,13 @@ pub struct HeapHandle {
 }
 
 impl HeapHandle {
+    /// The open heap, for one piece of work; refused once closed, or when the dump file was cut
+    /// short on disk since (reading it would stop the process).
     pub(crate) fn state(&self) -> Result<Arc<SharedState>> {
         let state = self.state.read().unwrap_or_else(|e| e.into_inner());
-        state.clone().ok_or_else(|| coded("ERR_CLOSED", "the heap was closed; open the dump again"))
+        let state = state.clone().ok_or_else(|| coded("ERR_CLOSED", "the heap was closed; open the dump again"))?;
+        state.heap.check_dump_unchanged().map_err(crate::convert::heap_error)?;
+        Ok(state)
     }
 }
 
@@ -272,7 +276,7 @@ impl HeapHandle {
     pub fn close(&self) {
         let state = self.state.write().unwrap_or_else(|e| e.into_inner()).take();
         // A query still running keeps its own reference; the last one drops the state normally.
-        if let Some(only) = state.and_then(|s| Arc::into_inner(s)) {
+        if let Some(only) = state.and_then(Arc::into_inner) {
             only.release();
         }
     }
