@@ -2,6 +2,7 @@
 import { describe, expect, test } from 'vitest';
 import { parse, parseAll, OqlSyntaxError, printQuery } from '../ts/oql/index.js';
 import type { Expr, SelectQuery } from '../ts/oql/index.js';
+import { thrown } from './tools/thrown.js';
 
 const CONSTRUCTS: string[] = [
   'SELECT * FROM java.lang.String',
@@ -135,13 +136,7 @@ describe('syntax tree', () => {
 });
 
 function syntaxError(q: string): OqlSyntaxError {
-  try {
-    parse(q);
-  } catch (e) {
-    if (e instanceof OqlSyntaxError) return e;
-    throw e;
-  }
-  throw new Error(`parsed: ${q}`);
+  return thrown(() => parse(q), OqlSyntaxError, `parsed: ${q}`);
 }
 
 describe('syntax errors', () => {

@@ -3,6 +3,7 @@
 import { describe, expect, test } from 'vitest';
 import { OqlPlanError } from '../ts/oql/index.js';
 import { explain, plan, withLimit, type PExpr, type PSelect } from '../ts/plan/index.js';
+import { thrown } from './tools/thrown.js';
 
 function sel(q: string, opts = {}): PSelect {
   const p = plan(q, opts).plan.query;
@@ -17,13 +18,7 @@ function col(q: string, i = 0, opts = {}): PExpr {
 }
 
 function planError(q: string, opts = {}): OqlPlanError {
-  try {
-    plan(q, opts);
-  } catch (e) {
-    if (e instanceof OqlPlanError) return e;
-    throw e;
-  }
-  throw new Error(`planned: ${q}`);
+  return thrown(() => plan(q, opts), OqlPlanError, `planned: ${q}`);
 }
 
 const row: PExpr = { k: 'row' };

@@ -9,17 +9,12 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { OqlPlanError } from '../ts/oql/errors.js';
 import { prepareQuery } from '../ts/session/query.js';
 import { HeapSession, openHeap } from '../ts/index.js';
+import { thrown } from './tools/thrown.js';
 
 const demo = path.resolve(__dirname, '../fixtures/demo/demo.hprof');
 
 function refusal(text: string): OqlPlanError {
-  try {
-    prepareQuery(text, { fullPath: false });
-  } catch (e) {
-    if (e instanceof OqlPlanError) return e;
-    throw e;
-  }
-  throw new Error(`prepared: ${text}`);
+  return thrown(() => prepareQuery(text, { fullPath: false }), OqlPlanError, `prepared: ${text}`);
 }
 
 describe('regex patterns are checked by the executor before running', () => {

@@ -2,7 +2,7 @@
  * Number and text formatting shared by the Markdown and HTML renderers. Locale-independent on
  * purpose: the same model must give byte-identical output on every machine.
  */
-import { estimatedSizesText, formatBytes } from './summary.js';
+import { estimatedSizesText, formatBytes, NO_HEAP_DUMP_TEXT } from './summary.js';
 import type { ObjectRef, Value } from './query-result.js';
 import type { ReportModel, Via } from './model.js';
 
@@ -96,7 +96,7 @@ export function overviewFacts(model: ReportModel): [string, string][] {
   return [
     ['File', `${o.file.path} (${formatBytes(o.file.size)}${o.file.compression === 'none' ? '' : `, ${o.file.compression}`})`],
     ['Format', `${o.format}, ${o.identifierSize}-byte identifiers`],
-    ['Heap dump', o.dumpIndex.count === 0 ? 'none: the file holds no heap dump records (no objects)' : `${o.dumpIndex.index + 1} of ${o.dumpIndex.count}`],
+    ['Heap dump', o.dumpIndex.count === 0 ? NO_HEAP_DUMP_TEXT : `${o.dumpIndex.index + 1} of ${o.dumpIndex.count}`],
     ['Dump time', o.dumpTime ?? 'not recorded'],
     ['JVM', o.jvmVersion ?? 'unknown (no system properties in the dump)'],
     [

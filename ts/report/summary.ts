@@ -64,6 +64,9 @@ export function buildSummary(heap: Heap, top = 20): HeapSummary {
 
 const int = (n: number) => n.toLocaleString('en-US');
 
+/** What to say of a file with no heap dump record (summary and the report's overview). */
+export const NO_HEAP_DUMP_TEXT = 'none: the file holds no heap dump records (no objects)';
+
 /** What to say when the object layout is assumed (`source`: `assumed: 32-bit VM layout (ids are not addresses)`). */
 export function estimatedSizesText(source: string): string {
   return `estimated, from an assumed layout: ${source.replace(/^assumed: /, '')}; shallow and retained sizes may differ from the JVM's`;
@@ -86,7 +89,7 @@ export function renderSummary(s: HeapSummary): string {
   lines.push(`Heap dump ${s.file} (${formatBytes(s.fileSize)}${s.compression === 'none' ? '' : `, ${s.compression}`})`);
   lines.push(`  format           ${s.format}, ${s.idSize}-byte identifiers`);
   if (s.dump.count > 1) lines.push(`  heap dump        ${s.dump.index + 1} of ${s.dump.count} (choose with --dump N)`);
-  if (s.dump.count === 0) lines.push('  heap dump        none: the file holds no heap dump records (no objects)');
+  if (s.dump.count === 0) lines.push(`  heap dump        ${NO_HEAP_DUMP_TEXT}`);
   if (s.dumpTime) lines.push(`  dumped at        ${s.dumpTime}`);
   lines.push(`  JVM              ${s.jvmVersion ?? 'unknown (no system properties in the dump)'}`);
   const m = s.sizeModel;

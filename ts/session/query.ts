@@ -78,6 +78,10 @@ function checkPatterns(patterns: readonly PatternUse[]): void {
   patterns.forEach((p, i) => {
     const reason = reasons[i];
     if (reason == null) return;
+    if (p.kind === 'method') {
+      // contains / startsWith / endsWith escape their text: a refusal is heapql's mistake.
+      throw new OqlPlanError(`internal error: the text of this method call made the pattern "${p.pattern}", which the regex engine refuses (${reason}); please report it`, p.pos, 'meanwhile write the match with LIKE');
+    }
     throw new OqlPlanError(
       `invalid regular expression "${p.pattern}": ${reason}`,
       p.pos,

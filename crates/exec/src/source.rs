@@ -138,9 +138,11 @@ fn parse_address(text: &str) -> Result<u64, ExecError> {
 /// usable as written: an unescaped `$` that is not the last character is literal (`Outer$Inner`),
 /// and `[]` is literal (`byte[]`, which is no valid regex otherwise).
 pub(crate) fn whole_match_regex(pattern: &str) -> Result<Regex, ExecError> {
-    let fixed = fix_java_regex(pattern);
-    Regex::new(&format!("^(?:{fixed})$"))
-        .map_err(|e| ExecError::query(format!("invalid regular expression \"{pattern}\": {e}")))
+    compile_whole(pattern).map_err(|e| ExecError::query(format!("invalid regular expression \"{pattern}\": {e}")))
+}
+
+fn compile_whole(pattern: &str) -> Result<Regex, regex::Error> {
+    Regex::new(&format!("^(?:{})$", fix_java_regex(pattern)))
 }
 
 /// Checks a FROM regex or LIKE pattern exactly as `whole_match_regex` compiles it (the planner
@@ -148,7 +150,7 @@ pub(crate) fn whole_match_regex(pattern: &str) -> Result<Regex, ExecError> {
 /// is the regex engine's reason alone (`unclosed character class`), without its rendering of
 /// the rewritten pattern.
 pub fn check_pattern(pattern: &str) -> Result<(), String> {
-    match Regex::new(&format!("^(?:{})$", fix_java_regex(pattern))) {
+    match compile_whole(pattern) {
         Ok(_) => Ok(()),
         Err(regex::Error::Syntax(text)) => {
             let reason = text.lines().rev().find_map(|l| l.strip_prefix("error: ")).unwrap_or(text.trim());

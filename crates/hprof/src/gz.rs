@@ -31,35 +31,46 @@ fn corrupt(offset: u64, reason: impl Into<String>) -> Error {
 }
 
 fn parse_member_header(b: &[u8], at: usize) -> Result<MemberHeader, Error> {
-    let h = b.get(at..at + 10).ok_or_else(|| corrupt(at as u64, "gzip member header cut short"))?;
+    read_member_header(b, at)?.ok_or_else(|| corrupt(at as u64, "gzip member header cut short"))
+}
+
+/// The member header at `at`; `None` when the file ends inside it.
+fn read_member_header(b: &[u8], at: usize) -> Result<Option<MemberHeader>, Error> {
+    let Some(h) = b.get(at..at + 10) else { return Ok(None) };
     if h[0] != 0x1f || h[1] != 0x8b || h[2] != 8 {
         return Err(corrupt(at as u64, "not a gzip member header (bad magic or method)"));
     }
     let flags = h[3];
     let mut p = at + 10;
-    let cut = || corrupt(at as u64, "gzip member header cut short");
     if flags & FEXTRA != 0 {
-        let x = b.get(p..p + 2).ok_or_else(cut)?;
+        let Some(x) = b.get(p..p + 2) else { return Ok(None) };
         p += 2 + u16::from_le_bytes([x[0], x[1]]) as usize;
     }
-    let zstring = |p: &mut usize| -> Result<Vec<u8>, Error> {
-        let rest = b.get(*p..).ok_or_else(cut)?;
-        let n = rest.iter().position(|&c| c == 0).ok_or_else(cut)?;
+    let zstring = |p: &mut usize| -> Option<Vec<u8>> {
+        let rest = b.get(*p..)?;
+        let n = rest.iter().position(|&c| c == 0)?;
         let s = rest[..n].to_vec();
         *p += n + 1;
-        Ok(s)
+        Some(s)
     };
-    if flags & FNAME != 0 {
-        zstring(&mut p)?;
+    if flags & FNAME != 0 && zstring(&mut p).is_none() {
+        return Ok(None);
     }
-    let comment = if flags & FCOMMENT != 0 { Some(zstring(&mut p)?) } else { None };
+    let comment = if flags & FCOMMENT != 0 {
+        match zstring(&mut p) {
+            Some(c) => Some(c),
+            None => return Ok(None),
+        }
+    } else {
+        None
+    };
     if flags & FHCRC != 0 {
         p += 2;
     }
     if p > b.len() {
-        return Err(cut());
+        return Ok(None);
     }
-    Ok(MemberHeader { data_start: p, comment })
+    Ok(Some(MemberHeader { data_start: p, comment }))
 }
 
 pub(crate) fn open_gzip(file: File, map: Mmap, ctl: Control<'_>) -> Result<Source, Error> {
@@ -103,12 +114,8 @@ fn inflate_member(
     sink: &mut dyn FnMut(&[u8]) -> Result<(), Error>,
     at: &mut dyn FnMut(usize) -> Result<(), Error>,
 ) -> Result<MemberEnd, Error> {
-    let hdr = match parse_member_header(map, pos) {
-        Ok(h) => h,
-        // A header cut by the end of the file (its magic is there: the caller checked).
-        Err(_) if pos + 10 > map.len() || !header_complete(map, pos) => return Ok(MemberEnd::Cut { u_len: 0 }),
-        Err(e) => return Err(e),
-    };
+    // A header cut by the end of the file (its magic is there: the caller checked).
+    let Some(hdr) = read_member_header(map, pos)? else { return Ok(MemberEnd::Cut { u_len: 0 }) };
     let data = &map[hdr.data_start..];
     let mut d = Decompress::new(false);
     let mut crc = flate2::Crc::new();
@@ -165,15 +172,6 @@ fn inflate_member(
     Ok(MemberEnd::Complete { data_start: hdr.data_start, data_len, u_len, next: t + 8 })
 }
 
-/// True when the member header at `at` is all there (false: the file ends inside it).
-fn header_complete(b: &[u8], at: usize) -> bool {
-    match parse_member_header(b, at) {
-        Ok(_) => true,
-        Err(Error::Corrupt { reason, .. }) => !reason.contains("cut short"),
-        Err(_) => true,
-    }
-}
-
 /// The warning for bytes after the last member (from compressed offset `pos`) that are not a
 /// gzip member: ignored, as gzip does.
 fn trailing_bytes(map: &[u8], pos: usize, u_off: u64) -> Warning {
@@ -214,6 +212,7 @@ fn inflate_to_temp(data: &[u8], ctl: Control<'_>) -> Result<(Mmap, Vec<Warning>)
     let mut out = std::io::BufWriter::with_capacity(1 << 20, &tmp);
     let mut scratch = vec![0u8; 1 << 20];
     let mut warnings = Vec::new();
+    let mut cut = None;
     let mut written: u64 = 0;
     let mut tick = ctl.ticker("inflate", data.len() as u64);
     let mut pos = 0usize;
@@ -234,7 +233,7 @@ fn inflate_to_temp(data: &[u8], ctl: Control<'_>) -> Result<(Mmap, Vec<Warning>)
             }
             MemberEnd::Cut { u_len } => {
                 written += u_len;
-                warnings.push(cut_warning(data.len(), pos, written));
+                cut = Some(cut_warning(data.len(), pos, written));
                 break;
             }
         }
@@ -243,11 +242,10 @@ fn inflate_to_temp(data: &[u8], ctl: Control<'_>) -> Result<(Mmap, Vec<Warning>)
     drop(out);
     tick.finish();
     if written == 0 {
-        if let Some(w) = warnings.iter().find(|w| w.message.starts_with("the gzip file is cut short")) {
-            return Err(Error::NotHprof { reason: format!("the gzip file inflates to nothing: {}", w.message) });
-        }
-        return Err(Error::NotHprof { reason: "the gzip file inflates to nothing".into() });
+        let why = cut.map_or(String::new(), |w| format!(": {}", w.message));
+        return Err(Error::NotHprof { reason: format!("the gzip file inflates to nothing{why}") });
     }
+    warnings.extend(cut);
     // SAFETY: the temporary file is unlinked and private to this process.
     let m = unsafe { Mmap::map(&tmp) }.map_err(|e| Error::Io { reason: format!("cannot map the inflated dump: {e}") })?;
     Ok((m, warnings))

@@ -1,0 +1,10 @@
+/** The error of type `type` that `run` throws; any other error is rethrown, and no error fails the test. */
+export function thrown<E extends Error>(run: () => unknown, type: abstract new (...args: never[]) => E, what: string): E {
+  try {
+    run();
+  } catch (e) {
+    if (e instanceof type) return e;
+    throw e;
+  }
+  throw new Error(`no ${type.name}: ${what}`);
+}
