@@ -193,11 +193,7 @@ fn demo_dump_class_counts() {
 
 #[test]
 fn ahat_corpus_arrays() {
-    let path = repo().join("../shared/corpus/ahat-test-dump.hprof");
-    if !path.exists() {
-        eprintln!("skipped: {} is absent", path.display());
-        return;
-    }
+    let Some(path) = corpus_dump("ahat-test-dump.hprof") else { return };
     let heap = open(&path);
     let idx = |i: i64| json!({"k": "index", "e": row(), "i": lit(json!(i))});
     let all = json!({"k": "slice", "e": row(), "from": lit(json!(null)), "to": lit(json!(null))});
@@ -279,11 +275,7 @@ fn known_heap_retained_sizes_through_the_full_analysis() {
 /// and the error lists its real fields.
 #[test]
 fn string_count_and_offset_follow_the_dumps_layout() {
-    let path = repo().join("../shared/corpus/sun_jdk6_30_x64_compressedOops.hprof");
-    if !path.exists() {
-        eprintln!("skipped: {} is absent", path.display());
-        return;
-    }
+    let Some(path) = corpus_dump("sun_jdk6_30_x64_compressedOops.hprof") else { return };
     let heap = open(&path);
     let text_len = attr(call("toString", vec![row()]), "length");
     let q = select(class("java.lang.String"), json!({"output": columns(&[

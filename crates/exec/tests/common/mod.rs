@@ -16,6 +16,17 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// A dump of the shared corpus beside the repository; None (the test skipped, with a reason on
+/// stderr) where the corpus is absent.
+pub fn corpus_dump(name: &str) -> Option<PathBuf> {
+    let path = repo().join("../shared/corpus").join(name);
+    if !path.exists() {
+        eprintln!("skipped: {} is absent", path.display());
+        return None;
+    }
+    Some(path)
+}
+
 /// A file written once per test process into the target temp dir.
 pub fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("heapql-exec-tests-{}", std::process::id()));
