@@ -4,7 +4,8 @@
  * loopback HTTP (streaming, 413 on a chunked upload, concurrency) is in server-http.test.ts.
  */
 import path from 'node:path';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, truncateSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 
 import { openHeap, type HeapSession } from '../ts/index.js';
@@ -334,5 +335,31 @@ describe('server app after a failed analysis', () => {
     expect(await (await post(app, '/analyze')).json()).toEqual({ ok: true, status: 'started' });
     expect(await waitForAnalysis(app)).toMatchObject({ status: 'ready' });
     expect((await get(app, '/report/leaks')).status).toBe(200);
+  });
+});
+
+describe('server app on a dump cut short on disk after it was opened', () => {
+  let dir: string;
+  let session: HeapSession;
+  let app: App;
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'heapql-server-cut-'));
+    const copy = path.join(dir, 'demo.hprof');
+    copyFileSync(demo, copy);
+    session = await openHeap(copy);
+    app = createApp(session, { port: PORT });
+  });
+  afterAll(() => {
+    session.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a query answers 500 dump_unreadable saying what happened and what to do, not internal', async () => {
+    expect((await post(app, '/query', 'SELECT COUNT(*) FROM Demo$Session')).status).toBe(200);
+    truncateSync(path.join(dir, 'demo.hprof'), 1_000_000);
+    const message = await expectError(await post(app, '/query', 'SELECT toString(x.user) FROM Demo$Session x'), 500, 'dump_unreadable');
+    expect(message).toMatch(/cut short on disk since it was opened/);
+    expect(message).toMatch(/start the server again on a complete copy of the dump/);
+    await expectError(await get(app, `/report/top`), 500, 'dump_unreadable');
   });
 });

@@ -14,6 +14,7 @@ export type ErrorKind =
   | 'method_not_allowed'
   | 'forbidden'
   | 'cancelled'
+  | 'dump_unreadable'
   | 'internal';
 
 export type ErrorStatus = 400 | 403 | 404 | 405 | 413 | 500 | 503;
@@ -39,6 +40,12 @@ const QUERY_CODES = new Set([
   'ERR_ARGUMENT', 'ERR_INVALID_ARGUMENT',
 ]);
 
+/**
+ * Codes of a dump the server cannot read as it was (cut short on disk since it was opened, or
+ * corrupt where a request first read it): not heapql's fault, and it will not mend itself.
+ */
+const DUMP_CODES = new Set(['ERR_DUMP_CHANGED', 'ERR_CORRUPT']);
+
 /** Maps a thrown error; `source` is the OQL text, for a caret under the bad token. */
 export function toApiError(err: unknown, source?: string): ApiError {
   if (err instanceof ApiError) return err;
@@ -48,6 +55,7 @@ export function toApiError(err: unknown, source?: string): ApiError {
     if (err.code === 'ERR_NEEDS_ANALYSIS') return new ApiError(400, 'query', `${err.message} — POST /analyze, then retry once GET /status says ready`);
     if (err.code === 'ERR_NO_SUCH_OBJECT') return new ApiError(404, 'not_found', err.message);
     if (err.code === 'ERR_CANCELLED' || err.code === 'ERR_CLOSED') return new ApiError(503, 'cancelled', `${err.message} (the server is stopping)`);
+    if (DUMP_CODES.has(err.code)) return new ApiError(500, 'dump_unreadable', `${err.message} (start the server again on a complete copy of the dump)`);
     return new ApiError(500, 'internal', err.message);
   }
   return new ApiError(500, 'internal', `internal error: ${err instanceof Error ? err.message : String(err)}`);
