@@ -27,9 +27,10 @@ pub fn corpus_dump(name: &str) -> Option<PathBuf> {
     Some(path)
 }
 
-/// A file written once per test process into the target temp dir.
+/// A file written once per test process under cargo's temp dir for tests (`target/tmp`, which
+/// `cargo clean` removes), not the system's: nothing is left in /tmp when a run ends.
 pub fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("heapql-exec-tests-{}", std::process::id()));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("heapql-exec-tests-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join(name);
     std::fs::write(&p, bytes).unwrap();
