@@ -1,7 +1,8 @@
 /**
  * The terminal REPL through a real pseudo-terminal (node-pty): keystrokes in, screen text out.
  * Banner and prompt, continuation prompts, tab completion, Ctrl-C on a line and during a long
- * query, Ctrl-R, and history kept across two sessions in the user's state directory.
+ * query, Ctrl-R, and history kept across two sessions in the user's state directory (a
+ * statement typed over several lines as one entry).
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -188,6 +189,50 @@ describe('the terminal REPL', () => {
     second.type('\r');
     at = await second.waitFor(/remembered\n-+\n\s*400/, at);
     second.type('\x04');
+    expect(await second.exited).toBe(0);
+  });
+
+  it('keeps a statement typed over several lines as one history entry, in this session and the next', async () => {
+    const state = mkdtempSync(path.join(tmpdir(), 'heapql-repl-'));
+    const first = start(['query', demo, '--repl'], state);
+    let at = await first.waitFor('oql> ');
+    first.type('!set limit 7\r');
+    at = await first.waitFor('limit = 7', at);
+    first.type('SELECT COUNT(*) AS multi -- a comment ends its line\r');
+    at = await first.waitFor('...> ', at);
+    first.type('FROM Demo$Session s WHERE\r');
+    at = await first.waitFor('...> ', at);
+    first.type('s.createdAt > 0\r');
+    at = await first.waitFor(/multi\n-+\n\s*400\n/, at);
+
+    // ↑: the whole statement with its lines as typed; ↑ again: the command before it (no
+    // fragment in between); ↓ and Enter run the statement again.
+    const whole = 'SELECT COUNT(*) AS multi -- a comment ends its line\nFROM Demo$Session s WHERE\ns.createdAt > 0';
+    first.type('\x1b[A');
+    at = await first.waitFor(`oql> ${whole}`, at);
+    first.type('\x1b[A');
+    at = await first.waitFor('oql> !set limit 7', at);
+    first.type('\x1b[B');
+    at = await first.waitFor(`oql> ${whole}`, at);
+    first.type('\r');
+    at = await first.waitFor(/multi\n-+\n\s*400\n/, at);
+    // Ctrl-R finds it by a later line and shows it whole.
+    first.type('\x12createdAt');
+    at = await first.waitFor(`(reverse-i-search)'createdAt': ${whole}`, at);
+    first.type('\x07\x04');
+    expect(await first.exited).toBe(0);
+    // One line of the file an entry; the statement's newlines are stored as CR.
+    expect(readFileSync(path.join(state, 'heapql', 'history'), 'utf8')).toBe(`!set limit 7\n${whole.replaceAll('\n', '\r')}\n`);
+
+    const second = start(['query', demo, '--repl'], state);
+    at = await second.waitFor('oql> ');
+    second.type('\x1b[A');
+    at = await second.waitFor(`oql> ${whole}`, at);
+    second.type('\r');
+    at = await second.waitFor(/multi\n-+\n\s*400\n/, at);
+    second.type('\x1b[A\x1b[A');
+    at = await second.waitFor('oql> !set limit 7', at);
+    second.type('\x15\x04');
     expect(await second.exited).toBe(0);
   });
 });

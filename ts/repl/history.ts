@@ -1,6 +1,7 @@
 /**
  * The terminal REPL's history: a capped file in the user's state directory, shared by every
- * session, and Ctrl-R reverse search on top of Node's readline (which has none of its own).
+ * session, one entry per statement (a statement typed over several lines is one entry, its
+ * lines kept), and Ctrl-R reverse search on top of Node's readline (which has none of its own).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -16,6 +17,13 @@ export function historyPath(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(base, 'heapql', 'history');
 }
 
+/**
+ * The file holds one entry a line; the newlines inside an entry (a statement typed over several
+ * lines) are stored as CR, as Node's own REPL history does: a line typed never holds a CR (the
+ * line editor takes it for Enter), so a file written before keeps its meaning.
+ */
+const STORED_NEWLINE = '\r';
+
 /** Entries newest first (readline's order); [] when there is no file yet. */
 export function loadHistory(file: string): string[] {
   let text: string;
@@ -24,18 +32,60 @@ export function loadHistory(file: string): string[] {
   } catch {
     return [];
   }
-  return text.split('\n').filter((l) => l.trim() !== '').reverse().slice(0, HISTORY_CAP);
+  return text
+    .split('\n')
+    // A CR at the end is a CRLF line ending (the file saved again by an editor), not an entry's.
+    .map((l) => l.replace(/\r$/, '').replaceAll(STORED_NEWLINE, '\n'))
+    .filter((l) => l.trim() !== '')
+    .reverse()
+    .slice(0, HISTORY_CAP);
 }
 
 /** Writes newest-first `entries` (oldest line first in the file), capped. Returns an error text or null. */
 export function saveHistory(file: string, entries: readonly string[]): string | null {
   try {
     mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, `${[...entries.slice(0, HISTORY_CAP)].reverse().join('\n')}\n`, { mode: 0o600 });
+    const lines = entries.slice(0, HISTORY_CAP).map((e) => e.replaceAll('\n', STORED_NEWLINE));
+    writeFileSync(file, `${lines.reverse().join('\n')}\n`, { mode: 0o600 });
     return null;
   } catch (err) {
     return (err as Error).message;
   }
+}
+
+/**
+ * The history entry of a statement typed as `lines`: one line as it was typed; several joined
+ * with newlines, without the empty line that ended them. '' when there is nothing to keep.
+ */
+export function statementEntry(lines: readonly string[]): string {
+  const kept = [...lines];
+  while (kept.length > 1 && kept.at(-1)!.trim() === '') kept.pop();
+  const entry = kept.join('\n');
+  return entry.trim() === '' ? '' : entry;
+}
+
+/**
+ * History by statement rather than by line. Readline adds every line typed as an entry, so a
+ * statement typed over several lines would come back as fragments: this undoes those additions
+ * and keeps only the entries given to the function it returns (see `statementEntry`), newest
+ * first, without duplicates, capped. Readline shows an entry with newlines over several rows,
+ * edits it, and Enter gives it back as one line, which runs as the same statement. `onChange`
+ * gets the entries after each addition (to save them).
+ */
+export function historyByStatement(rl: Interface, onChange?: (entries: readonly string[]) => void): (entry: string) => void {
+  const r = rl as unknown as ReadlineInternals;
+  let kept = [...r.history];
+  // Readline emits 'history' after adding a line and returns the line it read before, so
+  // putting the entries back here changes nothing of the line being entered.
+  rl.on('history', (entries: string[]) => {
+    entries.splice(0, entries.length, ...kept);
+  });
+  return (entry) => {
+    if (entry.trim() === '') return;
+    kept = [entry, ...kept.filter((e) => e !== entry)].slice(0, HISTORY_CAP);
+    r.history.splice(0, r.history.length, ...kept);
+    onChange?.(kept);
+  };
 }
 
 /** Readline's internals used here (stable across Node 18–22, not in its typings). */

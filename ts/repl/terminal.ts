@@ -1,7 +1,8 @@
 /**
  * The terminal front of the REPL (`heapql query|analyze <dump> --repl`): Node's readline with
- * the `oql>` prompt and a continuation prompt, persistent history with Ctrl-R, tab completion,
- * Ctrl-C that cancels a running statement or clears the line (never exits), Ctrl-D to leave.
+ * the `oql>` prompt and a continuation prompt, persistent history (one entry per statement,
+ * however many lines it took) with Ctrl-R, tab completion, Ctrl-C that cancels a running
+ * statement or clears the line (never exits), Ctrl-D to leave.
  * With stdin not a terminal, statements are read line by line through the same dispatcher and
  * printed plainly (no prompts, no colours, no progress bar).
  */
@@ -13,7 +14,7 @@ import { VERSION } from '../version.js';
 import type { ReplIO } from './backend.js';
 import { complete, type CompletionSource } from './complete.js';
 import { Repl } from './dispatch.js';
-import { enableHistorySearch, HISTORY_CAP, historyPath, loadHistory, saveHistory } from './history.js';
+import { enableHistorySearch, HISTORY_CAP, historyByStatement, historyPath, loadHistory, saveHistory, statementEntry } from './history.js';
 import { renderBanner } from './render.js';
 import { isCommand, statementComplete } from './statement.js';
 
@@ -127,19 +128,26 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
   const prompt = () => (buffer.length > 0 ? CONTINUATION : PROMPT);
   let closed = false;
   rl.on('close', () => (closed = true));
-  if (historyFile) {
-    let warned = false;
-    rl.on('history', (entries: string[]) => {
-      const problem = saveHistory(historyFile, entries);
-      if (problem && !warned) {
-        warned = true;
-        errors.write(`warning: history is not saved (${historyFile}: ${problem})\n`);
-      }
-    });
-  }
+  // One history entry per statement run, saved as it is added.
+  let warned = false;
+  const remember = tty
+    ? historyByStatement(
+        rl,
+        historyFile
+          ? (entries) => {
+              const problem = saveHistory(historyFile, entries);
+              if (problem && !warned) {
+                warned = true;
+                errors.write(`warning: history is not saved (${historyFile}: ${problem})\n`);
+              }
+            }
+          : undefined,
+      )
+    : () => {};
   if (tty) enableHistorySearch(rl, prompt);
 
-  // Ctrl-C: cancel what runs, else drop the line and the statement typed so far.
+  // Ctrl-C: cancel what runs, else drop the line and the statement typed so far (it never ran:
+  // the history does not keep it).
   let running: AbortController | null = null;
   rl.on('SIGINT', () => {
     if (running) {
@@ -174,6 +182,7 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
     const ready = statementComplete(typed.join('\n')) || (buffer.length > 0 && line.trim() === '');
     if (ready) {
       buffer = [];
+      remember(statementEntry(typed));
       await run(typed.join('\n'));
     } else buffer = typed;
     if (tty && !closed) {
@@ -181,7 +190,10 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
       rl.prompt();
     }
   }
-  if (buffer.length > 0) await run(buffer.join('\n'));
+  if (buffer.length > 0) {
+    remember(statementEntry(buffer));
+    await run(buffer.join('\n'));
+  }
   if (tty) output.write('\n');
   return !tty && failures > 0 ? 1 : 0;
 }
