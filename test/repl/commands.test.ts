@@ -3,7 +3,7 @@
  * `!` command, their errors, and the piped CLI (`heapql query <dump> --repl < file`).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -303,6 +303,22 @@ describe('heapql query <dump> --repl with piped input', () => {
     expect(r.stderr).toContain('unknown command !bogus');
     expect(r.stdout).not.toContain('never');
     expect(r.status).toBe(1);
+  });
+
+  it('!save ~/… writes in the home directory (HOME), not in a directory named ~', () => {
+    const home = mkdtempSync(path.join(tmpdir(), 'heapql-home-'));
+    const cwd = mkdtempSync(path.join(tmpdir(), 'heapql-cwd-'));
+    try {
+      const script = ['SELECT s FROM Demo$Session s', '!top 2', '!save ~/two.csv', '!save ~/no-such-dir/x.csv'].join('\n');
+      const r = spawnSync(process.execPath, [path.join(root, 'bin/heapql.js'), 'query', demo, '--repl'], { cwd, input: script, encoding: 'utf8', env: { ...process.env, HOME: home, XDG_STATE_HOME: home } });
+      expect(r.stdout).toContain('saved 2 rows to ~/two.csv');
+      expect(readFileSync(path.join(home, 'two.csv'), 'utf8').split('\r\n')[0]).toBe('s');
+      expect(r.stderr).toMatch(/^cannot write ~\/no-such-dir\/x\.csv: ENOENT/m);
+      expect(readdirSync(cwd)).toEqual([]);
+      expect(r.status).toBe(1);
+    } finally {
+      for (const dir of [home, cwd]) rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses options that do not go with --repl', () => {

@@ -1,10 +1,10 @@
 /**
  * The terminal REPL through a real pseudo-terminal (node-pty): keystrokes in, screen text out.
  * Banner and prompt, continuation prompts, tab completion, Ctrl-C on a line and during a long
- * query, Ctrl-R, and history kept across two sessions in the user's state directory (a
- * statement typed over several lines as one entry).
+ * query, Ctrl-R, history kept across two sessions in the user's state directory (a statement
+ * typed over several lines as one entry), and `~/` in `!save` paths.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawn, type IPty } from '@lydell/node-pty';
@@ -20,12 +20,12 @@ class Terminal {
   readonly exited: Promise<number>;
   readonly pty: IPty;
 
-  constructor(args: string[], stateDir: string) {
+  constructor(args: string[], stateDir: string, options: { cwd?: string; env?: Record<string, string> } = {}) {
     this.pty = spawn(process.execPath, [path.join(root, 'bin/heapql.js'), ...args], {
       cols: 160,
       rows: 50,
-      cwd: root,
-      env: { ...process.env, XDG_STATE_HOME: stateDir, HEAPQL_DEBUG: '', NO_COLOR: '1', CI: '' } as Record<string, string>,
+      cwd: options.cwd ?? root,
+      env: { ...process.env, XDG_STATE_HOME: stateDir, HEAPQL_DEBUG: '', NO_COLOR: '1', CI: '', ...options.env } as Record<string, string>,
     });
     this.pty.onData((d) => {
       this.raw += d;
@@ -59,8 +59,8 @@ class Terminal {
 }
 
 const open: Terminal[] = [];
-function start(args: string[], stateDir: string): Terminal {
-  const t = new Terminal(args, stateDir);
+function start(args: string[], stateDir: string, options?: { cwd?: string; env?: Record<string, string> }): Terminal {
+  const t = new Terminal(args, stateDir, options);
   open.push(t);
   return t;
 }
@@ -234,5 +234,39 @@ describe('the terminal REPL', () => {
     at = await second.waitFor('oql> !set limit 7', at);
     second.type('\x15\x04');
     expect(await second.exited).toBe(0);
+  });
+
+  it('!save ~/… writes in the home directory, completes ~/ paths, and names the typed path in errors', async () => {
+    const state = mkdtempSync(path.join(tmpdir(), 'heapql-repl-'));
+    const home = mkdtempSync(path.join(tmpdir(), 'heapql-home-'));
+    const cwd = mkdtempSync(path.join(tmpdir(), 'heapql-cwd-'));
+    mkdirSync(path.join(home, 'heap-exports'));
+    try {
+      const t = start(['query', demo, '--repl'], state, { cwd, env: { HOME: home } });
+      let at = await t.waitFor('oql> ');
+      t.type('SELECT s.createdAt AS created FROM Demo$Session s\r');
+      at = await t.waitFor(/\(400 rows/, at);
+      t.type('!top 2\r');
+      at = await t.waitFor('(2 rows)', at);
+      t.type('!save ~/heap-ex\t');
+      at = await t.waitFor('!save ~/heap-exports/', at);
+      t.type('two.json\r');
+      at = await t.waitFor('saved 2 rows to ~/heap-exports/two.json', at);
+      expect(JSON.parse(readFileSync(path.join(home, 'heap-exports', 'two.json'), 'utf8'))).toMatchObject({ rowCount: 2 });
+      t.type('!save ~/two.csv\r');
+      at = await t.waitFor('saved 2 rows to ~/two.csv', at);
+      expect(readFileSync(path.join(home, 'two.csv'), 'utf8')).toMatch(/^created\r\n\d+\r\n\d+\r\n$/);
+
+      t.type('!save ~/no-such-dir/x.csv\r');
+      at = await t.waitFor(/cannot write ~\/no-such-dir\/x\.csv: ENOENT[^\n]*\n/, at);
+      t.type('!save ~nobody/x.csv\r');
+      at = await t.waitFor('cannot write ~nobody/x.csv: only ~ and ~/ are expanded (the home directory), not ~user: write the full path, or ./~nobody/x.csv for a name that starts with ~', at);
+      t.type('!quit\r');
+      expect(await t.exited).toBe(0);
+      // Nothing named ~ where the REPL ran.
+      expect(readdirSync(cwd)).toEqual([]);
+    } finally {
+      for (const dir of [state, home, cwd]) rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -37,7 +37,7 @@ export interface ReplIO {
   print(text: string): void;
   /** One error; the prompt comes back after it. */
   error(text: string): void;
-  /** Writes `content` to `path` (terminal: a file; browser: a download); throws with the reason. */
+  /** Writes `content` to `path` (terminal: a file, `~/` the home directory; browser: a download); throws with the reason. */
   saveFile(path: string, content: string): Promise<void> | void;
   /** Progress of `!analyze` (a bar on a terminal); `progressDone` takes it down. */
   progress?(event: ProgressEvent): void;

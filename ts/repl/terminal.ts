@@ -2,7 +2,8 @@
  * The terminal front of the REPL (`heapql query|analyze <dump> --repl`): Node's readline with
  * the `oql>` prompt and a continuation prompt, persistent history (one entry per statement,
  * however many lines it took) with Ctrl-R, tab completion, Ctrl-C that cancels a running
- * statement or clears the line (never exits), Ctrl-D to leave.
+ * statement or clears the line (never exits), Ctrl-D to leave. `~/` in a path is the home
+ * directory.
  * With stdin not a terminal, statements are read line by line through the same dispatcher and
  * printed plainly (no prompts, no colours, no progress bar).
  */
@@ -15,6 +16,7 @@ import type { ReplIO } from './backend.js';
 import { complete, type CompletionSource } from './complete.js';
 import { Repl } from './dispatch.js';
 import { enableHistorySearch, HISTORY_CAP, historyByStatement, historyPath, loadHistory, saveHistory, statementEntry } from './history.js';
+import { expandHome } from './home.js';
 import { renderBanner } from './render.js';
 import { isCommand, statementComplete } from './statement.js';
 
@@ -40,17 +42,18 @@ export interface ProgressBar {
   stop: () => void;
 }
 
-/** File names for `!save` completion: entries of the directory named so far. */
+/** File names for `!save` completion: entries of the directory named so far (`~/` as typed). */
 function fileCandidates(prefix: string): string[] {
+  if (prefix === '~') return ['~/'];
   const dir = prefix.includes('/') ? prefix.slice(0, prefix.lastIndexOf('/') + 1) : '';
   try {
-    return readdirSync(dir === '' ? '.' : dir)
+    return readdirSync(dir === '' ? '.' : expandHome(dir))
       .filter((n) => !n.startsWith('.') || prefix.slice(dir.length).startsWith('.'))
       .map((n) => {
         const full = dir + n;
         let isDir = false;
         try {
-          isDir = statSync(full).isDirectory();
+          isDir = statSync(expandHome(full)).isDirectory();
         } catch {
           isDir = false;
         }
@@ -76,7 +79,8 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
   const io: ReplIO = {
     print: (text) => output.write(text.endsWith('\n') ? text : `${text}\n`),
     error: (text) => errors.write(text.endsWith('\n') ? text : `${text}\n`),
-    saveFile: (file, content) => writeFileSync(file, content),
+    // `~/out.csv` is in the home directory; an error still names the path as typed (!save's).
+    saveFile: (file, content) => writeFileSync(expandHome(file), content),
     progress: (e) => {
       progress ??= options.progressBar?.(errors) ?? { onProgress: () => {}, stop: () => {} };
       progress.onProgress(e);
