@@ -12,7 +12,7 @@ import { cancelTokenFor } from '../native/cancel.js';
 import type { NativeHeap } from '../native/index.js';
 import { batchToQueryResult, type Batch, type ObjectResolver } from '../query/convert.js';
 import { extractViz } from '../query/viz.js';
-import type { ObjectRef, QueryResult, Value, VizSpec } from '../query/schema.js';
+import type { Column, ObjectRef, QueryResult, Value, VizSpec } from '../query/schema.js';
 
 export interface QueryOptions {
   /** Display name of the result (default `q1`). */
@@ -141,6 +141,24 @@ export async function runPrepared(handle: NativeHeap, q: PreparedQuery, options:
 /** One streamed row: column name → value, exactly as the columns are named. */
 export type StreamedRow = Record<string, Value>;
 
+/**
+ * One batch of a streamed query: its rows, and its columns typed over this batch alone (a
+ * column may be `null` in one batch and `number` in the next; the whole result's type follows
+ * the typing rule of docs/physical-plan.md over every batch).
+ */
+export interface RowBatch {
+  columns: Column[];
+  rows: Value[][];
+}
+
+/** How a streamed query ended: its rows and its column names (also when there was no row). */
+export interface StreamSummary {
+  rows: number;
+  columns: string[];
+  /** The scan was stopped before its end (cancelled): the rows are not all the result's. */
+  stopped: boolean;
+}
+
 /** Batches a stream's scan may produce before its reader has taken them. */
 const STREAM_AHEAD = 8;
 
@@ -162,14 +180,15 @@ function runUntilExit(token: { cancel(): void }): () => void {
 }
 
 /**
- * Rows as the executor produces them (plain selects stream while the scan runs). The scan waits
- * while the reader does not take rows; breaking out of the loop, or `signal`, cancels it.
+ * Batches as the executor produces them (plain selects stream while the scan runs), each
+ * converted on its own; the generator's return value says how the stream ended. The scan
+ * waits while the reader does not take batches; returning early, or `signal`, cancels it.
  */
-export async function* streamPrepared(
+export async function* streamBatchesPrepared(
   handle: NativeHeap,
   q: PreparedQuery,
   options: QueryOptions & { batchRows?: number } = {},
-): AsyncGenerator<StreamedRow> {
+): AsyncGenerator<RowBatch, StreamSummary> {
   const { token, dispose } = cancelTokenFor(options.signal);
   // The scan runs at most STREAM_AHEAD batches ahead of this reader: a slow consumer holds it.
   const gate = new (native().StreamGate)(STREAM_AHEAD);
@@ -179,6 +198,7 @@ export async function* streamPrepared(
   // Batches arrive through a thread-safe callback that may be delivered after the task's own
   // completion: the stream ends once the rows the executor reported have all been received.
   let expectedRows: number | undefined;
+  let end: StreamSummary | undefined;
   let receivedRows = 0;
   let failure: unknown;
   let failed = false;
@@ -189,8 +209,9 @@ export async function* streamPrepared(
       wake?.();
     }, token, gate),
   ).then(
-    (end) => {
-      expectedRows = end.rows;
+    (e) => {
+      expectedRows = e.rows;
+      end = { rows: e.rows, columns: e.columns, stopped: e.stopped };
       wake?.();
     },
     (err) => {
@@ -206,12 +227,8 @@ export async function* streamPrepared(
       const batch = queue.shift();
       if (batch) {
         gate.release();
-        const result = batchToQueryResult(batch, resolve, { name: 'stream', oql: q.oql, elapsedMs: 0 });
-        for (const row of result.rows) {
-          const named: StreamedRow = {};
-          result.columns.forEach((c, i) => (named[c.name] = row[i] as Value));
-          yield named;
-        }
+        const { columns: typed, rows } = batchToQueryResult(batch, resolve, { name: 'stream', oql: q.oql, elapsedMs: 0 });
+        yield { columns: typed, rows };
         continue;
       }
       if (failed) throw failure;
@@ -220,11 +237,30 @@ export async function* streamPrepared(
       wake = undefined;
     }
     complete = true;
+    return end!;
   } finally {
     if (!complete) token.cancel();
     await done;
     forget();
     dispose();
+  }
+}
+
+/**
+ * Rows as the executor produces them (plain selects stream while the scan runs). The scan waits
+ * while the reader does not take rows; breaking out of the loop, or `signal`, cancels it.
+ */
+export async function* streamPrepared(
+  handle: NativeHeap,
+  q: PreparedQuery,
+  options: QueryOptions & { batchRows?: number } = {},
+): AsyncGenerator<StreamedRow> {
+  for await (const { columns, rows } of streamBatchesPrepared(handle, q, options)) {
+    for (const row of rows) {
+      const named: StreamedRow = {};
+      columns.forEach((c, i) => (named[c.name] = row[i] as Value));
+      yield named;
+    }
   }
 }
 

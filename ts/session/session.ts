@@ -16,10 +16,13 @@ import {
   preparedFor,
   prepareQuery,
   runPrepared,
+  streamBatchesPrepared,
   streamPrepared,
   type PreparedQuery,
   type QueryOptions,
+  type RowBatch,
   type StreamedRow,
+  type StreamSummary,
 } from './query.js';
 // The report and waste builders (and the schema validator they load) are imported when first
 // used: a one-shot query does not pay for loading them.
@@ -272,6 +275,15 @@ export class HeapSession implements ReportableHeap {
   async *queryStream(q: string | PreparedQuery, options: QueryOptions & { batchRows?: number } = {}): AsyncGenerator<StreamedRow> {
     const signal = options.signal ? AbortSignal.any([options.signal, this.closed.signal]) : this.closed.signal;
     yield* streamPrepared(this.handle, preparedFor(this.handle, q, options, this.reachableOnly), { ...options, signal });
+  }
+
+  /**
+   * `queryStream` a batch at a time: each batch's rows and its columns (typed over that batch
+   * alone); the generator's return value gives the row count and the column names.
+   */
+  async *queryBatches(q: string | PreparedQuery, options: QueryOptions & { batchRows?: number } = {}): AsyncGenerator<RowBatch, StreamSummary> {
+    const signal = options.signal ? AbortSignal.any([options.signal, this.closed.signal]) : this.closed.signal;
+    return yield* streamBatchesPrepared(this.handle, preparedFor(this.handle, q, options, this.reachableOnly), { ...options, signal });
   }
 
   /** The execution plan of a query, without running it. */
