@@ -1,6 +1,7 @@
 /**
- * `POST /`, `POST /query` (a QueryResult) and `POST /stream` (NDJSON rows, sent while the
- * executor produces them; a client that goes away cancels the scan).
+ * `POST /`, `POST /query` (a QueryResult: query-answer.ts) and `POST /stream` (NDJSON rows):
+ * both are sent while the executor produces the rows, and a client that goes away cancels the
+ * scan.
  */
 import type { Context, Hono } from 'hono';
 
@@ -10,7 +11,7 @@ import { prepareQuery, type PreparedQuery } from '../session/index.js';
 import { readBody } from './body.js';
 import type { ServerContext } from './context.js';
 import { ApiError, errorBody, toApiError } from './errors.js';
-import { jsonAnswer } from './json.js';
+import { queryAnswer } from './query-answer.js';
 import { parseQueryRequest, type QueryRequest } from './query-request.js';
 import { serverStatus } from './status.js';
 
@@ -81,13 +82,7 @@ function plansOnFullPath(text: string): boolean {
 
 async function runQuery(ctx: ServerContext, c: Context): Promise<Response> {
   const req = await request(c);
-  const prepared = cachedPrepare(ctx, req);
-  try {
-    const result = await ctx.session.query(prepared, { signal: c.req.raw.signal, ...(req.name !== undefined ? { name: req.name } : {}) });
-    return jsonAnswer(c, result);
-  } catch (err) {
-    throw toApiError(err, prepared.oql);
-  }
+  return queryAnswer(c, ctx.session, cachedPrepare(ctx, req), req.name);
 }
 
 async function stream(ctx: ServerContext, c: Context): Promise<Response> {

@@ -1,0 +1,224 @@
+/**
+ * The QueryResult of `POST /` and `POST /query`, written while the executor produces its rows:
+ * batches are taken from the session's stream one at a time, serialized a batch at a time and
+ * sent in pieces of at most 64 KiB, pulled by the HTTP layer (the scan waits while the client
+ * does not read); a client that goes away cancels the scan.
+ *
+ * The first 64 KiB of rows are gathered before the headers, so an error up to there (a bad
+ * query, ERR_NEEDS_ANALYSIS, ...) is still the plain JSON error with its status, and an answer
+ * that fits is the very text `stringifyJson` makes of the QueryResult, with its Content-Length.
+ * A longer answer is streamed with `columns`, `rowCount`, `truncated` and `elapsedMs` after
+ * `rows` (a column's type is known only once every row was seen); an error after the headers
+ * breaks the body off, so that no client takes a document missing rows for a whole one.
+ */
+import { performance } from 'node:perf_hooks';
+
+import type { Context } from 'hono';
+
+import { HeapqlError } from '../errors.js';
+import type { PQuery } from '../plan/index.js';
+import { stringifyJson } from '../query/json.js';
+import type { Column, ColumnType, QueryResult } from '../query/schema.js';
+import type { HeapSession, PreparedQuery } from '../session/index.js';
+import type { RowBatch, StreamSummary } from '../session/query.js';
+import { toApiError } from './errors.js';
+
+/**
+ * Rows (in characters of JSON) read from the executor before the headers and at each read
+ * after them; also the most bytes of one piece of the body.
+ */
+const CHUNK = 64 * 1024;
+const BATCH_ROWS = 1000;
+
+/**
+ * A column's type over the whole result from its types over two parts of it, as the executor's
+ * typing rule (docs/physical-plan.md) gives it over all the rows at once: NULLs only is `null`,
+ * one kind is that kind, two kinds are a `list` of JSON cells (whose values are the same).
+ */
+export function mergeColumnType(a: ColumnType, b: ColumnType): ColumnType {
+  if (a === b || b === 'null') return a;
+  if (a === 'null') return b;
+  return 'list';
+}
+
+/**
+ * Whether the executor answers `q` with object rows (one `object` column, even with no row)
+ * rather than a table (whose columns are `null` without a row): `run_select` and `run_setop` of
+ * crates/exec/src/select.rs. A select of objects reads objects: the planner makes `SELECT x`
+ * over a subquery of values a select of its columns, and only AS RETAINED SET puts objects over
+ * one.
+ */
+export function objectRows(q: PQuery): boolean {
+  if (q.op !== 'select') return objectRows(q.left) && objectRows(q.right);
+  if (q.output.kind === 'columns') return false;
+  return q.limit === 0 || q.retainedSet || q.source.kind !== 'subquery' || objectRows(q.source.query);
+}
+
+/** A document's text with `rows` left open: what comes before the rows, and after them. */
+function around(value: Record<string, unknown>): [string, string] {
+  const text = stringifyJson(value);
+  // The first `"rows":[]` is the key: inside a string its quotes would be escaped.
+  const at = text.indexOf('"rows":[]') + '"rows":['.length;
+  return [text.slice(0, at), text.slice(at)];
+}
+
+class StreamedResult {
+  private readonly batches: AsyncGenerator<RowBatch, StreamSummary>;
+  private columns: Column[] | null = null;
+  private rowCount = 0;
+  private summary: StreamSummary | null = null;
+  private elapsedMs = 0;
+
+  constructor(
+    session: HeapSession,
+    private readonly prepared: PreparedQuery,
+    private readonly name: string,
+    signal: AbortSignal,
+    private readonly started: number,
+  ) {
+    this.batches = session.queryBatches(prepared, { signal, batchRows: BATCH_ROWS });
+  }
+
+  get ended(): boolean {
+    return this.summary !== null;
+  }
+
+  /**
+   * The next rows' JSON text (`[…],[…]`, a leading comma after earlier rows): whole batches
+   * until `budget` characters or the end of the stream.
+   */
+  async rows(budget: number): Promise<string> {
+    let text = '';
+    while (text.length < budget && !this.summary) {
+      const next = await this.batches.next();
+      if (next.done) {
+        // Stopped short (the client went away, the server is stopping): not the whole result.
+        if (next.value.stopped) throw new HeapqlError('ERR_CANCELLED', 'the query was cancelled');
+        this.summary = next.value;
+        this.elapsedMs = Math.round((performance.now() - this.started) * 10) / 10;
+        break;
+      }
+      const { columns, rows } = next.value;
+      if (rows.length === 0) continue;
+      this.columns = this.columns ? this.columns.map((c, i) => ({ name: c.name, type: mergeColumnType(c.type, columns[i]!.type) })) : columns;
+      const json = stringifyJson(rows);
+      text += `${this.rowCount > 0 ? ',' : ''}${json.slice(1, -1)}`;
+      this.rowCount += rows.length;
+    }
+    return text;
+  }
+
+  /** The columns of the ended stream; without a row, typed as the executor types an empty result. */
+  private get finalColumns(): Column[] {
+    if (this.columns) return this.columns;
+    const names = this.summary!.columns;
+    const objects = names.length === 1 && objectRows(this.prepared.planned.plan.query);
+    return names.map((name) => ({ name, type: objects ? 'object' : 'null' }));
+  }
+
+  private get truncated(): boolean {
+    return this.prepared.limit !== undefined && this.rowCount >= this.prepared.limit;
+  }
+
+  /** The whole document around `rows` (the stream has ended): the QueryResult's own key order. */
+  whole(rows: string): string {
+    const result: QueryResult = {
+      name: this.name,
+      oql: this.prepared.oql,
+      columns: this.finalColumns,
+      rows: [],
+      rowCount: this.rowCount,
+      truncated: this.truncated,
+      elapsedMs: this.elapsedMs,
+    };
+    if (this.prepared.viz) result.viz = this.prepared.viz;
+    const [head, tail] = around(result);
+    return head + rows + tail;
+  }
+
+  /** What comes before the rows of a streamed document. */
+  head(): string {
+    return around({ name: this.name, oql: this.prepared.oql, ...(this.prepared.viz ? { viz: this.prepared.viz } : {}), rows: [] })[0];
+  }
+
+  /** What comes after the rows of a streamed document (the stream has ended). */
+  tail(): string {
+    const rest = stringifyJson({ columns: this.finalColumns, rowCount: this.rowCount, truncated: this.truncated, elapsedMs: this.elapsedMs });
+    return `],${rest.slice(1)}`;
+  }
+
+  /** Stops the scan (when the stream is not over already). */
+  async close(): Promise<void> {
+    await this.batches.return({ rows: this.rowCount, columns: [], stopped: true }).catch(() => {});
+  }
+}
+
+/** Runs a prepared query and answers with its QueryResult, streamed when it is long. */
+export async function queryAnswer(c: Context, session: HeapSession, prepared: PreparedQuery, name = 'q1'): Promise<Response> {
+  const started = performance.now();
+  const stop = new AbortController();
+  const request = c.req.raw.signal;
+  const onClientGone = () => stop.abort();
+  if (request.aborted) stop.abort();
+  else request.addEventListener('abort', onClientGone, { once: true });
+  const finish = () => request.removeEventListener('abort', onClientGone);
+  const result = new StreamedResult(session, prepared, name, stop.signal, started);
+
+  // Up to the first 64 KiB of rows (or the end) before the headers: an error is still a plain
+  // 400/404/500 answer, and a short answer is one piece with its length.
+  let first: string;
+  try {
+    first = await result.rows(CHUNK);
+    if (result.ended) {
+      const text = result.whole(first);
+      finish();
+      return c.body(text, 200, { 'content-type': 'application/json' });
+    }
+  } catch (err) {
+    finish();
+    await result.close();
+    throw toApiError(err, prepared.oql);
+  }
+
+  const encoder = new TextEncoder();
+  let pending: Uint8Array | null = encoder.encode(result.head() + first);
+  let cancelled = false;
+  const body = new ReadableStream<Uint8Array>({
+    // One piece of at most 64 KiB per pull; the next rows are read from the executor (whose
+    // scan waits meanwhile) only when the HTTP layer asks for more.
+    async pull(controller) {
+      try {
+        while (!pending) {
+          if (result.ended) {
+            controller.close();
+            finish();
+            return;
+          }
+          const text = await result.rows(CHUNK);
+          const tail = result.ended ? result.tail() : '';
+          if (cancelled) return;
+          if (text || tail) pending = encoder.encode(text + tail);
+        }
+        let piece: Uint8Array = pending;
+        if (pending.length > CHUNK) {
+          piece = pending.subarray(0, CHUNK);
+          pending = pending.subarray(CHUNK);
+        } else pending = null;
+        controller.enqueue(piece);
+      } catch (err) {
+        finish();
+        if (cancelled) return;
+        // The status is sent: break the body off rather than end a document missing rows.
+        const e = toApiError(err, prepared.oql);
+        controller.error(new Error(`POST /query failed after its answer began (${e.kind}): ${e.message}`, { cause: err }));
+      }
+    },
+    async cancel() {
+      cancelled = true;
+      finish();
+      stop.abort();
+      await result.close();
+    },
+  });
+  return c.body(body, 200, { 'content-type': 'application/json' });
+}
