@@ -16,7 +16,6 @@ import { performance } from 'node:perf_hooks';
 import type { Context } from 'hono';
 
 import { HeapqlError } from '../errors.js';
-import type { PQuery } from '../plan/index.js';
 import { stringifyJson } from '../query/json.js';
 import type { Column, ColumnType, QueryResult } from '../query/schema.js';
 import type { HeapSession, PreparedQuery } from '../session/index.js';
@@ -39,19 +38,6 @@ export function mergeColumnType(a: ColumnType, b: ColumnType): ColumnType {
   if (a === b || b === 'null') return a;
   if (a === 'null') return b;
   return 'list';
-}
-
-/**
- * Whether the executor answers `q` with object rows (one `object` column, even with no row)
- * rather than a table (whose columns are `null` without a row): `run_select` and `run_setop` of
- * crates/exec/src/select.rs. A select of objects reads objects: the planner makes `SELECT x`
- * over a subquery of values a select of its columns, and only AS RETAINED SET puts objects over
- * one.
- */
-export function objectRows(q: PQuery): boolean {
-  if (q.op !== 'select') return objectRows(q.left) && objectRows(q.right);
-  if (q.output.kind === 'columns') return false;
-  return q.limit === 0 || q.retainedSet || q.source.kind !== 'subquery' || objectRows(q.source.query);
 }
 
 /** A document's text with `rows` left open: what comes before the rows, and after them. */
@@ -111,9 +97,8 @@ class StreamedResult {
   /** The columns of the ended stream; without a row, typed as the executor types an empty result. */
   private get finalColumns(): Column[] {
     if (this.columns) return this.columns;
-    const names = this.summary!.columns;
-    const objects = names.length === 1 && objectRows(this.prepared.planned.plan.query);
-    return names.map((name) => ({ name, type: objects ? 'object' : 'null' }));
+    const { columns, objectRows } = this.summary!;
+    return columns.map((name) => ({ name, type: objectRows ? 'object' : 'null' }));
   }
 
   private get truncated(): boolean {
@@ -149,7 +134,7 @@ class StreamedResult {
 
   /** Stops the scan (when the stream is not over already). */
   async close(): Promise<void> {
-    await this.batches.return({ rows: this.rowCount, columns: [], stopped: true }).catch(() => {});
+    await this.batches.return({ rows: this.rowCount, columns: [], objectRows: false, stopped: true }).catch(() => {});
   }
 }
 

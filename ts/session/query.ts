@@ -155,6 +155,9 @@ export interface RowBatch {
 export interface StreamSummary {
   rows: number;
   columns: string[];
+  /** The result is a list of objects: its one column is `object` also without a row (a table's
+   * columns are typed by their values, `null` without a row). The executor tells. */
+  objectRows: boolean;
   /** The scan was stopped before its end (cancelled): the rows are not all the result's. */
   stopped: boolean;
 }
@@ -211,7 +214,7 @@ export async function* streamBatchesPrepared(
   ).then(
     (e) => {
       expectedRows = e.rows;
-      end = { rows: e.rows, columns: e.columns, stopped: e.stopped };
+      end = { rows: e.rows, columns: e.columns, objectRows: e.objectRows, stopped: e.stopped };
       wake?.();
     },
     (err) => {

@@ -47,6 +47,9 @@ pub struct StreamEnd {
     pub rows: u64,
     /// Column names of the result (also when no row was produced).
     pub columns: Vec<String>,
+    /// The result is a list of objects: its one column is typed `object` also when no row was
+    /// produced (a table's columns are typed by their values, `null` without a row).
+    pub object_rows: bool,
     /// True when the callback asked to stop.
     pub stopped: bool,
 }
@@ -97,7 +100,7 @@ pub fn execute_stream(
     let mut pending: Option<RowSet> = None;
     let mut sent = 0u64;
     let mut stopped = false;
-    let mut columns: Option<Vec<String>> = None;
+    let mut columns: Option<(Vec<String>, bool)> = None;
     let mut deliver = |rs: RowSet, flush: bool, sent: &mut u64, stopped: &mut bool| -> bool {
         let mut rs = match pending.take() {
             Some(mut p) => {
@@ -124,13 +127,13 @@ pub fn execute_stream(
         true
     };
     let mut emit = |rs: RowSet| -> Result<bool, ExecError> {
-        columns.get_or_insert_with(|| rs.names());
+        columns.get_or_insert_with(|| (rs.names(), rs.is_objects()));
         Ok(deliver(rs, false, &mut sent, &mut stopped))
     };
     let rest = select::run_query_stream(&env, &plan.query, Some(&mut emit))?;
-    let columns = columns.unwrap_or_else(|| rest.names());
+    let (columns, object_rows) = columns.unwrap_or_else(|| (rest.names(), rest.is_objects()));
     if !stopped {
         deliver(rest, true, &mut sent, &mut stopped);
     }
-    Ok(StreamEnd { rows: sent, columns, stopped })
+    Ok(StreamEnd { rows: sent, columns, object_rows, stopped })
 }

@@ -46,6 +46,10 @@ impl RowSet {
             RowSet::Table(t) => t.len(),
         }
     }
+    /// A list of objects (one `object` column, also without a row) rather than a table.
+    pub fn is_objects(&self) -> bool {
+        matches!(self, RowSet::Objects { .. })
+    }
     pub fn names(&self) -> Vec<String> {
         match self {
             RowSet::Objects { name, .. } => vec![name.clone()],

@@ -517,6 +517,14 @@ fn streaming_equals_one_shot() {
     .unwrap();
     assert!(end.stopped);
     assert_eq!(end.rows, 20);
+    // Without a row the end still tells how the result is typed: a list of objects or a table.
+    let none = json!({"filter": lit(json!(false))});
+    let end = execute_stream(&ctx, &plan(select(all(), none.clone())), 10, &mut |_| true).unwrap();
+    assert_eq!((end.rows, end.object_rows), (0, true));
+    let mut table = none;
+    table["output"] = columns(&[("v", field(row(), "v"))]);
+    let end = execute_stream(&ctx, &plan(select(class("com.example.Node"), table)), 10, &mut |_| true).unwrap();
+    assert_eq!((end.rows, end.object_rows, end.columns), (0, false, vec!["v".to_string()]));
 }
 
 #[test]

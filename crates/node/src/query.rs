@@ -124,6 +124,8 @@ pub type BatchCallback = ThreadsafeFunction<JsBatch, bool, JsBatch, Status, fals
 pub struct JsStreamEnd {
     pub rows: f64,
     pub columns: Vec<String>,
+    /// The result is a list of objects (its one column is `object` also without a row).
+    pub object_rows: bool,
     pub stopped: bool,
 }
 
@@ -160,7 +162,7 @@ impl Task for StreamTask {
     }
 
     fn resolve(&mut self, _env: Env, end: heapql_exec::StreamEnd) -> Result<JsStreamEnd> {
-        Ok(JsStreamEnd { rows: end.rows as f64, columns: end.columns, stopped: end.stopped })
+        Ok(JsStreamEnd { rows: end.rows as f64, columns: end.columns, object_rows: end.object_rows, stopped: end.stopped })
     }
 }
 
