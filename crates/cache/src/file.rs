@@ -155,17 +155,7 @@ impl EntryFile {
     pub fn open(path: &Path, expect: &Key) -> Result<EntryFile, Invalid> {
         let file = File::open(path).map_err(|e| invalid(format!("cannot open {}: {e}", path.display())))?;
         let actual_len = file.metadata().map_err(|e| invalid(e.to_string()))?.len();
-        let mut page = vec![0u8; PAGE as usize];
-        let n = read_full(&file, &mut page, 0).map_err(|e| invalid(e.to_string()))?;
-        if n < PREFIX || page[..8] != MAGIC {
-            return Err(invalid("not a heapql cache file (bad magic or cut short)"));
-        }
-        let body_len = u32::from_le_bytes(page[8..12].try_into().unwrap()) as usize;
-        let hash = u64::from_le_bytes(page[16..24].try_into().unwrap());
-        if PREFIX + body_len > n || xxh3_64(&page[PREFIX..PREFIX + body_len]) != hash {
-            return Err(invalid("its header is damaged"));
-        }
-        let header: Header = postcard::from_bytes(&page[PREFIX..PREFIX + body_len]).map_err(|_| invalid("its header is damaged"))?;
+        let header = read_header(&file)?;
         check_key(&header.key, expect)?;
         if header.file_len != actual_len {
             return Err(invalid(format!("it is {actual_len} bytes long instead of {} (cut short or extended)", header.file_len)));
@@ -210,6 +200,26 @@ impl EntryFile {
         read_full(&self.file, &mut bytes, s.offset).map_err(|e| invalid(e.to_string()))?;
         postcard::from_bytes(&bytes).map_err(|e| invalid(format!("section {name} cannot be decoded: {e}")))
     }
+}
+
+/// The key a cache file was written for, from its header alone (its checksum checked, the
+/// sections not): enough to tell which dump an entry belongs to when its `meta.json` is lost.
+pub(crate) fn read_key(path: &Path) -> Option<Key> {
+    read_header(&File::open(path).ok()?).ok().map(|h| h.key)
+}
+
+fn read_header(file: &File) -> Result<Header, Invalid> {
+    let mut page = vec![0u8; PAGE as usize];
+    let n = read_full(file, &mut page, 0).map_err(|e| invalid(e.to_string()))?;
+    if n < PREFIX || page[..8] != MAGIC {
+        return Err(invalid("not a heapql cache file (bad magic or cut short)"));
+    }
+    let body_len = u32::from_le_bytes(page[8..12].try_into().unwrap()) as usize;
+    let hash = u64::from_le_bytes(page[16..24].try_into().unwrap());
+    if PREFIX + body_len > n || xxh3_64(&page[PREFIX..PREFIX + body_len]) != hash {
+        return Err(invalid("its header is damaged"));
+    }
+    postcard::from_bytes(&page[PREFIX..PREFIX + body_len]).map_err(|_| invalid("its header is damaged"))
 }
 
 fn check_key(found: &Key, expect: &Key) -> Result<(), Invalid> {

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::file::{EntryFile, EntryWriter, Key, FORMAT_VERSION};
+use crate::file::{read_key, EntryFile, EntryWriter, Key, FORMAT_VERSION};
 use crate::identity::DumpIdentity;
 
 /// Default cap: this share of the cache disk's space available to the cache (free space plus
@@ -106,10 +106,7 @@ impl Cache {
     /// version it makes the key's version. Fails (a warning line) when the dump cannot be read.
     pub fn entry(&self, dump: &Path, dump_no: usize, layout: &str) -> Result<Entry, String> {
         let identity = DumpIdentity::of(dump).map_err(|e| format!("cache not used: cannot identify {}: {e}", dump.display()))?;
-        let name = Path::new(&identity.path).file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-        let safe: String = name.chars().take(60).map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' || c == '_' { c } else { '_' }).collect();
-        let hash = xxh3_64(format!("{}\0{}", identity.path, dump_no).as_bytes());
-        let dir = self.root.join(format!("{hash:016x}-{safe}"));
+        let dir = self.root.join(entry_dir_name(&identity.path, dump_no));
         Ok(Entry { cache: self.clone(), dir, identity, dump_no, version: format!("{FORMAT_VERSION}/{layout}") })
     }
 
@@ -164,20 +161,66 @@ impl Cache {
     }
 }
 
+/// The directory name of the entry of dump number `dump_no` of the dump at canonical `path`.
+fn entry_dir_name(path: &str, dump_no: usize) -> String {
+    let name = Path::new(path).file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    let safe: String = name.chars().take(60).map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' || c == '_' { c } else { '_' }).collect();
+    let hash = xxh3_64(format!("{path}\0{dump_no}").as_bytes());
+    format!("{hash:016x}-{safe}")
+}
+
 fn entry_info(dir: &Path) -> Option<EntryInfo> {
     let meta_path = dir.join("meta.json");
-    let meta: EntryMeta = serde_json::from_slice(&std::fs::read(&meta_path).ok()?).ok()?;
-    let last_used = std::fs::metadata(&meta_path).ok()?.modified().ok()?.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let (mut bytes, mut files) = (0, Vec::new());
+    let (mut bytes, mut files, mut newest) = (0, Vec::new(), None::<SystemTime>);
     for f in std::fs::read_dir(dir).ok()?.flatten() {
-        bytes += f.metadata().map_or(0, |m| m.len());
+        let m = f.metadata().ok();
+        bytes += m.as_ref().map_or(0, |m| m.len());
         let name = f.file_name().to_string_lossy().to_string();
         if name.ends_with(".hqc") {
+            newest = newest.max(m.and_then(|m| m.modified().ok()));
             files.push(name);
         }
     }
     files.sort();
+    let meta = match read_meta(&meta_path) {
+        Some(meta) => meta,
+        None => {
+            // Lost or damaged: the entry's files still say which dump they belong to. Written
+            // again, dated as its newest file, so that eviction keeps its order.
+            let meta = meta_from_files(dir, &files)?;
+            if write_meta(dir, &meta).is_ok() {
+                if let (Ok(f), Some(t)) = (File::options().append(true).open(&meta_path), newest) {
+                    let _ = f.set_modified(t);
+                }
+            }
+            meta
+        }
+    };
+    let last_used = std::fs::metadata(&meta_path).ok().and_then(|m| m.modified().ok()).or(newest)?;
+    let last_used = last_used.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
     Some(EntryInfo { dir: dir.to_path_buf(), meta, bytes, last_used, files })
+}
+
+fn read_meta(path: &Path) -> Option<EntryMeta> {
+    serde_json::from_slice(&std::fs::read(path).ok()?).ok()
+}
+
+/// An entry's metadata from the key of one of its cache files, when the directory is the one
+/// that key's dump would have (nothing else in the cache directory is taken for an entry).
+fn meta_from_files(dir: &Path, files: &[String]) -> Option<EntryMeta> {
+    files.iter().find_map(|name| {
+        let key: Key = read_key(&dir.join(name))?;
+        let dump_number: usize = key.options.strip_prefix("dump=")?.split(';').next()?.parse().ok()?;
+        let meta = EntryMeta { dump: key.identity.path, dump_number, dump_size: key.identity.size };
+        (dir.file_name()? == entry_dir_name(&meta.dump, dump_number).as_str()).then_some(meta)
+    })
+}
+
+/// Writes `meta.json` of the entry in `dir` (whole, by rename).
+fn write_meta(dir: &Path, meta: &EntryMeta) -> std::io::Result<()> {
+    let tmp = dir.join(format!("meta.json.tmp.{}", std::process::id()));
+    std::fs::write(&tmp, serde_json::to_vec(meta).map_err(std::io::Error::other)?)?;
+    std::fs::rename(&tmp, dir.join("meta.json"))
 }
 
 #[cfg(unix)]
@@ -303,16 +346,15 @@ impl Entry {
     }
 
     fn write_meta(&self) -> std::io::Result<()> {
-        let meta = EntryMeta { dump: self.identity.path.clone(), dump_number: self.dump_no, dump_size: self.identity.size };
-        let path = self.dir.join("meta.json");
-        let tmp = self.dir.join(format!("meta.json.tmp.{}", std::process::id()));
-        std::fs::write(&tmp, serde_json::to_vec(&meta).map_err(std::io::Error::other)?)?;
-        std::fs::rename(&tmp, &path)
+        write_meta(&self.dir, &EntryMeta { dump: self.identity.path.clone(), dump_number: self.dump_no, dump_size: self.identity.size })
     }
 
-    /// Marks the entry used now (least-recently-used eviction reads it).
+    /// Marks the entry used now (least-recently-used eviction reads it); a lost or damaged
+    /// `meta.json` is written again (`cache list`, `cache clear` and the cap go by it).
     fn touch(&self) {
-        if let Ok(f) = File::options().append(true).open(self.dir.join("meta.json")) {
+        if read_meta(&self.dir.join("meta.json")).is_none() {
+            let _ = self.write_meta();
+        } else if let Ok(f) = File::options().append(true).open(self.dir.join("meta.json")) {
             let _ = f.set_modified(SystemTime::now());
         }
     }

@@ -218,6 +218,70 @@ fn clear_removes_one_dump_or_all() {
 }
 
 #[test]
+fn an_entry_whose_meta_json_is_lost_or_damaged_is_still_listed_cleared_and_capped() {
+    let s = setup();
+    let e = s.cache.entry(&s.dump, 1, "t").unwrap();
+    write_index(&e);
+    let meta = e.dir().join("meta.json");
+    let written = std::fs::read(&meta).unwrap();
+    let other = s.dump.with_file_name("other.hprof");
+    std::fs::write(&other, b"x").unwrap();
+    write_index(&s.cache.entry(&other, 0, "t").unwrap());
+    for damage in [None, Some(&b"{\"dump\":"[..])] {
+        match damage {
+            None => std::fs::remove_file(&meta).unwrap(),
+            Some(bytes) => std::fs::write(&meta, bytes).unwrap(),
+        }
+        // Listed with the dump its cache file names, and the metadata written again.
+        let listed = s.cache.list();
+        let found = listed.iter().find(|x| x.dir == e.dir()).expect("the entry is listed");
+        assert_eq!(Path::new(&found.meta.dump), std::fs::canonicalize(&s.dump).unwrap());
+        assert_eq!((found.meta.dump_number, found.files.as_slice()), (1, &["index.hqc".to_string()][..]));
+        assert_eq!(std::fs::read(&meta).unwrap(), written);
+    }
+    // A hit repairs it too.
+    std::fs::remove_file(&meta).unwrap();
+    assert!(read_index(&e).is_ok());
+    assert_eq!(std::fs::read(&meta).unwrap(), written);
+    // Cleared by its dump, and by a clear of everything.
+    std::fs::remove_file(&meta).unwrap();
+    assert_eq!(s.cache.clear(Some(&s.dump)).unwrap().0, 1);
+    assert!(!e.dir().exists());
+    write_index(&e);
+    std::fs::write(&meta, b"garbage").unwrap();
+    assert_eq!(s.cache.clear(None).unwrap().0, 2);
+    assert!(s.cache.list().is_empty());
+    // A directory that is not an entry of its file's dump is left alone.
+    write_index(&e);
+    std::fs::remove_file(&meta).unwrap();
+    let moved = s.cache.root().join("0000000000000000-not-an-entry");
+    std::fs::rename(e.dir(), &moved).unwrap();
+    assert!(s.cache.list().is_empty());
+    assert_eq!(s.cache.clear(None).unwrap().0, 0);
+    assert!(moved.exists());
+}
+
+#[test]
+fn a_lost_meta_json_still_counts_against_the_cap() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dumps: Vec<PathBuf> = (0..2)
+        .map(|i| {
+            let p = tmp.path().join(format!("d{i}.hprof"));
+            std::fs::write(&p, vec![i as u8; 1000]).unwrap();
+            p
+        })
+        .collect();
+    // Room for one entry of ~20 MB, not two.
+    let cache = Cache::new(tmp.path().join("cache"), Some(30_000_000));
+    let first = cache.entry(&dumps[0], 0, "t").unwrap();
+    write_index(&first);
+    std::fs::remove_file(first.dir().join("meta.json")).unwrap();
+    assert!(matches!(write_index(&cache.entry(&dumps[1], 0, "t").unwrap()), Written::Done(_)));
+    assert!(!first.dir().exists(), "the older entry was evicted although its meta.json was lost");
+    assert_eq!(cache.list().len(), 1);
+}
+
+#[test]
 fn an_unwritable_directory_is_one_warning() {
     let s = setup();
     let blocked = s.dump.with_file_name("not-a-dir");
