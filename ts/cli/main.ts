@@ -41,7 +41,13 @@ async function dispatch(argv: string[]): Promise<void> {
   // The root (every subcommand loaded for its description) only when help is asked for: a
   // query must not pay for loading the server, the report renderers and the clients.
   if (sub) return run(await sub(), rest, rootForHelp);
-  if (first.startsWith('-')) throw usageError(`unknown option ${first}; see heapql --help`);
+  if (first.startsWith('-')) {
+    // `heapql --no-cache <dump>`: the report's options may come first, as its usage shows; a
+    // subcommand's may not (`heapql --no-cache query <dump>` would read `query` as the dump).
+    const command = argv.find((a) => Object.hasOwn(subCommands, a));
+    if (command) throw usageError(`options go after the command: heapql ${command} … ${first}; see heapql ${command} --help`);
+    return run(await mainCommand(), argv, async () => undefined);
+  }
   if (looksLikeCommand(first)) throw usageError(await unknownCommandMessage(first));
   return run(await mainCommand(), argv, async () => undefined);
 }
