@@ -605,6 +605,11 @@ impl Heap {
     pub fn string_value(&self, o: ObjIdx) -> Option<String> {
         values::string_value(self, o)
     }
+    /// Name of a thread object from its `name` field, whether or not the thread is in
+    /// [`Heap::threads`]: a String, or the `char[]` JDK ≤ 6 kept it in; None otherwise.
+    pub fn thread_name(&self, o: ObjIdx) -> Option<String> {
+        threads::thread_name(self, o)
+    }
     /// Every outbound reference of an object, as target ids (not yet resolved), with no
     /// allocation per call: instance reference fields, object array elements, and for a class
     /// object its super class, loader, and static references. Null references are skipped.

@@ -73,14 +73,15 @@ fn string_or_chars(h: &Heap, v: Option<Value>) -> Option<String> {
         return Some(s);
     }
     // JDK ≤ 6 kept the name as a char[].
-    let b = h.primitive_array_bytes(o)?;
     if h.object_kind(o) != crate::ObjectKind::PrimitiveArray(crate::PrimType::Char) {
         return None;
     }
+    let b = h.primitive_array_bytes(o)?;
     Some(char::decode_utf16(b.chunks_exact(2).map(|c| u16::from_be_bytes([c[0], c[1]]))).map(|r| r.unwrap_or('\u{FFFD}')).collect())
 }
 
-fn thread_name(h: &Heap, o: ObjIdx) -> Option<String> {
+/// The text of a thread object's `name` field: a String, or (JDK ≤ 6) a `char[]`.
+pub(crate) fn thread_name(h: &Heap, o: ObjIdx) -> Option<String> {
     string_or_chars(h, h.field(o, "name"))
 }
 

@@ -154,6 +154,30 @@ fn strings_threads_and_properties() {
     assert_eq!((r.thread_serial, r.frame), (Some(serial), Some(1)));
 }
 
+/// JDK ≤ 6 kept a thread's name in a `char[]`: it reads the same for a thread in the thread
+/// table (a stack trace) and for one only found as a `java.lang.Thread` instance.
+#[test]
+fn jdk6_char_array_thread_names_read_with_or_without_a_stack() {
+    let mut b = DumpBuilder::new(8);
+    let chars = |b: &mut DumpBuilder, s: &str| {
+        let units: Vec<Val> = s.encode_utf16().map(Val::Char).collect();
+        b.primitive_array(BasicType::Char, &units)
+    };
+    let (with_stack, serial) = b.thread("main", false, &[]);
+    let stackless_name = chars(&mut b, "Low Memory Detector");
+    let stackless = b.instance(b.thread_class, &[Val::Obj(stackless_name), Val::Bool(true)]);
+    let nameless = b.instance(b.thread_class, &[Val::Obj(0), Val::Bool(true)]);
+    let h = open(&b.build());
+    let main = h.threads().iter().find(|t| t.serial == serial).unwrap();
+    assert_eq!(main.name.as_deref(), Some("main"));
+    assert_eq!(h.thread_name(h.index_of(with_stack).unwrap()).as_deref(), Some("main"));
+    assert!(h.threads().iter().all(|t| t.object != h.index_of(stackless)));
+    assert_eq!(h.thread_name(h.index_of(stackless).unwrap()).as_deref(), Some("Low Memory Detector"));
+    assert_eq!(h.thread_name(h.index_of(nameless).unwrap()), None);
+    // Not a thread name: a char[] that is not some object's `name`.
+    assert_eq!(h.thread_name(h.index_of(stackless_name).unwrap()), None);
+}
+
 #[test]
 fn four_byte_ids_and_several_dumps() {
     let mut w = Writer::new("JAVA PROFILE 1.0.1", 4, 0);

@@ -409,14 +409,14 @@ impl<'a> Ctx<'a> {
     }
 
     /// A thread's name: from the heap's thread table when the thread has a stack, else its
-    /// `name` field.
+    /// `name` field (a String, or a `char[]` on JDK ≤ 6), decoded as the thread table does.
     pub fn thread_name(&self, o: ObjIdx) -> Option<String> {
         self.heap
             .threads()
             .iter()
             .find(|t| t.object == Some(o))
             .and_then(|t| t.name.clone())
-            .or_else(|| self.string_field(o, "name"))
+            .or_else(|| self.heap.thread_name(o))
     }
 
     /// Java-form name of a class object's class, or of an object's class.

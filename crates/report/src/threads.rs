@@ -46,7 +46,7 @@ pub fn threads(ctx: &Ctx, thread_objects: &[ObjIdx]) -> ThreadOverview {
             let retained = a.retained_size(o);
             Thread {
                 object: ctx.object_ref(o),
-                name: info.and_then(|t| t.name.clone()).or_else(|| ctx.string_field(o, "name")),
+                name: info.and_then(|t| t.name.clone()).or_else(|| heap.thread_name(o)),
                 daemon,
                 priority: int("priority"),
                 state: int("threadStatus").map(|s| thread_state(s).to_string()),

@@ -250,6 +250,26 @@ fn threads_show_state_priority_daemon_frames_and_locals() {
     let _ = t2;
 }
 
+/// JDK ≤ 6: a thread without a stack trace (not in the dump's thread table) whose `name` is a
+/// `char[]` is named by it in the Thread Overview and in its object label, as threads with a
+/// stack are.
+#[test]
+fn stackless_threads_with_char_array_names_are_named() {
+    let mut b = DumpBuilder::new(8);
+    let units: Vec<Val> = "C2 CompilerThread0".encode_utf16().map(Val::Char).collect();
+    let name = b.primitive_array(BasicType::Char, &units);
+    let t = b.instance(b.thread_class, &[Val::Obj(name), Val::Bool(true)]);
+    b.root_jni_global(t);
+    let bytes = b.build();
+    let (heap, a) = analyze(&bytes, false);
+    assert!(heap.threads().iter().all(|x| x.object != Some(idx(&heap, t))));
+    let data = report(&heap, &a);
+    let th = data.threads.threads.iter().find(|x| x.object.object_id == idx(&heap, t)).unwrap();
+    assert_eq!(th.name.as_deref(), Some("C2 CompilerThread0"));
+    assert_eq!(th.object.label, "C2 CompilerThread0");
+    assert_eq!(th.daemon, Some(true));
+}
+
 /// The `name` String of a testkit thread.
 fn heap_name(heap: &Heap, thread: u64) -> u64 {
     match heap.field(idx(heap, thread), "name") {
