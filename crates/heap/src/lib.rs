@@ -354,6 +354,8 @@ pub(crate) struct ClassExt {
     pub is_array: bool,
     /// For Android: the array header size from the array class's CLASS DUMP.
     pub dump_array_header: u32,
+    /// Android (ART): the fake `byte[]` the class's `$classOverhead` static refers to.
+    pub overhead_array: Option<ObjIdx>,
 }
 
 /// The index itself. Resident memory: about 8 bytes per object beyond the mapped file.
@@ -538,6 +540,13 @@ impl Heap {
     }
     pub fn class(&self, c: ClassIdx) -> &ClassInfo {
         &self.classes[c as usize]
+    }
+    /// Android (ART) dumps: the `byte[]` of class `c`'s `$classOverhead` static. ART's hprof
+    /// writer adds that static to a class whose native part (embedded vtable) is larger than 4
+    /// bytes, pointing at a zero-filled `byte[]` of that size that is no Java object: it only
+    /// makes the class's size count in the dump. None for other classes and other dumps.
+    pub fn class_overhead_array(&self, c: ClassIdx) -> Option<ObjIdx> {
+        self.ext.get(c as usize)?.overhead_array
     }
     /// Every class with this Java-form name (several loaders may define the same name).
     pub fn classes_named(&self, name: &str) -> &[ClassIdx] {

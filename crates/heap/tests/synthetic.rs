@@ -178,6 +178,27 @@ fn jdk6_char_array_thread_names_read_with_or_without_a_stack() {
     assert_eq!(h.thread_name(h.index_of(stackless_name).unwrap()), None);
 }
 
+/// ART's `$classOverhead` static and its fake `byte[]` are recognised once per class, on
+/// Android dumps only (4-byte ids with such statics here); a `$classOverhead` that is not a
+/// byte[] is not one.
+#[test]
+fn art_class_overhead_arrays_are_known_per_class() {
+    for id_size in [4, 8] {
+        let mut b = DumpBuilder::new(id_size);
+        let arr = b.byte_array(&[0u8; 40]);
+        let ints = b.primitive_array(BasicType::Int, &[Val::Int(0)]);
+        let a = b.class_full("app.A", Some(b.object_class), 0, &[], &[("$classOverhead", Val::Obj(arr))]);
+        let odd = b.class_full("app.Odd", Some(b.object_class), 0, &[], &[("$classOverhead", Val::Obj(ints))]);
+        let plain = b.class_full("app.Plain", Some(b.object_class), 0, &[], &[("other", Val::Obj(arr))]);
+        let h = open(&b.build());
+        let class = |id: u64| h.class_described_by(h.index_of(id).unwrap()).unwrap();
+        let want = (id_size == 4).then(|| h.index_of(arr).unwrap());
+        assert_eq!(h.class_overhead_array(class(a)), want, "id size {id_size}");
+        assert_eq!(h.class_overhead_array(class(odd)), None);
+        assert_eq!(h.class_overhead_array(class(plain)), None);
+    }
+}
+
 #[test]
 fn four_byte_ids_and_several_dumps() {
     let mut w = Writer::new("JAVA PROFILE 1.0.1", 4, 0);

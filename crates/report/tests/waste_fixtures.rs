@@ -109,3 +109,30 @@ fn the_box_caches_are_not_waste() {
         }
     }
 }
+
+/// The AOSP ahat test dump (shared corpus): ART's `$classOverhead` arrays, 796 of them zero
+/// byte[]s of equal lengths, are neither duplicate arrays nor zero tails, in the waste
+/// section alone or in the full report (which finds them beside the dominators).
+#[test]
+fn art_class_overhead_arrays_are_not_waste_in_the_ahat_dump() {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/ahat-test-dump.hprof");
+    if !p.exists() {
+        eprintln!("skipped: {} is absent", p.display());
+        return;
+    }
+    let heap = Heap::open(&p, OpenOptions::default()).unwrap();
+    let a = FullAnalysis::build(&heap, GraphOptions::default()).unwrap();
+    let arrays = (0..heap.class_count()).filter(|&c| heap.class_overhead_array(c).is_some()).count();
+    assert!(arrays > 800, "{arrays} $classOverhead arrays");
+    let alone = analyze(&heap, &a, &WasteOptions { limit: 100_000, ..Default::default() }).unwrap();
+    let report = heapql_report::build(&heap, &a, &heapql_report::ReportOptions { limit: 100_000, ..Default::default() }).unwrap();
+    for w in [&alone, &report.waste] {
+        for c in &w.categories {
+            assert!(!c.rows.iter().any(|r| r.holder.field.as_deref() == Some("$classOverhead")), "{:?}", c.check);
+        }
+        let cat = |check: Check| w.categories.iter().find(|c| c.check == check).unwrap();
+        assert_eq!((cat(Check::DuplicateArrays).objects, cat(Check::DuplicateArrays).overhead), (50, 3178));
+        assert_eq!((cat(Check::ZeroTailArrays).objects, cat(Check::ZeroTailArrays).overhead), (6, 24542));
+    }
+    assert_eq!(alone.overhead, report.waste.overhead);
+}

@@ -156,3 +156,48 @@ fn a_strings_own_array_is_judged_with_the_string() {
         assert_eq!(tails.rows[0].example.object_id, idx(alone_tail), "{how}");
     }
 }
+
+/// ART's hprof writer gives a class a `$classOverhead` static holding a zero-filled `byte[]`
+/// that stands for the class's native size: no code change saves it, so neither duplicate
+/// arrays nor zero tails count it. The application's own arrays of the same content still
+/// count (the first of them is now the kept copy), and so does such an array when something
+/// else holds it too (the class alone does not dominate it).
+#[test]
+fn art_class_overhead_arrays_are_not_waste() {
+    // 4-byte ids and `$classOverhead` statics: read as an Android dump.
+    let mut b = DumpBuilder::new(4);
+    let obj = b.object_class;
+    let holder_class = b.class("app.Holder", Some(obj), &[("a", BasicType::Object), ("b", BasicType::Object), ("shared", BasicType::Object)]);
+    let mut classes = Vec::new();
+    let mut overhead = Vec::new();
+    for name in ["app.A", "app.B", "app.C", "app.D"] {
+        let c = b.class_full(name, Some(obj), 0, &[], &[]);
+        let len = if name == "app.D" { 50 } else { 100 };
+        let arr = b.byte_array(&vec![0u8; len]);
+        b.set_statics(c, &[("$classOverhead", Val::Obj(arr))]);
+        b.root_sticky_class(c);
+        classes.push(c);
+        overhead.push(arr);
+    }
+    let own1 = b.byte_array(&[0u8; 100]);
+    let own2 = b.byte_array(&[0u8; 100]);
+    let holder = b.instance(holder_class, &[Val::Obj(own1), Val::Obj(own2), Val::Obj(overhead[3])]);
+    b.root_jni_global(holder);
+    let bytes = b.build();
+    let (heap, w) = waste_of(&bytes);
+    let idx = |id: u64| heap.index_of(id).unwrap();
+    for (&c, &arr) in classes.iter().zip(&overhead) {
+        let c = heap.class_described_by(idx(c)).unwrap();
+        assert_eq!(heap.class_overhead_array(c), Some(idx(arr)), "{}", heap.class(c).name);
+    }
+    let cat = |check: Check| w.categories.iter().find(|c| c.check == check).unwrap();
+    let dup = cat(Check::DuplicateArrays);
+    assert_eq!((dup.objects, dup.overhead), (1, heap.shallow_size(idx(own2))));
+    assert_eq!(dup.rows[0].holder.label, "app.Holder.b → byte[]");
+    let tails = cat(Check::ZeroTailArrays);
+    assert_eq!((tails.objects, tails.overhead), (2, 100 + 50));
+    let mut examples: Vec<u32> = tails.rows.iter().map(|r| r.example.object_id).collect();
+    examples.sort_unstable();
+    assert_eq!(examples, vec![idx(overhead[3]), idx(own1)]);
+    assert_eq!(w.overhead, dup.overhead + tails.overhead);
+}

@@ -188,6 +188,16 @@ fn new_heap(src: Source, path: &str, options: &OpenOptions, header: &Header, dum
         utf16_big_endian: false,
         scratch: options.scratch.clone(),
     };
+    // ART's fake `$classOverhead` arrays (`Heap::class_overhead_array`), found once here.
+    if android {
+        for c in 0..h.classes.len() {
+            let target = h.classes[c].statics.iter().find(|s| s.name == "$classOverhead").and_then(|s| match s.value {
+                Value::Object(id) => h.index_of(id),
+                _ => None,
+            });
+            h.ext[c].overhead_array = target.filter(|&o| h.object_kind(o) == ObjectKind::PrimitiveArray(PrimType::Byte));
+        }
+    }
     // JDK 9+ UTF-16 byte order: StringUTF16.HI_BYTE_SHIFT is 8 on big-endian VMs.
     if let Some(&c) = h.classes_named("java.lang.StringUTF16").first() {
         if let Some(s) = h.classes[c as usize].statics.iter().find(|s| s.name == "HI_BYTE_SHIFT") {

@@ -274,9 +274,13 @@ pub fn attribute(env: &Env, mut seen: Objects, ctl: &Control) -> Result<Partial,
         }
     }
     // The byte[] and char[] of the tree (the first step saw only the tree's objects), in
-    // order: each is hashed unless it is a String's value, judged with the String.
+    // order: each is hashed unless it is a String's value, judged with the String, or ART's
+    // stand-in for a class's native size (`class_overhead`).
     let heap = env.heap;
-    let texts = std::mem::take(&mut seen.texts);
+    let mut texts = std::mem::take(&mut seen.texts);
+    for o in class_overhead(env) {
+        texts.set(o as usize, false);
+    }
     for (k, o) in texts.ones().enumerate() {
         if k % TICK as usize == 0 {
             // Cancellation only: the progress stays where the object pass left it.
@@ -288,6 +292,18 @@ pub fn attribute(env: &Env, mut seen: Objects, ctl: &Control) -> Result<Partial,
         }
     }
     Ok(Partial { rows, arrays: seen.arrays, tails: seen.tails, strings: seen.strings })
+}
+
+/// The `byte[]`s ART's hprof writer makes up for classes' `$classOverhead` statics
+/// (`Heap::class_overhead_array`) that only their class holds (it dominates them): they stand
+/// for the class's native size, no code change saves them, so no check counts them. One look
+/// per class, none per object.
+fn class_overhead<'a>(env: &Env<'a>) -> impl Iterator<Item = ObjIdx> + 'a {
+    let (heap, a) = (env.heap, env.analysis);
+    (0..heap.class_count()).filter_map(move |c| {
+        let o = heap.class_overhead_array(c)?;
+        (a.immediate_dominator(o) == Some(heap.class(c).object)).then_some(o)
+    })
 }
 
 /// The types of a String's value.
