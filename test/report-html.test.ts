@@ -34,6 +34,18 @@ describe('HTML report', () => {
     expect(html).toContain('<li>at <code>Demo$RequestHandler.awaitNextRequest()V (Demo.java:131)</code><ul><li>local <code>byte[] @ 0x7f0c0000</code>');
   });
 
+  test('a suspect without a path: a group with no accumulation point has no single path; a single object is unreachable', () => {
+    const m = sampleModel();
+    const [single, group] = m.leakSuspects.suspects;
+    group.accumulationPoint = null;
+    group.pathToRoot = null;
+    single.pathToRoot = null;
+    const [, one, many] = renderHtml(m).split('<section id="top-consumers">')[0].split(/<h3>Problem Suspect \d+: /);
+    expect(many).toContain('<p>No single path: the instances share no common accumulation point, so no one path from a GC root leads to them all.</p>');
+    expect(many).not.toContain('unreachable');
+    expect(one).toContain('<p>No path to a GC root (the object is unreachable).</p>');
+  });
+
   test('escapes everything from the dump, in text, attributes and SVG labels', () => {
     const m = sampleModel();
     m.overview.file.path = `/tmp/${HOSTILE}.hprof`;

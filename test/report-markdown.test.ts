@@ -63,6 +63,22 @@ describe('Markdown report', () => {
     expect(md).toContain('| locale=en | 9 | 400 | 18.7 KiB |');
   });
 
+  test('a suspect without a path: a group with no accumulation point has no single path; a single object is unreachable', () => {
+    const m = sampleModel();
+    const [single, group] = m.leakSuspects.suspects;
+    group.accumulationPoint = null;
+    group.pathToRoot = null;
+    single.pathToRoot = null;
+    const [, one, many] = renderMarkdown(m).split('\n## Top Consumers')[0].split(/\n### Problem Suspect \d+: /);
+    expect(many).toContain('**Shortest path from a GC root**\n\n_No single path: the instances share no common accumulation point, so no one path from a GC root leads to them all._');
+    expect(many).not.toContain('unreachable');
+    expect(one).toContain('_No path to a GC root (the object is unreachable)._');
+    // A group whose accumulation point has no path: that point is unreachable.
+    const lost = sampleModel();
+    lost.leakSuspects.suspects[1].pathToRoot = null;
+    expect(renderMarkdown(lost)).toContain('_No path to a GC root (the accumulation point is unreachable)._');
+  });
+
   test('escapes text from the dump: no raw markup, no broken table rows', () => {
     const m = sampleModel();
     m.overview.classHistogram.rows[0].className = HOSTILE;

@@ -4,7 +4,7 @@
  */
 import { estimatedSizesText, formatBytes, NO_HEAP_DUMP_TEXT } from './summary.js';
 import type { ObjectRef, Value } from './query-result.js';
-import type { ReportModel, Via } from './model.js';
+import type { LeakSuspect, ReportModel, Via } from './model.js';
 
 export { formatBytes };
 
@@ -71,6 +71,21 @@ export function viaText(via: Via | null): string {
     default:
       return via.name;
   }
+}
+
+/**
+ * What a leak suspect without a path to show is, from the fields of the report JSON: a group
+ * with no accumulation point (`kind` group, `accumulationPoint` null) has no single path to
+ * show, whatever its instances' own paths; otherwise the object the path would end at (the
+ * suspect, or its accumulation point) has no path from a GC root: it is unreachable.
+ */
+export function noPathText(s: LeakSuspect): string {
+  if (s.kind === 'group' && !s.accumulationPoint) {
+    return 'No single path: the instances share no common accumulation point, so no one path from a GC root leads to them all.';
+  }
+  return s.kind === 'group'
+    ? 'No path to a GC root (the accumulation point is unreachable).'
+    : 'No path to a GC root (the object is unreachable).';
 }
 
 /** A stack frame as a Java stack trace prints it: `pkg.Cls.m(Sig) (File.java:12)`. */

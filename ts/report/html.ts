@@ -4,7 +4,7 @@
  * from the dump is HTML-escaped: class names and strings are attacker-controlled.
  */
 import { planQuery, queryChartSvg, type QueryView } from './charts.js';
-import { baseName, formatBytes, frameText, int, overviewFacts, percent, sizeWithPercent, valueText, viaText } from './format.js';
+import { baseName, formatBytes, frameText, int, noPathText, overviewFacts, percent, sizeWithPercent, valueText, viaText } from './format.js';
 import { escapeHtml as esc } from './html-escape.js';
 import type { ConsumerGroup, LeakSuspect, ReportModel, ReportWarning, ThreadInfo, Waste, WasteModel } from './model.js';
 import type { QueryResult } from './query-result.js';
@@ -220,7 +220,7 @@ function systemOverview(model: ReportModel): string {
 
 function pathHtml(s: LeakSuspect): string {
   const p = s.pathToRoot;
-  if (!p || p.steps.length === 0) return '<p>No path to a GC root (the object is unreachable).</p>';
+  if (!p || p.steps.length === 0) return `<p>${esc(noPathText(s))}</p>`;
   const items = p.steps.map((step, i) => {
     const pad = `style="padding-left:${i * 18}px"`;
     const via = step.via ? `${code(viaText(step.via))} → ` : '';

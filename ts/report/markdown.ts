@@ -4,7 +4,7 @@
  * are attacker-controlled and Markdown viewers render inline HTML).
  */
 import { planQuery, type QueryView } from './charts.js';
-import { baseName, formatBytes, frameText, int, overviewFacts, percent, printable, shorten, sizeWithPercent, valueText, viaText } from './format.js';
+import { baseName, formatBytes, frameText, int, noPathText, overviewFacts, percent, printable, shorten, sizeWithPercent, valueText, viaText } from './format.js';
 import type { LeakSuspect, ReportModel, ThreadInfo, Waste, WasteModel } from './model.js';
 import type { QueryResult } from './query-result.js';
 
@@ -189,7 +189,7 @@ function leakSuspects(model: ReportModel): string[] {
     if (s.keywords.length) facts.push(['Keywords', s.keywords.map(mdText).join(', ')]);
     out.push(table(['', ''], facts.map(([k, v]) => [`**${k}**`, v])));
     const tree = pathTree(s);
-    out.push('**Shortest path from a GC root**', tree ?? '_No path to a GC root (the object is unreachable)._');
+    out.push('**Shortest path from a GC root**', tree ?? `_${noPathText(s)}_`);
     if (s.biggestInstances.length) {
       out.push(
         '**Biggest instances**',
