@@ -53,3 +53,6 @@ export function histogram(which: 'baseline' | 'current'): { rows: Histogram; uns
   }
   return { rows: before, unstable };
 }
+
+/** The third-party corpus beside the project (`../shared/corpus`), when it is there. */
+export const corpus = (name: string): string => path.resolve(root, '../shared/corpus', name);

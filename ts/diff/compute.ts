@@ -4,7 +4,8 @@
  *    name such as `app`, else its class with the address dropped); same-key rows are summed;
  *  - packages: the package of each class row, instances and shallow bytes summed;
  *  - big dominators and single leak suspects: by the path key (snapshot.ts `pathKey`); group
- *    suspects by `instances of <class> (<loader>)`;
+ *    suspects by `instances of <class> (<loader>)`; suspects of one key one to one, biggest with
+ *    biggest (dominators of one key are summed);
  *  - duplicate strings: by the text (and its length, as texts are cut at 200 characters).
  */
 import { VERSION } from '../version.js';
@@ -163,77 +164,108 @@ function dominatorRows(b: DumpSnapshot, c: DumpSnapshot, threshold: number): Dom
 
 type Suspect = ReportSections['leakSuspects']['suspects'][number];
 
+/** A suspect keyed by its object's path (single), or by its class (group, or no object). */
+const byObject = (s: Suspect) => s.kind === 'single' && s.object !== null;
+
 function suspectKey(s: Suspect, snap: DumpSnapshot): string {
-  if (s.kind === 'group' || s.object === null) return `instances of ${s.className} (${loaderKey(s.classLoader)})`;
-  return snap.keyOf.get(s.object.objectId) ?? `(no path) ${s.className}`;
+  if (!byObject(s)) return `instances of ${s.className} (${loaderKey(s.classLoader)})`;
+  return snap.keyOf.get(s.object!.objectId) ?? `(no path) ${s.className}`;
 }
 
-/** What one dump offers to size the other's suspects: its suspects, big dominators and classes, by key. */
-interface SuspectSide {
-  suspects: Map<string, Suspect>;
-  dominators: Map<string, Sums<'retained'>>;
-  classes: Map<string, Sums<(typeof CLASS_FIELDS)[number]>>;
-}
+/** Biggest first: by retained size, then rank. */
+const biggestFirst = <T extends { retained: number }>(rank: (x: T) => number) => (p: T, q: T) => q.retained - p.retained || rank(p) - rank(q);
 
-function suspectSide(snap: DumpSnapshot): SuspectSide {
-  return {
-    suspects: new Map(snap.sections.leakSuspects.suspects.map((s) => [suspectKey(s, snap), s])),
-    dominators: dominatorSums(snap),
-    classes: classSums(snap.sections),
-  };
-}
-
-/** A suspect's size in the other dump: its suspect, else a big dominator with the key, else the class. */
-function sizeIn(side: SuspectSide, s: Suspect, key: string): { retained: number | null; rank: number | null; source: SuspectDiffRow['baselineSource'] } {
-  const same = side.suspects.get(key);
-  if (same) return { retained: same.retained, rank: same.rank, source: 'suspect' };
-  if (s.kind === 'single') {
-    const dom = side.dominators.get(key);
-    if (dom) return { retained: dom.retained, rank: null, source: 'dominator' };
-    return { retained: null, rank: null, source: 'none' };
+/** A dump's suspects grouped by key, each group biggest first (the order they are paired in). */
+function suspectsByKey(snap: DumpSnapshot): Map<string, Suspect[]> {
+  const out = new Map<string, Suspect[]>();
+  for (const s of snap.sections.leakSuspects.suspects) {
+    const k = suspectKey(s, snap);
+    const list = out.get(k);
+    if (list) list.push(s);
+    else out.set(k, [s]);
   }
-  const cls = side.classes.get(classKey(s.className, s.classLoader));
-  return cls ? { retained: cls.retained, rank: null, source: 'class' } : { retained: null, rank: null, source: 'none' };
+  for (const list of out.values()) list.sort(biggestFirst((s) => s.rank));
+  return out;
 }
 
+interface Sized {
+  retained: number;
+  rank: number | null;
+  source: Exclude<SuspectDiffRow['baselineSource'], 'none'>;
+}
+
+/**
+ * What else in `snap` has the key of its suspects `own` (all of that key), biggest first: the
+ * big dominators with the key that are not suspects (single), or the class rows of the key that
+ * are not suspects (group). Suspects the other dump has more of than `snap` are sized by these,
+ * one each, in order.
+ */
+function othersWithKey(snap: DumpSnapshot, key: string, sample: Suspect, own: Suspect[]): Sized[] {
+  if (byObject(sample)) {
+    const suspects = new Set(snap.sections.leakSuspects.suspects.map((s) => s.object?.objectId));
+    return snap.dominators
+      .filter((d) => d.key === key && !suspects.has(d.objectId))
+      .sort(biggestFirst((d) => d.objectId))
+      .map((d) => ({ retained: d.retained, rank: null, source: 'dominator' }));
+  }
+  const k = classKey(sample.className, sample.classLoader);
+  const taken = new Set(own.map((s) => `${s.className}\u0000${s.classLoader}`));
+  return snap.sections.overview.classHistogram.rows
+    .filter((r) => classKey(r.className, r.classLoader) === k && !taken.has(`${r.className}\u0000${r.classLoader}`))
+    .sort((p, q) => q.retained - p.retained || ((p.classLoader ?? '') < (q.classLoader ?? '') ? -1 : (p.classLoader ?? '') > (q.classLoader ?? '') ? 1 : 0))
+    .map((r) => ({ retained: r.retained, rank: null, source: 'class' }));
+}
+
+/**
+ * Each dump's suspects with one key are paired one to one, biggest with biggest; the ones left
+ * over on either side are sized by what else the other dump has with the key (othersWithKey),
+ * else have no counterpart (new, or gone).
+ */
 function suspectRows(b: DumpSnapshot, c: DumpSnapshot): SuspectDiffRow[] {
-  const bSide = suspectSide(b);
-  const cSide = suspectSide(c);
-  const bSuspects = bSide.suspects;
-  const cSuspects = cSide.suspects;
+  const bByKey = suspectsByKey(b);
+  const cByKey = suspectsByKey(c);
   const pct = (bytes: number | null, snap: DumpSnapshot) => (bytes === null || snap.facts.usedHeap === 0 ? null : (bytes * 100) / snap.facts.usedHeap);
   const current: SuspectDiffRow[] = [];
-  for (const [key, s] of cSuspects) {
-    const base = sizeIn(bSide, s, key);
-    current.push({
-      status: statusOf(base.retained, s.retained),
-      title: s.title,
-      kind: s.kind,
-      key,
-      currentRank: s.rank,
-      baselineRank: base.rank,
-      baselineSource: base.source,
-      retained: change(base.retained ?? 0, s.retained),
-      retainedPercent: { baseline: pct(base.retained, b), current: pct(s.retained, c) },
+  for (const [key, cs] of cByKey) {
+    const bs = bByKey.get(key) ?? [];
+    const others = cs.length > bs.length ? othersWithKey(b, key, cs[bs.length]!, bs) : [];
+    cs.forEach((s, i) => {
+      const base: Sized | undefined = i < bs.length ? { retained: bs[i]!.retained, rank: bs[i]!.rank, source: 'suspect' } : others[i - bs.length];
+      current.push({
+        status: statusOf(base ? base.retained : null, s.retained),
+        title: s.title,
+        kind: s.kind,
+        key,
+        currentRank: s.rank,
+        baselineRank: base?.rank ?? null,
+        baselineSource: base?.source ?? 'none',
+        retained: change(base?.retained ?? 0, s.retained),
+        retainedPercent: { baseline: pct(base?.retained ?? null, b), current: pct(s.retained, c) },
+      });
     });
   }
   const gone: SuspectDiffRow[] = [];
-  for (const [key, s] of bSuspects) {
-    if (cSuspects.has(key)) continue;
-    const now = sizeIn(cSide, s, key);
-    gone.push({
-      status: statusOf(s.retained, now.retained),
-      title: s.title,
-      kind: s.kind,
-      key,
-      currentRank: null,
-      baselineRank: s.rank,
-      baselineSource: 'suspect',
-      retained: change(s.retained, now.retained ?? 0),
-      retainedPercent: { baseline: pct(s.retained, b), current: pct(now.retained, c) },
+  for (const [key, bs] of bByKey) {
+    const cs = cByKey.get(key) ?? [];
+    if (bs.length <= cs.length) continue;
+    const others = othersWithKey(c, key, bs[cs.length]!, cs);
+    bs.slice(cs.length).forEach((s, j) => {
+      const now = others[j];
+      gone.push({
+        status: statusOf(s.retained, now ? now.retained : null),
+        title: s.title,
+        kind: s.kind,
+        key,
+        currentRank: null,
+        baselineRank: s.rank,
+        baselineSource: 'suspect',
+        retained: change(s.retained, now?.retained ?? 0),
+        retainedPercent: { baseline: pct(s.retained, b), current: pct(now?.retained ?? null, c) },
+      });
     });
   }
-  const order = (p: SuspectDiffRow, q: SuspectDiffRow) => growthThenName(p.retained.delta, q.retained.delta, p.key, q.key);
+  const rank = (r: SuspectDiffRow) => r.currentRank ?? r.baselineRank ?? 0;
+  const order = (p: SuspectDiffRow, q: SuspectDiffRow) => growthThenName(p.retained.delta, q.retained.delta, p.key, q.key) || rank(p) - rank(q);
   return [...current.sort(order), ...gone.sort(order)];
 }
 

@@ -106,7 +106,12 @@ export const SuspectDiffRowSchema = Obj({
   kind: Type.Union([Type.Literal('single'), Type.Literal('group')]),
   key: Type.String({ description: 'single: the object\'s path key; group: `instances of <class>`' }),
   currentRank: Nullable(Type.Integer({ minimum: 1 })),
-  baselineRank: Nullable(Type.Integer({ minimum: 1, description: 'null when the baseline has no suspect with this key' })),
+  baselineRank: Nullable(
+    Type.Integer({
+      minimum: 1,
+      description: 'the paired baseline suspect\'s rank (suspects of one key are paired one to one, biggest with biggest); null when no baseline suspect is left for it',
+    }),
+  ),
   baselineSource: Type.Union([Type.Literal('suspect'), Type.Literal('dominator'), Type.Literal('class'), Type.Literal('none')], {
     description: 'where the baseline size comes from: its own suspect, one of its big dominators, its class histogram, or nowhere (new)',
   }),
