@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use crate::{ids, layout, ClassExt, ClassHistogramRow, ClassIdx, ClassInfo, DumpInfo, GcRoot, Heap, HeapError, HeapSummary, ObjIdx, OpenOptions, ThreadInfo, Warning};
 
 /// Bump when what this file writes changes meaning (part of every cache key).
-pub const CACHE_LAYOUT: &str = "heap3";
+pub const CACHE_LAYOUT: &str = "heap4";
 
 /// Everything but the per-object arrays.
 #[derive(Serialize, Deserialize)]

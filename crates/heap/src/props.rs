@@ -25,6 +25,29 @@ pub(crate) fn system_properties(h: &Heap) -> Vec<(String, String)> {
     out
 }
 
+/// One system property as `System.getProperty` reads it: from `java.lang.System.props`, else
+/// from its `defaults` chain. Android keeps the VM's own properties (`java.vm.version`,
+/// `java.vm.name`) in `System.unchangeableProps`, the defaults of `props`.
+pub(crate) fn system_property(h: &Heap, key: &str) -> Option<String> {
+    for &c in h.classes_named("java.lang.System") {
+        let mut props = obj(h, h.classes[c as usize].object, "props");
+        // A bounded chain: a corrupt dump cannot loop.
+        for _ in 0..16 {
+            let Some(p) = props else { break };
+            let table_owner = obj(h, p, "map").unwrap_or(p);
+            let mut entries = Vec::new();
+            if let Some(table) = obj(h, table_owner, "table") {
+                walk_table(h, table, &mut entries);
+            }
+            if let Some((_, v)) = entries.into_iter().find(|e| e.0 == key) {
+                return Some(v);
+            }
+            props = obj(h, p, "defaults");
+        }
+    }
+    None
+}
+
 fn obj(h: &Heap, o: ObjIdx, name: &str) -> Option<ObjIdx> {
     match h.field(o, name)? {
         Value::Object(id) => h.index_of(id),

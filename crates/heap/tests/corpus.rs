@@ -58,6 +58,8 @@ fn hprof_64_openjdk8() {
 fn ahat_android_dump() {
     let Some(h) = open("ahat-test-dump.hprof") else { return };
     assert_eq!(h.info().format, "JAVA PROFILE 1.0.3");
+    // A host ART (no android.os.Build): ART's version from `unchangeableProps`, never "0".
+    assert_eq!(h.info().jvm_version.as_deref(), Some("Android (ART 2.1.0)"));
     assert_eq!(h.object_count(), 25919);
     assert!(record_count("ahat-test-dump.hprof", tag::HEAP_DUMP_SEGMENT) >= 497);
     let mut sizes: Vec<u64> = (0..h.object_count()).map(|o| h.shallow_size(o)).collect();

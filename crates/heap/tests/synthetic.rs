@@ -199,6 +199,47 @@ fn art_class_overhead_arrays_are_known_per_class() {
     }
 }
 
+/// Android names no Java version (libcore's `java.version` and `sun.misc.Version.java_version`
+/// are "0"): the version is ART's, from the `java.vm.version` property `System.props` inherits
+/// from its `defaults` (`unchangeableProps`), with the release and API level of the framework's
+/// `android.os.Build$VERSION` when the dump holds it.
+#[test]
+fn android_dumps_name_the_runtime_not_java_0() {
+    for framework in [false, true] {
+        // 4-byte ids and a `$classOverhead` static: read as an Android dump.
+        let mut b = DumpBuilder::new(4);
+        let obj = b.object_class;
+        let overhead = b.byte_array(&[0u8; 16]);
+        let props_class = b.class("java.util.Properties", Some(obj), &[("defaults", BasicType::Object), ("table", BasicType::Object)]);
+        let entry = b.class("java.util.Hashtable$Entry", Some(obj), &[("key", BasicType::Object), ("value", BasicType::Object), ("next", BasicType::Object)]);
+        let props = |b: &mut DumpBuilder, defaults: u64, kv: &[(&str, &str)]| {
+            let mut next = 0;
+            for (k, v) in kv {
+                let (k, v) = (b.string(k), b.string(v));
+                next = b.instance(entry, &[Val::Obj(k), Val::Obj(v), Val::Obj(next)]);
+            }
+            let table = b.object_array(b.object_array_class, &[next]);
+            b.instance(props_class, &[Val::Obj(defaults), Val::Obj(table)])
+        };
+        let unchangeable = props(&mut b, 0, &[("java.version", "0"), ("java.vm.version", "2.1.0"), ("java.vm.name", "Dalvik")]);
+        let system_props = props(&mut b, unchangeable, &[("java.io.tmpdir", "/tmp")]);
+        b.class_full("java.lang.System", Some(obj), 0, &[], &[("$classOverhead", Val::Obj(overhead)), ("props", Val::Obj(system_props))]);
+        let zero = b.string("0");
+        b.class_full("sun.misc.Version", Some(obj), 0, &[], &[("java_version", Val::Obj(zero))]);
+        if framework {
+            let release = b.string("14");
+            b.class_full("android.os.Build$VERSION", Some(obj), 0, &[], &[("RELEASE", Val::Obj(release)), ("SDK_INT", Val::Int(34))]);
+        }
+        let h = open(&b.build());
+        assert_eq!(h.info().size_model_source, "Android (sizes recorded in the dump)");
+        // `props` alone: the list is the process's own properties, as before.
+        assert_eq!(h.system_properties(), &[("java.io.tmpdir".to_string(), "/tmp".to_string())]);
+        let want = if framework { "Android 14 (API 34, ART 2.1.0)" } else { "Android (ART 2.1.0)" };
+        assert_eq!(h.info().jvm_version.as_deref(), Some(want));
+        assert_eq!(h.info().jdk_feature, None);
+    }
+}
+
 #[test]
 fn four_byte_ids_and_several_dumps() {
     let mut w = Writer::new("JAVA PROFILE 1.0.1", 4, 0);

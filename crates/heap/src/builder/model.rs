@@ -5,7 +5,12 @@ use std::ops::Range;
 
 /// The dumped JVM's version and feature release (`17` for 17.0.9, `8` for 1.8.0_392): from
 /// the system properties, else from `VersionProps.java_version` / `Version.java_version`.
+/// Android has no Java version (libcore's `java.version` is a constant "0"): its runtime is
+/// named instead (`android_version`), with no feature release.
 pub(super) fn jvm_version(h: &Heap) -> (Option<String>, Option<u32>) {
+    if h.model.android {
+        return (Some(android_version(h)), None);
+    }
     let prop = |k: &str| h.props.iter().find(|p| p.0 == k).map(|p| p.1.clone());
     let mut version = prop("java.runtime.version").or_else(|| prop("java.version"));
     if version.is_none() {
@@ -21,6 +26,34 @@ pub(super) fn jvm_version(h: &Heap) -> (Option<String>, Option<u32>) {
     }
     let feature = prop("java.specification.version").and_then(|v| parse_feature(&v)).or_else(|| version.as_deref().and_then(parse_feature));
     (version, feature)
+}
+
+/// `Android 14 (API 34, ART 2.1.0)`: the release and API level when the dump holds the
+/// framework's `android.os.Build$VERSION` (an app's dump; not a host ART's), and ART's own
+/// version (the `java.vm.version` property); `Android (ART)` when neither is there.
+fn android_version(h: &Heap) -> String {
+    let build = |name: &str| {
+        h.classes_named("android.os.Build$VERSION")
+            .iter()
+            .find_map(|&c| h.classes[c as usize].statics.iter().find(|s| s.name == name).map(|s| s.value))
+    };
+    let release = match build("RELEASE") {
+        Some(Value::Object(id)) => h.index_of(id).and_then(|o| h.string_value(o)),
+        _ => None,
+    };
+    let api = match build("SDK_INT") {
+        Some(Value::Int(n)) if n > 0 => Some(format!("API {n}")),
+        _ => None,
+    };
+    let art = match crate::props::system_property(h, "java.vm.version").filter(|v| !v.is_empty()) {
+        Some(v) => format!("ART {v}"),
+        None => "ART".to_string(),
+    };
+    let inner = api.into_iter().chain([art]).collect::<Vec<_>>().join(", ");
+    match release.filter(|r| !r.is_empty()) {
+        Some(r) => format!("Android {r} ({inner})"),
+        None => format!("Android ({inner})"),
+    }
 }
 
 fn parse_feature(v: &str) -> Option<u32> {
