@@ -1,5 +1,5 @@
 /** `heapql diff` end to end: formats, the JSON against `heapql schema diff`, the gate's exit codes, unrelated dumps. */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Ajv } from 'ajv';
@@ -78,6 +78,38 @@ describe('heapql diff', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/^warning: The two dumps seem to come from different programs: the main class is Demo in the baseline but KnownHeap in the current dump; \d+ of \d+ application classes are shared/m);
     expect(r.stdout).toContain('> **Warning: different programs.**');
+  });
+});
+
+describe('heapql diff: a file with no heap dump', () => {
+  // The demo dump cut before its heap dump records: strings, classes and traces, no objects.
+  const dir = mkdtempSync(path.join(tmpdir(), 'heapql-diff-cut-'));
+  const cut = path.join(dir, 'cut.hprof');
+  writeFileSync(cut, readFileSync(demoDump).subarray(0, 1_000_000));
+
+  it('is refused on either side as the report refuses it (ERR_NO_SUCH_DUMP, exit 2), naming the side and the file; no comparison is written', async () => {
+    const report = await heapql([cut]);
+    expect(report.code).toBe(2);
+    const asBaseline = await heapql(['diff', cut, demoDump]);
+    expect(asBaseline.code).toBe(2);
+    expect(asBaseline.stderr).toContain(`error: the baseline dump ${cut} holds no heap dump, so there are no objects to compare (heap dump: none: the file holds no heap dump records (no objects)`);
+    expect(asBaseline.stdout).toBe('');
+    // The gate does not blame the classes of the other dump.
+    const asCurrent = await heapql(['diff', demoDump, cut, '--fail-if-grown', 'java.*=10%']);
+    expect(asCurrent.code).toBe(2);
+    expect(asCurrent.stderr).toContain(`error: the current dump ${cut} holds no heap dump`);
+    expect(asCurrent.stderr).not.toContain('grew past --fail-if-grown');
+    expect(asCurrent.stdout).toBe('');
+  });
+});
+
+describe('heapql diff: duplicate strings the baseline does not list', () => {
+  it('show the copies the baseline really holds (one of java.lang.Integer, none of DiffHeap$ByteProbe)', async () => {
+    const r = await heapql(['diff', baselineDump, currentDump]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('| `java.lang.Integer` | 1 → 2 | +1 | 0 B → 64 B | +64 B |');
+    expect(r.stdout).toContain('| `DiffHeap$ByteProbe` | 0 → 2 | +2 | 0 B → 64 B | +64 B |');
+    expect(r.stdout).not.toContain('≤1');
   });
 });
 

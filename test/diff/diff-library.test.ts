@@ -2,9 +2,14 @@
  * `diffDumps` on the DiffHeap fixture: the growth the program made between its two dumps
  * (facts computed by the program itself, and the JVM's own class histograms) comes out exactly.
  */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import { diffDumps, diffJsonSchema, parseGateRule, validateDiffModel, type DiffModel } from '../../ts/diff/index.js';
+import { HeapqlError } from '../../ts/errors.js';
+import { openHeap } from '../../ts/session/index.js';
 import { baselineDump, currentDump, demoDump, facts, histogram, knownDump } from './fixtures.js';
 
 let model: DiffModel;
@@ -89,6 +94,26 @@ describe('diffDumps: a map that gained a known number of entries', () => {
     expect(model.duplicateStrings.complete).toBe(true);
   });
 
+  it('a value the baseline does not list as duplicated: its copies there are counted, not taken as 0', async () => {
+    const notListed = model.duplicateStrings.grown.filter((r) => !r.inBaseline);
+    expect(notListed.length).toBeGreaterThanOrEqual(10);
+    const integer = model.duplicateStrings.grown.find((r) => r.value === 'java.lang.Integer')!;
+    expect(integer).toMatchObject({ inBaseline: false, count: { baseline: 1, current: 2, delta: 1 }, wastedBytes: { baseline: 0 } });
+    // Every such count is what a query of the baseline finds.
+    const session = await openHeap(baselineDump);
+    try {
+      for (const r of notListed) {
+        expect(r.value, 'a value a literal can hold').not.toMatch(/'/);
+        const q = await session.query(`SELECT COUNT(*) AS n FROM java.lang.String s WHERE toString(s) = '${r.value}'`);
+        expect(r.count.baseline, r.value).toBe(Number(q.rows[0]![0]));
+        expect(r.count.delta, r.value).toBe(r.count.current - r.count.baseline);
+      }
+    } finally {
+      session.close();
+    }
+    expect(notListed.map((r) => r.count.baseline)).toContain(0);
+  });
+
   it('class loaders and packages: the app loader and java.util grew', () => {
     const app = model.classLoaders.find((r) => r.loader === 'app')!;
     expect(app.instances.delta).toBeGreaterThanOrEqual(2 * facts.entries_added);
@@ -130,6 +155,42 @@ describe('diffDumps: the gate', () => {
     expect(() => parseGateRule('a.B')).toThrow(/--fail-if-grown/);
     expect(() => parseGateRule('a.B=lots')).toThrow(/neither bytes/);
     expect(() => parseGateRule('/(/=1')).toThrow(/bad regular expression/);
+  });
+});
+
+describe('diffDumps: a file with no heap dump', () => {
+  it('is refused (ERR_NO_SUCH_DUMP) on either side before any dump is analyzed', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'heapql-diff-cut-'));
+    const cut = path.join(dir, 'cut.hprof');
+    writeFileSync(cut, readFileSync(demoDump).subarray(0, 1_000_000));
+    for (const [b, c, which] of [
+      [cut, demoDump, 'baseline'],
+      [demoDump, cut, 'current'],
+    ] as const) {
+      let analyzed = 0;
+      let open = 0;
+      const err = await diffDumps(b, c, {
+        open: async (p) => {
+          const s = await openHeap(p);
+          open++;
+          const close = s.close.bind(s);
+          s.close = () => {
+            open--;
+            close();
+          };
+          return s;
+        },
+        analyze: async (s) => {
+          analyzed++;
+          await s.analyze();
+        },
+      }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(HeapqlError);
+      expect(err).toMatchObject({ code: 'ERR_NO_SUCH_DUMP', exitCode: 2 });
+      expect((err as Error).message).toMatch(new RegExp(`^the ${which} dump ${cut.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} holds no heap dump`));
+      expect(analyzed).toBe(0);
+      expect(open, 'dumps left open').toBe(0);
+    }
   });
 });
 

@@ -25,6 +25,7 @@ import {
 } from './model.js';
 import { sameProgram } from './programs.js';
 import type { DumpSnapshot } from './snapshot.js';
+import { stringKey } from './strings.js';
 
 /** A change within this share of the baseline (percent) counts as unchanged. */
 export const UNCHANGED_PERCENT = 1;
@@ -269,24 +270,39 @@ function suspectRows(b: DumpSnapshot, c: DumpSnapshot): SuspectDiffRow[] {
   return [...current.sort(order), ...gone.sort(order)];
 }
 
-function stringRows(b: ReportSections, c: ReportSections): DiffModel['duplicateStrings'] {
-  const key = (s: { value: string; length: number }) => `${s.length}\u0000${s.value}`;
-  const base = new Map(b.waste.duplicateStrings.top.map((s) => [key(s), s]));
+/**
+ * The current dump's duplicated values whose copies grew. A value the baseline does not list
+ * has its copies there from `baseline.stringCopies` (counted in the baseline; 0 or 1 unless the
+ * baseline's list was cut). Such a value wastes nothing with one copy; with more (only when the
+ * baseline's list was cut) its wasted bytes are estimated at the current's bytes per copy.
+ */
+function stringRows(baseline: DumpSnapshot, current: DumpSnapshot): DiffModel['duplicateStrings'] {
+  const b = baseline.sections.waste.duplicateStrings;
+  const c = current.sections.waste.duplicateStrings;
+  const base = new Map(b.top.map((s) => [stringKey(s), s]));
   const grown: StringDiffRow[] = [];
-  for (const s of c.waste.duplicateStrings.top) {
-    const x = base.get(key(s));
+  for (const s of c.top) {
+    const k = stringKey(s);
+    const x = base.get(k);
+    let count = x?.count;
+    let wasted = x?.wastedBytes;
+    if (x === undefined) {
+      count = baseline.stringCopies.get(k);
+      if (count === undefined) throw new Error(`diff: the baseline's copies of a duplicated value of the current dump were not counted (${JSON.stringify(s.value.slice(0, 40))})`);
+      wasted = count <= 1 || s.count <= 1 ? 0 : Math.round((s.wastedBytes * (count - 1)) / (s.count - 1));
+    }
     const row: StringDiffRow = {
       value: s.value,
       truncated: s.truncated,
       inBaseline: x !== undefined,
-      count: change(x?.count ?? 0, s.count),
-      wastedBytes: change(x?.wastedBytes ?? 0, s.wastedBytes),
+      count: change(count!, s.count),
+      wastedBytes: change(wasted!, s.wastedBytes),
     };
     if (row.count.delta > 0) grown.push(row);
   }
   grown.sort((p, q) => q.wastedBytes.delta - p.wastedBytes.delta || q.count.delta - p.count.delta || (p.value < q.value ? -1 : 1));
-  const complete = (s: ReportSections) => s.waste.duplicateStrings.top.length >= s.waste.duplicateStrings.duplicatedValues;
-  return { wastedBytes: change(b.waste.duplicateStrings.wastedBytes, c.waste.duplicateStrings.wastedBytes), complete: complete(b) && complete(c), grown };
+  // Every value the current lists was compared; a value it does not list is missing when its list was cut.
+  return { wastedBytes: change(b.wastedBytes, c.wastedBytes), complete: c.top.length >= c.duplicatedValues, grown };
 }
 
 export interface ComputeOptions {
@@ -319,7 +335,7 @@ export function computeDiff(baseline: DumpSnapshot, current: DumpSnapshot, optio
     packages: packageRows(b, c),
     dominators: { thresholdBytes: threshold, rows: dominatorRows(baseline, current, threshold) },
     leakSuspects: suspectRows(baseline, current),
-    duplicateStrings: stringRows(b, c),
+    duplicateStrings: stringRows(baseline, current),
     gate: { rules: rules.map((r) => r.text), failed: offending.length > 0, offending },
     warnings: [...baseline.warnings, ...current.warnings],
   };

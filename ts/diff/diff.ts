@@ -1,12 +1,16 @@
 /**
- * `diffDumps(baseline, current)`: opens each dump through the session core, runs the full
- * analysis, collects its snapshot and closes it (one dump in memory at a time), then compares.
+ * `diffDumps(baseline, current)`: opens both dumps through the session core, then for each in
+ * turn runs the full analysis, collects its snapshot and closes it (one analysis in memory at a
+ * time), then compares.
  */
+import { HeapqlError } from '../errors.js';
+import { NO_HEAP_DUMP_TEXT } from '../report/summary.js';
 import { openHeap, type HeapSession, type ProgressEvent } from '../session/index.js';
 import { computeDiff, dominatorThreshold } from './compute.js';
 import { parseGateRule, type GateRule } from './gate.js';
 import type { DiffModel } from './model.js';
 import { fullSections, snapshot, type DumpSnapshot } from './snapshot.js';
+import type { ListedValue } from './strings.js';
 
 export interface DiffOptions {
   /** `--fail-if-grown` rules, as text or parsed. */
@@ -21,26 +25,56 @@ export interface DiffOptions {
   signal?: AbortSignal;
 }
 
-async function collect(path: string, which: 'baseline' | 'current', options: DiffOptions): Promise<DumpSnapshot> {
+/**
+ * Opens one dump (indexes it) and refuses a file with no heap dump record, as the report does:
+ * there are no objects to compare, and a comparison against nothing would pass for one.
+ */
+async function openDump(path: string, which: 'baseline' | 'current', options: DiffOptions): Promise<HeapSession> {
   const session = options.open
     ? await options.open(path)
     : await openHeap(path, { ...(options.onProgress ? { onProgress: (e: ProgressEvent) => options.onProgress!(which, e) } : {}), ...(options.signal ? { signal: options.signal } : {}) });
+  if (session.info().dumpCount > 0) return session;
+  session.close();
+  throw new HeapqlError(
+    'ERR_NO_SUCH_DUMP',
+    `the ${which} dump ${path} holds no heap dump, so there are no objects to compare (heap dump: ${NO_HEAP_DUMP_TEXT}; see the warnings above). ` +
+      '`heapql summary` shows what the file holds; if it was cut short, copy it again whole or take a new heap dump.',
+  );
+}
+
+/**
+ * Analyzes an opened dump, collects its snapshot and closes it. `otherStrings`: the other
+ * dump's duplicated values, counted in this one where it does not list them.
+ */
+async function collect(session: HeapSession, which: 'baseline' | 'current', options: DiffOptions, otherStrings: ListedValue[] = []): Promise<DumpSnapshot> {
   try {
     if (options.analyze) await options.analyze(session);
     else await session.analyze({ ...(options.onProgress ? { onProgress: (e: ProgressEvent) => options.onProgress!(which, e) } : {}), ...(options.signal ? { signal: options.signal } : {}) });
     const sections = await fullSections(session, options.signal, options.onProgress ? (e) => options.onProgress!(which, e) : undefined);
     // Walked down to 1 % of this dump's heap; the comparison keeps 1 % of the larger one.
     const own = dominatorThreshold(sections.overview.heap.usedHeap, sections.overview.heap.usedHeap);
-    return await snapshot(session, sections, own, which);
+    return await snapshot(session, sections, own, which, otherStrings, options.signal);
   } finally {
     session.close();
   }
 }
 
-/** Compares two dumps of one application; rules are parsed before any dump is opened. */
+/**
+ * Compares two dumps of one application; rules are parsed before any dump is opened. Both dumps
+ * are opened (indexed) before either is analyzed, so a file without a heap dump is refused
+ * first. The current dump is analyzed first, then the baseline, which counts the copies of the
+ * current's duplicated strings it does not list itself; one analysis in memory at a time.
+ */
 export async function diffDumps(baselinePath: string, currentPath: string, options: DiffOptions = {}): Promise<DiffModel> {
   const gate = (options.gate ?? []).map((r) => (typeof r === 'string' ? parseGateRule(r) : r));
-  const baseline = await collect(baselinePath, 'baseline', options);
-  const current = await collect(currentPath, 'current', options);
+  const baselineSession = await openDump(baselinePath, 'baseline', options);
+  let current: DumpSnapshot;
+  try {
+    current = await collect(await openDump(currentPath, 'current', options), 'current', options);
+  } catch (e) {
+    baselineSession.close();
+    throw e;
+  }
+  const baseline = await collect(baselineSession, 'baseline', options, current.sections.waste.duplicateStrings.top);
   return computeDiff(baseline, current, { gate });
 }

@@ -142,14 +142,14 @@ export function renderDiffHtml(m: DiffModel): string {
 
   const s = m.duplicateStrings;
   parts.push(`<section id="strings"><h2>Duplicate strings that grew</h2><p>Wasted by duplicates: ${esc(bytesPair(s.wastedBytes))} (${delta(signedBytes(s.wastedBytes.delta), s.wastedBytes.delta)}).</p>`);
-  if (!s.complete) parts.push('<p class="note">Some duplicated values were not listed; values absent from a list count as not duplicated there.</p>');
+  if (!s.complete) parts.push('<p class="note">The current dump has more duplicated values than were listed; the ones beyond its list are not compared.</p>');
   const shown = s.grown.slice(0, SHOWN_ROWS);
   parts.push(
     shown.length === 0
       ? '<p>No duplicated value grew.</p>'
       : table(
           cols(['Value'], ['Copies', true], ['Δ copies', true], ['Wasted', true], ['Δ wasted', true]),
-          shown.map((r) => [code(r.value + (r.truncated ? '…' : '')), esc(r.inBaseline ? countPair(r.count) : `≤1 → ${int(r.count.current)}`), delta(signedInt(r.count.delta), r.count.delta), esc(bytesPair(r.wastedBytes)), delta(signedBytes(r.wastedBytes.delta), r.wastedBytes.delta)]),
+          shown.map((r) => [code(r.value + (r.truncated ? '…' : '')), esc(countPair(r.count)), delta(signedInt(r.count.delta), r.count.delta), esc(bytesPair(r.wastedBytes)), delta(signedBytes(r.wastedBytes.delta), r.wastedBytes.delta)]),
           'Duplicate strings',
         ) + more(s.grown.length, shown.length),
   );

@@ -121,14 +121,14 @@ export function renderDiffMarkdown(m: DiffModel): string {
 
   const strings = m.duplicateStrings;
   out.push('## Duplicate strings that grew', '', `Wasted by duplicates: ${bytesPair(strings.wastedBytes)} (${signedBytes(strings.wastedBytes.delta)}).`, '');
-  if (!strings.complete) out.push('Some duplicated values were not listed; values absent from a list count as not duplicated there.', '');
+  if (!strings.complete) out.push('The current dump has more duplicated values than were listed; the ones beyond its list are not compared.', '');
   const sg = { shown: strings.grown.slice(0, SHOWN_ROWS), grown: strings.grown.length };
   if (sg.shown.length === 0) out.push('No duplicated value grew.', '');
   else {
     out.push(
       table(
         ['Value', 'Copies', 'Δ copies', 'Wasted', 'Δ wasted'],
-        sg.shown.map((r) => [code(r.value + (r.truncated ? '…' : '')), r.inBaseline ? countPair(r.count) : `≤1 → ${int(r.count.current)}`, signedInt(r.count.delta), bytesPair(r.wastedBytes), signedBytes(r.wastedBytes.delta)]),
+        sg.shown.map((r) => [code(r.value + (r.truncated ? '…' : '')), countPair(r.count), signedInt(r.count.delta), bytesPair(r.wastedBytes), signedBytes(r.wastedBytes.delta)]),
         ['l', 'r', 'r', 'r', 'r'],
       ),
       ...more(sg.grown, sg.shown.length),

@@ -123,9 +123,12 @@ export type SuspectDiffRow = Static<typeof SuspectDiffRowSchema>;
 export const StringDiffRowSchema = Obj({
   value: Type.String({ description: 'the text, cut to 200 characters' }),
   truncated: Type.Boolean(),
-  inBaseline: Type.Boolean({ description: 'false: the baseline lists no duplicates of this value (it held at most one copy; its count shows as 0)' }),
-  count: ChangeSchema,
-  wastedBytes: ChangeSchema,
+  inBaseline: Type.Boolean({
+    description:
+      'true: the baseline lists this value among its duplicated strings; false: it does not, and `count.baseline` is its copies counted in the baseline (0 or 1, more only when the baseline\'s list was cut)',
+  }),
+  count: Change('copies in each dump'),
+  wastedBytes: Change('bytes the redundant copies take in each dump; for a value the baseline does not list, 0 with at most one copy there, else estimated at the current dump\'s bytes per copy'),
 });
 export type StringDiffRow = Static<typeof StringDiffRowSchema>;
 
@@ -158,7 +161,7 @@ export const DiffModelSchema = Type.Object(
     leakSuspects: Type.Array(SuspectDiffRowSchema, { description: 'the current dump\'s suspects by growth, then the baseline\'s gone ones' }),
     duplicateStrings: Obj({
       wastedBytes: ChangeSchema,
-      complete: Type.Boolean({ description: 'false when a dump has more duplicated values than were listed (counts of unlisted values are unknown)' }),
+      complete: Type.Boolean({ description: 'false when the current dump has more duplicated values than were listed: values beyond its list are not compared' }),
       grown: Type.Array(StringDiffRowSchema, { description: 'values whose copies grew, most grown wasted bytes first' }),
     }),
     gate: Obj({

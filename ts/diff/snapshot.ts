@@ -6,6 +6,7 @@
  */
 import type { HeapSession, ProgressEvent, ReportSections } from '../session/index.js';
 import type { DumpFacts } from './model.js';
+import { countCopies, stringKey, type ListedValue } from './strings.js';
 
 /** Lists of the report sections are cut at this length: in practice, never. */
 export const SECTION_LIMIT = 1_000_000;
@@ -33,6 +34,11 @@ export interface DumpSnapshot {
   dominators: DominatorEntry[];
   /** Matching key of each big dominator and each single leak suspect, by object id. */
   keyOf: Map<number, string>;
+  /**
+   * Copies in this dump of the values the other dump lists as duplicated and this one does not
+   * (by `stringKey`): counted here, as this dump's own list has only values with 2 copies or more.
+   */
+  stringCopies: Map<string, number>;
   warnings: string[];
 }
 
@@ -136,8 +142,17 @@ export async function fullSections(session: HeapSession, signal?: AbortSignal, o
 /**
  * Collects one dump's snapshot (the session must be analyzed). Big dominators are walked down
  * to `minDominatorBytes`; the comparison later keeps those at or above its common threshold.
+ * `otherStrings`: the other dump's duplicated values, whose copies this dump does not list are
+ * counted (one query; see strings.ts).
  */
-export async function snapshot(session: HeapSession, sections: ReportSections, minDominatorBytes: number, label: string): Promise<DumpSnapshot> {
+export async function snapshot(
+  session: HeapSession,
+  sections: ReportSections,
+  minDominatorBytes: number,
+  label: string,
+  otherStrings: ListedValue[] = [],
+  signal?: AbortSignal,
+): Promise<DumpSnapshot> {
   const threadNames = threadNamesOf(sections);
   const dominators = await bigDominators(session, sections, minDominatorBytes, threadNames);
   const keyOf = new Map(dominators.map((d) => [d.objectId, d.key]));
@@ -146,12 +161,19 @@ export async function snapshot(session: HeapSession, sections: ReportSections, m
       keyOf.set(s.object.objectId, await objectKey(session, s.object.objectId, s.className, threadNames));
     }
   }
+  const listed = new Set(sections.waste.duplicateStrings.top.map(stringKey));
+  const stringCopies = await countCopies(
+    session,
+    otherStrings.filter((v) => !listed.has(stringKey(v))),
+    signal ? { signal } : {},
+  );
   return {
     facts: dumpFacts(session, sections),
     sections,
     classNames: session.classNames(),
     dominators,
     keyOf,
+    stringCopies,
     warnings: session.warnings().map((w) => `${label}: ${w.offset > 0 ? `${w.message} (at byte ${w.offset})` : w.message}`),
   };
 }
