@@ -6,12 +6,12 @@ import { formatOqlError, isOqlError } from '../oql/errors.js';
 import { loadQueryFile } from '../query/queryfile.js';
 import { extractViz } from '../query/viz.js';
 import { findNamedQuery, suggestNamedQueries, NAMED_QUERIES } from '../query/named.js';
-import { formatCsv, formatJson, formatTable } from '../query/format.js';
 import type { QueryResult, VizSpec } from '../query/schema.js';
 import type { HeapSession } from '../session/index.js';
 import { prepareQuery, type PreparedQuery } from '../session/query.js';
 import { HeapqlError, usageError } from '../errors.js';
 import { interruptSignal } from './progress.js';
+import { writeQueryResults, type OutputFormat, type OutputStreams } from './query-output.js';
 
 export interface QueryJob {
   oql: string;
@@ -156,7 +156,7 @@ export async function runJobsForReport(
   return { results, failures };
 }
 
-export type OutputFormat = 'table' | 'json' | 'csv';
+export type { OutputFormat };
 
 export function outputFormat(value: string | undefined): OutputFormat {
   if (value === undefined) return 'table';
@@ -165,35 +165,21 @@ export function outputFormat(value: string | undefined): OutputFormat {
 }
 
 /**
- * Runs the jobs in turn, printing each result as it completes (JSON: one array at the end).
- * A failing query prints its error and the next one runs; the exit code is then 1.
+ * Runs the jobs in turn, writing each result while the executor produces its rows (JSON: one
+ * array; see query-output.ts). A failing query prints its error and the next one runs; the
+ * exit code is then 1.
  */
-export async function runJobs(heap: HeapSession, jobs: QueryJob[], format: OutputFormat): Promise<void> {
-  const results: QueryResult[] = [];
-  let failed = 0;
+export async function runJobs(
+  heap: HeapSession,
+  jobs: QueryJob[],
+  format: OutputFormat,
+  streams: OutputStreams = { stdout: process.stdout, stderr: process.stderr },
+): Promise<void> {
   const interrupt = interruptSignal();
   try {
-    for (const job of jobs) {
-      let result: QueryResult;
-      try {
-        result = await heap.query(job.prepared, { name: job.name, signal: interrupt.signal });
-      } catch (err) {
-        if (err instanceof HeapqlError && err.code === 'ERR_CANCELLED') throw err;
-        failed++;
-        process.stderr.write(`error: ${job.name}: ${(err as Error).message}\n`);
-        continue;
-      }
-      if (format === 'json') results.push(result);
-      else {
-        if (jobs.length > 1 && format === 'table') process.stdout.write(`${job.name}: ${job.oql.trim()}\n`);
-        const text = format === 'csv' ? formatCsv(result) : formatTable(result);
-        process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
-        if (jobs.length > 1) process.stdout.write('\n');
-      }
-    }
+    const code = await writeQueryResults(heap, jobs, format, streams, interrupt.signal);
+    if (code !== 0) process.exitCode = code;
   } finally {
     interrupt.dispose();
   }
-  if (format === 'json') process.stdout.write(formatJson(results) + '\n');
-  if (failed > 0) process.exitCode = 1;
 }

@@ -41,9 +41,71 @@ function width(s: string): number {
   return [...s].length;
 }
 
-export function rowsFooter(result: QueryResult): string {
+export function rowsFooter(result: Pick<QueryResult, 'rowCount' | 'truncated'>): string {
   const n = result.rowCount;
   return `(${n} ${n === 1 ? 'row' : 'rows'}${result.truncated ? ', truncated' : ''})`;
+}
+
+/** The cells of rows as a table shows them (one line each, cut at `max` characters). */
+function tableCells(rows: readonly Value[][], max: number): string[][] {
+  return rows.map((row) => row.map((v) => cellText(v, max)));
+}
+
+/**
+ * A table's layout: its columns' widths and which are numeric (right-aligned), from the header
+ * and the rows it is made from. `formatTable` lays out all the rows of a result; a streamed
+ * table (`StreamedTable`) its first rows, widened by the rows after them.
+ */
+class TableLayout {
+  readonly max: number;
+  private readonly widths: number[];
+  private readonly numeric: boolean[];
+  private readonly cols: number;
+
+  constructor(
+    readonly header: string[],
+    rows: readonly Value[][],
+    body: string[][],
+    opts: TableOptions,
+  ) {
+    this.max = opts.maxCellWidth ?? 80;
+    this.cols = header.length;
+    this.widths = header.map(width);
+    this.widen(body);
+    this.numeric = header.map((_, i) => {
+      const vals = rows.map((r) => r[i]).filter((v) => v !== null);
+      return vals.length > 0 && vals.every((v) => typeof v === 'number' || typeof v === 'bigint');
+    });
+  }
+
+  /** Widens the columns to the cells of `body`. */
+  widen(body: string[][]): void {
+    // A loop, not `Math.max(...column)`: spreading 100 000+ cells overflows the call stack.
+    for (const r of body) for (let i = 0; i < this.cols; i++) this.widths[i] = Math.max(this.widths[i], width(r[i] ?? ''));
+  }
+
+  /** One line of cells. */
+  line(cells: string[], alignNumeric: boolean): string {
+    return cells
+      .map((c, i) => {
+        const pad = ' '.repeat(this.widths[i] - width(c));
+        if (alignNumeric && this.numeric[i]) return pad + c;
+        return i === this.cols - 1 ? c : c + pad;
+      })
+      .join(' | ');
+  }
+
+  /** The header line and the `-+-` rule under it. */
+  head(): string[] {
+    return [this.line(this.header, false), this.widths.map((w) => '-'.repeat(w)).join('-+-')];
+  }
+}
+
+/** The `(<n> rows)` footer and the note of a result, as lines. */
+function footerLines(result: Pick<QueryResult, 'rowCount' | 'truncated' | 'note'>): string[] {
+  const out = [rowsFooter(result)];
+  if (result.note) out.push(`note: ${result.note}`);
+  return out;
 }
 
 /**
@@ -51,36 +113,113 @@ export function rowsFooter(result: QueryResult): string {
  * Numeric columns are right-aligned; the last column is not padded (no trailing spaces).
  */
 export function formatTable(result: QueryResult, opts: TableOptions = {}): string {
-  const max = opts.maxCellWidth ?? 80;
-  const cols = result.columns.length;
-  const header = result.columns.map((c) => c.name);
-  const body = result.rows.map((row) => row.map((v) => cellText(v, max)));
-  // A loop, not `Math.max(...column)`: spreading 100 000+ cells overflows the call stack.
-  const widths = header.map(width);
-  for (const r of body) for (let i = 0; i < cols; i++) widths[i] = Math.max(widths[i], width(r[i] ?? ''));
-  const numeric = result.columns.map((_, i) => {
-    const vals = result.rows.map((r) => r[i]).filter((v) => v !== null);
-    return vals.length > 0 && vals.every((v) => typeof v === 'number' || typeof v === 'bigint');
-  });
-  const line = (cells: string[], alignNumeric: boolean) =>
-    cells
-      .map((c, i) => {
-        const pad = ' '.repeat(widths[i] - width(c));
-        if (alignNumeric && numeric[i]) return pad + c;
-        return i === cols - 1 ? c : c + pad;
-      })
-      .join(' | ');
-  const out = [line(header, false), widths.map((w) => '-'.repeat(w)).join('-+-'), ...body.map((r) => line(r, true))];
-  if (opts.footer ?? true) {
-    out.push(rowsFooter(result));
-    if (result.note) out.push(`note: ${result.note}`);
-  }
+  const body = tableCells(result.rows, opts.maxCellWidth ?? 80);
+  const layout = new TableLayout(result.columns.map((c) => c.name), result.rows, body, opts);
+  const out = [...layout.head(), ...body.map((r) => layout.line(r, true))];
+  if (opts.footer ?? true) out.push(...footerLines(result));
   return out.join('\n');
+}
+
+/**
+ * A table written while its rows are produced: the header, the rule and the first rows are
+ * `formatTable`'s lines of those rows alone (their widths, numeric columns right-aligned); each
+ * later piece of rows widens a column its cells do not fit in, from that piece on (columns
+ * never narrow; the lines above keep their widths).
+ */
+export class StreamedTable {
+  private readonly layout: TableLayout;
+  private first: string[][];
+
+  constructor(names: string[], firstRows: readonly Value[][], opts: TableOptions = {}) {
+    this.first = tableCells(firstRows, opts.maxCellWidth ?? 80);
+    this.layout = new TableLayout(names, firstRows, this.first, opts);
+  }
+
+  /** The header, the rule and the first rows, each line ending in a newline. */
+  begin(): string {
+    const text = lines([...this.layout.head(), ...this.first.map((r) => this.layout.line(r, true))]);
+    this.first = [];
+    return text;
+  }
+
+  /** More rows, each line ending in a newline. */
+  rows(rows: readonly Value[][]): string {
+    const body = tableCells(rows, this.layout.max);
+    this.layout.widen(body);
+    return lines(body.map((r) => this.layout.line(r, true)));
+  }
+
+  /** The footer (`(<n> rows)`, the note), each line ending in a newline. */
+  end(result: Pick<QueryResult, 'rowCount' | 'truncated' | 'note'>): string {
+    return lines(footerLines(result));
+  }
+}
+
+function lines(items: string[]): string {
+  let text = '';
+  for (const l of items) text += `${l}\n`;
+  return text;
 }
 
 /** A pretty-printed JSON array of QueryResult (exact integers: `stringifyJson`). */
 export function formatJson(results: QueryResult[]): string {
   return stringifyJson(results, 2);
+}
+
+/**
+ * `formatJson`'s array written a piece at a time: `open`, the elements with `separator`
+ * between them, `close`; `empty` when there is no element.
+ */
+export const JSON_ARRAY = { open: '[\n', separator: ',\n', close: '\n]', empty: '[]' } as const;
+
+/** A JSON text's lines after the first indented by `pad` (JSON has no raw newline in a string). */
+function indented(text: string, pad: string): string {
+  return text.replace(/\n/g, `\n${pad}`);
+}
+
+/** One result as an element of `formatJson`'s array: its very text there. */
+export function jsonElement(result: QueryResult): string {
+  return `  ${indented(stringifyJson(result, 2), '  ')}`;
+}
+
+/**
+ * One element of `formatJson`'s array written while its rows are produced: `begin()`, `rows()`
+ * for each piece of rows, `end()`. The text is `jsonElement` of the result with `rows` moved
+ * after `name` and `oql` (the columns' types and the count are known only after the last row):
+ * `name`, `oql`, `rows`, `columns`, `rowCount`, `truncated`, `elapsedMs`, then `note` and `viz`.
+ */
+export class StreamedJsonResult {
+  /** Rows were written (the next piece begins with a comma). */
+  private wroteRows = false;
+
+  constructor(private readonly meta: Pick<QueryResult, 'name' | 'oql'>) {}
+
+  /** The element up to the `[` that opens its rows. */
+  begin(): string {
+    const text = jsonElement({ name: this.meta.name, oql: this.meta.oql, rows: [] } as unknown as QueryResult);
+    // The first `"rows": []` is the key: inside a string its quotes would be escaped.
+    return text.slice(0, text.indexOf('"rows": []') + '"rows": ['.length);
+  }
+
+  /** More rows (none is an empty text). */
+  rows(rows: readonly Value[][]): string {
+    if (rows.length === 0) return '';
+    const array = stringifyJson(rows, 2);
+    // `[\n  [...],\n  [...]\n]` → the rows' own lines, two levels deeper.
+    const text = `${this.wroteRows ? ',' : ''}\n    ${indented(array.slice(2, -2), '    ')}`;
+    this.wroteRows = true;
+    return text;
+  }
+
+  /** The rest of the element after its rows. */
+  end(rest: Omit<QueryResult, 'name' | 'oql' | 'rows'>): string {
+    const { columns, rowCount, truncated, elapsedMs, note, viz } = rest;
+    const after: Record<string, unknown> = { columns, rowCount, truncated, elapsedMs };
+    if (note !== undefined) after.note = note;
+    if (viz !== undefined) after.viz = viz;
+    // `  {\n    "columns": …\n  }` without its `  {`.
+    return `${this.wroteRows ? '\n    ' : ''}],${jsonElement(after as unknown as QueryResult).slice(3)}`;
+  }
 }
 
 function csvField(text: string): string {
@@ -89,9 +228,19 @@ function csvField(text: string): string {
 
 /** RFC 4180: CRLF line ends, fields with `,` `"` CR or LF quoted, quotes doubled; NULL is empty. */
 export function formatCsv(result: QueryResult): string {
-  const lines = [result.columns.map((c) => csvField(c.name)).join(',')];
-  for (const row of result.rows) lines.push(row.map((v) => (v === null ? '' : csvField(formatValue(v)))).join(','));
-  return `${lines.join('\r\n')}\r\n`;
+  return csvHeader(result.columns.map((c) => c.name)) + csvRows(result.rows);
+}
+
+/** The header line of a CSV text (`formatCsv`), with its CRLF. */
+export function csvHeader(names: readonly string[]): string {
+  return `${names.map(csvField).join(',')}\r\n`;
+}
+
+/** Rows of a CSV text (`formatCsv`), each line with its CRLF. */
+export function csvRows(rows: readonly Value[][]): string {
+  let text = '';
+  for (const row of rows) text += `${row.map((v) => (v === null ? '' : csvField(formatValue(v)))).join(',')}\r\n`;
+  return text;
 }
 
 /** Tab-separated values; tabs and line breaks inside cells are escaped as \t and \n. */

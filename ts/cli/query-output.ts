@@ -1,0 +1,336 @@
+/**
+ * The output of `heapql query` and `heapql analyze`: each query's rows are written while the
+ * executor produces them, a batch at a time, waiting for stdout to drain (the scan waits with
+ * it), so memory stays bounded however many rows a query has.
+ *
+ * A result's rows are gathered until there are more than `WHOLE_ROWS` (or the result ended)
+ * before anything of it is written: a result that short prints exactly as a whole result always
+ * did, and an error up to there prints as it always did (nothing of that query on stdout; JSON
+ * stays one valid document). A longer result is streamed: the table's header and first rows
+ * have those rows' widths and later rows widen a column they do not fit in, CSV is the same text
+ * either way, and JSON writes the result's `rows` before its `columns`, `rowCount`, `truncated`
+ * and `elapsedMs` (the columns' types are known after the last row). An error after a result
+ * began to be written says so on stderr: the output is cut short (a JSON document is then left
+ * unclosed, never a valid-looking one missing rows).
+ *
+ * A reader that goes away (`| head`) ends the process at the next write (entry.ts's EPIPE
+ * handler), which cancels the scan.
+ */
+import { performance } from 'node:perf_hooks';
+
+import { HeapqlError } from '../errors.js';
+import { csvHeader, csvRows, formatCsv, formatTable, jsonElement, JSON_ARRAY, StreamedJsonResult, StreamedTable } from '../query/format.js';
+import type { Column, ColumnType, QueryResult, Value } from '../query/schema.js';
+import type { HeapSession, PreparedQuery } from '../session/index.js';
+import type { RowBatch, StreamSummary } from '../session/query.js';
+
+export type OutputFormat = 'table' | 'json' | 'csv';
+
+/** Rows the executor hands over at a time. */
+export const BATCH_ROWS = 1000;
+/** A result up to this many rows is gathered and printed whole; a longer one is streamed. */
+export const WHOLE_ROWS = 1000;
+
+/** A query to run and print. */
+export interface OutputJob {
+  oql: string;
+  name: string;
+  prepared: PreparedQuery;
+}
+
+/** Where the output goes: stdout (with back-pressure) and stderr (the `error:` lines). */
+export interface OutputStreams {
+  stdout: NodeJS.WritableStream;
+  stderr: { write(text: string): unknown };
+}
+
+/** A write to the output that failed (not the query's error). */
+class OutputError extends Error {
+  constructor(cause: unknown) {
+    super(`cannot write the output: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+  }
+}
+
+/** Writes to a stream, waiting for 'drain' when it asks to (or for Ctrl-C). */
+class Sink {
+  /** Whether anything was written. */
+  written = false;
+
+  constructor(
+    private readonly stream: NodeJS.WritableStream,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  async write(text: string): Promise<void> {
+    if (text === '') return;
+    const closed = () => (this.stream as { destroyed?: boolean }).destroyed === true;
+    if (closed()) throw new OutputError(new Error('the output was closed'));
+    this.written = true;
+    if (this.stream.write(text) || closed()) {
+      if (closed()) throw new OutputError(new Error('the output was closed'));
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const cleanup = () => {
+        this.stream.off('drain', onDrain);
+        this.stream.off('error', onError);
+        this.stream.off('close', onClose);
+        this.signal.removeEventListener('abort', onAbort);
+      };
+      const onDrain = () => {
+        cleanup();
+        resolve();
+      };
+      const onError = (err: Error) => {
+        cleanup();
+        reject(new OutputError(err));
+      };
+      const onClose = () => {
+        cleanup();
+        reject(new OutputError(new Error('the output was closed')));
+      };
+      const onAbort = () => {
+        cleanup();
+        reject(cancelled());
+      };
+      this.stream.on('drain', onDrain);
+      this.stream.on('error', onError);
+      this.stream.on('close', onClose);
+      if (this.signal.aborted) onAbort();
+      else this.signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+}
+
+/**
+ * A column's type over the whole result from its types over two parts of it, as the executor
+ * types all the rows at once (docs/physical-plan.md): NULLs only is `null`, one kind is that
+ * kind, two kinds are a `list` of JSON cells (whose values are the same).
+ */
+export function mergeColumnType(a: ColumnType, b: ColumnType): ColumnType {
+  if (a === b || b === 'null') return a;
+  if (a === 'null') return b;
+  return 'list';
+}
+
+/** How a format writes one result: whole, or begun with its first rows and continued. */
+interface ResultText {
+  /** The whole result (the stream ended within the first rows): its text as always. */
+  whole(result: QueryResult): string;
+  /** The beginning of a long result, with its first rows. */
+  begin(names: string[], rows: Value[][]): string;
+  rows(rows: Value[][]): string;
+  end(result: Omit<QueryResult, 'rows'>): string;
+}
+
+function resultText(format: OutputFormat, job: OutputJob): ResultText {
+  switch (format) {
+    case 'csv':
+      return {
+        whole: formatCsv,
+        begin: (names, rows) => csvHeader(names) + csvRows(rows),
+        rows: csvRows,
+        end: () => '',
+      };
+    case 'table': {
+      let table: StreamedTable | undefined;
+      return {
+        whole: (r) => {
+          const table = formatTable(r);
+          return table.endsWith('\n') ? table : `${table}\n`;
+        },
+        begin: (names, rows) => (table = new StreamedTable(names, rows)).begin(),
+        rows: (rows) => table!.rows(rows),
+        end: (r) => table!.end(r),
+      };
+    }
+    case 'json': {
+      const element = new StreamedJsonResult({ name: job.name, oql: job.prepared.oql });
+      return {
+        whole: jsonElement,
+        begin: (_names, rows) => element.begin() + element.rows(rows),
+        rows: (rows) => element.rows(rows),
+        end: (r) => element.end(r),
+      };
+    }
+  }
+}
+
+/** An error while a query ran, and whether its output had begun. */
+class QueryFailure extends Error {
+  constructor(
+    readonly error: unknown,
+    /** Rows of the result written before the error; null when nothing of it was. */
+    readonly rowsWritten: number | null,
+  ) {
+    super((error as Error)?.message ?? String(error));
+  }
+}
+
+function cancelled(): HeapqlError {
+  return new HeapqlError('ERR_CANCELLED', 'the query was cancelled');
+}
+
+function isCancel(err: unknown): boolean {
+  return err instanceof HeapqlError && err.code === 'ERR_CANCELLED';
+}
+
+/**
+ * `promise`, or ERR_CANCELLED as soon as `signal` aborts (Ctrl-C): the stream's own end after a
+ * cancel is not waited for (the scan is cancelled through the signal all the same). Not
+ * `Promise.race` with one promise for the whole run: each race would stay attached to it, and
+ * keep its batch alive, until the run ends.
+ */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(cancelled());
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+}
+
+/**
+ * Runs one query and writes its result: `before` is written just before the result's first
+ * text (the table's title line, JSON's array punctuation). Throws a QueryFailure.
+ */
+async function writeResult(heap: HeapSession, job: OutputJob, text: ResultText, sink: Sink, before: string, signal: AbortSignal): Promise<void> {
+  const started = performance.now();
+  const batches = heap.queryBatches(job.prepared, { name: job.name, signal, batchRows: BATCH_ROWS });
+  /** The generator ended (or must be left as it is: a next() of it is still pending). */
+  let finished = false;
+  let columns: Column[] | null = null;
+  let rowCount = 0;
+  /** The first rows, gathered past WHOLE_ROWS; null once the result is being written. */
+  let gathered: Value[][] | null = [];
+  /** Something of this result was handed to the output. */
+  let begun = false;
+  try {
+    let summary: StreamSummary;
+    for (;;) {
+      let next: IteratorResult<RowBatch, StreamSummary>;
+      try {
+        next = await untilAborted(batches.next(), signal);
+      } catch (err) {
+        finished = true;
+        throw err;
+      }
+      if (next.done) {
+        finished = true;
+        // Stopped short (Ctrl-C, the session closing): not the whole result.
+        if (next.value.stopped) throw cancelled();
+        summary = next.value;
+        break;
+      }
+      const { columns: typed, rows } = next.value;
+      if (rows.length === 0) continue;
+      columns = columns ? columns.map((c, i) => ({ name: c.name, type: mergeColumnType(c.type, typed[i]!.type) })) : typed;
+      rowCount += rows.length;
+      if (gathered) {
+        for (const row of rows) gathered.push(row);
+        if (gathered.length <= WHOLE_ROWS) continue;
+        const first = gathered;
+        gathered = null;
+        const head = before + text.begin(columns.map((c) => c.name), first);
+        begun = true;
+        await sink.write(head);
+      } else {
+        await sink.write(text.rows(rows));
+      }
+    }
+    const result: QueryResult = {
+      name: job.name,
+      oql: job.prepared.oql,
+      // Without a row, typed as the executor types an empty result.
+      columns: columns ?? summary.columns.map((name) => ({ name, type: summary.objectRows ? 'object' : 'null' })),
+      rows: gathered ?? [],
+      rowCount,
+      truncated: job.prepared.limit !== undefined && rowCount >= job.prepared.limit,
+      elapsedMs: Math.round((performance.now() - started) * 10) / 10,
+    };
+    if (job.prepared.viz) result.viz = job.prepared.viz;
+    const last = gathered ? before + text.whole(result) : text.end(result);
+    begun = true;
+    await sink.write(last);
+  } catch (err) {
+    if (err instanceof OutputError) throw err;
+    throw new QueryFailure(err, begun ? rowCount : null);
+  } finally {
+    // An error of our own (a write that failed, Ctrl-C during one): stop the scan.
+    if (!finished) await batches.return(undefined as never).catch(() => {});
+  }
+}
+
+/**
+ * Runs the jobs in turn, writing each result while its rows are produced (JSON: one array of
+ * QueryResults). A query that fails before its output began prints its error and the next one
+ * runs; one that fails after it says that its output is cut short (JSON: the document is left
+ * unclosed and no further query runs). Returns the exit code: 0, or 1 when a query failed, or
+ * 130 when Ctrl-C stopped a query whose output had begun (before any output, Ctrl-C throws
+ * ERR_CANCELLED, as it always did).
+ */
+export async function writeQueryResults(
+  heap: HeapSession,
+  jobs: OutputJob[],
+  format: OutputFormat,
+  streams: OutputStreams,
+  signal: AbortSignal,
+): Promise<number> {
+  const sink = new Sink(streams.stdout, signal);
+  const several = jobs.length > 1;
+  let failed = 0;
+  let elements = 0;
+  try {
+    for (const [i, job] of jobs.entries()) {
+      let before = '';
+      if (format === 'json') before = elements === 0 ? JSON_ARRAY.open : JSON_ARRAY.separator;
+      else if (format === 'table' && several) before = `${job.name}: ${job.oql.trim()}\n`;
+      try {
+        await writeResult(heap, job, resultText(format, job), sink, before, signal);
+      } catch (failure) {
+        // The output itself failed: nothing more can be written.
+        if (!(failure instanceof QueryFailure)) throw failure;
+        const { error, rowsWritten } = failure;
+        if (isCancel(error)) {
+          if (!sink.written) throw error;
+          const where = rowsWritten === null ? `before ${job.name}` : `after ${rowsWritten} rows of ${job.name}`;
+          streams.stderr.write(`error: interrupted; the output stops ${where} (not every result was written)\n`);
+          return 130;
+        }
+        failed++;
+        const message = (error as Error)?.message ?? String(error);
+        if (rowsWritten === null) {
+          streams.stderr.write(`error: ${job.name}: ${message}\n`);
+          continue;
+        }
+        if (format === 'json') {
+          const rest = jobs.length - i - 1;
+          const skipped = rest > 0 ? ` (${rest} more ${rest === 1 ? 'query was' : 'queries were'} not run)` : '';
+          streams.stderr.write(`error: ${job.name}: ${message}; the JSON output stops after ${rowsWritten} rows of this result and is not a complete document${skipped}\n`);
+          return 1;
+        }
+        streams.stderr.write(`error: ${job.name}: ${message}; its output above stops after ${rowsWritten} rows (not the whole result)\n`);
+        if (several) await sink.write('\n');
+        continue;
+      }
+      if (format === 'json') elements++;
+      else if (several) await sink.write('\n');
+    }
+    if (format === 'json') await sink.write(`${elements > 0 ? JSON_ARRAY.close : JSON_ARRAY.empty}\n`);
+  } catch (err) {
+    // Ctrl-C while a separator waited for the output to drain.
+    if (!isCancel(err) || !sink.written) throw err;
+    streams.stderr.write('error: interrupted; the output is cut short (not every result was written)\n');
+    return 130;
+  }
+  return failed > 0 ? 1 : 0;
+}
