@@ -142,6 +142,27 @@ describe('HeapSession on demo.hprof', () => {
     }
   });
 
+  test('a stream whose signal aborts while it is read ends at once with ERR_CANCELLED (it hung)', async () => {
+    for (const form of ['rows', 'batches'] as const) {
+      const ac = new AbortController();
+      let seen = 0;
+      const read = (async () => {
+        const q = 'SELECT s FROM java.lang.String s';
+        const options = { signal: ac.signal, batchRows: 100 };
+        if (form === 'rows') {
+          for await (const _row of session.queryStream(q, options)) if (++seen === 250) ac.abort();
+        } else {
+          for await (const _batch of session.queryBatches(q, options)) if (++seen === 3) ac.abort();
+        }
+      })();
+      // Before the fix this never settled (the test timed out).
+      await expect(read).rejects.toMatchObject({ code: 'ERR_CANCELLED' });
+      // Nothing queued is handed out after the abort.
+      expect(seen).toBe(form === 'rows' ? 250 : 3);
+    }
+    expect((await session.query('SELECT COUNT(*) FROM Demo$Session')).rows).toEqual([[400]]);
+  });
+
   test('a cancelled analysis leaves the session usable on the query-only path', async () => {
     const controller = new AbortController();
     const run = session.analyze({ signal: controller.signal });

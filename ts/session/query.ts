@@ -5,6 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 
+import { HeapqlError } from '../errors.js';
 import { OqlPlanError } from '../oql/errors.js';
 import { explain as explainPlan, plan, planToJson, withLimit, type PatternUse, type PlannedQuery } from '../plan/index.js';
 import { call, callSync, native } from '../native/index.js';
@@ -224,9 +225,13 @@ export async function* streamBatchesPrepared(
     },
   );
   const resolve = resolverFor(handle);
+  const cancelled = () => new HeapqlError('ERR_CANCELLED', 'the query was cancelled');
   let complete = false;
   try {
     for (;;) {
+      // Once cancelled, batches still queued are not handed out, and the executor's count of
+      // rows (which includes a batch it made but could not deliver) is not waited for.
+      if (options.signal?.aborted) throw cancelled();
       const batch = queue.shift();
       if (batch) {
         gate.release();
@@ -235,6 +240,7 @@ export async function* streamBatchesPrepared(
         continue;
       }
       if (failed) throw failure;
+      if (end?.stopped) throw cancelled();
       if (expectedRows !== undefined && receivedRows >= expectedRows) break;
       await new Promise<void>((r) => (wake = r));
       wake = undefined;
@@ -260,6 +266,7 @@ export async function* streamPrepared(
 ): AsyncGenerator<StreamedRow> {
   for await (const { columns, rows } of streamBatchesPrepared(handle, q, options)) {
     for (const row of rows) {
+      if (options.signal?.aborted) throw new HeapqlError('ERR_CANCELLED', 'the query was cancelled');
       const named: StreamedRow = {};
       columns.forEach((c, i) => (named[c.name] = row[i] as Value));
       yield named;
