@@ -163,6 +163,15 @@ describe('HeapSession on demo.hprof', () => {
     expect((await session.query('SELECT COUNT(*) FROM Demo$Session')).rows).toEqual([[400]]);
   });
 
+  test('streamed rows keep every column when names repeat (a repeated name is numbered)', async () => {
+    const text = 'SELECT x.createdAt AS a, x.@objectId AS a, x.@usedHeapSize AS "a#2" FROM Demo$Session x LIMIT 3';
+    const whole = await session.query(text);
+    const streamed: Record<string, unknown>[] = [];
+    for await (const row of session.queryStream(text)) streamed.push(row);
+    expect(streamed.map((r) => Object.keys(r))).toEqual([['a', 'a#3', 'a#2'], ['a', 'a#3', 'a#2'], ['a', 'a#3', 'a#2']]);
+    expect(streamed.map((r) => [r['a'], r['a#3'], r['a#2']])).toEqual(whole.rows);
+  });
+
   test('a cancelled analysis leaves the session usable on the query-only path', async () => {
     const controller = new AbortController();
     const run = session.analyze({ signal: controller.signal });

@@ -139,7 +139,7 @@ export async function runPrepared(handle: NativeHeap, q: PreparedQuery, options:
   }
 }
 
-/** One streamed row: column name → value, exactly as the columns are named. */
+/** One streamed row: column name → value, as the columns are named (a repeated name numbered: `rowKeys`). */
 export type StreamedRow = Record<string, Value>;
 
 /**
@@ -256,19 +256,42 @@ export async function* streamBatchesPrepared(
 }
 
 /**
- * Rows as the executor produces them (plain selects stream while the scan runs). The scan waits
- * while the reader does not take rows; breaking out of the loop, or `signal`, cancels it.
+ * The keys of a streamed row: the column names, a repeated one numbered from its second use on
+ * (`SELECT s.hash AS a, s.coder AS a` gives `a` and `a#2`), so that no column's value is lost.
+ */
+export function rowKeys(names: string[]): string[] {
+  // Every name keeps its first use; a number never takes a name some column has.
+  const used = new Set(names);
+  const first = new Set<string>();
+  return names.map((name) => {
+    if (!first.has(name)) {
+      first.add(name);
+      return name;
+    }
+    let n = 2;
+    while (used.has(`${name}#${n}`)) n++;
+    used.add(`${name}#${n}`);
+    return `${name}#${n}`;
+  });
+}
+
+/**
+ * Rows as the executor produces them (plain selects stream while the scan runs), keyed by
+ * `rowKeys`. The scan waits while the reader does not take rows; breaking out of the loop, or
+ * `signal`, cancels it.
  */
 export async function* streamPrepared(
   handle: NativeHeap,
   q: PreparedQuery,
   options: QueryOptions & { batchRows?: number } = {},
 ): AsyncGenerator<StreamedRow> {
+  let keys: string[] | undefined;
   for await (const { columns, rows } of streamBatchesPrepared(handle, q, options)) {
+    keys ??= rowKeys(columns.map((c) => c.name));
     for (const row of rows) {
       if (options.signal?.aborted) throw new HeapqlError('ERR_CANCELLED', 'the query was cancelled');
       const named: StreamedRow = {};
-      columns.forEach((c, i) => (named[c.name] = row[i] as Value));
+      keys.forEach((k, i) => (named[k] = row[i] as Value));
       yield named;
     }
   }
