@@ -20,7 +20,7 @@ import { performance } from 'node:perf_hooks';
 
 import { HeapqlError } from '../errors.js';
 import { csvHeader, csvRows, formatCsv, formatTable, jsonElement, JSON_ARRAY, StreamedJsonResult, StreamedTable } from '../query/format.js';
-import type { Column, ColumnType, QueryResult, Value } from '../query/schema.js';
+import type { Column, QueryResult, Value } from '../query/schema.js';
 import type { HeapSession, PreparedQuery } from '../session/index.js';
 import type { RowBatch, StreamSummary } from '../session/query.js';
 
@@ -100,17 +100,6 @@ class Sink {
       else this.signal.addEventListener('abort', onAbort, { once: true });
     });
   }
-}
-
-/**
- * A column's type over the whole result from its types over two parts of it, as the executor
- * types all the rows at once (docs/physical-plan.md): NULLs only is `null`, one kind is that
- * kind, two kinds are a `list` of JSON cells (whose values are the same).
- */
-export function mergeColumnType(a: ColumnType, b: ColumnType): ColumnType {
-  if (a === b || b === 'null') return a;
-  if (a === 'null') return b;
-  return 'list';
 }
 
 /** How a format writes one result: whole, or begun with its first rows and continued. */
@@ -226,14 +215,12 @@ async function writeResult(heap: HeapSession, job: OutputJob, text: ResultText, 
       }
       if (next.done) {
         finished = true;
-        // Stopped short (Ctrl-C, the session closing): not the whole result.
-        if (next.value.stopped) throw cancelled();
         summary = next.value;
         break;
       }
-      const { columns: typed, rows } = next.value;
+      const { columns: names, rows } = next.value;
       if (rows.length === 0) continue;
-      columns = columns ? columns.map((c, i) => ({ name: c.name, type: mergeColumnType(c.type, typed[i]!.type) })) : typed;
+      columns ??= names;
       rowCount += rows.length;
       if (gathered) {
         for (const row of rows) gathered.push(row);
@@ -250,8 +237,7 @@ async function writeResult(heap: HeapSession, job: OutputJob, text: ResultText, 
     const result: QueryResult = {
       name: job.name,
       oql: job.prepared.oql,
-      // Without a row, typed as the executor types an empty result.
-      columns: columns ?? summary.columns.map((name) => ({ name, type: summary.objectRows ? 'object' : 'null' })),
+      columns: summary.columns,
       rows: gathered ?? [],
       rowCount,
       truncated: job.prepared.limit !== undefined && rowCount >= job.prepared.limit,

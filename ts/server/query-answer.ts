@@ -15,9 +15,8 @@ import { performance } from 'node:perf_hooks';
 
 import type { Context } from 'hono';
 
-import { HeapqlError } from '../errors.js';
 import { stringifyJson } from '../query/json.js';
-import type { Column, ColumnType, QueryResult } from '../query/schema.js';
+import type { Column, QueryResult } from '../query/schema.js';
 import type { HeapSession, PreparedQuery } from '../session/index.js';
 import type { RowBatch, StreamSummary } from '../session/query.js';
 import { toApiError } from './errors.js';
@@ -29,17 +28,6 @@ import { toApiError } from './errors.js';
 const CHUNK = 64 * 1024;
 const BATCH_ROWS = 1000;
 
-/**
- * A column's type over the whole result from its types over two parts of it, as the executor's
- * typing rule (docs/physical-plan.md) gives it over all the rows at once: NULLs only is `null`,
- * one kind is that kind, two kinds are a `list` of JSON cells (whose values are the same).
- */
-export function mergeColumnType(a: ColumnType, b: ColumnType): ColumnType {
-  if (a === b || b === 'null') return a;
-  if (a === 'null') return b;
-  return 'list';
-}
-
 /** A document's text with `rows` left open: what comes before the rows, and after them. */
 function around(value: Record<string, unknown>): [string, string] {
   const text = stringifyJson(value);
@@ -50,7 +38,6 @@ function around(value: Record<string, unknown>): [string, string] {
 
 class StreamedResult {
   private readonly batches: AsyncGenerator<RowBatch, StreamSummary>;
-  private columns: Column[] | null = null;
   private rowCount = 0;
   private summary: StreamSummary | null = null;
   private elapsedMs = 0;
@@ -78,15 +65,12 @@ class StreamedResult {
     while (text.length < budget && !this.summary) {
       const next = await this.batches.next();
       if (next.done) {
-        // Stopped short (the client went away, the server is stopping): not the whole result.
-        if (next.value.stopped) throw new HeapqlError('ERR_CANCELLED', 'the query was cancelled');
         this.summary = next.value;
         this.elapsedMs = Math.round((performance.now() - this.started) * 10) / 10;
         break;
       }
-      const { columns, rows } = next.value;
+      const { rows } = next.value;
       if (rows.length === 0) continue;
-      this.columns = this.columns ? this.columns.map((c, i) => ({ name: c.name, type: mergeColumnType(c.type, columns[i]!.type) })) : columns;
       const json = stringifyJson(rows);
       text += `${this.rowCount > 0 ? ',' : ''}${json.slice(1, -1)}`;
       this.rowCount += rows.length;
@@ -94,11 +78,9 @@ class StreamedResult {
     return text;
   }
 
-  /** The columns of the ended stream; without a row, typed as the executor types an empty result. */
+  /** The columns of the ended stream, typed over all its rows. */
   private get finalColumns(): Column[] {
-    if (this.columns) return this.columns;
-    const { columns, objectRows } = this.summary!;
-    return columns.map((name) => ({ name, type: objectRows ? 'object' : 'null' }));
+    return this.summary!.columns;
   }
 
   private get truncated(): boolean {
@@ -134,7 +116,7 @@ class StreamedResult {
 
   /** Stops the scan (when the stream is not over already). */
   async close(): Promise<void> {
-    await this.batches.return({ rows: this.rowCount, columns: [], objectRows: false, stopped: true }).catch(() => {});
+    await this.batches.return({ rows: this.rowCount, columns: [] }).catch(() => {});
   }
 }
 

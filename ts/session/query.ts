@@ -152,15 +152,25 @@ export interface RowBatch {
   rows: Value[][];
 }
 
-/** How a streamed query ended: its rows and its column names (also when there was no row). */
+/** How a streamed query ended (a cancelled one throws ERR_CANCELLED instead). */
 export interface StreamSummary {
   rows: number;
-  columns: string[];
-  /** The result is a list of objects: its one column is `object` also without a row (a table's
-   * columns are typed by their values, `null` without a row). The executor tells. */
-  objectRows: boolean;
-  /** The scan was stopped before its end (cancelled): the rows are not all the result's. */
-  stopped: boolean;
+  /**
+   * The result's columns typed over all its rows, as `query` types them at once (also when
+   * there was no row: a list of objects has its `object` column, a table's columns are `null`).
+   */
+  columns: Column[];
+}
+
+/**
+ * A column's type over the whole result from its types over two parts of it, as the executor
+ * types all the rows at once (docs/physical-plan.md): NULLs only is `null`, one kind is that
+ * kind, two kinds are a `list` of JSON cells (whose values are the same).
+ */
+function mergeColumnType(a: Column['type'], b: Column['type']): Column['type'] {
+  if (a === b || b === 'null') return a;
+  if (a === 'null') return b;
+  return 'list';
 }
 
 /** Batches a stream's scan may produce before its reader has taken them. */
@@ -202,7 +212,8 @@ export async function* streamBatchesPrepared(
   // Batches arrive through a thread-safe callback that may be delivered after the task's own
   // completion: the stream ends once the rows the executor reported have all been received.
   let expectedRows: number | undefined;
-  let end: StreamSummary | undefined;
+  let end: { columns: string[]; objectRows: boolean; stopped: boolean } | undefined;
+  let typed: Column[] | null = null;
   let receivedRows = 0;
   let failure: unknown;
   let failed = false;
@@ -215,7 +226,7 @@ export async function* streamBatchesPrepared(
   ).then(
     (e) => {
       expectedRows = e.rows;
-      end = { rows: e.rows, columns: e.columns, objectRows: e.objectRows, stopped: e.stopped };
+      end = e;
       wake?.();
     },
     (err) => {
@@ -235,8 +246,9 @@ export async function* streamBatchesPrepared(
       const batch = queue.shift();
       if (batch) {
         gate.release();
-        const { columns: typed, rows } = batchToQueryResult(batch, resolve, { name: 'stream', oql: q.oql, elapsedMs: 0 });
-        yield { columns: typed, rows };
+        const { columns, rows } = batchToQueryResult(batch, resolve, { name: 'stream', oql: q.oql, elapsedMs: 0 });
+        if (rows.length > 0) typed = typed ? typed.map((c, i) => ({ name: c.name, type: mergeColumnType(c.type, columns[i]!.type) })) : columns;
+        yield { columns, rows };
         continue;
       }
       if (failed) throw failure;
@@ -246,7 +258,8 @@ export async function* streamBatchesPrepared(
       wake = undefined;
     }
     complete = true;
-    return end!;
+    const { columns, objectRows } = end!;
+    return { rows: receivedRows, columns: typed ?? columns.map((name) => ({ name, type: objectRows ? 'object' : 'null' })) };
   } finally {
     if (!complete) token.cancel();
     await done;
