@@ -49,12 +49,23 @@ export interface PrepareOptions {
   planned?: PlannedQuery;
 }
 
+/** A wrong argument as an error message shows it: strings quoted, the rest as JavaScript writes them. */
+export function describeArgument(value: unknown): string {
+  return typeof value === 'string' ? `'${value}'` : value === null ? 'null' : typeof value === 'object' ? 'an object' : String(value);
+}
+
 /**
  * Parses and plans a query without a heap. Throws OqlSyntaxError / OqlPlanError. Its regular
  * expressions are checked here by the executor's own regex engine (the planner does not load the
  * addon), so a pattern is refused before anything runs, at its literal's position.
  */
 export function prepareQuery(text: string, options: PrepareOptions): PreparedQuery {
+  // The library's callers are not type-checked: a wrong argument is named, not a TypeError
+  // from deep inside or a 'malformed plan' from the executor.
+  if (typeof text !== 'string') throw new HeapqlError('ERR_ARGUMENT', `a query is OQL text or a prepared query, not ${describeArgument(text)}`);
+  if (options.limit !== undefined && !(Number.isSafeInteger(options.limit) && options.limit >= 0)) {
+    throw new HeapqlError('ERR_ARGUMENT', `limit must be a whole number ≥ 0, not ${describeArgument(options.limit)}`);
+  }
   const extracted = extractViz(text);
   const reachableOnly = options.reachableOnly ?? false;
   let planned = options.planned ?? plan(extracted.oql, { fullPath: options.fullPath, reachableOnly });
@@ -94,7 +105,7 @@ function checkPatterns(patterns: readonly PatternUse[]): void {
 }
 
 export function isPreparedQuery(q: string | PreparedQuery): q is PreparedQuery {
-  return typeof q !== 'string';
+  return typeof q === 'object' && q !== null && typeof q.oql === 'string' && typeof q.planned === 'object';
 }
 
 /** The prepared query to run now: planned again only when the path or options changed. */

@@ -5,6 +5,8 @@
  * of one analysis (query-only → analyzing → full / failed, the reachable mode, progress,
  * cancellation) and tells subscribers when that changes.
  */
+import { statSync } from 'node:fs';
+
 import { HeapqlError } from '../errors.js';
 import { call, callSync, native, type NativeHeap } from '../native/index.js';
 import { cancelTokenFor } from '../native/cancel.js';
@@ -12,6 +14,7 @@ import type { QueryResult } from '../query/schema.js';
 import type { ReportModel, Waste, WasteModel } from '../report/model.js';
 import { toClassView, toDominatorView, toObjectView, toPathStep, toReferenceList } from './convert.js';
 import {
+  describeArgument,
   explainPrepared,
   preparedFor,
   prepareQuery,
@@ -111,6 +114,34 @@ function scratchOption(options: OpenOptions): string | undefined {
   return options.scratch === 'disk' ? '' : undefined;
 }
 
+/**
+ * Refuses what the addon would take wrongly (its u32 wraps -1 and cuts 1.5) or only much later
+ * (a scratch directory that does not exist fails the analysis, not the open).
+ */
+function checkOpenOptions(path: unknown, options: OpenOptions): void {
+  const bad = (message: string) => new HeapqlError('ERR_ARGUMENT', message);
+  if (typeof path !== 'string') throw bad(`the dump's path is a string, not ${describeArgument(path)}`);
+  if (options.dump !== undefined) count('dump', options.dump);
+  if (options.scratch !== undefined && options.scratch !== 'memory' && options.scratch !== 'disk') {
+    throw bad(`scratch is 'memory' or 'disk', not ${describeArgument(options.scratch)}`);
+  }
+  if (options.cacheMax !== undefined && !(Number.isSafeInteger(options.cacheMax) && options.cacheMax > 0)) {
+    throw bad(`cacheMax is a size in bytes (a whole number > 0), not ${describeArgument(options.cacheMax)}`);
+  }
+  for (const [name, dir] of [['scratchDir', options.scratchDir], ['cacheDir', options.cacheDir]] as const) {
+    if (dir !== undefined && typeof dir !== 'string') throw bad(`${name} is a directory's path, not ${describeArgument(dir)}`);
+  }
+  if (options.scratchDir !== undefined && options.scratchDir !== '') {
+    let isDir = false;
+    try {
+      isDir = statSync(options.scratchDir).isDirectory();
+    } catch {
+      // Reported below.
+    }
+    if (!isDir) throw bad(`scratchDir ${options.scratchDir} is not a directory: give an existing directory on a disk with room for the scratch files`);
+  }
+}
+
 /** The door's form: absent = no cache, '' = the default directory, else the directory. */
 function cacheDirOption(options: OpenOptions): string | undefined {
   if (options.noCache || options.cache === false) return undefined;
@@ -157,6 +188,7 @@ export class HeapSession implements ReportableHeap {
 
   /** Opens a dump and builds its index (the query-only path). */
   static async open(path: string, options: OpenOptions = {}): Promise<HeapSession> {
+    checkOpenOptions(path, options);
     const { token, dispose } = cancelTokenFor(options.signal);
     try {
       const handle = await call(() =>
@@ -469,6 +501,7 @@ export class HeapSession implements ReportableHeap {
 
   /** Every class of this name (one per defining class loader); empty when there is none. */
   async describeClass(name: string): Promise<ClassView[]> {
+    if (typeof name !== 'string') throw new HeapqlError('ERR_ARGUMENT', `a class is named by a string, not ${describeArgument(name)}`);
     return (await call(() => this.handle.describeClass(name))).map(toClassView);
   }
 

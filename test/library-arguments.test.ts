@@ -1,0 +1,63 @@
+/**
+ * The library's callers are plain JavaScript as often as TypeScript: arguments the addon would
+ * take wrongly (its u32 wraps -1 and cuts 1.5) or only much later are refused at once with
+ * ERR_ARGUMENT, naming the argument and the value.
+ */
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+
+import { openHeap, type Heap } from '../ts/index.js';
+
+const root = path.resolve(__dirname, '..');
+const demo = path.join(root, 'fixtures/demo/demo.hprof');
+const anyOpen = openHeap as (path: unknown, options?: Record<string, unknown>) => Promise<Heap>;
+
+describe('openHeap refuses options it would take wrongly', () => {
+  test.each([
+    [{ dump: -1 }, /dump must be a whole number from 0 to 4294967295, not -1/],
+    [{ dump: 1.5 }, /dump must be a whole number .*not 1\.5/],
+    [{ dump: '0' }, /dump must be a whole number .*not '0'/],
+    [{ scratch: 'tape' }, /scratch is 'memory' or 'disk', not 'tape'/],
+    [{ scratchDir: '/nonexistent/heapql-dir' }, /scratchDir \/nonexistent\/heapql-dir is not a directory/],
+    [{ scratchDir: 7 }, /scratchDir is a directory's path, not 7/],
+    [{ cacheMax: -1 }, /cacheMax is a size in bytes .*not -1/],
+    [{ cacheMax: 0.5 }, /cacheMax is a size in bytes .*not 0\.5/],
+  ])('%o', async (options, message) => {
+    await expect(anyOpen(demo, options)).rejects.toMatchObject({ code: 'ERR_ARGUMENT', message: expect.stringMatching(message) });
+  });
+
+  test('a path that is not a string', async () => {
+    await expect(anyOpen(42)).rejects.toMatchObject({ code: 'ERR_ARGUMENT', message: expect.stringMatching(/path is a string, not 42/) });
+  });
+});
+
+describe('a session refuses arguments of the wrong kind', () => {
+  let heap: Heap;
+  beforeAll(async () => {
+    heap = await openHeap(demo);
+  });
+  afterAll(() => heap.close());
+
+  test('a query that is not text', async () => {
+    const query = heap.query.bind(heap) as (q: unknown) => Promise<unknown>;
+    await expect(query(42)).rejects.toMatchObject({ code: 'ERR_ARGUMENT', message: expect.stringMatching(/^a query is OQL text or a prepared query, not 42/) });
+    expect(() => heap.prepare(null as unknown as string)).toThrow(expect.objectContaining({ code: 'ERR_ARGUMENT' }));
+  });
+
+  test.each([-1, 1.5, Number.NaN])('a limit of %s', async (limit) => {
+    await expect(heap.query('SELECT s FROM java.lang.String s', { limit })).rejects.toMatchObject({
+      code: 'ERR_ARGUMENT',
+      message: expect.stringMatching(/^limit must be a whole number ≥ 0, not /),
+    });
+  });
+
+  test('a class name that is not a string', async () => {
+    const describeClass = heap.describeClass.bind(heap) as (name: unknown) => Promise<unknown>;
+    await expect(describeClass(null)).rejects.toMatchObject({ code: 'ERR_ARGUMENT', message: expect.stringMatching(/^a class is named by a string, not null/) });
+  });
+
+  test('good arguments still work', async () => {
+    expect((await heap.query('SELECT s FROM java.lang.String s', { limit: 2 })).rows).toHaveLength(2);
+    expect((await heap.describeClass('Demo$Session')).length).toBe(1);
+  });
+});
