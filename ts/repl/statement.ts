@@ -4,6 +4,9 @@
  * (an open parenthesis, `SELECT COUNT(*)` without its FROM, a trailing keyword or operator),
  * inside an unterminated string, and after a `-- @viz` line alone. A statement with an error
  * before its end is complete: it runs and shows the error with a caret.
+ *
+ * Piped input also looks ahead (`continuesStatement`): a complete statement goes on when the
+ * next line continues it (a `WHERE`, `ORDER BY` or `UNION` on a line of its own).
  */
 import { OqlSyntaxError } from '../oql/errors.js';
 import { tokenize } from '../oql/lexer.js';
@@ -27,6 +30,35 @@ export function statementComplete(text: string): boolean {
   } catch (err) {
     // An error at the end of the input: the statement goes on.
     return !(err instanceof OqlSyntaxError && err.token === '');
+  }
+}
+
+/** A line with nothing but comments (`-- ...`, `-- @viz ...`, a closed `/* ... *\/`). */
+export function isCommentLine(line: string): boolean {
+  return line.trim() !== '' && tokenize(line).length === 0;
+}
+
+/**
+ * Whether `next` (one line, or comment lines and then one line) continues the complete
+ * statement `statement` rather than starting another: the two read as one statement, run out
+ * of input together (`ORDER BY` alone), or stop at an error past the first token of `next`
+ * (`WHERE s.count >> 3` is the statement's own error). An error at that first token (a
+ * `SELECT`, a stray word) means `next` is something else.
+ */
+export function continuesStatement(statement: string, next: string): boolean {
+  const before = statement.split('\n').length;
+  // As it would run: the viz line blanked (line numbers kept), without the final `;`.
+  const { oql } = extractViz(`${statement}\n${next}`.replace(/;\s*$/, ''));
+  const first = tokenize(oql).find((t) => t.line > before);
+  if (!first) return false;
+  try {
+    parse(oql);
+    return true;
+  } catch (err) {
+    if (!(err instanceof OqlSyntaxError)) return false;
+    if (err.token === '') return true;
+    const { line, column } = err.pos;
+    return line > first.line || (line === first.line && column > first.col);
   }
 }
 

@@ -5,7 +5,9 @@
  * statement or clears the line (never exits), Ctrl-D to leave. `~/` in a path is the home
  * directory.
  * With stdin not a terminal, statements are read line by line through the same dispatcher and
- * printed plainly (no prompts, no colours, no progress bar).
+ * printed plainly (no prompts, no colours, no progress bar); a statement that has become
+ * complete runs once the next line shows it does not go on (see `continuesStatement`), and
+ * `!quit` ends the input there.
  */
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import readline from 'node:readline';
@@ -18,7 +20,7 @@ import { Repl } from './dispatch.js';
 import { enableHistorySearch, HISTORY_CAP, historyByStatement, historyPath, loadHistory, saveHistory, statementEntry } from './history.js';
 import { expandHome } from './home.js';
 import { renderBanner } from './render.js';
-import { isCommand, statementComplete } from './statement.js';
+import { continuesStatement, isCommand, isCommentLine, statementComplete } from './statement.js';
 
 export const PROMPT = 'oql> ';
 export const CONTINUATION = '...> ';
@@ -76,6 +78,8 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
 
   let progress: ProgressBar | null = null;
   let rl: readline.Interface | null = null;
+  // Set by `!quit`: lines already read (piped input reads ahead) do not run.
+  let quitting = false;
   const io: ReplIO = {
     print: (text) => output.write(text.endsWith('\n') ? text : `${text}\n`),
     error: (text) => errors.write(text.endsWith('\n') ? text : `${text}\n`),
@@ -89,7 +93,10 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
       progress?.stop();
       progress = null;
     },
-    quit: () => rl?.close(),
+    quit: () => {
+      quitting = true;
+      rl?.close();
+    },
   };
   const repl = new Repl(session, io);
 
@@ -180,20 +187,56 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
       running = null;
     }
   };
-  for await (const line of rl) {
+  // The input's lines, with a look ahead for piped input.
+  const lines = rl[Symbol.asyncIterator]();
+  const ahead: string[] = [];
+  let ended = false;
+  const pull = async (): Promise<string | undefined> => {
+    if (ended) return undefined;
+    const r = await lines.next();
+    if (r.done) ended = true;
+    return r.done ? undefined : r.value;
+  };
+  const nextLine = async () => (ahead.length > 0 ? ahead.shift() : pull());
+  const peek = async (k: number): Promise<string | undefined> => {
+    while (ahead.length <= k) {
+      const l = await pull();
+      if (l === undefined) return undefined;
+      ahead.push(l);
+    }
+    return ahead[k];
+  };
+  // Piped input: whether the lines after the complete statement `text` continue it. An empty
+  // line, a `!` command or the end of the input ends it; comment lines go with what follows
+  // (`-- @viz` before the next statement is that statement's).
+  const goesOn = async (text: string): Promise<boolean> => {
+    const next: string[] = [];
+    for (let k = 0; ; k++) {
+      const l = await peek(k);
+      if (l === undefined || l.trim() === '' || (isCommand(l) && !l.trimStart().startsWith('!='))) return false;
+      next.push(l);
+      if (!isCommentLine(l)) return continuesStatement(text, next.join('\n'));
+    }
+  };
+  for (let line = await nextLine(); line !== undefined; line = await nextLine()) {
     const typed = buffer.length === 0 && isCommand(line) ? [line] : [...buffer, line];
+    const text = typed.join('\n');
     // An empty line ends a statement that spans lines (it runs as typed, errors included).
-    const ready = statementComplete(typed.join('\n')) || (buffer.length > 0 && line.trim() === '');
+    let ready = statementComplete(text) || (buffer.length > 0 && line.trim() === '');
+    // (Not when someone types the lines, whatever the output is.)
+    if (ready && !input.isTTY && line.trim() !== '' && !isCommand(text) && !/;\s*$/.test(text)) ready = !(await goesOn(text));
     if (ready) {
       buffer = [];
       remember(statementEntry(typed));
-      await run(typed.join('\n'));
+      await run(text);
+      if (quitting) break;
     } else buffer = typed;
     if (tty && !closed) {
       rl.setPrompt(prompt());
       rl.prompt();
     }
   }
+  await lines.return?.();
   if (buffer.length > 0) {
     remember(statementEntry(buffer));
     await run(buffer.join('\n'));

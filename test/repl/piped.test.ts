@@ -1,0 +1,142 @@
+/**
+ * The REPL with piped input (`heapql query <dump> --repl < file`): `!quit` / `!q` end the input
+ * there, and a statement written over several lines runs whole even when a first part of it is
+ * already a complete statement (a `WHERE`, `ORDER BY` or `UNION` on a line of its own), while
+ * statements on consecutive lines, `!` commands and `;` still end a statement.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const root = path.resolve(__dirname, '../..');
+const demo = path.join(root, 'fixtures/demo/demo.hprof');
+const dir = mkdtempSync(path.join(tmpdir(), 'heapql-piped-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Runs the piped REPL on `lines`; stdout without the `(N ms)` timing lines. */
+function repl(lines: string[]): { out: string; err: string; status: number | null } {
+  const r = spawnSync(process.execPath, [path.join(root, 'bin/heapql.js'), 'query', demo, '--repl'], {
+    input: `${lines.join('\n')}\n`,
+    encoding: 'utf8',
+    env: { ...process.env, XDG_STATE_HOME: dir, HEAPQL_DEBUG: '', NO_COLOR: '1' },
+  });
+  // The cache note of a first run on a changed build is not the REPL's.
+  const err = r.stderr.split('\n').filter((l) => !l.startsWith('warning: cache:')).join('\n');
+  return { out: r.stdout.replace(/^\([\d.]+ ms\)\n/gm, ''), err, status: r.status };
+}
+
+const SESSIONS = 'SELECT COUNT(*) AS n FROM Demo$Session s';
+const STRINGS = 'SELECT COUNT(*) AS n FROM java.lang.String s';
+const SESS_STRINGS = 'WHERE toString(s) LIKE "sess-.*"';
+
+describe('!quit in piped input', () => {
+  it('!quit in the middle ends the session there: nothing after it runs, exit code 0', () => {
+    const saved = path.join(dir, 'after-quit.csv');
+    const r = repl([SESSIONS, '!quit', 'SELECT COUNT(*) AS after FROM java.lang.String', `!save ${saved}`]);
+    expect(r.out).toBe('n\n---\n400\n(1 row)\n');
+    expect(r.err).toBe('');
+    expect(existsSync(saved)).toBe(false);
+    expect(r.status).toBe(0);
+  });
+
+  it('!q stops too; the exit code is 1 when a statement before it failed', () => {
+    const r = repl(['!bogus', SESSIONS, '!q', 'SELECT COUNT(*) AS after FROM java.lang.String', '!nothing']);
+    expect(r.out).toBe('n\n---\n400\n(1 row)\n');
+    expect(r.err).toContain('unknown command !bogus');
+    expect(r.err).not.toContain('!nothing');
+    expect(r.status).toBe(1);
+  });
+
+  it('!quit ends a statement still waiting for its continuation lines without running it', () => {
+    const r = repl([SESSIONS, '!quit', STRINGS, SESS_STRINGS]);
+    expect(r.out).toBe('n\n---\n400\n(1 row)\n');
+    expect(r.status).toBe(0);
+  });
+});
+
+describe('statements over several lines in piped input', () => {
+  it('a WHERE on its own line filters: the 3-line statement gives what the one-line one gives, !save included', () => {
+    const three = ['SELECT s, toString(s) AS t', 'FROM java.lang.String s', SESS_STRINGS];
+    const multi = repl([...three, '!count', `!save ${path.join(dir, 'three.csv')}`]);
+    const single = repl([three.join(' '), '!count', `!save ${path.join(dir, 'one.csv')}`]);
+    expect(multi.err).toBe('');
+    expect(multi.status).toBe(0);
+    expect(multi.out).toContain('\n401 rows\n');
+    expect(multi.out.replace('three.csv', 'one.csv')).toBe(single.out);
+    const csv = readFileSync(path.join(dir, 'three.csv'), 'utf8');
+    expect(csv.trim().split('\r\n')).toHaveLength(402);
+    expect(csv).toBe(readFileSync(path.join(dir, 'one.csv'), 'utf8'));
+  });
+
+  it('ORDER BY and LIMIT on lines of their own sort and cut', () => {
+    const lines = ['SELECT toString(s) AS t FROM java.lang.String s', SESS_STRINGS, 'ORDER BY t DESC', 'LIMIT 3'];
+    const multi = repl(lines);
+    expect(multi.err).toBe('');
+    expect(multi.out).toBe('t\n--------------------\nsess-18bd0159e81-399\nsess-18bd0157f92-398\nsess-18bd01560a3-397\n(3 rows)\n');
+    expect(repl([lines.join(' ')]).out).toBe(multi.out);
+  });
+
+  it('UNION alone on a line joins the statements around it', () => {
+    const r = repl(['SELECT s FROM Demo$Session s', 'UNION', 'SELECT s FROM java.lang.String s', '!count']);
+    expect(r.err).toBe('');
+    expect(r.out).toContain('\n4103 rows\n');
+    const oneLine = repl(['SELECT s FROM Demo$Session s UNION SELECT s FROM java.lang.String s', '!count']);
+    expect(r.out).toBe(oneLine.out);
+  });
+
+  it('statements on consecutive lines still run one by one, next to one that goes on', () => {
+    const r = repl([SESSIONS, STRINGS, STRINGS, SESS_STRINGS, SESSIONS]);
+    expect(r.err).toBe('');
+    expect(r.out).toBe(['n\n---\n400\n(1 row)\n', 'n\n----\n3703\n(1 row)\n', 'n\n---\n401\n(1 row)\n', 'n\n---\n400\n(1 row)\n'].join(''));
+  });
+
+  it('a ! command, an empty line or the end of the input ends the statement; a comment line goes with what follows', () => {
+    const r = repl([STRINGS, '!count', STRINGS, '-- only the session ids', SESS_STRINGS, '!count', '', STRINGS, '', SESS_STRINGS, STRINGS, SESS_STRINGS]);
+    expect(r.out).toBe(
+      [
+        'n\n----\n3703\n(1 row)\n1 row\n', // the statement, then !count on its result
+        'n\n---\n401\n(1 row)\n1 row\n', // the comment line and the WHERE continue it
+        'n\n----\n3703\n(1 row)\n', // an empty line ends it: the WHERE after it is alone
+        'n\n---\n401\n(1 row)\n', // and the last statement ends with the input
+      ].join(''),
+    );
+    expect(r.err).toMatch(/^query:1:1: unexpected keyword WHERE/m);
+    expect(r.status).toBe(1);
+  });
+
+  it('a `-- @viz` line between two statements belongs to the second', () => {
+    const [first, second] = [path.join(dir, 'first.json'), path.join(dir, 'second.json')];
+    const r = repl([STRINGS, SESS_STRINGS, '-- @viz table name=second', STRINGS, 'WHERE toString(s) LIKE "sess-1.*"', `!save ${second}`, '!undo', `!save ${first}`]);
+    expect(r.err).toBe('');
+    const json = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as { name: string; oql: string; rows: unknown[][]; viz?: unknown };
+    expect(json(first)).toMatchObject({ name: 'q1', oql: `${STRINGS}\n${SESS_STRINGS}`, rows: [[401]] });
+    expect(json(first).viz).toBeUndefined();
+    expect(json(second)).toMatchObject({ name: 'second', rows: [[400]], viz: { kind: 'table' } });
+  });
+
+  it('a ; still ends a statement: the line after it is a statement of its own', () => {
+    const r = repl([`${STRINGS};`, SESS_STRINGS, STRINGS, `${SESS_STRINGS};`, STRINGS]);
+    expect(r.out).toBe(['n\n----\n3703\n(1 row)\n', 'n\n---\n401\n(1 row)\n', 'n\n----\n3703\n(1 row)\n'].join(''));
+    expect(r.err).toMatch(/^query:1:1: unexpected keyword WHERE/m);
+    expect(r.err.match(/^query:/gm)).toHaveLength(1);
+    expect(r.status).toBe(1);
+  });
+
+  it('a line starting with != continues the statement (it is no command)', () => {
+    const r = repl([`${STRINGS} WHERE toString(s)`, '!= "sess-18bd0159e81-399"']);
+    expect(r.err).toBe('');
+    expect(r.out).toBe('n\n----\n3702\n(1 row)\n');
+    expect(r.status).toBe(0);
+  });
+
+  it('an error in a continuation line is reported at its line and column within the statement', () => {
+    const r = repl([STRINGS, 'WHERE s.@usedHeapSize >> 24', 'SELECT s', 'FROM java.lang.String s', 'ORDER BY s.@usedHeapSize DESCC']);
+    expect(r.out).toBe('');
+    expect(r.err).toMatch(/^query:2:24: unexpected ">".*\n {2}WHERE s\.@usedHeapSize >> 24\n {25}\^$/m);
+    expect(r.err).toMatch(/^query:3:26: unexpected "DESCC".*\n {2}ORDER BY s\.@usedHeapSize DESCC\n {27}\^{5}$/m);
+    expect(r.err.match(/^query:/gm)).toHaveLength(2);
+    expect(r.status).toBe(1);
+  });
+});
