@@ -154,7 +154,7 @@ function summary(model: ReportModel): string {
     ['Objects', int(h.objects)],
     ['Classes', `${int(h.classes)} loaded, ${int(model.overview.classHistogram.classes)} with instances`],
     ['Leak suspects', int(ls.length)],
-    ['Threads', int(model.threads.threads.length)],
+    ['Threads', int(model.threads.threadCount)],
     ['Waste', sizeWithPercent(model.waste.overhead, model.waste.overheadPercent)],
   ]
     .map(([k, v]) => `<div class="card">${esc(k)}<b>${esc(v)}</b></div>`)
@@ -341,7 +341,8 @@ function stackHtml(t: ThreadInfo): string {
 
 function threads(model: ReportModel): string {
   const ts = model.threads.threads;
-  if (ts.length === 0) return '<section id="thread-overview"><h2>Thread Overview</h2><p>The dump holds no threads.</p></section>';
+  if (model.threads.threadCount === 0) return '<section id="thread-overview"><h2>Thread Overview</h2><p>The dump holds no threads.</p></section>';
+  const shown = ts.length < model.threads.threadCount ? `<p class="note">${int(ts.length)} of ${int(model.threads.threadCount)} threads shown, the largest retained size first.</p>` : '';
   const tbl = table(
     [
       { head: 'thread' },
@@ -373,7 +374,7 @@ function threads(model: ReportModel): string {
         `<details><summary>${esc(t.name ?? t.object.label)}: ${int(t.frames.length)} frames, ${int(t.frames.reduce((s, f) => s + f.locals.length, 0))} locals</summary>${stackHtml(t)}</details>`,
     )
     .join('\n');
-  return `<section id="thread-overview"><h2>Thread Overview</h2>${tbl}<h3>Stacks and locals</h3>${stacks}</section>`;
+  return `<section id="thread-overview"><h2>Thread Overview</h2>${tbl}${shown}<h3>Stacks and locals</h3>${stacks}</section>`;
 }
 
 /** The waste checks: a chart and table per check, each check's holders, duplicate string values. */

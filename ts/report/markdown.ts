@@ -95,7 +95,7 @@ function summary(model: ReportModel): string[] {
   for (const s of model.leakSuspects.suspects) {
     lines.push(`  - Problem Suspect ${s.rank}: ${mdText(s.title)}, ${sizeWithPercent(s.retained, s.retainedPercent)}`);
   }
-  lines.push(`- Threads: ${int(model.threads.threads.length)}`);
+  lines.push(`- Threads: ${int(model.threads.threadCount)}`);
   if (model.waste.overhead > 0) lines.push(`- Waste: ${sizeWithPercent(model.waste.overhead, model.waste.overheadPercent)} (see [Waste](#waste))`);
   return ['## Summary', lines.join('\n')];
 }
@@ -254,7 +254,7 @@ function threadStack(t: ThreadInfo): string {
 function threads(model: ReportModel): string[] {
   const ts = model.threads.threads;
   const out = ['## Thread Overview'];
-  if (ts.length === 0) return [...out, '_The dump holds no threads._'];
+  if (model.threads.threadCount === 0) return [...out, '_The dump holds no threads._'];
   out.push(
     table(
       ['thread', 'daemon', 'state', 'retained', '% heap', 'max local retained', 'context class loader', 'object'],
@@ -271,6 +271,7 @@ function threads(model: ReportModel): string[] {
       ['l', 'l', 'l', 'r', 'r', 'r', 'l', 'l'],
     ),
   );
+  if (ts.length < model.threads.threadCount) out.push(`_${int(ts.length)} of ${int(model.threads.threadCount)} threads shown, the largest retained size first._`);
   for (const t of ts) {
     out.push(`### Thread ${t.name === null ? mdText(t.object.label) : mdText(t.name)}`);
     out.push(threadStack(t));

@@ -207,7 +207,7 @@ export type LeakSuspect = Static<typeof LeakSuspectSchema>;
 
 export const LeakSuspectsSchema = Obj({
   thresholdPercent: Type.Number({ minimum: 0, maximum: 100, description: 'a suspect retains more than this (MAT: 10)' }),
-  suspects: Type.Array(LeakSuspectSchema, { description: 'by rank' }),
+  suspects: Type.Array(LeakSuspectSchema, { description: 'by rank; every one (the report\'s limit caps the lists inside a suspect, never the suspects)' }),
 });
 export type LeakSuspects = Static<typeof LeakSuspectsSchema>;
 
@@ -273,7 +273,8 @@ export const ThreadSchema = Obj({
 export type ThreadInfo = Static<typeof ThreadSchema>;
 
 export const ThreadOverviewSchema = Obj({
-  threads: Type.Array(ThreadSchema, { description: 'biggest retained first, ties by address' }),
+  threadCount: Count('threads in the dump; `threads` lists at most the report\'s limit of them'),
+  threads: Type.Array(ThreadSchema, { description: 'biggest retained first, ties by address; capped by the report\'s limit (every thread without one)' }),
 });
 export type ThreadOverview = Static<typeof ThreadOverviewSchema>;
 

@@ -1,5 +1,6 @@
 /**
- * `GET /report` and `/report/overview|leaks|top|threads` (`?format=md`, `?limit=N`), with the
+ * `GET /report` and `/report/overview|leaks|top|threads` (`?format=md`, `?limit=N`: every list
+ * capped at N rows, the one rule of ts/report/limit.ts), with the
  * lazy rule of design.md §5: before any analysis the first request starts it and answers 202
  * with `Retry-After` (or 503 `not_ready` when the server runs with `--no-auto-analyze`); while it
  * runs, 202; after a failure, 500 `analysis_failed` until `POST /analyze` starts it again.
@@ -7,6 +8,7 @@
 import type { Context, Hono } from 'hono';
 
 import { renderMarkdown, renderMarkdownSection } from '../report/markdown.js';
+import { capSections, DEFAULT_LIST_ROWS, DEFAULT_TOP_STRINGS } from '../report/limit.js';
 import type { ReportModel } from '../report/model.js';
 import type { ServerContext } from './context.js';
 import { ApiError, toApiError } from './errors.js';
@@ -15,16 +17,13 @@ import { serverStatus } from './status.js';
 
 type Section = 'overview' | 'leaks' | 'top' | 'threads';
 
-/** The core's default list length (histogram rows, consumers…) when no `limit` is given. */
-const DEFAULT_LIMIT = 25;
 const MAX_LIMIT = 10_000;
-/** Report models kept, by list length (each is a few hundred KB at most). */
+/** Report models kept, by list lengths (each is a few hundred KB at most). */
 const CACHED_MODELS = 4;
 
-function limitParam(c: Context, section: Section | null): number | undefined {
+function limitParam(c: Context): number | undefined {
   const raw = c.req.query('limit');
   if (raw === undefined) return undefined;
-  if (section === 'overview') throw new ApiError(400, 'query', `limit applies to /report, /report/leaks, /report/top and /report/threads (the overview has no list to cap)`);
   const n = Number(raw);
   if (!/^\d+$/.test(raw) || n < 1 || n > MAX_LIMIT) throw new ApiError(400, 'query', `limit must be a whole number from 1 to ${MAX_LIMIT}, not '${raw}'`);
   return n;
@@ -37,49 +36,37 @@ function formatParam(c: Context): 'json' | 'md' {
   throw new ApiError(400, 'query', `format must be json or md, not '${f}'`);
 }
 
-/** A section's JSON with its lists capped at `limit` rows. */
-function sectionJson(model: ReportModel, section: Section, limit: number | undefined): unknown {
-  const cap = <T>(rows: T[]): T[] => (limit === undefined ? rows : rows.slice(0, limit));
+function sectionOf(model: ReportModel, section: Section): unknown {
   switch (section) {
     case 'overview':
       return model.overview;
     case 'leaks':
-      return { ...model.leakSuspects, suspects: cap(model.leakSuspects.suspects) };
-    case 'top': {
-      const t = model.topConsumers;
-      return {
-        ...t,
-        biggestObjects: cap(t.biggestObjects),
-        biggestClasses: cap(t.biggestClasses),
-        biggestClassLoaders: cap(t.biggestClassLoaders),
-        biggestPackages: cap(t.biggestPackages),
-      };
-    }
+      return model.leakSuspects;
+    case 'top':
+      return model.topConsumers;
     case 'threads':
-      return { ...model.threads, threads: cap(model.threads.threads) };
+      return model.threads;
   }
 }
 
-function capModel(model: ReportModel, limit: number | undefined): ReportModel {
-  if (limit === undefined) return model;
-  return {
-    ...model,
-    leakSuspects: sectionJson(model, 'leaks', limit) as ReportModel['leakSuspects'],
-    topConsumers: sectionJson(model, 'top', limit) as ReportModel['topConsumers'],
-    threads: sectionJson(model, 'threads', limit) as ReportModel['threads'],
-  };
-}
-
 export function reportRoutes(app: Hono, ctx: ServerContext): void {
-  const models = new Map<number, Promise<ReportModel>>();
+  const models = new Map<string, Promise<ReportModel>>();
 
-  /** The report built with lists of `length` rows (once per length; a failed build is retried). */
-  function model(length: number): Promise<ReportModel> {
-    let p = models.get(length);
+  /**
+   * The report a request with this `limit` is cut from (ts/report/limit.ts), built once per
+   * list lengths (a failed build is retried): every limit up to the defaults is cut from the
+   * default report (every thread, 25 rows a list, 20 duplicate strings: the CLI's report, whose
+   * data the cache may already hold); a longer one is built at its length.
+   */
+  function model(limit: number | undefined): Promise<ReportModel> {
+    const rows = limit !== undefined && limit > DEFAULT_LIST_ROWS ? limit : undefined;
+    const strings = Math.max(limit ?? DEFAULT_TOP_STRINGS, DEFAULT_TOP_STRINGS);
+    const key = `${rows ?? 'default'}/${strings}`;
+    let p = models.get(key);
     if (!p) {
-      p = ctx.session.report({ reachableOnly: ctx.reachableOnly, limit: length });
-      p.catch(() => models.delete(length));
-      models.set(length, p);
+      p = ctx.session.report({ reachableOnly: ctx.reachableOnly, limit: rows, topStrings: strings });
+      p.catch(() => models.delete(key));
+      models.set(key, p);
       while (models.size > CACHED_MODELS) models.delete(models.keys().next().value!);
     }
     return p;
@@ -117,20 +104,20 @@ export function reportRoutes(app: Hono, ctx: ServerContext): void {
 
   async function answer(c: Context, section: Section | null): Promise<Response> {
     const format = formatParam(c);
-    const limit = limitParam(c, section);
+    const limit = limitParam(c);
     const waiting = notReady(c);
     if (waiting) return waiting;
     let m: ReportModel;
     try {
-      m = await model(Math.max(limit ?? DEFAULT_LIMIT, DEFAULT_LIMIT));
+      m = capSections(await model(limit), limit);
     } catch (err) {
       throw toApiError(err);
     }
     if (format === 'md') {
-      const text = section === null ? renderMarkdown(capModel(m, limit)) : renderMarkdownSection(capModel(m, limit), section);
+      const text = section === null ? renderMarkdown(m) : renderMarkdownSection(m, section);
       return c.body(text, 200, { 'content-type': 'text/markdown; charset=utf-8' });
     }
-    return jsonAnswer(c, section === null ? capModel(m, limit) : sectionJson(m, section, limit));
+    return jsonAnswer(c, section === null ? m : sectionOf(m, section));
   }
 
   app.get('/report', (c) => answer(c, null));

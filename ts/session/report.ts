@@ -12,14 +12,25 @@ import { call, type Addon, type NativeHeap } from '../native/index.js';
 import { cancelTokenFor } from '../native/cancel.js';
 import { VERSION } from '../version.js';
 import { describeSchemaErrors, validateReportModel } from '../report/json.js';
+import { capSections } from '../report/limit.js';
 import { REPORT_SCHEMA_VERSION, type ReportModel, type ReportWarning } from '../report/model.js';
 import type { BuildReportOptions, ProgressEvent, ReportableHeap, ReportSections, SectionOptions } from './types.js';
 
 type CancelToken = InstanceType<Addon['CancelToken']>;
 
-/** The sections of an analyzed heap (ERR_NEEDS_ANALYSIS before the analysis). */
-export function reportSections(handle: NativeHeap, options: SectionOptions): Promise<ReportSections> {
-  return sectionJson<ReportSections>(options, (limits, onProgress, token) => handle.reportData(limits, onProgress, token));
+/** The sections as the native core writes them: the threads all listed, with no count. */
+type NativeSections = Omit<ReportSections, 'threads'> & { threads: Omit<ReportSections['threads'], 'threadCount'> };
+
+/**
+ * The sections of an analyzed heap (ERR_NEEDS_ANALYSIS before the analysis), every list capped
+ * at `options.limit` as ts/report/limit.ts says (the core leaves the threads whole: they are
+ * counted, then capped here); the duplicate string values at `topStrings`, else at `limit`.
+ */
+export async function reportSections(handle: NativeHeap, options: SectionOptions): Promise<ReportSections> {
+  const topStrings = options.topStrings ?? options.limit;
+  const s = await sectionJson<NativeSections>({ ...options, topStrings }, (limits, onProgress, token) => handle.reportData(limits, onProgress, token));
+  const sections: ReportSections = { ...s, threads: { threadCount: s.threads.threads.length, threads: s.threads.threads } };
+  return capSections(sections, options.limit, topStrings);
 }
 
 type NativeProgress = ((e: ProgressEvent) => void) | undefined;

@@ -126,11 +126,8 @@ export function registerAnalysisTools(server: McpServer, ctx: McpContext): void 
           );
         }
         const sections = await ctx.reportSections(limit, extra.signal);
+        // Capped at `limit` like every front's report (ts/report/limit.ts); the threads section's threadCount counts them all.
         const data = section === 'duplicate_strings' ? NESTED[section](sections) : sections[SECTIONS[section]];
-        if (section === 'threads') {
-          const threads = (data as ReportSections['threads']).threads;
-          return jsonResult({ section, threadCount: threads.length, threads: threads.slice(0, limit) });
-        }
         return jsonResult({ section, ...data });
       }),
   );
