@@ -4,6 +4,9 @@ import type { ClassView, DominatorView, FieldView, ObjectView, PathStep, Referen
 
 const int = (n: number) => n.toLocaleString('en-US');
 
+/** What a retained size of null means once the analysis ran (`ObjectView.retainedSize`). */
+const NOT_IN_TREE = '— (not in the dominator tree: unreachable, analysis run with --reachable-only)';
+
 function aligned(pairs: [string, string][]): string {
   const width = Math.max(0, ...pairs.map(([k]) => k.length));
   return pairs.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n');
@@ -25,7 +28,7 @@ export function renderObject(o: ObjectView): string {
     ['index', `#${o.object.objectId}`],
     ['class', o.describedClass ? `java.lang.Class (describes ${o.describedClass})` : o.object.className],
     ['shallow size', `${int(o.shallowSize)} B`],
-    ['retained size', o.retainedSize === null ? 'needs !analyze' : `${int(o.retainedSize)} B`],
+    ['retained size', o.retainedSize !== null ? `${int(o.retainedSize)} B` : o.reachable === null ? 'needs !analyze' : NOT_IN_TREE],
   ];
   if (o.reachable !== null) pairs.push(['reachable', o.reachable ? 'yes' : 'no (garbage)']);
   if (o.arrayLength !== null) pairs.push(['length', int(o.arrayLength)]);
@@ -85,7 +88,7 @@ export function renderPath(steps: PathStep[] | null, label: string): string {
 export function renderDominator(d: DominatorView): string {
   const lines = [
     `${d.object.label}  #${d.object.objectId}`,
-    `retained size  ${int(d.retainedSize)} B`,
+    `retained size  ${d.retainedSize === null ? NOT_IN_TREE : `${int(d.retainedSize)} B`}`,
     `dominator      ${d.dominator ? `${d.dominator.label}  #${d.dominator.objectId}` : d.inTree ? '(none: a GC root)' : '(none: not in the dominator tree)'}`,
     `dominates (${int(d.childCount)}), biggest first:`,
   ];

@@ -38,7 +38,7 @@ export function toPathStep(s: JsPathStep): PathStep {
 export function toDominatorView(v: JsDominatorView): DominatorView {
   return {
     object: ref(v.object),
-    retainedSize: v.retainedSize,
+    retainedSize: v.retainedSize ?? null,
     dominator: v.dominator ? ref(v.dominator) : null,
     inTree: v.inTree,
     children: v.children.map((c) => ({ object: ref(c.object), retainedSize: c.retainedSize, shallowSize: c.shallowSize })),

@@ -68,7 +68,7 @@ export interface ObjectView {
   object: ObjectRef;
   kind: ObjectKind;
   shallowSize: number;
-  /** After the full analysis only. */
+  /** After the full analysis only, and only for an object in the dominator tree: null for an unreachable one when the analysis left those out (`reachable` false). */
   retainedSize: number | null;
   /** After the full analysis only: reachable from a GC root. */
   reachable: boolean | null;
@@ -116,7 +116,8 @@ export interface DominatedView {
 /** Where an object sits in the dominator tree: what `!dom` shows. */
 export interface DominatorView {
   object: ObjectRef;
-  retainedSize: number;
+  /** Null for an object outside the tree (`inTree` false). */
+  retainedSize: number | null;
   /** The immediate dominator; null for a GC root (or an object outside the tree). */
   dominator: ObjectRef | null;
   /** False for an unreachable object when the analysis left those out. */

@@ -20,14 +20,14 @@ impl<'a> AnalysisView<'a> {
 }
 
 impl GraphView for AnalysisView<'_> {
-    fn retained_size(&self, o: ObjIdx) -> u64 {
-        self.analysis.retained_size(o)
+    fn retained_size(&self, o: ObjIdx) -> Option<u64> {
+        self.analysis.retained(o)
     }
     fn immediate_dominator(&self, o: ObjIdx) -> Option<ObjIdx> {
         self.analysis.immediate_dominator(o)
     }
-    fn dominated(&self, o: ObjIdx) -> Vec<ObjIdx> {
-        self.analysis.dominated(o).to_vec()
+    fn dominated(&self, o: ObjIdx) -> Option<Vec<ObjIdx>> {
+        self.analysis.in_tree(o).then(|| self.analysis.dominated(o).to_vec())
     }
     fn inbounds(&self, o: ObjIdx) -> Vec<ObjIdx> {
         self.analysis.inbound(o)

@@ -181,7 +181,7 @@ impl CExpr {
                 }
             }
             CExpr::Dominators(e) => match e.eval(env, cx)? {
-                Value::Obj(o) => objects(env.graph("dominators(x)")?.dominated(o)),
+                Value::Obj(o) => env.graph("dominators(x)")?.dominated(o).map_or(Value::Null, objects),
                 _ => Value::Null,
             },
             CExpr::Dominatorof(e) => match e.eval(env, cx)? {
@@ -356,7 +356,8 @@ fn attribute(env: &Env, base: Value, attr: Attr) -> EvalResult {
         Attr::ObjectId => Value::Int(o as i64),
         Attr::ObjectAddress => Value::Int(heap.object_id(o) as i64),
         Attr::UsedHeapSize => Value::Int(heap.shallow_size(o) as i64),
-        Attr::RetainedHeapSize => Value::Int(env.graph("@retainedHeapSize")?.retained_size(o) as i64),
+        // NULL outside the dominator tree (`GraphView::retained_size`).
+        Attr::RetainedHeapSize => env.graph("@retainedHeapSize")?.retained_size(o).map_or(Value::Null, |r| Value::Int(r as i64)),
         Attr::DisplayName => Value::Str(display_name(env, o).into()),
         // Arrays: their length. Strings: the length of the text (`s.length()` is planned as
         // `@length`). Anything else: NULL.

@@ -10,13 +10,16 @@ use heapql_heap::ObjIdx;
 
 /// Object indices are the heap's dense indices (`heapql_heap::ObjIdx`).
 pub trait GraphView: Sync {
-    /// Retained size in bytes (the object's dominator subtree).
-    fn retained_size(&self, o: ObjIdx) -> u64;
+    /// Retained size in bytes (the object's dominator subtree); None for an object outside
+    /// the dominator tree (unreachable, the analysis built reachable-only), which has none:
+    /// `@retainedHeapSize` is NULL there, so aggregates and ORDER BY never read it as 0.
+    fn retained_size(&self, o: ObjIdx) -> Option<u64>;
     /// Immediate dominator; None when the object hangs off the virtual root (a GC root,
-    /// or an unreachable object kept as a pseudo-root).
+    /// or an unreachable object kept as a pseudo-root) or is outside the tree.
     fn immediate_dominator(&self, o: ObjIdx) -> Option<ObjIdx>;
-    /// Children in the dominator tree, biggest retained size first.
-    fn dominated(&self, o: ObjIdx) -> Vec<ObjIdx>;
+    /// Children in the dominator tree, biggest retained size first; None for an object
+    /// outside the tree (as `retained_size`).
+    fn dominated(&self, o: ObjIdx) -> Option<Vec<ObjIdx>>;
     /// Distinct referrers.
     fn inbounds(&self, o: ObjIdx) -> Vec<ObjIdx>;
     /// Distinct referents (the class first, as MAT lists them).

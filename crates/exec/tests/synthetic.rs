@@ -546,14 +546,14 @@ struct FakeGraph<'h> {
 }
 
 impl heapql_exec::GraphView for FakeGraph<'_> {
-    fn retained_size(&self, o: u32) -> u64 {
-        10 * self.heap.shallow_size(o)
+    fn retained_size(&self, o: u32) -> Option<u64> {
+        Some(10 * self.heap.shallow_size(o))
     }
     fn immediate_dominator(&self, o: u32) -> Option<u32> {
         o.checked_sub(1)
     }
-    fn dominated(&self, o: u32) -> Vec<u32> {
-        if o + 1 < self.heap.object_count() { vec![o + 1] } else { vec![] }
+    fn dominated(&self, o: u32) -> Option<Vec<u32>> {
+        Some(if o + 1 < self.heap.object_count() { vec![o + 1] } else { vec![] })
     }
     fn inbounds(&self, _o: u32) -> Vec<u32> {
         vec![]

@@ -47,8 +47,9 @@ use std::sync::{Arc, OnceLock};
 #[derive(Clone, Default)]
 pub struct GraphOptions {
     /// Leave objects unreachable from the GC roots out of the dominator tree (no dominator,
-    /// retained size 0). Default: keep them in their own forest under unreachable pseudo-roots,
-    /// which never changes a reachable object's dominator (`ObjectGraph::follows`).
+    /// no retained size: `FullAnalysis::retained` is None). Default: keep them in their own
+    /// forest under unreachable pseudo-roots, which never changes a reachable object's
+    /// dominator (`ObjectGraph::follows`).
     pub reachable_only: bool,
     pub progress: Option<ProgressFn>,
     /// Set to true from another thread to stop; build() then returns HeapError::Cancelled.
@@ -219,6 +220,16 @@ impl FullAnalysis {
         self.graph.in_tree(node(o), self.reachable_only)
     }
 
+    /// Retained size: `o`'s shallow size and that of everything it dominates (≥ its shallow
+    /// size); None for an object outside the tree (`in_tree`: an unreachable object of a
+    /// `reachable_only` analysis), which has no retained size — not 0, which would say it
+    /// retains nothing. What the executor and the look-ups read.
+    pub fn retained(&self, o: ObjIdx) -> Option<u64> {
+        self.in_tree(o).then(|| self.retained.get(node(o)))
+    }
+
+    /// `retained` of an object known to be in the tree (the report walks only those); 0 for
+    /// one outside it, so anything that may meet such an object asks `retained`.
     pub fn retained_size(&self, o: ObjIdx) -> u64 {
         self.retained.get(node(o))
     }

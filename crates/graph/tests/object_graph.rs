@@ -162,12 +162,13 @@ fn reachable_only_leaves_unreachable_objects_out() {
     let i = |id| idx(&heap, id);
     for o in [ids.u1, ids.u2, ids.c1, ids.c2, ids.d1, ids.d2] {
         assert!(!a.in_tree(i(o)));
-        assert_eq!(a.retained_size(i(o)), 0);
+        assert_eq!(a.retained(i(o)), None, "no retained size outside the tree");
         assert_eq!(a.immediate_dominator(i(o)), None);
         assert!(a.path_to_root(&heap, i(o)).is_none());
     }
     assert_eq!(a.unreachable_roots().count(), 0);
     assert_eq!(a.immediate_dominator(i(ids.z)), Some(i(ids.h)));
+    assert_eq!(a.retained(i(ids.z)), Some(heap.shallow_size(i(ids.z))));
     let reachable: u64 = (0..heap.object_count()).filter(|&o| a.is_reachable(o)).map(|o| heap.shallow_size(o)).sum();
     assert_eq!(a.total_size(), reachable);
 }

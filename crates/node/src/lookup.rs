@@ -46,7 +46,8 @@ pub struct JsObjectDetail {
     /// instance | object-array | primitive-array | class
     pub kind: String,
     pub shallow_size: f64,
-    /// After analyze() only.
+    /// After analyze() only, and only for an object in the dominator tree (null for an
+    /// unreachable one when the analysis left those out).
     pub retained_size: Option<f64>,
     /// After analyze() only: reachable from a GC root.
     pub reachable: Option<bool>,
@@ -102,7 +103,8 @@ pub struct JsDominated {
 #[napi(object)]
 pub struct JsDominatorView {
     pub object: JsObjectRef,
-    pub retained_size: f64,
+    /// Absent for an object outside the tree.
+    pub retained_size: Option<f64>,
     /// Absent for a GC root (a child of the tree's root) or an object outside the tree.
     pub dominator: Option<JsObjectRef>,
     /// False for an unreachable object when the analysis left those out.
@@ -238,7 +240,7 @@ impl HeapHandle {
                 object: object_ref(heap, o),
                 kind: kind.to_string(),
                 shallow_size: heap.shallow_size(o) as f64,
-                retained_size: analysis.as_ref().map(|a| a.retained_size(o) as f64),
+                retained_size: analysis.as_ref().and_then(|a| a.retained(o)).map(|r| r as f64),
                 reachable: analysis.as_ref().map(|a| a.is_reachable(o)),
                 array_length: heap.array_length(o),
                 described_class: heap.class_described_by(o).map(|c| heap.class(c).name.clone()),
@@ -316,7 +318,7 @@ impl HeapHandle {
             let view = heapql_graph::lookup::dominator_view(&analysis, o, limit as usize);
             Ok(JsDominatorView {
                 object: object_ref(heap, o),
-                retained_size: analysis.retained_size(o) as f64,
+                retained_size: analysis.retained(o).map(|r| r as f64),
                 dominator: view.dominator.map(|d| object_ref(heap, d)),
                 in_tree: view.in_tree,
                 children: view

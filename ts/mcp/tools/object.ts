@@ -64,6 +64,9 @@ export function registerObjectTools(server: McpServer, ctx: McpContext): void {
           kind: view.kind,
           shallowSize: view.shallowSize,
           retainedSize: view.retainedSize,
+          ...(view.retainedSize === null && view.reachable !== null
+            ? { retainedNote: 'no retained size: not in the dominator tree (unreachable, and the analysis ran with --reachable-only)' }
+            : {}),
           reachable: view.reachable,
           ...(view.arrayLength !== null ? { arrayLength: view.arrayLength } : {}),
           ...(view.describedClass !== null ? { describedClass: view.describedClass } : {}),
