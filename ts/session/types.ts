@@ -149,9 +149,9 @@ export interface ClassView {
 
 /** Options of the report's and the waste checks' native section calls. */
 export interface SectionOptions {
-  /** Longest list of each section; default 25. */
+  /** Longest list of each section, the threads included (ts/report/limit.ts); default 25 rows, every thread. */
   limit?: number;
-  /** Duplicate string values shown; default 20. */
+  /** Duplicate string values shown; default `limit` when it is given, else 20. */
   topStrings?: number;
   signal?: AbortSignal;
   onProgress?: (event: ProgressEvent) => void;
