@@ -90,8 +90,10 @@ export function renderDominator(d: DominatorView): string {
     `${d.object.label}  #${d.object.objectId}`,
     `retained size  ${d.retainedSize === null ? NOT_IN_TREE : `${int(d.retainedSize)} B`}`,
     `dominator      ${d.dominator ? `${d.dominator.label}  #${d.dominator.objectId}` : d.inTree ? '(none: a GC root)' : '(none: not in the dominator tree)'}`,
-    `dominates (${int(d.childCount)}), biggest first:`,
   ];
+  // Outside the tree it dominates nothing: no list to announce.
+  if (!d.inTree) return lines.join('\n');
+  lines.push(`dominates (${int(d.childCount)}), biggest first:`);
   const width = Math.max(0, ...d.children.map((c) => int(c.retainedSize).length));
   for (const c of d.children) lines.push(`  ${int(c.retainedSize).padStart(width)} B  ${c.object.label}  #${c.object.objectId}`);
   if (d.children.length < d.childCount) lines.push(`  … ${int(d.childCount - d.children.length)} more`);
