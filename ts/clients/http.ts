@@ -1,12 +1,12 @@
 /**
  * One HTTP exchange with a local service: undici's fetch with a per-call AbortSignal.timeout,
- * the whole body read as text, every transport failure turned into a typed ServiceError.
+ * the whole body read as text (up to MAX_REPLY_BYTES; redirects not followed), every transport failure turned into a typed ServiceError.
  * Interpreting status and body is the calling client's job. No retries here: state-changing
  * calls must never be repeated behind the caller's back.
  */
 import { Agent, fetch } from 'undici';
 
-import { InvalidArgumentError, ServiceTimeoutError, ServiceUnavailableError, ServiceError, type RequestInfo } from './errors.js';
+import { InvalidArgumentError, ServiceProtocolError, ServiceTimeoutError, ServiceUnavailableError, ServiceError, type RequestInfo } from './errors.js';
 
 /**
  * undici's default agent gives up after 300 s without headers or body data, which would cut
@@ -17,6 +17,13 @@ import { InvalidArgumentError, ServiceTimeoutError, ServiceUnavailableError, Ser
  * far too few for reuse to matter.
  */
 const agent = new Agent({ headersTimeout: 0, bodyTimeout: 0, pipelining: 0 });
+
+/**
+ * The largest reply read: both services answer a status word or a JSON document (a camera
+ * capture, the biggest, is a few MB of base64). Anything longer is not one of them — a wrong
+ * port that streams, say — and would otherwise be read until the process runs out of memory.
+ */
+export const MAX_REPLY_BYTES = 64 * 1024 * 1024;
 
 export interface Reply {
   status: number;
@@ -49,6 +56,7 @@ export class Transport {
     readonly service: string,
     url: string,
     private readonly wording: UnavailableWording,
+    private readonly maxReplyBytes = MAX_REPLY_BYTES,
   ) {
     this.base = parseBaseUrl(url, service);
   }
@@ -64,20 +72,49 @@ export class Transport {
       body = JSON.stringify(options.json);
       headers['content-type'] = 'application/json';
     }
+    let res: Awaited<ReturnType<typeof fetch>>;
+    let text: string | null;
     try {
-      const res = await fetch(url, {
+      res = await fetch(url, {
         method,
         headers,
         body,
         signal: AbortSignal.timeout(options.timeoutMs),
         dispatcher: agent,
+        // Neither service redirects: a redirect means the URL names something else, and
+        // following it would send a state-changing call (and its body) where the user did not
+        // point. The 3xx is answered like any other non-2xx status.
+        redirect: 'manual',
       });
-      const text = await res.text();
-      this.reachedBefore = true;
-      return { status: res.status, contentType: res.headers.get('content-type') ?? '', text };
+      text = await this.readText(res);
     } catch (err) {
       throw this.translate(err, info, options.timeoutMs);
     }
+    this.reachedBefore = true;
+    if (text === null) {
+      throw new ServiceProtocolError(
+        info,
+        '',
+        `${this.service} at ${this.base.origin}: the reply to ${info.request} is longer than ${this.maxReplyBytes} bytes, which no reply of this service is; check the URL`,
+      );
+    }
+    return { status: res.status, contentType: res.headers.get('content-type') ?? '', text };
+  }
+
+  /** The body as text, or null (the rest left unread) once it passes `maxReplyBytes`. */
+  private async readText(res: Awaited<ReturnType<typeof fetch>>): Promise<string | null> {
+    if (!res.body) return '';
+    const chunks: Uint8Array[] = [];
+    let bytes = 0;
+    for await (const chunk of res.body) {
+      bytes += chunk.byteLength;
+      if (bytes > this.maxReplyBytes) {
+        await res.body.cancel().catch(() => {});
+        return null;
+      }
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks).toString('utf8');
   }
 
   private translate(err: unknown, info: RequestInfo, timeoutMs: number): ServiceError {

@@ -1,0 +1,78 @@
+/**
+ * What the clients' transport refuses on the wire, against real loopback servers: a redirect is
+ * not followed (a state-changing call and its body never go where the user did not point), and
+ * a reply longer than any reply of the services is cut off rather than read until memory runs out.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { DeviceClient } from '../../ts/clients/device/client.js';
+import { ServiceHttpError, ServiceProtocolError } from '../../ts/clients/errors.js';
+import { MAX_REPLY_BYTES, Transport } from '../../ts/clients/http.js';
+import { SchedulerClient } from '../../ts/clients/scheduler/client.js';
+
+function listen(handler: http.RequestListener): Promise<{ server: http.Server; url: string }> {
+  const server = http.createServer(handler);
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })));
+}
+
+const wording = { refused: (b: string) => `nothing at ${b}`, refusedAfterContact: (b: string) => `gone from ${b}` };
+
+describe('client transport', () => {
+  let other: { server: http.Server; url: string };
+  let redirecting: { server: http.Server; url: string };
+  let endless: { server: http.Server; url: string };
+  const reachedOther: string[] = [];
+  let endlessSent = 0;
+  let endlessFinished = false;
+
+  beforeAll(async () => {
+    other = await listen((req, res) => {
+      reachedOther.push(`${req.method} ${req.url}`);
+      res.end('{"success":true,"text":"hello from elsewhere"}');
+    });
+    redirecting = await listen((req, res) => {
+      res.writeHead(307, { location: `${other.url}${req.url}` });
+      res.end();
+    });
+    // 1 MiB pieces while the client reads; bounded by count, not time.
+    endless = await listen((_req, res) => {
+      const piece = Buffer.alloc(1 << 20, 0x61);
+      const more = () => {
+        while (endlessSent < 512) {
+          endlessSent++;
+          if (!res.write(piece)) return void res.once('drain', more);
+        }
+        endlessFinished = true;
+        res.end();
+      };
+      more();
+    });
+  });
+  afterAll(() => {
+    for (const s of [other, redirecting, endless]) s.server.close();
+  });
+
+  it('a redirect is an HTTP error naming its status; nothing reaches where it points', async () => {
+    const sched = new SchedulerClient({ url: redirecting.url, timeoutMs: 10_000 });
+    const stop = await sched.stop({ task: 4242 }).then(() => null, (e: unknown) => e);
+    expect(stop).toBeInstanceOf(ServiceHttpError);
+    expect((stop as ServiceHttpError).message).toMatch(/answered HTTP 307/);
+    const device = new DeviceClient({ url: redirecting.url });
+    const text = await device.text({ text: 'secret prompt', model: 'TINYLLAMA_1_1B_CHAT' }).then(() => null, (e: unknown) => e);
+    expect(text).toBeInstanceOf(ServiceHttpError);
+    expect(reachedOther).toEqual([]);
+  });
+
+  it('a reply longer than the cap is a protocol error, read no further', async () => {
+    const t = new Transport('device service', endless.url, wording, 4 << 20);
+    const err = await t.send('capture', { timeoutMs: 60_000 }).then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(ServiceProtocolError);
+    expect((err as Error).message).toMatch(/the reply to GET \/capture is longer than 4194304 bytes, which no reply of this service is; check the URL/);
+    // The client stopped reading: the server was cut off before its 512 MiB.
+    expect(endlessFinished).toBe(false);
+    expect(endlessSent).toBeLessThan(512);
+    expect(MAX_REPLY_BYTES).toBeGreaterThanOrEqual(32 << 20);
+  });
+});
