@@ -55,6 +55,14 @@ describe('the REPL dispatcher', () => {
     expect(repl.state.result).toBe(before);
   });
 
+  it('a malformed -- @viz directive is named in a warning; the result is still shown, as a table', async () => {
+    const r = await run('-- @viz pie label=user\nSELECT s.user.value AS user, COUNT(*) AS n FROM Demo$Session s GROUP BY s.user.value');
+    expect(r.ok).toBe(true);
+    expect(r.err).toMatch(/^warning: @viz directive ignored: .*pie.*; showing a table$/);
+    expect(r.out).toMatch(/user +\| +n/);
+    expect((await run('-- @viz piechart label=user value=n\nSELECT s.user.value AS user, COUNT(*) AS n FROM Demo$Session s GROUP BY s.user.value')).err).toBe('');
+  });
+
   it('!count, !top, !tail, !undo, !row, !set limit', async () => {
     await run('SELECT s, s.createdAt AS created FROM Demo$Session s');
     expect((await run('!count')).out).toBe('400 rows');

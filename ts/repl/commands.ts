@@ -119,7 +119,7 @@ async function objectArg(ctx: ReplContext, args: string, command: string): Promi
 
 /** Runs OQL (with an optional `-- @viz` line) and makes it the current result. */
 export async function runQuery(ctx: ReplContext, text: string): Promise<void> {
-  const { oql, viz } = extractViz(stripTerminator(text));
+  const { oql, viz, warning } = extractViz(stripTerminator(text));
   ctx.state.lastQuery = text;
   let result: QueryResult;
   try {
@@ -132,6 +132,8 @@ export async function runQuery(ctx: ReplContext, text: string): Promise<void> {
   if (ctx.state.result) ctx.state.undo.push(ctx.state.result);
   ctx.state.result = result;
   ctx.state.cursor = 0;
+  // A malformed directive draws a table: say why, as a query file does.
+  if (warning) ctx.io.error(`warning: ${warning}`);
   show(ctx, result);
   ctx.io.print(`(${result.elapsedMs} ms)`);
 }
