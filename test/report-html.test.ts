@@ -3,7 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { withVizWarnings } from '../ts/report/charts.js';
 import { COLLAPSE_ROWS, renderHtml } from '../ts/report/html.js';
 import { barChartSvg, pieChartSvg, treemapSvg } from '../ts/report/svg.js';
-import { HOSTILE, sampleModel } from './report-sample.js';
+import { HOSTILE, modelWithoutPaths, sampleModel } from './report-sample.js';
 
 describe('HTML report', () => {
   test('is one self-contained file: no script, no external resource, a CSP that forbids both', () => {
@@ -35,12 +35,7 @@ describe('HTML report', () => {
   });
 
   test('a suspect without a path: a group with no accumulation point has no single path; a single object is unreachable', () => {
-    const m = sampleModel();
-    const [single, group] = m.leakSuspects.suspects;
-    group.accumulationPoint = null;
-    group.pathToRoot = null;
-    single.pathToRoot = null;
-    const [, one, many] = renderHtml(m).split('<section id="top-consumers">')[0].split(/<h3>Problem Suspect \d+: /);
+    const [, one, many] = renderHtml(modelWithoutPaths()).split('<section id="top-consumers">')[0].split(/<h3>Problem Suspect \d+: /);
     expect(many).toContain('<p>No single path: the instances share no common accumulation point, so no one path from a GC root leads to them all.</p>');
     expect(many).not.toContain('unreachable');
     expect(one).toContain('<p>No path to a GC root (the object is unreachable).</p>');

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 
 import { withVizWarnings } from '../ts/report/charts.js';
 import { asciiBars, MARKDOWN_HISTOGRAM_ROWS, mdText, renderMarkdown } from '../ts/report/markdown.js';
-import { HOSTILE, sampleModel } from './report-sample.js';
+import { HOSTILE, modelWithoutPaths, sampleModel } from './report-sample.js';
 
 describe('Markdown report', () => {
   test('is deterministic: two renders differ only in the one timestamp line', () => {
@@ -64,12 +64,7 @@ describe('Markdown report', () => {
   });
 
   test('a suspect without a path: a group with no accumulation point has no single path; a single object is unreachable', () => {
-    const m = sampleModel();
-    const [single, group] = m.leakSuspects.suspects;
-    group.accumulationPoint = null;
-    group.pathToRoot = null;
-    single.pathToRoot = null;
-    const [, one, many] = renderMarkdown(m).split('\n## Top Consumers')[0].split(/\n### Problem Suspect \d+: /);
+    const [, one, many] = renderMarkdown(modelWithoutPaths()).split('\n## Top Consumers')[0].split(/\n### Problem Suspect \d+: /);
     expect(many).toContain('**Shortest path from a GC root**\n\n_No single path: the instances share no common accumulation point, so no one path from a GC root leads to them all._');
     expect(many).not.toContain('unreachable');
     expect(one).toContain('_No path to a GC root (the object is unreachable)._');

@@ -165,37 +165,13 @@ function isCancel(err: unknown): boolean {
 }
 
 /**
- * `promise`, or ERR_CANCELLED as soon as `signal` aborts (Ctrl-C): the stream's own end after a
- * cancel is not waited for (the scan is cancelled through the signal all the same). Not
- * `Promise.race` with one promise for the whole run: each race would stay attached to it, and
- * keep its batch alive, until the run ends.
- */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(cancelled());
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err);
-      },
-    );
-  });
-}
-
-/**
  * Runs one query and writes its result: `before` is written just before the result's first
  * text (the table's title line, JSON's array punctuation). Throws a QueryFailure.
  */
 async function writeResult(heap: HeapSession, job: OutputJob, text: ResultText, sink: Sink, before: string, signal: AbortSignal): Promise<void> {
   const started = performance.now();
   const batches = heap.queryBatches(job.prepared, { name: job.name, signal, batchRows: BATCH_ROWS });
-  /** The generator ended (or must be left as it is: a next() of it is still pending). */
+  /** The generator ended (by its end or by throwing): nothing to return. */
   let finished = false;
   let columns: Column[] | null = null;
   let rowCount = 0;
@@ -208,7 +184,8 @@ async function writeResult(heap: HeapSession, job: OutputJob, text: ResultText, 
     for (;;) {
       let next: IteratorResult<RowBatch, StreamSummary>;
       try {
-        next = await untilAborted(batches.next(), signal);
+        // An abort (Ctrl-C) ends it at once with ERR_CANCELLED: the stream wakes on it.
+        next = await batches.next();
       } catch (err) {
         finished = true;
         throw err;

@@ -16,7 +16,7 @@ import { performance } from 'node:perf_hooks';
 import type { Context } from 'hono';
 
 import { stringifyJson } from '../query/json.js';
-import type { Column, QueryResult } from '../query/schema.js';
+import type { QueryResult } from '../query/schema.js';
 import type { HeapSession, PreparedQuery } from '../session/index.js';
 import type { RowBatch, StreamSummary } from '../session/query.js';
 import { toApiError } from './errors.js';
@@ -78,10 +78,6 @@ class StreamedResult {
     return text;
   }
 
-  /** The columns of the ended stream, typed over all its rows. */
-  private get finalColumns(): Column[] {
-    return this.summary!.columns;
-  }
 
   private get truncated(): boolean {
     return this.prepared.limit !== undefined && this.rowCount >= this.prepared.limit;
@@ -92,7 +88,7 @@ class StreamedResult {
     const result: QueryResult = {
       name: this.name,
       oql: this.prepared.oql,
-      columns: this.finalColumns,
+      columns: this.summary!.columns,
       rows: [],
       rowCount: this.rowCount,
       truncated: this.truncated,
@@ -110,13 +106,13 @@ class StreamedResult {
 
   /** What comes after the rows of a streamed document (the stream has ended). */
   tail(): string {
-    const rest = stringifyJson({ columns: this.finalColumns, rowCount: this.rowCount, truncated: this.truncated, elapsedMs: this.elapsedMs });
+    const rest = stringifyJson({ columns: this.summary!.columns, rowCount: this.rowCount, truncated: this.truncated, elapsedMs: this.elapsedMs });
     return `],${rest.slice(1)}`;
   }
 
   /** Stops the scan (when the stream is not over already). */
   async close(): Promise<void> {
-    await this.batches.return({ rows: this.rowCount, columns: [] }).catch(() => {});
+    await this.batches.return({ columns: [] }).catch(() => {});
   }
 }
 

@@ -165,7 +165,6 @@ export interface RowBatch {
 
 /** How a streamed query ended (a cancelled one throws ERR_CANCELLED instead). */
 export interface StreamSummary {
-  rows: number;
   /**
    * The result's columns typed over all its rows, as `query` types them at once (also when
    * there was no row: a list of objects has its `object` column, a table's columns are `null`).
@@ -248,6 +247,9 @@ export async function* streamBatchesPrepared(
   );
   const resolve = resolverFor(handle);
   const cancelled = () => new HeapqlError('ERR_CANCELLED', 'the query was cancelled');
+  // A reader waiting for the next batch hears of an abort at once, not when the scan ends.
+  const onAbort = () => wake?.();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
   let complete = false;
   try {
     for (;;) {
@@ -270,8 +272,9 @@ export async function* streamBatchesPrepared(
     }
     complete = true;
     const { columns, objectRows } = end!;
-    return { rows: receivedRows, columns: typed ?? columns.map((name) => ({ name, type: objectRows ? 'object' : 'null' })) };
+    return { columns: typed ?? columns.map((name) => ({ name, type: objectRows ? 'object' : 'null' })) };
   } finally {
+    options.signal?.removeEventListener('abort', onAbort);
     if (!complete) token.cancel();
     await done;
     forget();
