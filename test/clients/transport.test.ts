@@ -1,7 +1,8 @@
 /**
  * What the clients' transport refuses on the wire, against real loopback servers: a redirect is
  * not followed (a state-changing call and its body never go where the user did not point), and
- * a reply longer than any reply of the services is cut off rather than read until memory runs out.
+ * a reply longer than any reply of the services is cut off rather than read until memory runs out,
+ * and a service on a port that browsers (and so `fetch`) block is reached like any other.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,9 +13,28 @@ import { ServiceHttpError, ServiceProtocolError } from '../../ts/clients/errors.
 import { MAX_REPLY_BYTES, Transport } from '../../ts/clients/http.js';
 import { SchedulerClient } from '../../ts/clients/scheduler/client.js';
 
-function listen(handler: http.RequestListener): Promise<{ server: http.Server; url: string }> {
+function listen(handler: http.RequestListener, port = 0): Promise<{ server: http.Server; url: string }> {
   const server = http.createServer(handler);
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })));
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
+  });
+}
+
+/** Ports of the WHATWG fetch "bad ports" list that a test may bind (unprivileged). */
+const FETCH_BLOCKED_PORTS = [6000, 6665, 6666, 6667, 6668, 6669, 6697, 10080];
+
+/** A server on the first free fetch-blocked port (fails when all are taken). */
+async function listenOnBlockedPort(handler: http.RequestListener): Promise<{ server: http.Server; url: string }> {
+  const errors: string[] = [];
+  for (const port of FETCH_BLOCKED_PORTS) {
+    try {
+      return await listen(handler, port);
+    } catch (e) {
+      errors.push(`${port}: ${(e as Error).message}`);
+    }
+  }
+  throw new Error(`no fetch-blocked port was free to listen on (${errors.join('; ')})`);
 }
 
 const wording = { refused: (b: string) => `nothing at ${b}`, refusedAfterContact: (b: string) => `gone from ${b}` };
@@ -63,6 +83,25 @@ describe('client transport', () => {
     const text = await device.text({ text: 'secret prompt', model: 'TINYLLAMA_1_1B_CHAT' }).then(() => null, (e: unknown) => e);
     expect(text).toBeInstanceOf(ServiceHttpError);
     expect(reachedOther).toEqual([]);
+  });
+
+  it('a service on a port fetch blocks answers as on any other port', async () => {
+    const blocked = await listenOnBlockedPort((req, res) => {
+      res.setHeader('content-type', 'text/plain');
+      res.end(req.url?.startsWith('/task/7') ? 'running' : 'not found');
+    });
+    try {
+      // fetch itself refuses the port: what the transport used before said only "bad port".
+      const viaFetch = await fetch(`${blocked.url}/task/7`).then(() => null, (e: unknown) => e);
+      expect(String((viaFetch as Error)?.cause ?? viaFetch)).toMatch(/bad port/);
+      const t = new Transport('scheduler', blocked.url, wording);
+      const reply = await t.send('task/7', { timeoutMs: 10_000 });
+      expect(reply).toEqual({ status: 200, contentType: 'text/plain', text: 'running' });
+      const sched = new SchedulerClient({ url: blocked.url, timeoutMs: 10_000 });
+      expect(await sched.status({ task: 7 })).toBe('RUNNING');
+    } finally {
+      blocked.server.close();
+    }
   });
 
   it('a reply longer than the cap is a protocol error, read no further', async () => {

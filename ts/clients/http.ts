@@ -1,10 +1,10 @@
 /**
- * One HTTP exchange with a local service: undici's fetch with a per-call AbortSignal.timeout,
+ * One HTTP exchange with a local service: undici's request with a per-call AbortSignal.timeout,
  * the whole body read as text (up to MAX_REPLY_BYTES; redirects not followed), every transport failure turned into a typed ServiceError.
  * Interpreting status and body is the calling client's job. No retries here: state-changing
  * calls must never be repeated behind the caller's back.
  */
-import { Agent, fetch } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
 
 import { InvalidArgumentError, ServiceProtocolError, ServiceTimeoutError, ServiceUnavailableError, ServiceError, type RequestInfo } from './errors.js';
 
@@ -72,21 +72,26 @@ export class Transport {
       body = JSON.stringify(options.json);
       headers['content-type'] = 'application/json';
     }
-    let res: Awaited<ReturnType<typeof fetch>>;
+    let status: number;
+    let contentType: string;
     let text: string | null;
     try {
-      res = await fetch(url, {
+      // undici's `request`, not `fetch`: fetch refuses the ports browsers block (6000, 6665–6669,
+      // 10080 …) with only "bad port", and a service may listen on any port its user picks.
+      // `request` never follows a redirect either: neither service redirects, so a redirect
+      // means the URL names something else, and following it would send a state-changing call
+      // (and its body) where the user did not point. A 3xx is answered like any other non-2xx.
+      const res = await request(url, {
         method,
         headers,
         body,
         signal: AbortSignal.timeout(options.timeoutMs),
         dispatcher: agent,
-        // Neither service redirects: a redirect means the URL names something else, and
-        // following it would send a state-changing call (and its body) where the user did not
-        // point. The 3xx is answered like any other non-2xx status.
-        redirect: 'manual',
       });
-      text = await this.readText(res);
+      status = res.statusCode;
+      const type = res.headers['content-type'];
+      contentType = (Array.isArray(type) ? type[0] : type) ?? '';
+      text = await this.readText(res.body);
     } catch (err) {
       throw this.translate(err, info, options.timeoutMs);
     }
@@ -98,21 +103,21 @@ export class Transport {
         `${this.service} at ${this.base.origin}: the reply to ${info.request} is longer than ${this.maxReplyBytes} bytes, which no reply of this service is; check the URL`,
       );
     }
-    return { status: res.status, contentType: res.headers.get('content-type') ?? '', text };
+    return { status, contentType, text };
   }
 
   /** The body as text, or null (the rest left unread) once it passes `maxReplyBytes`. */
-  private async readText(res: Awaited<ReturnType<typeof fetch>>): Promise<string | null> {
-    if (!res.body) return '';
-    const chunks: Uint8Array[] = [];
+  private async readText(body: Dispatcher.ResponseData['body']): Promise<string | null> {
+    const chunks: Buffer[] = [];
     let bytes = 0;
-    for await (const chunk of res.body) {
-      bytes += chunk.byteLength;
+    for await (const chunk of body) {
+      const piece = chunk as Buffer;
+      bytes += piece.byteLength;
       if (bytes > this.maxReplyBytes) {
-        await res.body.cancel().catch(() => {});
+        body.destroy();
         return null;
       }
-      chunks.push(chunk);
+      chunks.push(piece);
     }
     return Buffer.concat(chunks).toString('utf8');
   }
