@@ -142,9 +142,10 @@ describe.skipIf(!available)('browser REPL in Chromium', () => {
 
     // !save downloads the result.
     const download = page.waitForEvent('download');
-    await enter(page, '!save sessions.csv');
+    await enter(page, '!save ~/exports/sessions.csv');
     const file = await download;
     expect(file.suggestedFilename()).toBe('sessions.csv');
+    await expect.poll(() => lastEntry(page).textContent()).toContain('saved 5 rows to the download sessions.csv');
     const csv = fs.readFileSync((await file.path())!, 'utf8');
     expect(csv.split('\n')[0]).toMatch(/retained/);
 

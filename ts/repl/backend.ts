@@ -37,8 +37,12 @@ export interface ReplIO {
   print(text: string): void;
   /** One error; the prompt comes back after it. */
   error(text: string): void;
-  /** Writes `content` to `path` (terminal: a file, `~/` the home directory; browser: a download); throws with the reason. */
-  saveFile(path: string, content: string): Promise<void> | void;
+  /**
+   * Writes `content` to `path` (terminal: a file, `~/` the home directory; browser: a download);
+   * throws with the reason. Returns where it went when that is not `path` as typed (a browser
+   * downloads `x.csv` of `~/out/x.csv` into its own download folder).
+   */
+  saveFile(path: string, content: string): Promise<string | void> | string | void;
   /** Progress of `!analyze` (a bar on a terminal); `progressDone` takes it down. */
   progress?(event: ProgressEvent): void;
   progressDone?(): void;

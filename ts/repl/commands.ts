@@ -357,12 +357,13 @@ export const COMMANDS: Command[] = [
       if (file === '') throw new ReplError('!save needs a file name ending in .csv, .tsv or .json');
       const r = needResult(ctx.state);
       const text = fileFormat(file, r);
+      let where: string | void;
       try {
-        await ctx.io.saveFile(file, text);
+        where = await ctx.io.saveFile(file, text);
       } catch (err) {
         throw new ReplError(`cannot write ${file}: ${(err as Error).message}`);
       }
-      ctx.io.print(`saved ${r.rowCount} rows to ${file}`);
+      ctx.io.print(`saved ${r.rowCount} rows to ${where ?? file}`);
     },
   },
   {

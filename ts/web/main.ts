@@ -114,6 +114,8 @@ const io: ReplIO = {
     a.click();
     a.remove();
     setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    // The browser puts it in its own download folder, whatever directory the path named.
+    return `the download ${name}`;
   },
   progress(e: ProgressEvent) {
     progressLine ??= output.note('');
