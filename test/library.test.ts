@@ -29,7 +29,9 @@ describe('the heapql library', () => {
 
     expect(heap.explain('SELECT p FROM KnownHeap$Point p WHERE p.x > 1 ORDER BY p.x LIMIT 3')).toMatch(/TopK|Sort/);
     heap.close();
+    heap.close();
     await expect(heap.query('SELECT COUNT(*) FROM java.lang.String')).rejects.toMatchObject({ code: 'ERR_CLOSED' });
+    expect(() => heap.status).toThrow(expect.objectContaining({ code: 'ERR_CLOSED', message: 'the heap was closed; open the dump again' }));
   });
 
   it('streams rows keyed by column name and stops when the loop breaks', async () => {
