@@ -182,6 +182,8 @@ pub struct ClassInfo {
     pub name: String,
     /// The class object (a node of kind ObjectKind::Class) describing this class.
     pub object: ObjIdx,
+    /// Never on a cycle (the index cuts the cycles of a damaged dump, with a warning), so a
+    /// walk up the supers ends.
     pub super_class: Option<ClassIdx>,
     /// Class loader object id (0 = bootstrap).
     pub loader_id: u64,

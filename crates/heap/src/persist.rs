@@ -14,8 +14,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::{ids, layout, ClassExt, ClassHistogramRow, ClassIdx, ClassInfo, DumpInfo, GcRoot, Heap, HeapError, HeapSummary, ObjIdx, OpenOptions, ThreadInfo, Warning};
 
-/// Bump when what this file writes changes meaning (part of every cache key).
-pub const CACHE_LAYOUT: &str = "heap4";
+/// Bump when what this file writes changes meaning (part of every cache key). heap5: super
+/// cycles of damaged dumps cut when the index is built (an older entry may hold one).
+pub const CACHE_LAYOUT: &str = "heap5";
 
 /// Everything but the per-object arrays.
 #[derive(Serialize, Deserialize)]

@@ -67,7 +67,7 @@ pub(super) struct ClassTable {
 
 /// The class table: the dumped classes (fields and statics named), then the synthesized ones
 /// (their class objects are `synth_ids`), supers resolved, and each class's instance layout.
-pub(super) fn class_table(set: ClassSet, synth_ids: &[u64], objs: &ObjIndex, recs: &Recs, src: &Source, id_size: u32) -> ClassTable {
+pub(super) fn class_table(set: ClassSet, synth_ids: &[u64], objs: &ObjIndex, recs: &Recs, src: &Source, id_size: u32, warnings: &mut Vec<Warning>) -> ClassTable {
     let ClassSet { dumps, mut names, synth } = set;
     let mut classes: Vec<ClassInfo> = Vec::with_capacity(dumps.len() + synth.len());
     let mut class_by_id: FxHashMap<u64, ClassIdx> = FxHashMap::default();
@@ -98,11 +98,29 @@ pub(super) fn class_table(set: ClassSet, synth_ids: &[u64], objs: &ObjIndex, rec
         classes.push(ClassInfo { name, object, super_class: None, loader_id: 0, fields: Vec::new(), statics: Vec::new(), dump_instance_size: 0 });
         dump_sizes.push(0);
     }
+    let mut no_super: Vec<usize> = Vec::new();
     for (i, cd) in dumps.iter().enumerate() {
         if cd.super_id != 0 {
             classes[i].super_class = class_by_id.get(&cd.super_id).copied().filter(|&s| s as usize != i);
+            if !class_by_id.contains_key(&cd.super_id) {
+                no_super.push(i);
+            }
         }
     }
+    if let Some(&first) = no_super.first() {
+        warnings.push(Warning {
+            offset: dumps[first].offset,
+            message: format!(
+                "{} class(es) name a superclass that is no class in this dump, and are read as having none (their inherited fields are missing): {} (class dump at byte offset {}, superclass id 0x{:x}){}",
+                no_super.len(),
+                classes[first].name,
+                dumps[first].offset,
+                dumps[first].super_id,
+                if no_super.len() > 1 { ", …" } else { "" }
+            ),
+        });
+    }
+    cut_super_cycles(&mut classes, &dumps, id_size, warnings);
     let nclasses = classes.len();
     let mut by_name: HashMap<String, Vec<ClassIdx>> = HashMap::new();
     for (i, c) in classes.iter().enumerate() {
@@ -122,6 +140,123 @@ pub(super) fn class_table(set: ClassSet, synth_ids: &[u64], objs: &ObjIndex, rec
     }
     let ext = (0..nclasses).map(|i| instance_layout(&classes, i, dump_sizes[i], id_size)).collect();
     ClassTable { classes, ext, class_by_id, class_by_obj, by_name, subclasses, class_class, prim_class }
+}
+
+/// Cuts every cycle of superclass links (a damaged dump: every walk up a class's supers
+/// relies on reaching a class with none). Each cycle loses the one link whose cut leaves the
+/// most of its classes with instance fields that fill their class dump's instance size, the
+/// first such class in dump order on a tie; a warning names the cycle and the cut.
+fn cut_super_cycles(classes: &mut [ClassInfo], dumps: &[ClassDump], id_size: u32, warnings: &mut Vec<Warning>) {
+    const UNSEEN: u32 = u32::MAX;
+    const DONE: u32 = u32::MAX - 1;
+    // The walk that last met each class (its starting class), or UNSEEN / DONE.
+    let mut seen = vec![UNSEEN; classes.len()];
+    for start in 0..classes.len() {
+        let mut c = start;
+        while seen[c] == UNSEEN {
+            seen[c] = start as u32;
+            match classes[c].super_class {
+                Some(s) => c = s as usize,
+                None => break,
+            }
+        }
+        if seen[c] == start as u32 && classes[c].super_class.is_some() {
+            // Back on this walk's own path: `c` is on a cycle.
+            let mut cycle = vec![c];
+            let mut x = classes[c].super_class.expect("on a cycle") as usize;
+            while x != c {
+                cycle.push(x);
+                x = classes[x].super_class.expect("on a cycle") as usize;
+            }
+            let cut = best_cut(classes, dumps, &cycle, id_size);
+            let chain: Vec<&str> = cycle.iter().chain(std::iter::once(&cycle[0])).map(|&k| classes[k].name.as_str()).collect();
+            let lost = classes[cut].super_class.expect("on a cycle") as usize;
+            warnings.push(Warning {
+                offset: dumps.get(cut).map_or(0, |d| d.offset),
+                message: format!(
+                    "the superclasses of {} class(es) form a cycle ({}); the link from {} (class dump at byte offset {}) to {} was cut",
+                    cycle.len(),
+                    chain.join(" → "),
+                    classes[cut].name,
+                    dumps.get(cut).map_or(0, |d| d.offset),
+                    classes[lost].name
+                ),
+            });
+            classes[cut].super_class = None;
+        }
+        // Everything this walk met now leads to a class without a super.
+        let mut c = start;
+        while seen[c] == start as u32 {
+            seen[c] = DONE;
+            match classes[c].super_class {
+                Some(s) => c = s as usize,
+                None => break,
+            }
+        }
+    }
+}
+
+/// Which class of `cycle` (a cycle of super links) loses its link (see `cut_super_cycles`).
+fn best_cut(classes: &[ClassInfo], dumps: &[ClassDump], cycle: &[usize], id_size: u32) -> usize {
+    let field_bytes = |k: usize| -> u64 {
+        classes[k].fields.iter().map(|f| match f.ty {
+            FieldType::Object => id_size as u64,
+            FieldType::Prim(p) => prim_size(p) as u64,
+        }).sum()
+    };
+    let fits = |cut: usize| -> usize {
+        cycle
+            .iter()
+            .filter(|&&k| {
+                // Fields of k and its supers up to and including `cut` (no further link there).
+                let mut total = 0u64;
+                let mut x = k;
+                loop {
+                    total += field_bytes(x);
+                    if x == cut {
+                        break;
+                    }
+                    x = classes[x].super_class.expect("on a cycle") as usize;
+                }
+                dumps.get(k).is_some_and(|d| d.instance_size as u64 == total)
+            })
+            .count()
+    };
+    let mut order: Vec<usize> = cycle.to_vec();
+    order.sort_by_key(|&k| dumps.get(k).map_or(u64::MAX, |d| d.offset));
+    // max_by_key keeps the last maximum: walk in reverse dump order for the first.
+    order.into_iter().rev().max_by_key(|&k| fits(k)).expect("a cycle has classes")
+}
+
+/// Warnings for instances whose field data is not as long as their class's instance fields
+/// (a damaged dump; their field values past the data would be read from the next record).
+pub(super) fn instance_lengths(table: &ClassTable, ndumped: usize, inst: &FxHashMap<u64, InstAcc>, warnings: &mut Vec<Warning>) {
+    let mut odd: Vec<(u64, ClassIdx, u32)> = Vec::new();
+    for (cid, acc) in inst {
+        let Some(&c) = table.class_by_id.get(cid) else { continue };
+        if c as usize >= ndumped {
+            continue; // synthesized: no fields to compare with
+        }
+        let want = table.ext[c as usize].data_len;
+        let at = if acc.data_len != want { acc.offset } else { acc.odd_offset };
+        if at != NO_OFFSET {
+            odd.push((at, c, want));
+        }
+    }
+    odd.sort_unstable();
+    if let Some(&(at, c, want)) = odd.first() {
+        warnings.push(Warning {
+            offset: at,
+            message: format!(
+                "instances of {} class(es) hold field data of another length than their class's fields take ({} bytes for {}, e.g. the instance at byte offset {}){}: the dump is damaged there, and their field values and references may be wrong",
+                odd.len(),
+                want,
+                table.classes[c as usize].name,
+                at,
+                if odd.len() > 1 { format!(", also {}", odd[1..].iter().take(4).map(|&(_, k, _)| table.classes[k as usize].name.as_str()).collect::<Vec<_>>().join(", ")) } else { String::new() }
+            ),
+        });
+    }
 }
 
 /// Class `i`'s instance layout: own fields, then the super's, ... (cycle-safe, bounded depth);

@@ -31,6 +31,41 @@ impl Acc {
     }
 }
 
+/// Instances of one class id: how many, and whether their field data all have one length
+/// (a damaged dump's class and instance records can disagree; `classes::instance_lengths`).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct InstAcc {
+    pub(super) count: u64,
+    /// The data length of the instance at `offset`, one of the class's.
+    pub(super) data_len: u32,
+    pub(super) offset: u64,
+    /// An instance whose data length is not `data_len` (`NO_OFFSET`: none).
+    pub(super) odd_offset: u64,
+}
+
+pub(super) const NO_OFFSET: u64 = u64::MAX;
+
+impl InstAcc {
+    #[inline]
+    fn one(data_len: u32, offset: u64) -> InstAcc {
+        InstAcc { count: 1, data_len, offset, odd_offset: NO_OFFSET }
+    }
+
+    #[inline]
+    fn add(&mut self, data_len: u32, offset: u64) {
+        self.count += 1;
+        if data_len != self.data_len && self.odd_offset == NO_OFFSET {
+            self.odd_offset = offset;
+        }
+    }
+
+    pub(super) fn merge(&mut self, o: &InstAcc) {
+        self.count += o.count;
+        let odd = if o.data_len != self.data_len { o.offset } else { o.odd_offset };
+        self.odd_offset = self.odd_offset.min(odd);
+    }
+}
+
 pub(super) struct RawRoot {
     pub(super) tag: u8,
     pub(super) id: u64,
@@ -45,9 +80,9 @@ pub(super) struct Pass1 {
     pub(super) classes: Vec<ClassDump>,
     pub(super) roots: Vec<RawRoot>,
     pub(super) thread_objs: Vec<(u64, u32, u32)>,
-    pub(super) inst: FxHashMap<u64, u64>,
-    /// Direct-mapped cache of instance counts per class id, flushed into `inst` on eviction.
-    pub(super) inst_cache: Vec<(u64, u64)>,
+    pub(super) inst: FxHashMap<u64, InstAcc>,
+    /// Direct-mapped cache of `inst` entries by class id, merged into `inst` on eviction.
+    pub(super) inst_cache: Vec<(u64, InstAcc)>,
     pub(super) arrays: FxHashMap<u64, usize>,
     pub(super) array_accs: Vec<Acc>,
     pub(super) prims: Vec<Acc>,
@@ -61,30 +96,39 @@ impl Pass1 {
     pub(super) fn new() -> Pass1 {
         Pass1 {
             prims: (4..=11).map(|c| Acc::new(c as u64)).collect(),
-            inst_cache: vec![(u64::MAX, 0); INST_CACHE],
+            inst_cache: vec![(u64::MAX, InstAcc { count: 0, data_len: 0, offset: 0, odd_offset: NO_OFFSET }); INST_CACHE],
             ..Default::default()
         }
     }
     #[inline]
-    pub(super) fn count_instance(&mut self, class_id: u64) {
+    pub(super) fn count_instance(&mut self, class_id: u64, data_len: u32, offset: u64) {
         let slot = &mut self.inst_cache[((class_id >> 3) ^ (class_id >> 11)) as usize % INST_CACHE];
         if slot.0 == class_id {
-            slot.1 += 1;
+            slot.1.add(data_len, offset);
         } else {
-            let old = *slot;
-            *slot = (class_id, 1);
-            if old.1 > 0 {
-                *self.inst.entry(old.0).or_insert(0) += old.1;
+            let old = std::mem::replace(slot, (class_id, InstAcc::one(data_len, offset)));
+            if old.1.count > 0 {
+                merge_inst(&mut self.inst, old.0, &old.1);
             }
         }
     }
     pub(super) fn flush_inst(&mut self) {
         for i in 0..self.inst_cache.len() {
-            let (c, n) = self.inst_cache[i];
-            if n > 0 {
-                *self.inst.entry(c).or_insert(0) += n;
+            let (c, a) = self.inst_cache[i];
+            if a.count > 0 {
+                merge_inst(&mut self.inst, c, &a);
             }
-            self.inst_cache[i] = (u64::MAX, 0);
+            self.inst_cache[i].0 = u64::MAX;
+            self.inst_cache[i].1.count = 0;
+        }
+    }
+}
+
+pub(super) fn merge_inst(inst: &mut FxHashMap<u64, InstAcc>, class_id: u64, a: &InstAcc) {
+    match inst.get_mut(&class_id) {
+        Some(e) => e.merge(a),
+        None => {
+            inst.insert(class_id, *a);
         }
     }
 }
@@ -93,10 +137,10 @@ impl SubVisitor for Pass1 {
     #[inline]
     fn sub(&mut self, s: Sub) {
         match s {
-            Sub::Instance { offset, id, class_id, .. } => {
+            Sub::Instance { offset, id, class_id, data_len } => {
                 self.objs.push(id, ids::pack(ids::K_INSTANCE, offset));
                 self.id_or |= id;
-                self.count_instance(class_id);
+                self.count_instance(class_id, data_len, offset);
             }
             Sub::ObjArray { offset, id, len, class_id } => {
                 self.objs.push(id, ids::pack(ids::K_OBJ_ARRAY, offset));
@@ -222,7 +266,7 @@ pub(super) struct PassTotals {
     pub(super) roots: Vec<RawRoot>,
     pub(super) thread_objs: Vec<(u64, u32, u32)>,
     /// Instances per class id.
-    pub(super) inst: FxHashMap<u64, u64>,
+    pub(super) inst: FxHashMap<u64, InstAcc>,
     /// Object arrays per class id.
     pub(super) arrays: FxHashMap<u64, Acc>,
     /// Primitive arrays per type (HPROF codes 4..=11).
@@ -251,7 +295,7 @@ impl PassTotals {
             t.roots.append(&mut p.roots);
             t.thread_objs.append(&mut p.thread_objs);
             for (k, v) in p.inst.drain() {
-                *t.inst.entry(k).or_insert(0) += v;
+                merge_inst(&mut t.inst, k, &v);
             }
             for a in p.array_accs.drain(..) {
                 t.arrays.entry(a.class_id).or_insert_with(|| Acc::new(a.class_id)).merge(&a);

@@ -9,7 +9,8 @@ pub(super) fn histogram(h: &Heap, t: &PassTotals) -> (Vec<ClassHistogramRow>, He
     let nclasses = h.classes.len();
     let mut rows: Vec<ClassHistogramRow> = (0..nclasses).map(|c| ClassHistogramRow { class: c as ClassIdx, count: 0, shallow: 0 }).collect();
     let mut summary = HeapSummary { dump_heap_bytes: t.heap_bytes, ..Default::default() };
-    for (cid, count) in &t.inst {
+    for (cid, acc) in &t.inst {
+        let count = &acc.count;
         if let Some(&c) = h.class_by_id.get(cid) {
             rows[c as usize].count += count;
             rows[c as usize].shallow += count * h.ext[c as usize].instance_size as u64;

@@ -110,7 +110,9 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
     laps.lap("object index");
     ctl.check().map_err(me)?;
 
-    let table = class_table(class_set, &synth_ids, &objs, &recs, &src, id_size);
+    let ndumped = class_set.dumps.len();
+    let table = class_table(class_set, &synth_ids, &objs, &recs, &src, id_size, &mut warnings);
+    classes::instance_lengths(&table, ndumped, &totals.inst, &mut warnings);
     let mut h = new_heap(src, path, options, &header, dump_count, warnings, objs, table);
     h.roots = {
         let roots = resolve_roots(&mut h, &totals.roots);
