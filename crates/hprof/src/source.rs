@@ -57,9 +57,23 @@ pub struct Source {
     /// Findings made while opening (a cut gzip file, bytes after its last member).
     warnings: Vec<crate::error::Warning>,
     /// The user's file when it stays mapped (plain and chunked gzip dumps), with its length
-    /// then: a mapped file cut short on disk kills the process with SIGBUS at the first read
-    /// past its new end, so `check_unchanged` looks before each piece of work.
-    watched: Option<(File, u64)>,
+    /// and modification time then: a mapped file cut short on disk kills the process with
+    /// SIGBUS at the first read past its new end, and one written over in place would be read
+    /// through an index of its old bytes, so `check_unchanged` looks before each piece of work.
+    watched: Option<Watched>,
+}
+
+/// The user's dump file as it was when opened: its length and last modification.
+struct Watched {
+    file: File,
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+}
+
+impl Watched {
+    fn new(file: File, meta: &std::fs::Metadata) -> Watched {
+        Watched { file, len: meta.len(), modified: meta.modified().ok() }
+    }
 }
 
 fn io_err(what: &str, e: std::io::Error) -> Error {
@@ -78,6 +92,8 @@ impl Source {
             return Err(Error::Io { reason: "is not a regular file (a pipe, socket or device): heapql reads heap dump files; save the dump to a file first".into() });
         }
         let file = File::open(path).map_err(|e| io_err("cannot open file", e))?;
+        // The opened file's own (the path may have been renamed over meanwhile).
+        let meta = file.metadata().map_err(|e| io_err("cannot read file metadata", e))?;
         let file_size = meta.len();
         if file_size == 0 {
             return Ok(Source { inner: Inner::Empty, compression: Compression::None, file_size, warnings: Vec::new(), watched: None });
@@ -94,24 +110,34 @@ impl Source {
             let mut source = gz::open_gzip(file, map, ctl)?;
             // A single gzip member was inflated into a file of our own: the user's is not read again.
             if source.compression == Compression::GzipChunked {
-                source.watched = watch.map(|f| (f, file_size));
+                source.watched = watch.map(|f| Watched::new(f, &meta));
             }
             return Ok(source);
         }
-        Ok(Source { inner: Inner::Mapped(map), compression: Compression::None, file_size, warnings: Vec::new(), watched: Some((file, file_size)) })
+        Ok(Source { inner: Inner::Mapped(map), compression: Compression::None, file_size, warnings: Vec::new(), watched: Some(Watched::new(file, &meta)) })
     }
 
-    /// An error when the mapped dump file is shorter on disk than when it was opened (copied
-    /// over in place, truncated): reading it would stop the process with SIGBUS. A file cut
-    /// while a read is under way cannot be caught this way; replacing it (a new file renamed
-    /// over it, or deleted) is harmless, as the mapping keeps the old one.
+    /// An error when the mapped dump file was written to since it was opened (copied over in
+    /// place, truncated): shorter, reading it would stop the process with SIGBUS; otherwise the
+    /// index built from the old bytes would be read over the new ones, a silent wrong answer.
+    /// Told by its length and modification time. A file changed while a read is under way
+    /// cannot be caught this way; replacing it (a new file renamed over it, or deleted) is
+    /// harmless, as the mapping keeps the old one.
     pub fn check_unchanged(&self) -> Result<(), Error> {
-        let Some((file, opened)) = &self.watched else { return Ok(()) };
-        let now = file.metadata().map_err(|e| io_err("cannot read the dump file's metadata", e))?.len();
-        if now < *opened {
+        let Some(w) = &self.watched else { return Ok(()) };
+        let meta = w.file.metadata().map_err(|e| io_err("cannot read the dump file's metadata", e))?;
+        let (now, opened) = (meta.len(), w.len);
+        const ADVICE: &str = "open it again (to keep a dump while writing a new one, write the new one elsewhere and rename it over the old)";
+        if now < opened {
+            return Err(Error::Io {
+                reason: format!("the dump file was cut short on disk since it was opened ({now} bytes now, {opened} then), so it cannot be read any more; {ADVICE}"),
+            });
+        }
+        if now != opened || meta.modified().ok() != w.modified {
             return Err(Error::Io {
                 reason: format!(
-                    "the dump file was cut short on disk since it was opened ({now} bytes now, {opened} then), so it cannot be read any more; open it again (to keep a dump while writing a new one, write the new one elsewhere and rename it over the old)"
+                    "the dump file was written to on disk since it was opened ({}), so its index no longer describes it; {ADVICE}",
+                    if now != opened { format!("{now} bytes now, {opened} then") } else { "its modification time changed".to_string() }
                 ),
             });
         }
