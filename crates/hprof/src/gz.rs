@@ -30,10 +30,6 @@ fn corrupt(offset: u64, reason: impl Into<String>) -> Error {
     Error::Corrupt { offset, reason: reason.into() }
 }
 
-fn parse_member_header(b: &[u8], at: usize) -> Result<MemberHeader, Error> {
-    read_member_header(b, at)?.ok_or_else(|| corrupt(at as u64, "gzip member header cut short"))
-}
-
 /// The member header at `at`; `None` when the file ends inside it.
 fn read_member_header(b: &[u8], at: usize) -> Result<Option<MemberHeader>, Error> {
     let Some(h) = b.get(at..at + 10) else { return Ok(None) };
@@ -75,7 +71,8 @@ fn read_member_header(b: &[u8], at: usize) -> Result<Option<MemberHeader>, Error
 
 pub(crate) fn open_gzip(file: File, map: Mmap, ctl: Control<'_>) -> Result<Source, Error> {
     let file_size = map.len() as u64;
-    let first = parse_member_header(&map, 0)?;
+    // Cut inside its first header: not a word of it inflates, whatever kind it is.
+    let Some(first) = read_member_header(&map, 0)? else { return Err(inflates_to_nothing(Some(cut_warning(map.len(), 0, 0)))) };
     let chunked = first
         .comment
         .as_deref()
@@ -98,8 +95,9 @@ enum MemberEnd {
     /// Inflated whole, and its CRC32 and length match its trailer. `next` is the compressed
     /// offset after the trailer.
     Complete { data_start: usize, data_len: u64, u_len: u64, next: usize },
-    /// The file ends inside the member (its data or its trailer): `u_len` bytes inflated.
-    Cut { u_len: u64 },
+    /// The file ends inside the member (its header, data or trailer): `u_len` bytes inflated
+    /// from the deflate data at `data_start` (the end of the file when the header is cut).
+    Cut { data_start: usize, u_len: u64 },
 }
 
 /// Inflates the gzip member whose header is at compressed offset `pos`, giving the output to
@@ -115,7 +113,7 @@ fn inflate_member(
     at: &mut dyn FnMut(usize) -> Result<(), Error>,
 ) -> Result<MemberEnd, Error> {
     // A header cut by the end of the file (its magic is there: the caller checked).
-    let Some(hdr) = read_member_header(map, pos)? else { return Ok(MemberEnd::Cut { u_len: 0 }) };
+    let Some(hdr) = read_member_header(map, pos)? else { return Ok(MemberEnd::Cut { data_start: map.len(), u_len: 0 }) };
     let data = &map[hdr.data_start..];
     let mut d = Decompress::new(false);
     let mut crc = flate2::Crc::new();
@@ -141,14 +139,14 @@ fn inflate_member(
             break;
         }
         if d.total_in() as usize == before_in && produced == 0 {
-            return Ok(MemberEnd::Cut { u_len: d.total_out() });
+            return Ok(MemberEnd::Cut { data_start: hdr.data_start, u_len: d.total_out() });
         }
     }
     let data_len = d.total_in();
     let u_len = d.total_out();
     let t = hdr.data_start + data_len as usize;
     let Some(trailer) = map.get(t..t + 8) else {
-        return Ok(MemberEnd::Cut { u_len });
+        return Ok(MemberEnd::Cut { data_start: hdr.data_start, u_len });
     };
     let stored_crc = u32::from_le_bytes([trailer[0], trailer[1], trailer[2], trailer[3]]);
     let stored_len = u32::from_le_bytes([trailer[4], trailer[5], trailer[6], trailer[7]]);
@@ -204,6 +202,12 @@ fn cut_warning(file_len: usize, pos: usize, u_end: u64) -> Warning {
     }
 }
 
+/// The error for a gzip file that inflates to no byte at all (cut inside its first member).
+fn inflates_to_nothing(cut: Option<Warning>) -> Error {
+    let why = cut.map_or(String::new(), |w| format!(": {}", w.message));
+    Error::NotHprof { reason: format!("the gzip file inflates to nothing{why}") }
+}
+
 /// Inflates every member, checking each one's CRC32 and length, into an unlinked temporary
 /// file, and maps it. A cut file keeps what inflated, with a warning.
 fn inflate_to_temp(data: &[u8], ctl: Control<'_>) -> Result<(Mmap, Vec<Warning>), Error> {
@@ -231,7 +235,7 @@ fn inflate_to_temp(data: &[u8], ctl: Control<'_>) -> Result<(Mmap, Vec<Warning>)
                 written += u_len;
                 pos = next;
             }
-            MemberEnd::Cut { u_len } => {
+            MemberEnd::Cut { u_len, .. } => {
                 written += u_len;
                 cut = Some(cut_warning(data.len(), pos, written));
                 break;
@@ -242,8 +246,7 @@ fn inflate_to_temp(data: &[u8], ctl: Control<'_>) -> Result<(Mmap, Vec<Warning>)
     drop(out);
     tick.finish();
     if written == 0 {
-        let why = cut.map_or(String::new(), |w| format!(": {}", w.message));
-        return Err(Error::NotHprof { reason: format!("the gzip file inflates to nothing{why}") });
+        return Err(inflates_to_nothing(cut));
     }
     warnings.extend(cut);
     // SAFETY: the temporary file is unlinked and private to this process.
@@ -279,6 +282,7 @@ impl ChunkedGz {
     fn build(map: Mmap, ctl: Control<'_>) -> Result<ChunkedGz, Error> {
         let mut members = Vec::new();
         let mut warnings = Vec::new();
+        let mut cut = None;
         let mut pos = 0usize;
         let mut u_off = 0u64;
         let mut scratch = vec![0u8; 1 << 20];
@@ -295,14 +299,25 @@ impl ChunkedGz {
                     u_off += u_len;
                     pos = next;
                 }
-                MemberEnd::Cut { .. } => {
-                    // Only the complete members are served: a cut one's data has no CRC to check.
-                    warnings.push(cut_warning(map.len(), pos, u_off));
+                MemberEnd::Cut { data_start, u_len } => {
+                    // The cut member is served as far as it inflates, as a plain gzip file is
+                    // (its CRC cannot be checked; the warning says so). Left out, a file cut in
+                    // its first member would read as an empty file.
+                    if u_len > 0 {
+                        let data_len = (map.len() - data_start) as u64;
+                        members.push(Member { data_off: data_start as u64, data_len, u_off, u_len });
+                        u_off += u_len;
+                    }
+                    cut = Some(cut_warning(map.len(), pos, u_off));
                     break;
                 }
             }
         }
         tick.finish();
+        if u_off == 0 {
+            return Err(inflates_to_nothing(cut));
+        }
+        warnings.extend(cut);
         Ok(ChunkedGz { map, members, total: u_off, cache: Mutex::new(Vec::new()), warnings })
     }
 
@@ -324,9 +339,10 @@ impl ChunkedGz {
         let mut out = Vec::with_capacity(m.u_len as usize);
         let data = &self.map[m.data_off as usize..(m.data_off + m.data_len) as usize];
         let mut d = Decompress::new(false);
-        // The table was built by inflating this very member, so it inflates again; a failure
-        // here would mean the file changed under us, and then we serve zeros of the right size.
-        let _ = d.decompress_vec(data, &mut out, FlushDecompress::Finish);
+        // The table was built by inflating this very member, so it inflates again (a member cut
+        // by the end of the file as far as it did then); a failure here would mean the file
+        // changed under us, and then we serve zeros of the right size.
+        let _ = d.decompress_vec(data, &mut out, FlushDecompress::None);
         out.resize(m.u_len as usize, 0);
         let v = Arc::new(out);
         let mut c = self.cache.lock().unwrap_or_else(|p| p.into_inner());

@@ -195,6 +195,58 @@ fn gzip_crc_and_length_are_checked() {
     }
 }
 
+/// The JVM's chunked gzip cut inside its FIRST member reads as a plain gzip file cut there does:
+/// as far as it inflates, with the warning naming the compressed offset where the file ends (not
+/// an empty file, which leaving the cut member out made it); cut before a byte inflates, the same
+/// "inflates to nothing" error as a plain gzip file, saying where it is cut.
+#[test]
+fn chunked_gzip_cut_in_its_first_member_reads_as_far_as_it_inflates() {
+    let plain = gzip_test_dump();
+    let chunked = gzip_members(&plain, 16 * 1024);
+    // The first member alone, as `gzip_members` writes it: its compressed length.
+    let first = gzip_members(&plain[..16 * 1024], 16 * 1024).len();
+    assert!(chunked[first..].starts_with(&[0x1f, 0x8b, 8]));
+    assert!(first > 1000 && first < chunked.len(), "{first} of {}", chunked.len());
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut e, &plain).unwrap();
+    let single = e.finish().unwrap();
+    // 20: inside the header; 40: a few bytes of deflate data after the 34-byte header with its
+    // comment; in the data; inside the trailer (CRC32 then length).
+    for (what, gz) in [("chunked", &chunked), ("single", &single)] {
+        // The first member, and the bytes it inflates to.
+        let (member, holds) = if what == "chunked" { (first, 16 * 1024) } else { (gz.len(), plain.len()) };
+        for cut in [20, 40, 1000, member / 2, member - 6, member - 1] {
+            let r = open_gz(&format!("first-{cut}"), &gz[..cut]);
+            let at = format!("it ends at compressed offset {cut}, inside the gzip member that starts at compressed offset 0");
+            match r {
+                Ok(src) => {
+                    let w = src.warnings().iter().map(|w| w.message.clone()).collect::<Vec<_>>().join("\n");
+                    assert!(w.contains("the gzip file is cut short") && w.contains(&at), "{what} cut at {cut}: {w}");
+                    assert!(src.len() > 0 && src.len() <= holds as u64, "{what} cut at {cut}: {}", src.len());
+                    assert!(w.contains(&format!("as far as it inflates ({} bytes", src.len())), "{what} cut at {cut}: {w}");
+                    assert_eq!(&src.bytes(0, src.len() as usize)[..], &plain[..src.len() as usize], "{what} cut at {cut}");
+                    assert!(heapql_hprof::read_header(&src).is_ok(), "{what} cut at {cut}");
+                }
+                Err(e) => {
+                    let e = e.to_string();
+                    assert!(cut <= 40, "{what} cut at {cut}: {e}");
+                    assert!(e.contains("the gzip file inflates to nothing") && e.contains(&at), "{what} cut at {cut}: {e}");
+                }
+            }
+        }
+        // Inside the trailer the whole member inflated: all of it is read.
+        let src = open_gz("trailer", &gz[..member - 1]).unwrap();
+        assert_eq!(src.len(), holds as u64, "{what}");
+    }
+    // A cut in a later member keeps what that member inflated too, after the complete ones.
+    let cut = first + 1000;
+    let src = open_gz("second", &chunked[..cut]).unwrap();
+    assert!(src.len() > 16 * 1024, "{}", src.len());
+    assert_eq!(&src.bytes(0, src.len() as usize)[..], &plain[..src.len() as usize]);
+    let w = &src.warnings()[0].message;
+    assert!(w.contains(&format!("it ends at compressed offset {cut}, inside the gzip member that starts at compressed offset {first}")), "{w}");
+}
+
 /// A mapped dump cut short on disk after opening is refused before it is read (a read past
 /// its new end would stop the process with SIGBUS); one replaced by rename stays readable.
 #[test]
