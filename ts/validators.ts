@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import { Ajv, type ErrorObject } from 'ajv';
 
 import { packageFile } from './package-files.js';
-import { containsBigInt, withBigIntsAsNumbers } from './query/json.js';
+import { asJsonReadsBack, containsBigInt, containsNonFinite } from './query/json.js';
 
 /** An ajv validate function: true when the value matches; `errors` set otherwise. */
 export type Validator = ((value: unknown) => boolean) & { errors?: ErrorObject[] | null };
@@ -34,15 +34,15 @@ export function validatorFor(document: Record<string, unknown>): Validator {
 }
 
 /**
- * A validator that also takes in-memory values holding bigints (a query result's exact Java
- * longs, `ts/query/json.ts`): ajv knows no bigint, so a value that fails and holds one is
- * checked again as its JSON text reads back, where such a number is a JSON integer. A value
- * without a bigint costs nothing more.
+ * A validator that also takes in-memory values holding bigints or NaN/±Infinity (a query
+ * result's exact Java longs and doubles, `ts/query/json.ts`): ajv knows no bigint and takes no
+ * NaN for a number, so a value that fails and holds one is checked again as its JSON text reads
+ * back (a JSON integer; the string "NaN"). A value that passes costs nothing more.
  */
 function bigIntTolerant(validate: Validator): Validator {
   const wrapped: Validator = (value: unknown): boolean => {
     let ok = validate(value);
-    if (!ok && containsBigInt(value)) ok = validate(withBigIntsAsNumbers(value));
+    if (!ok && (containsBigInt(value) || containsNonFinite(value))) ok = validate(asJsonReadsBack(value));
     wrapped.errors = ok ? null : validate.errors;
     return ok;
   };

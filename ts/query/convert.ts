@@ -53,7 +53,6 @@ function toValue(v: Json, refs: Map<number, ObjectRef>): Value {
     // Any other object is not a Value: keep it readable rather than lose it.
     return JSON.stringify(v);
   }
-  if (typeof v === 'number' && !Number.isFinite(v)) return null;
   return v;
 }
 
@@ -104,11 +103,8 @@ export function batchToQueryResult(batch: Batch, resolve: ObjectResolver, meta: 
       else {
         switch (c.type) {
           case 'object': v = refs.get((c.values as ArrayLike<number>)[r]) ?? null; break;
-          case 'number': {
-            const x = (c.values as ArrayLike<number>)[r];
-            v = Number.isFinite(x) ? x : null;
-            break;
-          }
+          // NaN and ±Infinity are values (a Java double can be either), not NULL.
+          case 'number': v = (c.values as ArrayLike<number>)[r]; break;
           case 'string': {
             const raw = (c.values as ArrayLike<string | number>)[r];
             v = c.dict ? (c.dict[raw as number] ?? null) : (raw as string);

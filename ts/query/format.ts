@@ -10,6 +10,9 @@ export interface TableOptions {
 }
 
 function formatNumber(n: number): string {
+  // NaN, Infinity and -Infinity as Java writes them; a double's -0 keeps its sign.
+  if (!Number.isFinite(n)) return String(n);
+  if (Object.is(n, -0)) return '-0';
   if (Number.isInteger(n)) return String(n);
   // Ten significant digits hide binary noise (0.1 + 0.2) without hiding real precision; a big
   // number keeps its whole integer part and three decimals (a mean of 1700001579840.5).

@@ -5,18 +5,26 @@
  * (CLI `--format json`, the server's JSON and NDJSON, MCP tool results, the REPL's `!save`) goes
  * through `stringifyJson`.
  *
- * The common case costs nothing: a value without a bigint is plain `JSON.stringify`. Only when
- * that refuses a bigint is the value written again with each bigint as a marker string (a
- * random nonce no string of the value contains), then the markers are replaced by the digits.
- * Browser-safe (no Node built-ins).
+ * A double that is NaN or infinite (a Java `double` can be) has no JSON literal: `JSON.stringify`
+ * would write `null`, which reads as SQL NULL. It is written as the string "NaN", "Infinity" or
+ * "-Infinity" (as protobuf's JSON mapping does).
+ *
+ * The common case costs little: a value without a bigint or a non-finite number is plain
+ * `JSON.stringify` after one walk looking for the latter (a tenth of the stringify's time).
+ * Otherwise the value is written again with each bigint as a marker string (a random nonce no
+ * string of the value contains), then the markers are replaced by the digits. Browser-safe (no
+ * Node built-ins).
  */
 
-/** `JSON.stringify(value, null, indent)`, with bigints as exact integer literals. */
+/** `JSON.stringify(value, null, indent)`, with bigints as exact integer literals and NaN/±Infinity as strings. */
 export function stringifyJson(value: unknown, indent?: number): string {
-  try {
-    return JSON.stringify(value, null, indent);
-  } catch (err) {
-    if (!(err instanceof TypeError) || !/BigInt/i.test(err.message)) throw err;
+  const nonFinite = containsNonFinite(value);
+  if (!nonFinite) {
+    try {
+      return JSON.stringify(value, null, indent);
+    } catch (err) {
+      if (!(err instanceof TypeError) || !/BigInt/i.test(err.message)) throw err;
+    }
   }
   for (;;) {
     const nonce = `\u0001bigint-${Math.random().toString(36).slice(2)}-${Date.now().toString(36)}:`;
@@ -25,6 +33,7 @@ export function stringifyJson(value: unknown, indent?: number): string {
       value,
       (key, v: unknown) => {
         if (typeof v === 'bigint') return `${nonce}${v}`;
+        if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
         if ((typeof v === 'string' && v.includes(nonce)) || key.includes(nonce)) clash = true;
         return v;
       },
@@ -37,6 +46,18 @@ export function stringifyJson(value: unknown, indent?: number): string {
   }
 }
 
+/** Whether a value holds a NaN or an infinite number anywhere (arrays and plain objects walked). */
+export function containsNonFinite(value: unknown): boolean {
+  if (typeof value === 'number') return !Number.isFinite(value);
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) {
+    for (const x of value) if (containsNonFinite(x)) return true;
+    return false;
+  }
+  for (const k in value) if (containsNonFinite((value as Record<string, unknown>)[k])) return true;
+  return false;
+}
+
 /** Whether a value holds a bigint anywhere (arrays and plain objects walked). */
 export function containsBigInt(value: unknown): boolean {
   if (typeof value === 'bigint') return true;
@@ -46,15 +67,17 @@ export function containsBigInt(value: unknown): boolean {
 }
 
 /**
- * The value as its JSON text reads back with `JSON.parse`: bigints become (rounded) numbers.
- * For checking an in-memory value against a JSON Schema, whose validators know no bigint.
+ * The value as its `stringifyJson` text reads back with `JSON.parse`: bigints become (rounded)
+ * numbers, NaN and ±Infinity strings. For checking an in-memory value against a JSON Schema,
+ * whose validators know no bigint and take no NaN for a number.
  */
-export function withBigIntsAsNumbers(value: unknown): unknown {
+export function asJsonReadsBack(value: unknown): unknown {
   if (typeof value === 'bigint') return Number(value);
+  if (typeof value === 'number') return Number.isFinite(value) ? value : String(value);
   if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map(withBigIntsAsNumbers);
+  if (Array.isArray(value)) return value.map(asJsonReadsBack);
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = withBigIntsAsNumbers(v);
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = asJsonReadsBack(v);
   return out;
 }
 
