@@ -24,8 +24,8 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use crate::identity::DumpIdentity;
 
-/// Bump when the layout of this file changes.
-pub const FORMAT_VERSION: u32 = 1;
+/// Bump when the layout of this file changes (2: the key's dump identity has the ctime).
+pub const FORMAT_VERSION: u32 = 2;
 const MAGIC: [u8; 8] = *b"HEAPQLC\0";
 const PAGE: u64 = 4096;
 /// Magic, header length (u32), reserved (u32), header xxh3 (u64).
@@ -155,7 +155,7 @@ impl EntryFile {
     pub fn open(path: &Path, expect: &Key) -> Result<EntryFile, Invalid> {
         let file = File::open(path).map_err(|e| invalid(format!("cannot open {}: {e}", path.display())))?;
         let actual_len = file.metadata().map_err(|e| invalid(e.to_string()))?.len();
-        let header = read_header(&file)?;
+        let header = read_header(&file, Some(&expect.version))?;
         check_key(&header.key, expect)?;
         if header.file_len != actual_len {
             return Err(invalid(format!("it is {actual_len} bytes long instead of {} (cut short or extended)", header.file_len)));
@@ -205,10 +205,13 @@ impl EntryFile {
 /// The key a cache file was written for, from its header alone (its checksum checked, the
 /// sections not): enough to tell which dump an entry belongs to when its `meta.json` is lost.
 pub(crate) fn read_key(path: &Path) -> Option<Key> {
-    read_header(&File::open(path).ok()?).ok().map(|h| h.key)
+    read_header(&File::open(path).ok()?, None).ok().map(|h| h.key)
 }
 
-fn read_header(file: &File) -> Result<Header, Invalid> {
+/// The header of `file`. With `version`, a header of another version is reported as such
+/// before the rest is decoded (it leads the header in every format; what follows it may be laid
+/// out otherwise and would read as damaged).
+fn read_header(file: &File, version: Option<&str>) -> Result<Header, Invalid> {
     let mut page = vec![0u8; PAGE as usize];
     let n = read_full(file, &mut page, 0).map_err(|e| invalid(e.to_string()))?;
     if n < PREFIX || page[..8] != MAGIC {
@@ -219,30 +222,43 @@ fn read_header(file: &File) -> Result<Header, Invalid> {
     if PREFIX + body_len > n || xxh3_64(&page[PREFIX..PREFIX + body_len]) != hash {
         return Err(invalid("its header is damaged"));
     }
+    if let (Some(expect), Ok((found, _))) = (version, postcard::take_from_bytes::<String>(&page[PREFIX..PREFIX + body_len])) {
+        if found != expect {
+            return Err(another_version(&found, expect));
+        }
+    }
     postcard::from_bytes(&page[PREFIX..PREFIX + body_len]).map_err(|_| invalid("its header is damaged"))
 }
 
 fn check_key(found: &Key, expect: &Key) -> Result<(), Invalid> {
     if found.version != expect.version {
-        return Err(invalid(format!("it was written by another heapql version (cache format {}, this one reads {})", found.version, expect.version)));
+        return Err(another_version(&found.version, &expect.version));
     }
     let (f, e) = (&found.identity, &expect.identity);
     if f != e {
         let what = if f.size != e.size {
-            "its size"
+            "its size differs"
         } else if f.mtime_ns != e.mtime_ns {
-            "its modification time"
+            "its modification time differs"
         } else if f.sample_hash != e.sample_hash {
-            "its contents"
+            "its contents differ"
+        } else if f.ctime_ns != e.ctime_ns {
+            // Same size, mtime and sampled bytes: written in place with its mtime set back, or
+            // only its mode, owner or links changed; the two cannot be told apart.
+            "its status-change time, ctime, differs: rewritten with its modification time set back, or its mode, owner or links changed"
         } else {
-            "its place on disk"
+            "its place on disk differs"
         };
-        return Err(invalid(format!("the dump changed since it was cached ({what} differs)")));
+        return Err(invalid(format!("the dump changed since it was cached ({what})")));
     }
     if found.kind != expect.kind || found.options != expect.options {
         return Err(invalid(format!("it holds {} ({}) instead of {} ({})", found.kind, found.options, expect.kind, expect.options)));
     }
     Ok(())
+}
+
+fn another_version(found: &str, expect: &str) -> Invalid {
+    invalid(format!("it was written by another heapql version (cache format {found}, this one reads {expect})"))
 }
 
 /// Checks every block of every section, spread over the cores.

@@ -1,7 +1,11 @@
 //! Which dump a cache entry belongs to: the file's place (canonical path, device, inode), its
-//! size and modification time, and a hash of its first bytes and a few sampled blocks — so a
-//! dump rewritten in place with the same size and time (a copy with `cp -p`, a clock step) is
-//! still told apart, without reading the whole file.
+//! size, modification time and status-change time, and a hash of its first bytes and a few
+//! sampled blocks — so a dump rewritten in place with the same size and time (a copy with
+//! `cp -p`, `rsync -t`, `touch -r`, an archive unpacked onto it) is still told apart, without
+//! reading the whole file. The modification time can be set back by anyone; the status-change
+//! time (`st_ctime`) cannot: every write, every `utime` and every change of mode, owner or link
+//! count moves it to the kernel's clock. So a change outside the sampled blocks is caught too,
+//! at the price of a rebuild after a mere `chmod`, `chown` or new hard link.
 
 use serde::{Deserialize, Serialize};
 use std::fs::File;
@@ -22,6 +26,9 @@ pub struct DumpIdentity {
     pub size: u64,
     /// Modification time, nanoseconds since the epoch.
     pub mtime_ns: i128,
+    /// Status-change time (`st_ctime`, with its nanoseconds) since the epoch: what a user
+    /// cannot set back (0 where the system has none).
+    pub ctime_ns: i128,
     /// xxh3 of the header and the sampled blocks.
     pub sample_hash: u64,
 }
@@ -42,7 +49,8 @@ impl DumpIdentity {
             Err(e) => -(e.duration().as_nanos() as i128),
         };
         let (dev, ino) = dev_ino(&meta);
-        Ok(DumpIdentity { path: canonical.display().to_string(), dev, ino, size, mtime_ns, sample_hash: sample_hash(&file, size)? })
+        let ctime_ns = ctime_ns(&meta);
+        Ok(DumpIdentity { path: canonical.display().to_string(), dev, ino, size, mtime_ns, ctime_ns, sample_hash: sample_hash(&file, size)? })
     }
 }
 
@@ -55,6 +63,17 @@ fn dev_ino(meta: &std::fs::Metadata) -> (u64, u64) {
 #[cfg(not(unix))]
 fn dev_ino(_meta: &std::fs::Metadata) -> (u64, u64) {
     (0, 0)
+}
+
+#[cfg(unix)]
+fn ctime_ns(meta: &std::fs::Metadata) -> i128 {
+    use std::os::unix::fs::MetadataExt;
+    meta.ctime() as i128 * 1_000_000_000 + meta.ctime_nsec() as i128
+}
+
+#[cfg(not(unix))]
+fn ctime_ns(_meta: &std::fs::Metadata) -> i128 {
+    0
 }
 
 fn sample_hash(file: &File, size: u64) -> std::io::Result<u64> {

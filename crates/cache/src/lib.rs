@@ -3,7 +3,8 @@
 //! unchanged dump instead of being rebuilt. The arrays are `heapql_scratch::BigArray`s:
 //! the scratch files of a full analysis, made permanent.
 //!
-//! * `identity`: which dump (path, device and inode, size, time, sampled hash);
+//! * `identity`: which dump (path, device and inode, size, modification and status-change
+//!   times, sampled hash);
 //! * `file`: one checksummed file (header, table of contents, page-aligned sections);
 //! * `store`: the directory, entries per dump, locking, eviction, listing and clearing;
 //! * `memo`: the policy of a cached step (load, else build and write).

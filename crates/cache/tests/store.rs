@@ -3,6 +3,7 @@
 
 use heapql_cache::{Cache, Entry, Lookup, Written};
 use std::path::{Path, PathBuf};
+use xxhash_rust::xxh3::xxh3_64 as xxh3;
 
 struct Setup {
     _tmp: tempfile::TempDir,
@@ -107,6 +108,80 @@ fn a_changed_dump_is_detected() {
     std::fs::write(&s.dump, &bytes[..bytes.len() - 1]).unwrap();
     let w = read_index(&s.cache.entry(&s.dump, 0, "t").unwrap()).unwrap_err();
     assert!(w.contains("the dump changed") && w.contains("size"), "{w}");
+}
+
+/// What a build of the "index" reads from the dump: the sum of its bytes.
+fn dump_sum(dump: &Path) -> u64 {
+    std::fs::read(dump).unwrap().iter().map(|&b| b as u64).sum()
+}
+
+fn cached_sum(e: &Entry) -> Result<u64, String> {
+    match e.open("sum", "") {
+        Lookup::Hit(f) => f.blob::<u64>("sum").map_err(|i| i.0),
+        Lookup::Miss => Err("miss".into()),
+        Lookup::Invalid(w) => Err(w),
+    }
+}
+
+#[test]
+fn a_dump_rewritten_in_place_outside_the_samples_with_its_mtime_set_back_is_rebuilt() {
+    use std::os::unix::fs::{FileExt, MetadataExt};
+    let s = setup();
+    let before = dump_sum(&s.dump);
+    let e = s.cache.entry(&s.dump, 0, "t").unwrap();
+    assert!(matches!(e.write("sum", "", |w| w.blob("sum", &before)), Written::Done(_)));
+    // The ordinary case: the same file, untouched, is a hit in a later run.
+    assert_eq!(cached_sum(&s.cache.entry(&s.dump, 0, "t").unwrap()), Ok(before));
+
+    // Rewritten in place (same inode, same size) between the sampled blocks, its modification
+    // time put back as `touch -r`, `cp -p` or `rsync -t` do. The kernel's clock for ctime moves
+    // in ticks of a few milliseconds: wait one out so the write lands in a later one.
+    let old = std::fs::metadata(&s.dump).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    let f = std::fs::File::options().read(true).write(true).open(&s.dump).unwrap();
+    let at = 100_000; // after the first 64 KiB block, before the first sample (~530 KB)
+    let mut byte = [0u8];
+    f.read_exact_at(&mut byte, at).unwrap();
+    f.write_all_at(&[byte[0] ^ 0x5a], at).unwrap();
+    f.set_times(std::fs::FileTimes::new().set_modified(old.modified().unwrap())).unwrap();
+    drop(f);
+    let new = std::fs::metadata(&s.dump).unwrap();
+    assert_eq!((new.ino(), new.len(), new.modified().unwrap()), (old.ino(), old.len(), old.modified().unwrap()));
+    assert_ne!((new.ctime(), new.ctime_nsec()), (old.ctime(), old.ctime_nsec()), "the write moved ctime");
+    let after = dump_sum(&s.dump);
+    assert_ne!(after, before);
+
+    let e = s.cache.entry(&s.dump, 0, "t").unwrap();
+    let w = cached_sum(&e).unwrap_err();
+    assert!(w.contains("the dump changed since it was cached") && w.contains("ctime"), "{w}");
+    assert!(!e.dir().join("sum.hqc").exists(), "the stale file is removed");
+    // Built again from the new bytes, and a hit from then on.
+    assert!(matches!(e.write("sum", "", |w| w.blob("sum", &dump_sum(&s.dump))), Written::Done(_)));
+    assert_eq!(cached_sum(&s.cache.entry(&s.dump, 0, "t").unwrap()), Ok(after));
+}
+
+#[test]
+fn a_file_of_another_cache_format_is_reported_as_such() {
+    // A header whose version string is not this one's, and whose rest does not decode as this
+    // format's header: "another version", not "damaged".
+    let s = setup();
+    let e = s.cache.entry(&s.dump, 0, "t").unwrap();
+    write_index(&e);
+    let p = index_file(&e);
+    let mut bytes = std::fs::read(&p).unwrap();
+    let body_len = u32::from_le_bytes(bytes[8..12].try_into().unwrap()) as usize;
+    let mut body = Vec::new();
+    let old_version = b"1/t";
+    body.push(old_version.len() as u8);
+    body.extend_from_slice(old_version);
+    body.extend_from_slice(&[0xff; 9]);
+    assert!(body.len() <= body_len);
+    bytes[8..12].copy_from_slice(&(body.len() as u32).to_le_bytes());
+    bytes[16..24].copy_from_slice(&xxh3(&body).to_le_bytes());
+    bytes[24..24 + body.len()].copy_from_slice(&body);
+    std::fs::write(&p, &bytes).unwrap();
+    let w = read_index(&e).unwrap_err();
+    assert!(w.contains("another heapql version") && w.contains("cache format 1/t"), "{w}");
 }
 
 #[test]
