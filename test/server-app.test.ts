@@ -34,6 +34,10 @@ function get(app: App, p: string, headers: Record<string, string> = {}) {
 function post(app: App, p: string, body?: string, headers: Record<string, string> = {}) {
   return app.request(`${BASE}${p}`, { method: 'POST', body, headers: { host: `127.0.0.1:${PORT}`, ...headers } });
 }
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 async function expectError(res: Response, status: number, kind: string, message?: RegExp) {
   expect(res.status).toBe(status);
   const body = (await res.json()) as { ok: boolean; error: { kind: string; message: string } };
@@ -214,6 +218,26 @@ describe('server app, lazy analysis (the default)', () => {
     await expectError(await get(app, '/objects/999999999'), 404, 'not_found');
     await expectError(await get(app, '/objects/resolve?spec=Nope%2312'), 404, 'not_found');
     await expectError(await get(app, '/classes/describe'), 400, 'query', /name=/);
+  });
+
+  test('an object id that is not an index is a 400 saying what one is; an unknown class a 404 with the message of the other fronts', async () => {
+    // 0x10 would be object 16, which exists: an address is not an index, and is not taken for one.
+    expect((await get(app, '/objects/16')).status).toBe(200);
+    for (const id of ['abc', '1.5', '1e3', '0x10', '-1', '+5']) {
+      for (const tail of ['', '/referents', '/path']) {
+        await expectError(await get(app, `/objects/${encodeURIComponent(id)}${tail}`), 400, 'query', /is not an object id: an object id is the object's index, a whole number .*\/objects\/resolve\?spec=/);
+      }
+    }
+    await expectError(await get(app, '/objects/999999999'), 404, 'not_found', /object 999999999 does not exist \(the heap has objects 0 to \d+\)/);
+    // As resolveObject: a sign or a prefix after '#' names no object (not a class '#-').
+    for (const spec of ['#-1', '#+5', '# 5', '#0x5', 'Demo$Session#-1']) {
+      await expectError(await get(app, `/objects/resolve?spec=${encodeURIComponent(spec)}`), 400, 'query', /names no object: write <class>#<index>, #<index> or an address 0x/);
+    }
+    await expectError(await get(app, '/classes/describe?name=Zzqx'), 404, 'not_found', /^no class named 'Zzqx' in this dump \(GET \/classes\?pattern= /);
+    await expectError(await get(app, '/classes/describe?name=NoSuch'), 404, 'not_found', /^no class named 'NoSuch' in this dump; classes containing 'NoSuch': java\.lang\.NoSuch/);
+    // The words of the REPL's backend and the MCP tool: the session's, with the near names.
+    await expectError(await get(app, '/classes/describe?name=com.acme.Session'), 404, 'not_found', new RegExp(`^${escapeRegExp(session.noClassMessage('com.acme.Session'))} \\(`));
+    await expectError(await get(app, '/classes/describe?name=com.acme.Session'), 404, 'not_found', /classes containing 'Session': .*Demo\$Session/);
   });
 
   test('not_started → lazy report (202 + Retry-After, analysis starts) → ready; full-path queries before ready say POST /analyze', async () => {

@@ -96,6 +96,25 @@ describe('HeapSession on demo.hprof', () => {
     expect(() => session.resolveObject('hello')).toThrow(/names no object/);
   });
 
+  test('a sign, a space or a hex prefix after # names no object (not a class "#-"); the class part is checked', () => {
+    const id = sessionRef.objectId;
+    const none = (spec: string) => ({ code: 'ERR_ARGUMENT', message: `'${spec}' names no object: write <class>#<index>, #<index> or an address 0x…` });
+    for (const spec of ['#-1', '#+5', '# 5', '#0x5', '#5x', '-1', '+5', `Demo$Session#-${id}`, `Demo$Session#+${id}`, `Demo$Session #${id}`, `a#b#${id}`, '#', 'Demo$Session#']) {
+      expect(() => session.resolveObject(spec), spec).toThrow(expect.objectContaining(none(spec)));
+    }
+    expect(() => session.resolveObject(5 as unknown as string)).toThrow(expect.objectContaining({ code: 'ERR_ARGUMENT' }));
+    // Names with '$', '.', '[]' and unicode letters are class names: checked against the object's class.
+    expect(session.resolveObject(` Demo$Session#${id} `)).toBe(id);
+    for (const cls of ['java.util.HashMap$Node', 'byte[]', 'Größe.Ü$1']) {
+      expect(() => session.resolveObject(`${cls}#${id}`), cls).toThrow(expect.objectContaining({ code: 'ERR_NO_SUCH_OBJECT', message: `object ${id} is a Demo$Session, not a ${cls} (write Demo$Session#${id})` }));
+    }
+  });
+
+  test('noClassMessage: the words every front gives for a class the dump does not have', () => {
+    expect(session.noClassMessage('Zzqx')).toBe("no class named 'Zzqx' in this dump");
+    expect(session.noClassMessage('com.acme.Session')).toMatch(/^no class named 'com\.acme\.Session' in this dump; classes containing 'Session': .*Demo\$Session/);
+  });
+
   test('WHERE @objectId = n reads one object and answers like the scan', async () => {
     const id = sessionRef.objectId;
     const rows = async (oql: string) => (await session.query(oql)).rows;

@@ -7,11 +7,23 @@ import type { Context, Hono } from 'hono';
 import type { ServerContext } from './context.js';
 import { ApiError, toApiError } from './errors.js';
 
+/**
+ * The `:id` of `/objects/:id…`: an object's index, digits only (400 for anything else: an
+ * address, a sign, a fraction, an exponent), and 404 when the heap has no such object.
+ */
 function objectId(ctx: ServerContext, c: Context): number {
   const raw = c.req.param('id') ?? '';
+  if (!/^\d+$/.test(raw)) {
+    throw new ApiError(
+      400,
+      'query',
+      `'${raw}' is not an object id: an object id is the object's index, a whole number written in digits (as in GET /objects/12 or a result's objectId); ` +
+        `an address (0x…) or Class#index is looked up with GET /objects/resolve?spec=`,
+    );
+  }
   const id = Number(raw);
   const count = ctx.session.status.objects;
-  if (!/^\d+$/.test(raw) || id >= count) throw new ApiError(404, 'not_found', `object ${raw} does not exist (the heap has objects 0 to ${count - 1})`);
+  if (id >= count) throw new ApiError(404, 'not_found', `object ${raw} does not exist (the heap has objects 0 to ${count - 1})`);
   return id;
 }
 
@@ -40,7 +52,14 @@ async function lookup(c: Context, run: () => unknown): Promise<Response> {
 export function heapRoutes(app: Hono, ctx: ServerContext): void {
   const s = ctx.session;
   app.get('/classes', (c) => c.json(s.classes(c.req.query('pattern') || undefined)));
-  app.get('/classes/describe', (c) => lookup(c, () => s.describeClass(required(c, 'name', '/classes/describe?name=java.lang.String'))));
+  app.get('/classes/describe', (c) =>
+    lookup(c, async () => {
+      const name = required(c, 'name', '/classes/describe?name=java.lang.String');
+      const views = await s.describeClass(name);
+      if (views.length === 0) throw new ApiError(404, 'not_found', `${s.noClassMessage(name)} (GET /classes?pattern= lists the classes whose names contain a text)`);
+      return views;
+    }),
+  );
   app.get('/objects/resolve', (c) => lookup(c, () => ({ objectId: s.resolveObject(required(c, 'spec', '/objects/resolve?spec=java.lang.String%2312')) })));
   app.get('/objects/:id', (c) =>
     lookup(c, () => s.object(objectId(ctx, c), { fieldOffset: intParam(c, 'fieldOffset', 0, 2 ** 31), fieldLimit: intParam(c, 'fieldLimit', 100, 10_000) })),

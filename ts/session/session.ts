@@ -282,6 +282,17 @@ export class HeapSession implements ReportableHeap {
     return this.classNames().filter((n) => n.toLowerCase().includes(p));
   }
 
+  /**
+   * What every front says of a class name this dump does not have (`describeClass` gave none):
+   * `no class named '<name>' in this dump; classes containing '<simple name>': …` (ten at most).
+   * The front adds how to search its own way.
+   */
+  noClassMessage(name: string): string {
+    const simple = name.split(/[.$]/).pop() || name;
+    const near = this.classes(simple).slice(0, 10);
+    return `no class named '${name}' in this dump${near.length ? `; classes containing '${simple}': ${near.join(', ')}` : ''}`;
+  }
+
   // ---- queries ----
 
   /** Parses and plans a query for the session's current path and mode (throws OQL errors). */
@@ -512,21 +523,25 @@ export class HeapSession implements ReportableHeap {
 
   /**
    * An object named the way people write it: `123` or `#123` (object index), `0x7f…` (address),
-   * or `<class>#<index>` (the class is checked). Throws ERR_NO_SUCH_OBJECT with what to do.
+   * or `<class>#<index>` (the class is checked). Throws ERR_NO_SUCH_OBJECT with what to do, and
+   * ERR_ARGUMENT for what is none of these: the index is digits right after the `#` (not
+   * `#-1`, `#+5`, `# 5`, `#0x5`), and the class part has no `#` or white space (`$`, `.`, `[]`
+   * and any letters are fine).
    */
   resolveObject(spec: string): number {
+    if (typeof spec !== 'string') throw new HeapqlError('ERR_ARGUMENT', `an object is named by a string, not ${describeArgument(spec)}`);
     const text = spec.trim();
     if (/^0x[0-9a-f]+$/i.test(text)) {
       const at = this.objectAt(text);
       if (at === null) throw new HeapqlError('ERR_NO_SUCH_OBJECT', `no object at address ${text}`);
       return at;
     }
-    const m = /^(.*?)#?(\d+)$/.exec(text);
-    if (!m || (m[1] !== '' && !text.includes('#'))) {
+    const m = /^(?:([^#\s]*)#)?(\d+)$/.exec(text);
+    if (!m) {
       throw new HeapqlError('ERR_ARGUMENT', `'${spec}' names no object: write <class>#<index>, #<index> or an address 0x…`);
     }
     const objectId = this.objectIndex(Number(m[2]), m[2]);
-    const className = m[1]!;
+    const className = m[1] ?? '';
     if (className !== '') {
       const actual = callSync(() => this.handle.describe(Uint32Array.of(objectId))).classNames[0]!;
       if (actual !== className) {

@@ -95,13 +95,7 @@ export function registerDumpTools(server: McpServer, ctx: McpContext): void {
       guarded(async () => {
         const heap = await ctx.heap();
         const views = await heap.describeClass(name);
-        if (views.length === 0) {
-          const simple = name.split(/[.$]/).pop() ?? name;
-          const near = heap.classes(simple).slice(0, 10);
-          return errorResult(
-            `no class named '${name}' in this dump${near.length ? `; classes containing '${simple}': ${near.join(', ')}` : ''} (list_classes searches by pattern)`,
-          );
-        }
+        if (views.length === 0) return errorResult(`${heap.noClassMessage(name)} (list_classes searches by pattern)`);
         const field = (f: FieldView, withValue: boolean) => ({
           name: f.name,
           type: f.type,
