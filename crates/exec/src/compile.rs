@@ -264,19 +264,33 @@ fn compile_in(env: &Env, e: Box<CExpr>, inner: RowSet) -> Result<CExpr, ExecErro
             Ok(CExpr::InObjects { e, bits: Arc::new(bits) })
         }
         RowSet::Table(t) => {
-            if t.cells.iter().all(|v| matches!(v, Value::Obj(_) | Value::Null)) {
-                for v in &t.cells {
+            // A list cell (`x.@inbounds`, `outbounds(x)`, `dominators(x)`, a slice) stands for
+            // its elements, as for AS RETAINED SET: compared whole, no object was ever in it.
+            let mut cells = Vec::with_capacity(t.cells.len());
+            flatten_lists(t.cells, &mut cells);
+            if cells.iter().all(|v| matches!(v, Value::Obj(_) | Value::Null)) {
+                for v in &cells {
                     if let Value::Obj(o) = v {
                         bits[*o as usize / 64] |= 1 << (o % 64);
                     }
                 }
                 Ok(CExpr::InObjects { e, bits: Arc::new(bits) })
             } else {
-                let set: HashSet<Key> = t.cells.into_iter().filter(|v| !v.is_null()).map(Key).collect();
+                let set: HashSet<Key> = cells.into_iter().filter(|v| !v.is_null()).map(Key).collect();
                 let by_address = set.iter().any(|k| matches!(k.0, Value::Int(_) | Value::Float(_)));
                 let by_text = set.iter().any(|k| matches!(k.0, Value::Str(_)));
                 Ok(CExpr::InValues { e, set: Arc::new(set), by_address, by_text })
             }
+        }
+    }
+}
+
+/// `values` with every list replaced by its elements (nested lists too), in order.
+fn flatten_lists(values: impl IntoIterator<Item = Value>, out: &mut Vec<Value>) {
+    for v in values {
+        match v {
+            Value::List(items) => flatten_lists(items.iter().cloned(), out),
+            v => out.push(v),
         }
     }
 }

@@ -428,6 +428,27 @@ fn objects_compare_with_numbers_by_address() {
     assert_eq!(count(bin("=", row(), lit(json!(a as f64 + 0.5)))), 0);
 }
 
+/// A subquery column of lists (a slice, `@outbounds`, `outbounds(x)`, `dominators(x)`) stands
+/// for its elements in IN: compared whole, no object was ever in it, and NOT IN kept everything.
+#[test]
+fn in_takes_a_list_column_element_by_element() {
+    let (heap, _) = setup();
+    let slice = |array: &str, to: i64| json!({"k": "slice", "e": field(row(), array), "from": lit(json!(0)), "to": lit(json!(to))});
+    let items = select(class("com.example.Holder"), json!({"output": columns(&[("l", slice("items", 3))])}));
+    let listed = run(&heap, select(class("com.example.Node"), json!({"filter": {"k": "in", "e": row(), "query": items.clone()}})));
+    assert_eq!(listed.row_count, 3);
+    let not = json!({"k": "not", "e": {"k": "in", "e": row(), "query": items}});
+    assert_eq!(run(&heap, select(class("com.example.Node"), json!({"filter": not}))).row_count, NODES - 3);
+    // Lists of numbers: Num.x runs 1..=200; the int[] holds 3, 1, 2, 0.
+    let ints = select(class("com.example.Holder"), json!({"output": columns(&[("l", slice("ints", 4))])}));
+    let b = run(&heap, select(class("com.example.Num"), json!({"filter": {"k": "in", "e": field(row(), "x"), "query": ints}})));
+    assert_eq!(b.row_count, 3);
+    // h.@outbounds: the Holder's class and its four arrays.
+    let out = select(class("com.example.Holder"), json!({"output": columns(&[("o", attr(row(), "outbounds"))])}));
+    let b = run(&heap, select(all(), json!({"filter": {"k": "in", "e": row(), "query": out}})));
+    assert_eq!(b.row_count, 5);
+}
+
 #[test]
 fn errors_have_stable_codes() {
     let (heap, _) = setup();
