@@ -301,11 +301,12 @@ impl FullAnalysis {
     }
 
     /// Objects referencing `o` (distinct, ascending), from the referrer index (built once).
+    /// After a reachable-only analysis only reachable ones: the others are not in its heap.
     pub fn inbound(&self, o: ObjIdx) -> Vec<ObjIdx> {
         let index = self.inbound.get_or_init(|| {
             let g = &self.graph;
             Csr::from_edges_in(g.node_count(), &self.scratch, |emit| {
-                for v in 1..g.node_count() {
+                for v in (1..g.node_count()).filter(|&v| g.in_tree(v, self.reachable_only)) {
                     for &t in g.successors(v) {
                         emit(t, v);
                     }
@@ -315,12 +316,13 @@ impl FullAnalysis {
         index.successors(node(o)).iter().map(|&v| obj(v)).collect()
     }
 
-    /// Inbound references of many objects in one scan: `result[i]` refers to `targets[i]`.
+    /// Inbound references of many objects in one scan: `result[i]` refers to `targets[i]`
+    /// (as `inbound`: reachable referrers only after a reachable-only analysis).
     pub fn inbound_many(&self, targets: &[ObjIdx]) -> Vec<Vec<ObjIdx>> {
         let mut want: Vec<(u32, usize)> = targets.iter().enumerate().map(|(i, &o)| (node(o), i)).collect();
         want.sort_unstable();
         let mut result = vec![Vec::new(); targets.len()];
-        for v in 1..self.graph.node_count() {
+        for v in (1..self.graph.node_count()).filter(|&v| self.graph.in_tree(v, self.reachable_only)) {
             let succ = self.graph.successors(v);
             for &t in succ {
                 let lo = want.partition_point(|&(w, _)| w < t);

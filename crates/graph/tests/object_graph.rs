@@ -302,6 +302,16 @@ fn garbage_never_changes_a_live_objects_dominator() {
     let garbage: u64 = (0..heap.object_count()).filter(|&o| !all.is_reachable(o)).map(|o| heap.shallow_size(o)).sum();
     assert!(garbage >= size(g) + size(k1) + size(k2));
     assert_eq!(all.total_size() - live.total_size(), garbage);
+    // Referrers: G and the cycle refer to X, Y and E; a reachable-only analysis has no such
+    // objects, so it does not list them (with unreachable ones kept, it does).
+    let mut with_garbage = vec![i(y), i(e), i(g)];
+    with_garbage.sort();
+    assert_eq!(all.inbound(i(x)), with_garbage);
+    assert_eq!(live.inbound(i(x)), vec![i(y), i(e)]);
+    assert_eq!(live.inbound(i(e)), vec![i(arr)]);
+    assert_eq!(live.inbound_many(&[i(x), i(e)]), vec![vec![i(y), i(e)], vec![i(arr)]]);
+    assert_eq!(heapql_graph::lookup::referrers(&live, &heap, i(e), 10).1, 1);
+    assert_eq!(heapql_graph::lookup::referrers(&all, &heap, i(e), 10).1, 2);
 }
 
 #[test]
