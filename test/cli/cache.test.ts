@@ -319,6 +319,13 @@ describe('no cache, no room, no permission', () => {
     const bad = await analyze(known, dir, '--cache-max', 'lots');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--cache-max lots');
+    // Sizes the library would refuse in its own terms (`cacheMax`, exit 1) are the CLI's usage errors.
+    for (const [size, said] of [['0', 'give a size above 0'], ['99999999999999999999T', 'too large']]) {
+      const r = await analyze(known, dir, '--cache-max', size!);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(`--cache-max ${size}: ${said}`);
+      expect(r.stderr).not.toContain('cacheMax');
+    }
   });
 });
 

@@ -188,7 +188,12 @@ describe('several heap dumps in one file (third-party corpus)', () => {
     expect(missing.stderr).toContain('the file has 2 heap dump(s); there is no heap dump number 3 (counting from 1)');
     const zero = await heapql(['summary', agent, '--dump', '0']);
     expect(zero.code).toBe(2);
-    expect(zero.stderr).toContain('--dump takes a positive whole number');
+    expect(zero.stderr).toContain('--dump takes a whole number from 1 (the first heap dump)');
+    // Beyond what the library counts in 32 bits: the CLI's own words, in its 1-based terms.
+    const huge = await heapql(['summary', agent, '--dump', '99999999999']);
+    expect(huge.code).toBe(2);
+    expect(huge.stderr).toContain("--dump takes a whole number from 1 (the first heap dump) to 4294967296, not '99999999999'");
+    expect(huge.stderr).not.toContain('99999999998');
   });
   it.skipIf(!present)('says the sizes of a JVMTI agent dump (no object addresses) are estimated, in the summary and the report', async () => {
     const said = 'estimated, from an assumed layout: 32-bit VM layout (ids are not addresses)';

@@ -45,8 +45,9 @@ export function scratchDir(value: string | undefined): string {
 export function dumpIndex(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) {
-    throw usageError(`--dump takes a positive whole number (1 = the first heap dump), not '${value}'`);
+  // The library counts dumps from 0 in 32 bits: a larger number is no dump of any file.
+  if (!Number.isInteger(n) || n < 1 || n > 2 ** 32) {
+    throw usageError(`--dump takes a whole number from 1 (the first heap dump) to ${2 ** 32}, not '${value}'; \`heapql summary <file>\` says how many the file holds`);
   }
   return n - 1;
 }

@@ -34,7 +34,10 @@ const UNITS: Record<string, number> = { '': 1, k: 2 ** 10, m: 2 ** 20, g: 2 ** 3
 export function parseSize(text: string): number {
   const m = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*$/i.exec(text);
   if (!m) throw usageError(`--cache-max ${text}: give a size such as 500M, 20G or a number of bytes`);
-  return Math.floor(Number(m[1]) * UNITS[m[2]!.toLowerCase()]!);
+  const bytes = Math.floor(Number(m[1]) * UNITS[m[2]!.toLowerCase()]!);
+  if (bytes < 1) throw usageError(`--cache-max ${text}: give a size above 0, such as 500M or 20G (--no-cache to use no cache)`);
+  if (!Number.isSafeInteger(bytes)) throw usageError(`--cache-max ${text}: too large; give at most ${2 ** 53 - 1} bytes`);
+  return bytes;
 }
 
 const printed = new WeakMap<Heap, number>();
