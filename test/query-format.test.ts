@@ -147,6 +147,16 @@ describe('json, csv, tsv', () => {
     );
   });
 
+  test('csv and tsv export every digit of a double and tell NULL from the empty string in csv', () => {
+    const doubles: QueryResult = { ...r, columns: [{ name: 'd', type: 'number' }, { name: 's', type: 'string' }], rows: [[1 / 3, ''], [123456789.123456789, null], [0.1 + 0.2, 'x']], rowCount: 3 };
+    expect(formatCsv(doubles)).toBe('d,s\r\n0.3333333333333333,""\r\n123456789.12345679,\r\n0.30000000000000004,x\r\n');
+    expect(formatTsv(doubles)).toBe('d\ts\n0.3333333333333333\t\n123456789.12345679\t\n0.30000000000000004\tx\n');
+    // Every text read back is the same double.
+    for (const line of formatCsv(doubles).split('\r\n').slice(1, 4)) expect(doubles.rows.some((row) => row[0] === Number(line.split(',')[0]))).toBe(true);
+    // The table keeps its rounded, readable form.
+    expect(formatTable(doubles)).toContain('0.3333333333 ');
+  });
+
   test('tsv escapes tabs and line breaks', () => {
     expect(formatTsv(r)).toBe('name\tn\to\nplain\t1\tjava.lang.String @ 0x1030\nwith, comma "and" quote\\nline\t\t\n');
   });

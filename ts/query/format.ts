@@ -9,25 +9,29 @@ export interface TableOptions {
   footer?: boolean;
 }
 
-function formatNumber(n: number): string {
+function formatNumber(n: number, exact: boolean): string {
   // NaN, Infinity and -Infinity as Java writes them; a double's -0 keeps its sign.
   if (!Number.isFinite(n)) return String(n);
   if (Object.is(n, -0)) return '-0';
-  if (Number.isInteger(n)) return String(n);
+  // Exported data (CSV, TSV) keeps every digit: the shortest text that reads back as the double.
+  if (Number.isInteger(n) || exact) return String(n);
   // Ten significant digits hide binary noise (0.1 + 0.2) without hiding real precision; a big
   // number keeps its whole integer part and three decimals (a mean of 1700001579840.5).
   const digits = Math.min(17, Math.max(10, Math.floor(Math.log10(Math.abs(n))) + 4));
   return String(Number(n.toPrecision(digits)));
 }
 
-/** The text of one cell as tables and CSV show it. Objects show by label. */
-export function formatValue(v: Value): string {
+/**
+ * The text of one cell as tables show it (a double to ten significant digits or so, which hides
+ * binary noise), or with `exact` as CSV and TSV export it (every digit). Objects show by label.
+ */
+export function formatValue(v: Value, exact = false): string {
   if (v === null) return 'null';
   if (typeof v === 'boolean') return v ? 'true' : 'false';
-  if (typeof v === 'number') return formatNumber(v);
+  if (typeof v === 'number') return formatNumber(v, exact);
   if (typeof v === 'bigint') return v.toString();
   if (typeof v === 'string') return v;
-  if (Array.isArray(v)) return `[${v.map(formatValue).join(', ')}]`;
+  if (Array.isArray(v)) return `[${v.map((x) => formatValue(x, exact)).join(', ')}]`;
   return v.label;
 }
 
@@ -229,7 +233,11 @@ function csvField(text: string): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-/** RFC 4180: CRLF line ends, fields with `,` `"` CR or LF quoted, quotes doubled; NULL is empty. */
+/**
+ * RFC 4180: CRLF line ends, fields with `,` `"` CR or LF quoted, quotes doubled. NULL is an empty
+ * field and the empty string a quoted one (`""`), as PostgreSQL's CSV tells them apart; numbers
+ * keep every digit.
+ */
 export function formatCsv(result: QueryResult): string {
   return csvHeader(result.columns.map((c) => c.name)) + csvRows(result.rows);
 }
@@ -242,7 +250,7 @@ export function csvHeader(names: readonly string[]): string {
 /** Rows of a CSV text (`formatCsv`), each line with its CRLF. */
 export function csvRows(rows: readonly Value[][]): string {
   let text = '';
-  for (const row of rows) text += `${row.map((v) => (v === null ? '' : csvField(formatValue(v)))).join(',')}\r\n`;
+  for (const row of rows) text += `${row.map((v) => (v === null ? '' : v === '' ? '""' : csvField(formatValue(v, true)))).join(',')}\r\n`;
   return text;
 }
 
@@ -250,6 +258,6 @@ export function csvRows(rows: readonly Value[][]): string {
 export function formatTsv(result: QueryResult): string {
   const esc = (s: string) => s.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\r?\n/g, '\\n');
   const lines = [result.columns.map((c) => esc(c.name)).join('\t')];
-  for (const row of result.rows) lines.push(row.map((v) => (v === null ? '' : esc(formatValue(v)))).join('\t'));
+  for (const row of result.rows) lines.push(row.map((v) => (v === null ? '' : esc(formatValue(v, true)))).join('\t'));
   return `${lines.join('\n')}\n`;
 }
