@@ -307,22 +307,23 @@ describe('rules of the spec', () => {
     expect(e.hint).toMatch(/^did you mean classof\? functions: /);
   });
 
-  test('hex literals above 2^53 cannot be compared exactly', () => {
-    expect(planError('SELECT * FROM X x WHERE x.@objectAddress = 0xFFFFFFFFFFFFFFFF').reason).toBe(
-      'the hex number 0xFFFFFFFFFFFFFFFF is too large to compare exactly',
-    );
+  test('hex literals beyond a Java long are refused', () => {
+    const e = planError('SELECT * FROM X x WHERE x.@objectAddress = 0xFFFFFFFFFFFFFFFF');
+    expect(e.reason).toBe('the hex number 0xFFFFFFFFFFFFFFFF is beyond a Java long');
+    expect(e.hint).toBe('integers up to 2^63 − 1 (9223372036854775807) are exact; write a float (e.g. 1e20) for larger magnitudes');
     expect(sel('SELECT * FROM X x WHERE x.@objectAddress = 0x7f00').filter).toMatchObject({ r: { k: 'lit', v: 0x7f00 } });
   });
 
-  test('integers: 2^53 is the largest exact magnitude, as the hint says', () => {
+  test('integers: up to 2^53 numbers, beyond it exact bigints up to 2^63 − 1', () => {
     expect(sel('SELECT * FROM X x WHERE x.a = 9007199254740992').filter).toMatchObject({ r: { k: 'lit', v: 2 ** 53 } });
     expect(sel('SELECT * FROM X x WHERE x.a = -9007199254740992').filter).toMatchObject({ r: { k: 'lit', v: -(2 ** 53) } });
     expect(sel('SELECT * FROM X x WHERE x.@objectAddress = 0x20000000000000').filter).toMatchObject({ r: { k: 'lit', v: 2 ** 53 } });
-    // 2^53 + 1 parses to the same double as 2^53: the check reads the literal's text.
-    const e = planError('SELECT * FROM X x WHERE x.a = 9007199254740993');
-    expect(e.reason).toBe('the integer 9007199254740993 is too large');
-    expect(e.hint).toBe('integers up to 2^53 (9007199254740992) are exact; write a float (e.g. 1e20) for larger magnitudes');
-    expect(planError('SELECT * FROM X x WHERE x.@objectAddress = 0x20000000000001').reason).toBe('the hex number 0x20000000000001 is too large to compare exactly');
+    // 2^53 + 1 parses to the same double as 2^53: the literal's text decides.
+    expect(sel('SELECT * FROM X x WHERE x.a = 9007199254740993').filter).toMatchObject({ r: { k: 'lit', v: 9007199254740993n } });
+    expect(sel('SELECT * FROM X x WHERE x.a = -9223372036854775807').filter).toMatchObject({ r: { k: 'lit', v: -9223372036854775807n } });
+    expect(sel('SELECT * FROM X x WHERE x.@objectAddress = 0x20000000000001').filter).toMatchObject({ r: { k: 'lit', v: 2n ** 53n + 1n } });
+    const e = planError('SELECT * FROM X x WHERE x.a = 9223372036854775808');
+    expect(e.reason).toBe('the integer 9223372036854775808 is beyond a Java long');
   });
 });
 

@@ -437,7 +437,7 @@ export class Binder {
       case 'unary': {
         const operand = rec(e.operand);
         if (e.op === '+') return operand;
-        if (operand.k === 'lit' && typeof operand.v === 'number') return { ...operand, v: -operand.v };
+        if (operand.k === 'lit' && (typeof operand.v === 'number' || typeof operand.v === 'bigint')) return { ...operand, v: -operand.v };
         return { k: 'neg', e: operand };
       }
       case 'binary':
@@ -634,22 +634,24 @@ export class Binder {
 // ---- helpers ---------------------------------------------------------------------------------
 
 /**
- * Integer literals travel as JSON numbers (doubles): every integer of magnitude up to 2^53 is
- * exact there, the first one above (2^53 + 1) is not. Checked on the literal's text, since the
- * parsed number has already been rounded.
+ * Integer literals beyond 2^53 (which a double would round) travel as bigints, written into the
+ * plan with all their digits, up to a Java long's 2^63 − 1: the executor's integers are longs.
+ * Checked on the literal's text, since the parsed number has already been rounded.
  */
 const EXACT_LIMIT = 2n ** 53n;
+const LONG_MAX = 2n ** 63n - 1n;
 
 function literal(e: ExprOf<'literal'>): PExpr {
-  if (e.kind === 'hex' && BigInt(e.text) > EXACT_LIMIT) {
-    fail(
-      `the hex number ${e.text} is too large to compare exactly`,
-      e.pos,
-      `numbers up to 2^53 (0x20000000000000) are exact; select the object with FROM OBJECTS ${e.text}`,
-    );
-  }
-  if (e.kind === 'int' && BigInt(e.text.replace(/[lL]$/, '')) > EXACT_LIMIT) {
-    fail(`the integer ${e.text} is too large`, e.pos, 'integers up to 2^53 (9007199254740992) are exact; write a float (e.g. 1e20) for larger magnitudes');
+  if (e.kind === 'int' || e.kind === 'hex') {
+    const n = BigInt(e.kind === 'int' ? e.text.replace(/[lL]$/, '') : e.text);
+    if (n > LONG_MAX) {
+      fail(
+        `the ${e.kind === 'hex' ? 'hex number' : 'integer'} ${e.text} is beyond a Java long`,
+        e.pos,
+        `integers up to 2^63 − 1 (${LONG_MAX}) are exact; write a float (e.g. 1e20) for larger magnitudes`,
+      );
+    }
+    if (n > EXACT_LIMIT) return { k: 'lit', v: n };
   }
   return e.kind === 'float' ? { k: 'lit', v: e.value as number, float: true } : { k: 'lit', v: e.value };
 }

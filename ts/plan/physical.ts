@@ -90,7 +90,8 @@ export type PExpr =
  */
 export interface PLit {
   k: 'lit';
-  v: null | boolean | number | string;
+  /** A bigint for an integer beyond ±2^53, written with all its digits. */
+  v: null | boolean | number | bigint | string;
   float?: true;
 }
 
@@ -104,13 +105,15 @@ export interface PAggregate {
 
 /**
  * The plan as JSON text. Like JSON.stringify (indent 2 when `pretty`), except that a float
- * literal keeps its decimal point (`2.0`, not `2`).
+ * literal keeps its decimal point (`2.0`, not `2`) and a bigint literal is an integer with all
+ * its digits.
  */
 export function planToJson(plan: PhysicalPlan, pretty = false): string {
   return write(plan, pretty ? '\n' : '', pretty);
 }
 
 function write(value: unknown, indent: string, pretty: boolean): string {
+  if (typeof value === 'bigint') return value.toString();
   if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null);
   const inner = pretty ? `${indent}  ` : '';
   const sep = pretty ? ',' : ',';

@@ -6,7 +6,7 @@
  */
 import { KEYWORDS } from '../oql/lexer.js';
 import { formatOqlError, isOqlError } from '../oql/errors.js';
-import { AGGREGATE_NAMES, ATTRIBUTE_NAMES, FUNCTION_NAMES, editDistance, explain, METHOD_ALIASES, plan } from '../plan/index.js';
+import { AGGREGATE_NAMES, ATTRIBUTE_NAMES, FUNCTION_NAMES, editDistance, explain, METHOD_ALIASES, plan, planToJson } from '../plan/index.js';
 import { formatCsv, formatTable, formatTsv } from '../query/format.js';
 import { stringifyJson } from '../query/json.js';
 import { findNamedQuery, NAMED_QUERIES, suggestNamedQueries } from '../query/named.js';
@@ -226,7 +226,8 @@ export const COMMANDS: Command[] = [
       const { oql } = extractViz(stripTerminator(text));
       try {
         const planned = plan(oql, { fullPath: ctx.backend.status.state === 'full', reachableOnly: ctx.backend.reachableOnly });
-        ctx.io.print(raw ? JSON.stringify(JSON.parse(planned.json), null, 2) : explain(planned.plan));
+        // planToJson's own pretty form: a bigint literal keeps its digits, a float its point.
+        ctx.io.print(raw ? planToJson(planned.plan, true) : explain(planned.plan));
       } catch (err) {
         if (isOqlError(err)) throw new ReplError(formatOqlError(err, oql, 'query'));
         throw err;
