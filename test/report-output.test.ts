@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
+import zlib from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 
 import { HeapqlError } from '../ts/errors.js';
@@ -37,6 +38,40 @@ describe('output choice', () => {
     );
     expect(usage(() => chooseOutput('report'))).toContain('a path without an extension');
     expect(usage(() => chooseOutput('r.md', 'pdf'))).toBe('unknown report format "pdf"; use --format md, html or json');
+  });
+});
+
+describe('an output path that holds a heap dump', () => {
+  let dir: string;
+  beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'heapql-out-dump-'))));
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const fixtures = path.join(import.meta.dirname, '../fixtures');
+
+  test('is refused before anything runs, plain, gzip or chunked gzip, whatever --format says', () => {
+    const plain = path.join(dir, 'b.hprof');
+    fs.copyFileSync(path.join(fixtures, 'demo/demo.hprof'), plain);
+    const single = path.join(dir, 'b.hprof.gz');
+    fs.writeFileSync(single, zlib.gzipSync(fs.readFileSync(plain)));
+    const chunked = path.join(dir, 'small.hprof.gz');
+    fs.copyFileSync(path.join(fixtures, 'dumps/gz/GzSmall-jdk17.hprof.gz'), chunked);
+    for (const p of [plain, single, chunked]) {
+      for (const format of ['md', 'json', undefined]) {
+        expect(usage(() => chooseOutput(p, format))).toBe(
+          `${p} is a heap dump: heapql does not write its output over it; name a new file (.md, .html or .json) (to compare two dumps: heapql diff <baseline> <current>)`,
+        );
+      }
+    }
+    // Untouched.
+    expect(fs.readFileSync(plain).subarray(0, 12).toString()).toBe('JAVA PROFILE');
+  });
+
+  test('an earlier report, or a gzip file of something else, is written over as before', () => {
+    const old = path.join(dir, 'old.md');
+    fs.writeFileSync(old, '# an earlier report\n');
+    expect(chooseOutput(old)).toEqual({ format: 'md', path: old });
+    const other = path.join(dir, 'notes.gz');
+    fs.writeFileSync(other, zlib.gzipSync('not a dump'));
+    expect(chooseOutput(other, 'json')).toEqual({ format: 'json', path: other });
   });
 });
 

@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 
 import { HeapqlError, usageError } from '../errors.js';
 import { withVizWarnings } from './charts.js';
@@ -24,9 +25,19 @@ export interface OutputChoice {
   path: string | null;
 }
 
-/** Decides the format; a usage error names the choices when neither the path nor --format tells. */
+/**
+ * Decides the format; a usage error names the choices when neither the path nor --format tells,
+ * and refuses a path that holds a heap dump (a slip such as `heapql a.hprof b.hprof --format
+ * json`, meant as a diff, would replace the dump, often the only copy, with the report).
+ */
 export function chooseOutput(reportPath?: string | null, format?: string | null): OutputChoice {
   const p = reportPath || null;
+  if (p !== null && isHeapDump(p)) {
+    throw usageError(
+      `${p} is a heap dump: heapql does not write its output over it; name a new file (.md, .html or .json)` +
+        ' (to compare two dumps: heapql diff <baseline> <current>)',
+    );
+  }
   if (format) {
     const f = BY_NAME[format.toLowerCase()];
     if (!f) throw usageError(`unknown report format "${format}"; use --format md, html or json`);
@@ -42,6 +53,32 @@ export function chooseOutput(reportPath?: string | null, format?: string | null)
     );
   }
   return { format: f, path: p };
+}
+
+/** Whether `file` is an existing HPROF file, plain or gzip-compressed (by its first bytes). */
+function isHeapDump(file: string): boolean {
+  const magic = Buffer.from('JAVA PROFILE ');
+  let head: Buffer;
+  try {
+    const fd = fs.openSync(file, 'r');
+    try {
+      head = Buffer.alloc(64 * 1024);
+      head = head.subarray(0, fs.readSync(fd, head, 0, head.length, 0));
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return false; // no such file (the usual case), a directory, unreadable: the write says why
+  }
+  if (head.subarray(0, magic.length).equals(magic)) return true;
+  if (head[0] !== 0x1f || head[1] !== 0x8b) return false;
+  try {
+    // The start of the first member is enough; the rest of it is not there.
+    const start = zlib.gunzipSync(head, { finishFlush: zlib.constants.Z_SYNC_FLUSH });
+    return start.subarray(0, magic.length).equals(magic);
+  } catch {
+    return false;
+  }
 }
 
 /** The report text in one format; viz fallbacks are added to the model's warnings first. */
