@@ -6,7 +6,7 @@ use crate::cursor::Cursor;
 use crate::error::{Error, Warning};
 use crate::header::Header;
 use crate::source::Source;
-use crate::types::{be_id, be_u32, tag};
+use crate::types::{be_id, be_u32, sub, tag};
 
 /// A non-heap record, borrowed from the window.
 #[derive(Debug)]
@@ -74,8 +74,128 @@ fn plausible_record(cur: &mut Cursor<'_>, off: u64, total: u64) -> bool {
     tag::is_known(h[0]) && off + 9 + len <= total
 }
 
-/// Walks every top-level record. Never fails on truncation (that is a warning); fails only when
-/// cancelled.
+/// The longest UTF8 record believed: HotSpot's symbols hold at most 65535 bytes; other writers'
+/// names are no longer. A header claiming more is not one a writer wrote.
+const MAX_UTF8: u64 = 1 << 20;
+
+/// Could a record with tag `t` hold `len` bytes? The fixed sizes of the fixed records, the
+/// shape of the others (hprof-format.md §5, §6). False for an unknown tag.
+fn shape_fits(t: u8, len: u64, ids: u64) -> bool {
+    match t {
+        tag::UTF8 => len >= ids && len <= ids + MAX_UTF8,
+        tag::LOAD_CLASS => len == 8 + 2 * ids,
+        tag::UNLOAD_CLASS | tag::END_THREAD => len == 4,
+        tag::FRAME => len == 4 * ids + 8,
+        tag::TRACE => len >= 12 && (len - 12) % ids == 0,
+        tag::ALLOC_SITES => len >= 34 && (len - 34) % 25 == 0,
+        tag::HEAP_SUMMARY => len == 24,
+        tag::START_THREAD => len == 8 + 4 * ids,
+        tag::CPU_SAMPLES => len >= 8 && (len - 8) % 8 == 0,
+        tag::CONTROL_SETTINGS => len == 6,
+        tag::HEAP_DUMP | tag::HEAP_DUMP_SEGMENT => true,
+        tag::HEAP_DUMP_END => len == 0,
+        _ => false,
+    }
+}
+
+/// Could the header `(t, len)` at `p` be one a writer wrote? Its kind's shape, and a heap
+/// record's body starts with a heap sub-record (when the data goes that far).
+fn believable(cur: &mut Cursor<'_>, p: u64, t: u8, len: u64, ids: u64) -> bool {
+    if !shape_fits(t, len, ids) {
+        return false;
+    }
+    // Records that count their entries: the count agrees with the length (when the data holds it).
+    let count = |cur: &mut Cursor<'_>, at: u64, entries: u64| {
+        let c = cur.get(p + 9 + at, 4);
+        c.len() < 4 || be_u32(c, 0) as u64 == entries
+    };
+    match t {
+        tag::HEAP_DUMP | tag::HEAP_DUMP_SEGMENT if len > 0 => {
+            let b = cur.get(p + 9, 1);
+            b.is_empty() || sub::is_known(b[0])
+        }
+        tag::TRACE => count(cur, 8, (len - 12) / ids),
+        tag::CPU_SAMPLES => count(cur, 4, (len - 8) / 8),
+        tag::ALLOC_SITES => count(cur, 30, (len - 34) / 25),
+        _ => true,
+    }
+}
+
+/// How many records of unknown kinds in a row `lands` follows before it expects a known one.
+const UNKNOWN_RUN: u32 = 16;
+
+/// After a record of an unknown kind that ends at `p`: does the data go on there the way a
+/// file does? The end of the data, a header cut by it, a believable header of a known kind (one
+/// running past the end is a file cut short), or more records of unknown kinds that fit, up to
+/// `depth` of them, and then one of those.
+fn lands(cur: &mut Cursor<'_>, p: u64, total: u64, ids: u64, depth: u32) -> bool {
+    if p >= total {
+        return p == total;
+    }
+    let h = cur.get(p, 9);
+    if h.len() < 9 {
+        return true;
+    }
+    let (t, len) = (h[0], be_u32(h, 5) as u64);
+    if tag::is_known(t) {
+        return believable(cur, p, t, len, ids);
+    }
+    depth > 0 && len <= total - p - 9 && lands(cur, p + 9 + len, total, ids, depth - 1)
+}
+
+/// Do `n` whole records of known kinds and possible lengths start at `p` (fewer when the data
+/// ends just after them)? Strict, to tell where records resume after a lying length.
+fn chain(cur: &mut Cursor<'_>, mut p: u64, total: u64, ids: u64, n: usize) -> bool {
+    for i in 0..n {
+        if p == total {
+            return i > 0;
+        }
+        let h = cur.get(p, 9);
+        if h.len() < 9 {
+            return false;
+        }
+        let (t, len) = (h[0], be_u32(h, 5) as u64);
+        if len > total - p - 9 || !believable(cur, p, t, len, ids) {
+            return false;
+        }
+        p += 9 + len;
+    }
+    true
+}
+
+/// How far around the end a lying record claims its search for where the records resume goes.
+const RESYNC: u64 = 4096;
+
+/// Where the records after the record whose body starts at `body` resume, when its length
+/// (which puts its end at `pos`) is wrong: the nearest offset to `pos` where whole records of
+/// known kinds follow each other.
+fn resume(cur: &mut Cursor<'_>, body: u64, pos: u64, total: u64, ids: u64) -> Option<u64> {
+    for d in 1..=RESYNC {
+        if let Some(q) = pos.checked_sub(d).filter(|&q| q >= body) {
+            if chain(cur, q, total, ids, 3) {
+                return Some(q);
+            }
+        }
+        let q = pos + d;
+        if q < total && chain(cur, q, total, ids, 3) {
+            return Some(q);
+        }
+    }
+    None
+}
+
+/// The name of a record kind in messages.
+fn kind(t: u8) -> String {
+    match tag::name(t) {
+        Some(n) => n.to_string(),
+        None => format!("unknown tag 0x{t:02X}"),
+    }
+}
+
+/// Walks every top-level record. Never fails on truncation (that is a warning); fails when
+/// cancelled, and with `Corrupt` when a record's length is wrong in the middle of the file:
+/// what follows it is no record (an unknown tag that leads nowhere, or a length that is
+/// impossible for its kind and runs past the end) while the data goes on.
 pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordVisitor) -> Result<Layout, Error> {
     let id = header.id_size;
     let ids = id as usize;
@@ -88,6 +208,8 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
     let mut open: Option<Dump> = None;
     let mut tick = ctl.ticker("records", total);
     let mut unknown_tags = 0u64;
+    // The record before this one: (offset, tag, length).
+    let mut prev: Option<(u64, u8, u64)> = None;
     while pos < total {
         tick.at(pos)?;
         let h = cur.get(pos, 9);
@@ -106,6 +228,45 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
         // u4 overflow of a single > 4 GiB HEAP DUMP record (§12.2).
         if t == tag::HEAP_DUMP && left >= (1u64 << 32) && (left - len).is_multiple_of(1u64 << 32) {
             len = left;
+        }
+        // After a record, bytes that no writer wrote as a record: an unknown tag whose length
+        // leads nowhere or past the end, a known one whose length cannot be its kind's and runs
+        // past the end. A file cut short ends inside a record whose header is whole and right,
+        // so this is the previous record's length lying (a bit flipped in a copy, a broken
+        // writer), not a cut: the walk would read garbage as records, then call it cut short.
+        let misframed = if tag::is_known(t) {
+            len > left && !believable(&mut cur, pos, t, len, ids as u64)
+        } else {
+            len > left || !lands(&mut cur, body + len, total, ids as u64, UNKNOWN_RUN)
+        };
+        if let (true, Some((p_off, p_tag, p_len))) = (misframed, prev) {
+            if cur.get(pos, 13) == b"JAVA PROFILE " {
+                // Two files written one after the other (hprof-format.md §2).
+                out.warnings.push(Warning {
+                    offset: pos,
+                    message: format!(
+                        "a second HPROF file header at byte offset {pos}: another dump was written after this one into the same file; only the records before it are read"
+                    ),
+                });
+                break;
+            }
+            let what = if len > left {
+                format!("{} claiming {len} bytes, but only {left} remain", kind(t))
+            } else {
+                format!("{} claiming {len} bytes, after which no record starts", kind(t))
+            };
+            let p_body = p_off + 9;
+            let resumes = match resume(&mut cur, p_body, pos, total, ids as u64) {
+                Some(q) => format!(": records resume at byte offset {q}, as if it held {} bytes", q - p_body),
+                None => String::new(),
+            };
+            return Err(Error::Corrupt {
+                offset: p_off,
+                reason: format!(
+                    "the record at byte offset {p_off} ({}, {p_len} bytes) is followed by bytes that are no record at byte offset {pos} ({what}); its length is probably wrong{resumes}. The file is not cut short (its data goes on to byte offset {total}): it was damaged after it was written (a broken copy or transfer, or a broken writer); copy it again from where the dump was taken, or take a new heap dump",
+                    kind(p_tag)
+                ),
+            });
         }
         let mut truncated = false;
         if (t == tag::HEAP_DUMP || t == tag::HEAP_DUMP_SEGMENT) && len == 0 && body < total && !plausible_record(&mut cur, body, total) {
@@ -158,6 +319,7 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
                 decode(t, b, body, len, id, ids, v, &mut out.warnings, &mut unknown_tags);
             }
         }
+        prev = Some((pos, t, len));
         pos = body + len;
     }
     if let Some(d) = open.take() {

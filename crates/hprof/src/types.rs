@@ -21,10 +21,36 @@ pub mod tag {
     pub fn is_known(t: u8) -> bool {
         matches!(t, 0x01..=0x07 | 0x0A..=0x0E | 0x1C | 0x2C)
     }
+
+    /// The record's name as hprof-format.md spells it (`None` for an unknown tag).
+    pub fn name(t: u8) -> Option<&'static str> {
+        Some(match t {
+            UTF8 => "UTF8",
+            LOAD_CLASS => "LOAD CLASS",
+            UNLOAD_CLASS => "UNLOAD CLASS",
+            FRAME => "FRAME",
+            TRACE => "TRACE",
+            ALLOC_SITES => "ALLOC SITES",
+            HEAP_SUMMARY => "HEAP SUMMARY",
+            START_THREAD => "START THREAD",
+            END_THREAD => "END THREAD",
+            HEAP_DUMP => "HEAP DUMP",
+            CPU_SAMPLES => "CPU SAMPLES",
+            CONTROL_SETTINGS => "CONTROL SETTINGS",
+            HEAP_DUMP_SEGMENT => "HEAP DUMP SEGMENT",
+            HEAP_DUMP_END => "HEAP DUMP END",
+            _ => return None,
+        })
+    }
 }
 
 /// Heap dump sub-record tags.
 pub mod sub {
+    /// Every sub-record tag the segment scan reads.
+    pub fn is_known(t: u8) -> bool {
+        matches!(t, 0x01..=0x08 | 0x20..=0x23 | 0x89..=0x8E | 0x90 | 0xC3 | 0xFE | 0xFF)
+    }
+
     pub const ROOT_UNKNOWN: u8 = 0xFF;
     pub const ROOT_JNI_GLOBAL: u8 = 0x01;
     pub const ROOT_JNI_LOCAL: u8 = 0x02;

@@ -286,3 +286,113 @@ fn special_files_are_refused() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The walk of `bytes`: its warnings, or its error.
+fn walk_bytes(bytes: &[u8]) -> Result<Vec<String>, heapql_hprof::Error> {
+    let src = Source::from_bytes(bytes);
+    let header = heapql_hprof::read_header(&src).unwrap();
+    walk(&src, &header, Control::none(), &mut |_r: Record<'_>| {}).map(|l| l.warnings.into_iter().map(|w| w.message).collect())
+}
+
+/// Asserts that `r` is the error naming the record at `at` (of `kind`, claiming `len` bytes) as
+/// the one whose length lies, not a file cut short; `resume`: where the records go on.
+fn assert_lying_length(r: Result<Vec<String>, heapql_hprof::Error>, at: u64, kind: &str, len: u32, resume: Option<u64>) {
+    match r {
+        Err(heapql_hprof::Error::Corrupt { offset, reason }) => {
+            assert_eq!(offset, at, "{reason}");
+            let next = at + 9 + len as u64;
+            assert!(reason.contains(&format!("the record at byte offset {at} ({kind}, {len} bytes) is followed by bytes that are no record at byte offset {next}")), "{reason}");
+            assert!(reason.contains("its length is probably wrong") && reason.contains("The file is not cut short"), "{reason}");
+            if let Some(q) = resume {
+                assert!(reason.contains(&format!("records resume at byte offset {q}, as if it held {} bytes", q - at - 9)), "{reason}");
+            }
+            assert!(reason.contains("copy it again"), "{reason}");
+        }
+        other => panic!("{kind} at {at} claiming {len}: not called corrupt: {other:?}"),
+    }
+}
+
+/// A record whose length lies by a byte or more (or is 0) in the middle of a file: what the walk
+/// then finds is no record (an unknown tag leading nowhere, a length past the end). That is an
+/// error naming the lying record, never "the file is cut short" followed by "no heap dump
+/// records"; a file really cut short, anywhere, is still read with that warning.
+#[test]
+fn a_lying_record_length_in_the_middle_is_corrupt_not_cut_short() {
+    let mut w = Writer::new("JAVA PROFILE 1.0.2", 8, 0);
+    let names = ["java.lang.Object", "java.awt.dnd.peer", "convertedToSomething", "java.util.HashMap$Node"];
+    for (i, n) in names.iter().enumerate() {
+        w.utf8(0x7f51_9c4d_a3f8 + i as u64 * 0x40, n);
+    }
+    let at = w.buf.len();
+    w.utf8(0x7f51_9c4d_a400, "java.lang.String");
+    for (i, n) in names.iter().enumerate() {
+        w.utf8(0x7f51_9c4e_0000 + i as u64 * 0x40, n);
+    }
+    w.load_class(1, 0x1000, 0x7f51_9c4d_a3f8);
+    let mut seg = Body::new(8);
+    seg.root(sub::ROOT_UNKNOWN, 0x1000);
+    seg.instance(0x2000, 0x1000, &[0, 0, 0, 1]);
+    w.heap_dump_segment(&seg).heap_dump_end();
+    let good = w.finish();
+    assert!(walk_bytes(&good).unwrap().is_empty());
+    let len = u32::from_be_bytes(good[at + 5..at + 9].try_into().unwrap());
+    assert_eq!(len, 8 + 16);
+    let next = at as u64 + 9 + len as u64;
+    for lie in [len - 1, len + 1, 0, len - 8, len + 8] {
+        let mut bad = good.clone();
+        bad[at + 5..at + 9].copy_from_slice(&lie.to_be_bytes());
+        assert_lying_length(walk_bytes(&bad), at as u64, "UTF8", lie, Some(next));
+    }
+    // Cut short anywhere, the file is read as far as it goes, with a warning (but between two
+    // records, where nothing says it was cut): never corrupt.
+    let mut boundaries = vec![];
+    let mut p = "JAVA PROFILE 1.0.2".len() + 13;
+    while p < good.len() {
+        boundaries.push(p);
+        p += 9 + u32::from_be_bytes(good[p + 5..p + 9].try_into().unwrap()) as usize;
+    }
+    for cut in boundaries[0] + 1..good.len() {
+        let w = walk_bytes(&good[..cut]).unwrap_or_else(|e| panic!("cut at {cut}: {e}"));
+        assert!(boundaries.contains(&cut) || w.iter().any(|w| w.contains("cut short")), "cut at {cut}: {w:?}");
+    }
+    // A record of an unknown kind that leads to the next record is skipped, as before.
+    let mut w2 = Writer::new("JAVA PROFILE 1.0.2", 8, 0);
+    w2.utf8(1, "x").record(0x72, &[1, 2, 3]).record(0x11, &[]).utf8(2, "y").heap_dump_segment(&seg).heap_dump_end();
+    let warnings = walk_bytes(&w2.finish()).unwrap();
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(warnings[0].contains("unknown record tag 0x72") && warnings[1].contains("unknown record tag 0x11"), "{warnings:?}");
+    // Two dumps written one after the other into one file: the first is read, with a warning.
+    let mut two = good.clone();
+    two.extend_from_slice(&good);
+    let warnings = walk_bytes(&two).unwrap();
+    assert!(warnings.iter().any(|w| w.contains(&format!("a second HPROF file header at byte offset {}", good.len()))), "{warnings:?}");
+    assert!(!warnings.iter().any(|w| w.contains("cut short")), "{warnings:?}");
+}
+
+/// The same on a real dump, a copy of the demo fixture edited in a temporary directory: a UTF8
+/// record's length off by one either way, or 0.
+#[test]
+fn a_lying_length_in_a_real_dump_names_the_record() {
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/demo/demo.hprof");
+    let Ok(good) = std::fs::read(&fixture) else { return };
+    let header = parse_header(&good).unwrap();
+    // A UTF8 record a tenth of the way in (before the heap records).
+    let mut p = header.records_start as usize;
+    while !(p > good.len() / 10 && good[p] == tag::UTF8) {
+        p += 9 + u32::from_be_bytes(good[p + 5..p + 9].try_into().unwrap()) as usize;
+    }
+    let len = u32::from_be_bytes(good[p + 5..p + 9].try_into().unwrap());
+    let dir = std::env::temp_dir().join(format!("heapql-reader-lie-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for lie in [len - 1, len + 1, 0] {
+        let mut bad = good.clone();
+        bad[p + 5..p + 9].copy_from_slice(&lie.to_be_bytes());
+        let f = dir.join(format!("demo-{lie}.hprof"));
+        std::fs::write(&f, &bad).unwrap();
+        let src = Source::open(&f, Control::none()).unwrap();
+        let h = heapql_hprof::read_header(&src).unwrap();
+        let r = walk(&src, &h, Control::none(), &mut |_r: Record<'_>| {}).map(|l| l.warnings.into_iter().map(|w| w.message).collect());
+        assert_lying_length(r, p as u64, "UTF8", lie, Some(p as u64 + 9 + len as u64));
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
