@@ -4,7 +4,7 @@
  * loopback HTTP (streaming, 413 on a chunked upload, concurrency) is in server-http.test.ts.
  */
 import path from 'node:path';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, truncateSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 
@@ -385,5 +385,36 @@ describe('server app on a dump cut short on disk after it was opened', () => {
     expect(message).toMatch(/cut short on disk since it was opened/);
     expect(message).toMatch(/start the server again on a complete copy of the dump/);
     await expectError(await get(app, `/report/top`), 500, 'dump_unreadable');
+  });
+});
+
+describe('server app on a file with no heap dump record', () => {
+  let dir: string;
+  let session: HeapSession;
+  let app: App;
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'heapql-server-noheap-'));
+    const cut = path.join(dir, 'cut.hprof');
+    // demo.hprof up to before its first heap record: strings, classes, traces, no objects.
+    writeFileSync(cut, readFileSync(demo).subarray(0, 100_000));
+    session = await openHeap(cut);
+    app = createApp(session, { port: PORT });
+  });
+  afterAll(() => {
+    session.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('the analysis fails saying there is no heap dump, and no report section answers "no suspects"', async () => {
+    const first = await get(app, '/report/leaks');
+    if (first.status === 202) await waitForAnalysis(app);
+    const status = await waitForAnalysis(app);
+    expect(status).toMatchObject({ status: 'failed' });
+    expect(String(status.reason)).toMatch(/cut\.hprof holds no heap dump \(no HEAP DUMP or HEAP DUMP SEGMENT record/);
+    for (const section of ['leaks', 'top', 'overview']) {
+      await expectError(await get(app, `/report/${section}`), 500, 'analysis_failed', /holds no heap dump/);
+    }
+    // The library says the same (the MCP server's analyze_heap goes through it).
+    await expect(session.analyze()).rejects.toMatchObject({ code: 'ERR_NO_SUCH_DUMP', message: expect.stringMatching(/there are no objects to analyze/) });
   });
 });

@@ -6,7 +6,6 @@
  */
 import { defineCommand } from 'citty';
 
-import { HeapqlError } from '../errors.js';
 import type { Heap } from '../heap.js';
 import { checkOutputWritable, chooseOutput, configOption, loadCollectionConfig, withVizWarnings, writeReport, type OutputChoice } from '../report/index.js';
 import { checkOptions, dumpArgs, dumpIndex, fullAnalysisArgs, queryArgs, scratchDir } from './args.js';
@@ -57,24 +56,9 @@ export interface FullReportOptions extends CliCacheOptions {
   choice: OutputChoice;
 }
 
-/**
- * A file with no heap dump record (a dump cut before its heap data, a CPU-sampling hprof file)
- * has no objects to analyze: a report of zeros would pass for a heap that is empty. The reader's
- * warnings (already printed) say where its records end; `summary` still shows what it holds.
- */
-function refuseWithoutHeapDump(file: string, heap: Heap): void {
-  if (heap.info().dumpCount > 0) return;
-  throw new HeapqlError(
-    'ERR_NO_SUCH_DUMP',
-    `${file} holds no heap dump (no HEAP DUMP or HEAP DUMP SEGMENT record; see the warnings above): there are no objects to analyze, so no report. ` +
-      '`heapql summary` shows what the file holds; if it was cut short, copy it again whole or take a new heap dump.',
-  );
-}
-
 export async function writeFullReport(file: string, options: FullReportOptions): Promise<void> {
   const heap: Heap = await openForCli(file, { dump: options.dump, noCache: options.noCache, cacheDir: options.cacheDir, cacheMax: options.cacheMax, scratchDir: options.scratchDir ?? '' });
   try {
-    refuseWithoutHeapDump(file, heap);
     await analyzeForCli(heap, options.reachableOnly, true);
     const model = await withProgress(async ({ onProgress, signal }) => {
       // A failing query becomes one of the report's warnings, printed once with the others below.

@@ -361,7 +361,9 @@ export class HeapSession implements ReportableHeap {
       }
       if (this.analyzed && this.analyzedReachable === reachableOnly) return;
       if (options.signal?.aborted) throw new HeapqlError('ERR_CANCELLED', 'the analysis was cancelled');
-      this.begin(reachableOnly, options.forReport ?? false);
+      const started = this.begin(reachableOnly, options.forReport ?? false);
+      // One that ended as it began (a file with no heap dump) is not running: its error is the answer.
+      if (this.running !== started) await started.promise;
     }
   }
 
@@ -388,8 +390,21 @@ export class HeapSession implements ReportableHeap {
     this.error = null;
     // Progress reaches JavaScript through a queue and may trail the end: late reports are dropped.
     let live = true;
-    const promise = (async () => {
+    // Running from here on: an analysis that fails before its first await finishes after this.
+    const running: RunningAnalysis = { promise: Promise.resolve(), controller, reachableOnly };
+    this.running = running;
+    this.setState('analyzing');
+    running.promise = (async () => {
       try {
+        // A file with no heap dump record (cut before its heap data, a CPU-sampling hprof file)
+        // has no objects: an "analysis" of nothing would report an empty heap with no suspects.
+        if (this.info().dumpCount === 0) {
+          throw new HeapqlError(
+            'ERR_NO_SUCH_DUMP',
+            `${this.path} holds no heap dump (no HEAP DUMP or HEAP DUMP SEGMENT record; the dump's warnings say where its records end): there are no objects to analyze. ` +
+              '`heapql summary` shows what the file holds; if it was cut short, copy it again whole or take a new heap dump.',
+          );
+        }
         const summary = await call(() =>
           this.handle.analyze({ reachableOnly, forReport }, (e) => {
             if (!live) return;
@@ -412,9 +427,7 @@ export class HeapSession implements ReportableHeap {
         dispose();
       }
     })();
-    this.running = { promise, controller, reachableOnly };
-    this.setState('analyzing');
-    return this.running;
+    return running;
   }
 
   private finish(state: AnalysisState, error: string | null): void {
