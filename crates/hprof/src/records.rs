@@ -184,6 +184,19 @@ fn resume(cur: &mut Cursor<'_>, body: u64, pos: u64, total: u64, ids: u64) -> Op
     None
 }
 
+/// Whether every byte from `pos` to `total` is zero (read a window at a time).
+fn zeros_to_end(cur: &mut Cursor<'_>, mut pos: u64, total: u64) -> bool {
+    const WINDOW: u64 = 1 << 20;
+    while pos < total {
+        let n = (total - pos).min(WINDOW) as usize;
+        if cur.get(pos, n).iter().any(|&b| b != 0) {
+            return false;
+        }
+        pos += n as u64;
+    }
+    true
+}
+
 /// The name of a record kind in messages.
 fn kind(t: u8) -> String {
     match tag::name(t) {
@@ -224,6 +237,14 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
         let mut len = be_u32(h, 5) as u64;
         let body = pos + 9;
         let left = total - body;
+        if t == 0 && len == 0 && prev.is_some() && zeros_to_end(&mut cur, pos, total) {
+            // A file written into a preallocated one, or padded by a copy: zeros, no records.
+            out.warnings.push(Warning {
+                offset: pos,
+                message: format!("the {} bytes from byte offset {pos} to the end are zeros, not records (padding); ignored", total - pos),
+            });
+            break;
+        }
         counts[t as usize] += 1;
         // u4 overflow of a single > 4 GiB HEAP DUMP record (§12.2).
         if t == tag::HEAP_DUMP && left >= (1u64 << 32) && (left - len).is_multiple_of(1u64 << 32) {
@@ -256,7 +277,22 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
                 format!("{} claiming {len} bytes, after which no record starts", kind(t))
             };
             let p_body = p_off + 9;
-            let resumes = match resume(&mut cur, p_body, pos, total, ids as u64) {
+            let resumed = resume(&mut cur, p_body, pos, total, ids as u64);
+            if resumed.is_none() || p_tag == tag::HEAP_DUMP_END {
+                // No records follow (bytes appended to a whole dump, a writer's leftovers), or
+                // they follow a record whose length is always 0: nothing says a length lied.
+                counts[t as usize] -= 1;
+                out.warnings.push(Warning {
+                    offset: pos,
+                    message: format!(
+                        "the {} bytes from byte offset {pos} to the end are not HPROF records (after the {} record at byte offset {p_off}); ignored: the records before them are read",
+                        total - pos,
+                        kind(p_tag)
+                    ),
+                });
+                break;
+            }
+            let resumes = match resumed {
                 Some(q) => format!(": records resume at byte offset {q}, as if it held {} bytes", q - p_body),
                 None => String::new(),
             };
