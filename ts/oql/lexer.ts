@@ -12,33 +12,46 @@ export const KEYWORDS = [
 
 const keywordSet: ReadonlySet<string> = new Set(KEYWORDS);
 
+/**
+ * A name (class, field, alias): Java's identifier letters (Character.isJavaIdentifierStart /
+ * isJavaIdentifierPart: Unicode letters, letter numbers, currency symbols such as `$`, connecting
+ * punctuation such as `_`; then also digits and combining marks), so `café.Ωmega$Ünï` is written
+ * bare. Format characters (Java's "ignorable" ones, a byte-order mark) are not part of a name.
+ */
+const IDENT_START = String.raw`\p{L}\p{Nl}\p{Sc}\p{Pc}`;
+const IDENT_PART = String.raw`${IDENT_START}\p{Mn}\p{Mc}\p{Nd}`;
+const IDENT = new RegExp(`[${IDENT_START}][${IDENT_PART}]*`, 'u');
+
 /** Token types the parser never sees (whitespace and comments). */
 export const SKIPPED_TOKENS: ReadonlySet<string> = new Set(['ws', 'comment']);
 
 /**
  * Token types that exist only to give a precise error: the grammar accepts none of them.
  * (`${snapshot}`, `==`, `&&`, `||`, an unterminated string or comment, a stray character.)
+ * Every rule is a /u regex (moo wants all or none): names take Unicode properties, and a stray
+ * character is a whole code point.
  */
 export const lexer = moo.compile({
-  ws: { match: /[ \t\r\n\f]+/, lineBreaks: true },
+  ws: { match: /[ \t\r\n\f]+/u, lineBreaks: true },
   comment: [
-    { match: /--[^\n]*/ },
-    { match: /\/\*[^]*?\*\//, lineBreaks: true },
+    { match: /--[^\n]*/u },
+    { match: /\/\*[^]*?\*\//u, lineBreaks: true },
   ],
   // A `/*` with no `*/` after it: reported as an unterminated comment at its start.
-  badComment: { match: /\/\*[^]*/, lineBreaks: true },
-  envref: /\$\{[^}\n]*\}?/,
-  hex: /0[xX][0-9a-fA-F]+/,
-  float: /(?:\d+\.\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)[fFdD]?|\d+[fFdD]/,
-  int: /\d+[lL]?/,
-  string: /"[^"\n]*"|'[^'\n]*'/,
-  badString: /["'][^\n]*/,
-  attr: /@[A-Za-z_$][A-Za-z0-9_$]*/,
+  badComment: { match: /\/\*[^]*/u, lineBreaks: true },
+  envref: /\$\{[^}\n]*\}?/u,
+  hex: /0[xX][0-9a-fA-F]+/u,
+  float: /(?:\d+\.\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)[fFdD]?|\d+[fFdD]/u,
+  int: /\d+[lL]?/u,
+  string: /"[^"\n]*"|'[^'\n]*'/u,
+  badString: /["'][^\n]*/u,
+  attr: new RegExp(`@${IDENT.source}`, 'u'),
   ident: {
-    match: /[A-Za-z_$][A-Za-z0-9_$]*/,
+    match: IDENT,
+    // Only ASCII words are keywords: 'ſelect' and 'ın' upper-case to SELECT and IN.
     type: (text: string) => {
       const upper = text.toUpperCase();
-      return keywordSet.has(upper) ? upper : 'ident';
+      return /^[A-Za-z]+$/.test(text) && keywordSet.has(upper) ? upper : 'ident';
     },
   },
   le: '<=',
@@ -63,7 +76,7 @@ export const lexer = moo.compile({
   dot: '.',
   colon: ':',
   semicolon: ';',
-  bad: { match: /[^]/, lineBreaks: true },
+  bad: { match: /[^]/u, lineBreaks: true },
 });
 
 export type Token = moo.Token;
