@@ -2,5 +2,5 @@
 export { parse, parseAll } from './parser.js';
 export { OqlSyntaxError, OqlPlanError, isOqlError, formatOqlError, type OqlError } from './errors.js';
 export { printExpr, printQuery } from './print.js';
-export { KEYWORDS } from './lexer.js';
+export { KEYWORDS, stripBom } from './lexer.js';
 export type * from './ast.js';

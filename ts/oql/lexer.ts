@@ -22,6 +22,14 @@ const IDENT_START = String.raw`\p{L}\p{Nl}\p{Sc}\p{Pc}`;
 const IDENT_PART = String.raw`${IDENT_START}\p{Mn}\p{Mc}\p{Nd}`;
 const IDENT = new RegExp(`[${IDENT_START}][${IDENT_PART}]*`, 'u');
 
+/** A byte-order mark: skipped at the start of a query text, named where it is anywhere else. */
+export const BOM = '\uFEFF';
+
+/** `text` without a leading byte-order mark (files saved by some Windows editors start with one). */
+export function stripBom(text: string): string {
+  return text.startsWith(BOM) ? text.slice(1) : text;
+}
+
 /** Token types the parser never sees (whitespace and comments). */
 export const SKIPPED_TOKENS: ReadonlySet<string> = new Set(['ws', 'comment']);
 
@@ -86,6 +94,8 @@ export function tokenize(text: string): Token[] {
   lexer.reset(text);
   const out: Token[] = [];
   for (let t = lexer.next(); t !== undefined; t = lexer.next()) {
+    // A leading byte-order mark is no character of the query (positions stay those of `text`).
+    if (t.offset === 0 && t.type === 'bad' && t.text === BOM) continue;
     if (!SKIPPED_TOKENS.has(t.type ?? '')) out.push(t);
   }
   return out;

@@ -227,6 +227,33 @@ function endHint(expected: Set<string>, last: Token | null): string | null {
   return `the query stops after "${last.text}"${wanted.length ? `: add ${wanted.slice(0, 3).join(' or ')}` : ''}`;
 }
 
+/** Characters that are invisible or look like a space, by name. */
+const INVISIBLE_NAMES: Readonly<Record<string, string>> = {
+  '\uFEFF': 'a byte-order mark',
+  '\u0000': 'a NUL character',
+  '\u00A0': 'a no-break space',
+  '\u00AD': 'a soft hyphen',
+  '\u200B': 'a zero-width space',
+  '\u200C': 'a zero-width non-joiner',
+  '\u200D': 'a zero-width joiner',
+  '\u2028': 'a line separator',
+  '\u2029': 'a paragraph separator',
+  '\u202F': 'a narrow no-break space',
+  '\u3000': 'an ideographic space',
+};
+
+/**
+ * A stray character as an error message shows it: quoted when it can be seen, else (a control
+ * or format character, a space other than ' ', a private-use or unassigned code point, a lone
+ * surrogate) as its code point, named when it has a common name: `U+FEFF (a byte-order mark)`.
+ */
+export function showCharacter(ch: string): string {
+  if (!/^[\p{Cc}\p{Cf}\p{Z}\p{Co}\p{Cn}\p{Cs}]$/u.test(ch)) return JSON.stringify(ch);
+  const code = `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+  const name = INVISIBLE_NAMES[ch];
+  return name ? `${code} (${name})` : code;
+}
+
 /** Tokens that only exist to be reported: a bad character, an open string, `${...}`. */
 function checkLexical(t: Token): void {
   const pos = tokPos(t);
@@ -236,8 +263,10 @@ function checkLexical(t: Token): void {
       const hint =
         ch === '`' ? 'string literals take double or single quotes'
           : ch === '!' ? 'inequality is "!=", negation is NOT'
-            : ch === '{' || ch === '}' ? 'braces are not part of OQL' : null;
-      throw new OqlSyntaxError(`unexpected character ${JSON.stringify(ch)}`, pos, ch, [], hint);
+            : ch === '{' || ch === '}' ? 'braces are not part of OQL'
+              : ch === '\uFEFF' ? 'a byte-order mark is skipped only at the very start of a query; delete this one'
+                : showCharacter(ch).startsWith('U+') ? 'the character is invisible or looks like a space: delete it (or retype the text around it)' : null;
+      throw new OqlSyntaxError(`unexpected character ${showCharacter(ch)}`, pos, ch, [], hint);
     }
     case 'badString': {
       const quote = t.text[0];

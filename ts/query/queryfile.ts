@@ -4,6 +4,7 @@
 // runs, as `<file>:<line>:<col>: <message>`, the line, a caret, and a hint (design.md §4.8).
 import { readFileSync } from 'node:fs';
 import { formatOqlError, isOqlError } from '../oql/errors.js';
+import { stripBom } from '../oql/lexer.js';
 import { parse } from '../oql/parser.js';
 import { planAst, type PlanOptions, type PlannedQuery } from '../plan/index.js';
 import type { VizSpec } from './schema.js';
@@ -34,7 +35,8 @@ export interface QueryFileOptions {
 
 export function parseQueryFile(text: string, file: string, opts: QueryFileOptions = {}): QueryFileResult {
   const result: QueryFileResult = { queries: [], errors: [], warnings: [] };
-  const lines = text.split('\n');
+  // A file saved with a byte-order mark (some Windows editors) starts with one: not a character of line 1.
+  const lines = stripBom(text).split('\n');
   let pending: { viz: VizSpec; line: number } | null = null;
   lines.forEach((raw, i) => {
     const lineNo = i + 1;

@@ -1,6 +1,7 @@
 // `-- @viz <kind> [label=<col>] [value=<col>] [cap=<n>] [title=<text>] [name=<text>]`:
 // parsing, validation and column resolution. A malformed directive is a warning, never a
 // failure: the result falls back to a table (keeping `name=`, which applies regardless).
+import { stripBom } from '../oql/lexer.js';
 import type { Column, VizKind, VizSpec } from './schema.js';
 
 const KINDS: readonly VizKind[] = ['table', 'histogram', 'piechart', 'treemap'];
@@ -106,9 +107,11 @@ export function parseVizDirective(line: string): VizParse {
 
 /**
  * Takes the first `-- @viz` line out of a query text (the `--query="-- @viz ...\n SELECT ..."`
- * and config forms). Other lines are left to the parser.
+ * and config forms). Other lines are left to the parser. Every query text passes here first
+ * (prepareQuery, the CLI's --query and config entries): a leading byte-order mark goes.
  */
 export function extractViz(text: string): { oql: string; viz: VizSpec | null; warning: string | null } {
+  text = stripBom(text);
   const lines = text.split('\n');
   const i = lines.findIndex(isVizLine);
   if (i < 0) return { oql: text, viz: null, warning: null };
