@@ -16,6 +16,44 @@ export interface NamedQuery {
 
 const ALL = 'FROM INSTANCEOF java.lang.Object x';
 
+/**
+ * Collections and maps: no one class is the root of both (Map and Collection are interfaces,
+ * which a dump does not record), so every object is tested against the abstract roots, with
+ * Hashtable (a Map outside AbstractMap). One scan, one statement.
+ */
+const COLLECTIONS =
+  `${ALL} WHERE (x INSTANCEOF java.util.AbstractCollection OR x INSTANCEOF java.util.AbstractMap OR x INSTANCEOF java.util.Hashtable)`;
+
+/**
+ * The number of elements of `x`, read from the JDK's own fields where they hold it exactly; NULL
+ * (left out) where they do not. Fields, not classes, decide, so subclasses are covered and a
+ * class a dump lacks is no error (TreeSet, Vector are not in every dump):
+ * - Hashtable: `count`; Properties from JDK 9 on keeps its entries in a ConcurrentHashMap `map`
+ *   (its Hashtable `count` stays 0).
+ * - a `size` field: ArrayList, LinkedList, HashMap, LinkedHashMap, TreeMap, WeakHashMap,
+ *   IdentityHashMap, EnumMap, PriorityQueue, ImmutableCollections' SetN and MapN, ….
+ * - HashSet, LinkedHashSet: their HashMap `map`'s `size`.
+ * - TreeSet, Collections$SetFromMap: their map `m`'s `size` (a TreeSet over a sub-map, whose
+ *   `m` has no size field, is left out). By class name: other holders of an `m` are views
+ *   (TreeMap$KeySet) or sub-maps whose `m` is the whole backing map.
+ * - ConcurrentHashMap: `baseCount` while it has no `counterCells`; once updates contended the
+ *   count is spread over the cells, and the map is left out.
+ * - Vector, Stack: `elementCount`.
+ * Left out: ArrayDeque, the concurrent queues and skip lists, copy-on-write lists and sets,
+ * singleton and list-of-two immutable collections, and views (keySet(), values(), …).
+ */
+const CHM_COUNT = (m: string) => `CASE WHEN ${m}.counterCells IS NULL THEN ${m}.baseCount END`;
+const SIZE =
+  `(CASE WHEN x INSTANCEOF java.util.Hashtable THEN (CASE WHEN x.map IS NULL THEN x.count ELSE ${CHM_COUNT('x.map')} END)` +
+  ' WHEN x.size IS NOT NULL THEN x.size' +
+  ' WHEN x.map.size IS NOT NULL THEN x.map.size' +
+  ' WHEN classof(x).@displayName = "java.util.TreeSet" OR classof(x).@displayName = "java.util.Collections$SetFromMap" THEN x.m.size' +
+  ` WHEN x.baseCount IS NOT NULL THEN ${CHM_COUNT('x')}` +
+  ' ELSE x.elementCount END)';
+const SIZE_NOTE =
+  'exact sizes only: size fields, HashSet and TreeSet via their map, Hashtable count, Vector elementCount, ' +
+  'ConcurrentHashMap baseCount without counter cells; not ArrayDeque, concurrent queues, copy-on-write or views';
+
 export const NAMED_QUERIES: readonly NamedQuery[] = [
   {
     name: 'top-classes-by-count', group: 'Overview', fullPath: false,
@@ -74,13 +112,13 @@ export const NAMED_QUERIES: readonly NamedQuery[] = [
   },
   {
     name: 'large-collections', group: 'Collections', fullPath: false,
-    description: 'collections (any AbstractCollection subclass with a size field) above 1000 elements, largest 20',
-    oql: 'SELECT c AS collection, classof(c) AS class, c.size AS size FROM INSTANCEOF java.util.AbstractCollection c WHERE c.size > 1000 ORDER BY size DESC LIMIT 20',
+    description: `collections and maps above 1000 elements, largest 20 (${SIZE_NOTE})`,
+    oql: `SELECT x AS collection, classof(x) AS class, ${SIZE} AS size ${COLLECTIONS} AND ${SIZE} > 1000 ORDER BY size DESC LIMIT 20`,
   },
   {
     name: 'empty-collections', group: 'Collections', fullPath: false,
-    description: 'empty collections counted per class (allocated but never used)',
-    oql: 'SELECT classof(c) AS class, COUNT(*) AS empty FROM INSTANCEOF java.util.AbstractCollection c WHERE c.size = 0 GROUP BY classof(c) ORDER BY empty DESC LIMIT 50',
+    description: `empty collections and maps counted per class, allocated but never used (${SIZE_NOTE})`,
+    oql: `SELECT classof(x) AS class, COUNT(*) AS empty ${COLLECTIONS} AND ${SIZE} = 0 GROUP BY classof(x) ORDER BY empty DESC LIMIT 50`,
   },
   {
     name: 'class-loaders', group: 'Class loaders', fullPath: false,
