@@ -220,6 +220,7 @@ async function writeResult(heap: HeapSession, job: OutputJob, text: ResultText, 
       truncated: job.prepared.limit !== undefined && rowCount >= job.prepared.limit,
       elapsedMs: Math.round((performance.now() - started) * 10) / 10,
     };
+    if (summary.note !== undefined) result.note = summary.note;
     if (job.prepared.viz) result.viz = job.prepared.viz;
     const last = gathered ? before + text.whole(result) : text.end(result);
     begun = true;

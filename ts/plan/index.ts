@@ -19,6 +19,8 @@ export interface PlannedQuery {
   columns: string[];
   /** The query's regular expressions with their positions: the session has them checked by the executor's engine before running. */
   patterns: PatternUse[];
+  /** The classes the query names after INSTANCEOF (sources and predicates), each once. */
+  instanceOfClasses: string[];
 }
 
 /** Parses and plans one OQL statement. Throws OqlSyntaxError or OqlPlanError. */
@@ -35,7 +37,13 @@ export function planAst(ast: Query, opts: PlanOptions = {}): PlannedQuery {
     fullPath: binder.usesFullPath,
     query: bound.query,
   };
-  return { plan: physical, json: planToJson(physical), columns: bound.columns, patterns: binder.patterns };
+  return {
+    plan: physical,
+    json: planToJson(physical),
+    columns: bound.columns,
+    patterns: binder.patterns,
+    instanceOfClasses: binder.instanceOfClasses,
+  };
 }
 
 /**

@@ -94,6 +94,7 @@ class StreamedResult {
       truncated: this.truncated,
       elapsedMs: this.elapsedMs,
     };
+    if (this.summary!.note !== undefined) result.note = this.summary!.note;
     if (this.prepared.viz) result.viz = this.prepared.viz;
     const [head, tail] = around(result);
     return head + rows + tail;
@@ -106,7 +107,8 @@ class StreamedResult {
 
   /** What comes after the rows of a streamed document (the stream has ended). */
   tail(): string {
-    const rest = stringifyJson({ columns: this.summary!.columns, rowCount: this.rowCount, truncated: this.truncated, elapsedMs: this.elapsedMs });
+    const { columns, note } = this.summary!;
+    const rest = stringifyJson({ columns, rowCount: this.rowCount, truncated: this.truncated, elapsedMs: this.elapsedMs, ...(note !== undefined ? { note } : {}) });
     return `],${rest.slice(1)}`;
   }
 

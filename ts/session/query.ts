@@ -133,16 +133,70 @@ export function resolverFor(handle: NativeHeap): ObjectResolver {
   };
 }
 
+/** Per open heap: whether a class name looks like an interface there (class facts never change). */
+const interfaceLike = new WeakMap<NativeHeap, Map<string, Promise<boolean>>>();
+
+/**
+ * Whether every class of this name looks like an interface in the dump: no instances, no
+ * subclasses, no superclass but java.lang.Object, no instance fields. A dump does not record
+ * interfaces as such (nor the interfaces a class implements); a class the dump lacks is no
+ * interface here (the executor names it).
+ */
+function looksLikeInterface(handle: NativeHeap, name: string): Promise<boolean> {
+  let known = interfaceLike.get(handle);
+  if (!known) interfaceLike.set(handle, (known = new Map()));
+  let verdict = known.get(name);
+  if (!verdict) {
+    verdict = call(() => handle.describeClass(name)).then(
+      (classes) =>
+        classes.length > 0 &&
+        classes.every(
+          (c) => c.instancesWithSubclasses === 0 && c.subclasses === 0 && c.fields.length === 0 && c.superChain.length === 1 && c.superChain[0] === 'java.lang.Object',
+        ),
+      () => false,
+    );
+    known.set(name, verdict);
+  }
+  return verdict;
+}
+
+/**
+ * The note of a query that names, after INSTANCEOF (source or predicate), a class that looks
+ * like an interface in this dump: such a query finds nothing, which is right (HPROF records no
+ * implemented interfaces; Eclipse MAT answers the same) but should not be silent. Two class
+ * facts per name, looked up once per heap: no work per object.
+ */
+export async function instanceOfNote(handle: NativeHeap, q: PreparedQuery): Promise<string | undefined> {
+  const names = (q.planned.instanceOfClasses ?? []).filter((n) => n !== 'java.lang.Object' && !n.endsWith('[]'));
+  if (names.length === 0) return undefined;
+  const verdicts = await Promise.all(names.map((n) => looksLikeInterface(handle, n)));
+  const interfaces = names.filter((_, i) => verdicts[i]);
+  if (interfaces.length === 0) return undefined;
+  // An implementing class to suggest: the JDK's own skeleton (java.util.Map → java.util.AbstractMap).
+  const skeletons = interfaces.map((n) => n.replace(/(^|\.)([^.]+)$/, '$1Abstract$2'));
+  const present = await Promise.all(skeletons.map((n) => call(() => handle.describeClass(n)).then((c) => c.length > 0, () => false)));
+  const example = skeletons.find((_, i) => present[i]);
+  const one = interfaces.length === 1;
+  const simple = interfaces[0]!.replace(/^.*[.$]/, '');
+  return (
+    `${interfaces.join(' and ')} ${one ? 'has' : 'have'} no instances or subclasses in this dump and ${one ? 'looks like an interface' : 'look like interfaces'}: ` +
+    'heap dumps do not record implemented interfaces, so INSTANCEOF an interface finds nothing; ' +
+    `use INSTANCEOF an implementing class${example ? ` (e.g. ${example})` : ''} or FROM "<regex>" over class names (e.g. FROM ".*${simple}")`
+  );
+}
+
 export async function runPrepared(handle: NativeHeap, q: PreparedQuery, options: QueryOptions): Promise<QueryResult> {
   const started = performance.now();
   const { token, dispose } = cancelTokenFor(options.signal);
   try {
     const batch = (await call(() => handle.execute(q.planned.json, token))) as Batch;
+    const note = await instanceOfNote(handle, q);
     return batchToQueryResult(batch, resolverFor(handle), {
       name: options.name ?? 'q1',
       oql: q.oql,
       elapsedMs: Math.round((performance.now() - started) * 10) / 10,
       truncated: q.limit !== undefined && batch.rowCount >= q.limit,
+      ...(note !== undefined ? { note } : {}),
       ...(q.viz ? { viz: q.viz } : {}),
     });
   } finally {
@@ -170,6 +224,8 @@ export interface StreamSummary {
    * there was no row: a list of objects has its `object` column, a table's columns are `null`).
    */
   columns: Column[];
+  /** The result's note, as `query` gives it (INSTANCEOF a class that looks like an interface). */
+  note?: string;
 }
 
 /**
@@ -272,7 +328,11 @@ export async function* streamBatchesPrepared(
     }
     complete = true;
     const { columns, objectRows } = end!;
-    return { columns: typed ?? columns.map((name) => ({ name, type: objectRows ? 'object' : 'null' })) };
+    const note = await instanceOfNote(handle, q);
+    return {
+      columns: typed ?? columns.map((name) => ({ name, type: objectRows ? 'object' : 'null' })),
+      ...(note !== undefined ? { note } : {}),
+    };
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
     if (!complete) token.cancel();
