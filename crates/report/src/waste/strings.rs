@@ -185,11 +185,12 @@ fn high_byte(heap: &Heap) -> usize {
 
 impl StringCollector {
     /// Adds String `o` of class `c`.
-    pub fn add(&mut self, heap: &Heap, o: ObjIdx, c: ClassIdx) {
+    /// Takes String `o` of class `c` in; its value array, when it has one.
+    pub fn add(&mut self, heap: &Heap, o: ObjIdx, c: ClassIdx) -> Option<ObjIdx> {
         self.strings += 1;
-        if let Some(t) = text(heap, &self.fields, o, c, &mut self.after_array) {
-            self.keys.push([text_key(&t, high_byte(heap)), o]);
-        }
+        let t = text(heap, &self.fields, o, c, &mut self.after_array)?;
+        self.keys.push([text_key(&t, high_byte(heap)), o]);
+        Some(t.array)
     }
 
     pub fn with_capacity(heap: &Heap, strings: usize) -> StringCollector {
