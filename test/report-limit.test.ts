@@ -195,3 +195,18 @@ describe('renderers on the sample model: the summary counts the threads, not the
     expect(validateReportModel(m).ok).toBe(false);
   });
 });
+
+describe('the package tree under a limit', () => {
+  test('keeps the biggest nodes in pre-order, as the native core does: a big top-level package is never cut for small nodes listed before it', async () => {
+    const { capSections } = await import('../ts/report/limit.js');
+    const node = (name: string, depth: number, retained: number) => ({ name, parent: name.includes('.') ? name.slice(0, name.lastIndexOf('.')) : null, depth, objects: 1, retained, retainedPercent: 0 });
+    const base = sectionsOf(sampleModel());
+    const tree = [node('java', 0, 70), node('java.lang', 1, 60), node('java.lang.Tiny', 2, 2), node('sun', 0, 20), node('sun.misc', 1, 20)];
+    const s = { ...base, topConsumers: { ...base.topConsumers, biggestPackages: tree } };
+    const names = (n: number) => capSections(s, n).topConsumers.biggestPackages.map((p) => p.name);
+    expect(names(2)).toEqual(['java', 'java.lang']);
+    expect(names(3)).toEqual(['java', 'java.lang', 'sun']);
+    expect(names(4)).toEqual(['java', 'java.lang', 'sun', 'sun.misc']);
+    expect(capSections(s, undefined).topConsumers.biggestPackages).toHaveLength(5);
+  });
+});

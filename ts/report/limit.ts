@@ -28,6 +28,18 @@ export const DEFAULT_TOP_STRINGS = 20;
 type Sections = Pick<ReportModel, 'overview' | 'leakSuspects' | 'topConsumers' | 'threads' | 'waste'>;
 
 /**
+ * The `limit` package-tree nodes that retain the most (a parent before its child on a tie),
+ * still in pre-order: the native core's rule (`keep_biggest`), so a big top-level package is
+ * never cut for the small nodes listed before it.
+ */
+function keepBiggestPackages<T extends { retained: number; depth: number }>(nodes: T[], limit: number): T[] {
+  if (nodes.length <= limit) return nodes;
+  const order = nodes.map((_, i) => i).sort((a, b) => nodes[b]!.retained - nodes[a]!.retained || nodes[a]!.depth - nodes[b]!.depth || a - b);
+  const kept = new Set(order.slice(0, limit));
+  return nodes.filter((_, i) => kept.has(i));
+}
+
+/**
  * The sections with every list cut to `limit` rows (none cut when undefined; below 1 counts as 1,
  * as in the core) and the duplicate string values to `topStrings` (by default `limit`; none cut
  * when undefined); the suspects and the totals are kept.
@@ -49,7 +61,7 @@ export function capSections<S extends Sections>(s: S, limit: number | undefined,
       biggestObjects: cap(t.biggestObjects),
       biggestClasses: cap(t.biggestClasses),
       biggestClassLoaders: cap(t.biggestClassLoaders),
-      biggestPackages: cap(t.biggestPackages),
+      biggestPackages: limit === undefined ? t.biggestPackages : keepBiggestPackages(t.biggestPackages, Math.max(1, limit)),
     },
     threads: { ...s.threads, threads: cap(s.threads.threads) },
     waste: {

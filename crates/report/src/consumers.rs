@@ -109,7 +109,10 @@ fn groups(ctx: &Ctx, sums: impl Iterator<Item = (String, Sum)>) -> Vec<ConsumerG
 }
 
 /// The package tree: every dotted prefix of each class name (the class itself is the leaf),
-/// pruned below the threshold, in pre-order with children biggest first.
+/// pruned below the threshold, in pre-order with children biggest first. Capped at the limit
+/// by size, not by place: the biggest nodes are kept (a node never retains less than one
+/// below it, so they hold their parents; `keep_biggest`), and a big top-level package is never
+/// dropped for the small ones listed before it.
 fn packages<'n>(ctx: &Ctx, sums: impl Iterator<Item = (&'n str, Sum)>) -> Vec<PackageNode> {
     let mut prefixes: BTreeMap<&'n str, Sum> = BTreeMap::new();
     for (name, s) in sums {
@@ -142,9 +145,6 @@ fn packages<'n>(ctx: &Ctx, sums: impl Iterator<Item = (&'n str, Sum)>) -> Vec<Pa
         stack.extend(roots.iter().rev().map(|&(n, s)| (n, s, 0)));
     }
     while let Some((name, s, depth)) = stack.pop() {
-        if out.len() >= ctx.limit {
-            break;
-        }
         out.push(PackageNode {
             name: name.to_string(),
             parent: parent_of(name),
@@ -157,5 +157,42 @@ fn packages<'n>(ctx: &Ctx, sums: impl Iterator<Item = (&'n str, Sum)>) -> Vec<Pa
             stack.extend(kids.iter().rev().map(|&(n, s)| (n, s, depth + 1)));
         }
     }
-    out
+    keep_biggest(out, ctx.limit)
+}
+
+/// The `limit` nodes of a pre-order package tree that retain the most (a parent before its
+/// child on a tie: it retains at least as much), still in pre-order. The TypeScript cap of a
+/// report's lists (`ts/report/limit.ts`) applies the same rule.
+fn keep_biggest(nodes: Vec<PackageNode>, limit: usize) -> Vec<PackageNode> {
+    if nodes.len() <= limit {
+        return nodes;
+    }
+    let mut order: Vec<usize> = (0..nodes.len()).collect();
+    order.sort_by(|&a, &b| nodes[b].retained.cmp(&nodes[a].retained).then(nodes[a].depth.cmp(&nodes[b].depth)).then(a.cmp(&b)));
+    let mut kept = vec![false; nodes.len()];
+    for &i in &order[..limit] {
+        kept[i] = true;
+    }
+    nodes.into_iter().zip(kept).filter_map(|(n, k)| k.then_some(n)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(name: &str, depth: u32, retained: u64) -> PackageNode {
+        PackageNode { name: name.into(), parent: name.rfind('.').map(|i| name[..i].into()), depth, objects: 1, retained, retained_percent: 0.0 }
+    }
+
+    /// The cap keeps the biggest nodes, in pre-order: a top-level package bigger than nodes
+    /// listed before it is kept, and a parent goes with its child on a tie.
+    #[test]
+    fn the_package_tree_is_capped_by_size_not_by_place() {
+        let tree = vec![node("java", 0, 70), node("java.lang", 1, 60), node("java.lang.Tiny", 2, 2), node("sun", 0, 20), node("sun.misc", 1, 20)];
+        let names = |v: Vec<PackageNode>| v.into_iter().map(|n| n.name).collect::<Vec<_>>();
+        assert_eq!(names(keep_biggest(tree.clone(), 2)), ["java", "java.lang"]);
+        assert_eq!(names(keep_biggest(tree.clone(), 3)), ["java", "java.lang", "sun"]);
+        assert_eq!(names(keep_biggest(tree.clone(), 4)), ["java", "java.lang", "sun", "sun.misc"]);
+        assert_eq!(keep_biggest(tree.clone(), 9).len(), 5);
+    }
 }
