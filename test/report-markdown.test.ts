@@ -137,3 +137,18 @@ describe('Markdown report', () => {
     expect(asciiBars([{ label: 'a', value: 16 }, { label: 'bb', value: 1 }, { label: 'c', value: 0 }], 4)).toBe('a   ████ 16\nbb  ▎ 1\nc   0');
   });
 });
+
+describe('a thread\'s locals in no frame of the dump', () => {
+  test('are listed under its stack in Markdown and HTML, so its max local retained matches a row', async () => {
+    const { renderHtml } = await import('../ts/report/html.js');
+    const m = sampleModel();
+    const t = m.threads.threads[0]!;
+    const local = { object: { ...t.object, objectId: 999_999, label: 'byte[3000] @ 0xdeadbee0' }, shallow: 3016, retained: 3016 };
+    m.threads.threads[0] = { ...t, frames: [], otherLocals: [local], maxLocalRetained: 3016 };
+    const md = renderMarkdown(m);
+    expect(md).toContain('_No stack trace in the dump._\n\n```');
+    expect(md).toMatch(/in no frame of the dump\n {4}local byte\[3000\] @ 0xdeadbee0 {2}\(retained 2\.9 KiB\)/);
+    const html = renderHtml(m);
+    expect(html).toContain('<li>in no frame of the dump<ul><li>local <code>byte[3000] @ 0xdeadbee0</code>');
+  });
+});

@@ -329,14 +329,12 @@ function topConsumers(model: ReportModel): string {
 }
 
 function stackHtml(t: ThreadInfo): string {
-  if (t.frames.length === 0) return '<p class="note">No stack trace in the dump.</p>';
-  const frames = t.frames.map((f) => {
-    const locals = f.locals.length
-      ? `<ul>${f.locals.map((l) => `<li>local ${code(l.object.label)} retained ${bytes(l.retained)}</li>`).join('')}</ul>`
-      : '';
-    return `<li>at ${code(frameText(f))}${locals}</li>`;
-  });
-  return `<ul class="frames">${frames.join('')}</ul>`;
+  const locals = (ls: ThreadInfo['otherLocals']) =>
+    ls.length ? `<ul>${ls.map((l) => `<li>local ${code(l.object.label)} retained ${bytes(l.retained)}</li>`).join('')}</ul>` : '';
+  const frames = t.frames.map((f) => `<li>at ${code(frameText(f))}${locals(f.locals)}</li>`);
+  if (t.otherLocals.length > 0) frames.push(`<li>in no frame of the dump${locals(t.otherLocals)}</li>`);
+  const note = t.frames.length === 0 ? '<p class="note">No stack trace in the dump.</p>' : '';
+  return `${note}${frames.length ? `<ul class="frames">${frames.join('')}</ul>` : ''}`;
 }
 
 function threads(model: ReportModel): string {
@@ -371,7 +369,7 @@ function threads(model: ReportModel): string {
   const stacks = ts
     .map(
       (t) =>
-        `<details><summary>${esc(t.name ?? t.object.label)}: ${int(t.frames.length)} frames, ${int(t.frames.reduce((s, f) => s + f.locals.length, 0))} locals</summary>${stackHtml(t)}</details>`,
+        `<details><summary>${esc(t.name ?? t.object.label)}: ${int(t.frames.length)} frames, ${int(t.frames.reduce((s, f) => s + f.locals.length, t.otherLocals.length))} locals</summary>${stackHtml(t)}</details>`,
     )
     .join('\n');
   return `<section id="thread-overview"><h2>Thread Overview</h2>${tbl}${shown}<h3>Stacks and locals</h3>${stacks}</section>`;

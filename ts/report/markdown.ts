@@ -242,13 +242,19 @@ function topConsumers(model: ReportModel): string[] {
 }
 
 function threadStack(t: ThreadInfo): string {
-  if (t.frames.length === 0) return '_No stack trace in the dump._';
+  const local = (l: ThreadInfo['otherLocals'][number]) => `    local ${printable(l.object.label)}  (retained ${formatBytes(l.retained)})`;
   const lines: string[] = [];
   for (const f of t.frames) {
     lines.push(`at ${printable(frameText(f))}`);
-    for (const l of f.locals) lines.push(`    local ${printable(l.object.label)}  (retained ${formatBytes(l.retained)})`);
+    for (const l of f.locals) lines.push(local(l));
   }
-  return fence(lines.join('\n'));
+  if (t.otherLocals.length > 0) {
+    lines.push('in no frame of the dump');
+    for (const l of t.otherLocals) lines.push(local(l));
+  }
+  const stack = lines.length > 0 ? fence(lines.join('\n')) : '';
+  if (t.frames.length === 0) return stack ? `_No stack trace in the dump._\n\n${stack}` : '_No stack trace in the dump._';
+  return stack;
 }
 
 function threads(model: ReportModel): string[] {

@@ -267,8 +267,11 @@ export const ThreadSchema = Obj({
   shallow: Bytes(),
   retained: Bytes('includes objects only its locals hold'),
   retainedPercent: Percent(),
-  maxLocalRetained: Bytes('largest retained size among its locals'),
+  maxLocalRetained: Bytes('largest retained size among its locals (in frames or not)'),
   frames: Type.Array(StackFrameSchema),
+  otherLocals: Type.Array(LocalSchema, {
+    description: 'objects its stack holds in no frame the dump names (a JNI local of frame -1; every local of a dump without stack traces), biggest retained first',
+  }),
 });
 export type ThreadInfo = Static<typeof ThreadSchema>;
 

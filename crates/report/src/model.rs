@@ -343,6 +343,10 @@ pub struct Thread {
     pub retained_percent: f64,
     pub max_local_retained: u64,
     pub frames: Vec<StackFrame>,
+    /// Objects its stack holds in no frame the dump names (a JNI local of frame -1, every
+    /// local of a dump without stack traces), biggest retained first: `max_local_retained`
+    /// counts them, so they are listed.
+    pub other_locals: Vec<Local>,
 }
 
 #[derive(Clone, Debug, Serialize)]

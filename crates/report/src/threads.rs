@@ -39,10 +39,8 @@ pub fn threads(ctx: &Ctx, thread_objects: &[ObjIdx]) -> ThreadOverview {
             let frames: Vec<StackFrame> = info
                 .map(|t| t.frames.iter().enumerate().map(|(d, f)| frame(ctx, d as u32, f)).collect())
                 .unwrap_or_default();
-            let mut max_local = frames.iter().flat_map(|f| f.locals.iter().map(|l| l.retained)).max().unwrap_or(0);
-            if let Some(t) = info {
-                max_local = t.other_locals.iter().map(|&l| a.retained_size(l)).fold(max_local, u64::max);
-            }
+            let other_locals = info.map(|t| locals(ctx, &t.other_locals)).unwrap_or_default();
+            let max_local = frames.iter().flat_map(|f| &f.locals).chain(&other_locals).map(|l| l.retained).max().unwrap_or(0);
             let retained = a.retained_size(o);
             Thread {
                 object: ctx.object_ref(o),
@@ -56,6 +54,7 @@ pub fn threads(ctx: &Ctx, thread_objects: &[ObjIdx]) -> ThreadOverview {
                 retained_percent: ctx.percent(retained),
                 max_local_retained: max_local,
                 frames,
+                other_locals,
             }
         })
         .collect();
@@ -64,25 +63,27 @@ pub fn threads(ctx: &Ctx, thread_objects: &[ObjIdx]) -> ThreadOverview {
 }
 
 fn frame(ctx: &Ctx, depth: u32, f: &HeapFrame) -> StackFrame {
-    let heap = ctx.heap;
-    let a = ctx.analysis;
-    let mut locals: Vec<ObjIdx> = f.locals.clone();
-    locals.sort_unstable();
-    locals.dedup();
-    let mut locals: Vec<Local> = locals
-        .into_iter()
-        .map(|o| Local { object: ctx.object_ref(o), shallow: heap.shallow_size(o), retained: a.retained_size(o) })
-        .collect();
-    locals.sort_by(|x, y| {
-        y.retained.cmp(&x.retained).then(heap.object_id(x.object.object_id).cmp(&heap.object_id(y.object.object_id)))
-    });
     StackFrame {
         depth,
         method: method_name(f),
         signature: (!f.signature.is_empty()).then(|| f.signature.clone()),
         source: source_text(f),
-        locals,
+        locals: locals(ctx, &f.locals),
     }
+}
+
+/// The objects `held` (each once), biggest retained first, ties by address.
+fn locals(ctx: &Ctx, held: &[ObjIdx]) -> Vec<Local> {
+    let heap = ctx.heap;
+    let mut held = held.to_vec();
+    held.sort_unstable();
+    held.dedup();
+    let mut locals: Vec<Local> = held
+        .into_iter()
+        .map(|o| Local { object: ctx.object_ref(o), shallow: heap.shallow_size(o), retained: ctx.analysis.retained_size(o) })
+        .collect();
+    locals.sort_by(|x, y| y.retained.cmp(&x.retained).then(heap.object_id(x.object.object_id).cmp(&heap.object_id(y.object.object_id))));
+    locals
 }
 
 /// `Demo$RequestHandler.awaitNextRequest` (the method alone when the class is unknown).

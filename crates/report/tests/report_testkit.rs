@@ -250,6 +250,28 @@ fn threads_show_state_priority_daemon_frames_and_locals() {
     let _ = t2;
 }
 
+/// A local in no frame the dump names (frame -1 of a JNI local, as ART writes; any local of a
+/// dump without stack traces) is listed with the thread, as `max_local_retained` counts it:
+/// the figure always matches a listed local.
+#[test]
+fn locals_in_no_frame_are_listed_with_the_thread() {
+    let mut b = DumpBuilder::new(8);
+    b.class("app.Job", Some(b.object_class), &[]);
+    let (worker, serial) = b.thread("worker", false, &[("run", "app.Job", 7)]);
+    let in_frame = b.byte_array(&[1u8; 100]);
+    let outside = b.byte_array(&[2u8; 3000]);
+    b.root_java_frame(in_frame, serial, 0);
+    b.root_java_frame(outside, serial, -1);
+    let bytes = b.build();
+    let (heap, a) = analyze(&bytes, false);
+    let data = report(&heap, &a);
+    let w = data.threads.threads.iter().find(|t| t.object.object_id == idx(&heap, worker)).unwrap();
+    let outside_size = heap.shallow_size(idx(&heap, outside));
+    assert_eq!(w.frames[0].locals.iter().map(|l| l.object.object_id).collect::<Vec<_>>(), vec![idx(&heap, in_frame)]);
+    assert_eq!(w.other_locals.iter().map(|l| (l.object.object_id, l.retained)).collect::<Vec<_>>(), vec![(idx(&heap, outside), outside_size)]);
+    assert_eq!(w.max_local_retained, outside_size);
+}
+
 /// JDK ≤ 6: a thread without a stack trace (not in the dump's thread table) whose `name` is a
 /// `char[]` is named by it in the Thread Overview and in its object label, as threads with a
 /// stack are.
