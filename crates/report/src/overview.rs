@@ -122,7 +122,9 @@ fn class_loaders(ctx: &Ctx, scan: &Scan, retained: &ClassRetained) -> Vec<ClassL
     let mut per: FxHashMap<u64, (u64, u64, u64)> = FxHashMap::default();
     for c in 0..heap.class_count() {
         let e = per.entry(heap.class(c).loader_id).or_default();
-        e.0 += 1;
+        // The classes the report covers, as the overview counts them (`--reachable-only`: those
+        // whose class object is reachable), beside instances counted the same way.
+        e.0 += ctx.analysis.in_tree(heap.class(c).object) as u64;
         e.1 += scan.class_instances[c as usize];
         e.2 += scan.class_shallow[c as usize];
     }

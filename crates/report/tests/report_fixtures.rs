@@ -170,6 +170,22 @@ fn demo_overview_threads_and_classes_match_the_facts() {
     assert_eq!(evictor.state.as_deref(), Some("TIMED_WAITING"));
 }
 
+/// The class loaders' defined classes add up to the overview's classes in both modes (under
+/// `--reachable-only` both count the classes whose class object is reachable; the loaders'
+/// rows counted every class beside instances of reachable objects only).
+#[test]
+fn class_loader_rows_count_the_classes_the_overview_counts() {
+    let path = fixtures().join("demo/demo.hprof");
+    let heap = Heap::open(&path, OpenOptions::default()).unwrap();
+    for reachable_only in [false, true] {
+        let a = FullAnalysis::build(&heap, GraphOptions { reachable_only, ..Default::default() }).unwrap();
+        let data = build(&heap, &a, &ReportOptions { limit: 1_000_000, ..Default::default() }).unwrap();
+        let o = &data.overview;
+        let defined: u64 = o.class_loaders.iter().map(|l| l.defined_classes).sum();
+        assert_eq!(defined, o.heap.classes, "reachable_only {reachable_only}");
+    }
+}
+
 #[test]
 fn known_heap_facts_hold_in_every_layout() {
     let dir = fixtures().join("dumps");
