@@ -222,7 +222,7 @@ fn chunked_gzip_cut_in_its_first_member_reads_as_far_as_it_inflates() {
                 Ok(src) => {
                     let w = src.warnings().iter().map(|w| w.message.clone()).collect::<Vec<_>>().join("\n");
                     assert!(w.contains("the gzip file is cut short") && w.contains(&at), "{what} cut at {cut}: {w}");
-                    assert!(src.len() > 0 && src.len() <= holds as u64, "{what} cut at {cut}: {}", src.len());
+                    assert!(!src.is_empty() && src.len() <= holds as u64, "{what} cut at {cut}: {}", src.len());
                     assert!(w.contains(&format!("as far as it inflates ({} bytes", src.len())), "{what} cut at {cut}: {w}");
                     assert_eq!(&src.bytes(0, src.len() as usize)[..], &plain[..src.len() as usize], "{what} cut at {cut}");
                     assert!(heapql_hprof::read_header(&src).is_ok(), "{what} cut at {cut}");
