@@ -64,6 +64,7 @@ describe('collection named queries on KnownHeap (JDK 17)', () => {
   });
 });
 
+if (!existsSync(jdk11)) console.log(`skipped: ${jdk11} is absent (the shared corpus is not beside the project)`);
 describe.skipIf(!existsSync(jdk11))('collection named queries on the corpus JDK 11 dump', () => {
   let heap: Heap;
   beforeAll(async () => {

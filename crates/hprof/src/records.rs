@@ -277,8 +277,8 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
                 format!("{} claiming {len} bytes, after which no record starts", kind(t))
             };
             let p_body = p_off + 9;
-            let resumed = resume(&mut cur, p_body, pos, total, ids as u64);
-            if resumed.is_none() || p_tag == tag::HEAP_DUMP_END {
+            let resumed = resume(&mut cur, p_body, pos, total, ids as u64).filter(|_| p_tag != tag::HEAP_DUMP_END);
+            let Some(q) = resumed else {
                 // No records follow (bytes appended to a whole dump, a writer's leftovers), or
                 // they follow a record whose length is always 0: nothing says a length lied.
                 counts[t as usize] -= 1;
@@ -291,16 +291,13 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
                     ),
                 });
                 break;
-            }
-            let resumes = match resumed {
-                Some(q) => format!(": records resume at byte offset {q}, as if it held {} bytes", q - p_body),
-                None => String::new(),
             };
             return Err(Error::Corrupt {
                 offset: p_off,
                 reason: format!(
-                    "the record at byte offset {p_off} ({}, {p_len} bytes) is followed by bytes that are no record at byte offset {pos} ({what}); its length is probably wrong{resumes}. The file is not cut short (its data goes on to byte offset {total}): it was damaged after it was written (a broken copy or transfer, or a broken writer); copy it again from where the dump was taken, or take a new heap dump",
-                    kind(p_tag)
+                    "the record at byte offset {p_off} ({}, {p_len} bytes) is followed by bytes that are no record at byte offset {pos} ({what}); its length is probably wrong: records resume at byte offset {q}, as if it held {} bytes. The file is not cut short (its data goes on to byte offset {total}): it was damaged after it was written (a broken copy or transfer, or a broken writer); copy it again from where the dump was taken, or take a new heap dump",
+                    kind(p_tag),
+                    q - p_body
                 ),
             });
         }

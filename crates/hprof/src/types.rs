@@ -46,9 +46,18 @@ pub mod tag {
 
 /// Heap dump sub-record tags.
 pub mod sub {
-    /// Every sub-record tag the segment scan reads.
+    /// Every sub-record tag the segment scan reads (`subrecords::scan_segment`).
     pub fn is_known(t: u8) -> bool {
-        matches!(t, 0x01..=0x08 | 0x20..=0x23 | 0x89..=0x8E | 0x90 | 0xC3 | 0xFE | 0xFF)
+        matches!(
+            t,
+            ROOT_UNKNOWN
+                | ROOT_JNI_GLOBAL..=ROOT_THREAD_OBJECT
+                | CLASS_DUMP..=PRIM_ARRAY_DUMP
+                | ROOT_INTERNED_STRING..=ROOT_JNI_MONITOR
+                | UNREACHABLE
+                | PRIM_ARRAY_NODATA
+                | HEAP_DUMP_INFO
+        )
     }
 
     pub const ROOT_UNKNOWN: u8 = 0xFF;

@@ -222,10 +222,8 @@ fn best_cut(classes: &[ClassInfo], dumps: &[ClassDump], cycle: &[usize], id_size
             })
             .count()
     };
-    let mut order: Vec<usize> = cycle.to_vec();
-    order.sort_by_key(|&k| dumps.get(k).map_or(u64::MAX, |d| d.offset));
-    // max_by_key keeps the last maximum: walk in reverse dump order for the first.
-    order.into_iter().rev().max_by_key(|&k| fits(k)).expect("a cycle has classes")
+    let offset = |k: usize| dumps.get(k).map_or(u64::MAX, |d| d.offset);
+    cycle.iter().copied().min_by_key(|&k| (std::cmp::Reverse(fits(k)), offset(k))).expect("a cycle has classes")
 }
 
 /// Warnings for instances whose field data is not as long as their class's instance fields
