@@ -42,6 +42,8 @@ struct MappedGrow {
     map: MmapMut,
     cap: usize,
     reserved: usize,
+    /// Whether its mappings get the scratch mappings' paging advice (`crate::advice`).
+    advised: bool,
     /// Tests: disk space beyond this many bytes is refused, as by a full disk.
     #[cfg(test)]
     disk_limit: usize,
@@ -215,10 +217,12 @@ impl MappedGrow {
     fn create<T>(dir: &Path, cap: usize) -> Option<MappedGrow> {
         let file = tempfile::tempfile_in(dir).ok()?;
         let cap = cap.max(STEP_BYTES / std::mem::size_of::<T>());
-        let map = map_values::<T>(&file, cap)?;
+        let advised = crate::advice::small_read_around(dir);
+        let map = map_values::<T>(&file, cap, advised)?;
         let mut m = MappedGrow {
             file,
             map,
+            advised,
             cap,
             reserved: 0,
             #[cfg(test)]
@@ -238,7 +242,7 @@ impl MappedGrow {
         if want > self.cap {
             // Past the expected length: a larger mapping of the same file.
             let cap = want.max(self.cap + self.cap / 2);
-            match map_values::<T>(&self.file, cap) {
+            match map_values::<T>(&self.file, cap, self.advised) {
                 Some(map) => (self.map, self.cap) = (map, cap),
                 None => return false,
             }
@@ -268,11 +272,16 @@ impl MappedGrow {
 }
 
 /// A shared mapping of `file` with room for `cap` values (possibly past the file's end: only
-/// the part the file covers is ever touched).
-fn map_values<T>(file: &File, cap: usize) -> Option<MmapMut> {
+/// the part the file covers is ever touched), with the scratch mappings' paging advice when
+/// `advised` (`crate::advice`).
+fn map_values<T>(file: &File, cap: usize, advised: bool) -> Option<MmapMut> {
     let bytes = cap.checked_mul(std::mem::size_of::<T>())?;
     // SAFETY: the file is unlinked and ours alone; nobody else can change it under the map.
-    unsafe { MmapOptions::new().len(bytes).map_mut(file) }.ok()
+    let map = unsafe { MmapOptions::new().len(bytes).map_mut(file) }.ok()?;
+    if advised {
+        crate::advice::apply(&map);
+    }
+    Some(map)
 }
 
 #[cfg(test)]

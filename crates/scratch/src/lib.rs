@@ -9,6 +9,7 @@
 //! are read and written at random all through a phase (the dominator scratch arrays) stay in
 //! memory: paging those would thrash.
 
+mod advice;
 mod fill;
 mod grow;
 mod pages;
@@ -257,13 +258,15 @@ fn read_values<T: Plain>(file: &mut std::fs::File, into: &mut [T]) -> std::io::R
 pub struct SpillFile<T: Plain> {
     file: std::fs::File,
     len: usize,
+    /// Whether its mapping gets the scratch mappings' paging advice (`advice`).
+    advised: bool,
     _values: std::marker::PhantomData<T>,
 }
 
 impl<T: Plain> SpillFile<T> {
     /// An empty file in `dir`.
     pub fn create(dir: &Path) -> std::io::Result<SpillFile<T>> {
-        Ok(SpillFile { file: tempfile::tempfile_in(dir)?, len: 0, _values: std::marker::PhantomData })
+        Ok(SpillFile { file: tempfile::tempfile_in(dir)?, len: 0, advised: advice::small_read_around(dir), _values: std::marker::PhantomData })
     }
 
     /// Values appended so far.
@@ -308,7 +311,11 @@ impl<T: Plain> SpillFile<T> {
 
     /// All the values, mapped from the file (page cache, not anonymous memory).
     pub fn map(&self) -> std::io::Result<BigArray<T>> {
-        BigArray::map_file(&self.file, 0, self.len)
+        let array = BigArray::map_file(&self.file, 0, self.len)?;
+        if let (true, Repr::Mapped { map, .. }) = (self.advised, &array.repr) {
+            advice::apply(map);
+        }
+        Ok(array)
     }
 }
 
@@ -336,14 +343,18 @@ fn map_zeroed(dir: &Path, bytes: usize) -> Option<MmapMut> {
     let file = reserved_file(dir, bytes)?;
     fill::lay_zeros(&file, 0, bytes);
     // SAFETY: the file is unlinked and ours alone; nobody else can change it under the map.
-    unsafe { MmapMut::map_mut(&file) }.ok()
+    let map = unsafe { MmapMut::map_mut(&file) }.ok()?;
+    advice::advise(&map, dir);
+    Some(map)
 }
 
 fn map_copy(dir: &Path, data: &[u8]) -> Option<MmapMut> {
     let mut file = reserved_file(dir, data.len())?;
     fill::write_in_pieces(&mut file, data).ok()?;
     // SAFETY: as in `map_zeroed`.
-    unsafe { MmapMut::map_mut(&file) }.ok()
+    let map = unsafe { MmapMut::map_mut(&file) }.ok()?;
+    advice::advise(&map, dir);
+    Some(map)
 }
 
 #[cfg(test)]

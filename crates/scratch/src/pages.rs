@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 const PIECE: usize = 32 << 20;
 
 /// The system's page size (4 KiB unless the kernel says otherwise).
-fn page_size() -> usize {
+pub(crate) fn page_size() -> usize {
     #[cfg(unix)]
     {
         // SAFETY: sysconf only reads a system constant.
