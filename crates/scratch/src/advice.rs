@@ -43,12 +43,21 @@ pub(crate) fn apply(map: &MmapMut) {
     let _ = map;
 }
 
-/// Whether scratch mappings get the advice: measured in `dir` the first time it is asked
-/// (the kernel's behaviour, not the directory's, decides; a directory where no probe file can
-/// be made says no).
+/// Whether scratch mappings get the advice: measured in `dir` the first time a probe can be
+/// made there, then kept (the kernel's behaviour decides, not the directory's); no while no
+/// probe file could be made.
 pub(crate) fn small_read_around(dir: &Path) -> bool {
     static MEASURED: OnceLock<bool> = OnceLock::new();
-    *MEASURED.get_or_init(|| read_around_pages(dir).is_some_and(|(inside, outside)| inside * 4096 >= BLOCK && outside == 0))
+    if let Some(&on) = MEASURED.get() {
+        return on;
+    }
+    read_around_pages(dir).is_some_and(|pages| *MEASURED.get_or_init(|| exactly_the_block(pages)))
+}
+
+/// The probe's verdict on (pages inside the faulted block, pages outside it): the whole block
+/// and nothing more.
+fn exactly_the_block((inside, outside): (usize, usize)) -> bool {
+    inside * 4096 == BLOCK && outside == 0
 }
 
 /// Pages of a fresh sparse file (three blocks long) made resident by one read fault in the
@@ -112,7 +121,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let measured = read_around_pages(dir.path());
         let on = small_read_around(dir.path());
-        assert_eq!(on, measured.is_some_and(|(inside, outside)| inside == BLOCK / 4096 && outside == 0), "{measured:?}");
+        assert_eq!(on, measured.is_some_and(exactly_the_block), "{measured:?}");
+        assert!(!exactly_the_block((BLOCK / 4096, 1)) && !exactly_the_block((1, 0)), "a wider or no read-around is refused");
         let file = tempfile::tempfile_in(dir.path()).unwrap();
         file.set_len(BLOCK as u64).unwrap();
         let map = unsafe { MmapMut::map_mut(&file) }.unwrap();
