@@ -24,6 +24,10 @@ use std::sync::OnceLock;
 /// The block a fault brings back in under the advice.
 const BLOCK: usize = 2 << 20;
 
+/// The page size the probe counts in: with other sizes (16 or 64 KiB) a huge page is not 2 MiB
+/// and the probe says no.
+const PAGE: usize = 4096;
+
 /// Asks the kernel to read back 2 MiB around a fault on an evicted page of `map` (a scratch
 /// file's mapping), where it is known to do so.
 pub(crate) fn advise(map: &MmapMut, dir: &Path) {
@@ -32,12 +36,18 @@ pub(crate) fn advise(map: &MmapMut, dir: &Path) {
     }
 }
 
-/// Both advices on `map`, unconditionally (callers that measured already: `SpillFile`).
+/// Both advices on `map`, without asking again (callers that kept the verdict: `SpillFile`,
+/// `GrowArray`). `MADV_RANDOM` only once `MADV_HUGEPAGE` is taken: alone it would turn the
+/// read-around off, the slowest case of all.
 pub(crate) fn apply(map: &MmapMut) {
     #[cfg(target_os = "linux")]
-    for advice in [libc::MADV_HUGEPAGE, libc::MADV_RANDOM] {
+    {
+        let (start, len) = (map.as_ptr() as *mut libc::c_void, map.len());
         // SAFETY: advice only changes how the kernel pages this mapping in; no data changes.
-        unsafe { libc::madvise(map.as_ptr() as *mut libc::c_void, map.len(), advice) };
+        if unsafe { libc::madvise(start, len, libc::MADV_HUGEPAGE) } == 0 {
+            // SAFETY: as above.
+            unsafe { libc::madvise(start, len, libc::MADV_RANDOM) };
+        }
     }
     #[cfg(not(target_os = "linux"))]
     let _ = map;
@@ -57,7 +67,7 @@ pub(crate) fn small_read_around(dir: &Path) -> bool {
 /// The probe's verdict on (pages inside the faulted block, pages outside it): the whole block
 /// and nothing more.
 fn exactly_the_block((inside, outside): (usize, usize)) -> bool {
-    inside * 4096 == BLOCK && outside == 0
+    inside * PAGE == BLOCK && outside == 0
 }
 
 /// Pages of a fresh sparse file (three blocks long) made resident by one read fault in the
@@ -65,7 +75,7 @@ fn exactly_the_block((inside, outside): (usize, usize)) -> bool {
 /// None where the probe cannot be made.
 #[cfg(target_os = "linux")]
 fn read_around_pages(dir: &Path) -> Option<(usize, usize)> {
-    if crate::pages::page_size() != 4096 {
+    if crate::pages::page_size() != PAGE {
         return None;
     }
     let file = tempfile::tempfile_in(dir).ok()?;
@@ -75,12 +85,12 @@ fn read_around_pages(dir: &Path) -> Option<(usize, usize)> {
     apply(&map);
     // SAFETY: in bounds; a volatile read so that the fault happens.
     unsafe { std::ptr::read_volatile(map.as_ptr().add(BLOCK + BLOCK / 2 + 100)) };
-    let mut resident = vec![0u8; 3 * BLOCK / 4096];
+    let mut resident = vec![0u8; 3 * BLOCK / PAGE];
     // SAFETY: the mapping covers the range; one status byte per page.
     if unsafe { libc::mincore(map.as_ptr() as *mut libc::c_void, map.len(), resident.as_mut_ptr()) } != 0 {
         return None;
     }
-    let (per_block, mut inside, mut outside) = (BLOCK / 4096, 0, 0);
+    let (per_block, mut inside, mut outside) = (BLOCK / PAGE, 0, 0);
     for (page, &r) in resident.iter().enumerate() {
         if r & 1 == 1 {
             if page / per_block == 1 {
@@ -122,7 +132,7 @@ mod tests {
         let measured = read_around_pages(dir.path());
         let on = small_read_around(dir.path());
         assert_eq!(on, measured.is_some_and(exactly_the_block), "{measured:?}");
-        assert!(!exactly_the_block((BLOCK / 4096, 1)) && !exactly_the_block((1, 0)), "a wider or no read-around is refused");
+        assert!(!exactly_the_block((BLOCK / PAGE, 1)) && !exactly_the_block((1, 0)), "a wider or no read-around is refused");
         let file = tempfile::tempfile_in(dir.path()).unwrap();
         file.set_len(BLOCK as u64).unwrap();
         let map = unsafe { MmapMut::map_mut(&file) }.unwrap();

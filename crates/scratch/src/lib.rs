@@ -7,7 +7,8 @@
 //! while memory is plentiful, written back and evicted by the kernel under pressure instead
 //! of making the process run out of memory — the role MAT's index files play. Arrays that
 //! are read and written at random all through a phase (the dominator scratch arrays) stay in
-//! memory: paging those would thrash.
+//! memory: paging those would thrash. Every mapping asks for a small read-around of evicted
+//! pages (`advice`).
 
 mod advice;
 mod fill;
