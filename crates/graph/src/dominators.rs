@@ -4,6 +4,7 @@
 
 use crate::control::{Cancelled, Control};
 use crate::buckets::Buckets;
+use crate::pred_pairs::PredPairs;
 use crate::{Graph, NONE};
 use fixedbitset::FixedBitSet;
 use heapql_heap::{BigArray, Placement};
@@ -94,9 +95,11 @@ pub fn dominators_in<G: Graph>(
     // Scan position in the successor list of each vertex on the current path (deepest last).
     let mut cursors: Vec<u32> = vec![0];
     // The DFS scans every edge once, and an edge to a vertex already numbered is a non-tree
-    // edge: its (target, source) preorder pair goes to the target's bucket as it is met, so
-    // the predecessor lists cost no second pass over the graph and no random write.
-    let mut preds = Buckets::new(0, n, place);
+    // edge: its (target, source) preorder pair goes to the target's bucket as it is met
+    // (unless a later one makes it redundant: `PredPairs`), so the predecessor lists cost no
+    // second pass over the graph and no random write.
+    let mut preds = PredPairs::new(n, place);
+    preds.enter(0);
     pre[root as usize] = 0;
     vertex[0] = root;
     parent[0] = 0;
@@ -139,6 +142,7 @@ pub fn dominators_in<G: Graph>(
                 vertex[k] = v;
                 parent[k] = cur as u32;
                 cursors.push(0);
+                preds.enter(k);
                 cur = k;
                 if k & 0xFFFF == 0 {
                     ctl.tick(k as u64, n as u64 * 3)?;
@@ -146,6 +150,7 @@ pub fn dominators_in<G: Graph>(
             }
             None => {
                 cursors.pop();
+                preds.leave(cur);
                 if cur == 0 {
                     break;
                 }
@@ -154,7 +159,7 @@ pub fn dominators_in<G: Graph>(
         }
     }
     drop(cursors);
-    preds.flush();
+    let mut preds = preds.finish();
     vertex.truncate(r);
     parent.truncate(r);
     ctl.tick(r as u64, n as u64 * 3)?;

@@ -18,6 +18,7 @@ pub mod object_graph;
 pub mod par;
 pub mod paths;
 mod persist;
+mod pred_pairs;
 pub use persist::CACHE_LAYOUT;
 pub mod reachability;
 pub mod retained;
