@@ -11,7 +11,7 @@
 //! dominator phase leaves idle: `analyze`); the rest of the waste checks (their findings
 //! confirmed by the dominator tree) beside the dominator tree's preorder, laid out by two linear passes
 //! over the analysis's DFS order, whose pass giving each position its class sums the retained
-//! size by class on the way (`preorder.rs`; one after the other in a memory limit); then
+//! size by class on the way (`preorder.rs`); then
 //! sequential scans of that preorder for each suspect's breakdown (split over two threads); per
 //! single suspect a search from the roots that stops at its accumulation point, and one full
 //! BFS over the graph only for group suspects or a point far from the roots. With
@@ -40,7 +40,6 @@ use std::sync::Arc;
 use heapql_graph::control::Control;
 use heapql_graph::{FullAnalysis, GraphOptions, PassBeside, ShallowSizes};
 use heapql_heap::{Heap, HeapError, ProgressFn};
-use preorder::memory_is_plentiful;
 use scan::Coverage;
 
 /// Options of `build` (progress phase: "report").
@@ -71,7 +70,7 @@ pub fn build(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions) -> R
 /// `build`, with the object pass made ahead when given (one made from another dump or with
 /// other `reachable_only` is passed over, and the pass made here).
 pub fn build_after(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions, pass: Option<ObjectPass>) -> Result<ReportData, HeapError> {
-    build_in(heap, analysis, options, Schedule::for_memory(heap), pass)
+    build_in(heap, analysis, options, pass)
 }
 
 /// The report's pass over every object (per class instances and bytes, threads, class
@@ -108,30 +107,6 @@ impl ObjectPass {
     /// Made from `heap`'s dump, for an analysis of `reachable_only`?
     fn fits(&self, heap: &Heap, reachable_only: bool) -> bool {
         self.dump == DumpMark::of(heap) && self.reachable_only == reachable_only
-    }
-}
-
-/// How the waste pass and the preorder of the dominator tree share the two cores.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Schedule {
-    /// Both at once: they need nothing of each other, and the preorder (one thread) waits on
-    /// memory more than it computes (bench-4g: 2.98-3.17 s for the report against 3.37-3.98).
-    SideBySide,
-    /// The waste pass first (on both cores where its work splits: the object scan when it was
-    /// not made beside the dominators, the duplicate arrays beside the Strings; the walk
-    /// confirming its findings is one thread), then the preorder: in a memory limit the
-    /// preorder's fresh scratch pages would push out the pages the waste pass reads at random
-    /// (index, holders), and it would page.
-    OneAfterTheOther,
-}
-
-impl Schedule {
-    fn for_memory(heap: &Heap) -> Schedule {
-        if memory_is_plentiful(heap) {
-            Schedule::SideBySide
-        } else {
-            Schedule::OneAfterTheOther
-        }
     }
 }
 
@@ -182,7 +157,7 @@ fn analyze_beside<P: PassBeside>(
     }
 }
 
-fn build_in(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions, schedule: Schedule, pass: Option<ObjectPass>) -> Result<ReportData, HeapError> {
+fn build_in(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions, pass: Option<ObjectPass>) -> Result<ReportData, HeapError> {
     let ctl = Control { phase: "report", progress: options.progress.clone(), cancel: options.cancel.clone() };
     let cancelled = |_| HeapError::Cancelled;
     let mut laps = heapql_heap::Laps::new("heapql-report");
@@ -213,20 +188,17 @@ fn build_in(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions, sched
     };
     // The waste checks' first step, made beside the dominators with the pass.
     let seen = scan.waste.take();
-    let (waste, pre) = if schedule == Schedule::SideBySide {
-        let (waste, pre) = heapql_graph::par::both(
-            || waste::analyze_with(heap, analysis, &waste_options, ctx.classes(), seen),
-            || preorder::Preorder::build(&ctx, &ctl, n, total_work),
-        );
-        laps.lap("waste and preorder, side by side");
-        (waste?, pre.map_err(cancelled)?)
-    } else {
-        let waste = waste::analyze_with(heap, analysis, &waste_options, ctx.classes(), seen)?;
-        laps.lap("waste");
-        let pre = preorder::Preorder::build(&ctx, &ctl, n, total_work).map_err(cancelled)?;
-        laps.lap("preorder");
-        (waste, pre)
-    };
+    // The waste pass and the preorder side by side: they need nothing of each other, and the
+    // preorder (one thread) waits on memory more than it computes. Inside a memory limit too,
+    // now that a fault on an evicted scratch page reads back 2 MiB, not 8 (crates/scratch's
+    // paging advice): inside 0.35 × bench-1g the two took 0.62-0.78 s together against
+    // 0.76-1.18 s one after the other, inside 0.35 × bench-4g 2.71-3.02 s against 3.11-4.33.
+    let (waste, pre) = heapql_graph::par::both(
+        || waste::analyze_with(heap, analysis, &waste_options, ctx.classes(), seen),
+        || preorder::Preorder::build(&ctx, &ctl, n, total_work),
+    );
+    laps.lap("waste and preorder, side by side");
+    let (waste, pre) = (waste?, pre.map_err(cancelled)?);
     // The rest reads classes from the preorder, or of a few objects: the cache goes (each
     // class's kind of object stays).
     ctx.forget_object_classes();
@@ -274,19 +246,6 @@ mod testkit;
 mod tests {
     use super::*;
     use heapql_graph::ObjectGraph;
-
-    /// The waste pass beside the preorder or before it: the same report, with and without
-    /// unreachable objects.
-    #[test]
-    fn both_schedules_give_the_same_report() {
-        testkit::each_analysis(|dump, heap, a| {
-            let options = ReportOptions::default();
-            let side = build_in(heap, a, &options, Schedule::SideBySide, None).unwrap();
-            let sequential = build_in(heap, a, &options, Schedule::OneAfterTheOther, None).unwrap();
-            assert!(side.waste.overhead > 0 && !side.leak_suspects.suspects.is_empty(), "{dump}: a report with findings");
-            assert_eq!(side.to_json(), sequential.to_json(), "{dump}, reachable only {}", a.reachable_only());
-        });
-    }
 
     /// The objects the pass covers, told from the graph alone, are those of the dominator tree.
     #[test]

@@ -236,9 +236,9 @@ fn fresh_bytes(heap: &heapql_heap::Heap) -> u64 {
     heap.object_count() as u64 * (8 + class_width)
 }
 
-/// Twice what the preorder fills to spare: work beside it (the prefault of its arrays, the
-/// waste pass) then costs no paging.
-pub fn memory_is_plentiful(heap: &heapql_heap::Heap) -> bool {
+/// Twice what the preorder fills to spare: the prefault of its arrays beside the layout then
+/// costs no paging.
+fn memory_is_plentiful(heap: &heapql_heap::Heap) -> bool {
     fresh_bytes(heap) * 2 < heapql_heap::memory_to_spare()
 }
 
