@@ -67,12 +67,6 @@ pub fn build(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions) -> R
     build_after(heap, analysis, options, None)
 }
 
-/// `build`, with the object pass made ahead when given (one made from another dump or with
-/// other `reachable_only` is passed over, and the pass made here).
-pub fn build_after(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions, pass: Option<ObjectPass>) -> Result<ReportData, HeapError> {
-    build_in(heap, analysis, options, pass)
-}
-
 /// The report's pass over every object (per class instances and bytes, threads, class
 /// loaders, `Reference.referent` edges, and the class of every object: 2 bytes per object
 /// while the classes fit 16 bits), with the waste checks' first step (what needs only the
@@ -157,7 +151,9 @@ fn analyze_beside<P: PassBeside>(
     }
 }
 
-fn build_in(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions, pass: Option<ObjectPass>) -> Result<ReportData, HeapError> {
+/// `build`, with the object pass made ahead when given (one made from another dump or with
+/// other `reachable_only` is passed over, and the pass made here).
+pub fn build_after(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions, pass: Option<ObjectPass>) -> Result<ReportData, HeapError> {
     let ctl = Control { phase: "report", progress: options.progress.clone(), cancel: options.cancel.clone() };
     let cancelled = |_| HeapError::Cancelled;
     let mut laps = heapql_heap::Laps::new("heapql-report");
