@@ -13,9 +13,10 @@
 //! `tree_order_idoms`; 4 + 4 B/object), and, built on first use, the dominator children, the
 //! BFS parents of paths to GC roots and the referrer index. Only arrays read and written at
 //! random during a phase stay in anonymous memory, two `u32` arrays of N at a time:
-//! * dominators: pre during the DFS (4 B/object, plus 64 KiB per predecessor bucket), ancestor
-//!   and label for the semidominators (plus one bucket's pairs grouped, at most N/256 of them),
-//!   idom (in preorder) and the node-indexed result at the end = 8 B/object;
+//! * dominators: pre during the DFS (4 B/object, plus 64 KiB per predecessor bucket and a bit
+//!   per vertex for the DFS path: `pred_pairs`), ancestor and label for the semidominators
+//!   (plus one bucket's pairs grouped, at most N/256 of them), idom (in preorder) and the
+//!   node-indexed result at the end = 8 B/object;
 //! * retained sizes: idom and the sums = 8 B/object, both moved to scratch files when done;
 //! * kept afterwards: two bitmaps N/4 and the top-level dominators → ≈ 0.3 B/object.
 //!
