@@ -106,34 +106,43 @@ mod tests {
         assert_eq!(pairs_of(&mut p.finish()), vec![(1, 4)]);
     }
 
+    /// What the DFS does, step by step.
+    enum Step {
+        Enter(usize),
+        Leave(usize),
+        /// `(target, source)`.
+        Push(u32, u32),
+    }
+
+    /// The pairs written out after `steps`.
+    fn pairs_after(steps: &[Step]) -> Vec<(u32, u32)> {
+        let mut p = PredPairs::new(10, &Placement::Memory);
+        for step in steps {
+            match *step {
+                Step::Enter(k) => p.enter(k),
+                Step::Leave(k) => p.leave(k),
+                Step::Push(t, x) => p.push(t, x),
+            }
+        }
+        pairs_of(&mut p.finish())
+    }
+
     /// A source numbered before its target (a forward edge: its own number is its
     /// candidate) is dropped too when a later source lies below it.
     #[test]
     fn a_forward_source_above_a_later_source_is_dropped() {
-        let mut p = PredPairs::new(10, &Placement::Memory);
-        p.enter(0);
-        p.enter(1);
-        p.push(3, 1);
-        p.enter(4);
-        p.push(3, 4);
-        assert_eq!(pairs_of(&mut p.finish()), vec![(3, 4)]);
+        use Step::*;
+        let steps = [Enter(0), Enter(1), Push(3, 1), Enter(4), Push(3, 4)];
+        assert_eq!(pairs_after(&steps), vec![(3, 4)]);
     }
 
     /// Siblings (the first left before the second is met) and an ancestor of a source met
     /// after that source was left: all kept.
     #[test]
     fn sources_off_the_path_are_kept() {
-        let mut p = PredPairs::new(10, &Placement::Memory);
-        p.enter(0);
-        p.enter(1);
-        p.enter(2);
-        p.push(5, 2);
-        p.leave(2);
-        p.enter(3);
-        p.push(5, 3);
-        p.leave(3);
-        p.push(5, 1);
-        assert_eq!(pairs_of(&mut p.finish()), vec![(5, 1), (5, 2), (5, 3)]);
+        use Step::*;
+        let steps = [Enter(0), Enter(1), Enter(2), Push(5, 2), Leave(2), Enter(3), Push(5, 3), Leave(3), Push(5, 1)];
+        assert_eq!(pairs_after(&steps), vec![(5, 1), (5, 2), (5, 3)]);
     }
 
     /// Targets sharing a slot write each other out instead of losing a pair.
