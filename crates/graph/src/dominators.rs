@@ -58,9 +58,9 @@ pub fn pinned_edges(pinned: &FixedBitSet, root: u32) -> impl Fn(u32, u32) -> boo
 /// Memory: two `u32` arrays of the node count read at random at most (node -> preorder
 /// during the DFS; ancestor and label for the semidominators; idom and the result at the
 /// end), plus arrays written and read in order: vertex, parent, the semidominators, and the
-/// predecessor lists of the non-tree edges, bucketed by preorder number (self-loops and edges
-/// into the root left out: they never change a semidominator). The DFS keeps its scan
-/// positions for the current path only.
+/// predecessor lists of the non-tree edges, bucketed by preorder number (self-loops, edges
+/// into the root and the pairs `pred_pairs` finds redundant left out: they never change a
+/// semidominator). The DFS keeps its scan positions for the current path only.
 pub fn dominators<G: Graph>(
     g: &G,
     root: u32,

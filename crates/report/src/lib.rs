@@ -187,8 +187,9 @@ pub fn build_after(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions
     // The waste pass and the preorder side by side: they need nothing of each other, and the
     // preorder (one thread) waits on memory more than it computes. Inside a memory limit too,
     // now that a fault on an evicted scratch page reads back 2 MiB, not 8 (crates/scratch's
-    // paging advice): inside 0.35 × bench-1g the two took 0.62-0.78 s together against
-    // 0.76-1.18 s one after the other, inside 0.35 × bench-4g 2.71-3.02 s against 3.11-4.33.
+    // paging advice): inside 0.35 × bench-1g the two took 0.50-0.66 s side by side against
+    // 0.64-1.06 s one after the other (the report phase 0.62-0.78 s against 0.76-1.18 s),
+    // inside 0.35 × bench-4g 2.33-2.51 s against 2.75-3.97 s.
     let (waste, pre) = heapql_graph::par::both(
         || waste::analyze_with(heap, analysis, &waste_options, ctx.classes(), seen),
         || preorder::Preorder::build(&ctx, &ctl, n, total_work),

@@ -135,6 +135,7 @@ mod tests {
         assert!(!exactly_the_block((BLOCK / PAGE, 1)) && !exactly_the_block((1, 0)), "a wider or no read-around is refused");
         let file = tempfile::tempfile_in(dir.path()).unwrap();
         file.set_len(BLOCK as u64).unwrap();
+        // SAFETY: the file is unlinked and ours alone.
         let map = unsafe { MmapMut::map_mut(&file) }.unwrap();
         advise(&map, dir.path());
         let flags = vm_flags(&map);

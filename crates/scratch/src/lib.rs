@@ -7,8 +7,8 @@
 //! while memory is plentiful, written back and evicted by the kernel under pressure instead
 //! of making the process run out of memory — the role MAT's index files play. Arrays that
 //! are read and written at random all through a phase (the dominator scratch arrays) stay in
-//! memory: paging those would thrash. Every mapping asks for a small read-around of evicted
-//! pages (`advice`).
+//! memory: paging those would thrash. Every scratch file's mapping asks for a small
+//! read-around of evicted pages (`advice`; a cache entry's, `map_file`, does not).
 
 mod advice;
 mod fill;
