@@ -29,6 +29,7 @@ pub use persist::CACHE_LAYOUT;
 mod props;
 mod threads;
 mod values;
+pub use values::ArrayRecord;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -607,6 +608,16 @@ impl Heap {
     /// Raw bytes of a primitive array's data (for strings, hashing, slicing), big-endian elements.
     pub fn primitive_array_bytes(&self, o: ObjIdx) -> Option<Cow<'_, [u8]>> {
         values::primitive_array_bytes(self, o)
+    }
+    /// Where primitive array `o`'s record lies (None for another kind): read it again with
+    /// `primitive_array_at`, without the object index.
+    pub fn primitive_array_record(&self, o: ObjIdx) -> Option<ArrayRecord> {
+        values::primitive_array_record(self, o)
+    }
+    /// The length and data of the primitive array whose record is `r` (`primitive_array_record`
+    /// of this heap): `array_length` and `primitive_array_bytes` without the object index.
+    pub fn primitive_array_at(&self, r: ArrayRecord) -> Option<(u32, Cow<'_, [u8]>)> {
+        values::primitive_array_at(self, r)
     }
     /// True when the dumping JVM stores UTF-16 strings' `byte[]` big-endian (its native order).
     pub fn utf16_big_endian(&self) -> bool {

@@ -173,16 +173,58 @@ pub(crate) fn array_element(h: &Heap, o: ObjIdx, i: u32) -> Option<Value> {
 }
 
 pub(crate) fn primitive_array_bytes(h: &Heap, o: ObjIdx) -> Option<Cow<'_, [u8]>> {
-    let k = h.objs.kind(o);
-    if k == ids::K_PRIM_NODATA {
+    let r = primitive_array_record(h, o)?;
+    if r.kind() == ids::K_PRIM_NODATA {
         return Some(Cow::Borrowed(&[]));
     }
-    if !(ids::K_PRIM_FIRST..ids::K_PRIM_NODATA).contains(&k) {
-        return None;
+    primitive_array_at(h, r).map(|(_, bytes)| bytes)
+}
+
+/// Where a primitive array's record lies in the dump and what its elements are, so that a
+/// pass which met the array can read it again later without the object index (which a memory
+/// limit may have pushed out of the page cache meanwhile): `Heap::primitive_array_at`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArrayRecord(u64);
+
+impl ArrayRecord {
+    /// Kind code in the top byte, file offset below (dumps are far under 2^56 bytes).
+    const OFFSET_BITS: u32 = 56;
+
+    fn new(offset: u64, kind: u64) -> ArrayRecord {
+        debug_assert!(offset < 1 << Self::OFFSET_BITS);
+        ArrayRecord(kind << Self::OFFSET_BITS | offset)
     }
-    let n = h.array_length(o)? as usize;
-    let w = prim_size(prim_from_code(k as u8)) as usize;
-    Some(h.src.bytes(h.objs.offset(o) + prim_array_data_offset(h.id_size), n * w))
+    fn kind(self) -> u64 {
+        self.0 >> Self::OFFSET_BITS
+    }
+    fn offset(self) -> u64 {
+        self.0 & ((1 << Self::OFFSET_BITS) - 1)
+    }
+    /// The record as one number, to be kept in a scratch array.
+    pub fn to_bits(self) -> u64 {
+        self.0
+    }
+    /// A record kept with `to_bits` (of the same heap).
+    pub fn from_bits(bits: u64) -> ArrayRecord {
+        ArrayRecord(bits)
+    }
+}
+
+pub(crate) fn primitive_array_record(h: &Heap, o: ObjIdx) -> Option<ArrayRecord> {
+    let k = h.objs.kind(o);
+    (ids::K_PRIM_FIRST..=ids::K_PRIM_NODATA).contains(&k).then(|| ArrayRecord::new(h.objs.offset(o), k))
+}
+
+/// The length and data of the primitive array whose record is `r` (no data for an array dumped
+/// without it); None when the dump ends inside its header.
+pub(crate) fn primitive_array_at(h: &Heap, r: ArrayRecord) -> Option<(u32, Cow<'_, [u8]>)> {
+    let b = h.src.bytes(r.offset() + 1 + h.id_size as u64 + 4, 4);
+    let n = u32::from_be_bytes(b.as_ref().try_into().ok()?);
+    if r.kind() == ids::K_PRIM_NODATA {
+        return Some((n, Cow::Borrowed(&[])));
+    }
+    let w = prim_size(prim_from_code(r.kind() as u8)) as usize;
+    Some((n, h.src.bytes(r.offset() + prim_array_data_offset(h.id_size), n as usize * w)))
 }
 
 fn utf16(units: impl Iterator<Item = u16>) -> String {

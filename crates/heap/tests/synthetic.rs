@@ -297,3 +297,32 @@ fn heap_is_shareable_across_threads() {
     });
     assert!(n.is_some());
 }
+
+/// A primitive array read again from where its record lies (`primitive_array_record`, then
+/// `primitive_array_at`, as the waste checks do once the index may be out of the page cache)
+/// gives what the index gives: its length and data, none for an Android array dumped without
+/// its data (0xC3); other kinds have no such record.
+#[test]
+fn primitive_arrays_read_back_from_their_records() {
+    let mut b = DumpBuilder::new(8);
+    let bytes = b.byte_array(b"abc\0\0");
+    let chars = b.primitive_array(BasicType::Char, &[Val::Char('h' as u16), Val::Char('i' as u16)]);
+    let longs = b.primitive_array(BasicType::Long, &[Val::Long(-1), Val::Long(7)]);
+    let empty = b.byte_array(b"");
+    let nodata = b.alloc_id();
+    b.raw_heap().u1(sub::PRIM_ARRAY_NODATA).id(nodata).u4(0).u4(9).u1(BasicType::Int as u8);
+    let list = b.object_array(b.object_array_class, &[bytes, chars, longs, empty, nodata]);
+    b.root_jni_global(list);
+    let h = open(&b.build());
+    let want: [(u64, u32, &[u8]); 5] =
+        [(bytes, 5, b"abc\0\0"), (chars, 2, &[0, b'h', 0, b'i']), (longs, 2, &[255, 255, 255, 255, 255, 255, 255, 255, 0, 0, 0, 0, 0, 0, 0, 7]), (empty, 0, b""), (nodata, 9, b"")];
+    for (id, len, data) in want {
+        let o = h.index_of(id).unwrap();
+        let (n, got) = h.primitive_array_at(h.primitive_array_record(o).unwrap()).unwrap();
+        assert_eq!((n, &got[..]), (len, data), "array {id:#x}");
+        assert_eq!((Some(n), h.primitive_array_bytes(o).as_deref()), (h.array_length(o), Some(data)), "array {id:#x}");
+    }
+    let o = h.index_of(list).unwrap();
+    assert_eq!(h.primitive_array_record(o), None, "an object array");
+    assert_eq!(h.primitive_array_record(h.class(h.class_of(o)).object), None, "a class object");
+}

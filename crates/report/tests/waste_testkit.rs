@@ -123,12 +123,12 @@ fn duplicate_arrays_are_verified_in_several_passes() {
 
 /// A String's value array is judged with the String (the duplicate strings count it): never a
 /// duplicate or a zero tail of its own, even when two Strings share it (a JDK 6 substring),
-/// which then neither dominates; an array no String holds is. Here four `byte[] "abc"` (one a
-/// String's own, one shared by two Strings, two held alone) make one redundant copy, the later
-/// of the two alone (the shared one counted there too was a byte counted twice), and of two
-/// arrays with a long zero tail only the one no String owns counts. Both ways of making the
-/// checks' first step (in the waste pass, and beside the dominators with the report's object
-/// pass) agree.
+/// which then neither dominates; an array no String holds is. Here five `byte[] "abc"` (one a
+/// String's own, one shared by two Strings, one the own array of a String that comes before
+/// it in the dump's order, two held alone) make one redundant copy, the later of the two alone
+/// (the shared one counted there too was a byte counted twice), and of two arrays with a long
+/// zero tail only the one no String owns counts. Both ways of making the checks' first step
+/// (in the waste pass, and beside the dominators with the report's object pass) agree.
 #[test]
 fn a_strings_own_array_is_judged_with_the_string() {
     let mut b = DumpBuilder::new(8);
@@ -136,11 +136,15 @@ fn a_strings_own_array_is_judged_with_the_string() {
     let shared = b.byte_array(b"abc");
     let s1 = b.instance(b.string_class, &[Val::Obj(shared), Val::Byte(0), Val::Int(0)]);
     let s2 = b.instance(b.string_class, &[Val::Obj(shared), Val::Byte(0), Val::Int(0)]);
+    // The String's id is lower than its array's, so it comes first in object order.
+    let before = b.alloc_id();
+    let after = b.byte_array(b"abc");
+    b.instance_with_id(before, b.string_class, &[Val::Obj(after), Val::Byte(0), Val::Int(0)]);
     let alone = b.byte_array(b"abc");
     let alone2 = b.byte_array(b"abc");
     let own_tail = b.string("y\0\0\0\0\0");
     let alone_tail = b.byte_array(b"z\0\0\0\0\0");
-    let list = b.object_array(b.object_array_class, &[own, s1, s2, alone, alone2, own_tail, alone_tail]);
+    let list = b.object_array(b.object_array_class, &[own, s1, s2, before, alone, alone2, own_tail, alone_tail]);
     b.root_jni_global(list);
     let bytes = b.build();
     let (heap, w) = waste_of(&bytes);
@@ -149,15 +153,18 @@ fn a_strings_own_array_is_judged_with_the_string() {
     assert!(pass.is_some(), "a pass made beside the dominators");
     let report = heapql_report::build_after(&heap, &a, &heapql_report::ReportOptions { limit: 100, ..Default::default() }, pass).unwrap();
     let idx = |id| heap.index_of(id).unwrap();
+    assert!(idx(before) < idx(after), "the String before its array");
     let copy = idx(alone).max(idx(alone2));
     for (how, w) in [("waste pass", &w), ("beside the dominators", &report.waste)] {
         let dups = w.categories.iter().find(|c| c.check == Check::DuplicateArrays).unwrap();
         assert_eq!((dups.objects, dups.overhead), (1, heap.shallow_size(copy)), "{how}");
         assert_eq!(dups.rows[0].example.object_id, copy, "{how}: the later of the two arrays no String owns");
-        // The shared array is paid for once, by the duplicate strings (s1's copy).
+        // The shared array is paid for once, by the duplicate strings (s1's copy); the String
+        // before its array pays for both.
         let strings = w.categories.iter().find(|c| c.check == Check::DuplicateStrings).unwrap();
         let string = heap.shallow_size(idx(s1));
-        assert_eq!((strings.objects, strings.overhead), (2, 2 * string + heap.shallow_size(idx(shared))), "{how}");
+        let want = 3 * string + heap.shallow_size(idx(shared)) + heap.shallow_size(idx(after));
+        assert_eq!((strings.objects, strings.overhead), (3, want), "{how}");
         let tails = w.categories.iter().find(|c| c.check == Check::ZeroTailArrays).unwrap();
         assert_eq!((tails.objects, tails.overhead), (1, 5), "{how}");
         assert_eq!(tails.rows[0].example.object_id, idx(alone_tail), "{how}");

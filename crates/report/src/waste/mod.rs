@@ -7,13 +7,14 @@
 //! Cost: one pass over every object for what needs only the object (`scan::Objects`): made
 //! beside the dominator phase with the report's object pass (`crate::scan::ScanBeside`), or
 //! here in two halves on two threads. Then a walk of its findings and of the `byte[]` and
-//! `char[]` it marked, in order, which confirms them against the dominator tree
-//! (`scan::attribute`), and a sort of (hash, index) pairs of the primitive arrays; arrays
+//! `char[]` it listed with where their records lie, in order, which confirms them against
+//! the dominator tree (`scan::attribute`), and a sort of (hash, index) pairs of the primitive arrays; arrays
 //! sharing a hash are compared byte by byte, read in object order (`duplicate_arrays`), while
 //! another thread does the same for Strings sharing a key (`strings.rs`). Memory: 8 bytes per
 //! primitive array (not a String's own) and per String (the Strings' keys in the scratch
-//! placement), 16 per wasteful object until its holder is known, one bit per object (the
-//! marked arrays), the first copies of the groups being compared
+//! placement), 16 per wasteful object until its holder is known, 16 per `byte[]` and
+//! `char[]` that no String seen before it holds (scratch placement), one bit per object (the
+//! Strings' value arrays), the first copies of the groups being compared
 //! (`pass_content_bytes` at a time, shared by the two), the Strings of shared keys, and the
 //! rows; nothing is allocated per object.
 //!
