@@ -289,7 +289,11 @@ fn binary(env: &Env, op: BinOp, l: &CExpr, r: &CExpr, cx: &Ctx) -> EvalResult {
             }
         }
         Lt | Le | Gt | Ge => {
-            let (a, b) = coerce(env, a, b);
+            // Two objects are ordered by their addresses, as ORDER BY and MIN/MAX order them.
+            let (a, b) = match (&a, &b) {
+                (Value::Obj(x), Value::Obj(y)) => (address(env, *x), address(env, *y)),
+                _ => coerce(env, a, b),
+            };
             Value::Bool(match values_compare(&a, &b) {
                 None => false,
                 Some(o) => match op {

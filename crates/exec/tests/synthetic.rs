@@ -428,6 +428,25 @@ fn objects_compare_with_numbers_by_address() {
     assert_eq!(count(bin("=", row(), lit(json!(a as f64 + 0.5)))), 0);
 }
 
+/// Two objects are ordered by their addresses, as ORDER BY orders them: `<`, `<=`, `>`, `>=`
+/// (and BETWEEN, made of them) between two objects were always false, so `x <= x` matched
+/// nothing while `x = x` matched everything.
+#[test]
+fn objects_compare_with_objects_by_address() {
+    let (heap, _) = setup();
+    let count = |filter: serde_json::Value| run(&heap, select(class("com.example.Node"), json!({"filter": filter}))).row_count;
+    assert_eq!(count(bin("<=", row(), row())), NODES);
+    assert_eq!(count(bin(">=", row(), row())), NODES);
+    assert_eq!(count(bin("<", row(), row())), 0);
+    // Each node's `next` is the node made just before it, at a lower address (the first one's
+    // is null); its `name`, a String made before every node.
+    let next = || field(row(), "next");
+    assert_eq!(count(bin("<", next(), row())), NODES - 1);
+    assert_eq!(count(bin(">", row(), next())), NODES - 1);
+    assert_eq!(count(bin(">=", next(), row())), 0);
+    assert_eq!(count(bin("<", field(row(), "name"), next())), NODES - 1);
+}
+
 /// A subquery column of lists (a slice, `@outbounds`, `outbounds(x)`, `dominators(x)`) stands
 /// for its elements in IN: compared whole, no object was ever in it, and NOT IN kept everything.
 #[test]
