@@ -151,6 +151,14 @@ describe('syntax errors', () => {
     );
   });
 
+  test('the IN hint only after IN', () => {
+    expect(syntaxError('SELECT * FROM X x WHERE x IN (FROM X y)').hint).toBe('IN takes a subquery: x IN (SELECT ...)');
+    expect(syntaxError('SELECT * FROM X x WHERE x IN 1').hint).toBe('IN takes a subquery: x IN (SELECT ...)');
+    // A parenthesis anywhere else: no talk of IN.
+    expect(syntaxError('SELECT ( FROM X x').hint).not.toMatch(/IN/);
+    expect(syntaxError('SELECT * FROM X x WHERE (FROM').hint).not.toMatch(/IN/);
+  });
+
   test('== gets a hint', () => {
     const e = syntaxError('SELECT * FROM X x WHERE x.a == 3');
     expect(e.reason).toBe('unexpected "=="; expected an operator, AND, OR, GROUP BY, HAVING, ORDER BY, LIMIT or UNION/INTERSECT/EXCEPT');

@@ -310,11 +310,11 @@ describe('rules of the spec', () => {
   test('hex literals beyond a Java long are refused', () => {
     const e = planError('SELECT * FROM X x WHERE x.@objectAddress = 0xFFFFFFFFFFFFFFFF');
     expect(e.reason).toBe('the hex number 0xFFFFFFFFFFFFFFFF is beyond a Java long');
-    expect(e.hint).toBe('integers up to 2^63 − 1 (9223372036854775807) are exact; write a float (e.g. 1e20) for larger magnitudes');
+    expect(e.hint).toBe('integers from −2^63 to 2^63 − 1 (9223372036854775807) are exact; write a float (e.g. 1e20) for larger magnitudes');
     expect(sel('SELECT * FROM X x WHERE x.@objectAddress = 0x7f00').filter).toMatchObject({ r: { k: 'lit', v: 0x7f00 } });
   });
 
-  test('integers: up to 2^53 numbers, beyond it exact bigints up to 2^63 − 1', () => {
+  test('integers: up to 2^53 numbers, beyond it exact bigints from −2^63 to 2^63 − 1', () => {
     expect(sel('SELECT * FROM X x WHERE x.a = 9007199254740992').filter).toMatchObject({ r: { k: 'lit', v: 2 ** 53 } });
     expect(sel('SELECT * FROM X x WHERE x.a = -9007199254740992').filter).toMatchObject({ r: { k: 'lit', v: -(2 ** 53) } });
     expect(sel('SELECT * FROM X x WHERE x.@objectAddress = 0x20000000000000').filter).toMatchObject({ r: { k: 'lit', v: 2 ** 53 } });
@@ -324,6 +324,10 @@ describe('rules of the spec', () => {
     expect(sel('SELECT * FROM X x WHERE x.@objectAddress = 0x20000000000001').filter).toMatchObject({ r: { k: 'lit', v: 2n ** 53n + 1n } });
     const e = planError('SELECT * FROM X x WHERE x.a = 9223372036854775808');
     expect(e.reason).toBe('the integer 9223372036854775808 is beyond a Java long');
+    // Long.MIN_VALUE: the one literal whose magnitude is past a long, written negated.
+    expect(sel('SELECT * FROM X x WHERE x.a = -9223372036854775808').filter).toMatchObject({ r: { k: 'lit', v: -(2n ** 63n) } });
+    expect(sel('SELECT * FROM X x WHERE x.a = -0x8000000000000000').filter).toMatchObject({ r: { k: 'lit', v: -(2n ** 63n) } });
+    expect(planError('SELECT * FROM X x WHERE x.a = -9223372036854775809').reason).toBe('the integer 9223372036854775809 is beyond a Java long');
   });
 });
 

@@ -42,7 +42,7 @@ export function parseAll(text: string): Query[] {
     const distinct = distinctAggregate(tokens, at, text);
     if (distinct) throw distinct;
     const expected = expectedAt(parser);
-    throw unexpected(err.token, tokens[at - 1] ?? null, tokens[at + 1] ?? null, expected);
+    throw unexpected(err.token, tokens[at - 1] ?? null, tokens[at + 1] ?? null, expected, tokens[at - 2] ?? null);
   }
   if (parser.results.length === 0) {
     const last = tokens[tokens.length - 1];
@@ -141,21 +141,21 @@ function joinExpected(list: string[]): string {
   return `${list.slice(0, -1).join(', ')} or ${list[list.length - 1]}`;
 }
 
-function unexpected(t: Token, prev: Token | null, next: Token | null, expected: Set<string>): OqlSyntaxError {
+function unexpected(t: Token, prev: Token | null, next: Token | null, expected: Set<string>, beforePrev: Token | null): OqlSyntaxError {
   const list = summarize(expected);
   const reason = `unexpected ${describeToken(t)}${list.length ? `; expected ${joinExpected(list)}` : ''}`;
-  return new OqlSyntaxError(reason, tokPos(t), t.text, list, hintFor(t, prev, next, expected));
+  return new OqlSyntaxError(reason, tokPos(t), t.text, list, hintFor(t, prev, next, expected, beforePrev));
 }
 
 /** Hints for the mistakes people make when coming from SQL, MAT or the reference tool. */
-function hintFor(t: Token, prev: Token | null, next: Token | null, expected: Set<string>): string | null {
+function hintFor(t: Token, prev: Token | null, next: Token | null, expected: Set<string>, beforePrev: Token | null): string | null {
   const type = t.type ?? '';
   const prevType = prev?.type ?? '';
   if (type === 'eqeq') return 'equality is a single "=" (and inequality "!=")';
   if (type === 'andand') return 'write AND instead of &&';
   if (type === 'oror') return 'write OR instead of ||';
   if (prevType === 'LIKE') return 'LIKE takes a regular expression in quotes, e.g. toString(s) LIKE "http.*"';
-  if (prevType === 'IN' || (prevType === 'lparen' && prev && isAfterIn(prev, t))) {
+  if (prevType === 'IN' || (prevType === 'lparen' && beforePrev?.type === 'IN' && t.type !== 'SELECT')) {
     return 'IN takes a subquery: x IN (SELECT ...)';
   }
   if (prevType === 'AS' && keywordSet.has(type)) {
@@ -212,10 +212,6 @@ function distinctAggregate(tokens: Token[], at: number, text: string): OqlSyntax
       ? `list each value once with SELECT DISTINCT ${arg}${from} (its row count is the answer), or count each value with SELECT ${arg}, COUNT(*)${from} GROUP BY ${arg}`
       : `aggregates take every non-NULL value; list the distinct values with SELECT DISTINCT ${arg}${from}`,
   );
-}
-
-function isAfterIn(prev: Token, t: Token): boolean {
-  return prev.type === 'lparen' && t.type !== 'SELECT';
 }
 
 function endHint(expected: Set<string>, last: Token | null): string | null {

@@ -445,6 +445,8 @@ export class Binder {
         };
       }
       case 'unary': {
+        // Long.MIN_VALUE: its magnitude is one past a long, so only the negated literal is one.
+        if (e.op === '-' && isLongMinMagnitude(e.operand)) return { k: 'lit', v: -LONG_MIN_MAGNITUDE };
         const operand = rec(e.operand);
         if (e.op === '+') return operand;
         if (operand.k === 'lit' && (typeof operand.v === 'number' || typeof operand.v === 'bigint')) return { ...operand, v: -operand.v };
@@ -652,6 +654,13 @@ export class Binder {
 const EXACT_LIMIT = 2n ** 53n;
 const LONG_MAX = 2n ** 63n - 1n;
 
+const LONG_MIN_MAGNITUDE = 2n ** 63n;
+
+/** `9223372036854775808` (or `0x8000000000000000`) as the operand of a unary minus. */
+function isLongMinMagnitude(e: Expr): boolean {
+  return e.type === 'literal' && (e.kind === 'int' || e.kind === 'hex') && BigInt(e.kind === 'int' ? e.text.replace(/[lL]$/, '') : e.text) === LONG_MIN_MAGNITUDE;
+}
+
 function literal(e: ExprOf<'literal'>): PExpr {
   if (e.kind === 'int' || e.kind === 'hex') {
     const n = BigInt(e.kind === 'int' ? e.text.replace(/[lL]$/, '') : e.text);
@@ -659,7 +668,7 @@ function literal(e: ExprOf<'literal'>): PExpr {
       fail(
         `the ${e.kind === 'hex' ? 'hex number' : 'integer'} ${e.text} is beyond a Java long`,
         e.pos,
-        `integers up to 2^63 − 1 (${LONG_MAX}) are exact; write a float (e.g. 1e20) for larger magnitudes`,
+        `integers from −2^63 to 2^63 − 1 (${LONG_MAX}) are exact; write a float (e.g. 1e20) for larger magnitudes`,
       );
     }
     if (n > EXACT_LIMIT) return { k: 'lit', v: n };

@@ -92,7 +92,7 @@ export const NAMED_QUERIES: readonly NamedQuery[] = [
   },
   {
     name: 'string-count', group: 'Strings', fullPath: false,
-    description: 'number of strings, bytes of the String objects and of their backing arrays',
+    description: 'number of strings, bytes of the String objects, and of their backing arrays summed per String (an array two Strings share counts twice)',
     oql: 'SELECT COUNT(*) AS count, SUM(s.@usedHeapSize) AS string_bytes, SUM(s.value.@usedHeapSize) AS array_bytes FROM java.lang.String s',
   },
   {
