@@ -38,6 +38,17 @@ describe('HeapSession on demo.hprof', () => {
     await expect(session.query('SELECT @retainedHeapSize FROM Demo$Session')).rejects.toMatchObject({ code: 'ERR_OQL_PLAN' });
   });
 
+  test('a field or class the dump lacks: the error says where the query names it', async () => {
+    const field = 'SELECT s.nosuch\nFROM Demo$Session s';
+    await expect(session.query(field)).rejects.toMatchObject({ code: 'ERR_UNKNOWN_FIELD', message: expect.stringMatching(/ has no field 'nosuch' .*\(line 1, column 10\)$/) });
+    const streamed = async () => {
+      for await (const _row of session.queryStream(field)) void _row;
+    };
+    await expect(streamed()).rejects.toMatchObject({ code: 'ERR_UNKNOWN_FIELD', message: expect.stringMatching(/\(line 1, column 10\)$/) });
+    // Named after a dot elsewhere first (`x.no`): the class, where FROM names it.
+    await expect(session.query('SELECT x.no FROM  no.such.Klass x')).rejects.toMatchObject({ code: 'ERR_UNKNOWN_CLASS', message: expect.stringMatching(/^class no\.such\.Klass is not in this dump.*\(line 1, column 19\)$/) });
+  });
+
   test('one object: class, address, sizes and its fields with names, types, values', async () => {
     const o = await session.object(sessionRef.objectId);
     expect(o.object).toEqual(sessionRef);

@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 
 import { HeapqlError } from '../errors.js';
 import { OqlPlanError } from '../oql/errors.js';
+import { classPosition, fieldPosition, type LineColumn } from '../oql/locate.js';
 import { explain as explainPlan, plan, planToJson, withLimit, type PatternUse, type PlannedQuery } from '../plan/index.js';
 import { call, callSync, native } from '../native/index.js';
 import { cancelTokenFor } from '../native/cancel.js';
@@ -185,11 +186,29 @@ export async function instanceOfNote(handle: NativeHeap, q: PreparedQuery): Prom
   );
 }
 
+/**
+ * The executor's refusal of a field or class the dump lacks, saying where the query names it
+ * (`… (line 1, column 10)`); any other error as it is.
+ */
+function placed(err: unknown, oql: string): unknown {
+  if (!(err instanceof HeapqlError)) return err;
+  let where: LineColumn | null = null;
+  if (err.code === 'ERR_UNKNOWN_FIELD') {
+    const name = /field '([^']+)'/.exec(err.message)?.[1];
+    where = name === undefined ? null : fieldPosition(oql, name);
+  } else if (err.code === 'ERR_UNKNOWN_CLASS') {
+    const name = /^class (.+?) is not in this dump/.exec(err.message)?.[1];
+    where = name === undefined ? null : classPosition(oql, name);
+  }
+  if (!where) return err;
+  return new HeapqlError(err.code, `${err.message} (line ${where.line}, column ${where.column})`, { exitCode: err.exitCode, cause: err });
+}
+
 export async function runPrepared(handle: NativeHeap, q: PreparedQuery, options: QueryOptions): Promise<QueryResult> {
   const started = performance.now();
   const { token, dispose } = cancelTokenFor(options.signal);
   try {
-    const batch = (await call(() => handle.execute(q.planned.json, token))) as Batch;
+    const batch = (await call(() => handle.execute(q.planned.json, token)).catch((err) => Promise.reject(placed(err, q.oql)))) as Batch;
     const note = await instanceOfNote(handle, q);
     return batchToQueryResult(batch, resolverFor(handle), {
       name: options.name ?? 'q1',
@@ -296,7 +315,7 @@ export async function* streamBatchesPrepared(
       wake?.();
     },
     (err) => {
-      failure = err;
+      failure = placed(err, q.oql);
       failed = true;
       wake?.();
     },

@@ -1,0 +1,37 @@
+// Where a query names what the executor refused. The executor meets an unknown field or class
+// only once it has the dump, by name, after the query text is gone; its error then says where
+// the query names it, as the parser's errors do.
+import { tokenize, type Token } from './lexer.js';
+
+/** A 1-based line and column of the query text. */
+export interface LineColumn {
+  line: number;
+  column: number;
+}
+
+/** The first `.name` of `text` (a field read), or null. */
+export function fieldPosition(text: string, name: string): LineColumn | null {
+  const tokens = tokenize(text);
+  for (let i = 1; i < tokens.length; i++) {
+    if (tokens[i - 1]!.type === 'dot' && tokens[i]!.text === name) return at(tokens[i]!);
+  }
+  return null;
+}
+
+/** A character that would continue a class name (`java.lang.String[]`, `a.B$C`). */
+const NAME_GOES_ON = /[\p{L}\p{Nl}\p{Sc}\p{Pc}\p{Mn}\p{Mc}\p{Nd}.[]/u;
+
+/** The first place `text` names class `name` whole (as FROM or INSTANCEOF writes it), or null. */
+export function classPosition(text: string, name: string): LineColumn | null {
+  const tokens = tokenize(text);
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (tokens[i - 1]?.type === 'dot' || !text.startsWith(name, t.offset)) continue;
+    if (!NAME_GOES_ON.test(text[t.offset + name.length] ?? '')) return at(t);
+  }
+  return null;
+}
+
+function at(t: Token): LineColumn {
+  return { line: t.line, column: t.col };
+}
