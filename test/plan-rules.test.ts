@@ -103,6 +103,9 @@ describe('select list and column names', () => {
   test('float literals keep a decimal point in the plan JSON', () => {
     expect(plan('SELECT s.a / 2.0, s.a / 2 FROM X s').json).toContain('"r":{"k":"lit","v":2.0}');
     expect(plan('SELECT s.a / 2 FROM X s').json).toContain('"r":{"k":"lit","v":2}');
+    // A negative zero keeps its sign, as in Java (`1.0 / -0.0` is -Infinity); an integer's has none.
+    expect(plan('SELECT s.a / -0.0 FROM X s').json).toContain('"r":{"k":"lit","v":-0.0}');
+    expect(plan('SELECT s.a / -0 FROM X s').json).toContain('"r":{"k":"lit","v":0}');
   });
 
   test('negative number literals fold; other negations stay', () => {

@@ -128,7 +128,9 @@ function write(value: unknown, indent: string, pretty: boolean): string {
   const parts = keys.map((k) => {
     let text: string;
     if (k === 'v' && obj.k === 'lit' && obj.float === true && typeof obj.v === 'number' && Number.isInteger(obj.v)) {
-      text = Number.isFinite(obj.v) && Math.abs(obj.v) < 1e21 ? `${obj.v}.0` : JSON.stringify(obj.v);
+      // `-0.0` keeps its sign (String(-0) is "0").
+      const digits = Object.is(obj.v, -0) ? '-0' : `${obj.v}`;
+      text = Number.isFinite(obj.v) && Math.abs(obj.v) < 1e21 ? `${digits}.0` : JSON.stringify(obj.v);
     } else {
       text = write(obj[k], inner, pretty);
     }
