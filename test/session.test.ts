@@ -38,6 +38,29 @@ describe('HeapSession on demo.hprof', () => {
     await expect(session.query('SELECT @retainedHeapSize FROM Demo$Session')).rejects.toMatchObject({ code: 'ERR_OQL_PLAN' });
   });
 
+  test('a row limit: truncated only when more rows existed, at the limit too', async () => {
+    const all = (await session.query('SELECT COUNT(*) FROM Demo$Session s')).rows[0]![0] as number;
+    const sessions = 'SELECT s FROM Demo$Session s';
+    const capped = async (q: string, limit: number) => {
+      const r = await session.query(q, { limit });
+      // The same through the batches, cut across batch boundaries.
+      const it = session.queryBatches(q, { limit, batchRows: 7 });
+      let rows = 0;
+      let step = await it.next();
+      for (; !step.done; step = await it.next()) rows += step.value.rows.length;
+      expect([rows, step.value.truncated], `${q} with limit ${limit}, batches`).toEqual([r.rowCount, r.truncated]);
+      return [r.rowCount, r.truncated];
+    };
+    expect(await capped(sessions, all)).toEqual([all, false]);
+    expect(await capped(sessions, all - 1)).toEqual([all - 1, true]);
+    expect(await capped(sessions, 0)).toEqual([0, true]);
+    expect(await capped('SELECT COUNT(*) FROM Demo$Session s', 1)).toEqual([1, false]);
+    expect(await capped(`${sessions} ORDER BY s.@objectAddress DESC`, all)).toEqual([all, false]);
+    // The limit overrides the query's own LIMIT, either way (the specification's rule).
+    expect(await capped(`${sessions} LIMIT 10`, all)).toEqual([all, false]);
+    expect(await capped(`${sessions} LIMIT ${all}`, all - 1)).toEqual([all - 1, true]);
+  });
+
   test('a field or class the dump lacks: the error says where the query names it', async () => {
     const field = 'SELECT s.nosuch\nFROM Demo$Session s';
     await expect(session.query(field)).rejects.toMatchObject({ code: 'ERR_UNKNOWN_FIELD', message: expect.stringMatching(/ has no field 'nosuch' .*\(line 1, column 10\)$/) });

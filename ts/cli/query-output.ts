@@ -217,7 +217,7 @@ async function writeResult(heap: HeapSession, job: OutputJob, text: ResultText, 
       columns: summary.columns,
       rows: gathered ?? [],
       rowCount,
-      truncated: job.prepared.limit !== undefined && rowCount >= job.prepared.limit,
+      truncated: summary.truncated,
       elapsedMs: Math.round((performance.now() - started) * 10) / 10,
     };
     if (summary.note !== undefined) result.note = summary.note;

@@ -56,6 +56,32 @@ function toValue(v: Json, refs: Map<number, ObjectRef>): Value {
   return v;
 }
 
+/**
+ * The batch's first `n` rows. A query run with a row cap asks the executor for one row more
+ * than the cap, so that whether more rows existed is known, not guessed; that row is cut here.
+ */
+export function firstRows(batch: Batch, n: number): Batch {
+  if (batch.rowCount <= n) return batch;
+  const cut = <T>(a: T): T => (a as unknown as { slice(start: number, end: number): T }).slice(0, n);
+  return {
+    rowCount: n,
+    columns: batch.columns.map((c) => {
+      const out: BatchColumn = { ...c, values: cut(c.values) };
+      if (c.nulls) out.nulls = cut(c.nulls);
+      // Typed as the executor types the rows kept: a value column of NULLs only is `null`.
+      const onlyNulls = n === 0 || (out.nulls !== undefined && out.nulls.every((b) => b === 1));
+      if (onlyNulls && c.type !== 'object') out.type = 'null';
+      if (c.bigints) {
+        // Row numbers ascending: keep those of the first n rows.
+        let k = 0;
+        while (k < c.bigints.rows.length && c.bigints.rows[k]! < n) k++;
+        out.bigints = k > 0 ? { rows: c.bigints.rows.slice(0, k), values: c.bigints.values.slice(0, k) } : null;
+      }
+      return out;
+    }),
+  };
+}
+
 export function batchToQueryResult(batch: Batch, resolve: ObjectResolver, meta: ResultMeta): QueryResult {
   const n = batch.rowCount;
   const isNull = (c: BatchColumn, r: number) => c.nulls !== undefined && c.nulls[r] === 1;

@@ -80,7 +80,7 @@ class StreamedResult {
 
 
   private get truncated(): boolean {
-    return this.prepared.limit !== undefined && this.rowCount >= this.prepared.limit;
+    return this.summary!.truncated;
   }
 
   /** The whole document around `rows` (the stream has ended): the QueryResult's own key order. */
@@ -114,7 +114,7 @@ class StreamedResult {
 
   /** Stops the scan (when the stream is not over already). */
   async close(): Promise<void> {
-    await this.batches.return({ columns: [] }).catch(() => {});
+    await this.batches.return({ columns: [], truncated: false }).catch(() => {});
   }
 }
 

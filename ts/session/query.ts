@@ -12,7 +12,7 @@ import { explain as explainPlan, plan, planToJson, withLimit, type PatternUse, t
 import { call, callSync, native } from '../native/index.js';
 import { cancelTokenFor } from '../native/cancel.js';
 import type { NativeHeap } from '../native/index.js';
-import { batchToQueryResult, type Batch, type ObjectResolver } from '../query/convert.js';
+import { batchToQueryResult, firstRows, type Batch, type ObjectResolver } from '../query/convert.js';
 import { extractViz } from '../query/viz.js';
 import type { Column, ObjectRef, QueryResult, Value, VizSpec } from '../query/schema.js';
 
@@ -72,7 +72,9 @@ export function prepareQuery(text: string, options: PrepareOptions): PreparedQue
   let planned = options.planned ?? plan(extracted.oql, { fullPath: options.fullPath, reachableOnly });
   checkPatterns(planned.patterns);
   if (options.limit !== undefined) {
-    const limited = withLimit(planned.plan, options.limit);
+    // The limit overrides the query's own LIMIT (the specification's rule). One row past it is
+    // asked for, so that `truncated` says whether more existed (`firstRows` cuts it).
+    const limited = withLimit(planned.plan, options.limit + 1);
     planned = { ...planned, plan: limited, json: planToJson(limited) };
   }
   return {
@@ -208,13 +210,14 @@ export async function runPrepared(handle: NativeHeap, q: PreparedQuery, options:
   const started = performance.now();
   const { token, dispose } = cancelTokenFor(options.signal);
   try {
-    const batch = (await call(() => handle.execute(q.planned.json, token)).catch((err) => Promise.reject(placed(err, q.oql)))) as Batch;
+    const whole = (await call(() => handle.execute(q.planned.json, token)).catch((err) => Promise.reject(placed(err, q.oql)))) as Batch;
+    const batch = q.limit === undefined ? whole : firstRows(whole, q.limit);
     const note = await instanceOfNote(handle, q);
     return batchToQueryResult(batch, resolverFor(handle), {
       name: options.name ?? 'q1',
       oql: q.oql,
       elapsedMs: Math.round((performance.now() - started) * 10) / 10,
-      truncated: q.limit !== undefined && batch.rowCount >= q.limit,
+      truncated: batch.rowCount < whole.rowCount,
       ...(note !== undefined ? { note } : {}),
       ...(q.viz ? { viz: q.viz } : {}),
     });
@@ -245,6 +248,8 @@ export interface StreamSummary {
   columns: Column[];
   /** The result's note, as `query` gives it (INSTANCEOF a class that looks like an interface). */
   note?: string;
+  /** More rows existed than the query's row cap (`limit`) let through. */
+  truncated: boolean;
 }
 
 /**
@@ -300,6 +305,8 @@ export async function* streamBatchesPrepared(
   let end: { columns: string[]; objectRows: boolean; stopped: boolean } | undefined;
   let typed: Column[] | null = null;
   let receivedRows = 0;
+  let delivered = 0;
+  let truncated = false;
   let failure: unknown;
   let failed = false;
   const done = call(() =>
@@ -331,9 +338,13 @@ export async function* streamBatchesPrepared(
       // Once cancelled, batches still queued are not handed out, and the executor's count of
       // rows (which includes a batch it made but could not deliver) is not waited for.
       if (options.signal?.aborted) throw cancelled();
-      const batch = queue.shift();
-      if (batch) {
+      const whole = queue.shift();
+      if (whole) {
         gate.release();
+        // Past the row cap (the executor was asked for one row more): cut, and say so.
+        const batch = q.limit === undefined ? whole : firstRows(whole, Math.max(0, q.limit - delivered));
+        if (batch.rowCount < whole.rowCount) truncated = true;
+        delivered += batch.rowCount;
         const { columns, rows } = batchToQueryResult(batch, resolve, { name: 'stream', oql: q.oql, elapsedMs: 0 });
         if (rows.length > 0) typed = typed ? typed.map((c, i) => ({ name: c.name, type: mergeColumnType(c.type, columns[i]!.type) })) : columns;
         yield { columns, rows };
@@ -351,6 +362,7 @@ export async function* streamBatchesPrepared(
     return {
       columns: typed ?? columns.map((name) => ({ name, type: objectRows ? 'object' : 'null' })),
       ...(note !== undefined ? { note } : {}),
+      truncated,
     };
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
