@@ -56,6 +56,8 @@ describe('HeapSession on demo.hprof', () => {
     expect(await capped(sessions, 0)).toEqual([0, true]);
     expect(await capped('SELECT COUNT(*) FROM Demo$Session s', 1)).toEqual([1, false]);
     expect(await capped(`${sessions} ORDER BY s.@objectAddress DESC`, all)).toEqual([all, false]);
+    // `explain` shows the limit asked for, not the one row more the executor reads.
+    expect(session.explain(sessions, { limit: 5 })).toMatch(/^\s*Limit 5$/m);
     // The limit overrides the query's own LIMIT, either way (the specification's rule).
     expect(await capped(`${sessions} LIMIT 10`, all)).toEqual([all, false]);
     expect(await capped(`${sessions} LIMIT ${all}`, all - 1)).toEqual([all - 1, true]);

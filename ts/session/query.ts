@@ -417,5 +417,6 @@ export async function* streamPrepared(
 
 /** The execution plan's text (`explain`), without running it. */
 export function explainPrepared(q: PreparedQuery): string {
-  return explainPlan(q.planned.plan);
+  // The limit the caller set, not the one row more the executor is asked for.
+  return explainPlan(q.limit === undefined ? q.planned.plan : withLimit(q.planned.plan, q.limit));
 }
