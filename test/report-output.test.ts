@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -123,6 +124,42 @@ describe('writing', () => {
     const file = path.join(dir, 'f');
     fs.writeFileSync(file, '');
     expect(() => checkOutputWritable(chooseOutput(path.join(file, 'r.md')))).toThrow(`cannot write the report to ${path.join(file, 'r.md')}: ${file} is not a directory`);
+  });
+
+  test('a symbolic link to a file: the file gets the report, the link stays', () => {
+    const real = path.join(dir, 'real.md');
+    const link = path.join(dir, 'link.md');
+    fs.writeFileSync(real, 'previous report');
+    fs.symlinkSync(real, link);
+    checkOutputWritable(chooseOutput(link));
+    writeReport(sampleModel(), chooseOutput(link));
+    expect(fs.lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(fs.readFileSync(real, 'utf8')).toBe(renderReport(sampleModel(), 'md'));
+    expect(fs.readdirSync(dir).sort()).toEqual(['link.md', 'real.md']);
+  });
+
+  test('a FIFO, a device or a link to nothing is refused before anything is written, never replaced', () => {
+    const fifo = path.join(dir, 'fifo.md');
+    execFileSync('mkfifo', [fifo]);
+    // A link to /dev/null: were it renamed over, the link would be replaced, not the device.
+    const device = path.join(dir, 'null.md');
+    fs.symlinkSync('/dev/null', device);
+    const dangling = path.join(dir, 'dangling.md');
+    fs.symlinkSync(path.join(dir, 'missing.md'), dangling);
+    const cases: [string, string][] = [
+      [fifo, 'it is a FIFO, and a report is written whole to a file or not at all'],
+      [device, 'it is a character device, and a report is written whole to a file or not at all'],
+      [dangling, 'it is a symbolic link to nothing; name the file itself'],
+    ];
+    for (const [p, reason] of cases) {
+      // chooseOutput's look for a heap dump there must not wait on the FIFO.
+      const choice = chooseOutput(p, 'md');
+      expect(() => checkOutputWritable(choice)).toThrow(`cannot write the report to ${p}: ${reason}`);
+      expect(() => writeReport(sampleModel(), choice)).toThrow(`cannot write the report to ${p}: ${reason}`);
+    }
+    expect(fs.lstatSync(fifo).isFIFO()).toBe(true);
+    expect(fs.readlinkSync(device)).toBe('/dev/null');
+    expect(fs.readdirSync(dir).sort()).toEqual(['dangling.md', 'fifo.md', 'null.md']);
   });
 
   test('the check before the analysis leaves nothing behind and an existing report untouched', () => {

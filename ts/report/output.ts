@@ -60,6 +60,8 @@ function isHeapDump(file: string): boolean {
   const magic = Buffer.from('JAVA PROFILE ');
   let head: Buffer;
   try {
+    // Only a regular file is opened: opening a FIFO would wait for a writer forever.
+    if (!fs.statSync(file).isFile()) return false;
     const fd = fs.openSync(file, 'r');
     try {
       head = Buffer.alloc(64 * 1024);
@@ -141,15 +143,12 @@ export function checkOutputWritable(choice: OutputChoice): void {
  * the temporary file, and say what to do.
  */
 function writeWhole(userPath: string, format: ReportFormat, write: (tmp: string) => void, rename = true): string {
-  const target = path.resolve(userPath);
-  const dir = path.dirname(target);
   const fail = (reason: string, cause?: unknown) =>
     new HeapqlError('ERR_IO', `cannot write the report to ${userPath}: ${reason}`, cause === undefined ? {} : { cause });
+  const target = outputTarget(userPath, format, fail);
+  const dir = path.dirname(target);
   if (!fs.existsSync(dir)) throw fail(`directory ${dir} does not exist; create it or choose another path`);
   if (!fs.statSync(dir).isDirectory()) throw fail(`${dir} is not a directory; choose another path`);
-  if (fs.existsSync(target) && fs.statSync(target).isDirectory()) {
-    throw fail(`it is a directory; name a file ending in .${format}`);
-  }
   const tmp = `${target}.${process.pid}.tmp`;
   try {
     write(tmp);
@@ -159,6 +158,37 @@ function writeWhole(userPath: string, format: ReportFormat, write: (tmp: string)
     throw fail(writeFailure(err as NodeJS.ErrnoException, dir, tmp, target), err);
   }
   return tmp;
+}
+
+/**
+ * The file a report replaces: the path itself, or the file a symbolic link at it names (the
+ * link stays and shows the new report). Anything but a regular file there is refused: renamed
+ * over, a device (`/dev/null`), a FIFO or a link to standard output would itself be replaced.
+ */
+function outputTarget(userPath: string, format: ReportFormat, fail: (reason: string) => HeapqlError): string {
+  const given = path.resolve(userPath);
+  let info: fs.Stats;
+  try {
+    info = fs.lstatSync(given);
+  } catch {
+    return given; // nothing there yet: the usual case
+  }
+  if (info.isSymbolicLink()) {
+    try {
+      info = fs.statSync(given);
+    } catch {
+      throw fail('it is a symbolic link to nothing; name the file itself');
+    }
+  }
+  if (info.isDirectory()) throw fail(`it is a directory; name a file ending in .${format}`);
+  if (!info.isFile()) {
+    const what = info.isFIFO() ? 'a FIFO' : info.isCharacterDevice() ? 'a character device' : info.isBlockDevice() ? 'a block device' : info.isSocket() ? 'a socket' : 'not a regular file';
+    throw fail(
+      `it is ${what}, and a report is written whole to a file or not at all; name a file, or give no path ` +
+        '(and --format) to print the report on standard output',
+    );
+  }
+  return fs.realpathSync(given);
 }
 
 /** Why a file could not be made in `dir`, in words, with what to do (the temporary name hidden). */
