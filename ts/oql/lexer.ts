@@ -19,7 +19,8 @@ const keywordSet: ReadonlySet<string> = new Set(KEYWORDS);
  * bare. Format characters (Java's "ignorable" ones, a byte-order mark) are not part of a name.
  */
 const IDENT_START = String.raw`\p{L}\p{Nl}\p{Sc}\p{Pc}`;
-const IDENT_PART = String.raw`${IDENT_START}\p{Mn}\p{Mc}\p{Nd}`;
+/** The characters that go on a name (a regex character-class body, for /u regexes). */
+export const IDENT_PART = String.raw`${IDENT_START}\p{Mn}\p{Mc}\p{Nd}`;
 const IDENT = new RegExp(`[${IDENT_START}][${IDENT_PART}]*`, 'u');
 
 /** A byte-order mark: skipped at the start of a query text, named where it is anywhere else. */

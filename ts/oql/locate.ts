@@ -1,7 +1,7 @@
 // Where a query names what the executor refused. The executor meets an unknown field or class
 // only once it has the dump, by name, after the query text is gone; its error then says where
 // the query names it, as the parser's errors do.
-import { tokenize, type Token } from './lexer.js';
+import { IDENT_PART, tokenize, type Token } from './lexer.js';
 
 /** A 1-based line and column of the query text. */
 export interface LineColumn {
@@ -19,7 +19,7 @@ export function fieldPosition(text: string, name: string): LineColumn | null {
 }
 
 /** A character that would continue a class name (`java.lang.String[]`, `a.B$C`). */
-const NAME_GOES_ON = /[\p{L}\p{Nl}\p{Sc}\p{Pc}\p{Mn}\p{Mc}\p{Nd}.[]/u;
+const NAME_GOES_ON = new RegExp(`[${IDENT_PART}.[]`, 'u');
 
 /** The first place `text` names class `name` whole (as FROM or INSTANCEOF writes it), or null. */
 export function classPosition(text: string, name: string): LineColumn | null {

@@ -652,18 +652,22 @@ export class Binder {
  * Checked on the literal's text, since the parsed number has already been rounded.
  */
 const EXACT_LIMIT = 2n ** 53n;
-const LONG_MAX = 2n ** 63n - 1n;
-
 const LONG_MIN_MAGNITUDE = 2n ** 63n;
+const LONG_MAX = LONG_MIN_MAGNITUDE - 1n;
+
+/** An integer or hex literal's exact value, from its text (the parsed number is rounded). */
+function exactValue(e: ExprOf<'literal'>): bigint {
+  return BigInt(e.kind === 'int' ? e.text.replace(/[lL]$/, '') : e.text);
+}
 
 /** `9223372036854775808` (or `0x8000000000000000`) as the operand of a unary minus. */
 function isLongMinMagnitude(e: Expr): boolean {
-  return e.type === 'literal' && (e.kind === 'int' || e.kind === 'hex') && BigInt(e.kind === 'int' ? e.text.replace(/[lL]$/, '') : e.text) === LONG_MIN_MAGNITUDE;
+  return e.type === 'literal' && (e.kind === 'int' || e.kind === 'hex') && exactValue(e) === LONG_MIN_MAGNITUDE;
 }
 
 function literal(e: ExprOf<'literal'>): PExpr {
   if (e.kind === 'int' || e.kind === 'hex') {
-    const n = BigInt(e.kind === 'int' ? e.text.replace(/[lL]$/, '') : e.text);
+    const n = exactValue(e);
     if (n > LONG_MAX) {
       fail(
         `the ${e.kind === 'hex' ? 'hex number' : 'integer'} ${e.text} is beyond a Java long`,

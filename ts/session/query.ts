@@ -190,7 +190,9 @@ export async function instanceOfNote(handle: NativeHeap, q: PreparedQuery): Prom
 
 /**
  * The executor's refusal of a field or class the dump lacks, saying where the query names it
- * (`… (line 1, column 10)`); any other error as it is.
+ * (`… (line 1, column 10)`); any other error as it is. The name is read from the executor's
+ * message (`… has no field 'x'`, `class X is not in this dump`), whose wording
+ * test/session.test.ts pins on both ways of running a query.
  */
 function placed(err: unknown, oql: string): unknown {
   if (!(err instanceof HeapqlError)) return err;
