@@ -215,3 +215,58 @@ fn art_class_overhead_arrays_are_not_waste() {
     assert_eq!(examples, vec![idx(overhead[3]), idx(own1)]);
     assert_eq!(w.overhead, dup.overhead + tails.overhead);
 }
+
+/// A finding counted with its whole retained size pays for everything it keeps alive, so no
+/// other check counts those objects again: an empty subclass of `ArrayList` with a big array
+/// of its own, and an object waiting for finalization holding arrays. Their arrays are later
+/// copies of arrays held alone and have zero tails, so without the rule the duplicate arrays
+/// and the zero tails counted them a second time (the total could pass the heap's size).
+#[test]
+fn what_a_whole_finding_keeps_alive_is_counted_once() {
+    let mut b = DumpBuilder::new(8);
+    let obj = b.object_class;
+    let list_class = b.class("java.util.ArrayList", Some(obj), &[("elementData", BasicType::Object), ("size", BasicType::Int)]);
+    let my_list = b.class("app.MyList", Some(list_class), &[("buf", BasicType::Object)]);
+    let queue_class = b.class("java.lang.ref.ReferenceQueue", Some(obj), &[]);
+    let enqueued = b.instance(queue_class, &[]);
+    b.set_statics(queue_class, &[("ENQUEUED", Val::Obj(enqueued))]);
+    let finalizer_class = b.class("java.lang.ref.Finalizer", Some(obj), &[("queue", BasicType::Object), ("referent", BasicType::Object)]);
+    let resource_class = b.class("app.Resource", Some(obj), &[("a", BasicType::Object), ("b", BasicType::Object)]);
+    let content = |k: u8| -> Vec<u8> { (0..4000).map(|i| if i < 10 { k + 1 } else { 0 }).collect() };
+    // The first copies, held alone, come first in the dump's order: they are the kept ones.
+    let kept: Vec<u64> = (0..3).map(|k| b.byte_array(&content(k))).collect();
+    let buf = b.byte_array(&content(0));
+    let list = b.instance(my_list, &[Val::Obj(buf), Val::Obj(0), Val::Int(0)]);
+    let (ra, rb) = (b.byte_array(&content(1)), b.byte_array(&content(2)));
+    let resource = b.instance(resource_class, &[Val::Obj(ra), Val::Obj(rb)]);
+    let finalizer = b.instance(finalizer_class, &[Val::Obj(enqueued), Val::Obj(resource)]);
+    let mut held = kept.clone();
+    held.extend([list, finalizer]);
+    let holder = b.object_array(b.object_array_class, &held);
+    b.root_jni_global(holder);
+    // The classes are the system's: their instances do not keep them alive.
+    for c in [my_list, resource_class, finalizer_class, queue_class] {
+        b.root_sticky_class(c);
+    }
+    let bytes = b.build();
+    let (heap, w) = waste_of(&bytes);
+    let mut warnings = Vec::new();
+    let (a, _, pass) = heapql_report::analyze(&heap, GraphOptions::default(), true, None, &mut warnings).unwrap();
+    let report = heapql_report::build_after(&heap, &a, &heapql_report::ReportOptions { limit: 100, ..Default::default() }, pass).unwrap();
+    let idx = |id| heap.index_of(id).unwrap();
+    let size = |id| heap.shallow_size(idx(id));
+    for (how, w) in [("waste pass", &w), ("beside the dominators", &report.waste)] {
+        let cat = |check| w.categories.iter().find(|c| c.check == check).unwrap();
+        let empty = cat(Check::EmptyCollections);
+        assert_eq!((empty.objects, empty.overhead), (1, size(list) + size(buf)), "{how}: the list and its own array");
+        let pending = cat(Check::PendingFinalization);
+        assert_eq!((pending.objects, pending.overhead), (1, size(resource) + size(ra) + size(rb)), "{how}: the referent and its arrays");
+        let (dups, tails) = (cat(Check::DuplicateArrays), cat(Check::ZeroTailArrays));
+        assert_eq!((dups.objects, dups.overhead), (0, 0), "{how}: the later copies are paid for by the findings holding them");
+        // The kept copies alone have zero tails of their own: 3 × 3990 bytes.
+        assert_eq!((tails.objects, tails.overhead), (3, 3 * 3990), "{how}: only the arrays held alone");
+        let sum: u64 = w.categories.iter().map(|c| c.overhead).sum();
+        assert_eq!(w.overhead, sum, "{how}");
+        assert!(w.overhead <= w.used_heap, "{how}: {} of {}", w.overhead, w.used_heap);
+    }
+}

@@ -20,7 +20,10 @@
 //!
 //! Categories never count one object twice: a collection's backing array is judged with the
 //! collection, a String's array with the String, a redundant duplicate array is not also a
-//! zero tail, and a redundant duplicate String is not also a Latin-1 candidate.
+//! zero tail, a redundant duplicate String is not also a Latin-1 candidate, and what an empty
+//! collection or an object waiting for finalization keeps alive (their overhead is their
+//! retained size) is counted by them only (`scan::Partial::inside`). So the total never
+//! exceeds the used heap, and no percentage is capped.
 
 mod holder;
 mod model;
@@ -109,16 +112,16 @@ pub(crate) fn analyze_with(heap: &Heap, analysis: &FullAnalysis, options: &Waste
         || strings.finish(heap, options.top_strings, pass_content_bytes(heap) / 4),
     );
     laps.lap("waste: duplicate arrays and strings");
-    for &(o, overhead) in &p.tails {
+    for (o, overhead) in std::mem::take(&mut p.tails) {
         if redundant_arrays.binary_search(&o).is_err() {
-            env.record(&mut p.rows, Check::ZeroTailArrays, o, overhead);
+            p.record(&env, Check::ZeroTailArrays, o, overhead);
         }
     }
     for &(s, overhead) in &findings.redundant {
-        env.record(&mut p.rows, Check::DuplicateStrings, s, overhead);
+        p.record(&env, Check::DuplicateStrings, s, overhead);
     }
     for &(s, overhead) in &findings.latin1 {
-        env.record(&mut p.rows, Check::Latin1Strings, s, overhead);
+        p.record(&env, Check::Latin1Strings, s, overhead);
     }
     laps.lap("waste: zero tail and string rows");
     ctl.tick(total, total).map_err(|_| HeapError::Cancelled)?;
@@ -213,7 +216,7 @@ fn duplicate_arrays(env: &Env, p: &mut Partial, pass_bytes: u64) -> Vec<ObjIdx> 
     });
     redundant.sort_unstable();
     for &o in &redundant {
-        env.record(&mut p.rows, Check::DuplicateArrays, o, heap.shallow_size(o));
+        p.record(env, Check::DuplicateArrays, o, heap.shallow_size(o));
     }
     redundant
 }
@@ -256,7 +259,7 @@ fn in_passes<P: Default>(candidates: &[(ObjIdx, u32)], groups: usize, budget: u6
 
 fn assemble(heap: &Heap, a: &FullAnalysis, rows: FxHashMap<RowKey, Agg>, strings: crate::DuplicateStrings, limit: usize) -> Waste {
     let used = a.total_size();
-    let percent = |b: u64| if used == 0 { 0.0 } else { (b as f64 * 100.0 / used as f64).min(100.0) };
+    let percent = |b: u64| if used == 0 { 0.0 } else { b as f64 * 100.0 / used as f64 };
     let mut by_check: FxHashMap<Check, Vec<(RowKey, Agg)>> = FxHashMap::default();
     for (k, v) in rows {
         by_check.entry(k.0).or_default().push((k, v));

@@ -54,7 +54,7 @@ impl Check {
     /// One sentence: what the check finds and how its overhead is counted.
     pub fn rule(self) -> &'static str {
         match self {
-            Check::EmptyCollections => "collections with no element; overhead = retained size (the collection and its private empty backing array)",
+            Check::EmptyCollections => "collections with no element; overhead = retained size (the collection, its private empty backing array and whatever else only it keeps alive, which no other check counts again)",
             Check::SmallCollections => "collections under a quarter (hash tables) or half (lists) full at the class's default capacity; overhead = unused slots × reference size",
             Check::SparseCollections => "collections under a quarter (hash tables) or half (lists) full at a capacity other than the default; overhead = unused slots × reference size",
             Check::SparseArrays => "object arrays (not a collection's backing array) with more null than non-null slots; overhead = null slots × reference size",
@@ -63,7 +63,7 @@ impl Check {
             Check::DuplicateArrays => "primitive arrays (not a String's) with the same type and content; overhead = shallow size of every copy beyond the first",
             Check::ZeroTailArrays => "primitive arrays (not a String's) whose trailing zero elements are more than half the length; overhead = zero tail × element size",
             Check::Latin1Strings => "Strings stored UTF-16 whose chars are all below 256; overhead = backing array size − the Latin-1 array's",
-            Check::PendingFinalization => "objects whose Finalizer the JVM has queued or is running; overhead = the object's retained size",
+            Check::PendingFinalization => "objects whose Finalizer the JVM has queued or is running; overhead = the object's retained size (what it keeps alive is not counted again by another check)",
         }
     }
 }

@@ -21,6 +21,7 @@ use super::strings::StringCollector;
 use crate::ctx::ClassCache;
 use crate::scan::Coverage;
 use heapql_graph::control::{Cancelled, Control};
+use heapql_graph::object_graph::obj;
 use heapql_graph::FullAnalysis;
 
 /// Objects between two progress ticks / cancellation checks.
@@ -233,6 +234,10 @@ pub fn see_range(env: &Env, cover: Coverage, strings: usize, range: std::ops::Ra
 #[derive(Default)]
 pub struct Partial {
     pub rows: FxHashMap<RowKey, Agg>,
+    /// The objects inside the retained set of a finding counted with its whole retained size
+    /// (an empty collection, an object waiting for finalization; not those findings
+    /// themselves): that finding pays for them, so no check counts them again (`record`).
+    pub inside: FixedBitSet,
     /// [hash of type and content, array] of every primitive array considered for duplicates.
     pub arrays: GrowArray<[u32; 2]>,
     /// (array, zero-tail overhead): decided after the duplicates (a redundant copy is counted
@@ -253,17 +258,22 @@ pub struct Env<'a> {
     pub box_cache_arrays: Vec<ObjIdx>,
 }
 
-impl Env<'_> {
-    /// Adds one wasteful object to its row.
-    pub fn record(&self, rows: &mut FxHashMap<RowKey, Agg>, check: Check, o: ObjIdx, overhead: u64) {
-        let heap = self.heap;
-        let key = (check, holder_of(heap, self.analysis, self.roles, self.classes, o), self.class_of(o));
-        let agg = rows.entry(key).or_insert(Agg { objects: 0, overhead: 0, example: o });
+impl Partial {
+    /// Adds one wasteful object to its row, unless a finding counted with its whole retained
+    /// size keeps it alive (`inside`): each object is counted by one check at most.
+    pub fn record(&mut self, env: &Env, check: Check, o: ObjIdx, overhead: u64) {
+        if self.inside.contains(o as usize) {
+            return;
+        }
+        let key = (check, holder_of(env.heap, env.analysis, env.roles, env.classes, o), env.class_of(o));
+        let agg = self.rows.entry(key).or_insert(Agg { objects: 0, overhead: 0, example: o });
         agg.objects += 1;
         agg.overhead += overhead;
         agg.example = agg.example.min(o);
     }
+}
 
+impl Env<'_> {
     fn idom_role(&self, o: ObjIdx) -> Option<Role> {
         let d = self.analysis.immediate_dominator(o)?;
         (self.classes.kind(self.heap, d) == ObjectKind::Instance).then(|| self.roles.of(self.class_of(d)))
@@ -279,27 +289,47 @@ impl Env<'_> {
 /// `char[]` that are no String's value, hashed.
 pub fn attribute(env: &Env, mut seen: Objects, ctl: &Control) -> Result<Partial, Cancelled> {
     let a = env.analysis;
-    let mut rows = FxHashMap::default();
+    let heap = env.heap;
+    // First the findings that pay for their whole retained set: what they keep alive is
+    // theirs (an empty subclass of ArrayList with a big array of its own, the arrays of an
+    // object waiting for finalization), so the other checks must not count it again.
+    let mut whole: Vec<(ObjIdx, Check)> = Vec::new();
     for &packed in seen.candidates.iter() {
-        let Candidate { object: o, check, overhead } = Candidate::unpack(packed);
-        let (keep, overhead) = match check {
+        let Candidate { object: o, check, .. } = Candidate::unpack(packed);
+        let keep = match check {
             // A set's own map, a collection's own array: the collection's business (it is
             // counted as the collection).
-            Check::EmptyCollections => (!held_by_collection(env, o), a.retained_size(o)),
-            Check::SmallCollections | Check::SparseCollections | Check::SparseArrays => (!held_by_collection(env, o), overhead),
-            Check::BoxedPrimitives => (!in_box_cache(env, o), overhead),
-            Check::PendingFinalization => (true, a.retained_size(o)),
-            // Found among all objects in `mod.rs`, never a candidate of the first step.
-            Check::DuplicateStrings | Check::DuplicateArrays | Check::ZeroTailArrays | Check::Latin1Strings => (true, overhead),
+            Check::EmptyCollections => !held_by_collection(env, o),
+            Check::PendingFinalization => true,
+            _ => false,
         };
         if keep {
-            env.record(&mut rows, check, o, overhead);
+            whole.push((o, check));
+        }
+    }
+    // One object, one finding (a referent waiting for finalization may be an empty collection).
+    whole.sort_unstable_by_key(|&(o, _)| o);
+    whole.dedup_by_key(|&mut (o, _)| o);
+    let mut p = Partial { inside: inside_of(a, heap.object_count() as usize, whole.iter().map(|&(o, _)| o), ctl)?, ..Partial::default() };
+    for &(o, check) in &whole {
+        p.record(env, check, o, a.retained_size(o));
+    }
+    for &packed in seen.candidates.iter() {
+        let Candidate { object: o, check, overhead } = Candidate::unpack(packed);
+        let keep = match check {
+            Check::EmptyCollections | Check::PendingFinalization => false,
+            Check::SmallCollections | Check::SparseCollections | Check::SparseArrays => !held_by_collection(env, o),
+            Check::BoxedPrimitives => !in_box_cache(env, o),
+            // Found among all objects in `mod.rs`, never a candidate of the first step.
+            Check::DuplicateStrings | Check::DuplicateArrays | Check::ZeroTailArrays | Check::Latin1Strings => true,
+        };
+        if keep {
+            p.record(env, check, o, overhead);
         }
     }
     // The byte[] and char[] of the tree (the first step saw only the tree's objects), in
     // order: each is hashed unless it is a String's value, judged with the String, or ART's
     // stand-in for a class's native size (`class_overhead`).
-    let heap = env.heap;
     let texts = std::mem::take(&mut seen.texts);
     let mut overhead: Vec<ObjIdx> = class_overhead(env).collect();
     overhead.sort_unstable();
@@ -317,7 +347,42 @@ pub fn attribute(env: &Env, mut seen: Objects, ctl: &Control) -> Result<Partial,
         }
     }
     seen.string_values = FixedBitSet::new();
-    Ok(Partial { rows, arrays: seen.arrays, tails: seen.tails, strings: seen.strings })
+    p.arrays = seen.arrays;
+    p.tails = seen.tails;
+    p.strings = seen.strings;
+    Ok(p)
+}
+
+/// The objects of the dominator tree inside the retained set of one of `heads` (strictly:
+/// not a head itself unless another head keeps it alive), in one pass over the tree in the
+/// dominator phase's DFS order, where every object comes after its immediate dominator: an
+/// object is inside when its dominator is a head or inside. Reads the two order arrays front
+/// to back; one bit per object and one per tree position. No pass without a head.
+fn inside_of(a: &FullAnalysis, objects: usize, heads: impl Iterator<Item = ObjIdx>, ctl: &Control) -> Result<FixedBitSet, Cancelled> {
+    let mut inside = FixedBitSet::with_capacity(objects);
+    let mut is_head = FixedBitSet::with_capacity(objects);
+    is_head.extend(heads.map(|o| o as usize));
+    if is_head.is_clear() {
+        return Ok(inside);
+    }
+    let (order, idoms) = (a.tree_order(), a.tree_order_idoms());
+    // Positions inside a head's retained set or heading one (the virtual root, 0, is neither).
+    let mut marked = FixedBitSet::with_capacity(order.len());
+    for (pos, (&v, &d)) in order.iter().zip(idoms).enumerate().skip(1) {
+        if pos % TICK as usize == 0 {
+            // Cancellation only: the progress stays where the object pass left it.
+            ctl.tick(objects as u64, objects as u64 + 1)?;
+        }
+        let o = obj(v) as usize;
+        let within = marked.contains(d as usize);
+        if within {
+            inside.insert(o);
+        }
+        if within || is_head.contains(o) {
+            marked.insert(pos);
+        }
+    }
+    Ok(inside)
 }
 
 /// The `byte[]`s ART's hprof writer makes up for classes' `$classOverhead` statics
