@@ -54,6 +54,19 @@ describe('buildReport on demo.hprof', () => {
     expect(model.overview.classHistogram.rows.length).toBeLessThanOrEqual(30);
   });
 
+  test('class loaders: a row for each loader counted, the app classes measured like the bootstrap ones', () => {
+    const o = model.overview;
+    expect(o.classLoaders).toHaveLength(o.heap.classLoaders);
+    const app = o.classLoaders.find((l) => l.name === 'app')!;
+    const boot = o.classLoaders.find((l) => l.name === '<bootstrap>')!;
+    expect(boot.loaderRetained).toBeNull();
+    expect(app.loaderRetained).toBeGreaterThan(0);
+    // The demo's cache hangs off a static of the class Demo, which the app loader defined.
+    expect(app.retained).toBeGreaterThan(o.heap.usedHeap / 2);
+    expect(o.classLoaders.map((l) => l.retained)).toEqual(o.classLoaders.map((l) => l.retained).sort((a, b) => b - a));
+    for (const l of o.classLoaders.filter((x) => x.definedClasses === 0)) expect(l.retained).toBe(0);
+  });
+
   test('the leak suspect is named after the static field that holds it', () => {
     const leak = facts.collections[0]!;
     const suspect = model.leakSuspects.suspects[0]!;

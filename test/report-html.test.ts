@@ -16,6 +16,14 @@ describe('HTML report', () => {
     expect(html).toContain(`content="default-src 'none'; style-src 'unsafe-inline'`);
   });
 
+  test('class loaders: the classes retain and the loader object retains, with what they mean', () => {
+    const html = renderHtml(withVizWarnings(sampleModel()));
+    for (const head of ['classes retain', 'loader object retains']) expect(html).toContain(`<th class="n">${head}</th>`);
+    expect(html).toContain('<p class="note">Classes retain: the classes a loader defined, taken together');
+    // The bootstrap loader has no object: its last cell is a dash.
+    expect(html).toMatch(/<tr><td>&lt;bootstrap&gt;<\/td>.*<td class="n">—<\/td><\/tr>/);
+  });
+
   test('carries every section and the charts', () => {
     const html = renderHtml(withVizWarnings(sampleModel()));
     for (const id of ['summary', 'system-overview', 'leak-suspects', 'top-consumers', 'thread-overview', 'waste', 'queries']) {

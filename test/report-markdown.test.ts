@@ -63,6 +63,24 @@ describe('Markdown report', () => {
     expect(md).toContain('| locale=en | 9 | 400 | 18.7 KiB |');
   });
 
+  test('class loaders: one measure of the classes for every loader, the loader object apart, and every loader accounted for', () => {
+    const md = renderMarkdown(sampleModel());
+    expect(md).toContain('| loader | classes | instances | shallow | classes retain | % heap | loader object retains |');
+    expect(md).toContain('| app | 16 | 1,402 | 23.3 KiB | 6.3 MiB | 52.5% | 12.9 KiB |');
+    // The bootstrap loader has no object.
+    expect(md).toMatch(/\| \\<bootstrap\\> \| 2,398 \| [^\n]* \| 2\.1 MiB \| 17\.1% \| — \|/);
+    expect(md).toContain('_Classes retain: the classes a loader defined, taken together');
+    expect(md).toContain('All 4 loaders._');
+    // Capped below the count, the note says how many are listed; a loader defining no class is counted.
+    const m = sampleModel();
+    m.overview.classLoaders = m.overview.classLoaders.slice(0, 2);
+    m.overview.heap.classLoaders = 5;
+    expect(renderMarkdown(m)).toContain('The 2 loaders whose classes retain the most, of 5._');
+    const idle = sampleModel();
+    idle.overview.classLoaders[3] = { ...idle.overview.classLoaders[3]!, definedClasses: 0, instances: 0, shallow: 0, retained: 0, retainedPercent: 0 };
+    expect(renderMarkdown(idle)).toContain('All 4 loaders, 1 of them defining no class._');
+  });
+
   test('a suspect without a path: a group with no accumulation point has no single path; a single object is unreachable', () => {
     const [, one, many] = renderMarkdown(modelWithoutPaths()).split('\n## Top Consumers')[0].split(/\n### Problem Suspect \d+: /);
     expect(many).toContain('**Shortest path from a GC root**\n\n_No single path: the instances share no common accumulation point, so no one path from a GC root leads to them all._');

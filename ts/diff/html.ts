@@ -119,7 +119,7 @@ export function renderDiffHtml(m: DiffModel): string {
     loaders.shown.length === 0
       ? '<p>No class loader grew.</p>'
       : table(
-          cols(['Loader'], ['Classes', true], ['Instances', true], ['Shallow', true], ['Retained', true], ['Δ retained', true]),
+          cols(['Loader'], ['Classes', true], ['Instances', true], ['Shallow', true], ['Classes retain', true], ['Δ classes retain', true]),
           loaders.shown.map((r) => [esc(r.loader), esc(countPair(r.definedClasses)), esc(countPair(r.instances)), esc(bytesPair(r.shallow)), esc(bytesPair(r.retained)), delta(bytesChange(r.retained), r.retained.delta)]),
           'Class loaders',
         ) + more(loaders.grown, loaders.shown.length),

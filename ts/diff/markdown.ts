@@ -95,7 +95,7 @@ export function renderDiffMarkdown(m: DiffModel): string {
   else {
     out.push(
       table(
-        ['Loader', 'Classes', 'Instances', 'Shallow', 'Retained', 'Δ retained'],
+        ['Loader', 'Classes', 'Instances', 'Shallow', 'Classes retain', 'Δ classes retain'],
         loaders.shown.map((r) => [mdText(r.loader), countPair(r.definedClasses), countPair(r.instances), bytesPair(r.shallow), bytesPair(r.retained), bytesChange(r.retained)]),
         ['l', 'r', 'r', 'r', 'r', 'r'],
       ),

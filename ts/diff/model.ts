@@ -64,14 +64,17 @@ export const ClassDiffRowSchema = Obj({
 });
 export type ClassDiffRow = Static<typeof ClassDiffRowSchema>;
 
-export const LoaderDiffRowSchema = Obj({
-  loader: Type.String({ description: 'loader key: `<bootstrap>`, the loader\'s name, or its class (addresses dropped)' }),
-  loaders: Obj({ baseline: Count(), current: Count() }, 'loaders with this key in each dump'),
-  definedClasses: ChangeSchema,
-  instances: ChangeSchema,
-  shallow: ChangeSchema,
-  retained: ChangeSchema,
-});
+export const LoaderDiffRowSchema = Obj(
+  {
+    loader: Type.String({ description: 'loader key: `<bootstrap>`, the loader\'s name, or its class (addresses dropped)' }),
+    loaders: Obj({ baseline: Count(), current: Count() }, 'loaders with this key in each dump (those that define no class included)'),
+    definedClasses: ChangeSchema,
+    instances: ChangeSchema,
+    shallow: ChangeSchema,
+    retained: ChangeSchema,
+  },
+  "the report's class loader rows with one key, summed per dump; `retained` is what their classes retain taken together (the report's `classLoaders[].retained`, the same measure for every loader), not the loader objects' retained size",
+);
 export type LoaderDiffRow = Static<typeof LoaderDiffRowSchema>;
 
 export const PackageDiffRowSchema = Obj({

@@ -6,6 +6,7 @@
 import { planQuery, queryChartSvg, type QueryView } from './charts.js';
 import { baseName, formatBytes, frameText, int, noPathText, overviewFacts, percent, sizeWithPercent, valueText, viaText } from './format.js';
 import { escapeHtml as esc } from './html-escape.js';
+import { CLASS_LOADER_COLUMNS, classLoadersNote } from './markdown.js';
 import type { ConsumerGroup, LeakSuspect, ReportModel, ReportWarning, ThreadInfo, Waste, WasteModel } from './model.js';
 import type { QueryResult } from './query-result.js';
 import { barChartSvg, pieChartSvg, REST_COLOR, treemapSvg, type Datum, type TreeDatum } from './svg.js';
@@ -191,10 +192,18 @@ function systemOverview(model: ReportModel): string {
   const histNote = rows.length < o.classHistogram.classes ? `<p class="note">The ${int(rows.length)} classes with the largest retained size, of ${int(o.classHistogram.classes)}.</p>` : '';
   const loaders = o.classLoaders.length
     ? table(
-        [{ head: 'loader' }, { head: 'classes', num: true }, { head: 'instances', num: true }, { head: 'shallow', num: true }, { head: 'retained', num: true }, { head: '% heap', num: true }],
-        o.classLoaders.map((l) => [esc(l.name) + (l.loader ? ` <span class="note">${esc(l.loader.className)} @ ${esc(l.loader.address)}</span>` : ''), int(l.definedClasses), int(l.instances), bytes(l.shallow), bytes(l.retained), percent(l.retainedPercent)]),
+        CLASS_LOADER_COLUMNS.map((head, i) => (i === 0 ? { head } : { head, num: true })),
+        o.classLoaders.map((l) => [
+          esc(l.name) + (l.loader ? ` <span class="note">${esc(l.loader.className)} @ ${esc(l.loader.address)}</span>` : ''),
+          int(l.definedClasses),
+          int(l.instances),
+          bytes(l.shallow),
+          bytes(l.retained),
+          percent(l.retainedPercent),
+          l.loaderRetained === null ? '—' : bytes(l.loaderRetained),
+        ]),
         'Class loaders',
-      )
+      ) + `<p class="note">${esc(classLoadersNote(o))}</p>`
     : '<p>No class loaders.</p>';
   const dups = o.duplicateClasses.length
     ? table(

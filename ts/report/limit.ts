@@ -11,6 +11,7 @@
  * every thread.
  *
  * The totals stay whole-dump figures whatever the cap: `overview.classHistogram.classes`,
+ * `overview.heap.classLoaders` (one row per loader before the cap),
  * `threads.threadCount`, a waste check's `holders`, `duplicateStrings.duplicatedValues`, a
  * suspect's `retainedByClass.classes`; summaries count from them, never from a capped list.
  *

@@ -5,7 +5,7 @@
  */
 import { planQuery, type QueryView } from './charts.js';
 import { baseName, formatBytes, frameText, int, noPathText, overviewFacts, percent, printable, shorten, sizeWithPercent, valueText, viaText } from './format.js';
-import type { LeakSuspect, ReportModel, ThreadInfo, Waste, WasteModel } from './model.js';
+import type { LeakSuspect, ReportModel, SystemOverview, ThreadInfo, Waste, WasteModel } from './model.js';
 import type { QueryResult } from './query-result.js';
 
 /** Rows of the class histogram shown in Markdown; the JSON and HTML reports carry them all. */
@@ -100,6 +100,26 @@ function summary(model: ReportModel): string[] {
   return ['## Summary', lines.join('\n')];
 }
 
+/** The class loaders table's column headings, in the Markdown and HTML reports. */
+export const CLASS_LOADER_COLUMNS = ['loader', 'classes', 'instances', 'shallow', 'classes retain', '% heap', 'loader object retains'] as const;
+
+/**
+ * What the class loaders table's sizes mean, and how many loaders it leaves out, in plain text
+ * (no markup) for the Markdown and HTML reports alike.
+ */
+export function classLoadersNote(o: SystemOverview): string {
+  const n = o.heap.classLoaders;
+  const shown = o.classLoaders.length;
+  const noClass = o.classLoaders.filter((l) => l.definedClasses === 0).length;
+  return [
+    'Classes retain: the classes a loader defined, taken together — the retained sizes of their class objects added up, leaving out a class object that another class object of the same loader dominates, so nothing counts twice: the same measure for every loader, as the class histogram\'s retained is per class.',
+    'Loader object retains: what the loader object alone retains (— where there is none, as for the bootstrap loader).',
+    shown < n
+      ? `The ${int(shown)} loaders whose classes retain the most, of ${int(n)}.`
+      : `All ${int(n)} loaders${noClass > 0 ? `, ${int(noClass)} of them defining no class` : ''}.`,
+  ].join(' ');
+}
+
 function systemOverview(model: ReportModel): string[] {
   const o = model.overview;
   const kv = overviewFacts(model).map(([k, v]): [string, string] => [k, mdText(v)]);
@@ -128,11 +148,20 @@ function systemOverview(model: ReportModel): string[] {
     o.classLoaders.length === 0
       ? '_No class loaders._'
       : table(
-          ['loader', 'classes', 'instances', 'shallow', 'retained', '% heap'],
-          o.classLoaders.map((l) => [mdText(l.name), int(l.definedClasses), int(l.instances), formatBytes(l.shallow), formatBytes(l.retained), percent(l.retainedPercent)]),
-          ['l', 'r', 'r', 'r', 'r', 'r'],
+          [...CLASS_LOADER_COLUMNS],
+          o.classLoaders.map((l) => [
+            mdText(l.name),
+            int(l.definedClasses),
+            int(l.instances),
+            formatBytes(l.shallow),
+            formatBytes(l.retained),
+            percent(l.retainedPercent),
+            l.loaderRetained === null ? '—' : formatBytes(l.loaderRetained),
+          ]),
+          ['l', 'r', 'r', 'r', 'r', 'r', 'r'],
         ),
   );
+  if (o.classLoaders.length > 0) out.push(`_${classLoadersNote(o)}_`);
 
   out.push('### Duplicate classes');
   out.push(

@@ -17,7 +17,7 @@ export { ObjectRefSchema, QueryResultSchema };
 export type { Column, ObjectRef, QueryResult, Value, VizKind, VizSpec } from './query-result.js';
 
 /** Bumped on any incompatible change; a reader refuses a model newer than it knows. */
-export const REPORT_SCHEMA_VERSION = 3;
+export const REPORT_SCHEMA_VERSION = 4;
 
 const Percent = (description?: string) =>
   Type.Number({ minimum: 0, maximum: 100, description: description ?? 'percent of the total heap (0..100)' });
@@ -41,15 +41,25 @@ export const HistogramRowSchema = Obj(
 );
 export type HistogramRow = Static<typeof HistogramRowSchema>;
 
-export const ClassLoaderRowSchema = Obj({
-  loader: Nullable(ObjectRefSchema),
-  name: Type.String({ description: 'loader label, `<bootstrap>` for the bootstrap loader' }),
-  definedClasses: Count('classes this loader defined'),
-  instances: Count('instances of those classes'),
-  shallow: Bytes('shallow size of those instances'),
-  retained: Bytes('retained size of the loader object (its classes and what their statics hold)'),
-  retainedPercent: Percent(),
-});
+export const ClassLoaderRowSchema = Obj(
+  {
+    loader: Nullable(ObjectRefSchema),
+    name: Type.String({ description: 'loader label, `<bootstrap>` for the bootstrap loader' }),
+    definedClasses: Count('classes this loader defined (0 for a loader instance that defines none)'),
+    instances: Count('instances of those classes'),
+    shallow: Bytes('shallow size of those instances'),
+    retained: Bytes(
+      "the classes this loader defined, taken together: the sum of the retained sizes of their class objects that no other class object of this loader dominates — what those classes keep alive (their statics and what only those hold), each object counted once: MAT's minimum retained size of the set, as the class histogram's per class. The same meaning for every loader, the bootstrap loader included; 0 for a loader that defines no class. Instances of the classes are in it only where the classes' statics alone hold them",
+    ),
+    retainedPercent: Percent('`retained` as a percent of the total heap (0..100)'),
+    loaderRetained: Nullable(
+      Bytes(
+        "retained size of the loader object alone (MAT's class loader explorer): what only it keeps alive, its classes only where nothing but the loader holds them; null for the bootstrap loader, which has no object, and for a loader whose object is not in the report's heap",
+      ),
+    ),
+  },
+  'one class loader: each loader that defines a class and each class loader instance, so the rows are `heap.classLoaders` (before the limit cuts them)',
+);
 export type ClassLoaderRow = Static<typeof ClassLoaderRowSchema>;
 
 export const DuplicateClassSchema = Obj(
@@ -93,7 +103,7 @@ export const SystemOverviewSchema = Obj({
     objectArrays: Count(),
     primitiveArrays: Count(),
     classes: Count('class objects'),
-    classLoaders: Count(),
+    classLoaders: Count('loaders that define a class (the bootstrap loader included) and class loader instances, counted once each: the rows of `classLoaders` before the limit'),
     unreachableObjects: Count('objects no GC root reaches (kept in their own forest unless --reachable-only)'),
     unreachableShallow: Bytes(),
     unreachablePseudoRoots: Count(
@@ -113,7 +123,9 @@ export const SystemOverviewSchema = Obj({
     classes: Count('classes in the histogram (rows may be fewer)'),
     rows: Type.Array(HistogramRowSchema, { description: 'largest retained first' }),
   }),
-  classLoaders: Type.Array(ClassLoaderRowSchema, { description: 'largest retained first' }),
+  classLoaders: Type.Array(ClassLoaderRowSchema, {
+    description: 'largest `retained` first, then largest `loaderRetained`, then by name; may be capped: `heap.classLoaders` is the full count',
+  }),
   duplicateClasses: Type.Array(DuplicateClassSchema, { description: 'sorted by class name' }),
 });
 export type SystemOverview = Static<typeof SystemOverviewSchema>;

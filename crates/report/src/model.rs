@@ -120,16 +120,27 @@ pub struct ClassHistogram {
     pub rows: Vec<HistogramRow>,
 }
 
+/// One class loader: every loader that defines a class (the bootstrap loader included) and
+/// every class loader instance, as the overview's `class_loaders` count counts them.
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClassLoaderRow {
+    /// The loader object; None for the bootstrap loader and a loader not in the report's heap.
     pub loader: Option<ObjectRef>,
     pub name: String,
+    /// Classes it defined (0 for a loader instance that defines none).
     pub defined_classes: u64,
+    /// Instances of those classes, and their shallow size.
     pub instances: u64,
     pub shallow: u64,
+    /// The classes it defined, taken together: the sum of the retained sizes of their class
+    /// objects that no other class object of this loader dominates (MAT's minimum retained
+    /// size of that set, as the class histogram's per class). Same meaning for every loader.
     pub retained: u64,
     pub retained_percent: f64,
+    /// Retained size of the loader object alone (MAT's class loader explorer); None when
+    /// there is no loader object (the bootstrap loader, or one not in the report's heap).
+    pub loader_retained: Option<u64>,
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -5,7 +5,6 @@
 use std::collections::BTreeMap;
 
 use heapql_heap::ClassIdx;
-use rustc_hash::FxHashMap;
 
 use super::ctx::Ctx;
 use super::model::{
@@ -23,7 +22,8 @@ pub fn overview(ctx: &Ctx, scan: &Scan, retained: &ClassRetained, reachable_only
     let info = heap.info();
     let mut facts = scan.facts.clone();
     facts.used_heap = ctx.total;
-    facts.class_loaders = class_loader_count(ctx, scan);
+    let (loader_count, class_loaders) = class_loaders(ctx, scan, retained);
+    facts.class_loaders = loader_count;
     facts.unreachable_pseudo_roots = if reachable_only { 0 } else { ctx.analysis.unreachable_roots().count() as u64 };
     SystemOverview {
         file: FileFacts {
@@ -57,20 +57,9 @@ pub fn overview(ctx: &Ctx, scan: &Scan, retained: &ClassRetained, reachable_only
         reachable_only,
         gc_roots: gc_roots(ctx),
         class_histogram: histogram(ctx, scan, retained),
-        class_loaders: class_loaders(ctx, scan, retained),
+        class_loaders,
         duplicate_classes: duplicate_classes(ctx, scan),
     }
-}
-
-/// Distinct loaders that define a class (the bootstrap loader included) and every class
-/// loader instance (mat-semantics.md §2.5).
-fn class_loader_count(ctx: &Ctx, scan: &Scan) -> u64 {
-    let heap = ctx.heap;
-    let mut ids: Vec<u64> = (0..heap.class_count()).map(|c| heap.class(c).loader_id).collect();
-    ids.extend(scan.loaders.iter().map(|&o| heap.object_id(o)));
-    ids.sort_unstable();
-    ids.dedup();
-    ids.len() as u64
 }
 
 /// GC roots as the dump records them: the figures of the index summary (`heapql summary`), the
@@ -113,13 +102,16 @@ fn histogram(ctx: &Ctx, scan: &Scan, retained: &ClassRetained) -> ClassHistogram
     ClassHistogram { classes: classes.len() as u64, rows }
 }
 
-/// Per defining loader: classes, their instances and shallow bytes, and the retained size of
-/// the loader object (for the bootstrap loader, which has none, the retained size of the class
-/// objects it defined taken together).
-fn class_loaders(ctx: &Ctx, scan: &Scan, retained: &ClassRetained) -> Vec<ClassLoaderRow> {
+/// Every class loader — each loader that defines a class (the bootstrap loader included) and
+/// each class loader instance, mat-semantics.md §2.5 — and their count (the rows, before the
+/// report's limit cuts them). Per loader: the classes it defined, their instances and shallow
+/// bytes; `retained`, the same figure for every loader: its classes taken together, the
+/// minimum retained size of its class objects (`ClassRetained::by_loader`, mat-semantics.md
+/// §2.6); `loader_retained`, the loader object's own retained size where there is one.
+fn class_loaders(ctx: &Ctx, scan: &Scan, retained: &ClassRetained) -> (u64, Vec<ClassLoaderRow>) {
     let heap = ctx.heap;
-    // loader id → (classes, instances, shallow)
-    let mut per: FxHashMap<u64, (u64, u64, u64)> = FxHashMap::default();
+    // loader id → (classes, instances, shallow), by id: ties below fall in one order.
+    let mut per: BTreeMap<u64, (u64, u64, u64)> = BTreeMap::new();
     for c in 0..heap.class_count() {
         let e = per.entry(heap.class(c).loader_id).or_default();
         // The classes the report covers, as the overview counts them (`--reachable-only`: those
@@ -128,29 +120,35 @@ fn class_loaders(ctx: &Ctx, scan: &Scan, retained: &ClassRetained) -> Vec<ClassL
         e.1 += scan.class_instances[c as usize];
         e.2 += scan.class_shallow[c as usize];
     }
+    // Loader instances that define no class: rows of their own, so the rows are the count.
+    for &o in &scan.loaders {
+        per.entry(heap.object_id(o)).or_default();
+    }
+    let count = per.len() as u64;
     let mut rows: Vec<ClassLoaderRow> = per
         .into_iter()
         .map(|(id, (classes, instances, shallow))| {
             let object = (id != 0).then(|| heap.index_of(id)).flatten().filter(|&o| ctx.analysis.in_tree(o));
-            let retained = match (id, object) {
-                (0, _) => retained.bootstrap_classes,
-                (_, Some(o)) => ctx.analysis.retained_size(o),
-                (_, None) => 0,
+            let name = match object {
+                Some(o) => ctx.loader_object_label(o),
+                None => ctx.loader_label(id).unwrap_or_else(|| BOOTSTRAP.to_string()),
             };
+            let classes_retained = retained.of_loader(id);
             ClassLoaderRow {
                 loader: object.map(|o| ctx.object_ref(o)),
-                name: ctx.loader_label(id).unwrap_or_else(|| BOOTSTRAP.to_string()),
+                name,
                 defined_classes: classes,
                 instances,
                 shallow,
-                retained,
-                retained_percent: ctx.percent(retained),
+                retained: classes_retained,
+                retained_percent: ctx.percent(classes_retained),
+                loader_retained: object.map(|o| ctx.analysis.retained_size(o)),
             }
         })
         .collect();
-    rows.sort_by(|a, b| b.retained.cmp(&a.retained).then(a.name.cmp(&b.name)));
+    rows.sort_by(|a, b| b.retained.cmp(&a.retained).then(b.loader_retained.cmp(&a.loader_retained)).then(a.name.cmp(&b.name)));
     rows.truncate(ctx.limit);
-    rows
+    (count, rows)
 }
 
 fn duplicate_classes(ctx: &Ctx, scan: &Scan) -> Vec<DuplicateClass> {

@@ -142,7 +142,7 @@ fn demo_overview_threads_and_classes_match_the_facts() {
     assert_eq!(o.class_histogram.rows.len() as u64, o.class_histogram.classes);
     let app = o.class_loaders.iter().find(|l| l.name == "app").unwrap();
     assert_eq!(app.loader.as_ref().unwrap().class_name, "jdk.internal.loader.ClassLoaders$AppClassLoader");
-    assert_eq!(app.retained, a.retained_size(app.loader.as_ref().unwrap().object_id));
+    assert_eq!(app.loader_retained, Some(a.retained_size(app.loader.as_ref().unwrap().object_id)));
     assert!(o.class_loaders.iter().any(|l| l.name == "<bootstrap>" && l.loader.is_none()));
     assert_gc_roots_are_the_dumps(&heap, &data, 753);
     let kinds: Vec<(&str, u64)> = o.gc_roots.by_kind.iter().map(|k| (k.kind.as_str(), k.count)).collect();
@@ -170,7 +170,8 @@ fn demo_overview_threads_and_classes_match_the_facts() {
     assert_eq!(evictor.state.as_deref(), Some("TIMED_WAITING"));
 }
 
-/// The class loaders' defined classes add up to the overview's classes in both modes (under
+/// The class loaders' rows are the overview's count of loaders, and their defined classes add
+/// up to the overview's classes, in both modes (under
 /// `--reachable-only` both count the classes whose class object is reachable; the loaders'
 /// rows counted every class beside instances of reachable objects only).
 #[test]
@@ -183,6 +184,8 @@ fn class_loader_rows_count_the_classes_the_overview_counts() {
         let o = &data.overview;
         let defined: u64 = o.class_loaders.iter().map(|l| l.defined_classes).sum();
         assert_eq!(defined, o.heap.classes, "reachable_only {reachable_only}");
+        // A row per loader the overview counts, those that define no class included.
+        assert_eq!(o.class_loaders.len() as u64, o.heap.class_loaders, "reachable_only {reachable_only}");
     }
 }
 

@@ -188,6 +188,99 @@ fn class_histogram_retained_is_the_minimum_retained_size_of_each_class() {
     assert_eq!(h.primitive_arrays, 14);
 }
 
+/// Object ids of the loader dump.
+struct Loaders {
+    loader: u64,
+    idle_loader: u64,
+    big_class: u64,
+    helper_class: u64,
+    data: u64,
+}
+
+/// A class loader whose object retains little while a class it defined retains a lot:
+/// `app.Loader` instance `loader` (a JNI global) defines `app.Big` (a System Class root)
+/// whose static `data` holds a byte[100000] and whose static `helper` holds the class object
+/// of `app.Helper`, also defined by `loader` and reachable only through it (its static holds a
+/// byte[5000]); `idle_loader`, a second `app.Loader` (a JNI global), defines no class.
+fn loader_dump() -> (Vec<u8>, Loaders) {
+    let mut b = DumpBuilder::new(8);
+    let obj = b.object_class;
+    let class_loader = b.class("java.lang.ClassLoader", Some(obj), &[("parent", BasicType::Object)]);
+    let loader_class = b.class("app.Loader", Some(class_loader), &[]);
+    let loader = b.instance(loader_class, &[Val::Obj(0)]);
+    let idle_loader = b.instance(loader_class, &[Val::Obj(0)]);
+    let data = b.byte_array(&vec![7; 100_000]);
+    let more = b.byte_array(&vec![8; 5_000]);
+    let helper_class = b.class_full("app.Helper", Some(obj), loader, &[], &[("more", Val::Obj(more))]);
+    let big_class = b.class_full("app.Big", Some(obj), loader, &[], &[("data", Val::Obj(data)), ("helper", Val::Obj(helper_class))]);
+    b.root_sticky_class(big_class);
+    b.root_jni_global(loader);
+    b.root_jni_global(idle_loader);
+    (b.build(), Loaders { loader, idle_loader, big_class, helper_class, data })
+}
+
+/// Every loader's `retained` is its classes taken together — for a loader other than the
+/// bootstrap loader too (it was the loader object's retained size there, here 16 bytes
+/// against the 105 000 its classes hold) — computed apart from the report by climbing the
+/// immediate dominators, and the minimum retained size of its class objects; the loader
+/// object's own is `loader_retained`. A loader that defines no class has a row, so the rows
+/// are the overview's count.
+#[test]
+fn class_loader_rows_give_every_loader_its_classes_taken_together() {
+    let (bytes, l) = loader_dump();
+    for reachable_only in [false, true] {
+        let (heap, a) = analyze(&bytes, reachable_only);
+        let data = report(&heap, &a);
+        let o = &data.overview;
+        // Per defining loader, apart from the report: its class objects that no other class
+        // object of the same loader dominates.
+        let loader_of_class_object = |o: ObjIdx| {
+            let class = (heap.object_kind(o) == heapql_heap::ObjectKind::Class).then(|| heap.class_described_by(o)).flatten();
+            class.map(|c| heap.class(c).loader_id)
+        };
+        let mut naive: std::collections::BTreeMap<u64, u64> = Default::default();
+        let mut members: std::collections::BTreeMap<u64, Vec<ObjIdx>> = Default::default();
+        for x in (0..heap.object_count()).filter(|&x| a.in_tree(x)) {
+            let Some(loader) = loader_of_class_object(x) else { continue };
+            members.entry(loader).or_default().push(x);
+            let mut up = a.immediate_dominator(x);
+            while up.is_some_and(|d| loader_of_class_object(d) != Some(loader)) {
+                up = a.immediate_dominator(up.unwrap());
+            }
+            if up.is_none() {
+                *naive.entry(loader).or_default() += a.retained_size(x);
+            }
+        }
+        assert_eq!(o.heap.class_loaders, 3, "the bootstrap loader and two loader instances");
+        assert_eq!(o.class_loaders.len(), 3, "a row for each");
+        for row in &o.class_loaders {
+            let id = row.loader.as_ref().map_or(0, |r| heap.object_id(r.object_id));
+            assert_eq!(row.retained, naive.get(&id).copied().unwrap_or(0), "{}", row.name);
+            assert_eq!(row.retained, members.get(&id).map_or(0, |m| a.min_retained_size(m)), "{}", row.name);
+            assert_eq!(row.loader_retained, row.loader.as_ref().map(|r| a.retained_size(r.object_id)), "{}", row.name);
+        }
+        let app = o.class_loaders.iter().find(|r| r.loader.as_ref().is_some_and(|r| r.object_id == idx(&heap, l.loader))).unwrap();
+        let big = a.retained_size(idx(&heap, l.big_class));
+        assert_eq!(app.defined_classes, 2);
+        // app.Helper's class object hangs below app.Big's: counted once, inside app.Big's.
+        assert_eq!(a.immediate_dominator(idx(&heap, l.helper_class)), Some(idx(&heap, l.big_class)));
+        assert_eq!(app.retained, big);
+        assert!(big >= 105_000 && big >= heap.shallow_size(idx(&heap, l.data)), "{big}");
+        assert_eq!(app.loader_retained, Some(heap.shallow_size(idx(&heap, l.loader))));
+        assert!(app.loader_retained.unwrap() < 100, "the loader object alone retains little");
+        assert!((app.retained_percent - app.retained as f64 * 100.0 / a.total_size() as f64).abs() < 1e-9);
+        let idle = o.class_loaders.iter().find(|r| r.loader.as_ref().is_some_and(|r| r.object_id == idx(&heap, l.idle_loader))).unwrap();
+        assert_eq!((idle.defined_classes, idle.instances, idle.retained), (0, 0, 0));
+        assert_eq!(idle.loader_retained, Some(heap.shallow_size(idx(&heap, l.idle_loader))));
+        assert!(idle.name.starts_with("app.Loader @ 0x"), "{}", idle.name);
+        let boot = o.class_loaders.iter().find(|r| r.loader.is_none()).unwrap();
+        assert_eq!((boot.name.as_str(), boot.loader_retained), ("<bootstrap>", None));
+        // Its classes first, then the loader object, then the name.
+        assert!(o.class_loaders.windows(2).all(|w| (w[0].retained, w[0].loader_retained) >= (w[1].retained, w[1].loader_retained)));
+        assert_eq!(o.class_loaders[0].name, app.name, "the loader whose classes retain the most first");
+    }
+}
+
 #[test]
 fn threads_show_state_priority_daemon_frames_and_locals() {
     let mut b = DumpBuilder::new(8);
