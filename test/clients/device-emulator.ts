@@ -72,6 +72,13 @@ export class DeviceEmulator {
   /** Model ids whose files are on the phone. */
   readonly downloaded = new Set<string>();
   downloadOutcome: 'success' | 'network-failure' = 'success';
+  /**
+   * Model ids this (older) app version does not know: /ai/text resolves them like any unknown
+   * name, to GEMMA_3_1B_IT, without saying so (the real app's fallback).
+   */
+  readonly unknownToApp = new Set<string>();
+  /** False until the phone's sensors have reported: /orientation then answers zeros and UNKNOWN. */
+  sensorsReady = true;
   /** When true, requests are received but never answered (until close). */
   hold = false;
   /** When set, a request it matches gets this reply instead (to test client reactions to odd servers). */
@@ -112,6 +119,8 @@ export class DeviceEmulator {
     this.cameraPermission = true;
     this.downloaded.clear();
     this.downloadOutcome = 'success';
+    this.unknownToApp.clear();
+    this.sensorsReady = true;
     this.hold = false;
     this.textGate = undefined;
     this.override = undefined;
@@ -192,7 +201,9 @@ export class DeviceEmulator {
     this.on('GET', '/status', () => ok(this.status()));
     this.on('GET', '/help', () => ok(help()));
     this.on('GET', '/location', () => deviceError(403, 'Location permission not granted', 'PERMISSION_DENIED', 'This build does not request location access'));
-    this.on('GET', '/orientation', () => ok({ azimuth: 123.5, pitch: -2.25, roll: 1.5, timestamp: Date.now(), accuracy: 'HIGH' }));
+    this.on('GET', '/orientation', () =>
+      ok(this.sensorsReady ? { azimuth: 123.5, pitch: -2.25, roll: 1.5, timestamp: Date.now(), accuracy: 'HIGH' } : { azimuth: 0, pitch: 0, roll: 0, timestamp: 0, accuracy: 'UNKNOWN' }),
+    );
     this.on('GET', '/capture', (_req, url) => this.capture(url));
     this.on('POST', '/ai/text', (req) => this.text(req));
     this.on('POST', '/ai/text/upload-model-api', () => aiError(400, 'Invalid request', 'INVALID_REQUEST', 'url, name and fileName are required'));
@@ -254,7 +265,8 @@ export class DeviceEmulator {
     }
     if (!isObject(body)) return aiError(500, 'AI text generation failed', 'AI_ERROR', 'request body is not an object');
     if (typeof body.model !== 'string') return aiError(400, 'AI service error', 'AI_SERVICE_ERROR', 'model must not be null');
-    const model = findModel(body.model) ?? EMULATED_MODELS[0]!;
+    const known = findModel(body.model);
+    const model = known && !this.unknownToApp.has(known.id) ? known : EMULATED_MODELS[0]!;
     if (!this.downloaded.has(model.id)) {
       return aiError(404, 'AI model not available', 'MODEL_NOT_AVAILABLE', `${model.displayName} is not on the device: ${model.fileName} was not found in Download/local_ai_models`);
     }

@@ -103,7 +103,7 @@ describe('device contract', () => {
     const err = await rejection(() => client.text({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT' }), ServiceHttpError);
     expect([err.status, err.errorCode]).toEqual([404, 'MODEL_NOT_AVAILABLE']);
     expect(err.message).toContain('TinyLlama 1.1B Chat');
-    expect(err.message).toContain('download the model first');
+    expect(err.message).toContain('download it first (heapql device download TINYLLAMA_1_1B_CHAT, or downloadModel())');
   });
 
   it('B-06 text with the model present: response, model id, display name in metadata, license, no success, no thinking', async () => {

@@ -49,6 +49,8 @@ export interface Reply {
   status: number;
   body: string;
   contentType?: string;
+  /** Extra headers (e.g. a redirect's Location). */
+  headers?: Record<string, string>;
 }
 
 const WATCHDOG_MS = 30_000;
@@ -148,7 +150,7 @@ export class SchedulerEmulator {
     if (this.hold) return;
     const wantsJson = (req.headers.accept ?? '').includes('application/json');
     const reply = this.override?.(method, url) ?? this.route(method, url, wantsJson);
-    res.writeHead(reply.status, { 'content-type': reply.contentType ?? 'text/plain' });
+    res.writeHead(reply.status, { ...reply.headers, 'content-type': reply.contentType ?? 'text/plain' });
     res.end(method === 'HEAD' ? undefined : reply.body);
   }
 

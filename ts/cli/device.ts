@@ -81,6 +81,10 @@ const orientationCommand = defineCommand({
     const o = await client(args).orientation();
     if (args.json) return printJson(o);
     print(`azimuth ${o.azimuth}°  pitch ${o.pitch}°  roll ${o.roll}°${o.accuracy ? `  accuracy ${o.accuracy}` : ''}`);
+    // The app answers zeros and UNKNOWN until the phone's sensors have reported.
+    if (o.accuracy === 'UNKNOWN' && o.azimuth === 0 && o.pitch === 0 && o.roll === 0) {
+      notice("note: no sensor reading yet (all zeros, accuracy UNKNOWN): the phone's compass has not reported; try again in a moment");
+    }
   },
 });
 

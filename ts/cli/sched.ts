@@ -20,6 +20,7 @@ import {
   type TaskStatus,
 } from '../clients/scheduler/index.js';
 import { usageError } from '../errors.js';
+import { notice, warn } from './stderr.js';
 
 const common = {
   url: { type: 'string', valueHint: 'url', description: `scheduler URL (default: $HEAPQL_SCHED_URL, else ${DEFAULT_SCHEDULER_URL})` },
@@ -33,11 +34,14 @@ const targetArgs = {
 
 type CommonArgs = { url?: string; json?: boolean; task?: string; group?: string; _: string[] };
 
-const STATUS_WORD: Record<TaskStatus, { word: string; reply: string }> = {
-  RUNNING: { word: 'running', reply: 'running' },
-  STOPPED: { word: 'stopped', reply: 'stopping' },
-  UNKNOWN: { word: 'unknown', reply: 'not found' },
-};
+const STATUS_WORD: Record<TaskStatus, string> = { RUNNING: 'running', STOPPED: 'stopped', UNKNOWN: 'unknown' };
+
+/**
+ * After "no plan": the server's race (clients-spec A.5). A plan set while another ran keeps
+ * running, but the old plan's end removes the id's entry, so the new one is no longer listed.
+ */
+const UNLISTED_PLAN_NOTE =
+  'note: a plan that replaced a running plan may still be running unlisted (the scheduler drops it from its plan lists when the replaced plan ends); sched status shows whether the target is stopped';
 
 const statusCommand = defineCommand({
   meta: { name: 'status', description: 'print running, stopped or unknown: sched status (--task <tid> | --group <pid>) [--url <u>]' },
@@ -45,9 +49,9 @@ const statusCommand = defineCommand({
   async run({ args, rawArgs }) {
     checkOptions(rawArgs, 'sched status', { ...targetArgs, ...common }, 0);
     const target = targetOf(args);
-    const status = await client(args).status(target);
-    if (args.json) printJson({ ...target, status: STATUS_WORD[status].word, reply: STATUS_WORD[status].reply });
-    else print(STATUS_WORD[status].word);
+    const { status, reply } = await client(args).readStatus(target);
+    if (args.json) printJson({ ...target, status: STATUS_WORD[status], reply });
+    else print(STATUS_WORD[status]);
   },
 });
 
@@ -97,7 +101,7 @@ const planCommand = defineCommand({
     }
     if (text !== undefined) {
       const steps = parsePlan(text);
-      await c.setPlan(target, steps);
+      await c.setPlan(target, steps, { onWarning: warn });
       if (args.json) printJson({ ...target, plan: formatPlan(steps), sent: toServerPlan(steps), reply: 'ok' });
       else print(`started plan ${formatPlan(steps)} for ${describe(target)} (sent as ${toServerPlan(steps)})`);
       return;
@@ -105,6 +109,7 @@ const planCommand = defineCommand({
     const plan = await c.getPlan(target);
     if (args.json) printJson({ ...target, ...planJson(plan) });
     else print(plan ? formatReadPlan(plan) : 'no plan');
+    if (!plan && !args.json) notice(UNLISTED_PLAN_NOTE);
   },
 });
 
@@ -124,6 +129,7 @@ const plansCommand = defineCommand({
       ...listing.taskGroup.map((e) => ({ kind: 'group', e })),
     ].map(({ kind, e }) => `${kind} ${e.id}: ${formatReadPlan(e.plan)}${e.startedAt ? ` (started ${e.startedAt.toISOString()})` : ''}`);
     print(lines.length > 0 ? lines.join('\n') : 'no plans');
+    if (lines.length === 0) notice(UNLISTED_PLAN_NOTE);
   },
 });
 
@@ -136,7 +142,8 @@ export const schedCommand = defineCommand({
       '  heapql sched plan (--task <tid> | --group <pid>) [<plan>] [--cancel] [--url <u>] [--json]',
       '  heapql sched plans [--url <u>] [--json]',
       'A plan such as s10,r5 stops for 10 s, then runs 5 s, once. Each stop must be under 25 s and',
-      'stops in a row under 30 s in total: the kernel watchdog kills the scheduler otherwise.',
+      'stops in a row under 30 s in total: the kernel watchdog kills the scheduler otherwise',
+      '(stops in a row from 25 s on are warned about).',
     ].join('\n'),
   },
   subCommands: {

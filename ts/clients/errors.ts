@@ -80,6 +80,39 @@ export class ServiceProtocolError extends ServiceError {
   }
 }
 
+/**
+ * The reply came from a different model than the one asked for. The AI Phone Server answers a
+ * model name it does not know with its default model (GEMMA_3_1B_IT) instead of refusing it,
+ * so an app version that lacks a model would otherwise answer with another one unnoticed.
+ */
+export class ModelMismatchError extends ServiceProtocolError {
+  /** The model id the client sent. */
+  readonly requested: string;
+  /** The model the reply names. */
+  readonly answered: string;
+
+  constructor(info: RequestInfo, bodyText: string, requested: string, answered: string, message: string) {
+    super(info, bodyText, message);
+    this.requested = requested;
+    this.answered = answered;
+  }
+}
+
+/**
+ * The caller's AbortSignal fired. If it fired before the request left (or while a text
+ * generation waited for earlier ones), nothing was sent (`sent` false); otherwise the
+ * connection was closed, and a state-changing call may or may not have taken effect.
+ * `cause` is the signal's reason.
+ */
+export class ServiceAbortedError extends ServiceError {
+  readonly sent: boolean;
+
+  constructor(info: RequestInfo, sent: boolean, message: string, cause?: unknown) {
+    super('ERR_SERVICE_ABORTED', info, message, cause);
+    this.sent = sent;
+  }
+}
+
 /** A 2xx reply that says the operation failed (`success: false`). `body` is the parsed reply. */
 export class ServiceFailureError extends ServiceError {
   readonly body: Record<string, unknown>;

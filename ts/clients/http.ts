@@ -1,20 +1,31 @@
 /**
- * One HTTP exchange with a local service: undici's request with a per-call AbortSignal.timeout,
- * the whole body read as text (up to MAX_REPLY_BYTES; redirects not followed), every transport failure turned into a typed ServiceError.
- * Interpreting status and body is the calling client's job. No retries here: state-changing
- * calls must never be repeated behind the caller's back.
+ * One HTTP exchange with a local service: undici's request with a time limit and the caller's
+ * AbortSignal, the whole body read as text (up to MAX_REPLY_BYTES; redirects not followed),
+ * every transport failure turned into a typed ServiceError. Interpreting status and body is the
+ * calling client's job. Only a call marked `retry` (an idempotent read) is tried again, and only
+ * when the connection was refused or reset before any reply: state-changing calls are never
+ * repeated behind the caller's back.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
+
 import { Agent, request, type Dispatcher } from 'undici';
 
-import { InvalidArgumentError, ServiceProtocolError, ServiceTimeoutError, ServiceUnavailableError, ServiceError, type RequestInfo } from './errors.js';
+import {
+  InvalidArgumentError,
+  ServiceAbortedError,
+  ServiceProtocolError,
+  ServiceTimeoutError,
+  ServiceUnavailableError,
+  ServiceError,
+  type RequestInfo,
+} from './errors.js';
 
 /**
  * undici's default agent gives up after 300 s without headers or body data, which would cut
- * an on-device inference (up to 6 min) or a blocking model download short: the per-call
- * AbortSignal.timeout is the only time limit here. One connection per request (pipelining 0
- * disables keep-alive): a pooled socket left over from a service that has since died would
- * fail as "connection lost" instead of the clear "connection refused", and the calls are
- * far too few for reuse to matter.
+ * an on-device inference (up to 6 min) or a blocking model download short: the call's own time
+ * limit is the only one here. One connection per request (pipelining 0 disables keep-alive): a
+ * pooled socket left over from a service that has since died would fail as "connection lost"
+ * instead of the clear "connection refused", and the calls are far too few for reuse to matter.
  */
 const agent = new Agent({ headersTimeout: 0, bodyTimeout: 0, pipelining: 0 });
 
@@ -25,10 +36,15 @@ const agent = new Agent({ headersTimeout: 0, bodyTimeout: 0, pipelining: 0 });
  */
 export const MAX_REPLY_BYTES = 64 * 1024 * 1024;
 
+/** Waits before the 2nd and 3rd try of a retried read (3 tries in all). */
+export const RETRY_DELAYS_MS: readonly number[] = [200, 1000];
+
 export interface Reply {
   status: number;
   contentType: string;
   text: string;
+  /** The Location header of a redirect (which is never followed). */
+  location?: string;
 }
 
 export interface SendOptions {
@@ -36,7 +52,19 @@ export interface SendOptions {
   query?: Record<string, string>;
   json?: unknown;
   headers?: Record<string, string>;
+  /** Counted from when the request is sent; it covers every try of a retried read. */
   timeoutMs: number;
+  /** The caller's signal: aborting it ends the call at once with ServiceAbortedError. */
+  signal?: AbortSignal;
+  /** An idempotent read: tried again (RETRY_DELAYS_MS) after a refused or reset connection with no reply. */
+  retry?: boolean;
+  /**
+   * For a state-changing call: appended to a timeout or a lost connection, where the call may
+   * have taken effect, e.g. "read the status back to see whether it did".
+   */
+  unsure?: string;
+  /** How long the call waited in the client's own queue before it was sent (for the timeout message). */
+  queuedMs?: number;
 }
 
 /** What to tell the user when the service cannot be reached; differs per service. */
@@ -47,10 +75,25 @@ export interface UnavailableWording {
   refusedAfterContact: (base: string) => string;
 }
 
+/** A failure of one try, with what is known about how far it got. */
+interface TryFailure {
+  err: unknown;
+  /** The status line and headers had arrived. */
+  responded: boolean;
+  status?: number;
+  bodyBytes: number;
+}
+
+const RETRYABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
 export class Transport {
   readonly base: URL;
-  /** True once any reply (whatever its status) came back from the service. */
+  /** True once a reply (a status line, whatever the status) came back from the service. */
   reachedBefore = false;
+  /** Waits between tries of a retried read; tests may shorten or hook them. */
+  retryDelaysMs: readonly number[] = RETRY_DELAYS_MS;
+  /** How a retry waits; replaceable in tests (e.g. to start a listener in between). */
+  wait: (ms: number, signal: AbortSignal) => Promise<void> = (ms, signal) => sleep(ms, undefined, { signal });
 
   constructor(
     readonly service: string,
@@ -61,59 +104,106 @@ export class Transport {
     this.base = parseBaseUrl(url, service);
   }
 
+  /** What a request is called in messages and errors, e.g. `GET /task/5?stopping=true`. */
+  describe(path: string, options: Pick<SendOptions, 'method' | 'query'> = {}): RequestInfo {
+    const url = this.url(path, options.query);
+    return { service: this.service, request: `${options.method ?? 'GET'} ${url.pathname}${url.search}` };
+  }
+
+  /** The typed error for a call whose signal fired before anything was sent. */
+  abortedBeforeSending(info: RequestInfo, signal: AbortSignal, waited = ''): ServiceAbortedError {
+    return new ServiceAbortedError(info, false, `${this.service} at ${this.base.origin}: ${info.request} was aborted by the caller${waited}; nothing was sent`, signal.reason);
+  }
+
   async send(path: string, options: SendOptions): Promise<Reply> {
     const method = options.method ?? 'GET';
-    const url = new URL(path.replace(/^\//, ''), this.base);
-    for (const [k, v] of Object.entries(options.query ?? {})) url.searchParams.set(k, v);
-    const info: RequestInfo = { service: this.service, request: `${method} ${url.pathname}${url.search}` };
+    const url = this.url(path, options.query);
+    const info = this.describe(path, options);
+    const signal = options.signal;
+    if (signal?.aborted) throw this.abortedBeforeSending(info, signal);
     const headers: Record<string, string> = { ...options.headers };
     let body: string | undefined;
     if (options.json !== undefined) {
       body = JSON.stringify(options.json);
       headers['content-type'] = 'application/json';
     }
-    let status: number;
-    let contentType: string;
-    let text: string | null;
+    const deadline = AbortSignal.timeout(options.timeoutMs);
+    const combined = signal ? AbortSignal.any([deadline, signal]) : deadline;
+    const started = performance.now();
+    const delays = options.retry ? this.retryDelaysMs : [];
+    for (let attempt = 0; ; attempt++) {
+      const result = await this.try(url, method, headers, body, combined);
+      if (!('failure' in result)) {
+        if (result.text === null) {
+          throw new ServiceProtocolError(
+            info,
+            '',
+            `${this.service} at ${this.base.origin}: the reply to ${info.request} is longer than ${this.maxReplyBytes} bytes, which no reply of this service is; check the URL`,
+          );
+        }
+        return { status: result.status, contentType: result.contentType, text: result.text, location: result.location };
+      }
+      const failure = result.failure;
+      const code = errorCode(failure.err);
+      const delay = delays[attempt];
+      const retryable = !failure.responded && !combined.aborted && code !== undefined && RETRYABLE.has(code);
+      if (retryable && delay !== undefined && performance.now() - started + delay < options.timeoutMs) {
+        try {
+          await this.wait(delay, combined);
+          continue;
+        } catch {
+          // The caller aborted or the time ran out while waiting: report that below.
+        }
+      }
+      throw this.translate(failure, info, options, signal, deadline, attempt + 1);
+    }
+  }
+
+  private url(path: string, query?: Record<string, string>): URL {
+    const url = new URL(path.replace(/^\//, ''), this.base);
+    for (const [k, v] of Object.entries(query ?? {})) url.searchParams.set(k, v);
+    return url;
+  }
+
+  /** One try; failures are returned (with how far the try got), not thrown. */
+  private async try(
+    url: URL,
+    method: string,
+    headers: Record<string, string>,
+    body: string | undefined,
+    signal: AbortSignal,
+  ): Promise<{ status: number; contentType: string; text: string | null; location?: string } | { failure: TryFailure }> {
+    let responded = false;
+    let status: number | undefined;
+    const counter = { bytes: 0 };
     try {
       // undici's `request`, not `fetch`: fetch refuses the ports browsers block (6000, 6665–6669,
       // 10080 …) with only "bad port", and a service may listen on any port its user picks.
       // `request` never follows a redirect either: neither service redirects, so a redirect
       // means the URL names something else, and following it would send a state-changing call
       // (and its body) where the user did not point. A 3xx is answered like any other non-2xx.
-      const res = await request(url, {
-        method,
-        headers,
-        body,
-        signal: AbortSignal.timeout(options.timeoutMs),
-        dispatcher: agent,
-      });
+      const res = await request(url, { method: method as 'GET' | 'POST', headers, body, signal, dispatcher: agent });
+      responded = true;
       status = res.statusCode;
+      this.reachedBefore = true;
       const type = res.headers['content-type'];
-      contentType = (Array.isArray(type) ? type[0] : type) ?? '';
-      text = await this.readText(res.body);
+      const contentType = (Array.isArray(type) ? type[0] : type) ?? '';
+      const loc = res.headers.location;
+      const location = Array.isArray(loc) ? loc[0] : loc;
+      const text = await this.readText(res.body, counter);
+      return { status: res.statusCode, contentType, text, location };
     } catch (err) {
-      throw this.translate(err, info, options.timeoutMs);
+      return { failure: { err, responded, status, bodyBytes: counter.bytes } };
     }
-    this.reachedBefore = true;
-    if (text === null) {
-      throw new ServiceProtocolError(
-        info,
-        '',
-        `${this.service} at ${this.base.origin}: the reply to ${info.request} is longer than ${this.maxReplyBytes} bytes, which no reply of this service is; check the URL`,
-      );
-    }
-    return { status, contentType, text };
   }
 
   /** The body as text, or null (the rest left unread) once it passes `maxReplyBytes`. */
-  private async readText(body: Dispatcher.ResponseData['body']): Promise<string | null> {
+  private async readText(body: Dispatcher.ResponseData['body'], counter: { bytes: number }): Promise<string | null> {
     const chunks: Buffer[] = [];
-    let bytes = 0;
     for await (const chunk of body) {
       const piece = chunk as Buffer;
-      bytes += piece.byteLength;
-      if (bytes > this.maxReplyBytes) {
+      counter.bytes += piece.byteLength;
+      if (counter.bytes > this.maxReplyBytes) {
         body.destroy();
         return null;
       }
@@ -122,17 +212,42 @@ export class Transport {
     return Buffer.concat(chunks).toString('utf8');
   }
 
-  private translate(err: unknown, info: RequestInfo, timeoutMs: number): ServiceError {
+  private translate(failure: TryFailure, info: RequestInfo, options: SendOptions, signal: AbortSignal | undefined, deadline: AbortSignal, tries: number): ServiceError {
+    const { err } = failure;
     const where = this.base.origin;
-    const name = (err as { name?: string } | null)?.name;
-    if (name === 'TimeoutError' || name === 'AbortError') {
-      return new ServiceTimeoutError(info, timeoutMs, `${this.service} at ${where}: no reply to ${info.request} within ${formatMs(timeoutMs)}`, err);
+    const unsure = options.unsure ? `; ${options.unsure}` : '';
+    const afterTries = tries > 1 ? ` (tried ${tries} times)` : '';
+    if (signal?.aborted) {
+      return new ServiceAbortedError(
+        info,
+        true,
+        `${this.service} at ${where}: ${info.request} was aborted by the caller after it was sent${options.unsure ? `; it may have taken effect${unsure}` : ''}`,
+        signal.reason,
+      );
+    }
+    if (deadline.aborted) {
+      const queued = options.queuedMs !== undefined && options.queuedMs >= 1 ? ` (it had first waited ${Math.round(options.queuedMs)} ms behind earlier calls of this client)` : '';
+      return new ServiceTimeoutError(
+        info,
+        options.timeoutMs,
+        `${this.service} at ${where}: no reply to ${info.request} within ${formatMs(options.timeoutMs)} of sending it${queued}${options.unsure ? `; it may already have taken effect${unsure}` : ''}`,
+        err,
+      );
     }
     const code = errorCode(err);
+    if (failure.responded) {
+      return new ServiceUnavailableError(
+        info,
+        'lost',
+        this.reachedBefore,
+        `${this.service} at ${where} closed the connection in the middle of its reply to ${info.request} (HTTP ${failure.status}, ${failure.bodyBytes} bytes of the body received${code ? `, ${code}` : ''}); the reply is incomplete${options.unsure ? ` and the request has probably taken effect${unsure}` : ''}`,
+        err,
+      );
+    }
     switch (code) {
       case 'ECONNREFUSED': {
         const text = this.reachedBefore ? this.wording.refusedAfterContact(where) : this.wording.refused(where);
-        return new ServiceUnavailableError(info, 'refused', this.reachedBefore, text, err);
+        return new ServiceUnavailableError(info, 'refused', this.reachedBefore, `${text}${afterTries}`, err);
       }
       case 'ENOTFOUND':
       case 'EAI_AGAIN':
@@ -149,12 +264,9 @@ export class Transport {
           info,
           'lost',
           this.reachedBefore,
-          `${this.service} at ${where} closed the connection before replying to ${info.request} (${code}); it may have stopped, and the request may or may not have taken effect`,
+          `${this.service} at ${where} closed the connection before replying to ${info.request} (${code})${afterTries}; it may have stopped${options.unsure ? `, and the request may or may not have taken effect${unsure}` : ''}`,
           err,
         );
-      case 'UND_ERR_HEADERS_TIMEOUT':
-      case 'UND_ERR_BODY_TIMEOUT':
-        return new ServiceTimeoutError(info, timeoutMs, `${this.service} at ${where}: no reply to ${info.request} (${code})`, err);
       default: {
         const detail = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
         return new ServiceError('ERR_SERVICE_REQUEST', info, `${this.service} at ${where}: ${info.request} failed: ${detail}`, err);
@@ -200,8 +312,39 @@ function formatMs(ms: number): string {
   return ms >= 1000 && ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
+/** Checks a caller-supplied AbortSignal (undefined is fine). */
+export function checkSignal(signal: unknown): AbortSignal | undefined {
+  if (signal === undefined) return undefined;
+  if (!(signal instanceof AbortSignal)) throw new InvalidArgumentError(`signal must be an AbortSignal, got ${describeValue(signal)}`);
+  return signal;
+}
+
+/** What a wrong argument is, for messages: `a string ("42")`, `null`, `an array`. */
+export function describeValue(v: unknown): string {
+  if (v === null) return 'null';
+  if (v === undefined) return 'nothing (undefined)';
+  if (Array.isArray(v)) return 'an array';
+  switch (typeof v) {
+    case 'string':
+      return `a string (${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)})`;
+    case 'number':
+      return `the number ${v}`;
+    case 'bigint':
+      return `a bigint (${v}n)`;
+    case 'boolean':
+      return `a boolean (${v})`;
+    case 'function':
+      return 'a function';
+    case 'symbol':
+      return 'a symbol';
+    default:
+      return 'an object';
+  }
+}
+
 /** Checks a caller-supplied timeout. */
 export function checkTimeout(ms: number, what: string): number {
+  if (typeof ms !== 'number') throw new InvalidArgumentError(`${what} must be a number of milliseconds, got ${describeValue(ms)}`);
   if (!Number.isSafeInteger(ms) || ms <= 0) throw new InvalidArgumentError(`${what} must be a positive whole number of milliseconds, got ${ms}`);
   return ms;
 }

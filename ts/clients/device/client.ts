@@ -4,11 +4,13 @@
  * `success: false` is an error even under HTTP 200. Time limits are per endpoint, long enough
  * for on-device inference (model load up to 60 s plus generation up to 300 s) and for downloads,
  * which the server performs before it answers. Text generations from one client are sent one
- * at a time (the app keeps one model session and does not lock it). Nothing is retried.
+ * at a time (the app keeps one model session and does not lock it). Only the GET reads
+ * (status, help, models, orientation, capture) are retried, and only after a refused or reset
+ * connection with no reply; generations, downloads and detections never are.
  */
-import { InvalidArgumentError, ServiceFailureError, ServiceHttpError, ServiceProtocolError, type RequestInfo } from '../errors.js';
-import { checkTimeout, Transport, type Reply } from '../http.js';
-import { resolveModel } from './models.js';
+import { InvalidArgumentError, ModelMismatchError, ServiceFailureError, ServiceHttpError, ServiceProtocolError, type RequestInfo } from '../errors.js';
+import { checkSignal, checkTimeout, describeValue, Transport, type Reply } from '../http.js';
+import { MODELS, resolveModel, type ModelSpec } from './models.js';
 import type {
   CameraSide,
   CaptureRequest,
@@ -37,7 +39,7 @@ export interface DeviceTimeouts {
   download: number;
 }
 
-/** Milliseconds per endpoint. */
+/** Milliseconds per endpoint, counted from when the request is sent. */
 export const DEFAULT_DEVICE_TIMEOUTS: Readonly<DeviceTimeouts> = {
   status: 10_000,
   help: 10_000,
@@ -54,6 +56,20 @@ export interface DeviceClientOptions {
   timeouts?: Partial<DeviceTimeouts>;
 }
 
+/** Per-call options. */
+export interface DeviceCallOptions {
+  /**
+   * Aborting it ends the call at once with ServiceAbortedError; a text generation still waiting
+   * behind earlier ones is then never sent.
+   */
+  signal?: AbortSignal;
+}
+
+/** The `accuracy` values of /orientation. */
+export const ORIENTATION_ACCURACY = ['HIGH', 'MEDIUM', 'LOW', 'UNKNOWN'] as const;
+/** The `status` values of a successful download. */
+const DOWNLOAD_DONE = new Set(['already_available', 'download_started']);
+
 type Json = Record<string, unknown>;
 
 export class DeviceClient {
@@ -63,6 +79,7 @@ export class DeviceClient {
   private textQueue: Promise<unknown> = Promise.resolve();
 
   constructor(options: DeviceClientOptions = {}) {
+    if (!isObject(options as unknown)) throw new InvalidArgumentError(`options must be an object such as {url, timeouts}, got ${describeValue(options)}`);
     this.transport = new Transport('device service', options.url ?? DEFAULT_DEVICE_URL, {
       refused: (base) =>
         `the device service at ${base} is not reachable (connection refused): is the AI Phone Server app running on the phone, and is this its address (port 8005)?`,
@@ -70,26 +87,27 @@ export class DeviceClient {
         `the device service at ${base} answered before but now refuses connections: the app's server has stopped (it restarts itself within seconds; try again)`,
     });
     this.url = this.transport.base.href;
+    if (options.timeouts !== undefined && !isObject(options.timeouts as unknown)) throw new InvalidArgumentError(`timeouts must be an object, got ${describeValue(options.timeouts)}`);
     const timeouts = { ...DEFAULT_DEVICE_TIMEOUTS, ...options.timeouts };
     for (const [k, v] of Object.entries(timeouts)) checkTimeout(v, `timeouts.${k}`);
     this.timeouts = timeouts;
   }
 
   /** Server state, permissions, AI state (GET /status). */
-  async status(): Promise<DeviceStatus> {
-    const body = await this.call('GET', 'status', this.timeouts.status);
+  async status(options: DeviceCallOptions = {}): Promise<DeviceStatus> {
+    const body = await this.call('GET', 'status', this.timeouts.status, { signal: checkCallOptions(options), retry: true });
     if (typeof body.status !== 'string') throw this.shapeError('GET /status', body, 'a "status" string');
     return body as DeviceStatus;
   }
 
   /** The server's own API description (GET /help). */
-  async help(): Promise<DeviceHelp> {
-    return (await this.call('GET', 'help', this.timeouts.help)) as DeviceHelp;
+  async help(options: DeviceCallOptions = {}): Promise<DeviceHelp> {
+    return (await this.call('GET', 'help', this.timeouts.help, { signal: checkCallOptions(options), retry: true })) as DeviceHelp;
   }
 
   /** The model catalogue with availability on the phone (GET /ai/models). */
-  async models(): Promise<ModelInfo[]> {
-    const body = await this.call('GET', 'ai/models', this.timeouts.models);
+  async models(options: DeviceCallOptions = {}): Promise<ModelInfo[]> {
+    const body = await this.call('GET', 'ai/models', this.timeouts.models, { signal: checkCallOptions(options), retry: true });
     const models = body.models;
     if (!Array.isArray(models) || !models.every((m) => isObject(m) && typeof m.name === 'string' && typeof m.available === 'boolean')) {
       throw this.shapeError('GET /ai/models', body, 'a "models" list of {name, available, …}');
@@ -100,76 +118,195 @@ export class DeviceClient {
   /**
    * Downloads a model to the phone (id or display name). The server answers only when the
    * transfer is over; gated models are refused (HTTP 400 AUTH_REQUIRED) and must be installed in
-   * the app. `status` is already_available or download_started (meaning: done).
+   * the app. `status` is already_available or download_started (meaning: done); any other status
+   * is an error, and so is a reply naming another model.
    */
-  async downloadModel(name: string): Promise<DownloadReply> {
+  async downloadModel(name: string, options: DeviceCallOptions = {}): Promise<DownloadReply> {
     const model = resolveModel(name);
-    const body = await this.call('POST', 'ai/models/download', this.timeouts.download, { json: { modelName: model.id } });
-    if (typeof body.status !== 'string') throw this.shapeError('POST /ai/models/download', body, 'a "status" string');
+    const request = 'POST /ai/models/download';
+    const body = await this.call('POST', 'ai/models/download', this.timeouts.download, { signal: checkCallOptions(options), json: { modelName: model.id }, model });
+    this.requireSuccess(request, body);
+    const info: RequestInfo = { service: 'device service', request };
+    if (body.status === 'auth_required') {
+      // The form the app's /help documents; the code answers 400 AUTH_REQUIRED. Same meaning.
+      throw new ServiceFailureError(info, body, `${this.where()}: ${request} failed: ${gatedAdvice(model)}`);
+    }
+    if (typeof body.status !== 'string' || !DOWNLOAD_DONE.has(body.status)) {
+      throw this.shapeError(request, body, 'a "status" of already_available or download_started');
+    }
+    if (body.modelName !== undefined && body.modelName !== model.displayName && body.modelName !== model.id) {
+      throw this.mismatch(request, body, model, String(body.modelName), 'downloaded');
+    }
     return body as DownloadReply;
   }
 
-  /** Generates text on the phone. One generation at a time per client. */
-  async text(request: TextRequest): Promise<TextReply> {
-    const json = textBody(request);
-    const run = () => this.generate(json);
+  /**
+   * Generates text on the phone. One generation at a time per client: a call waits for the
+   * earlier ones, and its time limit (timeouts.text) counts from when it is sent. A reply from
+   * another model than the one asked for is a ModelMismatchError.
+   */
+  async text(request: TextRequest, options: DeviceCallOptions = {}): Promise<TextReply> {
+    const { json, model } = textBody(request);
+    const signal = checkCallOptions(options);
+    const info: RequestInfo = { service: 'device service', request: 'POST /ai/text' };
+    if (signal?.aborted) throw this.transport.abortedBeforeSending(info, signal);
+    const queuedAt = performance.now();
+    let started = false;
+    const run = (): Promise<TextReply> => {
+      started = true;
+      const queuedMs = performance.now() - queuedAt;
+      if (signal?.aborted) throw this.transport.abortedBeforeSending(info, signal, ` while it waited ${Math.round(queuedMs)} ms behind earlier generations`);
+      return this.generate(json, model, signal, queuedMs);
+    };
     const result = this.textQueue.then(run, run);
     this.textQueue = result.catch(() => undefined);
-    return result;
+    if (!signal) return result;
+    // Give up at once when the signal fires while waiting in the queue (the queued run then sends nothing).
+    return new Promise<TextReply>((resolve, reject) => {
+      const onAbort = (): void => {
+        // Once sent, the transport ends the request and reports the abort itself.
+        if (!started) reject(this.transport.abortedBeforeSending(info, signal, ` while it waited ${Math.round(performance.now() - queuedAt)} ms behind earlier generations`));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      result.then(
+        (r) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(r);
+        },
+        (e: unknown) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(e);
+        },
+      );
+    });
   }
 
-  /** Captures a frame and detects objects in it; boxes are normalized to 0…1. */
-  async detectObjects(request: DetectRequest = {}): Promise<DetectionReply> {
+  /**
+   * Captures a frame and detects objects in it; boxes are normalized to 0…1. Every object is
+   * checked (category, score 0…1, box 0…1); a reply without `success: true` is an error.
+   */
+  async detectObjects(request: DetectRequest = {}, options: DeviceCallOptions = {}): Promise<DetectionReply> {
+    if (!isObject(request as unknown)) throw new InvalidArgumentError(`a detection request is an object {side?, threshold?, maxResults?, returnImage?}, got ${describeValue(request)}`);
     const side = checkSide(request.side ?? 'rear');
     const threshold = request.threshold ?? 0.5;
+    if (typeof threshold !== 'number') throw new InvalidArgumentError(`threshold must be a number from 0 to 1, got ${describeValue(threshold)}`);
     if (!Number.isFinite(threshold) || threshold < 0 || threshold > 1) throw new InvalidArgumentError(`threshold ${threshold} is invalid: use a number from 0 to 1`);
     const maxResults = request.maxResults ?? 10;
+    if (typeof maxResults !== 'number') throw new InvalidArgumentError(`maxResults must be a positive whole number, got ${describeValue(maxResults)}`);
     if (!Number.isInteger(maxResults) || maxResults < 1) throw new InvalidArgumentError(`maxResults ${maxResults} is invalid: use a positive whole number`);
     const returnImage = request.returnImage ?? false;
-    const body = await this.call('POST', 'ai/object_detection', this.timeouts.detect, { json: { side, threshold, maxResults, returnImage } });
-    if (!Array.isArray(body.objects)) throw this.shapeError('POST /ai/object_detection', body, 'an "objects" list');
-    if (returnImage && (typeof body.image !== 'string' || !decodeDataUri(body.image))) {
-      throw this.shapeError('POST /ai/object_detection', body, 'an "image" data URI (returnImage was set)');
+    if (typeof returnImage !== 'boolean') throw new InvalidArgumentError(`returnImage must be true or false, got ${describeValue(returnImage)}`);
+    const req = 'POST /ai/object_detection';
+    const body = await this.call('POST', 'ai/object_detection', this.timeouts.detect, { signal: checkCallOptions(options), json: { side, threshold, maxResults, returnImage } });
+    this.requireSuccess(req, body);
+    if (!Array.isArray(body.objects)) throw this.shapeError(req, body, 'an "objects" list');
+    body.objects.forEach((o: unknown, i: number) => {
+      const problem = detectedObjectProblem(o);
+      if (problem) throw this.shapeError(req, body, `objects of {category, score 0…1, boundingBox 0…1}; object ${i + 1} ${problem}`);
+    });
+    if (returnImage && (typeof body.image !== 'string' || imageProblem(body.image) !== undefined)) {
+      throw this.shapeError(req, body, `an "image" JPEG data URI (returnImage was set)${typeof body.image === 'string' ? `; ${imageProblem(body.image)}` : ''}`);
     }
     return body as DetectionReply;
   }
 
-  /** Compass orientation in degrees. */
-  async orientation(): Promise<Orientation> {
-    const body = await this.call('GET', 'orientation', this.timeouts.orientation);
-    if (!['azimuth', 'pitch', 'roll'].every((k) => typeof body[k] === 'number')) {
-      throw this.shapeError('GET /orientation', body, 'numbers azimuth, pitch, roll');
+  /**
+   * Compass orientation in degrees: azimuth 0…360, pitch and roll -180…180, accuracy HIGH,
+   * MEDIUM, LOW or UNKNOWN (UNKNOWN with zeros before the phone's sensors have reported).
+   */
+  async orientation(options: DeviceCallOptions = {}): Promise<Orientation> {
+    const request = 'GET /orientation';
+    const body = await this.call('GET', 'orientation', this.timeouts.orientation, { signal: checkCallOptions(options), retry: true });
+    const angle = (k: string, lo: number, hi: number): void => {
+      const v = body[k];
+      if (typeof v !== 'number' || !Number.isFinite(v) || v < lo || v > hi) throw this.shapeError(request, body, `${k} a number of degrees from ${lo} to ${hi}, got ${JSON.stringify(v) ?? 'nothing'}`);
+    };
+    angle('azimuth', 0, 360);
+    angle('pitch', -180, 180);
+    angle('roll', -180, 180);
+    if (body.timestamp !== undefined && (typeof body.timestamp !== 'number' || !Number.isFinite(body.timestamp) || body.timestamp < 0)) {
+      throw this.shapeError(request, body, `timestamp a number of epoch milliseconds, got ${JSON.stringify(body.timestamp)}`);
+    }
+    if (body.accuracy !== undefined && !(ORIENTATION_ACCURACY as readonly unknown[]).includes(body.accuracy)) {
+      throw this.shapeError(request, body, `accuracy one of ${ORIENTATION_ACCURACY.join(', ')}, got ${JSON.stringify(body.accuracy)}`);
     }
     return body as Orientation;
   }
 
-  /** Takes a photo (the app must be in the foreground) and returns its bytes. */
-  async capture(request: CaptureRequest = {}): Promise<CaptureResult> {
+  /** Takes a photo (the app must be in the foreground) and returns its bytes (an image/* type; JPEG checked). */
+  async capture(request: CaptureRequest = {}, options: DeviceCallOptions = {}): Promise<CaptureResult> {
+    if (!isObject(request as unknown)) throw new InvalidArgumentError(`a capture request is an object {side?, zoom?}, got ${describeValue(request)}`);
     const query: Record<string, string> = { side: checkSide(request.side ?? 'rear') };
     if (request.zoom !== undefined) {
+      if (typeof request.zoom !== 'number') throw new InvalidArgumentError(`zoom must be a positive number, got ${describeValue(request.zoom)}`);
       if (!Number.isFinite(request.zoom) || request.zoom <= 0) throw new InvalidArgumentError(`zoom ${request.zoom} is invalid: use a positive number`);
       query.zoom = String(request.zoom);
     }
-    const body = await this.call('GET', 'capture', this.timeouts.capture, { query });
-    const decoded = typeof body.image === 'string' ? decodeDataUri(body.image) : undefined;
-    if (!decoded) throw this.shapeError('GET /capture', body, 'an "image" data URI');
-    return { image: decoded.bytes, mimeType: decoded.mimeType, metadata: isObject(body.metadata) ? body.metadata : {}, reply: body };
+    const req = 'GET /capture';
+    const body = await this.call('GET', 'capture', this.timeouts.capture, { signal: checkCallOptions(options), query, retry: true });
+    this.requireSuccess(req, body);
+    const problem = typeof body.image === 'string' ? imageProblem(body.image) : 'it is missing';
+    if (problem) throw this.shapeError(req, body, `an "image" data URI of a JPEG; ${problem}`);
+    const decoded = decodeDataUri(body.image as string)!;
+    if (body.metadata !== undefined && !isObject(body.metadata)) throw this.shapeError(req, body, `"metadata" an object, got ${describeValue(body.metadata)}`);
+    return { image: decoded.bytes, mimeType: decoded.mimeType, metadata: (body.metadata as Json | undefined) ?? {}, reply: body };
   }
 
-  private async generate(json: Json): Promise<TextReply> {
-    const body = await this.call('POST', 'ai/text', this.timeouts.text, { json });
+  private async generate(json: Json, model: ModelSpec, signal: AbortSignal | undefined, queuedMs: number): Promise<TextReply> {
+    const request = 'POST /ai/text';
+    const body = await this.call('POST', 'ai/text', this.timeouts.text, { json, signal, queuedMs, model });
     if (typeof body.response !== 'string' || typeof body.model !== 'string') {
-      throw this.shapeError('POST /ai/text', body, 'a "response" string and a "model"');
+      throw this.shapeError(request, body, 'a "response" string and a "model"');
     }
+    // The app answers a model name it does not know with GEMMA_3_1B_IT instead of refusing it.
+    if (body.model !== model.id && body.model !== model.displayName) throw this.mismatch(request, body, model, body.model, 'answered');
     return body as TextReply;
   }
 
-  /** One request: status, JSON and `success` checked; every failure typed. */
-  private async call(method: 'GET' | 'POST', path: string, timeoutMs: number, options: { json?: Json; query?: Record<string, string> } = {}): Promise<Json> {
-    const reply = await this.transport.send(path, { method, timeoutMs, json: options.json, query: options.query, headers: { accept: 'application/json' } });
+  /** `success` must be true in the replies that carry it (capture, detection, download). */
+  private requireSuccess(request: string, body: Json): void {
+    if (body.success === true) return;
+    const why = firstString(body.error, body.message, body.details);
+    if (why !== undefined) {
+      throw new ServiceFailureError({ service: 'device service', request }, body, `${this.where()}: ${request} failed: ${oneLine(why)}`);
+    }
+    throw this.shapeError(request, body, `"success": true, got ${JSON.stringify(body.success) ?? 'no "success"'}`);
+  }
+
+  private mismatch(request: string, body: Json, model: ModelSpec, answered: string, verb: string): ModelMismatchError {
+    const other = MODELS.find((m) => m.id === answered || m.displayName === answered);
+    return new ModelMismatchError(
+      { service: 'device service', request },
+      JSON.stringify(body),
+      model.id,
+      answered,
+      `${this.where()}: asked for ${model.id} (${model.displayName}) but ${other ? `${other.id} (${other.displayName})` : JSON.stringify(answered)} ${verb}: this app version does not know ${model.id} and fell back to another model; update the AI Phone Server app, or pick a model that \`heapql device models\` (models()) lists`,
+    );
+  }
+
+  /** One request: status, JSON and `success: false` checked; every failure typed. */
+  private async call(
+    method: 'GET' | 'POST',
+    path: string,
+    timeoutMs: number,
+    options: { json?: Json; query?: Record<string, string>; signal?: AbortSignal; retry?: boolean; queuedMs?: number; model?: ModelSpec } = {},
+  ): Promise<Json> {
+    const signal = checkCallOptions(options);
+    const unsure = method === 'POST' && path !== 'ai/object_detection' ? unsureHint(path) : undefined;
+    const reply = await this.transport.send(path, {
+      method,
+      timeoutMs,
+      json: options.json,
+      query: options.query,
+      headers: { accept: 'application/json' },
+      signal,
+      retry: options.retry,
+      unsure,
+      queuedMs: options.queuedMs,
+    });
     const info: RequestInfo = { service: 'device service', request: `${method} /${path}` };
     const parsed = parseJson(reply.text);
-    if (reply.status < 200 || reply.status > 299) throw this.httpError(info, reply, parsed);
+    if (reply.status < 200 || reply.status > 299) throw this.httpError(info, reply, parsed, options.model);
     if (!isObject(parsed)) {
       throw new ServiceProtocolError(info, reply.text, `${this.where()}: ${info.request} answered something that is not a JSON object: ${JSON.stringify(reply.text.slice(0, 200))}`);
     }
@@ -180,7 +317,7 @@ export class DeviceClient {
     return parsed;
   }
 
-  private httpError(info: RequestInfo, reply: Reply, parsed: unknown): ServiceHttpError {
+  private httpError(info: RequestInfo, reply: Reply, parsed: unknown, model: ModelSpec | undefined): ServiceHttpError {
     const body = isObject(parsed) ? parsed : undefined;
     const code = typeof body?.code === 'string' ? body.code : undefined;
     let text = `${this.where()}: ${info.request} answered HTTP ${reply.status}${code ? ` ${code}` : ''}`;
@@ -189,9 +326,16 @@ export class DeviceClient {
     if (error) text += `: ${oneLine(error)}`;
     if (detail && detail !== error) text += ` (${oneLine(detail)})`;
     if (!body && reply.text.trim() !== '') text += `: ${oneLine(reply.text)}`;
-    if (reply.status === 403) text += ' — a permission is missing on the phone: grant it in the AI Phone Server app';
-    else if ((reply.status === 404 || reply.status === 405) && reply.text.trim() === '') text += ' — this app version has no such endpoint';
-    else if (code === 'MODEL_NOT_AVAILABLE') text += ' — download the model first';
+    if (reply.status >= 300 && reply.status < 400) {
+      text += ` — a redirect to ${reply.location ?? 'nowhere (no Location header)'}, not followed: point the URL at the AI Phone Server itself`;
+    } else if (reply.status === 403) text += ' — a permission is missing on the phone: grant it in the AI Phone Server app';
+    else if ((reply.status === 404 || reply.status === 405) && reply.text.trim() === '') {
+      text += ' — this app version has no such endpoint, or the URL is not the AI Phone Server';
+    } else if (code === 'MODEL_NOT_AVAILABLE') {
+      text += model?.gated
+        ? ` — ${model.id} is gated on Hugging Face, so the API cannot download it: install it on the phone through the AI Phone Server app`
+        : ` — download it first (heapql device download ${model?.id ?? '<model>'}, or downloadModel())`;
+    } else if (code === 'AUTH_REQUIRED' && model) text += ` — ${gatedAdvice(model)}`;
     return new ServiceHttpError(info, reply.status, reply.text, parsed, code, text);
   }
 
@@ -212,11 +356,14 @@ export function decodeDataUri(uri: string): { bytes: Uint8Array; mimeType: strin
   return { bytes: new Uint8Array(Buffer.from(m[2]!, 'base64')), mimeType: m[1]! };
 }
 
-function textBody(request: TextRequest): Json {
-  if (typeof request.text !== 'string' || request.text.trim() === '') throw new InvalidArgumentError('the prompt text is empty');
+function textBody(request: TextRequest): { json: Json; model: ModelSpec } {
+  if (!isObject(request as unknown)) throw new InvalidArgumentError(`a text request is an object {text, model, …}, got ${describeValue(request)}`);
+  if (typeof request.text !== 'string') throw new InvalidArgumentError(`the prompt text must be a string, got ${describeValue(request.text)}`);
+  if (request.text.trim() === '') throw new InvalidArgumentError('the prompt text is empty');
   const model = resolveModel(request.model);
   const body: Json = { text: request.text, model: model.id };
   if (request.maxTokens !== undefined) {
+    if (typeof request.maxTokens !== 'number') throw new InvalidArgumentError(`maxTokens must be a positive whole number, got ${describeValue(request.maxTokens)}`);
     if (!Number.isInteger(request.maxTokens) || request.maxTokens < 1) throw new InvalidArgumentError(`maxTokens ${request.maxTokens} is invalid: use a positive whole number`);
     body.maxTokens = request.maxTokens;
   }
@@ -230,14 +377,18 @@ function textBody(request: TextRequest): Json {
   }
   if (request.image !== undefined) body.image = rawBase64(request.image);
   if (request.captureConfig !== undefined) {
+    if (!isObject(request.captureConfig as unknown)) throw new InvalidArgumentError(`captureConfig must be an object such as {camera: 'rear'}, got ${describeValue(request.captureConfig)}`);
     const camera = checkSide(request.captureConfig.camera ?? 'rear');
     body.captureConfig = { ...request.captureConfig, camera };
   }
-  return body;
+  return { json: body, model };
 }
 
 /** The server decodes plain base64 only: bytes are encoded, a data: URI prefix is dropped. */
 function rawBase64(image: Uint8Array | string): string {
+  if (typeof image !== 'string' && !(image instanceof Uint8Array)) {
+    throw new InvalidArgumentError(`the image must be bytes (a Uint8Array or Buffer) or a base64 string, got ${describeValue(image)}`);
+  }
   if (typeof image !== 'string') {
     if (image.length === 0) throw new InvalidArgumentError('the image is empty');
     return Buffer.from(image.buffer, image.byteOffset, image.byteLength).toString('base64');
@@ -249,9 +400,57 @@ function rawBase64(image: Uint8Array | string): string {
   return data;
 }
 
-function checkSide(side: string): CameraSide {
+function checkSide(side: unknown): CameraSide {
+  if (typeof side !== 'string') throw new InvalidArgumentError(`camera side must be the string rear or front, got ${describeValue(side)}`);
   if (side !== 'rear' && side !== 'front') throw new InvalidArgumentError(`camera side ${JSON.stringify(side)} is invalid: use rear or front`);
   return side;
+}
+
+/** Why an image data URI is not usable, or undefined: it must be base64 of an image/* type, and a JPEG must start like one. */
+function imageProblem(uri: string): string | undefined {
+  const decoded = decodeDataUri(uri);
+  if (!decoded) return `${JSON.stringify(uri.slice(0, 40))} is not a base64 data URI`;
+  if (!/^image\/[a-z0-9.+-]+$/i.test(decoded.mimeType)) return `its type is ${decoded.mimeType}, not an image`;
+  const b = decoded.bytes;
+  if (/^image\/(jpeg|jpg|pjpeg)$/i.test(decoded.mimeType) && !(b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff)) {
+    return 'it says image/jpeg, but the bytes do not start with a JPEG marker (FF D8 FF)';
+  }
+  return undefined;
+}
+
+/** Why a detected object is not {category, score 0…1, boundingBox with 0…1 coordinates}, or undefined. */
+function detectedObjectProblem(o: unknown): string | undefined {
+  if (!isObject(o)) return `is ${describeValue(o)}`;
+  if (typeof o.category !== 'string') return `has category ${JSON.stringify(o.category) ?? 'missing'}`;
+  if (typeof o.score !== 'number' || !(o.score >= 0 && o.score <= 1)) return `has score ${JSON.stringify(o.score) ?? 'missing'}`;
+  if (o.categoryIndex !== undefined && !Number.isInteger(o.categoryIndex)) return `has categoryIndex ${JSON.stringify(o.categoryIndex)}`;
+  const box = o.boundingBox;
+  if (!isObject(box)) return 'has no boundingBox';
+  for (const k of ['left', 'top', 'right', 'bottom', 'width', 'height']) {
+    const v = box[k];
+    if (v === undefined && (k === 'width' || k === 'height')) continue;
+    if (typeof v !== 'number' || !(v >= 0 && v <= 1)) return `has boundingBox.${k} ${JSON.stringify(v) ?? 'missing'}, not within 0…1`;
+  }
+  if ((box.left as number) > (box.right as number) || (box.top as number) > (box.bottom as number)) return 'has a boundingBox whose left/top lie beyond its right/bottom';
+  return undefined;
+}
+
+function gatedAdvice(model: ModelSpec): string {
+  return `${model.id} (${model.displayName}) is gated on Hugging Face: the app cannot download it through the API; install it on the phone through the AI Phone Server app (only ${MODELS.filter((m) => !m.gated)
+    .map((m) => m.id)
+    .join(' and ')} download through the API)`;
+}
+
+/** For a timeout or lost connection of a call that changes something on the phone. */
+function unsureHint(path: string): string {
+  return path === 'ai/models/download'
+    ? 'check with heapql device models (models()) whether the model is there before downloading again'
+    : 'a generation may still be running on the phone (heapql device status shows it)';
+}
+
+function checkCallOptions(options: { signal?: unknown }): AbortSignal | undefined {
+  if (!isObject(options)) throw new InvalidArgumentError(`options must be an object such as {signal}, got ${describeValue(options)}`);
+  return checkSignal(options.signal);
 }
 
 function parseJson(text: string): unknown {

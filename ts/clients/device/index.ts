@@ -24,5 +24,7 @@ export {
   ServiceHttpError,
   ServiceProtocolError,
   ServiceFailureError,
+  ServiceAbortedError,
+  ModelMismatchError,
   InvalidArgumentError,
 } from '../errors.js';

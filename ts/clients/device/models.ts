@@ -4,6 +4,7 @@
  * name it does not know instead of refusing it.
  */
 import { InvalidArgumentError } from '../errors.js';
+import { describeValue } from '../http.js';
 
 export interface ModelSpec {
   id: string;
@@ -25,7 +26,9 @@ export const MODELS: readonly ModelSpec[] = [
 /** Finds a model by id or display name (exact first, then ignoring case). */
 export function resolveModel(name: string): ModelSpec {
   const known = MODELS.map((m) => `${m.id} (${m.displayName})`).join(', ');
-  if (typeof name !== 'string' || name.trim() === '') throw new InvalidArgumentError(`a model is required: use one of ${known}`);
+  if (name === undefined || name === null) throw new InvalidArgumentError(`a model is required: use one of ${known}`);
+  if (typeof name !== 'string') throw new InvalidArgumentError(`a model name must be a string, got ${describeValue(name)}: use one of ${known}`);
+  if (name.trim() === '') throw new InvalidArgumentError(`a model is required: use one of ${known}`);
   const exact = MODELS.find((m) => m.id === name || m.displayName === name);
   if (exact) return exact;
   const folded = name.trim().toLowerCase();

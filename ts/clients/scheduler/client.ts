@@ -2,12 +2,13 @@
  * Client of the taskcontrol scheduler's HTTP interface (default http://127.0.0.1:8087). Every
  * endpoint is a GET answering plain text (JSON for /plans). Ids and plans are checked before any
  * request; replies other than the few texts the server is known to send are protocol errors
- * (the reference Java client silently maps them to UNKNOWN, which hides failures). Nothing is
- * retried: stops and plan sets change state, and re-sending a plan restarts it.
+ * (the reference Java client silently maps them to UNKNOWN, which hides failures). Only the
+ * reads (help, status, getPlan, plans) are retried, and only after a refused or reset connection
+ * with no reply: stops and plan sets change state, and re-sending a plan restarts it.
  */
 import { InvalidArgumentError, ServiceHttpError, ServiceProtocolError, type RequestInfo } from '../errors.js';
-import { checkTimeout, Transport, type Reply } from '../http.js';
-import { decodeServerPlan, parsePlan, toServerPlan, validatePlan, type PlanStep, type ReadPlan } from './plan.js';
+import { checkSignal, checkTimeout, describeValue, Transport, type Reply } from '../http.js';
+import { checkPlanSteps, decodeServerPlan, parsePlan, planWarnings, toServerPlan, type PlanStep, type ReadPlan } from './plan.js';
 
 export const DEFAULT_SCHEDULER_URL = 'http://127.0.0.1:8087';
 export const DEFAULT_SCHEDULER_TIMEOUT_MS = 5_000;
@@ -23,6 +24,27 @@ export interface SchedulerClientOptions {
   timeoutMs?: number;
 }
 
+/** Per-call options. */
+export interface CallOptions {
+  /** Aborting it ends the call at once with ServiceAbortedError. */
+  signal?: AbortSignal;
+}
+
+export interface SetPlanOptions extends CallOptions {
+  /**
+   * Called with each warning about the plan (stops in a row adding up to 25 s or more, close to
+   * the 30 s at which the kernel watchdog kills the scheduler), before it is sent. Without it
+   * the warning goes to process.emitWarning (code HEAPQL_PLAN_STOPS).
+   */
+  onWarning?: (message: string) => void;
+}
+
+/** A status read: the mapped status and the server's reply verbatim. */
+export interface StatusReading {
+  status: TaskStatus;
+  reply: string;
+}
+
 export interface PlanEntry {
   id: number;
   plan: ReadPlan;
@@ -35,8 +57,19 @@ export interface PlanListing {
   taskGroup: PlanEntry[];
 }
 
-const STATUS: Record<string, TaskStatus> = { running: 'RUNNING', stopping: 'STOPPED', 'not found': 'UNKNOWN' };
+/**
+ * The status words. The server (SchedulerServer) answers `running`, `stopping` or `not found`
+ * (an id it has no entry for); the specification's table lists `unknown` as the HTTP form of
+ * the third, so that is read as UNKNOWN too. Any other text is a protocol error.
+ */
+const STATUS: Record<string, TaskStatus> = { running: 'RUNNING', stopping: 'STOPPED', 'not found': 'UNKNOWN', unknown: 'UNKNOWN' };
 const INT32_MAX = 2_147_483_647;
+/** Epoch milliseconds of 2001-09-09: a smaller positive startedAt is not milliseconds (seconds, say). */
+const MIN_EPOCH_MS = 1e12;
+/** The largest time a Date holds. */
+const MAX_EPOCH_MS = 8.64e15;
+
+const READ_BACK = 'read the status back (status() / getPlan(), or heapql sched status / plan) to see whether it did';
 
 export class SchedulerClient {
   readonly url: string;
@@ -60,41 +93,59 @@ export class SchedulerClient {
   }
 
   /** The server's usage text (also a cheap liveness probe). */
-  async help(): Promise<string> {
-    return (await this.get('help')).text;
+  async help(options: CallOptions = {}): Promise<string> {
+    return (await this.get('help', undefined, options, { retry: true })).text;
   }
 
-  async status(target: Target): Promise<TaskStatus> {
-    const reply = await this.get(statePath(target));
+  async status(target: Target, options: CallOptions = {}): Promise<TaskStatus> {
+    return (await this.readStatus(target, options)).status;
+  }
+
+  /** Like status(), with the server's reply verbatim. */
+  async readStatus(target: Target, options: CallOptions = {}): Promise<StatusReading> {
+    const path = statePath(target);
+    const reply = await this.get(path, undefined, options, { retry: true });
     const status = STATUS[reply.text];
-    if (status === undefined) throw this.protocol(reply, statePath(target), `expected running, stopping or not found`);
-    return status;
+    if (status === undefined) throw this.protocol(reply, path, `expected running, stopping or not found`);
+    return { status, reply: reply.text };
   }
 
   /** Stops the thread or every thread of the process. The server does not check that it exists. */
-  async stop(target: Target): Promise<void> {
-    await this.expectOk(statePath(target), { stopping: 'true' });
+  async stop(target: Target, options: CallOptions = {}): Promise<void> {
+    await this.expectOk(statePath(target), { stopping: 'true' }, options);
   }
 
-  async resume(target: Target): Promise<void> {
-    await this.expectOk(statePath(target), { stopping: 'false' });
+  async resume(target: Target, options: CallOptions = {}): Promise<void> {
+    await this.expectOk(statePath(target), { stopping: 'false' }, options);
   }
 
   /**
    * Starts a plan (either form, or steps), replacing any running one. The server runs the steps
-   * once, then leaves the target running. Returns the validated steps that were sent.
+   * once, then leaves the target running. Returns the validated steps that were sent. Stops in
+   * a row adding up to 25 s or more are warned about (options.onWarning), 30 s or more refused.
    */
-  async setPlan(target: Target, plan: string | readonly PlanStep[]): Promise<PlanStep[]> {
-    const steps = typeof plan === 'string' ? parsePlan(plan) : [...plan];
-    if (typeof plan !== 'string') validatePlan(steps);
-    await this.expectOk(planPath(target), { plan: toServerPlan(steps) });
+  async setPlan(target: Target, plan: string | readonly PlanStep[], options: SetPlanOptions = {}): Promise<PlanStep[]> {
+    const path = planPath(target);
+    checkCallOptions(options);
+    if (options.onWarning !== undefined && typeof options.onWarning !== 'function') {
+      throw new InvalidArgumentError(`onWarning must be a function, got ${describeValue(options.onWarning)}`);
+    }
+    let steps: PlanStep[];
+    if (typeof plan === 'string') steps = parsePlan(plan);
+    else if (Array.isArray(plan)) steps = checkPlanSteps(plan);
+    else throw new InvalidArgumentError(`a plan is a string such as "s10,r5" or a list of {action, seconds} steps, got ${describeValue(plan)}`);
+    for (const warning of planWarnings(steps)) {
+      if (options.onWarning) options.onWarning(warning);
+      else process.emitWarning(warning, { code: 'HEAPQL_PLAN_STOPS' });
+    }
+    await this.expectOk(path, { plan: toServerPlan(steps) }, options);
     return steps;
   }
 
   /** The running plan, or null. */
-  async getPlan(target: Target): Promise<ReadPlan | null> {
+  async getPlan(target: Target, options: CallOptions = {}): Promise<ReadPlan | null> {
     const path = planPath(target);
-    const reply = await this.get(path);
+    const reply = await this.get(path, undefined, options, { retry: true });
     if (reply.text === 'no plan') return null;
     const plan = decodeServerPlan(reply.text);
     if (!plan) throw this.protocol(reply, path, 'expected a plan like r10,s5 or "no plan"');
@@ -102,13 +153,13 @@ export class SchedulerClient {
   }
 
   /** Asks the running plan to end; the current step finishes first. Succeeds when there is none. */
-  async cancelPlan(target: Target): Promise<void> {
-    await this.expectOk(planPath(target), { stoppingPlan: 'true' });
+  async cancelPlan(target: Target, options: CallOptions = {}): Promise<void> {
+    await this.expectOk(planPath(target), { stoppingPlan: 'true' }, options);
   }
 
   /** Every running plan, tasks and task groups. */
-  async plans(): Promise<PlanListing> {
-    const reply = await this.get('plans');
+  async plans(options: CallOptions = {}): Promise<PlanListing> {
+    const reply = await this.get('plans', undefined, options, { retry: true });
     let body: unknown;
     try {
       body = JSON.parse(reply.text);
@@ -126,30 +177,36 @@ export class SchedulerClient {
           const plan = ok ? decodeServerPlan(value.plan as string) : undefined;
           if (!ok || !plan) throw this.protocol(reply, 'plans', `entry ${JSON.stringify(key)} is not {id, plan, startedAt}`);
           const startedAt = value.startedAt as number;
+          // 0 until the plan's runner thread has started; otherwise epoch milliseconds.
+          if (startedAt !== 0 && !(Number.isInteger(startedAt) && startedAt >= MIN_EPOCH_MS && startedAt <= MAX_EPOCH_MS)) {
+            throw this.protocol(reply, 'plans', `entry ${JSON.stringify(key)} has startedAt ${startedAt}, which is not 0 or a time in epoch milliseconds`);
+          }
           return { id: value.id as number, plan, startedAt: startedAt > 0 ? new Date(startedAt) : null };
         })
         .sort((a, b) => a.id - b.id);
     return { task: entries(body.task), taskGroup: entries(body.taskGroup) };
   }
 
-  private async get(path: string, query?: Record<string, string>): Promise<Reply> {
-    const reply = await this.transport.send(path, { query, timeoutMs: this.timeoutMs });
+  private async get(path: string, query: Record<string, string> | undefined, options: CallOptions, how: { retry?: boolean; unsure?: string } = {}): Promise<Reply> {
+    const signal = checkCallOptions(options);
+    const reply = await this.transport.send(path, { query, timeoutMs: this.timeoutMs, signal, retry: how.retry, unsure: how.unsure });
     if (reply.status < 200 || reply.status > 299) {
       const text = reply.text.trim();
+      const redirect = reply.status >= 300 && reply.status < 400 ? ` (a redirect to ${reply.location ?? 'nowhere: no Location header'}, not followed: point the URL at the scheduler itself)` : '';
       throw new ServiceHttpError(
         this.info(path, query),
         reply.status,
         reply.text,
         undefined,
         undefined,
-        `scheduler at ${this.transport.base.origin}: GET /${path} answered HTTP ${reply.status}${text ? `: ${oneLine(text)}` : ''}`,
+        `scheduler at ${this.transport.base.origin}: GET /${path} answered HTTP ${reply.status}${text ? `: ${oneLine(text)}` : ''}${redirect}`,
       );
     }
     return reply;
   }
 
-  private async expectOk(path: string, query: Record<string, string>): Promise<void> {
-    const reply = await this.get(path, query);
+  private async expectOk(path: string, query: Record<string, string>, options: CallOptions): Promise<void> {
+    const reply = await this.get(path, query, options, { unsure: READ_BACK });
     if (reply.text !== 'ok') throw this.protocol(reply, path, 'expected "ok"', query);
   }
 
@@ -169,6 +226,9 @@ export class SchedulerClient {
 
 /** Checks a thread or process id: a positive 32-bit integer (the server parses it as a Java int). */
 export function checkId(id: number, what: 'task' | 'group'): number {
+  if (typeof id !== 'number') {
+    throw new InvalidArgumentError(`${what} id must be a number (a ${what === 'task' ? 'thread' : 'process'} id), got ${describeValue(id)}`);
+  }
   if (!Number.isInteger(id) || id < 1 || id > INT32_MAX) {
     throw new InvalidArgumentError(`${what} id ${id} is invalid: use a positive ${what === 'task' ? 'thread' : 'process'} id (1…${INT32_MAX})`);
   }
@@ -177,6 +237,7 @@ export function checkId(id: number, what: 'task' | 'group'): number {
 
 /** Parses an id typed by a user (decimal digits only). */
 export function parseId(text: string, what: 'task' | 'group'): number {
+  if (typeof text !== 'string') throw new InvalidArgumentError(`${what} id text must be a string, got ${describeValue(text)}`);
   if (!/^\d+$/.test(text.trim())) {
     throw new InvalidArgumentError(`${what} id ${JSON.stringify(text)} is invalid: use a positive ${what === 'task' ? 'thread' : 'process'} id`);
   }
@@ -184,6 +245,7 @@ export function parseId(text: string, what: 'task' | 'group'): number {
 }
 
 function targetParts(target: Target): [string, number] {
+  if (!isObject(target)) throw new InvalidArgumentError(`a target is either {task: <thread id>} or {group: <process id>}, got ${describeValue(target)}`);
   if ('task' in target && !('group' in target)) return ['task', checkId(target.task, 'task')];
   if ('group' in target && !('task' in target)) return ['taskGroup', checkId(target.group, 'group')];
   throw new InvalidArgumentError('a target is either {task: <thread id>} or {group: <process id>}');
@@ -197,6 +259,11 @@ function statePath(target: Target): string {
 function planPath(target: Target): string {
   const [kind, id] = targetParts(target);
   return `${kind}/plan/${id}`;
+}
+
+function checkCallOptions(options: CallOptions): AbortSignal | undefined {
+  if (!isObject(options)) throw new InvalidArgumentError(`options must be an object such as {signal}, got ${describeValue(options)}`);
+  return checkSignal(options.signal);
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

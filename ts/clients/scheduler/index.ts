@@ -6,6 +6,9 @@ export {
   DEFAULT_SCHEDULER_URL,
   DEFAULT_SCHEDULER_TIMEOUT_MS,
   type SchedulerClientOptions,
+  type CallOptions,
+  type SetPlanOptions,
+  type StatusReading,
   type TaskStatus,
   type Target,
   type PlanEntry,
@@ -14,6 +17,9 @@ export {
 export {
   parsePlan,
   validatePlan,
+  checkPlanSteps,
+  planWarnings,
+  WARN_CONSECUTIVE_STOP_SECONDS,
   formatPlan,
   toServerPlan,
   formatReadPlan,
@@ -35,5 +41,6 @@ export {
   ServiceHttpError,
   ServiceProtocolError,
   ServiceFailureError,
+  ServiceAbortedError,
   InvalidArgumentError,
 } from '../errors.js';

@@ -8,6 +8,7 @@
  * truncated (`10s,2.5r` reads back `r10,2.0s`); decodeServerPlan undoes the inversion.
  */
 import { InvalidArgumentError } from '../errors.js';
+import { describeValue } from '../http.js';
 
 export type PlanAction = 'stop' | 'run';
 
@@ -33,6 +34,8 @@ export interface ReadPlan {
 export const MAX_STOP_SECONDS = 25;
 /** Stops in a row must add up to less than this: the kernel watchdog's limit. */
 export const MAX_CONSECUTIVE_STOP_SECONDS = 30;
+/** Stops in a row adding up to this or more are warned about (still accepted below 30 s). */
+export const WARN_CONSECUTIVE_STOP_SECONDS = 25;
 /** The server keeps nanoseconds in a signed 64-bit integer; stay far below its limit. */
 export const MAX_STEP_SECONDS = 1_000_000_000;
 
@@ -42,6 +45,7 @@ const EXAMPLE = 'e.g. s10,r5 (stop 10 s, then run 5 s); the server form 10s,5r i
 
 /** Parses and validates a plan written in either form. Throws InvalidArgumentError. */
 export function parsePlan(text: string): PlanStep[] {
+  if (typeof text !== 'string') throw new InvalidArgumentError(`a plan text must be a string, got ${describeValue(text)}; ${EXAMPLE}`);
   const trimmed = text.trim();
   if (trimmed === '') throw new InvalidArgumentError(`the plan is empty; ${EXAMPLE}`);
   const steps = trimmed.split(',').map((raw, i) => {
@@ -61,15 +65,44 @@ export function parsePlan(text: string): PlanStep[] {
   return steps;
 }
 
-/** Checks steps built in code (or parsed): durations, the per-stop and stops-in-a-row limits. */
-export function validatePlan(steps: readonly PlanStep[], label: string = formatPlan(steps)): void {
-  const where = `invalid plan ${JSON.stringify(label)}`;
+/**
+ * Checks steps built in code (JavaScript callers included): each must be an object with
+ * `action` 'stop' or 'run' and `seconds` a number; then the limits as validatePlan. Returns a
+ * copy holding only those two fields.
+ */
+export function checkPlanSteps(steps: unknown): PlanStep[] {
+  if (!Array.isArray(steps)) throw new InvalidArgumentError(`plan steps must be a list of {action, seconds}, got ${describeValue(steps)}; ${EXAMPLE}`);
+  const copy = steps.map((step: unknown, i): PlanStep => {
+    if (typeof step !== 'object' || step === null || Array.isArray(step)) {
+      throw new InvalidArgumentError(`plan step ${i + 1} must be an object {action: 'stop' | 'run', seconds: <number>}, got ${describeValue(step)}`);
+    }
+    const { action, seconds } = step as Record<string, unknown>;
+    if (action !== 'stop' && action !== 'run') {
+      throw new InvalidArgumentError(`plan step ${i + 1} has action ${typeof action === 'string' ? JSON.stringify(action) : describeValue(action)}; use 'stop' or 'run'`);
+    }
+    if (typeof seconds !== 'number') {
+      throw new InvalidArgumentError(`plan step ${i + 1}: seconds must be a number, got ${describeValue(seconds)}`);
+    }
+    return { action, seconds };
+  });
+  validatePlan(copy);
+  return copy;
+}
+
+/** Checks steps: durations, the per-stop and stops-in-a-row limits. */
+export function validatePlan(steps: readonly PlanStep[], label?: string): void {
+  if (!Array.isArray(steps)) throw new InvalidArgumentError(`plan steps must be a list of {action, seconds}, got ${describeValue(steps)}; ${EXAMPLE}`);
+  steps.forEach((step, i) => {
+    if (typeof step !== 'object' || step === null) throw new InvalidArgumentError(`plan step ${i + 1} must be an object {action, seconds}, got ${describeValue(step)}`);
+    if (step.action !== 'stop' && step.action !== 'run') {
+      throw new InvalidArgumentError(`plan step ${i + 1} has action ${JSON.stringify(step.action) ?? describeValue(step.action)}; use stop or run`);
+    }
+    if (typeof step.seconds !== 'number') throw new InvalidArgumentError(`plan step ${i + 1}: seconds must be a number, got ${describeValue(step.seconds)}`);
+  });
+  const where = `invalid plan ${JSON.stringify(label ?? formatPlan(steps))}`;
   if (steps.length === 0) throw new InvalidArgumentError(`${where}: it has no steps; ${EXAMPLE}`);
   let run = 0;
   steps.forEach((step, i) => {
-    if (step.action !== 'stop' && step.action !== 'run') {
-      throw new InvalidArgumentError(`${where}: step ${i + 1} has action ${JSON.stringify(step.action)}; use stop or run`);
-    }
     if (!Number.isFinite(step.seconds) || Math.round(step.seconds * 1e9) < 1) {
       throw new InvalidArgumentError(`${where}: step ${i + 1} lasts ${step.seconds} s; durations must be positive (at least 1 ns)`);
     }
@@ -92,6 +125,32 @@ export function validatePlan(steps: readonly PlanStep[], label: string = formatP
       );
     }
   });
+}
+
+/**
+ * Warnings about a valid plan: each run of consecutive stop steps adding up to 25 s or more
+ * (close to the 30 s at which the kernel watchdog kills the scheduler and voids every stop).
+ */
+export function planWarnings(steps: readonly PlanStep[]): string[] {
+  const warnings: string[] = [];
+  let sum = 0;
+  let first = 0;
+  const flush = (end: number): void => {
+    if (sum >= WARN_CONSECUTIVE_STOP_SECONDS) {
+      warnings.push(
+        `plan ${formatPlan(steps)}: the stops of steps ${first + 1}–${end} add up to ${round(sum)} s in a row, close to the 30 s at which the kernel watchdog kills the scheduler (voiding every stop); consider a run step between them`,
+      );
+    }
+    sum = 0;
+  };
+  steps.forEach((step, i) => {
+    if (step.action === 'stop') {
+      if (sum === 0) first = i;
+      sum += step.seconds;
+    } else flush(i);
+  });
+  flush(steps.length);
+  return warnings;
 }
 
 /** The specification's form, `s10,r5`. */

@@ -4,11 +4,12 @@
  * the same name, which finds ids with jstack; here /proc/thread-self and a registration by the
  * worker itself (registerThreadId) do that job.
  */
-import type { Worker } from 'node:worker_threads';
+import { Worker } from 'node:worker_threads';
 
-import { InvalidArgumentError } from '../errors.js';
-import { SchedulerClient, type TaskStatus } from './client.js';
-import { currentOsThreadId, listenForThreadIds, workerOsThreadId } from './thread-ids.js';
+import { InvalidArgumentError, ServiceProtocolError } from '../errors.js';
+import { describeValue } from '../http.js';
+import { SchedulerClient, type CallOptions, type TaskStatus } from './client.js';
+import { checkOwnThreadId, currentOsThreadId, listenForThreadIds, workerOsThreadId } from './thread-ids.js';
 
 export const DEFAULT_SCHEDULER_PORT = 8087;
 
@@ -28,34 +29,63 @@ export class ThreadControl {
   readonly client: SchedulerClient;
   private readonly workerWaitMs: number;
 
-  /** `port` defaults to 8087; the scheduler must already be running. */
+  /**
+   * `port` defaults to 8087. The constructor sends nothing, so it cannot tell whether the
+   * scheduler runs; ThreadControl.connect() checks that first (as the Java constructor does).
+   */
   constructor(port: number = DEFAULT_SCHEDULER_PORT, options: ThreadControlOptions = {}) {
+    if (typeof port !== 'number') throw new InvalidArgumentError(`scheduler port must be a number, got ${describeValue(port)}`);
     if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new InvalidArgumentError(`scheduler port ${port} is invalid: use 1…65535`);
+    if (typeof options !== 'object' || options === null) throw new InvalidArgumentError(`options must be an object, got ${describeValue(options)}`);
     this.client = new SchedulerClient({ url: `http://${options.host ?? '127.0.0.1'}:${port}`, timeoutMs: options.timeoutMs });
     this.workerWaitMs = options.workerWaitMs ?? 5_000;
     listenForThreadIds();
   }
 
+  /**
+   * A ThreadControl whose scheduler has answered: reads /help first and checks that the reply
+   * is the taskcontrol scheduler's usage text. Fails with ServiceUnavailableError when nothing
+   * listens, ServiceProtocolError when something else answers.
+   */
+  static async connect(port: number = DEFAULT_SCHEDULER_PORT, options: ThreadControlOptions & CallOptions = {}): Promise<ThreadControl> {
+    const tc = new ThreadControl(port, options);
+    const help = await tc.client.help({ signal: options.signal });
+    if (!/^GET localhost:\d+\/task\//m.test(help)) {
+      throw new ServiceProtocolError(
+        { service: 'scheduler', request: 'GET /help' },
+        help,
+        `the service at ${tc.client.url} answered GET /help, but not with the taskcontrol scheduler's usage text (${JSON.stringify(help.slice(0, 80))}): is port ${port} the scheduler's?`,
+      );
+    }
+    return tc;
+  }
+
   /** The Linux thread id of the calling thread, or of `thread` (a Worker that called registerThreadId()). */
   async osId(thread?: Worker): Promise<number> {
     if (thread === undefined) return currentOsThreadId();
+    if (!(thread instanceof Worker)) throw new InvalidArgumentError(`osId() takes a worker_threads Worker or nothing, got ${describeValue(thread)}`);
     return workerOsThreadId(thread, this.workerWaitMs);
   }
 
-  async getThreadStatus(thread?: ThreadRef): Promise<TaskStatus> {
-    return this.client.status({ task: await this.resolve(thread) });
+  async getThreadStatus(thread?: ThreadRef, options: CallOptions = {}): Promise<TaskStatus> {
+    return this.client.status({ task: await this.resolve(thread) }, options);
   }
 
   /** Stops the thread. Stopping the calling thread freezes it until another thread resumes it. */
-  async stopThread(thread?: ThreadRef): Promise<void> {
-    await this.client.stop({ task: await this.resolve(thread) });
+  async stopThread(thread?: ThreadRef, options: CallOptions = {}): Promise<void> {
+    await this.client.stop({ task: await this.resolve(thread) }, options);
   }
 
-  async resumeThread(thread?: ThreadRef): Promise<void> {
-    await this.client.resume({ task: await this.resolve(thread) });
+  async resumeThread(thread?: ThreadRef, options: CallOptions = {}): Promise<void> {
+    await this.client.resume({ task: await this.resolve(thread) }, options);
   }
 
+  /** A thread id given as a number must be a live thread of this process (/proc/self/task). */
   private async resolve(thread: ThreadRef): Promise<number> {
-    return typeof thread === 'number' ? thread : this.osId(thread);
+    if (typeof thread === 'number') return checkOwnThreadId(thread);
+    if (thread !== undefined && !(thread instanceof Worker)) {
+      throw new InvalidArgumentError(`a thread is a worker_threads Worker, a thread id of this process, or nothing (the calling thread), got ${describeValue(thread)}`);
+    }
+    return this.osId(thread);
   }
 }

@@ -12,6 +12,8 @@ import { existsSync, readlinkSync } from 'node:fs';
 import { BroadcastChannel, threadId as ownNodeThreadId, type Worker } from 'node:worker_threads';
 
 import { HeapqlError } from '../../errors.js';
+import { InvalidArgumentError } from '../errors.js';
+import { describeValue } from '../http.js';
 
 const CHANNEL = 'heapql:scheduler:thread-ids';
 
@@ -119,6 +121,22 @@ export async function workerOsThreadId(worker: Worker, waitMs: number): Promise<
     listener!.postMessage({ kind: 'query', threadId: nodeId } satisfies Message);
   });
   return checkOwnTask(tid);
+}
+
+/**
+ * Checks a thread id given directly by a caller: a live thread of this process (it has a
+ * /proc/self/task entry). Anything else is refused before a request could stop a stranger
+ * (1 is init).
+ */
+export function checkOwnThreadId(tid: unknown): number {
+  if (typeof tid !== 'number') throw new InvalidArgumentError(`a thread id must be a number, got ${describeValue(tid)}`);
+  if (!Number.isInteger(tid) || tid <= 0) throw new InvalidArgumentError(`thread id ${tid} is invalid: use a positive whole number`);
+  if (!existsSync(`/proc/self/task/${tid}`)) {
+    throw new InvalidArgumentError(
+      `thread ${tid} is not a thread of this process (no /proc/self/task/${tid}): ThreadControl controls only this process's own threads; use SchedulerClient for any other task`,
+    );
+  }
+  return tid;
 }
 
 function checkOwnTask(tid: number): number {

@@ -1,0 +1,299 @@
+/**
+ * DeviceClient against replies that are wrong in ways a type check alone misses (another model
+ * answering, values out of range, a body without `success`, a non-image capture), arguments of
+ * the wrong type from JavaScript callers, AbortSignals, and the wording of its HTTP errors.
+ * Real HTTP on loopback: the device emulator, its `override` for odd replies.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
+import {
+  DeviceClient,
+  InvalidArgumentError,
+  ModelMismatchError,
+  ServiceAbortedError,
+  ServiceFailureError,
+  ServiceHttpError,
+  ServiceProtocolError,
+  ServiceTimeoutError,
+} from '../../ts/clients/device/index.js';
+import { DeviceEmulator, frameBytes } from './device-emulator.js';
+import { raw } from './raw-http.js';
+
+let emu: DeviceEmulator;
+let client: DeviceClient;
+
+beforeAll(async () => {
+  emu = await DeviceEmulator.start();
+});
+afterAll(async () => {
+  await emu.close();
+});
+beforeEach(() => {
+  emu.reset();
+  client = new DeviceClient({ url: emu.url });
+});
+
+async function rejection<T extends Error>(fn: () => Promise<unknown>, type: new (...args: any[]) => T): Promise<T> {
+  let caught: unknown;
+  try {
+    await fn();
+  } catch (err) {
+    caught = err;
+  }
+  expect(caught).toBeInstanceOf(type);
+  return caught as T;
+}
+
+/** Waits (bounded by count, not time) until the emulator has received `n` requests. */
+async function requestsReceived(n: number): Promise<void> {
+  for (let i = 0; i < 2000 && emu.requests.length < n; i++) await new Promise((r) => setTimeout(r, 5));
+  expect(emu.requests.length).toBeGreaterThanOrEqual(n);
+}
+
+const box = { left: 0.1, top: 0.2, right: 0.3, bottom: 0.4, width: 0.2, height: 0.2 };
+const jpeg = (bytes: Buffer = frameBytes('rear')) => `data:image/jpeg;base64,${bytes.toString('base64')}`;
+
+describe('device replies the client must not pass on', () => {
+  it('S1 text answered by another model (an app that does not know the id falls back to Gemma) is a ModelMismatchError', async () => {
+    emu.downloaded.add('TINYLLAMA_1_1B_CHAT');
+    emu.downloaded.add('GEMMA_3_1B_IT');
+    emu.unknownToApp.add('TINYLLAMA_1_1B_CHAT');
+    // On the wire: the emulated app quietly answers with its default model.
+    const wire = JSON.parse((await raw(emu.url, '/ai/text', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT' }) })).body);
+    expect(wire.model).toBe('GEMMA_3_1B_IT');
+    const err = await rejection(() => client.text({ text: 'hi', model: 'TinyLlama 1.1B Chat' }), ModelMismatchError);
+    expect(err).toBeInstanceOf(ServiceProtocolError);
+    expect([err.requested, err.answered]).toEqual(['TINYLLAMA_1_1B_CHAT', 'GEMMA_3_1B_IT']);
+    expect(err.message).toContain('asked for TINYLLAMA_1_1B_CHAT (TinyLlama 1.1B Chat) but GEMMA_3_1B_IT (Gemma 3n E2B IT) answered');
+    expect(err.message).toMatch(/update the AI Phone Server app/);
+    expect(err.exitCode).toBe(1);
+    // The model asked for answering is fine.
+    emu.unknownToApp.clear();
+    expect((await client.text({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT' })).model).toBe('TINYLLAMA_1_1B_CHAT');
+  });
+
+  it('S2 orientation out of range or of the wrong type is a protocol error', async () => {
+    const good = { azimuth: 10, pitch: -5, roll: 3, timestamp: 1_700_000_000_000, accuracy: 'LOW' };
+    const bad: Record<string, unknown>[] = [
+      { ...good, azimuth: 361 },
+      { ...good, azimuth: -0.5 },
+      { ...good, pitch: 200 },
+      { ...good, roll: -181 },
+      { ...good, timestamp: 'yesterday' },
+      { ...good, accuracy: 3 },
+      { ...good, accuracy: 'GREAT' },
+    ];
+    for (const json of bad) {
+      emu.override = () => ({ status: 200, json });
+      const err = await rejection(() => client.orientation(), ServiceProtocolError);
+      expect(err.message).toMatch(/unexpected reply to GET \/orientation \(expected (azimuth|pitch|roll|timestamp|accuracy) /);
+    }
+    emu.override = () => ({ status: 200, json: good });
+    expect(await client.orientation()).toMatchObject(good);
+  });
+
+  it('D7 before the sensors report, the emulator answers zeros and UNKNOWN, which the client passes on as such', async () => {
+    emu.sensorsReady = false;
+    const o = await client.orientation();
+    expect([o.azimuth, o.pitch, o.roll, o.accuracy]).toEqual([0, 0, 0, 'UNKNOWN']);
+  });
+
+  it('S3 detection: junk objects, out-of-range boxes and scores are protocol errors', async () => {
+    const good = { category: 'cup', score: 0.7, boundingBox: box, categoryIndex: 46 };
+    const bad: unknown[] = [
+      'junk',
+      null,
+      { ...good, boundingBox: { left: 12, top: 40, right: 300, bottom: 200, width: 288, height: 160 } },
+      { ...good, score: 7.2 },
+      { ...good, category: 5 },
+      { ...good, boundingBox: undefined },
+      { ...good, boundingBox: { ...box, left: 0.5, right: 0.2 } },
+    ];
+    for (const o of bad) {
+      emu.override = () => ({ status: 200, json: { success: true, objects: [good, o], threshold: 0.5 } });
+      const err = await rejection(() => client.detectObjects(), ServiceProtocolError);
+      expect(err.message).toContain('object 2 ');
+    }
+    emu.override = () => ({ status: 200, json: { success: true, objects: [good], threshold: 0.5 } });
+    expect((await client.detectObjects()).objects).toEqual([good]);
+  });
+
+  it('S3 detection: a body without success:true is not a success; one with an error is a ServiceFailureError', async () => {
+    emu.override = () => ({ status: 200, json: { objects: [] } });
+    expect((await rejection(() => client.detectObjects(), ServiceProtocolError)).message).toContain('"success": true');
+    emu.override = () => ({ status: 200, json: { success: 'true', objects: [] } });
+    await rejection(() => client.detectObjects(), ServiceProtocolError);
+    emu.override = () => ({ status: 200, json: { success: 'false', objects: [], error: 'Camera busy' } });
+    const err = await rejection(() => client.detectObjects(), ServiceFailureError);
+    expect(err.message).toContain('failed: Camera busy');
+  });
+
+  it('S3 detection with returnImage: the frame must be a JPEG data URI', async () => {
+    emu.override = () => ({ status: 200, json: { success: true, objects: [], image: 'data:text/html;base64,PGI+aGk8L2I+' } });
+    expect((await rejection(() => client.detectObjects({ returnImage: true }), ServiceProtocolError)).message).toContain('not an image');
+  });
+
+  it('S4 download: an unknown status or another model is an error; auth_required means gated', async () => {
+    const reply = (over: Record<string, unknown>) => ({ success: true, message: 'm', modelName: 'TinyLlama 1.1B Chat', status: 'download_started', ...over });
+    emu.override = () => ({ status: 200, json: reply({ status: 'queued' }) });
+    expect((await rejection(() => client.downloadModel('TINYLLAMA_1_1B_CHAT'), ServiceProtocolError)).message).toContain('already_available or download_started');
+    emu.override = () => ({ status: 200, json: reply({ modelName: 'Gemma 3n E2B IT' }) });
+    const mismatch = await rejection(() => client.downloadModel('TINYLLAMA_1_1B_CHAT'), ModelMismatchError);
+    expect([mismatch.requested, mismatch.answered]).toEqual(['TINYLLAMA_1_1B_CHAT', 'Gemma 3n E2B IT']);
+    emu.override = () => ({ status: 200, json: reply({ success: true, status: 'download_failed' }) });
+    await rejection(() => client.downloadModel('TINYLLAMA_1_1B_CHAT'), ServiceProtocolError);
+    // The form the app's /help documents for a gated model.
+    emu.override = () => ({ status: 200, json: { success: false, status: 'auth_required', modelName: 'Llama 3.2 1B Instruct', message: 'Authentication required' } });
+    const gated = await rejection(() => client.downloadModel('LLAMA_3_2_1B_INSTRUCT'), ServiceFailureError);
+    expect(gated.body.status).toBe('auth_required');
+    emu.override = () => ({ status: 200, json: { success: true, status: 'auth_required', modelName: 'Llama 3.2 1B Instruct' } });
+    expect((await rejection(() => client.downloadModel('LLAMA_3_2_1B_INSTRUCT'), ServiceFailureError)).message).toMatch(/gated on Hugging Face.*install it on the phone through the AI Phone Server app/);
+    emu.override = undefined;
+    expect(await client.downloadModel('TINYLLAMA_1_1B_CHAT')).toMatchObject({ status: 'download_started', modelName: 'TinyLlama 1.1B Chat' });
+  });
+
+  it('S4/U1 the 400 AUTH_REQUIRED of a gated download says how to install it', async () => {
+    const err = await rejection(() => client.downloadModel('GEMMA_3_1B_IT'), ServiceHttpError);
+    expect(err.errorCode).toBe('AUTH_REQUIRED');
+    expect(err.message).toContain('install it on the phone through the AI Phone Server app');
+    expect(err.message).toContain('only DEEPSEEK_R1_DISTILL_QWEN_1_5B and TINYLLAMA_1_1B_CHAT download through the API');
+  });
+
+  it('S5 capture: a non-image type, a JPEG without its marker, or metadata that is not an object is a protocol error', async () => {
+    emu.override = () => ({ status: 200, json: { success: true, image: 'data:text/html;base64,PGI+aGk8L2I+', metadata: {} } });
+    expect((await rejection(() => client.capture(), ServiceProtocolError)).message).toContain('its type is text/html, not an image');
+    emu.override = () => ({ status: 200, json: { success: true, image: jpeg(Buffer.from('plain text')), metadata: {} } });
+    expect((await rejection(() => client.capture(), ServiceProtocolError)).message).toContain('FF D8 FF');
+    emu.override = () => ({ status: 200, json: { success: true, image: jpeg(), metadata: 'none' } });
+    expect((await rejection(() => client.capture(), ServiceProtocolError)).message).toContain('"metadata" an object');
+    emu.override = () => ({ status: 200, json: { image: jpeg(), metadata: {} } });
+    await rejection(() => client.capture(), ServiceProtocolError);
+    emu.override = () => ({ status: 200, json: { success: true, image: jpeg() } });
+    const shot = await client.capture();
+    expect(shot.metadata).toEqual({});
+    expect(Buffer.from(shot.image).equals(frameBytes('rear'))).toBe(true);
+  });
+});
+
+describe('device arguments from JavaScript callers', () => {
+  it('C2 wrong types are InvalidArgumentErrors naming the type, and nothing is sent', async () => {
+    const cases: [() => Promise<unknown>, RegExp][] = [
+      [() => client.text(undefined as never), /a text request is an object .*got nothing \(undefined\)/],
+      [() => client.text(null as never), /got null/],
+      [() => client.text({ text: 42, model: 'GEMMA_3_1B_IT' } as never), /prompt text must be a string, got the number 42/],
+      [() => client.text({ text: 'hi', model: 7 } as never), /model name must be a string, got the number 7/],
+      [() => client.text({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT', maxTokens: '64' } as never), /maxTokens must be a positive whole number, got a string \("64"\)/],
+      [() => client.text({ text: 'hi', model: 'GEMMA_3_1B_IT', image: 123 } as never), /image must be bytes/],
+      [() => client.text({ text: 'hi', model: 'GEMMA_3_1B_IT', captureConfig: 'rear' } as never), /captureConfig must be an object/],
+      [() => client.detectObjects(null as never), /detection request is an object/],
+      [() => client.detectObjects({ threshold: '0.5' } as never), /threshold must be a number from 0 to 1, got a string \("0.5"\)/],
+      [() => client.detectObjects({ maxResults: '5' } as never), /maxResults must be a positive whole number, got a string/],
+      [() => client.detectObjects({ returnImage: 'yes' } as never), /returnImage must be true or false/],
+      [() => client.detectObjects({ side: 1 } as never), /camera side must be the string rear or front, got the number 1/],
+      [() => client.capture(null as never), /capture request is an object/],
+      [() => client.capture({ zoom: '2' } as never), /zoom must be a positive number, got a string/],
+      [() => client.downloadModel(5 as never), /model name must be a string, got the number 5/],
+      [() => client.status({ signal: 'stop' } as never), /signal must be an AbortSignal, got a string/],
+      [() => client.status(null as never), /options must be an object/],
+    ];
+    for (const [call, message] of cases) {
+      const err = await rejection(call, InvalidArgumentError).catch((e: unknown) => {
+        throw new Error(`case ${message}: ${(e as Error).message}`);
+      });
+      expect(err.message).toMatch(message);
+      expect(err.exitCode).toBe(2);
+    }
+    expect(() => new DeviceClient(null as never)).toThrow(InvalidArgumentError);
+    expect(() => new DeviceClient({ timeouts: { text: '600000' } } as never)).toThrow(/timeouts.text must be a number of milliseconds, got a string \("600000"\)/);
+    expect(emu.requests).toEqual([]);
+  });
+});
+
+describe('device AbortSignal and time limits', () => {
+  it('C1 an aborted call ends at once with ServiceAbortedError; an already aborted signal sends nothing', async () => {
+    const before = AbortSignal.abort(new Error('user left'));
+    const unsent = await rejection(() => client.status({ signal: before }), ServiceAbortedError);
+    expect(unsent.sent).toBe(false);
+    expect(unsent.cause).toBe(before.reason);
+    expect(emu.requests).toEqual([]);
+
+    emu.hold = true;
+    // A time limit far beyond the test's: only the abort can end this call.
+    const patient = new DeviceClient({ url: emu.url, timeouts: { capture: 3_600_000 } });
+    const controller = new AbortController();
+    const pending = patient.capture({}, { signal: controller.signal }).then(() => null, (e: unknown) => e);
+    await requestsReceived(1);
+    controller.abort();
+    const err = (await pending) as ServiceAbortedError;
+    expect(err).toBeInstanceOf(ServiceAbortedError);
+    expect(err.sent).toBe(true);
+    expect(err.message).toContain('GET /capture?side=rear was aborted by the caller after it was sent');
+  });
+
+  it('C1 a queued generation aborted while it waits is never sent, and the queue goes on', async () => {
+    emu.downloaded.add('TINYLLAMA_1_1B_CHAT');
+    const release: (() => void)[] = [];
+    emu.textGate = () => new Promise<void>((r) => release.push(r));
+    const first = client.text({ text: 'one', model: 'TINYLLAMA_1_1B_CHAT' });
+    await requestsReceived(1);
+    const controller = new AbortController();
+    const second = client.text({ text: 'two', model: 'TINYLLAMA_1_1B_CHAT' }, { signal: controller.signal }).then(() => null, (e: unknown) => e);
+    const third = client.text({ text: 'three', model: 'TINYLLAMA_1_1B_CHAT' });
+    controller.abort();
+    const err = (await second) as ServiceAbortedError;
+    expect(err).toBeInstanceOf(ServiceAbortedError);
+    expect(err.sent).toBe(false);
+    expect(err.message).toMatch(/while it waited \d+ ms behind earlier generations; nothing was sent/);
+    for (let i = 0; i < 2000 && release.length < 1; i++) await new Promise((r) => setTimeout(r, 5));
+    release.shift()!();
+    expect((await first).response).toBe('You said: one');
+    for (let i = 0; i < 2000 && release.length < 1; i++) await new Promise((r) => setTimeout(r, 5));
+    release.shift()!();
+    expect((await third).response).toBe('You said: three');
+    expect(emu.requests.map((r) => JSON.parse(r.body).text)).toEqual(['one', 'three']);
+  });
+
+  it('C1 a queued generation\'s time limit counts from its sending, and its message says how long it waited first', async () => {
+    emu.downloaded.add('TINYLLAMA_1_1B_CHAT');
+    const release: (() => void)[] = [];
+    emu.textGate = () => new Promise<void>((r) => release.push(r));
+    const slow = new DeviceClient({ url: emu.url, timeouts: { text: 200 } });
+    try {
+      const first = slow.text({ text: 'one', model: 'TINYLLAMA_1_1B_CHAT' }).then(() => null, (e: unknown) => e);
+      const second = slow.text({ text: 'two', model: 'TINYLLAMA_1_1B_CHAT' }).then(() => null, (e: unknown) => e);
+      const a = (await first) as ServiceTimeoutError;
+      expect(a).toBeInstanceOf(ServiceTimeoutError);
+      expect(a.message).toContain('no reply to POST /ai/text within 200 ms of sending it; it may already have taken effect');
+      const b = (await second) as ServiceTimeoutError;
+      expect(b).toBeInstanceOf(ServiceTimeoutError);
+      expect(b.message).toMatch(/within 200 ms of sending it \(it had first waited \d+ ms behind earlier calls of this client\)/);
+      // Both were sent: the second got its full time at the server.
+      expect(emu.requests.map((r) => JSON.parse(r.body).text)).toEqual(['one', 'two']);
+    } finally {
+      for (const r of release) r();
+    }
+  });
+});
+
+describe('device HTTP error wording', () => {
+  it('U1 MODEL_NOT_AVAILABLE offers a download only for a model the API can download', async () => {
+    const open = await rejection(() => client.text({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT' }), ServiceHttpError);
+    expect(open.message).toContain('download it first (heapql device download TINYLLAMA_1_1B_CHAT, or downloadModel())');
+    const gated = await rejection(() => client.text({ text: 'hi', model: 'LLAMA_3_2_3B_INSTRUCT' }), ServiceHttpError);
+    expect(gated.errorCode).toBe('MODEL_NOT_AVAILABLE');
+    expect(gated.message).not.toContain('download it first');
+    expect(gated.message).toContain('LLAMA_3_2_3B_INSTRUCT is gated on Hugging Face, so the API cannot download it: install it on the phone through the AI Phone Server app');
+  });
+
+  it('U2 an empty 404/405 may also mean the URL is not the AI Phone Server', async () => {
+    const err = await rejection(() => new DeviceClient({ url: `${emu.url}/v0` }).models(), ServiceHttpError);
+    expect(err.message).toContain('this app version has no such endpoint, or the URL is not the AI Phone Server');
+  });
+
+  it('U6 a redirect names its Location', async () => {
+    emu.override = () => ({ status: 302, headers: { location: 'http://192.0.2.1/login' }, text: '' });
+    const err = await rejection(() => client.status(), ServiceHttpError);
+    expect(err.status).toBe(302);
+    expect(err.message).toContain('a redirect to http://192.0.2.1/login, not followed');
+  });
+});

@@ -1,0 +1,213 @@
+/**
+ * SchedulerClient and ThreadControl beyond the contract cases: the status words it reads,
+ * /plans times it refuses, arguments of the wrong type from JavaScript callers, plan warnings,
+ * AbortSignals, timeout wording of state-changing calls, redirects, and ThreadControl's checks
+ * of thread ids and of the scheduler itself. Real HTTP on loopback (the scheduler emulator).
+ * ThreadControl is used from the TypeScript sources here, in the main thread only (workers need
+ * the compiled build: thread-control.test.ts).
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+
+import {
+  InvalidArgumentError,
+  SchedulerClient,
+  ServiceAbortedError,
+  ServiceHttpError,
+  ServiceProtocolError,
+  ServiceTimeoutError,
+  ServiceUnavailableError,
+  ThreadControl,
+  currentOsThreadId,
+  planWarnings,
+  parsePlan,
+} from '../../ts/clients/scheduler/index.js';
+import { DeviceEmulator } from './device-emulator.js';
+import { SchedulerEmulator } from './scheduler-emulator.js';
+
+let emu: SchedulerEmulator;
+let client: SchedulerClient;
+
+beforeAll(async () => {
+  emu = await SchedulerEmulator.start();
+});
+afterAll(async () => {
+  await emu.close();
+});
+beforeEach(() => {
+  emu.reset();
+  client = new SchedulerClient({ url: emu.url });
+});
+
+async function rejection<T extends Error>(fn: () => Promise<unknown>, type: new (...args: any[]) => T): Promise<T> {
+  let caught: unknown;
+  try {
+    await fn();
+  } catch (err) {
+    caught = err;
+  }
+  expect(caught).toBeInstanceOf(type);
+  return caught as T;
+}
+
+async function requestsReceived(n: number): Promise<void> {
+  for (let i = 0; i < 2000 && emu.requests.length < n; i++) await new Promise((r) => setTimeout(r, 5));
+  expect(emu.requests.length).toBeGreaterThanOrEqual(n);
+}
+
+describe('scheduler replies', () => {
+  it('D1 the status words: running, stopping, not found (the server) and unknown (the specification\'s HTTP form); nothing else', async () => {
+    for (const [body, status] of [
+      ['running', 'RUNNING'],
+      ['stopping', 'STOPPED'],
+      ['not found', 'UNKNOWN'],
+      ['unknown', 'UNKNOWN'],
+    ] as const) {
+      emu.override = () => ({ status: 200, body });
+      expect(await client.readStatus({ task: 5 })).toEqual({ status, reply: body });
+    }
+    for (const body of ['UNKNOWN', 'stopped', 'Bad Request', 'running\n', '']) {
+      emu.override = () => ({ status: 200, body });
+      await rejection(() => client.status({ task: 5 }), ServiceProtocolError);
+    }
+  });
+
+  it('S7 /plans: a startedAt that is not 0 or epoch milliseconds is a protocol error', async () => {
+    const listing = (startedAt: unknown) => JSON.stringify({ task: { '7': { id: 7, plan: 'r10', startedAt } }, taskGroup: {} });
+    for (const startedAt of [1e20, 1_700_000_000.5, 1_700_000_000, -5, 1.5]) {
+      emu.override = () => ({ status: 200, body: listing(startedAt), contentType: 'application/json' });
+      const err = await rejection(() => client.plans(), ServiceProtocolError);
+      expect(err.message).toContain(`startedAt ${startedAt}, which is not 0 or a time in epoch milliseconds`);
+    }
+    emu.override = () => ({ status: 200, body: listing(0), contentType: 'application/json' });
+    expect((await client.plans()).task[0]!.startedAt).toBeNull();
+    emu.override = () => ({ status: 200, body: listing(1_700_000_000_123), contentType: 'application/json' });
+    expect((await client.plans()).task[0]!.startedAt!.toISOString()).toBe('2023-11-14T22:13:20.123Z');
+  });
+
+  it('U6 a redirect names its Location', async () => {
+    emu.override = () => ({ status: 302, body: '', headers: { location: 'http://192.0.2.7:8087/task/5' } });
+    const err = await rejection(() => client.stop({ task: 5 }), ServiceHttpError);
+    expect(err.message).toContain('HTTP 302 (a redirect to http://192.0.2.7:8087/task/5, not followed');
+  });
+});
+
+describe('scheduler arguments from JavaScript callers', () => {
+  it('C2 wrong types are InvalidArgumentErrors that say so, and nothing is sent', async () => {
+    const cases: [() => Promise<unknown>, RegExp][] = [
+      [() => client.setPlan({ task: 7 }, [{ action: 'stop', seconds: '5' }] as never), /step 1: seconds must be a number, got a string \("5"\)/],
+      [() => client.setPlan({ task: 7 }, null as never), /a plan is a string such as "s10,r5" or a list of \{action, seconds\} steps, got null/],
+      [() => client.setPlan({ task: 7 }, [null] as never), /plan step 1 must be an object/],
+      [() => client.setPlan({ task: 7 }, [{ action: 'pause', seconds: 1 }] as never), /plan step 1 has action "pause"; use 'stop' or 'run'/],
+      [() => client.setPlan({ task: 7 }, 5 as never), /got the number 5/],
+      [() => client.setPlan({ task: 7 }, 's1', { onWarning: 'log' } as never), /onWarning must be a function/],
+      [() => client.status(null as never), /a target is either \{task: <thread id>\} or \{group: <process id>\}, got null/],
+      [() => client.status(undefined as never), /got nothing \(undefined\)/],
+      [() => client.status({ task: '42' } as never), /task id must be a number \(a thread id\), got a string \("42"\)/],
+      [() => client.stop({ group: 5n } as never), /group id must be a number \(a process id\), got a bigint/],
+      [() => client.status({ task: 5 }, { signal: {} } as never), /signal must be an AbortSignal, got an object/],
+    ];
+    for (const [call, message] of cases) {
+      const err = await rejection(call, InvalidArgumentError).catch((e: unknown) => {
+        throw new Error(`case ${message}: ${(e as Error).message}`);
+      });
+      expect(err.message).toMatch(message);
+    }
+    expect(() => new SchedulerClient({ timeoutMs: '5000' } as never)).toThrow(/timeoutMs must be a number of milliseconds, got a string/);
+    expect(emu.requests).toEqual([]);
+  });
+});
+
+describe('plan warnings', () => {
+  it('D5 stops in a row adding up to 25 s or more are warned about, through onWarning, and still sent', async () => {
+    expect(planWarnings(parsePlan('s12,r1,s12'))).toEqual([]);
+    expect(planWarnings(parsePlan('s24.9'))).toEqual([]);
+    expect(planWarnings(parsePlan('s12.5,s12.5'))).toHaveLength(1);
+    const warnings: string[] = [];
+    await client.setPlan({ task: 7 }, 's20,s6,r1', { onWarning: (w) => warnings.push(w) });
+    expect(warnings).toEqual([
+      'plan s20,s6,r1: the stops of steps 1–2 add up to 26 s in a row, close to the 30 s at which the kernel watchdog kills the scheduler (voiding every stop); consider a run step between them',
+    ]);
+    expect(emu.requests).toEqual(['GET /task/plan/7?plan=20s%2C6s%2C1r']);
+  });
+
+  it('D5 without onWarning the warning goes to process.emitWarning', async () => {
+    const spy = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    try {
+      await client.setPlan({ task: 7 }, [
+        { action: 'run', seconds: 1 },
+        { action: 'stop', seconds: 15 },
+        { action: 'stop', seconds: 10 },
+      ]);
+      expect(spy).toHaveBeenCalledTimes(1);
+      expect(spy.mock.calls[0]![0]).toContain('the stops of steps 2–3 add up to 25 s in a row');
+      expect(spy.mock.calls[0]![1]).toEqual({ code: 'HEAPQL_PLAN_STOPS' });
+    } finally {
+      spy.mockRestore();
+    }
+  });
+});
+
+describe('scheduler AbortSignal and time limits', () => {
+  it('C1 an aborted call ends at once with ServiceAbortedError; an already aborted signal sends nothing', async () => {
+    await rejection(() => client.stop({ task: 5 }, { signal: AbortSignal.abort() }), ServiceAbortedError);
+    expect(emu.requests).toEqual([]);
+    emu.hold = true;
+    // A time limit far beyond the test's: only the abort can end this call.
+    const patient = new SchedulerClient({ url: emu.url, timeoutMs: 3_600_000 });
+    const controller = new AbortController();
+    const pending = patient.stop({ task: 5 }, { signal: controller.signal }).then(() => null, (e: unknown) => e);
+    await requestsReceived(1);
+    controller.abort();
+    const err = (await pending) as ServiceAbortedError;
+    expect(err).toBeInstanceOf(ServiceAbortedError);
+    expect(err.sent).toBe(true);
+    expect(err.message).toContain('it may have taken effect; read the status back');
+  });
+
+  it('U3 a timeout of stop, resume, setPlan or cancelPlan says it may have taken effect and to read the status back; a read does not', async () => {
+    emu.hold = true;
+    const slow = new SchedulerClient({ url: emu.url, timeoutMs: 100 });
+    for (const call of [() => slow.stop({ task: 5 }), () => slow.resume({ group: 5 }), () => slow.setPlan({ task: 5 }, 's1'), () => slow.cancelPlan({ task: 5 })]) {
+      const err = await rejection(call, ServiceTimeoutError);
+      expect(err.message).toContain('within 100 ms of sending it; it may already have taken effect; read the status back');
+    }
+    const read = await rejection(() => slow.status({ task: 5 }), ServiceTimeoutError);
+    expect(read.message).not.toContain('taken effect');
+  });
+});
+
+describe('ThreadControl checks', () => {
+  it('D3 a thread id given as a number must be a thread of this process; nothing is sent otherwise', async () => {
+    const tc = new ThreadControl(emu.port);
+    const err = await rejection(() => tc.stopThread(1), InvalidArgumentError);
+    expect(err.message).toContain('thread 1 is not a thread of this process (no /proc/self/task/1)');
+    await rejection(() => tc.getThreadStatus(0), InvalidArgumentError);
+    await rejection(() => tc.resumeThread('5' as never), InvalidArgumentError);
+    await rejection(() => tc.stopThread({} as never), InvalidArgumentError);
+    expect(emu.requests).toEqual([]);
+    const own = currentOsThreadId();
+    expect(await tc.getThreadStatus(own)).toBe('UNKNOWN');
+    expect(emu.requests).toEqual([`GET /task/${own}`]);
+  });
+
+  it('D4 ThreadControl.connect checks that the scheduler answers /help, and that it is the scheduler', async () => {
+    const tc = await ThreadControl.connect(emu.port);
+    expect(emu.requests).toEqual(['GET /help']);
+    expect(tc.client.url).toBe(`http://127.0.0.1:${emu.port}/`);
+
+    const gone = await SchedulerEmulator.start();
+    const port = gone.port;
+    await gone.close();
+    const down = await rejection(() => ThreadControl.connect(port), ServiceUnavailableError);
+    expect(down.reason).toBe('refused');
+    expect(down.message).toContain('is not running');
+
+    const other = await DeviceEmulator.start();
+    try {
+      const err = await rejection(() => ThreadControl.connect(other.port), ServiceProtocolError);
+      expect(err.message).toContain("not with the taskcontrol scheduler's usage text");
+    } finally {
+      await other.close();
+    }
+  });
+});
