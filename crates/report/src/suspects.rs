@@ -136,6 +136,14 @@ fn static_owner(path: &PathToRoot, from: usize) -> Option<String> {
     })
 }
 
+/// What an unreachable suspect's explanation adds: its objects are in the report because
+/// unreachable objects are kept by default (each under a pseudo-root of its own), but no GC
+/// root holds them, so they are no leak. `them`: the words for several objects.
+fn unreachable(them: bool) -> String {
+    let (it, is) = if them { ("them", "They are") } else { ("it", "It is") };
+    format!(" {is} unreachable: no GC root keeps {it} alive, so the next garbage collection frees {it} (a report with --reachable-only leaves unreachable objects out).")
+}
+
 fn single(ctx: &Ctx, paths: &Paths, o: ObjIdx, subtree: &[Range<usize>], pre: &Preorder) -> Found {
     let heap = ctx.heap;
     let a = ctx.analysis;
@@ -188,6 +196,9 @@ fn single(ctx: &Ctx, paths: &Paths, o: ObjIdx, subtree: &[Range<usize>], pre: &P
         explanation.push_str(&format!(", under the static field {f}"));
     }
     explanation.push('.');
+    if !a.is_reachable(o) {
+        explanation.push_str(&unreachable(false));
+    }
     let mut keywords = vec![object.class_name.clone()];
     if kind == SubjectKind::Class {
         keywords.push(ctx.own_class_name(o));
@@ -250,6 +261,12 @@ fn group(ctx: &Ctx, paths: &Paths, class: ClassIdx, instances: &[ObjIdx], subtre
             explanation.push('.');
         }
         None => explanation.push_str("; they share no common accumulation point."),
+    }
+    let (gone, gone_retained) = instances.iter().filter(|&&o| !a.is_reachable(o)).fold((0u64, 0u64), |(n, r), &o| (n + 1, r + a.retained_size(o)));
+    if gone == instances.len() as u64 {
+        explanation.push_str(&unreachable(true));
+    } else if gone > 0 {
+        explanation.push_str(&format!(" {gone} of them, retaining {}, are unreachable: no GC root keeps those alive, so the next garbage collection frees them.", human_bytes(gone_retained)));
     }
     let mut keywords = vec![class_name.clone()];
     keywords.extend(owner.iter().cloned());

@@ -556,3 +556,38 @@ fn suspect_paths_avoid_reference_referent_when_another_path_exists() {
     assert_eq!(objects.last(), Some(&idx(&heap, big)));
     assert_eq!(objects.first(), Some(&idx(&heap, r)));
 }
+
+/// A suspect no GC root keeps alive says so: kept by default (each unreachable object under a
+/// pseudo-root of its own), it is garbage the next collection frees, no leak. One unreachable
+/// array, ten unreachable arrays of another class (a group), and a reachable holder; with
+/// `--reachable-only` neither unreachable suspect is left, and the holder's text never says it.
+#[test]
+fn unreachable_suspects_say_so() {
+    let mut b = DumpBuilder::new(8);
+    let holder_class = b.class("app.Holder", Some(b.object_class), &[("data", BasicType::Object)]);
+    b.root_sticky_class(holder_class);
+    let kept = b.byte_array(&vec![1u8; 30_000]);
+    let holder = b.instance(holder_class, &[Val::Obj(kept)]);
+    b.root_jni_global(holder);
+    let _garbage = b.byte_array(&vec![2u8; 40_000]);
+    let longs: Vec<Val> = (0..500).map(Val::Long).collect();
+    for _ in 0..10 {
+        b.primitive_array(BasicType::Long, &longs);
+    }
+    let bytes = b.build();
+    for reachable_only in [false, true] {
+        let (heap, a) = analyze(&bytes, reachable_only);
+        let data = build(&heap, &a, &ReportOptions::default()).unwrap();
+        let s = &data.leak_suspects.suspects;
+        let said = |needle: &str| s.iter().filter(|x| x.explanation.contains(needle)).map(|x| x.class_name.clone()).collect::<Vec<_>>();
+        if reachable_only {
+            assert!(said("unreachable").is_empty(), "{s:#?}");
+            assert!(s.iter().all(|x| x.class_name == "app.Holder"), "{s:#?}");
+        } else {
+            assert_eq!(said("It is unreachable: no GC root keeps it alive"), vec!["byte[]"], "{s:#?}");
+            assert_eq!(said("They are unreachable: no GC root keeps them alive"), vec!["long[]"], "{s:#?}");
+            let h = s.iter().find(|x| x.class_name == "app.Holder").expect("the holder is a suspect");
+            assert!(!h.explanation.contains("unreachable"), "{}", h.explanation);
+        }
+    }
+}
