@@ -333,12 +333,12 @@ export type WasteCheck = (typeof WASTE_CHECKS)[number];
 
 export const WasteHolderSchema = Obj(
   {
-    kind: Type.Union([Type.Literal('field'), Type.Literal('staticField'), Type.Literal('indirect'), Type.Literal('root'), Type.Literal('unreachable')], {
+    kind: Type.Union([Type.Literal('field'), Type.Literal('staticField'), Type.Literal('indirect'), Type.Literal('root'), Type.Literal('unreachable'), Type.Literal('local')], {
       description:
-        'field / staticField: the owner field that references them; indirect: the owner dominates them through several paths; root: held from the GC roots; unreachable: garbage the dump still holds',
+        'field / staticField: the owner field that references them; indirect: the owner dominates them through several paths; root: held from the GC roots; unreachable: garbage the dump still holds; local: a local variable of a frame on one thread\'s stack (one row per thread, named in the label)',
     }),
-    owner: Type.String({ description: 'the holding class; for root and unreachable, the class of the topmost container' }),
-    field: Nullable(Type.String({ description: 'the field name; null for indirect, root and unreachable' })),
+    owner: Type.String({ description: 'the holding class; for root and unreachable, the class of the topmost container; for local, the thread\'s class' }),
+    field: Nullable(Type.String({ description: 'the field name; null for indirect, root, unreachable and local' })),
     label: Type.String({ description: '`com.acme.Cache.entries → java.util.HashMap`' }),
   },
   'the field through which the application keeps the objects (walk up the dominator tree past java.util.* and object arrays)',

@@ -270,3 +270,33 @@ fn what_a_whole_finding_keeps_alive_is_counted_once() {
         assert!(w.overhead <= w.used_heap, "{how}: {} of {}", w.overhead, w.used_heap);
     }
 }
+
+/// An array a thread's stack frame holds in a local variable is held by that thread: one row
+/// per thread, named (it read `java.lang.Thread (several paths) → long[]`, every thread's
+/// locals in one row, though each array has one holder).
+#[test]
+fn stack_locals_are_held_by_their_thread() {
+    let mut b = DumpBuilder::new(8);
+    let tail = |k: i64| -> Vec<Val> { (0..400).map(|i| Val::Long(if i < 10 { k + 1 } else { 0 })).collect() };
+    let mut arrays = Vec::new();
+    for (k, name) in ["worker-0", "worker-1"].iter().enumerate() {
+        let (_, serial) = b.thread(name, false, &[("run", "app.Worker", 7)]);
+        let array = b.primitive_array(BasicType::Long, &tail(k as i64));
+        b.root_java_frame(array, serial, 0);
+        arrays.push(array);
+    }
+    let bytes = b.build();
+    let (_, w) = waste_of(&bytes);
+    let tails = w.categories.iter().find(|c| c.check == Check::ZeroTailArrays).unwrap();
+    let mut rows: Vec<(HolderKind, String, String, u64)> =
+        tails.rows.iter().map(|r| (r.holder.kind, r.holder.owner.clone(), r.holder.label.clone(), r.objects)).collect();
+    rows.sort();
+    assert_eq!(
+        rows,
+        vec![
+            (HolderKind::Local, "java.lang.Thread".to_string(), "a stack local of thread \"worker-0\" (java.lang.Thread) → long[]".to_string(), 1),
+            (HolderKind::Local, "java.lang.Thread".to_string(), "a stack local of thread \"worker-1\" (java.lang.Thread) → long[]".to_string(), 1),
+        ]
+    );
+    assert_eq!(tails.overhead, 2 * 390 * 8, "{rows:?}");
+}

@@ -8,7 +8,8 @@
 //! the outer list and its `Object[]`. When the owner reaches that object through more than one
 //! path (it dominates it without referencing it), the holder is `indirect`; when the walk
 //! reaches the GC roots (the object or its container is referenced from several roots), it is
-//! `root` (`unreachable` when the object is garbage the dump still holds). The walk stops after `MAX_CLIMB` containers (a linked list thousands of nodes
+//! `root` (`unreachable` when the object is garbage the dump still holds); a local variable of
+//! a thread's stack frame is held by that thread (`local`, one row per thread). The walk stops after `MAX_CLIMB` containers (a linked list thousands of nodes
 //! long): the holder is then `indirect` at the container reached.
 
 use heapql_heap::{ClassIdx, Heap, ObjIdx, ObjectKind};
@@ -22,7 +23,8 @@ use heapql_graph::FullAnalysis;
 pub const MAX_CLIMB: u32 = 256;
 const NO_SLOT: u32 = u32::MAX;
 
-/// A holder as a compact key: kind, owner class, field slot (layout position or static index).
+/// A holder as a compact key: kind, owner class, field slot (layout position or static index;
+/// for a local, the thread object).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct HolderKey {
     pub kind: HolderKind,
@@ -47,6 +49,12 @@ pub fn holder_of(heap: &Heap, a: &FullAnalysis, roles: &Roles, classes: &ClassCa
                 }
                 return match slot_referencing(heap, p, child) {
                     Some(slot) => HolderKey { kind: HolderKind::Field, owner: c, slot },
+                    // An instance's only other references are its class and, for a thread, the
+                    // locals of its stack's frames (the graph's edges from the thread): one row
+                    // per thread, which `slot` then names.
+                    None if a.outbound(p).any(|x| x == child) && classes.kind(heap, child) != ObjectKind::Class => {
+                        HolderKey { kind: HolderKind::Local, owner: c, slot: p }
+                    }
                     None => HolderKey { kind: HolderKind::Indirect, owner: c, slot: NO_SLOT },
                 };
             }
@@ -93,9 +101,13 @@ pub fn describe_holder(heap: &Heap, key: HolderKey, class: ClassIdx) -> Holder {
     let field = match key.kind {
         HolderKind::Field => heap.instance_layout(key.owner).get(key.slot as usize).map(|f| f.name.clone()),
         HolderKind::StaticField => heap.class(key.owner).statics.get(key.slot as usize).map(|s| s.name.clone()),
-        HolderKind::Indirect | HolderKind::Root | HolderKind::Unreachable => None,
+        HolderKind::Indirect | HolderKind::Root | HolderKind::Unreachable | HolderKind::Local => None,
     };
     let label = match (key.kind, &field) {
+        (HolderKind::Local, _) => match heap.thread_name(key.slot) {
+            Some(name) => format!("a stack local of thread \"{name}\" ({owner}) → {target}"),
+            None => format!("a stack local of {owner} @ {:#x} → {target}", heap.object_id(key.slot)),
+        },
         (HolderKind::Root, _) if owner == *target => format!("GC roots → {target}"),
         (HolderKind::Root, _) => format!("GC roots → {owner} → {target}"),
         (HolderKind::Unreachable, _) if owner == *target => format!("unreachable → {target}"),

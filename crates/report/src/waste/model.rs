@@ -82,6 +82,8 @@ pub enum HolderKind {
     Root,
     /// Unreachable from the GC roots (garbage the dump still holds).
     Unreachable,
+    /// A local variable of a frame on the stack of the thread `owner` is an instance of.
+    Local,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
