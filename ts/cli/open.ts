@@ -42,4 +42,20 @@ export async function openForCli(path: string, options: CliOpenOptions = {}): Pr
 export async function analyzeForCli(heap: Heap, reachableOnly: boolean, forReport = false): Promise<void> {
   await withProgress(({ onProgress, signal }) => heap.analyze({ reachableOnly, forReport, onProgress, signal }));
   printCacheWarnings(heap);
+  printAnalysisWarnings(heap);
+}
+
+const analysisPrinted = new WeakSet<Heap>();
+
+/**
+ * What the analysis found wrong with the dump (references to ids that are no object), on
+ * stderr once per dump: the same from a cached analysis. (The report's `warnings` hold them
+ * too, as source `analysis`; the report command leaves those to this.)
+ */
+export function printAnalysisWarnings(heap: Heap): void {
+  if (analysisPrinted.has(heap)) return;
+  const warnings = heap.analysisWarnings();
+  if (warnings.length === 0) return;
+  analysisPrinted.add(heap);
+  for (const w of warnings) warn(`${heap.info().path}: ${w.message}`);
 }

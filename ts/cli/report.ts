@@ -74,7 +74,8 @@ export async function writeFullReport(file: string, options: FullReportOptions):
       );
     });
     printCacheWarnings(heap);
-    for (const w of model.warnings) if (w.source !== 'dump') warn(w.source === 'query' ? `query ${w.message}` : w.message);
+    // The dump's and the analysis's warnings were printed as the dump was opened and analyzed.
+    for (const w of model.warnings) if (w.source !== 'dump' && w.source !== 'analysis') warn(w.source === 'query' ? `query ${w.message}` : w.message);
     writeReport(model, options.choice);
     if (options.choice.path) notice(`report written to ${options.choice.path}`);
   } finally {

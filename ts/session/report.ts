@@ -81,7 +81,7 @@ export async function buildReport(heap: ReportableHeap, options: BuildReportOpti
     threads: data.threads,
     waste: data.waste,
     queries: options.queries ?? [],
-    warnings: [...dumpWarnings(heap), ...(options.warnings ?? [])],
+    warnings: [...dumpWarnings(heap), ...analysisWarnings(heap), ...(options.warnings ?? [])],
   };
   checkModel('report', validateReportModel(model));
   return model;
@@ -91,8 +91,14 @@ export async function buildReport(heap: ReportableHeap, options: BuildReportOpti
 export function dumpWarnings(heap: ReportableHeap): ReportWarning[] {
   return heap.warnings().map((w) => ({
     source: 'dump' as const,
-    message: w.offset > 0 ? `${w.message} (at byte ${w.offset})` : w.message,
+    // The offset is added unless the message names it already (as the CLI's stderr does).
+    message: w.offset > 0 && !/offset/i.test(w.message) ? `${w.message} (at byte ${w.offset})` : w.message,
   }));
+}
+
+/** What the full analysis found wrong with the dump, as report warnings (they name their offset). */
+export function analysisWarnings(heap: ReportableHeap): ReportWarning[] {
+  return heap.analysisWarnings().map((w) => ({ source: 'analysis' as const, message: w.message }));
 }
 
 /** A model that fails its schema is a bug in heapql: ERR_INTERNAL naming every mismatch. */

@@ -258,6 +258,14 @@ export class HeapSession implements ReportableHeap {
     return callSync(() => this.handle.warnings());
   }
 
+  /**
+   * What the full analysis found wrong with the dump: references to ids that are no object
+   * in it (they read as null), counted as the object graph is built. Empty before `analyze()`.
+   */
+  analysisWarnings(): DumpWarning[] {
+    return callSync(() => this.handle.analysisWarnings());
+  }
+
   /** Instances and shallow bytes per class, largest shallow size first. */
   classHistogram(): HistogramRow[] {
     const rows = callSync(() => this.handle.classHistogram());

@@ -186,6 +186,8 @@ export interface ReportableHeap {
   readonly status: SessionStatus;
   info(): { path: string; fileSize: number };
   warnings(): { message: string; offset: number }[];
+  /** What the full analysis found wrong with the dump (none before it). */
+  analysisWarnings(): { message: string; offset: number }[];
   analyze(options: { reachableOnly?: boolean; forReport?: boolean; onProgress?: (event: ProgressEvent) => void; signal?: AbortSignal }): Promise<void>;
   reportData(options: SectionOptions): Promise<ReportSections>;
   wasteData(options: SectionOptions): Promise<Waste>;

@@ -5,7 +5,7 @@
 import type { NativeHeap } from '../native/index.js';
 import { validateWasteModel } from '../report/json.js';
 import type { Waste, WasteModel } from '../report/model.js';
-import { analyzeForReport, checkModel, dumpWarnings, modelHeader, sectionJson } from './report.js';
+import { analysisWarnings, analyzeForReport, checkModel, dumpWarnings, modelHeader, sectionJson } from './report.js';
 import type { BuildWasteOptions, ReportableHeap, SectionOptions } from './types.js';
 
 /** The waste section of an analyzed heap (ERR_NEEDS_ANALYSIS before the analysis). */
@@ -22,7 +22,7 @@ export async function buildWaste(heap: ReportableHeap, options: BuildWasteOption
     ...modelHeader(),
     file: { path: info.path, size: info.fileSize },
     waste,
-    warnings: dumpWarnings(heap),
+    warnings: [...dumpWarnings(heap), ...analysisWarnings(heap)],
   };
   checkModel('waste', validateWasteModel(model));
   return model;

@@ -36,12 +36,12 @@
 //! preorder and needs none of them.
 
 use crate::control::{Cancelled, Control};
-use crate::object_graph::{is_thread_bound, node, obj, ObjectGraph};
+use crate::object_graph::{is_thread_bound, node, obj, Dangling, ObjectGraph};
 use crate::{
     bfs_parents, bounded_path, dominator_children, dominators_in, min_retained_size, path_from_parents,
     own_sizes_seen, retained_set, sum_retained, Csr, RetainedSizes, SparseCsr, Graph, NONE,
 };
-use heapql_heap::{BigArray, Heap, HeapError, ObjIdx, Placement, ProgressFn, RootKind};
+use heapql_heap::{BigArray, ClassIdx, Heap, HeapError, ObjIdx, ObjectKind, Placement, ProgressFn, RootKind};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 
@@ -128,6 +128,58 @@ pub struct FullAnalysis {
     pub(crate) scratch: Placement,
 }
 
+/// The one warning for the references to ids that are no object in the dump: how many, and the
+/// first (in object order) with its holder, the id and the holder's record.
+pub fn dangling_warning(heap: &Heap, d: &Dangling) -> Option<(u64, String)> {
+    let r = d.first.filter(|_| d.count > 0)?;
+    if r.from >= heap.object_count() {
+        return None;
+    }
+    let (_, _, holder) = heapql_heap::describe(heap, r.from);
+    let name = heapql_heap::inspect::slot_label(heap, r.from, r.slot);
+    let what = match heap.object_kind(r.from) {
+        ObjectKind::ObjectArray => format!("element {name} of {holder}"),
+        ObjectKind::Class if r.slot == u32::MAX - 2 => format!("the class loader of {holder}"),
+        ObjectKind::Class => match heap.class_described_by(r.from) {
+            Some(c) => format!("static field {}.{name} of {holder}", heap.class(c).name),
+            None => format!("static field {name} of {holder}"),
+        },
+        _ => match field_owner(heap, heap.class_of(r.from), r.slot) {
+            Some(c) => format!("field {}.{name} of {holder}", heap.class(c).name),
+            None => format!("field {name} of {holder}"),
+        },
+    };
+    let offset = heap.record_offset(r.from).unwrap_or(0);
+    let record = heap.record_offset(r.from).map_or_else(String::new, |at| format!(", record at byte offset {at}"));
+    let n = d.count;
+    let (refs, point) = if n == 1 { ("reference", "points") } else { ("references", "point") };
+    Some((
+        offset,
+        format!(
+            "{n} {refs} {point} to ids that are no object in the dump (they read as null), e.g. {what} = 0x{:x}{record}. \
+             A JVM may leave objects out (HotSpot skips archived CDS objects whose class is not loaded, \
+             JDK 25 dumps keep references to some); otherwise the dump is damaged there",
+            r.id
+        ),
+    ))
+}
+
+/// The class declaring instance field `slot` of class `c`'s layout (own fields first, then the
+/// super class's, and so on).
+fn field_owner(heap: &Heap, c: ClassIdx, slot: u32) -> Option<ClassIdx> {
+    let mut left = slot as usize;
+    let mut cur = Some(c);
+    while let Some(k) = cur {
+        let own = heap.class(k).fields.len();
+        if left < own {
+            return Some(k);
+        }
+        left -= own;
+        cur = heap.class(k).super_class;
+    }
+    None
+}
+
 fn cancelled(_: Cancelled) -> HeapError {
     HeapError::Cancelled
 }
@@ -192,6 +244,13 @@ impl FullAnalysis {
 
     pub fn graph(&self) -> &ObjectGraph {
         &self.graph
+    }
+
+    /// What the analysis found wrong with the dump, as warnings (byte offset, message): the
+    /// references to ids that are no object of the dump (`ObjectGraph::dangling`), counted as
+    /// the graph was built and kept with it in the cache, so a cached analysis says the same.
+    pub fn warnings(&self, heap: &Heap) -> Vec<(u64, String)> {
+        dangling_warning(heap, self.graph.dangling()).into_iter().collect()
     }
 
     /// Where big arrays built on demand go (the heap's `scratch`).

@@ -23,13 +23,13 @@ pub use persist::CACHE_LAYOUT;
 pub mod reachability;
 pub mod retained;
 
-pub use analysis::{edge_label, FullAnalysis, GraphOptions, PassBeside, PathStep, RetainedSet, ShallowSizes};
+pub use analysis::{dangling_warning, edge_label, FullAnalysis, GraphOptions, PassBeside, PathStep, RetainedSet, ShallowSizes};
 pub use control::{Cancelled, Control};
 pub use csr::{Csr, CsrParts, SequentialCsrBuilder, SparseCsr};
 pub use dominators::{dominators, dominators_in, pinned_edges, Dominators};
 pub use domtree::dominator_children;
 pub use fixedbitset::FixedBitSet;
-pub use object_graph::ObjectGraph;
+pub use object_graph::{Dangling, DanglingRef, ObjectGraph};
 pub use paths::{bfs_parents, bounded_path, path_from_parents};
 pub use reachability::reachable_bitmap;
 pub use retained::{min_retained_size, own_sizes, own_sizes_seen, retained_set, retained_sizes, retained_sizes_in, sum_retained, OwnSizes, RetainedSizes};

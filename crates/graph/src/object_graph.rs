@@ -56,6 +56,44 @@ pub struct ObjectGraph {
     pub(crate) pinned: FixedBitSet,
     /// Nodes reachable from the GC roots.
     pub(crate) reachable: FixedBitSet,
+    /// References to ids that are no object of the dump (dropped from the lists).
+    pub(crate) dangling: Dangling,
+}
+
+/// The references the graph dropped because their id names no object of the dump (they read
+/// as null): how many, and the first in object order (the same for any number of parts).
+/// Non-zero ids only: instance reference fields, object array elements, and of class objects
+/// the class loader and reference statics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Dangling {
+    pub count: u64,
+    pub first: Option<DanglingRef>,
+}
+
+/// One dangling reference: the object holding it, its slot (as `Heap::for_each_reference`
+/// numbers them: `heapql_heap::inspect::slot_label`) and the id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct DanglingRef {
+    pub from: ObjIdx,
+    pub slot: u32,
+    pub id: u64,
+}
+
+impl Dangling {
+    /// Counts one (off the hot path: a reference that resolves never comes here).
+    #[cold]
+    #[inline(never)]
+    fn note(&mut self, from: ObjIdx, slot: u32, id: u64) {
+        self.count += 1;
+        if self.first.is_none() {
+            self.first = Some(DanglingRef { from, slot, id });
+        }
+    }
+
+    /// Those of consecutive object ranges, in order.
+    fn then(self, later: Dangling) -> Dangling {
+        Dangling { count: self.count + later.count, first: self.first.or(later.first) }
+    }
 }
 
 impl Graph for ObjectGraph {
@@ -118,9 +156,11 @@ impl ObjectGraph {
         let (thread_edges, done) = (&thread_edges, &done);
         let parts = crate::par::run_each((0..threads as usize).map(|k| {
             let (lo, hi) = (bounds[k], bounds[k + 1]);
-            move || build_range(heap, lo, hi, k, thread_edges, done, ctl).map(SequentialCsrBuilder::finish)
+            move || build_range(heap, lo, hi, k, thread_edges, done, ctl).map(|(b, d)| (b.finish(), d))
         }));
-        let parts = parts.into_iter().collect::<Result<Vec<Csr>, Cancelled>>()?;
+        let parts = parts.into_iter().collect::<Result<Vec<(Csr, Dangling)>, Cancelled>>()?;
+        let dangling = parts.iter().fold(Dangling::default(), |all, &(_, d)| all.then(d));
+        let parts: Vec<Csr> = parts.into_iter().map(|(c, _)| c).collect();
         // Part 0 holds the virtual root's list before its objects' (nodes 0..=bounds[1]);
         // part k those of nodes bounds[k]+1..=bounds[k+1].
         let firsts = (0..parts.len()).map(|k| if k == 0 { 0 } else { node(bounds[k]) }).collect();
@@ -133,7 +173,7 @@ impl ObjectGraph {
             pinned.insert(r as usize);
         }
         let gc_root_count = roots.len();
-        let mut g = ObjectGraph { out, root_children: roots, gc_root_count, pinned, reachable: FixedBitSet::new() };
+        let mut g = ObjectGraph { out, root_children: roots, gc_root_count, pinned, reachable: FixedBitSet::new(), dangling };
 
         let mut marked = FixedBitSet::with_capacity(nodes as usize);
         marked.insert(0);
@@ -193,6 +233,11 @@ impl ObjectGraph {
         self.root_children.extend_from_slice(&pseudo);
     }
 
+    /// The references dropped because their id is no object of the dump.
+    pub fn dangling(&self) -> &Dangling {
+        &self.dangling
+    }
+
     /// GC root nodes (children of the virtual root that are real roots), sorted.
     pub fn gc_roots(&self) -> &[u32] {
         &self.root_children[..self.gc_root_count]
@@ -248,7 +293,8 @@ impl ObjectGraph {
 }
 
 /// Outbound lists of objects `lo..hi`, the graph's `part`-th part (nodes `lo+1..=hi`; the
-/// first part also holds the virtual root's empty list first).
+/// first part also holds the virtual root's empty list first), and the references to ids that
+/// are no object among them.
 fn build_range(
     heap: &Heap,
     lo: u32,
@@ -257,7 +303,7 @@ fn build_range(
     thread_edges: &[(u32, u32)],
     done: &std::sync::atomic::AtomicU64,
     ctl: &Control,
-) -> Result<SequentialCsrBuilder, Cancelled> {
+) -> Result<(SequentialCsrBuilder, Dangling), Cancelled> {
     let n = heap.object_count() as u64;
     let info = heap.info();
     // A reference takes at least one id in the file, plus one class edge per object; capacity
@@ -270,13 +316,13 @@ fn build_range(
         b.finish_node();
     }
     let mut te = thread_edges.partition_point(|&(t, _)| t < node(lo));
+    let mut dangling = Dangling::default();
     for o in lo..hi {
         let class_obj = heap.class(heap.class_of(o)).object;
         b.push_edge(node(class_obj));
-        heap.for_each_reference(o, |id, _slot| {
-            if let Some(t) = heap.index_of(id) {
-                b.push_edge(node(t));
-            }
+        heap.for_each_reference(o, |id, slot| match heap.index_of(id) {
+            Some(t) => b.push_edge(node(t)),
+            None => dangling.note(o, slot, id),
         });
         while te < thread_edges.len() && thread_edges[te].0 == node(o) {
             b.push_edge(thread_edges[te].1);
@@ -289,7 +335,7 @@ fn build_range(
             ctl.tick(d, n)?;
         }
     }
-    Ok(b)
+    Ok((b, dangling))
 }
 
 /// Marks everything reachable from `from` (already marked itself).
@@ -343,6 +389,7 @@ mod tests {
                     assert_eq!(g.successors(v), whole.successors(v), "{what}: node {v}");
                 }
                 assert_eq!((&g.reachable, &g.pinned, g.gc_root_count), (&whole.reachable, &whole.pinned, whole.gc_root_count), "{what}");
+                assert_eq!(g.dangling, whole.dangling, "{what}");
             }
         }
     }

@@ -11,10 +11,10 @@ use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
 
 use crate::csr::Offsets;
-use crate::{Csr, CsrParts, FixedBitSet, FullAnalysis, GraphOptions, ObjectGraph, PassBeside, RetainedSizes, ShallowSizes};
+use crate::{Csr, CsrParts, Dangling, FixedBitSet, FullAnalysis, GraphOptions, ObjectGraph, PassBeside, RetainedSizes, ShallowSizes};
 
 /// Bump when what this file writes changes meaning (part of every cache key).
-pub const CACHE_LAYOUT: &str = "graph5";
+pub const CACHE_LAYOUT: &str = "graph6";
 
 #[derive(Serialize, Deserialize)]
 struct Small {
@@ -25,6 +25,8 @@ struct Small {
     /// Per part of the graph's lists: its first node, and whether its offsets are `u64`.
     parts: Vec<(u32, bool)>,
     retained_big: Vec<(u32, u64)>,
+    /// The references to ids that are no object (the analysis's warning, replayed on a hit).
+    dangling: Dangling,
 }
 
 fn words(bits: &FixedBitSet) -> Vec<u64> {
@@ -76,6 +78,7 @@ impl FullAnalysis {
                 reachable_only: self.reachable_only,
                 parts: g.out.parts().map(|(first, part)| (first, matches!(part.offsets, Offsets::U64(_)))).collect(),
                 retained_big: self.retained.big.clone(),
+                dangling: g.dangling,
             },
         )
     }
@@ -98,6 +101,7 @@ impl FullAnalysis {
             gc_root_count: s.gc_root_count,
             pinned: bitset(f, "graph.pinned", s.pinned_bits)?,
             reachable: bitset(f, "graph.reachable", s.reachable_bits)?,
+            dangling: s.dangling,
         };
         let a = FullAnalysis {
             graph,
@@ -122,7 +126,8 @@ impl FullAnalysis {
             && a.top.iter().all(|&o| (o as usize) < nodes - 1)
             && a.order.len() <= nodes
             && a.order_idom.len() == a.order.len()
-            && a.order.first().is_none_or(|&r| r == 0);
+            && a.order.first().is_none_or(|&r| r == 0)
+            && g.dangling.first.is_none_or(|r| (r.from as usize) < nodes - 1);
         if !fits {
             return Err("it does not match the heap index".into());
         }

@@ -282,7 +282,8 @@ pub struct DumpInfo {
     /// `JAVA PROFILE 1.0.2` etc.
     pub format: String,
     pub id_size: u32,
-    /// Milliseconds since the epoch, from the header.
+    /// Milliseconds since the epoch, from the header; 0 when the header records none or holds
+    /// no valid time (past the year 9999, `heapql_hprof::MAX_TIMESTAMP_MS`: a warning says so).
     pub timestamp_ms: u64,
     /// Number of HEAP DUMPs found in the file and which one this index is of.
     pub dump_count: usize,
@@ -466,6 +467,11 @@ impl Heap {
     /// The object's id (its address in HotSpot dumps).
     pub fn object_id(&self, o: ObjIdx) -> u64 {
         self.objs.id(o)
+    }
+    /// Byte offset (in the uncompressed dump) of the sub-record that dumps the object; None for
+    /// a class object the index synthesized (no CLASS DUMP).
+    pub fn record_offset(&self, o: ObjIdx) -> Option<u64> {
+        (self.objs.kind(o) != ids::K_SYNTH_CLASS).then(|| self.objs.offset(o))
     }
     /// id -> dense index; None when the id is not an object of this dump.
     #[inline]

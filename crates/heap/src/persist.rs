@@ -16,7 +16,7 @@ use crate::{ids, layout, ClassExt, ClassHistogramRow, ClassIdx, ClassInfo, DumpI
 
 /// Bump when what this file writes changes meaning (part of every cache key). heap5: super
 /// cycles of damaged dumps cut when the index is built (an older entry may hold one).
-pub const CACHE_LAYOUT: &str = "heap5";
+pub const CACHE_LAYOUT: &str = "heap6";
 
 /// Everything but the per-object arrays.
 #[derive(Serialize, Deserialize)]

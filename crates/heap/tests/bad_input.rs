@@ -193,3 +193,56 @@ fn a_file_without_heap_records_has_a_plain_layout() {
     assert!(h.warnings().iter().any(|w| w.message.contains("no heap dump records")), "{:?}", h.warnings());
     assert_eq!(h.info().object_alignment, 8, "{}", h.info().size_model_source);
 }
+
+/// A timestamp past the year 9999 (a damaged header: all ones, 0x7f…, JavaScript's date
+/// limit and one past it) is no dump time: `timestamp_ms` 0 and one warning at its offset
+/// (23 for `JAVA PROFILE 1.0.2`); the last valid millisecond and a plausible time are kept.
+#[test]
+fn a_timestamp_that_is_no_time_is_ignored_with_a_warning() {
+    let dump = small_dump();
+    let at = b"JAVA PROFILE 1.0.2\0".len() + 4;
+    let with = |ts: u64| {
+        let mut d = dump.clone();
+        d[at..at + 8].copy_from_slice(&ts.to_be_bytes());
+        open_bytes(&d).unwrap()
+    };
+    for bad in [u64::MAX, 0x7fff_ffff_ffff_ffff, 8_640_000_000_000_000, 8_640_000_000_000_001, heapql_hprof::MAX_TIMESTAMP_MS + 1] {
+        let h = with(bad);
+        assert_eq!(h.info().timestamp_ms, 0, "{bad}");
+        let w: Vec<_> = h.warnings().iter().filter(|w| w.message.contains("timestamp")).collect();
+        assert_eq!(w.len(), 1, "{bad}: {:?}", h.warnings());
+        assert_eq!(w[0].offset, at as u64);
+        assert!(w[0].message.contains("at byte offset 23 is not a valid time") && w[0].message.contains(&bad.to_string()), "{}", w[0].message);
+    }
+    for good in [0, 1, 1_700_000_000_000, heapql_hprof::MAX_TIMESTAMP_MS] {
+        let h = with(good);
+        assert_eq!(h.info().timestamp_ms, good);
+        assert!(h.warnings().iter().all(|w| !w.message.contains("timestamp")), "{good}: {:?}", h.warnings());
+    }
+}
+
+/// Warnings about dropped roots and repeated CLASS DUMP records name their first example.
+#[test]
+fn dropped_roots_and_repeated_class_dumps_name_the_first() {
+    let mut b = DumpBuilder::new(8);
+    let node = b.class("a.Node", Some(b.object_class), &[("v", BasicType::Int)]);
+    let n = b.instance(node, &[Val::Int(1)]);
+    b.root_jni_global(n);
+    b.root_jni_global(0xbad0);
+    let mut dump = b.build();
+    // A second CLASS DUMP of a.Node, in a segment before the HEAP DUMP END (the last 9 bytes).
+    let end = dump.split_off(dump.len() - 9);
+    let mut w = Writer { buf: Vec::new(), id_size: 8 };
+    let mut seg = Body { b: Vec::new(), id_size: 8 };
+    seg.class_dump(node, b.object_class, 0, 4, &[], &[]);
+    w.heap_dump_segment(&seg);
+    let at = dump.len() as u64 + 9;
+    dump.extend_from_slice(&w.buf);
+    dump.extend_from_slice(&end);
+    let h = open_bytes(&dump).unwrap();
+    let msgs: Vec<&str> = h.warnings().iter().map(|w| w.message.as_str()).collect();
+    assert!(msgs.contains(&"1 GC root record(s) name ids that are not objects of this dump; dropped (e.g. a JNI Global root naming 0xbad0)"), "{msgs:?}");
+    let dup = h.warnings().iter().find(|w| w.message.contains("duplicate CLASS DUMP")).unwrap_or_else(|| panic!("{msgs:?}"));
+    assert_eq!(dup.message, format!("1 duplicate CLASS DUMP records ignored (e.g. class 0x{node:x} again at byte offset {at})"));
+    assert_eq!(dup.offset, at);
+}

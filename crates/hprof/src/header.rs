@@ -9,6 +9,36 @@ pub struct Header {
     pub records_start: u64,
 }
 
+/// The last millisecond of the year 9999 (`9999-12-31T23:59:59.999Z`). A header timestamp past
+/// it is damage, not a time: it has no four-digit ISO 8601 year, and from 8.64e15 on JavaScript
+/// cannot even make a date of it.
+pub const MAX_TIMESTAMP_MS: u64 = 253_402_300_799_999;
+
+impl Header {
+    /// Byte offset of the timestamp in the file (the 8 bytes before the records).
+    pub fn timestamp_offset(&self) -> u64 {
+        self.records_start - 8
+    }
+
+    /// The dump time in milliseconds since the epoch: `None` when the header records none (0)
+    /// or holds no valid time (past the year 9999: `MAX_TIMESTAMP_MS`).
+    pub fn dump_time_ms(&self) -> Option<u64> {
+        (self.timestamp_ms > 0 && self.timestamp_ms <= MAX_TIMESTAMP_MS).then_some(self.timestamp_ms)
+    }
+
+    /// Why the header's timestamp is ignored, when it is not 0 and not a valid time.
+    pub fn timestamp_problem(&self) -> Option<String> {
+        (self.timestamp_ms > MAX_TIMESTAMP_MS).then(|| {
+            format!(
+                "the header's timestamp 0x{:016x} ({} ms since 1970) at byte offset {} is not a valid time (after the year 9999); ignored, the dump time is shown as not recorded",
+                self.timestamp_ms,
+                self.timestamp_ms,
+                self.timestamp_offset()
+            )
+        })
+    }
+}
+
 const KNOWN: [&str; 4] = ["JAVA PROFILE 1.0", "JAVA PROFILE 1.0.1", "JAVA PROFILE 1.0.2", "JAVA PROFILE 1.0.3"];
 
 /// Parses the header from the first bytes of the file; the error is the reason it is not HPROF.

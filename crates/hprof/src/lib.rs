@@ -23,7 +23,7 @@ pub mod testkit;
 pub use control::{Control, Ticker};
 pub use cursor::Cursor;
 pub use error::{Error, Warning};
-pub use header::{parse_header, Header};
+pub use header::{parse_header, Header, MAX_TIMESTAMP_MS};
 pub use records::{Dump, Layout, Record, RecordVisitor, Segment};
 pub use source::{Access, Compression, Source};
 pub use subrecords::{ClassDump, RawStatic, Sub, SubVisitor};

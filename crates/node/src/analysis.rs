@@ -192,6 +192,16 @@ impl HeapHandle {
         }))
     }
 
+    /// What the full analysis found wrong with the dump (references to ids that are no object),
+    /// as warnings; none before the analysis. Kept with the analysis in the cache.
+    #[napi]
+    pub fn analysis_warnings(&self) -> Result<Vec<crate::heap_handle::JsWarning>> {
+        let state = self.state()?;
+        Ok(state.analysis().map_or_else(Vec::new, |a| {
+            a.warnings(&state.heap).into_iter().map(|(offset, message)| crate::heap_handle::JsWarning { offset: offset as f64, message }).collect()
+        }))
+    }
+
     #[napi(getter)]
     pub fn analyzed(&self) -> bool {
         self.state().is_ok_and(|s| s.analysis().is_some())

@@ -17,9 +17,14 @@ pub(super) struct ClassSet {
 pub(super) fn choose_classes(mut dumps: Vec<ClassDump>, t: &PassTotals, recs: &Recs, src: &Source, warnings: &mut Vec<Warning>) -> ClassSet {
     dumps.sort_by_key(|c| c.id);
     let before = dumps.len();
+    // The first repeat in file order (the sort is stable: the first record of an id is kept).
+    let repeat = dumps.windows(2).filter(|w| w[0].id == w[1].id).map(|w| (w[1].offset, w[1].id)).min();
     dumps.dedup_by_key(|c| c.id);
-    if dumps.len() < before {
-        warnings.push(Warning { offset: 0, message: format!("{} duplicate CLASS DUMP records ignored", before - dumps.len()) });
+    if let Some((at, id)) = repeat {
+        warnings.push(Warning {
+            offset: at,
+            message: format!("{} duplicate CLASS DUMP records ignored (e.g. class 0x{id:x} again at byte offset {at})", before - dumps.len()),
+        });
     }
     let class_name = |id: u64| recs.load.get(&id).and_then(|&n| recs.text(src, n)).map(|s| java_name(&s)).unwrap_or_else(|| format!("unknown-class-0x{id:x}"));
     let dumped: FxHashSet<u64> = dumps.iter().map(|c| c.id).collect();

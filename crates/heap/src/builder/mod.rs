@@ -81,6 +81,11 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
     let header = heapql_hprof::read_header(&src).map_err(me)?;
     let id_size = header.id_size;
     let mut warnings: Vec<Warning> = src.warnings().iter().cloned().map(warn).collect();
+    // A damaged timestamp (past the year 9999) is no dump time: `DumpInfo::timestamp_ms` is 0
+    // then, as for a header that records none, so no reader makes a date of it.
+    if let Some(message) = header.timestamp_problem() {
+        warnings.push(Warning { offset: header.timestamp_offset(), message });
+    }
 
     // The walk touches one header per heap segment: read ahead, a dump not in the page cache
     // would be read whole before the heap pass reads it again.
@@ -151,7 +156,7 @@ fn new_heap(src: Source, path: &str, options: &OpenOptions, header: &Header, dum
         file_size: src.file_size(),
         format: header.format.clone(),
         id_size,
-        timestamp_ms: header.timestamp_ms,
+        timestamp_ms: header.dump_time_ms().unwrap_or(0),
         dump_count,
         dump: options.dump,
         compression: src.compression().name(),

@@ -7,6 +7,7 @@ use super::*;
 pub(super) fn resolve_roots(h: &mut Heap, raw: &[RawRoot]) -> Vec<GcRoot> {
     let mut roots = Vec::with_capacity(raw.len());
     let mut dropped = 0u64;
+    let mut first: Option<&RawRoot> = None;
     for r in raw {
         match h.objs.index_of(r.id) {
             Some(o) => {
@@ -17,11 +18,21 @@ pub(super) fn resolve_roots(h: &mut Heap, raw: &[RawRoot]) -> Vec<GcRoot> {
                 };
                 roots.push(GcRoot { kind, object: o, thread_serial: r.thread, frame });
             }
-            None => dropped += 1,
+            None => {
+                dropped += 1;
+                first = first.or(Some(r));
+            }
         }
     }
-    if dropped > 0 {
-        h.warnings.push(Warning { offset: 0, message: format!("{dropped} GC root record(s) name ids that are not objects of this dump; dropped") });
+    if let Some(r) = first {
+        h.warnings.push(Warning {
+            offset: 0,
+            message: format!(
+                "{dropped} GC root record(s) name ids that are not objects of this dump; dropped (e.g. a {} root naming 0x{:x})",
+                root_kind(r.tag).label(),
+                r.id
+            ),
+        });
     }
     roots
 }
