@@ -18,6 +18,7 @@ import {
 } from '../../ts/clients/device/index.js';
 import { DeviceEmulator, frameBytes } from './device-emulator.js';
 import { raw } from './raw-http.js';
+import { rejection, requestsReceived } from './expect-errors.js';
 
 let emu: DeviceEmulator;
 let client: DeviceClient;
@@ -33,22 +34,7 @@ beforeEach(() => {
   client = new DeviceClient({ url: emu.url });
 });
 
-async function rejection<T extends Error>(fn: () => Promise<unknown>, type: new (...args: any[]) => T): Promise<T> {
-  let caught: unknown;
-  try {
-    await fn();
-  } catch (err) {
-    caught = err;
-  }
-  expect(caught).toBeInstanceOf(type);
-  return caught as T;
-}
 
-/** Waits (bounded by count, not time) until the emulator has received `n` requests. */
-async function requestsReceived(n: number): Promise<void> {
-  for (let i = 0; i < 2000 && emu.requests.length < n; i++) await new Promise((r) => setTimeout(r, 5));
-  expect(emu.requests.length).toBeGreaterThanOrEqual(n);
-}
 
 const box = { left: 0.1, top: 0.2, right: 0.3, bottom: 0.4, width: 0.2, height: 0.2 };
 const jpeg = (bytes: Buffer = frameBytes('rear')) => `data:image/jpeg;base64,${bytes.toString('base64')}`;
@@ -222,7 +208,7 @@ describe('device AbortSignal and time limits', () => {
     const patient = new DeviceClient({ url: emu.url, timeouts: { capture: 3_600_000 } });
     const controller = new AbortController();
     const pending = patient.capture({}, { signal: controller.signal }).then(() => null, (e: unknown) => e);
-    await requestsReceived(1);
+    await requestsReceived(emu, 1);
     controller.abort();
     const err = (await pending) as ServiceAbortedError;
     expect(err).toBeInstanceOf(ServiceAbortedError);
@@ -235,7 +221,7 @@ describe('device AbortSignal and time limits', () => {
     const release: (() => void)[] = [];
     emu.textGate = () => new Promise<void>((r) => release.push(r));
     const first = client.text({ text: 'one', model: 'TINYLLAMA_1_1B_CHAT' });
-    await requestsReceived(1);
+    await requestsReceived(emu, 1);
     const controller = new AbortController();
     const second = client.text({ text: 'two', model: 'TINYLLAMA_1_1B_CHAT' }, { signal: controller.signal }).then(() => null, (e: unknown) => e);
     const third = client.text({ text: 'three', model: 'TINYLLAMA_1_1B_CHAT' });

@@ -17,6 +17,7 @@ import {
 } from '../../ts/clients/device/index.js';
 import { DeviceEmulator, frameBytes } from './device-emulator.js';
 import { raw } from './raw-http.js';
+import { rejection } from './expect-errors.js';
 
 let emu: DeviceEmulator;
 let client: DeviceClient;
@@ -37,16 +38,6 @@ const get = (path: string, headers?: Record<string, string>) => raw(emu.url, pat
 const post = (path: string, body: unknown, headers: Record<string, string> = JSON_TYPE) =>
   raw(emu.url, path, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
 
-async function rejection<T extends Error>(fn: () => Promise<unknown>, type: new (...args: any[]) => T): Promise<T> {
-  let caught: unknown;
-  try {
-    await fn();
-  } catch (err) {
-    caught = err;
-  }
-  expect(caught).toBeInstanceOf(type);
-  return caught as T;
-}
 
 function lastBody(): Record<string, unknown> {
   return JSON.parse(emu.requests.at(-1)!.body);

@@ -23,6 +23,7 @@ import {
 } from '../../ts/clients/scheduler/index.js';
 import { DeviceEmulator } from './device-emulator.js';
 import { SchedulerEmulator } from './scheduler-emulator.js';
+import { rejection, requestsReceived } from './expect-errors.js';
 
 let emu: SchedulerEmulator;
 let client: SchedulerClient;
@@ -38,21 +39,7 @@ beforeEach(() => {
   client = new SchedulerClient({ url: emu.url });
 });
 
-async function rejection<T extends Error>(fn: () => Promise<unknown>, type: new (...args: any[]) => T): Promise<T> {
-  let caught: unknown;
-  try {
-    await fn();
-  } catch (err) {
-    caught = err;
-  }
-  expect(caught).toBeInstanceOf(type);
-  return caught as T;
-}
 
-async function requestsReceived(n: number): Promise<void> {
-  for (let i = 0; i < 2000 && emu.requests.length < n; i++) await new Promise((r) => setTimeout(r, 5));
-  expect(emu.requests.length).toBeGreaterThanOrEqual(n);
-}
 
 describe('scheduler replies', () => {
   it('D1 the status words: running, stopping, not found (the server) and unknown (the specification\'s HTTP form); nothing else', async () => {
@@ -156,7 +143,7 @@ describe('scheduler AbortSignal and time limits', () => {
     const patient = new SchedulerClient({ url: emu.url, timeoutMs: 3_600_000 });
     const controller = new AbortController();
     const pending = patient.stop({ task: 5 }, { signal: controller.signal }).then(() => null, (e: unknown) => e);
-    await requestsReceived(1);
+    await requestsReceived(emu, 1);
     controller.abort();
     const err = (await pending) as ServiceAbortedError;
     expect(err).toBeInstanceOf(ServiceAbortedError);

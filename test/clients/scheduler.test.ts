@@ -15,6 +15,7 @@ import {
 } from '../../ts/clients/scheduler/index.js';
 import { raw } from './raw-http.js';
 import { SchedulerEmulator } from './scheduler-emulator.js';
+import { rejection } from './expect-errors.js';
 
 let emu: SchedulerEmulator;
 let client: SchedulerClient;
@@ -33,16 +34,6 @@ beforeEach(() => {
 const get = (path: string, headers?: Record<string, string>) => raw(emu.url, path, { headers });
 
 /** Runs `fn`, expecting it to throw an instance of `type`; returns the error. */
-async function rejection<T extends Error>(fn: () => Promise<unknown>, type: new (...args: any[]) => T): Promise<T> {
-  let caught: unknown;
-  try {
-    await fn();
-  } catch (err) {
-    caught = err;
-  }
-  expect(caught).toBeInstanceOf(type);
-  return caught as T;
-}
 
 describe('scheduler contract', () => {
   it('A-01 /help: 8 lines, usage lines name the real port, plan routes mentioned', async () => {
