@@ -185,6 +185,47 @@ fn trailing_bytes(map: &[u8], pos: usize, u_off: u64) -> Warning {
     }
 }
 
+/// After the member whose trailer ends at compressed offset `pos`, bytes that are no gzip
+/// member: a trailer to ignore (zeros, bytes appended by a copy), or a member header that was
+/// damaged, which an error names. Damaged: two of its three magic bytes are there (one was hit),
+/// or a gzip member starts again further on (its header parses and its deflate data inflates),
+/// so the members go on after these bytes. Only on this path, once per file.
+fn after_members(map: &[u8], pos: usize, u_off: u64) -> Result<Warning, Error> {
+    let rest = &map[pos..];
+    let magic = [0x1f, 0x8b, 8];
+    let hits = rest.iter().zip(magic).filter(|(a, b)| **a == *b).count();
+    let again = if hits >= 2 && rest.len() >= 18 {
+        None
+    } else {
+        match (1..rest.len().saturating_sub(2)).find(|&i| rest[i..i + 3] == magic && inflates(map, pos + i)) {
+            Some(i) => Some(pos + i),
+            None => return Ok(trailing_bytes(map, pos, u_off)),
+        }
+    };
+    let head: Vec<String> = rest.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    Err(corrupt(
+        pos as u64,
+        format!(
+            "the gzip data is corrupt: a gzip member ends at compressed offset {pos}, but the bytes there ({}) are no gzip member header{}, while the file goes on for {} bytes; {DAMAGED}",
+            head.join(" "),
+            match again {
+                Some(q) => format!(" and a gzip member starts again at compressed offset {q}"),
+                None => " (a damaged one)".to_string(),
+            },
+            rest.len()
+        ),
+    ))
+}
+
+/// Does a gzip member whose deflate data inflates (its first 64 KiB at least) start at `at`?
+fn inflates(map: &[u8], at: usize) -> bool {
+    let Ok(Some(h)) = read_member_header(map, at) else { return false };
+    let mut out = vec![0u8; 1 << 16];
+    let mut d = Decompress::new(false);
+    let data = &map[h.data_start..];
+    d.decompress(&data[..data.len().min(1 << 16)], &mut out, FlushDecompress::None).is_ok() && d.total_out() > 0
+}
+
 /// True when a gzip member starts at `pos` (its magic bytes, as far as the file goes).
 fn member_starts(map: &[u8], pos: usize) -> bool {
     let magic = [0x1f, 0x8b, 8];
@@ -222,7 +263,7 @@ fn inflate_to_temp(data: &[u8], ctl: Control<'_>) -> Result<(Mmap, Vec<Warning>)
     let mut pos = 0usize;
     while pos < data.len() {
         if pos > 0 && !member_starts(data, pos) {
-            warnings.push(trailing_bytes(data, pos, written));
+            warnings.push(after_members(data, pos, written)?);
             break;
         }
         let mut sink = |b: &[u8]| {
@@ -289,7 +330,7 @@ impl ChunkedGz {
         let mut tick = ctl.ticker("gzip member table", map.len() as u64);
         while pos < map.len() {
             if pos > 0 && !member_starts(&map, pos) {
-                warnings.push(trailing_bytes(&map, pos, u_off));
+                warnings.push(after_members(&map, pos, u_off)?);
                 break;
             }
             let end = inflate_member(&map, pos, &mut scratch, &mut |_| Ok(()), &mut |p| tick.at(p as u64))?;

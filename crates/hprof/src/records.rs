@@ -121,26 +121,29 @@ fn believable(cur: &mut Cursor<'_>, p: u64, t: u8, len: u64, ids: u64) -> bool {
     }
 }
 
-/// How many records of unknown kinds in a row `lands` follows before it expects a known one.
-const UNKNOWN_RUN: u32 = 16;
-
 /// After a record of an unknown kind that ends at `p`: does the data go on there the way a
 /// file does? The end of the data, a header cut by it, a believable header of a known kind (one
-/// running past the end is a file cut short), or more records of unknown kinds that fit, up to
-/// `depth` of them, and then one of those.
-fn lands(cur: &mut Cursor<'_>, p: u64, total: u64, ids: u64, depth: u32) -> bool {
-    if p >= total {
-        return p == total;
+/// running past the end is a file cut short), or more records of unknown kinds that fit (as many
+/// as there are), and then one of those. `Some(e)`: it does, and every record from `p` to `e` is
+/// one of those unknown ones (so a record starting before `e` need not be followed again).
+fn lands(cur: &mut Cursor<'_>, mut p: u64, total: u64, ids: u64) -> Option<u64> {
+    loop {
+        if p >= total {
+            return (p == total).then_some(p);
+        }
+        let h = cur.get(p, 9);
+        if h.len() < 9 {
+            return Some(p);
+        }
+        let (t, len) = (h[0], be_u32(h, 5) as u64);
+        if tag::is_known(t) {
+            return believable(cur, p, t, len, ids).then_some(p);
+        }
+        if len > total - p - 9 {
+            return None;
+        }
+        p += 9 + len;
     }
-    let h = cur.get(p, 9);
-    if h.len() < 9 {
-        return true;
-    }
-    let (t, len) = (h[0], be_u32(h, 5) as u64);
-    if tag::is_known(t) {
-        return believable(cur, p, t, len, ids);
-    }
-    depth > 0 && len <= total - p - 9 && lands(cur, p + 9 + len, total, ids, depth - 1)
 }
 
 /// Do `n` whole records of known kinds and possible lengths start at `p` (fewer when the data
@@ -161,6 +164,76 @@ fn chain(cur: &mut Cursor<'_>, mut p: u64, total: u64, ids: u64, n: usize) -> bo
         p += 9 + len;
     }
     true
+}
+
+/// The length a record of a known small kind must have, from its kind and the counts in its
+/// body (hprof-format.md §5, §6); `None` for UTF8 and heap records (any length) and unknown tags.
+fn exact_len(cur: &mut Cursor<'_>, body: u64, t: u8, ids: u64) -> Option<u64> {
+    let mut count = |at: u64| {
+        let c = cur.get(body + at, 4);
+        (c.len() == 4).then(|| be_u32(c, 0) as u64)
+    };
+    Some(match t {
+        tag::LOAD_CLASS => 8 + 2 * ids,
+        tag::UNLOAD_CLASS | tag::END_THREAD => 4,
+        tag::FRAME => 4 * ids + 8,
+        tag::TRACE => 12 + count(8)? * ids,
+        tag::ALLOC_SITES => 34 + 25 * count(30)?,
+        tag::HEAP_SUMMARY => 24,
+        tag::START_THREAD => 8 + 4 * ids,
+        tag::CPU_SAMPLES => 8 + 8 * count(4)?,
+        tag::CONTROL_SETTINGS => 6,
+        tag::HEAP_DUMP_END => 0,
+        _ => return None,
+    })
+}
+
+/// Where the records after the small record (not a heap one) whose body starts at `body` resume,
+/// found from its body rather than from its length: at the length its kind and counts give it,
+/// or for a UTF8 record (any length up to `MAX_UTF8`) at the first offset after its id where
+/// whole records of known kinds follow each other. Only on the error path.
+fn true_end(cur: &mut Cursor<'_>, body: u64, t: u8, total: u64, ids: u64) -> Option<u64> {
+    if let Some(n) = exact_len(cur, body, t, ids) {
+        let q = body + n;
+        return (q <= total && chain(cur, q, total, ids, 3)).then_some(q);
+    }
+    if t != tag::UTF8 {
+        return None;
+    }
+    (body + ids..=(body + ids + MAX_UTF8).min(total)).find(|&q| chain(cur, q, total, ids, 3))
+}
+
+/// Do whole records of known kinds and believable headers follow each other from `p` to the
+/// end of the data (the last may be a heap record cut by it)? At least one whole record. Walks
+/// top-level headers only; on the error path.
+pub(crate) fn records_to_end(cur: &mut Cursor<'_>, mut p: u64, total: u64, ids: u64) -> bool {
+    let mut n = 0u64;
+    while p < total {
+        let h = cur.get(p, 9);
+        if h.len() < 9 {
+            return false;
+        }
+        let (t, len) = (h[0], be_u32(h, 5) as u64);
+        if !tag::is_known(t) || !believable(cur, p, t, len, ids) {
+            return false;
+        }
+        if len > total - p - 9 {
+            return n > 0 && (t == tag::HEAP_DUMP || t == tag::HEAP_DUMP_SEGMENT);
+        }
+        n += 1;
+        p += 9 + len;
+    }
+    n > 0
+}
+
+/// The first offset from `from` where whole records follow each other to the end of the data
+/// (`records_to_end`): bytes before it that are no records are damage, not a trailer. A scan of
+/// every offset to the end, rejecting most at their first byte; on the error path only.
+fn records_resume_to_end(cur: &mut Cursor<'_>, from: u64, total: u64, ids: u64) -> Option<u64> {
+    (from..total.saturating_sub(8)).find(|&q| {
+        let b = cur.get(q, 1);
+        !b.is_empty() && tag::is_known(b[0]) && chain(cur, q, total, ids, 3) && records_to_end(cur, q, total, ids)
+    })
 }
 
 /// How far around the end a lying record claims its search for where the records resume goes.
@@ -197,8 +270,13 @@ fn zeros_to_end(cur: &mut Cursor<'_>, mut pos: u64, total: u64) -> bool {
     true
 }
 
+/// What the errors about a length that lies say about the file and what to do.
+pub(crate) fn not_cut(total: u64) -> String {
+    format!("The file is not cut short (its data goes on to byte offset {total}): it was damaged after it was written (a broken copy or transfer, or a broken writer); copy it again from where the dump was taken, or take a new heap dump")
+}
+
 /// The name of a record kind in messages.
-fn kind(t: u8) -> String {
+pub(crate) fn kind(t: u8) -> String {
     match tag::name(t) {
         Some(n) => n.to_string(),
         None => format!("unknown tag 0x{t:02X}"),
@@ -223,6 +301,10 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
     let mut unknown_tags = 0u64;
     // The record before this one: (offset, tag, length).
     let mut prev: Option<(u64, u8, u64)> = None;
+    // Records of unknown kinds up to here were followed to a record of a known kind (`lands`).
+    let mut landed = 0u64;
+    // The record before `prev`.
+    let mut before_prev: Option<(u64, u8, u64)> = None;
     while pos < total {
         tick.at(pos)?;
         let h = cur.get(pos, 9);
@@ -257,8 +339,16 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
         // writer), not a cut: the walk would read garbage as records, then call it cut short.
         let misframed = if tag::is_known(t) {
             len > left && !believable(&mut cur, pos, t, len, ids as u64)
+        } else if pos < landed {
+            false
         } else {
-            len > left || !lands(&mut cur, body + len, total, ids as u64, UNKNOWN_RUN)
+            match (len <= left).then(|| lands(&mut cur, body + len, total, ids as u64)).flatten() {
+                Some(e) => {
+                    landed = e;
+                    false
+                }
+                None => true,
+            }
         };
         if let (true, Some((p_off, p_tag, p_len))) = (misframed, prev) {
             if cur.get(pos, 13) == b"JAVA PROFILE " {
@@ -276,8 +366,59 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
             } else {
                 format!("{} claiming {len} bytes, after which no record starts", kind(t))
             };
+            // A record of a known small kind after one that read right, with the time stamp of
+            // the one before it, whose body ends where records resume: its own length lies.
+            if tag::is_known(t) && t != tag::HEAP_DUMP && t != tag::HEAP_DUMP_SEGMENT && be_u32(cur.get(pos, 5), 1) == be_u32(cur.get(p_off, 5), 1) {
+                if let Some(q) = true_end(&mut cur, body, t, total, ids as u64) {
+                    return Err(Error::Corrupt {
+                        offset: pos,
+                        reason: format!(
+                            "the record at byte offset {pos} ({}) claims {len} bytes, {}; its length is wrong: records resume at byte offset {q}, as if it held {} bytes. {}",
+                            kind(t),
+                            if len > left { format!("but only {left} remain") } else { "after which no record starts".to_string() },
+                            q - body,
+                            not_cut(total)
+                        ),
+                    });
+                }
+            }
+            // The record before is no record of its kind (its length cannot be its kind's) and
+            // whole records start a few bytes from it: the one before it is the liar, its
+            // length off by a little (its end fell a few bytes from the next record's header).
+            if let Some((b_off, b_tag, b_len)) = before_prev.filter(|&(_, bt, _)| bt != tag::HEAP_DUMP_END) {
+                if !believable(&mut cur, p_off, p_tag, p_len, ids as u64) {
+                    let b_body = b_off + 9;
+                    let near = (1..9u64)
+                        .flat_map(|d| [p_off.checked_sub(d).filter(|&q| q >= b_body), Some(p_off + d)])
+                        .flatten()
+                        .find(|&q| q < total && chain(&mut cur, q, total, ids as u64, 3));
+                    if let Some(q) = near {
+                        return Err(Error::Corrupt {
+                            offset: b_off,
+                            reason: format!(
+                                "the record at byte offset {b_off} ({}, {b_len} bytes) is followed by bytes that are no record at byte offset {p_off} ({} claiming {p_len} bytes, after which no record starts); its length is probably wrong: records resume at byte offset {q}, as if it held {} bytes. {}",
+                                kind(b_tag),
+                                kind(p_tag),
+                                q - b_body,
+                                not_cut(total)
+                            ),
+                        });
+                    }
+                }
+            }
             let p_body = p_off + 9;
-            let resumed = resume(&mut cur, p_body, pos, total, ids as u64).filter(|_| p_tag != tag::HEAP_DUMP_END);
+            let small = p_tag != tag::HEAP_DUMP && p_tag != tag::HEAP_DUMP_SEGMENT;
+            // Where the records resume: from its body (a small record: at the length its kind
+            // and counts give, or a UTF8 record's first end after which records follow), near
+            // where its length puts its end (a heap record's length off by a little), or far
+            // after, where whole records go on to the end of the file (the bytes between are
+            // damage, not a trailer).
+            let resumed = small
+                .then(|| true_end(&mut cur, p_body, p_tag, total, ids as u64))
+                .flatten()
+                .or_else(|| resume(&mut cur, p_body, pos, total, ids as u64))
+                .or_else(|| records_resume_to_end(&mut cur, pos + 1, total, ids as u64))
+                .filter(|_| p_tag != tag::HEAP_DUMP_END);
             let Some(q) = resumed else {
                 // No records follow (bytes appended to a whole dump, a writer's leftovers), or
                 // they follow a record whose length is always 0: nothing says a length lied.
@@ -292,12 +433,29 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
                 });
                 break;
             };
+            // An empty heap record (length 0 and a believable header after it, read as empty by
+            // `plausible_record`) just before: if the record after it leads nowhere, its 0 was
+            // the lie and it held heap data.
+            let zero_heap = before_prev.filter(|&(z, zt, zl)| matches!(zt, tag::HEAP_DUMP | tag::HEAP_DUMP_SEGMENT) && zl == 0 && z + 9 == p_off);
+            if let Some((z_off, z_tag, _)) = zero_heap {
+                return Err(Error::Corrupt {
+                    offset: z_off,
+                    reason: format!(
+                        "the record at byte offset {z_off} ({}, 0 bytes) is followed by bytes that are no record at byte offset {p_off} ({} claiming {p_len} bytes, after which no record starts); its length is probably wrong: records resume at byte offset {q}, as if it held {} bytes. {}",
+                        kind(z_tag),
+                        kind(p_tag),
+                        q - p_off,
+                        not_cut(total)
+                    ),
+                });
+            }
             return Err(Error::Corrupt {
                 offset: p_off,
                 reason: format!(
-                    "the record at byte offset {p_off} ({}, {p_len} bytes) is followed by bytes that are no record at byte offset {pos} ({what}); its length is probably wrong: records resume at byte offset {q}, as if it held {} bytes. The file is not cut short (its data goes on to byte offset {total}): it was damaged after it was written (a broken copy or transfer, or a broken writer); copy it again from where the dump was taken, or take a new heap dump",
+                    "the record at byte offset {p_off} ({}, {p_len} bytes) is followed by bytes that are no record at byte offset {pos} ({what}); its length is probably wrong: records resume at byte offset {q}, as if it held {} bytes. {}",
                     kind(p_tag),
-                    q - p_body
+                    q - p_body,
+                    not_cut(total)
                 ),
             });
         }
@@ -352,6 +510,7 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
                 decode(t, b, body, len, id, ids, v, &mut out.warnings, &mut unknown_tags);
             }
         }
+        before_prev = prev;
         prev = Some((pos, t, len));
         pos = body + len;
     }
@@ -368,11 +527,23 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
         }
         out.dumps.push(d);
     }
+    if unknown_tags > UNKNOWN_NAMED {
+        out.warnings.push(Warning {
+            offset: pos.min(total),
+            message: format!(
+                "…and {} more records of unknown kinds skipped ({unknown_tags} in all; the first {UNKNOWN_NAMED} are named above)",
+                unknown_tags - UNKNOWN_NAMED
+            ),
+        });
+    }
     out.data_end = pos.min(total);
     tick.finish();
     out.record_counts = counts.iter().enumerate().filter(|(_, &c)| c > 0).map(|(t, &c)| (t as u8, c)).collect();
     Ok(out)
 }
+
+/// How many skipped records of unknown kinds are named one warning each (then one says how many more).
+const UNKNOWN_NAMED: u64 = 20;
 
 #[allow(clippy::too_many_arguments)]
 fn decode(
@@ -480,7 +651,7 @@ fn decode(
         }
         _ => {
             *unknown += 1;
-            if *unknown <= 20 {
+            if *unknown <= UNKNOWN_NAMED {
                 warnings.push(Warning {
                     offset: body - 9,
                     message: format!("unknown record tag 0x{t:02X} at byte offset {} ({len} bytes); skipped", body - 9),

@@ -164,6 +164,41 @@ fn parse_class_dump(b: &[u8], offset: u64, id: u32) -> Parse {
     )
 }
 
+/// When the sub-records of a segment stop making sense at `p` (its data cut, an unknown tag, a
+/// sub-record running past its end), is that because the segment's length is wrong? It is when
+/// whole top-level records follow each other from `p` to the end of the file: the heap data
+/// ended at `p` and the records after it were read as heap data. Only on the error path.
+fn framed_wrong(cur: &mut Cursor<'_>, seg: &Segment, p: u64, ids: u64) -> Option<Error> {
+    let total = cur.len();
+    let at = seg.offset.checked_sub(9)?;
+    if p <= seg.offset || !crate::records::records_to_end(cur, p, total, ids) {
+        return None;
+    }
+    let h = cur.get(at, 9);
+    if h.len() < 9 {
+        return None;
+    }
+    let (t, claimed) = (h[0], be_u32(h, 5) as u64);
+    let next = cur.get(p, 1)[0];
+    let why = if claimed == 0 && seg.truncated {
+        "0 bytes (read as a length its writer never patched, running to the end of the file)".to_string()
+    } else if seg.offset + claimed > total {
+        format!("{claimed} bytes (past the end of the file, read as a file cut short)")
+    } else {
+        format!("{claimed} bytes")
+    };
+    Some(Error::Corrupt {
+        offset: at,
+        reason: format!(
+            "the {} record at byte offset {at} claims {why}, but its heap data ends at byte offset {p}, where whole records of known kinds ({} first) follow each other to the end of the file; its length is wrong: it holds {} bytes. {}",
+            crate::records::kind(t),
+            crate::records::kind(next),
+            p - seg.offset,
+            crate::records::not_cut(total)
+        ),
+    })
+}
+
 /// How a segment scan ended when it did not fail.
 #[derive(Debug, Default)]
 pub struct ScanEnd {
@@ -197,7 +232,10 @@ fn scan_with<V: SubVisitor, const ID: u32>(cur: &mut Cursor<'_>, seg: &Segment, 
     let mut p = seg.offset;
     // Cancellation/progress is checked every few thousand sub-records.
     let mut countdown = 0u32;
-    let stop = |p: u64, what: String| -> Result<ScanEnd, Error> {
+    let stop = |cur: &mut Cursor<'_>, p: u64, what: String| -> Result<ScanEnd, Error> {
+        if let Some(e) = framed_wrong(cur, seg, p, ids) {
+            return Err(e);
+        }
         if seg.truncated {
             Ok(ScanEnd {
                 warning: Some(Warning {
@@ -218,7 +256,7 @@ fn scan_with<V: SubVisitor, const ID: u32>(cur: &mut Cursor<'_>, seg: &Segment, 
         let room = end - p;
         let h = cur.get(p, (2 * ids + 10).min(room) as usize);
         let Some(&t) = h.first() else {
-            return stop(p, format!("the data ends at byte offset {p}, inside a segment that should run to {end}"));
+            return stop(cur, p, format!("the data ends at byte offset {p}, inside a segment that should run to {end}"));
         };
         // Size of the fixed part each tag needs before its length can be known.
         let (fixed, size): (u64, u64) = match t {
@@ -240,25 +278,25 @@ fn scan_with<V: SubVisitor, const ID: u32>(cur: &mut Cursor<'_>, seg: &Segment, 
             sub::INSTANCE_DUMP => {
                 let f = 1 + 2 * ids + 8;
                 if (h.len() as u64) < f {
-                    return stop(p, format!("instance dump header at byte offset {p} is cut by the end of its segment at {end}"));
+                    return stop(cur, p, format!("instance dump header at byte offset {p} is cut by the end of its segment at {end}"));
                 }
                 (f, f + be_u32(h, (1 + 2 * ids + 4) as usize) as u64)
             }
             sub::OBJ_ARRAY_DUMP => {
                 let f = 1 + 2 * ids + 8;
                 if (h.len() as u64) < f {
-                    return stop(p, format!("object array header at byte offset {p} is cut by the end of its segment at {end}"));
+                    return stop(cur, p, format!("object array header at byte offset {p} is cut by the end of its segment at {end}"));
                 }
                 (f, f + be_u32(h, (1 + ids + 4) as usize) as u64 * ids)
             }
             sub::PRIM_ARRAY_DUMP | sub::PRIM_ARRAY_NODATA => {
                 let f = 1 + ids + 9;
                 if (h.len() as u64) < f {
-                    return stop(p, format!("primitive array header at byte offset {p} is cut by the end of its segment at {end}"));
+                    return stop(cur, p, format!("primitive array header at byte offset {p} is cut by the end of its segment at {end}"));
                 }
                 let code = h[(1 + ids + 8) as usize];
                 let Some(ty) = BasicType::from_code(code).filter(|t| *t != BasicType::Object) else {
-                    return stop(p, format!("primitive array at byte offset {p} has invalid element type {code}"));
+                    return stop(cur, p, format!("primitive array at byte offset {p} has invalid element type {code}"));
                 };
                 let n = be_u32(h, (1 + ids + 4) as usize) as u64;
                 let data = if t == sub::PRIM_ARRAY_NODATA { 0 } else { n * ty.file_size(id) as u64 };
@@ -276,15 +314,16 @@ fn scan_with<V: SubVisitor, const ID: u32>(cur: &mut Cursor<'_>, seg: &Segment, 
                         }
                         Parse::Need(n) if (n as u64) <= room => want = (n as u64).max(want * 2).min(room),
                         Parse::Need(_) => {
-                            return stop(p, format!("class dump at byte offset {p} runs past the end of its segment at {end}"));
+                            return stop(cur, p, format!("class dump at byte offset {p} runs past the end of its segment at {end}"));
                         }
-                        Parse::Bad(why) => return stop(p, format!("class dump at byte offset {p}: {why}")),
+                        Parse::Bad(why) => return stop(cur, p, format!("class dump at byte offset {p}: {why}")),
                     }
                 }
                 continue;
             }
             _ => {
                 return stop(
+                    cur,
                     p,
                     format!("unknown heap sub-record tag 0x{t:02X} at byte offset {p} (its length cannot be known, so the rest of the segment cannot be read)"),
                 );
@@ -292,6 +331,7 @@ fn scan_with<V: SubVisitor, const ID: u32>(cur: &mut Cursor<'_>, seg: &Segment, 
         };
         if size > room || (h.len() as u64) < fixed {
             return stop(
+                cur,
                 p,
                 format!("heap sub-record with tag 0x{t:02X} at byte offset {p} is {size} bytes long and runs past the end of its segment at byte offset {end}"),
             );
