@@ -220,7 +220,8 @@ fn art_class_overhead_arrays_are_not_waste() {
 /// other check counts those objects again: an empty subclass of `ArrayList` with a big array
 /// of its own, and an object waiting for finalization holding arrays. Their arrays are later
 /// copies of arrays held alone and have zero tails, so without the rule the duplicate arrays
-/// and the zero tails counted them a second time (the total could pass the heap's size).
+/// and the zero tails counted them a second time (the total could pass the heap's size). The
+/// resource's own empty list is a finding inside a finding: counted by the outer one only.
 #[test]
 fn what_a_whole_finding_keeps_alive_is_counted_once() {
     let mut b = DumpBuilder::new(8);
@@ -231,14 +232,17 @@ fn what_a_whole_finding_keeps_alive_is_counted_once() {
     let enqueued = b.instance(queue_class, &[]);
     b.set_statics(queue_class, &[("ENQUEUED", Val::Obj(enqueued))]);
     let finalizer_class = b.class("java.lang.ref.Finalizer", Some(obj), &[("queue", BasicType::Object), ("referent", BasicType::Object)]);
-    let resource_class = b.class("app.Resource", Some(obj), &[("a", BasicType::Object), ("b", BasicType::Object)]);
+    let resource_class = b.class("app.Resource", Some(obj), &[("a", BasicType::Object), ("b", BasicType::Object), ("c", BasicType::Object)]);
     let content = |k: u8| -> Vec<u8> { (0..4000).map(|i| if i < 10 { k + 1 } else { 0 }).collect() };
     // The first copies, held alone, come first in the dump's order: they are the kept ones.
     let kept: Vec<u64> = (0..3).map(|k| b.byte_array(&content(k))).collect();
     let buf = b.byte_array(&content(0));
     let list = b.instance(my_list, &[Val::Obj(buf), Val::Obj(0), Val::Int(0)]);
     let (ra, rb) = (b.byte_array(&content(1)), b.byte_array(&content(2)));
-    let resource = b.instance(resource_class, &[Val::Obj(ra), Val::Obj(rb)]);
+    // A finding inside a finding: an empty list with its own array, held by the resource only.
+    let buf2 = b.byte_array(&content(0));
+    let list2 = b.instance(my_list, &[Val::Obj(buf2), Val::Obj(0), Val::Int(0)]);
+    let resource = b.instance(resource_class, &[Val::Obj(ra), Val::Obj(rb), Val::Obj(list2)]);
     let finalizer = b.instance(finalizer_class, &[Val::Obj(enqueued), Val::Obj(resource)]);
     let mut held = kept.clone();
     held.extend([list, finalizer]);
@@ -258,9 +262,10 @@ fn what_a_whole_finding_keeps_alive_is_counted_once() {
     for (how, w) in [("waste pass", &w), ("beside the dominators", &report.waste)] {
         let cat = |check| w.categories.iter().find(|c| c.check == check).unwrap();
         let empty = cat(Check::EmptyCollections);
-        assert_eq!((empty.objects, empty.overhead), (1, size(list) + size(buf)), "{how}: the list and its own array");
+        assert_eq!((empty.objects, empty.overhead), (1, size(list) + size(buf)), "{how}: the list and its own array, not the resource's list");
         let pending = cat(Check::PendingFinalization);
-        assert_eq!((pending.objects, pending.overhead), (1, size(resource) + size(ra) + size(rb)), "{how}: the referent and its arrays");
+        let held = size(resource) + size(ra) + size(rb) + size(list2) + size(buf2);
+        assert_eq!((pending.objects, pending.overhead), (1, held), "{how}: the referent, its arrays and its empty list");
         let (dups, tails) = (cat(Check::DuplicateArrays), cat(Check::ZeroTailArrays));
         assert_eq!((dups.objects, dups.overhead), (0, 0), "{how}: the later copies are paid for by the findings holding them");
         // The kept copies alone have zero tails of their own: 3 × 3990 bytes.

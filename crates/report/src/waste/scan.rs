@@ -310,7 +310,7 @@ pub fn attribute(env: &Env, mut seen: Objects, ctl: &Control) -> Result<Partial,
     // One object, one finding (a referent waiting for finalization may be an empty collection).
     whole.sort_unstable_by_key(|&(o, _)| o);
     whole.dedup_by_key(|&mut (o, _)| o);
-    let mut p = Partial { inside: inside_of(a, heap.object_count() as usize, whole.iter().map(|&(o, _)| o), ctl)?, ..Partial::default() };
+    let mut p = Partial { inside: inside_of(heap, a, whole.iter().map(|&(o, _)| o), ctl)?, ..Partial::default() };
     for &(o, check) in &whole {
         p.record(env, check, o, a.retained_size(o));
     }
@@ -356,33 +356,64 @@ pub fn attribute(env: &Env, mut seen: Objects, ctl: &Control) -> Result<Partial,
 /// The objects of the dominator tree inside the retained set of one of `heads` (strictly:
 /// not a head itself unless another head keeps it alive), in one pass over the tree in the
 /// dominator phase's DFS order, where every object comes after its immediate dominator: an
-/// object is inside when its dominator is a head or inside. Reads the two order arrays front
-/// to back; one bit per object and one per tree position. No pass without a head.
-fn inside_of(a: &FullAnalysis, objects: usize, heads: impl Iterator<Item = ObjIdx>, ctl: &Control) -> Result<FixedBitSet, Cancelled> {
+/// object is inside when its dominator is a head or inside. Only heads that dominate anything
+/// (retained size above their own) count, and the pass ends once their retained sets are all
+/// found (their bytes add up); no pass without one. Reads the two order arrays front to back;
+/// one bit per object and one per tree position.
+fn inside_of(heap: &Heap, a: &FullAnalysis, heads: impl Iterator<Item = ObjIdx>, ctl: &Control) -> Result<FixedBitSet, Cancelled> {
+    let objects = heap.object_count() as usize;
     let mut inside = FixedBitSet::with_capacity(objects);
     let mut is_head = FixedBitSet::with_capacity(objects);
-    is_head.extend(heads.map(|o| o as usize));
-    if is_head.is_clear() {
-        return Ok(inside);
+    // The bytes the heads' retained sets hold besides the heads, still to find: a head found
+    // inside another is in that one's bytes already, so its own are taken off when it is met.
+    let mut bytes = 0u64;
+    // A filter on each object's index, small enough for the first cache level: the heads
+    // are few, and most positions are told from them without a look into `is_head`.
+    let mut filter = [0u64; HEAD_FILTER_BITS / 64];
+    for o in heads {
+        let below = a.retained_size(o).saturating_sub(heap.shallow_size(o));
+        if below > 0 && !is_head.put(o as usize) {
+            bytes += below;
+            let bit = head_filter_bit(o);
+            filter[bit / 64] |= 1 << (bit % 64);
+        }
     }
     let (order, idoms) = (a.tree_order(), a.tree_order_idoms());
     // Positions inside a head's retained set or heading one (the virtual root, 0, is neither).
     let mut marked = FixedBitSet::with_capacity(order.len());
+    // None once the sizes did not add up: the pass then goes on to the end, never stops early.
+    let mut left = Some(bytes);
     for (pos, (&v, &d)) in order.iter().zip(idoms).enumerate().skip(1) {
+        if left == Some(0) {
+            break;
+        }
         if pos % TICK as usize == 0 {
             // Cancellation only: the progress stays where the object pass left it.
             ctl.tick(objects as u64, objects as u64 + 1)?;
         }
-        let o = obj(v) as usize;
+        let o = obj(v);
         let within = marked.contains(d as usize);
+        let bit = head_filter_bit(o);
+        let head = filter[bit / 64] & 1 << (bit % 64) != 0 && is_head.contains(o as usize);
         if within {
-            inside.insert(o);
+            inside.insert(o as usize);
+            let found = if head { a.retained_size(o) } else { heap.shallow_size(o) };
+            left = left.and_then(|l| l.checked_sub(found));
         }
-        if within || is_head.contains(o) {
+        if within || head {
             marked.insert(pos);
         }
     }
+    debug_assert!(matches!(left, Some(0) | None) || bytes == 0, "the heads' retained sets add up");
     Ok(inside)
+}
+
+/// Bits of `inside_of`'s filter on the heads: 8 KiB.
+const HEAD_FILTER_BITS: usize = 1 << 16;
+
+#[inline]
+fn head_filter_bit(o: ObjIdx) -> usize {
+    (o.wrapping_mul(0x9E37_79B1) >> 16) as usize
 }
 
 /// The `byte[]`s ART's hprof writer makes up for classes' `$classOverhead` statics
