@@ -11,8 +11,11 @@ import { Type, type Static } from '@sinclair/typebox';
 
 import { Bytes, Count, Nullable, Obj } from '../report/schema-builders.js';
 
-/** Bumped on any incompatible change. */
-export const DIFF_SCHEMA_VERSION = 1;
+/**
+ * Bumped on any incompatible change (2: a class loader row's `retained` is what the loader's
+ * classes retain taken together, as the report's schema 4 has it; it was the loader object's).
+ */
+export const DIFF_SCHEMA_VERSION = 2;
 
 const Delta = (description?: string) => Type.Integer({ description: description ?? 'current − baseline' });
 const GrowthPercent = () =>
