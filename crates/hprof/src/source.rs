@@ -105,6 +105,16 @@ impl Source {
         {
             let _ = map.advise(memmap2::Advice::Sequential);
         }
+        if map.len() >= 3 && map[0] == 0x1f && map[1] == 0x8b && map[2] != 8 {
+            // gzip's magic, but a compression method no gzip tool writes (8 is deflate, the
+            // only one defined): damaged at byte 2, or not gzip at all.
+            return Err(Error::NotHprof {
+                reason: format!(
+                    "the file starts like gzip data (1f 8b) but names compression method {} at byte offset 2, where gzip has only 8 (deflate): it is damaged there, or no gzip file; copy it again",
+                    map[2]
+                ),
+            });
+        }
         if map.len() >= 3 && map[0] == 0x1f && map[1] == 0x8b && map[2] == 8 {
             let watch = file.try_clone().ok();
             let mut source = gz::open_gzip(file, map, ctl)?;

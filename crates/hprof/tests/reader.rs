@@ -115,6 +115,24 @@ fn gzip_single_member_is_inflated_and_mapped() {
     assert_eq!(&src.bytes(0, 1000)[..], &plain[..]);
 }
 
+/// gzip's magic with a compression method other than deflate (byte 2 damaged) says so, not
+/// "no JAVA PROFILE header" (it read as an uncompressed file of the wrong kind).
+#[test]
+fn gzip_with_another_compression_method_is_named() {
+    let mut w = Writer::new("JAVA PROFILE 1.0.2", 8, 0);
+    w.utf8(1, "hello");
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut e, &w.finish()).unwrap();
+    let mut gz = e.finish().unwrap();
+    gz[2] = 9;
+    let p = std::env::temp_dir().join(format!("heapql-reader-method-{}.bin", std::process::id()));
+    std::fs::write(&p, &gz).unwrap();
+    let err = Source::open(&p, Control::none()).err().expect("refused");
+    std::fs::remove_file(&p).ok();
+    let text = err.to_string();
+    assert!(text.contains("compression method 9 at byte offset 2"), "{text}");
+}
+
 /// A small dump with enough varied bytes that its gzip members are several KiB.
 fn gzip_test_dump() -> Vec<u8> {
     let mut w = Writer::new("JAVA PROFILE 1.0.2", 8, 0);
