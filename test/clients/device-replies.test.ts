@@ -4,7 +4,7 @@
  * the wrong type from JavaScript callers, AbortSignals, and the wording of its HTTP errors.
  * Real HTTP on loopback: the device emulator, its `override` for odd replies.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import {
   DeviceClient,
@@ -18,20 +18,14 @@ import {
 } from '../../ts/clients/device/index.js';
 import { DeviceEmulator, frameBytes } from './device-emulator.js';
 import { raw } from './raw-http.js';
+import { emulatedDevice } from './emulated.js';
 import { rejection, requestsReceived } from './expect-errors.js';
 
 let emu: DeviceEmulator;
 let client: DeviceClient;
-
-beforeAll(async () => {
-  emu = await DeviceEmulator.start();
-});
-afterAll(async () => {
-  await emu.close();
-});
-beforeEach(() => {
-  emu.reset();
-  client = new DeviceClient({ url: emu.url });
+emulatedDevice((e, c) => {
+  emu = e;
+  client = c;
 });
 
 

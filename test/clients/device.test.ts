@@ -2,7 +2,7 @@
  * Contract cases B-01…B-29 of docs/clients-spec.md over loopback HTTP: each checks what the
  * emulator puts on the wire (as the real AI Phone Server does) and how DeviceClient handles it.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import {
   DeviceClient,
@@ -17,20 +17,14 @@ import {
 } from '../../ts/clients/device/index.js';
 import { DeviceEmulator, frameBytes } from './device-emulator.js';
 import { raw } from './raw-http.js';
+import { emulatedDevice } from './emulated.js';
 import { rejection } from './expect-errors.js';
 
 let emu: DeviceEmulator;
 let client: DeviceClient;
-
-beforeAll(async () => {
-  emu = await DeviceEmulator.start();
-});
-afterAll(async () => {
-  await emu.close();
-});
-beforeEach(() => {
-  emu.reset();
-  client = new DeviceClient({ url: emu.url });
+emulatedDevice((e, c) => {
+  emu = e;
+  client = c;
 });
 
 const JSON_TYPE = { 'content-type': 'application/json' };

@@ -6,7 +6,7 @@
  * ThreadControl is used from the TypeScript sources here, in the main thread only (workers need
  * the compiled build: thread-control.test.ts).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 import {
   InvalidArgumentError,
@@ -23,20 +23,14 @@ import {
 } from '../../ts/clients/scheduler/index.js';
 import { DeviceEmulator } from './device-emulator.js';
 import { SchedulerEmulator } from './scheduler-emulator.js';
+import { emulatedScheduler } from './emulated.js';
 import { rejection, requestsReceived } from './expect-errors.js';
 
 let emu: SchedulerEmulator;
 let client: SchedulerClient;
-
-beforeAll(async () => {
-  emu = await SchedulerEmulator.start();
-});
-afterAll(async () => {
-  await emu.close();
-});
-beforeEach(() => {
-  emu.reset();
-  client = new SchedulerClient({ url: emu.url });
+emulatedScheduler((e, c) => {
+  emu = e;
+  client = c;
 });
 
 

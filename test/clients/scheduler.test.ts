@@ -2,7 +2,7 @@
  * Contract cases A-01…A-24 of docs/clients-spec.md over loopback HTTP: each checks what the
  * emulator puts on the wire (as the real SchedulerServer does) and how SchedulerClient handles it.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import {
   SchedulerClient,
@@ -15,20 +15,14 @@ import {
 } from '../../ts/clients/scheduler/index.js';
 import { raw } from './raw-http.js';
 import { SchedulerEmulator } from './scheduler-emulator.js';
+import { emulatedScheduler } from './emulated.js';
 import { rejection } from './expect-errors.js';
 
 let emu: SchedulerEmulator;
 let client: SchedulerClient;
-
-beforeAll(async () => {
-  emu = await SchedulerEmulator.start();
-});
-afterAll(async () => {
-  await emu.close();
-});
-beforeEach(() => {
-  emu.reset();
-  client = new SchedulerClient({ url: emu.url });
+emulatedScheduler((e, c) => {
+  emu = e;
+  client = c;
 });
 
 const get = (path: string, headers?: Record<string, string>) => raw(emu.url, path, { headers });
