@@ -9,19 +9,23 @@ use heapql_scratch::{BigArray, Placement};
 pub(crate) struct Merged {
     pub index: IndexBuilder,
     pub duplicates: u64,
+    /// The skipped record of the lowest repeated id: (id, packed), for the warning's example.
+    pub first_duplicate: Option<(u64, u64)>,
     pub last_id: Option<u64>,
 }
 
 /// Merges `a` and `b` (each sorted by id) into `out_packed`/`out_lo`; returns how many were
-/// written, the (high half, first index) runs, and the duplicates skipped.
-fn merge_into(a: &[(u64, u64)], b: &[(u64, u64)], out_packed: &mut [u64], out_lo: &mut [u32]) -> (usize, Vec<(u32, u32)>, u64) {
+/// written, the (high half, first index) runs, the duplicates skipped and the first of them.
+fn merge_into(a: &[(u64, u64)], b: &[(u64, u64)], out_packed: &mut [u64], out_lo: &mut [u32]) -> (usize, Vec<(u32, u32)>, u64, Option<(u64, u64)>) {
     let mut n = 0usize;
     let mut runs: Vec<(u32, u32)> = Vec::new();
     let mut last: Option<u64> = None;
     let mut dups = 0u64;
+    let mut first_dup = None;
     let mut emit = |id: u64, p: u64| {
         if last == Some(id) {
             dups += 1;
+            first_dup.get_or_insert((id, p));
             return;
         }
         last = Some(id);
@@ -50,7 +54,7 @@ fn merge_into(a: &[(u64, u64)], b: &[(u64, u64)], out_packed: &mut [u64], out_lo
     for &(id, p) in &b[j..] {
         emit(id, p);
     }
-    (n, runs, dups)
+    (n, runs, dups, first_dup)
 }
 
 /// `extra` is room reserved for objects appended afterwards (synthetic classes); the output
@@ -70,7 +74,7 @@ pub(crate) fn merge(a: Vec<(u64, u64)>, b: Vec<(u64, u64)>, extra: usize, place:
     let (pl, pr) = packed[..total].split_at_mut(left_len);
     let (ll, lr) = lo[..total].split_at_mut(left_len);
     // An empty right half would silently drop objects: a panic there is passed on.
-    let ((n1, mut runs, d1), (n2, runs2, d2)) = heapql_scratch::both(|| merge_into(&a[..ca], &b[..cb], pl, ll), || merge_into(&a[ca..], &b[cb..], pr, lr));
+    let ((n1, mut runs, d1, f1), (n2, runs2, d2, f2)) = heapql_scratch::both(|| merge_into(&a[..ca], &b[..cb], pl, ll), || merge_into(&a[ca..], &b[cb..], pr, lr));
     if n1 < left_len {
         // Duplicates on the left: close the gap.
         packed.copy_within(left_len..left_len + n2, n1);
@@ -78,6 +82,7 @@ pub(crate) fn merge(a: Vec<(u64, u64)>, b: Vec<(u64, u64)>, extra: usize, place:
     }
     let mut len = n1 + n2;
     let mut dups = d1 + d2;
+    let mut first_duplicate = f1.or(f2);
     // The right half's first id may equal the left half's last (a duplicate across the cut).
     let last_left = runs.last().map(|r| ((r.0 as u64) << 32) | lo[n1 - 1] as u64);
     let mut skip_first = false;
@@ -93,6 +98,10 @@ pub(crate) fn merge(a: Vec<(u64, u64)>, b: Vec<(u64, u64)>, extra: usize, place:
         }
     }
     if skip_first {
+        // Lower than any of the right half's own, higher than the left's.
+        if f1.is_none() {
+            first_duplicate = Some((last_left.unwrap_or(0), packed[n1]));
+        }
         packed.copy_within(n1 + 1..len, n1);
         lo.copy_within(n1 + 1..len, n1);
         len -= 1;
@@ -107,7 +116,7 @@ pub(crate) fn merge(a: Vec<(u64, u64)>, b: Vec<(u64, u64)>, extra: usize, place:
         (Some(r), Some(l)) => Some(((r.0 as u64) << 32) | lo[l] as u64),
         _ => None,
     };
-    Merged { index: IndexBuilder::from_packed(&packed, lo, len, runs, place), duplicates: dups, last_id }
+    Merged { index: IndexBuilder::from_packed(&packed, lo, len, runs, place), duplicates: dups, first_duplicate, last_id }
 }
 
 #[cfg(test)]
@@ -117,11 +126,13 @@ mod tests {
     fn check(a: Vec<(u64, u64)>, b: Vec<(u64, u64)>) {
         let mut want: Vec<(u64, u64)> = a.iter().chain(b.iter()).copied().collect();
         want.sort_by_key(|x| x.0);
+        let lowest_repeated = want.windows(2).find(|w| w[0].0 == w[1].0).map(|w| w[0].0);
         let before = want.len();
         want.dedup_by_key(|x| x.0);
         let m = merge(a, b, 0, &Placement::Memory);
         let ix = m.index.finish();
         assert_eq!(m.duplicates as usize, before - want.len());
+        assert_eq!(m.first_duplicate.map(|d| d.0), lowest_repeated, "the example is the lowest repeated id");
         assert_eq!(ix.len() as usize, want.len());
         for (k, &(id, _)) in want.iter().enumerate() {
             assert_eq!(ix.id(k as u32), id);

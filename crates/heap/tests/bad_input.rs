@@ -246,3 +246,25 @@ fn dropped_roots_and_repeated_class_dumps_name_the_first() {
     assert_eq!(dup.message, format!("1 duplicate CLASS DUMP records ignored (e.g. class 0x{node:x} again at byte offset {at})"));
     assert_eq!(dup.offset, at);
 }
+
+/// Two instance records with one id: the first is kept, and the warning names the id and the
+/// byte offset of the record it ignored.
+#[test]
+fn a_repeated_object_id_names_the_record_ignored() {
+    let mut b = DumpBuilder::new(8);
+    let node = b.class("a.Node", Some(b.object_class), &[("v", BasicType::Int)]);
+    let n = b.instance(node, &[Val::Int(1)]);
+    b.root_jni_global(n);
+    b.instance_with_id(n, node, &[Val::Int(2)]);
+    let dump = b.build();
+    // The second INSTANCE DUMP of `n`: tag 0x21, then the id.
+    let mut record = vec![0x21u8];
+    record.extend_from_slice(&n.to_be_bytes());
+    let first = dump.windows(record.len()).position(|w| w == record).unwrap();
+    let second = first + 1 + dump[first + 1..].windows(record.len()).position(|w| w == record).unwrap();
+    let h = open_bytes(&dump).unwrap();
+    let msgs: Vec<&str> = h.warnings().iter().map(|w| w.message.as_str()).collect();
+    let w = h.warnings().iter().find(|w| w.message.contains("already seen")).unwrap_or_else(|| panic!("{msgs:?}"));
+    assert_eq!(w.message, format!("1 objects with an id already seen in this dump were ignored (e.g. id {n:#x} again in the record at byte offset {second}; the first record with an id is kept)"));
+    assert_eq!(w.offset, second as u64);
+}

@@ -110,9 +110,13 @@ impl ObjList {
 /// after the largest id (their ids are returned). Warns of repeated ids, and of scratch
 /// files asked for but not made.
 pub(super) fn object_index(parts: Vec<ObjList>, nsynth: usize, first_synth_class: u32, place: &Placement, warnings: &mut Vec<Warning>) -> (ObjIndex, Vec<u64>) {
-    let Assembled { index: mut ib, duplicates, last_id } = assemble(parts, nsynth, place);
+    let Assembled { index: mut ib, duplicates, first_duplicate, last_id } = assemble(parts, nsynth, place);
     if duplicates > 0 {
-        warnings.push(Warning { offset: 0, message: format!("{duplicates} objects with an id already seen in this dump were ignored") });
+        let (example, offset) = match first_duplicate {
+            Some((id, packed)) => (format!(" (e.g. id {id:#x} again in the record at byte offset {}; the first record with an id is kept)", packed & OFFSET_MASK), packed & OFFSET_MASK),
+            None => (String::new(), 0),
+        };
+        warnings.push(Warning { offset, message: format!("{duplicates} objects with an id already seen in this dump were ignored{example}") });
     }
     let max_id = last_id.unwrap_or(0);
     let mut synth_ids: Vec<u64> = Vec::with_capacity(nsynth);
@@ -141,6 +145,8 @@ pub(super) fn object_index(parts: Vec<ObjList>, nsynth: usize, first_synth_class
 struct Assembled {
     pub(super) index: IndexBuilder,
     pub(super) duplicates: u64,
+    /// The skipped record of the lowest repeated id: (id, packed).
+    pub(super) first_duplicate: Option<(u64, u64)>,
     pub(super) last_id: Option<u64>,
 }
 
@@ -504,7 +510,7 @@ fn finish(l: ObjList, extra: usize, place: &Placement) -> Assembled {
     // Lists already in scratch files stay where they are.
     let entries = l.entries.into_big_array(l.pending.len() + extra, place);
     let id_lo = l.id_lo.into_big_array(extra, place);
-    Assembled { index: IndexBuilder::from_parts(entries, l.coder, l.pending, id_lo, len, l.runs), duplicates: 0, last_id }
+    Assembled { index: IndexBuilder::from_parts(entries, l.coder, l.pending, id_lo, len, l.runs), duplicates: 0, first_duplicate: None, last_id }
 }
 
 /// Any order: each part sorted as `(id, offset)` pairs (the first record of a repeated id
@@ -536,7 +542,7 @@ fn general(parts: Vec<ObjList>, extra: usize, place: &Placement) -> Assembled {
         std::mem::swap(&mut a, &mut b);
     }
     let m = crate::merge::merge(a, b, extra, place);
-    Assembled { index: m.index, duplicates: m.duplicates, last_id: m.last_id }
+    Assembled { index: m.index, duplicates: m.duplicates, first_duplicate: m.first_duplicate, last_id: m.last_id }
 }
 
 #[cfg(test)]
