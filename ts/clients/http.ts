@@ -319,6 +319,17 @@ export function checkSignal(signal: unknown): AbortSignal | undefined {
   return signal;
 }
 
+/** A call's last argument, `{ signal }`, checked: its signal (undefined when none). */
+export function checkCallOptions(options: unknown): AbortSignal | undefined {
+  if (!isObject(options)) throw new InvalidArgumentError(`options must be an object such as {signal}, got ${describeValue(options)}`);
+  return checkSignal(options.signal);
+}
+
+/** A plain object (not null, not an array): a JSON object as both services send them. */
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
 /** What a wrong argument is, for messages: `a string ("42")`, `null`, `an array`. */
 export function describeValue(v: unknown): string {
   if (v === null) return 'null';

@@ -149,8 +149,9 @@ pub fn dangling_warning(heap: &Heap, d: &Dangling) -> Option<(u64, String)> {
             None => format!("field {name} of {holder}"),
         },
     };
-    let offset = heap.record_offset(r.from).unwrap_or(0);
-    let record = heap.record_offset(r.from).map_or_else(String::new, |at| format!(", record at byte offset {at}"));
+    let at = heap.record_offset(r.from);
+    let offset = at.unwrap_or(0);
+    let record = at.map_or_else(String::new, |at| format!(", record at byte offset {at}"));
     let n = d.count;
     let (refs, point) = if n == 1 { ("reference", "points") } else { ("references", "point") };
     Some((

@@ -270,6 +270,20 @@ fn zeros_to_end(cur: &mut Cursor<'_>, mut pos: u64, total: u64) -> bool {
     true
 }
 
+/// The error for the record `(offset, tag, length)` whose length lies: what follows it at `next`
+/// is no record (`what`), and records resume at `q` (its body then held `q - offset - 9` bytes).
+fn length_lies((off, t, len): (u64, u8, u64), next: u64, what: &str, q: u64, total: u64) -> Error {
+    Error::Corrupt {
+        offset: off,
+        reason: format!(
+            "the record at byte offset {off} ({}, {len} bytes) is followed by bytes that are no record at byte offset {next} ({what}); its length is probably wrong: records resume at byte offset {q}, as if it held {} bytes. {}",
+            kind(t),
+            q - (off + 9),
+            not_cut(total)
+        ),
+    }
+}
+
 /// What the errors about a length that lies say about the file and what to do.
 pub(crate) fn not_cut(total: u64) -> String {
     format!("The file is not cut short (its data goes on to byte offset {total}): it was damaged after it was written (a broken copy or transfer, or a broken writer); copy it again from where the dump was taken, or take a new heap dump")
@@ -393,16 +407,8 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
                         .flatten()
                         .find(|&q| q < total && chain(&mut cur, q, total, ids as u64, 3));
                     if let Some(q) = near {
-                        return Err(Error::Corrupt {
-                            offset: b_off,
-                            reason: format!(
-                                "the record at byte offset {b_off} ({}, {b_len} bytes) is followed by bytes that are no record at byte offset {p_off} ({} claiming {p_len} bytes, after which no record starts); its length is probably wrong: records resume at byte offset {q}, as if it held {} bytes. {}",
-                                kind(b_tag),
-                                kind(p_tag),
-                                q - b_body,
-                                not_cut(total)
-                            ),
-                        });
+                        let what = format!("{} claiming {p_len} bytes, after which no record starts", kind(p_tag));
+                        return Err(length_lies((b_off, b_tag, b_len), p_off, &what, q, total));
                     }
                 }
             }
@@ -437,27 +443,11 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
             // `plausible_record`) just before: if the record after it leads nowhere, its 0 was
             // the lie and it held heap data.
             let zero_heap = before_prev.filter(|&(z, zt, zl)| matches!(zt, tag::HEAP_DUMP | tag::HEAP_DUMP_SEGMENT) && zl == 0 && z + 9 == p_off);
-            if let Some((z_off, z_tag, _)) = zero_heap {
-                return Err(Error::Corrupt {
-                    offset: z_off,
-                    reason: format!(
-                        "the record at byte offset {z_off} ({}, 0 bytes) is followed by bytes that are no record at byte offset {p_off} ({} claiming {p_len} bytes, after which no record starts); its length is probably wrong: records resume at byte offset {q}, as if it held {} bytes. {}",
-                        kind(z_tag),
-                        kind(p_tag),
-                        q - p_off,
-                        not_cut(total)
-                    ),
-                });
+            if let Some(zero) = zero_heap {
+                let what = format!("{} claiming {p_len} bytes, after which no record starts", kind(p_tag));
+                return Err(length_lies(zero, p_off, &what, q, total));
             }
-            return Err(Error::Corrupt {
-                offset: p_off,
-                reason: format!(
-                    "the record at byte offset {p_off} ({}, {p_len} bytes) is followed by bytes that are no record at byte offset {pos} ({what}); its length is probably wrong: records resume at byte offset {q}, as if it held {} bytes. {}",
-                    kind(p_tag),
-                    q - p_body,
-                    not_cut(total)
-                ),
-            });
+            return Err(length_lies((p_off, p_tag, p_len), pos, &what, q, total));
         }
         let mut truncated = false;
         if (t == tag::HEAP_DUMP || t == tag::HEAP_DUMP_SEGMENT) && len == 0 && body < total && !plausible_record(&mut cur, body, total) {

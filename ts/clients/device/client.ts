@@ -9,7 +9,7 @@
  * connection with no reply; generations, downloads and detections never are.
  */
 import { InvalidArgumentError, ModelMismatchError, ServiceFailureError, ServiceHttpError, ServiceProtocolError, type RequestInfo } from '../errors.js';
-import { checkSignal, checkTimeout, describeValue, Transport, type Reply } from '../http.js';
+import { checkCallOptions, checkTimeout, describeValue, isObject, Transport, type Reply } from '../http.js';
 import { MODELS, resolveModel, type ModelSpec } from './models.js';
 import type {
   CameraSide,
@@ -448,10 +448,6 @@ function unsureHint(path: string): string {
     : 'a generation may still be running on the phone (heapql device status shows it)';
 }
 
-function checkCallOptions(options: { signal?: unknown }): AbortSignal | undefined {
-  if (!isObject(options)) throw new InvalidArgumentError(`options must be an object such as {signal}, got ${describeValue(options)}`);
-  return checkSignal(options.signal);
-}
 
 function parseJson(text: string): unknown {
   if (text.trim() === '') return undefined;
@@ -462,9 +458,6 @@ function parseJson(text: string): unknown {
   }
 }
 
-function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function firstString(...values: unknown[]): string | undefined {
   return values.find((v): v is string => typeof v === 'string' && v.trim() !== '');

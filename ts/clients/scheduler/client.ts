@@ -7,7 +7,7 @@
  * with no reply: stops and plan sets change state, and re-sending a plan restarts it.
  */
 import { InvalidArgumentError, ServiceHttpError, ServiceProtocolError, type RequestInfo } from '../errors.js';
-import { checkSignal, checkTimeout, describeValue, Transport, type Reply } from '../http.js';
+import { checkCallOptions, checkTimeout, describeValue, isObject, Transport, type Reply } from '../http.js';
 import { checkPlanSteps, decodeServerPlan, parsePlan, planWarnings, toServerPlan, type PlanStep, type ReadPlan } from './plan.js';
 
 export const DEFAULT_SCHEDULER_URL = 'http://127.0.0.1:8087';
@@ -261,14 +261,7 @@ function planPath(target: Target): string {
   return `${kind}/plan/${id}`;
 }
 
-function checkCallOptions(options: CallOptions): AbortSignal | undefined {
-  if (!isObject(options)) throw new InvalidArgumentError(`options must be an object such as {signal}, got ${describeValue(options)}`);
-  return checkSignal(options.signal);
-}
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function oneLine(text: string): string {
   const flat = text.replace(/\s+/g, ' ');
