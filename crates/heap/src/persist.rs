@@ -15,8 +15,9 @@ use serde::{Deserialize, Serialize};
 use crate::{ids, layout, ClassExt, ClassHistogramRow, ClassIdx, ClassInfo, DumpInfo, GcRoot, Heap, HeapError, HeapSummary, ObjIdx, OpenOptions, ThreadInfo, Warning};
 
 /// Bump when what this file writes changes meaning (part of every cache key). heap5: super
-/// cycles of damaged dumps cut when the index is built (an older entry may hold one).
-pub const CACHE_LAYOUT: &str = "heap6";
+/// cycles of damaged dumps cut when the index is built (an older entry may hold one). heap7:
+/// names read as modified UTF-8 (an older entry holds `Sup������` for `Sup𝔘`).
+pub const CACHE_LAYOUT: &str = "heap7";
 
 /// Everything but the per-object arrays.
 #[derive(Serialize, Deserialize)]

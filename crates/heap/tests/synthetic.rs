@@ -326,3 +326,19 @@ fn primitive_arrays_read_back_from_their_records() {
     assert_eq!(h.primitive_array_record(o), None, "an object array");
     assert_eq!(h.primitive_array_record(h.class(h.class_of(o)).object), None, "a class object");
 }
+
+#[test]
+fn names_outside_the_basic_plane_read_as_the_jvm_wrote_them() {
+    // HotSpot writes `Sup𝔘` and the field `𝑥` in modified UTF-8 (each character as two
+    // three-byte surrogates); read as standard UTF-8 each became six replacement characters.
+    let mut b = DumpBuilder::new(8);
+    let c = b.class("pkg.Sup𝔘", Some(b.object_class), &[("𝑥", BasicType::Int), ("a\0b", BasicType::Int)]);
+    let o = b.instance(c, &[Val::Int(11), Val::Int(12)]);
+    b.root_jni_global(o);
+    let h = open(&b.build());
+    let io = h.index_of(o).unwrap();
+    assert_eq!(h.class(h.class_of(io)).name, "pkg.Sup𝔘");
+    assert_eq!(h.classes_named("pkg.Sup𝔘").len(), 1);
+    let names: Vec<&str> = h.fields(io).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names, ["𝑥", "a\0b"]);
+}

@@ -12,6 +12,7 @@ pub mod cursor;
 pub mod error;
 mod gz;
 pub mod header;
+pub mod mutf8;
 pub mod records;
 pub mod source;
 pub mod subrecords;

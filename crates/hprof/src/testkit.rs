@@ -57,9 +57,11 @@ impl Writer {
         Body { b: Vec::new(), id_size: self.id_size }
     }
 
+    /// A UTF8 record as HotSpot writes one: modified UTF-8 (NUL as `C0 80`, a character
+    /// outside the Basic Multilingual Plane as two three-byte surrogates).
     pub fn utf8(&mut self, id: u64, s: &str) -> &mut Self {
         let mut b = self.body();
-        b.id(id).bytes(s.as_bytes());
+        b.id(id).bytes(&modified_utf8(s));
         self.record(tag::UTF8, &b.b)
     }
 
@@ -533,4 +535,18 @@ impl DumpBuilder {
         w.heap_dump_end();
         w.finish()
     }
+}
+
+/// `s` in the JVM's modified UTF-8 (hprof-format.md §5.1).
+fn modified_utf8(s: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(s.len());
+    for u in s.encode_utf16() {
+        match u {
+            0 => out.extend_from_slice(&[0xC0, 0x80]),
+            1..=0x7F => out.push(u as u8),
+            0x80..=0x7FF => out.extend_from_slice(&[0xC0 | (u >> 6) as u8, 0x80 | (u & 0x3F) as u8]),
+            _ => out.extend_from_slice(&[0xE0 | (u >> 12) as u8, 0x80 | ((u >> 6) & 0x3F) as u8, 0x80 | (u & 0x3F) as u8]),
+        }
+    }
+    out
 }

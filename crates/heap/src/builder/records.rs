@@ -43,7 +43,7 @@ impl Recs {
 
     pub(super) fn text(&self, src: &Source, id: u64) -> Option<String> {
         let &(off, len) = self.utf8.get(&id)?;
-        Some(String::from_utf8_lossy(&src.bytes(off, len as usize)).into_owned())
+        Some(heapql_hprof::mutf8::decode(&src.bytes(off, len as usize)).into_owned())
     }
 }
 
