@@ -6,6 +6,7 @@
 import { defineCommand } from 'citty';
 
 import { diffDumps, renderDiff } from '../diff/index.js';
+import { fillerNoteOf } from '../diff/compute.js';
 import { gateLines, rowsText } from '../diff/format.js';
 import { parseGateRule } from '../diff/gate.js';
 import { chooseOutput, writeOutput } from '../report/index.js';
@@ -25,6 +26,7 @@ const args = {
     description: 'exit 1 when a matching class grew by more (repeatable): a class name, a glob (* ?) or /regex/, then = bytes (50000, 2MB, 64KiB) or a percentage (20%)',
     valueHint: 'class=limit',
   },
+  'reachable-only': { type: 'boolean', description: 'count only objects reachable from GC roots in both dumps (as query --reachable-only); leaves out e.g. the JVM\'s filler arrays, which JDK 21+ writes as int[]' },
   cache: dumpArgs.cache,
   'cache-dir': dumpArgs['cache-dir'],
   'cache-max': dumpArgs['cache-max'],
@@ -53,13 +55,16 @@ export const diffCommand = defineCommand({
     const model = await withProgress(({ onProgress, signal }) =>
       diffDumps(a.baseline, a.current, {
         gate,
+        reachableOnly: a['reachable-only'] ?? false,
         open: (path) => openForCli(path, { scratchDir: scratch, ...cacheOptions(a) }),
-        analyze: (session) => analyzeForCli(session, false),
+        analyze: (session, reachableOnly) => analyzeForCli(session, reachableOnly),
         onProgress: (_which, e) => onProgress(e),
         signal,
       }),
     );
     if (model.sameProgram.note) warn(model.sameProgram.note);
+    // The note on unreachable int[]s (JDK 21+ filler arrays) is the comparison's own: on stderr too.
+    for (const w of fillerNoteOf(model)) warn(w);
     writeOutput(renderDiff(model, choice.format), choice);
     if (choice.path) notice(`comparison written to ${choice.path}`);
     if (model.gate.failed) {

@@ -1,16 +1,19 @@
 /**
  * Compares two dump snapshots (pure: no native calls). Matching rules (docs/diff.md):
- *  - classes: by class name and loader key; loaders: by loader key (`<bootstrap>`, the loader's
- *    name such as `app`, else its class with the address dropped); same-key rows are summed;
+ *  - classes: by class name (a hidden class's address suffix replaced by `0x…`: hidden.ts) and
+ *    loader key; loaders: by loader key (`<bootstrap>`, the loader's name such as `app`, else its
+ *    class with the address dropped); same-key rows are summed;
  *  - packages: the package of each class row, instances and shallow bytes summed;
  *  - big dominators and single leak suspects: by the path key (snapshot.ts `pathKey`); group
  *    suspects by `instances of <class> (<loader>)`; suspects of one key one to one, biggest with
  *    biggest (dominators of one key are summed);
  *  - duplicate strings: by the text (and its length, as texts are cut at 200 characters).
  */
+import { int } from '../report/format.js';
 import { VERSION } from '../version.js';
 import type { ReportSections } from '../session/index.js';
 import { evaluateGate, type GateRule } from './gate.js';
+import { hiddenClassKey } from './hidden.js';
 import {
   DIFF_SCHEMA_VERSION,
   type Change,
@@ -88,7 +91,7 @@ const moved = (...cs: Change[]) => cs.some((c) => c.delta !== 0);
 const growthThenName = (d: number, e: number, a: string, b: string) => e - d || (a < b ? -1 : a > b ? 1 : 0);
 
 const CLASS_FIELDS = ['instances', 'shallow', 'retained'] as const;
-const classKey = (className: string, loader: string | null) => `${className}\u0000${loaderKey(loader)}`;
+const classKey = (className: string, loader: string | null) => `${hiddenClassKey(className)}\u0000${loaderKey(loader)}`;
 const classSums = (s: ReportSections) => sumBy(s.overview.classHistogram.rows, (r) => classKey(r.className, r.classLoader), CLASS_FIELDS);
 
 function classRows(b: ReportSections, c: ReportSections): ClassDiffRow[] {
@@ -97,7 +100,14 @@ function classRows(b: ReportSections, c: ReportSections): ClassDiffRow[] {
     classSums(c),
     (k, x, y): ClassDiffRow => {
       const [className, classLoader] = k.split('\u0000') as [string, string];
-      return { className, classLoader, instances: both(x, y, 'instances'), shallow: both(x, y, 'shallow'), retained: both(x, y, 'retained') };
+      return {
+        className,
+        classLoader,
+        classes: { baseline: x?.n ?? 0, current: y?.n ?? 0 },
+        instances: both(x, y, 'instances'),
+        shallow: both(x, y, 'shallow'),
+        retained: both(x, y, 'retained'),
+      };
     },
     (r) => moved(r.instances, r.shallow, r.retained),
   );
@@ -169,7 +179,7 @@ type Suspect = ReportSections['leakSuspects']['suspects'][number];
 const byObject = (s: Suspect) => s.kind === 'single' && s.object !== null;
 
 function suspectKey(s: Suspect, snap: DumpSnapshot): string {
-  if (!byObject(s)) return `instances of ${s.className} (${loaderKey(s.classLoader)})`;
+  if (!byObject(s)) return `instances of ${hiddenClassKey(s.className)} (${loaderKey(s.classLoader)})`;
   return snap.keyOf.get(s.object!.objectId) ?? `(no path) ${s.className}`;
 }
 
@@ -336,9 +346,36 @@ export function computeDiff(baseline: DumpSnapshot, current: DumpSnapshot, optio
     dominators: { thresholdBytes: threshold, rows: dominatorRows(baseline, current, threshold) },
     leakSuspects: suspectRows(baseline, current),
     duplicateStrings: stringRows(baseline, current),
+    reachableOnly: baseline.reachableOnly && current.reachableOnly,
     gate: { rules: rules.map((r) => r.text), failed: offending.length > 0, offending },
-    warnings: [...baseline.warnings, ...current.warnings],
+    warnings: [...baseline.warnings, ...current.warnings, ...fillerNote(baseline, current)],
   };
+}
+
+/** How the note on unreachable int[]s begins (the CLI prints it on stderr too). */
+export const FILLER_NOTE_START = 'int[] counts unreachable int[] arrays';
+
+/** The note on unreachable int[]s among a model's warnings (none or one). */
+export const fillerNoteOf = (m: Pick<DiffModel, 'warnings'>): string[] => m.warnings.filter((w) => w.startsWith(FILLER_NOTE_START));
+
+/**
+ * One line when the dumps' `int[]` rows count different numbers of unreachable arrays: HotSpot
+ * fills gaps in its heap (retired TLABs, the archived CDS heap) with filler arrays, `int[]`s
+ * before JDK 21 and `jdk.internal.vm.FillerElement[]` (a type array of int) since, written to the
+ * dump as plain `int[]`s either way; no GC root reaches them, and their number moves between
+ * dumps whatever the program does, so the `int[]` row can even change direction. (Equal numbers
+ * on both sides leave every change the diff reports as it is: no note.)
+ */
+export function fillerNote(baseline: Pick<DumpSnapshot, 'unreachableIntArrays'>, current: Pick<DumpSnapshot, 'unreachableIntArrays'>): string[] {
+  const b = baseline.unreachableIntArrays;
+  const c = current.unreachableIntArrays;
+  // The same unreachable int[]s on both sides change nothing the diff reports (deltas).
+  if (b.count === c.count && b.bytes === c.bytes) return [];
+  const side = (u: { count: number; bytes: number }) => (u.count === 0 ? 'none' : `${int(u.count)} (${int(u.bytes)} B)`);
+  return [
+    `${FILLER_NOTE_START} (baseline ${side(b)}, current ${side(c)}): they may be the JVM's filler arrays ` +
+      '(HotSpot fills gaps in its heap with them; JDK 21+ makes them jdk.internal.vm.FillerElement[], which the dump writes as int[]), which come and go whatever the program does; compare with --reachable-only',
+  ];
 }
 
 /** DOMINATOR_PERCENT of the larger used heap, in bytes (at least 1). */

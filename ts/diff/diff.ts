@@ -17,8 +17,15 @@ export interface DiffOptions {
   gate?: (string | GateRule)[];
   /** How a dump is opened (the CLI adds its progress bar); default openHeap. */
   open?: (path: string) => Promise<HeapSession>;
-  /** How an opened dump is analyzed; default `session.analyze()`. */
-  analyze?: (session: HeapSession) => Promise<void>;
+  /**
+   * Both dumps count only objects reachable from GC roots (`--reachable-only`): the analysis
+   * leaves unreachable ones out of every section (histogram, retained sizes, dominators,
+   * suspects, strings) and the diff's queries see only reachable objects. Default false: the
+   * unreachable objects the dumps hold are counted, as the report counts them.
+   */
+  reachableOnly?: boolean;
+  /** How an opened dump is analyzed; default `session.analyze({reachableOnly})`. It must honour `reachableOnly`. */
+  analyze?: (session: HeapSession, reachableOnly: boolean) => Promise<void>;
   /** Progress of opening, analyzing (unless `open` / `analyze` are given) and reading each dump. */
   onProgress?: (which: 'baseline' | 'current', event: ProgressEvent) => void;
   /** Cancels the work (ERR_CANCELLED). */
@@ -47,11 +54,23 @@ async function openDump(path: string, which: 'baseline' | 'current', options: Di
  * dump's duplicated values, counted in this one where it does not list them.
  */
 async function collect(session: HeapSession, which: 'baseline' | 'current', options: DiffOptions, otherStrings: ListedValue[] = []): Promise<DumpSnapshot> {
+  const reachableOnly = options.reachableOnly ?? false;
   try {
-    if (options.analyze) await options.analyze(session);
-    else await session.analyze({ ...(options.onProgress ? { onProgress: (e: ProgressEvent) => options.onProgress!(which, e) } : {}), ...(options.signal ? { signal: options.signal } : {}) });
+    // The diff's own queries (the copies of duplicated strings, the reachable int[]s) follow the mode.
+    session.reachableOnly = reachableOnly;
+    if (options.analyze) await options.analyze(session, reachableOnly);
+    else {
+      await session.analyze({
+        reachableOnly,
+        ...(options.onProgress ? { onProgress: (e: ProgressEvent) => options.onProgress!(which, e) } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+    }
     const sections = await fullSections(session, options.signal, options.onProgress ? (e) => options.onProgress!(which, e) : undefined);
     // Walked down to 1 % of this dump's heap; the comparison keeps 1 % of the larger one.
+    if (sections.overview.reachableOnly !== reachableOnly) {
+      throw new HeapqlError('ERR_ARGUMENT', `diff: the ${which} dump was analyzed ${sections.overview.reachableOnly ? 'with' : 'without'} reachableOnly, the comparison asked for the other mode (a custom \`analyze\` must pass reachableOnly on)`);
+    }
     const own = dominatorThreshold(sections.overview.heap.usedHeap, sections.overview.heap.usedHeap);
     return await snapshot(session, sections, own, which, otherStrings, options.signal);
   } finally {

@@ -48,7 +48,20 @@ export function factRows(m: DiffModel): [string, string, string, string][] {
     ['Used heap', formatBytes(b.usedHeap), formatBytes(c.usedHeap), `${signedBytes(m.usedHeap.delta)} (${growthText(m.usedHeap)})`],
     ['Objects', int(b.objects), int(c.objects), signedInt(m.objects.delta)],
     ['Classes with instances', int(b.classes), int(c.classes), signedInt(c.classes - b.classes)],
+    ['Objects counted', ...counted(m), ''],
   ];
+}
+
+/** What each dump's figures count: reachable objects only (--reachable-only) or every object. */
+function counted(m: DiffModel): [string, string] {
+  const text = m.reachableOnly ? 'reachable only (--reachable-only)' : 'all, unreachable included';
+  return [text, text];
+}
+
+/** ` (3 classes)` after a class row's name when it sums several classes of one dump (hidden classes, unnamed loaders). */
+export function classesText(r: { classes: { baseline: number; current: number } }): string {
+  const n = Math.max(r.classes.baseline, r.classes.current);
+  return n > 1 ? ` (${r.classes.baseline === r.classes.current ? int(n) : `${int(r.classes.baseline)} → ${int(r.classes.current)}`} classes)` : '';
 }
 
 export const STATUS_TEXT: Record<string, string> = { new: 'new', grown: 'grown', unchanged: 'unchanged', shrunk: 'shrunk', gone: 'gone' };

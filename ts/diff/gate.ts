@@ -12,6 +12,7 @@
  * usage error, so a typo cannot turn the gate off.
  */
 import { usageError } from '../errors.js';
+import { hiddenClassKey } from './hidden.js';
 import type { ClassDiffRow, GateRow } from './model.js';
 
 export interface GateRule {
@@ -71,7 +72,9 @@ function offends(rule: GateRule, row: ClassDiffRow): boolean {
 
 /**
  * The rows that break a rule, biggest growth first as the rows come. `allClassNames` is every
- * class of either dump: a rule that matches none of them is refused.
+ * class of either dump: a rule that matches none of them is refused. A row of hidden classes
+ * (`Foo$$Lambda+0x…`) is matched by its own name and by the real names of its classes, so a rule
+ * naming one with its address still applies to the row.
  */
 export function evaluateGate(rules: GateRule[], rows: ClassDiffRow[], allClassNames: Iterable<string>): GateRow[] {
   const names = [...allClassNames];
@@ -80,10 +83,16 @@ export function evaluateGate(rules: GateRule[], rows: ClassDiffRow[], allClassNa
       throw usageError(`--fail-if-grown ${rule.text}: no class of either dump matches; check the name (inner classes are Outer$Inner, arrays byte[])`);
     }
   }
+  const realNames = new Map<string, string[]>();
+  for (const n of names) {
+    const key = hiddenClassKey(n);
+    if (key !== n) realNames.set(key, [...(realNames.get(key) ?? []), n]);
+  }
+  const matches = (rule: GateRule, row: ClassDiffRow) => rule.matches(row.className) || (realNames.get(row.className) ?? []).some((n) => rule.matches(n));
   const out: GateRow[] = [];
   for (const rule of rules) {
     for (const row of rows) {
-      if (rule.matches(row.className) && offends(rule, row)) {
+      if (matches(rule, row) && offends(rule, row)) {
         out.push({ rule: rule.text, className: row.className, classLoader: row.classLoader, shallow: row.shallow, limit: limitText(rule) });
       }
     }

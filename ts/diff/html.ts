@@ -7,7 +7,7 @@ import { formatBytes, int } from '../report/format.js';
 import { escapeHtml as esc } from '../report/html-escape.js';
 import { CSP, CSS, table, type Col } from '../report/html.js';
 import { barChartSvg } from '../report/svg.js';
-import { SHOWN_ROWS, bytesChange, bytesPair, countPair, factRows, gateLines, growthText, grownRows, rowsText, signedBytes, signedInt, STATUS_TEXT } from './format.js';
+import { SHOWN_ROWS, bytesChange, bytesPair, classesText, countPair, factRows, gateLines, growthText, grownRows, rowsText, signedBytes, signedInt, STATUS_TEXT } from './format.js';
 import type { DiffModel } from './model.js';
 
 /** Bars in each growth chart. */
@@ -86,7 +86,7 @@ export function renderDiffHtml(m: DiffModel): string {
       : table(
           cols(['Class'], ['Loader'], ['Instances', true], ['Δ instances', true], ['Shallow', true], ['Δ shallow', true], ['Δ retained', true]),
           classes.shown.map((r) => [
-            code(r.className),
+            code(r.className) + esc(classesText(r)),
             `<span class="nw">${esc(r.classLoader)}</span>`,
             esc(countPair(r.instances)),
             delta(signedInt(r.instances.delta), r.instances.delta),

@@ -1,13 +1,31 @@
 /**
  * The Markdown diff. Deterministic: the same two dumps give the same text except the
- * "Generated" line. Text from the dumps is escaped (class names and strings are attacker-controlled).
+ * "Generated" line. Text from the dumps is escaped (class names and strings are attacker-controlled):
+ * names and keys go in code spans that show them exactly (codeSpan), other text through mdText.
  */
 import { formatBytes, int, printable } from '../report/format.js';
 import { mdText, table } from '../report/markdown.js';
-import { SHOWN_ROWS, bytesChange, bytesPair, countPair, factRows, gateLines, growthText, grownRows, rowsText, signedBytes, signedInt, STATUS_TEXT } from './format.js';
+import { SHOWN_ROWS, bytesChange, bytesPair, classesText, countPair, factRows, gateLines, growthText, grownRows, rowsText, signedBytes, signedInt, STATUS_TEXT } from './format.js';
 import type { DiffModel } from './model.js';
 
-const code = (s: string) => `\`${printable(s).replace(/`/g, "'").replace(/\|/g, '\\|')}\``;
+/**
+ * A CommonMark code span showing `s` exactly (control characters written as escapes by
+ * printable): its delimiter is one backtick longer than the longest backtick run inside, and a
+ * text that begins or ends with a backtick, or begins and ends with a space, is padded with one
+ * space each side (which CommonMark strips). In a table cell (`inTable`) a `|` is written `\|`,
+ * which GitHub's tables turn back into `|` even inside a code span; elsewhere it stays as is,
+ * since backslashes are literal in code spans.
+ */
+export function codeSpan(s: string, inTable = true): string {
+  let body = printable(s);
+  if (inTable) body = body.replace(/\|/g, '\\|');
+  if (body === '') return '` `';
+  const longest = Math.max(0, ...(body.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  const pad = body.startsWith('`') || body.endsWith('`') || (body.length > 1 && body.startsWith(' ') && body.endsWith(' ') && /[^ ]/.test(body)) ? ' ' : '';
+  return `${fence}${pad}${body}${pad}${fence}`;
+}
+const code = (s: string) => codeSpan(s);
 
 function more(grown: number, shown: number): string[] {
   return grown > shown ? ['', `${int(grown - shown)} more rows grew; the JSON output (--format json) lists every changed row.`] : [];
@@ -22,7 +40,7 @@ export function renderDiffMarkdown(m: DiffModel): string {
 
   if (m.gate.rules.length > 0) {
     out.push('## Gate', '');
-    out.push(m.gate.failed ? `**FAILED**: ${rowsText(m.gate.offending.length)} grew past a \`--fail-if-grown\` rule.` : `Passed: no class grew past ${m.gate.rules.map((r) => code(r)).join(', ')}.`, '');
+    out.push(m.gate.failed ? `**FAILED**: ${rowsText(m.gate.offending.length)} grew past a \`--fail-if-grown\` rule.` : `Passed: no class grew past ${m.gate.rules.map((r) => codeSpan(r, false)).join(', ')}.`, '');
     for (const line of gateLines(m)) out.push(`- ${mdText(line)}`);
     if (m.gate.failed) out.push('');
   }
@@ -54,7 +72,7 @@ export function renderDiffMarkdown(m: DiffModel): string {
       table(
         ['Class', 'Loader', 'Instances', 'Δ instances', 'Shallow', 'Δ shallow', 'Δ retained'],
         classes.shown.map((r) => [
-          code(r.className),
+          code(r.className) + classesText(r),
           mdText(r.classLoader),
           countPair(r.instances),
           signedInt(r.instances.delta),

@@ -13,9 +13,10 @@ import { Bytes, Count, Nullable, Obj } from '../report/schema-builders.js';
 
 /**
  * Bumped on any incompatible change (2: a class loader row's `retained` is what the loader's
- * classes retain taken together, as the report's schema 4 has it; it was the loader object's).
+ * classes retain taken together, as the report's schema 4 has it; it was the loader object's.
+ * 3: `reachableOnly`; a class row's `classes`, and hidden classes matched without their address).
  */
-export const DIFF_SCHEMA_VERSION = 2;
+export const DIFF_SCHEMA_VERSION = 3;
 
 const Delta = (description?: string) => Type.Integer({ description: description ?? 'current − baseline' });
 const GrowthPercent = () =>
@@ -59,8 +60,14 @@ export const SameProgramSchema = Obj(
 export type SameProgram = Static<typeof SameProgramSchema>;
 
 export const ClassDiffRowSchema = Obj({
-  className: Type.String(),
+  className: Type.String({
+    description: 'the class name; a hidden class\'s per-process address suffix is written `0x…` (`Foo$$Lambda$2+0x…`), as such classes are matched without it',
+  }),
   classLoader: Type.String({ description: 'loader key: `<bootstrap>`, the loader\'s name, or its class (addresses dropped)' }),
+  classes: Obj(
+    { baseline: Count(), current: Count() },
+    'classes of each dump summed into this row: more than one for hidden classes equal up to their address (JDK 21+ names every lambda of a class `Foo$$Lambda+0x…`) or same-named classes of loaders with one key',
+  ),
   instances: ChangeSchema,
   shallow: ChangeSchema,
   retained: ChangeSchema,
@@ -155,6 +162,9 @@ export const DiffModelSchema = Type.Object(
     baseline: DumpFactsSchema,
     current: DumpFactsSchema,
     sameProgram: SameProgramSchema,
+    reachableOnly: Type.Boolean({
+      description: 'true: both dumps were analyzed with --reachable-only, so every figure counts only objects reachable from GC roots; false: unreachable objects the dumps still hold are counted too',
+    }),
     usedHeap: ChangeSchema,
     objects: ChangeSchema,
     classes: Type.Array(ClassDiffRowSchema, { description: 'every class whose instances or shallow size changed, biggest shallow growth first' }),
@@ -175,7 +185,9 @@ export const DiffModelSchema = Type.Object(
       failed: Type.Boolean(),
       offending: Type.Array(GateRowSchema, { description: 'class rows that grew past a rule' }),
     }),
-    warnings: Type.Array(Type.String(), { description: 'non-fatal findings of either dump (prefixed with which)' }),
+    warnings: Type.Array(Type.String(), {
+      description: 'non-fatal findings of either dump (prefixed with which), then notes on the comparison (e.g. that `int[]` counts unreachable arrays, which may be the JVM\'s filler arrays)',
+    }),
   },
   { $id: 'urn:heapql:schema:diff', title: 'heapql diff', additionalProperties: false },
 );

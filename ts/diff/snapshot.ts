@@ -5,6 +5,7 @@
  * hundred objects at most).
  */
 import type { HeapSession, ProgressEvent, ReportSections } from '../session/index.js';
+import { hiddenClassKey } from './hidden.js';
 import type { DumpFacts } from './model.js';
 import { countCopies, stringKey, type ListedValue } from './strings.js';
 
@@ -39,6 +40,14 @@ export interface DumpSnapshot {
    * (by `stringKey`): counted here, as this dump's own list has only values with 2 copies or more.
    */
   stringCopies: Map<string, number>;
+  /** Whether the analysis left unreachable objects out (--reachable-only). */
+  reachableOnly: boolean;
+  /**
+   * The unreachable `int[]` arrays the class histogram counts (0 with --reachable-only). On JDK
+   * 21+ the heap's filler objects (`jdk.internal.vm.FillerElement[]`, a type array of int) are
+   * written to the dump as plain `int[]`s, unreachable: the diff says so when there are any.
+   */
+  unreachableIntArrays: { count: number; bytes: number };
   warnings: string[];
 }
 
@@ -69,7 +78,8 @@ export function mainClassOf(command: string | null): string | null {
  * The matching key of an object: the steps of its shortest path from a GC root, each written
  * as `<field> → <class>`. The root is `class <name>` for a class object, `thread "<name>"` for a
  * thread, else its class. Array indices become `[]` and stack locals `<local>` (positions and
- * frame numbers move between dumps); addresses never appear.
+ * frame numbers move between dumps); addresses never appear (a hidden class's name has its
+ * address written `0x…`, hidden.ts).
  */
 export function pathKey(steps: { object: { className: string; label: string; objectId: number }; via: string }[], threadNames: Map<number, string>): string {
   const parts: string[] = [];
@@ -87,10 +97,10 @@ export function pathKey(steps: { object: { className: string; label: string; obj
 
 function stepName(o: { className: string; label: string; objectId: number }, threadNames: Map<number, string>): string {
   const cls = /^class (\S+) @ 0x[0-9a-f]+$/i.exec(o.label);
-  if (cls) return `class ${cls[1]}`;
+  if (cls) return `class ${hiddenClassKey(cls[1]!)}`;
   const thread = threadNames.get(o.objectId);
   if (thread !== undefined) return `thread "${thread}"`;
-  return o.className;
+  return hiddenClassKey(o.className);
 }
 
 /**
@@ -134,6 +144,27 @@ export async function objectKey(session: HeapSession, objectId: number, classNam
   return steps ? pathKey(steps, threadNames) : `(no path from a GC root) ${className}`;
 }
 
+/**
+ * The unreachable `int[]`s the sections count: the histogram's `int[]` rows less the reachable
+ * ones (one query over the `int[]`s). Nothing to count with --reachable-only or when the dump
+ * holds no unreachable object.
+ */
+export async function unreachableIntArrays(session: HeapSession, sections: ReportSections, signal?: AbortSignal): Promise<{ count: number; bytes: number }> {
+  if (sections.overview.reachableOnly || sections.overview.heap.unreachableObjects === 0) return { count: 0, bytes: 0 };
+  let count = 0;
+  let bytes = 0;
+  for (const r of sections.overview.classHistogram.rows) {
+    if (r.className === 'int[]') {
+      count += r.instances;
+      bytes += r.shallow;
+    }
+  }
+  if (count === 0) return { count: 0, bytes: 0 };
+  const r = await session.query('SELECT COUNT(*) AS n, SUM(x.@usedHeapSize) AS bytes FROM int[] x', { reachableOnly: true, ...(signal ? { signal } : {}) });
+  const [n, b] = r.rows[0] ?? [0, 0];
+  return { count: Math.max(0, count - Number(n ?? 0)), bytes: Math.max(0, bytes - Number(b ?? 0)) };
+}
+
 /** The report sections with every list complete (the dump must be analyzed). */
 export async function fullSections(session: HeapSession, signal?: AbortSignal, onProgress?: (e: ProgressEvent) => void): Promise<ReportSections> {
   return session.reportData({ limit: SECTION_LIMIT, topStrings: STRING_LIMIT, ...(signal ? { signal } : {}), ...(onProgress ? { onProgress } : {}) });
@@ -174,6 +205,8 @@ export async function snapshot(
     dominators,
     keyOf,
     stringCopies,
+    reachableOnly: sections.overview.reachableOnly,
+    unreachableIntArrays: await unreachableIntArrays(session, sections, signal),
     warnings: session.warnings().map((w) => `${label}: ${w.offset > 0 ? `${w.message} (at byte ${w.offset})` : w.message}`),
   };
 }

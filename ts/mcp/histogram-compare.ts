@@ -1,10 +1,18 @@
 /**
  * Compares the class histograms of two dumps (instances and shallow bytes per class name), for
  * the MCP server's `compare_with_baseline`. Classes are matched by name: addresses and object
- * indices differ between dumps, names do not. Classes of one name under several class loaders
- * count together. This is the histogram part only; retained sizes and suspects are not compared.
+ * indices differ between dumps, names do not; a hidden class's per-process address suffix
+ * (`Foo$$Lambda$2+0x00007fb9bd046168`) is written `0x…` and ignored, as `heapql diff` does
+ * (docs/diff.md). Classes of one name under several class loaders count together. This is the
+ * histogram part only; retained sizes and suspects are not compared.
+ *
+ * `compareSessions` reads the histograms from two open dumps: with `reachableOnly`, of the
+ * objects reachable from GC roots only (one grouped query per dump); otherwise of every object,
+ * and when the `int[]` row changed and the dumps' unreachable `int[]`s differ in number, the
+ * result's `notes` say they may be the JVM's filler arrays (JDK 21+), as `heapql diff` does.
  */
-import type { HistogramRow } from '../session/index.js';
+import { hiddenClassKey } from '../diff/hidden.js';
+import type { HeapSession, HistogramRow } from '../session/index.js';
 
 export interface ClassChange {
   className: string;
@@ -31,6 +39,10 @@ export interface HistogramComparison {
   rows: ClassChange[];
   /** Said when the two dumps have few class names in common. */
   note?: string;
+  /** Objects counted: reachable from GC roots only, or every object the dumps hold (compareSessions). */
+  reachableOnly?: boolean;
+  /** Notes on the figures, e.g. that `int[]` counts unreachable arrays that may be the JVM's filler arrays. */
+  notes?: string[];
 }
 
 export interface CompareOptions {
@@ -43,18 +55,74 @@ export interface CompareOptions {
   limit: number;
 }
 
-function byName(rows: HistogramRow[]): Map<string, { count: number; bytes: number }> {
+/** The histogram's rows by name (a hidden class's address written `0x…`). */
+function byName(rows: Pick<HistogramRow, 'className' | 'count' | 'shallow'>[]): Map<string, { count: number; bytes: number }> {
   const out = new Map<string, { count: number; bytes: number }>();
   for (const r of rows) {
-    const entry = out.get(r.className) ?? { count: 0, bytes: 0 };
+    const name = hiddenClassKey(r.className);
+    const entry = out.get(name) ?? { count: 0, bytes: 0 };
     entry.count += r.count;
     entry.bytes += r.shallow;
-    out.set(r.className, entry);
+    out.set(name, entry);
   }
   return out;
 }
 
-export function compareHistograms(baseline: HistogramRow[], current: HistogramRow[], options: CompareOptions): HistogramComparison {
+/** Instances and shallow bytes per class name, of every object or of the reachable ones only. */
+export async function histogramOf(session: HeapSession, reachableOnly: boolean, signal?: AbortSignal): Promise<Pick<HistogramRow, 'className' | 'count' | 'shallow'>[]> {
+  if (!reachableOnly) return session.classHistogram();
+  const r = await session.query(
+    'SELECT classof(x).@name AS c, COUNT(*) AS n, SUM(x.@usedHeapSize) AS bytes FROM INSTANCEOF java.lang.Object x GROUP BY classof(x).@name',
+    { reachableOnly: true, ...(signal ? { signal } : {}) },
+  );
+  return r.rows.map(([c, n, b]) => ({ className: String(c), count: Number(n ?? 0), shallow: Number(b ?? 0) }));
+}
+
+/** The `int[]`s no GC root reaches: instances and bytes (one query over the `int[]`s). */
+async function unreachableIntArrays(session: HeapSession, all: Map<string, { count: number; bytes: number }>, signal?: AbortSignal): Promise<{ count: number; bytes: number }> {
+  const row = all.get('int[]') ?? { count: 0, bytes: 0 };
+  if (row.count === 0) return row;
+  const r = await session.query('SELECT COUNT(*) AS n, SUM(x.@usedHeapSize) AS bytes FROM int[] x', { reachableOnly: true, ...(signal ? { signal } : {}) });
+  const [n, b] = r.rows[0] ?? [0, 0];
+  return { count: Math.max(0, row.count - Number(n ?? 0)), bytes: Math.max(0, row.bytes - Number(b ?? 0)) };
+}
+
+/**
+ * compareHistograms over two open dumps (see the head of this file). `reachableOnly`: both
+ * histograms count reachable objects only (the MCP server's --reachable-only).
+ */
+export async function compareSessions(
+  baseline: HeapSession,
+  current: HeapSession,
+  options: CompareOptions & { reachableOnly?: boolean; signal?: AbortSignal },
+): Promise<HistogramComparison> {
+  const reachableOnly = options.reachableOnly ?? false;
+  const before = await histogramOf(baseline, reachableOnly, options.signal);
+  const after = await histogramOf(current, reachableOnly, options.signal);
+  const result = { ...compareHistograms(before, after, options), reachableOnly };
+  if (!reachableOnly) {
+    const b = byName(before).get('int[]');
+    const a = byName(after).get('int[]');
+    if (b?.count !== a?.count || b?.bytes !== a?.bytes) {
+      const ub = await unreachableIntArrays(baseline, byName(before), options.signal);
+      const ua = await unreachableIntArrays(current, byName(after), options.signal);
+      if (ub.count !== ua.count || ub.bytes !== ua.bytes) {
+        result.notes = [
+          `int[] counts unreachable int[] arrays (baseline ${ub.count} (${ub.bytes} B), current ${ua.count} (${ua.bytes} B)): they may be the JVM's filler arrays ` +
+            '(HotSpot fills gaps in its heap with them; JDK 21+ makes them jdk.internal.vm.FillerElement[], which the dump writes as int[]), which come and go whatever the program does; ' +
+            "compare reachable objects only (the server's --reachable-only)",
+        ];
+      }
+    }
+  }
+  return result;
+}
+
+export function compareHistograms(
+  baseline: Pick<HistogramRow, 'className' | 'count' | 'shallow'>[],
+  current: Pick<HistogramRow, 'className' | 'count' | 'shallow'>[],
+  options: CompareOptions,
+): HistogramComparison {
   const before = byName(baseline);
   const after = byName(current);
   const names = new Set([...before.keys(), ...after.keys()]);
