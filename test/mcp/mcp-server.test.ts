@@ -420,6 +420,33 @@ describe('heapql mcp with --baseline', () => {
   });
 });
 
+describe('heapql mcp with --baseline and --reachable-only', () => {
+  const knownJdk25 = path.join(root, 'fixtures/dumps/KnownHeap-jdk25-coops.hprof');
+
+  it('compares reachable objects only, the int[] row included; without the option a note names the unreachable int[]s', async () => {
+    const s = await startServer([knownJdk25, '--baseline', knownNocoops, '--reachable-only']);
+    try {
+      const cmp = (await s.call('compare_with_baseline', { pattern: 'int[]', changedOnly: false, limit: 500 })).json;
+      expect(cmp.reachableOnly).toBe(true);
+      const row = cmp.rows.find((r: { className: string }) => r.className === 'int[]');
+      // The server's own query, reachable objects only, counts the same int[]s.
+      const count = (await s.call('run_oql', { query: 'SELECT COUNT(*) FROM int[] x' })).json.rows[0][0];
+      expect(row.currentCount).toBe(count);
+      expect(cmp.notes).toBeUndefined();
+    } finally {
+      await s.client.close();
+    }
+    const all = await startServer([knownJdk25, '--baseline', knownNocoops]);
+    try {
+      const cmp = (await all.call('compare_with_baseline', { pattern: 'int[]', changedOnly: false, limit: 500 })).json;
+      expect(cmp.reachableOnly).toBe(false);
+      expect(cmp.notes?.join(' ')).toMatch(/unreachable int\[\] arrays .*filler/);
+    } finally {
+      await all.client.close();
+    }
+  });
+});
+
 describe('heapql mcp robustness', () => {
   it('a file that is not a heap dump: the server runs, every tool says why', async () => {
     const s = await startServer([path.join(root, 'package.json')]);

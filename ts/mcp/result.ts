@@ -7,6 +7,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { HeapqlError } from '../errors.js';
 import { formatOqlError, isOqlError } from '../oql/errors.js';
 import { stringifyJson } from '../query/json.js';
+import { TEXT_MAX } from './limits.js';
 
 /**
  * An object reference as tools return it: `{objectId, address, className}`, plus `label` only
@@ -44,9 +45,69 @@ export function compact(value: unknown): unknown {
   return out;
 }
 
-/** A successful result: the value as compact one-line JSON (a long beyond 2^53 with all its digits). */
+/** A string a tool result carries cut (see TEXT_MAX): where it is and how long it really is. */
+export interface TruncatedString {
+  /** Where in the result: `rows[0][1]`, `rows[2][0].label`, `classes[0].fields[3].name`. */
+  path: string;
+  /** The full length in UTF-16 units (Java's `String.length()`, OQL's `@length`). */
+  length: number;
+  /** In a query result's rows: the row and column of the cell (0-based). */
+  row?: number;
+  column?: number;
+}
+
+/**
+ * `s` cut to `max` UTF-16 units followed by `…` when longer (never between the two halves of a
+ * surrogate pair), else `s` itself.
+ */
+export function cutText(s: string, max = TEXT_MAX): string {
+  if (s.length <= max) return s;
+  let end = max;
+  const last = s.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return `${s.slice(0, end)}…`;
+}
+
+/** Walks a JSON value and cuts every string longer than TEXT_MAX, recording each cut in `cuts`. */
+function cutStrings(value: unknown, path: string, cuts: TruncatedString[]): unknown {
+  if (typeof value === 'string') {
+    if (value.length <= TEXT_MAX) return value;
+    const cut: TruncatedString = { path, length: value.length };
+    const cell = /^rows\[(\d+)\]\[(\d+)\]/.exec(path);
+    if (cell) {
+      cut.row = Number(cell[1]);
+      cut.column = Number(cell[2]);
+    }
+    cuts.push(cut);
+    return cutText(value);
+  }
+  if (Array.isArray(value)) return value.map((v, i) => cutStrings(v, `${path}[${i}]`, cuts));
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = cutStrings(v, path ? `${path}.${k}` : k, cuts);
+  return out;
+}
+
+/** What a result with cut strings says about them, for the assistant. */
+export const TRUNCATED_STRINGS_NOTE =
+  `strings longer than ${TEXT_MAX} characters (UTF-16 units) are cut to their first ${TEXT_MAX} followed by "…"; ` +
+  'truncatedStrings lists each one (path in this result, full length): a string not listed is whole. Read the rest ' +
+  `with OQL slices, e.g. SELECT toString(s)[${TEXT_MAX}:${2 * TEXT_MAX}] AS part FROM java.lang.String s WHERE s.@objectId = <objectId>, ` +
+  `or classof(x).@name[${TEXT_MAX}:${2 * TEXT_MAX}] for a class name`;
+
+/**
+ * A successful result: the value as compact one-line JSON (a long beyond 2^53 with all its
+ * digits), every string longer than TEXT_MAX cut, and listed in `truncatedStrings` with a note.
+ */
 export function jsonResult(value: unknown): CallToolResult {
-  return { content: [{ type: 'text', text: stringifyJson(compact(value)) }] };
+  const cuts: TruncatedString[] = [];
+  let out = cutStrings(compact(value), '', cuts);
+  if (cuts.length > 0) {
+    out = out !== null && typeof out === 'object' && !Array.isArray(out)
+      ? { ...(out as Record<string, unknown>), truncatedStrings: cuts, truncatedStringsNote: TRUNCATED_STRINGS_NOTE }
+      : { value: out, truncatedStrings: cuts, truncatedStringsNote: TRUNCATED_STRINGS_NOTE };
+  }
+  return { content: [{ type: 'text', text: stringifyJson(out) }] };
 }
 
 /** A tool error the assistant sees (the protocol call itself succeeds). */

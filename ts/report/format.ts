@@ -15,9 +15,13 @@ export const percent = (p: number): string => `${p.toFixed(1)}%`;
 /** `4.8 MiB (40.0%)`. */
 export const sizeWithPercent = (bytes: number, pct: number): string => `${formatBytes(bytes)} (${percent(pct)})`;
 
-/** Replaces control characters (newlines in strings from the dump) with visible escapes. */
+/**
+ * Replaces control characters (newlines in strings from the dump) with visible escapes: C0, DEL,
+ * C1, the line and paragraph separators, and the bidirectional controls (U+061C, U+200E, U+200F,
+ * U+202A–U+202E, U+2066–U+2069), which would otherwise reorder the text around them.
+ */
 export function printable(s: string): string {
-  return s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
+  return s.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069]/g, (c) => {
     switch (c) {
       case '\n':
         return '\\n';
@@ -29,6 +33,55 @@ export function printable(s: string): string {
         return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
     }
   });
+}
+
+/**
+ * Longest text, in UTF-16 units (Java's `String.length()`), that the Markdown and HTML reports
+ * (and the browser REPL's tooltips and charts) show whole: a longer name or value from the dump
+ * is cut by `cutDisplayText`. The JSON report keeps every value whole.
+ */
+export const DISPLAY_TEXT_MAX = 1000;
+
+/** The first `max` UTF-16 units of `s`, one fewer when the last would be half a surrogate pair. */
+export function headOf(s: string, max: number): string {
+  if (s.length <= max) return s;
+  const last = s.charCodeAt(max - 1);
+  return s.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
+}
+
+const CUT_MARK = / \(cut from [\d,]+ characters\)$/;
+
+/**
+ * `s` cut to its first `max` units followed by `… (cut from 1,000,020 characters)` (the full
+ * length), else `s` itself. Text already cut this way is left as it is, so cutting twice states
+ * the first length.
+ */
+export function cutDisplayText(s: string, max = DISPLAY_TEXT_MAX): string {
+  if (s.length <= max) return s;
+  const mark = CUT_MARK.exec(s);
+  if (mark && mark.index <= max + 1 && s[mark.index - 1] === '…') return s;
+  return `${headOf(s, max)}… (cut from ${int(s.length)} characters)`;
+}
+
+/** Fields of a model that are the user's own text, never cut: a query's OQL. */
+const KEPT_WHOLE = new Set(['oql']);
+
+/**
+ * The model as the human-readable renderers (Markdown, HTML) show it: every string longer than
+ * DISPLAY_TEXT_MAX cut by `cutDisplayText` (class and thread names, labels, values, property
+ * values, query cells), the user's OQL kept whole. Numbers, bigints and the shape are unchanged.
+ * The one place the reports cut text; the JSON report renders the model itself.
+ */
+export function displayModel<T>(model: T): T {
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return cutDisplayText(v);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v === null || typeof v !== 'object') return v;
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) out[k] = KEPT_WHOLE.has(k) ? x : walk(x);
+    return out;
+  };
+  return walk(model) as T;
 }
 
 /** Cuts a text for a chart label or a narrow column, marking the cut with an ellipsis. */

@@ -1,11 +1,16 @@
 /**
  * The HTML report: one self-contained file (inline CSS, charts as inline SVG, no script, no
  * external request — a Content-Security-Policy forbids them), readable from disk. Everything
- * from the dump is HTML-escaped: class names and strings are attacker-controlled.
+ * from the dump is HTML-escaped: class names and strings are attacker-controlled. Dump text that
+ * stands in a line of the report's own text is bidi-isolated, so right-to-left text cannot
+ * reorder the words around it: in a `<code>` (the stylesheet isolates every one) or a `<bdi>`
+ * (`isolateHtml`); text alone in a table cell is a paragraph of its own. Text longer than
+ * DISPLAY_TEXT_MAX is cut with its full length stated (`displayModel`, applied once as the
+ * model comes in).
  */
 import { planQuery, queryChartSvg, type QueryView } from './charts.js';
-import { baseName, formatBytes, frameText, int, noPathText, overviewFacts, percent, sizeWithPercent, valueText, viaText } from './format.js';
-import { escapeHtml as esc } from './html-escape.js';
+import { baseName, displayModel, formatBytes, frameText, int, noPathText, overviewFacts, percent, sizeWithPercent, valueText, viaText } from './format.js';
+import { escapeHtml as esc, isolateHtml } from './html-escape.js';
 import { CLASS_LOADER_COLUMNS, classLoadersNote } from './markdown.js';
 import type { ConsumerGroup, LeakSuspect, ReportModel, ReportWarning, ThreadInfo, Waste, WasteModel } from './model.js';
 import type { QueryResult } from './query-result.js';
@@ -36,6 +41,7 @@ th{background:var(--soft);font-weight:600}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 td.k{font-weight:600;white-space:nowrap}
 code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}
+code,bdi{unicode-bidi:isolate}
 td,code{overflow-wrap:anywhere}
 pre{background:var(--soft);padding:10px 12px;border-radius:4px;overflow-x:auto;white-space:pre-wrap}
 details{margin:6px 0 12px}summary{cursor:pointer;color:var(--accent)}
@@ -78,7 +84,8 @@ function keyValues(rows: [string, string][]): string {
 const code = (s: string) => `<code>${esc(s)}</code>`;
 const bytes = (n: number) => `<span title="${int(n)} bytes">${formatBytes(n)}</span>`;
 
-export function renderHtml(model: ReportModel): string {
+export function renderHtml(full: ReportModel): string {
+  const model = displayModel(full);
   const o = model.overview;
   const title = `Heap report: ${baseName(o.file.path)}`;
   const sections = [
@@ -113,7 +120,8 @@ function warningsSection(warnings: ReportWarning[]): string {
 }
 
 /** `heapql waste <dump>` as one HTML page: the waste section under its own title. */
-export function renderWasteHtml(model: WasteModel): string {
+export function renderWasteHtml(full: WasteModel): string {
+  const model = displayModel(full);
   const sections = [
     wasteSection(model.waste),
     warningsSection(model.warnings),
@@ -168,7 +176,7 @@ function summary(model: ReportModel): string {
     chart = pieChartSvg(data, { title: 'Leak suspects, share of the heap', format: formatBytes });
   }
   const list = ls.length
-    ? `<ul>${ls.map((s) => `<li><a href="#suspect-${s.rank}">Problem Suspect ${s.rank}</a>: ${esc(s.title)}, ${sizeWithPercent(s.retained, s.retainedPercent)}</li>`).join('')}</ul>`
+    ? `<ul>${ls.map((s) => `<li><a href="#suspect-${s.rank}">Problem Suspect ${s.rank}</a>: ${isolateHtml(s.title)}, ${sizeWithPercent(s.retained, s.retainedPercent)}</li>`).join('')}</ul>`
     : `<p>No object or group of objects of one class retains more than ${model.leakSuspects.thresholdPercent}% of the heap.</p>`;
   return `<section id="summary"><h2>Summary</h2><div class="cards">${cards}</div>${list}${chart}</section>`;
 }
@@ -194,7 +202,7 @@ function systemOverview(model: ReportModel): string {
     ? table(
         CLASS_LOADER_COLUMNS.map((head, i) => (i === 0 ? { head } : { head, num: true })),
         o.classLoaders.map((l) => [
-          esc(l.name) + (l.loader ? ` <span class="note">${esc(l.loader.className)} @ ${esc(l.loader.address)}</span>` : ''),
+          (l.loader ? isolateHtml(l.name) : esc(l.name)) + (l.loader ? ` <span class="note">${esc(l.loader.className)} @ ${esc(l.loader.address)}</span>` : ''),
           int(l.definedClasses),
           int(l.instances),
           bytes(l.shallow),
@@ -208,7 +216,7 @@ function systemOverview(model: ReportModel): string {
   const dups = o.duplicateClasses.length
     ? table(
         [{ head: 'class' }, { head: 'loaders' }, { head: 'instances', num: true }],
-        o.duplicateClasses.map((d) => [code(d.className), d.loaders.map(esc).join(', '), int(d.instances)]),
+        o.duplicateClasses.map((d) => [code(d.className), d.loaders.map(isolateHtml).join(', '), int(d.instances)]),
         'Duplicate classes',
       )
     : '<p>No class name is defined by more than one loader.</p>';
@@ -378,7 +386,7 @@ function threads(model: ReportModel): string {
   const stacks = ts
     .map(
       (t) =>
-        `<details><summary>${esc(t.name ?? t.object.label)}: ${int(t.frames.length)} frames, ${int(t.frames.reduce((s, f) => s + f.locals.length, t.otherLocals.length))} locals</summary>${stackHtml(t)}</details>`,
+        `<details><summary>${isolateHtml(t.name ?? t.object.label)}: ${int(t.frames.length)} frames, ${int(t.frames.reduce((s, f) => s + f.locals.length, t.otherLocals.length))} locals</summary>${stackHtml(t)}</details>`,
     )
     .join('\n');
   return `<section id="thread-overview"><h2>Thread Overview</h2>${tbl}${shown}<h3>Stacks and locals</h3>${stacks}</section>`;

@@ -1,12 +1,14 @@
 /**
  * Charts rendered to inline SVG strings at report time (no script in the page): bar charts by
  * hand (rectangles), pie arcs by d3-shape, treemap layout by d3-hierarchy. Every label is
- * escaped; coordinates are rounded so the same data gives the same bytes.
+ * escaped, and a tooltip's label is cut at DISPLAY_TEXT_MAX (`tip`) like the report's text: a
+ * label of a megabyte must not be copied into the SVG. Coordinates are rounded so the same data
+ * gives the same bytes.
  */
 import { hierarchy, treemap, treemapSquarify } from 'd3-hierarchy';
 import { arc, pie, type PieArcDatum } from 'd3-shape';
 
-import { int, shorten } from './format.js';
+import { cutDisplayText, int, shorten } from './format.js';
 import { escapeHtml as esc } from './html-escape.js';
 
 export interface Datum {
@@ -30,6 +32,9 @@ export const PALETTE = ['#3b6fb6', '#d9822b', '#3a9a5b', '#c2413b', '#7d5ba6', '
 const color = (i: number) => PALETTE[i % PALETTE.length];
 const r1 = (n: number) => Math.round(n * 10) / 10;
 
+/** A label for a `<title>` tooltip: escaped, and cut with its full length stated when very long. */
+const tip = (label: string): string => esc(cutDisplayText(label));
+
 const CHAR_WIDTH = 6.6; // average width of a 12px sans-serif character, for truncating labels
 
 function svgOpen(width: number, height: number, label: string, cls: string): string {
@@ -51,7 +56,7 @@ export function barChartSvg(data: Datum[], options: { title: string; width?: num
     const w = max > 0 ? r1((d.value / max) * barMax) : 0;
     const label = shorten(d.label, Math.floor((labelW - 8) / CHAR_WIDTH));
     return (
-      `<g><title>${esc(d.label)}: ${esc(fmt(d.value))}</title>` +
+      `<g><title>${tip(d.label)}: ${esc(fmt(d.value))}</title>` +
       `<text x="${labelW - 8}" y="${y + 15}" text-anchor="end" class="lbl">${esc(label)}</text>` +
       `<rect x="${labelW}" y="${y + 3}" width="${Math.max(w, d.value > 0 ? 1 : 0)}" height="${rowH - 6}" fill="${color(0)}" rx="2"></rect>` +
       `<text x="${r1(labelW + w + 6)}" y="${y + 15}" class="val">${esc(fmt(d.value))}</text></g>`
@@ -77,13 +82,13 @@ export function pieChartSvg(data: Datum[], options: { title: string; format?: (n
   const cy = height / 2;
   const slices = arcs.map(
     (a, i) =>
-      `<path d="${path(a) ?? ''}" fill="${a.data.color ?? color(i)}" stroke="#fff" stroke-width="1"><title>${esc(a.data.label)}: ${esc(fmt(a.data.value))} (${((a.data.value / total) * 100).toFixed(1)}%)</title></path>`,
+      `<path d="${path(a) ?? ''}" fill="${a.data.color ?? color(i)}" stroke="#fff" stroke-width="1"><title>${tip(a.data.label)}: ${esc(fmt(a.data.value))} (${((a.data.value / total) * 100).toFixed(1)}%)</title></path>`,
   );
   const legendChars = Math.floor((width - legendX - 30 - 170) / CHAR_WIDTH);
   const legend = data.map((d, i) => {
     const y = 10 + i * rowH;
     return (
-      `<g><title>${esc(d.label)}</title><rect x="${legendX}" y="${y + 3}" width="12" height="12" fill="${d.color ?? color(i)}"></rect>` +
+      `<g><title>${tip(d.label)}</title><rect x="${legendX}" y="${y + 3}" width="12" height="12" fill="${d.color ?? color(i)}"></rect>` +
       `<text x="${legendX + 18}" y="${y + 14}" class="lbl">${esc(shorten(d.label, legendChars))}</text>` +
       `<text x="${width - 8}" y="${y + 14}" text-anchor="end" class="val">${esc(fmt(d.value))} · ${((d.value / total) * 100).toFixed(1)}%</text></g>`
     );
@@ -111,7 +116,7 @@ export function treemapSvg(root: TreeDatum, options: { title: string; width?: nu
     let anc = n;
     while (anc.depth > 1 && anc.parent) anc = anc.parent;
     const fill = colourOf.get(anc) ?? color(0);
-    const full = `${n.data.label}: ${fmt(n.value ?? 0)}`;
+    const full = `${cutDisplayText(n.data.label)}: ${fmt(n.value ?? 0)}`;
     const chars = Math.floor((w - 8) / CHAR_WIDTH);
     const showLabel = chars >= 3 && hh >= 16;
     const opacity = n.children ? 0.55 : 1;

@@ -1,12 +1,31 @@
 /**
  * The browser REPL's output pane: text blocks, errors, and results as HTML tables with the
  * `-- @viz` chart drawn by the HTML report's own chart code (ts/report/charts.ts, svg.ts).
- * Everything from the dump is escaped; SVG comes from our own renderer, which escapes its labels.
+ * Everything from the dump is escaped and isolated (`<bdi>`, so right-to-left text cannot reorder
+ * the page's own text); bidirectional controls in plain text become visible escapes. A long cell
+ * is cut (CELL_TEXT_MAX) with its full length stated, its tooltip holds more (DISPLAY_TEXT_MAX),
+ * and `!row N` or `!save` gives the whole value. SVG comes from our own renderer, which escapes
+ * and cuts its labels.
  */
 import { planQuery, queryChartSvg } from '../report/charts.js';
-import { valueText } from '../report/format.js';
-import { escapeHtml as esc } from '../report/html-escape.js';
+import { cutDisplayText, headOf, int, printable, valueText } from '../report/format.js';
+import { escapeHtml, isolateHtml as esc } from '../report/html-escape.js';
 import type { QueryResult } from '../query/schema.js';
+
+/** Longest cell text, in UTF-16 units, the result table shows whole. */
+export const CELL_TEXT_MAX = 200;
+
+/** Bidirectional controls: shown as `\u202e` in plain text so they cannot reorder a line. */
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** One cell's content: the text isolated, or, when long, its start, the cut and a tooltip with more. */
+function cellHtml(text: string, numeric: boolean): string {
+  if (text.length <= CELL_TEXT_MAX) return `<td${numeric ? ' class="n"' : ''}>${esc(text)}</td>`;
+  return (
+    `<td class="${numeric ? 'n cut' : 'cut'}" title="${escapeHtml(cutDisplayText(text))}">${esc(headOf(text, CELL_TEXT_MAX))}` +
+    `<span class="note">… (cut from ${int(text.length)} characters; !row N shows it whole)</span></td>`
+  );
+}
 
 export class OutputView {
   private entry: HTMLElement | null = null;
@@ -37,7 +56,7 @@ export class OutputView {
   text(text: string, className = 'out'): HTMLElement {
     const pre = document.createElement('pre');
     pre.className = className;
-    pre.textContent = text;
+    pre.textContent = text.replace(BIDI_CONTROLS, (c) => printable(c));
     this.target().append(pre);
     this.scroll();
     return pre;
@@ -50,7 +69,7 @@ export class OutputView {
   note(text: string): HTMLElement {
     const p = document.createElement('p');
     p.className = 'note';
-    p.textContent = text;
+    p.textContent = text.replace(BIDI_CONTROLS, (c) => printable(c));
     this.target().append(p);
     this.scroll();
     return p;
@@ -69,7 +88,7 @@ export class OutputView {
     const rows = limit === 0 ? result.rows : result.rows.slice(0, limit);
     const head = result.columns.map((c) => `<th${c.type === 'number' ? ' class="n"' : ''}>${esc(c.name)}</th>`).join('');
     const body = rows
-      .map((r) => `<tr>${r.map((v, i) => `<td${result.columns[i]?.type === 'number' ? ' class="n"' : ''}>${esc(valueText(v))}</td>`).join('')}</tr>`)
+      .map((r) => `<tr>${r.map((v, i) => cellHtml(valueText(v), result.columns[i]?.type === 'number')).join('')}</tr>`)
       .join('');
     parts.push(`<table class="result"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`);
     const shown = rows.length < result.rows.length ? `; showing the first ${rows.length}: !tail, !row N, !set limit 0 for all` : '';

@@ -7,7 +7,7 @@ import { z } from 'zod';
 
 import type { ReportSections } from '../../session/index.js';
 import type { McpContext } from '../context.js';
-import { SECTION_LIST_DEFAULT, SECTION_LIST_MAX } from '../limits.js';
+import { SECTION_LIST_DEFAULT, SECTION_LIST_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
 import { analysisProgress } from '../progress.js';
 import { errorResult, guarded, jsonResult } from '../result.js';
 import { analysisState, nextStep } from '../state.js';
@@ -103,7 +103,7 @@ export function registerAnalysisTools(server: McpServer, ctx: McpContext): void 
         'class loaders, packages by retained size), threads (each thread with its stack and the objects its frames ' +
         'hold), waste (memory wasted by empty, small and sparse collections, sparse arrays, boxes, duplicate strings and arrays, ' +
         'zero tails, UTF-16 strings that fit Latin-1, pending finalization, by holding field), duplicate_strings (string values ' +
-        'stored more than once and the bytes they waste).',
+        'stored more than once and the bytes they waste).' + TEXT_CAP_SENTENCE,
       inputSchema: {
         section: z.enum([...Object.keys(SECTIONS), ...Object.keys(NESTED)] as [SectionName, ...SectionName[]]).describe('which section'),
         limit: z

@@ -3,8 +3,8 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 
 import type { McpContext } from '../context.js';
-import { compareHistograms } from '../histogram-compare.js';
-import { ROWS_DEFAULT, ROWS_MAX } from '../limits.js';
+import { compareSessions } from '../histogram-compare.js';
+import { ROWS_DEFAULT, ROWS_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
 import { guarded, jsonResult } from '../result.js';
 
 export function registerCompareTools(server: McpServer, ctx: McpContext): void {
@@ -16,8 +16,10 @@ export function registerCompareTools(server: McpServer, ctx: McpContext): void {
         'The leak question "what grew?": compares this dump\'s class histogram with a baseline dump of the same program ' +
         '(taken earlier): per class name the instances and shallow bytes in both and the change, biggest growth first, ' +
         'plus totals and how many classes appeared or disappeared. Classes are matched by name (addresses differ between ' +
-        'dumps). Retained sizes are not compared. The baseline is the --baseline given at startup unless `baseline` names ' +
-        'another file; it is indexed on first use.',
+        'dumps; hidden classes such as lambdas without their per-process address suffix, so one row may sum several). ' +
+        'With the server started with --reachable-only both dumps count reachable objects only; otherwise a note says ' +
+        'when unreachable int[] arrays (the JVM\'s filler arrays on JDK 21+) differ. Retained sizes are not compared. The baseline is the --baseline given at startup unless `baseline` names ' +
+        'another file; it is indexed on first use.' + TEXT_CAP_SENTENCE,
       inputSchema: {
         baseline: z.string().min(1).optional().describe('path of the baseline .hprof on the server\'s machine (default: --baseline)'),
         pattern: z.string().optional().describe('only class names containing this text, case-insensitive'),
@@ -27,7 +29,7 @@ export function registerCompareTools(server: McpServer, ctx: McpContext): void {
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    ({ baseline, pattern, sortBy, changedOnly, limit }) =>
+    ({ baseline, pattern, sortBy, changedOnly, limit }, extra) =>
       guarded(async () => {
         const heap = await ctx.heap();
         const base = await ctx.baseline(baseline);
@@ -35,7 +37,7 @@ export function registerCompareTools(server: McpServer, ctx: McpContext): void {
           baseline: base.path,
           current: heap.path,
           method: 'class histograms (instances and shallow bytes per class name)',
-          ...compareHistograms(base.classHistogram(), heap.classHistogram(), { pattern, sortBy, changedOnly, limit }),
+          ...(await compareSessions(base, heap, { pattern, sortBy, changedOnly, limit, reachableOnly: ctx.options.reachableOnly, signal: extra.signal })),
         });
       }),
   );

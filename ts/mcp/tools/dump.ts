@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { buildSummary } from '../../report/summary.js';
 import type { FieldView } from '../../session/index.js';
 import type { McpContext } from '../context.js';
-import { ROWS_DEFAULT, ROWS_MAX } from '../limits.js';
+import { ROWS_DEFAULT, ROWS_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
 import { errorResult, guarded, jsonResult } from '../result.js';
 import { analysisState, nextStep } from '../state.js';
 
@@ -20,7 +20,7 @@ export function registerDumpTools(server: McpServer, ctx: McpContext): void {
         'Start here. Facts about the open Java/Android heap dump: file, JVM version, identifier size and object layout, ' +
         'object counts by kind (instances, object arrays, primitive arrays, classes), total shallow bytes, GC roots by kind, ' +
         'the 10 classes with the most shallow bytes, warnings found while reading it, whether the full analysis (retained ' +
-        'sizes, dominators) has run, and the baseline dump if one was given.',
+        'sizes, dominators) has run, and the baseline dump if one was given.' + TEXT_CAP_SENTENCE,
       inputSchema: {},
       annotations: readOnly,
     },
@@ -43,7 +43,7 @@ export function registerDumpTools(server: McpServer, ctx: McpContext): void {
       description:
         'Class names of the dump with their instance count and shallow bytes (instances of exactly that class; classes of ' +
         'one name under several class loaders count together). Filter by a case-insensitive substring, sort, and page ' +
-        'with offset/limit. Use describe_class for one class\'s fields and hierarchy.',
+        'with offset/limit. Use describe_class for one class\'s fields and hierarchy.' + TEXT_CAP_SENTENCE,
       inputSchema: {
         pattern: z.string().optional().describe('only class names containing this text, case-insensitive (e.g. "HashMap", "com.acme.")'),
         sortBy: z.enum(['shallow', 'count', 'name']).default('shallow').describe('order: shallow bytes or instances (largest first), or name'),
@@ -87,7 +87,7 @@ export function registerDumpTools(server: McpServer, ctx: McpContext): void {
         'One class by its Java name (e.g. "java.util.HashMap", "com.acme.Cache$Entry", "byte[]"): superclass chain, ' +
         'instance fields with types (own first, then inherited), static fields with their values, instance size, ' +
         'instances (exact class and with subclasses), the class object and its class loader. A class loaded by several ' +
-        'class loaders is listed once per loader.',
+        'class loaders is listed once per loader.' + TEXT_CAP_SENTENCE,
       inputSchema: { name: z.string().min(1).describe('the fully qualified class name, as list_classes shows it') },
       annotations: readOnly,
     },

@@ -4,7 +4,7 @@ import { z } from 'zod';
 
 import type { HeapSession, ReferenceList } from '../../session/index.js';
 import type { McpContext } from '../context.js';
-import { FIELDS_DEFAULT, FIELDS_MAX, REFERENCES_DEFAULT, REFERENCES_MAX } from '../limits.js';
+import { FIELDS_DEFAULT, FIELDS_MAX, REFERENCES_DEFAULT, REFERENCES_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
 import { guarded, jsonResult } from '../result.js';
 
 const PARTS = ['fields', 'referents', 'referrers', 'pathToRoot', 'dominator'] as const;
@@ -35,7 +35,7 @@ export function registerObjectTools(server: McpServer, ctx: McpContext): void {
         'types and values (references as {objectId, address, className}); the objects it refers to (referents) and that ' +
         'refer to it (referrers), each with the holding field; a shortest path from a GC root to it; its immediate ' +
         'dominator and the biggest objects it dominates (what it keeps alive). Referrers, the path and the dominator ' +
-        'need analyze_heap first (until then they say so). Use `include` to ask for fewer parts.',
+        'need analyze_heap first (until then they say so). Use `include` to ask for fewer parts.' + TEXT_CAP_SENTENCE,
       inputSchema: {
         object: z
           .union([z.number().int().min(0), z.string().min(1)])

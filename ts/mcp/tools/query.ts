@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { findNamedQuery, NAMED_QUERIES, suggestNamedQueries } from '../../query/named.js';
 import type { HeapSession } from '../../session/index.js';
 import type { McpContext } from '../context.js';
-import { ROWS_DEFAULT, ROWS_MAX } from '../limits.js';
+import { ROWS_DEFAULT, ROWS_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
 import { errorResult, guarded, jsonResult } from '../result.js';
 
 const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
@@ -56,7 +56,7 @@ export function registerQueryTools(server: McpServer, ctx: McpContext): void {
         '`SELECT classof(x) AS class, COUNT(*) AS n FROM INSTANCEOF java.util.AbstractMap x GROUP BY classof(x) ORDER BY n DESC`, ' +
         '`SELECT m, m.size FROM java.util.HashMap m WHERE m.size > 100`. Attributes: @objectId, @usedHeapSize (shallow), ' +
         '@length, @retainedHeapSize and dominators()/@inbounds/path() (these need analyze_heap first). ' +
-        'Rows are capped (maxRows); an OQL error comes back with the position of the problem.',
+        'Rows are capped (maxRows); an OQL error comes back with the position of the problem.' + TEXT_CAP_SENTENCE,
       inputSchema: { query: z.string().min(1).describe('the OQL text'), maxRows, reachableOnly },
       annotations: readOnly,
     },
@@ -107,7 +107,7 @@ export function registerQueryTools(server: McpServer, ctx: McpContext): void {
     'run_named_query',
     {
       title: 'Run a named query',
-      description: 'Runs one query of the built-in library by name (see list_named_queries), with the same row cap as run_oql.',
+      description: 'Runs one query of the built-in library by name (see list_named_queries), with the same row cap as run_oql.' + TEXT_CAP_SENTENCE,
       inputSchema: { name: z.string().min(1).describe('e.g. "top-classes-by-size", "duplicate-strings", "all-threads"'), maxRows },
       annotations: readOnly,
     },
