@@ -1,7 +1,7 @@
 // QueryResult: schema, batch conversion, and the table / JSON / CSV / TSV formatters.
 import { describe, expect, test } from 'vitest';
 import {
-  batchToQueryResult, formatCsv, formatJson, formatTable, formatTsv, queryResultJsonSchema, validateQueryResult,
+  batchToQueryResult, formatCsv, formatJson, formatTable, formatTsv, queryResultJsonSchema, StreamedTable, validateQueryResult,
   type Batch, type ObjectRef, type QueryResult,
 } from '../ts/query/index.js';
 
@@ -115,6 +115,60 @@ describe('table', () => {
     );
   });
 
+  test('text for a terminal: C1 and bidi controls escaped, a backslash doubled, CR shown as \\r', () => {
+    const r = result(
+      [{ name: 'name', type: 'string' }, { name: 'n', type: 'number' }],
+      [
+        ['c1\u0085c1\u009b31mred', 1],
+        ['rtl\u202egnp.exe\u2066x\u2069', 2],
+        ['real\u0000nul', 3],
+        ['literal\\u0000nul', 4],
+        ['line1\nline2\r\nline3\rcr', 5],
+        ['a\x1b[2Jb', 6],
+      ],
+    );
+    // Once escaped, every cell is plain ASCII: String.padEnd is the layout.
+    const cells = [
+      'c1\\u0085c1\\u009b31mred',
+      'rtl\\u202egnp.exe\\u2066x\\u2069',
+      'real\\u0000nul',
+      'literal\\\\u0000nul',
+      'line1\\nline2\\r\\nline3\\rcr',
+      'a\\u001b[2Jb',
+    ];
+    expect(formatTable(r)).toBe(['name'.padEnd(29) + ' | n', `${'-'.repeat(29)}-+--`, ...cells.map((c, i) => `${c.padEnd(29)} | ${i + 1}`), '(6 rows)'].join('\n'));
+    // No character a terminal acts on is left, in the streamed table either.
+    // eslint-disable-next-line no-control-regex
+    expect(formatTable(r)).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e\u2066\u2069]/);
+    const streamed = new StreamedTable(['name', 'n'], r.rows.slice(0, 1));
+    // eslint-disable-next-line no-control-regex
+    expect(streamed.begin() + streamed.rows(r.rows.slice(1))).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e\u2066\u2069]/);
+  });
+
+  test('columns line up in terminal cells: wide characters, combining marks, zero-width characters', () => {
+    const r = result(
+      [{ name: 'name', type: 'string' }, { name: 'n', type: 'number' }],
+      [['中文类名', 1], ['zalgo a\u0301\u0301\u0301 b', 2], ['zero\u200bwidth\ufeff', 3], ['plain', 4]],
+    );
+    expect(formatTable(r)).toBe(
+      [
+        // 9 cells: 中文类名 takes 8, the marks and zero-width characters none.
+        'name      | n',
+        '----------+--',
+        '中文类名  | 1',
+        'zalgo a\u0301\u0301\u0301 b | 2',
+        'zero\u200bwidth\ufeff | 3',
+        'plain     | 4',
+        '(4 rows)',
+      ].join('\n'),
+    );
+  });
+
+  test('long cells are cut by display width at whole characters', () => {
+    const r = result([{ name: 's', type: 'string' }, { name: 'n', type: 'number' }], [['中'.repeat(20), 1], ['e\u0301'.repeat(20), 2]]);
+    expect(formatTable(r, { maxCellWidth: 9 }).split('\n').slice(2, 4)).toEqual(['中中中中… | 1', `${'e\u0301'.repeat(8)}… | 2`]);
+  });
+
   test('an empty result', () => {
     expect(formatTable(result([{ name: 'a', type: 'null' }], []))).toBe('a\n-\n(0 rows)');
   });
@@ -159,5 +213,14 @@ describe('json, csv, tsv', () => {
 
   test('tsv escapes tabs and line breaks', () => {
     expect(formatTsv(r)).toBe('name\tn\to\nplain\t1\tjava.lang.String @ 0x1030\nwith, comma "and" quote\\nline\t\t\n');
+  });
+
+  test('tsv escapes CR as \\r, a CRLF as \\r\\n, and a backslash as \\\\: one line per row, read back exactly', () => {
+    const crs = result([{ name: 'a\rb', type: 'string' }], [['line1\r\nline2'], ['\r=cmd'], ['back\\slash\\n'], ['tab\there']]);
+    const tsv = formatTsv(crs);
+    expect(tsv).toBe('a\\rb\nline1\\r\\nline2\n\\r=cmd\nback\\\\slash\\\\n\ntab\\there\n');
+    expect(tsv).not.toContain('\r');
+    const unescape = (cell: string) => cell.replace(/\\(.)/g, (_, c: string) => ({ n: '\n', r: '\r', t: '\t', '\\': '\\' })[c]!);
+    expect(tsv.split('\n').slice(1, 5).map(unescape)).toEqual(crs.rows.map((row) => row[0]));
   });
 });

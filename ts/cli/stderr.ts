@@ -1,7 +1,12 @@
 /**
  * What the CLI says on stderr besides errors: warnings, notices and progress. `--quiet` silences
  * all of it, so stderr carries only `error:` lines; stdout is the same either way.
+ * A message can quote the dump (class and field names, the file name), so each line goes out
+ * through `terminalText`: no control character from the dump reaches the terminal, and a
+ * warning or notice stays one line.
  */
+import { terminalText } from '../terminal-text.js';
+
 let quiet = false;
 
 /** Options every command takes, wherever they stand before `--` (main.ts takes them out). */
@@ -17,12 +22,30 @@ export function isQuiet(): boolean {
   return quiet;
 }
 
+/** A message as one line for a terminal (its backslashes kept: a message is not data). */
+function oneLine(message: string): string {
+  return terminalText(message, { keepBackslashes: true });
+}
+
 /** `warning: <message>`: something the user may want to know; the command still succeeds. */
 export function warn(message: string): void {
-  if (!quiet) process.stderr.write(`warning: ${message}\n`);
+  if (!quiet) process.stderr.write(`warning: ${oneLine(message)}\n`);
 }
 
 /** A line of information about what was done (`report written to …`). */
 export function notice(message: string): void {
-  if (!quiet) process.stderr.write(`${message}\n`);
+  if (!quiet) process.stderr.write(`${oneLine(message)}\n`);
+}
+
+/**
+ * The text of an `error: <message>` line (never silenced): its lines kept (an OQL error's caret
+ * line under the query), every other control character escaped.
+ */
+export function errorText(message: string): string {
+  return `error: ${terminalText(message, { keepLineBreaks: true, keepBackslashes: true })}\n`;
+}
+
+/** Writes `error: <message>` (`errorText`) on stderr. */
+export function error(message: string): void {
+  process.stderr.write(errorText(message));
 }

@@ -1,4 +1,5 @@
 // Result formatting: terminal table, JSON, CSV (RFC 4180) and TSV.
+import { cutToWidth, displayWidth, terminalText } from '../terminal-text.js';
 import { stringifyJson } from './json.js';
 import type { QueryResult, Value } from './schema.js';
 
@@ -35,18 +36,19 @@ export function formatValue(v: Value, exact = false): string {
   return v.label;
 }
 
-/** One line per cell: control characters made visible, long text cut. */
+/**
+ * One line per cell, safe for a terminal: control characters, bidi controls and backslashes
+ * escaped (`terminalText`), long text cut at `max` terminal cells.
+ */
 function cellText(v: Value, max: number): string {
-  // eslint-disable-next-line no-control-regex
-  const text = formatValue(v).replace(/\r?\n/g, '\\n').replace(/\t/g, '\\t').replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  const chars = [...text];
-  return chars.length > max ? `${chars.slice(0, Math.max(1, max - 1)).join('')}…` : text;
+  const text = formatValue(v);
+  // Printable ASCII but a backslash (most cells): nothing to escape, one cell per character.
+  if (/^[\x20-\x5b\x5d-\x7e]*$/.test(text)) return text.length > max ? `${text.slice(0, Math.max(1, max - 1))}…` : text;
+  return cutToWidth(terminalText(text), max);
 }
 
-/** Display width in terminal cells (code points; wide characters are rare in heap text). */
-function width(s: string): number {
-  return [...s].length;
-}
+/** Display width in terminal cells (wide characters two, combining and zero-width ones none). */
+const width = displayWidth;
 
 export function rowsFooter(result: Pick<QueryResult, 'rowCount' | 'truncated'>): string {
   const n = result.rowCount;
@@ -69,15 +71,19 @@ class TableLayout {
   private readonly numeric: boolean[];
   private readonly cols: number;
 
+  readonly header: string[];
+
   constructor(
-    readonly header: string[],
+    header: string[],
     rows: readonly Value[][],
     body: string[][],
     opts: TableOptions,
   ) {
     this.max = opts.maxCellWidth ?? 80;
+    // Column names are shown like cells (a name can hold anything an alias or a path holds).
+    this.header = header.map((h) => terminalText(h));
     this.cols = header.length;
-    this.widths = header.map(width);
+    this.widths = this.header.map(width);
     this.widen(body);
     this.numeric = header.map((_, i) => {
       const vals = rows.map((r) => r[i]).filter((v) => v !== null);
@@ -111,7 +117,7 @@ class TableLayout {
 /** The `(<n> rows)` footer and the note of a result, as lines. */
 function footerLines(result: Pick<QueryResult, 'rowCount' | 'truncated' | 'note'>): string[] {
   const out = [rowsFooter(result)];
-  if (result.note) out.push(`note: ${result.note}`);
+  if (result.note) out.push(`note: ${terminalText(result.note, { keepBackslashes: true })}`);
   return out;
 }
 
@@ -254,9 +260,14 @@ export function csvRows(rows: readonly Value[][]): string {
   return text;
 }
 
-/** Tab-separated values; tabs and line breaks inside cells are escaped as \t and \n. */
+const TSV_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+/**
+ * Tab-separated values; a backslash, tab, LF and CR inside a cell are escaped as `\\`, `\t`,
+ * `\n` and `\r` (a CRLF as `\r\n`), so every row is one line and reads back exactly.
+ */
 export function formatTsv(result: QueryResult): string {
-  const esc = (s: string) => s.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\r?\n/g, '\\n');
+  const esc = (s: string) => s.replace(/[\\\t\n\r]/g, (c) => TSV_ESCAPES[c]!);
   const lines = [result.columns.map((c) => esc(c.name)).join('\t')];
   for (const row of result.rows) lines.push(row.map((v) => (v === null ? '' : esc(formatValue(v, true)))).join('\t'));
   return `${lines.join('\n')}\n`;

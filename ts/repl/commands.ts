@@ -12,6 +12,7 @@ import { stringifyJson } from '../query/json.js';
 import { findNamedQuery, NAMED_QUERIES, suggestNamedQueries } from '../query/named.js';
 import type { QueryResult } from '../query/schema.js';
 import { extractViz } from '../query/viz.js';
+import { terminalText } from '../terminal-text.js';
 import type { ReplBackend, ReplIO } from './backend.js';
 import { ReplError } from './errors.js';
 import { grid, renderClass, renderDominator, renderObject, renderPath, renderRefs } from './render.js';
@@ -92,7 +93,7 @@ export function show(ctx: ReplContext, result: QueryResult): void {
   }
   const head = formatTable({ ...result, rows: result.rows.slice(0, limit) }, { footer: false });
   const more = `(${result.rowCount} rows${result.truncated ? ', truncated' : ''}; showing the first ${limit}: !tail, !row N, !set limit 0 for all)`;
-  ctx.io.print(`${head}\n${more}${result.note ? `\nnote: ${result.note}` : ''}`);
+  ctx.io.print(`${head}\n${more}${result.note ? `\nnote: ${terminalText(result.note, { keepBackslashes: true })}` : ''}`);
 }
 
 function count(text: string, fallback: number, what: string): number {
@@ -270,7 +271,7 @@ export const COMMANDS: Command[] = [
       const out = await ctx.backend.referents(id, 25);
       const inbound = ctx.backend.status.state === 'full' ? await ctx.backend.referrers(id, 25) : null;
       const label = (await ctx.backend.object(id)).object.label;
-      ctx.io.print(renderRefs(`${label}  #${id}`, out, inbound));
+      ctx.io.print(renderRefs(`${terminalText(label)}  #${id}`, out, inbound));
     },
   },
   {
@@ -406,7 +407,7 @@ export const COMMANDS: Command[] = [
       const views = await ctx.backend.describeClass(name);
       if (views.length === 0) {
         const near = closest(name, ctx.backend.classNames(), 3);
-        throw new ReplError(`no class ${name}${near.length ? `; did you mean ${near.join(', ')}?` : ''}`);
+        throw new ReplError(`no class ${terminalText(name)}${near.length ? `; did you mean ${near.map((n) => terminalText(n)).join(', ')}?` : ''}`);
       }
       ctx.io.print(views.map(renderClass).join('\n\n'));
     },

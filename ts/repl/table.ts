@@ -5,6 +5,7 @@
  */
 import { formatValue } from '../query/format.js';
 import type { Column, QueryResult, Value } from '../query/schema.js';
+import { displayWidth, padEndWidth, terminalText } from '../terminal-text.js';
 import { ReplError } from './errors.js';
 
 /** The column index a user means: a 1-based position, or a name / alias (case-insensitive, `@` optional). */
@@ -197,9 +198,10 @@ export function uniqueValues(result: QueryResult, column: string, n: number): Qu
   };
 }
 
-/** One row as `name = value` lines. */
+/** One row as `name = value` lines (whole values, escaped for a terminal as table cells are). */
 export function rowLines(result: QueryResult, index: number): string {
   const row = result.rows[index]!;
-  const width = Math.max(...result.columns.map((c) => c.name.length));
-  return result.columns.map((c, i) => `${c.name.padEnd(width)} = ${formatValue(row[i]!)}`).join('\n');
+  const names = result.columns.map((c) => terminalText(c.name));
+  const width = Math.max(...names.map(displayWidth));
+  return names.map((name, i) => `${padEndWidth(name, width)} = ${terminalText(formatValue(row[i]!))}`).join('\n');
 }

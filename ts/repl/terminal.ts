@@ -13,6 +13,7 @@ import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import readline from 'node:readline';
 
 import type { HeapSession, ProgressEvent } from '../session/index.js';
+import { controlIndex, terminalText } from '../terminal-text.js';
 import { VERSION } from '../version.js';
 import type { ReplIO } from './backend.js';
 import { complete, type CompletionSource } from './complete.js';
@@ -42,6 +43,38 @@ export interface TerminalOptions {
 export interface ProgressBar {
   onProgress: (event: ProgressEvent) => void;
   stop: () => void;
+}
+
+/** Shown with completions that had to be escaped (`readlineCompletion`). */
+export const ESCAPED_COMPLETION_NOTE = '(names with control characters are shown escaped; Tab does not insert them)';
+
+function commonPrefix(items: readonly string[]): string {
+  let prefix = items[0] ?? '';
+  for (const item of items) {
+    let i = 0;
+    while (i < prefix.length && i < item.length && prefix[i] === item[i]) i++;
+    prefix = prefix.slice(0, i);
+  }
+  return prefix;
+}
+
+/**
+ * What readline gets for `complete()`'s candidates. Readline lists the candidates as they are
+ * and inserts their common prefix, so a name from the dump with control characters (an ESC
+ * sequence, a line break, a bidi override) must reach it neither raw nor as something to
+ * insert: the OQL lexer reads no escapes, so an escaped name could not be typed back. Then Tab
+ * inserts the common prefix only up to the first such character, and the list shows every
+ * candidate escaped (`terminalText`), with a note that also keeps readline from inserting
+ * any of them.
+ */
+export function readlineCompletion(items: string[], word: string): [string[], string] {
+  if (!items.some((item) => controlIndex(item) >= 0)) return [items, word];
+  let prefix = commonPrefix(items);
+  const stop = controlIndex(prefix);
+  if (stop >= 0) prefix = prefix.slice(0, stop);
+  if (prefix.length > word.length) return [[prefix], word];
+  // The note shares no first character with a name: the common prefix is empty, nothing is inserted.
+  return [[...items.map((item) => terminalText(item)), '', ESCAPED_COMPLETION_NOTE], word];
 }
 
 /** File names for `!save` completion: entries of the directory named so far (`~/` as typed). */
@@ -80,9 +113,12 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
   let rl: readline.Interface | null = null;
   // Set by `!quit`: lines already read (piped input reads ahead) do not run.
   let quitting = false;
+  // The views escape what comes from the dump (`terminalText`); this keeps any control
+  // character that is still left (a message quoting a name) from reaching the terminal.
+  const safe = (text: string) => terminalText(text, { keepLineBreaks: true, keepBackslashes: true });
   const io: ReplIO = {
-    print: (text) => output.write(text.endsWith('\n') ? text : `${text}\n`),
-    error: (text) => errors.write(text.endsWith('\n') ? text : `${text}\n`),
+    print: (text) => output.write(text.endsWith('\n') ? safe(text) : `${safe(text)}\n`),
+    error: (text) => errors.write(text.endsWith('\n') ? safe(text) : `${safe(text)}\n`),
     // `~/out.csv` is in the home directory; an error still names the path as typed (!save's).
     saveFile: (file, content) => writeFileSync(expandHome(file), content),
     progress: (e) => {
@@ -129,7 +165,7 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
       ? {
           completer: (line: string, callback: (err: Error | null, result: [string[], string]) => void) => {
             complete(line, source, [...buffer, line].join('\n')).then(
-              (c) => callback(null, [c.items, c.word]),
+              (c) => callback(null, readlineCompletion(c.items, c.word)),
               () => callback(null, [[], line]),
             );
           },

@@ -3,6 +3,7 @@
  * who wrote it, how many of what it holds, and where the shallow bytes are.
  */
 import type { Heap, DumpInfo, DumpWarning } from '../heap.js';
+import { displayWidth, padEndWidth, terminalText } from '../terminal-text.js';
 
 export interface HeapSummary {
   file: string;
@@ -83,15 +84,19 @@ export function formatBytes(n: number): string {
   return u === 0 ? `${n} B` : `${v.toFixed(1)} ${units[u]}`;
 }
 
-/** Plain text for a terminal. */
+/**
+ * Plain text for a terminal: what comes from the dump or the file system (the file name, the
+ * JVM version, GC root kinds, class names) is escaped (`terminalText`), columns are aligned in
+ * terminal cells and as wide as their longest entry.
+ */
 export function renderSummary(s: HeapSummary): string {
   const lines: string[] = [];
-  lines.push(`Heap dump ${s.file} (${formatBytes(s.fileSize)}${s.compression === 'none' ? '' : `, ${s.compression}`})`);
-  lines.push(`  format           ${s.format}, ${s.idSize}-byte identifiers`);
+  lines.push(`Heap dump ${terminalText(s.file, { keepBackslashes: true })} (${formatBytes(s.fileSize)}${s.compression === 'none' ? '' : `, ${s.compression}`})`);
+  lines.push(`  format           ${terminalText(s.format)}, ${s.idSize}-byte identifiers`);
   if (s.dump.count > 1) lines.push(`  heap dump        ${s.dump.index + 1} of ${s.dump.count} (choose with --dump N)`);
   if (s.dump.count === 0) lines.push(`  heap dump        ${NO_HEAP_DUMP_TEXT}`);
   if (s.dumpTime) lines.push(`  dumped at        ${s.dumpTime}`);
-  lines.push(`  JVM              ${s.jvmVersion ?? 'unknown (no system properties in the dump)'}`);
+  lines.push(`  JVM              ${s.jvmVersion !== null ? terminalText(s.jvmVersion) : 'unknown (no system properties in the dump)'}`);
   const m = s.sizeModel;
   lines.push(`  object layout    ${m.referenceSize}-byte references, ${m.objectHeaderSize}-byte object headers, ${m.arrayHeaderSize}-byte array headers, ${m.alignment}-byte alignment`);
   if (m.estimated) lines.push(`  sizes            ${estimatedSizesText(m.source)}`);
@@ -105,13 +110,18 @@ export function renderSummary(s: HeapSummary): string {
   lines.push(`Shallow heap     ${formatBytes(s.totalShallow)} (${int(s.totalShallow)} bytes)`);
   lines.push('');
   lines.push(`GC roots         ${int(s.gcRoots.total)}`);
-  for (const r of s.gcRoots.byKind) lines.push(`  ${r.kind.padEnd(17)}${int(r.count)}`);
+  // At least as wide as the labels above (`primitive arrays `), and one space past the longest
+  // kind (an Android dump's `Reference Cleanup` is 17 characters).
+  const kinds = s.gcRoots.byKind.map((r) => terminalText(r.kind));
+  const kindWidth = Math.max(17, ...kinds.map((k) => displayWidth(k) + 1));
+  for (const [i, r] of s.gcRoots.byKind.entries()) lines.push(`  ${padEndWidth(kinds[i]!, kindWidth)}${int(r.count)}`);
   lines.push('');
   lines.push(`Top ${s.topClasses.length} classes by shallow size`);
-  const nameWidth = Math.max(5, ...s.topClasses.map((c) => c.className.length));
+  const names = s.topClasses.map((c) => terminalText(c.className));
+  const nameWidth = Math.max(5, ...names.map(displayWidth));
   lines.push(`  ${'class'.padEnd(nameWidth)}  ${'instances'.padStart(12)}  ${'shallow bytes'.padStart(14)}`);
-  for (const c of s.topClasses) {
-    lines.push(`  ${c.className.padEnd(nameWidth)}  ${int(c.instances).padStart(12)}  ${int(c.shallow).padStart(14)}`);
+  for (const [i, c] of s.topClasses.entries()) {
+    lines.push(`  ${padEndWidth(names[i]!, nameWidth)}  ${int(c.instances).padStart(12)}  ${int(c.shallow).padStart(14)}`);
   }
   return lines.join('\n') + '\n';
 }

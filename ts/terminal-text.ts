@@ -1,0 +1,113 @@
+/**
+ * Text meant for a terminal, made safe and unambiguous, and measured in terminal cells.
+ *
+ * Why: class and field names, String contents, thread names and system properties come from
+ * the dump, and whoever wrote the heap chose them. A terminal acts on control characters: ESC
+ * and C1 CSI (U+009B) sequences set the window title, clear the screen, recolour or hide text,
+ * spoof hyperlinks or write the clipboard; a CR or a line break rewrites the line or fakes one;
+ * bidi controls (U+202E…) reverse heapql's own text after them. So every text heapql writes to a
+ * terminal (query tables, the REPL's views and completion lists, `heapql summary`, stderr
+ * warnings and errors) goes through `terminalText`, which shows those characters as escapes:
+ * `\n`, `\t`, `\r`, and `\uXXXX` for the other C0 controls, DEL, C1 controls, bidi controls and
+ * unpaired surrogates. A backslash is shown as `\\`, so that the escape `\u0000` and the six
+ * characters `\u0000` read differently (data outputs; a message may keep its backslashes).
+ * Data formats (JSON, CSV, TSV files) are not terminal text: they carry the text exactly.
+ *
+ * `displayWidth` and `cutToWidth` measure in terminal cells (East Asian wide characters take
+ * two, combining marks and zero-width characters none: `string-width`), so tables line up.
+ */
+import stringWidth from 'string-width';
+
+/** What `terminalText` escapes (a backslash, controls, bidi controls, unpaired surrogates). */
+// eslint-disable-next-line no-control-regex
+const ESCAPED = /[\\\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+// eslint-disable-next-line no-control-regex
+const ANY_ESCAPED = /[\\\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]/;
+
+export interface TerminalTextOptions {
+  /** Keep line breaks (LF) as they are: a message of several lines (an error with a caret line). */
+  keepLineBreaks?: boolean;
+  /** Keep backslashes as they are: a message, where no one has to tell `\u0000` from a NUL. */
+  keepBackslashes?: boolean;
+}
+
+/**
+ * `text` with every character a terminal would act on, or that would hide, reorder or break
+ * the line, shown as an escape: LF `\n`, TAB `\t`, CR `\r`; other C0 controls, DEL, C1 controls
+ * (U+0080–U+009F), bidi controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) and
+ * unpaired surrogates as `\uXXXX`; a backslash as `\\`. Nothing else changes.
+ */
+export function terminalText(text: string, options: TerminalTextOptions = {}): string {
+  if (!ANY_ESCAPED.test(text)) return text;
+  return text.replace(ESCAPED, (c) => {
+    switch (c) {
+      case '\\':
+        return options.keepBackslashes ? c : '\\\\';
+      case '\n':
+        return options.keepLineBreaks ? c : '\\n';
+      case '\t':
+        return '\\t';
+      case '\r':
+        return '\\r';
+      default:
+        return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+    }
+  });
+}
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * Where the first character `terminalText` escapes, backslashes aside, stands in `text` (a
+ * control or bidi character, an unpaired surrogate); -1 when there is none: the text can be
+ * shown, and typed, as it is.
+ */
+export function controlIndex(text: string): number {
+  return CONTROL.exec(text)?.index ?? -1;
+}
+
+const PLAIN = /^[\x20-\x7e]*$/;
+
+/** Terminal cells `text` takes (text already made safe by `terminalText`). */
+export function displayWidth(text: string): number {
+  return PLAIN.test(text) ? text.length : stringWidth(text);
+}
+
+let segmenter: Intl.Segmenter | null = null;
+
+/**
+ * `text` cut to at most `max` cells: a longer text keeps whole characters (grapheme clusters:
+ * a letter with its combining marks, a wide character) up to `max - 1` cells and ends in `…`
+ * (at least one character is kept).
+ */
+export function cutToWidth(text: string, max: number): string {
+  if (PLAIN.test(text)) return text.length > max ? `${text.slice(0, Math.max(1, max - 1))}…` : text;
+  if (text.length <= max && stringWidth(text) <= max) return text;
+  const budget = Math.max(1, max - 1);
+  segmenter ??= new Intl.Segmenter();
+  let kept = '';
+  let cut: string | null = null;
+  let width = 0;
+  // From the start, and only as far as needed: a 1 MB string is not measured whole.
+  for (const { segment } of segmenter.segment(text)) {
+    const w = stringWidth(segment);
+    if (cut === null) {
+      if (width + w > budget && kept !== '') cut = kept;
+      else kept += segment;
+    }
+    width += w;
+    if (width > max) return `${cut ?? kept}…`;
+  }
+  return text;
+}
+
+/** `text` padded with spaces to `width` cells (at the end). */
+export function padEndWidth(text: string, width: number): string {
+  return text + ' '.repeat(Math.max(0, width - displayWidth(text)));
+}
+
+/** `text` padded with spaces to `width` cells (at the start). */
+export function padStartWidth(text: string, width: number): string {
+  return ' '.repeat(Math.max(0, width - displayWidth(text))) + text;
+}
