@@ -111,3 +111,15 @@ describe('stderr lines (ts/cli/stderr.ts)', () => {
     );
   });
 });
+
+describe('error lines', () => {
+  it('a query error naming a field of the dump carries none of its control characters', async () => {
+    const dump = writeHostileDump(tmp, 'hostile-error.hprof');
+    const r = await heapql(['query', dump, '--no-cache', '--query', 'SELECT x.nope FROM Demo$Session x']);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/^error: q1: .*has no field 'nope'/m);
+    // The field's ESC arrives escaped (its line break stays one: a message keeps its lines).
+    expect(r.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    expect(r.stderr).toContain('created\\u001b[2J');
+  });
+});

@@ -14,6 +14,7 @@ import { checkOptions, dumpArgs, fullAnalysisArgs, scratchDir } from './args.js'
 import { cacheOptions } from './cache.js';
 import { analyzeForCli, openForCli } from './open.js';
 import { withProgress } from './progress.js';
+import { terminalText } from '../terminal-text.js';
 import { notice, warn } from './stderr.js';
 
 const args = {
@@ -70,7 +71,7 @@ export const diffCommand = defineCommand({
     if (model.gate.failed) {
       // The reason for exit 1: printed even with --quiet, as errors are.
       process.stderr.write(`error: ${rowsText(model.gate.offending.length)} grew past --fail-if-grown:\n`);
-      for (const line of gateLines(model)) process.stderr.write(`  ${line}\n`);
+      for (const line of gateLines(model)) process.stderr.write(`  ${terminalText(line, { keepBackslashes: true })}\n`);
       process.exitCode = 1;
     }
   },

@@ -8,7 +8,7 @@ import { renderUsage, runCommand, type CommandDef } from 'citty';
 
 import { HeapqlError, usageError } from '../errors.js';
 import { subCommands, mainCommand } from './commands.js';
-import { globalArgs, setQuiet } from './stderr.js';
+import { errorText, globalArgs, setQuiet } from './stderr.js';
 
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
   try {
@@ -102,12 +102,12 @@ async function rootForHelp(): Promise<CommandDef<any>> {
 function reportError(err: unknown): void {
   if (process.env.HEAPQL_DEBUG === '1' && err instanceof Error) process.stderr.write(`${err.stack}\n`);
   if (err instanceof HeapqlError) {
-    process.stderr.write(err.code === 'ERR_CANCELLED' ? 'error: interrupted; nothing was written\n' : `error: ${err.message}\n`);
+    process.stderr.write(err.code === 'ERR_CANCELLED' ? 'error: interrupted; nothing was written\n' : errorText(err.message));
     process.exitCode = err.exitCode;
     return;
   }
   const message = err instanceof Error ? err.message : String(err);
-  process.stderr.write(`error: ${message}\n`);
+  process.stderr.write(errorText(message));
   if (process.env.HEAPQL_DEBUG !== '1') process.stderr.write('(set HEAPQL_DEBUG=1 for details)\n');
   process.exitCode = 1;
 }

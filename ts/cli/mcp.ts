@@ -5,7 +5,7 @@ import { accessSync, constants } from 'node:fs';
 import { usageError } from '../errors.js';
 import { checkOptions, dumpArgs, dumpIndex } from './args.js';
 import { cacheOptions } from './cache.js';
-import { notice, warn } from './stderr.js';
+import { errorText, notice, warn } from './stderr.js';
 
 const args = {
   ...dumpArgs,
@@ -43,7 +43,7 @@ export const mcpCommand = defineCommand({
       log: {
         notice: (line) => notice(`heapql mcp: ${line}`),
         warn: (line) => warn(`heapql mcp: ${line}`),
-        error: (line) => process.stderr.write(`heapql mcp: error: ${line}\n`),
+        error: (line) => process.stderr.write(`heapql mcp: ${errorText(line)}`),
       },
     });
   },

@@ -23,6 +23,7 @@ import { csvHeader, csvRows, formatCsv, formatTable, jsonElement, JSON_ARRAY, St
 import type { Column, QueryResult, Value } from '../query/schema.js';
 import type { HeapSession, PreparedQuery } from '../session/index.js';
 import type { RowBatch, StreamSummary } from '../session/query.js';
+import { errorText } from './stderr.js';
 
 export type OutputFormat = 'table' | 'json' | 'csv';
 
@@ -273,16 +274,16 @@ export async function writeQueryResults(
         failed++;
         const message = (error as Error)?.message ?? String(error);
         if (rowsWritten === null) {
-          streams.stderr.write(`error: ${job.name}: ${message}\n`);
+          streams.stderr.write(errorText(`${job.name}: ${message}`));
           continue;
         }
         if (format === 'json') {
           const rest = jobs.length - i - 1;
           const skipped = rest > 0 ? ` (${rest} more ${rest === 1 ? 'query was' : 'queries were'} not run)` : '';
-          streams.stderr.write(`error: ${job.name}: ${message}; the JSON output stops after ${rowsWritten} rows of this result and is not a complete document${skipped}\n`);
+          streams.stderr.write(errorText(`${job.name}: ${message}; the JSON output stops after ${rowsWritten} rows of this result and is not a complete document${skipped}`));
           return 1;
         }
-        streams.stderr.write(`error: ${job.name}: ${message}; its output above stops after ${rowsWritten} rows (not the whole result)\n`);
+        streams.stderr.write(errorText(`${job.name}: ${message}; its output above stops after ${rowsWritten} rows (not the whole result)`));
         if (several) await sink.write('\n');
         continue;
       }
