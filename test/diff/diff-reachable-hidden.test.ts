@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 
-import { diffDumps, evaluateGate, parseGateRule, renderDiffMarkdown, type ClassDiffRow, type DiffModel } from '../../ts/diff/index.js';
+import { diffDumps, evaluateGate, parseGateRule, renderDiff, renderDiffMarkdown, type ClassDiffRow, type DiffModel } from '../../ts/diff/index.js';
 import { hiddenClassKey } from '../../ts/diff/hidden.js';
 import { codeSpan } from '../../ts/diff/markdown.js';
 import { compareSessions } from '../../ts/mcp/histogram-compare.js';
@@ -199,6 +199,16 @@ describe('Markdown code spans keep names exact', () => {
     expect(line).toContain('| ```com.acme.`Odd``\\|Name``` |');
     expect(shownBy('```com.acme.`Odd``\\|Name```')).toBe(name);
     expect(md).not.toContain("'Odd");
+  });
+
+  it('a class name of a megabyte is cut in Markdown and HTML, whole in JSON', () => {
+    const name = `com.acme.${'C'.repeat(1_000_000)}`;
+    const m: DiffModel = { ...model, classes: model.classes.map((c, i) => (i === 0 ? { ...c, className: name, shallow: { ...c.shallow, delta: Math.abs(c.shallow.delta) + 1 } } : c)) };
+    for (const text of [renderDiffMarkdown(m), renderDiff(m, 'html')]) {
+      expect(text.length).toBeLessThan(200_000);
+      expect(text).toContain('… (cut from 1,000,009 characters)');
+    }
+    expect(renderDiff(m, 'json')).toContain(name);
   });
 });
 

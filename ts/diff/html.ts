@@ -3,7 +3,7 @@
  * SVG drawn by the report's chart code, no script, no outside request). Everything from the
  * dumps is escaped.
  */
-import { formatBytes, int } from '../report/format.js';
+import { displayModel, formatBytes, int } from '../report/format.js';
 import { escapeHtml as esc } from '../report/html-escape.js';
 import { CSP, CSS, table, type Col } from '../report/html.js';
 import { barChartSvg } from '../report/svg.js';
@@ -35,7 +35,9 @@ function chart(title: string, data: { label: string; value: number }[]): string 
   return bars.length === 0 ? '' : `<h3>${esc(title)}</h3>\n${barChartSvg(bars, { title, format: (n) => `+${formatBytes(n)}` })}`;
 }
 
-export function renderDiffHtml(m: DiffModel): string {
+export function renderDiffHtml(model: DiffModel): string {
+  // Names and values cut for reading, as the report's are (`displayModel`); the JSON keeps them.
+  const m = displayModel(model);
   const parts: string[] = [];
   const title = `Heap dump comparison: ${m.baseline.path.split(/[\\/]/).pop()} → ${m.current.path.split(/[\\/]/).pop()}`;
   const nav: [string, string][] = [['suspects', 'Leak suspects'], ['classes', 'Classes'], ['dominators', 'Dominators'], ['loaders', 'Class loaders'], ['packages', 'Packages'], ['strings', 'Duplicate strings']];
