@@ -212,7 +212,14 @@ pub enum RootKind {
     ReferenceCleanup,
     VmInternal,
     JniMonitor,
+    /// heapql's own pseudo-root of an unreachable object (the full analysis's forest of
+    /// garbage, design.md §4.2; MAT's "Unreachable" with keep-unreachable-objects): never a root
+    /// record of the dump.
     Unreachable,
+    /// Dalvik's UNREACHABLE root record (0x90): an object the VM marked unreachable. Read as a
+    /// GC root like any other record (hprof-conv turns it into ROOT UNKNOWN, which MAT and the
+    /// other tools take as a root), under its own name.
+    VmUnreachable,
 }
 
 impl RootKind {
@@ -235,6 +242,7 @@ impl RootKind {
             RootKind::VmInternal => "VM Internal",
             RootKind::JniMonitor => "JNI Monitor",
             RootKind::Unreachable => "Unreachable",
+            RootKind::VmUnreachable => "Unreachable (Dalvik)",
         }
     }
 }
@@ -358,7 +366,8 @@ pub(crate) struct ClassExt {
     pub is_array: bool,
     /// For Android: the array header size from the array class's CLASS DUMP.
     pub dump_array_header: u32,
-    /// Android (ART): the fake `byte[]` the class's `$classOverhead` static refers to.
+    /// Android: the fake `byte[]` the class's `$classOverhead` (or older `$staticOverhead`)
+    /// static refers to.
     pub overhead_array: Option<ObjIdx>,
 }
 
@@ -550,10 +559,11 @@ impl Heap {
     pub fn class(&self, c: ClassIdx) -> &ClassInfo {
         &self.classes[c as usize]
     }
-    /// Android (ART) dumps: the `byte[]` of class `c`'s `$classOverhead` static. ART's hprof
-    /// writer adds that static to a class whose native part (embedded vtable) is larger than 4
-    /// bytes, pointing at a zero-filled `byte[]` of that size that is no Java object: it only
-    /// makes the class's size count in the dump. None for other classes and other dumps.
+    /// Android dumps: the `byte[]` of class `c`'s `$classOverhead` static (`$staticOverhead`
+    /// in Dalvik and early ART dumps). ART's hprof writer adds that static to a class whose
+    /// native part (embedded vtable) is larger than 4 bytes, pointing at a zero-filled `byte[]`
+    /// of that size that is no Java object: it only makes the class's size count in the dump.
+    /// None for other classes and other dumps.
     pub fn class_overhead_array(&self, c: ClassIdx) -> Option<ObjIdx> {
         self.ext.get(c as usize)?.overhead_array
     }
@@ -612,6 +622,8 @@ impl Heap {
         values::array_element(self, o, i)
     }
     /// Raw bytes of a primitive array's data (for strings, hashing, slicing), big-endian elements.
+    /// None for another kind, and for an Android array dumped without its data (PRIMITIVE ARRAY
+    /// NODATA): its length (`array_length`) is known, its contents are not.
     pub fn primitive_array_bytes(&self, o: ObjIdx) -> Option<Cow<'_, [u8]>> {
         values::primitive_array_bytes(self, o)
     }
@@ -621,7 +633,8 @@ impl Heap {
         values::primitive_array_record(self, o)
     }
     /// The length and data of the primitive array whose record is `r` (`primitive_array_record`
-    /// of this heap): `array_length` and `primitive_array_bytes` without the object index.
+    /// of this heap): `array_length` and `primitive_array_bytes` without the object index (None,
+    /// as there, for an array dumped without its data).
     pub fn primitive_array_at(&self, r: ArrayRecord) -> Option<(u32, Cow<'_, [u8]>)> {
         values::primitive_array_at(self, r)
     }
@@ -629,7 +642,9 @@ impl Heap {
     pub fn utf16_big_endian(&self) -> bool {
         self.utf16_big_endian
     }
-    /// Text of a java.lang.String (JDK 8 char[], JDK 9+ byte[] + coder, Android); None otherwise.
+    /// Text of a java.lang.String (JDK 8 char[], JDK 9+ byte[] + coder, Android); None otherwise,
+    /// and for a String whose value is null or an array dumped without its data (Android
+    /// NODATA: the text is unknown).
     pub fn string_value(&self, o: ObjIdx) -> Option<String> {
         values::string_value(self, o)
     }

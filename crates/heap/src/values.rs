@@ -173,11 +173,7 @@ pub(crate) fn array_element(h: &Heap, o: ObjIdx, i: u32) -> Option<Value> {
 }
 
 pub(crate) fn primitive_array_bytes(h: &Heap, o: ObjIdx) -> Option<Cow<'_, [u8]>> {
-    let r = primitive_array_record(h, o)?;
-    if r.kind() == ids::K_PRIM_NODATA {
-        return Some(Cow::Borrowed(&[]));
-    }
-    primitive_array_at(h, r).map(|(_, bytes)| bytes)
+    primitive_array_at(h, primitive_array_record(h, o)?).map(|(_, bytes)| bytes)
 }
 
 /// Where a primitive array's record lies in the dump and what its elements are, so that a
@@ -215,14 +211,16 @@ pub(crate) fn primitive_array_record(h: &Heap, o: ObjIdx) -> Option<ArrayRecord>
     (ids::K_PRIM_FIRST..=ids::K_PRIM_NODATA).contains(&k).then(|| ArrayRecord::new(h.objs.offset(o), k))
 }
 
-/// The length and data of the primitive array whose record is `r` (no data for an array dumped
-/// without it); None when the dump ends inside its header.
+/// The length and data of the primitive array whose record is `r`; None when the dump ends
+/// inside its header, and for an Android array dumped without its data (PRIMITIVE ARRAY NODATA,
+/// 0xC3): its contents are unknown, nothing may be judged on them (they are no zeros, no
+/// duplicate of another such array, no text).
 pub(crate) fn primitive_array_at(h: &Heap, r: ArrayRecord) -> Option<(u32, Cow<'_, [u8]>)> {
+    if r.kind() == ids::K_PRIM_NODATA {
+        return None;
+    }
     let b = h.src.bytes(r.offset() + 1 + h.id_size as u64 + 4, 4);
     let n = u32::from_be_bytes(b.as_ref().try_into().ok()?);
-    if r.kind() == ids::K_PRIM_NODATA {
-        return Some((n, Cow::Borrowed(&[])));
-    }
     let w = prim_size(prim_from_code(r.kind() as u8)) as usize;
     Some((n, h.src.bytes(r.offset() + prim_array_data_offset(h.id_size), n as usize * w)))
 }
@@ -250,6 +248,8 @@ pub(crate) fn string_value(h: &Heap, o: ObjIdx) -> Option<String> {
         Some(Value::Byte(b)) => Some(b),
         _ => None,
     };
+    // None for a value array dumped without its data (Android NODATA): the text is unknown,
+    // which is not the empty string.
     let bytes = primitive_array_bytes(h, value)?;
     match h.object_kind(value) {
         ObjectKind::PrimitiveArray(PrimType::Char) => {

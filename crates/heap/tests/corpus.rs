@@ -61,6 +61,9 @@ fn ahat_android_dump() {
     // A host ART (no android.os.Build): ART's version from `unchangeableProps`, never "0".
     assert_eq!(h.info().jvm_version.as_deref(), Some("Android (ART 2.1.0)"));
     assert_eq!(h.object_count(), 25919);
+    // Its array classes record the array header (ART since about 2025): nothing is estimated.
+    assert_eq!(h.info().size_model_source, "Android (sizes recorded in the dump)");
+    assert!(!h.summary().sizes_estimated);
     assert!(record_count("ahat-test-dump.hprof", tag::HEAP_DUMP_SEGMENT) >= 497);
     let mut sizes: Vec<u64> = (0..h.object_count()).map(|o| h.shallow_size(o)).collect();
     sizes.sort_unstable_by(|a, b| b.cmp(a));

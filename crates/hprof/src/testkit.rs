@@ -408,6 +408,13 @@ impl DumpBuilder {
         }
     }
 
+    /// Sets the instance size a class's CLASS DUMP records (by default its instances' field
+    /// bytes, as HotSpot writes it, 0 for an array class): Android writes real object sizes,
+    /// and for an array class its array header (ART since about 2025) or 0 (Dalvik, early ART).
+    pub fn set_instance_size(&mut self, class_id: u64, size: u32) {
+        self.field_bytes.insert(class_id, size);
+    }
+
     /// An instance; `values` in layout order: own fields first, then the super class's, ...
     pub fn instance(&mut self, class_id: u64, values: &[Val]) -> u64 {
         let id = self.alloc_id();

@@ -265,6 +265,8 @@ fn group(ctx: &Ctx, paths: &Paths, class: ClassIdx, instances: &[ObjIdx], subtre
     let (gone, gone_retained) = instances.iter().filter(|&&o| !a.is_reachable(o)).fold((0u64, 0u64), |(n, r), &o| (n + 1, r + a.retained_size(o)));
     if gone == instances.len() as u64 {
         explanation.push_str(&unreachable(true));
+    } else if gone == 1 {
+        explanation.push_str(&format!(" 1 of them, retaining {}, is unreachable: no GC root keeps it alive, so the next garbage collection frees it.", human_bytes(gone_retained)));
     } else if gone > 0 {
         explanation.push_str(&format!(" {gone} of them, retaining {}, are unreachable: no GC root keeps those alive, so the next garbage collection frees them.", human_bytes(gone_retained)));
     }

@@ -591,3 +591,49 @@ fn unreachable_suspects_say_so() {
         }
     }
 }
+
+/// A group suspect of which one instance is unreachable says so in the singular.
+#[test]
+fn one_unreachable_instance_of_a_group_is_said_in_the_singular() {
+    let mut b = DumpBuilder::new(8);
+    let longs: Vec<Val> = (0..500).map(Val::Long).collect();
+    for i in 0..10 {
+        let arr = b.primitive_array(BasicType::Long, &longs);
+        if i > 0 {
+            b.root_jni_global(arr);
+        }
+    }
+    let bytes = b.build();
+    let (heap, a) = analyze(&bytes, false);
+    let data = build(&heap, &a, &ReportOptions::default()).unwrap();
+    let s = &data.leak_suspects.suspects;
+    let group = s.iter().find(|x| x.class_name == "long[]" && x.kind == SuspectKind::Group).expect("a group of long[]");
+    assert_eq!(group.instances, 10, "{group:#?}");
+    let e = &group.explanation;
+    assert!(e.contains(" 1 of them, retaining ") && e.contains(", is unreachable: no GC root keeps it alive, so the next garbage collection frees it."), "{e}");
+    assert!(!e.contains("are unreachable"), "{e}");
+}
+
+/// Dalvik's UNREACHABLE root record (0x90) is counted with the GC roots under a name of its
+/// own, never the "Unreachable" of the analysis's pseudo-roots of garbage, which stay apart
+/// (not GC roots); the object it names is a GC root, and its path says which kind.
+#[test]
+fn dalvik_unreachable_roots_are_named_apart_from_the_pseudo_roots() {
+    let mut b = DumpBuilder::new(4);
+    let marked = b.byte_array(&vec![1u8; 20_000]);
+    b.root(heapql_hprof::types::sub::UNREACHABLE, marked);
+    let _garbage = b.byte_array(&vec![2u8; 30_000]);
+    let bytes = b.build();
+    let (heap, a) = analyze(&bytes, false);
+    let data = report(&heap, &a);
+    let roots = &data.overview.gc_roots;
+    assert_eq!(roots.total, 1);
+    let kinds: Vec<(&str, u64)> = roots.by_kind.iter().map(|k| (k.kind.as_str(), k.count)).collect();
+    assert_eq!(kinds, vec![("Unreachable (Dalvik)", 1)]);
+    // The garbage array and the class objects no root holds here.
+    assert!(data.overview.heap.unreachable_pseudo_roots >= 1);
+    assert!(a.is_reachable(idx(&heap, marked)));
+    assert_eq!(a.root_label(&heap, idx(&heap, marked)), "Unreachable (Dalvik)");
+    let garbage = heap.index_of(_garbage).unwrap();
+    assert_eq!(a.root_label(&heap, garbage), "Unreachable");
+}

@@ -175,9 +175,16 @@ fn a_strings_own_array_is_judged_with_the_string() {
 /// that stands for the class's native size: no code change saves it, so neither duplicate
 /// arrays nor zero tails count it. The application's own arrays of the same content still
 /// count (the first of them is now the kept copy), and so does such an array when something
-/// else holds it too (the class alone does not dominate it).
+/// else holds it too (the class alone does not dominate it). Dalvik and early ART name the
+/// static `$staticOverhead`: the same.
 #[test]
 fn art_class_overhead_arrays_are_not_waste() {
+    for name in ["$classOverhead", "$staticOverhead"] {
+        class_overhead_arrays_are_not_waste(name);
+    }
+}
+
+fn class_overhead_arrays_are_not_waste(static_name: &str) {
     // 4-byte ids and `$classOverhead` statics: read as an Android dump.
     let mut b = DumpBuilder::new(4);
     let obj = b.object_class;
@@ -188,7 +195,7 @@ fn art_class_overhead_arrays_are_not_waste() {
         let c = b.class_full(name, Some(obj), 0, &[], &[]);
         let len = if name == "app.D" { 50 } else { 100 };
         let arr = b.byte_array(&vec![0u8; len]);
-        b.set_statics(c, &[("$classOverhead", Val::Obj(arr))]);
+        b.set_statics(c, &[(static_name, Val::Obj(arr))]);
         b.root_sticky_class(c);
         classes.push(c);
         overhead.push(arr);
@@ -202,14 +209,14 @@ fn art_class_overhead_arrays_are_not_waste() {
     let idx = |id: u64| heap.index_of(id).unwrap();
     for (&c, &arr) in classes.iter().zip(&overhead) {
         let c = heap.class_described_by(idx(c)).unwrap();
-        assert_eq!(heap.class_overhead_array(c), Some(idx(arr)), "{}", heap.class(c).name);
+        assert_eq!(heap.class_overhead_array(c), Some(idx(arr)), "{static_name}: {}", heap.class(c).name);
     }
     let cat = |check: Check| w.categories.iter().find(|c| c.check == check).unwrap();
     let dup = cat(Check::DuplicateArrays);
-    assert_eq!((dup.objects, dup.overhead), (1, heap.shallow_size(idx(own2))));
+    assert_eq!((dup.objects, dup.overhead), (1, heap.shallow_size(idx(own2))), "{static_name}");
     assert_eq!(dup.rows[0].holder.label, "app.Holder.b → byte[]");
     let tails = cat(Check::ZeroTailArrays);
-    assert_eq!((tails.objects, tails.overhead), (2, 100 + 50));
+    assert_eq!((tails.objects, tails.overhead), (2, 100 + 50), "{static_name}");
     let mut examples: Vec<u32> = tails.rows.iter().map(|r| r.example.object_id).collect();
     examples.sort_unstable();
     assert_eq!(examples, vec![idx(overhead[3]), idx(own1)]);
@@ -304,4 +311,52 @@ fn stack_locals_are_held_by_their_thread() {
         ]
     );
     assert_eq!(tails.overhead, 2 * 390 * 8, "{rows:?}");
+}
+
+/// An Android array dumped without its data (PRIMITIVE ARRAY NODATA, 0xC3) has unknown
+/// contents: two of equal type and length are no duplicates of each other, none is a zero
+/// tail; a String whose value is one has no text, so it is no copy of the empty string nor of
+/// another such String. A real all-zero array beside them is still a zero tail, and real
+/// empty strings still duplicates.
+#[test]
+fn arrays_dumped_without_data_are_judged_on_nothing() {
+    let mut b = DumpBuilder::new(4);
+    let obj = b.object_class;
+    let holder_class = b.class("app.Holder", Some(obj), &[("items", BasicType::Object)]);
+    let mut items = Vec::new();
+    for (ty, len) in [(BasicType::Byte, 100), (BasicType::Byte, 100), (BasicType::Int, 10), (BasicType::Int, 10), (BasicType::Char, 5), (BasicType::Char, 5)] {
+        let id = b.alloc_id();
+        b.raw_heap().u1(heapql_hprof::types::sub::PRIM_ARRAY_NODATA).id(id).u4(0).u4(len).u1(ty.code());
+        items.push(id);
+    }
+    let zeros = b.byte_array(&[0u8; 100]);
+    items.push(zeros);
+    // Strings over NODATA arrays (a byte[] and a char[] each), and two real empty strings.
+    let mut no_text = Vec::new();
+    for ty in [BasicType::Byte, BasicType::Byte, BasicType::Char, BasicType::Char] {
+        let id = b.alloc_id();
+        b.raw_heap().u1(heapql_hprof::types::sub::PRIM_ARRAY_NODATA).id(id).u4(0).u4(5).u1(ty.code());
+        no_text.push(b.instance(b.string_class, &[Val::Obj(id), Val::Byte(0), Val::Int(0)]));
+    }
+    items.extend(&no_text);
+    let empty = [b.string(""), b.string("")];
+    items.extend(empty);
+    let list = b.object_array(b.object_array_class, &items);
+    let holder = b.instance(holder_class, &[Val::Obj(list)]);
+    b.root_jni_global(holder);
+    let bytes = b.build();
+    let (heap, w) = waste_of(&bytes);
+    let idx = |id: u64| heap.index_of(id).unwrap();
+    let cat = |check: Check| w.categories.iter().find(|c| c.check == check);
+    assert!(cat(Check::DuplicateArrays).is_none_or(|c| c.objects == 0), "{:?}", cat(Check::DuplicateArrays));
+    let tails = cat(Check::ZeroTailArrays).unwrap();
+    assert_eq!((tails.objects, tails.overhead), (1, 100));
+    assert_eq!(tails.rows[0].example.object_id, idx(zeros));
+    let d = &w.duplicate_strings;
+    assert_eq!((d.strings, d.distinct, d.duplicated_values), (6, 1, 1), "{d:?}");
+    assert_eq!(d.top.len(), 1);
+    assert_eq!((d.top[0].value.as_str(), d.top[0].count), ("", 2));
+    let dup_strings = cat(Check::DuplicateStrings).unwrap();
+    assert_eq!(dup_strings.objects, 1);
+    assert_eq!(w.overhead, 100 + dup_strings.overhead);
 }

@@ -193,7 +193,8 @@ pub(super) fn root_kind(tag: u8) -> RootKind {
         sub::ROOT_REFERENCE_CLEANUP => RootKind::ReferenceCleanup,
         sub::ROOT_VM_INTERNAL => RootKind::VmInternal,
         sub::ROOT_JNI_MONITOR => RootKind::JniMonitor,
-        sub::UNREACHABLE => RootKind::Unreachable,
+        // Not `RootKind::Unreachable`, the analysis's own pseudo-roots of garbage.
+        sub::UNREACHABLE => RootKind::VmUnreachable,
         _ => RootKind::Unknown,
     }
 }

@@ -135,7 +135,12 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
     let feature = h.info.jdk_feature;
     // Its address samples are spread over the whole dump (see the record walk above).
     h.src.expect(Access::HereAndThere);
-    choose_model(&mut h, &header.format, feature, align_tz);
+    // The classes of the dump's arrays (an object array of no known class: java.lang.Class's,
+    // as `class_of` reads it): on Android, their CLASS DUMPs must record the array header.
+    let array_classes: Vec<ClassIdx> = (totals.prims.iter().zip(h.prim_class).filter(|(a, _)| a.count > 0).map(|(_, c)| c))
+        .chain(totals.arrays.values().map(|a| h.class_by_id.get(&a.class_id).copied().unwrap_or(h.class_class)))
+        .collect();
+    choose_model(&mut h, &header.format, feature, align_tz, &array_classes);
     h.src.expect(Access::InOrder);
     ctl.check().map_err(me)?;
     laps.lap("size model");
@@ -171,7 +176,7 @@ fn new_heap(src: Source, path: &str, options: &OpenOptions, header: &Header, dum
     };
     let android = header.format == "JAVA PROFILE 1.0.3"
         || (id_size == 4
-            && t.classes.iter().any(|c| c.name.starts_with("dalvik.") || c.statics.iter().any(|s| s.name == "$classOverhead" || s.name == "$staticOverhead")));
+            && t.classes.iter().any(|c| c.name.starts_with("dalvik.") || c.statics.iter().any(|s| is_overhead_static(&s.name))));
     let mut h = Heap {
         src,
         info,
@@ -195,10 +200,11 @@ fn new_heap(src: Source, path: &str, options: &OpenOptions, header: &Header, dum
         utf16_big_endian: false,
         scratch: options.scratch.clone(),
     };
-    // ART's fake `$classOverhead` arrays (`Heap::class_overhead_array`), found once here.
+    // ART's fake `$classOverhead` arrays (Dalvik and early ART: `$staticOverhead`;
+    // `Heap::class_overhead_array`), found once here.
     if android {
         for c in 0..h.classes.len() {
-            let target = h.classes[c].statics.iter().find(|s| s.name == "$classOverhead").and_then(|s| match s.value {
+            let target = h.classes[c].statics.iter().find(|s| is_overhead_static(&s.name)).and_then(|s| match s.value {
                 Value::Object(id) => h.index_of(id),
                 _ => None,
             });
@@ -212,4 +218,10 @@ fn new_heap(src: Source, path: &str, options: &OpenOptions, header: &Header, dum
         }
     }
     h
+}
+
+/// The made-up static through which an Android hprof writer makes a class's native size count:
+/// `$classOverhead` (ART), `$staticOverhead` (Dalvik and early ART, hprof-format.md §8.1).
+fn is_overhead_static(name: &str) -> bool {
+    name == "$classOverhead" || name == "$staticOverhead"
 }

@@ -62,8 +62,14 @@ fn parse_feature(v: &str) -> Option<u32> {
     digits.parse().ok()
 }
 
+/// Android's size model when the dump records no array header (hprof-format.md §16.5): it is
+/// added, an estimate (`HeapSummary::sizes_estimated`, from the `assumed` start).
+const ANDROID_ARRAY_HEADERS_ASSUMED: &str = "assumed: Android array headers of 12 bytes (16 for long[] and double[]), \
+which the dump's array classes do not record (Dalvik, early ART); the other sizes as recorded in the dump";
+
 /// Picks the shallow-size model and fills every class's instance and mirror size.
-pub(super) fn choose_model(h: &mut Heap, format: &str, feature: Option<u32>, align_tz: u32) {
+/// `array_classes`: the classes of the dump's arrays.
+pub(super) fn choose_model(h: &mut Heap, format: &str, feature: Option<u32>, align_tz: u32, array_classes: &[ClassIdx]) {
     let n = h.classes.len();
     let own: Vec<Vec<BasicType>> = h
         .classes
@@ -91,10 +97,11 @@ pub(super) fn choose_model(h: &mut Heap, format: &str, feature: Option<u32>, ali
     let addresses = align_tz >= 3;
     let align = if addresses { 1u32 << align_tz.min(8) } else { 8 };
     let (model, source) = if h.model.android {
-        (
-            Model { header: 8, ref_size: 4, align: 1, new_layout: false, relaxed_arrays: true, word: 4, android: true },
-            "Android (sizes recorded in the dump)".to_string(),
-        )
+        // Dalvik and early ART write 0 as every array class's instance size: `Heap::array_size`
+        // then adds the header the VM lays arrays out with, which the dump does not say.
+        let headerless = array_classes.iter().any(|&c| h.ext.get(c as usize).is_none_or(|e| e.dump_array_header == 0));
+        let source = if headerless { ANDROID_ARRAY_HEADERS_ASSUMED } else { "Android (sizes recorded in the dump)" };
+        (Model { header: 8, ref_size: 4, align: 1, new_layout: false, relaxed_arrays: true, word: 4, android: true }, source.to_string())
     } else if h.id_size == 4 {
         let src = if addresses { "32-bit VM (4-byte ids)" } else { "assumed: 32-bit VM layout (ids are not addresses)" };
         (Model { header: 8, ref_size: 4, align: 8, new_layout: jdk >= 15, relaxed_arrays: jdk >= 22, word: 4, android: false }, src.to_string())

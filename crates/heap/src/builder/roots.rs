@@ -28,7 +28,8 @@ pub(super) fn resolve_roots(h: &mut Heap, raw: &[RawRoot]) -> Vec<GcRoot> {
         h.warnings.push(Warning {
             offset: 0,
             message: format!(
-                "{dropped} GC root record(s) name ids that are not objects of this dump; dropped (e.g. a {} root naming 0x{:x})",
+                "{dropped} GC root record(s) name ids that are not objects of this dump; dropped (e.g. {} {} root naming 0x{:x})",
+                article(root_kind(r.tag).label()),
                 root_kind(r.tag).label(),
                 r.id
             ),
@@ -76,4 +77,13 @@ pub(super) fn collect_threads(h: &Heap, recs: &Recs, thread_objs: &[(u64, u32, u
         raw_threads.push(RawThread { serial, object: h.objs.index_of(id), frames: frames_of(trace), record_name: name });
     }
     crate::threads::build_threads(h, raw_threads, roots)
+}
+
+/// "an" before a word that starts with a vowel sound ("an Interned String", "an Unknown"),
+/// "a" otherwise ("a JNI Global", "a Java Local").
+fn article(word: &str) -> &'static str {
+    match word.chars().next() {
+        Some('A' | 'E' | 'I' | 'O' | 'U' | 'a' | 'e' | 'i' | 'o' | 'u') => "an",
+        _ => "a",
+    }
 }

@@ -170,7 +170,9 @@ impl Objects {
     }
 
     /// Hashes primitive array `o` of class `c` for the duplicates unless empty, and keeps its
-    /// zero tail when longer than half the array.
+    /// zero tail when longer than half the array. An Android array dumped without its data
+    /// (NODATA) has none to read (`Heap::primitive_array_at`): its contents are unknown, so it is
+    /// neither a duplicate nor a zero tail.
     fn hash_array(&mut self, heap: &Heap, o: ObjIdx, c: ClassIdx) {
         if let Some((len, bytes)) = heap.primitive_array_record(o).and_then(|r| heap.primitive_array_at(r)) {
             self.hash_content(o, c, len, &bytes);
@@ -417,7 +419,7 @@ fn head_filter_bit(o: ObjIdx) -> usize {
 }
 
 /// The `byte[]`s ART's hprof writer makes up for classes' `$classOverhead` statics
-/// (`Heap::class_overhead_array`) that only their class holds (it dominates them): they stand
+/// (`$staticOverhead` in Dalvik and early ART dumps; `Heap::class_overhead_array`) that only their class holds (it dominates them): they stand
 /// for the class's native size, no code change saves them, so no check counts them. One look
 /// per class, none per object.
 fn class_overhead<'a>(env: &Env<'a>) -> impl Iterator<Item = ObjIdx> + 'a {
