@@ -82,8 +82,8 @@ export const NAMED_QUERIES: readonly NamedQuery[] = [
   },
   {
     name: 'duplicate-strings', group: 'Strings', fullPath: false,
-    description: 'string texts held by more than one String, most copies first (top 30)',
-    oql: 'SELECT toString(s) AS value, COUNT(*) AS count FROM java.lang.String s GROUP BY toString(s) HAVING COUNT(*) > 1 ORDER BY count DESC LIMIT 30',
+    description: 'string texts held by more than one String, most copies first (top 30; Strings with no text, whose value is null or not in the dump, left out)',
+    oql: 'SELECT toString(s) AS value, COUNT(*) AS count FROM java.lang.String s WHERE toString(s) IS NOT NULL GROUP BY toString(s) HAVING COUNT(*) > 1 ORDER BY count DESC LIMIT 30',
   },
   {
     name: 'largest-strings', group: 'Strings', fullPath: false,

@@ -92,7 +92,7 @@ export const SystemOverviewSchema = Obj({
     arrayHeaderSize: Type.Integer({ minimum: 1 }),
     alignment: Type.Integer({ minimum: 1 }),
     estimated: Type.Boolean({
-      description: 'true when the layout is assumed, not read from the dump (a JVMTI agent dump has no object addresses): every size is an estimate',
+      description: 'true when the layout is assumed, not read from the dump (a JVMTI agent dump has no object addresses: every size is an estimate; a Dalvik or early ART dump records no array header: array sizes are estimates)',
     }),
     source: Type.String({ description: 'how the layout was chosen, e.g. `assumed: 32-bit VM layout (ids are not addresses)`' }),
   }),
