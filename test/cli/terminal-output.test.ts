@@ -49,7 +49,7 @@ describe('heapql summary', () => {
       sizeModel: { referenceSize: 4, objectHeaderSize: 8, arrayHeaderSize: 12, alignment: 8, estimated: false, source: 'dump' },
       objects: { total: 10, instances: 5, objectArrays: 1, primitiveArrays: 2, classes: 2 },
       classCount: 2,
-      gcRoots: { total: 1300, byKind: [{ kind: 'Sticky Class', count: 1000 }, { kind: 'Reference Cleanup', count: 298 }, { kind: 'Debugger', count: 2 }] },
+      gcRoots: { total: 1300, objects: 1300, byKind: [{ kind: 'Sticky Class', count: 1000 }, { kind: 'Reference Cleanup', count: 298 }, { kind: 'Debugger', count: 2 }] },
       totalShallow: 100,
       topClasses: [],
       warnings: [],
@@ -57,7 +57,7 @@ describe('heapql summary', () => {
     const text = renderSummary(summary);
     expect(text).toContain('\n  Sticky Class      1,000\n  Reference Cleanup 298\n  Debugger          2\n');
     // A kind that fits keeps the column of the lines above it (17 wide).
-    const short = renderSummary({ ...summary, gcRoots: { total: 1, byKind: [{ kind: 'JNI Global', count: 36 }] } });
+    const short = renderSummary({ ...summary, gcRoots: { total: 1, objects: 1, byKind: [{ kind: 'JNI Global', count: 36 }] } });
     expect(short).toContain('\n  object arrays    1\n');
     expect(short).toContain('\n  JNI Global       36\n');
   });

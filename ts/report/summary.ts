@@ -18,7 +18,8 @@ export interface HeapSummary {
   sizeModel: { referenceSize: number; objectHeaderSize: number; arrayHeaderSize: number; alignment: number; estimated: boolean; source: string };
   objects: { total: number; instances: number; objectArrays: number; primitiveArrays: number; classes: number };
   classCount: number;
-  gcRoots: { total: number; byKind: { kind: string; count: number }[] };
+  /** `total`: GC root records; `objects`: the distinct objects they name (what MAT counts as GC roots). */
+  gcRoots: { total: number; objects: number; byKind: { kind: string; count: number }[] };
   totalShallow: number;
   topClasses: { className: string; instances: number; shallow: number }[];
   warnings: DumpWarning[];
@@ -55,6 +56,7 @@ export function buildSummary(heap: Heap, top = 20): HeapSummary {
     classCount: info.classCount,
     gcRoots: {
       total: counts.rootsByKind.reduce((sum, r) => sum + r.count, 0),
+      objects: counts.rootObjects,
       byKind: [...counts.rootsByKind].sort((a, b) => b.count - a.count || a.kind.localeCompare(b.kind)),
     },
     totalShallow: counts.totalShallow,
@@ -109,7 +111,10 @@ export function renderSummary(s: HeapSummary): string {
   lines.push(`Classes          ${int(s.classCount)}`);
   lines.push(`Shallow heap     ${formatBytes(s.totalShallow)} (${int(s.totalShallow)} bytes)`);
   lines.push('');
-  lines.push(`GC roots         ${int(s.gcRoots.total)}`);
+  // Records, as the kinds below count them, and the distinct objects they name (MAT's figure:
+  // one object can be a root of several kinds), as the report's overview says it.
+  const roots = s.gcRoots;
+  lines.push(`GC roots         ${int(roots.total)}${roots.total === roots.objects ? '' : ` (on ${int(roots.objects)} objects)`}`);
   // At least as wide as the labels above (`primitive arrays `), and one space past the longest
   // kind (an Android dump's `Reference Cleanup` is 17 characters).
   const kinds = s.gcRoots.byKind.map((r) => terminalText(r.kind));

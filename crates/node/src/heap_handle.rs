@@ -140,7 +140,10 @@ pub struct JsCounts {
     pub primitive_arrays: f64,
     pub classes: f64,
     pub total_shallow: f64,
+    /// GC root records per kind (an object can be the target of several).
     pub roots_by_kind: Vec<JsRootCount>,
+    /// Distinct objects among the root records' targets (MAT's "number of GC roots").
+    pub root_objects: f64,
 }
 
 #[napi(object)]
@@ -238,6 +241,7 @@ impl HeapHandle {
                     .iter()
                     .map(|&(kind, count)| JsRootCount { kind: kind.label().to_string(), count: count as f64 })
                     .collect(),
+                root_objects: c.gc_root_objects as f64,
             })
         })
     }
