@@ -29,7 +29,7 @@ describe('non-finite doubles', () => {
 
   test('are strings in JSON, never null, and the result stays valid', () => {
     const text = stringifyJson(r);
-    expect((parseJsonExact(text) as QueryResult).rows).toEqual([['NaN'], ['Infinity'], ['-Infinity'], [0], [1.5]]);
+    expect((parseJsonExact(text) as QueryResult).rows).toEqual([['NaN'], ['Infinity'], ['-Infinity'], [-0], [1.5]]);
     expect(validateQueryResult(JSON.parse(text)).ok).toBe(true);
     // With a bigint beside them, both are kept.
     expect(stringifyJson([NaN, 2n ** 63n - 1n])).toBe('["NaN",9223372036854775807]');

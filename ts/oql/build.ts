@@ -170,9 +170,21 @@ export function orderItem(d: D): OrderItem {
   return { type: 'orderItem', expr, desc: dir !== null && dir.type === 'DESC', pos: dir ? span(expr, dir) : expr.pos };
 }
 
+/**
+ * The largest LIMIT: a row count is a JavaScript number on the way to the executor, exact up to
+ * 2^53 − 1 (far more rows than any dump has objects).
+ */
+export const MAX_LIMIT = Number.MAX_SAFE_INTEGER;
+
 export function limit(d: D): Limit {
   const t = d[1] as Token;
-  return { type: 'limit', value: Number(t.text.replace(/[lL]$/, '')), pos: span(d[0], t) };
+  const digits = t.text.replace(/[lL]$/, '');
+  if (BigInt(digits) > BigInt(MAX_LIMIT)) {
+    throw Object.assign(new Error(`LIMIT ${digits} is too large: the largest LIMIT is ${MAX_LIMIT} (2^53 − 1)`), {
+      oqlPos: tokPos(t), hint: 'to take every row, leave LIMIT out',
+    });
+  }
+  return { type: 'limit', value: Number(digits), pos: span(d[0], t) };
 }
 
 // ---- expressions ---------------------------------------------------------------------------

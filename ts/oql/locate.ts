@@ -9,11 +9,19 @@ export interface LineColumn {
   column: number;
 }
 
-/** The first `.name` of `text` (a field read), or null. */
+/**
+ * The first `.name` of `text` (a field read); else the first bare `name` that reads a field of
+ * the row (`SELECT x, nosuch FROM OBJECTS 0x…`: not a call, not an alias after AS); or null.
+ */
 export function fieldPosition(text: string, name: string): LineColumn | null {
   const tokens = tokenize(text);
   for (let i = 1; i < tokens.length; i++) {
     if (tokens[i - 1]!.type === 'dot' && tokens[i]!.text === name) return at(tokens[i]!);
+  }
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (t.text !== name || tokens[i - 1]?.type === 'AS' || tokens[i + 1]?.type === 'lparen') continue;
+    return at(t);
   }
   return null;
 }

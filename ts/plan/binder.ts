@@ -90,7 +90,27 @@ const fail = (reason: string, pos: Pos | null, hint: string | null = null): neve
   throw new OqlPlanError(reason, pos, hint);
 };
 
-const same = (a: PExpr, b: PExpr) => JSON.stringify(a) === JSON.stringify(b);
+/**
+ * Whether two plan values (expressions, aggregates) are the same, compared structurally: a
+ * bigint literal (an integer beyond ±2^53) is compared by value, where JSON.stringify would
+ * throw. Fields that are `undefined` are absent, as in the plan's JSON; `float: true` counts
+ * (`x / 2` and `x / 2.0` differ).
+ */
+export function samePlanValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((x, i) => samePlanValue(x, b[i]));
+  }
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  const ka = Object.keys(ra).filter((k) => ra[k] !== undefined);
+  const kb = Object.keys(rb).filter((k) => rb[k] !== undefined);
+  return ka.length === kb.length && ka.every((k) => rb[k] !== undefined && samePlanValue(ra[k], rb[k]));
+}
+
+const same = (a: PExpr, b: PExpr) => samePlanValue(a, b);
 
 /** Names visible while binding one SELECT. */
 interface Scope {
@@ -252,6 +272,7 @@ export class Binder {
       ? this.expr(havingAst, scope, { aggs: sink, where: 'HAVING', aliases: aliasItems })
       : null;
     const orderRaw = q.orderBy.map((o) => ({ o, i: outputIndex(o.expr, columns, aliasOrNull(q)) }));
+    for (const { o, i } of orderRaw) if (i === null) refuseConstantOrderKey(o.expr, columns);
     const orderBound = orderRaw.map(({ o, i }) =>
       i !== null ? null : this.expr(o.expr, scope, { aggs: sink, where: 'ORDER BY' }),
     );
@@ -603,7 +624,7 @@ export class Binder {
     }
     const agg: PAggregate = { fn, arg, p };
     const sink = mode.aggs;
-    let i = sink.aggregates.findIndex((a) => JSON.stringify(a) === JSON.stringify(agg));
+    let i = sink.aggregates.findIndex((a) => samePlanValue(a, agg));
     if (i < 0) {
       i = sink.aggregates.push(agg) - 1;
       sink.positions.push(e.pos);
@@ -753,10 +774,50 @@ function outputIndex(e: Expr, columns: string[], fromAlias: string | null = null
     if (n < 1 || n > columns.length) fail(`ORDER BY position ${n} is out of range`, e.pos, `the query has ${columns.length} column${columns.length === 1 ? '' : 's'}`);
     return n - 1;
   }
+  // A quoted name (`AS "the tag"` ... `ORDER BY "the tag"`) names a column, as SQL's
+  // double-quoted identifiers do; a string that names none is refused as a constant.
+  if (e.type === 'literal' && e.kind === 'string') {
+    const i = columns.indexOf(e.value as string);
+    if (i >= 0) return i;
+  }
   if (e.type === 'name' && e.name === fromAlias) return null;
   const text = printExpr(e, { header: true });
   const i = columns.indexOf(text);
   return i >= 0 ? i : null;
+}
+
+/**
+ * Whether an expression is made of literals only (`"abc"`, `1 + 1`, `-1`, `COALESCE(NULL, 2)`):
+ * it has the same value on every row. Aggregates and anything that reads the row are not.
+ */
+function isConstant(e: Expr): boolean {
+  switch (e.type) {
+    case 'literal': return true;
+    case 'unary': case 'not': return isConstant(e.operand);
+    case 'binary': return isConstant(e.left) && isConstant(e.right);
+    case 'like': case 'isNull': return isConstant(e.operand);
+    case 'between': return isConstant(e.operand) && isConstant(e.low) && isConstant(e.high);
+    case 'case': return e.whens.every((w) => isConstant(w.when) && isConstant(w.then)) && (e.else === null || isConstant(e.else));
+    case 'call': return !AGGREGATES[e.name.toLowerCase()] && e.args.length > 0 && e.args.every(isConstant);
+    case 'method': return isConstant(e.base) && e.args.every(isConstant);
+    case 'attr': return e.base !== null && isConstant(e.base);
+    case 'index': return isConstant(e.base) && isConstant(e.index);
+    case 'slice': return isConstant(e.base) && (e.from === null || isConstant(e.from)) && (e.to === null || isConstant(e.to));
+    default: return false;
+  }
+}
+
+/**
+ * An ORDER BY key with the same value on every row sorts nothing: always a mistake (a quoted
+ * name that is no column's, `ORDER BY 1 + 1`). An integer alone is a position, handled before.
+ */
+function refuseConstantOrderKey(e: Expr, columns: string[]): void {
+  if (!isConstant(e)) return;
+  const choices = `order by a column name, an AS alias, a 1-based position (1..${columns.length}) or an expression of the row; the columns are: ${columns.join(', ')}`;
+  if (e.type === 'literal' && e.kind === 'string') {
+    fail(`ORDER BY ${printExpr(e)} is a constant string: no output column is named ${e.value as string}`, e.pos, choices);
+  }
+  fail(`ORDER BY ${printExpr(e)} sorts by a constant: it has the same value on every row`, e.pos, choices);
 }
 
 /**

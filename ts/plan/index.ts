@@ -1,4 +1,5 @@
 // The planner's public door: OQL text (or AST) → physical plan, its JSON, its column names.
+import { HeapqlError } from '../errors.js';
 import type { Query } from '../oql/ast.js';
 import { parse } from '../oql/parser.js';
 import { Binder, type PatternUse } from './binder.js';
@@ -25,10 +26,29 @@ export interface PlannedQuery {
 
 /** Parses and plans one OQL statement. Throws OqlSyntaxError or OqlPlanError. */
 export function plan(text: string, opts: PlanOptions = {}): PlannedQuery {
-  return planAst(parse(text), opts);
+  return planAst(coded(() => parse(text)), opts);
+}
+
+/**
+ * Runs a step of the planner, turning an unexpected error (a bug of heapql, such as a plain
+ * TypeError) into a HeapqlError with a code, as every error of the library is: `ERR_INTERNAL`,
+ * the code of a Rust panic, with the original as its cause.
+ */
+function coded<T>(step: () => T): T {
+  try {
+    return step();
+  } catch (err) {
+    if (err instanceof HeapqlError) throw err;
+    const message = err instanceof Error ? err.message : String(err);
+    throw new HeapqlError('ERR_INTERNAL', `internal error while planning the query: ${message} (please report it)`, { cause: err });
+  }
 }
 
 export function planAst(ast: Query, opts: PlanOptions = {}): PlannedQuery {
+  return coded(() => planAstUnchecked(ast, opts));
+}
+
+function planAstUnchecked(ast: Query, opts: PlanOptions): PlannedQuery {
   const binder = new Binder({ fullPath: opts.fullPath ?? false });
   const bound = binder.bind(ast);
   const physical: PhysicalPlan = {

@@ -9,7 +9,10 @@
  * would write `null`, which reads as SQL NULL. It is written as the string "NaN", "Infinity" or
  * "-Infinity" (as protobuf's JSON mapping does).
  *
- * The common case costs little: a value without a bigint or a non-finite number is plain
+ * A double's -0 keeps its sign, as the table and CSV keep it: it is written `-0.0` (valid JSON,
+ * which `JSON.parse` reads back as -0), where `JSON.stringify` writes `0`.
+ *
+ * The common case costs little: a value without a bigint, a -0 or a non-finite number is plain
  * `JSON.stringify` after one walk looking for the latter (a tenth of the stringify's time).
  * Otherwise the value is written again with each bigint as a marker string (a random nonce no
  * string of the value contains), then the markers are replaced by the digits. Browser-safe (no
@@ -18,8 +21,8 @@
 
 /** `JSON.stringify(value, null, indent)`, with bigints as exact integer literals and NaN/±Infinity as strings. */
 export function stringifyJson(value: unknown, indent?: number): string {
-  const nonFinite = containsNonFinite(value);
-  if (!nonFinite) {
+  const special = containsSpecialNumber(value);
+  if (!special) {
     try {
       return JSON.stringify(value, null, indent);
     } catch (err) {
@@ -34,6 +37,7 @@ export function stringifyJson(value: unknown, indent?: number): string {
       (key, v: unknown) => {
         if (typeof v === 'bigint') return `${nonce}${v}`;
         if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
+        if (Object.is(v, -0)) return `${nonce}-0.0`;
         if ((typeof v === 'string' && v.includes(nonce)) || key.includes(nonce)) clash = true;
         return v;
       },
@@ -42,8 +46,20 @@ export function stringifyJson(value: unknown, indent?: number): string {
     if (clash) continue;
     // The nonce's \u0001 is written escaped; nothing else in the text can be such a string.
     const quoted = JSON.stringify(nonce).slice(0, -1);
-    return text.split(quoted).map((part, i) => (i === 0 ? part : part.replace(/^(-?\d+)"/, '$1'))).join('');
+    return text.split(quoted).map((part, i) => (i === 0 ? part : part.replace(/^(-?\d+(?:\.0)?)"/, '$1'))).join('');
   }
+}
+
+/** Whether a value holds a NaN, an infinite number or a -0 anywhere (arrays and plain objects walked). */
+function containsSpecialNumber(value: unknown): boolean {
+  if (typeof value === 'number') return !Number.isFinite(value) || Object.is(value, -0);
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) {
+    for (const x of value) if (containsSpecialNumber(x)) return true;
+    return false;
+  }
+  for (const k in value) if (containsSpecialNumber((value as Record<string, unknown>)[k])) return true;
+  return false;
 }
 
 /** Whether a value holds a NaN or an infinite number anywhere (arrays and plain objects walked). */

@@ -208,13 +208,24 @@ function placed(err: unknown, oql: string): unknown {
   return new HeapqlError(err.code, `${err.message} (line ${where.line}, column ${where.column})`, { exitCode: err.exitCode, cause: err });
 }
 
+/** The executor's notes on a whole result (a SUM beyond a long, a field no object read had). */
+interface ExecutorNotes {
+  notes?: string[] | null;
+}
+
+/** A result's one note: the session's (INSTANCEOF an interface) and the executor's, in that order. */
+function joinNotes(own: string | undefined, executor: string[] | null | undefined): string | undefined {
+  const all = [...(own !== undefined ? [own] : []), ...(executor ?? [])];
+  return all.length > 0 ? all.join('; ') : undefined;
+}
+
 export async function runPrepared(handle: NativeHeap, q: PreparedQuery, options: QueryOptions): Promise<QueryResult> {
   const started = performance.now();
   const { token, dispose } = cancelTokenFor(options.signal);
   try {
-    const whole = (await call(() => handle.execute(q.planned.json, token)).catch((err) => Promise.reject(placed(err, q.oql)))) as Batch;
+    const whole = (await call(() => handle.execute(q.planned.json, token)).catch((err) => Promise.reject(placed(err, q.oql)))) as Batch & ExecutorNotes;
     const batch = q.limit === undefined ? whole : firstRows(whole, q.limit);
-    const note = await instanceOfNote(handle, q);
+    const note = joinNotes(await instanceOfNote(handle, q), whole.notes);
     return batchToQueryResult(batch, resolverFor(handle), {
       name: options.name ?? 'q1',
       oql: q.oql,
@@ -304,7 +315,7 @@ export async function* streamBatchesPrepared(
   // Batches arrive through a thread-safe callback that may be delivered after the task's own
   // completion: the stream ends once the rows the executor reported have all been received.
   let expectedRows: number | undefined;
-  let end: { columns: string[]; objectRows: boolean; stopped: boolean } | undefined;
+  let end: ({ columns: string[]; objectRows: boolean; stopped: boolean } & ExecutorNotes) | undefined;
   let typed: Column[] | null = null;
   let receivedRows = 0;
   let delivered = 0;
@@ -360,7 +371,7 @@ export async function* streamBatchesPrepared(
     }
     complete = true;
     const { columns, objectRows } = end!;
-    const note = await instanceOfNote(handle, q);
+    const note = joinNotes(await instanceOfNote(handle, q), end!.notes);
     return {
       columns: typed ?? columns.map((name) => ({ name, type: objectRows ? 'object' : 'null' })),
       ...(note !== undefined ? { note } : {}),

@@ -2,8 +2,10 @@
 //! parallel workers merge (`merge`) before `finish`.
 //!
 //! - COUNT(*) counts rows, COUNT(e) non-NULL values;
-//! - SUM stays an integer until a float shows up; the sum of nothing is 0;
-//! - AVG is a float, NULL for no input; MIN/MAX use the total order of `value::total_cmp`;
+//! - SUM stays an integer until a float shows up; the sum of nothing is 0. Integers are summed
+//!   exactly (i128): a total beyond a Java long is given as a double (`beyond_long` tells, for
+//!   the result's note), never wrapped around;
+//! - AVG is a float, NULL for no input; its integers are summed exactly too, then divided; MIN/MAX use the total order of `value::total_cmp`;
 //! - MEDIAN is PERCENTILE 50; PERCENTILE(p) is nearest-rank: the value at rank ceil(p/100·n)
 //!   (rank 1 for p = 0) of the sorted non-NULL inputs, returned as it is (an integer stays one).
 
@@ -16,8 +18,8 @@ use crate::value::{total_cmp, Value};
 #[derive(Clone, Debug)]
 pub(crate) enum Acc {
     Count(u64),
-    Sum { int: i64, float: f64, is_float: bool },
-    Avg { sum: f64, n: u64 },
+    Sum { int: i128, float: f64, is_float: bool },
+    Avg { int: i128, float: f64, n: u64 },
     Min(Value),
     Max(Value),
     Values { values: Vec<Value>, p: u32 },
@@ -28,7 +30,7 @@ impl Acc {
         Ok(match a.func {
             AggFn::Count => Acc::Count(0),
             AggFn::Sum => Acc::Sum { int: 0, float: 0.0, is_float: false },
-            AggFn::Avg => Acc::Avg { sum: 0.0, n: 0 },
+            AggFn::Avg => Acc::Avg { int: 0, float: 0.0, n: 0 },
             AggFn::Min => Acc::Min(Value::Null),
             AggFn::Max => Acc::Max(Value::Null),
             AggFn::Median => Acc::Values { values: Vec::new(), p: 50 },
@@ -48,19 +50,25 @@ impl Acc {
         match self {
             Acc::Count(n) => *n += 1,
             Acc::Sum { int, float, is_float } => match v {
-                Value::Int(i) => *int = int.wrapping_add(i),
+                Value::Int(i) => *int += i as i128,
                 Value::Float(f) => {
                     *float += f;
                     *is_float = true
                 }
                 other => return Err(not_a_number(name, &other)),
             },
-            Acc::Avg { sum, n } => match v.as_f64() {
-                Some(f) => {
-                    *sum += f;
+            Acc::Avg { int, float, n } => match v {
+                Value::Int(i) => {
+                    *int += i as i128;
                     *n += 1
                 }
-                None => return Err(not_a_number(name, &v)),
+                v => match v.as_f64() {
+                    Some(f) => {
+                        *float += f;
+                        *n += 1
+                    }
+                    None => return Err(not_a_number(name, &v)),
+                },
             },
             Acc::Min(cur) => {
                 if cur.is_null() || total_cmp(&v, cur) == Ordering::Less {
@@ -81,12 +89,13 @@ impl Acc {
         match (self, other) {
             (Acc::Count(a), Acc::Count(b)) => *a += b,
             (Acc::Sum { int, float, is_float }, Acc::Sum { int: i2, float: f2, is_float: fl2 }) => {
-                *int = int.wrapping_add(i2);
+                *int += i2;
                 *float += f2;
                 *is_float |= fl2;
             }
-            (Acc::Avg { sum, n }, Acc::Avg { sum: s2, n: n2 }) => {
-                *sum += s2;
+            (Acc::Avg { int, float, n }, Acc::Avg { int: i2, float: f2, n: n2 }) => {
+                *int += i2;
+                *float += f2;
                 *n += n2
             }
             (Acc::Min(a), Acc::Min(b)) => {
@@ -104,6 +113,12 @@ impl Acc {
         }
     }
 
+    /// A SUM of integers only whose exact total is beyond a Java long: `finish` gives it as a
+    /// double (rounded); the result says so in a note.
+    pub fn beyond_long(&self) -> bool {
+        matches!(self, Acc::Sum { int, is_float: false, .. } if i64::try_from(*int).is_err())
+    }
+
     pub fn finish(self) -> Value {
         match self {
             Acc::Count(n) => Value::Int(n as i64),
@@ -111,14 +126,17 @@ impl Acc {
                 if is_float {
                     Value::Float(float + int as f64)
                 } else {
-                    Value::Int(int)
+                    match i64::try_from(int) {
+                        Ok(i) => Value::Int(i),
+                        Err(_) => Value::Float(int as f64),
+                    }
                 }
             }
-            Acc::Avg { sum, n } => {
+            Acc::Avg { int, float, n } => {
                 if n == 0 {
                     Value::Null
                 } else {
-                    Value::Float(sum / n as f64)
+                    Value::Float((int as f64 + float) / n as f64)
                 }
             }
             Acc::Min(v) | Acc::Max(v) => v,
@@ -203,6 +221,51 @@ mod tests {
         assert!(matches!(run(AggFn::Max, None, &vals), Value::Int(2)));
         let mut a = agg(AggFn::Sum, None);
         assert_eq!(a.add(Value::str("x"), AggFn::Sum).unwrap_err().code, "ERR_QUERY");
+    }
+
+    #[test]
+    fn long_sums_are_exact_never_wrapped() {
+        // {0..8, Long.MAX_VALUE}: 36 + 2^63 - 1 is beyond a long; wrapped it was negative.
+        let mut vals: Vec<Value> = (0..9).map(Value::Int).collect();
+        vals.push(Value::Int(i64::MAX));
+        let mut a = agg(AggFn::Sum, None);
+        for v in &vals {
+            a.add(v.clone(), AggFn::Sum).unwrap();
+        }
+        assert!(a.beyond_long());
+        match a.finish() {
+            Value::Float(f) => assert_eq!(f, (i64::MAX as i128 + 36) as f64),
+            v => panic!("{v:?}"),
+        }
+        // Back within range after passing beyond it: exact, an integer.
+        let back = [Value::Int(i64::MAX), Value::Int(i64::MAX), Value::Int(-i64::MAX), Value::Int(-5)];
+        let mut b = agg(AggFn::Sum, None);
+        for v in &back {
+            b.add(v.clone(), AggFn::Sum).unwrap();
+        }
+        assert!(!b.beyond_long());
+        assert!(matches!(b.finish(), Value::Int(x) if x == i64::MAX - 5));
+        // Long.MIN_VALUE alone is a long; one below it is not.
+        let mut c = agg(AggFn::Sum, None);
+        c.add(Value::Int(i64::MIN), AggFn::Sum).unwrap();
+        assert!(!c.beyond_long());
+        c.add(Value::Int(-1), AggFn::Sum).unwrap();
+        assert!(c.beyond_long());
+        // AVG agrees with the exact SUM.
+        match run(AggFn::Avg, None, &vals) {
+            Value::Float(f) => assert_eq!(f, (i64::MAX as i128 + 36) as f64 / 10.0),
+            v => panic!("{v:?}"),
+        }
+        // Merged parts give the same exact total.
+        let (mut l, mut r) = (agg(AggFn::Sum, None), agg(AggFn::Sum, None));
+        for v in &vals[..5] {
+            l.add(v.clone(), AggFn::Sum).unwrap();
+        }
+        for v in &vals[5..] {
+            r.add(v.clone(), AggFn::Sum).unwrap();
+        }
+        l.merge(r);
+        assert!(l.beyond_long());
     }
 
     #[test]

@@ -12,6 +12,9 @@ use crate::value::Value;
 pub struct Batch {
     pub row_count: usize,
     pub columns: Vec<Column>,
+    /// Notes on the whole result (a SUM beyond a long, a field no object read had), each once;
+    /// empty on the batches of a stream, whose notes come with its `StreamEnd`.
+    pub notes: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

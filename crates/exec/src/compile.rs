@@ -9,7 +9,7 @@ use std::sync::Arc;
 use heapql_heap::ClassIdx;
 use regex::Regex;
 
-use crate::env::Env;
+use crate::env::{Env, FieldProbe};
 use crate::error::{ExecError, ERR_UNKNOWN_FIELD};
 use crate::plan::{Attr, BinOp, Expr, Func};
 use crate::rows::RowSet;
@@ -21,7 +21,8 @@ pub(crate) enum CExpr {
     Lit(Value),
     Row,
     Col(usize),
-    Field { base: Box<CExpr>, name: Box<str> },
+    /// `probe`: set when the classes of the objects read were not known when compiled.
+    Field { base: Box<CExpr>, name: Box<str>, probe: Option<Arc<FieldProbe>> },
     Attr { base: Box<CExpr>, attr: Attr },
     Classof(Box<CExpr>),
     ToString(Box<CExpr>),
@@ -98,6 +99,11 @@ impl CExpr {
 pub(crate) struct Scope<'s> {
     /// Classes of the source rows when statically known (field-name check).
     pub source_classes: Option<&'s [ClassIdx]>,
+    /// The classes the source's class objects describe, when known (`FROM OBJECTS 0x…` of a
+    /// class object): their statics are the fields of the row. None: any class of the dump.
+    pub described: Option<&'s [ClassIdx]>,
+    /// The rows are a FROM subquery's: a field read on them gets a `FieldProbe`.
+    pub probe_rows: bool,
     /// Column names of a value-row source.
     pub columns: Option<&'s [String]>,
     pub keys: usize,
@@ -124,12 +130,18 @@ pub(crate) fn compile(env: &Env, e: &Expr, sc: &Scope) -> Result<CExpr, ExecErro
         },
         Expr::Field { base, name } => {
             let base_c = c(base)?;
-            if matches!(*base_c, CExpr::Row) {
-                if let Some(classes) = sc.source_classes {
-                    check_field(env, classes, name)?;
-                }
+            let mut probe = None;
+            match (&*base_c, sc.source_classes) {
+                (CExpr::Row, Some(classes)) => check_field(env, classes, sc.described, name)?,
+                // `classof(x).NAME`: a static of the row's class or of its superclasses.
+                (b, Some(classes)) if is_row_class(b) => check_static(env, classes, name)?,
+                // Rows whose classes are known only once read (a FROM subquery's objects or
+                // columns, a retained set): a note when no object read has the field.
+                (CExpr::Row, None) if sc.probe_rows => probe = Some(env.field_probe(name)),
+                (CExpr::Col(_), _) => probe = Some(env.field_probe(name)),
+                _ => {}
             }
-            CExpr::Field { base: base_c, name: name.as_str().into() }
+            CExpr::Field { base: base_c, name: name.as_str().into(), probe }
         }
         Expr::Attr { base, name } => {
             match name {
@@ -295,23 +307,89 @@ fn flatten_lists(values: impl IntoIterator<Item = Value>, out: &mut Vec<Value>) 
     }
 }
 
+/// `classof(row)` / `row.@clazz`: the class object of the row's class.
+fn is_row_class(e: &CExpr) -> bool {
+    match e {
+        CExpr::Classof(b) => matches!(**b, CExpr::Row),
+        CExpr::Attr { base, attr: Attr::Clazz } => matches!(**base, CExpr::Row),
+        _ => false,
+    }
+}
+
 /// A field read on the row: at least one class of the source must have an instance field of
-/// that name (statics are read from class objects, which such sources do not yield). Rule 12
-/// follows the dump: `count` and `offset` of java.lang.String are real fields up to JDK 8 and
-/// on Android, unknown from JDK 9 on, like any field a class does not have.
-fn check_field(env: &Env, classes: &[ClassIdx], name: &str) -> Result<(), ExecError> {
+/// that name. A class object's fields are the statics of the class it describes (and of its
+/// superclasses): when the source yields class objects, the name must be a static of a class
+/// they describe (`described`, else any class of the dump). Rule 12 follows the dump: `count`
+/// and `offset` of java.lang.String are real fields up to JDK 8 and on Android, unknown from
+/// JDK 9 on, like any field a class does not have.
+fn check_field(env: &Env, classes: &[ClassIdx], described: Option<&[ClassIdx]>, name: &str) -> Result<(), ExecError> {
     if classes.is_empty() {
         return Ok(());
     }
     let heap = env.heap;
-    let yields_class_objects = classes.iter().any(|&c| heap.class(c).name == "java.lang.Class");
-    if yields_class_objects {
-        return Ok(());
-    }
     if classes.iter().any(|&c| heap.instance_layout(c).iter().any(|f| f.name == name)) {
         return Ok(());
     }
-    Err(unknown_field_error(env, classes[0], name, classes.len()))
+    let yields_class_objects = classes.iter().any(|&c| heap.class(c).name == "java.lang.Class");
+    if !yields_class_objects {
+        return Err(unknown_field_error(env, classes[0], name, classes.len()));
+    }
+    match described {
+        Some(described) => check_static(env, described, name),
+        None => {
+            if (0..heap.class_count()).any(|c| heap.class(c).statics.iter().any(|s| s.name == name)) {
+                return Ok(());
+            }
+            let mut names: Vec<&str> = (0..heap.class_count())
+                .flat_map(|c| heap.class(c).statics.iter().map(|s| s.name.as_str()))
+                .filter(|n| !n.starts_with('<'))
+                .collect();
+            names.sort_unstable();
+            names.dedup();
+            let mut msg = format!("no class of this dump has a static field '{name}' (the fields of a class object are its class's statics)");
+            let close = crate::source::suggest(name, &names);
+            if !close.is_empty() {
+                msg.push_str(&format!("; did you mean {}?", close.join(", ")));
+            }
+            Err(ExecError::new(ERR_UNKNOWN_FIELD, msg))
+        }
+    }
+}
+
+/// The statics a class object describing `c` has: its class's, then its superclasses'.
+fn statics_of<'a>(env: &Env<'a>, c: ClassIdx) -> Vec<&'a str> {
+    let heap = env.heap;
+    let mut out = Vec::new();
+    let mut cur = Some(c);
+    while let Some(ci) = cur {
+        let info = heap.class(ci);
+        out.extend(info.statics.iter().map(|s| s.name.as_str()));
+        cur = info.super_class;
+    }
+    out
+}
+
+/// A static read on the class objects of `classes` (`classof(x).NAME`): at least one of them (or
+/// a superclass) must declare it.
+fn check_static(env: &Env, classes: &[ClassIdx], name: &str) -> Result<(), ExecError> {
+    if classes.is_empty() || classes.iter().any(|&c| statics_of(env, c).contains(&name)) {
+        return Ok(());
+    }
+    let first = classes[0];
+    // Not the JVM's own entries such as `<resolved_references>`, which OQL cannot name.
+    let mut statics: Vec<&str> = statics_of(env, first).into_iter().filter(|n| !n.starts_with('<')).collect();
+    statics.dedup();
+    let class_name = &env.heap.class(first).name;
+    let listed = if statics.is_empty() { "none".to_string() } else { statics.join(", ") };
+    let msg = if classes.len() > 1 {
+        format!(
+            "none of the {} classes of the source has a static field '{name}' (the first, {class_name}, has, with its superclasses': {listed})",
+            classes.len()
+        )
+    } else {
+        format!("{class_name} has no static field '{name}' (its statics, with its superclasses': {listed})")
+    };
+    Err(ExecError::new(ERR_UNKNOWN_FIELD, msg))
 }
 
 pub(crate) fn unknown_field_error(env: &Env, class: ClassIdx, name: &str, class_count: usize) -> ExecError {

@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use heapql_heap::{ClassIdx, Heap, ObjIdx, Progress, ProgressFn, RootKind};
 
@@ -73,6 +73,35 @@ pub(crate) struct Env<'a> {
     /// (object, root kind) sorted by object: `@GCRoots`.
     roots_by_object: OnceLock<Vec<(ObjIdx, RootKind)>>,
     system_properties: OnceLock<Value>,
+    /// The result's notes (said once each, in the order they came).
+    notes: Mutex<Vec<String>>,
+    /// Field reads whose classes were not known when compiled (FROM subquery rows): a note
+    /// when no object read had the field.
+    probes: Mutex<Vec<Arc<FieldProbe>>>,
+}
+
+/// Whether a field read (one compiled `x.name`) met an object that has the field, and one that
+/// has not. Two flags set once each: a relaxed load per read, no counting per row.
+#[derive(Debug)]
+pub(crate) struct FieldProbe {
+    pub name: Box<str>,
+    found: AtomicBool,
+    missed: AtomicBool,
+}
+
+impl FieldProbe {
+    #[inline]
+    pub fn hit(&self) {
+        if !self.found.load(Ordering::Relaxed) {
+            self.found.store(true, Ordering::Relaxed);
+        }
+    }
+    #[inline]
+    pub fn miss(&self) {
+        if !self.missed.load(Ordering::Relaxed) {
+            self.missed.store(true, Ordering::Relaxed);
+        }
+    }
 }
 
 /// How often (in rows) loops look at the cancel flag.
@@ -98,7 +127,39 @@ impl<'a> Env<'a> {
             string_classes: OnceLock::new(),
             roots_by_object: OnceLock::new(),
             system_properties: OnceLock::new(),
+            notes: Mutex::new(Vec::new()),
+            probes: Mutex::new(Vec::new()),
         }
+    }
+
+    /// Adds a note to the result (a note already given is not repeated).
+    pub fn note(&self, text: String) {
+        let mut notes = self.notes.lock().unwrap_or_else(|e| e.into_inner());
+        if !notes.contains(&text) {
+            notes.push(text);
+        }
+    }
+
+    /// A probe for a field read whose classes are not known before the rows are read.
+    pub fn field_probe(&self, name: &str) -> Arc<FieldProbe> {
+        let probe = Arc::new(FieldProbe { name: name.into(), found: AtomicBool::new(false), missed: AtomicBool::new(false) });
+        self.probes.lock().unwrap_or_else(|e| e.into_inner()).push(probe.clone());
+        probe
+    }
+
+    /// The result's notes, once the execution is over: those given, then one per field that
+    /// objects were read for and none of them had.
+    pub fn take_notes(&self) -> Vec<String> {
+        let probes = std::mem::take(&mut *self.probes.lock().unwrap_or_else(|e| e.into_inner()));
+        for p in probes {
+            if p.missed.load(Ordering::Relaxed) && !p.found.load(Ordering::Relaxed) {
+                self.note(format!(
+                    "no object read had a field '{}', so it is NULL on every row: check its name (the classes of these rows were not known before the query ran, so it could not be refused)",
+                    p.name
+                ));
+            }
+        }
+        std::mem::take(&mut *self.notes.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     pub fn check_cancel(&self) -> Result<(), ExecError> {

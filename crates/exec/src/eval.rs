@@ -85,6 +85,16 @@ fn text_of(env: &Env, v: &Value) -> Option<String> {
     }
 }
 
+/// A string value or a java.lang.String object: the operands that make `+` a concatenation.
+#[inline]
+fn is_text(env: &Env, v: &Value) -> bool {
+    match v {
+        Value::Str(_) => true,
+        Value::Obj(o) => env.is_string_class(env.heap.class_of(*o)),
+        _ => false,
+    }
+}
+
 /// An object compared with a string compares its string text (NULL for non-strings); compared
 /// with a number, its address (`x = 0x7f00…`, `x > @objectAddress`).
 fn coerce(env: &Env, a: Value, b: Value) -> (Value, Value) {
@@ -144,9 +154,22 @@ impl CExpr {
                 None => Value::List(cx.cols.iter().cloned().collect()),
             },
             CExpr::Col(i) => cx.cols.get(*i).cloned().unwrap_or(Value::Null),
-            CExpr::Field { base, name } => {
+            CExpr::Field { base, name, probe } => {
                 let b = base.eval(env, cx)?;
-                read_field(env, b, name)?
+                match probe {
+                    None => read_field(env, b, name)?.unwrap_or(Value::Null),
+                    Some(p) => match read_field(env, b, name)? {
+                        Found::Value(v) => {
+                            p.hit();
+                            v
+                        }
+                        Found::Missing => {
+                            p.miss();
+                            Value::Null
+                        }
+                        Found::NoObject => Value::Null,
+                    },
+                }
             }
             CExpr::Attr { base, attr } => {
                 let b = base.eval(env, cx)?;
@@ -304,29 +327,48 @@ fn binary(env: &Env, op: BinOp, l: &CExpr, r: &CExpr, cx: &Ctx) -> EvalResult {
                 },
             })
         }
-        Add if matches!(a, Value::Str(_)) || matches!(b, Value::Str(_)) => {
-            match (text_of(env, &a), text_of(env, &b)) {
-                (Some(x), Some(y)) => Value::Str((x + &y).into()),
-                _ => Value::Null,
-            }
-        }
+        // Java: `+` with a String on either side concatenates, the other side as its text
+        // (a number, a boolean, another String). A String object counts as a String, as a
+        // string value does. NULL, and an object that is no String (whose toString() a dump
+        // cannot run; `toString(x)` is NULL too), give NULL.
+        Add if is_text(env, &a) || is_text(env, &b) => match (text_of(env, &a), text_of(env, &b)) {
+            (Some(x), Some(y)) => Value::Str((x + &y).into()),
+            _ => Value::Null,
+        },
         _ => arith(op, &a, &b),
     })
 }
 
+/// What a field read found: the value, an object without such a field, or no object to read.
+pub(crate) enum Found {
+    Value(Value),
+    Missing,
+    NoObject,
+}
+
+impl Found {
+    #[inline]
+    fn unwrap_or(self, default: Value) -> Value {
+        match self {
+            Found::Value(v) => v,
+            _ => default,
+        }
+    }
+}
+
 #[inline]
-fn read_field(env: &Env, base: Value, name: &str) -> EvalResult {
-    let Value::Obj(o) = base else { return Ok(Value::Null) };
+fn read_field(env: &Env, base: Value, name: &str) -> EvalResult<Found> {
+    let Value::Obj(o) = base else { return Ok(Found::NoObject) };
     let heap = env.heap;
     match heap.object_kind(o) {
         ObjectKind::Instance => match heap.field(o, name) {
-            Some(v) => Ok(from_heap(env, v)),
+            Some(v) => Ok(Found::Value(from_heap(env, v))),
             // Rule 12 past the row (`x.name.count`): a string without the field is an error, as
             // on the row; other classes without it read NULL.
             None if (name == "count" || name == "offset") && env.is_string_class(heap.class_of(o)) => {
                 Err(Box::new(unknown_field_error(env, heap.class_of(o), name, 1)))
             }
-            None => Ok(Value::Null),
+            None => Ok(Found::Missing),
         },
         ObjectKind::Class => {
             // Statics of the described class, then of its superclasses.
@@ -334,13 +376,14 @@ fn read_field(env: &Env, base: Value, name: &str) -> EvalResult {
             while let Some(ci) = c {
                 let info = heap.class(ci);
                 if let Some(s) = info.statics.iter().find(|s| s.name == name) {
-                    return Ok(from_heap(env, s.value));
+                    return Ok(Found::Value(from_heap(env, s.value)));
                 }
                 c = info.super_class;
             }
-            Ok(Value::Null)
+            Ok(Found::Missing)
         }
-        _ => Ok(Value::Null),
+        // Arrays have no fields.
+        _ => Ok(Found::Missing),
     }
 }
 

@@ -121,8 +121,20 @@ pub(crate) fn group_scan(
     Ok(merged
         .list
         .into_iter()
-        .map(|g| GroupRow { keys: g.keys, rep: g.rep, cols: g.cols, aggs: g.accs.into_iter().map(Acc::finish).collect() })
+        .map(|g| GroupRow { keys: g.keys, rep: g.rep, cols: g.cols, aggs: g.accs.into_iter().map(|a| finish_noted(env, a)).collect() })
         .collect())
+}
+
+/// An aggregate's value; a SUM beyond a Java long (given as a double) adds the result's note.
+fn finish_noted(env: &Env, acc: Acc) -> Value {
+    if acc.beyond_long() {
+        env.note(format!(
+            "a SUM's exact total is beyond a Java long (-{} to {}): it is given as a double, rounded to about 16 digits, not wrapped around",
+            1u64 << 63,
+            i64::MAX
+        ));
+    }
+    acc.finish()
 }
 
 // ---- class-indexed fast path ----

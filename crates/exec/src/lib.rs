@@ -52,6 +52,8 @@ pub struct StreamEnd {
     pub object_rows: bool,
     /// True when the callback asked to stop.
     pub stopped: bool,
+    /// Notes on the whole result, as `Batch::notes` of `execute`.
+    pub notes: Vec<String>,
 }
 
 fn prepare<'a>(ctx: &ExecContext<'a>, plan: &Plan) -> Result<Env<'a>, ExecError> {
@@ -76,7 +78,9 @@ fn prepare<'a>(ctx: &ExecContext<'a>, plan: &Plan) -> Result<Env<'a>, ExecError>
 pub fn execute(ctx: &ExecContext, plan: &Plan) -> Result<Batch, ExecError> {
     let env = prepare(ctx, plan)?;
     let rows = select::run_query(&env, &plan.query)?;
-    Ok(rows.to_batch(0, rows.len()))
+    let mut batch = rows.to_batch(0, rows.len());
+    batch.notes = env.take_notes();
+    Ok(batch)
 }
 
 /// `execute` for a plan given as JSON text.
@@ -135,5 +139,5 @@ pub fn execute_stream(
     if !stopped {
         deliver(rest, true, &mut sent, &mut stopped);
     }
-    Ok(StreamEnd { rows: sent, columns, object_rows, stopped })
+    Ok(StreamEnd { rows: sent, columns, object_rows, stopped, notes: env.take_notes() })
 }

@@ -90,16 +90,22 @@ fn run_select(env: &Env, s: &Select, emit: Option<Emit>) -> Result<RowSet, ExecE
     };
 
     // Compile everything against what the source offers.
-    let src_classes: Option<Vec<u32>> = input.static_classes().map(|c| c.to_vec());
+    let (src_classes, described) = source_classes(env, &s.source, &input);
     let columns: Option<Vec<String>> = match &input {
         Input::Values(t) => Some(t.names.clone()),
         Input::Objects(_) => None,
     };
-    let base = Scope { source_classes: src_classes.as_deref(), columns: columns.as_deref(), ..Scope::default() };
+    let base = Scope {
+        source_classes: src_classes.as_deref(),
+        described: described.as_deref(),
+        columns: columns.as_deref(),
+        probe_rows: matches!(s.source, Source::Subquery { .. }),
+        ..Scope::default()
+    };
     let mut filter = s.filter.as_ref().map(|f| compile(env, f, &base)).transpose()?;
     let grouped = !s.group_by.is_empty() || !s.aggregates.is_empty();
     // Rows of a retained set are not the source's classes: no static field check after it.
-    let post_base = if s.retained_set { Scope { source_classes: None, ..base } } else { base };
+    let post_base = if s.retained_set { Scope { source_classes: None, described: None, probe_rows: false, ..base } } else { base };
     let keys = s.group_by.iter().map(|k| compile(env, k, &post_base)).collect::<Result<Vec<_>, _>>()?;
     let aggs = s
         .aggregates
@@ -163,6 +169,23 @@ fn run_select(env: &Env, s: &Select, emit: Option<Emit>) -> Result<RowSet, ExecE
         return finish_groups(env, &q, groups, names, s.distinct, s.limit);
     }
     ungrouped(env, &q, &input, filter.as_ref(), names, s.distinct, s.limit, emit)
+}
+
+/// The classes of the rows a source yields when known before they are read (for the field
+/// check), and, for the class object of `FROM OBJECTS 0x…`, the class it describes (whose
+/// statics are its fields): the object's class for an address. None for the whole heap (a
+/// query over every object may read fields that only some dumps have) and for a FROM subquery
+/// (whose rows are checked as they are read: `FieldProbe`).
+fn source_classes(env: &Env, source: &Source, input: &Input) -> (Option<Vec<u32>>, Option<Vec<u32>>) {
+    let heap = env.heap;
+    match (source, input) {
+        (Source::Address { .. }, Input::Objects(ObjSet::List(ids))) => {
+            let classes = ids.iter().map(|&o| heap.class_of(o)).collect();
+            let described: Option<Vec<u32>> = ids.iter().map(|&o| heap.class_described_by(o)).collect();
+            (Some(classes), described)
+        }
+        _ => (input.static_classes().map(|c| c.to_vec()), None),
+    }
 }
 
 /// The objects whose retained set `SELECT e AS RETAINED SET` takes: the one column of the

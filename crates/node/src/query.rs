@@ -41,16 +41,18 @@ pub struct JsBigInts {
 pub struct JsBatch {
     pub row_count: u32,
     pub columns: Vec<JsColumn>,
+    /// Notes on the whole result (a SUM beyond a long, a field no object read had); absent
+    /// when there is none, and on a stream's batches (its end has them).
+    pub notes: Option<Vec<String>>,
 }
 
 fn exec_error(e: ExecError) -> Error {
     coded(e.code, e.message)
 }
 
-fn to_js(batch: Batch) -> JsBatch {
+fn to_js(mut batch: Batch) -> JsBatch {
     let row_count = batch.row_count as u32;
-    let columns = batch
-        .columns
+    let columns = std::mem::take(&mut batch.columns)
         .into_iter()
         .map(|c| {
             let kind = c.data.type_name().to_string();
@@ -71,7 +73,8 @@ fn to_js(batch: Batch) -> JsBatch {
             JsColumn { name: c.name, kind, values, nulls, bigints }
         })
         .collect();
-    JsBatch { row_count, columns }
+    let notes = if batch.notes.is_empty() { None } else { Some(batch.notes) };
+    JsBatch { row_count, columns, notes }
 }
 
 /// Runs `f` with an execution context over the heap and, when analyzed, the graph. A
@@ -127,6 +130,8 @@ pub struct JsStreamEnd {
     /// The result is a list of objects (its one column is `object` also without a row).
     pub object_rows: bool,
     pub stopped: bool,
+    /// Notes on the whole result, as `JsBatch::notes`.
+    pub notes: Option<Vec<String>>,
 }
 
 pub struct StreamTask {
@@ -162,7 +167,8 @@ impl Task for StreamTask {
     }
 
     fn resolve(&mut self, _env: Env, end: heapql_exec::StreamEnd) -> Result<JsStreamEnd> {
-        Ok(JsStreamEnd { rows: end.rows as f64, columns: end.columns, object_rows: end.object_rows, stopped: end.stopped })
+        let notes = if end.notes.is_empty() { None } else { Some(end.notes) };
+        Ok(JsStreamEnd { rows: end.rows as f64, columns: end.columns, object_rows: end.object_rows, stopped: end.stopped, notes })
     }
 }
 
