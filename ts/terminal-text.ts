@@ -20,9 +20,9 @@ import stringWidth from 'string-width';
 
 /** What `terminalText` escapes (a backslash, controls, bidi controls, unpaired surrogates). */
 // eslint-disable-next-line no-control-regex
-const ESCAPED = /[\\\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const ESCAPED = /[\\\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 // eslint-disable-next-line no-control-regex
-const ANY_ESCAPED = /[\\\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]/;
+const ANY_ESCAPED = /[\\\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]/;
 
 export interface TerminalTextOptions {
   /** Keep line breaks (LF) as they are: a message of several lines (an error with a caret line). */
@@ -34,7 +34,8 @@ export interface TerminalTextOptions {
 /**
  * `text` with every character a terminal would act on, or that would hide, reorder or break
  * the line, shown as an escape: LF `\n`, TAB `\t`, CR `\r`; other C0 controls, DEL, C1 controls
- * (U+0080–U+009F), bidi controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) and
+ * (U+0080–U+009F), the line and paragraph separators (U+2028, U+2029), bidi controls (U+061C,
+ * U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) and
  * unpaired surrogates as `\uXXXX`; a backslash as `\\`. Nothing else changes.
  */
 export function terminalText(text: string, options: TerminalTextOptions = {}): string {
@@ -56,7 +57,7 @@ export function terminalText(text: string, options: TerminalTextOptions = {}): s
 }
 
 // eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /**
  * Where the first character `terminalText` escapes, backslashes aside, stands in `text` (a

@@ -9,10 +9,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { spawn, type IPty } from '@lydell/node-pty';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { ESCAPED_COMPLETION_NOTE } from '../../ts/repl/terminal.js';
+import { closeTerminals, Terminal } from './pty-terminal.js';
 import {
   CJK_CLASS, HOSTILE_CLASS_SHOWN, HOSTILE_FIELD_SHOWN, HOSTILE_THREAD, HOSTILE_THREAD_SHOWN, NUL_THREAD_SHOWN, root, writeHostileDump,
 } from './hostile-dump.js';
@@ -108,57 +108,11 @@ describe('the piped REPL on hostile text', () => {
   });
 });
 
-/** The REPL in a pseudo-terminal; `raw` is every byte it wrote. */
-class Terminal {
-  raw = '';
-  private waiters: (() => void)[] = [];
-  readonly exited: Promise<number>;
-  readonly pty: IPty;
-
-  constructor(args: string[]) {
-    this.pty = spawn(process.execPath, [path.join(root, 'bin/heapql.js'), ...args], {
-      cols: 200,
-      rows: 50,
-      cwd: root,
-      env: { ...process.env, XDG_STATE_HOME: dir, HEAPQL_DEBUG: '', NO_COLOR: '1', CI: '' } as Record<string, string>,
-    });
-    this.pty.onData((d) => {
-      this.raw += d;
-      for (const w of this.waiters.splice(0)) w();
-    });
-    this.exited = new Promise((resolve) => this.pty.onExit((e) => resolve(e.exitCode)));
-  }
-
-  /** The output without readline's cursor movements and line erasing (CSI sequences), CRs removed. */
-  get screen(): string {
-    // eslint-disable-next-line no-control-regex
-    return this.raw.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
-  }
-
-  async waitFor(text: string, from = 0): Promise<number> {
-    for (;;) {
-      const i = this.screen.indexOf(text, from);
-      if (i >= 0) return i + text.length;
-      await new Promise<void>((r) => this.waiters.push(r));
-    }
-  }
-}
-
-const terminals: Terminal[] = [];
-afterEach(() => {
-  for (const t of terminals.splice(0)) {
-    try {
-      t.pty.kill();
-    } catch {
-      // already gone
-    }
-  }
-});
+afterEach(closeTerminals);
 
 describe('Tab completion in a terminal', () => {
   it('lists a class name with control characters escaped, and inserts only what can be typed of it', async () => {
-    const t = new Terminal(['query', dump, '--repl']);
-    terminals.push(t);
+    const t = new Terminal(['query', dump, '--repl'], dir, { cols: 200 });
     let at = await t.waitFor('oql> ');
     // (A Tab completes only as the last key of what arrives at once: one write each, after the echo.)
     t.pty.write('!describe Demo$Ct');

@@ -7,72 +7,17 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { spawn, type IPty } from '@lydell/node-pty';
 import { afterEach, describe, expect, it } from 'vitest';
+
+import { closeTerminals, Terminal } from './pty-terminal.js';
 
 const root = path.resolve(__dirname, '../..');
 const demo = path.join(root, 'fixtures/demo/demo.hprof');
 
-/** A REPL in a pseudo-terminal; `screen` is everything it printed, ANSI control sequences removed. */
-class Terminal {
-  private raw = '';
-  private waiters: (() => void)[] = [];
-  readonly exited: Promise<number>;
-  readonly pty: IPty;
-
-  constructor(args: string[], stateDir: string, options: { cwd?: string; env?: Record<string, string> } = {}) {
-    this.pty = spawn(process.execPath, [path.join(root, 'bin/heapql.js'), ...args], {
-      cols: 160,
-      rows: 50,
-      cwd: options.cwd ?? root,
-      env: { ...process.env, XDG_STATE_HOME: stateDir, HEAPQL_DEBUG: '', NO_COLOR: '1', CI: '', ...options.env } as Record<string, string>,
-    });
-    this.pty.onData((d) => {
-      this.raw += d;
-      for (const w of this.waiters.splice(0)) w();
-    });
-    this.exited = new Promise((resolve) => this.pty.onExit((e) => resolve(e.exitCode)));
-  }
-
-  get screen(): string {
-    // eslint-disable-next-line no-control-regex
-    return this.raw.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
-  }
-
-  /** Waits until the screen after `from` matches; returns the position after the match. */
-  async waitFor(pattern: RegExp | string, from = 0): Promise<number> {
-    for (;;) {
-      const text = this.screen.slice(from);
-      const m = typeof pattern === 'string' ? (text.includes(pattern) ? { index: text.indexOf(pattern), 0: pattern } : null) : pattern.exec(text);
-      if (m) return from + m.index! + m[0]!.length;
-      await new Promise<void>((r) => this.waiters.push(r));
-    }
-  }
-
-  mark(): number {
-    return this.screen.length;
-  }
-
-  type(text: string): void {
-    this.pty.write(text);
-  }
-}
-
-const open: Terminal[] = [];
 function start(args: string[], stateDir: string, options?: { cwd?: string; env?: Record<string, string> }): Terminal {
-  const t = new Terminal(args, stateDir, options);
-  open.push(t);
-  return t;
+  return new Terminal(args, stateDir, options);
 }
-afterEach(() => {
-  for (const t of open.splice(0)) {
-    try {
-      t.pty.kill();
-    } catch {
-      // already gone
-    }
-  }
-});
+afterEach(closeTerminals);
 
 describe('the terminal REPL', () => {
   it('shows the banner, runs statements over continuation lines, and leaves on Ctrl-D', async () => {

@@ -50,36 +50,30 @@ export function stringifyJson(value: unknown, indent?: number): string {
   }
 }
 
-/** Whether a value holds a NaN, an infinite number or a -0 anywhere (arrays and plain objects walked). */
+/** Whether `test` holds for a value or anything in it (arrays and plain objects walked). */
+function anyLeaf(value: unknown, test: (leaf: unknown) => boolean): boolean {
+  if (value === null || typeof value !== 'object') return test(value);
+  if (Array.isArray(value)) {
+    for (const x of value) if (anyLeaf(x, test)) return true;
+    return false;
+  }
+  for (const k in value) if (anyLeaf((value as Record<string, unknown>)[k], test)) return true;
+  return false;
+}
+
+/** Whether a value holds a NaN, an infinite number or a -0 anywhere. */
 function containsSpecialNumber(value: unknown): boolean {
-  if (typeof value === 'number') return !Number.isFinite(value) || Object.is(value, -0);
-  if (value === null || typeof value !== 'object') return false;
-  if (Array.isArray(value)) {
-    for (const x of value) if (containsSpecialNumber(x)) return true;
-    return false;
-  }
-  for (const k in value) if (containsSpecialNumber((value as Record<string, unknown>)[k])) return true;
-  return false;
+  return anyLeaf(value, (x) => typeof x === 'number' && (!Number.isFinite(x) || Object.is(x, -0)));
 }
 
-/** Whether a value holds a NaN or an infinite number anywhere (arrays and plain objects walked). */
+/** Whether a value holds a NaN or an infinite number anywhere. */
 export function containsNonFinite(value: unknown): boolean {
-  if (typeof value === 'number') return !Number.isFinite(value);
-  if (value === null || typeof value !== 'object') return false;
-  if (Array.isArray(value)) {
-    for (const x of value) if (containsNonFinite(x)) return true;
-    return false;
-  }
-  for (const k in value) if (containsNonFinite((value as Record<string, unknown>)[k])) return true;
-  return false;
+  return anyLeaf(value, (x) => typeof x === 'number' && !Number.isFinite(x));
 }
 
-/** Whether a value holds a bigint anywhere (arrays and plain objects walked). */
+/** Whether a value holds a bigint anywhere. */
 export function containsBigInt(value: unknown): boolean {
-  if (typeof value === 'bigint') return true;
-  if (value === null || typeof value !== 'object') return false;
-  if (Array.isArray(value)) return value.some(containsBigInt);
-  return Object.values(value as Record<string, unknown>).some(containsBigInt);
+  return anyLeaf(value, (x) => typeof x === 'bigint');
 }
 
 /**

@@ -2,6 +2,7 @@
  * Number and text formatting shared by the Markdown and HTML renderers. Locale-independent on
  * purpose: the same model must give byte-identical output on every machine.
  */
+import { terminalText } from '../terminal-text.js';
 import { estimatedSizesText, formatBytes, NO_HEAP_DUMP_TEXT } from './summary.js';
 import type { ObjectRef, Value } from './query-result.js';
 import type { LeakSuspect, ReportModel, Via } from './model.js';
@@ -21,18 +22,8 @@ export const sizeWithPercent = (bytes: number, pct: number): string => `${format
  * U+202A–U+202E, U+2066–U+2069), which would otherwise reorder the text around them.
  */
 export function printable(s: string): string {
-  return s.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069]/g, (c) => {
-    switch (c) {
-      case '\n':
-        return '\\n';
-      case '\r':
-        return '\\r';
-      case '\t':
-        return '\\t';
-      default:
-        return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
-    }
-  });
+  // The terminal's escaping, backslashes kept: each renderer escapes them its own way.
+  return terminalText(s, { keepBackslashes: true });
 }
 
 /**

@@ -1,0 +1,74 @@
+/**
+ * The REPL in a real pseudo-terminal (node-pty), for the tests that type keys and read the
+ * screen: `raw` is every byte it wrote, `screen` the same without readline's cursor movements
+ * and line erasing (CSI sequences) and CRs. `closeTerminals` kills those a test left open.
+ */
+import path from 'node:path';
+import { spawn, type IPty } from '@lydell/node-pty';
+
+const root = path.resolve(__dirname, '../..');
+
+export interface TerminalOptions {
+  cwd?: string;
+  env?: Record<string, string>;
+  cols?: number;
+}
+
+const open: Terminal[] = [];
+
+export class Terminal {
+  raw = '';
+  private waiters: (() => void)[] = [];
+  readonly exited: Promise<number>;
+  readonly pty: IPty;
+
+  /** `heapql <args>` with its history in `stateDir` (XDG_STATE_HOME). */
+  constructor(args: string[], stateDir: string, options: TerminalOptions = {}) {
+    this.pty = spawn(process.execPath, [path.join(root, 'bin/heapql.js'), ...args], {
+      cols: options.cols ?? 160,
+      rows: 50,
+      cwd: options.cwd ?? root,
+      env: { ...process.env, XDG_STATE_HOME: stateDir, HEAPQL_DEBUG: '', NO_COLOR: '1', CI: '', ...options.env } as Record<string, string>,
+    });
+    this.pty.onData((d) => {
+      this.raw += d;
+      for (const w of this.waiters.splice(0)) w();
+    });
+    this.exited = new Promise((resolve) => this.pty.onExit((e) => resolve(e.exitCode)));
+    open.push(this);
+  }
+
+  get screen(): string {
+    // eslint-disable-next-line no-control-regex
+    return this.raw.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
+  }
+
+  /** Waits until the screen after `from` matches; returns the position after the match. */
+  async waitFor(pattern: RegExp | string, from = 0): Promise<number> {
+    for (;;) {
+      const text = this.screen.slice(from);
+      const m = typeof pattern === 'string' ? (text.includes(pattern) ? { index: text.indexOf(pattern), 0: pattern } : null) : pattern.exec(text);
+      if (m) return from + m.index! + m[0]!.length;
+      await new Promise<void>((r) => this.waiters.push(r));
+    }
+  }
+
+  mark(): number {
+    return this.screen.length;
+  }
+
+  type(text: string): void {
+    this.pty.write(text);
+  }
+}
+
+/** Kills every terminal opened since the last call (for `afterEach`). */
+export function closeTerminals(): void {
+  for (const t of open.splice(0)) {
+    try {
+      t.pty.kill();
+    } catch {
+      // already gone
+    }
+  }
+}
