@@ -184,6 +184,19 @@ describe('table', () => {
   });
 });
 
+describe('a double past 2^53', () => {
+  test('is written with an exponent in the table, CSV and TSV, so it cannot pass for an exact integer', () => {
+    // 45·10^18 as a double (a SUM beyond a long), beside the exact long 9·10^18 (a bigint).
+    const r = result([{ name: 's', type: 'number' }, { name: 'm', type: 'number' }], [[45e18, 9000000000000000000n]]);
+    expect(formatTable(r).split('\n')[2]).toBe('4.5e+19 | 9000000000000000000');
+    expect(formatCsv(r)).toBe('s,m\r\n4.5e+19,9000000000000000000\r\n');
+    expect(formatTsv(r).split('\n')[1]).toBe('4.5e+19\t9000000000000000000');
+    expect(Number('4.5e+19')).toBe(45e18);
+    // Up to 2^53 a whole double is written whole, as before.
+    expect(formatTable(result([{ name: 'x', type: 'number' }], [[2 ** 53 - 1]])).split('\n')[2]).toBe('9007199254740991');
+  });
+});
+
 describe('json, csv, tsv', () => {
   const r = result(
     [{ name: 'name', type: 'string' }, { name: 'n', type: 'number' }, { name: 'o', type: 'object' }],

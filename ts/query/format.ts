@@ -14,6 +14,10 @@ function formatNumber(n: number, exact: boolean): string {
   // NaN, Infinity and -Infinity as Java writes them; a double's -0 keeps its sign.
   if (!Number.isFinite(n)) return String(n);
   if (Object.is(n, -0)) return '-0';
+  // A whole number past 2^53 in a number (not a bigint) is a double, maybe rounded (a SUM beyond
+  // a long): written with an exponent, as Java writes such a double, it cannot pass for an exact
+  // integer (`4.5e+19`, not `45000000000000000000`). It still reads back as the same double.
+  if (Math.abs(n) > Number.MAX_SAFE_INTEGER) return n.toExponential();
   // Exported data (CSV, TSV) keeps every digit: the shortest text that reads back as the double.
   if (Number.isInteger(n) || exact) return String(n);
   // Ten significant digits hide binary noise (0.1 + 0.2) without hiding real precision; a big
