@@ -105,21 +105,36 @@ describe('stderr lines (ts/cli/stderr.ts)', () => {
     expect(written).toHaveLength(2);
   });
 
-  it('an error keeps its lines (a caret under the query) and escapes every control', () => {
-    expect(errorText('q1: no such class\nSELECT x FROM "a\\d"\n               ^\x1b[2J\u009b')).toBe(
-      'error: q1: no such class\nSELECT x FROM "a\\d"\n               ^\\u001b[2J\\u009b\n',
+  it('an error keeps its own lines (indented: the query, a caret under it) and escapes every control', () => {
+    expect(errorText('q1: no such class\n  SELECT x FROM "a\\d"\n                 ^\x1b[2J\u009b')).toBe(
+      'error: q1: no such class\n  SELECT x FROM "a\\d"\n                 ^\\u001b[2J\\u009b\n',
+    );
+    // A line break in a name the message quotes cannot start a line of its own.
+    expect(errorText("Demo has no field 'x' (its fields: created\nerror: fake, id)")).toBe(
+      "error: Demo has no field 'x' (its fields: created\\nerror: fake, id)\n",
     );
   });
 });
 
 describe('error lines', () => {
+  it('errors of several --query options: each starts a line of its own, the later ones indented', async () => {
+    const r = await heapql(['query', demo, '--no-cache', '--query', 'SELECT x FRM y', '--query', 'SELECT FROM']);
+    expect(r.code).toBe(2);
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^error: --query:1:10: unexpected "FRM"/);
+    expect(lines).toContain('  hint: did you mean FROM?');
+    expect(lines.some((l) => /^ {2}--query:1:8: unexpected keyword FROM/.test(l))).toBe(true);
+    expect(r.stderr).not.toContain('\\n');
+  });
+
   it('a query error naming a field of the dump carries none of its control characters', async () => {
     const dump = writeHostileDump(tmp, 'hostile-error.hprof');
     const r = await heapql(['query', dump, '--no-cache', '--query', 'SELECT x.nope FROM Demo$Session x']);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/^error: q1: .*has no field 'nope'/m);
-    // The field's ESC arrives escaped (its line break stays one: a message keeps its lines).
+    // The field's ESC and line break arrive escaped: the error is one line.
     expect(r.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
-    expect(r.stderr).toContain('created\\u001b[2J');
+    expect(r.stderr).toContain('created\\u001b[2J\\nAt');
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
   });
 });

@@ -120,7 +120,10 @@ export function collectJobs(sources: JobSources): { jobs: QueryJob[]; warnings: 
     jobs.push({ oql, name: named.name, viz, prepared: prepareQuery(oql, { ...planOptions, viz }) });
   }
   if (errors.length > 0) {
-    throw new HeapqlError('ERR_QUERY_SYNTAX', errors.join('\n'), { exitCode: 2 });
+    // One message: the first error as it is, each next one indented under it, as an error's own
+    // lines are (the error line keeps only indented lines as lines: see `errorText`).
+    const message = errors.map((e, i) => (i === 0 ? e : e.replace(/^/gm, '  '))).join('\n');
+    throw new HeapqlError('ERR_QUERY_SYNTAX', message, { exitCode: 2 });
   }
   return { jobs, warnings };
 }

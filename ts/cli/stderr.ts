@@ -38,11 +38,14 @@ export function notice(message: string): void {
 }
 
 /**
- * The text of an `error: <message>` line (never silenced): its lines kept (an OQL error's caret
- * line under the query), every other control character escaped.
+ * The text of an `error: <message>` line (never silenced). A message's own lines after its first
+ * are indented by two spaces (an OQL error's query, caret and hint lines) and are kept; any other
+ * line break came from text in the message (a class or field name from the dump) and is shown
+ * escaped with every other control character, so no name can start a line of its own.
  */
 export function errorText(message: string): string {
-  return `error: ${terminalText(message, { keepLineBreaks: true, keepBackslashes: true })}\n`;
+  const lines = message.split(/\n(?= {2})/);
+  return `error: ${lines.map((line) => terminalText(line, { keepBackslashes: true })).join('\n')}\n`;
 }
 
 /** Writes `error: <message>` (`errorText`) on stderr. */
