@@ -8,6 +8,8 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.HEAPQL_CHROMIUM ?? '/usr/bin/chromium';
 export const chromiumAvailable = fs.existsSync(CHROMIUM);
+// CI installs Chromium (.ci/run): there a missing one is a failure, not a skipped test.
+if (!chromiumAvailable && process.env.CI) throw new Error(`no Chromium at ${CHROMIUM}: CI must run the browser tests (.ci/run installs it)`);
 if (!chromiumAvailable) console.warn(`skipping the browser test: no Chromium at ${CHROMIUM} (apt-get install chromium, or set HEAPQL_CHROMIUM)`);
 
 export function launchChromium(): Promise<Browser> {

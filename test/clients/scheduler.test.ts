@@ -27,8 +27,6 @@ emulatedScheduler((e, c) => {
 
 const get = (path: string, headers?: Record<string, string>) => raw(emu.url, path, { headers });
 
-/** Runs `fn`, expecting it to throw an instance of `type`; returns the error. */
-
 describe('scheduler contract', () => {
   it('A-01 /help: 8 lines, usage lines name the real port, plan routes mentioned', async () => {
     const r = await get('/help');

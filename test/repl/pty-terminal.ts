@@ -18,6 +18,8 @@ const open: Terminal[] = [];
 
 export class Terminal {
   raw = '';
+  /** The process has exited: nothing more will come. */
+  private gone = false;
   private waiters: (() => void)[] = [];
   readonly exited: Promise<number>;
   readonly pty: IPty;
@@ -34,7 +36,13 @@ export class Terminal {
       this.raw += d;
       for (const w of this.waiters.splice(0)) w();
     });
-    this.exited = new Promise((resolve) => this.pty.onExit((e) => resolve(e.exitCode)));
+    this.exited = new Promise((resolve) =>
+      this.pty.onExit((e) => {
+        this.gone = true;
+        for (const w of this.waiters.splice(0)) w();
+        resolve(e.exitCode);
+      }),
+    );
     open.push(this);
   }
 
@@ -49,6 +57,8 @@ export class Terminal {
       const text = this.screen.slice(from);
       const m = typeof pattern === 'string' ? (text.includes(pattern) ? { index: text.indexOf(pattern), 0: pattern } : null) : pattern.exec(text);
       if (m) return from + m.index! + m[0]!.length;
+      // A REPL that has exited prints nothing more: say what was awaited and what came last.
+      if (this.gone) throw new Error(`the REPL exited before printing ${String(pattern)}; its screen ended with: ${JSON.stringify(this.screen.slice(-400))}`);
       await new Promise<void>((r) => this.waiters.push(r));
     }
   }

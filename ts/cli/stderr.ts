@@ -47,8 +47,3 @@ export function errorText(message: string): string {
   const lines = message.split(/\n(?= {2})/);
   return `error: ${lines.map((line) => terminalText(line, { keepBackslashes: true })).join('\n')}\n`;
 }
-
-/** Writes `error: <message>` (`errorText`) on stderr. */
-export function error(message: string): void {
-  process.stderr.write(errorText(message));
-}

@@ -86,7 +86,10 @@ export function evaluateGate(rules: GateRule[], rows: ClassDiffRow[], allClassNa
   const realNames = new Map<string, string[]>();
   for (const n of names) {
     const key = hiddenClassKey(n);
-    if (key !== n) realNames.set(key, [...(realNames.get(key) ?? []), n]);
+    if (key === n) continue;
+    const real = realNames.get(key);
+    if (real) real.push(n);
+    else realNames.set(key, [n]);
   }
   const matches = (rule: GateRule, row: ClassDiffRow) => rule.matches(row.className) || (realNames.get(row.className) ?? []).some((n) => rule.matches(n));
   const out: GateRow[] = [];

@@ -14,7 +14,7 @@ export function hiddenClassKey(className: string): string {
   return className.replace(HIDDEN_SUFFIX, '$10x…$2');
 }
 
-/** Whether the name is a hidden class's (with its address suffix). */
-export function isHiddenClassName(className: string): boolean {
-  return HIDDEN_SUFFIX.test(className);
+/** `Foo$$Lambda$2+0x00007fb9bd046168` → `Foo$$Lambda$2` (array classes keep their `[]`); other names unchanged. */
+export function withoutHiddenSuffix(className: string): string {
+  return className.replace(HIDDEN_SUFFIX, '$2');
 }

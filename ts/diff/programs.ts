@@ -10,6 +10,7 @@
  * `unknown` when neither signal is available (e.g. Android dumps without system properties and
  * with no application classes).
  */
+import { withoutHiddenSuffix } from './hidden.js';
 import type { SameProgram } from './model.js';
 
 /** Below this overlap (percent) the dumps count as different programs. */
@@ -25,7 +26,7 @@ export function applicationClasses(classNames: Iterable<string>): Set<string> {
     const element = name.replace(/(\[\])+$/, '');
     if (PLATFORM.test(element) || PRIMITIVE.test(element)) continue;
     // Hidden classes (lambdas) carry an address that changes with every run.
-    out.add(element.replace(/\+0x[0-9a-f]+$/i, ''));
+    out.add(withoutHiddenSuffix(element));
   }
   return out;
 }

@@ -18,4 +18,4 @@ export const TEXT_MAX = 2000;
 /** The sentence every tool description whose result carries text from the dump ends with. */
 export const TEXT_CAP_SENTENCE =
   ` Text from the dump longer than ${TEXT_MAX} characters (a huge String, class or thread name) comes back cut to its ` +
-  'first ${TEXT_MAX} followed by "…" and is listed in truncatedStrings with its path and full length.';
+  `first ${TEXT_MAX} followed by "…" and is listed in truncatedStrings with its path and full length.`;

@@ -7,6 +7,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { HeapqlError } from '../errors.js';
 import { formatOqlError, isOqlError } from '../oql/errors.js';
 import { stringifyJson } from '../query/json.js';
+import { headOf } from '../report/format.js';
 import { TEXT_MAX } from './limits.js';
 
 /**
@@ -61,11 +62,7 @@ export interface TruncatedString {
  * surrogate pair), else `s` itself.
  */
 export function cutText(s: string, max = TEXT_MAX): string {
-  if (s.length <= max) return s;
-  let end = max;
-  const last = s.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end--;
-  return `${s.slice(0, end)}…`;
+  return s.length <= max ? s : `${headOf(s, max)}…`;
 }
 
 /** Walks a JSON value and cuts every string longer than TEXT_MAX, recording each cut in `cuts`. */

@@ -1,7 +1,7 @@
 //! Top-level record walk (hprof-format.md §3, §5, §6, §12): hands the small records to a visitor
 //! and returns where each heap dump's segments are. Heap data itself is not read here.
 
-use crate::control::Control;
+use crate::control::{Control, Ticker};
 use crate::cursor::Cursor;
 use crate::error::{Error, Warning};
 use crate::header::Header;
@@ -228,22 +228,27 @@ pub(crate) fn records_to_end(cur: &mut Cursor<'_>, mut p: u64, total: u64, ids: 
 
 /// The first offset from `from` where whole records follow each other to the end of the data
 /// (`records_to_end`): bytes before it that are no records are damage, not a trailer. A scan of
-/// every offset to the end, rejecting most at their first byte; on the error path only.
-fn records_resume_to_end(cur: &mut Cursor<'_>, from: u64, total: u64, ids: u64) -> Option<u64> {
-    (from..total.saturating_sub(8)).find(|&q| {
+/// every offset to the end, rejecting most at their first byte; on the error path only, and
+/// cancellable as the walk is (gigabytes of junk can follow).
+fn records_resume_to_end(cur: &mut Cursor<'_>, tick: &mut Ticker<'_>, from: u64, total: u64, ids: u64) -> Result<Option<u64>, Error> {
+    for q in from..total.saturating_sub(8) {
+        tick.at(q)?;
         let b = cur.get(q, 1);
-        !b.is_empty() && tag::is_known(b[0]) && chain(cur, q, total, ids, 3) && records_to_end(cur, q, total, ids)
-    })
+        if !b.is_empty() && tag::is_known(b[0]) && chain(cur, q, total, ids, 3) && records_to_end(cur, q, total, ids) {
+            return Ok(Some(q));
+        }
+    }
+    Ok(None)
 }
 
 /// How far around the end a lying record claims its search for where the records resume goes.
 const RESYNC: u64 = 4096;
 
 /// Where the records after the record whose body starts at `body` resume, when its length
-/// (which puts its end at `pos`) is wrong: the nearest offset to `pos` where whole records of
-/// known kinds follow each other.
-fn resume(cur: &mut Cursor<'_>, body: u64, pos: u64, total: u64, ids: u64) -> Option<u64> {
-    for d in 1..=RESYNC {
+/// (which puts its end at `pos`) is wrong: the nearest offset to `pos`, at most `radius` away,
+/// where whole records of known kinds follow each other.
+fn resume(cur: &mut Cursor<'_>, body: u64, pos: u64, total: u64, ids: u64, radius: u64) -> Option<u64> {
+    for d in 1..=radius {
         if let Some(q) = pos.checked_sub(d).filter(|&q| q >= body) {
             if chain(cur, q, total, ids, 3) {
                 return Some(q);
@@ -402,11 +407,7 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
             if let Some((b_off, b_tag, b_len)) = before_prev.filter(|&(_, bt, _)| bt != tag::HEAP_DUMP_END) {
                 if !believable(&mut cur, p_off, p_tag, p_len, ids as u64) {
                     let b_body = b_off + 9;
-                    let near = (1..9u64)
-                        .flat_map(|d| [p_off.checked_sub(d).filter(|&q| q >= b_body), Some(p_off + d)])
-                        .flatten()
-                        .find(|&q| q < total && chain(&mut cur, q, total, ids as u64, 3));
-                    if let Some(q) = near {
+                    if let Some(q) = resume(&mut cur, b_body, p_off, total, ids as u64, 8) {
                         let what = format!("{} claiming {p_len} bytes, after which no record starts", kind(p_tag));
                         return Err(length_lies((b_off, b_tag, b_len), p_off, &what, q, total));
                     }
@@ -419,12 +420,15 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
             // where its length puts its end (a heap record's length off by a little), or far
             // after, where whole records go on to the end of the file (the bytes between are
             // damage, not a trailer).
-            let resumed = small
+            let near = small
                 .then(|| true_end(&mut cur, p_body, p_tag, total, ids as u64))
                 .flatten()
-                .or_else(|| resume(&mut cur, p_body, pos, total, ids as u64))
-                .or_else(|| records_resume_to_end(&mut cur, pos + 1, total, ids as u64))
-                .filter(|_| p_tag != tag::HEAP_DUMP_END);
+                .or_else(|| resume(&mut cur, p_body, pos, total, ids as u64, RESYNC));
+            let resumed = match near {
+                Some(q) => Some(q),
+                None => records_resume_to_end(&mut cur, &mut tick, pos + 1, total, ids as u64)?,
+            }
+            .filter(|_| p_tag != tag::HEAP_DUMP_END);
             let Some(q) = resumed else {
                 // No records follow (bytes appended to a whole dump, a writer's leftovers), or
                 // they follow a record whose length is always 0: nothing says a length lied.
