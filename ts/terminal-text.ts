@@ -18,11 +18,19 @@
  */
 import stringWidth from 'string-width';
 
+/** The bidirectional controls: they reorder the text around them. */
+const BIDI = '\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069';
+/** Controls (C0, DEL, C1), the line and paragraph separators and the bidi controls, as a class body. */
+const CONTROLS = `\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029${BIDI}`;
+/** An unpaired surrogate. */
+const LONE = '[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]';
+
 /** What `terminalText` escapes (a backslash, controls, bidi controls, unpaired surrogates). */
-// eslint-disable-next-line no-control-regex
-const ESCAPED = /[\\\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-// eslint-disable-next-line no-control-regex
-const ANY_ESCAPED = /[\\\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]/;
+const ESCAPED = new RegExp(`[\\\\${CONTROLS}]|${LONE}`, 'g');
+/** A quick test for any of them (a surrogate, paired or not, sends the text to the full pass). */
+const ANY_ESCAPED = new RegExp(`[\\\\${CONTROLS}\\ud800-\\udfff]`);
+/** Bidi controls alone (the browser REPL escapes them in plain-text output). */
+export const BIDI_CONTROLS = new RegExp(`[${BIDI}]`, 'g');
 
 export interface TerminalTextOptions {
   /** Keep line breaks (LF) as they are: a message of several lines (an error with a caret line). */
@@ -56,8 +64,7 @@ export function terminalText(text: string, options: TerminalTextOptions = {}): s
   });
 }
 
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const CONTROL = new RegExp(`[${CONTROLS}]|${LONE}`);
 
 /**
  * Where the first character `terminalText` escapes, backslashes aside, stands in `text` (a

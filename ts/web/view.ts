@@ -11,12 +11,10 @@ import { planQuery, queryChartSvg } from '../report/charts.js';
 import { cutDisplayText, headOf, int, printable, valueText } from '../report/format.js';
 import { escapeHtml, isolateHtml as esc } from '../report/html-escape.js';
 import type { QueryResult } from '../query/schema.js';
+import { BIDI_CONTROLS } from '../terminal-text.js';
 
 /** Longest cell text, in UTF-16 units, the result table shows whole. */
 export const CELL_TEXT_MAX = 200;
-
-/** Bidirectional controls: shown as `\u202e` in plain text so they cannot reorder a line. */
-const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /** One cell's content: the text isolated, or, when long, its start, the cut and a tooltip with more. */
 function cellHtml(text: string, numeric: boolean): string {
