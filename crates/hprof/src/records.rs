@@ -78,45 +78,68 @@ fn plausible_record(cur: &mut Cursor<'_>, off: u64, total: u64) -> bool {
 /// names are no longer. A header claiming more is not one a writer wrote.
 const MAX_UTF8: u64 = 1 << 20;
 
-/// Could a record with tag `t` hold `len` bytes? The fixed sizes of the fixed records, the
-/// shape of the others (hprof-format.md §5, §6). False for an unknown tag.
+/// The length rule of a record kind (hprof-format.md §5, §6), the one table the checks below
+/// read: a fixed length, or a fixed part plus entries of `per` bytes whose count the body
+/// holds at `count_at`; UTF8 (an id and up to `MAX_UTF8` bytes) and heap records (any length).
+enum Shape {
+    Fixed(u64),
+    Counted { base: u64, per: u64, count_at: u64 },
+    Utf8,
+    Heap,
+}
+
+/// The length rule of tag `t` for identifiers of `ids` bytes; `None` for an unknown tag.
+fn shape(t: u8, ids: u64) -> Option<Shape> {
+    let counted = |base, per, count_at| Shape::Counted { base, per, count_at };
+    Some(match t {
+        tag::UTF8 => Shape::Utf8,
+        tag::LOAD_CLASS => Shape::Fixed(8 + 2 * ids),
+        tag::UNLOAD_CLASS | tag::END_THREAD => Shape::Fixed(4),
+        tag::FRAME => Shape::Fixed(4 * ids + 8),
+        tag::TRACE => counted(12, ids, 8),
+        tag::ALLOC_SITES => counted(34, 25, 30),
+        tag::HEAP_SUMMARY => Shape::Fixed(24),
+        tag::START_THREAD => Shape::Fixed(8 + 4 * ids),
+        tag::CPU_SAMPLES => counted(8, 8, 4),
+        tag::CONTROL_SETTINGS => Shape::Fixed(6),
+        tag::HEAP_DUMP | tag::HEAP_DUMP_SEGMENT => Shape::Heap,
+        tag::HEAP_DUMP_END => Shape::Fixed(0),
+        _ => return None,
+    })
+}
+
+/// Could a record with tag `t` hold `len` bytes? False for an unknown tag.
 fn shape_fits(t: u8, len: u64, ids: u64) -> bool {
-    match t {
-        tag::UTF8 => len >= ids && len <= ids + MAX_UTF8,
-        tag::LOAD_CLASS => len == 8 + 2 * ids,
-        tag::UNLOAD_CLASS | tag::END_THREAD => len == 4,
-        tag::FRAME => len == 4 * ids + 8,
-        tag::TRACE => len >= 12 && (len - 12).is_multiple_of(ids),
-        tag::ALLOC_SITES => len >= 34 && (len - 34).is_multiple_of(25),
-        tag::HEAP_SUMMARY => len == 24,
-        tag::START_THREAD => len == 8 + 4 * ids,
-        tag::CPU_SAMPLES => len >= 8 && (len - 8).is_multiple_of(8),
-        tag::CONTROL_SETTINGS => len == 6,
-        tag::HEAP_DUMP | tag::HEAP_DUMP_SEGMENT => true,
-        tag::HEAP_DUMP_END => len == 0,
-        _ => false,
+    match shape(t, ids) {
+        Some(Shape::Fixed(n)) => len == n,
+        Some(Shape::Counted { base, per, .. }) => len >= base && (len - base).is_multiple_of(per),
+        Some(Shape::Utf8) => len >= ids && len <= ids + MAX_UTF8,
+        Some(Shape::Heap) => true,
+        None => false,
     }
 }
 
-/// Could the header `(t, len)` at `p` be one a writer wrote? Its kind's shape, and a heap
-/// record's body starts with a heap sub-record (when the data goes that far).
+/// The entry count a counted record's body holds at `at` (`None` past the end of the data).
+fn count_in(cur: &mut Cursor<'_>, body: u64, at: u64) -> Option<u64> {
+    let c = cur.get(body + at, 4);
+    (c.len() == 4).then(|| be_u32(c, 0) as u64)
+}
+
+/// Could the header `(t, len)` at `p` be one a writer wrote? Its kind's shape, a counted
+/// record's count agrees with its length, and a heap record's body starts with a heap
+/// sub-record (each when the data goes that far).
 fn believable(cur: &mut Cursor<'_>, p: u64, t: u8, len: u64, ids: u64) -> bool {
     if !shape_fits(t, len, ids) {
         return false;
     }
-    // Records that count their entries: the count agrees with the length (when the data holds it).
-    let count = |cur: &mut Cursor<'_>, at: u64, entries: u64| {
-        let c = cur.get(p + 9 + at, 4);
-        c.len() < 4 || be_u32(c, 0) as u64 == entries
-    };
-    match t {
-        tag::HEAP_DUMP | tag::HEAP_DUMP_SEGMENT if len > 0 => {
+    match shape(t, ids) {
+        Some(Shape::Heap) if len > 0 => {
             let b = cur.get(p + 9, 1);
             b.is_empty() || sub::is_known(b[0])
         }
-        tag::TRACE => count(cur, 8, (len - 12) / ids),
-        tag::CPU_SAMPLES => count(cur, 4, (len - 8) / 8),
-        tag::ALLOC_SITES => count(cur, 30, (len - 34) / 25),
+        Some(Shape::Counted { base, per, count_at }) => {
+            count_in(cur, p + 9, count_at).is_none_or(|c| c == (len - base) / per)
+        }
         _ => true,
     }
 }
@@ -167,25 +190,13 @@ fn chain(cur: &mut Cursor<'_>, mut p: u64, total: u64, ids: u64, n: usize) -> bo
 }
 
 /// The length a record of a known small kind must have, from its kind and the counts in its
-/// body (hprof-format.md §5, §6); `None` for UTF8 and heap records (any length) and unknown tags.
+/// body; `None` for UTF8 and heap records (any length) and unknown tags.
 fn exact_len(cur: &mut Cursor<'_>, body: u64, t: u8, ids: u64) -> Option<u64> {
-    let mut count = |at: u64| {
-        let c = cur.get(body + at, 4);
-        (c.len() == 4).then(|| be_u32(c, 0) as u64)
-    };
-    Some(match t {
-        tag::LOAD_CLASS => 8 + 2 * ids,
-        tag::UNLOAD_CLASS | tag::END_THREAD => 4,
-        tag::FRAME => 4 * ids + 8,
-        tag::TRACE => 12 + count(8)? * ids,
-        tag::ALLOC_SITES => 34 + 25 * count(30)?,
-        tag::HEAP_SUMMARY => 24,
-        tag::START_THREAD => 8 + 4 * ids,
-        tag::CPU_SAMPLES => 8 + 8 * count(4)?,
-        tag::CONTROL_SETTINGS => 6,
-        tag::HEAP_DUMP_END => 0,
-        _ => return None,
-    })
+    match shape(t, ids)? {
+        Shape::Fixed(n) => Some(n),
+        Shape::Counted { base, per, count_at } => Some(base + per * count_in(cur, body, count_at)?),
+        Shape::Utf8 | Shape::Heap => None,
+    }
 }
 
 /// Where the records after the small record (not a heap one) whose body starts at `body` resume,
