@@ -63,16 +63,36 @@ pub struct Source {
     watched: Option<Watched>,
 }
 
-/// The user's dump file as it was when opened: its length and last modification.
+/// The user's dump file as it was when opened: its length, last modification and last status
+/// change (a file rewritten in place with its modification time set back, as `cp -p` or
+/// `touch -r` do, keeps the first two; the index cache tells it by the third as well).
 struct Watched {
     file: File,
     len: u64,
     modified: Option<std::time::SystemTime>,
+    changed: Option<(i64, i64, u64)>,
+}
+
+/// A file's status-change time (`st_ctime` with its nanoseconds) and link count, where the
+/// system has them. The link count is kept because removing a link also moves the status-change
+/// time: the dump deleted, or a new one renamed over it (the safe way to replace an open dump),
+/// changes no byte of the open file and must not count as a change.
+fn status_changed(meta: &std::fs::Metadata) -> Option<(i64, i64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some((meta.ctime(), meta.ctime_nsec(), meta.nlink()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        None
+    }
 }
 
 impl Watched {
     fn new(file: File, meta: &std::fs::Metadata) -> Watched {
-        Watched { file, len: meta.len(), modified: meta.modified().ok() }
+        Watched { file, len: meta.len(), modified: meta.modified().ok(), changed: status_changed(meta) }
     }
 }
 
@@ -130,7 +150,9 @@ impl Source {
     /// An error when the mapped dump file was written to since it was opened (copied over in
     /// place, truncated): shorter, reading it would stop the process with SIGBUS; otherwise the
     /// index built from the old bytes would be read over the new ones, a silent wrong answer.
-    /// Told by its length and modification time. A file changed while a read is under way
+    /// Told by its length, modification time and status-change time (which also moves when
+    /// the file is renamed or its mode or owner change: then too the dump must be opened
+    /// again, as the index cache would rebuild it; a link removed is no change). A file changed while a read is under way
     /// cannot be caught this way; replacing it (a new file renamed over it, or deleted) is
     /// harmless, as the mapping keeps the old one.
     pub fn check_unchanged(&self) -> Result<(), Error> {
@@ -143,15 +165,16 @@ impl Source {
                 reason: format!("the dump file was cut short on disk since it was opened ({now} bytes now, {opened} then), so it cannot be read any more; {ADVICE}"),
             });
         }
-        if now != opened || meta.modified().ok() != w.modified {
-            return Err(Error::Io {
-                reason: format!(
-                    "the dump file was written to on disk since it was opened ({}), so its index no longer describes it; {ADVICE}",
-                    if now != opened { format!("{now} bytes now, {opened} then") } else { "its modification time changed".to_string() }
-                ),
-            });
-        }
-        Ok(())
+        let why = if now != opened {
+            format!("written to on disk since it was opened ({now} bytes now, {opened} then)")
+        } else if meta.modified().ok() != w.modified {
+            "written to on disk since it was opened (its modification time changed)".to_string()
+        } else if matches!((status_changed(&meta), w.changed), (Some((s, ns, links)), Some((s0, ns0, links0))) if (s, ns) != (s0, ns0) && links == links0) {
+            "changed on disk since it was opened (its status-change time, ctime, moved with its links unchanged: rewritten with its modification time set back, renamed, or its mode or owner changed)".to_string()
+        } else {
+            return Ok(());
+        };
+        Err(Error::Io { reason: format!("the dump file was {why}, so its index may no longer describe it; {ADVICE}") })
     }
 
     /// Tells the kernel how the next reads go (see `Access`); a hint, for a mapped file only.
