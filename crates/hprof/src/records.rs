@@ -313,6 +313,21 @@ pub(crate) fn kind(t: u8) -> String {
     }
 }
 
+/// The error for the record at `pos` (tag `t`) whose own length `len` lies: records resume
+/// after `held` bytes of its body.
+fn own_length_lies(pos: u64, t: u8, len: u64, left: u64, held: u64, total: u64) -> Error {
+    let q = pos + 9 + held;
+    Error::Corrupt {
+        offset: pos,
+        reason: format!(
+            "the record at byte offset {pos} ({}) claims {len} bytes, {}; its length is wrong: records resume at byte offset {q}, as if it held {held} bytes. {}",
+            kind(t),
+            if len > left { format!("but only {left} remain") } else { "after which no record starts".to_string() },
+            not_cut(total)
+        ),
+    }
+}
+
 /// Walks every top-level record. Never fails on truncation (that is a warning); fails when
 /// cancelled, and with `Corrupt` when a record's length is wrong in the middle of the file:
 /// what follows it is no record (an unknown tag that leads nowhere, or a length that is
@@ -380,6 +395,14 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
                 None => true,
             }
         };
+        // The first record, of a known small kind, whose length cannot be its kind's and runs
+        // past the end: no record before it to blame, so if whole records resume where its
+        // kind and counts end it, its own length lies (else the file is cut short in it).
+        if misframed && prev.is_none() && t != tag::HEAP_DUMP && t != tag::HEAP_DUMP_SEGMENT {
+            if let Some(q) = true_end(&mut cur, body, t, total, ids as u64) {
+                return Err(own_length_lies(pos, t, len, left, q - body, total));
+            }
+        }
         if let (true, Some((p_off, p_tag, p_len))) = (misframed, prev) {
             if cur.get(pos, 13) == b"JAVA PROFILE " {
                 // Two files written one after the other (hprof-format.md §2).
@@ -400,16 +423,7 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
             // the one before it, whose body ends where records resume: its own length lies.
             if tag::is_known(t) && t != tag::HEAP_DUMP && t != tag::HEAP_DUMP_SEGMENT && be_u32(cur.get(pos, 5), 1) == be_u32(cur.get(p_off, 5), 1) {
                 if let Some(q) = true_end(&mut cur, body, t, total, ids as u64) {
-                    return Err(Error::Corrupt {
-                        offset: pos,
-                        reason: format!(
-                            "the record at byte offset {pos} ({}) claims {len} bytes, {}; its length is wrong: records resume at byte offset {q}, as if it held {} bytes. {}",
-                            kind(t),
-                            if len > left { format!("but only {left} remain") } else { "after which no record starts".to_string() },
-                            q - body,
-                            not_cut(total)
-                        ),
-                    });
+                    return Err(own_length_lies(pos, t, len, left, q - body, total));
                 }
             }
             // The record before is no record of its kind (its length cannot be its kind's) and
@@ -508,6 +522,19 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
                 if let Some(d) = open.take() {
                     out.dumps.push(d);
                 }
+            }
+            _ if !tag::is_known(t) && len > 0 && matches!(prev, Some((_, tag::HEAP_DUMP_SEGMENT | tag::HEAP_DUMP, _))) && cur.get(body, 1).first().is_some_and(|&b| sub::is_known(b)) => {
+                // Among heap records, a record of an unknown kind whose body starts with a heap
+                // sub-record: most likely a heap record whose tag byte was damaged. Skipped as
+                // any unknown record is, but the warning says what is probably lost.
+                unknown_tags += 1;
+                out.warnings.push(Warning {
+                    offset: pos,
+                    message: format!(
+                        "unknown record tag 0x{t:02X} at byte offset {pos} ({len} bytes); skipped. It follows a heap dump record and its body starts like heap data (a sub-record with tag 0x{:02X}): most likely a HEAP DUMP SEGMENT (0x1C) whose tag byte was damaged, so the objects and roots in those {len} bytes are missing from every answer; copy the dump again from where it was taken",
+                        cur.get(body, 1)[0]
+                    ),
+                });
             }
             _ => {
                 // Small records are read whole; a huge one on chunked input grows the window.

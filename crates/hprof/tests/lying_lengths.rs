@@ -313,3 +313,40 @@ fn a_segment_one_byte_short_is_named_not_the_byte_it_ends_on() {
         assert!(reason.contains(&format!("records resume at byte offset {}, as if it held {held} bytes", p.segs[1])), "{reason}");
     }
 }
+
+/// The very first record's length lies past the end of the file (its high byte damaged): no
+/// record before it to blame, but whole records resume where a UTF8 record of its text ends.
+/// Not a file cut short in its first record with every record after it dropped.
+#[test]
+fn the_first_records_length_lying_past_the_end_is_corrupt_naming_where_records_resume() {
+    let p = dump();
+    let first = 31; // header "JAVA PROFILE 1.0.2\0", id size, time stamp
+    let mut bad = p.bytes.clone();
+    bad[first + 5] = 0xff;
+    let lie = u32::from_be_bytes(bad[first + 5..first + 9].try_into().unwrap());
+    let (off, reason) = corrupt(walk_bytes(&bad));
+    assert_eq!(off, first as u64, "{reason}");
+    let held = 8 + "com.example.Name0".len();
+    assert!(reason.contains(&format!("the record at byte offset {first} (UTF8) claims {lie} bytes, but only")), "{reason}");
+    assert!(reason.contains(&format!("records resume at byte offset {}, as if it held {held} bytes", first + 9 + held)), "{reason}");
+    assert!(reason.contains("The file is not cut short"), "{reason}");
+}
+
+/// A heap dump segment's tag byte damaged: the record is of no known kind and is skipped, as
+/// unknown records are, but the warning says it is most likely heap data lost, not a writer's
+/// record of its own.
+#[test]
+fn a_segment_with_a_damaged_tag_is_skipped_with_a_warning_naming_the_loss() {
+    let p = dump();
+    let mut bad = p.bytes.clone();
+    bad[p.segs[1]] = 0x55;
+    let (w, n) = read_all(&bad).unwrap();
+    assert_eq!(n, 2 * 3, "the two whole segments are read");
+    let at = p.segs[1];
+    assert!(
+        w.iter().any(|m| m.contains(&format!("unknown record tag 0x55 at byte offset {at}"))
+            && m.contains("most likely a HEAP DUMP SEGMENT (0x1C) whose tag byte was damaged")
+            && m.contains("missing from every answer")),
+        "{w:?}"
+    );
+}
