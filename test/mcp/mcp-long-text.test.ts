@@ -5,24 +5,13 @@
  * length, and the rest of a cut value can be read through OQL. Driven by the MCP SDK's client
  * over stdio, as an assistant would.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { TEXT_MAX } from '../../ts/mcp/limits.js';
-import { writeRenamedDump } from '../tools/renamed-dump.js';
-
-const root = path.resolve(__dirname, '../..');
-const bin = path.join(root, 'bin/heapql.js');
-const demo = path.join(root, 'fixtures/demo/demo.hprof');
+import { startRenamedServer, type RenamedServer } from './renamed-server.js';
 
 const LONG_CLASS = `Demo$Session${'L'.repeat(1_000_000)}$End`;
 const LONG_FIELD = `user${'f'.repeat(100_000)}`;
-const NO_TIMEOUT = { timeout: 2_147_483_647 };
 
 /** Every string in a JSON value with its path, as the server's `truncatedStrings` spells paths. */
 function strings(value: unknown, p = '', out: [string, string][] = []): [string, string][] {
@@ -33,33 +22,22 @@ function strings(value: unknown, p = '', out: [string, string][] = []): [string,
 }
 
 describe('heapql mcp with huge names in the dump', () => {
-  let dir: string;
-  let client: Client;
+  let server: RenamedServer;
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'heapql-mcp-long-'));
-    const dump = path.join(dir, 'long-names.hprof');
-    expect(writeRenamedDump(demo, dump, { Demo$Session: LONG_CLASS, user: LONG_FIELD })).toBe(2);
-    const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', dump, '--baseline', demo, '--no-cache'], cwd: root, stderr: 'pipe' });
-    client = new Client({ name: 'heapql-test', version: '1.0.0' });
-    await client.connect(transport);
+    server = await startRenamedServer({ Demo$Session: LONG_CLASS, user: LONG_FIELD });
   });
   afterAll(async () => {
-    await client?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await server?.close();
   });
 
   /**
-   * Calls a tool and checks the cap: the answer is small, no string in it is longer than the
-   * cap and its `…`, and exactly the cut strings (those ending in `…` at the cap's length) are
-   * listed, each with its full length.
+   * Calls a tool and checks the cap: the answer is within the result budget, no string in it is
+   * longer than the cap and its `…`, and exactly the cut strings (those ending in `…` at the
+   * cap's length) are listed, each with its full length.
    */
   async function call(name: string, args: Record<string, unknown> = {}): Promise<any> {
-    const result = await client.callTool({ name, arguments: args }, undefined, NO_TIMEOUT);
-    const text = (result.content as { text: string }[])[0]!.text;
-    expect(result.isError, text.slice(0, 500)).toBeFalsy();
-    expect(text.length).toBeLessThan(200_000);
-    const json = JSON.parse(text);
+    const json = await server.call(name, args);
     const all = strings(json);
     for (const [, s] of all) expect(s.length).toBeLessThanOrEqual(TEXT_MAX + 1);
     const cut = all.filter(([p, s]) => !p.startsWith('truncatedStrings') && s.length === TEXT_MAX + 1 && s.endsWith('…')).map(([p]) => p);
@@ -72,7 +50,7 @@ describe('heapql mcp with huge names in the dump', () => {
   }
 
   it('says the cap in the tool descriptions', async () => {
-    const { tools } = await client.listTools();
+    const { tools } = await server.client.listTools();
     for (const name of ['run_oql', 'run_named_query', 'list_classes', 'describe_class', 'inspect_object', 'get_report_section', 'describe_dump', 'compare_with_baseline']) {
       expect(tools.find((t) => t.name === name)!.description).toContain(`longer than ${TEXT_MAX} characters`);
     }

@@ -9,8 +9,10 @@
  * `compareSessions` reads the histograms from two open dumps: with `reachableOnly`, of the
  * objects reachable from GC roots only (one grouped query per dump); otherwise of every object,
  * and when the `int[]` row changed and the dumps' unreachable `int[]`s differ in number, the
- * result's `notes` say they may be the JVM's filler arrays (JDK 21+), as `heapql diff` does.
+ * result's `notes` say they may be the JVM's filler arrays (JDK 21+): `heapql diff`'s count and
+ * note (ts/diff/filler.ts).
  */
+import { fillerNote, unreachableIntArraysOf } from '../diff/filler.js';
 import { hiddenClassKey } from '../diff/hidden.js';
 import type { HeapSession, HistogramRow } from '../session/index.js';
 
@@ -78,15 +80,6 @@ export async function histogramOf(session: HeapSession, reachableOnly: boolean, 
   return r.rows.map(([c, n, b]) => ({ className: String(c), count: Number(n ?? 0), shallow: Number(b ?? 0) }));
 }
 
-/** The `int[]`s no GC root reaches: instances and bytes (one query over the `int[]`s). */
-async function unreachableIntArrays(session: HeapSession, all: Map<string, { count: number; bytes: number }>, signal?: AbortSignal): Promise<{ count: number; bytes: number }> {
-  const row = all.get('int[]') ?? { count: 0, bytes: 0 };
-  if (row.count === 0) return row;
-  const r = await session.query('SELECT COUNT(*) AS n, SUM(x.@usedHeapSize) AS bytes FROM int[] x', { reachableOnly: true, ...(signal ? { signal } : {}) });
-  const [n, b] = r.rows[0] ?? [0, 0];
-  return { count: Math.max(0, row.count - Number(n ?? 0)), bytes: Math.max(0, row.bytes - Number(b ?? 0)) };
-}
-
 /**
  * compareHistograms over two open dumps (see the head of this file). `reachableOnly`: both
  * histograms count reachable objects only (the MCP server's --reachable-only).
@@ -101,18 +94,13 @@ export async function compareSessions(
   const after = await histogramOf(current, reachableOnly, options.signal);
   const result = { ...compareHistograms(before, after, options), reachableOnly };
   if (!reachableOnly) {
-    const b = byName(before).get('int[]');
-    const a = byName(after).get('int[]');
-    if (b?.count !== a?.count || b?.bytes !== a?.bytes) {
-      const ub = await unreachableIntArrays(baseline, byName(before), options.signal);
-      const ua = await unreachableIntArrays(current, byName(after), options.signal);
-      if (ub.count !== ua.count || ub.bytes !== ua.bytes) {
-        result.notes = [
-          `int[] counts unreachable int[] arrays (baseline ${ub.count} (${ub.bytes} B), current ${ua.count} (${ua.bytes} B)): they may be the JVM's filler arrays ` +
-            '(HotSpot fills gaps in its heap with them; JDK 21+ makes them jdk.internal.vm.FillerElement[], which the dump writes as int[]), which come and go whatever the program does; ' +
-            "compare reachable objects only (the server's --reachable-only)",
-        ];
-      }
+    const b = byName(before).get('int[]') ?? { count: 0, bytes: 0 };
+    const a = byName(after).get('int[]') ?? { count: 0, bytes: 0 };
+    if (b.count !== a.count || b.bytes !== a.bytes) {
+      const ub = await unreachableIntArraysOf(baseline, b, options.signal);
+      const ua = await unreachableIntArraysOf(current, a, options.signal);
+      const notes = fillerNote(ub, ua, { advice: "compare reachable objects only (the server's --reachable-only)", figures: 'plain' });
+      if (notes.length > 0) result.notes = notes;
     }
   }
   return result;

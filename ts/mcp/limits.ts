@@ -15,7 +15,18 @@ export const SECTION_LIST_MAX = 100;
  */
 export const TEXT_MAX = 2000;
 
-/** The sentence every tool description whose result carries text from the dump ends with. */
+/**
+ * Longest tool result, in UTF-16 units of its JSON text (about 25,000 tokens): TEXT_MAX caps each
+ * string, this the whole answer, so that many rows of long cells cannot flood an assistant's
+ * context. A result that would be longer keeps only the first items of its lists, as many as fit
+ * (whole rows dropped from the end; `jsonResult` in result.ts), and its `truncatedLists` says
+ * which lists were cut, how many items each returned of how many, and how to get the rest.
+ */
+export const RESULT_MAX = 100_000;
+
+/** The sentences every tool description whose result carries text from the dump ends with. */
 export const TEXT_CAP_SENTENCE =
   ` Text from the dump longer than ${TEXT_MAX} characters (a huge String, class or thread name) comes back cut to its ` +
-  `first ${TEXT_MAX} followed by "…" and is listed in truncatedStrings with its path and full length.`;
+  `first ${TEXT_MAX} followed by "…" and is listed in truncatedStrings with its path and full length. ` +
+  `A result holds at most ${RESULT_MAX} characters: a longer one returns only the first items (rows) of its lists, ` +
+  'and truncatedLists lists each list cut with how many items it returned of how many, and how to get the rest.';

@@ -8,7 +8,7 @@ import { HeapqlError } from '../errors.js';
 import { formatOqlError, isOqlError } from '../oql/errors.js';
 import { stringifyJson } from '../query/json.js';
 import { headOf } from '../report/format.js';
-import { TEXT_MAX } from './limits.js';
+import { RESULT_MAX, TEXT_MAX } from './limits.js';
 
 /**
  * An object reference as tools return it: `{objectId, address, className}`, plus `label` only
@@ -92,24 +92,140 @@ export const TRUNCATED_STRINGS_NOTE =
   `with OQL slices, e.g. SELECT toString(s)[${TEXT_MAX}:${2 * TEXT_MAX}] AS part FROM java.lang.String s WHERE s.@objectId = <objectId>, ` +
   `or classof(x).@name[${TEXT_MAX}:${2 * TEXT_MAX}] for a class name`;
 
+/** A list a tool result carries cut (see RESULT_MAX): where it is, and its items returned and in all. */
+export interface TruncatedList {
+  /** Where in the result: `rows`, `classes[0].fields`, `threads[2].frames`. */
+  path: string;
+  returned: number;
+  total: number;
+}
+
+/** How one tool's result is cut to RESULT_MAX (see `jsonResult`). */
+export interface ResultFit {
+  /** How to get what a cut list left out with this tool: the end of `truncatedListsNote`. */
+  rest: string;
+  /** Arrays that are no list of items and are never cut (a query row's cells, the columns), by path. */
+  whole?: (path: string) => boolean;
+  /** Brings the result's own fields in line with its cut lists (a row count, the next offset). */
+  adjust?: (value: Record<string, unknown>, cut: TruncatedList[]) => void;
+}
+
+const ANY_TOOL: ResultFit = { rest: "For the rest: ask for fewer items (the tool's limit arguments)." };
+
+/** What a result with cut lists says about them, for the assistant (then how to get the rest). */
+export const TRUNCATED_LISTS_NOTE =
+  `the whole result would be longer than ${RESULT_MAX} characters, so lists in it keep only their first items, as many ` +
+  'as fit (the innermost lists first, each to the same number of items): truncatedLists lists each list cut (path in ' +
+  'this result, items returned, items in all); a list not listed is whole.';
+
+/**
+ * Records the level of each list of `value` that may be cut (every array but `fit.whole`): 0 for
+ * one whose items hold no such list (a query's rows, a thread's frames), 1 for one whose items
+ * hold lists of level 0 (the threads, the waste categories), and so on. Returns the highest.
+ */
+function listLevels(value: unknown, path: string, fit: ResultFit, levels: Map<unknown[], number>): number {
+  if (Array.isArray(value)) {
+    const inner = value.reduce((max: number, v, i) => Math.max(max, listLevels(v, `${path}[${i}]`, fit, levels)), -1);
+    if (fit.whole?.(path)) return inner;
+    levels.set(value, inner + 1);
+    return inner + 1;
+  }
+  if (value === null || typeof value !== 'object') return -1;
+  let max = -1;
+  for (const [key, v] of Object.entries(value as Record<string, unknown>)) max = Math.max(max, listLevels(v, path ? `${path}.${key}` : key, fit, levels));
+  return max;
+}
+
+/** How lists are cut: those of `levels` up to `level` keep their first `k` items. */
+interface Cap {
+  k: number;
+  level: number;
+  levels: Map<unknown[], number>;
+}
+
+/** The value with its lists cut (`cap`), each cut recorded with its path. */
+function capLists(value: unknown, path: string, cap: Cap, cut: TruncatedList[]): unknown {
+  if (Array.isArray(value)) {
+    const level = cap.levels.get(value);
+    const kept = level !== undefined && level <= cap.level && value.length > cap.k ? value.slice(0, cap.k) : value;
+    if (kept.length < value.length) cut.push({ path, returned: kept.length, total: value.length });
+    return kept.map((v, i) => capLists(v, `${path}[${i}]`, cap, cut));
+  }
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value as Record<string, unknown>)) out[key] = capLists(v, path ? `${path}.${key}` : key, cap, cut);
+  return out;
+}
+
+/** The JSON text of a compacted value with its lists cut (`cap`; null: none) and its strings cut to TEXT_MAX. */
+function render(value: unknown, cap: Cap | null, fit: ResultFit): string {
+  const lists: TruncatedList[] = [];
+  let capped = cap === null ? value : capLists(value, '', cap, lists);
+  const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+  if (lists.length > 0 && isObject(capped)) fit.adjust?.(capped, lists);
+  const cuts: TruncatedString[] = [];
+  capped = cutStrings(capped, '', cuts);
+  const notes = {
+    ...(cuts.length > 0 ? { truncatedStrings: cuts, truncatedStringsNote: TRUNCATED_STRINGS_NOTE } : {}),
+    ...(lists.length > 0 ? { truncatedLists: lists, truncatedListsNote: `${TRUNCATED_LISTS_NOTE} ${fit.rest}` } : {}),
+  };
+  if (Object.keys(notes).length === 0) return stringifyJson(capped);
+  return stringifyJson(isObject(capped) ? { ...capped, ...notes } : { value: capped, ...notes });
+}
+
 /**
  * A successful result: the value as compact one-line JSON (a long beyond 2^53 with all its
- * digits), every string longer than TEXT_MAX cut, and listed in `truncatedStrings` with a note.
+ * digits), every string longer than TEXT_MAX cut and listed in `truncatedStrings` with a note.
+ *
+ * A result that would still be longer than RESULT_MAX has its lists cut at the end, innermost
+ * first: the lists of level 0 (`listLevels`: a query's rows, a thread's frames, a waste check's
+ * rows) keep their first `k` items each, the largest `k` that fits; only when not even one item
+ * each fits are the lists of level 1 (the threads, the waste checks) cut too, with the same `k`,
+ * and so on. Each cut list is listed in `truncatedLists` with a note ending in `fit.rest`, and
+ * `fit.adjust` corrects the tool's own counts. A result that cannot fit even with its lists
+ * empty is a tool error saying so.
  */
-export function jsonResult(value: unknown): CallToolResult {
-  const cuts: TruncatedString[] = [];
-  let out = cutStrings(compact(value), '', cuts);
-  if (cuts.length > 0) {
-    out = out !== null && typeof out === 'object' && !Array.isArray(out)
-      ? { ...(out as Record<string, unknown>), truncatedStrings: cuts, truncatedStringsNote: TRUNCATED_STRINGS_NOTE }
-      : { value: out, truncatedStrings: cuts, truncatedStringsNote: TRUNCATED_STRINGS_NOTE };
+export function jsonResult(value: unknown, fit: ResultFit = ANY_TOOL): CallToolResult {
+  const compacted = compact(value);
+  const whole = render(compacted, null, fit);
+  if (whole.length <= RESULT_MAX) return textResult(whole);
+  const levels = new Map<unknown[], number>();
+  const top = listLevels(compacted, '', fit, levels);
+  let emptied: string | null = null;
+  for (let level = 0; level <= top; level++) {
+    // The text grows with k: the largest k that fits, by bisection (`longest` cuts nothing).
+    let lo = -1;
+    let hi = 0;
+    for (const [list, l] of levels) if (l <= level) hi = Math.max(hi, list.length);
+    let best: string | null = null;
+    while (hi - lo > 1) {
+      const k = (lo + hi) >> 1;
+      const text = render(compacted, { k, level, levels }, fit);
+      if (text.length <= RESULT_MAX) {
+        lo = k;
+        best = text;
+      } else hi = k;
+    }
+    if (lo >= 1) return textResult(best!);
+    // Fits only with these lists empty: cutting the lists that hold them may keep more.
+    if (lo === 0) emptied ??= best;
   }
-  return { content: [{ type: 'text', text: stringifyJson(out) }] };
+  if (emptied !== null) return textResult(emptied);
+  return errorResult(
+    `the result would be longer than ${RESULT_MAX} characters even with every list empty (${whole.length} characters in all). ${fit.rest}`,
+  );
+}
+
+function textResult(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }] };
 }
 
 /** A tool error the assistant sees (the protocol call itself succeeds). */
 export function errorResult(message: string): CallToolResult {
-  return { content: [{ type: 'text', text: message }], isError: true };
+  // A message can quote the dump (a class's field names): held to the result budget too.
+  if (message.length <= RESULT_MAX) return { content: [{ type: 'text', text: message }], isError: true };
+  const said = ` (the message is cut: ${message.length} characters in all)`;
+  return { content: [{ type: 'text', text: `${cutText(message, RESULT_MAX - 1 - said.length)}${said}` }], isError: true };
 }
 
 /**

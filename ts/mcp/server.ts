@@ -8,7 +8,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 
 import { VERSION } from '../version.js';
 import { McpContext, type McpLog, type McpOptions } from './context.js';
-import { TEXT_MAX } from './limits.js';
+import { RESULT_MAX, TEXT_MAX } from './limits.js';
 import { registerAnalysisTools } from './tools/analysis.js';
 import { registerCompareTools } from './tools/compare.js';
 import { registerDumpTools } from './tools/dump.js';
@@ -26,7 +26,8 @@ const INSTRUCTIONS =
   'classes (list_classes, describe_class) and objects (inspect_object) work at once; analyze_heap adds retained sizes, ' +
   'dominators, referrers, paths to GC roots and the report (get_report_section: leak_suspects is the usual next step). ' +
   'Objects are referred to by objectId (stable for this dump). compare_with_baseline shows what grew since a baseline dump. ' +
-  `Text longer than ${TEXT_MAX} characters is cut ("…") and listed in a result's truncatedStrings with its full length.`;
+  `Text longer than ${TEXT_MAX} characters is cut ("…") and listed in a result's truncatedStrings with its full length; ` +
+  `a result longer than ${RESULT_MAX} characters keeps only the first rows of its lists, listed in truncatedLists with how to get the rest.`;
 
 export function createMcpServer(ctx: McpContext): McpServer {
   const server = new McpServer({ name: 'heapql', version: VERSION }, { instructions: INSTRUCTIONS });

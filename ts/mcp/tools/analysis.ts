@@ -9,7 +9,7 @@ import type { ReportSections } from '../../session/index.js';
 import type { McpContext } from '../context.js';
 import { SECTION_LIST_DEFAULT, SECTION_LIST_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
 import { analysisProgress } from '../progress.js';
-import { errorResult, guarded, jsonResult } from '../result.js';
+import { errorResult, guarded, jsonResult, type ResultFit } from '../result.js';
 import { analysisState, nextStep } from '../state.js';
 
 /** Tool section names → the report's keys. */
@@ -23,6 +23,13 @@ const SECTIONS = {
 /** Sections inside another: duplicate strings are part of the waste section. */
 const NESTED = { duplicate_strings: (s: ReportSections) => s.waste.duplicateStrings } as const;
 type SectionName = keyof typeof SECTIONS | keyof typeof NESTED;
+
+/** A report section cut to RESULT_MAX (a thread's stack, the system properties, many long class names). */
+const SECTION_FIT: ResultFit = {
+  rest:
+    'For the rest: a smaller limit makes the lists shorter, so more of them fit whole; run_oql, inspect_object and ' +
+    'describe_class read any object or class named here.',
+};
 
 export function registerAnalysisTools(server: McpServer, ctx: McpContext): void {
   server.registerTool(
@@ -128,7 +135,7 @@ export function registerAnalysisTools(server: McpServer, ctx: McpContext): void 
         const sections = await ctx.reportSections(limit, extra.signal);
         // Capped at `limit` like every front's report (ts/report/limit.ts); the threads section's threadCount counts them all.
         const data = section === 'duplicate_strings' ? NESTED[section](sections) : sections[SECTIONS[section]];
-        return jsonResult({ section, ...data });
+        return jsonResult({ section, ...data }, SECTION_FIT);
       }),
   );
 }

@@ -5,7 +5,15 @@ import { z } from 'zod';
 import type { McpContext } from '../context.js';
 import { compareSessions } from '../histogram-compare.js';
 import { ROWS_DEFAULT, ROWS_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
-import { guarded, jsonResult } from '../result.js';
+import { guarded, jsonResult, type ResultFit } from '../result.js';
+
+/** compare_with_baseline cut to RESULT_MAX: whole rows dropped from the end, `truncated` saying so. */
+const COMPARE_FIT: ResultFit = {
+  rest: 'For the rest: a pattern picks the classes wanted (the rows are sorted by growth); a smaller limit gives rows that fit whole.',
+  adjust: (value, cut) => {
+    if (cut.some((c) => c.path === 'rows')) value.truncated = true;
+  },
+};
 
 export function registerCompareTools(server: McpServer, ctx: McpContext): void {
   server.registerTool(
@@ -38,7 +46,7 @@ export function registerCompareTools(server: McpServer, ctx: McpContext): void {
           current: heap.path,
           method: 'class histograms (instances and shallow bytes per class name)',
           ...(await compareSessions(base, heap, { pattern, sortBy, changedOnly, limit, reachableOnly: ctx.options.reachableOnly, signal: extra.signal })),
-        });
+        }, COMPARE_FIT);
       }),
   );
 }

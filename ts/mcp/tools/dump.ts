@@ -6,10 +6,31 @@ import { buildSummary } from '../../report/summary.js';
 import type { FieldView } from '../../session/index.js';
 import type { McpContext } from '../context.js';
 import { ROWS_DEFAULT, ROWS_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
-import { errorResult, guarded, jsonResult } from '../result.js';
+import { errorResult, guarded, jsonResult, type ResultFit } from '../result.js';
 import { analysisState, nextStep } from '../state.js';
 
 const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
+
+/** describe_dump cut to RESULT_MAX (thousands of warnings about damaged classes). */
+const SUMMARY_FIT: ResultFit = {
+  rest: 'For the rest: list_classes lists every class (with paging); `heapql summary <dump> --format json` on the command line lists every warning.',
+};
+
+/** list_classes cut to RESULT_MAX: whole rows dropped from the end, nextOffset where the next page starts. */
+const CLASSES_FIT: ResultFit = {
+  rest: 'For the rest: call again with offset = nextOffset (a smaller limit gives pages that fit whole).',
+  adjust: (value, cut) => {
+    const classes = cut.find((c) => c.path === 'classes');
+    if (classes) value.nextOffset = (value.offset as number) + classes.returned;
+  },
+};
+
+/** describe_class cut to RESULT_MAX (a class with thousands of fields, or under many loaders). */
+const CLASS_FIT: ResultFit = {
+  rest:
+    'For the rest: inspect_object pages through the statics of one class (its classObject.objectId) and through the ' +
+    'fields of an instance, with fieldOffset and fieldLimit.',
+};
 
 export function registerDumpTools(server: McpServer, ctx: McpContext): void {
   server.registerTool(
@@ -32,7 +53,7 @@ export function registerDumpTools(server: McpServer, ctx: McpContext): void {
           analysis: analysisState(heap),
           baseline: ctx.options.baselinePath ?? null,
           next: nextStep(heap),
-        });
+        }, SUMMARY_FIT);
       }),
   );
 
@@ -75,7 +96,7 @@ export function registerDumpTools(server: McpServer, ctx: McpContext): void {
           offset,
           classes: page,
           ...(offset + page.length < rows.length ? { nextOffset: offset + page.length } : {}),
-        });
+        }, CLASSES_FIT);
       }),
   );
 
@@ -108,7 +129,7 @@ export function registerDumpTools(server: McpServer, ctx: McpContext): void {
             fields: v.fields.map((f) => field(f, false)),
             statics: v.statics.map((f) => field(f, true)),
           })),
-        });
+        }, CLASS_FIT);
       }),
   );
 }

@@ -5,12 +5,23 @@ import { z } from 'zod';
 import type { HeapSession, ReferenceList } from '../../session/index.js';
 import type { McpContext } from '../context.js';
 import { FIELDS_DEFAULT, FIELDS_MAX, REFERENCES_DEFAULT, REFERENCES_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
-import { guarded, jsonResult } from '../result.js';
+import { guarded, jsonResult, type ResultFit } from '../result.js';
 
 const PARTS = ['fields', 'referents', 'referrers', 'pathToRoot', 'dominator'] as const;
 type Part = (typeof PARTS)[number];
 
 const NEEDS_ANALYSIS = 'needs the full analysis: call analyze_heap, then ask again';
+
+/** inspect_object cut to RESULT_MAX: nextFieldOffset where the fields go on. */
+const OBJECT_FIT: ResultFit = {
+  rest:
+    'For the rest: fieldOffset = nextFieldOffset pages through the fields (a smaller fieldLimit gives pages that fit whole); ' +
+    'a smaller referenceLimit, or `include` with fewer parts, leaves room for more of each list.',
+  adjust: (value, cut) => {
+    const fields = cut.find((c) => c.path === 'fields');
+    if (fields) value.nextFieldOffset = (value.fieldOffset as number) + fields.returned;
+  },
+};
 
 function references(list: ReferenceList) {
   return {
@@ -99,7 +110,7 @@ export function registerObjectTools(server: McpServer, ctx: McpContext): void {
           } else unavailable.dominator = NEEDS_ANALYSIS;
         }
         if (Object.keys(unavailable).length > 0) out.unavailable = unavailable;
-        return jsonResult(out);
+        return jsonResult(out, OBJECT_FIT);
       }),
   );
 }

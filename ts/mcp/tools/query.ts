@@ -5,8 +5,8 @@ import { z } from 'zod';
 import { findNamedQuery, NAMED_QUERIES, suggestNamedQueries } from '../../query/named.js';
 import type { HeapSession } from '../../session/index.js';
 import type { McpContext } from '../context.js';
-import { ROWS_DEFAULT, ROWS_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
-import { errorResult, guarded, jsonResult } from '../result.js';
+import { RESULT_MAX, ROWS_DEFAULT, ROWS_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
+import { errorResult, guarded, jsonResult, type ResultFit } from '../result.js';
 
 const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
 
@@ -44,6 +44,32 @@ async function runCapped(heap: HeapSession, oql: string, cap: number, options: {
   };
 }
 
+/** How to read the rows a result cut to RESULT_MAX left out (OQL has no OFFSET). */
+const QUERY_REST =
+  'select fewer or shorter columns (an OQL slice keeps the start of a long text: toString(s)[0:200]), or page: ' +
+  'order by the object id and go on after the last row returned (ORDER BY x.@objectId, then WHERE x.@objectId > <its objectId>), ' +
+  'with a maxRows that fits.';
+
+/**
+ * A query result cut to RESULT_MAX: whole rows dropped from the end (a row, a list in one of its
+ * cells and the columns are never cut), `rowCount` and `truncated` saying so.
+ */
+function queryFit(rest: string): ResultFit {
+  return {
+    rest,
+    whole: (path) => path === 'columns' || /^rows\[\d+\]/.test(path),
+    adjust: (value, cut) => {
+      const rows = cut.find((c) => c.path === 'rows');
+      if (!rows) return;
+      value.rowCount = rows.returned;
+      value.truncated = true;
+      value.truncatedNote = `only the first ${rows.returned} rows are shown: with more the result would be longer than ${RESULT_MAX} characters (see truncatedListsNote)`;
+    },
+  };
+}
+const OQL_FIT = queryFit(`For the rest: ${QUERY_REST}`);
+const NAMED_FIT = queryFit(`For the rest: run its OQL (the oql field) with run_oql and ${QUERY_REST}`);
+
 export function registerQueryTools(server: McpServer, ctx: McpContext): void {
   server.registerTool(
     'run_oql',
@@ -63,7 +89,7 @@ export function registerQueryTools(server: McpServer, ctx: McpContext): void {
     ({ query, maxRows: cap, reachableOnly: reach }, extra) =>
       guarded(async () => {
         const heap = await ctx.heap();
-        return jsonResult(await runCapped(heap, query, cap, { reachableOnly: reach, signal: extra.signal }));
+        return jsonResult(await runCapped(heap, query, cap, { reachableOnly: reach, signal: extra.signal }), OQL_FIT);
       }, query),
   );
 
@@ -122,7 +148,7 @@ export function registerQueryTools(server: McpServer, ctx: McpContext): void {
         if (named.fullPath && !heap.analyzed) {
           return errorResult(`the named query '${named.name}' needs the full analysis: call analyze_heap first, then retry`);
         }
-        return jsonResult({ name: named.name, oql: named.oql, ...(await runCapped(heap, named.oql, cap, { name: named.name, signal: extra.signal })) });
+        return jsonResult({ name: named.name, oql: named.oql, ...(await runCapped(heap, named.oql, cap, { name: named.name, signal: extra.signal })) }, NAMED_FIT);
       }, named?.oql);
     },
   );
