@@ -9,9 +9,9 @@
  *    biggest (dominators of one key are summed);
  *  - duplicate strings: by the text (and its length, as texts are cut at 200 characters).
  */
-import { int } from '../report/format.js';
 import { VERSION } from '../version.js';
 import type { ReportSections } from '../session/index.js';
+import { FILLER_NOTE_START, fillerNote } from './filler.js';
 import { evaluateGate, type GateRule } from './gate.js';
 import { hiddenClassKey } from './hidden.js';
 import {
@@ -348,35 +348,12 @@ export function computeDiff(baseline: DumpSnapshot, current: DumpSnapshot, optio
     duplicateStrings: stringRows(baseline, current),
     reachableOnly: baseline.reachableOnly && current.reachableOnly,
     gate: { rules: rules.map((r) => r.text), failed: offending.length > 0, offending },
-    warnings: [...baseline.warnings, ...current.warnings, ...fillerNote(baseline, current)],
+    warnings: [...baseline.warnings, ...current.warnings, ...fillerNote(baseline.unreachableIntArrays, current.unreachableIntArrays, { advice: 'compare with --reachable-only' })],
   };
 }
 
-/** How the note on unreachable int[]s begins (the CLI prints it on stderr too). */
-export const FILLER_NOTE_START = 'int[] counts unreachable int[] arrays';
-
 /** The note on unreachable int[]s among a model's warnings (none or one). */
 export const fillerNoteOf = (m: Pick<DiffModel, 'warnings'>): string[] => m.warnings.filter((w) => w.startsWith(FILLER_NOTE_START));
-
-/**
- * One line when the dumps' `int[]` rows count different numbers of unreachable arrays: HotSpot
- * fills gaps in its heap (retired TLABs, the archived CDS heap) with filler arrays, `int[]`s
- * before JDK 21 and `jdk.internal.vm.FillerElement[]` (a type array of int) since, written to the
- * dump as plain `int[]`s either way; no GC root reaches them, and their number moves between
- * dumps whatever the program does, so the `int[]` row can even change direction. (Equal numbers
- * on both sides leave every change the diff reports as it is: no note.)
- */
-export function fillerNote(baseline: Pick<DumpSnapshot, 'unreachableIntArrays'>, current: Pick<DumpSnapshot, 'unreachableIntArrays'>): string[] {
-  const b = baseline.unreachableIntArrays;
-  const c = current.unreachableIntArrays;
-  // The same unreachable int[]s on both sides change nothing the diff reports (deltas).
-  if (b.count === c.count && b.bytes === c.bytes) return [];
-  const side = (u: { count: number; bytes: number }) => (u.count === 0 ? 'none' : `${int(u.count)} (${int(u.bytes)} B)`);
-  return [
-    `${FILLER_NOTE_START} (baseline ${side(b)}, current ${side(c)}): they may be the JVM's filler arrays ` +
-      '(HotSpot fills gaps in its heap with them; JDK 21+ makes them jdk.internal.vm.FillerElement[], which the dump writes as int[]), which come and go whatever the program does; compare with --reachable-only',
-  ];
-}
 
 /** DOMINATOR_PERCENT of the larger used heap, in bytes (at least 1). */
 export function dominatorThreshold(baselineUsed: number, currentUsed: number): number {

@@ -5,6 +5,7 @@
  * hundred objects at most).
  */
 import type { HeapSession, ProgressEvent, ReportSections } from '../session/index.js';
+import { unreachableIntArraysOf, type IntArrays } from './filler.js';
 import { hiddenClassKey } from './hidden.js';
 import type { DumpFacts } from './model.js';
 import { countCopies, stringKey, type ListedValue } from './strings.js';
@@ -47,7 +48,7 @@ export interface DumpSnapshot {
    * 21+ the heap's filler objects (`jdk.internal.vm.FillerElement[]`, a type array of int) are
    * written to the dump as plain `int[]`s, unreachable: the diff says so when there are any.
    */
-  unreachableIntArrays: { count: number; bytes: number };
+  unreachableIntArrays: IntArrays;
   warnings: string[];
 }
 
@@ -146,23 +147,19 @@ export async function objectKey(session: HeapSession, objectId: number, classNam
 
 /**
  * The unreachable `int[]`s the sections count: the histogram's `int[]` rows less the reachable
- * ones (one query over the `int[]`s). Nothing to count with --reachable-only or when the dump
- * holds no unreachable object.
+ * ones (filler.ts). Nothing to count with --reachable-only or when the dump holds no
+ * unreachable object.
  */
-export async function unreachableIntArrays(session: HeapSession, sections: ReportSections, signal?: AbortSignal): Promise<{ count: number; bytes: number }> {
+export async function unreachableIntArrays(session: HeapSession, sections: ReportSections, signal?: AbortSignal): Promise<IntArrays> {
   if (sections.overview.reachableOnly || sections.overview.heap.unreachableObjects === 0) return { count: 0, bytes: 0 };
-  let count = 0;
-  let bytes = 0;
+  const all = { count: 0, bytes: 0 };
   for (const r of sections.overview.classHistogram.rows) {
     if (r.className === 'int[]') {
-      count += r.instances;
-      bytes += r.shallow;
+      all.count += r.instances;
+      all.bytes += r.shallow;
     }
   }
-  if (count === 0) return { count: 0, bytes: 0 };
-  const r = await session.query('SELECT COUNT(*) AS n, SUM(x.@usedHeapSize) AS bytes FROM int[] x', { reachableOnly: true, ...(signal ? { signal } : {}) });
-  const [n, b] = r.rows[0] ?? [0, 0];
-  return { count: Math.max(0, count - Number(n ?? 0)), bytes: Math.max(0, bytes - Number(b ?? 0)) };
+  return unreachableIntArraysOf(session, all, signal);
 }
 
 /** The report sections with every list complete (the dump must be analyzed). */
