@@ -146,3 +146,31 @@ describe('Tab completion in a terminal', () => {
     for (const raw of ['\x1b]0;TITLE', '\x07', '\x1b[31mRED', '\u009b', '\u202e', '\nfake']) expect(t.raw).not.toContain(raw);
   });
 });
+
+describe('errors in a terminal', () => {
+  it('an error quoting a name with a line break is one line (the break escaped); an OQL error keeps its indented lines', async () => {
+    const t = new Terminal(['query', dump, '--repl'], dir);
+    let at = await t.waitFor('oql> ');
+    // The field `created\e[2J\nAt` of Demo$Session, quoted in the list of its fields.
+    t.type('SELECT x.nope FROM Demo$Session x\r');
+    at = await t.waitFor(/has no field 'nope'[^\n]*\n/, at);
+    at = await t.waitFor('oql> ', at);
+    const typed = t.raw.indexOf('SELECT x.nope');
+    const answer = t.raw.slice(t.raw.indexOf('\n', typed) + 1, t.raw.indexOf('oql> ', typed));
+    // Every byte as the terminal got it: one line (then readline's CSIs that redraw the prompt),
+    // ended by the terminal's CR LF, with the name's ESC and line break as escapes: `At` starts
+    // no line.
+    // eslint-disable-next-line no-control-regex
+    const line = /^([^\r\n]*)\r\n(?:\x1b\[[0-9;]*[A-Za-z])*$/.exec(answer)?.[1];
+    expect(line, JSON.stringify(answer)).toBeDefined();
+    expect(line).toMatch(/^error: .*has no field 'nope' \(its fields: .*created\\u001b\[2J\\nAt, /);
+    expect(line).not.toMatch(CONTROL);
+    // An OQL error's own lines (the query and the caret, indented) stay lines.
+    t.type('SELECT s FORM Demo$Session s\r');
+    at = await t.waitFor('oql> ', await t.waitFor('^^^^', at));
+    const syntax = t.raw.slice(t.raw.indexOf('SELECT s FORM'));
+    expect(syntax).toMatch(/\r\nquery:1:10: [^\r\n]*\r\n {2}SELECT s FORM Demo\$Session s\r\n {11}\^{4}\r\n/);
+    t.type('!quit\r');
+    expect(await t.exited).toBe(0);
+  });
+});

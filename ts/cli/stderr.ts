@@ -5,6 +5,7 @@
  * through `terminalText`: no control character from the dump reaches the terminal, and a
  * warning or notice stays one line.
  */
+import { errorLines } from '../repl/errors.js';
 import { terminalText } from '../terminal-text.js';
 
 let quiet = false;
@@ -38,12 +39,10 @@ export function notice(message: string): void {
 }
 
 /**
- * The text of an `error: <message>` line (never silenced). A message's own lines after its first
- * are indented by two spaces (an OQL error's query, caret and hint lines) and are kept; any other
- * line break came from text in the message (a class or field name from the dump) and is shown
- * escaped with every other control character, so no name can start a line of its own.
+ * The text of an `error: <message>` line (never silenced): the message's own indented lines kept,
+ * any other line break and every control character escaped (`errorLines`, which the terminal
+ * REPL's errors go through too).
  */
 export function errorText(message: string): string {
-  const lines = message.split(/\n(?= {2})/);
-  return `error: ${lines.map((line) => terminalText(line, { keepBackslashes: true })).join('\n')}\n`;
+  return `error: ${errorLines(message)}\n`;
 }

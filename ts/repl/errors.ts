@@ -1,4 +1,21 @@
+import { terminalText } from '../terminal-text.js';
+
 /** A REPL command that cannot do what was asked: one line for the user, nothing else lost. */
 export class ReplError extends Error {
   override name = 'ReplError';
+}
+
+/**
+ * An error message as a terminal shows it (the CLI's `error:` line and the terminal REPL's
+ * errors). A message's own lines after its first are indented by two spaces (an OQL error's
+ * query, caret and hint lines) and are kept; any other line break came from text in the
+ * message (a class or field name from the dump, a native error) and is shown escaped with
+ * every other control character, so no name can start a line of its own. Backslashes are kept:
+ * a message is not data.
+ */
+export function errorLines(message: string): string {
+  return message
+    .split(/\n(?= {2})/)
+    .map((line) => terminalText(line, { keepBackslashes: true }))
+    .join('\n');
 }

@@ -18,6 +18,7 @@ import { VERSION } from '../version.js';
 import type { ReplIO } from './backend.js';
 import { complete, type CompletionSource } from './complete.js';
 import { Repl } from './dispatch.js';
+import { errorLines } from './errors.js';
 import { enableHistorySearch, HISTORY_CAP, historyByStatement, historyPath, loadHistory, saveHistory, statementEntry } from './history.js';
 import { expandHome } from './home.js';
 import { renderBanner } from './render.js';
@@ -114,11 +115,13 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
   // Set by `!quit`: lines already read (piped input reads ahead) do not run.
   let quitting = false;
   // The views escape what comes from the dump (`terminalText`); this keeps any control
-  // character that is still left (a message quoting a name) from reaching the terminal.
+  // character that is still left from reaching the terminal.
   const safe = (text: string) => terminalText(text, { keepLineBreaks: true, keepBackslashes: true });
   const io: ReplIO = {
     print: (text) => output.write(text.endsWith('\n') ? safe(text) : `${safe(text)}\n`),
-    error: (text) => errors.write(text.endsWith('\n') ? safe(text) : `${safe(text)}\n`),
+    // An error keeps only its own (indented) lines, as the CLI's `error:` line does: a line
+    // break in a name the message quotes is shown escaped and cannot start a line.
+    error: (text) => errors.write(`${errorLines(text.endsWith('\n') ? text.slice(0, -1) : text)}\n`),
     // `~/out.csv` is in the home directory; an error still names the path as typed (!save's).
     saveFile: (file, content) => writeFileSync(expandHome(file), content),
     progress: (e) => {
