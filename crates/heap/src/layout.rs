@@ -80,14 +80,19 @@ pub struct LayoutClass<'a> {
 /// that name (JDK 25's `ResolvedMethodName.vmholder` became a Java field).
 const W: u32 = 0;
 type Injected = &'static [(&'static str, u32, bool)];
-fn injected(name: &str, jdk: u32) -> Injected {
+fn injected(name: &str, jdk: u32, declares: impl Fn(&str) -> bool) -> Injected {
     match name {
         "java.lang.ClassLoader" if jdk == 0 || jdk >= 8 => &[("loader_data", W, false)],
         "java.lang.Module" if jdk >= 9 => &[("module_entry", W, false)],
         "java.lang.invoke.MemberName" if jdk >= 9 => &[("vmindex", W, false)],
         "java.lang.invoke.MemberName" => &[("vmindex", W, false), ("vmtarget", W, false)],
         "java.lang.invoke.ResolvedMethodName" => &[("vmtarget", W, false), ("vmholder", 0, true)],
-        "java.lang.invoke.MethodHandleNatives$CallSiteContext" => &[("vmdependencies", W, false), ("last_cleanup", W, false)],
+        "java.lang.invoke.MethodHandleNatives$CallSiteContext" => &[("vmdependencies", W, false), ("last_cleanup", 8, false)],
+        // Once `CallSite` holds no `context` (JDK 25: `CallSiteContext` is gone; JDK 7 had
+        // neither, nor injected fields), HotSpot keeps the call site's dependencies in the call
+        // site itself: a ConstantCallSite is 40 bytes there (jcmd GC.class_histogram), not the
+        // 24 its declared fields make.
+        "java.lang.invoke.CallSite" if jdk >= 18 && !declares("context") => &[("vmdependencies", W, false), ("last_cleanup", 8, false)],
         "java.lang.StackFrameInfo" if jdk < 22 => &[("version", 2, false)],
         // Set when an Unsafe access faults (JDK-8191278); seen on JDK 17 and 25: every
         // InternalError is 64 bytes without compressed oops where other Throwables are 56.
@@ -150,7 +155,7 @@ fn own_fields(c: &LayoutClass<'_>, m: &Model, jdk: u32) -> Vec<LField> {
             (m.field_size(t), t == BasicType::Object, g)
         })
         .collect();
-    for &(name, s, r) in injected(c.name, jdk) {
+    for &(name, s, r) in injected(c.name, jdk, |f| c.names.contains(&f)) {
         if c.names.contains(&name) {
             continue;
         }
@@ -454,6 +459,27 @@ mod tests {
         let cls: [(&str, Option<usize>, &[BasicType]); 3] =
             [("java.lang.Object", None, &[]), ("P", Some(0), &[Long]), ("C", Some(1), &[Int])];
         assert_eq!(sizes(&m(12, 4, true), &cls), vec![16, 24, 24]);
+    }
+
+    /// `ConstantCallSite` sizes as `jcmd GC.class_histogram` gives them: JDK 25 (no `context`
+    /// field: HotSpot injects the dependencies into the call site) 40 bytes, 32 with compact
+    /// headers; JDK 17 (a `context` field, the dependencies in `CallSiteContext`) 24.
+    #[test]
+    fn call_sites_carry_their_dependencies_once_they_have_no_context() {
+        let layout = |m: &Model, jdk: u32, call_site: Vec<&'static str>| {
+            let site_fields: Vec<BasicType> = call_site.iter().map(|_| Object).collect();
+            let cs = vec![
+                LayoutClass { name: "java.lang.Object", names: vec![], super_idx: None, fields: &[], boot: true },
+                LayoutClass { name: "java.lang.invoke.CallSite", names: call_site, super_idx: Some(0), fields: &site_fields, boot: true },
+                LayoutClass { name: "java.lang.invoke.ConstantCallSite", names: vec!["isFrozen"], super_idx: Some(1), fields: &[Boolean], boot: true },
+            ];
+            instance_sizes(&cs, m, jdk)[2]
+        };
+        assert_eq!(layout(&m(12, 4, true), 25, vec!["target"]), 40);
+        assert_eq!(layout(&m(8, 4, true), 25, vec!["target"]), 32);
+        assert_eq!(layout(&m(12, 4, true), 17, vec!["target", "context"]), 24);
+        // JDK 7: no `context` and nothing injected.
+        assert_eq!(layout(&m(12, 4, false), 7, vec!["target"]), 24);
     }
 
     #[test]
