@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
@@ -211,6 +212,23 @@ describe('heapql server (the CLI)', () => {
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(0);
     expect(run.err()).toMatch(/stopping/);
+  });
+
+  test('a file name with a line break and a right-to-left override is printed escaped in the banner', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'heapql-server-name-'));
+    const file = path.join(dir, 'fake\nline \u202egpj.hprof');
+    fs.copyFileSync(demo, file);
+    try {
+      const run = runCli(['server', file, '--port', '0', '--no-cache']);
+      for (let i = 0; i < 3000 && !/examples:[\s\S]*curl[\s\S]*curl/.test(run.out()); i++) await new Promise((r) => setTimeout(r, 10));
+      const out = run.out();
+      expect(out).toContain(`heap dump ${dir}/fake\\nline \\u202egpj.hprof\n`);
+      expect(out).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
+      run.child.kill('SIGTERM');
+      expect(await run.exited).toBe(0);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('a port in use is one clear line and exit 2', async () => {

@@ -135,6 +135,10 @@ describe.skipIf(!available)('browser REPL in Chromium', () => {
     await page.screenshot({ path: path.join(dir, 'repl-analyzing.png') });
     releaseAnalysis();
     await page.getByText('full analysis ready').waitFor();
+    // The progress line gives way to the outcome: no stale "analyzing: … 0%" above it.
+    const analyzed = page.locator('section.entry', { hasText: 'full analysis ready' });
+    expect(await analyzed.locator('.progress').count()).toBe(0);
+    expect(await analyzed.textContent()).not.toMatch(/analyzing:/);
     await expect.poll(() => page.locator('#state-text').textContent()).toMatch(/analyzed/);
     await expect.poll(() => page.locator('#input').isDisabled()).toBe(false);
     await enter(page, 'SELECT s, s.@retainedHeapSize AS retained FROM Demo$Session s ORDER BY retained DESC LIMIT 5');

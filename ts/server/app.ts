@@ -10,6 +10,7 @@ import { Hono } from 'hono';
 
 import { queryResultJsonSchema } from '../query/schema.js';
 import type { HeapSession } from '../session/index.js';
+import { terminalText } from '../terminal-text.js';
 import { VERSION } from '../version.js';
 import { serverContext, type ServerContext, type ServerOptions } from './context.js';
 import { allowedMethods, endpointPaths, ENDPOINTS } from './endpoints.js';
@@ -32,6 +33,9 @@ const COMMON_HEADERS: Record<string, string> = {
   'cache-control': 'no-store',
 };
 
+/** The header of every answer that names the dump served (its `dumpId`). */
+export const DUMP_HEADER = 'x-heapql-dump';
+
 /** An `ApiError` as the JSON answer every error gets. */
 export function errorResponse(err: ApiError): Response {
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', ...COMMON_HEADERS, ...err.headers };
@@ -42,7 +46,9 @@ function welcome(ctx: ServerContext): string {
   const base = `http://127.0.0.1:${ctx.port()}`;
   const width = Math.max(...ENDPOINTS.map((e) => `${e.method} ${e.path}`.length));
   return [
-    `heapql ${VERSION}: heap dump ${ctx.session.path}`,
+    // The file name as a terminal shows it: a line break or a bidi override in it cannot fake a
+    // line or reorder the banner (the HTML welcome escapes it further).
+    `heapql ${VERSION}: heap dump ${terminalText(ctx.session.path, { keepBackslashes: true })}${ctx.dump.count > 1 ? ` (heap dump ${ctx.dump.number} of ${ctx.dump.count})` : ''}`,
     `browser REPL: ${base}/repl`,
     '',
     'endpoints:',
@@ -63,6 +69,8 @@ export function createApp(session: HeapSession, options: ServerOptions): Hono {
     checkRequest(c.req.raw.headers, c.req.method, c.req.path, ctx.port());
     await next();
     for (const [k, v] of Object.entries(COMMON_HEADERS)) if (!c.res.headers.has(k)) c.res.headers.set(k, v);
+    // Which dump answered (GET /status's dumpId): a client keeping object ids sees a change at once.
+    c.res.headers.set(DUMP_HEADER, ctx.dump.id);
   });
 
   app.get('/', (c) => {
@@ -74,7 +82,7 @@ export function createApp(session: HeapSession, options: ServerOptions): Hono {
     return c.json({ name: 'heapql server', version: VERSION, dump: session.path, welcome: welcome(ctx), repl: '/repl', endpoints: ENDPOINTS });
   });
   app.get('/version', (c) => c.json({ version: VERSION, endpoints: ENDPOINTS }));
-  app.get('/status', (c) => c.json(statusBody(session.status)));
+  app.get('/status', (c) => c.json(statusBody(ctx)));
   app.post('/analyze', (c) => c.json({ ok: true, status: session.startAnalysis({ reachableOnly: ctx.reachableOnly }) }));
   app.get('/help', (c) => c.json(oqlReference()));
   app.get('/schema', (c) => c.json(queryResultJsonSchema()));

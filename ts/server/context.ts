@@ -1,5 +1,6 @@
 /** What every route module gets: the session and the server's options. */
 import type { HeapSession } from '../session/index.js';
+import { dumpIdentity, type DumpIdentity } from './dump-identity.js';
 import { replScript } from './web-assets.js';
 
 export interface ServerOptions {
@@ -20,6 +21,8 @@ export interface ServerOptions {
 
 export interface ServerContext {
   session: HeapSession;
+  /** Which dump the server serves (taken when the app was made). */
+  dump: DumpIdentity;
   port(): number;
   autoAnalyze: boolean;
   reachableOnly: boolean;
@@ -31,6 +34,7 @@ export function serverContext(session: HeapSession, options: ServerOptions): Ser
   const port = options.port;
   return {
     session,
+    dump: dumpIdentity(session),
     port: typeof port === 'function' ? port : () => port,
     autoAnalyze: options.autoAnalyze ?? true,
     reachableOnly: options.reachableOnly ?? false,

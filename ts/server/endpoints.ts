@@ -11,7 +11,7 @@ export interface Endpoint {
 export const ENDPOINTS: readonly Endpoint[] = [
   { method: 'GET', path: '/', description: 'welcome text and this endpoint catalog' },
   { method: 'GET', path: '/version', description: 'the heapql version and the endpoint catalog (JSON)' },
-  { method: 'GET', path: '/status', description: 'analysis state: not_started, analyzing (with progress), ready, failed (with the reason)' },
+  { method: 'GET', path: '/status', description: 'analysis state: not_started, analyzing (with progress), ready, failed (with the reason), dump_unreadable; which dump is served (dumpId, dumpNumber of dumpCount)' },
   { method: 'POST', path: '/analyze', description: 'start the full analysis: started, already_running or already_done' },
   { method: 'POST', path: '/', description: 'run OQL (raw text, or JSON {"query", "limit"}); answers a QueryResult' },
   { method: 'POST', path: '/query', description: 'the same as POST /' },
@@ -26,7 +26,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   { method: 'GET', path: '/classes', description: 'class names (?pattern=substring), for completion' },
   { method: 'GET', path: '/classes/describe', description: 'one class by ?name=: fields, statics, instances, superclasses' },
   { method: 'GET', path: '/objects/resolve', description: 'an object named by ?spec= (Class#index, #index, 0x address) → {objectId}' },
-  { method: 'GET', path: '/objects/:id', description: 'one object: class, address, sizes, GC roots, fields' },
+  { method: 'GET', path: '/objects/:id', description: 'one object: class, address, sizes, GC roots, fields (?dump=<dumpId>: 409 if another dump is served now)' },
   { method: 'GET', path: '/objects/:id/referents', description: 'what the object refers to (?limit=N)' },
   { method: 'GET', path: '/objects/:id/referrers', description: 'what refers to the object (?limit=N; full analysis)' },
   { method: 'GET', path: '/objects/:id/path', description: 'a shortest path from a GC root to the object (?maxSteps=N; full analysis)' },

@@ -15,9 +15,10 @@ export type ErrorKind =
   | 'forbidden'
   | 'cancelled'
   | 'dump_unreadable'
+  | 'dump_changed'
   | 'internal';
 
-export type ErrorStatus = 400 | 403 | 404 | 405 | 413 | 500 | 503;
+export type ErrorStatus = 400 | 403 | 404 | 405 | 409 | 413 | 500 | 503;
 
 export class ApiError extends Error {
   constructor(
@@ -46,16 +47,35 @@ const QUERY_CODES = new Set([
  */
 const DUMP_CODES = new Set(['ERR_DUMP_CHANGED', 'ERR_CORRUPT']);
 
+/** What to do about a dump that cannot be read any more (said once, in the server's words). */
+const RESTART = 'start the server again on a complete copy of the dump';
+
+/**
+ * The message of a dump the server cannot read, with what to do said once: the reader's own
+ * advice (`open it again (…)`, for a program that can) becomes the server's.
+ */
+function unreadableMessage(message: string): string {
+  return message.includes('open it again') ? message.replace('open it again', RESTART) : `${message} (${RESTART})`;
+}
+
+/**
+ * A message of ERR_NEEDS_ANALYSIS without the library's advice (`run analyze() (!analyze in the
+ * REPL) first`): the server gives its own.
+ */
+export function needsAnalysisReason(message: string): string {
+  return message.replace(/[:;]?\s*(run|call) analyze\(\).*$/, '');
+}
+
 /** Maps a thrown error; `source` is the OQL text, for a caret under the bad token. */
 export function toApiError(err: unknown, source?: string): ApiError {
   if (err instanceof ApiError) return err;
   if (isOqlError(err)) return new ApiError(400, 'query', source !== undefined ? formatOqlError(err, source, 'query') : err.message);
   if (err instanceof HeapqlError) {
     if (QUERY_CODES.has(err.code)) return new ApiError(400, 'query', err.message);
-    if (err.code === 'ERR_NEEDS_ANALYSIS') return new ApiError(400, 'query', `${err.message} — POST /analyze, then retry once GET /status says ready`);
+    if (err.code === 'ERR_NEEDS_ANALYSIS') return new ApiError(400, 'query', `${needsAnalysisReason(err.message)}: POST /analyze, then retry once GET /status says ready`);
     if (err.code === 'ERR_NO_SUCH_OBJECT') return new ApiError(404, 'not_found', err.message);
     if (err.code === 'ERR_CANCELLED' || err.code === 'ERR_CLOSED') return new ApiError(503, 'cancelled', `${err.message} (the server is stopping)`);
-    if (DUMP_CODES.has(err.code)) return new ApiError(500, 'dump_unreadable', `${err.message} (start the server again on a complete copy of the dump)`);
+    if (DUMP_CODES.has(err.code)) return new ApiError(500, 'dump_unreadable', unreadableMessage(err.message));
     return new ApiError(500, 'internal', err.message);
   }
   return new ApiError(500, 'internal', `internal error: ${err instanceof Error ? err.message : String(err)}`);

@@ -46,6 +46,8 @@ class StreamedResult {
     session: HeapSession,
     private readonly prepared: PreparedQuery,
     private readonly name: string,
+    /** The query as the answer shows it (query-routes.ts `shownOql`). */
+    private readonly oql: string,
     signal: AbortSignal,
     private readonly started: number,
   ) {
@@ -87,7 +89,7 @@ class StreamedResult {
   whole(rows: string): string {
     const result: QueryResult = {
       name: this.name,
-      oql: this.prepared.oql,
+      oql: this.oql,
       columns: this.summary!.columns,
       rows: [],
       rowCount: this.rowCount,
@@ -102,7 +104,7 @@ class StreamedResult {
 
   /** What comes before the rows of a streamed document. */
   head(): string {
-    return around({ name: this.name, oql: this.prepared.oql, ...(this.prepared.viz ? { viz: this.prepared.viz } : {}), rows: [] })[0];
+    return around({ name: this.name, oql: this.oql, ...(this.prepared.viz ? { viz: this.prepared.viz } : {}), rows: [] })[0];
   }
 
   /** What comes after the rows of a streamed document (the stream has ended). */
@@ -118,8 +120,11 @@ class StreamedResult {
   }
 }
 
-/** Runs a prepared query and answers with its QueryResult, streamed when it is long. */
-export async function queryAnswer(c: Context, session: HeapSession, prepared: PreparedQuery, name = 'q1'): Promise<Response> {
+/**
+ * Runs a prepared query and answers with its QueryResult, streamed when it is long; `oql` is
+ * the query as the answer shows it (without its `-- @viz` line).
+ */
+export async function queryAnswer(c: Context, session: HeapSession, prepared: PreparedQuery, name = 'q1', oql = prepared.oql): Promise<Response> {
   const started = performance.now();
   const stop = new AbortController();
   const request = c.req.raw.signal;
@@ -127,7 +132,7 @@ export async function queryAnswer(c: Context, session: HeapSession, prepared: Pr
   if (request.aborted) stop.abort();
   else request.addEventListener('abort', onClientGone, { once: true });
   const finish = () => request.removeEventListener('abort', onClientGone);
-  const result = new StreamedResult(session, prepared, name, stop.signal, started);
+  const result = new StreamedResult(session, prepared, name, oql, stop.signal, started);
 
   // Up to the first 64 KiB of rows (or the end) before the headers: an error is still a plain
   // 400/404/500 answer, and a short answer is one piece with its length.

@@ -22,6 +22,19 @@ export interface QueryRequest {
 
 const bad = (message: string) => new ApiError(400, 'query', message);
 
+/**
+ * The `limit` a client sent, as it wrote it: a number beyond what a double holds (`1e400`)
+ * reaches us as Infinity, which JSON.stringify would call `null`; its text is taken from the
+ * body then.
+ */
+function limitText(value: unknown, body: string): string {
+  if (typeof value === 'number' && !Number.isFinite(value)) {
+    const written = /"limit"\s*:\s*(-?[0-9][0-9.eE+-]*)/.exec(body)?.[1];
+    return `${written ?? String(value)} (beyond the largest number a double holds: it reads as ${value > 0 ? '' : '-'}Infinity)`;
+  }
+  return typeof value === 'string' ? `the string ${JSON.stringify(value)}` : JSON.stringify(value);
+}
+
 export function parseQueryRequest(body: string, contentType: string | null): QueryRequest {
   const json = /\bjson\b/i.test(contentType ?? '') || body.trimStart().startsWith('{');
   if (!json) {
@@ -42,7 +55,9 @@ export function parseQueryRequest(body: string, contentType: string | null): Que
   if (unknown.length) throw bad(`unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')} in the JSON body (fields: query, limit, reachableOnly, name, viz)`);
   const out: QueryRequest = { query: o.query };
   if (o.limit !== undefined && o.limit !== null) {
-    if (typeof o.limit !== 'number' || !Number.isSafeInteger(o.limit) || o.limit < 0) throw bad(`"limit" must be a whole number ≥ 0, not ${JSON.stringify(o.limit)}`);
+    if (typeof o.limit !== 'number' || !Number.isSafeInteger(o.limit) || o.limit < 0) {
+      throw bad(`"limit" must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER} (2^53 − 1), not ${limitText(o.limit, body)}`);
+    }
     out.limit = o.limit;
   }
   if (o.reachableOnly !== undefined) {

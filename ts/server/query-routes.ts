@@ -5,15 +5,17 @@
  */
 import type { Context, Hono } from 'hono';
 
-import { OqlPlanError } from '../oql/errors.js';
+import { OqlPlanError, OqlSyntaxError } from '../oql/errors.js';
+import { stripBom, tokenize } from '../oql/lexer.js';
 import { stringifyJson } from '../query/json.js';
+import { extractViz, isVizLine } from '../query/viz.js';
 import { prepareQuery, type PreparedQuery } from '../session/index.js';
 import { readBody } from './body.js';
 import type { ServerContext } from './context.js';
 import { ApiError, errorBody, toApiError } from './errors.js';
 import { queryAnswer } from './query-answer.js';
 import { parseQueryRequest, type QueryRequest } from './query-request.js';
-import { serverStatus } from './status.js';
+import { fullPathAdvice } from './status.js';
 
 /** Rows of one NDJSON chunk at most; a chunk also ends when the executor's batch is used up. */
 const STREAM_CHUNK_BYTES = 64 * 1024;
@@ -58,17 +60,44 @@ function prepare(ctx: ServerContext, req: QueryRequest): PreparedQuery {
   } catch (err) {
     if (err instanceof OqlPlanError && !session.analyzed && plansOnFullPath(req.query)) {
       const reason = err.reason.replace(/\s*—\s*run `heapql analyze`.*$/, '');
-      const status = session.status;
-      const what =
-        serverStatus(status) === 'analyzing'
-          ? `the full analysis is running (${status.progress?.phase ?? 'starting'}); retry once GET /status says ready`
-          : serverStatus(status) === 'failed'
-            ? `the last analysis failed (${status.error}); POST /analyze to try again`
-            : 'POST /analyze to run the full analysis, then retry once GET /status says ready';
-      throw new ApiError(400, 'query', `${reason}: ${what}`);
+      throw new ApiError(400, 'query', `${reason}: ${fullPathAdvice(session.status)}`);
     }
-    throw toApiError(err, req.query);
+    throw toApiError(secondStatement(err, req.query) ?? err, req.query);
   }
+}
+
+/**
+ * A body of two statements (`SELECT …; SELECT …`) fails to parse at the second one: said as
+ * what it is (one query per request), with the caret under the second statement, instead of
+ * the parser's "the query reads well up to ";"". Null for any other error.
+ */
+function secondStatement(err: unknown, text: string): OqlSyntaxError | null {
+  if (!(err instanceof OqlSyntaxError)) return null;
+  // The positions are those of the text the parser read: the directive line blanked.
+  const tokens = tokenize(extractViz(text).oql);
+  const at = tokens.findIndex((t) => t.offset === err.pos.offset);
+  if (at < 1 || tokens[at - 1]!.type !== 'semicolon' || tokens[at]!.type === 'semicolon') return null;
+  const semi = tokens[at - 1]!;
+  return new OqlSyntaxError(
+    `one query per request: a second statement starts after the ";" at line ${semi.line}, column ${semi.col}`,
+    err.pos,
+    err.token,
+    err.expected,
+    'send each query in a request of its own (a single trailing ";" is fine)',
+  );
+}
+
+/**
+ * The query as the answer's `oql` shows it: the text without its `-- @viz` line (the planner
+ * keeps that line blank so that positions in errors match the text as written).
+ */
+export function shownOql(text: string): string {
+  const lines = stripBom(text).split('\n');
+  const at = lines.findIndex(isVizLine);
+  if (at < 0) return extractViz(text).oql;
+  const planned = extractViz(text).oql.split('\n');
+  planned.splice(at, 1);
+  return planned.join('\n');
 }
 
 function plansOnFullPath(text: string): boolean {
@@ -82,7 +111,7 @@ function plansOnFullPath(text: string): boolean {
 
 async function runQuery(ctx: ServerContext, c: Context): Promise<Response> {
   const req = await request(c);
-  return queryAnswer(c, ctx.session, cachedPrepare(ctx, req), req.name);
+  return queryAnswer(c, ctx.session, cachedPrepare(ctx, req), req.name, shownOql(req.query));
 }
 
 async function stream(ctx: ServerContext, c: Context): Promise<Response> {

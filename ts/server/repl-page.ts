@@ -28,7 +28,11 @@ svg.chart{display:block;max-width:100%;height:auto;margin:6px 0}
 #prompt label{font-family:ui-monospace,Menlo,Consolas,monospace;padding-top:5px;color:var(--accent)}
 #input{flex:1;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px;padding:5px 8px;border:1px solid var(--line);border-radius:4px;resize:none;min-height:32px}
 #completions{position:absolute;bottom:100%;left:64px;background:#fff;border:1px solid var(--line);box-shadow:0 2px 8px rgba(0,0,0,.12);max-height:240px;overflow:auto;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12.5px;display:none;min-width:240px}
-#completions div{padding:2px 8px;cursor:pointer}#completions div.sel{background:var(--accent);color:#fff}
+#completions div{padding:2px 8px;cursor:pointer;white-space:pre}#completions div.sel{background:var(--accent);color:#fff}
+#completions div[aria-disabled]{cursor:not-allowed;color:var(--muted)}#completions div.sel[aria-disabled]{background:var(--line);color:var(--fg)}
+#completions .escaped-note{cursor:default;color:var(--muted);font-style:italic;border-top:1px solid var(--line);white-space:normal}#completions .escaped-note.flash{color:var(--err)}
+.warn{color:#8a4b00;background:#fff4e0;border-left:3px solid #d9822b;padding:4px 8px;font-size:12.5px;margin:4px 0}
+.result-block.stale{opacity:.55}
 #banner{display:none;padding:6px 16px;background:#fdecea;color:var(--err);border-bottom:1px solid var(--line)}
 #banner.show{display:block}
 .hint{color:var(--muted);font-size:12px;padding:0 16px 6px;background:var(--soft)}

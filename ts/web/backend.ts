@@ -3,6 +3,11 @@
  * browser asks of the server (POST /query, /analyze; GET /status, /classes, /objects/…).
  * `status` and the class names are kept from the last answers, as the table reads them
  * synchronously.
+ *
+ * Object ids are indices into one dump. Each result is kept with the dump that answered it
+ * (`dumpOf`), and a look-up of an object taken from a result (`!obj` with no argument: the
+ * current row) names that dump: refused here when the server is known to serve another one
+ * now, and sent with `?dump=` so that the server refuses it (409) when it changed unseen.
  */
 import { plan } from '../plan/index.js';
 import type { ReplBackend } from '../repl/backend.js';
@@ -11,13 +16,23 @@ import type { QueryResult, VizSpec } from '../query/schema.js';
 import type { AnalysisState, ClassView, DominatorView, ObjectView, PathStep, ProgressEvent, ReferenceList, SessionStatus } from '../session/types.js';
 import type { Api, ServerStatusBody } from './api.js';
 
-const STATES: Record<ServerStatusBody['status'], AnalysisState> = { not_started: 'query-only', analyzing: 'analyzing', ready: 'full', failed: 'failed' };
+const STATES: Record<ServerStatusBody['status'], AnalysisState> = { not_started: 'query-only', analyzing: 'analyzing', ready: 'full', failed: 'failed', dump_unreadable: 'failed' };
+
+/** What a look-up of an object of an earlier dump's result says (the server's 409 says it too, with the dump ids). */
+export const OTHER_DUMP_MESSAGE =
+  'the server now serves another dump than the one this result came from: its object ids name other objects there, or none; run the query again';
 
 export class HttpBackend implements ReplBackend {
   reachableOnly = false;
   private last: ServerStatusBody | null = null;
   private names: string[] = [];
   private fields = new Map<string, Promise<string[]>>();
+  private readonly dumps = new WeakMap<QueryResult, string>();
+  /**
+   * The dump the object ids of the statement running come from: a result's (set by the front
+   * for a look-up of the current row), or null: ids just resolved on the server's current dump.
+   */
+  objectsFrom: string | null = null;
 
   constructor(private readonly api: Api) {}
 
@@ -25,8 +40,30 @@ export class HttpBackend implements ReplBackend {
   async connect(): Promise<ServerStatusBody> {
     const s = await this.refresh();
     this.reachableOnly = s.reachableOnly;
+    this.fields.clear();
     this.names = await this.api.get<string[]>('/classes');
     return s;
+  }
+
+  /** The dump a result came from (a shaped result: the one it was shaped from, `keepDump`). */
+  dumpOf(result: QueryResult | null): string | null {
+    return (result && this.dumps.get(result)) ?? null;
+  }
+
+  /** `derived` (a result made from `from` in the page: sorted, filtered, …) holds `from`'s objects. */
+  keepDump(derived: QueryResult, from: QueryResult | null): void {
+    const dump = this.dumpOf(from);
+    if (dump !== null && !this.dumps.has(derived)) this.dumps.set(derived, dump);
+  }
+
+  /**
+   * The `?dump=` of a look-up: the dump its object id came from. Refused at once when the page
+   * knows the server serves another one now.
+   */
+  private dumpQuery(): string {
+    const from = this.objectsFrom ?? this.api.dumpId;
+    if (from !== null && this.api.dumpId !== null && from !== this.api.dumpId) throw new ReplError(OTHER_DUMP_MESSAGE);
+    return from === null ? '' : `dump=${encodeURIComponent(from)}`;
   }
 
   async refresh(): Promise<ServerStatusBody> {
@@ -55,12 +92,15 @@ export class HttpBackend implements ReplBackend {
    */
   async query(oql: string, options: { name?: string; viz?: VizSpec | null }): Promise<QueryResult> {
     plan(oql, { fullPath: this.status.state === 'full', reachableOnly: this.reachableOnly });
-    return this.api.post<QueryResult>('/query', {
+    const { body, dump } = await this.api.postCall<QueryResult>('/query', {
       query: oql,
       reachableOnly: this.reachableOnly,
       ...(options.name !== undefined ? { name: options.name } : {}),
       ...(options.viz ? { viz: options.viz } : {}),
     });
+    const from = dump ?? this.api.dumpId;
+    if (from !== null) this.dumps.set(body, from);
+    return body;
   }
 
   classNames(): string[] {
@@ -94,24 +134,30 @@ export class HttpBackend implements ReplBackend {
     return (await this.api.get<{ objectId: number }>(`/objects/resolve?spec=${encodeURIComponent(spec)}`)).objectId;
   }
 
+  /** GET /objects/<id><tail> with `?dump=` (and the other parameters). */
+  private lookup<T>(objectId: number, tail: string, params: string[] = []): Promise<T> {
+    const query = [...params, this.dumpQuery()].filter((p) => p !== '').join('&');
+    return this.api.get<T>(`/objects/${objectId}${tail}${query ? `?${query}` : ''}`);
+  }
+
   object(objectId: number): Promise<ObjectView> {
-    return this.api.get<ObjectView>(`/objects/${objectId}`);
+    return this.lookup<ObjectView>(objectId, '');
   }
 
   referents(objectId: number, limit = 25): Promise<ReferenceList> {
-    return this.api.get<ReferenceList>(`/objects/${objectId}/referents?limit=${limit}`);
+    return this.lookup<ReferenceList>(objectId, '/referents', [`limit=${limit}`]);
   }
 
   referrers(objectId: number, limit = 25): Promise<ReferenceList> {
-    return this.api.get<ReferenceList>(`/objects/${objectId}/referrers?limit=${limit}`);
+    return this.lookup<ReferenceList>(objectId, '/referrers', [`limit=${limit}`]);
   }
 
   async pathToRoot(objectId: number, maxSteps?: number): Promise<PathStep[] | null> {
-    return (await this.api.get<{ path: PathStep[] | null }>(`/objects/${objectId}/path${maxSteps === undefined ? '' : `?maxSteps=${maxSteps}`}`)).path;
+    return (await this.lookup<{ path: PathStep[] | null }>(objectId, '/path', maxSteps === undefined ? [] : [`maxSteps=${maxSteps}`])).path;
   }
 
   dominator(objectId: number, limit = 10): Promise<DominatorView> {
-    return this.api.get<DominatorView>(`/objects/${objectId}/dominator?limit=${limit}`);
+    return this.lookup<DominatorView>(objectId, '/dominator', [`limit=${limit}`]);
   }
 
   /**
@@ -131,6 +177,7 @@ export class HttpBackend implements ReplBackend {
       }
       if (s.status === 'ready') return;
       if (s.status === 'failed') throw new ReplError(`the analysis failed: ${s.reason}`);
+      if (s.status === 'dump_unreadable') throw new ReplError(`the server cannot read its dump any more: ${s.reason}`);
       if (s.status === 'not_started') throw new ReplError('the analysis was cancelled on the server');
       if (s.progress) options.onProgress?.(s.progress);
       await new Promise((r) => setTimeout(r, 250));

@@ -6,12 +6,15 @@
  * lost connection shown and retried.
  */
 import { complete, type CompletionSource } from '../repl/complete.js';
-import { show } from '../repl/commands.js';
+import { findCommand, show } from '../repl/commands.js';
 import { Repl } from '../repl/dispatch.js';
 import { statementComplete } from '../repl/statement.js';
 import type { ReplIO } from '../repl/backend.js';
 import type { ProgressEvent } from '../session/types.js';
 import type { QueryResult } from '../query/schema.js';
+import { printable } from '../report/format.js';
+import { isolateHtml } from '../report/html-escape.js';
+import { controlIndex } from '../terminal-text.js';
 import { Api, type ServerStatusBody } from './api.js';
 import { HttpBackend } from './backend.js';
 import { OutputView } from './view.js';
@@ -40,16 +43,21 @@ function percent(p: { done: number; total: number }): string {
 }
 
 function showStatus(s: ServerStatusBody): void {
-  stateBox.className = s.status;
-  const words = { not_started: 'query-only (not analyzed)', analyzing: 'analyzing', ready: 'analyzed (full path)', failed: 'analysis failed' };
+  stateBox.className = s.status === 'dump_unreadable' ? 'failed' : s.status;
+  const words = { not_started: 'query-only (not analyzed)', analyzing: 'analyzing', ready: 'analyzed (full path)', failed: 'analysis failed', dump_unreadable: 'dump unreadable' };
   stateText.textContent = s.status === 'analyzing' && s.progress ? `analyzing: ${s.progress.phase} ${percent(s.progress)}` : words[s.status];
-  stateText.title = s.reason ?? '';
+  stateText.title = printable(s.reason ?? '');
   progressBar.hidden = s.status !== 'analyzing';
   if (s.progress && s.progress.total > 0) {
     progressBar.max = s.progress.total;
     progressBar.value = s.progress.done;
   } else progressBar.removeAttribute('value');
-  $('dump').textContent = `${s.dump} · ${s.objects.toLocaleString('en-US')} objects · ${s.classes.toLocaleString('en-US')} classes`;
+  // The file name comes from whoever named the file: escaped (a line break, a bidi override
+  // shown as \n, \u202e) and isolated, so that it cannot reorder the counts after it.
+  const which = (s.dumpCount ?? 1) > 1 ? ` (heap dump ${s.dumpNumber} of ${s.dumpCount})` : '';
+  const dump = $('dump');
+  dump.innerHTML = `${isolateHtml(s.dump)}${which} · ${s.objects.toLocaleString('en-US')} objects · ${s.classes.toLocaleString('en-US')} classes`;
+  dump.title = printable(s.dump);
 }
 
 api.onConnection = (online) => {
@@ -60,6 +68,23 @@ api.onConnection = (online) => {
     stateBox.className = 'offline';
     stateText.textContent = 'disconnected';
   }
+};
+
+/**
+ * The server answered from another dump than before (restarted on another file): the results
+ * on the page keep their text, but their object ids name other objects there, so look-ups from
+ * them refuse (backend.ts); the page says so, marks them, and reads the new class names.
+ */
+api.onDumpChanged = () => {
+  for (const block of document.querySelectorAll('.result-block:not(.stale)')) {
+    block.classList.add('stale');
+    block.setAttribute('title', 'from the dump the server served before: run the query again to look its objects up');
+  }
+  output.warning(
+    'The server now serves another dump than before (the header names it). The results above came from the dump it served before: ' +
+      'their objects cannot be looked up any more (!obj, !refs, !path and !dom refuse them); run the queries again.',
+  );
+  void backend.connect().then(showStatus, () => {});
 };
 
 async function poll(): Promise<void> {
@@ -124,6 +149,9 @@ const io: ReplIO = {
     showStatus({ ...(lastStatus() as ServerStatusBody), status: 'analyzing', progress: e });
   },
   progressDone() {
+    // The analysis ended (ready, failed or stopped): what follows says which; a stale
+    // "analyzing: … 0%" line must not stay above it.
+    progressLine?.remove();
     progressLine = null;
   },
   quit() {
@@ -168,14 +196,28 @@ function remember(statement: string): void {
 
 let running = false;
 
+/** `!obj`, `!refs`, `!path`, `!dom` with no argument: a look-up of the current row's object. */
+function looksUpCurrentRow(statement: string): boolean {
+  const m = /^\s*!(\S*)\s*([^]*)$/.exec(statement);
+  if (!m) return false;
+  const name = findCommand(m[1]!)?.name;
+  return (name === 'obj' || name === 'refs' || name === 'path' || name === 'dom') && m[2]!.replace(/;\s*$/, '').trim() === '';
+}
+
 async function run(statement: string): Promise<void> {
   running = true;
   input.disabled = true;
   remember(statement);
   output.begin(statement);
+  const before = repl.state.result;
+  // The object ids of a look-up of the current row are those of the dump its result came from.
+  backend.objectsFrom = looksUpCurrentRow(statement) ? backend.dumpOf(before) : null;
   try {
     await repl.execute(statement);
   } finally {
+    backend.objectsFrom = null;
+    // A result made in the page (!sort, !filter, !top…) holds the objects of the one it was made from.
+    if (repl.state.result && repl.state.result !== before) backend.keepDump(repl.state.result, before);
     output.end();
     running = false;
     input.disabled = false;
@@ -197,12 +239,24 @@ let choices: string[] = [];
 let chosen = 0;
 let completionWord = '';
 
+/** Under a list with names that had to be escaped (the terminal REPL's words). */
+const ESCAPED_NOTE = '(names with control characters are shown escaped; Tab does not insert them)';
+
 function closePopup(): void {
   popup.style.display = 'none';
   choices = [];
 }
 
+/**
+ * Inserts a completion. A name with a control or bidi character (a line break, U+202E) is
+ * never inserted: the OQL lexer reads no escapes, so neither the raw name (which would break
+ * or reorder the input) nor an escaped one could be run; the list shows it escaped.
+ */
 function apply(item: string): void {
+  if (controlIndex(item) >= 0) {
+    popup.querySelector('.escaped-note')?.classList.add('flash');
+    return;
+  }
   const at = input.selectionStart;
   const before = input.value.slice(0, at);
   input.value = before.slice(0, before.length - completionWord.length) + item + input.value.slice(at);
@@ -223,8 +277,12 @@ async function completeAtCaret(): Promise<void> {
   const { items, word } = await complete(before, source, input.value);
   completionWord = word;
   if (items.length === 0) return closePopup();
-  if (items.length === 1) return apply(items[0]!);
-  const prefix = commonPrefix(items);
+  const escaped = items.some((item) => controlIndex(item) >= 0);
+  if (items.length === 1 && !escaped) return apply(items[0]!);
+  // The common prefix, up to the first control character: the part that can be typed.
+  let prefix = commonPrefix(items);
+  const stop = controlIndex(prefix);
+  if (stop >= 0) prefix = prefix.slice(0, stop);
   if (prefix.length > word.length) {
     apply(prefix);
     completionWord = prefix;
@@ -234,8 +292,10 @@ async function completeAtCaret(): Promise<void> {
   popup.replaceChildren(
     ...items.map((item, i) => {
       const d = document.createElement('div');
-      d.textContent = item;
+      // Escaped and isolated as a table cell is: a line break or U+202E shows as \n, \u202e.
+      d.innerHTML = isolateHtml(item);
       d.setAttribute('role', 'option');
+      if (controlIndex(item) >= 0) d.setAttribute('aria-disabled', 'true');
       if (i === 0) d.className = 'sel';
       d.addEventListener('mousedown', (e) => {
         e.preventDefault();
@@ -244,12 +304,18 @@ async function completeAtCaret(): Promise<void> {
       return d;
     }),
   );
+  if (escaped) {
+    const note = document.createElement('div');
+    note.className = 'escaped-note';
+    note.textContent = ESCAPED_NOTE;
+    popup.append(note);
+  }
   popup.style.display = 'block';
 }
 
 function moveChoice(by: number): void {
   chosen = (chosen + by + choices.length) % choices.length;
-  [...popup.children].forEach((c, i) => c.classList.toggle('sel', i === chosen));
+  [...popup.querySelectorAll('[role=option]')].forEach((c, i) => c.classList.toggle('sel', i === chosen));
   popup.children[chosen]?.scrollIntoView({ block: 'nearest' });
 }
 

@@ -73,6 +73,14 @@ export class OutputView {
     return p;
   }
 
+  /** A notice that changes what the page shows means (the server serves another dump). */
+  warning(text: string): HTMLElement {
+    const p = this.note(text);
+    p.className = 'warn';
+    p.setAttribute('role', 'alert');
+    return p;
+  }
+
   /** A result: its chart when a `-- @viz` asks for one, then a table of the first `limit` rows (0 = all). */
   result(result: QueryResult, limit: number): void {
     const view = planQuery(result, 0);

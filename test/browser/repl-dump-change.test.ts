@@ -1,0 +1,113 @@
+/**
+ * The browser REPL in real headless Chromium when the server behind it is restarted: on the
+ * same dump, the results on the page stay usable (`!obj` of a row looks its object up); on
+ * another dump (same port), an object id of an earlier result names another object there, so
+ * `!obj`, `!refs`, `!path` and `!dom` of such a row refuse, saying the server serves another
+ * dump and to run the query again, and the page says the dump changed. A query run on the new
+ * dump is looked up as usual.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { build } from 'esbuild';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+
+import { openHeap, type HeapSession } from '../../ts/index.js';
+import { listen, type RunningServer } from '../../ts/server/listen.js';
+import { chromiumAvailable, launchChromium, watchedPage } from './chromium.js';
+
+const root = path.resolve(__dirname, '../..');
+const demo = path.join(root, 'fixtures/demo/demo.hprof');
+const other = path.join(root, 'fixtures/dumps/KnownHeap-jdk17-coops.hprof');
+const REFUSED = /the server now serves another dump than the one this result came from.*run the query again|the server now serves another dump \(.*\).*run the query again/;
+
+describe.skipIf(!chromiumAvailable)('browser REPL: the server restarted on the same dump, then on another', () => {
+  let browser: Browser;
+  let script: string;
+  let server: RunningServer;
+  const sessions: HeapSession[] = [];
+  let page: Page;
+  let problems: string[];
+  let requests: string[];
+
+  const open = async (file: string) => {
+    const s = await openHeap(file, { noCache: true });
+    sessions.push(s);
+    return s;
+  };
+
+  beforeAll(async () => {
+    const bundle = await build({ entryPoints: [path.join(root, 'ts/web/main.ts')], bundle: true, format: 'iife', platform: 'browser', target: 'es2022', write: false, logLevel: 'silent' });
+    script = bundle.outputFiles[0]!.text;
+    server = await listen(await open(demo), 0, { replScript: () => script });
+    browser = await launchChromium();
+    ({ page, problems, requests } = await watchedPage(browser));
+    await page.goto(`${server.url}/repl`);
+    await page.getByText('Connected.').waitFor();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    for (const s of sessions) s.close();
+  });
+
+  async function enter(statement: string): Promise<string> {
+    const entries = await page.locator('section.entry:has(pre.echo)').count();
+    await page.locator('#input').fill(statement);
+    await page.locator('#input').press('End');
+    await page.locator('#input').press('Enter');
+    await page.locator('section.entry:has(pre.echo)').nth(entries).waitFor();
+    await expect.poll(() => page.locator('#input').isDisabled()).toBe(false);
+    return (await page.locator('section.entry:has(pre.echo)').last().innerText()).split('\n').slice(1).join('\n');
+  }
+
+  /** Stops the server (the page sees it go) and starts one on `session` on the same port. */
+  async function restart(session: HeapSession): Promise<void> {
+    const port = server.port;
+    await server.close(0);
+    await page.locator('#banner.show').waitFor();
+    server = await listen(session, port, { replScript: () => script });
+  }
+
+  test('same dump: results stay usable; another dump: look-ups of earlier rows refuse, the page says why', async () => {
+    expect(await enter('SELECT s, toString(s.id) AS id FROM Demo$Session s')).toMatch(/400 rows/);
+    await enter('!row 1');
+    expect(await enter('!obj')).toMatch(/Demo\$Session @ 0x/);
+
+    // The server restarted on the same file: the same dump, nothing refused, nothing said.
+    await restart(await open(demo));
+    await page.locator('#banner.show').waitFor({ state: 'hidden' });
+    expect(await enter('!obj')).toMatch(/Demo\$Session @ 0x/);
+    expect(await page.locator('.warn').count()).toBe(0);
+
+    // Restarted on another dump: at once (before or after the page's status poll saw it).
+    await restart(await open(other));
+    const obj = await enter('!obj');
+    expect(obj).toMatch(REFUSED);
+    expect(obj).not.toMatch(/ @ 0x/);
+    await page.locator('.warn').first().waitFor();
+    expect(await page.locator('.warn').first().textContent()).toMatch(/now serves another dump than before.*run the queries again/);
+    await expect.poll(() => page.locator('#dump').textContent()).toContain('KnownHeap-jdk17-coops.hprof');
+    expect(await page.locator('.result-block.stale').count()).toBeGreaterThan(0);
+    for (const command of ['!refs', '!path', '!dom']) expect(await enter(command), command).toMatch(REFUSED);
+    // The earlier result keeps its text, and what is made of it keeps its dump.
+    expect(await enter('!row 2')).toMatch(/row 2 of 400/);
+    await enter('!sort id desc');
+    expect(await enter('!obj')).toMatch(REFUSED);
+    // A typed object is looked up on the dump served now.
+    expect(await enter('!obj #1')).toMatch(/ @ 0x/);
+
+    // A query on the new dump: its rows are looked up as usual; !undo brings back the old rows, refused again.
+    const classes = await enter('SELECT x FROM INSTANCEOF java.lang.Object x LIMIT 3');
+    expect(classes).toMatch(/3 rows/);
+    expect(await enter('!obj')).toMatch(/ @ 0x/);
+    await enter('!undo');
+    expect(await enter('!obj')).toMatch(REFUSED);
+    // Every look-up names the dump its object id came from: the server refuses one of another dump (409).
+    const lookups = requests.filter((r) => /\/objects\/\d+/.test(r));
+    expect(lookups.length).toBeGreaterThan(3);
+    for (const r of lookups) expect(r).toMatch(/[?&]dump=[0-9a-f]{16}$/);
+    expect(problems.filter((p) => !/Failed to load resource|ERR_CONNECTION_REFUSED|409/.test(p))).toEqual([]);
+  });
+});
