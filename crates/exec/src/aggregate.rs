@@ -147,7 +147,7 @@ impl Acc {
 
 fn not_a_number(f: AggFn, v: &Value) -> ExecError {
     let kind = match v {
-        Value::Str(_) => "a string",
+        Value::Str(_) | Value::Utf16(_) => "a string",
         Value::Obj(_) => "an object",
         Value::Bool(_) => "a boolean",
         Value::List(_) => "a list",

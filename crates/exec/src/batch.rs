@@ -5,6 +5,14 @@
 //! Numbers cross to JavaScript as `f64`. An integer that `f64` cannot hold exactly (a Java long
 //! outside ±(2^53 − 1)) is kept beside them, exact, in the column's `wide` list, which is empty
 //! in the common case; inside a list cell it is written `{"i": "<digits>"}`.
+//!
+//! Strings cross as Rust strings. A text that is no valid UTF-16 (a Java string with an unpaired
+//! surrogate, `Value::Utf16`) is kept beside them, exact, in the column's `exact` list (empty in
+//! the common case) for the door to make the very JavaScript string; inside a list cell it is a
+//! JSON string with `\uXXXX` escapes for its unpaired surrogates, which `JSON.parse` reads back
+//! exactly.
+
+use std::sync::Arc;
 
 use crate::value::Value;
 
@@ -32,7 +40,9 @@ pub enum ColumnData {
     Objects(Vec<u32>),
     /// Every number as `f64`; `wide` holds the integers outside ±(2^53 − 1) exactly.
     Numbers { values: Vec<f64>, wide: WideInts },
-    Strings(Vec<String>),
+    /// Every text as a Rust string (an unpaired surrogate as U+FFFD); `exact` holds the texts
+    /// that are not valid UTF-16 with their units.
+    Strings { values: Vec<String>, exact: ExactTexts },
     /// 0 or 1.
     Bools(Vec<u8>),
     /// Each cell is the JSON text of a Value (objects as `{"o": idx}`).
@@ -47,7 +57,7 @@ impl ColumnData {
         match self {
             ColumnData::Objects(_) => "object",
             ColumnData::Numbers { .. } => "number",
-            ColumnData::Strings(_) => "string",
+            ColumnData::Strings { .. } => "string",
             ColumnData::Bools(_) => "bool",
             ColumnData::Lists(_) => "list",
             ColumnData::Null => "null",
@@ -82,6 +92,24 @@ impl WideInts {
     }
 }
 
+/// The texts of a string column that are not valid UTF-16: their rows (ascending) and units.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ExactTexts {
+    pub rows: Vec<u32>,
+    pub units: Vec<Arc<[u16]>>,
+}
+
+impl ExactTexts {
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    pub fn get(&self, row: usize) -> Option<&Arc<[u16]>> {
+        let row = u32::try_from(row).ok()?;
+        self.rows.binary_search(&row).ok().map(|k| &self.units[k])
+    }
+}
+
 impl Column {
     pub fn is_null(&self, row: usize) -> bool {
         matches!(self.data, ColumnData::Null) || self.nulls.get(row).copied() == Some(1)
@@ -98,7 +126,10 @@ impl Column {
                 Some(i) => Value::Int(i),
                 None => Value::Float(values[row]),
             },
-            ColumnData::Strings(v) => Value::str(&v[row]),
+            ColumnData::Strings { values, exact } => match exact.get(row) {
+                Some(units) => Value::Utf16(units.clone()),
+                None => Value::str(&values[row]),
+            },
             ColumnData::Bools(v) => Value::Bool(v[row] != 0),
             ColumnData::Lists(v) => cell_value(&serde_json::from_str(&v[row]).unwrap_or_default()),
             ColumnData::Null => Value::Null,
@@ -122,7 +153,7 @@ fn kind_of(v: &Value) -> Kind {
         Value::Null => Kind::None,
         Value::Bool(_) => Kind::Bool,
         Value::Int(_) | Value::Float(_) => Kind::Num,
-        Value::Str(_) => Kind::Str,
+        Value::Str(_) | Value::Utf16(_) => Kind::Str,
         Value::Obj(_) => Kind::Obj,
         Value::List(_) => Kind::List,
     }
@@ -166,28 +197,116 @@ pub fn build_column<'a>(name: &str, cells: impl Iterator<Item = &'a Value> + Clo
                 .collect();
             ColumnData::Numbers { values, wide }
         }
-        Kind::Str => ColumnData::Strings(
-            cells.map(|v| if let Value::Str(s) = v { s.to_string() } else { String::new() }).collect(),
-        ),
+        Kind::Str => {
+            let mut exact = ExactTexts::default();
+            let values = cells
+                .enumerate()
+                .map(|(row, v)| match v {
+                    Value::Str(s) => s.to_string(),
+                    Value::Utf16(u) => {
+                        exact.rows.push(row as u32);
+                        exact.units.push(u.clone());
+                        String::from_utf16_lossy(u)
+                    }
+                    _ => String::new(),
+                })
+                .collect();
+            ColumnData::Strings { values, exact }
+        }
         Kind::Bool => ColumnData::Bools(cells.map(|v| matches!(v, Value::Bool(true)) as u8).collect()),
         Kind::List | Kind::Mixed => ColumnData::Lists(
-            cells.map(|v| if v.is_null() { String::new() } else { cell_json(v).to_string() }).collect(),
+            cells
+                .map(|v| {
+                    let mut text = String::new();
+                    if !v.is_null() {
+                        write_cell_json(v, &mut text);
+                    }
+                    text
+                })
+                .collect(),
         ),
     };
     Column { name: name.to_string(), data, nulls }
 }
 
-/// The JSON of a list cell: `Value::to_json`, but a wide integer is `{"i": "<digits>"}` (a
-/// JavaScript reader would round it as a JSON number; objects are `{"o": <idx>}` likewise).
-fn cell_json(v: &Value) -> serde_json::Value {
+/// The JSON text of a list cell, written as `Value::to_json` would be, but a wide integer is
+/// `{"i": "<digits>"}` (a JavaScript reader would round it as a JSON number; objects are
+/// `{"o": <idx>}` likewise), and a text keeps its unpaired surrogates as `\uXXXX` escapes
+/// (serde_json's strings cannot hold them).
+fn write_cell_json(v: &Value, out: &mut String) {
+    use std::fmt::Write;
     match v {
-        Value::Int(i) if !is_safe_integer(*i) => serde_json::json!({ "i": i.to_string() }),
-        Value::List(items) => serde_json::Value::Array(items.iter().map(cell_json).collect()),
-        other => other.to_json(),
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Int(i) if !is_safe_integer(*i) => {
+            let _ = write!(out, "{{\"i\":\"{i}\"}}");
+        }
+        Value::Int(i) => {
+            let _ = write!(out, "{i}");
+        }
+        Value::Float(_) => {
+            let _ = write!(out, "{}", v.to_json());
+        }
+        Value::Obj(o) => {
+            let _ = write!(out, "{{\"o\":{o}}}");
+        }
+        Value::Str(s) => {
+            out.push('"');
+            push_json_escaped(s, out);
+            out.push('"');
+        }
+        Value::Utf16(units) => {
+            out.push('"');
+            for c in char::decode_utf16(units.iter().copied()) {
+                match c {
+                    Ok(c) => push_json_escaped(c.encode_utf8(&mut [0; 4]), out),
+                    Err(e) => {
+                        let _ = write!(out, "\\u{:04x}", e.unpaired_surrogate());
+                    }
+                }
+            }
+            out.push('"');
+        }
+        Value::List(items) => {
+            out.push('[');
+            for (k, item) in items.iter().enumerate() {
+                if k > 0 {
+                    out.push(',');
+                }
+                write_cell_json(item, out);
+            }
+            out.push(']');
+        }
     }
 }
 
-/// The Value of a list cell's JSON (the inverse of `cell_json`).
+/// `s` escaped as the inside of a JSON string, as serde_json escapes it: `"` and `\`, the
+/// short escapes `\b \t \n \f \r`, other controls below U+0020 as `\u00xx`.
+fn push_json_escaped(s: &str, out: &mut String) {
+    use std::fmt::Write;
+    let mut rest = s;
+    while let Some(at) = rest.find(|c: char| c < ' ' || c == '"' || c == '\\') {
+        out.push_str(&rest[..at]);
+        let c = rest.as_bytes()[at];
+        match c {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            0x08 => out.push_str("\\b"),
+            0x09 => out.push_str("\\t"),
+            0x0a => out.push_str("\\n"),
+            0x0c => out.push_str("\\f"),
+            0x0d => out.push_str("\\r"),
+            c => {
+                let _ = write!(out, "\\u{c:04x}");
+            }
+        }
+        rest = &rest[at + 1..];
+    }
+    out.push_str(rest);
+}
+
+/// The Value of a list cell's JSON (the inverse of `write_cell_json`, but for unpaired
+/// surrogates, which serde_json does not read: such a cell reads as NULL).
 fn cell_value(j: &serde_json::Value) -> Value {
     match j {
         serde_json::Value::Array(a) => Value::List(a.iter().map(cell_value).collect()),
@@ -233,6 +352,50 @@ mod tests {
         let c = build_column("l", std::iter::once(&list));
         assert_eq!(c.data, ColumnData::Lists(vec!["[{\"o\":1},2]".into()]));
         assert!(matches!(c.value(0), Value::List(_)));
+    }
+
+    /// List cells are written as serde_json writes `Value::to_json`, but for wide integers and
+    /// unpaired surrogates, which keep their exact form.
+    #[test]
+    fn list_cells_are_serde_json_but_exact() {
+        let text = "q\"b\\s/\u{0}\u{1f}\u{8}\t\n\u{c}\r\u{7f}é😀\u{2028}";
+        let cells = [
+            Value::Null,
+            Value::Bool(true),
+            Value::Int(-3),
+            Value::Float(0.1),
+            Value::Float(2.0),
+            Value::Float(f64::NAN),
+            Value::Float(-0.0),
+            Value::str(text),
+            Value::Obj(7),
+            Value::List(vec![Value::str("a"), Value::List(vec![Value::Int(1)].into()), Value::Null].into()),
+        ];
+        for v in &cells {
+            let mut out = String::new();
+            write_cell_json(v, &mut out);
+            assert_eq!(out, v.to_json().to_string(), "{v:?}");
+        }
+        let mixed = [Value::Int(1), Value::text_of_units(&[0x22, 0xD800, 0x5C, 0xDE00, 0xD83D]), Value::List(vec![Value::text_of_units(&[0xDFFF])].into())];
+        let c = build_column("m", mixed.iter());
+        assert_eq!(c.data, ColumnData::Lists(vec!["1".into(), r#""\"\ud800\\\ude00\ud83d""#.into(), r#"["\udfff"]"#.into()]));
+    }
+
+    /// Texts that are no valid UTF-16 cross beside the column's strings, exact.
+    #[test]
+    fn string_columns_keep_unpaired_surrogates_beside() {
+        let lone = Value::text_of_units(&[0xD800, 0x78]);
+        let cells = [Value::str("a"), lone.clone(), Value::Null, Value::text_of_units(&[0xDC00])];
+        let c = build_column("s", cells.iter());
+        let ColumnData::Strings { values, exact } = &c.data else { panic!("{:?}", c.data) };
+        assert_eq!(values, &["a", "\u{fffd}x", "", "\u{fffd}"]);
+        assert_eq!(exact.rows, vec![1, 3]);
+        assert_eq!(&*exact.units[0], &[0xD800, 0x78]);
+        assert!(matches!(c.value(1), Value::Utf16(ref u) if **u == [0xD800, 0x78]));
+        assert!(matches!(c.value(0), Value::Str(ref s) if &**s == "a"));
+        assert!(c.value(2).is_null());
+        let plain = build_column("p", [Value::str("a")].iter());
+        assert_eq!(plain.data, ColumnData::Strings { values: vec!["a".into()], exact: ExactTexts::default() });
     }
 
     /// Java longs beyond 2^53 stay exact: f64 would print -6849794470754667710 as

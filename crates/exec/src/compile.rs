@@ -290,7 +290,7 @@ fn compile_in(env: &Env, e: Box<CExpr>, inner: RowSet) -> Result<CExpr, ExecErro
             } else {
                 let set: HashSet<Key> = cells.into_iter().filter(|v| !v.is_null()).map(Key).collect();
                 let by_address = set.iter().any(|k| matches!(k.0, Value::Int(_) | Value::Float(_)));
-                let by_text = set.iter().any(|k| matches!(k.0, Value::Str(_)));
+                let by_text = set.iter().any(|k| k.0.is_text());
                 Ok(CExpr::InValues { e, set: Arc::new(set), by_address, by_text })
             }
         }
@@ -356,17 +356,10 @@ fn check_field(env: &Env, classes: &[ClassIdx], described: Option<&[ClassIdx]>, 
     }
 }
 
-/// The statics a class object describing `c` has: its class's, then its superclasses'.
+/// The names of the statics a class object describing `c` has: its class's, then its
+/// superclasses'.
 fn statics_of<'a>(env: &Env<'a>, c: ClassIdx) -> Vec<&'a str> {
-    let heap = env.heap;
-    let mut out = Vec::new();
-    let mut cur = Some(c);
-    while let Some(ci) = cur {
-        let info = heap.class(ci);
-        out.extend(info.statics.iter().map(|s| s.name.as_str()));
-        cur = info.super_class;
-    }
-    out
+    env.statics_with_supers(c).map(|s| s.name.as_str()).collect()
 }
 
 /// A static read on the class objects of `classes` (`classof(x).NAME`): at least one of them (or

@@ -5,7 +5,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use heapql_heap::{ClassIdx, Heap, ObjIdx, Progress, ProgressFn, RootKind};
+use heapql_heap::{ClassIdx, Heap, ObjIdx, Progress, ProgressFn, RootKind, StaticField};
 
 use crate::error::ExecError;
 use crate::graph_view::GraphView;
@@ -210,6 +210,13 @@ impl<'a> Env<'a> {
 
     pub fn is_string_class(&self, c: ClassIdx) -> bool {
         self.string_classes().contains(&c)
+    }
+
+    /// The statics a class object describing `c` has as its fields: `c`'s own, then its
+    /// superclasses', nearest first (a walk up the supers ends: the index cuts cycles).
+    pub fn statics_with_supers(&self, c: ClassIdx) -> impl Iterator<Item = &'a StaticField> + 'a {
+        let heap = self.heap;
+        std::iter::successors(Some(c), move |&k| heap.class(k).super_class).flat_map(move |k| heap.class(k).statics.iter())
     }
 
     pub fn root_kinds(&self, o: ObjIdx) -> &[(ObjIdx, RootKind)] {

@@ -8,7 +8,7 @@ use crate::compile::{unknown_field_error, CExpr};
 use crate::env::Env;
 use crate::error::ExecError;
 use crate::plan::{Attr, BinOp};
-use crate::value::{arith, negate, values_compare, values_equal, Key, Value};
+use crate::value::{arith, float_value, negate, values_compare, values_equal, Key, Value};
 
 /// What a row exposes to expressions. Unused parts are empty slices.
 #[derive(Clone, Copy, Default)]
@@ -29,26 +29,38 @@ impl<'r> Ctx<'r> {
 }
 
 /// A decoded heap value as a row value. References resolve to dense indices; a reference to
-/// an id that is not in the dump (dangling) reads as NULL. A char becomes a one-character string.
+/// an id that is not in the dump (dangling) reads as NULL. A char becomes a one-character string
+/// (a lone surrogate stays that unit: `Value::Utf16`); a float reads as its shortest decimal
+/// (`float_value`).
 pub(crate) fn from_heap(env: &Env, v: HeapValue) -> Value {
     match v {
         HeapValue::Null => Value::Null,
         HeapValue::Object(0) => Value::Null,
         HeapValue::Object(id) => env.heap.index_of(id).map(Value::Obj).unwrap_or(Value::Null),
         HeapValue::Boolean(b) => Value::Bool(b),
-        HeapValue::Char(c) => Value::Str(Arc::from(char::from_u32(c as u32).unwrap_or('\u{fffd}').to_string())),
+        HeapValue::Char(c) => match char::from_u32(c as u32) {
+            Some(ch) => Value::Str(Arc::from(ch.encode_utf8(&mut [0; 4]) as &str)),
+            None => Value::Utf16(Arc::from([c].as_slice())),
+        },
         HeapValue::Byte(b) => Value::Int(b as i64),
         HeapValue::Short(s) => Value::Int(s as i64),
         HeapValue::Int(i) => Value::Int(i as i64),
         HeapValue::Long(l) => Value::Int(l),
-        HeapValue::Float(f) => Value::Float(f as f64),
+        HeapValue::Float(f) => Value::Float(float_value(f)),
         HeapValue::Double(d) => Value::Float(d),
     }
 }
 
-/// Text of a java.lang.String object; None for any other object.
+/// Text of a java.lang.String object, an unpaired surrogate read as U+FFFD (LIKE); None for
+/// any other object.
 pub(crate) fn object_text(env: &Env, o: ObjIdx) -> Option<String> {
     env.heap.string_value(o)
+}
+
+/// Text of a java.lang.String object as a value with its exact UTF-16 content (`Str`, or
+/// `Utf16` when it holds an unpaired surrogate); None for any other object.
+pub(crate) fn object_text_value(env: &Env, o: ObjIdx) -> Option<Value> {
+    env.heap.string_text(o).map(Value::text)
 }
 
 /// `@displayName`: the class name for an instance (specification), the class name with the
@@ -77,7 +89,8 @@ fn objects(v: Vec<ObjIdx>) -> Value {
     Value::List(v.into_iter().map(Value::Obj).collect())
 }
 
-/// Text of a value for LIKE and concatenation: strings, string objects, numbers, booleans.
+/// Text of a value for LIKE: strings, string objects, numbers, booleans; an unpaired surrogate
+/// reads as U+FFFD (the regex engine matches valid text only).
 fn text_of(env: &Env, v: &Value) -> Option<String> {
     match v {
         Value::Obj(o) => object_text(env, *o),
@@ -85,11 +98,45 @@ fn text_of(env: &Env, v: &Value) -> Option<String> {
     }
 }
 
+/// Text of a value for concatenation, exact: a string value as it is, a string object's text,
+/// the text of a number or a boolean.
+fn text_value(env: &Env, v: &Value) -> Option<Value> {
+    match v {
+        Value::Obj(o) => object_text_value(env, *o),
+        Value::Str(_) | Value::Utf16(_) => Some(v.clone()),
+        other => other.plain_text().map(|s| Value::Str(s.into())),
+    }
+}
+
+/// `a + b` of two texts: UTF-16 units joined, so that two halves of a pair make the character
+/// again and a lone surrogate stays one.
+fn concat(a: &Value, b: &Value) -> Value {
+    match (a, b) {
+        (Value::Str(x), Value::Str(y)) => {
+            let mut s = String::with_capacity(x.len() + y.len());
+            s.push_str(x);
+            s.push_str(y);
+            Value::Str(s.into())
+        }
+        _ => {
+            let mut units: Vec<u16> = Vec::new();
+            for v in [a, b] {
+                match v {
+                    Value::Str(s) => units.extend(s.encode_utf16()),
+                    Value::Utf16(u) => units.extend_from_slice(u),
+                    _ => {}
+                }
+            }
+            Value::text_of_units(&units)
+        }
+    }
+}
+
 /// A string value or a java.lang.String object: the operands that make `+` a concatenation.
 #[inline]
 fn is_text(env: &Env, v: &Value) -> bool {
     match v {
-        Value::Str(_) => true,
+        Value::Str(_) | Value::Utf16(_) => true,
         Value::Obj(o) => env.is_string_class(env.heap.class_of(*o)),
         _ => false,
     }
@@ -102,7 +149,7 @@ fn coerce(env: &Env, a: Value, b: Value) -> (Value, Value) {
         (Value::Obj(o), other) | (other, Value::Obj(o)) if !matches!(other, Value::Obj(_)) => {
             let o = *o;
             let as_other = match other {
-                Value::Str(_) => object_text(env, o).map(|s| Value::Str(s.into())).unwrap_or(Value::Null),
+                Value::Str(_) | Value::Utf16(_) => object_text_value(env, o).unwrap_or(Value::Null),
                 Value::Int(_) | Value::Float(_) => address(env, o),
                 _ => return (a, b),
             };
@@ -180,8 +227,8 @@ impl CExpr {
                 _ => Value::Null,
             },
             CExpr::ToString(e) => match e.eval(env, cx)? {
-                Value::Obj(o) => object_text(env, o).map(|s| Value::Str(s.into())).unwrap_or(Value::Null),
-                s @ Value::Str(_) => s,
+                Value::Obj(o) => object_text_value(env, o).unwrap_or(Value::Null),
+                s @ (Value::Str(_) | Value::Utf16(_)) => s,
                 other => other.plain_text().map(|s| Value::Str(s.into())).unwrap_or(Value::Null),
             },
             CExpr::Coalesce(args) => {
@@ -243,7 +290,7 @@ impl CExpr {
                 Value::Obj(o) => Value::Bool(
                     set.contains(&Key(Value::Obj(o)))
                         || (*by_address && set.contains(&Key(address(env, o))))
-                        || (*by_text && object_text(env, o).is_some_and(|t| set.contains(&Key(Value::Str(t.into()))))),
+                        || (*by_text && object_text_value(env, o).is_some_and(|t| set.contains(&Key(t)))),
                 ),
                 v => Value::Bool(set.contains(&Key(v))),
             },
@@ -331,8 +378,8 @@ fn binary(env: &Env, op: BinOp, l: &CExpr, r: &CExpr, cx: &Ctx) -> EvalResult {
         // (a number, a boolean, another String). A String object counts as a String, as a
         // string value does. NULL, and an object that is no String (whose toString() a dump
         // cannot run; `toString(x)` is NULL too), give NULL.
-        Add if is_text(env, &a) || is_text(env, &b) => match (text_of(env, &a), text_of(env, &b)) {
-            (Some(x), Some(y)) => Value::Str((x + &y).into()),
+        Add if is_text(env, &a) || is_text(env, &b) => match (text_value(env, &a), text_value(env, &b)) {
+            (Some(x), Some(y)) => concat(&x, &y),
             _ => Value::Null,
         },
         _ => arith(op, &a, &b),
@@ -370,18 +417,11 @@ fn read_field(env: &Env, base: Value, name: &str) -> EvalResult<Found> {
             }
             None => Ok(Found::Missing),
         },
-        ObjectKind::Class => {
-            // Statics of the described class, then of its superclasses.
-            let mut c = heap.class_described_by(o);
-            while let Some(ci) = c {
-                let info = heap.class(ci);
-                if let Some(s) = info.statics.iter().find(|s| s.name == name) {
-                    return Ok(Found::Value(from_heap(env, s.value)));
-                }
-                c = info.super_class;
-            }
-            Ok(Found::Missing)
-        }
+        // Statics of the described class, then of its superclasses.
+        ObjectKind::Class => match heap.class_described_by(o).and_then(|c| env.statics_with_supers(c).find(|s| s.name == name)) {
+            Some(s) => Ok(Found::Value(from_heap(env, s.value))),
+            None => Ok(Found::Missing),
+        },
         // Arrays have no fields.
         _ => Ok(Found::Missing),
     }
@@ -394,8 +434,10 @@ fn attribute(env: &Env, base: Value, attr: Attr) -> EvalResult {
     }
     // A string value (`toString(s).@length`, `toString(s).length()`) has the length of the
     // string object it came from: UTF-16 units.
-    if let (Value::Str(t), Attr::Length) = (&base, attr) {
-        return Ok(Value::Int(t.encode_utf16().count() as i64));
+    match (&base, attr) {
+        (Value::Str(t), Attr::Length) => return Ok(Value::Int(t.encode_utf16().count() as i64)),
+        (Value::Utf16(u), Attr::Length) => return Ok(Value::Int(u.len() as i64)),
+        _ => {}
     }
     let Value::Obj(o) = base else { return Ok(Value::Null) };
     let heap = env.heap;
@@ -406,14 +448,12 @@ fn attribute(env: &Env, base: Value, attr: Attr) -> EvalResult {
         // NULL outside the dominator tree (`GraphView::retained_size`).
         Attr::RetainedHeapSize => env.graph("@retainedHeapSize")?.retained_size(o).map_or(Value::Null, |r| Value::Int(r as i64)),
         Attr::DisplayName => Value::Str(display_name(env, o).into()),
-        // Arrays: their length. Strings: the length of the text (`s.length()` is planned as
-        // `@length`). Anything else: NULL.
-        Attr::Length => match heap.array_length(o) {
+        // Arrays: their length. Strings: the length of the text in UTF-16 units (`s.length()`
+        // is planned as `@length`), also of a String whose contents are not in the dump
+        // (Android NODATA): the length its fields state. Anything else: NULL.
+        Attr::Length => match heap.array_length(o).map(u64::from).or_else(|| heap.string_length(o)) {
             Some(l) => Value::Int(l as i64),
-            None => match object_text(env, o) {
-                Some(t) => Value::Int(t.encode_utf16().count() as i64),
-                None => Value::Null,
-            },
+            None => Value::Null,
         },
         Attr::SystemProperties => unreachable!(),
         Attr::GcRoots => {
@@ -466,16 +506,12 @@ fn index(env: &Env, base: &Value, i: &Value) -> Value {
             }
         }
         Value::List(items) => items.get(i as usize).cloned().unwrap_or(Value::Null),
-        Value::Str(s) => s.encode_utf16().nth(i as usize).map(|u| utf16_text(&[u])).unwrap_or(Value::Null),
+        // Strings are indexed and sliced in UTF-16 units, like Java's `charAt` and `substring`
+        // and like `@length`; a surrogate half cut from its pair is that unit (`Value::Utf16`).
+        Value::Str(s) => s.encode_utf16().nth(i as usize).map(|u| Value::text_of_units(&[u])).unwrap_or(Value::Null),
+        Value::Utf16(u) => u.get(i as usize).map(|&u| Value::text_of_units(&[u])).unwrap_or(Value::Null),
         _ => Value::Null,
     }
-}
-
-/// Text of UTF-16 units. Strings are indexed and sliced in UTF-16 units, like Java's `charAt`
-/// and `substring` and like `@length`; a surrogate half cut from its pair is no text on its
-/// own and reads as U+FFFD (as an unpaired surrogate in the dump does).
-fn utf16_text(units: &[u16]) -> Value {
-    Value::Str(String::from_utf16_lossy(units).into())
 }
 
 /// `[from:to)` with `to` excluded; NULL bounds mean the start/end, negative bounds count from
@@ -515,10 +551,14 @@ fn slice(env: &Env, base: &Value, from: &Value, to: &Value) -> Value {
         Value::Str(s) => {
             let units: Vec<u16> = s.encode_utf16().collect();
             match bounds(units.len(), from, to) {
-                Some((a, b)) => utf16_text(&units[a..b]),
+                Some((a, b)) => Value::text_of_units(&units[a..b]),
                 None => Value::Null,
             }
         }
+        Value::Utf16(units) => match bounds(units.len(), from, to) {
+            Some((a, b)) => Value::text_of_units(&units[a..b]),
+            None => Value::Null,
+        },
         _ => Value::Null,
     }
 }

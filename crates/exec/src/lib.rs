@@ -6,6 +6,8 @@
 //! - `execute(&ExecContext, &Plan) -> Batch` (one shot), `execute_json` (plan text in);
 //! - `execute_stream(&ExecContext, &Plan, batch_rows, on_batch)` (batches as rows are produced);
 //! - `describe(&Heap, idx) -> (address, class_name, label)` to render object cells.
+//! - `float_value(f32) -> f64`: a Java float as the value OQL gives it (its shortest decimal),
+//!   for the door's look-ups.
 
 mod aggregate;
 mod analysis_view;
@@ -25,7 +27,7 @@ mod source;
 mod value;
 
 pub use analysis_view::AnalysisView;
-pub use batch::{Batch, Column, ColumnData};
+pub use batch::{Batch, Column, ColumnData, ExactTexts};
 /// Object labels live in the heap crate so the graph crate's reports share them.
 pub use heapql_heap::describe;
 pub use env::ExecContext;
@@ -35,7 +37,7 @@ pub use error::{
 pub use graph_view::{GraphView, PATH_MAX_DEPTH, PATH_MAX_VISITED};
 pub use plan::{parse_plan, Plan, PLAN_VERSION};
 pub use source::check_pattern;
-pub use value::Value;
+pub use value::{float_value, Value};
 
 use env::Env;
 use rows::RowSet;

@@ -7,7 +7,12 @@
 //! - a comparison (`=`, `<`, ...) with NULL on one side is false, `NULL = NULL` is true;
 //!   comparing values of unrelated kinds (a number with a string, an object with a number) is false;
 //! - sort order (ORDER BY, MIN/MAX) is total: NULL < booleans < numbers < strings < objects < lists,
-//!   so NULLs come first ascending and last descending.
+//!   so NULLs come first ascending and last descending;
+//! - strings keep their exact UTF-16 content: a Java string may hold an unpaired surrogate, which
+//!   no Rust string can, so such a text is a `Utf16` value (its units), every other one a `Str`.
+//!   A text has one form only (`Value::text_of_units`), so `=`, GROUP BY and DISTINCT tell texts
+//!   apart exactly; strings are ordered by code point (as UTF-8 bytes order them), an unpaired
+//!   surrogate counting as the code point of its unit.
 //!
 //! Comparisons between an object and a string use the object's string text; that needs the heap,
 //! so those cases live in `eval.rs` and this module only sees plain values.
@@ -23,6 +28,9 @@ pub enum Value {
     Int(i64),
     Float(f64),
     Str(Arc<str>),
+    /// A text that is not valid UTF-16: it holds an unpaired surrogate (never a text a `Str`
+    /// can hold: made only by `Value::text_of_units`).
+    Utf16(Arc<[u16]>),
     /// A heap object by dense index.
     Obj(u32),
     List(Arc<[Value]>),
@@ -31,6 +39,25 @@ pub enum Value {
 impl Value {
     pub fn str(s: &str) -> Value {
         Value::Str(Arc::from(s))
+    }
+    /// The text of UTF-16 units, exactly: a `Str` when they are valid UTF-16, else `Utf16`.
+    pub fn text_of_units(units: &[u16]) -> Value {
+        match String::from_utf16(units) {
+            Ok(s) => Value::Str(s.into()),
+            Err(_) => Value::Utf16(Arc::from(units)),
+        }
+    }
+    /// A text as the heap decodes it (`Heap::string_text`): valid text, or the units of one
+    /// that is not valid UTF-16.
+    pub fn text(t: Result<String, Vec<u16>>) -> Value {
+        match t {
+            Ok(s) => Value::Str(s.into()),
+            Err(units) => Value::text_of_units(&units),
+        }
+    }
+    /// A string value (`Str` or `Utf16`).
+    pub fn is_text(&self) -> bool {
+        matches!(self, Value::Str(_) | Value::Utf16(_))
     }
     pub fn is_null(&self) -> bool {
         matches!(self, Value::Null)
@@ -51,6 +78,7 @@ impl Value {
             Value::Int(i) => *i != 0,
             Value::Float(f) => *f != 0.0 && !f.is_nan(),
             Value::Str(s) => !s.is_empty(),
+            Value::Utf16(u) => !u.is_empty(),
             Value::Obj(_) | Value::List(_) => true,
         }
     }
@@ -59,7 +87,7 @@ impl Value {
             Value::Null => 0,
             Value::Bool(_) => 1,
             Value::Int(_) | Value::Float(_) => 2,
-            Value::Str(_) => 3,
+            Value::Str(_) | Value::Utf16(_) => 3,
             Value::Obj(_) => 4,
             Value::List(_) => 5,
         }
@@ -71,13 +99,14 @@ impl Value {
             Value::Null => "NULL",
             Value::Bool(_) => "a boolean",
             Value::Int(_) | Value::Float(_) => "a number",
-            Value::Str(_) => "text",
+            Value::Str(_) | Value::Utf16(_) => "text",
             Value::Obj(_) => "an object",
             Value::List(_) => "a list",
         }
     }
 
-    /// The text a value contributes to a concatenation or LIKE (objects are resolved by the caller).
+    /// The text a value contributes to LIKE and messages (objects are resolved by the caller);
+    /// an unpaired surrogate reads as U+FFFD here.
     pub fn plain_text(&self) -> Option<String> {
         match self {
             Value::Null | Value::Obj(_) | Value::List(_) => None,
@@ -85,10 +114,13 @@ impl Value {
             Value::Int(i) => Some(i.to_string()),
             Value::Float(f) => Some(format_float(*f)),
             Value::Str(s) => Some(s.to_string()),
+            Value::Utf16(u) => Some(String::from_utf16_lossy(u)),
         }
     }
 
-    /// JSON form used by `list` columns: objects are `{"o": idx}`.
+    /// JSON form of a value: objects are `{"o": idx}`; an unpaired surrogate reads as U+FFFD
+    /// (a JSON string of serde_json holds valid text only; the cells of `list` columns keep it:
+    /// `batch::write_cell_json`).
     pub fn to_json(&self) -> serde_json::Value {
         match self {
             Value::Null => serde_json::Value::Null,
@@ -98,6 +130,7 @@ impl Value {
                 .map(serde_json::Value::Number)
                 .unwrap_or_else(|| serde_json::Value::String(format_float(*f))),
             Value::Str(s) => serde_json::Value::String(s.to_string()),
+            Value::Utf16(u) => serde_json::Value::String(String::from_utf16_lossy(u)),
             Value::Obj(o) => serde_json::json!({ "o": o }),
             Value::List(items) => serde_json::Value::Array(items.iter().map(Value::to_json).collect()),
         }
@@ -117,6 +150,84 @@ pub fn format_float(f: f64) -> String {
     }
 }
 
+/// A Java `float` as a value: the double nearest to the float's shortest decimal (the digits
+/// Java's `Float.toString` prints from JDK 19 on: of two shortest decimals equally near, the one
+/// whose last digit is even), so `0.1f` reads as 0.1 and equals the literal `0.1`, not as the
+/// float widened (`0.10000000149011612`). NaN and the infinities stay. No allocation: the
+/// digits are written on the stack; about the cost of formatting a number, but for whole
+/// numbers and the floats the thread read last.
+pub fn float_value(f: f32) -> f64 {
+    if !f.is_finite() {
+        return f as f64;
+    }
+    // A whole number up to 2^24 is its own shortest decimal (0, 1, -0 included).
+    if f == f.trunc() && f.abs() <= 16_777_216.0 {
+        return f as f64;
+    }
+    // A heap holds a few floats many times over (load factors, 0.5f): the last ones read, by a
+    // hash of their bits, per thread.
+    thread_local! {
+        static RECENT: std::cell::RefCell<[(u32, f64); 64]> = const { std::cell::RefCell::new([(u32::MAX, 0.0); 64]) };
+    }
+    let bits = f.to_bits();
+    let slot = (bits.wrapping_mul(0x9E37_79B1) >> 26) as usize;
+    RECENT.with_borrow_mut(|recent| {
+        if recent[slot].0 == bits {
+            return recent[slot].1;
+        }
+        let v = shortest_digits(f, |digits| decimal_to_f64(digits).unwrap_or_else(|| digits.parse().unwrap_or(f as f64)));
+        recent[slot] = (bits, v);
+        v
+    })
+}
+
+/// `read` of the shortest digits that read back as the same float (`0.1` for 0.1f; `1e-40`),
+/// written on the stack by serde_json's float writer (zmij); `f` widened if that fails.
+fn shortest_digits(f: f32, read: impl FnOnce(&str) -> f64) -> f64 {
+    use serde_json::ser::Formatter;
+    let mut buf = [0u8; 32];
+    let mut rest: &mut [u8] = &mut buf;
+    if serde_json::ser::CompactFormatter.write_f32(&mut rest, f).is_err() {
+        return f as f64;
+    }
+    let len = 32 - rest.len();
+    std::str::from_utf8(&buf[..len]).map_or(f as f64, read)
+}
+
+/// A decimal (`-1.25`, `3.4028235e38`) as the nearest double when that takes one correctly
+/// rounded operation (Clinger's fast path: at most 15 digits, so the integer of its digits is
+/// exact, times or divided by an exact power of ten up to 10^22); None otherwise.
+fn decimal_to_f64(text: &str) -> Option<f64> {
+    const POW10: [f64; 23] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20,
+        1e21, 1e22,
+    ];
+    let bytes = text.as_bytes();
+    let negative = bytes.first() == Some(&b'-');
+    let (mut m, mut digits, mut exponent, mut after_point) = (0u64, 0, 0i32, false);
+    for (i, &b) in bytes.iter().enumerate().skip(negative as usize) {
+        match b {
+            b'0'..=b'9' => {
+                m = m * 10 + (b - b'0') as u64;
+                digits += 1;
+                exponent -= after_point as i32;
+                if digits > 15 {
+                    return None;
+                }
+            }
+            b'.' if !after_point => after_point = true,
+            b'e' | b'E' => {
+                exponent += text[i + 1..].parse::<i32>().ok()?;
+                break;
+            }
+            _ => return None,
+        }
+    }
+    let power = *POW10.get(exponent.unsigned_abs() as usize)?;
+    let v = if exponent >= 0 { m as f64 * power } else { m as f64 / power };
+    Some(if negative { -v } else { v })
+}
+
 fn num_cmp(a: &Value, b: &Value) -> Option<Ordering> {
     match (a, b) {
         (Value::Int(x), Value::Int(y)) => Some(x.cmp(y)),
@@ -131,6 +242,9 @@ pub fn values_equal(a: &Value, b: &Value) -> bool {
         (Value::Null, _) | (_, Value::Null) => false,
         (Value::Bool(x), Value::Bool(y)) => x == y,
         (Value::Str(x), Value::Str(y)) => x == y,
+        // One form per text: a `Utf16` text is never equal to a `Str` one.
+        (Value::Utf16(x), Value::Utf16(y)) => x == y,
+        (Value::Str(_), Value::Utf16(_)) | (Value::Utf16(_), Value::Str(_)) => false,
         (Value::Obj(x), Value::Obj(y)) => x == y,
         (Value::List(x), Value::List(y)) => {
             x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| values_equal(p, q))
@@ -145,7 +259,7 @@ pub fn values_compare(a: &Value, b: &Value) -> Option<Ordering> {
     match (a, b) {
         (Value::Null, _) | (_, Value::Null) => None,
         (Value::Bool(x), Value::Bool(y)) => Some(x.cmp(y)),
-        (Value::Str(x), Value::Str(y)) => Some(x.cmp(y)),
+        (Value::Str(_) | Value::Utf16(_), Value::Str(_) | Value::Utf16(_)) => Some(text_cmp(a, b)),
         _ => num_cmp(a, b),
     }
 }
@@ -159,7 +273,7 @@ pub fn total_cmp(a: &Value, b: &Value) -> Ordering {
             x.total_cmp(&y)
         }
         (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
-        (Value::Str(x), Value::Str(y)) => x.cmp(y),
+        (Value::Str(_) | Value::Utf16(_), Value::Str(_) | Value::Utf16(_)) => text_cmp(a, b),
         (Value::Obj(x), Value::Obj(y)) => x.cmp(y),
         (Value::List(x), Value::List(y)) => {
             for (p, q) in x.iter().zip(y.iter()) {
@@ -171,6 +285,23 @@ pub fn total_cmp(a: &Value, b: &Value) -> Ordering {
             x.len().cmp(&y.len())
         }
         _ => a.rank().cmp(&b.rank()),
+    }
+}
+
+/// The order of two texts: by code point, as their UTF-8 bytes order two `Str`s, an unpaired
+/// surrogate counting as the code point of its unit (U+D800 to U+DFFF: after U+D7FF, before
+/// U+E000). Not Java's `compareTo`, which orders by UTF-16 unit: the two differ only between
+/// a character beyond U+FFFF and one from U+E000 to U+FFFF.
+fn text_cmp(a: &Value, b: &Value) -> Ordering {
+    fn code_points(units: impl Iterator<Item = u16>) -> impl Iterator<Item = u32> {
+        char::decode_utf16(units).map(|r| r.map_or_else(|e| e.unpaired_surrogate() as u32, |c| c as u32))
+    }
+    match (a, b) {
+        (Value::Str(x), Value::Str(y)) => x.cmp(y),
+        (Value::Str(x), Value::Utf16(y)) => code_points(x.encode_utf16()).cmp(code_points(y.iter().copied())),
+        (Value::Utf16(x), Value::Str(y)) => code_points(x.iter().copied()).cmp(code_points(y.encode_utf16())),
+        (Value::Utf16(x), Value::Utf16(y)) => code_points(x.iter().copied()).cmp(code_points(y.iter().copied())),
+        _ => unreachable!("text_cmp takes texts"),
     }
 }
 
@@ -266,6 +397,11 @@ pub fn key_hash<H: Hasher>(v: &Value, h: &mut H) {
         Value::Str(s) => {
             4u8.hash(h);
             s.hash(h)
+        }
+        // Never equal to a `Str` (`values_equal`): its own tag.
+        Value::Utf16(u) => {
+            7u8.hash(h);
+            u.hash(h)
         }
         Value::Obj(o) => {
             5u8.hash(h);
@@ -394,6 +530,63 @@ mod tests {
         assert!(s.insert(Key(Value::Null)));
         assert!(!s.insert(Key(Value::Null)));
         assert!(!s.contains(&Key(Value::Obj(1))));
+    }
+
+    #[test]
+    fn floats_read_as_their_shortest_decimal() {
+        for (f, want) in [(0.1f32, 0.1f64), (1.1, 1.1), (-0.3, -0.3), (1e-45, 1e-45), (f32::MAX, 3.4028235e38), (16777216.0, 16777216.0), (0.0, 0.0)] {
+            assert_eq!(float_value(f), want, "{f}");
+            assert_eq!(float_value(f) as f32, f, "{f} reads back");
+        }
+        assert!(float_value(-0.0).is_sign_negative());
+        assert!(float_value(f32::NAN).is_nan());
+        assert_eq!(float_value(f32::NEG_INFINITY), f64::NEG_INFINITY);
+        // Of two shortest decimals equally near, the one with an even last digit, as Java's
+        // `Float.toString` (JDK 19+) picks: 1916.28125f is 1916.2812, not 1916.2813.
+        assert_eq!(float_value(1916.28125), 1916.2812);
+        // Every float reads back as itself, and is the double nearest to its shortest digits
+        // (read here by the standard parser, not the fast path), also around powers of two.
+        let check = |f: f32| {
+            if f.is_finite() {
+                assert_eq!(float_value(f) as f32, f, "{f:e}");
+                let digits = shortest_digits(f, |d| d.parse().unwrap());
+                assert_eq!(float_value(f).to_bits(), digits.to_bits(), "{f:e}");
+            }
+        };
+        for bits in (0..u32::MAX).step_by(9973) {
+            check(f32::from_bits(bits));
+        }
+        for e in 0..255u32 {
+            for m in [0, 1, 2, 0x7F_FFFF, 0x40_0000] {
+                check(f32::from_bits(e << 23 | m));
+                check(-f32::from_bits(e << 23 | m));
+            }
+        }
+    }
+
+    #[test]
+    fn texts_with_unpaired_surrogates_are_exact() {
+        let lone = Value::text_of_units(&[0xD800, 0x78]);
+        assert!(matches!(lone, Value::Utf16(_)));
+        assert!(matches!(Value::text_of_units(&[0xD83D, 0xDE00]), Value::Str(ref s) if &**s == "😀"));
+        let lossy = Value::str("\u{fffd}x");
+        assert!(!values_equal(&lone, &lossy));
+        assert!(values_equal(&lone, &Value::text_of_units(&[0xD800, 0x78])));
+        let mut set = HashSet::new();
+        set.insert(Key(lone.clone()));
+        assert!(!set.contains(&Key(lossy.clone())));
+        assert!(set.contains(&Key(Value::text_of_units(&[0xD800, 0x78]))));
+        // Code point order, a lone surrogate counting as its unit: U+D7FF < U+D800 < U+E000 <
+        // U+10000, whatever the forms meeting.
+        let ordered = [Value::str("\u{d7ff}"), lone.clone(), Value::text_of_units(&[0xDC00]), Value::str("\u{e000}"), lossy, Value::str("😀")];
+        for (i, a) in ordered.iter().enumerate() {
+            for (j, b) in ordered.iter().enumerate() {
+                assert_eq!(total_cmp(a, b), i.cmp(&j), "{a:?} {b:?}");
+                assert_eq!(values_compare(a, b), Some(i.cmp(&j)));
+            }
+        }
+        assert!(lone.truthy());
+        assert_eq!(lone.plain_text().as_deref(), Some("\u{fffd}x"));
     }
 
     #[test]

@@ -225,11 +225,35 @@ pub(crate) fn primitive_array_at(h: &Heap, r: ArrayRecord) -> Option<(u32, Cow<'
     Some((n, h.src.bytes(r.offset() + prim_array_data_offset(h.id_size), n as usize * w)))
 }
 
-fn utf16(units: impl Iterator<Item = u16>) -> String {
-    char::decode_utf16(units).map(|r| r.unwrap_or('\u{FFFD}')).collect()
+/// The text of UTF-16 units exactly: the string when they are valid UTF-16 (the common case,
+/// decoded in one pass), else the units themselves (a Java string may hold an unpaired
+/// surrogate, which no Rust string can).
+fn utf16_exact<I: Iterator<Item = u16> + Clone>(units: I) -> Result<String, Vec<u16>> {
+    let mut text = String::with_capacity(units.size_hint().0);
+    for c in char::decode_utf16(units.clone()) {
+        match c {
+            Ok(c) => text.push(c),
+            Err(_) => return Err(units.collect()),
+        }
+    }
+    Ok(text)
 }
 
-pub(crate) fn string_value(h: &Heap, o: ObjIdx) -> Option<String> {
+/// How a String's text lies in its value array: `char`s `start .. start + count` (JDK ≤ 8,
+/// Android), `n` UTF-16 units in a `byte[]` (JDK 9+ coder 1, the dumping machine's order), or
+/// `n` Latin-1 bytes (JDK 9+ coder 0, an Android compressed string).
+#[derive(Clone, Copy)]
+enum StringForm {
+    Chars { start: usize, count: usize },
+    Utf16 { n: usize },
+    Latin1 { n: usize },
+}
+
+/// A java.lang.String's value array, its data (None when the dump has no contents for it:
+/// Android NODATA) and the form of its text; None for any other object, and for a String whose
+/// value is null or no char[] or byte[]. With the data, the form counts what the data holds;
+/// without it, what the String's fields and the array's stated length say.
+fn string_parts(h: &Heap, o: ObjIdx) -> Option<(Option<Cow<'_, [u8]>>, StringForm)> {
     if h.object_kind(o) != ObjectKind::Instance {
         return None;
     }
@@ -248,37 +272,79 @@ pub(crate) fn string_value(h: &Heap, o: ObjIdx) -> Option<String> {
         Some(Value::Byte(b)) => Some(b),
         _ => None,
     };
-    // None for a value array dumped without its data (Android NODATA): the text is unknown,
-    // which is not the empty string.
-    let bytes = primitive_array_bytes(h, value)?;
-    match h.object_kind(value) {
+    let kind = h.object_kind(value);
+    let bytes = primitive_array_bytes(h, value);
+    // Elements held: those of the data, or (no data) the array's stated length.
+    let elements = |width: usize| match &bytes {
+        Some(b) => Some(b.len() / width),
+        None => h.array_length(value).map(|n| n as usize),
+    };
+    let form = match kind {
         ObjectKind::PrimitiveArray(PrimType::Char) => {
-            let n = bytes.len() / 2;
+            let n = elements(2)?;
             let (start, count) = match (int_field("offset"), int_field("count")) {
                 (Some(off), Some(cnt)) if off >= 0 && cnt >= 0 && (off as usize + cnt as usize) <= n => (off as usize, cnt as usize),
                 (None, Some(cnt)) if cnt >= 0 && (cnt as usize) <= n => (0, cnt as usize),
                 _ => (0, n),
             };
-            Some(utf16((start..start + count).map(|i| be_u16(&bytes, 2 * i))))
+            StringForm::Chars { start, count }
         }
+        ObjectKind::PrimitiveArray(PrimType::Byte) if coder == Some(1) => StringForm::Utf16 { n: elements(1)? / 2 },
         ObjectKind::PrimitiveArray(PrimType::Byte) => {
-            if coder == Some(1) {
-                let n = bytes.len() / 2;
-                if h.utf16_big_endian {
-                    Some(utf16((0..n).map(|i| u16::from_be_bytes([bytes[2 * i], bytes[2 * i + 1]]))))
-                } else {
-                    Some(utf16((0..n).map(|i| u16::from_le_bytes([bytes[2 * i], bytes[2 * i + 1]]))))
-                }
-            } else {
-                // LATIN1 (JDK 9+ coder 0, or an Android compressed string).
-                let n = match (coder, int_field("count")) {
-                    (None, Some(cnt)) if cnt >= 0 && (cnt as usize) <= bytes.len() => cnt as usize,
-                    _ => bytes.len(),
-                };
-                Some(bytes[..n].iter().map(|&b| b as char).collect())
-            }
+            let len = elements(1)?;
+            let n = match (coder, int_field("count")) {
+                (None, Some(cnt)) if cnt >= 0 && (cnt as usize) <= len => cnt as usize,
+                _ => len,
+            };
+            StringForm::Latin1 { n }
         }
-        _ => None,
+        _ => return None,
+    };
+    Some((bytes, form))
+}
+
+pub(crate) fn string_text(h: &Heap, o: ObjIdx) -> Option<Result<String, Vec<u16>>> {
+    // None for a value array dumped without its data (Android NODATA): the text is unknown,
+    // which is not the empty string.
+    let (bytes, form) = string_parts(h, o)?;
+    let bytes = bytes?;
+    Some(match form {
+        StringForm::Chars { start, count } => utf16_exact((start..start + count).map(|i| be_u16(&bytes, 2 * i))),
+        StringForm::Utf16 { n } if h.utf16_big_endian => utf16_exact((0..n).map(|i| u16::from_be_bytes([bytes[2 * i], bytes[2 * i + 1]]))),
+        StringForm::Utf16 { n } => utf16_exact((0..n).map(|i| u16::from_le_bytes([bytes[2 * i], bytes[2 * i + 1]]))),
+        StringForm::Latin1 { n } => Ok(bytes[..n].iter().map(|&b| b as char).collect()),
+    })
+}
+
+pub(crate) fn string_value(h: &Heap, o: ObjIdx) -> Option<String> {
+    string_text(h, o).map(|t| t.unwrap_or_else(|units| String::from_utf16_lossy(&units)))
+}
+
+impl Heap {
+    /// The text of a java.lang.String with its exact UTF-16 content: `Ok` with the text when it
+    /// is valid UTF-16 (every string without an unpaired surrogate), `Err` with its UTF-16 units
+    /// when it is not (Java strings may hold unpaired surrogates; `string_value` shows each as
+    /// U+FFFD). None where `string_value` is None.
+    pub fn string_text(&self, o: ObjIdx) -> Option<Result<String, Vec<u16>>> {
+        string_text(self, o)
+    }
+
+    /// The length of a java.lang.String in UTF-16 units (Java's `length()`), without decoding
+    /// its text: the units of `string_text`, and for a String over an array dumped without its
+    /// contents (Android NODATA) the length its fields state (`count`, else the array's length;
+    /// half of a JDK 9+ UTF-16 `byte[]`'s). None for any other object and for a String whose
+    /// value is null.
+    pub fn string_length(&self, o: ObjIdx) -> Option<u64> {
+        Some(match string_parts(self, o)?.1 {
+            StringForm::Chars { count, .. } => count,
+            StringForm::Utf16 { n } | StringForm::Latin1 { n } => n,
+        } as u64)
+    }
+
+    /// True for a primitive array dumped without its contents (Android PRIMITIVE ARRAY
+    /// NODATA): its length is known (`array_length`), its elements are not.
+    pub fn array_contents_missing(&self, o: ObjIdx) -> bool {
+        self.objs.kind(o) == ids::K_PRIM_NODATA
     }
 }
 

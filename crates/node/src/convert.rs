@@ -1,6 +1,7 @@
 //! Error and value conversion between the crates and JavaScript.
 
-use napi::{Error, Status};
+use napi::bindgen_prelude::{FromNapiValue, ToNapiValue, TypeName, Utf16String};
+use napi::{sys, Error, Status, ValueType};
 
 /// Every crate error becomes `Error("<CODE>: <message>")`; ts/native splits the code off.
 pub fn coded(code: &str, message: impl std::fmt::Display) -> Error {
@@ -30,5 +31,38 @@ pub fn catch_panic<T>(what: &str, f: impl FnOnce() -> napi::Result<T>) -> napi::
                 .unwrap_or_else(|| "unknown panic".into());
             Err(coded("ERR_INTERNAL", format!("internal error while {what}: {text} (please report this with the dump's producer and size)")))
         }
+    }
+}
+
+/// A value for JavaScript: JSON, or a string given by its UTF-16 units. A Java string or char
+/// may be no valid UTF-16 (an unpaired surrogate): no Rust string, so no `serde_json` string,
+/// can hold it, but a JavaScript string can, and gets it exactly (`JSON.stringify` then writes
+/// `\ud800`).
+pub enum JsCell {
+    Json(serde_json::Value),
+    Utf16(Vec<u16>),
+}
+
+impl TypeName for JsCell {
+    fn type_name() -> &'static str {
+        "JsCell"
+    }
+    fn value_type() -> ValueType {
+        ValueType::Unknown
+    }
+}
+
+impl ToNapiValue for JsCell {
+    unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> napi::Result<sys::napi_value> {
+        match val {
+            JsCell::Json(v) => unsafe { serde_json::Value::to_napi_value(env, v) },
+            JsCell::Utf16(units) => unsafe { Utf16String::to_napi_value(env, Utf16String::from(units)) },
+        }
+    }
+}
+
+impl FromNapiValue for JsCell {
+    unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> napi::Result<Self> {
+        unsafe { serde_json::Value::from_napi_value(env, value) }.map(JsCell::Json)
     }
 }

@@ -13,7 +13,7 @@ use heapql_heap::inspect::{self, FieldEntry};
 use heapql_heap::{Heap, ObjIdx, ObjectKind, Value};
 
 use crate::analysis::SharedState;
-use crate::convert::{catch_panic, coded};
+use crate::convert::{catch_panic, coded, JsCell};
 use crate::heap_handle::HeapHandle;
 
 /// A reference to one heap object, as query results carry it.
@@ -34,10 +34,12 @@ pub struct JsField {
     pub ty: String,
     /// The declaring class (absent for array elements).
     pub declared_by: Option<String>,
-    /// null, a boolean, a number, a string (a char; a long beyond 2^53; a dangling reference
-    /// as `0x… (not in the dump)`), or an object reference {objectId, address, className, label}.
+    /// null, a boolean, a number, a string (a char, exactly: a lone surrogate is that one unit;
+    /// a long beyond 2^53; a dangling reference as `0x… (not in the dump)`), or an object
+    /// reference {objectId, address, className, label}. A float is its shortest decimal (`0.1f`
+    /// is 0.1), as in OQL.
     #[napi(ts_type = "null | boolean | number | string | JsObjectRef")]
-    pub value: serde_json::Value,
+    pub value: JsCell,
 }
 
 #[napi(object)]
@@ -59,6 +61,9 @@ pub struct JsObjectDetail {
     pub fields: Vec<JsField>,
     /// Fields (elements, statics) in all; `fields` holds the window asked for.
     pub field_count: f64,
+    /// An array dumped without its contents (Android PRIMITIVE ARRAY NODATA): its length is
+    /// known (`arrayLength`), its elements are not, so `fields` is empty and `fieldCount` 0.
+    pub contents_missing: bool,
 }
 
 #[napi(object)]
@@ -137,9 +142,9 @@ fn object_ref(heap: &Heap, o: ObjIdx) -> JsObjectRef {
     JsObjectRef { object_id: o, address, class_name, label }
 }
 
-fn value_json(heap: &Heap, v: Value) -> serde_json::Value {
+fn value_json(heap: &Heap, v: Value) -> JsCell {
     const SAFE: i64 = 1 << 53;
-    match v {
+    JsCell::Json(match v {
         Value::Null => serde_json::Value::Null,
         Value::Object(id) => match heap.index_of(id) {
             Some(o) => {
@@ -149,17 +154,21 @@ fn value_json(heap: &Heap, v: Value) -> serde_json::Value {
             None => json!(format!("0x{id:x} (not in the dump)")),
         },
         Value::Boolean(b) => json!(b),
-        Value::Char(c) => json!(char::from_u32(c as u32).map_or_else(|| format!("\\u{c:04x}"), |c| c.to_string())),
+        Value::Char(c) => match char::from_u32(c as u32) {
+            Some(c) => json!(c.to_string()),
+            // A lone surrogate: that one UTF-16 unit, as Java holds it.
+            None => return JsCell::Utf16(vec![c]),
+        },
         Value::Byte(x) => json!(x),
         Value::Short(x) => json!(x),
         Value::Int(x) => json!(x),
         Value::Long(x) if (-SAFE..=SAFE).contains(&x) => json!(x),
         Value::Long(x) => json!(x.to_string()),
-        Value::Float(x) if x.is_finite() => json!(x),
+        Value::Float(x) if x.is_finite() => json!(heapql_exec::float_value(x)),
         Value::Double(x) if x.is_finite() => json!(x),
         Value::Float(x) => json!(x.to_string()),
         Value::Double(x) => json!(x.to_string()),
-    }
+    })
 }
 
 fn field(heap: &Heap, f: FieldEntry, with_value: bool) -> JsField {
@@ -167,7 +176,7 @@ fn field(heap: &Heap, f: FieldEntry, with_value: bool) -> JsField {
         name: f.name,
         ty: f.ty.to_string(),
         declared_by: f.declared_by.map(|c| heap.class(c).name.clone()),
-        value: if with_value { value_json(heap, f.value) } else { serde_json::Value::Null },
+        value: if with_value { value_json(heap, f.value) } else { JsCell::Json(serde_json::Value::Null) },
     }
 }
 
@@ -225,7 +234,13 @@ impl HeapHandle {
             let heap = &state.heap;
             let o = check_object(heap, object)?;
             let analysis = state.analysis();
-            let fields = inspect::object_fields(heap, o, offset as u64, limit as u64);
+            // An array without its contents has no elements to list (not NULLs).
+            let contents_missing = heap.array_contents_missing(o);
+            let fields = if contents_missing {
+                inspect::ObjectFields { entries: Vec::new(), total: 0 }
+            } else {
+                inspect::object_fields(heap, o, offset as u64, limit as u64)
+            };
             let mut roots: Vec<String> =
                 heap.gc_roots().iter().filter(|r| r.object == o).map(|r| r.kind.label().to_string()).collect();
             roots.sort();
@@ -247,6 +262,7 @@ impl HeapHandle {
                 gc_roots: roots,
                 field_count: fields.total as f64,
                 fields: fields.entries.into_iter().map(|f| field(heap, f, true)).collect(),
+                contents_missing,
             })
         })
     }

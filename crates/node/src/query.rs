@@ -8,7 +8,7 @@ use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::Status;
 use napi_derive::napi;
 
-use heapql_exec::{AnalysisView, Batch, ColumnData, ExecContext, ExecError};
+use heapql_exec::{AnalysisView, Batch, ColumnData, ExactTexts, ExecContext, ExecError};
 
 use crate::analysis::SharedState;
 use crate::convert::{catch_panic, coded, heap_error};
@@ -22,8 +22,10 @@ pub struct JsColumn {
     /// object | number | string | bool | list | null
     #[napi(js_name = "type")]
     pub kind: String,
+    /// A string column's texts are JavaScript strings exactly as Java held them, an unpaired
+    /// surrogate included (made from their UTF-16 units).
     #[napi(ts_type = "Uint32Array | Float64Array | string[] | number[]")]
-    pub values: Either4<Uint32Array, Float64Array, Vec<String>, Vec<u32>>,
+    pub values: Either4<Uint32Array, Float64Array, Vec<Either<String, Utf16String>>, Vec<u32>>,
     pub nulls: Option<Uint8Array>,
     /// A number column's integers beyond ±(2^53 − 1), exact (absent when there is none: the
     /// common case costs nothing). `values` holds every number, these rounded.
@@ -65,7 +67,8 @@ fn to_js(mut batch: Batch) -> JsBatch {
                     }
                     Either4::B(Float64Array::new(values))
                 }
-                ColumnData::Strings(v) | ColumnData::Lists(v) => Either4::C(v),
+                ColumnData::Strings { values, exact } => Either4::C(texts(values, exact)),
+                ColumnData::Lists(v) => Either4::C(v.into_iter().map(Either::A).collect()),
                 ColumnData::Bools(v) => Either4::D(v.into_iter().map(u32::from).collect()),
                 ColumnData::Null => Either4::D(vec![0; row_count as usize]),
             };
@@ -75,6 +78,16 @@ fn to_js(mut batch: Batch) -> JsBatch {
         .collect();
     let notes = if batch.notes.is_empty() { None } else { Some(batch.notes) };
     JsBatch { row_count, columns, notes }
+}
+
+/// A string column's cells for JavaScript: each a Rust string, but the texts that are no valid
+/// UTF-16 (`exact`, none in the common case), which go as their UTF-16 units.
+fn texts(values: Vec<String>, exact: ExactTexts) -> Vec<Either<String, Utf16String>> {
+    let mut cells: Vec<Either<String, Utf16String>> = values.into_iter().map(Either::A).collect();
+    for (row, units) in exact.rows.into_iter().zip(exact.units) {
+        cells[row as usize] = Either::B(Utf16String::from(units.to_vec()));
+    }
+    cells
 }
 
 /// Runs `f` with an execution context over the heap and, when analyzed, the graph. A
