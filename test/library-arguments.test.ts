@@ -22,8 +22,22 @@ describe('openHeap refuses options it would take wrongly', () => {
     [{ scratchDir: 7 }, /scratchDir is a directory's path, not 7/],
     [{ cacheMax: -1 }, /cacheMax is a size in bytes .*not -1/],
     [{ cacheMax: 0.5 }, /cacheMax is a size in bytes .*not 0\.5/],
+    // Of the wrong type: 'yes' reached the plans (ERR_PLAN: malformed plan) and 'no' turned the cache on.
+    [{ reachableOnly: 'yes' }, /^reachableOnly is true or false, not 'yes'$/],
+    [{ reachableOnly: 1 }, /^reachableOnly is true or false, not 1$/],
+    [{ cache: 'no' }, /^cache is true or false, not 'no'$/],
+    [{ noCache: 'yes' }, /^noCache is true or false, not 'yes'$/],
+    [{ onProgress: 'log' }, /^onProgress is a function, not 'log'$/],
+    [{ signal: {} }, /^signal is an AbortSignal, not an object$/],
   ])('%o', async (options, message) => {
     await expect(anyOpen(demo, options)).rejects.toMatchObject({ code: 'ERR_ARGUMENT', message: expect.stringMatching(message) });
+  });
+
+  test('options that are no object', async () => {
+    await expect(anyOpen(demo, 'reachable' as unknown as Record<string, unknown>)).rejects.toMatchObject({
+      code: 'ERR_ARGUMENT',
+      message: "openHeap's options are an object, not 'reachable'",
+    });
   });
 
   test('a path that is not a string', async () => {
@@ -49,6 +63,16 @@ describe('a session refuses arguments of the wrong kind', () => {
       code: 'ERR_ARGUMENT',
       message: expect.stringMatching(/^limit must be a whole number ≥ 0, not /),
     });
+  });
+
+  test('a reachableOnly option that is not true or false, for a query and for the analysis', async () => {
+    const bad = { reachableOnly: 'yes' } as unknown as { reachableOnly: boolean };
+    const refusal = { code: 'ERR_ARGUMENT', message: "reachableOnly is true or false, not 'yes'" };
+    await expect(heap.query('SELECT COUNT(*) FROM java.lang.String s', bad)).rejects.toMatchObject(refusal);
+    expect(() => heap.explain('SELECT COUNT(*) FROM java.lang.String s', bad)).toThrow(expect.objectContaining(refusal));
+    await expect(heap.analyze(bad)).rejects.toMatchObject(refusal);
+    expect(() => heap.startAnalysis(bad)).toThrow(expect.objectContaining(refusal));
+    expect(heap.status.state).toBe('query-only');
   });
 
   test('a class name that is not a string', async () => {

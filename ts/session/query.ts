@@ -52,7 +52,10 @@ export interface PrepareOptions {
 
 /** A wrong argument as an error message shows it: strings quoted, the rest as JavaScript writes them. */
 export function describeArgument(value: unknown): string {
-  return typeof value === 'string' ? `'${value}'` : value === null ? 'null' : typeof value === 'object' ? 'an object' : String(value);
+  if (typeof value === 'string') return `'${value}'`;
+  if (value === null) return 'null';
+  if (typeof value === 'function') return 'a function';
+  return typeof value === 'object' ? 'an object' : String(value);
 }
 
 /**
@@ -66,6 +69,9 @@ export function prepareQuery(text: string, options: PrepareOptions): PreparedQue
   if (typeof text !== 'string') throw new HeapqlError('ERR_ARGUMENT', `a query is OQL text or a prepared query, not ${describeArgument(text)}`);
   if (options.limit !== undefined && !(Number.isSafeInteger(options.limit) && options.limit >= 0)) {
     throw new HeapqlError('ERR_ARGUMENT', `limit must be a whole number ≥ 0, not ${describeArgument(options.limit)}`);
+  }
+  if (options.reachableOnly !== undefined && typeof options.reachableOnly !== 'boolean') {
+    throw new HeapqlError('ERR_ARGUMENT', `reachableOnly is true or false, not ${describeArgument(options.reachableOnly)}`);
   }
   const extracted = extractViz(text);
   const reachableOnly = options.reachableOnly ?? false;
@@ -349,8 +355,14 @@ export async function* streamBatchesPrepared(
   try {
     for (;;) {
       // Once cancelled, batches still queued are not handed out, and the executor's count of
-      // rows (which includes a batch it made but could not deliver) is not waited for.
-      if (options.signal?.aborted) throw cancelled();
+      // rows (which includes a batch it made but could not deliver) is not waited for. A
+      // cancel that comes after every row was handed out and the scan ended cancels nothing:
+      // the stream ends as it would have (a reader that wrote the last rows writes its end).
+      if (options.signal?.aborted) {
+        const ended = queue.length === 0 && !failed && end !== undefined && !end.stopped && expectedRows !== undefined && receivedRows >= expectedRows;
+        if (!ended) throw cancelled();
+        break;
+      }
       const whole = queue.shift();
       if (whole) {
         gate.release();

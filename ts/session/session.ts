@@ -91,7 +91,12 @@ export interface AnalyzeOptions {
    */
   forReport?: boolean;
   onProgress?: (event: ProgressEvent) => void;
-  /** Aborting it cancels the analysis (for every caller waiting on it). */
+  /**
+   * Aborting it stops this call waiting (ERR_CANCELLED). The analysis itself is cancelled when
+   * every caller waiting on it has aborted, unless `startAnalysis()` started it or asked for it
+   * while it ran (then only `cancelAnalysis()` stops it): one caller giving up does not fail
+   * the others.
+   */
   signal?: AbortSignal;
 }
 
@@ -121,7 +126,12 @@ function scratchOption(options: OpenOptions): string | undefined {
 function checkOpenOptions(path: unknown, options: OpenOptions): void {
   const bad = (message: string) => new HeapqlError('ERR_ARGUMENT', message);
   if (typeof path !== 'string') throw bad(`the dump's path is a string, not ${describeArgument(path)}`);
+  if (options === null || typeof options !== 'object') throw bad(`openHeap's options are an object, not ${describeArgument(options)}`);
   if (options.dump !== undefined) count('dump', options.dump);
+  // A string such as 'no' would otherwise read as true (`cache`) or reach the plans (`reachableOnly`).
+  for (const name of ['cache', 'noCache', 'reachableOnly'] as const) optionType(name, options[name], 'boolean', 'true or false');
+  optionType('onProgress', options.onProgress, 'function', 'a function');
+  if (!isSignal(options.signal)) throw bad(`signal is an AbortSignal, not ${describeArgument(options.signal)}`);
   if (options.scratch !== undefined && options.scratch !== 'memory' && options.scratch !== 'disk') {
     throw bad(`scratch is 'memory' or 'disk', not ${describeArgument(options.scratch)}`);
   }
@@ -153,6 +163,35 @@ interface RunningAnalysis {
   promise: Promise<void>;
   controller: AbortController;
   reachableOnly: boolean;
+  /** Callers of `analyze()` waiting on it that have not aborted. */
+  waiters: number;
+  /** `startAnalysis()` asked for it: it runs on when every waiting caller aborts. */
+  detached: boolean;
+}
+
+/** Absent, or an AbortSignal (by its shape: one of another realm is fine). */
+function isSignal(value: unknown): boolean {
+  if (value === undefined) return true;
+  const s = value as { aborted?: unknown; addEventListener?: unknown } | null;
+  return typeof s === 'object' && s !== null && typeof s.aborted === 'boolean' && typeof s.addEventListener === 'function';
+}
+
+/** What a check of an option says when the value is of the wrong type. */
+function optionType(name: string, value: unknown, type: 'boolean' | 'function', what: string): void {
+  if (value !== undefined && typeof value !== type) {
+    throw new HeapqlError('ERR_ARGUMENT', `${name} is ${what}, not ${describeArgument(value)}`);
+  }
+}
+
+/** The analysis's options of the wrong type (`reachableOnly: 'yes'` would reach the addon). */
+function checkAnalyzeOptions(options: AnalyzeOptions): void {
+  if (options === null || typeof options !== 'object') throw new HeapqlError('ERR_ARGUMENT', `the analysis's options are an object, not ${describeArgument(options)}`);
+  optionType('reachableOnly', options.reachableOnly, 'boolean', 'true or false');
+  optionType('forReport', options.forReport, 'boolean', 'true or false');
+  optionType('onProgress', options.onProgress, 'function', 'a function');
+  if (!isSignal(options.signal)) {
+    throw new HeapqlError('ERR_ARGUMENT', `signal is an AbortSignal, not ${describeArgument(options.signal)}`);
+  }
 }
 
 /** A count or limit argument: a whole number from 0 to 2^32 - 1 (the addon's u32), else ERR_ARGUMENT. */
@@ -208,12 +247,14 @@ export class HeapSession implements ReportableHeap {
    * `built`) and its warning lines (stale or damaged files rebuilt, files not written).
    */
   cacheStatus(): CacheStatus {
+    this.live();
     return callSync(() => this.handle.cacheStatus());
   }
 
   // ---- state and events ----
 
   get status(): SessionStatus {
+    this.live();
     const info = this.info();
     return {
       path: this.path,
@@ -229,11 +270,22 @@ export class HeapSession implements ReportableHeap {
 
   /** True once a full analysis has finished (queries may use the full path). */
   get analyzed(): boolean {
+    this.live();
     return this.handle.analyzed;
+  }
+
+  /**
+   * After `close()` every method (and `status`, `analyzed`) throws ERR_CLOSED, as the addon's
+   * own calls do, also those that would need nothing of it (a plan, a cached list, a listener).
+   */
+  private live(): void {
+    if (this.closed.signal.aborted) throw new HeapqlError('ERR_CLOSED', 'the heap was closed; open the dump again');
   }
 
   /** Calls `listener` on every state change and progress report; returns the unsubscribe function. */
   subscribe(listener: (event: SessionEvent) => void): () => void {
+    this.live();
+    if (typeof listener !== 'function') throw new HeapqlError('ERR_ARGUMENT', `a listener is a function, not ${describeArgument(listener)}`);
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -244,17 +296,21 @@ export class HeapSession implements ReportableHeap {
 
   private setState(state: AnalysisState): void {
     this.state = state;
+    // A closed heap has no status to tell (its listeners were dropped with it).
+    if (this.closed.signal.aborted) return;
     this.emit({ type: 'state', status: this.status });
   }
 
   // ---- the index ----
 
   info(): DumpInfo {
+    this.live();
     return callSync(() => this.handle.info());
   }
 
   /** Non-fatal findings: a truncated file, skipped unknown records, roots to missing objects. */
   warnings(): DumpWarning[] {
+    this.live();
     return callSync(() => this.handle.warnings());
   }
 
@@ -263,28 +319,33 @@ export class HeapSession implements ReportableHeap {
    * in it (they read as null), counted as the object graph is built. Empty before `analyze()`.
    */
   analysisWarnings(): DumpWarning[] {
+    this.live();
     return callSync(() => this.handle.analysisWarnings());
   }
 
   /** Instances and shallow bytes per class, largest shallow size first. */
   classHistogram(): HistogramRow[] {
+    this.live();
     const rows = callSync(() => this.handle.classHistogram());
     return rows.sort((a, b) => b.shallow - a.shallow || b.count - a.count || a.className.localeCompare(b.className));
   }
 
   /** Object counts by kind, GC roots by kind and the total shallow heap. */
   counts(): HeapCounts {
+    this.live();
     return callSync(() => this.handle.counts());
   }
 
   /** Every class name, sorted, each once (read once per session). */
   classNames(): string[] {
+    this.live();
     this.classNameCache ??= [...new Set(callSync(() => this.handle.classNames()))].sort();
     return this.classNameCache;
   }
 
   /** Class names containing `pattern` (case-insensitive), sorted; all without a pattern. */
   classes(pattern?: string): string[] {
+    this.live();
     if (!pattern) return this.classNames();
     const p = pattern.toLowerCase();
     return this.classNames().filter((n) => n.toLowerCase().includes(p));
@@ -296,6 +357,7 @@ export class HeapSession implements ReportableHeap {
    * The front adds how to search its own way.
    */
   noClassMessage(name: string): string {
+    this.live();
     const simple = name.split(/[.$]/).pop() || name;
     const near = this.classes(simple).slice(0, 10);
     return `no class named '${name}' in this dump${near.length ? `; classes containing '${simple}': ${near.join(', ')}` : ''}`;
@@ -305,6 +367,7 @@ export class HeapSession implements ReportableHeap {
 
   /** Parses and plans a query for the session's current path and mode (throws OQL errors). */
   prepare(text: string, options: Omit<QueryOptions, 'signal'> = {}): PreparedQuery {
+    this.live();
     return prepareQuery(text, {
       fullPath: this.analyzed,
       reachableOnly: options.reachableOnly ?? this.reachableOnly,
@@ -315,6 +378,7 @@ export class HeapSession implements ReportableHeap {
 
   /** Runs one OQL query (text or prepared); full-path features work once analyzed. */
   async query(q: string | PreparedQuery, options: QueryOptions = {}): Promise<QueryResult> {
+    this.live();
     return runPrepared(this.handle, preparedFor(this.handle, q, options, this.reachableOnly), options);
   }
 
@@ -323,7 +387,12 @@ export class HeapSession implements ReportableHeap {
    * The scan waits while the loop does not take rows; `close()` stops it too (an iterator left
    * neither finished nor returned would otherwise hold its worker thread).
    */
-  async *queryStream(q: string | PreparedQuery, options: QueryOptions & { batchRows?: number } = {}): AsyncGenerator<StreamedRow> {
+  queryStream(q: string | PreparedQuery, options: QueryOptions & { batchRows?: number } = {}): AsyncGenerator<StreamedRow> {
+    this.live();
+    return this.rowStream(q, options);
+  }
+
+  private async *rowStream(q: string | PreparedQuery, options: QueryOptions & { batchRows?: number }): AsyncGenerator<StreamedRow> {
     const signal = options.signal ? AbortSignal.any([options.signal, this.closed.signal]) : this.closed.signal;
     yield* streamPrepared(this.handle, preparedFor(this.handle, q, options, this.reachableOnly), { ...options, signal });
   }
@@ -332,13 +401,19 @@ export class HeapSession implements ReportableHeap {
    * `queryStream` a batch at a time: each batch's rows and its columns (typed over that batch
    * alone); the generator's return value gives the row count and the column names.
    */
-  async *queryBatches(q: string | PreparedQuery, options: QueryOptions & { batchRows?: number } = {}): AsyncGenerator<RowBatch, StreamSummary> {
+  queryBatches(q: string | PreparedQuery, options: QueryOptions & { batchRows?: number } = {}): AsyncGenerator<RowBatch, StreamSummary> {
+    this.live();
+    return this.batchStream(q, options);
+  }
+
+  private async *batchStream(q: string | PreparedQuery, options: QueryOptions & { batchRows?: number }): AsyncGenerator<RowBatch, StreamSummary> {
     const signal = options.signal ? AbortSignal.any([options.signal, this.closed.signal]) : this.closed.signal;
     return yield* streamBatchesPrepared(this.handle, preparedFor(this.handle, q, options, this.reachableOnly), { ...options, signal });
   }
 
   /** The execution plan of a query, without running it. */
   explain(q: string | PreparedQuery, options: QueryOptions = {}): string {
+    this.live();
     return explainPrepared(preparedFor(this.handle, q, options, this.reachableOnly));
   }
 
@@ -348,26 +423,28 @@ export class HeapSession implements ReportableHeap {
    * Runs the full analysis (object graph, dominator tree, retained sizes) or joins the one
    * running. Afterwards queries may use `@retainedHeapSize`, `dominators()`, `@inbounds`,
    * `path()` and `AS RETAINED SET`, and the look-ups `referrers`, `pathToRoot`, `dominator`.
-   * A finished analysis in the same mode is kept; another mode analyzes again.
+   * A finished analysis in the same mode is kept; another mode analyzes again. An aborted
+   * `signal` stops this call waiting; the analysis is cancelled only when no caller waits on it
+   * any more (see `AnalyzeOptions.signal`). One cancelled by `cancelAnalysis()` that is still
+   * winding down is waited for, then a new one starts.
    */
   async analyze(options: AnalyzeOptions = {}): Promise<void> {
+    this.live();
     const reachableOnly = options.reachableOnly ?? false;
+    checkAnalyzeOptions(options);
     for (;;) {
-      if (this.running) {
-        const running = this.running;
-        const stop = () => running.controller.abort();
-        options.signal?.addEventListener('abort', stop, { once: true });
-        const forward = options.onProgress ? this.subscribe((e) => e.type === 'progress' && e.task === 'analyze' && options.onProgress!(e)) : undefined;
-        try {
-          await running.promise;
-        } finally {
-          options.signal?.removeEventListener('abort', stop);
-          forward?.();
+      const running = this.running;
+      if (running) {
+        if (running.controller.signal.aborted) {
+          // Cancelled, still winding down: it is no analysis to join.
+          await running.promise.catch(() => {});
+          continue;
         }
+        await this.wait(running, options);
         if (running.reachableOnly === reachableOnly) return;
         continue;
       }
-      if (this.analyzed && this.analyzedReachable === reachableOnly) return;
+      if (this.handle.analyzed && this.analyzedReachable === reachableOnly) return;
       if (options.signal?.aborted) throw new HeapqlError('ERR_CANCELLED', 'the analysis was cancelled');
       const started = this.begin(reachableOnly, options.forReport ?? false);
       // One that ended as it began (a file with no heap dump) is not running: its error is the answer.
@@ -375,23 +452,89 @@ export class HeapSession implements ReportableHeap {
     }
   }
 
-  /** Starts the analysis without waiting (failures show in `status`); for servers. */
+  /**
+   * Waits for `running` as one of its callers: relays its progress to `onProgress`, and on an
+   * abort of `signal` stops waiting (ERR_CANCELLED). The last caller to stop cancels the
+   * analysis, unless `startAnalysis()` asked for it, and sees it wind down.
+   */
+  private async wait(running: RunningAnalysis, { signal, onProgress }: AnalyzeOptions): Promise<void> {
+    if (signal?.aborted) throw new HeapqlError('ERR_CANCELLED', 'the analysis was cancelled');
+    running.waiters++;
+    let waiting = true;
+    let stopWaiting = () => {};
+    const stopped = new Promise<'stopped'>((resolve) => (stopWaiting = () => resolve('stopped')));
+    const onAbort = () => {
+      waiting = false;
+      running.waiters--;
+      if (running.waiters === 0 && !running.detached) running.controller.abort();
+      else stopWaiting();
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const forward = onProgress ? this.subscribe((e) => e.type === 'progress' && e.task === 'analyze' && onProgress(e)) : undefined;
+    try {
+      // Settled either way, so that a caller that stopped waiting leaves no rejection unhandled.
+      const outcome = await Promise.race([running.promise.then(() => ({ error: null }), (error: unknown) => ({ error })), stopped]);
+      if (outcome === 'stopped') {
+        throw new HeapqlError('ERR_CANCELLED', 'stopped waiting for the analysis, which goes on for the others waiting on it');
+      }
+      if (outcome.error !== null) throw outcome.error;
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      forward?.();
+      if (waiting) running.waiters--;
+    }
+  }
+
+  /**
+   * Starts the analysis without waiting (failures show in `status`); for servers. It runs until
+   * it ends or `cancelAnalysis()`, whoever else waits on it; one cancelled and still winding
+   * down is replaced by a new one once it has.
+   */
   startAnalysis(options: Pick<AnalyzeOptions, 'reachableOnly' | 'forReport'> = {}): AnalysisStart {
+    this.live();
+    checkAnalyzeOptions(options);
     const reachableOnly = options.reachableOnly ?? false;
-    if (this.running) return 'already_running';
-    if (this.analyzed && this.analyzedReachable === reachableOnly) return 'already_done';
-    this.begin(reachableOnly, options.forReport ?? false).promise.catch(() => {});
+    const running = this.running;
+    if (running && running.controller.signal.aborted) {
+      // analyze() waits for the wind-down; it has no signal, so nothing but cancelAnalysis() stops it.
+      this.analyze({ reachableOnly, forReport: options.forReport ?? false }).catch(() => {});
+      return 'started';
+    }
+    if (running) {
+      running.detached = true;
+      return 'already_running';
+    }
+    if (this.handle.analyzed && this.analyzedReachable === reachableOnly) return 'already_done';
+    this.begin(reachableOnly, options.forReport ?? false, true).promise.catch(() => {});
     return 'started';
   }
 
-  /** Stops a running analysis; the session stays usable on the query-only path. */
+  /**
+   * Stops a running analysis for every caller waiting on it; the session stays usable on the
+   * query-only path. False when none runs (or it is already being cancelled).
+   */
   cancelAnalysis(): boolean {
-    if (!this.running) return false;
+    this.live();
+    return this.cancelRunning();
+  }
+
+  private cancelRunning(): boolean {
+    if (!this.running || this.running.controller.signal.aborted) return false;
     this.running.controller.abort();
     return true;
   }
 
-  private begin(reachableOnly: boolean, forReport: boolean): RunningAnalysis {
+  /**
+   * Resolves once the analysis running now has ended, however it ends (at once when none
+   * runs): after `cancelAnalysis()`, which takes a moment to wind down, the state is then no
+   * longer `analyzing` (unless another analysis started meanwhile).
+   */
+  async analysisSettled(): Promise<void> {
+    this.live();
+    await this.running?.promise.catch(() => {});
+  }
+
+  private begin(reachableOnly: boolean, forReport: boolean, detached = false): RunningAnalysis {
     const controller = new AbortController();
     const { token, dispose } = cancelTokenFor(controller.signal);
     this.progress = null;
@@ -399,7 +542,7 @@ export class HeapSession implements ReportableHeap {
     // Progress reaches JavaScript through a queue and may trail the end: late reports are dropped.
     let live = true;
     // Running from here on: an analysis that fails before its first await finishes after this.
-    const running: RunningAnalysis = { promise: Promise.resolve(), controller, reachableOnly };
+    const running: RunningAnalysis = { promise: Promise.resolve(), controller, reachableOnly, waiters: 0, detached };
     this.running = running;
     this.setState('analyzing');
     running.promise = (async () => {
@@ -424,11 +567,11 @@ export class HeapSession implements ReportableHeap {
         await new Promise<void>((resolve) => setImmediate(resolve));
         live = false;
         this.analyzedReachable = summary.reachableOnly;
-        this.finish('full', null);
+        this.finish(running, 'full', null);
       } catch (err) {
         live = false;
         const cancelled = err instanceof HeapqlError && err.code === 'ERR_CANCELLED';
-        this.finish(this.analyzed ? 'full' : cancelled ? 'query-only' : 'failed', cancelled ? null : (err as Error).message);
+        this.finish(running, this.handle.analyzed ? 'full' : cancelled ? 'query-only' : 'failed', cancelled ? null : (err as Error).message);
         throw err;
       } finally {
         live = false;
@@ -438,7 +581,8 @@ export class HeapSession implements ReportableHeap {
     return running;
   }
 
-  private finish(state: AnalysisState, error: string | null): void {
+  private finish(running: RunningAnalysis, state: AnalysisState, error: string | null): void {
+    if (this.running !== running) return;
     this.running = null;
     this.progress = null;
     this.error = error;
@@ -452,6 +596,7 @@ export class HeapSession implements ReportableHeap {
    * waste); needs the full analysis (ERR_NEEDS_ANALYSIS before).
    */
   async reportData(options: SectionOptions = {}): Promise<ReportSections> {
+    this.live();
     const { reportSections } = await import('./report.js');
     return reportSections(this.handle, this.relayProgress('report', options));
   }
@@ -461,12 +606,14 @@ export class HeapSession implements ReportableHeap {
    * validated report model; analyzes the dump first when needed.
    */
   async report(options: BuildReportOptions = {}): Promise<ReportModel> {
+    this.live();
     const { buildReport } = await import('./report.js');
     return buildReport(this, options);
   }
 
   /** The waste section (docs/report-model.md, "waste"); needs the full analysis (ERR_NEEDS_ANALYSIS before). */
   async wasteData(options: SectionOptions = {}): Promise<Waste> {
+    this.live();
     const { wasteSection } = await import('./waste.js');
     return wasteSection(this.handle, this.relayProgress('waste', options));
   }
@@ -484,6 +631,7 @@ export class HeapSession implements ReportableHeap {
 
   /** The waste checks as the validated waste model (`heapql waste`); analyzes the dump first when needed. */
   async waste(options: BuildWasteOptions = {}): Promise<WasteModel> {
+    this.live();
     const { buildWaste } = await import('./waste.js');
     return buildWaste(this, options);
   }
@@ -492,6 +640,7 @@ export class HeapSession implements ReportableHeap {
 
   /** One object: class, address, sizes, GC roots, and its fields with names, types and values. */
   async object(objectId: number, options: ObjectLookupOptions = {}): Promise<ObjectView> {
+    this.live();
     const id = this.objectIndex(objectId);
     const fieldOffset = options.fieldOffset === undefined ? undefined : count('fieldOffset', options.fieldOffset);
     const fieldLimit = options.fieldLimit === undefined ? undefined : count('fieldLimit', options.fieldLimit);
@@ -500,6 +649,7 @@ export class HeapSession implements ReportableHeap {
 
   /** The objects `objectId` refers to (its class object first), with the holding field. */
   async referents(objectId: number, limit = 25): Promise<ReferenceList> {
+    this.live();
     const id = this.objectIndex(objectId);
     const n = count('limit', limit);
     return toReferenceList(await call(() => this.handle.referents(id, n)));
@@ -507,6 +657,7 @@ export class HeapSession implements ReportableHeap {
 
   /** The objects that refer to `objectId`, with the field of each; needs the full analysis. */
   async referrers(objectId: number, limit = 25): Promise<ReferenceList> {
+    this.live();
     const id = this.objectIndex(objectId);
     const n = count('limit', limit);
     return toReferenceList(await call(() => this.handle.referrers(id, n)));
@@ -518,6 +669,7 @@ export class HeapSession implements ReportableHeap {
    * after the gap has `skipped` > 0. Needs the full analysis.
    */
   async pathToRoot(objectId: number, maxSteps = 100): Promise<PathStep[] | null> {
+    this.live();
     const id = this.objectIndex(objectId);
     const n = count('maxSteps', maxSteps);
     const steps = await call(() => this.handle.pathToRoot(id, n));
@@ -526,6 +678,7 @@ export class HeapSession implements ReportableHeap {
 
   /** The immediate dominator and the `limit` biggest dominated objects; needs the full analysis. */
   async dominator(objectId: number, limit = 10): Promise<DominatorView> {
+    this.live();
     const id = this.objectIndex(objectId);
     const n = count('limit', limit);
     return toDominatorView(await call(() => this.handle.dominatorOf(id, n)));
@@ -533,12 +686,14 @@ export class HeapSession implements ReportableHeap {
 
   /** Every class of this name (one per defining class loader); empty when there is none. */
   async describeClass(name: string): Promise<ClassView[]> {
+    this.live();
     if (typeof name !== 'string') throw new HeapqlError('ERR_ARGUMENT', `a class is named by a string, not ${describeArgument(name)}`);
     return (await call(() => this.handle.describeClass(name))).map(toClassView);
   }
 
   /** The object at an address (`0x…`), or null. */
   objectAt(address: string): number | null {
+    this.live();
     return callSync(() => this.handle.objectAt(address)) ?? null;
   }
 
@@ -550,6 +705,7 @@ export class HeapSession implements ReportableHeap {
    * and any letters are fine).
    */
   resolveObject(spec: string): number {
+    this.live();
     if (typeof spec !== 'string') throw new HeapqlError('ERR_ARGUMENT', `an object is named by a string, not ${describeArgument(spec)}`);
     const text = spec.trim();
     if (/^0x[0-9a-f]+$/i.test(text)) {
@@ -591,7 +747,8 @@ export class HeapSession implements ReportableHeap {
   /** Releases the index and the mapping (a running analysis is cancelled first). */
   close(): void {
     this.closed.abort();
-    this.cancelAnalysis();
+    this.listeners.clear();
+    this.cancelRunning();
     this.handle.close();
   }
 }

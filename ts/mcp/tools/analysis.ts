@@ -5,6 +5,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 
+import { HeapqlError } from '../../errors.js';
 import type { ReportSections } from '../../session/index.js';
 import type { McpContext } from '../context.js';
 import { SECTION_LIST_DEFAULT, SECTION_LIST_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
@@ -40,8 +41,9 @@ export function registerAnalysisTools(server: McpServer, ctx: McpContext): void 
         'Builds the object graph, the dominator tree and retained sizes (seconds for small dumps, minutes for many GB). ' +
         'Afterwards: @retainedHeapSize and dominators() in OQL, referrers/paths/dominators in inspect_object, and ' +
         'get_report_section. By default waits until done, sending progress notifications when the request carries a ' +
-        'progressToken; cancelling the request cancels the analysis. wait=false starts it and returns at once (poll ' +
-        'analysis_status). Joins an analysis already running; returns at once when it is done.',
+        'progressToken; cancelling the request stops waiting, and cancels the analysis when no other analyze_heap call ' +
+        'waits on it. wait=false starts it and returns at once (poll analysis_status); it then runs until done or ' +
+        'cancel_analysis. Joins an analysis already running; returns at once when it is done.',
       inputSchema: {
         wait: z.boolean().default(true).describe('wait for the end (default) or start it and return'),
         reachableOnly: z
@@ -61,7 +63,20 @@ export function registerAnalysisTools(server: McpServer, ctx: McpContext): void 
         }
         const started = Date.now();
         const progress = analysisProgress(extra._meta?.progressToken, (n) => extra.sendNotification(n));
-        await heap.analyze({ reachableOnly: mode, onProgress: progress.onProgress, signal: extra.signal });
+        try {
+          // Other calls may wait on the same analysis: cancelling this request only stops this one
+          // waiting, unless it is the last (ts/session, `analyze`).
+          await heap.analyze({ reachableOnly: mode, onProgress: progress.onProgress, signal: extra.signal });
+        } catch (err) {
+          // Not this request's cancellation: cancel_analysis stopped the analysis it waited for.
+          if (err instanceof HeapqlError && err.code === 'ERR_CANCELLED' && !extra.signal.aborted) {
+            return errorResult(
+              'the full analysis was cancelled by cancel_analysis while this call waited for it; the dump stays usable on the ' +
+                'query-only path. Call analyze_heap again to start it anew.',
+            );
+          }
+          throw err;
+        }
         await progress.finish();
         return jsonResult({ ...analysisState(heap), waitedMs: Date.now() - started, next: nextStep(heap) });
       }),
@@ -88,14 +103,19 @@ export function registerAnalysisTools(server: McpServer, ctx: McpContext): void 
     'cancel_analysis',
     {
       title: 'Cancel the analysis',
-      description: 'Stops a running full analysis; queries keep working on the query-only path.',
+      description:
+        'Stops a running full analysis (also for analyze_heap calls waiting on it) and answers once it has stopped; queries ' +
+        'keep working on the query-only path. analyze_heap starts a new one.',
       inputSchema: {},
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     () =>
       guarded(async () => {
         const heap = await ctx.heap();
-        return jsonResult({ cancelled: heap.cancelAnalysis(), ...analysisState(heap) });
+        const cancelled = heap.cancelAnalysis();
+        // The state then says where it stopped (query-only, or full when it ended first), not `analyzing`.
+        await heap.analysisSettled();
+        return jsonResult({ cancelled, ...analysisState(heap) });
       }),
   );
 
