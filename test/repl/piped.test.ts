@@ -131,6 +131,27 @@ describe('statements over several lines in piped input', () => {
     expect(r.status).toBe(0);
   });
 
+  it('a mistyped statement on the next line does not swallow the complete statement before it (SELEKT read as an alias)', () => {
+    // Without an alias, so that the next line's first word can read as one.
+    const r = repl(['SELECT COUNT(*) AS n FROM Demo$Session', 'SELEKT 1', 'SELECT COUNT(*) AS n FROM java.lang.String', 'SELEKT', SESSIONS]);
+    // Each complete statement runs; each typo is an error of its own, at its own line 1, as at the prompt.
+    expect(r.out).toBe(['n\n---\n400\n(1 row)\n', 'n\n----\n3703\n(1 row)\n', 'n\n---\n400\n(1 row)\n'].join(''));
+    expect(r.err).toMatch(/^query:1:1: unexpected "SELEKT"; expected SELECT or "\("\n {2}SELEKT 1\n {2}\^{6}$/m);
+    expect(r.err).toMatch(/^query:1:1: unexpected "SELEKT".*\n {2}SELEKT\n {2}\^{6}$/m);
+    expect(r.err.match(/^query:/gm)).toHaveLength(2);
+    expect(r.status).toBe(1);
+  });
+
+  it('a line that begins with a name or a literal starts a statement of its own, as at the prompt; a keyword continues one', () => {
+    // `s` alone would read as the alias of Demo$Session; `42` could continue nothing.
+    const r = repl(['SELECT COUNT(*) AS n FROM Demo$Session', 's', STRINGS, '42', STRINGS, SESS_STRINGS]);
+    expect(r.out).toBe(['n\n---\n400\n(1 row)\n', 'n\n----\n3703\n(1 row)\n', 'n\n---\n401\n(1 row)\n'].join(''));
+    expect(r.err).toMatch(/^query:1:1: unexpected "s"/m);
+    expect(r.err).toMatch(/^query:1:1: unexpected number 42/m);
+    expect(r.err.match(/^query:/gm)).toHaveLength(2);
+    expect(r.status).toBe(1);
+  });
+
   it('an error in a continuation line is reported at its line and column within the statement', () => {
     const r = repl([STRINGS, 'WHERE s.@usedHeapSize >> 24', 'SELECT s', 'FROM java.lang.String s', 'ORDER BY s.@usedHeapSize DESCC']);
     expect(r.out).toBe('');

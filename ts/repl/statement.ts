@@ -6,7 +6,9 @@
  * before its end is complete: it runs and shows the error with a caret.
  *
  * Piped input also looks ahead (`continuesStatement`): a complete statement goes on when the
- * next line continues it (a `WHERE`, `ORDER BY` or `UNION` on a line of its own).
+ * next line continues it (a `WHERE`, `ORDER BY` or `UNION` on a line of its own); a line that
+ * begins with a name or a literal (a mistyped `SELEKT` reads as a name) is a statement of its
+ * own, as at the prompt.
  */
 import { OqlSyntaxError } from '../oql/errors.js';
 import { tokenize } from '../oql/lexer.js';
@@ -39,18 +41,29 @@ export function isCommentLine(line: string): boolean {
 }
 
 /**
+ * Token types of a line's first token that start a statement of its own after a complete one:
+ * a name (a mistyped keyword such as `SELEKT` lexes as one) or a literal. Only a line that
+ * begins with a keyword (other than `SELECT`, which never continues a statement), an operator
+ * or punctuation can continue one: none of these can begin a statement.
+ */
+const BEGINS_STATEMENT: ReadonlySet<string> = new Set(['ident', 'attr', 'int', 'float', 'hex', 'string', 'badString', 'envref']);
+
+/**
  * Whether `next` (one line, or comment lines and then one line) continues the complete
- * statement `statement` rather than starting another: the two read as one statement, run out
- * of input together (`ORDER BY` alone), or stop at an error past the first token of `next`
- * (`WHERE s.count >> 3` is the statement's own error). An error at that first token (a
- * `SELECT`, a stray word) means `next` is something else.
+ * statement `statement` rather than starting another. It does when it begins with what cannot
+ * begin a statement (a clause keyword, an operator) and the two read as one statement, run out
+ * of input together (`ORDER BY` alone), or stop at an error past that first token (`WHERE
+ * s.count >> 3` is the statement's own error). An error at the first token (a `SELECT`) means
+ * `next` is something else, and so does a line that begins with a name or a literal, as it
+ * would be at the prompt, where the complete statement runs at Enter: `FROM Foo` then `SELEKT 1`
+ * must not read `SELEKT` as Foo's alias and swallow the statement into the typo's error.
  */
 export function continuesStatement(statement: string, next: string): boolean {
   const before = statement.split('\n').length;
   // As it would run: the viz line blanked (line numbers kept), without the final `;`.
   const { oql } = extractViz(`${statement}\n${next}`.replace(/;\s*$/, ''));
   const first = tokenize(oql).find((t) => t.line > before);
-  if (!first) return false;
+  if (!first || BEGINS_STATEMENT.has(first.type ?? '')) return false;
   try {
     parse(oql);
     return true;
