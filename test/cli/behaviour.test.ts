@@ -133,6 +133,33 @@ describe('--version', () => {
   });
 });
 
+describe('stray arguments and missing commands: usage errors in heapql\'s words (exit 2)', () => {
+  it.each([
+    [['--version', 'extra'], 'error: unexpected argument extra for --version; see heapql --help\n'],
+    [['-v', 'x'], 'error: unexpected argument x for -v; see heapql --help\n'],
+    [['version', 'x'], 'error: unexpected argument x for version; see heapql --help\n'],
+    // citty's own "Unknown command foo", "No command specified." and "Missing required positional
+    // argument: FILE" (the argument named as the command's help names it: USAGE … <FILE>).
+    [['cache', 'foo'], "error: unknown command 'foo' for heapql cache; commands: list, clear; see heapql cache --help\n"],
+    [['cache', 'lst'], "error: unknown command 'lst' for heapql cache; did you mean list? commands: list, clear; see heapql cache --help\n"],
+    [['cache'], 'error: heapql cache needs a command: list, clear; see heapql cache --help\n'],
+    [['summary'], 'error: heapql summary needs <FILE>; see heapql summary --help\n'],
+    [['diff', 'a.hprof'], 'error: heapql diff needs <CURRENT>; see heapql diff --help\n'],
+    [['completion'], 'error: heapql completion needs <SHELL>; see heapql completion --help\n'],
+  ])('heapql %s', async (args, stderr) => {
+    const r = await heapql(args);
+    expect(r.stderr).toBe(stderr);
+    expect(r.stdout).toBe('');
+    expect(r.code).toBe(2);
+  });
+
+  it('a verb without its argument names the verb', async () => {
+    const r = await heapql(['device', 'text']);
+    expect(r.stderr).toBe('error: heapql device text needs <PROMPT>; see heapql device text --help\n');
+    expect(r.code).toBe(2);
+  });
+});
+
 describe('completion scripts', async () => {
   const [hasZsh, hasFish] = [await hasProgram('zsh'), await hasProgram('fish')];
   const commands = Object.keys(subCommands);

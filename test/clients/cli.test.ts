@@ -97,7 +97,7 @@ describe('heapql sched', () => {
     expectError(await s('plan', '--task', '7', 'x5'), 2, 'item 1 "x5"');
     expectError(await s('plan', '--task', '7', 's5', '--cancel'), 2, 'not both');
     expectError(await s('status', '--tsak', '7'), 2, 'unknown option --tsak');
-    expectError(await s('frob'), 2, 'Unknown command frob');
+    expectError(await s('frob'), 2, "unknown command 'frob' for heapql sched");
     expect(sched.requests).toEqual([]);
   });
 

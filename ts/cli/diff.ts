@@ -9,10 +9,11 @@ import { diffDumps, renderDiff } from '../diff/index.js';
 import { fillerNoteOf } from '../diff/compute.js';
 import { gateLines, rowsText } from '../diff/format.js';
 import { parseGateRule } from '../diff/gate.js';
-import { chooseOutput, writeOutput } from '../report/index.js';
+import { chooseOutput } from '../report/index.js';
 import { checkOptions, dumpArgs, fullAnalysisArgs, scratchDir } from './args.js';
 import { cacheOptions } from './cache.js';
 import { analyzeForCli, openForCli } from './open.js';
+import { checkOutputPath, DIFF_OUTPUT, writeNamedOutput } from './output-path.js';
 import { withProgress } from './progress.js';
 import { terminalText } from '../terminal-text.js';
 import { notice, warn } from './stderr.js';
@@ -53,6 +54,7 @@ export const diffCommand = defineCommand({
     const choice = chooseOutput(a.report ?? null, a.format ?? null);
     const gate = repeated(rawArgs, 'fail-if-grown').map(parseGateRule);
     const scratch = scratchDir(a['scratch-dir']);
+    checkOutputPath(choice, DIFF_OUTPUT); // now, not after both analyses
     const model = await withProgress(({ onProgress, signal }) =>
       diffDumps(a.baseline, a.current, {
         gate,
@@ -66,7 +68,7 @@ export const diffCommand = defineCommand({
     if (model.sameProgram.note) warn(model.sameProgram.note);
     // The note on unreachable int[]s (JDK 21+ filler arrays) is the comparison's own: on stderr too.
     for (const w of fillerNoteOf(model)) warn(w);
-    writeOutput(renderDiff(model, choice.format), choice);
+    writeNamedOutput(renderDiff(model, choice.format), choice, DIFF_OUTPUT);
     if (choice.path) notice(`comparison written to ${choice.path}`);
     if (model.gate.failed) {
       // The reason for exit 1: printed even with --quiet, as errors are.

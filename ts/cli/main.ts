@@ -29,6 +29,7 @@ function withoutGlobalOptions(argv: string[]): string[] {
 async function dispatch(argv: string[]): Promise<void> {
   const [first, ...rest] = argv;
   if (first === '--version' || first === '-v' || first === 'version') {
+    if (rest.length > 0) throw usageError(`unexpected argument ${rest[0]} for ${first}; see heapql --help`);
     (await import('./version.js')).printVersion();
     return;
   }
@@ -81,10 +82,40 @@ async function run(cmd: CommandDef<any>, rawArgs: string[], parent: () => Promis
   try {
     await runCommand(cmd, { rawArgs });
   } catch (err) {
-    // citty's own argument errors are usage errors.
-    if (err instanceof Error && err.name === 'CLIError') throw usageError(err.message);
+    // citty's own argument errors are usage errors, worded as heapql's others are.
+    if (err instanceof Error && err.name === 'CLIError') throw usageError(await citeError(err as Error & { code?: string }, cmd, rawArgs));
     throw err;
   }
+}
+
+/**
+ * citty's argument errors (`Unknown command foo`, `No command specified.`, `Missing required
+ * positional argument: FILE`) in the words of heapql's own usage errors: lower case, the
+ * command named, what it takes and where its help is. Colour codes citty may add are dropped.
+ */
+async function citeError(err: Error & { code?: string }, cmd: CommandDef<any>, rawArgs: string[]): Promise<string> {
+  // eslint-disable-next-line no-control-regex
+  const message = err.message.replace(/\u001b\[[0-9;]*m/g, '');
+  const name = (cmd.meta as { name?: string } | undefined)?.name ?? '';
+  const verbs = Object.keys((cmd.subCommands as Record<string, unknown> | undefined) ?? {});
+  // An error of a verb (`heapql device text` without its prompt) names the verb.
+  const verb = verbs.find((v) => v === rawArgs.find((a) => !a.startsWith('-')));
+  const command = ['heapql', ...(name === 'heapql' || name === '' ? [] : [name]), ...(verb ? [verb] : [])].join(' ');
+  const help = `see ${command} --help`;
+  switch (err.code) {
+    case 'E_UNKNOWN_COMMAND': {
+      const word = rawArgs.find((a) => !a.startsWith('-')) ?? '';
+      const { didYouMean } = await import('../plan/index.js');
+      const guess = didYouMean(word, verbs);
+      return `unknown command '${word}' for ${command}; ${guess ? `did you mean ${guess}? ` : ''}commands: ${verbs.join(', ')}; ${help}`;
+    }
+    case 'E_NO_COMMAND':
+      return `${command} needs a command: ${verbs.join(', ')}; ${help}`;
+  }
+  const missing = /^Missing required positional argument: (\S+)$/.exec(message);
+  // Named as the command's help names it (`USAGE heapql summary [OPTIONS] <FILE>`).
+  if (missing) return `${command} needs <${missing[1]}>; ${help}`;
+  return `${message.charAt(0).toLowerCase()}${message.slice(1).replace(/\.$/, '')}; ${help}`;
 }
 
 /** The root command with every subcommand listed by the first line of its description. */

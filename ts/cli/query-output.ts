@@ -52,7 +52,11 @@ class OutputError extends Error {
   }
 }
 
-/** Writes to a stream, waiting for 'drain' when it asks to (or for Ctrl-C). */
+/**
+ * Writes to a stream, waiting for 'drain' when it asks to, or for Ctrl-C: the text is then
+ * the stream's already, and goes out; what comes next (the scan's next rows) hears of the
+ * Ctrl-C, so that one that lands after the last row was handed over leaves the result whole.
+ */
 class Sink {
   /** Whether anything was written. */
   written = false;
@@ -92,7 +96,7 @@ class Sink {
       };
       const onAbort = () => {
         cleanup();
-        reject(cancelled());
+        resolve();
       };
       this.stream.on('drain', onDrain);
       this.stream.on('error', onError);
@@ -155,10 +159,6 @@ class QueryFailure extends Error {
   ) {
     super((error as Error)?.message ?? String(error));
   }
-}
-
-function cancelled(): HeapqlError {
-  return new HeapqlError('ERR_CANCELLED', 'the query was cancelled');
 }
 
 function isCancel(err: unknown): boolean {
@@ -292,10 +292,10 @@ export async function writeQueryResults(
     }
     if (format === 'json') await sink.write(`${elements > 0 ? JSON_ARRAY.close : JSON_ARRAY.empty}\n`);
   } catch (err) {
-    // Ctrl-C while a separator waited for the output to drain.
     if (!isCancel(err) || !sink.written) throw err;
     streams.stderr.write('error: interrupted; the output is cut short (not every result was written)\n');
     return 130;
   }
+  // A Ctrl-C that came after the last query's output was handed over stopped nothing.
   return failed > 0 ? 1 : 0;
 }
