@@ -30,22 +30,7 @@ function fieldLines(fields: FieldView[], withValue: boolean, indent = '  '): str
   });
 }
 
-/**
- * An object view, with the look-up's flag for an array dumped without its contents (Android
- * PRIMITIVE ARRAY NODATA: `JsObjectDetail.contentsMissing`) where the view carries it.
- */
-type ObjectViewShown = ObjectView & { contentsMissing?: boolean };
-
-/**
- * Whether the array's contents are not in the dump: the view's flag, or, on a view without it,
- * what the look-up gives for such an array alone: a primitive array with a length but no
- * elements.
- */
-function contentsMissing(o: ObjectViewShown): boolean {
-  return o.contentsMissing ?? (o.kind === 'primitive-array' && o.fieldCount === 0 && (o.arrayLength ?? 0) > 0);
-}
-
-export function renderObject(o: ObjectViewShown): string {
+export function renderObject(o: ObjectView): string {
   const pairs: [string, string][] = [
     ['object', t(o.object.label)],
     ['index', `#${o.object.objectId}`],
@@ -57,7 +42,7 @@ export function renderObject(o: ObjectViewShown): string {
   if (o.arrayLength !== null) pairs.push(['length', int(o.arrayLength)]);
   if (o.gcRoots.length > 0) pairs.push(['GC root', t(o.gcRoots.join(', '))]);
   // Its elements are unknown, not null: say so rather than list them.
-  if (contentsMissing(o)) return [aligned(pairs), 'contents not in the dump (NODATA)'].join('\n');
+  if (o.contentsMissing) return [aligned(pairs), 'contents not in the dump (NODATA)'].join('\n');
   const what = o.kind === 'class' ? 'statics' : o.kind.endsWith('array') ? 'elements' : 'fields';
   const lines = [aligned(pairs), `${what} (${int(o.fieldCount)}):`, ...fieldLines(o.fields, true)];
   if (o.fields.length < o.fieldCount) lines.push(`  … ${int(o.fieldCount - o.fields.length)} more`);

@@ -24,6 +24,7 @@ export function toObjectView(d: JsObjectDetail): ObjectView {
     gcRoots: d.gcRoots,
     fields: d.fields.map(field),
     fieldCount: d.fieldCount,
+    contentsMissing: d.contentsMissing,
   };
 }
 

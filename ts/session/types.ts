@@ -81,6 +81,8 @@ export interface ObjectView {
   fields: FieldView[];
   /** Fields (array elements, statics) in all. */
   fieldCount: number;
+  /** An array dumped without its contents (Android PRIMITIVE ARRAY NODATA): no elements listed, `fieldCount` 0. */
+  contentsMissing: boolean;
 }
 
 /** A reference between two objects and the field that holds it. */
