@@ -107,6 +107,33 @@ describe('one analysis, several callers', () => {
     expect(states).toEqual(['analyzing', 'query-only', 'analyzing', 'full']);
   });
 
+  test('cancelAnalysis() while a startAnalysis() waits for the wind-down cancels that start too', async () => {
+    const heap = await open();
+    heap.startAnalysis();
+    heap.cancelAnalysis();
+    expect(heap.startAnalysis()).toBe('started');
+    // The start waiting for the wind-down is what there is to cancel now.
+    expect(heap.cancelAnalysis()).toBe(true);
+    await heap.analysisSettled();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(heap.status.state).toBe('query-only');
+    expect(heap.analyzed).toBe(false);
+  });
+
+  test('a caller waiting for a cancelled analysis to wind down stops at its own abort', async () => {
+    const heap = await open();
+    heap.startAnalysis();
+    heap.cancelAnalysis();
+    const a = new AbortController();
+    const waiting = heap.analyze({ signal: a.signal });
+    a.abort();
+    await expect(waiting).rejects.toMatchObject({ code: 'ERR_CANCELLED' });
+    // Answered before the cancelled analysis has wound down.
+    expect(heap.status.state).toBe('analyzing');
+    await heap.analysisSettled();
+    expect(heap.status.state).toBe('query-only');
+  });
+
   test('startAnalysis() right after cancelAnalysis() starts a new one too', async () => {
     const heap = await open();
     heap.startAnalysis();

@@ -6,20 +6,13 @@
  * raw name nor an escaped one could run), and the page header shows the file name escaped and
  * isolated, so that it cannot reorder the counts after it.
  */
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
-import { openHeap, type HeapSession } from '../../ts/index.js';
-import { listen, type RunningServer } from '../../ts/server/listen.js';
-import { writeRenamedDump } from '../tools/renamed-dump.js';
 import { chromiumAvailable, launchChromium, watchedPage } from './chromium.js';
+import { renamedDumpServer, type RenamedDumpServer } from './repl-server.js';
 
-const root = path.resolve(__dirname, '../..');
-const demo = path.join(root, 'fixtures/demo/demo.hprof');
 const NEWLINE_CLASS = 'Demo$New\nLine';
 const RTL_CLASS = 'Demo$Rtl\u202egnp';
 const MARKUP_CLASS = 'Demo$Img<img src=x onerror=alert(1)>';
@@ -28,35 +21,25 @@ const RAW = /[\n\u202a-\u202e\u2066-\u2069]/;
 
 describe.skipIf(!chromiumAvailable)('browser REPL: hostile class and file names', () => {
   let browser: Browser;
-  let session: HeapSession;
-  let server: RunningServer;
-  let dir: string;
+  let served: RenamedDumpServer;
   let page: Page;
   let problems: string[];
   const dialogs: string[] = [];
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'heapql-repl-names-'));
-    const dump = path.join(dir, FILE_NAME);
-    expect(writeRenamedDump(demo, dump, { Demo$RequestListener: NEWLINE_CLASS, Demo$RequestContext: RTL_CLASS, Demo$RequestHandler: MARKUP_CLASS })).toBe(3);
-    const bundle = await build({ entryPoints: [path.join(root, 'ts/web/main.ts')], bundle: true, format: 'iife', platform: 'browser', target: 'es2022', write: false, logLevel: 'silent' });
-    const script = bundle.outputFiles[0]!.text;
-    session = await openHeap(dump, { noCache: true });
-    server = await listen(session, 0, { replScript: () => script });
+    served = await renamedDumpServer(FILE_NAME, { Demo$RequestListener: NEWLINE_CLASS, Demo$RequestContext: RTL_CLASS, Demo$RequestHandler: MARKUP_CLASS });
     browser = await launchChromium();
     ({ page, problems } = await watchedPage(browser));
     page.on('dialog', (d) => {
       dialogs.push(d.message());
       void d.dismiss();
     });
-    await page.goto(`${server.url}/repl`);
+    await page.goto(`${served.server.url}/repl`);
     await page.getByText('Connected.').waitFor();
   });
   afterAll(async () => {
     await browser?.close();
-    await server?.close();
-    session?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await served?.close();
   });
 
   const popupItems = () => page.locator('#completions [role=option]').allTextContents();
@@ -71,7 +54,7 @@ describe.skipIf(!chromiumAvailable)('browser REPL: hostile class and file names'
     const header = page.locator('#dump');
     await expect.poll(() => header.textContent()).toMatch(/objects/);
     const text = (await header.textContent())!;
-    expect(text).toBe(`${path.join(dir, 'fake\\nline \\u202egpj.hprof')} · 20,437 objects · 769 classes`);
+    expect(text).toBe(`${path.join(served.dir, 'fake\\nline \\u202egpj.hprof')} · 20,437 objects · 769 classes`);
     expect(text).not.toMatch(RAW);
     expect(await header.locator('bdi').count()).toBe(1);
     expect(await header.locator('bdi').textContent()).toContain('\\u202egpj.hprof');

@@ -5,50 +5,32 @@
  * too, a `-- @viz` chart does not copy the megabyte into its SVG, a right-to-left cell is
  * isolated and the override is shown as `\u202e`, in the table and in `!row`'s text.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
-import { openHeap, type HeapSession } from '../../ts/index.js';
 import { DISPLAY_TEXT_MAX } from '../../ts/report/format.js';
-import { listen, type RunningServer } from '../../ts/server/listen.js';
 import { CELL_TEXT_MAX } from '../../ts/web/view.js';
-import { writeRenamedDump } from '../tools/renamed-dump.js';
 import { chromiumAvailable, launchChromium } from './chromium.js';
+import { renamedDumpServer, type RenamedDumpServer } from './repl-server.js';
 
-const root = path.resolve(__dirname, '../..');
-const demo = path.join(root, 'fixtures/demo/demo.hprof');
 const LONG_CLASS = `Demo$Session${'L'.repeat(1_000_000)}$End`;
 const RTL_CLASS = 'Demo$שלום\u202eCBA';
 
 describe.skipIf(!chromiumAvailable)('browser REPL: long and right-to-left text from the dump', () => {
   let browser: Browser;
-  let session: HeapSession;
-  let server: RunningServer;
-  let dir: string;
+  let served: RenamedDumpServer;
   let page: Page;
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'heapql-repl-long-'));
-    const dump = path.join(dir, 'long.hprof');
-    expect(writeRenamedDump(demo, dump, { Demo$Session: LONG_CLASS, Demo$RequestContext: RTL_CLASS })).toBe(2);
-    const bundle = await build({ entryPoints: [path.join(root, 'ts/web/main.ts')], bundle: true, format: 'iife', platform: 'browser', target: 'es2022', write: false, logLevel: 'silent' });
-    const script = bundle.outputFiles[0]!.text;
-    session = await openHeap(dump, { noCache: true });
-    server = await listen(session, 0, { replScript: () => script });
+    served = await renamedDumpServer('long.hprof', { Demo$Session: LONG_CLASS, Demo$RequestContext: RTL_CLASS });
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    await page.goto(`${server.url}/repl`);
+    await page.goto(`${served.server.url}/repl`);
     await page.getByText('Connected.').waitFor();
   });
   afterAll(async () => {
     await browser?.close();
-    await server?.close();
-    session?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await served?.close();
   });
 
   async function enter(statement: string): Promise<void> {

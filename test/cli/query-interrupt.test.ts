@@ -27,64 +27,58 @@ afterAll(() => heap.close());
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The rows of the query's table in `text`. */
+const rowsIn = (text: string) => text.split('\n').filter((l) => l.startsWith('java.lang.String @')).length;
+
+/**
+ * A reader that takes every write at once (next tick), but after the one that holds the last
+ * row takes its time: the Ctrl-C (`interrupt`) comes while that write drains.
+ */
+function interruptedReader() {
+  const interrupt = new AbortController();
+  let text = '';
+  let interrupted = false;
+  const stdout = new Writable({
+    highWaterMark: 1,
+    write(chunk, _encoding, done) {
+      text += String(chunk);
+      if (rowsIn(text) === total && !interrupted) {
+        interrupted = true;
+        setTimeout(() => {
+          interrupt.abort();
+          setTimeout(done, 20);
+        }, 200);
+      } else setImmediate(done);
+    },
+  });
+  return { stdout, interrupt, text: () => text, interrupted: () => interrupted };
+}
+
 describe('Ctrl-C after the last row', () => {
   it('heapql query: a Ctrl-C while the last rows drain to a slow reader leaves the result whole, footer included', async () => {
-    const interrupt = new AbortController();
-    let text = '';
-    let interrupted = false;
-    // A reader that takes every write at once (next tick), but after the one that holds the
-    // last row takes its time: the Ctrl-C comes while that write drains.
-    const stdout = new Writable({
-      highWaterMark: 1,
-      write(chunk, _encoding, done) {
-        text += String(chunk);
-        const rows = text.split('\n').filter((l) => l.startsWith('java.lang.String @')).length;
-        if (rows === total && !interrupted) {
-          interrupted = true;
-          setTimeout(() => {
-            interrupt.abort();
-            setTimeout(done, 20);
-          }, 200);
-        } else setImmediate(done);
-      },
-    });
+    const reader = interruptedReader();
     const errors: string[] = [];
     const job: OutputJob = { oql: QUERY, name: 'q1', prepared: heap.prepare(QUERY) };
-    const code = await writeQueryResults(heap, [job], 'table', { stdout, stderr: { write: (t: string) => errors.push(t) } }, interrupt.signal);
-    expect(interrupted).toBe(true);
+    const code = await writeQueryResults(heap, [job], 'table', { stdout: reader.stdout, stderr: { write: (t: string) => errors.push(t) } }, reader.interrupt.signal);
+    expect(reader.interrupted()).toBe(true);
     expect(errors).toEqual([]);
     expect(code).toBe(0);
     // What was handed to the stream goes out (as process.stdout's queued writes do before exit).
-    await new Promise((resolve) => stdout.end(resolve));
-    expect(text.split('\n').filter((l) => l.startsWith('java.lang.String @'))).toHaveLength(total);
-    expect(text.endsWith(`(${total} rows)\n`)).toBe(true);
+    await new Promise((resolve) => reader.stdout.end(resolve));
+    expect(rowsIn(reader.text())).toBe(total);
+    expect(reader.text().endsWith(`(${total} rows)\n`)).toBe(true);
   });
 
   it('a Ctrl-C while the next query waits to start still stops there, saying so', async () => {
-    const interrupt = new AbortController();
-    let text = '';
-    let interrupted = false;
-    const stdout = new Writable({
-      highWaterMark: 1,
-      write(chunk, _encoding, done) {
-        text += String(chunk);
-        const rows = text.split('\n').filter((l) => l.startsWith('java.lang.String @')).length;
-        if (rows === total && !interrupted) {
-          interrupted = true;
-          setTimeout(() => {
-            interrupt.abort();
-            setTimeout(done, 20);
-          }, 200);
-        } else setImmediate(done);
-      },
-    });
+    const reader = interruptedReader();
     const errors: string[] = [];
     const jobs: OutputJob[] = ['q1', 'q2'].map((name) => ({ oql: QUERY, name, prepared: heap.prepare(QUERY) }));
-    const code = await writeQueryResults(heap, jobs, 'table', { stdout, stderr: { write: (t: string) => errors.push(t) } }, interrupt.signal);
+    const code = await writeQueryResults(heap, jobs, 'table', { stdout: reader.stdout, stderr: { write: (t: string) => errors.push(t) } }, reader.interrupt.signal);
+    expect(reader.interrupted()).toBe(true);
     expect(code).toBe(130);
     expect(errors).toEqual(['error: interrupted; the output stops before q2 (not every result was written)\n']);
     // The first result is whole.
-    expect(text.split('\n').filter((l) => l.startsWith('java.lang.String @'))).toHaveLength(total);
+    expect(rowsIn(reader.text())).toBe(total);
   });
 
   it('a stream whose signal aborts after its last batch was taken and its scan ended ends as it would have', async () => {

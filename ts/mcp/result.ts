@@ -104,7 +104,10 @@ export interface TruncatedList {
 export interface ResultFit {
   /** How to get what a cut list left out with this tool: the end of `truncatedListsNote`. */
   rest: string;
-  /** Arrays that are no list of items and are never cut (a query row's cells, the columns), by path. */
+  /**
+   * Arrays that are no list of items and are never cut, nor any list in them (a query row's
+   * cells, the columns), by path.
+   */
   whole?: (path: string) => boolean;
   /** Brings the result's own fields in line with its cut lists (a row count, the next offset). */
   adjust?: (value: Record<string, unknown>, cut: TruncatedList[]) => void;
@@ -119,14 +122,16 @@ export const TRUNCATED_LISTS_NOTE =
   'this result, items returned, items in all); a list not listed is whole.';
 
 /**
- * Records the level of each list of `value` that may be cut (every array but `fit.whole`): 0 for
- * one whose items hold no such list (a query's rows, a thread's frames), 1 for one whose items
- * hold lists of level 0 (the threads, the waste categories), and so on. Returns the highest.
+ * Records the level of each list of `value` that may be cut (every array but `fit.whole` and
+ * those in them): 0 for one whose items hold no such list (a query's rows, a thread's frames), 1
+ * for one whose items hold lists of level 0 (the threads, the waste categories), and so on.
+ * Returns the highest. A whole array is not walked (a query's cells may hold 500 references
+ * each).
  */
 function listLevels(value: unknown, path: string, fit: ResultFit, levels: Map<unknown[], number>): number {
   if (Array.isArray(value)) {
+    if (fit.whole?.(path)) return -1;
     const inner = value.reduce((max: number, v, i) => Math.max(max, listLevels(v, `${path}[${i}]`, fit, levels)), -1);
-    if (fit.whole?.(path)) return inner;
     levels.set(value, inner + 1);
     return inner + 1;
   }
@@ -193,19 +198,25 @@ export function jsonResult(value: unknown, fit: ResultFit = ANY_TOOL): CallToolR
   const top = listLevels(compacted, '', fit, levels);
   let emptied: string | null = null;
   for (let level = 0; level <= top; level++) {
-    // The text grows with k: the largest k that fits, by bisection (`longest` cuts nothing).
+    // The text grows with k: the largest k that fits (`lo`; `hi`, the longest list, cuts
+    // nothing and does not fit). Found by doubling k from 1, then bisection: the texts made stay
+    // near RESULT_MAX in size, however long the whole would be (500 rows of 500 references each).
     let lo = -1;
     let hi = 0;
     for (const [list, l] of levels) if (l <= level) hi = Math.max(hi, list.length);
     let best: string | null = null;
-    while (hi - lo > 1) {
-      const k = (lo + hi) >> 1;
+    const fits = (k: number): boolean => {
       const text = render(compacted, { k, level, levels }, fit);
-      if (text.length <= RESULT_MAX) {
-        lo = k;
-        best = text;
-      } else hi = k;
-    }
+      if (text.length > RESULT_MAX) {
+        hi = k;
+        return false;
+      }
+      lo = k;
+      best = text;
+      return true;
+    };
+    for (let k = 1; k < hi && fits(k); k *= 2);
+    while (hi - lo > 1) fits((lo + hi) >> 1);
     if (lo >= 1) return textResult(best!);
     // Fits only with these lists empty: cutting the lists that hold them may keep more.
     if (lo === 0) emptied ??= best;

@@ -9,7 +9,29 @@ import { KEYWORDS, tokenize } from '../oql/lexer.js';
 import { AGGREGATE_NAMES, ATTRIBUTE_NAMES, FUNCTION_NAMES } from '../plan/index.js';
 import { NAMED_QUERIES } from '../query/named.js';
 import { isVizLine } from '../query/viz.js';
+import { controlIndex } from '../terminal-text.js';
 import { COMMAND_NAMES, findCommand } from './commands.js';
+
+/**
+ * Under a list of completions with names that had to be shown escaped (control or bidi
+ * characters), in the terminal and the browser alike.
+ */
+export const ESCAPED_COMPLETION_NOTE = '(names with control characters are shown escaped; Tab does not insert them)';
+
+/**
+ * What Tab may insert for these candidates: their common prefix, up to its first control or
+ * bidi character (the OQL lexer reads no escapes, so such a name cannot be typed back).
+ */
+export function insertablePrefix(items: readonly string[]): string {
+  let prefix = items[0] ?? '';
+  for (const item of items) {
+    let i = 0;
+    while (i < prefix.length && i < item.length && prefix[i] === item[i]) i++;
+    prefix = prefix.slice(0, i);
+  }
+  const stop = controlIndex(prefix);
+  return stop >= 0 ? prefix.slice(0, stop) : prefix;
+}
 
 export interface CompletionSource {
   classNames(): string[];

@@ -16,7 +16,7 @@ import type { HeapSession, ProgressEvent } from '../session/index.js';
 import { controlIndex, terminalText } from '../terminal-text.js';
 import { VERSION } from '../version.js';
 import type { ReplIO } from './backend.js';
-import { complete, type CompletionSource } from './complete.js';
+import { complete, ESCAPED_COMPLETION_NOTE, insertablePrefix, type CompletionSource } from './complete.js';
 import { Repl } from './dispatch.js';
 import { errorLines } from './errors.js';
 import { enableHistorySearch, HISTORY_CAP, historyByStatement, historyPath, loadHistory, saveHistory, statementEntry } from './history.js';
@@ -46,18 +46,8 @@ export interface ProgressBar {
   stop: () => void;
 }
 
-/** Shown with completions that had to be escaped (`readlineCompletion`). */
-export const ESCAPED_COMPLETION_NOTE = '(names with control characters are shown escaped; Tab does not insert them)';
-
-function commonPrefix(items: readonly string[]): string {
-  let prefix = items[0] ?? '';
-  for (const item of items) {
-    let i = 0;
-    while (i < prefix.length && i < item.length && prefix[i] === item[i]) i++;
-    prefix = prefix.slice(0, i);
-  }
-  return prefix;
-}
+/** Shown with completions that had to be escaped (`readlineCompletion`); shared with the browser. */
+export { ESCAPED_COMPLETION_NOTE };
 
 /**
  * What readline gets for `complete()`'s candidates. Readline lists the candidates as they are
@@ -70,9 +60,7 @@ function commonPrefix(items: readonly string[]): string {
  */
 export function readlineCompletion(items: string[], word: string): [string[], string] {
   if (!items.some((item) => controlIndex(item) >= 0)) return [items, word];
-  let prefix = commonPrefix(items);
-  const stop = controlIndex(prefix);
-  if (stop >= 0) prefix = prefix.slice(0, stop);
+  const prefix = insertablePrefix(items);
   if (prefix.length > word.length) return [[prefix], word];
   // The note shares no first character with a name: the common prefix is empty, nothing is inserted.
   return [[...items.map((item) => terminalText(item)), '', ESCAPED_COMPLETION_NOTE], word];

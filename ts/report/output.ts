@@ -118,34 +118,49 @@ export function writeWaste(model: WasteModel, choice: OutputChoice, stdout: Node
   writeOutput(renderWaste(model, choice.format), choice, stdout);
 }
 
-/** Writes a rendered report to its path (whole or not at all), or prints it when there is none. */
-export function writeOutput(text: string, choice: OutputChoice, stdout: NodeJS.WritableStream = process.stdout): void {
+/** What is written, as the write's errors name it. */
+export interface OutputName {
+  /** `the report`, `the waste report`, `the comparison`. */
+  the: string;
+  /** Said of any such output (`a report is written whole …`); default `the`. */
+  a?: string;
+}
+
+/** The report's name in the errors (the default). */
+export const REPORT_OUTPUT: OutputName = { the: 'the report', a: 'a report' };
+
+/**
+ * Writes a rendered report to its path (whole or not at all), or prints it when there is none;
+ * `what` names it in the errors (`REPORT_OUTPUT`).
+ */
+export function writeOutput(text: string, choice: OutputChoice, stdout: NodeJS.WritableStream = process.stdout, what: OutputName = REPORT_OUTPUT): void {
   if (choice.path === null) {
     stdout.write(text);
     return;
   }
-  writeWhole(choice.path, choice.format, (tmp) => fs.writeFileSync(tmp, text));
+  writeWhole(choice.path, choice.format, what, (tmp) => fs.writeFileSync(tmp, text));
 }
 
 /**
  * Fails now, before a long analysis, when the report could not be written to its path: the
  * same checks and the same temporary file the write makes, removed again. Nothing for stdout.
+ * `what` names the output in the errors, as `writeOutput`'s.
  */
-export function checkOutputWritable(choice: OutputChoice): void {
+export function checkOutputWritable(choice: OutputChoice, what: OutputName = REPORT_OUTPUT): void {
   if (choice.path === null) return;
-  const placed = writeWhole(choice.path, choice.format, (tmp) => fs.writeFileSync(tmp, '', { flag: 'wx' }), false);
+  const placed = writeWhole(choice.path, choice.format, what, (tmp) => fs.writeFileSync(tmp, '', { flag: 'wx' }), false);
   fs.rmSync(placed, { force: true });
 }
 
 /**
  * Writes through a temporary file beside the target, renamed over it when `rename` (else left
- * for the caller, whose path is returned). Errors name the user's path and the reason, never
- * the temporary file, and say what to do.
+ * for the caller, whose path is returned). Errors name the user's path, what is written
+ * (`what`) and the reason, never the temporary file, and say what to do.
  */
-function writeWhole(userPath: string, format: ReportFormat, write: (tmp: string) => void, rename = true): string {
+function writeWhole(userPath: string, format: ReportFormat, what: OutputName, write: (tmp: string) => void, rename = true): string {
   const fail = (reason: string, cause?: unknown) =>
-    new HeapqlError('ERR_IO', `cannot write the report to ${userPath}: ${reason}`, cause === undefined ? {} : { cause });
-  const target = outputTarget(userPath, format, fail);
+    new HeapqlError('ERR_IO', `cannot write ${what.the} to ${userPath}: ${reason}`, cause === undefined ? {} : { cause });
+  const target = outputTarget(userPath, format, what, fail);
   const dir = path.dirname(target);
   if (!fs.existsSync(dir)) throw fail(`directory ${dir} does not exist; create it or choose another path`);
   if (!fs.statSync(dir).isDirectory()) throw fail(`${dir} is not a directory; choose another path`);
@@ -165,7 +180,7 @@ function writeWhole(userPath: string, format: ReportFormat, write: (tmp: string)
  * link stays and shows the new report). Anything but a regular file there is refused: renamed
  * over, a device (`/dev/null`), a FIFO or a link to standard output would itself be replaced.
  */
-function outputTarget(userPath: string, format: ReportFormat, fail: (reason: string) => HeapqlError): string {
+function outputTarget(userPath: string, format: ReportFormat, what: OutputName, fail: (reason: string) => HeapqlError): string {
   const given = path.resolve(userPath);
   let info: fs.Stats;
   try {
@@ -182,10 +197,10 @@ function outputTarget(userPath: string, format: ReportFormat, fail: (reason: str
   }
   if (info.isDirectory()) throw fail(`it is a directory; name a file ending in .${format}`);
   if (!info.isFile()) {
-    const what = info.isFIFO() ? 'a FIFO' : info.isCharacterDevice() ? 'a character device' : info.isBlockDevice() ? 'a block device' : info.isSocket() ? 'a socket' : 'not a regular file';
+    const kind = info.isFIFO() ? 'a FIFO' : info.isCharacterDevice() ? 'a character device' : info.isBlockDevice() ? 'a block device' : info.isSocket() ? 'a socket' : 'not a regular file';
     throw fail(
-      `it is ${what}, and a report is written whole to a file or not at all; name a file, or give no path ` +
-        '(and --format) to print the report on standard output',
+      `it is ${kind}, and ${what.a ?? what.the} is written whole to a file or not at all; name a file, or give no path ` +
+        `(and --format) to print ${what.the} on standard output`,
     );
   }
   return fs.realpathSync(given);

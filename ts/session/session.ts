@@ -194,6 +194,24 @@ function checkAnalyzeOptions(options: AnalyzeOptions): void {
   }
 }
 
+/**
+ * Waits for a cancelled analysis to end (`running.promise`, however it ends), or until `signal`
+ * aborts (ERR_CANCELLED): a caller that gives up is not held until the wind-down is over.
+ */
+function windDown(running: RunningAnalysis, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => reject(new HeapqlError('ERR_CANCELLED', 'the analysis was cancelled'));
+    if (signal?.aborted) return onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    void running.promise
+      .catch(() => {})
+      .then(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      });
+  });
+}
+
 /** A count or limit argument: a whole number from 0 to 2^32 - 1 (the addon's u32), else ERR_ARGUMENT. */
 function count(name: string, value: unknown): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 0xffff_ffff) {
@@ -212,6 +230,11 @@ export class HeapSession implements ReportableHeap {
   private progress: ProgressEvent | null = null;
   private error: string | null = null;
   private running: RunningAnalysis | null = null;
+  /**
+   * A `startAnalysis()` that waits for a cancelled analysis to wind down before it starts anew:
+   * `cancelAnalysis()` (or `close()`) aborts it, so that no analysis starts after the cancel.
+   */
+  private pendingStart: AbortController | null = null;
   private listeners = new Set<(event: SessionEvent) => void>();
   private classNameCache: string[] | null = null;
   /** Aborted by `close()`: stops the streams still running. */
@@ -437,7 +460,7 @@ export class HeapSession implements ReportableHeap {
       if (running) {
         if (running.controller.signal.aborted) {
           // Cancelled, still winding down: it is no analysis to join.
-          await running.promise.catch(() => {});
+          await windDown(running, options.signal);
           continue;
         }
         await this.wait(running, options);
@@ -496,8 +519,17 @@ export class HeapSession implements ReportableHeap {
     const reachableOnly = options.reachableOnly ?? false;
     const running = this.running;
     if (running && running.controller.signal.aborted) {
-      // analyze() waits for the wind-down; it has no signal, so nothing but cancelAnalysis() stops it.
-      this.analyze({ reachableOnly, forReport: options.forReport ?? false }).catch(() => {});
+      // Started once the cancelled one has wound down, unless cancelAnalysis() comes first.
+      if (this.pendingStart) return 'started';
+      const pending = new AbortController();
+      this.pendingStart = pending;
+      void running.promise
+        .catch(() => {})
+        .then(() => {
+          if (this.pendingStart === pending) this.pendingStart = null;
+          if (pending.signal.aborted || this.closed.signal.aborted) return;
+          this.startAnalysis(options);
+        });
       return 'started';
     }
     if (running) {
@@ -510,8 +542,9 @@ export class HeapSession implements ReportableHeap {
   }
 
   /**
-   * Stops a running analysis for every caller waiting on it; the session stays usable on the
-   * query-only path. False when none runs (or it is already being cancelled).
+   * Stops a running analysis for every caller waiting on it, and one `startAnalysis()` would
+   * start once a cancelled one has wound down; the session stays usable on the query-only path.
+   * False when there is none (or it is already being cancelled).
    */
   cancelAnalysis(): boolean {
     this.live();
@@ -519,7 +552,10 @@ export class HeapSession implements ReportableHeap {
   }
 
   private cancelRunning(): boolean {
-    if (!this.running || this.running.controller.signal.aborted) return false;
+    const pending = this.pendingStart;
+    this.pendingStart = null;
+    pending?.abort();
+    if (!this.running || this.running.controller.signal.aborted) return pending !== null;
     this.running.controller.abort();
     return true;
   }

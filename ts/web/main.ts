@@ -5,7 +5,7 @@
  * localStorage, completion, the analysis state and progress live from GET /status, and a
  * lost connection shown and retried.
  */
-import { complete, type CompletionSource } from '../repl/complete.js';
+import { complete, ESCAPED_COMPLETION_NOTE, insertablePrefix, type CompletionSource } from '../repl/complete.js';
 import { findCommand, show } from '../repl/commands.js';
 import { Repl } from '../repl/dispatch.js';
 import { statementComplete } from '../repl/statement.js';
@@ -239,9 +239,6 @@ let choices: string[] = [];
 let chosen = 0;
 let completionWord = '';
 
-/** Under a list with names that had to be escaped (the terminal REPL's words). */
-const ESCAPED_NOTE = '(names with control characters are shown escaped; Tab does not insert them)';
-
 function closePopup(): void {
   popup.style.display = 'none';
   choices = [];
@@ -266,12 +263,6 @@ function apply(item: string): void {
   fit();
 }
 
-function commonPrefix(items: string[]): string {
-  let p = items[0] ?? '';
-  for (const s of items) while (!s.startsWith(p)) p = p.slice(0, -1);
-  return p;
-}
-
 async function completeAtCaret(): Promise<void> {
   const before = input.value.slice(0, input.selectionStart);
   const { items, word } = await complete(before, source, input.value);
@@ -280,9 +271,7 @@ async function completeAtCaret(): Promise<void> {
   const escaped = items.some((item) => controlIndex(item) >= 0);
   if (items.length === 1 && !escaped) return apply(items[0]!);
   // The common prefix, up to the first control character: the part that can be typed.
-  let prefix = commonPrefix(items);
-  const stop = controlIndex(prefix);
-  if (stop >= 0) prefix = prefix.slice(0, stop);
+  const prefix = insertablePrefix(items);
   if (prefix.length > word.length) {
     apply(prefix);
     completionWord = prefix;
@@ -307,7 +296,7 @@ async function completeAtCaret(): Promise<void> {
   if (escaped) {
     const note = document.createElement('div');
     note.className = 'escaped-note';
-    note.textContent = ESCAPED_NOTE;
+    note.textContent = ESCAPED_COMPLETION_NOTE;
     popup.append(note);
   }
   popup.style.display = 'block';

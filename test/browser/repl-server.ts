@@ -1,0 +1,52 @@
+/**
+ * The browser REPL's server for the tests in real Chromium: the page's script bundled from
+ * ts/web/main.ts (as `npm run build:web` does, not minified), and a server on a copy of the demo
+ * dump with some classes renamed (test/tools/renamed-dump.ts) in a directory of its own.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { build } from 'esbuild';
+import { expect } from 'vitest';
+
+import { openHeap, type HeapSession } from '../../ts/index.js';
+import { listen, type RunningServer } from '../../ts/server/listen.js';
+import { writeRenamedDump } from '../tools/renamed-dump.js';
+
+const root = path.resolve(__dirname, '../..');
+export const DEMO_DUMP = path.join(root, 'fixtures/demo/demo.hprof');
+
+/** The page's script, bundled from the sources. */
+export async function replScript(): Promise<string> {
+  const bundle = await build({ entryPoints: [path.join(root, 'ts/web/main.ts')], bundle: true, format: 'iife', platform: 'browser', target: 'es2022', write: false, logLevel: 'silent' });
+  return bundle.outputFiles[0]!.text;
+}
+
+export interface RenamedDumpServer {
+  session: HeapSession;
+  server: RunningServer;
+  /** The directory the dump was written to. */
+  dir: string;
+  /** Stops the server, closes the dump and removes its directory. */
+  close(): Promise<void>;
+}
+
+/** A server with the browser REPL on the demo dump, saved as `fileName` with the classes `renames` renames (each must be found). */
+export async function renamedDumpServer(fileName: string, renames: Record<string, string>): Promise<RenamedDumpServer> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'heapql-repl-'));
+  const dump = path.join(dir, fileName);
+  expect(writeRenamedDump(DEMO_DUMP, dump, renames)).toBe(Object.keys(renames).length);
+  const script = await replScript();
+  const session = await openHeap(dump, { noCache: true });
+  const server = await listen(session, 0, { replScript: () => script });
+  return {
+    session,
+    server,
+    dir,
+    async close() {
+      await server.close();
+      session.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
