@@ -91,7 +91,7 @@ fn objects(v: Vec<ObjIdx>) -> Value {
 
 /// Text of a value for LIKE: strings, string objects, numbers, booleans; an unpaired surrogate
 /// reads as U+FFFD (the regex engine matches valid text only).
-fn text_of(env: &Env, v: &Value) -> Option<String> {
+fn like_text(env: &Env, v: &Value) -> Option<String> {
     match v {
         Value::Obj(o) => object_text(env, *o),
         other => other.plain_text(),
@@ -268,7 +268,7 @@ impl CExpr {
                 v => Value::Bool(!v.truthy()),
             },
             CExpr::Neg(e) => negate(&e.eval(env, cx)?),
-            CExpr::Like { e, re, negate } => match text_of(env, &e.eval(env, cx)?) {
+            CExpr::Like { e, re, negate } => match like_text(env, &e.eval(env, cx)?) {
                 Some(t) => Value::Bool(re.is_match(&t) != *negate),
                 None => Value::Bool(false),
             },

@@ -101,7 +101,8 @@ fn declaring_classes(heap: &Heap, c: ClassIdx) -> Vec<ClassIdx> {
 }
 
 /// Fields `offset .. offset + limit` of an object: an instance's fields in layout order, an
-/// array's elements, a class object's statics.
+/// array's elements (none, `total` 0, for an array whose contents are not in the dump), a class
+/// object's statics.
 pub fn object_fields(heap: &Heap, o: ObjIdx, offset: u64, limit: u64) -> ObjectFields {
     let end = |total: u64| offset.saturating_add(limit).min(total);
     match heap.object_kind(o) {
@@ -134,6 +135,9 @@ pub fn object_fields(heap: &Heap, o: ObjIdx, offset: u64, limit: u64) -> ObjectF
                 .collect();
             ObjectFields { entries, total }
         }
+        // An array dumped without its contents (Android NODATA, `Heap::array_contents_missing`)
+        // has no elements to list: none, not NULLs.
+        _ if heap.array_contents_missing(o) => ObjectFields { entries: Vec::new(), total: 0 },
         kind => {
             let total = heap.array_length(o).unwrap_or(0) as u64;
             let ty = match kind {

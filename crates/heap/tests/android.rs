@@ -7,16 +7,13 @@ use heapql_hprof::testkit::{DumpBuilder, Val};
 use heapql_hprof::types::sub;
 use heapql_hprof::BasicType;
 
+mod common;
+use common::nodata;
+
 fn open(bytes: &[u8]) -> Heap {
     Heap::open_bytes(bytes, "test.hprof", OpenOptions::default()).unwrap()
 }
 
-/// An Android array dumped without its data (0xC3) of `len` elements of type `ty`.
-fn nodata(b: &mut DumpBuilder, ty: BasicType, len: u32) -> u64 {
-    let id = b.alloc_id();
-    b.raw_heap().u1(sub::PRIM_ARRAY_NODATA).id(id).u4(0).u4(len).u1(ty.code());
-    id
-}
 
 /// Dalvik and early ART call ART's `$classOverhead` static `$staticOverhead` (hprof-format.md
 /// §8.1): its `byte[]` is the class's stand-in all the same.
@@ -119,5 +116,21 @@ fn dropped_roots_are_named_with_the_right_article() {
         b.root(tag, 0x7777000);
         let h = open(&b.build());
         assert!(h.warnings().iter().any(|w| w.message.contains(want)), "{:?}", h.warnings());
+    }
+}
+
+/// A point look-up lists no elements for an array dumped without its contents (not a NULL per
+/// element), whatever the window asked; `array_contents_missing` tells why.
+#[test]
+fn look_ups_list_no_elements_of_an_array_without_contents() {
+    let mut b = DumpBuilder::new(4);
+    let missing = nodata(&mut b, BasicType::Int, 9);
+    let h = open(&b.build());
+    let o = h.index_of(missing).unwrap();
+    assert!(h.array_contents_missing(o));
+    assert_eq!(h.array_length(o), Some(9));
+    for (offset, limit) in [(0, 100), (3, 2), (20, 5)] {
+        let f = heapql_heap::inspect::object_fields(&h, o, offset, limit);
+        assert_eq!((f.entries.len(), f.total), (0, 0), "{offset} {limit}");
     }
 }

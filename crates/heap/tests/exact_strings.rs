@@ -5,8 +5,10 @@
 
 use heapql_heap::{Heap, OpenOptions};
 use heapql_hprof::testkit::{DumpBuilder, Val};
-use heapql_hprof::types::sub;
 use heapql_hprof::BasicType;
+
+mod common;
+use common::nodata;
 
 fn open(bytes: &[u8]) -> Heap {
     Heap::open_bytes(bytes, "test.hprof", OpenOptions::default()).unwrap()
@@ -47,11 +49,6 @@ fn strings_keep_unpaired_surrogates_exactly() {
 #[test]
 fn strings_without_contents_have_their_stated_length() {
     let mut b = DumpBuilder::new(4);
-    let nodata = |b: &mut DumpBuilder, ty: BasicType, len: u32| {
-        let id = b.alloc_id();
-        b.raw_heap().u1(sub::PRIM_ARRAY_NODATA).id(id).u4(0).u4(len).u1(ty.code());
-        id
-    };
     let bytes = nodata(&mut b, BasicType::Byte, 6);
     let chars = nodata(&mut b, BasicType::Char, 3);
     let latin1 = b.instance(b.string_class, &[Val::Obj(bytes), Val::Byte(0), Val::Int(0)]);

@@ -526,15 +526,19 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
             _ if !tag::is_known(t) && len > 0 && matches!(prev, Some((_, tag::HEAP_DUMP_SEGMENT | tag::HEAP_DUMP, _))) && cur.get(body, 1).first().is_some_and(|&b| sub::is_known(b)) => {
                 // Among heap records, a record of an unknown kind whose body starts with a heap
                 // sub-record: most likely a heap record whose tag byte was damaged. Skipped as
-                // any unknown record is, but the warning says what is probably lost.
+                // any unknown record is, but the warning says what is probably lost. Named only
+                // among the first `UNKNOWN_NAMED` unknown records, as the others are (the count
+                // after the walk says so; a hostile file would otherwise grow a warning per record).
                 unknown_tags += 1;
-                out.warnings.push(Warning {
-                    offset: pos,
-                    message: format!(
-                        "unknown record tag 0x{t:02X} at byte offset {pos} ({len} bytes); skipped. It follows a heap dump record and its body starts like heap data (a sub-record with tag 0x{:02X}): most likely a HEAP DUMP SEGMENT (0x1C) whose tag byte was damaged, so the objects and roots in those {len} bytes are missing from every answer; copy the dump again from where it was taken",
-                        cur.get(body, 1)[0]
-                    ),
-                });
+                if unknown_tags <= UNKNOWN_NAMED {
+                    out.warnings.push(Warning {
+                        offset: pos,
+                        message: format!(
+                            "unknown record tag 0x{t:02X} at byte offset {pos} ({len} bytes); skipped. It follows a heap dump record and its body starts like heap data (a sub-record with tag 0x{:02X}): most likely a HEAP DUMP SEGMENT (0x1C) whose tag byte was damaged, so the objects and roots in those {len} bytes are missing from every answer; copy the dump again from where it was taken",
+                            cur.get(body, 1)[0]
+                        ),
+                    });
+                }
             }
             _ => {
                 // Small records are read whole; a huge one on chunked input grows the window.

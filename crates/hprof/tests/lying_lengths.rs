@@ -350,3 +350,25 @@ fn a_segment_with_a_damaged_tag_is_skipped_with_a_warning_naming_the_loss() {
         "{w:?}"
     );
 }
+
+/// Records that look like damaged segments are unknown records like any other: the first 20
+/// named, then counted (a warning per record would let a hostile file grow them without end,
+/// and the count would say "the first 20 are named above" of more).
+#[test]
+fn segments_with_damaged_tags_are_named_only_among_the_first_unknown_records() {
+    let mut w = Writer::new("JAVA PROFILE 1.0.2", 8, 0);
+    w.utf8(1, "x");
+    let mut seg = Body::new(8);
+    seg.root(sub::ROOT_UNKNOWN, 0x1000);
+    for _ in 0..30 {
+        w.heap_dump_segment(&seg).record(0x55, &seg.b);
+    }
+    w.heap_dump_segment(&seg).heap_dump_end();
+    let l = walk_bytes(&w.finish()).unwrap();
+    let named = l.warnings.iter().filter(|w| w.message.contains("unknown record tag 0x55")).count();
+    assert_eq!(named, 20, "{:?}", l.warnings);
+    assert!(l.warnings.iter().any(|w| w.message.contains("most likely a HEAP DUMP SEGMENT")));
+    let more: Vec<_> = l.warnings.iter().filter(|w| w.message.starts_with("…and")).collect();
+    assert_eq!(more.len(), 1);
+    assert!(more[0].message.contains("…and 10 more records of unknown kinds skipped (30 in all"), "{:?}", more);
+}

@@ -142,7 +142,8 @@ fn object_ref(heap: &Heap, o: ObjIdx) -> JsObjectRef {
     JsObjectRef { object_id: o, address, class_name, label }
 }
 
-fn value_json(heap: &Heap, v: Value) -> JsCell {
+/// A field's value for JavaScript (`JsField::value`).
+fn js_value(heap: &Heap, v: Value) -> JsCell {
     const SAFE: i64 = 1 << 53;
     JsCell::Json(match v {
         Value::Null => serde_json::Value::Null,
@@ -176,7 +177,7 @@ fn field(heap: &Heap, f: FieldEntry, with_value: bool) -> JsField {
         name: f.name,
         ty: f.ty.to_string(),
         declared_by: f.declared_by.map(|c| heap.class(c).name.clone()),
-        value: if with_value { value_json(heap, f.value) } else { JsCell::Json(serde_json::Value::Null) },
+        value: if with_value { js_value(heap, f.value) } else { JsCell::Json(serde_json::Value::Null) },
     }
 }
 
@@ -234,13 +235,7 @@ impl HeapHandle {
             let heap = &state.heap;
             let o = check_object(heap, object)?;
             let analysis = state.analysis();
-            // An array without its contents has no elements to list (not NULLs).
-            let contents_missing = heap.array_contents_missing(o);
-            let fields = if contents_missing {
-                inspect::ObjectFields { entries: Vec::new(), total: 0 }
-            } else {
-                inspect::object_fields(heap, o, offset as u64, limit as u64)
-            };
+            let fields = inspect::object_fields(heap, o, offset as u64, limit as u64);
             let mut roots: Vec<String> =
                 heap.gc_roots().iter().filter(|r| r.object == o).map(|r| r.kind.label().to_string()).collect();
             roots.sort();
@@ -262,7 +257,7 @@ impl HeapHandle {
                 gc_roots: roots,
                 field_count: fields.total as f64,
                 fields: fields.entries.into_iter().map(|f| field(heap, f, true)).collect(),
-                contents_missing,
+                contents_missing: heap.array_contents_missing(o),
             })
         })
     }
