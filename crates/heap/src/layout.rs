@@ -88,10 +88,11 @@ fn injected(name: &str, jdk: u32, declares: impl Fn(&str) -> bool) -> Injected {
         "java.lang.invoke.MemberName" => &[("vmindex", W, false), ("vmtarget", W, false)],
         "java.lang.invoke.ResolvedMethodName" => &[("vmtarget", W, false), ("vmholder", 0, true)],
         "java.lang.invoke.MethodHandleNatives$CallSiteContext" => &[("vmdependencies", W, false), ("last_cleanup", 8, false)],
-        // Once `CallSite` holds no `context` (JDK 25: `CallSiteContext` is gone; JDK 7 had
-        // neither, nor injected fields), HotSpot keeps the call site's dependencies in the call
-        // site itself: a ConstantCallSite is 40 bytes there (jcmd GC.class_histogram), not the
-        // 24 its declared fields make.
+        // Once `CallSite` holds no `context` (JDK 25: `CallSiteContext` is gone), HotSpot keeps
+        // the call site's dependencies in the call site itself: a ConstantCallSite is 40 bytes
+        // there (jcmd GC.class_histogram), not the 24 its declared fields make. JDK 7 had no
+        // `context` either, nor injected fields; JDK 17 still has its `context`: from 18 on,
+        // the field's absence tells (an unknown version gets no guess, as above).
         "java.lang.invoke.CallSite" if jdk >= 18 && !declares("context") => &[("vmdependencies", W, false), ("last_cleanup", 8, false)],
         "java.lang.StackFrameInfo" if jdk < 22 => &[("version", 2, false)],
         // Set when an Unsafe access faults (JDK-8191278); seen on JDK 17 and 25: every
