@@ -75,6 +75,13 @@ describe('a session refuses arguments of the wrong kind', () => {
     expect(heap.status.state).toBe('query-only');
   });
 
+  test('analysis options that are no object', async () => {
+    const refusal = { code: 'ERR_ARGUMENT', message: "the analysis's options are an object, not null" };
+    await expect(heap.analyze(null as unknown as object)).rejects.toMatchObject(refusal);
+    expect(() => heap.startAnalysis(null as unknown as object)).toThrow(expect.objectContaining(refusal));
+    expect(heap.status.state).toBe('query-only');
+  });
+
   test('a class name that is not a string', async () => {
     const describeClass = heap.describeClass.bind(heap) as (name: unknown) => Promise<unknown>;
     await expect(describeClass(null)).rejects.toMatchObject({ code: 'ERR_ARGUMENT', message: expect.stringMatching(/^a class is named by a string, not null/) });

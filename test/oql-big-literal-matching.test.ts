@@ -3,12 +3,12 @@
 // aggregate — crashed the planner with "Do not know how to serialize a BigInt" (expressions were
 // compared with JSON.stringify), a plain TypeError without a code. Expressions are now compared
 // structurally, and any unexpected error of the planner is a HeapqlError with a code.
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 
-import { HeapqlError, openHeap, type Heap } from '../ts/index.js';
+import { HeapqlError } from '../ts/index.js';
 import type { Query } from '../ts/oql/ast.js';
 import { plan, planAst } from '../ts/plan/index.js';
+import { useKnownHeap } from './tools/known-heap.js';
 
 const BIG = 9007199254740993n; // 2^53 + 1: a double cannot hold it
 const POINT = 'KnownHeap$Point p';
@@ -51,20 +51,16 @@ describe('the planner matches expressions holding a big literal', () => {
 });
 
 describe('on a real dump', () => {
-  let heap: Heap;
-  beforeAll(async () => {
-    heap = await openHeap(path.join(import.meta.dirname, '../fixtures/dumps/KnownHeap-jdk17-coops.hprof'), { cache: false });
-  });
-  afterAll(() => heap?.close());
+  const heap = useKnownHeap();
 
   test('ORDER BY, GROUP BY, HAVING and two aggregates with a literal beyond 2^53 run and are exact', async () => {
-    const ordered = await heap.query(`SELECT p.x FROM ${POINT} WHERE p.x < 5 ORDER BY p.x * ${BIG} DESC LIMIT 2`);
+    const ordered = await heap().query(`SELECT p.x FROM ${POINT} WHERE p.x < 5 ORDER BY p.x * ${BIG} DESC LIMIT 2`);
     expect(ordered.rows).toEqual([[4], [3]]);
-    const groups = await heap.query(`SELECT p.x + ${BIG} AS k, COUNT(*) AS n FROM ${POINT} WHERE p.x < 2 GROUP BY p.x + ${BIG} ORDER BY k`);
+    const groups = await heap().query(`SELECT p.x + ${BIG} AS k, COUNT(*) AS n FROM ${POINT} WHERE p.x < 2 GROUP BY p.x + ${BIG} ORDER BY k`);
     expect(groups.rows).toEqual([[BIG, 1], [BIG + 1n, 1]]);
-    const having = await heap.query(`SELECT p.x, MAX(p.x * ${BIG}) AS m FROM ${POINT} WHERE p.x < 3 GROUP BY p.x HAVING MAX(p.x * ${BIG}) > ${BIG} ORDER BY 1`);
+    const having = await heap().query(`SELECT p.x, MAX(p.x * ${BIG}) AS m FROM ${POINT} WHERE p.x < 3 GROUP BY p.x HAVING MAX(p.x * ${BIG}) > ${BIG} ORDER BY 1`);
     expect(having.rows).toEqual([[2, 2n * BIG]]);
-    const two = await heap.query(`SELECT COUNT(*), SUM(p.x * ${BIG}) FROM ${POINT} WHERE p.x < 10`);
+    const two = await heap().query(`SELECT COUNT(*), SUM(p.x * ${BIG}) FROM ${POINT} WHERE p.x < 10`);
     expect(two.rows).toEqual([[10, 45n * BIG]]);
   });
 });

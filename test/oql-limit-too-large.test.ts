@@ -7,15 +7,10 @@ import { describe, expect, test } from 'vitest';
 import { formatOqlError, OqlSyntaxError } from '../ts/oql/errors.js';
 import { parse } from '../ts/oql/parser.js';
 import { plan } from '../ts/plan/index.js';
+import { thrown } from './tools/thrown.js';
 
 function syntaxError(oql: string): OqlSyntaxError {
-  try {
-    parse(oql);
-  } catch (err) {
-    if (err instanceof OqlSyntaxError) return err;
-    throw err;
-  }
-  throw new Error(`parsed: ${oql}`);
+  return thrown(() => parse(oql), OqlSyntaxError, `parsed: ${oql}`);
 }
 
 describe('LIMIT beyond 2^53 − 1', () => {

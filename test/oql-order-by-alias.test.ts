@@ -3,23 +3,17 @@
 // name now names that column (as SQL's double-quoted identifiers do), and an ORDER BY key that
 // is a constant (a literal, or an expression of literals only) is refused at its position — an
 // integer alone stays a 1-based position.
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 
-import { openHeap, type Heap } from '../ts/index.js';
 import { OqlPlanError } from '../ts/oql/errors.js';
 import { plan } from '../ts/plan/index.js';
+import { useKnownHeap } from './tools/known-heap.js';
+import { thrown } from './tools/thrown.js';
 
 const POINT = 'KnownHeap$Point p';
 
 function planError(oql: string): OqlPlanError {
-  try {
-    plan(oql);
-  } catch (err) {
-    if (err instanceof OqlPlanError) return err;
-    throw err;
-  }
-  throw new Error(`planned: ${oql}`);
+  return thrown(() => plan(oql), OqlPlanError, `planned: ${oql}`);
 }
 
 describe('the plan', () => {
@@ -61,16 +55,12 @@ describe('the plan', () => {
 });
 
 describe('on a real dump', () => {
-  let heap: Heap;
-  beforeAll(async () => {
-    heap = await openHeap(path.join(import.meta.dirname, '../fixtures/dumps/KnownHeap-jdk17-coops.hprof'), { cache: false });
-  });
-  afterAll(() => heap?.close());
+  const heap = useKnownHeap();
 
   test('ORDER BY "alias" sorts, as ORDER BY alias does', async () => {
-    const quoted = await heap.query(`SELECT p.x AS "myid" FROM ${POINT} ORDER BY "myid" DESC LIMIT 2`);
+    const quoted = await heap().query(`SELECT p.x AS "myid" FROM ${POINT} ORDER BY "myid" DESC LIMIT 2`);
     expect(quoted.rows).toEqual([[999], [998]]);
-    const grouped = await heap.query(
+    const grouped = await heap().query(
       `SELECT p.x % 3 AS "the rest", COUNT(*) AS "n" FROM ${POINT} WHERE p.x < 10 GROUP BY p.x % 3 ORDER BY "n" DESC, "the rest"`,
     );
     expect(grouped.rows).toEqual([[0, 4], [1, 3], [2, 3]]);
@@ -78,6 +68,6 @@ describe('on a real dump', () => {
 
   test('a constant key is an error with its position, before anything runs', async () => {
     const oql = `SELECT p.x FROM ${POINT} ORDER BY "abc"`;
-    await expect(heap.query(oql)).rejects.toMatchObject({ code: 'ERR_OQL_PLAN', pos: { line: 1, column: oql.indexOf('"abc"') + 1 } });
+    await expect(heap().query(oql)).rejects.toMatchObject({ code: 'ERR_OQL_PLAN', pos: { line: 1, column: oql.indexOf('"abc"') + 1 } });
   });
 });

@@ -2,11 +2,11 @@
 // in JSON (`--format json`, the server's /query and /stream, which all write through
 // stringifyJson), so the formats disagreed on one value. JSON now writes `-0.0` (valid JSON),
 // which reads back as -0.
-import path from 'node:path';
 import { expect, test } from 'vitest';
 
 import { openHeap } from '../ts/index.js';
 import { formatCsv, formatJson, formatTable, parseJsonExact, stringifyJson, validateQueryResult } from '../ts/query/index.js';
+import { KNOWN_HEAP_DUMP } from './tools/known-heap.js';
 
 test('stringifyJson writes -0 as -0.0 and it reads back as -0', () => {
   expect(stringifyJson(-0)).toBe('-0.0');
@@ -24,7 +24,7 @@ test('stringifyJson writes -0 as -0.0 and it reads back as -0', () => {
 
 test('a real dump: a double field holding -0.0 has its sign in JSON as in the table and CSV', async () => {
   // KnownHeap$AllPrims.d = k * -0.25: -0.0 for k = 0.
-  const heap = await openHeap(path.join(import.meta.dirname, '../fixtures/dumps/KnownHeap-jdk17-coops.hprof'), { cache: false });
+  const heap = await openHeap(KNOWN_HEAP_DUMP, { cache: false });
   try {
     const r = await heap.query('SELECT p.i, p.d FROM KnownHeap$AllPrims p WHERE p.i < 100001 ORDER BY p.i');
     expect(r.rows.map((row) => row[0])).toEqual([0, 100000]);

@@ -6,20 +6,17 @@
  * dump and to run the query again, and the page says the dump changed. A query run on the new
  * dump is looked up as usual.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
 import { openHeap, type HeapSession } from '../../ts/index.js';
 import { listen, type RunningServer } from '../../ts/server/listen.js';
 import { chromiumAvailable, launchChromium, watchedPage } from './chromium.js';
+import { KNOWN_HEAP_DUMP } from '../tools/known-heap.js';
+import { DEMO_DUMP, enterStatement, replScript } from './repl-server.js';
 
-const root = path.resolve(__dirname, '../..');
-const demo = path.join(root, 'fixtures/demo/demo.hprof');
-const other = path.join(root, 'fixtures/dumps/KnownHeap-jdk17-coops.hprof');
+const demo = DEMO_DUMP;
+const other = KNOWN_HEAP_DUMP;
 const REFUSED = /the server now serves another dump than the one this result came from.*run the query again|the server now serves another dump \(.*\).*run the query again/;
 
 describe.skipIf(!chromiumAvailable)('browser REPL: the server restarted on the same dump, then on another', () => {
@@ -38,8 +35,7 @@ describe.skipIf(!chromiumAvailable)('browser REPL: the server restarted on the s
   };
 
   beforeAll(async () => {
-    const bundle = await build({ entryPoints: [path.join(root, 'ts/web/main.ts')], bundle: true, format: 'iife', platform: 'browser', target: 'es2022', write: false, logLevel: 'silent' });
-    script = bundle.outputFiles[0]!.text;
+    script = await replScript();
     server = await listen(await open(demo), 0, { replScript: () => script });
     browser = await launchChromium();
     ({ page, problems, requests } = await watchedPage(browser));
@@ -52,13 +48,9 @@ describe.skipIf(!chromiumAvailable)('browser REPL: the server restarted on the s
     for (const s of sessions) s.close();
   });
 
+  /** The text of the statement's entry under its echo. */
   async function enter(statement: string): Promise<string> {
-    const entries = await page.locator('section.entry:has(pre.echo)').count();
-    await page.locator('#input').fill(statement);
-    await page.locator('#input').press('End');
-    await page.locator('#input').press('Enter');
-    await page.locator('section.entry:has(pre.echo)').nth(entries).waitFor();
-    await expect.poll(() => page.locator('#input').isDisabled()).toBe(false);
+    await enterStatement(page, statement);
     return (await page.locator('section.entry:has(pre.echo)').last().innerText()).split('\n').slice(1).join('\n');
   }
 

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DISPLAY_TEXT_MAX } from '../../ts/report/format.js';
 import { CELL_TEXT_MAX } from '../../ts/web/view.js';
 import { chromiumAvailable, launchChromium } from './chromium.js';
-import { renamedDumpServer, type RenamedDumpServer } from './repl-server.js';
+import { enterStatement, renamedDumpServer, type RenamedDumpServer } from './repl-server.js';
 
 const LONG_CLASS = `Demo$Session${'L'.repeat(1_000_000)}$End`;
 const RTL_CLASS = 'Demo$שלום\u202eCBA';
@@ -34,12 +34,7 @@ describe.skipIf(!chromiumAvailable)('browser REPL: long and right-to-left text f
   });
 
   async function enter(statement: string): Promise<void> {
-    const entries = await page.locator('section.entry').count();
-    await page.locator('#input').fill(statement);
-    await page.locator('#input').press('End');
-    await page.locator('#input').press('Enter');
-    await page.locator('section.entry').nth(entries).waitFor();
-    await expect.poll(() => page.locator('#input').isDisabled()).toBe(false);
+    await enterStatement(page, statement);
   }
   const last = () => page.locator('section.entry').last();
 

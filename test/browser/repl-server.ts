@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
+import type { Locator, Page } from 'playwright-core';
 import { expect } from 'vitest';
 
 import { openHeap, type HeapSession } from '../../ts/index.js';
@@ -20,6 +21,21 @@ export const DEMO_DUMP = path.join(root, 'fixtures/demo/demo.hprof');
 export async function replScript(): Promise<string> {
   const bundle = await build({ entryPoints: [path.join(root, 'ts/web/main.ts')], bundle: true, format: 'iife', platform: 'browser', target: 'es2022', write: false, logLevel: 'silent' });
   return bundle.outputFiles[0]!.text;
+}
+
+/**
+ * Types `statement` into the page's input, presses Enter and waits for its entry (the one
+ * headed by its echo) and for the input to take the next statement; returns that entry.
+ */
+export async function enterStatement(page: Page, statement: string): Promise<Locator> {
+  const entries = page.locator('section.entry:has(pre.echo)');
+  const before = await entries.count();
+  await page.locator('#input').fill(statement);
+  await page.locator('#input').press('End');
+  await page.locator('#input').press('Enter');
+  await entries.nth(before).waitFor();
+  await expect.poll(() => page.locator('#input').isDisabled()).toBe(false);
+  return entries.nth(before);
 }
 
 export interface RenamedDumpServer {

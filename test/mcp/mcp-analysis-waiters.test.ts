@@ -34,7 +34,9 @@ interface Answer {
   json: any;
 }
 
-async function startServer(): Promise<{ client: Client; call: (name: string, args?: Record<string, unknown>, options?: Record<string, unknown>) => Promise<Answer> }> {
+type Call = (name: string, args?: Record<string, unknown>, options?: Record<string, unknown>) => Promise<Answer>;
+
+async function startServer(): Promise<{ client: Client; call: Call }> {
   // No cache: every analysis here is a real one, never loaded from an earlier test's.
   const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', dump, '--no-cache'], cwd: root, stderr: 'pipe' });
   const client = new Client({ name: 'heapql-test', version: '1.0.0' });
@@ -50,102 +52,99 @@ async function startServer(): Promise<{ client: Client; call: (name: string, arg
   return { client, call };
 }
 
-/** An analyze_heap call and a promise of its first progress notification (it is waiting on a running analysis). */
-function analyzeWithProgress(call: (name: string, args?: Record<string, unknown>, options?: Record<string, unknown>) => Promise<Answer>, signal?: AbortSignal) {
+/** Runs `test` with a server of its own, closed after. */
+async function withServer(test: (call: Call) => Promise<void>): Promise<void> {
+  const s = await startServer();
+  try {
+    await test(s.call);
+  } finally {
+    await s.client.close();
+  }
+}
+
+/**
+ * An analyze_heap call and a promise of its first progress notification (it is waiting on a
+ * running analysis); `cancel` aborts the call and checks that the client saw it aborted.
+ */
+function analyzeWithProgress(call: Call) {
+  const controller = new AbortController();
   let started!: () => void;
   const running = new Promise<void>((resolve) => (started = resolve));
-  const answer = call('analyze_heap', {}, { onprogress: (_p: Progress) => started(), ...(signal ? { signal } : {}) });
+  const answer = call('analyze_heap', {}, { onprogress: (_p: Progress) => started(), signal: controller.signal });
   // A call that ends first (an error) must not leave the wait hanging.
   answer.then(started, started);
-  return { answer, running };
+  const cancel = async () => {
+    controller.abort();
+    await expect(answer).rejects.toThrow(/abort/i);
+  };
+  return { answer, running, cancel };
 }
 
 describe('heapql mcp: one analysis, several analyze_heap calls', () => {
   it('cancelling one of two concurrent analyze_heap calls leaves the other to finish the analysis', async () => {
-    const s = await startServer();
-    try {
-      const a = new AbortController();
-      const first = analyzeWithProgress(s.call, a.signal);
+    await withServer(async (call) => {
+      const first = analyzeWithProgress(call);
       await first.running;
-      const second = analyzeWithProgress(s.call);
+      const second = analyzeWithProgress(call);
       await second.running;
-      a.abort();
-      await expect(first.answer).rejects.toThrow(/abort/i);
+      await first.cancel();
       // The cancellation reached the server while the analysis ran (messages are handled in order).
-      expect((await s.call('analysis_status')).json.state).toBe('analyzing');
+      expect((await call('analysis_status')).json.state).toBe('analyzing');
       const b = await second.answer;
       expect(b.text).not.toMatch(/cancel/);
       expect(b.isError).toBe(false);
       expect(b.json).toMatchObject({ state: 'full', error: null });
       // Retained sizes work now.
       const q = 'SELECT COUNT(*) AS n FROM Node n WHERE n.@retainedHeapSize >= n.@usedHeapSize';
-      expect((await s.call('run_oql', { query: q })).json.rows).toEqual([[1_000_000]]);
-    } finally {
-      await s.client.close();
-    }
+      expect((await call('run_oql', { query: q })).json.rows).toEqual([[1_000_000]]);
+    });
   });
 
   it('cancelling the only analyze_heap call cancels the analysis', async () => {
-    const s = await startServer();
-    try {
-      const a = new AbortController();
-      const only = analyzeWithProgress(s.call, a.signal);
+    await withServer(async (call) => {
+      const only = analyzeWithProgress(call);
       await only.running;
-      a.abort();
-      await expect(only.answer).rejects.toThrow(/abort/i);
-      let state = (await s.call('analysis_status')).json.state;
+      await only.cancel();
+      let state = (await call('analysis_status')).json.state;
       for (let i = 0; state === 'analyzing' && i < 100; i++) {
         await new Promise((resolve) => setTimeout(resolve, 50));
-        state = (await s.call('analysis_status')).json.state;
+        state = (await call('analysis_status')).json.state;
       }
       expect(state).toBe('query-only');
-    } finally {
-      await s.client.close();
-    }
+    });
   });
 
   it('cancel_analysis, then analyze_heap at once: the cancelled analysis winds down and a new one runs', async () => {
-    const s = await startServer();
-    try {
-      expect((await s.call('analyze_heap', { wait: false })).json).toMatchObject({ start: 'started', state: 'analyzing' });
+    await withServer(async (call) => {
+      expect((await call('analyze_heap', { wait: false })).json).toMatchObject({ start: 'started', state: 'analyzing' });
       // Answered once the analysis stopped: the state says so.
-      expect((await s.call('cancel_analysis')).json).toMatchObject({ cancelled: true, state: 'query-only' });
-      const again = await s.call('analyze_heap');
+      expect((await call('cancel_analysis')).json).toMatchObject({ cancelled: true, state: 'query-only' });
+      const again = await call('analyze_heap');
       expect(again.text).not.toMatch(/cancel/);
       expect(again.json).toMatchObject({ state: 'full', error: null });
-    } finally {
-      await s.client.close();
-    }
+    });
   });
 
   it('an analyze_heap waiting when cancel_analysis stops the analysis says so and what to do', async () => {
-    const s = await startServer();
-    try {
-      const waiting = analyzeWithProgress(s.call);
+    await withServer(async (call) => {
+      const waiting = analyzeWithProgress(call);
       await waiting.running;
-      expect((await s.call('cancel_analysis')).json).toMatchObject({ cancelled: true, state: 'query-only' });
+      expect((await call('cancel_analysis')).json).toMatchObject({ cancelled: true, state: 'query-only' });
       const answer = await waiting.answer;
       expect(answer.isError).toBe(true);
       expect(answer.text).toMatch(/^the full analysis was cancelled by cancel_analysis .*Call analyze_heap again/);
-    } finally {
-      await s.client.close();
-    }
+    });
   });
 
   it('an analysis started with wait=false runs on when an analyze_heap call waiting on it is cancelled', async () => {
-    const s = await startServer();
-    try {
-      expect((await s.call('analyze_heap', { wait: false })).json.start).toBe('started');
-      const a = new AbortController();
-      const waiting = analyzeWithProgress(s.call, a.signal);
+    await withServer(async (call) => {
+      expect((await call('analyze_heap', { wait: false })).json.start).toBe('started');
+      const waiting = analyzeWithProgress(call);
       await waiting.running;
-      a.abort();
-      await expect(waiting.answer).rejects.toThrow(/abort/i);
-      expect((await s.call('analysis_status')).json.state).toBe('analyzing');
+      await waiting.cancel();
+      expect((await call('analysis_status')).json.state).toBe('analyzing');
       // Joins it and waits for its end.
-      expect((await s.call('analyze_heap')).json).toMatchObject({ state: 'full', waitedMs: expect.any(Number) });
-    } finally {
-      await s.client.close();
-    }
+      expect((await call('analyze_heap')).json).toMatchObject({ state: 'full', waitedMs: expect.any(Number) });
+    });
   });
 });

@@ -131,7 +131,7 @@ function checkOpenOptions(path: unknown, options: OpenOptions): void {
   // A string such as 'no' would otherwise read as true (`cache`) or reach the plans (`reachableOnly`).
   for (const name of ['cache', 'noCache', 'reachableOnly'] as const) optionType(name, options[name], 'boolean', 'true or false');
   optionType('onProgress', options.onProgress, 'function', 'a function');
-  if (!isSignal(options.signal)) throw bad(`signal is an AbortSignal, not ${describeArgument(options.signal)}`);
+  signalOption(options.signal);
   if (options.scratch !== undefined && options.scratch !== 'memory' && options.scratch !== 'disk') {
     throw bad(`scratch is 'memory' or 'disk', not ${describeArgument(options.scratch)}`);
   }
@@ -169,11 +169,12 @@ interface RunningAnalysis {
   detached: boolean;
 }
 
-/** Absent, or an AbortSignal (by its shape: one of another realm is fine). */
-function isSignal(value: unknown): boolean {
-  if (value === undefined) return true;
+/** A `signal` option: absent, or an AbortSignal (by its shape: one of another realm is fine), else ERR_ARGUMENT. */
+function signalOption(value: unknown): void {
+  if (value === undefined) return;
   const s = value as { aborted?: unknown; addEventListener?: unknown } | null;
-  return typeof s === 'object' && s !== null && typeof s.aborted === 'boolean' && typeof s.addEventListener === 'function';
+  if (typeof s === 'object' && s !== null && typeof s.aborted === 'boolean' && typeof s.addEventListener === 'function') return;
+  throw new HeapqlError('ERR_ARGUMENT', `signal is an AbortSignal, not ${describeArgument(value)}`);
 }
 
 /** What a check of an option says when the value is of the wrong type. */
@@ -189,9 +190,7 @@ function checkAnalyzeOptions(options: AnalyzeOptions): void {
   optionType('reachableOnly', options.reachableOnly, 'boolean', 'true or false');
   optionType('forReport', options.forReport, 'boolean', 'true or false');
   optionType('onProgress', options.onProgress, 'function', 'a function');
-  if (!isSignal(options.signal)) {
-    throw new HeapqlError('ERR_ARGUMENT', `signal is an AbortSignal, not ${describeArgument(options.signal)}`);
-  }
+  signalOption(options.signal);
 }
 
 /**
@@ -453,8 +452,9 @@ export class HeapSession implements ReportableHeap {
    */
   async analyze(options: AnalyzeOptions = {}): Promise<void> {
     this.live();
-    const reachableOnly = options.reachableOnly ?? false;
+    // Checked before anything reads them: `analyze(null)` is ERR_ARGUMENT, not a TypeError.
     checkAnalyzeOptions(options);
+    const reachableOnly = options.reachableOnly ?? false;
     for (;;) {
       const running = this.running;
       if (running) {
