@@ -9,14 +9,16 @@ import { diffDumps, renderDiff } from '../diff/index.js';
 import { fillerNoteOf } from '../diff/compute.js';
 import { gateLines, rowsText } from '../diff/format.js';
 import { parseGateRule } from '../diff/gate.js';
-import { chooseOutput } from '../report/index.js';
+import { checkOutputWritable, chooseOutput, writeOutput, type OutputName } from '../report/index.js';
 import { checkOptions, dumpArgs, fullAnalysisArgs, scratchDir } from './args.js';
 import { cacheOptions } from './cache.js';
 import { analyzeForCli, openForCli } from './open.js';
-import { checkOutputPath, DIFF_OUTPUT, writeNamedOutput } from './output-path.js';
 import { withProgress } from './progress.js';
 import { terminalText } from '../terminal-text.js';
 import { notice, warn } from './stderr.js';
+
+/** The comparison as its output path's errors name it ("cannot write the comparison to …"). */
+const DIFF_OUTPUT: OutputName = { the: 'the comparison' };
 
 const args = {
   baseline: { type: 'positional', required: true, description: 'the earlier dump' },
@@ -54,7 +56,7 @@ export const diffCommand = defineCommand({
     const choice = chooseOutput(a.report ?? null, a.format ?? null);
     const gate = repeated(rawArgs, 'fail-if-grown').map(parseGateRule);
     const scratch = scratchDir(a['scratch-dir']);
-    checkOutputPath(choice, DIFF_OUTPUT); // now, not after both analyses
+    checkOutputWritable(choice, DIFF_OUTPUT); // now, not after both analyses
     const model = await withProgress(({ onProgress, signal }) =>
       diffDumps(a.baseline, a.current, {
         gate,
@@ -68,7 +70,7 @@ export const diffCommand = defineCommand({
     if (model.sameProgram.note) warn(model.sameProgram.note);
     // The note on unreachable int[]s (JDK 21+ filler arrays) is the comparison's own: on stderr too.
     for (const w of fillerNoteOf(model)) warn(w);
-    writeNamedOutput(renderDiff(model, choice.format), choice, DIFF_OUTPUT);
+    writeOutput(renderDiff(model, choice.format), choice, process.stdout, DIFF_OUTPUT);
     if (choice.path) notice(`comparison written to ${choice.path}`);
     if (model.gate.failed) {
       // The reason for exit 1: printed even with --quiet, as errors are.

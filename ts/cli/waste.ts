@@ -7,13 +7,13 @@
 import { defineCommand } from 'citty';
 
 import { usageError } from '../errors.js';
-import { chooseOutput, renderWaste } from '../report/output.js';
+import { checkOutputWritable, chooseOutput, WASTE_OUTPUT, writeWaste } from '../report/output.js';
 import { checkOptions, dumpArgs, dumpIndex, fullAnalysisArgs, scratchDir } from './args.js';
 import { cacheOptions } from './cache.js';
 import { analyzeForCli, openForCli } from './open.js';
-import { checkOutputPath, WASTE_OUTPUT, writeNamedOutput } from './output-path.js';
 import { withProgress } from './progress.js';
 import { notice } from './stderr.js';
+
 
 const args = {
   ...dumpArgs,
@@ -31,13 +31,13 @@ export const wasteCommand = defineCommand({
     checkOptions(rawArgs, 'waste', args, 2);
     const choice = chooseOutput(a.out ?? null, a.format ?? null);
     const limit = rowLimit(a.limit);
-    checkOutputPath(choice, WASTE_OUTPUT); // now, not after the analysis
+    checkOutputWritable(choice, WASTE_OUTPUT); // now, not after the analysis
     const scratch = scratchDir(a['scratch-dir']);
     const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), ...cacheOptions(a), scratchDir: scratch });
     try {
       await analyzeForCli(heap, a['reachable-only'] ?? false);
       const model = await withProgress(({ onProgress, signal }) => heap.waste({ limit, reachableOnly: a['reachable-only'] ?? false, onProgress, signal }));
-      writeNamedOutput(renderWaste(model, choice.format), choice, WASTE_OUTPUT);
+      writeWaste(model, choice);
       if (choice.path) notice(`waste report written to ${choice.path}`);
     } finally {
       heap.close();

@@ -121,6 +121,17 @@ export function extractViz(text: string): { oql: string; viz: VizSpec | null; wa
   return { oql: lines.join('\n'), viz, warning };
 }
 
+/**
+ * The query as an answer shows it back: the text without its `-- @viz` line (`extractViz` keeps
+ * that line blank, so that positions in errors match the text as written).
+ */
+export function withoutVizLine(text: string): string {
+  const lines = stripBom(text).split('\n');
+  const at = lines.findIndex(isVizLine);
+  if (at >= 0) lines.splice(at, 1);
+  return lines.join('\n');
+}
+
 export interface VizColumns {
   /** 0-based column index of the labels. */
   label: number;

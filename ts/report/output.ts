@@ -115,7 +115,7 @@ export function writeReport(model: ReportModel, choice: OutputChoice, stdout: No
 
 /** `writeReport` for the waste model. */
 export function writeWaste(model: WasteModel, choice: OutputChoice, stdout: NodeJS.WritableStream = process.stdout): void {
-  writeOutput(renderWaste(model, choice.format), choice, stdout);
+  writeOutput(renderWaste(model, choice.format), choice, stdout, WASTE_OUTPUT);
 }
 
 /** What is written, as the write's errors name it. */
@@ -128,6 +128,7 @@ export interface OutputName {
 
 /** The report's name in the errors (the default). */
 export const REPORT_OUTPUT: OutputName = { the: 'the report', a: 'a report' };
+export const WASTE_OUTPUT: OutputName = { the: 'the waste report' };
 
 /**
  * Writes a rendered report to its path (whole or not at all), or prints it when there is none;

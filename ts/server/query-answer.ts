@@ -46,7 +46,7 @@ class StreamedResult {
     session: HeapSession,
     private readonly prepared: PreparedQuery,
     private readonly name: string,
-    /** The query as the answer shows it (query-routes.ts `shownOql`). */
+    /** The query as the answer shows it (without its `-- @viz` line: `withoutVizLine`). */
     private readonly oql: string,
     signal: AbortSignal,
     private readonly started: number,

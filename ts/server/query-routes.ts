@@ -6,9 +6,9 @@
 import type { Context, Hono } from 'hono';
 
 import { OqlPlanError, OqlSyntaxError } from '../oql/errors.js';
-import { stripBom, tokenize } from '../oql/lexer.js';
+import { tokenize } from '../oql/lexer.js';
 import { stringifyJson } from '../query/json.js';
-import { extractViz, isVizLine } from '../query/viz.js';
+import { extractViz, withoutVizLine } from '../query/viz.js';
 import { prepareQuery, type PreparedQuery } from '../session/index.js';
 import { readBody } from './body.js';
 import type { ServerContext } from './context.js';
@@ -87,19 +87,6 @@ function secondStatement(err: unknown, text: string): OqlSyntaxError | null {
   );
 }
 
-/**
- * The query as the answer's `oql` shows it: the text without its `-- @viz` line (the planner
- * keeps that line blank so that positions in errors match the text as written).
- */
-export function shownOql(text: string): string {
-  const lines = stripBom(text).split('\n');
-  const at = lines.findIndex(isVizLine);
-  if (at < 0) return extractViz(text).oql;
-  const planned = extractViz(text).oql.split('\n');
-  planned.splice(at, 1);
-  return planned.join('\n');
-}
-
 function plansOnFullPath(text: string): boolean {
   try {
     prepareQuery(text, { fullPath: true });
@@ -111,7 +98,7 @@ function plansOnFullPath(text: string): boolean {
 
 async function runQuery(ctx: ServerContext, c: Context): Promise<Response> {
   const req = await request(c);
-  return queryAnswer(c, ctx.session, cachedPrepare(ctx, req), req.name, shownOql(req.query));
+  return queryAnswer(c, ctx.session, cachedPrepare(ctx, req), req.name, withoutVizLine(req.query));
 }
 
 async function stream(ctx: ServerContext, c: Context): Promise<Response> {
