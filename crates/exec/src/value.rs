@@ -175,7 +175,7 @@ pub fn float_value(f: f32) -> f64 {
         if recent[slot].0 == bits {
             return recent[slot].1;
         }
-        let v = shortest_digits(f, |digits| decimal_to_f64(digits).unwrap_or_else(|| digits.parse().unwrap_or(f as f64)));
+        let v = shortest_digits(f, |digits| digits.parse().unwrap_or(f as f64));
         recent[slot] = (bits, v);
         v
     })
@@ -192,40 +192,6 @@ fn shortest_digits(f: f32, read: impl FnOnce(&str) -> f64) -> f64 {
     }
     let len = 32 - rest.len();
     std::str::from_utf8(&buf[..len]).map_or(f as f64, read)
-}
-
-/// A decimal (`-1.25`, `3.4028235e38`) as the nearest double when that takes one correctly
-/// rounded operation (Clinger's fast path: at most 15 digits, so the integer of its digits is
-/// exact, times or divided by an exact power of ten up to 10^22); None otherwise.
-fn decimal_to_f64(text: &str) -> Option<f64> {
-    const POW10: [f64; 23] = [
-        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20,
-        1e21, 1e22,
-    ];
-    let bytes = text.as_bytes();
-    let negative = bytes.first() == Some(&b'-');
-    let (mut m, mut digits, mut exponent, mut after_point) = (0u64, 0, 0i32, false);
-    for (i, &b) in bytes.iter().enumerate().skip(negative as usize) {
-        match b {
-            b'0'..=b'9' => {
-                m = m * 10 + (b - b'0') as u64;
-                digits += 1;
-                exponent -= after_point as i32;
-                if digits > 15 {
-                    return None;
-                }
-            }
-            b'.' if !after_point => after_point = true,
-            b'e' | b'E' => {
-                exponent += text[i + 1..].parse::<i32>().ok()?;
-                break;
-            }
-            _ => return None,
-        }
-    }
-    let power = *POW10.get(exponent.unsigned_abs() as usize)?;
-    let v = if exponent >= 0 { m as f64 * power } else { m as f64 / power };
-    Some(if negative { -v } else { v })
 }
 
 fn num_cmp(a: &Value, b: &Value) -> Option<Ordering> {
@@ -545,7 +511,8 @@ mod tests {
         // `Float.toString` (JDK 19+) picks: 1916.28125f is 1916.2812, not 1916.2813.
         assert_eq!(float_value(1916.28125), 1916.2812);
         // Every float reads back as itself, and is the double nearest to its shortest digits
-        // (read here by the standard parser, not the fast path), also around powers of two.
+        // (read here without the whole-number short cut and the per-thread cache), also around
+        // powers of two.
         let check = |f: f32| {
             if f.is_finite() {
                 assert_eq!(float_value(f) as f32, f, "{f:e}");

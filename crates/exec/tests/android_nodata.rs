@@ -8,27 +8,19 @@ mod common;
 use common::*;
 use heapql_heap::Heap;
 use heapql_hprof::testkit::{DumpBuilder, Val};
-use heapql_hprof::types::sub;
 use heapql_hprof::BasicType;
 use serde_json::json;
-
-/// An Android array dumped without its data (0xC3) of `len` elements of type `ty`.
-fn nodata(b: &mut DumpBuilder, ty: BasicType, len: u32) -> u64 {
-    let id = b.alloc_id();
-    b.raw_heap().u1(sub::PRIM_ARRAY_NODATA).id(id).u4(0).u4(len).u1(ty.code());
-    id
-}
 
 /// Strings of the kit's JDK 9+ layout (`value`, `coder`, `hash`) with a value of each kind, in
 /// this order: NODATA byte[5] Latin-1, NODATA byte[8] UTF-16, NODATA char[4], a null value, a
 /// real "hello".
 fn jdk9_layout(name: &str) -> Heap {
     let mut b = DumpBuilder::new(4);
-    let latin1 = nodata(&mut b, BasicType::Byte, 5);
-    let utf16 = nodata(&mut b, BasicType::Byte, 8);
-    let chars = nodata(&mut b, BasicType::Char, 4);
+    let latin1 = b.nodata_array(BasicType::Byte, 5);
+    let utf16 = b.nodata_array(BasicType::Byte, 8);
+    let chars = b.nodata_array(BasicType::Char, 4);
     for (value, coder) in [(latin1, 0), (utf16, 1), (chars, 0), (0, 0)] {
-        b.instance(b.string_class, &[Val::Obj(value), Val::Byte(coder), Val::Int(0)]);
+        b.string_over(value, coder);
     }
     b.string("hello");
     open(&temp_file(&format!("nodata-jdk9-{name}.hprof"), &b.build()))
@@ -43,8 +35,8 @@ fn android_layout(name: &str) -> Heap {
         Some(b.object_class),
         &[("count", BasicType::Int), ("hash", BasicType::Int), ("value", BasicType::Object)],
     );
-    let compressed = nodata(&mut b, BasicType::Byte, 5);
-    let chars = nodata(&mut b, BasicType::Char, 8);
+    let compressed = b.nodata_array(BasicType::Byte, 5);
+    let chars = b.nodata_array(BasicType::Char, 8);
     let real: Vec<Val> = "héllo".encode_utf16().map(Val::Char).collect();
     let real = b.primitive_array(BasicType::Char, &real);
     for (count, value) in [(5, compressed), (3, chars), (5, real)] {

@@ -20,29 +20,15 @@ struct Ids {
     strings: [u64; 6],
 }
 
-/// A JDK 9+ String of UTF-16 units (coder 1, the machine's little-endian order).
-fn utf16_string(b: &mut DumpBuilder, units: &[u16]) -> u64 {
-    let bytes: Vec<u8> = units.iter().flat_map(|u| u.to_le_bytes()).collect();
-    let value = b.byte_array(&bytes);
-    b.instance(b.string_class, &[Val::Obj(value), Val::Byte(1), Val::Int(0)])
-}
-
-/// A String whose value is a `char[]` (the JDK 8 and Android form).
-fn char_string(b: &mut DumpBuilder, units: &[u16]) -> u64 {
-    let chars: Vec<Val> = units.iter().map(|&u| Val::Char(u)).collect();
-    let value = b.primitive_array(BasicType::Char, &chars);
-    b.instance(b.string_class, &[Val::Obj(value), Val::Byte(0), Val::Int(0)])
-}
-
 fn build(name: &str) -> (Heap, Ids) {
     let mut b = DumpBuilder::new(8);
     // Made in an order that sorts differently from their code points.
-    let c = utf16_string(&mut b, &[0xFFFD, X]);
-    let bb = utf16_string(&mut b, &[0xDC00, X]);
-    let a1 = utf16_string(&mut b, &[0xD800, X]);
-    let a2 = char_string(&mut b, &[0xD800, X]);
-    let d = utf16_string(&mut b, &[0xD83D, 0xDE00]);
-    let e = utf16_string(&mut b, &[0xDE00, 0xD83D]);
+    let c = b.utf16_string(&[0xFFFD, X]);
+    let bb = b.utf16_string(&[0xDC00, X]);
+    let a1 = b.utf16_string(&[0xD800, X]);
+    let a2 = b.char_string(&[0xD800, X]);
+    let d = b.utf16_string(&[0xD83D, 0xDE00]);
+    let e = b.utf16_string(&[0xDE00, 0xD83D]);
     // Holders with a char field each: a lone high surrogate, a lone low one.
     let holder = b.class("com.example.C", Some(b.object_class), &[("c", BasicType::Char), ("s", BasicType::Object)]);
     b.instance(holder, &[Val::Char(0xD800), Val::Obj(a1)]);

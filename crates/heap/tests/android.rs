@@ -7,9 +7,6 @@ use heapql_hprof::testkit::{DumpBuilder, Val};
 use heapql_hprof::types::sub;
 use heapql_hprof::BasicType;
 
-mod common;
-use common::nodata;
-
 fn open(bytes: &[u8]) -> Heap {
     Heap::open_bytes(bytes, "test.hprof", OpenOptions::default()).unwrap()
 }
@@ -36,11 +33,11 @@ fn dalvik_static_overhead_arrays_are_known_per_class() {
 #[test]
 fn arrays_dumped_without_data_have_no_contents_and_their_strings_no_text() {
     let mut b = DumpBuilder::new(4);
-    let bytes = nodata(&mut b, BasicType::Byte, 5);
-    let chars = nodata(&mut b, BasicType::Char, 5);
-    let s_bytes = b.instance(b.string_class, &[Val::Obj(bytes), Val::Byte(0), Val::Int(0)]);
-    let s_chars = b.instance(b.string_class, &[Val::Obj(chars), Val::Byte(0), Val::Int(0)]);
-    let s_null = b.instance(b.string_class, &[Val::Obj(0), Val::Byte(0), Val::Int(0)]);
+    let bytes = b.nodata_array(BasicType::Byte, 5);
+    let chars = b.nodata_array(BasicType::Char, 5);
+    let s_bytes = b.string_over(bytes, 0);
+    let s_chars = b.string_over(chars, 0);
+    let s_null = b.string_over(0, 0);
     let empty = b.string("");
     let h = open(&b.build());
     let o = |id: u64| h.index_of(id).unwrap();
@@ -124,7 +121,7 @@ fn dropped_roots_are_named_with_the_right_article() {
 #[test]
 fn look_ups_list_no_elements_of_an_array_without_contents() {
     let mut b = DumpBuilder::new(4);
-    let missing = nodata(&mut b, BasicType::Int, 9);
+    let missing = b.nodata_array(BasicType::Int, 9);
     let h = open(&b.build());
     let o = h.index_of(missing).unwrap();
     assert!(h.array_contents_missing(o));

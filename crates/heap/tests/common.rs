@@ -1,5 +1,5 @@
 //! Shared helpers of the integration tests: where the corpus and fixtures live, histogram
-//! parsing (`jcmd GC.class_histogram` / `jmap -histo` text), Android arrays without contents.
+//! parsing (`jcmd GC.class_histogram` / `jmap -histo` text).
 
 #![allow(dead_code)]
 
@@ -38,12 +38,4 @@ pub fn parse_histogram(text: &str) -> HashMap<String, (u64, u64)> {
         e.1 += b;
     }
     m
-}
-
-/// An Android array dumped without its data (PRIMITIVE ARRAY NODATA, 0xC3) of `len` elements of
-/// type `ty`.
-pub fn nodata(b: &mut heapql_hprof::testkit::DumpBuilder, ty: heapql_hprof::BasicType, len: u32) -> u64 {
-    let id = b.alloc_id();
-    b.raw_heap().u1(heapql_hprof::types::sub::PRIM_ARRAY_NODATA).id(id).u4(0).u4(len).u1(ty.code());
-    id
 }

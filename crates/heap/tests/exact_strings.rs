@@ -4,34 +4,19 @@
 //! array (`array_contents_missing`), on hand-made dumps.
 
 use heapql_heap::{Heap, OpenOptions};
-use heapql_hprof::testkit::{DumpBuilder, Val};
+use heapql_hprof::testkit::DumpBuilder;
 use heapql_hprof::BasicType;
-
-mod common;
-use common::nodata;
 
 fn open(bytes: &[u8]) -> Heap {
     Heap::open_bytes(bytes, "test.hprof", OpenOptions::default()).unwrap()
 }
 
-fn utf16_string(b: &mut DumpBuilder, units: &[u16]) -> u64 {
-    let bytes: Vec<u8> = units.iter().flat_map(|u| u.to_le_bytes()).collect();
-    let value = b.byte_array(&bytes);
-    b.instance(b.string_class, &[Val::Obj(value), Val::Byte(1), Val::Int(0)])
-}
-
-fn char_string(b: &mut DumpBuilder, units: &[u16]) -> u64 {
-    let chars: Vec<Val> = units.iter().map(|&u| Val::Char(u)).collect();
-    let value = b.primitive_array(BasicType::Char, &chars);
-    b.instance(b.string_class, &[Val::Obj(value), Val::Byte(0), Val::Int(0)])
-}
-
 #[test]
 fn strings_keep_unpaired_surrogates_exactly() {
     let mut b = DumpBuilder::new(8);
-    let lone = utf16_string(&mut b, &[0xD800, 0x78]);
-    let lone_chars = char_string(&mut b, &[0x78, 0xDFFF]);
-    let pair = utf16_string(&mut b, &[0xD83D, 0xDE00]);
+    let lone = b.utf16_string(&[0xD800, 0x78]);
+    let lone_chars = b.char_string(&[0x78, 0xDFFF]);
+    let pair = b.utf16_string(&[0xD83D, 0xDE00]);
     let latin1 = b.string("héllo");
     let h = open(&b.build());
     let o = |id: u64| h.index_of(id).unwrap();
@@ -49,12 +34,12 @@ fn strings_keep_unpaired_surrogates_exactly() {
 #[test]
 fn strings_without_contents_have_their_stated_length() {
     let mut b = DumpBuilder::new(4);
-    let bytes = nodata(&mut b, BasicType::Byte, 6);
-    let chars = nodata(&mut b, BasicType::Char, 3);
-    let latin1 = b.instance(b.string_class, &[Val::Obj(bytes), Val::Byte(0), Val::Int(0)]);
-    let utf16 = b.instance(b.string_class, &[Val::Obj(bytes), Val::Byte(1), Val::Int(0)]);
-    let from_chars = b.instance(b.string_class, &[Val::Obj(chars), Val::Byte(0), Val::Int(0)]);
-    let null = b.instance(b.string_class, &[Val::Obj(0), Val::Byte(0), Val::Int(0)]);
+    let bytes = b.nodata_array(BasicType::Byte, 6);
+    let chars = b.nodata_array(BasicType::Char, 3);
+    let latin1 = b.string_over(bytes, 0);
+    let utf16 = b.string_over(bytes, 1);
+    let from_chars = b.string_over(chars, 0);
+    let null = b.string_over(0, 0);
     let h = open(&b.build());
     let o = |id: u64| h.index_of(id).unwrap();
     assert!(h.array_contents_missing(o(bytes)) && h.array_contents_missing(o(chars)));

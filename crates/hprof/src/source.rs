@@ -152,9 +152,9 @@ impl Source {
     /// index built from the old bytes would be read over the new ones, a silent wrong answer.
     /// Told by its length, modification time and status-change time (which also moves when
     /// the file is renamed or its mode or owner change: then too the dump must be opened
-    /// again, as the index cache would rebuild it; a link removed is no change). A file changed while a read is under way
-    /// cannot be caught this way; replacing it (a new file renamed over it, or deleted) is
-    /// harmless, as the mapping keeps the old one.
+    /// again, as the index cache would rebuild it; a link removed is no change). A file
+    /// changed while a read is under way cannot be caught this way; replacing it (a new file
+    /// renamed over it, or deleted) is harmless, as the mapping keeps the old one.
     pub fn check_unchanged(&self) -> Result<(), Error> {
         let Some(w) = &self.watched else { return Ok(()) };
         let meta = w.file.metadata().map_err(|e| io_err("cannot read the dump file's metadata", e))?;

@@ -453,14 +453,46 @@ impl DumpBuilder {
         id
     }
 
-    /// A JDK 9+ Latin-1 `java.lang.String` (its `byte[]` value is created too).
+    /// An Android array dumped without its data (PRIMITIVE ARRAY NODATA, 0xC3) of `len`
+    /// elements of type `ty`.
+    pub fn nodata_array(&mut self, ty: BasicType, len: u32) -> u64 {
+        let id = self.alloc_id();
+        self.heap.u1(sub::PRIM_ARRAY_NODATA).id(id).u4(0).u4(len).u1(ty.code());
+        id
+    }
+
+    /// A JDK 9+ Latin-1 `java.lang.String` (its `byte[]` value is created too), UTF-16 when a
+    /// character is beyond Latin-1.
     pub fn string(&mut self, s: &str) -> u64 {
         let latin1: Option<Vec<u8>> = s.chars().map(|c| u8::try_from(c as u32).ok()).collect();
-        let (bytes, coder) = match latin1 {
-            Some(b) => (b, 0),
-            None => (s.encode_utf16().flat_map(|u| u.to_le_bytes()).collect(), 1),
-        };
+        match latin1 {
+            Some(bytes) => {
+                let value = self.byte_array(&bytes);
+                self.string_over(value, 0)
+            }
+            None => self.utf16_string(&s.encode_utf16().collect::<Vec<_>>()),
+        }
+    }
+
+    /// A JDK 9+ String of exactly these UTF-16 units (coder 1, the machine's little-endian
+    /// order), unpaired surrogates included.
+    pub fn utf16_string(&mut self, units: &[u16]) -> u64 {
+        let bytes: Vec<u8> = units.iter().flat_map(|u| u.to_le_bytes()).collect();
         let value = self.byte_array(&bytes);
+        self.string_over(value, 1)
+    }
+
+    /// A String whose value is a `char[]` of these units (the JDK 8 and Android form), in the
+    /// kit's String layout (coder 0).
+    pub fn char_string(&mut self, units: &[u16]) -> u64 {
+        let chars: Vec<Val> = units.iter().map(|&u| Val::Char(u)).collect();
+        let value = self.primitive_array(BasicType::Char, &chars);
+        self.string_over(value, 0)
+    }
+
+    /// A String of the kit's layout over an existing value (an array id, or 0 for null) with
+    /// this `coder`.
+    pub fn string_over(&mut self, value: u64, coder: i8) -> u64 {
         self.instance(self.string_class, &[Val::Obj(value), Val::Byte(coder), Val::Int(0)])
     }
 

@@ -325,18 +325,15 @@ fn arrays_dumped_without_data_are_judged_on_nothing() {
     let holder_class = b.class("app.Holder", Some(obj), &[("items", BasicType::Object)]);
     let mut items = Vec::new();
     for (ty, len) in [(BasicType::Byte, 100), (BasicType::Byte, 100), (BasicType::Int, 10), (BasicType::Int, 10), (BasicType::Char, 5), (BasicType::Char, 5)] {
-        let id = b.alloc_id();
-        b.raw_heap().u1(heapql_hprof::types::sub::PRIM_ARRAY_NODATA).id(id).u4(0).u4(len).u1(ty.code());
-        items.push(id);
+        items.push(b.nodata_array(ty, len));
     }
     let zeros = b.byte_array(&[0u8; 100]);
     items.push(zeros);
     // Strings over NODATA arrays (a byte[] and a char[] each), and two real empty strings.
     let mut no_text = Vec::new();
     for ty in [BasicType::Byte, BasicType::Byte, BasicType::Char, BasicType::Char] {
-        let id = b.alloc_id();
-        b.raw_heap().u1(heapql_hprof::types::sub::PRIM_ARRAY_NODATA).id(id).u4(0).u4(5).u1(ty.code());
-        no_text.push(b.instance(b.string_class, &[Val::Obj(id), Val::Byte(0), Val::Int(0)]));
+        let id = b.nodata_array(ty, 5);
+        no_text.push(b.string_over(id, 0));
     }
     items.extend(&no_text);
     let empty = [b.string(""), b.string("")];
