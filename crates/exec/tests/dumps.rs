@@ -1,6 +1,6 @@
 //! End-to-end tests over real dumps: the KnownHeap fixtures (facts written by the program that
 //! made them, and the JVM's own histogram), the demo dump, and the AOSP ahat test dump of the
-//! shared corpus (skipped with a reason when the corpus is absent).
+//! shared corpus (ignored where the corpus is not beside the repository).
 
 mod common;
 #[path = "../../graph/tests/support/class_mirrors.rs"]
@@ -192,8 +192,9 @@ fn demo_dump_class_counts() {
 }
 
 #[test]
+#[cfg_attr(not(heapql_corpus), ignore = "the third-party corpus is not beside the repository (../shared/corpus)")]
 fn ahat_corpus_arrays() {
-    let Some(path) = corpus_dump("ahat-test-dump.hprof") else { return };
+    let path = corpus_dump("ahat-test-dump.hprof");
     let heap = open(&path);
     let idx = |i: i64| json!({"k": "index", "e": row(), "i": lit(json!(i))});
     let all = json!({"k": "slice", "e": row(), "from": lit(json!(null)), "to": lit(json!(null))});
@@ -274,8 +275,9 @@ fn known_heap_retained_sizes_through_the_full_analysis() {
 /// `value[offset .. offset+count]`), read as the real field values; a JDK 9+ one has neither,
 /// and the error lists its real fields.
 #[test]
+#[cfg_attr(not(heapql_corpus), ignore = "the third-party corpus is not beside the repository (../shared/corpus)")]
 fn string_count_and_offset_follow_the_dumps_layout() {
-    let Some(path) = corpus_dump("sun_jdk6_30_x64_compressedOops.hprof") else { return };
+    let path = corpus_dump("sun_jdk6_30_x64_compressedOops.hprof");
     let heap = open(&path);
     let text_len = attr(call("toString", vec![row()]), "length");
     let q = select(class("java.lang.String"), json!({"output": columns(&[

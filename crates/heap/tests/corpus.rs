@@ -8,21 +8,22 @@ use heapql_hprof::records::walk;
 use heapql_hprof::types::tag;
 use heapql_hprof::{Control, Source};
 
-fn open(name: &str) -> Option<Heap> {
-    let p = corpus()?.join(name);
-    Some(Heap::open(&p, OpenOptions::default()).unwrap_or_else(|e| panic!("{name}: {e}")))
+fn open(name: &str) -> Heap {
+    let p = corpus().join(name);
+    Heap::open(&p, OpenOptions::default()).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 fn record_count(name: &str, t: u8) -> u64 {
-    let p = corpus().unwrap().join(name);
+    let p = corpus().join(name);
     let (src, header) = heapql_hprof::open(&p, Control::none()).unwrap();
     let l = walk(&src, &header, Control::none(), &mut |_r: heapql_hprof::Record<'_>| {}).unwrap();
     l.record_counts.iter().find(|c| c.0 == t).map(|c| c.1).unwrap_or(0)
 }
 
 #[test]
+#[cfg_attr(not(heapql_corpus), ignore = "the third-party corpus is not beside the repository (../shared/corpus)")]
 fn hprof_32_agent_dump() {
-    let Some(h) = open("hprof-32.bin") else { return };
+    let h = open("hprof-32.bin");
     assert_eq!(h.info().id_size, 4);
     assert_eq!(h.info().format, "JAVA PROFILE 1.0.1");
     assert_eq!(record_count("hprof-32.bin", tag::UTF8), 1496);
@@ -41,8 +42,9 @@ fn hprof_32_agent_dump() {
 }
 
 #[test]
+#[cfg_attr(not(heapql_corpus), ignore = "the third-party corpus is not beside the repository (../shared/corpus)")]
 fn hprof_64_openjdk8() {
-    let Some(h) = open("hprof-64.bin") else { return };
+    let h = open("hprof-64.bin");
     assert_eq!(record_count("hprof-64.bin", tag::UTF8), 10768);
     let s = h.summary();
     assert_eq!((s.class_objects, s.instances, s.object_arrays, s.primitive_arrays), (474, 4149, 748, 2891));
@@ -55,8 +57,9 @@ fn hprof_64_openjdk8() {
 }
 
 #[test]
+#[cfg_attr(not(heapql_corpus), ignore = "the third-party corpus is not beside the repository (../shared/corpus)")]
 fn ahat_android_dump() {
-    let Some(h) = open("ahat-test-dump.hprof") else { return };
+    let h = open("ahat-test-dump.hprof");
     assert_eq!(h.info().format, "JAVA PROFILE 1.0.3");
     // A host ART (no android.os.Build): ART's version from `unchangeableProps`, never "0".
     assert_eq!(h.info().jvm_version.as_deref(), Some("Android (ART 2.1.0)"));
@@ -89,9 +92,9 @@ fn ahat_android_dump() {
 /// The live JVM's histogram for the two JDK 6u30 dumps (same program, with and without
 /// compressed references): every class whose instance count matches must match in bytes.
 fn jdk6(file: &str, notes: &str, want_ref: u32) {
-    let Some(h) = open(file) else { return };
+    let h = open(file);
     assert_eq!(h.info().reference_size, want_ref, "{}", h.info().size_model_source);
-    let text = std::fs::read_to_string(corpus().unwrap().join(notes)).unwrap();
+    let text = std::fs::read_to_string(corpus().join(notes)).unwrap();
     let jvm = parse_histogram(&text);
     let mut ours: std::collections::HashMap<String, (u64, u64)> = Default::default();
     for r in h.class_histogram() {
@@ -121,18 +124,21 @@ fn jdk6(file: &str, notes: &str, want_ref: u32) {
 }
 
 #[test]
+#[cfg_attr(not(heapql_corpus), ignore = "the third-party corpus is not beside the repository (../shared/corpus)")]
 fn jdk6_compressed_oops() {
     jdk6("sun_jdk6_30_x64_compressedOops.hprof", "sun_jdk6_30_x64_compressedOops.notes.txt", 4);
 }
 
 #[test]
+#[cfg_attr(not(heapql_corpus), ignore = "the third-party corpus is not beside the repository (../shared/corpus)")]
 fn jdk6_uncompressed_oops() {
     jdk6("sun_jdk6_30_x64_nocompressedOops.hprof", "sun_jdk6_30_x64_nocompressedOops.notes.txt", 8);
 }
 
 #[test]
+#[cfg_attr(not(heapql_corpus), ignore = "the third-party corpus is not beside the repository (../shared/corpus)")]
 fn gzip_single_member() {
-    let Some(h) = open("openjdk_jdk11_04_x64.hprof.gz") else { return };
+    let h = open("openjdk_jdk11_04_x64.hprof.gz");
     assert_eq!(h.info().compression, "gzip");
     assert_eq!(h.info().uncompressed_size, 14_080_024);
     let s = h.summary();
@@ -144,8 +150,9 @@ fn gzip_single_member() {
 }
 
 #[test]
+#[cfg_attr(not(heapql_corpus), ignore = "the third-party corpus is not beside the repository (../shared/corpus)")]
 fn agent_file_with_two_dumps() {
-    let Some(dir) = corpus() else { return };
+    let dir = corpus();
     let p = dir.join("oracle_jdk7_21_hprofagent.hprof");
     let h0 = Heap::open(&p, OpenOptions::default()).unwrap();
     assert_eq!(h0.info().dump_count, 2);
@@ -159,15 +166,17 @@ fn agent_file_with_two_dumps() {
 }
 
 #[test]
+#[cfg_attr(not(heapql_corpus), ignore = "the third-party corpus is not beside the repository (../shared/corpus)")]
 fn unknown_top_level_tag_is_skipped() {
-    let Some(h) = open("unknown-tag.hprof") else { return };
+    let h = open("unknown-tag.hprof");
     assert!(h.warnings().iter().any(|w| w.message.contains("unknown record tag 0xFF") && w.offset == 31), "{:?}", h.warnings());
     assert_eq!(h.object_count(), 0);
 }
 
 #[test]
+#[cfg_attr(not(heapql_corpus), ignore = "the third-party corpus is not beside the repository (../shared/corpus)")]
 fn every_corpus_file_opens_from_bytes_too() {
-    let Some(dir) = corpus() else { return };
+    let dir = corpus();
     for name in ["hprof-64.bin", "ahat-test-dump.hprof"] {
         let bytes = std::fs::read(dir.join(name)).unwrap();
         let a = Heap::open_bytes(&bytes, name, OpenOptions::default()).unwrap();

@@ -16,15 +16,12 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// A dump of the shared corpus beside the repository; None (the test skipped, with a reason on
-/// stderr) where the corpus is absent.
-pub fn corpus_dump(name: &str) -> Option<PathBuf> {
+/// A dump of the shared corpus beside the repository. Its tests are ignored where the build
+/// script (`crates/corpus_cfg.rs`) found no corpus, so a dump missing here is a broken corpus.
+pub fn corpus_dump(name: &str) -> PathBuf {
     let path = repo().join("../shared/corpus").join(name);
-    if !path.exists() {
-        eprintln!("skipped: {} is absent", path.display());
-        return None;
-    }
-    Some(path)
+    assert!(path.exists(), "{} is missing from the corpus", path.display());
+    path
 }
 
 /// A file written once per test process under cargo's temp dir for tests (`target/tmp`, which

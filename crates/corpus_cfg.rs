@@ -1,0 +1,17 @@
+//! Build script shared by the crates whose integration tests read the third-party corpus
+//! (`../shared/corpus`, beside the repository, never copied into it): sets `cfg(heapql_corpus)`
+//! when the corpus is there. Its tests are marked ignored without it, so a run on a machine
+//! that lacks it reports them as ignored, never as passed.
+
+use std::path::PathBuf;
+
+fn main() {
+    let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let corpus = manifest.join("../../../shared/corpus");
+    println!("cargo::rustc-check-cfg=cfg(heapql_corpus)");
+    // A directory is scanned for changes; a missing one reruns the script every build.
+    println!("cargo::rerun-if-changed={}", corpus.display());
+    if corpus.is_dir() {
+        println!("cargo::rustc-cfg=heapql_corpus");
+    }
+}
