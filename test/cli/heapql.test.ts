@@ -92,6 +92,15 @@ describe('heapql query', () => {
     expect(list.stdout).toContain('top-classes-by-count');
   });
 
+  it('runs every --run given, in order, like --query (not only the last)', async () => {
+    const r = await heapql(['query', known, '--run', 'duplicate-strings', '--run=top-classes-by-count', '--format', 'json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).map((q: { name: string }) => q.name)).toEqual(['duplicate-strings', 'top-classes-by-count']);
+    const bare = await heapql(['query', known, '--run']);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain('--run needs the name of a named query');
+  });
+
   it('prints a did-you-mean for an unknown class and exits 1', async () => {
     const r = await heapql(['query', known, '--query', 'SELECT * FROM java.lang.Strin']);
     expect(r.code).toBe(1);

@@ -16,7 +16,7 @@ const args = {
   ...dumpArgs,
   ...queryArgs,
   ...fullAnalysisArgs,
-  run: { type: 'string', description: 'run a named query (see heapql query --list-named)', valueHint: 'name' },
+  run: { type: 'string', description: 'run a named query (see heapql query --list-named); repeat it to run several', valueHint: 'name' },
   repl: { type: 'boolean', description: 'interactive session after the analysis (oql> prompt; !help lists its commands)' },
 } as const;
 
@@ -39,7 +39,7 @@ export const analyzeCommand = defineCommand({
       return;
     }
     const format = outputFormat(a.format);
-    const { jobs, warnings } = collectJobs({ rawArgs, queryFile: a['query-file'], run: a.run, fullPath: true, reachableOnly });
+    const { jobs, warnings } = collectJobs({ rawArgs, queryFile: a['query-file'], fullPath: true, reachableOnly });
     for (const w of warnings) warn(w);
     if (jobs.length === 0) throw usageError('no query given: use --query "<oql>", --query-file <path> or --run <name> (or heapql <dump> for the report)');
     const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), ...cacheOptions(a), scratchDir: scratch });

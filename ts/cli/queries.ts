@@ -48,6 +48,26 @@ export function queryArguments(rawArgs: string[]): string[] {
   return out;
 }
 
+/**
+ * Every `--run` value in order (repeated like `--query`, and read from the raw arguments for
+ * the same reason: citty keeps only the last).
+ */
+export function runArguments(rawArgs: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < rawArgs.length; i++) {
+    const a = rawArgs[i]!;
+    if (a === '--') break;
+    if (a.startsWith('--run=')) out.push(a.slice('--run='.length));
+    else if (a === '--run') {
+      const value = rawArgs[i + 1];
+      if (value === undefined || value.startsWith('-')) throw usageError('--run needs the name of a named query (heapql query --list-named lists them)');
+      out.push(value);
+      i++;
+    }
+  }
+  return out;
+}
+
 function firstLine(text: string): string {
   return text.split('\n')[0]!.slice(0, 60);
 }
@@ -55,7 +75,6 @@ function firstLine(text: string): string {
 export interface JobSources {
   rawArgs: string[];
   queryFile?: string;
-  run?: string;
   /** Plan with the full path allowed (after `analyze`). */
   /** `[[query]]` entries of a collection config file (report only). */
   configQueries?: { oql: string; name?: string; source: string }[];
@@ -105,13 +124,11 @@ export function collectJobs(sources: JobSources): { jobs: QueryJob[]; warnings: 
       jobs.push({ oql: q.oql, name: q.viz?.name ?? next(), viz: q.viz, prepared });
     }
   }
-  if (sources.run) {
-    const named = findNamedQuery(sources.run);
+  for (const name of runArguments(sources.rawArgs)) {
+    const named = findNamedQuery(name);
     if (!named) {
-      const near = suggestNamedQueries(sources.run);
-      throw usageError(
-        `no named query '${sources.run}'${near.length ? `; did you mean ${near.join(', ')}?` : ''} (heapql query --list-named lists them)`,
-      );
+      const near = suggestNamedQueries(name);
+      throw usageError(`no named query '${name}'${near.length ? `; did you mean ${near.join(', ')}?` : ''} (heapql query --list-named lists them)`);
     }
     if (named.fullPath && !sources.fullPath) {
       throw usageError(`the named query '${named.name}' needs the full analysis: run it with heapql analyze <dump> --run ${named.name}`);

@@ -11,7 +11,7 @@ import { warn } from './stderr.js';
 const args = {
   ...dumpArgs,
   ...queryArgs,
-  run: { type: 'string', description: 'run a named query (see --list-named)', valueHint: 'name' },
+  run: { type: 'string', description: 'run a named query (see --list-named); repeat it to run several', valueHint: 'name' },
   'list-named': { type: 'boolean', description: 'list the named queries and exit' },
   repl: { type: 'boolean', description: 'interactive session (oql> prompt; !help lists its commands)' },
 } as const;
@@ -40,7 +40,7 @@ export const queryCommand = defineCommand({
       return;
     }
     const format = outputFormat(a.format);
-    const { jobs, warnings } = collectJobs({ rawArgs, queryFile: a['query-file'], run: a.run, fullPath: false, reachableOnly });
+    const { jobs, warnings } = collectJobs({ rawArgs, queryFile: a['query-file'], fullPath: false, reachableOnly });
     for (const w of warnings) warn(w);
     if (jobs.length === 0) throw usageError('no query given: use --query "<oql>", --query-file <path> or --run <name>');
     const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), ...cacheOptions(a) });
