@@ -2,12 +2,14 @@
 import { describe, expect, it } from 'vitest';
 
 import { applicationClasses, loaderKey, mainClassOf, packageOf, pathKey, sameProgram, statusOf } from '../../ts/diff/index.js';
+import { labelThreads, threadLabels, threadStep } from '../../ts/diff/threads.js';
 
 const step = (objectId: number, className: string, label: string, via: string) => ({ object: { objectId, className, label }, via });
 
 describe('matching keys', () => {
   it('a path key names the root, then field → class per step; array positions and locals are generalized, addresses dropped', () => {
-    const threads = new Map([[7, 'worker-1']]);
+    // A thread's step as the comparison labels it (threads.ts).
+    const threads = new Map([[7, 'thread "worker-1"']]);
     const key = pathKey(
       [
         step(7, 'java.lang.Thread', 'java.lang.Thread @ 0x1000', 'Thread'),
@@ -21,6 +23,21 @@ describe('matching keys', () => {
     expect(pathKey([step(1, 'com.acme.App', 'class com.acme.App @ 0xfd00', 'System Class'), step(2, 'java.util.HashMap', 'java.util.HashMap @ 0xfe00', 'CACHE')], new Map())).toBe(
       'class com.acme.App · CACHE → java.util.HashMap',
     );
+  });
+
+  it('thread labels: a name one thread has on each side stays plain; shared names get the tid, paired by tid, else by size', () => {
+    const t = (objectId: number, name: string, tid: number | null, retained: number) => ({ objectId, name, tid, retained });
+    const labels = threadLabels(
+      [t(1, 'main', 1, 10), t(2, 'worker', 12, 50), t(3, 'pool', 21, 300), t(4, 'pool', 22, 100), t(5, 'agent', null, 9), t(6, 'agent', null, 7)],
+      [t(11, 'main', 1, 10), t(12, 'worker', 14, 60), t(13, 'pool', 22, 100), t(15, 'agent', null, 8), t(16, 'new', 30, 1)],
+    );
+    const byId = (m: Map<number, string>) => [...m].sort(([a], [b]) => a - b).map(([, l]) => l);
+    expect(byId(labels.baseline)).toEqual(['thread "main"', 'thread "worker"', 'thread "pool" #21', 'thread "pool" #22', 'thread "agent" (1)', 'thread "agent" (2)']);
+    // tid 22 in both; 21 ended. Without tids (the JDK 7 hprof agent's 0), biggest with biggest.
+    expect(labels.baseline.get(4)).toBe(labels.current.get(13));
+    expect(labels.current.get(15)).toBe(labels.baseline.get(5));
+    expect(byId(labels.current)).toEqual(['thread "main"', 'thread "worker"', 'thread "pool" #22', 'thread "agent" (1)', 'thread "new"']);
+    expect(labelThreads(`${threadStep(3)} · <local> → byte[]`, labels.baseline)).toBe('thread "pool" #21 · <local> → byte[]');
   });
 
   it('loader keys drop addresses; packages take the element class of arrays', () => {

@@ -4,9 +4,10 @@
  *    loader key; loaders: by loader key (`<bootstrap>`, the loader's name such as `app`, else its
  *    class with the address dropped); same-key rows are summed;
  *  - packages: the package of each class row, instances and shallow bytes summed;
- *  - big dominators and single leak suspects: by the path key (snapshot.ts `pathKey`); group
- *    suspects by `instances of <class> (<loader>)`; suspects of one key one to one, biggest with
- *    biggest (dominators of one key are summed);
+ *  - big dominators and single leak suspects: by the path key (snapshot.ts `pathKey`, its
+ *    thread steps labelled from both dumps' threads: threads.ts); group suspects by `instances of
+ *    <class> (<loader>)`; suspects of one key one to one, biggest with biggest (dominators of one
+ *    key are summed); a suspect of one dump only is sized in the other by the same measure;
  *  - duplicate strings: by the text (and its length, as texts are cut at 200 characters).
  */
 import { VERSION } from '../version.js';
@@ -29,6 +30,7 @@ import {
 import { sameProgram } from './programs.js';
 import type { DumpSnapshot } from './snapshot.js';
 import { stringKey } from './strings.js';
+import { labelThreads, threadLabels } from './threads.js';
 
 /** A change within this share of the baseline (percent) counts as unchanged. */
 export const UNCHANGED_PERCENT = 1;
@@ -199,17 +201,21 @@ function suspectsByKey(snap: DumpSnapshot): Map<string, Suspect[]> {
   return out;
 }
 
+type Source = SuspectDiffRow['baselineSource'];
+
 interface Sized {
   retained: number;
   rank: number | null;
-  source: Exclude<SuspectDiffRow['baselineSource'], 'none'>;
+  source: Exclude<Source, 'none'>;
 }
 
 /**
- * What else in `snap` has the key of its suspects `own` (all of that key), biggest first: the
- * big dominators with the key that are not suspects (single), or the class rows of the key that
- * are not suspects (group). Suspects the other dump has more of than `snap` are sized by these,
- * one each, in order.
+ * What else in `snap` has the key of its suspects `own` (all of that key), biggest first, each
+ * by the measure a suspect of the key has: the big dominators with the key that are not
+ * suspects (single: an object's retained size), or the top-level instances of each class of the
+ * key that is no group suspect there (group: what such a suspect retains, not the class
+ * histogram's retained size of all instances). Suspects the other dump has more of than `snap`
+ * are sized by these, one each, in order.
  */
 function othersWithKey(snap: DumpSnapshot, key: string, sample: Suspect, own: Suspect[]): Sized[] {
   if (byObject(sample)) {
@@ -221,10 +227,23 @@ function othersWithKey(snap: DumpSnapshot, key: string, sample: Suspect, own: Su
   }
   const k = classKey(sample.className, sample.classLoader);
   const taken = new Set(own.map((s) => `${s.className}\u0000${s.classLoader}`));
-  return snap.sections.overview.classHistogram.rows
+  return snap.topLevel
     .filter((r) => classKey(r.className, r.classLoader) === k && !taken.has(`${r.className}\u0000${r.classLoader}`))
     .sort((p, q) => q.retained - p.retained || ((p.classLoader ?? '') < (q.classLoader ?? '') ? -1 : (p.classLoader ?? '') > (q.classLoader ?? '') ? 1 : 0))
-    .map((r) => ({ retained: r.retained, rank: null, source: 'class' }));
+    .map((r) => ({ retained: r.retained, rank: null, source: 'instances' }));
+}
+
+/**
+ * The "Matched by" text of a suspect row: a suspect in both dumps, or in one only and what it is
+ * in the other (a big dominator; for a group, its class's top-level instances, below the
+ * threshold there), or nothing there.
+ */
+function matchedBy(currentRank: number | null, baselineRank: number | null, baseline: Source, current: Source): string {
+  const other = (source: Source, where: string) =>
+    source === 'instances' ? `below the threshold ${where}` : source === 'dominator' ? `only a big dominator ${where}` : `nothing with its key ${where}`;
+  if (currentRank !== null && baselineRank !== null) return `baseline suspect (#${baselineRank})`;
+  if (currentRank !== null) return baseline === 'none' ? 'not in the baseline' : `suspect now (#${currentRank}), ${other(baseline, 'in the baseline')}`;
+  return `baseline suspect (#${baselineRank}), ${other(current, 'now')}`;
 }
 
 /**
@@ -250,6 +269,8 @@ function suspectRows(b: DumpSnapshot, c: DumpSnapshot): SuspectDiffRow[] {
         currentRank: s.rank,
         baselineRank: base?.rank ?? null,
         baselineSource: base?.source ?? 'none',
+        currentSource: 'suspect',
+        matchedBy: matchedBy(s.rank, base?.rank ?? null, base?.source ?? 'none', 'suspect'),
         retained: change(base?.retained ?? 0, s.retained),
         retainedPercent: { baseline: pct(base?.retained ?? null, b), current: pct(s.retained, c) },
       });
@@ -270,6 +291,8 @@ function suspectRows(b: DumpSnapshot, c: DumpSnapshot): SuspectDiffRow[] {
         currentRank: null,
         baselineRank: s.rank,
         baselineSource: 'suspect',
+        currentSource: now?.source ?? 'none',
+        matchedBy: matchedBy(null, s.rank, 'suspect', now?.source ?? 'none'),
         retained: change(s.retained, now?.retained ?? 0),
         retainedPercent: { baseline: pct(s.retained, b), current: pct(now?.retained ?? null, c) },
       });
@@ -319,8 +342,21 @@ export interface ComputeOptions {
   gate?: GateRule[];
 }
 
+/** `snap` with the thread steps of its keys written as `labels` say (threads.ts). */
+function withThreadLabels(snap: DumpSnapshot, labels: Map<number, string>): DumpSnapshot {
+  return {
+    ...snap,
+    dominators: snap.dominators.map((d) => ({ ...d, key: labelThreads(d.key, labels) })),
+    keyOf: new Map([...snap.keyOf].map(([id, k]) => [id, labelThreads(k, labels)])),
+  };
+}
+
 /** The diff model of two snapshots (validated by the JSON renderer before it is written). */
-export function computeDiff(baseline: DumpSnapshot, current: DumpSnapshot, options: ComputeOptions = {}): DiffModel {
+export function computeDiff(baselineSnapshot: DumpSnapshot, currentSnapshot: DumpSnapshot, options: ComputeOptions = {}): DiffModel {
+  // Threads are labelled from both dumps' threads at once: which one a name stands for depends on both.
+  const labels = threadLabels(baselineSnapshot.threads, currentSnapshot.threads);
+  const baseline = withThreadLabels(baselineSnapshot, labels.baseline);
+  const current = withThreadLabels(currentSnapshot, labels.current);
   const b = baseline.sections;
   const c = current.sections;
   const classes = classRows(b, c);

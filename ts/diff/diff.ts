@@ -53,7 +53,7 @@ async function openDump(path: string, which: 'baseline' | 'current', options: Di
  * Analyzes an opened dump, collects its snapshot and closes it. `otherStrings`: the other
  * dump's duplicated values, counted in this one where it does not list them.
  */
-async function collect(session: HeapSession, which: 'baseline' | 'current', options: DiffOptions, otherStrings: ListedValue[] = []): Promise<DumpSnapshot> {
+async function collect(session: HeapSession, which: 'baseline' | 'current', options: DiffOptions, otherStrings: ListedValue[] = [], topLevel = true): Promise<DumpSnapshot> {
   const reachableOnly = options.reachableOnly ?? false;
   try {
     // The diff's own queries (the copies of duplicated strings, the reachable int[]s) follow the mode.
@@ -72,7 +72,7 @@ async function collect(session: HeapSession, which: 'baseline' | 'current', opti
       throw new HeapqlError('ERR_ARGUMENT', `diff: the ${which} dump was analyzed ${sections.overview.reachableOnly ? 'with' : 'without'} reachableOnly, the comparison asked for the other mode (a custom \`analyze\` must pass reachableOnly on)`);
     }
     const own = dominatorThreshold(sections.overview.heap.usedHeap, sections.overview.heap.usedHeap);
-    return await snapshot(session, sections, own, which, otherStrings, options.signal);
+    return await snapshot(session, sections, own, which, otherStrings, options.signal, topLevel);
   } finally {
     session.close();
   }
@@ -94,6 +94,8 @@ export async function diffDumps(baselinePath: string, currentPath: string, optio
     baselineSession.close();
     throw e;
   }
-  const baseline = await collect(baselineSession, 'baseline', options, current.sections.waste.duplicateStrings.top);
+  // The baseline's top-level dominators by class size the current's group suspects only.
+  const groups = current.sections.leakSuspects.suspects.some((s) => s.kind !== 'single' || s.object === null);
+  const baseline = await collect(baselineSession, 'baseline', options, current.sections.waste.duplicateStrings.top, groups);
   return computeDiff(baseline, current, { gate });
 }

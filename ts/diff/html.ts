@@ -65,13 +65,14 @@ export function renderDiffHtml(model: DiffModel): string {
   else {
     parts.push(
       table(
-        cols(['Status'], ['Suspect'], ['Baseline', true], ['Current', true], ['Change', true]),
+        cols(['Status'], ['Suspect'], ['Baseline', true], ['Current', true], ['Change', true], ['Matched by']),
         m.leakSuspects.map((s) => [
           status(s.status),
           `<b>${esc(s.title)}</b><br>${code(s.key)}`,
-          s.baselineSource === 'none' ? '—' : `${esc(formatBytes(s.retained.baseline))}${s.baselineSource !== 'suspect' ? `<br><span class="note">${esc(s.baselineSource === 'dominator' ? 'a dominator, not a suspect' : 'the class, not a suspect')}</span>` : ''}`,
-          s.currentRank === null && s.retained.current === 0 ? '—' : esc(formatBytes(s.retained.current)),
+          s.baselineSource === 'none' ? '—' : esc(formatBytes(s.retained.baseline)),
+          s.currentSource === 'none' ? '—' : esc(formatBytes(s.retained.current)),
           delta(bytesChange(s.retained), s.retained.delta),
+          `<span class="note">${esc(s.matchedBy)}</span>`,
         ]),
         'Leak suspects',
       ),

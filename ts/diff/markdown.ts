@@ -56,9 +56,9 @@ export function renderDiffMarkdown(model: DiffModel): string {
         m.leakSuspects.map((s) => [
           `**${STATUS_TEXT[s.status]}**`,
           `${mdText(s.title)}<br>${code(s.key)}`,
-          s.baselineSource === 'none' ? `— → ${formatBytes(s.retained.current)}` : bytesPair(s.retained),
+          s.baselineSource === 'none' ? `— → ${formatBytes(s.retained.current)}` : s.currentSource === 'none' ? `${formatBytes(s.retained.baseline)} → —` : bytesPair(s.retained),
           bytesChange(s.retained),
-          s.baselineSource === 'suspect' ? (s.currentRank === null ? 'baseline suspect' : `baseline suspect ${s.baselineRank}`) : s.baselineSource === 'dominator' ? 'baseline dominator' : s.baselineSource === 'class' ? 'baseline class' : 'not in the baseline',
+          mdText(s.matchedBy),
         ]),
         ['l', 'l', 'r', 'r', 'l'],
       ),

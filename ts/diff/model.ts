@@ -14,9 +14,12 @@ import { Bytes, Count, Nullable, Obj } from '../report/schema-builders.js';
 /**
  * Bumped on any incompatible change (2: a class loader row's `retained` is what the loader's
  * classes retain taken together, as the report's schema 4 has it; it was the loader object's.
- * 3: `reachableOnly`; a class row's `classes`, and hidden classes matched without their address).
+ * 3: `reachableOnly`; a class row's `classes`, and hidden classes matched without their address.
+ * 4: a suspect row's `currentSource` and `matchedBy`; a group suspect of one dump only is sized
+ * in the other by its class's top-level instances, `instances`, no longer the class histogram's
+ * retained size, `class`; threads sharing a name have their tid in keys, `thread "pool" #21`).
  */
-export const DIFF_SCHEMA_VERSION = 3;
+export const DIFF_SCHEMA_VERSION = 4;
 
 const Delta = (description?: string) => Type.Integer({ description: description ?? 'current − baseline' });
 const GrowthPercent = () =>
@@ -105,7 +108,9 @@ export const MatchStatusSchema = Type.Union(
 export type MatchStatus = Static<typeof MatchStatusSchema>;
 
 export const DominatorDiffRowSchema = Obj({
-  key: Type.String({ description: 'the matching key: the path from a GC root as (class, field) steps' }),
+  key: Type.String({
+    description: 'the matching key: the path from a GC root as (class, field) steps; a thread as `thread "<name>"`, `thread "<name>" #<tid>` when several threads of either dump have the name',
+  }),
   className: Type.String(),
   objects: Obj({ baseline: Count(), current: Count() }, 'objects with this key among the big dominators of each dump'),
   status: MatchStatusSchema,
@@ -113,9 +118,12 @@ export const DominatorDiffRowSchema = Obj({
 });
 export type DominatorDiffRow = Static<typeof DominatorDiffRowSchema>;
 
+const SuspectSource = (description: string) =>
+  Type.Union([Type.Literal('suspect'), Type.Literal('dominator'), Type.Literal('instances'), Type.Literal('none')], { description });
+
 export const SuspectDiffRowSchema = Obj({
   status: MatchStatusSchema,
-  title: Type.String({ description: 'the suspect\'s title in the current dump (the baseline\'s for `gone`)' }),
+  title: Type.String({ description: 'the suspect\'s title in the current dump (the baseline\'s for a suspect of the baseline only)' }),
   kind: Type.Union([Type.Literal('single'), Type.Literal('group')]),
   key: Type.String({ description: 'single: the object\'s path key; group: `instances of <class>`' }),
   currentRank: Nullable(Type.Integer({ minimum: 1 })),
@@ -125,8 +133,13 @@ export const SuspectDiffRowSchema = Obj({
       description: 'the paired baseline suspect\'s rank (suspects of one key are paired one to one, biggest with biggest); null when no baseline suspect is left for it',
     }),
   ),
-  baselineSource: Type.Union([Type.Literal('suspect'), Type.Literal('dominator'), Type.Literal('class'), Type.Literal('none')], {
-    description: 'where the baseline size comes from: its own suspect, one of its big dominators, its class histogram, or nowhere (new)',
+  baselineSource: SuspectSource(
+    'where the baseline size comes from: its own suspect; for a suspect the baseline does not have, what has its key there by the same measure: a big dominator that is no suspect (single), the top-level instances of its class taken together, as a group suspect counts them but below the threshold (group); or nowhere (new)',
+  ),
+  currentSource: SuspectSource('where the current size comes from, as `baselineSource`: `suspect` for every current suspect; for a baseline suspect the current dump does not have, `dominator`, `instances` or `none` (gone)'),
+  matchedBy: Type.String({
+    description:
+      'what the row is matched by, as the Markdown and HTML say it: `baseline suspect (#4)` (a suspect in both), `suspect now (#2), below the threshold in the baseline` / `only a big dominator in the baseline`, `not in the baseline`, `baseline suspect (#4), below the threshold now` / `only a big dominator now` / `nothing with its key now`',
   }),
   retained: ChangeSchema,
   retainedPercent: Obj({ baseline: Nullable(Type.Number()), current: Nullable(Type.Number()) }, 'of each dump\'s used heap'),

@@ -9,6 +9,7 @@ import { unreachableIntArraysOf, type IntArrays } from './filler.js';
 import { hiddenClassKey } from './hidden.js';
 import type { DumpFacts } from './model.js';
 import { countCopies, stringKey, type ListedValue } from './strings.js';
+import { threadIdentities, threadStep, type ThreadIdentity } from './threads.js';
 
 /** Lists of the report sections are cut at this length: in practice, never. */
 export const SECTION_LIMIT = 1_000_000;
@@ -20,6 +21,18 @@ export const DOMINATOR_DEPTH = 8;
 export const DOMINATOR_LIMIT = 200;
 /** Dominated children read per object. */
 const CHILDREN_PER_OBJECT = 50;
+
+/**
+ * The top-level dominators of one class taken together, single leak suspects left out: what a
+ * group leak suspect of the class retains (the report's rule), measured in a dump where the
+ * class is no suspect, so that a suspect of one dump is compared with the same figure of the other.
+ */
+export interface TopLevelClass {
+  className: string;
+  classLoader: string | null;
+  instances: number;
+  retained: number;
+}
 
 /** One object of the dominator tree that retains at least the threshold. */
 export interface DominatorEntry {
@@ -34,8 +47,15 @@ export interface DumpSnapshot {
   sections: ReportSections;
   classNames: string[];
   dominators: DominatorEntry[];
-  /** Matching key of each big dominator and each single leak suspect, by object id. */
+  /**
+   * Matching key of each big dominator and each single leak suspect, by object id. Keys hold a
+   * placeholder per thread (`threadStep`) until the comparison labels the threads of both dumps.
+   */
   keyOf: Map<number, string>;
+  /** The named threads, to pair with the other dump's (threads.ts). */
+  threads: ThreadIdentity[];
+  /** Top-level dominators by class (group suspects' measure); empty when the comparison needs none (see `snapshot`). */
+  topLevel: TopLevelClass[];
   /**
    * Copies in this dump of the values the other dump lists as duplicated and this one does not
    * (by `stringKey`): counted here, as this dump's own list has only values with 2 copies or more.
@@ -77,15 +97,16 @@ export function mainClassOf(command: string | null): string | null {
 
 /**
  * The matching key of an object: the steps of its shortest path from a GC root, each written
- * as `<field> → <class>`. The root is `class <name>` for a class object, `thread "<name>"` for a
- * thread, else its class. Array indices become `[]` and stack locals `<local>` (positions and
- * frame numbers move between dumps); addresses never appear (a hidden class's name has its
+ * as `<field> → <class>`. The root is `class <name>` for a class object, a thread's step from
+ * `threads` (by object id: a placeholder the comparison turns into `thread "<name>"`,
+ * threads.ts), else its class. Array indices become `[]` and stack locals `<local>` (positions
+ * and frame numbers move between dumps); addresses never appear (a hidden class's name has its
  * address written `0x…`, hidden.ts).
  */
-export function pathKey(steps: { object: { className: string; label: string; objectId: number }; via: string }[], threadNames: Map<number, string>): string {
+export function pathKey(steps: { object: { className: string; label: string; objectId: number }; via: string }[], threads: Map<number, string>): string {
   const parts: string[] = [];
   steps.forEach((s, i) => {
-    const what = stepName(s.object, threadNames);
+    const what = stepName(s.object, threads);
     if (i === 0) {
       parts.push(what);
       return;
@@ -96,12 +117,10 @@ export function pathKey(steps: { object: { className: string; label: string; obj
   return parts.join(' · ');
 }
 
-function stepName(o: { className: string; label: string; objectId: number }, threadNames: Map<number, string>): string {
+function stepName(o: { className: string; label: string; objectId: number }, threads: Map<number, string>): string {
   const cls = /^class (\S+) @ 0x[0-9a-f]+$/i.exec(o.label);
   if (cls) return `class ${hiddenClassKey(cls[1]!)}`;
-  const thread = threadNames.get(o.objectId);
-  if (thread !== undefined) return `thread "${thread}"`;
-  return hiddenClassKey(o.className);
+  return threads.get(o.objectId) ?? hiddenClassKey(o.className);
 }
 
 /**
@@ -109,7 +128,7 @@ function stepName(o: { className: string; label: string; objectId: number }, thr
  * dominators down at most DOMINATOR_DEPTH levels, at most DOMINATOR_LIMIT of them, each with
  * its matching key.
  */
-export async function bigDominators(session: HeapSession, sections: ReportSections, minBytes: number, threadNames: Map<number, string>): Promise<DominatorEntry[]> {
+export async function bigDominators(session: HeapSession, sections: ReportSections, minBytes: number, threads: Map<number, string>): Promise<DominatorEntry[]> {
   const found: { objectId: number; className: string; retained: number }[] = [];
   let level = sections.topConsumers.biggestObjects
     .filter((o) => o.retained >= minBytes)
@@ -128,21 +147,56 @@ export async function bigDominators(session: HeapSession, sections: ReportSectio
     level = next;
   }
   const out: DominatorEntry[] = [];
-  for (const o of found) out.push({ ...o, key: await objectKey(session, o.objectId, o.className, threadNames) });
+  for (const o of found) out.push({ ...o, key: await objectKey(session, o.objectId, o.className, threads) });
   return out;
 }
 
-/** Thread object id → thread name, for the `thread "<name>"` root steps of pathKey. */
-export function threadNamesOf(sections: ReportSections): Map<number, string> {
-  const threadNames = new Map<number, string>();
-  for (const t of sections.threads.threads) if (t.name !== null) threadNames.set(t.object.objectId, t.name);
-  return threadNames;
+/** Named thread's object id → its placeholder step (threads.ts), for pathKey. */
+export function threadStepsOf(sections: ReportSections): Map<number, string> {
+  const steps = new Map<number, string>();
+  for (const t of sections.threads.threads) if (t.name !== null) steps.set(t.object.objectId, threadStep(t.object.objectId));
+  return steps;
 }
 
 /** The matching key of one object (its shortest path from a GC root; see pathKey). */
-export async function objectKey(session: HeapSession, objectId: number, className: string, threadNames: Map<number, string>): Promise<string> {
+export async function objectKey(session: HeapSession, objectId: number, className: string, threads: Map<number, string>): Promise<string> {
   const steps = await session.pathToRoot(objectId);
-  return steps ? pathKey(steps, threadNames) : `(no path from a GC root) ${className}`;
+  return steps ? pathKey(steps, threads) : `(no path from a GC root) ${className}`;
+}
+
+/**
+ * The top-level dominators (no immediate dominator but the virtual root, as the report's group
+ * suspects take them; unreachable ones too unless the analysis left them out) grouped by class,
+ * single suspects left out: one query over every object. A class is told by its name and, when
+ * the name has several classes, by the loader of its class object (describeClass), labelled as
+ * the report labels loaders.
+ */
+export async function topLevelByClass(session: HeapSession, sections: ReportSections, signal?: AbortSignal): Promise<TopLevelClass[]> {
+  if (!session.classNames().includes('java.lang.Object')) return [];
+  // Single suspects (each over 10 % of the heap: at most nine) are not part of any group.
+  const singles = sections.leakSuspects.suspects.filter((s) => s.kind === 'single' && s.object).map((s) => s.object!.objectId);
+  const r = await session.query(
+    'SELECT classof(x) AS c, COUNT(*) AS n, SUM(x.@retainedHeapSize) AS r FROM INSTANCEOF java.lang.Object x WHERE dominatorof(x) IS NULL' +
+      singles.map((id) => ` AND x.@objectId != ${id}`).join('') +
+      ' GROUP BY classof(x)',
+    signal ? { signal } : {},
+  );
+  const loadersOf = new Map<string, (string | null)[]>();
+  for (const row of sections.overview.classHistogram.rows) loadersOf.set(row.className, [...(loadersOf.get(row.className) ?? []), row.classLoader]);
+  const loaderByAddress = new Map(sections.overview.classLoaders.flatMap((l) => (l.loader ? [[l.loader.address, l.name] as const] : [])));
+  const out: TopLevelClass[] = [];
+  for (const [c, n, retained] of r.rows) {
+    const cls = c as { objectId: number; label: string };
+    const className = /^class (.+) @ 0x[0-9a-f]+$/i.exec(cls.label)?.[1] ?? cls.label;
+    const loaders = loadersOf.get(className) ?? [null];
+    let classLoader = loaders[0] ?? null;
+    if (loaders.length > 1) {
+      const loader = (await session.describeClass(className)).find((v) => v.classObject.objectId === cls.objectId)?.loader;
+      classLoader = loader === undefined || /^0x0+$/.test(loader) ? null : (loaderByAddress.get(loader) ?? `<class loader ${loader}>`);
+    }
+    out.push({ className, classLoader, instances: Number(n), retained: Number(retained ?? 0) });
+  }
+  return out;
 }
 
 /**
@@ -171,7 +225,10 @@ export async function fullSections(session: HeapSession, signal?: AbortSignal, o
  * Collects one dump's snapshot (the session must be analyzed). Big dominators are walked down
  * to `minDominatorBytes`; the comparison later keeps those at or above its common threshold.
  * `otherStrings`: the other dump's duplicated values, whose copies this dump does not list are
- * counted (one query; see strings.ts).
+ * counted (one query; see strings.ts). `topLevel` false skips summing the top-level dominators
+ * by class (a scan of every object, about 1 s per GB of dump): the comparison reads them only
+ * for the other dump's group suspects, so the baseline, read second, needs them only when the
+ * current dump has any.
  */
 export async function snapshot(
   session: HeapSession,
@@ -180,13 +237,14 @@ export async function snapshot(
   label: string,
   otherStrings: ListedValue[] = [],
   signal?: AbortSignal,
+  topLevel = true,
 ): Promise<DumpSnapshot> {
-  const threadNames = threadNamesOf(sections);
-  const dominators = await bigDominators(session, sections, minDominatorBytes, threadNames);
+  const threadSteps = threadStepsOf(sections);
+  const dominators = await bigDominators(session, sections, minDominatorBytes, threadSteps);
   const keyOf = new Map(dominators.map((d) => [d.objectId, d.key]));
   for (const s of sections.leakSuspects.suspects) {
     if (s.kind === 'single' && s.object && !keyOf.has(s.object.objectId)) {
-      keyOf.set(s.object.objectId, await objectKey(session, s.object.objectId, s.className, threadNames));
+      keyOf.set(s.object.objectId, await objectKey(session, s.object.objectId, s.className, threadSteps));
     }
   }
   const listed = new Set(sections.waste.duplicateStrings.top.map(stringKey));
@@ -201,6 +259,8 @@ export async function snapshot(
     classNames: session.classNames(),
     dominators,
     keyOf,
+    threads: await threadIdentities(session, sections, signal),
+    topLevel: topLevel ? await topLevelByClass(session, sections, signal) : [],
     stringCopies,
     reachableOnly: sections.overview.reachableOnly,
     unreachableIntArrays: await unreachableIntArrays(session, sections, signal),
