@@ -17,7 +17,7 @@ export { ObjectRefSchema, QueryResultSchema };
 export type { Column, ObjectRef, QueryResult, Value, VizKind, VizSpec } from './query-result.js';
 
 /** Bumped on any incompatible change; a reader refuses a model newer than it knows. */
-export const REPORT_SCHEMA_VERSION = 4;
+export const REPORT_SCHEMA_VERSION = 5;
 
 const Percent = (description?: string) =>
   Type.Number({ minimum: 0, maximum: 100, description: description ?? 'percent of the total heap (0..100)' });
@@ -257,7 +257,10 @@ export type TopConsumers = Static<typeof TopConsumersSchema>;
 // ---------------------------------------------------------------------------------------------
 // Threads
 
-export const LocalSchema = Obj({ object: ObjectRefSchema, shallow: Bytes(), retained: Bytes() });
+export const LocalSchema = Obj(
+  { object: ObjectRefSchema, shallow: Bytes(), retained: Bytes() },
+  'an object a stack holds; a thread\'s label says it is one: `thread "main"`, `thread (unnamed)`',
+);
 export type Local = Static<typeof LocalSchema>;
 
 export const StackFrameSchema = Obj({
@@ -271,10 +274,14 @@ export type StackFrame = Static<typeof StackFrameSchema>;
 
 export const ThreadSchema = Obj({
   object: ObjectRefSchema,
-  name: Nullable(Type.String()),
-  daemon: Nullable(Type.Boolean()),
-  priority: Nullable(Type.Integer()),
-  state: Nullable(Type.String({ description: 'e.g. RUNNABLE, TIMED_WAITING, from threadStatus' })),
+  name: Nullable(Type.String({ description: 'as the dump has it: null when it has none, "" kept (a virtual thread\'s default); the Markdown and HTML reports write both `(unnamed)`' })),
+  daemon: Nullable(Type.Boolean({ description: 'a virtual thread: true, by specification (not read from the dump)' })),
+  priority: Nullable(Type.Integer({ description: 'a virtual thread: 5 (NORM_PRIORITY), by specification (not read from the dump)' })),
+  state: Nullable(
+    Type.String({
+      description: 'e.g. RUNNABLE, TIMED_WAITING: from threadStatus (holder.threadStatus on JDK 19+); a virtual thread\'s from VirtualThread.state, as Thread.getState() maps it',
+    }),
+  ),
   contextClassLoader: Nullable(Type.String({ description: 'label of the context class loader' })),
   shallow: Bytes(),
   retained: Bytes('includes objects only its locals hold'),
@@ -369,8 +376,14 @@ export type WasteCategory = Static<typeof WasteCategorySchema>;
 
 export const WasteSchema = Obj({
   usedHeap: Bytes('the base of the percentages'),
-  overhead: Bytes('sum over the checks (no object is counted by two checks)'),
+  overhead: Bytes('sum over the checks (no object is counted by two checks): reachableOverhead + unreachableOverhead'),
   overheadPercent: Percent(),
+  reachableOverhead: Bytes('the part of overhead in objects a GC root reaches: what a change in the code would save (the headline figure)'),
+  reachableOverheadPercent: Percent(),
+  unreachableOverhead: Bytes(
+    'the part of overhead in objects no GC root reaches (garbage the dump still holds, e.g. the GC\'s filler arrays in a dump taken without a collection): the next garbage collection frees it; 0 with --reachable-only',
+  ),
+  unreachableOverheadPercent: Percent(),
   categories: Type.Array(WasteCategorySchema, { description: 'every check, in a fixed order' }),
   duplicateStrings: DuplicateStringsSchema,
 });

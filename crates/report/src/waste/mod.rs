@@ -14,7 +14,7 @@
 //! primitive array (not a String's own) and per String (the Strings' keys in the scratch
 //! placement), 16 per wasteful object until its holder is known, 16 per `byte[]` and
 //! `char[]` that no String seen before it holds (scratch placement), one bit per object (the
-//! Strings' value arrays), the first copies of the groups being compared
+//! Strings' value arrays) and one more (the boxes the box caches hold), the first copies of the groups being compared
 //! (`pass_content_bytes` at a time, shared by the two), the Strings of shared keys, and the
 //! rows; nothing is allocated per object.
 //!
@@ -23,7 +23,9 @@
 //! zero tail, a redundant duplicate String is not also a Latin-1 candidate, and what an empty
 //! collection or an object waiting for finalization keeps alive (their overhead is their
 //! retained size) is counted by them only (`scan::Partial::inside`). So the total never
-//! exceeds the used heap, and no percentage is capped.
+//! exceeds the used heap, and no percentage is capped. The part of the total in objects no GC
+//! root reaches (garbage the dump holds, which the next collection frees) is told apart
+//! (`Waste::unreachable_overhead`).
 
 mod holder;
 mod model;
@@ -38,6 +40,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::Arc;
 
 use heapql_heap::{ClassIdx, Heap, HeapError, ObjIdx, ObjectKind, ProgressFn, Value};
+use fixedbitset::FixedBitSet;
 use rustc_hash::FxHashMap;
 
 use heapql_graph::control::Control;
@@ -87,7 +90,7 @@ pub(crate) fn analyze_with(heap: &Heap, analysis: &FullAnalysis, options: &Waste
     let ctl = Control { phase: "waste", progress: options.progress.clone(), cancel: options.cancel.clone() };
     let mut laps = heapql_heap::Laps::new("heapql-report");
     let roles = Roles::new(heap);
-    let env = Env { heap, analysis, roles: &roles, classes, box_cache_arrays: box_cache_arrays(heap) };
+    let env = Env { heap, analysis, roles: &roles, classes, box_cached: box_cached(heap) };
     let n = heap.object_count();
     let total = n as u64 + 1;
     let seen = match seen {
@@ -125,7 +128,7 @@ pub(crate) fn analyze_with(heap: &Heap, analysis: &FullAnalysis, options: &Waste
     }
     laps.lap("waste: zero tail and string rows");
     ctl.tick(total, total).map_err(|_| HeapError::Cancelled)?;
-    let waste = assemble(heap, analysis, p.rows, findings.section, options.limit.max(1));
+    let waste = assemble(heap, analysis, p.rows, p.unreachable, findings.section, options.limit.max(1));
     laps.lap("waste: assemble");
     Ok(waste)
 }
@@ -136,27 +139,31 @@ fn string_count(heap: &Heap) -> usize {
     heap.class_histogram().iter().filter(|r| strings.contains(&r.class)).map(|r| r.count as usize).sum()
 }
 
-/// Arrays held by the statics of `java.lang.<Box>$<Box>Cache` classes, sorted.
-fn box_cache_arrays(heap: &Heap) -> Vec<ObjIdx> {
-    let mut out = Vec::new();
+/// The boxes the JDK's box caches hold: every element of an array held by a static of a
+/// `java.lang.<Box>$<Box>Cache` class (`Integer$IntegerCache.cache`, raised by
+/// `-XX:AutoBoxCacheMax`; `archivedCache` with class data sharing), one bit per object, marked
+/// while those arrays are read. A cached box is shared by every `valueOf` caller whoever else
+/// holds it (the application too, when it keeps what `valueOf` returned), so it is no waste.
+fn box_cached(heap: &Heap) -> FixedBitSet {
+    let mut cached = FixedBitSet::with_capacity(heap.object_count() as usize);
     for c in 0..heap.class_count() {
         let info = heap.class(c);
         let Some(nested) = info.name.strip_prefix("java.lang.") else { continue };
         let Some((outer, inner)) = nested.split_once('$') else { continue };
-        if inner != format!("{outer}Cache") {
+        if inner.strip_prefix(outer) != Some("Cache") {
             continue;
         }
         for s in &info.statics {
-            if let Value::Object(id) = s.value {
-                if let Some(o) = heap.index_of(id).filter(|&o| heap.object_kind(o) == ObjectKind::ObjectArray) {
-                    out.push(o);
+            let Value::Object(id) = s.value else { continue };
+            let Some(array) = heap.index_of(id).filter(|&o| heap.object_kind(o) == ObjectKind::ObjectArray) else { continue };
+            heap.for_each_reference(array, |element, _| {
+                if let Some(o) = heap.index_of(element) {
+                    cached.insert(o as usize);
                 }
-            }
+            });
         }
     }
-    out.sort_unstable();
-    out.dedup();
-    out
+    cached
 }
 
 /// Content kept in memory per verification pass (shared by duplicate arrays and strings): the first copy of every group being checked,
@@ -257,7 +264,7 @@ fn in_passes<P: Default>(candidates: &[(ObjIdx, u32)], groups: usize, budget: u6
     passes
 }
 
-fn assemble(heap: &Heap, a: &FullAnalysis, rows: FxHashMap<RowKey, Agg>, strings: crate::DuplicateStrings, limit: usize) -> Waste {
+fn assemble(heap: &Heap, a: &FullAnalysis, rows: FxHashMap<RowKey, Agg>, unreachable: u64, strings: crate::DuplicateStrings, limit: usize) -> Waste {
     let used = a.total_size();
     let percent = |b: u64| if used == 0 { 0.0 } else { b as f64 * 100.0 / used as f64 };
     let mut by_check: FxHashMap<Check, Vec<(RowKey, Agg)>> = FxHashMap::default();
@@ -295,7 +302,18 @@ fn assemble(heap: &Heap, a: &FullAnalysis, rows: FxHashMap<RowKey, Agg>, strings
             holders: list.len() as u64,
         });
     }
-    Waste { used_heap: used, overhead, overhead_percent: percent(overhead), categories, duplicate_strings: strings }
+    let reachable = overhead - unreachable;
+    Waste {
+        used_heap: used,
+        overhead,
+        overhead_percent: percent(overhead),
+        reachable_overhead: reachable,
+        reachable_overhead_percent: percent(reachable),
+        unreachable_overhead: unreachable,
+        unreachable_overhead_percent: percent(unreachable),
+        categories,
+        duplicate_strings: strings,
+    }
 }
 
 fn object_ref(heap: &Heap, o: ObjIdx) -> ObjectRef {

@@ -130,8 +130,19 @@ pub struct WasteCategory {
 #[serde(rename_all = "camelCase")]
 pub struct Waste {
     pub used_heap: u64,
+    /// Sum over the checks: `reachable_overhead + unreachable_overhead`.
     pub overhead: u64,
     pub overhead_percent: f64,
+    /// The part of `overhead` in objects a GC root reaches: what a change in the code would
+    /// save (the report's headline figure).
+    pub reachable_overhead: u64,
+    pub reachable_overhead_percent: f64,
+    /// The part of `overhead` in objects no GC root reaches (garbage the dump still holds, such
+    /// as the GC's filler arrays in a dump taken without a collection): the next garbage
+    /// collection frees it, whatever the code does. 0 with `--reachable-only`. Told by each
+    /// finding's own reachability, not by its holder (an unreachable object's field may hold it).
+    pub unreachable_overhead: u64,
+    pub unreachable_overhead_percent: f64,
     /// Every check, in `Check::ALL` order (a check with nothing found has zero rows).
     pub categories: Vec<WasteCategory>,
     /// The duplicate-strings detail (values), as the report showed it before.

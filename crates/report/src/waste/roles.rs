@@ -104,14 +104,25 @@ impl Roles {
             for depth in 0..64 {
                 let Some(k) = cur else { break };
                 if let Some(r) = role_of_name(&heap.class(k).name) {
-                    if depth == 0 || matches!(r, Role::Collection(_)) {
-                        role[c as usize] = r;
+                    if depth > 0 && !matches!(r, Role::Collection(_)) {
+                        break;
                     }
+                    let slots = role_fields(r).map(|name| name.and_then(|name| heap.field_slot(c, name)));
+                    // A collection class without the first field its role reads has another
+                    // JDK's layout: a JDK ≤ 8 `Properties` is a `Hashtable` with no map of its
+                    // own (judged as its superclass), a JDK ≤ 7 `ConcurrentHashMap` keeps
+                    // `segments` and no `baseCount` (no superclass role: not a collection to the
+                    // checks, so its `Segment[]` is judged as any array).
+                    if matches!(r, Role::Collection(_)) && slots[0].is_none() {
+                        cur = heap.class(k).super_class;
+                        continue;
+                    }
+                    role[c as usize] = r;
+                    fields[c as usize] = slots;
                     break;
                 }
                 cur = heap.class(k).super_class;
             }
-            fields[c as usize] = role_fields(role[c as usize]).map(|name| name.and_then(|name| heap.field_slot(c, name)));
         }
         Roles { role, container, fields }
     }

@@ -246,6 +246,8 @@ pub struct Partial {
     /// there only).
     pub tails: Vec<(ObjIdx, u64)>,
     pub strings: StringCollector,
+    /// The overhead of the findings recorded that no GC root reaches (garbage the dump holds).
+    pub unreachable: u64,
 }
 
 /// What the second step reads.
@@ -255,9 +257,11 @@ pub struct Env<'a> {
     pub roles: &'a Roles,
     /// The class of every object (the index reads the dump and hashes the class id).
     pub classes: &'a ClassCache,
-    /// The arrays the JDK's box caches keep (`Integer$IntegerCache.cache`, `archivedCache`, …),
-    /// sorted: with class data sharing they are held from the roots, not by the cache class.
-    pub box_cache_arrays: Vec<ObjIdx>,
+    /// The boxes the JDK's box caches hold (elements of `Integer$IntegerCache.cache`,
+    /// `archivedCache`, …; `mod.rs`, `box_cached`), one bit per object: never waste, whoever
+    /// else holds them (with class data sharing the arrays are held from the roots, and a box
+    /// the application also keeps is dominated by neither).
+    pub box_cached: FixedBitSet,
 }
 
 impl Partial {
@@ -272,6 +276,9 @@ impl Partial {
         agg.objects += 1;
         agg.overhead += overhead;
         agg.example = agg.example.min(o);
+        if !env.analysis.is_reachable(o) {
+            self.unreachable += overhead;
+        }
     }
 }
 
@@ -454,15 +461,15 @@ fn cacheable(v: Option<Value>) -> bool {
 }
 
 /// A box held by the JDK's own caches (`Integer.valueOf`'s `IntegerCache.cache`, `Boolean.TRUE`):
-/// its dominator is one of the caches' arrays, or the box class or one of its nested classes,
-/// directly or through an array.
+/// an element of one of the caches' arrays (whoever else holds it), or dominated by the box
+/// class or one of its nested classes, directly or through an array.
 fn in_box_cache(env: &Env, o: ObjIdx) -> bool {
+    if env.box_cached.contains(o as usize) {
+        return true;
+    }
     let heap = env.heap;
     let a = env.analysis;
     let Some(mut d) = a.immediate_dominator(o) else { return false };
-    if env.box_cache_arrays.binary_search(&d).is_ok() {
-        return true;
-    }
     if env.classes.kind(heap, d) == ObjectKind::ObjectArray {
         let Some(up) = a.immediate_dominator(d) else { return false };
         d = up;
