@@ -42,7 +42,7 @@ describe('very long text from the dump', () => {
     const threadCut = `${LONG_THREAD.slice(0, DISPLAY_TEXT_MAX)}… (cut from 1,000,011 characters)`;
     expect(md).toContain(`### Thread ${threadCut}`);
     expect(md).toContain(`| ${threadCut} |`);
-    expect(md).toContain(`    local ${threadCut}  (retained`);
+    expect(md).toContain(`    local ${threadCut} @ 0x7f0c0000  (retained`);
     expect(md).toContain(`| ${LONG_CLASS.slice(0, DISPLAY_TEXT_MAX)}… (cut from 1,000,009 characters) |`);
     expect(md).toContain(`${LONG_VALUE.slice(0, DISPLAY_TEXT_MAX)}… (cut from 500,009 characters)`);
     for (const line of md.split('\n')) expect(line.length).toBeLessThan(3 * DISPLAY_TEXT_MAX);
@@ -123,7 +123,7 @@ describe('bidirectional controls from the dump', () => {
     const html = renderReport(bidiModel(), 'html');
     expect(html).not.toMatch(RAW_BIDI);
     expect(html).toContain('<summary><bdi>rtl\\u202egnp.exe \\u061c');
-    expect(html).toMatch(/<summary><bdi>[^<]*<\/bdi>: 6 frames, 3 locals<\/summary>/);
+    expect(html).toMatch(/<summary><bdi>[^<]*<\/bdi> @ 0x7f0021a0: 6 frames, 3 locals<\/summary>/);
     expect(html).toContain('</a>: <bdi>title\\u202e\\u200fend</bdi>, ');
     // Names in <code> are isolated by the stylesheet.
     expect(html).toContain('code,bdi{unicode-bidi:isolate}');

@@ -3,7 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { withVizWarnings } from '../ts/report/charts.js';
 import { COLLAPSE_ROWS, renderHtml } from '../ts/report/html.js';
 import { barChartSvg, pieChartSvg, treemapSvg } from '../ts/report/svg.js';
-import { HOSTILE, modelWithoutPaths, sampleModel } from './report-sample.js';
+import { confusableThreads, HOSTILE, modelWithoutPaths, sampleModel } from './report-sample.js';
 
 describe('HTML report', () => {
   test('is one self-contained file: no script, no external resource, a CSP that forbids both', () => {
@@ -91,5 +91,21 @@ describe('HTML report', () => {
     // Two tiles with 2px inner padding between them cover the 400×200 area less the gutter.
     expect(area).toBe(398 * 200);
     expect(tm).toContain('<title>a: 3</title>');
+  });
+});
+
+describe('threads a reader could confuse', () => {
+  test('each stack names the thread and its address; a nameless thread is (unnamed); a thread local and an instance row carry the address', () => {
+    const html = renderHtml(confusableThreads());
+    expect(html).toMatch(/<summary><bdi>dup<\/bdi> @ 0x7f0021a0: 6 frames, \d+ locals<\/summary>/);
+    expect(html).toMatch(/<summary><bdi>dup<\/bdi> @ 0x7f002000: 2 frames, \d+ locals<\/summary>/);
+    expect(html).toMatch(/<summary><i>\(unnamed\)<\/i> @ 0x7f002340: /);
+    expect(html).toMatch(/<summary><i>\(unnamed\)<\/i> @ 0x7f0022d0: /);
+    expect(html.match(/<tr><td><i>\(unnamed\)<\/i><\/td>/g)).toHaveLength(2);
+    expect(html).toContain('<li>local <code>thread &quot;dup&quot; @ 0x7f0021a0</code>');
+    expect(html).toContain('<li>local <code>thread &quot;dup&quot; @ 0x7f002000</code>');
+    expect(html).toContain('<td><code>dup @ 0x7f0021a0</code></td>');
+    expect(html).toContain('<td><code>dup @ 0x7f002000</code></td>');
+    expect(html).toContain('local <code>byte[] @ 0x7f0c0000</code>');
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 
 import { withVizWarnings } from '../ts/report/charts.js';
 import { asciiBars, MARKDOWN_HISTOGRAM_ROWS, mdText, renderMarkdown } from '../ts/report/markdown.js';
-import { HOSTILE, modelWithoutPaths, sampleModel } from './report-sample.js';
+import { confusableThreads, HOSTILE, modelWithoutPaths, sampleModel } from './report-sample.js';
 
 describe('Markdown report', () => {
   test('is deterministic: two renders differ only in the one timestamp line', () => {
@@ -161,12 +161,40 @@ describe('a thread\'s locals in no frame of the dump', () => {
     const { renderHtml } = await import('../ts/report/html.js');
     const m = sampleModel();
     const t = m.threads.threads[0]!;
-    const local = { object: { ...t.object, objectId: 999_999, label: 'byte[3000] @ 0xdeadbee0' }, shallow: 3016, retained: 3016 };
+    const local = { object: { objectId: 999_999, address: '0xdeadbee0', className: 'byte[]', label: 'byte[3000] @ 0xdeadbee0' }, shallow: 3016, retained: 3016 };
     m.threads.threads[0] = { ...t, frames: [], otherLocals: [local], maxLocalRetained: 3016 };
     const md = renderMarkdown(m);
     expect(md).toContain('_No stack trace in the dump._\n\n```');
     expect(md).toMatch(/in no frame of the dump\n {4}local byte\[3000\] @ 0xdeadbee0 {2}\(retained 2\.9 KiB\)/);
     const html = renderHtml(m);
     expect(html).toContain('<li>in no frame of the dump<ul><li>local <code>byte[3000] @ 0xdeadbee0</code>');
+  });
+});
+
+describe('threads a reader could confuse', () => {
+  test('each heading names the thread and its address; a nameless thread is (unnamed); a thread local and an instance row carry the address', () => {
+    const m = confusableThreads();
+    m.topConsumers.biggestObjects[1]!.object = { objectId: 99, address: '0x7f0e0000', className: 'java.lang.String', label: 'java.lang.String @ 0x7f0e0000  "hello"' };
+    const md = renderMarkdown(m);
+    // Two threads named dup: one heading each, told apart by the address the table's object column shows.
+    expect(md).toContain('\n### Thread dup @ 0x7f0021a0\n');
+    expect(md).toContain('\n### Thread dup @ 0x7f002000\n');
+    expect(md).toContain('| java.lang.Thread @ 0x7f0021a0 |');
+    // Every heading has the address, named or not; no heading is left empty.
+    expect(md).toContain('\n### Thread _(unnamed)_ @ 0x7f002340\n');
+    expect(md).toContain('\n### Thread _(unnamed)_ @ 0x7f0022d0\n');
+    expect(md).not.toMatch(/^### Thread *$/m);
+    // The table: an empty name and no name read alike, never an empty cell.
+    expect(md.match(/^\| _\(unnamed\)_ \| /gm)).toHaveLength(2);
+    // main holds both dup threads: labelled as threads, with their addresses.
+    expect(md).toContain('    local thread "dup" @ 0x7f0021a0  (retained');
+    expect(md).toContain('    local thread "dup" @ 0x7f002000  (retained');
+    // The group suspect's biggest instances: the two dup threads apart.
+    expect(md).toContain('| dup @ 0x7f0021a0 |');
+    expect(md).toContain('| dup @ 0x7f002000 |');
+    // Labels that carry their address already, and class objects, are unchanged.
+    expect(md).toContain('    local byte[] @ 0x7f0c0000  (retained 64.0 KiB)');
+    expect(md).toMatch(/^class Demo {2}\(retained/m);
+    expect(md).toContain('| java.lang.String @ 0x7f0e0000  "hello" |');
   });
 });

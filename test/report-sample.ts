@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import type { ReportModel } from '../ts/report/model.js';
+import type { ReportModel, ThreadInfo } from '../ts/report/model.js';
 
 export const SAMPLE_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'report-model.sample.json');
 
@@ -23,3 +23,26 @@ export function modelWithoutPaths(): ReportModel {
 
 /** A text no renderer may emit raw: markup, a table pipe, a Markdown link and a newline. */
 export const HOSTILE = '<img src=x onerror="alert(1)">|[x](javascript:alert(2))\n<script>alert(3)</script>';
+
+/**
+ * The sample with threads a reader could confuse: `http-worker-1` and `main` both renamed
+ * `dup`, `cache-evictor` named "" (a virtual thread's default name), the Finalizer with no name;
+ * main holds both `dup` threads as locals (labelled as threads, as the analysis does), and the
+ * group suspect's biggest instances are the two `dup` threads.
+ */
+export function confusableThreads(): ReportModel {
+  const m = sampleModel();
+  const [worker, main, evictor, finalizer] = m.threads.threads as [ThreadInfo, ThreadInfo, ThreadInfo, ThreadInfo];
+  for (const t of [worker, main]) {
+    t.name = 'dup';
+    t.object.label = 'dup';
+  }
+  evictor.name = '';
+  evictor.object.label = '';
+  finalizer.name = null;
+  const local = (t: ThreadInfo) => ({ object: { ...t.object, label: 'thread "dup"' }, shallow: 120, retained: t.retained });
+  main.frames[0]!.locals.push(local(worker), local(main));
+  const group = m.leakSuspects.suspects[1]!;
+  group.biggestInstances = [worker, main].map((t) => ({ object: { ...t.object }, shallow: t.shallow, retained: t.retained, retainedPercent: t.retainedPercent }));
+  return m;
+}

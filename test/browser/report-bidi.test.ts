@@ -1,7 +1,7 @@
 /**
  * Right-to-left text from the dump in the HTML report, laid out by real Chromium: a Hebrew thread
- * name and suspect title must not reorder the report's own words after them (`name: 6 frames,
- * 3 locals` read as `6 :name frames…` before), and a right-to-left override is shown as
+ * name and suspect title must not reorder the report's own words after them (`name @ 0x…: 6
+ * frames, 3 locals`; `name: 6 frames` read as `6 :name frames…` before), and a right-to-left override is shown as
  * `\u202e`, not obeyed. Checked on the positions of the characters on screen.
  */
 import fs from 'node:fs';
@@ -75,8 +75,8 @@ describe.skipIf(!chromiumAvailable)('HTML report: right-to-left text from the du
 
   const increasing = (xs: number[]) => xs.every((x, i) => i === 0 || x > xs[i - 1]!);
 
-  test('a thread\'s stack summary reads "<name>: 6 frames, 3 locals" left to right', async () => {
-    const xs = await charXs(page, '#thread-overview summary', ': 6 frames');
+  test('a thread\'s stack summary reads "<name> @ <address>: 6 frames, 3 locals" left to right', async () => {
+    const xs = await charXs(page, '#thread-overview summary', ' @ 0x7f0021a0: 6 frames');
     expect(increasing(xs), `x positions ${xs.join(', ')}`).toBe(true);
   });
 
@@ -87,8 +87,8 @@ describe.skipIf(!chromiumAvailable)('HTML report: right-to-left text from the du
 
   test('a right-to-left override is shown, not obeyed', async () => {
     const summaries = await page.locator('#thread-overview summary').allTextContents();
-    expect(summaries).toContainEqual(expect.stringMatching(/^rtl\\u202egnp\.exe: \d+ frames, \d+ locals$/));
-    const xs = await charXs(page, '#thread-overview summary', 'gnp.exe: ');
+    expect(summaries).toContainEqual(expect.stringMatching(/^rtl\\u202egnp\.exe @ 0x7f002000: \d+ frames, \d+ locals$/));
+    const xs = await charXs(page, '#thread-overview summary', 'gnp.exe @ 0x7f002000: ');
     expect(increasing(xs)).toBe(true);
   });
 });

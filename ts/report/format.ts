@@ -17,6 +17,15 @@ export const percent = (p: number): string => `${p.toFixed(1)}%`;
 export const sizeWithPercent = (bytes: number, pct: number): string => `${formatBytes(bytes)} (${percent(pct)})`;
 
 /**
+ * The waste figure of a report's summary: the overhead a change in the code would save (in
+ * reachable objects), and the garbage's part apart, as the waste section's headline says it.
+ */
+export function wasteSummary(w: { reachableOverhead: number; reachableOverheadPercent: number; unreachableOverhead: number; unreachableOverheadPercent: number }): string {
+  const reachable = sizeWithPercent(w.reachableOverhead, w.reachableOverheadPercent);
+  return w.unreachableOverhead > 0 ? `${reachable}, and ${sizeWithPercent(w.unreachableOverhead, w.unreachableOverheadPercent)} in unreachable objects` : reachable;
+}
+
+/**
  * Replaces control characters (newlines in strings from the dump) with visible escapes: C0, DEL,
  * C1, the line and paragraph separators, and the bidirectional controls (U+061C, U+200E, U+200F,
  * U+202A–U+202E, U+2066–U+2069), which would otherwise reorder the text around them.
@@ -94,6 +103,20 @@ export function valueText(v: Value): string {
   // A Java long beyond 2^53: every digit, grouped like the other numbers.
   if (typeof v === 'bigint') return v.toLocaleString('en-US');
   return String(v);
+}
+
+/** What the reports write for a thread without a name: none in the dump, or "" (a virtual thread's default). */
+export const UNNAMED = '(unnamed)';
+
+/**
+ * An object as the report's sections write it: its label, followed by its address when the label
+ * is a name (a thread's, a class loader's) rather than `Class @ 0x…`, since two threads may share
+ * a name; an empty name as `(unnamed)`. A class object keeps `class Foo`.
+ */
+export function objectText(o: ObjectRef): string {
+  // `Class @ 0x…`, a String's followed by its text: the address is there already.
+  if (o.className === 'java.lang.Class' || new RegExp(` @ ${o.address}(?![0-9a-f])`).test(o.label)) return o.label;
+  return `${o.label === '' ? UNNAMED : o.label} @ ${o.address}`;
 }
 
 /** How a path step is reached from the previous one, as a person writes it. */

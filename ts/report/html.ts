@@ -9,7 +9,7 @@
  * model comes in).
  */
 import { planQuery, queryChartSvg, type QueryView } from './charts.js';
-import { baseName, displayModel, formatBytes, frameText, int, noPathText, overviewFacts, percent, sizeWithPercent, valueText, viaText } from './format.js';
+import { baseName, displayModel, formatBytes, frameText, int, noPathText, objectText, overviewFacts, percent, sizeWithPercent, UNNAMED, valueText, viaText, wasteSummary } from './format.js';
 import { escapeHtml as esc, isolateHtml } from './html-escape.js';
 import { CLASS_LOADER_COLUMNS, classLoadersNote } from './markdown.js';
 import type { ConsumerGroup, LeakSuspect, ReportModel, ReportWarning, ThreadInfo, Waste, WasteModel } from './model.js';
@@ -164,7 +164,7 @@ function summary(model: ReportModel): string {
     ['Classes', `${int(h.classes)} loaded, ${int(model.overview.classHistogram.classes)} with instances`],
     ['Leak suspects', int(ls.length)],
     ['Threads', int(model.threads.threadCount)],
-    ['Waste', sizeWithPercent(model.waste.overhead, model.waste.overheadPercent)],
+    ['Waste', wasteSummary(model.waste)],
   ]
     .map(([k, v]) => `<div class="card">${esc(k)}<b>${esc(v)}</b></div>`)
     .join('');
@@ -242,7 +242,7 @@ function pathHtml(s: LeakSuspect): string {
     const pad = `style="padding-left:${i * 18}px"`;
     const via = step.via ? `${code(viaText(step.via))} → ` : '';
     const root = i === 0 && p.rootKinds.length ? ` <span class="root">GC root: ${esc(p.rootKinds.join(', '))}</span>` : '';
-    return `<li ${pad}>${i > 0 ? '└ ' : ''}${via}${code(step.object.label)} <span class="note">retained ${formatBytes(step.retained)}</span>${root}</li>`;
+    return `<li ${pad}>${i > 0 ? '└ ' : ''}${via}${code(objectText(step.object))} <span class="note">retained ${formatBytes(step.retained)}</span>${root}</li>`;
   });
   return `<ol class="path">${items.join('')}</ol>`;
 }
@@ -250,16 +250,16 @@ function pathHtml(s: LeakSuspect): string {
 function suspectHtml(s: LeakSuspect): string {
   const facts: [string, string][] = [
     ['Retained', `${sizeWithPercent(s.retained, s.retainedPercent)}, ${int(s.retained)} bytes`],
-    s.kind === 'group' ? ['Instances', `${int(s.instances)} of ${code(s.className)}`] : ['Object', s.object ? code(s.object.label) : code(s.className)],
+    s.kind === 'group' ? ['Instances', `${int(s.instances)} of ${code(s.className)}`] : ['Object', s.object ? code(objectText(s.object)) : code(s.className)],
     ['Class', code(s.className)],
     ['Class loader', esc(s.classLoader ?? '<bootstrap>')],
   ];
-  if (s.accumulationPoint) facts.push(['Accumulation point', `${code(s.accumulationPoint.object.label)}, ${sizeWithPercent(s.accumulationPoint.retained, s.accumulationPoint.retainedPercent)}`]);
+  if (s.accumulationPoint) facts.push(['Accumulation point', `${code(objectText(s.accumulationPoint.object))}, ${sizeWithPercent(s.accumulationPoint.retained, s.accumulationPoint.retainedPercent)}`]);
   if (s.keywords.length) facts.push(['Keywords', s.keywords.map(code).join(', ')]);
   const biggest = s.biggestInstances.length
     ? `<h4>Biggest instances</h4>${table(
         [{ head: 'object' }, { head: 'shallow', num: true }, { head: 'retained', num: true }, { head: '% heap', num: true }],
-        s.biggestInstances.map((b) => [code(b.object.label), bytes(b.shallow), bytes(b.retained), percent(b.retainedPercent)]),
+        s.biggestInstances.map((b) => [code(objectText(b.object)), bytes(b.shallow), bytes(b.retained), percent(b.retainedPercent)]),
         'Biggest instances',
       )}`
     : '';
@@ -315,7 +315,7 @@ function topConsumers(model: ReportModel): string {
   const h = model.overview.heap;
   let objectsChart = '';
   if (t.biggestObjects.length) {
-    const data: Datum[] = t.biggestObjects.map((b) => ({ label: b.object.label, value: b.retained }));
+    const data: Datum[] = t.biggestObjects.map((b) => ({ label: objectText(b.object), value: b.retained }));
     const rest = h.usedHeap - t.biggestObjects.reduce((s, b) => s + b.retained, 0);
     if (rest > 0) data.push({ label: 'Rest of the heap', value: rest, color: REST_COLOR });
     objectsChart = pieChartSvg(data, { title: 'Biggest objects, share of the heap', format: formatBytes });
@@ -323,7 +323,7 @@ function topConsumers(model: ReportModel): string {
   const objects = t.biggestObjects.length
     ? table(
         [{ head: 'object' }, { head: 'shallow', num: true }, { head: 'retained', num: true }, { head: '% heap', num: true }],
-        t.biggestObjects.map((b) => [code(b.object.label), bytes(b.shallow), bytes(b.retained), percent(b.retainedPercent)]),
+        t.biggestObjects.map((b) => [code(objectText(b.object)), bytes(b.shallow), bytes(b.retained), percent(b.retainedPercent)]),
         'Biggest objects',
       )
     : '<p>None above the threshold.</p>';
@@ -347,13 +347,19 @@ function topConsumers(model: ReportModel): string {
 
 function stackHtml(t: ThreadInfo): string {
   const locals = (ls: ThreadInfo['otherLocals']) =>
-    ls.length ? `<ul>${ls.map((l) => `<li>local ${code(l.object.label)} retained ${bytes(l.retained)}</li>`).join('')}</ul>` : '';
+    ls.length ? `<ul>${ls.map((l) => `<li>local ${code(objectText(l.object))} retained ${bytes(l.retained)}</li>`).join('')}</ul>` : '';
   const frames = t.frames.map((f) => `<li>at ${code(frameText(f))}${locals(f.locals)}</li>`);
   if (t.otherLocals.length > 0) frames.push(`<li>in no frame of the dump${locals(t.otherLocals)}</li>`);
   const note = t.frames.length === 0 ? '<p class="note">No stack trace in the dump.</p>' : '';
   return `${note}${frames.length ? `<ul class="frames">${frames.join('')}</ul>` : ''}`;
 }
 
+/** A thread's name, isolated; `(unnamed)` in italics for none or an empty one, so no cell or summary is left blank. */
+function threadName(t: ThreadInfo): string {
+  return t.name ? isolateHtml(t.name) : `<i>${esc(UNNAMED)}</i>`;
+}
+
+/** The table, then each thread's stack under a summary with its address (names repeat: two threads may share one). */
 function threads(model: ReportModel): string {
   const ts = model.threads.threads;
   if (model.threads.threadCount === 0) return '<section id="thread-overview"><h2>Thread Overview</h2><p>The dump holds no threads.</p></section>';
@@ -371,7 +377,7 @@ function threads(model: ReportModel): string {
       { head: 'object' },
     ],
     ts.map((t) => [
-      t.name === null ? '<i>unnamed</i>' : esc(t.name),
+      threadName(t),
       t.daemon === null ? '?' : t.daemon ? 'yes' : 'no',
       t.state === null ? '' : esc(t.state),
       t.priority === null ? '' : int(t.priority),
@@ -386,7 +392,7 @@ function threads(model: ReportModel): string {
   const stacks = ts
     .map(
       (t) =>
-        `<details><summary>${isolateHtml(t.name ?? t.object.label)}: ${int(t.frames.length)} frames, ${int(t.frames.reduce((s, f) => s + f.locals.length, t.otherLocals.length))} locals</summary>${stackHtml(t)}</details>`,
+        `<details><summary>${threadName(t)} @ ${esc(t.object.address)}: ${int(t.frames.length)} frames, ${int(t.frames.reduce((s, f) => s + f.locals.length, t.otherLocals.length))} locals</summary>${stackHtml(t)}</details>`,
     )
     .join('\n');
   return `<section id="thread-overview"><h2>Thread Overview</h2>${tbl}${shown}<h3>Stacks and locals</h3>${stacks}</section>`;
@@ -394,7 +400,11 @@ function threads(model: ReportModel): string {
 
 /** The waste checks: a chart and table per check, each check's holders, duplicate string values. */
 function wasteSection(w: Waste): string {
-  const head = `<p>${sizeWithPercent(w.overhead, w.overheadPercent)} of the ${formatBytes(w.usedHeap)} heap is overhead that a change in the code would save. Each object is counted by at most one check; rows are grouped by the field that holds the objects.</p>`;
+  const unreachable =
+    w.unreachableOverhead > 0
+      ? `; a further ${sizeWithPercent(w.unreachableOverhead, w.unreachableOverheadPercent)} is in unreachable objects, which the next garbage collection frees (the checks count both)`
+      : '';
+  const head = `<p>${sizeWithPercent(w.reachableOverhead, w.reachableOverheadPercent)} of the ${formatBytes(w.usedHeap)} heap is overhead that a change in the code would save${unreachable}. Each object is counted by at most one check; rows are grouped by the field that holds the objects.</p>`;
   const found = w.categories.filter((c) => c.overhead > 0);
   const chart = found.length ? barChartSvg(found.map((c) => ({ label: c.title, value: c.overhead })), { title: 'Overhead by check', format: formatBytes }) : '';
   const totals = table(
@@ -415,7 +425,11 @@ function wasteSection(w: Waste): string {
     })
     .join('\n');
   const d = w.duplicateStrings;
-  const dupHead = `<p>${int(d.strings)} strings, ${int(d.distinct)} distinct values; ${int(d.duplicatedValues)} values occur more than once and waste ${formatBytes(d.wastedBytes)}.</p>`;
+  // The copies an empty collection or an object waiting for finalization keeps alive are in the
+  // values' bytes and counted by that check, not by the duplicate strings' (docs/report-model.md).
+  const elsewhere = d.wastedBytes - (w.categories.find((c) => c.check === 'duplicateStrings')?.overhead ?? 0);
+  const inside = elsewhere > 0 ? `, ${formatBytes(elsewhere)} of it inside objects counted under other checks (empty collections, objects waiting for finalization)` : '';
+  const dupHead = `<p>${int(d.strings)} strings, ${int(d.distinct)} distinct values; ${int(d.duplicatedValues)} values occur more than once and waste ${formatBytes(d.wastedBytes)}${inside}.</p>`;
   const dupTable = d.top.length
     ? table(
         [{ head: 'value' }, { head: 'length', num: true }, { head: 'count', num: true }, { head: 'wasted', num: true }],

@@ -6,7 +6,7 @@
  * with its full length stated (`displayModel`, applied once as the model comes in).
  */
 import { planQuery, type QueryView } from './charts.js';
-import { baseName, displayModel, formatBytes, frameText, int, noPathText, overviewFacts, percent, printable, shorten, sizeWithPercent, valueText, viaText } from './format.js';
+import { baseName, displayModel, formatBytes, frameText, int, noPathText, objectText, overviewFacts, percent, printable, shorten, sizeWithPercent, UNNAMED, valueText, viaText, wasteSummary } from './format.js';
 import type { LeakSuspect, ReportModel, SystemOverview, ThreadInfo, Waste, WasteModel } from './model.js';
 import type { QueryResult } from './query-result.js';
 
@@ -100,7 +100,7 @@ function summary(model: ReportModel): string[] {
     lines.push(`  - Problem Suspect ${s.rank}: ${mdText(s.title)}, ${sizeWithPercent(s.retained, s.retainedPercent)}`);
   }
   lines.push(`- Threads: ${int(model.threads.threadCount)}`);
-  if (model.waste.overhead > 0) lines.push(`- Waste: ${sizeWithPercent(model.waste.overhead, model.waste.overheadPercent)} (see [Waste](#waste))`);
+  if (model.waste.overhead > 0) lines.push(`- Waste: ${wasteSummary(model.waste)} (see [Waste](#waste))`);
   return ['## Summary', lines.join('\n')];
 }
 
@@ -195,7 +195,7 @@ function pathTree(s: LeakSuspect): string | null {
     const indent = i === 0 ? '' : '   '.repeat(i - 1) + '└─ ';
     const via = step.via ? `${printable(viaText(step.via))} → ` : '';
     const root = i === 0 && p.rootKinds.length ? `  [GC root: ${p.rootKinds.map(printable).join(', ')}]` : '';
-    return `${indent}${via}${printable(step.object.label)}  (retained ${formatBytes(step.retained)})${root}`;
+    return `${indent}${via}${printable(objectText(step.object))}  (retained ${formatBytes(step.retained)})${root}`;
   });
   return fence(lines.join('\n'));
 }
@@ -213,11 +213,11 @@ function leakSuspects(model: ReportModel): string[] {
     out.push(`> ${mdText(s.explanation)}`);
     const facts: [string, string][] = [
       ['Retained', `${sizeWithPercent(s.retained, s.retainedPercent)}, ${int(s.retained)} bytes`],
-      [s.kind === 'group' ? 'Instances' : 'Object', s.kind === 'group' ? `${int(s.instances)} of ${mdText(s.className)}` : s.object ? mdText(s.object.label) : mdText(s.className)],
+      [s.kind === 'group' ? 'Instances' : 'Object', s.kind === 'group' ? `${int(s.instances)} of ${mdText(s.className)}` : s.object ? mdText(objectText(s.object)) : mdText(s.className)],
       ['Class loader', mdText(s.classLoader ?? '<bootstrap>')],
     ];
     if (s.accumulationPoint) {
-      facts.push(['Accumulation point', `${mdText(s.accumulationPoint.object.label)}, ${sizeWithPercent(s.accumulationPoint.retained, s.accumulationPoint.retainedPercent)}`]);
+      facts.push(['Accumulation point', `${mdText(objectText(s.accumulationPoint.object))}, ${sizeWithPercent(s.accumulationPoint.retained, s.accumulationPoint.retainedPercent)}`]);
     }
     if (s.keywords.length) facts.push(['Keywords', s.keywords.map(mdText).join(', ')]);
     out.push(table(['', ''], facts.map(([k, v]) => [`**${k}**`, v])));
@@ -228,7 +228,7 @@ function leakSuspects(model: ReportModel): string[] {
         '**Biggest instances**',
         table(
           ['object', 'shallow', 'retained', '% heap'],
-          s.biggestInstances.map((b) => [mdText(b.object.label), formatBytes(b.shallow), formatBytes(b.retained), percent(b.retainedPercent)]),
+          s.biggestInstances.map((b) => [mdText(objectText(b.object)), formatBytes(b.shallow), formatBytes(b.retained), percent(b.retainedPercent)]),
           ['l', 'r', 'r', 'r'],
         ),
       );
@@ -260,7 +260,7 @@ function topConsumers(model: ReportModel): string[] {
   section(
     'Biggest objects',
     ['object', 'shallow', 'retained', '% heap'],
-    t.biggestObjects.map((b) => [mdText(b.object.label), formatBytes(b.shallow), formatBytes(b.retained), percent(b.retainedPercent)]),
+    t.biggestObjects.map((b) => [mdText(objectText(b.object)), formatBytes(b.shallow), formatBytes(b.retained), percent(b.retainedPercent)]),
     ['l', 'r', 'r', 'r'],
   );
   groups('Biggest classes', t.biggestClasses, 'class');
@@ -275,7 +275,7 @@ function topConsumers(model: ReportModel): string[] {
 }
 
 function threadStack(t: ThreadInfo): string {
-  const local = (l: ThreadInfo['otherLocals'][number]) => `    local ${printable(l.object.label)}  (retained ${formatBytes(l.retained)})`;
+  const local = (l: ThreadInfo['otherLocals'][number]) => `    local ${printable(objectText(l.object))}  (retained ${formatBytes(l.retained)})`;
   const lines: string[] = [];
   for (const f of t.frames) {
     lines.push(`at ${printable(frameText(f))}`);
@@ -290,6 +290,12 @@ function threadStack(t: ThreadInfo): string {
   return stack;
 }
 
+/** A thread's name; `_(unnamed)_` for none or an empty one, so no cell or heading is left blank. */
+function threadName(t: ThreadInfo): string {
+  return t.name ? mdText(t.name) : `_${mdText(UNNAMED)}_`;
+}
+
+/** The table, then each thread's stack under a heading with its address (names repeat: two threads may share one). */
 function threads(model: ReportModel): string[] {
   const ts = model.threads.threads;
   const out = ['## Thread Overview'];
@@ -298,7 +304,7 @@ function threads(model: ReportModel): string[] {
     table(
       ['thread', 'daemon', 'state', 'retained', '% heap', 'max local retained', 'context class loader', 'object'],
       ts.map((t) => [
-        t.name === null ? '_unnamed_' : mdText(t.name),
+        threadName(t),
         t.daemon === null ? '?' : t.daemon ? 'yes' : 'no',
         t.state === null ? '' : mdText(t.state),
         formatBytes(t.retained),
@@ -312,7 +318,7 @@ function threads(model: ReportModel): string[] {
   );
   if (ts.length < model.threads.threadCount) out.push(`_${int(ts.length)} of ${int(model.threads.threadCount)} threads shown, the largest retained size first._`);
   for (const t of ts) {
-    out.push(`### Thread ${t.name === null ? mdText(t.object.label) : mdText(t.name)}`);
+    out.push(`### Thread ${threadName(t)} @ ${t.object.address}`);
     out.push(threadStack(t));
   }
   return out;
@@ -334,7 +340,10 @@ export function renderWasteMarkdown(full: WasteModel): string {
 function wasteSection(w: Waste, h: '##'): string[] {
   const out = [
     `${h} Waste`,
-    `${sizeWithPercent(w.overhead, w.overheadPercent)} of the ${formatBytes(w.usedHeap)} heap is overhead that a change in the code would save. ` +
+    `${sizeWithPercent(w.reachableOverhead, w.reachableOverheadPercent)} of the ${formatBytes(w.usedHeap)} heap is overhead that a change in the code would save` +
+      (w.unreachableOverhead > 0
+        ? `; a further ${sizeWithPercent(w.unreachableOverhead, w.unreachableOverheadPercent)} is in unreachable objects, which the next garbage collection frees (the checks count both). `
+        : '. ') +
       'Each object is counted by at most one check; rows are grouped by the field that holds the objects.',
     table(
       ['check', 'objects', 'overhead', '% heap'],
@@ -355,9 +364,13 @@ function wasteSection(w: Waste, h: '##'): string[] {
     if (c.holders > c.rows.length) out.push(`… and ${int(c.holders - c.rows.length)} more holders.`);
   }
   const d = w.duplicateStrings;
+  // The copies an empty collection or an object waiting for finalization keeps alive are in the
+  // values' bytes and counted by that check, not by the duplicate strings' (docs/report-model.md).
+  const elsewhere = d.wastedBytes - (w.categories.find((c) => c.check === 'duplicateStrings')?.overhead ?? 0);
   out.push(
     `${h}# Duplicate string values`,
-    `${int(d.strings)} strings, ${int(d.distinct)} distinct values; ${int(d.duplicatedValues)} values occur more than once and waste ${formatBytes(d.wastedBytes)}.`,
+    `${int(d.strings)} strings, ${int(d.distinct)} distinct values; ${int(d.duplicatedValues)} values occur more than once and waste ${formatBytes(d.wastedBytes)}` +
+      (elsewhere > 0 ? `, ${formatBytes(elsewhere)} of it inside objects counted under other checks (empty collections, objects waiting for finalization).` : '.'),
   );
   if (d.top.length) {
     out.push(

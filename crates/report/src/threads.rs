@@ -1,11 +1,12 @@
 //! Thread Overview (mat-semantics.md §3.4): every `java.lang.Thread` with its name, daemon
 //! flag, priority, state (the JVMTI bits of `threadStatus`, or `holder.threadStatus` on JDK
-//! 19+), context class loader, sizes, and its frames with the objects each frame holds.
+//! 19+; a virtual thread's `VirtualThread.state`), context class loader, sizes, and its frames
+//! with the objects each frame holds.
 
-use heapql_heap::{ObjIdx, StackFrame as HeapFrame, ThreadInfo, Value};
+use heapql_heap::{ClassIdx, Heap, ObjIdx, StackFrame as HeapFrame, ThreadInfo, Value};
 use rustc_hash::FxHashMap;
 
-use super::ctx::Ctx;
+use super::ctx::{Ctx, THREAD};
 use super::model::{Local, StackFrame, Thread, ThreadOverview};
 
 pub fn threads(ctx: &Ctx, thread_objects: &[ObjIdx]) -> ThreadOverview {
@@ -23,18 +24,23 @@ pub fn threads(ctx: &Ctx, thread_objects: &[ObjIdx]) -> ThreadOverview {
         .map(|&o| {
             let info = by_object.get(&o).copied();
             let holder = ctx.object_field(o, "holder");
-            let int = |name: &str| -> Option<i32> {
-                let direct = heap.field(o, name).or_else(|| holder.and_then(|h| heap.field(h, name)));
-                match direct {
-                    Some(Value::Int(v)) => Some(v),
-                    _ => None,
-                }
-            };
-            let daemon = info.and_then(|t| t.daemon).or_else(|| {
-                ["daemon", "isDaemon"].iter().find_map(|f| match heap.field(o, f).or_else(|| holder.and_then(|h| heap.field(h, f))) {
-                    Some(Value::Boolean(b)) => Some(b),
-                    _ => None,
+            let virtual_thread = VirtualKind::of(heap, o);
+            // Virtual threads are daemons of NORM_PRIORITY by specification (`Thread.isDaemon`,
+            // `getPriority`); JDK 21+ keeps neither in the object (its `holder` is null).
+            let daemon = if virtual_thread.is_some() {
+                Some(true)
+            } else {
+                info.and_then(|t| t.daemon).or_else(|| {
+                    ["daemon", "isDaemon"].iter().find_map(|f| match heap.field(o, f).or_else(|| holder.and_then(|h| heap.field(h, f))) {
+                        Some(Value::Boolean(b)) => Some(b),
+                        _ => None,
+                    })
                 })
+            };
+            let priority = if virtual_thread.is_some() { Some(NORM_PRIORITY) } else { own_int(ctx, o, "priority") };
+            let state = platform_state(ctx, o).or_else(|| match virtual_thread {
+                Some(VirtualKind::Continuation(class)) => virtual_state(ctx, o, class),
+                _ => None,
             });
             let frames: Vec<StackFrame> = info
                 .map(|t| t.frames.iter().enumerate().map(|(d, f)| frame(ctx, d as u32, f)).collect())
@@ -46,8 +52,8 @@ pub fn threads(ctx: &Ctx, thread_objects: &[ObjIdx]) -> ThreadOverview {
                 object: ctx.object_ref(o),
                 name: info.and_then(|t| t.name.clone()).or_else(|| heap.thread_name(o)),
                 daemon,
-                priority: int("priority"),
-                state: int("threadStatus").map(|s| thread_state(s).to_string()),
+                priority,
+                state: state.map(str::to_string),
                 context_class_loader: ctx.object_field(o, "contextClassLoader").map(|l| ctx.loader_object_label(l)),
                 shallow: heap.shallow_size(o),
                 retained,
@@ -72,7 +78,119 @@ fn frame(ctx: &Ctx, depth: u32, f: &HeapFrame) -> StackFrame {
     }
 }
 
-/// The objects `held` (each once), biggest retained first, ties by address.
+/// `Thread.NORM_PRIORITY`, every virtual thread's priority.
+const NORM_PRIORITY: i32 = 5;
+
+/// An int field of a thread, or of its `holder` (JDK 19+ keeps a platform thread's there).
+fn own_int(ctx: &Ctx, o: ObjIdx, name: &str) -> Option<i32> {
+    let heap = ctx.heap;
+    let holder = ctx.object_field(o, "holder");
+    match heap.field(o, name).or_else(|| holder.and_then(|h| heap.field(h, name))) {
+        Some(Value::Int(v)) => Some(v),
+        _ => None,
+    }
+}
+
+/// The state of a platform thread (or a virtual thread bound to one), from its JVMTI state word.
+fn platform_state(ctx: &Ctx, o: ObjIdx) -> Option<&'static str> {
+    own_int(ctx, o, "threadStatus").map(thread_state)
+}
+
+/// What kind of virtual thread an object is (`Thread.isVirtual`: a `java.lang.BaseVirtualThread`).
+#[derive(Clone, Copy)]
+enum VirtualKind {
+    /// A `java.lang.VirtualThread` (this class): its state is its `state` field.
+    Continuation(ClassIdx),
+    /// Another one (`ThreadBuilders$BoundVirtualThread`), whose state is a platform thread's.
+    Bound,
+}
+
+impl VirtualKind {
+    fn of(heap: &Heap, o: ObjIdx) -> Option<VirtualKind> {
+        let mut kind = None;
+        let mut cur = Some(heap.class_of(o));
+        // The class table is acyclic in a sane dump; the bound guards a corrupt one.
+        for _ in 0..64 {
+            let Some(c) = cur else { break };
+            let info = heap.class(c);
+            match info.name.as_str() {
+                "java.lang.VirtualThread" => kind = Some(VirtualKind::Continuation(c)),
+                "java.lang.BaseVirtualThread" => return Some(kind.unwrap_or(VirtualKind::Bound)),
+                _ => {}
+            }
+            cur = info.super_class;
+        }
+        kind
+    }
+}
+
+/// `VirtualThread`'s state constants in JDK 21–25 and the `Thread.State` its `threadState()`
+/// gives each (STARTED and RUNNING depend on more: `virtual_state`).
+const VIRTUAL_STATES: [(&str, i32, &str); 20] = [
+    ("NEW", 0, "NEW"),
+    ("STARTED", 1, "RUNNABLE"),
+    ("RUNNING", 2, "RUNNABLE"),
+    ("PARKING", 3, "RUNNABLE"),
+    ("PARKED", 4, "WAITING"),
+    ("PINNED", 5, "WAITING"),
+    ("TIMED_PARKING", 6, "RUNNABLE"),
+    ("TIMED_PARKED", 7, "TIMED_WAITING"),
+    ("TIMED_PINNED", 8, "TIMED_WAITING"),
+    ("UNPARKED", 9, "RUNNABLE"),
+    ("YIELDING", 10, "RUNNABLE"),
+    ("YIELDED", 11, "RUNNABLE"),
+    ("BLOCKING", 12, "BLOCKED"),
+    ("BLOCKED", 13, "BLOCKED"),
+    ("UNBLOCKED", 14, "RUNNABLE"),
+    ("WAITING", 15, "RUNNABLE"),
+    ("WAIT", 16, "WAITING"),
+    ("TIMED_WAITING", 17, "RUNNABLE"),
+    ("TIMED_WAIT", 18, "TIMED_WAITING"),
+    ("TERMINATED", 99, "TERMINATED"),
+];
+
+/// A virtual thread's `Thread.State`, as `VirtualThread.threadState()` derives it from its
+/// `state` field. The numbers are the constants of the dump's `VirtualThread` class, read by
+/// name (JDK 19–20 numbered them otherwise, a later JDK may again); JDK 21–25's when the class
+/// was dumped without them. None without the field or for a number no constant has.
+fn virtual_state(ctx: &Ctx, o: ObjIdx, class: ClassIdx) -> Option<&'static str> {
+    let heap = ctx.heap;
+    let Some(Value::Int(state)) = heap.field(o, "state") else { return None };
+    let statics = &heap.class(class).statics;
+    let dumped = statics.iter().any(|f| f.name == "TERMINATED");
+    let constant = |name: &str, jdk21: i32| -> Option<i32> {
+        if !dumped {
+            return Some(jdk21);
+        }
+        statics.iter().find(|f| f.name == name).and_then(|f| match f.value {
+            Value::Int(v) => Some(v),
+            _ => None,
+        })
+    };
+    // A thread suspended while unmounted (`SUSPENDED` bit) is in the state under it.
+    let state = state & !constant("SUSPENDED", 1 << 8).unwrap_or(0);
+    let &(name, _, mapped) = VIRTUAL_STATES.iter().find(|&&(name, jdk21, _)| constant(name, jdk21) == Some(state))?;
+    Some(match name {
+        // Started but not yet in a thread container: NEW.
+        "STARTED" if matches!(heap.field(o, "container"), Some(Value::Null)) => "NEW",
+        // Mounted: the state of its carrier thread.
+        "RUNNING" => ctx.object_field(o, "carrierThread").and_then(|c| platform_state(ctx, c)).unwrap_or(mapped),
+        _ => mapped,
+    })
+}
+
+/// How a thread held as a local is labelled: `thread "main"`, as a thread rather than by its
+/// bare name (which reads like an instance of a class of that name); `thread (unnamed)` for
+/// an empty or missing name.
+fn local_thread_label(name: Option<String>) -> String {
+    match name.filter(|n| !n.is_empty()) {
+        Some(n) => format!("thread \"{n}\""),
+        None => "thread (unnamed)".to_string(),
+    }
+}
+
+/// The objects `held` (each once), biggest retained first, ties by address; a thread labelled
+/// as one.
 fn locals(ctx: &Ctx, held: &[ObjIdx]) -> Vec<Local> {
     let heap = ctx.heap;
     let mut held = held.to_vec();
@@ -80,7 +198,13 @@ fn locals(ctx: &Ctx, held: &[ObjIdx]) -> Vec<Local> {
     held.dedup();
     let mut locals: Vec<Local> = held
         .into_iter()
-        .map(|o| Local { object: ctx.object_ref(o), shallow: heap.shallow_size(o), retained: ctx.analysis.retained_size(o) })
+        .map(|o| {
+            let mut object = ctx.object_ref(o);
+            if ctx.object_flags(o) & THREAD != 0 {
+                object.label = local_thread_label(ctx.thread_name(o));
+            }
+            Local { object, shallow: heap.shallow_size(o), retained: ctx.analysis.retained_size(o) }
+        })
         .collect();
     locals.sort_by(|x, y| y.retained.cmp(&x.retained).then(heap.object_id(x.object.object_id).cmp(&heap.object_id(y.object.object_id))));
     locals

@@ -229,6 +229,10 @@ fn known_heap_facts_hold_in_every_layout() {
             .unwrap_or_else(|| panic!("{stem}: no byte[{len}] local"));
         assert_eq!(local.retained, fact["retained"].as_u64().unwrap(), "{stem}");
         assert!(t.max_local_retained >= local.retained);
+        // The worker holds itself (`this` of `Thread.run`): a local labelled as a thread, not by
+        // its bare name, which reads like an instance of a class of that name.
+        let own = t.frames.iter().flat_map(|fr| fr.locals.iter()).find(|l| l.object.object_id == t.object.object_id);
+        assert_eq!(own.map(|l| l.object.label.as_str()), Some(format!("thread \"{}\"", fact["thread"].as_str().unwrap()).as_str()), "{stem}");
         // The class KnownHeap holds most of the heap (its CHAIN, 150 000 nodes in the full
         // scale, 15 000 in the lean one): a suspect. Its biggest child is the chain head; when
         // the chain keeps ≥ 70 % the walk follows it past MAT's 1000 levels (no accumulation

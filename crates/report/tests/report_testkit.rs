@@ -385,6 +385,164 @@ fn stackless_threads_with_char_array_names_are_named() {
     assert_eq!(th.daemon, Some(true));
 }
 
+/// JDK 21–25's `VirtualThread` state constants, as HotSpot dumps them with the class.
+const JDK25_VIRTUAL_STATES: [(&str, i32); 21] = [
+    ("NEW", 0),
+    ("STARTED", 1),
+    ("RUNNING", 2),
+    ("PARKING", 3),
+    ("PARKED", 4),
+    ("PINNED", 5),
+    ("TIMED_PARKING", 6),
+    ("TIMED_PARKED", 7),
+    ("TIMED_PINNED", 8),
+    ("UNPARKED", 9),
+    ("YIELDING", 10),
+    ("YIELDED", 11),
+    ("BLOCKING", 12),
+    ("BLOCKED", 13),
+    ("UNBLOCKED", 14),
+    ("WAITING", 15),
+    ("WAIT", 16),
+    ("TIMED_WAITING", 17),
+    ("TIMED_WAIT", 18),
+    ("TERMINATED", 99),
+    ("SUSPENDED", 256),
+];
+
+/// A dump with `java.lang.VirtualThread` (under `BaseVirtualThread`) whose class holds
+/// `constants` as statics, and one virtual thread per `(state, carrier state word)`: a
+/// carrier, when given, is a JDK 19+ platform thread whose `holder.threadStatus` is that word.
+/// Returns the report and the virtual threads' object indexes.
+fn virtual_threads(constants: &[(&str, i32)], with_state: bool, threads: &[(i32, Option<i32>)]) -> (ReportData, Vec<ObjIdx>) {
+    let mut b = DumpBuilder::new(8);
+    let obj = b.object_class;
+    let holder_class = b.class("java.lang.Thread$FieldHolder", Some(obj), &[("threadStatus", BasicType::Int)]);
+    let carrier_class = b.class("jdk.internal.misc.CarrierThread", Some(b.thread_class), &[("holder", BasicType::Object)]);
+    let base = b.class("java.lang.BaseVirtualThread", Some(b.thread_class), &[]);
+    let statics: Vec<(&str, Val)> = constants.iter().map(|&(n, v)| (n, Val::Int(v))).collect();
+    // `container` (Thread's in the JDK) null: a thread started but not yet in a container.
+    let fields: &[(&str, BasicType)] = if with_state {
+        &[("state", BasicType::Int), ("carrierThread", BasicType::Object), ("container", BasicType::Object)]
+    } else {
+        &[("carrierThread", BasicType::Object), ("container", BasicType::Object)]
+    };
+    let vt_class = b.class_full("java.lang.VirtualThread", Some(base), 0, fields, &statics);
+    let mut ids = Vec::new();
+    for &(state, carrier) in threads {
+        let carrier = match carrier {
+            Some(word) => {
+                let h = b.instance(holder_class, &[Val::Int(word)]);
+                let n = b.string("carrier");
+                let c = b.instance(carrier_class, &[Val::Obj(h), Val::Obj(n), Val::Bool(true)]);
+                b.root_jni_global(c);
+                c
+            }
+            None => 0,
+        };
+        let name = b.string("");
+        // The kit's Thread has a `daemon` field; false here: a virtual thread is a daemon whatever it says.
+        let mut values = vec![Val::Obj(carrier), Val::Obj(0), Val::Obj(name), Val::Bool(false)];
+        if with_state {
+            values.insert(0, Val::Int(state));
+        }
+        let vt = b.instance(vt_class, &values);
+        b.root_jni_global(vt);
+        ids.push(vt);
+    }
+    let bytes = b.build();
+    let (heap, a) = analyze(&bytes, false);
+    let data = report(&heap, &a);
+    let ids = ids.iter().map(|&id| idx(&heap, id)).collect();
+    (data, ids)
+}
+
+/// The daemon flag, priority and state of each of `threads`.
+fn flags_of(data: &ReportData, threads: &[ObjIdx]) -> Vec<(Option<bool>, Option<i32>, Option<String>)> {
+    threads
+        .iter()
+        .map(|&o| {
+            let t = data.threads.threads.iter().find(|t| t.object.object_id == o).unwrap();
+            (t.daemon, t.priority, t.state.clone())
+        })
+        .collect()
+}
+
+/// F3: a virtual thread (JDK 21+) has no `holder`: its state is `VirtualThread.state`, mapped as
+/// `VirtualThread.threadState()` does, and it is a daemon of NORM_PRIORITY by specification.
+#[test]
+fn virtual_threads_are_daemons_of_norm_priority_in_the_state_their_jdk_reports() {
+    const TIMED_PARKED: i32 = 7;
+    const PARKED_SUSPENDED: i32 = 4 | 256;
+    const RUNNING: i32 = 2;
+    const YIELDED: i32 = 11;
+    const TERMINATED: i32 = 99;
+    const STARTED: i32 = 1;
+    let (data, vts) = virtual_threads(
+        &JDK25_VIRTUAL_STATES,
+        true,
+        // Mounted (RUNNING): its carrier's state, here BLOCKED; unmounted: RUNNABLE.
+        &[(TIMED_PARKED, None), (PARKED_SUSPENDED, None), (RUNNING, Some(0x0401)), (RUNNING, None), (YIELDED, None), (TERMINATED, None), (STARTED, None), (1234, None)],
+    );
+    let s = |x: &str| Some(x.to_string());
+    assert_eq!(
+        flags_of(&data, &vts),
+        vec![
+            (Some(true), Some(5), s("TIMED_WAITING")),
+            (Some(true), Some(5), s("WAITING")),
+            (Some(true), Some(5), s("BLOCKED")),
+            (Some(true), Some(5), s("RUNNABLE")),
+            (Some(true), Some(5), s("RUNNABLE")),
+            (Some(true), Some(5), s("TERMINATED")),
+            // Started, not yet in a thread container.
+            (Some(true), Some(5), s("NEW")),
+            // No constant has this value: the JDK would throw; the report says nothing.
+            (Some(true), Some(5), None),
+        ]
+    );
+}
+
+/// The state numbers are the ones the dump's `VirtualThread` class defines (JDK 19–20 numbered
+/// them otherwise: 7 was YIELDING there, TIMED_PARKED since JDK 21); a class dumped without
+/// them is read with JDK 21–25's; a virtual thread without a `state` field has no state.
+#[test]
+fn virtual_thread_states_are_read_by_the_names_of_their_constants() {
+    let jdk20 = [("NEW", 0), ("STARTED", 1), ("RUNNABLE", 2), ("RUNNING", 3), ("PARKING", 4), ("PARKED", 5), ("PINNED", 6), ("YIELDING", 7), ("TERMINATED", 99), ("SUSPENDED", 256)];
+    let (data, vts) = virtual_threads(&jdk20, true, &[(7, None), (5, None)]);
+    let states: Vec<Option<String>> = flags_of(&data, &vts).into_iter().map(|f| f.2).collect();
+    assert_eq!(states, vec![Some("RUNNABLE".to_string()), Some("WAITING".to_string())]);
+    let (data, vts) = virtual_threads(&[], true, &[(7, None)]);
+    assert_eq!(flags_of(&data, &vts)[0].2.as_deref(), Some("TIMED_WAITING"));
+    let (data, vts) = virtual_threads(&JDK25_VIRTUAL_STATES, false, &[(0, None)]);
+    assert_eq!(flags_of(&data, &vts), vec![(Some(true), Some(5), None)]);
+}
+
+/// F4: a thread held as a local is labelled as a thread (`thread "worker"`), not by its bare
+/// name, which reads like an instance of a class of that name; a thread with an empty or no
+/// name as `thread (unnamed)`.
+#[test]
+fn threads_held_as_locals_are_labelled_as_threads() {
+    let mut b = DumpBuilder::new(8);
+    b.class("app.Job", Some(b.object_class), &[]);
+    let (worker, serial) = b.thread("Finalizer", false, &[("run", "app.Job", 7)]);
+    let (nameless, _) = b.thread("", false, &[]);
+    let no_name = b.instance(b.thread_class, &[Val::Obj(0), Val::Bool(false)]);
+    let data_obj = b.byte_array(&[1u8; 10]);
+    for o in [worker, nameless, no_name, data_obj] {
+        b.root_java_frame(o, serial, 0);
+    }
+    let bytes = b.build();
+    let (heap, a) = analyze(&bytes, false);
+    let data = report(&heap, &a);
+    let w = data.threads.threads.iter().find(|t| t.object.object_id == idx(&heap, worker)).unwrap();
+    assert_eq!(w.object.label, "Finalizer", "the thread's own reference keeps its name");
+    let label = |o: u64| w.frames[0].locals.iter().find(|l| l.object.object_id == idx(&heap, o)).unwrap().object.label.clone();
+    assert_eq!(label(worker), "thread \"Finalizer\"");
+    assert_eq!(label(nameless), "thread (unnamed)");
+    assert_eq!(label(no_name), "thread (unnamed)");
+    assert!(label(data_obj).ends_with(&format!(" @ 0x{data_obj:x}")), "other objects keep their label");
+}
+
 /// The `name` String of a testkit thread.
 fn heap_name(heap: &Heap, thread: u64) -> u64 {
     match heap.field(idx(heap, thread), "name") {
@@ -506,7 +664,20 @@ fn json_uses_the_model_field_names() {
         k
     };
     assert_eq!(keys(&v), vec!["leakSuspects", "overview", "threads", "topConsumers", "waste"]);
-    assert_eq!(keys(&v["waste"]), vec!["categories", "duplicateStrings", "overhead", "overheadPercent", "usedHeap"]);
+    assert_eq!(
+        keys(&v["waste"]),
+        vec![
+            "categories",
+            "duplicateStrings",
+            "overhead",
+            "overheadPercent",
+            "reachableOverhead",
+            "reachableOverheadPercent",
+            "unreachableOverhead",
+            "unreachableOverheadPercent",
+            "usedHeap"
+        ]
+    );
     let s = &v["leakSuspects"]["suspects"][0];
     assert_eq!(s["kind"], "group");
     assert_eq!(s["subjectKind"], "instances");
