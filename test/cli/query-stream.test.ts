@@ -277,7 +277,11 @@ describe('the CLI on a long result', () => {
 
     const csv = await run(process.execPath, [bin, 'query', known, '--format', 'csv', '--query', LATE_ERROR, '--query', count]);
     expect(csv.code).toBe(1);
-    const m = /^error: q1: java\.lang\.String has no field 'count' .*; its output above stops after (\d+) rows \(not the whole result\)\n$/.exec(csv.stderr);
+    // The unknown field is shown where the query names it (the query's line, a caret under
+    // `count`), the cut-short output said on the error's first line.
+    const caret = `\n  ${LATE_ERROR}\n  ${' '.repeat(LATE_ERROR.indexOf('.count') + 1)}^^^^^\n`;
+    expect(csv.stderr.endsWith(caret), csv.stderr).toBe(true);
+    const m = /^error: q1:1:47: java\.lang\.String has no field 'count' .*; its output above stops after (\d+) rows \(not the whole result\)\n/.exec(csv.stderr);
     expect(m, csv.stderr).not.toBeNull();
     const written = Number(m![1]);
     expect(written).toBeGreaterThan(WHOLE);
@@ -289,7 +293,8 @@ describe('the CLI on a long result', () => {
 
     const table = await run(process.execPath, [bin, 'query', known, '--query', LATE_ERROR, '--query', count]);
     expect(table.code).toBe(1);
-    expect(table.stderr).toMatch(new RegExp(`^error: q1: .*; its output above stops after ${written} rows \\(not the whole result\\)\\n$`));
+    expect(table.stderr).toMatch(new RegExp(`^error: q1:1:47: .*; its output above stops after ${written} rows \\(not the whole result\\)\\n`));
+    expect(table.stderr.endsWith(caret)).toBe(true);
     expect(table.stdout).toMatch(/^q1: SELECT y\.n, .*\ny\.n +\| c\n-+\+-+\n/);
     expect(table.stdout).not.toMatch(/\(\d+ rows\)\n\nq2/);
     expect(table.stdout).toMatch(/\n\nq2: SELECT COUNT\(\*\) FROM java\.lang\.String\nCOUNT\(\*\)\n-+\n +\d+\n\(1 row\)\n\n$/);
@@ -297,8 +302,9 @@ describe('the CLI on a long result', () => {
     const json = await run(process.execPath, [bin, 'query', known, '--format', 'json', '--query', LATE_ERROR, '--query', count]);
     expect(json.code).toBe(1);
     expect(json.stderr).toMatch(
-      new RegExp(`^error: q1: .*; the JSON output stops after ${written} rows of this result and is not a complete document \\(1 more query was not run\\)\\n$`),
+      new RegExp(`^error: q1:1:47: .*; the JSON output stops after ${written} rows of this result and is not a complete document \\(1 more query was not run\\)\\n`),
     );
+    expect(json.stderr.endsWith(caret)).toBe(true);
     expect(json.stdout.startsWith('[\n  {\n    "name": "q1",\n    "oql": ')).toBe(true);
     expect(() => JSON.parse(json.stdout)).toThrow();
     expect(json.stdout).not.toContain('"rowCount"');

@@ -131,10 +131,11 @@ describe('error lines', () => {
     const dump = writeHostileDump(tmp, 'hostile-error.hprof');
     const r = await heapql(['query', dump, '--no-cache', '--query', 'SELECT x.nope FROM Demo$Session x']);
     expect(r.code).not.toBe(0);
-    expect(r.stderr).toMatch(/^error: q1: .*has no field 'nope'/m);
-    // The field's ESC and line break arrive escaped: the error is one line.
+    expect(r.stderr).toMatch(/^error: q1:1:10: .*has no field 'nope'/m);
+    // The field's ESC and line break arrive escaped: the message is one line; only the error's
+    // own lines follow it (the query, a caret under the name).
     expect(r.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
     expect(r.stderr).toContain('created\\u001b[2J\\nAt');
-    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(r.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/^error: /), '  SELECT x.nope FROM Demo$Session x', '           ^^^^']);
   });
 });

@@ -43,6 +43,10 @@ export function terminalProgress(signal?: AbortSignal, stream: NodeJS.WriteStrea
   });
   const show = (event: ProgressEvent) => {
     if (!started) {
+      // From here the terminal has its cursor hidden and line wrapping off: restored however
+      // the process ends (see `drawn`), by handlers in place before the first byte is drawn.
+      drawn.add(stop);
+      watchExits();
       bar.start(event.total || 1, event.done, payload(event));
       started = true;
     } else if (event.phase !== phase) {
@@ -55,6 +59,7 @@ export function terminalProgress(signal?: AbortSignal, stream: NodeJS.WriteStrea
     clearTimeout(timer);
     if (started && !stopped) bar.stop();
     stopped = true;
+    if (drawn.delete(stop) && drawn.size === 0) unwatchExits();
   };
   // Ctrl-C: take the bar down at once so the interruption message is the last thing shown.
   signal?.addEventListener('abort', stop, { once: true });
@@ -72,29 +77,89 @@ export function terminalProgress(signal?: AbortSignal, stream: NodeJS.WriteStrea
   };
 }
 
+/**
+ * The bars on the screen, each by its `stop`. A drawn bar has hidden the cursor and turned line
+ * wrapping off (`\x1b[?25l`, `\x1b[?7l`); its `stop` turns both back on and clears its line.
+ * Ctrl-C stops it through the interrupt signal; SIGTERM and SIGHUP (`kill`, `timeout`, the
+ * terminal closed) and any other way out of the process (`process.exit`) would leave the shell
+ * without a cursor and with long lines cut at the edge, so while a bar is drawn those stop it too.
+ */
+const drawn = new Set<() => void>();
+const FATAL_SIGNALS = ['SIGTERM', 'SIGHUP'] as const;
+
+function stopAll(): void {
+  for (const stop of [...drawn]) stop();
+}
+
+/**
+ * SIGTERM or SIGHUP while a bar is drawn: the bar comes down, then the signal does what it
+ * would have done: with no other listener, the process ends by it (exit status 128 + signal, as
+ * before); a command with its own handler (the server's SIGTERM) gets it as usual.
+ */
+function onFatalSignal(signal: NodeJS.Signals): void {
+  stopAll();
+  unwatchExits();
+  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+}
+
+let watching = false;
+
+function watchExits(): void {
+  if (watching) return;
+  watching = true;
+  for (const s of FATAL_SIGNALS) process.on(s, onFatalSignal);
+  process.on('exit', stopAll);
+}
+
+function unwatchExits(): void {
+  if (!watching) return;
+  watching = false;
+  for (const s of FATAL_SIGNALS) process.off(s, onFatalSignal);
+  process.off('exit', stopAll);
+}
+
 /** Byte counts for reading phases, plain counts for object phases. */
 function formatAmount(n: number, phase: string): string {
   return /read|index|scan|pass|record/i.test(phase) ? formatBytes(n) : n.toLocaleString('en-US');
 }
 
+/** The signals of the interrupt handlers in use (nested ones included), and the Ctrl-Cs so far. */
+const interruptible = new Set<AbortController>();
+let interrupts = 0;
+
+/** One Ctrl-C: every signal in use fires and the notice is said once; a second exits at once. */
+function onInterrupt(): void {
+  interrupts++;
+  if (interrupts === 1) {
+    for (const c of interruptible) c.abort();
+    notice('interrupted: stopping… (Ctrl-C again to quit at once)');
+  } else {
+    process.exit(130);
+  }
+}
+
 /**
  * An AbortSignal fired by the first Ctrl-C; a second Ctrl-C exits at once.
- * `dispose` removes the handler once the long call is over.
+ * `dispose` removes the handler once the long call is over. Calls may nest (`heapql diff`
+ * opens and analyzes each dump inside its own long call): one process handler serves them
+ * all, so one Ctrl-C fires each signal and says `interrupted: …` once; a signal asked for
+ * after that Ctrl-C is already fired.
  */
 export function interruptSignal(): { signal: AbortSignal; dispose: () => void } {
   const controller = new AbortController();
-  let count = 0;
-  const handler = () => {
-    count++;
-    if (count === 1) {
-      controller.abort();
-      notice('interrupted: stopping… (Ctrl-C again to quit at once)');
-    } else {
-      process.exit(130);
-    }
+  if (interruptible.size === 0) {
+    interrupts = 0;
+    process.on('SIGINT', onInterrupt);
+  } else if (interrupts > 0) {
+    controller.abort();
+  }
+  interruptible.add(controller);
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      if (interruptible.delete(controller) && interruptible.size === 0) process.off('SIGINT', onInterrupt);
+    },
   };
-  process.on('SIGINT', handler);
-  return { signal: controller.signal, dispose: () => process.off('SIGINT', handler) };
 }
 
 /** What a long call gets from `withProgress`: the bar's callback and the Ctrl-C signal. */

@@ -19,6 +19,7 @@
 import { performance } from 'node:perf_hooks';
 
 import { HeapqlError } from '../errors.js';
+import { formatOqlError, isOqlError } from '../oql/errors.js';
 import { csvHeader, csvRows, formatCsv, formatTable, jsonElement, JSON_ARRAY, StreamedJsonResult, StreamedTable } from '../query/format.js';
 import type { Column, QueryResult, Value } from '../query/schema.js';
 import type { HeapSession, PreparedQuery } from '../session/index.js';
@@ -236,6 +237,19 @@ async function writeResult(heap: HeapSession, job: OutputJob, text: ResultText, 
 }
 
 /**
+ * The `error:` text of a query that failed: `<name>: <message>`; a field or class the dump
+ * lacks (an error of the query's text) as a syntax error shows, `<name>:<line>:<col>: <message>`
+ * with the query's line and a caret under the name. `more` ends the first line.
+ */
+function failureText(job: OutputJob, error: unknown, more = ''): string {
+  if (isOqlError(error)) {
+    const [first, ...rest] = formatOqlError(error, job.oql, job.name).split('\n');
+    return errorText([`${first}${more}`, ...rest].join('\n'));
+  }
+  return errorText(`${job.name}: ${(error as Error)?.message ?? String(error)}${more}`);
+}
+
+/**
  * Runs the jobs in turn, writing each result while its rows are produced (JSON: one array of
  * QueryResults). A query that fails before its output began prints its error and the next one
  * runs; one that fails after it says that its output is cut short (JSON: the document is left
@@ -272,18 +286,17 @@ export async function writeQueryResults(
           return 130;
         }
         failed++;
-        const message = (error as Error)?.message ?? String(error);
         if (rowsWritten === null) {
-          streams.stderr.write(errorText(`${job.name}: ${message}`));
+          streams.stderr.write(failureText(job, error));
           continue;
         }
         if (format === 'json') {
           const rest = jobs.length - i - 1;
           const skipped = rest > 0 ? ` (${rest} more ${rest === 1 ? 'query was' : 'queries were'} not run)` : '';
-          streams.stderr.write(errorText(`${job.name}: ${message}; the JSON output stops after ${rowsWritten} rows of this result and is not a complete document${skipped}`));
+          streams.stderr.write(failureText(job, error, `; the JSON output stops after ${rowsWritten} rows of this result and is not a complete document${skipped}`));
           return 1;
         }
-        streams.stderr.write(errorText(`${job.name}: ${message}; its output above stops after ${rowsWritten} rows (not the whole result)`));
+        streams.stderr.write(failureText(job, error, `; its output above stops after ${rowsWritten} rows (not the whole result)`));
         if (several) await sink.write('\n');
         continue;
       }

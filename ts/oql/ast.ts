@@ -1,7 +1,10 @@
 // The OQL syntax tree. Every node carries the source span it was parsed from, so the binder
 // can point at the exact token when it rejects something.
 
-/** 1-based line and column of the node's first character; `offset`/`end` are 0-based offsets. */
+/**
+ * 1-based line and column of the node's first character, the column in characters (code
+ * points: an emoji counts one); `offset`/`end` are 0-based offsets into the text (UTF-16 units).
+ */
 export interface Pos {
   line: number;
   column: number;

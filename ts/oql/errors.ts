@@ -1,7 +1,15 @@
-// Errors of the OQL front end. Both carry a source position, so callers (CLI, query files,
-// the server) can print `file:line:col`, the line, and a caret under the bad token.
+// Errors of the OQL front end, and the dump's refusal of a name the query uses. Each carries a
+// source position, so callers (CLI, query files, the REPL, the server, MCP) can print
+// `file:line:col`, the line, and a caret under the bad token.
+//
+// Positions: a line and a column, both 1-based; the column counts characters (Unicode code
+// points) from the start of the line, so an emoji or a CJK character counts one, as a person
+// counts them (an editor's column may differ for a tab or a combining mark). `Pos.offset` and
+// `Pos.end` are indices into the JavaScript string (UTF-16 units).
 import { HeapqlError } from '../errors.js';
+import { displayWidth, terminalText } from '../terminal-text.js';
 import type { Pos } from './ast.js';
+import { classPosition, fieldPosition } from './locate.js';
 
 /** The query text does not follow the grammar. */
 export class OqlSyntaxError extends HeapqlError {
@@ -34,29 +42,82 @@ export class OqlPlanError extends HeapqlError {
   }
 }
 
-export type OqlError = OqlSyntaxError | OqlPlanError;
+/**
+ * A field or class the dump lacks. The executor meets it only once the dump is open; the
+ * session then says where the query names it, ending the message with `(line L, column C)`
+ * (ts/session/query.ts, `placed`). It is an error of the query's text as a syntax error is, and
+ * shows the same way (the line, a caret under the name), but keeps its code and its exit code
+ * (1: the query failed on this dump; the same text may run on another one).
+ */
+export type OqlNameError = HeapqlError & { readonly code: 'ERR_UNKNOWN_FIELD' | 'ERR_UNKNOWN_CLASS' };
+
+export type OqlError = OqlSyntaxError | OqlPlanError | OqlNameError;
+
+/** The position the session adds to a name error's message. */
+const PLACED = / \(line (\d+), column (\d+)\)$/;
+
+/** A field or class the dump lacks, with where the query names it. */
+export function isOqlNameError(e: unknown): e is OqlNameError {
+  return e instanceof HeapqlError && (e.code === 'ERR_UNKNOWN_FIELD' || e.code === 'ERR_UNKNOWN_CLASS') && PLACED.test(e.message);
+}
 
 export function isOqlError(e: unknown): e is OqlError {
-  return e instanceof OqlSyntaxError || e instanceof OqlPlanError;
+  return e instanceof OqlSyntaxError || e instanceof OqlPlanError || isOqlNameError(e);
+}
+
+/** What an error says and where in its source: a column in code points, a length in UTF-16 units. */
+interface Place {
+  reason: string;
+  line: number;
+  column: number;
+  length: number;
+  hint: string | null;
+}
+
+/** The message of `err` and where it points in `source`; null when it points nowhere there. */
+function placeOf(err: OqlError, source: string): Place | null {
+  if (err instanceof OqlSyntaxError || err instanceof OqlPlanError) {
+    if (!err.pos) return null;
+    return { reason: err.reason, line: err.pos.line, column: err.pos.column, length: err.pos.end - err.pos.offset, hint: err.hint };
+  }
+  // The name is found again in the text shown (which may differ from the one that ran by a
+  // `-- @viz` line): the line and caret are those of `source`.
+  const reason = err.message.replace(PLACED, '');
+  const field = err.code === 'ERR_UNKNOWN_FIELD';
+  const name = (field ? /field '([^']+)'/ : /^class (.+?) is not in this dump/).exec(reason)?.[1];
+  const at = name === undefined ? null : field ? fieldPosition(source, name) : classPosition(source, name);
+  return at && name !== undefined ? { reason, line: at.line, column: at.column, length: name.length, hint: null } : null;
+}
+
+/** Text of the query as the terminal shows it (`errorLines` keeps it as it is): a tab one space. */
+function shown(text: string): string {
+  return terminalText(text.replace(/\t/g, ' '), { keepBackslashes: true });
 }
 
 /**
  * A compiler-style rendering: `<where>:<line>:<col>: <message>`, the source line, a caret under
  * the bad token, and the hint. `where` is a file name (query files) or a label such as `query`.
  * `lineOffset` shifts line numbers when the query is one line of a larger file.
+ *
+ * The line is shown as a terminal shows it (control and bidi characters as escapes such as
+ * `\u202e`), and the caret stands under the token by the cells the text before it takes there
+ * (an escape six, a CJK character two, a combining mark none).
  */
 export function formatOqlError(err: OqlError, source: string, where = 'query', lineOffset = 0): string {
-  const message = err instanceof OqlSyntaxError ? err.reason : err.reason;
-  if (!err.pos) return `${where}: ${message}${err.hint ? `\n  hint: ${err.hint}` : ''}`;
-  const lines = source.split('\n');
-  const lineText = (lines[err.pos.line - 1] ?? '').replace(/\r$/, '').replace(/\t/g, ' ');
-  const col = err.pos.column;
-  const width = Math.max(1, Math.min(err.pos.end - err.pos.offset, lineText.length - (col - 1)));
+  const place = placeOf(err, source);
+  if (!place) {
+    const hint = err instanceof OqlSyntaxError || err instanceof OqlPlanError ? err.hint : null;
+    const reason = err instanceof OqlSyntaxError || err instanceof OqlPlanError ? err.reason : err.message;
+    return `${where}: ${reason}${hint ? `\n  hint: ${hint}` : ''}`;
+  }
+  const lineText = (source.split('\n')[place.line - 1] ?? '').replace(/\r$/, '');
+  const before = Array.from(lineText).slice(0, Math.max(0, place.column - 1)).join('');
+  const token = lineText.slice(before.length, before.length + Math.max(0, place.length));
   const out = [
-    `${where}:${err.pos.line + lineOffset}:${col}: ${message}`,
-    `  ${lineText}`,
-    `  ${' '.repeat(Math.max(0, col - 1))}${'^'.repeat(width)}`,
+    `${where}:${place.line + lineOffset}:${place.column}: ${place.reason}`,
+    `  ${shown(lineText)}`,
+    `  ${' '.repeat(displayWidth(shown(before)))}${'^'.repeat(Math.max(1, displayWidth(shown(token))))}`,
   ];
-  if (err.hint) out.push(`  hint: ${err.hint}`);
+  if (place.hint) out.push(`  hint: ${place.hint}`);
   return out.join('\n');
 }

@@ -90,14 +90,37 @@ export const lexer = moo.compile({
 
 export type Token = moo.Token;
 
-/** Every token of `text`, skipped ones removed. Never throws: bad input becomes `bad*` tokens. */
+/**
+ * Every token of `text`, skipped ones removed. Never throws: bad input becomes `bad*` tokens.
+ * A token's `col` counts characters (code points) from the start of its line, not UTF-16
+ * units as moo does: an emoji before it counts one (`offset` stays a string index).
+ */
 export function tokenize(text: string): Token[] {
   lexer.reset(text);
+  const astral = SURROGATE.test(text);
   const out: Token[] = [];
   for (let t = lexer.next(); t !== undefined; t = lexer.next()) {
     // A leading byte-order mark is no character of the query (positions stay those of `text`).
     if (t.offset === 0 && t.type === 'bad' && t.text === BOM) continue;
-    if (!SKIPPED_TOKENS.has(t.type ?? '')) out.push(t);
+    if (SKIPPED_TOKENS.has(t.type ?? '')) continue;
+    if (astral) t.col = codePoints(text.slice(t.offset - (t.col - 1), t.offset)) + 1;
+    out.push(t);
   }
   return out;
+}
+
+const SURROGATE = /[\ud800-\udfff]/;
+
+/** Characters (code points; an unpaired surrogate counts one) in `text`. */
+export function codePoints(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+    n++;
+  }
+  return n;
 }

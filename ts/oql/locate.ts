@@ -3,7 +3,7 @@
 // the query names it, as the parser's errors do.
 import { IDENT_PART, tokenize, type Token } from './lexer.js';
 
-/** A 1-based line and column of the query text. */
+/** A 1-based line and column of the query text (the column in code points, as `Pos`). */
 export interface LineColumn {
   line: number;
   column: number;

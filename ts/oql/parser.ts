@@ -2,7 +2,7 @@
 // accepted there (summarized), and a hint.
 import nearley from 'nearley';
 import grammar from './grammar.generated.js';
-import { KEYWORDS, tokenize, type Token } from './lexer.js';
+import { KEYWORDS, codePoints, tokenize, type Token } from './lexer.js';
 import { span, tokPos } from './build.js';
 import type { Pos, Query } from './ast.js';
 import { OqlSyntaxError } from './errors.js';
@@ -47,7 +47,7 @@ export function parseAll(text: string): Query[] {
   if (parser.results.length === 0) {
     const last = tokens[tokens.length - 1];
     const pos: Pos = last
-      ? { ...tokPos(last), column: last.col + last.text.length, offset: last.offset + last.text.length }
+      ? { ...tokPos(last), column: last.col + codePoints(last.text), offset: last.offset + last.text.length }
       : { line: 1, column: 1, offset: 0, end: 0 };
     pos.end = pos.offset;
     const expected = expectedAt(parser);

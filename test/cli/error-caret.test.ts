@@ -1,0 +1,111 @@
+/**
+ * The caret under a bad token, end to end: where the query holds a control or bidi character
+ * (echoed escaped, `\u202e`, six cells) the caret still stands under the token on the screen,
+ * in `--query`, `--query-file` and the REPL read from a file; and a field or class the dump
+ * lacks prints the query's line and a caret under the name, as a syntax error does, with its
+ * exit code (1: the query failed on this dump; a syntax error is 2).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { heapql, root, run } from '../tools/run.js';
+
+const demo = path.join(root, 'fixtures/demo/demo.hprof');
+const bin = path.join(root, 'bin/heapql.js');
+
+let tmp: string;
+beforeAll(() => {
+  tmp = mkdtempSync(path.join(tmpdir(), 'heapql-caret-'));
+});
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** Cells on screen of escaped ASCII text (what an error line holds here). */
+const cells = (text: string) => [...text].length;
+
+/** The line of `stderr` that echoes `token`'s line, and the caret line after it; the caret must stand under `token`. */
+function expectCaretUnder(stderr: string, echoed: string, token: string): void {
+  const lines = stderr.split('\n');
+  const at = lines.findIndex((l) => l.trimStart() === echoed);
+  expect(at, stderr).toBeGreaterThanOrEqual(0);
+  const echo = lines[at]!;
+  const caret = lines[at + 1]!;
+  const column = echo.lastIndexOf(token);
+  expect(caret, stderr).toBe(`${' '.repeat(cells(echo.slice(0, column)))}${'^'.repeat(token.length)}`);
+}
+
+/** `heapql <args> < file`, stdin read from `input`. */
+function withStdin(args: string[], input: string) {
+  const file = path.join(tmp, `stdin-${Math.random().toString(36).slice(2)}.oql`);
+  writeFileSync(file, input);
+  const quoted = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  return run('sh', ['-c', `${quoted(process.execPath)} ${quoted(bin)} ${args.map(quoted).join(' ')} < ${quoted(file)}`], {
+    env: { ...process.env, HEAPQL_DEBUG: '', NO_COLOR: '1', XDG_STATE_HOME: tmp },
+  });
+}
+
+describe('a control or bidi character before the bad token', () => {
+  const query = "SELECT '\u202e' AS x FORM y";
+  const echoed = "SELECT '\\u202e' AS x FORM y";
+
+  it('--query: echoed escaped, the caret under FORM, exit 2', async () => {
+    const r = await heapql(['query', demo, '--no-cache', '--query', query]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: --query:1:17: unexpected "FORM"/);
+    expect(r.stderr).not.toContain('\u202e');
+    expectCaretUnder(r.stderr, echoed, 'FORM');
+  });
+
+  it('--query-file: the same, at the file\'s line; a C0 control too', async () => {
+    const file = path.join(tmp, 'bidi.oql');
+    writeFileSync(file, `# two broken queries\n${query}\nSELECT '\u0001' AS x FORM y\n`);
+    const r = await heapql(['query', demo, '--no-cache', '--query-file', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${file}:2:17: unexpected "FORM"`);
+    expect(r.stderr).toContain(`${file}:3:17: unexpected "FORM"`);
+    expectCaretUnder(r.stderr, echoed, 'FORM');
+    expectCaretUnder(r.stderr, "SELECT '\\u0001' AS x FORM y", 'FORM');
+  });
+
+  it('the REPL reading a file: the same', async () => {
+    const r = await withStdin(['query', demo, '--no-cache', '--repl'], `${query}\n`);
+    expect(r.code).toBe(1);
+    // (The REPL names where the statement came from: `query`, or the input's name and line.)
+    expect(r.stderr).toMatch(/:1:17: unexpected "FORM"/);
+    expectCaretUnder(r.stderr, echoed, 'FORM');
+  });
+});
+
+describe('a field or class the dump lacks', () => {
+  it('heapql query: the query\'s line and a caret under the name, exit 1; the next query still runs', async () => {
+    const field = 'SELECT s.nope FROM Demo$Session s';
+    const klass = 'SELECT s FROM Nope.Klass s';
+    const r = await heapql(['query', demo, '--no-cache', '--query', field, '--query', klass, '--query', 'SELECT COUNT(*) FROM Demo$Session']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error: q1:1:10: Demo\$Session has no field 'nope' \(its fields: [^)]*\)\n/);
+    expect(r.stderr).toMatch(/\nerror: q2:1:15: class Nope\.Klass is not in this dump [^\n]*\)\n/);
+    // The place is said once, as `q1:1:10`, not again at the end of the message.
+    expect(r.stderr).not.toContain('(line 1');
+    expectCaretUnder(r.stderr, field, 'nope');
+    expectCaretUnder(r.stderr, klass, 'Nope.Klass');
+    expect(r.stdout).toMatch(/q3: SELECT COUNT\(\*\) FROM Demo\$Session\nCOUNT\(\*\)\n-+\n +\d+\n/);
+  });
+
+  it('after a control character: the caret by cells there too', async () => {
+    const field = "SELECT '\u202e', s.nope FROM Demo$Session s";
+    const r = await heapql(['query', demo, '--no-cache', '--query', field]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error: q1:1:15: Demo\$Session has no field 'nope'/);
+    expectCaretUnder(r.stderr, "SELECT '\\u202e', s.nope FROM Demo$Session s", 'nope');
+  });
+
+  it('the REPL reading a file: the line and the caret, exit 1', async () => {
+    const r = await withStdin(['query', demo, '--no-cache', '--repl'], 'SELECT s.nope FROM Demo$Session s\nSELECT s FROM Nope.Klass s\n');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/:1:10: Demo\$Session has no field 'nope'/);
+    expect(r.stderr).toMatch(/:\d+:15: class Nope\.Klass is not in this dump/);
+    expectCaretUnder(r.stderr, 'SELECT s.nope FROM Demo$Session s', 'nope');
+    expectCaretUnder(r.stderr, 'SELECT s FROM Nope.Klass s', 'Nope.Klass');
+  });
+});
