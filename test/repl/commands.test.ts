@@ -137,8 +137,55 @@ describe('the REPL dispatcher', () => {
     expect(JSON.parse(saved.get('out.json')!)).toMatchObject({ columns: [{ name: 'created', type: 'number' }], rowCount: 2 });
     expect((await run('!save out.xlsx')).err).toContain('.csv, .tsv or .json');
     const denied = await run('!save /forbidden/x.csv');
-    expect(denied.err).toBe('cannot write /forbidden/x.csv: EACCES: permission denied');
+    expect(denied.err).toBe('error: cannot write /forbidden/x.csv: EACCES: permission denied');
     expect(repl.state.result!.rowCount).toBe(2);
+  });
+
+  it('says what is wrong, every error line beginning with error:', async () => {
+    const errors = [
+      // A class the dump lacks is named as such, not compared with the object's class.
+      ['!obj Nope#1', 'error: no class Nope in this dump'],
+      ['!obj Demo$Sesion#1', 'error: no class Demo$Sesion in this dump; did you mean Demo$Session'],
+      // The REPL's command, not the library's analyze().
+      ['!path #1', 'error: !path needs the full analysis: run !analyze first'],
+      ['!dom #1', 'error: !dom needs the full analysis: run !analyze first'],
+      ['!help nosuch', "error: there is no help topic 'nosuch': !help lists the commands, !help oql shows the query language"],
+      ['!quit extra', "error: !quit takes no argument (not 'extra')"],
+      ['!count 3', "error: !count takes no argument (not '3')"],
+      ['!fitler x', 'error: unknown command !fitler; did you mean !filter? (!help lists them)'],
+      ['!top x', "error: !top takes a whole number, not 'x'"],
+      ['SELECT s FORM Demo$Session s', 'error: query:1:10: unexpected "FORM"'],
+      ['!obj #99999999', 'error: object 99999999 does not exist'],
+    ];
+    for (const [statement, message] of errors) {
+      const r = await run(statement!);
+      expect(r.ok, statement).toBe(false);
+      expect(r.err, statement).toContain(message);
+      expect(r.err.startsWith(message!), statement).toBe(true);
+    }
+    expect(quits).toBe(0);
+    expect((await run('!help OQL')).out).toContain('examples:');
+  });
+
+  it('warns when a -- @viz directive names a column the result does not have', async () => {
+    const r = await run('-- @viz piechart label=nope\nSELECT toString(s.user) AS user, COUNT(*) AS n FROM Demo$Session s GROUP BY toString(s.user)');
+    expect(r.ok).toBe(true);
+    expect(r.err).toBe('warning: @viz label=nope: no such column (columns: user, n)');
+    expect(r.out).toMatch(/user +\| +n/);
+    expect((await run('-- @viz histogram value=user\nSELECT toString(s.user) AS user, COUNT(*) AS n FROM Demo$Session s GROUP BY toString(s.user)')).err).toBe(
+      'warning: @viz value=user: column "user" is not numeric',
+    );
+  });
+
+  it('every example of !help oql finds something on the demo dump', async () => {
+    const help = (await run('!help oql')).out;
+    const examples = help.split('examples:\n')[1]!.split('\n').filter((l) => l.trim().startsWith('SELECT'));
+    expect(examples.length).toBeGreaterThanOrEqual(3);
+    for (const example of examples) {
+      const r = await run(example.trim().replace(/\s{3}\(.*\)$/, ''));
+      expect(r.err, example).toBe('');
+      expect(repl.state.result!.rowCount, example).toBeGreaterThan(0);
+    }
   });
 
   it('!plan, !plan --raw, !classes, !describe, !run, !reachable, !all', async () => {
@@ -178,7 +225,7 @@ describe('the REPL dispatcher', () => {
     const refs = await run(`!refs #${first.objectId}`);
     expect(refs.out).toMatch(/refers to \(6\):\n {2}→ <class> +class Demo\$Session/);
     expect(refs.out).toContain('referred to by: needs the full analysis (!analyze)');
-    expect((await run('!path')).err).toContain('need the full analysis');
+    expect((await run('!path')).err).toBe('error: !path needs the full analysis: run !analyze first');
 
     const progress: number[] = [];
     io.progress = (e) => progress.push(e.done);
@@ -199,7 +246,7 @@ describe('the REPL dispatcher', () => {
     expect((await run('!obj')).out).toMatch(/retained size +4,568 B/);
     expect((await run('SELECT @retainedHeapSize AS r FROM Demo$Session s WHERE @objectId = ' + first.objectId)).out).toContain('4568');
 
-    expect((await run('!fitler x')).err).toBe('unknown command !fitler; did you mean !filter? (!help lists them)');
+    expect((await run('!fitler x')).err).toBe('error: unknown command !fitler; did you mean !filter? (!help lists them)');
     expect((await run('!hepl')).err).toContain('!help');
   });
 
@@ -273,6 +320,21 @@ describe('statement completeness and completion (shared with the browser)', () =
     expect(await items('-- @viz hist')).toEqual(['histogram']);
     expect(await items('-- @viz histogram la')).toEqual(['label=']);
   });
+
+  it('lists at most 200 names and says how many more match; Tab inserts only what every match shares', async () => {
+    const names = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${String(i).padStart(3, '0')}`);
+    // Not in order: the first names met are not the first listed.
+    const classes = [...names('jdk.internal.E', 50), ...names('java.util.D', 50), ...names('java.lang.C', 250)];
+    const source: CompletionSource = { classNames: () => classes, fieldsOf: async () => [], columns: () => [], files: () => [] };
+    // java.* and jdk.*: `j` is all they share, though the first 200 listed share `java.`.
+    const j = await complete('SELECT x FROM j', source);
+    expect(j).toEqual({ items: [...names('java.lang.C', 200)], word: 'j', more: 150 });
+    expect((await complete('SELECT x FROM java.', source)).more).toBe(100);
+    expect((await complete('!describe j', source)).more).toBe(150);
+    // All 250 java.lang names share more than the word: that alone, for Tab to insert.
+    expect(await complete('SELECT x FROM java.l', source)).toEqual({ items: ['java.lang.C'], word: 'java.l' });
+    expect(await complete('SELECT x FROM java.lang.C0', source)).toEqual({ items: names('java.lang.C', 100), word: 'java.lang.C0' });
+  });
 });
 
 describe('text views', () => {
@@ -321,7 +383,7 @@ describe('heapql query <dump> --repl with piped input', () => {
       const r = spawnSync(process.execPath, [path.join(root, 'bin/heapql.js'), 'query', demo, '--repl'], { cwd, input: script, encoding: 'utf8', env: { ...process.env, HOME: home, XDG_STATE_HOME: home } });
       expect(r.stdout).toContain('saved 2 rows to ~/two.csv');
       expect(readFileSync(path.join(home, 'two.csv'), 'utf8').split('\r\n')[0]).toBe('s');
-      expect(r.stderr).toMatch(/^cannot write ~\/no-such-dir\/x\.csv: ENOENT/m);
+      expect(r.stderr).toMatch(/^error: stdin:4: cannot write ~\/no-such-dir\/x\.csv: ENOENT/m);
       expect(readdirSync(cwd)).toEqual([]);
       expect(r.status).toBe(1);
     } finally {

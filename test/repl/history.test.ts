@@ -1,13 +1,14 @@
 /**
  * The terminal REPL's history file and entries (ts/repl/history.ts): one entry per statement,
- * a multi-line one kept whole in the file (its newlines stored as CR) and read back whole.
+ * a multi-line one kept whole in the file (its newlines stored as CR) and read back whole;
+ * entries appended (sessions open at once keep each other's), the file trimmed past the cap.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { loadHistory, saveHistory, statementEntry } from '../../ts/repl/history.js';
+import { appendHistory, HISTORY_CAP, loadHistory, statementEntry } from '../../ts/repl/history.js';
 
 const dirs: string[] = [];
 function tempFile(): string {
@@ -32,12 +33,39 @@ describe('statementEntry', () => {
 });
 
 describe('the history file', () => {
-  it('stores a multi-line entry on one line of the file and reads it back as one entry', () => {
+  it('appends a multi-line entry as one line of the file (mode 0600) and reads it back as one entry', () => {
     const file = tempFile();
     const entries = ['SELECT COUNT(*) AS n -- sessions\nFROM Demo$Session s\nWHERE s.createdAt > 0', '!top 3', 'SELECT s FROM X s'];
-    expect(saveHistory(file, entries)).toBeNull();
+    for (const e of [...entries].reverse()) expect(appendHistory(file, e)).toBeNull();
     expect(readFileSync(file, 'utf8')).toBe('SELECT s FROM X s\n!top 3\nSELECT COUNT(*) AS n -- sessions\rFROM Demo$Session s\rWHERE s.createdAt > 0\n');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(loadHistory(file)).toEqual(entries);
+    // The last entry again is not written twice; an older one is, and is read once, as the newest.
+    appendHistory(file, entries[0]!);
+    appendHistory(file, '!top 3');
+    expect(readFileSync(file, 'utf8').split('\n')).toHaveLength(5);
+    expect(loadHistory(file)).toEqual(['!top 3', entries[0], 'SELECT s FROM X s']);
+  });
+
+  it('keeps what another session appended since this one started', () => {
+    const file = tempFile();
+    appendHistory(file, 'mine 1');
+    writeFileSync(file, 'theirs 1\n', { flag: 'a' });
+    appendHistory(file, 'mine 2');
+    expect(loadHistory(file)).toEqual(['mine 2', 'theirs 1', 'mine 1']);
+  });
+
+  it('past twice the cap of lines, keeps the newest HISTORY_CAP entries', () => {
+    const file = tempFile();
+    const old = Array.from({ length: 2 * HISTORY_CAP }, (_, i) => `SELECT ${i} FROM X`);
+    writeFileSync(file, `${old.join('\n')}\n`, { mode: 0o600 });
+    expect(appendHistory(file, 'SELECT a\nFROM X')).toBeNull();
+    const lines = readFileSync(file, 'utf8').split('\n');
+    expect(lines).toHaveLength(HISTORY_CAP + 1);
+    expect(lines.at(-2)).toBe('SELECT a\rFROM X');
+    expect(lines[0]).toBe(`SELECT ${HISTORY_CAP + 1} FROM X`);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(loadHistory(file)[0]).toBe('SELECT a\nFROM X');
   });
 
   it('reads a file written before (one line an entry, backslashes as they are) and one saved with CRLF', () => {

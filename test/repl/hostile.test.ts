@@ -148,7 +148,7 @@ describe('Tab completion in a terminal', () => {
 });
 
 describe('errors in a terminal', () => {
-  it('an error quoting a name with a line break is one line (the break escaped); an OQL error keeps its indented lines', async () => {
+  it('an error quoting a name with a line break keeps it on its line (the break escaped); an OQL error keeps its indented lines', async () => {
     const t = new Terminal(['query', dump, '--repl'], dir);
     let at = await t.waitFor('oql> ');
     // The field `created\e[2J\nAt` of Demo$Session, quoted in the list of its fields.
@@ -157,19 +157,24 @@ describe('errors in a terminal', () => {
     at = await t.waitFor('oql> ', at);
     const typed = t.raw.indexOf('SELECT x.nope');
     const answer = t.raw.slice(t.raw.indexOf('\n', typed) + 1, t.raw.indexOf('oql> ', typed));
-    // Every byte as the terminal got it: one line (then readline's CSIs that redraw the prompt),
-    // ended by the terminal's CR LF, with the name's ESC and line break as escapes: `At` starts
-    // no line.
+    // Every byte as the terminal got it: the message on one line, ended by the terminal's CR LF,
+    // with the name's ESC and line break as escapes (`At` starts no line); only the error's own
+    // lines follow it (the query and a caret, indented), then readline's CSIs that redraw the
+    // prompt.
     // eslint-disable-next-line no-control-regex
-    const line = /^([^\r\n]*)\r\n(?:\x1b\[[0-9;]*[A-Za-z])*$/.exec(answer)?.[1];
-    expect(line, JSON.stringify(answer)).toBeDefined();
+    const [line, ...rest] = answer.replace(/(\x1b\[[0-9;]*[A-Za-z])*$/, '').split('\r\n');
     expect(line).toMatch(/^error: .*has no field 'nope' \(its fields: .*created\\u001b\[2J\\nAt, /);
     expect(line).not.toMatch(CONTROL);
+    expect(rest.at(-1)).toBe('');
+    for (const own of rest.slice(0, -1)) {
+      expect(own, JSON.stringify(answer)).toMatch(/^ {2}/);
+      expect(own).not.toMatch(CONTROL);
+    }
     // An OQL error's own lines (the query and the caret, indented) stay lines.
     t.type('SELECT s FORM Demo$Session s\r');
     at = await t.waitFor('oql> ', await t.waitFor('^^^^', at));
     const syntax = t.raw.slice(t.raw.indexOf('SELECT s FORM'));
-    expect(syntax).toMatch(/\r\nquery:1:10: [^\r\n]*\r\n {2}SELECT s FORM Demo\$Session s\r\n {11}\^{4}\r\n/);
+    expect(syntax).toMatch(/\r\nerror: query:1:10: [^\r\n]*\r\n {2}SELECT s FORM Demo\$Session s\r\n {11}\^{4}\r\n/);
     t.type('!quit\r');
     expect(await t.exited).toBe(0);
   });

@@ -4,7 +4,7 @@
  * already a complete statement (a `WHERE`, `ORDER BY` or `UNION` on a line of its own), while
  * statements on consecutive lines, `!` commands and `;` still end a statement.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -102,7 +102,7 @@ describe('statements over several lines in piped input', () => {
         'n\n---\n401\n(1 row)\n', // and the last statement ends with the input
       ].join(''),
     );
-    expect(r.err).toMatch(/^query:1:1: unexpected keyword WHERE/m);
+    expect(r.err).toMatch(/^error: stdin:10:1: unexpected keyword WHERE/m);
     expect(r.status).toBe(1);
   });
 
@@ -119,8 +119,8 @@ describe('statements over several lines in piped input', () => {
   it('a ; still ends a statement: the line after it is a statement of its own', () => {
     const r = repl([`${STRINGS};`, SESS_STRINGS, STRINGS, `${SESS_STRINGS};`, STRINGS]);
     expect(r.out).toBe(['n\n----\n3703\n(1 row)\n', 'n\n---\n401\n(1 row)\n', 'n\n----\n3703\n(1 row)\n'].join(''));
-    expect(r.err).toMatch(/^query:1:1: unexpected keyword WHERE/m);
-    expect(r.err.match(/^query:/gm)).toHaveLength(1);
+    expect(r.err).toMatch(/^error: stdin:2:1: unexpected keyword WHERE/m);
+    expect(r.err.match(/^error: /gm)).toHaveLength(1);
     expect(r.status).toBe(1);
   });
 
@@ -136,9 +136,9 @@ describe('statements over several lines in piped input', () => {
     const r = repl(['SELECT COUNT(*) AS n FROM Demo$Session', 'SELEKT 1', 'SELECT COUNT(*) AS n FROM java.lang.String', 'SELEKT', SESSIONS]);
     // Each complete statement runs; each typo is an error of its own, at its own line 1, as at the prompt.
     expect(r.out).toBe(['n\n---\n400\n(1 row)\n', 'n\n----\n3703\n(1 row)\n', 'n\n---\n400\n(1 row)\n'].join(''));
-    expect(r.err).toMatch(/^query:1:1: unexpected "SELEKT"; expected SELECT or "\("\n {2}SELEKT 1\n {2}\^{6}$/m);
-    expect(r.err).toMatch(/^query:1:1: unexpected "SELEKT".*\n {2}SELEKT\n {2}\^{6}$/m);
-    expect(r.err.match(/^query:/gm)).toHaveLength(2);
+    expect(r.err).toMatch(/^error: stdin:2:1: unexpected "SELEKT"; expected SELECT or "\("\n {2}SELEKT 1\n {2}\^{6}$/m);
+    expect(r.err).toMatch(/^error: stdin:4:1: unexpected "SELEKT".*\n {2}SELEKT\n {2}\^{6}$/m);
+    expect(r.err.match(/^error: /gm)).toHaveLength(2);
     expect(r.status).toBe(1);
   });
 
@@ -146,18 +146,53 @@ describe('statements over several lines in piped input', () => {
     // `s` alone would read as the alias of Demo$Session; `42` could continue nothing.
     const r = repl(['SELECT COUNT(*) AS n FROM Demo$Session', 's', STRINGS, '42', STRINGS, SESS_STRINGS]);
     expect(r.out).toBe(['n\n---\n400\n(1 row)\n', 'n\n----\n3703\n(1 row)\n', 'n\n---\n401\n(1 row)\n'].join(''));
-    expect(r.err).toMatch(/^query:1:1: unexpected "s"/m);
-    expect(r.err).toMatch(/^query:1:1: unexpected number 42/m);
-    expect(r.err.match(/^query:/gm)).toHaveLength(2);
+    expect(r.err).toMatch(/^error: stdin:2:1: unexpected "s"/m);
+    expect(r.err).toMatch(/^error: stdin:4:1: unexpected number 42/m);
+    expect(r.err.match(/^error: /gm)).toHaveLength(2);
     expect(r.status).toBe(1);
   });
 
-  it('an error in a continuation line is reported at its line and column within the statement', () => {
-    const r = repl([STRINGS, 'WHERE s.@usedHeapSize >> 24', 'SELECT s', 'FROM java.lang.String s', 'ORDER BY s.@usedHeapSize DESCC']);
+  it('an error in a continuation line is reported at its line and column in the input', () => {
+    const r = repl(['', STRINGS, 'WHERE s.@usedHeapSize >> 24', 'SELECT s', 'FROM java.lang.String s', 'ORDER BY s.@usedHeapSize DESCC']);
     expect(r.out).toBe('');
-    expect(r.err).toMatch(/^query:2:24: unexpected ">".*\n {2}WHERE s\.@usedHeapSize >> 24\n {25}\^$/m);
-    expect(r.err).toMatch(/^query:3:26: unexpected "DESCC".*\n {2}ORDER BY s\.@usedHeapSize DESCC\n {27}\^{5}$/m);
-    expect(r.err.match(/^query:/gm)).toHaveLength(2);
+    expect(r.err).toMatch(/^error: stdin:3:24: unexpected ">".*\n {2}WHERE s\.@usedHeapSize >> 24\n {25}\^$/m);
+    expect(r.err).toMatch(/^error: stdin:6:26: unexpected "DESCC".*\n {2}ORDER BY s\.@usedHeapSize DESCC\n {27}\^{5}$/m);
+    expect(r.err.match(/^error: /gm)).toHaveLength(2);
     expect(r.status).toBe(1);
+  });
+
+  it('any other error and a warning name the line where their statement starts', () => {
+    const r = repl([SESSIONS, '!bogus', '', '-- @viz piechart label=nope', 'SELECT toString(s.user) AS user, COUNT(*) AS n', 'FROM Demo$Session s GROUP BY toString(s.user)', '!obj Nope#1']);
+    expect(r.err.split('\n')).toEqual([
+      'error: stdin:2: unknown command !bogus (!help lists them)',
+      'warning: stdin:4: @viz label=nope: no such column (columns: user, n)',
+      'error: stdin:7: no class Nope in this dump',
+      '',
+    ]);
+    expect(r.status).toBe(1);
+  });
+});
+
+describe('SIGINT in piped input', () => {
+  it('stops reading, says where, and exits with code 130', async () => {
+    const child = spawn(process.execPath, [path.join(root, 'bin/heapql.js'), 'query', demo, '--repl'], {
+      env: { ...process.env, XDG_STATE_HOME: dir, HEAPQL_DEBUG: '', NO_COLOR: '1' },
+    });
+    let out = '';
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+    // The input stays open: heapql waits for its next line when the signal comes.
+    child.stdin.write(`${SESSIONS};\n`);
+    await new Promise<void>((resolve) =>
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('(1 row)')) resolve();
+      }),
+    );
+    child.kill('SIGINT');
+    expect(await exited).toEqual({ code: 130, signal: null });
+    expect(err.split('\n').filter((l) => !l.startsWith('warning: cache:'))).toEqual(['error: interrupted; the input from stdin:2 on did not run', '']);
+    child.stdin.destroy();
   });
 });

@@ -76,4 +76,8 @@ describe('completions for readline', () => {
     expect(items).toEqual(['Hostile$X\\u001b]0;TITLE\\u0007\\u202e', 'Hostile$Xylophone', '', ESCAPED_COMPLETION_NOTE]);
     expect(items.join('')).not.toMatch(/[\x00-\x1f\u202e]/);
   });
+
+  it('ends a list cut short with how many more match (nothing inserted)', () => {
+    expect(readlineCompletion(['java.lang.A', 'java.lang.B'], 'j', 150)).toEqual([['java.lang.A', 'java.lang.B', '', '… and 150 more: type more letters'], 'j']);
+  });
 });

@@ -153,17 +153,19 @@ describe('the terminal REPL', () => {
     // ↑: the whole statement with its lines as typed; ↑ again: the command before it (no
     // fragment in between); ↓ and Enter run the statement again.
     const whole = 'SELECT COUNT(*) AS multi -- a comment ends its line\nFROM Demo$Session s WHERE\ns.createdAt > 0';
+    // Its later lines after the continuation prompt.
+    const shown = whole.replaceAll('\n', '\n...> ');
     first.type('\x1b[A');
-    at = await first.waitFor(`oql> ${whole}`, at);
+    at = await first.waitFor(`oql> ${shown}`, at);
     first.type('\x1b[A');
     at = await first.waitFor('oql> !set limit 7', at);
     first.type('\x1b[B');
-    at = await first.waitFor(`oql> ${whole}`, at);
+    at = await first.waitFor(`oql> ${shown}`, at);
     first.type('\r');
     at = await first.waitFor(/multi\n-+\n\s*400\n/, at);
     // Ctrl-R finds it by a later line and shows it whole.
     first.type('\x12createdAt');
-    at = await first.waitFor(`(reverse-i-search)'createdAt': ${whole}`, at);
+    at = await first.waitFor(`(reverse-i-search)'createdAt': ${shown}`, at);
     first.type('\x07\x04');
     expect(await first.exited).toBe(0);
     // One line of the file an entry; the statement's newlines are stored as CR.
@@ -172,7 +174,7 @@ describe('the terminal REPL', () => {
     const second = start(['query', demo, '--repl'], state);
     at = await second.waitFor('oql> ');
     second.type('\x1b[A');
-    at = await second.waitFor(`oql> ${whole}`, at);
+    at = await second.waitFor(`oql> ${shown}`, at);
     second.type('\r');
     at = await second.waitFor(/multi\n-+\n\s*400\n/, at);
     second.type('\x1b[A\x1b[A');

@@ -4,14 +4,15 @@
  * last result without running the query again (except `!last`), through the pure functions of
  * table.ts. No Node-only imports here: files and progress bars are the front's (`ReplIO`).
  */
+import { HeapqlError } from '../errors.js';
 import { KEYWORDS } from '../oql/lexer.js';
-import { formatOqlError, isOqlError } from '../oql/errors.js';
+import { formatOqlError, isOqlError, type OqlError } from '../oql/errors.js';
 import { AGGREGATE_NAMES, ATTRIBUTE_NAMES, FUNCTION_NAMES, editDistance, explain, METHOD_ALIASES, plan, planToJson } from '../plan/index.js';
 import { formatCsv, formatTable, formatTsv } from '../query/format.js';
 import { stringifyJson } from '../query/json.js';
 import { findNamedQuery, NAMED_QUERIES, suggestNamedQueries } from '../query/named.js';
 import type { QueryResult } from '../query/schema.js';
-import { extractViz } from '../query/viz.js';
+import { extractViz, resolveVizColumns } from '../query/viz.js';
 import { terminalText } from '../terminal-text.js';
 import type { ReplBackend, ReplIO } from './backend.js';
 import { ReplError } from './errors.js';
@@ -56,6 +57,13 @@ export interface ReplContext {
   state: ReplState;
   /** Fires on Ctrl-C while the statement runs. */
   signal?: AbortSignal;
+  /** Where the statement starts in a script (piped input: `stdin`, line 12); errors name it. */
+  source?: StatementSource;
+}
+
+export interface StatementSource {
+  name: string;
+  line: number;
 }
 
 export interface Command {
@@ -108,9 +116,36 @@ function words(args: string): string[] {
   return [...args.matchAll(/"([^"]*)"|'([^']*)'|([^\s,]+)/g)].map((m) => m[1] ?? m[2] ?? m[3]!);
 }
 
+/** An OQL error with the query line and a caret, at the statement's place in a script. */
+function oqlError(ctx: ReplContext, err: OqlError, oql: string): ReplError {
+  const at = ctx.source;
+  if (!at) return new ReplError(formatOqlError(err, oql, 'query'), true);
+  const text = formatOqlError(err, oql, at.name, at.line - 1);
+  // An error that points nowhere in the text: the statement's line.
+  return new ReplError(text.startsWith(`${at.name}: `) ? `${at.name}:${at.line}: ${text.slice(at.name.length + 2)}` : text, true);
+}
+
+/** A class the dump does not have, with the nearest names. */
+function noClass(ctx: ReplContext, name: string): ReplError {
+  const near = closest(name, ctx.backend.classNames(), 3);
+  return new ReplError(`no class ${terminalText(name)} in this dump${near.length ? `; did you mean ${near.map((n) => terminalText(n)).join(', ')}?` : ''}`);
+}
+
+/** A look-up of the full path; its refusal before `!analyze` in the REPL's words. */
+async function fullPathLookUp<T>(command: string, lookUp: () => Promise<T>): Promise<T> {
+  try {
+    return await lookUp();
+  } catch (err) {
+    if (err instanceof HeapqlError && err.code === 'ERR_NEEDS_ANALYSIS') throw new ReplError(`${command} needs the full analysis: run !analyze first`);
+    throw err;
+  }
+}
+
 /** The object a look-up command names; with no argument, the first object of the current row. */
 async function objectArg(ctx: ReplContext, args: string, command: string): Promise<number> {
   const text = args.trim();
+  const named = /^([^#\s]+)#\d+$/.exec(text);
+  if (named && !ctx.backend.classNames().includes(named[1]!)) throw noClass(ctx, named[1]!);
   if (text !== '') return ctx.backend.resolveObject(text);
   const row = ctx.state.result?.rows[ctx.state.cursor];
   const cell = row?.find((v) => v !== null && typeof v === 'object' && !Array.isArray(v));
@@ -126,15 +161,18 @@ export async function runQuery(ctx: ReplContext, text: string): Promise<void> {
   try {
     result = await ctx.backend.query(oql, { name: viz?.name ?? `q${ctx.state.queries + 1}`, viz, signal: ctx.signal });
   } catch (err) {
-    if (isOqlError(err)) throw new ReplError(formatOqlError(err, oql, 'query'));
+    if (isOqlError(err)) throw oqlError(ctx, err, oql);
     throw err;
   }
   ctx.state.queries++;
   if (ctx.state.result) ctx.state.undo.push(ctx.state.result);
   ctx.state.result = result;
   ctx.state.cursor = 0;
-  // A malformed directive draws a table: say why, as a query file does.
-  if (warning) ctx.io.error(`warning: ${warning}`);
+  // A malformed directive, or one naming columns the result lacks, draws a table: say why, as
+  // a query file does.
+  const columnsWarning = viz && !warning ? resolveVizColumns(viz, result.columns).warning : null;
+  const at = ctx.source ? `${ctx.source.name}:${ctx.source.line}: ` : '';
+  if (warning ?? columnsWarning) ctx.io.error(`warning: ${at}${warning ?? columnsWarning}`);
   show(ctx, result);
   ctx.io.print(`(${result.elapsedMs} ms)`);
 }
@@ -187,7 +225,7 @@ function oqlHelp(): string {
     'examples:',
     '  SELECT COUNT(*) FROM java.lang.String',
     '  SELECT classof(x) AS class, COUNT(*) AS n, SUM(@usedHeapSize) AS bytes FROM INSTANCEOF java.lang.Object x GROUP BY classof(x) ORDER BY bytes DESC LIMIT 10',
-    '  SELECT s, toString(s) FROM java.lang.String s WHERE toString(s) LIKE "^http"',
+    '  SELECT s, toString(s) FROM java.lang.String s WHERE toString(s) LIKE "http.*"   (LIKE matches the whole string)',
     '  -- @viz histogram label=class value=bytes   (a line before a query: how reports chart it)',
   ].join('\n');
 }
@@ -195,7 +233,17 @@ function oqlHelp(): string {
 // ---- the table ----
 
 export const COMMANDS: Command[] = [
-  { name: 'help', usage: '!help [oql]', summary: 'this list; !help oql: the query language', completes: 'help', run: (ctx, a) => ctx.io.print(a.trim().toLowerCase() === 'oql' ? oqlHelp() : helpText()) },
+  {
+    name: 'help',
+    usage: '!help [oql]',
+    summary: 'this list; !help oql: the query language',
+    completes: 'help',
+    run: (ctx, a) => {
+      const topic = a.trim();
+      if (topic !== '' && topic.toLowerCase() !== 'oql') throw new ReplError(`there is no help topic '${topic}': !help lists the commands, !help oql shows the query language`);
+      ctx.io.print(topic === '' ? helpText() : oqlHelp());
+    },
+  },
   { name: 'quit', aliases: ['q', 'exit'], usage: '!quit', summary: 'leave (Ctrl-D too)', run: (ctx) => ctx.io.quit() },
   {
     name: 'last',
@@ -230,7 +278,7 @@ export const COMMANDS: Command[] = [
         // planToJson's own pretty form: a bigint literal keeps its digits, a float its point.
         ctx.io.print(raw ? planToJson(planned.plan, true) : explain(planned.plan));
       } catch (err) {
-        if (isOqlError(err)) throw new ReplError(formatOqlError(err, oql, 'query'));
+        if (isOqlError(err)) throw oqlError(ctx, err, oql);
         throw err;
       }
     },
@@ -280,14 +328,17 @@ export const COMMANDS: Command[] = [
     summary: 'the shortest path from a GC root to the object (full analysis)',
     run: async (ctx, a) => {
       const id = await objectArg(ctx, a, '!path');
-      ctx.io.print(renderPath(await ctx.backend.pathToRoot(id), `#${id}`));
+      ctx.io.print(renderPath(await fullPathLookUp('!path', () => ctx.backend.pathToRoot(id)), `#${id}`));
     },
   },
   {
     name: 'dom',
     usage: '!dom <obj>',
     summary: 'the immediate dominator and the biggest dominated objects (full analysis)',
-    run: async (ctx, a) => ctx.io.print(renderDominator(await ctx.backend.dominator(await objectArg(ctx, a, '!dom'), 10))),
+    run: async (ctx, a) => {
+      const id = await objectArg(ctx, a, '!dom');
+      ctx.io.print(renderDominator(await fullPathLookUp('!dom', () => ctx.backend.dominator(id, 10))));
+    },
   },
   { name: 'top', aliases: ['head'], usage: '!top [N]', summary: 'keep the first N rows (default 10)', run: (ctx, a) => shape(ctx, headRows(needResult(ctx.state), count(a, 10, '!top'))) },
   { name: 'tail', usage: '!tail [N]', summary: 'keep the last N rows (default 10)', run: (ctx, a) => shape(ctx, tailRows(needResult(ctx.state), count(a, 10, '!tail'))) },
@@ -405,10 +456,7 @@ export const COMMANDS: Command[] = [
       const name = a.trim();
       if (name === '') throw new ReplError('!describe needs a class name');
       const views = await ctx.backend.describeClass(name);
-      if (views.length === 0) {
-        const near = closest(name, ctx.backend.classNames(), 3);
-        throw new ReplError(`no class ${terminalText(name)}${near.length ? `; did you mean ${near.map((n) => terminalText(n)).join(', ')}?` : ''}`);
-      }
+      if (views.length === 0) throw noClass(ctx, name);
       ctx.io.print(views.map(renderClass).join('\n\n'));
     },
   },
@@ -485,5 +533,8 @@ export async function runCommand(ctx: ReplContext, text: string): Promise<void> 
     const near = closest(name, COMMANDS.map((c) => c.name), 3);
     throw new ReplError(`unknown command !${name}${near.length ? `; did you mean ${near.map((n) => `!${n}`).join(', ')}?` : ''} (!help lists them)`);
   }
-  await command.run(ctx, m[2]!.replace(/;\s*$/, ''));
+  const args = m[2]!.replace(/;\s*$/, '');
+  // A command whose usage names no argument takes none.
+  if (!command.usage.includes(' ') && args.trim() !== '') throw new ReplError(`!${name} takes no argument (not '${args.trim()}')`);
+  await command.run(ctx, args);
 }

@@ -44,10 +44,12 @@ export interface CompletionSource {
 }
 
 export interface Completion {
-  /** Candidates that start with `word`. */
+  /** Candidates that start with `word` (the first MAX_ITEMS of them). */
   items: string[];
   /** The text being completed (the end of the line before the cursor). */
   word: string;
+  /** How many more candidates match than `items` holds (the list should say so). */
+  more?: number;
 }
 
 const VIZ_KINDS = ['table', 'histogram', 'piechart', 'treemap'];
@@ -57,11 +59,21 @@ const MAX_ITEMS = 200;
 function pick(word: string, candidates: Iterable<string>, caseInsensitive = true): string[] {
   const w = caseInsensitive ? word.toLowerCase() : word;
   const out = new Set<string>();
-  for (const c of candidates) {
-    if ((caseInsensitive ? c.toLowerCase() : c).startsWith(w)) out.add(c);
-    if (out.size >= MAX_ITEMS) break;
-  }
+  for (const c of candidates) if ((caseInsensitive ? c.toLowerCase() : c).startsWith(w)) out.add(c);
   return [...out].sort();
+}
+
+/**
+ * At most MAX_ITEMS candidates, and how many more match. Tab inserts what every match shares,
+ * not only the ones listed: when that is more than the word, it is the one candidate (the
+ * list comes at the next Tab).
+ */
+function capped(completion: Completion): Completion {
+  const { items, word } = completion;
+  if (items.length <= MAX_ITEMS) return completion;
+  const prefix = insertablePrefix(items);
+  if (prefix.length > word.length) return { items: [prefix], word };
+  return { items: items.slice(0, MAX_ITEMS), word, more: items.length - MAX_ITEMS };
 }
 
 /** The class named in FROM / INSTANCEOF of the statement, with its alias, if any. */
@@ -93,6 +105,10 @@ export function classInScope(statement: string): { className: string; alias: str
  * statement typed so far (earlier lines of a continued statement included), for the class in scope.
  */
 export async function complete(before: string, source: CompletionSource, statement = before): Promise<Completion> {
+  return capped(await candidates(before, source, statement));
+}
+
+async function candidates(before: string, source: CompletionSource, statement: string): Promise<Completion> {
   // ! commands and their arguments.
   const cmd = /^\s*!(\S*)$/.exec(before);
   if (cmd) return { items: pick(cmd[1]!, COMMAND_NAMES).map((n) => `!${n} `), word: `!${cmd[1]}` };

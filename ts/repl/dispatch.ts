@@ -1,10 +1,11 @@
 /**
  * The dispatcher both fronts use: a complete statement in, output through `ReplIO`. Errors
- * become one message each and never end the session; nothing of the last result is lost.
+ * become one message each (`error: …`; `cancelled` after Ctrl-C) and never end the session;
+ * nothing of the last result is lost.
  */
 import { HeapqlError } from '../errors.js';
 import type { ReplBackend, ReplIO } from './backend.js';
-import { initialState, runCommand, runQuery, type ReplState } from './commands.js';
+import { initialState, runCommand, runQuery, type ReplState, type StatementSource } from './commands.js';
 import { ReplError } from './errors.js';
 import { isCommand, stripTerminator } from './statement.js';
 
@@ -16,24 +17,28 @@ export class Repl {
     readonly io: ReplIO,
   ) {}
 
-  /** Runs one statement; false when it failed (the message has been written). */
-  async execute(statement: string, signal?: AbortSignal): Promise<boolean> {
+  /**
+   * Runs one statement; false when it failed (the message has been written). `source`: where
+   * it starts in a script, named by its errors.
+   */
+  async execute(statement: string, signal?: AbortSignal, source?: StatementSource): Promise<boolean> {
     const text = statement.trim();
     if (stripTerminator(text) === '') return true;
-    const ctx = { backend: this.backend, io: this.io, state: this.state, ...(signal ? { signal } : {}) };
+    const ctx = { backend: this.backend, io: this.io, state: this.state, ...(signal ? { signal } : {}), ...(source ? { source } : {}) };
     try {
       if (isCommand(text)) await runCommand(ctx, text);
       else await runQuery(ctx, text);
       return true;
     } catch (err) {
-      this.io.error(errorText(err));
+      this.io.error(errorText(err, source));
       return false;
     }
   }
 }
 
-function errorText(err: unknown): string {
-  if (err instanceof ReplError) return err.message;
-  if (err instanceof HeapqlError) return err.code === 'ERR_CANCELLED' ? 'cancelled' : `error: ${err.message}`;
-  return `internal error: ${err instanceof Error ? err.message : String(err)}`;
+function errorText(err: unknown, source?: StatementSource): string {
+  if (err instanceof HeapqlError && err.code === 'ERR_CANCELLED') return 'cancelled';
+  const at = source && !(err instanceof ReplError && err.located) ? `${source.name}:${source.line}: ` : '';
+  if (err instanceof ReplError || err instanceof HeapqlError) return `error: ${at}${err.message}`;
+  return `error: ${at}internal error: ${err instanceof Error ? err.message : String(err)}`;
 }

@@ -3,6 +3,13 @@ import { terminalText } from '../terminal-text.js';
 /** A REPL command that cannot do what was asked: one line for the user, nothing else lost. */
 export class ReplError extends Error {
   override name = 'ReplError';
+  constructor(
+    message: string,
+    /** The message names the statement's place already (an OQL error's `stdin:12:5:`). */
+    readonly located = false,
+  ) {
+    super(message);
+  }
 }
 
 /**

@@ -2,8 +2,9 @@
  * The terminal REPL's history: a capped file in the user's state directory, shared by every
  * session, one entry per statement (a statement typed over several lines is one entry, its
  * lines kept), and Ctrl-R reverse search on top of Node's readline (which has none of its own).
+ * Each session appends its entries to the file, so sessions open at once keep each other's.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Interface } from 'node:readline';
@@ -24,7 +25,7 @@ export function historyPath(env: NodeJS.ProcessEnv = process.env): string {
  */
 const STORED_NEWLINE = '\r';
 
-/** Entries newest first (readline's order); [] when there is no file yet. */
+/** Entries newest first (readline's order), each once; [] when there is no file yet. */
 export function loadHistory(file: string): string[] {
   let text: string;
   try {
@@ -32,21 +33,56 @@ export function loadHistory(file: string): string[] {
   } catch {
     return [];
   }
-  return text
+  return parseHistory(text);
+}
+
+function parseHistory(text: string): string[] {
+  const entries = text
     .split('\n')
     // A CR at the end is a CRLF line ending (the file saved again by an editor), not an entry's.
     .map((l) => l.replace(/\r$/, '').replaceAll(STORED_NEWLINE, '\n'))
     .filter((l) => l.trim() !== '')
-    .reverse()
-    .slice(0, HISTORY_CAP);
+    .reverse();
+  // Sessions append: an entry run again is in the file again; the newest one counts.
+  return [...new Set(entries)].slice(0, HISTORY_CAP);
 }
 
-/** Writes newest-first `entries` (oldest line first in the file), capped. Returns an error text or null. */
-export function saveHistory(file: string, entries: readonly string[]): string | null {
+function storedLine(entry: string): string {
+  return `${entry.replaceAll('\n', STORED_NEWLINE)}\n`;
+}
+
+/**
+ * Appends one entry to the file (created with mode 0600), unless it is the file's last one
+ * already; returns an error text or null. Every session appends (one write a line), so entries
+ * of sessions open at once all stay. Past twice the cap of lines, the file is rewritten with
+ * the newest HISTORY_CAP entries (written aside, then renamed over it; what another session
+ * appended meanwhile is carried over).
+ */
+export function appendHistory(file: string, entry: string): string | null {
   try {
     mkdirSync(path.dirname(file), { recursive: true });
-    const lines = entries.slice(0, HISTORY_CAP).map((e) => e.replaceAll('\n', STORED_NEWLINE));
-    writeFileSync(file, `${lines.reverse().join('\n')}\n`, { mode: 0o600 });
+    const line = storedLine(entry);
+    let before = '';
+    try {
+      before = readFileSync(file, 'utf8');
+    } catch {
+      // No file yet.
+    }
+    if (before === line || before.endsWith(`\n${line}`)) return null;
+    appendFileSync(file, line, { mode: 0o600 });
+    if (before.split('\n').length <= 2 * HISTORY_CAP) return null;
+    const fd = openSync(file, 'r');
+    try {
+      const text = readFileSync(fd, 'utf8');
+      const aside = `${file}.${process.pid}.tmp`;
+      writeFileSync(aside, parseHistory(text).reverse().map(storedLine).join(''), { mode: 0o600 });
+      renameSync(aside, file);
+      // Lines appended to the old file since it was read (readFileSync goes on from there).
+      const later = readFileSync(fd);
+      if (later.length > 0) appendFileSync(file, later);
+    } finally {
+      closeSync(fd);
+    }
     return null;
   } catch (err) {
     return (err as Error).message;
@@ -69,10 +105,10 @@ export function statementEntry(lines: readonly string[]): string {
  * statement typed over several lines would come back as fragments: this undoes those additions
  * and keeps only the entries given to the function it returns (see `statementEntry`), newest
  * first, without duplicates, capped. Readline shows an entry with newlines over several rows,
- * edits it, and Enter gives it back as one line, which runs as the same statement. `onChange`
- * gets the entries after each addition (to save them).
+ * edits it, and Enter gives it back as one line, which runs as the same statements. `onAdd`
+ * gets each entry added (to save it).
  */
-export function historyByStatement(rl: Interface, onChange?: (entries: readonly string[]) => void): (entry: string) => void {
+export function historyByStatement(rl: Interface, onAdd?: (entry: string) => void): (entry: string) => void {
   const r = rl as unknown as ReadlineInternals;
   let kept = [...r.history];
   // Readline emits 'history' after adding a line and returns the line it read before, so
@@ -84,7 +120,7 @@ export function historyByStatement(rl: Interface, onChange?: (entries: readonly 
     if (entry.trim() === '') return;
     kept = [entry, ...kept.filter((e) => e !== entry)].slice(0, HISTORY_CAP);
     r.history.splice(0, r.history.length, ...kept);
-    onChange?.(kept);
+    onAdd?.(entry);
   };
 }
 

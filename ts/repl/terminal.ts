@@ -1,16 +1,19 @@
 /**
  * The terminal front of the REPL (`heapql query|analyze <dump> --repl`): Node's readline with
  * the `oql>` prompt and a continuation prompt, persistent history (one entry per statement,
- * however many lines it took) with Ctrl-R, tab completion, Ctrl-C that cancels a running
- * statement or clears the line (never exits), Ctrl-D to leave. `~/` in a path is the home
- * directory.
+ * however many lines it took) with Ctrl-R, tab completion, bracketed paste (a pasted block runs
+ * at the Enter after it, as piped lines do), Ctrl-C that cancels a running statement or clears
+ * the line (never exits), Ctrl-Z to suspend, Ctrl-D to leave (cancelling what runs). `~/` in a
+ * path is the home directory.
  * With stdin not a terminal, statements are read line by line through the same dispatcher and
  * printed plainly (no prompts, no colours, no progress bar); a statement that has become
  * complete runs once the next line shows it does not go on (see `continuesStatement`), and
- * `!quit` ends the input there.
+ * `!quit` ends the input there. Errors name the input's line (`stdin:12:5:`); SIGINT stops
+ * the input with exit code 130.
  */
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import readline from 'node:readline';
+import type tty from 'node:tty';
 
 import type { HeapSession, ProgressEvent } from '../session/index.js';
 import { controlIndex, terminalText } from '../terminal-text.js';
@@ -19,8 +22,9 @@ import type { ReplIO } from './backend.js';
 import { complete, ESCAPED_COMPLETION_NOTE, insertablePrefix, type CompletionSource } from './complete.js';
 import { Repl } from './dispatch.js';
 import { errorLines } from './errors.js';
-import { enableHistorySearch, HISTORY_CAP, historyByStatement, historyPath, loadHistory, saveHistory, statementEntry } from './history.js';
+import { appendHistory, enableHistorySearch, HISTORY_CAP, historyByStatement, historyPath, loadHistory, statementEntry } from './history.js';
 import { expandHome } from './home.js';
+import { enableBracketedPaste, enableSuspend, PASTE_OFF, PASTE_ON, showContinuationLines } from './line-editor.js';
 import { renderBanner } from './render.js';
 import { continuesStatement, isCommand, isCommentLine, statementComplete } from './statement.js';
 
@@ -49,6 +53,11 @@ export interface ProgressBar {
 /** Shown with completions that had to be escaped (`readlineCompletion`); shared with the browser. */
 export { ESCAPED_COMPLETION_NOTE };
 
+/** Under a completion list that `complete()` cut short. */
+export function moreCompletionsNote(more: number): string {
+  return `… and ${more} more: type more letters`;
+}
+
 /**
  * What readline gets for `complete()`'s candidates. Readline lists the candidates as they are
  * and inserts their common prefix, so a name from the dump with control characters (an ESC
@@ -56,14 +65,19 @@ export { ESCAPED_COMPLETION_NOTE };
  * insert: the OQL lexer reads no escapes, so an escaped name could not be typed back. Then Tab
  * inserts the common prefix only up to the first such character, and the list shows every
  * candidate escaped (`terminalText`), with a note that also keeps readline from inserting
- * any of them.
+ * any of them. A list cut short (`more` left out) ends with a note saying how many more match:
+ * what they share with the ones listed is no prefix of them all (complete() gives that alone).
  */
-export function readlineCompletion(items: string[], word: string): [string[], string] {
-  if (!items.some((item) => controlIndex(item) >= 0)) return [items, word];
-  const prefix = insertablePrefix(items);
-  if (prefix.length > word.length) return [[prefix], word];
-  // The note shares no first character with a name: the common prefix is empty, nothing is inserted.
-  return [[...items.map((item) => terminalText(item)), '', ESCAPED_COMPLETION_NOTE], word];
+export function readlineCompletion(items: string[], word: string, more = 0): [string[], string] {
+  const escaped = items.some((item) => controlIndex(item) >= 0);
+  if (!escaped && more === 0) return [items, word];
+  if (escaped) {
+    const prefix = insertablePrefix(items);
+    if (prefix.length > word.length) return [[prefix], word];
+  }
+  // A note shares no first character with a name: the common prefix is empty, nothing is inserted.
+  const notes = [...(escaped ? [ESCAPED_COMPLETION_NOTE] : []), ...(more > 0 ? [moreCompletionsNote(more)] : [])];
+  return [[...(escaped ? items.map((item) => terminalText(item)) : items), ...notes.flatMap((note) => ['', note])], word];
 }
 
 /** File names for `!save` completion: entries of the directory named so far (`~/` as typed). */
@@ -102,6 +116,8 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
   let rl: readline.Interface | null = null;
   // Set by `!quit`: lines already read (piped input reads ahead) do not run.
   let quitting = false;
+  // Set by SIGINT with piped input: nothing more runs, the exit code is 130.
+  let interrupted = false;
   // The views escape what comes from the dump (`terminalText`); this keeps any control
   // character that is still left from reaching the terminal.
   const safe = (text: string) => terminalText(text, { keepLineBreaks: true, keepBackslashes: true });
@@ -109,7 +125,11 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
     print: (text) => output.write(text.endsWith('\n') ? safe(text) : `${safe(text)}\n`),
     // An error keeps only its own (indented) lines, as the CLI's `error:` line does: a line
     // break in a name the message quotes is shown escaped and cannot start a line.
-    error: (text) => errors.write(`${errorLines(text.endsWith('\n') ? text.slice(0, -1) : text)}\n`),
+    error: (text) => {
+      // SIGINT with piped input says it once for the whole input.
+      if (interrupted && text === 'cancelled') return;
+      errors.write(`${errorLines(text.endsWith('\n') ? text.slice(0, -1) : text)}\n`);
+    },
     // `~/out.csv` is in the home directory; an error still names the path as typed (!save's).
     saveFile: (file, content) => writeFileSync(expandHome(file), content),
     progress: (e) => {
@@ -156,7 +176,7 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
       ? {
           completer: (line: string, callback: (err: Error | null, result: [string[], string]) => void) => {
             complete(line, source, [...buffer, line].join('\n')).then(
-              (c) => callback(null, readlineCompletion(c.items, c.word)),
+              (c) => callback(null, readlineCompletion(c.items, c.word, c.more)),
               () => callback(null, [[], line]),
             );
           },
@@ -164,16 +184,35 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
       : {}),
   });
   const prompt = () => (buffer.length > 0 ? CONTINUATION : PROMPT);
+  let running: AbortController | null = null;
+  // The first line of the statement running, and the input's line last taken (`stdin:N`).
+  let runningAt = 0;
+  let lineNo = 0;
+  // Bracketed paste while the session is at a terminal (see line-editor.ts), not a dumb one;
+  // off again on Ctrl-Z, on leaving, and if the process ends otherwise.
+  const pasting = tty && process.env.TERM !== 'dumb';
+  const pasteMode = (on: boolean) => pasting && output.write(on ? PASTE_ON : PASTE_OFF);
+  const pasteOff = () => pasteMode(false);
+  const terminalModes = (on: boolean) => {
+    (input as unknown as Partial<tty.ReadStream>).setRawMode?.(on);
+    pasteMode(on);
+  };
   let closed = false;
-  rl.on('close', () => (closed = true));
-  // One history entry per statement run, saved as it is added.
+  rl.on('close', () => {
+    closed = true;
+    if (!tty) return;
+    pasteOff();
+    // Ctrl-D (or the terminal gone) leaves at once: a statement still running is cancelled.
+    running?.abort();
+  });
+  // One history entry per statement run, appended to the file as it is added.
   let warned = false;
   const remember = tty
     ? historyByStatement(
         rl,
         historyFile
-          ? (entries) => {
-              const problem = saveHistory(historyFile, entries);
+          ? (entry) => {
+              const problem = appendHistory(historyFile, entry);
               if (problem && !warned) {
                 warned = true;
                 errors.write(`warning: history is not saved (${historyFile}: ${problem})\n`);
@@ -182,11 +221,15 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
           : undefined,
       )
     : () => {};
-  if (tty) enableHistorySearch(rl, prompt);
+  if (tty) {
+    showContinuationLines(rl, CONTINUATION);
+    enableBracketedPaste(rl, () => running !== null);
+    enableHistorySearch(rl, prompt);
+    enableSuspend(rl, terminalModes, () => running !== null);
+  }
 
   // Ctrl-C: cancel what runs, else drop the line and the statement typed so far (it never ran:
   // the history does not keep it).
-  let running: AbortController | null = null;
   rl.on('SIGINT', () => {
     if (running) {
       running.abort();
@@ -201,20 +244,51 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
     rl!.prompt();
   });
 
+  // SIGINT as a signal: at a terminal only with the line editor gone (Ctrl-C after Ctrl-D) or
+  // from `kill`: it cancels what runs and never ends the session unannounced. Piped input stops
+  // (exit code 130); a second one ends the process at once. The handler stays while the
+  // process ends after the session (closing a big dump takes a moment): a terminal's Ctrl-C
+  // then changes nothing, piped input's ends the process at once.
+  let leaving = false;
+  const onSignal = () => {
+    if (leaving) {
+      if (!tty) process.exit(130);
+      return;
+    }
+    if (tty) {
+      if (!closed) rl!.emit('SIGINT');
+      else running?.abort();
+      return;
+    }
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    errors.write(`error: interrupted; the input from stdin:${running ? runningAt : lineNo + 1} on did not run\n`);
+    running?.abort();
+    rl!.close();
+  };
+  process.on('SIGINT', onSignal);
   if (tty) {
     output.write(`${renderBanner(session.status, VERSION)}\n`);
+    pasteMode(true);
+    process.once('exit', pasteOff);
     rl.prompt();
   }
   let failures = 0;
-  const run = async (statement: string) => {
+  const run = async (statement: string, line: number) => {
+    if (interrupted) return;
     running = new AbortController();
+    runningAt = line;
     try {
-      if (!(await repl.execute(statement, running.signal))) failures++;
+      // Piped input: errors name the input's line, not the statement's.
+      const at = input.isTTY ? undefined : { name: 'stdin', line };
+      if (!(await repl.execute(statement, running.signal, at)) && !interrupted) failures++;
     } finally {
       running = null;
     }
   };
-  // The input's lines, with a look ahead for piped input.
+  // The input's lines, with a look ahead for piped input. At a terminal, a line with newlines in
+  // it (a paste, a multi-line history entry) is a block: its lines go through here one by one,
+  // as piped lines do, looking ahead within the block only.
   const lines = rl[Symbol.asyncIterator]();
   const ahead: string[] = [];
   let ended = false;
@@ -224,18 +298,29 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
     if (r.done) ended = true;
     return r.done ? undefined : r.value;
   };
-  const nextLine = async () => (ahead.length > 0 ? ahead.shift() : pull());
+  const nextLine = async () => {
+    let line = ahead.length > 0 ? ahead.shift() : await pull();
+    if (line?.includes('\n')) {
+      const [first, ...rest] = line.split('\n');
+      ahead.push(...rest);
+      line = first;
+    }
+    if (line !== undefined) lineNo++;
+    return line;
+  };
   const peek = async (k: number): Promise<string | undefined> => {
     while (ahead.length <= k) {
+      // At a terminal the next line is not typed yet.
+      if (input.isTTY) return undefined;
       const l = await pull();
       if (l === undefined) return undefined;
       ahead.push(l);
     }
     return ahead[k];
   };
-  // Piped input: whether the lines after the complete statement `text` continue it. An empty
-  // line, a `!` command or the end of the input ends it; comment lines go with what follows
-  // (`-- @viz` before the next statement is that statement's).
+  // Whether the lines after the complete statement `text` continue it. An empty line, a `!`
+  // command or the end of the input (of a block at a terminal) ends it; comment lines go with
+  // what follows (`-- @viz` before the next statement is that statement's).
   const goesOn = async (text: string): Promise<boolean> => {
     const next: string[] = [];
     for (let k = 0; ; k++) {
@@ -245,29 +330,37 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
       if (!isCommentLine(l)) return continuesStatement(text, next.join('\n'));
     }
   };
-  for (let line = await nextLine(); line !== undefined; line = await nextLine()) {
+  for (let line = await nextLine(); line !== undefined && !interrupted; line = await nextLine()) {
     const typed = buffer.length === 0 && isCommand(line) ? [line] : [...buffer, line];
     const text = typed.join('\n');
     // An empty line ends a statement that spans lines (it runs as typed, errors included).
     let ready = statementComplete(text) || (buffer.length > 0 && line.trim() === '');
-    // (Not when someone types the lines, whatever the output is.)
-    if (ready && !input.isTTY && line.trim() !== '' && !isCommand(text) && !/;\s*$/.test(text)) ready = !(await goesOn(text));
+    // (A line typed at the prompt has nothing after it yet: it runs.)
+    if (ready && line.trim() !== '' && !isCommand(text) && !/;\s*$/.test(text)) ready = !(await goesOn(text));
     if (ready) {
       buffer = [];
       remember(statementEntry(typed));
-      await run(text);
-      if (quitting) break;
+      await run(text, lineNo - typed.length + 1);
+      if (quitting || interrupted) break;
     } else buffer = typed;
-    if (tty && !closed) {
+    // The rest of a block is on the screen already. (The cursor stays after what was typed
+    // or pasted while a statement ran.)
+    if (tty && !closed && ahead.length === 0) {
       rl.setPrompt(prompt());
-      rl.prompt();
+      rl.prompt(true);
     }
   }
   await lines.return?.();
-  if (buffer.length > 0) {
+  if (buffer.length > 0 && !interrupted) {
     remember(statementEntry(buffer));
-    await run(buffer.join('\n'));
+    await run(buffer.join('\n'), lineNo - buffer.length + 1);
   }
-  if (tty) output.write('\n');
+  leaving = true;
+  if (tty) {
+    pasteOff();
+    process.off('exit', pasteOff);
+    output.write('\n');
+  }
+  if (interrupted) return 130;
   return !tty && failures > 0 ? 1 : 0;
 }
