@@ -121,6 +121,13 @@ describe.skipIf(!available)('browser REPL in Chromium', () => {
     await page.locator('#input').press('Tab');
     await expect.poll(() => page.locator('#input').inputValue()).toBe('SELECT * FROM Demo$Session');
     await page.locator('#input').fill('');
+    // More classes than a list shows (769): the list says how many it leaves out.
+    await page.locator('#input').pressSequentially('SELECT * FROM ');
+    await page.locator('#input').press('Tab');
+    await expect.poll(() => page.locator('#completions .more-note').textContent()).toMatch(/^… and \d+ more: type more letters$/);
+    expect(await page.locator('#completions [role=option]').count()).toBe(200);
+    await page.locator('#input').press('Escape');
+    await page.locator('#input').fill('');
 
     // A full-path query before the analysis says what to do.
     await enter(page, 'SELECT s.@retainedHeapSize FROM Demo$Session s');

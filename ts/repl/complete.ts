@@ -18,6 +18,11 @@ import { COMMAND_NAMES, findCommand } from './commands.js';
  */
 export const ESCAPED_COMPLETION_NOTE = '(names with control characters are shown escaped; Tab does not insert them)';
 
+/** Under a completion list that `complete()` cut short, in the terminal and the browser alike. */
+export function moreCompletionsNote(more: number): string {
+  return `… and ${more} more: type more letters`;
+}
+
 /**
  * What Tab may insert for these candidates: their common prefix, up to its first control or
  * bidi character (the OQL lexer reads no escapes, so such a name cannot be typed back).

@@ -19,7 +19,7 @@ import type { HeapSession, ProgressEvent } from '../session/index.js';
 import { controlIndex, terminalText } from '../terminal-text.js';
 import { VERSION } from '../version.js';
 import type { ReplIO } from './backend.js';
-import { complete, ESCAPED_COMPLETION_NOTE, insertablePrefix, type CompletionSource } from './complete.js';
+import { complete, ESCAPED_COMPLETION_NOTE, insertablePrefix, moreCompletionsNote, type CompletionSource } from './complete.js';
 import { Repl } from './dispatch.js';
 import { errorLines } from './errors.js';
 import { appendHistory, enableHistorySearch, HISTORY_CAP, historyByStatement, historyPath, loadHistory, statementEntry } from './history.js';
@@ -52,11 +52,6 @@ export interface ProgressBar {
 
 /** Shown with completions that had to be escaped (`readlineCompletion`); shared with the browser. */
 export { ESCAPED_COMPLETION_NOTE };
-
-/** Under a completion list that `complete()` cut short. */
-export function moreCompletionsNote(more: number): string {
-  return `… and ${more} more: type more letters`;
-}
 
 /**
  * What readline gets for `complete()`'s candidates. Readline lists the candidates as they are

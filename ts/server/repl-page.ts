@@ -30,7 +30,7 @@ svg.chart{display:block;max-width:100%;height:auto;margin:6px 0}
 #completions{position:absolute;bottom:100%;left:64px;background:#fff;border:1px solid var(--line);box-shadow:0 2px 8px rgba(0,0,0,.12);max-height:240px;overflow:auto;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12.5px;display:none;min-width:240px}
 #completions div{padding:2px 8px;cursor:pointer;white-space:pre}#completions div.sel{background:var(--accent);color:#fff}
 #completions div[aria-disabled]{cursor:not-allowed;color:var(--muted)}#completions div.sel[aria-disabled]{background:var(--line);color:var(--fg)}
-#completions .escaped-note{cursor:default;color:var(--muted);font-style:italic;border-top:1px solid var(--line);white-space:normal}#completions .escaped-note.flash{color:var(--err)}
+#completions .escaped-note,#completions .more-note{cursor:default;color:var(--muted);font-style:italic;border-top:1px solid var(--line);white-space:normal}#completions .escaped-note.flash{color:var(--err)}
 .warn{color:#8a4b00;background:#fff4e0;border-left:3px solid #d9822b;padding:4px 8px;font-size:12.5px;margin:4px 0}
 .result-block.stale{opacity:.55}
 #banner{display:none;padding:6px 16px;background:#fdecea;color:var(--err);border-bottom:1px solid var(--line)}

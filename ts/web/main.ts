@@ -5,7 +5,7 @@
  * localStorage, completion, the analysis state and progress live from GET /status, and a
  * lost connection shown and retried.
  */
-import { complete, ESCAPED_COMPLETION_NOTE, insertablePrefix, type CompletionSource } from '../repl/complete.js';
+import { complete, ESCAPED_COMPLETION_NOTE, insertablePrefix, moreCompletionsNote, type CompletionSource } from '../repl/complete.js';
 import { findCommand, show } from '../repl/commands.js';
 import { Repl } from '../repl/dispatch.js';
 import { statementComplete } from '../repl/statement.js';
@@ -265,7 +265,7 @@ function apply(item: string): void {
 
 async function completeAtCaret(): Promise<void> {
   const before = input.value.slice(0, input.selectionStart);
-  const { items, word } = await complete(before, source, input.value);
+  const { items, word, more } = await complete(before, source, input.value);
   completionWord = word;
   if (items.length === 0) return closePopup();
   const escaped = items.some((item) => controlIndex(item) >= 0);
@@ -297,6 +297,12 @@ async function completeAtCaret(): Promise<void> {
     const note = document.createElement('div');
     note.className = 'escaped-note';
     note.textContent = ESCAPED_COMPLETION_NOTE;
+    popup.append(note);
+  }
+  if (more) {
+    const note = document.createElement('div');
+    note.className = 'more-note';
+    note.textContent = moreCompletionsNote(more);
     popup.append(note);
   }
   popup.style.display = 'block';
