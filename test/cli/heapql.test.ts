@@ -92,6 +92,15 @@ describe('heapql query', () => {
     expect(list.stdout).toContain('top-classes-by-count');
   });
 
+  it('warns when a -- @viz line names a column the result does not have', async () => {
+    const oql = '-- @viz piechart label=nope value=n\nSELECT p.x AS x, COUNT(*) AS n FROM KnownHeap$Point p GROUP BY p.x LIMIT 3';
+    const r = await heapql(['query', known, `--query=${oql}`, '--format', 'json']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('warning: q1: @viz label=nope: no such column (columns: x, n)');
+    const good = await heapql(['query', known, `--query=${oql.replace('label=nope', 'label=x')}`, '--format', 'json']);
+    expect(good.stderr).not.toContain('@viz');
+  });
+
   it('runs every --run given, in order, like --query (not only the last)', async () => {
     const r = await heapql(['query', known, '--run', 'duplicate-strings', '--run=top-classes-by-count', '--format', 'json']);
     expect(r.code).toBe(0);

@@ -24,7 +24,8 @@ import { csvHeader, csvRows, formatCsv, formatTable, jsonElement, JSON_ARRAY, St
 import type { Column, QueryResult, Value } from '../query/schema.js';
 import type { HeapSession, PreparedQuery } from '../session/index.js';
 import type { RowBatch, StreamSummary } from '../session/query.js';
-import { errorText } from './stderr.js';
+import { resolveVizColumns } from '../query/viz.js';
+import { errorText, warn } from './stderr.js';
 
 export type OutputFormat = 'table' | 'json' | 'csv';
 
@@ -223,7 +224,12 @@ async function writeResult(heap: HeapSession, job: OutputJob, text: ResultText, 
       elapsedMs: Math.round((performance.now() - started) * 10) / 10,
     };
     if (summary.note !== undefined) result.note = summary.note;
-    if (job.prepared.viz) result.viz = job.prepared.viz;
+    if (job.prepared.viz) {
+      result.viz = job.prepared.viz;
+      // A chart the result cannot draw (a column it names is not there) is said, as the REPL does.
+      const { warning } = resolveVizColumns(job.prepared.viz, summary.columns);
+      if (warning) warn(`${job.name}: ${warning}`);
+    }
     const last = gathered ? before + text.whole(result) : text.end(result);
     begun = true;
     await sink.write(last);
