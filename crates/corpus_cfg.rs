@@ -9,9 +9,14 @@ fn main() {
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let corpus = manifest.join("../../../shared/corpus");
     println!("cargo::rustc-check-cfg=cfg(heapql_corpus)");
-    // A directory is scanned for changes; a missing one reruns the script every build.
-    println!("cargo::rerun-if-changed={}", corpus.display());
     if corpus.is_dir() {
+        // A directory is scanned for changes: the corpus removed, the script runs again.
+        println!("cargo::rerun-if-changed={}", corpus.display());
         println!("cargo::rustc-cfg=heapql_corpus");
+    } else {
+        // Watching a path that does not exist would rerun the script, and rebuild the crate,
+        // on every build; the script itself is watched instead, so a corpus placed later is
+        // seen after `touch crates/corpus_cfg.rs` (or `cargo clean`).
+        println!("cargo::rerun-if-changed={}", manifest.join("../corpus_cfg.rs").display());
     }
 }
