@@ -250,6 +250,17 @@ describe('the REPL dispatcher', () => {
     expect((await run('!hepl')).err).toContain('!help');
   });
 
+  it('a command the table marks as taking no argument refuses one; any other reads it', async () => {
+    const none = COMMANDS.filter((c) => !c.takesArguments).map((c) => c.name);
+    expect(none.sort()).toEqual(['all', 'analyze', 'count', 'last', 'quit', 'reachable', 'undo']);
+    for (const c of COMMANDS) {
+      const r = await run(`!${c.name} nosuch.json`);
+      if (c.takesArguments) expect(r.err, c.name).not.toContain('takes no argument');
+      else expect(r.err, c.name).toBe(`error: !${c.name} takes no argument (not 'nosuch.json')`);
+    }
+    expect(quits).toBe(0);
+  });
+
   it('!help lists every command; !help oql the language; !quit', async () => {
     const help = await run('!help');
     for (const c of COMMANDS) expect(help.out).toContain(c.usage);

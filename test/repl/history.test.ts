@@ -1,9 +1,10 @@
 /**
  * The terminal REPL's history file and entries (ts/repl/history.ts): one entry per statement,
  * a multi-line one kept whole in the file (its newlines stored as CR) and read back whole;
- * entries appended (sessions open at once keep each other's), the file trimmed past the cap.
+ * entries appended (sessions open at once keep each other's), the file trimmed past the cap
+ * by one session at a time, without losing what another session appends meanwhile.
  */
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -66,6 +67,52 @@ describe('the history file', () => {
     expect(lines[0]).toBe(`SELECT ${HISTORY_CAP + 1} FROM X`);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(loadHistory(file)[0]).toBe('SELECT a\nFROM X');
+  });
+
+  it('a trim carries over what another session appended after it read the file', () => {
+    const file = tempFile();
+    const old = Array.from({ length: 2 * HISTORY_CAP }, (_, i) => `SELECT ${i} FROM X`);
+    writeFileSync(file, `${old.join('\n')}\n`, { mode: 0o600 });
+    // The other session writes to the file the trim has read and is about to replace.
+    expect(appendHistory(file, 'mine', { afterTrimRead: () => appendFileSync(file, 'theirs\n') })).toBeNull();
+    const lines = readFileSync(file, 'utf8').split('\n');
+    expect(lines.slice(-3)).toEqual(['mine', 'theirs', '']);
+    expect(lines).toHaveLength(HISTORY_CAP + 2);
+    expect(loadHistory(file).slice(0, 2)).toEqual(['theirs', 'mine']);
+    expect(readdirSync(path.dirname(file))).toEqual(['history']);
+  });
+
+  it('an entry written to a file that the trim of another session replaced meanwhile is written again to the new file', () => {
+    const file = tempFile();
+    writeFileSync(file, 'SELECT 1 FROM X\n', { mode: 0o600 });
+    // The other session renames its trimmed file over the path between this one's open and write.
+    const trimmedByOther = () => {
+      writeFileSync(`${file}.other`, 'SELECT 1 FROM X\ntheirs\n', { mode: 0o600 });
+      renameSync(`${file}.other`, file);
+    };
+    expect(appendHistory(file, 'mine', { beforeAppend: trimmedByOther })).toBeNull();
+    expect(readFileSync(file, 'utf8')).toBe('SELECT 1 FROM X\ntheirs\nmine\n');
+  });
+
+  it('trims only while holding the lock file: not while another session trims; a lock left behind is removed', () => {
+    const file = tempFile();
+    const lock = `${file}.lock`;
+    const old = Array.from({ length: 2 * HISTORY_CAP }, (_, i) => `SELECT ${i} FROM X`);
+    writeFileSync(file, `${old.join('\n')}\n`, { mode: 0o600 });
+    writeFileSync(lock, '1\n');
+    const lines = () => readFileSync(file, 'utf8').split('\n').length - 1;
+    expect(appendHistory(file, 'first')).toBeNull();
+    expect(lines()).toBe(2 * HISTORY_CAP + 1);
+    expect(existsSync(lock)).toBe(true);
+    // A lock of a session that ended while trimming (old): removed; the next append trims.
+    utimesSync(lock, new Date(2000, 0, 1), new Date(2000, 0, 1));
+    expect(appendHistory(file, 'second')).toBeNull();
+    expect(existsSync(lock)).toBe(false);
+    expect(lines()).toBe(2 * HISTORY_CAP + 2);
+    expect(appendHistory(file, 'third')).toBeNull();
+    expect(lines()).toBe(HISTORY_CAP);
+    expect(loadHistory(file).slice(0, 3)).toEqual(['third', 'second', 'first']);
+    expect(readdirSync(path.dirname(file))).toEqual(['history']);
   });
 
   it('reads a file written before (one line an entry, backslashes as they are) and one saved with CRLF', () => {

@@ -161,6 +161,15 @@ describe('statements over several lines in piped input', () => {
     expect(r.status).toBe(1);
   });
 
+  it('an error in an indented line is at its column in the input line, and its echo keeps the indentation', () => {
+    const r = repl(['   SELECT 1 FORM x', '', '\tSELECT s', '  FROM java.lang.String s', '  ORDER BY s.@usedHeapSize DESCC']);
+    expect(r.out).toBe('');
+    expect(r.err).toMatch(/^error: stdin:1:13: unexpected "FORM".*\n {2} {3}SELECT 1 FORM x\n {14}\^{4}$/m);
+    expect(r.err).toMatch(/^error: stdin:5:28: unexpected "DESCC".*\n {2} {2}ORDER BY s\.@usedHeapSize DESCC\n {29}\^{5}$/m);
+    expect(r.err.match(/^error: /gm)).toHaveLength(2);
+    expect(r.status).toBe(1);
+  });
+
   it('any other error and a warning name the line where their statement starts', () => {
     const r = repl([SESSIONS, '!bogus', '', '-- @viz piechart label=nope', 'SELECT toString(s.user) AS user, COUNT(*) AS n', 'FROM Demo$Session s GROUP BY toString(s.user)', '!obj Nope#1']);
     expect(r.err.split('\n')).toEqual([
@@ -174,7 +183,12 @@ describe('statements over several lines in piped input', () => {
 });
 
 describe('SIGINT in piped input', () => {
-  it('stops reading, says where, and exits with code 130', async () => {
+  /**
+   * Writes `input` to a piped REPL whose input stays open (heapql waits for its next line when
+   * the signal comes), sends SIGINT once the first statement's result is out, and gives what
+   * it wrote on stderr and how it ended.
+   */
+  async function interrupt(input: string): Promise<{ err: string[]; exit: { code: number | null; signal: NodeJS.Signals | null } }> {
     const child = spawn(process.execPath, [path.join(root, 'bin/heapql.js'), 'query', demo, '--repl'], {
       env: { ...process.env, XDG_STATE_HOME: dir, HEAPQL_DEBUG: '', NO_COLOR: '1' },
     });
@@ -182,8 +196,7 @@ describe('SIGINT in piped input', () => {
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-    // The input stays open: heapql waits for its next line when the signal comes.
-    child.stdin.write(`${SESSIONS};\n`);
+    child.stdin.write(input);
     await new Promise<void>((resolve) =>
       child.stdout.on('data', (d: Buffer) => {
         out += d.toString();
@@ -191,8 +204,25 @@ describe('SIGINT in piped input', () => {
       }),
     );
     child.kill('SIGINT');
-    expect(await exited).toEqual({ code: 130, signal: null });
-    expect(err.split('\n').filter((l) => !l.startsWith('warning: cache:'))).toEqual(['error: interrupted; the input from stdin:2 on did not run', '']);
+    const exit = await exited;
     child.stdin.destroy();
+    return { err: err.split('\n').filter((l) => !l.startsWith('warning: cache:')), exit };
+  }
+
+  it('stops reading, says where, and exits with code 130', async () => {
+    const r = await interrupt(`${SESSIONS};\n`);
+    expect(r.exit).toEqual({ code: 130, signal: null });
+    expect(r.err).toEqual(['error: interrupted; the input from stdin:2 on did not run', '']);
+  });
+
+  it('names the first line of a statement read but not run yet', async () => {
+    // Lines 2 and 3 wait for more (a trailing WHERE): they did not run.
+    const open = await interrupt(`${SESSIONS};\nSELECT COUNT(*) AS n\nFROM Demo$Session s WHERE\n`);
+    expect(open.exit).toEqual({ code: 130, signal: null });
+    expect(open.err).toEqual(['error: interrupted; the input from stdin:2 on did not run', '']);
+    // Line 2 is complete but waits for line 3 to show that it does not go on.
+    const complete = await interrupt(`${SESSIONS};\n${STRINGS}\n`);
+    expect(complete.exit).toEqual({ code: 130, signal: null });
+    expect(complete.err).toEqual(['error: interrupted; the input from stdin:2 on did not run', '']);
   });
 });

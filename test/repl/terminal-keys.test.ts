@@ -1,10 +1,12 @@
 /**
  * The terminal REPL's keys and terminal modes through a real pseudo-terminal: bracketed paste
  * (a pasted block waits for Enter, shows its later lines after `...>`, and runs as piped lines
- * do), Ctrl-Z and `fg` in a shell, Ctrl-D and SIGINT while a query runs, Tab on more names than
- * the list shows, and two sessions at once sharing the history file.
+ * do; Ctrl-C or Ctrl-D end one whose end marker never comes), Ctrl-C and Ctrl-D while a pasted
+ * block runs (the rest of it does not), Ctrl-Z and `fg` in a shell, Ctrl-D and SIGINT while a
+ * query runs, Tab on more names than the list shows, and two sessions at once sharing the
+ * history file.
  */
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -73,6 +75,73 @@ describe('bracketed paste', () => {
     at = await t.waitFor(/n\n-+\n\s*21\n/, at, '400');
     t.type('\x04');
     expect(await t.exited).toBe(0);
+  });
+});
+
+describe('a paste with no end marker', () => {
+  it('Ctrl-C ends it: what was pasted is dropped and the line cleared; Ctrl-D ends it and leaves', async () => {
+    const t = new Terminal(['query', demo, '--repl'], state());
+    let at = await t.waitFor('oql> ');
+    // The terminal's paste-end never comes: the keys after it were taken as pasted text.
+    t.type('\x1b[200~SELECT COUNT(*) AS pasted FROM Demo$Session\r');
+    t.type('\x03');
+    at = await t.waitFor('^C\noql> ', at);
+    t.type('SELECT COUNT(*) AS typed FROM Demo$Session\r');
+    at = await t.waitFor(/typed\n-+\n\s*400\n/, at, 'pasted');
+    at = await t.waitFor('oql> ', at);
+    t.type('\x1b[200~SELECT COUNT(*) AS pasted FROM Demo$Session\r');
+    t.type('\x04');
+    expect(await t.exited).toBe(0);
+    expect(t.screen.slice(at)).not.toMatch(/pasted|error/);
+  });
+});
+
+describe('Ctrl-C and Ctrl-D while a pasted block runs', () => {
+  // No line break after the last line: the one that shows after the paste is readline's at Enter.
+  const block = (tail: string) => paste(`${SLOW}\r${tail}`);
+
+  it('Ctrl-C cancels the running statement and the rest of the paste, and says so', async () => {
+    const t = new Terminal(['analyze', demo, '--repl'], state());
+    let at = await t.waitFor('oql> ');
+    t.type(block('SELECT COUNT(*) AS after FROM Demo$Session'));
+    at = await t.waitFor('AS after FROM Demo$Session', at);
+    t.type('\r');
+    // Enter has been taken (readline ends the line): the first statement runs. Then Ctrl-C.
+    at = await t.waitFor('\n', at);
+    t.type('\x03');
+    at = await t.waitFor('cancelled (the rest of the paste did not run)\n', at, 'after\n');
+    at = await t.waitFor('oql> ', at, 'after\n');
+    t.type('SELECT COUNT(*) AS alive FROM Demo$Session\r');
+    at = await t.waitFor(/alive\n-+\n\s*400/, at, 'after\n');
+    t.type('\x04');
+    expect(await t.exited).toBe(0);
+    expect(t.screen).not.toMatch(/after\n-+\n/);
+  });
+
+  it('Ctrl-D at ...> leaves without running the statement typed in part', async () => {
+    const t = new Terminal(['query', demo, '--repl'], state());
+    let at = await t.waitFor('oql> ');
+    t.type('SELECT COUNT(*) AS unfinished\r');
+    at = await t.waitFor('...> ', at);
+    t.type('\x04');
+    expect(await t.exited).toBe(0);
+    expect(t.screen.slice(at)).not.toMatch(/error|unfinished/);
+  });
+
+  it('Ctrl-D cancels the running statement and leaves: the rest of the paste does not run', async () => {
+    const dir = state();
+    const saved = path.join(dir, 'after.csv');
+    const t = new Terminal(['analyze', demo, '--repl'], dir);
+    let at = await t.waitFor('oql> ');
+    t.type(block(`SELECT COUNT(*) AS after FROM Demo$Session\r!save ${saved}`));
+    at = await t.waitFor(`!save ${saved}`, at);
+    t.type('\r');
+    at = await t.waitFor('\n', at);
+    t.type('\x04');
+    at = await t.waitFor('cancelled', at, 'after\n');
+    expect(await t.exited).toBe(0);
+    expect(t.screen.slice(at)).not.toMatch(/after\n-+\n|saved/);
+    expect(existsSync(saved)).toBe(false);
   });
 });
 

@@ -17,7 +17,7 @@ import { terminalText } from '../terminal-text.js';
 import type { ReplBackend, ReplIO } from './backend.js';
 import { ReplError } from './errors.js';
 import { grid, renderClass, renderDominator, renderObject, renderPath, renderRefs } from './render.js';
-import { stripTerminator } from './statement.js';
+import { stripTerminator, withoutTerminator } from './statement.js';
 import {
   columnStats,
   filterRows,
@@ -70,6 +70,8 @@ export interface Command {
   name: string;
   aliases?: string[];
   usage: string;
+  /** Whether the command reads an argument; one that does not refuses any (`!quit extra`). */
+  takesArguments: boolean;
   summary: string;
   /** The argument completion offers: columns, classes, named queries, files, settings. */
   completes?: 'column' | 'class' | 'named' | 'file' | 'set' | 'help';
@@ -155,7 +157,7 @@ async function objectArg(ctx: ReplContext, args: string, command: string): Promi
 
 /** Runs OQL (with an optional `-- @viz` line) and makes it the current result. */
 export async function runQuery(ctx: ReplContext, text: string): Promise<void> {
-  const { oql, viz, warning } = extractViz(stripTerminator(text));
+  const { oql, viz, warning } = extractViz(withoutTerminator(text));
   ctx.state.lastQuery = text;
   let result: QueryResult;
   try {
@@ -190,6 +192,7 @@ function reachableMode(name: string, on: boolean, summary: string): Command {
   return {
     name,
     usage: `!${name}`,
+    takesArguments: false,
     summary,
     run: (ctx) => {
       ctx.backend.reachableOnly = on;
@@ -236,6 +239,7 @@ export const COMMANDS: Command[] = [
   {
     name: 'help',
     usage: '!help [oql]',
+    takesArguments: true,
     summary: 'this list; !help oql: the query language',
     completes: 'help',
     run: (ctx, a) => {
@@ -244,10 +248,11 @@ export const COMMANDS: Command[] = [
       ctx.io.print(topic === '' ? helpText() : oqlHelp());
     },
   },
-  { name: 'quit', aliases: ['q', 'exit'], usage: '!quit', summary: 'leave (Ctrl-D too)', run: (ctx) => ctx.io.quit() },
+  { name: 'quit', aliases: ['q', 'exit'], usage: '!quit', takesArguments: false, summary: 'leave (Ctrl-D too)', run: (ctx) => ctx.io.quit() },
   {
     name: 'last',
     usage: '!last',
+    takesArguments: false,
     summary: 'run the previous query again',
     run: async (ctx) => {
       if (!ctx.state.lastQuery) throw new ReplError('no query has run yet');
@@ -257,6 +262,7 @@ export const COMMANDS: Command[] = [
   {
     name: 'count',
     usage: '!count',
+    takesArguments: false,
     summary: 'rows of the last result',
     run: (ctx) => {
       const r = needResult(ctx.state);
@@ -267,6 +273,7 @@ export const COMMANDS: Command[] = [
     name: 'plan',
     aliases: ['explain'],
     usage: '!plan [--raw] <oql>',
+    takesArguments: true,
     summary: 'the execution plan, without scanning the heap (--raw: the plan JSON the executor gets)',
     run: (ctx, a) => {
       const raw = /^\s*--raw\b/.test(a);
@@ -286,6 +293,7 @@ export const COMMANDS: Command[] = [
   {
     name: 'row',
     usage: '!row [N|first|last|next|prev]',
+    takesArguments: true,
     summary: 'one row as name = value lines (a cursor: next/prev move it)',
     run: (ctx, a) => {
       const r = needResult(ctx.state);
@@ -307,12 +315,14 @@ export const COMMANDS: Command[] = [
   {
     name: 'obj',
     usage: '!obj <class>#<idx>',
+    takesArguments: true,
     summary: 'one heap object: class, address, sizes, fields with types and values',
     run: async (ctx, a) => ctx.io.print(renderObject(await ctx.backend.object(await objectArg(ctx, a, '!obj')))),
   },
   {
     name: 'refs',
     usage: '!refs <obj>',
+    takesArguments: true,
     summary: 'what the object refers to and what refers to it, with field names',
     run: async (ctx, a) => {
       const id = await objectArg(ctx, a, '!refs');
@@ -325,6 +335,7 @@ export const COMMANDS: Command[] = [
   {
     name: 'path',
     usage: '!path <obj>',
+    takesArguments: true,
     summary: 'the shortest path from a GC root to the object (full analysis)',
     run: async (ctx, a) => {
       const id = await objectArg(ctx, a, '!path');
@@ -334,18 +345,20 @@ export const COMMANDS: Command[] = [
   {
     name: 'dom',
     usage: '!dom <obj>',
+    takesArguments: true,
     summary: 'the immediate dominator and the biggest dominated objects (full analysis)',
     run: async (ctx, a) => {
       const id = await objectArg(ctx, a, '!dom');
       ctx.io.print(renderDominator(await fullPathLookUp('!dom', () => ctx.backend.dominator(id, 10))));
     },
   },
-  { name: 'top', aliases: ['head'], usage: '!top [N]', summary: 'keep the first N rows (default 10)', run: (ctx, a) => shape(ctx, headRows(needResult(ctx.state), count(a, 10, '!top'))) },
-  { name: 'tail', usage: '!tail [N]', summary: 'keep the last N rows (default 10)', run: (ctx, a) => shape(ctx, tailRows(needResult(ctx.state), count(a, 10, '!tail'))) },
+  { name: 'top', aliases: ['head'], usage: '!top [N]', takesArguments: true, summary: 'keep the first N rows (default 10)', run: (ctx, a) => shape(ctx, headRows(needResult(ctx.state), count(a, 10, '!top'))) },
+  { name: 'tail', usage: '!tail [N]', takesArguments: true, summary: 'keep the last N rows (default 10)', run: (ctx, a) => shape(ctx, tailRows(needResult(ctx.state), count(a, 10, '!tail'))) },
   {
     name: 'filter',
     aliases: ['grep'],
     usage: '!filter <pat>',
+    takesArguments: true,
     summary: 'keep rows with a cell containing pat (case-insensitive) or matching /regex/',
     run: (ctx, a) => {
       if (a.trim() === '') throw new ReplError('!filter needs a pattern: a substring or /regex/');
@@ -355,6 +368,7 @@ export const COMMANDS: Command[] = [
   {
     name: 'sort',
     usage: '!sort <col> [desc]',
+    takesArguments: true,
     summary: 'sort by a column (nulls last)',
     completes: 'column',
     run: (ctx, a) => {
@@ -365,10 +379,11 @@ export const COMMANDS: Command[] = [
       shape(ctx, sortRows(needResult(ctx.state), desc || asc ? w.slice(0, -1).join(' ') : w.join(' '), desc));
     },
   },
-  { name: 'select', usage: '!select <col>...', summary: 'keep only these columns', completes: 'column', run: (ctx, a) => shape(ctx, selectColumns(needResult(ctx.state), words(a))) },
+  { name: 'select', usage: '!select <col>...', takesArguments: true, summary: 'keep only these columns', completes: 'column', run: (ctx, a) => shape(ctx, selectColumns(needResult(ctx.state), words(a))) },
   {
     name: 'stats',
     usage: '!stats [col]',
+    takesArguments: true,
     summary: 'n, nulls, min, max, mean, stddev, p50, p90, p99 of numeric columns',
     completes: 'column',
     run: (ctx, a) => {
@@ -379,6 +394,7 @@ export const COMMANDS: Command[] = [
   {
     name: 'unique',
     usage: '!unique <col> [N]',
+    takesArguments: true,
     summary: 'distinct values of a column with counts, most frequent first (default 20)',
     completes: 'column',
     run: (ctx, a) => {
@@ -391,6 +407,7 @@ export const COMMANDS: Command[] = [
   {
     name: 'undo',
     usage: '!undo',
+    takesArguments: false,
     summary: 'the result before the last shaping command (or query)',
     run: (ctx) => {
       const prev = ctx.state.undo.pop();
@@ -403,6 +420,7 @@ export const COMMANDS: Command[] = [
   {
     name: 'save',
     usage: '!save <file>',
+    takesArguments: true,
     summary: 'write the result as CSV, TSV or JSON (by the extension)',
     completes: 'file',
     run: async (ctx, a) => {
@@ -422,6 +440,7 @@ export const COMMANDS: Command[] = [
   {
     name: 'set',
     usage: '!set limit N',
+    takesArguments: true,
     summary: 'rows shown of a result (0 = all); !set alone shows the settings',
     completes: 'set',
     run: (ctx, a) => {
@@ -439,6 +458,7 @@ export const COMMANDS: Command[] = [
   {
     name: 'classes',
     usage: '!classes [pat]',
+    takesArguments: true,
     summary: 'class names containing pat (case-insensitive)',
     completes: 'class',
     run: (ctx, a) => {
@@ -450,6 +470,7 @@ export const COMMANDS: Command[] = [
   {
     name: 'describe',
     usage: '!describe <class>',
+    takesArguments: true,
     summary: 'fields with types, instance count, superclass chain',
     completes: 'class',
     run: async (ctx, a) => {
@@ -465,6 +486,7 @@ export const COMMANDS: Command[] = [
   {
     name: 'run',
     usage: '!run [<name>]',
+    takesArguments: true,
     summary: 'run a named query; alone: list them',
     completes: 'named',
     run: async (ctx, a) => {
@@ -487,6 +509,7 @@ export const COMMANDS: Command[] = [
   {
     name: 'analyze',
     usage: '!analyze',
+    takesArguments: false,
     summary: 'the full analysis (retained sizes, dominators, referrers, paths); Ctrl-C cancels',
     run: async (ctx) => {
       if (ctx.backend.status.state === 'full') {
@@ -534,7 +557,6 @@ export async function runCommand(ctx: ReplContext, text: string): Promise<void> 
     throw new ReplError(`unknown command !${name}${near.length ? `; did you mean ${near.map((n) => `!${n}`).join(', ')}?` : ''} (!help lists them)`);
   }
   const args = m[2]!.replace(/;\s*$/, '');
-  // A command whose usage names no argument takes none.
-  if (!command.usage.includes(' ') && args.trim() !== '') throw new ReplError(`!${name} takes no argument (not '${args.trim()}')`);
+  if (!command.takesArguments && args.trim() !== '') throw new ReplError(`!${name} takes no argument (not '${args.trim()}')`);
   await command.run(ctx, args);
 }

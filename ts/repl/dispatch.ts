@@ -22,7 +22,8 @@ export class Repl {
    * it starts in a script, named by its errors.
    */
   async execute(statement: string, signal?: AbortSignal, source?: StatementSource): Promise<boolean> {
-    const text = statement.trim();
+    // Leading white space stays: an error's columns are those of the line as typed (or piped).
+    const text = statement.trimEnd();
     if (stripTerminator(text) === '') return true;
     const ctx = { backend: this.backend, io: this.io, state: this.state, ...(signal ? { signal } : {}), ...(source ? { source } : {}) };
     try {

@@ -4,7 +4,7 @@
  * lines kept), and Ctrl-R reverse search on top of Node's readline (which has none of its own).
  * Each session appends its entries to the file, so sessions open at once keep each other's.
  */
-import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync, writeSync, type Stats } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Interface } from 'node:readline';
@@ -51,14 +51,27 @@ function storedLine(entry: string): string {
   return `${entry.replaceAll('\n', STORED_NEWLINE)}\n`;
 }
 
+/** What another session may do in the middle of `appendHistory` (the tests' way in). */
+export interface HistoryHooks {
+  /** After this session has opened the file to append its entry, before it writes. */
+  beforeAppend?: () => void;
+  /** After a trim has read the file, before it replaces it. */
+  afterTrimRead?: () => void;
+}
+
+/** A trim's lock file older than this was left by a session that ended while trimming. */
+const STALE_LOCK_MS = 60_000;
+
 /**
  * Appends one entry to the file (created with mode 0600), unless it is the file's last one
  * already; returns an error text or null. Every session appends (one write a line), so entries
  * of sessions open at once all stay. Past twice the cap of lines, the file is rewritten with
- * the newest HISTORY_CAP entries (written aside, then renamed over it; what another session
- * appended meanwhile is carried over).
+ * the newest HISTORY_CAP entries (see `trim`). No line is lost to a trim of another session:
+ * what that trim's reading missed it carries over after replacing the file, and an entry
+ * written to the old file after that is written again to the new one (here: a file read back
+ * keeps each entry once, so an entry written twice costs nothing).
  */
-export function appendHistory(file: string, entry: string): string | null {
+export function appendHistory(file: string, entry: string, hooks: HistoryHooks = {}): string | null {
   try {
     mkdirSync(path.dirname(file), { recursive: true });
     const line = storedLine(entry);
@@ -69,12 +82,73 @@ export function appendHistory(file: string, entry: string): string | null {
       // No file yet.
     }
     if (before === line || before.endsWith(`\n${line}`)) return null;
-    appendFileSync(file, line, { mode: 0o600 });
-    if (before.split('\n').length <= 2 * HISTORY_CAP) return null;
+    appendLine(file, line, hooks.beforeAppend);
+    if (before.split('\n').length > 2 * HISTORY_CAP) trim(file, hooks.afterTrimRead);
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+/**
+ * Appends `line` to the file; when the file written to is no longer the one at `file` (a trim
+ * renamed its new file over it meanwhile, perhaps after carrying over the old one's lines),
+ * appends it again, to the new one.
+ */
+function appendLine(file: string, line: string, beforeWrite?: () => void): void {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const fd = openSync(file, 'a', 0o600);
+    try {
+      if (attempt === 0) beforeWrite?.();
+      writeSync(fd, line);
+      const written = fstatSync(fd);
+      let now: Stats | null = null;
+      try {
+        now = statSync(file);
+      } catch {
+        // Gone: written again, to a new file.
+      }
+      if (now && now.ino === written.ino && now.dev === written.dev) return;
+    } finally {
+      closeSync(fd);
+    }
+  }
+}
+
+/**
+ * Rewrites the file with its newest HISTORY_CAP entries: written aside, then renamed over it;
+ * the lines appended to the old file after it was read are then appended to the new one.
+ * One session trims at a time: the one that creates the lock file `<file>.lock` (O_EXCL); any
+ * other leaves the trim to it. A lock older than a minute was left by a session that ended
+ * while trimming: it is removed, and the next append trims.
+ */
+function trim(file: string, afterRead?: () => void): void {
+  const lock = `${file}.lock`;
+  let lockFd: number;
+  try {
+    lockFd = openSync(lock, 'wx', 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    try {
+      if (Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS) unlinkSync(lock);
+    } catch {
+      // Removed meanwhile by the session that held it.
+    }
+    return;
+  }
+  const aside = `${file}.${process.pid}.tmp`;
+  try {
+    try {
+      writeSync(lockFd, `${process.pid}\n`);
+    } finally {
+      closeSync(lockFd);
+    }
     const fd = openSync(file, 'r');
     try {
       const text = readFileSync(fd, 'utf8');
-      const aside = `${file}.${process.pid}.tmp`;
+      // Trimmed by another session since this one read it.
+      if (text.split('\n').length <= 2 * HISTORY_CAP) return;
+      afterRead?.();
       writeFileSync(aside, parseHistory(text).reverse().map(storedLine).join(''), { mode: 0o600 });
       renameSync(aside, file);
       // Lines appended to the old file since it was read (readFileSync goes on from there).
@@ -83,9 +157,9 @@ export function appendHistory(file: string, entry: string): string | null {
     } finally {
       closeSync(fd);
     }
-    return null;
-  } catch (err) {
-    return (err as Error).message;
+  } finally {
+    rmSync(aside, { force: true });
+    rmSync(lock, { force: true });
   }
 }
 

@@ -62,7 +62,10 @@ export function showContinuationLines(rl: Interface, continuation: string): void
  * (CR, LF or CRLF become one newline), tabs kept and other control characters dropped: nothing
  * runs until Enter. The paste shows once it has all arrived, unless `quiet()` (a statement is
  * running: the next prompt shows it). A terminal that sends no markers sends the keys as typed,
- * as before.
+ * as before. A paste whose end marker never comes would take every key after it as pasted text:
+ * Ctrl-C or Ctrl-D (keys a terminal does not send inside a paste: it filters their bytes out of
+ * what is pasted) end it instead, drop what it held, and then do what they do at the prompt
+ * (Ctrl-C clears the line or cancels, Ctrl-D on an empty line leaves).
  */
 export function enableBracketedPaste(rl: Interface, quiet: () => boolean): void {
   const r = rl as unknown as ReadlineInternals;
@@ -76,6 +79,10 @@ export function enableBracketedPaste(rl: Interface, quiet: () => boolean): void 
       return;
     }
     if (pasted === null) return original(s, key);
+    if (key?.ctrl && !key.meta && (key.name === 'c' || key.name === 'd')) {
+      pasted = null;
+      return original(s, key);
+    }
     if (key?.name === 'paste-end' || key?.code === '[201~') {
       r.line = r.line.slice(0, r.cursor) + pasted + r.line.slice(r.cursor);
       r.cursor += pasted.length;
@@ -94,18 +101,27 @@ export function enableBracketedPaste(rl: Interface, quiet: () => boolean): void 
 
 /**
  * Ctrl-Z: `setModes(false)` gives the terminal back as the shell wants it, the process stops
- * (SIGTSTP), and at `fg` `setModes(true)` takes it again and the line is drawn again (unless
- * `quiet()`: a statement is running). Readline's own handling pauses its input on resume, and
- * with nothing else to wait for the process then ends.
+ * (SIGTSTP), and at `fg` (SIGCONT) `setModes(true)` takes it again and the line is drawn again
+ * (unless `quiet()`: a statement is running). Readline's own handling pauses its input on
+ * resume, and with nothing else to wait for the process then ends.
  */
 export function enableSuspend(rl: Interface, setModes: (on: boolean) => void, quiet: () => boolean): void {
   const r = rl as unknown as ReadlineInternals;
+  let suspended = false;
   rl.on('SIGTSTP', () => {
     setModes(false);
-    // The process stops here and goes on at SIGCONT (a process group with no shell to resume
-    // it, an orphaned one, is not stopped at all).
+    // The terminal is taken again when the process goes on (SIGCONT), however late the stop
+    // takes effect. As with readline's own Ctrl-Z, a process group with no shell to resume it
+    // (an orphaned one) is not stopped at all and gets no SIGCONT: its line editing stays the
+    // terminal's until the session ends.
+    if (!suspended) {
+      suspended = true;
+      process.once('SIGCONT', () => {
+        suspended = false;
+        setModes(true);
+        if (!quiet()) r._refreshLine();
+      });
+    }
     process.kill(process.pid, 'SIGTSTP');
-    setModes(true);
-    if (!quiet()) r._refreshLine();
   });
 }

@@ -79,3 +79,11 @@ export function continuesStatement(statement: string, next: string): boolean {
 export function stripTerminator(text: string): string {
   return text.trim().replace(/;\s*$/, '').trim();
 }
+
+/**
+ * The query as it runs: without the final `;` and what follows it, its leading white space
+ * kept, so that positions in it (an error's column) are those of the text as written.
+ */
+export function withoutTerminator(text: string): string {
+  return text.trimEnd().replace(/;$/, '').trimEnd();
+}

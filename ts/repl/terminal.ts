@@ -2,9 +2,9 @@
  * The terminal front of the REPL (`heapql query|analyze <dump> --repl`): Node's readline with
  * the `oql>` prompt and a continuation prompt, persistent history (one entry per statement,
  * however many lines it took) with Ctrl-R, tab completion, bracketed paste (a pasted block runs
- * at the Enter after it, as piped lines do), Ctrl-C that cancels a running statement or clears
- * the line (never exits), Ctrl-Z to suspend, Ctrl-D to leave (cancelling what runs). `~/` in a
- * path is the home directory.
+ * at the Enter after it, as piped lines do), Ctrl-C that cancels a running statement (and the
+ * rest of its pasted block) or clears the line (never exits), Ctrl-Z to suspend, Ctrl-D to leave
+ * (cancelling what runs; nothing after it runs). `~/` in a path is the home directory.
  * With stdin not a terminal, statements are read line by line through the same dispatcher and
  * printed plainly (no prompts, no colours, no progress bar); a statement that has become
  * complete runs once the next line shows it does not go on (see `continuesStatement`), and
@@ -30,6 +30,8 @@ import { continuesStatement, isCommand, isCommentLine, statementComplete } from 
 
 export const PROMPT = 'oql> ';
 export const CONTINUATION = '...> ';
+/** After `cancelled`, when Ctrl-C also dropped the rest of a pasted block. */
+export const REST_DROPPED = '(the rest of the paste did not run)';
 
 export interface TerminalOptions {
   input?: NodeJS.ReadableStream & { isTTY?: boolean };
@@ -113,6 +115,8 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
   let quitting = false;
   // Set by SIGINT with piped input: nothing more runs, the exit code is 130.
   let interrupted = false;
+  // Set by Ctrl-C at a terminal that dropped the rest of a block: the `cancelled` says so.
+  let restDropped = false;
   // The views escape what comes from the dump (`terminalText`); this keeps any control
   // character that is still left from reaching the terminal.
   const safe = (text: string) => terminalText(text, { keepLineBreaks: true, keepBackslashes: true });
@@ -123,6 +127,10 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
     error: (text) => {
       // SIGINT with piped input says it once for the whole input.
       if (interrupted && text === 'cancelled') return;
+      if (text === 'cancelled' && restDropped) {
+        restDropped = false;
+        text = `cancelled ${REST_DROPPED}`;
+      }
       errors.write(`${errorLines(text.endsWith('\n') ? text.slice(0, -1) : text)}\n`);
     },
     // `~/out.csv` is in the home directory; an error still names the path as typed (!save's).
@@ -180,8 +188,10 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
   });
   const prompt = () => (buffer.length > 0 ? CONTINUATION : PROMPT);
   let running: AbortController | null = null;
-  // The first line of the statement running, and the input's line last taken (`stdin:N`).
+  // The first line of the statement running, the first line of a statement read but neither
+  // run nor complete yet (0: none), and the input's line last taken (`stdin:N`).
   let runningAt = 0;
+  let pendingAt = 0;
   let lineNo = 0;
   // Bracketed paste while the session is at a terminal (see line-editor.ts), not a dumb one;
   // off again on Ctrl-Z, on leaving, and if the process ends otherwise.
@@ -192,12 +202,17 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
     (input as unknown as Partial<tty.ReadStream>).setRawMode?.(on);
     pasteMode(on);
   };
+  // The rest of a block (a paste, a multi-line history entry) still to run, line by line
+  // (see nextLine below).
+  const ahead: string[] = [];
   let closed = false;
   rl.on('close', () => {
     closed = true;
     if (!tty) return;
     pasteOff();
-    // Ctrl-D (or the terminal gone) leaves at once: a statement still running is cancelled.
+    // Ctrl-D (or the terminal gone) leaves at once: a statement still running is cancelled,
+    // and nothing after it runs (the loop stops; the rest of a block is dropped).
+    ahead.length = 0;
     running?.abort();
   });
   // One history entry per statement run, appended to the file as it is added.
@@ -223,10 +238,13 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
     enableSuspend(rl, terminalModes, () => running !== null);
   }
 
-  // Ctrl-C: cancel what runs, else drop the line and the statement typed so far (it never ran:
-  // the history does not keep it).
+  // Ctrl-C: cancel what runs, and the rest of its block (a paste) with it, else drop the line
+  // and the statement typed so far (it never ran: the history does not keep it).
   rl.on('SIGINT', () => {
     if (running) {
+      // (Empty and comment lines left of the block would run nothing.)
+      restDropped ||= ahead.some((l) => l.trim() !== '' && !isCommentLine(l));
+      ahead.length = 0;
       running.abort();
       return;
     }
@@ -257,7 +275,9 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
     }
     if (interrupted) process.exit(130);
     interrupted = true;
-    errors.write(`error: interrupted; the input from stdin:${running ? runningAt : lineNo + 1} on did not run\n`);
+    // The first line that did not run: the running statement's, else that of one read and not
+    // run yet (waiting for more lines, or for the next one to show it does not go on).
+    errors.write(`error: interrupted; the input from stdin:${running ? runningAt : pendingAt || lineNo + 1} on did not run\n`);
     running?.abort();
     rl!.close();
   };
@@ -285,7 +305,6 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
   // it (a paste, a multi-line history entry) is a block: its lines go through here one by one,
   // as piped lines do, looking ahead within the block only.
   const lines = rl[Symbol.asyncIterator]();
-  const ahead: string[] = [];
   let ended = false;
   const pull = async (): Promise<string | undefined> => {
     if (ended) return undefined;
@@ -325,18 +344,28 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
       if (!isCommentLine(l)) return continuesStatement(text, next.join('\n'));
     }
   };
-  for (let line = await nextLine(); line !== undefined && !interrupted; line = await nextLine()) {
+  // At a terminal, nothing runs after Ctrl-D: not even a line entered just before it, nor the
+  // rest of a block.
+  const stopped = () => interrupted || quitting || (tty && closed);
+  for (let line = await nextLine(); line !== undefined && !stopped(); line = await nextLine()) {
     const typed = buffer.length === 0 && isCommand(line) ? [line] : [...buffer, line];
     const text = typed.join('\n');
+    pendingAt = lineNo - typed.length + 1;
     // An empty line ends a statement that spans lines (it runs as typed, errors included).
     let ready = statementComplete(text) || (buffer.length > 0 && line.trim() === '');
     // (A line typed at the prompt has nothing after it yet: it runs.)
     if (ready && line.trim() !== '' && !isCommand(text) && !/;\s*$/.test(text)) ready = !(await goesOn(text));
     if (ready) {
       buffer = [];
+      pendingAt = 0;
       remember(statementEntry(typed));
       await run(text, lineNo - typed.length + 1);
-      if (quitting || interrupted) break;
+      // Ctrl-C came as the statement ended, too late to cancel it: the rest is dropped all the same.
+      if (restDropped) {
+        restDropped = false;
+        errors.write(`${REST_DROPPED}\n`);
+      }
+      if (stopped()) break;
     } else buffer = typed;
     // The rest of a block is on the screen already. (The cursor stays after what was typed
     // or pasted while a statement ran.)
@@ -346,7 +375,9 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
     }
   }
   await lines.return?.();
-  if (buffer.length > 0 && !interrupted) {
+  // The end of piped input ends the statement still open; at a terminal, Ctrl-D drops one typed
+  // in part (at `...>`), as Ctrl-C does.
+  if (!tty && buffer.length > 0 && !interrupted) {
     remember(statementEntry(buffer));
     await run(buffer.join('\n'), lineNo - buffer.length + 1);
   }
