@@ -2,7 +2,7 @@
 //! kind of thing each class is, and how objects and class loaders are named.
 
 use heapql_graph::FullAnalysis;
-use heapql_heap::{describe, BigArray, ClassIdx, Heap, ObjIdx, ObjectKind, PrimType, Value};
+use heapql_heap::{describe, BigArray, ClassIdx, Heap, ObjIdx, ObjectKind, PrimType, ThreadInfo, Value};
 use rustc_hash::FxHashMap;
 
 use super::model::ObjectRef;
@@ -13,6 +13,12 @@ pub const THREAD: u8 = 1;
 pub const LOADER: u8 = 2;
 /// Class is `java.lang.ref.Reference` or a subclass.
 pub const REFERENCE: u8 = 4;
+/// Class is a virtual thread's (`Thread.isVirtual`): `java.lang.BaseVirtualThread` or
+/// `java.lang.VirtualThread`, or a subclass.
+pub const VIRTUAL: u8 = 8;
+/// Class is `java.lang.VirtualThread` or a subclass: a virtual thread whose state is its
+/// `state` field (`ThreadBuilders$BoundVirtualThread`, the other kind, has a platform thread's).
+pub const VIRTUAL_THREAD: u8 = 16;
 
 pub struct Ctx<'a> {
     pub heap: &'a Heap,
@@ -21,10 +27,13 @@ pub struct Ctx<'a> {
     pub total: u64,
     /// Longest list the report shows.
     pub limit: usize,
-    /// THREAD | LOADER | REFERENCE per class.
+    /// THREAD | LOADER | REFERENCE | VIRTUAL | VIRTUAL_THREAD per class.
     pub flags: Vec<u8>,
     /// Loader id → label (the bootstrap loader, id 0, is not in the map).
     loader_labels: FxHashMap<u64, String>,
+    /// Thread object → its entry in the heap's thread table (the first, should two name it):
+    /// a look-up per thread, where a dump may hold 100,000 virtual threads.
+    thread_entries: FxHashMap<ObjIdx, u32>,
     /// Class of every object, filled by the object pass for the waste pass and the preorder's
     /// gathers, which visit objects in an order where reading the class from the dump would
     /// be a random read per object. 2 bytes per object (4 past 65 536 classes), emptied once
@@ -242,8 +251,8 @@ impl ClassCache {
     }
 }
 
-/// `THREAD`, `LOADER` and `REFERENCE` of every class: the flags of its superclasses
-/// (itself included).
+/// `THREAD`, `LOADER`, `REFERENCE`, `VIRTUAL` and `VIRTUAL_THREAD` of every class: the flags
+/// of its superclasses (itself included).
 pub fn class_flags(heap: &Heap) -> Vec<u8> {
     let n = heap.class_count();
     let mut flags = vec![0u8; n as usize];
@@ -258,6 +267,8 @@ pub fn class_flags(heap: &Heap) -> Vec<u8> {
                 "java.lang.Thread" => THREAD,
                 "java.lang.ClassLoader" => LOADER,
                 "java.lang.ref.Reference" => REFERENCE,
+                "java.lang.BaseVirtualThread" => VIRTUAL,
+                "java.lang.VirtualThread" => VIRTUAL | VIRTUAL_THREAD,
                 _ => 0,
             };
             cur = info.super_class;
@@ -277,8 +288,14 @@ impl<'a> Ctx<'a> {
             limit,
             flags,
             loader_labels: FxHashMap::default(),
+            thread_entries: FxHashMap::default(),
             classes: ClassCache::default(),
         };
+        for (k, t) in heap.threads().iter().enumerate() {
+            if let Some(o) = t.object {
+                ctx.thread_entries.entry(o).or_insert(k as u32);
+            }
+        }
         let mut ids: Vec<u64> = (0..heap.class_count()).map(|c| heap.class(c).loader_id).filter(|&l| l != 0).collect();
         ids.sort_unstable();
         ids.dedup();
@@ -349,6 +366,11 @@ impl<'a> Ctx<'a> {
     /// The report's reference to an object. Labels: a class object is `class Name`, a thread
     /// its name, a class loader its loader label, anything else the query tables' label.
     pub fn object_ref(&self, o: ObjIdx) -> ObjectRef {
+        self.object_ref_with(o, |name, described| name.unwrap_or(described))
+    }
+
+    /// `object_ref` with a thread labelled `label_thread(its name, the query tables' label)`.
+    pub fn object_ref_with(&self, o: ObjIdx, label_thread: impl FnOnce(Option<String>, String) -> String) -> ObjectRef {
         let heap = self.heap;
         let (address, _, described) = describe(heap, o);
         let class_name = heap.class(heap.class_of(o)).name.clone();
@@ -360,7 +382,7 @@ impl<'a> Ctx<'a> {
             ObjectKind::Instance => {
                 let f = self.object_flags(o);
                 if f & THREAD != 0 {
-                    self.thread_name(o).unwrap_or(described)
+                    label_thread(self.thread_name(o), described)
                 } else if f & LOADER != 0 {
                     self.loader_object_label(o)
                 } else {
@@ -411,12 +433,13 @@ impl<'a> Ctx<'a> {
     /// A thread's name: from the heap's thread table when the thread has a stack, else its
     /// `name` field (a String, or a `char[]` on JDK ≤ 6), decoded as the thread table does.
     pub fn thread_name(&self, o: ObjIdx) -> Option<String> {
-        self.heap
-            .threads()
-            .iter()
-            .find(|t| t.object == Some(o))
-            .and_then(|t| t.name.clone())
-            .or_else(|| self.heap.thread_name(o))
+        self.thread_entry(o).and_then(|t| t.name.clone()).or_else(|| self.heap.thread_name(o))
+    }
+
+    /// The heap's thread table entry of thread object `o` (one with a stack trace), if any.
+    pub fn thread_entry(&self, o: ObjIdx) -> Option<&'a ThreadInfo> {
+        let heap: &'a Heap = self.heap;
+        self.thread_entries.get(&o).map(|&k| &heap.threads()[k as usize])
     }
 
     /// Java-form name of a class object's class, or of an object's class.
@@ -427,6 +450,22 @@ impl<'a> Ctx<'a> {
             None => heap.class(heap.class_of(o)).name.clone(),
         }
     }
+}
+
+/// `thread "main"`: how a thread is named in a label, its name in double quotes with `"` and
+/// `\` escaped by a backslash (`thread "say \"hi\""`), so that the name ends where the
+/// quotes do.
+pub fn thread_label(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 9);
+    out.push_str("thread \"");
+    for c in name.chars() {
+        if matches!(c, '"' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+    out
 }
 
 /// `1.8 MiB`, `512 B`: sizes in explanations.
@@ -446,7 +485,7 @@ pub fn human_bytes(n: u64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{human_bytes, kind_code, KindsSeen, KINDS};
+    use super::{human_bytes, kind_code, thread_label, KindsSeen, KINDS};
     use heapql_heap::ObjectKind;
 
     #[test]
@@ -463,6 +502,15 @@ mod tests {
         other.see(2, ObjectKind::ObjectArray);
         seen.absorb(&other);
         assert_eq!((seen.of(0), seen.of(1), seen.of(2)), (Some(KINDS[4]), None, Some(ObjectKind::ObjectArray)));
+    }
+
+    /// A quote or a backslash in a thread's name is escaped: `thread "a"b"` could end after `a`.
+    #[test]
+    fn thread_names_are_quoted_unambiguously() {
+        assert_eq!(thread_label("main"), r#"thread "main""#);
+        assert_eq!(thread_label(r#"a"b"#), r#"thread "a\"b""#);
+        assert_eq!(thread_label(r"C:\dir"), r#"thread "C:\\dir""#);
+        assert_eq!(thread_label(""), r#"thread """#);
     }
 
     #[test]

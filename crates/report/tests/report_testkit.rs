@@ -385,7 +385,9 @@ fn stackless_threads_with_char_array_names_are_named() {
     assert_eq!(th.daemon, Some(true));
 }
 
-/// JDK 21–25's `VirtualThread` state constants, as HotSpot dumps them with the class.
+/// JDK 24 and 25's `VirtualThread` state constants, as HotSpot dumps them with the class
+/// (JDK 21.0.4+, 22 and 23 have those up to YIELDED, TERMINATED and SUSPENDED: the same
+/// numbers; JDK 19, 20 and 21 to 21.0.3 number them otherwise, `JDK19_TO_21_0_3`).
 const JDK25_VIRTUAL_STATES: [(&str, i32); 21] = [
     ("NEW", 0),
     ("STARTED", 1),
@@ -502,19 +504,43 @@ fn virtual_threads_are_daemons_of_norm_priority_in_the_state_their_jdk_reports()
     );
 }
 
-/// The state numbers are the ones the dump's `VirtualThread` class defines (JDK 19–20 numbered
-/// them otherwise: 7 was YIELDING there, TIMED_PARKED since JDK 21); a class dumped without
-/// them is read with JDK 21–25's; a virtual thread without a `state` field has no state.
+/// `VirtualThread`'s state constants in JDK 19, 20 and 21 to 21.0.3 (JDK-8312498 and
+/// JDK-8321270 renumbered them in 22 and 21.0.4).
+const JDK19_TO_21_0_3: [(&str, i32); 10] =
+    [("NEW", 0), ("STARTED", 1), ("RUNNABLE", 2), ("RUNNING", 3), ("PARKING", 4), ("PARKED", 5), ("PINNED", 6), ("YIELDING", 7), ("TERMINATED", 99), ("SUSPENDED", 256)];
+
+/// The states of `threads` (`virtual_threads`).
+fn states_of(constants: &[(&str, i32)], threads: &[(i32, Option<i32>)]) -> Vec<Option<String>> {
+    let (data, vts) = virtual_threads(constants, true, threads);
+    flags_of(&data, &vts).into_iter().map(|f| f.2).collect()
+}
+
+/// The state numbers are the ones the dump's `VirtualThread` class defines: JDK 19, 20 and
+/// 21 to 21.0.3 numbered them otherwise (2 was RUNNABLE, unmounted, and 3 RUNNING there; 7
+/// was YIELDING, TIMED_PARKED since JDK 22 and 21.0.4), read by their names, also when the
+/// class holds only some of them; a virtual thread without a `state` field has no state.
 #[test]
 fn virtual_thread_states_are_read_by_the_names_of_their_constants() {
-    let jdk20 = [("NEW", 0), ("STARTED", 1), ("RUNNABLE", 2), ("RUNNING", 3), ("PARKING", 4), ("PARKED", 5), ("PINNED", 6), ("YIELDING", 7), ("TERMINATED", 99), ("SUSPENDED", 256)];
-    let (data, vts) = virtual_threads(&jdk20, true, &[(7, None), (5, None)]);
-    let states: Vec<Option<String>> = flags_of(&data, &vts).into_iter().map(|f| f.2).collect();
-    assert_eq!(states, vec![Some("RUNNABLE".to_string()), Some("WAITING".to_string())]);
-    let (data, vts) = virtual_threads(&[], true, &[(7, None)]);
-    assert_eq!(flags_of(&data, &vts)[0].2.as_deref(), Some("TIMED_WAITING"));
+    let s = |x: &str| Some(x.to_string());
+    let states = states_of(&JDK19_TO_21_0_3, &[(7, None), (5, None), (2, None), (2 | 256, None), (3, Some(0x0401)), (9, None)]);
+    // YIELDING, PARKED, RUNNABLE (unmounted), RUNNABLE suspended, RUNNING on a blocked carrier,
+    // and 9, which no constant of that JDK has.
+    assert_eq!(states, vec![s("RUNNABLE"), s("WAITING"), s("RUNNABLE"), s("RUNNABLE"), s("BLOCKED"), None]);
+    // A class with some of the old constants (TERMINATED left out): those are read, not the
+    // numbering of a class dumped without any (where 7 would be TIMED_PARKED).
+    let some: Vec<(&str, i32)> = JDK19_TO_21_0_3.iter().copied().filter(|&(n, _)| n != "TERMINATED").collect();
+    assert_eq!(states_of(&some, &[(7, None), (99, None)]), vec![s("RUNNABLE"), None]);
     let (data, vts) = virtual_threads(&JDK25_VIRTUAL_STATES, false, &[(0, None)]);
     assert_eq!(flags_of(&data, &vts), vec![(Some(true), Some(5), None)]);
+}
+
+/// A `VirtualThread` class dumped with none of its state constants is read with the numbers
+/// of JDK 22 to 25 and 21.0.4 on (`JDK25_VIRTUAL_STATES`), not JDK 19, 20 or 21 to 21.0.3's,
+/// which such a dump cannot tell apart.
+#[test]
+fn virtual_thread_states_without_constants_read_as_jdk_22_to_25_and_21_0_4_on_number_them() {
+    let s = |x: &str| Some(x.to_string());
+    assert_eq!(states_of(&[], &[(7, None), (11, None), (4 | 256, None), (2, Some(0x0401)), (16, None)]), vec![s("TIMED_WAITING"), s("RUNNABLE"), s("WAITING"), s("BLOCKED"), s("WAITING")]);
 }
 
 /// F4: a thread held as a local is labelled as a thread (`thread "worker"`), not by its bare
@@ -528,7 +554,9 @@ fn threads_held_as_locals_are_labelled_as_threads() {
     let (nameless, _) = b.thread("", false, &[]);
     let no_name = b.instance(b.thread_class, &[Val::Obj(0), Val::Bool(false)]);
     let data_obj = b.byte_array(&[1u8; 10]);
-    for o in [worker, nameless, no_name, data_obj] {
+    // A quote or a backslash in a name would make the label end early: both are escaped.
+    let (quoted, _) = b.thread(r#"say "hi" \ bye"#, false, &[]);
+    for o in [worker, nameless, no_name, data_obj, quoted] {
         b.root_java_frame(o, serial, 0);
     }
     let bytes = b.build();
@@ -540,6 +568,7 @@ fn threads_held_as_locals_are_labelled_as_threads() {
     assert_eq!(label(worker), "thread \"Finalizer\"");
     assert_eq!(label(nameless), "thread (unnamed)");
     assert_eq!(label(no_name), "thread (unnamed)");
+    assert_eq!(label(quoted), r#"thread "say \"hi\" \\ bye""#);
     assert!(label(data_obj).ends_with(&format!(" @ 0x{data_obj:x}")), "other objects keep their label");
 }
 

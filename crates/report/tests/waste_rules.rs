@@ -245,3 +245,99 @@ fn a_zero_tail_is_all_zero_bits() {
     assert_eq!((tails.objects, tails.overhead), (1, 7 * 4));
     assert_eq!(tails.rows[0].example.object_id, heap.index_of(positive).unwrap());
 }
+
+/// The reachable part of the overhead is what `--reachable-only` counts for the same dump,
+/// also where the copy a duplicate group keeps (the lowest object index) is garbage: the
+/// reachable copies are then judged among themselves, as `--reachable-only` sees them (the
+/// lowest-index reachable copy is kept, the others cost their String and their array unless
+/// an earlier reachable copy of the text holds it), and the kept garbage copy's own finding
+/// (a Latin-1 candidate, a zero tail) is reachable when a reachable copy would have it. The
+/// rows keep every copy, as before: one garbage copy at a lower index than one reachable
+/// copy made the reachable one "the redundant copy", counted reachable, while
+/// `--reachable-only` counted nothing.
+#[test]
+fn the_reachable_part_of_duplicate_strings_is_what_reachable_only_counts() {
+    let mut b = DumpBuilder::new(8);
+    let mut held = Vec::new();
+    // One garbage copy, then one reachable copy.
+    let _garbage = b.string("garbage-first-text");
+    let live = b.string("garbage-first-text");
+    held.push(live);
+    // Shared arrays: a garbage copy over X, reachable copies over Y and X.
+    let x = b.byte_array(b"shared-array-text");
+    let y = b.byte_array(b"shared-array-text");
+    let _g2 = b.string_over(x, 0);
+    let r1 = b.string_over(y, 0);
+    let r2 = b.string_over(x, 0);
+    held.extend([r1, r2]);
+    // A reachable copy first, then a garbage copy and a reachable one sharing an array Z.
+    let r3 = b.string("reachable-first-text");
+    let z = b.byte_array(b"reachable-first-text");
+    let _g3 = b.string_over(z, 0);
+    let r4 = b.string_over(z, 0);
+    held.extend([r3, r4]);
+    // A UTF-16 text that fits Latin-1: its garbage copy comes first.
+    let units: Vec<u16> = "a utf-16 text whose chars all fit in latin-1".encode_utf16().collect();
+    let _g4 = b.utf16_string(&units);
+    let l4 = b.utf16_string(&units);
+    held.push(l4);
+    let holder = b.object_array(b.object_array_class, &held);
+    b.root_jni_global(holder);
+    let heap = open(&b.build());
+    let idx = |id| heap.index_of(id).unwrap();
+    let string = heap.shallow_size(idx(live));
+    let array = |s: u64| {
+        let Some(Value::Object(a)) = heap.field(idx(s), "value") else { panic!("a String's value") };
+        heap.shallow_size(idx(a))
+    };
+    // Every redundant copy, as the rows counted them before (the lowest index kept).
+    let rows = (string + array(live)) + (2 * string + array(r1)) + (2 * string + array(r4)) + (string + array(l4));
+    let latin1 = array(l4) - heap.size_model().array_size(1, units.len() as u64);
+    for (how, full, reachable_only) in [
+        ("waste pass", waste_with(&heap, false), waste_with(&heap, true)),
+        ("beside the dominators", report_waste(&heap, false), report_waste(&heap, true)),
+    ] {
+        assert_eq!(figures(&full, Check::DuplicateStrings), (6, rows), "{how}: the rows count every copy");
+        assert_eq!(figures(&full, Check::Latin1Strings), (1, latin1), "{how}");
+        assert_eq!(figures(&reachable_only, Check::DuplicateStrings), (2, (string + array(r2)) + (string + array(r4))), "{how}, reachable only");
+        assert_eq!(figures(&reachable_only, Check::Latin1Strings), (1, latin1), "{how}, reachable only");
+        assert_eq!(full.reachable_overhead, reachable_only.overhead, "{how}: the reachable part is what --reachable-only counts");
+        assert_eq!(full.unreachable_overhead, full.overhead - full.reachable_overhead, "{how}");
+        assert_eq!(reachable_only.reachable_overhead, reachable_only.overhead, "{how}");
+    }
+}
+
+/// `the_reachable_part_of_duplicate_strings_is_what_reachable_only_counts` for duplicate
+/// primitive arrays: a garbage copy first, then a reachable one (nothing reachable is
+/// redundant), with a zero tail (the reachable copy has it), and a group whose kept copy is
+/// reachable (one reachable copy is redundant, the garbage one is not reachable waste).
+#[test]
+fn the_reachable_part_of_duplicate_arrays_is_what_reachable_only_counts() {
+    let mut b = DumpBuilder::new(8);
+    let ints = |v: &[i32]| -> Vec<Val> { v.iter().map(|&x| Val::Int(x)).collect() };
+    let plain = ints(&[1, 2, 3, 4, 5, 6, 7, 8]);
+    let tailed = ints(&[9, 0, 0, 0, 0, 0, 0, 0]);
+    let other = ints(&[5, 4, 3, 2, 1, 2, 3, 4]);
+    let _garbage = b.primitive_array(BasicType::Int, &plain);
+    let live = b.primitive_array(BasicType::Int, &plain);
+    let _garbage_tail = b.primitive_array(BasicType::Int, &tailed);
+    let live_tail = b.primitive_array(BasicType::Int, &tailed);
+    let kept = b.primitive_array(BasicType::Int, &other);
+    let _garbage_other = b.primitive_array(BasicType::Int, &other);
+    let live_other = b.primitive_array(BasicType::Int, &other);
+    let holder = b.object_array(b.object_array_class, &[live, live_tail, kept, live_other]);
+    b.root_jni_global(holder);
+    let heap = open(&b.build());
+    let size = heap.shallow_size(heap.index_of(live).unwrap());
+    for (how, full, reachable_only) in [
+        ("waste pass", waste_with(&heap, false), waste_with(&heap, true)),
+        ("beside the dominators", report_waste(&heap, false), report_waste(&heap, true)),
+    ] {
+        assert_eq!(figures(&full, Check::DuplicateArrays), (4, 4 * size), "{how}: the rows count every copy");
+        assert_eq!(figures(&full, Check::ZeroTailArrays), (1, 7 * 4), "{how}: the garbage copy's tail");
+        assert_eq!(figures(&reachable_only, Check::DuplicateArrays), (1, size), "{how}, reachable only");
+        assert_eq!(figures(&reachable_only, Check::ZeroTailArrays), (1, 7 * 4), "{how}, reachable only");
+        assert_eq!(full.reachable_overhead, reachable_only.overhead, "{how}: the reachable part is what --reachable-only counts");
+        assert_eq!(full.unreachable_overhead, full.overhead - full.reachable_overhead, "{how}");
+    }
+}

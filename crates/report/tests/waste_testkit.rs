@@ -291,7 +291,8 @@ fn stack_locals_are_held_by_their_thread() {
     let mut b = DumpBuilder::new(8);
     let tail = |k: i64| -> Vec<Val> { (0..400).map(|i| Val::Long(if i < 10 { k + 1 } else { 0 })).collect() };
     let mut arrays = Vec::new();
-    for (k, name) in ["worker-0", "worker-1"].iter().enumerate() {
+    // A name with a quote and a backslash reads escaped: the quotes still end it.
+    for (k, name) in ["worker-0", r#"worker "1" \ two"#].iter().enumerate() {
         let (_, serial) = b.thread(name, false, &[("run", "app.Worker", 7)]);
         let array = b.primitive_array(BasicType::Long, &tail(k as i64));
         b.root_java_frame(array, serial, 0);
@@ -306,8 +307,8 @@ fn stack_locals_are_held_by_their_thread() {
     assert_eq!(
         rows,
         vec![
+            (HolderKind::Local, "java.lang.Thread".to_string(), r#"a stack local of thread "worker \"1\" \\ two" (java.lang.Thread) → long[]"#.to_string(), 1),
             (HolderKind::Local, "java.lang.Thread".to_string(), "a stack local of thread \"worker-0\" (java.lang.Thread) → long[]".to_string(), 1),
-            (HolderKind::Local, "java.lang.Thread".to_string(), "a stack local of thread \"worker-1\" (java.lang.Thread) → long[]".to_string(), 1),
         ]
     );
     assert_eq!(tails.overhead, 2 * 390 * 8, "{rows:?}");

@@ -105,7 +105,7 @@ pub fn describe_holder(heap: &Heap, key: HolderKey, class: ClassIdx) -> Holder {
     };
     let label = match (key.kind, &field) {
         (HolderKind::Local, _) => match heap.thread_name(key.slot) {
-            Some(name) => format!("a stack local of thread \"{name}\" ({owner}) → {target}"),
+            Some(name) => format!("a stack local of {} ({owner}) → {target}", crate::ctx::thread_label(&name)),
             None => format!("a stack local of {owner} @ {:#x} → {target}", heap.object_id(key.slot)),
         },
         (HolderKind::Root, _) if owner == *target => format!("GC roots → {target}"),

@@ -25,7 +25,8 @@
 //! retained size) is counted by them only (`scan::Partial::inside`). So the total never
 //! exceeds the used heap, and no percentage is capped. The part of the total in objects no GC
 //! root reaches (garbage the dump holds, which the next collection frees) is told apart
-//! (`Waste::unreachable_overhead`).
+//! (`Waste::unreachable_overhead`); the reachable part is what `--reachable-only` counts, also
+//! where a duplicate group keeps a garbage copy (`scan::Partial::record_split`).
 
 mod holder;
 mod model;
@@ -110,25 +111,39 @@ pub(crate) fn analyze_with(heap: &Heap, analysis: &FullAnalysis, options: &Waste
     // Duplicate arrays and duplicate strings side by side (each reads its own candidates in
     // object order), sharing the content budget of a verification pass.
     let strings = std::mem::take(&mut p.strings);
-    let (redundant_arrays, findings) = both(
+    let (arrays, findings) = both(
         || duplicate_arrays(&env, &mut p, pass_content_bytes(heap) / 4 * 3),
-        || strings.finish(heap, options.top_strings, pass_content_bytes(heap) / 4),
+        || strings.finish(heap, |o| analysis.is_reachable(o), options.top_strings, pass_content_bytes(heap) / 4),
     );
     laps.lap("waste: duplicate arrays and strings");
+    // A finding of a duplicate group's kept copy (a zero tail, a Latin-1 text) is reachable
+    // when `--reachable-only` finds it on the copy it keeps instead: the same content, the
+    // same finding, unless that copy is inside another finding.
+    let reachable_part = |p: &Partial, overhead: u64, kept_reachable: Option<ObjIdx>| match kept_reachable {
+        Some(k) if !p.inside.contains(k as usize) => overhead,
+        _ => 0,
+    };
     for (o, overhead) in std::mem::take(&mut p.tails) {
-        if redundant_arrays.binary_search(&o).is_err() {
-            p.record(&env, Check::ZeroTailArrays, o, overhead);
+        if arrays.redundant.binary_search_by_key(&o, |r| r.0).is_err() {
+            let kept_reachable = if analysis.is_reachable(o) {
+                Some(o)
+            } else {
+                arrays.stand_ins.binary_search_by_key(&o, |s| s.0).ok().map(|i| arrays.stand_ins[i].1)
+            };
+            let reachable = reachable_part(&p, overhead, kept_reachable);
+            p.record_split(&env, Check::ZeroTailArrays, o, overhead, reachable);
         }
     }
-    for &(s, overhead) in &findings.redundant {
-        p.record(&env, Check::DuplicateStrings, s, overhead);
+    for &(s, overhead, reachable) in &findings.redundant {
+        p.record_split(&env, Check::DuplicateStrings, s, overhead, reachable);
     }
-    for &(s, overhead) in &findings.latin1 {
-        p.record(&env, Check::Latin1Strings, s, overhead);
+    for &(s, overhead, kept_reachable) in &findings.latin1 {
+        let reachable = reachable_part(&p, overhead, kept_reachable);
+        p.record_split(&env, Check::Latin1Strings, s, overhead, reachable);
     }
     laps.lap("waste: zero tail and string rows");
     ctl.tick(total, total).map_err(|_| HeapError::Cancelled)?;
-    let waste = assemble(heap, analysis, p.rows, p.unreachable, findings.section, options.limit.max(1));
+    let waste = assemble(heap, analysis, p.rows, p.reachable, findings.section, options.limit.max(1));
     laps.lap("waste: assemble");
     Ok(waste)
 }
@@ -173,15 +188,26 @@ fn pass_content_bytes(heap: &Heap) -> u64 {
     (heap.object_count() as u64).clamp(4 << 20, 64 << 20)
 }
 
+/// What `duplicate_arrays` found.
+struct DuplicateArrays {
+    /// The redundant copies, sorted, each with whether `--reachable-only` counts it: a
+    /// reachable copy after another reachable copy of its content.
+    redundant: Vec<(ObjIdx, bool)>,
+    /// (garbage kept copy, the copy `--reachable-only` keeps: the lowest-index reachable one)
+    /// of each content whose kept copy no GC root reaches and some copy does, sorted.
+    stand_ins: Vec<(ObjIdx, ObjIdx)>,
+}
+
 /// Groups primitive arrays of equal class and content; every member but the lowest-index one
-/// of a group is a redundant copy costing its shallow size. Returns the copies, sorted.
+/// of a group is a redundant copy costing its shallow size, of which `--reachable-only`
+/// counts the reachable copies after the first reachable one. Returns the copies.
 ///
 /// The scan hashed every array; arrays sharing a hash are candidates, verified by comparing
 /// bytes. The candidates are read in object order (the dump's order), each compared with the
 /// first copy of its group kept in memory, never by jumping back to that first copy: when the
 /// dump is larger than memory, reading copies group after group would fault its pages in at
 /// random. The groups are taken in passes keeping about `pass_bytes` of copies each.
-fn duplicate_arrays(env: &Env, p: &mut Partial, pass_bytes: u64) -> Vec<ObjIdx> {
+fn duplicate_arrays(env: &Env, p: &mut Partial, pass_bytes: u64) -> DuplicateArrays {
     let heap = env.heap;
     let mut arrays = std::mem::take(&mut p.arrays);
     // As one u64 (hash, then array): the order of the pairs, one compare each.
@@ -205,27 +231,37 @@ fn duplicate_arrays(env: &Env, p: &mut Partial, pass_bytes: u64) -> Vec<ObjIdx> 
     drop(arrays);
     // In object order from here on.
     candidates.sort_unstable_by_key(|&(o, g)| (o as u64) << 32 | g as u64);
-    let mut redundant = Vec::new();
+    let (mut redundant, mut stand_ins) = (Vec::new(), Vec::new());
     // Per group of the pass, the distinct contents seen so far (several only when different
-    // contents share a hash): (class, bytes) of the lowest-index array holding each.
-    in_passes(&candidates, groups as usize, pass_bytes, |kept: &mut FxHashMap<u32, Vec<(ClassIdx, Vec<u8>)>>, o, g| {
+    // contents share a hash): (class, bytes, the lowest-index array holding each, whether a
+    // reachable one was seen).
+    type Seen = FxHashMap<u32, Vec<(ClassIdx, Vec<u8>, ObjIdx, bool)>>;
+    in_passes(&candidates, groups as usize, pass_bytes, |kept: &mut Seen, o, g| {
         let Some(content) = heap.primitive_array_bytes(o) else { return 0 };
         let class = env.class_of(o);
+        let reachable = env.analysis.is_reachable(o);
         let seen = kept.entry(g).or_default();
-        if seen.iter().any(|(c, bytes)| *c == class && bytes[..] == content[..]) {
-            redundant.push(o);
+        if let Some((_, _, first, reachable_seen)) = seen.iter_mut().find(|(c, bytes, _, _)| *c == class && bytes[..] == content[..]) {
+            redundant.push((o, reachable && *reachable_seen));
+            if reachable && !*reachable_seen {
+                // The copy `--reachable-only` keeps instead of the garbage first one.
+                stand_ins.push((*first, o));
+                *reachable_seen = true;
+            }
             0
         } else {
             let len = content.len() as u64;
-            seen.push((class, content.into_owned()));
+            seen.push((class, content.into_owned(), o, reachable));
             len
         }
     });
     redundant.sort_unstable();
-    for &o in &redundant {
-        p.record(env, Check::DuplicateArrays, o, heap.shallow_size(o));
+    stand_ins.sort_unstable();
+    for &(o, counted) in &redundant {
+        let size = heap.shallow_size(o);
+        p.record_split(env, Check::DuplicateArrays, o, size, if counted { size } else { 0 });
     }
-    redundant
+    DuplicateArrays { redundant, stand_ins }
 }
 
 /// Verifies groups of candidates in passes, each keeping about `budget` bytes in memory.
@@ -264,7 +300,7 @@ fn in_passes<P: Default>(candidates: &[(ObjIdx, u32)], groups: usize, budget: u6
     passes
 }
 
-fn assemble(heap: &Heap, a: &FullAnalysis, rows: FxHashMap<RowKey, Agg>, unreachable: u64, strings: crate::DuplicateStrings, limit: usize) -> Waste {
+fn assemble(heap: &Heap, a: &FullAnalysis, rows: FxHashMap<RowKey, Agg>, reachable: u64, strings: crate::DuplicateStrings, limit: usize) -> Waste {
     let used = a.total_size();
     let percent = |b: u64| if used == 0 { 0.0 } else { b as f64 * 100.0 / used as f64 };
     let mut by_check: FxHashMap<Check, Vec<(RowKey, Agg)>> = FxHashMap::default();
@@ -302,7 +338,10 @@ fn assemble(heap: &Heap, a: &FullAnalysis, rows: FxHashMap<RowKey, Agg>, unreach
             holders: list.len() as u64,
         });
     }
-    let reachable = overhead - unreachable;
+    // A reachable copy sharing its array with a garbage one may pay that array in the
+    // reachable part only (`Partial::record_split`): never more than the whole.
+    let reachable = reachable.min(overhead);
+    let unreachable = overhead - reachable;
     Waste {
         used_heap: used,
         overhead,

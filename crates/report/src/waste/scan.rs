@@ -246,8 +246,10 @@ pub struct Partial {
     /// there only).
     pub tails: Vec<(ObjIdx, u64)>,
     pub strings: StringCollector,
-    /// The overhead of the findings recorded that no GC root reaches (garbage the dump holds).
-    pub unreachable: u64,
+    /// The part of the findings' overhead a GC root reaches: what `--reachable-only` counts
+    /// (the rest is garbage the dump holds). A finding's own reachability tells it, except
+    /// in a duplicate group whose kept copy is garbage (`record_split`).
+    pub reachable: u64,
 }
 
 /// What the second step reads.
@@ -266,8 +268,20 @@ pub struct Env<'a> {
 
 impl Partial {
     /// Adds one wasteful object to its row, unless a finding counted with its whole retained
-    /// size keeps it alive (`inside`): each object is counted by one check at most.
+    /// size keeps it alive (`inside`): each object is counted by one check at most. Its
+    /// overhead is reachable when the object is.
     pub fn record(&mut self, env: &Env, check: Check, o: ObjIdx, overhead: u64) {
+        let reachable = if env.analysis.is_reachable(o) { overhead } else { 0 };
+        self.record_split(env, check, o, overhead, reachable);
+    }
+
+    /// `record` with the part of the overhead `--reachable-only` would count given: the
+    /// duplicates keep their lowest-index copy whatever its reachability, where
+    /// `--reachable-only` keeps the lowest-index reachable one, so a reachable redundant copy
+    /// may be no waste there (the copy it keeps), a garbage kept copy's own finding may be
+    /// (a reachable copy has it), and a reachable copy sharing its array with a garbage one
+    /// may pay that array there.
+    pub fn record_split(&mut self, env: &Env, check: Check, o: ObjIdx, overhead: u64, reachable: u64) {
         if self.inside.contains(o as usize) {
             return;
         }
@@ -276,9 +290,7 @@ impl Partial {
         agg.objects += 1;
         agg.overhead += overhead;
         agg.example = agg.example.min(o);
-        if !env.analysis.is_reachable(o) {
-            self.unreachable += overhead;
-        }
+        self.reachable += reachable;
     }
 }
 

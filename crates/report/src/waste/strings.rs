@@ -12,6 +12,12 @@
 //! held by `count` strings with `arrays` distinct arrays wastes
 //! `(count − 1) × S(String) + (arrays − 1) × S(array)`.
 //!
+//! The part of that a GC root reaches is what `--reachable-only` counts for the text: the
+//! same rule among its reachable copies alone (the lowest-index reachable one kept), whichever
+//! copy the rows keep. Each redundant copy carries that part (`StringFindings::redundant`); a
+//! reachable copy sharing its array with a garbage one may carry more than it costs in the
+//! rows, a reachable copy the rows keep-instead-of carries nothing.
+//!
 //! A text stored UTF-16 (JDK 9+ coder 1) whose chars are all below 256 could be Latin-1: its
 //! kept copy wastes `S(byte[2n]) − S(byte[n])` (the redundant copies are wholly counted above).
 
@@ -56,10 +62,12 @@ pub struct StringCollector {
 /// What `finish` found.
 pub struct StringFindings {
     pub section: DuplicateStrings,
-    /// (redundant String, its overhead), for the holder rows.
-    pub redundant: Vec<(ObjIdx, u64)>,
-    /// (kept String of a UTF-16 text that fits Latin-1, its overhead).
-    pub latin1: Vec<(ObjIdx, u64)>,
+    /// (redundant String, its overhead, the part of the text's overhead `--reachable-only`
+    /// counts on it), for the holder rows.
+    pub redundant: Vec<(ObjIdx, u64, u64)>,
+    /// (kept String of a UTF-16 text that fits Latin-1, its overhead, the copy of the text
+    /// `--reachable-only` keeps: its lowest-index reachable String, if any).
+    pub latin1: Vec<(ObjIdx, u64, Option<ObjIdx>)>,
 }
 
 /// The bytes that make up a String's text, tagged with their encoding.
@@ -210,15 +218,15 @@ impl StringCollector {
     }
 
     /// The section (totals over every value, the `top` most wasteful values), the redundant
-    /// copies and the Latin-1 candidates.
+    /// copies and the Latin-1 candidates; `reachable` tells the Strings a GC root reaches.
     /// Keeps at most about `pass_bytes` of texts in memory per verification pass.
-    pub fn finish(self, heap: &Heap, top: usize, pass_bytes: u64) -> StringFindings {
-        self.finish_within(heap, top, pass_bytes).0
+    pub fn finish(self, heap: &Heap, reachable: impl Fn(ObjIdx) -> bool, top: usize, pass_bytes: u64) -> StringFindings {
+        self.finish_within(heap, &reachable, top, pass_bytes).0
     }
 
     /// `finish`, keeping at most about `budget` bytes of texts per verification pass; also
     /// the number of passes.
-    fn finish_within(self, heap: &Heap, top: usize, budget: u64) -> (StringFindings, u32) {
+    fn finish_within(self, heap: &Heap, reachable: &dyn Fn(ObjIdx) -> bool, top: usize, budget: u64) -> (StringFindings, u32) {
         let mut laps = heapql_heap::Laps::new("heapql-report");
         // Equal keys come together: a key held by one String is one text; the Strings of a
         // key held by several (a run) are candidates, verified below.
@@ -242,12 +250,14 @@ impl StringCollector {
         if first != NO_ARRAY {
             g.end_run(run_key, run_start, first);
         }
-        let Grouping { mut distinct, mut latin1_reps, candidates, run_encoding } = g;
+        let Grouping { mut distinct, latin1_reps, candidates, run_encoding } = g;
         drop((self.keys, self.after));
         laps.lap("waste: strings: grouping");
-        let verified = verify(heap, &self.fields, candidates, &run_encoding, budget);
+        let verified = verify(heap, &self.fields, candidates, &run_encoding, reachable, budget);
         laps.lap("waste: strings: verification");
         distinct += verified.texts;
+        // A text of one String: `--reachable-only` keeps it when it is reachable.
+        let mut latin1_reps: Vec<(ObjIdx, Option<ObjIdx>)> = latin1_reps.into_iter().map(|r| (r, reachable(r).then_some(r))).collect();
         latin1_reps.extend(verified.latin1_reps);
         let StringsVerified { redundant, mut dups, passes, .. } = verified;
         let wasted_bytes = dups.iter().map(|d| d.0).sum();
@@ -305,10 +315,11 @@ impl Grouping {
 struct StringsVerified {
     /// Texts among them.
     texts: u64,
-    /// Kept copies of those that are UTF-16 texts fitting Latin-1.
-    latin1_reps: Vec<ObjIdx>,
-    /// (redundant String, its overhead).
-    redundant: Vec<(ObjIdx, u64)>,
+    /// Kept copies of those that are UTF-16 texts fitting Latin-1, with the copy
+    /// `--reachable-only` keeps (`StringFindings::latin1`).
+    latin1_reps: Vec<(ObjIdx, Option<ObjIdx>)>,
+    /// (redundant String, its overhead, its reachable part: `StringFindings::redundant`).
+    redundant: Vec<(ObjIdx, u64, u64)>,
     /// (wasted, count, kept copy) per duplicated value.
     dups: Vec<(u64, u32, ObjIdx)>,
     passes: u32,
@@ -319,13 +330,16 @@ struct StringsVerified {
 /// each compared with the texts of its run seen so far, kept in memory: never by jumping back
 /// to an earlier copy, which in a dump larger than memory faults pages in at random. A run
 /// joins a pass when its first String comes while the pass keeps fewer than
-/// `budget` bytes; the runs left out are verified by the next pass.
-fn verify(heap: &Heap, fields: &StringFields, mut candidates: Vec<(ObjIdx, u32)>, run_encoding: &[u8], budget: u64) -> StringsVerified {
+/// `budget` bytes; the runs left out are verified by the next pass. `reachable` tells the
+/// Strings a GC root reaches (each copy's reachable part).
+fn verify(heap: &Heap, fields: &StringFields, mut candidates: Vec<(ObjIdx, u32)>, run_encoding: &[u8], reachable: &dyn Fn(ObjIdx) -> bool, budget: u64) -> StringsVerified {
     candidates.sort_unstable();
     let mut after = 0;
     // (text, array, String) of every candidate, and (kept String, its array) per text.
     let mut members: Vec<(u32, ObjIdx, ObjIdx)> = Vec::with_capacity(candidates.len());
     let mut texts: Vec<(ObjIdx, ObjIdx)> = Vec::new();
+    // The texts that are UTF-16 fitting Latin-1, ascending.
+    let mut latin1_texts: Vec<u32> = Vec::new();
     let mut out = StringsVerified { texts: 0, latin1_reps: Vec::new(), redundant: Vec::new(), dups: Vec::new(), passes: 0 };
     // Per run of the pass, its texts so far: (encoding, bytes, text).
     out.passes = super::in_passes(&candidates, run_encoding.len(), budget, |kept: &mut FxHashMap<u32, Vec<(u8, Vec<u8>, u32)>>, o, r| {
@@ -338,7 +352,7 @@ fn verify(heap: &Heap, fields: &StringFields, mut candidates: Vec<(ObjIdx, u32)>
                 let id = texts.len() as u32;
                 texts.push((o, t.array));
                 if run_encoding[r as usize] as u32 == FITS_LATIN1 {
-                    out.latin1_reps.push(o);
+                    latin1_texts.push(id);
                 }
                 kept_bytes = t.bytes.len() as u64;
                 seen.push((t.encoding, t.bytes.into_owned(), id));
@@ -350,25 +364,43 @@ fn verify(heap: &Heap, fields: &StringFields, mut candidates: Vec<(ObjIdx, u32)>
     });
     out.texts = texts.len() as u64;
     // Per text, its members by array: a copy pays its String, and its array unless the kept
-    // copy or the copy before it uses the same one.
+    // copy or the copy before it uses the same one. Its reachable part is the same rule among
+    // the reachable copies alone, as `--reachable-only` sees the text: the lowest-index
+    // reachable copy kept, an array paid unless it is that copy's or the previous reachable
+    // copy's.
     members.sort_unstable();
+    let mut latin1_texts = latin1_texts.into_iter().peekable();
     for group in members.chunk_by(|x, y| x.0 == y.0) {
+        let (rep, rep_array) = texts[group[0].0 as usize];
+        let kept_reachable = group.iter().filter(|m| reachable(m.2)).min_by_key(|m| m.2).map(|m| (m.2, m.1));
+        if latin1_texts.next_if_eq(&group[0].0).is_some() {
+            out.latin1_reps.push((rep, kept_reachable.map(|k| k.0)));
+        }
         if group.len() < 2 {
             continue;
         }
-        let (rep, rep_array) = texts[group[0].0 as usize];
         let mut wasted = 0;
-        let mut prev_array = NO_ARRAY;
+        let (mut prev_array, mut prev_reachable_array) = (NO_ARRAY, NO_ARRAY);
         for &(_, array, s) in group {
+            let s_reachable = reachable(s);
             if s != rep {
                 let mut cost = heap.shallow_size(s);
                 if array != rep_array && array != prev_array {
                     cost += heap.shallow_size(array);
                 }
+                let reachable_part = match kept_reachable {
+                    Some((k, k_array)) if s_reachable && s != k => {
+                        heap.shallow_size(s) + if array != k_array && array != prev_reachable_array { heap.shallow_size(array) } else { 0 }
+                    }
+                    _ => 0,
+                };
                 wasted += cost;
-                out.redundant.push((s, cost));
+                out.redundant.push((s, cost, reachable_part));
             }
             prev_array = array;
+            if s_reachable {
+                prev_reachable_array = array;
+            }
         }
         out.dups.push((wasted, group.len() as u32, rep));
     }
@@ -394,15 +426,16 @@ fn merged<'l>(a: &'l [[u32; 2]], b: &'l [[u32; 2]]) -> impl Iterator<Item = [u32
     })
 }
 
-/// Kept copies of UTF-16 texts whose chars are all below 256, with `S(byte[2n]) − S(byte[n])`.
-fn latin1_candidates(heap: &Heap, fields: &StringFields, mut reps: Vec<ObjIdx>) -> Vec<(ObjIdx, u64)> {
+/// Kept copies of UTF-16 texts whose chars are all below 256, with `S(byte[2n]) − S(byte[n])`
+/// (and the copy `--reachable-only` keeps, passed through).
+fn latin1_candidates(heap: &Heap, fields: &StringFields, mut reps: Vec<(ObjIdx, Option<ObjIdx>)>) -> Vec<(ObjIdx, u64, Option<ObjIdx>)> {
     let model = heap.size_model();
     let high = high_byte(heap);
     let mut out = Vec::new();
     let mut after = 0;
     // In object order (the dump's), not the groups' key order, which reads the dump at random.
     reps.sort_unstable();
-    for rep in reps {
+    for (rep, kept_reachable) in reps {
         let Some(t) = text(heap, fields, rep, heap.class_of(rep), &mut after) else { continue };
         if t.encoding != UTF16_BYTES || !fits_latin1(&t.bytes, high) {
             continue;
@@ -410,7 +443,7 @@ fn latin1_candidates(heap: &Heap, fields: &StringFields, mut reps: Vec<ObjIdx>) 
         let latin1 = model.array_size(1, (t.bytes.len() / 2) as u64);
         let now = heap.shallow_size(t.array);
         if now > latin1 {
-            out.push((rep, now - latin1));
+            out.push((rep, now - latin1, kept_reachable));
         }
     }
     out
@@ -441,16 +474,18 @@ mod tests {
         let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
         for dump in ["fixtures/dumps/waste/WasteHeap-jdk17-coops.hprof", "fixtures/demo/demo.hprof"] {
             let heap = Heap::open(&root.join(dump), OpenOptions::default()).unwrap();
-            let (one, one_passes) = collect(&heap).finish_within(&heap, 50, u64::MAX);
-            let (many, many_passes) = collect(&heap).finish_within(&heap, 50, 1);
+            // Every other String reachable: the reachable parts differ from the overheads.
+            let reachable = |o: ObjIdx| o % 2 == 0;
+            let (one, one_passes) = collect(&heap).finish_within(&heap, &reachable, 50, u64::MAX);
+            let (many, many_passes) = collect(&heap).finish_within(&heap, &reachable, 50, 1);
             assert!(one.section.duplicated_values > 1, "{dump}: the dump has duplicate strings");
             assert_eq!(one_passes, 1);
             assert!(many_passes > 1, "{dump}: a budget of one byte takes a pass per run");
             assert_eq!(serde_json::to_string(&one.section).unwrap(), serde_json::to_string(&many.section).unwrap(), "{dump}");
-            let sorted = |mut v: Vec<(ObjIdx, u64)>| {
+            fn sorted<T: Ord>(mut v: Vec<T>) -> Vec<T> {
                 v.sort_unstable();
                 v
-            };
+            }
             assert_eq!(sorted(one.redundant), sorted(many.redundant), "{dump}");
             assert_eq!(sorted(one.latin1), sorted(many.latin1), "{dump}");
         }
