@@ -136,12 +136,13 @@ describe('a field or class the dump lacks', () => {
     expect(formatOqlError(field, 'SELECT 1 FROM Demo$Session s', 'query')).toBe(`query: ${field.message}`);
   });
 
-  it('the server and the MCP server show it with its caret too', () => {
+  it('the server and the MCP server show it with its caret too, MCP with its code', () => {
     const api = toApiError(field, fieldText);
     expect(api.status).toBe(400);
     expect(api.message).toBe(formatOqlError(field, fieldText, 'query'));
     const tool = failureResult(klass, classText);
     expect(tool.isError).toBe(true);
-    expect((tool.content[0] as { text: string }).text).toBe(`OQL error: ${formatOqlError(klass, classText, 'query')}`);
+    // The MCP server puts its code first, as for every other heapql error (syntax and plan errors: `OQL error:`).
+    expect((tool.content[0] as { text: string }).text).toBe(`ERR_UNKNOWN_CLASS: ${formatOqlError(klass, classText, 'query')}`);
   });
 });

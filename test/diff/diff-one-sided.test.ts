@@ -4,7 +4,10 @@
  *    has (its class's top-level instances, single suspects left out), never by the class
  *    histogram's retained size of all instances, in both directions, and says so;
  *  - threads sharing a name are paired by tid first: of two `pool`s the one that ended is gone
- *    and the other unchanged; in another run (every tid moved) they are paired by name.
+ *    and the other unchanged; in another run (every tid moved) they are paired by name;
+ *  - threads without a tid (0, as the JDK 7 hprof agent writes) pair by name even when a namesake
+ *    pairs by tid; a name with one thread per side pairs by tid too in one JVM (the dumps share a
+ *    thread), by name in another run.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -138,6 +141,44 @@ describe('threads that share a name', () => {
     );
     expect(poolDominators(m)).toEqual(expect.arrayContaining([['new', 'thread "pool" #23']]));
     expect(m.leakSuspects.filter((r) => r.status === 'shrunk')).toEqual([]);
+  });
+
+  it('a thread without a tid (0) beside a namesake paired by tid: the same thread on both sides, not gone and new', async () => {
+    const tidless = [
+      { name: 'main', tid: 1, holds: 10_000 },
+      { name: 'pool', tid: 21, holds: 320_000 },
+      { name: 'pool', tid: 0, holds: 160_000 },
+    ];
+    const m = await diffDumps(writeThreadsDump(dir, 'threads-tidless-1.hprof', tidless), writeThreadsDump(dir, 'threads-tidless-2.hprof', tidless));
+    expect(poolSuspects(m)).toEqual([
+      ['unchanged', 'thread "pool" #21'],
+      ['unchanged', 'thread "pool" (2)'],
+    ]);
+    expect(poolDominators(m)).toEqual([]);
+  });
+
+  it('a name with one thread per side in one JVM (the dumps share main #1): a thread that ended and one that started, not one that shrank', async () => {
+    const before = writeThreadsDump(dir, 'threads-worker-12.hprof', [
+      { name: 'main', tid: 1, holds: 10_000 },
+      { name: 'worker', tid: 12, holds: 200_000 },
+    ]);
+    const after = writeThreadsDump(dir, 'threads-worker-14.hprof', [
+      { name: 'main', tid: 1, holds: 10_000 },
+      { name: 'worker', tid: 14, holds: 150_000 },
+    ]);
+    const m = await diffDumps(before, after);
+    expect(m.leakSuspects.filter((r) => r.key.startsWith('thread "worker"')).map((r) => [r.status, r.key])).toEqual([
+      ['new', 'thread "worker" #14'],
+      ['gone', 'thread "worker" #12'],
+    ]);
+    expect(m.leakSuspects.filter((r) => r.status === 'shrunk')).toEqual([]);
+  });
+
+  it('a name with one thread per side in another run (no name and tid in common): paired by name, its key plain', async () => {
+    const before = writeThreadsDump(dir, 'threads-run-a.hprof', [{ name: 'worker', tid: 12, holds: 200_000 }]);
+    const after = writeThreadsDump(dir, 'threads-run-b.hprof', [{ name: 'worker', tid: 14, holds: 150_000 }]);
+    const m = await diffDumps(before, after);
+    expect(m.leakSuspects.filter((r) => r.key.startsWith('thread "worker"')).map((r) => [r.status, r.key])).toEqual([['shrunk', 'thread "worker"']]);
   });
 
   it('another run (no tid in common): paired by name, biggest with biggest, labelled with the current tid', async () => {

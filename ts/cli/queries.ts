@@ -23,25 +23,20 @@ export interface QueryJob {
 }
 
 /**
- * Every `--query` value in order. citty keeps only the last of a repeated option, so they are
- * read from the raw arguments. A separated value that begins with `--` (a `-- @viz` line) is
- * refused: it must be attached as `--query=<text>` (specification, rule 1).
+ * Every value of the repeatable option `flag` (`--query`, `--run`) in order, up to a `--`:
+ * citty keeps only the last of a repeated option, so they are read from the raw arguments. A
+ * value attached with `=` is taken as it is; a separated one (undefined when the arguments end
+ * there) is passed to `check`, which returns it or throws the option's usage error.
  */
-export function queryArguments(rawArgs: string[]): string[] {
+export function repeatedOption(rawArgs: string[], flag: string, check: (value: string | undefined) => string): string[] {
   const out: string[] = [];
+  const attached = `${flag}=`;
   for (let i = 0; i < rawArgs.length; i++) {
     const a = rawArgs[i]!;
     if (a === '--') break;
-    if (a.startsWith('--query=')) out.push(a.slice('--query='.length));
-    else if (a === '--query') {
-      const value = rawArgs[i + 1];
-      if (value === undefined) throw usageError('--query needs a query text');
-      if (value.startsWith('--')) {
-        throw usageError(
-          `unexpected argument '${firstLine(value)}': a query that begins with '--' (such as a -- @viz line) must be attached: --query='${firstLine(value)}…'`,
-        );
-      }
-      out.push(value);
+    if (a.startsWith(attached)) out.push(a.slice(attached.length));
+    else if (a === flag) {
+      out.push(check(rawArgs[i + 1]));
       i++;
     }
   }
@@ -49,23 +44,27 @@ export function queryArguments(rawArgs: string[]): string[] {
 }
 
 /**
- * Every `--run` value in order (repeated like `--query`, and read from the raw arguments for
- * the same reason: citty keeps only the last).
+ * Every `--query` value in order. A separated value that begins with `--` (a `-- @viz` line) is
+ * refused: it must be attached as `--query=<text>` (specification, rule 1).
  */
-export function runArguments(rawArgs: string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < rawArgs.length; i++) {
-    const a = rawArgs[i]!;
-    if (a === '--') break;
-    if (a.startsWith('--run=')) out.push(a.slice('--run='.length));
-    else if (a === '--run') {
-      const value = rawArgs[i + 1];
-      if (value === undefined || value.startsWith('-')) throw usageError('--run needs the name of a named query (heapql query --list-named lists them)');
-      out.push(value);
-      i++;
+export function queryArguments(rawArgs: string[]): string[] {
+  return repeatedOption(rawArgs, '--query', (value) => {
+    if (value === undefined) throw usageError('--query needs a query text');
+    if (value.startsWith('--')) {
+      throw usageError(
+        `unexpected argument '${firstLine(value)}': a query that begins with '--' (such as a -- @viz line) must be attached: --query='${firstLine(value)}…'`,
+      );
     }
-  }
-  return out;
+    return value;
+  });
+}
+
+/** Every `--run` value in order: a named query's name, never an option. */
+export function runArguments(rawArgs: string[]): string[] {
+  return repeatedOption(rawArgs, '--run', (value) => {
+    if (value === undefined || value.startsWith('-')) throw usageError('--run needs the name of a named query (heapql query --list-named lists them)');
+    return value;
+  });
 }
 
 function firstLine(text: string): string {

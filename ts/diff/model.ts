@@ -17,7 +17,9 @@ import { Bytes, Count, Nullable, Obj } from '../report/schema-builders.js';
  * 3: `reachableOnly`; a class row's `classes`, and hidden classes matched without their address.
  * 4: a suspect row's `currentSource` and `matchedBy`; a group suspect of one dump only is sized
  * in the other by its class's top-level instances, `instances`, no longer the class histogram's
- * retained size, `class`; threads sharing a name have their tid in keys, `thread "pool" #21`).
+ * retained size, `class`; a name standing for several threads has their tids in keys,
+ * `thread "pool" #21`; in the code, `pathKey`'s second argument, `ThreadSteps`, maps a thread's
+ * object id to its step's text, no longer to its name: docs/diff.md).
  */
 export const DIFF_SCHEMA_VERSION = 4;
 

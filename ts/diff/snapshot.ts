@@ -96,17 +96,25 @@ export function mainClassOf(command: string | null): string | null {
 }
 
 /**
- * The matching key of an object: the steps of its shortest path from a GC root, each written
- * as `<field> → <class>`. The root is `class <name>` for a class object, a thread's step from
- * `threads` (by object id: a placeholder the comparison turns into `thread "<name>"`,
- * threads.ts), else its class. Array indices become `[]` and stack locals `<local>` (positions
- * and frame numbers move between dumps); addresses never appear (a hidden class's name has its
- * address written `0x…`, hidden.ts).
+ * The text a path key writes for each thread object's step, by object id, used as it is: a
+ * placeholder (`threadStep`) in a snapshot, which the comparison replaces by the thread's label
+ * (`thread "<name>"`, `thread "pool" #21`: threads.ts). Before diff schema 4 the map gave a
+ * thread's name, which `pathKey` wrote as `thread "<name>"`; a caller passing names now gets the
+ * bare name as the step.
  */
-export function pathKey(steps: { object: { className: string; label: string; objectId: number }; via: string }[], threads: Map<number, string>): string {
+export type ThreadSteps = Map<number, string>;
+
+/**
+ * The matching key of an object: the steps of its shortest path from a GC root, each written
+ * as `<field> → <class>`. The root is `class <name>` for a class object, a thread's step text
+ * from `threadSteps` (by object id, written as it is), else its class. Array indices become `[]`
+ * and stack locals `<local>` (positions and frame numbers move between dumps); addresses never
+ * appear (a hidden class's name has its address written `0x…`, hidden.ts).
+ */
+export function pathKey(steps: { object: { className: string; label: string; objectId: number }; via: string }[], threadSteps: ThreadSteps): string {
   const parts: string[] = [];
   steps.forEach((s, i) => {
-    const what = stepName(s.object, threads);
+    const what = stepName(s.object, threadSteps);
     if (i === 0) {
       parts.push(what);
       return;
@@ -117,10 +125,10 @@ export function pathKey(steps: { object: { className: string; label: string; obj
   return parts.join(' · ');
 }
 
-function stepName(o: { className: string; label: string; objectId: number }, threads: Map<number, string>): string {
+function stepName(o: { className: string; label: string; objectId: number }, threadSteps: ThreadSteps): string {
   const cls = /^class (\S+) @ 0x[0-9a-f]+$/i.exec(o.label);
   if (cls) return `class ${hiddenClassKey(cls[1]!)}`;
-  return threads.get(o.objectId) ?? hiddenClassKey(o.className);
+  return threadSteps.get(o.objectId) ?? hiddenClassKey(o.className);
 }
 
 /**
@@ -128,7 +136,7 @@ function stepName(o: { className: string; label: string; objectId: number }, thr
  * dominators down at most DOMINATOR_DEPTH levels, at most DOMINATOR_LIMIT of them, each with
  * its matching key.
  */
-export async function bigDominators(session: HeapSession, sections: ReportSections, minBytes: number, threads: Map<number, string>): Promise<DominatorEntry[]> {
+export async function bigDominators(session: HeapSession, sections: ReportSections, minBytes: number, threadSteps: ThreadSteps): Promise<DominatorEntry[]> {
   const found: { objectId: number; className: string; retained: number }[] = [];
   let level = sections.topConsumers.biggestObjects
     .filter((o) => o.retained >= minBytes)
@@ -147,21 +155,21 @@ export async function bigDominators(session: HeapSession, sections: ReportSectio
     level = next;
   }
   const out: DominatorEntry[] = [];
-  for (const o of found) out.push({ ...o, key: await objectKey(session, o.objectId, o.className, threads) });
+  for (const o of found) out.push({ ...o, key: await objectKey(session, o.objectId, o.className, threadSteps) });
   return out;
 }
 
 /** Named thread's object id → its placeholder step (threads.ts), for pathKey. */
-export function threadStepsOf(sections: ReportSections): Map<number, string> {
-  const steps = new Map<number, string>();
+export function threadStepsOf(sections: ReportSections): ThreadSteps {
+  const steps: ThreadSteps = new Map();
   for (const t of sections.threads.threads) if (t.name !== null) steps.set(t.object.objectId, threadStep(t.object.objectId));
   return steps;
 }
 
 /** The matching key of one object (its shortest path from a GC root; see pathKey). */
-export async function objectKey(session: HeapSession, objectId: number, className: string, threads: Map<number, string>): Promise<string> {
+export async function objectKey(session: HeapSession, objectId: number, className: string, threadSteps: ThreadSteps): Promise<string> {
   const steps = await session.pathToRoot(objectId);
-  return steps ? pathKey(steps, threads) : `(no path from a GC root) ${className}`;
+  return steps ? pathKey(steps, threadSteps) : `(no path from a GC root) ${className}`;
 }
 
 /**

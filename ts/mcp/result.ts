@@ -5,7 +5,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 import { HeapqlError } from '../errors.js';
-import { formatOqlError, isOqlError } from '../oql/errors.js';
+import { formatOqlError, isOqlError, isOqlNameError } from '../oql/errors.js';
 import { stringifyJson } from '../query/json.js';
 import { headOf } from '../report/format.js';
 import { RESULT_MAX, TEXT_MAX } from './limits.js';
@@ -240,13 +240,16 @@ export function errorResult(message: string): CallToolResult {
 }
 
 /**
- * Any failure as a tool error: OQL errors with the caret under the problem, heapql errors with
- * their stable code, and a pointer to the tool that helps when the full analysis is missing.
+ * Any failure as a tool error: OQL errors with the caret under the problem (a name the dump
+ * lacks with its code too), heapql errors with their stable code, and a pointer to the tool
+ * that helps when the full analysis is missing.
  */
 export function failureResult(err: unknown, oql?: string): CallToolResult {
   if (isOqlError(err)) {
-    const text = formatOqlError(err, oql ?? '', 'query');
-    return errorResult(`OQL error: ${withAnalyzeHint(text)}`);
+    const text = withAnalyzeHint(formatOqlError(err, oql ?? '', 'query'));
+    // A field or class the dump lacks keeps its stable code (OqlNameError), shown as a syntax
+    // error is: `ERR_UNKNOWN_FIELD: query:1:10: …`, the line, the caret.
+    return errorResult(`${isOqlNameError(err) ? err.code : 'OQL error'}: ${text}`);
   }
   if (err instanceof HeapqlError) {
     if (err.code === 'ERR_CANCELLED') return errorResult('cancelled: the request was cancelled before it finished');

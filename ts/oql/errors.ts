@@ -9,7 +9,7 @@
 import { HeapqlError } from '../errors.js';
 import { displayWidth, terminalText } from '../terminal-text.js';
 import type { Pos } from './ast.js';
-import { classPosition, fieldPosition } from './locate.js';
+import { refusedName } from './locate.js';
 
 /** The query text does not follow the grammar. */
 export class OqlSyntaxError extends HeapqlError {
@@ -83,10 +83,8 @@ function placeOf(err: OqlError, source: string): Place | null {
   // The name is found again in the text shown (which may differ from the one that ran by a
   // `-- @viz` line): the line and caret are those of `source`.
   const reason = err.message.replace(PLACED, '');
-  const field = err.code === 'ERR_UNKNOWN_FIELD';
-  const name = (field ? /field '([^']+)'/ : /^class (.+?) is not in this dump/).exec(reason)?.[1];
-  const at = name === undefined ? null : field ? fieldPosition(source, name) : classPosition(source, name);
-  return at && name !== undefined ? { reason, line: at.line, column: at.column, length: name.length, hint: null } : null;
+  const named = refusedName(err.code, reason, source);
+  return named ? { reason, line: named.line, column: named.column, length: named.name.length, hint: null } : null;
 }
 
 /** Text of the query as the terminal shows it (`errorLines` keeps it as it is): a tab one space. */

@@ -26,6 +26,27 @@ export function fieldPosition(text: string, name: string): LineColumn | null {
   return null;
 }
 
+/** A name the executor refused and where the query names it. */
+export interface RefusedName extends LineColumn {
+  name: string;
+}
+
+/**
+ * The field or class an executor's refusal names (`ERR_UNKNOWN_FIELD`: `… has no field 'x'`;
+ * `ERR_UNKNOWN_CLASS`: `class X is not in this dump …`, wordings test/session.test.ts pins) and
+ * where `text` names it; null for any other error, or when `text` does not name it. Used by the
+ * session to place the error (ts/session/query.ts) and by its display to find the name again
+ * in the text shown (ts/oql/errors.ts).
+ */
+export function refusedName(code: string, message: string, text: string): RefusedName | null {
+  const field = code === 'ERR_UNKNOWN_FIELD';
+  if (!field && code !== 'ERR_UNKNOWN_CLASS') return null;
+  const name = (field ? /field '([^']+)'/ : /^class (.+?) is not in this dump/).exec(message)?.[1];
+  if (name === undefined) return null;
+  const at = field ? fieldPosition(text, name) : classPosition(text, name);
+  return at ? { name, ...at } : null;
+}
+
 /** A character that would continue a class name (`java.lang.String[]`, `a.B$C`). */
 const NAME_GOES_ON = new RegExp(`[${IDENT_PART}.[]`, 'u');
 

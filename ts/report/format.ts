@@ -5,7 +5,7 @@
 import { terminalText } from '../terminal-text.js';
 import { estimatedSizesText, formatBytes, NO_HEAP_DUMP_TEXT } from './summary.js';
 import type { ObjectRef, Value } from './query-result.js';
-import type { LeakSuspect, ReportModel, Via } from './model.js';
+import type { LeakSuspect, ReportModel, Via, Waste } from './model.js';
 
 export { formatBytes };
 
@@ -23,6 +23,30 @@ export const sizeWithPercent = (bytes: number, pct: number): string => `${format
 export function wasteSummary(w: { reachableOverhead: number; reachableOverheadPercent: number; unreachableOverhead: number; unreachableOverheadPercent: number }): string {
   const reachable = sizeWithPercent(w.reachableOverhead, w.reachableOverheadPercent);
   return w.unreachableOverhead > 0 ? `${reachable}, and ${sizeWithPercent(w.unreachableOverhead, w.unreachableOverheadPercent)} in unreachable objects` : reachable;
+}
+
+/** The waste section's headline, as plain text (each renderer escapes it its own way). */
+export function wasteHeadline(w: Waste): string {
+  const unreachable =
+    w.unreachableOverhead > 0
+      ? `; a further ${sizeWithPercent(w.unreachableOverhead, w.unreachableOverheadPercent)} is in unreachable objects, which the next garbage collection frees (the checks count both)`
+      : '';
+  return (
+    `${sizeWithPercent(w.reachableOverhead, w.reachableOverheadPercent)} of the ${formatBytes(w.usedHeap)} heap is overhead that a change in the code would save${unreachable}. ` +
+    'Each object is counted by at most one check; rows are grouped by the field that holds the objects.'
+  );
+}
+
+/**
+ * The duplicate string values' headline, as plain text. The copies an empty collection or an
+ * object waiting for finalization keeps alive are in the values' wasted bytes but counted by
+ * that check, not by the duplicate strings' (docs/report-model.md): the sentence says how much.
+ */
+export function duplicateStringsHeadline(w: Waste): string {
+  const d = w.duplicateStrings;
+  const elsewhere = d.wastedBytes - (w.categories.find((c) => c.check === 'duplicateStrings')?.overhead ?? 0);
+  const inside = elsewhere > 0 ? `, ${formatBytes(elsewhere)} of it inside objects counted under other checks (empty collections, objects waiting for finalization)` : '';
+  return `${int(d.strings)} strings, ${int(d.distinct)} distinct values; ${int(d.duplicatedValues)} values occur more than once and waste ${formatBytes(d.wastedBytes)}${inside}.`;
 }
 
 /**

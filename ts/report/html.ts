@@ -9,7 +9,7 @@
  * model comes in).
  */
 import { planQuery, queryChartSvg, type QueryView } from './charts.js';
-import { baseName, displayModel, formatBytes, frameText, int, noPathText, objectText, overviewFacts, percent, sizeWithPercent, UNNAMED, valueText, viaText, wasteSummary } from './format.js';
+import { baseName, displayModel, duplicateStringsHeadline, formatBytes, frameText, int, noPathText, objectText, overviewFacts, percent, sizeWithPercent, UNNAMED, valueText, viaText, wasteHeadline, wasteSummary } from './format.js';
 import { escapeHtml as esc, isolateHtml } from './html-escape.js';
 import { CLASS_LOADER_COLUMNS, classLoadersNote } from './markdown.js';
 import type { ConsumerGroup, LeakSuspect, ReportModel, ReportWarning, ThreadInfo, Waste, WasteModel } from './model.js';
@@ -400,11 +400,7 @@ function threads(model: ReportModel): string {
 
 /** The waste checks: a chart and table per check, each check's holders, duplicate string values. */
 function wasteSection(w: Waste): string {
-  const unreachable =
-    w.unreachableOverhead > 0
-      ? `; a further ${sizeWithPercent(w.unreachableOverhead, w.unreachableOverheadPercent)} is in unreachable objects, which the next garbage collection frees (the checks count both)`
-      : '';
-  const head = `<p>${sizeWithPercent(w.reachableOverhead, w.reachableOverheadPercent)} of the ${formatBytes(w.usedHeap)} heap is overhead that a change in the code would save${unreachable}. Each object is counted by at most one check; rows are grouped by the field that holds the objects.</p>`;
+  const head = `<p>${esc(wasteHeadline(w))}</p>`;
   const found = w.categories.filter((c) => c.overhead > 0);
   const chart = found.length ? barChartSvg(found.map((c) => ({ label: c.title, value: c.overhead })), { title: 'Overhead by check', format: formatBytes }) : '';
   const totals = table(
@@ -425,11 +421,7 @@ function wasteSection(w: Waste): string {
     })
     .join('\n');
   const d = w.duplicateStrings;
-  // The copies an empty collection or an object waiting for finalization keeps alive are in the
-  // values' bytes and counted by that check, not by the duplicate strings' (docs/report-model.md).
-  const elsewhere = d.wastedBytes - (w.categories.find((c) => c.check === 'duplicateStrings')?.overhead ?? 0);
-  const inside = elsewhere > 0 ? `, ${formatBytes(elsewhere)} of it inside objects counted under other checks (empty collections, objects waiting for finalization)` : '';
-  const dupHead = `<p>${int(d.strings)} strings, ${int(d.distinct)} distinct values; ${int(d.duplicatedValues)} values occur more than once and waste ${formatBytes(d.wastedBytes)}${inside}.</p>`;
+  const dupHead = `<p>${esc(duplicateStringsHeadline(w))}</p>`;
   const dupTable = d.top.length
     ? table(
         [{ head: 'value' }, { head: 'length', num: true }, { head: 'count', num: true }, { head: 'wasted', num: true }],

@@ -6,7 +6,7 @@
  * with its full length stated (`displayModel`, applied once as the model comes in).
  */
 import { planQuery, type QueryView } from './charts.js';
-import { baseName, displayModel, formatBytes, frameText, int, noPathText, objectText, overviewFacts, percent, printable, shorten, sizeWithPercent, UNNAMED, valueText, viaText, wasteSummary } from './format.js';
+import { baseName, displayModel, duplicateStringsHeadline, formatBytes, frameText, int, noPathText, objectText, overviewFacts, percent, printable, shorten, sizeWithPercent, UNNAMED, valueText, viaText, wasteHeadline, wasteSummary } from './format.js';
 import type { LeakSuspect, ReportModel, SystemOverview, ThreadInfo, Waste, WasteModel } from './model.js';
 import type { QueryResult } from './query-result.js';
 
@@ -340,11 +340,7 @@ export function renderWasteMarkdown(full: WasteModel): string {
 function wasteSection(w: Waste, h: '##'): string[] {
   const out = [
     `${h} Waste`,
-    `${sizeWithPercent(w.reachableOverhead, w.reachableOverheadPercent)} of the ${formatBytes(w.usedHeap)} heap is overhead that a change in the code would save` +
-      (w.unreachableOverhead > 0
-        ? `; a further ${sizeWithPercent(w.unreachableOverhead, w.unreachableOverheadPercent)} is in unreachable objects, which the next garbage collection frees (the checks count both). `
-        : '. ') +
-      'Each object is counted by at most one check; rows are grouped by the field that holds the objects.',
+    mdText(wasteHeadline(w)),
     table(
       ['check', 'objects', 'overhead', '% heap'],
       w.categories.map((c) => [mdText(c.title), int(c.objects), formatBytes(c.overhead), percent(c.overheadPercent)]),
@@ -364,14 +360,7 @@ function wasteSection(w: Waste, h: '##'): string[] {
     if (c.holders > c.rows.length) out.push(`… and ${int(c.holders - c.rows.length)} more holders.`);
   }
   const d = w.duplicateStrings;
-  // The copies an empty collection or an object waiting for finalization keeps alive are in the
-  // values' bytes and counted by that check, not by the duplicate strings' (docs/report-model.md).
-  const elsewhere = d.wastedBytes - (w.categories.find((c) => c.check === 'duplicateStrings')?.overhead ?? 0);
-  out.push(
-    `${h}# Duplicate string values`,
-    `${int(d.strings)} strings, ${int(d.distinct)} distinct values; ${int(d.duplicatedValues)} values occur more than once and waste ${formatBytes(d.wastedBytes)}` +
-      (elsewhere > 0 ? `, ${formatBytes(elsewhere)} of it inside objects counted under other checks (empty collections, objects waiting for finalization).` : '.'),
-  );
+  out.push(`${h}# Duplicate string values`, mdText(duplicateStringsHeadline(w)));
   if (d.top.length) {
     out.push(
       table(

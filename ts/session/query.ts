@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 
 import { HeapqlError } from '../errors.js';
 import { OqlPlanError } from '../oql/errors.js';
-import { classPosition, fieldPosition, type LineColumn } from '../oql/locate.js';
+import { refusedName } from '../oql/locate.js';
 import { explain as explainPlan, plan, planToJson, withLimit, type PatternUse, type PlannedQuery } from '../plan/index.js';
 import { call, callSync, native } from '../native/index.js';
 import { cancelTokenFor } from '../native/cancel.js';
@@ -197,19 +197,11 @@ export async function instanceOfNote(handle: NativeHeap, q: PreparedQuery): Prom
 /**
  * The executor's refusal of a field or class the dump lacks, saying where the query names it
  * (`… (line 1, column 10)`); any other error as it is. The name is read from the executor's
- * message (`… has no field 'x'`, `class X is not in this dump`), whose wording
- * test/session.test.ts pins on both ways of running a query.
+ * message (ts/oql/locate.ts, `refusedName`).
  */
 function placed(err: unknown, oql: string): unknown {
   if (!(err instanceof HeapqlError)) return err;
-  let where: LineColumn | null = null;
-  if (err.code === 'ERR_UNKNOWN_FIELD') {
-    const name = /field '([^']+)'/.exec(err.message)?.[1];
-    where = name === undefined ? null : fieldPosition(oql, name);
-  } else if (err.code === 'ERR_UNKNOWN_CLASS') {
-    const name = /^class (.+?) is not in this dump/.exec(err.message)?.[1];
-    where = name === undefined ? null : classPosition(oql, name);
-  }
+  const where = refusedName(err.code, err.message, oql);
   if (!where) return err;
   return new HeapqlError(err.code, `${err.message} (line ${where.line}, column ${where.column})`, { exitCode: err.exitCode, cause: err });
 }
