@@ -263,6 +263,19 @@ impl CExpr {
                 _ => Value::Null,
             },
             CExpr::Bin { op, l, r } => binary(env, *op, l, r, cx)?,
+            CExpr::AttrCmp { attr, op, lit, general } => match cx.obj {
+                // As `binary` answers: a NULL attribute (outside the dominator tree, not an
+                // array) makes every comparison with a number false, `!=` too.
+                Some(o) => Value::Bool(int_attribute(env, o, *attr)?.is_some_and(|v| match op {
+                    BinOp::Lt => v < *lit,
+                    BinOp::Le => v <= *lit,
+                    BinOp::Gt => v > *lit,
+                    BinOp::Ge => v >= *lit,
+                    BinOp::Eq => v == *lit,
+                    _ => v != *lit,
+                })),
+                None => general.eval(env, cx)?,
+            },
             CExpr::Not(e) => match e.eval(env, cx)? {
                 Value::Null => Value::Null,
                 v => Value::Bool(!v.truthy()),
@@ -428,6 +441,24 @@ fn read_field(env: &Env, base: Value, name: &str) -> EvalResult<Found> {
 }
 
 #[inline]
+/// A numeric attribute of object `o` (`@objectId`, `@objectAddress`, `@usedHeapSize`,
+/// `@retainedHeapSize`, `@length`); None where it is NULL. Any other attribute is a bug.
+fn int_attribute(env: &Env, o: ObjIdx, attr: Attr) -> EvalResult<Option<i64>> {
+    let heap = env.heap;
+    Ok(match attr {
+        Attr::ObjectId => Some(o as i64),
+        Attr::ObjectAddress => Some(heap.object_id(o) as i64),
+        Attr::UsedHeapSize => Some(heap.shallow_size(o) as i64),
+        // NULL outside the dominator tree (`GraphView::retained_size`).
+        Attr::RetainedHeapSize => env.graph("@retainedHeapSize")?.retained_size(o).map(|r| r as i64),
+        // Arrays: their length. Strings: the length of the text in UTF-16 units (`s.length()`
+        // is planned as `@length`), also of a String whose contents are not in the dump
+        // (Android NODATA): the length its fields state. Anything else: NULL.
+        Attr::Length => heap.array_length(o).map(u64::from).or_else(|| heap.string_length(o)).map(|l| l as i64),
+        other => unreachable!("{other:?} is not a numeric attribute"),
+    })
+}
+
 fn attribute(env: &Env, base: Value, attr: Attr) -> EvalResult {
     if attr == Attr::SystemProperties {
         return Ok(env.system_properties());
@@ -442,19 +473,10 @@ fn attribute(env: &Env, base: Value, attr: Attr) -> EvalResult {
     let Value::Obj(o) = base else { return Ok(Value::Null) };
     let heap = env.heap;
     Ok(match attr {
-        Attr::ObjectId => Value::Int(o as i64),
-        Attr::ObjectAddress => Value::Int(heap.object_id(o) as i64),
-        Attr::UsedHeapSize => Value::Int(heap.shallow_size(o) as i64),
-        // NULL outside the dominator tree (`GraphView::retained_size`).
-        Attr::RetainedHeapSize => env.graph("@retainedHeapSize")?.retained_size(o).map_or(Value::Null, |r| Value::Int(r as i64)),
+        Attr::ObjectId | Attr::ObjectAddress | Attr::UsedHeapSize | Attr::RetainedHeapSize | Attr::Length => {
+            int_attribute(env, o, attr)?.map_or(Value::Null, Value::Int)
+        }
         Attr::DisplayName => Value::Str(display_name(env, o).into()),
-        // Arrays: their length. Strings: the length of the text in UTF-16 units (`s.length()`
-        // is planned as `@length`), also of a String whose contents are not in the dump
-        // (Android NODATA): the length its fields state. Anything else: NULL.
-        Attr::Length => match heap.array_length(o).map(u64::from).or_else(|| heap.string_length(o)) {
-            Some(l) => Value::Int(l as i64),
-            None => Value::Null,
-        },
         Attr::SystemProperties => unreachable!(),
         Attr::GcRoots => {
             let kinds = env.root_kinds(o);
