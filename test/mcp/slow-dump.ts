@@ -6,7 +6,8 @@
  * Classes: `java.lang.Object`, `java.lang.Class` and `Node` (`next`, `other`: objects). `count`
  * nodes: node i's `next` is node i + 1 (the last's null) and its `other` an earlier node picked
  * by a fixed pseudo-random sequence, so the dominator tree is not a plain chain; node 0 and every
- * 1000th node are GC roots (ROOT UNKNOWN).
+ * 1000th node are GC roots (ROOT UNKNOWN). Written into one buffer sized up front, not with
+ * test/tools/hprof-writer.ts, whose pieces per value would cost millions of small buffers here.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
