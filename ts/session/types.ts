@@ -178,6 +178,8 @@ export interface BuildWasteOptions extends SectionOptions {
   reachableOnly?: boolean;
   /** Holder rows shown per check; default 25. */
   limit?: number;
+  /** Duplicate string values shown; default 20 (`limit` counts holder rows only here). */
+  topStrings?: number;
 }
 
 /**
