@@ -50,8 +50,7 @@ export const serverCommand = defineCommand({
       session.close();
       throw err;
     }
-    process.stdout.write(`heapql server listening on ${server.url} (loopback only; Ctrl-C stops it)\n${banner(session, server.port)}`);
-    await new Promise<void>((resolve) => {
+    const stopped = new Promise<void>((resolve) => {
       let stopping = false;
       const stop = (signal: string) => {
         if (stopping) process.exit(130);
@@ -66,5 +65,9 @@ export const serverCommand = defineCommand({
       process.on('SIGINT', () => stop('interrupted'));
       process.on('SIGTERM', () => stop('terminated'));
     });
+    // Only once the handlers are in: a signal sent as soon as the banner is read (a supervisor,
+    // a test) otherwise met the default action and ended the process without the clean stop.
+    process.stdout.write(`heapql server listening on ${server.url} (loopback only; Ctrl-C stops it)\n${banner(session, server.port)}`);
+    await stopped;
   },
 });
