@@ -224,6 +224,29 @@ describe('json, csv, tsv', () => {
     expect(formatTable(doubles)).toContain('0.3333333333 ');
   });
 
+  test('csv guards text a spreadsheet would run as a formula with a leading quote; numbers and tsv stay exact', () => {
+    const hostile: QueryResult = {
+      ...r,
+      columns: [{ name: 's', type: 'string' }, { name: 'n', type: 'number' }],
+      rows: [['=HYPERLINK("http://x","y")', -5], ['+1', -0.5], ['-2', 7], ['@SUM(A1)', 1], ['\tx', 2], ['\r=1', 3], ['a=b', 4], ['[x]', 5]],
+      rowCount: 8,
+    };
+    expect(formatCsv(hostile).split('\r\n').slice(1, -1)).toEqual([
+      '"\'=HYPERLINK(""http://x"",""y"")",-5',
+      "'+1,-0.5",
+      "'-2,7",
+      "'@SUM(A1),1",
+      "'\tx,2",
+      '"\'\r=1",3',
+      'a=b,4',
+      '[x],5',
+    ]);
+    // A column named like a formula is guarded too; TSV and JSON keep the text as it is.
+    expect(formatCsv({ ...hostile, columns: [{ name: '=c', type: 'string' }, { name: 'n', type: 'number' }] }).split('\r\n')[0]).toBe("'=c,n");
+    expect(formatTsv(hostile).split('\n')[1]).toBe('=HYPERLINK("http://x","y")\t-5');
+    expect(JSON.parse(formatJson([hostile]))[0].rows[0][0]).toBe('=HYPERLINK("http://x","y")');
+  });
+
   test('tsv escapes tabs and line breaks', () => {
     expect(formatTsv(r)).toBe('name\tn\to\nplain\t1\tjava.lang.String @ 0x1030\nwith, comma "and" quote\\nline\t\t\n');
   });

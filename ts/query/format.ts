@@ -244,9 +244,19 @@ function csvField(text: string): string {
 }
 
 /**
+ * A text cell of a CSV file. Text from a dump is untrusted, and a spreadsheet opening the file
+ * runs a cell that starts with `=` `+` `-` `@`, a tab or a CR as a formula (OWASP's "CSV
+ * injection"): such a cell gets a leading `'`, which spreadsheets show as text. Numbers are
+ * numbers (`-5` stays); TSV and JSON carry every text exactly.
+ */
+function csvText(text: string): string {
+  return csvField(/^[=+\-@\t\r]/.test(text) ? `'${text}` : text);
+}
+
+/**
  * RFC 4180: CRLF line ends, fields with `,` `"` CR or LF quoted, quotes doubled. NULL is an empty
  * field and the empty string a quoted one (`""`), as PostgreSQL's CSV tells them apart; numbers
- * keep every digit.
+ * keep every digit; a text that a spreadsheet would run as a formula starts with `'` (`csvText`).
  */
 export function formatCsv(result: QueryResult): string {
   return csvHeader(result.columns.map((c) => c.name)) + csvRows(result.rows);
@@ -254,13 +264,21 @@ export function formatCsv(result: QueryResult): string {
 
 /** The header line of a CSV text (`formatCsv`), with its CRLF. */
 export function csvHeader(names: readonly string[]): string {
-  return `${names.map(csvField).join(',')}\r\n`;
+  return `${names.map(csvText).join(',')}\r\n`;
+}
+
+/** One value as a CSV field: NULL empty, the empty string `""`, text (strings, object labels, lists) guarded (`csvText`). */
+function csvCell(v: Value): string {
+  if (v === null) return '';
+  if (v === '') return '""';
+  const text = formatValue(v, true);
+  return typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean' ? csvField(text) : csvText(text);
 }
 
 /** Rows of a CSV text (`formatCsv`), each line with its CRLF. */
 export function csvRows(rows: readonly Value[][]): string {
   let text = '';
-  for (const row of rows) text += `${row.map((v) => (v === null ? '' : v === '' ? '""' : csvField(formatValue(v, true)))).join(',')}\r\n`;
+  for (const row of rows) text += `${row.map(csvCell).join(',')}\r\n`;
   return text;
 }
 
