@@ -88,6 +88,8 @@ pub struct Objects {
     /// Strings (the duplicate strings), never as arrays, even when Strings share one (a JDK 6
     /// substring), which then none of them dominates.
     string_values: FixedBitSet,
+    /// ART's runtime tables (`runtime_tables`), ascending: never hashed for the duplicates.
+    runtime_tables: Vec<ObjIdx>,
 }
 
 impl Objects {
@@ -103,6 +105,7 @@ impl Objects {
             strings: StringCollector::with_capacity(heap, strings),
             texts: GrowArray::with_capacity(0, heap.scratch()),
             string_values: FixedBitSet::with_capacity(heap.object_count() as usize),
+            runtime_tables: runtime_tables(heap),
         }
     }
 
@@ -161,7 +164,7 @@ impl Objects {
                             self.texts.push([o as u64, r.to_bits()]);
                         }
                     }
-                } else {
+                } else if self.runtime_tables.binary_search(&o).is_err() {
                     self.hash_array(heap, o, c);
                 }
             }
@@ -447,6 +450,39 @@ fn class_overhead<'a>(env: &Env<'a>) -> impl Iterator<Item = ObjIdx> + 'a {
         let o = heap.class_overhead_array(c)?;
         (a.immediate_dominator(o) == Some(heap.class(c).object)).then_some(o)
     })
+}
+
+/// The method tables an ART dump's class objects point at through the `$class$…` statics its
+/// hprof writer makes of `java.lang.Class`'s own fields: the `vtable`, and the method arrays
+/// inside the `ifTable` (an `Object[]` of interface, methods pairs), each a `long[]` (an
+/// `int[]` on 32-bit devices) of method pointers. Runtime data that classes with the same
+/// methods share in content, not a copy a code change could save, so never duplicate arrays
+/// (hprof-format.md §8.1, synthetic static fields). Sorted; empty for other dumps. One look
+/// per class.
+fn runtime_tables(heap: &Heap) -> Vec<ObjIdx> {
+    if !heap.size_model().android {
+        return Vec::new();
+    }
+    let is_primitive_array = |o: ObjIdx| matches!(heap.object_kind(o), ObjectKind::PrimitiveArray(_));
+    let mut tables = Vec::new();
+    for c in 0..heap.class_count() {
+        for s in heap.class(c).statics.iter().filter(|s| s.name.starts_with("$class$")) {
+            let Value::Object(id) = s.value else { continue };
+            let Some(o) = heap.index_of(id) else { continue };
+            match heap.object_kind(o) {
+                ObjectKind::PrimitiveArray(_) => tables.push(o),
+                ObjectKind::ObjectArray if s.name == "$class$ifTable" => heap.for_each_reference(o, |id, _| {
+                    if let Some(m) = heap.index_of(id).filter(|&m| is_primitive_array(m)) {
+                        tables.push(m);
+                    }
+                }),
+                _ => {}
+            }
+        }
+    }
+    tables.sort_unstable();
+    tables.dedup();
+    tables
 }
 
 /// The types of a String's value.
