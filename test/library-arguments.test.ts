@@ -92,3 +92,50 @@ describe('a session refuses arguments of the wrong kind', () => {
     expect((await heap.describeClass('Demo$Session')).length).toBe(1);
   });
 });
+
+describe('the report and waste calls refuse options they would take wrongly', () => {
+  let heap: Heap;
+  beforeAll(async () => {
+    heap = await openHeap(demo);
+  });
+  afterAll(() => heap.close());
+
+  type Call = (options: unknown) => Promise<unknown>;
+  const calls = (): [string, Call][] => [
+    ['report', heap.report.bind(heap) as Call],
+    ['reportData', heap.reportData.bind(heap) as Call],
+    ['waste', heap.waste.bind(heap) as Call],
+    ['wasteData', heap.wasteData.bind(heap) as Call],
+  ];
+
+  test.each([
+    [{ limit: 'x' }, "limit must be a whole number from 0 to 4294967295, not 'x'"],
+    [{ limit: -1 }, 'limit must be a whole number from 0 to 4294967295, not -1'],
+    [{ limit: 2.5 }, 'limit must be a whole number from 0 to 4294967295, not 2.5'],
+    [{ topStrings: -2 }, 'topStrings must be a whole number from 0 to 4294967295, not -2'],
+    [{ onProgress: 'log' }, "onProgress is a function, not 'log'"],
+    [{ signal: {} }, 'signal is an AbortSignal, not an object'],
+    [null, 'the options are an object, not null'],
+    ['full', "the options are an object, not 'full'"],
+  ])('%o', async (options, message) => {
+    for (const [name, call] of calls()) {
+      await expect(call(options), name).rejects.toMatchObject({ code: 'ERR_ARGUMENT', message });
+    }
+    // Refused before anything ran: no analysis started.
+    expect(heap.status.state).toBe('query-only');
+  });
+
+  test('report: queries are query results (what heap.query() returns), warnings {source, message}', async () => {
+    const refusal = (message: RegExp) => ({ code: 'ERR_ARGUMENT', message: expect.stringMatching(message) });
+    const report = heap.report.bind(heap) as Call;
+    await expect(report({ queries: ['SELECT COUNT(*) FROM java.lang.String s'] })).rejects.toMatchObject(
+      refusal(/^queries is an array of query results \(QueryResult: what heap\.query\(\) returns\); queries\[0\] is 'SELECT COUNT\(\*\) FROM java\.lang\.String s'$/),
+    );
+    await expect(report({ queries: 'SELECT 1' })).rejects.toMatchObject(refusal(/^queries is an array of query results .*, not 'SELECT 1'$/));
+    const result = await heap.query('SELECT COUNT(*) AS n FROM java.lang.String s');
+    await expect(report({ queries: [result, { ...result, rowCount: 'many' }] })).rejects.toMatchObject(refusal(/; queries\[1\] is no query result: \/rowCount must be integer$/));
+    await expect(report({ warnings: ['careful'] })).rejects.toMatchObject(refusal(/^warnings is an array of \{source, message\} .*; warnings\[0\] is 'careful'$/));
+    await expect(report({ warnings: [{ source: 'me', message: 'x' }] })).rejects.toMatchObject(refusal(/^warnings is an array .*; warnings\[0\] is no warning: \/source must be equal to one of/));
+    expect(heap.status.state).toBe('query-only');
+  });
+});

@@ -1,6 +1,9 @@
 // The addon's platform name: the fast `ldd` check must agree with the C library Node itself
 // reports, since a wrong answer loads no addon at all on the machine.
-import { existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
@@ -34,5 +37,43 @@ describe('platformName', () => {
     expect(tripleToPlatform('aarch64-unknown-linux-musl')).toBe('linux-arm64-musl');
     expect(tripleToPlatform('aarch64-apple-darwin')).toBe('darwin-arm64');
     expect(tripleToPlatform('x86_64-pc-windows-msvc')).toBe('win32-x64-msvc');
+  });
+});
+
+describe('a missing addon', () => {
+  const root = path.resolve(__dirname, '..');
+  /** A copy of the built package with no addon anywhere: `source` adds a checkout's Rust sources. */
+  function copy(source: boolean): string {
+    const dir = mkdtempSync(path.join(tmpdir(), 'heapql-no-addon-'));
+    for (const part of ['bin', 'dist', 'package.json']) cpSync(path.join(root, part), path.join(dir, part), { recursive: true });
+    symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'));
+    if (source) {
+      cpSync(path.join(root, 'Cargo.toml'), path.join(dir, 'Cargo.toml'));
+      mkdirSync(path.join(dir, 'crates'));
+    }
+    return dir;
+  }
+  const version = (dir: string) => spawnSync(process.execPath, [path.join(dir, 'bin/heapql.js'), '--version'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+
+  it.runIf(process.platform === 'linux' && process.arch === 'x64')('in a source checkout (Cargo.toml, crates/): says to run npm run build:native', () => {
+    const dir = copy(true);
+    try {
+      const r = version(dir);
+      expect(r.status).toBe(1);
+      expect(r.stderr).toMatch(/^error: heapql's native addon for linux-x64-gnu is missing: this source checkout has no native\/heapql\.linux-x64-gnu\.node \(nor the package heapql-linux-x64-gnu\)\. Build it: run `npm run build:native` \(needs Rust ≥ 1\.85; /);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.runIf(process.platform === 'linux' && process.arch === 'x64')('in an installed package: names the platform package', () => {
+    const dir = copy(false);
+    try {
+      const r = version(dir);
+      expect(r.status).toBe(1);
+      expect(r.stderr).toMatch(/^error: heapql's native addon for linux-x64-gnu is missing: the package heapql-linux-x64-gnu is not installed\./);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

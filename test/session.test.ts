@@ -148,6 +148,8 @@ describe('HeapSession on demo.hprof', () => {
 
   test('noClassMessage: the words every front gives for a class the dump does not have', () => {
     expect(session.noClassMessage('Zzqx')).toBe("no class named 'Zzqx' in this dump");
+    // No class contains the simple name: the nearest names, as a typo would need.
+    expect(session.noClassMessage('Demo$Sesion')).toBe("no class named 'Demo$Sesion' in this dump; did you mean Demo$Session?");
     expect(session.noClassMessage('com.acme.Session')).toMatch(/^no class named 'com\.acme\.Session' in this dump; classes containing 'Session': .*Demo\$Session/);
   });
 

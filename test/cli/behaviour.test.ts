@@ -90,6 +90,31 @@ describe('--quiet', () => {
     const r = await heapql(['query', demo, '--', '--quiet']);
     expect(r.code).toBe(2);
   });
+
+  it("is listed in every command's help, a verb's too", async () => {
+    const helps = [[], ...Object.keys(subCommands).map((c) => [c]), ['cache', 'list'], ['sched', 'stop'], ['device', 'status']];
+    for (const words of helps) {
+      const r = await heapql([...words, '--help'], { env: { ...process.env, NO_COLOR: '1' } });
+      expect(r.code, words.join(' ')).toBe(0);
+      expect(r.stdout, words.join(' ')).toMatch(/^ +--quiet +print only errors on stderr/m);
+    }
+  });
+});
+
+describe('help', () => {
+  it('shows a switch that is on by default by its --no- form only (no "--cache (Default: true)")', async () => {
+    for (const command of Object.keys(subCommands)) {
+      const r = await heapql([command, '--help'], { env: { ...process.env, NO_COLOR: '1' } });
+      expect(r.stdout, command).not.toMatch(/^ +--(cache|auto-analyze) /m);
+      expect(r.stdout, command).not.toContain('(Default: true)');
+    }
+    const query = await heapql(['query', '--help'], { env: { ...process.env, NO_COLOR: '1' } });
+    expect(query.stdout).toMatch(/^ +--no-cache +do not read or write the index cache; by default it is used *$/m);
+    const server = await heapql(['server', '--help'], { env: { ...process.env, NO_COLOR: '1' } });
+    expect(server.stdout).toMatch(/^ +--no-auto-analyze +report requests answer 503 not_ready until POST \/analyze; by default the first report request starts the analysis \(202 until ready\) *$/m);
+    // The switches still work as written.
+    expect((await heapql(['query', demo, '--cache', '--query', 'SELECT COUNT(*) FROM java.lang.Thread'])).code).toBe(0);
+  });
 });
 
 describe('colour', async () => {

@@ -85,6 +85,21 @@ describe('the REPL dispatcher', () => {
     expect((await run('!set width 3')).err).toContain("unknown setting 'width'");
   });
 
+  it('a refused !set limit changes nothing: the limit stays as it was', async () => {
+    const before = repl.state.limit;
+    await run('!set limit 7');
+    for (const bad of ['!set limit', '!set limit x', '!set limit -3', '!set limit 2.5']) {
+      const r = await run(bad);
+      expect(r.ok, bad).toBe(false);
+      expect(r.err, bad).toMatch(/!set limit (needs|takes) a (whole )?number/);
+      expect(repl.state.limit, bad).toBe(7);
+    }
+    expect((await run('!set')).out).toContain('limit = 7');
+    await run('SELECT s FROM Demo$Session s');
+    expect((await run('!last')).out).toContain('(400 rows; showing the first 7');
+    await run(`!set limit ${before}`);
+  });
+
   it('!filter (substring and /regex/), !sort by name, alias or position, !select, !stats, !unique', async () => {
     await run('SELECT s.createdAt AS created, toString(s.user) AS user FROM Demo$Session s');
     const users = repl.state.result!.rows.map((r) => r[1]);
@@ -144,8 +159,8 @@ describe('the REPL dispatcher', () => {
   it('says what is wrong, every error line beginning with error:', async () => {
     const errors = [
       // A class the dump lacks is named as such, not compared with the object's class.
-      ['!obj Nope#1', 'error: no class Nope in this dump'],
-      ['!obj Demo$Sesion#1', 'error: no class Demo$Sesion in this dump; did you mean Demo$Session'],
+      ['!obj Nope#1', "error: no class named 'Nope' in this dump (!classes <text> lists the classes whose names contain a text)"],
+      ['!obj Demo$Sesion#1', "error: no class named 'Demo$Sesion' in this dump; did you mean Demo$Session"],
       // The REPL's command, not the library's analyze().
       ['!path #1', 'error: !path needs the full analysis: run !analyze first'],
       ['!dom #1', 'error: !dom needs the full analysis: run !analyze first'],
@@ -165,6 +180,16 @@ describe('the REPL dispatcher', () => {
     }
     expect(quits).toBe(0);
     expect((await run('!help OQL')).out).toContain('examples:');
+  });
+
+  it('a class the dump lacks: the words of the library, the server and the MCP tools (heap.noClassMessage)', async () => {
+    for (const name of ['Sessio', 'Nope', 'Demo$Sesion', 'com.acme.Session']) {
+      const r = await run(`!describe ${name}`);
+      expect(r.ok, name).toBe(false);
+      expect(r.err, name).toBe(`error: ${session.noClassMessage(name)} (!classes <text> lists the classes whose names contain a text)`);
+    }
+    expect((await run('!describe Sessio')).err).toMatch(/^error: no class named 'Sessio' in this dump; classes containing 'Sessio': .*Demo\$Session\b/);
+    expect((await run('!obj Sessio#1')).err).toBe(`error: ${session.noClassMessage('Sessio')} (!classes <text> lists the classes whose names contain a text)`);
   });
 
   it('warns when a -- @viz directive names a column the result does not have', async () => {
@@ -248,6 +273,26 @@ describe('the REPL dispatcher', () => {
 
     expect((await run('!fitler x')).err).toBe('error: unknown command !fitler; did you mean !filter? (!help lists them)');
     expect((await run('!hepl')).err).toContain('!help');
+  });
+
+  it('!path and !dom of an unreachable object: its pseudo-root is no GC root, and says so', async () => {
+    if (session.status.state !== 'full') await run('!analyze');
+    // #1456 (an int[4]) hangs off its own pseudo-root; #1737 off the unreachable SoftReference #16222.
+    expect((await run('!obj #1456')).out).toContain('reachable      no (garbage)');
+    const alone = await run('!path #1456');
+    expect(alone.out).toBe('int[4] @ 0xfeab6138  #1456  [unreachable: a pseudo-root of the analysis, not a GC root]');
+    const longer = (await run('!path #1737')).out.split('\n');
+    expect(longer[0]).toBe('java.lang.ref.SoftReference @ 0xfed476d8  #16222  [unreachable: a pseudo-root of the analysis, not a GC root]');
+    expect(longer.at(-1)).toContain('└─ .[0] → java.lang.reflect.Method @ 0xfeab8b58  #1737');
+    for (const id of [1456, 16222]) {
+      const dom = await run(`!dom #${id}`);
+      expect(dom.out, `#${id}`).toContain('dominator      (none: unreachable, a pseudo-root of the analysis under the virtual root, not a GC root)');
+      expect(dom.out, `#${id}`).not.toContain('(none: a GC root)');
+    }
+    // A GC root is still called one.
+    await run('SELECT s FROM Demo$Session s');
+    const root = /#(\d+) {2}\[GC root: [^\]]+\]/.exec((await run('!path')).out)!;
+    expect((await run(`!dom #${root[1]}`)).out).toContain('dominator      (none: a GC root)');
   });
 
   it('a command the table marks as taking no argument refuses one; any other reads it', async () => {

@@ -175,7 +175,7 @@ describe('statements over several lines in piped input', () => {
     expect(r.err.split('\n')).toEqual([
       'error: stdin:2: unknown command !bogus (!help lists them)',
       'warning: stdin:4: @viz label=nope: no such column (columns: user, n)',
-      'error: stdin:7: no class Nope in this dump',
+      "error: stdin:7: no class named 'Nope' in this dump (!classes <text> lists the classes whose names contain a text)",
       '',
     ]);
     expect(r.status).toBe(1);

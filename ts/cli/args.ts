@@ -9,7 +9,8 @@ export const dumpArgs = {
   file: { type: 'positional', required: true, description: 'the heap dump (.hprof, .hprof.gz, or the JVM\'s chunked -gz file)' },
   dump: { type: 'string', description: 'which heap dump of the file to read, 1-based (default 1)', valueHint: 'N' },
   // citty reads `--no-cache` as `cache: false`.
-  cache: { type: 'boolean', default: true, description: 'use the index cache', negativeDescription: 'do not read or write the index cache' },
+  // Its help shows `--no-cache` alone, with `description` as what the default does (main.ts).
+  cache: { type: 'boolean', default: true, description: 'it is used', negativeDescription: 'do not read or write the index cache' },
   'cache-dir': { type: 'string', description: 'the index cache\'s directory (default: $HEAPQL_CACHE_DIR, else $XDG_CACHE_HOME/heapql or ~/.cache/heapql)', valueHint: 'dir' },
   'cache-max': { type: 'string', description: 'the cache\'s size cap, e.g. 20G (default: 20% of its disk\'s free space)', valueHint: 'size' },
 } as const satisfies ArgsDef;

@@ -90,8 +90,9 @@ function optionsOf(args: ArgsDef): Option[] {
     if (d.type === 'positional') continue;
     const description = (d.description ?? '').split('\n')[0]!;
     if (d.type === 'boolean') {
-      // A switch that is on by default is only ever written as --no-<name>.
-      options.push({ flag: d.default === true ? `--no-${name}` : `--${name}`, description });
+      // A switch that is on by default is only ever written as --no-<name>, which says what it does.
+      const off = d.default === true;
+      options.push({ flag: off ? `--no-${name}` : `--${name}`, description: off && d.negativeDescription ? d.negativeDescription : description });
       continue;
     }
     const hint = 'valueHint' in d ? d.valueHint : undefined;

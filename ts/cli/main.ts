@@ -4,7 +4,7 @@
  * HEAPQL_DEBUG=1) and set the exit code: 2 for usage and unreadable input, 1 otherwise.
  */
 import { existsSync } from 'node:fs';
-import { renderUsage, runCommand, type CommandDef } from 'citty';
+import { renderUsage, runCommand, type ArgsDef, type CommandDef } from 'citty';
 
 import { HeapqlError, usageError } from '../errors.js';
 import { subCommands, mainCommand } from './commands.js';
@@ -76,7 +76,7 @@ async function run(cmd: CommandDef<any>, rawArgs: string[], parent: () => Promis
     const verbs = cmd.subCommands as Record<string, CommandDef<any>> | undefined;
     const verb = verbs?.[rawArgs.find((a) => !a.startsWith('-')) ?? ''];
     const verbParent = { meta: { name: `heapql ${(cmd.meta as { name?: string } | undefined)?.name ?? ''}` } };
-    process.stdout.write((verb ? await renderUsage(verb, verbParent) : await renderUsage(cmd, await parent())) + '\n');
+    process.stdout.write((verb ? await renderUsage(await forHelp(verb), verbParent) : await renderUsage(await forHelp(cmd), await parent())) + '\n');
     return;
   }
   try {
@@ -118,6 +118,23 @@ async function citeError(err: Error & { code?: string }, cmd: CommandDef<any>, r
   return `${message.charAt(0).toLowerCase()}${message.slice(1).replace(/\.$/, '')}; ${help}`;
 }
 
+/**
+ * A command as its help shows it: with the options every command takes (`--quiet`), and a switch
+ * that is on by default (`cache`, `auto-analyze`) by its `--no-` form alone, which says what
+ * the default is — citty would list `--cache (Default: true)` beside `--no-cache`, an option
+ * nobody needs to write (it still works).
+ */
+async function forHelp(cmd: CommandDef<any>): Promise<CommandDef<any>> {
+  const args = (await (typeof cmd.args === 'function' ? cmd.args() : cmd.args)) as ArgsDef | undefined;
+  const shown: ArgsDef = {};
+  for (const [name, def] of Object.entries(args ?? {})) {
+    if (def.type === 'boolean' && def.default === true && def.negativeDescription) {
+      shown[`no-${name}`] = { type: 'boolean', description: `${def.negativeDescription}; by default ${def.description}` };
+    } else shown[name] = def;
+  }
+  return { ...cmd, args: { ...shown, ...globalArgs } };
+}
+
 /** The root command with every subcommand listed by the first line of its description. */
 async function rootForHelp(): Promise<CommandDef<any>> {
   const listed: Record<string, CommandDef<any>> = {};
@@ -127,7 +144,7 @@ async function rootForHelp(): Promise<CommandDef<any>> {
     listed[name] = { meta: { name, description: line } };
   }
   const root = await mainCommand();
-  return { ...root, args: { ...root.args, ...globalArgs }, subCommands: listed };
+  return { ...(await forHelp(root)), subCommands: listed };
 }
 
 function reportError(err: unknown): void {

@@ -17,7 +17,8 @@ const args = {
   ...dumpArgs,
   ...fullAnalysisArgs,
   port: { type: 'string', description: 'port on 127.0.0.1 (0: any free port)', default: '7070', valueHint: 'n' },
-  // citty reads `--no-auto-analyze` as `auto-analyze: false`.
+  // citty reads `--no-auto-analyze` as `auto-analyze: false`; its help shows that form alone,
+  // with `description` as what the default does (main.ts).
   'auto-analyze': {
     type: 'boolean',
     default: true,

@@ -2,7 +2,8 @@
  * Where the addon for this machine is. In order: a source build (`native/heapql.<platform>.node`
  * in a checkout, after `npm run build:native`), the asset of the single-file binary (same
  * path), or the prebuilt platform package npm installs through heapql's optionalDependencies
- * (`heapql-<platform>`, holding the same file).
+ * (`heapql-<platform>`, holding the same file). Missing everywhere, it says to build it in a
+ * source checkout, else which package to install.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -71,7 +72,21 @@ export function locateAddon(): AddonLocation {
   }
 }
 
+/**
+ * A source checkout (the Rust workspace beside package.json), where the addon is built, not
+ * installed. A published package and the single-file binary hold no Rust sources.
+ */
+function inSourceCheckout(): boolean {
+  return !inSingleExecutable() && packageFile('Cargo.toml') !== undefined && packageFile('crates') !== undefined;
+}
+
 function missingMessage(platform: string, pkg: string): string {
+  if (inSourceCheckout()) {
+    return (
+      `heapql's native addon for ${platform} is missing: this source checkout has no native/heapql.${platform}.node (nor the package ${pkg}). ` +
+      'Build it: run `npm run build:native` (needs Rust ≥ 1.85; `npm install` and `npm run build` build it too).'
+    );
+  }
   const prebuilt = prebuiltPlatforms();
   const head = `heapql's native addon for ${platform} is missing: the package ${pkg} is not installed`;
   if (prebuilt.includes(platform)) {

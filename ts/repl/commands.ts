@@ -7,12 +7,13 @@
 import { HeapqlError } from '../errors.js';
 import { KEYWORDS } from '../oql/lexer.js';
 import { formatOqlError, isOqlError, type OqlError } from '../oql/errors.js';
-import { AGGREGATE_NAMES, ATTRIBUTE_NAMES, FUNCTION_NAMES, editDistance, explain, METHOD_ALIASES, plan, planToJson } from '../plan/index.js';
+import { AGGREGATE_NAMES, ATTRIBUTE_NAMES, FUNCTION_NAMES, explain, METHOD_ALIASES, plan, planToJson } from '../plan/index.js';
 import { formatCsv, formatTable, formatTsv } from '../query/format.js';
 import { stringifyJson } from '../query/json.js';
 import { findNamedQuery, NAMED_QUERIES, suggestNamedQueries } from '../query/named.js';
 import type { QueryResult } from '../query/schema.js';
 import { extractViz, resolveVizColumns } from '../query/viz.js';
+import { closest, noClassMessage } from '../session/no-class.js';
 import { terminalText } from '../terminal-text.js';
 import type { ReplBackend, ReplIO } from './backend.js';
 import { ReplError } from './errors.js';
@@ -127,10 +128,9 @@ function oqlError(ctx: ReplContext, err: OqlError, oql: string): ReplError {
   return new ReplError(text.startsWith(`${at.name}: `) ? `${at.name}:${at.line}: ${text.slice(at.name.length + 2)}` : text, true);
 }
 
-/** A class the dump does not have, with the nearest names. */
+/** A class the dump does not have: the words of every front (`heap.noClassMessage`), and how to search here. */
 function noClass(ctx: ReplContext, name: string): ReplError {
-  const near = closest(name, ctx.backend.classNames(), 3);
-  return new ReplError(`no class ${terminalText(name)} in this dump${near.length ? `; did you mean ${near.map((n) => terminalText(n)).join(', ')}?` : ''}`);
+  return new ReplError(`${terminalText(noClassMessage(name, ctx.backend.classNames()))} (!classes <text> lists the classes whose names contain a text)`);
 }
 
 /** A look-up of the full path; its refusal before `!analyze` in the REPL's words. */
@@ -349,7 +349,10 @@ export const COMMANDS: Command[] = [
     summary: 'the immediate dominator and the biggest dominated objects (full analysis)',
     run: async (ctx, a) => {
       const id = await objectArg(ctx, a, '!dom');
-      ctx.io.print(renderDominator(await fullPathLookUp('!dom', () => ctx.backend.dominator(id, 10))));
+      const d = await fullPathLookUp('!dom', () => ctx.backend.dominator(id, 10));
+      // No dominator: a GC root, or an unreachable object at the top of its own tree.
+      const reachable = d.dominator === null && d.inTree ? (await ctx.backend.object(id)).reachable : null;
+      ctx.io.print(renderDominator(d, reachable));
     },
   },
   { name: 'top', aliases: ['head'], usage: '!top [N]', takesArguments: true, summary: 'keep the first N rows (default 10)', run: (ctx, a) => shape(ctx, headRows(needResult(ctx.state), count(a, 10, '!top'))) },
@@ -450,8 +453,10 @@ export const COMMANDS: Command[] = [
         return;
       }
       if (w[0]!.toLowerCase() !== 'limit') throw new ReplError(`unknown setting '${w[0]}': the setting is limit (!set limit N, 0 = all rows)`);
-      ctx.state.limit = count(w[1] ?? '', -1, '!set limit');
-      if (ctx.state.limit < 0) throw new ReplError('!set limit needs a number (0 = all rows)');
+      // Checked before it is stored: a refused command changes nothing.
+      const limit = count(w[1] ?? '', -1, '!set limit');
+      if (limit < 0) throw new ReplError('!set limit needs a number (0 = all rows)');
+      ctx.state.limit = limit;
       ctx.io.print(`limit = ${ctx.state.limit}${ctx.state.limit === 0 ? ' (all rows)' : ''}`);
     },
   },
@@ -532,19 +537,10 @@ for (const c of COMMANDS) for (const n of [c.name, ...(c.aliases ?? [])]) byName
 /** Every command name and alias, for completion. */
 export const COMMAND_NAMES: string[] = [...byName.keys()].sort();
 
+export { closest };
+
 export function findCommand(name: string): Command | undefined {
   return byName.get(name.toLowerCase());
-}
-
-/** Up to `n` candidates nearest to `word` (edit distance, then shared prefix). */
-export function closest(word: string, candidates: readonly string[], n: number): string[] {
-  const w = word.toLowerCase();
-  return candidates
-    .map((c) => ({ c, d: editDistance(w, c.toLowerCase()) - (c.toLowerCase().startsWith(w.slice(0, 2)) ? 0.5 : 0) }))
-    .filter((x) => x.d <= Math.max(2, Math.floor(w.length / 2)))
-    .sort((a, b) => a.d - b.d || a.c.localeCompare(b.c))
-    .slice(0, n)
-    .map((x) => x.c);
 }
 
 /** Runs one `!command args` statement. */

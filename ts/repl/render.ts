@@ -79,6 +79,18 @@ export function renderRefs(label: string, out: ReferenceList, inbound: Reference
   return lines.join('\n');
 }
 
+/**
+ * The root kind the analysis gives an unreachable object's pseudo-root (the library's `via` of a
+ * path's first step): no root record of the dump (Dalvik's UNREACHABLE record is `Unreachable
+ * (Dalvik)`, a GC root).
+ */
+export const UNREACHABLE_PSEUDO_ROOT = 'Unreachable';
+
+/** A path's first step: its GC root kinds, or the pseudo-root of garbage, which is none. */
+function rootText(via: string): string {
+  return via === UNREACHABLE_PSEUDO_ROOT ? '[unreachable: a pseudo-root of the analysis, not a GC root]' : `[GC root: ${t(via)}]`;
+}
+
 export function renderPath(steps: PathStep[] | null, label: string): string {
   if (steps === null) return `${label}: no path from a GC root (unreachable; the analysis left unreachable objects out)`;
   const lines: string[] = [];
@@ -90,17 +102,23 @@ export function renderPath(steps: PathStep[] | null, label: string): string {
     }
     // Indentation stops growing at 12 levels: the tree stays readable on a deep path.
     const pad = '  '.repeat(Math.max(0, Math.min(depth - 1, 12)));
-    lines.push(i === 0 ? `${t(s.object.label)}  #${s.object.objectId}  [GC root: ${t(s.via)}]` : `${pad}└─ .${t(s.via)} → ${t(s.object.label)}  #${s.object.objectId}`);
+    lines.push(i === 0 ? `${t(s.object.label)}  #${s.object.objectId}  ${rootText(s.via)}` : `${pad}└─ .${t(s.via)} → ${t(s.object.label)}  #${s.object.objectId}`);
     depth++;
   }
   return lines.join('\n');
 }
 
-export function renderDominator(d: DominatorView): string {
+/**
+ * `!dom`. `reachable` false (the object view's) tells an unreachable object at the top of its own
+ * tree, under the virtual root as a pseudo-root of the analysis, from a GC root: both have no
+ * dominator.
+ */
+export function renderDominator(d: DominatorView, reachable: boolean | null = null): string {
+  const top = reachable === false ? '(none: unreachable, a pseudo-root of the analysis under the virtual root, not a GC root)' : '(none: a GC root)';
   const lines = [
     `${t(d.object.label)}  #${d.object.objectId}`,
     `retained size  ${d.retainedSize === null ? NOT_IN_TREE : `${int(d.retainedSize)} B`}`,
-    `dominator      ${d.dominator ? `${t(d.dominator.label)}  #${d.dominator.objectId}` : d.inTree ? '(none: a GC root)' : '(none: not in the dominator tree)'}`,
+    `dominator      ${d.dominator ? `${t(d.dominator.label)}  #${d.dominator.objectId}` : d.inTree ? top : '(none: not in the dominator tree)'}`,
   ];
   // Outside the tree it dominates nothing: no list to announce.
   if (!d.inTree) return lines.join('\n');

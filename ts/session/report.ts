@@ -11,9 +11,11 @@ import { HeapqlError } from '../errors.js';
 import { call, type Addon, type NativeHeap } from '../native/index.js';
 import { cancelTokenFor } from '../native/cancel.js';
 import { VERSION } from '../version.js';
+import { validateQueryResult } from '../query/schema.js';
 import { describeSchemaErrors, validateReportModel } from '../report/json.js';
 import { capSections } from '../report/limit.js';
 import { REPORT_SCHEMA_VERSION, type ReportModel, type ReportWarning } from '../report/model.js';
+import { describeArgument } from './query.js';
 import type { BuildReportOptions, ProgressEvent, ReportableHeap, ReportSections, SectionOptions } from './types.js';
 
 type CancelToken = InstanceType<Addon['CancelToken']>;
@@ -69,8 +71,39 @@ export function modelHeader(): Pick<ReportModel, 'schemaVersion' | 'generator' |
   return { schemaVersion: REPORT_SCHEMA_VERSION, generator: { name: 'heapql', version: VERSION }, generatedAt: new Date().toISOString() };
 }
 
+/**
+ * The report's `queries` and `warnings`, checked before the analysis: a value of the wrong shape
+ * is the caller's error (ERR_ARGUMENT naming it), not a model heapql built wrong (ERR_INTERNAL).
+ */
+function checkReportInputs(options: BuildReportOptions): void {
+  const list = (name: string, value: unknown, takes: string, problem: (item: object) => string | null) => {
+    if (value === undefined) return;
+    const bad = (detail: string) => new HeapqlError('ERR_ARGUMENT', `${name} is an array of ${takes}${detail}`);
+    if (!Array.isArray(value)) throw bad(`, not ${describeArgument(value)}`);
+    for (const [i, item] of (value as unknown[]).entries()) {
+      if (item === null || typeof item !== 'object' || Array.isArray(item)) throw bad(`; ${name}[${i}] is ${describeArgument(item)}`);
+      const wrong = problem(item);
+      if (wrong !== null) throw bad(`; ${name}[${i}] is no ${wrong}`);
+    }
+  };
+  list('queries', options.queries, 'query results (QueryResult: what heap.query() returns)', (q) => {
+    const { ok, errors } = validateQueryResult(q);
+    return ok ? null : `query result: ${describeSchemaErrors(errors.slice(0, 1)).trim()}`;
+  });
+  list('warnings', options.warnings, `{source, message} (source ${WARNING_SOURCES.map((w) => `'${w}'`).join(', ')})`, (w) => {
+    const { source, message, ...rest } = w as Record<string, unknown>;
+    if (!WARNING_SOURCES.includes(source as ReportWarning['source'])) return `warning: /source must be equal to one of ${WARNING_SOURCES.join(', ')}, not ${describeArgument(source)}`;
+    if (typeof message !== 'string') return `warning: /message must be a string, not ${describeArgument(message)}`;
+    const extra = Object.keys(rest);
+    return extra.length ? `warning: it has ${extra.map((k) => `'${k}'`).join(', ')} besides source and message` : null;
+  });
+}
+
+const WARNING_SOURCES: ReportWarning['source'][] = ['dump', 'analysis', 'query', 'viz'];
+
 /** The full report of an opened dump; analyzes it first when needed. */
 export async function buildReport(heap: ReportableHeap, options: BuildReportOptions = {}): Promise<ReportModel> {
+  checkReportInputs(options);
   await analyzeForReport(heap, options, true);
   const data = await heap.reportData(options);
   const model: ReportModel = {

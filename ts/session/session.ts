@@ -13,6 +13,7 @@ import { cancelTokenFor } from '../native/cancel.js';
 import type { QueryResult } from '../query/schema.js';
 import type { ReportModel, Waste, WasteModel } from '../report/model.js';
 import { toClassView, toDominatorView, toObjectView, toPathStep, toReferenceList } from './convert.js';
+import { noClassMessage } from './no-class.js';
 import {
   describeArgument,
   explainPrepared,
@@ -194,6 +195,22 @@ function checkAnalyzeOptions(options: AnalyzeOptions): void {
 }
 
 /**
+ * The options of the report and waste calls, checked before anything runs: the addon's u32 would
+ * take `limit: -1` wrapped and refuse `'x'` only as an internal error, and a wrong value must not
+ * cost an analysis first. The report's `queries` and `warnings` are checked by `buildReport`.
+ */
+function checkSectionOptions(options: unknown): void {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new HeapqlError('ERR_ARGUMENT', `the options are an object, not ${describeArgument(options)}`);
+  }
+  const o = options as BuildReportOptions;
+  for (const name of ['limit', 'topStrings'] as const) if (o[name] !== undefined) count(name, o[name]);
+  optionType('reachableOnly', o.reachableOnly, 'boolean', 'true or false');
+  optionType('onProgress', o.onProgress, 'function', 'a function');
+  signalOption(o.signal);
+}
+
+/**
  * Waits for a cancelled analysis to end (`running.promise`, however it ends), or until `signal`
  * aborts (ERR_CANCELLED): a caller that gives up is not held until the wind-down is over.
  */
@@ -214,7 +231,7 @@ function windDown(running: RunningAnalysis, signal: AbortSignal | undefined): Pr
 /** A count or limit argument: a whole number from 0 to 2^32 - 1 (the addon's u32), else ERR_ARGUMENT. */
 function count(name: string, value: unknown): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 0xffff_ffff) {
-    throw new HeapqlError('ERR_ARGUMENT', `${name} must be a whole number from 0 to 4294967295, not ${typeof value === 'string' ? `'${value}'` : String(value)}`);
+    throw new HeapqlError('ERR_ARGUMENT', `${name} must be a whole number from 0 to 4294967295, not ${describeArgument(value)}`);
   }
   return value;
 }
@@ -375,14 +392,13 @@ export class HeapSession implements ReportableHeap {
 
   /**
    * What every front says of a class name this dump does not have (`describeClass` gave none):
-   * `no class named '<name>' in this dump; classes containing '<simple name>': …` (ten at most).
-   * The front adds how to search its own way.
+   * `no class named '<name>' in this dump; classes containing '<simple name>': …` (ten at most),
+   * or the nearest names (`; did you mean …?`) when no class contains the simple name. The
+   * front adds how to search its own way.
    */
   noClassMessage(name: string): string {
     this.live();
-    const simple = name.split(/[.$]/).pop() || name;
-    const near = this.classes(simple).slice(0, 10);
-    return `no class named '${name}' in this dump${near.length ? `; classes containing '${simple}': ${near.join(', ')}` : ''}`;
+    return noClassMessage(name, this.classNames());
   }
 
   // ---- queries ----
@@ -633,6 +649,7 @@ export class HeapSession implements ReportableHeap {
    */
   async reportData(options: SectionOptions = {}): Promise<ReportSections> {
     this.live();
+    checkSectionOptions(options);
     const { reportSections } = await import('./report.js');
     return reportSections(this.handle, this.relayProgress('report', options));
   }
@@ -643,6 +660,7 @@ export class HeapSession implements ReportableHeap {
    */
   async report(options: BuildReportOptions = {}): Promise<ReportModel> {
     this.live();
+    checkSectionOptions(options);
     const { buildReport } = await import('./report.js');
     return buildReport(this, options);
   }
@@ -650,6 +668,7 @@ export class HeapSession implements ReportableHeap {
   /** The waste section (docs/report-model.md, "waste"); needs the full analysis (ERR_NEEDS_ANALYSIS before). */
   async wasteData(options: SectionOptions = {}): Promise<Waste> {
     this.live();
+    checkSectionOptions(options);
     const { wasteSection } = await import('./waste.js');
     return wasteSection(this.handle, this.relayProgress('waste', options));
   }
@@ -668,6 +687,7 @@ export class HeapSession implements ReportableHeap {
   /** The waste checks as the validated waste model (`heapql waste`); analyzes the dump first when needed. */
   async waste(options: BuildWasteOptions = {}): Promise<WasteModel> {
     this.live();
+    checkSectionOptions(options);
     const { buildWaste } = await import('./waste.js');
     return buildWaste(this, options);
   }
