@@ -106,6 +106,8 @@ describe('the terminal REPL', () => {
       pty.write('!sort p desc\r');
       at = await waitFor(`${PRODUCTS[1]}\n${PRODUCTS[0]}\n`, at);
       pty.write(`!save ${saved}\r`);
+      // Its own answer, not the prompt the !sort left on the screen.
+      at = await waitFor('saved 2 rows', at);
       at = await waitFor('oql> ', at);
       pty.write('\x04');
       expect(await exited).toBe(0);
