@@ -4,7 +4,7 @@
  * demo report, a query, and the server (its catalog and the browser REPL's embedded script).
  */
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -67,6 +67,16 @@ describe('the single-file binary, alone in a directory', () => {
     expect(mine.code).toBe(0);
     expect(JSON.parse(mine.stdout)[0].rows).toEqual([[1, 2], [2, 3], [3, 1]]);
     expect(JSON.parse(mine.stdout)[0].rows).toEqual(JSON.parse(theirs.stdout)[0].rows);
+  });
+
+  it('stamps its cache files with a hash of its own build (it deletes the extracted addon it hashes)', async () => {
+    const cacheDir = path.join(tmp, 'cache');
+    const r = await binary(['query', known, '--cache-dir', cacheDir, '--query', 'SELECT COUNT(*) FROM java.lang.String']);
+    expect(r.code, r.stderr).toBe(0);
+    const [entry] = readdirSync(cacheDir);
+    const head = readFileSync(path.join(cacheDir, entry!, 'index.hqc')).subarray(0, 200).toString('latin1');
+    expect(head).toMatch(new RegExp(`${version.replace(/\./g, '\\.')}\\+heap\\d+\\+graph\\d+\\+[0-9a-f]{16}`));
+    expect(head).not.toContain('unknown-build');
   });
 
   it('serves the server\'s catalog and the browser REPL\'s script', async () => {

@@ -11,7 +11,7 @@ import { inSingleExecutable } from '../package-files.js';
 import { locateAddon, type AddonLocation } from './locate.js';
 
 /** Must equal NATIVE_API_VERSION in crates/node/src/lib.rs. */
-export const EXPECTED_NATIVE_API_VERSION = 14;
+export const EXPECTED_NATIVE_API_VERSION = 15;
 
 // The generated declarations (native/heapql.d.ts) describe the addon; they exist after a build.
 type Addon = typeof import('../../native/heapql.js');
@@ -37,15 +37,20 @@ function loaded(): { addon: Addon; location: AddonLocation } {
   } catch (err) {
     throw new HeapqlError('ERR_NATIVE_LOAD', `the native addon ${location.file} failed to load (${(err as Error).message}): ${location.fix}`);
   }
-  // The binary's copy is mapped now; removing it leaves nothing behind even if heapql is killed.
-  if (inSingleExecutable()) rmSync(location.file, { force: true });
   const addon = module.exports;
   const version = typeof addon.nativeApiVersion === 'function' ? addon.nativeApiVersion() : -1;
   if (version !== EXPECTED_NATIVE_API_VERSION) {
+    if (inSingleExecutable()) rmSync(location.file, { force: true });
     throw new HeapqlError(
       'ERR_NATIVE_STALE',
       `the native addon ${location.file} is stale (API ${version}, this code needs ${EXPECTED_NATIVE_API_VERSION}): ${location.fix}`,
     );
+  }
+  if (inSingleExecutable()) {
+    // The cache's stamp of this build hashes the extracted file: made before it goes. The copy
+    // is mapped now; removing it leaves nothing behind even if heapql is killed.
+    addon.fixCacheStamp();
+    rmSync(location.file, { force: true });
   }
   cached = { addon, location };
   return cached;

@@ -62,6 +62,14 @@ fn layout() -> String {
         .clone()
 }
 
+/// Works out this binary's part of the cache layout now, while its file is there to hash: the
+/// single-file binary deletes the addon it extracted right after loading it (`ts/native`), and
+/// a stamp made later read `unknown-build`, so two builds of the binary shared cache files.
+#[napi]
+pub fn fix_cache_stamp() {
+    let _ = layout();
+}
+
 fn binary_stamp() -> String {
     let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
     // SAFETY: dladdr only reads the address of a function of this library.
