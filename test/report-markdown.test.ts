@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 
 import { withVizWarnings } from '../ts/report/charts.js';
+import { renderHtml } from '../ts/report/html.js';
 import { asciiBars, MARKDOWN_HISTOGRAM_ROWS, mdText, renderMarkdown } from '../ts/report/markdown.js';
 import { confusableThreads, HOSTILE, modelWithoutPaths, sampleModel } from './report-sample.js';
 
@@ -41,6 +42,17 @@ describe('Markdown report', () => {
     none.overview.dumpIndex = { index: 0, count: 0 };
     expect(renderMarkdown(none)).toContain('| **Heap dump** | none: the file holds no heap dump records (no objects) |');
     expect(renderMarkdown(sampleModel())).toContain('| **Heap dump** | 1 of 1 |');
+  });
+
+  test("a path that starts at the analysis's pseudo-root of garbage does not call it a GC root", () => {
+    const model = sampleModel();
+    model.leakSuspects.suspects[0]!.pathToRoot!.rootKinds = ['Unreachable'];
+    const md = renderMarkdown(model);
+    expect(md).toMatch(/class Demo {2}\(retained 4\.8 MiB\) {2}\[unreachable: a pseudo-root of the analysis, not a GC root\]\n/);
+    expect(md).not.toContain('GC root: Unreachable');
+    const html = renderHtml(model);
+    expect(html).toContain('<span class="root">unreachable: a pseudo-root of the analysis, not a GC root</span>');
+    expect(html).not.toContain('GC root: Unreachable');
   });
 
   test('tells the truth about each section', () => {

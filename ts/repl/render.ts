@@ -4,6 +4,7 @@
  * through `terminalText` (`t`), and columns are aligned in terminal cells.
  */
 import { formatValue } from '../query/format.js';
+import { rootNote } from '../report/format.js';
 import type { ClassView, DominatorView, FieldView, ObjectView, PathStep, ReferenceList, SessionStatus } from '../session/types.js';
 import { displayWidth, padEndWidth, terminalText as t } from '../terminal-text.js';
 
@@ -79,16 +80,9 @@ export function renderRefs(label: string, out: ReferenceList, inbound: Reference
   return lines.join('\n');
 }
 
-/**
- * The root kind the analysis gives an unreachable object's pseudo-root (the library's `via` of a
- * path's first step): no root record of the dump (Dalvik's UNREACHABLE record is `Unreachable
- * (Dalvik)`, a GC root).
- */
-export const UNREACHABLE_PSEUDO_ROOT = 'Unreachable';
-
 /** A path's first step: its GC root kinds, or the pseudo-root of garbage, which is none. */
 function rootText(via: string): string {
-  return via === UNREACHABLE_PSEUDO_ROOT ? '[unreachable: a pseudo-root of the analysis, not a GC root]' : `[GC root: ${t(via)}]`;
+  return `[${rootNote([t(via)])}]`;
 }
 
 export function renderPath(steps: PathStep[] | null, label: string): string {

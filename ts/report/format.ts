@@ -179,6 +179,18 @@ export function noPathText(s: LeakSuspect): string {
     : 'No path to a GC root (the object is unreachable).';
 }
 
+/**
+ * The root kind the analysis gives the pseudo-roots it hangs unreachable objects from (MAT's
+ * "Unreachable" with keep-unreachable-objects): no root record of the dump, so never called a
+ * GC root (Dalvik's UNREACHABLE record is `Unreachable (Dalvik)`, a GC root).
+ */
+export const UNREACHABLE_PSEUDO_ROOT = 'Unreachable';
+
+/** What a path's first object is: its GC root kinds, or the pseudo-root of garbage. */
+export function rootNote(kinds: readonly string[]): string {
+  return kinds.length === 1 && kinds[0] === UNREACHABLE_PSEUDO_ROOT ? 'unreachable: a pseudo-root of the analysis, not a GC root' : `GC root: ${kinds.join(', ')}`;
+}
+
 /** A stack frame as a Java stack trace prints it: `pkg.Cls.m(Sig) (File.java:12)`. */
 export function frameText(f: { method: string; signature: string | null; source: string | null }): string {
   return `${f.method}${f.signature ?? ''}${f.source ? ` (${f.source})` : ''}`;

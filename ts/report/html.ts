@@ -9,7 +9,7 @@
  * model comes in).
  */
 import { planQuery, queryChartSvg, type QueryView } from './charts.js';
-import { baseName, displayModel, duplicateStringsHeadline, formatBytes, frameText, int, noPathText, objectText, overviewFacts, percent, sizeWithPercent, UNNAMED, valueText, viaText, wasteHeadline, wasteSummary } from './format.js';
+import { baseName, displayModel, duplicateStringsHeadline, formatBytes, frameText, int, noPathText, objectText, overviewFacts, percent, rootNote, sizeWithPercent, UNNAMED, valueText, viaText, wasteHeadline, wasteSummary } from './format.js';
 import { escapeHtml as esc, isolateHtml } from './html-escape.js';
 import { CLASS_LOADER_COLUMNS, classLoadersNote } from './markdown.js';
 import type { ConsumerGroup, LeakSuspect, ReportModel, ReportWarning, ThreadInfo, Waste, WasteModel } from './model.js';
@@ -241,7 +241,7 @@ function pathHtml(s: LeakSuspect): string {
   const items = p.steps.map((step, i) => {
     const pad = `style="padding-left:${i * 18}px"`;
     const via = step.via ? `${code(viaText(step.via))} → ` : '';
-    const root = i === 0 && p.rootKinds.length ? ` <span class="root">GC root: ${esc(p.rootKinds.join(', '))}</span>` : '';
+    const root = i === 0 && p.rootKinds.length ? ` <span class="root">${esc(rootNote(p.rootKinds))}</span>` : '';
     return `<li ${pad}>${i > 0 ? '└ ' : ''}${via}${code(objectText(step.object))} <span class="note">retained ${formatBytes(step.retained)}</span>${root}</li>`;
   });
   return `<ol class="path">${items.join('')}</ol>`;

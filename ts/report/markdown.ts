@@ -6,7 +6,7 @@
  * with its full length stated (`displayModel`, applied once as the model comes in).
  */
 import { planQuery, type QueryView } from './charts.js';
-import { baseName, displayModel, duplicateStringsHeadline, formatBytes, frameText, int, noPathText, objectText, overviewFacts, percent, printable, shorten, sizeWithPercent, UNNAMED, valueText, viaText, wasteHeadline, wasteSummary } from './format.js';
+import { baseName, displayModel, duplicateStringsHeadline, formatBytes, frameText, int, noPathText, objectText, overviewFacts, percent, printable, rootNote, shorten, sizeWithPercent, UNNAMED, valueText, viaText, wasteHeadline, wasteSummary } from './format.js';
 import type { LeakSuspect, ReportModel, SystemOverview, ThreadInfo, Waste, WasteModel } from './model.js';
 import type { QueryResult } from './query-result.js';
 
@@ -194,7 +194,7 @@ function pathTree(s: LeakSuspect): string | null {
   const lines = p.steps.map((step, i) => {
     const indent = i === 0 ? '' : '   '.repeat(i - 1) + '└─ ';
     const via = step.via ? `${printable(viaText(step.via))} → ` : '';
-    const root = i === 0 && p.rootKinds.length ? `  [GC root: ${p.rootKinds.map(printable).join(', ')}]` : '';
+    const root = i === 0 && p.rootKinds.length ? `  [${rootNote(p.rootKinds.map(printable))}]` : '';
     return `${indent}${via}${printable(objectText(step.object))}  (retained ${formatBytes(step.retained)})${root}`;
   });
   return fence(lines.join('\n'));
