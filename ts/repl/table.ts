@@ -156,8 +156,9 @@ export function columnStats(result: QueryResult, column?: string): ColumnStats[]
 /** The statistics as a result table (one row per column). */
 export function statsResult(stats: ColumnStats[], base: QueryResult): QueryResult {
   const keys = ['column', 'n', 'nulls', 'min', 'max', 'mean', 'stddev', 'p50', 'p90', 'p99'] as const;
-  const round = (x: number | bigint) => (typeof x === 'bigint' ? x : Math.round(x * 1000) / 1000);
-  const rows = stats.map((s) => keys.map((k) => (k === 'column' ? s.column : round(s[k])) as Value));
+  // Not rounded here: the table shows about ten significant digits, and a column of 0.000123s
+  // must not read 0 (the exact values stay for !save).
+  const rows = stats.map((s) => keys.map((k) => (k === 'column' ? s.column : s[k]) as Value));
   return {
     name: `${base.name}:stats`,
     oql: base.oql,
