@@ -3,4 +3,4 @@
  * to the native addon for a dump. `Heap` is its public name in the library.
  */
 export { HeapSession as Heap, openHeap } from './session/session.js';
-export type { OpenOptions, AnalyzeOptions, ProgressEvent, DumpInfo, DumpWarning, HeapCounts, HistogramRow } from './session/index.js';
+export type { OpenOptions, AnalyzeOptions, ProgressEvent, DumpInfo, DumpWarning, HeapCounts, HeapShare, HistogramRow } from './session/index.js';

@@ -9,6 +9,7 @@ export type {
   DumpWarning,
   HistogramRow,
   HeapCounts,
+  HeapShare,
   ObjectLookupOptions,
   PreparedQuery,
   QueryOptions,

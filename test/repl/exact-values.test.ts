@@ -98,7 +98,7 @@ describe('an array dumped without its contents (NODATA)', () => {
     const view = {
       object: { objectId: 5, address: '0x2040', className: 'byte[]', label: 'byte[5] @ 0x2040' },
       kind: 'primitive-array', shallowSize: 17, retainedSize: null, reachable: null, arrayLength: 5,
-      describedClass: null, gcRoots: [], fields: [], fieldCount: 0, contentsMissing: true,
+      describedClass: null, gcRoots: [], heap: null, fields: [], fieldCount: 0, contentsMissing: true,
     } as ObjectView & { contentsMissing: boolean };
     const text = renderObject(view);
     expect(text).toContain('\ncontents not in the dump (NODATA)');

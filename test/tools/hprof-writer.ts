@@ -1,7 +1,8 @@
 /**
  * HPROF files written from scratch for tests that need contents no fixture dump has (as the Rust
- * test kit, `crates/hprof/src/testkit.rs`, writes them for the Rust tests): `JAVA PROFILE 1.0.2`,
- * 4-byte ids, one heap dump segment holding the class dumps, then the objects, then the roots.
+ * test kit, `crates/hprof/src/testkit.rs`, writes them for the Rust tests): `JAVA PROFILE 1.0.2`
+ * (or another format), 4-byte ids, one heap dump segment holding the class dumps, then the
+ * objects (with Android's HEAP DUMP INFO records among them), then the roots.
  */
 import { writeFileSync } from 'node:fs';
 
@@ -109,6 +110,11 @@ export class HprofWriter {
     return id;
   }
 
+  /** Android HEAP DUMP INFO: the objects written after it are in heap `name` (ART's ids: 0x41 app, 0x5a zygote, 0x49 image). */
+  heapInfo(heapId: number, name: string): void {
+    this.heap.u1(0xfe).u4(heapId).u4(this.nameId(name));
+  }
+
   /** A primitive array of `length` elements of type `type` whose contents are `data`. */
   primitiveArray(type: FieldType, length: number, data: Buffer, id = this.alloc()): number {
     this.heap.u1(0x23).u4(id).u4(1).u4(length).u1(type).raw(data);
@@ -128,8 +134,8 @@ export class HprofWriter {
     return id;
   }
 
-  /** The file's bytes; with `systemClassRoots`, every class is a System Class root. */
-  fileBytes(options: { systemClassRoots?: boolean } = {}): Buffer {
+  /** The file's bytes; with `systemClassRoots`, every class is a System Class root; `format` the header's text (default `JAVA PROFILE 1.0.2`). */
+  fileBytes(options: { systemClassRoots?: boolean; format?: string } = {}): Buffer {
     const seg = new Bytes();
     for (const c of this.classes) {
       seg.u1(0x20).u4(c.id).u4(1).u4(c.superId).u4(0).u4(0).u4(0).u4(0).u4(0).u4(this.instanceBytes(c)).u2(0).u2(c.statics.length);
@@ -140,7 +146,7 @@ export class HprofWriter {
     seg.raw(this.heap.buffer);
     if (options.systemClassRoots) for (const c of this.classes) seg.u1(0x05).u4(c.id);
     seg.raw(this.roots.buffer);
-    const out = new Bytes().raw(Buffer.from('JAVA PROFILE 1.0.2\0', 'latin1')).u4(4).u4(0x18b).u4(0xcfee5c00);
+    const out = new Bytes().raw(Buffer.from(`${options.format ?? 'JAVA PROFILE 1.0.2'}\0`, 'latin1')).u4(4).u4(0x18b).u4(0xcfee5c00);
     out.raw(this.records.buffer);
     out.u1(0x1c).u4(0).u4(seg.buffer.length).raw(seg.buffer);
     out.u1(0x2c).u4(0).u4(0);
@@ -148,7 +154,7 @@ export class HprofWriter {
   }
 
   /** Writes the file (see `fileBytes`) and returns its path. */
-  write(file: string, options: { systemClassRoots?: boolean } = {}): string {
+  write(file: string, options: { systemClassRoots?: boolean; format?: string } = {}): string {
     writeFileSync(file, this.fileBytes(options));
     return file;
   }

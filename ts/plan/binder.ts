@@ -47,12 +47,13 @@ const ATTRIBUTES: Record<string, AttrName> = {
   inbounds: 'inbounds',
   outbounds: 'outbounds',
   clazz: 'clazz',
+  heap: 'heap',
 };
 
 /** The attributes users see (README, completion); aliases such as `@name` are not listed. */
 export const ATTRIBUTE_NAMES: readonly string[] = [
   '@objectId', '@objectAddress', '@usedHeapSize', '@retainedHeapSize', '@displayName', '@length',
-  '@inbounds', '@outbounds', '@GCRoots', '@systemProperties', '@clazz',
+  '@inbounds', '@outbounds', '@GCRoots', '@systemProperties', '@clazz', '@heap',
 ];
 
 const FUNCTIONS: Record<string, { fn: FuncName; min: number; max: number }> = {
@@ -714,7 +715,7 @@ function valueKind(e: PExpr): string | null {
       return e.v === null ? 'NULL' : typeof e.v === 'string' ? 'text' : typeof e.v === 'boolean' ? 'a boolean' : 'a number';
     case 'attr':
       if (e.name === 'clazz' || e.name === 'inbounds' || e.name === 'outbounds') return null;
-      return e.name === 'displayName' ? 'text' : e.name === 'GCRoots' || e.name === 'systemProperties' ? 'a list of texts' : 'a number';
+      return e.name === 'displayName' || e.name === 'heap' ? 'text' : e.name === 'GCRoots' || e.name === 'systemProperties' ? 'a list of texts' : 'a number';
     case 'call':
       if (e.fn === 'toString') return 'text';
       if (e.fn === 'coalesce' || e.fn === 'nullif') return valueKind(e.args[0]) !== null && e.args.every((a) => valueKind(a) !== null) ? valueKind(e.args[0]) : null;

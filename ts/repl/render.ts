@@ -39,6 +39,7 @@ export function renderObject(o: ObjectView): string {
     ['shallow size', `${int(o.shallowSize)} B`],
     ['retained size', o.retainedSize !== null ? `${int(o.retainedSize)} B` : o.reachable === null ? 'needs !analyze' : NOT_IN_TREE],
   ];
+  if (o.heap !== null) pairs.push(['heap', t(o.heap)]);
   if (o.reachable !== null) pairs.push(['reachable', o.reachable ? 'yes' : 'no (garbage)']);
   if (o.arrayLength !== null) pairs.push(['length', int(o.arrayLength)]);
   if (o.gcRoots.length > 0) pairs.push(['GC root', t(o.gcRoots.join(', '))]);

@@ -5,7 +5,7 @@
 import { terminalText } from '../terminal-text.js';
 import { estimatedSizesText, formatBytes, NO_HEAP_DUMP_TEXT } from './summary.js';
 import type { ObjectRef, Value } from './query-result.js';
-import type { LeakSuspect, ReportModel, Via, Waste } from './model.js';
+import type { HeapShare, LeakSuspect, ReportModel, Via, Waste } from './model.js';
 
 export { formatBytes };
 
@@ -206,6 +206,32 @@ export function baseName(p: string): string {
  * The System Overview facts as (label, plain text) pairs, in display order; each renderer
  * escapes the text for its own format.
  */
+/** Android: the overview's heaps when there are several (a dump of one heap says nothing new); null otherwise. */
+export function heapsShown(model: ReportModel): HeapShare[] | null {
+  const heaps = model.overview.heaps;
+  return heaps && heaps.length > 1 ? heaps : null;
+}
+
+/** Under the heaps table (plain text, for the Markdown and HTML reports alike). */
+export const HEAPS_NOTE =
+  "Android: zygote and image objects are memory shared with the system's other processes (the classes and objects the zygote preloaded, the boot image); the app cannot free them. The app's own objects are in the app heap.";
+
+/** `zygote heap`, `app and zygote heaps`: the heaps of a suspect on a dump of several heaps; null otherwise. */
+export function suspectHeaps(model: ReportModel, s: LeakSuspect): string | null {
+  const names = s.heaps;
+  if (!heapsShown(model) || !names || names.length === 0) return null;
+  const list = names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]!}`;
+  return `${list} heap${names.length === 1 ? '' : 's'}`;
+}
+
+/** A suspect's `Heap` fact: its heaps, and for shared memory only (zygote, image) what that means; null as for `suspectHeaps`. */
+export function suspectHeapFact(model: ReportModel, s: LeakSuspect): string | null {
+  if (!suspectHeaps(model, s)) return null;
+  const names = s.heaps!;
+  const shared = names.every((n) => n === 'zygote' || n === 'image');
+  return `${names.join(', ')}${shared ? " — memory shared with the system's other processes, which the app cannot free" : ''}`;
+}
+
 export function overviewFacts(model: ReportModel): [string, string][] {
   const o = model.overview;
   const h = o.heap;

@@ -9,7 +9,7 @@
  * model comes in).
  */
 import { planQuery, queryChartSvg, type QueryView } from './charts.js';
-import { baseName, displayModel, duplicateStringsHeadline, formatBytes, frameText, int, noPathText, objectText, overviewFacts, percent, rootNote, sizeWithPercent, UNNAMED, valueText, viaText, wasteHeadline, wasteSummary } from './format.js';
+import { baseName, displayModel, duplicateStringsHeadline, formatBytes, frameText, HEAPS_NOTE, heapsShown, int, noPathText, objectText, overviewFacts, percent, rootNote, sizeWithPercent, suspectHeapFact, suspectHeaps, UNNAMED, valueText, viaText, wasteHeadline, wasteSummary } from './format.js';
 import { escapeHtml as esc, isolateHtml } from './html-escape.js';
 import { CLASS_LOADER_COLUMNS, classLoadersNote } from './markdown.js';
 import type { ConsumerGroup, LeakSuspect, ReportModel, ReportWarning, ThreadInfo, Waste, WasteModel } from './model.js';
@@ -176,9 +176,23 @@ function summary(model: ReportModel): string {
     chart = pieChartSvg(data, { title: 'Leak suspects, share of the heap', format: formatBytes });
   }
   const list = ls.length
-    ? `<ul>${ls.map((s) => `<li><a href="#suspect-${s.rank}">Problem Suspect ${s.rank}</a>: ${isolateHtml(s.title)}, ${sizeWithPercent(s.retained, s.retainedPercent)}</li>`).join('')}</ul>`
+    ? `<ul>${ls.map((s) => `<li><a href="#suspect-${s.rank}">Problem Suspect ${s.rank}</a>: ${isolateHtml(s.title)}${heapsLabel(model, s)}, ${sizeWithPercent(s.retained, s.retainedPercent)}</li>`).join('')}</ul>`
     : `<p>No object or group of objects of one class retains more than ${model.leakSuspects.thresholdPercent}% of the heap.</p>`;
   return `<section id="summary"><h2>Summary</h2><div class="cards">${cards}</div>${list}${chart}</section>`;
+}
+
+/** ` (zygote heap)` after a suspect's title on a dump of several heaps; '' otherwise. */
+function heapsLabel(model: ReportModel, s: LeakSuspect): string {
+  const heaps = suspectHeaps(model, s);
+  return heaps ? ` <span class="note">(${isolateHtml(heaps)})</span>` : '';
+}
+
+/** Android: the heaps table, on a dump of several heaps. */
+function heapsHtml(model: ReportModel): string {
+  const heaps = heapsShown(model);
+  if (!heaps) return '';
+  const rows = heaps.map((h) => [isolateHtml(h.name), int(h.objects), bytes(h.shallow), percent(h.shallowPercent)]);
+  return `\n<h3>Heaps</h3>${table([{ head: 'heap' }, { head: 'objects', num: true }, { head: 'shallow', num: true }, { head: '% heap', num: true }], rows, 'Heaps')}<p class="note">${esc(HEAPS_NOTE)}</p>`;
 }
 
 function systemOverview(model: ReportModel): string {
@@ -227,7 +241,7 @@ function systemOverview(model: ReportModel): string {
         'System properties',
       )}</details>`
     : '<p>The dump holds no system properties.</p>';
-  return `<section id="system-overview"><h2>System Overview</h2>${kv}
+  return `<section id="system-overview"><h2>System Overview</h2>${kv}${heapsHtml(model)}
 <h3>GC roots by kind</h3>${roots}
 <h3>Class histogram</h3>${histChart}${hist}${histNote}
 <h3>Class loaders</h3>${loaders}
@@ -247,13 +261,15 @@ function pathHtml(s: LeakSuspect): string {
   return `<ol class="path">${items.join('')}</ol>`;
 }
 
-function suspectHtml(s: LeakSuspect): string {
+function suspectHtml(model: ReportModel, s: LeakSuspect): string {
+  const heaps = suspectHeapFact(model, s);
   const facts: [string, string][] = [
     ['Retained', `${sizeWithPercent(s.retained, s.retainedPercent)}, ${int(s.retained)} bytes`],
     s.kind === 'group' ? ['Instances', `${int(s.instances)} of ${code(s.className)}`] : ['Object', s.object ? code(objectText(s.object)) : code(s.className)],
     ['Class', code(s.className)],
     ['Class loader', esc(s.classLoader ?? '<bootstrap>')],
   ];
+  if (heaps) facts.push(['Heap', isolateHtml(heaps)]);
   if (s.accumulationPoint) facts.push(['Accumulation point', `${code(objectText(s.accumulationPoint.object))}, ${sizeWithPercent(s.accumulationPoint.retained, s.accumulationPoint.retainedPercent)}`]);
   if (s.keywords.length) facts.push(['Keywords', s.keywords.map(code).join(', ')]);
   const biggest = s.biggestInstances.length
@@ -264,7 +280,7 @@ function suspectHtml(s: LeakSuspect): string {
       )}`
     : '';
   const rb = s.retainedByClass;
-  return `<div class="suspect" id="suspect-${s.rank}"><h3>Problem Suspect ${s.rank}: ${esc(s.title)}</h3>
+  return `<div class="suspect" id="suspect-${s.rank}"><h3>Problem Suspect ${s.rank}: ${esc(s.title)}${heapsLabel(model, s)}</h3>
 <p class="explain">${esc(s.explanation)}</p>${keyValues(facts)}
 <h4>Shortest path from a GC root</h4>${pathHtml(s)}${biggest}
 <h4>Retained objects by class (${int(rb.objects)} objects of ${int(rb.classes)} classes)</h4>${table(
@@ -279,7 +295,7 @@ function leakSuspects(model: ReportModel): string {
   const intro = ls.suspects.length
     ? `<p class="note">Single objects and groups of one class that retain more than ${ls.thresholdPercent}% of the heap.</p>`
     : `<p>No object or group of objects of one class retains more than ${ls.thresholdPercent}% of the heap.</p>`;
-  return `<section id="leak-suspects"><h2>Leak Suspects</h2>${intro}${ls.suspects.map(suspectHtml).join('\n')}</section>`;
+  return `<section id="leak-suspects"><h2>Leak Suspects</h2>${intro}${ls.suspects.map((s) => suspectHtml(model, s)).join('\n')}</section>`;
 }
 
 function groupTable(rows: ConsumerGroup[], what: string): string {

@@ -6,7 +6,7 @@
  * with its full length stated (`displayModel`, applied once as the model comes in).
  */
 import { planQuery, type QueryView } from './charts.js';
-import { baseName, displayModel, duplicateStringsHeadline, formatBytes, frameText, int, noPathText, objectText, overviewFacts, percent, printable, rootNote, shorten, sizeWithPercent, UNNAMED, valueText, viaText, wasteHeadline, wasteSummary } from './format.js';
+import { baseName, displayModel, duplicateStringsHeadline, formatBytes, frameText, HEAPS_NOTE, heapsShown, int, noPathText, objectText, overviewFacts, percent, printable, rootNote, shorten, sizeWithPercent, suspectHeapFact, suspectHeaps, UNNAMED, valueText, viaText, wasteHeadline, wasteSummary } from './format.js';
 import type { LeakSuspect, ReportModel, SystemOverview, ThreadInfo, Waste, WasteModel } from './model.js';
 import type { QueryResult } from './query-result.js';
 
@@ -97,7 +97,8 @@ function summary(model: ReportModel): string[] {
     `- Leak suspects: ${model.leakSuspects.suspects.length === 0 ? `none retains more than ${model.leakSuspects.thresholdPercent}% of the heap` : int(model.leakSuspects.suspects.length)}`,
   ];
   for (const s of model.leakSuspects.suspects) {
-    lines.push(`  - Problem Suspect ${s.rank}: ${mdText(s.title)}, ${sizeWithPercent(s.retained, s.retainedPercent)}`);
+    const heaps = suspectHeaps(model, s);
+    lines.push(`  - Problem Suspect ${s.rank}: ${mdText(s.title)}${heaps ? ` (${mdText(heaps)})` : ''}, ${sizeWithPercent(s.retained, s.retainedPercent)}`);
   }
   lines.push(`- Threads: ${int(model.threads.threadCount)}`);
   if (model.waste.overhead > 0) lines.push(`- Waste: ${wasteSummary(model.waste)} (see [Waste](#waste))`);
@@ -128,6 +129,15 @@ function systemOverview(model: ReportModel): string[] {
   const o = model.overview;
   const kv = overviewFacts(model).map(([k, v]): [string, string] => [k, mdText(v)]);
   const out = ['## System Overview', table(['', ''], kv.map(([k, v]) => [`**${k}**`, v]))];
+
+  const heaps = heapsShown(model);
+  if (heaps) {
+    out.push(
+      '### Heaps',
+      table(['heap', 'objects', 'shallow', '% heap'], heaps.map((h) => [mdText(h.name), int(h.objects), formatBytes(h.shallow), percent(h.shallowPercent)]), ['l', 'r', 'r', 'r']),
+      `_${HEAPS_NOTE}_`,
+    );
+  }
 
   out.push('### GC roots by kind', table(['kind', 'roots'], o.gcRoots.byKind.map((r) => [mdText(r.kind), int(r.count)]), ['l', 'r']));
 
@@ -209,13 +219,16 @@ function leakSuspects(model: ReportModel): string[] {
   }
   out.push(`_Single objects and groups of one class that retain more than ${ls.thresholdPercent}% of the heap (${formatBytes((model.overview.heap.usedHeap * ls.thresholdPercent) / 100)})._`);
   for (const s of ls.suspects) {
-    out.push(`### Problem Suspect ${s.rank}: ${mdText(s.title)}`);
+    const heaps = suspectHeaps(model, s);
+    out.push(`### Problem Suspect ${s.rank}: ${mdText(s.title)}${heaps ? ` (${mdText(heaps)})` : ''}`);
     out.push(`> ${mdText(s.explanation)}`);
     const facts: [string, string][] = [
       ['Retained', `${sizeWithPercent(s.retained, s.retainedPercent)}, ${int(s.retained)} bytes`],
       [s.kind === 'group' ? 'Instances' : 'Object', s.kind === 'group' ? `${int(s.instances)} of ${mdText(s.className)}` : s.object ? mdText(objectText(s.object)) : mdText(s.className)],
       ['Class loader', mdText(s.classLoader ?? '<bootstrap>')],
     ];
+    const heapFact = suspectHeapFact(model, s);
+    if (heapFact) facts.push(['Heap', mdText(heapFact)]);
     if (s.accumulationPoint) {
       facts.push(['Accumulation point', `${mdText(objectText(s.accumulationPoint.object))}, ${sizeWithPercent(s.accumulationPoint.retained, s.accumulationPoint.retainedPercent)}`]);
     }

@@ -17,7 +17,7 @@ export { ObjectRefSchema, QueryResultSchema };
 export type { Column, ObjectRef, QueryResult, Value, VizKind, VizSpec } from './query-result.js';
 
 /** Bumped on any incompatible change; a reader refuses a model newer than it knows. */
-export const REPORT_SCHEMA_VERSION = 5;
+export const REPORT_SCHEMA_VERSION = 6;
 
 const Percent = (description?: string) =>
   Type.Number({ minimum: 0, maximum: 100, description: description ?? 'percent of the total heap (0..100)' });
@@ -71,6 +71,17 @@ export const DuplicateClassSchema = Obj(
   'a class name defined by more than one class loader',
 );
 
+export const HeapShareSchema = Obj(
+  {
+    name: Type.String({ description: '`app`, `zygote`, `image` (as the dump names them), or `default` for objects before its first HEAP DUMP INFO record' }),
+    objects: Count('objects of this heap the report covers'),
+    shallow: Bytes('their shallow size'),
+    shallowPercent: Percent('`shallow` as a percent of `heap.usedHeap` (0..100)'),
+  },
+  "one Android heap: zygote and image objects are shared with the system's other processes (the zygote's preloaded classes, the boot image), which the app cannot free; the app's own are in `app`",
+);
+export type HeapShare = Static<typeof HeapShareSchema>;
+
 export const SystemOverviewSchema = Obj({
   file: Obj({
     path: Type.String(),
@@ -110,6 +121,12 @@ export const SystemOverviewSchema = Obj({
       'the pseudo-roots the analysis hangs the unreachable objects from (MAT: "Unreachable" roots with keep-unreachable-objects); not GC roots, not in gcRoots; 0 with --reachable-only',
     ),
   }),
+  heaps: Type.Optional(
+    Type.Array(HeapShareSchema, {
+      description:
+        "Android dumps only (absent for a dump without HEAP DUMP INFO records): the heaps the report's objects are in, in the order the dump first names them; the objects and shallow sizes add up to `heap.objects` and `heap.usedHeap`",
+    }),
+  ),
   reachableOnly: Type.Boolean({ description: 'true when unreachable objects were excluded (--reachable-only)' }),
   gcRoots: Obj(
     {
@@ -214,6 +231,12 @@ export const LeakSuspectSchema = Obj({
   }),
   biggestInstances: Type.Array(SizedObjectSchema, { description: 'group suspects: the biggest instances; empty for single' }),
   keywords: Type.Array(Type.String()),
+  heaps: Type.Optional(
+    Type.Array(Type.String(), {
+      description:
+        'Android dumps only (absent for a dump without HEAP DUMP INFO records): the heaps the suspect object (single) or its instances (group) are in, as `overview.heaps` names them; a zygote or image suspect is memory shared with the system, which the app cannot free',
+    }),
+  ),
 });
 export type LeakSuspect = Static<typeof LeakSuspectSchema>;
 

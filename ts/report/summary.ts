@@ -21,6 +21,12 @@ export interface HeapSummary {
   /** `total`: GC root records; `objects`: the distinct objects they name (what MAT counts as GC roots). */
   gcRoots: { total: number; objects: number; byKind: { kind: string; count: number }[] };
   totalShallow: number;
+  /**
+   * Android: the heaps the objects are in (`app`, `zygote`, `image`; `default` for objects before
+   * the dump's first HEAP DUMP INFO), in the order they first appear, with their objects and
+   * shallow bytes; absent for a dump that records no heaps (any non-Android dump).
+   */
+  heaps?: { name: string; objects: number; shallow: number }[];
   topClasses: { className: string; instances: number; shallow: number }[];
   warnings: DumpWarning[];
 }
@@ -29,6 +35,7 @@ export function buildSummary(heap: Heap, top = 20): HeapSummary {
   const info: DumpInfo = heap.info();
   const counts = heap.counts();
   const histogram = heap.classHistogram();
+  const heaps = heap.heaps();
   return {
     file: info.path,
     fileSize: info.fileSize,
@@ -60,12 +67,18 @@ export function buildSummary(heap: Heap, top = 20): HeapSummary {
       byKind: [...counts.rootsByKind].sort((a, b) => b.count - a.count || a.kind.localeCompare(b.kind)),
     },
     totalShallow: counts.totalShallow,
+    ...(heaps.length > 0 ? { heaps: heaps.map((h) => ({ name: h.name, objects: h.objects, shallow: h.shallow })) } : {}),
     topClasses: histogram.slice(0, top).map((r) => ({ className: r.className, instances: r.count, shallow: r.shallow })),
     warnings: heap.warnings(),
   };
 }
 
 const int = (n: number) => n.toLocaleString('en-US');
+
+/** `part` as a percent of `whole`, one decimal (`23.9%`); `0.0%` of nothing. */
+export function shareText(part: number, whole: number): string {
+  return `${whole > 0 ? ((100 * part) / whole).toFixed(1) : '0.0'}%`;
+}
 
 /** What to say of a file with no heap dump record (summary and the report's overview). */
 export const NO_HEAP_DUMP_TEXT = 'none: the file holds no heap dump records (no objects)';
@@ -111,6 +124,17 @@ export function renderSummary(s: HeapSummary): string {
   lines.push(`Classes          ${int(s.classCount)}`);
   lines.push(`Shallow heap     ${formatBytes(s.totalShallow)} (${int(s.totalShallow)} bytes)`);
   lines.push('');
+  // Android: only when there is a choice (an app-only dump says nothing new).
+  if (s.heaps && s.heaps.length > 1) {
+    lines.push('Heaps (Android: zygote and image objects are shared with other processes)');
+    const heapNames = s.heaps.map((h) => terminalText(h.name));
+    const heapWidth = Math.max(4, ...heapNames.map(displayWidth));
+    lines.push(`  ${'heap'.padEnd(heapWidth)}  ${'objects'.padStart(12)}  ${'shallow bytes'.padStart(14)}  ${'share'.padStart(6)}`);
+    for (const [i, h] of s.heaps.entries()) {
+      lines.push(`  ${padEndWidth(heapNames[i]!, heapWidth)}  ${int(h.objects).padStart(12)}  ${int(h.shallow).padStart(14)}  ${shareText(h.shallow, s.totalShallow).padStart(6)}`);
+    }
+    lines.push('');
+  }
   // Records, as the kinds below count them, and the distinct objects they name (MAT's figure:
   // one object can be a root of several kinds), as the report's overview says it.
   const roots = s.gcRoots;

@@ -22,6 +22,7 @@ export function toObjectView(d: JsObjectDetail): ObjectView {
     arrayLength: d.arrayLength ?? null,
     describedClass: d.describedClass ?? null,
     gcRoots: d.gcRoots,
+    heap: d.heap ?? null,
     fields: d.fields.map(field),
     fieldCount: d.fieldCount,
     contentsMissing: d.contentsMissing,

@@ -113,6 +113,8 @@ export type CacheStatus = ReturnType<NativeHeap['cacheStatus']>;
 export type DumpWarning = ReturnType<NativeHeap['warnings']>[number];
 export type HeapCounts = ReturnType<NativeHeap['counts']>;
 export type HistogramRow = ReturnType<NativeHeap['classHistogram']>[number];
+/** One Android heap (`app`, `zygote`, `image`, `default`) with its objects and their shallow bytes. */
+export type HeapShare = ReturnType<NativeHeap['heaps']>[number];
 
 /** The door's form: absent = memory, '' = a directory the core picks, else the directory. */
 function scratchOption(options: OpenOptions): string | undefined {
@@ -373,6 +375,16 @@ export class HeapSession implements ReportableHeap {
   counts(): HeapCounts {
     this.live();
     return callSync(() => this.handle.counts());
+  }
+
+  /**
+   * Android: the heaps the dump's objects are in (`app`, `zygote`, `image`; `default` for objects
+   * before its first HEAP DUMP INFO), in the order they first appear, each with its objects and
+   * their shallow bytes. Empty for a dump that records no heaps (any non-Android dump).
+   */
+  heaps(): HeapShare[] {
+    this.live();
+    return callSync(() => this.handle.heaps());
   }
 
   /** Every class name, sorted, each once (read once per session). */

@@ -77,6 +77,8 @@ export interface ObjectView {
   describedClass: string | null;
   /** The kinds of GC root records that name this object. */
   gcRoots: string[];
+  /** Android: the heap the object is in (`app`, `zygote`, `image`); null for a dump that records no heaps. */
+  heap: string | null;
   /** The window of fields asked for (default the first 100). */
   fields: FieldView[];
   /** Fields (array elements, statics) in all. */

@@ -492,6 +492,8 @@ fn attribute(env: &Env, base: Value, attr: Attr) -> EvalResult {
             None => objects(heap_outbounds(env, o)),
         },
         Attr::Clazz => Value::Obj(heap.class(heap.class_of(o)).object),
+        // The heap's shared name: no allocation per object.
+        Attr::Heap => heap.heap_of(o).map_or(Value::Null, |k| Value::Str(heap.heap_names()[k as usize].clone())),
     })
 }
 

@@ -157,6 +157,9 @@ pub enum Attr {
     Outbounds,
     #[serde(rename = "clazz")]
     Clazz,
+    /// Android: the heap the object is in (`app`, `zygote`, `image`); NULL for other dumps.
+    #[serde(rename = "heap")]
+    Heap,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

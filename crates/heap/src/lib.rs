@@ -20,6 +20,8 @@ pub use exercise::exercise;
 mod classes;
 /// Java-form class name (`byte[]`, `java.lang.Object[]`) from the VM's or the JVM tools' spelling.
 pub use classes::java_name;
+mod heaps;
+pub use heaps::{HeapStats, DEFAULT_HEAP};
 mod ids;
 mod layout;
 mod merge;
@@ -35,7 +37,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use heapql_hprof::Source;
 use rustc_hash::FxHashMap;
@@ -395,6 +397,10 @@ pub struct Heap {
     pub(crate) summary: HeapSummary,
     /// JDK 9+ UTF-16 strings: true when the dumping VM was big-endian.
     pub(crate) utf16_big_endian: bool,
+    /// Android: the heaps and where in the file each begins (`heaps`; empty for other dumps).
+    pub(crate) heaps: heaps::HeapTable,
+    /// `Heap::heaps`, counted the first time it is asked for.
+    pub(crate) heap_stats: OnceLock<Vec<HeapStats>>,
     pub(crate) scratch: Placement,
 }
 
@@ -660,6 +666,37 @@ impl Heap {
     /// index (arrays) or static index (classes; super = u32::MAX-1, loader = u32::MAX-2).
     pub fn for_each_reference<F: FnMut(u64, u32)>(&self, o: ObjIdx, f: F) {
         values::for_each_reference(self, o, f)
+    }
+
+    // ---- Android heaps ----
+    /// The number of the heap (`app`, `zygote`, `image`, ...: an index into `heap_names`)
+    /// object `o` is in, from the dump's HEAP DUMP INFO records (hprof-format.md §9; the rules
+    /// are in `heaps.rs`). None for a dump without them (any non-Android dump, an
+    /// `hprof-conv` output) and for a class object the index made up (no CLASS DUMP). Found
+    /// from the object's record offset by a binary search over the heaps' starts: no
+    /// per-object data.
+    #[inline]
+    pub fn heap_of(&self, o: ObjIdx) -> Option<u32> {
+        if self.heaps.names.is_empty() || self.objs.kind(o) == ids::K_SYNTH_CLASS {
+            return None;
+        }
+        Some(self.heaps.heap_at(self.objs.offset(o)))
+    }
+    /// The name of the heap object `o` is in (`heap_of`): `app`, `zygote`, `image`, or
+    /// `default` for objects before the dump's first HEAP DUMP INFO. None as for `heap_of`.
+    pub fn heap_name_of(&self, o: ObjIdx) -> Option<&str> {
+        self.heap_of(o).map(|k| &*self.heaps.names[k as usize])
+    }
+    /// The dump's heap names by heap number (`heap_of`), `default` first; empty for a dump
+    /// without HEAP DUMP INFO. A name may have no object (`heaps` lists those that have).
+    pub fn heap_names(&self) -> &[Arc<str>] {
+        &self.heaps.names
+    }
+    /// Every heap with objects, in heap-number order, with its objects and their shallow
+    /// bytes; empty for a dump without HEAP DUMP INFO. Counted in one pass over the objects
+    /// the first time it is asked for.
+    pub fn heaps(&self) -> &[HeapStats] {
+        self.heap_stats.get_or_init(|| heaps::heap_stats(self))
     }
 
     // ---- roots, threads, process ----

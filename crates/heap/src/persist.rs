@@ -6,6 +6,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 
 use heapql_cache::{CacheUse, Entry, EntryFile, EntryWriter};
 use heapql_hprof::{Control, Source};
@@ -16,8 +17,10 @@ use crate::{ids, layout, ClassExt, ClassHistogramRow, ClassIdx, ClassInfo, DumpI
 
 /// Bump when what this file writes changes meaning (part of every cache key). heap5: super
 /// cycles of damaged dumps cut when the index is built (an older entry may hold one). heap7:
-/// names read as modified UTF-8 (an older entry holds `Sup������` for `Sup𝔘`).
-pub const CACHE_LAYOUT: &str = "heap7";
+/// names read as modified UTF-8 (an older entry holds `Sup������` for `Sup𝔘`). heap8: the
+/// Android heaps (`heap_names`, `heap_marks`; an older entry has none, and would read as a
+/// dump without them).
+pub const CACHE_LAYOUT: &str = "heap8";
 
 /// Everything but the per-object arrays.
 #[derive(Serialize, Deserialize)]
@@ -44,6 +47,9 @@ struct Small<'a> {
     histogram: Cow<'a, [ClassHistogramRow]>,
     summary: Cow<'a, HeapSummary>,
     utf16_big_endian: bool,
+    /// `HeapTable::names` and `HeapTable::marks`.
+    heap_names: Vec<Cow<'a, str>>,
+    heap_marks: Cow<'a, [(u64, u32)]>,
 }
 
 impl Heap {
@@ -79,6 +85,8 @@ impl Heap {
                 histogram: Cow::Borrowed(&self.histogram),
                 summary: Cow::Borrowed(&self.summary),
                 utf16_big_endian: self.utf16_big_endian,
+                heap_names: self.heaps.names.iter().map(|n| Cow::Borrowed(&**n)).collect(),
+                heap_marks: Cow::Borrowed(&self.heaps.marks),
             },
         )
     }
@@ -95,7 +103,8 @@ impl Heap {
         let id_lo = f.array::<u32>("objects.id_lo").map_err(|e| e.0)?;
         let buckets = f.array::<u32>("objects.buckets").map_err(|e| e.0)?.to_vec();
         let mut info = s.info.into_owned();
-        if src.len() != info.uncompressed_size || places.entries.len() != id_lo.len() || !places.fits() || info.dump != options.dump {
+        let heaps = crate::heaps::HeapTable { names: s.heap_names.iter().map(|n| Arc::from(&**n)).collect(), marks: s.heap_marks.into_owned() };
+        if src.len() != info.uncompressed_size || places.entries.len() != id_lo.len() || !places.fits() || info.dump != options.dump || !heaps.fits() {
             return Err("it does not match the dump".into());
         }
         info.path = path.display().to_string();
@@ -121,6 +130,8 @@ impl Heap {
             histogram: s.histogram.into_owned(),
             summary: s.summary.into_owned(),
             utf16_big_endian: s.utf16_big_endian,
+            heaps,
+            heap_stats: Default::default(),
             scratch: options.scratch.clone(),
         })
     }

@@ -46,8 +46,8 @@ pub enum Sub {
     ObjArray { offset: u64, id: u64, len: u32, class_id: u64 },
     /// Elements at `offset + 1 + id_size + 9` unless `nodata` (Android 0xC3).
     PrimArray { offset: u64, id: u64, len: u32, ty: BasicType, nodata: bool },
-    /// Android HEAP DUMP INFO: the heap the following objects belong to.
-    HeapInfo { heap_id: u32, name_id: u64 },
+    /// Android HEAP DUMP INFO at `offset`: the heap the objects after it belong to.
+    HeapInfo { offset: u64, heap_id: u32, name_id: u64 },
 }
 
 pub trait SubVisitor {
@@ -374,7 +374,7 @@ fn scan_with<V: SubVisitor, const ID: u32>(cur: &mut Cursor<'_>, seg: &Segment, 
                 thread: Some(be_u32(h, 1 + i)),
                 frame: None,
             }),
-            sub::HEAP_DUMP_INFO => v.sub(Sub::HeapInfo { heap_id: be_u32(h, 1), name_id: be_id(h, 5, id) }),
+            sub::HEAP_DUMP_INFO => v.sub(Sub::HeapInfo { offset: p, heap_id: be_u32(h, 1), name_id: be_id(h, 5, id) }),
             _ => v.sub(Sub::Root { tag: t, id: be_id(h, 1, id), thread: None, frame: None }),
         }
         p += size;

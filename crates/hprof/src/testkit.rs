@@ -239,6 +239,14 @@ impl Val {
     }
 }
 
+/// What `DumpBuilder::build` writes at a place among the objects.
+enum Placed {
+    /// A new HEAP DUMP SEGMENT begins.
+    Segment,
+    /// The CLASS DUMP of `classes[i]`.
+    Class(usize),
+}
+
 struct ClassSpec {
     id: u64,
     super_id: u64,
@@ -276,6 +284,12 @@ pub struct DumpBuilder {
     field_bytes: HashMap<u64, u32>,
     /// Id step between objects (addresses): a gap of 16 bytes keeps ids aligned.
     pub id_step: u64,
+    /// The header's format text.
+    format: String,
+    /// Class dumps written where the class is defined among the objects (`classes_in_place`).
+    in_place: bool,
+    /// Segment starts and in-place class dumps: (position in `heap`, what), in order.
+    placed: Vec<(usize, Placed)>,
 }
 
 /// Java-form name → HotSpot internal form (`java.lang.String` → `java/lang/String`,
@@ -328,6 +342,9 @@ impl DumpBuilder {
             object_array_class: 0,
             field_bytes: HashMap::new(),
             id_step: 16,
+            format: "JAVA PROFILE 1.0.2".to_string(),
+            in_place: false,
+            placed: Vec::new(),
         };
         b.object_class = b.class("java.lang.Object", None, &[]);
         b.class_class = b.class("java.lang.Class", Some(b.object_class), &[]);
@@ -397,7 +414,33 @@ impl DumpBuilder {
         let total = own + self.field_bytes.get(&sup).copied().unwrap_or(0);
         self.field_bytes.insert(id, total);
         self.classes.push(ClassSpec { id, super_id: sup, loader_id, fields, statics });
+        if self.in_place {
+            self.placed.push((self.heap.b.len(), Placed::Class(self.classes.len() - 1)));
+        }
         id
+    }
+
+    /// The header's format text (`JAVA PROFILE 1.0.3` for an Android dump).
+    pub fn set_format(&mut self, format: &str) {
+        self.format = format.to_string();
+    }
+
+    /// From here on, a class's CLASS DUMP is written where it is defined among the objects
+    /// (as ART writes it, in the heap walk), not with the classes before all objects.
+    pub fn classes_in_place(&mut self) {
+        self.in_place = true;
+    }
+
+    /// Android HEAP DUMP INFO (0xFE): the objects after it are in heap `name` (ART's heap
+    /// ids: `'A'` app, `'Z'` zygote, `'I'` image).
+    pub fn heap_info(&mut self, heap_id: u32, name: &str) {
+        let nid = self.name_id(name);
+        self.heap.u1(sub::HEAP_DUMP_INFO).u4(heap_id).id(nid);
+    }
+
+    /// Ends the current HEAP DUMP SEGMENT: what follows is written in a new one.
+    pub fn new_segment(&mut self) {
+        self.placed.push((self.heap.b.len(), Placed::Segment));
     }
 
     /// Sets the statics of an already defined class (for statics that refer to later objects).
@@ -547,9 +590,11 @@ impl DumpBuilder {
     }
 
     /// The whole file: strings, LOAD CLASS, frames, traces, then one HEAP DUMP SEGMENT with the
-    /// class dumps, the objects and the roots, then HEAP DUMP END.
+    /// class dumps, the objects and the roots, then HEAP DUMP END (more segments after each
+    /// `new_segment`, the roots in the last; class dumps among the objects after
+    /// `classes_in_place`).
     pub fn build(&self) -> Vec<u8> {
-        let mut w = Writer::new("JAVA PROFILE 1.0.2", self.id_size, 1_700_000_000_000);
+        let mut w = Writer::new(&self.format, self.id_size, 1_700_000_000_000);
         for (id, s) in &self.strings {
             w.utf8(*id, s);
         }
@@ -563,12 +608,30 @@ impl DumpBuilder {
         for (ts, th, ids) in &self.traces {
             w.trace(*ts, *th, ids);
         }
-        let mut seg = Body::new(self.id_size);
-        for c in &self.classes {
+        let class_dump = |seg: &mut Body, c: &ClassSpec| {
             let size = self.field_bytes.get(&c.id).copied().unwrap_or(0);
             seg.class_dump(c.id, c.super_id, c.loader_id, size, &c.statics, &c.fields);
+        };
+        let mut seg = Body::new(self.id_size);
+        let in_place: Vec<usize> = self.placed.iter().filter_map(|p| if let Placed::Class(i) = p.1 { Some(i) } else { None }).collect();
+        for (i, c) in self.classes.iter().enumerate() {
+            if !in_place.contains(&i) {
+                class_dump(&mut seg, c);
+            }
         }
-        seg.bytes(&self.heap.b);
+        let mut at = 0;
+        for (pos, what) in &self.placed {
+            seg.bytes(&self.heap.b[at..*pos]);
+            at = *pos;
+            match what {
+                Placed::Segment => {
+                    w.heap_dump_segment(&seg);
+                    seg = Body::new(self.id_size);
+                }
+                Placed::Class(i) => class_dump(&mut seg, &self.classes[*i]),
+            }
+        }
+        seg.bytes(&self.heap.b[at..]);
         seg.bytes(&self.roots.b);
         w.heap_dump_segment(&seg);
         w.heap_dump_end();

@@ -33,7 +33,7 @@ impl SubVisitor for Collect {
             Sub::Instance { id, class_id, data_len, .. } => format!("instance {id:x} {class_id:x} {data_len}"),
             Sub::ObjArray { id, len, class_id, .. } => format!("objarray {id:x} {len} {class_id:x}"),
             Sub::PrimArray { id, len, ty, nodata, .. } => format!("primarray {id:x} {len} {ty:?} {nodata}"),
-            Sub::HeapInfo { heap_id, name_id } => format!("heapinfo {heap_id:x} {name_id:x}"),
+            Sub::HeapInfo { heap_id, name_id, .. } => format!("heapinfo {heap_id:x} {name_id:x}"),
         })
     }
 }

@@ -146,6 +146,15 @@ pub struct JsCounts {
     pub root_objects: f64,
 }
 
+/// One Android heap (`app`, `zygote`, `image`, or `default` for objects before the dump's first
+/// HEAP DUMP INFO) with its objects and their shallow bytes.
+#[napi(object)]
+pub struct JsHeapStats {
+    pub name: String,
+    pub objects: f64,
+    pub shallow: f64,
+}
+
 #[napi(object)]
 pub struct JsObjectLabels {
     pub addresses: Vec<String>,
@@ -243,6 +252,18 @@ impl HeapHandle {
                     .collect(),
                 root_objects: c.gc_root_objects as f64,
             })
+        })
+    }
+
+    /// The dump's Android heaps with objects, in the order they first appear in the dump; empty
+    /// for a dump without HEAP DUMP INFO records (any non-Android dump). One pass over the
+    /// objects the first time.
+    #[napi]
+    pub fn heaps(&self) -> Result<Vec<JsHeapStats>> {
+        let state = self.state()?;
+        let heap = &state.heap;
+        catch_panic("counting the heaps", || {
+            Ok(heap.heaps().iter().map(|s| JsHeapStats { name: s.name.clone(), objects: s.objects as f64, shallow: s.shallow as f64 }).collect())
         })
     }
 

@@ -58,6 +58,9 @@ pub struct JsObjectDetail {
     pub described_class: Option<String>,
     /// The GC root kinds of the object's root records (empty when it is no root).
     pub gc_roots: Vec<String>,
+    /// Android: the heap the object is in (`app`, `zygote`, `image`); absent for a dump
+    /// without HEAP DUMP INFO records.
+    pub heap: Option<String>,
     pub fields: Vec<JsField>,
     /// Fields (elements, statics) in all; `fields` holds the window asked for.
     pub field_count: f64,
@@ -255,6 +258,7 @@ impl HeapHandle {
                 array_length: heap.array_length(o),
                 described_class: heap.class_described_by(o).map(|c| heap.class(c).name.clone()),
                 gc_roots: roots,
+                heap: heap.heap_name_of(o).map(str::to_string),
                 field_count: fields.total as f64,
                 fields: fields.entries.into_iter().map(|f| field(heap, f, true)).collect(),
                 contents_missing: heap.array_contents_missing(o),

@@ -84,6 +84,18 @@ pub struct HeapFacts {
     pub unreachable_pseudo_roots: u64,
 }
 
+/// One Android heap (`app`, `zygote`, `image`; `default` before the dump's first HEAP DUMP
+/// INFO): the objects of it the report covers and their shallow bytes.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct HeapShare {
+    pub name: String,
+    pub objects: u64,
+    pub shallow: u64,
+    /// `shallow` as a percent of the used heap.
+    pub shallow_percent: f64,
+}
+
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct KindCount {
@@ -164,6 +176,10 @@ pub struct SystemOverview {
     pub system_properties: Vec<KeyValue>,
     pub size_model: SizeModelFacts,
     pub heap: HeapFacts,
+    /// Android: the heaps of the covered objects; None (no field) for a dump that records no
+    /// heaps.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub heaps: Option<Vec<HeapShare>>,
     pub reachable_only: bool,
     pub gc_roots: GcRootFacts,
     pub class_histogram: ClassHistogram,
@@ -278,6 +294,10 @@ pub struct LeakSuspect {
     pub retained_by_class: ClassBreakdown,
     pub biggest_instances: Vec<SizedObject>,
     pub keywords: Vec<String>,
+    /// Android: the heaps the suspect's object (a single suspect) or instances (a group) are
+    /// in, in heap-number order; None (no field) for a dump that records no heaps.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub heaps: Option<Vec<String>>,
 }
 
 #[derive(Clone, Debug, Serialize)]

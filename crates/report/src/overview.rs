@@ -8,8 +8,8 @@ use heapql_heap::ClassIdx;
 
 use super::ctx::Ctx;
 use super::model::{
-    ClassHistogram, ClassLoaderRow, DumpIndex, DuplicateClass, FileFacts, GcRootFacts, HistogramRow, KeyValue, KindCount,
-    SizeModelFacts, SystemOverview,
+    ClassHistogram, ClassLoaderRow, DumpIndex, DuplicateClass, FileFacts, GcRootFacts, HeapShare, HistogramRow, KeyValue,
+    KindCount, SizeModelFacts, SystemOverview,
 };
 use super::retained_by_class::ClassRetained;
 use super::scan::Scan;
@@ -54,12 +54,30 @@ pub fn overview(ctx: &Ctx, scan: &Scan, retained: &ClassRetained, reachable_only
             source: info.size_model_source.clone(),
         },
         heap: facts,
+        heaps: heaps(ctx, scan),
         reachable_only,
         gc_roots: gc_roots(ctx),
         class_histogram: histogram(ctx, scan, retained),
         class_loaders,
         duplicate_classes: duplicate_classes(ctx, scan),
     }
+}
+
+/// Android: every heap with covered objects, in heap-number order (the order of their first
+/// HEAP DUMP INFO); None for a dump that records no heaps.
+fn heaps(ctx: &Ctx, scan: &Scan) -> Option<Vec<HeapShare>> {
+    let names = ctx.heap.heap_names();
+    if names.is_empty() {
+        return None;
+    }
+    Some(
+        names
+            .iter()
+            .zip(&scan.heaps)
+            .filter(|(_, &(objects, _))| objects > 0)
+            .map(|(name, &(objects, shallow))| HeapShare { name: name.to_string(), objects, shallow, shallow_percent: ctx.percent(shallow) })
+            .collect(),
+    )
 }
 
 /// GC roots as the dump records them: the figures of the index summary (`heapql summary`), the

@@ -32,6 +32,9 @@ pub struct Scan {
     pub classes: ClassCache,
     /// The waste checks' first step, when made beside the dominators (`ScanBeside`).
     pub waste: Option<Objects>,
+    /// Android: covered objects and their shallow bytes per heap number (`Heap::heap_of`);
+    /// empty for a dump that records no heaps.
+    pub heaps: Vec<(u64, u64)>,
 }
 
 /// Objects between two progress ticks.
@@ -103,6 +106,7 @@ impl Half {
             referents: Vec::new(),
             classes: ClassCache::default(),
             waste: None,
+            heaps: vec![(0, 0); heap.heap_names().len()],
         };
         Half { scan, kinds: KindsSeen::new(heap.class_count()), memo: ClassMemo::default() }
     }
@@ -132,6 +136,11 @@ impl Half {
         }
         s.class_instances[c as usize] += 1;
         s.class_shallow[c as usize] += shallow;
+        if let Some(k) = heap.heap_of(o) {
+            let h = &mut s.heaps[k as usize];
+            h.0 += 1;
+            h.1 += shallow;
+        }
         let f = flags[c as usize];
         if kind != ObjectKind::Instance || f == 0 {
             return (c, kind, shallow);
@@ -169,6 +178,10 @@ impl Half {
         }
         for (x, y) in s.class_shallow.iter_mut().zip(&h.class_shallow) {
             *x += y;
+        }
+        for (x, y) in s.heaps.iter_mut().zip(&h.heaps) {
+            x.0 += y.0;
+            x.1 += y.1;
         }
         s.threads.extend(h.threads);
         s.loaders.extend(h.loaders);

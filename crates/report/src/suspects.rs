@@ -226,6 +226,7 @@ fn single(ctx: &Ctx, paths: &Paths, o: ObjIdx, subtree: &[Range<usize>], pre: &P
         retained_by_class: breakdown(ctx, pre, subtree),
         biggest_instances: Vec::new(),
         keywords,
+        heaps: heaps_of(ctx, &[o]),
     };
     laps.lap("suspects: single: breakdown");
     Found { retained, suspect }
@@ -294,8 +295,25 @@ fn group(ctx: &Ctx, paths: &Paths, class: ClassIdx, instances: &[ObjIdx], subtre
         retained_by_class: breakdown(ctx, pre, subtrees),
         biggest_instances: instances.iter().take(ctx.limit.min(10)).map(|&o| sized(ctx, o)).collect(),
         keywords,
+        heaps: heaps_of(ctx, instances),
     };
     Found { retained, suspect }
+}
+
+/// Android: the heaps `objects` are in, in heap-number order; None for a dump that records no
+/// heaps.
+fn heaps_of(ctx: &Ctx, objects: &[ObjIdx]) -> Option<Vec<String>> {
+    let names = ctx.heap.heap_names();
+    if names.is_empty() {
+        return None;
+    }
+    let mut seen = vec![false; names.len()];
+    for &o in objects {
+        if let Some(k) = ctx.heap.heap_of(o) {
+            seen[k as usize] = true;
+        }
+    }
+    Some(names.iter().zip(seen).filter(|(_, s)| *s).map(|(n, _)| n.to_string()).collect())
 }
 
 fn dedup_keep_order(v: &mut Vec<String>) {

@@ -40,7 +40,7 @@ export function registerDumpTools(server: McpServer, ctx: McpContext): void {
       description:
         'Start here. Facts about the open Java/Android heap dump: file, JVM version, identifier size and object layout, ' +
         'object counts by kind (instances, object arrays, primitive arrays, classes), total shallow bytes, GC roots by kind, ' +
-        'the 10 classes with the most shallow bytes, warnings found while reading it, whether the full analysis (retained ' +
+        'on an Android dump its heaps (app, zygote, image) with their objects and shallow bytes, the 10 classes with the most shallow bytes, warnings found while reading it, whether the full analysis (retained ' +
         'sizes, dominators) has run, and the baseline dump if one was given.' + TEXT_CAP_SENTENCE,
       inputSchema: {},
       annotations: readOnly,

@@ -42,7 +42,7 @@ export function registerObjectTools(server: McpServer, ctx: McpContext): void {
     {
       title: 'Inspect one object',
       description:
-        'Everything about one object: class, address, shallow and retained size, GC root kinds, its fields with names, ' +
+        'Everything about one object: class, address, shallow and retained size, GC root kinds, its heap on an Android dump (app, zygote or image), its fields with names, ' +
         'types and values (references as {objectId, address, className}); the objects it refers to (referents) and that ' +
         'refer to it (referrers), each with the holding field; a shortest path from a GC root to it; its immediate ' +
         'dominator and the biggest objects it dominates (what it keeps alive). Referrers, the path and the dominator ' +
@@ -81,6 +81,7 @@ export function registerObjectTools(server: McpServer, ctx: McpContext): void {
           reachable: view.reachable,
           ...(view.arrayLength !== null ? { arrayLength: view.arrayLength } : {}),
           ...(view.describedClass !== null ? { describedClass: view.describedClass } : {}),
+          ...(view.heap !== null ? { heap: view.heap } : {}),
           gcRoots: view.gcRoots,
         };
         const unavailable: Record<string, string> = {};

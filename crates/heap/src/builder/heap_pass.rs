@@ -88,6 +88,9 @@ pub(super) struct Pass1 {
     pub(super) prims: Vec<Acc>,
     pub(super) id_or: u64,
     pub(super) heap_bytes: u64,
+    /// The HEAP DUMP INFO records (Android), in file order, each one that repeats the one
+    /// before left out (ART writes one per segment).
+    pub(super) heap_infos: Vec<HeapInfo>,
 }
 
 pub(super) const INST_CACHE: usize = 256;
@@ -172,7 +175,11 @@ impl SubVisitor for Pass1 {
                 self.roots.push(RawRoot { tag: sub::ROOT_THREAD_OBJECT, id, thread: Some(thread_serial), frame: None });
                 self.thread_objs.push((id, thread_serial, trace_serial));
             }
-            Sub::HeapInfo { .. } => {}
+            Sub::HeapInfo { offset, heap_id, name_id } => {
+                if self.heap_infos.last().is_none_or(|&(_, h, n)| (h, n) != (heap_id, name_id)) {
+                    self.heap_infos.push((offset, heap_id, name_id));
+                }
+            }
         }
     }
 }
@@ -276,6 +283,8 @@ pub(super) struct PassTotals {
     pub(super) id_or: u64,
     pub(super) heap_bytes: u64,
     pub(super) objects: Vec<ObjList>,
+    /// Every part's HEAP DUMP INFO records, in file order.
+    pub(super) heap_infos: Vec<HeapInfo>,
 }
 
 impl PassTotals {
@@ -290,6 +299,7 @@ impl PassTotals {
             id_or: 0,
             heap_bytes: 0,
             objects: Vec::new(),
+            heap_infos: Vec::new(),
         };
         for mut p in parts {
             t.class_dumps.append(&mut p.classes);
@@ -307,6 +317,7 @@ impl PassTotals {
             t.id_or |= p.id_or;
             t.heap_bytes += p.heap_bytes;
             t.objects.push(std::mem::take(&mut p.objs));
+            t.heap_infos.append(&mut p.heap_infos);
         }
         t
     }

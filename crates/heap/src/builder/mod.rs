@@ -13,6 +13,7 @@ mod records;
 mod roots;
 
 use crate::classes::java_name;
+use crate::heaps::{HeapInfo, HeapTable};
 use crate::ids::{self, ObjIndex};
 use crate::layout::{self, LayoutClass, Model};
 use crate::threads::{FrameText, RawThread};
@@ -119,6 +120,7 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
     let table = class_table(class_set, &synth_ids, &objs, &recs, &src, id_size, &mut warnings);
     classes::instance_lengths(&table, ndumped, &totals.inst, &mut warnings);
     let mut h = new_heap(src, path, options, &header, dump_count, warnings, objs, table);
+    h.heaps = HeapTable::new(&totals.heap_infos, |id| recs.text(&h.src, id));
     h.roots = {
         let roots = resolve_roots(&mut h, &totals.roots);
         h.threads = collect_threads(&h, &recs, &totals.thread_objs, &roots);
@@ -198,6 +200,8 @@ fn new_heap(src: Source, path: &str, options: &OpenOptions, header: &Header, dum
         histogram: Vec::new(),
         summary: HeapSummary::default(),
         utf16_big_endian: false,
+        heaps: HeapTable::default(),
+        heap_stats: Default::default(),
         scratch: options.scratch.clone(),
     };
     // ART's fake `$classOverhead` arrays (Dalvik and early ART: `$staticOverhead`;

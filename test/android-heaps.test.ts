@@ -1,0 +1,180 @@
+/**
+ * Android heaps (app, zygote, image) from HEAP DUMP INFO records, end to end on a dump written
+ * from scratch: the session's `heaps()`, OQL's `@heap` (a filter, GROUP BY), `!obj`, the
+ * summary's heaps table, the report's `overview.heaps` and suspects' `heaps` (validated against
+ * the published schema) and how Markdown and HTML show them; nothing of it for a dump without
+ * heaps.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+
+import { openHeap, type HeapSession } from '../ts/index.js';
+import { renderObject } from '../ts/repl/render.js';
+import { buildReport } from '../ts/session/index.js';
+import { renderHtml, renderMarkdown, validateReportModel, type ReportModel } from '../ts/report/index.js';
+import { buildSummary, renderSummary } from '../ts/report/summary.js';
+import { sampleModel } from './report-sample.js';
+import { HprofWriter, T } from './tools/hprof-writer.js';
+
+const root = path.resolve(__dirname, '..');
+const dir = mkdtempSync(path.join(tmpdir(), 'heapql-heaps-'));
+
+/** Ids of the objects of the dump. */
+const ID = { zygoteArray: 0x5000, app: 0x6000, appData: 0x6010 } as const;
+
+/**
+ * The kit's classes first (before any HEAP DUMP INFO: heap `default`, 12 class objects), then
+ * image: two byte[100]; zygote: three byte[1000] in an Object[3] that `com.example.Cache.blocks`
+ * holds; app: a byte[5000] held by a `com.example.Cache` instance, a JNI global.
+ */
+function androidDump(file: string): string {
+  const d = new HprofWriter();
+  const object = d.defineClass('java.lang.Object', 0);
+  d.defineClass('java.lang.Class', object);
+  for (const p of ['boolean', 'char', 'float', 'double', 'byte', 'short', 'int', 'long']) d.defineClass(`${p}[]`, object);
+  const objects = d.defineClass('java.lang.Object[]', object);
+  const cache = d.defineClass('com.example.Cache', object, [['data', T.object]], [['blocks', T.object, ID.zygoteArray]]);
+  d.heapInfo(0x49, 'image');
+  for (let i = 0; i < 2; i++) d.primitiveArray(T.byte, 100, Buffer.alloc(100));
+  d.heapInfo(0x5a, 'zygote');
+  const blocks = [0, 1, 2].map(() => d.primitiveArray(T.byte, 1000, Buffer.alloc(1000)));
+  d.objectArray(objects, blocks, ID.zygoteArray);
+  d.heapInfo(0x41, 'app');
+  d.primitiveArray(T.byte, 5000, Buffer.alloc(5000), ID.appData);
+  d.instance(cache, [ID.appData], ID.app);
+  d.roots.u1(0x01).u4(ID.app).u4(0);
+  return d.write(file, { systemClassRoots: true, format: 'JAVA PROFILE 1.0.3' });
+}
+
+/** The per-heap figures the construction gives (Android sizes: a 12-byte array header, the instance size the class dump states). */
+const EXPECTED = [
+  { name: 'image', objects: 2, shallow: 2 * 112 },
+  { name: 'zygote', objects: 4, shallow: 3 * 1012 + 12 + 3 * 4 },
+  { name: 'app', objects: 2, shallow: 5012 + 4 },
+];
+
+let heap: HeapSession;
+let demo: HeapSession;
+
+beforeAll(async () => {
+  heap = await openHeap(androidDump(path.join(dir, 'android.hprof')), { cache: false });
+  demo = await openHeap(path.join(root, 'fixtures/demo/demo.hprof'), { cache: false });
+});
+afterAll(() => {
+  heap.close();
+  demo.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the heaps of an Android dump', () => {
+  test('heaps(): every heap with objects, in the order the dump names them, default first', () => {
+    const heaps = heap.heaps();
+    expect(heaps.map((h) => h.name)).toEqual(['default', 'image', 'zygote', 'app']);
+    expect(heaps[0]!.objects).toBe(12);
+    expect(heaps.slice(1)).toEqual(EXPECTED);
+    expect(heaps.reduce((n, h) => n + h.objects, 0)).toBe(heap.info().objectCount);
+    expect(heaps.reduce((n, h) => n + h.shallow, 0)).toBe(heap.counts().totalShallow);
+    expect(demo.heaps()).toEqual([]);
+  });
+
+  test('@heap filters and groups; NULL where the dump records no heaps', async () => {
+    const app = await heap.query('SELECT COUNT(*), SUM(x.@usedHeapSize) FROM INSTANCEOF java.lang.Object x WHERE x.@heap = "app"');
+    expect(app.rows).toEqual([[2, 5016]]);
+    const grouped = await heap.query('SELECT x.@heap AS heap, COUNT(*) AS n, SUM(x.@usedHeapSize) AS bytes FROM INSTANCEOF java.lang.Object x GROUP BY x.@heap ORDER BY bytes DESC');
+    expect(grouped.rows.slice(0, 3)).toEqual(EXPECTED.map((e) => [e.name, e.objects, e.shallow]).reverse());
+    expect(grouped.rows[3]![0]).toBe('default');
+    const none = await demo.query('SELECT x.@heap AS heap, COUNT(*) AS n FROM INSTANCEOF java.lang.Object x GROUP BY x.@heap');
+    expect(none.rows).toEqual([[null, demo.info().objectCount]]);
+  });
+
+  test('!obj shows the heap; not on a dump without heaps', async () => {
+    const o = await heap.object(heap.resolveObject('0x6000'));
+    expect(o.heap).toBe('app');
+    expect(renderObject(o)).toMatch(/\nheap +app\n/);
+    const z = await heap.object(heap.resolveObject('0x5000'));
+    expect(z.heap).toBe('zygote');
+    const d = await demo.object(0);
+    expect(d.heap).toBeNull();
+    expect(renderObject(d)).not.toMatch(/\nheap /);
+  });
+
+  test('the summary lists the heaps, with their share; none for a dump without heaps', () => {
+    const s = buildSummary(heap);
+    expect(s.heaps?.slice(1)).toEqual(EXPECTED);
+    const text = renderSummary(s);
+    expect(text).toContain('\nHeaps (Android: zygote and image objects are shared with other processes)\n');
+    expect(text).toMatch(/\n {2}heap +objects +shallow bytes +share\n/);
+    const total = s.totalShallow;
+    expect(text).toMatch(new RegExp(`\\n  zygote +4 +3,060 +${((100 * 3060) / total).toFixed(1)}%\\n`));
+    const plain = buildSummary(demo);
+    expect(plain).not.toHaveProperty('heaps');
+    expect(renderSummary(plain)).not.toContain('Heaps');
+  });
+
+  test('the report: overview.heaps and each suspect\'s heaps validate, and Markdown and HTML show them', async () => {
+    const model = await buildReport(heap, {});
+    expect(validateReportModel(model)).toEqual({ ok: true, errors: [] });
+    const heaps = model.overview.heaps!;
+    expect(heaps.map(({ name, objects, shallow }) => ({ name, objects, shallow }))).toEqual(heap.heaps());
+    expect(heaps.reduce((n, h) => n + h.shallowPercent, 0)).toBeCloseTo(100, 6);
+    expect(model.leakSuspects.suspects.length).toBeGreaterThan(0);
+    const app = model.leakSuspects.suspects.find((s) => s.object?.address === '0x6000');
+    expect(app?.heaps).toEqual(['app']);
+    const md = renderMarkdown(model);
+    expect(md).toContain('### Heaps\n\n| heap | objects | shallow | % heap |');
+    expect(md).toMatch(/\| zygote \| 4 \| 3\.0 KiB \| \d+\.\d% \|/);
+    expect(md).toContain(`### Problem Suspect ${app!.rank}: ${app!.title} (app heap)`);
+    const html = renderHtml(model);
+    expect(html).toContain('<h3>Heaps</h3>');
+    expect(html).toContain('<span class="note">(<bdi>app heap</bdi>)</span>');
+  });
+});
+
+describe('renderers of a model with heaps', () => {
+  const withHeaps = (names: string[]): ReportModel => {
+    const m = sampleModel();
+    m.overview.heaps = names.map((name, i) => ({ name, objects: 10 + i, shallow: 1000 * (i + 1), shallowPercent: 10 * (i + 1) }));
+    const [first, second] = m.leakSuspects.suspects;
+    first!.heaps = [names[names.length - 1]!];
+    second!.heaps = names.slice(0, 2);
+    return m;
+  };
+
+  test('several heaps: a table under the overview, each suspect labelled, what shared memory means', () => {
+    const m = withHeaps(['app', 'zygote', 'image']);
+    expect(validateReportModel(m)).toEqual({ ok: true, errors: [] });
+    const md = renderMarkdown(m);
+    expect(md).toContain('| zygote | 11 | 2.0 KiB | 20.0% |');
+    expect(md).toContain("_Android: zygote and image objects are memory shared with the system's other processes");
+    const [first, second] = m.leakSuspects.suspects;
+    expect(md).toContain(`  - Problem Suspect 1: ${first!.title} (image heap), `);
+    expect(md).toContain(`### Problem Suspect 2: ${second!.title} (app and zygote heaps)`);
+    expect(md).toContain("| **Heap** | image — memory shared with the system's other processes, which the app cannot free |");
+    expect(md).toContain('| **Heap** | app, zygote |');
+    const html = renderHtml(m);
+    expect(html).toContain('<td><bdi>zygote</bdi></td>');
+    expect(html).toContain('(<bdi>app and zygote heaps</bdi>)');
+  });
+
+  test('one heap (an app-only dump) or none: no table, no labels', () => {
+    for (const m of [withHeaps(['app']), sampleModel()]) {
+      expect(validateReportModel(m)).toEqual({ ok: true, errors: [] });
+      const md = renderMarkdown(m);
+      expect(md).not.toContain('### Heaps');
+      expect(md).not.toMatch(/\((app|zygote|image)[a-z ,]* heaps?\)/);
+      expect(md).not.toContain('**Heap**');
+      expect(renderHtml(m)).not.toContain('<h3>Heaps</h3>');
+    }
+  });
+
+  test('the schema closes a heap row and wants its fields', () => {
+    const extra = withHeaps(['app', 'zygote']);
+    (extra.overview.heaps![0] as Record<string, unknown>).retained = 5;
+    expect(validateReportModel(extra).ok).toBe(false);
+    const missing = withHeaps(['app', 'zygote']);
+    delete (missing.overview.heaps![0] as Partial<{ shallowPercent: number }>).shallowPercent;
+    expect(validateReportModel(missing).ok).toBe(false);
+  });
+});
