@@ -18,6 +18,7 @@ mod error;
 mod eval;
 mod graph_view;
 mod group;
+mod late;
 mod order;
 pub mod plan;
 mod rows;
@@ -35,6 +36,8 @@ pub use error::{
     ExecError, ERR_CANCELLED, ERR_NEEDS_ANALYSIS, ERR_PLAN, ERR_QUERY, ERR_UNKNOWN_CLASS, ERR_UNKNOWN_FIELD,
 };
 pub use graph_view::{GraphView, PATH_MAX_DEPTH, PATH_MAX_VISITED};
+#[doc(hidden)]
+pub use late::with_eager_order;
 pub use plan::{parse_plan, Plan, PLAN_VERSION};
 pub use source::check_pattern;
 pub use value::{float_value, Value};
@@ -92,7 +95,9 @@ pub fn execute_json(ctx: &ExecContext, plan_json: &str) -> Result<Batch, ExecErr
 
 /// Runs a plan and hands its rows to `on_batch` in batches of `batch_rows` rows (the last one
 /// may be shorter). Plain selects (no grouping, ORDER BY or DISTINCT) stream while the scan
-/// runs; other plans deliver their batches when the result is complete. Each batch is typed on
+/// runs; an ordered select without grouping sorts its keys, then delivers its batches as their
+/// outputs are evaluated in the sorted order (`late.rs`); other plans deliver their batches
+/// when the result is complete. Each batch is typed on
 /// its own (a column may be `number` in one batch and `null` in another). `on_batch` returns
 /// false to stop early.
 pub fn execute_stream(

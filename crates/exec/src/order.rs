@@ -180,6 +180,11 @@ impl<'d> TopK<'d> {
         }
     }
 
+    /// The ids of the kept rows, in order.
+    pub fn into_ids(self) -> Vec<u32> {
+        self.heap.into_sorted_vec().into_iter().map(|e| e.id).collect()
+    }
+
     pub fn into_rowset(self, names: Vec<String>) -> RowSet {
         let (objects, outs) = (self.objects, self.outs);
         let sorted = self.heap.into_sorted_vec();

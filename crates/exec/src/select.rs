@@ -35,8 +35,9 @@ pub(crate) fn run_query(env: &Env, q: &Query) -> Result<RowSet, ExecError> {
 }
 
 /// With `emit`, a select that needs no global step (grouping, ordering, distinct) streams its
-/// rows through it as they are produced and returns only what was not emitted (nothing);
-/// any other query returns its whole result.
+/// rows through it as they are produced, and an ordered select that sorts late (`late.rs`)
+/// hands its sorted rows through it a block at a time; they return only what was not emitted
+/// (nothing). Any other query returns its whole result.
 pub(crate) fn run_query_stream(env: &Env, q: &Query, emit: Option<Emit>) -> Result<RowSet, ExecError> {
     env.check_cancel()?;
     match q {
@@ -295,6 +296,12 @@ fn ungrouped(
     limit: Option<u64>,
     mut emit: Option<Emit>,
 ) -> Result<RowSet, ExecError> {
+    // ORDER BY over rows that each come from one scan step: sort keys and steps, evaluate the
+    // outputs after (`late.rs`); DISTINCT over columns and outputs with effects stay here.
+    let late = crate::late::Rows { having: q.having, outputs: q.outputs, order: q.order, desc: q.desc };
+    if crate::late::applies(env, &late, input, distinct) {
+        return crate::late::run(env, &late, input, filter, names, limit, emit);
+    }
     let n = input.scan_len(env);
     env.add_to_scan(n as u64);
     let (objects, outs, nkeys) = (q.objects(), q.outs(), q.order.len());
