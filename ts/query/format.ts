@@ -40,15 +40,31 @@ export function formatValue(v: Value, exact = false): string {
   return v.label;
 }
 
+/** A table cell: its text, and the terminal cells it takes (measured once: it costs, for text beyond ASCII). */
+interface Cell {
+  text: string;
+  width: number;
+}
+
 /**
  * One line per cell, safe for a terminal: control characters, bidi controls and backslashes
  * escaped (`terminalText`), long text cut at `max` terminal cells.
  */
-function cellText(v: Value, max: number): string {
+function cellOf(v: Value, max: number): Cell {
   const text = formatValue(v);
   // Printable ASCII but a backslash (most cells): nothing to escape, one cell per character.
-  if (/^[\x20-\x5b\x5d-\x7e]*$/.test(text)) return text.length > max ? `${text.slice(0, Math.max(1, max - 1))}…` : text;
-  return cutToWidth(terminalText(text), max);
+  if (/^[\x20-\x5b\x5d-\x7e]*$/.test(text)) {
+    const shown = text.length > max ? `${text.slice(0, Math.max(1, max - 1))}…` : text;
+    return { text: shown, width: shown.length };
+  }
+  const safe = terminalText(text);
+  // Short enough in UTF-16 units (each takes at most two cells): measured once, whole when it fits.
+  if (safe.length <= max) {
+    const w = width(safe);
+    if (w <= max) return { text: safe, width: w };
+  }
+  const cut = cutToWidth(safe, max);
+  return { text: cut, width: width(cut) };
 }
 
 /** Display width in terminal cells (wide characters two, combining and zero-width ones none). */
@@ -60,8 +76,8 @@ export function rowsFooter(result: Pick<QueryResult, 'rowCount' | 'truncated'>):
 }
 
 /** The cells of rows as a table shows them (one line each, cut at `max` characters). */
-function tableCells(rows: readonly Value[][], max: number): string[][] {
-  return rows.map((row) => row.map((v) => cellText(v, max)));
+function tableCells(rows: readonly Value[][], max: number): Cell[][] {
+  return rows.map((row) => row.map((v) => cellOf(v, max)));
 }
 
 /**
@@ -80,7 +96,7 @@ class TableLayout {
   constructor(
     header: string[],
     rows: readonly Value[][],
-    body: string[][],
+    body: Cell[][],
     opts: TableOptions,
   ) {
     this.max = opts.maxCellWidth ?? 80;
@@ -96,25 +112,25 @@ class TableLayout {
   }
 
   /** Widens the columns to the cells of `body`. */
-  widen(body: string[][]): void {
+  widen(body: Cell[][]): void {
     // A loop, not `Math.max(...column)`: spreading 100 000+ cells overflows the call stack.
-    for (const r of body) for (let i = 0; i < this.cols; i++) this.widths[i] = Math.max(this.widths[i], width(r[i] ?? ''));
+    for (const r of body) for (let i = 0; i < this.cols; i++) this.widths[i] = Math.max(this.widths[i], r[i]?.width ?? 0);
   }
 
   /** One line of cells. */
-  line(cells: string[], alignNumeric: boolean): string {
+  line(cells: Cell[], alignNumeric: boolean): string {
     return cells
       .map((c, i) => {
-        const pad = ' '.repeat(this.widths[i] - width(c));
-        if (alignNumeric && this.numeric[i]) return pad + c;
-        return i === this.cols - 1 ? c : c + pad;
+        const pad = ' '.repeat(this.widths[i] - c.width);
+        if (alignNumeric && this.numeric[i]) return pad + c.text;
+        return i === this.cols - 1 ? c.text : c.text + pad;
       })
       .join(' | ');
   }
 
   /** The header line and the `-+-` rule under it. */
   head(): string[] {
-    return [this.line(this.header, false), this.widths.map((w) => '-'.repeat(w)).join('-+-')];
+    return [this.line(this.header.map((h) => ({ text: h, width: width(h) })), false), this.widths.map((w) => '-'.repeat(w)).join('-+-')];
   }
 }
 
@@ -145,7 +161,7 @@ export function formatTable(result: QueryResult, opts: TableOptions = {}): strin
  */
 export class StreamedTable {
   private readonly layout: TableLayout;
-  private first: string[][];
+  private first: Cell[][];
 
   constructor(names: string[], firstRows: readonly Value[][], opts: TableOptions = {}) {
     this.first = tableCells(firstRows, opts.maxCellWidth ?? 80);

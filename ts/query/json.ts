@@ -12,14 +12,24 @@
  * A double's -0 keeps its sign, as the table and CSV keep it: it is written `-0.0` (valid JSON,
  * which `JSON.parse` reads back as -0), where `JSON.stringify` writes `0`.
  *
- * The common case costs little: a value without a bigint, a -0 or a non-finite number is plain
- * `JSON.stringify` after one walk looking for the latter (a tenth of the stringify's time).
- * Otherwise the value is written again with each bigint as a marker string (a random nonce no
- * string of the value contains), then the markers are replaced by the digits. Browser-safe (no
- * Node built-ins).
+ * A double that is a whole number beyond ±(2^53 − 1) (2^53 itself, a SUM of longs past a long's
+ * range) is written with an exponent, `9.007199254740992e+15`, as the table and CSV write it:
+ * `JSON.stringify` writes `9007199254740992`, the very text of an exact long, which an exact
+ * reader (`parseJsonExact`) would take for one, with digits the double never had. Any JSON
+ * reader reads the exponent form back as the same double.
+ *
+ * The common case costs little: a value without a bigint, a -0, a non-finite number or such a
+ * double is plain `JSON.stringify` after one walk looking for the latter (a tenth of the
+ * stringify's time). Otherwise the value is written again with each of them as a marker string
+ * (a random nonce no string of the value contains), then the markers are replaced by their
+ * literals. Browser-safe (no Node built-ins).
  */
+import type { QueryResult, Value } from './schema.js';
 
-/** `JSON.stringify(value, null, indent)`, with bigints as exact integer literals and NaN/±Infinity as strings. */
+/**
+ * `JSON.stringify(value, null, indent)`, with bigints as exact integer literals, NaN/±Infinity as
+ * strings, -0 as `-0.0` and a whole double beyond ±(2^53 − 1) with an exponent.
+ */
 export function stringifyJson(value: unknown, indent?: number): string {
   const special = containsSpecialNumber(value);
   if (!special) {
@@ -38,6 +48,7 @@ export function stringifyJson(value: unknown, indent?: number): string {
         if (typeof v === 'bigint') return `${nonce}${v}`;
         if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
         if (Object.is(v, -0)) return `${nonce}-0.0`;
+        if (typeof v === 'number' && isUnsafeWholeDouble(v)) return `${nonce}${v.toExponential()}`;
         if ((typeof v === 'string' && v.includes(nonce)) || key.includes(nonce)) clash = true;
         return v;
       },
@@ -46,7 +57,7 @@ export function stringifyJson(value: unknown, indent?: number): string {
     if (clash) continue;
     // The nonce's \u0001 is written escaped; nothing else in the text can be such a string.
     const quoted = JSON.stringify(nonce).slice(0, -1);
-    return text.split(quoted).map((part, i) => (i === 0 ? part : part.replace(/^(-?\d+(?:\.0)?)"/, '$1'))).join('');
+    return text.split(quoted).map((part, i) => (i === 0 ? part : part.replace(/^(-?\d+(?:\.\d+)?(?:e[+-]\d+)?)"/, '$1'))).join('');
   }
 }
 
@@ -61,9 +72,17 @@ function anyLeaf(value: unknown, test: (leaf: unknown) => boolean): boolean {
   return false;
 }
 
-/** Whether a value holds a NaN, an infinite number or a -0 anywhere. */
+/**
+ * A whole number beyond ±(2^53 − 1) held in a double: `JSON.stringify` writes it as a plain
+ * integer (below 1e21), which reads as an exact long. (Longs that big are bigints.)
+ */
+function isUnsafeWholeDouble(x: number): boolean {
+  return Number.isInteger(x) && !Number.isSafeInteger(x);
+}
+
+/** Whether a value holds a NaN, an infinite number, a -0 or a whole double beyond 2^53 anywhere. */
 function containsSpecialNumber(value: unknown): boolean {
-  return anyLeaf(value, (x) => typeof x === 'number' && (!Number.isFinite(x) || Object.is(x, -0)));
+  return anyLeaf(value, (x) => typeof x === 'number' && (!Number.isFinite(x) || Object.is(x, -0) || isUnsafeWholeDouble(x)));
 }
 
 /** Whether a value holds a NaN or an infinite number anywhere. */
@@ -126,4 +145,26 @@ export function parseJsonExact(text: string): unknown {
     // but by chance; then another nonce).
     if (seen === marked) return value;
   }
+}
+
+/** The strings `stringifyJson` writes for the doubles JSON has no literal for. */
+const NON_FINITE: Readonly<Record<string, number>> = { NaN: Number.NaN, Infinity: Number.POSITIVE_INFINITY, '-Infinity': Number.NEGATIVE_INFINITY };
+
+/**
+ * A QueryResult read from JSON (`parseJsonExact`, `JSON.parse`) with its NaN and ±Infinity
+ * numbers again: in a column of type `number`, which holds numbers only, the strings "NaN",
+ * "Infinity" and "-Infinity" are the doubles `stringifyJson` wrote so. A list cell is left as
+ * read (a list may hold text, and "NaN" there may be a string). Changes `result` in place and
+ * returns it.
+ */
+export function restoreNonFinite(result: QueryResult): QueryResult {
+  const numeric = result.columns.flatMap((c, i) => (c.type === 'number' ? [i] : []));
+  if (numeric.length === 0) return result;
+  for (const row of result.rows as Value[][]) {
+    for (const i of numeric) {
+      const v = row[i];
+      if (typeof v === 'string' && v in NON_FINITE) row[i] = NON_FINITE[v]!;
+    }
+  }
+  return result;
 }

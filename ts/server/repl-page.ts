@@ -26,6 +26,11 @@ td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 svg.chart{display:block;max-width:100%;height:auto;margin:6px 0}
 #prompt{display:flex;gap:8px;align-items:flex-start;border-top:1px solid var(--line);padding:8px 16px;background:var(--soft);position:relative}
 #prompt label{font-family:ui-monospace,Menlo,Consolas,monospace;padding-top:5px;color:var(--accent)}
+#running{white-space:nowrap;font-size:12.5px;color:var(--muted);padding-top:5px}#running[hidden]{display:none}
+#running .spin{display:inline-block;width:8px;height:8px;border-radius:50%;background:#d9822b;margin-right:6px;animation:pulse 1s ease-in-out infinite}
+@keyframes pulse{50%{opacity:.25}}
+#stop{margin-left:6px;font:inherit;padding:1px 10px;border:1px solid var(--err);color:var(--err);background:#fff;border-radius:4px;cursor:pointer}
+#output:focus-visible{outline:2px solid var(--accent);outline-offset:-2px}
 #input{flex:1;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px;padding:5px 8px;border:1px solid var(--line);border-radius:4px;resize:none;min-height:32px}
 #completions{position:absolute;bottom:100%;left:64px;background:#fff;border:1px solid var(--line);box-shadow:0 2px 8px rgba(0,0,0,.12);max-height:240px;overflow:auto;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12.5px;display:none;min-width:240px}
 #completions div{padding:2px 8px;cursor:pointer;white-space:pre}#completions div.sel{background:var(--accent);color:#fff}
@@ -51,9 +56,9 @@ export function replPage(): string {
 <body>
 <header><h1>heapql</h1><span id="dump"></span><span id="state"><span class="dot"></span><span id="state-text">connecting…</span> <progress id="progress" hidden></progress></span></header>
 <div id="banner" role="alert"></div>
-<main id="output" aria-live="polite"></main>
-<div id="prompt"><label for="input">oql&gt;</label><textarea id="input" rows="1" spellcheck="false" autocomplete="off" placeholder="SELECT … or !help  (Enter runs a complete statement, Shift+Enter adds a line, Tab completes, ↑/↓ history)"></textarea><div id="completions" role="listbox"></div></div>
-<div class="hint">Enter runs a complete statement (an open one continues on the next line) · Shift+Enter new line · Tab completes · ↑/↓ history · !help</div>
+<main id="output" aria-live="polite" tabindex="0"></main>
+<div id="prompt"><label for="input">oql&gt;</label><textarea id="input" rows="1" spellcheck="false" autocomplete="off" placeholder="SELECT … or !help  (Enter runs a complete statement, Shift+Enter adds a line, Tab completes, ↑/↓ history)"></textarea><span id="running" role="status" hidden><span class="spin"></span>running <span id="elapsed"></span> · Esc or Ctrl-C cancels<button id="stop" type="button">Stop</button></span><div id="completions" role="listbox"></div></div>
+<div class="hint">Enter runs a complete statement (an open one continues on the next line; pasted lines run one statement at a time) · Shift+Enter new line · Tab completes (on an empty prompt, or after Escape, Tab moves on) · ↑/↓ history · PageUp/PageDown scroll · Esc or Ctrl-C cancels · !help</div>
 <script src="/repl.js"></script>
 </body>
 </html>

@@ -8,10 +8,15 @@
  * (`dumpOf`), and a look-up of an object taken from a result (`!obj` with no argument: the
  * current row) names that dump: refused here when the server is known to serve another one
  * now, and sent with `?dump=` so that the server refuses it (409) when it changed unseen.
+ *
+ * The requests of the statement running take its AbortSignal (`signal`, set by the front):
+ * Escape, Ctrl-C or Stop cancels them. A result's NaN and ±Infinity, strings in JSON, are
+ * numbers again (`restoreNonFinite`), as in the terminal.
  */
 import { plan } from '../plan/index.js';
 import type { ReplBackend } from '../repl/backend.js';
 import { ReplError } from '../repl/errors.js';
+import { restoreNonFinite } from '../query/json.js';
 import type { QueryResult, VizSpec } from '../query/schema.js';
 import type { AnalysisState, ClassView, DominatorView, ObjectView, PathStep, ProgressEvent, ReferenceList, SessionStatus } from '../session/types.js';
 import type { Api, ServerStatusBody } from './api.js';
@@ -33,6 +38,8 @@ export class HttpBackend implements ReplBackend {
    * for a look-up of the current row), or null: ids just resolved on the server's current dump.
    */
   objectsFrom: string | null = null;
+  /** The AbortSignal of the statement running (set by the front), taken by its requests. */
+  signal: AbortSignal | null = null;
 
   constructor(private readonly api: Api) {}
 
@@ -66,8 +73,9 @@ export class HttpBackend implements ReplBackend {
     return from === null ? '' : `dump=${encodeURIComponent(from)}`;
   }
 
-  async refresh(): Promise<ServerStatusBody> {
-    this.last = await this.api.status();
+  /** GET /status (with a statement's signal, when one asks). */
+  async refresh(signal: AbortSignal | null = null): Promise<ServerStatusBody> {
+    this.last = await this.api.status(signal);
     return this.last;
   }
 
@@ -88,16 +96,29 @@ export class HttpBackend implements ReplBackend {
 
   /**
    * Plans the query here first (the planner is bundled): a syntax or planning error shows at
-   * once, with its caret, exactly as in the terminal, without a round trip.
+   * once, with its caret, exactly as in the terminal, without a round trip. The analysis state
+   * known here is that of the last status poll: a query refused only for needing the full
+   * analysis asks the server's state first (another tab, or a client of the server, may have
+   * analyzed since), and goes to the server when it is ready.
    */
-  async query(oql: string, options: { name?: string; viz?: VizSpec | null }): Promise<QueryResult> {
-    plan(oql, { fullPath: this.status.state === 'full', reachableOnly: this.reachableOnly });
-    const { body, dump } = await this.api.postCall<QueryResult>('/query', {
-      query: oql,
-      reachableOnly: this.reachableOnly,
-      ...(options.name !== undefined ? { name: options.name } : {}),
-      ...(options.viz ? { viz: options.viz } : {}),
-    });
+  async query(oql: string, options: { name?: string; viz?: VizSpec | null; signal?: AbortSignal }): Promise<QueryResult> {
+    const signal = options.signal ?? this.signal;
+    try {
+      plan(oql, { fullPath: this.status.state === 'full', reachableOnly: this.reachableOnly });
+    } catch (err) {
+      if (!needsFullPathOnly(oql, this.reachableOnly) || (await this.refresh(signal)).status !== 'ready') throw err;
+    }
+    const { body, dump } = await this.api.postCall<QueryResult>(
+      '/query',
+      {
+        query: oql,
+        reachableOnly: this.reachableOnly,
+        ...(options.name !== undefined ? { name: options.name } : {}),
+        ...(options.viz ? { viz: options.viz } : {}),
+      },
+      signal,
+    );
+    restoreNonFinite(body);
     const from = dump ?? this.api.dumpId;
     if (from !== null) this.dumps.set(body, from);
     return body;
@@ -114,14 +135,15 @@ export class HttpBackend implements ReplBackend {
   }
 
   describeClass(name: string): Promise<ClassView[]> {
-    return this.api.get<ClassView[]>(`/classes/describe?name=${encodeURIComponent(name)}`);
+    return this.api.get<ClassView[]>(`/classes/describe?name=${encodeURIComponent(name)}`, this.signal);
   }
 
   /** Instance field names of a class, for completion (asked once per class). */
   fieldsOf(className: string): Promise<string[]> {
     let f = this.fields.get(className);
     if (!f) {
-      f = this.describeClass(className).then(
+      // Completion's, never a statement's (it is not cancelled with one).
+      f = this.api.get<ClassView[]>(`/classes/describe?name=${encodeURIComponent(className)}`).then(
         (views) => [...new Set(views.flatMap((v) => v.fields.map((x) => x.name)))],
         () => [],
       );
@@ -131,13 +153,13 @@ export class HttpBackend implements ReplBackend {
   }
 
   async resolveObject(spec: string): Promise<number> {
-    return (await this.api.get<{ objectId: number }>(`/objects/resolve?spec=${encodeURIComponent(spec)}`)).objectId;
+    return (await this.api.get<{ objectId: number }>(`/objects/resolve?spec=${encodeURIComponent(spec)}`, this.signal)).objectId;
   }
 
   /** GET /objects/<id><tail> with `?dump=` (and the other parameters). */
   private lookup<T>(objectId: number, tail: string, params: string[] = []): Promise<T> {
     const query = [...params, this.dumpQuery()].filter((p) => p !== '').join('&');
-    return this.api.get<T>(`/objects/${objectId}${tail}${query ? `?${query}` : ''}`);
+    return this.api.get<T>(`/objects/${objectId}${tail}${query ? `?${query}` : ''}`, this.signal);
   }
 
   object(objectId: number): Promise<ObjectView> {
@@ -165,14 +187,17 @@ export class HttpBackend implements ReplBackend {
    * The server analyzes in its own mode (`--reachable-only` or not).
    */
   async analyze(options: { onProgress?: (e: ProgressEvent) => void; signal?: AbortSignal }): Promise<void> {
-    await this.api.post('/analyze');
+    const signal = options.signal ?? this.signal;
+    const stopped = () => new ReplError('stopped waiting; the analysis goes on in the server (the status line shows it)');
+    await this.api.post('/analyze', undefined, signal);
     for (;;) {
-      if (options.signal?.aborted) throw new ReplError('stopped waiting; the analysis goes on in the server (the status line shows it)');
+      if (signal?.aborted) throw stopped();
       let s: ServerStatusBody;
       try {
-        s = await this.refresh();
+        s = await this.refresh(signal);
       } catch {
-        await new Promise((r) => setTimeout(r, 1000));
+        if (signal?.aborted) throw stopped();
+        await pause(1000, signal);
         continue;
       }
       if (s.status === 'ready') return;
@@ -180,7 +205,29 @@ export class HttpBackend implements ReplBackend {
       if (s.status === 'dump_unreadable') throw new ReplError(`the server cannot read its dump any more: ${s.reason}`);
       if (s.status === 'not_started') throw new ReplError('the analysis was cancelled on the server');
       if (s.progress) options.onProgress?.(s.progress);
-      await new Promise((r) => setTimeout(r, 250));
+      await pause(250, signal);
     }
+  }
+}
+
+/** `ms` milliseconds, or less when `signal` is aborted meanwhile. */
+function pause(ms: number, signal: AbortSignal | null): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** Whether the query is refused on the query-only path only for needing the full analysis. */
+function needsFullPathOnly(oql: string, reachableOnly: boolean): boolean {
+  try {
+    return plan(oql, { fullPath: true, reachableOnly }).plan.fullPath;
+  } catch {
+    return false;
   }
 }

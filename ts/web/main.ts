@@ -2,13 +2,18 @@
  * The browser REPL (served at GET /repl, bundled by esbuild into /repl.js). It runs the same
  * REPL command table as the terminal (ts/repl) over an HTTP backend, with browser I/O: output
  * in the page (results as tables, `-- @viz` charts), `!save` as a download, history in
- * localStorage, completion, the analysis state and progress live from GET /status, and a
- * lost connection shown and retried.
+ * localStorage (shared by the tabs: each appends to what is stored), completion, the analysis
+ * state and progress live from GET /status, and a lost connection shown and retried.
+ *
+ * As at the terminal: text of several lines (a paste) runs statement by statement (block.ts);
+ * Escape or Ctrl-C (or the Stop button) cancels what runs, and the rest of the text with it
+ * (`cancelled`); a statement running shows its elapsed time. Tab completes; Tab on an empty
+ * prompt, or Escape then Tab, moves the focus on (Shift+Tab back); PageUp/PageDown scroll the
+ * output.
  */
 import { complete, ESCAPED_COMPLETION_NOTE, insertablePrefix, moreCompletionsNote, type CompletionSource } from '../repl/complete.js';
 import { findCommand, show } from '../repl/commands.js';
 import { Repl } from '../repl/dispatch.js';
-import { statementComplete } from '../repl/statement.js';
 import type { ReplIO } from '../repl/backend.js';
 import type { ProgressEvent } from '../session/types.js';
 import type { QueryResult } from '../query/schema.js';
@@ -17,6 +22,7 @@ import { isolateHtml } from '../report/html-escape.js';
 import { controlIndex } from '../terminal-text.js';
 import { Api, type ServerStatusBody } from './api.js';
 import { HttpBackend } from './backend.js';
+import { splitBlock } from './block.js';
 import { OutputView } from './view.js';
 
 const HISTORY_KEY = 'heapql.repl.history';
@@ -26,12 +32,16 @@ const POLL_ANALYZING_MS = 300;
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const input = $<HTMLTextAreaElement>('input');
-const output = new OutputView($('output'));
+const outputPane = $('output');
+const output = new OutputView(outputPane);
 const stateBox = $('state');
 const stateText = $('state-text');
 const progressBar = $<HTMLProgressElement>('progress');
 const banner = $('banner');
 const popup = $('completions');
+const runningBox = $('running');
+const elapsedText = $('elapsed');
+const stopButton = $<HTMLButtonElement>('stop');
 
 const api = new Api();
 const backend = new HttpBackend(api);
@@ -101,13 +111,60 @@ async function poll(): Promise<void> {
 
 // ---- I/O for the command table ----
 
-/** The result last drawn as a table, and the text `show()` prints for it (replaced by the table). */
-let shownText: { result: QueryResult; text: string } | null = null;
+/** The result last drawn as a table, at which limit, and the text `show()` prints for it (replaced by the table). */
+let shownText: { result: QueryResult; limit: number; text: string } | null = null;
 
 function showText(result: QueryResult): string {
   let text = '';
   show({ backend, state: repl.state, io: { ...io, print: (t) => (text = t) } }, result);
   return text;
+}
+
+/** Text longer than this is told to be the current result's table by its shape (`looksLikeTable`). */
+const EXACT_TABLE_CHECK_MAX = 1 << 20;
+
+/** Lines of `text` (counted without splitting a string of many megabytes). */
+function lineCount(text: string): number {
+  let n = 1;
+  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) n++;
+  return n;
+}
+
+/**
+ * Whether a long text printed is `show()`'s table of all the rows of `result` (`!set limit 0`),
+ * told without making that text a second time (seconds for 500 000 rows): its first line
+ * starts with the first column's name, the second is the `-+-` rule of as many columns, and it
+ * ends with the result's footer (`(<n> rows)`, the note). (Its lines were counted already.)
+ */
+function looksLikeTable(text: string, result: QueryResult): boolean {
+  // The table of no rows: the header, the rule and the footer of the whole result.
+  const bare = showText({ ...result, rows: [] }).split('\n');
+  const footer = bare.slice(2).join('\n');
+  const first = text.indexOf('\n');
+  const rule = text.slice(first + 1, text.indexOf('\n', first + 1));
+  return (
+    text.startsWith(bare[0]!.split(' | ')[0]!.trimEnd()) &&
+    /^[-+]*$/.test(rule) &&
+    rule.split('-+-').length === result.columns.length &&
+    text.endsWith(`\n${footer}`)
+  );
+}
+
+/**
+ * Whether `text`, printed by the command table, is `show()`'s table of `result` at `limit`
+ * (then the page draws the result instead). Its text has a line for the header, the rule, each
+ * row shown, the footer and the note (a cell, a name or a note never holds a line break:
+ * `terminalText` escapes them), so any other text is told at once; one with as many lines is
+ * compared with `show()`'s text (made once per result and limit), or, when very long, by its
+ * shape (`looksLikeTable`).
+ */
+function isShownTable(text: string, result: QueryResult, limit: number): boolean {
+  const shown = limit === 0 ? result.rows.length : Math.min(limit, result.rows.length);
+  if (lineCount(text) !== 3 + shown + (result.note ? 1 : 0)) return false;
+  if (shownText?.result === result && shownText.limit === limit) return text === shownText.text;
+  const same = text.length > EXACT_TABLE_CHECK_MAX && shown === result.rows.length ? looksLikeTable(text, result) : text === showText(result);
+  if (same) shownText = { result, limit, text };
+  return same;
 }
 
 let progressLine: HTMLElement | null = null;
@@ -116,16 +173,18 @@ const io: ReplIO = {
   print(text) {
     // A result the command table shows: drawn as a table (and chart) instead of its text.
     const current = repl.state.result;
-    if (current) {
-      if (shownText?.result !== current) shownText = { result: current, text: showText(current) };
-      if (text === shownText.text) {
-        output.result(current, repl.state.limit);
-        return;
-      }
+    if (current && isShownTable(text, current, repl.state.limit)) {
+      output.result(current, repl.state.limit);
+      return;
     }
     output.text(text);
   },
   error(text) {
+    // Ctrl-C also dropped the rest of a pasted text: say so, as the terminal does.
+    if (text === 'cancelled' && restDropped) {
+      restDropped = false;
+      text = `cancelled ${REST_DROPPED}`;
+    }
     output.error(text);
   },
   saveFile(path, content) {
@@ -177,16 +236,23 @@ function loadHistory(): string[] {
     return [];
   }
 }
+/** This tab's history: what was stored when it opened, then its own statements (as a terminal session's). */
 const history = loadHistory();
 let historyAt = history.length;
 let draft = '';
 
+/**
+ * Adds a statement to this tab's history and to the stored one, read again first: another tab
+ * may have added its own since (the terminal REPL appends to its history file likewise).
+ */
 function remember(statement: string): void {
   if (history.at(-1) !== statement) history.push(statement);
   while (history.length > HISTORY_MAX) history.shift();
   historyAt = history.length;
   try {
-    localStorage.setItem(HISTORY_KEY, JSON.stringify(history));
+    const stored = loadHistory();
+    if (stored.at(-1) !== statement) stored.push(statement);
+    localStorage.setItem(HISTORY_KEY, JSON.stringify(stored.slice(-HISTORY_MAX)));
   } catch {
     // Storage full or disabled: history stays for this page only.
   }
@@ -194,7 +260,16 @@ function remember(statement: string): void {
 
 // ---- running statements ----
 
+/** After `cancelled` when Escape, Ctrl-C or Stop also dropped the rest of a pasted text (the terminal's words). */
+const REST_DROPPED = '(the rest of the paste did not run)';
+
 let running = false;
+/** Cancels the statement running (Escape, Ctrl-C, Stop). */
+let runningStop: AbortController | null = null;
+/** Statements of a pasted text still to run after the one running. */
+let ahead: string[] = [];
+/** Set when a cancel dropped statements of a pasted text: `cancelled` says so. */
+let restDropped = false;
 
 /** `!obj`, `!refs`, `!path`, `!dom` with no argument: a look-up of the current row's object. */
 function looksUpCurrentRow(statement: string): boolean {
@@ -204,28 +279,94 @@ function looksUpCurrentRow(statement: string): boolean {
   return (name === 'obj' || name === 'refs' || name === 'path' || name === 'dom') && m[2]!.replace(/;\s*$/, '').trim() === '';
 }
 
+/** Cancels the statement running and drops the rest of its pasted text (Escape, Ctrl-C, Stop). */
+function cancelRunning(): void {
+  if (!runningStop || runningStop.signal.aborted) return;
+  restDropped ||= ahead.length > 0;
+  ahead = [];
+  runningStop.abort();
+}
+
+/** When the statement running started (`performance.now()`). */
+let runStarted = 0;
+
+/** The running indicator: shown while statements run, with the elapsed time of the one running. */
+function showRunning(on: boolean): () => void {
+  runningBox.hidden = !on;
+  if (!on) return () => {};
+  const tick = () => {
+    const s = Math.max(0, performance.now() - runStarted) / 1000;
+    elapsedText.textContent = s < 60 ? `${s.toFixed(1)} s` : `${Math.floor(s / 60)} min ${Math.floor(s % 60)} s`;
+  };
+  tick();
+  const timer = setInterval(tick, 100);
+  return () => clearInterval(timer);
+}
+
+/** Runs one statement in its own entry; `cancelRunning` aborts its requests. */
 async function run(statement: string): Promise<void> {
-  running = true;
-  input.disabled = true;
   remember(statement);
   output.begin(statement);
   const before = repl.state.result;
   // The object ids of a look-up of the current row are those of the dump its result came from.
   backend.objectsFrom = looksUpCurrentRow(statement) ? backend.dumpOf(before) : null;
+  runningStop = new AbortController();
+  backend.signal = runningStop.signal;
+  runStarted = performance.now();
   try {
-    await repl.execute(statement);
+    await repl.execute(statement, runningStop.signal);
   } finally {
     backend.objectsFrom = null;
+    backend.signal = null;
+    runningStop = null;
     // A result made in the page (!sort, !filter, !top…) holds the objects of the one it was made from.
     if (repl.state.result && repl.state.result !== before) backend.keepDump(repl.state.result, before);
+    // Cancelled as it ended, too late to stop it: the rest of the paste is dropped all the same.
+    if (restDropped) {
+      restDropped = false;
+      output.error(REST_DROPPED);
+    }
     output.end();
+  }
+}
+
+/**
+ * Runs the statements entered (a pasted text: one after the other, as the terminal runs them);
+ * `rest`, a statement left open, goes back to the prompt.
+ */
+async function runAll(statements: string[], rest: string): Promise<void> {
+  running = true;
+  input.disabled = true;
+  input.value = '';
+  runStarted = performance.now();
+  const stopTimer = showRunning(true);
+  ahead = statements.slice();
+  try {
+    for (let next = ahead.shift(); next !== undefined; next = ahead.shift()) await run(next);
+  } finally {
+    stopTimer();
+    showRunning(false);
+    ahead = [];
     running = false;
     input.disabled = false;
-    input.value = '';
+    input.value = rest;
     fit();
     input.focus();
   }
 }
+
+stopButton.addEventListener('click', cancelRunning);
+// While a statement runs the prompt is disabled (it has no focus): the page hears the keys.
+document.addEventListener('keydown', (e) => {
+  if (!running) return;
+  const selection = document.getSelection();
+  // Ctrl-C with text selected copies it, as anywhere else.
+  const copying = selection !== null && !selection.isCollapsed;
+  if (e.key === 'Escape' || (e.ctrlKey && !e.altKey && !e.metaKey && (e.key === 'c' || e.key === 'C') && !copying)) {
+    e.preventDefault();
+    cancelRunning();
+  }
+});
 
 // ---- completion ----
 
@@ -323,9 +464,16 @@ function fit(): void {
 input.addEventListener('input', () => {
   fit();
   closePopup();
+  // What is typed now is the draft ↓ comes back to, whatever entry ↑ showed before.
+  historyAt = history.length;
 });
 
+/** Escape was the last key: a Tab now leaves the prompt rather than complete. */
+let tabLeaves = false;
+
 input.addEventListener('keydown', (e) => {
+  const escaped = tabLeaves;
+  tabLeaves = e.key === 'Escape';
   if (choices.length > 0) {
     if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
       e.preventDefault();
@@ -338,16 +486,31 @@ input.addEventListener('keydown', (e) => {
     if (e.key === 'Escape') return closePopup();
   }
   if (e.key === 'Tab') {
+    // Shift+Tab, Tab on an empty prompt and Tab after Escape move the focus, as Tab does
+    // elsewhere (a keyboard user is not held in the prompt); any other Tab completes.
+    if (e.shiftKey || escaped || input.value.trim() === '') return;
     e.preventDefault();
     void completeAtCaret();
     return;
   }
+  if (e.key === 'PageUp' || e.key === 'PageDown') {
+    // The prompt keeps the focus; the output scrolls by a page.
+    e.preventDefault();
+    outputPane.scrollBy({ top: (e.key === 'PageUp' ? -1 : 1) * Math.max(40, outputPane.clientHeight - 40) });
+    return;
+  }
   if (e.key === 'Enter' && !e.shiftKey) {
     const text = input.value;
-    // An open statement continues on the next line, as in the terminal.
-    if (text.trim() !== '' && !statementComplete(text)) return;
+    if (text.trim() === '') {
+      e.preventDefault();
+      return;
+    }
+    // Statement by statement, as the terminal runs a pasted text; nothing complete yet: an open
+    // statement continues on the next line, as in the terminal.
+    const { statements, rest } = splitBlock(text);
+    if (statements.length === 0) return;
     e.preventDefault();
-    if (text.trim() !== '' && !running) void run(text.trim());
+    if (!running) void runAll(statements.map((st) => st.trim()), rest);
     return;
   }
   const caret = input.selectionStart;
@@ -376,7 +539,9 @@ async function start(): Promise<void> {
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
   }
-  output.note('Connected. Type OQL (Enter runs a complete statement) or !help; Tab completes; !analyze enables retained sizes and dominators.');
+  output.note(
+    'Connected. Type OQL (Enter runs a complete statement) or !help; Tab completes; Escape or Ctrl-C cancels what runs; !analyze enables retained sizes and dominators.',
+  );
   setTimeout(() => void poll(), POLL_MS);
   input.focus();
 }

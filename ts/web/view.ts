@@ -1,27 +1,44 @@
 /**
  * The browser REPL's output pane: text blocks, errors, and results as HTML tables with the
  * `-- @viz` chart drawn by the HTML report's own chart code (ts/report/charts.ts, svg.ts).
- * Everything from the dump is escaped and isolated (`<bdi>`, so right-to-left text cannot reorder
- * the page's own text); bidirectional controls in plain text become visible escapes. A long cell
- * is cut (CELL_TEXT_MAX) with its full length stated, its tooltip holds more (DISPLAY_TEXT_MAX),
- * and `!row N` or `!save` gives the whole value. SVG comes from our own renderer, which escapes
- * and cuts its labels.
+ * A cell shows its value as the terminal REPL's table does (`formatValue`: a double to ten
+ * significant digits or so, no thousands separators, so that a number can be pasted back and
+ * `!filter` finds what is shown; `terminalText`: a backslash as `\\`, a control or bidi
+ * character as its escape, so the two cannot look alike). Everything from the dump is escaped and
+ * isolated (`<bdi>`, so right-to-left text cannot reorder the page's own text); bidirectional
+ * controls in plain text become visible escapes. A long cell is cut (CELL_TEXT_MAX) with its full
+ * length stated, its tooltip holds more (DISPLAY_TEXT_MAX), and `!row N` or `!save` gives the
+ * whole value. A table draws at most RENDER_ROWS_MAX rows (`!set limit 0` on a big result) and
+ * says how many it leaves out. SVG comes from our own renderer, which escapes and cuts its labels.
  */
 import { planQuery, queryChartSvg } from '../report/charts.js';
-import { cutDisplayText, headOf, int, printable, valueText } from '../report/format.js';
+import { cutDisplayText, headOf, int, printable } from '../report/format.js';
 import { escapeHtml, isolateHtml as esc } from '../report/html-escape.js';
-import type { QueryResult } from '../query/schema.js';
-import { BIDI_CONTROLS } from '../terminal-text.js';
+import { formatValue } from '../query/format.js';
+import type { QueryResult, Value } from '../query/schema.js';
+import { resolveVizColumns } from '../query/viz.js';
+import { BIDI_CONTROLS, terminalText } from '../terminal-text.js';
 
 /** Longest cell text, in UTF-16 units, the result table shows whole. */
 export const CELL_TEXT_MAX = 200;
 
-/** One cell's content: the text isolated, or, when long, its start, the cut and a tooltip with more. */
-function cellHtml(text: string, numeric: boolean): string {
-  if (text.length <= CELL_TEXT_MAX) return `<td${numeric ? ' class="n"' : ''}>${esc(text)}</td>`;
+/**
+ * Most rows one result table draws (`!set limit 0` on 100 000 rows froze the tab for minutes);
+ * the rest are named by a note, and `!tail`, `!row N`, `!filter` and `!save` reach them.
+ */
+export const RENDER_ROWS_MAX = 5000;
+
+/**
+ * One cell's content: the value's text as the terminal REPL's table shows it (ts/query/format.ts
+ * `formatValue`, escaped by `terminalText`), then escaped for HTML and isolated; when long, its
+ * start, the cut and a tooltip with more (the lengths stated are the value's own).
+ */
+export function cellHtml(v: Value, numeric: boolean): string {
+  const value = formatValue(v);
+  if (value.length <= CELL_TEXT_MAX) return `<td${numeric ? ' class="n"' : ''}>${esc(terminalText(value))}</td>`;
   return (
-    `<td class="${numeric ? 'n cut' : 'cut'}" title="${escapeHtml(cutDisplayText(text))}">${esc(headOf(text, CELL_TEXT_MAX))}` +
-    `<span class="note">… (cut from ${int(text.length)} characters; !row N shows it whole)</span></td>`
+    `<td class="${numeric ? 'n cut' : 'cut'}" title="${escapeHtml(terminalText(cutDisplayText(value)))}">${esc(terminalText(headOf(value, CELL_TEXT_MAX)))}` +
+    `<span class="note">… (cut from ${int(value.length)} characters; !row N shows it whole)</span></td>`
   );
 }
 
@@ -81,7 +98,10 @@ export class OutputView {
     return p;
   }
 
-  /** A result: its chart when a `-- @viz` asks for one, then a table of the first `limit` rows (0 = all). */
+  /**
+   * A result: its chart when a `-- @viz` asks for one, then a table of the first `limit` rows
+   * (0 = all), at most RENDER_ROWS_MAX of them.
+   */
   result(result: QueryResult, limit: number): void {
     const view = planQuery(result, 0);
     const parts: string[] = [];
@@ -89,15 +109,27 @@ export class OutputView {
       if (view.title) parts.push(`<h4>${esc(view.title)}</h4>`);
       parts.push(queryChartSvg(view));
       if (view.kind !== 'table' && view.data.length < view.chartable) parts.push(`<p class="note">Chart shows the first ${view.data.length} of ${view.chartable} rows.</p>`);
-      if (view.warning) parts.push(`<p class="note">${esc(view.warning)}</p>`);
+      // A directive whose columns the result lacks was warned about already (the command
+      // table's `warning:`); the chart's own reasons (no numbers, negative values) are said
+      // here, without the report's heading (`q4:`), which the page shows nowhere.
+      const own = view.warning?.startsWith(`${view.heading}: `) ? view.warning.slice(view.heading.length + 2) : view.warning;
+      if (own && !vizColumnsMissing(result)) parts.push(`<p class="note">${esc(own)}</p>`);
     }
-    const rows = limit === 0 ? result.rows : result.rows.slice(0, limit);
-    const head = result.columns.map((c) => `<th${c.type === 'number' ? ' class="n"' : ''}>${esc(c.name)}</th>`).join('');
-    const body = rows
-      .map((r) => `<tr>${r.map((v, i) => cellHtml(valueText(v), result.columns[i]?.type === 'number')).join('')}</tr>`)
+    const wanted = limit === 0 ? result.rows.length : Math.min(limit, result.rows.length);
+    const rows = result.rows.slice(0, Math.min(wanted, RENDER_ROWS_MAX));
+    const numeric = result.columns.map((c) => c.type === 'number');
+    const widths = textColumnWidths(result, rows, numeric);
+    const head = result.columns
+      .map((c, i) => `<th${numeric[i] ? ' class="n"' : ` style="min-width:calc(${widths[i]}ch + 20px)"`}>${esc(c.name)}</th>`)
       .join('');
+    let body = '';
+    for (const r of rows) body += `<tr>${r.map((v, i) => cellHtml(v, numeric[i] ?? false)).join('')}</tr>`;
+    // (A table wider than the pane scrolls sideways with the pane, its header kept in view.)
     parts.push(`<table class="result"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`);
-    const shown = rows.length < result.rows.length ? `; showing the first ${rows.length}: !tail, !row N, !set limit 0 for all` : '';
+    let shown = '';
+    if (rows.length < wanted) {
+      shown = `; the page draws the first ${rows.length}, ${result.rows.length - rows.length} more are not shown: !tail, !row N, !filter show others, !save gets them all`;
+    } else if (rows.length < result.rows.length) shown = `; showing the first ${rows.length}: !tail, !row N, !set limit 0 for all`;
     parts.push(`<p class="note">${result.rowCount} row${result.rowCount === 1 ? '' : 's'}${result.truncated ? ' (truncated)' : ''}${shown}</p>`);
     if (result.note) parts.push(`<p class="note">note: ${esc(result.note)}</p>`);
     const div = document.createElement('div');
@@ -114,4 +146,26 @@ export class OutputView {
   private scroll(): void {
     this.pane.scrollTop = this.pane.scrollHeight;
   }
+}
+
+/** Widest a text column is kept from narrowing to, in characters (its cells wrap within it). */
+const TEXT_COLUMN_MIN = 24;
+
+/**
+ * How narrow each text column may get, in characters: its longest cell drawn or its name, at
+ * most TEXT_COLUMN_MIN. A wide result scrolls sideways rather than squeeze an object's label
+ * into a column one letter wide (numbers never wrap).
+ */
+function textColumnWidths(result: QueryResult, rows: readonly Value[][], numeric: boolean[]): number[] {
+  return result.columns.map((c, i) => {
+    if (numeric[i]) return 0;
+    let w = Math.min(TEXT_COLUMN_MIN, c.name.length);
+    for (let r = 0; r < rows.length && w < TEXT_COLUMN_MIN; r++) w = Math.max(w, Math.min(TEXT_COLUMN_MIN, formatValue(rows[r]![i] ?? null).length));
+    return Math.max(1, w);
+  });
+}
+
+/** Whether a result's `-- @viz` names columns it does not have (the command table warns of it). */
+function vizColumnsMissing(result: QueryResult): boolean {
+  return result.viz ? resolveVizColumns(result.viz, result.columns).columns === null : false;
 }

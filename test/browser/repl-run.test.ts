@@ -1,0 +1,217 @@
+/**
+ * Running statements in the browser REPL, in real headless Chromium against a real server whose
+ * query scans can be held (the session's `queryBatches` waits for the test): a running statement
+ * shows a running indicator with its elapsed time; Escape, Ctrl-C and the Stop button cancel
+ * it (`cancelled`, as the terminal's Ctrl-C says) and the server stops its scan; a pasted text
+ * runs statement by statement, and a cancel drops its rest (`cancelled (the rest of the paste
+ * did not run)`); an answer that breaks off is reported as one, with advice; `!set limit 0` on
+ * 20 000 rows draws at most RENDER_ROWS_MAX of them and says how to reach the others;
+ * Escape during `!analyze` stops waiting for it.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+
+import { HeapqlError } from '../../ts/errors.js';
+import { openHeap, type HeapSession } from '../../ts/index.js';
+import { listen, type RunningServer } from '../../ts/server/listen.js';
+import { RENDER_ROWS_MAX } from '../../ts/web/view.js';
+import { chromiumAvailable, launchChromium, watchedPage } from './chromium.js';
+import { DEMO_DUMP, enterStatement, replScript } from './repl-server.js';
+
+/** What the next query scan does: run, wait for `release` (or its abort), or fail after some batches. */
+interface Hold {
+  released: Promise<void>;
+  release: () => void;
+  /** The server's signal of the scan was aborted (the page went away from the answer). */
+  aborted: boolean;
+  /** Fail after this many rows (at a batch's end) instead of waiting. */
+  failAfter?: number;
+}
+
+describe.skipIf(!chromiumAvailable)('browser REPL: running, cancelling, pasting, large answers', () => {
+  let browser: Browser;
+  let session: HeapSession;
+  let server: RunningServer;
+  let page: Page;
+  let problems: string[];
+  let hold: Hold | null = null;
+
+  function holdNext(failAfter?: number): Hold {
+    let release = () => {};
+    const released = new Promise<void>((r) => (release = r));
+    hold = { released, release, aborted: false, ...(failAfter !== undefined ? { failAfter } : {}) };
+    return hold;
+  }
+
+  beforeAll(async () => {
+    session = await openHeap(DEMO_DUMP);
+    const real = session.queryBatches.bind(session);
+    session.queryBatches = (q, options = {}) => {
+      const h = hold;
+      hold = null;
+      if (!h) return real(q, options);
+      return (async function* () {
+        const signal = options.signal!;
+        if (h.failAfter !== undefined) {
+          let rows = 0;
+          const batches = real(q, options);
+          for (;;) {
+            const next = await batches.next();
+            if (next.done) return next.value;
+            if (rows >= h.failAfter) throw new HeapqlError('ERR_IO', 'the dump became unreadable');
+            rows += next.value.rows.length;
+            yield next.value;
+          }
+        }
+        await Promise.race([h.released, new Promise<void>((r) => signal.addEventListener('abort', () => r(), { once: true }))]);
+        if (signal.aborted) {
+          h.aborted = true;
+          throw new HeapqlError('ERR_CANCELLED', 'cancelled');
+        }
+        return yield* real(q, options);
+      })();
+    };
+    const script = await replScript();
+    server = await listen(session, 0, { replScript: () => script });
+    browser = await launchChromium();
+    ({ page, problems } = await watchedPage(browser));
+    await page.goto(`${server.url}/repl`);
+    await page.getByText('Connected.').waitFor();
+  });
+  afterAll(async () => {
+    hold?.release();
+    await browser?.close();
+    await server?.close();
+    session?.close();
+  });
+
+  const entries = () => page.locator('section.entry:has(pre.echo)');
+  const last = () => entries().last();
+
+  /** Enters `text` and waits until its first statement runs (held). */
+  async function startHeld(text: string): Promise<Hold> {
+    const h = holdNext();
+    await page.locator('#input').fill(text);
+    await page.locator('#input').press('Enter');
+    await page.locator('#running').waitFor();
+    return h;
+  }
+
+  async function idle(): Promise<void> {
+    await expect.poll(() => page.locator('#input').isDisabled()).toBe(false);
+    expect(await page.locator('#running').isVisible()).toBe(false);
+  }
+
+  test('a running query shows its elapsed time; Escape cancels it, and the server stops its scan', async () => {
+    const h = await startHeld('SELECT COUNT(*) AS n FROM java.lang.String');
+    await expect.poll(() => page.locator('#elapsed').textContent()).toMatch(/^[1-9]\d*\.\d s$/);
+    expect(await page.locator('#stop').isVisible()).toBe(true);
+    await page.keyboard.press('Escape');
+    await idle();
+    expect(await last().locator('pre.err').textContent()).toBe('cancelled');
+    await expect.poll(() => h.aborted).toBe(true);
+    // The page is usable at once.
+    const entry = await enterStatement(page, 'SELECT COUNT(*) AS n FROM Demo$Session');
+    expect(await entry.locator('tbody td').textContent()).toBe('400');
+  });
+
+  test('Ctrl-C and the Stop button cancel too', async () => {
+    let h = await startHeld('SELECT COUNT(*) AS n FROM java.lang.String');
+    await page.keyboard.press('Control+c');
+    await idle();
+    expect(await last().locator('pre.err').textContent()).toBe('cancelled');
+    await expect.poll(() => h.aborted).toBe(true);
+    h = await startHeld('SELECT COUNT(*) AS n FROM java.lang.String');
+    await page.locator('#stop').click();
+    await idle();
+    expect(await last().locator('pre.err').textContent()).toBe('cancelled');
+    await expect.poll(() => h.aborted).toBe(true);
+  });
+
+  test('pasted statements run one by one; a cancel drops the rest', async () => {
+    const before = await entries().count();
+    await page.locator('#input').fill('SELECT COUNT(*) AS a FROM java.lang.String;\nSELECT COUNT(*) AS b FROM Demo$Session;\n!set limit 5\n!count');
+    await page.locator('#input').press('Enter');
+    await expect.poll(() => entries().count()).toBe(before + 4);
+    await idle();
+    const echoes = await entries().locator('pre.echo').allTextContents();
+    expect(echoes.slice(before)).toEqual([
+      'oql> SELECT COUNT(*) AS a FROM java.lang.String;',
+      'oql> SELECT COUNT(*) AS b FROM Demo$Session;',
+      'oql> !set limit 5',
+      'oql> !count',
+    ]);
+    expect(await entries().nth(before + 1).locator('th').textContent()).toBe('b');
+    expect(await last().textContent()).toMatch(/1 row/);
+
+    // A statement that does not end a line's statement: a query, then a command; the open rest stays.
+    await page.locator('#input').fill('SELECT s FROM Demo$Session s\nWHERE s.createdAt > 0\n!count\nSELECT s\nFROM');
+    await page.locator('#input').press('Enter');
+    await expect.poll(() => entries().count()).toBe(before + 6);
+    await idle();
+    expect(await entries().nth(before + 4).locator('pre.echo').textContent()).toBe('oql> SELECT s FROM Demo$Session s\n...> WHERE s.createdAt > 0');
+    expect(await last().locator('pre.out').first().textContent()).toMatch(/400 rows/);
+    expect(await page.locator('#input').inputValue()).toBe('SELECT s\nFROM');
+    await page.locator('#input').fill('');
+
+    // Cancelled: the rest does not run, and the page says so.
+    const count = await entries().count();
+    const h = await startHeld('SELECT COUNT(*) AS c FROM java.lang.String\nSELECT COUNT(*) AS d FROM Demo$Session\n!count');
+    await page.keyboard.press('Escape');
+    await idle();
+    await expect.poll(() => h.aborted).toBe(true);
+    expect(await entries().count()).toBe(count + 1);
+    expect(await last().locator('pre.err').textContent()).toBe('cancelled (the rest of the paste did not run)');
+  });
+
+  test('an answer that breaks off says so, with advice, not "internal error"', async () => {
+    // 20 437 rows: streamed (more than 64 KiB); the scan fails after 5 000 rows (some 500 kB) were sent.
+    holdNext(5000);
+    await page.locator('#input').fill('SELECT x, x.@usedHeapSize AS size FROM INSTANCEOF java.lang.Object x');
+    await page.locator('#input').press('Enter');
+    await idle();
+    const error = (await last().locator('pre.err').textContent())!;
+    expect(error).toMatch(/^error: the server's answer broke off after [\d.]+ [kM]B .*: the connection was lost, or the server stopped or failed while sending it\. If the answer is very large, add a LIMIT/);
+    expect(error).not.toMatch(/internal error/);
+  });
+
+  test('!set limit 0 on 20 000 rows draws the first RENDER_ROWS_MAX and says how to see the rest', async () => {
+    problems.length = 0;
+    await enterStatement(page, '!set limit 0');
+    const entry = await enterStatement(page, 'SELECT x, x.@usedHeapSize AS size FROM INSTANCEOF java.lang.Object x');
+    const rows = await entry.locator('table.result tbody tr').count();
+    expect(rows).toBe(RENDER_ROWS_MAX);
+    const note = await entry.locator('p.note').last().textContent();
+    expect(note).toMatch(/^20437 rows; the page draws the first 5000, 15437 more are not shown: .*!save gets them all$/);
+    // The page still answers at once.
+    const t0 = Date.now();
+    await enterStatement(page, '!count');
+    expect(Date.now() - t0).toBeLessThan(5000);
+    await enterStatement(page, '!set limit 50');
+    expect(problems.filter((p) => !/ERR_ABORTED|Failed to load resource/.test(p))).toEqual([]);
+  });
+
+  test('!analyze: Escape stops waiting for it (the server goes on analyzing)', async () => {
+    // The analysis runs for real; its end is held until the page has stopped waiting.
+    const handle = session.handle as unknown as { analyze: (...a: unknown[]) => Promise<unknown> };
+    const real = handle.analyze.bind(handle);
+    let release = () => {};
+    const gate = new Promise<void>((r) => (release = r));
+    handle.analyze = (...a: unknown[]) => real(...a).then(async (summary) => {
+      await gate;
+      return summary;
+    });
+    try {
+      await page.locator('#input').fill('!analyze');
+      await page.locator('#input').press('Enter');
+      await page.locator('#running').waitFor();
+      await expect.poll(() => page.locator('#state-text').textContent()).toMatch(/analyzing/);
+      await page.keyboard.press('Escape');
+      await idle();
+      expect(await last().locator('pre.err').textContent()).toBe('error: stopped waiting; the analysis goes on in the server (the status line shows it)');
+    } finally {
+      release();
+    }
+    await expect.poll(() => page.locator('#state-text').textContent(), { timeout: 60_000 }).toMatch(/analyzed/);
+  });
+});
