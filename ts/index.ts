@@ -34,4 +34,4 @@ export { HeapqlError } from './errors.js';
 export { buildSummary, type HeapSummary } from './report/summary.js';
 export { diffDumps, renderDiff, diffJsonSchema, type DiffModel, type DiffOptions } from './diff/index.js';
 export type { QueryResult, Value, ObjectRef, VizSpec } from './query/schema.js';
-export { parseJsonExact, stringifyJson } from './query/json.js';
+export { parseJsonExact, restoreNonFinite, stringifyJson } from './query/json.js';
