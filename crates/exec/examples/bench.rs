@@ -136,6 +136,7 @@ fn filter_table(ctx: &ExecContext, objects: u32) {
     let all = json!({"kind": "all"});
     let class = |name: &str| json!({"kind": "class", "name": name, "subclasses": false});
     let rows: Vec<(&str, serde_json::Value, serde_json::Value)> = vec![
+        ("all: @objectId >= 0 (scan floor)", all.clone(), bin(">=", attr(row(), "objectId"), lit(json!(0)))),
         ("all: @usedHeapSize > 0 (attribute fast path)", all.clone(), bin(">", attr(row(), "usedHeapSize"), lit(json!(0)))),
         ("all: @usedHeapSize + 0 > 0 (general attribute)", all.clone(), bin(">", bin("+", attr(row(), "usedHeapSize"), lit(json!(0))), lit(json!(0)))),
         ("all: x IS NULL", all.clone(), bin("=", row(), null())),
