@@ -1064,6 +1064,10 @@ fn slice(env: &Env, base: &Value, from: &Value, to: &Value) -> Value {
 }
 
 #[cfg(test)]
+#[path = "eval_exactness.rs"]
+mod exactness;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
