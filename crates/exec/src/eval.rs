@@ -1,9 +1,10 @@
 //! Evaluation of compiled expressions against one row (or one group).
 
-use std::cell::Cell;
+use std::borrow::Cow;
+use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
-use heapql_heap::{ClassIdx, ObjIdx, ObjectKind, Value as HeapValue};
+use heapql_heap::{ClassIdx, ClassMemo, ObjIdx, ObjectKind, Value as HeapValue};
 
 use crate::compile::{unknown_field_error, CExpr, FieldSlots};
 use crate::env::Env;
@@ -147,8 +148,8 @@ fn is_text(env: &Env, v: &Value) -> bool {
 
 /// An object compared with a string compares its string text (NULL for non-strings); compared
 /// with a number, its address (`x = 0x7f00…`, `x > @objectAddress`).
-fn coerce(env: &Env, a: Value, b: Value) -> (Value, Value) {
-    match (&a, &b) {
+fn coerce<'v>(env: &Env, a: Cow<'v, Value>, b: Cow<'v, Value>) -> (Cow<'v, Value>, Cow<'v, Value>) {
+    match (&*a, &*b) {
         (Value::Obj(o), other) | (other, Value::Obj(o)) if !matches!(other, Value::Obj(_)) => {
             let o = *o;
             let as_other = match other {
@@ -156,10 +157,10 @@ fn coerce(env: &Env, a: Value, b: Value) -> (Value, Value) {
                 Value::Int(_) | Value::Float(_) => address(env, o),
                 _ => return (a, b),
             };
-            if matches!(a, Value::Obj(_)) {
-                (as_other, b)
+            if matches!(*a, Value::Obj(_)) {
+                (Cow::Owned(as_other), b)
             } else {
-                (a, as_other)
+                (a, Cow::Owned(as_other))
             }
         }
         _ => (a, b),
@@ -213,29 +214,35 @@ struct Run<'r, 'a> {
     cx: &'r Ctx<'r>,
     /// `class_of` the row object, once asked (or given by the scan, which read it).
     row_class: Cell<Option<ClassIdx>>,
+    /// The scan's memo of the classes met lately (`Heap::class_of_memo`), when it has one.
+    memo: Option<&'r RefCell<ClassMemo>>,
     error: Cell<Option<Box<ExecError>>>,
 }
 
 impl<'r, 'a> Run<'r, 'a> {
     #[inline]
-    fn new(env: &'r Env<'a>, cx: &'r Ctx<'r>, row_class: Option<ClassIdx>) -> Self {
-        Run { env, cx, row_class: Cell::new(row_class), error: Cell::new(None) }
+    fn new(env: &'r Env<'a>, cx: &'r Ctx<'r>, row: RowClass<'r>) -> Self {
+        Run { env, cx, row_class: Cell::new(row.class), memo: row.memo, error: Cell::new(None) }
     }
     /// `Heap::class_of(o)`, read once per row for the row object (two fields of the row, or a
-    /// field and its size, read the class of the same object).
+    /// field and its size, read the class of the same object), through the scan's memo when
+    /// there is one.
     #[inline]
     fn class_of(&self, o: ObjIdx) -> ClassIdx {
-        if self.cx.obj != Some(o) {
-            return self.env.heap.class_of(o);
-        }
-        match self.row_class.get() {
-            Some(c) => c,
-            None => {
-                let c = self.env.heap.class_of(o);
-                self.row_class.set(Some(c));
-                c
+        let row = self.cx.obj == Some(o);
+        if row {
+            if let Some(c) = self.row_class.get() {
+                return c;
             }
         }
+        let c = match self.memo {
+            Some(m) => self.env.heap.class_of_memo(o, &mut m.borrow_mut()),
+            None => self.env.heap.class_of(o),
+        };
+        if row {
+            self.row_class.set(Some(c));
+        }
+        c
     }
     /// Keeps the first error.
     #[cold]
@@ -262,6 +269,15 @@ impl<'r, 'a> Run<'r, 'a> {
             }
         }
     }
+    /// `child` for a side of a binary operator: a literal that is no scalar (a text) answers
+    /// `Boxed` without being cloned into the slot (`operand_value` borrows it).
+    #[inline(always)]
+    fn operand(&self, e: &CExpr, slot: &mut Value) -> Scalar {
+        match e {
+            CExpr::Lit(v) => Scalar::of(v).unwrap_or(Scalar::BOXED),
+            _ => self.child(e, slot),
+        }
+    }
     /// The scalar of child `e`, the row and a scalar literal without a call.
     #[inline(always)]
     fn child(&self, e: &CExpr, slot: &mut Value) -> Scalar {
@@ -274,6 +290,27 @@ impl<'r, 'a> Run<'r, 'a> {
             _ => e.scalar(self, slot),
         }
     }
+}
+
+/// A side of a binary operator (`Run::operand`) as a value: a literal text borrowed from the
+/// expression, anything else from its scalar and slot.
+#[inline]
+fn operand_value<'v>(e: &'v CExpr, s: Scalar, slot: Value) -> Cow<'v, Value> {
+    match e {
+        CExpr::Lit(v) if s.kind == Kind::Boxed => {
+            drop(slot);
+            Cow::Borrowed(v)
+        }
+        _ => Cow::Owned(s.into_value(slot)),
+    }
+}
+
+/// What the scan knows of a row's object class: the class itself when it read it (a class
+/// source), and its memo of the classes met lately, for the objects the filter reads.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct RowClass<'m> {
+    pub class: Option<ClassIdx>,
+    pub memo: Option<&'m RefCell<ClassMemo>>,
 }
 
 /// `v` as the result of a node: a scalar, or `Boxed` with `v` in `slot`.
@@ -304,7 +341,7 @@ fn release(slot: Value, s: Scalar) {
 impl CExpr {
     /// The value of the expression for one row (or group).
     pub(crate) fn eval(&self, env: &Env, cx: &Ctx) -> EvalResult {
-        let run = Run::new(env, cx, None);
+        let run = Run::new(env, cx, RowClass::default());
         let mut slot = Value::Null;
         let s = self.scalar(&run, &mut slot);
         run.finish(s.into_value(slot))
@@ -313,13 +350,13 @@ impl CExpr {
     /// Filter/HAVING truth value.
     #[inline]
     pub(crate) fn test(&self, env: &Env, cx: &Ctx) -> EvalResult<bool> {
-        self.test_row(env, cx, None)
+        self.test_row(env, cx, RowClass::default())
     }
 
-    /// `test` of a row whose object's class the caller has read already (`row_class`).
+    /// `test` of a row in a scan, with what the scan knows of the row's class.
     #[inline]
-    pub(crate) fn test_row(&self, env: &Env, cx: &Ctx, row_class: Option<ClassIdx>) -> EvalResult<bool> {
-        let run = Run::new(env, cx, row_class);
+    pub(crate) fn test_row(&self, env: &Env, cx: &Ctx, row: RowClass) -> EvalResult<bool> {
+        let run = Run::new(env, cx, row);
         let t = self.truth(&run);
         run.finish(t)
     }
@@ -456,15 +493,15 @@ impl CExpr {
             }
             CExpr::Bin { op, l, r } => {
                 let (mut l_slot, mut r_slot) = (Value::Null, Value::Null);
-                let a = run.child(l, &mut l_slot);
-                let b = run.child(r, &mut r_slot);
+                let a = run.operand(l, &mut l_slot);
+                let b = run.operand(r, &mut r_slot);
                 match binary_scalars(run, *op, a, b, l, r) {
                     Some(v) => {
                         release(l_slot, a);
                         release(r_slot, b);
                         v
                     }
-                    None => boxed(slot, binary_values(env, *op, a.into_value(l_slot), b.into_value(r_slot), l, r)),
+                    None => boxed(slot, binary_values(env, *op, operand_value(l, a, l_slot), operand_value(r, b, r_slot), l, r)),
                 }
             }
             CExpr::AttrCmp { attr, op, lit, general } => match cx.obj {
@@ -598,7 +635,7 @@ impl CExpr {
             CExpr::Nullif(a, b) => {
                 let va = a.ev(route, env, cx)?;
                 let vb = b.ev(route, env, cx)?;
-                let (ca, cb) = coerce(env, va.clone(), vb);
+                let (ca, cb) = coerce(env, Cow::Borrowed(&va), Cow::Owned(vb));
                 if !ca.is_null() && values_equal(&ca, &cb) {
                     Value::Null
                 } else {
@@ -769,12 +806,13 @@ fn binary(env: &Env, op: BinOp, l: &CExpr, r: &CExpr, cx: &Ctx, route: Route) ->
     }
     let a = l.ev(route, env, cx)?;
     let b = r.ev(route, env, cx)?;
-    Ok(binary_values(env, op, a, b, l, r))
+    Ok(binary_values(env, op, Cow::Owned(a), Cow::Owned(b), l, r))
 }
 
 /// A binary operator other than AND and OR on the values of its sides (`l`, `r`: the
 /// expressions they come from).
-fn binary_values(env: &Env, op: BinOp, a: Value, b: Value, l: &CExpr, r: &CExpr) -> Value {
+/// The sides come borrowed where they can (a literal text is not cloned per row).
+fn binary_values(env: &Env, op: BinOp, a: Cow<Value>, b: Cow<Value>, l: &CExpr, r: &CExpr) -> Value {
     use BinOp::*;
     match op {
         Eq => {
@@ -793,8 +831,8 @@ fn binary_values(env: &Env, op: BinOp, a: Value, b: Value, l: &CExpr, r: &CExpr)
         }
         Lt | Le | Gt | Ge => {
             // Two objects are ordered by their addresses, as ORDER BY and MIN/MAX order them.
-            let (a, b) = match (&a, &b) {
-                (Value::Obj(x), Value::Obj(y)) => (address(env, *x), address(env, *y)),
+            let (a, b) = match (&*a, &*b) {
+                (Value::Obj(x), Value::Obj(y)) => (Cow::Owned(address(env, *x)), Cow::Owned(address(env, *y))),
                 _ => coerce(env, a, b),
             };
             Value::Bool(match values_compare(&a, &b) {

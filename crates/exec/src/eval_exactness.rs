@@ -9,15 +9,16 @@
 //! arithmetic, CASE, COALESCE, INSTANCEOF and IN; then whole scans of a few filters against
 //! the reference object for object; then value rows (a subquery's columns).
 
+use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use heapql_heap::{FieldType, Heap, OpenOptions, Value as HeapValue};
+use heapql_heap::{ClassMemo, FieldType, Heap, OpenOptions, Value as HeapValue};
 use serde_json::{json, Value as J};
 
 use crate::compile::{compile, CExpr, Scope};
 use crate::env::{Env, ExecContext};
-use crate::eval::Ctx;
+use crate::eval::{Ctx, RowClass};
 use crate::plan::{Expr, Source};
 use crate::value::Value;
 
@@ -247,7 +248,7 @@ fn expressions(fields: &[(String, String)], addr: i64) -> Vec<J> {
 }
 
 /// A list of differences between the fast and the reference evaluation of `e` on `cx`.
-fn compare(env: &Env, e: &CExpr, cx: &Ctx, class: Option<u32>, what: &dyn Fn() -> String, bad: &mut Vec<String>) {
+fn compare(env: &Env, e: &CExpr, cx: &Ctx, class: Option<u32>, memo: &RefCell<ClassMemo>, what: &dyn Fn() -> String, bad: &mut Vec<String>) {
     let fast = e.eval(env, cx);
     let reference = e.eval_reference(env, cx);
     let differ = match (&fast, &reference) {
@@ -256,7 +257,8 @@ fn compare(env: &Env, e: &CExpr, cx: &Ctx, class: Option<u32>, what: &dyn Fn() -
         _ => true,
     };
     let truth = e.test(env, cx).map_err(|e| e.message.clone());
-    let truth_known_class = e.test_row(env, cx, class).map_err(|e| e.message.clone());
+    // As a scan asks: the row's class given (a class source), the scan's memo of classes.
+    let truth_known_class = e.test_row(env, cx, RowClass { class, memo: Some(memo) }).map_err(|e| e.message.clone());
     let want_truth = reference.as_ref().map(|v| v.truthy()).map_err(|e| e.message.clone());
     if differ || truth != want_truth || truth_known_class != want_truth {
         bad.push(format!("{}: fast {fast:?} / {truth:?} / {truth_known_class:?}, reference {reference:?}", what()));
@@ -284,11 +286,12 @@ fn check_heap(heap: &Heap, path: &Path) {
         })
         .collect();
     let mut bad = Vec::new();
+    let memo = RefCell::new(ClassMemo::default());
     for &o in &objects {
         let cx = Ctx::object(o);
         let class = Some(heap.class_of(o));
         for (text, e) in &exprs {
-            compare(&env, e, &cx, class, &|| format!("object {o} ({}), {text}", heap.class(heap.class_of(o)).name), &mut bad);
+            compare(&env, e, &cx, class, &memo, &|| format!("object {o} ({}), {text}", heap.class(heap.class_of(o)).name), &mut bad);
         }
     }
     assert!(bad.is_empty(), "{}: {} differences, the first:\n{}", path.display(), bad.len(), bad[..bad.len().min(20)].join("\n"));
@@ -440,12 +443,13 @@ fn scalar_paths_answer_as_the_reference_on_value_rows() {
         Value::List(std::sync::Arc::from(vec![Value::Int(1)])),
     ];
     let mut bad = Vec::new();
+    let memo = RefCell::new(ClassMemo::default());
     for a in &cells {
         for b in &cells {
             for cols in [vec![a.clone()], vec![a.clone(), b.clone()]] {
                 let cx = Ctx { cols: &cols, ..Ctx::default() };
                 for (text, e) in &exprs {
-                    compare(&env, e, &cx, None, &|| format!("{cols:?}, {text}"), &mut bad);
+                    compare(&env, e, &cx, None, &memo, &|| format!("{cols:?}, {text}"), &mut bad);
                 }
             }
         }

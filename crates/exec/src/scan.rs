@@ -5,12 +5,14 @@
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use std::cell::RefCell;
+
 use heapql_heap::ClassMemo;
 
 use crate::compile::CExpr;
 use crate::env::{Env, CANCEL_EVERY};
 use crate::error::ExecError;
-use crate::eval::Ctx;
+use crate::eval::{Ctx, RowClass};
 use crate::source::{Input, ObjSet};
 
 /// Below this many scan steps per thread a scan stays on one thread.
@@ -37,8 +39,8 @@ pub(crate) fn scan_range(
     let start = range.start;
     let end = range.end;
     // Classes met lately, by the class id in their instances' records: a class source reads
-    // every object's class, mostly from a few classes.
-    let mut memo = ClassMemo::default();
+    // every object's class, mostly from a few classes; so do field reads in the filter.
+    let memo = RefCell::new(ClassMemo::default());
     for i in range {
         if (i - start) % CANCEL_EVERY == 0 {
             env.check_cancel()?;
@@ -59,7 +61,7 @@ pub(crate) fn scan_range(
                     ObjSet::All => (i as u32, None),
                     ObjSet::Classes { by_class, .. } => {
                         let o = i as u32;
-                        let c = heap.class_of_memo(o, &mut memo);
+                        let c = heap.class_of_memo(o, &mut memo.borrow_mut());
                         if !by_class[c as usize] {
                             continue;
                         }
@@ -78,7 +80,7 @@ pub(crate) fn scan_range(
             Input::Values(t) => (Ctx { cols: t.row(i), ..Ctx::default() }, None),
         };
         if let Some(f) = filter {
-            if !f.test_row(env, &cx, class)? {
+            if !f.test_row(env, &cx, RowClass { class, memo: Some(&memo) })? {
                 continue;
             }
         }
