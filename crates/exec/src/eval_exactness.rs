@@ -276,7 +276,7 @@ fn check_heap(heap: &Heap, path: &Path) {
     let env = Env::new(&ctx);
     let fields = chosen_fields(heap, 2);
     let types: BTreeSet<&str> = fields.iter().map(|(t, _)| t.as_str()).collect();
-    let objects = sample(heap, &fields, 1000, 30);
+    let objects = sample(heap, &fields, 600, 15);
     let addr = heap.object_id(objects[objects.len() / 2]) as i64;
     let exprs: Vec<(String, CExpr)> = expressions(&fields, addr)
         .into_iter()
