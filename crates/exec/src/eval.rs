@@ -507,15 +507,16 @@ impl CExpr {
             CExpr::AttrCmp { attr, op, lit, general } => match cx.obj {
                 // As `binary` answers: a NULL attribute (outside the dominator tree, not an
                 // array) makes every comparison with a number false, `!=` too.
-                Some(o) => match int_attribute(env, o, *attr) {
-                    Ok(v) => Scalar::bool(v.is_some_and(|v| match op {
-                        BinOp::Lt => v < *lit,
-                        BinOp::Le => v <= *lit,
-                        BinOp::Gt => v > *lit,
-                        BinOp::Ge => v >= *lit,
-                        BinOp::Eq => v == *lit,
-                        _ => v != *lit,
-                    })),
+                Some(o) => match scalar_attribute(run, o, *attr) {
+                    Ok(v) if v.kind == Kind::Int => Scalar::bool(match op {
+                        BinOp::Lt => v.i() < *lit,
+                        BinOp::Le => v.i() <= *lit,
+                        BinOp::Gt => v.i() > *lit,
+                        BinOp::Ge => v.i() >= *lit,
+                        BinOp::Eq => v.i() == *lit,
+                        _ => v.i() != *lit,
+                    }),
+                    Ok(_) => Scalar::bool(false),
                     Err(e) => {
                         run.fail(e);
                         Scalar::NULL
@@ -543,6 +544,24 @@ impl CExpr {
                     Kind::Float => Scalar::float(-v.f()),
                     _ => Scalar::NULL,
                 }
+            }
+            // The text of `toString(e)` for LIKE is the text of `e` (`like_text`): an object's
+            // is decoded once (`object_text`), not made a value and copied again.
+            CExpr::Like { e, re, negate } => {
+                let target = match &**e {
+                    CExpr::ToString(inner) => inner,
+                    other => other,
+                };
+                let mut t_slot = Value::Null;
+                let v = run.child(target, &mut t_slot);
+                let text = match v.as_obj() {
+                    Some(o) => {
+                        release(t_slot, v);
+                        object_text(env, o)
+                    }
+                    None => like_text(env, &v.into_value(t_slot)),
+                };
+                Scalar::bool(text.is_some_and(|t| re.is_match(&t) != *negate))
             }
             CExpr::Instanceof { e, by_class } => {
                 let mut e_slot = Value::Null;
@@ -945,15 +964,25 @@ fn scalar_from_heap(env: &Env, v: HeapValue) -> Scalar {
 /// class already read.
 #[inline]
 fn scalar_attribute(run: &Run, o: ObjIdx, attr: Attr) -> EvalResult<Scalar> {
-    if attr == Attr::UsedHeapSize {
-        let heap = run.env.heap;
-        let size = match heap.object_kind(o) {
-            ObjectKind::Instance | ObjectKind::ObjectArray => heap.shallow_size_of_class(o, run.class_of(o)),
-            _ => heap.shallow_size(o),
-        };
-        return Ok(Scalar::int(size as i64));
+    let heap = run.env.heap;
+    match attr {
+        Attr::UsedHeapSize => {
+            let size = match heap.object_kind(o) {
+                ObjectKind::Instance | ObjectKind::ObjectArray => heap.shallow_size_of_class(o, run.class_of(o)),
+                _ => heap.shallow_size(o),
+            };
+            Ok(Scalar::int(size as i64))
+        }
+        // An instance has a length when it is a String (`Heap::string_length` asks its class
+        // by name; the row's class is known here), an array its own, a class object none.
+        Attr::Length => Ok(match heap.object_kind(o) {
+            ObjectKind::Instance if !run.env.is_string_class(run.class_of(o)) => Scalar::NULL,
+            ObjectKind::Instance => heap.string_length(o).map_or(Scalar::NULL, |l| Scalar::int(l as i64)),
+            ObjectKind::Class => Scalar::NULL,
+            ObjectKind::ObjectArray | ObjectKind::PrimitiveArray(_) => heap.array_length(o).map_or(Scalar::NULL, |l| Scalar::int(l as i64)),
+        }),
+        _ => Ok(int_attribute(run.env, o, attr)?.map_or(Scalar::NULL, Scalar::int)),
     }
-    Ok(int_attribute(run.env, o, attr)?.map_or(Scalar::NULL, Scalar::int))
 }
 
 #[inline]
