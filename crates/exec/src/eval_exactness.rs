@@ -275,8 +275,7 @@ fn check_dump(path: &Path) {
 }
 
 fn check_heap(heap: &Heap, path: &Path) {
-    let heap = heap;
-    let ctx = ExecContext::new(&heap).with_threads(1);
+    let ctx = ExecContext::new(heap).with_threads(1);
     let env = Env::new(&ctx);
     let fields = chosen_fields(heap, 2);
     let types: BTreeSet<&str> = fields.iter().map(|(t, _)| t.as_str()).collect();
