@@ -1,4 +1,13 @@
 //! Evaluation of compiled expressions against one row (or one group).
+//!
+//! Two levels. `CExpr::scalar` is what runs: each node hands its parent a `Scalar` (a kind and
+//! 64 bits, in registers), so a filter over millions of objects builds no `Value`, reads each
+//! field through its place in the row's class (`FieldSlots`, found once per class) and the
+//! row's class once. Whatever is no scalar (a text, a list) goes into a slot the caller hands
+//! over, and every case a scalar path does not take itself falls back on the node's general
+//! code (`CExpr::general`), which holds the semantics (the evaluator as it was before the
+//! scalar paths). `eval_reference` runs the general code alone; `eval_exactness.rs` checks the
+//! two against each other object for object on real dumps.
 
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
