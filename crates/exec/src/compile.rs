@@ -4,9 +4,9 @@
 //! against the classes of the source.
 
 use std::collections::HashSet;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
-use heapql_heap::ClassIdx;
+use heapql_heap::{ClassIdx, FieldSlot, Heap};
 use regex::Regex;
 
 use crate::env::{Env, FieldProbe};
@@ -22,7 +22,8 @@ pub(crate) enum CExpr {
     Row,
     Col(usize),
     /// `probe`: set when the classes of the objects read were not known when compiled.
-    Field { base: Box<CExpr>, name: Box<str>, probe: Option<Arc<FieldProbe>> },
+    /// `slots`: where the field lies in the instances of each class, found once per class.
+    Field { base: Box<CExpr>, name: Box<str>, probe: Option<Arc<FieldProbe>>, slots: FieldSlots },
     Attr { base: Box<CExpr>, attr: Attr },
     Classof(Box<CExpr>),
     ToString(Box<CExpr>),
@@ -51,6 +52,33 @@ pub(crate) enum CExpr {
     Agg(usize),
     Key(usize),
     Out(usize),
+}
+
+/// Where one named instance field lies in the instances of each class (`Heap::field_slot`),
+/// looked up the first time an instance of the class is read and kept for the execution: a
+/// field read over millions of objects compares no names. Shared by the scan's threads (a
+/// class looked up twice at once gets the same answer twice).
+#[derive(Default)]
+pub(crate) struct FieldSlots {
+    by_class: OnceLock<Box<[OnceLock<Option<FieldSlot>>]>>,
+}
+
+impl FieldSlots {
+    /// Field `name` of class `c`'s instances; None when they have no such field.
+    #[inline]
+    pub fn get(&self, heap: &Heap, c: ClassIdx, name: &str) -> Option<FieldSlot> {
+        let table = self.by_class.get_or_init(|| (0..heap.class_count()).map(|_| OnceLock::new()).collect());
+        match table.get(c as usize) {
+            Some(cell) => *cell.get_or_init(|| heap.field_slot(c, name)),
+            None => heap.field_slot(c, name),
+        }
+    }
+}
+
+impl std::fmt::Debug for FieldSlots {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FieldSlots")
+    }
 }
 
 impl CExpr {
@@ -147,7 +175,7 @@ pub(crate) fn compile(env: &Env, e: &Expr, sc: &Scope) -> Result<CExpr, ExecErro
                 (CExpr::Col(_), _) => probe = Some(env.field_probe(name)),
                 _ => {}
             }
-            CExpr::Field { base: base_c, name: name.as_str().into(), probe }
+            CExpr::Field { base: base_c, name: name.as_str().into(), probe, slots: FieldSlots::default() }
         }
         Expr::Attr { base, name } => {
             match name {

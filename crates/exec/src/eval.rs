@@ -1,14 +1,27 @@
 //! Evaluation of compiled expressions against one row (or one group).
+//!
+//! Two levels. `CExpr::scalar` is what runs: each node hands its parent a `Scalar` (a kind and
+//! 64 bits, in registers), so a filter over millions of objects builds no `Value`, reads each
+//! field through its place in the row's class (`FieldSlots`, found once per class) and the
+//! row's class once. Whatever is no scalar (a text, a list) goes into a slot the caller hands
+//! over, and every case a scalar path does not take itself falls back on the node's general
+//! code (`CExpr::general`), which holds the semantics (the evaluator as it was before the
+//! scalar paths). `eval_reference` runs the general code alone; `eval_exactness.rs` checks the
+//! two against each other object for object on real dumps.
 
+use std::borrow::Cow;
+use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
-use heapql_heap::{ObjIdx, ObjectKind, Value as HeapValue};
+use heapql_heap::{ClassIdx, ClassMemo, ObjIdx, ObjectKind, Value as HeapValue};
 
-use crate::compile::{unknown_field_error, CExpr};
+use crate::compile::{unknown_field_error, CExpr, FieldSlots};
 use crate::env::Env;
 use crate::error::ExecError;
 use crate::plan::{Attr, BinOp};
-use crate::value::{arith, float_value, negate, values_compare, values_equal, Key, Value};
+use crate::value::{
+    arith, float_value, negate, scalars_arith, scalars_compare, scalars_equal, values_compare, values_equal, Key, Kind, Scalar, Value,
+};
 
 /// What a row exposes to expressions. Unused parts are empty slices.
 #[derive(Clone, Copy, Default)]
@@ -144,8 +157,8 @@ fn is_text(env: &Env, v: &Value) -> bool {
 
 /// An object compared with a string compares its string text (NULL for non-strings); compared
 /// with a number, its address (`x = 0x7f00…`, `x > @objectAddress`).
-fn coerce(env: &Env, a: Value, b: Value) -> (Value, Value) {
-    match (&a, &b) {
+fn coerce<'v>(env: &Env, a: Cow<'v, Value>, b: Cow<'v, Value>) -> (Cow<'v, Value>, Cow<'v, Value>) {
+    match (&*a, &*b) {
         (Value::Obj(o), other) | (other, Value::Obj(o)) if !matches!(other, Value::Obj(_)) => {
             let o = *o;
             let as_other = match other {
@@ -153,10 +166,10 @@ fn coerce(env: &Env, a: Value, b: Value) -> (Value, Value) {
                 Value::Int(_) | Value::Float(_) => address(env, o),
                 _ => return (a, b),
             };
-            if matches!(a, Value::Obj(_)) {
-                (as_other, b)
+            if matches!(*a, Value::Obj(_)) {
+                (Cow::Owned(as_other), b)
             } else {
-                (a, as_other)
+                (a, Cow::Owned(as_other))
             }
         }
         _ => (a, b),
@@ -189,8 +202,415 @@ fn as_index(v: &Value) -> Option<i64> {
 /// Result of evaluating an expression (see `From<Box<ExecError>> for ExecError`).
 pub(crate) type EvalResult<T = Value> = Result<T, Box<ExecError>>;
 
+/// How the children of a node are evaluated by its general code (`CExpr::general`): as in
+/// production (`eval`, which takes the scalar paths), or as the reference (`eval_reference`:
+/// every node by its general code, the evaluator as it was before the scalar paths, kept to
+/// check them against object for object).
+#[derive(Clone, Copy)]
+enum Route {
+    Fast,
+    #[cfg_attr(not(test), allow(dead_code))]
+    Reference,
+}
+
+/// One evaluation of an expression by the scalar paths: the row, its class once known, and
+/// the first error met. An error does not travel back as a `Result` (a result with a scalar in
+/// it goes back through memory, a scalar alone in two registers): the node that meets it keeps
+/// it here and answers NULL; the evaluation ends with it (`finish`), what was computed after
+/// it unused.
+struct Run<'r, 'a> {
+    env: &'r Env<'a>,
+    cx: &'r Ctx<'r>,
+    /// `class_of` the row object, once asked (or given by the scan, which read it).
+    row_class: Cell<Option<ClassIdx>>,
+    /// The scan's memo of the classes met lately (`Heap::class_of_memo`), when it has one.
+    memo: Option<&'r RefCell<ClassMemo>>,
+    error: Cell<Option<Box<ExecError>>>,
+}
+
+impl<'r, 'a> Run<'r, 'a> {
+    #[inline]
+    fn new(env: &'r Env<'a>, cx: &'r Ctx<'r>, row: RowClass<'r>) -> Self {
+        Run { env, cx, row_class: Cell::new(row.class), memo: row.memo, error: Cell::new(None) }
+    }
+    /// `Heap::class_of(o)`, read once per row for the row object (two fields of the row, or a
+    /// field and its size, read the class of the same object), through the scan's memo when
+    /// there is one.
+    #[inline]
+    fn class_of(&self, o: ObjIdx) -> ClassIdx {
+        let row = self.cx.obj == Some(o);
+        if row {
+            if let Some(c) = self.row_class.get() {
+                return c;
+            }
+        }
+        let c = match self.memo {
+            Some(m) => self.env.heap.class_of_memo(o, &mut m.borrow_mut()),
+            None => self.env.heap.class_of(o),
+        };
+        if row {
+            self.row_class.set(Some(c));
+        }
+        c
+    }
+    /// Keeps the first error.
+    #[cold]
+    fn fail(&self, e: Box<ExecError>) {
+        let first = self.error.take().unwrap_or(e);
+        self.error.set(Some(first));
+    }
+    /// `v`, or the error met on the way.
+    #[inline]
+    fn finish<T>(self, v: T) -> EvalResult<T> {
+        match self.error.into_inner() {
+            None => Ok(v),
+            Some(e) => Err(e),
+        }
+    }
+    /// The scalar of a node's general code (NULL on an error, kept).
+    #[inline]
+    fn boxed(&self, slot: &mut Value, v: EvalResult) -> Scalar {
+        match v {
+            Ok(v) => boxed(slot, v),
+            Err(e) => {
+                self.fail(e);
+                Scalar::NULL
+            }
+        }
+    }
+    /// `child` for a side of a binary operator: a literal that is no scalar (a text) answers
+    /// `Boxed` without being cloned into the slot (`operand_value` borrows it).
+    #[inline(always)]
+    fn operand(&self, e: &CExpr, slot: &mut Value) -> Scalar {
+        match e {
+            CExpr::Lit(v) => Scalar::of(v).unwrap_or(Scalar::BOXED),
+            _ => self.child(e, slot),
+        }
+    }
+    /// The scalar of child `e`, the row and a scalar literal without a call.
+    #[inline(always)]
+    fn child(&self, e: &CExpr, slot: &mut Value) -> Scalar {
+        match (e, self.cx.obj) {
+            (CExpr::Row, Some(o)) => Scalar::obj(o),
+            (CExpr::Lit(v), _) => match Scalar::of(v) {
+                Some(s) => s,
+                None => e.scalar(self, slot),
+            },
+            _ => e.scalar(self, slot),
+        }
+    }
+}
+
+/// A side of a binary operator (`Run::operand`) as a value: a literal text borrowed from the
+/// expression, anything else from its scalar and slot.
+#[inline]
+fn operand_value<'v>(e: &'v CExpr, s: Scalar, slot: Value) -> Cow<'v, Value> {
+    match e {
+        CExpr::Lit(v) if s.kind == Kind::Boxed => {
+            drop(slot);
+            Cow::Borrowed(v)
+        }
+        _ => Cow::Owned(s.into_value(slot)),
+    }
+}
+
+/// What the scan knows of a row's object class: the class itself when it read it (a class
+/// source), and its memo of the classes met lately, for the objects the filter reads.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct RowClass<'m> {
+    pub class: Option<ClassIdx>,
+    pub memo: Option<&'m RefCell<ClassMemo>>,
+}
+
+/// `v` as the result of a node: a scalar, or `Boxed` with `v` in `slot`.
+#[inline]
+fn boxed(slot: &mut Value, v: Value) -> Scalar {
+    match Scalar::of(&v) {
+        Some(s) => s,
+        None => {
+            *slot = v;
+            Scalar::BOXED
+        }
+    }
+}
+
+/// Ends a child's slot once its result `s` is used. A node writes its slot only when it
+/// answers `Boxed`: after any other answer the slot still holds NULL, which owns nothing, so
+/// it is forgotten rather than dropped (which would cost a call per node and row).
+#[inline(always)]
+fn release(slot: Value, s: Scalar) {
+    if s.kind == Kind::Boxed {
+        drop(slot)
+    } else {
+        debug_assert!(slot.is_null(), "a slot written without a Boxed answer");
+        std::mem::forget(slot)
+    }
+}
+
 impl CExpr {
+    /// The value of the expression for one row (or group).
     pub(crate) fn eval(&self, env: &Env, cx: &Ctx) -> EvalResult {
+        let run = Run::new(env, cx, RowClass::default());
+        let mut slot = Value::Null;
+        let s = self.scalar(&run, &mut slot);
+        run.finish(s.into_value(slot))
+    }
+
+    /// Filter/HAVING truth value.
+    #[inline]
+    pub(crate) fn test(&self, env: &Env, cx: &Ctx) -> EvalResult<bool> {
+        self.test_row(env, cx, RowClass::default())
+    }
+
+    /// `test` of a row in a scan, with what the scan knows of the row's class.
+    #[inline]
+    pub(crate) fn test_row(&self, env: &Env, cx: &Ctx, row: RowClass) -> EvalResult<bool> {
+        let run = Run::new(env, cx, row);
+        let t = self.truth(&run);
+        run.finish(t)
+    }
+
+    /// The value by the reference route: every node by its general code.
+    #[cfg(test)]
+    pub(crate) fn eval_reference(&self, env: &Env, cx: &Ctx) -> EvalResult {
+        self.general(Route::Reference, env, cx)
+    }
+
+    #[inline]
+    fn ev(&self, route: Route, env: &Env, cx: &Ctx) -> EvalResult {
+        match route {
+            Route::Fast => self.eval(env, cx),
+            #[cfg(test)]
+            Route::Reference => self.eval_reference(env, cx),
+            #[cfg(not(test))]
+            Route::Reference => unreachable!("the reference route is for tests"),
+        }
+    }
+
+    /// Truth value (`Value::truthy`) of the expression, AND and OR short-circuited.
+    fn truth(&self, run: &Run) -> bool {
+        match self {
+            CExpr::Bin { op: BinOp::And, l, r } => l.truth(run) && r.truth(run),
+            CExpr::Bin { op: BinOp::Or, l, r } => l.truth(run) || r.truth(run),
+            _ => {
+                let mut slot = Value::Null;
+                let s = self.scalar(run, &mut slot);
+                let t = s.truthy(&slot);
+                release(slot, s);
+                t
+            }
+        }
+    }
+
+    /// The value of the expression as a scalar, built without a `Value` where the nodes allow
+    /// (field reads through the per-class slots, numeric attributes, comparisons, logic,
+    /// arithmetic, INSTANCEOF, IN over objects, CASE, COALESCE); any other value goes into
+    /// `slot` (`Kind::Boxed`). Exactly what `general` gives, as a scalar: the semantics of
+    /// each node live in its general code, which a scalar path falls back on for any case it
+    /// does not take itself (a text, a list, an object met with a text).
+    fn scalar(&self, run: &Run, slot: &mut Value) -> Scalar {
+        let (env, cx) = (run.env, run.cx);
+        let heap = env.heap;
+        match self {
+            CExpr::Lit(v) => match Scalar::of(v) {
+                Some(s) => s,
+                None => {
+                    *slot = v.clone();
+                    Scalar::BOXED
+                }
+            },
+            CExpr::Row => match cx.obj {
+                Some(o) => Scalar::obj(o),
+                None => run.boxed(slot, self.general(Route::Fast, env, cx)),
+            },
+            CExpr::Field { base, name, probe, slots } => {
+                let mut base_slot = Value::Null;
+                let b = run.child(base, &mut base_slot);
+                release(base_slot, b);
+                // A `Boxed` base is a text or a list: no object to read (as `read_field`).
+                let Some(o) = b.as_obj() else { return Scalar::NULL };
+                match read_field_scalar(run, o, name, slots) {
+                    Ok(Some(v)) => {
+                        if let Some(p) = probe {
+                            p.hit();
+                        }
+                        v
+                    }
+                    Ok(None) => {
+                        if let Some(p) = probe {
+                            p.miss();
+                        }
+                        Scalar::NULL
+                    }
+                    Err(e) => {
+                        run.fail(e);
+                        Scalar::NULL
+                    }
+                }
+            }
+            CExpr::Attr { base, attr: attr @ (Attr::ObjectId | Attr::ObjectAddress | Attr::UsedHeapSize | Attr::RetainedHeapSize | Attr::Length) } => {
+                let mut base_slot = Value::Null;
+                let b = run.child(base, &mut base_slot);
+                let v = match b.kind {
+                    Kind::Obj => match scalar_attribute(run, b.i() as u32, *attr) {
+                        Ok(v) => v,
+                        Err(e) => {
+                            run.fail(e);
+                            Scalar::NULL
+                        }
+                    },
+                    // A string value's length in UTF-16 units (`attribute`).
+                    Kind::Char if *attr == Attr::Length => Scalar::int(1),
+                    Kind::Boxed => match (&base_slot, attr) {
+                        (Value::Str(t), Attr::Length) => Scalar::int(t.encode_utf16().count() as i64),
+                        (Value::Utf16(u), Attr::Length) => Scalar::int(u.len() as i64),
+                        _ => Scalar::NULL,
+                    },
+                    _ => Scalar::NULL,
+                };
+                release(base_slot, b);
+                v
+            }
+            CExpr::Attr { base, attr: Attr::Clazz } | CExpr::Classof(base) => {
+                let mut base_slot = Value::Null;
+                let b = run.child(base, &mut base_slot);
+                release(base_slot, b);
+                match b.as_obj() {
+                    Some(o) => Scalar::obj(heap.class(run.class_of(o)).object),
+                    None => Scalar::NULL,
+                }
+            }
+            CExpr::Coalesce(args) => {
+                for a in args {
+                    let v = a.scalar(run, slot);
+                    if !v.is_null() {
+                        return v;
+                    }
+                }
+                Scalar::NULL
+            }
+            CExpr::Bin { op: BinOp::And | BinOp::Or, .. } => Scalar::bool(self.truth(run)),
+            // `e IS NULL` (`e = NULL`) and `e IS NOT NULL` (`e != NULL`), either side: whether
+            // `e` is NULL, as `binary_values` answers (`NULL = NULL` is true, `NULL != NULL`
+            // false; a text or a list is not NULL).
+            CExpr::Bin { op: op @ (BinOp::Eq | BinOp::Ne), l, r } if is_null_literal(r) || is_null_literal(l) => {
+                let e = if is_null_literal(r) { l } else { r };
+                let mut e_slot = Value::Null;
+                let v = run.child(e, &mut e_slot);
+                release(e_slot, v);
+                Scalar::bool(v.is_null() == (*op == BinOp::Eq))
+            }
+            CExpr::Bin { op, l, r } => {
+                let (mut l_slot, mut r_slot) = (Value::Null, Value::Null);
+                let a = run.operand(l, &mut l_slot);
+                let b = run.operand(r, &mut r_slot);
+                match binary_scalars(run, *op, a, b, l, r) {
+                    Some(v) => {
+                        release(l_slot, a);
+                        release(r_slot, b);
+                        v
+                    }
+                    None => boxed(slot, binary_values(env, *op, operand_value(l, a, l_slot), operand_value(r, b, r_slot), l, r)),
+                }
+            }
+            CExpr::AttrCmp { attr, op, lit, general } => match cx.obj {
+                // As `binary` answers: a NULL attribute (outside the dominator tree, not an
+                // array) makes every comparison with a number false, `!=` too.
+                Some(o) => match scalar_attribute(run, o, *attr) {
+                    Ok(v) if v.kind == Kind::Int => Scalar::bool(match op {
+                        BinOp::Lt => v.i() < *lit,
+                        BinOp::Le => v.i() <= *lit,
+                        BinOp::Gt => v.i() > *lit,
+                        BinOp::Ge => v.i() >= *lit,
+                        BinOp::Eq => v.i() == *lit,
+                        _ => v.i() != *lit,
+                    }),
+                    Ok(_) => Scalar::bool(false),
+                    Err(e) => {
+                        run.fail(e);
+                        Scalar::NULL
+                    }
+                },
+                None => general.scalar(run, slot),
+            },
+            CExpr::Not(e) => {
+                let mut e_slot = Value::Null;
+                let v = run.child(e, &mut e_slot);
+                let t = v.truthy(&e_slot);
+                release(e_slot, v);
+                if v.is_null() {
+                    Scalar::NULL
+                } else {
+                    Scalar::bool(!t)
+                }
+            }
+            CExpr::Neg(e) => {
+                let mut e_slot = Value::Null;
+                let v = run.child(e, &mut e_slot);
+                release(e_slot, v);
+                match v.kind {
+                    Kind::Int => Scalar::int(v.i().wrapping_neg()),
+                    Kind::Float => Scalar::float(-v.f()),
+                    _ => Scalar::NULL,
+                }
+            }
+            // The text of `toString(e)` for LIKE is the text of `e` (`like_text`): an object's
+            // is decoded once (`object_text`), not made a value and copied again.
+            CExpr::Like { e, re, negate } => {
+                let target = match &**e {
+                    CExpr::ToString(inner) => inner,
+                    other => other,
+                };
+                let mut t_slot = Value::Null;
+                let v = run.child(target, &mut t_slot);
+                let text = match v.as_obj() {
+                    Some(o) => {
+                        release(t_slot, v);
+                        object_text(env, o)
+                    }
+                    None => like_text(env, &v.into_value(t_slot)),
+                };
+                Scalar::bool(text.is_some_and(|t| re.is_match(&t) != *negate))
+            }
+            CExpr::Instanceof { e, by_class } => {
+                let mut e_slot = Value::Null;
+                let v = run.child(e, &mut e_slot);
+                release(e_slot, v);
+                match v.as_obj() {
+                    Some(o) => Scalar::bool(by_class[run.class_of(o) as usize]),
+                    None => Scalar::bool(false),
+                }
+            }
+            // As `general`: an object by itself, a number by the object at that address.
+            CExpr::InObjects { e, bits } => {
+                let mut e_slot = Value::Null;
+                let v = run.child(e, &mut e_slot);
+                release(e_slot, v);
+                let o = match v.kind {
+                    Kind::Obj => Some(v.i() as u32),
+                    Kind::Int => object_at(env, &Value::Int(v.i())),
+                    Kind::Float => object_at(env, &Value::Float(v.f())),
+                    _ => None,
+                };
+                Scalar::bool(o.is_some_and(|o| bits.get(o as usize / 64).is_some_and(|w| w >> (o % 64) & 1 == 1)))
+            }
+            CExpr::Case { whens, else_ } => {
+                for (w, t) in whens {
+                    if w.truth(run) {
+                        return t.scalar(run, slot);
+                    }
+                }
+                match else_ {
+                    Some(e) => e.scalar(run, slot),
+                    None => Scalar::NULL,
+                }
+            }
+            _ => run.boxed(slot, self.general(Route::Fast, env, cx)),
+        }
+    }
+
+    /// The value by each node's general code, children evaluated by `route`.
+    fn general(&self, route: Route, env: &Env, cx: &Ctx) -> EvalResult {
         let heap = env.heap;
         Ok(match self {
             CExpr::Lit(v) => v.clone(),
@@ -201,8 +621,8 @@ impl CExpr {
                 None => Value::List(cx.cols.iter().cloned().collect()),
             },
             CExpr::Col(i) => cx.cols.get(*i).cloned().unwrap_or(Value::Null),
-            CExpr::Field { base, name, probe } => {
-                let b = base.eval(env, cx)?;
+            CExpr::Field { base, name, probe, .. } => {
+                let b = base.ev(route, env, cx)?;
                 match probe {
                     None => read_field(env, b, name)?.unwrap_or(Value::Null),
                     Some(p) => match read_field(env, b, name)? {
@@ -219,21 +639,21 @@ impl CExpr {
                 }
             }
             CExpr::Attr { base, attr } => {
-                let b = base.eval(env, cx)?;
+                let b = base.ev(route, env, cx)?;
                 attribute(env, b, *attr)?
             }
-            CExpr::Classof(e) => match e.eval(env, cx)? {
+            CExpr::Classof(e) => match e.ev(route, env, cx)? {
                 Value::Obj(o) => Value::Obj(heap.class(heap.class_of(o)).object),
                 _ => Value::Null,
             },
-            CExpr::ToString(e) => match e.eval(env, cx)? {
+            CExpr::ToString(e) => match e.ev(route, env, cx)? {
                 Value::Obj(o) => object_text_value(env, o).unwrap_or(Value::Null),
                 s @ (Value::Str(_) | Value::Utf16(_)) => s,
                 other => other.plain_text().map(|s| Value::Str(s.into())).unwrap_or(Value::Null),
             },
             CExpr::Coalesce(args) => {
                 for a in args {
-                    let v = a.eval(env, cx)?;
+                    let v = a.ev(route, env, cx)?;
                     if !v.is_null() {
                         return Ok(v);
                     }
@@ -241,64 +661,53 @@ impl CExpr {
                 Value::Null
             }
             CExpr::Nullif(a, b) => {
-                let va = a.eval(env, cx)?;
-                let vb = b.eval(env, cx)?;
-                let (ca, cb) = coerce(env, va.clone(), vb);
+                let va = a.ev(route, env, cx)?;
+                let vb = b.ev(route, env, cx)?;
+                let (ca, cb) = coerce(env, Cow::Borrowed(&va), Cow::Owned(vb));
                 if !ca.is_null() && values_equal(&ca, &cb) {
                     Value::Null
                 } else {
                     va
                 }
             }
-            CExpr::Dominators(e) => match e.eval(env, cx)? {
+            CExpr::Dominators(e) => match e.ev(route, env, cx)? {
                 Value::Obj(o) => env.graph("dominators(x)")?.dominated(o).map_or(Value::Null, objects),
                 _ => Value::Null,
             },
-            CExpr::Dominatorof(e) => match e.eval(env, cx)? {
+            CExpr::Dominatorof(e) => match e.ev(route, env, cx)? {
                 Value::Obj(o) => env.graph("dominatorof(x)")?.immediate_dominator(o).map(Value::Obj).unwrap_or(Value::Null),
                 _ => Value::Null,
             },
-            CExpr::Path(a, b) => match (a.eval(env, cx)?, b.eval(env, cx)?) {
+            CExpr::Path(a, b) => match (a.ev(route, env, cx)?, b.ev(route, env, cx)?) {
                 (Value::Obj(x), Value::Obj(y)) => env.graph("path(a, b)")?.path(x, y).map(objects).unwrap_or(Value::Null),
                 _ => Value::Null,
             },
-            CExpr::Bin { op, l, r } => binary(env, *op, l, r, cx)?,
-            CExpr::AttrCmp { attr, op, lit, general } => match cx.obj {
-                // As `binary` answers: a NULL attribute (outside the dominator tree, not an
-                // array) makes every comparison with a number false, `!=` too.
-                Some(o) => Value::Bool(int_attribute(env, o, *attr)?.is_some_and(|v| match op {
-                    BinOp::Lt => v < *lit,
-                    BinOp::Le => v <= *lit,
-                    BinOp::Gt => v > *lit,
-                    BinOp::Ge => v >= *lit,
-                    BinOp::Eq => v == *lit,
-                    _ => v != *lit,
-                })),
-                None => general.eval(env, cx)?,
-            },
-            CExpr::Not(e) => match e.eval(env, cx)? {
+            CExpr::Bin { op, l, r } => binary(env, *op, l, r, cx, route)?,
+            // The comparison as written (`AttrCmp` is its fast form).
+            CExpr::AttrCmp { general, .. } => general.ev(route, env, cx)?,
+            CExpr::Not(e) => match e.ev(route, env, cx)? {
                 Value::Null => Value::Null,
                 v => Value::Bool(!v.truthy()),
             },
-            CExpr::Neg(e) => negate(&e.eval(env, cx)?),
-            CExpr::Like { e, re, negate } => match like_text(env, &e.eval(env, cx)?) {
+            CExpr::Neg(e) => negate(&e.ev(route, env, cx)?),
+            CExpr::Like { e, re, negate } => match like_text(env, &e.ev(route, env, cx)?) {
                 Some(t) => Value::Bool(re.is_match(&t) != *negate),
                 None => Value::Bool(false),
             },
-            CExpr::Instanceof { e, by_class } => match e.eval(env, cx)? {
+            CExpr::Instanceof { e, by_class } => match e.ev(route, env, cx)? {
                 Value::Obj(o) => Value::Bool(by_class[heap.class_of(o) as usize]),
                 _ => Value::Bool(false),
             },
             // The left side meets the subquery's column the way `=` does: an object matches
             // itself, its address or (for a string) its text; an address matches its object.
             CExpr::InObjects { e, bits } => {
-                let v = e.eval(env, cx)?;
+                let v = e.ev(route, env, cx)?;
                 match if let Value::Obj(o) = v { Some(o) } else { object_at(env, &v) } {
                     Some(o) => Value::Bool(bits.get(o as usize / 64).is_some_and(|w| w >> (o % 64) & 1 == 1)),
                     None => Value::Bool(false),
                 }
             }
-            CExpr::InValues { e, set, by_address, by_text } => match e.eval(env, cx)? {
+            CExpr::InValues { e, set, by_address, by_text } => match e.ev(route, env, cx)? {
                 Value::Null => Value::Bool(false),
                 Value::Obj(o) => Value::Bool(
                     set.contains(&Key(Value::Obj(o)))
@@ -309,24 +718,24 @@ impl CExpr {
             },
             CExpr::Case { whens, else_ } => {
                 for (w, t) in whens {
-                    if w.eval(env, cx)?.truthy() {
-                        return t.eval(env, cx);
+                    if w.ev(route, env, cx)?.truthy() {
+                        return t.ev(route, env, cx);
                     }
                 }
                 match else_ {
-                    Some(e) => e.eval(env, cx)?,
+                    Some(e) => e.ev(route, env, cx)?,
                     None => Value::Null,
                 }
             }
             CExpr::Index { e, i } => {
-                let base = e.eval(env, cx)?;
-                let i = i.eval(env, cx)?;
+                let base = e.ev(route, env, cx)?;
+                let i = i.ev(route, env, cx)?;
                 index(env, &base, &i)
             }
             CExpr::Slice { e, from, to } => {
-                let base = e.eval(env, cx)?;
-                let from = from.eval(env, cx)?;
-                let to = to.eval(env, cx)?;
+                let base = e.ev(route, env, cx)?;
+                let from = from.ev(route, env, cx)?;
+                let to = to.ev(route, env, cx)?;
                 slice(env, &base, &from, &to)
             }
             CExpr::Agg(i) => cx.aggs.get(*i).cloned().unwrap_or(Value::Null),
@@ -335,28 +744,105 @@ impl CExpr {
         })
     }
 
-    /// Filter/HAVING truth value.
-    #[inline]
-    pub(crate) fn test(&self, env: &Env, cx: &Ctx) -> EvalResult<bool> {
-        Ok(self.eval(env, cx)?.truthy())
-    }
 }
 
 fn is_null_literal(e: &CExpr) -> bool {
     matches!(e, CExpr::Lit(Value::Null))
 }
 
+/// A text for `+` (which then concatenates): a char, or a java.lang.String object.
 #[inline]
-fn binary(env: &Env, op: BinOp, l: &CExpr, r: &CExpr, cx: &Ctx) -> EvalResult {
+fn scalar_is_text(run: &Run, v: Scalar) -> bool {
+    match v.kind {
+        Kind::Char => true,
+        Kind::Obj => run.env.is_string_class(run.class_of(v.i() as u32)),
+        _ => false,
+    }
+}
+
+/// `@objectAddress` of an object as a scalar.
+#[inline]
+fn scalar_address(env: &Env, o: Scalar) -> Scalar {
+    Scalar::int(env.heap.object_id(o.i() as u32) as i64)
+}
+
+/// `binary_values` of two scalars (`l`, `r`: the expressions they come from); None for what
+/// only values answer: a `Boxed` side, an object met with a char (the object's text), `+` of
+/// a text.
+#[inline(always)]
+fn binary_scalars(run: &Run, op: BinOp, a: Scalar, b: Scalar, l: &CExpr, r: &CExpr) -> Option<Scalar> {
+    use BinOp::*;
+    let env = run.env;
+    if a.kind == Kind::Boxed || b.kind == Kind::Boxed {
+        return None;
+    }
+    let number = |k: Kind| matches!(k, Kind::Int | Kind::Float);
+    // As `coerce`: an object met with a number is its address.
+    let coerce = |a: Scalar, b: Scalar| {
+        if a.kind == Kind::Obj && number(b.kind) {
+            (scalar_address(env, a), b)
+        } else if number(a.kind) && b.kind == Kind::Obj {
+            (a, scalar_address(env, b))
+        } else {
+            (a, b)
+        }
+    };
+    if matches!(op, Eq | Ne | Lt | Le | Gt | Ge) && matches!((a.kind, b.kind), (Kind::Obj, Kind::Char) | (Kind::Char, Kind::Obj)) {
+        return None;
+    }
+    Some(match op {
+        Eq => {
+            let (a, b) = coerce(a, b);
+            Scalar::bool(scalars_equal(a, b))
+        }
+        // `x != null` is "x is not null"; otherwise a comparison with NULL is false.
+        Ne if a.is_null() || b.is_null() => {
+            let literal_null_side = (a.is_null() && is_null_literal(l)) || (b.is_null() && is_null_literal(r));
+            Scalar::bool(a.is_null() != b.is_null() && literal_null_side)
+        }
+        Ne => {
+            let (a, b) = coerce(a, b);
+            Scalar::bool(!scalars_equal(a, b))
+        }
+        Lt | Le | Gt | Ge => {
+            // Two objects are ordered by their addresses.
+            let (a, b) = if a.kind == Kind::Obj && b.kind == Kind::Obj { (scalar_address(env, a), scalar_address(env, b)) } else { coerce(a, b) };
+            Scalar::bool(match scalars_compare(a, b) {
+                None => false,
+                Some(o) => match op {
+                    Lt => o.is_lt(),
+                    Le => o.is_le(),
+                    Gt => o.is_gt(),
+                    _ => o.is_ge(),
+                },
+            })
+        }
+        Add if scalar_is_text(run, a) || scalar_is_text(run, b) => return None,
+        Add | Sub | Mul | Div | Rem => scalars_arith(op, a, b),
+        // Evaluated by `truth`, which short-circuits.
+        And | Or => return None,
+    })
+}
+
+#[inline]
+fn binary(env: &Env, op: BinOp, l: &CExpr, r: &CExpr, cx: &Ctx, route: Route) -> EvalResult {
     use BinOp::*;
     match op {
-        And => return Ok(Value::Bool(l.eval(env, cx)?.truthy() && r.eval(env, cx)?.truthy())),
-        Or => return Ok(Value::Bool(l.eval(env, cx)?.truthy() || r.eval(env, cx)?.truthy())),
+        And => return Ok(Value::Bool(l.ev(route, env, cx)?.truthy() && r.ev(route, env, cx)?.truthy())),
+        Or => return Ok(Value::Bool(l.ev(route, env, cx)?.truthy() || r.ev(route, env, cx)?.truthy())),
         _ => {}
     }
-    let a = l.eval(env, cx)?;
-    let b = r.eval(env, cx)?;
-    Ok(match op {
+    let a = l.ev(route, env, cx)?;
+    let b = r.ev(route, env, cx)?;
+    Ok(binary_values(env, op, Cow::Owned(a), Cow::Owned(b), l, r))
+}
+
+/// A binary operator other than AND and OR on the values of its sides (`l`, `r`: the
+/// expressions they come from).
+/// The sides come borrowed where they can (a literal text is not cloned per row).
+fn binary_values(env: &Env, op: BinOp, a: Cow<Value>, b: Cow<Value>, l: &CExpr, r: &CExpr) -> Value {
+    use BinOp::*;
+    match op {
         Eq => {
             let (a, b) = coerce(env, a, b);
             Value::Bool(values_equal(&a, &b))
@@ -373,8 +859,8 @@ fn binary(env: &Env, op: BinOp, l: &CExpr, r: &CExpr, cx: &Ctx) -> EvalResult {
         }
         Lt | Le | Gt | Ge => {
             // Two objects are ordered by their addresses, as ORDER BY and MIN/MAX order them.
-            let (a, b) = match (&a, &b) {
-                (Value::Obj(x), Value::Obj(y)) => (address(env, *x), address(env, *y)),
+            let (a, b) = match (&*a, &*b) {
+                (Value::Obj(x), Value::Obj(y)) => (Cow::Owned(address(env, *x)), Cow::Owned(address(env, *y))),
                 _ => coerce(env, a, b),
             };
             Value::Bool(match values_compare(&a, &b) {
@@ -396,7 +882,7 @@ fn binary(env: &Env, op: BinOp, l: &CExpr, r: &CExpr, cx: &Ctx) -> EvalResult {
             _ => Value::Null,
         },
         _ => arith(op, &a, &b),
-    })
+    }
 }
 
 /// What a field read found: the value, an object without such a field, or no object to read.
@@ -437,6 +923,74 @@ fn read_field(env: &Env, base: Value, name: &str) -> EvalResult<Found> {
         },
         // Arrays have no fields.
         _ => Ok(Found::Missing),
+    }
+}
+
+/// `read_field` of object `o` as a scalar, an instance field found through `slots` (no name
+/// compared per object): None where `read_field` finds no such field (`Found::Missing`).
+#[inline]
+fn read_field_scalar(run: &Run, o: ObjIdx, name: &str, slots: &FieldSlots) -> EvalResult<Option<Scalar>> {
+    let env = run.env;
+    let heap = env.heap;
+    match heap.object_kind(o) {
+        ObjectKind::Instance => {
+            let c = run.class_of(o);
+            match slots.get(heap, c, name).and_then(|slot| heap.field_at(o, slot)) {
+                Some(v) => Ok(Some(scalar_from_heap(env, v))),
+                // Rule 12 past the row, as `read_field`.
+                None if (name == "count" || name == "offset") && env.is_string_class(c) => {
+                    Err(Box::new(unknown_field_error(env, c, name, 1)))
+                }
+                None => Ok(None),
+            }
+        }
+        ObjectKind::Class => Ok(heap
+            .class_described_by(o)
+            .and_then(|c| env.statics_with_supers(c).find(|s| s.name == name))
+            .map(|s| scalar_from_heap(env, s.value))),
+        _ => Ok(None),
+    }
+}
+
+/// `from_heap` as a scalar: a char stays its unit.
+#[inline]
+fn scalar_from_heap(env: &Env, v: HeapValue) -> Scalar {
+    match v {
+        HeapValue::Null | HeapValue::Object(0) => Scalar::NULL,
+        HeapValue::Object(id) => env.heap.index_of(id).map_or(Scalar::NULL, Scalar::obj),
+        HeapValue::Boolean(b) => Scalar::bool(b),
+        HeapValue::Char(c) => Scalar::char(c),
+        HeapValue::Byte(b) => Scalar::int(b as i64),
+        HeapValue::Short(s) => Scalar::int(s as i64),
+        HeapValue::Int(i) => Scalar::int(i as i64),
+        HeapValue::Long(l) => Scalar::int(l),
+        HeapValue::Float(f) => Scalar::float(float_value(f)),
+        HeapValue::Double(d) => Scalar::float(d),
+    }
+}
+
+/// A numeric attribute of object `o` as a scalar (`int_attribute`), the row's size from the
+/// class already read.
+#[inline]
+fn scalar_attribute(run: &Run, o: ObjIdx, attr: Attr) -> EvalResult<Scalar> {
+    let heap = run.env.heap;
+    match attr {
+        Attr::UsedHeapSize => {
+            let size = match heap.object_kind(o) {
+                ObjectKind::Instance | ObjectKind::ObjectArray => heap.shallow_size_of_class(o, run.class_of(o)),
+                _ => heap.shallow_size(o),
+            };
+            Ok(Scalar::int(size as i64))
+        }
+        // An instance has a length when it is a String (`Heap::string_length` asks its class
+        // by name; the row's class is known here), an array its own, a class object none.
+        Attr::Length => Ok(match heap.object_kind(o) {
+            ObjectKind::Instance if !run.env.is_string_class(run.class_of(o)) => Scalar::NULL,
+            ObjectKind::Instance => heap.string_length(o).map_or(Scalar::NULL, |l| Scalar::int(l as i64)),
+            ObjectKind::Class => Scalar::NULL,
+            ObjectKind::ObjectArray | ObjectKind::PrimitiveArray(_) => heap.array_length(o).map_or(Scalar::NULL, |l| Scalar::int(l as i64)),
+        }),
+        _ => Ok(int_attribute(run.env, o, attr)?.map_or(Scalar::NULL, Scalar::int)),
     }
 }
 
@@ -586,6 +1140,10 @@ fn slice(env: &Env, base: &Value, from: &Value, to: &Value) -> Value {
         _ => Value::Null,
     }
 }
+
+#[cfg(test)]
+#[path = "eval_exactness.rs"]
+mod exactness;
 
 #[cfg(test)]
 mod tests {

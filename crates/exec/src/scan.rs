@@ -5,10 +5,14 @@
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use std::cell::RefCell;
+
+use heapql_heap::ClassMemo;
+
 use crate::compile::CExpr;
 use crate::env::{Env, CANCEL_EVERY};
 use crate::error::ExecError;
-use crate::eval::Ctx;
+use crate::eval::{Ctx, RowClass};
 use crate::source::{Input, ObjSet};
 
 /// Below this many scan steps per thread a scan stays on one thread.
@@ -34,6 +38,9 @@ pub(crate) fn scan_range(
     let mut unreported = 0usize;
     let start = range.start;
     let end = range.end;
+    // Classes met lately, by the class id in their instances' records: a class source reads
+    // every object's class, mostly from a few classes; so do field reads in the filter.
+    let memo = RefCell::new(ClassMemo::default());
     for i in range {
         if (i - start) % CANCEL_EVERY == 0 {
             env.check_cancel()?;
@@ -47,31 +54,33 @@ pub(crate) fn scan_range(
             }
         }
         unreported += 1;
-        let cx = match input {
+        // The row, and its object's class when read here (the filter reads it again else).
+        let (cx, class) = match input {
             Input::Objects(set) => {
-                let o = match set {
-                    ObjSet::All => i as u32,
+                let (o, class) = match set {
+                    ObjSet::All => (i as u32, None),
                     ObjSet::Classes { by_class, .. } => {
                         let o = i as u32;
-                        if !by_class[heap.class_of(o) as usize] {
+                        let c = heap.class_of_memo(o, &mut memo.borrow_mut());
+                        if !by_class[c as usize] {
                             continue;
                         }
                         if let Some(r) = remaining {
                             r.fetch_sub(1, Ordering::Relaxed);
                         }
-                        o
+                        (o, Some(c))
                     }
-                    ObjSet::List(v) => v[i],
+                    ObjSet::List(v) => (v[i], None),
                 };
                 if reach && !env.is_reachable(o) {
                     continue;
                 }
-                Ctx::object(o)
+                (Ctx::object(o), class)
             }
-            Input::Values(t) => Ctx { cols: t.row(i), ..Ctx::default() },
+            Input::Values(t) => (Ctx { cols: t.row(i), ..Ctx::default() }, None),
         };
         if let Some(f) = filter {
-            if !f.test(env, &cx)? {
+            if !f.test_row(env, &cx, RowClass { class, memo: Some(&memo) })? {
                 continue;
             }
         }

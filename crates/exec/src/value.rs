@@ -137,6 +137,195 @@ impl Value {
     }
 }
 
+/// A value that needs no allocation, as the evaluator passes it between the nodes of an
+/// expression (`CExpr::scalar`) so that a filter over millions of objects builds no `Value`:
+/// what field reads, numeric attributes, comparisons, logic and arithmetic on numbers give.
+/// Each stands for the `Value` `into_value` makes of it, with the same semantics (see `Kind`).
+///
+/// A kind and 64 bits rather than an enum with data: a function returns this in two
+/// registers, where an enum with data (or a `Result`) goes through memory, stored by parts and
+/// read back whole, which stalls the processor at every node.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Scalar {
+    pub kind: Kind,
+    bits: u64,
+}
+
+/// What a `Scalar` holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum Kind {
+    Null,
+    Bool,
+    Int,
+    Float,
+    /// An object by dense index.
+    Obj,
+    /// A Java `char` read from the heap: the one-unit text `Value::text_of_units(&[c])` (a
+    /// `Str`, or a `Utf16` for a lone surrogate).
+    Char,
+    /// None of these (a text, a list): the evaluator put the value in the slot the caller
+    /// handed it. A slot holds only such values, so a scalar value is never `Boxed`.
+    Boxed,
+}
+
+impl Scalar {
+    pub const NULL: Scalar = Scalar { kind: Kind::Null, bits: 0 };
+    pub const BOXED: Scalar = Scalar { kind: Kind::Boxed, bits: 0 };
+    #[inline(always)]
+    pub fn bool(b: bool) -> Scalar {
+        Scalar { kind: Kind::Bool, bits: b as u64 }
+    }
+    #[inline(always)]
+    pub fn int(i: i64) -> Scalar {
+        Scalar { kind: Kind::Int, bits: i as u64 }
+    }
+    #[inline(always)]
+    pub fn float(f: f64) -> Scalar {
+        Scalar { kind: Kind::Float, bits: f.to_bits() }
+    }
+    #[inline(always)]
+    pub fn obj(o: u32) -> Scalar {
+        Scalar { kind: Kind::Obj, bits: o as u64 }
+    }
+    #[inline(always)]
+    pub fn char(c: u16) -> Scalar {
+        Scalar { kind: Kind::Char, bits: c as u64 }
+    }
+    /// The object, for an `Obj`.
+    #[inline(always)]
+    pub fn as_obj(self) -> Option<u32> {
+        (self.kind == Kind::Obj).then_some(self.bits as u32)
+    }
+    /// The payload of an `Int` (or a `Bool`, `Obj`, `Char`: their number).
+    #[inline(always)]
+    pub fn i(self) -> i64 {
+        self.bits as i64
+    }
+    /// The payload of a `Float`.
+    #[inline(always)]
+    pub fn f(self) -> f64 {
+        f64::from_bits(self.bits)
+    }
+
+    /// `v` as a scalar when it is one (never `Char`: a text value stays a `Value`).
+    #[inline]
+    pub fn of(v: &Value) -> Option<Scalar> {
+        Some(match v {
+            Value::Null => Scalar::NULL,
+            Value::Bool(b) => Scalar::bool(*b),
+            Value::Int(i) => Scalar::int(*i),
+            Value::Float(f) => Scalar::float(*f),
+            Value::Obj(o) => Scalar::obj(*o),
+            Value::Str(_) | Value::Utf16(_) | Value::List(_) => return None,
+        })
+    }
+    /// The value this stands for; `slot` is the one a `Boxed` was put in.
+    #[inline]
+    pub fn into_value(self, slot: Value) -> Value {
+        match self.kind {
+            Kind::Null => Value::Null,
+            Kind::Bool => Value::Bool(self.bits != 0),
+            Kind::Int => Value::Int(self.i()),
+            Kind::Float => Value::Float(self.f()),
+            Kind::Obj => Value::Obj(self.bits as u32),
+            Kind::Char => char_value(self.bits as u16),
+            Kind::Boxed => slot,
+        }
+    }
+    /// `Value::truthy` of the value this stands for (a char is a text of one unit: true).
+    #[inline(always)]
+    pub fn truthy(self, slot: &Value) -> bool {
+        match self.kind {
+            Kind::Null => false,
+            Kind::Bool | Kind::Int => self.bits != 0,
+            Kind::Float => self.f() != 0.0 && !self.f().is_nan(),
+            Kind::Obj | Kind::Char => true,
+            Kind::Boxed => slot.truthy(),
+        }
+    }
+    #[inline(always)]
+    pub fn is_null(self) -> bool {
+        self.kind == Kind::Null
+    }
+    /// `Value::as_f64`: numbers only.
+    #[inline(always)]
+    fn as_f64(self) -> Option<f64> {
+        match self.kind {
+            Kind::Int => Some(self.i() as f64),
+            Kind::Float => Some(self.f()),
+            _ => None,
+        }
+    }
+}
+
+/// A Java `char` as a value: a one-character string, or the unit itself when it is a lone
+/// surrogate (no Rust string holds one).
+pub(crate) fn char_value(c: u16) -> Value {
+    match char::from_u32(c as u32) {
+        Some(ch) => Value::Str(Arc::from(ch.encode_utf8(&mut [0; 4]) as &str)),
+        None => Value::Utf16(Arc::from([c].as_slice())),
+    }
+}
+
+/// `values_equal` of two scalars, neither `Boxed` (objects equal by index; a char equals the
+/// same char: one form per text).
+#[inline(always)]
+pub(crate) fn scalars_equal(a: Scalar, b: Scalar) -> bool {
+    match (a.kind, b.kind) {
+        (Kind::Null, Kind::Null) => true,
+        (Kind::Null, _) | (_, Kind::Null) => false,
+        (Kind::Bool, Kind::Bool) | (Kind::Obj, Kind::Obj) | (Kind::Char, Kind::Char) | (Kind::Int, Kind::Int) => a.bits == b.bits,
+        _ => match (a.as_f64(), b.as_f64()) {
+            (Some(x), Some(y)) => x == y,
+            _ => false,
+        },
+    }
+}
+
+/// `values_compare` of two scalars, neither `Boxed`: two chars by their units (the code point
+/// order of one-unit texts, a lone surrogate counting as its unit); None where the values are
+/// not comparable.
+#[inline(always)]
+pub(crate) fn scalars_compare(a: Scalar, b: Scalar) -> Option<Ordering> {
+    match (a.kind, b.kind) {
+        (Kind::Null, _) | (_, Kind::Null) => None,
+        (Kind::Bool, Kind::Bool) | (Kind::Char, Kind::Char) => Some(a.bits.cmp(&b.bits)),
+        (Kind::Int, Kind::Int) => Some(a.i().cmp(&b.i())),
+        _ => a.as_f64()?.partial_cmp(&b.as_f64()?),
+    }
+}
+
+/// `arith` of two scalars, neither `Boxed` nor a text for `+` (the caller concatenates those).
+#[inline(always)]
+pub(crate) fn scalars_arith(op: crate::plan::BinOp, a: Scalar, b: Scalar) -> Scalar {
+    use crate::plan::BinOp::*;
+    if a.kind == Kind::Int && b.kind == Kind::Int {
+        let (x, y) = (a.i(), b.i());
+        return match op {
+            Add => Scalar::int(x.wrapping_add(y)),
+            Sub => Scalar::int(x.wrapping_sub(y)),
+            Mul => Scalar::int(x.wrapping_mul(y)),
+            Div if y == 0 => Scalar::NULL,
+            Div => Scalar::int(x.wrapping_div(y)),
+            Rem if y == 0 => Scalar::NULL,
+            Rem => Scalar::int(x.wrapping_rem(y)),
+            _ => Scalar::NULL,
+        };
+    }
+    match (a.as_f64(), b.as_f64()) {
+        (Some(x), Some(y)) => Scalar::float(match op {
+            Add => x + y,
+            Sub => x - y,
+            Mul => x * y,
+            Div => x / y,
+            Rem => x % y,
+            _ => return Scalar::NULL,
+        }),
+        _ => Scalar::NULL,
+    }
+}
+
 /// Floats print like JavaScript would for the common cases (`2` for 2.0, `NaN`, `Infinity`).
 pub fn format_float(f: f64) -> String {
     if f.is_nan() {
