@@ -675,8 +675,8 @@ mod tests {
     #[test]
     fn walk_visits_every_expression() {
         let lit = || Box::new(CExpr::Lit(Value::Int(1)));
-        let count = CExpr::Field { base: Box::new(CExpr::Field { base: Box::new(CExpr::Row), name: "name".into(), probe: None }), name: "count".into(), probe: None };
-        let plain = CExpr::Bin { op: crate::plan::BinOp::Add, l: lit(), r: Box::new(CExpr::Field { base: Box::new(CExpr::Row), name: "size".into(), probe: None }) };
+        let count = CExpr::Field { base: Box::new(CExpr::Field { base: Box::new(CExpr::Row), name: "name".into(), probe: None, slots: Default::default() }), name: "count".into(), probe: None, slots: Default::default() };
+        let plain = CExpr::Bin { op: crate::plan::BinOp::Add, l: lit(), r: Box::new(CExpr::Field { base: Box::new(CExpr::Row), name: "size".into(), probe: None, slots: Default::default() }) };
         let mut found = Vec::new();
         walk(&CExpr::Coalesce(vec![plain, count]), &mut |x| {
             if let CExpr::Field { name, .. } = x {
