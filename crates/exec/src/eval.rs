@@ -111,6 +111,17 @@ fn like_text(env: &Env, v: &Value) -> Option<String> {
     }
 }
 
+/// Whether `v` matches a LIKE pattern: its text does (`like_text`); a list (`@GCRoots`,
+/// `@outbounds`, a slice) stands for its elements, as in `IN`: it matches when one of them does
+/// (an empty list when none). None where there is no text to match (NULL, an object that is not
+/// a String): neither LIKE nor NOT LIKE holds.
+fn like_match(env: &Env, v: &Value, re: &regex::Regex) -> Option<bool> {
+    match v {
+        Value::List(items) => Some(items.iter().any(|x| like_text(env, x).is_some_and(|t| re.is_match(&t)))),
+        other => like_text(env, other).map(|t| re.is_match(&t)),
+    }
+}
+
 /// Text of a value for concatenation, exact: a string value as it is, a string object's text,
 /// the text of a number or a boolean.
 fn text_value(env: &Env, v: &Value) -> Option<Value> {
@@ -563,14 +574,14 @@ impl CExpr {
                 };
                 let mut t_slot = Value::Null;
                 let v = run.child(target, &mut t_slot);
-                let text = match v.as_obj() {
+                let matched = match v.as_obj() {
                     Some(o) => {
                         release(t_slot, v);
-                        object_text(env, o)
+                        object_text(env, o).map(|t| re.is_match(&t))
                     }
-                    None => like_text(env, &v.into_value(t_slot)),
+                    None => like_match(env, &v.into_value(t_slot), re),
                 };
-                Scalar::bool(text.is_some_and(|t| re.is_match(&t) != *negate))
+                Scalar::bool(matched.is_some_and(|m| m != *negate))
             }
             CExpr::Instanceof { e, by_class } => {
                 let mut e_slot = Value::Null;
@@ -690,8 +701,8 @@ impl CExpr {
                 v => Value::Bool(!v.truthy()),
             },
             CExpr::Neg(e) => negate(&e.ev(route, env, cx)?),
-            CExpr::Like { e, re, negate } => match like_text(env, &e.ev(route, env, cx)?) {
-                Some(t) => Value::Bool(re.is_match(&t) != *negate),
+            CExpr::Like { e, re, negate } => match like_match(env, &e.ev(route, env, cx)?, re) {
+                Some(m) => Value::Bool(m != *negate),
                 None => Value::Bool(false),
             },
             CExpr::Instanceof { e, by_class } => match e.ev(route, env, cx)? {
