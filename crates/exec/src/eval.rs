@@ -986,6 +986,8 @@ fn scalar_from_heap(env: &Env, v: HeapValue) -> Scalar {
 fn scalar_attribute(run: &Run, o: ObjIdx, attr: Attr) -> EvalResult<Scalar> {
     let heap = run.env.heap;
     match attr {
+        Attr::ObjectId => Ok(Scalar::int(o as i64)),
+        Attr::ObjectAddress => Ok(Scalar::int(heap.object_id(o) as i64)),
         Attr::UsedHeapSize => {
             let size = match heap.object_kind(o) {
                 ObjectKind::Instance | ObjectKind::ObjectArray => heap.shallow_size_of_class(o, run.class_of(o)),
