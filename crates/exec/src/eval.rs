@@ -777,6 +777,18 @@ fn scalar_address(env: &Env, o: Scalar) -> Scalar {
     Scalar::int(env.heap.object_id(o.i() as u32) as i64)
 }
 
+/// Whether `<`, `<=`, `>` or `>=` holds for two values ordered `o` (NULL and incomparable values
+/// have no ordering: the comparison is false).
+#[inline]
+fn order_holds(op: BinOp, o: std::cmp::Ordering) -> bool {
+    match op {
+        BinOp::Lt => o.is_lt(),
+        BinOp::Le => o.is_le(),
+        BinOp::Gt => o.is_gt(),
+        _ => o.is_ge(),
+    }
+}
+
 /// `binary_values` of two scalars (`l`, `r`: the expressions they come from); None for what
 /// only values answer: a `Boxed` side, an object met with a char (the object's text), `+` of
 /// a text.
@@ -818,15 +830,7 @@ fn binary_scalars(run: &Run, op: BinOp, a: Scalar, b: Scalar, l: &CExpr, r: &CEx
         Lt | Le | Gt | Ge => {
             // Two objects are ordered by their addresses.
             let (a, b) = if a.kind == Kind::Obj && b.kind == Kind::Obj { (scalar_address(env, a), scalar_address(env, b)) } else { coerce(a, b) };
-            Scalar::bool(match scalars_compare(a, b) {
-                None => false,
-                Some(o) => match op {
-                    Lt => o.is_lt(),
-                    Le => o.is_le(),
-                    Gt => o.is_gt(),
-                    _ => o.is_ge(),
-                },
-            })
+            Scalar::bool(scalars_compare(a, b).is_some_and(|o| order_holds(op, o)))
         }
         Add if scalar_is_text(run, a) || scalar_is_text(run, b) => return None,
         Add | Sub | Mul | Div | Rem => scalars_arith(op, a, b),
@@ -874,15 +878,7 @@ fn binary_values(env: &Env, op: BinOp, a: Cow<Value>, b: Cow<Value>, l: &CExpr, 
                 (Value::Obj(x), Value::Obj(y)) => (Cow::Owned(address(env, *x)), Cow::Owned(address(env, *y))),
                 _ => coerce(env, a, b),
             };
-            Value::Bool(match values_compare(&a, &b) {
-                None => false,
-                Some(o) => match op {
-                    Lt => o.is_lt(),
-                    Le => o.is_le(),
-                    Gt => o.is_gt(),
-                    _ => o.is_ge(),
-                },
-            })
+            Value::Bool(values_compare(&a, &b).is_some_and(|o| order_holds(op, o)))
         }
         // Java: `+` with a String on either side concatenates, the other side as its text
         // (a number, a boolean, another String). A String object counts as a String, as a
