@@ -89,7 +89,8 @@ impl CExpr {
         found
     }
 
-    fn visit(&self, f: &mut dyn FnMut(&CExpr)) {
+    /// Calls `f` on this expression and every expression inside it.
+    pub(crate) fn visit(&self, f: &mut dyn FnMut(&CExpr)) {
         f(self);
         match self {
             CExpr::Lit(_) | CExpr::Row | CExpr::Col(_) | CExpr::Agg(_) | CExpr::Key(_) | CExpr::Out(_) => {}

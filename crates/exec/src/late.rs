@@ -27,7 +27,7 @@ use crate::order::TopK;
 use crate::plan::Attr;
 use crate::rows::{RowSet, Table};
 use crate::scan::{par_scan, MIN_PER_THREAD};
-use crate::select::Emit;
+use crate::select::{Emit, Post};
 use crate::source::{Input, ObjSet};
 use crate::value::{total_cmp, Value};
 
@@ -53,17 +53,8 @@ pub fn with_eager_order<T>(f: impl FnOnce() -> T) -> T {
     f()
 }
 
-/// The parts of an ungrouped select after its filter.
-pub(crate) struct Rows<'p> {
-    pub having: Option<&'p CExpr>,
-    /// None: the rows are the objects themselves.
-    pub outputs: Option<&'p [CExpr]>,
-    pub order: &'p [CExpr],
-    pub desc: &'p [bool],
-}
-
 /// Whether the late path runs this ordered, ungrouped select (else the caller's old path).
-pub(crate) fn applies(env: &Env, q: &Rows, input: &Input, distinct: bool) -> bool {
+pub(crate) fn applies(env: &Env, q: &Post, input: &Input, distinct: bool) -> bool {
     if q.order.is_empty() || EAGER.with(|e| e.get()) || u32::try_from(input.scan_len(env)).is_err() {
         return false;
     }
@@ -83,7 +74,7 @@ pub(crate) fn applies(env: &Env, q: &Rows, input: &Input, distinct: bool) -> boo
 /// under a LIMIT. Keep in step with `eval.rs`: every `Err` it can return is listed here.
 fn has_effects(env: &Env, e: &CExpr) -> bool {
     let mut found = false;
-    walk(e, &mut |x| {
+    e.visit(&mut |x| {
         found |= match x {
             CExpr::Field { name, probe, .. } => probe.is_some() || matches!(&**name, "count" | "offset"),
             CExpr::Dominators(_) | CExpr::Dominatorof(_) | CExpr::Path(..) => env.graph.is_none(),
@@ -96,78 +87,11 @@ fn has_effects(env: &Env, e: &CExpr) -> bool {
     found
 }
 
-/// Calls `f` on `e` and every expression inside it. Every variant is named (no `_` arm): a
-/// new one must say what it holds.
-fn walk(e: &CExpr, f: &mut dyn FnMut(&CExpr)) {
-    f(e);
-    match e {
-        CExpr::Lit(_) | CExpr::Row | CExpr::Col(_) | CExpr::Agg(_) | CExpr::Key(_) | CExpr::Out(_) => {}
-        CExpr::Field { base, .. } | CExpr::Attr { base, .. } => walk(base, f),
-        CExpr::Classof(x)
-        | CExpr::ToString(x)
-        | CExpr::Dominators(x)
-        | CExpr::Dominatorof(x)
-        | CExpr::Not(x)
-        | CExpr::Neg(x)
-        | CExpr::Like { e: x, .. }
-        | CExpr::Instanceof { e: x, .. }
-        | CExpr::InObjects { e: x, .. }
-        | CExpr::InValues { e: x, .. } => walk(x, f),
-        CExpr::AttrCmp { general, .. } => walk(general, f),
-        CExpr::Coalesce(v) => v.iter().for_each(|x| walk(x, f)),
-        CExpr::Nullif(a, b) | CExpr::Path(a, b) | CExpr::Bin { l: a, r: b, .. } | CExpr::Index { e: a, i: b } => {
-            walk(a, f);
-            walk(b, f)
-        }
-        CExpr::Case { whens, else_ } => {
-            for (w, t) in whens {
-                walk(w, f);
-                walk(t, f);
-            }
-            if let Some(x) = else_ {
-                walk(x, f)
-            }
-        }
-        CExpr::Slice { e: x, from, to } => {
-            walk(x, f);
-            walk(from, f);
-            walk(to, f)
-        }
-    }
-}
-
-impl Rows<'_> {
-    /// Evaluates the order keys of one row into `keys` (with the outputs they name, into
-    /// `out`); false when HAVING drops the row.
-    fn keys(&self, env: &Env, cx: &Ctx, needed: &[bool], out: &mut Vec<Value>, keys: &mut Vec<Value>) -> Result<bool, ExecError> {
-        if let Some(h) = self.having {
-            if !h.test(env, cx)? {
-                return Ok(false);
-            }
-        }
-        out.clear();
-        keys.clear();
-        match self.outputs {
-            Some(outs) => {
-                for (e, &need) in outs.iter().zip(needed) {
-                    out.push(if need { e.eval(env, cx)? } else { Value::Null });
-                }
-            }
-            None => out.extend(cx.obj.map(Value::Obj)),
-        }
-        let kcx = Ctx { out, ..*cx };
-        for e in self.order {
-            keys.push(e.eval(env, &kcx)?);
-        }
-        Ok(true)
-    }
-}
-
 /// Runs the select: keys and steps while scanning, sort (or top-k), then the outputs of the
 /// sorted rows, a block at a time, through `emit` when given (then nothing is returned).
 pub(crate) fn run(
     env: &Env,
-    q: &Rows,
+    q: &Post,
     input: &Input,
     filter: Option<&CExpr>,
     names: Vec<String>,
@@ -179,7 +103,7 @@ pub(crate) fn run(
     // The outputs the keys read (`ORDER BY` an output column): evaluated while scanning too.
     let mut needed = vec![false; q.outputs.map_or(0, |o| o.len())];
     for k in q.order {
-        walk(k, &mut |x| {
+        k.visit(&mut |x| {
             if let CExpr::Out(j) = x {
                 if let Some(n) = needed.get_mut(*j) {
                     *n = true;
@@ -199,7 +123,7 @@ pub(crate) fn run(
                 0..n,
                 || (TopK::new(k, true, 0, q.desc), Vec::new(), Vec::new()),
                 |(top, out, keys), i, cx| {
-                    if q.keys(env, cx, &needed, out, keys)? {
+                    if q.produce(env, cx, Some(&needed), out, keys)? {
                         if let Some(back) = top.offer(std::mem::take(keys), i as u32, i) {
                             *keys = back;
                         }
@@ -222,7 +146,7 @@ pub(crate) fn run(
                 0..n,
                 || (KeyRun::new(q.desc), Vec::new(), Vec::new()),
                 |(run, out, keys), i, cx| {
-                    if q.keys(env, cx, &needed, out, keys)? {
+                    if q.produce(env, cx, Some(&needed), out, keys)? {
                         run.push(i as u32, keys);
                     }
                     Ok(true)
@@ -678,7 +602,7 @@ mod tests {
         let count = CExpr::Field { base: Box::new(CExpr::Field { base: Box::new(CExpr::Row), name: "name".into(), probe: None, slots: Default::default() }), name: "count".into(), probe: None, slots: Default::default() };
         let plain = CExpr::Bin { op: crate::plan::BinOp::Add, l: lit(), r: Box::new(CExpr::Field { base: Box::new(CExpr::Row), name: "size".into(), probe: None, slots: Default::default() }) };
         let mut found = Vec::new();
-        walk(&CExpr::Coalesce(vec![plain, count]), &mut |x| {
+        CExpr::Coalesce(vec![plain, count]).visit(&mut |x| {
             if let CExpr::Field { name, .. } = x {
                 found.push(name.to_string())
             }

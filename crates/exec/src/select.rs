@@ -219,17 +219,20 @@ fn retained_set_members(t: &Table, filtered: bool) -> Result<Vec<u32>, ExecError
     Ok(out)
 }
 
-/// The per-row part after the filter.
-struct Post<'p> {
-    having: Option<&'p CExpr>,
-    outputs: Option<&'p [CExpr]>,
-    order: &'p [CExpr],
-    desc: &'p [bool],
+/// The per-row part after the filter (also the late ORDER BY's: `late.rs`).
+pub(crate) struct Post<'p> {
+    pub having: Option<&'p CExpr>,
+    /// None: the rows are the objects themselves.
+    pub outputs: Option<&'p [CExpr]>,
+    pub order: &'p [CExpr],
+    pub desc: &'p [bool],
 }
 
 impl Post<'_> {
     /// Evaluates output cells then order keys into `row`; false when HAVING drops the row.
-    fn produce(&self, env: &Env, cx: &Ctx, row: &mut Vec<Value>, keys: &mut Vec<Value>) -> Result<bool, ExecError> {
+    /// With `needed`, only the outputs it marks are evaluated (the others are NULL): the late
+    /// ORDER BY works out just those its keys name while scanning.
+    pub fn produce(&self, env: &Env, cx: &Ctx, needed: Option<&[bool]>, row: &mut Vec<Value>, keys: &mut Vec<Value>) -> Result<bool, ExecError> {
         if let Some(h) = self.having {
             if !h.test(env, cx)? {
                 return Ok(false);
@@ -239,8 +242,8 @@ impl Post<'_> {
         keys.clear();
         match self.outputs {
             Some(outs) => {
-                for e in outs {
-                    row.push(e.eval(env, cx)?);
+                for (i, e) in outs.iter().enumerate() {
+                    row.push(if needed.is_none_or(|n| n[i]) { e.eval(env, cx)? } else { Value::Null });
                 }
             }
             None => {
@@ -298,9 +301,8 @@ fn ungrouped(
 ) -> Result<RowSet, ExecError> {
     // ORDER BY over rows that each come from one scan step: sort keys and steps, evaluate the
     // outputs after (`late.rs`); DISTINCT over columns and outputs with effects stay here.
-    let late = crate::late::Rows { having: q.having, outputs: q.outputs, order: q.order, desc: q.desc };
-    if crate::late::applies(env, &late, input, distinct) {
-        return crate::late::run(env, &late, input, filter, names, limit, emit);
+    if crate::late::applies(env, q, input, distinct) {
+        return crate::late::run(env, q, input, filter, names, limit, emit);
     }
     let n = input.scan_len(env);
     env.add_to_scan(n as u64);
@@ -315,7 +317,7 @@ fn ungrouped(
             0..n,
             || (TopK::new(k, objects, outs, q.desc), Vec::new(), Vec::new()),
             |(top, row, keys), i, cx| {
-                if q.produce(env, cx, row, keys)? {
+                if q.produce(env, cx, None, row, keys)? {
                     let r = topk_row(objects, row, keys);
                     if let Some(back) = top.offer(r, cx.obj.unwrap_or(0), i) {
                         *row = back;
@@ -348,7 +350,7 @@ fn ungrouped(
             start..end,
             || (Produced::new(objects, outs, nkeys), Vec::new(), Vec::new()),
             |(p, row, keys), _, cx| {
-                if q.produce(env, cx, row, keys)? {
+                if q.produce(env, cx, None, row, keys)? {
                     push_produced(p, cx.obj, row, keys);
                 }
                 Ok(p.len() < cap)
@@ -404,7 +406,7 @@ fn finish_groups(
             if i % CANCEL_EVERY == 0 {
                 env.check_cancel()?;
             }
-            if q.produce(env, &g.ctx(), &mut row, &mut keys)? {
+            if q.produce(env, &g.ctx(), None, &mut row, &mut keys)? {
                 let r = topk_row(false, &mut row, &mut keys);
                 if let Some(back) = top.offer(r, 0, i) {
                     row = back;
@@ -418,7 +420,7 @@ fn finish_groups(
         if i % CANCEL_EVERY == 0 {
             env.check_cancel()?;
         }
-        if q.produce(env, &g.ctx(), &mut row, &mut keys)? {
+        if q.produce(env, &g.ctx(), None, &mut row, &mut keys)? {
             push_produced(&mut p, None, &row, &keys);
         }
     }
