@@ -87,3 +87,6 @@ export function stripTerminator(text: string): string {
 export function withoutTerminator(text: string): string {
   return text.trimEnd().replace(/;$/, '').trimEnd();
 }
+
+/** After `cancelled`, when the cancel also dropped the rest of a pasted block (terminal and browser). */
+export const REST_DROPPED = '(the rest of the paste did not run)';

@@ -26,12 +26,10 @@ import { appendHistory, enableHistorySearch, HISTORY_CAP, historyByStatement, hi
 import { expandHome } from './home.js';
 import { enableBracketedPaste, enableSuspend, PASTE_OFF, PASTE_ON, showContinuationLines } from './line-editor.js';
 import { renderBanner } from './render.js';
-import { continuesStatement, isCommand, isCommentLine, statementComplete } from './statement.js';
+import { continuesStatement, isCommand, isCommentLine, REST_DROPPED, statementComplete } from './statement.js';
 
 export const PROMPT = 'oql> ';
 export const CONTINUATION = '...> ';
-/** After `cancelled`, when Ctrl-C also dropped the rest of a pasted block. */
-export const REST_DROPPED = '(the rest of the paste did not run)';
 
 export interface TerminalOptions {
   input?: NodeJS.ReadableStream & { isTTY?: boolean };

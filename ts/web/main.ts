@@ -14,6 +14,7 @@
 import { complete, ESCAPED_COMPLETION_NOTE, insertablePrefix, moreCompletionsNote, type CompletionSource } from '../repl/complete.js';
 import { findCommand, show } from '../repl/commands.js';
 import { Repl } from '../repl/dispatch.js';
+import { REST_DROPPED } from '../repl/statement.js';
 import type { ReplIO } from '../repl/backend.js';
 import type { ProgressEvent } from '../session/types.js';
 import type { QueryResult } from '../query/schema.js';
@@ -260,8 +261,6 @@ function remember(statement: string): void {
 
 // ---- running statements ----
 
-/** After `cancelled` when Escape, Ctrl-C or Stop also dropped the rest of a pasted text (the terminal's words). */
-const REST_DROPPED = '(the rest of the paste did not run)';
 
 let running = false;
 /** Cancels the statement running (Escape, Ctrl-C, Stop). */
