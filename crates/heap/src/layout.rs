@@ -101,6 +101,14 @@ fn injected(name: &str, jdk: u32, declares: impl Fn(&str) -> bool) -> Injected {
         // jvmti_thread_state, jvmti_VTMS_transition_disable_count, jvmti_is_in_VTMS_transition,
         // jfr_epoch (JFR builds, i.e. every product build).
         "java.lang.Thread" if jdk >= 19 => &[("jvmti_thread_state", W, false), ("jvmti_VTMS_transition_disable_count", 4, false), ("jvmti_is_in_VTMS_transition", 1, false), ("jfr_epoch", 2, false)],
+        // The monitor a virtual thread waits on while unmounted (JDK 24+, JEP 491): a
+        // `VirtualThread` is 168 bytes on JDK 25 with compressed oops (jcmd GC.class_histogram),
+        // not the 160 its declared fields make.
+        "java.lang.VirtualThread" if jdk >= 24 => &[("objectWaiter", W, false)],
+        // A continuation's stack chunk: the fields before its stack (`stack_chunks.rs`); 48
+        // bytes on JDK 25 with compressed oops, 56 without (jcmd GC.class_histogram).
+        "jdk.internal.vm.StackChunk" if jdk >= 24 => &[("cont", 0, true), ("flags", 1, false), ("pc", W, false), ("maxThawingSize", 4, false), ("lockStackSize", 1, false)],
+        "jdk.internal.vm.StackChunk" if jdk >= 19 => &[("cont", 0, true), ("flags", 1, false), ("pc", W, false), ("maxThawingSize", 4, false)],
         "java.lang.Class" => &[
             ("klass", W, false),
             ("array_klass", W, false),
@@ -114,61 +122,82 @@ fn injected(name: &str, jdk: u32, declares: impl Fn(&str) -> bool) -> Injected {
     }
 }
 
-/// `@Contended` in JDK classes (honoured for boot classes only): padded to 128 bytes each side.
-enum Contended {
-    None,
+/// `@Contended` in a JDK class (honoured for boot classes only): the VM pads 128 bytes before
+/// the class's own fields when the whole class is annotated, before each group of annotated
+/// fields, and once after all of them.
+struct Contended {
     /// The whole class.
-    Class,
-    /// One group of named fields.
-    Fields(&'static [&'static str]),
+    class: bool,
+    /// Groups of named fields (a field the dump does not declare is left out).
+    groups: &'static [&'static [&'static str]],
 }
 
+const NOT_CONTENDED: Contended = Contended { class: false, groups: &[] };
+const CONTENDED_CLASS: Contended = Contended { class: true, groups: &[] };
 const CONTENDED_PAD: u32 = 128;
 
-fn contended(name: &str, jdk: u32) -> Contended {
+/// From the JDK's sources (17 and 25, checked against `jcmd GC.class_histogram` in
+/// fixtures/dumps/layout); where the annotations moved between versions, the fields the dump
+/// declares tell which form it is. Versions whose sources were not checked (9–16, 19–24) get
+/// the nearest checked form.
+fn contended(name: &str, jdk: u32, declares: impl Fn(&str) -> bool) -> Contended {
     match name {
         "java.lang.Thread" if (8..19).contains(&jdk) => {
-            Contended::Fields(&["threadLocalRandomSeed", "threadLocalRandomProbe", "threadLocalRandomSecondarySeed"])
+            Contended { class: false, groups: &[&["threadLocalRandomSeed", "threadLocalRandomProbe", "threadLocalRandomSecondarySeed"]] }
         }
-        "java.util.concurrent.atomic.Striped64$Cell" | "java.util.concurrent.ConcurrentHashMap$CounterCell" | "java.util.concurrent.Exchanger$Node" => {
-            Contended::Class
+        "java.util.concurrent.atomic.Striped64$Cell" | "java.util.concurrent.ConcurrentHashMap$CounterCell" => CONTENDED_CLASS,
+        // Up to JDK 24 or so the node was padded; JDK 25 pads the arena's slots instead and its
+        // node has no `bound`.
+        "java.util.concurrent.Exchanger$Node" if declares("bound") => CONTENDED_CLASS,
+        "java.util.concurrent.Exchanger$Slot" => CONTENDED_CLASS,
+        "java.util.concurrent.SubmissionPublisher$BufferedSubscription" => Contended { class: true, groups: &[&["demand", "waiting"]] },
+        // JDK 17 has no `parallelism` field (it is packed into `mode`); JDK 25 keeps it beside `ctl`.
+        "java.util.concurrent.ForkJoinPool" if jdk >= 17 => Contended { class: false, groups: &[&["ctl", "parallelism"]] },
+        "java.util.concurrent.ForkJoinPool$WorkQueue" if declares("parking") => {
+            Contended { class: false, groups: &[&["top", "phase", "stackPred", "source", "nsteals", "parking"]] }
         }
-        _ => Contended::None,
+        "java.util.concurrent.ForkJoinPool$WorkQueue" if jdk >= 17 => Contended { class: false, groups: &[&["top", "source", "nsteals"]] },
+        _ => NOT_CONTENDED,
     }
 }
 
-/// A field for the layout: (size, is reference, in the contended group).
-type LField = (u32, bool, bool);
+/// A field for the layout: (size, is reference, contended group: 0 none, k the k-th group).
+type LField = (u32, bool, u8);
 
-/// Own fields of a class including injected ones.
-fn own_fields(c: &LayoutClass<'_>, m: &Model, jdk: u32) -> Vec<LField> {
-    let group = if c.boot { contended(c.name, jdk) } else { Contended::None };
+/// Own fields of a class including injected ones, and whether the whole class is contended.
+fn own_fields(c: &LayoutClass<'_>, m: &Model, jdk: u32) -> (Vec<LField>, bool) {
+    let declares = |f: &str| c.names.contains(&f);
+    let padding = if c.boot { contended(c.name, jdk, declares) } else { NOT_CONTENDED };
     let mut v: Vec<LField> = c
         .fields
         .iter()
         .zip(c.names.iter())
         .map(|(&t, n)| {
-            let g = match &group {
-                Contended::None => false,
-                Contended::Class => true,
-                Contended::Fields(f) => f.contains(n),
-            };
-            (m.field_size(t), t == BasicType::Object, g)
+            let group = padding.groups.iter().position(|g| g.contains(n)).map_or(0, |k| k as u8 + 1);
+            (m.field_size(t), t == BasicType::Object, group)
         })
         .collect();
-    for &(name, s, r) in injected(c.name, jdk, |f| c.names.contains(&f)) {
-        if c.names.contains(&name) {
+    for &(name, s, r) in injected(c.name, jdk, declares) {
+        if declares(name) {
             continue;
         }
         v.push(if r {
-            (m.ref_size, true, false)
+            (m.ref_size, true, 0)
         } else if s == W {
-            (m.word, false, false)
+            (m.word, false, 0)
         } else {
-            (s, false, false)
+            (s, false, 0)
         });
     }
-    v
+    (v, padding.class)
+}
+
+/// The contended groups present among `fields` (1, 2, ...), in order.
+fn groups_of(fields: &[LField]) -> Vec<u8> {
+    let mut g: Vec<u8> = fields.iter().map(|f| f.2).filter(|&g| g > 0).collect();
+    g.sort_unstable();
+    g.dedup();
+    g
 }
 
 /// Instance sizes of every class under model `m` (`jdk` = feature version, 0 if unknown).
@@ -210,10 +239,10 @@ pub fn instance_sizes(classes: &[LayoutClass<'_>], m: &Model, jdk: u32) -> Vec<u
                 Some(p) => &occupied[p],
                 None => &[],
             };
-            let fields = own_fields(&classes[c], m, jdk);
-            padded[c] = fields.iter().any(|f| f.2);
+            let (fields, whole) = own_fields(&classes[c], m, jdk);
+            padded[c] = whole || fields.iter().any(|f| f.2 > 0);
             let no_holes = sup.is_some_and(|p| padded[p]);
-            let (occ, end) = new_layout(base, &fields, m, no_holes);
+            let (occ, end) = new_layout(base, &fields, whole, m, no_holes);
             sizes[c] = align_up(align_up(end as u64, m.word as u64), m.align as u64) as u32;
             occupied[c] = occ;
         }
@@ -226,12 +255,16 @@ pub fn instance_sizes(classes: &[LayoutClass<'_>], m: &Model, jdk: u32) -> Vec<u
                 None => m.header,
             };
             let oops_first = classes[c].boot && sup.is_some() && OOPS_FIRST.contains(&classes[c].name);
-            let fields = own_fields(&classes[c], m, jdk);
-            let regular: Vec<LField> = fields.iter().copied().filter(|f| !f.2).collect();
-            let group: Vec<LField> = fields.iter().copied().filter(|f| f.2).collect();
-            let mut end = old_layout(start, &regular, m, oops_first);
-            if !group.is_empty() {
-                end = old_layout(end + CONTENDED_PAD, &group, m, false) + CONTENDED_PAD;
+            let (fields, whole) = own_fields(&classes[c], m, jdk);
+            let regular: Vec<LField> = fields.iter().copied().filter(|f| f.2 == 0).collect();
+            let groups = groups_of(&fields);
+            let mut end = old_layout(if whole { start + CONTENDED_PAD } else { start }, &regular, m, oops_first);
+            for &g in &groups {
+                let group: Vec<LField> = fields.iter().copied().filter(|f| f.2 == g).collect();
+                end = old_layout(end + CONTENDED_PAD, &group, m, false);
+            }
+            if whole || !groups.is_empty() {
+                end += CONTENDED_PAD;
             }
             ends[c] = end;
             sizes[c] = align_up(align_up(end as u64, m.ref_size as u64), m.align.max(m.word) as u64) as u32;
@@ -305,7 +338,10 @@ fn old_layout(start: u32, fields: &[LField], m: &Model, oops_first: bool) -> u32
 /// JDK 15+ `FieldLayoutBuilder` for one class: `base` is the super's occupied blocks (offset,
 /// size); returns this class's occupied blocks and the end offset of its last field.
 /// `no_holes`: the super has `@Contended` fields, so new fields only go after its end.
-fn new_layout(base: &[(u32, u32)], fields: &[LField], m: &Model, no_holes: bool) -> (Vec<(u32, u32)>, u32) {
+/// `whole`: the class is `@Contended`: its fields start after a padding at the super's end.
+/// Each contended group starts after a padding of its own. Fields placed after a padding are
+/// appended, none fills a hole (HotSpot's search starts at the padding's block, the last one).
+fn new_layout(base: &[(u32, u32)], fields: &[LField], whole: bool, m: &Model, no_holes: bool) -> (Vec<(u32, u32)>, u32) {
     let mut occ: Vec<(u32, u32)> = Vec::with_capacity(base.len() + fields.len() + 1);
     if base.is_empty() {
         occ.push((0, m.header));
@@ -322,22 +358,29 @@ fn new_layout(base: &[(u32, u32)], fields: &[LField], m: &Model, no_holes: bool)
         }
         tail = tail.max(o + s);
     }
-    let split = |contended: bool| {
-        let mut prims: Vec<u32> = fields.iter().filter(|f| !f.1 && f.2 == contended).map(|f| f.0).collect();
+    let split = |group: u8| {
+        let mut prims: Vec<u32> = fields.iter().filter(|f| !f.1 && f.2 == group).map(|f| f.0).collect();
         prims.sort_by(|a, b| b.cmp(a));
-        let refs: Vec<u32> = fields.iter().filter(|f| f.1 && f.2 == contended).map(|f| f.0).collect();
+        let refs: Vec<u32> = fields.iter().filter(|f| f.1 && f.2 == group).map(|f| f.0).collect();
         (prims, refs)
     };
-    let (p0, r0) = split(false);
-    place(&mut occ, &mut holes, &mut tail, vec![p0, r0], no_holes);
-    let (p1, r1) = split(true);
-    if !p1.is_empty() || !r1.is_empty() {
-        // Padding, the group (only after the padding), padding.
-        occ.push((tail, CONTENDED_PAD));
-        tail += CONTENDED_PAD;
-        place(&mut occ, &mut holes, &mut tail, vec![p1, r1], true);
-        occ.push((tail, CONTENDED_PAD));
-        tail += CONTENDED_PAD;
+    let pad = |occ: &mut Vec<(u32, u32)>, tail: &mut u32| {
+        occ.push((*tail, CONTENDED_PAD));
+        *tail += CONTENDED_PAD;
+    };
+    if whole {
+        pad(&mut occ, &mut tail);
+    }
+    let (p0, r0) = split(0);
+    place(&mut occ, &mut holes, &mut tail, vec![p0, r0], no_holes || whole);
+    let groups = groups_of(fields);
+    for &g in &groups {
+        pad(&mut occ, &mut tail);
+        let (p, r) = split(g);
+        place(&mut occ, &mut holes, &mut tail, vec![p, r], true);
+    }
+    if whole || !groups.is_empty() {
+        pad(&mut occ, &mut tail);
     }
     (occ, tail)
 }

@@ -29,6 +29,7 @@ mod persist;
 pub use heapql_cache::CacheUse;
 pub use persist::CACHE_LAYOUT;
 mod props;
+mod stack_chunks;
 mod threads;
 mod values;
 pub use values::ArrayRecord;
@@ -389,6 +390,9 @@ pub struct Heap {
     /// Class of each primitive array type (PrimType order).
     pub(crate) prim_class: [ClassIdx; 8],
     pub(crate) class_class: ClassIdx,
+    /// `jdk.internal.vm.StackChunk` and its `size` field: its objects' sizes follow their stack
+    /// (`stack_chunks`). Derived from the classes, not stored in the cache.
+    pub(crate) stack_chunks: Option<(ClassIdx, FieldSlot)>,
     pub(crate) model: layout::Model,
     pub(crate) roots: Vec<GcRoot>,
     pub(crate) threads: Vec<ThreadInfo>,
@@ -538,7 +542,7 @@ impl Heap {
     /// instance's or object array's class is not read from the dump again.
     pub fn shallow_size_of_class(&self, o: ObjIdx, c: ClassIdx) -> u64 {
         match self.objs.kind(o) {
-            ids::K_INSTANCE => self.ext[c as usize].instance_size as u64,
+            ids::K_INSTANCE => self.instance_shallow(o, c),
             ids::K_OBJ_ARRAY => self.array_size(c, None, self.array_length(o).unwrap_or(0) as u64),
             _ => self.shallow_size(o),
         }
@@ -585,9 +589,18 @@ impl Heap {
     pub fn instance_layout(&self, c: ClassIdx) -> &[FieldDef] {
         &self.ext[c as usize].layout
     }
-    /// The real shallow size of an instance of class `c`.
+    /// The real shallow size of an instance of class `c` (for a `jdk.internal.vm.StackChunk`,
+    /// whose size follows its stack, the part before the stack: see `instance_shallow`).
     pub fn instance_size(&self, c: ClassIdx) -> u64 {
         self.ext[c as usize].instance_size as u64
+    }
+    /// The shallow size of instance `o` of class `c`: its class's, except a stack chunk's.
+    #[inline]
+    pub fn instance_shallow(&self, o: ObjIdx, c: ClassIdx) -> u64 {
+        match self.stack_chunks {
+            Some((sc, slot)) if sc == c => stack_chunks::size(self, o, c, slot),
+            _ => self.ext[c as usize].instance_size as u64,
+        }
     }
     /// Instances and shallow bytes per class (class objects counted under java.lang.Class).
     pub fn class_histogram(&self) -> Vec<ClassHistogramRow> {

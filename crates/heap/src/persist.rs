@@ -19,8 +19,10 @@ use crate::{ids, layout, ClassExt, ClassHistogramRow, ClassIdx, ClassInfo, DumpI
 /// cycles of damaged dumps cut when the index is built (an older entry may hold one). heap7:
 /// names read as modified UTF-8 (an older entry holds `Sup������` for `Sup𝔘`). heap8: the
 /// Android heaps (`heap_names`, `heap_marks`; an older entry has none, and would read as a
-/// dump without them).
-pub const CACHE_LAYOUT: &str = "heap8";
+/// dump without them). heap9: instance sizes of `@Contended` JDK classes (groups, whole
+/// classes) and of `VirtualThread`, and stack chunks' sizes in the histogram (an older entry
+/// holds the unpadded sizes).
+pub const CACHE_LAYOUT: &str = "heap9";
 
 /// Everything but the per-object arrays.
 #[derive(Serialize, Deserialize)]
@@ -109,7 +111,7 @@ impl Heap {
         }
         info.path = path.display().to_string();
         info.compression = compression_named(&s.compression).ok_or("unknown compression")?;
-        Ok(Heap {
+        let mut heap = Heap {
             src,
             info,
             warnings: s.warnings.into_owned(),
@@ -123,6 +125,7 @@ impl Heap {
             subclasses: s.subclasses.into_owned(),
             prim_class: s.prim_class,
             class_class: s.class_class,
+            stack_chunks: None,
             model: s.model,
             roots: s.roots.into_owned(),
             threads: s.threads.into_owned(),
@@ -133,7 +136,9 @@ impl Heap {
             heaps,
             heap_stats: Default::default(),
             scratch: options.scratch.clone(),
-        })
+        };
+        heap.stack_chunks = crate::stack_chunks::find(&heap);
+        Ok(heap)
     }
 
     /// Opens the dump through the cache entry: the cached index when valid, else a fresh

@@ -333,11 +333,12 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// Shallow size without reading the dump for instances (their size is their class's).
+    /// Shallow size without reading the dump for instances (their size is their class's; a
+    /// stack chunk's, read from the dump, follows its stack).
     #[inline]
     pub fn shallow(&self, o: ObjIdx) -> u64 {
         match self.heap.object_kind(o) {
-            ObjectKind::Instance => self.heap.instance_size(self.class_of(o)),
+            ObjectKind::Instance => self.heap.instance_shallow(o, self.class_of(o)),
             _ => self.heap.shallow_size(o),
         }
     }

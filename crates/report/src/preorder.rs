@@ -157,7 +157,7 @@ impl Preorder {
     }
 
     /// Shallow size of the object at position `i`, without reading the dump: an instance's is
-    /// its class's; any other object's is its retained size minus its children's (which
+    /// its class's (a stack chunk's follows its stack, read from the dump); any other object's is its retained size minus its children's (which
     /// follow it, each subtree in one piece), for a leaf its retained size. The index answers
     /// only for a class whose objects are of several kinds (a corrupt dump).
     pub fn shallow(&self, ctx: &Ctx, i: usize) -> u64 {
@@ -165,7 +165,7 @@ impl Preorder {
         let (o, c) = (self.object(i), self.classes.get(i));
         let kind = ctx.classes().kind_of_class(c).unwrap_or_else(|| heap.object_kind(o));
         if kind == ObjectKind::Instance {
-            return heap.instance_size(c);
+            return heap.instance_shallow(o, c);
         }
         let mut s = a.retained_size(o);
         let (mut j, end) = (i + 1, i + self.size(i) as usize);

@@ -68,6 +68,10 @@ pub(super) fn histogram(h: &Heap, t: &PassTotals) -> (Vec<ClassHistogramRow>, He
             summary.class_objects += 1;
         }
     }
+    // Stack chunks: each one's size follows its stack, not its class.
+    if let Some((c, slot)) = h.stack_chunks.filter(|&(c, _)| rows[c as usize].count > 0) {
+        rows[c as usize].shallow = crate::stack_chunks::total(h, c, slot);
+    }
     summary.objects = h.objs.len() as u64;
     summary.classes = nclasses as u64;
     summary.total_shallow = rows.iter().map(|r| r.shallow).sum();

@@ -143,6 +143,7 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
         .chain(totals.arrays.values().map(|a| h.class_by_id.get(&a.class_id).copied().unwrap_or(h.class_class)))
         .collect();
     choose_model(&mut h, &header.format, feature, align_tz, &array_classes);
+    h.stack_chunks = crate::stack_chunks::find(&h);
     h.src.expect(Access::InOrder);
     ctl.check().map_err(me)?;
     laps.lap("size model");
@@ -193,6 +194,7 @@ fn new_heap(src: Source, path: &str, options: &OpenOptions, header: &Header, dum
         subclasses: t.subclasses,
         prim_class: t.prim_class,
         class_class: t.class_class,
+        stack_chunks: None,
         model: Model { header: 2 * id_size, ref_size: id_size, align: 8, new_layout: false, relaxed_arrays: false, word: id_size, android },
         roots: Vec::new(),
         threads: Vec::new(),
