@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openHeap, type HeapSession } from '../ts/index.js';
 import { renderObject } from '../ts/repl/render.js';
 import { buildReport } from '../ts/session/index.js';
-import { renderHtml, renderMarkdown, validateReportModel, type ReportModel } from '../ts/report/index.js';
+import { renderHtml, renderMarkdown, renderWasteHtml, renderWasteMarkdown, validateReportModel, validateWasteModel, type ReportModel, type WasteCategory } from '../ts/report/index.js';
 import { buildSummary, renderSummary } from '../ts/report/summary.js';
 import { sampleModel } from './report-sample.js';
 import { HprofWriter, T } from './tools/hprof-writer.js';
@@ -132,6 +132,59 @@ describe('the heaps of an Android dump', () => {
   });
 });
 
+describe('the waste of an Android dump, by heap', () => {
+  /** (held by, heap, objects, overhead) of a check's rows. */
+  const rows = (c: WasteCategory) => c.rows.map((r) => [r.holder.label, r.heap, r.objects, r.overhead]);
+
+  test('each row names the heap its objects are in; the per-heap totals keep the app apart from zygote and image', async () => {
+    const model = await heap.waste({});
+    expect(validateWasteModel(model)).toEqual({ ok: true, errors: [] });
+    const w = model.waste;
+    const check = (name: string) => w.categories.find((c) => c.check === name)!;
+    // Every array is all zeros: the first copy of each content is a zero tail, the others duplicates.
+    expect(rows(check('zeroTailArrays'))).toEqual([
+      ['com.example.Cache.data → byte[]', 'app', 1, 5000],
+      ['com.example.Cache.blocks → byte[]', 'zygote', 1, 1000],
+      ['unreachable → byte[]', 'image', 1, 100],
+    ]);
+    expect(rows(check('duplicateArrays'))).toEqual([
+      ['com.example.Cache.blocks → byte[]', 'zygote', 2, 2 * 1012],
+      ['unreachable → byte[]', 'image', 1, 112],
+    ]);
+    expect(w.heaps!.map(({ name, objects, overhead, reachableOverhead }) => [name, objects, overhead, reachableOverhead])).toEqual([
+      ['default', 0, 0, 0],
+      ['image', 2, 212, 0],
+      ['zygote', 3, 3024, 3024],
+      ['app', 1, 5000, 5000],
+    ]);
+    expect(w.heaps!.reduce((n, h) => n + h.overhead, 0)).toBe(w.overhead);
+    expect(w.heaps!.reduce((n, h) => n + h.reachableOverhead, 0)).toBe(w.reachableOverhead);
+
+    const md = renderWasteMarkdown(model);
+    expect(md).toContain('## Waste by heap\n\n| heap | objects | overhead | % heap | reachable |');
+    expect(md).toMatch(/\| zygote \| 3 \| 3\.0 KiB \| \d+\.\d% \| 3\.0 KiB \|/);
+    expect(md).toContain('| held by | heap | objects | overhead | % heap | example |');
+    expect(md).toContain('| com.example.Cache.data → byte\\[\\] | app | 1 | 4.9 KiB |');
+    const html = renderWasteHtml(model);
+    expect(html).toContain('<h3 id="waste-heaps">Waste by heap</h3>');
+    expect(html).toContain('<th>heap</th>');
+    // The full report's waste section is the same.
+    const report = await buildReport(heap, {});
+    expect(report.waste.heaps).toEqual(w.heaps);
+    expect(renderMarkdown(report)).toContain('### Waste by heap');
+  });
+
+  test('a dump without heaps: no heap in the rows, no per-heap table', async () => {
+    const model = await demo.waste({});
+    expect(validateWasteModel(model)).toEqual({ ok: true, errors: [] });
+    expect(model.waste).not.toHaveProperty('heaps');
+    expect(model.waste.categories.flatMap((c) => c.rows).every((r) => !('heap' in r))).toBe(true);
+    const md = renderWasteMarkdown(model);
+    expect(md).not.toContain('Waste by heap');
+    expect(md).toContain('| held by | objects | overhead | % heap | example |');
+  });
+});
+
 describe('renderers of a model with heaps', () => {
   const withHeaps = (names: string[]): ReportModel => {
     const m = sampleModel();
@@ -159,13 +212,20 @@ describe('renderers of a model with heaps', () => {
   });
 
   test('one heap (an app-only dump) or none: no table, no labels', () => {
-    for (const m of [withHeaps(['app']), sampleModel()]) {
+    const appOnly = withHeaps(['app']);
+    appOnly.waste.heaps = [{ name: 'app', objects: 1, overhead: 10, overheadPercent: 1, reachableOverhead: 10 }];
+    for (const r of appOnly.waste.categories.flatMap((c) => c.rows)) r.heap = 'app';
+    expect(appOnly.waste.categories.some((c) => c.rows.length > 0)).toBe(true);
+    for (const m of [appOnly, sampleModel()]) {
       expect(validateReportModel(m)).toEqual({ ok: true, errors: [] });
       const md = renderMarkdown(m);
       expect(md).not.toContain('### Heaps');
       expect(md).not.toMatch(/\((app|zygote|image)[a-z ,]* heaps?\)/);
       expect(md).not.toContain('**Heap**');
+      expect(md).not.toContain('Waste by heap');
+      expect(md).not.toContain('| held by | heap |');
       expect(renderHtml(m)).not.toContain('<h3>Heaps</h3>');
+      expect(renderHtml(m)).not.toContain('Waste by heap');
     }
   });
 

@@ -91,7 +91,7 @@ describe('select list and column names', () => {
     const e = planError('SELECT @usedHeapSise FROM X');
     expect(e.reason).toBe('unknown attribute @usedHeapSise');
     expect(e.hint).toBe(
-      'did you mean @usedHeapSize? attributes: @objectId, @objectAddress, @usedHeapSize, @retainedHeapSize, @displayName, @length, @inbounds, @outbounds, @GCRoots, @systemProperties, @clazz, @heap',
+      'did you mean @usedHeapSize? attributes: @objectId, @objectAddress, @usedHeapSize, @retainedHeapSize, @displayName, @length, @inbounds, @outbounds, @GCRoots, @systemProperties, @clazz, @heap, @classLoader',
     );
   });
 

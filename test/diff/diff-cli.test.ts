@@ -48,7 +48,7 @@ describe('heapql diff', () => {
     expect(readFileSync(html, 'utf8')).toMatch(/^<!DOCTYPE html>/);
     const forced = path.join(dir, 'diff.out');
     expect((await heapql(['diff', baselineDump, currentDump, forced, '--format', 'json'])).code).toBe(0);
-    expect(JSON.parse(readFileSync(forced, 'utf8')).schemaVersion).toBe(4);
+    expect(JSON.parse(readFileSync(forced, 'utf8')).schemaVersion).toBe(5);
     const bad = await heapql(['diff', baselineDump, currentDump, path.join(dir, 'diff.txt')]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('.md, .html or .json');

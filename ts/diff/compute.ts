@@ -21,6 +21,7 @@ import {
   type ClassDiffRow,
   type DiffModel,
   type DominatorDiffRow,
+  type HeapDiffRow,
   type LoaderDiffRow,
   type MatchStatus,
   type PackageDiffRow,
@@ -376,6 +377,7 @@ export function computeDiff(baselineSnapshot: DumpSnapshot, currentSnapshot: Dum
     ),
     usedHeap: change(baseline.facts.usedHeap, current.facts.usedHeap),
     objects: change(baseline.facts.objects, current.facts.objects),
+    ...heapRows(b, c),
     classes,
     classLoaders: loaderRows(b, c),
     packages: packageRows(b, c),
@@ -386,6 +388,22 @@ export function computeDiff(baselineSnapshot: DumpSnapshot, currentSnapshot: Dum
     gate: { rules: rules.map((r) => r.text), failed: offending.length > 0, offending },
     warnings: [...baseline.warnings, ...current.warnings, ...fillerNote(baseline.unreachableIntArrays, current.unreachableIntArrays, { advice: 'compare with --reachable-only' })],
   };
+}
+
+/**
+ * Android: each heap of either dump by name (the report's `overview.heaps`), every one, biggest
+ * shallow growth first; no `heaps` when neither dump records heaps.
+ */
+function heapRows(b: ReportSections, c: ReportSections): { heaps?: HeapDiffRow[] } {
+  if (!b.overview.heaps && !c.overview.heaps) return {};
+  const byName = (s: ReportSections) => new Map((s.overview.heaps ?? []).map((h) => [h.name, h]));
+  const [bs, cs] = [byName(b), byName(c)];
+  const heaps = [...new Set([...bs.keys(), ...cs.keys()])].map((name) => ({
+    name,
+    objects: change(bs.get(name)?.objects ?? 0, cs.get(name)?.objects ?? 0),
+    shallow: change(bs.get(name)?.shallow ?? 0, cs.get(name)?.shallow ?? 0),
+  }));
+  return { heaps: heaps.sort((x, y) => growthThenName(x.shallow.delta, y.shallow.delta, x.name, y.name)) };
 }
 
 /** The note on unreachable int[]s among a model's warnings (none or one). */

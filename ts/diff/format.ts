@@ -47,9 +47,23 @@ export function factRows(m: DiffModel): [string, string, string, string][] {
     ['Main class', b.mainClass ?? 'unknown', c.mainClass ?? 'unknown', ''],
     ['Used heap', formatBytes(b.usedHeap), formatBytes(c.usedHeap), `${signedBytes(m.usedHeap.delta)} (${growthText(m.usedHeap)})`],
     ['Objects', int(b.objects), int(c.objects), signedInt(m.objects.delta)],
+    ...heapFacts(m),
     ['Classes with instances', int(b.classes), int(c.classes), signedInt(c.classes - b.classes)],
     ['Objects counted', ...counted(m), ''],
   ];
+}
+
+/** Android, with several heaps: a row per heap (`zygote heap`: shallow bytes and objects), in the model's order. */
+function heapFacts(m: DiffModel): [string, string, string, string][] {
+  if (!m.heaps || m.heaps.length < 2) return [];
+  const objects = (n: number, text: string) => `${text} object${Math.abs(n) === 1 ? '' : 's'}`;
+  const side = (bytes: number, n: number) => `${formatBytes(bytes)} (${objects(n, int(n))})`;
+  return m.heaps.map((h) => [
+    `${h.name} heap`,
+    side(h.shallow.baseline, h.objects.baseline),
+    side(h.shallow.current, h.objects.current),
+    `${signedBytes(h.shallow.delta)} (${growthText(h.shallow) || 'none before or after'}), ${objects(h.objects.delta, signedInt(h.objects.delta))}`,
+  ]);
 }
 
 /** What each dump's figures count: reachable objects only (--reachable-only) or every object. */

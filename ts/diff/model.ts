@@ -20,8 +20,9 @@ import { Bytes, Count, Nullable, Obj } from '../report/schema-builders.js';
  * retained size, `class`; a name standing for several threads has their tids in keys,
  * `thread "pool" #21`; in the code, `pathKey`'s second argument, `ThreadSteps`, maps a thread's
  * object id to its step's text, no longer to its name: docs/diff.md).
+ * 5: `heaps`, the Android heaps' objects and shallow bytes in both dumps).
  */
-export const DIFF_SCHEMA_VERSION = 4;
+export const DIFF_SCHEMA_VERSION = 5;
 
 const Delta = (description?: string) => Type.Integer({ description: description ?? 'current − baseline' });
 const GrowthPercent = () =>
@@ -63,6 +64,16 @@ export const SameProgramSchema = Obj(
   'whether the two dumps come from the same program',
 );
 export type SameProgram = Static<typeof SameProgramSchema>;
+
+export const HeapDiffRowSchema = Obj(
+  {
+    name: Type.String({ description: '`app`, `zygote`, `image` or `default`, as the report\'s `overview.heaps` names it; matched by name' }),
+    objects: Change('objects of this heap the analysis covers (0 in a dump without the heap)'),
+    shallow: Change('their shallow size'),
+  },
+  "one Android heap in both dumps: the app's own growth is in `app`; zygote and image memory is shared with the system's other processes",
+);
+export type HeapDiffRow = Static<typeof HeapDiffRowSchema>;
 
 export const ClassDiffRowSchema = Obj({
   className: Type.String({
@@ -182,6 +193,12 @@ export const DiffModelSchema = Type.Object(
     }),
     usedHeap: ChangeSchema,
     objects: ChangeSchema,
+    heaps: Type.Optional(
+      Type.Array(HeapDiffRowSchema, {
+        description:
+          'Android dumps only (absent when neither dump has HEAP DUMP INFO records): every heap of either dump, changed or not, biggest shallow growth first; they add up to `usedHeap` and `objects`',
+      }),
+    ),
     classes: Type.Array(ClassDiffRowSchema, { description: 'every class whose instances or shallow size changed, biggest shallow growth first' }),
     classLoaders: Type.Array(LoaderDiffRowSchema, { description: 'every loader key whose numbers changed, biggest retained growth first' }),
     packages: Type.Array(PackageDiffRowSchema, { description: 'every package whose instances or shallow size changed, biggest shallow growth first' }),

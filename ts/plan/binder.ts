@@ -48,12 +48,13 @@ const ATTRIBUTES: Record<string, AttrName> = {
   outbounds: 'outbounds',
   clazz: 'clazz',
   heap: 'heap',
+  classloader: 'classLoader',
 };
 
 /** The attributes users see (README, completion); aliases such as `@name` are not listed. */
 export const ATTRIBUTE_NAMES: readonly string[] = [
   '@objectId', '@objectAddress', '@usedHeapSize', '@retainedHeapSize', '@displayName', '@length',
-  '@inbounds', '@outbounds', '@GCRoots', '@systemProperties', '@clazz', '@heap',
+  '@inbounds', '@outbounds', '@GCRoots', '@systemProperties', '@clazz', '@heap', '@classLoader',
 ];
 
 const FUNCTIONS: Record<string, { fn: FuncName; min: number; max: number }> = {
@@ -714,7 +715,7 @@ function valueKind(e: PExpr): string | null {
     case 'lit':
       return e.v === null ? 'NULL' : typeof e.v === 'string' ? 'text' : typeof e.v === 'boolean' ? 'a boolean' : 'a number';
     case 'attr':
-      if (e.name === 'clazz' || e.name === 'inbounds' || e.name === 'outbounds') return null;
+      if (e.name === 'clazz' || e.name === 'classLoader' || e.name === 'inbounds' || e.name === 'outbounds') return null;
       return e.name === 'displayName' || e.name === 'heap' ? 'text' : e.name === 'GCRoots' || e.name === 'systemProperties' ? 'a list of texts' : 'a number';
     case 'call':
       if (e.fn === 'toString') return 'text';

@@ -58,7 +58,7 @@ export type PSource =
 
 export type AttrName =
   | 'objectId' | 'objectAddress' | 'usedHeapSize' | 'retainedHeapSize' | 'displayName' | 'length'
-  | 'systemProperties' | 'GCRoots' | 'inbounds' | 'outbounds' | 'clazz' | 'heap';
+  | 'systemProperties' | 'GCRoots' | 'inbounds' | 'outbounds' | 'clazz' | 'heap' | 'classLoader';
 
 export type FuncName = 'classof' | 'toString' | 'coalesce' | 'nullif' | 'dominators' | 'dominatorof' | 'path';
 

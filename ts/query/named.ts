@@ -54,6 +54,13 @@ const SIZE_NOTE =
   'exact sizes only: size fields, HashSet and TreeSet via their map, Hashtable count, Vector elementCount, ' +
   'ConcurrentHashMap baseCount without counter cells; not ArrayDeque, concurrent queues, copy-on-write or views';
 
+/**
+ * `c` (a java.lang.Class row) is a class object: its display name is the class it describes,
+ * and java.lang.Class's own class object is its own class. Leaves out HotSpot's mirrors of the
+ * primitive types (int.class, …), instances of java.lang.Class that have no class record.
+ */
+const CLASS_OBJECT = (c: string) => `(${c}.@displayName != "java.lang.Class" OR classof(${c}) = ${c})`;
+
 export const NAMED_QUERIES: readonly NamedQuery[] = [
   {
     name: 'top-classes-by-count', group: 'Overview', fullPath: false,
@@ -127,8 +134,8 @@ export const NAMED_QUERIES: readonly NamedQuery[] = [
   },
   {
     name: 'classes-per-loader', group: 'Class loaders', fullPath: false,
-    description: 'classes each loader keeps in its `classes` list, most first',
-    oql: 'SELECT l AS loader, classof(l) AS class, COALESCE(l.classes.size, l.classes.elementCount) AS classes FROM INSTANCEOF java.lang.ClassLoader l ORDER BY classes DESC',
+    description: 'classes per defining loader, from the class records (loader NULL: the bootstrap loader), most first',
+    oql: `SELECT c.@classLoader AS loader, COUNT(*) AS classes FROM java.lang.Class c WHERE ${CLASS_OBJECT('c')} GROUP BY c.@classLoader ORDER BY classes DESC`,
   },
   {
     name: 'top-retained-by-class', group: 'Retained', fullPath: true,

@@ -5,7 +5,7 @@
 import { terminalText } from '../terminal-text.js';
 import { estimatedSizesText, formatBytes, NO_HEAP_DUMP_TEXT } from './summary.js';
 import type { ObjectRef, Value } from './query-result.js';
-import type { HeapShare, LeakSuspect, ReportModel, Via, Waste } from './model.js';
+import type { HeapShare, LeakSuspect, ReportModel, Via, Waste, WasteHeap } from './model.js';
 
 export { formatBytes };
 
@@ -215,6 +215,11 @@ export function heapsShown(model: ReportModel): HeapShare[] | null {
 /** Under the heaps table (plain text, for the Markdown and HTML reports alike). */
 export const HEAPS_NOTE =
   "Android: zygote and image objects are memory shared with the system's other processes (the classes and objects the zygote preloaded, the boot image); the app cannot free them. The app's own objects are in the app heap.";
+
+/** Android: the waste per heap when the dump has several heaps (then each row names its heap); null otherwise. */
+export function wasteHeapsShown(w: Waste): WasteHeap[] | null {
+  return w.heaps && w.heaps.length > 1 ? w.heaps : null;
+}
 
 /** `zygote heap`, `app and zygote heaps`: the heaps of a suspect on a dump of several heaps; null otherwise. */
 export function suspectHeaps(model: ReportModel, s: LeakSuspect): string | null {

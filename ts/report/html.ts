@@ -9,7 +9,7 @@
  * model comes in).
  */
 import { planQuery, queryChartSvg, type QueryView } from './charts.js';
-import { baseName, displayModel, duplicateStringsHeadline, formatBytes, frameText, HEAPS_NOTE, heapsShown, int, noPathText, objectText, overviewFacts, percent, rootNote, sizeWithPercent, suspectHeapFact, suspectHeaps, UNNAMED, valueText, viaText, wasteHeadline, wasteSummary } from './format.js';
+import { baseName, displayModel, duplicateStringsHeadline, formatBytes, frameText, HEAPS_NOTE, heapsShown, int, noPathText, objectText, overviewFacts, percent, rootNote, sizeWithPercent, suspectHeapFact, suspectHeaps, UNNAMED, valueText, viaText, wasteHeadline, wasteHeapsShown, wasteSummary } from './format.js';
 import { escapeHtml as esc, isolateHtml } from './html-escape.js';
 import { CLASS_LOADER_COLUMNS, classLoadersNote } from './markdown.js';
 import type { ConsumerGroup, LeakSuspect, ReportModel, ReportWarning, ThreadInfo, Waste, WasteModel } from './model.js';
@@ -424,12 +424,20 @@ function wasteSection(w: Waste): string {
     w.categories.map((c) => [c.rows.length ? `<a href="#waste-${c.check}">${esc(c.title)}</a>` : esc(c.title), int(c.objects), bytes(c.overhead), percent(c.overheadPercent)]),
     'Checks',
   );
+  const heaps = wasteHeapsShown(w);
+  const byHeap = heaps
+    ? `<h3 id="waste-heaps">Waste by heap</h3>${table(
+        [{ head: 'heap' }, { head: 'objects', num: true }, { head: 'overhead', num: true }, { head: '% heap', num: true }, { head: 'reachable', num: true }],
+        heaps.map((x) => [isolateHtml(x.name), int(x.objects), bytes(x.overhead), percent(x.overheadPercent), bytes(x.reachableOverhead)]),
+        'Waste by heap',
+      )}<p class="note">${esc(HEAPS_NOTE)}</p>`
+    : '';
   const checks = w.categories
     .filter((c) => c.rows.length > 0)
     .map((c) => {
       const rows = table(
-        [{ head: 'held by' }, { head: 'objects', num: true }, { head: 'overhead', num: true }, { head: '% heap', num: true }, { head: 'example' }],
-        c.rows.map((r) => [code(r.holder.label), int(r.objects), bytes(r.overhead), percent(r.overheadPercent), code(r.example.label)]),
+        [{ head: 'held by' }, ...(heaps ? [{ head: 'heap' }] : []), { head: 'objects', num: true }, { head: 'overhead', num: true }, { head: '% heap', num: true }, { head: 'example' }],
+        c.rows.map((r) => [code(r.holder.label), ...(heaps ? [isolateHtml(r.heap ?? '')] : []), int(r.objects), bytes(r.overhead), percent(r.overheadPercent), code(r.example.label)]),
         c.title,
       );
       const more = c.holders > c.rows.length ? `<p class="note">… and ${int(c.holders - c.rows.length)} more holders.</p>` : '';
@@ -445,7 +453,7 @@ function wasteSection(w: Waste): string {
         'Duplicate strings',
       )
     : '';
-  return `<section id="waste"><h2>Waste</h2>${head}${chart}${totals}${checks}<h3 id="duplicate-strings">Duplicate string values</h3>${dupHead}${dupTable}</section>`;
+  return `<section id="waste"><h2>Waste</h2>${head}${chart}${totals}${byHeap}${checks}<h3 id="duplicate-strings">Duplicate string values</h3>${dupHead}${dupTable}</section>`;
 }
 
 function queryBlock(q: QueryResult, view: QueryView): string {

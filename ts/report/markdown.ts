@@ -6,7 +6,7 @@
  * with its full length stated (`displayModel`, applied once as the model comes in).
  */
 import { planQuery, type QueryView } from './charts.js';
-import { baseName, displayModel, duplicateStringsHeadline, formatBytes, frameText, HEAPS_NOTE, heapsShown, int, noPathText, objectText, overviewFacts, percent, printable, rootNote, shorten, sizeWithPercent, suspectHeapFact, suspectHeaps, UNNAMED, valueText, viaText, wasteHeadline, wasteSummary } from './format.js';
+import { baseName, displayModel, duplicateStringsHeadline, formatBytes, frameText, HEAPS_NOTE, heapsShown, int, noPathText, objectText, overviewFacts, percent, printable, rootNote, shorten, sizeWithPercent, suspectHeapFact, suspectHeaps, UNNAMED, valueText, viaText, wasteHeadline, wasteHeapsShown, wasteSummary } from './format.js';
 import type { LeakSuspect, ReportModel, SystemOverview, ThreadInfo, Waste, WasteModel } from './model.js';
 import type { QueryResult } from './query-result.js';
 
@@ -360,14 +360,26 @@ function wasteSection(w: Waste, h: '##'): string[] {
       ['l', 'r', 'r', 'r'],
     ),
   ];
+  const heaps = wasteHeapsShown(w);
+  if (heaps) {
+    out.push(
+      `${h}# Waste by heap`,
+      table(
+        ['heap', 'objects', 'overhead', '% heap', 'reachable'],
+        heaps.map((x) => [mdText(x.name), int(x.objects), formatBytes(x.overhead), percent(x.overheadPercent), formatBytes(x.reachableOverhead)]),
+        ['l', 'r', 'r', 'r', 'r'],
+      ),
+      mdText(HEAPS_NOTE),
+    );
+  }
   for (const c of w.categories) {
     if (c.rows.length === 0) continue;
     out.push(`${h}# ${mdText(c.title)}`, `${mdText(c.rule)}.`);
     out.push(
       table(
-        ['held by', 'objects', 'overhead', '% heap', 'example'],
-        c.rows.map((r) => [mdText(r.holder.label), int(r.objects), formatBytes(r.overhead), percent(r.overheadPercent), mdText(r.example.label)]),
-        ['l', 'r', 'r', 'r', 'l'],
+        ['held by', ...(heaps ? ['heap'] : []), 'objects', 'overhead', '% heap', 'example'],
+        c.rows.map((r) => [mdText(r.holder.label), ...(heaps ? [mdText(r.heap ?? '')] : []), int(r.objects), formatBytes(r.overhead), percent(r.overheadPercent), mdText(r.example.label)]),
+        ['l', ...(heaps ? ['l' as const] : []), 'r', 'r', 'r', 'l'],
       ),
     );
     if (c.holders > c.rows.length) out.push(`… and ${int(c.holders - c.rows.length)} more holders.`);

@@ -17,7 +17,7 @@ export { ObjectRefSchema, QueryResultSchema };
 export type { Column, ObjectRef, QueryResult, Value, VizKind, VizSpec } from './query-result.js';
 
 /** Bumped on any incompatible change; a reader refuses a model newer than it knows. */
-export const REPORT_SCHEMA_VERSION = 6;
+export const REPORT_SCHEMA_VERSION = 7;
 
 const Percent = (description?: string) =>
   Type.Number({ minimum: 0, maximum: 100, description: description ?? 'percent of the total heap (0..100)' });
@@ -382,8 +382,26 @@ export const WasteRowSchema = Obj({
   overhead: Bytes('bytes wasted by these objects (the check\'s formula)'),
   overheadPercent: Percent(),
   example: ObjectRefSchema,
+  heap: Type.Optional(
+    Type.String({
+      description:
+        'Android dumps only (absent for a dump without HEAP DUMP INFO records): the heap these objects are in, as `overview.heaps` names them; a holder whose objects are in several heaps has a row per heap',
+    }),
+  ),
 });
 export type WasteRow = Static<typeof WasteRowSchema>;
+
+export const WasteHeapSchema = Obj(
+  {
+    name: Type.String({ description: 'as `overview.heaps` names it' }),
+    objects: Count('wasteful objects of this heap, every check together'),
+    overhead: Bytes('their overhead'),
+    overheadPercent: Percent(),
+    reachableOverhead: Bytes('the part of `overhead` in objects a GC root reaches'),
+  },
+  "the waste in one Android heap's objects: zygote and image waste is in memory shared with the system's other processes, which the app cannot free",
+);
+export type WasteHeap = Static<typeof WasteHeapSchema>;
 
 export const WasteCategorySchema = Obj({
   check: Type.Union(WASTE_CHECKS.map((c) => Type.Literal(c))),
@@ -408,6 +426,12 @@ export const WasteSchema = Obj({
   ),
   unreachableOverheadPercent: Percent(),
   categories: Type.Array(WasteCategorySchema, { description: 'every check, in a fixed order' }),
+  heaps: Type.Optional(
+    Type.Array(WasteHeapSchema, {
+      description:
+        'Android dumps only (absent for a dump without HEAP DUMP INFO records): every heap the dump has objects in, in the order it names them, with the waste in its objects; they add up to `overhead` and `reachableOverhead`',
+    }),
+  ),
   duplicateStrings: DuplicateStringsSchema,
 });
 export type Waste = Static<typeof WasteSchema>;

@@ -491,6 +491,13 @@ impl CExpr {
                     None => Scalar::NULL,
                 }
             }
+            // No boxed value per row: GROUP BY c.@classLoader keys on the object alone.
+            CExpr::Attr { base, attr: Attr::ClassLoader } => {
+                let mut base_slot = Value::Null;
+                let b = run.child(base, &mut base_slot);
+                release(base_slot, b);
+                b.as_obj().and_then(|o| class_loader(heap, o)).map_or(Scalar::NULL, Scalar::obj)
+            }
             CExpr::Coalesce(args) => {
                 for a in args {
                     let v = a.scalar(run, slot);
@@ -1057,7 +1064,14 @@ fn attribute(env: &Env, base: Value, attr: Attr) -> EvalResult {
         Attr::Clazz => Value::Obj(heap.class(heap.class_of(o)).object),
         // The heap's shared name: no allocation per object.
         Attr::Heap => heap.heap_of(o).map_or(Value::Null, |k| Value::Str(heap.heap_names()[k as usize].clone())),
+        Attr::ClassLoader => class_loader(heap, o).map_or(Value::Null, Value::Obj),
     })
+}
+
+/// `@classLoader`: the defining loader of the class that class object `o` describes; None for
+/// the bootstrap loader and for an object that is no class object.
+fn class_loader(heap: &heapql_heap::Heap, o: ObjIdx) -> Option<ObjIdx> {
+    heap.class_described_by(o).and_then(|c| heap.defining_loader(c))
 }
 
 /// Outbound references read from the heap alone: the class object first, then every

@@ -160,6 +160,10 @@ pub enum Attr {
     /// Android: the heap the object is in (`app`, `zygote`, `image`); NULL for other dumps.
     #[serde(rename = "heap")]
     Heap,
+    /// A class object's defining class loader; NULL for the bootstrap loader and for any
+    /// other object (`classof(x).@classLoader` is an instance's).
+    #[serde(rename = "classLoader")]
+    ClassLoader,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

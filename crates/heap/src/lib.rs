@@ -569,6 +569,14 @@ impl Heap {
     pub fn class(&self, c: ClassIdx) -> &ClassInfo {
         &self.classes[c as usize]
     }
+    /// The object of class `c`'s defining loader, as its CLASS DUMP names it; None for the
+    /// bootstrap loader (id 0) and for a loader id the dump has no object for.
+    pub fn defining_loader(&self, c: ClassIdx) -> Option<ObjIdx> {
+        match self.class(c).loader_id {
+            0 => None,
+            id => self.index_of(id),
+        }
+    }
     /// Android dumps: the `byte[]` of class `c`'s `$classOverhead` static (`$staticOverhead`
     /// in Dalvik and early ART dumps). ART's hprof writer adds that static to a class whose
     /// native part (embedded vtable) is larger than 4 bytes, pointing at a zero-filled `byte[]`

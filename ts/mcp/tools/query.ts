@@ -81,7 +81,7 @@ export function registerQueryTools(server: McpServer, ctx: McpContext): void {
         '`SELECT s, toString(s) FROM java.lang.String s WHERE s.value.@length > 1000`, ' +
         '`SELECT classof(x) AS class, COUNT(*) AS n FROM INSTANCEOF java.util.AbstractMap x GROUP BY classof(x) ORDER BY n DESC`, ' +
         '`SELECT m, m.size FROM java.util.HashMap m WHERE m.size > 100`. Attributes: @objectId, @usedHeapSize (shallow), ' +
-        '@length, @heap (Android dumps: app, zygote or image; NULL otherwise), @retainedHeapSize and dominators()/@inbounds/path() (these need analyze_heap first). ' +
+        '@length, @heap (Android dumps: app, zygote or image; NULL otherwise), @classLoader (the defining loader of a class object; NULL for the bootstrap loader), @retainedHeapSize and dominators()/@inbounds/path() (these need analyze_heap first). ' +
         'Rows are capped (maxRows); an OQL error comes back with the position of the problem.' + TEXT_CAP_SENTENCE,
       inputSchema: { query: z.string().min(1).describe('the OQL text'), maxRows, reachableOnly },
       annotations: readOnly,

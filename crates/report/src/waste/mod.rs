@@ -50,7 +50,7 @@ use heapql_graph::FullAnalysis;
 use holder::describe_holder;
 use crate::ctx::ClassCache;
 use heapql_graph::par::both;
-use scan::{attribute, see_range, Agg, Env, Partial, RowKey};
+use scan::{attribute, see_range, Agg, Env, Partial, RowKey, NO_HEAP};
 pub(crate) use scan::Objects;
 pub(crate) use roles::Roles;
 use crate::scan::Coverage;
@@ -309,22 +309,36 @@ fn assemble(heap: &Heap, a: &FullAnalysis, rows: FxHashMap<RowKey, Agg>, reachab
     }
     let mut categories = Vec::new();
     let mut overhead = 0;
+    // Per heap number of the dump (none without heaps).
+    let mut per_heap: Vec<WasteHeap> = heap
+        .heap_names()
+        .iter()
+        .map(|n| WasteHeap { name: n.to_string(), objects: 0, overhead: 0, overhead_percent: 0.0, reachable_overhead: 0 })
+        .collect();
     for check in Check::ALL {
         let mut list = by_check.remove(&check).unwrap_or_default();
         list.sort_unstable_by(|x, y| y.1.overhead.cmp(&x.1.overhead).then(y.1.objects.cmp(&x.1.objects)).then(x.0.cmp(&y.0)));
         let objects = list.iter().map(|r| r.1.objects).sum();
         let bytes: u64 = list.iter().map(|r| r.1.overhead).sum();
         overhead += bytes;
+        for &((_, _, _, k), agg) in &list {
+            if let Some(h) = per_heap.get_mut(k as usize) {
+                h.objects += agg.objects;
+                h.overhead += agg.overhead;
+                h.reachable_overhead += agg.reachable;
+            }
+        }
         let rows = list
             .iter()
             .take(limit)
-            .map(|&((_, key, class), agg)| WasteRow {
+            .map(|&((_, key, class, k), agg)| WasteRow {
                 holder: describe_holder(heap, key, class),
                 class_name: heap.class(class).name.clone(),
                 objects: agg.objects,
                 overhead: agg.overhead,
                 overhead_percent: percent(agg.overhead),
                 example: object_ref(heap, agg.example),
+                heap: (k != NO_HEAP).then(|| heap.heap_names()[k as usize].to_string()),
             })
             .collect();
         categories.push(WasteCategory {
@@ -342,6 +356,15 @@ fn assemble(heap: &Heap, a: &FullAnalysis, rows: FxHashMap<RowKey, Agg>, reachab
     // reachable part only (`Partial::record_split`): never more than the whole.
     let reachable = reachable.min(overhead);
     let unreachable = overhead - reachable;
+    let heaps = (!per_heap.is_empty()).then(|| {
+        // Every heap with objects, whether or not they waste anything, as `heaps()` lists them.
+        let with_objects: Vec<&str> = heap.heaps().iter().map(|h| &*h.name).collect();
+        per_heap
+            .into_iter()
+            .filter(|h| with_objects.contains(&h.name.as_str()))
+            .map(|h| WasteHeap { overhead_percent: percent(h.overhead), reachable_overhead: h.reachable_overhead.min(h.overhead), ..h })
+            .collect()
+    });
     Waste {
         used_heap: used,
         overhead,
@@ -351,6 +374,7 @@ fn assemble(heap: &Heap, a: &FullAnalysis, rows: FxHashMap<RowKey, Agg>, reachab
         unreachable_overhead: unreachable,
         unreachable_overhead_percent: percent(unreachable),
         categories,
+        heaps,
         duplicate_strings: strings,
     }
 }

@@ -110,6 +110,22 @@ pub struct WasteRow {
     pub overhead_percent: f64,
     /// The first such object (lowest object index).
     pub example: ObjectRef,
+    /// Android: the heap these objects are in (`app`, `zygote`, `image`); None (no field) for a
+    /// dump that records no heaps.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub heap: Option<String>,
+}
+
+/// Android: the waste found in the objects of one heap, every check together.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WasteHeap {
+    pub name: String,
+    pub objects: u64,
+    pub overhead: u64,
+    pub overhead_percent: f64,
+    /// The part of `overhead` in objects a GC root reaches.
+    pub reachable_overhead: u64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -145,6 +161,11 @@ pub struct Waste {
     pub unreachable_overhead_percent: f64,
     /// Every check, in `Check::ALL` order (a check with nothing found has zero rows).
     pub categories: Vec<WasteCategory>,
+    /// Android: every heap the dump has objects in, in the order it names them, with what its
+    /// objects waste (they add up to `overhead` and `reachable_overhead`); None (no field) for
+    /// a dump that records no heaps.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub heaps: Option<Vec<WasteHeap>>,
     /// The duplicate-strings detail (values), as the report showed it before.
     pub duplicate_strings: DuplicateStrings,
 }

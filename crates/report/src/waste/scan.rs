@@ -32,12 +32,19 @@ const TICK: u32 = 1 << 16;
 pub struct Agg {
     pub objects: u64,
     pub overhead: u64,
+    /// The part of `overhead` `--reachable-only` counts (`Partial::record_split`).
+    pub reachable: u64,
     /// Lowest object index.
     pub example: ObjIdx,
 }
 
-/// Row key: check, holder, class of the wasteful objects.
-pub type RowKey = (Check, HolderKey, u32);
+/// The heap part of a row key on a dump that records no heaps.
+pub const NO_HEAP: u32 = u32::MAX;
+
+/// Row key: check, holder, class of the wasteful objects, and the Android heap they are in
+/// (`NO_HEAP` without heaps), so app waste and the system's shared zygote and image waste are
+/// never one row.
+pub type RowKey = (Check, HolderKey, u32, u32);
 
 /// A wasteful object as the first step saw it: its check decides what the dominator tree
 /// must still confirm (`attribute`), and whether `overhead` is final or the object's retained
@@ -288,10 +295,12 @@ impl Partial {
         if self.inside.contains(o as usize) {
             return;
         }
-        let key = (check, holder_of(env.heap, env.analysis, env.roles, env.classes, o), env.class_of(o));
-        let agg = self.rows.entry(key).or_insert(Agg { objects: 0, overhead: 0, example: o });
+        let heap_no = env.heap.heap_of(o).unwrap_or(NO_HEAP);
+        let key = (check, holder_of(env.heap, env.analysis, env.roles, env.classes, o), env.class_of(o), heap_no);
+        let agg = self.rows.entry(key).or_insert(Agg { objects: 0, overhead: 0, reachable: 0, example: o });
         agg.objects += 1;
         agg.overhead += overhead;
+        agg.reachable += reachable;
         agg.example = agg.example.min(o);
         self.reachable += reachable;
     }
