@@ -19,6 +19,7 @@ import type { HeapSession, ProgressEvent } from '../session/index.js';
 import { controlIndex, terminalText } from '../terminal-text.js';
 import { VERSION } from '../version.js';
 import type { ReplIO } from './backend.js';
+import { outputClosed, writeBlock } from './block-writer.js';
 import { complete, ESCAPED_COMPLETION_NOTE, insertablePrefix, moreCompletionsNote, type CompletionSource } from './complete.js';
 import { Repl } from './dispatch.js';
 import { errorLines } from './errors.js';
@@ -120,6 +121,13 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
   const safe = (text: string) => terminalText(text, { keepLineBreaks: true, keepBackslashes: true });
   const io: ReplIO = {
     print: (text) => output.write(text.endsWith('\n') ? safe(text) : `${safe(text)}\n`),
+    // A long listing, a block at a time (block-writer.ts). A reader gone (`| head`) ends the
+    // session: nothing more could be shown.
+    write: async (text, signal) => {
+      const ok = await writeBlock(output, safe(text), signal);
+      if (!ok && outputClosed(output)) io.quit();
+      return ok;
+    },
     // An error keeps only its own (indented) lines, as the CLI's `error:` line does: a line
     // break in a name the message quotes is shown escaped and cannot start a line.
     error: (text) => {
