@@ -75,11 +75,18 @@ export function controlIndex(text: string): number {
   return CONTROL.exec(text)?.index ?? -1;
 }
 
-const PLAIN = /^[\x20-\x7e]*$/;
+/**
+ * Text of characters that each take one cell and never join the next (printable ASCII, Latin-1
+ * but the soft hyphen, Latin Extended, IPA and modifier letters, Greek, Cyrillic but its
+ * combining marks, general punctuation such as `…` and `–` but the zero-width and bidi ones): its
+ * width is its length. string-width spends about 0.1 ms on a 60-character text beyond ASCII
+ * (an object label cut with `…`), seconds over a listing of 500,000 rows; it gives the same.
+ */
+export const ONE_CELL = /^[\x20-\x7e\u00a0-\u00ac\u00ae-\u02ff\u0370-\u0482\u048a-\u052f\u2010-\u2027\u2030-\u205e]*$/;
 
 /** Terminal cells `text` takes (text already made safe by `terminalText`). */
 export function displayWidth(text: string): number {
-  return PLAIN.test(text) ? text.length : stringWidth(text);
+  return ONE_CELL.test(text) ? text.length : stringWidth(text);
 }
 
 let segmenter: Intl.Segmenter | null = null;
@@ -90,7 +97,7 @@ let segmenter: Intl.Segmenter | null = null;
  * (at least one character is kept).
  */
 export function cutToWidth(text: string, max: number): string {
-  if (PLAIN.test(text)) return text.length > max ? `${text.slice(0, Math.max(1, max - 1))}…` : text;
+  if (ONE_CELL.test(text)) return text.length > max ? `${text.slice(0, Math.max(1, max - 1))}…` : text;
   if (text.length <= max && stringWidth(text) <= max) return text;
   const budget = Math.max(1, max - 1);
   segmenter ??= new Intl.Segmenter();
