@@ -4,7 +4,9 @@
  * however many lines it took) with Ctrl-R, tab completion, bracketed paste (a pasted block runs
  * at the Enter after it, as piped lines do), Ctrl-C that cancels a running statement (and the
  * rest of its pasted block) or clears the line (never exits), Ctrl-Z to suspend, Ctrl-D to leave
- * (cancelling what runs; nothing after it runs). `~/` in a path is the home directory.
+ * (cancelling what runs; nothing after it runs). `~/` in a path is the home directory. A long
+ * table is written a block at a time, waiting for the output (`block-writer.ts`); Ctrl-C stops
+ * it, and an output that went away (`| head`) ends the session.
  * With stdin not a terminal, statements are read line by line through the same dispatcher and
  * printed plainly (no prompts, no colours, no progress bar); a statement that has become
  * complete runs once the next line shows it does not go on (see `continuesStatement`), and
