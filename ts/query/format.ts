@@ -111,10 +111,19 @@ class TableLayout {
     });
   }
 
-  /** Widens the columns to the cells of `body`. */
-  widen(body: Cell[][]): void {
+  /** Widens the columns to the cells of `body`; the index of its first row that widened one, else -1. */
+  widen(body: Cell[][]): number {
+    let first = -1;
     // A loop, not `Math.max(...column)`: spreading 100 000+ cells overflows the call stack.
-    for (const r of body) for (let i = 0; i < this.cols; i++) this.widths[i] = Math.max(this.widths[i], r[i]?.width ?? 0);
+    for (const [k, r] of body.entries()) {
+      for (let i = 0; i < this.cols; i++) {
+        const w = r[i]?.width ?? 0;
+        if (w <= this.widths[i]) continue;
+        this.widths[i] = w;
+        if (first < 0) first = k;
+      }
+    }
+    return first;
   }
 
   /** One line of cells. */
@@ -162,10 +171,18 @@ export function formatTable(result: QueryResult, opts: TableOptions = {}): strin
 export class StreamedTable {
   private readonly layout: TableLayout;
   private first: Cell[][];
+  /** Rows laid out so far. */
+  private rowCount: number;
+  /**
+   * The 1-based number of the first row that widened a column (the lines above it are
+   * narrower), or null while every row fitted the first rows' widths.
+   */
+  widenedAt: number | null = null;
 
   constructor(names: string[], firstRows: readonly Value[][], opts: TableOptions = {}) {
     this.first = tableCells(firstRows, opts.maxCellWidth ?? 80);
     this.layout = new TableLayout(names, firstRows, this.first, opts);
+    this.rowCount = firstRows.length;
   }
 
   /** The header, the rule and the first rows, each line ending in a newline. */
@@ -178,7 +195,9 @@ export class StreamedTable {
   /** More rows, each line ending in a newline. */
   rows(rows: readonly Value[][]): string {
     const body = tableCells(rows, this.layout.max);
-    this.layout.widen(body);
+    const widened = this.layout.widen(body);
+    if (widened >= 0) this.widenedAt ??= this.rowCount + widened + 1;
+    this.rowCount += rows.length;
     return lines(body.map((r) => this.layout.line(r, true)));
   }
 

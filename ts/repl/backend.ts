@@ -35,6 +35,13 @@ export interface ReplBackend {
 export interface ReplIO {
   /** A block of output (no trailing newline needed). */
   print(text: string): void;
+  /**
+   * One block of a long output (lines ending in a newline), for a front that can take text as
+   * it comes: resolves once the front can take more (back-pressure), with false when the text
+   * could not go or nothing more should (the output is closed, or `signal` fired). A front
+   * without it gets a long table whole through `print` (the browser draws it as one table).
+   */
+  write?(text: string, signal?: AbortSignal): Promise<boolean>;
   /** One error; the prompt comes back after it. */
   error(text: string): void;
   /**

@@ -8,7 +8,7 @@ import { HeapqlError } from '../errors.js';
 import { KEYWORDS } from '../oql/lexer.js';
 import { formatOqlError, isOqlError, type OqlError } from '../oql/errors.js';
 import { AGGREGATE_NAMES, ATTRIBUTE_NAMES, FUNCTION_NAMES, explain, METHOD_ALIASES, plan, planToJson } from '../plan/index.js';
-import { formatCsv, formatTable, formatTsv } from '../query/format.js';
+import { formatCsv, formatTable, formatTsv, rowsFooter } from '../query/format.js';
 import { stringifyJson } from '../query/json.js';
 import { findNamedQuery, NAMED_QUERIES, suggestNamedQueries } from '../query/named.js';
 import type { QueryResult } from '../query/schema.js';
@@ -17,6 +17,7 @@ import { closest, noClassMessage } from '../session/no-class.js';
 import { terminalText } from '../terminal-text.js';
 import type { ReplBackend, ReplIO } from './backend.js';
 import { ReplError } from './errors.js';
+import { BLOCK_ROWS, type BlockWrite, writeLongTable } from './long-table.js';
 import { grid, renderClass, renderDominator, renderObject, renderPath, renderRefs } from './render.js';
 import { stripTerminator, withoutTerminator } from './statement.js';
 import {
@@ -87,24 +88,38 @@ function needResult(state: ReplState): QueryResult {
 }
 
 /** Replaces the result (the old one goes on the undo stack) and shows it. */
-function shape(ctx: ReplContext, next: QueryResult): void {
+function shape(ctx: ReplContext, next: QueryResult): void | Promise<void> {
   ctx.state.undo.push(needResult(ctx.state));
   if (ctx.state.undo.length > 100) ctx.state.undo.shift();
   ctx.state.result = next;
   ctx.state.cursor = 0;
-  show(ctx, next);
+  return show(ctx, next);
 }
 
-/** A result as a table, capped at the display limit. */
-export function show(ctx: ReplContext, result: QueryResult): void {
+/**
+ * A result as a table, capped at the display limit. More rows than a block go out a block at a
+ * time to a front that takes text as it comes (`ReplIO.write`, the terminal), and Ctrl-C stops
+ * them (`long-table.ts`); to any other front (the browser, which draws the text it is given as
+ * the result's table) the table is printed whole, and nothing is waited for.
+ */
+export function show(ctx: ReplContext, result: QueryResult): void | Promise<void> {
   const limit = ctx.state.limit;
-  if (limit === 0 || result.rows.length <= limit) {
+  const shown = limit === 0 ? result.rows.length : Math.min(limit, result.rows.length);
+  const note = result.note ? `\nnote: ${terminalText(result.note, { keepBackslashes: true })}` : '';
+  const more = `(${result.rowCount} rows${result.truncated ? ', truncated' : ''}; showing the first ${limit}: !tail, !row N, !set limit 0 for all)`;
+  if (ctx.io.write && shown > BLOCK_ROWS) return showLong(ctx, ctx.io.write.bind(ctx.io), result, shown, shown < result.rows.length ? more : rowsFooter(result), note);
+  if (shown === result.rows.length) {
     ctx.io.print(formatTable(result));
     return;
   }
   const head = formatTable({ ...result, rows: result.rows.slice(0, limit) }, { footer: false });
-  const more = `(${result.rowCount} rows${result.truncated ? ', truncated' : ''}; showing the first ${limit}: !tail, !row N, !set limit 0 for all)`;
-  ctx.io.print(`${head}\n${more}${result.note ? `\nnote: ${terminalText(result.note, { keepBackslashes: true })}` : ''}`);
+  ctx.io.print(`${head}\n${more}${note}`);
+}
+
+/** `show` of a long table: its footer as always, or how many rows Ctrl-C let through. */
+async function showLong(ctx: ReplContext, write: BlockWrite, result: QueryResult, shown: number, footer: string, note: string): Promise<void> {
+  const stopped = (n: number) => `(${result.rowCount} rows${result.truncated ? ', truncated' : ''}; interrupted after showing ${n}: !tail, !row N, !save for the rest)`;
+  await writeLongTable(write, result, shown, (end, n) => `${end === 'done' ? footer : stopped(n)}${note}`, ctx.signal);
 }
 
 function count(text: string, fallback: number, what: string): number {
@@ -175,7 +190,7 @@ export async function runQuery(ctx: ReplContext, text: string): Promise<void> {
   const columnsWarning = viz && !warning ? resolveVizColumns(viz, result.columns).warning : null;
   const at = ctx.source ? `${ctx.source.name}:${ctx.source.line}: ` : '';
   if (warning ?? columnsWarning) ctx.io.error(`warning: ${at}${warning ?? columnsWarning}`);
-  show(ctx, result);
+  await show(ctx, result);
   ctx.io.print(`(${result.elapsedMs} ms)`);
 }
 
@@ -365,7 +380,7 @@ export const COMMANDS: Command[] = [
     summary: 'keep rows with a cell containing pat (case-insensitive) or matching /regex/',
     run: (ctx, a) => {
       if (a.trim() === '') throw new ReplError('!filter needs a pattern: a substring or /regex/');
-      shape(ctx, filterRows(needResult(ctx.state), a));
+      return shape(ctx, filterRows(needResult(ctx.state), a));
     },
   },
   {
@@ -379,7 +394,7 @@ export const COMMANDS: Command[] = [
       if (w.length === 0) throw new ReplError('!sort needs a column: !sort <col> [desc]');
       const desc = w.length > 1 && /^desc$/i.test(w.at(-1)!);
       const asc = w.length > 1 && /^asc$/i.test(w.at(-1)!);
-      shape(ctx, sortRows(needResult(ctx.state), desc || asc ? w.slice(0, -1).join(' ') : w.join(' '), desc));
+      return shape(ctx, sortRows(needResult(ctx.state), desc || asc ? w.slice(0, -1).join(' ') : w.join(' '), desc));
     },
   },
   { name: 'select', usage: '!select <col>...', takesArguments: true, summary: 'keep only these columns', completes: 'column', run: (ctx, a) => shape(ctx, selectColumns(needResult(ctx.state), words(a))) },
@@ -417,7 +432,7 @@ export const COMMANDS: Command[] = [
       if (!prev) throw new ReplError('nothing to undo');
       ctx.state.result = prev;
       ctx.state.cursor = 0;
-      show(ctx, prev);
+      return show(ctx, prev);
     },
   },
   {

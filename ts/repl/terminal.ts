@@ -4,7 +4,9 @@
  * however many lines it took) with Ctrl-R, tab completion, bracketed paste (a pasted block runs
  * at the Enter after it, as piped lines do), Ctrl-C that cancels a running statement (and the
  * rest of its pasted block) or clears the line (never exits), Ctrl-Z to suspend, Ctrl-D to leave
- * (cancelling what runs; nothing after it runs). `~/` in a path is the home directory.
+ * (cancelling what runs; nothing after it runs). `~/` in a path is the home directory. A long
+ * table is written a block at a time, waiting for the output (`block-writer.ts`); Ctrl-C stops
+ * it, and an output that went away (`| head`) ends the session.
  * With stdin not a terminal, statements are read line by line through the same dispatcher and
  * printed plainly (no prompts, no colours, no progress bar); a statement that has become
  * complete runs once the next line shows it does not go on (see `continuesStatement`), and
@@ -19,6 +21,7 @@ import type { HeapSession, ProgressEvent } from '../session/index.js';
 import { controlIndex, terminalText } from '../terminal-text.js';
 import { VERSION } from '../version.js';
 import type { ReplIO } from './backend.js';
+import { outputClosed, writeBlock } from './block-writer.js';
 import { complete, ESCAPED_COMPLETION_NOTE, insertablePrefix, moreCompletionsNote, type CompletionSource } from './complete.js';
 import { Repl } from './dispatch.js';
 import { errorLines } from './errors.js';
@@ -120,6 +123,13 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
   const safe = (text: string) => terminalText(text, { keepLineBreaks: true, keepBackslashes: true });
   const io: ReplIO = {
     print: (text) => output.write(text.endsWith('\n') ? safe(text) : `${safe(text)}\n`),
+    // A long listing, a block at a time (block-writer.ts). A reader gone (`| head`) ends the
+    // session: nothing more could be shown.
+    write: async (text, signal) => {
+      const ok = await writeBlock(output, safe(text), signal);
+      if (!ok && outputClosed(output)) io.quit();
+      return ok;
+    },
     // An error keeps only its own (indented) lines, as the CLI's `error:` line does: a line
     // break in a name the message quotes is shown escaped and cannot start a line.
     error: (text) => {
