@@ -4,6 +4,7 @@
  * of `POST /query` and of the look-ups).
  */
 import type { SessionStatus } from '../session/index.js';
+import { CANCELLED_NOTE } from './analysis-routes.js';
 import type { ServerContext } from './context.js';
 import { toApiError } from './errors.js';
 
@@ -46,7 +47,7 @@ function dumpFields(ctx: ServerContext, path: string, objects: number, classes: 
 }
 
 /**
- * The body of `GET /status`. When the dump can no longer be read (cut short or written to on
+ * The body of `GET /status` (`note` after `DELETE /analyze` cancelled the analysis). When the dump can no longer be read (cut short or written to on
  * disk since it was opened) the status is `dump_unreadable` with the reason and what to do,
  * still a 200: the status is the one request that must always answer.
  */
@@ -64,6 +65,7 @@ export function statusBody(ctx: ServerContext): Record<string, unknown> {
     status,
     ...(status === 'analyzing' ? { progress: s.progress ?? { phase: 'starting', done: 0, total: 0 } } : {}),
     ...(status === 'failed' ? { reason: s.error ?? 'unknown reason' } : {}),
+    ...(status === 'not_started' && ctx.analysisCancelled ? { note: CANCELLED_NOTE } : {}),
     reachableOnly: s.reachableOnly,
     ...dumpFields(ctx, s.path, s.objects, s.classes),
   };
