@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
+import { HeapqlError } from '../ts/errors.js';
 import { openHeap, type HeapSession } from '../ts/index.js';
 import { banner, createApp } from '../ts/server/app.js';
 import { writeRenamedDump } from './tools/renamed-dump.js';
@@ -139,6 +140,45 @@ describe('look-ups that need the full analysis', () => {
     release();
     for (let i = 0; i < 100_000 && session.status.state === 'analyzing'; i++) await new Promise((r) => setTimeout(r, 20));
     expect((await get(app, '/objects/1/path')).status).toBe(200);
+  });
+});
+
+describe('ERR_NEEDS_ANALYSIS from the executor', () => {
+  let session: HeapSession;
+  let app: App;
+  let release: () => void = () => {};
+  beforeAll(async () => {
+    session = await openHeap(demo, { noCache: true });
+    const handle = session.handle as unknown as { analyze: (...a: unknown[]) => Promise<unknown> };
+    const real = handle.analyze.bind(handle);
+    const gate = new Promise<void>((r) => (release = r));
+    handle.analyze = async (...a: unknown[]) => {
+      await gate;
+      return real(...a);
+    };
+    // The planner lets no full-path query through before the analysis; the executor's own
+    // refusal (crates/exec/src/error.rs, its words) is what reaches the server if one gets by.
+    session.queryBatches = () => {
+      throw new HeapqlError(
+        'ERR_NEEDS_ANALYSIS',
+        'this query needs the full analysis (object graph and dominator tree); run the analysis first (`heapql analyze`, `!analyze` in the REPL, POST /analyze)',
+      );
+    };
+    app = createApp(session, { port: PORT });
+  });
+  afterAll(() => {
+    release();
+    session.close();
+  });
+
+  test('a query says what the look-ups say, in the state now, and gives the advice once', async () => {
+    const query = async () => errorOf(await post(app, '/query', 'SELECT COUNT(*) FROM Demo$Session'), 400, 'query');
+    const lookup = async () => (await errorOf(await get(app, '/objects/1/referrers'), 400, 'query')).replace(/^referrers need /, '');
+    expect(await query()).toBe('this query needs the full analysis (object graph and dominator tree): POST /analyze to run the full analysis, then retry once GET /status says ready');
+    expect(await lookup()).toBe('the full analysis: POST /analyze to run the full analysis, then retry once GET /status says ready');
+    expect(await (await post(app, '/analyze')).json()).toEqual({ ok: true, status: 'started' });
+    expect(await query()).toBe('this query needs the full analysis (object graph and dominator tree): the full analysis is running (starting); retry once GET /status says ready');
+    expect(await lookup()).toBe('the full analysis: the full analysis is running (starting); retry once GET /status says ready');
   });
 });
 

@@ -104,7 +104,7 @@ export function createApp(session: HeapSession, options: ServerOptions): Hono {
     });
   }
   app.notFound((c) => errorResponse(new ApiError(404, 'not_found', `no endpoint ${c.req.method} ${c.req.path}; GET /version lists them`)));
-  app.onError((err) => errorResponse(toApiError(err)));
+  app.onError((err) => errorResponse(toApiError(err, session)));
   return app;
 }
 

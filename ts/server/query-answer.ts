@@ -147,7 +147,7 @@ export async function queryAnswer(c: Context, session: HeapSession, prepared: Pr
   } catch (err) {
     finish();
     await result.close();
-    throw toApiError(err, prepared.oql);
+    throw toApiError(err, session, prepared.oql);
   }
 
   const encoder = new TextEncoder();
@@ -179,7 +179,7 @@ export async function queryAnswer(c: Context, session: HeapSession, prepared: Pr
         finish();
         if (cancelled) return;
         // The status is sent: break the body off rather than end a document missing rows.
-        const e = toApiError(err, prepared.oql);
+        const e = toApiError(err, session, prepared.oql);
         controller.error(new Error(`POST /query failed after its answer began (${e.kind}): ${e.message}`, { cause: err }));
       }
     },
