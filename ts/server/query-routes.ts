@@ -97,7 +97,9 @@ function plansOnFullPath(text: string): boolean {
 
 async function runQuery(ctx: ServerContext, c: Context): Promise<Response> {
   const req = await request(c);
-  return queryAnswer(c, ctx.session, cachedPrepare(ctx, req), req.name, withoutVizLine(req.query));
+  // A directive in the text that could not be read (a JSON `viz` replaces it): said in the note.
+  const directiveWarning = req.viz ? null : extractViz(req.query).warning;
+  return queryAnswer(c, ctx.session, cachedPrepare(ctx, req), { name: req.name, oql: withoutVizLine(req.query), directiveWarning });
 }
 
 async function stream(ctx: ServerContext, c: Context): Promise<Response> {

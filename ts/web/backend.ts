@@ -101,7 +101,9 @@ export class HttpBackend implements ReplBackend {
    * once, with its caret, exactly as in the terminal, without a round trip. The analysis state
    * known here is that of the last status poll: a query refused only for needing the full
    * analysis asks the server's state first (another tab, or a client of the server, may have
-   * analyzed since), and goes to the server when it is ready.
+   * analyzed since), and goes to the server when it is ready. The `-- @viz` directive stays in
+   * the page and goes on the result here: the REPL warns of a chart it cannot draw itself, so
+   * the server's note of it (sent for a directive it is given) would say it twice.
    */
   async query(oql: string, options: { name?: string; viz?: VizSpec | null; signal?: AbortSignal }): Promise<QueryResult> {
     const signal = options.signal ?? this.signal;
@@ -116,11 +118,11 @@ export class HttpBackend implements ReplBackend {
         query: oql,
         reachableOnly: this.reachableOnly,
         ...(options.name !== undefined ? { name: options.name } : {}),
-        ...(options.viz ? { viz: options.viz } : {}),
       },
       signal,
     );
     restoreNonFinite(body);
+    if (options.viz) body.viz = options.viz;
     const from = dump ?? this.api.dumpId;
     if (from !== null) this.dumps.set(body, from);
     return body;
