@@ -137,7 +137,13 @@ describe('a field or class the dump lacks', () => {
   });
 
   it('the server and the MCP server show it with its caret too, MCP with its code', () => {
-    const api = toApiError(field, fieldText);
+    // The analysis state is read only for ERR_NEEDS_ANALYSIS.
+    const noState = {
+      get status(): never {
+        throw new Error('the analysis state is not read for an OQL error');
+      },
+    };
+    const api = toApiError(field, noState, fieldText);
     expect(api.status).toBe(400);
     expect(api.message).toBe(formatOqlError(field, fieldText, 'query'));
     const tool = failureResult(klass, classText);

@@ -1,16 +1,18 @@
 /**
  * The HTTP server (in process, `app.request`) on what its first tester found: which dump it
  * serves (`dumpId`, `--dump N`, the `x-heapql-dump` header) and the refusal of a look-up with an
- * object id of another dump; the words of the full-path look-ups while the analysis runs; a
- * dump cut short on disk (GET /status still answers, the advice said once); a `limit` beyond a
- * double; two statements in one body; a `-- @viz` line left out of the answer's `oql`; the
- * banner with a hostile file name.
+ * object id of another dump; the words of the full-path look-ups while the analysis runs, and
+ * the same words for the executor's ERR_NEEDS_ANALYSIS; a dump cut short on disk (GET /status
+ * still answers, the advice said once); a `limit` beyond a double; two statements in one body;
+ * a `-- @viz` line left out of the answer's `oql`, and one the result cannot draw said in its
+ * `note`; the banner with a hostile file name.
  */
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
+import { HeapqlError } from '../ts/errors.js';
 import { openHeap, type HeapSession } from '../ts/index.js';
 import { banner, createApp } from '../ts/server/app.js';
 import { writeRenamedDump } from './tools/renamed-dump.js';
@@ -142,6 +144,45 @@ describe('look-ups that need the full analysis', () => {
   });
 });
 
+describe('ERR_NEEDS_ANALYSIS from the executor', () => {
+  let session: HeapSession;
+  let app: App;
+  let release: () => void = () => {};
+  beforeAll(async () => {
+    session = await openHeap(demo, { noCache: true });
+    const handle = session.handle as unknown as { analyze: (...a: unknown[]) => Promise<unknown> };
+    const real = handle.analyze.bind(handle);
+    const gate = new Promise<void>((r) => (release = r));
+    handle.analyze = async (...a: unknown[]) => {
+      await gate;
+      return real(...a);
+    };
+    // The planner lets no full-path query through before the analysis; the executor's own
+    // refusal (crates/exec/src/error.rs, its words) is what reaches the server if one gets by.
+    session.queryBatches = () => {
+      throw new HeapqlError(
+        'ERR_NEEDS_ANALYSIS',
+        'this query needs the full analysis (object graph and dominator tree); run the analysis first (`heapql analyze`, `!analyze` in the REPL, POST /analyze)',
+      );
+    };
+    app = createApp(session, { port: PORT });
+  });
+  afterAll(() => {
+    release();
+    session.close();
+  });
+
+  test('a query says what the look-ups say, in the state now, and gives the advice once', async () => {
+    const query = async () => errorOf(await post(app, '/query', 'SELECT COUNT(*) FROM Demo$Session'), 400, 'query');
+    const lookup = async () => (await errorOf(await get(app, '/objects/1/referrers'), 400, 'query')).replace(/^referrers need /, '');
+    expect(await query()).toBe('this query needs the full analysis (object graph and dominator tree): POST /analyze to run the full analysis, then retry once GET /status says ready');
+    expect(await lookup()).toBe('the full analysis: POST /analyze to run the full analysis, then retry once GET /status says ready');
+    expect(await (await post(app, '/analyze')).json()).toEqual({ ok: true, status: 'started' });
+    expect(await query()).toBe('this query needs the full analysis (object graph and dominator tree): the full analysis is running (starting); retry once GET /status says ready');
+    expect(await lookup()).toBe('the full analysis: the full analysis is running (starting); retry once GET /status says ready');
+  });
+});
+
 describe('a dump cut short on disk after it was opened', () => {
   let session: HeapSession;
   let app: App;
@@ -211,6 +252,23 @@ describe('request bodies', () => {
     expect(inside.oql).toBe('-- sessions\nSELECT COUNT(*) AS n FROM Demo$Session');
     // An error still points into the text as written.
     expect(await errorOf(await post(app, '/query', '-- @viz piechart\nSELECT s FORM Demo$Session s'), 400, 'query')).toMatch(/^query:2:10: /);
+  });
+  test('a -- @viz directive the result cannot draw: the answer\'s note says why, as the REPL and the CLI warn', async () => {
+    const grouped = 'SELECT toString(s.user) AS user, COUNT(*) AS n FROM Demo$Session s GROUP BY toString(s.user)';
+    const note = async (body: string, headers: Record<string, string> = {}) => ((await (await post(app, '/query', body, headers)).json()) as { note?: string }).note;
+    const missing = '@viz value=nosuch: no such column (columns: user, n)';
+    expect(await note(`-- @viz histogram value=nosuch\n${grouped}`)).toBe(missing);
+    expect(await note(JSON.stringify({ query: grouped, viz: { kind: 'histogram', value: 'nosuch' } }), { 'content-type': 'application/json' })).toBe(missing);
+    expect(await note(`-- @viz histogram value=user\n${grouped}`)).toBe('@viz value=user: column "user" is not numeric');
+    expect(await note(`-- @viz bogus\n${grouped}`)).toMatch(/^@viz directive ignored: .*bogus.*; showing a table$/);
+    // A chart that can be drawn, or none asked for: no note.
+    expect(await note(`-- @viz histogram label=user value=n\n${grouped}`)).toBeUndefined();
+    expect(await note(grouped)).toBeUndefined();
+    // A streamed answer (more than 64 KiB of rows) says it after its rows.
+    const res = await post(app, '/query', '-- @viz piechart value=nosuch\nSELECT x, x.@usedHeapSize AS size FROM INSTANCEOF java.lang.Object x');
+    const text = await res.text();
+    expect(text.length).toBeGreaterThan(65536);
+    expect((JSON.parse(text) as { note?: string }).note).toBe('@viz value=nosuch: no such column (columns: x, size)');
   });
 });
 

@@ -191,7 +191,7 @@ describe('POST /query answers as session.query does (demo dump)', () => {
         await session.query(session.prepare(q));
         throw new Error(`${q} did not fail`);
       } catch (err) {
-        const e = toApiError(err, q);
+        const e = toApiError(err, session, q);
         expected = { status: e.status, body: errorBody(e.kind, e.message) };
       }
       expect(res.status, q).toBeGreaterThanOrEqual(400);
@@ -212,7 +212,7 @@ describe('POST /query answers as session.query does (demo dump)', () => {
         handle.executeStream = () => Promise.reject(new HeapqlError(code, `${code} from the executor`));
         const res = await post(server.port, '/query', objects);
         expect(res.status, code).toBe(status);
-        const e = toApiError(new HeapqlError(code, `${code} from the executor`), objects);
+        const e = toApiError(new HeapqlError(code, `${code} from the executor`), session, objects);
         expect(JSON.parse(res.text), code).toEqual(errorBody(e.kind, e.message));
         expect(e.kind).toBe(kind);
       }

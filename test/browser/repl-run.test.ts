@@ -6,7 +6,8 @@
  * runs statement by statement, and a cancel drops its rest (`cancelled (the rest of the paste
  * did not run)`); an answer that breaks off is reported as one, with advice; `!set limit 0` on
  * 20 000 rows draws at most RENDER_ROWS_MAX of them and says how to reach the others;
- * Escape during `!analyze` stops waiting for it.
+ * Escape during `!analyze` cancels the analysis it started (in the server too), and only stops
+ * waiting for one started elsewhere.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -191,24 +192,60 @@ describe.skipIf(!chromiumAvailable)('browser REPL: running, cancelling, pasting,
     expect(problems.filter((p) => !/ERR_ABORTED|Failed to load resource/.test(p))).toEqual([]);
   });
 
-  test('!analyze: Escape stops waiting for it (the server goes on analyzing)', async () => {
-    // The analysis runs for real; its end is held until the page has stopped waiting.
+  /**
+   * Holds the start of the next native analysis until `release()`: the analysis is running as
+   * far as the server knows (`analyzing`), and a cancel that comes meanwhile reaches the native
+   * call as a cancelled token, which it honours at once.
+   */
+  function holdAnalysis(): () => void {
     const handle = session.handle as unknown as { analyze: (...a: unknown[]) => Promise<unknown> };
-    const real = handle.analyze.bind(handle);
+    const real = handle.analyze;
     let release = () => {};
     const gate = new Promise<void>((r) => (release = r));
-    handle.analyze = (...a: unknown[]) => real(...a).then(async (summary) => {
+    handle.analyze = async (...a: unknown[]) => {
+      handle.analyze = real;
       await gate;
-      return summary;
-    });
+      return real.apply(handle, a);
+    };
+    return release;
+  }
+
+  test('!analyze: Escape cancels the analysis it started, in the server too (DELETE /analyze)', async () => {
+    const release = holdAnalysis();
     try {
       await page.locator('#input').fill('!analyze');
       await page.locator('#input').press('Enter');
       await page.locator('#running').waitFor();
       await expect.poll(() => page.locator('#state-text').textContent()).toMatch(/analyzing/);
+      const cancel = page.waitForRequest((r) => r.method() === 'DELETE' && new URL(r.url()).pathname === '/analyze');
       await page.keyboard.press('Escape');
+      await cancel;
+    } finally {
+      release();
+    }
+    await idle();
+    expect(await last().locator('pre.err').textContent()).toBe('cancelled');
+    expect(session.analyzed).toBe(false);
+    expect(session.status.state).toBe('query-only');
+    await expect.poll(() => page.locator('#state-text').textContent()).toBe('query-only (analysis cancelled)');
+    expect(await page.locator('#state-text').getAttribute('title')).toMatch(/^the last analysis was cancelled/);
+  });
+
+  test('!analyze: Ctrl-C stops waiting for an analysis started elsewhere, which goes on', async () => {
+    const release = holdAnalysis();
+    try {
+      // Another client of the server started it.
+      expect(session.startAnalysis()).toBe('started');
+      await page.locator('#input').fill('!analyze');
+      await page.locator('#input').press('Enter');
+      await page.locator('#running').waitFor();
+      await expect.poll(() => page.locator('#state-text').textContent()).toMatch(/analyzing/);
+      await page.keyboard.press('Control+c');
       await idle();
-      expect(await last().locator('pre.err').textContent()).toBe('error: stopped waiting; the analysis goes on in the server (the status line shows it)');
+      expect(await last().locator('pre.err').textContent()).toBe(
+        'error: stopped waiting; the analysis was started elsewhere (another tab or client) and goes on in the server (the status line shows it; DELETE /analyze stops it)',
+      );
+      expect(session.status.state).toBe('analyzing');
     } finally {
       release();
     }

@@ -172,6 +172,16 @@ describe('heapql mcp on the demo dump', () => {
     expect(tooMany.text).toMatch(/maxRows/);
   });
 
+  it('run_oql: a -- @viz directive the result cannot draw is noted, in the words of the REPL and the server', async () => {
+    const grouped = 'SELECT toString(s.user) AS user, COUNT(*) AS n FROM Demo$Session s GROUP BY toString(s.user)';
+    const missing = (await s.call('run_oql', { query: `-- @viz histogram value=nosuch\n${grouped}` })).json;
+    expect(missing.note).toBe('@viz value=nosuch: no such column (columns: user, n)');
+    expect(missing.rows.length).toBeGreaterThan(0);
+    const malformed = (await s.call('run_oql', { query: `-- @viz bogus\n${grouped}` })).json;
+    expect(malformed.note).toMatch(/^@viz directive ignored: .*bogus.*; showing a table$/);
+    expect((await s.call('run_oql', { query: `-- @viz histogram label=user value=n\n${grouped}` })).json).not.toHaveProperty('note');
+  });
+
   it('OQL errors come back as tool errors with the position and what to do', async () => {
     const syntax = await s.call('run_oql', { query: 'SELECT s FRM java.lang.String s' });
     expect(syntax.isError).toBe(true);

@@ -24,7 +24,7 @@ import { csvHeader, csvRows, formatCsv, formatTable, jsonElement, JSON_ARRAY, St
 import type { Column, QueryResult, Value } from '../query/schema.js';
 import type { HeapSession, PreparedQuery } from '../session/index.js';
 import type { RowBatch, StreamSummary } from '../session/query.js';
-import { resolveVizColumns } from '../query/viz.js';
+import { vizWarning } from '../query/viz.js';
 import { errorText, warn } from './stderr.js';
 
 export type OutputFormat = 'table' | 'json' | 'csv';
@@ -227,7 +227,7 @@ async function writeResult(heap: HeapSession, job: OutputJob, text: ResultText, 
     if (job.prepared.viz) {
       result.viz = job.prepared.viz;
       // A chart the result cannot draw (a column it names is not there) is said, as the REPL does.
-      const { warning } = resolveVizColumns(job.prepared.viz, summary.columns);
+      const warning = vizWarning(job.prepared.viz, summary.columns);
       if (warning) warn(`${job.name}: ${warning}`);
     }
     const last = gathered ? before + text.whole(result) : text.end(result);

@@ -178,3 +178,21 @@ export function resolveVizColumns(viz: VizSpec, columns: Column[]): { columns: V
   }
   return { columns: { label, value }, warning: null };
 }
+
+/**
+ * What a result says of its `-- @viz` directive when the chart cannot be drawn as asked: the
+ * directive's own problem (`directiveWarning`, extractViz's: it was ignored), else a column it
+ * names that the result lacks or that is not numeric. Null when there is nothing to say. One
+ * check for every front that shows results (the REPL, the CLI, the server's answers, MCP's
+ * run_oql); pure, so the browser bundle may use it.
+ */
+export function vizWarning(viz: VizSpec | null | undefined, columns: Column[], directiveWarning: string | null = null): string | null {
+  if (directiveWarning) return directiveWarning;
+  return viz ? resolveVizColumns(viz, columns).warning : null;
+}
+
+/** A result's note with a viz warning after it (`; ` between, as the session joins its notes). */
+export function noteWithVizWarning(note: string | undefined, warning: string | null): string | undefined {
+  if (!warning) return note;
+  return note ? `${note}; ${warning}` : warning;
+}

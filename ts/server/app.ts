@@ -12,6 +12,7 @@ import { queryResultJsonSchema } from '../query/schema.js';
 import type { HeapSession } from '../session/index.js';
 import { terminalText } from '../terminal-text.js';
 import { VERSION } from '../version.js';
+import { analysisRoutes } from './analysis-routes.js';
 import { serverContext, type ServerContext, type ServerOptions } from './context.js';
 import { allowedMethods, endpointPaths, ENDPOINTS } from './endpoints.js';
 import { ApiError, errorBody, toApiError } from './errors.js';
@@ -83,7 +84,7 @@ export function createApp(session: HeapSession, options: ServerOptions): Hono {
   });
   app.get('/version', (c) => c.json({ version: VERSION, endpoints: ENDPOINTS }));
   app.get('/status', (c) => c.json(statusBody(ctx)));
-  app.post('/analyze', (c) => c.json({ ok: true, status: session.startAnalysis({ reachableOnly: ctx.reachableOnly }) }));
+  analysisRoutes(app, ctx);
   app.get('/help', (c) => c.json(oqlReference()));
   app.get('/schema', (c) => c.json(queryResultJsonSchema()));
   queryRoutes(app, ctx);
@@ -103,7 +104,7 @@ export function createApp(session: HeapSession, options: ServerOptions): Hono {
     });
   }
   app.notFound((c) => errorResponse(new ApiError(404, 'not_found', `no endpoint ${c.req.method} ${c.req.path}; GET /version lists them`)));
-  app.onError((err) => errorResponse(toApiError(err)));
+  app.onError((err) => errorResponse(toApiError(err, session)));
   return app;
 }
 

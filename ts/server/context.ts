@@ -28,6 +28,8 @@ export interface ServerContext {
   reachableOnly: boolean;
   retryAfterSeconds: number;
   replScript: () => string | null;
+  /** `DELETE /analyze` cancelled the last analysis and none started since (GET /status notes it). */
+  analysisCancelled: boolean;
 }
 
 export function serverContext(session: HeapSession, options: ServerOptions): ServerContext {
@@ -40,5 +42,6 @@ export function serverContext(session: HeapSession, options: ServerOptions): Ser
     reachableOnly: options.reachableOnly ?? false,
     retryAfterSeconds: options.retryAfterSeconds ?? 2,
     replScript: options.replScript ?? replScript,
+    analysisCancelled: false,
   };
 }

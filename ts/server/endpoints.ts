@@ -3,7 +3,7 @@
  * the `Allow` header of a 405 all read it, so they cannot disagree with the routes.
  */
 export interface Endpoint {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   path: string;
   description: string;
 }
@@ -13,6 +13,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   { method: 'GET', path: '/version', description: 'the heapql version and the endpoint catalog (JSON)' },
   { method: 'GET', path: '/status', description: 'analysis state: not_started, analyzing (with progress), ready, failed (with the reason), dump_unreadable; which dump is served (dumpId, dumpNumber of dumpCount)' },
   { method: 'POST', path: '/analyze', description: 'start the full analysis: started, already_running or already_done' },
+  { method: 'DELETE', path: '/analyze', description: 'cancel the running analysis, answered once it stopped: cancelled, not_running or already_done' },
   { method: 'POST', path: '/', description: 'run OQL (raw text, or JSON {"query", "limit"}); answers a QueryResult' },
   { method: 'POST', path: '/query', description: 'the same as POST /' },
   { method: 'POST', path: '/stream', description: 'run OQL; rows as NDJSON, one object per row, sent while the scan runs' },

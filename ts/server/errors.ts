@@ -4,6 +4,8 @@
  */
 import { HeapqlError } from '../errors.js';
 import { formatOqlError, isOqlError } from '../oql/errors.js';
+import type { SessionStatus } from '../session/index.js';
+import { needsFullPathMessage } from './full-path.js';
 
 export type ErrorKind =
   | 'query'
@@ -58,21 +60,21 @@ function unreadableMessage(message: string): string {
   return message.includes('open it again') ? message.replace('open it again', RESTART) : `${message} (${RESTART})`;
 }
 
-/**
- * A message of ERR_NEEDS_ANALYSIS without the library's advice (`run analyze() (!analyze in the
- * REPL) first`): the server gives its own.
- */
-export function needsAnalysisReason(message: string): string {
-  return message.replace(/[:;]?\s*(run|call) analyze\(\).*$/, '');
+/** The session whose analysis state says what to do about ERR_NEEDS_ANALYSIS (read only then). */
+export interface AnalysisStateOf {
+  readonly status: SessionStatus;
 }
 
-/** Maps a thrown error; `source` is the OQL text, for a caret under the bad token. */
-export function toApiError(err: unknown, source?: string): ApiError {
+/**
+ * Maps a thrown error; `session` gives the analysis state for ERR_NEEDS_ANALYSIS's advice,
+ * `source` is the OQL text, for a caret under the bad token.
+ */
+export function toApiError(err: unknown, session: AnalysisStateOf, source?: string): ApiError {
   if (err instanceof ApiError) return err;
   if (isOqlError(err)) return new ApiError(400, 'query', source !== undefined ? formatOqlError(err, source, 'query') : err.message);
   if (err instanceof HeapqlError) {
     if (QUERY_CODES.has(err.code)) return new ApiError(400, 'query', err.message);
-    if (err.code === 'ERR_NEEDS_ANALYSIS') return new ApiError(400, 'query', `${needsAnalysisReason(err.message)}: POST /analyze, then retry once GET /status says ready`);
+    if (err.code === 'ERR_NEEDS_ANALYSIS') return new ApiError(400, 'query', needsFullPathMessage(err.message, session.status));
     if (err.code === 'ERR_NO_SUCH_OBJECT') return new ApiError(404, 'not_found', err.message);
     if (err.code === 'ERR_CANCELLED' || err.code === 'ERR_CLOSED') return new ApiError(503, 'cancelled', `${err.message} (the server is stopping)`);
     if (DUMP_CODES.has(err.code)) return new ApiError(500, 'dump_unreadable', unreadableMessage(err.message));

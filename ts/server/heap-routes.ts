@@ -4,11 +4,9 @@
  */
 import type { Context, Hono } from 'hono';
 
-import { HeapqlError } from '../errors.js';
 import { terminalText } from '../terminal-text.js';
 import type { ServerContext } from './context.js';
-import { ApiError, needsAnalysisReason, toApiError } from './errors.js';
-import { fullPathAdvice } from './status.js';
+import { ApiError, toApiError } from './errors.js';
 
 /**
  * The `:id` of `/objects/:id…`: an object's index, digits only (400 for anything else: an
@@ -67,10 +65,7 @@ async function lookup(ctx: ServerContext, c: Context, run: () => unknown): Promi
   try {
     return c.json((await run()) as object);
   } catch (err) {
-    if (err instanceof HeapqlError && err.code === 'ERR_NEEDS_ANALYSIS') {
-      throw new ApiError(400, 'query', `${needsAnalysisReason(err.message)}: ${fullPathAdvice(ctx.session.status)}`);
-    }
-    throw toApiError(err);
+    throw toApiError(err, ctx.session);
   }
 }
 

@@ -16,7 +16,8 @@ import { performance } from 'node:perf_hooks';
 import type { Context } from 'hono';
 
 import { stringifyJson } from '../query/json.js';
-import type { QueryResult } from '../query/schema.js';
+import type { Column, QueryResult } from '../query/schema.js';
+import { noteWithVizWarning, vizWarning } from '../query/viz.js';
 import type { HeapSession, PreparedQuery } from '../session/index.js';
 import type { RowBatch, StreamSummary } from '../session/query.js';
 import { toApiError } from './errors.js';
@@ -48,6 +49,8 @@ class StreamedResult {
     private readonly name: string,
     /** The query as the answer shows it (without its `-- @viz` line: `withoutVizLine`). */
     private readonly oql: string,
+    /** Why the query's `-- @viz` line was ignored (extractViz), or null. */
+    private readonly directiveWarning: string | null,
     signal: AbortSignal,
     private readonly started: number,
   ) {
@@ -96,7 +99,8 @@ class StreamedResult {
       truncated: this.truncated,
       elapsedMs: this.elapsedMs,
     };
-    if (this.summary!.note !== undefined) result.note = this.summary!.note;
+    const note = this.note(this.summary!.columns);
+    if (note !== undefined) result.note = note;
     if (this.prepared.viz) result.viz = this.prepared.viz;
     const [head, tail] = around(result);
     return head + rows + tail;
@@ -107,9 +111,18 @@ class StreamedResult {
     return around({ name: this.name, oql: this.oql, ...(this.prepared.viz ? { viz: this.prepared.viz } : {}), rows: [] })[0];
   }
 
+  /**
+   * The result's note: the session's, then why its `-- @viz` chart cannot be drawn (as the REPL
+   * and the CLI warn of it), known once the columns are.
+   */
+  private note(columns: Column[]): string | undefined {
+    return noteWithVizWarning(this.summary!.note, vizWarning(this.prepared.viz, columns, this.directiveWarning));
+  }
+
   /** What comes after the rows of a streamed document (the stream has ended). */
   tail(): string {
-    const { columns, note } = this.summary!;
+    const { columns } = this.summary!;
+    const note = this.note(columns);
     const rest = stringifyJson({ columns, rowCount: this.rowCount, truncated: this.truncated, elapsedMs: this.elapsedMs, ...(note !== undefined ? { note } : {}) });
     return `],${rest.slice(1)}`;
   }
@@ -120,11 +133,19 @@ class StreamedResult {
   }
 }
 
-/**
- * Runs a prepared query and answers with its QueryResult, streamed when it is long; `oql` is
- * the query as the answer shows it (without its `-- @viz` line).
- */
-export async function queryAnswer(c: Context, session: HeapSession, prepared: PreparedQuery, name = 'q1', oql = prepared.oql): Promise<Response> {
+/** How the answer names and shows the query. */
+export interface AnswerOptions {
+  /** The result's name (default `q1`). */
+  name?: string;
+  /** The query as the answer shows it (without its `-- @viz` line; default the prepared text). */
+  oql?: string;
+  /** Why the query's `-- @viz` line was ignored (extractViz), said in the note. */
+  directiveWarning?: string | null;
+}
+
+/** Runs a prepared query and answers with its QueryResult, streamed when it is long. */
+export async function queryAnswer(c: Context, session: HeapSession, prepared: PreparedQuery, options: AnswerOptions = {}): Promise<Response> {
+  const { name = 'q1', oql = prepared.oql, directiveWarning = null } = options;
   const started = performance.now();
   const stop = new AbortController();
   const request = c.req.raw.signal;
@@ -132,7 +153,7 @@ export async function queryAnswer(c: Context, session: HeapSession, prepared: Pr
   if (request.aborted) stop.abort();
   else request.addEventListener('abort', onClientGone, { once: true });
   const finish = () => request.removeEventListener('abort', onClientGone);
-  const result = new StreamedResult(session, prepared, name, oql, stop.signal, started);
+  const result = new StreamedResult(session, prepared, name, oql, directiveWarning, stop.signal, started);
 
   // Up to the first 64 KiB of rows (or the end) before the headers: an error is still a plain
   // 400/404/500 answer, and a short answer is one piece with its length.
@@ -147,7 +168,7 @@ export async function queryAnswer(c: Context, session: HeapSession, prepared: Pr
   } catch (err) {
     finish();
     await result.close();
-    throw toApiError(err, prepared.oql);
+    throw toApiError(err, session, prepared.oql);
   }
 
   const encoder = new TextEncoder();
@@ -179,7 +200,7 @@ export async function queryAnswer(c: Context, session: HeapSession, prepared: Pr
         finish();
         if (cancelled) return;
         // The status is sent: break the body off rather than end a document missing rows.
-        const e = toApiError(err, prepared.oql);
+        const e = toApiError(err, session, prepared.oql);
         controller.error(new Error(`POST /query failed after its answer began (${e.kind}): ${e.message}`, { cause: err }));
       }
     },

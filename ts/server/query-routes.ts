@@ -15,7 +15,7 @@ import type { ServerContext } from './context.js';
 import { ApiError, errorBody, toApiError } from './errors.js';
 import { queryAnswer } from './query-answer.js';
 import { parseQueryRequest, type QueryRequest } from './query-request.js';
-import { fullPathAdvice } from './status.js';
+import { needsFullPathMessage } from './full-path.js';
 
 /** Rows of one NDJSON chunk at most; a chunk also ends when the executor's batch is used up. */
 const STREAM_CHUNK_BYTES = 64 * 1024;
@@ -59,10 +59,9 @@ function prepare(ctx: ServerContext, req: QueryRequest): PreparedQuery {
     return session.prepare(req.query, options);
   } catch (err) {
     if (err instanceof OqlPlanError && !session.analyzed && plansOnFullPath(req.query)) {
-      const reason = err.reason.replace(/\s*—\s*run `heapql analyze`.*$/, '');
-      throw new ApiError(400, 'query', `${reason}: ${fullPathAdvice(session.status)}`);
+      throw new ApiError(400, 'query', needsFullPathMessage(err.reason, session.status));
     }
-    throw toApiError(secondStatement(err, req.query) ?? err, req.query);
+    throw toApiError(secondStatement(err, req.query) ?? err, session, req.query);
   }
 }
 
@@ -98,7 +97,9 @@ function plansOnFullPath(text: string): boolean {
 
 async function runQuery(ctx: ServerContext, c: Context): Promise<Response> {
   const req = await request(c);
-  return queryAnswer(c, ctx.session, cachedPrepare(ctx, req), req.name, withoutVizLine(req.query));
+  // A directive in the text that could not be read (a JSON `viz` replaces it): said in the note.
+  const directiveWarning = req.viz ? null : extractViz(req.query).warning;
+  return queryAnswer(c, ctx.session, cachedPrepare(ctx, req), { name: req.name, oql: withoutVizLine(req.query), directiveWarning });
 }
 
 async function stream(ctx: ServerContext, c: Context): Promise<Response> {
@@ -115,7 +116,7 @@ async function stream(ctx: ServerContext, c: Context): Promise<Response> {
     await pending;
   } catch (err) {
     c.req.raw.signal.removeEventListener('abort', onClientGone);
-    throw toApiError(err, prepared.oql);
+    throw toApiError(err, ctx.session, prepared.oql);
   }
   const encoder = new TextEncoder();
   const finish = () => c.req.raw.signal.removeEventListener('abort', onClientGone);
@@ -140,7 +141,7 @@ async function stream(ctx: ServerContext, c: Context): Promise<Response> {
           if (!ready) break;
         }
       } catch (err) {
-        const e = toApiError(err, prepared.oql);
+        const e = toApiError(err, ctx.session, prepared.oql);
         controller.enqueue(encoder.encode(`${chunk}${JSON.stringify(errorBody(e.kind, e.message))}\n`));
         controller.close();
         finish();

@@ -13,7 +13,7 @@ import type { ReportModel } from '../report/model.js';
 import type { ServerContext } from './context.js';
 import { ApiError, toApiError } from './errors.js';
 import { jsonAnswer } from './json.js';
-import { serverStatus } from './status.js';
+import { serverStatus } from './full-path.js';
 
 type Section = 'overview' | 'leaks' | 'top' | 'threads';
 
@@ -111,7 +111,7 @@ export function reportRoutes(app: Hono, ctx: ServerContext): void {
     try {
       m = capSections(await model(limit), limit);
     } catch (err) {
-      throw toApiError(err);
+      throw toApiError(err, ctx.session);
     }
     if (format === 'md') {
       const text = section === null ? renderMarkdown(m) : renderMarkdownSection(m, section);

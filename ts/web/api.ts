@@ -20,6 +20,8 @@ export interface ServerStatusBody {
   status: 'not_started' | 'analyzing' | 'ready' | 'failed' | 'dump_unreadable';
   progress?: { phase: string; done: number; total: number };
   reason?: string;
+  /** Why the state is `not_started` again: DELETE /analyze cancelled the analysis. */
+  note?: string;
   reachableOnly: boolean;
   dump: string;
   /** Which dump is served (changes when the server is started on another one). */

@@ -19,7 +19,9 @@ import { ReplError } from '../repl/errors.js';
 import { restoreNonFinite } from '../query/json.js';
 import type { QueryResult, VizSpec } from '../query/schema.js';
 import type { AnalysisState, ClassView, DominatorView, ObjectView, PathStep, ProgressEvent, ReferenceList, SessionStatus } from '../session/types.js';
-import type { Api, ServerStatusBody } from './api.js';
+import type { CancelOutcome } from '../server/analysis-routes.js';
+import type { AnalysisStart } from '../session/types.js';
+import { cancelledError, type Api, type ServerStatusBody } from './api.js';
 
 const STATES: Record<ServerStatusBody['status'], AnalysisState> = { not_started: 'query-only', analyzing: 'analyzing', ready: 'full', failed: 'failed', dump_unreadable: 'failed' };
 
@@ -99,7 +101,9 @@ export class HttpBackend implements ReplBackend {
    * once, with its caret, exactly as in the terminal, without a round trip. The analysis state
    * known here is that of the last status poll: a query refused only for needing the full
    * analysis asks the server's state first (another tab, or a client of the server, may have
-   * analyzed since), and goes to the server when it is ready.
+   * analyzed since), and goes to the server when it is ready. The `-- @viz` directive stays in
+   * the page and goes on the result here: the REPL warns of a chart it cannot draw itself, so
+   * the server's note of it (sent for a directive it is given) would say it twice.
    */
   async query(oql: string, options: { name?: string; viz?: VizSpec | null; signal?: AbortSignal }): Promise<QueryResult> {
     const signal = options.signal ?? this.signal;
@@ -114,11 +118,11 @@ export class HttpBackend implements ReplBackend {
         query: oql,
         reachableOnly: this.reachableOnly,
         ...(options.name !== undefined ? { name: options.name } : {}),
-        ...(options.viz ? { viz: options.viz } : {}),
       },
       signal,
     );
     restoreNonFinite(body);
+    if (options.viz) body.viz = options.viz;
     const from = dump ?? this.api.dumpId;
     if (from !== null) this.dumps.set(body, from);
     return body;
@@ -184,19 +188,24 @@ export class HttpBackend implements ReplBackend {
 
   /**
    * POST /analyze, then follow GET /status until the analysis is ready (progress on the way).
-   * The server analyzes in its own mode (`--reachable-only` or not).
+   * The server analyzes in its own mode (`--reachable-only` or not). The statement's signal
+   * aborted (Escape, Ctrl-C, Stop): an analysis this `!analyze` started is cancelled in the
+   * server (DELETE /analyze), as Ctrl-C does in the terminal; one it joined (started by another
+   * tab or client) goes on, and only the waiting stops.
    */
   async analyze(options: { onProgress?: (e: ProgressEvent) => void; signal?: AbortSignal }): Promise<void> {
     const signal = options.signal ?? this.signal;
-    const stopped = () => new ReplError('stopped waiting; the analysis goes on in the server (the status line shows it)');
-    await this.api.post('/analyze', undefined, signal);
+    // Not sent with the signal: a POST cut off by an abort might have started the analysis
+    // unknown to us, and then nothing would cancel it.
+    const { status: start } = await this.api.post<{ status: AnalysisStart }>('/analyze');
+    const stop = () => this.stopAnalysis(start === 'started');
     for (;;) {
-      if (signal?.aborted) throw stopped();
+      if (signal?.aborted) return stop();
       let s: ServerStatusBody;
       try {
         s = await this.refresh(signal);
       } catch {
-        if (signal?.aborted) throw stopped();
+        if (signal?.aborted) return stop();
         await pause(1000, signal);
         continue;
       }
@@ -207,6 +216,26 @@ export class HttpBackend implements ReplBackend {
       if (s.progress) options.onProgress?.(s.progress);
       await pause(250, signal);
     }
+  }
+
+  /**
+   * What Escape during `!analyze` does: cancels the analysis it started (DELETE /analyze,
+   * answered once it has stopped; `cancelled`), or stops waiting for one it joined. Resolves
+   * when the analysis had finished first: it is there.
+   */
+  private async stopAnalysis(ours: boolean): Promise<void> {
+    if (!ours) {
+      throw new ReplError('stopped waiting; the analysis was started elsewhere (another tab or client) and goes on in the server (the status line shows it; DELETE /analyze stops it)');
+    }
+    let outcome: CancelOutcome;
+    try {
+      ({ status: outcome } = await this.api.request<{ status: CancelOutcome }>('/analyze', { method: 'DELETE' }));
+    } catch (err) {
+      throw new ReplError(`could not cancel the analysis, which may go on in the server (the status line shows it): ${(err as Error).message}`);
+    }
+    await this.refresh().catch(() => {});
+    if (outcome === 'already_done') return;
+    throw cancelledError();
   }
 }
 

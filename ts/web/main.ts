@@ -7,7 +7,8 @@
  *
  * As at the terminal: text of several lines (a paste) runs statement by statement (block.ts);
  * Escape or Ctrl-C (or the Stop button) cancels what runs, and the rest of the text with it
- * (`cancelled`); a statement running shows its elapsed time. Tab completes; Tab on an empty
+ * (`cancelled`; the analysis a `!analyze` started is cancelled in the server too, backend.ts);
+ * a statement running shows its elapsed time. Tab completes; Tab on an empty
  * prompt, or Escape then Tab, moves the focus on (Shift+Tab back); PageUp/PageDown scroll the
  * output.
  */
@@ -56,8 +57,10 @@ function percent(p: { done: number; total: number }): string {
 function showStatus(s: ServerStatusBody): void {
   stateBox.className = s.status === 'dump_unreadable' ? 'failed' : s.status;
   const words = { not_started: 'query-only (not analyzed)', analyzing: 'analyzing', ready: 'analyzed (full path)', failed: 'analysis failed', dump_unreadable: 'dump unreadable' };
-  stateText.textContent = s.status === 'analyzing' && s.progress ? `analyzing: ${s.progress.phase} ${percent(s.progress)}` : words[s.status];
-  stateText.title = printable(s.reason ?? '');
+  // After DELETE /analyze (Escape during !analyze, here or in another tab) the server notes the cancel.
+  const cancelled = s.status === 'not_started' && s.note !== undefined ? 'query-only (analysis cancelled)' : null;
+  stateText.textContent = s.status === 'analyzing' && s.progress ? `analyzing: ${s.progress.phase} ${percent(s.progress)}` : (cancelled ?? words[s.status]);
+  stateText.title = printable(s.reason ?? s.note ?? '');
   progressBar.hidden = s.status !== 'analyzing';
   if (s.progress && s.progress.total > 0) {
     progressBar.max = s.progress.total;

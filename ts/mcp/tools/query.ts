@@ -3,6 +3,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 
 import { findNamedQuery, NAMED_QUERIES, suggestNamedQueries } from '../../query/named.js';
+import { extractViz, noteWithVizWarning, vizWarning } from '../../query/viz.js';
 import type { HeapSession } from '../../session/index.js';
 import type { McpContext } from '../context.js';
 import { RESULT_MAX, ROWS_DEFAULT, ROWS_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
@@ -25,7 +26,8 @@ const reachableOnly = z
 
 /**
  * Runs OQL with a row cap. The query's own LIMIT is kept when it is within the cap; otherwise
- * one row more than the cap is asked for, so "truncated" is exact.
+ * one row more than the cap is asked for, so "truncated" is exact. A `-- @viz` directive the
+ * result cannot draw is said in the note, as the REPL and the HTTP server say it.
  */
 async function runCapped(heap: HeapSession, oql: string, cap: number, options: { reachableOnly?: boolean; name?: string; signal: AbortSignal }) {
   const prepared = heap.prepare(oql, { ...(options.reachableOnly !== undefined ? { reachableOnly: options.reachableOnly } : {}) });
@@ -33,13 +35,14 @@ async function runCapped(heap: HeapSession, oql: string, cap: number, options: {
   const withinCap = own !== null && own <= cap;
   const result = await heap.query(prepared, { name: options.name ?? 'q1', signal: options.signal, ...(withinCap ? {} : { limit: cap + 1 }) });
   const truncated = !withinCap && result.rows.length > cap;
+  const note = noteWithVizWarning(result.note, vizWarning(prepared.viz, result.columns, extractViz(oql).warning));
   return {
     columns: result.columns,
     rows: result.rows.slice(0, cap),
     rowCount: Math.min(result.rows.length, cap),
     truncated,
     ...(truncated ? { truncatedNote: `only the first ${cap} rows are shown: raise maxRows (at most ${ROWS_MAX}) or narrow the query (WHERE, ORDER BY … LIMIT, GROUP BY)` } : {}),
-    ...(result.note ? { note: result.note } : {}),
+    ...(note ? { note } : {}),
     elapsedMs: result.elapsedMs,
   };
 }
