@@ -183,6 +183,20 @@ describe('a thread\'s locals in no frame of the dump', () => {
   });
 });
 
+describe('a stack deeper than the listed frames', () => {
+  test('says how many frames below are not listed, and the HTML summary counts them all', () => {
+    const m = sampleModel();
+    const t = m.threads.threads[0]!;
+    m.threads.threads[0] = { ...t, framesLeftOut: 18_976 };
+    const md = renderMarkdown(m);
+    expect(md).toContain('… 18,976 deeper frames not listed (the report lists a stack\'s top 1024 frames');
+    const html = renderHtml(m);
+    expect(html).toContain(`${(t.frames.length + 18_976).toLocaleString('en-US')} frames,`);
+    expect(html).toContain('<li>… 18,976 deeper frames not listed');
+    expect(renderMarkdown(sampleModel())).not.toContain('deeper frame');
+  });
+});
+
 describe('threads a reader could confuse', () => {
   test('each heading names the thread and its address; a nameless thread is (unnamed); a thread local and an instance row carry the address', () => {
     const m = confusableThreads();

@@ -12,7 +12,7 @@ import { formatCsv, formatTable, formatTsv, rowsFooter } from '../query/format.j
 import { stringifyJson } from '../query/json.js';
 import { findNamedQuery, NAMED_QUERIES, suggestNamedQueries } from '../query/named.js';
 import type { QueryResult } from '../query/schema.js';
-import { extractViz, resolveVizColumns } from '../query/viz.js';
+import { extractViz, vizWarning } from '../query/viz.js';
 import { closest, noClassMessage } from '../session/no-class.js';
 import { terminalText } from '../terminal-text.js';
 import type { ReplBackend, ReplIO } from './backend.js';
@@ -187,9 +187,9 @@ export async function runQuery(ctx: ReplContext, text: string): Promise<void> {
   ctx.state.cursor = 0;
   // A malformed directive, or one naming columns the result lacks, draws a table: say why, as
   // a query file does.
-  const columnsWarning = viz && !warning ? resolveVizColumns(viz, result.columns).warning : null;
+  const vizProblem = vizWarning(viz, result.columns, warning);
   const at = ctx.source ? `${ctx.source.name}:${ctx.source.line}: ` : '';
-  if (warning ?? columnsWarning) ctx.io.error(`warning: ${at}${warning ?? columnsWarning}`);
+  if (vizProblem) ctx.io.error(`warning: ${at}${vizProblem}`);
   await show(ctx, result);
   ctx.io.print(`(${result.elapsedMs} ms)`);
 }

@@ -196,6 +196,11 @@ export function frameText(f: { method: string; signature: string | null; source:
   return `${f.method}${f.signature ?? ''}${f.source ? ` (${f.source})` : ''}`;
 }
 
+/** The line standing for a stack's frames below the listed ones (`framesLeftOut`). */
+export function framesLeftOutText(n: number): string {
+  return `… ${int(n)} deeper frame${n === 1 ? '' : 's'} not listed (the report lists a stack's top 1024 frames, as the JVM's own thread dump does; their locals count in the biggest local)`;
+}
+
 /** The file's base name for titles (the path stays in the overview). */
 export function baseName(p: string): string {
   const parts = p.split(/[\\/]/);

@@ -9,7 +9,7 @@
  * model comes in).
  */
 import { planQuery, queryChartSvg, type QueryView } from './charts.js';
-import { baseName, displayModel, duplicateStringsHeadline, formatBytes, frameText, HEAPS_NOTE, heapsShown, int, noPathText, objectText, overviewFacts, percent, rootNote, sizeWithPercent, suspectHeapFact, suspectHeaps, UNNAMED, valueText, viaText, wasteHeadline, wasteHeapsShown, wasteSummary } from './format.js';
+import { baseName, displayModel, duplicateStringsHeadline, formatBytes, framesLeftOutText, frameText, HEAPS_NOTE, heapsShown, int, noPathText, objectText, overviewFacts, percent, rootNote, sizeWithPercent, suspectHeapFact, suspectHeaps, UNNAMED, valueText, viaText, wasteHeadline, wasteHeapsShown, wasteSummary } from './format.js';
 import { escapeHtml as esc, isolateHtml } from './html-escape.js';
 import { CLASS_LOADER_COLUMNS, classLoadersNote } from './markdown.js';
 import type { ConsumerGroup, LeakSuspect, ReportModel, ReportWarning, ThreadInfo, Waste, WasteModel } from './model.js';
@@ -365,6 +365,7 @@ function stackHtml(t: ThreadInfo): string {
   const locals = (ls: ThreadInfo['otherLocals']) =>
     ls.length ? `<ul>${ls.map((l) => `<li>local ${code(objectText(l.object))} retained ${bytes(l.retained)}</li>`).join('')}</ul>` : '';
   const frames = t.frames.map((f) => `<li>at ${code(frameText(f))}${locals(f.locals)}</li>`);
+  if (t.framesLeftOut > 0) frames.push(`<li>${esc(framesLeftOutText(t.framesLeftOut))}</li>`);
   if (t.otherLocals.length > 0) frames.push(`<li>in no frame of the dump${locals(t.otherLocals)}</li>`);
   const note = t.frames.length === 0 ? '<p class="note">No stack trace in the dump.</p>' : '';
   return `${note}${frames.length ? `<ul class="frames">${frames.join('')}</ul>` : ''}`;
@@ -408,7 +409,7 @@ function threads(model: ReportModel): string {
   const stacks = ts
     .map(
       (t) =>
-        `<details><summary>${threadName(t)} @ ${esc(t.object.address)}: ${int(t.frames.length)} frames, ${int(t.frames.reduce((s, f) => s + f.locals.length, t.otherLocals.length))} locals</summary>${stackHtml(t)}</details>`,
+        `<details><summary>${threadName(t)} @ ${esc(t.object.address)}: ${int(t.frames.length + t.framesLeftOut)} frames, ${int(t.frames.reduce((s, f) => s + f.locals.length, t.otherLocals.length))} locals</summary>${stackHtml(t)}</details>`,
     )
     .join('\n');
   return `<section id="thread-overview"><h2>Thread Overview</h2>${tbl}${shown}<h3>Stacks and locals</h3>${stacks}</section>`;

@@ -6,7 +6,7 @@
  * with its full length stated (`displayModel`, applied once as the model comes in).
  */
 import { planQuery, type QueryView } from './charts.js';
-import { baseName, displayModel, duplicateStringsHeadline, formatBytes, frameText, HEAPS_NOTE, heapsShown, int, noPathText, objectText, overviewFacts, percent, printable, rootNote, shorten, sizeWithPercent, suspectHeapFact, suspectHeaps, UNNAMED, valueText, viaText, wasteHeadline, wasteHeapsShown, wasteSummary } from './format.js';
+import { baseName, displayModel, duplicateStringsHeadline, formatBytes, framesLeftOutText, frameText, HEAPS_NOTE, heapsShown, int, noPathText, objectText, overviewFacts, percent, printable, rootNote, shorten, sizeWithPercent, suspectHeapFact, suspectHeaps, UNNAMED, valueText, viaText, wasteHeadline, wasteHeapsShown, wasteSummary } from './format.js';
 import type { LeakSuspect, ReportModel, SystemOverview, ThreadInfo, Waste, WasteModel } from './model.js';
 import type { QueryResult } from './query-result.js';
 
@@ -294,6 +294,7 @@ function threadStack(t: ThreadInfo): string {
     lines.push(`at ${printable(frameText(f))}`);
     for (const l of f.locals) lines.push(local(l));
   }
+  if (t.framesLeftOut > 0) lines.push(framesLeftOutText(t.framesLeftOut));
   if (t.otherLocals.length > 0) {
     lines.push('in no frame of the dump');
     for (const l of t.otherLocals) lines.push(local(l));

@@ -17,7 +17,7 @@ export { ObjectRefSchema, QueryResultSchema };
 export type { Column, ObjectRef, QueryResult, Value, VizKind, VizSpec } from './query-result.js';
 
 /** Bumped on any incompatible change; a reader refuses a model newer than it knows. */
-export const REPORT_SCHEMA_VERSION = 7;
+export const REPORT_SCHEMA_VERSION = 8;
 
 const Percent = (description?: string) =>
   Type.Number({ minimum: 0, maximum: 100, description: description ?? 'percent of the total heap (0..100)' });
@@ -310,7 +310,8 @@ export const ThreadSchema = Obj({
   retained: Bytes('includes objects only its locals hold'),
   retainedPercent: Percent(),
   maxLocalRetained: Bytes('largest retained size among its locals (in frames or not)'),
-  frames: Type.Array(StackFrameSchema),
+  frames: Type.Array(StackFrameSchema, { description: 'the top 1024 frames of its stack (as many as the JVM\'s own thread dump shows)' }),
+  framesLeftOut: Count('frames below those, not listed (their locals count in maxLocalRetained)'),
   otherLocals: Type.Array(LocalSchema, {
     description: 'objects its stack holds in no frame the dump names (a JNI local of frame -1; every local of a dump without stack traces), biggest retained first',
   }),

@@ -32,7 +32,7 @@ pub mod waste;
 pub use model::*;
 pub use overview::iso_time;
 pub use suspects::{BIG_DROP_RATIO, GROUP_PATH_SHARE, MAX_GROUP_SAMPLE, MAX_WALK_DEPTH};
-pub use threads::thread_state;
+pub use threads::{thread_state, FRAMES_LISTED as THREAD_FRAMES_LISTED};
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;

@@ -373,7 +373,10 @@ pub struct Thread {
     pub retained: u64,
     pub retained_percent: f64,
     pub max_local_retained: u64,
+    /// The top `threads::FRAMES_LISTED` frames of its stack.
     pub frames: Vec<StackFrame>,
+    /// Frames below those, not listed (their locals count in `max_local_retained`).
+    pub frames_left_out: u64,
     /// Objects its stack holds in no frame the dump names (a JNI local of frame -1, every
     /// local of a dump without stack traces), biggest retained first: `max_local_retained`
     /// counts them, so they are listed.

@@ -9,6 +9,11 @@ use rustc_hash::FxHashMap;
 use super::ctx::{thread_label, Ctx, VIRTUAL, VIRTUAL_THREAD};
 use super::model::{Local, StackFrame, Thread, ThreadOverview};
 
+/// Frames listed per thread, from the top: as many as the JVM's own thread dump (`jcmd
+/// Thread.print`) shows. A dump of 60 threads 20,000 frames deep made a report larger than one
+/// JavaScript string can hold (and 4.6 GB of memory on the way); the frames below are counted.
+pub const FRAMES_LISTED: usize = 1024;
+
 pub fn threads(ctx: &Ctx, thread_objects: &[ObjIdx]) -> ThreadOverview {
     let heap = ctx.heap;
     let a = ctx.analysis;
@@ -44,10 +49,13 @@ pub fn threads(ctx: &Ctx, thread_objects: &[ObjIdx]) -> ThreadOverview {
             state = virtual_classes.entry(class).or_insert_with(|| VirtualStates::of(heap, class)).as_ref().and_then(|v| v.state(ctx, o));
         }
         let frames: Vec<StackFrame> = info
-            .map(|t| t.frames.iter().enumerate().map(|(d, f)| frame(ctx, d as u32, f)).collect())
+            .map(|t| t.frames.iter().take(FRAMES_LISTED).enumerate().map(|(d, f)| frame(ctx, d as u32, f)).collect())
             .unwrap_or_default();
+        // Deeper frames are counted, and their locals still count for `max_local_retained`.
+        let deeper = info.map_or(&[][..], |t| t.frames.get(FRAMES_LISTED..).unwrap_or_default());
+        let deeper_max = deeper.iter().flat_map(|f| locals(ctx, &f.locals)).map(|l| l.retained).max().unwrap_or(0);
         let other_locals = info.map(|t| locals(ctx, &t.other_locals)).unwrap_or_default();
-        let max_local = frames.iter().flat_map(|f| &f.locals).chain(&other_locals).map(|l| l.retained).max().unwrap_or(0);
+        let max_local = frames.iter().flat_map(|f| &f.locals).chain(&other_locals).map(|l| l.retained).max().unwrap_or(0).max(deeper_max);
         let retained = a.retained_size(o);
         let object = ctx.object_ref(o);
         out.push(Thread {
@@ -63,6 +71,7 @@ pub fn threads(ctx: &Ctx, thread_objects: &[ObjIdx]) -> ThreadOverview {
             retained_percent: ctx.percent(retained),
             max_local_retained: max_local,
             frames,
+            frames_left_out: deeper.len() as u64,
             other_locals,
         });
     }

@@ -837,3 +837,27 @@ fn dalvik_unreachable_roots_are_named_apart_from_the_pseudo_roots() {
     let garbage = heap.index_of(_garbage).unwrap();
     assert_eq!(a.root_label(&heap, garbage), "Unreachable");
 }
+
+/// A stack deeper than the JVM's own thread dump shows: the top `FRAMES_LISTED` frames are
+/// listed, the rest counted, and a local of a frame below still counts as the biggest.
+#[test]
+fn deep_stacks_list_their_top_frames_and_count_the_rest() {
+    let mut b = DumpBuilder::new(8);
+    b.class("app.Deep", Some(b.object_class), &[]);
+    let depth = heapql_report::THREAD_FRAMES_LISTED + 76;
+    let frames: Vec<(&str, &str, i32)> = (0..depth).map(|_| ("recurse", "app.Deep", 3)).collect();
+    let (_, serial) = b.thread("deep", false, &frames);
+    let small = b.byte_array(&[1u8; 10]);
+    let big = b.byte_array(&[2u8; 5000]);
+    b.root_java_frame(small, serial, 0);
+    b.root_java_frame(big, serial, (depth - 10) as i32);
+    let bytes = b.build();
+    let (heap, a) = analyze(&bytes, false);
+    let data = report(&heap, &a);
+    let t = data.threads.threads.iter().find(|t| t.name.as_deref() == Some("deep")).unwrap();
+    assert_eq!(t.frames.len(), heapql_report::THREAD_FRAMES_LISTED);
+    assert_eq!(t.frames_left_out, 76);
+    assert_eq!(t.max_local_retained, heap.shallow_size(idx(&heap, big)));
+    assert!(t.frames.iter().all(|f| f.locals.iter().all(|l| l.object.object_id != idx(&heap, big))));
+    assert_eq!(t.frames[0].locals[0].object.object_id, idx(&heap, small));
+}
