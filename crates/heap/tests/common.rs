@@ -37,3 +37,14 @@ pub fn parse_histogram(text: &str) -> HashMap<String, (u64, u64)> {
     }
     m
 }
+
+/// heapql's class histogram as name -> (instances, bytes), summed over classes of one name.
+pub fn histogram_by_name(h: &heapql_heap::Heap) -> HashMap<String, (u64, u64)> {
+    let mut ours: HashMap<String, (u64, u64)> = HashMap::new();
+    for r in h.class_histogram() {
+        let e = ours.entry(h.class(r.class).name.clone()).or_default();
+        e.0 += r.count;
+        e.1 += r.shallow;
+    }
+    ours
+}

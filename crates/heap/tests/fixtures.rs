@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{parse_histogram, repo};
+use common::{histogram_by_name, parse_histogram, repo};
 use heapql_heap::{Heap, OpenOptions, Value};
 use serde_json::Value as J;
 
@@ -90,12 +90,7 @@ fn histogram_matches_jcmd() {
     for (name, path) in dumps() {
         let h = Heap::open(&path, OpenOptions::default()).unwrap();
         let jvm = parse_histogram(&std::fs::read_to_string(path.with_extension("histo-after.txt")).unwrap());
-        let mut ours: std::collections::HashMap<String, (u64, u64)> = Default::default();
-        for r in h.class_histogram() {
-            let e = ours.entry(h.class(r.class).name.clone()).or_default();
-            e.0 += r.count;
-            e.1 += r.shallow;
-        }
+        let ours = histogram_by_name(&h);
         let mut compared = 0;
         let mut bad = Vec::new();
         for (cls, &(c, b)) in &jvm {

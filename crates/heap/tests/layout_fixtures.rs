@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{parse_histogram, repo};
+use common::{histogram_by_name, parse_histogram, repo};
 use heapql_heap::{Heap, OpenOptions};
 
 /// Classes each dump must hold with the VM's count, so that a comparison of them took place.
@@ -45,12 +45,7 @@ fn padded_classes_and_stack_chunks_match_the_vm() {
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
         let h = Heap::open(&path, OpenOptions::default()).unwrap();
         let jvm = parse_histogram(&std::fs::read_to_string(path.with_extension("histo-after.txt")).unwrap());
-        let mut ours: std::collections::HashMap<String, (u64, u64)> = Default::default();
-        for r in h.class_histogram() {
-            let e = ours.entry(h.class(r.class).name.clone()).or_default();
-            e.0 += r.count;
-            e.1 += r.shallow;
-        }
+        let ours = histogram_by_name(&h);
         // The histogram's totals come from counts; the objects' own sizes must say the same.
         let mut by_object: std::collections::HashMap<String, u64> = Default::default();
         for o in 0..h.object_count() {
