@@ -138,8 +138,8 @@ const CONTENDED_PAD: u32 = 128;
 
 /// From the JDK's sources (17 and 25, checked against `jcmd GC.class_histogram` in
 /// fixtures/dumps/layout); where the annotations moved between versions, the fields the dump
-/// declares tell which form it is. Versions whose sources were not checked (9–16, 19–24) get
-/// the nearest checked form.
+/// declares tell which form it is. JDK 18–24 get the form their fields match (17's or 25's);
+/// the fork-join classes of JDK 9–16, whose sources were not checked, get no padding.
 fn contended(name: &str, jdk: u32, declares: impl Fn(&str) -> bool) -> Contended {
     match name {
         "java.lang.Thread" if (8..19).contains(&jdk) => {
