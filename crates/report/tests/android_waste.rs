@@ -17,7 +17,7 @@ fn android_dump() -> Vec<u8> {
     b.classes_in_place();
     b.heap_info(0x49, "image");
     let holder = b.class("com.example.Holder", Some(b.object_class), &[("data", BasicType::Object)]);
-    let mut held = |b: &mut DumpBuilder, first: u8| {
+    let held = |b: &mut DumpBuilder, first: u8| {
         let mut bytes = vec![0u8; 1000];
         bytes[0] = first;
         let data = b.byte_array(&bytes);
