@@ -131,12 +131,7 @@ pub(crate) fn run(
                     Ok(true)
                 },
             )?;
-            let mut it = parts.into_iter().map(|(t, _, _)| t);
-            let mut top = it.next().expect("one part at least");
-            for t in it {
-                top.merge(t);
-            }
-            top.into_ids()
+            TopK::merged(parts.into_iter().map(|(t, _, _)| t)).into_ids()
         }
         None => {
             let parts = par_scan(

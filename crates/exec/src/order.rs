@@ -180,6 +180,16 @@ impl<'d> TopK<'d> {
         }
     }
 
+    /// The parts of a parallel scan (one at least) merged into one.
+    pub fn merged(parts: impl IntoIterator<Item = TopK<'d>>) -> TopK<'d> {
+        let mut it = parts.into_iter();
+        let mut top = it.next().expect("one part at least");
+        for t in it {
+            top.merge(t);
+        }
+        top
+    }
+
     /// The ids of the kept rows, in order.
     pub fn into_ids(self) -> Vec<u32> {
         self.heap.into_sorted_vec().into_iter().map(|e| e.id).collect()

@@ -326,12 +326,7 @@ fn ungrouped(
                 Ok(true)
             },
         )?;
-        let mut it = parts.into_iter().map(|(t, _, _)| t);
-        let mut top = it.next().expect("one part at least");
-        for t in it {
-            top.merge(t);
-        }
-        return Ok(top.into_rowset(names));
+        return Ok(TopK::merged(parts.into_iter().map(|(t, _, _)| t)).into_rowset(names));
     }
 
     let early_stop = limit.filter(|_| q.order.is_empty() && !distinct);

@@ -106,7 +106,7 @@ impl Task for AnalysisJsonTask {
     }
 
     fn resolve(&mut self, _env: Env, json: String) -> Result<String> {
-        crate::convert::js_text(json, self.doing.trim_start_matches("computing the "))
+        crate::convert::js_text(json, self.doing)
     }
 }
 

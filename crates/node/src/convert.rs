@@ -11,10 +11,10 @@ pub fn coded(code: &str, message: impl std::fmt::Display) -> Error {
 /// `json` as the text handed to JavaScript, or `ERR_TOO_LARGE` when one string cannot hold it
 /// (napi's own failure, "Failed to convert rust `String` into napi `string`", says neither
 /// what nor what to do).
-pub fn js_text(json: String, what: &str) -> napi::Result<String> {
+pub fn js_text(json: String, doing: &str) -> napi::Result<String> {
     if heapql_report::too_long_for_js(&json, heapql_report::JS_STRING_MAX_UNITS) {
         let mib = json.len() >> 20;
-        return Err(coded("ERR_TOO_LARGE", format!("the {what} is {mib} MiB of JSON, more than one JavaScript string holds (512 MiB); ask for fewer rows (the library's and the server's limit)")));
+        return Err(coded("ERR_TOO_LARGE", format!("{doing}: its JSON is {mib} MiB, more than one JavaScript string holds (512 MiB); ask for fewer rows (the library's and the server's limit)")));
     }
     Ok(json)
 }
