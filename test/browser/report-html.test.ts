@@ -88,4 +88,37 @@ describe.skipIf(!chromiumAvailable)('HTML report in Chromium', () => {
     expect(await stack.locator('ul.frames').isVisible()).toBe(true);
     await page.close();
   });
+
+  test('chart labels stay inside their room, whatever their characters', async () => {
+    // Wide Latin capitals, CJK, emoji, Cyrillic and a long name: the labels the old fixed
+    // per-character estimate let run off the chart, over the values and into the next tile.
+    const labels = ['W'.repeat(60), 'M'.repeat(45), '漢字'.repeat(30), '😀'.repeat(40), 'Ж'.repeat(50), 'java.util.concurrent.ConcurrentHashMap$Node[]'];
+    const m = sampleModel();
+    for (const q of m.queries.slice(0, 3)) {
+      q.rows = labels.map((l, i) => [l, 1_000_000_000 - i * 1000]);
+      q.rowCount = q.rows.length;
+      if (q.viz) delete q.viz.cap;
+    }
+    const file = path.join(dir, 'report-labels.html');
+    fs.writeFileSync(file, renderReport(m, 'html'));
+    const { page, problems } = await watchedPage(browser);
+    await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+    expect(problems).toEqual([]);
+    // Every label drawn in a chart: its box against its room (the nested viewport it is clipped
+    // to, else the chart), with a pixel for a glyph's overhang.
+    const texts = await page.$$eval('#queries svg.chart text', (els) =>
+      els.map((t) => {
+        const box = (t as SVGTextElement).getBBox();
+        const room = t.closest('svg') as SVGSVGElement;
+        return { text: t.textContent ?? '', from: box.x, to: box.x + box.width, roomWidth: room.width.baseVal.value };
+      }),
+    );
+    const drawn = texts.map((t) => t.text);
+    for (const l of labels) expect(drawn.some((d) => d.startsWith(l.slice(0, 2)))).toBe(true);
+    expect(drawn.some((d) => d.endsWith('…'))).toBe(true);
+    const outside = texts.filter((t) => t.from < -1 || t.to > t.roomWidth + 1);
+    expect(outside).toEqual([]);
+    await page.screenshot({ path: path.join(dir, 'report-labels.png'), fullPage: true });
+    await page.close();
+  });
 });

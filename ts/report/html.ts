@@ -14,7 +14,7 @@ import { escapeHtml as esc, isolateHtml } from './html-escape.js';
 import { CLASS_LOADER_COLUMNS, classLoadersNote } from './markdown.js';
 import type { ConsumerGroup, LeakSuspect, ReportModel, ReportWarning, ThreadInfo, Waste, WasteModel } from './model.js';
 import type { QueryResult } from './query-result.js';
-import { barChartSvg, pieChartSvg, REST_COLOR, treemapSvg, type Datum, type TreeDatum } from './svg.js';
+import { CHART_TEXT_CSS, barChartSvg, pieChartSvg, REST_COLOR, treemapSvg, type Datum, type TreeDatum } from './svg.js';
 
 /** Tables longer than this start collapsed. */
 export const COLLAPSE_ROWS = 20;
@@ -57,8 +57,7 @@ ol.path li{padding:2px 0}
 .root{background:#e7eefa;border-radius:3px;padding:0 5px;font-size:12px;color:var(--accent)}
 .frames{list-style:none;padding-left:0}.frames li{padding:1px 0}.frames ul{margin:0 0 2px 0;padding-left:24px;color:var(--muted)}
 svg.chart{display:block;max-width:100%;height:auto;margin:8px 0 14px}
-svg .lbl{font:12px system-ui,sans-serif;fill:#1d2330}svg .val{font:12px system-ui,sans-serif;fill:#5d6677}
-svg .tm{font:12px system-ui,sans-serif;fill:#fff}svg .tmv{font-size:11px}
+${CHART_TEXT_CSS}
 `;
 
 export const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";

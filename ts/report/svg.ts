@@ -2,14 +2,17 @@
  * Charts rendered to inline SVG strings at report time (no script in the page): bar charts by
  * hand (rectangles), pie arcs by d3-shape, treemap layout by d3-hierarchy. Every label is
  * escaped, and a tooltip's label is cut at DISPLAY_TEXT_MAX (`tip`) like the report's text: a
- * label of a megabyte must not be copied into the SVG. Coordinates are rounded so the same data
- * gives the same bytes.
+ * label of a megabyte must not be copied into the SVG. A drawn label is cut to its room by its
+ * estimated width (`fitText`) and clipped to that room as well (a nested `<svg>` viewport), so
+ * a font wider than the estimate still cannot draw it over a bar, a value or another tile.
+ * Coordinates are rounded so the same data gives the same bytes.
  */
 import { hierarchy, treemap, treemapSquarify } from 'd3-hierarchy';
 import { arc, pie, type PieArcDatum } from 'd3-shape';
 
-import { cutDisplayText, int, shorten } from './format.js';
+import { cutDisplayText, int } from './format.js';
 import { escapeHtml as esc } from './html-escape.js';
+import { fitText, textWidthPx } from './text-width.js';
 
 export interface Datum {
   label: string;
@@ -35,7 +38,17 @@ const r1 = (n: number) => Math.round(n * 10) / 10;
 /** A label for a `<title>` tooltip: escaped, and cut with its full length stated when very long. */
 const tip = (label: string): string => esc(cutDisplayText(label));
 
-const CHAR_WIDTH = 6.6; // average width of a 12px sans-serif character, for truncating labels
+/** The charts' label font size (`CHART_TEXT_CSS`): what `fitText` measures for. */
+const FONT_PX = 12;
+
+/** The style of the charts' text, for every page that shows them (the HTML reports, the browser REPL). */
+export const CHART_TEXT_CSS =
+  `svg .lbl{font:${FONT_PX}px system-ui,sans-serif;fill:#1d2330}svg .val{font:${FONT_PX}px system-ui,sans-serif;fill:#5d6677}\n` +
+  `svg .tm{font:${FONT_PX}px system-ui,sans-serif;fill:#fff}svg .tmv{font-size:11px}`;
+
+/** `inner` drawn in the box at (x, y) of size w × h, clipped to it (coordinates inside are the box's). */
+const clipped = (x: number, y: number, w: number, h: number, inner: string): string =>
+  `<svg x="${r1(x)}" y="${r1(y)}" width="${r1(Math.max(0, w))}" height="${r1(Math.max(0, h))}" overflow="hidden">${inner}</svg>`;
 
 function svgOpen(width: number, height: number, label: string, cls: string): string {
   return `<svg class="chart ${cls}" xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${esc(label)}">`;
@@ -47,17 +60,19 @@ export function barChartSvg(data: Datum[], options: { title: string; width?: num
   const fmt = options.format ?? int;
   const rowH = 22;
   const labelW = 280;
-  const valueW = 90;
-  const barMax = width - labelW - valueW - 16;
+  // Room after the longest bar for the widest value, 6 px from its bar's end.
+  const valueW = Math.max(90, Math.ceil(Math.max(0, ...data.map((d) => textWidthPx(fmt(d.value), FONT_PX)))) + 6);
+  const barMax = Math.max(0, width - labelW - valueW - 16);
   const max = Math.max(0, ...data.map((d) => d.value));
   const height = data.length * rowH + 8;
+  const labelRoom = labelW - 8;
   const rows = data.map((d, i) => {
     const y = 4 + i * rowH;
     const w = max > 0 ? r1((d.value / max) * barMax) : 0;
-    const label = shorten(d.label, Math.floor((labelW - 8) / CHAR_WIDTH));
+    const label = fitText(d.label, labelRoom, FONT_PX);
     return (
       `<g><title>${tip(d.label)}: ${esc(fmt(d.value))}</title>` +
-      `<text x="${labelW - 8}" y="${y + 15}" text-anchor="end" class="lbl">${esc(label)}</text>` +
+      clipped(0, y, labelRoom, rowH, `<text x="${labelRoom}" y="15" text-anchor="end" class="lbl">${esc(label)}</text>`) +
       `<rect x="${labelW}" y="${y + 3}" width="${Math.max(w, d.value > 0 ? 1 : 0)}" height="${rowH - 6}" fill="${color(0)}" rx="2"></rect>` +
       `<text x="${r1(labelW + w + 6)}" y="${y + 15}" class="val">${esc(fmt(d.value))}</text></g>`
     );
@@ -84,13 +99,17 @@ export function pieChartSvg(data: Datum[], options: { title: string; format?: (n
     (a, i) =>
       `<path d="${path(a) ?? ''}" fill="${a.data.color ?? color(i)}" stroke="#fff" stroke-width="1"><title>${tip(a.data.label)}: ${esc(fmt(a.data.value))} (${((a.data.value / total) * 100).toFixed(1)}%)</title></path>`,
   );
-  const legendChars = Math.floor((width - legendX - 30 - 170) / CHAR_WIDTH);
+  const valueTexts = data.map((d) => `${fmt(d.value)} · ${((d.value / total) * 100).toFixed(1)}%`);
+  // The legend's labels end 12 px before the widest value, which is right-aligned at the edge.
+  const valueW = Math.ceil(Math.max(0, ...valueTexts.map((t) => textWidthPx(t, FONT_PX))));
+  const labelX = legendX + 18;
+  const labelRoom = Math.max(0, width - 8 - valueW - 12 - labelX);
   const legend = data.map((d, i) => {
     const y = 10 + i * rowH;
     return (
       `<g><title>${tip(d.label)}</title><rect x="${legendX}" y="${y + 3}" width="12" height="12" fill="${d.color ?? color(i)}"></rect>` +
-      `<text x="${legendX + 18}" y="${y + 14}" class="lbl">${esc(shorten(d.label, legendChars))}</text>` +
-      `<text x="${width - 8}" y="${y + 14}" text-anchor="end" class="val">${esc(fmt(d.value))} · ${((d.value / total) * 100).toFixed(1)}%</text></g>`
+      clipped(labelX, y, labelRoom, rowH, `<text x="0" y="14" class="lbl">${esc(fitText(d.label, labelRoom, FONT_PX))}</text>`) +
+      `<text x="${width - 8}" y="${y + 14}" text-anchor="end" class="val">${esc(valueTexts[i]!)}</text></g>`
     );
   });
   return svgOpen(width, height, options.title, 'pie') + `<g transform="translate(${cx},${r1(cy)})">${slices.join('')}</g>` + legend.join('') + '</svg>';
@@ -117,13 +136,23 @@ export function treemapSvg(root: TreeDatum, options: { title: string; width?: nu
     while (anc.depth > 1 && anc.parent) anc = anc.parent;
     const fill = colourOf.get(anc) ?? color(0);
     const full = `${cutDisplayText(n.data.label)}: ${fmt(n.value ?? 0)}`;
-    const chars = Math.floor((w - 8) / CHAR_WIDTH);
-    const showLabel = chars >= 3 && hh >= 16;
+    // Labels start 4 px into the tile and stop 4 px before its right edge.
+    const room = w - 8;
+    const label = fitText(n.data.label, room, FONT_PX);
+    const showLabel = label !== '' && hh >= 16;
+    const value = showLabel && !n.children && hh >= 32 ? fitText(fmt(n.value ?? 0), room, 11) : '';
     const opacity = n.children ? 0.55 : 1;
     parts.push(
       `<g><title>${esc(full)}</title><rect x="${n.x0}" y="${n.y0}" width="${w}" height="${hh}" fill="${fill}" fill-opacity="${opacity}"></rect>` +
-        (showLabel ? `<text x="${n.x0 + 4}" y="${n.y0 + 13}" class="tm">${esc(shorten(n.data.label, chars))}</text>` : '') +
-        (showLabel && !n.children && hh >= 32 ? `<text x="${n.x0 + 4}" y="${n.y0 + 28}" class="tm tmv">${esc(shorten(fmt(n.value ?? 0), chars))}</text>` : '') +
+        (showLabel
+          ? clipped(
+              n.x0 + 4,
+              n.y0,
+              room,
+              hh,
+              `<text x="0" y="13" class="tm">${esc(label)}</text>` + (value !== '' ? `<text x="0" y="28" class="tm tmv">${esc(value)}</text>` : ''),
+            )
+          : '') +
         '</g>',
     );
   }

@@ -2,6 +2,8 @@
  * The browser REPL's page: markup and style only; the behaviour is `/repl.js` (ts/web, bundled),
  * loaded from this same origin (the Content-Security-Policy allows nothing else).
  */
+import { CHART_TEXT_CSS } from '../report/svg.js';
+
 const STYLE = `
 :root{--fg:#1d2330;--muted:#5d6677;--line:#d9dee7;--bg:#fff;--soft:#f4f6fa;--accent:#3b6fb6;--err:#b3261e;--ok:#2e7d32}
 *{box-sizing:border-box}
@@ -24,6 +26,7 @@ th,td{border-bottom:1px solid var(--line);padding:3px 10px;text-align:left;verti
 th{background:var(--soft);font-weight:600;position:sticky;top:0}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 svg.chart{display:block;max-width:100%;height:auto;margin:6px 0}
+${CHART_TEXT_CSS}
 #prompt{display:flex;gap:8px;align-items:flex-start;border-top:1px solid var(--line);padding:8px 16px;background:var(--soft);position:relative}
 #prompt label{font-family:ui-monospace,Menlo,Consolas,monospace;padding-top:5px;color:var(--accent)}
 #running{white-space:nowrap;font-size:12.5px;color:var(--muted);padding-top:5px}#running[hidden]{display:none}
