@@ -4,30 +4,48 @@
 use std::time::Instant;
 
 /// Prints `[<crate>] <what>: <seconds since the last lap> s (<processor seconds of
-/// every thread>), anonymous <MiB>` per lap: on a shared machine the processor time tells
-/// work saved from waiting for a core.
+/// every thread>), anonymous <MiB>, dirtied <MiB>` per lap: on a shared machine the processor
+/// time tells work saved from waiting for a core; the page cache dirtied in the lap (the
+/// system's `nr_dirtied`, so only meaningful on an otherwise quiet machine) is what the
+/// scratch files cost, which a memory limit turns into disk writes.
 pub struct Laps {
     crate_name: &'static str,
     on: bool,
     last: Instant,
     cpu: f64,
+    dirtied: u64,
 }
 
 impl Laps {
     /// Laps printed as `[crate_name] …`.
     pub fn new(crate_name: &'static str) -> Laps {
-        Laps { crate_name, on: std::env::var_os("HEAPQL_TIMING").is_some(), last: Instant::now(), cpu: cpu_seconds() }
+        let on = std::env::var_os("HEAPQL_TIMING").is_some();
+        Laps { crate_name, on, last: Instant::now(), cpu: cpu_seconds(), dirtied: if on { dirtied_bytes() } else { 0 } }
     }
 
     /// Ends the section `what` (timed from the previous lap).
     pub fn lap(&mut self, what: &str) {
         if self.on {
-            let (now, cpu) = (Instant::now(), cpu_seconds());
+            let (now, cpu, dirtied) = (Instant::now(), cpu_seconds(), dirtied_bytes());
             let wall = (now - self.last).as_secs_f64();
-            eprintln!("[{}] {what}: {wall:.3} s ({:.2} s cpu), anonymous {} MiB", self.crate_name, cpu - self.cpu, crate::rss_anon_bytes() >> 20);
-            (self.last, self.cpu) = (now, cpu);
+            eprintln!(
+                "[{}] {what}: {wall:.3} s ({:.2} s cpu), anonymous {} MiB, dirtied {} MiB",
+                self.crate_name,
+                cpu - self.cpu,
+                crate::rss_anon_bytes() >> 20,
+                dirtied.saturating_sub(self.dirtied) >> 20
+            );
+            (self.last, self.cpu, self.dirtied) = (now, cpu, dirtied);
         }
     }
+}
+
+/// Bytes of page cache the system has dirtied since boot (`nr_dirtied` of `/proc/vmstat`, in
+/// 4 KiB pages), 0 where unknown.
+fn dirtied_bytes() -> u64 {
+    let vmstat = std::fs::read_to_string("/proc/vmstat").unwrap_or_default();
+    let pages = vmstat.lines().find_map(|l| l.strip_prefix("nr_dirtied ")).and_then(|n| n.trim().parse::<u64>().ok());
+    pages.unwrap_or(0) * 4096
 }
 
 /// Processor time of this process's threads so far (user and system, 10 ms ticks), 0 where
