@@ -146,6 +146,29 @@ describe('the heaps of an Android dump', () => {
   });
 });
 
+describe("an object's retained size split by heap", () => {
+  test('retainedByHeap: the heaps of what each object retains, in the order asked; nothing on a dump without heaps', async () => {
+    const [app, zygoteArray] = [heap.resolveObject('0x6000'), heap.resolveObject('0x5000')];
+    const fresh = await openHeap(path.join(dir, 'android.hprof'), { cache: false });
+    try {
+      await expect(fresh.retainedByHeap([app])).rejects.toMatchObject({ code: 'ERR_NEEDS_ANALYSIS' });
+    } finally {
+      fresh.close();
+    }
+    await heap.analyze();
+    // The app's Cache (4 B) keeps its byte[5000]; the zygote's Object[3] (24 B) its three byte[1000].
+    expect(await heap.retainedByHeap([zygoteArray, app, zygoteArray])).toEqual([
+      [{ name: 'zygote', retained: 24 + 3 * 1012 }],
+      [{ name: 'app', retained: 4 + 5012 }],
+      [{ name: 'zygote', retained: 24 + 3 * 1012 }],
+    ]);
+    await expect(heap.retainedByHeap([heap.info().objectCount])).rejects.toMatchObject({ code: 'ERR_NO_SUCH_OBJECT' });
+    await expect(heap.retainedByHeap(app as unknown as number[])).rejects.toMatchObject({ code: 'ERR_ARGUMENT' });
+    await demo.analyze();
+    expect(await demo.retainedByHeap([0, 1])).toEqual([[], []]);
+  });
+});
+
 describe('the waste of an Android dump, by heap', () => {
   /** (held by, heap, objects, overhead) of a check's rows. */
   const rows = (c: WasteCategory) => c.rows.map((r) => [r.holder.label, r.heap, r.objects, r.overhead]);
