@@ -48,6 +48,7 @@ describe('a closed heap', () => {
     ['waste', (h: Heap) => h.waste()],
     ['object', (h: Heap) => h.object(1)],
     ['describeClass', (h: Heap) => h.describeClass('Demo$Session')],
+    ['retainedByHeap', (h: Heap) => h.retainedByHeap([1])],
   ])('%s rejects with ERR_CLOSED', async (_name, use) => {
     await expect((async () => use(heap))()).rejects.toMatchObject(CLOSED);
   });

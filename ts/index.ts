@@ -10,6 +10,7 @@ export type {
   HistogramRow,
   HeapCounts,
   HeapShare,
+  HeapBytes,
   ObjectLookupOptions,
   PreparedQuery,
   QueryOptions,

@@ -48,7 +48,7 @@ describe('heapql diff', () => {
     expect(readFileSync(html, 'utf8')).toMatch(/^<!DOCTYPE html>/);
     const forced = path.join(dir, 'diff.out');
     expect((await heapql(['diff', baselineDump, currentDump, forced, '--format', 'json'])).code).toBe(0);
-    expect(JSON.parse(readFileSync(forced, 'utf8')).schemaVersion).toBe(5);
+    expect(JSON.parse(readFileSync(forced, 'utf8')).schemaVersion).toBe(6);
     const bad = await heapql(['diff', baselineDump, currentDump, path.join(dir, 'diff.txt')]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('.md, .html or .json');
@@ -71,7 +71,7 @@ describe('heapql diff', () => {
     expect(typo.stderr).toContain('no class of either dump matches');
     const syntax = await heapql(['diff', baselineDump, currentDump, '--fail-if-grown', 'DiffHeap$Key']);
     expect(syntax.code).toBe(2);
-    expect(syntax.stderr).toContain('--fail-if-grown <class-or-pattern>=<bytes|percent>');
+    expect(syntax.stderr).toContain('--fail-if-grown <class-or-pattern>[@<heap>]=<bytes|percent>');
   });
 
   it('two unrelated dumps: a warning and a note that they come from different programs', async () => {

@@ -1,7 +1,8 @@
 /**
  * `heapql diff <baseline> <current> [<report>]`: what grew between two dumps of one application.
  * The format follows the report path's extension; --format overrides; no path prints Markdown.
- * `--fail-if-grown <class-or-pattern>=<bytes|%>` (repeatable) exits 1 listing the offending rows.
+ * `--fail-if-grown <class-or-pattern>[@<heap>]=<bytes|%>` (repeatable) exits 1 listing the offending
+ * rows (per heap on Android dumps: gate.ts).
  */
 import { defineCommand } from 'citty';
 
@@ -27,7 +28,8 @@ const args = {
   format: { type: 'string', description: 'output format (default: from the report path)', valueHint: 'md|html|json' },
   'fail-if-grown': {
     type: 'string',
-    description: 'exit 1 when a matching class grew by more (repeatable): a class name, a glob (* ?) or /regex/, then = bytes (50000, 2MB, 64KiB) or a percentage (20%)',
+    description:
+      'exit 1 when a matching class grew by more (repeatable): a class name, a glob (* ?) or /regex/, then = bytes (50000, 2MB, 64KiB) or a percentage (20%). Android dumps: checked per heap; @heap after the pattern (com.acme.*@app=5MB) checks that heap only',
     valueHint: 'class=limit',
   },
   'reachable-only': { type: 'boolean', description: 'count only objects reachable from GC roots in both dumps (as query --reachable-only); leaves out e.g. the JVM\'s filler arrays, which JDK 21+ writes as int[]' },

@@ -97,16 +97,33 @@ const CLASS_FIELDS = ['instances', 'shallow', 'retained'] as const;
 const classKey = (className: string, loader: string | null) => `${hiddenClassKey(className)}\u0000${loaderKey(loader)}`;
 const classSums = (s: ReportSections) => sumBy(s.overview.classHistogram.rows, (r) => classKey(r.className, r.classLoader), CLASS_FIELDS);
 
-function classRows(b: ReportSections, c: ReportSections): ClassDiffRow[] {
+/**
+ * Android: whether class and dominator rows are per heap — both dumps record heaps (HEAP DUMP
+ * INFO). When only one does, the rows compare totals and the comparison says so (`heapNote`).
+ */
+export const splitByHeap = (b: ReportSections, c: ReportSections): boolean => b.overview.heaps !== undefined && c.overview.heaps !== undefined;
+
+/** Class rows per heap: each histogram row's instances in each heap (`heaps`), keyed by class and heap. */
+const classHeapSums = (s: ReportSections) =>
+  sumBy(
+    s.overview.classHistogram.rows.flatMap((r) => (r.heaps ?? []).map((h) => ({ key: `${classKey(r.className, r.classLoader)}\u0000${h.name}`, instances: h.instances, shallow: h.shallow, retained: h.retained }))),
+    (r) => r.key,
+    CLASS_FIELDS,
+  );
+
+const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+function classRows(b: ReportSections, c: ReportSections, perHeap: boolean): ClassDiffRow[] {
   const rows = pairRows(
-    classSums(b),
-    classSums(c),
+    perHeap ? classHeapSums(b) : classSums(b),
+    perHeap ? classHeapSums(c) : classSums(c),
     (k, x, y): ClassDiffRow => {
-      const [className, classLoader] = k.split('\u0000') as [string, string];
+      const [className, classLoader, heap] = k.split('\u0000') as [string, string, string | undefined];
       return {
         className,
         classLoader,
         classes: { baseline: x?.n ?? 0, current: y?.n ?? 0 },
+        ...(heap !== undefined ? { heap } : {}),
         instances: both(x, y, 'instances'),
         shallow: both(x, y, 'shallow'),
         retained: both(x, y, 'retained'),
@@ -114,7 +131,9 @@ function classRows(b: ReportSections, c: ReportSections): ClassDiffRow[] {
     },
     (r) => moved(r.instances, r.shallow, r.retained),
   );
-  return rows.sort((p, q) => q.shallow.delta - p.shallow.delta || growthThenName(p.retained.delta, q.retained.delta, p.className, q.className));
+  return rows.sort(
+    (p, q) => q.shallow.delta - p.shallow.delta || growthThenName(p.retained.delta, q.retained.delta, p.className, q.className) || byName(p.heap ?? '', q.heap ?? ''),
+  );
 }
 
 function loaderRows(b: ReportSections, c: ReportSections): LoaderDiffRow[] {
@@ -150,30 +169,52 @@ function packageRows(b: ReportSections, c: ReportSections): PackageDiffRow[] {
 /** Big dominators summed by key (`n` = objects with the key). */
 const dominatorSums = (s: DumpSnapshot) => sumBy(s.dominators, (d) => d.key, ['retained'] as const);
 
+/** Android: big dominators' retained bytes summed by key and heap (`DominatorEntry.heaps`). */
+const dominatorHeapSums = (s: DumpSnapshot) =>
+  sumBy(
+    s.dominators.flatMap((d) => (d.heaps ?? []).map((h) => ({ key: `${d.key}\u0000${h.name}`, retained: h.retained }))),
+    (r) => r.key,
+    ['retained'] as const,
+  );
+
 /**
  * Keys retaining at least `threshold` in either dump; each side's value comes from its whole
  * walk (down to 1 % of its own heap), so a key only has no baseline value when the baseline
- * has no such object retaining 1 % of the baseline's heap.
+ * has no such object retaining 1 % of the baseline's heap. `perHeap` (Android): a row per key
+ * and heap of the retained bytes, the keys chosen by their total as without heaps; a key of
+ * one dump only is new or gone in each of its heaps.
  */
-function dominatorRows(b: DumpSnapshot, c: DumpSnapshot, threshold: number): DominatorDiffRow[] {
+function dominatorRows(b: DumpSnapshot, c: DumpSnapshot, threshold: number, perHeap: boolean): DominatorDiffRow[] {
   const bs = dominatorSums(b);
   const cs = dominatorSums(c);
   const classOf = new Map([...b.dominators, ...c.dominators].map((d) => [d.key, d.className]));
   const big = (m: typeof bs) => [...m].filter(([, v]) => v.retained >= threshold).map(([k]) => k);
-  const rows = pairRows(
-    bs,
-    cs,
-    (k, x, y): DominatorDiffRow => ({
+  const keys = new Set([...big(bs), ...big(cs)]);
+  const row = (k: string, x: Sums<'retained'> | undefined, y: Sums<'retained'> | undefined, heap?: string, part?: [number | undefined, number | undefined]): DominatorDiffRow => {
+    const [bp, cp] = part ?? [x?.retained, y?.retained];
+    return {
       key: k,
       className: classOf.get(k)!,
+      ...(heap !== undefined ? { heap } : {}),
       objects: { baseline: x?.n ?? 0, current: y?.n ?? 0 },
-      status: statusOf(x ? x.retained : null, y ? y.retained : null),
-      retained: both(x, y, 'retained'),
-    }),
-    (r) => moved(r.retained),
-    new Set([...big(bs), ...big(cs)]),
-  );
-  return rows.sort((p, q) => growthThenName(p.retained.delta, q.retained.delta, p.key, q.key));
+      status: statusOf(x ? (bp ?? 0) : null, y ? (cp ?? 0) : null),
+      retained: change(x ? (bp ?? 0) : 0, y ? (cp ?? 0) : 0),
+    };
+  };
+  let rows: DominatorDiffRow[];
+  if (!perHeap) rows = pairRows(bs, cs, (k, x, y) => row(k, x, y), (r) => moved(r.retained), keys);
+  else {
+    const [bh, ch] = [dominatorHeapSums(b), dominatorHeapSums(c)];
+    rows = [];
+    for (const k of keys) {
+      const heaps = new Set([...bh.keys(), ...ch.keys()].filter((hk) => hk.startsWith(`${k}\u0000`)).map((hk) => hk.slice(k.length + 1)));
+      for (const heap of heaps) {
+        const r = row(k, bs.get(k), cs.get(k), heap, [bh.get(`${k}\u0000${heap}`)?.retained, ch.get(`${k}\u0000${heap}`)?.retained]);
+        if (moved(r.retained)) rows.push(r);
+      }
+    }
+  }
+  return rows.sort((p, q) => growthThenName(p.retained.delta, q.retained.delta, p.key, q.key) || byName(p.heap ?? '', q.heap ?? ''));
 }
 
 type Suspect = ReportSections['leakSuspects']['suspects'][number];
@@ -360,10 +401,12 @@ export function computeDiff(baselineSnapshot: DumpSnapshot, currentSnapshot: Dum
   const current = withThreadLabels(currentSnapshot, labels.current);
   const b = baseline.sections;
   const c = current.sections;
-  const classes = classRows(b, c);
+  const perHeap = splitByHeap(b, c);
+  const classes = classRows(b, c, perHeap);
   const rules = options.gate ?? [];
   const allNames = new Set([...baseline.classNames, ...current.classNames]);
-  const offending = evaluateGate(rules, classes, allNames);
+  const heapNames = perHeap ? [...new Set([...(b.overview.heaps ?? []), ...(c.overview.heaps ?? [])].map((h) => h.name))] : null;
+  const offending = evaluateGate(rules, classes, allNames, heapNames);
   const threshold = dominatorThreshold(baseline.facts.usedHeap, current.facts.usedHeap);
   return {
     schemaVersion: DIFF_SCHEMA_VERSION,
@@ -381,13 +424,31 @@ export function computeDiff(baselineSnapshot: DumpSnapshot, currentSnapshot: Dum
     classes,
     classLoaders: loaderRows(b, c),
     packages: packageRows(b, c),
-    dominators: { thresholdBytes: threshold, rows: dominatorRows(baseline, current, threshold) },
+    dominators: { thresholdBytes: threshold, rows: dominatorRows(baseline, current, threshold, perHeap) },
     leakSuspects: suspectRows(baseline, current),
     duplicateStrings: stringRows(baseline, current),
     reachableOnly: baseline.reachableOnly && current.reachableOnly,
     gate: { rules: rules.map((r) => r.text), failed: offending.length > 0, offending },
-    warnings: [...baseline.warnings, ...current.warnings, ...fillerNote(baseline.unreachableIntArrays, current.unreachableIntArrays, { advice: 'compare with --reachable-only' })],
+    warnings: [
+      ...baseline.warnings,
+      ...current.warnings,
+      ...heapNote(b, c),
+      ...fillerNote(baseline.unreachableIntArrays, current.unreachableIntArrays, { advice: 'compare with --reachable-only' }),
+    ],
   };
+}
+
+/**
+ * Android: the note when only one dump records heaps (an `hprof-conv` output, which drops the
+ * HEAP DUMP INFO records, against a dump straight from the device): the class and dominator rows
+ * then compare totals over every heap.
+ */
+function heapNote(b: ReportSections, c: ReportSections): string[] {
+  if ((b.overview.heaps === undefined) === (c.overview.heaps === undefined)) return [];
+  const [has, lacks] = b.overview.heaps ? ['baseline', 'current'] : ['current', 'baseline'];
+  return [
+    `the ${has} dump records Android heaps (app, zygote, image) and the ${lacks} dump does not, so class and dominator rows compare totals over every heap; to see them per heap, compare two dumps that both come straight from the device (hprof-conv drops the heap records)`,
+  ];
 }
 
 /**

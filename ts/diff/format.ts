@@ -80,9 +80,23 @@ export function classesText(r: { classes: { baseline: number; current: number } 
 
 export const STATUS_TEXT: Record<string, string> = { new: 'new', grown: 'grown', unchanged: 'unchanged', shrunk: 'shrunk', gone: 'gone' };
 
-/** One line per offending gate row: `java.util.HashMap$Node (<bootstrap>): +96,064 bytes shallow (+42.9%) > 1000 bytes [rule]`. */
+/** One line per offending gate row: `java.util.HashMap$Node (<bootstrap>): shallow +96,064 bytes (+42.9%), limit 1000 bytes [rule]`; `(…, app heap)` for a heap's row. */
 export function gateLines(m: DiffModel): string[] {
   return m.gate.offending.map(
-    (r) => `${r.className} (${r.classLoader}): shallow ${signedInt(r.shallow.delta)} bytes (${growthText(r.shallow)}), limit ${r.limit} [${r.rule}]`,
+    (r) => `${r.className} (${r.classLoader}${r.heap !== undefined ? `, ${r.heap} heap` : ''}): shallow ${signedInt(r.shallow.delta)} bytes (${growthText(r.shallow)}), limit ${r.limit} [${r.rule}]`,
   );
 }
+
+/**
+ * Android: whether the class and dominator tables show a heap column — their rows are per heap
+ * (`heap`) and the dumps have several heaps between them. A pair of one-heap dumps reads as
+ * without heaps.
+ */
+export const heapColumn = (m: DiffModel): boolean => (m.heaps?.length ?? 0) > 1 && (m.classes.some((r) => r.heap !== undefined) || m.dominators.rows.some((r) => r.heap !== undefined));
+
+/** Android, under the classes table with a heap column: what a row is. */
+export const CLASS_HEAPS_NOTE =
+  "Android: a row per class and heap, so growth in the app heap is never netted against a shrink in the zygote's or the image's (memory shared with the system's other processes); Retained is then the retained size of the class's instances in that heap.";
+/** Android, under the dominators table with a heap column: what a row is. */
+export const DOMINATOR_HEAPS_NOTE =
+  'Android: a row per path and heap of the bytes it retains (the shallow sizes of the retained objects in that heap), whichever heap the dominator itself is in; paths are chosen by what they retain in all heaps together.';

@@ -10,6 +10,12 @@
  *     the baseline that has any instances now exceeds every percentage).
  * The text is split at its last `=`. A rule whose pattern matches no class of either dump is a
  * usage error, so a typo cannot turn the gate off.
+ *
+ * Android dumps (both with heaps): the class rows are per heap, and a rule is checked against
+ * each heap's row on its own — growth in `app` is never netted against a shrink in `zygote`,
+ * and a percentage is of the class's baseline bytes in that heap. A pattern may end in
+ * `@<heap>` (`com.acme.*@app=5MB`, `/.*Cache/@app=20%`) to check that heap's rows only; a heap
+ * neither dump has, or a heap on dumps without heaps, is a usage error.
  */
 import { usageError } from '../errors.js';
 import { hiddenClassKey } from './hidden.js';
@@ -18,6 +24,8 @@ import type { ClassDiffRow, GateRow } from './model.js';
 export interface GateRule {
   text: string;
   matches: (className: string) => boolean;
+  /** The heap the rule checks (`…@app=…`); absent: every heap's rows. */
+  heap?: string;
   limit: { kind: 'bytes'; bytes: number } | { kind: 'percent'; percent: number };
 }
 
@@ -30,10 +38,15 @@ function escapeRegex(s: string): string {
 /** Parses one --fail-if-grown argument (usage error naming the syntax when it is wrong). */
 export function parseGateRule(text: string): GateRule {
   const at = text.lastIndexOf('=');
-  const syntax = 'write --fail-if-grown <class-or-pattern>=<bytes|percent>, e.g. com.acme.Session=1MB or "com.acme.*=20%"';
+  const syntax = 'write --fail-if-grown <class-or-pattern>[@<heap>]=<bytes|percent>, e.g. com.acme.Session=1MB or "com.acme.*=20%"';
   if (at <= 0 || at === text.length - 1) throw usageError(`--fail-if-grown ${text}: ${syntax}`);
-  const pattern = text.slice(0, at).trim();
+  let pattern = text.slice(0, at).trim();
   const limitText = text.slice(at + 1).trim();
+  // `<pattern>@<heap>`: no class name has an `@`, and a /regex/ ends in its `/` before it.
+  const qualified = /^(.+)@([A-Za-z][\w-]*)$/.exec(pattern);
+  const heap = qualified ? qualified[2] : undefined;
+  if (qualified) pattern = qualified[1]!.trim();
+  const withHeap = <R extends Omit<GateRule, 'heap'>>(r: R): R & { heap?: string } => (heap === undefined ? r : { ...r, heap });
   let matches: (n: string) => boolean;
   if (pattern.length > 2 && pattern.startsWith('/') && pattern.endsWith('/')) {
     let re: RegExp;
@@ -50,13 +63,13 @@ export function parseGateRule(text: string): GateRule {
     matches = (n) => n === pattern;
   }
   const pct = /^(\d+(?:\.\d+)?)%$/.exec(limitText);
-  if (pct) return { text, matches, limit: { kind: 'percent', percent: Number(pct[1]) } };
+  if (pct) return withHeap({ text, matches, limit: { kind: 'percent', percent: Number(pct[1]) } });
   const bytes = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(limitText);
   const unit = bytes ? UNITS[(bytes[2] || 'b').toLowerCase()] : undefined;
   if (!bytes || unit === undefined) {
     throw usageError(`--fail-if-grown ${text}: the limit "${limitText}" is neither bytes (50000, 64KiB, 2MB) nor a percentage (20%); ${syntax}`);
   }
-  return { text, matches, limit: { kind: 'bytes', bytes: Math.round(Number(bytes[1]) * unit) } };
+  return withHeap({ text, matches, limit: { kind: 'bytes', bytes: Math.round(Number(bytes[1]) * unit) } });
 }
 
 export function limitText(rule: GateRule): string {
@@ -74,13 +87,20 @@ function offends(rule: GateRule, row: ClassDiffRow): boolean {
  * The rows that break a rule, biggest growth first as the rows come. `allClassNames` is every
  * class of either dump: a rule that matches none of them is refused. A row of hidden classes
  * (`Foo$$Lambda+0x…`) is matched by its own name and by the real names of its classes, so a rule
- * naming one with its address still applies to the row.
+ * naming one with its address still applies to the row. `heaps`: the heaps of either dump when
+ * the rows are per heap (Android), else null; a rule's heap must be one of them.
  */
-export function evaluateGate(rules: GateRule[], rows: ClassDiffRow[], allClassNames: Iterable<string>): GateRow[] {
+export function evaluateGate(rules: GateRule[], rows: ClassDiffRow[], allClassNames: Iterable<string>, heaps: string[] | null = null): GateRow[] {
   const names = [...allClassNames];
   for (const rule of rules) {
     if (!names.some((n) => rule.matches(n))) {
       throw usageError(`--fail-if-grown ${rule.text}: no class of either dump matches; check the name (inner classes are Outer$Inner, arrays byte[])`);
+    }
+    if (rule.heap !== undefined && heaps === null) {
+      throw usageError(`--fail-if-grown ${rule.text}: the rule names the heap "${rule.heap}", but the dumps do not both record Android heaps; leave "@${rule.heap}" out`);
+    }
+    if (rule.heap !== undefined && !heaps!.includes(rule.heap)) {
+      throw usageError(`--fail-if-grown ${rule.text}: neither dump has a heap "${rule.heap}"; their heaps are ${heaps!.join(', ')}`);
     }
   }
   const realNames = new Map<string, string[]>();
@@ -95,8 +115,8 @@ export function evaluateGate(rules: GateRule[], rows: ClassDiffRow[], allClassNa
   const out: GateRow[] = [];
   for (const rule of rules) {
     for (const row of rows) {
-      if (matches(rule, row) && offends(rule, row)) {
-        out.push({ rule: rule.text, className: row.className, classLoader: row.classLoader, shallow: row.shallow, limit: limitText(rule) });
+      if ((rule.heap === undefined || row.heap === rule.heap) && matches(rule, row) && offends(rule, row)) {
+        out.push({ rule: rule.text, className: row.className, classLoader: row.classLoader, ...(row.heap !== undefined ? { heap: row.heap } : {}), shallow: row.shallow, limit: limitText(rule) });
       }
     }
   }

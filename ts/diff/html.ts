@@ -7,7 +7,24 @@ import { displayModel, formatBytes, int } from '../report/format.js';
 import { escapeHtml as esc } from '../report/html-escape.js';
 import { CSP, CSS, table, type Col } from '../report/html.js';
 import { barChartSvg } from '../report/svg.js';
-import { SHOWN_ROWS, bytesChange, bytesPair, classesText, countPair, factRows, gateLines, growthText, grownRows, rowsText, signedBytes, signedInt, STATUS_TEXT } from './format.js';
+import {
+  CLASS_HEAPS_NOTE,
+  DOMINATOR_HEAPS_NOTE,
+  SHOWN_ROWS,
+  bytesChange,
+  bytesPair,
+  classesText,
+  countPair,
+  factRows,
+  gateLines,
+  growthText,
+  grownRows,
+  heapColumn,
+  rowsText,
+  signedBytes,
+  signedInt,
+  STATUS_TEXT,
+} from './format.js';
 import type { DiffModel } from './model.js';
 
 /** Bars in each growth chart. */
@@ -80,17 +97,23 @@ export function renderDiffHtml(model: DiffModel): string {
   }
   parts.push('</section>');
 
+  const heaps = heapColumn(m);
+  const heapHead: [string][] = heaps ? [['Heap']] : [];
+  const heapCell = (r: { heap?: string }) => (heaps ? [`<span class="nw">${esc(r.heap ?? '')}</span>`] : []);
+  const withHeap = (label: string, r: { heap?: string }) => (heaps && r.heap !== undefined ? `${label} (${r.heap})` : label);
   const classes = grownRows(m.classes, (r) => r.shallow);
   parts.push(`<section id="classes"><h2>Classes that grew</h2>`);
-  parts.push(chart('Biggest shallow growth by class', classes.shown.map((r) => ({ label: r.className, value: r.shallow.delta }))));
+  if (heaps) parts.push(`<p class="note">${esc(CLASS_HEAPS_NOTE)}</p>`);
+  parts.push(chart('Biggest shallow growth by class', classes.shown.map((r) => ({ label: withHeap(r.className, r), value: r.shallow.delta }))));
   parts.push(
     classes.shown.length === 0
       ? '<p>No class grew.</p>'
       : table(
-          cols(['Class'], ['Loader'], ['Instances', true], ['Δ instances', true], ['Shallow', true], ['Δ shallow', true], ['Δ retained', true]),
+          cols(['Class'], ['Loader'], ...heapHead, ['Instances', true], ['Δ instances', true], ['Shallow', true], ['Δ shallow', true], ['Δ retained', true]),
           classes.shown.map((r) => [
             code(r.className) + esc(classesText(r)),
             `<span class="nw">${esc(r.classLoader)}</span>`,
+            ...heapCell(r),
             esc(countPair(r.instances)),
             delta(signedInt(r.instances.delta), r.instances.delta),
             esc(bytesPair(r.shallow)),
@@ -104,13 +127,20 @@ export function renderDiffHtml(model: DiffModel): string {
 
   const doms = grownRows(m.dominators.rows, (r) => r.retained);
   parts.push(`<section id="dominators"><h2>Dominators that grew</h2><p class="note">Objects retaining at least ${esc(formatBytes(m.dominators.thresholdBytes))} in either dump, matched by their path from a GC root.</p>`);
-  parts.push(chart('Biggest retained growth by path', doms.shown.map((r) => ({ label: r.key.split(' · ').pop()!, value: r.retained.delta }))));
+  if (heaps) parts.push(`<p class="note">${esc(DOMINATOR_HEAPS_NOTE)}</p>`);
+  parts.push(chart('Biggest retained growth by path', doms.shown.map((r) => ({ label: withHeap(r.key.split(' · ').pop()!, r), value: r.retained.delta }))));
   parts.push(
     doms.shown.length === 0
       ? '<p>No big dominator grew.</p>'
       : table(
-          cols(['Status'], ['Path from a GC root'], ['Retained', true], ['Δ retained', true]),
-          doms.shown.map((r) => [status(r.status), code(r.key), esc(r.status === 'new' ? `— → ${formatBytes(r.retained.current)}` : bytesPair(r.retained)), delta(bytesChange(r.retained), r.retained.delta)]),
+          cols(['Status'], ['Path from a GC root'], ...heapHead, ['Retained', true], ['Δ retained', true]),
+          doms.shown.map((r) => [
+            status(r.status),
+            code(r.key),
+            ...heapCell(r),
+            esc(r.status === 'new' ? `— → ${formatBytes(r.retained.current)}` : bytesPair(r.retained)),
+            delta(bytesChange(r.retained), r.retained.delta),
+          ]),
           'Dominators',
         ) + more(doms.grown, doms.shown.length),
   );

@@ -5,7 +5,24 @@
  */
 import { displayModel, formatBytes, int, printable } from '../report/format.js';
 import { mdText, table } from '../report/markdown.js';
-import { SHOWN_ROWS, bytesChange, bytesPair, classesText, countPair, factRows, gateLines, growthText, grownRows, rowsText, signedBytes, signedInt, STATUS_TEXT } from './format.js';
+import {
+  CLASS_HEAPS_NOTE,
+  DOMINATOR_HEAPS_NOTE,
+  SHOWN_ROWS,
+  bytesChange,
+  bytesPair,
+  classesText,
+  countPair,
+  factRows,
+  gateLines,
+  growthText,
+  grownRows,
+  heapColumn,
+  rowsText,
+  signedBytes,
+  signedInt,
+  STATUS_TEXT,
+} from './format.js';
 import type { DiffModel } from './model.js';
 
 /**
@@ -66,23 +83,27 @@ export function renderDiffMarkdown(model: DiffModel): string {
     );
   }
 
+  const heaps = heapColumn(m);
+  const heapCell = (r: { heap?: string }) => (heaps ? [mdText(r.heap ?? '')] : []);
   const classes = grownRows(m.classes, (r) => r.shallow);
   out.push('## Classes that grew', '', 'By shallow growth. Retained is MAT\'s retained size of all instances of the class.', '');
+  if (heaps) out.push(mdText(CLASS_HEAPS_NOTE), '');
   if (classes.shown.length === 0) out.push('No class grew.', '');
   else {
     out.push(
       table(
-        ['Class', 'Loader', 'Instances', 'Δ instances', 'Shallow', 'Δ shallow', 'Δ retained'],
+        ['Class', 'Loader', ...(heaps ? ['Heap'] : []), 'Instances', 'Δ instances', 'Shallow', 'Δ shallow', 'Δ retained'],
         classes.shown.map((r) => [
           code(r.className) + classesText(r),
           mdText(r.classLoader),
+          ...heapCell(r),
           countPair(r.instances),
           signedInt(r.instances.delta),
           bytesPair(r.shallow),
           `${signedInt(r.shallow.delta)} B (${growthText(r.shallow)})`,
           signedBytes(r.retained.delta),
         ]),
-        ['l', 'l', 'r', 'r', 'r', 'r', 'r'],
+        ['l', 'l', ...(heaps ? ['l' as const] : []), 'r', 'r', 'r', 'r', 'r'],
       ),
       ...more(classes.grown, classes.shown.length),
       '',
@@ -91,18 +112,20 @@ export function renderDiffMarkdown(model: DiffModel): string {
 
   const doms = grownRows(m.dominators.rows, (r) => r.retained);
   out.push('## Dominators that grew', '', `Objects retaining at least ${formatBytes(m.dominators.thresholdBytes)} in either dump, matched by their path from a GC root.`, '');
+  if (heaps) out.push(mdText(DOMINATOR_HEAPS_NOTE), '');
   if (doms.shown.length === 0) out.push('No big dominator grew.', '');
   else {
     out.push(
       table(
-        ['Status', 'Path from a GC root', 'Retained', 'Δ retained'],
+        ['Status', 'Path from a GC root', ...(heaps ? ['Heap'] : []), 'Retained', 'Δ retained'],
         doms.shown.map((r) => [
           STATUS_TEXT[r.status]!,
           code(r.key) + (r.objects.current > 1 ? ` (${r.objects.current} objects)` : ''),
+          ...heapCell(r),
           r.status === 'new' ? `— → ${formatBytes(r.retained.current)}` : bytesPair(r.retained),
           bytesChange(r.retained),
         ]),
-        ['l', 'l', 'r', 'r'],
+        ['l', 'l', ...(heaps ? ['l' as const] : []), 'r', 'r'],
       ),
       ...more(doms.grown, doms.shown.length),
       '',

@@ -20,9 +20,12 @@ import { Bytes, Count, Nullable, Obj } from '../report/schema-builders.js';
  * retained size, `class`; a name standing for several threads has their tids in keys,
  * `thread "pool" #21`; in the code, `pathKey`'s second argument, `ThreadSteps`, maps a thread's
  * object id to its step's text, no longer to its name: docs/diff.md).
- * 5: `heaps`, the Android heaps' objects and shallow bytes in both dumps).
+ * 5: `heaps`, the Android heaps' objects and shallow bytes in both dumps.
+ * 6: Android dumps (both with heaps): class rows and dominator rows are per heap, each with
+ * its `heap` (a class in two heaps has two rows, where it had one); an offending gate row has
+ * its `heap`; a rule may name a heap (`com.acme.*@app=5MB`)).
  */
-export const DIFF_SCHEMA_VERSION = 5;
+export const DIFF_SCHEMA_VERSION = 6;
 
 const Delta = (description?: string) => Type.Integer({ description: description ?? 'current − baseline' });
 const GrowthPercent = () =>
@@ -75,6 +78,8 @@ export const HeapDiffRowSchema = Obj(
 );
 export type HeapDiffRow = Static<typeof HeapDiffRowSchema>;
 
+const RowHeap = (description: string) => Type.Optional(Type.String({ description }));
+
 export const ClassDiffRowSchema = Obj({
   className: Type.String({
     description: 'the class name; a hidden class\'s per-process address suffix is written `0x…` (`Foo$$Lambda$2+0x…`), as such classes are matched without it',
@@ -83,6 +88,9 @@ export const ClassDiffRowSchema = Obj({
   classes: Obj(
     { baseline: Count(), current: Count() },
     'classes of each dump summed into this row: more than one for hidden classes equal up to their address (JDK 21+ names every lambda of a class `Foo$$Lambda+0x…`) or same-named classes of loaders with one key',
+  ),
+  heap: RowHeap(
+    "Android dumps only (present when both dumps have HEAP DUMP INFO records): the heap these instances are in, as `heaps` names it; a class's instances in each heap are a row of their own, so growth in `app` is never netted against a shrink in `zygote`. `instances`, `shallow` and `retained` are then that heap's: `retained` is the retained size of the class's instances in that heap taken together",
   ),
   instances: ChangeSchema,
   shallow: ChangeSchema,
@@ -125,6 +133,9 @@ export const DominatorDiffRowSchema = Obj({
     description: 'the matching key: the path from a GC root as (class, field) steps; a thread as `thread "<name>"`, `thread "<name>" #<tid>` when several threads of either dump have the name',
   }),
   className: Type.String(),
+  heap: RowHeap(
+    "Android dumps only (present when both dumps have HEAP DUMP INFO records): the heap of the retained bytes this row counts — a key's objects retain objects of several heaps, and each heap's part is a row of its own (`retained` is the shallow sizes of the retained objects in that heap); which heap the dominator object itself is in does not matter. A key is compared when its objects retain at least the threshold in all heaps together",
+  ),
   objects: Obj({ baseline: Count(), current: Count() }, 'objects with this key among the big dominators of each dump'),
   status: MatchStatusSchema,
   retained: ChangeSchema,
@@ -175,6 +186,7 @@ export const GateRowSchema = Obj({
   rule: Type.String({ description: 'the --fail-if-grown argument as given' }),
   className: Type.String(),
   classLoader: Type.String(),
+  heap: RowHeap('Android: the heap of the offending class row (rules are checked against each heap\'s row on its own)'),
   shallow: ChangeSchema,
   limit: Type.String({ description: 'what the rule allows, e.g. `10000 bytes` or `20%`' }),
 });
@@ -199,12 +211,14 @@ export const DiffModelSchema = Type.Object(
           'Android dumps only (absent when neither dump has HEAP DUMP INFO records): every heap of either dump, changed or not, biggest shallow growth first; they add up to `usedHeap` and `objects`',
       }),
     ),
-    classes: Type.Array(ClassDiffRowSchema, { description: 'every class whose instances or shallow size changed, biggest shallow growth first' }),
+    classes: Type.Array(ClassDiffRowSchema, {
+      description: 'every class (on Android dumps, every class in each heap) whose instances or shallow size changed, biggest shallow growth first',
+    }),
     classLoaders: Type.Array(LoaderDiffRowSchema, { description: 'every loader key whose numbers changed, biggest retained growth first' }),
     packages: Type.Array(PackageDiffRowSchema, { description: 'every package whose instances or shallow size changed, biggest shallow growth first' }),
     dominators: Obj({
       thresholdBytes: Bytes('keys whose objects retain at least this much in either dump are compared (1 % of the larger used heap); the other dump\'s value counts its objects retaining 1 % of its own heap'),
-      rows: Type.Array(DominatorDiffRowSchema, { description: 'every key whose retained size changed, biggest growth first' }),
+      rows: Type.Array(DominatorDiffRowSchema, { description: 'every key (on Android dumps, every key and heap) whose retained size changed, biggest growth first' }),
     }),
     leakSuspects: Type.Array(SuspectDiffRowSchema, { description: 'the current dump\'s suspects by growth, then the baseline\'s gone ones' }),
     duplicateStrings: Obj({
@@ -215,7 +229,7 @@ export const DiffModelSchema = Type.Object(
     gate: Obj({
       rules: Type.Array(Type.String(), { description: '--fail-if-grown arguments, as given' }),
       failed: Type.Boolean(),
-      offending: Type.Array(GateRowSchema, { description: 'class rows that grew past a rule' }),
+      offending: Type.Array(GateRowSchema, { description: 'class rows that grew past a rule (on Android dumps, per heap)' }),
     }),
     warnings: Type.Array(Type.String(), {
       description: 'non-fatal findings of either dump (prefixed with which), then notes on the comparison (e.g. that `int[]` counts unreachable arrays, which may be the JVM\'s filler arrays)',

@@ -4,7 +4,7 @@
  * every class name, and the big dominators with their matching keys (point look-ups of a few
  * hundred objects at most).
  */
-import type { HeapSession, ProgressEvent, ReportSections } from '../session/index.js';
+import type { HeapBytes, HeapSession, ProgressEvent, ReportSections } from '../session/index.js';
 import { unreachableIntArraysOf, type IntArrays } from './filler.js';
 import { hiddenClassKey } from './hidden.js';
 import type { DumpFacts } from './model.js';
@@ -40,6 +40,11 @@ export interface DominatorEntry {
   key: string;
   className: string;
   retained: number;
+  /**
+   * Android (a dump with heaps): `retained` split by the heaps of the objects it retains
+   * (`HeapSession.retainedByHeap`), the heaps with bytes; absent for a dump without heaps.
+   */
+  heaps?: HeapBytes[];
 }
 
 export interface DumpSnapshot {
@@ -156,6 +161,11 @@ export async function bigDominators(session: HeapSession, sections: ReportSectio
   }
   const out: DominatorEntry[] = [];
   for (const o of found) out.push({ ...o, key: await objectKey(session, o.objectId, o.className, threadSteps) });
+  // Android: what each retains in each heap, in one walk of their subtrees.
+  if (sections.overview.heaps && out.length > 0) {
+    const split = await session.retainedByHeap(out.map((d) => d.objectId));
+    out.forEach((d, i) => (d.heaps = split[i]!));
+  }
   return out;
 }
 

@@ -221,6 +221,10 @@ export function heapsShown(model: ReportModel): HeapShare[] | null {
 export const HEAPS_NOTE =
   "Android: zygote and image objects are memory shared with the system's other processes (the classes and objects the zygote preloaded, the boot image); the app cannot free them. The app's own objects are in the app heap.";
 
+/** The "Waste by heap" table's note on its last two columns. */
+export const WASTE_HEAPS_NOTE =
+  "reachable heap: the shallow bytes of the heap's objects a GC root reaches, wasteful or not; % of reachable heap: the heap's reachable overhead as a percent of them (% heap is of the whole used heap, as elsewhere).";
+
 /** Android: the waste per heap when the dump has several heaps (then each row names its heap); null otherwise. */
 export function wasteHeapsShown(w: Waste): WasteHeap[] | null {
   return w.heaps && w.heaps.length > 1 ? w.heaps : null;

@@ -9,7 +9,7 @@
  * model comes in).
  */
 import { planQuery, queryChartSvg, type QueryView } from './charts.js';
-import { baseName, displayModel, duplicateStringsHeadline, formatBytes, framesLeftOutText, frameText, HEAPS_NOTE, heapsShown, int, noPathText, objectText, overviewFacts, percent, rootNote, sizeWithPercent, suspectHeapFact, suspectHeaps, UNNAMED, valueText, viaText, wasteHeadline, wasteHeapsShown, wasteSummary } from './format.js';
+import { baseName, displayModel, duplicateStringsHeadline, formatBytes, framesLeftOutText, frameText, HEAPS_NOTE, heapsShown, int, noPathText, objectText, overviewFacts, percent, rootNote, sizeWithPercent, suspectHeapFact, suspectHeaps, UNNAMED, valueText, viaText, WASTE_HEAPS_NOTE, wasteHeadline, wasteHeapsShown, wasteSummary } from './format.js';
 import { escapeHtml as esc, isolateHtml } from './html-escape.js';
 import { CLASS_LOADER_COLUMNS, classLoadersNote } from './markdown.js';
 import type { ConsumerGroup, LeakSuspect, ReportModel, ReportWarning, ThreadInfo, Waste, WasteModel } from './model.js';
@@ -427,10 +427,26 @@ function wasteSection(w: Waste): string {
   const heaps = wasteHeapsShown(w);
   const byHeap = heaps
     ? `<h3 id="waste-heaps">Waste by heap</h3>${table(
-        [{ head: 'heap' }, { head: 'objects', num: true }, { head: 'overhead', num: true }, { head: '% heap', num: true }, { head: 'reachable', num: true }],
-        heaps.map((x) => [isolateHtml(x.name), int(x.objects), bytes(x.overhead), percent(x.overheadPercent), bytes(x.reachableOverhead)]),
+        [
+          { head: 'heap' },
+          { head: 'objects', num: true },
+          { head: 'overhead', num: true },
+          { head: '% heap', num: true },
+          { head: 'reachable', num: true },
+          { head: 'reachable heap', num: true },
+          { head: '% of reachable heap', num: true },
+        ],
+        heaps.map((x) => [
+          isolateHtml(x.name),
+          int(x.objects),
+          bytes(x.overhead),
+          percent(x.overheadPercent),
+          bytes(x.reachableOverhead),
+          bytes(x.reachableShallow),
+          percent(x.percentOfReachable),
+        ]),
         'Waste by heap',
-      )}<p class="note">${esc(HEAPS_NOTE)}</p>`
+      )}<p class="note">${esc(`${WASTE_HEAPS_NOTE} ${HEAPS_NOTE}`)}</p>`
     : '';
   const checks = w.categories
     .filter((c) => c.rows.length > 0)

@@ -6,7 +6,7 @@
  * with its full length stated (`displayModel`, applied once as the model comes in).
  */
 import { planQuery, type QueryView } from './charts.js';
-import { baseName, displayModel, duplicateStringsHeadline, formatBytes, framesLeftOutText, frameText, HEAPS_NOTE, heapsShown, int, noPathText, objectText, overviewFacts, percent, printable, rootNote, shorten, sizeWithPercent, suspectHeapFact, suspectHeaps, UNNAMED, valueText, viaText, wasteHeadline, wasteHeapsShown, wasteSummary } from './format.js';
+import { baseName, displayModel, duplicateStringsHeadline, formatBytes, framesLeftOutText, frameText, HEAPS_NOTE, heapsShown, int, noPathText, objectText, overviewFacts, percent, printable, rootNote, shorten, sizeWithPercent, suspectHeapFact, suspectHeaps, UNNAMED, valueText, viaText, WASTE_HEAPS_NOTE, wasteHeadline, wasteHeapsShown, wasteSummary } from './format.js';
 import type { LeakSuspect, ReportModel, SystemOverview, ThreadInfo, Waste, WasteModel } from './model.js';
 import type { QueryResult } from './query-result.js';
 
@@ -366,11 +366,19 @@ function wasteSection(w: Waste, h: '##'): string[] {
     out.push(
       `${h}# Waste by heap`,
       table(
-        ['heap', 'objects', 'overhead', '% heap', 'reachable'],
-        heaps.map((x) => [mdText(x.name), int(x.objects), formatBytes(x.overhead), percent(x.overheadPercent), formatBytes(x.reachableOverhead)]),
-        ['l', 'r', 'r', 'r', 'r'],
+        ['heap', 'objects', 'overhead', '% heap', 'reachable', 'reachable heap', '% of reachable heap'],
+        heaps.map((x) => [
+          mdText(x.name),
+          int(x.objects),
+          formatBytes(x.overhead),
+          percent(x.overheadPercent),
+          formatBytes(x.reachableOverhead),
+          formatBytes(x.reachableShallow),
+          percent(x.percentOfReachable),
+        ]),
+        ['l', 'r', 'r', 'r', 'r', 'r', 'r'],
       ),
-      mdText(HEAPS_NOTE),
+      mdText(`${WASTE_HEAPS_NOTE} ${HEAPS_NOTE}`),
     );
   }
   for (const c of w.categories) {

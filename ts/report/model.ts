@@ -17,7 +17,7 @@ export { ObjectRefSchema, QueryResultSchema };
 export type { Column, ObjectRef, QueryResult, Value, VizKind, VizSpec } from './query-result.js';
 
 /** Bumped on any incompatible change; a reader refuses a model newer than it knows. */
-export const REPORT_SCHEMA_VERSION = 8;
+export const REPORT_SCHEMA_VERSION = 9;
 
 const Percent = (description?: string) =>
   Type.Number({ minimum: 0, maximum: 100, description: description ?? 'percent of the total heap (0..100)' });
@@ -26,6 +26,19 @@ const Percent = (description?: string) =>
 // System overview
 
 export const KindCountSchema = Obj({ kind: Type.String(), count: Count() });
+
+export const ClassHeapShareSchema = Obj(
+  {
+    name: Type.String({ description: 'the heap, as `overview.heaps` names it' }),
+    instances: Count('instances of the class in this heap'),
+    shallow: Bytes('their shallow size'),
+    retained: Bytes(
+      'the retained size of these instances taken together: the retained sizes of those that no other instance of the class in this heap dominates, summed. The heaps\' figures add up to at least the row\'s `retained` (more where an instance in one heap dominates one in another)',
+    ),
+  },
+  "Android: a class's instances in one heap",
+);
+export type ClassHeapShare = Static<typeof ClassHeapShareSchema>;
 
 export const HistogramRowSchema = Obj(
   {
@@ -36,6 +49,12 @@ export const HistogramRowSchema = Obj(
     shallow: Bytes('sum of the shallow sizes of the instances'),
     retained: Bytes('retained size of the set of all instances together (no double counting)'),
     retainedPercent: Percent(),
+    heaps: Type.Optional(
+      Type.Array(ClassHeapShareSchema, {
+        description:
+          'Android dumps only (absent for a dump without HEAP DUMP INFO records): the heaps the instances are in, in the order `overview.heaps` lists them; `instances` and `shallow` add up to the row\'s',
+      }),
+    ),
   },
   'one class of the class histogram',
 );
@@ -397,8 +416,14 @@ export const WasteHeapSchema = Obj(
     name: Type.String({ description: 'as `overview.heaps` names it' }),
     objects: Count('wasteful objects of this heap, every check together'),
     overhead: Bytes('their overhead'),
-    overheadPercent: Percent(),
+    overheadPercent: Percent('`overhead` as a percent of the used heap (every heap), as the rows\' percentages'),
     reachableOverhead: Bytes('the part of `overhead` in objects a GC root reaches'),
+    reachableShallow: Bytes("the shallow sizes of this heap's objects a GC root reaches, wasteful or not: the heap's live bytes"),
+    percentOfReachable: Type.Number({
+      minimum: 0,
+      description:
+        "`reachableOverhead` as a percent of `reachableShallow` (0 when that is 0): how much of what this heap's live objects take a change in the code would save. A finding counts in the heap of its own object, also for any part of its overhead in another heap's objects (an empty collection's retained size, a duplicate String's array), so it is not capped at 100",
+    }),
   },
   "the waste in one Android heap's objects: zygote and image waste is in memory shared with the system's other processes, which the app cannot free",
 );

@@ -4,7 +4,7 @@
  * docs/architecture.md, "The session core".
  */
 export { HeapSession, openHeap } from './session.js';
-export type { OpenOptions, AnalyzeOptions, ObjectLookupOptions, CacheStatus, DumpInfo, DumpWarning, HeapCounts, HeapShare, HistogramRow } from './session.js';
+export type { OpenOptions, AnalyzeOptions, ObjectLookupOptions, CacheStatus, DumpInfo, DumpWarning, HeapBytes, HeapCounts, HeapShare, HistogramRow } from './session.js';
 export { prepareQuery, type PreparedQuery, type PrepareOptions, type QueryOptions, type StreamedRow } from './query.js';
 export { buildReport } from './report.js';
 export { buildWaste } from './waste.js';

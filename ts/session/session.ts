@@ -115,6 +115,11 @@ export type HeapCounts = ReturnType<NativeHeap['counts']>;
 export type HistogramRow = ReturnType<NativeHeap['classHistogram']>[number];
 /** One Android heap (`app`, `zygote`, `image`, `default`) with its objects and their shallow bytes. */
 export type HeapShare = ReturnType<NativeHeap['heaps']>[number];
+/** Android: the part of an object's retained size in one heap (`retainedByHeap`). */
+export interface HeapBytes {
+  name: string;
+  retained: number;
+}
 
 /** The door's form: absent = memory, '' = a directory the core picks, else the directory. */
 function scratchOption(options: OpenOptions): string | undefined {
@@ -750,6 +755,21 @@ export class HeapSession implements ReportableHeap {
     const id = this.objectIndex(objectId);
     const n = count('limit', limit);
     return toDominatorView(await call(() => this.handle.dominatorOf(id, n)));
+  }
+
+  /**
+   * Android: the retained size of each object split by heap — for each, the shallow sizes of
+   * the objects it retains (itself included) summed per heap they are in, the heaps with bytes
+   * in the order `heaps()` lists them. One list per object, in the order given; empty lists on
+   * a dump that records no heaps and for an object outside the dominator tree. One walk of the
+   * objects' dominator subtrees in Rust (a subtree nested in another's is walked once); needs
+   * the full analysis.
+   */
+  async retainedByHeap(objectIds: number[]): Promise<HeapBytes[][]> {
+    this.live();
+    if (!Array.isArray(objectIds)) throw new HeapqlError('ERR_ARGUMENT', `objects are given as an array of object ids, not ${describeArgument(objectIds)}`);
+    const ids = objectIds.map((o) => this.objectIndex(o));
+    return call(() => this.handle.retainedByHeap(ids));
   }
 
   /** Every class of this name (one per defining class loader); empty when there is none. */

@@ -69,3 +69,53 @@ pub fn path_to_root_window(analysis: &FullAnalysis, heap: &Heap, o: ObjIdx, head
         .collect();
     Some(PathWindow { steps, skipped, gap_at })
 }
+
+/// Android: the retained size of each of `objects` split by heap — per object, the shallow
+/// sizes of the objects of its retained set (its subtree in the dominator tree, itself
+/// included) summed per heap number (`Heap::heap_of`; an object in no heap, a class object the
+/// index made up, counts in none). Empty vectors for a dump that records no heaps; zeros for an
+/// object outside the tree.
+///
+/// Smaller retained sets are summed first, and a walk that meets an object whose sums are
+/// known adds them instead of walking its subtree again, so nested objects (the big
+/// dominators a level below another) cost one walk of the largest subtrees in all. Iterative,
+/// and nothing allocated per object walked.
+pub fn retained_by_heap(analysis: &FullAnalysis, heap: &Heap, objects: &[ObjIdx]) -> Vec<Vec<u64>> {
+    let heaps = heap.heap_names().len();
+    if heaps == 0 {
+        return vec![Vec::new(); objects.len()];
+    }
+    let mut out = vec![vec![0u64; heaps]; objects.len()];
+    // Each distinct object of the tree once, smaller retained sets first; `done` maps an
+    // object summed already to its place in `out`.
+    let mut order: Vec<usize> = (0..objects.len()).filter(|&i| analysis.in_tree(objects[i])).collect();
+    order.sort_by_key(|&i| (analysis.retained_size(objects[i]), objects[i], i));
+    let mut done: rustc_hash::FxHashMap<ObjIdx, usize> = rustc_hash::FxHashMap::default();
+    let mut stack: Vec<ObjIdx> = Vec::new();
+    for i in order {
+        let o = objects[i];
+        if let Some(&j) = done.get(&o) {
+            out[i] = out[j].clone();
+            continue;
+        }
+        let mut sums = vec![0u64; heaps];
+        stack.push(o);
+        while let Some(v) = stack.pop() {
+            if v != o {
+                if let Some(&j) = done.get(&v) {
+                    for (s, x) in sums.iter_mut().zip(&out[j]) {
+                        *s += x;
+                    }
+                    continue;
+                }
+            }
+            if let Some(k) = heap.heap_of(v) {
+                sums[k as usize] += heap.shallow_size(v);
+            }
+            stack.extend_from_slice(analysis.dominated(v));
+        }
+        out[i] = sums;
+        done.insert(o, i);
+    }
+    out
+}

@@ -108,6 +108,14 @@ pub struct JsDominated {
     pub shallow_size: f64,
 }
 
+/// Android: the part of an object's retained size in one heap.
+#[napi(object)]
+pub struct JsHeapBytes {
+    /// `app`, `zygote`, `image` or `default`.
+    pub name: String,
+    pub retained: f64,
+}
+
 #[napi(object)]
 pub struct JsDominatorView {
     pub object: JsObjectRef,
@@ -347,6 +355,30 @@ impl HeapHandle {
                     .collect(),
                 child_count: view.child_count as f64,
             })
+        })
+    }
+
+    /// Android: the retained size of each of `objects` split by the heaps of the objects it
+    /// holds (`heapql_graph::lookup::retained_by_heap`), one list per object in the order
+    /// given: the heaps with bytes, in heap-number order; empty lists for a dump without heaps
+    /// or an object outside the tree. Full analysis only.
+    #[napi(ts_return_type = "Promise<JsHeapBytes[][]>")]
+    pub fn retained_by_heap(&self, objects: Vec<u32>) -> Result<AsyncTask<Lookup<Vec<Vec<JsHeapBytes>>>>> {
+        self.lookup("splitting retained sizes by heap", move |state| {
+            let heap = &state.heap;
+            let objects = objects.into_iter().map(|o| check_object(heap, o)).collect::<Result<Vec<ObjIdx>>>()?;
+            let analysis = state.analysis().ok_or_else(|| needs_analysis("retained sizes by heap"))?;
+            let names = heap.heap_names();
+            Ok(heapql_graph::lookup::retained_by_heap(&analysis, heap, &objects)
+                .into_iter()
+                .map(|sums| {
+                    sums.into_iter()
+                        .enumerate()
+                        .filter(|&(_, b)| b > 0)
+                        .map(|(k, b)| JsHeapBytes { name: names[k].to_string(), retained: b as f64 })
+                        .collect()
+                })
+                .collect())
         })
     }
 

@@ -123,6 +123,24 @@ pub struct HistogramRow {
     pub shallow: u64,
     pub retained: u64,
     pub retained_percent: f64,
+    /// Android: the class's instances in each heap they are in, in heap-number order (they
+    /// add up to `instances` and `shallow`); None (no field) for a dump that records no heaps.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub heaps: Option<Vec<ClassHeapShare>>,
+}
+
+/// Android: a class's instances in one heap.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct ClassHeapShare {
+    pub name: String,
+    pub instances: u64,
+    pub shallow: u64,
+    /// The retained size of these instances taken together: the sum of the retained sizes of
+    /// those that no other instance of the class in this heap dominates. The heaps' figures
+    /// may add up to more than the row's `retained` (an instance in one heap may dominate one
+    /// in another), never to less.
+    pub retained: u64,
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -8,7 +8,7 @@ use heapql_heap::ClassIdx;
 
 use super::ctx::Ctx;
 use super::model::{
-    ClassHistogram, ClassLoaderRow, DumpIndex, DuplicateClass, FileFacts, GcRootFacts, HeapShare, HistogramRow, KeyValue,
+    ClassHeapShare, ClassHistogram, ClassLoaderRow, DumpIndex, DuplicateClass, FileFacts, GcRootFacts, HeapShare, HistogramRow, KeyValue,
     KindCount, SizeModelFacts, SystemOverview,
 };
 use super::retained_by_class::ClassRetained;
@@ -105,6 +105,7 @@ fn histogram(ctx: &Ctx, scan: &Scan, retained: &ClassRetained) -> ClassHistogram
             .then(heap.class(a as u32).name.cmp(&heap.class(b as u32).name))
             .then(a.cmp(&b))
     });
+    let names = heap.heap_names();
     let rows = classes
         .iter()
         .take(ctx.limit)
@@ -115,6 +116,20 @@ fn histogram(ctx: &Ctx, scan: &Scan, retained: &ClassRetained) -> ClassHistogram
             shallow: scan.class_shallow[c as usize],
             retained: retained.by_class[c as usize],
             retained_percent: ctx.percent(retained.by_class[c as usize]),
+            heaps: (!names.is_empty()).then(|| {
+                let at = c as usize * names.len();
+                names
+                    .iter()
+                    .enumerate()
+                    .filter(|&(k, _)| scan.class_heaps[at + k].0 > 0)
+                    .map(|(k, name)| ClassHeapShare {
+                        name: name.to_string(),
+                        instances: scan.class_heaps[at + k].0,
+                        shallow: scan.class_heaps[at + k].1,
+                        retained: retained.by_class_heap[at + k],
+                    })
+                    .collect()
+            }),
         })
         .collect();
     ClassHistogram { classes: classes.len() as u64, rows }

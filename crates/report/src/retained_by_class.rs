@@ -10,6 +10,10 @@
 //! object twice; two loaders' figures overlap only where a class object of one dominates a
 //! class object of the other.
 //!
+//! On an Android dump the same walk gives each class's instances in each heap their own figure:
+//! the retained sizes of the class's instances in that heap that no other instance of the class
+//! in that heap dominates (the minimum retained size of that set).
+//!
 //! The walk runs inside the preorder's pass that gives each position its class
 //! (`Preorder::build`), in its two halves on two threads whose sums are added, so it reads no
 //! array of the preorder back (inside 0.35 × bench-1g those pages had been written out, and a
@@ -31,6 +35,9 @@ pub struct ClassRetained {
     /// Per loader of `loader_ids`: the class objects of the classes it defined, taken
     /// together (the sum of the retained sizes of those no other of them dominates).
     pub by_loader: Vec<u64>,
+    /// Android: per class and heap, at `class * heaps + heap` (`Heap::heap_of`), the class's
+    /// instances in that heap taken together; empty for a dump that records no heaps.
+    pub by_class_heap: Vec<u64>,
 }
 
 impl ClassRetained {
@@ -40,7 +47,7 @@ impl ClassRetained {
             *x += y;
         }
         assert_eq!(self.loader_ids, other.loader_ids, "both runs number the loaders alike");
-        for (x, y) in self.by_loader.iter_mut().zip(&other.by_loader) {
+        for (x, y) in self.by_loader.iter_mut().zip(&other.by_loader).chain(self.by_class_heap.iter_mut().zip(&other.by_class_heap)) {
             *x += y;
         }
         self
@@ -68,7 +75,16 @@ pub struct ClassWalk<'a> {
     /// class is always java.lang.Class, CLASS_OBJECT | the place of its defining loader).
     /// 8 bytes a level: paths can be millions deep.
     path: Vec<(u32, u32)>,
+    /// Android: the dump's heap count (0 without heaps); open instances of each class on the
+    /// current path per heap (`class * heaps + heap`), and the heap of each level of `path`
+    /// (`NO_HEAP` for an object in none). Empty without heaps.
+    heaps: usize,
+    open_heap: Vec<u32>,
+    path_heap: Vec<u32>,
 }
+
+/// The heap of a path level whose object is in none (a class object the index made up).
+const NO_HEAP: u32 = u32::MAX;
 
 const CLASS_OBJECT: u32 = 1 << 31;
 
@@ -88,19 +104,37 @@ impl<'a> ClassWalk<'a> {
             .map(|c| loader_ids.binary_search(&heap.class(c).loader_id).expect("every class's loader is listed") as u32)
             .collect();
         let loaders = loader_ids.len();
+        let heaps = heap.heap_names().len();
         let mut w = ClassWalk {
             ctx,
-            sums: ClassRetained { by_class: vec![0; classes], loader_ids, by_loader: vec![0; loaders] },
+            sums: ClassRetained { by_class: vec![0; classes], loader_ids, by_loader: vec![0; loaders], by_class_heap: vec![0; classes * heaps] },
             open: vec![0; classes],
             loader_of,
             open_by_loader: vec![0; loaders],
             path: Vec::new(),
+            heaps,
+            open_heap: vec![0; classes * heaps],
+            path_heap: Vec::new(),
         };
         for (p, o, c, size) in ancestors {
             let loader = w.defining_loader(o, c);
-            w.enter(p, c, loader, size);
+            let slot = w.heap_slot(o, c);
+            w.enter(p, c, loader, size, slot);
         }
         w
+    }
+
+    /// Android: the place of (`o`'s class `c`, `o`'s heap) in `open_heap` and
+    /// `by_class_heap`; `NO_HEAP` without heaps or for an object in none.
+    #[inline]
+    fn heap_slot(&self, o: ObjIdx, c: ClassIdx) -> u32 {
+        if self.heaps == 0 {
+            return NO_HEAP;
+        }
+        match self.ctx.heap.heap_of(o) {
+            Some(k) => (c as usize * self.heaps + k as usize) as u32,
+            None => NO_HEAP,
+        }
     }
 
     /// For a class object, the place of the loader that defined its class. Class objects are
@@ -116,9 +150,15 @@ impl<'a> ClassWalk<'a> {
     }
 
     /// Opens the subtree of position `i` (class `c`, `loader` for a class object: its
-    /// defining loader's place, `size` positions) on the path.
-    fn enter(&mut self, i: usize, c: ClassIdx, loader: Option<u32>, size: u32) {
+    /// defining loader's place, `size` positions; `slot`: `heap_slot`) on the path.
+    fn enter(&mut self, i: usize, c: ClassIdx, loader: Option<u32>, size: u32, slot: u32) {
         self.open[c as usize] += 1;
+        if self.heaps > 0 {
+            if slot != NO_HEAP {
+                self.open_heap[slot as usize] += 1;
+            }
+            self.path_heap.push(slot);
+        }
         let tag = match loader {
             Some(l) => {
                 self.open_by_loader[l as usize] += 1;
@@ -137,6 +177,12 @@ impl<'a> ClassWalk<'a> {
                 break;
             }
             self.path.pop();
+            if self.heaps > 0 {
+                let slot = self.path_heap.pop().expect("a heap slot per level");
+                if slot != NO_HEAP {
+                    self.open_heap[slot as usize] -= 1;
+                }
+            }
             if tag & CLASS_OBJECT != 0 {
                 self.open[self.ctx.heap.class_class() as usize] -= 1;
                 self.open_by_loader[(tag & !CLASS_OBJECT) as usize] -= 1;
@@ -147,7 +193,9 @@ impl<'a> ClassWalk<'a> {
         let first = self.open[c as usize] == 0;
         let loader = self.defining_loader(o, c);
         let first_of_loader = loader.is_some_and(|l| self.open_by_loader[l as usize] == 0);
-        if first || first_of_loader {
+        let slot = self.heap_slot(o, c);
+        let first_in_heap = slot != NO_HEAP && self.open_heap[slot as usize] == 0;
+        if first || first_of_loader || first_in_heap {
             let retained = self.ctx.analysis.retained_size(o);
             if first {
                 self.sums.by_class[c as usize] += retained;
@@ -155,10 +203,13 @@ impl<'a> ClassWalk<'a> {
             if let (Some(l), true) = (loader, first_of_loader) {
                 self.sums.by_loader[l as usize] += retained;
             }
+            if first_in_heap {
+                self.sums.by_class_heap[slot as usize] += retained;
+            }
         }
         // A leaf (most objects) would leave the path at the next position: it opens nothing.
         if size > 1 {
-            self.enter(i, c, loader, size);
+            self.enter(i, c, loader, size, slot);
         }
     }
 
@@ -243,5 +294,87 @@ mod tests {
             }
             assert!(inside > 50, "{dump}: most cuts fall inside a subtree ({inside})");
         });
+    }
+
+    /// Android: a chain of 60 `Node`s alternating between the zygote and app heaps (each also
+    /// holding a byte[] of its own heap), under one JNI global, and three app `Node`s beside
+    /// it: cut at every position, most of them inside the chain, the two halves' per-heap sums
+    /// add up to one walk's and to those climbing the immediate dominators gives.
+    #[test]
+    fn halves_cut_anywhere_add_up_per_heap() {
+        use heapql_graph::GraphOptions;
+        use heapql_heap::OpenOptions;
+        use heapql_hprof::testkit::{DumpBuilder, Val};
+        use heapql_hprof::BasicType;
+        let mut b = DumpBuilder::new(4);
+        b.set_format("JAVA PROFILE 1.0.3");
+        b.classes_in_place();
+        let node = b.class("com.example.Node", Some(b.object_class), &[("next", BasicType::Object), ("data", BasicType::Object)]);
+        let ids: Vec<u64> = (0..60).map(|_| b.alloc_id()).collect();
+        for (heap_id, name, parity) in [(0x5A, "zygote", 0), (0x41, "app", 1)] {
+            b.new_segment();
+            b.heap_info(heap_id, name);
+            for i in (parity..60).step_by(2) {
+                let data = b.byte_array(&vec![1u8; 10 + i]);
+                let next = ids.get(i + 1).copied().unwrap_or(0);
+                b.instance_with_id(ids[i], node, &[Val::Obj(next), Val::Obj(data)]);
+            }
+            if name == "app" {
+                for _ in 0..3 {
+                    let data = b.byte_array(&[2u8; 7]);
+                    let n = b.instance(node, &[Val::Obj(0), Val::Obj(data)]);
+                    b.root_jni_global(n);
+                }
+            }
+        }
+        b.root_jni_global(ids[0]);
+        let bytes = b.build();
+        let heap = Heap::open_bytes(&bytes, "chain.hprof", OpenOptions::default()).unwrap();
+        let heaps = heap.heap_names().len();
+        for reachable_only in [false, true] {
+            let a = FullAnalysis::build(&heap, GraphOptions { reachable_only, ..Default::default() }).unwrap();
+            let mut ctx = Ctx::new(&heap, &a, 1);
+            let ctl = heapql_graph::control::Control { phase: "report", progress: None, cancel: None };
+            let mut scan = crate::scan::scan(&heap, &ctx.flags, crate::scan::Coverage::of(&a), &ctl, 1).unwrap();
+            ctx.set_classes(std::mem::take(&mut scan.classes));
+            let pre = Preorder::build(&ctx, &ctl, 0, 1).unwrap();
+            ctx.forget_object_classes();
+            let n = pre.len();
+            let whole = walk(&ctx, &pre, 0..n);
+            assert_eq!(pre.retained_by_class.by_class_heap, whole.by_class_heap, "the preorder's pass");
+            // Apart from the walk: per (class, heap), the retained sizes of the objects with no
+            // dominator of the same class in the same heap above them.
+            let mut naive = vec![0u64; heap.class_count() as usize * heaps];
+            for o in (0..heap.object_count()).filter(|&o| a.in_tree(o)) {
+                let Some(k) = heap.heap_of(o) else { continue };
+                let c = ctx.class_of(o);
+                let mut up = a.immediate_dominator(o);
+                let mut nested = false;
+                while let Some(d) = up {
+                    nested |= ctx.class_of(d) == c && heap.heap_of(d) == Some(k);
+                    up = a.immediate_dominator(d);
+                }
+                if !nested {
+                    naive[c as usize * heaps + k as usize] += a.retained_size(o);
+                }
+            }
+            assert_eq!(whole.by_class_heap, naive, "reachable_only {reachable_only}");
+            let c = heap.classes_named("com.example.Node")[0] as usize;
+            let app = heap.heap_names().iter().position(|h| &**h == "app").unwrap();
+            let zygote = heap.heap_names().iter().position(|h| &**h == "zygote").unwrap();
+            assert_eq!(whole.by_class_heap[c * heaps + zygote], a.retained_size(heap.index_of(ids[0]).unwrap()), "the chain's head");
+            assert_eq!(
+                whole.by_class_heap[c * heaps + app],
+                a.retained_size(heap.index_of(ids[1]).unwrap()) + 3 * (heap.instance_size(c as u32) + 19),
+                "the chain below its head, and the three beside it"
+            );
+            let mut inside = 0;
+            for cut in 0..=n {
+                let sum = walk(&ctx, &pre, 0..cut).add(walk(&ctx, &pre, cut..n));
+                assert_eq!(sum.by_class_heap, whole.by_class_heap, "cut at {cut}");
+                inside += !pre.ancestors(cut).is_empty() as usize;
+            }
+            assert!(inside > 100, "most cuts fall inside the chain ({inside})");
+        }
     }
 }

@@ -35,6 +35,9 @@ pub struct Scan {
     /// Android: covered objects and their shallow bytes per heap number (`Heap::heap_of`);
     /// empty for a dump that records no heaps.
     pub heaps: Vec<(u64, u64)>,
+    /// Android: covered instances and their shallow bytes per class and heap, at
+    /// `class * heaps.len() + heap`; empty for a dump that records no heaps.
+    pub class_heaps: Vec<(u64, u64)>,
 }
 
 /// Objects between two progress ticks.
@@ -56,7 +59,7 @@ impl<'a> Coverage<'a> {
     }
 
     #[inline]
-    fn is_reachable(&self, o: ObjIdx) -> bool {
+    pub fn is_reachable(&self, o: ObjIdx) -> bool {
         self.graph.is_reachable(node(o))
     }
 
@@ -107,6 +110,7 @@ impl Half {
             classes: ClassCache::default(),
             waste: None,
             heaps: vec![(0, 0); heap.heap_names().len()],
+            class_heaps: vec![(0, 0); classes * heap.heap_names().len()],
         };
         Half { scan, kinds: KindsSeen::new(heap.class_count()), memo: ClassMemo::default() }
     }
@@ -138,6 +142,9 @@ impl Half {
         s.class_shallow[c as usize] += shallow;
         if let Some(k) = heap.heap_of(o) {
             let h = &mut s.heaps[k as usize];
+            h.0 += 1;
+            h.1 += shallow;
+            let h = &mut s.class_heaps[c as usize * s.heaps.len() + k as usize];
             h.0 += 1;
             h.1 += shallow;
         }
@@ -179,7 +186,7 @@ impl Half {
         for (x, y) in s.class_shallow.iter_mut().zip(&h.class_shallow) {
             *x += y;
         }
-        for (x, y) in s.heaps.iter_mut().zip(&h.heaps) {
+        for (x, y) in s.heaps.iter_mut().zip(&h.heaps).chain(s.class_heaps.iter_mut().zip(&h.class_heaps)) {
             x.0 += y.0;
             x.1 += y.1;
         }
@@ -268,6 +275,9 @@ impl PassBeside for ScanBeside<'_> {
         if cover.covers(o) {
             let waste = self.waste.get_or_insert_with(|| crate::waste::objects_beside(heap));
             waste.see(heap, &self.roles, cover, o, c, kind);
+            if waste.has_heaps() && cover.is_reachable(o) {
+                waste.reachable(heap, o, shallow);
+            }
         }
         Ok(shallow)
     }

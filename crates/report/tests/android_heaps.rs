@@ -97,7 +97,109 @@ fn a_dump_without_heap_dump_info_has_no_heaps_in_the_report() {
     assert!(data.overview.heaps.is_none());
     assert!(!data.leak_suspects.suspects.is_empty());
     assert!(data.leak_suspects.suspects.iter().all(|x| x.heaps.is_none()));
+    assert!(data.overview.class_histogram.rows.iter().all(|r| r.heaps.is_none()));
     let json = serde_json::to_value(&data).unwrap();
     assert!(json["overview"].get("heaps").is_none());
+    assert!(json["overview"]["classHistogram"]["rows"][0].get("heaps").is_none());
     assert!(json["leakSuspects"]["suspects"][0].get("heaps").is_none());
+}
+
+/// One class, `com.example.Node` (a `next` and a `data` field), with instances in two heaps:
+/// zygote `z1` (a JNI global) holds its byte[1000] and the app's `a1`, which nothing else
+/// holds, with its byte[500]; app `a2` (a JNI global) holds `a3`, each with a byte[200] and
+/// byte[300]; an unreachable app `a4` with its byte[50].
+fn nodes_dump() -> Vec<u8> {
+    let mut b = DumpBuilder::new(4);
+    b.set_format("JAVA PROFILE 1.0.3");
+    b.classes_in_place();
+    let node = b.class("com.example.Node", Some(b.object_class), &[("next", BasicType::Object), ("data", BasicType::Object)]);
+    let a1 = b.alloc_id();
+    b.new_segment();
+    b.heap_info(0x5A, "zygote");
+    let z1_data = b.byte_array(&[1u8; 1000]);
+    let z1 = b.instance(node, &[Val::Obj(a1), Val::Obj(z1_data)]);
+    b.root_jni_global(z1);
+    b.new_segment();
+    b.heap_info(0x41, "app");
+    let a1_data = b.byte_array(&[2u8; 500]);
+    b.instance_with_id(a1, node, &[Val::Obj(0), Val::Obj(a1_data)]);
+    let a3_data = b.byte_array(&[3u8; 300]);
+    let a3 = b.instance(node, &[Val::Obj(0), Val::Obj(a3_data)]);
+    let a2_data = b.byte_array(&[4u8; 200]);
+    let a2 = b.instance(node, &[Val::Obj(a3), Val::Obj(a2_data)]);
+    b.root_jni_global(a2);
+    let a4_data = b.byte_array(&[5u8; 50]);
+    b.instance(node, &[Val::Obj(0), Val::Obj(a4_data)]);
+    b.build()
+}
+
+/// Per (class name, heap), computed apart from the report: every object of the tree counted
+/// in its class and heap, and the retained sizes of those with no dominator above them of the
+/// same class in the same heap (found by climbing the immediate dominators).
+fn naive_class_heaps(heap: &Heap, a: &FullAnalysis) -> std::collections::BTreeMap<(String, String), (u64, u64, u64)> {
+    let mut out = std::collections::BTreeMap::new();
+    for o in (0..heap.object_count()).filter(|&o| a.in_tree(o)) {
+        let Some(k) = heap.heap_of(o) else { continue };
+        let c = heap.class_of(o);
+        let mut up = a.immediate_dominator(o);
+        let mut nested = false;
+        while let Some(d) = up {
+            if heap.class_of(d) == c && heap.heap_of(d) == Some(k) {
+                nested = true;
+                break;
+            }
+            up = a.immediate_dominator(d);
+        }
+        let e = out.entry((heap.class(c).name.clone(), heap.heap_names()[k as usize].to_string())).or_insert((0, 0, 0));
+        e.0 += 1;
+        e.1 += heap.shallow_size(o);
+        if !nested {
+            e.2 += a.retained_size(o);
+        }
+    }
+    out
+}
+
+#[test]
+fn the_class_histogram_splits_each_class_by_heap() {
+    let bytes = nodes_dump();
+    for reachable_only in [false, true] {
+        let heap = Heap::open_bytes(&bytes, "nodes.hprof", OpenOptions::default()).unwrap();
+        let a = FullAnalysis::build(&heap, GraphOptions { reachable_only, ..Default::default() }).unwrap();
+        let data = build(&heap, &a, &ReportOptions { limit: 10_000, ..Default::default() }).unwrap();
+        let rows = &data.overview.class_histogram.rows;
+        let mut split = std::collections::BTreeMap::new();
+        for r in rows {
+            let heaps = r.heaps.as_ref().expect("a dump with heaps splits every row");
+            assert_eq!(heaps.iter().map(|h| h.instances).sum::<u64>(), r.instances, "{}: instances add up", r.class_name);
+            assert_eq!(heaps.iter().map(|h| h.shallow).sum::<u64>(), r.shallow, "{}: shallow adds up", r.class_name);
+            assert!(heaps.iter().map(|h| h.retained).sum::<u64>() >= r.retained, "{}: heaps retain no less than the class", r.class_name);
+            for h in heaps {
+                assert!(split.insert((r.class_name.clone(), h.name.clone()), (h.instances, h.shallow, h.retained)).is_none());
+            }
+        }
+        assert_eq!(split, naive_class_heaps(&heap, &a), "reachable_only {reachable_only}");
+
+        // By construction: byte[n] is n + 12 bytes; a Node is the instance size its class states.
+        let node = rows.iter().find(|r| r.class_name == "com.example.Node").unwrap();
+        let s = heap.shallow_size(heap.index_of(nodes_first_instance(&heap)).unwrap());
+        let names: Vec<(&str, u64)> = node.heaps.as_ref().unwrap().iter().map(|h| (h.name.as_str(), h.instances)).collect();
+        let app_nodes = if reachable_only { 3 } else { 4 };
+        assert_eq!(names, [("zygote", 1), ("app", app_nodes)]);
+        let zygote = &node.heaps.as_ref().unwrap()[0];
+        let app = &node.heaps.as_ref().unwrap()[1];
+        // z1 keeps its array, a1 and a1's array; in the app heap a1 (under z1) counts too, a3
+        // is under a2, and the garbage a4 is its own top.
+        assert_eq!(zygote.retained, 2 * s + 1012 + 512);
+        let garbage = if reachable_only { 0 } else { s + 62 };
+        assert_eq!(app.retained, (s + 512) + (2 * s + 312 + 212) + garbage);
+        assert_eq!(node.retained, (2 * s + 1012 + 512) + (2 * s + 312 + 212) + garbage, "the class as a whole counts a1 once");
+    }
+}
+
+/// Some instance of com.example.Node (its size is its class's).
+fn nodes_first_instance(heap: &Heap) -> u64 {
+    let c = heap.classes_named("com.example.Node")[0];
+    let o = (0..heap.object_count()).find(|&o| heap.object_kind(o) == heapql_heap::ObjectKind::Instance && heap.class_of(o) == c).unwrap();
+    heap.object_id(o)
 }

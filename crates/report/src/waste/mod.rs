@@ -143,7 +143,7 @@ pub(crate) fn analyze_with(heap: &Heap, analysis: &FullAnalysis, options: &Waste
     }
     laps.lap("waste: zero tail and string rows");
     ctl.tick(total, total).map_err(|_| HeapError::Cancelled)?;
-    let waste = assemble(heap, analysis, p.rows, p.reachable, findings.section, options.limit.max(1));
+    let waste = assemble(heap, analysis, p.rows, p.reachable, &p.reachable_by_heap, findings.section, options.limit.max(1));
     laps.lap("waste: assemble");
     Ok(waste)
 }
@@ -300,7 +300,9 @@ fn in_passes<P: Default>(candidates: &[(ObjIdx, u32)], groups: usize, budget: u6
     passes
 }
 
-fn assemble(heap: &Heap, a: &FullAnalysis, rows: FxHashMap<RowKey, Agg>, reachable: u64, strings: crate::DuplicateStrings, limit: usize) -> Waste {
+/// `reachable_by_heap`: the shallow bytes of the reachable objects per heap number
+/// (`Objects::reachable`; empty without heaps).
+fn assemble(heap: &Heap, a: &FullAnalysis, rows: FxHashMap<RowKey, Agg>, reachable: u64, reachable_by_heap: &[u64], strings: crate::DuplicateStrings, limit: usize) -> Waste {
     let used = a.total_size();
     let percent = |b: u64| if used == 0 { 0.0 } else { b as f64 * 100.0 / used as f64 };
     let mut by_check: FxHashMap<Check, Vec<(RowKey, Agg)>> = FxHashMap::default();
@@ -313,7 +315,16 @@ fn assemble(heap: &Heap, a: &FullAnalysis, rows: FxHashMap<RowKey, Agg>, reachab
     let mut per_heap: Vec<WasteHeap> = heap
         .heap_names()
         .iter()
-        .map(|n| WasteHeap { name: n.to_string(), objects: 0, overhead: 0, overhead_percent: 0.0, reachable_overhead: 0 })
+        .zip(reachable_by_heap)
+        .map(|(n, &live)| WasteHeap {
+            name: n.to_string(),
+            objects: 0,
+            overhead: 0,
+            overhead_percent: 0.0,
+            reachable_overhead: 0,
+            reachable_shallow: live,
+            percent_of_reachable: 0.0,
+        })
         .collect();
     for check in Check::ALL {
         let mut list = by_check.remove(&check).unwrap_or_default();
@@ -362,7 +373,11 @@ fn assemble(heap: &Heap, a: &FullAnalysis, rows: FxHashMap<RowKey, Agg>, reachab
         per_heap
             .into_iter()
             .filter(|h| with_objects.contains(&h.name.as_str()))
-            .map(|h| WasteHeap { overhead_percent: percent(h.overhead), reachable_overhead: h.reachable_overhead.min(h.overhead), ..h })
+            .map(|h| {
+                let reachable_overhead = h.reachable_overhead.min(h.overhead);
+                let of_live = if h.reachable_shallow == 0 { 0.0 } else { reachable_overhead as f64 * 100.0 / h.reachable_shallow as f64 };
+                WasteHeap { overhead_percent: percent(h.overhead), reachable_overhead, percent_of_reachable: of_live, ..h }
+            })
             .collect()
     });
     Waste {

@@ -123,9 +123,19 @@ pub struct WasteHeap {
     pub name: String,
     pub objects: u64,
     pub overhead: u64,
+    /// `overhead` as a percent of the used heap (every heap), as the rows' percentages.
     pub overhead_percent: f64,
     /// The part of `overhead` in objects a GC root reaches.
     pub reachable_overhead: u64,
+    /// The shallow sizes of this heap's objects a GC root reaches, summed (every one of them,
+    /// wasteful or not): the heap's live bytes.
+    pub reachable_shallow: u64,
+    /// `reachable_overhead` as a percent of `reachable_shallow` (0 when that is 0): how much of
+    /// what this heap's live objects take a change in the code would save. A finding counts in
+    /// the heap of its own object, also for the part of its overhead in another heap's objects
+    /// (an empty collection's retained size, a duplicate String's array), so in principle it
+    /// can exceed 100.
+    pub percent_of_reachable: f64,
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -97,6 +97,9 @@ pub struct Objects {
     string_values: FixedBitSet,
     /// ART's runtime tables (`runtime_tables`), ascending: never hashed for the duplicates.
     runtime_tables: Vec<ObjIdx>,
+    /// Android: the shallow bytes of the reachable objects seen, per heap number (`reachable`);
+    /// empty for a dump that records no heaps.
+    pub reachable_by_heap: Vec<u64>,
 }
 
 impl Objects {
@@ -113,7 +116,23 @@ impl Objects {
             texts: GrowArray::with_capacity(0, heap.scratch()),
             string_values: FixedBitSet::with_capacity(heap.object_count() as usize),
             runtime_tables: runtime_tables(heap),
+            reachable_by_heap: vec![0; heap.heap_names().len()],
         }
+    }
+
+    /// Android: counts reachable object `o` of shallow size `shallow` in its heap (nothing for
+    /// a dump without heaps). Called once per reachable object, beside `see`.
+    #[inline]
+    pub fn reachable(&mut self, heap: &Heap, o: ObjIdx, shallow: u64) {
+        if let Some(k) = heap.heap_of(o) {
+            self.reachable_by_heap[k as usize] += shallow;
+        }
+    }
+
+    /// Whether the dump records heaps (`reachable` counts something).
+    #[inline]
+    pub fn has_heaps(&self) -> bool {
+        !self.reachable_by_heap.is_empty()
     }
 
     fn candidate(&mut self, object: ObjIdx, check: Check, overhead: u64) {
@@ -221,6 +240,9 @@ impl Objects {
         self.strings.absorb(next.strings);
         self.texts.extend_from_slice(&next.texts);
         self.string_values.union_with(&next.string_values);
+        for (x, y) in self.reachable_by_heap.iter_mut().zip(&next.reachable_by_heap) {
+            *x += y;
+        }
     }
 }
 
@@ -234,7 +256,11 @@ pub fn see_range(env: &Env, cover: Coverage, strings: usize, range: std::ops::Ra
             ctl.tick(d.min(total), total)?;
         }
         if cover.covers(o) {
-            seen.see(heap, env.roles, cover, o, classes.class_of(heap, o), classes.kind(heap, o));
+            let c = classes.class_of(heap, o);
+            seen.see(heap, env.roles, cover, o, c, classes.kind(heap, o));
+            if seen.has_heaps() && cover.is_reachable(o) {
+                seen.reachable(heap, o, heap.shallow_size_of_class(o, c));
+            }
         }
     }
     seen.seal();
@@ -260,6 +286,8 @@ pub struct Partial {
     /// (the rest is garbage the dump holds). A finding's own reachability tells it, except
     /// in a duplicate group whose kept copy is garbage (`record_split`).
     pub reachable: u64,
+    /// Android: the shallow bytes of the reachable objects per heap number (`Objects::reachable`).
+    pub reachable_by_heap: Vec<u64>,
 }
 
 /// What the second step reads.
@@ -383,6 +411,7 @@ pub fn attribute(env: &Env, mut seen: Objects, ctl: &Control) -> Result<Partial,
     p.arrays = seen.arrays;
     p.tails = seen.tails;
     p.strings = seen.strings;
+    p.reachable_by_heap = seen.reachable_by_heap;
     Ok(p)
 }
 
