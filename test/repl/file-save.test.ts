@@ -205,10 +205,14 @@ describe('saveBlocks, errors of the file system in a child process', () => {
     chmodSync(writable, 0o666);
     chmodSync(locked, 0o555);
     chmodSync(dir, 0o755);
-    // The run's temporary directory may be closed to others: nobody may pass through it, no more.
-    const parent = path.dirname(dir);
-    const before = statSync(parent).mode & 0o7777;
-    chmodSync(parent, before | 0o001);
+    // The run's temporary directories may be closed to others: nobody may pass through them, no more.
+    const opened: [string, number][] = [];
+    for (let at = path.dirname(dir); at !== path.dirname(at); at = path.dirname(at)) {
+      const mode = statSync(at).mode & 0o7777;
+      if ((mode & 0o001) !== 0) continue;
+      opened.push([at, mode]);
+      chmodSync(at, mode | 0o001);
+    }
     try {
       expect(child(path.join(locked, 'new.csv'), 3, { unprivileged: true })).toBe(
         'Error: permission denied (EACCES): save into a directory you may write to, or change the permissions',
@@ -219,7 +223,7 @@ describe('saveBlocks, errors of the file system in a child process', () => {
       expect(statSync(writable).mode & 0o777).toBe(0o666);
     } finally {
       chmodSync(locked, 0o755);
-      chmodSync(parent, before);
+      for (const [at, mode] of opened) chmodSync(at, mode);
     }
   });
 });
