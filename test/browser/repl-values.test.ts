@@ -5,13 +5,14 @@
  * text the table shows, `[1207963663, …]` keeps its element count), a double beyond 2^53 with
  * an exponent (it read back as an exact long with made-up digits); a literal backslash as `\\`
  * and a control character as its escape, so the two differ; NaN and ±Infinity as numbers
- * (`!stats`, `!sort`); a `-- @viz` directive naming a missing column warned about once.
+ * (`!stats`, `!sort`); a `-- @viz` directive naming a missing column warned about once; `!save`
+ * of a result of many blocks downloads the whole file.
  */
 import fs from 'node:fs';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
-import { formatCsv, formatValue } from '../../ts/query/format.js';
+import { formatCsv, formatTsv, formatValue } from '../../ts/query/format.js';
 import { sortRows } from '../../ts/repl/table.js';
 import { terminalText } from '../../ts/terminal-text.js';
 import { chromiumAvailable, launchChromium, watchedPage } from './chromium.js';
@@ -73,6 +74,17 @@ describe.skipIf(!chromiumAvailable)('browser REPL: values shown as the terminal 
     await enterStatement(page, '!save big.csv');
     const csv = fs.readFileSync((await (await download).path())!, 'utf8');
     expect(csv).toBe(formatCsv(await served.session.query(q)));
+  });
+
+  test('!save of a result many blocks long downloads the whole file, as the CLI writes it', async () => {
+    const q = 'SELECT x, x.@usedHeapSize AS size, classof(x) AS class FROM INSTANCEOF java.lang.Object x';
+    await enterStatement(page, q);
+    const download = page.waitForEvent('download');
+    await enterStatement(page, '!save all.tsv');
+    const tsv = fs.readFileSync((await (await download).path())!, 'utf8');
+    const expected = await served.session.query(q);
+    expect(expected.rows.length).toBeGreaterThan(20_000);
+    expect(tsv).toBe(formatTsv(expected));
   });
 
   test('a backslash and a control character look different', async () => {

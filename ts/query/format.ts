@@ -319,13 +319,95 @@ export function csvRows(rows: readonly Value[][]): string {
 
 const TSV_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
+function tsvEscape(text: string): string {
+  return text.replace(/[\\\t\n\r]/g, (c) => TSV_ESCAPES[c]!);
+}
+
 /**
  * Tab-separated values; a backslash, tab, LF and CR inside a cell are escaped as `\\`, `\t`,
  * `\n` and `\r` (a CRLF as `\r\n`), so every row is one line and reads back exactly.
  */
 export function formatTsv(result: QueryResult): string {
-  const esc = (s: string) => s.replace(/[\\\t\n\r]/g, (c) => TSV_ESCAPES[c]!);
-  const lines = [result.columns.map((c) => esc(c.name)).join('\t')];
-  for (const row of result.rows) lines.push(row.map((v) => (v === null ? '' : esc(formatValue(v, true)))).join('\t'));
-  return `${lines.join('\n')}\n`;
+  return tsvHeader(result.columns.map((c) => c.name)) + tsvRows(result.rows);
+}
+
+/** The header line of a TSV text (`formatTsv`), with its LF. */
+export function tsvHeader(names: readonly string[]): string {
+  return `${names.map(tsvEscape).join('\t')}\n`;
+}
+
+/** Rows of a TSV text (`formatTsv`), each line with its LF; NULL is an empty field. */
+export function tsvRows(rows: readonly Value[][]): string {
+  let text = '';
+  for (const row of rows) text += `${row.map((v) => (v === null ? '' : tsvEscape(formatValue(v, true)))).join('\t')}\n`;
+  return text;
+}
+
+/** The formats a result is saved in as a file (the REPL's `!save`). */
+export type FileFormat = 'csv' | 'tsv' | 'json';
+
+/**
+ * A result as the text of a file, a piece at a time: `head()`, `rows()` of each piece of the
+ * result's rows in turn, `tail()`. Together they are exactly the whole text, `formatCsv`,
+ * `formatTsv` or the pretty JSON of the result (`stringifyJson(result, 2)`, its keys in the
+ * result's order) and a newline, without ever holding it all (a result of a million rows is
+ * hundreds of megabytes of text, near the longest string JavaScript can hold).
+ */
+export interface FileText {
+  head(): string;
+  rows(rows: readonly Value[][]): string;
+  tail(): string;
+}
+
+export function fileText(result: QueryResult, format: FileFormat): FileText {
+  const names = result.columns.map((c) => c.name);
+  switch (format) {
+    case 'csv':
+      return { head: () => csvHeader(names), rows: csvRows, tail: () => '' };
+    case 'tsv':
+      return { head: () => tsvHeader(names), rows: tsvRows, tail: () => '' };
+    case 'json':
+      return new JsonFileText(result);
+  }
+}
+
+/**
+ * `stringifyJson(result, 2)` and a newline, its rows a piece at a time: the text of the result
+ * with no rows is cut at its `"rows": []`, and the rows go between as `stringifyJson` writes
+ * them there (each piece's own array text, its elements one level deeper).
+ */
+class JsonFileText implements FileText {
+  private readonly before: string;
+  private readonly after: string;
+  private wroteRows = false;
+
+  constructor(result: QueryResult) {
+    // The key keeps its place among the result's keys (a spread keeps their order).
+    const shell = stringifyJson({ ...result, rows: [] }, 2);
+    // The top level's key: two spaces deep after a line break. A string in the text cannot hold
+    // it (its quotes would be escaped), nor can a deeper object (more spaces).
+    const key = '\n  "rows": [';
+    const at = shell.indexOf(`${key}]`);
+    if (at < 0) throw new Error('internal error: no "rows" key in the JSON of a result');
+    this.before = shell.slice(0, at + key.length);
+    this.after = `]${shell.slice(at + key.length + 1)}\n`;
+  }
+
+  head(): string {
+    return this.before;
+  }
+
+  rows(rows: readonly Value[][]): string {
+    if (rows.length === 0) return '';
+    // `[\n  [...],\n  [...]\n]` → its elements' lines, one level deeper.
+    const array = stringifyJson(rows, 2);
+    const text = `${this.wroteRows ? ',' : ''}\n  ${indented(array.slice(2, -2), '  ')}`;
+    this.wroteRows = true;
+    return text;
+  }
+
+  tail(): string {
+    // No rows: `[]`; else the closing bracket on a line of its own.
+    return this.wroteRows ? `\n  ${this.after}` : this.after;
+  }
 }

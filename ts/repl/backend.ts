@@ -46,10 +46,14 @@ export interface ReplIO {
   error(text: string): void;
   /**
    * Writes `content` to `path` (terminal: a file, `~/` the home directory; browser: a download);
-   * throws with the reason. Returns where it went when that is not `path` as typed (a browser
-   * downloads `x.csv` of `~/out/x.csv` into its own download folder).
+   * throws with the reason. `content` is the file's text in blocks, each made when it is taken:
+   * a front takes one when the one before it is written (back-pressure), so that the text of a
+   * big result is never whole in memory. A front that can be stopped checks `signal` before
+   * taking a block and, once it fired, throws a `SaveInterrupted` saying what became of the file.
+   * Returns where it went when that is not `path` as typed (a browser downloads `x.csv` of
+   * `~/out/x.csv` into its own download folder).
    */
-  saveFile(path: string, content: string): Promise<string | void> | string | void;
+  saveFile(path: string, content: Iterable<string>, signal?: AbortSignal): Promise<string | void> | string | void;
   /** Progress of `!analyze` (a bar on a terminal); `progressDone` takes it down. */
   progress?(event: ProgressEvent): void;
   progressDone?(): void;

@@ -8,15 +8,14 @@ import { HeapqlError } from '../errors.js';
 import { KEYWORDS } from '../oql/lexer.js';
 import { formatOqlError, isOqlError, type OqlError } from '../oql/errors.js';
 import { AGGREGATE_NAMES, ATTRIBUTE_NAMES, FUNCTION_NAMES, explain, METHOD_ALIASES, plan, planToJson } from '../plan/index.js';
-import { formatCsv, formatTable, formatTsv, rowsFooter } from '../query/format.js';
-import { stringifyJson } from '../query/json.js';
+import { fileText, formatTable, rowsFooter, type FileFormat } from '../query/format.js';
 import { findNamedQuery, NAMED_QUERIES, suggestNamedQueries } from '../query/named.js';
 import type { QueryResult } from '../query/schema.js';
 import { extractViz, vizWarning } from '../query/viz.js';
 import { closest, noClassMessage } from '../session/no-class.js';
 import { terminalText } from '../terminal-text.js';
 import type { ReplBackend, ReplIO } from './backend.js';
-import { ReplError } from './errors.js';
+import { ReplError, SaveInterrupted } from './errors.js';
 import { BLOCK_ROWS, type BlockWrite, writeLongTable } from './long-table.js';
 import { grid, renderClass, renderDominator, renderObject, renderPath, renderRefs } from './render.js';
 import { stripTerminator, withoutTerminator } from './statement.js';
@@ -194,12 +193,35 @@ export async function runQuery(ctx: ReplContext, text: string): Promise<void> {
   ctx.io.print(`(${result.elapsedMs} ms)`);
 }
 
-function fileFormat(path: string, result: QueryResult): string {
+function fileFormat(path: string): FileFormat {
   const ext = /\.([a-z]+)$/i.exec(path)?.[1]?.toLowerCase();
-  if (ext === 'csv') return formatCsv(result);
-  if (ext === 'tsv' || ext === 'tab') return formatTsv(result);
-  if (ext === 'json') return `${stringifyJson(result, 2)}\n`;
+  if (ext === 'csv') return 'csv';
+  if (ext === 'tsv' || ext === 'tab') return 'tsv';
+  if (ext === 'json') return 'json';
   throw new ReplError(`!save picks the format by extension: .csv, .tsv or .json (not '${path}')`);
+}
+
+/** Rows of a saved file made into text at a time. */
+export const SAVE_BLOCK_ROWS = 1000;
+
+/**
+ * The text of `!save`'s file, a block of rows at a time, each made when the front takes it
+ * (`ReplIO.saveFile`); together exactly the whole text (`fileText`). The first block has the
+ * head, the last the tail, so every block a front may decline to take holds rows. `taken.rows`
+ * counts the rows of the blocks taken.
+ */
+function* fileBlocks(result: QueryResult, format: FileFormat, taken: { rows: number }): Generator<string, void, undefined> {
+  const text = fileText(result, format);
+  const rows = result.rows;
+  let head = text.head();
+  for (let at = 0; at < rows.length; at += SAVE_BLOCK_ROWS) {
+    const next = Math.min(at + SAVE_BLOCK_ROWS, rows.length);
+    const block = head + text.rows(rows.slice(at, next));
+    head = '';
+    taken.rows = next;
+    yield next === rows.length ? block + text.tail() : block;
+  }
+  if (rows.length === 0) yield head + text.tail();
 }
 
 /** `!reachable` / `!all`: the session's reachable mode for the queries that follow. */
@@ -445,11 +467,13 @@ export const COMMANDS: Command[] = [
       const file = a.trim().replace(/^["']|["']$/g, '');
       if (file === '') throw new ReplError('!save needs a file name ending in .csv, .tsv or .json');
       const r = needResult(ctx.state);
-      const text = fileFormat(file, r);
+      const format = fileFormat(file);
+      const taken = { rows: 0 };
       let where: string | void;
       try {
-        where = await ctx.io.saveFile(file, text);
+        where = await ctx.io.saveFile(file, fileBlocks(r, format, taken), ctx.signal);
       } catch (err) {
+        if (err instanceof SaveInterrupted) throw new ReplError(`interrupted; !save stopped after ${taken.rows} of ${r.rows.length} rows: ${err.message}`);
         throw new ReplError(`cannot write ${file}: ${(err as Error).message}`);
       }
       ctx.io.print(`saved ${r.rowCount} rows to ${where ?? file}`);

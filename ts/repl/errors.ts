@@ -13,6 +13,15 @@ export class ReplError extends Error {
 }
 
 /**
+ * A front's `saveFile` (`ReplIO`) stopped by the statement's signal (Ctrl-C) between two blocks;
+ * its message says what became of the file (`out.csv was not written`), and `!save` says how
+ * many rows had gone out.
+ */
+export class SaveInterrupted extends Error {
+  override name = 'SaveInterrupted';
+}
+
+/**
  * An error message as a terminal shows it (the CLI's `error:` line and the terminal REPL's
  * errors). A message's own lines after its first are indented by two spaces (an OQL error's
  * query, caret and hint lines) and are kept; any other line break came from text in the

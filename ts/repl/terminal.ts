@@ -13,7 +13,7 @@
  * `!quit` ends the input there. Errors name the input's line (`stdin:12:5:`); SIGINT stops
  * the input with exit code 130.
  */
-import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import readline from 'node:readline';
 import type tty from 'node:tty';
 
@@ -25,6 +25,7 @@ import { outputClosed, writeBlock } from './block-writer.js';
 import { complete, ESCAPED_COMPLETION_NOTE, insertablePrefix, moreCompletionsNote, type CompletionSource } from './complete.js';
 import { Repl } from './dispatch.js';
 import { errorLines } from './errors.js';
+import { saveBlocks } from './file-save.js';
 import { appendHistory, enableHistorySearch, HISTORY_CAP, historyByStatement, historyPath, loadHistory, statementEntry } from './history.js';
 import { expandHome } from './home.js';
 import { enableBracketedPaste, enableSuspend, PASTE_OFF, PASTE_ON, showContinuationLines } from './line-editor.js';
@@ -141,8 +142,9 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
       }
       errors.write(`${errorLines(text.endsWith('\n') ? text.slice(0, -1) : text)}\n`);
     },
+    // A block at a time, to a temporary file renamed over the file at the end (file-save.ts).
     // `~/out.csv` is in the home directory; an error still names the path as typed (!save's).
-    saveFile: (file, content) => writeFileSync(expandHome(file), content),
+    saveFile: (file, content, signal) => saveBlocks(file, content, signal),
     progress: (e) => {
       progress ??= options.progressBar?.(errors) ?? { onProgress: () => {}, stop: () => {} };
       progress.onProgress(e);

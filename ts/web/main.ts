@@ -194,7 +194,11 @@ const io: ReplIO = {
   saveFile(path, content) {
     const name = path.split(/[\\/]/).pop() || 'result.txt';
     const type = name.endsWith('.json') ? 'application/json' : name.endsWith('.csv') ? 'text/csv' : 'text/tab-separated-values';
-    const url = URL.createObjectURL(new Blob([content], { type }));
+    // A Blob of the blocks' bytes, each block's text let go once it is in (a big result's text
+    // is never one string: it may be longer than a string can be).
+    const parts: Blob[] = [];
+    for (const block of content) parts.push(new Blob([block]));
+    const url = URL.createObjectURL(new Blob(parts, { type }));
     const a = document.createElement('a');
     a.href = url;
     a.download = name;
