@@ -21,8 +21,9 @@ use crate::{ids, layout, ClassExt, ClassHistogramRow, ClassIdx, ClassInfo, DumpI
 /// Android heaps (`heap_names`, `heap_marks`; an older entry has none, and would read as a
 /// dump without them). heap9: instance sizes of `@Contended` JDK classes (groups, whole
 /// classes) and of `VirtualThread`, and stack chunks' sizes in the histogram (an older entry
-/// holds the unpadded sizes).
-pub const CACHE_LAYOUT: &str = "heap9";
+/// holds the unpadded sizes). heap10: instance layouts of classes more than 257 superclasses
+/// deep (an older entry lacks the fields declared above that).
+pub const CACHE_LAYOUT: &str = "heap10";
 
 /// Everything but the per-object arrays.
 #[derive(Serialize, Deserialize)]

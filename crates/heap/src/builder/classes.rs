@@ -262,28 +262,25 @@ pub(super) fn instance_lengths(table: &ClassTable, ndumped: usize, inst: &FxHash
     }
 }
 
-/// Class `i`'s instance layout: own fields, then the super's, ... (cycle-safe, bounded depth);
-/// for an array class, its element type.
+/// Class `i`'s instance layout: own fields, then the super's, ... up to the top, however deep
+/// (`cut_super_cycles` has made every chain end); for an array class, its element type.
 fn instance_layout(classes: &[ClassInfo], i: usize, dump_size: u32, id_size: u32) -> ClassExt {
     let mut e = ClassExt::default();
     let mut c = Some(i as ClassIdx);
-    let mut depth = 0;
     let mut off = 0u32;
     while let Some(ci) = c {
-        if depth > 256 {
-            break;
-        }
-        depth += 1;
         for f in &classes[ci as usize].fields {
             if f.ty == FieldType::Object {
                 e.ref_slots.push((off, e.layout.len() as u32));
             }
             e.offsets.push(off);
             e.layout.push(f.clone());
-            off += match f.ty {
+            // Saturating: only a damaged dump's fields add up to 4 GiB, and then no instance's
+            // data is that long, which the length check names.
+            off = off.saturating_add(match f.ty {
                 FieldType::Object => id_size,
                 FieldType::Prim(p) => prim_size(p),
-            };
+            });
         }
         c = classes[ci as usize].super_class;
     }
