@@ -62,6 +62,29 @@ describe('heapql summary', () => {
     expect(short).toContain('\n  JNI Global       36\n');
   });
 
+  it('a class or heap name of a megabyte is cut in its column, not padded into every row', () => {
+    const huge = `com.acme.${'C'.repeat(1_000_000)}`;
+    const summary: HeapSummary = {
+      file: 'app.hprof', fileSize: 1000, format: 'JAVA PROFILE 1.0.3', idSize: 4, compression: 'none', dumpTime: null,
+      dump: { index: 0, count: 1 }, jvmVersion: null,
+      sizeModel: { referenceSize: 4, objectHeaderSize: 8, arrayHeaderSize: 12, alignment: 8, estimated: false, source: 'dump' },
+      objects: { total: 10, instances: 5, objectArrays: 1, primitiveArrays: 2, classes: 2 },
+      classCount: 2,
+      gcRoots: { total: 0, objects: 0, byKind: [] },
+      totalShallow: 100,
+      heaps: [{ name: huge, objects: 6, shallow: 60 }, { name: 'app', objects: 4, shallow: 40 }],
+      topClasses: [{ className: huge, instances: 3, shallow: 60 }, { className: 'int[]', instances: 7, shallow: 40 }],
+      warnings: [],
+    };
+    const text = renderSummary(summary);
+    expect(text.length).toBeLessThan(5_000);
+    const rows = text.split('\n').filter((l) => l.includes('com.acme.') || /^ {2}(int\[\]|app) /.test(l));
+    expect(rows).toHaveLength(4);
+    for (const row of rows) expect(cells(row)).toBeLessThan(130);
+    expect(text).toContain(`com.acme.${'C'.repeat(70)}`);
+    expect(text).toMatch(/C…  +3  +60\n/);
+  });
+
   it('a hostile file name: the summary and the warning about the dump show it escaped, on one line each', async () => {
     // A header timestamp past the year 9999 gives a warning naming the file.
     const file = path.join(tmp, 'evil\x1b]0;T\x07\nname\u202e.hprof');

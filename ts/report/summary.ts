@@ -3,7 +3,7 @@
  * who wrote it, how many of what it holds, and where the shallow bytes are.
  */
 import type { Heap, DumpInfo, DumpWarning } from '../heap.js';
-import { displayWidth, padEndWidth, terminalText } from '../terminal-text.js';
+import { cutToWidth, displayWidth, padEndWidth, terminalText } from '../terminal-text.js';
 
 export interface HeapSummary {
   file: string;
@@ -127,7 +127,7 @@ export function renderSummary(s: HeapSummary): string {
   // Android: only when there is a choice (an app-only dump says nothing new).
   if (s.heaps && s.heaps.length > 1) {
     lines.push('Heaps (Android: zygote and image objects are shared with other processes)');
-    const heapNames = s.heaps.map((h) => terminalText(h.name));
+    const heapNames = s.heaps.map((h) => nameCell(h.name));
     const heapWidth = Math.max(4, ...heapNames.map(displayWidth));
     lines.push(`  ${'heap'.padEnd(heapWidth)}  ${'objects'.padStart(12)}  ${'shallow bytes'.padStart(14)}  ${'share'.padStart(6)}`);
     for (const [i, h] of s.heaps.entries()) {
@@ -146,11 +146,20 @@ export function renderSummary(s: HeapSummary): string {
   for (const [i, r] of s.gcRoots.byKind.entries()) lines.push(`  ${padEndWidth(kinds[i]!, kindWidth)}${int(r.count)}`);
   lines.push('');
   lines.push(`Top ${s.topClasses.length} classes by shallow size`);
-  const names = s.topClasses.map((c) => terminalText(c.className));
+  const names = s.topClasses.map((c) => nameCell(c.className));
   const nameWidth = Math.max(5, ...names.map(displayWidth));
   lines.push(`  ${'class'.padEnd(nameWidth)}  ${'instances'.padStart(12)}  ${'shallow bytes'.padStart(14)}`);
   for (const [i, c] of s.topClasses.entries()) {
     lines.push(`  ${padEndWidth(names[i]!, nameWidth)}  ${int(c.instances).padStart(12)}  ${int(c.shallow).padStart(14)}`);
   }
   return lines.join('\n') + '\n';
+}
+
+/** Widest name column of the summary's tables, in terminal cells (as a query table's cell): a
+ * name of a megabyte must not pad every row to its width. */
+const NAME_CELLS = 80;
+
+/** A name as a table cell: escaped for the terminal and cut to `NAME_CELLS` with `…`. */
+function nameCell(name: string): string {
+  return cutToWidth(terminalText(name), NAME_CELLS);
 }
