@@ -94,7 +94,14 @@ pub enum HeapError {
     /// The mapped dump file was cut short on disk after it was opened (`Heap::check_dump_unchanged`).
     #[error("{path}: {reason}")]
     Changed { path: String, reason: String },
+    /// More objects than 32-bit object numbers (design.md: u32 indices) can count.
+    #[error("{path} holds {objects} objects; heapql numbers objects with 32 bits and indexes at most {MAX_OBJECTS} in one heap dump (a heap of roughly 100 GB or more): take a dump of a smaller heap, or of the process earlier, before it grew")]
+    TooManyObjects { path: String, objects: u64 },
 }
+
+/// The most objects one index holds: object numbers are `u32`, and the graph numbers node
+/// `o + 1` and keeps a few values above every node for markers (`NONE`, …).
+pub const MAX_OBJECTS: u64 = u32::MAX as u64 - 16;
 
 impl HeapError {
     /// The stable code used by the CLI and the JS error (`ERR_NOT_HPROF`, ...).
@@ -106,6 +113,7 @@ impl HeapError {
             HeapError::NoSuchDump { .. } => "ERR_NO_SUCH_DUMP",
             HeapError::Cancelled => "ERR_CANCELLED",
             HeapError::Changed { .. } => "ERR_DUMP_CHANGED",
+            HeapError::TooManyObjects { .. } => "ERR_TOO_LARGE",
         }
     }
 }

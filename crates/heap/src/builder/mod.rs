@@ -109,6 +109,9 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
     let mut totals = PassTotals::gather(parts);
     laps.lap("heap pass");
     ctl.check().map_err(me)?;
+    // Before anything numbers them: past u32 the numbers (and the id runs' starts) would wrap.
+    let objects = totals.objects.iter().map(|l| l.len() as u64).sum::<u64>() + totals.class_dumps.len() as u64;
+    check_object_count(objects, path)?;
 
     let class_set = choose_classes(std::mem::take(&mut totals.class_dumps), &totals, &recs, &src, &mut warnings);
     let (nsynth, first_synth) = (class_set.synth.len(), class_set.names.len() as u32);
@@ -230,4 +233,28 @@ fn new_heap(src: Source, path: &str, options: &OpenOptions, header: &Header, dum
 /// `$classOverhead` (ART), `$staticOverhead` (Dalvik and early ART, hprof-format.md §8.1).
 fn is_overhead_static(name: &str) -> bool {
     name == "$classOverhead" || name == "$staticOverhead"
+}
+
+/// `objects` (instances, arrays and class objects of the dump) within `MAX_OBJECTS`, else the
+/// error that says so. Classes the index makes up for instances without a class dump come on
+/// top: a few, within the margin `MAX_OBJECTS` keeps below `u32::MAX`.
+fn check_object_count(objects: u64, path: &str) -> Result<(), HeapError> {
+    if objects > crate::MAX_OBJECTS {
+        return Err(HeapError::TooManyObjects { path: path.to_string(), objects });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod object_count_tests {
+    use super::*;
+
+    #[test]
+    fn more_objects_than_32_bit_numbers_count_are_refused_with_the_count() {
+        assert!(check_object_count(crate::MAX_OBJECTS, "a.hprof").is_ok());
+        let e = check_object_count(1 << 32, "big.hprof").unwrap_err();
+        assert_eq!(e.code(), "ERR_TOO_LARGE");
+        let m = e.to_string();
+        assert!(m.starts_with("big.hprof holds 4294967296 objects; heapql numbers objects with 32 bits"), "{m}");
+    }
 }

@@ -84,7 +84,7 @@ impl ObjList {
         self.classes.push((id, packed));
     }
 
-    fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.id_lo.len()
     }
 
