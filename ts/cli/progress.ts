@@ -7,6 +7,7 @@ import cliProgress from 'cli-progress';
 
 import type { ProgressEvent } from '../heap.js';
 import { formatBytes } from '../report/summary.js';
+import { onTerminalGone } from './hangup.js';
 import { isQuiet, notice } from './stderr.js';
 
 export interface TerminalProgress {
@@ -59,8 +60,19 @@ export function terminalProgress(signal?: AbortSignal, stream: NodeJS.WriteStrea
     clearTimeout(timer);
     if (started && !stopped) bar.stop();
     stopped = true;
+    abandoned.delete(abandon);
     if (drawn.delete(stop) && drawn.size === 0) unwatchExits();
   };
+  // The terminal gone: the redraws end, and nothing more is written (it would fail again).
+  const abandon = () => {
+    clearTimeout(timer);
+    const redraw = bar as unknown as { timer: NodeJS.Timeout | null };
+    if (redraw.timer) clearTimeout(redraw.timer);
+    redraw.timer = null;
+    stopped = true;
+    drawn.delete(stop);
+  };
+  abandoned.add(abandon);
   // Ctrl-C: take the bar down at once so the interruption message is the last thing shown.
   signal?.addEventListener('abort', stop, { once: true });
   return {
@@ -85,6 +97,12 @@ export function terminalProgress(signal?: AbortSignal, stream: NodeJS.WriteStrea
  * without a cursor and with long lines cut at the edge, so while a bar is drawn those stop it too.
  */
 const drawn = new Set<() => void>();
+/** Each bar's way to stop without writing, for a terminal that is gone (see hangup.ts). */
+const abandoned = new Set<() => void>();
+onTerminalGone(() => {
+  for (const abandon of [...abandoned]) abandon();
+  unwatchExits();
+});
 const FATAL_SIGNALS = ['SIGTERM', 'SIGHUP'] as const;
 
 function stopAll(): void {
