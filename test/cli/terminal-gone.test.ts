@@ -8,6 +8,10 @@
  *
  * Driven in a real pseudo-terminal: `sh` runs heapql, ignores the hang-up itself and writes
  * heapql's exit status (128 + signal when a signal ended it) to a file when heapql is gone.
+ *
+ * And SIGTERM to the REPL while its bar is drawn: the signal, re-raised once the bar is down,
+ * ends the process without Node's own reset of the terminal, which stayed in raw mode with
+ * bracketed paste on; now both are turned off first.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -57,5 +61,25 @@ describe('the terminal closed while the progress bar is drawn', () => {
     term.type('!analyze\r');
     await term.waitFor(/\d+%/);
     expect(await closeAndStatus(term, status)).toBe(129);
+  });
+});
+
+describe('SIGTERM to the REPL while !analyze draws its bar', () => {
+  it('the terminal is given back as it was: raw mode off (icanon, echo), bracketed paste off', async () => {
+    // heapql under a script that then shows the terminal's modes (`stty -a`) as heapql left them.
+    const script = 'exec 3<&0; "$@" <&3 3<&- & echo "heapql pid $!"; wait $!; echo "status $?"; stty -a';
+    const t = new Terminal(['-c', script, 'sh', process.execPath, BIN, 'query', dump, '--repl', '--no-cache'], dir, { program: '/bin/sh' });
+    let at = await t.waitFor(/heapql pid \d+/);
+    const pid = Number(/heapql pid (\d+)/.exec(t.screen)![1]);
+    at = await t.waitFor('oql> ', at);
+    t.type('!analyze\r');
+    at = await t.waitFor(/\d+%/, at);
+    process.kill(pid, 'SIGTERM');
+    at = await t.waitFor('status 143', at);
+    await t.exited;
+    const modes = t.screen.slice(at);
+    expect(modes).toMatch(/(^|[\s;])icanon\b/m);
+    expect(modes).toMatch(/(^|[\s;])echo\b/m);
+    expect(t.raw.lastIndexOf('\x1b[?2004l')).toBeGreaterThan(t.raw.lastIndexOf('\x1b[?2004h'));
   });
 });

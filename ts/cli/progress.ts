@@ -118,7 +118,25 @@ function stopAll(): void {
 function onFatalSignal(signal: NodeJS.Signals): void {
   stopAll();
   unwatchExits();
-  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  if (process.listenerCount(signal) === 0) {
+    restoreTerminal();
+    process.kill(process.pid, signal);
+  }
+}
+
+/**
+ * Re-raised, the signal ends the process without Node's own reset of the terminal (which it
+ * makes on its way out by SIGTERM or SIGINT when no listener is left to take them): the REPL's
+ * raw mode and bracketed paste would stay on in the shell. Both off, and the cursor shown.
+ */
+function restoreTerminal(): void {
+  const input = process.stdin as Partial<import('node:tty').ReadStream>;
+  try {
+    if (input.isTTY && input.isRaw) input.setRawMode?.(false);
+    if (process.stdout.isTTY) process.stdout.write('\x1b[?2004l\x1b[?25h');
+  } catch {
+    // a terminal that is gone: nothing to restore
+  }
 }
 
 let watching = false;
