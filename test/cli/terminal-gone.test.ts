@@ -83,3 +83,18 @@ describe('SIGTERM to the REPL while !analyze draws its bar', () => {
     expect(t.raw.lastIndexOf('\x1b[?2004l')).toBeGreaterThan(t.raw.lastIndexOf('\x1b[?2004h'));
   });
 });
+
+describe('Ctrl-C while a long query prints to the terminal', () => {
+  it('stops the output soon after (exit 130), not when every row is printed', async () => {
+    const t = new Terminal(['query', dump, '--no-cache', '--query', 'SELECT n FROM Node n'], dir);
+    // Some 3000 rows on the screen (the rows come in object order): the output is well under way.
+    await t.waitFor('Node @ 0x10bb50');
+    t.type('\x03');
+    expect(await t.exited).toBe(130);
+    const rows = t.screen.split('\n').filter((l) => l.includes('Node @')).length;
+    // The stream lets the event loop turn every 8 batches of 1000 rows: the Ctrl-C is acted on
+    // within a few thousand rows (16,000 seen), where it waited for hundreds of thousands before.
+    expect(rows).toBeLessThan(100_000);
+    expect(t.screen).toContain('interrupted');
+  });
+});
