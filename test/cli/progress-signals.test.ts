@@ -8,6 +8,8 @@
  * And Ctrl-C with nested long calls (`heapql diff` opens and analyzes each dump inside its own
  * long call): one Ctrl-C says `interrupted: stopping…` once and fires every signal.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { spawn, type IPty } from '@lydell/node-pty';
@@ -140,5 +142,73 @@ describe('Ctrl-C with nested long calls', () => {
     expect(next.signal.aborted).toBe(false);
     next.dispose();
     expect(process.listeners('SIGINT')).toEqual(before);
+  });
+});
+
+/**
+ * A command of two long calls (open, then analyze), with a Ctrl-C that lands as the first ends:
+ * the process is busy (the Ctrl-C waits to be handled) until a file the test writes after
+ * sending it appears. With a handler per call the Ctrl-C was dropped with the first call's
+ * handler and the second ran as if nothing had happened; the command holds one handler throughout.
+ */
+const TWO_STEPS = `
+import { existsSync } from 'node:fs';
+import { asOneCommand, withProgress } from ${JSON.stringify(progressModule)};
+const go = process.argv[1];
+await asOneCommand(async () => {
+  await withProgress(async () => {
+    await new Promise((r) => setImmediate(r));
+    process.stdout.write('ending\\n');
+    while (!existsSync(go)) {}
+  });
+  process.stdout.write('between\\n');
+  try {
+    await withProgress(async ({ signal }) => {
+      // A native call's work runs while the event loop turns (and takes the Ctrl-C on its way).
+      await new Promise((r) => setImmediate(r));
+      process.stdout.write(signal.aborted ? 'second: stopped\\n' : 'second: ran\\n');
+    });
+  } catch (err) {
+    process.stdout.write('second: ' + err.code + '\\n');
+  }
+});
+`;
+
+describe('Ctrl-C between two long calls of one command', () => {
+  it('is not lost: "interrupted" is said and the second call does not run', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'heapql-two-steps-'));
+    const go = path.join(dir, 'go');
+    try {
+      const pty = spawn(process.execPath, ['--input-type=module', '-e', TWO_STEPS, go], {
+        cols: 100,
+        rows: 20,
+        env: { ...process.env, CI: '', NO_COLOR: '1' } as Record<string, string>,
+      });
+      open.push(pty);
+      let raw = '';
+      let wake: (() => void) | null = null;
+      pty.onData((d) => {
+        raw += d;
+        wake?.();
+      });
+      const exited = new Promise<{ exitCode: number }>((resolve) => pty.onExit(resolve));
+      let gone = false;
+      void exited.then(() => {
+        gone = true;
+        wake?.();
+      });
+      while (!raw.includes('ending')) {
+        if (gone) throw new Error(`the program ended early: ${JSON.stringify(raw)}`);
+        await new Promise<void>((r) => (wake = r));
+      }
+      pty.write('\x03');
+      writeFileSync(go, '');
+      const { exitCode } = await exited;
+      expect(raw).toContain('interrupted: stopping');
+      expect(raw).toMatch(/second: (stopped|ERR_CANCELLED)/);
+      expect(exitCode).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -8,6 +8,7 @@ import { usageError } from '../errors.js';
 import { checkOptions, dumpArgs, dumpIndex, fullAnalysisArgs, queryArgs, scratchDir } from './args.js';
 import { cacheOptions } from './cache.js';
 import { analyzeForCli, openForCli } from './open.js';
+import { asOneCommand } from './progress.js';
 import { collectJobs, outputFormat, runJobs } from './queries.js';
 import { refuseWithRepl, startRepl } from './repl.js';
 import { warn } from './stderr.js';
@@ -42,12 +43,14 @@ export const analyzeCommand = defineCommand({
     const { jobs, warnings } = collectJobs({ rawArgs, queryFile: a['query-file'], fullPath: true, reachableOnly });
     for (const w of warnings) warn(w);
     if (jobs.length === 0) throw usageError('no query given: use --query "<oql>", --query-file <path> or --run <name> (or heapql <dump> for the report)');
-    const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), ...cacheOptions(a), scratchDir: scratch });
-    try {
-      await analyzeForCli(heap, reachableOnly);
-      await runJobs(heap, jobs, format);
-    } finally {
-      heap.close();
-    }
+    await asOneCommand(async () => {
+      const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), ...cacheOptions(a), scratchDir: scratch });
+      try {
+        await analyzeForCli(heap, reachableOnly);
+        await runJobs(heap, jobs, format);
+      } finally {
+        heap.close();
+      }
+    });
   },
 });

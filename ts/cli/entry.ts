@@ -1,3 +1,5 @@
+import { endByHangUp, isTerminalGone } from './hangup.js';
+
 /**
  * The process around the CLI, set up before anything else loads: colour only on a terminal and
  * never with NO_COLOR, and a reader that goes away (`heapql … | head`) ends heapql quietly.
@@ -20,6 +22,8 @@ export async function start(): Promise<void> {
  * (0 when nothing failed), as the reader chose to stop reading.
  */
 function endOnClosedPipe(err: NodeJS.ErrnoException): void {
+  // EIO, ENXIO: the terminal itself is gone (closed window, dropped ssh): end as a hang-up does.
+  if (isTerminalGone(err)) return endByHangUp();
   if (err.code !== 'EPIPE') throw err;
   process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
 }

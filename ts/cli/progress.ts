@@ -5,8 +5,10 @@
  */
 import cliProgress from 'cli-progress';
 
+import { HeapqlError } from '../errors.js';
 import type { ProgressEvent } from '../heap.js';
 import { formatBytes } from '../report/summary.js';
+import { onTerminalGone } from './hangup.js';
 import { isQuiet, notice } from './stderr.js';
 
 export interface TerminalProgress {
@@ -59,8 +61,19 @@ export function terminalProgress(signal?: AbortSignal, stream: NodeJS.WriteStrea
     clearTimeout(timer);
     if (started && !stopped) bar.stop();
     stopped = true;
+    abandoned.delete(abandon);
     if (drawn.delete(stop) && drawn.size === 0) unwatchExits();
   };
+  // The terminal gone: the redraws end, and nothing more is written (it would fail again).
+  const abandon = () => {
+    clearTimeout(timer);
+    const redraw = bar as unknown as { timer: NodeJS.Timeout | null };
+    if (redraw.timer) clearTimeout(redraw.timer);
+    redraw.timer = null;
+    stopped = true;
+    drawn.delete(stop);
+  };
+  abandoned.add(abandon);
   // Ctrl-C: take the bar down at once so the interruption message is the last thing shown.
   signal?.addEventListener('abort', stop, { once: true });
   return {
@@ -85,6 +98,12 @@ export function terminalProgress(signal?: AbortSignal, stream: NodeJS.WriteStrea
  * without a cursor and with long lines cut at the edge, so while a bar is drawn those stop it too.
  */
 const drawn = new Set<() => void>();
+/** Each bar's way to stop without writing, for a terminal that is gone (see hangup.ts). */
+const abandoned = new Set<() => void>();
+onTerminalGone(() => {
+  for (const abandon of [...abandoned]) abandon();
+  unwatchExits();
+});
 const FATAL_SIGNALS = ['SIGTERM', 'SIGHUP'] as const;
 
 function stopAll(): void {
@@ -99,7 +118,25 @@ function stopAll(): void {
 function onFatalSignal(signal: NodeJS.Signals): void {
   stopAll();
   unwatchExits();
-  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  if (process.listenerCount(signal) === 0) {
+    restoreTerminal();
+    process.kill(process.pid, signal);
+  }
+}
+
+/**
+ * Re-raised, the signal ends the process without Node's own reset of the terminal (which it
+ * makes on its way out by SIGTERM or SIGINT when no listener is left to take them): the REPL's
+ * raw mode and bracketed paste would stay on in the shell. Both off, and the cursor shown.
+ */
+function restoreTerminal(): void {
+  const input = process.stdin as Partial<import('node:tty').ReadStream>;
+  try {
+    if (input.isTTY && input.isRaw) input.setRawMode?.(false);
+    if (process.stdout.isTTY) process.stdout.write('\x1b[?2004l\x1b[?25h');
+  } catch {
+    // a terminal that is gone: nothing to restore
+  }
 }
 
 let watching = false;
@@ -123,8 +160,12 @@ function formatAmount(n: number, phase: string): string {
   return /read|index|scan|pass|record/i.test(phase) ? formatBytes(n) : n.toLocaleString('en-US');
 }
 
-/** The signals of the interrupt handlers in use (nested ones included), and the Ctrl-Cs so far. */
+/**
+ * The signals of the interrupt handlers in use (nested ones included), the commands holding the
+ * handler (`holdInterrupts`), and the Ctrl-Cs so far.
+ */
 const interruptible = new Set<AbortController>();
+let held = 0;
 let interrupts = 0;
 
 /** One Ctrl-C: every signal in use fires and the notice is said once; a second exits at once. */
@@ -138,26 +179,67 @@ function onInterrupt(): void {
   }
 }
 
+/** The handler in place for the first user; a fresh count when nothing held it before. */
+function listen(): void {
+  if (interruptible.size > 0 || held > 0) return;
+  interrupts = 0;
+  process.on('SIGINT', onInterrupt);
+}
+
+/** The handler gone with its last user. */
+function unlisten(): void {
+  if (interruptible.size === 0 && held === 0) process.off('SIGINT', onInterrupt);
+}
+
+/**
+ * Keeps the Ctrl-C handler, and its count, for a whole command made of several long calls (open,
+ * analyze, report): a Ctrl-C that lands between two of them is not lost (with one handler per
+ * call, one that came while the first was ending was dropped as its handler went, and the next
+ * call ran as if nothing had happened); the next call starts stopped. Returns the release.
+ */
+export function holdInterrupts(): () => void {
+  listen();
+  held++;
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    held--;
+    unlisten();
+  };
+}
+
+/** Runs a command of several long calls with the Ctrl-C handler held throughout (`holdInterrupts`). */
+export async function asOneCommand<T>(work: () => Promise<T>): Promise<T> {
+  const release = holdInterrupts();
+  try {
+    return await work();
+  } finally {
+    release();
+  }
+}
+
+/** A command holding the handler was interrupted: ERR_CANCELLED (`error: interrupted; nothing was written`, exit 130). */
+export function throwIfInterrupted(): void {
+  if (interrupts > 0) throw new HeapqlError('ERR_CANCELLED', 'interrupted');
+}
+
 /**
  * An AbortSignal fired by the first Ctrl-C; a second Ctrl-C exits at once.
- * `dispose` removes the handler once the long call is over. Calls may nest (`heapql diff`
- * opens and analyzes each dump inside its own long call): one process handler serves them
- * all, so one Ctrl-C fires each signal and says `interrupted: …` once; a signal asked for
- * after that Ctrl-C is already fired.
+ * `dispose` removes the handler once the long call is over (unless a command holds it, see
+ * `holdInterrupts`). Calls may nest (`heapql diff` opens and analyzes each dump inside its own
+ * long call): one process handler serves them all, so one Ctrl-C fires each signal and says
+ * `interrupted: …` once; a signal asked for after that Ctrl-C is already fired.
  */
 export function interruptSignal(): { signal: AbortSignal; dispose: () => void } {
   const controller = new AbortController();
-  if (interruptible.size === 0) {
-    interrupts = 0;
-    process.on('SIGINT', onInterrupt);
-  } else if (interrupts > 0) {
-    controller.abort();
-  }
+  listen();
+  if (interrupts > 0) controller.abort();
   interruptible.add(controller);
   return {
     signal: controller.signal,
     dispose: () => {
-      if (interruptible.delete(controller) && interruptible.size === 0) process.off('SIGINT', onInterrupt);
+      if (interruptible.delete(controller)) unlisten();
     },
   };
 }
@@ -174,6 +256,11 @@ export interface ProgressAndInterrupt {
  */
 export async function withProgress<T>(work: (p: ProgressAndInterrupt) => Promise<T>): Promise<T> {
   const interrupt = interruptSignal();
+  if (interrupt.signal.aborted) {
+    // The command was interrupted before this step: it does not start.
+    interrupt.dispose();
+    throw new HeapqlError('ERR_CANCELLED', 'interrupted');
+  }
   const progress = terminalProgress(interrupt.signal);
   try {
     return await work({ onProgress: progress.onProgress, signal: interrupt.signal });

@@ -5,6 +5,7 @@ import { usageError } from '../errors.js';
 import { checkOptions, dumpArgs, dumpIndex, queryArgs } from './args.js';
 import { cacheOptions } from './cache.js';
 import { openForCli } from './open.js';
+import { asOneCommand } from './progress.js';
 import { collectJobs, listNamed, outputFormat, runJobs } from './queries.js';
 import { warn } from './stderr.js';
 
@@ -43,11 +44,14 @@ export const queryCommand = defineCommand({
     const { jobs, warnings } = collectJobs({ rawArgs, queryFile: a['query-file'], fullPath: false, reachableOnly });
     for (const w of warnings) warn(w);
     if (jobs.length === 0) throw usageError('no query given: use --query "<oql>", --query-file <path> or --run <name>');
-    const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), ...cacheOptions(a) });
-    try {
-      await runJobs(heap, jobs, format);
-    } finally {
-      heap.close();
-    }
+    const file = a.file;
+    await asOneCommand(async () => {
+      const heap = await openForCli(file, { dump: dumpIndex(a.dump), ...cacheOptions(a) });
+      try {
+        await runJobs(heap, jobs, format);
+      } finally {
+        heap.close();
+      }
+    });
   },
 });

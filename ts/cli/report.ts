@@ -11,7 +11,7 @@ import { checkOutputWritable, chooseOutput, configOption, loadCollectionConfig, 
 import { checkOptions, dumpArgs, dumpIndex, fullAnalysisArgs, queryArgs, scratchDir } from './args.js';
 import { cacheOptions, printCacheWarnings, type CliCacheOptions } from './cache.js';
 import { analyzeForCli, openForCli } from './open.js';
-import { withProgress } from './progress.js';
+import { asOneCommand, throwIfInterrupted, withProgress } from './progress.js';
 import { collectJobs, runJobsForReport, type QueryJob } from './queries.js';
 import { notice, warn } from './stderr.js';
 
@@ -57,6 +57,11 @@ export interface FullReportOptions extends CliCacheOptions {
 }
 
 export async function writeFullReport(file: string, options: FullReportOptions): Promise<void> {
+  // One Ctrl-C handler from the opening to the writing: one that lands between two steps stops the next.
+  return asOneCommand(() => writeFullReportSteps(file, options));
+}
+
+async function writeFullReportSteps(file: string, options: FullReportOptions): Promise<void> {
   const heap: Heap = await openForCli(file, { dump: options.dump, noCache: options.noCache, cacheDir: options.cacheDir, cacheMax: options.cacheMax, scratchDir: options.scratchDir ?? '' });
   try {
     await analyzeForCli(heap, options.reachableOnly, true);
@@ -76,6 +81,8 @@ export async function writeFullReport(file: string, options: FullReportOptions):
     printCacheWarnings(heap);
     // The dump's and the analysis's warnings were printed as the dump was opened and analyzed.
     for (const w of model.warnings) if (w.source !== 'dump' && w.source !== 'analysis') warn(w.source === 'query' ? `query ${w.message}` : w.message);
+    // Acknowledged (`interrupted: stopping…`) as the last step ended: nothing is written.
+    throwIfInterrupted();
     writeReport(model, options.choice);
     if (options.choice.path) notice(`report written to ${options.choice.path}`);
   } finally {

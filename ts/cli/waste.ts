@@ -11,7 +11,7 @@ import { checkOutputWritable, chooseOutput, WASTE_OUTPUT, writeWaste } from '../
 import { checkOptions, dumpArgs, dumpIndex, fullAnalysisArgs, scratchDir } from './args.js';
 import { cacheOptions } from './cache.js';
 import { analyzeForCli, openForCli } from './open.js';
-import { withProgress } from './progress.js';
+import { asOneCommand, throwIfInterrupted, withProgress } from './progress.js';
 import { notice } from './stderr.js';
 
 
@@ -33,15 +33,18 @@ export const wasteCommand = defineCommand({
     const limit = rowLimit(a.limit);
     checkOutputWritable(choice, WASTE_OUTPUT); // now, not after the analysis
     const scratch = scratchDir(a['scratch-dir']);
-    const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), ...cacheOptions(a), scratchDir: scratch });
-    try {
-      await analyzeForCli(heap, a['reachable-only'] ?? false);
-      const model = await withProgress(({ onProgress, signal }) => heap.waste({ limit, reachableOnly: a['reachable-only'] ?? false, onProgress, signal }));
-      writeWaste(model, choice);
-      if (choice.path) notice(`waste report written to ${choice.path}`);
-    } finally {
-      heap.close();
-    }
+    await asOneCommand(async () => {
+      const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), ...cacheOptions(a), scratchDir: scratch });
+      try {
+        await analyzeForCli(heap, a['reachable-only'] ?? false);
+        const model = await withProgress(({ onProgress, signal }) => heap.waste({ limit, reachableOnly: a['reachable-only'] ?? false, onProgress, signal }));
+        throwIfInterrupted();
+        writeWaste(model, choice);
+        if (choice.path) notice(`waste report written to ${choice.path}`);
+      } finally {
+        heap.close();
+      }
+    });
   },
 });
 

@@ -166,14 +166,47 @@ function writeWhole(userPath: string, format: ReportFormat, what: OutputName, wr
   if (!fs.existsSync(dir)) throw fail(`directory ${dir} does not exist; create it or choose another path`);
   if (!fs.statSync(dir).isDirectory()) throw fail(`${dir} is not a directory; choose another path`);
   const tmp = `${target}.${process.pid}.tmp`;
+  const release = rename ? guardTemporary(tmp) : () => {};
   try {
     write(tmp);
     if (rename) fs.renameSync(tmp, target);
   } catch (err) {
     fs.rmSync(tmp, { force: true });
     throw fail(writeFailure(err as NodeJS.ErrnoException, dir, tmp, target), err);
+  } finally {
+    release();
   }
   return tmp;
+}
+
+const ENDING_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+/** The temporary files being written now. */
+const temporaries = new Set<string>();
+let guarding = false;
+
+/**
+ * Ctrl-C, SIGTERM or SIGHUP while a temporary file is written: with no listener, the signal
+ * ended the process in the middle of the write and left `<report>.<pid>.tmp` behind. With this
+ * one, the (synchronous) write ends first; the signal then reaches it (when the event loop next
+ * turns, which may be some time after the write: the listener stays until a signal comes),
+ * removes any temporary file still there, and does what it would have done: ends the process
+ * by it when nothing else listens. Returns the file's release (written or failed).
+ */
+function guardTemporary(tmp: string): () => void {
+  temporaries.add(tmp);
+  if (!guarding) {
+    guarding = true;
+    for (const s of ENDING_SIGNALS) process.on(s, onEndingSignal);
+  }
+  return () => temporaries.delete(tmp);
+}
+
+function onEndingSignal(signal: NodeJS.Signals): void {
+  for (const tmp of temporaries) fs.rmSync(tmp, { force: true });
+  temporaries.clear();
+  guarding = false;
+  for (const s of ENDING_SIGNALS) process.off(s, onEndingSignal);
+  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
 }
 
 /**

@@ -250,6 +250,9 @@ export interface RowBatch {
   rows: Value[][];
 }
 
+/** Batches a stream hands out between two turns of the event loop it lets through. */
+const TURN_EVERY = 8;
+
 /** How a streamed query ended (a cancelled one throws ERR_CANCELLED instead). */
 export interface StreamSummary {
   /**
@@ -344,6 +347,7 @@ export async function* streamBatchesPrepared(
   const onAbort = () => wake?.();
   options.signal?.addEventListener('abort', onAbort, { once: true });
   let complete = false;
+  let handedOut = 0;
   try {
     for (;;) {
       // Once cancelled, batches still queued are not handed out, and the executor's count of
@@ -365,6 +369,11 @@ export async function* streamBatchesPrepared(
         const { columns, rows } = batchToQueryResult(batch, resolve, { name: 'stream', oql: q.oql, elapsedMs: 0 });
         if (rows.length > 0) typed = typed ? typed.map((c, i) => ({ name: c.name, type: mergeColumnType(c.type, columns[i]!.type) })) : columns;
         yield { columns, rows };
+        // A reader that takes each batch at once (a terminal's writes are synchronous) would
+        // otherwise keep this loop in one turn of the event loop while the scan keeps the
+        // queue full: signals (Ctrl-C) and timers would wait for the whole result. Every few
+        // batches, one turn is let through.
+        if (++handedOut % TURN_EVERY === 0) await new Promise<void>((r) => setImmediate(r));
         continue;
       }
       if (failed) throw failure;

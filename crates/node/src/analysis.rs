@@ -79,6 +79,9 @@ pub struct AnalysisJsonTask {
     /// The error before analyze(): `the report needs the full analysis: call analyze() first`.
     needs_analysis: &'static str,
     run: Box<dyn FnMut(&SharedState, &FullAnalysis) -> std::result::Result<String, HeapError> + Send>,
+    /// The caller's cancel flag, checked again in `resolve`: a cancel sent while the result was
+    /// on its way (a cached report is read in no time) still wins.
+    cancel: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl AnalysisJsonTask {
@@ -88,7 +91,13 @@ impl AnalysisJsonTask {
         needs_analysis: &'static str,
         run: impl FnMut(&SharedState, &FullAnalysis) -> std::result::Result<String, HeapError> + Send + 'static,
     ) -> AnalysisJsonTask {
-        AnalysisJsonTask { state, doing, needs_analysis, run: Box::new(run) }
+        AnalysisJsonTask { state, doing, needs_analysis, run: Box::new(run), cancel: None }
+    }
+
+    /// Fails with ERR_CANCELLED in `resolve` when `cancel` is set by then.
+    pub fn cancellable(mut self, cancel: Option<Arc<std::sync::atomic::AtomicBool>>) -> AnalysisJsonTask {
+        self.cancel = cancel;
+        self
     }
 }
 
@@ -106,6 +115,9 @@ impl Task for AnalysisJsonTask {
     }
 
     fn resolve(&mut self, _env: Env, json: String) -> Result<String> {
+        if self.cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
+            return Err(heap_error(heapql_heap::HeapError::Cancelled));
+        }
         crate::convert::js_text(json, self.doing)
     }
 }

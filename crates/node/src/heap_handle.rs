@@ -56,6 +56,12 @@ impl Task for OpenHeapTask {
     }
 
     fn resolve(&mut self, _env: Env, (heap, cache): (Heap, CacheState)) -> Result<HeapHandle> {
+        // A cancel sent while the index was finishing (its cache entry being written) wins: the
+        // heap is dropped; a cache entry written whole stays (it is complete), a partial one
+        // never was renamed into place.
+        if self.options.cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
+            return Err(heap_error(heapql_heap::HeapError::Cancelled));
+        }
         Ok(HeapHandle { state: RwLock::new(Some(Arc::new(SharedState::new(heap, cache)))) })
     }
 }

@@ -38,6 +38,7 @@ impl HeapHandle {
         let top_strings = options.as_ref().and_then(|o| o.top_strings).map_or(defaults.top_strings, |t| t as usize);
         let progress = progress_fn(on_progress);
         let cancel = cancel.map(|c| c.flag.clone());
+        let checked = cancel.clone();
         let run = move |state: &crate::analysis::SharedState, analysis: &heapql_graph::FullAnalysis| {
             let options = ReportOptions { limit, top_strings, progress: progress.clone(), cancel: cancel.clone() };
             let pass = state.take_object_pass();
@@ -52,6 +53,7 @@ impl HeapHandle {
             "computing the report",
             "the report needs the full analysis: call analyze() first",
             run,
-        )))
+        )
+        .cancellable(checked)))
     }
 }

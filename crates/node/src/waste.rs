@@ -39,11 +39,13 @@ impl HeapHandle {
             progress: progress_fn(on_progress),
             cancel: cancel.map(|c| c.flag.clone()),
         };
+        let checked = options.cancel.clone();
         Ok(AsyncTask::new(AnalysisJsonTask::new(
             self.state()?,
             "computing the waste checks",
             "the waste checks need the full analysis: call analyze() first",
             move |state, analysis| analyze(&state.heap, analysis, &options).map(|waste| waste.to_json()),
-        )))
+        )
+        .cancellable(checked)))
     }
 }
