@@ -224,6 +224,15 @@ export function formatJson(results: QueryResult[]): string {
  */
 export const JSON_ARRAY = { open: '[\n', separator: ',\n', close: '\n]', empty: '[]' } as const;
 
+/**
+ * `rows` as the lines of a JSON array's elements indented by `depth` (what `stringifyJson(rows,
+ * 2)` gives between `[` and `]`: `[\n  [...],\n  [...]\n]`), after a comma when rows came before.
+ */
+function rowLines(rows: readonly Value[][], depth: string, after: boolean): string {
+  const array = stringifyJson(rows, 2);
+  return `${after ? ',' : ''}\n${depth}${indented(array.slice(2, -2), depth)}`;
+}
+
 /** A JSON text's lines after the first indented by `pad` (JSON has no raw newline in a string). */
 function indented(text: string, pad: string): string {
   return text.replace(/\n/g, `\n${pad}`);
@@ -256,9 +265,8 @@ export class StreamedJsonResult {
   /** More rows (none is an empty text). */
   rows(rows: readonly Value[][]): string {
     if (rows.length === 0) return '';
-    const array = stringifyJson(rows, 2);
-    // `[\n  [...],\n  [...]\n]` → the rows' own lines, two levels deeper.
-    const text = `${this.wroteRows ? ',' : ''}\n    ${indented(array.slice(2, -2), '    ')}`;
+    // Two levels deeper: the rows key is inside the result's object inside the results' list.
+    const text = rowLines(rows, '    ', this.wroteRows);
     this.wroteRows = true;
     return text;
   }
@@ -399,9 +407,7 @@ class JsonFileText implements FileText {
 
   rows(rows: readonly Value[][]): string {
     if (rows.length === 0) return '';
-    // `[\n  [...],\n  [...]\n]` → its elements' lines, one level deeper.
-    const array = stringifyJson(rows, 2);
-    const text = `${this.wroteRows ? ',' : ''}\n  ${indented(array.slice(2, -2), '  ')}`;
+    const text = rowLines(rows, '  ', this.wroteRows);
     this.wroteRows = true;
     return text;
   }
