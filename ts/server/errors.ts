@@ -37,10 +37,11 @@ export function errorBody(kind: ErrorKind, message: string): { ok: false; error:
   return { ok: false, error: { kind, message } };
 }
 
-/** Codes of problems with what the client asked (400 `query`). */
+/** Codes of problems with what the client asked (400 `query`); ERR_TOO_LARGE: a result cell or
+ * section longer than one JavaScript string, which asking for less mends. */
 const QUERY_CODES = new Set([
   'ERR_QUERY', 'ERR_QUERY_SYNTAX', 'ERR_OQL_SYNTAX', 'ERR_OQL_PLAN', 'ERR_PLAN', 'ERR_UNKNOWN_FIELD', 'ERR_UNKNOWN_CLASS',
-  'ERR_ARGUMENT', 'ERR_INVALID_ARGUMENT',
+  'ERR_ARGUMENT', 'ERR_INVALID_ARGUMENT', 'ERR_TOO_LARGE',
 ]);
 
 /**

@@ -6,7 +6,9 @@ use std::sync::atomic::AtomicBool;
 use heapql_graph::analysis::FullAnalysis;
 use heapql_heap::{Heap, ObjIdx};
 
-use crate::graph_view::{GraphView, PATH_MAX_DEPTH, PATH_MAX_VISITED};
+use heapql_graph::PathSearch;
+
+use crate::graph_view::GraphView;
 
 pub struct AnalysisView<'a> {
     heap: &'a Heap,
@@ -41,7 +43,7 @@ impl GraphView for AnalysisView<'_> {
     fn retained_set(&self, objects: &[ObjIdx], _cancel: &AtomicBool) -> Option<Vec<ObjIdx>> {
         Some(self.analysis.retained_set(self.heap, objects).objects)
     }
-    fn path(&self, from: ObjIdx, to: ObjIdx) -> Option<Vec<ObjIdx>> {
-        self.analysis.path(from, to, PATH_MAX_DEPTH, PATH_MAX_VISITED)
+    fn path(&self, from: ObjIdx, to: ObjIdx, max_visited: usize) -> PathSearch {
+        self.analysis.path(from, to, usize::MAX, max_visited)
     }
 }

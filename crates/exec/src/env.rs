@@ -28,11 +28,22 @@ pub struct ExecContext<'a> {
     pub progress: Option<ProgressFn>,
     /// Worker threads for scans that split; 0 = all available cores.
     pub threads: usize,
+    /// The most UTF-16 units one result cell may take as text (a string, a list's JSON):
+    /// `JS_STRING_MAX_UNITS` unless lowered (tests). A text or list that could not fit fails
+    /// with ERR_TOO_LARGE before it is built.
+    pub max_cell_units: usize,
+    /// The most objects one `path(a, b)` search visits before it gives up: `PATH_MAX_VISITED`
+    /// unless lowered (tests).
+    pub path_max_visited: usize,
 }
+
+/// The most UTF-16 units one JavaScript string holds (V8 on 64-bit machines, 2^29 − 24): every
+/// result cell crosses to Node as one string (a text; a list as its JSON).
+pub const JS_STRING_MAX_UNITS: usize = (1 << 29) - 24;
 
 impl<'a> ExecContext<'a> {
     pub fn new(heap: &'a Heap) -> ExecContext<'a> {
-        ExecContext { heap, graph: None, reachable: None, cancel: None, progress: None, threads: 0 }
+        ExecContext { heap, graph: None, reachable: None, cancel: None, progress: None, threads: 0, max_cell_units: JS_STRING_MAX_UNITS, path_max_visited: crate::graph_view::PATH_MAX_VISITED }
     }
     pub fn with_graph(mut self, graph: &'a dyn GraphView) -> Self {
         self.graph = Some(graph);
@@ -54,6 +65,14 @@ impl<'a> ExecContext<'a> {
         self.threads = threads;
         self
     }
+    pub fn with_max_cell_units(mut self, units: usize) -> Self {
+        self.max_cell_units = units;
+        self
+    }
+    pub fn with_path_max_visited(mut self, objects: usize) -> Self {
+        self.path_max_visited = objects;
+        self
+    }
 }
 
 /// Internal view of the context for one execution.
@@ -64,6 +83,8 @@ pub(crate) struct Env<'a> {
     cancel: Option<Arc<AtomicBool>>,
     progress: Option<ProgressFn>,
     pub threads: usize,
+    pub max_cell_units: usize,
+    pub path_max_visited: usize,
     /// The plan's `reachableOnly`: every source skips objects not reachable from GC roots.
     pub reachable_only: bool,
     scanned: AtomicU64,
@@ -118,6 +139,8 @@ impl<'a> Env<'a> {
             heap: ctx.heap,
             graph: ctx.graph,
             reachable: ctx.reachable,
+            max_cell_units: ctx.max_cell_units,
+            path_max_visited: ctx.path_max_visited,
             cancel: ctx.cancel.clone(),
             progress: ctx.progress.clone(),
             threads: threads.max(1),

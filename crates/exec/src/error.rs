@@ -15,6 +15,8 @@ pub const ERR_UNKNOWN_FIELD: &str = "ERR_UNKNOWN_FIELD";
 pub const ERR_NEEDS_ANALYSIS: &str = "ERR_NEEDS_ANALYSIS";
 pub const ERR_QUERY: &str = "ERR_QUERY";
 pub const ERR_CANCELLED: &str = "ERR_CANCELLED";
+/// A value (a text, a list) longer than one result cell can hold.
+pub const ERR_TOO_LARGE: &str = "ERR_TOO_LARGE";
 
 impl ExecError {
     pub fn new(code: &'static str, message: impl Into<String>) -> ExecError {

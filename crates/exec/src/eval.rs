@@ -665,7 +665,7 @@ impl CExpr {
                 _ => Value::Null,
             },
             CExpr::ToString(e) => match e.ev(route, env, cx)? {
-                Value::Obj(o) => object_text_value(env, o).unwrap_or(Value::Null),
+                Value::Obj(o) => bounded_text(env, o)?.unwrap_or(Value::Null),
                 s @ (Value::Str(_) | Value::Utf16(_)) => s,
                 other => other.plain_text().map(|s| Value::Str(s.into())).unwrap_or(Value::Null),
             },
@@ -689,7 +689,10 @@ impl CExpr {
                 }
             }
             CExpr::Dominators(e) => match e.ev(route, env, cx)? {
-                Value::Obj(o) => env.graph("dominators(x)")?.dominated(o).map_or(Value::Null, objects),
+                Value::Obj(o) => match env.graph("dominators(x)")?.dominated(o) {
+                    Some(v) => bounded_objects(env, o, "dominators(x)", v)?,
+                    None => Value::Null,
+                },
                 _ => Value::Null,
             },
             CExpr::Dominatorof(e) => match e.ev(route, env, cx)? {
@@ -697,7 +700,18 @@ impl CExpr {
                 _ => Value::Null,
             },
             CExpr::Path(a, b) => match (a.ev(route, env, cx)?, b.ev(route, env, cx)?) {
-                (Value::Obj(x), Value::Obj(y)) => env.graph("path(a, b)")?.path(x, y).map(objects).unwrap_or(Value::Null),
+                (Value::Obj(x), Value::Obj(y)) => match env.graph("path(a, b)")?.path(x, y, env.path_max_visited) {
+                    heapql_graph::PathSearch::Found(p) => bounded_objects(env, x, "path(a, b)", p)?,
+                    heapql_graph::PathSearch::NoPath => Value::Null,
+                    heapql_graph::PathSearch::GaveUp => {
+                        env.note(format!(
+                            "path(a, b) gave up after visiting {} objects on some rows and is NULL there: \
+                             no path was found within that bound, but there may be one (elsewhere NULL means there is none)",
+                            env.path_max_visited
+                        ));
+                        Value::Null
+                    }
+                },
                 _ => Value::Null,
             },
             CExpr::Bin { op, l, r } => binary(env, *op, l, r, cx, route)?,
@@ -754,7 +768,7 @@ impl CExpr {
                 let base = e.ev(route, env, cx)?;
                 let from = from.ev(route, env, cx)?;
                 let to = to.ev(route, env, cx)?;
-                slice(env, &base, &from, &to)
+                slice(env, &base, &from, &to)?
             }
             CExpr::Agg(i) => cx.aggs.get(*i).cloned().unwrap_or(Value::Null),
             CExpr::Key(i) => cx.keys.get(*i).cloned().unwrap_or(Value::Null),
@@ -1056,10 +1070,10 @@ fn attribute(env: &Env, base: Value, attr: Attr) -> EvalResult {
                 Value::List(kinds.iter().map(|(_, k)| Value::str(k.label())).collect())
             }
         }
-        Attr::Inbounds => objects(env.graph("@inbounds")?.inbounds(o)),
+        Attr::Inbounds => bounded_objects(env, o, "@inbounds", env.graph("@inbounds")?.inbounds(o))?,
         Attr::Outbounds => match env.graph {
-            Some(g) => objects(g.outbounds(o)),
-            None => objects(heap_outbounds(env, o)),
+            Some(g) => bounded_objects(env, o, "@outbounds", g.outbounds(o))?,
+            None => bounded_objects(env, o, "@outbounds", heap_outbounds(env, o)?)?,
         },
         Attr::Clazz => Value::Obj(heap.class(heap.class_of(o)).object),
         // The heap's shared name: no allocation per object.
@@ -1077,18 +1091,89 @@ fn class_loader(heap: &heapql_heap::Heap, o: ObjIdx) -> Option<ObjIdx> {
 /// Outbound references read from the heap alone: the class object first, then every
 /// referenced object once, in field order (a set, not a scan of `out`: an array of a million
 /// elements must not cost a million squared).
-fn heap_outbounds(env: &Env, o: ObjIdx) -> Vec<ObjIdx> {
+/// Stops (ERR_TOO_LARGE) once there are more than a result cell can list.
+fn heap_outbounds(env: &Env, o: ObjIdx) -> EvalResult<Vec<ObjIdx>> {
     let heap = env.heap;
+    let max = max_list_len(env, OBJECT_JSON_UNITS);
     let mut out = vec![heap.class(heap.class_of(o)).object];
     let mut seen: rustc_hash::FxHashSet<ObjIdx> = out.iter().copied().collect();
+    let mut over = false;
     heap.for_each_reference(o, |id, _| {
+        if over {
+            return;
+        }
         if let Some(t) = heap.index_of(id) {
             if seen.insert(t) {
                 out.push(t);
+                over = out.len() > max;
             }
         }
     });
-    out
+    if over {
+        return Err(list_too_large(env, o, "@outbounds", None, max));
+    }
+    Ok(out)
+}
+
+/// The fewest UTF-16 units one element takes in a list cell's JSON, its comma included: an
+/// object is `{"o":N},`, anything else at least a digit and a comma.
+const OBJECT_JSON_UNITS: usize = 8;
+const VALUE_JSON_UNITS: usize = 2;
+
+/// The most elements of `units_each` units a list cell can hold (`[` … `]` around them).
+fn max_list_len(env: &Env, units_each: usize) -> usize {
+    env.max_cell_units.saturating_sub(1) / units_each
+}
+
+fn too_large(message: String) -> Box<ExecError> {
+    Box::new(ExecError::new(crate::error::ERR_TOO_LARGE, message))
+}
+
+/// `what` of `o` has `len` elements (None: more than `max`), more than a result cell holds.
+fn list_too_large(env: &Env, o: ObjIdx, what: &str, len: Option<u64>, max: usize) -> Box<ExecError> {
+    let heap = env.heap;
+    let count = match len {
+        Some(n) => format!("{n} elements"),
+        None => format!("more than {max} elements"),
+    };
+    too_large(format!(
+        "{what} of {} @ {:#x} has {count}, more than one result cell can hold ({max}: a cell crosses to JavaScript \
+         as one string, at most {} UTF-16 units, whatever the output format, csv included); take a slice of at most \
+         {max} (`a[0:1000]`) or read the elements in pages (`a[0:1000000]`, `a[1000000:2000000]`, …), or count them \
+         with `@length`",
+        display_name(env, o),
+        heap.object_id(o),
+        env.max_cell_units
+    ))
+}
+
+/// `v` (a list of objects `what` gave for `o`) as a value, or ERR_TOO_LARGE when its JSON
+/// could not be one result cell.
+fn bounded_objects(env: &Env, o: ObjIdx, what: &str, v: Vec<ObjIdx>) -> EvalResult {
+    let max = max_list_len(env, OBJECT_JSON_UNITS);
+    if v.len() > max {
+        return Err(list_too_large(env, o, what, Some(v.len() as u64), max));
+    }
+    Ok(objects(v))
+}
+
+/// `toString(o)` bounded: a String longer than a result cell can hold fails (ERR_TOO_LARGE)
+/// before its text is read.
+fn bounded_text(env: &Env, o: ObjIdx) -> EvalResult<Option<Value>> {
+    if let Some(n) = env.heap.string_length(o) {
+        if n > env.max_cell_units as u64 {
+            return Err(too_large(format!(
+                "toString() of {} @ {:#x}: the string is {n} characters, more than one result cell can hold ({} UTF-16 units: \
+                 a cell crosses to JavaScript as one string, whatever the output format, csv included); select the \
+                 object `s` itself (its label shows how it starts), its length with `s.@length`, or test its text \
+                 with LIKE (`s LIKE \"abc.*\"`), which reads it without making a cell",
+                display_name(env, o),
+                env.heap.object_id(o),
+                env.max_cell_units
+            )));
+        }
+    }
+    Ok(object_text_value(env, o))
 }
 
 fn index(env: &Env, base: &Value, i: &Value) -> Value {
@@ -1133,12 +1218,26 @@ fn bounds(len: usize, from: &Value, to: &Value) -> Option<(usize, usize)> {
     Some((a, b.max(a)))
 }
 
-fn slice(env: &Env, base: &Value, from: &Value, to: &Value) -> Value {
-    match base {
+/// An array's slice is bounded before it is read: more elements than one result cell can list
+/// fail (ERR_TOO_LARGE) without building the list.
+fn slice(env: &Env, base: &Value, from: &Value, to: &Value) -> EvalResult {
+    Ok(match base {
         Value::Obj(o) => {
             let heap = env.heap;
-            let Some(len) = heap.array_length(*o) else { return Value::Null };
-            let Some((a, b)) = bounds(len as usize, from, to) else { return Value::Null };
+            let Some(len) = heap.array_length(*o) else { return Ok(Value::Null) };
+            let Some((a, b)) = bounds(len as usize, from, to) else { return Ok(Value::Null) };
+            // The fewest units an element's JSON takes, its comma included: `{"o":N},`, a
+            // char's `"x",`, a boolean's `true,`, a number's `0,`.
+            let each = match heap.object_kind(*o) {
+                ObjectKind::ObjectArray => OBJECT_JSON_UNITS,
+                ObjectKind::PrimitiveArray(heapql_heap::PrimType::Char) => 4,
+                ObjectKind::PrimitiveArray(heapql_heap::PrimType::Boolean) => 5,
+                _ => VALUE_JSON_UNITS,
+            };
+            let max = max_list_len(env, each);
+            if b - a > max {
+                return Err(list_too_large(env, *o, "the slice", Some((b - a) as u64), max));
+            }
             Value::List(
                 (a..b)
                     .map(|i| heap.array_element(*o, i as u32).map(|v| from_heap(env, v)).unwrap_or(Value::Null))
@@ -1161,7 +1260,7 @@ fn slice(env: &Env, base: &Value, from: &Value, to: &Value) -> Value {
             None => Value::Null,
         },
         _ => Value::Null,
-    }
+    })
 }
 
 #[cfg(test)]

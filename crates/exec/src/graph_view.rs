@@ -6,6 +6,7 @@
 
 use std::sync::atomic::AtomicBool;
 
+use heapql_graph::PathSearch;
 use heapql_heap::ObjIdx;
 
 /// Object indices are the heap's dense indices (`heapql_heap::ObjIdx`).
@@ -29,23 +30,25 @@ pub trait GraphView: Sync {
     /// Retained set of a set of objects (objects only reachable through the set, the set
     /// included), ascending. Checks `cancel` now and then; returns None when cancelled.
     fn retained_set(&self, objects: &[ObjIdx], cancel: &AtomicBool) -> Option<Vec<ObjIdx>>;
-    /// A shortest reference path from `from` to `to` (both included), None when `to` is not
-    /// reachable from `from`. The default walks `outbounds` breadth-first up to `PATH_MAX_DEPTH`
-    /// edges and `PATH_MAX_VISITED` objects, so one row cannot stall a query.
-    fn path(&self, from: ObjIdx, to: ObjIdx) -> Option<Vec<ObjIdx>> {
-        heapql_graph::bounded_path(from, to, PATH_MAX_DEPTH, PATH_MAX_VISITED, |o| self.outbounds(o))
+    /// A shortest reference path from `from` to `to` (both included); `NoPath` when `to` is
+    /// not reachable from `from`, `GaveUp` when the search visited `max_visited` objects
+    /// (`PATH_MAX_VISITED`) without finding it (so one row's memory and time stay bounded).
+    /// Breadth-first over `outbounds`, of any length.
+    fn path(&self, from: ObjIdx, to: ObjIdx, max_visited: usize) -> PathSearch {
+        heapql_graph::search_path(from, to, usize::MAX, max_visited, |o| self.outbounds(o))
     }
 }
 
-pub const PATH_MAX_DEPTH: usize = 32;
-pub const PATH_MAX_VISITED: usize = 1_000_000;
+/// The most objects one `path(a, b)` search visits (its memory: about 20 bytes each) before
+/// it gives up, NULL with a note on the result.
+pub const PATH_MAX_VISITED: usize = 4_000_000;
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn bounded_path(from: ObjIdx, to: ObjIdx, succ: impl Fn(ObjIdx) -> Vec<ObjIdx>) -> Option<Vec<ObjIdx>> {
-        heapql_graph::bounded_path(from, to, PATH_MAX_DEPTH, PATH_MAX_VISITED, succ)
+        heapql_graph::search_path(from, to, usize::MAX, PATH_MAX_VISITED, succ).found()
     }
 
     #[test]
@@ -66,9 +69,13 @@ mod tests {
     }
 
     #[test]
-    fn long_chain_is_bounded_by_depth() {
-        let succ = |o: ObjIdx| vec![o + 1];
-        assert!(bounded_path(0, PATH_MAX_DEPTH as u32, succ).is_some());
-        assert!(bounded_path(0, PATH_MAX_DEPTH as u32 + 1, succ).is_none());
+    fn a_long_chain_is_followed_to_the_end_and_a_bigger_search_gives_up() {
+        let chain = |o: ObjIdx| vec![o + 1];
+        // Far longer than the old 32-step bound.
+        assert_eq!(bounded_path(0, 5000, chain).map(|p| p.len()), Some(5001));
+        let search = |to| heapql_graph::search_path(0, to, usize::MAX, PATH_MAX_VISITED, chain);
+        assert_eq!(search(PATH_MAX_VISITED as u32 + 10), PathSearch::GaveUp);
+        let ends = |o: ObjIdx| if o < 10 { vec![o + 1] } else { vec![] };
+        assert_eq!(heapql_graph::search_path(0, 99, usize::MAX, PATH_MAX_VISITED, ends), PathSearch::NoPath);
     }
 }

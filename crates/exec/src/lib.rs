@@ -31,11 +31,11 @@ pub use analysis_view::AnalysisView;
 pub use batch::{Batch, Column, ColumnData, ExactTexts};
 /// Object labels live in the heap crate so the graph crate's reports share them.
 pub use heapql_heap::describe;
-pub use env::ExecContext;
+pub use env::{ExecContext, JS_STRING_MAX_UNITS};
 pub use error::{
-    ExecError, ERR_CANCELLED, ERR_NEEDS_ANALYSIS, ERR_PLAN, ERR_QUERY, ERR_UNKNOWN_CLASS, ERR_UNKNOWN_FIELD,
+    ExecError, ERR_CANCELLED, ERR_NEEDS_ANALYSIS, ERR_PLAN, ERR_QUERY, ERR_TOO_LARGE, ERR_UNKNOWN_CLASS, ERR_UNKNOWN_FIELD,
 };
-pub use graph_view::{GraphView, PATH_MAX_DEPTH, PATH_MAX_VISITED};
+pub use graph_view::{GraphView, PATH_MAX_VISITED};
 #[doc(hidden)]
 pub use late::with_eager_order;
 pub use plan::{parse_plan, Plan, PLAN_VERSION};

@@ -38,7 +38,7 @@
 use crate::control::{Cancelled, Control};
 use crate::object_graph::{is_thread_bound, node, obj, Dangling, ObjectGraph};
 use crate::{
-    bfs_parents, bounded_path, dominator_children, dominators_in, min_retained_size, path_from_parents,
+    bfs_parents, dominator_children, dominators_in, min_retained_size, path_from_parents,
     own_sizes_seen, retained_set, sum_retained, Csr, RetainedSizes, SparseCsr, Graph, NONE,
 };
 use heapql_heap::{BigArray, ClassIdx, Heap, HeapError, ObjIdx, ObjectKind, Placement, ProgressFn, RootKind};
@@ -426,10 +426,13 @@ impl FullAnalysis {
     }
 
     /// Shortest forward path `a ..= b`, at most `max_depth` references long, visiting at most
-    /// `max_visited` objects (`bounded_path`).
-    pub fn path(&self, a: ObjIdx, b: ObjIdx, max_depth: usize, max_visited: usize) -> Option<Vec<ObjIdx>> {
+    /// `max_visited` objects (`search_path`); its objects are object indices.
+    pub fn path(&self, a: ObjIdx, b: ObjIdx, max_depth: usize, max_visited: usize) -> crate::PathSearch {
         let succ = |v: u32| self.graph.successors(v).iter().copied();
-        bounded_path(node(a), node(b), max_depth, max_visited, succ).map(|p| p.into_iter().map(obj).collect())
+        match crate::search_path(node(a), node(b), max_depth, max_visited, succ) {
+            crate::PathSearch::Found(p) => crate::PathSearch::Found(p.into_iter().map(obj).collect()),
+            other => other,
+        }
     }
 
     /// BFS parents from the virtual root over the edges the dominators follow (a live

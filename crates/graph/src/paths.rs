@@ -47,10 +47,28 @@ pub fn path_from_parents(parent: &[u32], target: u32) -> Option<Vec<u32>> {
     Some(path)
 }
 
+/// What a bounded path search found: a path, certainly none (every object reachable from the
+/// start was visited), or nothing within its bounds (it gave up: there may be one).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PathSearch {
+    Found(Vec<u32>),
+    NoPath,
+    GaveUp,
+}
+
+impl PathSearch {
+    pub fn found(self) -> Option<Vec<u32>> {
+        match self {
+            PathSearch::Found(p) => Some(p),
+            _ => None,
+        }
+    }
+}
+
 /// Shortest forward path `from ..= to` over `successors`, at most `max_depth` edges long and
 /// visiting at most `max_visited` nodes, so one call cannot stall a query; None if `to` was not
-/// found within those bounds. Memory is proportional to the nodes visited, not the graph.
-/// The one bounded search of heapql (`FullAnalysis::path`, the executor's `path(a, b)`).
+/// found within those bounds (`search_path` tells "no path" from "gave up"). Memory is
+/// proportional to the nodes visited, not the graph.
 pub fn bounded_path<I: IntoIterator<Item = u32>>(
     from: u32,
     to: u32,
@@ -58,8 +76,21 @@ pub fn bounded_path<I: IntoIterator<Item = u32>>(
     max_visited: usize,
     successors: impl Fn(u32) -> I,
 ) -> Option<Vec<u32>> {
+    search_path(from, to, max_depth, max_visited, successors).found()
+}
+
+/// `bounded_path`, telling a complete search that found no path (`NoPath`) from one that
+/// stopped at a bound (`GaveUp`). The one bounded search of heapql (`FullAnalysis::path`, the
+/// executor's `path(a, b)`, paths to roots).
+pub fn search_path<I: IntoIterator<Item = u32>>(
+    from: u32,
+    to: u32,
+    max_depth: usize,
+    max_visited: usize,
+    successors: impl Fn(u32) -> I,
+) -> PathSearch {
     if from == to {
-        return Some(vec![from]);
+        return PathSearch::Found(vec![from]);
     }
     let mut parent: FxHashMap<u32, u32> = FxHashMap::default();
     parent.insert(from, from);
@@ -80,19 +111,19 @@ pub fn bounded_path<I: IntoIterator<Item = u32>>(
                         path.push(x);
                     }
                     path.reverse();
-                    return Some(path);
+                    return PathSearch::Found(path);
                 }
                 if parent.len() >= max_visited {
-                    return None;
+                    return PathSearch::GaveUp;
                 }
                 next.push(v);
             }
         }
         if next.is_empty() {
-            return None;
+            return PathSearch::NoPath;
         }
         std::mem::swap(&mut frontier, &mut next);
         next.clear();
     }
-    None
+    PathSearch::GaveUp
 }

@@ -52,32 +52,65 @@ fn exec_error(e: ExecError) -> Error {
     coded(e.code, e.message)
 }
 
-fn to_js(mut batch: Batch) -> JsBatch {
+/// The batch for JavaScript, or ERR_TOO_LARGE naming the column and row of a cell (a text, a
+/// list's JSON) that one JavaScript string cannot hold: napi's own failure says neither, and
+/// inside a stream's callback it would end the process. `first_row` numbers the batch's first
+/// row in the whole result.
+fn to_js(mut batch: Batch, first_row: u64) -> Result<JsBatch> {
     let row_count = batch.row_count as u32;
-    let columns = std::mem::take(&mut batch.columns)
-        .into_iter()
-        .map(|c| {
-            let kind = c.data.type_name().to_string();
-            let mut bigints = None;
-            let values = match c.data {
-                ColumnData::Objects(v) => Either4::A(Uint32Array::new(v)),
-                ColumnData::Numbers { values, wide } => {
-                    if !wide.is_empty() {
-                        bigints = Some(JsBigInts { rows: Uint32Array::new(wide.rows), values: BigInt64Array::new(wide.values) });
-                    }
-                    Either4::B(Float64Array::new(values))
+    let mut columns = Vec::with_capacity(batch.columns.len());
+    for c in std::mem::take(&mut batch.columns) {
+        let kind = c.data.type_name().to_string();
+        let mut bigints = None;
+        let values = match c.data {
+            ColumnData::Objects(v) => Either4::A(Uint32Array::new(v)),
+            ColumnData::Numbers { values, wide } => {
+                if !wide.is_empty() {
+                    bigints = Some(JsBigInts { rows: Uint32Array::new(wide.rows), values: BigInt64Array::new(wide.values) });
                 }
-                ColumnData::Strings { values, exact } => Either4::C(texts(values, exact)),
-                ColumnData::Lists(v) => Either4::C(v.into_iter().map(Either::A).collect()),
-                ColumnData::Bools(v) => Either4::D(v.into_iter().map(u32::from).collect()),
-                ColumnData::Null => Either4::D(vec![0; row_count as usize]),
-            };
-            let nulls = if c.nulls.is_empty() { None } else { Some(Uint8Array::new(c.nulls)) };
-            JsColumn { name: c.name, kind, values, nulls, bigints }
-        })
-        .collect();
+                Either4::B(Float64Array::new(values))
+            }
+            ColumnData::Strings { values, exact } => {
+                check_cells(&values, &c.name, first_row, "text")?;
+                Either4::C(texts(values, exact))
+            }
+            ColumnData::Lists(v) => {
+                check_cells(&v, &c.name, first_row, "list")?;
+                Either4::C(v.into_iter().map(Either::A).collect())
+            }
+            ColumnData::Bools(v) => Either4::D(v.into_iter().map(u32::from).collect()),
+            ColumnData::Null => Either4::D(vec![0; row_count as usize]),
+        };
+        let nulls = if c.nulls.is_empty() { None } else { Some(Uint8Array::new(c.nulls)) };
+        columns.push(JsColumn { name: c.name, kind, values, nulls, bigints });
+    }
     let notes = if batch.notes.is_empty() { None } else { Some(batch.notes) };
-    JsBatch { row_count, columns, notes }
+    Ok(JsBatch { row_count, columns, notes })
+}
+
+/// ERR_TOO_LARGE for the first cell of `cells` longer than one JavaScript string. (A text with
+/// an unpaired surrogate has as many UTF-16 units as its lossy Rust form: U+FFFD is one unit.)
+fn check_cells(cells: &[String], column: &str, first_row: u64, what: &str) -> Result<()> {
+    let max = heapql_exec::JS_STRING_MAX_UNITS;
+    for (i, cell) in cells.iter().enumerate() {
+        if heapql_report::too_long_for_js(cell, max) {
+            let units = cell.encode_utf16().count();
+            let row = first_row + i as u64 + 1;
+            let fix = if what == "text" {
+                "select the object itself (its label shows how it starts), its length (`s.@length`), or test it with LIKE"
+            } else {
+                "take a shorter slice (`a[0:1000]`) or read it in pages, count with `@length`, or LIMIT the rows"
+            };
+            return Err(coded(
+                "ERR_TOO_LARGE",
+                format!(
+                    "column \"{column}\", row {row}: the {what} is {units} UTF-16 units, more than one JavaScript string holds ({max}); \
+                     no output format can show this cell (csv and json alike); {fix}"
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A string column's cells for JavaScript: each a Rust string, but the texts that are no valid
@@ -130,7 +163,7 @@ impl Task for ExecuteTask {
     }
 
     fn resolve(&mut self, _env: Env, batch: Batch) -> Result<JsBatch> {
-        Ok(to_js(batch))
+        to_js(batch, 0)
     }
 }
 
@@ -166,16 +199,33 @@ impl Task for StreamTask {
             let callback = self.on_batch.clone();
             let cancel = self.cancel.clone();
             let gate = self.gate.clone();
-            with_context(&self.state, &plan, self.cancel.clone(), |ctx| {
+            // A batch that cannot cross (a cell too long for a JavaScript string) ends the
+            // stream with that error: the caller's loop rejects, the process goes on.
+            let mut failed: Option<Error> = None;
+            let mut sent: u64 = 0;
+            let end = with_context(&self.state, &plan, self.cancel.clone(), |ctx| {
                 heapql_exec::execute_stream(ctx, &plan, self.batch_rows, &mut |batch| {
+                    let rows = batch.row_count as u64;
+                    let js = match to_js(batch, sent) {
+                        Ok(js) => js,
+                        Err(e) => {
+                            failed = Some(e);
+                            return false;
+                        }
+                    };
+                    sent += rows;
                     if gate.as_ref().is_some_and(|g| !g.acquire(cancel.as_deref())) {
                         return false;
                     }
-                    callback.call(to_js(batch), ThreadsafeFunctionCallMode::Blocking);
+                    callback.call(js, ThreadsafeFunctionCallMode::Blocking);
                     !cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
                 })
                 .map_err(exec_error)
-            })
+            })?;
+            match failed {
+                Some(e) => Err(e),
+                None => Ok(end),
+            }
         })
     }
 
