@@ -37,9 +37,8 @@ pub struct ExecContext<'a> {
     pub path_max_visited: usize,
 }
 
-/// The most UTF-16 units one JavaScript string holds (V8 on 64-bit machines, 2^29 − 24): every
-/// result cell crosses to Node as one string (a text; a list as its JSON).
-pub const JS_STRING_MAX_UNITS: usize = (1 << 29) - 24;
+/// Every result cell crosses to Node as one string (a text; a list as its JSON): at most this.
+pub use heapql_heap::JS_STRING_MAX_UNITS;
 
 impl<'a> ExecContext<'a> {
     pub fn new(heap: &'a Heap) -> ExecContext<'a> {

@@ -99,6 +99,10 @@ pub enum HeapError {
     TooManyObjects { path: String, objects: u64 },
 }
 
+/// The most UTF-16 units one JavaScript string holds (V8 on 64-bit machines, 2^29 − 24): the
+/// bound of every text the addon hands to Node whole (a result cell, a report's JSON).
+pub const JS_STRING_MAX_UNITS: usize = (1 << 29) - 24;
+
 /// The most objects one index holds: object numbers are `u32`, and the graph numbers node
 /// `o + 1` and keeps a few values above every node for markers (`NONE`, …).
 pub const MAX_OBJECTS: u64 = u32::MAX as u64 - 16;

@@ -305,9 +305,8 @@ mod tests {
     }
 }
 
-/// The most UTF-16 units one JavaScript string holds (V8 on 64-bit machines): the report's
-/// and the waste section's JSON cross to Node as one string.
-pub const JS_STRING_MAX_UNITS: usize = (1 << 29) - 24;
+/// The report's and the waste section's JSON cross to Node as one string: at most this.
+pub use heapql_heap::JS_STRING_MAX_UNITS;
 
 /// Is `json` more than `max_units` UTF-16 units (too long for one JavaScript string)?
 pub fn too_long_for_js(json: &str, max_units: usize) -> bool {
