@@ -71,7 +71,10 @@ pub(crate) fn applies(env: &Env, q: &Post, input: &Input, distinct: bool) -> boo
 /// compile step refuses first) or leave a note (a field read on rows whose classes were not
 /// known: its probe notes a field no row had). Such an output is evaluated while scanning, as
 /// before, so the same row raises the same error and every row is seen by the probe, also
-/// under a LIMIT. Keep in step with `eval.rs`: every `Err` it can return is listed here.
+/// under a LIMIT. Keep in step with `eval.rs`: every `Err` it can return is listed here, but
+/// two on purpose: ERR_TOO_LARGE (a text or list too long to be one result cell) and
+/// `path()`'s note that a search gave up are about a cell being made, so a row that ORDER BY
+/// and LIMIT leave out, whose cells are never made here, raises neither.
 fn has_effects(env: &Env, e: &CExpr) -> bool {
     let mut found = false;
     e.visit(&mut |x| {
