@@ -205,8 +205,10 @@ fn paths_and_retained_sets_carry_field_names() {
     assert_eq!(heapql_graph::edge_label(&heap, node_class, object_class), "<super>");
 
     // Bounded forward paths.
-    assert_eq!(a.path(i(ids.h), i(ids.z), 32, 100).unwrap(), vec![i(ids.h), i(ids.x), i(ids.z)]);
-    assert_eq!(a.path(i(ids.z), i(ids.h), 32, 100), None);
+    assert_eq!(a.path(i(ids.h), i(ids.z), 32, 100), heapql_graph::PathSearch::Found(vec![i(ids.h), i(ids.x), i(ids.z)]));
+    assert_eq!(a.path(i(ids.z), i(ids.h), 32, 100), heapql_graph::PathSearch::NoPath);
+    // Too short a bound: the search says it gave up, not that there is no path.
+    assert_eq!(a.path(i(ids.h), i(ids.z), 1, 100), heapql_graph::PathSearch::GaveUp);
 
     // Retained sets: {X, Y} frees Z too; {X} alone frees only X.
     let size = |id| heap.shallow_size(idx(&heap, id));
