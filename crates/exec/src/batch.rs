@@ -51,6 +51,38 @@ pub enum ColumnData {
     Null,
 }
 
+impl Batch {
+    /// ERR_TOO_LARGE naming the column and row of the first cell (a text, a list's JSON) longer
+    /// than `max_units` UTF-16 units, the most one JavaScript string holds: the executor bounds
+    /// each cell as it makes it, this is the last word for what it could not foresee (a
+    /// concatenation). `first_row` numbers the batch's first row in the whole result. (A text
+    /// with an unpaired surrogate has as many units as its lossy Rust form: U+FFFD is one.)
+    pub fn check_cell_lengths(&self, first_row: u64, max_units: usize) -> Result<(), crate::ExecError> {
+        for c in &self.columns {
+            let (cells, what, fix) = match &c.data {
+                ColumnData::Strings { values, .. } => {
+                    (values, "text", "select the object itself (its label shows how it starts), its length (`s.@length`), or test it with LIKE")
+                }
+                ColumnData::Lists(v) => (v, "list", "take a shorter slice (`a[0:1000]`) or read it in pages, count with `@length`, or LIMIT the rows"),
+                _ => continue,
+            };
+            if let Some(i) = cells.iter().position(|cell| heapql_heap::too_long_for_js(cell, max_units)) {
+                let units = cells[i].encode_utf16().count();
+                return Err(crate::ExecError::new(
+                    crate::error::ERR_TOO_LARGE,
+                    format!(
+                        "column \"{}\", row {}: the {what} is {units} UTF-16 units, more than one JavaScript string holds ({max_units}); \
+                         no output format can show this cell (csv and json alike); {fix}",
+                        c.name,
+                        first_row + i as u64 + 1
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 impl ColumnData {
     /// The type name used on the TypeScript side.
     pub fn type_name(&self) -> &'static str {
@@ -326,6 +358,20 @@ pub fn objects_column(name: &str, ids: Vec<u32>) -> Column {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cell_longer_than_a_javascript_string_is_named_by_column_and_row() {
+        let text = |cells: Vec<String>| Column { name: "t".into(), data: ColumnData::Strings { values: cells, exact: ExactTexts::default() }, nulls: vec![] };
+        let list = |cells: Vec<String>| Column { name: "l".into(), data: ColumnData::Lists(cells), nulls: vec![] };
+        let batch = |c: Column| Batch { row_count: 3, columns: vec![c], notes: vec![] };
+        let ok = batch(text(vec!["a".into(), "é".repeat(10), "b".into()]));
+        assert!(ok.check_cell_lengths(0, 10).is_ok(), "ten two-byte characters are ten units");
+        let e = batch(text(vec!["a".into(), "b".into(), "x".repeat(11)])).check_cell_lengths(100, 10).unwrap_err();
+        assert_eq!(e.code, crate::error::ERR_TOO_LARGE);
+        assert!(e.message.starts_with("column \"t\", row 103: the text is 11 UTF-16 units"), "{}", e.message);
+        let e = batch(list(vec!["[]".into(), format!("[{}]", "1,".repeat(6)), "[]".into()])).check_cell_lengths(0, 10).unwrap_err();
+        assert!(e.message.starts_with("column \"l\", row 2: the list is 14 UTF-16 units"), "{}", e.message);
+    }
 
     #[test]
     fn typing_rule() {

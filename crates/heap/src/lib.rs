@@ -103,6 +103,26 @@ pub enum HeapError {
 /// bound of every text the addon hands to Node whole (a result cell, a report's JSON).
 pub const JS_STRING_MAX_UNITS: usize = (1 << 29) - 24;
 
+/// Is `text` more than `max_units` UTF-16 units (too long for one JavaScript string)? Counts
+/// the units only of a text whose UTF-8 bytes (never fewer) pass the bound.
+pub fn too_long_for_js(text: &str, max_units: usize) -> bool {
+    text.len() > max_units && text.encode_utf16().count() > max_units
+}
+
+#[cfg(test)]
+mod js_text_tests {
+    use super::too_long_for_js;
+
+    #[test]
+    fn texts_are_measured_in_utf16_units() {
+        // 60 two-byte characters: 120 bytes of UTF-8, 60 units.
+        assert!(!too_long_for_js(&"é".repeat(60), 64));
+        assert!(too_long_for_js(&"é".repeat(65), 64));
+        assert!(too_long_for_js(&"x".repeat(65), 64));
+        assert!(!too_long_for_js(&"x".repeat(64), 64));
+    }
+}
+
 /// The most objects one index holds: object numbers are `u32`, and the graph numbers node
 /// `o + 1` and keeps a few values above every node for markers (`NONE`, …).
 pub const MAX_OBJECTS: u64 = u32::MAX as u64 - 16;

@@ -57,6 +57,7 @@ fn exec_error(e: ExecError) -> Error {
 /// inside a stream's callback it would end the process. `first_row` numbers the batch's first
 /// row in the whole result.
 fn to_js(mut batch: Batch, first_row: u64) -> Result<JsBatch> {
+    batch.check_cell_lengths(first_row, heapql_exec::JS_STRING_MAX_UNITS).map_err(exec_error)?;
     let row_count = batch.row_count as u32;
     let mut columns = Vec::with_capacity(batch.columns.len());
     for c in std::mem::take(&mut batch.columns) {
@@ -70,14 +71,8 @@ fn to_js(mut batch: Batch, first_row: u64) -> Result<JsBatch> {
                 }
                 Either4::B(Float64Array::new(values))
             }
-            ColumnData::Strings { values, exact } => {
-                check_cells(&values, &c.name, first_row, "text")?;
-                Either4::C(texts(values, exact))
-            }
-            ColumnData::Lists(v) => {
-                check_cells(&v, &c.name, first_row, "list")?;
-                Either4::C(v.into_iter().map(Either::A).collect())
-            }
+            ColumnData::Strings { values, exact } => Either4::C(texts(values, exact)),
+            ColumnData::Lists(v) => Either4::C(v.into_iter().map(Either::A).collect()),
             ColumnData::Bools(v) => Either4::D(v.into_iter().map(u32::from).collect()),
             ColumnData::Null => Either4::D(vec![0; row_count as usize]),
         };
@@ -86,31 +81,6 @@ fn to_js(mut batch: Batch, first_row: u64) -> Result<JsBatch> {
     }
     let notes = if batch.notes.is_empty() { None } else { Some(batch.notes) };
     Ok(JsBatch { row_count, columns, notes })
-}
-
-/// ERR_TOO_LARGE for the first cell of `cells` longer than one JavaScript string. (A text with
-/// an unpaired surrogate has as many UTF-16 units as its lossy Rust form: U+FFFD is one unit.)
-fn check_cells(cells: &[String], column: &str, first_row: u64, what: &str) -> Result<()> {
-    let max = heapql_exec::JS_STRING_MAX_UNITS;
-    for (i, cell) in cells.iter().enumerate() {
-        if heapql_report::too_long_for_js(cell, max) {
-            let units = cell.encode_utf16().count();
-            let row = first_row + i as u64 + 1;
-            let fix = if what == "text" {
-                "select the object itself (its label shows how it starts), its length (`s.@length`), or test it with LIKE"
-            } else {
-                "take a shorter slice (`a[0:1000]`) or read it in pages, count with `@length`, or LIMIT the rows"
-            };
-            return Err(coded(
-                "ERR_TOO_LARGE",
-                format!(
-                    "column \"{column}\", row {row}: the {what} is {units} UTF-16 units, more than one JavaScript string holds ({max}); \
-                     no output format can show this cell (csv and json alike); {fix}"
-                ),
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// A string column's cells for JavaScript: each a Rust string, but the texts that are no valid

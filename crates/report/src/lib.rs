@@ -305,24 +305,5 @@ mod tests {
     }
 }
 
-/// The report's and the waste section's JSON cross to Node as one string: at most this.
-pub use heapql_heap::JS_STRING_MAX_UNITS;
-
-/// Is `json` more than `max_units` UTF-16 units (too long for one JavaScript string)?
-pub fn too_long_for_js(json: &str, max_units: usize) -> bool {
-    json.len() > max_units && json.encode_utf16().count() > max_units
-}
-
-#[cfg(test)]
-mod js_text_tests {
-    use super::too_long_for_js;
-
-    #[test]
-    fn texts_are_measured_in_utf16_units() {
-        // 60 two-byte characters: 120 bytes of UTF-8, 60 units.
-        assert!(!too_long_for_js(&"é".repeat(60), 64));
-        assert!(too_long_for_js(&"é".repeat(65), 64));
-        assert!(too_long_for_js(&"x".repeat(65), 64));
-        assert!(!too_long_for_js(&"x".repeat(64), 64));
-    }
-}
+/// The report's and the waste section's JSON cross to Node as one string: at most this long.
+pub use heapql_heap::{too_long_for_js, JS_STRING_MAX_UNITS};
