@@ -205,10 +205,14 @@ function dominatorRows(b: DumpSnapshot, c: DumpSnapshot, threshold: number, perH
   if (!perHeap) rows = pairRows(bs, cs, (k, x, y) => row(k, x, y), (r) => moved(r.retained), keys);
   else {
     const [bh, ch] = [dominatorHeapSums(b), dominatorHeapSums(c)];
+    // The heaps each key has bytes in, in either dump.
+    const heapsOf = new Map<string, Set<string>>();
+    for (const d of [...b.dominators, ...c.dominators]) {
+      for (const h of d.heaps ?? []) heapsOf.set(d.key, (heapsOf.get(d.key) ?? new Set()).add(h.name));
+    }
     rows = [];
     for (const k of keys) {
-      const heaps = new Set([...bh.keys(), ...ch.keys()].filter((hk) => hk.startsWith(`${k}\u0000`)).map((hk) => hk.slice(k.length + 1)));
-      for (const heap of heaps) {
+      for (const heap of heapsOf.get(k) ?? []) {
         const r = row(k, bs.get(k), cs.get(k), heap, [bh.get(`${k}\u0000${heap}`)?.retained, ch.get(`${k}\u0000${heap}`)?.retained]);
         if (moved(r.retained)) rows.push(r);
       }
