@@ -3,7 +3,7 @@
 use crate::{Dominators, Graph, NONE};
 use fixedbitset::FixedBitSet;
 use crate::object_graph::obj;
-use heapql_heap::{BigArray, ObjIdx, Placement};
+use heapql_heap::{Appender, BigArray, ObjIdx, Placement};
 use rustc_hash::FxHashMap;
 
 /// Retained sizes in 4 bytes per node: a value ≥ `u32::MAX` (4 GiB and more: the virtual
@@ -101,15 +101,21 @@ fn put(slot: &mut u32, big: &mut Vec<(u32, u64)>, v: u32, size: u64) {
 /// own sizes' reads of the dump and its index (`FullAnalysis::build_beside`). The walk's
 /// error stops it.
 pub fn own_sizes_seen<E>(n: usize, in_tree: impl Fn(u32) -> bool, mut pass: impl FnMut(ObjIdx) -> Result<u64, E>, place: &Placement) -> Result<OwnSizes, E> {
-    let mut small: BigArray<u32> = BigArray::zeroed(n, place);
+    // Written in node order and read only once complete: appended (`Appender`).
+    let mut small: Appender<u32> = Appender::new(n, place);
     let mut big = Vec::new();
+    if n > 0 {
+        small.push(0);
+    }
     for v in 1..n as u32 {
         let size = pass(obj(v))?;
+        let mut slot = 0;
         if in_tree(v) {
-            put(&mut small[v as usize], &mut big, v, size);
+            put(&mut slot, &mut big, v, size);
         }
+        small.push(slot);
     }
-    Ok(OwnSizes { small, big })
+    Ok(OwnSizes { small: small.finish(), big })
 }
 
 /// The retained sizes summed from `own` (the nodes of `dom`'s tree, 0 for the others) in

@@ -45,7 +45,7 @@ use rustc_hash::FxHashMap;
 
 pub use layout::Model as SizeModel;
 
-pub use heapql_scratch::{both, memory_to_spare, rss_anon_bytes, BigArray, GrowArray, Laps, Pages, Placement};
+pub use heapql_scratch::{both, Appender, PieceArray, memory_to_spare, rss_anon_bytes, BigArray, GrowArray, Laps, Pages, Placement};
 
 /// Dense object index: 0..Heap::object_count().
 pub type ObjIdx = u32;

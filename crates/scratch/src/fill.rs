@@ -46,12 +46,12 @@ fn write_zeros(file: &File, offset: usize, bytes: usize) -> std::io::Result<()> 
 }
 
 #[cfg(unix)]
-fn write_at(file: &File, data: &[u8], at: usize) -> std::io::Result<()> {
+pub(crate) fn write_at(file: &File, data: &[u8], at: usize) -> std::io::Result<()> {
     std::os::unix::fs::FileExt::write_all_at(file, data, at as u64)
 }
 
 #[cfg(not(unix))]
-fn write_at(mut file: &File, data: &[u8], at: usize) -> std::io::Result<()> {
+pub(crate) fn write_at(mut file: &File, data: &[u8], at: usize) -> std::io::Result<()> {
     use std::io::Seek;
     file.seek(std::io::SeekFrom::Start(at as u64))?;
     file.write_all(data)

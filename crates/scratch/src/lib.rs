@@ -11,6 +11,7 @@
 //! read-around of evicted pages (`advice`; a cache entry's, `map_file`, does not).
 
 mod advice;
+mod append;
 mod fill;
 mod grow;
 mod pages;
@@ -18,6 +19,7 @@ mod par;
 mod spare;
 mod timing;
 
+pub use append::{Appender, PieceArray};
 pub use fill::write_in_pieces;
 pub use grow::GrowArray;
 pub use pages::{forget_pages, release_pages, Pages};
@@ -308,6 +310,20 @@ impl<T: Plain> SpillFile<T> {
         let mut v = vec![T::default(); self.len];
         read_values(&mut self.file, &mut v)?;
         Ok(v)
+    }
+
+    /// All the values, mapped writable and shared with the file (an array to change in place,
+    /// as a `BigArray::zeroed`, without its pages turning into anonymous copies).
+    pub fn map_shared(&self) -> std::io::Result<BigArray<T>> {
+        if self.len == 0 {
+            return Ok(BigArray::default());
+        }
+        // SAFETY: the file is unlinked and ours alone; nobody else can change it under the map.
+        let map = unsafe { memmap2::MmapOptions::new().len(self.len * std::mem::size_of::<T>()).map_mut(&self.file) }?;
+        if self.advised {
+            advice::apply(&map);
+        }
+        Ok(BigArray { repr: Repr::Mapped { map, len: self.len } })
     }
 
     /// All the values, mapped from the file (page cache, not anonymous memory).
