@@ -2,7 +2,7 @@
 //! kind of thing each class is, and how objects and class loaders are named.
 
 use heapql_graph::FullAnalysis;
-use heapql_heap::{describe, BigArray, ClassIdx, Heap, ObjIdx, ObjectKind, PrimType, ThreadInfo, Value};
+use heapql_heap::{describe, Appender, BigArray, ClassIdx, Heap, ObjIdx, ObjectKind, PrimType, ThreadInfo, Value};
 use rustc_hash::FxHashMap;
 
 use super::model::ObjectRef;
@@ -160,9 +160,43 @@ impl ClassSlots<'_> {
     }
 }
 
+/// A `ClassCache` being filled in object order (`ClassCache::appending`).
+pub enum ClassCacheAppender {
+    Narrow(Appender<u16>),
+    Wide(Appender<ClassIdx>),
+}
+
+impl ClassCacheAppender {
+    /// The class of the next object.
+    #[inline]
+    pub fn push(&mut self, c: ClassIdx) {
+        match self {
+            ClassCacheAppender::Narrow(a) => a.push(c as u16),
+            ClassCacheAppender::Wide(a) => a.push(c),
+        }
+    }
+
+    /// Objects pushed so far.
+    pub fn len(&self) -> usize {
+        match self {
+            ClassCacheAppender::Narrow(a) => a.len(),
+            ClassCacheAppender::Wide(a) => a.len(),
+        }
+    }
+
+    /// The cache (kinds still to set), once every object is pushed.
+    pub fn finished(self) -> ClassCache {
+        let of = match self {
+            ClassCacheAppender::Narrow(a) => Classes::Narrow(a.finish()),
+            ClassCacheAppender::Wide(a) => Classes::Wide(a.finish()),
+        };
+        ClassCache { of, kinds: KindsSeen::default() }
+    }
+}
+
 impl ClassCache {
     /// A slot for the class of each of `heap`'s objects, in its scratch placement, to be
-    /// filled through `set` or `split_at_mut`, then `set_kinds`.
+    /// filled through `split_at_mut`, then `set_kinds`.
     pub fn zeroed(heap: &Heap) -> ClassCache {
         let (objects, place) = (heap.object_count() as usize, heap.scratch());
         let of = if heap.class_count() <= u16::MAX as u32 + 1 {
@@ -171,6 +205,18 @@ impl ClassCache {
             Classes::Wide(BigArray::zeroed(objects, place))
         };
         ClassCache { of, kinds: KindsSeen::default() }
+    }
+
+    /// An empty cache to be filled object after object, from the first, by `push`, then
+    /// `finished`: its scratch file is written by `write`, no page faulted in first
+    /// (`heapql_heap::Appender`).
+    pub fn appending(heap: &Heap) -> ClassCacheAppender {
+        let (objects, place) = (heap.object_count() as usize, heap.scratch());
+        if heap.class_count() <= u16::MAX as u32 + 1 {
+            ClassCacheAppender::Narrow(Appender::new(objects, place))
+        } else {
+            ClassCacheAppender::Wide(Appender::new(objects, place))
+        }
     }
 
     /// The slots of objects `..mid` and `mid..`.
@@ -184,15 +230,6 @@ impl ClassCache {
                 let (a, b) = v.split_at_mut(mid);
                 (ClassSlots::Wide(a), ClassSlots::Wide(b))
             }
-        }
-    }
-
-    /// The class of object `o` (a pass filling the cache alone, in one piece).
-    #[inline]
-    pub fn set(&mut self, o: ObjIdx, c: ClassIdx) {
-        match &mut self.of {
-            Classes::Narrow(v) => v[o as usize] = c as u16,
-            Classes::Wide(v) => v[o as usize] = c,
         }
     }
 

@@ -11,7 +11,7 @@ use heapql_heap::{ClassIdx, ClassMemo, FieldSlot, Heap, ObjIdx, ObjectKind, Valu
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::ctx::{ClassCache, ClassSlots, KindsSeen, LOADER, REFERENCE, THREAD};
+use super::ctx::{ClassCache, ClassCacheAppender, ClassSlots, KindsSeen, LOADER, REFERENCE, THREAD};
 use super::model::HeapFacts;
 use crate::waste::{Objects, Roles};
 
@@ -245,7 +245,7 @@ pub struct ScanBeside<'h> {
     half: Half,
     /// Made at the first object: an analysis read from the cache sees none (its scratch
     /// files, the waste step's among them, are never made then).
-    classes: Option<ClassCache>,
+    classes: Option<ClassCacheAppender>,
     roles: Roles,
     waste: Option<Objects>,
 }
@@ -270,8 +270,9 @@ impl PassBeside for ScanBeside<'_> {
         let heap = self.heap;
         let cover = Coverage { graph, reachable_only: self.reachable_only };
         let (c, kind, shallow) = self.half.see(heap, &self.flags, &self.referent, cover, o);
-        let classes = self.classes.get_or_insert_with(|| ClassCache::zeroed(heap));
-        classes.set(o, c);
+        let classes = self.classes.get_or_insert_with(|| ClassCache::appending(heap));
+        assert_eq!(classes.len(), o as usize, "the pass beside sees the objects in order, from the first");
+        classes.push(c);
         if cover.covers(o) {
             let waste = self.waste.get_or_insert_with(|| crate::waste::objects_beside(heap));
             waste.see(heap, &self.roles, cover, o, c, kind);
@@ -285,7 +286,7 @@ impl PassBeside for ScanBeside<'_> {
     fn finish(self) -> Scan {
         let heap = self.heap;
         // A dump without objects: no first object made them.
-        let classes = self.classes.unwrap_or_else(|| ClassCache::zeroed(heap));
+        let classes = self.classes.map_or_else(|| ClassCache::zeroed(heap), |c| c.finished());
         let mut scan = self.half.into_scan(classes);
         // None when no object was covered: the waste pass then makes the step itself.
         scan.waste = self.waste.map(|mut waste| {
