@@ -1,6 +1,7 @@
 // Executor batch (docs/physical-plan.md, "Result") → QueryResult. Pure: object references are
-// resolved through the resolver the caller passes (the native door in production), once per
-// batch with every distinct index, so names and addresses are looked up only for rows shown.
+// resolved through the resolver the caller passes (the native door in production), with every
+// distinct index of the batch (once, or a block at a time when paced), so names and addresses
+// are looked up only for rows shown.
 import type { Column, ColumnType, ObjectRef, QueryResult, Value, VizSpec } from './schema.js';
 
 export interface BatchColumn {
@@ -37,8 +38,35 @@ export interface ResultMeta {
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
+/** Object indices, each once, in the order first seen (a Set's order), kept in a Uint32Array. */
+class DistinctIndices {
+  private readonly seen = new Set<number>();
+  private list: Uint32Array;
+  length = 0;
+
+  constructor(capacity: number) {
+    this.list = new Uint32Array(Math.max(16, capacity));
+  }
+
+  add(index: number): void {
+    if (this.seen.has(index)) return;
+    this.seen.add(index);
+    if (this.length === this.list.length) {
+      const grown = new Uint32Array(this.list.length * 2);
+      grown.set(this.list);
+      this.list = grown;
+    }
+    this.list[this.length++] = index;
+  }
+
+  /** The indices gathered (a view, not a copy). */
+  indices(): Uint32Array {
+    return this.list.subarray(0, this.length);
+  }
+}
+
 /** Collects `{"o": n}` indices of a parsed list cell (a wide integer is `{"i": "<digits>"}`). */
-function collectObjects(v: Json, into: Set<number>): void {
+function collectObjects(v: Json, into: DistinctIndices): void {
   if (Array.isArray(v)) for (const x of v) collectObjects(x, into);
   else if (v !== null && typeof v === 'object') {
     if (typeof v.o === 'number') into.add(v.o);
@@ -82,16 +110,73 @@ export function firstRows(batch: Batch, n: number): Batch {
   };
 }
 
+/**
+ * Objects resolved per call of the resolver (and rows converted) between two pauses of a paced
+ * conversion (`batchToQueryResultPaced`). One native `describe` of this many objects takes a
+ * few tens of milliseconds to a hundred or so (bench-1g.hprof, java.lang.String labels); a
+ * larger block is slower per object (one call making a million strings took twice as long per
+ * object as blocks of this size) and leaves the event loop longer.
+ */
+export const CONVERT_BLOCK = 16384;
+
+/** The synchronous conversion: the whole batch at once, one call of the resolver. */
 export function batchToQueryResult(batch: Batch, resolve: ObjectResolver, meta: ResultMeta): QueryResult {
+  const steps = conversion(batch, resolve, meta, Infinity);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * The same conversion (the same result, value for value) in blocks: the resolver is called with
+ * at most `block` indices at a time, and `pause` is awaited between two blocks of work
+ * (resolving, parsing list cells, making rows), never before the first or after the last. A
+ * `pause` that throws (a cancelled query) ends the conversion with its error.
+ */
+export async function batchToQueryResultPaced(
+  batch: Batch,
+  resolve: ObjectResolver,
+  meta: ResultMeta,
+  pause: () => Promise<void>,
+  block: number = CONVERT_BLOCK,
+): Promise<QueryResult> {
+  if (!(Number.isSafeInteger(block) && block >= 1)) throw new RangeError(`a conversion block is a whole number ≥ 1, not ${block}`);
+  const steps = conversion(batch, resolve, meta, block);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await pause();
+  }
+}
+
+/**
+ * The conversion of a batch, yielding between two blocks of work: `block` rows of a column
+ * parsed or gathered, `block` objects resolved in one call of the resolver (the last call the
+ * rest), `block` rows made. It never yields before the first block or after the last; with
+ * `block` Infinity, never (one call of the resolver with every index).
+ */
+function* conversion(batch: Batch, resolve: ObjectResolver, meta: ResultMeta, block: number): Generator<void, QueryResult, undefined> {
   const n = batch.rowCount;
   const isNull = (c: BatchColumn, r: number) => c.nulls !== undefined && c.nulls[r] === 1;
+  /** Units of work done since the last pause; a pause is due once they reach `block`. */
+  let work = 0;
 
   // Parse list cells once; gather every object index of the batch.
-  const wanted = new Set<number>();
-  const parsedLists = batch.columns.map((c) => {
-    if (c.type !== 'list') return null;
+  const wanted = new DistinctIndices(batch.columns.reduce((k, c) => k + (c.type === 'object' ? n : 0), 0));
+  const parsedLists: (Json[] | null)[] = [];
+  for (const c of batch.columns) {
+    if (c.type !== 'list') {
+      parsedLists.push(null);
+      continue;
+    }
     const cells: Json[] = new Array(n);
     for (let r = 0; r < n; r++) {
+      if (work >= block) {
+        yield;
+        work = 0;
+      }
+      work++;
       if (isNull(c, r)) {
         cells[r] = null;
         continue;
@@ -106,24 +191,52 @@ export function batchToQueryResult(batch: Batch, resolve: ObjectResolver, meta: 
       collectObjects(parsed, wanted);
       cells[r] = parsed;
     }
-    return cells;
-  });
+    parsedLists.push(cells);
+  }
   for (const c of batch.columns) {
     if (c.type !== 'object') continue;
     const idx = c.values as ArrayLike<number>;
-    for (let r = 0; r < n; r++) if (!isNull(c, r)) wanted.add(idx[r]);
-  }
-  const order = Uint32Array.from(wanted);
-  const resolved = order.length > 0 ? resolve(order) : [];
-  if (resolved.length !== order.length) {
-    throw new Error(`object resolver returned ${resolved.length} references for ${order.length} indices`);
-  }
-  const refs = new Map<number, ObjectRef>();
-  for (let i = 0; i < order.length; i++) refs.set(order[i], resolved[i]);
-
-  const rows: Value[][] = Array.from({ length: n }, () => new Array<Value>(batch.columns.length));
-  batch.columns.forEach((c, ci) => {
     for (let r = 0; r < n; r++) {
+      if (work >= block) {
+        yield;
+        work = 0;
+      }
+      work++;
+      if (!isNull(c, r)) wanted.add(idx[r]);
+    }
+  }
+  // Resolved a block of indices per call, in the order gathered: the same references as one call.
+  const order = wanted.indices();
+  const refs = new Map<number, ObjectRef>();
+  for (let from = 0; from < order.length; ) {
+    // Each call a whole block (the last the rest), after a pause (the first call too when the
+    // work before it made a whole block).
+    if (from > 0 || work >= block) {
+      yield;
+      work = 0;
+    }
+    const part = order.subarray(from, Math.min(order.length, from + block));
+    const resolved = resolve(part);
+    if (resolved.length !== part.length) {
+      throw new Error(`object resolver returned ${resolved.length} references for ${part.length} indices`);
+    }
+    for (let i = 0; i < part.length; i++) refs.set(part[i]!, resolved[i]!);
+    work += part.length;
+    from += part.length;
+  }
+
+  // The rows, a row at a time.
+  const width = batch.columns.length;
+  const rows: Value[][] = new Array(n);
+  for (let r = 0; r < n; r++) {
+    if (work >= block) {
+      yield;
+      work = 0;
+    }
+    work++;
+    const row = new Array<Value>(width);
+    for (let ci = 0; ci < width; ci++) {
+      const c = batch.columns[ci]!;
       let v: Value;
       if (isNull(c, r)) v = null;
       else {
@@ -141,13 +254,15 @@ export function batchToQueryResult(batch: Batch, resolve: ObjectResolver, meta: 
           default: v = null;
         }
       }
-      rows[r][ci] = v;
+      row[ci] = v;
     }
-    // Integers a double cannot hold: exact, over their rounded numbers (none, most often).
-    if (c.type === 'number' && c.bigints) {
-      const { rows: at, values } = c.bigints;
-      for (let k = 0; k < at.length; k++) if (!isNull(c, at[k]!)) rows[at[k]!]![ci] = values[k]!;
-    }
+    rows[r] = row;
+  }
+  // Integers a double cannot hold: exact, over their rounded numbers (none, most often).
+  batch.columns.forEach((c, ci) => {
+    if (c.type !== 'number' || !c.bigints) return;
+    const { rows: at, values } = c.bigints;
+    for (let k = 0; k < at.length; k++) if (!isNull(c, at[k]!)) rows[at[k]!]![ci] = values[k]!;
   });
 
   const columns: Column[] = batch.columns.map((c) => ({ name: c.name, type: c.type }));

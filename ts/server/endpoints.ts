@@ -11,7 +11,7 @@ export interface Endpoint {
 export const ENDPOINTS: readonly Endpoint[] = [
   { method: 'GET', path: '/', description: 'welcome text and this endpoint catalog' },
   { method: 'GET', path: '/version', description: 'the heapql version and the endpoint catalog (JSON)' },
-  { method: 'GET', path: '/status', description: 'analysis state: not_started, analyzing (with progress), ready, failed (with the reason), dump_unreadable; which dump is served (dumpId, dumpNumber of dumpCount)' },
+  { method: 'GET', path: '/status', description: 'analysis state: not_started, analyzing (with progress: phase, done of total, total ≥ 1), ready, failed (with the reason), dump_unreadable; which dump is served (dumpId, dumpNumber of dumpCount)' },
   { method: 'POST', path: '/analyze', description: 'start the full analysis: started, already_running or already_done' },
   { method: 'DELETE', path: '/analyze', description: 'cancel the running analysis, answered once it stopped: cancelled, not_running or already_done' },
   { method: 'POST', path: '/', description: 'run OQL (raw text, or JSON {"query", "limit"}); answers a QueryResult' },

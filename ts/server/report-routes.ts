@@ -14,6 +14,7 @@ import type { ServerContext } from './context.js';
 import { ApiError, toApiError } from './errors.js';
 import { jsonAnswer } from './json.js';
 import { serverStatus } from './full-path.js';
+import { progressBody } from './status.js';
 
 type Section = 'overview' | 'leaks' | 'top' | 'threads';
 
@@ -95,7 +96,7 @@ export function reportRoutes(app: Hono, ctx: ServerContext): void {
       {
         ok: true,
         status: 'analyzing',
-        progress: now.progress ?? { phase: 'starting', done: 0, total: 0 },
+        progress: progressBody(now.progress),
         message: `the full analysis is running; retry in ${ctx.retryAfterSeconds} s (GET /status shows the progress)`,
       },
       202,

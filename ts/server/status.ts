@@ -1,9 +1,21 @@
 /** The body of `GET /status`: the analysis state as the HTTP API names it, and the dump served. */
-import type { SessionStatus } from '../session/index.js';
+import type { ProgressEvent, SessionStatus } from '../session/index.js';
 import { CANCELLED_NOTE } from './analysis-routes.js';
 import type { ServerContext } from './context.js';
 import { toApiError } from './errors.js';
 import { serverStatus } from './full-path.js';
+
+/**
+ * The running analysis's progress as the HTTP API gives it (`GET /status`, a report's 202):
+ * `total` is at least 1 and `done` between 0 and `total`, so that `done / total` is always a
+ * fraction from 0 to 1 a client can divide out. Before the analysis's first report it is
+ * `{phase: "starting", done: 0, total: 1}` (a phase that reported no total counts 0 of 1).
+ */
+export function progressBody(p: ProgressEvent | null): ProgressEvent {
+  if (!p) return { phase: 'starting', done: 0, total: 1 };
+  const total = p.total >= 1 ? p.total : 1;
+  return { phase: p.phase, done: p.done > 0 ? Math.min(p.done, total) : 0, total };
+}
 
 /** Which dump is served: the same fields in every state. */
 function dumpFields(ctx: ServerContext, path: string, objects: number, classes: number): Record<string, unknown> {
@@ -27,7 +39,7 @@ export function statusBody(ctx: ServerContext): Record<string, unknown> {
   const status = serverStatus(s);
   return {
     status,
-    ...(status === 'analyzing' ? { progress: s.progress ?? { phase: 'starting', done: 0, total: 0 } } : {}),
+    ...(status === 'analyzing' ? { progress: progressBody(s.progress) } : {}),
     ...(status === 'failed' ? { reason: s.error ?? 'unknown reason' } : {}),
     ...(status === 'not_started' && ctx.analysisCancelled ? { note: CANCELLED_NOTE } : {}),
     reachableOnly: s.reachableOnly,

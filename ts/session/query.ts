@@ -1,7 +1,8 @@
 /**
  * Running OQL on an open heap: plan in TypeScript (once — a prepared query carries its plan),
  * execute in Rust, convert the columnar batch into a QueryResult (object cells resolved only for
- * the rows returned).
+ * the rows returned, a block of objects per native call, with a turn of the event loop and a
+ * look at the query's cancellation between two blocks).
  */
 import { performance } from 'node:perf_hooks';
 
@@ -12,7 +13,7 @@ import { explain as explainPlan, plan, planToJson, withLimit, type PatternUse, t
 import { call, callSync, native } from '../native/index.js';
 import { cancelTokenFor } from '../native/cancel.js';
 import type { NativeHeap } from '../native/index.js';
-import { batchToQueryResult, firstRows, type Batch, type ObjectResolver } from '../query/convert.js';
+import { batchToQueryResultPaced, firstRows, type Batch, type ObjectResolver } from '../query/convert.js';
 import { extractViz } from '../query/viz.js';
 import type { Column, ObjectRef, QueryResult, Value, VizSpec } from '../query/schema.js';
 
@@ -142,6 +143,18 @@ export function resolverFor(handle: NativeHeap): ObjectResolver {
   };
 }
 
+/**
+ * What a conversion does between two of its blocks (ts/query/convert.ts, `CONVERT_BLOCK`): lets
+ * one turn of the event loop through (a Ctrl-C, a timer, another request is heard: resolving a
+ * million objects takes seconds), then ends with ERR_CANCELLED if `signal` aborted meanwhile.
+ */
+function betweenBlocks(signal: AbortSignal | undefined): () => Promise<void> {
+  return async () => {
+    await new Promise<void>((r) => setImmediate(r));
+    if (signal?.aborted) throw new HeapqlError('ERR_CANCELLED', 'the query was cancelled');
+  };
+}
+
 /** Per open heap: whether a class name looks like an interface there (class facts never change). */
 const interfaceLike = new WeakMap<NativeHeap, Map<string, Promise<boolean>>>();
 
@@ -224,14 +237,16 @@ export async function runPrepared(handle: NativeHeap, q: PreparedQuery, options:
     const whole = (await call(() => handle.execute(q.planned.json, token)).catch((err) => Promise.reject(placed(err, q.oql)))) as Batch & ExecutorNotes;
     const batch = q.limit === undefined ? whole : firstRows(whole, q.limit);
     const note = joinNotes(await instanceOfNote(handle, q), whole.notes);
-    return batchToQueryResult(batch, resolverFor(handle), {
+    const meta = {
       name: options.name ?? 'q1',
       oql: q.oql,
       elapsedMs: Math.round((performance.now() - started) * 10) / 10,
       truncated: batch.rowCount < whole.rowCount,
       ...(note !== undefined ? { note } : {}),
       ...(q.viz ? { viz: q.viz } : {}),
-    });
+    };
+    // A large result's objects are resolved a block at a time: a cancel is heard between two.
+    return await batchToQueryResultPaced(batch, resolverFor(handle), meta, betweenBlocks(options.signal));
   } finally {
     dispose();
   }
@@ -342,6 +357,7 @@ export async function* streamBatchesPrepared(
     },
   );
   const resolve = resolverFor(handle);
+  const pause = betweenBlocks(options.signal);
   const cancelled = () => new HeapqlError('ERR_CANCELLED', 'the query was cancelled');
   // A reader waiting for the next batch hears of an abort at once, not when the scan ends.
   const onAbort = () => wake?.();
@@ -366,7 +382,8 @@ export async function* streamBatchesPrepared(
         const batch = q.limit === undefined ? whole : firstRows(whole, Math.max(0, q.limit - delivered));
         if (batch.rowCount < whole.rowCount) truncated = true;
         delivered += batch.rowCount;
-        const { columns, rows } = batchToQueryResult(batch, resolve, { name: 'stream', oql: q.oql, elapsedMs: 0 });
+        // A batch larger than a block (`batchRows`) is converted a block at a time, as `query`'s.
+        const { columns, rows } = await batchToQueryResultPaced(batch, resolve, { name: 'stream', oql: q.oql, elapsedMs: 0 }, pause);
         if (rows.length > 0) typed = typed ? typed.map((c, i) => ({ name: c.name, type: mergeColumnType(c.type, columns[i]!.type) })) : columns;
         yield { columns, rows };
         // A reader that takes each batch at once (a terminal's writes are synchronous) would

@@ -18,6 +18,7 @@ import { ReplError } from '../repl/errors.js';
 
 export interface ServerStatusBody {
   status: 'not_started' | 'analyzing' | 'ready' | 'failed' | 'dump_unreadable';
+  /** While `analyzing`: `total` ≥ 1 and 0 ≤ `done` ≤ `total` (`{phase: 'starting', done: 0, total: 1}` before the first report). */
   progress?: { phase: string; done: number; total: number };
   reason?: string;
   /** Why the state is `not_started` again: DELETE /analyze cancelled the analysis. */
