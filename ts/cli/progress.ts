@@ -70,6 +70,7 @@ export function terminalProgress(signal?: AbortSignal, stream: NodeJS.WriteStrea
     },
     cliProgress.Presets.shades_classic,
   );
+  let phase = '';
   let latest: ProgressEvent | undefined;
   let timer: NodeJS.Timeout | undefined;
   let started = false;
@@ -93,6 +94,10 @@ export function terminalProgress(signal?: AbortSignal, stream: NodeJS.WriteStrea
       bar.setTotal(event.total || 1);
     }
     bar.update(event.done, payload(event));
+    // A new phase is drawn as it starts (the redraws are throttled: a short one would be
+    // skipped, and the line would go on naming the phase before).
+    if (event.phase !== phase) (bar as unknown as { render: () => void }).render();
+    phase = event.phase;
   };
   const stop = () => {
     clearTimeout(timer);
@@ -117,7 +122,7 @@ export function terminalProgress(signal?: AbortSignal, stream: NodeJS.WriteStrea
     onProgress(event) {
       if (stopped) return;
       latest = event;
-      if (started) return show(event);
+      if (started || SHOW_AFTER_MS === 0) return show(event);
       // The first event starts the clock; the bar appears only if the work is still running.
       timer ??= setTimeout(() => {
         if (!stopped && latest) show(latest);
@@ -133,9 +138,8 @@ export function terminalProgress(signal?: AbortSignal, stream: NodeJS.WriteStrea
         }, SHOW_AFTER_MS).unref();
         return;
       }
+      // Drawn now (a new phase): no timer of the bar's fires until the step is over.
       show(event);
-      // Drawn now: no timer of the bar's fires until the step is over.
-      (bar as unknown as { render: () => void }).render();
     },
     stop,
   };
