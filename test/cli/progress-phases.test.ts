@@ -16,6 +16,10 @@ const known = path.join(root, 'fixtures/dumps/KnownHeap-jdk17-coops.hprof');
 // A scan of every object (a plain COUNT(*) of a class is answered from the histogram, no scan).
 const SCAN = 'SELECT COUNT(*) AS n FROM java.lang.Object o WHERE o.@usedHeapSize > 16';
 
+// The 1 GB benchmark dump (npm run bench makes it): its index takes long enough to write that a
+// Ctrl-C lands while it is written.
+const big = process.env.HEAPQL_BENCH_1G ?? path.join(root, 'bench-out/bench-1g.hprof');
+
 const tmp = mkdtempSync(path.join(tmpdir(), 'heapql-phases-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
@@ -31,7 +35,7 @@ afterEach(() => {
 });
 
 /** Runs heapql in a terminal to its end; what it drew and its exit code. */
-async function inTerminal(args: string[]): Promise<{ raw: string; exitCode: number }> {
+async function inTerminal(args: string[], onData?: (raw: string, pty: IPty) => void): Promise<{ raw: string; exitCode: number }> {
   expect(existsSync(known), `${known} is missing: run fixtures/make-fixtures.sh`).toBe(true);
   const pty = spawn(process.execPath, [path.join(root, 'bin/heapql.js'), ...args], {
     cols: 160,
@@ -41,7 +45,10 @@ async function inTerminal(args: string[]): Promise<{ raw: string; exitCode: numb
   });
   open.push(pty);
   let raw = '';
-  pty.onData((d) => (raw += d));
+  pty.onData((d) => {
+    raw += d;
+    onData?.(raw, pty);
+  });
   const { exitCode } = await new Promise<{ exitCode: number }>((resolve) => pty.onExit(resolve));
   return { raw, exitCode };
 }
@@ -90,5 +97,22 @@ describe('the progress line of `heapql <dump> <report> --query`, in a terminal',
     expect(cached).not.toContain('writing cache');
     expect(cached).toContain('query q1');
     expect(cached).toContain('rendering html');
+  });
+
+  it('Ctrl-C while the index cache is written stops the writing: exit 130, nothing cached, nothing left behind', async () => {
+    expect(existsSync(big), `${big} is missing: npm run bench makes it (or set HEAPQL_BENCH_1G)`).toBe(true);
+    const cache = path.join(tmp, 'big-cache');
+    let sent = false;
+    const { raw, exitCode } = await inTerminal(['query', big, '--query', SCAN, '--cache-dir', cache], (drawn, pty) => {
+      if (!sent && drawn.includes('writing cache')) {
+        sent = true;
+        pty.write('\x03');
+      }
+    });
+    expect(sent, JSON.stringify(raw.slice(-400))).toBe(true);
+    expect(exitCode, raw.slice(-400)).toBe(130);
+    expect(raw).toContain('interrupted');
+    const files = readdirSync(cache, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
+    expect(files.filter((f) => f.endsWith('.hqc') || f.includes('.tmp.'))).toEqual([]);
   });
 });
