@@ -125,6 +125,20 @@ describe('the report and waste calls refuse options they would take wrongly', ()
     expect(heap.status.state).toBe('query-only');
   });
 
+  test('query: onProgress is a function, told the objects scanned', async () => {
+    await expect(heap.query('SELECT COUNT(*) FROM java.lang.String s', { onProgress: 'log' } as never)).rejects.toMatchObject({
+      code: 'ERR_ARGUMENT',
+      message: "onProgress is a function, not 'log'",
+    });
+    const told: { phase: string; done: number; total: number }[] = [];
+    const r = await heap.query('SELECT COUNT(*) AS n FROM java.lang.Object o WHERE o.@usedHeapSize > 16', { onProgress: (e) => told.push(e) });
+    expect(r.rowCount).toBe(1);
+    await new Promise((resolve) => setImmediate(resolve)); // the last event crosses from the worker
+    expect(told.length).toBeGreaterThan(0);
+    expect(told.every((e) => e.phase === 'query' && e.done <= e.total)).toBe(true);
+    expect(told.at(-1)!.done).toBe(heap.info().objectCount);
+  });
+
   test('report: queries are query results (what heap.query() returns), warnings {source, message}', async () => {
     const refusal = (message: RegExp) => ({ code: 'ERR_ARGUMENT', message: expect.stringMatching(message) });
     const report = heap.report.bind(heap) as Call;

@@ -376,6 +376,44 @@ describe('heapql cache list and clear', () => {
     expect((await heapql(['cache', 'list', '--cache-dir', dir])).stdout).toContain('(empty)');
   });
 
+  it('lists the leftovers of writers with their state; clear removes those whose writer is gone, never a live one\'s', async () => {
+    const dir = freshDir();
+    await heapql(['query', known, '--query', STRINGS, '--cache-dir', dir]);
+    const entry = path.dirname(cacheFiles(dir).find((f) => f.endsWith('index.hqc'))!);
+    // A process that has ended and been reaped: its pid is no process now.
+    const ended = spawnSync(process.execPath, ['-e', '0']);
+    expect(ended.status).toBe(0);
+    const stale = path.join(entry, `index.hqc.tmp.${ended.pid}`);
+    const live = path.join(entry, `analysis.0123456789abcdef.hqc.tmp.${process.pid}`);
+    writeFileSync(stale, Buffer.alloc(50_000, 1));
+    writeFileSync(live, Buffer.alloc(30_000, 2));
+
+    const list = await heapql(['cache', 'list', '--cache-dir', dir]);
+    expect(list.code, list.stderr).toBe(0);
+    const lines = list.stdout.split('\n');
+    expect(lines).toContain(`  ${stale}  48.8 KiB  (left unfinished: process ${ended.pid} is gone)`);
+    expect(lines).toContain(`  ${live}  29.3 KiB  (being written: process ${process.pid} is running)`);
+    expect(list.stdout).toMatch(/1 dump\(s\), [\d.]+ MiB, of which 2 unfinished file\(s\), 78\.1 KiB\n\(heapql cache clear removes the 1 whose writer is gone\)\n$/);
+    const json = JSON.parse((await heapql(['cache', 'list', '--cache-dir', dir, '--json'])).stdout);
+    expect(json.entries[0].leftovers).toEqual([
+      { path: live, bytes: 30_000, pid: process.pid, writerAlive: true },
+      { path: stale, bytes: 50_000, pid: ended.pid, writerAlive: false },
+    ]);
+    expect(json.entries[0].bytes).toBe(cacheFiles(dir).reduce((s, f) => s + statSync(f).size, 0));
+
+    const clear = await heapql(['cache', 'clear', '--cache-dir', dir]);
+    expect(clear.code, clear.stderr).toBe(0);
+    expect(clear.stdout.split('\n')).toEqual([
+      expect.stringMatching(/^removed 1 cache entry \([\d.]+ MiB\)$/),
+      `  removed ${stale}  48.8 KiB  (left unfinished: process ${ended.pid} is gone)`,
+      `  kept ${live}  29.3 KiB  (being written: process ${process.pid} is running)`,
+      '',
+    ]);
+    expect(existsSync(stale)).toBe(false);
+    expect(existsSync(path.join(entry, 'index.hqc'))).toBe(false);
+    expect(readFileSync(live)).toEqual(Buffer.alloc(30_000, 2));
+  });
+
   it('uses HEAPQL_CACHE_DIR when no directory is given', async () => {
     const list = await heapql(['cache', 'list']);
     expect(list.stdout.split('\n')[0]).toBe(`cache: ${process.env.HEAPQL_CACHE_DIR}`);

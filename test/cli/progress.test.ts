@@ -59,6 +59,24 @@ describe('terminalProgress', () => {
     progress.stop();
   });
 
+  it('a phase with no total (writing the cache): a spinner and the bytes so far, no bar or percentage', () => {
+    const { stream, drawn } = fakeTerminal();
+    const progress = terminalProgress(undefined, stream);
+    progress.onProgress(event(100));
+    vi.advanceTimersByTime(SHOW_AFTER_MS + 1);
+    expect(drawn.join('')).toContain('100%');
+    drawn.length = 0;
+    progress.onProgress({ phase: 'writing cache', done: 3 * 2 ** 20, total: 0 });
+    vi.advanceTimersByTime(1000);
+    const lines = drawn.join('').split(/\x1b\[\d*G/).filter((l) => l.includes('writing cache'));
+    expect(lines.length).toBeGreaterThan(0);
+    for (const l of lines) {
+      expect(l).toMatch(/^writing cache [|/\\-] 3\.0 MiB/);
+      expect(l).not.toContain('%');
+    }
+    progress.stop();
+  });
+
   it('draws nothing when the stream is not a terminal, or with --quiet', () => {
     for (const [isTTY, quiet] of [[false, false], [true, true]]) {
       setQuiet(quiet);

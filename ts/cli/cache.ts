@@ -67,6 +67,13 @@ function formatAge(ms: number): string {
   return `${Math.round(s / 86400)} days`;
 }
 
+/** A writer's temporary file: path, size, and whether its writer is alive (then it is kept). */
+function describeLeftover(l: { path: string; bytes: number; pid?: number | null; writerAlive: boolean }): string {
+  const who = l.pid == null ? 'its writer' : `process ${l.pid}`;
+  const state = l.writerAlive ? `being written: ${who} is running` : `left unfinished: ${who} is gone`;
+  return `${l.path}  ${formatBytes(l.bytes)}  (${state})`;
+}
+
 const dirArg = {
   'cache-dir': { type: 'string', valueHint: 'dir', description: 'the cache directory (default: $HEAPQL_CACHE_DIR, else $XDG_CACHE_HOME/heapql or ~/.cache/heapql)' },
 } as const;
@@ -94,9 +101,14 @@ const listCommand = defineCommand({
       const which = e.dumpNumber > 0 ? ` (dump ${e.dumpNumber + 1})` : '';
       const parts = e.files.map((f) => f.split('.')[0]).filter((f, i, all) => all.indexOf(f) === i);
       process.stdout.write(`${e.dump}${which}  ${formatBytes(e.bytes)}  used ${formatAge(now - e.lastUsedMs)} ago  [${parts.join(', ')}]\n`);
+      for (const l of e.leftovers) process.stdout.write(`  ${describeLeftover(l)}\n`);
     }
     const total = entries.reduce((s, e) => s + e.bytes, 0);
-    process.stdout.write(`${entries.length} dump(s), ${formatBytes(total)}\n`);
+    const leftovers = entries.flatMap((e) => e.leftovers);
+    const stale = leftovers.filter((l) => !l.writerAlive);
+    const inTotal = leftovers.length === 0 ? '' : `, of which ${leftovers.length} unfinished file(s), ${formatBytes(leftovers.reduce((s, l) => s + l.bytes, 0))}`;
+    process.stdout.write(`${entries.length} dump(s), ${formatBytes(total)}${inTotal}\n`);
+    if (stale.length > 0) process.stdout.write(`(heapql cache clear removes the ${stale.length} whose writer is gone)\n`);
   },
 });
 
@@ -107,9 +119,11 @@ const clearCommand = defineCommand({
   args: clearArgs,
   run({ args: a, rawArgs }) {
     checkOptions(rawArgs, 'cache clear', clearArgs, 1);
-    const { entries, bytes } = native().cacheClear(a['cache-dir'], a.dump);
+    const { entries, bytes, leftoversRemoved, beingWritten } = native().cacheClear(a['cache-dir'], a.dump);
     const what = a.dump ? ` of ${a.dump}` : '';
     process.stdout.write(`removed ${entries} cache entr${entries === 1 ? 'y' : 'ies'}${what} (${formatBytes(bytes)})\n`);
+    for (const l of leftoversRemoved) process.stdout.write(`  removed ${describeLeftover(l)}\n`);
+    for (const l of beingWritten) process.stdout.write(`  kept ${describeLeftover(l)}\n`);
   },
 });
 

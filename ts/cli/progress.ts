@@ -3,6 +3,8 @@
  * only when stderr is a TTY (never in pipes, files or CI logs), not with --quiet, and only once
  * the work has run for SHOW_AFTER_MS: a quick step leaves no flicker behind.
  */
+import { performance } from 'node:perf_hooks';
+
 import cliProgress from 'cli-progress';
 
 import { HeapqlError } from '../errors.js';
@@ -13,19 +15,54 @@ import { isQuiet, notice } from './stderr.js';
 
 export interface TerminalProgress {
   onProgress: (event: ProgressEvent) => void;
+  /**
+   * A step that blocks the event loop (rendering the report): its label is drawn at once (no
+   * redraw can happen while it runs), when the bar is drawn already or the command has run
+   * for SHOW_AFTER_MS.
+   */
+  blockingStep: (phase: string) => void;
   stop: () => void;
 }
 
 const PHASE_WIDTH = 12;
-/** Work shorter than this shows no bar. */
-export const SHOW_AFTER_MS = 500;
+/**
+ * Work shorter than this shows no bar; HEAPQL_PROGRESS_AFTER_MS sets another delay (0: the bar
+ * at once, as the terminal tests use it).
+ */
+export const SHOW_AFTER_MS = showAfterMs(process.env.HEAPQL_PROGRESS_AFTER_MS);
+
+function showAfterMs(text: string | undefined): number {
+  const ms = text === undefined || text === '' ? NaN : Number(text);
+  return Number.isFinite(ms) && ms >= 0 ? ms : 500;
+}
+
+/** The spinner's frames, one per redraw tick, for a phase with no total (`total` 0). */
+const SPINNER = ['|', '/', '-', '\\'];
+
+interface BarPayload {
+  phase: string;
+  doneText: string;
+  totalText: string;
+  /** No total known: a spinner and the amount so far, no percentage. */
+  open: boolean;
+}
+
+/** A phase with a total: its bar and percentage; without one (writing the cache): a spinner and the amount so far. */
+function formatLine(options: cliProgress.Options, params: cliProgress.Params, payload: BarPayload): string {
+  if (payload.open) {
+    const frame = SPINNER[Math.floor(Date.now() / 100) % SPINNER.length];
+    return `${payload.phase} ${frame}${payload.doneText ? ` ${payload.doneText}` : ''}`;
+  }
+  const percent = Math.floor(params.progress * 100);
+  return `${payload.phase} |${cliProgress.Format.BarFormat(params.progress, options)}| ${percent}% | ${payload.doneText} / ${payload.totalText}`;
+}
 
 export function terminalProgress(signal?: AbortSignal, stream: NodeJS.WriteStream = process.stderr): TerminalProgress {
-  if (!stream.isTTY || process.env.CI || isQuiet()) return { onProgress: () => {}, stop: () => {} };
+  if (!stream.isTTY || process.env.CI || isQuiet()) return { onProgress: () => {}, blockingStep: () => {}, stop: () => {} };
   const bar = new cliProgress.SingleBar(
     {
       stream,
-      format: '{phase} |{bar}| {percentage}% | {doneText} / {totalText}',
+      format: formatLine as unknown as string, // cli-progress takes a format function too
       barsize: 30,
       hideCursor: true,
       clearOnComplete: true,
@@ -38,10 +75,11 @@ export function terminalProgress(signal?: AbortSignal, stream: NodeJS.WriteStrea
   let timer: NodeJS.Timeout | undefined;
   let started = false;
   let stopped = false;
-  const payload = (event: ProgressEvent) => ({
+  const payload = (event: ProgressEvent): BarPayload => ({
     phase: event.phase.padEnd(PHASE_WIDTH),
-    doneText: formatAmount(event.done, event.phase),
+    doneText: event.total > 0 || event.done > 0 ? formatAmount(event.done, event.phase) : '',
     totalText: formatAmount(event.total, event.phase),
+    open: !(event.total > 0),
   });
   const show = (event: ProgressEvent) => {
     if (!started) {
@@ -51,11 +89,15 @@ export function terminalProgress(signal?: AbortSignal, stream: NodeJS.WriteStrea
       watchExits();
       bar.start(event.total || 1, event.done, payload(event));
       started = true;
-    } else if (event.phase !== phase) {
+    } else {
+      // A new phase, or a total that grew (a query's scans are announced as they start).
       bar.setTotal(event.total || 1);
     }
-    phase = event.phase;
     bar.update(event.done, payload(event));
+    // A new phase is drawn as it starts (the redraws are throttled: a short one would be
+    // skipped, and the line would go on naming the phase before).
+    if (event.phase !== phase) (bar as unknown as { render: () => void }).render();
+    phase = event.phase;
   };
   const stop = () => {
     clearTimeout(timer);
@@ -80,11 +122,24 @@ export function terminalProgress(signal?: AbortSignal, stream: NodeJS.WriteStrea
     onProgress(event) {
       if (stopped) return;
       latest = event;
-      if (started) return show(event);
+      if (started || SHOW_AFTER_MS === 0) return show(event);
       // The first event starts the clock; the bar appears only if the work is still running.
       timer ??= setTimeout(() => {
         if (!stopped && latest) show(latest);
       }, SHOW_AFTER_MS).unref();
+    },
+    blockingStep(phase) {
+      if (stopped) return;
+      const event = { phase, done: 0, total: 0 };
+      latest = event;
+      if (!started && performance.now() < SHOW_AFTER_MS) {
+        timer ??= setTimeout(() => {
+          if (!stopped && latest) show(latest);
+        }, SHOW_AFTER_MS).unref();
+        return;
+      }
+      // Drawn now (a new phase): no timer of the bar's fires until the step is over.
+      show(event);
     },
     stop,
   };
@@ -157,7 +212,7 @@ function unwatchExits(): void {
 
 /** Byte counts for reading phases, plain counts for object phases. */
 function formatAmount(n: number, phase: string): string {
-  return /read|index|scan|pass|record/i.test(phase) ? formatBytes(n) : n.toLocaleString('en-US');
+  return /read|index|scan|pass|record|cache/i.test(phase) ? formatBytes(n) : n.toLocaleString('en-US');
 }
 
 /**
@@ -247,6 +302,8 @@ export function interruptSignal(): { signal: AbortSignal; dispose: () => void } 
 /** What a long call gets from `withProgress`: the bar's callback and the Ctrl-C signal. */
 export interface ProgressAndInterrupt {
   onProgress: (event: ProgressEvent) => void;
+  /** See `TerminalProgress.blockingStep`. */
+  blockingStep: (phase: string) => void;
   signal: AbortSignal;
 }
 
@@ -263,7 +320,7 @@ export async function withProgress<T>(work: (p: ProgressAndInterrupt) => Promise
   }
   const progress = terminalProgress(interrupt.signal);
   try {
-    return await work({ onProgress: progress.onProgress, signal: interrupt.signal });
+    return await work({ onProgress: progress.onProgress, blockingStep: progress.blockingStep, signal: interrupt.signal });
   } finally {
     progress.stop();
     interrupt.dispose();

@@ -7,7 +7,7 @@ import { loadQueryFile } from '../query/queryfile.js';
 import { extractViz } from '../query/viz.js';
 import { findNamedQuery, suggestNamedQueries, NAMED_QUERIES } from '../query/named.js';
 import type { QueryResult, VizSpec } from '../query/schema.js';
-import type { HeapSession } from '../session/index.js';
+import type { HeapSession, ProgressEvent } from '../session/index.js';
 import { prepareQuery, type PreparedQuery } from '../session/query.js';
 import { HeapqlError, usageError } from '../errors.js';
 import { interruptSignal } from './progress.js';
@@ -161,12 +161,15 @@ export async function runJobsForReport(
   heap: HeapSession,
   jobs: QueryJob[],
   signal: AbortSignal,
+  onProgress?: (event: ProgressEvent) => void,
 ): Promise<{ results: QueryResult[]; failures: string[] }> {
   const results: QueryResult[] = [];
   const failures: string[] = [];
   for (const job of jobs) {
     try {
-      results.push(await heap.query(job.prepared, { name: job.name, signal }));
+      // Each query's scan on the bar, under its name (`query q1`).
+      const progress = onProgress ? (e: ProgressEvent) => onProgress({ ...e, phase: `${e.phase} ${job.name}` }) : undefined;
+      results.push(await heap.query(job.prepared, { name: job.name, signal, ...(progress ? { onProgress: progress } : {}) }));
     } catch (err) {
       if (err instanceof HeapqlError && err.code === 'ERR_CANCELLED') throw err;
       failures.push(`${job.name}: ${(err as Error).message}`);

@@ -7,7 +7,7 @@
 import { defineCommand } from 'citty';
 
 import type { Heap } from '../heap.js';
-import { checkOutputWritable, chooseOutput, configOption, loadCollectionConfig, withVizWarnings, writeReport, type OutputChoice } from '../report/index.js';
+import { checkOutputWritable, chooseOutput, configOption, loadCollectionConfig, renderReport, withVizWarnings, writeOutput, type OutputChoice } from '../report/index.js';
 import { checkOptions, dumpArgs, dumpIndex, fullAnalysisArgs, queryArgs, scratchDir } from './args.js';
 import { cacheOptions, printCacheWarnings, type CliCacheOptions } from './cache.js';
 import { analyzeForCli, openForCli } from './open.js';
@@ -67,7 +67,7 @@ async function writeFullReportSteps(file: string, options: FullReportOptions): P
     await analyzeForCli(heap, options.reachableOnly, true);
     const model = await withProgress(async ({ onProgress, signal }) => {
       // A failing query becomes one of the report's warnings, printed once with the others below.
-      const { results, failures } = await runJobsForReport(heap, options.jobs, signal);
+      const { results, failures } = await runJobsForReport(heap, options.jobs, signal, onProgress);
       return withVizWarnings(
         await heap.report({
           queries: results,
@@ -83,7 +83,16 @@ async function writeFullReportSteps(file: string, options: FullReportOptions): P
     for (const w of model.warnings) if (w.source !== 'dump' && w.source !== 'analysis') warn(w.source === 'query' ? `query ${w.message}` : w.message);
     // Acknowledged (`interrupted: stopping…`) as the last step ended: nothing is written.
     throwIfInterrupted();
-    writeReport(model, options.choice);
+    const text = await withProgress(async ({ blockingStep }) => {
+      // One synchronous call: its label stays up while it runs, and a Ctrl-C then is taken
+      // as it ends (the next turn of the event loop), before anything is written.
+      blockingStep(`rendering ${options.choice.format}`);
+      const rendered = renderReport(model, options.choice.format);
+      await new Promise((resolve) => setImmediate(resolve));
+      return rendered;
+    });
+    throwIfInterrupted();
+    writeOutput(text, options.choice);
     if (options.choice.path) notice(`report written to ${options.choice.path}`);
   } finally {
     heap.close();

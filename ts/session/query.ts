@@ -13,6 +13,7 @@ import { explain as explainPlan, plan, planToJson, withLimit, type PatternUse, t
 import { call, callSync, native } from '../native/index.js';
 import { cancelTokenFor } from '../native/cancel.js';
 import type { NativeHeap } from '../native/index.js';
+import type { ProgressEvent } from './types.js';
 import { batchToQueryResultPaced, firstRows, type Batch, type ObjectResolver } from '../query/convert.js';
 import { extractViz } from '../query/viz.js';
 import type { Column, ObjectRef, QueryResult, Value, VizSpec } from '../query/schema.js';
@@ -25,6 +26,8 @@ export interface QueryOptions {
   /** Restrict every source to objects reachable from GC roots (default: the session's mode). */
   reachableOnly?: boolean;
   signal?: AbortSignal;
+  /** Told the objects scanned so far (phase `query`); `query()` only, not the streams. */
+  onProgress?: (event: ProgressEvent) => void;
   /** A parsed `-- @viz` directive to carry in the result (a leading directive line is also read). */
   viz?: VizSpec | null;
 }
@@ -234,7 +237,7 @@ export async function runPrepared(handle: NativeHeap, q: PreparedQuery, options:
   const started = performance.now();
   const { token, dispose } = cancelTokenFor(options.signal);
   try {
-    const whole = (await call(() => handle.execute(q.planned.json, token)).catch((err) => Promise.reject(placed(err, q.oql)))) as Batch & ExecutorNotes;
+    const whole = (await call(() => handle.execute(q.planned.json, token, options.onProgress ? (e) => options.onProgress!(e) : undefined)).catch((err) => Promise.reject(placed(err, q.oql)))) as Batch & ExecutorNotes;
     const batch = q.limit === undefined ? whole : firstRows(whole, q.limit);
     const note = joinNotes(await instanceOfNote(handle, q), whole.notes);
     const meta = {

@@ -434,6 +434,7 @@ export class HeapSession implements ReportableHeap {
   /** Runs one OQL query (text or prepared); full-path features work once analyzed. */
   async query(q: string | PreparedQuery, options: QueryOptions = {}): Promise<QueryResult> {
     this.live();
+    optionType('onProgress', options?.onProgress, 'function', 'a function');
     return runPrepared(this.handle, preparedFor(this.handle, q, options, this.reachableOnly), options);
   }
 

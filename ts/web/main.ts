@@ -212,7 +212,9 @@ const io: ReplIO = {
   progress(e: ProgressEvent) {
     progressLine ??= output.note('');
     progressLine.className = 'note progress';
-    progressLine.textContent = `analyzing: ${e.phase} ${percent(e)} (${e.done.toLocaleString('en-US')} / ${e.total.toLocaleString('en-US')})`;
+    // A phase with no total (`writing cache`: bytes so far) has no percentage.
+    const amount = e.total > 0 ? `${e.done.toLocaleString('en-US')} / ${e.total.toLocaleString('en-US')}` : e.done.toLocaleString('en-US');
+    progressLine.textContent = `analyzing: ${e.phase} ${percent(e)} (${amount})`;
     showStatus({ ...(lastStatus() as ServerStatusBody), status: 'analyzing', progress: e });
   },
   progressDone() {

@@ -23,6 +23,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::identity::DumpIdentity;
+use crate::store::WriteWatch;
 
 /// Bump when the layout of this file changes (2: the key's dump identity has the ctime).
 pub const FORMAT_VERSION: u32 = 2;
@@ -79,13 +80,26 @@ pub struct EntryWriter {
     pos: u64,
     sections: Vec<Section>,
     key: Key,
+    watch: WriteWatch,
 }
 
 impl EntryWriter {
-    pub(crate) fn create(tmp: PathBuf, dest: PathBuf, key: Key) -> std::io::Result<EntryWriter> {
+    pub(crate) fn create(tmp: PathBuf, dest: PathBuf, key: Key, watch: WriteWatch) -> std::io::Result<EntryWriter> {
         let mut file = File::create(&tmp)?;
         file.write_all(&[0u8; PAGE as usize])?;
-        Ok(EntryWriter { file, tmp, dest, pos: PAGE, sections: Vec::new(), key })
+        Ok(EntryWriter { file, tmp, dest, pos: PAGE, sections: Vec::new(), key, watch })
+    }
+
+    /// Between two blocks: stopped when the cancel flag is set (`ErrorKind::Interrupted`),
+    /// else the bytes so far told.
+    fn tick(&self, pos: u64) -> std::io::Result<()> {
+        if self.watch.cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
+            return Err(std::io::Error::new(std::io::ErrorKind::Interrupted, "interrupted"));
+        }
+        if let Some(p) = &self.watch.progress {
+            p(pos);
+        }
+        Ok(())
     }
 
     /// An array, to be mapped back with `EntryFile::array`.
@@ -102,10 +116,14 @@ impl EntryWriter {
     fn bytes(&mut self, name: &str, data: &[u8]) -> std::io::Result<()> {
         self.pad()?;
         let mut blocks = Vec::with_capacity(data.len().div_ceil(BLOCK));
+        let mut at = self.pos;
         for chunk in data.chunks(BLOCK) {
+            self.tick(at)?;
             blocks.push(xxh3_64(chunk));
             heapql_scratch::write_in_pieces(&mut self.file, chunk)?;
+            at += chunk.len() as u64;
         }
+        self.tick(at)?;
         self.sections.push(Section { name: name.to_string(), offset: self.pos, len: data.len() as u64, blocks });
         self.pos += data.len() as u64;
         Ok(())

@@ -20,4 +20,4 @@ mod store;
 pub use file::{EntryFile, EntryWriter, Invalid, Key, FORMAT_VERSION};
 pub use identity::{file_hash, DumpIdentity};
 pub use memo::CacheUse;
-pub use store::{cache_dir, Cache, Entry, EntryInfo, EntryMeta, Lookup, Written};
+pub use store::{cache_dir, Cache, Cleared, Entry, EntryInfo, EntryMeta, Leftover, Lookup, WriteWatch, Written};

@@ -53,7 +53,7 @@ impl Entry {
         let value = build()?;
         let used = match self.write(kind, options, |w| write(&value, w)) {
             Written::Done(_) => CacheUse::Written,
-            Written::Busy => CacheUse::Built,
+            Written::Busy | Written::Interrupted => CacheUse::Built,
             Written::Failed(m) => {
                 warnings.push(m);
                 CacheUse::Built

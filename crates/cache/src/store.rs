@@ -11,6 +11,11 @@
 //!                          /<file>.tmp.<pid>    being written; renamed when complete
 //! ```
 //!
+//! A writer killed mid-write leaves its `<file>.tmp.<pid>` behind (a leftover). Its writer is
+//! taken for alive while `<file>.lock` is held or process `<pid>` runs; only then is it kept:
+//! `cache list` shows every leftover with that answer, `cache clear` and eviction remove the
+//! ones whose writer is gone (first, before any entry) and never touch a live writer's.
+//!
 //! Readers never take a lock: a file appears complete (rename) or not at all. A writer that
 //! finds the lock taken leaves the writing to the other process (its own result stays private
 //! to this run). Nothing here is fatal: every failure is one warning line and a run without
@@ -19,6 +24,8 @@
 use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -70,6 +77,41 @@ pub struct EntryInfo {
     pub last_used: u64,
     /// Its cache files (`index.hqc`, ...).
     pub files: Vec<String>,
+    /// Files being written, or left unfinished by a writer that is gone (in `bytes` too).
+    pub leftovers: Vec<Leftover>,
+}
+
+/// A temporary file of a writer, `<file>.tmp.<pid>`: being written, or left by a killed one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Leftover {
+    /// Its name in the entry's directory.
+    pub file: String,
+    pub bytes: u64,
+    /// The writer's process id, from the name (`None`: no number there).
+    pub pid: Option<u32>,
+    /// Its writer may still be writing it: the file's lock is held, or process `pid` runs.
+    /// Never removed then.
+    pub writer_alive: bool,
+}
+
+/// What `Cache::clear` did.
+#[derive(Clone, Debug, Default)]
+pub struct Cleared {
+    /// Entries removed (all but the files of live writers, when there are some).
+    pub entries: usize,
+    /// Bytes removed, leftovers included.
+    pub bytes: u64,
+    /// Leftovers of writers that were gone, removed (their directory, and themselves).
+    pub leftovers_removed: Vec<(PathBuf, Leftover)>,
+    /// Files of live writers, kept (with their entry's `meta.json` and the file's lock).
+    pub being_written: Vec<(PathBuf, Leftover)>,
+}
+
+/// What removing one entry did.
+struct Removed {
+    bytes: u64,
+    leftovers: Vec<Leftover>,
+    kept: Vec<Leftover>,
 }
 
 /// The result of looking a file up.
@@ -90,6 +132,22 @@ pub enum Written {
     Busy,
     /// Could not write (the reason, for one warning line); nothing was left behind.
     Failed(String),
+    /// Stopped by the entry's cancel flag (`Entry::watched`); nothing was left behind.
+    Interrupted,
+}
+
+/// What a write tells and heeds (`Entry::watched`): the bytes written so far, told as they
+/// go (first 0, once the writing starts), and a flag that stops it.
+#[derive(Clone, Default)]
+pub struct WriteWatch {
+    pub progress: Option<Arc<dyn Fn(u64) + Send + Sync>>,
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+impl std::fmt::Debug for WriteWatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WriteWatch").field("progress", &self.progress.is_some()).field("cancel", &self.cancel).finish()
+    }
 }
 
 impl Cache {
@@ -107,7 +165,7 @@ impl Cache {
     pub fn entry(&self, dump: &Path, dump_no: usize, layout: &str) -> Result<Entry, String> {
         let identity = DumpIdentity::of(dump).map_err(|e| format!("cache not used: cannot identify {}: {e}", dump.display()))?;
         let dir = self.root.join(entry_dir_name(&identity.path, dump_no));
-        Ok(Entry { cache: self.clone(), dir, identity, dump_no, version: format!("{FORMAT_VERSION}/{layout}") })
+        Ok(Entry { cache: self.clone(), dir, identity, dump_no, version: format!("{FORMAT_VERSION}/{layout}"), watch: WriteWatch::default() })
     }
 
     /// Every entry, most recently used first.
@@ -119,19 +177,22 @@ impl Cache {
     }
 
     /// Removes every entry, or those of the dump at `dump` (matched by its canonical path, or
-    /// by the path as given when the dump no longer exists). Returns (entries, bytes) removed.
-    pub fn clear(&self, dump: Option<&Path>) -> std::io::Result<(usize, u64)> {
+    /// by the path as given when the dump no longer exists). Files a live writer is writing
+    /// stay (see `Leftover::writer_alive`), with their entry's `meta.json` and lock.
+    pub fn clear(&self, dump: Option<&Path>) -> std::io::Result<Cleared> {
         let wanted = dump.map(|d| std::fs::canonicalize(d).unwrap_or_else(|_| std::path::absolute(d).unwrap_or(d.to_path_buf())));
-        let (mut n, mut bytes) = (0, 0);
+        let mut out = Cleared::default();
         for e in self.list() {
             if wanted.as_ref().is_some_and(|w| Path::new(&e.meta.dump) != w) {
                 continue;
             }
-            std::fs::remove_dir_all(&e.dir)?;
-            n += 1;
-            bytes += e.bytes;
+            let r = remove_entry(&e)?;
+            out.entries += 1;
+            out.bytes += r.bytes;
+            out.leftovers_removed.extend(r.leftovers.into_iter().map(|l| (e.dir.clone(), l)));
+            out.being_written.extend(r.kept.into_iter().map(|l| (e.dir.clone(), l)));
         }
-        Ok((n, bytes))
+        Ok(out)
     }
 
     /// The cap in bytes: the given one, or the default share of the disk.
@@ -144,21 +205,118 @@ impl Cache {
         self.max_bytes.unwrap_or_else(|| ((free_bytes(&self.root) + held()) as f64 * DEFAULT_SHARE) as u64)
     }
 
-    /// Removes least recently used entries (never `keep`) until the cache fits its cap;
-    /// `Err(cap)` when it cannot (`keep` alone is larger).
+    /// Removes the leftovers of writers that are gone, then least recently used entries
+    /// (never `keep`) until the cache fits its cap; `Err(cap)` when it cannot (`keep` alone is
+    /// larger). The files of live writers are neither counted nor removed: each such writer
+    /// evicts for itself once its file is complete.
     fn evict(&self, keep: &Path) -> Result<(), u64> {
         let mut entries = self.list();
-        let mut total: u64 = entries.iter().map(|e| e.bytes).sum();
+        for e in &mut entries {
+            e.leftovers.retain(|l| {
+                if !l.writer_alive && remove_leftover(&e.dir, l) {
+                    e.bytes -= l.bytes;
+                    return false;
+                }
+                true
+            });
+        }
+        let live = |e: &EntryInfo| e.leftovers.iter().filter(|l| l.writer_alive).map(|l| l.bytes).sum::<u64>();
+        let mut total: u64 = entries.iter().map(|e| e.bytes - live(e)).sum();
         let cap = self.cap(|| total);
         while total > cap {
             let Some(i) = entries.iter().rposition(|e| e.dir != keep) else { return Err(cap) };
             let e = entries.remove(i);
-            if std::fs::remove_dir_all(&e.dir).is_ok() {
-                total -= e.bytes;
+            if let Ok(r) = remove_entry(&e) {
+                total = total.saturating_sub(r.bytes);
             }
         }
         Ok(())
     }
+}
+
+/// The process `pid` is running (or may be: `kill(pid, 0)` is refused only for a process of
+/// another user). Not a pid (0, or beyond the kernel's): no.
+#[cfg(unix)]
+fn process_alive(pid: u32) -> bool {
+    let Ok(p) = libc::pid_t::try_from(pid) else { return false };
+    if p <= 0 {
+        return false;
+    }
+    // SAFETY: signal 0 sends nothing; it only checks that the process exists.
+    unsafe { libc::kill(p, 0) == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM) }
+}
+
+#[cfg(not(unix))]
+fn process_alive(_pid: u32) -> bool {
+    true // cannot tell: kept
+}
+
+/// `file` (a name in `dir`) as a leftover, when it is one (`<file>.tmp.<pid>`).
+fn leftover(dir: &Path, file: &str, bytes: u64) -> Option<Leftover> {
+    let (target, pid) = file.rsplit_once(".tmp.")?;
+    let pid = pid.parse::<u32>().ok();
+    let writer_alive = lock_held(dir, target) || pid.is_some_and(process_alive);
+    Some(Leftover { file: file.to_string(), bytes, pid, writer_alive })
+}
+
+/// Some process holds the lock of `target` (a file of the entry in `dir`): it is writing it.
+fn lock_held(dir: &Path, target: &str) -> bool {
+    let Ok(lock) = File::open(dir.join(format!("{target}.lock"))) else { return false };
+    matches!(lock.try_lock(), Err(std::fs::TryLockError::WouldBlock))
+}
+
+/// Removes the leftover `l` of the entry in `dir` when its writer is (still) gone, holding
+/// its file's lock meanwhile so that no writer starts on it; whether it was removed.
+fn remove_leftover(dir: &Path, l: &Leftover) -> bool {
+    let Some((target, _)) = l.file.rsplit_once(".tmp.") else { return false };
+    let lock = File::open(dir.join(format!("{target}.lock"))).ok();
+    if let Some(lock) = &lock {
+        if lock.try_lock().is_err() {
+            return false;
+        }
+    }
+    if l.pid.is_some_and(process_alive) {
+        return false;
+    }
+    std::fs::remove_file(dir.join(&l.file)).is_ok()
+}
+
+/// Removes the entry `e`: the whole directory, or, when live writers are writing some of its
+/// files, all but those files, their locks and `meta.json`.
+fn remove_entry(e: &EntryInfo) -> std::io::Result<Removed> {
+    let mut removed = Removed { bytes: 0, leftovers: Vec::new(), kept: Vec::new() };
+    for l in &e.leftovers {
+        if !l.writer_alive && remove_leftover(&e.dir, l) {
+            removed.bytes += l.bytes;
+            removed.leftovers.push(l.clone());
+        } else {
+            removed.kept.push(l.clone());
+        }
+    }
+    if removed.kept.is_empty() {
+        std::fs::remove_dir_all(&e.dir)?;
+        removed.bytes = e.bytes;
+        return Ok(removed);
+    }
+    let mut keep: Vec<String> = vec!["meta.json".into()];
+    for l in &removed.kept {
+        keep.push(l.file.clone());
+        if let Some((target, _)) = l.file.rsplit_once(".tmp.") {
+            keep.push(format!("{target}.lock"));
+        }
+    }
+    for f in std::fs::read_dir(&e.dir)?.flatten() {
+        let name = f.file_name().to_string_lossy().to_string();
+        if keep.contains(&name) {
+            continue;
+        }
+        let len = f.metadata().map_or(0, |m| m.len());
+        let gone = if f.file_type().is_ok_and(|t| t.is_dir()) { std::fs::remove_dir_all(f.path()) } else { std::fs::remove_file(f.path()) };
+        if gone.is_ok() {
+            removed.bytes += len;
+        }
+    }
+    Ok(removed)
 }
 
 /// The directory name of the entry of dump number `dump_no` of the dump at canonical `path`.
@@ -171,17 +329,21 @@ fn entry_dir_name(path: &str, dump_no: usize) -> String {
 
 fn entry_info(dir: &Path) -> Option<EntryInfo> {
     let meta_path = dir.join("meta.json");
-    let (mut bytes, mut files, mut newest) = (0, Vec::new(), None::<SystemTime>);
+    let (mut bytes, mut files, mut leftovers, mut newest) = (0, Vec::new(), Vec::new(), None::<SystemTime>);
     for f in std::fs::read_dir(dir).ok()?.flatten() {
         let m = f.metadata().ok();
-        bytes += m.as_ref().map_or(0, |m| m.len());
+        let len = m.as_ref().map_or(0, |m| m.len());
+        bytes += len;
         let name = f.file_name().to_string_lossy().to_string();
-        if name.ends_with(".hqc") {
+        if let Some(l) = leftover(dir, &name, len) {
+            leftovers.push(l);
+        } else if name.ends_with(".hqc") {
             newest = newest.max(m.and_then(|m| m.modified().ok()));
             files.push(name);
         }
     }
     files.sort();
+    leftovers.sort_by(|a: &Leftover, b| a.file.cmp(&b.file));
     let meta = match read_meta(&meta_path) {
         Some(meta) => meta,
         None => {
@@ -198,7 +360,7 @@ fn entry_info(dir: &Path) -> Option<EntryInfo> {
     };
     let last_used = std::fs::metadata(&meta_path).ok().and_then(|m| m.modified().ok()).or(newest)?;
     let last_used = last_used.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    Some(EntryInfo { dir: dir.to_path_buf(), meta, bytes, last_used, files })
+    Some(EntryInfo { dir: dir.to_path_buf(), meta, bytes, last_used, files, leftovers })
 }
 
 fn read_meta(path: &Path) -> Option<EntryMeta> {
@@ -254,11 +416,17 @@ pub struct Entry {
     identity: DumpIdentity,
     dump_no: usize,
     version: String,
+    watch: WriteWatch,
 }
 
 impl Entry {
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// This entry with its writes told to `watch.progress` and stopped by `watch.cancel`.
+    pub fn watched(&self, watch: WriteWatch) -> Entry {
+        Entry { watch, ..self.clone() }
     }
 
     pub fn identity(&self) -> &DumpIdentity {
@@ -326,7 +494,10 @@ impl Entry {
             return failed(&e);
         }
         let tmp = self.dir.join(format!("{name}.tmp.{}", std::process::id()));
-        let result = EntryWriter::create(tmp.clone(), self.dir.join(&name), self.key(kind, options)).and_then(|mut w| {
+        if let Some(p) = &self.watch.progress {
+            p(0);
+        }
+        let result = EntryWriter::create(tmp.clone(), self.dir.join(&name), self.key(kind, options), self.watch.clone()).and_then(|mut w| {
             fill(&mut w)?;
             w.finish()
         });
@@ -340,6 +511,9 @@ impl Entry {
             },
             Err(e) => {
                 let _ = std::fs::remove_file(&tmp);
+                if e.kind() == std::io::ErrorKind::Interrupted && self.watch.cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
+                    return Written::Interrupted;
+                }
                 failed(&e)
             }
         }

@@ -1,7 +1,9 @@
 //! The cache's promises, on a fake dump: hits, misses, every invalidation cause, damaged and
 //! unfinished files, a busy writer, eviction, a full disk and an unwritable directory.
 
-use heapql_cache::{Cache, Entry, Lookup, Written};
+use heapql_cache::{Cache, Entry, Lookup, WriteWatch, Written};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::xxh3_64 as xxh3;
 
@@ -286,9 +288,9 @@ fn clear_removes_one_dump_or_all() {
     std::fs::write(&other, b"x").unwrap();
     write_index(&s.cache.entry(&other, 0, "t").unwrap());
     assert_eq!(s.cache.list().len(), 3);
-    assert_eq!(s.cache.clear(Some(&other)).unwrap().0, 1);
+    assert_eq!(s.cache.clear(Some(&other)).unwrap().entries, 1);
     assert_eq!(s.cache.list().len(), 2);
-    assert_eq!(s.cache.clear(None).unwrap().0, 2);
+    assert_eq!(s.cache.clear(None).unwrap().entries, 2);
     assert!(s.cache.list().is_empty());
 }
 
@@ -320,11 +322,11 @@ fn an_entry_whose_meta_json_is_lost_or_damaged_is_still_listed_cleared_and_cappe
     assert_eq!(std::fs::read(&meta).unwrap(), written);
     // Cleared by its dump, and by a clear of everything.
     std::fs::remove_file(&meta).unwrap();
-    assert_eq!(s.cache.clear(Some(&s.dump)).unwrap().0, 1);
+    assert_eq!(s.cache.clear(Some(&s.dump)).unwrap().entries, 1);
     assert!(!e.dir().exists());
     write_index(&e);
     std::fs::write(&meta, b"garbage").unwrap();
-    assert_eq!(s.cache.clear(None).unwrap().0, 2);
+    assert_eq!(s.cache.clear(None).unwrap().entries, 2);
     assert!(s.cache.list().is_empty());
     // A directory that is not an entry of its file's dump is left alone.
     write_index(&e);
@@ -332,7 +334,7 @@ fn an_entry_whose_meta_json_is_lost_or_damaged_is_still_listed_cleared_and_cappe
     let moved = s.cache.root().join("0000000000000000-not-an-entry");
     std::fs::rename(e.dir(), &moved).unwrap();
     assert!(s.cache.list().is_empty());
-    assert_eq!(s.cache.clear(None).unwrap().0, 0);
+    assert_eq!(s.cache.clear(None).unwrap().entries, 0);
     assert!(moved.exists());
 }
 
@@ -406,4 +408,105 @@ fn a_full_disk_is_one_warning_and_leaves_nothing_behind() {
     let _ = std::process::Command::new("umount").arg(mnt.path()).status();
     assert!(matches!(&w, Written::Failed(m) if m.contains("No space left")), "{w:?}");
     assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+/// A process id that no process has now: a child's, once it has ended and been reaped.
+fn dead_pid() -> u32 {
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let pid = child.id();
+    child.wait().unwrap();
+    pid
+}
+
+#[test]
+fn leftovers_are_listed_with_their_writer_and_cleared_only_when_it_is_gone() {
+    let s = setup();
+    let e = s.cache.entry(&s.dump, 0, "t").unwrap();
+    write_index(&e);
+    let (dead, alive) = (dead_pid(), std::process::id());
+    let stale = format!("index.hqc.tmp.{dead}");
+    let live = format!("analysis.0123456789abcdef.hqc.tmp.{alive}");
+    std::fs::write(e.dir().join(&stale), vec![1u8; 10_000]).unwrap();
+    std::fs::write(e.dir().join(&live), vec![2u8; 20_000]).unwrap();
+    let listed = s.cache.list();
+    assert_eq!(listed.len(), 1);
+    let l = &listed[0].leftovers;
+    assert_eq!(l.len(), 2, "{l:?}");
+    assert_eq!((l[0].file.as_str(), l[0].bytes, l[0].pid, l[0].writer_alive), (live.as_str(), 20_000, Some(alive), true));
+    assert_eq!((l[1].file.as_str(), l[1].bytes, l[1].pid, l[1].writer_alive), (stale.as_str(), 10_000, Some(dead), false));
+    assert_eq!(listed[0].files, vec!["index.hqc".to_string()], "leftovers are no cache files");
+
+    let c = s.cache.clear(None).unwrap();
+    assert_eq!(c.entries, 1);
+    assert_eq!(c.leftovers_removed.iter().map(|(_, l)| l.file.clone()).collect::<Vec<_>>(), vec![stale.clone()]);
+    assert_eq!(c.being_written.iter().map(|(_, l)| l.file.clone()).collect::<Vec<_>>(), vec![live.clone()]);
+    assert!(!e.dir().join(&stale).exists());
+    assert!(!e.dir().join("index.hqc").exists());
+    assert!(e.dir().join(&live).exists(), "a live writer's file was removed");
+    assert_eq!(c.bytes, listed[0].bytes - 20_000 - std::fs::metadata(e.dir().join("meta.json")).unwrap().len());
+}
+
+#[test]
+fn a_held_lock_keeps_a_leftover_whatever_its_pid() {
+    let s = setup();
+    let e = s.cache.entry(&s.dump, 0, "t").unwrap();
+    write_index(&e);
+    let lock = std::fs::File::create(e.dir().join("index.hqc.lock")).unwrap();
+    lock.lock().unwrap();
+    let name = format!("index.hqc.tmp.{}", dead_pid());
+    std::fs::write(e.dir().join(&name), b"half").unwrap();
+    assert!(s.cache.list()[0].leftovers[0].writer_alive);
+    assert!(s.cache.clear(None).unwrap().being_written.len() == 1);
+    assert!(e.dir().join(&name).exists());
+    lock.unlock().unwrap();
+    assert!(!s.cache.list()[0].leftovers[0].writer_alive);
+    assert_eq!(s.cache.clear(None).unwrap().leftovers_removed.len(), 1);
+    assert!(!e.dir().exists());
+}
+
+#[test]
+fn eviction_removes_stale_leftovers_before_entries_and_never_a_live_writers_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dumps: Vec<PathBuf> = (0..2)
+        .map(|i| {
+            let p = tmp.path().join(format!("d{i}.hprof"));
+            std::fs::write(&p, vec![i as u8; 1000]).unwrap();
+            p
+        })
+        .collect();
+    // Room for two entries of ~20 MB, not for a third one's worth of leftovers besides.
+    let cache = Cache::new(tmp.path().join("cache"), Some(45_000_000));
+    let first = cache.entry(&dumps[0], 0, "t").unwrap();
+    write_index(&first);
+    let stale = first.dir().join(format!("analysis.0123456789abcdef.hqc.tmp.{}", dead_pid()));
+    std::fs::write(&stale, vec![0u8; 20_000_000]).unwrap();
+    assert!(matches!(write_index(&cache.entry(&dumps[1], 0, "t").unwrap()), Written::Done(_)));
+    assert!(!stale.exists(), "the stale leftover was kept");
+    assert!(first.dir().join("index.hqc").exists(), "an entry was evicted while a stale leftover could go");
+    assert_eq!(cache.list().len(), 2);
+
+    // A live writer's file (this process's) is neither counted nor removed: no eviction for it.
+    let live = first.dir().join(format!("analysis.0123456789abcdef.hqc.tmp.{}", std::process::id()));
+    std::fs::write(&live, vec![0u8; 20_000_000]).unwrap();
+    assert!(matches!(write_index(&cache.entry(&dumps[1], 0, "t").unwrap()), Written::Done(_)));
+    assert!(live.exists());
+    assert!(first.dir().join("index.hqc").exists());
+}
+
+#[test]
+fn a_write_tells_its_bytes_and_stops_when_cancelled() {
+    let s = setup();
+    let told = Arc::new(AtomicU64::new(u64::MAX));
+    let t = told.clone();
+    let cancel = Arc::new(AtomicBool::new(false));
+    let watch = WriteWatch { progress: Some(Arc::new(move |b| t.store(b, Ordering::Relaxed))), cancel: Some(cancel.clone()) };
+    let e = s.cache.entry(&s.dump, 0, "t").unwrap().watched(watch);
+    assert!(matches!(write_index(&e), Written::Done(_)));
+    assert!(told.load(Ordering::Relaxed) >= 4 * ARRAY_LEN as u64, "{}", told.load(Ordering::Relaxed));
+    std::fs::remove_file(e.dir().join("index.hqc")).unwrap();
+    cancel.store(true, Ordering::Relaxed);
+    assert!(matches!(write_index(&e), Written::Interrupted));
+    let left: Vec<_> = std::fs::read_dir(e.dir()).unwrap().flatten().map(|f| f.file_name().to_string_lossy().to_string()).filter(|n| n.contains(".tmp.")).collect();
+    assert!(left.is_empty(), "{left:?}");
+    assert!(!e.dir().join("index.hqc").exists());
 }

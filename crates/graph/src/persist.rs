@@ -150,6 +150,8 @@ impl FullAnalysis {
         beside: P,
     ) -> Result<(FullAnalysis, CacheUse, Option<P::Out>), HeapError> {
         let reachable_only = options.reachable_only;
+        let cancel = options.cancel.clone();
+        let entry = entry.watched(heapql_heap::cache_watch(&options.progress, &options.cancel));
         let mut side = None;
         let (a, used) = entry.load_or_build(
             "analysis",
@@ -162,6 +164,7 @@ impl FullAnalysis {
             }),
             |a, w| a.write_cache(w),
         )?;
+        heapql_heap::stop_if_cancelled(&cancel)?;
         Ok((a, used, side))
     }
 }

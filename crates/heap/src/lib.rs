@@ -27,7 +27,7 @@ mod layout;
 mod merge;
 mod persist;
 pub use heapql_cache::CacheUse;
-pub use persist::CACHE_LAYOUT;
+pub use persist::{cache_watch, stop_if_cancelled, CACHE_LAYOUT, WRITING_CACHE};
 mod props;
 mod stack_chunks;
 mod threads;

@@ -6,9 +6,10 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use heapql_cache::{CacheUse, Entry, EntryFile, EntryWriter};
+use heapql_cache::{CacheUse, Entry, EntryFile, EntryWriter, WriteWatch};
 use heapql_hprof::{Control, Source};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -146,15 +147,40 @@ impl Heap {
     /// build that is then written. Cache problems become lines in `warnings`, never errors.
     pub fn open_with_cache(path: &Path, options: OpenOptions, entry: &Entry, warnings: &mut Vec<String>) -> Result<(Heap, CacheUse), HeapError> {
         let read_options = options.clone();
-        entry.load_or_build(
+        let cancel = options.cancel.clone();
+        let entry = entry.watched(cache_watch(&options.progress, &options.cancel));
+        let done = entry.load_or_build(
             "index",
             "",
             warnings,
             |f| Heap::read_cache(path, f, &read_options),
             || Heap::open(path, options),
             |heap, w| heap.write_cache(w),
-        )
+        )?;
+        stop_if_cancelled(&cancel)?;
+        Ok(done)
     }
+}
+
+/// The progress phase of writing a cache file: bytes written, no total (the size is known
+/// only once it is written).
+pub const WRITING_CACHE: &str = "writing cache";
+
+/// What a cache write tells (`WRITING_CACHE`) and heeds, from a step's progress and cancel.
+pub fn cache_watch(progress: &Option<crate::ProgressFn>, cancel: &Option<Arc<AtomicBool>>) -> WriteWatch {
+    WriteWatch {
+        progress: progress.clone().map(|p| Arc::new(move |done: u64| p(crate::Progress { phase: WRITING_CACHE, done, total: 0 })) as Arc<dyn Fn(u64) + Send + Sync>),
+        cancel: cancel.clone(),
+    }
+}
+
+/// `HeapError::Cancelled` once `cancel` is set (a cached step stopped while it wrote the cache
+/// ends as any step stopped does).
+pub fn stop_if_cancelled(cancel: &Option<Arc<AtomicBool>>) -> Result<(), HeapError> {
+    if cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)) {
+        return Err(HeapError::Cancelled);
+    }
+    Ok(())
 }
 
 /// `DumpInfo::compression` from its name.

@@ -129,12 +129,36 @@ pub struct JsCacheEntry {
     /// Milliseconds since the epoch of the last use.
     pub last_used_ms: f64,
     pub files: Vec<String>,
+    /// Files being written, or left unfinished by a writer that is gone (counted in `bytes`).
+    pub leftovers: Vec<JsCacheLeftover>,
+}
+
+/// A writer's temporary file, `<file>.tmp.<pid>`.
+#[napi(object)]
+pub struct JsCacheLeftover {
+    /// Its path.
+    pub path: String,
+    pub bytes: f64,
+    /// The writer's process id (from the file's name).
+    pub pid: Option<u32>,
+    /// Its writer may still be writing it (the file's lock is held, or the process runs):
+    /// never removed then.
+    pub writer_alive: bool,
 }
 
 #[napi(object)]
 pub struct JsCacheCleared {
     pub entries: u32,
+    /// Bytes removed, leftovers included.
     pub bytes: f64,
+    /// Leftovers of writers that were gone, removed.
+    pub leftovers_removed: Vec<JsCacheLeftover>,
+    /// Files live writers are writing, kept.
+    pub being_written: Vec<JsCacheLeftover>,
+}
+
+fn leftover_to_js(dir: &Path, l: heapql_cache::Leftover) -> JsCacheLeftover {
+    JsCacheLeftover { path: dir.join(&l.file).display().to_string(), bytes: l.bytes as f64, pid: l.pid, writer_alive: l.writer_alive }
 }
 
 fn cache_at(dir: Option<String>) -> Result<Cache> {
@@ -163,6 +187,7 @@ pub fn cache_list(dir: Option<String>) -> Result<Vec<JsCacheEntry>> {
             bytes: e.bytes as f64,
             last_used_ms: e.last_used as f64 * 1000.0,
             files: e.files,
+            leftovers: e.leftovers.into_iter().map(|l| leftover_to_js(&e.dir, l)).collect(),
         })
         .collect())
 }
@@ -170,8 +195,13 @@ pub fn cache_list(dir: Option<String>) -> Result<Vec<JsCacheEntry>> {
 /// Removes every entry, or the entries of one dump.
 #[napi]
 pub fn cache_clear(dir: Option<String>, dump: Option<String>) -> Result<JsCacheCleared> {
-    let (entries, bytes) = cache_at(dir)?
+    let c = cache_at(dir)?
         .clear(dump.as_deref().map(Path::new))
         .map_err(|e| coded("ERR_IO", format!("cannot clear the cache: {e}")))?;
-    Ok(JsCacheCleared { entries: entries as u32, bytes: bytes as f64 })
+    Ok(JsCacheCleared {
+        entries: c.entries as u32,
+        bytes: c.bytes as f64,
+        leftovers_removed: c.leftovers_removed.into_iter().map(|(d, l)| leftover_to_js(&d, l)).collect(),
+        being_written: c.being_written.into_iter().map(|(d, l)| leftover_to_js(&d, l)).collect(),
+    })
 }

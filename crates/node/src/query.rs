@@ -13,7 +13,7 @@ use heapql_exec::{AnalysisView, Batch, ColumnData, ExactTexts, ExecContext, Exec
 use crate::analysis::SharedState;
 use crate::convert::{catch_panic, coded, heap_error};
 use crate::heap_handle::HeapHandle;
-use crate::progress::CancelToken;
+use crate::progress::{progress_fn, CancelToken, ProgressCallback};
 use crate::stream_gate::{Gate, StreamGate};
 
 #[napi(object)]
@@ -119,6 +119,7 @@ pub struct ExecuteTask {
     state: Arc<SharedState>,
     plan: String,
     cancel: Option<Arc<AtomicBool>>,
+    progress: Option<heapql_heap::ProgressFn>,
 }
 
 impl Task for ExecuteTask {
@@ -128,7 +129,11 @@ impl Task for ExecuteTask {
     fn compute(&mut self) -> Result<Batch> {
         catch_panic("running the query", || {
             let plan = heapql_exec::parse_plan(&self.plan).map_err(exec_error)?;
-            with_context(&self.state, &plan, self.cancel.clone(), |ctx| heapql_exec::execute(ctx, &plan).map_err(exec_error))
+            let progress = self.progress.clone();
+            with_context(&self.state, &plan, self.cancel.clone(), |ctx| match progress {
+                Some(p) => heapql_exec::execute(&ctx.clone().with_progress(p), &plan).map_err(exec_error),
+                None => heapql_exec::execute(ctx, &plan).map_err(exec_error),
+            })
         })
     }
 
@@ -208,9 +213,13 @@ impl Task for StreamTask {
 #[napi]
 impl HeapHandle {
     /// Runs a physical plan (docs/physical-plan.md) off the event loop; one batch with every row.
-    #[napi(ts_return_type = "Promise<JsBatch>")]
-    pub fn execute(&self, plan: String, cancel: Option<&CancelToken>) -> Result<AsyncTask<ExecuteTask>> {
-        Ok(AsyncTask::new(ExecuteTask { state: self.state()?, plan, cancel: cancel.map(|c| c.flag.clone()) }))
+    /// `onProgress` is told the objects scanned so far (phase `query`).
+    #[napi(
+        ts_args_type = "plan: string, cancel?: CancelToken | null, onProgress?: ((event: ProgressEvent) => void) | null",
+        ts_return_type = "Promise<JsBatch>"
+    )]
+    pub fn execute(&self, plan: String, cancel: Option<&CancelToken>, on_progress: Option<ProgressCallback>) -> Result<AsyncTask<ExecuteTask>> {
+        Ok(AsyncTask::new(ExecuteTask { state: self.state()?, plan, cancel: cancel.map(|c| c.flag.clone()), progress: progress_fn(on_progress) }))
     }
 
     /// Runs a plan and calls `onBatch` with batches of `batchRows` rows as they are produced;

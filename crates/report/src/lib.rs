@@ -226,7 +226,10 @@ pub fn build_json_with_cache(
     pass: Option<ObjectPass>,
 ) -> Result<(String, heapql_cache::CacheUse), HeapError> {
     let key = format!("limit={};top-strings={};reachable-only={}", options.limit, options.top_strings, analysis.reachable_only());
-    entry.blob_or_build("report", &key, warnings, || build_after(heap, analysis, options, pass).map(|data| data.to_json()))
+    let entry = entry.watched(heapql_heap::cache_watch(&options.progress, &options.cancel));
+    let done = entry.blob_or_build("report", &key, warnings, || build_after(heap, analysis, options, pass).map(|data| data.to_json()))?;
+    heapql_heap::stop_if_cancelled(&options.cancel)?;
+    Ok(done)
 }
 
 impl ReportData {

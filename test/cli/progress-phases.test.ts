@@ -1,0 +1,121 @@
+/**
+ * What the progress line says in a real pseudo-terminal, phase by phase, for the report command
+ * with a query: opening, writing the index cache (a spinner and the bytes so far: its size is
+ * not known beforehand, so no bar at 100 %), the full analysis and its cache, the query under
+ * its name, the report's sections, and the rendering. HEAPQL_PROGRESS_AFTER_MS=0 draws the bar
+ * at once (a fixture dump is opened faster than the bar's usual delay). Labels only, no timings.
+ */
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { spawn, type IPty } from '@lydell/node-pty';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+
+const root = path.resolve(__dirname, '../..');
+const known = path.join(root, 'fixtures/dumps/KnownHeap-jdk17-coops.hprof');
+// A scan of every object (a plain COUNT(*) of a class is answered from the histogram, no scan).
+const SCAN = 'SELECT COUNT(*) AS n FROM java.lang.Object o WHERE o.@usedHeapSize > 16';
+
+// The 1 GB benchmark dump (npm run bench makes it): its index takes long enough to write that a
+// Ctrl-C lands while it is written.
+const big = process.env.HEAPQL_BENCH_1G ?? path.join(root, 'bench-out/bench-1g.hprof');
+const haveBig = existsSync(big);
+if (!haveBig) console.warn(`skipping the Ctrl-C-while-writing-the-cache test: ${big} is absent (npm run bench creates it, or set HEAPQL_BENCH_1G)`);
+
+const tmp = mkdtempSync(path.join(tmpdir(), 'heapql-phases-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const open: IPty[] = [];
+afterEach(() => {
+  for (const p of open.splice(0)) {
+    try {
+      p.kill('SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+});
+
+/** Runs heapql in a terminal to its end; what it drew and its exit code. */
+async function inTerminal(args: string[], onData?: (raw: string, pty: IPty) => void): Promise<{ raw: string; exitCode: number }> {
+  expect(existsSync(known), `${known} is missing: run fixtures/make-fixtures.sh`).toBe(true);
+  const pty = spawn(process.execPath, [path.join(root, 'bin/heapql.js'), ...args], {
+    cols: 160,
+    rows: 30,
+    cwd: tmp,
+    env: { ...process.env, CI: '', NO_COLOR: '1', HEAPQL_DEBUG: '', HEAPQL_PROGRESS_AFTER_MS: '0' } as Record<string, string>,
+  });
+  open.push(pty);
+  let raw = '';
+  pty.onData((d) => {
+    raw += d;
+    onData?.(raw, pty);
+  });
+  const { exitCode } = await new Promise<{ exitCode: number }>((resolve) => pty.onExit(resolve));
+  return { raw, exitCode };
+}
+
+/** Each drawing of the progress line: its label, and whether it was a bar (a percentage) or a spinner. */
+function drawings(raw: string): { label: string; bar: boolean }[] {
+  const out: { label: string; bar: boolean }[] = [];
+  for (const m of raw.matchAll(/\x1b\[1G([^\x1b]*)\x1b\[0K/g)) {
+    const line = m[1]!;
+    const bar = /^(.*?) +\|.*\| \d+% \|/.exec(line);
+    const spinner = /^(.*?) [|/\\-](?: |$)/.exec(line);
+    if (bar) out.push({ label: bar[1]!.trim(), bar: true });
+    else if (spinner) out.push({ label: spinner[1]!.trim(), bar: false });
+  }
+  return out;
+}
+
+/** The labels drawn, each once, in the order they first were. */
+function phases(raw: string): string[] {
+  return [...new Set(drawings(raw).map((d) => d.label))];
+}
+
+describe('the progress line of `heapql <dump> <report> --query`, in a terminal', () => {
+  it('names every phase: the cache writes, the query, the rendering', async () => {
+    const cache = path.join(tmp, 'cache');
+    const report = path.join(tmp, 'report.html');
+    const { raw, exitCode } = await inTerminal([known, report, '--query', SCAN, '--cache-dir', cache]);
+    expect(exitCode, raw).toBe(0);
+    expect(readFileSync(report, 'utf8')).toContain('<html');
+    const seen = phases(raw);
+    // Writing the index and the analysis to the cache: a spinner, never a bar.
+    expect(seen, JSON.stringify(raw)).toContain('writing cache');
+    expect(drawings(raw).filter((d) => d.label === 'writing cache' && d.bar)).toEqual([]);
+    expect(drawings(raw).filter((d) => d.label === 'rendering html' && d.bar)).toEqual([]);
+    expect(seen).toContain('query q1');
+    expect(seen).toContain('report');
+    expect(seen).toContain('rendering html');
+    expect(seen.indexOf('writing cache')).toBeLessThan(seen.indexOf('query q1'));
+    expect(seen.indexOf('query q1')).toBeLessThan(seen.indexOf('rendering html'));
+    expect(readdirSync(cache).length).toBe(1);
+
+    // From the cache: nothing is written, so no such phase; the query and the rendering still show.
+    const again = await inTerminal([known, report, '--query', SCAN, '--cache-dir', cache]);
+    expect(again.exitCode, again.raw).toBe(0);
+    const cached = phases(again.raw);
+    expect(cached).not.toContain('writing cache');
+    expect(cached).toContain('query q1');
+    expect(cached).toContain('rendering html');
+  });
+
+  // A fixture's index is written too fast to be interrupted; the cancel check itself is also
+  // tested on small files in crates/cache/tests/store.rs.
+  it.skipIf(!haveBig)('Ctrl-C while the index cache is written stops the writing: exit 130, nothing cached, nothing left behind', async () => {
+    const cache = path.join(tmp, 'big-cache');
+    let sent = false;
+    const { raw, exitCode } = await inTerminal(['query', big, '--query', SCAN, '--cache-dir', cache], (drawn, pty) => {
+      if (!sent && drawn.includes('writing cache')) {
+        sent = true;
+        pty.write('\x03');
+      }
+    });
+    expect(sent, JSON.stringify(raw.slice(-400))).toBe(true);
+    expect(exitCode, raw.slice(-400)).toBe(130);
+    expect(raw).toContain('interrupted');
+    const files = readdirSync(cache, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
+    expect(files.filter((f) => f.endsWith('.hqc') || f.includes('.tmp.'))).toEqual([]);
+  });
+});
