@@ -341,13 +341,7 @@ fn an_entry_whose_meta_json_is_lost_or_damaged_is_still_listed_cleared_and_cappe
 #[test]
 fn a_lost_meta_json_still_counts_against_the_cap() {
     let tmp = tempfile::tempdir().unwrap();
-    let dumps: Vec<PathBuf> = (0..2)
-        .map(|i| {
-            let p = tmp.path().join(format!("d{i}.hprof"));
-            std::fs::write(&p, vec![i as u8; 1000]).unwrap();
-            p
-        })
-        .collect();
+    let dumps = two_dumps(tmp.path());
     // Room for one entry of ~20 MB, not two.
     let cache = Cache::new(tmp.path().join("cache"), Some(30_000_000));
     let first = cache.entry(&dumps[0], 0, "t").unwrap();
@@ -467,13 +461,7 @@ fn a_held_lock_keeps_a_leftover_whatever_its_pid() {
 #[test]
 fn eviction_removes_stale_leftovers_before_entries_and_never_a_live_writers_file() {
     let tmp = tempfile::tempdir().unwrap();
-    let dumps: Vec<PathBuf> = (0..2)
-        .map(|i| {
-            let p = tmp.path().join(format!("d{i}.hprof"));
-            std::fs::write(&p, vec![i as u8; 1000]).unwrap();
-            p
-        })
-        .collect();
+    let dumps = two_dumps(tmp.path());
     // Room for two entries of ~20 MB, not for a third one's worth of leftovers besides.
     let cache = Cache::new(tmp.path().join("cache"), Some(45_000_000));
     let first = cache.entry(&dumps[0], 0, "t").unwrap();
@@ -509,4 +497,15 @@ fn a_write_tells_its_bytes_and_stops_when_cancelled() {
     let left: Vec<_> = std::fs::read_dir(e.dir()).unwrap().flatten().map(|f| f.file_name().to_string_lossy().to_string()).filter(|n| n.contains(".tmp.")).collect();
     assert!(left.is_empty(), "{left:?}");
     assert!(!e.dir().join("index.hqc").exists());
+}
+
+/// Two small different "dumps" in `dir` (entries of their own).
+fn two_dumps(dir: &Path) -> Vec<PathBuf> {
+    (0..2)
+        .map(|i| {
+            let p = dir.join(format!("d{i}.hprof"));
+            std::fs::write(&p, vec![i as u8; 1000]).unwrap();
+            p
+        })
+        .collect()
 }

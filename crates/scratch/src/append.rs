@@ -141,14 +141,9 @@ impl<T: Plain> PieceArray<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tests::files;
     use std::path::Path;
     use std::sync::Arc;
-
-    fn files() -> (tempfile::TempDir, Placement) {
-        let dir = tempfile::tempdir().unwrap();
-        let place = Placement::Files(Arc::from(dir.path()));
-        (dir, place)
-    }
 
     /// Values across several written pieces come back in order, from a writable mapping of
     /// the file (a change in place stays in the page cache, not in anonymous memory).

@@ -379,7 +379,8 @@ mod tests {
     use super::*;
     use std::io::Write;
 
-    fn files() -> (tempfile::TempDir, Placement) {
+    /// A temporary directory and a placement in files there.
+    pub(crate) fn files() -> (tempfile::TempDir, Placement) {
         let dir = tempfile::tempdir().unwrap();
         let place = Placement::Files(Arc::from(dir.path()));
         (dir, place)
