@@ -141,6 +141,38 @@ pub(crate) fn whole_match_regex(pattern: &str) -> Result<Regex, ExecError> {
     compile_whole(pattern).map_err(|e| ExecError::query(format!("invalid regular expression \"{pattern}\": {e}")))
 }
 
+/// A LIKE pattern: the regex of `whole_match_regex`, and the lengths of the texts it can match,
+/// so that a text too long or too short for it is refused from its length alone, unread.
+#[derive(Debug)]
+pub(crate) struct LikePattern {
+    re: Regex,
+    /// The fewest and the most UTF-8 bytes of a text it matches (None: no most).
+    min_bytes: usize,
+    max_bytes: Option<usize>,
+}
+
+impl LikePattern {
+    pub(crate) fn is_match(&self, text: &str) -> bool {
+        self.re.is_match(text)
+    }
+    /// Whether a text of `units` UTF-16 units may match (LIKE reads a String with an unpaired
+    /// surrogate as U+FFFD): it has from `units` to `3 × units` UTF-8 bytes (one to three a unit,
+    /// four for a pair of two, three for U+FFFD in place of one).
+    pub(crate) fn may_match_units(&self, units: usize) -> bool {
+        self.max_bytes.is_none_or(|m| units <= m) && units.saturating_mul(3) >= self.min_bytes
+    }
+}
+
+pub(crate) fn like_pattern(pattern: &str) -> Result<LikePattern, ExecError> {
+    let re = whole_match_regex(pattern)?;
+    // The same pattern text as the regex was compiled from, under the same (default) syntax.
+    let (min_bytes, max_bytes) = match regex_syntax::Parser::new().parse(re.as_str()) {
+        Ok(hir) => (hir.properties().minimum_len().unwrap_or(0), hir.properties().maximum_len()),
+        Err(_) => (0, None),
+    };
+    Ok(LikePattern { re, min_bytes, max_bytes })
+}
+
 fn compile_whole(pattern: &str) -> Result<Regex, regex::Error> {
     Regex::new(&format!("^(?:{})$", fix_java_regex(pattern)))
 }
