@@ -354,7 +354,9 @@ fn address(env: &Env, o: ObjIdx) -> Value {
 /// The object at an address (an integral number), if the dump has one there.
 fn object_at(env: &Env, v: &Value) -> Option<ObjIdx> {
     let a = match v {
-        Value::Int(i) => u64::try_from(*i).ok()?,
+        // An address at or above 2^63 is a negative long (`@objectAddress`, a hex literal
+        // 0x8000000000000000 and above): the same 64 bits.
+        Value::Int(i) => *i as u64,
         Value::Float(f) if *f >= 0.0 && *f == f.trunc() && *f < u64::MAX as f64 => *f as u64,
         _ => return None,
     };
@@ -1012,8 +1014,12 @@ fn binary_scalars(run: &Run, op: BinOp, a: Scalar, b: Scalar, l: &CExpr, r: &CEx
             Scalar::bool(!scalars_equal(a, b))
         }
         Lt | Le | Gt | Ge => {
-            // Two objects are ordered by their addresses.
-            let (a, b) = if a.kind == Kind::Obj && b.kind == Kind::Obj { (scalar_address(env, a), scalar_address(env, b)) } else { coerce(a, b) };
+            // Two objects are ordered by their addresses: as unsigned 64-bit numbers, which is
+            // the order of their indexes (objects are numbered in address order).
+            if a.kind == Kind::Obj && b.kind == Kind::Obj {
+                return Some(Scalar::bool(order_holds(op, a.i().cmp(&b.i()))));
+            }
+            let (a, b) = coerce(a, b);
             Scalar::bool(scalars_compare(a, b).is_some_and(|o| order_holds(op, o)))
         }
         Add if scalar_is_text(run, a) || scalar_is_text(run, b) => return None,
@@ -1069,11 +1075,13 @@ fn binary_values(env: &Env, op: BinOp, a: Cow<Value>, b: Cow<Value>, l: &CExpr, 
             }
         }
         Lt | Le | Gt | Ge => {
-            // Two objects are ordered by their addresses, as ORDER BY and MIN/MAX order them.
-            let (a, b) = match (&*a, &*b) {
-                (Value::Obj(x), Value::Obj(y)) => (Cow::Owned(address(env, *x)), Cow::Owned(address(env, *y))),
-                _ => coerce(env, a, b),
-            };
+            // Two objects are ordered by their addresses, as ORDER BY and MIN/MAX order them: as
+            // unsigned 64-bit numbers, the order of their indexes (objects are numbered in
+            // address order).
+            if let (Value::Obj(x), Value::Obj(y)) = (&*a, &*b) {
+                return Value::Bool(order_holds(op, x.cmp(y)));
+            }
+            let (a, b) = coerce(env, a, b);
             Value::Bool(values_compare(&a, &b).is_some_and(|o| order_holds(op, o)))
         }
         // Java: `+` with a String on either side concatenates, the other side as its text
