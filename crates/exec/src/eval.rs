@@ -140,8 +140,20 @@ fn like_object(env: &Env, o: ObjIdx, re: &LikePattern) -> Option<bool> {
     if !re.may_match_units(t.len()) {
         return Some(false);
     }
+    // A long String is matched as it is read (`LikePattern::match_chars`), an unpaired
+    // surrogate read as U+FFFD as in `object_text`: no more of it than decides the match, and
+    // never its whole text in memory.
+    if t.len() > LIKE_STREAM_UNITS {
+        let chars = char::decode_utf16(t.units()).map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER));
+        if let Some(m) = re.match_chars(chars) {
+            return Some(m);
+        }
+    }
     object_text(env, o).map(|t| re.is_match(&t))
 }
+
+/// Strings longer than this (UTF-16 units) are matched by LIKE as they are read.
+const LIKE_STREAM_UNITS: usize = 1 << 16;
 
 /// A text as a comparison reads it: a String object's, from the dump as far as needed, or a
 /// text value's.

@@ -149,6 +149,9 @@ pub(crate) struct LikePattern {
     /// The fewest and the most UTF-8 bytes of a text it matches (None: no most).
     min_bytes: usize,
     max_bytes: Option<usize>,
+    /// The same regex as a lazy DFA, fed a long text a character at a time (`match_chars`);
+    /// None where it cannot be built.
+    dfa: Option<regex_automata::hybrid::dfa::DFA>,
 }
 
 impl LikePattern {
@@ -161,6 +164,35 @@ impl LikePattern {
     pub(crate) fn may_match_units(&self, units: usize) -> bool {
         self.max_bytes.is_none_or(|m| units <= m) && units.saturating_mul(3) >= self.min_bytes
     }
+    /// Whether the text of these characters matches, read one character at a time and no
+    /// further than the first after which no match is possible (`"abc.*"` refuses a text not
+    /// starting with "abc" at its first differing character). None where the DFA cannot tell
+    /// (none built, its cache given up, a Unicode word boundary): then match the whole text.
+    pub(crate) fn match_chars(&self, chars: impl Iterator<Item = char>) -> Option<bool> {
+        use regex_automata::{Anchored, Input};
+        let dfa = self.dfa.as_ref()?;
+        let mut cache = dfa.create_cache();
+        let mut sid = dfa.start_state_forward(&mut cache, &Input::new("").anchored(Anchored::Yes)).ok()?;
+        let mut buf = [0u8; 4];
+        for c in chars {
+            for &b in c.encode_utf8(&mut buf).as_bytes() {
+                sid = dfa.next_state(&mut cache, sid, b).ok()?;
+                if sid.is_tagged() {
+                    if sid.is_dead() {
+                        return Some(false);
+                    }
+                    if sid.is_quit() {
+                        return None;
+                    }
+                }
+            }
+        }
+        sid = dfa.next_eoi_state(&mut cache, sid).ok()?;
+        if sid.is_quit() {
+            return None;
+        }
+        Some(sid.is_match())
+    }
 }
 
 pub(crate) fn like_pattern(pattern: &str) -> Result<LikePattern, ExecError> {
@@ -170,7 +202,9 @@ pub(crate) fn like_pattern(pattern: &str) -> Result<LikePattern, ExecError> {
         Ok(hir) => (hir.properties().minimum_len().unwrap_or(0), hir.properties().maximum_len()),
         Err(_) => (0, None),
     };
-    Ok(LikePattern { re, min_bytes, max_bytes })
+    // The whole-match regex (anchored both ends) under the same default syntax as `Regex`.
+    let dfa = regex_automata::hybrid::dfa::DFA::new(re.as_str()).ok();
+    Ok(LikePattern { re, min_bytes, max_bytes, dfa })
 }
 
 fn compile_whole(pattern: &str) -> Result<Regex, regex::Error> {

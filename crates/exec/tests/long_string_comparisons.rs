@@ -122,3 +122,44 @@ fn long_strings_compare_exactly_with_texts_and_with_each_other() {
         }
     }
 }
+
+/// LIKE over Strings longer than the length from which it matches them as they are read: the
+/// answer is the regex's on the whole text, for patterns decided early, late or only at the end.
+#[test]
+fn like_over_long_strings_is_the_whole_text_match() {
+    const M: usize = 70_000;
+    let mut b = DumpBuilder::new(8);
+    let texts = [format!("{}b", a(M - 1)), format!("{}😀", a(M - 2)), format!("b{}", a(M - 1)), format!("{}\u{e000}z", a(M - 2))];
+    let mut by_id: HashMap<u64, String> = HashMap::new();
+    for t in &texts {
+        let units: Vec<u16> = t.encode_utf16().collect();
+        by_id.insert(b.string(t), t.clone());
+        by_id.insert(b.utf16_string(&units), t.clone());
+        by_id.insert(b.char_string(&units), t.clone());
+    }
+    // A lone surrogate at the end: LIKE reads it as U+FFFD.
+    let mut lone: Vec<u16> = a(M).encode_utf16().collect();
+    lone.push(0xD800);
+    by_id.insert(b.utf16_string(&lone), String::from_utf16_lossy(&lone));
+    let heap = open(&temp_file("long-string-like.hprof", &b.build()));
+    let patterns = [
+        "a.*", "b.*", "a+b", "a*", ".*b", "(?i)A.*B", "a{69999}b", "a.*😀", "[a-z]*\u{e000}z", "a.*\u{fffd}", "a*\\b", "c.*", ".*",
+    ];
+    for p in patterns {
+        let re = regex::Regex::new(&format!("^(?:{p})$")).unwrap();
+        let got = run(
+            &heap,
+            select(
+                class("java.lang.String"),
+                json!({"output": columns(&[("s", row()), ("like", json!({"k": "like", "e": row(), "pattern": p, "negate": false}))])}),
+            ),
+        );
+        let rows = objects(&got, 0);
+        assert_eq!(rows.len(), by_id.len());
+        for (r, &o) in rows.iter().enumerate() {
+            let t = &by_id[&heap.object_id(o)];
+            let want = re.is_match(t);
+            assert!(matches!(got.columns[1].value(r), Value::Bool(x) if x == want), "{p} on {} chars: want {want}", t.chars().count());
+        }
+    }
+}
