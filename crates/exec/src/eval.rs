@@ -149,7 +149,9 @@ fn like_object(env: &Env, o: ObjIdx, re: &LikePattern) -> Option<bool> {
             return Some(m);
         }
     }
-    object_text(env, o).map(|t| re.is_match(&t))
+    // The text of `object_text`, from the String already found.
+    let text = t.text().unwrap_or_else(|units| String::from_utf16_lossy(&units));
+    Some(re.is_match(&text))
 }
 
 /// Strings longer than this (UTF-16 units) are matched by LIKE as they are read.
@@ -920,8 +922,9 @@ impl CExpr {
                         || (*by_address && set.contains(&Key(address(env, o))))
                         // A String of a length no text of the set has is not read.
                         || (*by_text
-                            && env.heap.string_units(o).is_some_and(|t| text_lens.binary_search(&t.len()).is_ok())
-                            && object_text_value(env, o).is_some_and(|t| set.contains(&Key(t)))),
+                            && env.heap.string_units(o).is_some_and(|t| {
+                                text_lens.binary_search(&t.len()).is_ok() && set.contains(&Key(Value::text(t.text())))
+                            })),
                 ),
                 v => Value::Bool(set.contains(&Key(v))),
             },

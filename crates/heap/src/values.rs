@@ -359,6 +359,16 @@ impl<'h> StringUnits<'h> {
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
+    /// The whole text, as `Heap::string_text` gives it.
+    pub fn text(&self) -> Result<String, Vec<u16>> {
+        let bytes = self.heap.src.bytes(self.at, self.len * self.bytes.width());
+        let n = self.len;
+        match self.bytes {
+            UnitBytes::BigEndian => utf16_exact((0..n).map(|i| be_u16(&bytes, 2 * i))),
+            UnitBytes::LittleEndian => utf16_exact((0..n).map(|i| u16::from_le_bytes([bytes[2 * i], bytes[2 * i + 1]]))),
+            UnitBytes::Latin1 => Ok(bytes[..n].iter().map(|&b| b as char).collect()),
+        }
+    }
     /// The units from the first, read a block at a time as the iteration goes on.
     pub fn units(&self) -> Units<'h> {
         Units { text: *self, next: 0, block: Cow::Borrowed(&[]), pos: 0 }
@@ -423,14 +433,7 @@ fn string_units(h: &Heap, o: ObjIdx) -> Option<StringUnits<'_>> {
 pub(crate) fn string_text(h: &Heap, o: ObjIdx) -> Option<Result<String, Vec<u16>>> {
     // None for a value array dumped without its data (Android NODATA): the text is unknown,
     // which is not the empty string.
-    let t = string_units(h, o)?;
-    let bytes = h.src.bytes(t.at, t.len * t.bytes.width());
-    let n = t.len;
-    Some(match t.bytes {
-        UnitBytes::BigEndian => utf16_exact((0..n).map(|i| be_u16(&bytes, 2 * i))),
-        UnitBytes::LittleEndian => utf16_exact((0..n).map(|i| u16::from_le_bytes([bytes[2 * i], bytes[2 * i + 1]]))),
-        UnitBytes::Latin1 => Ok(bytes[..n].iter().map(|&b| b as char).collect()),
-    })
+    string_units(h, o).map(|t| t.text())
 }
 
 pub(crate) fn string_value(h: &Heap, o: ObjIdx) -> Option<String> {
