@@ -310,10 +310,14 @@ describe('rules of the spec', () => {
     expect(e.hint).toMatch(/^did you mean classof\? functions: /);
   });
 
-  test('hex literals beyond a Java long are refused', () => {
-    const e = planError('SELECT * FROM X x WHERE x.@objectAddress = 0xFFFFFFFFFFFFFFFF');
-    expect(e.reason).toBe('the hex number 0xFFFFFFFFFFFFFFFF is beyond a Java long');
-    expect(e.hint).toBe('integers from −2^63 to 2^63 − 1 (9223372036854775807) are exact; write a float (e.g. 1e20) for larger magnitudes');
+  test('hex literals are 64 bits: from 0x8000000000000000 the long of those bits (an address at or above 2^63), beyond 64 bits refused', () => {
+    expect(sel('SELECT * FROM X x WHERE x.@objectAddress = 0xFFFFFFFFFFFFFFFF').filter).toMatchObject({ r: { k: 'lit', v: -1 } });
+    expect(sel('SELECT * FROM X x WHERE x.@objectAddress = 0xffff800000001000').filter).toMatchObject({ r: { k: 'lit', v: -0x7ffffffff000 } });
+    expect(sel('SELECT * FROM X x WHERE x.@objectAddress = 0x8000000000000000').filter).toMatchObject({ r: { k: 'lit', v: -(2n ** 63n) } });
+    expect(sel('SELECT * FROM X x WHERE x.@objectAddress = 0x8000000000000001').filter).toMatchObject({ r: { k: 'lit', v: -(2n ** 63n) + 1n } });
+    const e = planError('SELECT * FROM X x WHERE x.@objectAddress = 0x1FFFFFFFFFFFFFFFF');
+    expect(e.reason).toBe('the hex number 0x1FFFFFFFFFFFFFFFF is beyond 64 bits');
+    expect(e.hint).toBe('a hex number has at most 16 digits (0xffffffffffffffff): addresses and longs are 64 bits');
     expect(sel('SELECT * FROM X x WHERE x.@objectAddress = 0x7f00').filter).toMatchObject({ r: { k: 'lit', v: 0x7f00 } });
   });
 
@@ -327,6 +331,7 @@ describe('rules of the spec', () => {
     expect(sel('SELECT * FROM X x WHERE x.@objectAddress = 0x20000000000001').filter).toMatchObject({ r: { k: 'lit', v: 2n ** 53n + 1n } });
     const e = planError('SELECT * FROM X x WHERE x.a = 9223372036854775808');
     expect(e.reason).toBe('the integer 9223372036854775808 is beyond a Java long');
+    expect(e.hint).toBe('integers from −2^63 to 2^63 − 1 (9223372036854775807) are exact; write a float (e.g. 1e20) for larger magnitudes, or an address in hex (0x…)');
     // Long.MIN_VALUE: the one literal whose magnitude is past a long, written negated.
     expect(sel('SELECT * FROM X x WHERE x.a = -9223372036854775808').filter).toMatchObject({ r: { k: 'lit', v: -(2n ** 63n) } });
     expect(sel('SELECT * FROM X x WHERE x.a = -0x8000000000000000').filter).toMatchObject({ r: { k: 'lit', v: -(2n ** 63n) } });

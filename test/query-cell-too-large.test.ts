@@ -5,7 +5,7 @@
  * and `queryStream` reject (the process goes on), the server answers an error status and keeps
  * serving. The dump is a sparse file (its 600 MB string is a hole): no disk, no memory.
  */
-import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,42 +13,12 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
 import { openHeap, type HeapSession } from '../ts/index.js';
 import { listen, type RunningServer } from '../ts/server/listen.js';
-import { Bytes, HprofWriter, T } from './tools/hprof-writer.js';
+import { BIG_STRING_UNITS, writeBigStringDump } from './tools/big-string-dump.js';
 import { heapql } from './tools/run.js';
 
-/** More than 2^29 − 24 UTF-16 units, the most one V8 string holds. */
-const BIG = 600_000_000;
+const BIG = BIG_STRING_UNITS;
 const dir = mkdtempSync(path.join(tmpdir(), 'heapql-cell-'));
 const dump = path.join(dir, 'big-string.hprof');
-
-/** A Latin-1 String of BIG characters (zeros, a hole in the file) held by a `Holder`, and a short one. */
-function writeDump(): void {
-  const d = new HprofWriter();
-  const object = d.defineClass('java/lang/Object', 0);
-  d.defineClass('java/lang/Class', object);
-  for (const p of ['Z', 'C', 'F', 'D', 'B', 'S', 'I', 'J']) d.defineClass(`[${p}`, object);
-  const string = d.defineClass('java/lang/String', object, [['value', T.object], ['coder', T.byte], ['hash', T.int]]);
-  const holder = d.defineClass('Holder', object, [['a', T.int], ['s', T.object]]);
-  const bigValue = 0x3000;
-  const big = d.instance(string, [bigValue, 0, 0]);
-  const shortValue = d.primitiveArray(T.byte, 2, Buffer.from('ok', 'latin1'));
-  const short = d.instance(string, [shortValue, 0, 0]);
-  const h1 = d.instance(holder, [1, big]);
-  const h2 = d.instance(holder, [2, short]);
-  for (const h of [h1, h2]) d.roots.u1(0x01).u4(h).u4(0);
-  const bytes = d.fileBytes();
-  // Without its end record (9 bytes), then a second segment holding only the big byte[].
-  const head = bytes.subarray(0, bytes.length - 9);
-  const arrayHeader = new Bytes().u1(0x23).u4(bigValue).u4(1).u4(BIG).u1(T.byte).buffer;
-  const segment = new Bytes().u1(0x1c).u4(0).u4(arrayHeader.length + BIG).buffer;
-  const fd = openSync(dump, 'w');
-  writeSync(fd, head);
-  writeSync(fd, segment);
-  writeSync(fd, arrayHeader);
-  const end = new Bytes().u1(0x2c).u4(0).u4(0).buffer;
-  writeSync(fd, end, 0, end.length, head.length + segment.length + arrayHeader.length + BIG);
-  closeSync(fd);
-}
 
 const QUERY = 'SELECT h.a, toString(h.s) AS t FROM Holder h';
 
@@ -70,7 +40,7 @@ describe('a cell longer than a JavaScript string', () => {
   let server: RunningServer;
 
   beforeAll(async () => {
-    writeDump();
+    writeBigStringDump(dump);
     heap = await openHeap(dump, { noCache: true });
     server = await listen(heap, 0);
   });

@@ -688,14 +688,32 @@ function isLongMinMagnitude(e: Expr): boolean {
   return e.type === 'literal' && (e.kind === 'int' || e.kind === 'hex') && exactValue(e) === LONG_MIN_MAGNITUDE;
 }
 
+/** 2^64: a hex literal is at most 64 bits. */
+const BITS_64 = 2n ** 64n;
+
 function literal(e: ExprOf<'literal'>): PExpr {
-  if (e.kind === 'int' || e.kind === 'hex') {
+  if (e.kind === 'hex') {
+    let n = exactValue(e);
+    if (n >= BITS_64) {
+      fail(
+        `the hex number ${e.text} is beyond 64 bits`,
+        e.pos,
+        'a hex number has at most 16 digits (0xffffffffffffffff): addresses and longs are 64 bits',
+      );
+    }
+    // 0x8000000000000000 and above: the 64 bits as a Java long (negative), as Java reads the
+    // hex literal 0xffff800000001000L, and as the executor holds an address at or above 2^63
+    // (`@objectAddress`), so that `x.@objectAddress = 0xffff800000001000` matches exactly.
+    if (n > LONG_MAX) n -= BITS_64;
+    return n > EXACT_LIMIT || n < -EXACT_LIMIT ? { k: 'lit', v: n } : { k: 'lit', v: Number(n) };
+  }
+  if (e.kind === 'int') {
     const n = exactValue(e);
     if (n > LONG_MAX) {
       fail(
-        `the ${e.kind === 'hex' ? 'hex number' : 'integer'} ${e.text} is beyond a Java long`,
+        `the integer ${e.text} is beyond a Java long`,
         e.pos,
-        `integers from −2^63 to 2^63 − 1 (${LONG_MAX}) are exact; write a float (e.g. 1e20) for larger magnitudes`,
+        `integers from −2^63 to 2^63 − 1 (${LONG_MAX}) are exact; write a float (e.g. 1e20) for larger magnitudes, or an address in hex (0x…)`,
       );
     }
     if (n > EXACT_LIMIT) return { k: 'lit', v: n };

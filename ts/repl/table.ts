@@ -4,6 +4,7 @@
  * functions (result in, new result out) — the terminal and the browser REPL share them.
  */
 import { formatValue } from '../query/format.js';
+import { compareText } from '../text-order.js';
 import type { Column, QueryResult, Value } from '../query/schema.js';
 import { displayWidth, padEndWidth, terminalText } from '../terminal-text.js';
 import { ReplError } from './errors.js';
@@ -69,7 +70,8 @@ function compareValues(a: Value, b: Value): number {
   if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);
   // Objects in index order (= address order).
   if (typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b)) return a.objectId - b.objectId;
-  return formatValue(a).localeCompare(formatValue(b), 'en', { numeric: true });
+  // Texts (and any other values by their text) as Java and the executor order strings.
+  return compareText(formatValue(a), formatValue(b));
 }
 
 /** Sorted by one column (stable; nulls last in both directions). */
@@ -180,7 +182,7 @@ export function uniqueValues(result: QueryResult, column: string, n: number): Qu
   }
   const total = result.rows.length || 1;
   const rows = [...counts.entries()]
-    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .sort((a, b) => b[1] - a[1] || compareText(a[0], b[0]))
     .slice(0, n)
     .map(([value, count]) => [value, count, Math.round((count / total) * 1000) / 10] as Value[]);
   return {

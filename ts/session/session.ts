@@ -8,6 +8,7 @@
 import { statSync } from 'node:fs';
 
 import { HeapqlError } from '../errors.js';
+import { compareText } from '../text-order.js';
 import { call, callSync, native, type NativeHeap } from '../native/index.js';
 import { cancelTokenFor } from '../native/cancel.js';
 import type { QueryResult } from '../query/schema.js';
@@ -113,6 +114,11 @@ export type CacheStatus = ReturnType<NativeHeap['cacheStatus']>;
 export type DumpWarning = ReturnType<NativeHeap['warnings']>[number];
 export type HeapCounts = ReturnType<NativeHeap['counts']>;
 export type HistogramRow = ReturnType<NativeHeap['classHistogram']>[number];
+
+/** The class histogram's order: largest shallow size first, then most instances, then by class name as Java orders texts (`compareText`). */
+export function histogramOrder(a: HistogramRow, b: HistogramRow): number {
+  return b.shallow - a.shallow || b.count - a.count || compareText(a.className, b.className);
+}
 /** One Android heap (`app`, `zygote`, `image`, `default`) with its objects and their shallow bytes. */
 export type HeapShare = ReturnType<NativeHeap['heaps']>[number];
 /** Android: the part of an object's retained size in one heap (`retainedByHeap`). */
@@ -373,7 +379,7 @@ export class HeapSession implements ReportableHeap {
   classHistogram(): HistogramRow[] {
     this.live();
     const rows = callSync(() => this.handle.classHistogram());
-    return rows.sort((a, b) => b.shallow - a.shallow || b.count - a.count || a.className.localeCompare(b.className));
+    return rows.sort(histogramOrder);
   }
 
   /** Object counts by kind, GC roots by kind and the total shallow heap. */

@@ -7,13 +7,12 @@ use std::collections::HashSet;
 use std::sync::{Arc, OnceLock};
 
 use heapql_heap::{ClassIdx, FieldSlot, Heap};
-use regex::Regex;
 
 use crate::env::{Env, FieldProbe};
 use crate::error::{ExecError, ERR_UNKNOWN_FIELD};
 use crate::plan::{Attr, BinOp, Expr, Func};
 use crate::rows::RowSet;
-use crate::source::{class_bitmap, classes_for_name, whole_match_regex};
+use crate::source::{class_bitmap, classes_for_name, like_pattern, LikePattern};
 use crate::value::{Key, Value};
 
 #[derive(Debug)]
@@ -40,12 +39,13 @@ pub(crate) enum CExpr {
     AttrCmp { attr: Attr, op: BinOp, lit: i64, general: Box<CExpr> },
     Not(Box<CExpr>),
     Neg(Box<CExpr>),
-    Like { e: Box<CExpr>, re: Regex, negate: bool },
+    Like { e: Box<CExpr>, re: LikePattern, negate: bool },
     Instanceof { e: Box<CExpr>, by_class: Arc<Vec<bool>> },
     InObjects { e: Box<CExpr>, bits: Arc<Vec<u64>> },
     /// `by_address` / `by_text`: the set holds numbers / strings, which an object on the left
-    /// meets by its address / string text.
-    InValues { e: Box<CExpr>, set: Arc<HashSet<Key>>, by_address: bool, by_text: bool },
+    /// meets by its address / string text; `text_lens`: the lengths (UTF-16 units) of those
+    /// strings, sorted, so that a String of another length is refused unread.
+    InValues { e: Box<CExpr>, set: Arc<HashSet<Key>>, by_address: bool, by_text: bool, text_lens: Arc<[usize]> },
     Case { whens: Vec<(CExpr, CExpr)>, else_: Option<Box<CExpr>> },
     Index { e: Box<CExpr>, i: Box<CExpr> },
     Slice { e: Box<CExpr>, from: Box<CExpr>, to: Box<CExpr> },
@@ -194,7 +194,7 @@ pub(crate) fn compile(env: &Env, e: &Expr, sc: &Scope) -> Result<CExpr, ExecErro
         Expr::Bin { op, l, r } => attr_cmp(CExpr::Bin { op: *op, l: c(l)?, r: c(r)? }),
         Expr::Not { e } => CExpr::Not(c(e)?),
         Expr::Neg { e } => CExpr::Neg(c(e)?),
-        Expr::Like { e, pattern, negate } => CExpr::Like { e: c(e)?, re: whole_match_regex(pattern)?, negate: *negate },
+        Expr::Like { e, pattern, negate } => CExpr::Like { e: c(e)?, re: like_pattern(pattern)?, negate: *negate },
         Expr::Instanceof { e, class } => {
             let classes = classes_for_name(env, class, true)?;
             CExpr::Instanceof { e: c(e)?, by_class: Arc::new(class_bitmap(env, &classes)) }
@@ -326,7 +326,10 @@ fn compile_in(env: &Env, e: Box<CExpr>, inner: RowSet) -> Result<CExpr, ExecErro
                 let set: HashSet<Key> = cells.into_iter().filter(|v| !v.is_null()).map(Key).collect();
                 let by_address = set.iter().any(|k| matches!(k.0, Value::Int(_) | Value::Float(_)));
                 let by_text = set.iter().any(|k| k.0.is_text());
-                Ok(CExpr::InValues { e, set: Arc::new(set), by_address, by_text })
+                let mut text_lens: Vec<usize> = set.iter().filter_map(|k| k.0.utf16_len()).collect();
+                text_lens.sort_unstable();
+                text_lens.dedup();
+                Ok(CExpr::InValues { e, set: Arc::new(set), by_address, by_text, text_lens: text_lens.into() })
             }
         }
     }

@@ -13,11 +13,12 @@ use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
-use heapql_heap::{ClassIdx, ClassMemo, ObjIdx, ObjectKind, Value as HeapValue};
+use heapql_heap::{ClassIdx, ClassMemo, ObjIdx, ObjectKind, StringUnits, Units, Value as HeapValue};
 
 use crate::compile::{unknown_field_error, CExpr, FieldSlots};
 use crate::env::Env;
 use crate::error::ExecError;
+use crate::source::LikePattern;
 use crate::plan::{Attr, BinOp};
 use crate::value::{
     arith, float_value, negate, scalars_arith, scalars_compare, scalars_equal, values_compare, values_equal, Key, Kind, Scalar, Value,
@@ -115,11 +116,183 @@ fn like_text(env: &Env, v: &Value) -> Option<String> {
 /// `@outbounds`, a slice) stands for its elements, as in `IN`: it matches when one of them does
 /// (an empty list when none). None where there is no text to match (NULL, an object that is not
 /// a String): neither LIKE nor NOT LIKE holds.
-fn like_match(env: &Env, v: &Value, re: &regex::Regex) -> Option<bool> {
+fn like_match(env: &Env, v: &Value, re: &LikePattern) -> Option<bool> {
     match v {
-        Value::List(items) => Some(items.iter().any(|x| like_text(env, x).is_some_and(|t| re.is_match(&t)))),
+        Value::List(items) => Some(items.iter().any(|x| like_one(env, x, re).unwrap_or(false))),
+        Value::Obj(o) => like_object(env, *o, re),
         other => like_text(env, other).map(|t| re.is_match(&t)),
     }
+}
+
+/// LIKE on one value (not a list).
+fn like_one(env: &Env, v: &Value, re: &LikePattern) -> Option<bool> {
+    match v {
+        Value::Obj(o) => like_object(env, *o, re),
+        other => like_text(env, other).map(|t| re.is_match(&t)),
+    }
+}
+
+/// LIKE on an object: on a String's text, read only when its length lets the pattern match
+/// (`LikePattern::may_match_units`: `s LIKE "ab."` reads no String longer than 3 characters);
+/// None for any other object.
+fn like_object(env: &Env, o: ObjIdx, re: &LikePattern) -> Option<bool> {
+    let t = env.heap.string_units(o)?;
+    if !re.may_match_units(t.len()) {
+        return Some(false);
+    }
+    // A long String is matched as it is read (`LikePattern::match_chars`), an unpaired
+    // surrogate read as U+FFFD as in `object_text`: no more of it than decides the match, and
+    // never its whole text in memory.
+    if t.len() > LIKE_STREAM_UNITS {
+        let chars = char::decode_utf16(t.units()).map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER));
+        if let Some(m) = re.match_chars(chars) {
+            return Some(m);
+        }
+    }
+    // The text of `object_text`, from the String already found.
+    let text = t.text().unwrap_or_else(|units| String::from_utf16_lossy(&units));
+    Some(re.is_match(&text))
+}
+
+/// Strings longer than this (UTF-16 units) are matched by LIKE as they are read.
+const LIKE_STREAM_UNITS: usize = 1 << 16;
+
+/// A text as a comparison reads it: a String object's, from the dump as far as needed, or a
+/// text value's.
+#[derive(Clone, Copy)]
+enum TextRef<'a> {
+    Heap(StringUnits<'a>),
+    Str(&'a str),
+    Units(&'a [u16]),
+}
+
+/// The UTF-16 units of a `TextRef`.
+enum TextIter<'a> {
+    Heap(Units<'a>),
+    Str(std::str::EncodeUtf16<'a>),
+    Units(std::iter::Copied<std::slice::Iter<'a, u16>>),
+}
+
+impl Iterator for TextIter<'_> {
+    type Item = u16;
+    #[inline]
+    fn next(&mut self) -> Option<u16> {
+        match self {
+            TextIter::Heap(u) => u.next(),
+            TextIter::Str(u) => u.next(),
+            TextIter::Units(u) => u.next(),
+        }
+    }
+}
+
+impl<'a> TextRef<'a> {
+    /// The text of a value, when it is one.
+    fn of_value(v: &'a Value) -> Option<TextRef<'a>> {
+        match v {
+            Value::Str(s) => Some(TextRef::Str(s)),
+            Value::Utf16(u) => Some(TextRef::Units(u)),
+            _ => None,
+        }
+    }
+    fn units(self) -> TextIter<'a> {
+        match self {
+            TextRef::Heap(t) => TextIter::Heap(t.units()),
+            TextRef::Str(s) => TextIter::Str(s.encode_utf16()),
+            TextRef::Units(u) => TextIter::Units(u.iter().copied()),
+        }
+    }
+    /// Whether its length in UTF-16 units is `n`, without reading a String from the dump.
+    fn has_len(self, n: usize) -> bool {
+        match self {
+            TextRef::Heap(t) => t.len() == n,
+            // From 1 to 3 UTF-8 bytes a unit: most lengths are told apart from the byte count.
+            TextRef::Str(s) => s.len() >= n && s.len() <= n.saturating_mul(3) && s.encode_utf16().count() == n,
+            TextRef::Units(u) => u.len() == n,
+        }
+    }
+    fn len(self) -> usize {
+        match self {
+            TextRef::Heap(t) => t.len(),
+            TextRef::Str(s) => s.encode_utf16().count(),
+            TextRef::Units(u) => u.len(),
+        }
+    }
+}
+
+/// A comparison (`=`, `!=`, `<`, ...) of two texts, exactly as `binary_values` compares their
+/// values (`=` on the exact UTF-16 content, order by UTF-16 unit: `value::text_cmp`), reading
+/// only what decides it: `=` and `!=` compare the lengths first (a String of another length
+/// is not read), an order reads up to the first unit that differs.
+fn compare_texts(op: BinOp, a: TextRef, b: TextRef) -> bool {
+    let heap_side = matches!(a, TextRef::Heap(_));
+    let equal = || {
+        let (known, other) = if heap_side { (a, b) } else { (b, a) };
+        other.has_len(known.len()) && a.units().eq(b.units())
+    };
+    match op {
+        BinOp::Eq => equal(),
+        BinOp::Ne => !equal(),
+        _ => order_holds(op, a.units().cmp(b.units())),
+    }
+}
+
+/// A comparison of a String object's text with a text value, or with another String object's
+/// text (`toString(a) = toString(b)`), read from the dump only as far as needed
+/// (`compare_texts`); `text_side` tells which side is the value or the other object. False
+/// when the object has no text (no String, or its contents are not in the dump), as the
+/// comparison of NULL with a text is. None when `other` is neither a text nor an object.
+fn compare_object_text(env: &Env, op: BinOp, o: ObjIdx, other: &Value, object_left: bool) -> Option<bool> {
+    let other_text = match other {
+        Value::Obj(p) => match env.heap.string_units(*p) {
+            Some(t) => TextRef::Heap(t),
+            None => return Some(false),
+        },
+        v => TextRef::of_value(v)?,
+    };
+    let Some(t) = env.heap.string_units(o) else { return Some(false) };
+    let t = TextRef::Heap(t);
+    Some(if object_left { compare_texts(op, t, other_text) } else { compare_texts(op, other_text, t) })
+}
+
+fn is_comparison(op: BinOp) -> bool {
+    matches!(op, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge)
+}
+
+/// A comparison with `toString(e)` on a side (`toString(s) = "abc"`, `toString(a) < toString(b)`):
+/// where `e` is a String object, its text is compared as the dump holds it (`compare_object_text`),
+/// not made a value first: a long String is read only as far as needed, and makes no cell
+/// (no ERR_TOO_LARGE). Other operands as `binary`. The same result as `binary`.
+fn compare_to_string(env: &Env, op: BinOp, l: &CExpr, r: &CExpr, cx: &Ctx, route: Route) -> EvalResult {
+    // Each side: (value, whether it is a String object standing for its text).
+    let side = |e: &CExpr| -> EvalResult<(Value, bool)> {
+        match e {
+            CExpr::ToString(inner) => match inner.ev(route, env, cx)? {
+                Value::Obj(o) if env.heap.string_units(o).is_some() => Ok((Value::Obj(o), true)),
+                v => Ok((to_string_value(env, v)?, false)),
+            },
+            other => Ok((other.ev(route, env, cx)?, false)),
+        }
+    };
+    let (a, a_text) = side(l)?;
+    let (b, b_text) = side(r)?;
+    if !a_text && !b_text {
+        return Ok(binary_values(env, op, Cow::Owned(a), Cow::Owned(b), l, r));
+    }
+    let (o, other, object_left) = if a_text { (&a, &b, true) } else { (&b, &a, false) };
+    let Value::Obj(o) = *o else { unreachable!("a text side is a String object") };
+    // The other side a text, a String object standing for its text, or an object met with a
+    // text (its text, as `coerce` does).
+    if let Some(r) = compare_object_text(env, op, o, other, object_left) {
+        return Ok(Value::Bool(r));
+    }
+    // Any other value (NULL, a number, a boolean, a list): the result does not depend on the
+    // text, only on its being a text: an empty one stands for it, so no long text is read.
+    let stand_in = Value::str("");
+    Ok(if object_left {
+        binary_values(env, op, Cow::Owned(stand_in), Cow::Borrowed(other), l, r)
+    } else {
+        binary_values(env, op, Cow::Borrowed(other), Cow::Owned(stand_in), l, r)
+    })
 }
 
 /// Text of a value for concatenation, exact: a string value as it is, a string object's text,
@@ -195,7 +368,9 @@ fn address(env: &Env, o: ObjIdx) -> Value {
 /// The object at an address (an integral number), if the dump has one there.
 fn object_at(env: &Env, v: &Value) -> Option<ObjIdx> {
     let a = match v {
-        Value::Int(i) => u64::try_from(*i).ok()?,
+        // An address at or above 2^63 is a negative long (`@objectAddress`, a hex literal
+        // 0x8000000000000000 and above): the same 64 bits.
+        Value::Int(i) => *i as u64,
         Value::Float(f) if *f >= 0.0 && *f == f.trunc() && *f < u64::MAX as f64 => *f as u64,
         _ => return None,
     };
@@ -518,6 +693,11 @@ impl CExpr {
                 release(e_slot, v);
                 Scalar::bool(v.is_null() == (*op == BinOp::Eq))
             }
+            // A comparison with `toString(e)`: `compare_to_string` (which reads a String's text
+            // only as far as it needs).
+            CExpr::Bin { op, l, r } if is_comparison(*op) && (matches!(**l, CExpr::ToString(_)) || matches!(**r, CExpr::ToString(_))) => {
+                run.boxed(slot, compare_to_string(env, *op, l, r, cx, Route::Fast))
+            }
             CExpr::Bin { op, l, r } => {
                 let (mut l_slot, mut r_slot) = (Value::Null, Value::Null);
                 let a = run.operand(l, &mut l_slot);
@@ -584,7 +764,7 @@ impl CExpr {
                 let matched = match v.as_obj() {
                     Some(o) => {
                         release(t_slot, v);
-                        object_text(env, o).map(|t| re.is_match(&t))
+                        like_object(env, o, re)
                     }
                     None => like_match(env, &v.into_value(t_slot), re),
                 };
@@ -664,11 +844,7 @@ impl CExpr {
                 Value::Obj(o) => Value::Obj(heap.class(heap.class_of(o)).object),
                 _ => Value::Null,
             },
-            CExpr::ToString(e) => match e.ev(route, env, cx)? {
-                Value::Obj(o) => bounded_text(env, o)?.unwrap_or(Value::Null),
-                s @ (Value::Str(_) | Value::Utf16(_)) => s,
-                other => other.plain_text().map(|s| Value::Str(s.into())).unwrap_or(Value::Null),
-            },
+            CExpr::ToString(e) => to_string_value(env, e.ev(route, env, cx)?)?,
             CExpr::Coalesce(args) => {
                 for a in args {
                     let v = a.ev(route, env, cx)?;
@@ -739,12 +915,16 @@ impl CExpr {
                     None => Value::Bool(false),
                 }
             }
-            CExpr::InValues { e, set, by_address, by_text } => match e.ev(route, env, cx)? {
+            CExpr::InValues { e, set, by_address, by_text, text_lens } => match e.ev(route, env, cx)? {
                 Value::Null => Value::Bool(false),
                 Value::Obj(o) => Value::Bool(
                     set.contains(&Key(Value::Obj(o)))
                         || (*by_address && set.contains(&Key(address(env, o))))
-                        || (*by_text && object_text_value(env, o).is_some_and(|t| set.contains(&Key(t)))),
+                        // A String of a length no text of the set has is not read.
+                        || (*by_text
+                            && env.heap.string_units(o).is_some_and(|t| {
+                                text_lens.binary_search(&t.len()).is_ok() && set.contains(&Key(Value::text(t.text())))
+                            })),
                 ),
                 v => Value::Bool(set.contains(&Key(v))),
             },
@@ -849,8 +1029,12 @@ fn binary_scalars(run: &Run, op: BinOp, a: Scalar, b: Scalar, l: &CExpr, r: &CEx
             Scalar::bool(!scalars_equal(a, b))
         }
         Lt | Le | Gt | Ge => {
-            // Two objects are ordered by their addresses.
-            let (a, b) = if a.kind == Kind::Obj && b.kind == Kind::Obj { (scalar_address(env, a), scalar_address(env, b)) } else { coerce(a, b) };
+            // Two objects are ordered by their addresses: as unsigned 64-bit numbers, which is
+            // the order of their indexes (objects are numbered in address order).
+            if a.kind == Kind::Obj && b.kind == Kind::Obj {
+                return Some(Scalar::bool(order_holds(op, a.i().cmp(&b.i()))));
+            }
+            let (a, b) = coerce(a, b);
             Scalar::bool(scalars_compare(a, b).is_some_and(|o| order_holds(op, o)))
         }
         Add if scalar_is_text(run, a) || scalar_is_text(run, b) => return None,
@@ -868,6 +1052,9 @@ fn binary(env: &Env, op: BinOp, l: &CExpr, r: &CExpr, cx: &Ctx, route: Route) ->
         Or => return Ok(Value::Bool(l.ev(route, env, cx)?.truthy() || r.ev(route, env, cx)?.truthy())),
         _ => {}
     }
+    if is_comparison(op) && (matches!(l, CExpr::ToString(_)) || matches!(r, CExpr::ToString(_))) {
+        return compare_to_string(env, op, l, r, cx, route);
+    }
     let a = l.ev(route, env, cx)?;
     let b = r.ev(route, env, cx)?;
     Ok(binary_values(env, op, Cow::Owned(a), Cow::Owned(b), l, r))
@@ -878,6 +1065,15 @@ fn binary(env: &Env, op: BinOp, l: &CExpr, r: &CExpr, cx: &Ctx, route: Route) ->
 /// The sides come borrowed where they can (a literal text is not cloned per row).
 fn binary_values(env: &Env, op: BinOp, a: Cow<Value>, b: Cow<Value>, l: &CExpr, r: &CExpr) -> Value {
     use BinOp::*;
+    // An object compared with a text: its text (`coerce`), read from the dump only as far as
+    // the comparison needs (`compare_object_text`).
+    if is_comparison(op) {
+        match (&*a, &*b) {
+            (Value::Obj(o), t @ (Value::Str(_) | Value::Utf16(_))) => return Value::Bool(compare_object_text(env, op, *o, t, true).unwrap_or(false)),
+            (t @ (Value::Str(_) | Value::Utf16(_)), Value::Obj(o)) => return Value::Bool(compare_object_text(env, op, *o, t, false).unwrap_or(false)),
+            _ => {}
+        }
+    }
     match op {
         Eq => {
             let (a, b) = coerce(env, a, b);
@@ -894,11 +1090,13 @@ fn binary_values(env: &Env, op: BinOp, a: Cow<Value>, b: Cow<Value>, l: &CExpr, 
             }
         }
         Lt | Le | Gt | Ge => {
-            // Two objects are ordered by their addresses, as ORDER BY and MIN/MAX order them.
-            let (a, b) = match (&*a, &*b) {
-                (Value::Obj(x), Value::Obj(y)) => (Cow::Owned(address(env, *x)), Cow::Owned(address(env, *y))),
-                _ => coerce(env, a, b),
-            };
+            // Two objects are ordered by their addresses, as ORDER BY and MIN/MAX order them: as
+            // unsigned 64-bit numbers, the order of their indexes (objects are numbered in
+            // address order).
+            if let (Value::Obj(x), Value::Obj(y)) = (&*a, &*b) {
+                return Value::Bool(order_holds(op, x.cmp(y)));
+            }
+            let (a, b) = coerce(env, a, b);
             Value::Bool(values_compare(&a, &b).is_some_and(|o| order_holds(op, o)))
         }
         // Java: `+` with a String on either side concatenates, the other side as its text
@@ -1155,6 +1353,16 @@ fn bounded_objects(env: &Env, o: ObjIdx, what: &str, v: Vec<ObjIdx>) -> EvalResu
         return Err(list_too_large(env, o, what, Some(v.len() as u64), max));
     }
     Ok(objects(v))
+}
+
+/// `toString(v)`: an object's text (`bounded_text`), a text as it is, the text of a number or
+/// a boolean; NULL otherwise.
+fn to_string_value(env: &Env, v: Value) -> EvalResult {
+    Ok(match v {
+        Value::Obj(o) => bounded_text(env, o)?.unwrap_or(Value::Null),
+        s @ (Value::Str(_) | Value::Utf16(_)) => s,
+        other => other.plain_text().map(|s| Value::Str(s.into())).unwrap_or(Value::Null),
+    })
 }
 
 /// `toString(o)` bounded: a String longer than a result cell can hold fails (ERR_TOO_LARGE)

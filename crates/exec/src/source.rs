@@ -141,6 +141,72 @@ pub(crate) fn whole_match_regex(pattern: &str) -> Result<Regex, ExecError> {
     compile_whole(pattern).map_err(|e| ExecError::query(format!("invalid regular expression \"{pattern}\": {e}")))
 }
 
+/// A LIKE pattern: the regex of `whole_match_regex`, and the lengths of the texts it can match,
+/// so that a text too long or too short for it is refused from its length alone, unread.
+#[derive(Debug)]
+pub(crate) struct LikePattern {
+    re: Regex,
+    /// The fewest and the most UTF-8 bytes of a text it matches (None: no most).
+    min_bytes: usize,
+    max_bytes: Option<usize>,
+    /// The same regex as a lazy DFA, fed a long text a character at a time (`match_chars`);
+    /// None where it cannot be built.
+    dfa: Option<regex_automata::hybrid::dfa::DFA>,
+}
+
+impl LikePattern {
+    pub(crate) fn is_match(&self, text: &str) -> bool {
+        self.re.is_match(text)
+    }
+    /// Whether a text of `units` UTF-16 units may match (LIKE reads a String with an unpaired
+    /// surrogate as U+FFFD): it has from `units` to `3 × units` UTF-8 bytes (one to three a unit,
+    /// four for a pair of two, three for U+FFFD in place of one).
+    pub(crate) fn may_match_units(&self, units: usize) -> bool {
+        self.max_bytes.is_none_or(|m| units <= m) && units.saturating_mul(3) >= self.min_bytes
+    }
+    /// Whether the text of these characters matches, read one character at a time and no
+    /// further than the first after which no match is possible (`"abc.*"` refuses a text not
+    /// starting with "abc" at its first differing character). None where the DFA cannot tell
+    /// (none built, its cache given up, a Unicode word boundary): then match the whole text.
+    pub(crate) fn match_chars(&self, chars: impl Iterator<Item = char>) -> Option<bool> {
+        use regex_automata::{Anchored, Input};
+        let dfa = self.dfa.as_ref()?;
+        let mut cache = dfa.create_cache();
+        let mut sid = dfa.start_state_forward(&mut cache, &Input::new("").anchored(Anchored::Yes)).ok()?;
+        let mut buf = [0u8; 4];
+        for c in chars {
+            for &b in c.encode_utf8(&mut buf).as_bytes() {
+                sid = dfa.next_state(&mut cache, sid, b).ok()?;
+                if sid.is_tagged() {
+                    if sid.is_dead() {
+                        return Some(false);
+                    }
+                    if sid.is_quit() {
+                        return None;
+                    }
+                }
+            }
+        }
+        sid = dfa.next_eoi_state(&mut cache, sid).ok()?;
+        if sid.is_quit() {
+            return None;
+        }
+        Some(sid.is_match())
+    }
+}
+
+pub(crate) fn like_pattern(pattern: &str) -> Result<LikePattern, ExecError> {
+    let re = whole_match_regex(pattern)?;
+    // The same pattern text as the regex was compiled from, under the same (default) syntax.
+    let (min_bytes, max_bytes) = match regex_syntax::Parser::new().parse(re.as_str()) {
+        Ok(hir) => (hir.properties().minimum_len().unwrap_or(0), hir.properties().maximum_len()),
+        Err(_) => (0, None),
+    };
+    // The whole-match regex (anchored both ends) under the same default syntax as `Regex`.
+    let dfa = regex_automata::hybrid::dfa::DFA::new(re.as_str()).ok();
+    Ok(LikePattern { re, min_bytes, max_bytes, dfa })
+}
+
 fn compile_whole(pattern: &str) -> Result<Regex, regex::Error> {
     Regex::new(&format!("^(?:{})$", fix_java_regex(pattern)))
 }

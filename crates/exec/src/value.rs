@@ -11,8 +11,8 @@
 //! - strings keep their exact UTF-16 content: a Java string may hold an unpaired surrogate, which
 //!   no Rust string can, so such a text is a `Utf16` value (its units), every other one a `Str`.
 //!   A text has one form only (`Value::text_of_units`), so `=`, GROUP BY and DISTINCT tell texts
-//!   apart exactly; strings are ordered by code point (as UTF-8 bytes order them), an unpaired
-//!   surrogate counting as the code point of its unit.
+//!   apart exactly; strings are ordered as Java's `String.compareTo` orders them, by UTF-16
+//!   unit (`text_cmp`).
 //!
 //! Comparisons between an object and a string use the object's string text; that needs the heap,
 //! so those cases live in `eval.rs` and this module only sees plain values.
@@ -53,6 +53,14 @@ impl Value {
         match t {
             Ok(s) => Value::Str(s.into()),
             Err(units) => Value::text_of_units(&units),
+        }
+    }
+    /// The length of a text in UTF-16 units (Java's `length()`); None for other values.
+    pub fn utf16_len(&self) -> Option<usize> {
+        match self {
+            Value::Str(s) => Some(s.encode_utf16().count()),
+            Value::Utf16(u) => Some(u.len()),
+            _ => None,
         }
     }
     /// A string value (`Str` or `Utf16`).
@@ -443,20 +451,47 @@ pub fn total_cmp(a: &Value, b: &Value) -> Ordering {
     }
 }
 
-/// The order of two texts: by code point, as their UTF-8 bytes order two `Str`s, an unpaired
-/// surrogate counting as the code point of its unit (U+D800 to U+DFFF: after U+D7FF, before
-/// U+E000). Not Java's `compareTo`, which orders by UTF-16 unit: the two differ only between
-/// a character beyond U+FFFF and one from U+E000 to U+FFFF.
-fn text_cmp(a: &Value, b: &Value) -> Ordering {
-    fn code_points(units: impl Iterator<Item = u16>) -> impl Iterator<Item = u32> {
-        char::decode_utf16(units).map(|r| r.map_or_else(|e| e.unpaired_surrogate() as u32, |c| c as u32))
-    }
+/// The order of two texts: Java's `String.compareTo`, by UTF-16 unit (an unpaired surrogate is
+/// its unit like any other). It differs from code point order (the order of UTF-8 bytes) only
+/// between a character beyond U+FFFF, whose first unit is a surrogate (U+D800 to U+DBFF), and
+/// one from U+E000 to U+FFFF: Java puts the former first.
+pub fn text_cmp(a: &Value, b: &Value) -> Ordering {
     match (a, b) {
-        (Value::Str(x), Value::Str(y)) => x.cmp(y),
-        (Value::Str(x), Value::Utf16(y)) => code_points(x.encode_utf16()).cmp(code_points(y.iter().copied())),
-        (Value::Utf16(x), Value::Str(y)) => code_points(x.iter().copied()).cmp(code_points(y.encode_utf16())),
-        (Value::Utf16(x), Value::Utf16(y)) => code_points(x.iter().copied()).cmp(code_points(y.iter().copied())),
+        (Value::Str(x), Value::Str(y)) => str_cmp_utf16(x, y),
+        (Value::Str(x), Value::Utf16(y)) => x.encode_utf16().cmp(y.iter().copied()),
+        (Value::Utf16(x), Value::Str(y)) => x.iter().copied().cmp(y.encode_utf16()),
+        (Value::Utf16(x), Value::Utf16(y)) => x.cmp(y),
         _ => unreachable!("text_cmp takes texts"),
+    }
+}
+
+/// Two Rust strings in UTF-16 unit order, without encoding them: up to their first different
+/// character the order is that of their bytes; there the two characters decide, a character
+/// beyond U+FFFF counting as its first unit (a high surrogate, below U+E000).
+pub fn str_cmp_utf16(x: &str, y: &str) -> Ordering {
+    let (xb, yb) = (x.as_bytes(), y.as_bytes());
+    let same = xb.iter().zip(yb).take_while(|(p, q)| p == q).count();
+    // Back to the start of the character the first different byte belongs to (a boundary of
+    // both: the bytes before are the same).
+    let mut at = same;
+    while !x.is_char_boundary(at) {
+        at -= 1;
+    }
+    match (x[at..].chars().next(), y[at..].chars().next()) {
+        (Some(c), Some(d)) => utf16_rank(c).cmp(&utf16_rank(d)),
+        (p, q) => p.is_some().cmp(&q.is_some()),
+    }
+}
+
+/// A number whose order is the UTF-16 order of single characters: U+E000..U+FFFF after every
+/// character beyond U+FFFF, the rest by code point.
+#[inline]
+fn utf16_rank(c: char) -> u32 {
+    let c = c as u32;
+    if (0xE000..=0xFFFF).contains(&c) {
+        c + 0x20_0000
+    } else {
+        c
     }
 }
 
@@ -667,6 +702,28 @@ mod tests {
     }
 
     #[test]
+    fn texts_are_ordered_by_utf16_unit_as_java_orders_them() {
+        // Every pair of these, against the order of their UTF-16 units (Java's compareTo).
+        let texts = ["", "a", "b", "ab", "a\u{e9}", "a\u{d7ff}", "a\u{e000}", "a\u{ff10}", "a\u{fffd}", "a\u{10000}",
+            "a\u{1f600}", "a\u{1f600}b", "a\u{1f601}", "\u{10ffff}", "\u{ffff}", "\u{e000}z", "\u{7ff}", "\u{800}"];
+        for x in texts {
+            for y in texts {
+                let want = x.encode_utf16().cmp(y.encode_utf16());
+                assert_eq!(str_cmp_utf16(x, y), want, "{x:?} vs {y:?}");
+                assert_eq!(text_cmp(&Value::str(x), &Value::str(y)), want, "{x:?} vs {y:?}");
+                let units: Vec<u16> = y.encode_utf16().collect();
+                assert_eq!(text_cmp(&Value::str(x), &Value::Utf16(units.into())), want, "{x:?} vs units of {y:?}");
+            }
+        }
+        // U+1F600 (units D83D DE00) before U+E000, though its code point is greater.
+        assert_eq!(text_cmp(&Value::str("\u{1f600}"), &Value::str("\u{e000}")), Ordering::Less);
+        // A lone surrogate is its unit: U+DC00 after the pair D83D DE00, before U+E000.
+        let lone = Value::Utf16(Arc::from(&[0xDC00u16][..]));
+        assert_eq!(text_cmp(&lone, &Value::str("\u{1f600}")), Ordering::Greater);
+        assert_eq!(text_cmp(&lone, &Value::str("\u{e000}")), Ordering::Less);
+    }
+
+    #[test]
     fn total_order_puts_null_first() {
         let mut v = [Value::str("b"), Value::Obj(3), Value::Int(5), Value::Null, Value::Float(1.5), Value::Bool(true)];
         v.sort_by(total_cmp);
@@ -732,9 +789,9 @@ mod tests {
         set.insert(Key(lone.clone()));
         assert!(!set.contains(&Key(lossy.clone())));
         assert!(set.contains(&Key(Value::text_of_units(&[0xD800, 0x78]))));
-        // Code point order, a lone surrogate counting as its unit: U+D7FF < U+D800 < U+E000 <
-        // U+10000, whatever the forms meeting.
-        let ordered = [Value::str("\u{d7ff}"), lone.clone(), Value::text_of_units(&[0xDC00]), Value::str("\u{e000}"), lossy, Value::str("😀")];
+        // UTF-16 unit order (Java's), a lone surrogate being its unit: U+D7FF < D800 < 😀 (D83D
+        // DE00) < DC00 < U+E000 < U+FFFD, whatever the forms meeting.
+        let ordered = [Value::str("\u{d7ff}"), lone.clone(), Value::str("😀"), Value::text_of_units(&[0xDC00]), Value::str("\u{e000}"), lossy];
         for (i, a) in ordered.iter().enumerate() {
             for (j, b) in ordered.iter().enumerate() {
                 assert_eq!(total_cmp(a, b), i.cmp(&j), "{a:?} {b:?}");

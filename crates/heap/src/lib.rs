@@ -32,7 +32,7 @@ mod props;
 mod stack_chunks;
 mod threads;
 mod values;
-pub use values::ArrayRecord;
+pub use values::{ArrayRecord, StringUnits, Units};
 
 use std::borrow::Cow;
 use std::collections::HashMap;

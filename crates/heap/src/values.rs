@@ -249,11 +249,27 @@ enum StringForm {
     Latin1 { n: usize },
 }
 
-/// A java.lang.String's value array, its data (None when the dump has no contents for it:
-/// Android NODATA) and the form of its text; None for any other object, and for a String whose
-/// value is null or no char[] or byte[]. With the data, the form counts what the data holds;
-/// without it, what the String's fields and the array's stated length say.
-fn string_parts(h: &Heap, o: ObjIdx) -> Option<(Option<Cow<'_, [u8]>>, StringForm)> {
+/// Where a primitive array's elements lie in the dump and how many of their bytes the dump
+/// holds (fewer than its length states when the dump ends inside it), without reading them;
+/// None for an array dumped without its data (Android NODATA) and when the dump ends inside
+/// its header.
+fn primitive_array_extent(h: &Heap, r: ArrayRecord) -> Option<(u64, usize)> {
+    if r.kind() == ids::K_PRIM_NODATA {
+        return None;
+    }
+    let b = h.src.bytes(r.offset() + 1 + h.id_size as u64 + 4, 4);
+    let n = u32::from_be_bytes(b.as_ref().try_into().ok()?);
+    let w = prim_size(prim_from_code(r.kind() as u8)) as u64;
+    let at = r.offset() + prim_array_data_offset(h.id_size);
+    Some((at, (n as u64 * w).min(h.src.len().saturating_sub(at)) as usize))
+}
+
+/// A java.lang.String's value array data (where it lies in the dump and how many bytes of it
+/// the dump holds; None when the dump has no contents for it: Android NODATA) and the form of
+/// its text; None for any other object, and for a String whose value is null or no char[] or
+/// byte[]. With the data, the form counts what the data holds; without it, what the String's
+/// fields and the array's stated length say. Reads no element of the array.
+fn string_parts(h: &Heap, o: ObjIdx) -> Option<(Option<(u64, usize)>, StringForm)> {
     if h.object_kind(o) != ObjectKind::Instance {
         return None;
     }
@@ -273,10 +289,10 @@ fn string_parts(h: &Heap, o: ObjIdx) -> Option<(Option<Cow<'_, [u8]>>, StringFor
         _ => None,
     };
     let kind = h.object_kind(value);
-    let bytes = primitive_array_bytes(h, value);
+    let data = primitive_array_record(h, value).and_then(|r| primitive_array_extent(h, r));
     // Elements held: those of the data, or (no data) the array's stated length.
-    let elements = |width: usize| match &bytes {
-        Some(b) => Some(b.len() / width),
+    let elements = |width: usize| match data {
+        Some((_, held)) => Some(held / width),
         None => h.array_length(value).map(|n| n as usize),
     };
     let form = match kind {
@@ -300,20 +316,124 @@ fn string_parts(h: &Heap, o: ObjIdx) -> Option<(Option<Cow<'_, [u8]>>, StringFor
         }
         _ => return None,
     };
-    Some((bytes, form))
+    Some((data, form))
+}
+
+/// How a String's UTF-16 units are stored in the bytes of its value array.
+#[derive(Clone, Copy)]
+enum UnitBytes {
+    BigEndian,
+    LittleEndian,
+    Latin1,
+}
+
+impl UnitBytes {
+    fn width(self) -> usize {
+        match self {
+            UnitBytes::Latin1 => 1,
+            _ => 2,
+        }
+    }
+}
+
+/// The text of a java.lang.String read from the dump as it is needed (`Heap::string_units`):
+/// its length without reading it, its units a block at a time, so that a comparison decided
+/// on a prefix reads only that prefix.
+#[derive(Clone, Copy)]
+pub struct StringUnits<'h> {
+    heap: &'h Heap,
+    /// Offset in the dump of the first unit.
+    at: u64,
+    len: usize,
+    bytes: UnitBytes,
+}
+
+/// Units read from the dump at a time by `Units`.
+const UNITS_BLOCK: usize = 1 << 14;
+
+impl<'h> StringUnits<'h> {
+    /// The length in UTF-16 units (Java's `length()`).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// The whole text, as `Heap::string_text` gives it.
+    pub fn text(&self) -> Result<String, Vec<u16>> {
+        let bytes = self.heap.src.bytes(self.at, self.len * self.bytes.width());
+        let n = self.len;
+        match self.bytes {
+            UnitBytes::BigEndian => utf16_exact((0..n).map(|i| be_u16(&bytes, 2 * i))),
+            UnitBytes::LittleEndian => utf16_exact((0..n).map(|i| u16::from_le_bytes([bytes[2 * i], bytes[2 * i + 1]]))),
+            UnitBytes::Latin1 => Ok(bytes[..n].iter().map(|&b| b as char).collect()),
+        }
+    }
+    /// The units from the first, read a block at a time as the iteration goes on.
+    pub fn units(&self) -> Units<'h> {
+        Units { text: *self, next: 0, block: Cow::Borrowed(&[]), pos: 0 }
+    }
+}
+
+/// The UTF-16 units of a String (`StringUnits::units`).
+pub struct Units<'h> {
+    text: StringUnits<'h>,
+    /// Index of the first unit not yet read into `block`.
+    next: usize,
+    block: Cow<'h, [u8]>,
+    /// Byte position in `block`.
+    pos: usize,
+}
+
+impl Iterator for Units<'_> {
+    type Item = u16;
+    #[inline]
+    fn next(&mut self) -> Option<u16> {
+        let t = &self.text;
+        let w = t.bytes.width();
+        if self.pos + w > self.block.len() {
+            if self.next >= t.len {
+                return None;
+            }
+            let take = (t.len - self.next).min(UNITS_BLOCK);
+            self.block = t.heap.src.bytes(t.at + (self.next * w) as u64, take * w);
+            self.next += take;
+            self.pos = 0;
+            if self.block.len() < w {
+                return None;
+            }
+        }
+        let b = &self.block[self.pos..self.pos + w];
+        self.pos += w;
+        Some(match t.bytes {
+            UnitBytes::Latin1 => b[0] as u16,
+            UnitBytes::BigEndian => u16::from_be_bytes([b[0], b[1]]),
+            UnitBytes::LittleEndian => u16::from_le_bytes([b[0], b[1]]),
+        })
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let w = self.text.bytes.width();
+        let n = self.text.len - self.next + (self.block.len() - self.pos) / w;
+        (n, Some(n))
+    }
+}
+
+fn string_units(h: &Heap, o: ObjIdx) -> Option<StringUnits<'_>> {
+    let (data, form) = string_parts(h, o)?;
+    let (at, _) = data?;
+    let utf16 = if h.utf16_big_endian { UnitBytes::BigEndian } else { UnitBytes::LittleEndian };
+    let (at, len, bytes) = match form {
+        StringForm::Chars { start, count } => (at + 2 * start as u64, count, UnitBytes::BigEndian),
+        StringForm::Utf16 { n } => (at, n, utf16),
+        StringForm::Latin1 { n } => (at, n, UnitBytes::Latin1),
+    };
+    Some(StringUnits { heap: h, at, len, bytes })
 }
 
 pub(crate) fn string_text(h: &Heap, o: ObjIdx) -> Option<Result<String, Vec<u16>>> {
     // None for a value array dumped without its data (Android NODATA): the text is unknown,
     // which is not the empty string.
-    let (bytes, form) = string_parts(h, o)?;
-    let bytes = bytes?;
-    Some(match form {
-        StringForm::Chars { start, count } => utf16_exact((start..start + count).map(|i| be_u16(&bytes, 2 * i))),
-        StringForm::Utf16 { n } if h.utf16_big_endian => utf16_exact((0..n).map(|i| u16::from_be_bytes([bytes[2 * i], bytes[2 * i + 1]]))),
-        StringForm::Utf16 { n } => utf16_exact((0..n).map(|i| u16::from_le_bytes([bytes[2 * i], bytes[2 * i + 1]]))),
-        StringForm::Latin1 { n } => Ok(bytes[..n].iter().map(|&b| b as char).collect()),
-    })
+    string_units(h, o).map(|t| t.text())
 }
 
 pub(crate) fn string_value(h: &Heap, o: ObjIdx) -> Option<String> {
@@ -327,6 +447,13 @@ impl Heap {
     /// U+FFFD). None where `string_value` is None.
     pub fn string_text(&self, o: ObjIdx) -> Option<Result<String, Vec<u16>>> {
         string_text(self, o)
+    }
+
+    /// The text of a java.lang.String read as it is needed: its length at once, its UTF-16
+    /// units (exactly those of `string_text`) a block at a time, so that a comparison decided
+    /// on a prefix or on the length reads no more of the dump. None where `string_text` is None.
+    pub fn string_units(&self, o: ObjIdx) -> Option<StringUnits<'_>> {
+        string_units(self, o)
     }
 
     /// The length of a java.lang.String in UTF-16 units (Java's `length()`), without decoding
