@@ -11,6 +11,19 @@ use crate::{BigArray, Placement, Plain, SpillFile};
 /// Bytes buffered before a write (the pieces `fill::write_in_pieces` writes).
 const PIECE: usize = 64 << 10;
 
+/// The finished array's mapping, its page tables filled at once while memory is plentiful
+/// (`Pages::prefault`, as `fill::lay_zeros` decides): its pages were just written, so they are
+/// in the page cache, and one call maps them all where the passes reading the array would take
+/// a fault per page (a scratch mapping gets no fault-around: `advice`). Inside a memory limit
+/// the pages may be gone already, and are left to come back when read.
+fn mapped<T: Plain>(f: &SpillFile<T>) -> std::io::Result<BigArray<T>> {
+    let a = f.map_shared()?;
+    if crate::memory_to_spare() / 4 >= crate::BigArray::file_bytes(&a) as u64 {
+        crate::Pages::of(&a).prefault();
+    }
+    Ok(a)
+}
+
 pub struct Appender<T: Plain> {
     /// Values not yet written out (file form only).
     buf: Vec<T>,
@@ -81,7 +94,7 @@ impl<T: Plain> Appender<T> {
         self.write_out();
         match self.out {
             Out::Memory(m) => BigArray::from(m),
-            Out::File(f) => match f.map_shared() {
+            Out::File(f) => match mapped(&f) {
                 Ok(a) => a,
                 Err(_) => BigArray::from(f.into_vec().unwrap_or_else(|e| panic!("reading a scratch file back failed: {e}"))),
             },
@@ -130,7 +143,7 @@ impl<T: Plain> PieceArray<T> {
     pub fn finish(self) -> BigArray<T> {
         match self.out {
             Out::Memory(m) => BigArray::from(m),
-            Out::File(f) => match f.map_shared() {
+            Out::File(f) => match mapped(&f) {
                 Ok(a) => a,
                 Err(_) => BigArray::from(f.into_vec().unwrap_or_else(|e| panic!("reading a scratch file back failed: {e}"))),
             },
