@@ -126,6 +126,32 @@ describe('describing a large result on a real dump', () => {
     expect(result).toEqual(once);
   });
 
+  test("a result's elapsedMs counts the describing of its objects, not only the scan", async () => {
+    // Each describe call held up a little longer, so that describing takes longer than the scan;
+    // the time spent inside the calls is measured, and the answer's time must cover it.
+    let inside = 0;
+    reset(() => {
+      const until = performance.now() + 20;
+      while (performance.now() < until);
+    });
+    const timed = handle.describe;
+    handle.describe = (objects: Uint32Array) => {
+      const t = performance.now();
+      try {
+        return timed(objects);
+      } finally {
+        inside += performance.now() - t;
+      }
+    };
+    try {
+      const result = await heap.query(ALL);
+      expect(calls.length).toBe(Math.ceil(OBJECTS / CONVERT_BLOCK));
+      expect(result.elapsedMs).toBeGreaterThanOrEqual(Math.floor(inside));
+    } finally {
+      handle.describe = timed;
+    }
+  });
+
   test('a cancel while query() describes its objects ends it within one block, with ERR_CANCELLED', async () => {
     const abort = new AbortController();
     reset((n) => {
