@@ -31,14 +31,7 @@ fn long_strings_compare_exactly_with_texts_and_with_each_other() {
         a(N),
         format!("b{}", a(N - 1)),
     ];
-    let mut by_id: HashMap<u64, String> = HashMap::new();
-    for t in &texts {
-        // As the kit stores it (Latin-1 when it can), as UTF-16 bytes, as a char[].
-        let units: Vec<u16> = t.encode_utf16().collect();
-        by_id.insert(b.string(t), t.clone());
-        by_id.insert(b.utf16_string(&units), t.clone());
-        by_id.insert(b.char_string(&units), t.clone());
-    }
+    let by_id = stored_every_way(&mut b, &texts);
     // Every pair of them, for toString(p.a) op toString(p.b).
     let pair = b.class("Pair", Some(b.object_class), &[("a", BasicType::Object), ("b", BasicType::Object)]);
     let strings: Vec<u64> = by_id.keys().copied().collect();
@@ -130,13 +123,7 @@ fn like_over_long_strings_is_the_whole_text_match() {
     const M: usize = 70_000;
     let mut b = DumpBuilder::new(8);
     let texts = [format!("{}b", a(M - 1)), format!("{}😀", a(M - 2)), format!("b{}", a(M - 1)), format!("{}\u{e000}z", a(M - 2))];
-    let mut by_id: HashMap<u64, String> = HashMap::new();
-    for t in &texts {
-        let units: Vec<u16> = t.encode_utf16().collect();
-        by_id.insert(b.string(t), t.clone());
-        by_id.insert(b.utf16_string(&units), t.clone());
-        by_id.insert(b.char_string(&units), t.clone());
-    }
+    let mut by_id = stored_every_way(&mut b, &texts);
     // A lone surrogate at the end: LIKE reads it as U+FFFD.
     let mut lone: Vec<u16> = a(M).encode_utf16().collect();
     lone.push(0xD800);
@@ -162,4 +149,17 @@ fn like_over_long_strings_is_the_whole_text_match() {
             assert!(matches!(got.columns[1].value(r), Value::Bool(x) if x == want), "{p} on {} chars: want {want}", t.chars().count());
         }
     }
+}
+
+/// Each text as a String three ways — as the kit stores it (Latin-1 when it can), as UTF-16
+/// bytes, as a char[] — by the String's id.
+fn stored_every_way(b: &mut DumpBuilder, texts: &[String]) -> HashMap<u64, String> {
+    let mut by_id = HashMap::new();
+    for t in texts {
+        let units: Vec<u16> = t.encode_utf16().collect();
+        by_id.insert(b.string(t), t.clone());
+        by_id.insert(b.utf16_string(&units), t.clone());
+        by_id.insert(b.char_string(&units), t.clone());
+    }
+    by_id
 }
