@@ -32,8 +32,12 @@ const PHASE_WIDTH = 12;
 export const SHOW_AFTER_MS = showAfterMs(process.env.HEAPQL_PROGRESS_AFTER_MS);
 
 function showAfterMs(text: string | undefined): number {
-  const ms = text === undefined || text === '' ? NaN : Number(text);
-  return Number.isFinite(ms) && ms >= 0 ? ms : 500;
+  if (text === undefined || text === '') return 500;
+  const ms = Number(text);
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  // Said, not silently ignored: the setting is for people watching a terminal.
+  process.stderr.write(`heapql: HEAPQL_PROGRESS_AFTER_MS=${JSON.stringify(text)} is not a number of milliseconds ≥ 0; the bar appears after 500 ms\n`);
+  return 500;
 }
 
 /** The spinner's frames, one per redraw tick, for a phase with no total (`total` 0). */

@@ -216,13 +216,21 @@ pub(crate) fn primitive_array_record(h: &Heap, o: ObjIdx) -> Option<ArrayRecord>
 /// 0xC3): its contents are unknown, nothing may be judged on them (they are no zeros, no
 /// duplicate of another such array, no text).
 pub(crate) fn primitive_array_at(h: &Heap, r: ArrayRecord) -> Option<(u32, Cow<'_, [u8]>)> {
+    let (n, at, w) = primitive_array_header(h, r)?;
+    Some((n, h.src.bytes(at, n as usize * w)))
+}
+
+/// A primitive array's stated length, where its elements start in the dump and their width;
+/// None for an array dumped without its data (Android NODATA) and when the dump ends inside
+/// its header.
+fn primitive_array_header(h: &Heap, r: ArrayRecord) -> Option<(u32, u64, usize)> {
     if r.kind() == ids::K_PRIM_NODATA {
         return None;
     }
     let b = h.src.bytes(r.offset() + 1 + h.id_size as u64 + 4, 4);
     let n = u32::from_be_bytes(b.as_ref().try_into().ok()?);
     let w = prim_size(prim_from_code(r.kind() as u8)) as usize;
-    Some((n, h.src.bytes(r.offset() + prim_array_data_offset(h.id_size), n as usize * w)))
+    Some((n, r.offset() + prim_array_data_offset(h.id_size), w))
 }
 
 /// The text of UTF-16 units exactly: the string when they are valid UTF-16 (the common case,
@@ -254,14 +262,8 @@ enum StringForm {
 /// None for an array dumped without its data (Android NODATA) and when the dump ends inside
 /// its header.
 fn primitive_array_extent(h: &Heap, r: ArrayRecord) -> Option<(u64, usize)> {
-    if r.kind() == ids::K_PRIM_NODATA {
-        return None;
-    }
-    let b = h.src.bytes(r.offset() + 1 + h.id_size as u64 + 4, 4);
-    let n = u32::from_be_bytes(b.as_ref().try_into().ok()?);
-    let w = prim_size(prim_from_code(r.kind() as u8)) as u64;
-    let at = r.offset() + prim_array_data_offset(h.id_size);
-    Some((at, (n as u64 * w).min(h.src.len().saturating_sub(at)) as usize))
+    let (n, at, w) = primitive_array_header(h, r)?;
+    Some((at, (n as u64 * w as u64).min(h.src.len().saturating_sub(at)) as usize))
 }
 
 /// A java.lang.String's value array data (where it lies in the dump and how many bytes of it
