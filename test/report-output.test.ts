@@ -105,9 +105,13 @@ describe('writing', () => {
 
   test('a missing directory or a directory as the target is a clear I/O error', () => {
     const missing = path.join(dir, 'nope', 'r.md');
-    expect(() => writeReport(sampleModel(), chooseOutput(missing))).toThrow(`cannot write the report to ${missing}: directory ${path.join(dir, 'nope')} does not exist`);
+    expect(() => writeReport(sampleModel(), chooseOutput(missing))).toThrow(
+      `cannot write the report to ${missing}: the directory ${path.join(dir, 'nope')} does not exist (ENOENT): create it, or choose another path`,
+    );
     fs.mkdirSync(path.join(dir, 'd.html'));
-    expect(() => writeReport(sampleModel(), chooseOutput(path.join(dir, 'd.html')))).toThrow('it is a directory');
+    expect(() => writeReport(sampleModel(), chooseOutput(path.join(dir, 'd.html')))).toThrow(
+      `cannot write the report to ${path.join(dir, 'd.html')}: ${path.join(dir, 'd.html')} is a directory (EISDIR): name a file, such as ${path.join(dir, 'd.html', 'report.html')}`,
+    );
   });
 
   test.skipIf(!fs.existsSync('/proc/version'))('a directory that takes no new file: the error names the path and the reason, not the temporary file', () => {
@@ -119,11 +123,13 @@ describe('writing', () => {
         expect((e as HeapqlError).code).toBe('ERR_IO');
         message = (e as Error).message;
       }
-      expect(message).toBe('cannot write the report to /proc/version.md: no file can be created in /proc (it does not take new files); choose a path in a directory you can write to');
+      expect(message).toBe('cannot write the report to /proc/version.md: /proc takes no new files (ENOENT): choose a path in a directory you may write to');
     }
     const file = path.join(dir, 'f');
     fs.writeFileSync(file, '');
-    expect(() => checkOutputWritable(chooseOutput(path.join(file, 'r.md')))).toThrow(`cannot write the report to ${path.join(file, 'r.md')}: ${file} is not a directory`);
+    expect(() => checkOutputWritable(chooseOutput(path.join(file, 'r.md')))).toThrow(
+      `cannot write the report to ${path.join(file, 'r.md')}: ${file} is not a directory (ENOTDIR): check the path, or choose another`,
+    );
   });
 
   test('a symbolic link to a file: the file gets the report, the link stays', () => {

@@ -23,7 +23,7 @@ describe('an output path that cannot be written is refused before the analysis',
   it('heapql waste <dump> /nonexistent/w.md', async () => {
     const out = path.join(dir, 'nonexistent', 'w.md');
     const r = await heapql(['waste', demo, out, '--no-cache'], { env: TIMING });
-    expect(r.stderr).toBe(`error: cannot write the waste report to ${out}: directory ${path.dirname(out)} does not exist; create it or choose another path\n`);
+    expect(r.stderr).toBe(`error: cannot write the waste report to ${out}: the directory ${path.dirname(out)} does not exist (ENOENT): create it, or choose another path\n`);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
   });
@@ -32,7 +32,7 @@ describe('an output path that cannot be written is refused before the analysis',
     const out = path.join(dir, 'wdir.md');
     mkdirSync(out);
     const r = await heapql(['waste', demo, out, '--no-cache'], { env: TIMING });
-    expect(r.stderr).toBe(`error: cannot write the waste report to ${out}: it is a directory; name a file ending in .md\n`);
+    expect(r.stderr).toBe(`error: cannot write the waste report to ${out}: ${out} is a directory (EISDIR): name a file, such as ${path.join(out, 'waste.md')}\n`);
     expect(r.code).toBe(2);
   });
 
@@ -40,14 +40,14 @@ describe('an output path that cannot be written is refused before the analysis',
     const out = path.join(dir, 'adir.md');
     mkdirSync(out);
     const r = await heapql(['diff', known, demo, out, '--no-cache'], { env: TIMING });
-    expect(r.stderr).toBe(`error: cannot write the comparison to ${out}: it is a directory; name a file ending in .md\n`);
+    expect(r.stderr).toBe(`error: cannot write the comparison to ${out}: ${out} is a directory (EISDIR): name a file, such as ${path.join(out, 'diff.md')}\n`);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
   });
 
   it.skipIf(!readdirSync('/').includes('proc'))('heapql diff <a> <b> /proc/d.html: the reason, never the temporary file', async () => {
     const r = await heapql(['diff', known, demo, '/proc/d.html', '--no-cache'], { env: TIMING });
-    expect(r.stderr).toBe('error: cannot write the comparison to /proc/d.html: no file can be created in /proc (it does not take new files); choose a path in a directory you can write to\n');
+    expect(r.stderr).toBe('error: cannot write the comparison to /proc/d.html: /proc takes no new files (ENOENT): choose a path in a directory you may write to\n');
     expect(r.code).toBe(2);
   });
 

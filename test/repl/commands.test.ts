@@ -439,7 +439,7 @@ describe('heapql query <dump> --repl with piped input', () => {
       const r = spawnSync(process.execPath, [path.join(root, 'bin/heapql.js'), 'query', demo, '--repl'], { cwd, input: script, encoding: 'utf8', env: { ...process.env, HOME: home, XDG_STATE_HOME: home } });
       expect(r.stdout).toContain('saved 2 rows to ~/two.csv');
       expect(readFileSync(path.join(home, 'two.csv'), 'utf8').split('\r\n')[0]).toBe('s');
-      expect(r.stderr).toContain('error: stdin:4: cannot write ~/no-such-dir/x.csv: the directory ~/no-such-dir does not exist (ENOENT): create it first, or save somewhere else\n');
+      expect(r.stderr).toContain('error: stdin:4: cannot write ~/no-such-dir/x.csv: the directory ~/no-such-dir does not exist (ENOENT): create it, or choose another path\n');
       expect(readdirSync(cwd)).toEqual([]);
       expect(r.status).toBe(1);
     } finally {

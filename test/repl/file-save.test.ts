@@ -133,14 +133,14 @@ describe('saveBlocks', () => {
   it('a missing directory, a directory as the target, a path through a file: the path, the cause, what to do; nothing made', async () => {
     const missing = path.join(dir, 'no-such-dir', 'x.csv');
     await expect(saveBlocks(missing, blocks(2))).rejects.toThrow(
-      `the directory ${path.join(dir, 'no-such-dir')} does not exist (ENOENT): create it first, or save somewhere else`,
+      `the directory ${path.join(dir, 'no-such-dir')} does not exist (ENOENT): create it, or choose another path`,
     );
     mkdirSync(path.join(dir, 'out.csv'));
     await expect(saveBlocks(path.join(dir, 'out.csv'), blocks(2))).rejects.toThrow(
       `${path.join(dir, 'out.csv')} is a directory (EISDIR): name a file, such as ${path.join(dir, 'out.csv', 'result.csv')}`,
     );
     writeFileSync(path.join(dir, 'plain'), 'x');
-    await expect(saveBlocks(path.join(dir, 'plain', 'x.csv'), blocks(2))).rejects.toThrow(`${path.join(dir, 'plain')} is not a directory, or a part of it is not (ENOTDIR): check the path`);
+    await expect(saveBlocks(path.join(dir, 'plain', 'x.csv'), blocks(2))).rejects.toThrow(`${path.join(dir, 'plain')} is not a directory (ENOTDIR): check the path, or choose another`);
     expect(readdirSync(dir).sort()).toEqual(['out.csv', 'plain']);
     // `~user` is refused, as before.
     await expect(saveBlocks('~nobody/x.csv', blocks(1))).rejects.toThrow('only ~ and ~/ are expanded');
@@ -150,17 +150,17 @@ describe('saveBlocks', () => {
     const err = await saveBlocks('/dev/full', blocks(3)).catch((e: unknown) => e);
     expect(err).not.toBeInstanceOf(SaveInterrupted);
     expect((err as Error).message).toBe(
-      'no space left on the device (ENOSPC): free some space, or save to another disk (what was written to /dev/full stays there (it is not a regular file))',
+      'no space left on the device (ENOSPC): free some space, or choose a path on another device (what was written to /dev/full stays there (it is not a regular file))',
     );
   });
 
-  it('names each cause with what to do', () => {
+  it('names each cause with what to do, in the words of every writer of a named file (file-write-error.ts)', () => {
     const at = (code: string) => problem(Object.assign(new Error(`${code}: raw`), { code }), '~/out/x.csv');
-    expect(at('EACCES')).toBe('permission denied (EACCES): save into a directory you may write to, or change the permissions');
-    expect(at('EROFS')).toBe('the file system is read-only (EROFS): save somewhere else');
-    expect(at('EDQUOT')).toBe('the disk quota is used up (EDQUOT): free some space, or save somewhere else');
-    expect(at('ENAMETOOLONG')).toBe('the name is too long for the file system (ENAMETOOLONG): give a shorter one');
-    expect(at('EIO')).toBe('EIO: raw');
+    expect(at('EACCES')).toBe('permission denied (EACCES): choose a path in a directory you may write to, or change the permissions');
+    expect(at('EROFS')).toBe('~/out is on a read-only file system (EROFS): choose a path on another file system');
+    expect(at('EDQUOT')).toBe('the disk quota is used up (EDQUOT): free some space, or choose a path on another device');
+    expect(at('ENAMETOOLONG')).toBe('the name is too long for the file system (ENAMETOOLONG): choose a shorter one');
+    expect(at('EIO')).toBe('EIO: raw: check the path, or choose another');
   });
 });
 
@@ -188,7 +188,7 @@ describe('saveBlocks, errors of the file system in a child process', () => {
     writeFileSync(file, 'old');
     // 250 blocks of 1000 bytes; the limit stops the third block part-way.
     expect(child(file, 250, { fsize: 2500 })).toBe(
-      `Error: the file grew past the largest this file system or the process's file size limit (ulimit -f) allows (EFBIG): save to another file system, or raise the limit (${file} is as it was)`,
+      `Error: the file grew past the largest this file system or the process's file size limit (ulimit -f) allows (EFBIG): choose a path on another file system, or raise the limit (${file} is as it was)`,
     );
     expect(readFileSync(file, 'utf8')).toBe('old');
     expect(leftovers()).toEqual([]);
@@ -215,7 +215,7 @@ describe('saveBlocks, errors of the file system in a child process', () => {
     }
     try {
       expect(child(path.join(locked, 'new.csv'), 3, { unprivileged: true })).toBe(
-        'Error: permission denied (EACCES): save into a directory you may write to, or change the permissions',
+        'Error: permission denied (EACCES): choose a path in a directory you may write to, or change the permissions',
       );
       expect(readdirSync(locked)).toEqual(['open.csv']);
       expect(child(writable, 3, { unprivileged: true })).toBe('saved');

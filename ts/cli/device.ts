@@ -5,11 +5,13 @@
  * `--json` prints the server's JSON reply.
  */
 import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { checkOptions } from './args.js';
 import { defineCommand } from 'citty';
 
 import { DeviceClient, decodeDataUri, MODELS, resolveModel, DEFAULT_DEVICE_URL, type CameraSide } from '../clients/device/index.js';
 import { HeapqlError, usageError } from '../errors.js';
+import { cannotWrite, fileWriteProblem } from '../file-write-error.js';
 import { notice } from './stderr.js';
 
 const common = {
@@ -264,7 +266,7 @@ async function writeOutput(file: string, bytes: Uint8Array): Promise<void> {
   try {
     await writeFile(file, bytes);
   } catch (err) {
-    throw new HeapqlError('ERR_IO', `cannot write ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { exitCode: 1 });
+    throw new HeapqlError('ERR_IO', cannotWrite(file, fileWriteProblem(err, path.resolve(file), { shown: file })), { exitCode: 1, cause: err });
   }
 }
 

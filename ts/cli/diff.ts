@@ -19,7 +19,7 @@ import { terminalText } from '../terminal-text.js';
 import { notice, warn } from './stderr.js';
 
 /** The comparison as its output path's errors name it ("cannot write the comparison to …"). */
-const DIFF_OUTPUT: OutputName = { the: 'the comparison' };
+const DIFF_OUTPUT: OutputName = { the: 'the comparison', stem: 'diff' };
 
 const args = {
   baseline: { type: 'positional', required: true, description: 'the earlier dump' },

@@ -16,13 +16,15 @@
  * not a regular file (`/dev/stdout`, a FIFO). Such a file stopped part-way is removed (a
  * regular file) or left as it is (a device, a FIFO), and the message says which.
  *
- * An error names what went wrong and what to do (a missing directory, permission, a full disk);
- * `!save` puts `cannot write <path as typed>:` before it. Node-only.
+ * An error names what went wrong and what to do (a missing directory, permission, a full disk),
+ * in the words every writer of a named file uses (file-write-error.ts); `!save` puts `cannot write
+ * <path as typed>:` before it. Node-only.
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fsp, type Stats } from 'node:fs';
 import path from 'node:path';
 
+import { errorCode, fileWriteProblem } from '../file-write-error.js';
 import { SaveInterrupted } from './errors.js';
 import { expandHome } from './home.js';
 
@@ -49,7 +51,7 @@ export async function saveBlocks(typed: string, blocks: Iterable<string>, signal
   try {
     plan = await planFor(file);
   } catch (err) {
-    throw new Error(problem(err, typed));
+    throw new Error(problem(err, typed, file), { cause: err });
   }
   if (!plan.inPlace) {
     const temp = await openTemp(plan, typed);
@@ -97,7 +99,7 @@ async function openTemp(plan: Plan, typed: string): Promise<{ handle: FileHandle
       if (code(err) === 'EEXIST' && attempt < 8) continue;
       // A directory we may not add to, holding a file we may write: into the file, as before.
       if (plan.existing && ['EACCES', 'EPERM', 'EROFS'].includes(code(err))) return null;
-      throw new Error(problem(err, typed));
+      throw new Error(problem(err, typed, plan.target, temp), { cause: err });
     }
     if (!plan.existing) return { handle, path: temp };
     try {
@@ -129,7 +131,7 @@ async function replaceWith(
     await temp.handle.close();
   } catch (err) {
     await discard(temp.handle, temp.path);
-    throw new Error(`${problem(err, typed)} (${untouched})`, { cause: err });
+    throw new Error(`${problem(err, typed, plan.target, temp.path)} (${untouched})`, { cause: err });
   }
   if (!written) {
     await discard(null, temp.path);
@@ -139,7 +141,7 @@ async function replaceWith(
     await fsp.rename(temp.path, plan.target);
   } catch (err) {
     await discard(null, temp.path);
-    throw new Error(`${problem(err, typed)} (${untouched})`, { cause: err });
+    throw new Error(`${problem(err, typed, plan.target, temp.path)} (${untouched})`, { cause: err });
   }
 }
 
@@ -148,7 +150,7 @@ async function writeInPlace(file: string, existing: Stats | null, typed: string,
   try {
     handle = await fsp.open(file, 'w');
   } catch (err) {
-    throw new Error(problem(err, typed), { cause: err });
+    throw new Error(problem(err, typed, file), { cause: err });
   }
   let written: boolean;
   try {
@@ -156,7 +158,7 @@ async function writeInPlace(file: string, existing: Stats | null, typed: string,
     await handle.close();
   } catch (err) {
     await handle.close().catch(() => {});
-    throw new Error(`${problem(err, typed)} (${await removePartial(file, existing, typed)})`, { cause: err });
+    throw new Error(`${problem(err, typed, file)} (${await removePartial(file, existing, typed)})`, { cause: err });
   }
   if (!written) throw new SaveInterrupted(await removePartial(file, existing, typed));
 }
@@ -197,35 +199,12 @@ async function discard(handle: FileHandle | null, temp: string): Promise<void> {
   await fsp.unlink(temp).catch(() => {});
 }
 
-function code(err: unknown): string {
-  return (err as NodeJS.ErrnoException | null)?.code ?? '';
-}
+const code = errorCode;
 
-/** What went wrong, in words, with what to do; the path as typed. */
-export function problem(err: unknown, typed: string): string {
-  const c = code(err);
-  const dir = path.dirname(typed);
-  switch (c) {
-    case 'ENOENT':
-      return `the directory ${dir} does not exist (ENOENT): create it first, or save somewhere else`;
-    case 'ENOTDIR':
-      return `${dir} is not a directory, or a part of it is not (ENOTDIR): check the path`;
-    case 'EISDIR':
-      return `${typed} is a directory (EISDIR): name a file, such as ${path.join(typed, `result${path.extname(typed) || '.csv'}`)}`;
-    case 'EACCES':
-    case 'EPERM':
-      return `permission denied (${c}): save into a directory you may write to, or change the permissions`;
-    case 'EROFS':
-      return 'the file system is read-only (EROFS): save somewhere else';
-    case 'ENOSPC':
-      return 'no space left on the device (ENOSPC): free some space, or save to another disk';
-    case 'EDQUOT':
-      return 'the disk quota is used up (EDQUOT): free some space, or save somewhere else';
-    case 'EFBIG':
-      return "the file grew past the largest this file system or the process's file size limit (ulimit -f) allows (EFBIG): save to another file system, or raise the limit";
-    case 'ENAMETOOLONG':
-      return 'the name is too long for the file system (ENAMETOOLONG): give a shorter one';
-    default:
-      return (err as Error)?.message ?? String(err);
-  }
+/**
+ * What went wrong, in words, with what to do (the wording every writer of a named file uses,
+ * file-write-error.ts); the path as typed, `file` the one written (`~` expanded).
+ */
+export function problem(err: unknown, typed: string, file = expandHome(typed), temporary?: string): string {
+  return fileWriteProblem(err, file, { shown: typed, suggestedName: `result${path.extname(typed) || '.csv'}`, temporary });
 }

@@ -7,6 +7,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 
 import { HeapqlError, usageError } from '../errors.js';
+import { cannotWrite, fileWriteProblem } from '../file-write-error.js';
 import { withVizWarnings } from './charts.js';
 import { renderHtml, renderWasteHtml } from './html.js';
 import { renderJson, renderWasteJson } from './json.js';
@@ -124,11 +125,13 @@ export interface OutputName {
   the: string;
   /** Said of any such output (`a report is written whole …`); default `the`. */
   a?: string;
+  /** The file name suggested inside a directory given as the path (`report`, then `.<format>`). */
+  stem: string;
 }
 
 /** The report's name in the errors (the default). */
-export const REPORT_OUTPUT: OutputName = { the: 'the report', a: 'a report' };
-export const WASTE_OUTPUT: OutputName = { the: 'the waste report' };
+export const REPORT_OUTPUT: OutputName = { the: 'the report', a: 'a report', stem: 'report' };
+export const WASTE_OUTPUT: OutputName = { the: 'the waste report', stem: 'waste' };
 
 /**
  * Writes a rendered report to its path (whole or not at all), or prints it when there is none;
@@ -159,12 +162,19 @@ export function checkOutputWritable(choice: OutputChoice, what: OutputName = REP
  * (`what`) and the reason, never the temporary file, and say what to do.
  */
 function writeWhole(userPath: string, format: ReportFormat, what: OutputName, write: (tmp: string) => void, rename = true): string {
-  const fail = (reason: string, cause?: unknown) =>
-    new HeapqlError('ERR_IO', `cannot write ${what.the} to ${userPath}: ${reason}`, cause === undefined ? {} : { cause });
+  const fail = (reason: string, cause?: unknown) => new HeapqlError('ERR_IO', cannotWrite(userPath, reason, what.the), cause === undefined ? {} : { cause });
   const target = outputTarget(userPath, format, what, fail);
+  // The user's path in the reasons, or the file a link at it names (where the write happens).
+  const shown = target === path.resolve(userPath) ? userPath : target;
+  const problem = (err: unknown, temporary?: string) => fileWriteProblem(err, target, { shown, suggestedName: `${what.stem}.${format}`, temporary });
   const dir = path.dirname(target);
-  if (!fs.existsSync(dir)) throw fail(`directory ${dir} does not exist; create it or choose another path`);
-  if (!fs.statSync(dir).isDirectory()) throw fail(`${dir} is not a directory; choose another path`);
+  let isDir: boolean;
+  try {
+    isDir = fs.statSync(dir).isDirectory();
+  } catch (err) {
+    throw fail(problem(err), err); // no such directory (ENOENT), a file along the path (ENOTDIR), …
+  }
+  if (!isDir) throw fail(problem({ code: 'ENOTDIR' }));
   const tmp = `${target}.${process.pid}.tmp`;
   const release = rename ? guardTemporary(tmp) : () => {};
   try {
@@ -172,7 +182,7 @@ function writeWhole(userPath: string, format: ReportFormat, what: OutputName, wr
     if (rename) fs.renameSync(tmp, target);
   } catch (err) {
     fs.rmSync(tmp, { force: true });
-    throw fail(writeFailure(err as NodeJS.ErrnoException, dir, tmp, target), err);
+    throw fail(problem(err, tmp), err);
   } finally {
     release();
   }
@@ -229,7 +239,7 @@ function outputTarget(userPath: string, format: ReportFormat, what: OutputName, 
       throw fail('it is a symbolic link to nothing; name the file itself');
     }
   }
-  if (info.isDirectory()) throw fail(`it is a directory; name a file ending in .${format}`);
+  if (info.isDirectory()) throw fail(fileWriteProblem({ code: 'EISDIR' }, given, { shown: userPath, suggestedName: `${what.stem}.${format}` }));
   if (!info.isFile()) {
     const kind = info.isFIFO() ? 'a FIFO' : info.isCharacterDevice() ? 'a character device' : info.isBlockDevice() ? 'a block device' : info.isSocket() ? 'a socket' : 'not a regular file';
     throw fail(
@@ -238,28 +248,4 @@ function outputTarget(userPath: string, format: ReportFormat, what: OutputName, 
     );
   }
   return fs.realpathSync(given);
-}
-
-/** Why a file could not be made in `dir`, in words, with what to do (the temporary name hidden). */
-function writeFailure(err: NodeJS.ErrnoException, dir: string, tmp: string, target: string): string {
-  const elsewhere = 'choose a path in a directory you can write to';
-  switch (err.code) {
-    case 'ENOENT':
-      return `no file can be created in ${dir} (it does not take new files); ${elsewhere}`;
-    case 'EACCES':
-    case 'EPERM':
-      return `no permission to create a file in ${dir}; ${elsewhere}`;
-    case 'EROFS':
-      return `${dir} is on a read-only file system; ${elsewhere}`;
-    case 'ENOSPC':
-      return `no space left on the device of ${dir}; free some space or ${elsewhere} on another device`;
-    case 'EDQUOT':
-      return `the disk quota for ${dir} is used up; free some space or ${elsewhere} on another device`;
-    case 'ENAMETOOLONG':
-      return 'the file name is too long; choose a shorter one';
-    case 'EISDIR':
-      return 'it is a directory; name a file';
-    default:
-      return `${(err.message ?? String(err)).split(tmp).join(target)}; ${elsewhere}`;
-  }
 }
