@@ -215,6 +215,12 @@ describe('heapql device', () => {
     expectError(await d('capture', '--out', out), 1, 'HTTP 403 PERMISSION_DENIED');
   });
 
+  it('an --out that cannot be written: the reason and what to do, in the words every writer of a named file uses', async () => {
+    const missing = path.join(dir, 'no-such-dir', 'shot.jpg');
+    expectError(await d('capture', '--out', missing), 1, `error: cannot write ${missing}: the directory ${path.dirname(missing)} does not exist (ENOENT): create it, or choose another path`);
+    expectError(await d('capture', '--out', dir), 1, `error: cannot write ${dir}: ${dir} is a directory (EISDIR): name a file, such as ${path.join(dir, 'image.jpg')}`);
+  });
+
   it('a phone that is not reachable exits 1 with one line; HEAPQL_DEVICE_URL is used', async () => {
     const gone = await DeviceEmulator.start();
     const url = gone.url;

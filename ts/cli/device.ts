@@ -262,11 +262,12 @@ async function readInput(file: string): Promise<Uint8Array> {
   }
 }
 
+/** Writes an image to the file the user named; a failure says why in the words of every such writer (file-write-error.ts). */
 async function writeOutput(file: string, bytes: Uint8Array): Promise<void> {
   try {
     await writeFile(file, bytes);
   } catch (err) {
-    throw new HeapqlError('ERR_IO', cannotWrite(file, fileWriteProblem(err, path.resolve(file), { shown: file })), { exitCode: 1, cause: err });
+    throw new HeapqlError('ERR_IO', cannotWrite(file, fileWriteProblem(err, path.resolve(file), { shown: file, suggestedName: `image${path.extname(file) || '.jpg'}` })), { exitCode: 1, cause: err });
   }
 }
 
