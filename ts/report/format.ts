@@ -5,7 +5,7 @@
 import { terminalText } from '../terminal-text.js';
 import { estimatedSizesText, formatBytes, NO_HEAP_DUMP_TEXT } from './summary.js';
 import type { ObjectRef, Value } from './query-result.js';
-import type { HeapShare, LeakSuspect, ReportModel, Via, Waste, WasteHeap } from './model.js';
+import type { ClassHeapShare, HeapShare, HistogramRow, LeakSuspect, ReportModel, Via, Waste, WasteHeap } from './model.js';
 
 export { formatBytes };
 
@@ -220,6 +220,52 @@ export function heapsShown(model: ReportModel): HeapShare[] | null {
 /** Under the heaps table (plain text, for the Markdown and HTML reports alike). */
 export const HEAPS_NOTE =
   "Android: zygote and image objects are memory shared with the system's other processes (the classes and objects the zygote preloaded, the boot image); the app cannot free them. The app's own objects are in the app heap.";
+
+/** One class in one heap: the histogram's row and the class's share of that heap. */
+export interface HeapClassRow {
+  row: HistogramRow;
+  share: ClassHeapShare;
+  /** `share.retained` as a percent of the used heap (the histogram's `% heap`). */
+  retainedPercent: number;
+}
+
+/** One heap's classes, the most retained there first. */
+export interface HeapClasses {
+  heap: HeapShare;
+  rows: HeapClassRow[];
+}
+
+/**
+ * Android, a dump of several heaps: per heap (in the heaps table's order), the classes of the
+ * class histogram with instances in it, the most retained in that heap first (then the
+ * histogram's order); at most as many as the histogram lists, so the report's limit bounds each.
+ * Null for a dump of one heap or none, and for rows without their heaps.
+ */
+export function heapClassesShown(model: ReportModel): HeapClasses[] | null {
+  const heaps = heapsShown(model);
+  const rows = model.overview.classHistogram.rows;
+  // A model whose histogram does not break its classes down by heap (an older one) has no such tables.
+  if (!heaps || !rows.some((r) => r.heaps)) return null;
+  const used = model.overview.heap.usedHeap;
+  return heaps.map((heap) => {
+    const inHeap: (HeapClassRow & { at: number })[] = [];
+    rows.forEach((row, at) => {
+      const share = row.heaps?.find((h) => h.name === heap.name);
+      if (share) inHeap.push({ row, share, retainedPercent: used > 0 ? (share.retained * 100) / used : 0, at });
+    });
+    inHeap.sort((a, b) => b.share.retained - a.share.retained || a.at - b.at);
+    return { heap, rows: inHeap.map(({ row, share, retainedPercent }) => ({ row, share, retainedPercent })) };
+  });
+}
+
+/** Under the classes-by-heap tables; `listed`: the histogram's rows (plain text, for Markdown and HTML alike). */
+export function heapClassesNote(listed: number, classes: number): string {
+  const of = listed < classes ? `the ${int(listed)} classes of the class histogram (the most retained over all heaps, of ${int(classes)})` : `the ${int(listed)} classes of the class histogram`;
+  return (
+    `Of ${of}: those with instances in each heap, the most retained there first, with their instances, shallow and retained size in that heap (% heap: of the whole used heap). ` +
+    "A class's retained sizes over its heaps add up to at least its retained size in the histogram (more where an instance in one heap keeps one in another alive)."
+  );
+}
 
 /** The "Waste by heap" table's note on its last two columns. */
 export const WASTE_HEAPS_NOTE =

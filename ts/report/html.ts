@@ -9,7 +9,7 @@
  * model comes in).
  */
 import { planQuery, queryChartSvg, type QueryView } from './charts.js';
-import { baseName, displayModel, duplicateStringsHeadline, formatBytes, framesLeftOutText, frameText, HEAPS_NOTE, heapsShown, int, noPathText, objectText, overviewFacts, percent, rootNote, sizeWithPercent, suspectHeapFact, suspectHeaps, UNNAMED, valueText, viaText, WASTE_HEAPS_NOTE, wasteHeadline, wasteHeapsShown, wasteSummary } from './format.js';
+import { baseName, displayModel, duplicateStringsHeadline, formatBytes, framesLeftOutText, frameText, HEAPS_NOTE, heapClassesNote, heapClassesShown, heapsShown, int, noPathText, objectText, overviewFacts, percent, rootNote, sizeWithPercent, suspectHeapFact, suspectHeaps, UNNAMED, valueText, viaText, WASTE_HEAPS_NOTE, wasteHeadline, wasteHeapsShown, wasteSummary } from './format.js';
 import { escapeHtml as esc, isolateHtml } from './html-escape.js';
 import { CLASS_LOADER_COLUMNS, classLoadersNote } from './markdown.js';
 import type { ConsumerGroup, LeakSuspect, ReportModel, ReportWarning, ThreadInfo, Waste, WasteModel } from './model.js';
@@ -194,6 +194,24 @@ function heapsHtml(model: ReportModel): string {
   return `\n<h3>Heaps</h3>${table([{ head: 'heap' }, { head: 'objects', num: true }, { head: 'shallow', num: true }, { head: '% heap', num: true }], rows, 'Heaps')}<p class="note">${esc(HEAPS_NOTE)}</p>`;
 }
 
+/** Android, a dump of several heaps: the histogram's classes in each heap, a table per heap; '' otherwise. */
+function classesByHeapHtml(model: ReportModel): string {
+  const byHeap = heapClassesShown(model);
+  if (!byHeap) return '';
+  const hist = model.overview.classHistogram;
+  const tables = byHeap.map(({ heap, rows }) => {
+    const body = rows.length
+      ? table(
+          [{ head: 'class' }, { head: 'loader' }, { head: 'instances', num: true }, { head: 'shallow', num: true }, { head: 'retained', num: true }, { head: '% heap', num: true }],
+          rows.map(({ row, share, retainedPercent }) => [code(row.className), row.classLoader === null ? '' : esc(row.classLoader), int(share.instances), bytes(share.shallow), bytes(share.retained), percent(retainedPercent)]),
+          `Classes in the ${heap.name} heap`,
+        )
+      : '<p>No class of the class histogram has instances in this heap.</p>';
+    return `<h4>${isolateHtml(heap.name)} heap</h4>${body}`;
+  });
+  return `\n<h3>Classes by heap</h3>${tables.join('\n')}<p class="note">${esc(heapClassesNote(hist.rows.length, hist.classes))}</p>`;
+}
+
 function systemOverview(model: ReportModel): string {
   const o = model.overview;
   const kv = keyValues(overviewFacts(model).map(([k, v]): [string, string] => [k, esc(v)]));
@@ -242,7 +260,7 @@ function systemOverview(model: ReportModel): string {
     : '<p>The dump holds no system properties.</p>';
   return `<section id="system-overview"><h2>System Overview</h2>${kv}${heapsHtml(model)}
 <h3>GC roots by kind</h3>${roots}
-<h3>Class histogram</h3>${histChart}${hist}${histNote}
+<h3>Class histogram</h3>${histChart}${hist}${histNote}${classesByHeapHtml(model)}
 <h3>Class loaders</h3>${loaders}
 <h3>Duplicate classes</h3>${dups}
 <h3>System properties</h3>${props}</section>`;

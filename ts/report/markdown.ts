@@ -6,7 +6,7 @@
  * with its full length stated (`displayModel`, applied once as the model comes in).
  */
 import { planQuery, type QueryView } from './charts.js';
-import { baseName, displayModel, duplicateStringsHeadline, formatBytes, framesLeftOutText, frameText, HEAPS_NOTE, heapsShown, int, noPathText, objectText, overviewFacts, percent, printable, rootNote, shorten, sizeWithPercent, suspectHeapFact, suspectHeaps, UNNAMED, valueText, viaText, WASTE_HEAPS_NOTE, wasteHeadline, wasteHeapsShown, wasteSummary } from './format.js';
+import { baseName, displayModel, duplicateStringsHeadline, formatBytes, framesLeftOutText, frameText, HEAPS_NOTE, heapClassesNote, heapClassesShown, heapsShown, int, noPathText, objectText, overviewFacts, percent, printable, rootNote, shorten, sizeWithPercent, suspectHeapFact, suspectHeaps, UNNAMED, valueText, viaText, WASTE_HEAPS_NOTE, wasteHeadline, wasteHeapsShown, wasteSummary } from './format.js';
 import type { LeakSuspect, ReportModel, SystemOverview, ThreadInfo, Waste, WasteModel } from './model.js';
 import type { QueryResult } from './query-result.js';
 
@@ -156,6 +156,7 @@ function systemOverview(model: ReportModel): string[] {
   } else if (rows.length < o.classHistogram.classes) {
     out.push(`_The ${int(rows.length)} classes with the largest retained size, of ${int(o.classHistogram.classes)}._`);
   }
+  out.push(...classesByHeap(model));
 
   out.push('### Class loaders');
   out.push(
@@ -194,6 +195,32 @@ function systemOverview(model: ReportModel): string[] {
       ? '_The dump holds no system properties._'
       : table(['key', 'value'], o.systemProperties.map((p) => [mdText(p.key), mdText(p.value)])),
   );
+  return out;
+}
+
+/** Android, a dump of several heaps: the histogram's classes in each heap, a table per heap; nothing otherwise. */
+function classesByHeap(model: ReportModel): string[] {
+  const byHeap = heapClassesShown(model);
+  if (!byHeap) return [];
+  const hist = model.overview.classHistogram;
+  const out = ['### Classes by heap'];
+  for (const { heap, rows } of byHeap) {
+    out.push(`#### ${mdText(heap.name)} heap`);
+    if (rows.length === 0) {
+      out.push('_No class of the class histogram has instances in this heap._');
+      continue;
+    }
+    const shown = rows.slice(0, MARKDOWN_HISTOGRAM_ROWS);
+    out.push(
+      table(
+        ['class', 'loader', 'instances', 'shallow', 'retained', '% heap'],
+        shown.map(({ row, share, retainedPercent }) => [mdText(row.className), row.classLoader === null ? '' : mdText(row.classLoader), int(share.instances), formatBytes(share.shallow), formatBytes(share.retained), percent(retainedPercent)]),
+        ['l', 'l', 'r', 'r', 'r', 'r'],
+      ),
+    );
+    if (shown.length < rows.length) out.push(`_${int(shown.length)} of these ${int(rows.length)} classes shown; the HTML and JSON reports list them all._`);
+  }
+  out.push(`_${heapClassesNote(hist.rows.length, hist.classes)}_`);
   return out;
 }
 
