@@ -12,9 +12,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 
-import type { ReportModel } from '../ts/report/index.js';
+import { renderHtml, renderMarkdown, validateReportModel, type ReportModel } from '../ts/report/index.js';
 import { formatBytes } from '../ts/report/summary.js';
 import { requireFreshDist } from './clients/dist-check.js';
+import { sampleModel } from './report-sample.js';
 import { writeHeapSplitDump } from './tools/heap-split-dump.js';
 import { heapql, root } from './tools/run.js';
 
@@ -147,5 +148,57 @@ describe.skipIf(!existsSync(ahat))('Classes by heap: the AOSP ahat test dump', (
     expect(whole.md).not.toContain('Classes by heap');
     expect(whole.html).toContain('<h3>Class histogram</h3>');
     expect(whole.html).not.toContain('Classes by heap');
+  });
+});
+
+describe('Classes by heap: what bounds and orders the tables (a model made by hand)', () => {
+  /** 60 histogram rows, all with instances in app, every third in zygote too; two app shares tie. */
+  function model(): ReportModel {
+    const m = sampleModel();
+    m.overview.heaps = [
+      { name: 'zygote', objects: 100, shallow: 4000, shallowPercent: 40 },
+      { name: 'app', objects: 100, shallow: 6000, shallowPercent: 60 },
+    ];
+    const base = m.overview.classHistogram.rows[0]!;
+    m.overview.classHistogram.rows = Array.from({ length: 60 }, (_, k) => ({
+      ...base,
+      className: `com.example.C${k}`,
+      classLoader: null,
+      heaps: [
+        ...(k % 3 === 0 ? [{ name: 'zygote', instances: 1, shallow: 16, retained: 100 + k }] : []),
+        // C1 and C2 tie in app: the histogram's order (C1 first) decides.
+        { name: 'app', instances: 2, shallow: 32, retained: k === 2 ? 1000 - 1 : 1000 - k },
+      ],
+    }));
+    m.overview.classHistogram.classes = 80;
+    return m;
+  }
+
+  test('each heap lists the histogram\'s classes in it, the most retained there first; Markdown stops at 50 a heap, as the histogram does', () => {
+    const m = model();
+    expect(validateReportModel(m)).toEqual({ ok: true, errors: [] });
+    const md = markdownTables(renderMarkdown(m));
+    expect([...md.keys()]).toEqual(['zygote', 'app']);
+    expect(md.get('zygote')!.map((r) => r[0])).toEqual(Array.from({ length: 20 }, (_, i) => `com.example.C${57 - 3 * i}`));
+    const app = md.get('app')!;
+    expect(app.map((r) => r[0])).toEqual(['com.example.C0', 'com.example.C1', 'com.example.C2', ...Array.from({ length: 47 }, (_, i) => `com.example.C${i + 3}`)]);
+    expect(app[0]).toEqual(['com.example.C0', '', '2', '32 B', '1000 B', `${((1000 * 100) / m.overview.heap.usedHeap).toFixed(1)}%`]);
+    expect(renderMarkdown(m)).toContain('_50 of these 60 classes shown; the HTML and JSON reports list them all._');
+    expect(renderMarkdown(m)).toContain('_Of the 60 classes of the class histogram (the most retained over all heaps, of 80): ');
+    // HTML: all 60, in a closed <details> as every long table.
+    const html = renderHtml(m);
+    expect(htmlTables(html).get('app')!.length).toBe(60);
+    expect(html).toContain('<details><summary>Classes in the app heap: 60 rows (show)</summary>');
+  });
+
+  test('rows without their heaps (a model of schema 8), or one heap: no section', () => {
+    const old = model();
+    for (const r of old.overview.classHistogram.rows) delete r.heaps;
+    expect(renderMarkdown(old)).not.toContain('Classes by heap');
+    expect(renderHtml(old)).not.toContain('Classes by heap');
+    const one = model();
+    one.overview.heaps = [{ name: 'app', objects: 100, shallow: 10000, shallowPercent: 100 }];
+    expect(renderMarkdown(one)).not.toContain('Classes by heap');
+    expect(renderHtml(one)).not.toContain('Classes by heap');
   });
 });
