@@ -89,6 +89,46 @@ describe.skipIf(!chromiumAvailable)('HTML report in Chromium', () => {
     await page.close();
   });
 
+  test('Android, several heaps: the classes-by-heap tables are laid out as the others, a long one collapsed until opened', async () => {
+    const m = sampleModel();
+    m.overview.heaps = [
+      { name: 'zygote', objects: 100, shallow: 4000, shallowPercent: 40 },
+      { name: 'app', objects: 100, shallow: 6000, shallowPercent: 60 },
+    ];
+    const base = m.overview.classHistogram.rows[0]!;
+    m.overview.classHistogram.rows = Array.from({ length: 25 }, (_, k) => ({
+      ...base,
+      className: `com.example.C${k}`,
+      heaps: [...(k < 5 ? [{ name: 'zygote', instances: 1, shallow: 16, retained: 100 + k }] : []), { name: 'app', instances: 2, shallow: 32, retained: 1000 - k }],
+    }));
+    const file = path.join(dir, 'report-heaps.html');
+    fs.writeFileSync(file, renderReport(m, 'html'));
+    const { page, problems } = await watchedPage(browser);
+    await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+    expect(problems).toEqual([]);
+    const overview = page.locator('#system-overview');
+    expect(await overview.locator('h4').allTextContents()).toEqual(['zygote heap', 'app heap']);
+    // zygote's five rows are open; app's 25 wait in a <details>, as the class histogram's do.
+    const zygote = overview.locator('h4 + table');
+    expect(await zygote.isVisible()).toBe(true);
+    expect(await zygote.locator('tbody tr').count()).toBe(5);
+    const app = overview.locator('h4 + details');
+    expect(await app.locator('summary').textContent()).toBe('Classes in the app heap: 25 rows (show)');
+    expect(await app.locator('table').isVisible()).toBe(false);
+    await app.locator('summary').click();
+    expect(await app.locator('table').isVisible()).toBe(true);
+    // The figures right-aligned as in every table; the tables inside the page's width.
+    const cells = await overview.locator('h4 ~ details table tbody tr').first().locator('td').evaluateAll((tds) => tds.map((td) => getComputedStyle(td).textAlign));
+    expect(cells).toEqual(['left', 'left', 'right', 'right', 'right', 'right']);
+    const main = (await page.locator('main').boundingBox())!;
+    for (const t of await overview.locator('h4 + table, h4 + details table').all()) {
+      const box = (await t.boundingBox())!;
+      expect(box.x + box.width).toBeLessThanOrEqual(main.x + main.width + 1);
+    }
+    await overview.screenshot({ path: path.join(dir, 'report-classes-by-heap.png') });
+    await page.close();
+  });
+
   test('chart labels stay inside their room, whatever their characters', async () => {
     // Wide Latin capitals, CJK, emoji, Cyrillic and a long name: the labels the old fixed
     // per-character estimate let run off the chart, over the values and into the next tile.
