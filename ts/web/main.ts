@@ -25,6 +25,7 @@ import { controlIndex } from '../terminal-text.js';
 import { Api, type ServerStatusBody } from './api.js';
 import { HttpBackend } from './backend.js';
 import { splitBlock } from './block.js';
+import { Pages } from './pages.js';
 import { OutputView } from './view.js';
 
 const HISTORY_KEY = 'heapql.repl.history';
@@ -46,7 +47,9 @@ const elapsedText = $('elapsed');
 const stopButton = $<HTMLButtonElement>('stop');
 
 const api = new Api();
-const backend = new HttpBackend(api);
+// `/repl?pageRows=N`: the rows of a result's pages (a smaller result comes whole).
+const backend = new HttpBackend(api, Pages.pageRowsFromUrl(location.search));
+output.pages = backend.pages;
 
 // ---- the status line: state, progress, connection ----
 
@@ -116,7 +119,7 @@ async function poll(): Promise<void> {
 // ---- I/O for the command table ----
 
 /** The result last drawn as a table, at which limit, and the text `show()` prints for it (replaced by the table). */
-let shownText: { result: QueryResult; limit: number; text: string } | null = null;
+let shownText: { result: QueryResult; limit: number; rows: number; text: string } | null = null;
 
 function showText(result: QueryResult): string {
   let text = '';
@@ -165,9 +168,10 @@ function looksLikeTable(text: string, result: QueryResult): boolean {
 function isShownTable(text: string, result: QueryResult, limit: number): boolean {
   const shown = limit === 0 ? result.rows.length : Math.min(limit, result.rows.length);
   if (lineCount(text) !== 3 + shown + (result.note ? 1 : 0)) return false;
-  if (shownText?.result === result && shownText.limit === limit) return text === shownText.text;
+  // (A paged result's rows grow as more are fetched: its text is made again then.)
+  if (shownText?.result === result && shownText.limit === limit && shownText.rows === result.rows.length) return text === shownText.text;
   const same = text.length > EXACT_TABLE_CHECK_MAX && shown === result.rows.length ? looksLikeTable(text, result) : text === showText(result);
-  if (same) shownText = { result, limit, text };
+  if (same) shownText = { result, limit, rows: result.rows.length, text };
   return same;
 }
 
