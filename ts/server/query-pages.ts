@@ -103,16 +103,27 @@ export class PagedQuery {
    * page when needed, so that the last page says it is the last).
    */
   private async take(n: number): Promise<Value[][]> {
+    if (this.failed) throw this.failure;
     const out: Value[][] = [];
     while (out.length < n && (await this.fill())) {
       const part = this.buffer.length <= n - out.length ? this.buffer : this.buffer.slice(0, n - out.length);
       this.buffer = part === this.buffer ? [] : this.buffer.slice(part.length);
       for (const row of part) out.push(row);
     }
-    await this.fill();
+    // The look past the page: a failure there is the next page's (these rows are good).
+    try {
+      await this.fill();
+    } catch (err) {
+      this.failed = true;
+      this.failure = err;
+    }
     this.sent += out.length;
     return out;
   }
+
+  /** The stream failed past the rows handed out: the next page says so. */
+  private failed = false;
+  private failure: unknown;
 
   private serial<T>(work: () => Promise<T>): Promise<T> {
     const run = this.busy.then(work, work);
