@@ -104,6 +104,13 @@ describe('paged results (POST /pages)', () => {
     for (const c of cursors.slice(1)) await fetch(`${server.url}/pages/${c}`, { method: 'DELETE' });
   });
 
+  test("the library's queryCount: the rows, up to a limit; a signal cancels it", async () => {
+    expect(await session.queryCount(QUERY)).toEqual({ rowCount: 1000, truncated: false });
+    expect(await session.queryCount(QUERY, { limit: 999 })).toEqual({ rowCount: 999, truncated: true });
+    expect(await session.queryCount(QUERY, { limit: 1000 })).toEqual({ rowCount: 1000, truncated: false });
+    await expect(session.queryCount(QUERY, { signal: AbortSignal.abort() })).rejects.toMatchObject({ code: 'ERR_CANCELLED' });
+  });
+
   test('bad pageRows are refused; /query and /stream do not take it', async () => {
     for (const pageRows of [0, 10_001, 1.5, '10']) {
       const { status, body } = await start({ query: QUERY, pageRows });
