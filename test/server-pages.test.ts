@@ -3,7 +3,7 @@
  * `DELETE /pages/<id>`) on a fixture dump (KnownHeap: 1000 KnownHeap$Point objects): the pages
  * put together are `POST /query`'s rows in order; the count is the whole result's (with a
  * `limit` too); the last page can be asked again (its answer lost), any other row is a 409; a
- * closed cursor (DELETE, read to its end, replaced by newer ones) is a 404 saying to run the
+ * closed cursor (DELETE, replaced by newer ones) is a 404 saying to run the
  * query again; a result of one page comes whole, with no cursor; bad `pageRows` are refused.
  */
 import path from 'node:path';
@@ -44,7 +44,7 @@ describe('paged results (POST /pages)', () => {
     session?.close();
   });
 
-  test('the pages are the whole result in order; the count is known; the end closes the cursor', async () => {
+  test('the pages are the whole result in order; the count is known; the end keeps the last page until DELETE', async () => {
     const { status, body } = await start({ query: QUERY, pageRows: 300 });
     expect(status).toBe(200);
     expect(body.cursor).toMatch(/^[0-9a-f-]{36}$/);
@@ -61,6 +61,10 @@ describe('paged results (POST /pages)', () => {
     }
     expect(rows).toEqual(whole.rows);
     expect((await count).body).toEqual({ rowCount: 1000, truncated: false });
+    // Read to its end, the cursor stays until closed: its last page again, then nothing more.
+    expect((await next(body.cursor!, '?from=900')).body).toMatchObject({ from: 900, rows: whole.rows.slice(900), done: true, truncated: false });
+    expect((await next(body.cursor!, '?from=1000')).body).toEqual({ from: 1000, rows: [], done: true, truncated: false });
+    await fetch(`${server.url}/pages/${body.cursor}`, { method: 'DELETE' });
     const after = await next(body.cursor!, '?from=1000');
     expect(after.status).toBe(404);
     expect(after.body.error!.message).toMatch(/^no paged result ".*": it was closed .*; run the query again$/);

@@ -5,14 +5,17 @@
  * its total; "Show more" shows the next rows in order, fetching only what it shows; the rows
  * the server described and the page received for the first display are one page (counted in
  * the server's stream and in the answers the page got); a new query closes the previous
- * cursor (its scan stops in the server), and so does the Stop control.
+ * cursor (its scan stops in the server), and so does the Stop control; `!save` fetches the
+ * rest first and saves the whole result.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
 import { openHeap, type HeapSession } from '../../ts/index.js';
+import { formatTsv } from '../../ts/query/format.js';
 import { listen, type RunningServer } from '../../ts/server/listen.js';
 import { chromiumAvailable, launchChromium, watchedPage } from './chromium.js';
 import { enterStatement, replScript } from './repl-server.js';
@@ -34,6 +37,8 @@ describe.skipIf(!chromiumAvailable)('browser REPL: paged results', () => {
   /** The cursors the server gave. */
   const cursors: string[] = [];
   let expected: number[] = [];
+  /** A hold of the server's stream once it has described `after` rows. */
+  let held: { after: number; reached: () => void; released: Promise<void> } | null = null;
 
   beforeAll(async () => {
     session = await openHeap(DUMP, { noCache: true });
@@ -47,6 +52,13 @@ describe.skipIf(!chromiumAvailable)('browser REPL: paged results', () => {
           const next = await batches.next();
           if (next.done) return next.value;
           described += next.value.rows.length;
+          // Held here (the server's scan waits) until the test releases it.
+          if (held && described >= held.after) {
+            const h = held;
+            held = null;
+            h.reached();
+            await h.released;
+          }
           yield next.value;
         }
       })();
@@ -143,6 +155,35 @@ describe.skipIf(!chromiumAvailable)('browser REPL: paged results', () => {
     await expect.poll(async () => (await fetch(`${server.url}/pages/${cursors[1]}/count`)).status).toBe(404);
     await expect.poll(() => second.locator('.pages-text').textContent()).toMatch(/stopped: run the query again to fetch more$/);
     expect(await second.locator('button.close-pages').isVisible()).toBe(false);
+  });
+
+  test('!save fetches the rest first and saves the whole result; Escape stops that fetch', async () => {
+    received = 0;
+    described = 0;
+    const entry = await enterStatement(page, QUERY);
+    expect(received).toBe(PAGE);
+    // Escape while the rest is fetched: `cancelled`, nothing saved, the cursor kept.
+    let release = () => {};
+    let reached = () => {};
+    const atHold = new Promise<void>((r) => (reached = r));
+    held = { after: 500, reached, released: new Promise<void>((r) => (release = r)) };
+    await page.locator('#input').fill('!save first.tsv');
+    await page.locator('#input').press('Enter');
+    await atHold;
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.locator('#input').isDisabled()).toBe(false);
+    expect(await page.locator('section.entry:has(pre.echo)').last().locator('pre.err').textContent()).toBe('cancelled');
+    release();
+    expect(received).toBe(PAGE);
+    // Saved again: the page cut off is asked for again (the server kept it), then the rest.
+    const download = page.waitForEvent('download');
+    await enterStatement(page, '!save all.tsv');
+    const tsv = fs.readFileSync((await (await download).path())!, 'utf8');
+    expect(tsv).toBe(formatTsv(await session.query(QUERY)));
+    expect(received).toBe(1000);
+    // The table shows what it showed; the page now holds every row.
+    expect(await entry.locator('table.result tbody tr').count()).toBe(50);
+    await expect.poll(() => entry.locator('.pages-text').textContent()).toBe('showing 50 of 1000 rows; 1000 fetched (all)');
   });
 
   test('a result of one page or less comes whole, as before', async () => {

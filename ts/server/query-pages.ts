@@ -8,7 +8,8 @@
  *
  * A paused stream holds one of the addon's worker threads, so the server keeps few cursors
  * (MAX_OPEN: opening another closes the oldest) and closes one unused for IDLE_MS; a closed
- * cursor's next request is a 404 saying to run the query again.
+ * cursor's next request is a 404 saying to run the query again. One read to its end holds no
+ * scan, only its last page (asked for again when its answer was lost), until it is closed.
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -165,12 +166,17 @@ export class PagedQuery {
       const body: PageBody = { from, rows, done: this.done };
       if (this.done) {
         body.truncated = this.summary!.truncated;
-        this.counted?.({ rowCount: this.sent, truncated: body.truncated });
+        // Every row was read: that is the count (a count still running stops).
+        const known = { rowCount: this.sent, truncated: body.truncated };
+        this.counted?.(known);
+        this.total ??= Promise.resolve(known);
+        this.stop.abort();
         if (this.summary!.note !== undefined) body.note = this.summary!.note;
       }
       this.last = body;
-      if (this.done) this.close();
-      else this.touch();
+      // Read to its end, the cursor holds no scan any more; it stays (its last page can be asked
+      // for again) until DELETE, newer cursors or the idle time close it.
+      this.touch();
       return body;
     });
   }
@@ -223,7 +229,7 @@ function gone(id: string): ApiError {
   return new ApiError(
     404,
     'not_found',
-    `no paged result ${JSON.stringify(id)}: it was closed (DELETE, read to its end, replaced by newer ones: the server keeps ${MAX_OPEN}, or unused for ${IDLE_MS / 60_000} minutes); run the query again`,
+    `no paged result ${JSON.stringify(id)}: it was closed (DELETE, replaced by newer ones: the server keeps ${MAX_OPEN}, or unused for ${IDLE_MS / 60_000} minutes); run the query again`,
   );
 }
 

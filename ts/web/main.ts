@@ -291,6 +291,12 @@ function looksUpCurrentRow(statement: string): boolean {
   return (name === 'obj' || name === 'refs' || name === 'path' || name === 'dom') && m[2]!.replace(/;\s*$/, '').trim() === '';
 }
 
+/** `!save`: it saves the whole result, so the rest of a paged one is fetched first. */
+function savesResult(statement: string): boolean {
+  const m = /^\s*!(\S*)/.exec(statement);
+  return m !== null && findCommand(m[1]!)?.name === 'save';
+}
+
 /** Cancels the statement running and drops the rest of its pasted text (Escape, Ctrl-C, Stop). */
 function cancelRunning(): void {
   if (!runningStop || runningStop.signal.aborted) return;
@@ -326,6 +332,23 @@ async function run(statement: string): Promise<void> {
   backend.signal = runningStop.signal;
   runStarted = performance.now();
   try {
+    const paged = backend.pages.stateOf(before);
+    if (before && paged?.open && savesResult(statement)) {
+      // Escape, Ctrl-C or Stop stop the fetch (`cancelled`); the rows fetched stay.
+      const fetching = output.note(`fetching the rest of the result to save it (Escape stops)…`);
+      try {
+        await backend.pages.fetchUpTo(before, Number.POSITIVE_INFINITY, runningStop.signal);
+      } catch (err) {
+        io.error(runningStop.signal.aborted ? 'cancelled' : (err as Error).message);
+        return;
+      } finally {
+        fetching.remove();
+      }
+      if (backend.pages.stateOf(before)?.closedWhy) {
+        io.error(`error: not saved: ${backend.pages.stateOf(before)!.closedWhy}`);
+        return;
+      }
+    }
     await repl.execute(statement, runningStop.signal);
   } finally {
     backend.objectsFrom = null;

@@ -118,16 +118,19 @@ export class Pages {
    * Fetches rows until the result holds `wanted` of them (or every row came); they are appended
    * to the result's `rows`. A fetch is asked from where the rows held end.
    */
-  async fetchUpTo(result: QueryResult, wanted: number): Promise<void> {
+  async fetchUpTo(result: QueryResult, wanted: number, signal: AbortSignal | null = null): Promise<void> {
     const entry = this.entries.get(result);
     if (!entry || !entry.state.open || entry.state.fetching) return;
     entry.state.fetching = true;
     this.changed(entry);
+    // A statement's signal (Escape during `!save`) stops this fetch only: the cursor stays, and
+    // the page cut off is asked for again next time (the server keeps its last page).
+    const stop = signal ? AbortSignal.any([entry.stop.signal, signal]) : entry.stop.signal;
     try {
       while (entry.state.open && result.rows.length < wanted) {
         const from = result.rows.length;
         const rows = Math.min(ROWS_PER_REQUEST_MAX, wanted - from);
-        const page = await this.api.get<PageBody>(`/pages/${encodeURIComponent(entry.cursor)}?from=${from}&rows=${rows}`, entry.stop.signal);
+        const page = await this.api.get<PageBody>(`/pages/${encodeURIComponent(entry.cursor)}?from=${from}&rows=${rows}`, stop);
         // NaN and ±Infinity are numbers again in the number columns (typed by the first page).
         restoreNonFinite({ ...result, rows: page.rows });
         for (const row of page.rows) result.rows.push(row);
@@ -139,10 +142,13 @@ export class Pages {
           if (page.note !== undefined && result.note === undefined) result.note = page.note;
           entry.state.total ??= { rowCount: result.rows.length, truncated: result.truncated };
           if (this.current === entry) this.current = null;
+          // Every row is here: the server need not keep the cursor.
+          void this.api.request(`/pages/${encodeURIComponent(entry.cursor)}`, { method: 'DELETE' }).catch(() => {});
         }
         this.changed(entry);
       }
     } catch (err) {
+      if (signal?.aborted && !entry.stop.signal.aborted) throw err;
       if (!entry.stop.signal.aborted) this.close(result, `the rest cannot be fetched: ${(err as Error).message}`);
     } finally {
       entry.state.fetching = false;
