@@ -91,7 +91,7 @@ describe.skipIf(!chromiumAvailable)('browser REPL: paged results', () => {
     // The display limit (50) of the first page of 100 rows.
     expect(await xs(entry)).toEqual(expected.slice(0, 50));
     const note = entry.locator('.pages-text');
-    await expect.poll(() => note.textContent()).toBe('showing 50 of 1000 rows; 100 fetched: !sort, !filter, !save and the other commands see the rows fetched');
+    await expect.poll(() => note.textContent()).toBe('showing 50 of 1000 rows; 100 fetched: !sort, !filter and the other commands see the rows fetched (!save fetches the rest)');
     // One page crossed the wire; the server described at most one batch (a page) beyond it.
     await expect.poll(() => received).toBe(PAGE);
     expect(described).toBeLessThanOrEqual(2 * PAGE);

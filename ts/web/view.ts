@@ -170,7 +170,7 @@ export class OutputView {
       text.textContent = whole
         ? total
         : `showing ${shown} of ${total}; ${fetched} fetched${state.done ? ' (all)' : ''}` +
-          (state.done ? '' : ': !sort, !filter, !save and the other commands see the rows fetched') +
+          (state.done ? '' : ': !sort, !filter and the other commands see the rows fetched (!save fetches the rest)') +
           (state.closedWhy ? `; ${state.closedWhy}` : '');
       more.hidden = !(shown < fetched || state.open);
       more.disabled = state.fetching;
