@@ -8,7 +8,9 @@
  * As at the terminal: text of several lines (a paste) runs statement by statement (block.ts);
  * Escape or Ctrl-C (or the Stop button) cancels what runs, and the rest of the text with it
  * (`cancelled`; the analysis a `!analyze` started is cancelled in the server too, backend.ts);
- * a statement running shows its elapsed time. Tab completes; Tab on an empty
+ * a statement running shows its elapsed time. A large result comes a page at a time (pages.ts:
+ * its first page, its count once known, more rows on request; `!save` fetches the rest first).
+ * Tab completes; Tab on an empty
  * prompt, or Escape then Tab, moves the focus on (Shift+Tab back); PageUp/PageDown scroll the
  * output.
  */

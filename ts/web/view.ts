@@ -9,7 +9,9 @@
  * controls in plain text become visible escapes. A long cell is cut (CELL_TEXT_MAX) with its full
  * length stated, its tooltip holds more (DISPLAY_TEXT_MAX), and `!row N` or `!save` gives the
  * whole value. A table draws at most RENDER_ROWS_MAX rows (`!set limit 0` on a big result) and
- * says how many it leaves out. SVG comes from our own renderer, which escapes and cuts its labels.
+ * says how many it leaves out. A paged result's table (pages.ts) says how many rows it shows of
+ * how many, and shows more on request. SVG comes from our own renderer, which escapes and cuts
+ * its labels.
  */
 import { planQuery, queryChartSvg } from '../report/charts.js';
 import { cutDisplayText, headOf, int, printable } from '../report/format.js';
