@@ -42,6 +42,7 @@ describe('a closed heap', () => {
 
   test.each([
     ['query', (h: Heap) => h.query('SELECT COUNT(*) FROM java.lang.String')],
+    ['queryCount', (h: Heap) => h.queryCount('SELECT s FROM java.lang.String s')],
     ['analyze', (h: Heap) => h.analyze()],
     ['report', (h: Heap) => h.report()],
     ['reportData', (h: Heap) => h.reportData()],

@@ -1,7 +1,7 @@
 /**
  * `POST /`, `POST /query` (a QueryResult: query-answer.ts) and `POST /stream` (NDJSON rows):
  * both are sent while the executor produces the rows, and a client that goes away cancels the
- * scan.
+ * scan. `POST /pages` and `/pages/<id>…`: a result a page at a time (query-pages.ts).
  */
 import type { Context, Hono } from 'hono';
 
@@ -15,13 +15,14 @@ import type { ServerContext } from './context.js';
 import { ApiError, errorBody, toApiError } from './errors.js';
 import { queryAnswer } from './query-answer.js';
 import { parseQueryRequest, type QueryRequest } from './query-request.js';
+import { cursorOf, PAGE_ROWS_DEFAULT, PAGE_ROWS_MAX, startPages } from './query-pages.js';
 import { needsFullPathMessage } from './full-path.js';
 
 /** Rows of one NDJSON chunk at most; a chunk also ends when the executor's batch is used up. */
 const STREAM_CHUNK_BYTES = 64 * 1024;
 
-async function request(c: Context): Promise<QueryRequest> {
-  return parseQueryRequest(await readBody(c.req.raw), c.req.header('content-type') ?? null);
+async function request(c: Context, paged = false): Promise<QueryRequest> {
+  return parseQueryRequest(await readBody(c.req.raw), c.req.header('content-type') ?? null, paged ? { pageRowsMax: PAGE_ROWS_MAX } : null);
 }
 
 /** Plans kept by request (LRU): a dashboard or a load test repeats the same texts. */
@@ -162,7 +163,59 @@ async function stream(ctx: ServerContext, c: Context): Promise<Response> {
   });
 }
 
+/** `POST /pages`: the first page of a query's rows, and the cursor of the rest. */
+async function pages(ctx: ServerContext, c: Context): Promise<Response> {
+  const req = await request(c, true);
+  const directiveWarning = req.viz ? null : extractViz(req.query).warning;
+  const prepared = cachedPrepare(ctx, req);
+  return startPages(c, ctx, prepared, req.pageRows ?? PAGE_ROWS_DEFAULT, { name: req.name ?? 'q1', oql: withoutVizLine(req.query), directiveWarning });
+}
+
+/** A whole number parameter of the URL from `min` to `max` (`fallback` when absent). */
+function whole(c: Context, name: string, fallback: number, min: number, max: number): number {
+  const text = c.req.query(name);
+  if (text === undefined) return fallback;
+  const n = /^[0-9]{1,16}$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw new ApiError(400, 'query', `?${name}= must be a whole number from ${min} to ${max}, not ${JSON.stringify(text)}`);
+  return n;
+}
+
+/** `GET /pages/<id>?from=N&rows=M`: the next rows of a paged result. */
+async function nextPage(ctx: ServerContext, c: Context): Promise<Response> {
+  const paged = cursorOf(ctx, c.req.param('id')!);
+  const from = whole(c, 'from', paged.sent, 0, Number.MAX_SAFE_INTEGER);
+  const rows = whole(c, 'rows', paged.pageRows, 1, PAGE_ROWS_MAX);
+  try {
+    return c.body(stringifyJson(await paged.page(from, rows)), 200, { 'content-type': 'application/json' });
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    paged.close();
+    throw toApiError(err, ctx.session, paged.prepared.oql);
+  }
+}
+
+/** `GET /pages/<id>/count`: the whole result's row count, answered once known. */
+async function pageCount(ctx: ServerContext, c: Context): Promise<Response> {
+  const id = c.req.param('id')!;
+  const paged = cursorOf(ctx, id);
+  try {
+    return c.json(await paged.count());
+  } catch (err) {
+    // Closed meanwhile (DELETE, replaced, idle): said as a cursor that is gone.
+    if (paged.closed) cursorOf(ctx, id);
+    throw toApiError(err, ctx.session, paged.prepared.oql);
+  }
+}
+
 export function queryRoutes(app: Hono, ctx: ServerContext): void {
+  app.post('/pages', (c) => pages(ctx, c));
+  app.get('/pages/:id', (c) => nextPage(ctx, c));
+  app.get('/pages/:id/count', (c) => pageCount(ctx, c));
+  app.delete('/pages/:id', (c) => {
+    const id = c.req.param('id');
+    cursorOf(ctx, id).close();
+    return c.json({ ok: true, status: 'closed' });
+  });
   app.post('/', (c) => runQuery(ctx, c));
   app.post('/query', (c) => runQuery(ctx, c));
   app.post('/stream', (c) => stream(ctx, c));

@@ -41,6 +41,7 @@ ${CHART_TEXT_CSS}
 #completions .escaped-note,#completions .more-note{cursor:default;color:var(--muted);font-style:italic;border-top:1px solid var(--line);white-space:normal}#completions .escaped-note.flash{color:var(--err)}
 .warn{color:#8a4b00;background:#fff4e0;border-left:3px solid #d9822b;padding:4px 8px;font-size:12.5px;margin:4px 0}
 .result-block.stale{opacity:.55}
+.pages button{font:inherit;padding:0 8px;margin-left:4px;border:1px solid var(--line);background:#fff;border-radius:4px;cursor:pointer}.pages button[hidden]{display:none}.pages button.close-pages{border-color:var(--err);color:var(--err)}
 #banner{display:none;padding:6px 16px;background:#fdecea;color:var(--err);border-bottom:1px solid var(--line)}
 #banner.show{display:block}
 .hint{color:var(--muted);font-size:12px;padding:0 16px 6px;background:var(--soft)}

@@ -421,6 +421,37 @@ export async function* streamBatchesPrepared(
   }
 }
 
+/** Rows per native batch of `countPrepared` (its batches are counted, never converted). */
+const COUNT_BATCH_ROWS = 65536;
+
+/** How many rows a query gives (`countPrepared`). */
+export interface RowTotal {
+  /** The rows the query gives, up to its row cap (`limit`). */
+  rowCount: number;
+  /** More rows existed than the row cap let through. */
+  truncated: boolean;
+}
+
+/**
+ * How many rows a query gives, without describing or keeping any: the executor runs it and its
+ * batches are only counted (the browser REPL's paged results say their total with it). `signal`
+ * cancels it (ERR_CANCELLED).
+ */
+export async function countPrepared(handle: NativeHeap, q: PreparedQuery, options: { signal?: AbortSignal } = {}): Promise<RowTotal> {
+  const { token, dispose } = cancelTokenFor(options.signal);
+  const forget = runUntilExit(token);
+  try {
+    const end = await call(() => handle.executeStream(q.planned.json, COUNT_BATCH_ROWS, () => {}, token, null)).catch((err) => Promise.reject(placed(err, q.oql)));
+    if (end.stopped || options.signal?.aborted) throw new HeapqlError('ERR_CANCELLED', 'the query was cancelled');
+    // The executor was asked for one row more than the cap: it says whether more existed.
+    const rowCount = q.limit === undefined ? end.rows : Math.min(end.rows, q.limit);
+    return { rowCount, truncated: rowCount < end.rows };
+  } finally {
+    forget();
+    dispose();
+  }
+}
+
 /**
  * The keys of a streamed row: the column names, a repeated one numbered from its second use on
  * (`SELECT s.hash AS a, s.coder AS a` gives `a` and `a#2`), so that no column's value is lost.

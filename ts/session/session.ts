@@ -18,6 +18,7 @@ import { noClassMessage } from './no-class.js';
 import {
   describeArgument,
   explainPrepared,
+  countPrepared,
   preparedFor,
   prepareQuery,
   runPrepared,
@@ -26,6 +27,7 @@ import {
   type PreparedQuery,
   type QueryOptions,
   type RowBatch,
+  type RowTotal,
   type StreamedRow,
   type StreamSummary,
 } from './query.js';
@@ -471,6 +473,16 @@ export class HeapSession implements ReportableHeap {
   private async *batchStream(q: string | PreparedQuery, options: QueryOptions & { batchRows?: number }): AsyncGenerator<RowBatch, StreamSummary> {
     const signal = options.signal ? AbortSignal.any([options.signal, this.closed.signal]) : this.closed.signal;
     return yield* streamBatchesPrepared(this.handle, preparedFor(this.handle, q, options, this.reachableOnly), { ...options, signal });
+  }
+
+  /**
+   * How many rows a query gives (up to its `limit`, and whether more existed), its rows neither
+   * described nor kept: a second run of the query that only counts. `signal` cancels it.
+   */
+  async queryCount(q: string | PreparedQuery, options: QueryOptions = {}): Promise<RowTotal> {
+    this.live();
+    const signal = options.signal ? AbortSignal.any([options.signal, this.closed.signal]) : this.closed.signal;
+    return countPrepared(this.handle, preparedFor(this.handle, q, options, this.reachableOnly), { signal });
   }
 
   /** The execution plan of a query, without running it. */

@@ -1,6 +1,8 @@
 /**
  * The REPL command table's backend over HTTP: what `HeapSession` does in the terminal, the
- * browser asks of the server (POST /query, /analyze; GET /status, /classes, /objects/…).
+ * browser asks of the server (POST /pages, /analyze; GET /status, /classes, /objects/…).
+ * A query's result comes a page at a time (pages.ts): its first page at once, the rest when
+ * the page asks for it.
  * `status` and the class names are kept from the last answers, as the table reads them
  * synchronously.
  *
@@ -22,6 +24,7 @@ import type { AnalysisState, ClassView, DominatorView, ObjectView, PathStep, Pro
 import type { CancelOutcome } from '../server/analysis-routes.js';
 import type { AnalysisStart } from '../session/types.js';
 import { cancelledError, type Api, type ServerStatusBody } from './api.js';
+import { PAGE_ROWS_DEFAULT, Pages, type PagesStart } from './pages.js';
 
 const STATES: Record<ServerStatusBody['status'], AnalysisState> = { not_started: 'query-only', analyzing: 'analyzing', ready: 'full', failed: 'failed', dump_unreadable: 'failed' };
 
@@ -43,7 +46,19 @@ export class HttpBackend implements ReplBackend {
   /** The AbortSignal of the statement running (set by the front), taken by its requests. */
   signal: AbortSignal | null = null;
 
-  constructor(private readonly api: Api) {}
+  /** The paged results (pages.ts). */
+  readonly pages: Pages;
+
+  /**
+   * @param pageRows rows of a result's first page, and of each page fetched after it (a result
+   *   of no more rows comes whole).
+   */
+  constructor(
+    private readonly api: Api,
+    readonly pageRows = PAGE_ROWS_DEFAULT,
+  ) {
+    this.pages = new Pages(api);
+  }
 
   /** Reads the status and the class names once (before the first statement). */
   async connect(): Promise<ServerStatusBody> {
@@ -112,16 +127,20 @@ export class HttpBackend implements ReplBackend {
     } catch (err) {
       if (!needsFullPathOnly(oql, this.reachableOnly) || (await this.refresh(signal)).status !== 'ready') throw err;
     }
-    const { body, dump } = await this.api.postCall<QueryResult>(
-      '/query',
+    // The previous paged result's scan and count stop in the server: one is open at a time.
+    this.pages.closeCurrent();
+    const { body: start, dump } = await this.api.postCall<PagesStart>(
+      '/pages',
       {
         query: oql,
         reachableOnly: this.reachableOnly,
+        pageRows: this.pageRows,
         ...(options.name !== undefined ? { name: options.name } : {}),
       },
       signal,
     );
-    restoreNonFinite(body);
+    restoreNonFinite(start.result);
+    const body = this.pages.adopt(start);
     if (options.viz) body.viz = options.viz;
     const from = dump ?? this.api.dumpId;
     if (from !== null) this.dumps.set(body, from);

@@ -8,7 +8,9 @@
  * As at the terminal: text of several lines (a paste) runs statement by statement (block.ts);
  * Escape or Ctrl-C (or the Stop button) cancels what runs, and the rest of the text with it
  * (`cancelled`; the analysis a `!analyze` started is cancelled in the server too, backend.ts);
- * a statement running shows its elapsed time. Tab completes; Tab on an empty
+ * a statement running shows its elapsed time. A large result comes a page at a time (pages.ts:
+ * its first page, its count once known, more rows on request; `!save` fetches the rest first).
+ * Tab completes; Tab on an empty
  * prompt, or Escape then Tab, moves the focus on (Shift+Tab back); PageUp/PageDown scroll the
  * output.
  */
@@ -25,6 +27,7 @@ import { controlIndex } from '../terminal-text.js';
 import { Api, type ServerStatusBody } from './api.js';
 import { HttpBackend } from './backend.js';
 import { splitBlock } from './block.js';
+import { Pages } from './pages.js';
 import { OutputView } from './view.js';
 
 const HISTORY_KEY = 'heapql.repl.history';
@@ -46,7 +49,9 @@ const elapsedText = $('elapsed');
 const stopButton = $<HTMLButtonElement>('stop');
 
 const api = new Api();
-const backend = new HttpBackend(api);
+// `/repl?pageRows=N`: the rows of a result's pages (a smaller result comes whole).
+const backend = new HttpBackend(api, Pages.pageRowsFromUrl(location.search));
+output.pages = backend.pages;
 
 // ---- the status line: state, progress, connection ----
 
@@ -116,7 +121,7 @@ async function poll(): Promise<void> {
 // ---- I/O for the command table ----
 
 /** The result last drawn as a table, at which limit, and the text `show()` prints for it (replaced by the table). */
-let shownText: { result: QueryResult; limit: number; text: string } | null = null;
+let shownText: { result: QueryResult; limit: number; rows: number; text: string } | null = null;
 
 function showText(result: QueryResult): string {
   let text = '';
@@ -165,9 +170,10 @@ function looksLikeTable(text: string, result: QueryResult): boolean {
 function isShownTable(text: string, result: QueryResult, limit: number): boolean {
   const shown = limit === 0 ? result.rows.length : Math.min(limit, result.rows.length);
   if (lineCount(text) !== 3 + shown + (result.note ? 1 : 0)) return false;
-  if (shownText?.result === result && shownText.limit === limit) return text === shownText.text;
+  // (A paged result's rows grow as more are fetched: its text is made again then.)
+  if (shownText?.result === result && shownText.limit === limit && shownText.rows === result.rows.length) return text === shownText.text;
   const same = text.length > EXACT_TABLE_CHECK_MAX && shown === result.rows.length ? looksLikeTable(text, result) : text === showText(result);
-  if (same) shownText = { result, limit, text };
+  if (same) shownText = { result, limit, rows: result.rows.length, text };
   return same;
 }
 
@@ -287,6 +293,12 @@ function looksUpCurrentRow(statement: string): boolean {
   return (name === 'obj' || name === 'refs' || name === 'path' || name === 'dom') && m[2]!.replace(/;\s*$/, '').trim() === '';
 }
 
+/** `!save`: it saves the whole result, so the rest of a paged one is fetched first. */
+function savesResult(statement: string): boolean {
+  const m = /^\s*!(\S*)/.exec(statement);
+  return m !== null && findCommand(m[1]!)?.name === 'save';
+}
+
 /** Cancels the statement running and drops the rest of its pasted text (Escape, Ctrl-C, Stop). */
 function cancelRunning(): void {
   if (!runningStop || runningStop.signal.aborted) return;
@@ -322,6 +334,23 @@ async function run(statement: string): Promise<void> {
   backend.signal = runningStop.signal;
   runStarted = performance.now();
   try {
+    const paged = backend.pages.stateOf(before);
+    if (before && paged?.open && savesResult(statement)) {
+      // Escape, Ctrl-C or Stop stop the fetch (`cancelled`); the rows fetched stay.
+      const fetching = output.note(`fetching the rest of the result to save it (Escape stops)…`);
+      try {
+        await backend.pages.fetchUpTo(before, Number.POSITIVE_INFINITY, runningStop.signal);
+      } catch (err) {
+        io.error(runningStop.signal.aborted ? 'cancelled' : (err as Error).message);
+        return;
+      } finally {
+        fetching.remove();
+      }
+      if (backend.pages.stateOf(before)?.closedWhy) {
+        io.error(`error: not saved: ${backend.pages.stateOf(before)!.closedWhy}`);
+        return;
+      }
+    }
     await repl.execute(statement, runningStop.signal);
   } finally {
     backend.objectsFrom = null;

@@ -9,7 +9,9 @@
  * controls in plain text become visible escapes. A long cell is cut (CELL_TEXT_MAX) with its full
  * length stated, its tooltip holds more (DISPLAY_TEXT_MAX), and `!row N` or `!save` gives the
  * whole value. A table draws at most RENDER_ROWS_MAX rows (`!set limit 0` on a big result) and
- * says how many it leaves out. SVG comes from our own renderer, which escapes and cuts its labels.
+ * says how many it leaves out. A paged result's table (pages.ts) says how many rows it shows of
+ * how many, and shows more on request. SVG comes from our own renderer, which escapes and cuts
+ * its labels.
  */
 import { planQuery, queryChartSvg } from '../report/charts.js';
 import { cutDisplayText, headOf, int, printable } from '../report/format.js';
@@ -18,6 +20,7 @@ import { formatValue } from '../query/format.js';
 import type { QueryResult, Value } from '../query/schema.js';
 import { resolveVizColumns } from '../query/viz.js';
 import { BIDI_CONTROLS, terminalText } from '../terminal-text.js';
+import type { Pages } from './pages.js';
 
 /** Longest cell text, in UTF-16 units, the result table shows whole. */
 export const CELL_TEXT_MAX = 200;
@@ -44,6 +47,8 @@ export function cellHtml(v: Value, numeric: boolean): string {
 
 export class OutputView {
   private entry: HTMLElement | null = null;
+  /** The paged results (pages.ts): a table of one has a control to show more rows. */
+  pages: Pages | null = null;
 
   constructor(private readonly pane: HTMLElement) {}
 
@@ -122,21 +127,71 @@ export class OutputView {
     const head = result.columns
       .map((c, i) => `<th${numeric[i] ? ' class="n"' : ` style="min-width:calc(${widths[i]}ch + 20px)"`}>${esc(c.name)}</th>`)
       .join('');
+    const rowHtml = (r: Value[]) => `<tr>${r.map((v, i) => cellHtml(v, numeric[i] ?? false)).join('')}</tr>`;
     let body = '';
-    for (const r of rows) body += `<tr>${r.map((v, i) => cellHtml(v, numeric[i] ?? false)).join('')}</tr>`;
+    for (const r of rows) body += rowHtml(r);
     // (A table wider than the pane scrolls sideways with the pane, its header kept in view.)
     parts.push(`<table class="result"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`);
+    const paged = this.pages?.stateOf(result) ?? null;
     let shown = '';
-    if (rows.length < wanted) {
+    if (paged) parts.push('<p class="note pages"><span class="pages-text"></span> <button type="button" class="more"></button> <button type="button" class="close-pages">Stop</button></p>');
+    else if (rows.length < wanted) {
       shown = `; the page draws the first ${rows.length}, ${result.rows.length - rows.length} more are not shown: !tail, !row N, !filter show others, !save gets them all`;
     } else if (rows.length < result.rows.length) shown = `; showing the first ${rows.length}: !tail, !row N, !set limit 0 for all`;
-    parts.push(`<p class="note">${result.rowCount} row${result.rowCount === 1 ? '' : 's'}${result.truncated ? ' (truncated)' : ''}${shown}</p>`);
+    if (!paged) parts.push(`<p class="note">${result.rowCount} row${result.rowCount === 1 ? '' : 's'}${result.truncated ? ' (truncated)' : ''}${shown}</p>`);
     if (result.note) parts.push(`<p class="note">note: ${esc(result.note)}</p>`);
     const div = document.createElement('div');
     div.className = 'result-block';
     div.innerHTML = parts.join('');
+    if (paged) this.pagedControls(div, result, rows.length, limit, rowHtml);
     this.target().append(div);
     this.scroll();
+  }
+
+  /**
+   * The line under a paged result's table: how many rows it shows of how many (the count once
+   * the server has it), a control that shows `limit` more (a page more with `!set limit 0`),
+   * fetching them when the page does not hold them yet, and Stop, which closes the result's
+   * cursor (the server stops its scan and count).
+   */
+  private pagedControls(div: HTMLElement, result: QueryResult, drawn: number, limit: number, rowHtml: (r: Value[]) => string): void {
+    const pages = this.pages!;
+    const state = pages.stateOf(result)!;
+    const text = div.querySelector<HTMLElement>('.pages-text')!;
+    const more = div.querySelector<HTMLButtonElement>('button.more')!;
+    const stop = div.querySelector<HTMLButtonElement>('button.close-pages')!;
+    const tbody = div.querySelector('tbody')!;
+    const step = limit === 0 ? state.pageRows : limit;
+    let shown = drawn;
+    const update = () => {
+      const fetched = result.rows.length;
+      const total = state.total
+        ? `${state.total.rowCount} row${state.total.rowCount === 1 ? '' : 's'}${state.total.truncated ? ' (truncated)' : ''}`
+        : '… (counting)';
+      const whole = state.done && shown === fetched;
+      text.textContent = whole
+        ? total
+        : `showing ${shown} of ${total}; ${fetched} fetched${state.done ? ' (all)' : ''}` +
+          (state.done ? '' : ': !sort, !filter and the other commands see the rows fetched (!save fetches the rest)') +
+          (state.closedWhy ? `; ${state.closedWhy}` : '');
+      more.hidden = !(shown < fetched || state.open);
+      more.disabled = state.fetching;
+      more.textContent = state.fetching ? 'Fetching…' : `Show ${step} more`;
+      stop.hidden = !state.open;
+    };
+    more.addEventListener('click', async () => {
+      const target = shown + step;
+      if (result.rows.length < target) await pages.fetchUpTo(result, target);
+      const end = Math.min(target, result.rows.length);
+      let html = '';
+      for (let r = shown; r < end; r++) html += rowHtml(result.rows[r]!);
+      tbody.insertAdjacentHTML('beforeend', html);
+      shown = end;
+      update();
+    });
+    stop.addEventListener('click', () => pages.close(result, 'stopped: run the query again to fetch more'));
+    pages.watch(result, update);
+    update();
   }
 
   end(): void {

@@ -1,0 +1,278 @@
+/**
+ * Paged results (`POST /pages`, `GET /pages/<id>`, `GET /pages/<id>/count`, `DELETE
+ * /pages/<id>`), which the browser REPL uses: the first page of a query's rows is answered at
+ * once, as a QueryResult; when more rows follow, the server keeps the query's stream open under
+ * a cursor (its scan paused: the executor runs at most a few batches ahead of what was taken,
+ * and only the rows taken are described), hands out the next rows on request, and counts the
+ * whole result in a second run that neither describes nor keeps rows.
+ *
+ * A paused stream holds one of the addon's worker threads, so the server keeps few cursors
+ * (MAX_OPEN: opening another closes the oldest) and closes one unused for IDLE_MS; a closed
+ * cursor's next request is a 404 saying to run the query again. One read to its end holds no
+ * scan, only its last page (asked for again when its answer was lost), until it is closed.
+ */
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+
+import type { Context } from 'hono';
+
+import { stringifyJson } from '../query/json.js';
+import type { Column, QueryResult, Value } from '../query/schema.js';
+import { noteWithVizWarning, vizWarning } from '../query/viz.js';
+import type { PreparedQuery, RowTotal } from '../session/index.js';
+import type { RowBatch, StreamSummary } from '../session/query.js';
+import type { ServerContext } from './context.js';
+import { ApiError, toApiError } from './errors.js';
+
+/** Rows of a page when the request does not say (`pageRows`), and the most it may ask. */
+export const PAGE_ROWS_DEFAULT = 1000;
+export const PAGE_ROWS_MAX = 10_000;
+/** Cursors kept open at once (each paused scan holds a worker thread). */
+export const MAX_OPEN = 2;
+/** A cursor unused this long is closed. */
+export const IDLE_MS = 5 * 60_000;
+/** Rows the executor hands over at a time: at most this many rows are described beyond a page. */
+const BATCH_ROWS_MAX = 1000;
+
+/** How each column's type over two parts of a result merges (as the executor types all rows). */
+function mergeType(a: Column['type'], b: Column['type']): Column['type'] {
+  if (a === b || b === 'null') return a;
+  if (a === 'null') return b;
+  return 'list';
+}
+
+/** What `GET /pages/<id>` answers. */
+export interface PageBody {
+  /** The index (0-based) of the first row of `rows` in the whole result. */
+  from: number;
+  rows: Value[][];
+  /** No rows follow: the cursor is closed, and `truncated` (and the result's `note`) are known. */
+  done: boolean;
+  truncated?: boolean;
+  note?: string;
+}
+
+export class PagedQuery {
+  readonly id = randomUUID();
+  /** Rows handed out so far. */
+  sent = 0;
+  /** The last page handed out (asked for again when its answer was lost). */
+  private last: PageBody | null = null;
+  private buffer: Value[][] = [];
+  private columns: Column[] | null = null;
+  private summary: StreamSummary | null = null;
+  private readonly stop = new AbortController();
+  private readonly batches: AsyncGenerator<RowBatch, StreamSummary>;
+  /** The whole result's row count (a second run), started when a cursor is kept. */
+  private total: Promise<RowTotal> | null = null;
+  /** One read of the stream at a time. */
+  private busy: Promise<unknown> = Promise.resolve();
+  private timer: NodeJS.Timeout | null = null;
+  closed = false;
+
+  constructor(
+    private readonly ctx: ServerContext,
+    readonly prepared: PreparedQuery,
+    readonly pageRows: number,
+    private readonly onClose: (p: PagedQuery) => void,
+  ) {
+    this.batches = ctx.session.queryBatches(prepared, { signal: this.stop.signal, batchRows: Math.min(pageRows, BATCH_ROWS_MAX) });
+  }
+
+  get done(): boolean {
+    return this.summary !== null && this.buffer.length === 0;
+  }
+
+  /** Reads one more batch into the buffer (false at the end of the stream). */
+  private async fill(): Promise<boolean> {
+    while (this.buffer.length === 0 && !this.summary) {
+      const next = await this.batches.next();
+      if (next.done) {
+        this.summary = next.value;
+        return false;
+      }
+      const { rows, columns } = next.value;
+      if (rows.length === 0) continue;
+      this.buffer = rows;
+      this.columns = this.columns ? this.columns.map((c, i) => ({ name: c.name, type: mergeType(c.type, columns[i]!.type) })) : columns;
+    }
+    return this.buffer.length > 0;
+  }
+
+  /**
+   * The next `n` rows, and whether the stream ended with them (it is read one batch past the
+   * page when needed, so that the last page says it is the last).
+   */
+  private async take(n: number): Promise<Value[][]> {
+    if (this.failed) throw this.failure;
+    const out: Value[][] = [];
+    while (out.length < n && (await this.fill())) {
+      const part = this.buffer.length <= n - out.length ? this.buffer : this.buffer.slice(0, n - out.length);
+      this.buffer = part === this.buffer ? [] : this.buffer.slice(part.length);
+      for (const row of part) out.push(row);
+    }
+    // The look past the page: a failure there is the next page's (these rows are good).
+    try {
+      await this.fill();
+    } catch (err) {
+      this.failed = true;
+      this.failure = err;
+    }
+    this.sent += out.length;
+    return out;
+  }
+
+  /** The stream failed past the rows handed out: the next page says so. */
+  private failed = false;
+  private failure: unknown;
+
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.busy.then(work, work);
+    this.busy = run.catch(() => {});
+    return run;
+  }
+
+  /** The first page as a QueryResult (`truncated` when more rows follow). */
+  first(name: string, oql: string, directiveWarning: string | null): Promise<QueryResult> {
+    return this.serial(async () => {
+      const started = performance.now();
+      const rows = await this.take(this.pageRows);
+      const note = this.summary ? noteWithVizWarning(this.summary.note, vizWarning(this.prepared.viz, this.summary.columns, directiveWarning)) : undefined;
+      const result: QueryResult = {
+        name,
+        oql,
+        // Typed over all the rows when they are all here (as POST /query types them), else over this page's.
+        columns: this.summary ? this.summary.columns : this.columns!,
+        rows,
+        rowCount: rows.length,
+        truncated: !this.done || (this.summary?.truncated ?? false),
+        elapsedMs: Math.round((performance.now() - started) * 10) / 10,
+      };
+      if (note !== undefined) result.note = note;
+      if (this.prepared.viz) result.viz = this.prepared.viz;
+      this.touch();
+      return result;
+    });
+  }
+
+  /** The rows from `from` on (`from` is where the last page ended, or where it began: sent again). */
+  page(from: number, n: number): Promise<PageBody> {
+    return this.serial(async () => {
+      if (this.last && from === this.last.from && from !== this.sent) return this.last;
+      if (from !== this.sent) {
+        throw new ApiError(409, 'query', `this paged result is at row ${this.sent}, not ${from}: ask for ?from=${this.sent} (rows before it are not kept), or run the query again`);
+      }
+      const rows = await this.take(n);
+      const body: PageBody = { from, rows, done: this.done };
+      if (this.done) {
+        body.truncated = this.summary!.truncated;
+        // Every row was read: that is the count (a count still running stops).
+        const known = { rowCount: this.sent, truncated: body.truncated };
+        this.counted?.(known);
+        this.total ??= Promise.resolve(known);
+        this.stop.abort();
+        if (this.summary!.note !== undefined) body.note = this.summary!.note;
+      }
+      this.last = body;
+      // Read to its end, the cursor holds no scan any more; it stays (its last page can be asked
+      // for again) until DELETE, newer cursors or the idle time close it.
+      this.touch();
+      return body;
+    });
+  }
+
+  /** Settles the count with the total read to the end, when the rows ran out before it. */
+  private counted: ((total: RowTotal) => void) | null = null;
+
+  /**
+   * The whole result's row count: a second run of the query that only counts (once), or the
+   * rows handed out when they reached the end first.
+   */
+  count(): Promise<RowTotal> {
+    if (!this.total) {
+      const run = this.ctx.session.queryCount(this.prepared, { signal: this.stop.signal });
+      const read = new Promise<RowTotal>((resolve) => (this.counted = resolve));
+      run.catch(() => {});
+      this.total = Promise.race([run, read]);
+    }
+    return this.total;
+  }
+
+  private touch(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.close(), IDLE_MS);
+    this.timer.unref();
+  }
+
+  /** Stops the scan and the count. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.stop.abort();
+    this.total?.catch(() => {});
+    void this.busy.then(() => this.batches.return({ columns: [], truncated: false })).catch(() => {});
+    this.onClose(this);
+  }
+}
+
+/** The cursors of one server, oldest first. */
+const open = new WeakMap<ServerContext, Map<string, PagedQuery>>();
+
+function cursors(ctx: ServerContext): Map<string, PagedQuery> {
+  let m = open.get(ctx);
+  if (!m) open.set(ctx, (m = new Map()));
+  return m;
+}
+
+function gone(id: string): ApiError {
+  return new ApiError(
+    404,
+    'not_found',
+    `no paged result ${JSON.stringify(id)}: it was closed (DELETE, replaced by newer ones: the server keeps ${MAX_OPEN}, or unused for ${IDLE_MS / 60_000} minutes); run the query again`,
+  );
+}
+
+export function cursorOf(ctx: ServerContext, id: string): PagedQuery {
+  const p = cursors(ctx).get(id);
+  if (!p) throw gone(id);
+  return p;
+}
+
+/**
+ * Runs a query for `POST /pages`: its first `pageRows` rows as a QueryResult, and the cursor of
+ * the rest (null when there is no rest: the result is then whole, as `POST /query` answers it).
+ * The client going away before the answer closes it.
+ */
+export async function startPages(
+  c: Context,
+  ctx: ServerContext,
+  prepared: PreparedQuery,
+  pageRows: number,
+  show: { name: string; oql: string; directiveWarning: string | null },
+): Promise<Response> {
+  const all = cursors(ctx);
+  const paged = new PagedQuery(ctx, prepared, pageRows, (p) => all.delete(p.id));
+  const onClientGone = () => paged.close();
+  c.req.raw.signal.addEventListener('abort', onClientGone, { once: true });
+  let result: QueryResult;
+  try {
+    result = await paged.first(show.name, show.oql, show.directiveWarning);
+  } catch (err) {
+    paged.close();
+    throw toApiError(err, ctx.session, prepared.oql);
+  } finally {
+    c.req.raw.signal.removeEventListener('abort', onClientGone);
+  }
+  let cursor: string | null = null;
+  if (paged.done || paged.closed) paged.close();
+  else {
+    all.set(paged.id, paged);
+    for (const [id, older] of all) {
+      if (all.size <= MAX_OPEN) break;
+      if (id !== paged.id) older.close();
+    }
+    cursor = paged.id;
+  }
+  return c.body(stringifyJson({ cursor, pageRows, result }), 200, { 'content-type': 'application/json' });
+}

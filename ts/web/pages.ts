@@ -1,0 +1,171 @@
+/**
+ * The browser REPL's paged results. A query goes to `POST /pages`: the server answers its first
+ * `pageRows` rows at once and keeps a cursor for the rest; the page holds the rows fetched so
+ * far (the result's `rows`, which `!sort`, `!filter`, `!save`… see), asks for the total count in
+ * the background (`GET /pages/<id>/count`), and fetches further rows only when asked to show
+ * them (`more`). One paged result is open at a time: a new query closes the previous one's
+ * cursor (`DELETE /pages/<id>`: its scan and its count stop in the server), as does the page's
+ * stop control.
+ */
+import { restoreNonFinite } from '../query/json.js';
+import type { QueryResult, Value } from '../query/schema.js';
+import type { Api } from './api.js';
+
+/** Rows of a page when the page's URL does not say (`/repl?pageRows=N`). */
+export const PAGE_ROWS_DEFAULT = 1000;
+/** The most rows one `GET /pages/<id>` may ask (the server's PAGE_ROWS_MAX). */
+const ROWS_PER_REQUEST_MAX = 10_000;
+
+/** What `POST /pages` answers. */
+export interface PagesStart {
+  cursor: string | null;
+  pageRows: number;
+  result: QueryResult;
+}
+
+interface PageBody {
+  from: number;
+  rows: Value[][];
+  done: boolean;
+  truncated?: boolean;
+  note?: string;
+}
+
+/** A paged result's state, as its table shows it. */
+export interface PagedState {
+  readonly pageRows: number;
+  /** The server holds the rest (false once every row came, or the cursor was closed). */
+  open: boolean;
+  /** Every row came (the last page said so). */
+  done: boolean;
+  /** The whole result's row count, once known. */
+  total: { rowCount: number; truncated: boolean } | null;
+  /** Why the rest cannot be fetched any more (closed, failed), or null. */
+  closedWhy: string | null;
+  /** A fetch of more rows is running. */
+  fetching: boolean;
+}
+
+interface Entry {
+  result: QueryResult;
+  cursor: string;
+  state: PagedState;
+  /** Aborts the fetch of more rows and the wait for the count. */
+  stop: AbortController;
+  listeners: Set<() => void>;
+}
+
+export class Pages {
+  private readonly entries = new WeakMap<QueryResult, Entry>();
+  private current: Entry | null = null;
+
+  constructor(private readonly api: Api) {}
+
+  /** The page size the page's URL sets (`?pageRows=N`), else PAGE_ROWS_DEFAULT. */
+  static pageRowsFromUrl(search: string): number {
+    const n = Number(new URLSearchParams(search).get('pageRows') ?? Number.NaN);
+    return Number.isSafeInteger(n) && n >= 1 && n <= ROWS_PER_REQUEST_MAX ? n : PAGE_ROWS_DEFAULT;
+  }
+
+  /** The state of a paged result, or null (a whole result, or one made in the page). */
+  stateOf(result: QueryResult | null): PagedState | null {
+    return (result && this.entries.get(result)?.state) ?? null;
+  }
+
+  /** Calls `listener` whenever `result`'s state changes (the count came, rows were fetched). */
+  watch(result: QueryResult, listener: () => void): void {
+    this.entries.get(result)?.listeners.add(listener);
+  }
+
+  /** Closes the open paged result (a new query runs): its scan and count stop in the server. */
+  closeCurrent(why = 'closed when the next query ran: run this query again to fetch more'): void {
+    if (this.current) this.close(this.current.result, why);
+  }
+
+  /** Takes `POST /pages`'s answer: the result, paged when a cursor came with it. */
+  adopt(start: PagesStart): QueryResult {
+    const { result } = start;
+    if (start.cursor === null) return result;
+    const entry: Entry = {
+      result,
+      cursor: start.cursor,
+      state: { pageRows: start.pageRows, open: true, done: false, total: null, closedWhy: null, fetching: false },
+      stop: new AbortController(),
+      listeners: new Set(),
+    };
+    this.entries.set(result, entry);
+    this.current = entry;
+    void this.count(entry);
+    return result;
+  }
+
+  private changed(entry: Entry): void {
+    for (const f of entry.listeners) f();
+  }
+
+  /** Waits for the total count (the server counts in a second run). */
+  private async count(entry: Entry): Promise<void> {
+    try {
+      entry.state.total = await this.api.get<{ rowCount: number; truncated: boolean }>(`/pages/${encodeURIComponent(entry.cursor)}/count`, entry.stop.signal);
+    } catch {
+      // Closed first (the rows ran out: they are the count; a new query; the stop control).
+      if (entry.state.done && !entry.state.total) entry.state.total = { rowCount: entry.result.rows.length, truncated: entry.result.truncated };
+    }
+    this.changed(entry);
+  }
+
+  /**
+   * Fetches rows until the result holds `wanted` of them (or every row came); they are appended
+   * to the result's `rows`. A fetch is asked from where the rows held end.
+   */
+  async fetchUpTo(result: QueryResult, wanted: number, signal: AbortSignal | null = null): Promise<void> {
+    const entry = this.entries.get(result);
+    if (!entry || !entry.state.open || entry.state.fetching) return;
+    entry.state.fetching = true;
+    this.changed(entry);
+    // A statement's signal (Escape during `!save`) stops this fetch only: the cursor stays, and
+    // the page cut off is asked for again next time (the server keeps its last page).
+    const stop = signal ? AbortSignal.any([entry.stop.signal, signal]) : entry.stop.signal;
+    try {
+      while (entry.state.open && result.rows.length < wanted) {
+        const from = result.rows.length;
+        const rows = Math.min(ROWS_PER_REQUEST_MAX, wanted - from);
+        const page = await this.api.get<PageBody>(`/pages/${encodeURIComponent(entry.cursor)}?from=${from}&rows=${rows}`, stop);
+        // NaN and ±Infinity are numbers again in the number columns (typed by the first page).
+        restoreNonFinite({ ...result, rows: page.rows });
+        for (const row of page.rows) result.rows.push(row);
+        result.rowCount = result.rows.length;
+        if (page.done) {
+          entry.state.done = true;
+          entry.state.open = false;
+          result.truncated = page.truncated ?? false;
+          if (page.note !== undefined && result.note === undefined) result.note = page.note;
+          entry.state.total ??= { rowCount: result.rows.length, truncated: result.truncated };
+          if (this.current === entry) this.current = null;
+          // Every row is here: the server need not keep the cursor.
+          void this.api.request(`/pages/${encodeURIComponent(entry.cursor)}`, { method: 'DELETE' }).catch(() => {});
+        }
+        this.changed(entry);
+      }
+    } catch (err) {
+      if (signal?.aborted && !entry.stop.signal.aborted) throw err;
+      if (!entry.stop.signal.aborted) this.close(result, `the rest cannot be fetched: ${(err as Error).message}`);
+    } finally {
+      entry.state.fetching = false;
+      this.changed(entry);
+    }
+  }
+
+  /** Closes a paged result's cursor (its scan and count stop in the server); `why` is shown. */
+  close(result: QueryResult, why: string): void {
+    const entry = this.entries.get(result);
+    if (!entry) return;
+    if (this.current === entry) this.current = null;
+    if (!entry.state.open) return;
+    entry.state.open = false;
+    entry.state.closedWhy = why;
+    entry.stop.abort();
+    void this.api.request(`/pages/${encodeURIComponent(entry.cursor)}`, { method: 'DELETE' }).catch(() => {});
+    this.changed(entry);
+  }
+}
