@@ -5,7 +5,7 @@
  * `--no-cache`, and `heapql cache list|clear`. A cached answer must equal the uncached one.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -412,6 +412,47 @@ describe('heapql cache list and clear', () => {
     expect(existsSync(stale)).toBe(false);
     expect(existsSync(path.join(entry, 'index.hqc'))).toBe(false);
     expect(readFileSync(live)).toEqual(Buffer.alloc(30_000, 2));
+  });
+
+  it('lists and clears an entry whose writer died before its meta.json was in place', async () => {
+    const dir = freshDir();
+    await heapql(['query', known, '--query', STRINGS, '--cache-dir', dir]);
+    const entry = path.dirname(cacheFiles(dir).find((f) => f.endsWith('index.hqc'))!);
+    expect((await heapql(['cache', 'clear', '--cache-dir', dir])).code).toBe(0);
+    expect(existsSync(entry)).toBe(false);
+    // What a writer killed between writing its metadata and renaming it into place leaves: the
+    // lock of the file it was to write and the metadata's temporary file (here cut short).
+    const ended = spawnSync(process.execPath, ['-e', '0']);
+    expect(ended.status).toBe(0);
+    const metaTmp = path.join(entry, `meta.json.tmp.${ended.pid}`);
+    mkdirSync(entry, { recursive: true });
+    writeFileSync(path.join(entry, 'index.hqc.lock'), '');
+    writeFileSync(metaTmp, '{"dump":');
+
+    const list = await heapql(['cache', 'list', '--cache-dir', dir]);
+    expect(list.code, list.stderr).toBe(0);
+    const lines = list.stdout.split('\n');
+    expect(lines[1]).toMatch(new RegExp(`^${entry.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(unfinished: no dump named; its writer died before writing meta\\.json\\)  8 B  used \\d+ s ago  \\[\\]$`));
+    expect(lines).toContain(`  ${metaTmp}  8 B  (left unfinished: process ${ended.pid} is gone)`);
+    const json = JSON.parse((await heapql(['cache', 'list', '--cache-dir', dir, '--json'])).stdout);
+    expect(json.entries).toEqual([
+      {
+        dir: entry,
+        dump: null,
+        dumpNumber: null,
+        dumpSize: null,
+        bytes: 8,
+        lastUsedMs: expect.any(Number),
+        files: [],
+        leftovers: [{ path: metaTmp, bytes: 8, pid: ended.pid, writerAlive: false }],
+      },
+    ]);
+
+    const clear = await heapql(['cache', 'clear', '--cache-dir', dir]);
+    expect(clear.code, clear.stderr).toBe(0);
+    expect(clear.stdout.split('\n')).toEqual(['removed 1 cache entry (8 B)', `  removed ${metaTmp}  8 B  (left unfinished: process ${ended.pid} is gone)`, '']);
+    expect(existsSync(entry)).toBe(false);
+    expect((await heapql(['cache', 'list', '--cache-dir', dir])).stdout).toContain('(empty)');
   });
 
   it('uses HEAPQL_CACHE_DIR when no directory is given', async () => {

@@ -2,7 +2,8 @@
  * What the progress line says in a real pseudo-terminal, phase by phase, for the report command
  * with a query: opening, writing the index cache (a spinner and the bytes so far: its size is
  * not known beforehand, so no bar at 100 %), the full analysis and its cache, the query under
- * its name, the report's sections, and the rendering. HEAPQL_PROGRESS_AFTER_MS=0 draws the bar
+ * its name, the report's sections, and the rendering; from the cache, the verification of each
+ * cache file opened (a bar of the bytes verified). HEAPQL_PROGRESS_AFTER_MS=0 draws the bar
  * at once (a fixture dump is opened faster than the bar's usual delay). Labels only, no timings.
  */
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -92,11 +93,21 @@ describe('the progress line of `heapql <dump> <report> --query`, in a terminal',
     expect(seen.indexOf('query q1')).toBeLessThan(seen.indexOf('rendering html'));
     expect(readdirSync(cache).length).toBe(1);
 
+    // Nothing was verified: no file was there to open.
+    expect(seen).not.toContain('verifying cache');
+
     // From the cache: nothing is written, so no such phase; the query and the rendering still show.
     const again = await inTerminal([known, report, '--query', SCAN, '--cache-dir', cache]);
     expect(again.exitCode, again.raw).toBe(0);
     const cached = phases(again.raw);
     expect(cached).not.toContain('writing cache');
+    // Each cache file's checksums are verified as it is opened: a bar of the bytes verified (the
+    // total is known), drawn first, before the query.
+    expect(cached[0], JSON.stringify(again.raw)).toBe('verifying cache');
+    expect(cached.indexOf('verifying cache')).toBeLessThan(cached.indexOf('query q1'));
+    const verifying = drawings(again.raw).filter((d) => d.label === 'verifying cache');
+    expect(verifying.length).toBeGreaterThan(0);
+    expect(verifying.every((d) => d.bar)).toBe(true);
     expect(cached).toContain('query q1');
     expect(cached).toContain('rendering html');
   });

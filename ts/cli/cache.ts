@@ -86,7 +86,10 @@ const listCommand = defineCommand({
   run({ args: a, rawArgs }) {
     checkOptions(rawArgs, 'cache list', listArgs, 0);
     const dir = native().cacheDirectory(a['cache-dir']);
-    const entries = native().cacheList(a['cache-dir']);
+    // An unfinished entry (its writer died before anything named its dump) has no dump: null.
+    const entries = native()
+      .cacheList(a['cache-dir'])
+      .map((e) => ({ ...e, dump: e.dump ?? null, dumpNumber: e.dumpNumber ?? null, dumpSize: e.dumpSize ?? null }));
     if (a.json) {
       process.stdout.write(JSON.stringify({ dir, entries }, null, 2) + '\n');
       return;
@@ -98,9 +101,10 @@ const listCommand = defineCommand({
       return;
     }
     for (const e of entries) {
-      const which = e.dumpNumber > 0 ? ` (dump ${e.dumpNumber + 1})` : '';
+      const which = e.dumpNumber !== null && e.dumpNumber > 0 ? ` (dump ${e.dumpNumber + 1})` : '';
       const parts = e.files.map((f) => f.split('.')[0]).filter((f, i, all) => all.indexOf(f) === i);
-      process.stdout.write(`${e.dump}${which}  ${formatBytes(e.bytes)}  used ${formatAge(now - e.lastUsedMs)} ago  [${parts.join(', ')}]\n`);
+      const dump = e.dump ?? `${e.dir} (unfinished: no dump named; its writer died before writing meta.json)`;
+      process.stdout.write(`${dump}${which}  ${formatBytes(e.bytes)}  used ${formatAge(now - e.lastUsedMs)} ago  [${parts.join(', ')}]\n`);
       for (const l of e.leftovers) process.stdout.write(`  ${describeLeftover(l)}\n`);
     }
     const total = entries.reduce((s, e) => s + e.bytes, 0);

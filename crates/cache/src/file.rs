@@ -11,7 +11,9 @@
 //! many GB/s, so a whole index costs tens of milliseconds from the page cache, and a flipped
 //! byte anywhere (a bad disk, a stray write) is a rebuild rather than a wrong answer. Checking
 //! lazily per block would need a check in every array access, which the rest of the code reads
-//! through plain slices.
+//! through plain slices. From disk a multi-GB file takes seconds: the verification tells the
+//! bytes verified per block (`WriteWatch::verifying`) and stops at the cancel flag between
+//! blocks, leaving the file as it is.
 
 use heapql_scratch::{as_bytes, BigArray, Plain};
 use serde::de::DeserializeOwned;
@@ -67,6 +69,25 @@ struct Section {
 /// Why a file cannot be used (becomes one warning line; the file is then rebuilt).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Invalid(pub String);
+
+/// An opening stopped by the cancel flag while the file was verified; the file is untouched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cancelled;
+
+/// Why `EntryFile::open` returned no file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OpenError {
+    /// The file cannot be used.
+    Invalid(Invalid),
+    /// Stopped by the cancel flag (the file may well be valid).
+    Cancelled,
+}
+
+impl From<Invalid> for OpenError {
+    fn from(i: Invalid) -> OpenError {
+        OpenError::Invalid(i)
+    }
+}
 
 fn invalid(reason: impl Into<String>) -> Invalid {
     Invalid(reason.into())
@@ -169,8 +190,16 @@ pub struct EntryFile {
 }
 
 impl EntryFile {
-    /// Opens `path` and checks it against `expect` and all its checksums.
-    pub fn open(path: &Path, expect: &Key) -> Result<EntryFile, Invalid> {
+    /// Opens `path` and checks it against `expect` and all its checksums, telling the bytes
+    /// verified to `watch.verifying` and stopping at `watch.cancel` between blocks.
+    pub fn open(path: &Path, expect: &Key, watch: &WriteWatch) -> Result<EntryFile, OpenError> {
+        let (file, sections) = EntryFile::check_layout(path, expect)?;
+        verify(&file, &sections, watch)?;
+        Ok(EntryFile { file, sections })
+    }
+
+    /// Opens `path` and checks its header, key and table of contents (not the sections).
+    fn check_layout(path: &Path, expect: &Key) -> Result<(File, Vec<Section>), Invalid> {
         let file = File::open(path).map_err(|e| invalid(format!("cannot open {}: {e}", path.display())))?;
         let actual_len = file.metadata().map_err(|e| invalid(e.to_string()))?.len();
         let header = read_header(&file, Some(&expect.version))?;
@@ -193,8 +222,7 @@ impl EntryFile {
                 return Err(invalid(format!("section {} is out of place", s.name)));
             }
         }
-        verify(&file, &sections)?;
-        Ok(EntryFile { file, sections })
+        Ok((file, sections))
     }
 
     fn section(&self, name: &str) -> Result<&Section, Invalid> {
@@ -279,42 +307,65 @@ fn another_version(found: &str, expect: &str) -> Invalid {
     invalid(format!("it was written by another heapql version (cache format {found}, this one reads {expect})"))
 }
 
-/// Checks every block of every section, spread over the cores.
-fn verify(file: &File, sections: &[Section]) -> Result<(), Invalid> {
+/// Checks every block of every section, spread over the cores. Each block verified adds its
+/// bytes to the count told to `watch.verifying` (first 0, then rising to the sections' total);
+/// the cancel flag is looked at before each block.
+fn verify(file: &File, sections: &[Section], watch: &WriteWatch) -> Result<(), OpenError> {
     let jobs: Vec<(&Section, usize)> = sections.iter().flat_map(|s| (0..s.blocks.len()).map(move |b| (s, b))).collect();
     if jobs.is_empty() {
         return Ok(());
     }
+    let total: u64 = sections.iter().map(|s| s.len).sum();
+    let cancelled = || watch.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
+    // Under the lock, so that the counts are told in increasing order whichever thread adds.
+    let done = std::sync::Mutex::new(0u64);
+    let tell = |bytes: u64| {
+        let mut d = done.lock().unwrap_or_else(|e| e.into_inner());
+        *d += bytes;
+        if let Some(p) = &watch.verifying {
+            p(*d, total);
+        }
+    };
+    tell(0);
     // SAFETY: read-only view of a file that is replaced by rename, never written in place.
     let map = unsafe { memmap2::Mmap::map(file) }.map_err(|e| invalid(format!("cannot map: {e}")))?;
     #[cfg(unix)]
     let _ = map.advise(memmap2::Advice::Sequential);
     let next = AtomicUsize::new(0);
-    let bad = AtomicBool::new(false);
+    let stop = AtomicBool::new(false);
     let first_bad = std::sync::Mutex::new(None::<String>);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8).min(jobs.len());
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| loop {
+                if stop.load(Ordering::Relaxed) || cancelled() {
+                    break;
+                }
                 let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= jobs.len() || bad.load(Ordering::Relaxed) {
+                if i >= jobs.len() {
                     break;
                 }
                 let (s, b) = jobs[i];
                 let start = s.offset as usize + b * BLOCK;
                 let end = (start + BLOCK).min((s.offset + s.len) as usize);
                 if xxh3_64(&map[start..end]) != s.blocks[b] {
-                    bad.store(true, Ordering::Relaxed);
+                    stop.store(true, Ordering::Relaxed);
                     let mut slot = first_bad.lock().unwrap();
                     slot.get_or_insert_with(|| format!("section {} is damaged near byte {start}", s.name));
+                } else {
+                    tell((end - start) as u64);
                 }
             });
         }
     });
-    match first_bad.into_inner().unwrap() {
-        Some(reason) => Err(invalid(reason)),
-        None => Ok(()),
+    if let Some(reason) = first_bad.into_inner().unwrap() {
+        return Err(invalid(reason).into());
     }
+    if *done.lock().unwrap_or_else(|e| e.into_inner()) < total {
+        // Not every block was checked: the cancel flag stopped it.
+        return Err(OpenError::Cancelled);
+    }
+    Ok(())
 }
 
 pub(crate) fn read_full(file: &File, buf: &mut [u8], off: u64) -> std::io::Result<usize> {

@@ -17,7 +17,7 @@ mod identity;
 mod memo;
 mod store;
 
-pub use file::{EntryFile, EntryWriter, Invalid, Key, FORMAT_VERSION};
+pub use file::{Cancelled, EntryFile, EntryWriter, Invalid, Key, OpenError, FORMAT_VERSION};
 pub use identity::{file_hash, DumpIdentity};
 pub use memo::CacheUse;
 pub use store::{cache_dir, Cache, Cleared, Entry, EntryInfo, EntryMeta, Leftover, Lookup, WriteWatch, Written};

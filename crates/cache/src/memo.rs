@@ -4,7 +4,7 @@
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::{Entry, EntryFile, EntryWriter, Lookup, Written};
+use crate::{Cancelled, Entry, EntryFile, EntryWriter, Lookup, Written};
 
 /// What the cache did for one step (opening, analyzing, reporting).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,7 +33,8 @@ impl CacheUse {
 impl Entry {
     /// The file (`kind`, `options`) read by `read`, or else `build` then `write`.
     /// `read` returns a reason when a verified file still does not fit (then it is rebuilt).
-    pub fn load_or_build<T, E>(
+    /// Cancelled while the file is verified: `Cancelled` as the step's error, the file kept.
+    pub fn load_or_build<T, E: From<Cancelled>>(
         &self,
         kind: &str,
         options: &str,
@@ -48,6 +49,7 @@ impl Entry {
                 Err(reason) => warnings.push(format!("cache: the cached {kind} in {} not used: {reason}; rebuilding", self.dir().display())),
             },
             Lookup::Invalid(w) => warnings.push(w),
+            Lookup::Cancelled => return Err(Cancelled.into()),
             Lookup::Miss => {}
         }
         let value = build()?;
@@ -63,7 +65,7 @@ impl Entry {
     }
 
     /// `load_or_build` for a value stored whole (serde): report data and the like.
-    pub fn blob_or_build<T: Serialize + DeserializeOwned, E>(
+    pub fn blob_or_build<T: Serialize + DeserializeOwned, E: From<Cancelled>>(
         &self,
         kind: &str,
         options: &str,

@@ -9,12 +9,21 @@
 //!                          /report.<h>.hqc      report data (per option set)
 //!                          /<file>.lock         held while a process writes <file>
 //!                          /<file>.tmp.<pid>    being written; renamed when complete
+//!                          /meta.json.tmp.<pid> the same for meta.json
 //! ```
 //!
 //! A writer killed mid-write leaves its `<file>.tmp.<pid>` behind (a leftover). Its writer is
-//! taken for alive while `<file>.lock` is held or process `<pid>` runs; only then is it kept:
-//! `cache list` shows every leftover with that answer, `cache clear` and eviction remove the
-//! ones whose writer is gone (first, before any entry) and never touch a live writer's.
+//! taken for alive while `<file>.lock` is held or process `<pid>` runs (for `meta.json`, whose
+//! writer holds the lock of the file it is about to write: while any lock of the entry is
+//! held); only then is it kept: `cache list` shows every leftover with that answer,
+//! `cache clear` and eviction remove the ones whose writer is gone (first, before any entry)
+//! and never touch a live writer's.
+//!
+//! A writer killed before `meta.json` was in place leaves a directory that names no dump: only
+//! locks, `meta.json.tmp.<pid>` (whose text, when complete, still names it) and other
+//! leftovers. Such a directory, when its name has the form of an entry's and it holds nothing
+//! else, is an unfinished entry: listed (dump unknown), removed by `cache clear` and first of
+//! all by eviction, unless a live writer is at work in it.
 //!
 //! Readers never take a lock: a file appears complete (rename) or not at all. A writer that
 //! finds the lock taken leaves the writing to the other process (its own result stays private
@@ -29,7 +38,7 @@ use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::file::{read_key, EntryFile, EntryWriter, Key, FORMAT_VERSION};
+use crate::file::{read_key, EntryFile, EntryWriter, Key, OpenError, FORMAT_VERSION};
 use crate::identity::DumpIdentity;
 
 /// Default cap: this share of the cache disk's space available to the cache (free space plus
@@ -70,7 +79,8 @@ pub struct EntryMeta {
 #[derive(Clone, Debug)]
 pub struct EntryInfo {
     pub dir: PathBuf,
-    pub meta: EntryMeta,
+    /// `None`: an unfinished entry, whose writer died before anything named its dump.
+    pub meta: Option<EntryMeta>,
     /// Bytes of all its files.
     pub bytes: u64,
     /// Seconds since the epoch of the last read or write.
@@ -121,6 +131,8 @@ pub enum Lookup {
     Miss,
     /// Present but unusable (the reason, for one warning line); the file was removed.
     Invalid(String),
+    /// Stopped by the entry's cancel flag while the file was verified; the file stays.
+    Cancelled,
 }
 
 /// The result of writing a file.
@@ -136,17 +148,25 @@ pub enum Written {
     Interrupted,
 }
 
-/// What a write tells and heeds (`Entry::watched`): the bytes written so far, told as they
-/// go (first 0, once the writing starts), and a flag that stops it.
+/// What a write, and the verification of a file opened, tell and heed (`Entry::watched`).
 #[derive(Clone, Default)]
 pub struct WriteWatch {
+    /// The bytes written so far, told as they go (first 0, once the writing starts).
     pub progress: Option<Arc<dyn Fn(u64) + Send + Sync>>,
+    /// The bytes verified so far and the total to verify, told per checksum block (first 0)
+    /// while a file is opened.
+    pub verifying: Option<Arc<dyn Fn(u64, u64) + Send + Sync>>,
+    /// Stops a write (nothing is left) or a verification (the file is left as it is).
     pub cancel: Option<Arc<AtomicBool>>,
 }
 
 impl std::fmt::Debug for WriteWatch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("WriteWatch").field("progress", &self.progress.is_some()).field("cancel", &self.cancel).finish()
+        f.debug_struct("WriteWatch")
+            .field("progress", &self.progress.is_some())
+            .field("verifying", &self.verifying.is_some())
+            .field("cancel", &self.cancel)
+            .finish()
     }
 }
 
@@ -183,7 +203,7 @@ impl Cache {
         let wanted = dump.map(|d| std::fs::canonicalize(d).unwrap_or_else(|_| std::path::absolute(d).unwrap_or(d.to_path_buf())));
         let mut out = Cleared::default();
         for e in self.list() {
-            if wanted.as_ref().is_some_and(|w| Path::new(&e.meta.dump) != w) {
+            if wanted.as_ref().is_some_and(|w| e.meta.as_ref().is_none_or(|m| Path::new(&m.dump) != w)) {
                 continue;
             }
             let r = remove_entry(&e)?;
@@ -205,9 +225,9 @@ impl Cache {
         self.max_bytes.unwrap_or_else(|| ((free_bytes(&self.root) + held()) as f64 * DEFAULT_SHARE) as u64)
     }
 
-    /// Removes the leftovers of writers that are gone, then least recently used entries
-    /// (never `keep`) until the cache fits its cap; `Err(cap)` when it cannot (`keep` alone is
-    /// larger). The files of live writers are neither counted nor removed: each such writer
+    /// Removes the leftovers of writers that are gone and the entries holding no cache file,
+    /// then least recently used entries (never `keep`) until the cache fits its cap; `Err(cap)`
+    /// when it cannot (`keep` alone is larger). The files of live writers are neither counted nor removed: each such writer
     /// evicts for itself once its file is complete.
     fn evict(&self, keep: &Path) -> Result<(), u64> {
         let mut entries = self.list();
@@ -220,6 +240,21 @@ impl Cache {
                 true
             });
         }
+        // Then entries holding no cache file (unfinished ones, whose writer died before it
+        // named their dump, or ones whose files all went): nothing in them is of use. They go
+        // whole, but for what a live writer is at.
+        entries.retain_mut(|e| {
+            if !e.files.is_empty() || e.dir == keep {
+                return true;
+            }
+            match remove_entry(e) {
+                Ok(r) => {
+                    e.bytes = e.bytes.saturating_sub(r.bytes);
+                    e.dir.exists()
+                }
+                Err(_) => true,
+            }
+        });
         let live = |e: &EntryInfo| e.leftovers.iter().filter(|l| l.writer_alive).map(|l| l.bytes).sum::<u64>();
         let mut total: u64 = entries.iter().map(|e| e.bytes - live(e)).sum();
         let cap = self.cap(|| total);
@@ -255,14 +290,29 @@ fn process_alive(_pid: u32) -> bool {
 fn leftover(dir: &Path, file: &str, bytes: u64) -> Option<Leftover> {
     let (target, pid) = file.rsplit_once(".tmp.")?;
     let pid = pid.parse::<u32>().ok();
-    let writer_alive = lock_held(dir, target) || pid.is_some_and(process_alive);
+    let writer_alive = target_lock_held(dir, target) || pid.is_some_and(process_alive);
     Some(Leftover { file: file.to_string(), bytes, pid, writer_alive })
 }
 
 /// Some process holds the lock of `target` (a file of the entry in `dir`): it is writing it.
-fn lock_held(dir: &Path, target: &str) -> bool {
-    let Ok(lock) = File::open(dir.join(format!("{target}.lock"))) else { return false };
+/// `meta.json` has no lock of its own: its writer holds the lock of the file it writes next.
+fn target_lock_held(dir: &Path, target: &str) -> bool {
+    if target == "meta.json" {
+        return !held_locks(dir).is_empty();
+    }
+    lock_held(dir, &format!("{target}.lock"))
+}
+
+/// Some process holds the lock file `name` in `dir`.
+fn lock_held(dir: &Path, name: &str) -> bool {
+    let Ok(lock) = File::open(dir.join(name)) else { return false };
     matches!(lock.try_lock(), Err(std::fs::TryLockError::WouldBlock))
+}
+
+/// The lock files in `dir` some process holds.
+fn held_locks(dir: &Path) -> Vec<String> {
+    let Ok(files) = std::fs::read_dir(dir) else { return Vec::new() };
+    files.flatten().map(|f| f.file_name().to_string_lossy().to_string()).filter(|n| n.ends_with(".lock") && lock_held(dir, n)).collect()
 }
 
 /// Removes the leftover `l` of the entry in `dir` when its writer is (still) gone, holding
@@ -275,14 +325,14 @@ fn remove_leftover(dir: &Path, l: &Leftover) -> bool {
             return false;
         }
     }
-    if l.pid.is_some_and(process_alive) {
+    if (target == "meta.json" && target_lock_held(dir, target)) || l.pid.is_some_and(process_alive) {
         return false;
     }
     std::fs::remove_file(dir.join(&l.file)).is_ok()
 }
 
 /// Removes the entry `e`: the whole directory, or, when live writers are writing some of its
-/// files, all but those files, their locks and `meta.json`.
+/// files (or hold a lock in it, about to), all but those files, their locks and `meta.json`.
 fn remove_entry(e: &EntryInfo) -> std::io::Result<Removed> {
     let mut removed = Removed { bytes: 0, leftovers: Vec::new(), kept: Vec::new() };
     for l in &e.leftovers {
@@ -293,12 +343,14 @@ fn remove_entry(e: &EntryInfo) -> std::io::Result<Removed> {
             removed.kept.push(l.clone());
         }
     }
-    if removed.kept.is_empty() {
+    let held = held_locks(&e.dir);
+    if removed.kept.is_empty() && held.is_empty() {
         std::fs::remove_dir_all(&e.dir)?;
         removed.bytes = e.bytes;
         return Ok(removed);
     }
     let mut keep: Vec<String> = vec!["meta.json".into()];
+    keep.extend(held);
     for l in &removed.kept {
         keep.push(l.file.clone());
         if let Some((target, _)) = l.file.rsplit_once(".tmp.") {
@@ -330,41 +382,74 @@ fn entry_dir_name(path: &str, dump_no: usize) -> String {
 fn entry_info(dir: &Path) -> Option<EntryInfo> {
     let meta_path = dir.join("meta.json");
     let (mut bytes, mut files, mut leftovers, mut newest) = (0, Vec::new(), Vec::new(), None::<SystemTime>);
+    // Only what a writer makes: locks, leftovers, `meta.json` (a directory holding anything
+    // else is taken for an entry only when its metadata or a cache file names it).
+    let mut writers_only = true;
     for f in std::fs::read_dir(dir).ok()?.flatten() {
         let m = f.metadata().ok();
         let len = m.as_ref().map_or(0, |m| m.len());
         bytes += len;
         let name = f.file_name().to_string_lossy().to_string();
+        let plain = m.as_ref().is_some_and(|m| m.is_file());
         if let Some(l) = leftover(dir, &name, len) {
+            writers_only &= plain && l.pid.is_some();
             leftovers.push(l);
         } else if name.ends_with(".hqc") {
+            writers_only = false;
             newest = newest.max(m.and_then(|m| m.modified().ok()));
             files.push(name);
+        } else {
+            writers_only &= plain && (name.ends_with(".lock") || name == "meta.json");
         }
     }
     files.sort();
     leftovers.sort_by(|a: &Leftover, b| a.file.cmp(&b.file));
     let meta = match read_meta(&meta_path) {
-        Some(meta) => meta,
-        None => {
+        Some(meta) => Some(meta),
+        None => match meta_from_files(dir, &files) {
             // Lost or damaged: the entry's files still say which dump they belong to. Written
             // again, dated as its newest file, so that eviction keeps its order.
-            let meta = meta_from_files(dir, &files)?;
-            if write_meta(dir, &meta).is_ok() {
-                if let (Ok(f), Some(t)) = (File::options().append(true).open(&meta_path), newest) {
-                    let _ = f.set_modified(t);
+            Some(meta) => {
+                if write_meta(dir, &meta).is_ok() {
+                    if let (Ok(f), Some(t)) = (File::options().append(true).open(&meta_path), newest) {
+                        let _ = f.set_modified(t);
+                    }
                 }
+                Some(meta)
             }
-            meta
-        }
+            // Nothing in place names the dump: an unfinished entry, named by the text its
+            // writer left in `meta.json.tmp.<pid>` when that is whole, else of an unknown dump.
+            None if writers_only && is_entry_dir_name(dir) => meta_from_leftovers(dir, &leftovers),
+            None => return None,
+        },
     };
-    let last_used = std::fs::metadata(&meta_path).ok().and_then(|m| m.modified().ok()).or(newest)?;
+    let dir_time = || std::fs::metadata(dir).ok().and_then(|m| m.modified().ok());
+    let last_used = std::fs::metadata(&meta_path).ok().and_then(|m| m.modified().ok()).or(newest).or_else(dir_time)?;
     let last_used = last_used.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
     Some(EntryInfo { dir: dir.to_path_buf(), meta, bytes, last_used, files, leftovers })
 }
 
 fn read_meta(path: &Path) -> Option<EntryMeta> {
     serde_json::from_slice(&std::fs::read(path).ok()?).ok()
+}
+
+/// The name `entry_dir_name` gives: 16 hex digits, `-`, the dump's name made safe.
+fn is_entry_dir_name(dir: &Path) -> bool {
+    let Some(name) = dir.file_name().and_then(|n| n.to_str()) else { return false };
+    let Some((hash, rest)) = name.split_once('-') else { return false };
+    hash.len() == 16
+        && hash.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+        && rest.chars().count() <= 60
+        && rest.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-' || b == b'_')
+}
+
+/// The metadata a writer left whole in `meta.json.tmp.<pid>` (it died before the rename), when
+/// it names this very directory.
+fn meta_from_leftovers(dir: &Path, leftovers: &[Leftover]) -> Option<EntryMeta> {
+    leftovers.iter().filter(|l| l.file.starts_with("meta.json.tmp.")).find_map(|l| {
+        let meta = read_meta(&dir.join(&l.file))?;
+        (dir.file_name()? == entry_dir_name(&meta.dump, meta.dump_number).as_str()).then_some(meta)
+    })
 }
 
 /// An entry's metadata from the key of one of its cache files, when the directory is the one
@@ -424,7 +509,8 @@ impl Entry {
         &self.dir
     }
 
-    /// This entry with its writes told to `watch.progress` and stopped by `watch.cancel`.
+    /// This entry with its writes told to `watch.progress`, the verification of the files it
+    /// opens to `watch.verifying`, both stopped by `watch.cancel`.
     pub fn watched(&self, watch: WriteWatch) -> Entry {
         Entry { watch, ..self.clone() }
     }
@@ -446,8 +532,9 @@ impl Entry {
         }
     }
 
-    /// The file of `kind` written with `options`, fully verified; a damaged, stale or foreign
-    /// file is removed and reported; leftovers of a killed writer are removed and reported.
+    /// The file of `kind` written with `options`, fully verified (told to and stopped by the
+    /// entry's watch); a damaged, stale or foreign file is removed and reported; leftovers of
+    /// a killed writer are removed and reported.
     pub fn open(&self, kind: &str, options: &str) -> Lookup {
         let name = Entry::file_name(kind, options);
         let path = self.dir.join(&name);
@@ -457,12 +544,13 @@ impl Entry {
                 _ => Lookup::Miss,
             };
         }
-        match EntryFile::open(&path, &self.key(kind, options)) {
+        match EntryFile::open(&path, &self.key(kind, options), &self.watch) {
             Ok(f) => {
                 self.touch();
                 Lookup::Hit(f)
             }
-            Err(reason) => {
+            Err(OpenError::Cancelled) => Lookup::Cancelled,
+            Err(OpenError::Invalid(reason)) => {
                 let _ = std::fs::remove_file(&path);
                 Lookup::Invalid(format!("cache: {} not used: {}; rebuilding", path.display(), reason.0))
             }

@@ -38,6 +38,7 @@ fn read_index(e: &Entry) -> Result<(Vec<u32>, Vec<String>), String> {
         }
         Lookup::Miss => Err("miss".into()),
         Lookup::Invalid(w) => Err(w),
+        Lookup::Cancelled => Err("cancelled".into()),
     }
 }
 
@@ -67,7 +68,7 @@ fn a_written_file_is_a_hit_with_the_same_values() {
     assert_eq!(names, ["a", "b"]);
     let listed = s.cache.list();
     assert_eq!(listed.len(), 1);
-    assert_eq!(Path::new(&listed[0].meta.dump), std::fs::canonicalize(&s.dump).unwrap());
+    assert_eq!(Path::new(&listed[0].meta.as_ref().unwrap().dump), std::fs::canonicalize(&s.dump).unwrap());
     assert_eq!(listed[0].files, ["index.hqc"]);
 }
 
@@ -122,6 +123,7 @@ fn cached_sum(e: &Entry) -> Result<u64, String> {
         Lookup::Hit(f) => f.blob::<u64>("sum").map_err(|i| i.0),
         Lookup::Miss => Err("miss".into()),
         Lookup::Invalid(w) => Err(w),
+        Lookup::Cancelled => Err("cancelled".into()),
     }
 }
 
@@ -271,7 +273,7 @@ fn least_recently_used_entries_go_first_under_the_cap() {
     std::thread::sleep(std::time::Duration::from_millis(1100));
     assert!(read_index(&entries[0]).is_ok(), "entry 0 used again: entry 1 is now the oldest");
     write_index(&entries[2]);
-    let left: Vec<String> = cache.list().iter().map(|e| e.meta.dump.clone()).collect();
+    let left: Vec<String> = cache.list().iter().map(|e| e.meta.as_ref().unwrap().dump.clone()).collect();
     assert_eq!(left.len(), 2, "{left:?}");
     assert!(!left.iter().any(|d| d.ends_with("d1.hprof")), "{left:?}");
     let too_small = Cache::new(tmp.path().join("cache"), Some(1000));
@@ -312,8 +314,9 @@ fn an_entry_whose_meta_json_is_lost_or_damaged_is_still_listed_cleared_and_cappe
         // Listed with the dump its cache file names, and the metadata written again.
         let listed = s.cache.list();
         let found = listed.iter().find(|x| x.dir == e.dir()).expect("the entry is listed");
-        assert_eq!(Path::new(&found.meta.dump), std::fs::canonicalize(&s.dump).unwrap());
-        assert_eq!((found.meta.dump_number, found.files.as_slice()), (1, &["index.hqc".to_string()][..]));
+        let m = found.meta.as_ref().expect("its dump is named");
+        assert_eq!(Path::new(&m.dump), std::fs::canonicalize(&s.dump).unwrap());
+        assert_eq!((m.dump_number, found.files.as_slice()), (1, &["index.hqc".to_string()][..]));
         assert_eq!(std::fs::read(&meta).unwrap(), written);
     }
     // A hit repairs it too.
@@ -487,7 +490,7 @@ fn a_write_tells_its_bytes_and_stops_when_cancelled() {
     let told = Arc::new(AtomicU64::new(u64::MAX));
     let t = told.clone();
     let cancel = Arc::new(AtomicBool::new(false));
-    let watch = WriteWatch { progress: Some(Arc::new(move |b| t.store(b, Ordering::Relaxed))), cancel: Some(cancel.clone()) };
+    let watch = WriteWatch { progress: Some(Arc::new(move |b| t.store(b, Ordering::Relaxed))), cancel: Some(cancel.clone()), ..Default::default() };
     let e = s.cache.entry(&s.dump, 0, "t").unwrap().watched(watch);
     assert!(matches!(write_index(&e), Written::Done(_)));
     assert!(told.load(Ordering::Relaxed) >= 4 * ARRAY_LEN as u64, "{}", told.load(Ordering::Relaxed));
@@ -497,6 +500,166 @@ fn a_write_tells_its_bytes_and_stops_when_cancelled() {
     let left: Vec<_> = std::fs::read_dir(e.dir()).unwrap().flatten().map(|f| f.file_name().to_string_lossy().to_string()).filter(|n| n.contains(".tmp.")).collect();
     assert!(left.is_empty(), "{left:?}");
     assert!(!e.dir().join("index.hqc").exists());
+}
+
+#[test]
+fn opening_tells_the_bytes_verified_per_block_and_stops_when_cancelled() {
+    let s = setup();
+    write_index(&s.cache.entry(&s.dump, 0, "t").unwrap());
+    let told = Arc::new(std::sync::Mutex::new(Vec::<(u64, u64)>::new()));
+    let cancel = Arc::new(AtomicBool::new(false));
+    let (t, c) = (told.clone(), cancel.clone());
+    // Cancels once the first block is verified (when `stop_after` is set).
+    let stop_after = Arc::new(AtomicBool::new(false));
+    let stop = stop_after.clone();
+    let watch = WriteWatch {
+        verifying: Some(Arc::new(move |done, total| {
+            t.lock().unwrap().push((done, total));
+            if done > 0 && stop.load(Ordering::Relaxed) {
+                c.store(true, Ordering::Relaxed);
+            }
+        })),
+        cancel: Some(cancel.clone()),
+        ..Default::default()
+    };
+    let e = s.cache.entry(&s.dump, 0, "t").unwrap().watched(watch);
+    assert!(read_index(&e).is_ok());
+    let seen = told.lock().unwrap().clone();
+    // The array (20 MB: two 16 MiB blocks) and the blob: 0 first, one count per block after.
+    let total = 4 * ARRAY_LEN as u64 + postcard_len_of_names();
+    assert!(seen.iter().all(|&(_, t)| t == total), "{seen:?}");
+    assert_eq!(seen.first(), Some(&(0, total)), "{seen:?}");
+    assert_eq!(seen.last(), Some(&(total, total)), "{seen:?}");
+    assert_eq!(seen.len(), 4, "{seen:?}");
+    assert!(seen.windows(2).all(|w| w[0].0 < w[1].0), "not increasing: {seen:?}");
+
+    // Cancelled after the first block: no file, the entry intact, and a hit when opened again.
+    told.lock().unwrap().clear();
+    stop_after.store(true, Ordering::Relaxed);
+    assert!(matches!(e.open("index", ""), Lookup::Cancelled));
+    let seen = told.lock().unwrap().clone();
+    assert!(seen.last().unwrap().0 < total, "verified to the end although cancelled: {seen:?}");
+    assert!(index_file(&e).exists(), "a cancelled opening removed the file");
+    stop_after.store(false, Ordering::Relaxed);
+    cancel.store(false, Ordering::Relaxed);
+    assert!(read_index(&e).is_ok());
+
+    // Through `load_or_build`: the step's error is `Cancelled`, nothing is built.
+    stop_after.store(true, Ordering::Relaxed);
+    let mut warnings = Vec::new();
+    let r: Result<((), heapql_cache::CacheUse), heapql_cache::Cancelled> =
+        e.load_or_build("index", "", &mut warnings, |_| Ok(()), || panic!("built although cancelled"), |_, _| Ok(()));
+    assert_eq!(r.unwrap_err(), heapql_cache::Cancelled);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert!(index_file(&e).exists());
+}
+
+/// The bytes of the `names` blob `write_index` writes (postcard: a length, then each string).
+fn postcard_len_of_names() -> u64 {
+    3 + 2
+}
+
+/// The names of the files in `dir`, sorted.
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir).unwrap().flatten().map(|f| f.file_name().to_string_lossy().to_string()).collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn an_entry_whose_writer_died_before_its_meta_json_was_in_place_is_listed_and_cleared() {
+    let s = setup();
+    let e = s.cache.entry(&s.dump, 0, "t").unwrap();
+    let dead = dead_pid();
+    let tmp_name = format!("meta.json.tmp.{dead}");
+    let whole = format!("{{\"dump\":{:?},\"dumpNumber\":0,\"dumpSize\":8000000}}", std::fs::canonicalize(&s.dump).unwrap().display().to_string());
+    for (text, named) in [(&b"{\"dump\":"[..], false), (&b""[..], false), (whole.as_bytes(), true)] {
+        std::fs::create_dir_all(e.dir()).unwrap();
+        std::fs::File::create(e.dir().join("index.hqc.lock")).unwrap();
+        std::fs::write(e.dir().join(&tmp_name), text).unwrap();
+        let listed = s.cache.list();
+        assert_eq!(listed.len(), 1, "{text:?}: not listed");
+        let found = &listed[0];
+        assert_eq!(found.dir, e.dir());
+        // Cut short: the dump is unknown; whole: the text names it.
+        assert_eq!(found.meta.as_ref().map(|m| Path::new(&m.dump).to_path_buf()), named.then(|| std::fs::canonicalize(&s.dump).unwrap()), "{text:?}");
+        assert!(found.files.is_empty());
+        assert_eq!(found.leftovers, vec![heapql_cache::Leftover { file: tmp_name.clone(), bytes: text.len() as u64, pid: Some(dead), writer_alive: false }]);
+        // A clear of another dump leaves it; a clear of everything (or of its dump, when named) removes it.
+        assert_eq!(s.cache.clear(Some(&s.dump.with_file_name("other.hprof"))).unwrap().entries, 0);
+        assert!(e.dir().join(&tmp_name).exists());
+        let c = s.cache.clear(named.then_some(s.dump.as_path())).unwrap();
+        assert_eq!(c.entries, 1, "{text:?}");
+        assert_eq!(c.leftovers_removed.len(), 1);
+        assert!(!e.dir().exists(), "{text:?}: {:?}", names_in(e.dir()));
+    }
+
+    // Its writer alive (the process runs, or it holds a lock of the entry): listed so, kept.
+    std::fs::create_dir_all(e.dir()).unwrap();
+    let live = format!("meta.json.tmp.{}", std::process::id());
+    std::fs::write(e.dir().join(&live), b"").unwrap();
+    assert!(s.cache.list()[0].leftovers[0].writer_alive);
+    let c = s.cache.clear(None).unwrap();
+    assert_eq!(c.being_written.len(), 1);
+    assert_eq!(names_in(e.dir()), std::slice::from_ref(&live));
+    std::fs::remove_file(e.dir().join(&live)).unwrap();
+    std::fs::write(e.dir().join(&tmp_name), b"").unwrap();
+    let lock = std::fs::File::create(e.dir().join("index.hqc.lock")).unwrap();
+    lock.lock().unwrap();
+    assert!(s.cache.list()[0].leftovers[0].writer_alive, "{:?}", s.cache.list());
+    s.cache.clear(None).unwrap();
+    assert_eq!(names_in(e.dir()), ["index.hqc.lock".to_string(), tmp_name.clone()]);
+    lock.unlock().unwrap();
+    s.cache.clear(None).unwrap();
+    assert!(!e.dir().exists());
+
+    // Only locks (killed before it wrote anything), or a leftover whose meta.json is gone.
+    let stale = format!("analysis.0123456789abcdef.hqc.tmp.{dead}");
+    for files in [vec!["index.hqc.lock"], vec!["analysis.0123456789abcdef.hqc.lock", &stale]] {
+        std::fs::create_dir_all(e.dir()).unwrap();
+        for f in &files {
+            std::fs::write(e.dir().join(f), b"").unwrap();
+        }
+        assert_eq!(s.cache.list().len(), 1, "{files:?}");
+        assert_eq!(s.cache.clear(None).unwrap().entries, 1);
+        assert!(!e.dir().exists());
+    }
+
+    // What is not an entry's directory is left alone: another name, or other files beside.
+    let foreign = s.cache.root().join("not-an-entry");
+    std::fs::create_dir_all(&foreign).unwrap();
+    std::fs::write(foreign.join(&tmp_name), b"").unwrap();
+    std::fs::create_dir_all(e.dir()).unwrap();
+    std::fs::write(e.dir().join(&tmp_name), b"").unwrap();
+    std::fs::write(e.dir().join("notes.txt"), b"mine").unwrap();
+    assert!(s.cache.list().is_empty());
+    assert_eq!(s.cache.clear(None).unwrap().entries, 0);
+    assert!(foreign.join(&tmp_name).exists() && e.dir().join("notes.txt").exists());
+}
+
+#[test]
+fn eviction_removes_entries_whose_writer_died_before_naming_their_dump() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dumps = two_dumps(tmp.path());
+    let cache = Cache::new(tmp.path().join("cache"), Some(1 << 30));
+    let first = cache.entry(&dumps[0], 0, "t").unwrap();
+    let second = cache.entry(&dumps[1], 0, "t").unwrap();
+    std::fs::create_dir_all(second.dir()).unwrap();
+    std::fs::File::create(second.dir().join("index.hqc.lock")).unwrap();
+    std::fs::write(second.dir().join(format!("meta.json.tmp.{}", dead_pid())), b"{").unwrap();
+    std::fs::write(second.dir().join(format!("index.hqc.tmp.{}", dead_pid())), vec![0u8; 1000]).unwrap();
+    assert!(matches!(write_index(&first), Written::Done(_)));
+    assert!(!second.dir().exists(), "kept: {:?}", names_in(second.dir()));
+    assert_eq!(cache.list().len(), 1);
+    // A live writer's (a lock held) stays.
+    std::fs::create_dir_all(second.dir()).unwrap();
+    let lock = std::fs::File::create(second.dir().join("index.hqc.lock")).unwrap();
+    lock.lock().unwrap();
+    std::fs::write(second.dir().join(format!("meta.json.tmp.{}", dead_pid())), b"{").unwrap();
+    std::fs::remove_file(first.dir().join("index.hqc")).unwrap();
+    assert!(matches!(write_index(&first), Written::Done(_)));
+    assert_eq!(names_in(second.dir()).len(), 2);
+    assert!(first.dir().join("index.hqc").exists());
 }
 
 /// Two small different "dumps" in `dir` (entries of their own).

@@ -27,7 +27,7 @@ mod layout;
 mod merge;
 mod persist;
 pub use heapql_cache::CacheUse;
-pub use persist::{cache_watch, stop_if_cancelled, CACHE_LAYOUT, WRITING_CACHE};
+pub use persist::{cache_watch, stop_if_cancelled, CACHE_LAYOUT, VERIFYING_CACHE, WRITING_CACHE};
 mod props;
 mod stack_chunks;
 mod threads;
@@ -97,6 +97,13 @@ pub enum HeapError {
     /// More objects than 32-bit object numbers (design.md: u32 indices) can count.
     #[error("{path} holds {objects} objects; heapql numbers objects with 32 bits and indexes at most {MAX_OBJECTS} in one heap dump (a heap of roughly 100 GB or more): take a dump of a smaller heap, or of the process earlier, before it grew")]
     TooManyObjects { path: String, objects: u64 },
+}
+
+/// A cached step stopped while its cache file was verified ends as any step stopped does.
+impl From<heapql_cache::Cancelled> for HeapError {
+    fn from(_: heapql_cache::Cancelled) -> HeapError {
+        HeapError::Cancelled
+    }
 }
 
 /// The most UTF-16 units one JavaScript string holds (V8 on 64-bit machines, 2^29 − 24): the

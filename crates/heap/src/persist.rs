@@ -166,10 +166,18 @@ impl Heap {
 /// only once it is written).
 pub const WRITING_CACHE: &str = "writing cache";
 
-/// What a cache write tells (`WRITING_CACHE`) and heeds, from a step's progress and cancel.
+/// The progress phase of verifying the checksums of a cache file as it is opened: bytes
+/// verified of the file's sections.
+pub const VERIFYING_CACHE: &str = "verifying cache";
+
+/// What a cache write (`WRITING_CACHE`) and the verification of a cache file opened
+/// (`VERIFYING_CACHE`) tell and heed, from a step's progress and cancel.
 pub fn cache_watch(progress: &Option<crate::ProgressFn>, cancel: &Option<Arc<AtomicBool>>) -> WriteWatch {
     WriteWatch {
         progress: progress.clone().map(|p| Arc::new(move |done: u64| p(crate::Progress { phase: WRITING_CACHE, done, total: 0 })) as Arc<dyn Fn(u64) + Send + Sync>),
+        verifying: progress
+            .clone()
+            .map(|p| Arc::new(move |done: u64, total: u64| p(crate::Progress { phase: VERIFYING_CACHE, done, total })) as Arc<dyn Fn(u64, u64) + Send + Sync>),
         cancel: cancel.clone(),
     }
 }

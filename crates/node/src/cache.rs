@@ -120,10 +120,11 @@ impl HeapHandle {
 #[napi(object)]
 pub struct JsCacheEntry {
     pub dir: String,
-    /// Canonical path of the dump.
-    pub dump: String,
-    pub dump_number: u32,
-    pub dump_size: f64,
+    /// Canonical path of the dump; null (with the dump's number and size) for an unfinished
+    /// entry, whose writer died before anything named its dump.
+    pub dump: Option<String>,
+    pub dump_number: Option<u32>,
+    pub dump_size: Option<f64>,
     /// Bytes of the entry's files.
     pub bytes: f64,
     /// Milliseconds since the epoch of the last use.
@@ -133,7 +134,7 @@ pub struct JsCacheEntry {
     pub leftovers: Vec<JsCacheLeftover>,
 }
 
-/// A writer's temporary file, `<file>.tmp.<pid>`.
+/// A writer's temporary file, `<file>.tmp.<pid>` (`meta.json.tmp.<pid>` too).
 #[napi(object)]
 pub struct JsCacheLeftover {
     /// Its path.
@@ -181,9 +182,9 @@ pub fn cache_list(dir: Option<String>) -> Result<Vec<JsCacheEntry>> {
         .into_iter()
         .map(|e| JsCacheEntry {
             dir: e.dir.display().to_string(),
-            dump: e.meta.dump,
-            dump_number: e.meta.dump_number as u32,
-            dump_size: e.meta.dump_size as f64,
+            dump: e.meta.as_ref().map(|m| m.dump.clone()),
+            dump_number: e.meta.as_ref().map(|m| m.dump_number as u32),
+            dump_size: e.meta.as_ref().map(|m| m.dump_size as f64),
             bytes: e.bytes as f64,
             last_used_ms: e.last_used as f64 * 1000.0,
             files: e.files,
