@@ -107,7 +107,7 @@ describe.skipIf(!chromiumAvailable)('browser REPL: paged results', () => {
     await more.click();
     await expect.poll(() => entry.locator('table.result tbody tr').count()).toBe(150);
     expect(await xs(entry)).toEqual(expected.slice(0, 150));
-    expect(received).toBe(150);
+    await expect.poll(() => received).toBe(150);
     await expect.poll(() => note.textContent()).toMatch(/^showing 150 of 1000 rows; 150 fetched/);
     // The result the commands see holds the rows fetched, in order.
     const row = await enterStatement(page, '!row 150');
@@ -119,7 +119,7 @@ describe.skipIf(!chromiumAvailable)('browser REPL: paged results', () => {
     received = 0;
     const entry = await enterStatement(page, QUERY);
     expect(await xs(entry)).toEqual(expected.slice(0, PAGE));
-    expect(received).toBe(PAGE);
+    await expect.poll(() => received).toBe(PAGE);
     const more = entry.locator('button.more');
     for (let shown = PAGE; shown < 1000; shown += PAGE) {
       expect(await more.textContent()).toBe(`Show ${PAGE} more`);
@@ -127,7 +127,7 @@ describe.skipIf(!chromiumAvailable)('browser REPL: paged results', () => {
       await expect.poll(() => entry.locator('table.result tbody tr').count()).toBe(shown + PAGE);
     }
     expect(await xs(entry)).toEqual(expected);
-    expect(received).toBe(1000);
+    await expect.poll(() => received).toBe(1000);
     await expect.poll(() => entry.locator('.pages-text').textContent()).toBe('1000 rows');
     expect(await more.isVisible()).toBe(false);
     await enterStatement(page, '!set limit 50');
@@ -136,7 +136,8 @@ describe.skipIf(!chromiumAvailable)('browser REPL: paged results', () => {
   test('a new query closes the previous cursor; the Stop control closes its own', async () => {
     cursors.length = 0;
     const first = await enterStatement(page, QUERY);
-    expect(cursors).toHaveLength(1);
+    // The response handler reads the body after the page has it: wait for it, not race it.
+    await expect.poll(() => cursors.length).toBe(1);
     const closed = page.waitForRequest((r) => r.method() === 'DELETE' && new URL(r.url()).pathname === `/pages/${cursors[0]}`);
     const second = await enterStatement(page, QUERY);
     await closed;
@@ -148,7 +149,7 @@ describe.skipIf(!chromiumAvailable)('browser REPL: paged results', () => {
     await expect.poll(() => first.locator('table.result tbody tr').count()).toBe(100);
     expect(await first.locator('button.more').isVisible()).toBe(false);
 
-    expect(cursors).toHaveLength(2);
+    await expect.poll(() => cursors.length).toBe(2);
     const stopped = page.waitForRequest((r) => r.method() === 'DELETE' && new URL(r.url()).pathname === `/pages/${cursors[1]}`);
     await second.locator('button.close-pages').click();
     await stopped;
@@ -161,7 +162,7 @@ describe.skipIf(!chromiumAvailable)('browser REPL: paged results', () => {
     received = 0;
     described = 0;
     const entry = await enterStatement(page, QUERY);
-    expect(received).toBe(PAGE);
+    await expect.poll(() => received).toBe(PAGE);
     // Escape while the rest is fetched: `cancelled`, nothing saved, the cursor kept.
     let release = () => {};
     let reached = () => {};
@@ -180,7 +181,7 @@ describe.skipIf(!chromiumAvailable)('browser REPL: paged results', () => {
     await enterStatement(page, '!save all.tsv');
     const tsv = fs.readFileSync((await (await download).path())!, 'utf8');
     expect(tsv).toBe(formatTsv(await session.query(QUERY)));
-    expect(received).toBe(1000);
+    await expect.poll(() => received).toBe(1000);
     // The table shows what it showed; the page now holds every row.
     expect(await entry.locator('table.result tbody tr').count()).toBe(50);
     await expect.poll(() => entry.locator('.pages-text').textContent()).toBe('showing 50 of 1000 rows; 1000 fetched (all)');
