@@ -15,7 +15,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { renderHtml, renderMarkdown, validateReportModel, type ReportModel } from '../ts/report/index.js';
 import { formatBytes } from '../ts/report/summary.js';
 import { requireFreshDist } from './clients/dist-check.js';
-import { sampleModel } from './report-sample.js';
+import { twoHeapModel } from './report-sample.js';
 import { writeHeapSplitDump } from './tools/heap-split-dump.js';
 import { heapql, root } from './tools/run.js';
 
@@ -154,22 +154,12 @@ describe.skipIf(!existsSync(ahat))('Classes by heap: the AOSP ahat test dump', (
 describe('Classes by heap: what bounds and orders the tables (a model made by hand)', () => {
   /** 60 histogram rows, all with instances in app, every third in zygote too; two app shares tie. */
   function model(): ReportModel {
-    const m = sampleModel();
-    m.overview.heaps = [
-      { name: 'zygote', objects: 100, shallow: 4000, shallowPercent: 40 },
-      { name: 'app', objects: 100, shallow: 6000, shallowPercent: 60 },
-    ];
-    const base = m.overview.classHistogram.rows[0]!;
-    m.overview.classHistogram.rows = Array.from({ length: 60 }, (_, k) => ({
-      ...base,
-      className: `com.example.C${k}`,
-      classLoader: null,
-      heaps: [
-        ...(k % 3 === 0 ? [{ name: 'zygote', instances: 1, shallow: 16, retained: 100 + k }] : []),
-        // C1 and C2 tie in app: the histogram's order (C1 first) decides.
-        { name: 'app', instances: 2, shallow: 32, retained: k === 2 ? 1000 - 1 : 1000 - k },
-      ],
-    }));
+    const m = twoHeapModel(60, (k) => [
+      ...(k % 3 === 0 ? [{ name: 'zygote', instances: 1, shallow: 16, retained: 100 + k }] : []),
+      // C1 and C2 tie in app: the histogram's order (C1 first) decides.
+      { name: 'app', instances: 2, shallow: 32, retained: k === 2 ? 1000 - 1 : 1000 - k },
+    ]);
+    for (const row of m.overview.classHistogram.rows) row.classLoader = null;
     m.overview.classHistogram.classes = 80;
     return m;
   }

@@ -46,3 +46,21 @@ export function confusableThreads(): ReportModel {
   group.biggestInstances = [worker, main].map((t) => ({ object: { ...t.object }, shallow: t.shallow, retained: t.retained, retainedPercent: t.retainedPercent }));
   return m;
 }
+
+/**
+ * The sample with two heaps (zygote 40 %, app 60 %) and `rows` histogram rows
+ * `com.example.C<k>`, each with the per-heap figures `heapsOf(k)`: the Android case of the
+ * classes-by-heap tables.
+ */
+export function twoHeapModel(rows: number, heapsOf: (k: number) => ClassHeaps): ReportModel {
+  const m = sampleModel();
+  m.overview.heaps = [
+    { name: 'zygote', objects: 100, shallow: 4000, shallowPercent: 40 },
+    { name: 'app', objects: 100, shallow: 6000, shallowPercent: 60 },
+  ];
+  const base = m.overview.classHistogram.rows[0]!;
+  m.overview.classHistogram.rows = Array.from({ length: rows }, (_, k) => ({ ...base, className: `com.example.C${k}`, heaps: heapsOf(k) }));
+  return m;
+}
+
+type ClassHeaps = NonNullable<ReportModel['overview']['classHistogram']['rows'][number]['heaps']>;

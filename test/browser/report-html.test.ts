@@ -12,7 +12,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
 import { renderReport } from '../../ts/report/output.js';
-import { sampleModel } from '../report-sample.js';
+import { sampleModel, twoHeapModel } from '../report-sample.js';
 import { chromiumAvailable, launchChromium, watchedPage } from './chromium.js';
 
 describe.skipIf(!chromiumAvailable)('HTML report in Chromium', () => {
@@ -90,17 +90,7 @@ describe.skipIf(!chromiumAvailable)('HTML report in Chromium', () => {
   });
 
   test('Android, several heaps: the classes-by-heap tables are laid out as the others, a long one collapsed until opened', async () => {
-    const m = sampleModel();
-    m.overview.heaps = [
-      { name: 'zygote', objects: 100, shallow: 4000, shallowPercent: 40 },
-      { name: 'app', objects: 100, shallow: 6000, shallowPercent: 60 },
-    ];
-    const base = m.overview.classHistogram.rows[0]!;
-    m.overview.classHistogram.rows = Array.from({ length: 25 }, (_, k) => ({
-      ...base,
-      className: `com.example.C${k}`,
-      heaps: [...(k < 5 ? [{ name: 'zygote', instances: 1, shallow: 16, retained: 100 + k }] : []), { name: 'app', instances: 2, shallow: 32, retained: 1000 - k }],
-    }));
+    const m = twoHeapModel(25, (k) => [...(k < 5 ? [{ name: 'zygote', instances: 1, shallow: 16, retained: 100 + k }] : []), { name: 'app', instances: 2, shallow: 32, retained: 1000 - k }]);
     const file = path.join(dir, 'report-heaps.html');
     fs.writeFileSync(file, renderReport(m, 'html'));
     const { page, problems } = await watchedPage(browser);
