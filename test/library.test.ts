@@ -51,6 +51,35 @@ describe('the heapql library', () => {
     heap.close();
   });
 
+  it('a stream tells onProgress the objects scanned (phase query), as query() does, and nothing after it ended', async () => {
+    const heap = await openHeap(known);
+    const objects = heap.info().objectCount;
+    const oql = 'SELECT x.@objectId AS id FROM INSTANCEOF java.lang.Object x WHERE x.@usedHeapSize > 64';
+    const events: { phase: string; done: number; total: number }[] = [];
+    let ended = false;
+    const late: unknown[] = [];
+    const onProgress = (e: { phase: string; done: number; total: number }) => (ended ? late.push(e) : events.push(e));
+    let rows = 0;
+    for await (const batch of heap.queryBatches(oql, { onProgress })) rows += batch.rows.length;
+    ended = true;
+    expect(rows).toBeGreaterThan(0);
+    expect(events.length).toBeGreaterThan(0);
+    expect(new Set(events.map((e) => e.phase))).toEqual(new Set(['query']));
+    for (const e of events) expect(e.done).toBeLessThanOrEqual(e.total);
+    expect(Math.max(...events.map((e) => e.total))).toBe(objects);
+    // The row-keyed stream too.
+    const streamed: unknown[] = [];
+    for await (const _row of heap.queryStream(oql, { onProgress: (e) => streamed.push(e) })) void _row;
+    expect(streamed.length).toBeGreaterThan(0);
+    // Events the scan sent while it ended are not delivered afterwards.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(late).toEqual([]);
+    // A callback that is not a function is refused, as query() refuses it.
+    expect(() => heap.queryBatches(oql, { onProgress: 'log' as unknown as () => void })).toThrow(expect.objectContaining({ code: 'ERR_ARGUMENT' }));
+    expect(() => heap.queryStream(oql, { onProgress: 1 as unknown as () => void })).toThrow(expect.objectContaining({ code: 'ERR_ARGUMENT' }));
+    heap.close();
+  });
+
   it('process.exit() ends a process whose stream waits for a reader', async () => {
     // The scan waits for the loop to take rows; without cancelling it on exit, libuv's wait for
     // its worker threads at exit would never end (the child would not exit).

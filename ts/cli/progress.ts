@@ -3,6 +3,7 @@
  * only when stderr is a TTY (never in pipes, files or CI logs), not with --quiet, and only once
  * the work has run for SHOW_AFTER_MS: a quick step leaves no flicker behind.
  */
+import { fstatSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
 import cliProgress from 'cli-progress';
@@ -11,6 +12,7 @@ import { HeapqlError } from '../errors.js';
 import type { ProgressEvent } from '../heap.js';
 import { formatBytes } from '../report/summary.js';
 import { onTerminalGone } from './hangup.js';
+import type { ScanProgress } from './query-output.js';
 import { isQuiet, notice } from './stderr.js';
 
 export interface TerminalProgress {
@@ -147,6 +149,38 @@ export function terminalProgress(signal?: AbortSignal, stream: NodeJS.WriteStrea
     },
     stop,
   };
+}
+
+/**
+ * The bar of one query's scan whose rows go to `stdout` as they come (`heapql query`, `heapql
+ * analyze`; see query-output.ts), drawn on stderr as any other bar, Ctrl-C (`signal`) taking it
+ * down. Rows written to the terminal the bar is drawn on would be mixed into its line (and the
+ * bar redrawn between them): then the bar is taken down before the result's first text goes
+ * out, and stays down for that query (rows on the terminal show the progress themselves).
+ * Rows going elsewhere (a file, a pipe, another terminal) leave the bar up until the scan ends.
+ */
+export function scanProgress(signal: AbortSignal, stdout: NodeJS.WritableStream = process.stdout, stream: NodeJS.WriteStream = process.stderr): ScanProgress {
+  const bar = terminalProgress(signal, stream);
+  const shared = sameTerminal(stdout, stream);
+  return {
+    onProgress: bar.onProgress,
+    beforeOutput: () => {
+      if (shared) bar.stop();
+    },
+    stop: bar.stop,
+  };
+}
+
+/** Whether `stdout` writes to the terminal `stderr` is (the same device; when that cannot be told, taken as the same). */
+function sameTerminal(stdout: NodeJS.WritableStream, stderr: NodeJS.WriteStream): boolean {
+  const out = stdout as { isTTY?: boolean; fd?: number };
+  const err = stderr as { isTTY?: boolean; fd?: number };
+  if (!out.isTTY || !err.isTTY || out.fd === undefined || err.fd === undefined) return out.isTTY === true && err.isTTY === true;
+  try {
+    return fstatSync(out.fd).rdev === fstatSync(err.fd).rdev;
+  } catch {
+    return true;
+  }
 }
 
 /**

@@ -10,7 +10,7 @@ import type { QueryResult, VizSpec } from '../query/schema.js';
 import type { HeapSession, ProgressEvent } from '../session/index.js';
 import { prepareQuery, type PreparedQuery } from '../session/query.js';
 import { HeapqlError, usageError } from '../errors.js';
-import { interruptSignal } from './progress.js';
+import { interruptSignal, scanProgress } from './progress.js';
 import { writeQueryResults, type OutputFormat, type OutputStreams } from './query-output.js';
 
 export interface QueryJob {
@@ -189,7 +189,8 @@ export function outputFormat(value: string | undefined): OutputFormat {
 /**
  * Runs the jobs in turn, writing each result while the executor produces its rows (JSON: one
  * array; see query-output.ts). A failing query prints its error and the next one runs; the
- * exit code is then 1.
+ * exit code is then 1. On a terminal, each query's scan shows the progress bar on stderr
+ * (`query q1`), taken down before rows go to the same terminal (`scanProgress`).
  */
 export async function runJobs(
   heap: HeapSession,
@@ -198,8 +199,9 @@ export async function runJobs(
   streams: OutputStreams = { stdout: process.stdout, stderr: process.stderr },
 ): Promise<void> {
   const interrupt = interruptSignal();
+  const withBar: OutputStreams = streams.progress ? streams : { ...streams, progress: () => scanProgress(interrupt.signal, streams.stdout) };
   try {
-    const code = await writeQueryResults(heap, jobs, format, streams, interrupt.signal);
+    const code = await writeQueryResults(heap, jobs, format, withBar, interrupt.signal);
     if (code !== 0) process.exitCode = code;
   } finally {
     interrupt.dispose();

@@ -15,6 +15,11 @@
  *
  * A reader that goes away (`| head`) ends the process at the next write (entry.ts's EPIPE
  * handler), which cancels the scan.
+ *
+ * Each query's scan can be shown while it runs (`ScanProgress`: the terminal's bar on stderr,
+ * phase `query <name>`): it is taken down before the result's first text when that text would
+ * land on the bar's line (`beforeOutput`), and always once the scan ended, before the result's
+ * last text and any `warning:` or `error:` line.
  */
 import { performance } from 'node:perf_hooks';
 
@@ -22,7 +27,7 @@ import { HeapqlError } from '../errors.js';
 import { formatOqlError, isOqlError } from '../oql/errors.js';
 import { csvHeader, csvRows, formatCsv, formatTable, jsonElement, JSON_ARRAY, StreamedJsonResult, StreamedTable } from '../query/format.js';
 import type { Column, QueryResult, Value } from '../query/schema.js';
-import type { HeapSession, PreparedQuery } from '../session/index.js';
+import type { HeapSession, PreparedQuery, ProgressEvent } from '../session/index.js';
 import type { RowBatch, StreamSummary } from '../session/query.js';
 import { vizWarning } from '../query/viz.js';
 import { errorText, warn } from './stderr.js';
@@ -45,7 +50,21 @@ export interface OutputJob {
 export interface OutputStreams {
   stdout: NodeJS.WritableStream;
   stderr: { write(text: string): unknown };
+  /** Shows a query's scan while it runs (the terminal's bar); none by default. */
+  progress?: (job: OutputJob) => ScanProgress;
 }
+
+/** The progress shown for one query's scan (see the top of this file). */
+export interface ScanProgress {
+  /** The executor's progress, its phase already named after the query (`query q1`). */
+  onProgress(event: ProgressEvent): void;
+  /** Called just before text of the result is written to stdout. */
+  beforeOutput(): void;
+  /** The scan is over (or failed, or was stopped): the progress is taken down. */
+  stop(): void;
+}
+
+const NO_PROGRESS: ScanProgress = { onProgress: () => {}, beforeOutput: () => {}, stop: () => {} };
 
 /** A write to the output that failed (not the query's error). */
 class OutputError extends Error {
@@ -171,9 +190,18 @@ function isCancel(err: unknown): boolean {
  * Runs one query and writes its result: `before` is written just before the result's first
  * text (the table's title line, JSON's array punctuation). Throws a QueryFailure.
  */
-async function writeResult(heap: HeapSession, job: OutputJob, text: ResultText, sink: Sink, before: string, signal: AbortSignal): Promise<void> {
+async function writeResult(
+  heap: HeapSession,
+  job: OutputJob,
+  text: ResultText,
+  sink: Sink,
+  before: string,
+  signal: AbortSignal,
+  progress: ScanProgress,
+): Promise<void> {
   const started = performance.now();
-  const batches = heap.queryBatches(job.prepared, { name: job.name, signal, batchRows: BATCH_ROWS });
+  const onProgress = (e: ProgressEvent) => progress.onProgress({ ...e, phase: `${e.phase} ${job.name}` });
+  const batches = heap.queryBatches(job.prepared, { name: job.name, signal, batchRows: BATCH_ROWS, onProgress });
   /** The generator ended (by its end or by throwing): nothing to return. */
   let finished = false;
   let columns: Column[] | null = null;
@@ -209,11 +237,14 @@ async function writeResult(heap: HeapSession, job: OutputJob, text: ResultText, 
         gathered = null;
         const head = before + text.begin(columns.map((c) => c.name), first);
         begun = true;
+        progress.beforeOutput();
         await sink.write(head);
       } else {
+        progress.beforeOutput();
         await sink.write(text.rows(rows));
       }
     }
+    progress.stop();
     const result: QueryResult = {
       name: job.name,
       oql: job.prepared.oql,
@@ -237,6 +268,7 @@ async function writeResult(heap: HeapSession, job: OutputJob, text: ResultText, 
     if (err instanceof OutputError) throw err;
     throw new QueryFailure(err, begun ? rowCount : null);
   } finally {
+    progress.stop();
     // An error of our own (a write that failed, Ctrl-C during one): stop the scan.
     if (!finished) await batches.return(undefined as never).catch(() => {});
   }
@@ -280,7 +312,7 @@ export async function writeQueryResults(
       if (format === 'json') before = elements === 0 ? JSON_ARRAY.open : JSON_ARRAY.separator;
       else if (format === 'table' && several) before = `${job.name}: ${job.oql.trim()}\n`;
       try {
-        await writeResult(heap, job, resultText(format, job), sink, before, signal);
+        await writeResult(heap, job, resultText(format, job), sink, before, signal, streams.progress?.(job) ?? NO_PROGRESS);
       } catch (failure) {
         // The output itself failed: nothing more can be written.
         if (!(failure instanceof QueryFailure)) throw failure;

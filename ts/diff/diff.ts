@@ -72,7 +72,7 @@ async function collect(session: HeapSession, which: 'baseline' | 'current', opti
       throw new HeapqlError('ERR_ARGUMENT', `diff: the ${which} dump was analyzed ${sections.overview.reachableOnly ? 'with' : 'without'} reachableOnly, the comparison asked for the other mode (a custom \`analyze\` must pass reachableOnly on)`);
     }
     const own = dominatorThreshold(sections.overview.heap.usedHeap, sections.overview.heap.usedHeap);
-    return await snapshot(session, sections, own, which, otherStrings, options.signal, topLevel);
+    return await snapshot(session, sections, own, which, otherStrings, options.signal, topLevel, options.onProgress ? (e) => options.onProgress!(which, e) : undefined);
   } finally {
     session.close();
   }

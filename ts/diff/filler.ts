@@ -8,7 +8,7 @@
  * dumps (`unreachableIntArraysOf`) and, when they differ, adds the one note `fillerNote` writes.
  */
 import { int } from '../report/format.js';
-import type { HeapSession } from '../session/index.js';
+import type { HeapSession, ProgressEvent } from '../session/index.js';
 
 /** Instances and shallow bytes of some `int[]`s. */
 export interface IntArrays {
@@ -23,9 +23,13 @@ export const FILLER_NOTE_START = 'int[] counts unreachable int[] arrays';
  * The unreachable ones among a dump's `int[]`s: `all`, the histogram's `int[]` row (every
  * object, unreachable ones included), less the reachable ones (one query over the `int[]`s).
  */
-export async function unreachableIntArraysOf(session: HeapSession, all: IntArrays, signal?: AbortSignal): Promise<IntArrays> {
+export async function unreachableIntArraysOf(session: HeapSession, all: IntArrays, signal?: AbortSignal, onProgress?: (e: ProgressEvent) => void): Promise<IntArrays> {
   if (all.count === 0) return { count: 0, bytes: 0 };
-  const r = await session.query('SELECT COUNT(*) AS n, SUM(x.@usedHeapSize) AS bytes FROM int[] x', { reachableOnly: true, ...(signal ? { signal } : {}) });
+  const r = await session.query('SELECT COUNT(*) AS n, SUM(x.@usedHeapSize) AS bytes FROM int[] x', {
+    reachableOnly: true,
+    ...(signal ? { signal } : {}),
+    ...(onProgress ? { onProgress } : {}),
+  });
   const [n, b] = r.rows[0] ?? [0, 0];
   return { count: Math.max(0, all.count - Number(n ?? 0)), bytes: Math.max(0, all.bytes - Number(b ?? 0)) };
 }

@@ -189,7 +189,7 @@ export async function objectKey(session: HeapSession, objectId: number, classNam
  * the name has several classes, by the loader of its class object (describeClass), labelled as
  * the report labels loaders.
  */
-export async function topLevelByClass(session: HeapSession, sections: ReportSections, signal?: AbortSignal): Promise<TopLevelClass[]> {
+export async function topLevelByClass(session: HeapSession, sections: ReportSections, signal?: AbortSignal, onProgress?: (e: ProgressEvent) => void): Promise<TopLevelClass[]> {
   if (!session.classNames().includes('java.lang.Object')) return [];
   // Single suspects (each over 10 % of the heap: at most nine) are not part of any group.
   const singles = sections.leakSuspects.suspects.filter((s) => s.kind === 'single' && s.object).map((s) => s.object!.objectId);
@@ -197,7 +197,7 @@ export async function topLevelByClass(session: HeapSession, sections: ReportSect
     'SELECT classof(x) AS c, COUNT(*) AS n, SUM(x.@retainedHeapSize) AS r FROM INSTANCEOF java.lang.Object x WHERE dominatorof(x) IS NULL' +
       singles.map((id) => ` AND x.@objectId != ${id}`).join('') +
       ' GROUP BY classof(x)',
-    signal ? { signal } : {},
+    { ...(signal ? { signal } : {}), ...(onProgress ? { onProgress } : {}) },
   );
   const loadersOf = new Map<string, (string | null)[]>();
   for (const row of sections.overview.classHistogram.rows) loadersOf.set(row.className, [...(loadersOf.get(row.className) ?? []), row.classLoader]);
@@ -222,7 +222,7 @@ export async function topLevelByClass(session: HeapSession, sections: ReportSect
  * ones (filler.ts). Nothing to count with --reachable-only or when the dump holds no
  * unreachable object.
  */
-export async function unreachableIntArrays(session: HeapSession, sections: ReportSections, signal?: AbortSignal): Promise<IntArrays> {
+export async function unreachableIntArrays(session: HeapSession, sections: ReportSections, signal?: AbortSignal, onProgress?: (e: ProgressEvent) => void): Promise<IntArrays> {
   if (sections.overview.reachableOnly || sections.overview.heap.unreachableObjects === 0) return { count: 0, bytes: 0 };
   const all = { count: 0, bytes: 0 };
   for (const r of sections.overview.classHistogram.rows) {
@@ -231,7 +231,7 @@ export async function unreachableIntArrays(session: HeapSession, sections: Repor
       all.bytes += r.shallow;
     }
   }
-  return unreachableIntArraysOf(session, all, signal);
+  return unreachableIntArraysOf(session, all, signal, onProgress);
 }
 
 /** The report sections with every list complete (the dump must be analyzed). */
@@ -246,7 +246,8 @@ export async function fullSections(session: HeapSession, signal?: AbortSignal, o
  * counted (one query; see strings.ts). `topLevel` false skips summing the top-level dominators
  * by class (a scan of every object, about 1 s per GB of dump): the comparison reads them only
  * for the other dump's group suspects, so the baseline, read second, needs them only when the
- * current dump has any.
+ * current dump has any. `onProgress` is told the scans of these queries, each under its own
+ * phase (`query top-level`, `query strings`, `query int[]`).
  */
 export async function snapshot(
   session: HeapSession,
@@ -256,7 +257,9 @@ export async function snapshot(
   otherStrings: ListedValue[] = [],
   signal?: AbortSignal,
   topLevel = true,
+  onProgress?: (e: ProgressEvent) => void,
 ): Promise<DumpSnapshot> {
+  const phase = (name: string) => (onProgress ? (e: ProgressEvent) => onProgress({ ...e, phase: `${e.phase} ${name}` }) : undefined);
   const threadSteps = threadStepsOf(sections);
   const dominators = await bigDominators(session, sections, minDominatorBytes, threadSteps);
   const keyOf = new Map(dominators.map((d) => [d.objectId, d.key]));
@@ -269,7 +272,7 @@ export async function snapshot(
   const stringCopies = await countCopies(
     session,
     otherStrings.filter((v) => !listed.has(stringKey(v))),
-    signal ? { signal } : {},
+    { ...(signal ? { signal } : {}), ...(onProgress ? { onProgress: phase('strings')! } : {}) },
   );
   return {
     facts: dumpFacts(session, sections),
@@ -278,10 +281,10 @@ export async function snapshot(
     dominators,
     keyOf,
     threads: await threadIdentities(session, sections, signal),
-    topLevel: topLevel ? await topLevelByClass(session, sections, signal) : [],
+    topLevel: topLevel ? await topLevelByClass(session, sections, signal, phase('top-level')) : [],
     stringCopies,
     reachableOnly: sections.overview.reachableOnly,
-    unreachableIntArrays: await unreachableIntArrays(session, sections, signal),
+    unreachableIntArrays: await unreachableIntArrays(session, sections, signal, phase('int[]')),
     warnings: session.warnings().map((w) => `${label}: ${w.offset > 0 ? `${w.message} (at byte ${w.offset})` : w.message}`),
   };
 }

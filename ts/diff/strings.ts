@@ -5,7 +5,7 @@
  * when the baseline's list was cut): one OQL query over the baseline's Strings counts them.
  */
 import { HeapqlError } from '../errors.js';
-import type { HeapSession, PreparedQuery } from '../session/index.js';
+import type { HeapSession, PreparedQuery, ProgressEvent } from '../session/index.js';
 
 /** Characters of a value the report shows (the Rust side's VALUE_MAX_CHARS). */
 const VALUE_MAX_CHARS = 200;
@@ -51,9 +51,10 @@ function valuePattern(v: ListedValue): string {
 export async function countCopies(
   session: HeapSession,
   values: ListedValue[],
-  options: { signal?: AbortSignal; patternChars?: number } = {},
+  options: { signal?: AbortSignal; onProgress?: (e: ProgressEvent) => void; patternChars?: number } = {},
 ): Promise<Map<string, number>> {
-  const { signal, patternChars = LOOKUP_PATTERN_CHARS } = options;
+  const { signal, onProgress, patternChars = LOOKUP_PATTERN_CHARS } = options;
+  const run = { ...(signal ? { signal } : {}), ...(onProgress ? { onProgress } : {}) };
   const counts = new Map(values.map((v) => [stringKey(v), 0]));
   if (values.length === 0 || !session.classNames().includes('java.lang.String')) return counts;
   const add = (text: unknown, n: number) => {
@@ -73,12 +74,12 @@ export async function countCopies(
       if (!(e instanceof HeapqlError && e.code === 'ERR_OQL_PLAN')) throw e;
     }
     if (prepared) {
-      const r = await session.query(prepared, signal ? { signal } : {});
+      const r = await session.query(prepared, run);
       for (const [text, n] of r.rows) add(text, Number(n));
       return counts;
     }
   }
-  for await (const batch of session.queryBatches('SELECT toString(s) AS text FROM java.lang.String s', signal ? { signal } : {})) {
+  for await (const batch of session.queryBatches('SELECT toString(s) AS text FROM java.lang.String s', run)) {
     for (const [text] of batch.rows) add(text, 1);
   }
   return counts;

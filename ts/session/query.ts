@@ -26,7 +26,10 @@ export interface QueryOptions {
   /** Restrict every source to objects reachable from GC roots (default: the session's mode). */
   reachableOnly?: boolean;
   signal?: AbortSignal;
-  /** Told the objects scanned so far (phase `query`); `query()` only, not the streams. */
+  /**
+   * Told the objects scanned so far (phase `query`; the total grows as the query's scans start),
+   * by `query()` and the streams alike; never after the call or the stream has ended.
+   */
   onProgress?: (event: ProgressEvent) => void;
   /** A parsed `-- @viz` directive to carry in the result (a leading directive line is also read). */
   viz?: VizSpec | null;
@@ -236,8 +239,16 @@ function joinNotes(own: string | undefined, executor: string[] | null | undefine
 export async function runPrepared(handle: NativeHeap, q: PreparedQuery, options: QueryOptions): Promise<QueryResult> {
   const started = performance.now();
   const { token, dispose } = cancelTokenFor(options.signal);
+  // Progress events come through the event loop, on their own handle: those the scan sent
+  // before it ended are delivered in the turn that tells of its end, possibly after it. One turn
+  // more lets them through; none comes after the call returned.
+  let reporting = true;
+  const onProgress = options.onProgress;
+  const progress = onProgress ? (e: ProgressEvent) => void (reporting && onProgress(e)) : undefined;
   try {
-    const whole = (await call(() => handle.execute(q.planned.json, token, options.onProgress ? (e) => options.onProgress!(e) : undefined)).catch((err) => Promise.reject(placed(err, q.oql)))) as Batch & ExecutorNotes;
+    const whole = (await call(() => handle.execute(q.planned.json, token, progress)).catch((err) => Promise.reject(placed(err, q.oql)))) as Batch & ExecutorNotes;
+    if (progress) await nextTurn();
+    reporting = false;
     const batch = q.limit === undefined ? whole : firstRows(whole, q.limit);
     const note = joinNotes(await instanceOfNote(handle, q), whole.notes);
     const meta = {
@@ -253,6 +264,7 @@ export async function runPrepared(handle: NativeHeap, q: PreparedQuery, options:
     // The time to the whole answer: describing a large result's objects can take longer than the scan.
     return { ...result, elapsedMs: Math.round((performance.now() - started) * 10) / 10 };
   } finally {
+    reporting = false;
     dispose();
   }
 }
@@ -296,6 +308,9 @@ function mergeColumnType(a: Column['type'], b: Column['type']): Column['type'] {
   if (a === 'null') return b;
   return 'list';
 }
+
+/** One turn of the event loop: what other handles have pending (progress events) runs first. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Batches a stream's scan may produce before its reader has taken them. */
 const STREAM_AHEAD = 8;
@@ -343,12 +358,16 @@ export async function* streamBatchesPrepared(
   let truncated = false;
   let failure: unknown;
   let failed = false;
+  // Progress events as `runPrepared`'s: the scan's last ones are let through before the end.
+  let reporting = true;
+  const onProgress = options.onProgress;
+  const progress = onProgress ? (e: ProgressEvent) => void (reporting && onProgress(e)) : undefined;
   const done = call(() =>
     handle.executeStream(q.planned.json, options.batchRows ?? 1000, (batch) => {
       queue.push(batch as Batch);
       receivedRows += (batch as Batch).rowCount;
       wake?.();
-    }, token, gate),
+    }, token, gate, progress),
   ).then(
     (e) => {
       expectedRows = e.rows;
@@ -405,6 +424,7 @@ export async function* streamBatchesPrepared(
       wake = undefined;
     }
     complete = true;
+    if (progress) await nextTurn();
     const { columns, objectRows } = end!;
     const note = joinNotes(await instanceOfNote(handle, q), end!.notes);
     return {
@@ -413,6 +433,7 @@ export async function* streamBatchesPrepared(
       truncated,
     };
   } finally {
+    reporting = false;
     options.signal?.removeEventListener('abort', onAbort);
     if (!complete) token.cancel();
     await done;

@@ -453,6 +453,7 @@ export class HeapSession implements ReportableHeap {
    */
   queryStream(q: string | PreparedQuery, options: QueryOptions & { batchRows?: number } = {}): AsyncGenerator<StreamedRow> {
     this.live();
+    optionType('onProgress', options?.onProgress, 'function', 'a function');
     return this.rowStream(q, options);
   }
 
@@ -467,6 +468,7 @@ export class HeapSession implements ReportableHeap {
    */
   queryBatches(q: string | PreparedQuery, options: QueryOptions & { batchRows?: number } = {}): AsyncGenerator<RowBatch, StreamSummary> {
     this.live();
+    optionType('onProgress', options?.onProgress, 'function', 'a function');
     return this.batchStream(q, options);
   }
 

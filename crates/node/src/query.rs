@@ -162,6 +162,7 @@ pub struct StreamTask {
     on_batch: Arc<BatchCallback>,
     cancel: Option<Arc<AtomicBool>>,
     gate: Option<Arc<Gate>>,
+    progress: Option<heapql_heap::ProgressFn>,
 }
 
 impl Task for StreamTask {
@@ -178,8 +179,13 @@ impl Task for StreamTask {
             // stream with that error: the caller's loop rejects, the process goes on.
             let mut failed: Option<Error> = None;
             let mut sent: u64 = 0;
+            let progress = self.progress.clone();
             let end = with_context(&self.state, &plan, self.cancel.clone(), |ctx| {
-                heapql_exec::execute_stream(ctx, &plan, self.batch_rows, &mut |batch| {
+                let ctx = match progress {
+                    Some(p) => ctx.clone().with_progress(p),
+                    None => ctx.clone(),
+                };
+                heapql_exec::execute_stream(&ctx, &plan, self.batch_rows, &mut |batch| {
                     let rows = batch.row_count as u64;
                     let js = match to_js(batch, sent) {
                         Ok(js) => js,
@@ -224,8 +230,9 @@ impl HeapHandle {
 
     /// Runs a plan and calls `onBatch` with batches of `batchRows` rows as they are produced;
     /// with a `gate`, at most its number of batches ahead of the reader's `release()` calls.
+    /// `onProgress` is told the objects scanned so far (phase `query`), as `execute`'s.
     #[napi(
-        ts_args_type = "plan: string, batchRows: number, onBatch: (batch: JsBatch) => void, cancel?: CancelToken | null, gate?: StreamGate | null",
+        ts_args_type = "plan: string, batchRows: number, onBatch: (batch: JsBatch) => void, cancel?: CancelToken | null, gate?: StreamGate | null, onProgress?: ((event: ProgressEvent) => void) | null",
         ts_return_type = "Promise<JsStreamEnd>"
     )]
     pub fn execute_stream(
@@ -235,6 +242,7 @@ impl HeapHandle {
         on_batch: BatchCallback,
         cancel: Option<&CancelToken>,
         gate: Option<&StreamGate>,
+        on_progress: Option<ProgressCallback>,
     ) -> Result<AsyncTask<StreamTask>> {
         Ok(AsyncTask::new(StreamTask {
             state: self.state()?,
@@ -243,6 +251,7 @@ impl HeapHandle {
             on_batch: Arc::new(on_batch),
             cancel: cancel.map(|c| c.flag.clone()),
             gate: gate.map(|g| g.inner.clone()),
+            progress: progress_fn(on_progress),
         }))
     }
 }
