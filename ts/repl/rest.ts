@@ -128,7 +128,11 @@ export class PagedResult {
     const rows = this.result.rows;
     while (!this.whole && rows.length < wanted) {
       if (!this.batches) this.reopen();
-      this.pending ??= this.batches!.next();
+      if (!this.pending) {
+        this.pending = this.batches!.next();
+        // A read left waiting (Ctrl-C) that fails later is seen by the next read, not unhandled.
+        this.pending.catch(() => {});
+      }
       let next: IteratorResult<Batch, End> | typeof ABORTED;
       try {
         next = await untilAbort(this.pending, signal);
