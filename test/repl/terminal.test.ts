@@ -205,7 +205,7 @@ describe('the terminal REPL', () => {
       expect(readFileSync(path.join(home, 'two.csv'), 'utf8')).toMatch(/^created\r\n\d+\r\n\d+\r\n$/);
 
       t.type('!save ~/no-such-dir/x.csv\r');
-      at = await t.waitFor('cannot write ~/no-such-dir/x.csv: the directory ~/no-such-dir does not exist (ENOENT): create it first, or save somewhere else\n', at);
+      at = await t.waitFor('cannot write ~/no-such-dir/x.csv: the directory ~/no-such-dir does not exist (ENOENT): create it, or choose another path\n', at);
       t.type('!save ~nobody/x.csv\r');
       at = await t.waitFor('cannot write ~nobody/x.csv: only ~ and ~/ are expanded (the home directory), not ~user: write the full path, or ./~nobody/x.csv for a name that starts with ~', at);
       t.type('!quit\r');

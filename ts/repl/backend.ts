@@ -3,7 +3,7 @@
  * `ReplBackend` as it is (the terminal); the browser REPL implements the same interface over
  * HTTP. `ReplIO` is the front's output and file saving. Neither pulls in Node-only modules.
  */
-import type { QueryResult, VizSpec } from '../query/schema.js';
+import type { Column, QueryResult, Value, VizSpec } from '../query/schema.js';
 import type {
   ClassView,
   DominatorView,
@@ -30,6 +30,19 @@ export interface ReplBackend {
   pathToRoot(objectId: number, maxSteps?: number): Promise<PathStep[] | null>;
   dominator(objectId: number, limit?: number): Promise<DominatorView>;
   analyze(options: { reachableOnly?: boolean; onProgress?: (e: ProgressEvent) => void; signal?: AbortSignal }): Promise<void>;
+  /**
+   * A query's rows as the executor produces them, a batch at a time, its scan paused while they
+   * are not taken (`HeapSession.queryBatches`); `signal` or `return()` stops it. With it and
+   * `queryCount` (and a front that takes text as it comes, `ReplIO.write`), a result larger than
+   * the display limit is paged (rest.ts): its first rows shown at once, the rest counted, and
+   * read only when a command needs it.
+   */
+  queryBatches?(
+    oql: string,
+    options: { name?: string; reachableOnly?: boolean; batchRows?: number; signal?: AbortSignal },
+  ): AsyncGenerator<{ columns: Column[]; rows: Value[][] }, { columns: Column[]; note?: string; truncated: boolean }>;
+  /** How many rows a query gives, none described nor kept: a second run (`HeapSession.queryCount`). */
+  queryCount?(oql: string, options: { reachableOnly?: boolean; signal?: AbortSignal }): Promise<{ rowCount: number; truncated: boolean }>;
 }
 
 export interface ReplIO {

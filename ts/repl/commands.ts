@@ -10,16 +10,18 @@ import { formatOqlError, isOqlError, type OqlError } from '../oql/errors.js';
 import { AGGREGATE_NAMES, ATTRIBUTE_NAMES, FUNCTION_NAMES, explain, METHOD_ALIASES, plan, planToJson } from '../plan/index.js';
 import { fileText, formatTable, rowsFooter, type FileFormat } from '../query/format.js';
 import { findNamedQuery, NAMED_QUERIES, suggestNamedQueries } from '../query/named.js';
-import type { QueryResult } from '../query/schema.js';
+import type { QueryResult, VizSpec } from '../query/schema.js';
 import { extractViz, vizWarning } from '../query/viz.js';
 import { closest, noClassMessage } from '../session/no-class.js';
 import { terminalText } from '../terminal-text.js';
 import type { ReplBackend, ReplIO } from './backend.js';
 import { ReplError, SaveInterrupted } from './errors.js';
 import { BLOCK_ROWS, type BlockWrite, writeLongTable } from './long-table.js';
+import { canPage, pagedOf, PagedResult, READ_AHEAD_ROWS, type PagingBackend } from './rest.js';
 import { grid, renderClass, renderDominator, renderObject, renderPath, renderRefs } from './render.js';
 import { stripTerminator, withoutTerminator } from './statement.js';
 import {
+  columnIndex,
   columnStats,
   filterRows,
   headRows,
@@ -45,10 +47,12 @@ export interface ReplState {
   limit: number;
   /** Queries run, for result names q1, q2, … */
   queries: number;
+  /** The paged result whose scan is open (paused), if any: one at a time (rest.ts). */
+  open: PagedResult | null;
 }
 
 export function initialState(): ReplState {
-  return { result: null, undo: [], lastQuery: null, cursor: 0, limit: 50, queries: 0 };
+  return { result: null, undo: [], lastQuery: null, cursor: 0, limit: 50, queries: 0, open: null };
 }
 
 /** Everything a command can use. */
@@ -86,6 +90,43 @@ function needResult(state: ReplState): QueryResult {
   return state.result;
 }
 
+/** The rows of a result as a count: a paged one's total once counted, else `N+` (the rows held). */
+function rowTotal(r: QueryResult): string {
+  const p = pagedOf(r);
+  if (!p) return String(r.rows.length);
+  return p.total ? String(p.total.rowCount) : `${r.rows.length}+`;
+}
+
+/**
+ * Loads the rows of a paged result (rest.ts) that a command needs, `wanted` of them (Infinity:
+ * every row), the progress display saying how many; nothing to do for a whole result. Ctrl-C
+ * stops the loading and the command (the rows loaded are kept: the next command goes on from
+ * there).
+ */
+async function needRows(ctx: ReplContext, r: QueryResult, wanted: number, command: string): Promise<void> {
+  const p = pagedOf(r);
+  if (!p || r.rows.length >= wanted) return;
+  // One scan is open at a time: another result's stops (this one's query runs again from where
+  // its scan was, when it was closed: rest.ts).
+  if (ctx.state.open !== p) {
+    ctx.state.open?.close();
+    ctx.state.open = p;
+  }
+  const progress = (held: number) => ctx.io.progress?.({ phase: 'loading rows', done: held, total: p.total?.rowCount ?? 0 });
+  progress(r.rows.length);
+  let done: boolean;
+  try {
+    done = await p.readUpTo(wanted, ctx.signal, progress);
+  } finally {
+    ctx.io.progressDone?.();
+  }
+  if (p.whole && ctx.state.open === p) ctx.state.open = null;
+  if (!done) {
+    const total = p.total ? ` of ${p.total.rowCount}` : '';
+    throw new ReplError(`interrupted; ${command} needs ${wanted === Infinity ? 'every row' : `${wanted} rows`}, and ${r.rows.length}${total} are loaded: run it again to load on from there`);
+  }
+}
+
 /** Replaces the result (the old one goes on the undo stack) and shows it. */
 function shape(ctx: ReplContext, next: QueryResult): void | Promise<void> {
   ctx.state.undo.push(needResult(ctx.state));
@@ -103,9 +144,11 @@ function shape(ctx: ReplContext, next: QueryResult): void | Promise<void> {
  */
 export function show(ctx: ReplContext, result: QueryResult): void | Promise<void> {
   const limit = ctx.state.limit;
+  // A paged result shows rows it has not loaded yet (!undo back to it, at another limit): loaded first.
+  if (pagedOf(result) && (limit === 0 || limit >= result.rows.length)) return needRows(ctx, result, limit === 0 ? Infinity : limit + 1, 'showing the result').then(() => show(ctx, result));
   const shown = limit === 0 ? result.rows.length : Math.min(limit, result.rows.length);
   const note = result.note ? `\nnote: ${terminalText(result.note, { keepBackslashes: true })}` : '';
-  const more = `(${result.rowCount} rows${result.truncated ? ', truncated' : ''}; showing the first ${limit}: !tail, !row N, !set limit 0 for all)`;
+  const more = moreRows(result, limit);
   if (ctx.io.write && shown > BLOCK_ROWS) return showLong(ctx, ctx.io.write.bind(ctx.io), result, shown, shown < result.rows.length ? more : rowsFooter(result), note);
   if (shown === result.rows.length) {
     ctx.io.print(formatTable(result));
@@ -113,6 +156,13 @@ export function show(ctx: ReplContext, result: QueryResult): void | Promise<void
   }
   const head = formatTable({ ...result, rows: result.rows.slice(0, limit) }, { footer: false });
   ctx.io.print(`${head}\n${more}${note}`);
+}
+
+/** The footer of a table that shows the first `limit` rows of a result of more. */
+function moreRows(result: QueryResult, limit: number): string {
+  const p = pagedOf(result);
+  const count = p && !p.total ? `${result.rows.length}+ rows, not counted: !count counts them` : `${result.rowCount} rows${result.truncated ? ', truncated' : ''}`;
+  return `(${count}; showing the first ${limit}: !tail, !row N, !set limit 0 for all)`;
 }
 
 /** `show` of a long table: its footer as always, or how many rows Ctrl-C let through. */
@@ -173,23 +223,87 @@ async function objectArg(ctx: ReplContext, args: string, command: string): Promi
 export async function runQuery(ctx: ReplContext, text: string): Promise<void> {
   const { oql, viz, warning } = extractViz(withoutTerminator(text));
   ctx.state.lastQuery = text;
+  const name = viz?.name ?? `q${ctx.state.queries + 1}`;
+  const limit = ctx.state.limit;
+  // A front that takes text as it comes (the terminal) on a backend that streams: paged.
+  if (ctx.io.write && canPage(ctx.backend) && limit > 0 && limit <= BLOCK_ROWS) return runPaged(ctx, ctx.backend, oql, name, viz ?? null, warning);
   let result: QueryResult;
   try {
-    result = await ctx.backend.query(oql, { name: viz?.name ?? `q${ctx.state.queries + 1}`, viz, signal: ctx.signal });
+    result = await ctx.backend.query(oql, { name, viz, signal: ctx.signal });
   } catch (err) {
     if (isOqlError(err)) throw oqlError(ctx, err, oql);
     throw err;
   }
+  adopt(ctx, result, viz ?? null, warning);
+  await show(ctx, result);
+  ctx.io.print(`(${result.elapsedMs} ms)`);
+}
+
+/** A query's result becomes the current one (the one before goes on the undo stack). */
+function adopt(ctx: ReplContext, result: QueryResult, viz: VizSpec | null, warning: string | null | undefined): void {
   ctx.state.queries++;
   if (ctx.state.result) ctx.state.undo.push(ctx.state.result);
   ctx.state.result = result;
   ctx.state.cursor = 0;
   // A malformed directive, or one naming columns the result lacks, draws a table: say why, as
   // a query file does.
-  const vizProblem = vizWarning(viz, result.columns, warning);
+  const vizProblem = vizWarning(viz, result.columns, warning ?? null);
   const at = ctx.source ? `${ctx.source.name}:${ctx.source.line}: ` : '';
   if (vizProblem) ctx.io.error(`warning: ${at}${vizProblem}`);
-  await show(ctx, result);
+}
+
+/**
+ * A query run paged (rest.ts): its first rows (the display limit's) are shown as soon as the
+ * scan has them; then a few more are loaded (a result that ends there is whole) or, for a larger
+ * one, the rest is counted by a second run, the progress display saying which; the footer then
+ * gives the total. Ctrl-C before the first rows cancels the query; after them it stops the
+ * loading or counting: the rows shown stay the result, counted and loaded when a command needs it.
+ */
+async function runPaged(ctx: ReplContext, backend: PagingBackend, oql: string, name: string, viz: VizSpec | null, warning: string | null | undefined): Promise<void> {
+  const started = performance.now();
+  const limit = ctx.state.limit;
+  // The previous paged result's scan stops: one is open at a time.
+  ctx.state.open?.close();
+  ctx.state.open = null;
+  let p: PagedResult;
+  try {
+    p = await PagedResult.start(backend, oql, { name, reachableOnly: backend.reachableOnly }, limit + 1, ctx.signal);
+  } catch (err) {
+    if (isOqlError(err)) throw oqlError(ctx, err, oql);
+    throw err;
+  }
+  const result = p.result;
+  if (viz) result.viz = viz;
+  const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
+  adopt(ctx, result, viz, warning);
+  if (p.whole) {
+    result.elapsedMs = elapsed();
+    await show(ctx, result);
+    ctx.io.print(`(${result.elapsedMs} ms)`);
+    return;
+  }
+  ctx.state.open = p;
+  ctx.io.print(formatTable({ ...result, rows: result.rows.slice(0, limit) }, { footer: false }));
+  let done = false;
+  try {
+    const loading = (held: number) => ctx.io.progress?.({ phase: 'loading rows', done: held, total: 0 });
+    loading(result.rows.length);
+    done = await p.readUpTo(READ_AHEAD_ROWS, ctx.signal, loading);
+    if (done && !p.whole) {
+      ctx.io.progress?.({ phase: 'counting rows', done: 0, total: 0 });
+      done = await p.count(ctx.signal);
+    }
+  } finally {
+    ctx.io.progressDone?.();
+  }
+  if (p.whole && ctx.state.open === p) ctx.state.open = null;
+  if (!done) {
+    ctx.io.print(`(${result.rows.length}+ rows; interrupted before they were counted: !count counts them, and !tail, !row N, !save load the rest)`);
+    return;
+  }
+  result.elapsedMs = elapsed();
+  const note = result.note ? `\nnote: ${terminalText(result.note, { keepBackslashes: true })}` : '';
+  ctx.io.print(`${moreRows(result, limit)}${note}`);
   ctx.io.print(`(${result.elapsedMs} ms)`);
 }
 
@@ -301,8 +415,20 @@ export const COMMANDS: Command[] = [
     usage: '!count',
     takesArguments: false,
     summary: 'rows of the last result',
-    run: (ctx) => {
+    run: async (ctx) => {
       const r = needResult(ctx.state);
+      const p = pagedOf(r);
+      if (p && !p.total) {
+        // Counted by a second run of the query (rest.ts); Ctrl-C stops it.
+        ctx.io.progress?.({ phase: 'counting rows', done: 0, total: 0 });
+        let done: boolean;
+        try {
+          done = await p.count(ctx.signal);
+        } finally {
+          ctx.io.progressDone?.();
+        }
+        if (!done) throw new HeapqlError('ERR_CANCELLED', 'the count was cancelled');
+      }
       ctx.io.print(`${r.rowCount} ${r.rowCount === 1 ? 'row' : 'rows'}${r.truncated ? ' (truncated: more matched)' : ''}`);
     },
   },
@@ -332,7 +458,7 @@ export const COMMANDS: Command[] = [
     usage: '!row [N|first|last|next|prev]',
     takesArguments: true,
     summary: 'one row as name = value lines (a cursor: next/prev move it)',
-    run: (ctx, a) => {
+    run: async (ctx, a) => {
       const r = needResult(ctx.state);
       if (r.rows.length === 0) throw new ReplError('the last result has no rows');
       const arg = a.trim().toLowerCase();
@@ -340,13 +466,17 @@ export const COMMANDS: Command[] = [
       let i: number;
       if (arg === '') i = st.cursor;
       else if (arg === 'first') i = 0;
-      else if (arg === 'last') i = r.rows.length - 1;
-      else if (arg === 'next') i = st.cursor + 1;
+      else if (arg === 'last') {
+        // (A paged result's last row: every row loaded first.)
+        await needRows(ctx, r, Infinity, '!row last');
+        i = r.rows.length - 1;
+      } else if (arg === 'next') i = st.cursor + 1;
       else if (arg === 'prev') i = st.cursor - 1;
       else i = count(arg, 1, '!row') - 1;
+      if (i >= r.rows.length) await needRows(ctx, r, i + 1, `!row ${i + 1}`);
       if (i < 0 || i >= r.rows.length) throw new ReplError(`there is no row ${i + 1}: the result has rows 1-${r.rows.length}`);
       st.cursor = i;
-      ctx.io.print(`row ${i + 1} of ${r.rows.length}\n${rowLines(r, i)}`);
+      ctx.io.print(`row ${i + 1} of ${rowTotal(r)}\n${rowLines(r, i)}`);
     },
   },
   {
@@ -392,17 +522,44 @@ export const COMMANDS: Command[] = [
       ctx.io.print(renderDominator(d, reachable));
     },
   },
-  { name: 'top', aliases: ['head'], usage: '!top [N]', takesArguments: true, summary: 'keep the first N rows (default 10)', run: (ctx, a) => shape(ctx, headRows(needResult(ctx.state), count(a, 10, '!top'))) },
-  { name: 'tail', usage: '!tail [N]', takesArguments: true, summary: 'keep the last N rows (default 10)', run: (ctx, a) => shape(ctx, tailRows(needResult(ctx.state), count(a, 10, '!tail'))) },
+  {
+    name: 'top',
+    aliases: ['head'],
+    usage: '!top [N]',
+    takesArguments: true,
+    summary: 'keep the first N rows (default 10)',
+    run: async (ctx, a) => {
+      const r = needResult(ctx.state);
+      const n = count(a, 10, '!top');
+      await needRows(ctx, r, n, '!top');
+      return shape(ctx, headRows(r, n));
+    },
+  },
+  {
+    name: 'tail',
+    usage: '!tail [N]',
+    takesArguments: true,
+    summary: 'keep the last N rows (default 10)',
+    run: async (ctx, a) => {
+      const r = needResult(ctx.state);
+      const n = count(a, 10, '!tail');
+      await needRows(ctx, r, Infinity, '!tail');
+      return shape(ctx, tailRows(r, n));
+    },
+  },
   {
     name: 'filter',
     aliases: ['grep'],
     usage: '!filter <pat>',
     takesArguments: true,
     summary: 'keep rows with a cell containing pat (case-insensitive) or matching /regex/',
-    run: (ctx, a) => {
+    run: async (ctx, a) => {
       if (a.trim() === '') throw new ReplError('!filter needs a pattern: a substring or /regex/');
-      return shape(ctx, filterRows(needResult(ctx.state), a));
+      const r = needResult(ctx.state);
+      // A bad /regex/ is said before any row is loaded.
+      filterRows({ ...r, rows: [] }, a);
+      await needRows(ctx, r, Infinity, '!filter');
+      return shape(ctx, filterRows(r, a));
     },
   },
   {
@@ -411,23 +568,42 @@ export const COMMANDS: Command[] = [
     takesArguments: true,
     summary: 'sort by a column (nulls last)',
     completes: 'column',
-    run: (ctx, a) => {
+    run: async (ctx, a) => {
       const w = words(a);
       if (w.length === 0) throw new ReplError('!sort needs a column: !sort <col> [desc]');
       const desc = w.length > 1 && /^desc$/i.test(w.at(-1)!);
       const asc = w.length > 1 && /^asc$/i.test(w.at(-1)!);
-      return shape(ctx, sortRows(needResult(ctx.state), desc || asc ? w.slice(0, -1).join(' ') : w.join(' '), desc));
+      const r = needResult(ctx.state);
+      const column = desc || asc ? w.slice(0, -1).join(' ') : w.join(' ');
+      // A column the result lacks is said before any row is loaded.
+      columnIndex(r, column);
+      await needRows(ctx, r, Infinity, '!sort');
+      return shape(ctx, sortRows(r, column, desc));
     },
   },
-  { name: 'select', usage: '!select <col>...', takesArguments: true, summary: 'keep only these columns', completes: 'column', run: (ctx, a) => shape(ctx, selectColumns(needResult(ctx.state), words(a))) },
+  {
+    name: 'select',
+    usage: '!select <col>...',
+    takesArguments: true,
+    summary: 'keep only these columns',
+    completes: 'column',
+    run: async (ctx, a) => {
+      const r = needResult(ctx.state);
+      selectColumns({ ...r, rows: [] }, words(a));
+      await needRows(ctx, r, Infinity, '!select');
+      return shape(ctx, selectColumns(r, words(a)));
+    },
+  },
   {
     name: 'stats',
     usage: '!stats [col]',
     takesArguments: true,
     summary: 'n, nulls, min, max, mean, stddev, p50, p90, p99 of numeric columns',
     completes: 'column',
-    run: (ctx, a) => {
+    run: async (ctx, a) => {
       const r = needResult(ctx.state);
+      if (a.trim() !== '') columnIndex(r, a.trim());
+      await needRows(ctx, r, Infinity, '!stats');
       ctx.io.print(formatTable(statsResult(columnStats(r, a.trim() === '' ? undefined : a.trim()), r), { footer: false }));
     },
   },
@@ -437,11 +613,14 @@ export const COMMANDS: Command[] = [
     takesArguments: true,
     summary: 'distinct values of a column with counts, most frequent first (default 20)',
     completes: 'column',
-    run: (ctx, a) => {
+    run: async (ctx, a) => {
       const w = words(a);
       if (w.length === 0) throw new ReplError('!unique needs a column: !unique <col> [N]');
       const n = w.length > 1 && /^\d+$/.test(w.at(-1)!) ? Number(w.pop()) : 20;
-      ctx.io.print(formatTable(uniqueValues(needResult(ctx.state), w.join(' '), n)));
+      const r = needResult(ctx.state);
+      columnIndex(r, w.join(' '));
+      await needRows(ctx, r, Infinity, '!unique');
+      ctx.io.print(formatTable(uniqueValues(r, w.join(' '), n)));
     },
   },
   {
@@ -468,6 +647,8 @@ export const COMMANDS: Command[] = [
       if (file === '') throw new ReplError('!save needs a file name ending in .csv, .tsv or .json');
       const r = needResult(ctx.state);
       const format = fileFormat(file);
+      // The whole result: a paged one's rest is loaded first (Ctrl-C stops that; nothing is written).
+      await needRows(ctx, r, Infinity, '!save');
       const taken = { rows: 0 };
       let where: string | void;
       try {

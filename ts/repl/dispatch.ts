@@ -17,6 +17,12 @@ export class Repl {
     readonly io: ReplIO,
   ) {}
 
+  /** Stops the scan a paged result keeps open (rest.ts): at the end of the session. */
+  close(): void {
+    this.state.open?.close();
+    this.state.open = null;
+  }
+
   /**
    * Runs one statement; false when it failed (the message has been written). `source`: where
    * it starts in a script, named by its errors.

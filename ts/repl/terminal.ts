@@ -391,6 +391,8 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
     remember(statementEntry(buffer));
     await run(buffer.join('\n'), lineNo - buffer.length + 1);
   }
+  // A paged result's paused scan stops (it holds a worker thread).
+  repl.close();
   leaving = true;
   if (tty) {
     pasteOff();

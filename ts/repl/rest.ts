@@ -1,0 +1,230 @@
+/**
+ * Paged query results (the terminal REPL's; the browser has its own over HTTP, ts/web/pages.ts):
+ * a query's rows are read from its stream (`ReplBackend.queryBatches`, the scan paused while they
+ * are not taken) until the display limit's rows are there, and shown at once; then a few more are
+ * read (`READ_AHEAD_ROWS`: a result that ends there is whole, as before), and a larger one is
+ * counted by a second run that describes and keeps no row (`queryCount`). Its other rows stay in
+ * the paused scan (the cursor) until a command needs them (`!tail`, `!sort`, `!save`…), which
+ * reads them into the result first; Ctrl-C stops that reading, keeping what was read. Only the
+ * latest paged result keeps its cursor (a paused scan holds a worker thread): the next query
+ * closes it, and the rest of that result is read by running its query again (skipping the rows
+ * held), should a command need it after `!undo`. Browser-safe (no Node-only imports).
+ */
+import { HeapqlError } from '../errors.js';
+import type { Column, QueryResult, Value } from '../query/schema.js';
+import type { ReplBackend } from './backend.js';
+
+/**
+ * Rows read (and kept) after the display limit's before a result is paged: one that ends within
+ * them is whole at once, without a second run to count it; a larger one keeps only these.
+ */
+export const READ_AHEAD_ROWS = 10_000;
+/** Rows a paged result's stream hands over at a time. */
+const BATCH_ROWS = 1000;
+
+type Batch = { columns: Column[]; rows: Value[][] };
+type End = { columns: Column[]; note?: string; truncated: boolean };
+type Batches = AsyncGenerator<Batch, End>;
+export type PagingBackend = ReplBackend & Required<Pick<ReplBackend, 'queryBatches' | 'queryCount'>>;
+
+const ABORTED = Symbol('aborted');
+
+/** `p`, or ABORTED as soon as `signal` fires (`p` goes on). */
+function untilAbort<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T | typeof ABORTED> {
+  if (!signal) return p;
+  if (signal.aborted) return Promise.resolve(ABORTED);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(ABORTED);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+}
+
+/** A column's type over two parts of a result, as the executor types all its rows. */
+function mergeType(a: Column['type'], b: Column['type']): Column['type'] {
+  if (a === b || b === 'null') return a;
+  if (a === 'null') return b;
+  return 'list';
+}
+
+function cancelled(): HeapqlError {
+  return new HeapqlError('ERR_CANCELLED', 'the query was cancelled');
+}
+
+/** The paged results not read to their end, by result. */
+const paged = new WeakMap<QueryResult, PagedResult>();
+
+/** The paged state of a result of which only the first rows are held, or null (a whole result). */
+export function pagedOf(result: QueryResult | null): PagedResult | null {
+  return (result && paged.get(result)) ?? null;
+}
+
+/** Whether the backend can page a result (the terminal's `HeapSession`). */
+export function canPage(backend: ReplBackend): backend is PagingBackend {
+  return typeof backend.queryBatches === 'function' && typeof backend.queryCount === 'function';
+}
+
+/**
+ * A query result of which the first rows are held (`result.rows`, growing as more are read),
+ * with the cursor of the rest and the whole result's count once known (`result.rowCount` is the
+ * count then, else the rows held).
+ */
+export class PagedResult {
+  private batches: Batches | null = null;
+  private stop: AbortController | null = null;
+  /** A read of the next batch that a Ctrl-C stopped waiting for: the next read takes it. */
+  private pending: Promise<IteratorResult<Batch, End>> | null = null;
+  /** Rows of a reopened stream that the result holds already (dropped as they come). */
+  private skip = 0;
+  /** The whole result's row count, once known. */
+  total: { rowCount: number; truncated: boolean } | null = null;
+  /** Every row is held (the stream ended): the result is whole. */
+  whole = false;
+
+  private constructor(
+    private readonly backend: PagingBackend,
+    readonly result: QueryResult,
+    private readonly reachableOnly: boolean,
+  ) {}
+
+  /**
+   * Runs `oql` and reads its rows until `wanted` are held or there are no more (then the result
+   * is whole). `signal` (Ctrl-C) cancels the query: ERR_CANCELLED, nothing kept.
+   */
+  static async start(backend: PagingBackend, oql: string, meta: { name: string; reachableOnly: boolean }, wanted: number, signal?: AbortSignal): Promise<PagedResult> {
+    const result: QueryResult = { name: meta.name, oql, columns: [], rows: [], rowCount: 0, truncated: false, elapsedMs: 0 };
+    const p = new PagedResult(backend, result, meta.reachableOnly);
+    try {
+      if (!(await p.readUpTo(wanted, signal))) throw cancelled();
+    } catch (err) {
+      p.close();
+      throw err;
+    }
+    if (!p.whole) paged.set(result, p);
+    return p;
+  }
+
+  /** Whether the stream's scan is open (paused) now. */
+  get open(): boolean {
+    return this.batches !== null;
+  }
+
+  /**
+   * Reads rows until `wanted` are held or the stream ends (the result is then whole: its columns
+   * typed over every row, its note and `truncated` those of the whole query). `onRows` is told
+   * the rows held after each batch. False when `signal` fired first: the rows read are kept, the
+   * cursor too (the next read goes on from there).
+   */
+  async readUpTo(wanted: number, signal?: AbortSignal, onRows?: (held: number) => void): Promise<boolean> {
+    const rows = this.result.rows;
+    while (!this.whole && rows.length < wanted) {
+      if (!this.batches) this.reopen();
+      if (!this.pending) {
+        this.pending = this.batches!.next();
+        // A read left waiting (Ctrl-C) that fails later is seen by the next read, not unhandled.
+        this.pending.catch(() => {});
+      }
+      let next: IteratorResult<Batch, End> | typeof ABORTED;
+      try {
+        next = await untilAbort(this.pending, signal);
+      } catch (err) {
+        // The stream failed (or was closed): it is over; a later read runs the query again.
+        this.pending = null;
+        this.close();
+        throw err;
+      }
+      if (next === ABORTED) return false;
+      this.pending = null;
+      if (next.done) {
+        this.finish(next.value);
+        break;
+      }
+      let batch = next.value.rows;
+      if (this.skip > 0) {
+        const k = Math.min(this.skip, batch.length);
+        batch = batch.slice(k);
+        this.skip -= k;
+      }
+      if (batch.length === 0) continue;
+      const cols = next.value.columns;
+      this.result.columns = this.result.columns.length === 0 ? cols : this.result.columns.map((c, i) => ({ name: c.name, type: mergeType(c.type, cols[i]!.type) }));
+      for (const row of batch) rows.push(row);
+      if (!this.total) this.result.rowCount = rows.length;
+      onRows?.(rows.length);
+    }
+    return true;
+  }
+
+  /**
+   * Counts the whole result (a second run of the query that describes and keeps no row), once.
+   * False when `signal` fired first (the count stops).
+   */
+  async count(signal?: AbortSignal): Promise<boolean> {
+    if (this.total) return true;
+    const stop = new AbortController();
+    const onAbort = () => stop.abort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      if (signal?.aborted) return false;
+      const total = await this.backend.queryCount(this.result.oql, { reachableOnly: this.reachableOnly, signal: stop.signal });
+      // Every row came meanwhile? Then that count stands.
+      if (!this.whole) {
+        this.total = total;
+        this.result.rowCount = total.rowCount;
+        this.result.truncated = total.truncated;
+      }
+      return true;
+    } catch (err) {
+      if (signal?.aborted && err instanceof HeapqlError && err.code === 'ERR_CANCELLED') return false;
+      throw err;
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Closes the cursor: the scan stops (the rows held stay; a later read runs the query again). */
+  close(): void {
+    const batches = this.batches;
+    this.stop?.abort();
+    this.pending?.catch(() => {});
+    void batches?.return({ columns: [], truncated: false }).catch(() => {});
+    this.batches = null;
+    this.stop = null;
+    this.pending = null;
+  }
+
+  /** The stream of the query from its start, its first rows (those held) dropped. */
+  private reopen(): void {
+    this.stop = new AbortController();
+    this.batches = this.backend.queryBatches(this.result.oql, {
+      name: this.result.name,
+      reachableOnly: this.reachableOnly,
+      batchRows: BATCH_ROWS,
+      signal: this.stop.signal,
+    });
+    this.skip = this.result.rows.length;
+  }
+
+  private finish(end: End): void {
+    this.whole = true;
+    this.batches = null;
+    this.stop = null;
+    const r = this.result;
+    // Typed over every row, as a whole result is.
+    r.columns = end.columns;
+    r.rowCount = r.rows.length;
+    r.truncated = end.truncated;
+    if (end.note !== undefined) r.note = end.note;
+    this.total = { rowCount: r.rowCount, truncated: r.truncated };
+    paged.delete(r);
+  }
+}
