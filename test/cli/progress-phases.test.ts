@@ -10,7 +10,9 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawn, type IPty } from '@lydell/node-pty';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+
+import { benchDump1g, ptysKilledAfterEach } from './pty-harness.js';
 
 const root = path.resolve(__dirname, '../..');
 const known = path.join(root, 'fixtures/dumps/KnownHeap-jdk17-coops.hprof');
@@ -19,23 +21,12 @@ const SCAN = 'SELECT COUNT(*) AS n FROM java.lang.Object o WHERE o.@usedHeapSize
 
 // The 1 GB benchmark dump (npm run bench makes it): its index takes long enough to write that a
 // Ctrl-C lands while it is written.
-const big = process.env.HEAPQL_BENCH_1G ?? path.join(root, 'bench-out/bench-1g.hprof');
-const haveBig = existsSync(big);
-if (!haveBig) console.warn(`skipping the Ctrl-C-while-writing-the-cache test: ${big} is absent (npm run bench creates it, or set HEAPQL_BENCH_1G)`);
+const { big, haveBig } = benchDump1g('the Ctrl-C-while-writing-the-cache test');
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'heapql-phases-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-const open: IPty[] = [];
-afterEach(() => {
-  for (const p of open.splice(0)) {
-    try {
-      p.kill('SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
-});
+const open = ptysKilledAfterEach();
 
 /** Runs heapql in a terminal to its end; what it drew and its exit code. */
 async function inTerminal(args: string[], onData?: (raw: string, pty: IPty) => void): Promise<{ raw: string; exitCode: number }> {

@@ -17,6 +17,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { interruptSignal } from '../../ts/cli/progress.js';
 import { setQuiet } from '../../ts/cli/stderr.js';
+import { ptysKilledAfterEach } from './pty-harness.js';
 
 const progressModule = pathToFileURL(path.resolve(__dirname, '../../dist/cli/progress.js')).href;
 
@@ -42,16 +43,7 @@ interface Ended {
   signal: number | undefined;
 }
 
-const open: IPty[] = [];
-afterEach(() => {
-  for (const p of open.splice(0)) {
-    try {
-      p.kill('SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
-});
+const open = ptysKilledAfterEach();
 
 /** Runs PROGRAM in a terminal, waits for the bar, then ends it with `end`. */
 async function drawThenEnd(end: (pty: IPty) => void): Promise<Ended> {

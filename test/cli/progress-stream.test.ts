@@ -12,7 +12,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawn, type IPty } from '@lydell/node-pty';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+
+import { benchDump1g, ptysKilledAfterEach } from './pty-harness.js';
 
 const root = path.resolve(__dirname, '../..');
 const bin = path.join(root, 'bin/heapql.js');
@@ -23,23 +25,12 @@ const ROWS = 'SELECT o.@objectId AS id, o.@usedHeapSize AS size FROM INSTANCEOF 
 
 // The 1 GB benchmark dump (npm run bench makes it): its scan of the Strings lasts long enough
 // for a Ctrl-C to land in it.
-const big = process.env.HEAPQL_BENCH_1G ?? path.join(root, 'bench-out/bench-1g.hprof');
-const haveBig = existsSync(big);
-if (!haveBig) console.warn(`skipping the Ctrl-C-during-the-streamed-scan test: ${big} is absent (npm run bench creates it, or set HEAPQL_BENCH_1G)`);
+const { big, haveBig } = benchDump1g('the Ctrl-C-during-the-streamed-scan test');
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'heapql-stream-bar-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-const open: IPty[] = [];
-afterEach(() => {
-  for (const p of open.splice(0)) {
-    try {
-      p.kill('SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
-});
+const open = ptysKilledAfterEach();
 
 const sh = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 const heapql = (args: string[]) => `exec ${[process.execPath, bin, ...args].map(sh).join(' ')}`;
