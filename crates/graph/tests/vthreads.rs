@@ -125,3 +125,18 @@ fn jdk17_platform_thread_local_is_dominated_by_its_thread() {
     assert_eq!(h.thread_name(t).as_deref(), Some("platform-parked"));
     assert_eq!(a.immediate_dominator(objs[0]), Some(t));
 }
+
+/// The serviceability agent's dump of the same program (`jhsdb jmap`) records no virtual
+/// thread: what only a parked one's frames hold has no path from a GC root there, so it reads as
+/// unreachable (the index warns of it: crates/heap/tests/vthreads.rs), though the JVM kept it.
+#[test]
+fn without_virtual_thread_records_their_locals_read_as_unreachable() {
+    let h = open("VThreadHeap-jdk25-sa");
+    let a = FullAnalysis::build(&h, GraphOptions::default()).unwrap();
+    let parked = instances(&h, "VThreadHeap$ParkedVirtualLocal");
+    assert!(!parked.is_empty());
+    for o in parked {
+        assert!(!a.is_reachable(o), "{o}");
+        assert_eq!(holder(&h, o), None, "no thread's frame holds {o} in this dump");
+    }
+}

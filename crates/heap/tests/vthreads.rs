@@ -207,3 +207,48 @@ fn the_held_objects_are_the_jvms_and_the_jdk17_dump_has_its_platform_thread_only
     assert_eq!(state("vt-sleeping"), "TIMED_WAITING");
     assert_eq!(state("vt-spinning"), "RUNNABLE");
 }
+
+fn unrecorded_warnings(h: &Heap) -> Vec<String> {
+    h.warnings().iter().filter(|w| w.message.contains("no thread record")).map(|w| w.message.clone()).collect()
+}
+
+/// A dump that records no unmounted virtual thread (the serviceability agent's, `jhsdb jmap`,
+/// of the same program on Temurin 25; JDK 19–21's HotSpot dumper does the same) loses what
+/// only their frames hold: the index says so in a warning, naming how many virtual threads
+/// have frames in stack chunks but no thread record. HotSpot's own JDK 25 dump (every
+/// virtual thread recorded) and JDK 17's (none exist) say nothing.
+#[test]
+fn a_dump_without_unmounted_virtual_threads_stacks_says_so() {
+    let h = open("VThreadHeap-jdk25-sa");
+    // The facts of this dump: virtual threads, none with a thread record, some with frames.
+    let classes = h.classes_named("java.lang.VirtualThread");
+    let vts: Vec<ObjIdx> = (0..h.object_count()).filter(|&o| classes.contains(&h.class_of(o))).collect();
+    assert!(!vts.is_empty());
+    assert!(h.threads().iter().all(|t| t.object.is_none_or(|o| !vts.contains(&o))), "the agent records no virtual thread");
+    let obj = |o: ObjIdx, f: &str| match h.field(o, f) {
+        Some(heapql_heap::Value::Object(id)) => h.index_of(id),
+        _ => None,
+    };
+    let int = |o: ObjIdx, f: &str| match h.field(o, f) {
+        Some(heapql_heap::Value::Int(v)) => v,
+        other => panic!("{f}: {other:?}"),
+    };
+    let with_frames: Vec<ObjIdx> = vts
+        .iter()
+        .copied()
+        .filter(|&vt| obj(vt, "cont").and_then(|c| obj(c, "tail")).is_some_and(|k| int(k, "sp") < int(k, "bottom")))
+        .collect();
+    assert!(!with_frames.is_empty(), "some virtual thread of the dump is parked with frames in its chunk");
+    let w = unrecorded_warnings(&h);
+    assert_eq!(w.len(), 1, "{:?}", h.warnings());
+    let n = with_frames.len();
+    let want = if n == 1 { "1 virtual thread (e.g.".to_string() } else { format!("{n} virtual threads (e.g.") };
+    assert!(w[0].starts_with(&want), "{}", w[0]);
+    assert!(w[0].contains(&format!("0x{:x}", h.object_id(with_frames[0]))), "{}", w[0]);
+    assert!(w[0].contains("read as unreachable"), "{}", w[0]);
+
+    for name in ["VThreadHeap-jdk25", "VThreadHeap-jdk17"] {
+        let h = open(name);
+        assert_eq!(unrecorded_warnings(&h), Vec::<String>::new(), "{name}");
+    }
+}
