@@ -23,8 +23,9 @@ use crate::{ids, layout, ClassExt, ClassHistogramRow, ClassIdx, ClassInfo, DumpI
 /// dump without them). heap9: instance sizes of `@Contended` JDK classes (groups, whole
 /// classes) and of `VirtualThread`, and stack chunks' sizes in the histogram (an older entry
 /// holds the unpadded sizes). heap10: instance layouts of classes more than 257 superclasses
-/// deep (an older entry lacks the fields declared above that).
-pub const CACHE_LAYOUT: &str = "heap10";
+/// deep (an older entry lacks the fields declared above that). heap11: the warning about
+/// virtual threads with frames but no thread record (an older entry of such a dump lacks it).
+pub const CACHE_LAYOUT: &str = "heap11";
 
 /// Everything but the per-object arrays.
 #[derive(Serialize, Deserialize)]

@@ -153,6 +153,9 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
 
     (h.histogram, h.summary) = histogram(&h, &totals);
     laps.lap("histogram");
+    if let Some(w) = crate::stack_chunks::unrecorded_virtual_threads(&h) {
+        h.warnings.push(w);
+    }
     ctl.report("done", 1, 1);
     Ok(h)
 }
