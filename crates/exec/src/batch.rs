@@ -23,6 +23,13 @@ pub struct Batch {
     /// Notes on the whole result (a SUM beyond a long, a field no object read had), each once;
     /// empty on the batches of a stream, whose notes come with its `StreamEnd`.
     pub notes: Vec<String>,
+    /// On a stream's batches: how many rows the whole stream gives, when the executor knew it
+    /// as it made this batch (`execute_stream`). A plan that has every row before it hands
+    /// over its first one (ORDER BY, GROUP BY, DISTINCT, aggregates, set operations) knows it
+    /// from the first batch on; a plain select, whose rows come as the scan goes, does not
+    /// (None: its `StreamEnd::rows` says it). With a LIMIT it is the rows left after the LIMIT,
+    /// never more than the limit. None on `execute`'s one batch, which is the whole result.
+    pub total: Option<u64>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -363,7 +370,7 @@ mod tests {
     fn a_cell_longer_than_a_javascript_string_is_named_by_column_and_row() {
         let text = |cells: Vec<String>| Column { name: "t".into(), data: ColumnData::Strings { values: cells, exact: ExactTexts::default() }, nulls: vec![] };
         let list = |cells: Vec<String>| Column { name: "l".into(), data: ColumnData::Lists(cells), nulls: vec![] };
-        let batch = |c: Column| Batch { row_count: 3, columns: vec![c], notes: vec![] };
+        let batch = |c: Column| Batch { row_count: 3, columns: vec![c], notes: vec![], total: None };
         let ok = batch(text(vec!["a".into(), "é".repeat(10), "b".into()]));
         assert!(ok.check_cell_lengths(0, 10).is_ok(), "ten two-byte characters are ten units");
         let e = batch(text(vec!["a".into(), "b".into(), "x".repeat(11)])).check_cell_lengths(100, 10).unwrap_err();

@@ -161,7 +161,7 @@ pub(crate) fn run(
 }
 
 /// The outputs of the rows at `steps`, in that order: all at once, or through `emit` a block
-/// at a time.
+/// at a time, each with the number of rows of the whole result (`steps.len()`).
 fn deliver(
     env: &Env,
     outputs: Option<&[CExpr]>,
@@ -185,8 +185,9 @@ fn deliver(
         }
         return Ok(RowSet::Table(Table { names, cells }));
     };
+    // Every row is known now: the whole result's count goes with each block.
     for block in steps.chunks(BLOCK) {
-        if !emit(materialize(env, outputs, input, &names, block)?)? {
+        if !emit(materialize(env, outputs, input, &names, block)?, Some(steps.len()))? {
             break;
         }
     }

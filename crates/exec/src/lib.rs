@@ -100,6 +100,11 @@ pub fn execute_json(ctx: &ExecContext, plan_json: &str) -> Result<Batch, ExecErr
 /// when the result is complete. Each batch is typed on
 /// its own (a column may be `number` in one batch and `null` in another). `on_batch` returns
 /// false to stop early.
+///
+/// A plan that has every row before it hands over its first one (ORDER BY, GROUP BY, DISTINCT,
+/// aggregates, a set operation, a LIMIT with ORDER BY) says how many rows the whole stream
+/// gives on each of its batches (`Batch::total`, from the first one on); a plain select, whose
+/// rows come as the scan goes, says it only at its end (`StreamEnd::rows`).
 pub fn execute_stream(
     ctx: &ExecContext,
     plan: &Plan,
@@ -112,7 +117,7 @@ pub fn execute_stream(
     let mut sent = 0u64;
     let mut stopped = false;
     let mut columns: Option<(Vec<String>, bool)> = None;
-    let mut deliver = |rs: RowSet, flush: bool, sent: &mut u64, stopped: &mut bool| -> bool {
+    let mut deliver = |rs: RowSet, flush: bool, total: Option<u64>, sent: &mut u64, stopped: &mut bool| -> bool {
         let mut rs = match pending.take() {
             Some(mut p) => {
                 p.append(rs);
@@ -124,7 +129,9 @@ pub fn execute_stream(
         while rs.len() - pos >= batch_rows || (flush && pos < rs.len()) {
             let end = (pos + batch_rows).min(rs.len());
             *sent += (end - pos) as u64;
-            if !on_batch(rs.to_batch(pos, end)) {
+            let mut batch = rs.to_batch(pos, end);
+            batch.total = total;
+            if !on_batch(batch) {
                 *stopped = true;
                 return false;
             }
@@ -137,14 +144,22 @@ pub fn execute_stream(
         pending = Some(rs);
         true
     };
-    let mut emit = |rs: RowSet| -> Result<bool, ExecError> {
+    // The total a sorted stream (`late.rs`) announces with its rows; the emitted rows of a
+    // plain select come without one.
+    let mut total: Option<u64> = None;
+    let mut emitted = false;
+    let mut emit = |rs: RowSet, whole: Option<usize>| -> Result<bool, ExecError> {
         columns.get_or_insert_with(|| (rs.names(), rs.is_objects()));
-        Ok(deliver(rs, false, &mut sent, &mut stopped))
+        emitted = true;
+        total = whole.map(|n| n as u64);
+        Ok(deliver(rs, false, total, &mut sent, &mut stopped))
     };
     let rest = select::run_query_stream(&env, &plan.query, Some(&mut emit))?;
     let (columns, object_rows) = columns.unwrap_or_else(|| (rest.names(), rest.is_objects()));
     if !stopped {
-        deliver(rest, true, &mut sent, &mut stopped);
+        // Nothing emitted: `rest` is the whole result, so its length is the total.
+        let total = if emitted { total } else { Some(rest.len() as u64) };
+        deliver(rest, true, total, &mut sent, &mut stopped);
     }
     Ok(StreamEnd { rows: sent, columns, object_rows, stopped, notes: env.take_notes() })
 }

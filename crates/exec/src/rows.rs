@@ -115,14 +115,14 @@ impl RowSet {
     pub fn to_batch(&self, start: usize, end: usize) -> Batch {
         match self {
             RowSet::Objects { name, ids } => {
-                Batch { row_count: end - start, columns: vec![objects_column(name, ids[start..end].to_vec())], notes: Vec::new() }
+                Batch { row_count: end - start, columns: vec![objects_column(name, ids[start..end].to_vec())], notes: Vec::new(), total: None }
             }
             RowSet::Table(t) => {
                 let w = t.width();
                 let columns = (0..w)
                     .map(|c| build_column(&t.names[c], (start..end).map(move |r| &t.cells[r * w + c])))
                     .collect();
-                Batch { row_count: end - start, columns, notes: Vec::new() }
+                Batch { row_count: end - start, columns, notes: Vec::new(), total: None }
             }
         }
     }

@@ -20,8 +20,10 @@ use crate::value::Value;
 /// Scan steps per block when rows are streamed or a LIMIT may stop the scan early.
 const BLOCK: usize = 1 << 18;
 
-/// Receives streamed rows in order; returns false to stop.
-pub(crate) type Emit<'a> = &'a mut dyn FnMut(RowSet) -> Result<bool, ExecError>;
+/// Receives streamed rows in order, with the number of rows of the whole result when it is
+/// known already (a sorted select's, which has them all before the first is emitted; None
+/// while rows come as the scan goes); returns false to stop.
+pub(crate) type Emit<'a> = &'a mut dyn FnMut(RowSet, Option<usize>) -> Result<bool, ExecError>;
 
 #[derive(Clone, Copy)]
 enum SetKind {
@@ -361,7 +363,7 @@ fn ungrouped(
             let mut rows = chunk.finish(names.clone(), &[], false, None);
             rows.truncate(cap - emitted);
             emitted += rows.len();
-            if rows.len() > 0 && !emit(rows)? {
+            if rows.len() > 0 && !emit(rows, None)? {
                 break;
             }
             if emitted >= cap {

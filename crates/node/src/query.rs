@@ -46,6 +46,11 @@ pub struct JsBatch {
     /// Notes on the whole result (a SUM beyond a long, a field no object read had); absent
     /// when there is none, and on a stream's batches (its end has them).
     pub notes: Option<Vec<String>>,
+    /// On a stream's batches: how many rows the whole stream gives, when the executor knew it
+    /// as it made this batch (ORDER BY, GROUP BY, DISTINCT, aggregates, set operations: from
+    /// the first batch on; with a LIMIT, at most the limit); absent while the rows come as the
+    /// scan goes (the stream's end says it) and on `execute`'s batch.
+    pub total: Option<f64>,
 }
 
 fn exec_error(e: ExecError) -> Error {
@@ -80,7 +85,7 @@ fn to_js(mut batch: Batch, first_row: u64) -> Result<JsBatch> {
         columns.push(JsColumn { name: c.name, kind, values, nulls, bigints });
     }
     let notes = if batch.notes.is_empty() { None } else { Some(batch.notes) };
-    Ok(JsBatch { row_count, columns, notes })
+    Ok(JsBatch { row_count, columns, notes, total: batch.total.map(|t| t as f64) })
 }
 
 /// A string column's cells for JavaScript: each a Rust string, but the texts that are no valid
