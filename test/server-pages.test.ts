@@ -5,18 +5,24 @@
  * `limit` too); the last page can be asked again (its answer lost), any other row is a 409; a
  * closed cursor (DELETE, replaced by newer ones) is a 404 saying to run the
  * query again; a result of one page comes whole, with no cursor; bad `pageRows` are refused.
+ * The count of a sorted (or grouped) result is the one its stream said: the addon's execution is
+ * started once, counted by a wrapper; an unsorted one is counted by a second run, which the end
+ * of the stream settles and stops when it comes first.
  */
 import path from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
 import { openHeap, type HeapSession } from '../ts/index.js';
+import type { NativeHeap } from '../ts/native/index.js';
 import { validateQueryResult, type QueryResult } from '../ts/query/schema.js';
 import { listen, type RunningServer } from '../ts/server/listen.js';
 import { MAX_OPEN } from '../ts/server/query-pages.js';
 
 const DUMP = path.resolve(__dirname, '../fixtures/dumps/KnownHeap-jdk17-coops.hprof');
 const QUERY = 'SELECT p, p.x AS x FROM KnownHeap$Point p';
+const SORTED = 'SELECT p, p.x AS x FROM KnownHeap$Point p ORDER BY x DESC';
+const GROUPED = 'SELECT p.x % 400 AS k, COUNT(*) AS n FROM KnownHeap$Point p GROUP BY p.x % 400';
 
 interface Start {
   cursor: string | null;
@@ -28,6 +34,16 @@ describe('paged results (POST /pages)', () => {
   let session: HeapSession;
   let server: RunningServer;
   let whole: QueryResult;
+  /** Executions the addon started (`execute`, `executeStream`) since the last `reset()`. */
+  let starts = 0;
+  /** While set, a count run (a stream without a gate: `countPrepared`'s) starts only once it resolves. */
+  let holdCounts: Promise<void> | null = null;
+  /** What the count runs held gave once they ran. */
+  let heldRuns: Promise<string>[] = [];
+  const reset = () => {
+    starts = 0;
+    heldRuns = [];
+  };
 
   const json = async <T>(res: Response): Promise<{ status: number; body: T }> => ({ status: res.status, body: (await res.json()) as T });
   const start = async (body: Record<string, unknown>) => json<Start>(await fetch(`${server.url}/pages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }));
@@ -38,6 +54,21 @@ describe('paged results (POST /pages)', () => {
     server = await listen(session, 0, {});
     whole = (await (await fetch(`${server.url}/query`, { method: 'POST', body: QUERY })).json()) as QueryResult;
     expect(whole.rowCount).toBe(1000);
+    const handle = session.handle as NativeHeap;
+    const execute = handle.execute.bind(handle);
+    const executeStream = handle.executeStream.bind(handle);
+    handle.execute = (...args: Parameters<NativeHeap['execute']>) => {
+      starts++;
+      return execute(...args);
+    };
+    handle.executeStream = (...args: Parameters<NativeHeap['executeStream']>) => {
+      starts++;
+      const held = holdCounts;
+      if (!held || args[4]) return executeStream(...args);
+      const run = held.then(() => executeStream(...args));
+      heldRuns.push(run.then((end) => (end.stopped ? 'stopped' : `counted ${end.rows}`), (err: Error) => err.message.replace(/:.*/s, '')));
+      return run;
+    };
   });
   afterAll(async () => {
     await server?.close();
@@ -113,6 +144,66 @@ describe('paged results (POST /pages)', () => {
     expect(await session.queryCount(QUERY, { limit: 999 })).toEqual({ rowCount: 999, truncated: true });
     expect(await session.queryCount(QUERY, { limit: 1000 })).toEqual({ rowCount: 1000, truncated: false });
     await expect(session.queryCount(QUERY, { signal: AbortSignal.abort() })).rejects.toMatchObject({ code: 'ERR_CANCELLED' });
+  });
+
+  const countOf = async (cursor: string) => json<{ rowCount: number; truncated: boolean }>(await fetch(`${server.url}/pages/${cursor}/count`));
+
+  test('a sorted or grouped result is counted by its stream: the addon runs once', async () => {
+    const sorted = (await (await fetch(`${server.url}/query`, { method: 'POST', body: SORTED })).json()) as QueryResult;
+    for (const [oql, rowCount, rows] of [
+      [SORTED, 1000, sorted.rows],
+      [GROUPED, 400, null],
+    ] as const) {
+      reset();
+      const { body } = await start({ query: oql, pageRows: 150 });
+      expect(body.result.rowCount).toBe(150);
+      expect((await countOf(body.cursor!)).body).toEqual({ rowCount, truncated: false });
+      expect(starts).toBe(1);
+      if (rows) {
+        const rest = await next(body.cursor!, '?from=150&rows=10000');
+        expect([...body.result.rows, ...rest.body.rows]).toEqual(rows);
+        expect(rest.body.done).toBe(true);
+      }
+      await fetch(`${server.url}/pages/${body.cursor}`, { method: 'DELETE' });
+      expect(starts).toBe(1);
+    }
+    // A limit caps the count the stream says, and says more existed.
+    reset();
+    const { body } = await start({ query: SORTED, pageRows: 100, limit: 250 });
+    expect((await countOf(body.cursor!)).body).toEqual({ rowCount: 250, truncated: true });
+    expect(starts).toBe(1);
+    const rest = await next(body.cursor!, '?from=100&rows=1000');
+    expect(rest.body).toMatchObject({ from: 100, done: true, truncated: true });
+    expect(rest.body.rows).toEqual(sorted.rows.slice(100, 250));
+    expect(starts).toBe(1);
+  });
+
+  test('an unsorted result is counted by a second run; its rows running out first settle the count and stop that run', async () => {
+    reset();
+    let { body } = await start({ query: QUERY, pageRows: 300 });
+    expect((await countOf(body.cursor!)).body).toEqual({ rowCount: 1000, truncated: false });
+    expect(starts).toBe(2);
+    await fetch(`${server.url}/pages/${body.cursor}`, { method: 'DELETE' });
+
+    // The count run held before it starts: the rows, read to their end, are the count.
+    reset();
+    let letGo!: () => void;
+    holdCounts = new Promise<void>((r) => (letGo = r));
+    try {
+      ({ body } = await start({ query: QUERY, pageRows: 300 }));
+      const count = countOf(body.cursor!);
+      await expect.poll(() => heldRuns.length).toBe(1);
+      const rest = await next(body.cursor!, '?from=300&rows=10000');
+      expect(rest.body).toMatchObject({ from: 300, done: true });
+      expect((await count).body).toEqual({ rowCount: 1000, truncated: false });
+    } finally {
+      letGo();
+      holdCounts = null;
+    }
+    // Let go after the count was settled, the second run starts stopped.
+    expect(await heldRuns[0]).toMatch(/^(ERR_CANCELLED|stopped)$/);
+    expect(starts).toBe(2);
+    await fetch(`${server.url}/pages/${body.cursor}`, { method: 'DELETE' });
   });
 
   test('bad pageRows are refused; /query and /stream do not take it', async () => {

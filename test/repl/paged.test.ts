@@ -5,12 +5,15 @@
  * them first and then answers exactly as on the whole result (`session.query`'s rows), also
  * after a newer query closed its scan (`!undo` back to it: its query runs again, the rows held
  * skipped); a column or pattern a command cannot use is refused before any row is loaded; a
- * result within the rows loaded ahead is whole at once, without a count.
+ * result within the rows loaded ahead is whole at once, without a count. A sorted result is
+ * counted by its stream, which says the total with its first rows: the addon's execution is
+ * started once (counted by a wrapper), where an unsorted one is started twice.
  */
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
 import { openHeap, type HeapSession } from '../../ts/index.js';
+import type { NativeHeap } from '../../ts/native/index.js';
 import { formatCsv } from '../../ts/query/format.js';
 import type { QueryResult } from '../../ts/query/schema.js';
 import { Repl, type ReplIO } from '../../ts/repl/index.js';
@@ -20,6 +23,8 @@ const root = path.resolve(__dirname, '../..');
 const demo = path.join(root, 'fixtures/demo/demo.hprof');
 /** 20,437 rows: more than the rows loaded ahead. */
 const ALL = 'SELECT x.@objectId AS id, x.@usedHeapSize AS size, classof(x) AS class FROM INSTANCEOF java.lang.Object x';
+/** ALL's rows, sorted. */
+const SORTED = `${ALL} ORDER BY size DESC`;
 /** 3,703 rows: fewer. */
 const STRINGS = 'SELECT s.@objectId AS id FROM java.lang.String s';
 
@@ -31,6 +36,8 @@ let errs: string[];
 const saved = new Map<string, string>();
 let counts = 0;
 let streams = 0;
+/** Executions the addon started (`execute`, `executeStream`). */
+let starts = 0;
 
 const io: ReplIO = {
   print: (t) => out.push(t),
@@ -66,6 +73,17 @@ beforeAll(async () => {
     streams++;
     return batches(q, o);
   };
+  const handle = session.handle as NativeHeap;
+  const execute = handle.execute.bind(handle);
+  const executeStream = handle.executeStream.bind(handle);
+  handle.execute = (...args: Parameters<NativeHeap['execute']>) => {
+    starts++;
+    return execute(...args);
+  };
+  handle.executeStream = (...args: Parameters<NativeHeap['executeStream']>) => {
+    starts++;
+    return executeStream(...args);
+  };
   repl = new Repl(session, io);
 });
 afterAll(() => {
@@ -76,6 +94,7 @@ afterAll(() => {
 const ids = (r: QueryResult) => r.rows.map((row) => row[0]);
 
 it('holds the first rows and the count; commands load what they need and answer as on the whole result', async () => {
+  const started = starts;
   let r = await run(ALL);
   expect(r.err).toBe('');
   expect(r.out).toContain('(20437 rows; showing the first 50: !tail, !row N, !set limit 0 for all)');
@@ -84,6 +103,8 @@ it('holds the first rows and the count; commands load what they need and answer 
   expect(result.rows).toHaveLength(READ_AHEAD_ROWS);
   expect(result.rowCount).toBe(20437);
   expect([counts, streams]).toEqual([1, 1]);
+  // Its rows come as the scan goes: a second run counted them.
+  expect(starts - started).toBe(2);
 
   // !count: no second count. !row within the rows held: nothing loaded.
   expect((await run('!count')).out).toBe('20437 rows');
@@ -109,6 +130,25 @@ it('holds the first rows and the count; commands load what they need and answer 
   await run('!undo');
   expect((await run('!save all.csv')).out).toBe('saved 20437 rows to all.csv');
   expect(saved.get('all.csv')).toBe(formatCsv(whole));
+});
+
+it('a sorted result is counted by its stream: the query runs once; its rows are the sorted ones', async () => {
+  const sorted = await session.query(SORTED, { name: 'q1' });
+  expect(sorted.rowCount).toBe(20437);
+  const [started, counted, streamed] = [starts, counts, streams];
+  const r = await run(SORTED);
+  expect(r.err).toBe('');
+  expect(r.out).toContain('(20437 rows; showing the first 50: !tail, !row N, !set limit 0 for all)');
+  const result = repl.state.result!;
+  expect(pagedOf(result)).not.toBeNull();
+  expect(result.rows).toEqual(sorted.rows.slice(0, READ_AHEAD_ROWS));
+  expect(result.rowCount).toBe(20437);
+  expect((await run('!count')).out).toBe('20437 rows');
+  expect([starts - started, counts - counted, streams - streamed]).toEqual([1, 0, 1]);
+  // The rest from the same scan.
+  await run('!tail 3');
+  expect(result.rows).toEqual(sorted.rows);
+  expect(starts - started).toBe(1);
 });
 
 it('a paged result whose scan a newer query closed runs its query again for the rest, skipping the rows held', async () => {

@@ -35,12 +35,17 @@ export interface ReplBackend {
    * are not taken (`HeapSession.queryBatches`); `signal` or `return()` stops it. With it and
    * `queryCount` (and a front that takes text as it comes, `ReplIO.write`), a result larger than
    * the display limit is paged (rest.ts): its first rows shown at once, the rest counted, and
-   * read only when a command needs it.
+   * read only when a command needs it. A batch's `total` is the whole result's count when the
+   * executor knew it already (a query that sorts, groups or removes duplicates): then no second
+   * run counts it.
    */
   queryBatches?(
     oql: string,
     options: { name?: string; reachableOnly?: boolean; batchRows?: number; signal?: AbortSignal },
-  ): AsyncGenerator<{ columns: Column[]; rows: Value[][] }, { columns: Column[]; note?: string; truncated: boolean }>;
+  ): AsyncGenerator<
+    { columns: Column[]; rows: Value[][]; total?: { rowCount: number; truncated: boolean } },
+    { columns: Column[]; note?: string; truncated: boolean }
+  >;
   /** How many rows a query gives, none described nor kept: a second run (`HeapSession.queryCount`). */
   queryCount?(oql: string, options: { reachableOnly?: boolean; signal?: AbortSignal }): Promise<{ rowCount: number; truncated: boolean }>;
 }

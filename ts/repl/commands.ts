@@ -255,7 +255,8 @@ function adopt(ctx: ReplContext, result: QueryResult, viz: VizSpec | null, warni
 /**
  * A query run paged (rest.ts): its first rows (the display limit's) are shown as soon as the
  * scan has them; then a few more are loaded (a result that ends there is whole) or, for a larger
- * one, the rest is counted by a second run, the progress display saying which; the footer then
+ * one, the rest is counted (by its stream when that said the count — a query that sorts, groups
+ * or removes duplicates —, else by a second run), the progress display saying which; the footer then
  * gives the total. Ctrl-C before the first rows cancels the query; after them it stops the
  * loading or counting: the rows shown stay the result, counted and loaded when a command needs it.
  */
@@ -289,7 +290,8 @@ async function runPaged(ctx: ReplContext, backend: PagingBackend, oql: string, n
     const loading = (held: number) => ctx.io.progress?.({ phase: 'loading rows', done: held, total: 0 });
     loading(result.rows.length);
     done = await p.readUpTo(READ_AHEAD_ROWS, ctx.signal, loading);
-    if (done && !p.whole) {
+    // A result whose stream said its count (it sorts, groups…) needs no second run.
+    if (done && !p.whole && !p.total) {
       ctx.io.progress?.({ phase: 'counting rows', done: 0, total: 0 });
       done = await p.count(ctx.signal);
     }

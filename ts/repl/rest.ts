@@ -3,7 +3,9 @@
  * a query's rows are read from its stream (`ReplBackend.queryBatches`, the scan paused while they
  * are not taken) until the display limit's rows are there, and shown at once; then a few more are
  * read (`READ_AHEAD_ROWS`: a result that ends there is whole, as before), and a larger one is
- * counted by a second run that describes and keeps no row (`queryCount`). Its other rows stay in
+ * counted: by its stream when that says the count (a query that sorts, groups or removes
+ * duplicates has every row before its first: its first batch says how many), else by a second
+ * run that describes and keeps no row (`queryCount`). Its other rows stay in
  * the paused scan (the cursor) until a command needs them (`!tail`, `!sort`, `!save`…), which
  * reads them into the result first; Ctrl-C stops that reading, keeping what was read. Only the
  * latest paged result keeps its cursor (a paused scan holds a worker thread): the next query
@@ -22,7 +24,8 @@ export const READ_AHEAD_ROWS = 10_000;
 /** Rows a paged result's stream hands over at a time. */
 const BATCH_ROWS = 1000;
 
-type Batch = { columns: Column[]; rows: Value[][] };
+type Total = { rowCount: number; truncated: boolean };
+type Batch = { columns: Column[]; rows: Value[][]; total?: Total };
 type End = { columns: Column[]; note?: string; truncated: boolean };
 type Batches = AsyncGenerator<Batch, End>;
 export type PagingBackend = ReplBackend & Required<Pick<ReplBackend, 'queryBatches' | 'queryCount'>>;
@@ -85,8 +88,8 @@ export class PagedResult {
   private pending: Promise<IteratorResult<Batch, End>> | null = null;
   /** Rows of a reopened stream that the result holds already (dropped as they come). */
   private skip = 0;
-  /** The whole result's row count, once known. */
-  total: { rowCount: number; truncated: boolean } | null = null;
+  /** The whole result's row count, once known (the stream said it, it ended, or it was counted). */
+  total: Total | null = null;
   /** Every row is held (the stream ended): the result is whole. */
   whole = false;
 
@@ -148,6 +151,8 @@ export class PagedResult {
         this.finish(next.value);
         break;
       }
+      // The stream says the whole count: no second run will be needed.
+      if (next.value.total && !this.total) this.counted(next.value.total);
       let batch = next.value.rows;
       if (this.skip > 0) {
         const k = Math.min(this.skip, batch.length);
@@ -164,9 +169,16 @@ export class PagedResult {
     return true;
   }
 
+  private counted(total: Total): void {
+    this.total = total;
+    this.result.rowCount = total.rowCount;
+    this.result.truncated = total.truncated;
+  }
+
   /**
-   * Counts the whole result (a second run of the query that describes and keeps no row), once.
-   * False when `signal` fired first (the count stops).
+   * Counts the whole result, once: nothing to do when its stream said the count (or ended),
+   * else a second run of the query that describes and keeps no row. False when `signal` fired
+   * first (the count stops).
    */
   async count(signal?: AbortSignal): Promise<boolean> {
     if (this.total) return true;
@@ -177,11 +189,7 @@ export class PagedResult {
       if (signal?.aborted) return false;
       const total = await this.backend.queryCount(this.result.oql, { reachableOnly: this.reachableOnly, signal: stop.signal });
       // Every row came meanwhile? Then that count stands.
-      if (!this.whole) {
-        this.total = total;
-        this.result.rowCount = total.rowCount;
-        this.result.truncated = total.truncated;
-      }
+      if (!this.total) this.counted(total);
       return true;
     } catch (err) {
       if (signal?.aborted && err instanceof HeapqlError && err.code === 'ERR_CANCELLED') return false;

@@ -3,8 +3,10 @@
  * /pages/<id>`), which the browser REPL uses: the first page of a query's rows is answered at
  * once, as a QueryResult; when more rows follow, the server keeps the query's stream open under
  * a cursor (its scan paused: the executor runs at most a few batches ahead of what was taken,
- * and only the rows taken are described), hands out the next rows on request, and counts the
- * whole result in a second run that neither describes nor keeps rows.
+ * and only the rows taken are described), hands out the next rows on request, and says the
+ * whole result's count: the stream's own when it says it (a query that sorts, groups or removes
+ * duplicates has every row before its first: `RowBatch.total`), else that of a second run that
+ * neither describes nor keeps rows, which stops when the stream reaches its end first.
  *
  * A paused stream holds one of the addon's worker threads, so the server keeps few cursors
  * (MAX_OPEN: opening another closes the oldest) and closes one unused for IDLE_MS; a closed
@@ -63,8 +65,14 @@ export class PagedQuery {
   private summary: StreamSummary | null = null;
   private readonly stop = new AbortController();
   private readonly batches: AsyncGenerator<RowBatch, StreamSummary>;
-  /** The whole result's row count (a second run), started when a cursor is kept. */
+  /** Rows read from the stream so far (handed out or in the buffer). */
+  private received = 0;
+  /** The whole result's row count once known without a second run (the stream said it, or ended). */
+  private known: RowTotal | null = null;
+  /** The second run's count, started when `count()` is first asked and the count is not known. */
   private total: Promise<RowTotal> | null = null;
+  /** Stops the second run (the count became known, or the cursor closed). */
+  private readonly countStop = new AbortController();
   /** One read of the stream at a time. */
   private busy: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | null = null;
@@ -89,9 +97,13 @@ export class PagedQuery {
       const next = await this.batches.next();
       if (next.done) {
         this.summary = next.value;
+        // Every row was read: that is the count (a second run still counting stops).
+        this.settle({ rowCount: this.received, truncated: next.value.truncated });
         return false;
       }
-      const { rows, columns } = next.value;
+      const { rows, columns, total } = next.value;
+      if (total) this.settle(total);
+      this.received += rows.length;
       if (rows.length === 0) continue;
       this.buffer = rows;
       this.columns = this.columns ? this.columns.map((c, i) => ({ name: c.name, type: mergeType(c.type, columns[i]!.type) })) : columns;
@@ -166,11 +178,6 @@ export class PagedQuery {
       const body: PageBody = { from, rows, done: this.done };
       if (this.done) {
         body.truncated = this.summary!.truncated;
-        // Every row was read: that is the count (a count still running stops).
-        const known = { rowCount: this.sent, truncated: body.truncated };
-        this.counted?.(known);
-        this.total ??= Promise.resolve(known);
-        this.stop.abort();
         if (this.summary!.note !== undefined) body.note = this.summary!.note;
       }
       this.last = body;
@@ -181,16 +188,29 @@ export class PagedQuery {
     });
   }
 
-  /** Settles the count with the total read to the end, when the rows ran out before it. */
+  /** Settles a count waiting for the second run with the count known meanwhile. */
   private counted: ((total: RowTotal) => void) | null = null;
 
   /**
-   * The whole result's row count: a second run of the query that only counts (once), or the
-   * rows handed out when they reached the end first.
+   * The whole result's count is known (the stream said it, or reached its end): a `count()`
+   * waiting for the second run has it, and the second run stops.
+   */
+  private settle(total: RowTotal): void {
+    if (this.known) return;
+    this.known = total;
+    this.counted?.(total);
+    this.countStop.abort();
+  }
+
+  /**
+   * The whole result's row count: the stream's when known (it said it, or its rows ran out),
+   * else a second run of the query that only counts (once), which the stream's count settles
+   * and stops should it come first.
    */
   count(): Promise<RowTotal> {
+    if (this.known) return Promise.resolve(this.known);
     if (!this.total) {
-      const run = this.ctx.session.queryCount(this.prepared, { signal: this.stop.signal });
+      const run = this.ctx.session.queryCount(this.prepared, { signal: this.countStop.signal });
       const read = new Promise<RowTotal>((resolve) => (this.counted = resolve));
       run.catch(() => {});
       this.total = Promise.race([run, read]);
@@ -210,6 +230,7 @@ export class PagedQuery {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.stop.abort();
+    this.countStop.abort();
     this.total?.catch(() => {});
     void this.busy.then(() => this.batches.return({ columns: [], truncated: false })).catch(() => {});
     this.onClose(this);

@@ -280,6 +280,13 @@ export type StreamedRow = Record<string, Value>;
 export interface RowBatch {
   columns: Column[];
   rows: Value[][];
+  /**
+   * The whole result's row count (up to the row cap, and whether more existed), when the
+   * executor knew it as it made this batch: a query that has every row before its first one
+   * (ORDER BY, GROUP BY, DISTINCT, aggregates, set operations) says it from its first batch on,
+   * so no second run (`countPrepared`) is needed; absent while the rows come as the scan goes.
+   */
+  total?: RowTotal;
 }
 
 /** Batches a stream hands out between two turns of the event loop it lets through. */
@@ -334,7 +341,8 @@ function runUntilExit(token: { cancel(): void }): () => void {
 
 /**
  * Batches as the executor produces them (plain selects stream while the scan runs), each
- * converted on its own; the generator's return value says how the stream ended. The scan
+ * converted on its own, with the whole result's count when the executor knows it already
+ * (`RowBatch.total`); the generator's return value says how the stream ended. The scan
  * waits while the reader does not take batches; returning early, or `signal`, cancels it.
  */
 export async function* streamBatchesPrepared(
@@ -358,6 +366,8 @@ export async function* streamBatchesPrepared(
   let truncated = false;
   let failure: unknown;
   let failed = false;
+  /** The executor's count of the whole result, once a batch said it. */
+  let total: RowTotal | undefined;
   // Progress events as `runPrepared`'s: the scan's last ones are let through before the end.
   let reporting = true;
   const onProgress = options.onProgress;
@@ -402,6 +412,8 @@ export async function* streamBatchesPrepared(
       const whole = queue.shift();
       if (whole) {
         gate.release();
+        const said = (whole as Batch & StreamTotal).total;
+        if (total === undefined && typeof said === 'number') total = rowTotal(q, said);
         // Past the row cap (the executor was asked for one row more): cut, and say so.
         const batch = q.limit === undefined ? whole : firstRows(whole, Math.max(0, q.limit - delivered));
         if (batch.rowCount < whole.rowCount) truncated = true;
@@ -409,7 +421,7 @@ export async function* streamBatchesPrepared(
         // A batch larger than a block (`batchRows`) is converted a block at a time, as `query`'s.
         const { columns, rows } = await batchToQueryResultPaced(batch, resolve, { name: 'stream', oql: q.oql, elapsedMs: 0 }, pause);
         if (rows.length > 0) typed = typed ? typed.map((c, i) => ({ name: c.name, type: mergeColumnType(c.type, columns[i]!.type) })) : columns;
-        yield { columns, rows };
+        yield total ? { columns, rows, total } : { columns, rows };
         // A reader that takes each batch at once (a terminal's writes are synchronous) would
         // otherwise keep this loop in one turn of the event loop while the scan keeps the
         // queue full: signals (Ctrl-C) and timers would wait for the whole result. Every few
@@ -442,6 +454,20 @@ export async function* streamBatchesPrepared(
   }
 }
 
+/** What a stream's batch may say besides its rows: the whole result's row count (`JsBatch.total`). */
+interface StreamTotal {
+  total?: number | null;
+}
+
+/**
+ * The count the caller sees of `rows` the executor gives: the executor is asked for one row
+ * more than the row cap (`limit`), so more than the cap says that more existed.
+ */
+function rowTotal(q: PreparedQuery, rows: number): RowTotal {
+  const rowCount = q.limit === undefined ? rows : Math.min(rows, q.limit);
+  return { rowCount, truncated: rowCount < rows };
+}
+
 /** Rows per native batch of `countPrepared` (its batches are counted, never converted). */
 const COUNT_BATCH_ROWS = 65536;
 
@@ -455,8 +481,8 @@ export interface RowTotal {
 
 /**
  * How many rows a query gives, without describing or keeping any: the executor runs it and its
- * batches are only counted (the browser REPL's paged results say their total with it). `signal`
- * cancels it (ERR_CANCELLED).
+ * batches are only counted (the paged results of the REPLs say their total with it, unless their
+ * stream said it first: `RowBatch.total`). `signal` cancels it (ERR_CANCELLED).
  */
 export async function countPrepared(handle: NativeHeap, q: PreparedQuery, options: { signal?: AbortSignal } = {}): Promise<RowTotal> {
   const { token, dispose } = cancelTokenFor(options.signal);
@@ -464,9 +490,7 @@ export async function countPrepared(handle: NativeHeap, q: PreparedQuery, option
   try {
     const end = await call(() => handle.executeStream(q.planned.json, COUNT_BATCH_ROWS, () => {}, token, null)).catch((err) => Promise.reject(placed(err, q.oql)));
     if (end.stopped || options.signal?.aborted) throw new HeapqlError('ERR_CANCELLED', 'the query was cancelled');
-    // The executor was asked for one row more than the cap: it says whether more existed.
-    const rowCount = q.limit === undefined ? end.rows : Math.min(end.rows, q.limit);
-    return { rowCount, truncated: rowCount < end.rows };
+    return rowTotal(q, end.rows);
   } finally {
     forget();
     dispose();

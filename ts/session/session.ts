@@ -479,7 +479,9 @@ export class HeapSession implements ReportableHeap {
 
   /**
    * How many rows a query gives (up to its `limit`, and whether more existed), its rows neither
-   * described nor kept: a second run of the query that only counts. `signal` cancels it.
+   * described nor kept: a second run of the query that only counts. `signal` cancels it. A
+   * reader of the query's stream (`queryBatches`) whose batch says the total (`RowBatch.total`:
+   * a query that sorts, groups or removes duplicates has every row before its first) needs none.
    */
   async queryCount(q: string | PreparedQuery, options: QueryOptions = {}): Promise<RowTotal> {
     this.live();

@@ -2,7 +2,8 @@
  * The browser REPL's paged results. A query goes to `POST /pages`: the server answers its first
  * `pageRows` rows at once and keeps a cursor for the rest; the page holds the rows fetched so
  * far (the result's `rows`, which `!sort`, `!filter`, `!save`… see), asks for the total count in
- * the background (`GET /pages/<id>/count`), and fetches further rows only when asked to show
+ * the background (`GET /pages/<id>/count`: answered at once for a query whose stream said it, a
+ * sorted or grouped one; else once a second run has counted), and fetches further rows only when asked to show
  * them (`more`). One paged result is open at a time: a new query closes the previous one's
  * cursor (`DELETE /pages/<id>`: its scan and its count stop in the server), as does the page's
  * stop control.
@@ -103,7 +104,7 @@ export class Pages {
     for (const f of entry.listeners) f();
   }
 
-  /** Waits for the total count (the server counts in a second run). */
+  /** Waits for the total count (the server's stream says it, or a second run counts). */
   private async count(entry: Entry): Promise<void> {
     try {
       entry.state.total = await this.api.get<{ rowCount: number; truncated: boolean }>(`/pages/${encodeURIComponent(entry.cursor)}/count`, entry.stop.signal);
