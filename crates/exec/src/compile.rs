@@ -365,7 +365,23 @@ fn check_field(env: &Env, classes: &[ClassIdx], described: Option<&[ClassIdx]>, 
         return Ok(());
     }
     let heap = env.heap;
-    if classes.iter().any(|&c| heap.instance_layout(c).iter().any(|f| f.name == name)) {
+    // A class's layout holds the fields of it and its superclasses: each class is looked at
+    // once, however many of the source's classes share it as a superclass.
+    let mut seen = vec![false; heap.class_count() as usize];
+    let declared = classes.iter().any(|&c| {
+        let mut cur = Some(c);
+        while let Some(k) = cur {
+            if std::mem::replace(&mut seen[k as usize], true) {
+                return false;
+            }
+            if heap.class(k).fields.iter().any(|f| f.name == name) {
+                return true;
+            }
+            cur = heap.class(k).super_class;
+        }
+        false
+    });
+    if declared {
         return Ok(());
     }
     let yields_class_objects = classes.iter().any(|&c| heap.class(c).name == "java.lang.Class");

@@ -24,6 +24,8 @@ mod heaps;
 pub use heaps::{HeapStats, DEFAULT_HEAP};
 mod ids;
 mod layout;
+#[doc(hidden)]
+pub use layout::blocks_kept as layout_blocks_kept;
 mod merge;
 mod persist;
 pub use heapql_cache::CacheUse;
@@ -391,14 +393,15 @@ pub struct HeapSummary {
 /// Per-class facts the index derives (beside the public `ClassInfo`).
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct ClassExt {
-    /// Instance layout: own fields first, then super's, ... (names, types).
-    pub layout: Vec<FieldDef>,
-    /// Byte offset of each layout field in the INSTANCE DUMP data.
-    pub offsets: Vec<u32>,
-    /// (data offset, layout slot) of each reference field.
-    pub ref_slots: Vec<(u32, u32)>,
-    /// Total field bytes of an instance.
+    /// Instance layout: own fields first, then super's, ... (names, types): this class's
+    /// slice of `Layouts::fields` (start, length), which its superclass's layout ends.
+    pub layout: (u32, u32),
+    /// The reference fields: this class's slice of `Layouts::refs` (start, length).
+    pub refs: (u32, u32),
+    /// Total field bytes of an instance, saturated at `u32::MAX` (a damaged dump).
     pub data_len: u32,
+    /// Total field bytes of an instance, exact (the offsets are counted back from it).
+    pub data_total: u64,
     /// Real shallow size of an instance.
     pub instance_size: u32,
     /// Real shallow size of this class's `java.lang.Class` object.
@@ -413,6 +416,30 @@ pub(crate) struct ClassExt {
     pub overhead_array: Option<ObjIdx>,
 }
 
+/// Every class's instance layout in shared storage. A class's layout is its own fields
+/// followed by its superclass's layout, so one slice serves a whole chain of classes: a
+/// subclass's layout starts a few fields before its super's and ends with it (a class whose
+/// super's slice is already so extended by another subclass gets a copy). Each field's
+/// position is kept counted from the end of the instance data, the same in every class whose
+/// layout holds it.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Layouts {
+    pub fields: Vec<FieldDef>,
+    /// Per field of `fields`: the instance data's length minus the field's byte offset.
+    pub from_end: Vec<u64>,
+    /// Per reference field: (the data's length minus its byte offset, the layout's length
+    /// minus its layout slot).
+    pub refs: Vec<(u64, u32)>,
+}
+
+impl ClassExt {
+    /// The byte offset in the instance data of the field `from_end` bytes before its end.
+    #[inline]
+    pub(crate) fn offset(&self, from_end: u64) -> u32 {
+        (self.data_total - from_end).min(u32::MAX as u64) as u32
+    }
+}
+
 /// The index itself. Resident memory: about 8 bytes per object beyond the mapped file.
 pub struct Heap {
     pub(crate) src: Source,
@@ -422,6 +449,7 @@ pub struct Heap {
     pub(crate) objs: ids::ObjIndex,
     pub(crate) classes: Vec<ClassInfo>,
     pub(crate) ext: Vec<ClassExt>,
+    pub(crate) layouts: Layouts,
     pub(crate) class_by_id: FxHashMap<u64, ClassIdx>,
     pub(crate) class_by_obj: FxHashMap<ObjIdx, ClassIdx>,
     pub(crate) by_name: HashMap<String, Vec<ClassIdx>>,
@@ -634,7 +662,14 @@ impl Heap {
     }
     /// Instance field layout in the order of the instance bytes: own fields, then super's, ...
     pub fn instance_layout(&self, c: ClassIdx) -> &[FieldDef] {
-        &self.ext[c as usize].layout
+        let (at, n) = self.ext[c as usize].layout;
+        &self.layouts.fields[at as usize..(at + n) as usize]
+    }
+    /// How many field definitions the instance layouts of all classes store together (a
+    /// chain of classes shares one copy; see `Layouts`).
+    #[doc(hidden)]
+    pub fn layout_storage(&self) -> usize {
+        self.layouts.fields.len()
     }
     /// The real shallow size of an instance of class `c` (for a `jdk.internal.vm.StackChunk`,
     /// whose size follows its stack, the part before the stack: see `instance_shallow`).

@@ -14,7 +14,7 @@ use heapql_hprof::{Control, Source};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
-use crate::{ids, layout, ClassExt, ClassHistogramRow, ClassIdx, ClassInfo, DumpInfo, GcRoot, Heap, HeapError, HeapSummary, ObjIdx, OpenOptions, ThreadInfo, Warning};
+use crate::{ids, layout, ClassExt, Layouts, ClassHistogramRow, ClassIdx, ClassInfo, DumpInfo, GcRoot, Heap, HeapError, HeapSummary, ObjIdx, OpenOptions, ThreadInfo, Warning};
 
 /// Bump when what this file writes changes meaning (part of every cache key). heap5: super
 /// cycles of damaged dumps cut when the index is built (an older entry may hold one). heap7:
@@ -25,7 +25,8 @@ use crate::{ids, layout, ClassExt, ClassHistogramRow, ClassIdx, ClassInfo, DumpI
 /// holds the unpadded sizes). heap10: instance layouts of classes more than 257 superclasses
 /// deep (an older entry lacks the fields declared above that). heap11: the warning about
 /// virtual threads with frames but no thread record (an older entry of such a dump lacks it).
-pub const CACHE_LAYOUT: &str = "heap11";
+/// heap12: instance layouts in shared storage (`Layouts`; an older entry holds one per class).
+pub const CACHE_LAYOUT: &str = "heap12";
 
 /// Everything but the per-object arrays.
 #[derive(Serialize, Deserialize)]
@@ -39,6 +40,7 @@ struct Small<'a> {
     base: u64,
     classes: Cow<'a, [ClassInfo]>,
     ext: Cow<'a, [ClassExt]>,
+    layouts: Cow<'a, Layouts>,
     class_by_id: Cow<'a, FxHashMap<u64, ClassIdx>>,
     class_by_obj: Cow<'a, FxHashMap<ObjIdx, ClassIdx>>,
     by_name: Cow<'a, HashMap<String, Vec<ClassIdx>>>,
@@ -77,6 +79,7 @@ impl Heap {
                 base: self.objs.base,
                 classes: Cow::Borrowed(&self.classes),
                 ext: Cow::Borrowed(&self.ext),
+                layouts: Cow::Borrowed(&self.layouts),
                 class_by_id: Cow::Borrowed(&self.class_by_id),
                 class_by_obj: Cow::Borrowed(&self.class_by_obj),
                 by_name: Cow::Borrowed(&self.by_name),
@@ -122,6 +125,7 @@ impl Heap {
             objs: ids::ObjIndex { places, id_lo, runs: s.runs.into_owned(), buckets, shift: s.shift, base: s.base },
             classes: s.classes.into_owned(),
             ext: s.ext.into_owned(),
+            layouts: s.layouts.into_owned(),
             class_by_id: s.class_by_id.into_owned(),
             class_by_obj: s.class_by_obj.into_owned(),
             by_name: s.by_name.into_owned(),

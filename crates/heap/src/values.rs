@@ -106,8 +106,9 @@ fn instance_data(h: &Heap, o: ObjIdx) -> Cow<'_, [u8]> {
 
 pub(crate) fn field_slot(h: &Heap, c: ClassIdx, name: &str) -> Option<FieldSlot> {
     let e = h.ext.get(c as usize)?;
-    let i = e.layout.iter().position(|f| f.name == name)?;
-    Some(FieldSlot { offset: e.offsets[i], ty: e.layout[i].ty })
+    let at = e.layout.0 as usize;
+    let i = h.instance_layout(c).iter().position(|f| f.name == name)?;
+    Some(FieldSlot { offset: e.offset(h.layouts.from_end[at + i]), ty: h.layouts.fields[at + i].ty })
 }
 
 pub(crate) fn field_at(h: &Heap, o: ObjIdx, slot: FieldSlot) -> Option<Value> {
@@ -129,13 +130,15 @@ pub(crate) fn field(h: &Heap, o: ObjIdx, name: &str) -> Option<Value> {
 pub(crate) fn fields(h: &Heap, o: ObjIdx) -> Vec<(&str, Value)> {
     match h.object_kind(o) {
         ObjectKind::Instance => {
-            let c = h.class_of(o) as usize;
-            let e = &h.ext[c];
+            let c = h.class_of(o);
+            let e = &h.ext[c as usize];
             let data = instance_data(h, o);
-            e.layout
+            let at = e.layout.0 as usize;
+            h.instance_layout(c)
                 .iter()
-                .zip(&e.offsets)
-                .map(|(f, &at)| {
+                .zip(&h.layouts.from_end[at..at + e.layout.1 as usize])
+                .map(|(f, &from_end)| {
+                    let at = e.offset(from_end);
                     let v = read_bits(&data, at as usize, f.ty, h.id_size).map(|b| value_of(f.ty, b)).unwrap_or(Value::Null);
                     (f.name.as_str(), v)
                 })
@@ -483,12 +486,15 @@ pub(crate) fn for_each_reference<F: FnMut(u64, u32)>(h: &Heap, o: ObjIdx, mut f:
         ids::K_INSTANCE => {
             let c = h.class_of(o) as usize;
             let e = &h.ext[c];
-            if e.ref_slots.is_empty() {
+            let (first, n) = e.refs;
+            if n == 0 {
                 return;
             }
             let data = instance_data(h, o);
-            for &(at, slot) in &e.ref_slots {
-                let at = at as usize;
+            let len = e.layout.1;
+            for &(from_end, slot_from_end) in &h.layouts.refs[first as usize..(first + n) as usize] {
+                let at = e.offset(from_end) as usize;
+                let slot = len - slot_from_end;
                 if at + ids as usize <= data.len() {
                     let id = be_id(&data, at, ids);
                     if id != 0 {

@@ -292,15 +292,20 @@ impl ClassCache {
 /// of its superclasses (itself included).
 pub fn class_flags(heap: &Heap) -> Vec<u8> {
     let n = heap.class_count();
+    // Each class's flags from its super's, already known: one step per class however deep
+    // the hierarchy (the index has cut every cycle of superclasses, so each walk ends).
     let mut flags = vec![0u8; n as usize];
+    let mut done = vec![false; n as usize];
+    let mut path: Vec<ClassIdx> = Vec::new();
     for c in 0..n {
-        let mut f = 0u8;
         let mut cur = Some(c);
-        // The class table is acyclic in a sane dump; the bound guards a corrupt one.
-        for _ in 0..64 {
-            let Some(k) = cur else { break };
-            let info = heap.class(k);
-            f |= match info.name.as_str() {
+        while let Some(k) = cur.filter(|&k| !done[k as usize]) {
+            path.push(k);
+            cur = heap.class(k).super_class;
+        }
+        let mut f = cur.map_or(0, |k| flags[k as usize]);
+        while let Some(k) = path.pop() {
+            f |= match heap.class(k).name.as_str() {
                 "java.lang.Thread" => THREAD,
                 "java.lang.ClassLoader" => LOADER,
                 "java.lang.ref.Reference" => REFERENCE,
@@ -308,9 +313,9 @@ pub fn class_flags(heap: &Heap) -> Vec<u8> {
                 "java.lang.VirtualThread" => VIRTUAL | VIRTUAL_THREAD,
                 _ => 0,
             };
-            cur = info.super_class;
+            flags[k as usize] = f;
+            done[k as usize] = true;
         }
-        flags[c as usize] = f;
     }
     flags
 }
@@ -525,6 +530,31 @@ pub fn human_bytes(n: u64) -> String {
 mod tests {
     use super::{human_bytes, kind_code, thread_label, KindsSeen, KINDS};
     use heapql_heap::ObjectKind;
+
+    /// A class 300 superclasses below `java.lang.Thread` (or `Reference`) is a thread (a
+    /// reference): the flags come down the whole chain, each class's from its super's (the
+    /// walk up stopped after 64 superclasses).
+    #[test]
+    fn class_flags_reach_the_bottom_of_a_deep_chain() {
+        use heapql_hprof::testkit::DumpBuilder;
+        use heapql_hprof::BasicType;
+        let mut b = DumpBuilder::new(8);
+        let reference = b.class("java.lang.ref.Reference", Some(b.object_class), &[("referent", BasicType::Object)]);
+        let (mut t, mut r) = (b.thread_class, reference);
+        for k in 0..300 {
+            t = b.class(&format!("deep.T{k}"), Some(t), &[]);
+            r = b.class(&format!("deep.R{k}"), Some(r), &[]);
+        }
+        let heap = heapql_heap::Heap::open_bytes(&b.build(), "deep.hprof", heapql_heap::OpenOptions::default()).expect("index");
+        let flags = super::class_flags(&heap);
+        let of = |name: &str| flags[heap.classes_named(name)[0] as usize];
+        for k in [0, 63, 64, 299] {
+            assert_eq!(of(&format!("deep.T{k}")), super::THREAD, "deep.T{k}");
+            assert_eq!(of(&format!("deep.R{k}")), super::REFERENCE, "deep.R{k}");
+        }
+        assert_eq!(of("java.lang.Object"), 0);
+        assert_eq!(of("java.lang.Thread"), super::THREAD);
+    }
 
     #[test]
     fn kinds_read_back_from_their_codes() {

@@ -62,6 +62,7 @@ pub(super) fn choose_classes(mut dumps: Vec<ClassDump>, t: &PassTotals, recs: &R
 pub(super) struct ClassTable {
     pub(super) classes: Vec<ClassInfo>,
     pub(super) ext: Vec<ClassExt>,
+    pub(super) layouts: Layouts,
     pub(super) class_by_id: FxHashMap<u64, ClassIdx>,
     pub(super) class_by_obj: FxHashMap<ObjIdx, ClassIdx>,
     pub(super) by_name: HashMap<String, Vec<ClassIdx>>,
@@ -143,8 +144,8 @@ pub(super) fn class_table(set: ClassSet, synth_ids: &[u64], objs: &ObjIndex, rec
     for (i, t) in BasicType::PRIMITIVES.iter().enumerate() {
         prim_class[i] = find(&format!("{}[]", t.java_name())).unwrap_or(class_class);
     }
-    let ext = (0..nclasses).map(|i| instance_layout(&classes, i, dump_sizes[i], id_size)).collect();
-    ClassTable { classes, ext, class_by_id, class_by_obj, by_name, subclasses, class_class, prim_class }
+    let (ext, layouts) = instance_layouts(&classes, &subclasses, &dump_sizes, id_size);
+    ClassTable { classes, ext, layouts, class_by_id, class_by_obj, by_name, subclasses, class_class, prim_class }
 }
 
 /// Cuts every cycle of superclass links (a damaged dump: every walk up a class's supers
@@ -262,33 +263,93 @@ pub(super) fn instance_lengths(table: &ClassTable, ndumped: usize, inst: &FxHash
     }
 }
 
-/// Class `i`'s instance layout: own fields, then the super's, ... up to the top, however deep
-/// (`cut_super_cycles` has made every chain end); for an array class, its element type.
-fn instance_layout(classes: &[ClassInfo], i: usize, dump_size: u32, id_size: u32) -> ClassExt {
-    let mut e = ClassExt::default();
-    let mut c = Some(i as ClassIdx);
-    let mut off = 0u32;
-    while let Some(ci) = c {
-        for f in &classes[ci as usize].fields {
-            if f.ty == FieldType::Object {
-                e.ref_slots.push((off, e.layout.len() as u32));
+/// Every class's instance layout: own fields, then the super's, ... up to the top, however
+/// deep (`cut_super_cycles` has made every chain end); for an array class, its element type.
+/// Built from the top down, each class's layout from its super's (`Layouts`): a chain of
+/// classes stores each field once, so the work and the storage grow with the number of
+/// fields, not with the square of the chain's depth.
+fn instance_layouts(classes: &[ClassInfo], subclasses: &[Vec<ClassIdx>], dump_sizes: &[u32], id_size: u32) -> (Vec<ClassExt>, Layouts) {
+    let n = classes.len();
+    let mut ext: Vec<ClassExt> = vec![ClassExt::default(); n];
+    // Built reversed (the top's fields first), so that a subclass appends its own fields
+    // after its super's when nothing has been appended there yet; reversed at the end.
+    let mut rev = Layouts::default();
+    // Per class: its slices of `rev.fields` and `rev.refs` (start, end).
+    let mut spans: Vec<[(u32, u32); 2]> = vec![[(0, 0); 2]; n];
+    let len32 = |v: usize| u32::try_from(v).expect("fewer than 2^32 fields in the layouts");
+    let mut stack: Vec<ClassIdx> = (0..n as ClassIdx).filter(|&c| classes[c as usize].super_class.is_none()).collect();
+    stack.reverse();
+    while let Some(c) = stack.pop() {
+        let ci = c as usize;
+        stack.extend(subclasses[ci].iter().rev());
+        let (base, base_total) = match classes[ci].super_class {
+            Some(s) => (spans[s as usize], ext[s as usize].data_total),
+            None => ([(len32(rev.fields.len()), len32(rev.fields.len())), (len32(rev.refs.len()), len32(rev.refs.len()))], 0),
+        };
+        let own = &classes[ci].fields;
+        let size = |f: &FieldDef| match f.ty {
+            FieldType::Object => id_size as u64,
+            FieldType::Prim(p) => prim_size(p) as u64,
+        };
+        let total = base_total + own.iter().map(size).sum::<u64>();
+        let len = own.len() as u32 + (base[0].1 - base[0].0);
+        let mut span = base;
+        if !own.is_empty() {
+            // Own fields' offsets, counted from the end of the data.
+            let mut from_end: Vec<u64> = Vec::with_capacity(own.len());
+            let mut off = 0u64;
+            for f in own {
+                from_end.push(total - off);
+                off += size(f);
             }
-            e.offsets.push(off);
-            e.layout.push(f.clone());
-            // Saturating: only a damaged dump's fields add up to 4 GiB, and then no instance's
-            // data is that long, which the length check names.
-            off = off.saturating_add(match f.ty {
-                FieldType::Object => id_size,
-                FieldType::Prim(p) => prim_size(p),
-            });
+            let (a, b) = base[0];
+            let a = if b as usize == rev.fields.len() {
+                a
+            } else {
+                let at = len32(rev.fields.len());
+                rev.fields.extend_from_within(a as usize..b as usize);
+                rev.from_end.extend_from_within(a as usize..b as usize);
+                at
+            };
+            for k in (0..own.len()).rev() {
+                rev.fields.push(own[k].clone());
+                rev.from_end.push(from_end[k]);
+            }
+            span[0] = (a, len32(rev.fields.len()));
+            if own.iter().any(|f| f.ty == FieldType::Object) {
+                let (a, b) = base[1];
+                let a = if b as usize == rev.refs.len() {
+                    a
+                } else {
+                    let at = len32(rev.refs.len());
+                    rev.refs.extend_from_within(a as usize..b as usize);
+                    at
+                };
+                for k in (0..own.len()).rev() {
+                    if own[k].ty == FieldType::Object {
+                        rev.refs.push((from_end[k], len - k as u32));
+                    }
+                }
+                span[1] = (a, len32(rev.refs.len()));
+            }
         }
-        c = classes[ci as usize].super_class;
+        spans[ci] = span;
+        let e = &mut ext[ci];
+        e.data_total = total;
+        e.data_len = total.min(u32::MAX as u64) as u32;
+        if let Some(base) = classes[ci].name.strip_suffix("[]") {
+            e.is_array = true;
+            e.array_elem = BasicType::PRIMITIVES.iter().find(|t| t.java_name() == base).and_then(|&t| prim_of(t));
+            e.dump_array_header = dump_sizes[ci];
+        }
     }
-    e.data_len = off;
-    if let Some(base) = classes[i].name.strip_suffix("[]") {
-        e.is_array = true;
-        e.array_elem = BasicType::PRIMITIVES.iter().find(|t| t.java_name() == base).and_then(|&t| prim_of(t));
-        e.dump_array_header = dump_size;
+    rev.fields.reverse();
+    rev.from_end.reverse();
+    rev.refs.reverse();
+    let (nf, nr) = (len32(rev.fields.len()), len32(rev.refs.len()));
+    for (e, [(a, b), (ra, rb)]) in ext.iter_mut().zip(spans) {
+        e.layout = (nf - b, b - a);
+        e.refs = (nr - rb, rb - ra);
     }
-    e
+    (ext, rev)
 }

@@ -19,7 +19,7 @@ use crate::layout::{self, LayoutClass, Model};
 use crate::threads::{FrameText, RawThread};
 use crate::values::{field_type, prim_from_code, prim_of, prim_size, value_of};
 use crate::{
-    ClassExt, ClassHistogramRow, ClassIdx, ClassInfo, DumpInfo, FieldDef, FieldType, GcRoot, Heap, HeapError,
+    ClassExt, ClassHistogramRow, ClassIdx, Layouts, ClassInfo, DumpInfo, FieldDef, FieldType, GcRoot, Heap, HeapError,
     HeapSummary, ObjIdx, ObjectKind, OpenOptions, PrimType, Progress, RootKind, StaticField, ThreadInfo, Value, Warning,
 };
 use heapql_hprof::records::{walk, Record};
@@ -194,6 +194,7 @@ fn new_heap(src: Source, path: &str, options: &OpenOptions, header: &Header, dum
         objs,
         classes: t.classes,
         ext: t.ext,
+        layouts: t.layouts,
         class_by_id: t.class_by_id,
         class_by_obj: t.class_by_obj,
         by_name: t.by_name,
