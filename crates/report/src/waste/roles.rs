@@ -63,6 +63,34 @@ fn role_of_name(name: &str) -> Option<Role> {
     Some(Role::Collection(shape))
 }
 
+/// For each class, the nearest class up its superclass chain (itself first) whose name has a
+/// role, with the role: each class's from its superclass's, so a chain of any depth costs a
+/// step per class (walking up from every class cost depth² on a deep chain, and a walk capped
+/// at 64 levels missed `class MyMap extends …` deeper than that below `HashMap`).
+fn nearest_named(heap: &Heap) -> Vec<Option<(ClassIdx, Role)>> {
+    let n = heap.class_count() as usize;
+    let mut known: Vec<Option<Option<(ClassIdx, Role)>>> = vec![None; n];
+    let mut path: Vec<ClassIdx> = Vec::new();
+    for c in 0..n as ClassIdx {
+        let mut cur = Some(c);
+        // Up to a class already known or the top; the bound ends a cycle of a damaged dump.
+        while let Some(k) = cur {
+            if known[k as usize].is_some() || path.len() > n {
+                break;
+            }
+            path.push(k);
+            cur = heap.class(k).super_class;
+        }
+        let mut above = cur.and_then(|k| known[k as usize].flatten());
+        while let Some(k) = path.pop() {
+            let here = role_of_name(&heap.class(k).name).map(|r| (k, r)).or(above);
+            known[k as usize] = Some(here);
+            above = here;
+        }
+    }
+    known.into_iter().map(Option::flatten).collect()
+}
+
 /// The fields a role reads, by position in `Roles::fields`: List and Hash `[size, array,
 /// counterCells (ConcurrentHashMap only)]`, Deque `[elements, head, tail]`, SetOver `[map]`,
 /// Linked `[size]`, Boxed `[value]`, Finalizer `[queue, referent]`.
@@ -96,32 +124,31 @@ impl Roles {
         let mut role = vec![Role::Other; n as usize];
         let mut container = vec![false; n as usize];
         let mut fields = vec![[None; 3]; n as usize];
+        let nearest = nearest_named(heap);
         for c in 0..n {
             let info = heap.class(c);
             container[c as usize] = info.name.starts_with("java.util.") || info.name.ends_with("[]") && !is_primitive_array(&info.name);
             // Boxes, String and Finalizer are final: only the exact class.
-            let mut cur = Some(c);
-            for depth in 0..64 {
-                let Some(k) = cur else { break };
-                if let Some(r) = role_of_name(&heap.class(k).name) {
-                    if depth > 0 && !matches!(r, Role::Collection(_)) {
-                        break;
-                    }
-                    let slots = role_fields(r).map(|name| name.and_then(|name| heap.field_slot(c, name)));
-                    // A collection class without the first field its role reads has another
-                    // JDK's layout: a JDK ≤ 8 `Properties` is a `Hashtable` with no map of its
-                    // own (judged as its superclass), a JDK ≤ 7 `ConcurrentHashMap` keeps
-                    // `segments` and no `baseCount` (no superclass role: not a collection to the
-                    // checks, so its `Segment[]` is judged as any array).
-                    if matches!(r, Role::Collection(_)) && slots[0].is_none() {
-                        cur = heap.class(k).super_class;
-                        continue;
-                    }
-                    role[c as usize] = r;
-                    fields[c as usize] = slots;
+            let mut next = nearest[c as usize];
+            // Each step goes up the chain; the bound ends a cycle of a damaged dump.
+            for _ in 0..n {
+                let Some((k, r)) = next else { break };
+                if k != c && !matches!(r, Role::Collection(_)) {
                     break;
                 }
-                cur = heap.class(k).super_class;
+                let slots = role_fields(r).map(|name| name.and_then(|name| heap.field_slot(c, name)));
+                // A collection class without the first field its role reads has another
+                // JDK's layout: a JDK ≤ 8 `Properties` is a `Hashtable` with no map of its
+                // own (judged as its superclass), a JDK ≤ 7 `ConcurrentHashMap` keeps
+                // `segments` and no `baseCount` (no superclass role: not a collection to the
+                // checks, so its `Segment[]` is judged as any array).
+                if matches!(r, Role::Collection(_)) && slots[0].is_none() {
+                    next = heap.class(k).super_class.and_then(|s| nearest[s as usize]);
+                    continue;
+                }
+                role[c as usize] = r;
+                fields[c as usize] = slots;
+                break;
             }
         }
         Roles { role, container, fields }
@@ -209,4 +236,39 @@ pub fn fill(heap: &Heap, roles: &Roles, o: ObjIdx, c: ClassIdx, shape: Shape) ->
     let size = size as u64;
     let underfilled = size > 0 && if quarter { 4 * size < slots } else { 2 * size < slots };
     Some(Fill { size, slots, default: default as u64, underfilled })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A collection class any depth below its JDK class has its role, with the fields read
+    /// where they lie; a subclass of a final-class role (String here, as a hand-made dump may
+    /// have) has none.
+    #[test]
+    fn roles_reach_the_bottom_of_a_deep_chain() {
+        use heapql_hprof::testkit::DumpBuilder;
+        use heapql_hprof::BasicType;
+        let mut b = DumpBuilder::new(8);
+        let map = b.class("java.util.HashMap", Some(b.object_class), &[("table", BasicType::Object), ("size", BasicType::Int)]);
+        let string = b.class("java.lang.String", Some(b.object_class), &[("value", BasicType::Object)]);
+        let (mut m, mut s) = (map, string);
+        for k in 0..300 {
+            m = b.class(&format!("deep.M{k}"), Some(m), &[("extra", BasicType::Int)]);
+            s = b.class(&format!("deep.S{k}"), Some(s), &[]);
+        }
+        let heap = heapql_heap::Heap::open_bytes(&b.build(), "deep.hprof", heapql_heap::OpenOptions::default()).expect("index");
+        let roles = Roles::new(&heap);
+        let hash = Role::Collection(Shape::Hash { size: "size", array: "table", default: 16 });
+        let of = |name: &str| heap.classes_named(name)[0];
+        for k in [0, 63, 64, 299] {
+            let c = of(&format!("deep.M{k}"));
+            assert_eq!(roles.of(c), hash, "deep.M{k}");
+            assert_eq!(roles.fields[c as usize][0], heap.field_slot(c, "size"), "deep.M{k}");
+            assert_eq!(roles.of(of(&format!("deep.S{k}"))), Role::Other, "deep.S{k}");
+        }
+        assert_eq!(roles.of(of("java.util.HashMap")), hash);
+        assert_eq!(roles.of(of("java.lang.String")), Role::String);
+        assert_eq!(roles.of(of("java.lang.Object")), Role::Other);
+    }
 }
