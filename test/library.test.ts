@@ -77,6 +77,12 @@ describe('the heapql library', () => {
     // A callback that is not a function is refused, as query() refuses it.
     expect(() => heap.queryBatches(oql, { onProgress: 'log' as unknown as () => void })).toThrow(expect.objectContaining({ code: 'ERR_ARGUMENT' }));
     expect(() => heap.queryStream(oql, { onProgress: 1 as unknown as () => void })).toThrow(expect.objectContaining({ code: 'ERR_ARGUMENT' }));
+    // The count alone (a second run, as the paged REPLs make it) tells its scan too.
+    const counted: { phase: string; done: number; total: number }[] = [];
+    expect((await heap.queryCount(oql, { onProgress: (e) => counted.push(e) })).rowCount).toBe(rows);
+    expect(new Set(counted.map((e) => e.phase))).toEqual(new Set(['query']));
+    expect(Math.max(...counted.map((e) => e.total))).toBe(objects);
+    await expect(heap.queryCount(oql, { onProgress: 'log' as unknown as () => void })).rejects.toMatchObject({ code: 'ERR_ARGUMENT' });
     heap.close();
   });
 

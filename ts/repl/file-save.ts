@@ -66,7 +66,7 @@ async function planFor(file: string): Promise<Plan> {
     link = await fsp.lstat(file);
   } catch (err) {
     // Nothing there yet (or no such directory: creating the temporary file says so).
-    if (code(err) === 'ENOENT') return { target: file, existing: null, inPlace: false };
+    if (errorCode(err) === 'ENOENT') return { target: file, existing: null, inPlace: false };
     throw err;
   }
   let target = file;
@@ -96,9 +96,9 @@ async function openTemp(plan: Plan, typed: string): Promise<{ handle: FileHandle
     try {
       handle = await fsp.open(temp, 'wx', 0o666);
     } catch (err) {
-      if (code(err) === 'EEXIST' && attempt < 8) continue;
+      if (errorCode(err) === 'EEXIST' && attempt < 8) continue;
       // A directory we may not add to, holding a file we may write: into the file, as before.
-      if (plan.existing && ['EACCES', 'EPERM', 'EROFS'].includes(code(err))) return null;
+      if (plan.existing && ['EACCES', 'EPERM', 'EROFS'].includes(errorCode(err))) return null;
       throw new Error(problem(err, typed, plan.target, temp), { cause: err });
     }
     if (!plan.existing) return { handle, path: temp };
@@ -170,7 +170,7 @@ async function removePartial(file: string, existing: Stats | null, typed: string
     await fsp.unlink(file);
     return `the partly written ${typed} was removed`;
   } catch (err) {
-    return `${typed} holds only part of the result: remove it (it could not be: ${code(err) || (err as Error).message})`;
+    return `${typed} holds only part of the result: remove it (it could not be: ${errorCode(err) || (err as Error).message})`;
   }
 }
 
@@ -198,8 +198,6 @@ async function discard(handle: FileHandle | null, temp: string): Promise<void> {
   await handle?.close().catch(() => {});
   await fsp.unlink(temp).catch(() => {});
 }
-
-const code = errorCode;
 
 /**
  * What went wrong, in words, with what to do (the wording every writer of a named file uses,

@@ -13,6 +13,7 @@
  * held), should a command need it after `!undo`. Browser-safe (no Node-only imports).
  */
 import { HeapqlError } from '../errors.js';
+import { mergeColumns } from '../query/columns.js';
 import type { Column, QueryResult, Value } from '../query/schema.js';
 import type { ReplBackend } from './backend.js';
 
@@ -50,13 +51,6 @@ function untilAbort<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<
       },
     );
   });
-}
-
-/** A column's type over two parts of a result, as the executor types all its rows. */
-function mergeType(a: Column['type'], b: Column['type']): Column['type'] {
-  if (a === b || b === 'null') return a;
-  if (a === 'null') return b;
-  return 'list';
 }
 
 function cancelled(): HeapqlError {
@@ -161,7 +155,7 @@ export class PagedResult {
       }
       if (batch.length === 0) continue;
       const cols = next.value.columns;
-      this.result.columns = this.result.columns.length === 0 ? cols : this.result.columns.map((c, i) => ({ name: c.name, type: mergeType(c.type, cols[i]!.type) }));
+      this.result.columns = mergeColumns(this.result.columns.length === 0 ? null : this.result.columns, cols);
       for (const row of batch) rows.push(row);
       if (!this.total) this.result.rowCount = rows.length;
       onRows?.(rows.length);

@@ -18,6 +18,7 @@ import { performance } from 'node:perf_hooks';
 
 import type { Context } from 'hono';
 
+import { mergeColumns } from '../query/columns.js';
 import { stringifyJson } from '../query/json.js';
 import type { Column, QueryResult, Value } from '../query/schema.js';
 import { noteWithVizWarning, vizWarning } from '../query/viz.js';
@@ -35,13 +36,6 @@ export const MAX_OPEN = 2;
 export const IDLE_MS = 5 * 60_000;
 /** Rows the executor hands over at a time: at most this many rows are described beyond a page. */
 const BATCH_ROWS_MAX = 1000;
-
-/** How each column's type over two parts of a result merges (as the executor types all rows). */
-function mergeType(a: Column['type'], b: Column['type']): Column['type'] {
-  if (a === b || b === 'null') return a;
-  if (a === 'null') return b;
-  return 'list';
-}
 
 /** What `GET /pages/<id>` answers. */
 export interface PageBody {
@@ -106,7 +100,7 @@ export class PagedQuery {
       this.received += rows.length;
       if (rows.length === 0) continue;
       this.buffer = rows;
-      this.columns = this.columns ? this.columns.map((c, i) => ({ name: c.name, type: mergeType(c.type, columns[i]!.type) })) : columns;
+      this.columns = mergeColumns(this.columns, columns);
     }
     return this.buffer.length > 0;
   }

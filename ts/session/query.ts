@@ -15,6 +15,7 @@ import { cancelTokenFor } from '../native/cancel.js';
 import type { NativeHeap } from '../native/index.js';
 import type { ProgressEvent } from './types.js';
 import { batchToQueryResultPaced, firstRows, type Batch, type ObjectResolver } from '../query/convert.js';
+import { mergeColumns } from '../query/columns.js';
 import { extractViz } from '../query/viz.js';
 import type { Column, ObjectRef, QueryResult, Value, VizSpec } from '../query/schema.js';
 
@@ -239,16 +240,10 @@ function joinNotes(own: string | undefined, executor: string[] | null | undefine
 export async function runPrepared(handle: NativeHeap, q: PreparedQuery, options: QueryOptions): Promise<QueryResult> {
   const started = performance.now();
   const { token, dispose } = cancelTokenFor(options.signal);
-  // Progress events come through the event loop, on their own handle: those the scan sent
-  // before it ended are delivered in the turn that tells of its end, possibly after it. One turn
-  // more lets them through; none comes after the call returned.
-  let reporting = true;
-  const onProgress = options.onProgress;
-  const progress = onProgress ? (e: ProgressEvent) => void (reporting && onProgress(e)) : undefined;
+  const { progress, settle, end } = progressUntilEnd(options.onProgress);
   try {
     const whole = (await call(() => handle.execute(q.planned.json, token, progress)).catch((err) => Promise.reject(placed(err, q.oql)))) as Batch & ExecutorNotes;
-    if (progress) await nextTurn();
-    reporting = false;
+    await settle();
     const batch = q.limit === undefined ? whole : firstRows(whole, q.limit);
     const note = joinNotes(await instanceOfNote(handle, q), whole.notes);
     const meta = {
@@ -264,7 +259,7 @@ export async function runPrepared(handle: NativeHeap, q: PreparedQuery, options:
     // The time to the whole answer: describing a large result's objects can take longer than the scan.
     return { ...result, elapsedMs: Math.round((performance.now() - started) * 10) / 10 };
   } finally {
-    reporting = false;
+    end();
     dispose();
   }
 }
@@ -306,18 +301,26 @@ export interface StreamSummary {
 }
 
 /**
- * A column's type over the whole result from its types over two parts of it, as the executor
- * types all the rows at once (docs/physical-plan.md): NULLs only is `null`, one kind is that
- * kind, two kinds are a `list` of JSON cells (whose values are the same).
+ * A call's `onProgress` as the executor's callback, told nothing after `end()`. Progress events
+ * come through the event loop, on their own handle: those the scan sent before it ended are
+ * delivered in the turn that tells of its end, possibly after it. `settle()` (one turn more)
+ * lets them through; none comes after the call returned.
  */
-function mergeColumnType(a: Column['type'], b: Column['type']): Column['type'] {
-  if (a === b || b === 'null') return a;
-  if (a === 'null') return b;
-  return 'list';
+function progressUntilEnd(onProgress: ((event: ProgressEvent) => void) | undefined): {
+  progress: ((event: ProgressEvent) => void) | undefined;
+  settle: () => Promise<void>;
+  end: () => void;
+} {
+  let reporting = true;
+  return {
+    progress: onProgress ? (e) => void (reporting && onProgress(e)) : undefined,
+    settle: async () => {
+      if (onProgress) await new Promise<void>((resolve) => setImmediate(resolve));
+      reporting = false;
+    },
+    end: () => void (reporting = false),
+  };
 }
-
-/** One turn of the event loop: what other handles have pending (progress events) runs first. */
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Batches a stream's scan may produce before its reader has taken them. */
 const STREAM_AHEAD = 8;
@@ -368,10 +371,7 @@ export async function* streamBatchesPrepared(
   let failed = false;
   /** The executor's count of the whole result, once a batch said it. */
   let total: RowTotal | undefined;
-  // Progress events as `runPrepared`'s: the scan's last ones are let through before the end.
-  let reporting = true;
-  const onProgress = options.onProgress;
-  const progress = onProgress ? (e: ProgressEvent) => void (reporting && onProgress(e)) : undefined;
+  const { progress, settle, end: endProgress } = progressUntilEnd(options.onProgress);
   const done = call(() =>
     handle.executeStream(q.planned.json, options.batchRows ?? 1000, (batch) => {
       queue.push(batch as Batch);
@@ -420,7 +420,7 @@ export async function* streamBatchesPrepared(
         delivered += batch.rowCount;
         // A batch larger than a block (`batchRows`) is converted a block at a time, as `query`'s.
         const { columns, rows } = await batchToQueryResultPaced(batch, resolve, { name: 'stream', oql: q.oql, elapsedMs: 0 }, pause);
-        if (rows.length > 0) typed = typed ? typed.map((c, i) => ({ name: c.name, type: mergeColumnType(c.type, columns[i]!.type) })) : columns;
+        if (rows.length > 0) typed = mergeColumns(typed, columns);
         yield total ? { columns, rows, total } : { columns, rows };
         // A reader that takes each batch at once (a terminal's writes are synchronous) would
         // otherwise keep this loop in one turn of the event loop while the scan keeps the
@@ -436,7 +436,7 @@ export async function* streamBatchesPrepared(
       wake = undefined;
     }
     complete = true;
-    if (progress) await nextTurn();
+    await settle();
     const { columns, objectRows } = end!;
     const note = joinNotes(await instanceOfNote(handle, q), end!.notes);
     return {
@@ -445,7 +445,7 @@ export async function* streamBatchesPrepared(
       truncated,
     };
   } finally {
-    reporting = false;
+    endProgress();
     options.signal?.removeEventListener('abort', onAbort);
     if (!complete) token.cancel();
     await done;
@@ -484,14 +484,17 @@ export interface RowTotal {
  * batches are only counted (the paged results of the REPLs say their total with it, unless their
  * stream said it first: `RowBatch.total`). `signal` cancels it (ERR_CANCELLED).
  */
-export async function countPrepared(handle: NativeHeap, q: PreparedQuery, options: { signal?: AbortSignal } = {}): Promise<RowTotal> {
+export async function countPrepared(handle: NativeHeap, q: PreparedQuery, options: Pick<QueryOptions, 'signal' | 'onProgress'> = {}): Promise<RowTotal> {
   const { token, dispose } = cancelTokenFor(options.signal);
   const forget = runUntilExit(token);
+  const { progress, settle, end: endProgress } = progressUntilEnd(options.onProgress);
   try {
-    const end = await call(() => handle.executeStream(q.planned.json, COUNT_BATCH_ROWS, () => {}, token, null)).catch((err) => Promise.reject(placed(err, q.oql)));
+    const end = await call(() => handle.executeStream(q.planned.json, COUNT_BATCH_ROWS, () => {}, token, null, progress)).catch((err) => Promise.reject(placed(err, q.oql)));
+    await settle();
     if (end.stopped || options.signal?.aborted) throw new HeapqlError('ERR_CANCELLED', 'the query was cancelled');
     return rowTotal(q, end.rows);
   } finally {
+    endProgress();
     forget();
     dispose();
   }

@@ -479,14 +479,16 @@ export class HeapSession implements ReportableHeap {
 
   /**
    * How many rows a query gives (up to its `limit`, and whether more existed), its rows neither
-   * described nor kept: a second run of the query that only counts. `signal` cancels it. A
+   * described nor kept: a second run of the query that only counts. `signal` cancels it;
+   * `onProgress` is told the objects scanned, as by `query`. A
    * reader of the query's stream (`queryBatches`) whose batch says the total (`RowBatch.total`:
    * a query that sorts, groups or removes duplicates has every row before its first) needs none.
    */
   async queryCount(q: string | PreparedQuery, options: QueryOptions = {}): Promise<RowTotal> {
     this.live();
+    optionType('onProgress', options?.onProgress, 'function', 'a function');
     const signal = options.signal ? AbortSignal.any([options.signal, this.closed.signal]) : this.closed.signal;
-    return countPrepared(this.handle, preparedFor(this.handle, q, options, this.reachableOnly), { signal });
+    return countPrepared(this.handle, preparedFor(this.handle, q, options, this.reachableOnly), { signal, onProgress: options.onProgress });
   }
 
   /** The execution plan of a query, without running it. */
