@@ -101,7 +101,10 @@ export function summarize(expected: Set<string>): string[] {
     if (has('hex')) out.push('a hex address');
     if (has('attr')) out.push('an @attribute');
   }
-  const operators = OPERATORS.filter(has).length + PREDICATE_WORDS.filter(has).length >= 4;
+  // Signs, `*` (SELECT *, COUNT(*)) and NOT may also start an expression: alone they are no sign
+  // that an operator may come next.
+  const binaryOnly = BINARY_ONLY.some(has) || PREDICATE_WORDS.some((w) => w !== 'NOT' && has(w));
+  const operators = binaryOnly && OPERATORS.filter(has).length + PREDICATE_WORDS.filter(has).length >= 4;
   if (operators) out.push('an operator');
   const keywords = [...expected].filter((t) => keywordSet.has(t));
   // After a `.` every keyword is a valid field name: "a name" already says it.
@@ -125,7 +128,10 @@ export function summarize(expected: Set<string>): string[] {
 }
 
 const PREDICATE_WORDS = ['IS', 'NOT', 'BETWEEN', 'IN', 'INSTANCEOF', 'LIKE'];
-const EXPR_WORDS = ['TRUE', 'FALSE', 'NULL', 'CASE', 'NOT', 'EXISTS'];
+// Words that may start an expression; RETAINED and SET are names there too (`ORDER BY retained`),
+// so after "an expression" they are not worth a mention of their own.
+const EXPR_WORDS = ['TRUE', 'FALSE', 'NULL', 'CASE', 'NOT', 'EXISTS', 'RETAINED', 'SET'];
+const BINARY_ONLY = ['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'slash', 'percent'];
 const SET_OPS = ['UNION', 'INTERSECT', 'EXCEPT'];
 
 function describeToken(t: Token): string {
