@@ -441,7 +441,11 @@ export const COMMANDS: Command[] = [
         }
         if (!done) throw new HeapqlError('ERR_CANCELLED', 'the count was cancelled');
       }
-      ctx.io.print(`${r.rowCount} ${r.rowCount === 1 ? 'row' : 'rows'}${r.truncated ? ' (truncated: more matched)' : ''}`);
+      // A result the backend pages itself (the browser's: the server counts it).
+      const total = !p && ctx.backend.totalOf ? await ctx.backend.totalOf(r, ctx.signal) : null;
+      if (ctx.signal?.aborted) throw new HeapqlError('ERR_CANCELLED', 'the count was cancelled');
+      const { rowCount, truncated } = total ?? r;
+      ctx.io.print(`${rowCount} ${rowCount === 1 ? 'row' : 'rows'}${truncated ? ' (truncated: more matched)' : ''}`);
     },
   },
   {

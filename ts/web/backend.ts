@@ -147,6 +147,11 @@ export class HttpBackend implements ReplBackend {
     return body;
   }
 
+  /** The server's count of a paged result (`!count`), waited for. */
+  totalOf(result: QueryResult, signal?: AbortSignal): Promise<{ rowCount: number; truncated: boolean } | null> {
+    return this.pages.totalOf(result, signal);
+  }
+
   classNames(): string[] {
     return this.names;
   }
