@@ -26,7 +26,7 @@ export function startRepl(session: HeapSession, reachableOnly: boolean): Promise
  * else ~/.config/heapql/collections.toml), for `!run`. A config that cannot be read is a warning:
  * the session starts without its entries.
  */
-function storedQueries(): StoredQuery[] {
+export function storedQueries(): StoredQuery[] {
   try {
     const config = loadCollectionConfig();
     return (config?.queries ?? []).flatMap((q) => (q.name ? [{ name: q.name, oql: q.oql, source: q.source }] : []));
