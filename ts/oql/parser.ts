@@ -158,6 +158,8 @@ function hintFor(t: Token, prev: Token | null, next: Token | null, expected: Set
   const type = t.type ?? '';
   const prevType = prev?.type ?? '';
   if (type === 'eqeq') return 'equality is a single "=" (and inequality "!=")';
+  // `/help` in the REPL: its commands start with "!" (`/run <name>` is accepted as `!run <name>`).
+  if (type === 'slash' && prev === null && next?.type === 'ident') return `the REPL's commands start with "!": !${next.text}`;
   if (type === 'andand') return 'write AND instead of &&';
   if (type === 'oror') return 'write OR instead of ||';
   if (prevType === 'LIKE') return 'LIKE takes a regular expression in quotes, e.g. toString(s) LIKE "http.*"';

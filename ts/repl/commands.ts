@@ -791,7 +791,7 @@ export function findCommand(name: string): Command | undefined {
 
 /** Runs one `!command args` statement. */
 export async function runCommand(ctx: ReplContext, text: string): Promise<void> {
-  const m = /^\s*!(\S*)\s*([^]*)$/.exec(text)!;
+  const m = /^\s*[!/](\S*)\s*([^]*)$/.exec(text)!;
   const name = m[1]!;
   const command = findCommand(name);
   if (!command) {
