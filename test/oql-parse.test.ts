@@ -165,6 +165,18 @@ describe('syntax errors', () => {
     expect(e.hint).toBe('equality is a single "=" (and inequality "!=")');
   });
 
+  test('where an expression is due, the message says so and names no RETAINED, SET or operator', () => {
+    // RETAINED and SET may be names inside an expression (ORDER BY retained), which made every
+    // "expected an expression" end in "RETAINED or SET"; a sign or * that may start one is no operator.
+    expect(syntaxError('SELECT p.x FROM P p WHERE p.x <').hint).toBe('the query stops after "<": add an expression');
+    expect(syntaxError('SELECT p.x FROM P p ORDER BY').hint).toBe('the query stops after "BY": add an expression');
+    expect(syntaxError('SELECT p.x + FROM P p').reason).toBe('unexpected keyword FROM; expected an expression');
+    expect(syntaxError('SELECT COUNT( FROM P').reason).toBe('unexpected keyword FROM; expected an expression, "*" or ")"');
+    expect(syntaxError('SELECT').hint).not.toMatch(/operator/);
+    // An alias after AS may still be RETAINED (AS RETAINED SET).
+    expect(syntaxError('SELECT x AS').hint).toMatch(/RETAINED/);
+  });
+
   test('&& and || get hints', () => {
     expect(syntaxError('SELECT * FROM X x WHERE x.a = 1 && x.b = 2').hint).toBe('write AND instead of &&');
     expect(syntaxError('SELECT * FROM X x WHERE x.a = 1 || x.b = 2').hint).toBe('write OR instead of ||');

@@ -144,4 +144,21 @@ describe('@viz directives', () => {
     expect(resolveVizColumns({ kind: 'histogram' }, [{ name: 'a', type: 'string' }]).warning).toBe('@viz: the result has no numeric column to chart');
     expect(resolveVizColumns({ kind: 'table' }, cols)).toEqual({ columns: null, warning: null });
   });
+
+  test('resolveVizColumns: a result of numeric columns only is labelled by its first column, charted by the next', () => {
+    // SELECT p.x % 3 AS m, COUNT(*) AS n ... GROUP BY p.x % 3: the bars are the counts, labelled by the key.
+    const cols = [
+      { name: 'm', type: 'number' as const },
+      { name: 'n', type: 'number' as const },
+    ];
+    expect(resolveVizColumns({ kind: 'histogram' }, cols)).toEqual({ columns: { label: 0, value: 1 }, warning: null });
+    // A numeric label named, the value by default: another column than the label.
+    expect(resolveVizColumns({ kind: 'histogram', label: 'm' }, cols)).toEqual({ columns: { label: 0, value: 1 }, warning: null });
+    expect(resolveVizColumns({ kind: 'histogram', label: 'n' }, cols)).toEqual({ columns: { label: 1, value: 0 }, warning: null });
+    expect(resolveVizColumns({ kind: 'histogram', value: 'm' }, cols)).toEqual({ columns: { label: 1, value: 0 }, warning: null });
+    expect(resolveVizColumns({ kind: 'histogram', label: 'm' }, [cols[0]]).warning).toBe(
+      '@viz: the result has no numeric column to chart besides its label "m"',
+    );
+    expect(resolveVizColumns({ kind: 'histogram' }, [cols[0]]).warning).toBe('@viz: the result has no column to label the chart with');
+  });
 });

@@ -112,6 +112,11 @@ describe.skipIf(!chromiumAvailable)('browser REPL: paged results', () => {
     // The result the commands see holds the rows fetched, in order.
     const row = await enterStatement(page, '!row 150');
     expect(await row.locator('pre.out').textContent()).toMatch(new RegExp(`^row 150 of 150\\nx += ${expected[149]}\\n`));
+    // !count says the whole result's count, as the terminal's does (the server counted it), not
+    // the rows fetched so far ("150 rows (truncated: more matched)").
+    const count = await enterStatement(page, '!count');
+    expect((await count.locator('pre.out').textContent())?.trim()).toBe('1000 rows');
+    expect(received).toBe(150);
   });
 
   test('!set limit 0: a page at a time, to the end', async () => {

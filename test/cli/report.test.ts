@@ -137,4 +137,23 @@ describe('heapql <dump> [report]', () => {
     expect(model.queries[0].rows[0][1]).toBeGreaterThan(16 * 4096);
     expect(model.queries[1].viz).toMatchObject({ kind: 'histogram' });
   });
+  it('an ignored -- @viz line is said under its query and in the report\'s warnings, as a chart that cannot be drawn is', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'heapql-viz-ignored-'));
+    writeFileSync(
+      path.join(dir, 'q.oql'),
+      ['-- @viz bogus', 'SELECT COUNT(*) AS n FROM KnownHeap$Point', '-- @viz histogram value=nope', 'SELECT p.x AS x FROM KnownHeap$Point p WHERE p.x < 2'].join('\n'),
+    );
+    const r = await heapql([known, 'r.md', '--query-file', 'q.oql', '--query=-- @viz pie\nSELECT COUNT(*) AS e FROM KnownHeap$Empty'], dir);
+    expect(r.code).toBe(0);
+    const kinds = 'unknown chart kind "bogus" (kinds: table, histogram, piechart, treemap); showing a table';
+    // Said once on stderr, with the file and line, before the analysis.
+    expect(r.stderr.split('\n').filter((l) => l.includes('bogus'))).toEqual([`warning: q.oql:1: @viz directive ignored: ${kinds}`]);
+    const md = readFileSync(path.join(dir, 'r.md'), 'utf8');
+    const block = md.slice(md.indexOf('### q2'), md.indexOf('### q3'));
+    expect(block).toContain(`> @viz directive ignored: ${kinds}`);
+    const warnings = md.slice(md.indexOf('## Warnings'));
+    expect(warnings).toContain(`- viz: q2: @viz directive ignored: ${kinds}`);
+    expect(warnings).toContain('- viz: q1: @viz directive ignored: unknown chart kind "pie"');
+    expect(warnings).toContain('- viz: q3: cannot draw a histogram: value=nope: no such column');
+  });
 });

@@ -229,6 +229,12 @@ describe('the REPL dispatcher', () => {
     expect(named.out).toMatch(/^→ SELECT/);
     expect((await run('!run leak-suspects')).err).toContain('needs the full analysis: run !analyze first');
     expect((await run('!run strng-count')).err).toContain("no named query 'strng-count'");
+    // The specification's spelling, /run <name>, is !run <name>; another /word says how commands start.
+    const slashed = await run('/run string-count');
+    expect(slashed.err).toBe('');
+    expect(slashed.out.split('\n').slice(0, 5)).toEqual(named.out.split('\n').slice(0, 5));
+    expect((await run('/run')).out).toMatch(/leak-suspects +\[needs !analyze\]/);
+    expect((await run('/help')).err).toContain('hint: the REPL\'s commands start with "!": !help');
     expect((await run('!reachable')).out).toContain('reachable objects only');
     expect(session.reachableOnly).toBe(true);
     expect((await run('!plan SELECT COUNT(*) FROM Demo$Session')).out).toContain('reachable objects only');

@@ -4,7 +4,7 @@
  */
 import { formatOqlError, isOqlError } from '../oql/errors.js';
 import { loadQueryFile } from '../query/queryfile.js';
-import { extractViz } from '../query/viz.js';
+import { extractViz, noteWithVizWarning } from '../query/viz.js';
 import { findNamedQuery, suggestNamedQueries, NAMED_QUERIES } from '../query/named.js';
 import type { QueryResult, VizSpec } from '../query/schema.js';
 import type { HeapSession, ProgressEvent } from '../session/index.js';
@@ -18,6 +18,8 @@ export interface QueryJob {
   /** Display name (`q<N>`, a named query's name, a config entry's name). */
   name: string;
   viz: VizSpec | null;
+  /** Why its `-- @viz` line was ignored: the report shows it under the query and in its warnings. */
+  vizWarning?: string;
   /** Planned once, while the command line is checked; run as is. */
   prepared: PreparedQuery;
 }
@@ -89,10 +91,10 @@ export function collectJobs(sources: JobSources): { jobs: QueryJob[]; warnings: 
   const planOptions = { fullPath: sources.fullPath, reachableOnly: sources.reachableOnly };
   const next = () => `q${jobs.length + 1}`;
   /** Plans `oql` once; a query that does not plan becomes a formatted error. */
-  const add = (oql: string, viz: VizSpec | null, where: string, name: () => string) => {
+  const add = (oql: string, viz: VizSpec | null, where: string, name: () => string, vizWarning: string | null) => {
     try {
       const prepared = prepareQuery(oql, { ...planOptions, viz });
-      jobs.push({ oql, name: name(), viz, prepared });
+      jobs.push({ oql, name: name(), viz, ...(vizWarning ? { vizWarning } : {}), prepared });
     } catch (err) {
       if (!isOqlError(err)) throw err;
       errors.push(formatOqlError(err, oql, where));
@@ -102,12 +104,12 @@ export function collectJobs(sources: JobSources): { jobs: QueryJob[]; warnings: 
   for (const text of queryArguments(sources.rawArgs)) {
     const { oql, viz, warning } = extractViz(text);
     if (warning) warnings.push(`--query: ${warning}`);
-    add(oql, viz, '--query', () => viz?.name ?? next());
+    add(oql, viz, '--query', () => viz?.name ?? next(), warning);
   }
   for (const entry of sources.configQueries ?? []) {
     const { oql, viz, warning } = extractViz(entry.oql);
     if (warning) warnings.push(`${entry.source}: ${warning}`);
-    add(oql, viz, entry.source, () => viz?.name ?? entry.name ?? next());
+    add(oql, viz, entry.source, () => viz?.name ?? entry.name ?? next(), warning);
   }
   if (sources.queryFile) {
     let file;
@@ -120,7 +122,7 @@ export function collectJobs(sources: JobSources): { jobs: QueryJob[]; warnings: 
     warnings.push(...file.warnings);
     for (const q of file.queries) {
       const prepared = prepareQuery(q.oql, { ...planOptions, viz: q.viz, ...(q.planned ? { planned: q.planned } : {}) });
-      jobs.push({ oql: q.oql, name: q.viz?.name ?? next(), viz: q.viz, prepared });
+      jobs.push({ oql: q.oql, name: q.viz?.name ?? next(), viz: q.viz, ...(q.vizWarning ? { vizWarning: q.vizWarning } : {}), prepared });
     }
   }
   for (const name of runArguments(sources.rawArgs)) {
@@ -169,7 +171,10 @@ export async function runJobsForReport(
     try {
       // Each query's scan on the bar, under its name (`query q1`).
       const progress = onProgress ? (e: ProgressEvent) => onProgress({ ...e, phase: `${e.phase} ${job.name}` }) : undefined;
-      results.push(await heap.query(job.prepared, { name: job.name, signal, ...(progress ? { onProgress: progress } : {}) }));
+      const result = await heap.query(job.prepared, { name: job.name, signal, ...(progress ? { onProgress: progress } : {}) });
+      // A directive that was ignored is said where the chart would have been, as the server's note says it.
+      const note = noteWithVizWarning(result.note, job.vizWarning ?? null);
+      results.push(note !== undefined ? { ...result, note } : result);
     } catch (err) {
       if (err instanceof HeapqlError && err.code === 'ERR_CANCELLED') throw err;
       failures.push(`${job.name}: ${(err as Error).message}`);

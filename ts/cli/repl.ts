@@ -1,8 +1,11 @@
 /** `--repl` of `heapql query` and `heapql analyze`: the interactive session on an open dump. */
 import { usageError } from '../errors.js';
+import type { StoredQuery } from '../repl/index.js';
 import { runTerminalRepl } from '../repl/terminal.js';
+import { loadCollectionConfig } from '../report/config.js';
 import type { HeapSession } from '../session/index.js';
 import { terminalProgress } from './progress.js';
+import { warn } from './stderr.js';
 import { queryArguments } from './queries.js';
 
 /** Options that make no sense in an interactive session are refused, not ignored. */
@@ -15,5 +18,20 @@ export function refuseWithRepl(rawArgs: string[], a: { 'query-file'?: string; ru
 
 export function startRepl(session: HeapSession, reachableOnly: boolean): Promise<number> {
   session.reachableOnly = reachableOnly;
-  return runTerminalRepl(session, { progressBar: (stream) => terminalProgress(undefined, stream) });
+  return runTerminalRepl(session, { progressBar: (stream) => terminalProgress(undefined, stream), storedQueries: storedQueries() });
+}
+
+/**
+ * The named `[[query]]` entries of the config file the report would use (`.heapql.toml` here,
+ * else ~/.config/heapql/collections.toml), for `!run`. A config that cannot be read is a warning:
+ * the session starts without its entries.
+ */
+export function storedQueries(): StoredQuery[] {
+  try {
+    const config = loadCollectionConfig();
+    return (config?.queries ?? []).flatMap((q) => (q.name ? [{ name: q.name, oql: q.oql, source: q.source }] : []));
+  } catch (err) {
+    warn(`${(err as Error).message}; !run does not offer its queries`);
+    return [];
+  }
 }

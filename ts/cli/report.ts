@@ -80,7 +80,9 @@ async function writeFullReportSteps(file: string, options: FullReportOptions): P
     });
     printCacheWarnings(heap);
     // The dump's and the analysis's warnings were printed as the dump was opened and analyzed.
-    for (const w of model.warnings) if (w.source !== 'dump' && w.source !== 'analysis') warn(w.source === 'query' ? `query ${w.message}` : w.message);
+    // An ignored -- @viz line was said (with its file and line) when the queries were read.
+    const said = (w: { source: string; message: string }) => w.source === 'viz' && w.message.includes('@viz directive ignored');
+    for (const w of model.warnings) if (w.source !== 'dump' && w.source !== 'analysis' && !said(w)) warn(w.source === 'query' ? `query ${w.message}` : w.message);
     // Acknowledged (`interrupted: stopping…`) as the last step ended: nothing is written.
     throwIfInterrupted();
     const text = await withProgress(async ({ blockingStep }) => {

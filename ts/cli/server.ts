@@ -46,7 +46,8 @@ export const serverCommand = defineCommand({
     session.reachableOnly = reachableOnly;
     let server;
     try {
-      server = await listen(session, port, { autoAnalyze: a['auto-analyze'], reachableOnly });
+      const { storedQueries } = await import('./repl.js');
+      server = await listen(session, port, { autoAnalyze: a['auto-analyze'], reachableOnly, storedQueries: storedQueries() });
     } catch (err) {
       session.close();
       throw err;

@@ -101,7 +101,10 @@ export function summarize(expected: Set<string>): string[] {
     if (has('hex')) out.push('a hex address');
     if (has('attr')) out.push('an @attribute');
   }
-  const operators = OPERATORS.filter(has).length + PREDICATE_WORDS.filter(has).length >= 4;
+  // Signs, `*` (SELECT *, COUNT(*)) and NOT may also start an expression: alone they are no sign
+  // that an operator may come next.
+  const binaryOnly = BINARY_ONLY.some(has) || PREDICATE_WORDS.some((w) => w !== 'NOT' && has(w));
+  const operators = binaryOnly && OPERATORS.filter(has).length + PREDICATE_WORDS.filter(has).length >= 4;
   if (operators) out.push('an operator');
   const keywords = [...expected].filter((t) => keywordSet.has(t));
   // After a `.` every keyword is a valid field name: "a name" already says it.
@@ -125,7 +128,10 @@ export function summarize(expected: Set<string>): string[] {
 }
 
 const PREDICATE_WORDS = ['IS', 'NOT', 'BETWEEN', 'IN', 'INSTANCEOF', 'LIKE'];
-const EXPR_WORDS = ['TRUE', 'FALSE', 'NULL', 'CASE', 'NOT', 'EXISTS'];
+// Words that may start an expression; RETAINED and SET are names there too (`ORDER BY retained`),
+// so after "an expression" they are not worth a mention of their own.
+const EXPR_WORDS = ['TRUE', 'FALSE', 'NULL', 'CASE', 'NOT', 'EXISTS', 'RETAINED', 'SET'];
+const BINARY_ONLY = ['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'slash', 'percent'];
 const SET_OPS = ['UNION', 'INTERSECT', 'EXCEPT'];
 
 function describeToken(t: Token): string {
@@ -152,6 +158,8 @@ function hintFor(t: Token, prev: Token | null, next: Token | null, expected: Set
   const type = t.type ?? '';
   const prevType = prev?.type ?? '';
   if (type === 'eqeq') return 'equality is a single "=" (and inequality "!=")';
+  // `/help` in the REPL: its commands start with "!" (`/run <name>` is accepted as `!run <name>`).
+  if (type === 'slash' && prev === null && next?.type === 'ident') return `the REPL's commands start with "!": !${next.text}`;
   if (type === 'andand') return 'write AND instead of &&';
   if (type === 'oror') return 'write OR instead of ||';
   if (prevType === 'LIKE') return 'LIKE takes a regular expression in quotes, e.g. toString(s) LIKE "http.*"';

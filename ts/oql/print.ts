@@ -55,8 +55,10 @@ export function printExpr(e: Expr, opts: PrintOptions = {}): string {
     case 'binary': {
       const l = level(e);
       const op = e.op === 'and' || e.op === 'or' ? e.op.toUpperCase() : e.op;
-      // Left-associative: the right operand of an equal-level operator needs parentheses.
-      const right = l === 4 ? p(e.right, 5) : p(e.right, l + 1);
+      // Left-associative: the right operand of an equal-level operator needs parentheses, but
+      // for AND and OR (associative; a long chain is a balanced tree, ts/oql/balance.ts).
+      const associative = (e.op === 'and' || e.op === 'or') && e.right.type === 'binary' && e.right.op === e.op;
+      const right = l === 4 ? p(e.right, 5) : associative ? p(e.right, l) : p(e.right, l + 1);
       const left = l === 4 ? p(e.left, 5) : p(e.left, l);
       return `${left} ${op} ${right}`;
     }

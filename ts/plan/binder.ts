@@ -231,10 +231,8 @@ export class Binder {
         if (t.type === 'exists') guards.push(this.query(t.query, scopeAliases(scope), 'sub').query);
         else rest.push(t);
       }
-      for (const t of rest) {
-        const bound = this.expr(t, scope, rowMode);
-        filter = filter ? { k: 'bin', op: 'and', l: filter, r: bound } : bound;
-      }
+      // Joined as a balanced tree, as the parse left them (ts/oql/balance.ts): a long AND stays shallow.
+      filter = allOf(rest.map((t) => this.expr(t, scope, rowMode)));
     }
 
     // GROUP BY: a bare name that is an output alias stands for that column's expression.
@@ -770,6 +768,14 @@ function existsMisplaced(e: Expr): never {
     e.pos,
     'EXISTS is not correlated: it runs once before the scan and admits every row or none, so it cannot sit under OR or NOT',
   );
+}
+
+/** The AND of `terms` as a balanced tree (null for none). */
+function allOf(terms: PExpr[]): PExpr | null {
+  if (terms.length === 0) return null;
+  if (terms.length === 1) return terms[0]!;
+  const mid = terms.length >>> 1;
+  return { k: 'bin', op: 'and', l: allOf(terms.slice(0, mid))!, r: allOf(terms.slice(mid))! };
 }
 
 function conjuncts(e: Expr): Expr[] {

@@ -23,7 +23,7 @@ export interface MethodAlias {
 export const METHOD_ALIASES: readonly MethodAlias[] = [
   { name: 'length', args: 0, rewrite: { kind: 'attr', name: 'length' }, doc: 'array length (@length)' },
   { name: 'getLength', args: 0, rewrite: { kind: 'attr', name: 'length' }, doc: 'array length (@length)' },
-  { name: 'size', args: 0, rewrite: { kind: 'field', name: 'size' }, doc: 'the collection\'s `size` field (NULL where the collection keeps no size field, e.g. HashSet)' },
+  { name: 'size', args: 0, rewrite: { kind: 'field', name: 'size' }, doc: 'the collection\'s `size` field (NULL on the rows of a class without one in a wider source; naming such a class, e.g. HashSet, is an unknown-field error: read h.map.size)' },
   { name: 'getKey', args: 0, rewrite: { kind: 'field', name: 'key' }, doc: 'a map entry\'s `key` field' },
   { name: 'getValue', args: 0, rewrite: { kind: 'field', name: 'value' }, doc: 'a map entry\'s `value` field' },
   { name: 'equals', args: 1, rewrite: { kind: 'equals' }, doc: '`x = arg` (objects by identity, values by value)' },

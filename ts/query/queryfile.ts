@@ -16,6 +16,8 @@ export interface QueryFileEntry {
   /** 1-based line number in the file. */
   line: number;
   viz: VizSpec | null;
+  /** Why its `-- @viz` line was ignored (also in `warnings`, with file and line). */
+  vizWarning?: string;
   /** The plan, when the file was read with plan options (so the query is not planned again). */
   planned?: PlannedQuery;
 }
@@ -37,7 +39,7 @@ export function parseQueryFile(text: string, file: string, opts: QueryFileOption
   const result: QueryFileResult = { queries: [], errors: [], warnings: [] };
   // A file saved with a byte-order mark (some Windows editors) starts with one: not a character of line 1.
   const lines = stripBom(text).split('\n');
-  let pending: { viz: VizSpec; line: number } | null = null;
+  let pending: { viz: VizSpec; line: number; warning: string | null } | null = null;
   lines.forEach((raw, i) => {
     const lineNo = i + 1;
     const line = raw.replace(/\r$/, '');
@@ -47,14 +49,20 @@ export function parseQueryFile(text: string, file: string, opts: QueryFileOption
       if (pending) result.warnings.push(`${file}:${pending.line}: @viz directive is not followed by a query; ignored`);
       const { viz, warning } = parseVizDirective(line);
       if (warning) result.warnings.push(`${file}:${lineNo}: ${warning}`);
-      pending = { viz, line: lineNo };
+      pending = { viz, line: lineNo, warning };
       return;
     }
     if (trimmed.startsWith('--')) return;
     try {
       const ast = parse(line);
       const planned = opts.plan ? planAst(ast, opts.plan) : undefined;
-      result.queries.push({ oql: line, line: lineNo, viz: pending?.viz ?? null, ...(planned ? { planned } : {}) });
+      result.queries.push({
+        oql: line,
+        line: lineNo,
+        viz: pending?.viz ?? null,
+        ...(pending?.warning ? { vizWarning: pending.warning } : {}),
+        ...(planned ? { planned } : {}),
+      });
     } catch (e) {
       if (!isOqlError(e)) throw e;
       result.errors.push(formatOqlError(e, line, file, i));

@@ -152,26 +152,37 @@ function findColumn(ref: string | number, columns: Column[]): number {
 }
 
 /**
- * The label and value columns of a chart: the named ones, else the first numeric column as
- * value and the first other non-numeric column as label. A `warning` means: draw a table.
+ * The label and value columns of a chart: the named ones, else the first numeric column other
+ * than the label as value, and as label the first non-numeric column (with none, the first
+ * column: a numeric key such as `p.x % 3` in `SELECT p.x % 3 AS m, COUNT(*) AS n … GROUP BY`
+ * labels the bars of its count, never the other way round). A `warning` means: draw a table.
  */
 export function resolveVizColumns(viz: VizSpec, columns: Column[]): { columns: VizColumns | null; warning: string | null } {
   if (viz.kind === 'table') return { columns: null, warning: null };
   const numeric = (i: number) => columns[i]?.type === 'number';
+  if (!columns.some((_, i) => numeric(i))) return { columns: null, warning: '@viz: the result has no numeric column to chart' };
+  let label = -1;
+  if (viz.label !== undefined) {
+    label = findColumn(viz.label, columns);
+    if (label < 0) return { columns: null, warning: `@viz label=${viz.label}: no such column (columns: ${columns.map((c) => c.name).join(', ')})` };
+  }
   let value: number;
   if (viz.value !== undefined) {
     value = findColumn(viz.value, columns);
     if (value < 0) return { columns: null, warning: `@viz value=${viz.value}: no such column (columns: ${columns.map((c) => c.name).join(', ')})` };
     if (!numeric(value)) return { columns: null, warning: `@viz value=${viz.value}: column "${columns[value].name}" is not numeric` };
   } else {
-    value = columns.findIndex((_, i) => numeric(i));
-    if (value < 0) return { columns: null, warning: '@viz: the result has no numeric column to chart' };
+    if (label < 0) {
+      const text = columns.findIndex((_, i) => !numeric(i));
+      label = text >= 0 ? text : columns.length > 1 ? 0 : -1;
+    }
+    value = columns.findIndex((_, i) => i !== label && numeric(i));
+    if (value < 0) {
+      if (label >= 0) return { columns: null, warning: `@viz: the result has no numeric column to chart besides its label "${columns[label].name}"` };
+      value = columns.findIndex((_, i) => numeric(i));
+    }
   }
-  let label: number;
-  if (viz.label !== undefined) {
-    label = findColumn(viz.label, columns);
-    if (label < 0) return { columns: null, warning: `@viz label=${viz.label}: no such column (columns: ${columns.map((c) => c.name).join(', ')})` };
-  } else {
+  if (label < 0) {
     label = columns.findIndex((_, i) => i !== value && !numeric(i));
     if (label < 0) label = columns.findIndex((_, i) => i !== value);
     if (label < 0) return { columns: null, warning: '@viz: the result has no column to label the chart with' };

@@ -48,6 +48,12 @@ export interface ReplBackend {
   >;
   /** How many rows a query gives, none described nor kept: a second run (`HeapSession.queryCount`). */
   queryCount?(oql: string, options: { reachableOnly?: boolean; signal?: AbortSignal }): Promise<{ rowCount: number; truncated: boolean }>;
+  /**
+   * The whole count of a result the backend holds only the first rows of (the browser's paged
+   * results: the server counts them), waited for; null when it has no such result or cannot tell.
+   * `!count` answers from it, as the terminal's answers from its own count.
+   */
+  totalOf?(result: QueryResult, signal?: AbortSignal): Promise<{ rowCount: number; truncated: boolean } | null>;
 }
 
 export interface ReplIO {

@@ -49,10 +49,20 @@ export interface ReplState {
   queries: number;
   /** The paged result whose scan is open (paused), if any: one at a time (rest.ts). */
   open: PagedResult | null;
+  /** The named `[[query]]` entries of the config file, for `!run` (the terminal REPL reads them). */
+  stored: StoredQuery[];
 }
 
-export function initialState(): ReplState {
-  return { result: null, undo: [], lastQuery: null, cursor: 0, limit: 50, queries: 0, open: null };
+/** A named `[[query]]` entry of the config file (`.heapql.toml`): `!run <name>` runs it. */
+export interface StoredQuery {
+  name: string;
+  oql: string;
+  /** `file:line` of the entry. */
+  source: string;
+}
+
+export function initialState(stored: StoredQuery[] = []): ReplState {
+  return { result: null, undo: [], lastQuery: null, cursor: 0, limit: 50, queries: 0, open: null, stored };
 }
 
 /** Everything a command can use. */
@@ -431,7 +441,11 @@ export const COMMANDS: Command[] = [
         }
         if (!done) throw new HeapqlError('ERR_CANCELLED', 'the count was cancelled');
       }
-      ctx.io.print(`${r.rowCount} ${r.rowCount === 1 ? 'row' : 'rows'}${r.truncated ? ' (truncated: more matched)' : ''}`);
+      // A result the backend pages itself (the browser's: the server counts it).
+      const total = !p && ctx.backend.totalOf ? await ctx.backend.totalOf(r, ctx.signal) : null;
+      if (ctx.signal?.aborted) throw new HeapqlError('ERR_CANCELLED', 'the count was cancelled');
+      const { rowCount, truncated } = total ?? r;
+      ctx.io.print(`${rowCount} ${rowCount === 1 ? 'row' : 'rows'}${truncated ? ' (truncated: more matched)' : ''}`);
     },
   },
   {
@@ -718,9 +732,19 @@ export const COMMANDS: Command[] = [
     completes: 'named',
     run: async (ctx, a) => {
       const name = a.trim();
+      const stored = ctx.state.stored;
       if (name === '') {
-        const width = Math.max(...NAMED_QUERIES.map((q) => q.name.length));
-        ctx.io.print(NAMED_QUERIES.map((q) => `${q.name.padEnd(width)}  ${q.fullPath ? '[needs !analyze] ' : ''}${q.description}`).join('\n'));
+        const width = Math.max(...NAMED_QUERIES.map((q) => q.name.length), ...stored.map((q) => q.name.length));
+        const lines = NAMED_QUERIES.map((q) => `${q.name.padEnd(width)}  ${q.fullPath ? '[needs !analyze] ' : ''}${q.description}`);
+        for (const q of stored) lines.push(`${q.name.padEnd(width)}  [config] ${q.source}`);
+        ctx.io.print(lines.join('\n'));
+        return;
+      }
+      // A config entry of that name comes first: the user named it so.
+      const mine = stored.find((q) => q.name === name);
+      if (mine) {
+        ctx.io.print(`→ ${mine.oql.split('\n').filter((l) => !l.trim().startsWith('--')).map((l) => l.trim()).join(' ').trim()}`);
+        await runQuery(ctx, mine.oql);
         return;
       }
       const named = findNamedQuery(name);
@@ -767,7 +791,7 @@ export function findCommand(name: string): Command | undefined {
 
 /** Runs one `!command args` statement. */
 export async function runCommand(ctx: ReplContext, text: string): Promise<void> {
-  const m = /^\s*!(\S*)\s*([^]*)$/.exec(text)!;
+  const m = /^\s*[!/](\S*)\s*([^]*)$/.exec(text)!;
   const name = m[1]!;
   const command = findCommand(name);
   if (!command) {

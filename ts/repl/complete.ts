@@ -46,6 +46,8 @@ export interface CompletionSource {
   columns(): string[];
   /** File names for `!save` starting with `prefix` (directories end in `/`); [] in a browser. */
   files(prefix: string): string[] | Promise<string[]>;
+  /** Names of the config file's `[[query]]` entries, for `!run` (none in a browser). */
+  storedQueries?(): string[];
 }
 
 export interface Completion {
@@ -126,7 +128,8 @@ async function candidates(before: string, source: CompletionSource, statement: s
       case 'class':
         return { items: pick(word, source.classNames(), false), word };
       case 'named':
-        return { items: pick(word, NAMED_QUERIES.map((q) => q.name)), word };
+        // A config entry's name may hold spaces ("Duplicated strings"): the whole argument is the word.
+        return { items: pick(rest, [...NAMED_QUERIES.map((q) => q.name), ...(source.storedQueries?.() ?? [])]), word: rest };
       case 'column':
         return { items: pick(word.replace(/^-/, ''), source.columns()), word: word.replace(/^-/, '') };
       case 'file':

@@ -5,17 +5,21 @@
  */
 import { HeapqlError } from '../errors.js';
 import type { ReplBackend, ReplIO } from './backend.js';
-import { initialState, runCommand, runQuery, type ReplState, type StatementSource } from './commands.js';
+import { initialState, runCommand, runQuery, type ReplState, type StatementSource, type StoredQuery } from './commands.js';
 import { ReplError } from './errors.js';
 import { isCommand, stripTerminator } from './statement.js';
 
 export class Repl {
-  readonly state: ReplState = initialState();
+  readonly state: ReplState;
 
   constructor(
     readonly backend: ReplBackend,
     readonly io: ReplIO,
-  ) {}
+    /** The config file's named `[[query]]` entries, for `!run`. */
+    stored: StoredQuery[] = [],
+  ) {
+    this.state = initialState(stored);
+  }
 
   /** Stops the scan a paged result keeps open (rest.ts): at the end of the session. */
   close(): void {

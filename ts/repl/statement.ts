@@ -16,7 +16,9 @@ import { parse } from '../oql/parser.js';
 import { extractViz } from '../query/viz.js';
 
 export function isCommand(text: string): boolean {
-  return text.trimStart().startsWith('!');
+  const t = text.trimStart();
+  // `/run <name>` is `!run <name>` (the specification's spelling); no OQL starts with "/".
+  return t.startsWith('!') || /^\/run(\s|;|$)/i.test(t);
 }
 
 export function statementComplete(text: string): boolean {

@@ -24,6 +24,7 @@ import type { ReplIO } from './backend.js';
 import { outputClosed, writeBlock } from './block-writer.js';
 import { complete, ESCAPED_COMPLETION_NOTE, insertablePrefix, moreCompletionsNote, type CompletionSource } from './complete.js';
 import { Repl } from './dispatch.js';
+import type { StoredQuery } from './commands.js';
 import { errorLines } from './errors.js';
 import { saveBlocks } from './file-save.js';
 import { appendHistory, enableHistorySearch, HISTORY_CAP, historyByStatement, historyPath, loadHistory, statementEntry } from './history.js';
@@ -46,6 +47,8 @@ export interface TerminalOptions {
    * below the CLI). Default: none.
    */
   progressBar?: (stream: NodeJS.WriteStream) => ProgressBar;
+  /** The config file's named `[[query]]` entries: `!run <name>` runs them, Tab completes them. */
+  storedQueries?: StoredQuery[];
 }
 
 /** What the REPL needs of a progress bar. */
@@ -158,7 +161,7 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
       rl?.close();
     },
   };
-  const repl = new Repl(session, io);
+  const repl = new Repl(session, io, options.storedQueries ?? []);
 
   let buffer: string[] = [];
   const fieldCache = new Map<string, Promise<string[]>>();
@@ -174,6 +177,7 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
     },
     columns: () => repl.state.result?.columns.map((c) => c.name) ?? [],
     files: fileCandidates,
+    storedQueries: () => repl.state.stored.map((q) => q.name),
   };
 
   rl = readline.createInterface({

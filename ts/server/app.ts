@@ -85,7 +85,7 @@ export function createApp(session: HeapSession, options: ServerOptions): Hono {
   app.get('/version', (c) => c.json({ version: VERSION, endpoints: ENDPOINTS }));
   app.get('/status', (c) => c.json(statusBody(ctx)));
   analysisRoutes(app, ctx);
-  app.get('/help', (c) => c.json(oqlReference()));
+  app.get('/help', (c) => c.json({ ...oqlReference(), storedQueries: ctx.storedQueries }));
   app.get('/schema', (c) => c.json(queryResultJsonSchema()));
   queryRoutes(app, ctx);
   reportRoutes(app, ctx);

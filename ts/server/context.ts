@@ -17,6 +17,16 @@ export interface ServerOptions {
   retryAfterSeconds?: number;
   /** The browser REPL's script (default: the esbuild bundle in dist/web); null when it is not built. */
   replScript?: () => string | null;
+  /** The config file's named `[[query]]` entries: `GET /help` lists them, the browser REPL's `!run` runs them. */
+  storedQueries?: StoredQuery[];
+}
+
+/** A named `[[query]]` entry of the config file (`.heapql.toml`). */
+export interface StoredQuery {
+  name: string;
+  oql: string;
+  /** `file:line` of the entry. */
+  source: string;
 }
 
 export interface ServerContext {
@@ -30,6 +40,7 @@ export interface ServerContext {
   replScript: () => string | null;
   /** `DELETE /analyze` cancelled the last analysis and none started since (GET /status notes it). */
   analysisCancelled: boolean;
+  storedQueries: StoredQuery[];
 }
 
 export function serverContext(session: HeapSession, options: ServerOptions): ServerContext {
@@ -43,5 +54,6 @@ export function serverContext(session: HeapSession, options: ServerOptions): Ser
     retryAfterSeconds: options.retryAfterSeconds ?? 2,
     replScript: options.replScript ?? replScript,
     analysisCancelled: false,
+    storedQueries: options.storedQueries ?? [],
   };
 }

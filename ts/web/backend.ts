@@ -17,6 +17,7 @@
  */
 import { plan } from '../plan/index.js';
 import type { ReplBackend } from '../repl/backend.js';
+import type { StoredQuery } from '../repl/commands.js';
 import { ReplError } from '../repl/errors.js';
 import { restoreNonFinite } from '../query/json.js';
 import type { QueryResult, VizSpec } from '../query/schema.js';
@@ -60,14 +61,19 @@ export class HttpBackend implements ReplBackend {
     this.pages = new Pages(api);
   }
 
-  /** Reads the status and the class names once (before the first statement). */
+  /** Reads the status, the class names and the config's named queries once (before the first statement). */
   async connect(): Promise<ServerStatusBody> {
     const s = await this.refresh();
     this.reachableOnly = s.reachableOnly;
     this.fields.clear();
     this.names = await this.api.get<string[]>('/classes');
+    const help = await this.api.get<{ storedQueries?: StoredQuery[] }>('/help');
+    this.storedQueries = Array.isArray(help.storedQueries) ? help.storedQueries : [];
     return s;
   }
+
+  /** The server's config file's named `[[query]]` entries (`GET /help`), for `!run`. */
+  storedQueries: StoredQuery[] = [];
 
   /** The dump a result came from (a shaped result: the one it was shaped from, `keepDump`). */
   dumpOf(result: QueryResult | null): string | null {
@@ -145,6 +151,11 @@ export class HttpBackend implements ReplBackend {
     const from = dump ?? this.api.dumpId;
     if (from !== null) this.dumps.set(body, from);
     return body;
+  }
+
+  /** The server's count of a paged result (`!count`), waited for. */
+  totalOf(result: QueryResult, signal?: AbortSignal): Promise<{ rowCount: number; truncated: boolean } | null> {
+    return this.pages.totalOf(result, signal);
   }
 
   classNames(): string[] {

@@ -103,8 +103,14 @@ api.onDumpChanged = () => {
     'The server now serves another dump than before (the header names it). The results above came from the dump it served before: ' +
       'their objects cannot be looked up any more (!obj, !refs, !path and !dom refuse them); run the queries again.',
   );
-  void backend.connect().then(showStatus, () => {});
+  void backend.connect().then(connected, () => {});
 };
+
+/** What the server said on connecting: its status, and its config's named queries for !run. */
+function connected(s: ServerStatusBody): void {
+  repl.state.stored = backend.storedQueries;
+  showStatus(s);
+}
 
 async function poll(): Promise<void> {
   let next = POLL_MS;
@@ -412,6 +418,7 @@ const source: CompletionSource = {
   fieldsOf: (c) => backend.fieldsOf(c),
   columns: () => repl.state.result?.columns.map((c) => c.name) ?? [],
   files: () => [],
+  storedQueries: () => repl.state.stored.map((q) => q.name),
 };
 let choices: string[] = [];
 let chosen = 0;
@@ -569,8 +576,7 @@ input.addEventListener('keydown', (e) => {
 async function start(): Promise<void> {
   for (;;) {
     try {
-      const s = await backend.connect();
-      showStatus(s);
+      connected(await backend.connect());
       break;
     } catch {
       await new Promise((r) => setTimeout(r, POLL_MS));

@@ -73,6 +73,29 @@ export class Pages {
     return (result && this.entries.get(result)?.state) ?? null;
   }
 
+  /**
+   * The whole count of a paged result, waited for (null: not a paged result, or its cursor was
+   * closed before the count came). `signal` stops the wait only.
+   */
+  async totalOf(result: QueryResult, signal?: AbortSignal): Promise<{ rowCount: number; truncated: boolean } | null> {
+    const entry = this.entries.get(result);
+    if (!entry) return null;
+    if (entry.state.total || !entry.state.open) return entry.state.total;
+    await new Promise<void>((resolve) => {
+      const settle = () => {
+        if (entry.state.total || !entry.state.open || signal?.aborted) {
+          entry.listeners.delete(settle);
+          signal?.removeEventListener('abort', settle);
+          resolve();
+        }
+      };
+      entry.listeners.add(settle);
+      signal?.addEventListener('abort', settle);
+      settle();
+    });
+    return entry.state.total;
+  }
+
   /** Calls `listener` whenever `result`'s state changes (the count came, rows were fetched). */
   watch(result: QueryResult, listener: () => void): void {
     this.entries.get(result)?.listeners.add(listener);

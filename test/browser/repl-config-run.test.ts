@@ -1,0 +1,55 @@
+/**
+ * The browser REPL's `!run` runs the named `[[query]]` entries of the server's config file, as
+ * the terminal's does: the server lists them in `GET /help` (`storedQueries`), `!run` alone lists
+ * them with the built-in ones, `!run <name>` runs one (a name with spaces too), Tab completes it.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+
+import { openHeap, type HeapSession } from '../../ts/index.js';
+import { listen, type RunningServer } from '../../ts/server/listen.js';
+import { chromiumAvailable, launchChromium, watchedPage } from './chromium.js';
+import { DEMO_DUMP, enterStatement, replScript } from './repl-server.js';
+
+const STORED = [{ name: 'Sessions counted', oql: '-- @viz table\nSELECT COUNT(*) AS sessions\nFROM Demo$Session s', source: '/cfg/.heapql.toml:1' }];
+
+describe.skipIf(!chromiumAvailable)('browser REPL: !run and the config file', () => {
+  let browser: Browser;
+  let session: HeapSession;
+  let server: RunningServer;
+  let page: Page;
+  let problems: string[];
+
+  beforeAll(async () => {
+    session = await openHeap(DEMO_DUMP);
+    const script = await replScript();
+    server = await listen(session, 0, { replScript: () => script, storedQueries: STORED });
+    browser = await launchChromium();
+    ({ page, problems } = await watchedPage(browser));
+    await page.goto(`${server.url}/repl`);
+    await page.getByText('Connected.').waitFor();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    session?.close();
+  });
+
+  test('GET /help lists the entries', async () => {
+    const help = (await (await fetch(`${server.url}/help`)).json()) as { storedQueries: unknown };
+    expect(help.storedQueries).toEqual(STORED);
+  });
+
+  test('!run lists them, runs one by its name, and Tab completes the name', async () => {
+    const list = await enterStatement(page, '!run');
+    expect(await list.locator('pre.out').textContent()).toContain('Sessions counted          [config] /cfg/.heapql.toml:1');
+    const run = await enterStatement(page, '!run Sessions counted');
+    expect(await run.locator('pre.out').first().textContent()).toBe('→ SELECT COUNT(*) AS sessions FROM Demo$Session s');
+    expect(await run.locator('table.result tbody td').allTextContents()).toEqual(['400']);
+    await page.locator('#input').pressSequentially('!run Sess');
+    await page.locator('#input').press('Tab');
+    await expect.poll(() => page.locator('#input').inputValue()).toBe('!run Sessions counted');
+    await page.locator('#input').fill('');
+    expect(problems).toEqual([]);
+  });
+});

@@ -1,0 +1,92 @@
+/**
+ * `!run` runs the named `[[query]]` entries of the config file the report uses (`.heapql.toml` in
+ * the working directory, else ~/.config/heapql/collections.toml), and Tab completes their names.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+import { complete, type CompletionSource } from '../../ts/repl/index.js';
+
+const root = path.resolve(__dirname, '../..');
+const demo = path.join(root, 'fixtures/demo/demo.hprof');
+const dir = mkdtempSync(path.join(tmpdir(), 'heapql-config-run-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The piped REPL in `cwd`, with HOME (and the history) in the test's directory. */
+function repl(cwd: string, lines: string[]): { out: string; err: string; status: number | null } {
+  const r = spawnSync(process.execPath, [path.join(root, 'bin/heapql.js'), 'query', demo, '--repl'], {
+    cwd,
+    input: `${lines.join('\n')}\n`,
+    encoding: 'utf8',
+    env: { ...process.env, HOME: path.join(dir, 'home'), XDG_STATE_HOME: dir, HEAPQL_DEBUG: '', NO_COLOR: '1' },
+  });
+  const err = r.stderr.split('\n').filter((l) => l !== '' && !l.startsWith('warning: cache:')).join('\n');
+  return { out: r.stdout.replace(/^\([\d.]+ ms\)\n/gm, ''), err, status: r.status };
+}
+
+const CONFIG = [
+  '[[query]]',
+  'name = "Sessions counted"',
+  'oql = """',
+  '-- @viz table',
+  'SELECT COUNT(*) AS sessions',
+  'FROM Demo$Session s"""',
+  '',
+  '[[query]]',
+  'oql = "SELECT COUNT(*) AS unnamed FROM java.lang.String"',
+  '',
+].join('\n');
+
+describe('!run and the config file', () => {
+  it('lists the named entries of .heapql.toml and runs one by its name (spaces and all)', () => {
+    const cwd = path.join(dir, 'local');
+    mkdirSync(cwd, { recursive: true });
+    writeFileSync(path.join(cwd, '.heapql.toml'), CONFIG);
+    const r = repl(cwd, ['!run', '!run Sessions counted']);
+    expect(r.err).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.out).toMatch(/^top-classes-by-count +instances per class/m);
+    expect(r.out).toContain(`Sessions counted          [config] ${path.join(cwd, '.heapql.toml')}:1\n`);
+    // The entry without a name is no named query.
+    expect(r.out).not.toContain('unnamed');
+    expect(r.out).toContain('→ SELECT COUNT(*) AS sessions FROM Demo$Session s\nsessions\n--------\n     400\n(1 row)\n');
+  });
+
+  it('reads ~/.config/heapql/collections.toml when the working directory has none', () => {
+    const cwd = path.join(dir, 'elsewhere');
+    mkdirSync(cwd, { recursive: true });
+    mkdirSync(path.join(dir, 'home/.config/heapql'), { recursive: true });
+    writeFileSync(path.join(dir, 'home/.config/heapql/collections.toml'), CONFIG);
+    const r = repl(cwd, ['!run Sessions counted']);
+    expect(r.err).toBe('');
+    expect(r.out).toContain('     400\n(1 row)\n');
+    rmSync(path.join(dir, 'home/.config'), { recursive: true });
+  });
+
+  it('a config that cannot be read is a warning; the session runs without its entries', () => {
+    const cwd = path.join(dir, 'broken');
+    mkdirSync(cwd, { recursive: true });
+    writeFileSync(path.join(cwd, '.heapql.toml'), '[[query]]\nname = "x"\n');
+    const r = repl(cwd, ['!run x', 'SELECT COUNT(*) AS n FROM Demo$Session s']);
+    expect(r.err).toContain(`warning: ${path.join(cwd, '.heapql.toml')}:1: [[query]] has no oql`);
+    expect(r.err).toContain("error: stdin:1: no named query 'x'");
+    expect(r.out).toContain('400\n(1 row)\n');
+    expect(r.status).toBe(1);
+  });
+
+  it('Tab completes the entries\' names after !run, a name with spaces as a whole', async () => {
+    const source: CompletionSource = {
+      classNames: () => [],
+      fieldsOf: async () => [],
+      columns: () => [],
+      files: () => [],
+      storedQueries: () => ['Sessions counted', 'leak-check'],
+    };
+    expect((await complete('!run Sess', source)).items).toEqual(['Sessions counted']);
+    expect(await complete('!run Sessions c', source)).toEqual({ items: ['Sessions counted'], word: 'Sessions c' });
+    expect((await complete('!run leak', source)).items).toEqual(['leak-check', 'leak-suspects']);
+  });
+});
