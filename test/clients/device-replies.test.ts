@@ -270,6 +270,21 @@ describe('device HTTP error wording', () => {
     expect(err.message).toContain('this app version has no such endpoint, or the URL is not the AI Phone Server');
   });
 
+  it('a URL with a path: errors name the request as sent, path included', async () => {
+    const prefixed = new DeviceClient({ url: `${emu.url}/v0/` });
+    const missing = await rejection(() => prefixed.status(), ServiceHttpError);
+    expect(missing.request).toBe('GET /v0/status');
+    expect(missing.message).toContain('GET /v0/status answered HTTP 404');
+    emu.override = () => ({ status: 200, json: { azimuth: 400, pitch: 0, roll: 0 } });
+    const odd = await rejection(() => prefixed.orientation(), ServiceProtocolError);
+    expect(odd.request).toBe('GET /v0/orientation');
+    expect(odd.message).toContain('unexpected reply to GET /v0/orientation');
+    emu.override = () => ({ status: 200, json: { success: false, error: 'busy' } });
+    const failed = await rejection(() => prefixed.detectObjects(), ServiceFailureError);
+    expect(failed.request).toBe('POST /v0/ai/object_detection');
+    expect(failed.message).toContain('POST /v0/ai/object_detection failed: busy');
+  });
+
   it('U6 a redirect names its Location', async () => {
     emu.override = () => ({ status: 302, headers: { location: 'http://192.0.2.1/login' }, text: '' });
     const err = await rejection(() => client.status(), ServiceHttpError);

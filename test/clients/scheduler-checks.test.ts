@@ -65,6 +65,18 @@ describe('scheduler replies', () => {
     expect((await client.plans()).task[0]!.startedAt!.toISOString()).toBe('2023-11-14T22:13:20.123Z');
   });
 
+  it('a URL with a path: errors name the request as sent, path included', async () => {
+    const prefixed = new SchedulerClient({ url: `${emu.url}/proxy/` });
+    const err = await rejection(() => prefixed.stop({ task: 5 }), ServiceHttpError);
+    expect(emu.requests).toEqual(['GET /proxy/task/5?stopping=true']);
+    expect(err.request).toBe('GET /proxy/task/5?stopping=true');
+    expect(err.message).toContain('GET /proxy/task/5 answered HTTP 404: Endpoint GET /proxy/task/5 not found');
+    emu.override = () => ({ status: 200, body: 'fine' });
+    const odd = await rejection(() => prefixed.status({ task: 5 }), ServiceProtocolError);
+    expect(odd.request).toBe('GET /proxy/task/5');
+    expect(odd.message).toContain('unexpected reply to GET /proxy/task/5: "fine"');
+  });
+
   it('U6 a redirect names its Location', async () => {
     emu.override = () => ({ status: 302, body: '', headers: { location: 'http://192.0.2.7:8087/task/5' } });
     const err = await rejection(() => client.stop({ task: 5 }), ServiceHttpError);

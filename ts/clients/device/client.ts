@@ -96,7 +96,7 @@ export class DeviceClient {
   /** Server state, permissions, AI state (GET /status). */
   async status(options: DeviceCallOptions = {}): Promise<DeviceStatus> {
     const body = await this.call('GET', 'status', this.timeouts.status, { signal: checkCallOptions(options), retry: true });
-    if (typeof body.status !== 'string') throw this.shapeError('GET /status', body, 'a "status" string');
+    if (typeof body.status !== 'string') throw this.shapeError(this.request('GET', 'status'), body, 'a "status" string');
     return body as DeviceStatus;
   }
 
@@ -110,7 +110,7 @@ export class DeviceClient {
     const body = await this.call('GET', 'ai/models', this.timeouts.models, { signal: checkCallOptions(options), retry: true });
     const models = body.models;
     if (!Array.isArray(models) || !models.every((m) => isObject(m) && typeof m.name === 'string' && typeof m.available === 'boolean')) {
-      throw this.shapeError('GET /ai/models', body, 'a "models" list of {name, available, …}');
+      throw this.shapeError(this.request('GET', 'ai/models'), body, 'a "models" list of {name, available, …}');
     }
     return models as ModelInfo[];
   }
@@ -123,7 +123,7 @@ export class DeviceClient {
    */
   async downloadModel(name: string, options: DeviceCallOptions = {}): Promise<DownloadReply> {
     const model = resolveModel(name);
-    const request = 'POST /ai/models/download';
+    const request = this.request('POST', 'ai/models/download');
     const body = await this.call('POST', 'ai/models/download', this.timeouts.download, { signal: checkCallOptions(options), json: { modelName: model.id }, model });
     this.requireSuccess(request, body);
     const info: RequestInfo = { service: 'device service', request };
@@ -148,7 +148,7 @@ export class DeviceClient {
   async text(request: TextRequest, options: DeviceCallOptions = {}): Promise<TextReply> {
     const { json, model } = textBody(request);
     const signal = checkCallOptions(options);
-    const info: RequestInfo = { service: 'device service', request: 'POST /ai/text' };
+    const info: RequestInfo = { service: 'device service', request: this.request('POST', 'ai/text') };
     if (signal?.aborted) throw this.transport.abortedBeforeSending(info, signal);
     const queuedAt = performance.now();
     let started = false;
@@ -196,7 +196,7 @@ export class DeviceClient {
     if (!Number.isInteger(maxResults) || maxResults < 1) throw new InvalidArgumentError(`maxResults ${maxResults} is invalid: use a positive whole number`);
     const returnImage = request.returnImage ?? false;
     if (typeof returnImage !== 'boolean') throw new InvalidArgumentError(`returnImage must be true or false, got ${describeValue(returnImage)}`);
-    const req = 'POST /ai/object_detection';
+    const req = this.request('POST', 'ai/object_detection');
     const body = await this.call('POST', 'ai/object_detection', this.timeouts.detect, { signal: checkCallOptions(options), json: { side, threshold, maxResults, returnImage } });
     this.requireSuccess(req, body);
     if (!Array.isArray(body.objects)) throw this.shapeError(req, body, 'an "objects" list');
@@ -215,7 +215,7 @@ export class DeviceClient {
    * MEDIUM, LOW or UNKNOWN (UNKNOWN with zeros before the phone's sensors have reported).
    */
   async orientation(options: DeviceCallOptions = {}): Promise<Orientation> {
-    const request = 'GET /orientation';
+    const request = this.request('GET', 'orientation');
     const body = await this.call('GET', 'orientation', this.timeouts.orientation, { signal: checkCallOptions(options), retry: true });
     const angle = (k: string, lo: number, hi: number): void => {
       const v = body[k];
@@ -242,7 +242,7 @@ export class DeviceClient {
       if (!Number.isFinite(request.zoom) || request.zoom <= 0) throw new InvalidArgumentError(`zoom ${request.zoom} is invalid: use a positive number`);
       query.zoom = String(request.zoom);
     }
-    const req = 'GET /capture';
+    const req = this.request('GET', 'capture');
     const body = await this.call('GET', 'capture', this.timeouts.capture, { signal: checkCallOptions(options), query, retry: true });
     this.requireSuccess(req, body);
     const problem = typeof body.image === 'string' ? imageProblem(body.image) : 'it is missing';
@@ -253,7 +253,7 @@ export class DeviceClient {
   }
 
   private async generate(json: Json, model: ModelSpec, signal: AbortSignal | undefined, queuedMs: number): Promise<TextReply> {
-    const request = 'POST /ai/text';
+    const request = this.request('POST', 'ai/text');
     const body = await this.call('POST', 'ai/text', this.timeouts.text, { json, signal, queuedMs, model });
     if (typeof body.response !== 'string' || typeof body.model !== 'string') {
       throw this.shapeError(request, body, 'a "response" string and a "model"');
@@ -304,7 +304,7 @@ export class DeviceClient {
       unsure,
       queuedMs: options.queuedMs,
     });
-    const info: RequestInfo = { service: 'device service', request: `${method} /${path}` };
+    const info: RequestInfo = { service: 'device service', request: this.request(method, path) };
     const parsed = parseJson(reply.text);
     if (reply.status < 200 || reply.status > 299) throw this.httpError(info, reply, parsed, options.model);
     if (!isObject(parsed)) {
@@ -342,6 +342,11 @@ export class DeviceClient {
   private shapeError(request: string, body: Json, expected: string): ServiceProtocolError {
     const text = JSON.stringify(body);
     return new ServiceProtocolError({ service: 'device service', request }, text, `${this.where()}: unexpected reply to ${request} (expected ${expected}): ${text.slice(0, 200)}`);
+  }
+
+  /** A request as sent, without its query: `GET /status`, or `GET /v0/status` when the URL has a path. */
+  private request(method: 'GET' | 'POST', path: string): string {
+    return this.transport.describe(path, { method }).request;
   }
 
   private where(): string {

@@ -199,7 +199,7 @@ export class SchedulerClient {
         reply.text,
         undefined,
         undefined,
-        `scheduler at ${this.transport.base.origin}: GET /${path} answered HTTP ${reply.status}${text ? `: ${oneLine(text)}` : ''}${redirect}`,
+        `scheduler at ${this.transport.base.origin}: ${this.transport.describe(path).request} answered HTTP ${reply.status}${text ? `: ${oneLine(text)}` : ''}${redirect}`,
       );
     }
     return reply;
@@ -214,13 +214,13 @@ export class SchedulerClient {
     return new ServiceProtocolError(
       this.info(path, query),
       reply.text,
-      `scheduler at ${this.transport.base.origin}: unexpected reply to GET /${path}: ${JSON.stringify(reply.text.slice(0, 200))} (${expected})`,
+      `scheduler at ${this.transport.base.origin}: unexpected reply to ${this.transport.describe(path).request}: ${JSON.stringify(reply.text.slice(0, 200))} (${expected})`,
     );
   }
 
+  /** The request as sent: the URL's own path (a URL may point below a proxy's prefix) and the query. */
   private info(path: string, query?: Record<string, string>): RequestInfo {
-    const search = query ? `?${new URLSearchParams(query)}` : '';
-    return { service: 'scheduler', request: `GET /${path}${search}` };
+    return this.transport.describe(path, { query });
   }
 }
 
