@@ -98,6 +98,10 @@ describe('heapql sched', () => {
     expectError(await s('plan', '--task', '7', 's5', '--cancel'), 2, 'not both');
     expectError(await s('status', '--tsak', '7'), 2, 'unknown option --tsak');
     expectError(await s('frob'), 2, "unknown command 'frob' for heapql sched");
+    // A repeated target would otherwise silently act on the last one only.
+    expectError(await s('stop', '--task', '5', '--task', '6'), 2, '--task given more than once (5, 6): give one');
+    expectError(await s('plan', '--group=5', 's1', '--group', '6'), 2, '--group given more than once (5, 6): give one');
+    expectError(await heapql(['sched', 'resume', '--task', '5', '--url', 'http://127.0.0.1:1', '--url', sched.url]), 2, '--url given more than once');
     expect(sched.requests).toEqual([]);
   });
 

@@ -48,6 +48,7 @@ const statusCommand = defineCommand({
   args: { ...targetArgs, ...common },
   async run({ args, rawArgs }) {
     checkOptions(rawArgs, 'sched status', { ...targetArgs, ...common }, 0);
+    refuseRepeats(rawArgs);
     const target = targetOf(args);
     const { status, reply } = await client(args).readStatus(target);
     if (args.json) printJson({ ...target, status: STATUS_WORD[status], reply });
@@ -64,6 +65,7 @@ function stateChange(verb: 'stop' | 'resume') {
     args: { ...targetArgs, ...common },
     async run({ args, rawArgs }) {
       checkOptions(rawArgs, `sched ${verb}`, { ...targetArgs, ...common }, 0);
+      refuseRepeats(rawArgs);
       const target = targetOf(args);
       const c = client(args);
       await (verb === 'stop' ? c.stop(target) : c.resume(target));
@@ -89,6 +91,7 @@ const planCommand = defineCommand({
   args: planArgs,
   async run({ args, rawArgs }) {
     checkOptions(rawArgs, 'sched plan', planArgs, 1);
+    refuseRepeats(rawArgs);
     const target = targetOf(args);
     const text = args.plan as string | undefined;
     if (text !== undefined && args.cancel) throw usageError('give a plan or --cancel, not both');
@@ -118,6 +121,7 @@ const plansCommand = defineCommand({
   args: common,
   async run({ args, rawArgs }) {
     checkOptions(rawArgs, 'sched plans', common, 0);
+    refuseRepeats(rawArgs);
     const listing = await client(args).plans();
     if (args.json) {
       const entries = (list: typeof listing.task) => list.map((e) => ({ id: e.id, ...planJson(e.plan), startedAt: e.startedAt?.toISOString() ?? null }));
@@ -157,6 +161,23 @@ export const schedCommand = defineCommand({
 
 function client(args: { url?: string }): SchedulerClient {
   return new SchedulerClient({ url: args.url ?? process.env.HEAPQL_SCHED_URL ?? DEFAULT_SCHEDULER_URL });
+}
+
+/**
+ * A target or URL given twice is refused: the parser keeps only the last, so `stop --task 5
+ * --task 6` would stop 6 alone, silently.
+ */
+function refuseRepeats(rawArgs: string[]): void {
+  const values = new Map<string, string[]>();
+  for (let i = 0; i < rawArgs.length && rawArgs[i] !== '--'; i++) {
+    const m = /^--(task|group|url)(?:=(.*))?$/.exec(rawArgs[i]!);
+    if (!m) continue;
+    const value = m[2] ?? rawArgs[++i] ?? '';
+    values.set(m[1]!, [...(values.get(m[1]!) ?? []), value]);
+  }
+  for (const [name, given] of values) {
+    if (given.length > 1) throw usageError(`--${name} given more than once (${given.join(', ')}): give one`);
+  }
 }
 
 function targetOf(args: CommonArgs): Target {
