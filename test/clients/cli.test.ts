@@ -117,6 +117,21 @@ describe('heapql sched', () => {
     expectError(await heapql(['sched', 'plans', '--url', 'nope']), 2, 'is not a URL');
   });
 
+  it('a scheduler that died after a stop: the refusal says every stop is void, since this run cannot know it ran before', async () => {
+    const dying = await SchedulerEmulator.start({ watchdog: true });
+    try {
+      dying.markRunnable(77);
+      expect((await heapql(['sched', 'stop', '--task', '77', '--url', dying.url])).code).toBe(0);
+      await dying.advance(30_001);
+      expect(dying.dead).toBe(true);
+      const run = await heapql(['sched', 'status', '--task', '77', '--url', dying.url]);
+      expectError(run, 1, /is not running \(connection refused\)/);
+      expect(run.stderr).toContain('if it was running, it has exited (the kernel watchdog ends it when a stopped task waits 30 s) and every stop and plan it held is void');
+    } finally {
+      await dying.close();
+    }
+  });
+
   it('takes the URL from HEAPQL_SCHED_URL', async () => {
     const r = await heapql(['sched', 'status', '--task', '3'], { HEAPQL_SCHED_URL: sched.url });
     expect(r).toEqual({ code: 0, stdout: 'unknown\n', stderr: '' });
