@@ -285,6 +285,12 @@ describe('device HTTP error wording', () => {
     expect(failed.message).toContain('POST /v0/ai/object_detection failed: busy');
   });
 
+  it('a JSON error body without error or message is shown as it came (another service answering, say)', async () => {
+    emu.override = () => ({ status: 404, json: { title: 'Endpoint GET /status not found', status: 404, details: {} } });
+    const err = await rejection(() => client.status(), ServiceHttpError);
+    expect(err.message).toContain('GET /status answered HTTP 404: { "title": "Endpoint GET /status not found", "status": 404, "details": {} }');
+  });
+
   it('U6 a redirect names its Location', async () => {
     emu.override = () => ({ status: 302, headers: { location: 'http://192.0.2.1/login' }, text: '' });
     const err = await rejection(() => client.status(), ServiceHttpError);

@@ -325,7 +325,8 @@ export class DeviceClient {
     const detail = firstString(body?.details, body?.description);
     if (error) text += `: ${oneLine(error)}`;
     if (detail && detail !== error) text += ` (${oneLine(detail)})`;
-    if (!body && reply.text.trim() !== '') text += `: ${oneLine(reply.text)}`;
+    // A body that is not the app's {error, code, details} (text, or another service's JSON) as it came.
+    if (!error && !detail && !code && reply.text.trim() !== '') text += `: ${oneLine(reply.text)}`;
     if (reply.status >= 300 && reply.status < 400) {
       text += ` — a redirect to ${reply.location ?? 'nowhere (no Location header)'}, not followed: point the URL at the AI Phone Server itself`;
     } else if (reply.status === 403) text += ' — a permission is missing on the phone: grant it in the AI Phone Server app';
