@@ -279,6 +279,23 @@ describe('scheduler contract', () => {
     expect((await client.plans()).taskGroup).toEqual([]);
   });
 
+  it('A.5 a plan set while another runs: the old one, at the end of its step, lifts the stop and unlists the new one, which runs on', async () => {
+    await client.setPlan({ task: 7 }, 's10,r5');
+    await emu.advance(3_000);
+    // The new plan: stop 2 s, run 6 s, stop 5 s (3–5, 5–11, 11–16 s).
+    await client.setPlan({ task: 7 }, 's2,r6,s5');
+    expect((await client.getPlan({ task: 7 }))!.raw).toBe('r2,s6,r5');
+    await emu.advance(7_000);
+    // 10 s: the old plan's stop has ended; it removed the id's entry, the new plan's.
+    expect(await client.getPlan({ task: 7 })).toBeNull();
+    expect((await client.plans()).task).toEqual([]);
+    await emu.advance(2_000);
+    // 12 s: the unlisted plan's last stop holds the task.
+    expect(await client.status({ task: 7 })).toBe('STOPPED');
+    await emu.advance(4_000);
+    expect(await client.status({ task: 7 })).toBe('RUNNING');
+  });
+
   it('A-21 a task-group plan is listed under taskGroup only', async () => {
     expect((await get('/taskGroup/plan/9?plan=1s')).body).toBe('ok');
     const listed = JSON.parse((await get('/plans')).body);
