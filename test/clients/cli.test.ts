@@ -201,7 +201,11 @@ describe('heapql device', () => {
     expectError(await d('download', 'LLAMA_3_2_3B_INSTRUCT'), 1, 'AUTH_REQUIRED');
     expectError(await d('download', 'nope'), 2, 'unknown model "nope"');
     device.downloadOutcome = 'network-failure';
-    expectError(await d('download', 'DEEPSEEK_R1_DISTILL_QWEN_1_5B'), 1, 'failed: Download failed: connection reset by peer');
+    expectError(
+      await d('download', 'DEEPSEEK_R1_DISTILL_QWEN_1_5B'),
+      1,
+      'failed: Download failed: connection reset by peer (the file is at https://example.invalid/deepseek-r1-distill-qwen-1.5b-q8.task; try again later)',
+    );
   });
 
   it('detect: objects, the frame saved, bad options refused, success:false is exit 1', async () => {

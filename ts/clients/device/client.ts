@@ -312,7 +312,9 @@ export class DeviceClient {
     }
     if (parsed.success === false) {
       const why = firstString(parsed.error, parsed.message, parsed.details) ?? 'no reason given';
-      throw new ServiceFailureError(info, parsed, `${this.where()}: ${info.request} failed: ${oneLine(why)}`);
+      // A failed download names the model file's URL.
+      const url = typeof parsed.downloadUrl === 'string' && parsed.downloadUrl !== '' ? ` (the file is at ${parsed.downloadUrl}; try again later)` : '';
+      throw new ServiceFailureError(info, parsed, `${this.where()}: ${info.request} failed: ${oneLine(why)}${url}`);
     }
     return parsed;
   }
