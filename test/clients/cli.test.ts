@@ -242,6 +242,9 @@ describe('heapql device', () => {
     const missing = path.join(dir, 'no-such-dir', 'shot.jpg');
     expectError(await d('capture', '--out', missing), 1, `error: cannot write ${missing}: the directory ${path.dirname(missing)} does not exist (ENOENT): create it, or choose another path`);
     expectError(await d('capture', '--out', dir), 1, `error: cannot write ${dir}: ${dir} is a directory (EISDIR): name a file, such as ${path.join(dir, 'image.jpg')}`);
+    expectError(await d('detect', '--image-out', missing), 1, `error: cannot write ${missing}: the directory ${path.dirname(missing)} does not exist (ENOENT)`);
+    // Found before the phone is asked: no photo is taken for nothing.
+    expect(device.requests).toEqual([]);
   });
 
   it('a phone that is not reachable exits 1 with one line; HEAPQL_DEVICE_URL is used', async () => {

@@ -4,7 +4,8 @@
  * a phone that is unreachable, an HTTP error or a `success: false` reply exits 1 with one line.
  * `--json` prints the server's JSON reply.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { constants as fsConstants } from 'node:fs';
+import { access, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { checkOptions } from './args.js';
 import { defineCommand } from 'citty';
@@ -158,6 +159,7 @@ const detectCommand = defineCommand({
       returnImage: args['image-out'] !== undefined,
     };
     if (request.returnImage && args['image-out'] === '') throw usageError('--image-out needs a file name');
+    if (args['image-out'] !== undefined) await checkWritable(args['image-out']);
     const reply = await client(args).detectObjects(request);
     if (args['image-out'] !== undefined) {
       const image = decodeDataUri(reply.image!)!;
@@ -194,6 +196,7 @@ const captureCommand = defineCommand({
       side: args.side === undefined ? undefined : side(args.side, '--side'),
       zoom: args.zoom === undefined ? undefined : positiveNumber(args.zoom, '--zoom'),
     };
+    await checkWritable(args.out);
     const shot = await client(args).capture(request);
     await writeOutput(args.out, shot.image);
     if (args.json) return printJson(shot.reply);
@@ -259,6 +262,24 @@ async function readInput(file: string): Promise<Uint8Array> {
     return await readFile(file);
   } catch (err) {
     throw new HeapqlError('ERR_IO', `cannot read image ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { exitCode: 2 });
+  }
+}
+
+/**
+ * Fails before the phone is asked (and a photo taken) when the image could not be written: a
+ * directory that is missing or not writable, or a directory named as the file. The write
+ * itself says the same in the same words should it still fail.
+ */
+async function checkWritable(file: string): Promise<void> {
+  const resolved = path.resolve(file);
+  const fail = (err: unknown) =>
+    new HeapqlError('ERR_IO', cannotWrite(file, fileWriteProblem(err, resolved, { shown: file, suggestedName: `image${path.extname(file) || '.jpg'}` })), { exitCode: 1, cause: err });
+  const existing = await stat(resolved).catch(() => undefined);
+  if (existing?.isDirectory()) throw fail(Object.assign(new Error('is a directory'), { code: 'EISDIR' }));
+  try {
+    await access(existing ? resolved : path.dirname(resolved), fsConstants.W_OK);
+  } catch (err) {
+    throw fail(err);
   }
 }
 
