@@ -3,7 +3,7 @@
  * child process, talking HTTP to the emulators on loopback. Checks stdout, the one-line errors
  * on stderr, exit codes (0 / 1 failure / 2 usage) and that refused arguments send nothing.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -188,6 +188,10 @@ describe('heapql device', () => {
     expectError(await d('text', 'hi', '--model', 'TINYLLAMA_1_1B_CHAT', '--image', path.join(dir, 'in.jpg')), 2, 'does not take images');
     expectError(await d('text', 'hi', '--model', 'GEMMA_3_1B_IT', '--image', path.join(dir, 'missing.jpg')), 2, 'cannot read image');
     expectError(await d('text', 'hi', '--model', 'GEMMA_3_1B_IT', '--capture', 'left'), 2, '--capture "left" is invalid');
+    const huge = path.join(dir, 'huge.jpg');
+    writeFileSync(huge, '');
+    truncateSync(huge, 64 * 1024 * 1024 + 1);
+    expectError(await d('text', 'hi', '--model', 'GEMMA_3_1B_IT', '--image', huge), 2, `image ${huge} is 67108865 bytes; at most 67108864 (64 MiB) are sent`);
     expectError(await d('text', 'hi', '--model', 'TINYLLAMA_1_1B_CHAT', '--max-token', '5'), 2, 'unknown option --max-token');
     expect(device.requests).toEqual([]);
     expectError(await d('text', 'hi', '--model', 'TINYLLAMA_1_1B_CHAT'), 1, 'HTTP 404 MODEL_NOT_AVAILABLE: AI model not available');

@@ -8,6 +8,7 @@ import {
   DeviceClient,
   decodeDataUri,
   InvalidArgumentError,
+  MAX_IMAGE_BYTES,
   MODELS,
   ServiceFailureError,
   ServiceHttpError,
@@ -381,6 +382,18 @@ describe('device client behaviour', () => {
     await rejection(() => client.text({ text: 'x', model: 'GEMMA_3_1B_IT', image: bytes, captureConfig: {} }), InvalidArgumentError);
     await rejection(() => client.text({ text: '  ', model: 'GEMMA_3_1B_IT' }), InvalidArgumentError);
     expect(emu.requests.length).toBe(before);
+  });
+
+  it('an image over MAX_IMAGE_BYTES is refused unsent, with its size; one of that size goes', async () => {
+    emu.downloaded.add('GEMMA_3_1B_IT');
+    const big = new Uint8Array(MAX_IMAGE_BYTES + 1);
+    const err = await rejection(() => client.text({ text: 'x', model: 'GEMMA_3_1B_IT', image: big }), InvalidArgumentError);
+    expect(err.message).toBe('the image is 67108865 bytes; at most 67108864 (64 MiB) are sent (a phone photo is a few MiB: scale it down)');
+    const asText = Buffer.from(big).toString('base64');
+    await rejection(() => client.text({ text: 'x', model: 'GEMMA_3_1B_IT', image: asText }), InvalidArgumentError);
+    expect(emu.requests).toEqual([]);
+    const reply = await client.text({ text: 'x', model: 'GEMMA_3_1B_IT', image: big.subarray(1) });
+    expect(reply.response).toContain(`[looked at ${MAX_IMAGE_BYTES} image bytes]`);
   });
 
   it('generations from one client never overlap', async () => {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { checkOptions } from './args.js';
 import { defineCommand } from 'citty';
 
-import { DeviceClient, decodeDataUri, MODELS, resolveModel, DEFAULT_DEVICE_URL, type CameraSide } from '../clients/device/index.js';
+import { DeviceClient, decodeDataUri, imageTooLarge, MODELS, resolveModel, DEFAULT_DEVICE_URL, type CameraSide } from '../clients/device/index.js';
 import { HeapqlError, usageError } from '../errors.js';
 import { cannotWrite, fileWriteProblem } from '../file-write-error.js';
 import { notice } from './stderr.js';
@@ -258,10 +258,15 @@ function fraction(text: string, option: string): number {
 }
 
 async function readInput(file: string): Promise<Uint8Array> {
+  const cannotRead = (err: unknown) => new HeapqlError('ERR_IO', `cannot read image ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { exitCode: 2 });
+  // The size first: a huge file is refused without reading it.
+  const size = await stat(file).then((st) => st.size, (err: unknown) => Promise.reject(cannotRead(err)));
+  const tooLarge = imageTooLarge(size);
+  if (tooLarge) throw usageError(`image ${file} ${tooLarge}`);
   try {
     return await readFile(file);
   } catch (err) {
-    throw new HeapqlError('ERR_IO', `cannot read image ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { exitCode: 2 });
+    throw cannotRead(err);
   }
 }
 

@@ -392,6 +392,18 @@ function textBody(request: TextRequest): { json: Json; model: ModelSpec } {
   return { json: body, model };
 }
 
+/**
+ * The largest image sent (decoded bytes). The app decodes the whole image in the phone's memory,
+ * and a photo is a few MiB; far beyond this, the base64 text would not even fit in a JavaScript
+ * string (about 400 MB of image), which failed with only "Cannot create a string longer than …".
+ */
+export const MAX_IMAGE_BYTES = 64 * 1024 * 1024;
+
+/** Why an image of `bytes` bytes is not sent, for InvalidArgumentError (prefixed by what it is). */
+export function imageTooLarge(bytes: number): string | undefined {
+  return bytes > MAX_IMAGE_BYTES ? `is ${bytes} bytes; at most ${MAX_IMAGE_BYTES} (64 MiB) are sent (a phone photo is a few MiB: scale it down)` : undefined;
+}
+
 /** The server decodes plain base64 only: bytes are encoded, a data: URI prefix is dropped. */
 function rawBase64(image: Uint8Array | string): string {
   if (typeof image !== 'string' && !(image instanceof Uint8Array)) {
@@ -399,12 +411,16 @@ function rawBase64(image: Uint8Array | string): string {
   }
   if (typeof image !== 'string') {
     if (image.length === 0) throw new InvalidArgumentError('the image is empty');
+    const tooLarge = imageTooLarge(image.byteLength);
+    if (tooLarge) throw new InvalidArgumentError(`the image ${tooLarge}`);
     return Buffer.from(image.buffer, image.byteOffset, image.byteLength).toString('base64');
   }
   const data = image.replace(/^data:[^,]*;base64,/, '').replace(/\s/g, '');
   if (data === '' || data.length % 4 !== 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(data)) {
     throw new InvalidArgumentError('the image string is not base64 (pass bytes, base64 or a base64 data: URI)');
   }
+  const tooLarge = imageTooLarge((data.length / 4) * 3 - (data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0));
+  if (tooLarge) throw new InvalidArgumentError(`the image ${tooLarge}`);
   return data;
 }
 
