@@ -186,7 +186,8 @@ describe('heapql device', () => {
     expectError(await d('text', 'hi'), 2, '--model is required');
     expectError(await d('text', '--model', 'TINYLLAMA_1_1B_CHAT'), 2, /PROMPT/);
     expectError(await d('text', 'hi', '--model', 'TINYLLAMA_1_1B_CHAT', '--image', path.join(dir, 'in.jpg')), 2, 'does not take images');
-    expectError(await d('text', 'hi', '--model', 'GEMMA_3_1B_IT', '--image', path.join(dir, 'missing.jpg')), 2, 'cannot read image');
+    expectError(await d('text', 'hi', '--model', 'GEMMA_3_1B_IT', '--image', path.join(dir, 'missing.jpg')), 2, `cannot read image ${path.join(dir, 'missing.jpg')}: there is no such file (ENOENT)`);
+    expectError(await d('text', 'hi', '--model', 'GEMMA_3_1B_IT', '--image', dir), 2, `cannot read image ${dir}: it is a directory (EISDIR); name an image file`);
     expectError(await d('text', 'hi', '--model', 'GEMMA_3_1B_IT', '--capture', 'left'), 2, '--capture "left" is invalid');
     const huge = path.join(dir, 'huge.jpg');
     writeFileSync(huge, '');

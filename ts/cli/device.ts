@@ -258,7 +258,7 @@ function fraction(text: string, option: string): number {
 }
 
 async function readInput(file: string): Promise<Uint8Array> {
-  const cannotRead = (err: unknown) => new HeapqlError('ERR_IO', `cannot read image ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { exitCode: 2 });
+  const cannotRead = (err: unknown) => new HeapqlError('ERR_IO', `cannot read image ${file}: ${readProblem(err)}`, { exitCode: 2 });
   // The size first: a huge file is refused without reading it.
   const size = await stat(file).then((st) => st.size, (err: unknown) => Promise.reject(cannotRead(err)));
   const tooLarge = imageTooLarge(size);
@@ -267,6 +267,22 @@ async function readInput(file: string): Promise<Uint8Array> {
     return await readFile(file);
   } catch (err) {
     throw cannotRead(err);
+  }
+}
+
+/** Why a file could not be read, with its code: `there is no such file (ENOENT)`. */
+function readProblem(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  switch (code) {
+    case 'ENOENT':
+      return 'there is no such file (ENOENT)';
+    case 'EISDIR':
+      return 'it is a directory (EISDIR); name an image file';
+    case 'EACCES':
+    case 'EPERM':
+      return `permission denied (${code})`;
+    default:
+      return code ?? (err as Error).message;
   }
 }
 
