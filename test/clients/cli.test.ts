@@ -226,6 +226,8 @@ describe('heapql device', () => {
     expectError(await d('detect', '--side', 'left'), 2, '--side "left" is invalid');
     expectError(await d('detect', '--threshold', '2'), 2, '--threshold "2" is invalid');
     expectError(await d('detect', '--max-results', '0'), 2, '--max-results "0" is invalid');
+    expectError(await d('detect', '--max-results', '2147483648'), 2, '--max-results "2147483648" is invalid: use a whole number from 1 to 2147483647');
+    expectError(await d('text', 'hi', '--model', 'TINYLLAMA_1_1B_CHAT', '--max-tokens', '2147483648'), 2, '--max-tokens "2147483648" is invalid: use a whole number from 1 to 2147483647');
     expect(device.requests).toEqual([]);
     device.override = () => ({ status: 200, json: { success: false, objects: [], error: "Invalid camera side: left. Use 'front' or 'rear'" } });
     expectError(await d('detect'), 1, 'failed: Invalid camera side');

@@ -264,6 +264,8 @@ export class DeviceEmulator {
       return aiError(500, 'AI text generation failed', 'AI_ERROR', (err as Error).message);
     }
     if (!isObject(body)) return aiError(500, 'AI text generation failed', 'AI_ERROR', 'request body is not an object');
+    const unparsable = gsonIntProblem(body, ['maxTokens', 'topK']) ?? (isObject(body.captureConfig) ? gsonIntProblem(body.captureConfig, ['quality', 'maxWidth', 'maxHeight']) : undefined);
+    if (unparsable) return aiError(500, 'AI text generation failed', 'AI_ERROR', unparsable);
     if (typeof body.model !== 'string') return aiError(400, 'AI service error', 'AI_SERVICE_ERROR', 'model must not be null');
     const known = findModel(body.model);
     const model = known && !this.unknownToApp.has(known.id) ? known : EMULATED_MODELS[0]!;
@@ -318,7 +320,8 @@ export class DeviceEmulator {
     if ((req.headers['content-type'] ?? '').startsWith('application/json')) {
       try {
         const parsed = JSON.parse(req.body);
-        if (isObject(parsed)) body = parsed;
+        // A field Gson cannot read (an Int beyond 32 bits) fails the whole receive: all defaults.
+        if (isObject(parsed) && gsonIntProblem(parsed, ['maxResults']) === undefined) body = parsed;
       } catch {
         body = {};
       }
@@ -458,6 +461,22 @@ function preflight(method: string, requestedHeaders: string | string[] | undefin
       'access-control-max-age': '86400',
     },
   };
+}
+
+/**
+ * What Gson says of a field of a Kotlin `Int` that is not one (a fraction, a number beyond 32
+ * bits, a non-numeric string), or undefined when every named field is absent, null or fine.
+ */
+function gsonIntProblem(body: Record<string, unknown>, fields: string[]): string | undefined {
+  for (const field of fields) {
+    const v = body[field];
+    if (v === undefined || v === null) continue;
+    const n = typeof v === 'string' && /^[+-]?\d+$/.test(v) ? Number(v) : v;
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < -(2 ** 31) || n > 2 ** 31 - 1) {
+      return `com.google.gson.JsonSyntaxException: java.lang.NumberFormatException: Expected an int but was ${JSON.stringify(v)} at path $.${field}`;
+    }
+  }
+  return undefined;
 }
 
 function findModel(name: string): Model | undefined {

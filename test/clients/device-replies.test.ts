@@ -298,3 +298,54 @@ describe('device HTTP error wording', () => {
     expect(err.message).toContain('a redirect to http://192.0.2.1/login, not followed');
   });
 });
+
+describe("numbers the app's JSON parser (Gson) refuses", () => {
+  const body = () => JSON.parse(emu.requests.at(-1)!.body) as Record<string, unknown>;
+
+  it('the emulator: a whole-number field beyond 32 bits fails /ai/text (500 AI_ERROR) and makes detection ignore its whole body', async () => {
+    emu.downloaded.add('TINYLLAMA_1_1B_CHAT');
+    const text = await raw(emu.url, '/ai/text', { method: 'POST', body: JSON.stringify({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT', maxTokens: 2 ** 31 }) });
+    expect([text.status, JSON.parse(text.body).code]).toEqual([500, 'AI_ERROR']);
+    const json = { 'content-type': 'application/json' };
+    const detect = await raw(emu.url, '/ai/object_detection', { method: 'POST', headers: json, body: JSON.stringify({ threshold: 0.9, maxResults: 2 ** 31, returnImage: true }) });
+    const reply = JSON.parse(detect.body);
+    expect([reply.success, reply.threshold, 'image' in reply, reply.objects.length]).toEqual([true, 0.5, false, 3]);
+  });
+
+  it('maxTokens and maxResults beyond 32 bits are refused unsent', async () => {
+    const tokens = await rejection(() => client.text({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT', maxTokens: 2 ** 31 }), InvalidArgumentError);
+    expect(tokens.message).toBe('maxTokens 2147483648 is invalid: use a whole number from 1 to 2147483647');
+    const results = await rejection(() => client.detectObjects({ threshold: 0.9, maxResults: 2 ** 31 }), InvalidArgumentError);
+    expect(results.message).toBe('maxResults 2147483648 is invalid: use a whole number from 1 to 2147483647');
+    expect(emu.requests).toEqual([]);
+    emu.downloaded.add('TINYLLAMA_1_1B_CHAT');
+    await client.text({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT', maxTokens: 2 ** 31 - 1 });
+    expect(body().maxTokens).toBe(2 ** 31 - 1);
+  });
+
+  it('a detection reply with another threshold than the one sent means the app ignored the request: a protocol error', async () => {
+    emu.override = () => ({ status: 200, json: { success: true, objects: [], threshold: 0.5 } });
+    const err = await rejection(() => client.detectObjects({ threshold: 0.9 }), ServiceProtocolError);
+    expect(err.message).toContain('threshold 0.9 as sent; the app answered for threshold 0.5, so it ignored the request (its side, maxResults and returnImage too)');
+    // Sent as a 32-bit float by the app: 0.6 may come back as 0.6000000238418579.
+    emu.override = () => ({ status: 200, json: { success: true, objects: [], threshold: Math.fround(0.6) } });
+    expect((await client.detectObjects({ threshold: 0.6 })).threshold).toBeCloseTo(0.6, 6);
+  });
+
+  it('captureConfig: quality, maxWidth and maxHeight are checked, and only its known fields are sent', async () => {
+    emu.downloaded.add('GEMMA_3_1B_IT');
+    const cases: [unknown, string][] = [
+      [{ quality: 'high' }, 'captureConfig.quality must be a whole number from 1 to 100, got a string ("high")'],
+      [{ quality: 101 }, 'captureConfig.quality must be a whole number from 1 to 100, got the number 101'],
+      [{ maxWidth: 0 }, 'captureConfig.maxWidth must be a whole number from 1 to 2147483647, got the number 0'],
+      [{ maxHeight: 1.5 }, 'captureConfig.maxHeight must be a whole number from 1 to 2147483647, got the number 1.5'],
+    ];
+    for (const [captureConfig, message] of cases) {
+      const err = await rejection(() => client.text({ text: 'look', model: 'GEMMA_3_1B_IT', captureConfig: captureConfig as never }), InvalidArgumentError);
+      expect(err.message).toBe(message);
+    }
+    expect(emu.requests).toEqual([]);
+    await client.text({ text: 'look', model: 'GEMMA_3_1B_IT', captureConfig: { camera: 'front', quality: 80, maxWidth: 640, extra: true } as never });
+    expect(body().captureConfig).toEqual({ camera: 'front', quality: 80, maxWidth: 640 });
+  });
+});

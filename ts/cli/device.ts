@@ -241,7 +241,8 @@ function side(text: string, option: string): CameraSide {
 }
 
 function positiveInt(text: string, option: string): number {
-  if (!/^\d+$/.test(text) || Number(text) < 1 || !Number.isSafeInteger(Number(text))) throw usageError(`${option} ${JSON.stringify(text)} is invalid: use a positive whole number`);
+  // The app reads these as 32-bit Ints.
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 2_147_483_647) throw usageError(`${option} ${JSON.stringify(text)} is invalid: use a whole number from 1 to 2147483647`);
   return Number(text);
 }
 

@@ -192,13 +192,20 @@ export class DeviceClient {
     if (typeof threshold !== 'number') throw new InvalidArgumentError(`threshold must be a number from 0 to 1, got ${describeValue(threshold)}`);
     if (!Number.isFinite(threshold) || threshold < 0 || threshold > 1) throw new InvalidArgumentError(`threshold ${threshold} is invalid: use a number from 0 to 1`);
     const maxResults = request.maxResults ?? 10;
-    if (typeof maxResults !== 'number') throw new InvalidArgumentError(`maxResults must be a positive whole number, got ${describeValue(maxResults)}`);
-    if (!Number.isInteger(maxResults) || maxResults < 1) throw new InvalidArgumentError(`maxResults ${maxResults} is invalid: use a positive whole number`);
+    checkInt32(maxResults, 'maxResults');
     const returnImage = request.returnImage ?? false;
     if (typeof returnImage !== 'boolean') throw new InvalidArgumentError(`returnImage must be true or false, got ${describeValue(returnImage)}`);
     const req = this.request('POST', 'ai/object_detection');
     const body = await this.call('POST', 'ai/object_detection', this.timeouts.detect, { signal: checkCallOptions(options), json: { side, threshold, maxResults, returnImage } });
     this.requireSuccess(req, body);
+    // The app falls back to every default when it cannot read the request (threshold 0.5 among them).
+    if (typeof body.threshold === 'number' && Math.abs(body.threshold - threshold) > 1e-6) {
+      throw this.shapeError(
+        req,
+        body,
+        `threshold ${threshold} as sent; the app answered for threshold ${body.threshold}, so it ignored the request (its side, maxResults and returnImage too)`,
+      );
+    }
     if (!Array.isArray(body.objects)) throw this.shapeError(req, body, 'an "objects" list');
     body.objects.forEach((o: unknown, i: number) => {
       const problem = detectedObjectProblem(o);
@@ -371,8 +378,7 @@ function textBody(request: TextRequest): { json: Json; model: ModelSpec } {
   const model = resolveModel(request.model);
   const body: Json = { text: request.text, model: model.id };
   if (request.maxTokens !== undefined) {
-    if (typeof request.maxTokens !== 'number') throw new InvalidArgumentError(`maxTokens must be a positive whole number, got ${describeValue(request.maxTokens)}`);
-    if (!Number.isInteger(request.maxTokens) || request.maxTokens < 1) throw new InvalidArgumentError(`maxTokens ${request.maxTokens} is invalid: use a positive whole number`);
+    checkInt32(request.maxTokens, 'maxTokens');
     body.maxTokens = request.maxTokens;
   }
   const imageInput = request.image !== undefined || request.captureConfig !== undefined;
@@ -385,9 +391,7 @@ function textBody(request: TextRequest): { json: Json; model: ModelSpec } {
   }
   if (request.image !== undefined) body.image = rawBase64(request.image);
   if (request.captureConfig !== undefined) {
-    if (!isObject(request.captureConfig as unknown)) throw new InvalidArgumentError(`captureConfig must be an object such as {camera: 'rear'}, got ${describeValue(request.captureConfig)}`);
-    const camera = checkSide(request.captureConfig.camera ?? 'rear');
-    body.captureConfig = { ...request.captureConfig, camera };
+    body.captureConfig = captureConfigBody(request.captureConfig);
   }
   return { json: body, model };
 }
@@ -422,6 +426,37 @@ function rawBase64(image: Uint8Array | string): string {
   const tooLarge = imageTooLarge((data.length / 4) * 3 - (data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0));
   if (tooLarge) throw new InvalidArgumentError(`the image ${tooLarge}`);
   return data;
+}
+
+/**
+ * A Kotlin Int of a request body, 1…2^31-1. The app's JSON parser (Gson) fails on a number
+ * beyond 32 bits: /ai/text then answers 500, and object detection silently drops the whole
+ * body (every field back to its default).
+ */
+function checkInt32(value: unknown, what: string): number {
+  if (typeof value !== 'number') throw new InvalidArgumentError(`${what} must be a positive whole number, got ${describeValue(value)}`);
+  if (!Number.isInteger(value) || value < 1 || value > INT32_MAX) throw new InvalidArgumentError(`${what} ${value} is invalid: use a whole number from 1 to ${INT32_MAX}`);
+  return value;
+}
+
+const INT32_MAX = 2_147_483_647;
+
+/** captureConfig as the app reads it ({camera, quality, maxWidth, maxHeight}), checked; other keys are left out. */
+function captureConfigBody(config: unknown): Json {
+  if (!isObject(config)) throw new InvalidArgumentError(`captureConfig must be an object such as {camera: 'rear'}, got ${describeValue(config)}`);
+  const body: Json = { camera: checkSide(config.camera ?? 'rear') };
+  const whole = (key: string, max: number): void => {
+    const v = config[key];
+    if (v === undefined) return;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > max) {
+      throw new InvalidArgumentError(`captureConfig.${key} must be a whole number from 1 to ${max}, got ${describeValue(v)}`);
+    }
+    body[key] = v;
+  };
+  whole('quality', 100);
+  whole('maxWidth', INT32_MAX);
+  whole('maxHeight', INT32_MAX);
+  return body;
 }
 
 function checkSide(side: unknown): CameraSide {
