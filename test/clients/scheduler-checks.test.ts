@@ -77,6 +77,29 @@ describe('scheduler replies', () => {
     expect(odd.message).toContain('unexpected reply to GET /proxy/task/5: "fine"');
   });
 
+  it('full maps (10 000 ids each, never emptied while the scheduler runs): a new id is a 500, and the error says what it likely means', async () => {
+    const small = await SchedulerEmulator.start({ capacity: 2 });
+    try {
+      const c = new SchedulerClient({ url: small.url });
+      await c.stop({ task: 1 });
+      await c.resume({ task: 2 });
+      // Known ids still change; a third one does not fit.
+      await c.resume({ task: 1 });
+      const err = await rejection(() => c.stop({ task: 3 }), ServiceHttpError);
+      expect(err.status).toBe(500);
+      expect(err.message).toContain(
+        'GET /task/3 answered HTTP 500: Server Error (for a stop or resume, most likely its map of threads is full: it holds 10000 ids and never drops one, so restart the scheduler to empty it)',
+      );
+      expect(await c.status({ task: 3 })).toBe('UNKNOWN');
+      // The other map has room of its own.
+      await c.stop({ group: 3 });
+      const group = await rejection(() => c.resume({ group: 4 }).then(() => c.resume({ group: 5 })), ServiceHttpError);
+      expect(group.message).toContain('its map of processes is full');
+    } finally {
+      await small.close();
+    }
+  });
+
   it('U6 a redirect names its Location', async () => {
     emu.override = () => ({ status: 302, body: '', headers: { location: 'http://192.0.2.7:8087/task/5' } });
     const err = await rejection(() => client.stop({ task: 5 }), ServiceHttpError);

@@ -43,6 +43,11 @@ type Kind = 'task' | 'taskGroup';
 export interface SchedulerEmulatorOptions {
   /** Kill the server when a runnable task stays stopped for more than 30 s (virtual time). */
   watchdog?: boolean;
+  /**
+   * Entries per map (taskSettings, taskGroupSettings): 10 000 in the BPF programs. Entries are
+   * never deleted, so a write of a new id into a full map fails, and the request is a 500.
+   */
+  capacity?: number;
 }
 
 export interface Reply {
@@ -54,6 +59,7 @@ export interface Reply {
 }
 
 const WATCHDOG_MS = 30_000;
+const MAP_CAPACITY = 10_000;
 const SYNTAX = /^\d+(\.\d+)?[sr](,\d+(\.\d+)?[sr])*$/;
 
 export class SchedulerEmulator {
@@ -207,6 +213,8 @@ export class SchedulerEmulator {
     const priority = lp === null ? 1 : javaParseInt(lp);
     if (priority === undefined) throw new Error('NumberFormatException');
     if (priority <= 0) throw new Error('IllegalArgumentException: lotteryPriority must be positive');
+    const map = this.settings[kind];
+    if (!map.has(id) && map.size >= (this.options.capacity ?? MAP_CAPACITY)) throw new Error('BPF map update failed: E2BIG');
     this.write(kind, id, stopping.toLowerCase() === 'true', priority);
     return ok('ok');
   }

@@ -64,6 +64,8 @@ export interface PlanListing {
  */
 const STATUS: Record<string, TaskStatus> = { running: 'RUNNING', stopping: 'STOPPED', 'not found': 'UNKNOWN', unknown: 'UNKNOWN' };
 const INT32_MAX = 2_147_483_647;
+/** Entries in each of the scheduler's BPF maps (threads, processes). */
+const MAP_CAPACITY = 10_000;
 /** Epoch milliseconds of 2001-09-09: a smaller positive startedAt is not milliseconds (seconds, say). */
 const MIN_EPOCH_MS = 1e12;
 /** The largest time a Date holds. */
@@ -114,11 +116,11 @@ export class SchedulerClient {
 
   /** Stops the thread or every thread of the process. The server does not check that it exists. */
   async stop(target: Target, options: CallOptions = {}): Promise<void> {
-    await this.expectOk(statePath(target), { stopping: 'true' }, options);
+    await this.expectOk(statePath(target), { stopping: 'true' }, options, mapFullHint(target));
   }
 
   async resume(target: Target, options: CallOptions = {}): Promise<void> {
-    await this.expectOk(statePath(target), { stopping: 'false' }, options);
+    await this.expectOk(statePath(target), { stopping: 'false' }, options, mapFullHint(target));
   }
 
   /**
@@ -189,26 +191,32 @@ export class SchedulerClient {
     return { task: entries(body.task), taskGroup: entries(body.taskGroup) };
   }
 
-  private async get(path: string, query: Record<string, string> | undefined, options: CallOptions, how: { retry?: boolean; unsure?: string } = {}): Promise<Reply> {
+  private async get(
+    path: string,
+    query: Record<string, string> | undefined,
+    options: CallOptions,
+    how: { retry?: boolean; unsure?: string; hint500?: string } = {},
+  ): Promise<Reply> {
     const signal = checkCallOptions(options);
     const reply = await this.transport.send(path, { query, timeoutMs: this.timeoutMs, signal, retry: how.retry, unsure: how.unsure });
     if (reply.status < 200 || reply.status > 299) {
       const text = reply.text.trim();
       const redirect = reply.status >= 300 && reply.status < 400 ? ` (a redirect to ${reply.location ?? 'nowhere: no Location header'}, not followed: point the URL at the scheduler itself)` : '';
+      const hint = reply.status === 500 && how.hint500 ? ` (${how.hint500})` : '';
       throw new ServiceHttpError(
         this.info(path, query),
         reply.status,
         reply.text,
         undefined,
         undefined,
-        `scheduler at ${this.transport.base.origin}: ${this.transport.describe(path).request} answered HTTP ${reply.status}${text ? `: ${oneLine(text)}` : ''}${redirect}`,
+        `scheduler at ${this.transport.base.origin}: ${this.transport.describe(path).request} answered HTTP ${reply.status}${text ? `: ${oneLine(text)}` : ''}${redirect}${hint}`,
       );
     }
     return reply;
   }
 
-  private async expectOk(path: string, query: Record<string, string>, options: CallOptions): Promise<void> {
-    const reply = await this.get(path, query, options, { unsure: READ_BACK });
+  private async expectOk(path: string, query: Record<string, string>, options: CallOptions, hint500?: string): Promise<void> {
+    const reply = await this.get(path, query, options, { unsure: READ_BACK, hint500 });
     if (reply.text !== 'ok') throw this.protocol(reply, path, 'expected "ok"', query);
   }
 
@@ -251,6 +259,16 @@ function targetParts(target: Target): [string, number] {
   if ('task' in target && !('group' in target)) return ['task', checkId(target.task, 'task')];
   if ('group' in target && !('task' in target)) return ['taskGroup', checkId(target.group, 'group')];
   throw new InvalidArgumentError('a target is either {task: <thread id>} or {group: <process id>}');
+}
+
+/**
+ * What a 500 to a stop or resume most likely means: the client sends no lotteryPriority (the
+ * other cause of a 500), so the BPF map is full. Each holds 10 000 ids and the server never
+ * deletes an entry (a resume writes "running"), so only a restart empties it.
+ */
+function mapFullHint(target: Target): string {
+  const kind = 'task' in target ? 'threads' : 'processes';
+  return `for a stop or resume, most likely its map of ${kind} is full: it holds ${MAP_CAPACITY} ids and never drops one, so restart the scheduler to empty it`;
 }
 
 function statePath(target: Target): string {
