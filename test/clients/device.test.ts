@@ -19,7 +19,7 @@ import {
 import { DeviceEmulator, frameBytes } from './device-emulator.js';
 import { raw } from './raw-http.js';
 import { emulatedDevice } from './emulated.js';
-import { rejection } from './expect-errors.js';
+import { rejection, requestsReceived } from './expect-errors.js';
 
 let emu: DeviceEmulator;
 let client: DeviceClient;
@@ -405,6 +405,29 @@ describe('device client behaviour', () => {
     // A failed generation does not block the next.
     await rejection(() => client.text({ text: 'x', model: 'LLAMA_3_2_1B_INSTRUCT' }), ServiceHttpError);
     expect((await client.text({ text: 'after', model: 'TINYLLAMA_1_1B_CHAT' })).response).toBe('You said: after');
+  });
+
+  it('generations to one phone never overlap, from two clients of this process either (the app keeps one session)', async () => {
+    emu.downloaded.add('TINYLLAMA_1_1B_CHAT');
+    emu.textGate = () => new Promise((resolve) => setTimeout(resolve, 50));
+    const other = new DeviceClient({ url: `${emu.url}/` });
+    const replies = await Promise.all([client, other, client, other].map((c, i) => c.text({ text: `n${i}`, model: 'TINYLLAMA_1_1B_CHAT' })));
+    expect(replies.map((r) => r.response)).toEqual(['You said: n0', 'You said: n1', 'You said: n2', 'You said: n3']);
+    expect(emu.maxTextInFlight).toBe(1);
+    // Another phone (here: another emulator) has a queue of its own.
+    const second = await DeviceEmulator.start();
+    try {
+      second.downloaded.add('TINYLLAMA_1_1B_CHAT');
+      let release!: () => void;
+      emu.textGate = () => new Promise<void>((resolve) => (release = resolve));
+      const held = client.text({ text: 'held', model: 'TINYLLAMA_1_1B_CHAT' });
+      await requestsReceived(emu, 5);
+      expect((await new DeviceClient({ url: second.url }).text({ text: 'free', model: 'TINYLLAMA_1_1B_CHAT' })).response).toBe('You said: free');
+      release();
+      expect((await held).response).toBe('You said: held');
+    } finally {
+      await second.close();
+    }
   });
 
   it('per-endpoint timeouts are typed errors', async () => {

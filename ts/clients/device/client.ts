@@ -3,8 +3,8 @@
  * downloads, object detection, camera capture, compass. Replies are JSON; a reply saying
  * `success: false` is an error even under HTTP 200. Time limits are per endpoint, long enough
  * for on-device inference (model load up to 60 s plus generation up to 300 s) and for downloads,
- * which the server performs before it answers. Text generations from one client are sent one
- * at a time (the app keeps one model session and does not lock it). Only the GET reads
+ * which the server performs before it answers. Text generations to one phone are sent one at
+ * a time from this process, across clients (the app keeps one model session and does not lock it). Only the GET reads
  * (status, help, models, orientation, capture) are retried, and only after a refused or reset
  * connection with no reply; generations, downloads and detections never are.
  */
@@ -72,11 +72,16 @@ const DOWNLOAD_DONE = new Set(['already_available', 'download_started']);
 
 type Json = Record<string, unknown>;
 
+/**
+ * The generations of this process per phone (base URL), one at a time: the app keeps one model
+ * session and does not lock it, so two DeviceClients of one phone must not overlap either.
+ */
+const textQueues = new Map<string, Promise<unknown>>();
+
 export class DeviceClient {
   readonly url: string;
   readonly timeouts: Readonly<DeviceTimeouts>;
   private readonly transport: Transport;
-  private textQueue: Promise<unknown> = Promise.resolve();
 
   constructor(options: DeviceClientOptions = {}) {
     if (!isObject(options as unknown)) throw new InvalidArgumentError(`options must be an object such as {url, timeouts}, got ${describeValue(options)}`);
@@ -141,7 +146,8 @@ export class DeviceClient {
   }
 
   /**
-   * Generates text on the phone. One generation at a time per client: a call waits for the
+   * Generates text on the phone. One generation at a time per phone (every DeviceClient of this
+   * process with the same URL): a call waits for the
    * earlier ones, and its time limit (timeouts.text) counts from when it is sent. A reply from
    * another model than the one asked for is a ModelMismatchError.
    */
@@ -158,8 +164,14 @@ export class DeviceClient {
       if (signal?.aborted) throw this.transport.abortedBeforeSending(info, signal, ` while it waited ${Math.round(queuedMs)} ms behind earlier generations`);
       return this.generate(json, model, signal, queuedMs);
     };
-    const result = this.textQueue.then(run, run);
-    this.textQueue = result.catch(() => undefined);
+    const key = this.transport.base.href;
+    const result = (textQueues.get(key) ?? Promise.resolve()).then(run, run);
+    const tail = result.catch(() => undefined);
+    textQueues.set(key, tail);
+    // The last in line clears the entry, so the map holds only phones with generations pending.
+    void tail.then(() => {
+      if (textQueues.get(key) === tail) textQueues.delete(key);
+    });
     if (!signal) return result;
     // Give up at once when the signal fires while waiting in the queue (the queued run then sends nothing).
     return new Promise<TextReply>((resolve, reject) => {
