@@ -135,6 +135,9 @@ describe('heapql sched', () => {
   it('takes the URL from HEAPQL_SCHED_URL', async () => {
     const r = await heapql(['sched', 'status', '--task', '3'], { HEAPQL_SCHED_URL: sched.url });
     expect(r).toEqual({ code: 0, stdout: 'unknown\n', stderr: '' });
+    // A bad URL from the environment says so: the command line shows none.
+    expectError(await heapql(['sched', 'status', '--task', '3'], { HEAPQL_SCHED_URL: 'nope' }), 2, 'error: HEAPQL_SCHED_URL: scheduler URL "nope" is not a URL');
+    expectError(await heapql(['device', 'status'], { HEAPQL_DEVICE_URL: 'phone:8005' }), 2, 'error: HEAPQL_DEVICE_URL: device service URL "phone:8005" has no http:// in front');
   });
 
   it('--help works for sched and for its verbs', async () => {

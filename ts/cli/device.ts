@@ -10,7 +10,7 @@ import path from 'node:path';
 import { checkOptions } from './args.js';
 import { defineCommand } from 'citty';
 
-import { DeviceClient, decodeDataUri, imageTooLarge, MODELS, resolveModel, DEFAULT_DEVICE_URL, type CameraSide } from '../clients/device/index.js';
+import { DeviceClient, decodeDataUri, imageTooLarge, MODELS, resolveModel, DEFAULT_DEVICE_URL, InvalidArgumentError, type CameraSide } from '../clients/device/index.js';
 import { HeapqlError, usageError } from '../errors.js';
 import { cannotWrite, fileWriteProblem } from '../file-write-error.js';
 import { notice } from './stderr.js';
@@ -232,7 +232,14 @@ export const deviceCommand = defineCommand({
 });
 
 function client(args: { url?: string }): DeviceClient {
-  return new DeviceClient({ url: args.url ?? process.env.HEAPQL_DEVICE_URL ?? DEFAULT_DEVICE_URL });
+  const fromEnv = args.url === undefined ? process.env.HEAPQL_DEVICE_URL : undefined;
+  try {
+    return new DeviceClient({ url: args.url ?? fromEnv ?? DEFAULT_DEVICE_URL });
+  } catch (err) {
+    // The command line shows no URL: say where the bad one came from.
+    if (fromEnv !== undefined && err instanceof InvalidArgumentError) throw new InvalidArgumentError(`HEAPQL_DEVICE_URL: ${err.message}`);
+    throw err;
+  }
 }
 
 function side(text: string, option: string): CameraSide {

@@ -15,6 +15,7 @@ import {
   SchedulerClient,
   toServerPlan,
   DEFAULT_SCHEDULER_URL,
+  InvalidArgumentError,
   type ReadPlan,
   type Target,
   type TaskStatus,
@@ -160,7 +161,14 @@ export const schedCommand = defineCommand({
 });
 
 function client(args: { url?: string }): SchedulerClient {
-  return new SchedulerClient({ url: args.url ?? process.env.HEAPQL_SCHED_URL ?? DEFAULT_SCHEDULER_URL });
+  const fromEnv = args.url === undefined ? process.env.HEAPQL_SCHED_URL : undefined;
+  try {
+    return new SchedulerClient({ url: args.url ?? fromEnv ?? DEFAULT_SCHEDULER_URL });
+  } catch (err) {
+    // The command line shows no URL: say where the bad one came from.
+    if (fromEnv !== undefined && err instanceof InvalidArgumentError) throw new InvalidArgumentError(`HEAPQL_SCHED_URL: ${err.message}`);
+    throw err;
+  }
 }
 
 /**

@@ -90,7 +90,7 @@ export class DeviceClient {
         `the device service at ${base} is not reachable (connection refused): is the AI Phone Server app running on the phone, and is this its address (port 8005)?`,
       refusedAfterContact: (base) =>
         `the device service at ${base} answered before but now refuses connections: the app's server has stopped (it restarts itself within seconds; try again)`,
-    });
+    }, undefined, 'http://192.168.1.20:8005');
     this.url = this.transport.base.href;
     if (options.timeouts !== undefined && !isObject(options.timeouts as unknown)) throw new InvalidArgumentError(`timeouts must be an object, got ${describeValue(options.timeouts)}`);
     const timeouts = { ...DEFAULT_DEVICE_TIMEOUTS, ...options.timeouts };
