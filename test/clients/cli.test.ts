@@ -244,6 +244,14 @@ describe('heapql device', () => {
     expect(device.requests.at(-1)!.path).toBe('/capture?side=front&zoom=2');
     expectError(await d('capture'), 2, '--out <file> is required');
     expectError(await d('capture', '--zoom', '0', '--out', out), 2, '--zoom "0" is invalid');
+    const large = await d('capture', '--scaling', 'large', '--out', out);
+    expect(large.stdout).toBe(`wrote ${frameBytes('rear').length} bytes (image/jpeg, 2048x1536) to ${out}\n`);
+    expect(device.requests.at(-1)!.path).toBe('/capture?side=rear&imageScaling=LARGE');
+    expect((await d('detect', '--image-out', out, '--scaling', 'small')).code).toBe(0);
+    expect(JSON.parse(device.requests.at(-1)!.body).imageScaling).toBe('SMALL');
+    const sent = device.requests.length;
+    expectError(await d('capture', '--scaling', 'huge', '--out', out), 2, '--scaling "huge" is invalid: use none, small, medium, large or ultra');
+    expect(device.requests.length).toBe(sent);
     device.cameraPermission = false;
     expectError(await d('capture', '--out', out), 1, 'HTTP 403 PERMISSION_DENIED');
   });
@@ -268,9 +276,9 @@ describe('heapql device', () => {
 
   it('--help works for device and for its verbs', async () => {
     const expected: [string[], string[]][] = [
-      [['device', '--help'], ['device text <prompt> --model <id or name>', 'device capture [--side rear|front] [--zoom <z>] --out <file>']],
+      [['device', '--help'], ['device text <prompt> --model <id or name>', 'device capture [--side rear|front] [--zoom <z>] [--scaling <size>] --out <file>']],
       [['device', 'text', '--help'], ['device text <prompt> --model <id or name>', 'USAGE heapql device text']],
-      [['device', 'capture', '--help'], ['device capture [--side rear|front] [--zoom <z>] --out <file>', 'USAGE heapql device capture']],
+      [['device', 'capture', '--help'], ['device capture [--side rear|front] [--zoom <z>] [--scaling <size>] --out <file>', 'USAGE heapql device capture']],
     ];
     for (const [args, texts] of expected) {
       const r = await heapql(args);

@@ -36,6 +36,21 @@ const DETECTIONS = [
 ];
 
 const CORS_METHODS = new Set(['GET', 'POST', 'OPTIONS', 'HEAD']);
+
+/** The app's ImageScaling: longest side in pixels (NONE: the camera's 4000x3000) and JPEG quality. */
+const SCALING: Record<string, { side: number; quality: number }> = {
+  NONE: { side: 4000, quality: 95 },
+  SMALL: { side: 512, quality: 70 },
+  MEDIUM: { side: 1024, quality: 85 },
+  LARGE: { side: 2048, quality: 90 },
+  ULTRA: { side: 4096, quality: 95 },
+};
+
+/** An imageScaling value as the app reads it: any case, MEDIUM when missing or unknown. */
+function scaling(value: unknown): string {
+  const name = typeof value === 'string' ? value.toUpperCase() : 'MEDIUM';
+  return name in SCALING ? name : 'MEDIUM';
+}
 const CORS_HEADERS = new Set(['content-type', 'authorization', 'accept', 'accept-language', 'content-language']);
 
 /** The bytes of a camera frame: a JPEG start/end marker around a text naming the shot. */
@@ -330,6 +345,7 @@ export class DeviceEmulator {
     const threshold = typeof body.threshold === 'number' ? body.threshold : 0.5;
     const maxResults = typeof body.maxResults === 'number' ? body.maxResults : 10;
     const base = { inferenceTime: 0, captureTime: 0, threshold };
+    const scaled = SCALING[scaling(body.imageScaling)]!;
     if (!this.cameraPermission) return { status: 403, json: { success: false, objects: [], error: 'Camera permission not granted', ...base } };
     const camera = side.toLowerCase();
     if (camera !== 'rear' && camera !== 'front') {
@@ -350,7 +366,7 @@ export class DeviceEmulator {
       inferenceTime: 38,
       captureTime: 120,
       threshold,
-      imageMetadata: { width: 1024, height: 768, rotation: 90, camera, timestamp: Date.now() },
+      imageMetadata: { width: scaled.side, height: (scaled.side * 3) / 4, rotation: 90, camera, timestamp: Date.now() },
       image: body.returnImage === true ? dataUri(frameBytes(camera)) : undefined,
     });
   }
@@ -361,10 +377,12 @@ export class DeviceEmulator {
     if (side !== 'rear' && side !== 'front') return deviceError(400, 'Failed to capture image', 'CAPTURE_FAILED', `Invalid camera side: ${side}`);
     const zoomText = url.searchParams.get('zoom');
     const zoom = zoomText !== null && Number.isFinite(Number.parseFloat(zoomText)) ? Number.parseFloat(zoomText) : undefined;
+    const imageScaling = scaling(url.searchParams.get('imageScaling') ?? undefined);
+    const { side: width, quality } = SCALING[imageScaling]!;
     return ok({
       success: true,
       image: dataUri(frameBytes(side, zoom)),
-      metadata: { side, zoom, originalWidth: 4000, originalHeight: 3000, outputWidth: 1024, outputHeight: 768, rotation: 90, imageScaling: 'MEDIUM', quality: 85, timestamp: Date.now(), captureTime: 95, cached: false },
+      metadata: { side, zoom, originalWidth: 4000, originalHeight: 3000, outputWidth: width, outputHeight: (width * 3) / 4, rotation: 90, imageScaling, quality, timestamp: Date.now(), captureTime: 95, cached: false },
     });
   }
 

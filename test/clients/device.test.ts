@@ -294,6 +294,28 @@ describe('device contract', () => {
     expect(err.errorCode).toBe('PERMISSION_DENIED');
   });
 
+  it('image scaling: capture takes imageScaling (query), detection too (body); the emulator sizes the frame by it, an unknown one is MEDIUM', async () => {
+    const sized = (q: string) => get(`/capture${q}`).then((r) => JSON.parse(r.body).metadata);
+    expect(await sized('?imageScaling=large')).toMatchObject({ imageScaling: 'LARGE', outputWidth: 2048, quality: 90 });
+    expect(await sized('?imageScaling=huge')).toMatchObject({ imageScaling: 'MEDIUM', outputWidth: 1024, quality: 85 });
+    expect(await sized('?imageScaling=NONE')).toMatchObject({ imageScaling: 'NONE', outputWidth: 4000, quality: 95 });
+
+    const shot = await client.capture({ side: 'rear', imageScaling: 'SMALL' });
+    expect(emu.requests.at(-1)!.path).toBe('/capture?side=rear&imageScaling=SMALL');
+    expect(shot.metadata).toMatchObject({ imageScaling: 'SMALL', outputWidth: 512 });
+    const detected = await client.detectObjects({ returnImage: true, imageScaling: 'ULTRA' });
+    expect(lastBody()).toEqual({ side: 'rear', threshold: 0.5, maxResults: 10, returnImage: true, imageScaling: 'ULTRA' });
+    expect(detected.imageMetadata).toMatchObject({ width: 4096 });
+    // Without it nothing is sent: the app's default, MEDIUM.
+    await client.detectObjects();
+    expect('imageScaling' in lastBody()).toBe(false);
+    const before = emu.requests.length;
+    const bad = await rejection(() => client.capture({ imageScaling: 'huge' as never }), InvalidArgumentError);
+    expect(bad.message).toBe('imageScaling "huge" is invalid: use NONE, SMALL, MEDIUM, LARGE or ULTRA');
+    await rejection(() => client.detectObjects({ imageScaling: 3 as never }), InvalidArgumentError);
+    expect(emu.requests.length).toBe(before);
+  });
+
   it('B-23 orientation: accuracy a string, azimuth within [0, 360]', async () => {
     const body = JSON.parse((await get('/orientation')).body);
     expect(typeof body.accuracy).toBe('string');

@@ -10,10 +10,17 @@ import path from 'node:path';
 import { checkOptions } from './args.js';
 import { defineCommand } from 'citty';
 
-import { DeviceClient, decodeDataUri, imageTooLarge, MODELS, resolveModel, DEFAULT_DEVICE_URL, InvalidArgumentError, type CameraSide } from '../clients/device/index.js';
+import { DeviceClient, decodeDataUri, IMAGE_SCALINGS, imageTooLarge, MODELS, resolveModel, DEFAULT_DEVICE_URL, InvalidArgumentError, type CameraSide, type ImageScaling } from '../clients/device/index.js';
 import { HeapqlError, usageError } from '../errors.js';
 import { cannotWrite, fileWriteProblem } from '../file-write-error.js';
 import { notice } from './stderr.js';
+
+const SCALING_NAMES = 'none, small, medium, large or ultra';
+const SCALING_ARG = {
+  type: 'string',
+  valueHint: 'size',
+  description: 'image size: small 512 px, medium 1024 px (default), large 2048 px, ultra 4096 px, none (as taken)',
+} as const;
 
 const common = {
   url: { type: 'string', valueHint: 'url', description: `device service URL (default: $HEAPQL_DEVICE_URL, else ${DEFAULT_DEVICE_URL})` },
@@ -141,13 +148,14 @@ const detectArgs = {
   threshold: { type: 'string', valueHint: 'x', description: 'minimum score, 0 to 1 (default 0.5)' },
   'max-results': { type: 'string', valueHint: 'n', description: 'at most this many objects (default 10)' },
   'image-out': { type: 'string', valueHint: 'file', description: 'also save the analysed frame (JPEG) here' },
+  scaling: SCALING_ARG,
   ...common,
 } as const;
 
 const detectCommand = defineCommand({
   meta: {
     name: 'detect',
-    description: 'detect objects in a camera frame (app in the foreground): device detect [--side rear|front] [--threshold <x>] [--max-results <n>] [--image-out <file>] [--url <u>]',
+    description: 'detect objects in a camera frame (app in the foreground): device detect [--side rear|front] [--threshold <x>] [--max-results <n>] [--image-out <file> [--scaling <size>]] [--url <u>]',
   },
   args: detectArgs,
   async run({ args, rawArgs }) {
@@ -157,6 +165,7 @@ const detectCommand = defineCommand({
       threshold: args.threshold === undefined ? undefined : fraction(args.threshold, '--threshold'),
       maxResults: args['max-results'] === undefined ? undefined : positiveInt(args['max-results'], '--max-results'),
       returnImage: args['image-out'] !== undefined,
+      imageScaling: args.scaling === undefined ? undefined : scalingOf(args.scaling),
     };
     if (request.returnImage && args['image-out'] === '') throw usageError('--image-out needs a file name');
     if (args['image-out'] !== undefined) await checkWritable(args['image-out']);
@@ -182,12 +191,13 @@ const detectCommand = defineCommand({
 const captureArgs = {
   side: { type: 'string', valueHint: 'rear|front', description: 'camera (default rear)' },
   zoom: { type: 'string', valueHint: 'z', description: 'zoom factor' },
+  scaling: SCALING_ARG,
   out: { type: 'string', valueHint: 'file', description: 'where to write the JPEG (required)' },
   ...common,
 } as const;
 
 const captureCommand = defineCommand({
-  meta: { name: 'capture', description: 'take a photo (app in the foreground): device capture [--side rear|front] [--zoom <z>] --out <file> [--url <u>]' },
+  meta: { name: 'capture', description: 'take a photo (app in the foreground): device capture [--side rear|front] [--zoom <z>] [--scaling <size>] --out <file> [--url <u>]' },
   args: captureArgs,
   async run({ args, rawArgs }) {
     checkOptions(rawArgs, 'device capture', captureArgs, 0);
@@ -195,6 +205,7 @@ const captureCommand = defineCommand({
     const request = {
       side: args.side === undefined ? undefined : side(args.side, '--side'),
       zoom: args.zoom === undefined ? undefined : positiveNumber(args.zoom, '--zoom'),
+      imageScaling: args.scaling === undefined ? undefined : scalingOf(args.scaling),
     };
     await checkWritable(args.out);
     const shot = await client(args).capture(request);
@@ -214,8 +225,8 @@ export const deviceCommand = defineCommand({
       '  heapql device status|help|models|orientation [--url <u>] [--json]',
       '  heapql device text <prompt> --model <id or name> [--max-tokens <n>] [--image <file>] [--capture rear|front]',
       '  heapql device download <model>',
-      '  heapql device detect [--side rear|front] [--threshold <x>] [--max-results <n>] [--image-out <file>]',
-      '  heapql device capture [--side rear|front] [--zoom <z>] --out <file>',
+      '  heapql device detect [--side rear|front] [--threshold <x>] [--max-results <n>] [--image-out <file> [--scaling <size>]]',
+      '  heapql device capture [--side rear|front] [--zoom <z>] [--scaling <size>] --out <file>',
       `Models: ${MODELS.map((m) => `${m.id} (${m.displayName})`).join(', ')}.`,
     ].join('\n'),
   },
@@ -240,6 +251,12 @@ function client(args: { url?: string }): DeviceClient {
     if (fromEnv !== undefined && err instanceof InvalidArgumentError) throw new InvalidArgumentError(`HEAPQL_DEVICE_URL: ${err.message}`);
     throw err;
   }
+}
+
+function scalingOf(text: string): ImageScaling {
+  const name = text.toUpperCase() as ImageScaling;
+  if (!IMAGE_SCALINGS.includes(name)) throw usageError(`--scaling ${JSON.stringify(text)} is invalid: use ${SCALING_NAMES}`);
+  return name;
 }
 
 function side(text: string, option: string): CameraSide {

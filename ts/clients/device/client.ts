@@ -20,6 +20,7 @@ import type {
   DeviceHelp,
   DeviceStatus,
   DownloadReply,
+  ImageScaling,
   ModelInfo,
   Orientation,
   TextReply,
@@ -207,8 +208,10 @@ export class DeviceClient {
     checkInt32(maxResults, 'maxResults');
     const returnImage = request.returnImage ?? false;
     if (typeof returnImage !== 'boolean') throw new InvalidArgumentError(`returnImage must be true or false, got ${describeValue(returnImage)}`);
+    const json: Json = { side, threshold, maxResults, returnImage };
+    if (request.imageScaling !== undefined) json.imageScaling = checkScaling(request.imageScaling);
     const req = this.request('POST', 'ai/object_detection');
-    const body = await this.call('POST', 'ai/object_detection', this.timeouts.detect, { signal: checkCallOptions(options), json: { side, threshold, maxResults, returnImage } });
+    const body = await this.call('POST', 'ai/object_detection', this.timeouts.detect, { signal: checkCallOptions(options), json });
     this.requireSuccess(req, body);
     // The app falls back to every default when it cannot read the request (threshold 0.5 among them).
     if (typeof body.threshold === 'number' && Math.abs(body.threshold - threshold) > 1e-6) {
@@ -254,13 +257,14 @@ export class DeviceClient {
 
   /** Takes a photo (the app must be in the foreground) and returns its bytes (an image/* type; JPEG checked). */
   async capture(request: CaptureRequest = {}, options: DeviceCallOptions = {}): Promise<CaptureResult> {
-    if (!isObject(request as unknown)) throw new InvalidArgumentError(`a capture request is an object {side?, zoom?}, got ${describeValue(request)}`);
+    if (!isObject(request as unknown)) throw new InvalidArgumentError(`a capture request is an object {side?, zoom?, imageScaling?}, got ${describeValue(request)}`);
     const query: Record<string, string> = { side: checkSide(request.side ?? 'rear') };
     if (request.zoom !== undefined) {
       if (typeof request.zoom !== 'number') throw new InvalidArgumentError(`zoom must be a positive number, got ${describeValue(request.zoom)}`);
       if (!Number.isFinite(request.zoom) || request.zoom <= 0) throw new InvalidArgumentError(`zoom ${request.zoom} is invalid: use a positive number`);
       query.zoom = String(request.zoom);
     }
+    if (request.imageScaling !== undefined) query.imageScaling = checkScaling(request.imageScaling);
     const req = this.request('GET', 'capture');
     const body = await this.call('GET', 'capture', this.timeouts.capture, { signal: checkCallOptions(options), query, retry: true });
     this.requireSuccess(req, body);
@@ -469,6 +473,17 @@ function captureConfigBody(config: unknown): Json {
   whole('maxWidth', INT32_MAX);
   whole('maxHeight', INT32_MAX);
   return body;
+}
+
+export const IMAGE_SCALINGS: readonly ImageScaling[] = ['NONE', 'SMALL', 'MEDIUM', 'LARGE', 'ULTRA'];
+
+/** The app takes any case and quietly uses MEDIUM for a name it does not know; refuse that instead. */
+function checkScaling(value: unknown): ImageScaling {
+  const known = `${IMAGE_SCALINGS.slice(0, -1).join(', ')} or ${IMAGE_SCALINGS.at(-1)}`;
+  if (typeof value !== 'string') throw new InvalidArgumentError(`imageScaling must be one of ${known}, got ${describeValue(value)}`);
+  const name = value.toUpperCase() as ImageScaling;
+  if (!IMAGE_SCALINGS.includes(name)) throw new InvalidArgumentError(`imageScaling ${JSON.stringify(value)} is invalid: use ${known}`);
+  return name;
 }
 
 function checkSide(side: unknown): CameraSide {
