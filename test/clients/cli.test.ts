@@ -60,6 +60,10 @@ describe('heapql sched', () => {
     expect((await s('status', '--task', '4242')).stdout).toBe('stopped\n');
     expect((await s('resume', '--task', '4242')).stdout).toBe('resumed task 4242\n');
     expect((await s('status', '--task', '4242')).stdout).toBe('running\n');
+    expect((await s('resume', '--task', '4242', '--priority', '5')).stdout).toBe('resumed task 4242 (lottery weight 5)\n');
+    expect(sched.requests.at(-1)).toBe('GET /task/4242?stopping=false&lotteryPriority=5');
+    expectError(await s('resume', '--task', '4242', '--priority', '0'), 2, '--priority "0" is invalid: use a whole number from 1 to 2147483647');
+    expectError(await s('stop', '--task', '4242', '--priority', '5'), 2, 'unknown option --priority for sched stop');
     expect((await s('stop', '--group', '100')).code).toBe(0);
     expect((await s('status', '--group', '100')).stdout).toBe('stopped\n');
     expect(sched.requests).toContain('GET /taskGroup/100?stopping=true');

@@ -107,6 +107,29 @@ describe('scheduler replies', () => {
   });
 });
 
+describe('scheduler lottery weight', () => {
+  it('resume takes lotteryPriority, sent with stopping=false; a resume or stop without it sets the weight back to 1', async () => {
+    await client.resume({ task: 5 }, { lotteryPriority: 3 });
+    expect(emu.requests.at(-1)).toBe('GET /task/5?stopping=false&lotteryPriority=3');
+    expect(emu.settings.task.get(5)).toEqual({ stop: false, priority: 3 });
+    await client.resume({ group: 6 }, { lotteryPriority: 2_147_483_647 });
+    expect(emu.settings.taskGroup.get(6)).toEqual({ stop: false, priority: 2_147_483_647 });
+    await client.stop({ task: 5 });
+    expect(emu.settings.task.get(5)).toEqual({ stop: true, priority: 1 });
+    const before = emu.requests.length;
+    for (const [value, message] of [
+      [0, 'lotteryPriority 0 is invalid: use a whole number from 1 to 2147483647 (the lottery weight)'],
+      [2 ** 31, 'lotteryPriority 2147483648 is invalid: use a whole number from 1 to 2147483647 (the lottery weight)'],
+      [1.5, 'lotteryPriority 1.5 is invalid: use a whole number from 1 to 2147483647 (the lottery weight)'],
+      ['3', 'lotteryPriority must be a number, got a string ("3")'],
+    ] as const) {
+      const err = await rejection(() => client.resume({ task: 5 }, { lotteryPriority: value as number }), InvalidArgumentError);
+      expect(err.message).toBe(message);
+    }
+    expect(emu.requests.length).toBe(before);
+  });
+});
+
 describe('scheduler arguments from JavaScript callers', () => {
   it('C2 wrong types are InvalidArgumentErrors that say so, and nothing is sent', async () => {
     const cases: [() => Promise<unknown>, RegExp][] = [

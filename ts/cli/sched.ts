@@ -57,23 +57,45 @@ const statusCommand = defineCommand({
   },
 });
 
-function stateChange(verb: 'stop' | 'resume') {
-  return defineCommand({
-    meta: {
-      name: verb,
-      description: `${verb === 'stop' ? 'stop' : 'resume'} a thread or every thread of a process: sched ${verb} (--task <tid> | --group <pid>) [--url <u>]`,
-    },
-    args: { ...targetArgs, ...common },
-    async run({ args, rawArgs }) {
-      checkOptions(rawArgs, `sched ${verb}`, { ...targetArgs, ...common }, 0);
-      refuseRepeats(rawArgs);
-      const target = targetOf(args);
-      const c = client(args);
-      await (verb === 'stop' ? c.stop(target) : c.resume(target));
-      if (args.json) printJson({ ...target, action: verb, reply: 'ok' });
-      else print(`${verb === 'stop' ? 'stopped' : 'resumed'} ${describe(target)}`);
-    },
-  });
+const stopCommand = defineCommand({
+  meta: { name: 'stop', description: 'stop a thread or every thread of a process: sched stop (--task <tid> | --group <pid>) [--url <u>]' },
+  args: { ...targetArgs, ...common },
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'sched stop', { ...targetArgs, ...common }, 0);
+    refuseRepeats(rawArgs);
+    const target = targetOf(args);
+    await client(args).stop(target);
+    if (args.json) printJson({ ...target, action: 'stop', reply: 'ok' });
+    else print(`stopped ${describe(target)}`);
+  },
+});
+
+const resumeArgs = {
+  ...targetArgs,
+  priority: { type: 'string', valueHint: 'n', description: 'lottery weight to set (1…2147483647; without it the weight becomes 1; the FIFO scheduler ignores it)' },
+  ...common,
+} as const;
+
+const resumeCommand = defineCommand({
+  meta: { name: 'resume', description: 'resume a thread or every thread of a process: sched resume (--task <tid> | --group <pid>) [--priority <n>] [--url <u>]' },
+  args: resumeArgs,
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'sched resume', resumeArgs, 0);
+    refuseRepeats(rawArgs);
+    const target = targetOf(args);
+    const lotteryPriority = args.priority === undefined ? undefined : weight(String(args.priority));
+    await client(args).resume(target, { lotteryPriority });
+    if (args.json) printJson({ ...target, action: 'resume', ...(lotteryPriority === undefined ? {} : { lotteryPriority }), reply: 'ok' });
+    else print(`resumed ${describe(target)}${lotteryPriority === undefined ? '' : ` (lottery weight ${lotteryPriority})`}`);
+  },
+});
+
+/** A lottery weight typed by a user. */
+function weight(text: string): number {
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 2_147_483_647) {
+    throw usageError(`--priority ${JSON.stringify(text)} is invalid: use a whole number from 1 to 2147483647 (the lottery weight)`);
+  }
+  return Number(text);
 }
 
 const planArgs = {
@@ -144,6 +166,7 @@ export const schedCommand = defineCommand({
     description: [
       'Control threads and processes through the taskcontrol scheduler (sched_ext, Linux >= 6.13):',
       '  heapql sched status|stop|resume (--task <tid> | --group <pid>) [--url <u>] [--json]',
+      '  heapql sched resume … --priority <n>   (the lottery scheduler\'s weight; a stop or resume without it makes it 1)',
       '  heapql sched plan (--task <tid> | --group <pid>) [<plan>] [--cancel] [--url <u>] [--json]',
       '  heapql sched plans [--url <u>] [--json]',
       'A plan such as s10,r5 stops for 10 s, then runs 5 s, once. Each stop must be under 25 s and',
@@ -153,8 +176,8 @@ export const schedCommand = defineCommand({
   },
   subCommands: {
     status: statusCommand,
-    stop: stateChange('stop'),
-    resume: stateChange('resume'),
+    stop: stopCommand,
+    resume: resumeCommand,
     plan: planCommand,
     plans: plansCommand,
   },

@@ -30,6 +30,15 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+export interface ResumeOptions extends CallOptions {
+  /**
+   * The lottery scheduler's weight of the target (1…2^31-1; the FIFO scheduler ignores it). The
+   * server sets it only together with a stop or resume, and every stop or resume without it sets
+   * the weight back to 1; plan steps do too.
+   */
+  lotteryPriority?: number;
+}
+
 export interface SetPlanOptions extends CallOptions {
   /**
    * Called with each warning about the plan (stops in a row adding up to 25 s or more, close to
@@ -119,8 +128,13 @@ export class SchedulerClient {
     await this.expectOk(statePath(target), { stopping: 'true' }, options, mapFullHint(target));
   }
 
-  async resume(target: Target, options: CallOptions = {}): Promise<void> {
-    await this.expectOk(statePath(target), { stopping: 'false' }, options, mapFullHint(target));
+  /** Resumes the target; `lotteryPriority` sets its lottery weight at the same time (else it becomes 1). */
+  async resume(target: Target, options: ResumeOptions = {}): Promise<void> {
+    const path = statePath(target);
+    checkCallOptions(options);
+    const query: Record<string, string> = { stopping: 'false' };
+    if (options.lotteryPriority !== undefined) query.lotteryPriority = String(checkLotteryPriority(options.lotteryPriority));
+    await this.expectOk(path, query, options, mapFullHint(target));
   }
 
   /**
@@ -243,6 +257,15 @@ export function checkId(id: number, what: 'task' | 'group'): number {
     throw new InvalidArgumentError(`${what} id ${id} is invalid: use a positive ${what === 'task' ? 'thread' : 'process'} id (1…${INT32_MAX})`);
   }
   return id;
+}
+
+/** A lottery weight: the server parses it as a Java int and answers 500 to one below 1. */
+export function checkLotteryPriority(value: number): number {
+  if (typeof value !== 'number') throw new InvalidArgumentError(`lotteryPriority must be a number, got ${describeValue(value)}`);
+  if (!Number.isInteger(value) || value < 1 || value > INT32_MAX) {
+    throw new InvalidArgumentError(`lotteryPriority ${value} is invalid: use a whole number from 1 to ${INT32_MAX} (the lottery weight)`);
+  }
+  return value;
 }
 
 /** Parses an id typed by a user (decimal digits only). */
