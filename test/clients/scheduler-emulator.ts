@@ -36,6 +36,8 @@ interface Runner {
   index: number;
   endsAt: number;
   stopRequested: boolean;
+  /** Not started yet (lateRunnerStart): no step written, startedAt still 0. */
+  pending: boolean;
 }
 
 type Kind = 'task' | 'taskGroup';
@@ -48,6 +50,12 @@ export interface SchedulerEmulatorOptions {
    * never deleted, so a write of a new id into a full map fails, and the request is a 500.
    */
   capacity?: number;
+  /**
+   * A plan's runner thread starts only at the next advance(): until then /plans shows its
+   * startedAt as 0 and its first step is not written yet, as on the server for an instant (its
+   * thread sets startedAt and writes the first step when it runs).
+   */
+  lateRunnerStart?: boolean;
 }
 
 export interface Reply {
@@ -124,6 +132,7 @@ export class SchedulerEmulator {
 
   /** Advances virtual time, running plan steps and the watchdog in order. */
   async advance(ms: number): Promise<void> {
+    for (const r of this.runners) if (r.pending) this.startRunner(r);
     const target = this.now + ms;
     for (;;) {
       const next = this.nextEvent();
@@ -253,15 +262,24 @@ export class SchedulerEmulator {
 
   private startPlan(kind: Kind, id: number, items: Item[]): void {
     for (const r of this.runners) if (r.kind === kind && r.id === id) r.stopRequested = true;
-    this.registry[kind].set(id, { id, plan: formatPlan(items), startedAt: this.epochBase + this.now });
-    const runner: Runner = { kind, id, items, index: 0, endsAt: this.now + nsToMs(items[0]!.ns), stopRequested: false };
+    this.registry[kind].set(id, { id, plan: formatPlan(items), startedAt: 0 });
+    const runner: Runner = { kind, id, items, index: 0, endsAt: 0, stopRequested: false, pending: true };
     this.runners.push(runner);
-    this.write(kind, id, items[0]!.stop, 1);
+    if (!this.options.lateRunnerStart) this.startRunner(runner);
+  }
+
+  /** The runner thread's start: startedAt set, the first step written. */
+  private startRunner(r: Runner): void {
+    r.pending = false;
+    const entry = this.registry[r.kind].get(r.id);
+    if (entry?.startedAt === 0) entry.startedAt = this.epochBase + this.now;
+    r.endsAt = this.now + nsToMs(r.items[0]!.ns);
+    this.write(r.kind, r.id, r.items[0]!.stop, 1);
   }
 
   private nextEvent(): number | undefined {
     let next: number | undefined;
-    for (const r of this.runners) next = next === undefined ? r.endsAt : Math.min(next, r.endsAt);
+    for (const r of this.runners) if (!r.pending) next = next === undefined ? r.endsAt : Math.min(next, r.endsAt);
     for (const since of this.stoppedSince.values()) {
       const deadline = since + WATCHDOG_MS + 1;
       next = next === undefined ? deadline : Math.min(next, deadline);
@@ -271,7 +289,7 @@ export class SchedulerEmulator {
 
   private stepRunners(): void {
     for (const r of [...this.runners]) {
-      if (r.endsAt > this.now) continue;
+      if (r.pending || r.endsAt > this.now) continue;
       if (r.stopRequested || r.index === r.items.length - 1) {
         this.write(r.kind, r.id, false, 1);
         // The server removes the id's entry, even when it already belongs to a newer plan.

@@ -179,6 +179,24 @@ describe('scheduler contract', () => {
     expect(emu.requests).toEqual(['GET /task/plan/7?plan=10s%2C5r']);
   });
 
+  it('A-12 until the plan\'s runner thread has started, startedAt is 0 (the client says null) and the first step is not written', async () => {
+    const late = await SchedulerEmulator.start({ lateRunnerStart: true });
+    try {
+      const c = new SchedulerClient({ url: late.url });
+      await c.setPlan({ task: 7 }, 's10,r5');
+      expect(JSON.parse((await raw(late.url, '/plans')).body).task['7'].startedAt).toBe(0);
+      expect((await c.plans()).task[0]!.startedAt).toBeNull();
+      expect(await c.status({ task: 7 })).toBe('UNKNOWN');
+      await late.advance(0);
+      expect(await c.status({ task: 7 })).toBe('STOPPED');
+      const started = JSON.parse((await raw(late.url, '/plans')).body).task['7'].startedAt;
+      expect(started).toBeGreaterThan(1e12);
+      expect((await c.plans()).task[0]!.startedAt).toEqual(new Date(started));
+    } finally {
+      await late.close();
+    }
+  });
+
   it('A-13 after the 10 s stop the task runs, the plan is still listed', async () => {
     await client.setPlan({ task: 7 }, 's10,r5');
     await emu.advance(9_999);
