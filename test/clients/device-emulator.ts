@@ -92,6 +92,12 @@ export class DeviceEmulator {
    * name, to GEMMA_3_1B_IT, without saying so (the real app's fallback).
    */
   readonly unknownToApp = new Set<string>();
+  /**
+   * Model ids whose file is on the phone but does not load (corrupt, too big for the RAM):
+   * /ai/text answers 400 AI_SERVICE_ERROR with the engine's multi-line message, and the model
+   * is marked failed: no longer available in /ai/models or counted in /status.
+   */
+  readonly failsToLoad = new Set<string>();
   /** False until the phone's sensors have reported: /orientation then answers zeros and UNKNOWN. */
   sensorsReady = true;
   /** When true, requests are received but never answered (until close). */
@@ -105,6 +111,8 @@ export class DeviceEmulator {
   port = 0;
 
   private textInFlight = 0;
+  /** Models that failed to load (see failsToLoad). */
+  private readonly failed = new Set<string>();
   private currentModel: Model | undefined;
   private readonly server: http.Server;
   private readonly routes: Route[] = [];
@@ -135,6 +143,8 @@ export class DeviceEmulator {
     this.downloaded.clear();
     this.downloadOutcome = 'success';
     this.unknownToApp.clear();
+    this.failsToLoad.clear();
+    this.failed.clear();
     this.sensorsReady = true;
     this.hold = false;
     this.textGate = undefined;
@@ -234,6 +244,11 @@ export class DeviceEmulator {
     this.on('POST', '/display', (req) => display(req));
   }
 
+  /** On the phone and not marked failed. */
+  private available(id: string): boolean {
+    return this.downloaded.has(id) && !this.failed.has(id);
+  }
+
   private status(): unknown {
     const m = this.currentModel;
     return {
@@ -241,11 +256,11 @@ export class DeviceEmulator {
       timestamp: Date.now(),
       server: 'AI Phone Server',
       version: '1.0.0-ai-enabled',
-      features: { location: false, orientation: true, camera: this.cameraPermission, ai: this.downloaded.size > 0 },
+      features: { location: false, orientation: true, camera: this.cameraPermission, ai: this.usableCount() > 0 },
       permissions: { location: false, camera: this.cameraPermission },
       ai: {
-        isEnabled: this.downloaded.size > 0,
-        downloadedModels: this.downloaded.size,
+        isEnabled: this.usableCount() > 0,
+        downloadedModels: this.usableCount(),
         totalModels: 5,
         currentModel: m?.displayName,
         currentModelDetails: m && { name: m.id, displayName: m.displayName, description: `${m.displayName} on device`, supportsVision: m.vision, preferredBackend: 'CPU', loadedAt: Date.now(), isReady: true },
@@ -257,13 +272,17 @@ export class DeviceEmulator {
     };
   }
 
+  private usableCount(): number {
+    return [...this.downloaded].filter((id) => !this.failed.has(id)).length;
+  }
+
   private modelEntry(m: Model): unknown {
     return {
       name: m.id,
       displayName: m.displayName,
       description: `${m.displayName}${m.vision ? ' (text and images)' : ''}`,
       needsLicense: true,
-      available: this.downloaded.has(m.id),
+      available: this.available(m.id),
       currentlyLoaded: this.currentModel === m,
       backend: 'CPU',
       isMultiModal: m.vision,
@@ -288,6 +307,15 @@ export class DeviceEmulator {
       return aiError(404, 'AI model not available', 'MODEL_NOT_AVAILABLE', `${model.displayName} is not on the device: ${model.fileName} was not found in Download/local_ai_models`);
     }
     if (typeof body.text !== 'string') return aiError(400, 'AI service error', 'AI_SERVICE_ERROR', 'text must not be null');
+    if (this.failsToLoad.has(model.id)) {
+      this.failed.add(model.id);
+      return aiError(
+        400,
+        'AI service error',
+        'AI_SERVICE_ERROR',
+        `Failed to load model ${model.displayName}\njava.lang.IllegalStateException: Failed to initialize engine: ${model.fileName}\n\tat com.google.mediapipe.tasks.genai.llminference.LlmInference.createFromOptions`,
+      );
+    }
     let image: Buffer | undefined;
     if (typeof body.image === 'string') {
       if (!/^[A-Za-z0-9+/\s]+={0,2}$/.test(body.image)) return aiError(400, 'AI service error', 'AI_SERVICE_ERROR', 'Invalid image data');

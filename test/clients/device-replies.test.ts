@@ -265,6 +265,19 @@ describe('device HTTP error wording', () => {
     expect(gated.message).toContain('LLAMA_3_2_3B_INSTRUCT is gated on Hugging Face, so the API cannot download it: install it on the phone through the AI Phone Server app');
   });
 
+  it('a model that does not load: 400 AI_SERVICE_ERROR with a multi-line message, said on one line; the model no longer counts as available', async () => {
+    emu.downloaded.add('TINYLLAMA_1_1B_CHAT');
+    emu.failsToLoad.add('TINYLLAMA_1_1B_CHAT');
+    const err = await rejection(() => client.text({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT' }), ServiceHttpError);
+    expect([err.status, err.errorCode]).toEqual([400, 'AI_SERVICE_ERROR']);
+    expect(err.message).not.toContain('\n');
+    expect(err.message).toContain(
+      'answered HTTP 400 AI_SERVICE_ERROR: AI service error (Failed to load model TinyLlama 1.1B Chat java.lang.IllegalStateException: Failed to initialize engine: tinyllama-1.1b-chat-q8.task at com.google',
+    );
+    expect((await client.models()).find((m) => m.name === 'TINYLLAMA_1_1B_CHAT')!.available).toBe(false);
+    expect((await client.status()).ai).toMatchObject({ isEnabled: false, downloadedModels: 0 });
+  });
+
   it('U2 an empty 404/405 may also mean the URL is not the AI Phone Server', async () => {
     const err = await rejection(() => new DeviceClient({ url: `${emu.url}/v0` }).models(), ServiceHttpError);
     expect(err.message).toContain('this app version has no such endpoint, or the URL is not the AI Phone Server');
