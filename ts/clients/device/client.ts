@@ -4,9 +4,10 @@
  * `success: false` is an error even under HTTP 200. Time limits are per endpoint, long enough
  * for on-device inference (model load up to 60 s plus generation up to 300 s) and for downloads,
  * which the server performs before it answers. Text generations to one phone are sent one at
- * a time from this process, across clients (the app keeps one model session and does not lock it). Only the GET reads
- * (status, help, models, orientation, capture) are retried, and only after a refused or reset
- * connection with no reply; generations, downloads and detections never are.
+ * a time from this process, across clients (the app keeps one model session and does not lock
+ * it). Only the GET reads (status, help, models, orientation, capture) are retried, and only
+ * after a refused or reset connection with no reply; generations, downloads and detections
+ * never are.
  */
 import { InvalidArgumentError, ModelMismatchError, ServiceFailureError, ServiceHttpError, ServiceProtocolError, type RequestInfo } from '../errors.js';
 import { checkCallOptions, checkTimeout, describeValue, isObject, Transport, type Reply } from '../http.js';
