@@ -98,6 +98,19 @@ describe('device replies the client must not pass on', () => {
     expect((await client.detectObjects()).objects).toEqual([good]);
   });
 
+  it('a box reaching past the frame\'s edge (the app does not clip MediaPipe\'s boxes) is passed on; one more than a frame beyond is not', async () => {
+    // The emulator's chair (score 0.31) sits at the frame's left and bottom edges.
+    const { objects } = await client.detectObjects({ threshold: 0.3 });
+    expect(objects.map((o) => o.category)).toEqual(['person', 'cup', 'laptop', 'chair']);
+    expect(objects[3]!.boundingBox).toMatchObject({ left: -0.012, bottom: 1.008 });
+    const good = { category: 'cup', score: 0.7, boundingBox: box, categoryIndex: 46 };
+    for (const boundingBox of [{ ...box, left: -1.2 }, { ...box, bottom: 2.5 }, { ...box, width: -0.1 }]) {
+      emu.override = () => ({ status: 200, json: { success: true, objects: [good, { ...good, boundingBox }], threshold: 0.5 } });
+      const err = await rejection(() => client.detectObjects(), ServiceProtocolError);
+      expect(err.message).toContain('object 2 has boundingBox.');
+    }
+  });
+
   it('S3 detection: a body without success:true is not a success; one with an error is a ServiceFailureError', async () => {
     emu.override = () => ({ status: 200, json: { objects: [] } });
     expect((await rejection(() => client.detectObjects(), ServiceProtocolError)).message).toContain('"success": true');

@@ -505,7 +505,12 @@ function imageProblem(uri: string): string | undefined {
   return undefined;
 }
 
-/** Why a detected object is not {category, score 0…1, boundingBox with 0…1 coordinates}, or undefined. */
+/**
+ * Why a detected object is not {category, score 0…1, boundingBox in fractions of the frame}, or
+ * undefined. MediaPipe's boxes may reach past the frame's edges and the app does not clip them
+ * (an object cut off by the edge: left -0.01), so coordinates from -1 to 2 pass, and widths and
+ * heights from 0 to 3; beyond that they are no fractions of the frame (pixels, say).
+ */
 function detectedObjectProblem(o: unknown): string | undefined {
   if (!isObject(o)) return `is ${describeValue(o)}`;
   if (typeof o.category !== 'string') return `has category ${JSON.stringify(o.category) ?? 'missing'}`;
@@ -515,8 +520,10 @@ function detectedObjectProblem(o: unknown): string | undefined {
   if (!isObject(box)) return 'has no boundingBox';
   for (const k of ['left', 'top', 'right', 'bottom', 'width', 'height']) {
     const v = box[k];
-    if (v === undefined && (k === 'width' || k === 'height')) continue;
-    if (typeof v !== 'number' || !(v >= 0 && v <= 1)) return `has boundingBox.${k} ${JSON.stringify(v) ?? 'missing'}, not within 0…1`;
+    const size = k === 'width' || k === 'height';
+    if (v === undefined && size) continue;
+    const [lo, hi] = size ? [0, 3] : [-1, 2];
+    if (typeof v !== 'number' || !(v >= lo && v <= hi)) return `has boundingBox.${k} ${JSON.stringify(v) ?? 'missing'}, not a fraction of the frame (${lo}…${hi})`;
   }
   if ((box.left as number) > (box.right as number) || (box.top as number) > (box.bottom as number)) return 'has a boundingBox whose left/top lie beyond its right/bottom';
   return undefined;
