@@ -253,6 +253,8 @@ describe('heapql device', () => {
     expect(device.requests.at(-1)!.path).toBe('/capture?side=rear&imageScaling=LARGE');
     expect((await d('detect', '--image-out', out, '--scaling', 'small')).code).toBe(0);
     expect(JSON.parse(device.requests.at(-1)!.body).imageScaling).toBe('SMALL');
+    expect((await d('detect', '--zoom', '3')).code).toBe(0);
+    expect(JSON.parse(device.requests.at(-1)!.body).zoom).toBe(3);
     const sent = device.requests.length;
     expectError(await d('capture', '--scaling', 'huge', '--out', out), 2, '--scaling "huge" is invalid: use none, small, medium, large or ultra');
     expect(device.requests.length).toBe(sent);

@@ -306,6 +306,10 @@ describe('device contract', () => {
     const detected = await client.detectObjects({ returnImage: true, imageScaling: 'ULTRA' });
     expect(lastBody()).toEqual({ side: 'rear', threshold: 0.5, maxResults: 10, returnImage: true, imageScaling: 'ULTRA' });
     expect(detected.imageMetadata).toMatchObject({ width: 4096 });
+    // Zoom, as for a capture.
+    await client.detectObjects({ zoom: 2.5 });
+    expect(lastBody()).toEqual({ side: 'rear', threshold: 0.5, maxResults: 10, returnImage: false, zoom: 2.5 });
+    await rejection(() => client.detectObjects({ zoom: 0 }), InvalidArgumentError);
     // Without it nothing is sent: the app's default, MEDIUM.
     await client.detectObjects();
     expect('imageScaling' in lastBody()).toBe(false);

@@ -145,6 +145,7 @@ const downloadCommand = defineCommand({
 
 const detectArgs = {
   side: { type: 'string', valueHint: 'rear|front', description: 'camera (default rear)' },
+  zoom: { type: 'string', valueHint: 'z', description: 'zoom factor' },
   threshold: { type: 'string', valueHint: 'x', description: 'minimum score, 0 to 1 (default 0.5)' },
   'max-results': { type: 'string', valueHint: 'n', description: 'at most this many objects (default 10)' },
   'image-out': { type: 'string', valueHint: 'file', description: 'also save the analysed frame (JPEG) here' },
@@ -155,13 +156,14 @@ const detectArgs = {
 const detectCommand = defineCommand({
   meta: {
     name: 'detect',
-    description: 'detect objects in a camera frame (app in the foreground): device detect [--side rear|front] [--threshold <x>] [--max-results <n>] [--image-out <file> [--scaling <size>]] [--url <u>]',
+    description: 'detect objects in a camera frame (app in the foreground): device detect [--side rear|front] [--zoom <z>] [--threshold <x>] [--max-results <n>] [--image-out <file> [--scaling <size>]] [--url <u>]',
   },
   args: detectArgs,
   async run({ args, rawArgs }) {
     checkOptions(rawArgs, 'device detect', detectArgs, 0);
     const request = {
       side: args.side === undefined ? undefined : side(args.side, '--side'),
+      zoom: args.zoom === undefined ? undefined : positiveNumber(args.zoom, '--zoom'),
       threshold: args.threshold === undefined ? undefined : fraction(args.threshold, '--threshold'),
       maxResults: args['max-results'] === undefined ? undefined : positiveInt(args['max-results'], '--max-results'),
       returnImage: args['image-out'] !== undefined,
@@ -225,7 +227,7 @@ export const deviceCommand = defineCommand({
       '  heapql device status|help|models|orientation [--url <u>] [--json]',
       '  heapql device text <prompt> --model <id or name> [--max-tokens <n>] [--image <file>] [--capture rear|front]',
       '  heapql device download <model>',
-      '  heapql device detect [--side rear|front] [--threshold <x>] [--max-results <n>] [--image-out <file> [--scaling <size>]]',
+      '  heapql device detect [--side rear|front] [--zoom <z>] [--threshold <x>] [--max-results <n>] [--image-out <file> [--scaling <size>]]',
       '  heapql device capture [--side rear|front] [--zoom <z>] [--scaling <size>] --out <file>',
       `Models: ${MODELS.map((m) => `${m.id} (${m.displayName})`).join(', ')}.`,
     ].join('\n'),

@@ -200,7 +200,7 @@ export class DeviceClient {
    * checked (category, score 0…1, box 0…1); a reply without `success: true` is an error.
    */
   async detectObjects(request: DetectRequest = {}, options: DeviceCallOptions = {}): Promise<DetectionReply> {
-    if (!isObject(request as unknown)) throw new InvalidArgumentError(`a detection request is an object {side?, threshold?, maxResults?, returnImage?}, got ${describeValue(request)}`);
+    if (!isObject(request as unknown)) throw new InvalidArgumentError(`a detection request is an object {side?, zoom?, threshold?, maxResults?, returnImage?, imageScaling?}, got ${describeValue(request)}`);
     const side = checkSide(request.side ?? 'rear');
     const threshold = request.threshold ?? 0.5;
     if (typeof threshold !== 'number') throw new InvalidArgumentError(`threshold must be a number from 0 to 1, got ${describeValue(threshold)}`);
@@ -210,6 +210,7 @@ export class DeviceClient {
     const returnImage = request.returnImage ?? false;
     if (typeof returnImage !== 'boolean') throw new InvalidArgumentError(`returnImage must be true or false, got ${describeValue(returnImage)}`);
     const json: Json = { side, threshold, maxResults, returnImage };
+    if (request.zoom !== undefined) json.zoom = checkZoom(request.zoom);
     if (request.imageScaling !== undefined) json.imageScaling = checkScaling(request.imageScaling);
     const req = this.request('POST', 'ai/object_detection');
     const body = await this.call('POST', 'ai/object_detection', this.timeouts.detect, { signal: checkCallOptions(options), json });
@@ -260,11 +261,7 @@ export class DeviceClient {
   async capture(request: CaptureRequest = {}, options: DeviceCallOptions = {}): Promise<CaptureResult> {
     if (!isObject(request as unknown)) throw new InvalidArgumentError(`a capture request is an object {side?, zoom?, imageScaling?}, got ${describeValue(request)}`);
     const query: Record<string, string> = { side: checkSide(request.side ?? 'rear') };
-    if (request.zoom !== undefined) {
-      if (typeof request.zoom !== 'number') throw new InvalidArgumentError(`zoom must be a positive number, got ${describeValue(request.zoom)}`);
-      if (!Number.isFinite(request.zoom) || request.zoom <= 0) throw new InvalidArgumentError(`zoom ${request.zoom} is invalid: use a positive number`);
-      query.zoom = String(request.zoom);
-    }
+    if (request.zoom !== undefined) query.zoom = String(checkZoom(request.zoom));
     if (request.imageScaling !== undefined) query.imageScaling = checkScaling(request.imageScaling);
     const req = this.request('GET', 'capture');
     const body = await this.call('GET', 'capture', this.timeouts.capture, { signal: checkCallOptions(options), query, retry: true });
@@ -474,6 +471,12 @@ function captureConfigBody(config: unknown): Json {
   whole('maxWidth', INT32_MAX);
   whole('maxHeight', INT32_MAX);
   return body;
+}
+
+function checkZoom(zoom: unknown): number {
+  if (typeof zoom !== 'number') throw new InvalidArgumentError(`zoom must be a positive number, got ${describeValue(zoom)}`);
+  if (!Number.isFinite(zoom) || zoom <= 0) throw new InvalidArgumentError(`zoom ${zoom} is invalid: use a positive number`);
+  return zoom;
 }
 
 export const IMAGE_SCALINGS: readonly ImageScaling[] = ['NONE', 'SMALL', 'MEDIUM', 'LARGE', 'ULTRA'];

@@ -103,6 +103,8 @@ export interface TextReply {
 
 export interface DetectRequest {
   side?: CameraSide;
+  /** Camera zoom factor, as for capture. */
+  zoom?: number;
   /** Score threshold in [0, 1]; default 0.5. */
   threshold?: number;
   /** Default 10. */
