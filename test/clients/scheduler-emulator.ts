@@ -68,7 +68,8 @@ export interface Reply {
 
 const WATCHDOG_MS = 30_000;
 const MAP_CAPACITY = 10_000;
-const SYNTAX = /^\d+(\.\d+)?[sr](,\d+(\.\d+)?[sr])*$/;
+/** The server's whole-string pattern: digits, an optional dot, more digits, then s or r (so `10.s` passes). */
+const SYNTAX = /^(\d+\.?\d*[sr],)*\d+\.?\d*[sr]$/;
 
 export class SchedulerEmulator {
   readonly settings: Record<Kind, Map<number, Setting>> = { task: new Map(), taskGroup: new Map() };
@@ -341,8 +342,8 @@ function javaParseInt(text: string): number | undefined {
 function parsePlan(text: string): Item[] {
   if (!SYNTAX.test(text)) throw new BadRequest('Invalid plan, must be a comma separated list of items like s10,r10');
   const items = text.split(',').map((item) => {
-    const [whole, frac = ''] = item.slice(0, -1).split('.');
-    const ns = BigInt(whole!) * 1_000_000_000n + BigInt((frac + '000000000').slice(0, 9));
+    // Float.parseFloat, then Math.round(duration * 1.0 * 1_000_000_000L): a float's precision.
+    const ns = BigInt(Math.round(Math.fround(Number.parseFloat(item.slice(0, -1))) * 1e9));
     return { stop: item.endsWith('s'), ns };
   });
   for (const item of items) {

@@ -259,6 +259,21 @@ describe('scheduler contract', () => {
     expect(fraction!.raw).toBe('2.0r');
   });
 
+  it('A.5 durations are Java floats and the syntax allows a bare trailing dot: 10.s is 10 s, 0.1s prints as a fraction, 16777217r as 16777216', async () => {
+    for (const [plan, back] of [
+      ['10.s', 'r10'],
+      ['0.1s', '0.0r'],
+      ['16777217r', 's16777216'],
+      ['3.00000001s', 'r3'],
+    ]) {
+      expect((await get(`/task/plan/7?plan=${plan}`)).body).toBe('ok');
+      expect((await get('/task/plan/7')).body).toBe(back);
+    }
+    expect((await get('/task/plan/7?plan=.5s')).status).toBe(400);
+    // The client decodes what the server prints; 3.00000001 s became a whole 3 s there.
+    expect((await client.getPlan({ task: 7 }))!.steps).toEqual([{ action: 'stop', seconds: 3, truncated: false }]);
+  });
+
   it('A-18 plan and stoppingPlan together are a 400', async () => {
     const r = await get('/task/plan/7?plan=10s&stoppingPlan=true');
     expect([r.status, r.body]).toEqual([400, 'Bad Request, only one of plan or stoppingPlan can be set']);
