@@ -3,7 +3,7 @@
  * child process, talking HTTP to the emulators on loopback. Checks stdout, the one-line errors
  * on stderr, exit codes (0 / 1 failure / 2 usage) and that refused arguments send nothing.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -60,6 +60,10 @@ describe('heapql sched', () => {
     expect((await s('status', '--task', '4242')).stdout).toBe('stopped\n');
     expect((await s('resume', '--task', '4242')).stdout).toBe('resumed task 4242\n');
     expect((await s('status', '--task', '4242')).stdout).toBe('running\n');
+    expect((await s('resume', '--task', '4242', '--priority', '5')).stdout).toBe('resumed task 4242 (lottery weight 5)\n');
+    expect(sched.requests.at(-1)).toBe('GET /task/4242?stopping=false&lotteryPriority=5');
+    expectError(await s('resume', '--task', '4242', '--priority', '0'), 2, '--priority "0" is invalid: use a whole number from 1 to 2147483647');
+    expectError(await s('stop', '--task', '4242', '--priority', '5'), 2, 'unknown option --priority for sched stop');
     expect((await s('stop', '--group', '100')).code).toBe(0);
     expect((await s('status', '--group', '100')).stdout).toBe('stopped\n');
     expect(sched.requests).toContain('GET /taskGroup/100?stopping=true');
@@ -98,6 +102,10 @@ describe('heapql sched', () => {
     expectError(await s('plan', '--task', '7', 's5', '--cancel'), 2, 'not both');
     expectError(await s('status', '--tsak', '7'), 2, 'unknown option --tsak');
     expectError(await s('frob'), 2, "unknown command 'frob' for heapql sched");
+    // A repeated target would otherwise silently act on the last one only.
+    expectError(await s('stop', '--task', '5', '--task', '6'), 2, '--task given more than once (5, 6): give one');
+    expectError(await s('plan', '--group=5', 's1', '--group', '6'), 2, '--group given more than once (5, 6): give one');
+    expectError(await heapql(['sched', 'resume', '--task', '5', '--url', 'http://127.0.0.1:1', '--url', sched.url]), 2, '--url given more than once');
     expect(sched.requests).toEqual([]);
   });
 
@@ -113,9 +121,27 @@ describe('heapql sched', () => {
     expectError(await heapql(['sched', 'plans', '--url', 'nope']), 2, 'is not a URL');
   });
 
+  it('a scheduler that died after a stop: the refusal says every stop is void, since this run cannot know it ran before', async () => {
+    const dying = await SchedulerEmulator.start({ watchdog: true });
+    try {
+      dying.markRunnable(77);
+      expect((await heapql(['sched', 'stop', '--task', '77', '--url', dying.url])).code).toBe(0);
+      await dying.advance(30_001);
+      expect(dying.dead).toBe(true);
+      const run = await heapql(['sched', 'status', '--task', '77', '--url', dying.url]);
+      expectError(run, 1, /is not running \(connection refused\)/);
+      expect(run.stderr).toContain('if it was running, it has exited (the kernel watchdog ends it when a stopped task waits 30 s) and every stop and plan it held is void');
+    } finally {
+      await dying.close();
+    }
+  });
+
   it('takes the URL from HEAPQL_SCHED_URL', async () => {
     const r = await heapql(['sched', 'status', '--task', '3'], { HEAPQL_SCHED_URL: sched.url });
     expect(r).toEqual({ code: 0, stdout: 'unknown\n', stderr: '' });
+    // A bad URL from the environment says so: the command line shows none.
+    expectError(await heapql(['sched', 'status', '--task', '3'], { HEAPQL_SCHED_URL: 'nope' }), 2, 'error: HEAPQL_SCHED_URL: scheduler URL "nope" is not a URL');
+    expectError(await heapql(['device', 'status'], { HEAPQL_DEVICE_URL: 'phone:8005' }), 2, 'error: HEAPQL_DEVICE_URL: device service URL "phone:8005" has no http:// in front');
   });
 
   it('--help works for sched and for its verbs', async () => {
@@ -167,8 +193,13 @@ describe('heapql device', () => {
     expectError(await d('text', 'hi'), 2, '--model is required');
     expectError(await d('text', '--model', 'TINYLLAMA_1_1B_CHAT'), 2, /PROMPT/);
     expectError(await d('text', 'hi', '--model', 'TINYLLAMA_1_1B_CHAT', '--image', path.join(dir, 'in.jpg')), 2, 'does not take images');
-    expectError(await d('text', 'hi', '--model', 'GEMMA_3_1B_IT', '--image', path.join(dir, 'missing.jpg')), 2, 'cannot read image');
+    expectError(await d('text', 'hi', '--model', 'GEMMA_3_1B_IT', '--image', path.join(dir, 'missing.jpg')), 2, `cannot read image ${path.join(dir, 'missing.jpg')}: there is no such file (ENOENT)`);
+    expectError(await d('text', 'hi', '--model', 'GEMMA_3_1B_IT', '--image', dir), 2, `cannot read image ${dir}: it is a directory (EISDIR); name an image file`);
     expectError(await d('text', 'hi', '--model', 'GEMMA_3_1B_IT', '--capture', 'left'), 2, '--capture "left" is invalid');
+    const huge = path.join(dir, 'huge.jpg');
+    writeFileSync(huge, '');
+    truncateSync(huge, 64 * 1024 * 1024 + 1);
+    expectError(await d('text', 'hi', '--model', 'GEMMA_3_1B_IT', '--image', huge), 2, `image ${huge} is 67108865 bytes; at most 67108864 (64 MiB) are sent`);
     expectError(await d('text', 'hi', '--model', 'TINYLLAMA_1_1B_CHAT', '--max-token', '5'), 2, 'unknown option --max-token');
     expect(device.requests).toEqual([]);
     expectError(await d('text', 'hi', '--model', 'TINYLLAMA_1_1B_CHAT'), 1, 'HTTP 404 MODEL_NOT_AVAILABLE: AI model not available');
@@ -182,7 +213,11 @@ describe('heapql device', () => {
     expectError(await d('download', 'LLAMA_3_2_3B_INSTRUCT'), 1, 'AUTH_REQUIRED');
     expectError(await d('download', 'nope'), 2, 'unknown model "nope"');
     device.downloadOutcome = 'network-failure';
-    expectError(await d('download', 'DEEPSEEK_R1_DISTILL_QWEN_1_5B'), 1, 'failed: Download failed: connection reset by peer');
+    expectError(
+      await d('download', 'DEEPSEEK_R1_DISTILL_QWEN_1_5B'),
+      1,
+      'failed: Download failed: connection reset by peer (the file is at https://example.invalid/deepseek-r1-distill-qwen-1.5b-q8.task; try again later)',
+    );
   });
 
   it('detect: objects, the frame saved, bad options refused, success:false is exit 1', async () => {
@@ -198,6 +233,8 @@ describe('heapql device', () => {
     expectError(await d('detect', '--side', 'left'), 2, '--side "left" is invalid');
     expectError(await d('detect', '--threshold', '2'), 2, '--threshold "2" is invalid');
     expectError(await d('detect', '--max-results', '0'), 2, '--max-results "0" is invalid');
+    expectError(await d('detect', '--max-results', '2147483648'), 2, '--max-results "2147483648" is invalid: use a whole number from 1 to 2147483647');
+    expectError(await d('text', 'hi', '--model', 'TINYLLAMA_1_1B_CHAT', '--max-tokens', '2147483648'), 2, '--max-tokens "2147483648" is invalid: use a whole number from 1 to 2147483647');
     expect(device.requests).toEqual([]);
     device.override = () => ({ status: 200, json: { success: false, objects: [], error: "Invalid camera side: left. Use 'front' or 'rear'" } });
     expectError(await d('detect'), 1, 'failed: Invalid camera side');
@@ -211,6 +248,16 @@ describe('heapql device', () => {
     expect(device.requests.at(-1)!.path).toBe('/capture?side=front&zoom=2');
     expectError(await d('capture'), 2, '--out <file> is required');
     expectError(await d('capture', '--zoom', '0', '--out', out), 2, '--zoom "0" is invalid');
+    const large = await d('capture', '--scaling', 'large', '--out', out);
+    expect(large.stdout).toBe(`wrote ${frameBytes('rear').length} bytes (image/jpeg, 2048x1536) to ${out}\n`);
+    expect(device.requests.at(-1)!.path).toBe('/capture?side=rear&imageScaling=LARGE');
+    expect((await d('detect', '--image-out', out, '--scaling', 'small')).code).toBe(0);
+    expect(JSON.parse(device.requests.at(-1)!.body).imageScaling).toBe('SMALL');
+    expect((await d('detect', '--zoom', '3')).code).toBe(0);
+    expect(JSON.parse(device.requests.at(-1)!.body).zoom).toBe(3);
+    const sent = device.requests.length;
+    expectError(await d('capture', '--scaling', 'huge', '--out', out), 2, '--scaling "huge" is invalid: use none, small, medium, large or ultra');
+    expect(device.requests.length).toBe(sent);
     device.cameraPermission = false;
     expectError(await d('capture', '--out', out), 1, 'HTTP 403 PERMISSION_DENIED');
   });
@@ -219,6 +266,9 @@ describe('heapql device', () => {
     const missing = path.join(dir, 'no-such-dir', 'shot.jpg');
     expectError(await d('capture', '--out', missing), 1, `error: cannot write ${missing}: the directory ${path.dirname(missing)} does not exist (ENOENT): create it, or choose another path`);
     expectError(await d('capture', '--out', dir), 1, `error: cannot write ${dir}: ${dir} is a directory (EISDIR): name a file, such as ${path.join(dir, 'image.jpg')}`);
+    expectError(await d('detect', '--image-out', missing), 1, `error: cannot write ${missing}: the directory ${path.dirname(missing)} does not exist (ENOENT)`);
+    // Found before the phone is asked: no photo is taken for nothing.
+    expect(device.requests).toEqual([]);
   });
 
   it('a phone that is not reachable exits 1 with one line; HEAPQL_DEVICE_URL is used', async () => {
@@ -232,9 +282,9 @@ describe('heapql device', () => {
 
   it('--help works for device and for its verbs', async () => {
     const expected: [string[], string[]][] = [
-      [['device', '--help'], ['device text <prompt> --model <id or name>', 'device capture [--side rear|front] [--zoom <z>] --out <file>']],
+      [['device', '--help'], ['device text <prompt> --model <id or name>', 'device capture [--side rear|front] [--zoom <z>] [--scaling <size>] --out <file>']],
       [['device', 'text', '--help'], ['device text <prompt> --model <id or name>', 'USAGE heapql device text']],
-      [['device', 'capture', '--help'], ['device capture [--side rear|front] [--zoom <z>] --out <file>', 'USAGE heapql device capture']],
+      [['device', 'capture', '--help'], ['device capture [--side rear|front] [--zoom <z>] [--scaling <size>] --out <file>', 'USAGE heapql device capture']],
     ];
     for (const [args, texts] of expected) {
       const r = await heapql(args);

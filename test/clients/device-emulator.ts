@@ -32,10 +32,26 @@ const DETECTIONS = [
   { category: 'person', score: 0.91, box: [0.1, 0.05, 0.45, 0.95], categoryIndex: 0 },
   { category: 'cup', score: 0.72, box: [0.6, 0.55, 0.7, 0.7], categoryIndex: 46 },
   { category: 'laptop', score: 0.55, box: [0.5, 0.4, 0.95, 0.8], categoryIndex: 72 },
-  { category: 'chair', score: 0.31, box: [0.0, 0.5, 0.2, 1.0], categoryIndex: 61 },
+  // Past the frame's left and bottom edges: MediaPipe's boxes are not clipped, nor does the app clip them.
+  { category: 'chair', score: 0.31, box: [-0.012, 0.5, 0.2, 1.008], categoryIndex: 61 },
 ];
 
 const CORS_METHODS = new Set(['GET', 'POST', 'OPTIONS', 'HEAD']);
+
+/** The app's ImageScaling: longest side in pixels (NONE: the camera's 4000x3000) and JPEG quality. */
+const SCALING: Record<string, { side: number; quality: number }> = {
+  NONE: { side: 4000, quality: 95 },
+  SMALL: { side: 512, quality: 70 },
+  MEDIUM: { side: 1024, quality: 85 },
+  LARGE: { side: 2048, quality: 90 },
+  ULTRA: { side: 4096, quality: 95 },
+};
+
+/** An imageScaling value as the app reads it: any case, MEDIUM when missing or unknown. */
+function scaling(value: unknown): string {
+  const name = typeof value === 'string' ? value.toUpperCase() : 'MEDIUM';
+  return name in SCALING ? name : 'MEDIUM';
+}
 const CORS_HEADERS = new Set(['content-type', 'authorization', 'accept', 'accept-language', 'content-language']);
 
 /** The bytes of a camera frame: a JPEG start/end marker around a text naming the shot. */
@@ -77,6 +93,12 @@ export class DeviceEmulator {
    * name, to GEMMA_3_1B_IT, without saying so (the real app's fallback).
    */
   readonly unknownToApp = new Set<string>();
+  /**
+   * Model ids whose file is on the phone but does not load (corrupt, too big for the RAM):
+   * /ai/text answers 400 AI_SERVICE_ERROR with the engine's multi-line message, and the model
+   * is marked failed: no longer available in /ai/models or counted in /status.
+   */
+  readonly failsToLoad = new Set<string>();
   /** False until the phone's sensors have reported: /orientation then answers zeros and UNKNOWN. */
   sensorsReady = true;
   /** When true, requests are received but never answered (until close). */
@@ -90,6 +112,8 @@ export class DeviceEmulator {
   port = 0;
 
   private textInFlight = 0;
+  /** Models that failed to load (see failsToLoad). */
+  private readonly failed = new Set<string>();
   private currentModel: Model | undefined;
   private readonly server: http.Server;
   private readonly routes: Route[] = [];
@@ -120,6 +144,8 @@ export class DeviceEmulator {
     this.downloaded.clear();
     this.downloadOutcome = 'success';
     this.unknownToApp.clear();
+    this.failsToLoad.clear();
+    this.failed.clear();
     this.sensorsReady = true;
     this.hold = false;
     this.textGate = undefined;
@@ -219,6 +245,11 @@ export class DeviceEmulator {
     this.on('POST', '/display', (req) => display(req));
   }
 
+  /** On the phone and not marked failed. */
+  private available(id: string): boolean {
+    return this.downloaded.has(id) && !this.failed.has(id);
+  }
+
   private status(): unknown {
     const m = this.currentModel;
     return {
@@ -226,11 +257,11 @@ export class DeviceEmulator {
       timestamp: Date.now(),
       server: 'AI Phone Server',
       version: '1.0.0-ai-enabled',
-      features: { location: false, orientation: true, camera: this.cameraPermission, ai: this.downloaded.size > 0 },
+      features: { location: false, orientation: true, camera: this.cameraPermission, ai: this.usableCount() > 0 },
       permissions: { location: false, camera: this.cameraPermission },
       ai: {
-        isEnabled: this.downloaded.size > 0,
-        downloadedModels: this.downloaded.size,
+        isEnabled: this.usableCount() > 0,
+        downloadedModels: this.usableCount(),
         totalModels: 5,
         currentModel: m?.displayName,
         currentModelDetails: m && { name: m.id, displayName: m.displayName, description: `${m.displayName} on device`, supportsVision: m.vision, preferredBackend: 'CPU', loadedAt: Date.now(), isReady: true },
@@ -242,13 +273,17 @@ export class DeviceEmulator {
     };
   }
 
+  private usableCount(): number {
+    return [...this.downloaded].filter((id) => !this.failed.has(id)).length;
+  }
+
   private modelEntry(m: Model): unknown {
     return {
       name: m.id,
       displayName: m.displayName,
       description: `${m.displayName}${m.vision ? ' (text and images)' : ''}`,
       needsLicense: true,
-      available: this.downloaded.has(m.id),
+      available: this.available(m.id),
       currentlyLoaded: this.currentModel === m,
       backend: 'CPU',
       isMultiModal: m.vision,
@@ -264,6 +299,8 @@ export class DeviceEmulator {
       return aiError(500, 'AI text generation failed', 'AI_ERROR', (err as Error).message);
     }
     if (!isObject(body)) return aiError(500, 'AI text generation failed', 'AI_ERROR', 'request body is not an object');
+    const unparsable = gsonIntProblem(body, ['maxTokens', 'topK']) ?? (isObject(body.captureConfig) ? gsonIntProblem(body.captureConfig, ['quality', 'maxWidth', 'maxHeight']) : undefined);
+    if (unparsable) return aiError(500, 'AI text generation failed', 'AI_ERROR', unparsable);
     if (typeof body.model !== 'string') return aiError(400, 'AI service error', 'AI_SERVICE_ERROR', 'model must not be null');
     const known = findModel(body.model);
     const model = known && !this.unknownToApp.has(known.id) ? known : EMULATED_MODELS[0]!;
@@ -271,6 +308,15 @@ export class DeviceEmulator {
       return aiError(404, 'AI model not available', 'MODEL_NOT_AVAILABLE', `${model.displayName} is not on the device: ${model.fileName} was not found in Download/local_ai_models`);
     }
     if (typeof body.text !== 'string') return aiError(400, 'AI service error', 'AI_SERVICE_ERROR', 'text must not be null');
+    if (this.failsToLoad.has(model.id)) {
+      this.failed.add(model.id);
+      return aiError(
+        400,
+        'AI service error',
+        'AI_SERVICE_ERROR',
+        `Failed to load model ${model.displayName}\njava.lang.IllegalStateException: Failed to initialize engine: ${model.fileName}\n\tat com.google.mediapipe.tasks.genai.llminference.LlmInference.createFromOptions`,
+      );
+    }
     let image: Buffer | undefined;
     if (typeof body.image === 'string') {
       if (!/^[A-Za-z0-9+/\s]+={0,2}$/.test(body.image)) return aiError(400, 'AI service error', 'AI_SERVICE_ERROR', 'Invalid image data');
@@ -318,7 +364,8 @@ export class DeviceEmulator {
     if ((req.headers['content-type'] ?? '').startsWith('application/json')) {
       try {
         const parsed = JSON.parse(req.body);
-        if (isObject(parsed)) body = parsed;
+        // A field Gson cannot read (an Int beyond 32 bits) fails the whole receive: all defaults.
+        if (isObject(parsed) && gsonIntProblem(parsed, ['maxResults']) === undefined) body = parsed;
       } catch {
         body = {};
       }
@@ -327,6 +374,7 @@ export class DeviceEmulator {
     const threshold = typeof body.threshold === 'number' ? body.threshold : 0.5;
     const maxResults = typeof body.maxResults === 'number' ? body.maxResults : 10;
     const base = { inferenceTime: 0, captureTime: 0, threshold };
+    const scaled = SCALING[scaling(body.imageScaling)]!;
     if (!this.cameraPermission) return { status: 403, json: { success: false, objects: [], error: 'Camera permission not granted', ...base } };
     const camera = side.toLowerCase();
     if (camera !== 'rear' && camera !== 'front') {
@@ -347,7 +395,7 @@ export class DeviceEmulator {
       inferenceTime: 38,
       captureTime: 120,
       threshold,
-      imageMetadata: { width: 1024, height: 768, rotation: 90, camera, timestamp: Date.now() },
+      imageMetadata: { width: scaled.side, height: (scaled.side * 3) / 4, rotation: 90, camera, timestamp: Date.now() },
       image: body.returnImage === true ? dataUri(frameBytes(camera)) : undefined,
     });
   }
@@ -358,10 +406,12 @@ export class DeviceEmulator {
     if (side !== 'rear' && side !== 'front') return deviceError(400, 'Failed to capture image', 'CAPTURE_FAILED', `Invalid camera side: ${side}`);
     const zoomText = url.searchParams.get('zoom');
     const zoom = zoomText !== null && Number.isFinite(Number.parseFloat(zoomText)) ? Number.parseFloat(zoomText) : undefined;
+    const imageScaling = scaling(url.searchParams.get('imageScaling') ?? undefined);
+    const { side: width, quality } = SCALING[imageScaling]!;
     return ok({
       success: true,
       image: dataUri(frameBytes(side, zoom)),
-      metadata: { side, zoom, originalWidth: 4000, originalHeight: 3000, outputWidth: 1024, outputHeight: 768, rotation: 90, imageScaling: 'MEDIUM', quality: 85, timestamp: Date.now(), captureTime: 95, cached: false },
+      metadata: { side, zoom, originalWidth: 4000, originalHeight: 3000, outputWidth: width, outputHeight: (width * 3) / 4, rotation: 90, imageScaling, quality, timestamp: Date.now(), captureTime: 95, cached: false },
     });
   }
 
@@ -458,6 +508,22 @@ function preflight(method: string, requestedHeaders: string | string[] | undefin
       'access-control-max-age': '86400',
     },
   };
+}
+
+/**
+ * What Gson says of a field of a Kotlin `Int` that is not one (a fraction, a number beyond 32
+ * bits, a non-numeric string), or undefined when every named field is absent, null or fine.
+ */
+function gsonIntProblem(body: Record<string, unknown>, fields: string[]): string | undefined {
+  for (const field of fields) {
+    const v = body[field];
+    if (v === undefined || v === null) continue;
+    const n = typeof v === 'string' && /^[+-]?\d+$/.test(v) ? Number(v) : v;
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < -(2 ** 31) || n > 2 ** 31 - 1) {
+      return `com.google.gson.JsonSyntaxException: java.lang.NumberFormatException: Expected an int but was ${JSON.stringify(v)} at path $.${field}`;
+    }
+  }
+  return undefined;
 }
 
 function findModel(name: string): Model | undefined {

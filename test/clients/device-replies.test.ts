@@ -98,6 +98,19 @@ describe('device replies the client must not pass on', () => {
     expect((await client.detectObjects()).objects).toEqual([good]);
   });
 
+  it('a box reaching past the frame\'s edge (the app does not clip MediaPipe\'s boxes) is passed on; one more than a frame beyond is not', async () => {
+    // The emulator's chair (score 0.31) sits at the frame's left and bottom edges.
+    const { objects } = await client.detectObjects({ threshold: 0.3 });
+    expect(objects.map((o) => o.category)).toEqual(['person', 'cup', 'laptop', 'chair']);
+    expect(objects[3]!.boundingBox).toMatchObject({ left: -0.012, bottom: 1.008 });
+    const good = { category: 'cup', score: 0.7, boundingBox: box, categoryIndex: 46 };
+    for (const boundingBox of [{ ...box, left: -1.2 }, { ...box, bottom: 2.5 }, { ...box, width: -0.1 }]) {
+      emu.override = () => ({ status: 200, json: { success: true, objects: [good, { ...good, boundingBox }], threshold: 0.5 } });
+      const err = await rejection(() => client.detectObjects(), ServiceProtocolError);
+      expect(err.message).toContain('object 2 has boundingBox.');
+    }
+  });
+
   it('S3 detection: a body without success:true is not a success; one with an error is a ServiceFailureError', async () => {
     emu.override = () => ({ status: 200, json: { objects: [] } });
     expect((await rejection(() => client.detectObjects(), ServiceProtocolError)).message).toContain('"success": true');
@@ -265,9 +278,43 @@ describe('device HTTP error wording', () => {
     expect(gated.message).toContain('LLAMA_3_2_3B_INSTRUCT is gated on Hugging Face, so the API cannot download it: install it on the phone through the AI Phone Server app');
   });
 
+  it('a model that does not load: 400 AI_SERVICE_ERROR with a multi-line message, said on one line; the model no longer counts as available', async () => {
+    emu.downloaded.add('TINYLLAMA_1_1B_CHAT');
+    emu.failsToLoad.add('TINYLLAMA_1_1B_CHAT');
+    const err = await rejection(() => client.text({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT' }), ServiceHttpError);
+    expect([err.status, err.errorCode]).toEqual([400, 'AI_SERVICE_ERROR']);
+    expect(err.message).not.toContain('\n');
+    expect(err.message).toContain(
+      'answered HTTP 400 AI_SERVICE_ERROR: AI service error (Failed to load model TinyLlama 1.1B Chat java.lang.IllegalStateException: Failed to initialize engine: tinyllama-1.1b-chat-q8.task at com.google',
+    );
+    expect((await client.models()).find((m) => m.name === 'TINYLLAMA_1_1B_CHAT')!.available).toBe(false);
+    expect((await client.status()).ai).toMatchObject({ isEnabled: false, downloadedModels: 0 });
+  });
+
   it('U2 an empty 404/405 may also mean the URL is not the AI Phone Server', async () => {
     const err = await rejection(() => new DeviceClient({ url: `${emu.url}/v0` }).models(), ServiceHttpError);
     expect(err.message).toContain('this app version has no such endpoint, or the URL is not the AI Phone Server');
+  });
+
+  it('a URL with a path: errors name the request as sent, path included', async () => {
+    const prefixed = new DeviceClient({ url: `${emu.url}/v0/` });
+    const missing = await rejection(() => prefixed.status(), ServiceHttpError);
+    expect(missing.request).toBe('GET /v0/status');
+    expect(missing.message).toContain('GET /v0/status answered HTTP 404');
+    emu.override = () => ({ status: 200, json: { azimuth: 400, pitch: 0, roll: 0 } });
+    const odd = await rejection(() => prefixed.orientation(), ServiceProtocolError);
+    expect(odd.request).toBe('GET /v0/orientation');
+    expect(odd.message).toContain('unexpected reply to GET /v0/orientation');
+    emu.override = () => ({ status: 200, json: { success: false, error: 'busy' } });
+    const failed = await rejection(() => prefixed.detectObjects(), ServiceFailureError);
+    expect(failed.request).toBe('POST /v0/ai/object_detection');
+    expect(failed.message).toContain('POST /v0/ai/object_detection failed: busy');
+  });
+
+  it('a JSON error body without error or message is shown as it came (another service answering, say)', async () => {
+    emu.override = () => ({ status: 404, json: { title: 'Endpoint GET /status not found', status: 404, details: {} } });
+    const err = await rejection(() => client.status(), ServiceHttpError);
+    expect(err.message).toContain('GET /status answered HTTP 404: { "title": "Endpoint GET /status not found", "status": 404, "details": {} }');
   });
 
   it('U6 a redirect names its Location', async () => {
@@ -275,5 +322,56 @@ describe('device HTTP error wording', () => {
     const err = await rejection(() => client.status(), ServiceHttpError);
     expect(err.status).toBe(302);
     expect(err.message).toContain('a redirect to http://192.0.2.1/login, not followed');
+  });
+});
+
+describe("numbers the app's JSON parser (Gson) refuses", () => {
+  const body = () => JSON.parse(emu.requests.at(-1)!.body) as Record<string, unknown>;
+
+  it('the emulator: a whole-number field beyond 32 bits fails /ai/text (500 AI_ERROR) and makes detection ignore its whole body', async () => {
+    emu.downloaded.add('TINYLLAMA_1_1B_CHAT');
+    const text = await raw(emu.url, '/ai/text', { method: 'POST', body: JSON.stringify({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT', maxTokens: 2 ** 31 }) });
+    expect([text.status, JSON.parse(text.body).code]).toEqual([500, 'AI_ERROR']);
+    const json = { 'content-type': 'application/json' };
+    const detect = await raw(emu.url, '/ai/object_detection', { method: 'POST', headers: json, body: JSON.stringify({ threshold: 0.9, maxResults: 2 ** 31, returnImage: true }) });
+    const reply = JSON.parse(detect.body);
+    expect([reply.success, reply.threshold, 'image' in reply, reply.objects.length]).toEqual([true, 0.5, false, 3]);
+  });
+
+  it('maxTokens and maxResults beyond 32 bits are refused unsent', async () => {
+    const tokens = await rejection(() => client.text({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT', maxTokens: 2 ** 31 }), InvalidArgumentError);
+    expect(tokens.message).toBe('maxTokens 2147483648 is invalid: use a whole number from 1 to 2147483647');
+    const results = await rejection(() => client.detectObjects({ threshold: 0.9, maxResults: 2 ** 31 }), InvalidArgumentError);
+    expect(results.message).toBe('maxResults 2147483648 is invalid: use a whole number from 1 to 2147483647');
+    expect(emu.requests).toEqual([]);
+    emu.downloaded.add('TINYLLAMA_1_1B_CHAT');
+    await client.text({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT', maxTokens: 2 ** 31 - 1 });
+    expect(body().maxTokens).toBe(2 ** 31 - 1);
+  });
+
+  it('a detection reply with another threshold than the one sent means the app ignored the request: a protocol error', async () => {
+    emu.override = () => ({ status: 200, json: { success: true, objects: [], threshold: 0.5 } });
+    const err = await rejection(() => client.detectObjects({ threshold: 0.9 }), ServiceProtocolError);
+    expect(err.message).toContain('threshold 0.9 as sent; the app answered for threshold 0.5, so it ignored the request (its side, maxResults and returnImage too)');
+    // Sent as a 32-bit float by the app: 0.6 may come back as 0.6000000238418579.
+    emu.override = () => ({ status: 200, json: { success: true, objects: [], threshold: Math.fround(0.6) } });
+    expect((await client.detectObjects({ threshold: 0.6 })).threshold).toBeCloseTo(0.6, 6);
+  });
+
+  it('captureConfig: quality, maxWidth and maxHeight are checked, and only its known fields are sent', async () => {
+    emu.downloaded.add('GEMMA_3_1B_IT');
+    const cases: [unknown, string][] = [
+      [{ quality: 'high' }, 'captureConfig.quality must be a whole number from 1 to 100, got a string ("high")'],
+      [{ quality: 101 }, 'captureConfig.quality must be a whole number from 1 to 100, got the number 101'],
+      [{ maxWidth: 0 }, 'captureConfig.maxWidth must be a whole number from 1 to 2147483647, got the number 0'],
+      [{ maxHeight: 1.5 }, 'captureConfig.maxHeight must be a whole number from 1 to 2147483647, got the number 1.5'],
+    ];
+    for (const [captureConfig, message] of cases) {
+      const err = await rejection(() => client.text({ text: 'look', model: 'GEMMA_3_1B_IT', captureConfig: captureConfig as never }), InvalidArgumentError);
+      expect(err.message).toBe(message);
+    }
+    expect(emu.requests).toEqual([]);
+    await client.text({ text: 'look', model: 'GEMMA_3_1B_IT', captureConfig: { camera: 'front', quality: 80, maxWidth: 640, extra: true } as never });
+    expect(body().captureConfig).toEqual({ camera: 'front', quality: 80, maxWidth: 640 });
   });
 });

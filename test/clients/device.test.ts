@@ -8,6 +8,7 @@ import {
   DeviceClient,
   decodeDataUri,
   InvalidArgumentError,
+  MAX_IMAGE_BYTES,
   MODELS,
   ServiceFailureError,
   ServiceHttpError,
@@ -18,7 +19,7 @@ import {
 import { DeviceEmulator, frameBytes } from './device-emulator.js';
 import { raw } from './raw-http.js';
 import { emulatedDevice } from './emulated.js';
-import { rejection } from './expect-errors.js';
+import { rejection, requestsReceived } from './expect-errors.js';
 
 let emu: DeviceEmulator;
 let client: DeviceClient;
@@ -200,7 +201,7 @@ describe('device contract', () => {
     expect(JSON.parse(r.body)).toMatchObject({ success: false, status: 'download_failed' });
     expect(typeof JSON.parse(r.body).downloadUrl).toBe('string');
     const err = await rejection(() => client.downloadModel('TINYLLAMA_1_1B_CHAT'), ServiceFailureError);
-    expect(err.message).toContain('Download failed: connection reset by peer');
+    expect(err.message).toContain('Download failed: connection reset by peer (the file is at https://example.invalid/tinyllama-1.1b-chat-q8.task; try again later)');
     expect(err.body.downloadUrl).toBeDefined();
     expect(err.exitCode).toBe(1);
   });
@@ -293,6 +294,32 @@ describe('device contract', () => {
     expect(err.errorCode).toBe('PERMISSION_DENIED');
   });
 
+  it('image scaling: capture takes imageScaling (query), detection too (body); the emulator sizes the frame by it, an unknown one is MEDIUM', async () => {
+    const sized = (q: string) => get(`/capture${q}`).then((r) => JSON.parse(r.body).metadata);
+    expect(await sized('?imageScaling=large')).toMatchObject({ imageScaling: 'LARGE', outputWidth: 2048, quality: 90 });
+    expect(await sized('?imageScaling=huge')).toMatchObject({ imageScaling: 'MEDIUM', outputWidth: 1024, quality: 85 });
+    expect(await sized('?imageScaling=NONE')).toMatchObject({ imageScaling: 'NONE', outputWidth: 4000, quality: 95 });
+
+    const shot = await client.capture({ side: 'rear', imageScaling: 'SMALL' });
+    expect(emu.requests.at(-1)!.path).toBe('/capture?side=rear&imageScaling=SMALL');
+    expect(shot.metadata).toMatchObject({ imageScaling: 'SMALL', outputWidth: 512 });
+    const detected = await client.detectObjects({ returnImage: true, imageScaling: 'ULTRA' });
+    expect(lastBody()).toEqual({ side: 'rear', threshold: 0.5, maxResults: 10, returnImage: true, imageScaling: 'ULTRA' });
+    expect(detected.imageMetadata).toMatchObject({ width: 4096 });
+    // Zoom, as for a capture.
+    await client.detectObjects({ zoom: 2.5 });
+    expect(lastBody()).toEqual({ side: 'rear', threshold: 0.5, maxResults: 10, returnImage: false, zoom: 2.5 });
+    await rejection(() => client.detectObjects({ zoom: 0 }), InvalidArgumentError);
+    // Without it nothing is sent: the app's default, MEDIUM.
+    await client.detectObjects();
+    expect('imageScaling' in lastBody()).toBe(false);
+    const before = emu.requests.length;
+    const bad = await rejection(() => client.capture({ imageScaling: 'huge' as never }), InvalidArgumentError);
+    expect(bad.message).toBe('imageScaling "huge" is invalid: use NONE, SMALL, MEDIUM, LARGE or ULTRA');
+    await rejection(() => client.detectObjects({ imageScaling: 3 as never }), InvalidArgumentError);
+    expect(emu.requests.length).toBe(before);
+  });
+
   it('B-23 orientation: accuracy a string, azimuth within [0, 360]', async () => {
     const body = JSON.parse((await get('/orientation')).body);
     expect(typeof body.accuracy).toBe('string');
@@ -383,6 +410,18 @@ describe('device client behaviour', () => {
     expect(emu.requests.length).toBe(before);
   });
 
+  it('an image over MAX_IMAGE_BYTES is refused unsent, with its size; one of that size goes', async () => {
+    emu.downloaded.add('GEMMA_3_1B_IT');
+    const big = new Uint8Array(MAX_IMAGE_BYTES + 1);
+    const err = await rejection(() => client.text({ text: 'x', model: 'GEMMA_3_1B_IT', image: big }), InvalidArgumentError);
+    expect(err.message).toBe('the image is 67108865 bytes; at most 67108864 (64 MiB) are sent (a phone photo is a few MiB: scale it down)');
+    const asText = Buffer.from(big).toString('base64');
+    await rejection(() => client.text({ text: 'x', model: 'GEMMA_3_1B_IT', image: asText }), InvalidArgumentError);
+    expect(emu.requests).toEqual([]);
+    const reply = await client.text({ text: 'x', model: 'GEMMA_3_1B_IT', image: big.subarray(1) });
+    expect(reply.response).toContain(`[looked at ${MAX_IMAGE_BYTES} image bytes]`);
+  });
+
   it('generations from one client never overlap', async () => {
     emu.downloaded.add('TINYLLAMA_1_1B_CHAT');
     emu.textGate = () => new Promise((resolve) => setTimeout(resolve, 100));
@@ -392,6 +431,29 @@ describe('device client behaviour', () => {
     // A failed generation does not block the next.
     await rejection(() => client.text({ text: 'x', model: 'LLAMA_3_2_1B_INSTRUCT' }), ServiceHttpError);
     expect((await client.text({ text: 'after', model: 'TINYLLAMA_1_1B_CHAT' })).response).toBe('You said: after');
+  });
+
+  it('generations to one phone never overlap, from two clients of this process either (the app keeps one session)', async () => {
+    emu.downloaded.add('TINYLLAMA_1_1B_CHAT');
+    emu.textGate = () => new Promise((resolve) => setTimeout(resolve, 50));
+    const other = new DeviceClient({ url: `${emu.url}/` });
+    const replies = await Promise.all([client, other, client, other].map((c, i) => c.text({ text: `n${i}`, model: 'TINYLLAMA_1_1B_CHAT' })));
+    expect(replies.map((r) => r.response)).toEqual(['You said: n0', 'You said: n1', 'You said: n2', 'You said: n3']);
+    expect(emu.maxTextInFlight).toBe(1);
+    // Another phone (here: another emulator) has a queue of its own.
+    const second = await DeviceEmulator.start();
+    try {
+      second.downloaded.add('TINYLLAMA_1_1B_CHAT');
+      let release!: () => void;
+      emu.textGate = () => new Promise<void>((resolve) => (release = resolve));
+      const held = client.text({ text: 'held', model: 'TINYLLAMA_1_1B_CHAT' });
+      await requestsReceived(emu, 5);
+      expect((await new DeviceClient({ url: second.url }).text({ text: 'free', model: 'TINYLLAMA_1_1B_CHAT' })).response).toBe('You said: free');
+      release();
+      expect((await held).response).toBe('You said: held');
+    } finally {
+      await second.close();
+    }
   });
 
   it('per-endpoint timeouts are typed errors', async () => {

@@ -65,10 +65,68 @@ describe('scheduler replies', () => {
     expect((await client.plans()).task[0]!.startedAt!.toISOString()).toBe('2023-11-14T22:13:20.123Z');
   });
 
+  it('a URL with a path: errors name the request as sent, path included', async () => {
+    const prefixed = new SchedulerClient({ url: `${emu.url}/proxy/` });
+    const err = await rejection(() => prefixed.stop({ task: 5 }), ServiceHttpError);
+    expect(emu.requests).toEqual(['GET /proxy/task/5?stopping=true']);
+    expect(err.request).toBe('GET /proxy/task/5?stopping=true');
+    expect(err.message).toContain('GET /proxy/task/5 answered HTTP 404: Endpoint GET /proxy/task/5 not found');
+    emu.override = () => ({ status: 200, body: 'fine' });
+    const odd = await rejection(() => prefixed.status({ task: 5 }), ServiceProtocolError);
+    expect(odd.request).toBe('GET /proxy/task/5');
+    expect(odd.message).toContain('unexpected reply to GET /proxy/task/5: "fine"');
+  });
+
+  it('full maps (10 000 ids each, never emptied while the scheduler runs): a new id is a 500, and the error says what it likely means', async () => {
+    const small = await SchedulerEmulator.start({ capacity: 2 });
+    try {
+      const c = new SchedulerClient({ url: small.url });
+      await c.stop({ task: 1 });
+      await c.resume({ task: 2 });
+      // Known ids still change; a third one does not fit.
+      await c.resume({ task: 1 });
+      const err = await rejection(() => c.stop({ task: 3 }), ServiceHttpError);
+      expect(err.status).toBe(500);
+      expect(err.message).toContain(
+        'GET /task/3 answered HTTP 500: Server Error (for a stop or resume, most likely its map of threads is full: it holds 10000 ids and never drops one, so restart the scheduler to empty it)',
+      );
+      expect(await c.status({ task: 3 })).toBe('UNKNOWN');
+      // The other map has room of its own.
+      await c.stop({ group: 3 });
+      const group = await rejection(() => c.resume({ group: 4 }).then(() => c.resume({ group: 5 })), ServiceHttpError);
+      expect(group.message).toContain('its map of processes is full');
+    } finally {
+      await small.close();
+    }
+  });
+
   it('U6 a redirect names its Location', async () => {
     emu.override = () => ({ status: 302, body: '', headers: { location: 'http://192.0.2.7:8087/task/5' } });
     const err = await rejection(() => client.stop({ task: 5 }), ServiceHttpError);
     expect(err.message).toContain('HTTP 302 (a redirect to http://192.0.2.7:8087/task/5, not followed');
+  });
+});
+
+describe('scheduler lottery weight', () => {
+  it('resume takes lotteryPriority, sent with stopping=false; a resume or stop without it sets the weight back to 1', async () => {
+    await client.resume({ task: 5 }, { lotteryPriority: 3 });
+    expect(emu.requests.at(-1)).toBe('GET /task/5?stopping=false&lotteryPriority=3');
+    expect(emu.settings.task.get(5)).toEqual({ stop: false, priority: 3 });
+    await client.resume({ group: 6 }, { lotteryPriority: 2_147_483_647 });
+    expect(emu.settings.taskGroup.get(6)).toEqual({ stop: false, priority: 2_147_483_647 });
+    await client.stop({ task: 5 });
+    expect(emu.settings.task.get(5)).toEqual({ stop: true, priority: 1 });
+    const before = emu.requests.length;
+    for (const [value, message] of [
+      [0, 'lotteryPriority 0 is invalid: use a whole number from 1 to 2147483647 (the lottery weight)'],
+      [2 ** 31, 'lotteryPriority 2147483648 is invalid: use a whole number from 1 to 2147483647 (the lottery weight)'],
+      [1.5, 'lotteryPriority 1.5 is invalid: use a whole number from 1 to 2147483647 (the lottery weight)'],
+      ['3', 'lotteryPriority must be a number, got a string ("3")'],
+    ] as const) {
+      const err = await rejection(() => client.resume({ task: 5 }, { lotteryPriority: value as number }), InvalidArgumentError);
+      expect(err.message).toBe(message);
+    }
+    expect(emu.requests.length).toBe(before);
   });
 });
 

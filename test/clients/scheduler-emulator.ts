@@ -36,6 +36,8 @@ interface Runner {
   index: number;
   endsAt: number;
   stopRequested: boolean;
+  /** Not started yet (lateRunnerStart): no step written, startedAt still 0. */
+  pending: boolean;
 }
 
 type Kind = 'task' | 'taskGroup';
@@ -43,6 +45,17 @@ type Kind = 'task' | 'taskGroup';
 export interface SchedulerEmulatorOptions {
   /** Kill the server when a runnable task stays stopped for more than 30 s (virtual time). */
   watchdog?: boolean;
+  /**
+   * Entries per map (taskSettings, taskGroupSettings): 10 000 in the BPF programs. Entries are
+   * never deleted, so a write of a new id into a full map fails, and the request is a 500.
+   */
+  capacity?: number;
+  /**
+   * A plan's runner thread starts only at the next advance(): until then /plans shows its
+   * startedAt as 0 and its first step is not written yet, as on the server for an instant (its
+   * thread sets startedAt and writes the first step when it runs).
+   */
+  lateRunnerStart?: boolean;
 }
 
 export interface Reply {
@@ -54,7 +67,9 @@ export interface Reply {
 }
 
 const WATCHDOG_MS = 30_000;
-const SYNTAX = /^\d+(\.\d+)?[sr](,\d+(\.\d+)?[sr])*$/;
+const MAP_CAPACITY = 10_000;
+/** The server's whole-string pattern: digits, an optional dot, more digits, then s or r (so `10.s` passes). */
+const SYNTAX = /^(\d+\.?\d*[sr],)*\d+\.?\d*[sr]$/;
 
 export class SchedulerEmulator {
   readonly settings: Record<Kind, Map<number, Setting>> = { task: new Map(), taskGroup: new Map() };
@@ -118,6 +133,7 @@ export class SchedulerEmulator {
 
   /** Advances virtual time, running plan steps and the watchdog in order. */
   async advance(ms: number): Promise<void> {
+    for (const r of this.runners) if (r.pending) this.startRunner(r);
     const target = this.now + ms;
     for (;;) {
       const next = this.nextEvent();
@@ -207,6 +223,8 @@ export class SchedulerEmulator {
     const priority = lp === null ? 1 : javaParseInt(lp);
     if (priority === undefined) throw new Error('NumberFormatException');
     if (priority <= 0) throw new Error('IllegalArgumentException: lotteryPriority must be positive');
+    const map = this.settings[kind];
+    if (!map.has(id) && map.size >= (this.options.capacity ?? MAP_CAPACITY)) throw new Error('BPF map update failed: E2BIG');
     this.write(kind, id, stopping.toLowerCase() === 'true', priority);
     return ok('ok');
   }
@@ -245,15 +263,24 @@ export class SchedulerEmulator {
 
   private startPlan(kind: Kind, id: number, items: Item[]): void {
     for (const r of this.runners) if (r.kind === kind && r.id === id) r.stopRequested = true;
-    this.registry[kind].set(id, { id, plan: formatPlan(items), startedAt: this.epochBase + this.now });
-    const runner: Runner = { kind, id, items, index: 0, endsAt: this.now + nsToMs(items[0]!.ns), stopRequested: false };
+    this.registry[kind].set(id, { id, plan: formatPlan(items), startedAt: 0 });
+    const runner: Runner = { kind, id, items, index: 0, endsAt: 0, stopRequested: false, pending: true };
     this.runners.push(runner);
-    this.write(kind, id, items[0]!.stop, 1);
+    if (!this.options.lateRunnerStart) this.startRunner(runner);
+  }
+
+  /** The runner thread's start: startedAt set, the first step written. */
+  private startRunner(r: Runner): void {
+    r.pending = false;
+    const entry = this.registry[r.kind].get(r.id);
+    if (entry?.startedAt === 0) entry.startedAt = this.epochBase + this.now;
+    r.endsAt = this.now + nsToMs(r.items[0]!.ns);
+    this.write(r.kind, r.id, r.items[0]!.stop, 1);
   }
 
   private nextEvent(): number | undefined {
     let next: number | undefined;
-    for (const r of this.runners) next = next === undefined ? r.endsAt : Math.min(next, r.endsAt);
+    for (const r of this.runners) if (!r.pending) next = next === undefined ? r.endsAt : Math.min(next, r.endsAt);
     for (const since of this.stoppedSince.values()) {
       const deadline = since + WATCHDOG_MS + 1;
       next = next === undefined ? deadline : Math.min(next, deadline);
@@ -263,7 +290,7 @@ export class SchedulerEmulator {
 
   private stepRunners(): void {
     for (const r of [...this.runners]) {
-      if (r.endsAt > this.now) continue;
+      if (r.pending || r.endsAt > this.now) continue;
       if (r.stopRequested || r.index === r.items.length - 1) {
         this.write(r.kind, r.id, false, 1);
         // The server removes the id's entry, even when it already belongs to a newer plan.
@@ -315,8 +342,8 @@ function javaParseInt(text: string): number | undefined {
 function parsePlan(text: string): Item[] {
   if (!SYNTAX.test(text)) throw new BadRequest('Invalid plan, must be a comma separated list of items like s10,r10');
   const items = text.split(',').map((item) => {
-    const [whole, frac = ''] = item.slice(0, -1).split('.');
-    const ns = BigInt(whole!) * 1_000_000_000n + BigInt((frac + '000000000').slice(0, 9));
+    // Float.parseFloat, then Math.round(duration * 1.0 * 1_000_000_000L): a float's precision.
+    const ns = BigInt(Math.round(Math.fround(Number.parseFloat(item.slice(0, -1))) * 1e9));
     return { stop: item.endsWith('s'), ns };
   });
   for (const item of items) {

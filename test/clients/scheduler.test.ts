@@ -179,6 +179,24 @@ describe('scheduler contract', () => {
     expect(emu.requests).toEqual(['GET /task/plan/7?plan=10s%2C5r']);
   });
 
+  it('A-12 until the plan\'s runner thread has started, startedAt is 0 (the client says null) and the first step is not written', async () => {
+    const late = await SchedulerEmulator.start({ lateRunnerStart: true });
+    try {
+      const c = new SchedulerClient({ url: late.url });
+      await c.setPlan({ task: 7 }, 's10,r5');
+      expect(JSON.parse((await raw(late.url, '/plans')).body).task['7'].startedAt).toBe(0);
+      expect((await c.plans()).task[0]!.startedAt).toBeNull();
+      expect(await c.status({ task: 7 })).toBe('UNKNOWN');
+      await late.advance(0);
+      expect(await c.status({ task: 7 })).toBe('STOPPED');
+      const started = JSON.parse((await raw(late.url, '/plans')).body).task['7'].startedAt;
+      expect(started).toBeGreaterThan(1e12);
+      expect((await c.plans()).task[0]!.startedAt).toEqual(new Date(started));
+    } finally {
+      await late.close();
+    }
+  });
+
   it('A-13 after the 10 s stop the task runs, the plan is still listed', async () => {
     await client.setPlan({ task: 7 }, 's10,r5');
     await emu.advance(9_999);
@@ -241,6 +259,21 @@ describe('scheduler contract', () => {
     expect(fraction!.raw).toBe('2.0r');
   });
 
+  it('A.5 durations are Java floats and the syntax allows a bare trailing dot: 10.s is 10 s, 0.1s prints as a fraction, 16777217r as 16777216', async () => {
+    for (const [plan, back] of [
+      ['10.s', 'r10'],
+      ['0.1s', '0.0r'],
+      ['16777217r', 's16777216'],
+      ['3.00000001s', 'r3'],
+    ]) {
+      expect((await get(`/task/plan/7?plan=${plan}`)).body).toBe('ok');
+      expect((await get('/task/plan/7')).body).toBe(back);
+    }
+    expect((await get('/task/plan/7?plan=.5s')).status).toBe(400);
+    // The client decodes what the server prints; 3.00000001 s became a whole 3 s there.
+    expect((await client.getPlan({ task: 7 }))!.steps).toEqual([{ action: 'stop', seconds: 3, truncated: false }]);
+  });
+
   it('A-18 plan and stoppingPlan together are a 400', async () => {
     const r = await get('/task/plan/7?plan=10s&stoppingPlan=true');
     expect([r.status, r.body]).toEqual([400, 'Bad Request, only one of plan or stoppingPlan can be set']);
@@ -277,6 +310,23 @@ describe('scheduler contract', () => {
     await emu.advance(5_000);
     expect(await client.status({ group: 7 })).toBe('RUNNING');
     expect((await client.plans()).taskGroup).toEqual([]);
+  });
+
+  it('A.5 a plan set while another runs: the old one, at the end of its step, lifts the stop and unlists the new one, which runs on', async () => {
+    await client.setPlan({ task: 7 }, 's10,r5');
+    await emu.advance(3_000);
+    // The new plan: stop 2 s, run 6 s, stop 5 s (3–5, 5–11, 11–16 s).
+    await client.setPlan({ task: 7 }, 's2,r6,s5');
+    expect((await client.getPlan({ task: 7 }))!.raw).toBe('r2,s6,r5');
+    await emu.advance(7_000);
+    // 10 s: the old plan's stop has ended; it removed the id's entry, the new plan's.
+    expect(await client.getPlan({ task: 7 })).toBeNull();
+    expect((await client.plans()).task).toEqual([]);
+    await emu.advance(2_000);
+    // 12 s: the unlisted plan's last stop holds the task.
+    expect(await client.status({ task: 7 })).toBe('STOPPED');
+    await emu.advance(4_000);
+    expect(await client.status({ task: 7 })).toBe('RUNNING');
   });
 
   it('A-21 a task-group plan is listed under taskGroup only', async () => {

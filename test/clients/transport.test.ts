@@ -115,3 +115,23 @@ describe('client transport', () => {
     expect(MAX_REPLY_BYTES).toBeGreaterThanOrEqual(32 << 20);
   });
 });
+
+describe('URLs refused at construction', () => {
+  const message = (make: () => unknown): string => {
+    try {
+      make();
+    } catch (err) {
+      return (err as Error).message;
+    }
+    throw new Error('no error');
+  };
+
+  it('a host:port without http:// gets the URL it most likely means; each service its own example', () => {
+    expect(message(() => new SchedulerClient({ url: '127.0.0.1:8087' }))).toBe('scheduler URL "127.0.0.1:8087" has no http:// in front: did you mean http://127.0.0.1:8087?');
+    expect(message(() => new SchedulerClient({ url: 'localhost:8087' }))).toBe('scheduler URL "localhost:8087" has no http:// in front: did you mean http://localhost:8087?');
+    expect(message(() => new DeviceClient({ url: '192.168.1.20:8005/' }))).toBe('device service URL "192.168.1.20:8005/" has no http:// in front: did you mean http://192.168.1.20:8005/?');
+    expect(message(() => new SchedulerClient({ url: 'nope' }))).toBe('scheduler URL "nope" is not a URL; expected e.g. http://127.0.0.1:8087');
+    expect(message(() => new DeviceClient({ url: 'nope' }))).toBe('device service URL "nope" is not a URL; expected e.g. http://192.168.1.20:8005');
+    expect(message(() => new DeviceClient({ url: 'ftp://phone' }))).toBe('device service URL ftp://phone must start with http:// or https://');
+  });
+});

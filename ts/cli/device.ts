@@ -4,15 +4,23 @@
  * a phone that is unreachable, an HTTP error or a `success: false` reply exits 1 with one line.
  * `--json` prints the server's JSON reply.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { constants as fsConstants } from 'node:fs';
+import { access, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { checkOptions } from './args.js';
 import { defineCommand } from 'citty';
 
-import { DeviceClient, decodeDataUri, MODELS, resolveModel, DEFAULT_DEVICE_URL, type CameraSide } from '../clients/device/index.js';
+import { DeviceClient, decodeDataUri, IMAGE_SCALINGS, imageTooLarge, MODELS, resolveModel, DEFAULT_DEVICE_URL, InvalidArgumentError, type CameraSide, type ImageScaling } from '../clients/device/index.js';
 import { HeapqlError, usageError } from '../errors.js';
 import { cannotWrite, fileWriteProblem } from '../file-write-error.js';
 import { notice } from './stderr.js';
+
+const SCALING_NAMES = 'none, small, medium, large or ultra';
+const SCALING_ARG = {
+  type: 'string',
+  valueHint: 'size',
+  description: 'image size: small 512 px, medium 1024 px (default), large 2048 px, ultra 4096 px, none (as taken)',
+} as const;
 
 const common = {
   url: { type: 'string', valueHint: 'url', description: `device service URL (default: $HEAPQL_DEVICE_URL, else ${DEFAULT_DEVICE_URL})` },
@@ -137,27 +145,32 @@ const downloadCommand = defineCommand({
 
 const detectArgs = {
   side: { type: 'string', valueHint: 'rear|front', description: 'camera (default rear)' },
+  zoom: { type: 'string', valueHint: 'z', description: 'zoom factor' },
   threshold: { type: 'string', valueHint: 'x', description: 'minimum score, 0 to 1 (default 0.5)' },
   'max-results': { type: 'string', valueHint: 'n', description: 'at most this many objects (default 10)' },
   'image-out': { type: 'string', valueHint: 'file', description: 'also save the analysed frame (JPEG) here' },
+  scaling: SCALING_ARG,
   ...common,
 } as const;
 
 const detectCommand = defineCommand({
   meta: {
     name: 'detect',
-    description: 'detect objects in a camera frame (app in the foreground): device detect [--side rear|front] [--threshold <x>] [--max-results <n>] [--image-out <file>] [--url <u>]',
+    description: 'detect objects in a camera frame (app in the foreground): device detect [--side rear|front] [--zoom <z>] [--threshold <x>] [--max-results <n>] [--image-out <file> [--scaling <size>]] [--url <u>]',
   },
   args: detectArgs,
   async run({ args, rawArgs }) {
     checkOptions(rawArgs, 'device detect', detectArgs, 0);
     const request = {
       side: args.side === undefined ? undefined : side(args.side, '--side'),
+      zoom: args.zoom === undefined ? undefined : positiveNumber(args.zoom, '--zoom'),
       threshold: args.threshold === undefined ? undefined : fraction(args.threshold, '--threshold'),
       maxResults: args['max-results'] === undefined ? undefined : positiveInt(args['max-results'], '--max-results'),
       returnImage: args['image-out'] !== undefined,
+      imageScaling: args.scaling === undefined ? undefined : scalingOf(args.scaling),
     };
     if (request.returnImage && args['image-out'] === '') throw usageError('--image-out needs a file name');
+    if (args['image-out'] !== undefined) await checkWritable(args['image-out']);
     const reply = await client(args).detectObjects(request);
     if (args['image-out'] !== undefined) {
       const image = decodeDataUri(reply.image!)!;
@@ -180,12 +193,13 @@ const detectCommand = defineCommand({
 const captureArgs = {
   side: { type: 'string', valueHint: 'rear|front', description: 'camera (default rear)' },
   zoom: { type: 'string', valueHint: 'z', description: 'zoom factor' },
+  scaling: SCALING_ARG,
   out: { type: 'string', valueHint: 'file', description: 'where to write the JPEG (required)' },
   ...common,
 } as const;
 
 const captureCommand = defineCommand({
-  meta: { name: 'capture', description: 'take a photo (app in the foreground): device capture [--side rear|front] [--zoom <z>] --out <file> [--url <u>]' },
+  meta: { name: 'capture', description: 'take a photo (app in the foreground): device capture [--side rear|front] [--zoom <z>] [--scaling <size>] --out <file> [--url <u>]' },
   args: captureArgs,
   async run({ args, rawArgs }) {
     checkOptions(rawArgs, 'device capture', captureArgs, 0);
@@ -193,7 +207,9 @@ const captureCommand = defineCommand({
     const request = {
       side: args.side === undefined ? undefined : side(args.side, '--side'),
       zoom: args.zoom === undefined ? undefined : positiveNumber(args.zoom, '--zoom'),
+      imageScaling: args.scaling === undefined ? undefined : scalingOf(args.scaling),
     };
+    await checkWritable(args.out);
     const shot = await client(args).capture(request);
     await writeOutput(args.out, shot.image);
     if (args.json) return printJson(shot.reply);
@@ -211,8 +227,8 @@ export const deviceCommand = defineCommand({
       '  heapql device status|help|models|orientation [--url <u>] [--json]',
       '  heapql device text <prompt> --model <id or name> [--max-tokens <n>] [--image <file>] [--capture rear|front]',
       '  heapql device download <model>',
-      '  heapql device detect [--side rear|front] [--threshold <x>] [--max-results <n>] [--image-out <file>]',
-      '  heapql device capture [--side rear|front] [--zoom <z>] --out <file>',
+      '  heapql device detect [--side rear|front] [--zoom <z>] [--threshold <x>] [--max-results <n>] [--image-out <file> [--scaling <size>]]',
+      '  heapql device capture [--side rear|front] [--zoom <z>] [--scaling <size>] --out <file>',
       `Models: ${MODELS.map((m) => `${m.id} (${m.displayName})`).join(', ')}.`,
     ].join('\n'),
   },
@@ -229,7 +245,20 @@ export const deviceCommand = defineCommand({
 });
 
 function client(args: { url?: string }): DeviceClient {
-  return new DeviceClient({ url: args.url ?? process.env.HEAPQL_DEVICE_URL ?? DEFAULT_DEVICE_URL });
+  const fromEnv = args.url === undefined ? process.env.HEAPQL_DEVICE_URL : undefined;
+  try {
+    return new DeviceClient({ url: args.url ?? fromEnv ?? DEFAULT_DEVICE_URL });
+  } catch (err) {
+    // The command line shows no URL: say where the bad one came from.
+    if (fromEnv !== undefined && err instanceof InvalidArgumentError) throw new InvalidArgumentError(`HEAPQL_DEVICE_URL: ${err.message}`);
+    throw err;
+  }
+}
+
+function scalingOf(text: string): ImageScaling {
+  const name = text.toUpperCase() as ImageScaling;
+  if (!IMAGE_SCALINGS.includes(name)) throw usageError(`--scaling ${JSON.stringify(text)} is invalid: use ${SCALING_NAMES}`);
+  return name;
 }
 
 function side(text: string, option: string): CameraSide {
@@ -238,7 +267,8 @@ function side(text: string, option: string): CameraSide {
 }
 
 function positiveInt(text: string, option: string): number {
-  if (!/^\d+$/.test(text) || Number(text) < 1 || !Number.isSafeInteger(Number(text))) throw usageError(`${option} ${JSON.stringify(text)} is invalid: use a positive whole number`);
+  // The app reads these as 32-bit Ints.
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 2_147_483_647) throw usageError(`${option} ${JSON.stringify(text)} is invalid: use a whole number from 1 to 2147483647`);
   return Number(text);
 }
 
@@ -255,10 +285,49 @@ function fraction(text: string, option: string): number {
 }
 
 async function readInput(file: string): Promise<Uint8Array> {
+  const cannotRead = (err: unknown) => new HeapqlError('ERR_IO', `cannot read image ${file}: ${readProblem(err)}`, { exitCode: 2 });
+  // The size first: a huge file is refused without reading it.
+  const size = await stat(file).then((st) => st.size, (err: unknown) => Promise.reject(cannotRead(err)));
+  const tooLarge = imageTooLarge(size);
+  if (tooLarge) throw usageError(`image ${file} ${tooLarge}`);
   try {
     return await readFile(file);
   } catch (err) {
-    throw new HeapqlError('ERR_IO', `cannot read image ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { exitCode: 2 });
+    throw cannotRead(err);
+  }
+}
+
+/** Why a file could not be read, with its code: `there is no such file (ENOENT)`. */
+function readProblem(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  switch (code) {
+    case 'ENOENT':
+      return 'there is no such file (ENOENT)';
+    case 'EISDIR':
+      return 'it is a directory (EISDIR); name an image file';
+    case 'EACCES':
+    case 'EPERM':
+      return `permission denied (${code})`;
+    default:
+      return code ?? (err as Error).message;
+  }
+}
+
+/**
+ * Fails before the phone is asked (and a photo taken) when the image could not be written: a
+ * directory that is missing or not writable, or a directory named as the file. The write
+ * itself says the same in the same words should it still fail.
+ */
+async function checkWritable(file: string): Promise<void> {
+  const resolved = path.resolve(file);
+  const fail = (err: unknown) =>
+    new HeapqlError('ERR_IO', cannotWrite(file, fileWriteProblem(err, resolved, { shown: file, suggestedName: `image${path.extname(file) || '.jpg'}` })), { exitCode: 1, cause: err });
+  const existing = await stat(resolved).catch(() => undefined);
+  if (existing?.isDirectory()) throw fail(Object.assign(new Error('is a directory'), { code: 'EISDIR' }));
+  try {
+    await access(existing ? resolved : path.dirname(resolved), fsConstants.W_OK);
+  } catch (err) {
+    throw fail(err);
   }
 }
 

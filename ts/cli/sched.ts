@@ -15,6 +15,7 @@ import {
   SchedulerClient,
   toServerPlan,
   DEFAULT_SCHEDULER_URL,
+  InvalidArgumentError,
   type ReadPlan,
   type Target,
   type TaskStatus,
@@ -48,6 +49,7 @@ const statusCommand = defineCommand({
   args: { ...targetArgs, ...common },
   async run({ args, rawArgs }) {
     checkOptions(rawArgs, 'sched status', { ...targetArgs, ...common }, 0);
+    refuseRepeats(rawArgs);
     const target = targetOf(args);
     const { status, reply } = await client(args).readStatus(target);
     if (args.json) printJson({ ...target, status: STATUS_WORD[status], reply });
@@ -55,22 +57,45 @@ const statusCommand = defineCommand({
   },
 });
 
-function stateChange(verb: 'stop' | 'resume') {
-  return defineCommand({
-    meta: {
-      name: verb,
-      description: `${verb === 'stop' ? 'stop' : 'resume'} a thread or every thread of a process: sched ${verb} (--task <tid> | --group <pid>) [--url <u>]`,
-    },
-    args: { ...targetArgs, ...common },
-    async run({ args, rawArgs }) {
-      checkOptions(rawArgs, `sched ${verb}`, { ...targetArgs, ...common }, 0);
-      const target = targetOf(args);
-      const c = client(args);
-      await (verb === 'stop' ? c.stop(target) : c.resume(target));
-      if (args.json) printJson({ ...target, action: verb, reply: 'ok' });
-      else print(`${verb === 'stop' ? 'stopped' : 'resumed'} ${describe(target)}`);
-    },
-  });
+const stopCommand = defineCommand({
+  meta: { name: 'stop', description: 'stop a thread or every thread of a process: sched stop (--task <tid> | --group <pid>) [--url <u>]' },
+  args: { ...targetArgs, ...common },
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'sched stop', { ...targetArgs, ...common }, 0);
+    refuseRepeats(rawArgs);
+    const target = targetOf(args);
+    await client(args).stop(target);
+    if (args.json) printJson({ ...target, action: 'stop', reply: 'ok' });
+    else print(`stopped ${describe(target)}`);
+  },
+});
+
+const resumeArgs = {
+  ...targetArgs,
+  priority: { type: 'string', valueHint: 'n', description: 'lottery weight to set (1…2147483647; without it the weight becomes 1; the FIFO scheduler ignores it)' },
+  ...common,
+} as const;
+
+const resumeCommand = defineCommand({
+  meta: { name: 'resume', description: 'resume a thread or every thread of a process: sched resume (--task <tid> | --group <pid>) [--priority <n>] [--url <u>]' },
+  args: resumeArgs,
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'sched resume', resumeArgs, 0);
+    refuseRepeats(rawArgs);
+    const target = targetOf(args);
+    const lotteryPriority = args.priority === undefined ? undefined : weight(String(args.priority));
+    await client(args).resume(target, { lotteryPriority });
+    if (args.json) printJson({ ...target, action: 'resume', ...(lotteryPriority === undefined ? {} : { lotteryPriority }), reply: 'ok' });
+    else print(`resumed ${describe(target)}${lotteryPriority === undefined ? '' : ` (lottery weight ${lotteryPriority})`}`);
+  },
+});
+
+/** A lottery weight typed by a user. */
+function weight(text: string): number {
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 2_147_483_647) {
+    throw usageError(`--priority ${JSON.stringify(text)} is invalid: use a whole number from 1 to 2147483647 (the lottery weight)`);
+  }
+  return Number(text);
 }
 
 const planArgs = {
@@ -89,6 +114,7 @@ const planCommand = defineCommand({
   args: planArgs,
   async run({ args, rawArgs }) {
     checkOptions(rawArgs, 'sched plan', planArgs, 1);
+    refuseRepeats(rawArgs);
     const target = targetOf(args);
     const text = args.plan as string | undefined;
     if (text !== undefined && args.cancel) throw usageError('give a plan or --cancel, not both');
@@ -118,6 +144,7 @@ const plansCommand = defineCommand({
   args: common,
   async run({ args, rawArgs }) {
     checkOptions(rawArgs, 'sched plans', common, 0);
+    refuseRepeats(rawArgs);
     const listing = await client(args).plans();
     if (args.json) {
       const entries = (list: typeof listing.task) => list.map((e) => ({ id: e.id, ...planJson(e.plan), startedAt: e.startedAt?.toISOString() ?? null }));
@@ -139,6 +166,7 @@ export const schedCommand = defineCommand({
     description: [
       'Control threads and processes through the taskcontrol scheduler (sched_ext, Linux >= 6.13):',
       '  heapql sched status|stop|resume (--task <tid> | --group <pid>) [--url <u>] [--json]',
+      '  heapql sched resume … --priority <n>   (the lottery scheduler\'s weight; a stop or resume without it makes it 1)',
       '  heapql sched plan (--task <tid> | --group <pid>) [<plan>] [--cancel] [--url <u>] [--json]',
       '  heapql sched plans [--url <u>] [--json]',
       'A plan such as s10,r5 stops for 10 s, then runs 5 s, once. Each stop must be under 25 s and',
@@ -148,15 +176,39 @@ export const schedCommand = defineCommand({
   },
   subCommands: {
     status: statusCommand,
-    stop: stateChange('stop'),
-    resume: stateChange('resume'),
+    stop: stopCommand,
+    resume: resumeCommand,
     plan: planCommand,
     plans: plansCommand,
   },
 });
 
 function client(args: { url?: string }): SchedulerClient {
-  return new SchedulerClient({ url: args.url ?? process.env.HEAPQL_SCHED_URL ?? DEFAULT_SCHEDULER_URL });
+  const fromEnv = args.url === undefined ? process.env.HEAPQL_SCHED_URL : undefined;
+  try {
+    return new SchedulerClient({ url: args.url ?? fromEnv ?? DEFAULT_SCHEDULER_URL });
+  } catch (err) {
+    // The command line shows no URL: say where the bad one came from.
+    if (fromEnv !== undefined && err instanceof InvalidArgumentError) throw new InvalidArgumentError(`HEAPQL_SCHED_URL: ${err.message}`);
+    throw err;
+  }
+}
+
+/**
+ * A target or URL given twice is refused: the parser keeps only the last, so `stop --task 5
+ * --task 6` would stop 6 alone, silently.
+ */
+function refuseRepeats(rawArgs: string[]): void {
+  const values = new Map<string, string[]>();
+  for (let i = 0; i < rawArgs.length && rawArgs[i] !== '--'; i++) {
+    const m = /^--(task|group|url)(?:=(.*))?$/.exec(rawArgs[i]!);
+    if (!m) continue;
+    const value = m[2] ?? rawArgs[++i] ?? '';
+    values.set(m[1]!, [...(values.get(m[1]!) ?? []), value]);
+  }
+  for (const [name, given] of values) {
+    if (given.length > 1) throw usageError(`--${name} given more than once (${given.join(', ')}): give one`);
+  }
 }
 
 function targetOf(args: CommonArgs): Target {

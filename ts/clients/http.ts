@@ -100,8 +100,10 @@ export class Transport {
     url: string,
     private readonly wording: UnavailableWording,
     private readonly maxReplyBytes = MAX_REPLY_BYTES,
+    /** A URL of this service for messages about a bad one. */
+    example = 'http://127.0.0.1:8087',
   ) {
-    this.base = parseBaseUrl(url, service);
+    this.base = parseBaseUrl(url, service, example);
   }
 
   /** What a request is called in messages and errors, e.g. `GET /task/5?stopping=true`. */
@@ -292,12 +294,16 @@ function errorCode(err: unknown): string | undefined {
   return undefined;
 }
 
-function parseBaseUrl(url: string, service: string): URL {
+function parseBaseUrl(url: string, service: string, example: string): URL {
+  // host:port typed without the scheme: `127.0.0.1:8087` is no URL, `localhost:8087` one of scheme localhost:.
+  if (/^[\w.-]+:\d+(\/.*)?$/.test(url)) {
+    throw new InvalidArgumentError(`${service} URL ${JSON.stringify(url)} has no http:// in front: did you mean http://${url}?`);
+  }
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw new InvalidArgumentError(`${service} URL ${JSON.stringify(url)} is not a URL; expected e.g. http://127.0.0.1:8087`);
+    throw new InvalidArgumentError(`${service} URL ${JSON.stringify(url)} is not a URL; expected e.g. ${example}`);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new InvalidArgumentError(`${service} URL ${url} must start with http:// or https://`);

@@ -3,10 +3,11 @@
  * downloads, object detection, camera capture, compass. Replies are JSON; a reply saying
  * `success: false` is an error even under HTTP 200. Time limits are per endpoint, long enough
  * for on-device inference (model load up to 60 s plus generation up to 300 s) and for downloads,
- * which the server performs before it answers. Text generations from one client are sent one
- * at a time (the app keeps one model session and does not lock it). Only the GET reads
- * (status, help, models, orientation, capture) are retried, and only after a refused or reset
- * connection with no reply; generations, downloads and detections never are.
+ * which the server performs before it answers. Text generations to one phone are sent one at
+ * a time from this process, across clients (the app keeps one model session and does not lock
+ * it). Only the GET reads (status, help, models, orientation, capture) are retried, and only
+ * after a refused or reset connection with no reply; generations, downloads and detections
+ * never are.
  */
 import { InvalidArgumentError, ModelMismatchError, ServiceFailureError, ServiceHttpError, ServiceProtocolError, type RequestInfo } from '../errors.js';
 import { checkCallOptions, checkTimeout, describeValue, isObject, Transport, type Reply } from '../http.js';
@@ -20,6 +21,7 @@ import type {
   DeviceHelp,
   DeviceStatus,
   DownloadReply,
+  ImageScaling,
   ModelInfo,
   Orientation,
   TextReply,
@@ -72,11 +74,16 @@ const DOWNLOAD_DONE = new Set(['already_available', 'download_started']);
 
 type Json = Record<string, unknown>;
 
+/**
+ * The generations of this process per phone (base URL), one at a time: the app keeps one model
+ * session and does not lock it, so two DeviceClients of one phone must not overlap either.
+ */
+const textQueues = new Map<string, Promise<unknown>>();
+
 export class DeviceClient {
   readonly url: string;
   readonly timeouts: Readonly<DeviceTimeouts>;
   private readonly transport: Transport;
-  private textQueue: Promise<unknown> = Promise.resolve();
 
   constructor(options: DeviceClientOptions = {}) {
     if (!isObject(options as unknown)) throw new InvalidArgumentError(`options must be an object such as {url, timeouts}, got ${describeValue(options)}`);
@@ -85,7 +92,7 @@ export class DeviceClient {
         `the device service at ${base} is not reachable (connection refused): is the AI Phone Server app running on the phone, and is this its address (port 8005)?`,
       refusedAfterContact: (base) =>
         `the device service at ${base} answered before but now refuses connections: the app's server has stopped (it restarts itself within seconds; try again)`,
-    });
+    }, undefined, 'http://192.168.1.20:8005');
     this.url = this.transport.base.href;
     if (options.timeouts !== undefined && !isObject(options.timeouts as unknown)) throw new InvalidArgumentError(`timeouts must be an object, got ${describeValue(options.timeouts)}`);
     const timeouts = { ...DEFAULT_DEVICE_TIMEOUTS, ...options.timeouts };
@@ -96,7 +103,7 @@ export class DeviceClient {
   /** Server state, permissions, AI state (GET /status). */
   async status(options: DeviceCallOptions = {}): Promise<DeviceStatus> {
     const body = await this.call('GET', 'status', this.timeouts.status, { signal: checkCallOptions(options), retry: true });
-    if (typeof body.status !== 'string') throw this.shapeError('GET /status', body, 'a "status" string');
+    if (typeof body.status !== 'string') throw this.shapeError(this.request('GET', 'status'), body, 'a "status" string');
     return body as DeviceStatus;
   }
 
@@ -110,7 +117,7 @@ export class DeviceClient {
     const body = await this.call('GET', 'ai/models', this.timeouts.models, { signal: checkCallOptions(options), retry: true });
     const models = body.models;
     if (!Array.isArray(models) || !models.every((m) => isObject(m) && typeof m.name === 'string' && typeof m.available === 'boolean')) {
-      throw this.shapeError('GET /ai/models', body, 'a "models" list of {name, available, …}');
+      throw this.shapeError(this.request('GET', 'ai/models'), body, 'a "models" list of {name, available, …}');
     }
     return models as ModelInfo[];
   }
@@ -123,7 +130,7 @@ export class DeviceClient {
    */
   async downloadModel(name: string, options: DeviceCallOptions = {}): Promise<DownloadReply> {
     const model = resolveModel(name);
-    const request = 'POST /ai/models/download';
+    const request = this.request('POST', 'ai/models/download');
     const body = await this.call('POST', 'ai/models/download', this.timeouts.download, { signal: checkCallOptions(options), json: { modelName: model.id }, model });
     this.requireSuccess(request, body);
     const info: RequestInfo = { service: 'device service', request };
@@ -141,14 +148,15 @@ export class DeviceClient {
   }
 
   /**
-   * Generates text on the phone. One generation at a time per client: a call waits for the
+   * Generates text on the phone. One generation at a time per phone (every DeviceClient of this
+   * process with the same URL): a call waits for the
    * earlier ones, and its time limit (timeouts.text) counts from when it is sent. A reply from
    * another model than the one asked for is a ModelMismatchError.
    */
   async text(request: TextRequest, options: DeviceCallOptions = {}): Promise<TextReply> {
     const { json, model } = textBody(request);
     const signal = checkCallOptions(options);
-    const info: RequestInfo = { service: 'device service', request: 'POST /ai/text' };
+    const info: RequestInfo = { service: 'device service', request: this.request('POST', 'ai/text') };
     if (signal?.aborted) throw this.transport.abortedBeforeSending(info, signal);
     const queuedAt = performance.now();
     let started = false;
@@ -158,8 +166,14 @@ export class DeviceClient {
       if (signal?.aborted) throw this.transport.abortedBeforeSending(info, signal, ` while it waited ${Math.round(queuedMs)} ms behind earlier generations`);
       return this.generate(json, model, signal, queuedMs);
     };
-    const result = this.textQueue.then(run, run);
-    this.textQueue = result.catch(() => undefined);
+    const key = this.transport.base.href;
+    const result = (textQueues.get(key) ?? Promise.resolve()).then(run, run);
+    const tail = result.catch(() => undefined);
+    textQueues.set(key, tail);
+    // The last in line clears the entry, so the map holds only phones with generations pending.
+    void tail.then(() => {
+      if (textQueues.get(key) === tail) textQueues.delete(key);
+    });
     if (!signal) return result;
     // Give up at once when the signal fires while waiting in the queue (the queued run then sends nothing).
     return new Promise<TextReply>((resolve, reject) => {
@@ -186,19 +200,29 @@ export class DeviceClient {
    * checked (category, score 0…1, box 0…1); a reply without `success: true` is an error.
    */
   async detectObjects(request: DetectRequest = {}, options: DeviceCallOptions = {}): Promise<DetectionReply> {
-    if (!isObject(request as unknown)) throw new InvalidArgumentError(`a detection request is an object {side?, threshold?, maxResults?, returnImage?}, got ${describeValue(request)}`);
+    if (!isObject(request as unknown)) throw new InvalidArgumentError(`a detection request is an object {side?, zoom?, threshold?, maxResults?, returnImage?, imageScaling?}, got ${describeValue(request)}`);
     const side = checkSide(request.side ?? 'rear');
     const threshold = request.threshold ?? 0.5;
     if (typeof threshold !== 'number') throw new InvalidArgumentError(`threshold must be a number from 0 to 1, got ${describeValue(threshold)}`);
     if (!Number.isFinite(threshold) || threshold < 0 || threshold > 1) throw new InvalidArgumentError(`threshold ${threshold} is invalid: use a number from 0 to 1`);
     const maxResults = request.maxResults ?? 10;
-    if (typeof maxResults !== 'number') throw new InvalidArgumentError(`maxResults must be a positive whole number, got ${describeValue(maxResults)}`);
-    if (!Number.isInteger(maxResults) || maxResults < 1) throw new InvalidArgumentError(`maxResults ${maxResults} is invalid: use a positive whole number`);
+    checkInt32(maxResults, 'maxResults');
     const returnImage = request.returnImage ?? false;
     if (typeof returnImage !== 'boolean') throw new InvalidArgumentError(`returnImage must be true or false, got ${describeValue(returnImage)}`);
-    const req = 'POST /ai/object_detection';
-    const body = await this.call('POST', 'ai/object_detection', this.timeouts.detect, { signal: checkCallOptions(options), json: { side, threshold, maxResults, returnImage } });
+    const json: Json = { side, threshold, maxResults, returnImage };
+    if (request.zoom !== undefined) json.zoom = checkZoom(request.zoom);
+    if (request.imageScaling !== undefined) json.imageScaling = checkScaling(request.imageScaling);
+    const req = this.request('POST', 'ai/object_detection');
+    const body = await this.call('POST', 'ai/object_detection', this.timeouts.detect, { signal: checkCallOptions(options), json });
     this.requireSuccess(req, body);
+    // The app falls back to every default when it cannot read the request (threshold 0.5 among them).
+    if (typeof body.threshold === 'number' && Math.abs(body.threshold - threshold) > 1e-6) {
+      throw this.shapeError(
+        req,
+        body,
+        `threshold ${threshold} as sent; the app answered for threshold ${body.threshold}, so it ignored the request (its side, maxResults and returnImage too)`,
+      );
+    }
     if (!Array.isArray(body.objects)) throw this.shapeError(req, body, 'an "objects" list');
     body.objects.forEach((o: unknown, i: number) => {
       const problem = detectedObjectProblem(o);
@@ -215,7 +239,7 @@ export class DeviceClient {
    * MEDIUM, LOW or UNKNOWN (UNKNOWN with zeros before the phone's sensors have reported).
    */
   async orientation(options: DeviceCallOptions = {}): Promise<Orientation> {
-    const request = 'GET /orientation';
+    const request = this.request('GET', 'orientation');
     const body = await this.call('GET', 'orientation', this.timeouts.orientation, { signal: checkCallOptions(options), retry: true });
     const angle = (k: string, lo: number, hi: number): void => {
       const v = body[k];
@@ -235,14 +259,11 @@ export class DeviceClient {
 
   /** Takes a photo (the app must be in the foreground) and returns its bytes (an image/* type; JPEG checked). */
   async capture(request: CaptureRequest = {}, options: DeviceCallOptions = {}): Promise<CaptureResult> {
-    if (!isObject(request as unknown)) throw new InvalidArgumentError(`a capture request is an object {side?, zoom?}, got ${describeValue(request)}`);
+    if (!isObject(request as unknown)) throw new InvalidArgumentError(`a capture request is an object {side?, zoom?, imageScaling?}, got ${describeValue(request)}`);
     const query: Record<string, string> = { side: checkSide(request.side ?? 'rear') };
-    if (request.zoom !== undefined) {
-      if (typeof request.zoom !== 'number') throw new InvalidArgumentError(`zoom must be a positive number, got ${describeValue(request.zoom)}`);
-      if (!Number.isFinite(request.zoom) || request.zoom <= 0) throw new InvalidArgumentError(`zoom ${request.zoom} is invalid: use a positive number`);
-      query.zoom = String(request.zoom);
-    }
-    const req = 'GET /capture';
+    if (request.zoom !== undefined) query.zoom = String(checkZoom(request.zoom));
+    if (request.imageScaling !== undefined) query.imageScaling = checkScaling(request.imageScaling);
+    const req = this.request('GET', 'capture');
     const body = await this.call('GET', 'capture', this.timeouts.capture, { signal: checkCallOptions(options), query, retry: true });
     this.requireSuccess(req, body);
     const problem = typeof body.image === 'string' ? imageProblem(body.image) : 'it is missing';
@@ -253,7 +274,7 @@ export class DeviceClient {
   }
 
   private async generate(json: Json, model: ModelSpec, signal: AbortSignal | undefined, queuedMs: number): Promise<TextReply> {
-    const request = 'POST /ai/text';
+    const request = this.request('POST', 'ai/text');
     const body = await this.call('POST', 'ai/text', this.timeouts.text, { json, signal, queuedMs, model });
     if (typeof body.response !== 'string' || typeof body.model !== 'string') {
       throw this.shapeError(request, body, 'a "response" string and a "model"');
@@ -304,7 +325,7 @@ export class DeviceClient {
       unsure,
       queuedMs: options.queuedMs,
     });
-    const info: RequestInfo = { service: 'device service', request: `${method} /${path}` };
+    const info: RequestInfo = { service: 'device service', request: this.request(method, path) };
     const parsed = parseJson(reply.text);
     if (reply.status < 200 || reply.status > 299) throw this.httpError(info, reply, parsed, options.model);
     if (!isObject(parsed)) {
@@ -312,7 +333,9 @@ export class DeviceClient {
     }
     if (parsed.success === false) {
       const why = firstString(parsed.error, parsed.message, parsed.details) ?? 'no reason given';
-      throw new ServiceFailureError(info, parsed, `${this.where()}: ${info.request} failed: ${oneLine(why)}`);
+      // A failed download names the model file's URL.
+      const url = typeof parsed.downloadUrl === 'string' && parsed.downloadUrl !== '' ? ` (the file is at ${parsed.downloadUrl}; try again later)` : '';
+      throw new ServiceFailureError(info, parsed, `${this.where()}: ${info.request} failed: ${oneLine(why)}${url}`);
     }
     return parsed;
   }
@@ -325,7 +348,8 @@ export class DeviceClient {
     const detail = firstString(body?.details, body?.description);
     if (error) text += `: ${oneLine(error)}`;
     if (detail && detail !== error) text += ` (${oneLine(detail)})`;
-    if (!body && reply.text.trim() !== '') text += `: ${oneLine(reply.text)}`;
+    // A body that is not the app's {error, code, details} (text, or another service's JSON) as it came.
+    if (!error && !detail && !code && reply.text.trim() !== '') text += `: ${oneLine(reply.text)}`;
     if (reply.status >= 300 && reply.status < 400) {
       text += ` — a redirect to ${reply.location ?? 'nowhere (no Location header)'}, not followed: point the URL at the AI Phone Server itself`;
     } else if (reply.status === 403) text += ' — a permission is missing on the phone: grant it in the AI Phone Server app';
@@ -342,6 +366,11 @@ export class DeviceClient {
   private shapeError(request: string, body: Json, expected: string): ServiceProtocolError {
     const text = JSON.stringify(body);
     return new ServiceProtocolError({ service: 'device service', request }, text, `${this.where()}: unexpected reply to ${request} (expected ${expected}): ${text.slice(0, 200)}`);
+  }
+
+  /** A request as sent, without its query: `GET /status`, or `GET /v0/status` when the URL has a path. */
+  private request(method: 'GET' | 'POST', path: string): string {
+    return this.transport.describe(path, { method }).request;
   }
 
   private where(): string {
@@ -363,8 +392,7 @@ function textBody(request: TextRequest): { json: Json; model: ModelSpec } {
   const model = resolveModel(request.model);
   const body: Json = { text: request.text, model: model.id };
   if (request.maxTokens !== undefined) {
-    if (typeof request.maxTokens !== 'number') throw new InvalidArgumentError(`maxTokens must be a positive whole number, got ${describeValue(request.maxTokens)}`);
-    if (!Number.isInteger(request.maxTokens) || request.maxTokens < 1) throw new InvalidArgumentError(`maxTokens ${request.maxTokens} is invalid: use a positive whole number`);
+    checkInt32(request.maxTokens, 'maxTokens');
     body.maxTokens = request.maxTokens;
   }
   const imageInput = request.image !== undefined || request.captureConfig !== undefined;
@@ -377,11 +405,21 @@ function textBody(request: TextRequest): { json: Json; model: ModelSpec } {
   }
   if (request.image !== undefined) body.image = rawBase64(request.image);
   if (request.captureConfig !== undefined) {
-    if (!isObject(request.captureConfig as unknown)) throw new InvalidArgumentError(`captureConfig must be an object such as {camera: 'rear'}, got ${describeValue(request.captureConfig)}`);
-    const camera = checkSide(request.captureConfig.camera ?? 'rear');
-    body.captureConfig = { ...request.captureConfig, camera };
+    body.captureConfig = captureConfigBody(request.captureConfig);
   }
   return { json: body, model };
+}
+
+/**
+ * The largest image sent (decoded bytes). The app decodes the whole image in the phone's memory,
+ * and a photo is a few MiB; far beyond this, the base64 text would not even fit in a JavaScript
+ * string (about 400 MB of image), which failed with only "Cannot create a string longer than …".
+ */
+export const MAX_IMAGE_BYTES = 64 * 1024 * 1024;
+
+/** Why an image of `bytes` bytes is not sent, for InvalidArgumentError (prefixed by what it is). */
+export function imageTooLarge(bytes: number): string | undefined {
+  return bytes > MAX_IMAGE_BYTES ? `is ${bytes} bytes; at most ${MAX_IMAGE_BYTES} (64 MiB) are sent (a phone photo is a few MiB: scale it down)` : undefined;
 }
 
 /** The server decodes plain base64 only: bytes are encoded, a data: URI prefix is dropped. */
@@ -391,13 +429,65 @@ function rawBase64(image: Uint8Array | string): string {
   }
   if (typeof image !== 'string') {
     if (image.length === 0) throw new InvalidArgumentError('the image is empty');
+    const tooLarge = imageTooLarge(image.byteLength);
+    if (tooLarge) throw new InvalidArgumentError(`the image ${tooLarge}`);
     return Buffer.from(image.buffer, image.byteOffset, image.byteLength).toString('base64');
   }
   const data = image.replace(/^data:[^,]*;base64,/, '').replace(/\s/g, '');
   if (data === '' || data.length % 4 !== 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(data)) {
     throw new InvalidArgumentError('the image string is not base64 (pass bytes, base64 or a base64 data: URI)');
   }
+  const tooLarge = imageTooLarge((data.length / 4) * 3 - (data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0));
+  if (tooLarge) throw new InvalidArgumentError(`the image ${tooLarge}`);
   return data;
+}
+
+/**
+ * A Kotlin Int of a request body, 1…2^31-1. The app's JSON parser (Gson) fails on a number
+ * beyond 32 bits: /ai/text then answers 500, and object detection silently drops the whole
+ * body (every field back to its default).
+ */
+function checkInt32(value: unknown, what: string): number {
+  if (typeof value !== 'number') throw new InvalidArgumentError(`${what} must be a positive whole number, got ${describeValue(value)}`);
+  if (!Number.isInteger(value) || value < 1 || value > INT32_MAX) throw new InvalidArgumentError(`${what} ${value} is invalid: use a whole number from 1 to ${INT32_MAX}`);
+  return value;
+}
+
+const INT32_MAX = 2_147_483_647;
+
+/** captureConfig as the app reads it ({camera, quality, maxWidth, maxHeight}), checked; other keys are left out. */
+function captureConfigBody(config: unknown): Json {
+  if (!isObject(config)) throw new InvalidArgumentError(`captureConfig must be an object such as {camera: 'rear'}, got ${describeValue(config)}`);
+  const body: Json = { camera: checkSide(config.camera ?? 'rear') };
+  const whole = (key: string, max: number): void => {
+    const v = config[key];
+    if (v === undefined) return;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > max) {
+      throw new InvalidArgumentError(`captureConfig.${key} must be a whole number from 1 to ${max}, got ${describeValue(v)}`);
+    }
+    body[key] = v;
+  };
+  whole('quality', 100);
+  whole('maxWidth', INT32_MAX);
+  whole('maxHeight', INT32_MAX);
+  return body;
+}
+
+function checkZoom(zoom: unknown): number {
+  if (typeof zoom !== 'number') throw new InvalidArgumentError(`zoom must be a positive number, got ${describeValue(zoom)}`);
+  if (!Number.isFinite(zoom) || zoom <= 0) throw new InvalidArgumentError(`zoom ${zoom} is invalid: use a positive number`);
+  return zoom;
+}
+
+export const IMAGE_SCALINGS: readonly ImageScaling[] = ['NONE', 'SMALL', 'MEDIUM', 'LARGE', 'ULTRA'];
+
+/** The app takes any case and quietly uses MEDIUM for a name it does not know; refuse that instead. */
+function checkScaling(value: unknown): ImageScaling {
+  const known = `${IMAGE_SCALINGS.slice(0, -1).join(', ')} or ${IMAGE_SCALINGS.at(-1)}`;
+  if (typeof value !== 'string') throw new InvalidArgumentError(`imageScaling must be one of ${known}, got ${describeValue(value)}`);
+  const name = value.toUpperCase() as ImageScaling;
+  if (!IMAGE_SCALINGS.includes(name)) throw new InvalidArgumentError(`imageScaling ${JSON.stringify(value)} is invalid: use ${known}`);
+  return name;
 }
 
 function checkSide(side: unknown): CameraSide {
@@ -418,7 +508,12 @@ function imageProblem(uri: string): string | undefined {
   return undefined;
 }
 
-/** Why a detected object is not {category, score 0…1, boundingBox with 0…1 coordinates}, or undefined. */
+/**
+ * Why a detected object is not {category, score 0…1, boundingBox in fractions of the frame}, or
+ * undefined. MediaPipe's boxes may reach past the frame's edges and the app does not clip them
+ * (an object cut off by the edge: left -0.01), so coordinates from -1 to 2 pass, and widths and
+ * heights from 0 to 3; beyond that they are no fractions of the frame (pixels, say).
+ */
 function detectedObjectProblem(o: unknown): string | undefined {
   if (!isObject(o)) return `is ${describeValue(o)}`;
   if (typeof o.category !== 'string') return `has category ${JSON.stringify(o.category) ?? 'missing'}`;
@@ -428,8 +523,10 @@ function detectedObjectProblem(o: unknown): string | undefined {
   if (!isObject(box)) return 'has no boundingBox';
   for (const k of ['left', 'top', 'right', 'bottom', 'width', 'height']) {
     const v = box[k];
-    if (v === undefined && (k === 'width' || k === 'height')) continue;
-    if (typeof v !== 'number' || !(v >= 0 && v <= 1)) return `has boundingBox.${k} ${JSON.stringify(v) ?? 'missing'}, not within 0…1`;
+    const size = k === 'width' || k === 'height';
+    if (v === undefined && size) continue;
+    const [lo, hi] = size ? [0, 3] : [-1, 2];
+    if (typeof v !== 'number' || !(v >= lo && v <= hi)) return `has boundingBox.${k} ${JSON.stringify(v) ?? 'missing'}, not a fraction of the frame (${lo}…${hi})`;
   }
   if ((box.left as number) > (box.right as number) || (box.top as number) > (box.bottom as number)) return 'has a boundingBox whose left/top lie beyond its right/bottom';
   return undefined;

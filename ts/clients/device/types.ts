@@ -5,6 +5,12 @@
 
 export type CameraSide = 'rear' | 'front';
 
+/**
+ * Size and JPEG quality of an image the app returns: SMALL 512 px / 70, MEDIUM 1024 px / 85
+ * (the app's default), LARGE 2048 px / 90, ULTRA 4096 px / 95, NONE the camera's own / 95.
+ */
+export type ImageScaling = 'NONE' | 'SMALL' | 'MEDIUM' | 'LARGE' | 'ULTRA';
+
 export interface DeviceStatus {
   status: string;
   timestamp?: number;
@@ -97,12 +103,16 @@ export interface TextReply {
 
 export interface DetectRequest {
   side?: CameraSide;
+  /** Camera zoom factor, as for capture. */
+  zoom?: number;
   /** Score threshold in [0, 1]; default 0.5. */
   threshold?: number;
   /** Default 10. */
   maxResults?: number;
   /** Attach the captured frame as a JPEG data URI (`image`). */
   returnImage?: boolean;
+  /** Size of the attached frame; the app's default is MEDIUM. */
+  imageScaling?: ImageScaling;
 }
 
 export interface DetectedObject {
@@ -141,6 +151,8 @@ export interface Orientation {
 export interface CaptureRequest {
   side?: CameraSide;
   zoom?: number;
+  /** Size of the photo; the app's default is MEDIUM (1024 px). */
+  imageScaling?: ImageScaling;
 }
 
 export interface CaptureResult {

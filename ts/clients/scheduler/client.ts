@@ -30,6 +30,15 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+export interface ResumeOptions extends CallOptions {
+  /**
+   * The lottery scheduler's weight of the target (1…2^31-1; the FIFO scheduler ignores it). The
+   * server sets it only together with a stop or resume, and every stop or resume without it sets
+   * the weight back to 1; plan steps do too.
+   */
+  lotteryPriority?: number;
+}
+
 export interface SetPlanOptions extends CallOptions {
   /**
    * Called with each warning about the plan (stops in a row adding up to 25 s or more, close to
@@ -64,6 +73,8 @@ export interface PlanListing {
  */
 const STATUS: Record<string, TaskStatus> = { running: 'RUNNING', stopping: 'STOPPED', 'not found': 'UNKNOWN', unknown: 'UNKNOWN' };
 const INT32_MAX = 2_147_483_647;
+/** Entries in each of the scheduler's BPF maps (threads, processes). */
+const MAP_CAPACITY = 10_000;
 /** Epoch milliseconds of 2001-09-09: a smaller positive startedAt is not milliseconds (seconds, say). */
 const MIN_EPOCH_MS = 1e12;
 /** The largest time a Date holds. */
@@ -79,7 +90,9 @@ export class SchedulerClient {
   constructor(options: SchedulerClientOptions = {}) {
     this.transport = new Transport('scheduler', options.url ?? DEFAULT_SCHEDULER_URL, {
       refused: (base) =>
-        `the scheduler at ${base} is not running (connection refused); start it (taskcontrol ./scheduler.sh, as root, Linux >= 6.13) or pass its URL`,
+        // Said to every client that never reached it, a fresh CLI run included, which cannot tell
+        // "never started" from "died since the last run": the latter voids every stop.
+        `the scheduler at ${base} is not running (connection refused); if it was running, it has exited (the kernel watchdog ends it when a stopped task waits 30 s) and every stop and plan it held is void; start it (taskcontrol ./scheduler.sh, as root, Linux >= 6.13) or pass its URL`,
       refusedAfterContact: (base) =>
         `the scheduler at ${base} answered before but now refuses connections: it has probably died (the kernel watchdog aborts it when a stopped task waits 30 s), so every stop and plan is void and all tasks run normally`,
     });
@@ -112,11 +125,16 @@ export class SchedulerClient {
 
   /** Stops the thread or every thread of the process. The server does not check that it exists. */
   async stop(target: Target, options: CallOptions = {}): Promise<void> {
-    await this.expectOk(statePath(target), { stopping: 'true' }, options);
+    await this.expectOk(statePath(target), { stopping: 'true' }, options, mapFullHint(target));
   }
 
-  async resume(target: Target, options: CallOptions = {}): Promise<void> {
-    await this.expectOk(statePath(target), { stopping: 'false' }, options);
+  /** Resumes the target; `lotteryPriority` sets its lottery weight at the same time (else it becomes 1). */
+  async resume(target: Target, options: ResumeOptions = {}): Promise<void> {
+    const path = statePath(target);
+    checkCallOptions(options);
+    const query: Record<string, string> = { stopping: 'false' };
+    if (options.lotteryPriority !== undefined) query.lotteryPriority = String(checkLotteryPriority(options.lotteryPriority));
+    await this.expectOk(path, query, options, mapFullHint(target));
   }
 
   /**
@@ -187,26 +205,32 @@ export class SchedulerClient {
     return { task: entries(body.task), taskGroup: entries(body.taskGroup) };
   }
 
-  private async get(path: string, query: Record<string, string> | undefined, options: CallOptions, how: { retry?: boolean; unsure?: string } = {}): Promise<Reply> {
+  private async get(
+    path: string,
+    query: Record<string, string> | undefined,
+    options: CallOptions,
+    how: { retry?: boolean; unsure?: string; hint500?: string } = {},
+  ): Promise<Reply> {
     const signal = checkCallOptions(options);
     const reply = await this.transport.send(path, { query, timeoutMs: this.timeoutMs, signal, retry: how.retry, unsure: how.unsure });
     if (reply.status < 200 || reply.status > 299) {
       const text = reply.text.trim();
       const redirect = reply.status >= 300 && reply.status < 400 ? ` (a redirect to ${reply.location ?? 'nowhere: no Location header'}, not followed: point the URL at the scheduler itself)` : '';
+      const hint = reply.status === 500 && how.hint500 ? ` (${how.hint500})` : '';
       throw new ServiceHttpError(
         this.info(path, query),
         reply.status,
         reply.text,
         undefined,
         undefined,
-        `scheduler at ${this.transport.base.origin}: GET /${path} answered HTTP ${reply.status}${text ? `: ${oneLine(text)}` : ''}${redirect}`,
+        `scheduler at ${this.transport.base.origin}: ${this.transport.describe(path).request} answered HTTP ${reply.status}${text ? `: ${oneLine(text)}` : ''}${redirect}${hint}`,
       );
     }
     return reply;
   }
 
-  private async expectOk(path: string, query: Record<string, string>, options: CallOptions): Promise<void> {
-    const reply = await this.get(path, query, options, { unsure: READ_BACK });
+  private async expectOk(path: string, query: Record<string, string>, options: CallOptions, hint500?: string): Promise<void> {
+    const reply = await this.get(path, query, options, { unsure: READ_BACK, hint500 });
     if (reply.text !== 'ok') throw this.protocol(reply, path, 'expected "ok"', query);
   }
 
@@ -214,13 +238,13 @@ export class SchedulerClient {
     return new ServiceProtocolError(
       this.info(path, query),
       reply.text,
-      `scheduler at ${this.transport.base.origin}: unexpected reply to GET /${path}: ${JSON.stringify(reply.text.slice(0, 200))} (${expected})`,
+      `scheduler at ${this.transport.base.origin}: unexpected reply to ${this.transport.describe(path).request}: ${JSON.stringify(reply.text.slice(0, 200))} (${expected})`,
     );
   }
 
+  /** The request as sent: the URL's own path (a URL may point below a proxy's prefix) and the query. */
   private info(path: string, query?: Record<string, string>): RequestInfo {
-    const search = query ? `?${new URLSearchParams(query)}` : '';
-    return { service: 'scheduler', request: `GET /${path}${search}` };
+    return this.transport.describe(path, { query });
   }
 }
 
@@ -233,6 +257,15 @@ export function checkId(id: number, what: 'task' | 'group'): number {
     throw new InvalidArgumentError(`${what} id ${id} is invalid: use a positive ${what === 'task' ? 'thread' : 'process'} id (1…${INT32_MAX})`);
   }
   return id;
+}
+
+/** A lottery weight: the server parses it as a Java int and answers 500 to one below 1. */
+export function checkLotteryPriority(value: number): number {
+  if (typeof value !== 'number') throw new InvalidArgumentError(`lotteryPriority must be a number, got ${describeValue(value)}`);
+  if (!Number.isInteger(value) || value < 1 || value > INT32_MAX) {
+    throw new InvalidArgumentError(`lotteryPriority ${value} is invalid: use a whole number from 1 to ${INT32_MAX} (the lottery weight)`);
+  }
+  return value;
 }
 
 /** Parses an id typed by a user (decimal digits only). */
@@ -249,6 +282,16 @@ function targetParts(target: Target): [string, number] {
   if ('task' in target && !('group' in target)) return ['task', checkId(target.task, 'task')];
   if ('group' in target && !('task' in target)) return ['taskGroup', checkId(target.group, 'group')];
   throw new InvalidArgumentError('a target is either {task: <thread id>} or {group: <process id>}');
+}
+
+/**
+ * What a 500 to a stop or resume most likely means: the client sends no lotteryPriority (the
+ * other cause of a 500), so the BPF map is full. Each holds 10 000 ids and the server never
+ * deletes an entry (a resume writes "running"), so only a restart empties it.
+ */
+function mapFullHint(target: Target): string {
+  const kind = 'task' in target ? 'threads' : 'processes';
+  return `for a stop or resume, most likely its map of ${kind} is full: it holds ${MAP_CAPACITY} ids and never drops one, so restart the scheduler to empty it`;
 }
 
 function statePath(target: Target): string {
