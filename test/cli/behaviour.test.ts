@@ -33,6 +33,41 @@ describe('a closed pipe', () => {
   });
 });
 
+describe('a failed write to stdout', () => {
+  // /dev/full refuses every write with ENOSPC: stdout redirected to a full disk.
+  it.each([
+    ['--version'],
+    ['summary', known, '--no-cache'],
+    ['query', demo, '--no-cache', '--query', 'SELECT s FROM java.lang.String s'],
+  ])('heapql %s > /dev/full says why on stderr, exit 1, no stack trace', async (...args) => {
+    const r = await run('bash', ['-c', `NO_COLOR=1 ${sh(process.execPath)} ${sh(bin)} ${args.map(sh).join(' ')} > /dev/full`]);
+    expect(r.stderr).toBe('error: cannot write to standard output: no space left on the device (ENOSPC): free some space, or choose a path on another device\n');
+    expect(r.code).toBe(1);
+  });
+});
+
+describe('an option given twice', () => {
+  it('a value option is refused with both values (citty would keep the last, silently)', async () => {
+    const r = await heapql(['query', demo, '--format', 'json', '--format=csv', '--query', 'SELECT COUNT(*) FROM java.lang.String']);
+    expect(r.stderr).toBe('error: --format given more than once (json, csv): give one\n');
+    expect(r.code).toBe(2);
+  });
+
+  it('a switch given both ways is refused; the same way twice is harmless', async () => {
+    const both = await heapql(['query', demo, '--reachable-only', '--no-reachable-only', '--query', 'SELECT COUNT(*) FROM java.lang.String']);
+    expect(both.stderr).toBe('error: --reachable-only and --no-reachable-only both given: give one\n');
+    expect(both.code).toBe(2);
+    const twice = await heapql(['query', demo, '--quiet', '--quiet', '--no-cache', '--query', 'SELECT COUNT(*) FROM java.lang.String']);
+    expect(twice.code, twice.stderr).toBe(0);
+  });
+
+  it('the list options still take several values', async () => {
+    const r = await heapql(['query', demo, '--no-cache', '--format', 'csv', '--query', 'SELECT COUNT(*) AS a FROM java.lang.String', '--query', 'SELECT COUNT(*) AS b FROM java.lang.Thread']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^a\r\n\d+\r\n\r?\n+b\r\n\d+\r\n/);
+  });
+});
+
 describe('a word in the dump position', () => {
   it('a near subcommand gets did-you-mean (exit 2)', async () => {
     const r = await heapql(['qury', 'x.hprof']);

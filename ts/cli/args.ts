@@ -53,10 +53,15 @@ export function dumpIndex(value: string | undefined): number | undefined {
   return n - 1;
 }
 
+/** The options read as lists (`repeatedOption`, diff's gates); any other given twice is refused. */
+const REPEATABLE = new Set(['query', 'run', 'fail-if-grown']);
+
 /**
  * citty ignores options it does not know; a mistyped option must not be dropped silently
  * (`--tsak 5` would act on nothing, `--reachable-onyl` would widen a result). Also refuses
- * more positional arguments than the command takes. `command` names it in the message.
+ * more positional arguments than the command takes, and an option given twice that is not a
+ * list (citty keeps the last: `--model A --model B` would use B, silently), or a switch given
+ * both ways. `command` names it in the message.
  */
 export function checkOptions(
   rawArgs: string[],
@@ -66,6 +71,8 @@ export function checkOptions(
 ): void {
   const names = new Set(Object.entries(known).filter(([, d]) => d.type !== 'positional').map(([n]) => n));
   const loose: string[] = [];
+  const values = new Map<string, string[]>();
+  const switches = new Map<string, Set<boolean>>();
   for (let i = 0; i < rawArgs.length; i++) {
     const a = rawArgs[i]!;
     if (a === '--') {
@@ -83,7 +90,18 @@ export function checkOptions(
       const help = command === 'heapql' ? 'heapql --help' : `heapql ${command.split(' ')[0]} --help`;
       throw usageError(`unknown option ${a.split('=')[0]} for ${command}; see ${help}`);
     }
-    if (known[base]!.type === 'string' && !a.includes('=')) i++;
+    if (known[base]!.type === 'string') {
+      const value = a.includes('=') ? a.slice(a.indexOf('=') + 1) : (rawArgs[++i] ?? '');
+      if (!REPEATABLE.has(base)) values.set(base, [...(values.get(base) ?? []), value]);
+    } else {
+      switches.set(base, (switches.get(base) ?? new Set()).add(base === name));
+    }
+  }
+  for (const [name, given] of values) {
+    if (given.length > 1) throw usageError(`--${name} given more than once (${given.join(', ')}): give one`);
+  }
+  for (const [name, given] of switches) {
+    if (given.size > 1) throw usageError(`--${name} and --no-${name} both given: give one`);
   }
   if (loose.length > positionals) {
     throw usageError(`unexpected argument ${loose[positionals]} for ${command}; see heapql ${command.split(' ')[0]} --help`);

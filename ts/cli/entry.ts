@@ -1,3 +1,4 @@
+import { fileWriteProblem } from '../file-write-error.js';
 import { endByHangUp, isTerminalGone } from './hangup.js';
 
 /**
@@ -10,20 +11,31 @@ export async function start(): Promise<void> {
   // decides when it loads, hence here and before main.js is imported.
   if (process.env.NO_COLOR || !process.stdout.isTTY) process.env.NO_COLOR = '1';
   else delete process.env.NO_COLOR;
-  process.stdout.on('error', endOnClosedPipe);
-  process.stderr.on('error', endOnClosedPipe);
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => endOnFailedOutput(err, 'standard output'));
+  process.stderr.on('error', (err: NodeJS.ErrnoException) => endOnFailedOutput(err, 'standard error'));
   const { main } = await import('./main.js');
   await main();
 }
 
 /**
- * EPIPE: the other end of stdout or stderr was closed (head, a pager quit early). Nothing more
- * can be shown, so stop at once, without a stack trace; the exit code is the one already set
- * (0 when nothing failed), as the reader chose to stop reading.
+ * A write to stdout or stderr failed.
+ * - EPIPE: the other end was closed (head, a pager quit early). Nothing more can be shown, so
+ *   stop at once, without a stack trace; the exit code is the one already set (0 when nothing
+ *   failed), as the reader chose to stop reading.
+ * - EIO, ENXIO: the terminal itself is gone (closed window, dropped ssh): end as a hang-up does.
+ * - Anything else (stdout redirected to a full disk, a file over its size limit): the output is
+ *   incomplete, so say why on stderr (`error: cannot write to standard output: no space left on
+ *   the device (ENOSPC): …`) and exit 1 — never a stack trace, never a silent success.
  */
-function endOnClosedPipe(err: NodeJS.ErrnoException): void {
-  // EIO, ENXIO: the terminal itself is gone (closed window, dropped ssh): end as a hang-up does.
+function endOnFailedOutput(err: NodeJS.ErrnoException, stream: 'standard output' | 'standard error'): void {
   if (isTerminalGone(err)) return endByHangUp();
-  if (err.code !== 'EPIPE') throw err;
-  process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+  if (err.code === 'EPIPE') process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+  if (stream === 'standard output') {
+    try {
+      process.stderr.write(`error: cannot write to standard output: ${fileWriteProblem(err, '/dev/stdout', { shown: 'standard output' })}\n`);
+    } catch {
+      // stderr fails too: the exit code is all that is left
+    }
+  }
+  process.exit(1);
 }

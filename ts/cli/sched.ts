@@ -49,7 +49,6 @@ const statusCommand = defineCommand({
   args: { ...targetArgs, ...common },
   async run({ args, rawArgs }) {
     checkOptions(rawArgs, 'sched status', { ...targetArgs, ...common }, 0);
-    refuseRepeats(rawArgs);
     const target = targetOf(args);
     const { status, reply } = await client(args).readStatus(target);
     if (args.json) printJson({ ...target, status: STATUS_WORD[status], reply });
@@ -62,7 +61,6 @@ const stopCommand = defineCommand({
   args: { ...targetArgs, ...common },
   async run({ args, rawArgs }) {
     checkOptions(rawArgs, 'sched stop', { ...targetArgs, ...common }, 0);
-    refuseRepeats(rawArgs);
     const target = targetOf(args);
     await client(args).stop(target);
     if (args.json) printJson({ ...target, action: 'stop', reply: 'ok' });
@@ -81,7 +79,6 @@ const resumeCommand = defineCommand({
   args: resumeArgs,
   async run({ args, rawArgs }) {
     checkOptions(rawArgs, 'sched resume', resumeArgs, 0);
-    refuseRepeats(rawArgs);
     const target = targetOf(args);
     const lotteryPriority = args.priority === undefined ? undefined : weight(String(args.priority));
     await client(args).resume(target, { lotteryPriority });
@@ -114,7 +111,6 @@ const planCommand = defineCommand({
   args: planArgs,
   async run({ args, rawArgs }) {
     checkOptions(rawArgs, 'sched plan', planArgs, 1);
-    refuseRepeats(rawArgs);
     const target = targetOf(args);
     const text = args.plan as string | undefined;
     if (text !== undefined && args.cancel) throw usageError('give a plan or --cancel, not both');
@@ -144,7 +140,6 @@ const plansCommand = defineCommand({
   args: common,
   async run({ args, rawArgs }) {
     checkOptions(rawArgs, 'sched plans', common, 0);
-    refuseRepeats(rawArgs);
     const listing = await client(args).plans();
     if (args.json) {
       const entries = (list: typeof listing.task) => list.map((e) => ({ id: e.id, ...planJson(e.plan), startedAt: e.startedAt?.toISOString() ?? null }));
@@ -191,23 +186,6 @@ function client(args: { url?: string }): SchedulerClient {
     // The command line shows no URL: say where the bad one came from.
     if (fromEnv !== undefined && err instanceof InvalidArgumentError) throw new InvalidArgumentError(`HEAPQL_SCHED_URL: ${err.message}`);
     throw err;
-  }
-}
-
-/**
- * A target or URL given twice is refused: the parser keeps only the last, so `stop --task 5
- * --task 6` would stop 6 alone, silently.
- */
-function refuseRepeats(rawArgs: string[]): void {
-  const values = new Map<string, string[]>();
-  for (let i = 0; i < rawArgs.length && rawArgs[i] !== '--'; i++) {
-    const m = /^--(task|group|url)(?:=(.*))?$/.exec(rawArgs[i]!);
-    if (!m) continue;
-    const value = m[2] ?? rawArgs[++i] ?? '';
-    values.set(m[1]!, [...(values.get(m[1]!) ?? []), value]);
-  }
-  for (const [name, given] of values) {
-    if (given.length > 1) throw usageError(`--${name} given more than once (${given.join(', ')}): give one`);
   }
 }
 
