@@ -116,7 +116,8 @@ export async function fetchWhatCommandNeeds(
   const needs = `${wanted.command} needs ${wanted.rows === Infinity ? 'every row' : `${wanted.rows} rows`}`;
   const held = () => `${result.rows.length}${paged.total ? ` of ${paged.total.rowCount}` : ''}`;
   if (paged.open) {
-    const tell = () => progress(`loading rows ${result.rows.length} of ${paged.total ? paged.total.rowCount : '… (counting)'} (Escape stops)`);
+    const tell = () =>
+      progress(`loading rows ${result.rows.length}${paged.total ? ` of ${paged.total.rowCount} (` : ' (of a total still being counted; '}Escape stops)`);
     pages.watch(result, tell);
     tell();
     try {
