@@ -5,8 +5,10 @@
  * its total; "Show more" shows the next rows in order, fetching only what it shows; the rows
  * the server described and the page received for the first display are one page (counted in
  * the server's stream and in the answers the page got); a new query closes the previous
- * cursor (its scan stops in the server), and so does the Stop control; `!save` fetches the
- * rest first and saves the whole result.
+ * cursor (its scan stops in the server), and so does the Stop control; the commands that need
+ * the whole result (`!tail`, `!sort`, `!save`…) fetch the rest first, showing the progress, and
+ * answer for the whole result, as in the terminal; Escape stops that fetch (the command run again
+ * fetches on from there); a cursor closed (by the server, Stop, the next query) refuses them.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,7 +17,9 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
 import { openHeap, type HeapSession } from '../../ts/index.js';
-import { formatTsv } from '../../ts/query/format.js';
+import { formatTable, formatTsv } from '../../ts/query/format.js';
+import type { QueryResult } from '../../ts/query/schema.js';
+import { columnStats, filterRows, rowLines, selectColumns, sortRows, statsResult, tailRows, uniqueValues } from '../../ts/repl/table.js';
 import { listen, type RunningServer } from '../../ts/server/listen.js';
 import { chromiumAvailable, launchChromium, watchedPage } from './chromium.js';
 import { enterStatement, replScript } from './repl-server.js';
@@ -37,12 +41,15 @@ describe.skipIf(!chromiumAvailable)('browser REPL: paged results', () => {
   /** The cursors the server gave. */
   const cursors: string[] = [];
   let expected: number[] = [];
+  /** The whole result of QUERY, as the server's session answers it. */
+  let whole: QueryResult;
   /** A hold of the server's stream once it has described `after` rows. */
   let held: { after: number; reached: () => void; released: Promise<void> } | null = null;
 
   beforeAll(async () => {
     session = await openHeap(DUMP, { noCache: true });
-    expected = (await session.query(QUERY)).rows.map((r) => r[0] as number);
+    whole = await session.query(QUERY);
+    expected = whole.rows.map((r) => r[0] as number);
     expect(expected.length).toBe(1000);
     const real = session.queryBatches.bind(session);
     session.queryBatches = (q, options = {}) =>
@@ -91,7 +98,7 @@ describe.skipIf(!chromiumAvailable)('browser REPL: paged results', () => {
     // The display limit (50) of the first page of 100 rows.
     expect(await xs(entry)).toEqual(expected.slice(0, 50));
     const note = entry.locator('.pages-text');
-    await expect.poll(() => note.textContent()).toBe('showing 50 of 1000 rows; 100 fetched: !sort, !filter and the other commands see the rows fetched (!save fetches the rest)');
+    await expect.poll(() => note.textContent()).toBe('showing 50 of 1000 rows; 100 fetched');
     // One page crossed the wire; the server described at most one batch (a page) beyond it.
     await expect.poll(() => received).toBe(PAGE);
     expect(described).toBeLessThanOrEqual(2 * PAGE);
@@ -168,7 +175,7 @@ describe.skipIf(!chromiumAvailable)('browser REPL: paged results', () => {
     described = 0;
     const entry = await enterStatement(page, QUERY);
     await expect.poll(() => received).toBe(PAGE);
-    // Escape while the rest is fetched: `cancelled`, nothing saved, the cursor kept.
+    // Escape while the rest is fetched: interrupted, nothing saved, the cursor kept.
     let release = () => {};
     let reached = () => {};
     const atHold = new Promise<void>((r) => (reached = r));
@@ -178,7 +185,10 @@ describe.skipIf(!chromiumAvailable)('browser REPL: paged results', () => {
     await atHold;
     await page.keyboard.press('Escape');
     await expect.poll(() => page.locator('#input').isDisabled()).toBe(false);
-    expect(await page.locator('section.entry:has(pre.echo)').last().locator('pre.err').textContent()).toBe('cancelled');
+    // As the terminal says it: the rows fetched and the cursor stay, the next !save goes on from there.
+    expect(await page.locator('section.entry:has(pre.echo)').last().locator('pre.err').textContent()).toBe(
+      'error: interrupted; !save needs every row, and 100 of 1000 are fetched: run it again to fetch on from there',
+    );
     release();
     expect(received).toBe(PAGE);
     // Saved again: the page cut off is asked for again (the server kept it), then the rest.
@@ -190,6 +200,152 @@ describe.skipIf(!chromiumAvailable)('browser REPL: paged results', () => {
     // The table shows what it showed; the page now holds every row.
     expect(await entry.locator('table.result tbody tr').count()).toBe(50);
     await expect.poll(() => entry.locator('.pages-text').textContent()).toBe('showing 50 of 1000 rows; 1000 fetched (all)');
+  });
+
+  /** Holds the server's stream once it has described `after` rows: `reached` when it is there. */
+  function hold(after: number): { reached: Promise<void>; release: () => void } {
+    let release = () => {};
+    let reached = () => {};
+    const atHold = new Promise<void>((r) => (reached = r));
+    held = { after, reached, released: new Promise<void>((r) => (release = r)) };
+    return { reached: atHold, release };
+  }
+
+  /** The text the command printed (not a table). */
+  const out = async (entry: ReturnType<Page['locator']>) => (await entry.locator('pre.out').allTextContents()).join('\n');
+  const firstColumn = (r: QueryResult, n = 50) => r.rows.slice(0, n).map((row) => Number(row[0]));
+
+  test('the commands that need the whole result fetch the rest first and answer for all of it', async () => {
+    // Each on a result of which the page holds the first page only.
+    const cases: [string, (entry: ReturnType<Page['locator']>) => Promise<void>][] = [
+      ['!tail 2', async (e) => expect(await xs(e)).toEqual(firstColumn(tailRows(whole, 2)))],
+      ['!sort x desc', async (e) => expect(await xs(e)).toEqual(firstColumn(sortRows(whole, 'x', true)))],
+      [
+        '!filter /^9[0-9][0-9]$/',
+        async (e) => {
+          const f = filterRows(whole, '/^9[0-9][0-9]$/');
+          expect(f.rows.length).toBeGreaterThan(10);
+          expect(await xs(e)).toEqual(firstColumn(f));
+          expect(await e.locator('p.note').last().textContent()).toMatch(new RegExp(`^${f.rows.length} rows`));
+        },
+      ],
+      ['!select y', async (e) => expect(await e.locator('p.note').last().textContent()).toMatch(/^1000 rows/)],
+      ['!stats x', async (e) => expect(await out(e)).toBe(formatTable(statsResult(columnStats(whole, 'x'), whole), { footer: false }))],
+      ['!unique y 3', async (e) => expect(await out(e)).toBe(formatTable(uniqueValues(whole, 'y', 3)))],
+      ['!row last', async (e) => expect(await out(e)).toBe(`row 1000 of 1000\n${rowLines(whole, 999)}`)],
+      ['!top 300', async (e) => expect(await e.locator('p.note').last().textContent()).toMatch(/^300 rows/)],
+    ];
+    expect(selectColumns(whole, ['y']).rows.length).toBe(1000);
+    for (const [command, check] of cases) {
+      received = 0;
+      await enterStatement(page, QUERY);
+      await expect.poll(() => received).toBe(PAGE);
+      const entry = await enterStatement(page, command);
+      expect(await entry.locator('pre.err').count(), command).toBe(0);
+      await check(entry);
+      await expect.poll(() => received, command).toBe(command === '!top 300' ? 300 : 1000);
+    }
+  });
+
+  test('the commands that need only the rows held run at once; one that refuses does so before any fetch', async () => {
+    received = 0;
+    const entry = await enterStatement(page, QUERY);
+    await expect.poll(() => received).toBe(PAGE);
+    expect(await out(await enterStatement(page, '!row 3'))).toBe(`row 3 of 100\n${rowLines(whole, 2)}`);
+    expect(await xs(await enterStatement(page, '!top 10'))).toEqual(expected.slice(0, 10));
+    await enterStatement(page, '!undo');
+    const refused = await enterStatement(page, '!sort nosuch');
+    expect(await refused.locator('pre.err').textContent()).toMatch(/^error: no column 'nosuch' in the last result/);
+    expect(await (await enterStatement(page, '!filter /[/')).locator('pre.err').textContent()).toMatch(/^error: bad regular expression/);
+    expect(await (await enterStatement(page, '!save whole.txt')).locator('pre.err').textContent()).toMatch(/^error: !save picks the format by extension/);
+    expect(received).toBe(PAGE);
+    expect(await entry.locator('.pages-text').textContent()).toBe('showing 50 of 1000 rows; 100 fetched');
+    // `!row N` past the rows held fetches up to row N only.
+    expect(await out(await enterStatement(page, '!row 250'))).toBe(`row 250 of 250\n${rowLines(whole, 249)}`);
+    await expect.poll(() => received).toBe(250);
+  });
+
+  test('the fetch shows its progress, and Escape stops it; run again, the command fetches on from there', async () => {
+    received = 0;
+    described = 0;
+    await enterStatement(page, QUERY);
+    await expect.poll(() => received).toBe(PAGE);
+    const h = hold(500);
+    await page.locator('#input').fill('!tail 3');
+    await page.locator('#input').press('Enter');
+    await h.reached;
+    const progress = page.locator('section.entry:has(pre.echo)').last().locator('p.progress');
+    await expect.poll(() => progress.textContent()).toBe('loading rows 100 of 1000 (Escape stops)');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.locator('#input').isDisabled()).toBe(false);
+    const stopped = page.locator('section.entry:has(pre.echo)').last();
+    expect(await stopped.locator('pre.err').textContent()).toBe('error: interrupted; !tail needs every row, and 100 of 1000 are fetched: run it again to fetch on from there');
+    expect(await stopped.locator('p.progress').count()).toBe(0);
+    // Nothing was shaped: the result is the query's still.
+    h.release();
+    const again = await enterStatement(page, '!tail 3');
+    expect(await xs(again)).toEqual(expected.slice(-3));
+    await expect.poll(() => received).toBe(1000);
+  });
+
+  test('a command waits for a Show more fetch under way and goes on after it', async () => {
+    await enterStatement(page, '!set limit 0');
+    received = 0;
+    described = 0;
+    const entry = await enterStatement(page, QUERY);
+    await expect.poll(() => received).toBe(PAGE);
+    // The next page's fetch is held in the server (its look one batch ahead).
+    const h = hold(3 * PAGE);
+    await entry.locator('button.more').click();
+    await h.reached;
+    await page.locator('#input').fill('!tail 2');
+    await page.locator('#input').press('Enter');
+    await expect.poll(() => page.locator('#input').isDisabled()).toBe(true);
+    h.release();
+    await expect.poll(() => page.locator('#input').isDisabled()).toBe(false);
+    const tail = page.locator('section.entry:has(pre.echo)').last();
+    expect(await xs(tail)).toEqual(expected.slice(-2));
+    await expect.poll(() => entry.locator('table.result tbody tr').count()).toBe(2 * PAGE);
+    await expect.poll(() => received).toBe(1000);
+    await enterStatement(page, '!set limit 50');
+  });
+
+  test('a cursor closed (by the server, the Stop control, the next query) refuses such a command: run the query again', async () => {
+    // The server closes a cursor unused for its idle time as DELETE does (then it answers 404).
+    cursors.length = 0;
+    received = 0;
+    const first = await enterStatement(page, QUERY);
+    await expect.poll(() => cursors.length).toBe(1);
+    expect((await fetch(`${server.url}/pages/${cursors[0]}`, { method: 'DELETE' })).status).toBeLessThan(300);
+    const refused = await enterStatement(page, '!tail 2');
+    expect(await refused.locator('pre.err').textContent()).toBe(
+      "error: !tail needs every row, and 100 of 1000 are fetched; the server has closed this result's cursor (unused for a while, or replaced by newer results of this or another tab): run the query again to fetch the rest",
+    );
+    expect(await refused.locator('table').count()).toBe(0);
+    await expect.poll(() => first.locator('.pages-text').textContent()).toMatch(/; the server has closed this result's cursor .*: run the query again to fetch the rest$/);
+    // Refused again at once: nothing more is asked of the server.
+    expect(await (await enterStatement(page, '!row last')).locator('pre.err').textContent()).toMatch(/^error: !row last needs every row, and 100 of 1000 are fetched; the server has closed/);
+
+    // The Stop control under the table while the rest is fetched.
+    const second = await enterStatement(page, QUERY);
+    const h = hold(500);
+    await page.locator('#input').fill('!sort x desc');
+    await page.locator('#input').press('Enter');
+    await h.reached;
+    await second.locator('button.close-pages').click();
+    await expect.poll(() => page.locator('#input').isDisabled()).toBe(false);
+    h.release();
+    expect(await page.locator('section.entry:has(pre.echo)').last().locator('pre.err').textContent()).toBe(
+      'error: !sort needs every row, and 100 of 1000 are fetched; stopped: run the query again to fetch more',
+    );
+
+    // Closed by the next query: back to it with !undo, it is refused the same way.
+    await enterStatement(page, QUERY);
+    await enterStatement(page, QUERY);
+    await enterStatement(page, '!undo');
+    expect(await (await enterStatement(page, '!stats')).locator('pre.err').textContent()).toBe(
+      'error: !stats needs every row, and 100 of 1000 are fetched; closed when the next query ran: run this query again to fetch more',
+    );
   });
 
   test('a result of one page or less comes whole, as before', async () => {

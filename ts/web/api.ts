@@ -49,6 +49,16 @@ export function cancelledError(): HeapqlError {
   return new HeapqlError('ERR_CANCELLED', 'cancelled');
 }
 
+/** The server refused a request (a 4xx answer): its message, shown as is, and the HTTP status. */
+export class AnswerError extends ReplError {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
 /** A size in bytes (or UTF-16 units), for messages: `1 kB`, `12.5 MB`, `537 MB`. */
 function mb(units: number): string {
   if (units < 1e6) return `${Math.max(1, Math.ceil(units / 1e3))} kB`;
@@ -109,7 +119,7 @@ export class Api {
     const body: unknown = type.includes('json') ? parseAnswer(text) : text;
     if (!res.ok) {
       const e = (body as { error?: { kind: string; message: string } }).error;
-      if (e && res.status < 500) throw new ReplError(e.message);
+      if (e && res.status < 500) throw new AnswerError(e.message, res.status);
       throw new HeapqlError('ERR_SERVER', e ? `${e.kind}: ${e.message}` : `HTTP ${res.status}`);
     }
     return { body: body as T, dump };

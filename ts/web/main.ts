@@ -9,7 +9,8 @@
  * Escape or Ctrl-C (or the Stop button) cancels what runs, and the rest of the text with it
  * (`cancelled`; the analysis a `!analyze` started is cancelled in the server too, backend.ts);
  * a statement running shows its elapsed time. A large result comes a page at a time (pages.ts:
- * its first page, its count once known, more rows on request; `!save` fetches the rest first).
+ * its first page, its count once known, more rows on request); a command that needs more of its
+ * rows than the page holds (`!tail`, `!sort`, `!save`…) has them fetched first (whole.ts).
  * Tab completes; Tab on an empty
  * prompt, or Escape then Tab, moves the focus on (Shift+Tab back); PageUp/PageDown scroll the
  * output.
@@ -29,6 +30,7 @@ import { HttpBackend } from './backend.js';
 import { splitBlock } from './block.js';
 import { Pages } from './pages.js';
 import { OutputView } from './view.js';
+import { fetchWhatCommandNeeds } from './whole.js';
 
 const HISTORY_KEY = 'heapql.repl.history';
 const HISTORY_MAX = 500;
@@ -299,12 +301,6 @@ function looksUpCurrentRow(statement: string): boolean {
   return (name === 'obj' || name === 'refs' || name === 'path' || name === 'dom') && m[2]!.replace(/;\s*$/, '').trim() === '';
 }
 
-/** `!save`: it saves the whole result, so the rest of a paged one is fetched first. */
-function savesResult(statement: string): boolean {
-  const m = /^\s*!(\S*)/.exec(statement);
-  return m !== null && findCommand(m[1]!)?.name === 'save';
-}
-
 /** Cancels the statement running and drops the rest of its pasted text (Escape, Ctrl-C, Stop). */
 function cancelRunning(): void {
   if (!runningStop || runningStop.signal.aborted) return;
@@ -340,22 +336,22 @@ async function run(statement: string): Promise<void> {
   backend.signal = runningStop.signal;
   runStarted = performance.now();
   try {
-    const paged = backend.pages.stateOf(before);
-    if (before && paged?.open && savesResult(statement)) {
-      // Escape, Ctrl-C or Stop stop the fetch (`cancelled`); the rows fetched stay.
-      const fetching = output.note(`fetching the rest of the result to save it (Escape stops)…`);
-      try {
-        await backend.pages.fetchUpTo(before, Number.POSITIVE_INFINITY, runningStop.signal);
-      } catch (err) {
-        io.error(runningStop.signal.aborted ? 'cancelled' : (err as Error).message);
-        return;
-      } finally {
-        fetching.remove();
-      }
-      if (backend.pages.stateOf(before)?.closedWhy) {
-        io.error(`error: not saved: ${backend.pages.stateOf(before)!.closedWhy}`);
-        return;
-      }
+    // A command that needs rows of a paged result the page does not hold (`!tail`, `!sort`,
+    // `!save`, `!row N`…) has them fetched first, as the terminal loads them (whole.ts).
+    let progress: HTMLElement | null = null;
+    let refused: string | null;
+    try {
+      refused = await fetchWhatCommandNeeds(backend.pages, backend, repl.state, statement, runningStop.signal, (text) => {
+        progress ??= output.note('');
+        progress.className = 'note progress';
+        progress.textContent = text;
+      });
+    } finally {
+      (progress as HTMLElement | null)?.remove();
+    }
+    if (refused !== null) {
+      io.error(`error: ${refused}`);
+      return;
     }
     await repl.execute(statement, runningStop.signal);
   } finally {

@@ -1,21 +1,31 @@
 /**
  * The browser REPL's paged results. A query goes to `POST /pages`: the server answers its first
  * `pageRows` rows at once and keeps a cursor for the rest; the page holds the rows fetched so
- * far (the result's `rows`, which `!sort`, `!filter`, `!save`… see), asks for the total count in
- * the background (`GET /pages/<id>/count`: answered at once for a query whose stream said it, a
- * sorted or grouped one; else once a second run has counted), and fetches further rows only when asked to show
- * them (`more`). One paged result is open at a time: a new query closes the previous one's
- * cursor (`DELETE /pages/<id>`: its scan and its count stop in the server), as does the page's
- * stop control.
+ * far (the result's `rows`), asks for the total count in the background (`GET /pages/<id>/count`:
+ * answered at once for a query whose stream said it, a sorted or grouped one; else once a second
+ * run has counted), and fetches further rows only when asked: to show them (`more`), or for a
+ * command that needs them (`!tail`, `!sort`, `!save`…: whole.ts fetches the rest first). One
+ * paged result is open at a time: a new query closes the previous one's cursor (`DELETE
+ * /pages/<id>`: its scan and its count stop in the server), as does the page's stop control.
  */
 import { restoreNonFinite } from '../query/json.js';
 import type { QueryResult, Value } from '../query/schema.js';
-import type { Api } from './api.js';
+import { AnswerError, cancelledError, type Api } from './api.js';
 
 /** Rows of a page when the page's URL does not say (`/repl?pageRows=N`). */
 export const PAGE_ROWS_DEFAULT = 1000;
 /** The most rows one `GET /pages/<id>` may ask (the server's PAGE_ROWS_MAX). */
 const ROWS_PER_REQUEST_MAX = 10_000;
+
+/** Why a result's rest cannot be fetched when the server closed its cursor (its 404). */
+export const SERVER_CLOSED =
+  "the server has closed this result's cursor (unused for a while, or replaced by newer results of this or another tab): run the query again to fetch the rest";
+
+/** A promise that resolves when `signal` fires. */
+function abortOf(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
 
 /** What `POST /pages` answers. */
 export interface PagesStart {
@@ -54,6 +64,8 @@ interface Entry {
   /** Aborts the fetch of more rows and the wait for the count. */
   stop: AbortController;
   listeners: Set<() => void>;
+  /** The fetch of more rows running (settled, never failing), or null. */
+  fetch: Promise<void> | null;
 }
 
 export class Pages {
@@ -101,6 +113,10 @@ export class Pages {
     this.entries.get(result)?.listeners.add(listener);
   }
 
+  unwatch(result: QueryResult, listener: () => void): void {
+    this.entries.get(result)?.listeners.delete(listener);
+  }
+
   /** Closes the open paged result (a new query runs): its scan and count stop in the server. */
   closeCurrent(why = 'closed when the next query ran: run this query again to fetch more'): void {
     if (this.current) this.close(this.current.result, why);
@@ -116,6 +132,7 @@ export class Pages {
       state: { pageRows: start.pageRows, open: true, done: false, total: null, closedWhy: null, fetching: false },
       stop: new AbortController(),
       listeners: new Set(),
+      fetch: null,
     };
     this.entries.set(result, entry);
     this.current = entry;
@@ -140,16 +157,40 @@ export class Pages {
 
   /**
    * Fetches rows until the result holds `wanted` of them (or every row came); they are appended
-   * to the result's `rows`. A fetch is asked from where the rows held end.
+   * to the result's `rows`, and the watchers hear of each page. A fetch is asked from where the
+   * rows held end; one asked while another runs (Show more, then `!tail`) goes on after it.
+   * `signal` (a statement's: Escape) stops this fetch only, with a `cancelled` error: the cursor
+   * stays, and the page cut off is asked for again next time (the server keeps its last page).
+   * The cursor closed meanwhile (Stop, the next query, the server's idle time) ends it quietly:
+   * `closedWhy` says why.
    */
   async fetchUpTo(result: QueryResult, wanted: number, signal: AbortSignal | null = null): Promise<void> {
     const entry = this.entries.get(result);
-    if (!entry || !entry.state.open || entry.state.fetching) return;
+    if (!entry) return;
+    const stop = signal ? AbortSignal.any([entry.stop.signal, signal]) : entry.stop.signal;
+    while (entry.fetch) {
+      await Promise.race([entry.fetch, abortOf(stop)]);
+      if (!stop.aborted) continue;
+      if (entry.stop.signal.aborted) return;
+      throw cancelledError();
+    }
+    if (!entry.state.open || result.rows.length >= wanted) return;
+    const run = this.fetchLoop(entry, wanted, stop, signal);
+    entry.fetch = run.then(
+      () => {},
+      () => {},
+    );
+    try {
+      await run;
+    } finally {
+      entry.fetch = null;
+    }
+  }
+
+  private async fetchLoop(entry: Entry, wanted: number, stop: AbortSignal, signal: AbortSignal | null): Promise<void> {
+    const { result } = entry;
     entry.state.fetching = true;
     this.changed(entry);
-    // A statement's signal (Escape during `!save`) stops this fetch only: the cursor stays, and
-    // the page cut off is asked for again next time (the server keeps its last page).
-    const stop = signal ? AbortSignal.any([entry.stop.signal, signal]) : entry.stop.signal;
     try {
       while (entry.state.open && result.rows.length < wanted) {
         const from = result.rows.length;
@@ -173,7 +214,11 @@ export class Pages {
       }
     } catch (err) {
       if (signal?.aborted && !entry.stop.signal.aborted) throw err;
-      if (!entry.stop.signal.aborted) this.close(result, `the rest cannot be fetched: ${(err as Error).message}`);
+      if (entry.stop.signal.aborted) return;
+      // The server closed the cursor itself: unused for its idle time, or replaced by newer
+      // results (of this tab or another); the rows it held are gone with it.
+      const gone = err instanceof AnswerError && err.status === 404;
+      this.close(result, gone ? SERVER_CLOSED : `the rest cannot be fetched: ${(err as Error).message}`);
     } finally {
       entry.state.fetching = false;
       this.changed(entry);

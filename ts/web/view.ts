@@ -171,9 +171,7 @@ export class OutputView {
       const whole = state.done && shown === fetched;
       text.textContent = whole
         ? total
-        : `showing ${shown} of ${total}; ${fetched} fetched${state.done ? ' (all)' : ''}` +
-          (state.done ? '' : ': !sort, !filter and the other commands see the rows fetched (!save fetches the rest)') +
-          (state.closedWhy ? `; ${state.closedWhy}` : '');
+        : `showing ${shown} of ${total}; ${fetched} fetched${state.done ? ' (all)' : ''}` + (state.closedWhy ? `; ${state.closedWhy}` : '');
       more.hidden = !(shown < fetched || state.open);
       more.disabled = state.fetching;
       more.textContent = state.fetching ? 'Fetching…' : `Show ${step} more`;
