@@ -26,7 +26,8 @@ use crate::{ids, layout, ClassExt, Layouts, ClassHistogramRow, ClassIdx, ClassIn
 /// deep (an older entry lacks the fields declared above that). heap11: the warning about
 /// virtual threads with frames but no thread record (an older entry of such a dump lacks it).
 /// heap12: instance layouts in shared storage (`Layouts`; an older entry holds one per class).
-pub const CACHE_LAYOUT: &str = "heap12";
+/// heap13: the dump time of a file's second and later dumps is their own (the header's, before).
+pub const CACHE_LAYOUT: &str = "heap13";
 
 /// Everything but the per-object arrays.
 #[derive(Serialize, Deserialize)]

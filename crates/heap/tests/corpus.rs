@@ -163,6 +163,10 @@ fn agent_file_with_two_dumps() {
     assert!(h0.object_count() < h0.summary().class_objects as u32 * 20);
     let e = Heap::open(&p, OpenOptions { dump: 2, ..Default::default() }).err().unwrap();
     assert_eq!(e.code(), "ERR_NO_SUCH_DUMP");
+    // Each dump at its own time: the header's (2013-05-07T11:22:51.204Z) plus its HEAP DUMP
+    // record's time field, 2,813,000 and 9,649,000 microseconds.
+    assert_eq!(h0.info().timestamp_ms, 1_367_925_771_204 + 2_813);
+    assert_eq!(h1.info().timestamp_ms, 1_367_925_771_204 + 9_649);
 }
 
 #[test]

@@ -246,10 +246,12 @@ fn android_dumps_name_the_runtime_not_java_0() {
 
 #[test]
 fn four_byte_ids_and_several_dumps() {
-    let mut w = Writer::new("JAVA PROFILE 1.0.1", 4, 0);
+    let mut w = Writer::new("JAVA PROFILE 1.0.1", 4, 1_700_000_000_000);
     w.utf8(1, "java/lang/Object").utf8(2, "[I");
     w.load_class(1, 0x100, 1).load_class(2, 0x110, 2);
+    let mut records = Vec::new();
     for k in 0..2u32 {
+        records.push(w.buf.len());
         let mut seg = Body::new(4);
         seg.class_dump(0x100, 0, 0, 0, &[], &[]);
         seg.class_dump(0x110, 0x100, 0, 0, &[], &[]);
@@ -259,12 +261,18 @@ fn four_byte_ids_and_several_dumps() {
         seg.prim_array(0x300, BasicType::Int, 1, &[0, 0, 0, 5]);
         w.heap_dump(&seg);
     }
+    // Each HEAP DUMP record's time field: microseconds after the header's time.
+    for (at, micros) in records.into_iter().zip([1_500u32, 2_750_000]) {
+        w.buf[at + 1..at + 5].copy_from_slice(&micros.to_be_bytes());
+    }
     let bytes = w.finish();
     let h0 = open(&bytes);
     assert_eq!(h0.info().dump_count, 2);
+    assert_eq!(h0.info().timestamp_ms, 1_700_000_000_001);
     assert_eq!(h0.summary().instances, 1);
     let h1 = Heap::open_bytes(&bytes, "t", OpenOptions { dump: 1, ..Default::default() }).unwrap();
     assert_eq!(h1.summary().instances, 2);
+    assert_eq!(h1.info().timestamp_ms, 1_700_000_002_750, "the second dump at its own time");
     let e = Heap::open_bytes(&bytes, "t", OpenOptions { dump: 2, ..Default::default() }).err().unwrap();
     assert_eq!(e.code(), "ERR_NO_SUCH_DUMP");
     assert_eq!(h0.array_element(h0.index_of(0x300).unwrap(), 0), Some(Value::Int(5)));

@@ -50,6 +50,9 @@ pub struct Dump {
     /// File offset of the first record of this dump.
     pub offset: u64,
     pub bytes: u64,
+    /// The time field of that record: microseconds after the header's time (each dump of a
+    /// file with several has its own; HotSpot writes 0 in its single dump's).
+    pub micros: u32,
 }
 
 /// What the walk found.
@@ -361,6 +364,7 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
             break;
         }
         let t = h[0];
+        let micros = be_u32(h, 1);
         let mut len = be_u32(h, 5) as u64;
         let body = pos + 9;
         let left = total - body;
@@ -511,10 +515,11 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
                     segments: vec![Segment { offset: body, len, truncated }],
                     offset: pos,
                     bytes: len,
+                    micros,
                 });
             }
             tag::HEAP_DUMP_SEGMENT => {
-                let d = open.get_or_insert_with(|| Dump { segments: Vec::new(), offset: pos, bytes: 0 });
+                let d = open.get_or_insert_with(|| Dump { segments: Vec::new(), offset: pos, bytes: 0, micros });
                 d.segments.push(Segment { offset: body, len, truncated });
                 d.bytes += len;
             }

@@ -102,6 +102,7 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
         warnings.push(Warning { offset: layout.data_end, message: "the file holds no heap dump records: no objects".into() });
     }
     let segs: Vec<Segment> = layout.dumps.get(options.dump).map(|d| d.segments.clone()).unwrap_or_default();
+    let dump_micros = layout.dumps.get(options.dump).map_or(0, |d| d.micros);
     laps.lap("records");
 
     let (parts, w) = heap_pass(&src, &segs, id_size, &options.scratch, ctl).map_err(me)?;
@@ -122,7 +123,7 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
     let ndumped = class_set.dumps.len();
     let table = class_table(class_set, &synth_ids, &objs, &recs, &src, id_size, &mut warnings);
     classes::instance_lengths(&table, ndumped, &totals.inst, &mut warnings);
-    let mut h = new_heap(src, path, options, &header, dump_count, warnings, objs, table);
+    let mut h = new_heap(src, path, options, &header, dump_micros, dump_count, warnings, objs, table);
     h.heaps = HeapTable::new(&totals.heap_infos, |id| recs.text(&h.src, id));
     h.roots = {
         let roots = resolve_roots(&mut h, &totals.roots);
@@ -161,16 +162,18 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
 }
 
 /// The heap with its class table and object index, before roots, threads, properties and the
-/// size model (a provisional one: the header's id size, 8-byte alignment).
+/// size model (a provisional one: the header's id size, 8-byte alignment). The dump was taken
+/// `dump_micros` after the header's time (its record says so: the second dump of a file with
+/// two was taken later than the first).
 #[allow(clippy::too_many_arguments)]
-fn new_heap(src: Source, path: &str, options: &OpenOptions, header: &Header, dump_count: usize, warnings: Vec<Warning>, objs: ObjIndex, t: ClassTable) -> Heap {
+fn new_heap(src: Source, path: &str, options: &OpenOptions, header: &Header, dump_micros: u32, dump_count: usize, warnings: Vec<Warning>, objs: ObjIndex, t: ClassTable) -> Heap {
     let id_size = header.id_size;
     let info = DumpInfo {
         path: path.to_string(),
         file_size: src.file_size(),
         format: header.format.clone(),
         id_size,
-        timestamp_ms: header.dump_time_ms().unwrap_or(0),
+        timestamp_ms: header.dump_time_ms().map_or(0, |t| (t + dump_micros as u64 / 1000).min(heapql_hprof::MAX_TIMESTAMP_MS)),
         dump_count,
         dump: options.dump,
         compression: src.compression().name(),
