@@ -8,9 +8,10 @@ import { constants as fsConstants } from 'node:fs';
 import { access, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { checkOptions } from './args.js';
+import { serviceClient } from './service-client.js';
 import { defineCommand } from 'citty';
 
-import { DeviceClient, decodeDataUri, IMAGE_SCALINGS, imageTooLarge, MODELS, resolveModel, DEFAULT_DEVICE_URL, InvalidArgumentError, type CameraSide, type ImageScaling } from '../clients/device/index.js';
+import { DeviceClient, decodeDataUri, IMAGE_SCALINGS, imageTooLarge, MODELS, resolveModel, DEFAULT_DEVICE_URL, type CameraSide, type ImageScaling } from '../clients/device/index.js';
 import { HeapqlError, usageError } from '../errors.js';
 import { cannotWrite, fileWriteProblem } from '../file-write-error.js';
 import { notice } from './stderr.js';
@@ -245,14 +246,7 @@ export const deviceCommand = defineCommand({
 });
 
 function client(args: { url?: string }): DeviceClient {
-  const fromEnv = args.url === undefined ? process.env.HEAPQL_DEVICE_URL : undefined;
-  try {
-    return new DeviceClient({ url: args.url ?? fromEnv ?? DEFAULT_DEVICE_URL });
-  } catch (err) {
-    // The command line shows no URL: say where the bad one came from.
-    if (fromEnv !== undefined && err instanceof InvalidArgumentError) throw new InvalidArgumentError(`HEAPQL_DEVICE_URL: ${err.message}`);
-    throw err;
-  }
+  return serviceClient(args.url, 'HEAPQL_DEVICE_URL', DEFAULT_DEVICE_URL, (url) => new DeviceClient({ url }));
 }
 
 function scalingOf(text: string): ImageScaling {

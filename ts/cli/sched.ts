@@ -5,6 +5,7 @@
  * server's reply verbatim in `reply`.
  */
 import { checkOptions } from './args.js';
+import { serviceClient } from './service-client.js';
 import { defineCommand } from 'citty';
 
 import {
@@ -15,7 +16,6 @@ import {
   SchedulerClient,
   toServerPlan,
   DEFAULT_SCHEDULER_URL,
-  InvalidArgumentError,
   type ReadPlan,
   type Target,
   type TaskStatus,
@@ -179,14 +179,7 @@ export const schedCommand = defineCommand({
 });
 
 function client(args: { url?: string }): SchedulerClient {
-  const fromEnv = args.url === undefined ? process.env.HEAPQL_SCHED_URL : undefined;
-  try {
-    return new SchedulerClient({ url: args.url ?? fromEnv ?? DEFAULT_SCHEDULER_URL });
-  } catch (err) {
-    // The command line shows no URL: say where the bad one came from.
-    if (fromEnv !== undefined && err instanceof InvalidArgumentError) throw new InvalidArgumentError(`HEAPQL_SCHED_URL: ${err.message}`);
-    throw err;
-  }
+  return serviceClient(args.url, 'HEAPQL_SCHED_URL', DEFAULT_SCHEDULER_URL, (url) => new SchedulerClient({ url }));
 }
 
 function targetOf(args: CommonArgs): Target {
