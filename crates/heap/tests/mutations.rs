@@ -5,6 +5,7 @@
 mod common;
 
 use heapql_heap::{exercise, Heap, OpenOptions};
+use heapql_hprof::testkit::Rng;
 
 fn corpus_files() -> Vec<(String, Vec<u8>)> {
     let dir = common::repo().join("fuzz/corpus/index");
@@ -28,20 +29,6 @@ fn run(name: &str, bytes: &[u8]) {
         let out = std::env::temp_dir().join(format!("heapql-crash-{name}"));
         std::fs::write(&out, bytes).unwrap();
         panic!("panic on {name}; input saved to {}", out.display());
-    }
-}
-
-/// xorshift64*: deterministic, no dependency.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
     }
 }
 

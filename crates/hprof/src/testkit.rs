@@ -652,3 +652,21 @@ fn modified_utf8(s: &str) -> Vec<u8> {
     }
     out
 }
+
+/// xorshift64*: a deterministic stream of numbers for the mutation tests (no dependency; the
+/// same seed gives the same damaged dumps on every machine).
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// A number below `n` (0 for `n` of 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}

@@ -6,27 +6,12 @@
 
 use heapql_graph::{FullAnalysis, GraphOptions};
 use heapql_heap::{Heap, OpenOptions};
+use heapql_hprof::testkit::Rng;
 use heapql_report::{build, ReportOptions};
 use std::path::PathBuf;
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// xorshift64*: deterministic, no dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
 }
 
 /// One to three damages at or after byte `from` (where the heap records start).
