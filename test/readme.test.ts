@@ -97,7 +97,8 @@ describe("README.md's REPL session on the demo dump", () => {
       cwd: dir,
       input: `${input.join('\n')}\n`,
       encoding: 'utf8',
-      env: { ...process.env, XDG_STATE_HOME: dir, HEAPQL_DEBUG: '', NO_COLOR: '1' },
+      // A home of its own: no history written, no collections.toml of the user's read.
+      env: { ...process.env, HOME: dir, XDG_STATE_HOME: dir, XDG_CONFIG_HOME: dir, HEAPQL_DEBUG: '', NO_COLOR: '1' },
     });
     expect(r.stdout.replace(/^\([\d.]+ ms\)\n/gm, '')).toBe(`${output.join('\n')}\n`);
     // Piped input names the input's line where the terminal's REPL names the query's (query:1:10).
