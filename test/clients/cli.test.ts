@@ -11,6 +11,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DeviceEmulator, frameBytes } from './device-emulator.js';
 import { requireFreshDist } from './dist-check.js';
 import { SchedulerEmulator } from './scheduler-emulator.js';
+import { DEFAULT_DEVICE_URL } from '../../ts/clients/device/client.js';
+import { DEFAULT_SCHEDULER_URL } from '../../ts/clients/scheduler/client.js';
 import { heapql as runHeapql, type RunResult } from '../tools/run.js';
 
 let sched: SchedulerEmulator;
@@ -142,6 +144,21 @@ describe('heapql sched', () => {
     // A bad URL from the environment says so: the command line shows none.
     expectError(await heapql(['sched', 'status', '--task', '3'], { HEAPQL_SCHED_URL: 'nope' }), 2, 'error: HEAPQL_SCHED_URL: scheduler URL "nope" is not a URL');
     expectError(await heapql(['device', 'status'], { HEAPQL_DEVICE_URL: 'phone:8005' }), 2, 'error: HEAPQL_DEVICE_URL: device service URL "phone:8005" has no http:// in front');
+  });
+
+  it('an empty HEAPQL_SCHED_URL or HEAPQL_DEVICE_URL is as good as unset: the default URL is used', async () => {
+    // (heapql() sets both empty.) The default URL is asked, not refused as a bad URL.
+    for (const [args, url] of [
+      [['sched', 'status', '--task', '3'], DEFAULT_SCHEDULER_URL],
+      [['device', 'status'], DEFAULT_DEVICE_URL],
+    ] as const) {
+      const r = await heapql([...args]);
+      expect(r.stderr).not.toContain('_URL:');
+      expect(r.stderr).not.toContain('not a URL');
+      // Nothing listens there in the tests' machine, or something that is no such service.
+      if (r.code !== 0) expect(r.stderr).toContain(` at ${url} `);
+      expect(r.code).not.toBe(2);
+    }
   });
 
   it('--help works for sched and for its verbs', async () => {
