@@ -6,14 +6,16 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 
 import { complete, type CompletionSource } from '../../ts/repl/index.js';
+import { closeTerminals, Terminal } from './pty-terminal.js';
 
 const root = path.resolve(__dirname, '../..');
 const demo = path.join(root, 'fixtures/demo/demo.hprof');
 const dir = mkdtempSync(path.join(tmpdir(), 'heapql-config-run-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(closeTerminals);
 
 /** The piped REPL in `cwd`, with HOME (and the history) in the test's directory. */
 function repl(cwd: string, lines: string[]): { out: string; err: string; status: number | null } {
@@ -88,5 +90,40 @@ describe('!run and the config file', () => {
     expect((await complete('!run Sess', source)).items).toEqual(['Sessions counted']);
     expect(await complete('!run Sessions c', source)).toEqual({ items: ['Sessions counted'], word: 'Sessions c' });
     expect((await complete('!run leak', source)).items).toEqual(['leak-check', 'leak-suspects']);
+    // `/run` (the specification's spelling of `!run`) completes them too, and is completed itself.
+    expect(await complete('/run Sessions c', source)).toEqual({ items: ['Sessions counted'], word: 'Sessions c' });
+    expect((await complete('/run leak', source)).items).toEqual(['leak-check', 'leak-suspects']);
+    expect(await complete('/ru', source)).toEqual({ items: ['/run '], word: '/ru' });
+  });
+
+  it('in a terminal, Tab after !run or /run completes the config entries\' names, and runs the one chosen', async () => {
+    const cwd = path.join(dir, 'terminal');
+    mkdirSync(cwd, { recursive: true });
+    writeFileSync(path.join(cwd, '.heapql.toml'), CONFIG);
+    const t = new Terminal(['query', demo, '--repl'], dir, { cwd, env: { HOME: path.join(dir, 'home') } });
+    let at = await t.waitFor('oql> ');
+    // The command, then (a second Tab on the empty argument) the names: the named queries' and the config's.
+    t.type('!ru\t');
+    at = await t.waitFor('!run ', at);
+    t.type('\t\t');
+    at = await t.waitFor('Sessions counted', at);
+    t.type('\x15!run Sess\t');
+    at = await t.waitFor('!run Sessions counted', at);
+    t.type('\r');
+    at = await t.waitFor('→ SELECT COUNT(*) AS sessions FROM Demo$Session s', at);
+    at = await t.waitFor(/sessions\n-+\n\s*400\n/, at);
+    at = await t.waitFor('oql> ', at);
+    // The same after /run, and /ru completes to /run.
+    t.type('/ru\t');
+    at = await t.waitFor('/run ', at);
+    t.type('Sess\t');
+    // (The line is not drawn again: the completion is written after what was typed.)
+    at = await t.waitFor('Sessions counted', at);
+    expect(t.screen.slice(0, at)).toMatch(/oql> \/run Sessions counted$/);
+    t.type('\r');
+    at = await t.waitFor('→ SELECT COUNT(*) AS sessions FROM Demo$Session s', at);
+    at = await t.waitFor(/sessions\n-+\n\s*400\n/, at);
+    t.type('!quit\r');
+    expect(await t.exited).toBe(0);
   });
 });
