@@ -2,7 +2,7 @@
  * `!run` runs the named `[[query]]` entries of the config file the report uses (`.heapql.toml` in
  * the working directory, else ~/.config/heapql/collections.toml), and Tab completes their names.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -77,6 +77,41 @@ describe('!run and the config file', () => {
     expect(r.err).toContain("error: stdin:1: no named query 'x'");
     expect(r.out).toContain('400\n(1 row)\n');
     expect(r.status).toBe(1);
+  });
+
+  it('a config that cannot be read is said once: at the REPL\'s start, at the server\'s start (in a terminal too); a one-shot query does not read it', async () => {
+    const cwd = path.join(dir, 'broken-once');
+    mkdirSync(cwd, { recursive: true });
+    writeFileSync(path.join(cwd, '.heapql.toml'), '[[query]]\nname = "x"\n');
+    const warning = `warning: ${path.join(cwd, '.heapql.toml')}:1: [[query]] has no oql; add oql = "SELECT ..."; !run does not offer its queries`;
+    const times = (text: string) => text.split(warning).length - 1;
+    const env = { ...process.env, HOME: path.join(dir, 'home'), XDG_STATE_HOME: dir, HEAPQL_DEBUG: '', NO_COLOR: '1' };
+    const cli = (args: string[], input = '') => spawnSync(process.execPath, [path.join(root, 'bin/heapql.js'), ...args], { cwd, input, encoding: 'utf8', env });
+    // The piped REPL, after a query-only open and after the full analysis.
+    expect(times(cli(['query', demo, '--repl'], '!run\n').stderr)).toBe(1);
+    expect(times(cli(['analyze', demo, '--repl'], '!run\n').stderr)).toBe(1);
+    // A one-shot query runs no stored query: the config is not read.
+    const oneShot = cli(['query', demo, '--query', 'SELECT COUNT(*) AS n FROM Demo$Session s']);
+    expect(oneShot.status).toBe(0);
+    expect(oneShot.stderr).not.toContain('.heapql.toml');
+    // The REPL in a terminal.
+    const t = new Terminal(['query', demo, '--repl'], dir, { cwd, env: { HOME: path.join(dir, 'home') } });
+    await t.waitFor('oql> ');
+    t.type('!quit\r');
+    expect(await t.exited).toBe(0);
+    expect(times(t.screen)).toBe(1);
+    // The server: its start, up to the banner's end, then SIGTERM.
+    const server = spawn(process.execPath, [path.join(root, 'bin/heapql.js'), 'server', demo, '--port', '0'], { cwd, env });
+    let out = '';
+    let err = '';
+    server.stdout.on('data', (d) => (out += d));
+    server.stderr.on('data', (d) => (err += d));
+    const exited = new Promise<number | null>((r) => server.on('close', (code) => r(code)));
+    for (let i = 0; i < 3000 && !/examples:[\s\S]*curl[\s\S]*curl/.test(out); i++) await new Promise((r) => setTimeout(r, 10));
+    server.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(out).toContain('browser REPL:');
+    expect(times(err)).toBe(1);
   });
 
   it('Tab completes the entries\' names after !run, a name with spaces as a whole', async () => {
