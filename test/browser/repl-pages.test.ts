@@ -117,8 +117,9 @@ describe.skipIf(!chromiumAvailable)('browser REPL: paged results', () => {
     await expect.poll(() => received).toBe(150);
     await expect.poll(() => note.textContent()).toMatch(/^showing 150 of 1000 rows; 150 fetched/);
     // The result the commands see holds the rows fetched, in order.
+    // `!row` says the whole result's count (the server counted it), not the rows fetched so far.
     const row = await enterStatement(page, '!row 150');
-    expect(await row.locator('pre.out').textContent()).toMatch(new RegExp(`^row 150 of 150\\nx += ${expected[149]}\\n`));
+    expect(await row.locator('pre.out').textContent()).toMatch(new RegExp(`^row 150 of 1000\\nx += ${expected[149]}\\n`));
     // !count says the whole result's count, as the terminal's does (the server counted it), not
     // the rows fetched so far ("150 rows (truncated: more matched)").
     const count = await enterStatement(page, '!count');
@@ -251,7 +252,8 @@ describe.skipIf(!chromiumAvailable)('browser REPL: paged results', () => {
     received = 0;
     const entry = await enterStatement(page, QUERY);
     await expect.poll(() => received).toBe(PAGE);
-    expect(await out(await enterStatement(page, '!row 3'))).toBe(`row 3 of 100\n${rowLines(whole, 2)}`);
+    await expect.poll(() => entry.locator('.pages-text').textContent()).toBe('showing 50 of 1000 rows; 100 fetched');
+    expect(await out(await enterStatement(page, '!row 3'))).toBe(`row 3 of 1000\n${rowLines(whole, 2)}`);
     expect(await xs(await enterStatement(page, '!top 10'))).toEqual(expected.slice(0, 10));
     await enterStatement(page, '!undo');
     const refused = await enterStatement(page, '!sort nosuch');
@@ -261,8 +263,36 @@ describe.skipIf(!chromiumAvailable)('browser REPL: paged results', () => {
     expect(received).toBe(PAGE);
     expect(await entry.locator('.pages-text').textContent()).toBe('showing 50 of 1000 rows; 100 fetched');
     // `!row N` past the rows held fetches up to row N only.
-    expect(await out(await enterStatement(page, '!row 250'))).toBe(`row 250 of 250\n${rowLines(whole, 249)}`);
+    expect(await out(await enterStatement(page, '!row 250'))).toBe(`row 250 of 1000\n${rowLines(whole, 249)}`);
     await expect.poll(() => received).toBe(250);
+  });
+
+  test('!row says the whole count once the server has it, else at least the rows held (N+), as the terminal does', async () => {
+    // The server's count (a second run of the query) waits until released.
+    const real = session.queryCount.bind(session);
+    let release = () => {};
+    const released = new Promise<void>((r) => (release = r));
+    let asked = 0;
+    session.queryCount = async (...args: Parameters<HeapSession['queryCount']>) => {
+      asked++;
+      await released;
+      return real(...args);
+    };
+    try {
+      received = 0;
+      const entry = await enterStatement(page, QUERY);
+      await expect.poll(() => received).toBe(PAGE);
+      await expect.poll(() => asked).toBe(1);
+      expect(await entry.locator('.pages-text').textContent()).toBe('showing 50 of … (counting); 100 fetched');
+      expect(await out(await enterStatement(page, '!row 3'))).toBe(`row 3 of 100+\n${rowLines(whole, 2)}`);
+      expect(await out(await enterStatement(page, '!row 150'))).toBe(`row 150 of 150+\n${rowLines(whole, 149)}`);
+      release();
+      await expect.poll(() => entry.locator('.pages-text').textContent()).toMatch(/^showing 50 of 1000 rows/);
+      expect(await out(await enterStatement(page, '!row next'))).toBe(`row 151 of 1000\n${rowLines(whole, 150)}`);
+    } finally {
+      release();
+      session.queryCount = real;
+    }
   });
 
   test('the fetch shows its progress, and Escape stops it; run again, the command fetches on from there', async () => {

@@ -247,7 +247,7 @@ describe('completion scripts', async () => {
     expect(await complete('heapql', 'query', '--no')).toEqual(['--no-cache']);
     expect(await complete('heapql', 'query', 'x', '--format', '')).toEqual(['table', 'json', 'csv']);
     expect(await complete('heapql', '--quiet', 'sched', 's')).toEqual(['status', 'stop']);
-    expect(await complete('heapql', 'sched', 'stop', '--t')).toEqual(['--task']);
+    expect(await complete('heapql', 'sched', 'stop', '--t')).toEqual(['--task', '--timeout']);
     expect(await complete('heapql', 'completion', '')).toEqual(['bash', 'zsh', 'fish']);
     expect(await complete('heapql', 'query', 'cu')).toEqual(['cut.hprof']); // files for the dump
   });

@@ -11,6 +11,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DeviceEmulator, frameBytes } from './device-emulator.js';
 import { requireFreshDist } from './dist-check.js';
 import { SchedulerEmulator } from './scheduler-emulator.js';
+import { DEFAULT_DEVICE_URL } from '../../ts/clients/device/client.js';
+import { DEFAULT_SCHEDULER_URL } from '../../ts/clients/scheduler/client.js';
 import { heapql as runHeapql, type RunResult } from '../tools/run.js';
 
 let sched: SchedulerEmulator;
@@ -136,12 +138,41 @@ describe('heapql sched', () => {
     }
   });
 
+  it('--timeout sets the time limit of each request: a scheduler that does not answer is a time-out naming its URL and the limit', async () => {
+    sched.hold = true;
+    expectError(await s('status', '--task', '3', '--timeout', '0.3'), 1, `scheduler at ${sched.url}: no reply to GET /task/3 within 300 ms of sending it`);
+    expectError(await s('stop', '--task', '3', '--timeout=1'), 1, `scheduler at ${sched.url}: no reply to GET /task/3?stopping=true within 1 s of sending it; it may already have taken effect`);
+    sched.hold = false;
+    expect(await s('status', '--task', '3', '--timeout', '30')).toEqual({ code: 0, stdout: 'unknown\n', stderr: '' });
+    // Anything but a positive number of seconds a timer can wait is refused, and nothing is sent.
+    const sent = sched.requests.length;
+    for (const bad of ['0', '-1', 'abc', '1e3', '', '0.0001', '2147484', 'Infinity']) {
+      expectError(await s('status', '--task', '3', `--timeout=${bad}`), 2, `--timeout ${JSON.stringify(bad)} is invalid: give the time limit of each request in seconds, a number from 0.001 to 2147483`);
+    }
+    expect(sched.requests.length).toBe(sent);
+  });
+
   it('takes the URL from HEAPQL_SCHED_URL', async () => {
     const r = await heapql(['sched', 'status', '--task', '3'], { HEAPQL_SCHED_URL: sched.url });
     expect(r).toEqual({ code: 0, stdout: 'unknown\n', stderr: '' });
     // A bad URL from the environment says so: the command line shows none.
     expectError(await heapql(['sched', 'status', '--task', '3'], { HEAPQL_SCHED_URL: 'nope' }), 2, 'error: HEAPQL_SCHED_URL: scheduler URL "nope" is not a URL');
     expectError(await heapql(['device', 'status'], { HEAPQL_DEVICE_URL: 'phone:8005' }), 2, 'error: HEAPQL_DEVICE_URL: device service URL "phone:8005" has no http:// in front');
+  });
+
+  it('an empty HEAPQL_SCHED_URL or HEAPQL_DEVICE_URL is as good as unset: the default URL is used', async () => {
+    // (heapql() sets both empty.) The default URL is asked, not refused as a bad URL.
+    for (const [args, url] of [
+      [['sched', 'status', '--task', '3'], DEFAULT_SCHEDULER_URL],
+      [['device', 'status'], DEFAULT_DEVICE_URL],
+    ] as const) {
+      const r = await heapql([...args]);
+      expect(r.stderr).not.toContain('_URL:');
+      expect(r.stderr).not.toContain('not a URL');
+      // Nothing listens there in the tests' machine, or something that is no such service.
+      if (r.code !== 0) expect(r.stderr).toContain(` at ${url} `);
+      expect(r.code).not.toBe(2);
+    }
   });
 
   it('--help works for sched and for its verbs', async () => {
@@ -278,6 +309,19 @@ describe('heapql device', () => {
     expectError(await heapql(['device', 'status', '--url', url]), 1, 'is the AI Phone Server app running');
     const r = await heapql(['device', 'orientation'], { HEAPQL_DEVICE_URL: device.url });
     expect(r.code).toBe(0);
+  });
+
+  it('--timeout sets the time limit of each request: a phone that does not answer is a time-out naming its URL and the limit', async () => {
+    device.hold = true;
+    expectError(await d('status', '--timeout', '0.25'), 1, `device service at ${device.url}: no reply to GET /status within 250 ms of sending it`);
+    // A generation's own limit (600 s by default) too.
+    expectError(await d('text', 'hi', '--model', 'TINYLLAMA_1_1B_CHAT', '--timeout', '0.5'), 1, `device service at ${device.url}: no reply to POST /ai/text within 500 ms of sending it`);
+    device.hold = false;
+    expect((await d('orientation', '--timeout', '10')).code).toBe(0);
+    const sent = device.requests.length;
+    expectError(await d('status', '--timeout', '0'), 2, '--timeout "0" is invalid');
+    expectError(await d('models', '--timeout', 'soon'), 2, '--timeout "soon" is invalid');
+    expect(device.requests.length).toBe(sent);
   });
 
   it('--help works for device and for its verbs', async () => {

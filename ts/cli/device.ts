@@ -8,10 +8,10 @@ import { constants as fsConstants } from 'node:fs';
 import { access, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { checkOptions } from './args.js';
-import { serviceClient } from './service-client.js';
+import { serviceClient, timeoutOption } from './service-client.js';
 import { defineCommand } from 'citty';
 
-import { DeviceClient, decodeDataUri, IMAGE_SCALINGS, imageTooLarge, MODELS, resolveModel, DEFAULT_DEVICE_URL, type CameraSide, type ImageScaling } from '../clients/device/index.js';
+import { DeviceClient, decodeDataUri, IMAGE_SCALINGS, imageTooLarge, MODELS, resolveModel, DEFAULT_DEVICE_TIMEOUTS, DEFAULT_DEVICE_URL, type CameraSide, type DeviceTimeouts, type ImageScaling } from '../clients/device/index.js';
 import { HeapqlError, usageError } from '../errors.js';
 import { cannotWrite, fileWriteProblem } from '../file-write-error.js';
 import { notice } from './stderr.js';
@@ -25,6 +25,7 @@ const SCALING_ARG = {
 
 const common = {
   url: { type: 'string', valueHint: 'url', description: `device service URL (default: $HEAPQL_DEVICE_URL, else ${DEFAULT_DEVICE_URL})` },
+  timeout: { type: 'string', valueHint: 'seconds', description: `time limit of each request in seconds (default: ${Object.entries(DEFAULT_DEVICE_TIMEOUTS).map(([k, ms]) => `${k} ${ms / 1000}`).join(', ')})` },
   json: { type: 'boolean', description: "print the server's JSON reply" },
 } as const;
 
@@ -245,8 +246,11 @@ export const deviceCommand = defineCommand({
   },
 });
 
-function client(args: { url?: string }): DeviceClient {
-  return serviceClient(args.url, 'HEAPQL_DEVICE_URL', DEFAULT_DEVICE_URL, (url) => new DeviceClient({ url }));
+function client(args: { url?: string; timeout?: string }): DeviceClient {
+  const ms = timeoutOption(args.timeout);
+  // One limit for every endpoint: a command makes requests of one kind.
+  const timeouts = ms === undefined ? undefined : (Object.fromEntries(Object.keys(DEFAULT_DEVICE_TIMEOUTS).map((k) => [k, ms])) as unknown as DeviceTimeouts);
+  return serviceClient(args.url, 'HEAPQL_DEVICE_URL', DEFAULT_DEVICE_URL, (url) => new DeviceClient({ url, timeouts }));
 }
 
 function scalingOf(text: string): ImageScaling {

@@ -5,7 +5,7 @@
  * server's reply verbatim in `reply`.
  */
 import { checkOptions } from './args.js';
-import { serviceClient } from './service-client.js';
+import { serviceClient, timeoutOption } from './service-client.js';
 import { defineCommand } from 'citty';
 
 import {
@@ -15,6 +15,7 @@ import {
   parsePlan,
   SchedulerClient,
   toServerPlan,
+  DEFAULT_SCHEDULER_TIMEOUT_MS,
   DEFAULT_SCHEDULER_URL,
   type ReadPlan,
   type Target,
@@ -26,6 +27,7 @@ import { notice, warn } from './stderr.js';
 const common = {
   url: { type: 'string', valueHint: 'url', description: `scheduler URL (default: $HEAPQL_SCHED_URL, else ${DEFAULT_SCHEDULER_URL})` },
   json: { type: 'boolean', description: 'print JSON (the server reply verbatim in "reply")' },
+  timeout: { type: 'string', valueHint: 'seconds', description: `time limit of each request in seconds (default ${DEFAULT_SCHEDULER_TIMEOUT_MS / 1000})` },
 } as const;
 
 const targetArgs = {
@@ -33,7 +35,7 @@ const targetArgs = {
   group: { type: 'string', valueHint: 'pid', description: 'a process (all its threads), by process id' },
 } as const;
 
-type CommonArgs = { url?: string; json?: boolean; task?: string; group?: string; _: string[] };
+type CommonArgs = { url?: string; timeout?: string; json?: boolean; task?: string; group?: string; _: string[] };
 
 const STATUS_WORD: Record<TaskStatus, string> = { RUNNING: 'running', STOPPED: 'stopped', UNKNOWN: 'unknown' };
 
@@ -178,8 +180,9 @@ export const schedCommand = defineCommand({
   },
 });
 
-function client(args: { url?: string }): SchedulerClient {
-  return serviceClient(args.url, 'HEAPQL_SCHED_URL', DEFAULT_SCHEDULER_URL, (url) => new SchedulerClient({ url }));
+function client(args: { url?: string; timeout?: string }): SchedulerClient {
+  const timeoutMs = timeoutOption(args.timeout);
+  return serviceClient(args.url, 'HEAPQL_SCHED_URL', DEFAULT_SCHEDULER_URL, (url) => new SchedulerClient({ url, timeoutMs }));
 }
 
 function targetOf(args: CommonArgs): Target {

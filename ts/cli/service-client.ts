@@ -2,11 +2,35 @@
  * The client of an external service (`heapql sched`, `heapql device`) at the URL the command
  * line gives (`--url`), else the one in the service's environment variable, else its default.
  * A bad URL from the environment is named as coming from there: the command line shows none.
+ * An empty variable (`HEAPQL_SCHED_URL=`) is as good as unset: the default is used.
  */
 import { InvalidArgumentError } from '../clients/errors.js';
+import { usageError } from '../errors.js';
+
+/**
+ * The most seconds `--timeout` takes: a request's limit is a timer of at most 2^31 - 1 ms (a
+ * longer one would fire at once), about 24.8 days.
+ */
+export const TIMEOUT_MAX_SECONDS = 2_147_483;
+
+/**
+ * `--timeout <seconds>` of `heapql sched` and `heapql device`: the time limit of each request, in
+ * milliseconds for the client (undefined: not given, the client's own limits). A positive
+ * decimal number of seconds (`30`, `0.5`), at least a millisecond, at most TIMEOUT_MAX_SECONDS;
+ * anything else is a usage error.
+ */
+export function timeoutOption(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const seconds = /^(\d+(\.\d*)?|\.\d+)$/.test(text) ? Number(text) : Number.NaN;
+  const ms = Math.round(seconds * 1000);
+  if (!(ms >= 1 && seconds <= TIMEOUT_MAX_SECONDS)) {
+    throw usageError(`--timeout ${JSON.stringify(text)} is invalid: give the time limit of each request in seconds, a number from 0.001 to ${TIMEOUT_MAX_SECONDS} (such as 30 or 0.5)`);
+  }
+  return ms;
+}
 
 export function serviceClient<T>(url: string | undefined, env: string, fallback: string, make: (url: string) => T): T {
-  const fromEnv = url === undefined ? process.env[env] : undefined;
+  const fromEnv = url === undefined ? process.env[env] || undefined : undefined;
   try {
     return make(url ?? fromEnv ?? fallback);
   } catch (err) {

@@ -54,6 +54,12 @@ export interface ReplBackend {
    * `!count` answers from it, as the terminal's answers from its own count.
    */
   totalOf?(result: QueryResult, signal?: AbortSignal): Promise<{ rowCount: number; truncated: boolean } | null>;
+  /**
+   * The whole count of such a result as known now, not waited for: undefined when the backend
+   * does not page `result` (its rows are all of it), null while the count is not known yet.
+   * `!row N` says `row N of <count>` with it, or `of <rows held>+`, as the terminal's does.
+   */
+  knownTotalOf?(result: QueryResult): { rowCount: number; truncated: boolean } | null | undefined;
 }
 
 export interface ReplIO {

@@ -100,11 +100,16 @@ function needResult(state: ReplState): QueryResult {
   return state.result;
 }
 
-/** The rows of a result as a count: a paged one's total once counted, else `N+` (the rows held). */
-function rowTotal(r: QueryResult): string {
+/**
+ * The rows of a result as a count: a paged one's total once counted, else `N+` (the rows held).
+ * A result the backend pages itself (the browser's: its rows come from the server's cursor) is
+ * counted by the backend.
+ */
+function rowTotal(r: QueryResult, backend: ReplBackend): string {
   const p = pagedOf(r);
-  if (!p) return String(r.rows.length);
-  return p.total ? String(p.total.rowCount) : `${r.rows.length}+`;
+  const total = p ? p.total : backend.knownTotalOf?.(r);
+  if (total === undefined) return String(r.rows.length);
+  return total ? String(total.rowCount) : `${r.rows.length}+`;
 }
 
 /**
@@ -492,7 +497,7 @@ export const COMMANDS: Command[] = [
       if (i >= r.rows.length) await needRows(ctx, r, i + 1, `!row ${i + 1}`);
       if (i < 0 || i >= r.rows.length) throw new ReplError(`there is no row ${i + 1}: the result has rows 1-${r.rows.length}`);
       st.cursor = i;
-      ctx.io.print(`row ${i + 1} of ${rowTotal(r)}\n${rowLines(r, i)}`);
+      ctx.io.print(`row ${i + 1} of ${rowTotal(r, ctx.backend)}\n${rowLines(r, i)}`);
     },
   },
   {

@@ -119,7 +119,10 @@ async function candidates(before: string, source: CompletionSource, statement: s
   // ! commands and their arguments.
   const cmd = /^\s*!(\S*)$/.exec(before);
   if (cmd) return { items: pick(cmd[1]!, COMMAND_NAMES).map((n) => `!${n} `), word: `!${cmd[1]}` };
-  const arg = /^\s*!(\S+)\s+(.*)$/.exec(before);
+  // `/run` is `!run` (the specification's spelling; statement.ts): the one command written so.
+  const slash = /^\s*\/(\w*)$/.exec(before);
+  if (slash) return { items: pick(slash[1]!, ['run']).map((n) => `/${n} `), word: `/${slash[1]}` };
+  const arg = /^\s*!(\S+)\s+(.*)$/.exec(before) ?? /^\s*\/(run)\s+(.*)$/i.exec(before);
   if (arg) {
     const command = findCommand(arg[1]!);
     const rest = arg[2]!;

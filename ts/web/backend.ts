@@ -158,6 +158,12 @@ export class HttpBackend implements ReplBackend {
     return this.pages.totalOf(result, signal);
   }
 
+  /** The server's count of a paged result if it came (null: not yet; undefined: a whole result). */
+  knownTotalOf(result: QueryResult): { rowCount: number; truncated: boolean } | null | undefined {
+    const state = this.pages.stateOf(result);
+    return state ? state.total : undefined;
+  }
+
   classNames(): string[] {
     return this.names;
   }
