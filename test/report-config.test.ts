@@ -96,9 +96,43 @@ describe('config parsing', () => {
         name: 'Big strings',
         oql: '-- @viz histogram label=value value=count cap=10\nSELECT toString(s) AS value, COUNT(*) AS count\nFROM java.lang.String s GROUP BY toString(s)',
         source: `${file}:2`,
+        vizSource: `${file}:5`,
       },
       { oql: 'SELECT * FROM java.lang.Thread', source: `${file}:9` },
     ]);
+  });
+
+  test("vizSource: the line of the file where the entry's -- @viz line is, in every form of string", () => {
+    const text = [
+      '[[query]]', // 1
+      'name = "directive after the first line"',
+      "oql = '''",
+      'SELECT COUNT(*) AS n',
+      '  -- @viz pie', // 5
+      "FROM java.lang.String s'''",
+      '[[query]]', // 7
+      'oql = """-- @viz histogram', // 8: the string starts on the key's line
+      'SELECT 1"""',
+      '[[query]]', // 10
+      'oql = "-- @viz pie\\nSELECT 1"', // 11: one line, its \n an escape
+      '[[query]]', // 12
+      "'oql' = '''",
+      '',
+      '-- @viz treemap', // 15
+      "SELECT 1'''",
+      '[[query]]', // 17
+      'oql = """', // 18
+      'SELECT \\',
+      '  1',
+      '-- @viz pie', // 21, but a line-ending backslash joined two lines: the key's line
+      '"""',
+      '[[query]]', // 23
+      'oql = "SELECT 1"',
+    ].join('\n');
+    expect(parseCollectionConfig(text, 'c.toml').queries.map((q) => q.vizSource)).toEqual(['c.toml:5', 'c.toml:8', 'c.toml:11', 'c.toml:15', 'c.toml:18', undefined]);
+    // Headers that cannot be matched to the entries (one inside a string): the entry's own words.
+    const odd = parseCollectionConfig('[[query]]\noql = """\n[[query]]\n-- @viz pie\nSELECT 1"""\n', 'c.toml');
+    expect(odd.queries[0]!.vizSource).toBe('c.toml: [[query]] entry 1');
   });
 
   test('bad TOML names file:line:column', () => {

@@ -11,7 +11,10 @@ import { listen, type RunningServer } from '../../ts/server/listen.js';
 import { chromiumAvailable, launchChromium, watchedPage } from './chromium.js';
 import { DEMO_DUMP, enterStatement, replScript } from './repl-server.js';
 
-const STORED = [{ name: 'Sessions counted', oql: '-- @viz table\nSELECT COUNT(*) AS sessions\nFROM Demo$Session s', source: '/cfg/.heapql.toml:1' }];
+const STORED = [
+  { name: 'Sessions counted', oql: '-- @viz table\nSELECT COUNT(*) AS sessions\nFROM Demo$Session s', source: '/cfg/.heapql.toml:1', vizSource: '/cfg/.heapql.toml:4' },
+  { name: 'pie', oql: 'SELECT COUNT(*) AS n\n-- @viz pie\nFROM Demo$Session s', source: '/cfg/.heapql.toml:7', vizSource: '/cfg/.heapql.toml:10' },
+];
 
 describe.skipIf(!chromiumAvailable)('browser REPL: !run and the config file', () => {
   let browser: Browser;
@@ -50,6 +53,15 @@ describe.skipIf(!chromiumAvailable)('browser REPL: !run and the config file', ()
     await page.locator('#input').press('Tab');
     await expect.poll(() => page.locator('#input').inputValue()).toBe('!run Sessions counted');
     await page.locator('#input').fill('');
+    expect(problems).toEqual([]);
+  });
+
+  test("an entry's bad -- @viz line is warned of at its line of the config file (vizSource)", async () => {
+    const run = await enterStatement(page, '!run pie');
+    expect(await run.locator('table.result tbody td').allTextContents()).toEqual(['400']);
+    expect(await run.locator('pre.err').allTextContents()).toEqual([
+      'warning: /cfg/.heapql.toml:10: @viz directive ignored: unknown chart kind "pie" (kinds: table, histogram, piechart, treemap); showing a table',
+    ]);
     expect(problems).toEqual([]);
   });
 });

@@ -244,7 +244,7 @@ describe.skipIf(!chromiumAvailable)('browser REPL: paged results', () => {
       const entry = await enterStatement(page, command);
       expect(await entry.locator('pre.err').count(), command).toBe(0);
       await check(entry);
-      await expect.poll(() => received, command).toBe(command === '!top 300' ? 300 : 1000);
+      await expect.poll(() => received, { message: command }).toBe(command === '!top 300' ? 300 : 1000);
     }
   });
 

@@ -1,8 +1,12 @@
-/** The progress bar: only on a terminal, never with --quiet, and only for work longer than SHOW_AFTER_MS. */
+/** The progress bar: only on a terminal, never with --quiet, and only for work longer than the delay (showAfterMs, 500 ms by default). */
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { SHOW_AFTER_MS, terminalProgress } from '../../ts/cli/progress.js';
+import { showAfterMs, terminalProgress } from '../../ts/cli/progress.js';
 import { setQuiet } from '../../ts/cli/stderr.js';
+
+const SHOW_AFTER_MS = showAfterMs();
 
 /** A stand-in for a terminal stream that records what is drawn. */
 function fakeTerminal(isTTY = true) {
@@ -87,5 +91,24 @@ describe('terminalProgress', () => {
       progress.stop();
       expect(drawn.join('')).toBe('');
     }
+  });
+});
+
+describe('HEAPQL_PROGRESS_AFTER_MS', () => {
+  it('a bad value is a warning in the words of every other, said once, and --quiet silences it', () => {
+    const root = path.resolve(__dirname, '../..');
+    const run = (...extra: string[]) =>
+      spawnSync(process.execPath, [path.join(root, 'bin/heapql.js'), 'query', path.join(root, 'fixtures/demo/demo.hprof'), '--query', 'SELECT COUNT(*) AS n FROM Demo$Session s', '--no-cache', ...extra], {
+        encoding: 'utf8',
+        env: { ...process.env, HEAPQL_PROGRESS_AFTER_MS: 'soon', HEAPQL_DEBUG: '', NO_COLOR: '1' },
+      });
+    const loud = run();
+    expect(loud.status).toBe(0);
+    expect(loud.stderr).toBe('warning: HEAPQL_PROGRESS_AFTER_MS="soon" is not a number of milliseconds ≥ 0; the bar appears after 500 ms\n');
+    expect(loud.stdout).toContain('400');
+    const quiet = run('--quiet');
+    expect(quiet.status).toBe(0);
+    expect(quiet.stderr).toBe('');
+    expect(quiet.stdout).toBe(loud.stdout);
   });
 });

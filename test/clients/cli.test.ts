@@ -293,13 +293,16 @@ describe('heapql device', () => {
     expectError(await d('capture', '--out', out), 1, 'HTTP 403 PERMISSION_DENIED');
   });
 
-  it('an --out that cannot be written: the reason and what to do, in the words every writer of a named file uses', async () => {
+  it('an --out that cannot be written: the reason and what to do, in the words every writer of a named file uses, exit 2 as theirs', async () => {
     const missing = path.join(dir, 'no-such-dir', 'shot.jpg');
-    expectError(await d('capture', '--out', missing), 1, `error: cannot write ${missing}: the directory ${path.dirname(missing)} does not exist (ENOENT): create it, or choose another path`);
-    expectError(await d('capture', '--out', dir), 1, `error: cannot write ${dir}: ${dir} is a directory (EISDIR): name a file, such as ${path.join(dir, 'image.jpg')}`);
-    expectError(await d('detect', '--image-out', missing), 1, `error: cannot write ${missing}: the directory ${path.dirname(missing)} does not exist (ENOENT)`);
+    expectError(await d('capture', '--out', missing), 2, `error: cannot write ${missing}: the directory ${path.dirname(missing)} does not exist (ENOENT): create it, or choose another path`);
+    expectError(await d('capture', '--out', dir), 2, `error: cannot write ${dir}: ${dir} is a directory (EISDIR): name a file, such as ${path.join(dir, 'image.jpg')}`);
+    expectError(await d('detect', '--image-out', missing), 2, `error: cannot write ${missing}: the directory ${path.dirname(missing)} does not exist (ENOENT)`);
     // Found before the phone is asked: no photo is taken for nothing.
     expect(device.requests).toEqual([]);
+    // A write that fails past the check (a full device) reads and exits the same.
+    expectError(await d('capture', '--out', '/dev/full'), 2, 'error: cannot write /dev/full: no space left on the device (ENOSPC): free some space, or choose a path on another device');
+    expect(device.requests.length).toBe(1);
   });
 
   it('a phone that is not reachable exits 1 with one line; HEAPQL_DEVICE_URL is used', async () => {

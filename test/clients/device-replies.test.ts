@@ -198,6 +198,10 @@ describe('device arguments from JavaScript callers', () => {
     }
     expect(() => new DeviceClient(null as never)).toThrow(InvalidArgumentError);
     expect(() => new DeviceClient({ timeouts: { text: '600000' } } as never)).toThrow(/timeouts.text must be a number of milliseconds, got a string \("600000"\)/);
+    // Past 2^31 - 1 ms a Node timer fires at once: refused, naming the option and the range.
+    expect(() => new DeviceClient({ timeouts: { capture: 2 ** 31 } })).toThrow(
+      new InvalidArgumentError('timeouts.capture must be a whole number of milliseconds from 1 to 2147483647 (the longest a timer waits), got 2147483648'),
+    );
     expect(emu.requests).toEqual([]);
   });
 });

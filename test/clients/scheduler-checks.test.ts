@@ -152,6 +152,13 @@ describe('scheduler arguments from JavaScript callers', () => {
       expect(err.message).toMatch(message);
     }
     expect(() => new SchedulerClient({ timeoutMs: '5000' } as never)).toThrow(/timeoutMs must be a number of milliseconds, got a string/);
+    // A Node timer waits at most 2^31 - 1 ms: a longer limit would fire at once, so it is refused.
+    const range = 'timeoutMs must be a whole number of milliseconds from 1 to 2147483647 (the longest a timer waits)';
+    for (const ms of [2 ** 31, 1e12, 0, 1.5]) {
+      expect(() => new SchedulerClient({ url: emu.url, timeoutMs: ms })).toThrow(new InvalidArgumentError(`${range}, got ${ms}`));
+    }
+    expect(() => new SchedulerClient({ url: emu.url, timeoutMs: 2 ** 31 })).toThrow(InvalidArgumentError);
+    expect(() => new SchedulerClient({ url: emu.url, timeoutMs: 2 ** 31 - 1 })).not.toThrow();
     expect(emu.requests).toEqual([]);
   });
 });

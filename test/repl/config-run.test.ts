@@ -114,6 +114,31 @@ describe('!run and the config file', () => {
     expect(times(err)).toBe(1);
   });
 
+  it('an entry\'s bad -- @viz line is warned of at the config file\'s line, piped and in a terminal, as the report does', async () => {
+    const cwd = path.join(dir, 'bad-viz');
+    mkdirSync(cwd, { recursive: true });
+    const file = path.join(cwd, '.heapql.toml');
+    writeFileSync(file, ['# stored', '[[query]]', 'name = "pie"', 'oql = """', 'SELECT COUNT(*) AS n', '-- @viz pie', 'FROM Demo$Session s"""', ''].join('\n'));
+    const warning = `warning: ${file}:6: @viz directive ignored: unknown chart kind "pie" (kinds: table, histogram, piechart, treemap); showing a table`;
+    // Piped: the config's line, not the `!run` statement's (stdin:2).
+    const r = repl(cwd, ['SELECT COUNT(*) AS m FROM Demo$Session s', '!run pie', '/run pie']);
+    expect(r.err).toBe(`${warning}\n${warning}`);
+    expect(r.out).toContain('n\n---\n400\n(1 row)\n');
+    expect(r.status).toBe(0);
+    // In a terminal (which has no statement place to name).
+    const t = new Terminal(['query', demo, '--repl'], dir, { cwd, env: { HOME: path.join(dir, 'home') } });
+    let at = await t.waitFor('oql> ');
+    t.type('!run pie\r');
+    at = await t.waitFor(/\n400\n/, at);
+    t.type('!quit\r');
+    expect(await t.exited).toBe(0);
+    expect(t.screen).toContain(warning);
+    // The report names the same line.
+    const report = spawnSync(process.execPath, [path.join(root, 'bin/heapql.js'), demo, 'r.md'], { cwd, encoding: 'utf8', env: { ...process.env, HOME: path.join(dir, 'home'), NO_COLOR: '1' } });
+    expect(report.status).toBe(0);
+    expect(report.stderr.split('\n')).toContain(warning);
+  });
+
   it('Tab completes the entries\' names after !run, a name with spaces as a whole', async () => {
     const source: CompletionSource = {
       classNames: () => [],

@@ -318,8 +318,9 @@ function readProblem(err: unknown): string {
  */
 async function checkWritable(file: string): Promise<void> {
   const resolved = path.resolve(file);
+  // ERR_IO exits 2, as a report's, waste report's or comparison's output path does.
   const fail = (err: unknown) =>
-    new HeapqlError('ERR_IO', cannotWrite(file, fileWriteProblem(err, resolved, { shown: file, suggestedName: `image${path.extname(file) || '.jpg'}` })), { exitCode: 1, cause: err });
+    new HeapqlError('ERR_IO', cannotWrite(file, fileWriteProblem(err, resolved, { shown: file, suggestedName: `image${path.extname(file) || '.jpg'}` })), { cause: err });
   const existing = await stat(resolved).catch(() => undefined);
   if (existing?.isDirectory()) throw fail(Object.assign(new Error('is a directory'), { code: 'EISDIR' }));
   try {
@@ -334,7 +335,7 @@ async function writeOutput(file: string, bytes: Uint8Array): Promise<void> {
   try {
     await writeFile(file, bytes);
   } catch (err) {
-    throw new HeapqlError('ERR_IO', cannotWrite(file, fileWriteProblem(err, path.resolve(file), { shown: file, suggestedName: `image${path.extname(file) || '.jpg'}` })), { exitCode: 1, cause: err });
+    throw new HeapqlError('ERR_IO', cannotWrite(file, fileWriteProblem(err, path.resolve(file), { shown: file, suggestedName: `image${path.extname(file) || '.jpg'}` })), { cause: err });
   }
 }
 

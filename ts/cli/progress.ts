@@ -1,7 +1,7 @@
 /**
  * Progress on a terminal and Ctrl-C handling for long native calls. The bar is drawn on stderr
  * only when stderr is a TTY (never in pipes, files or CI logs), not with --quiet, and only once
- * the work has run for SHOW_AFTER_MS: a quick step leaves no flicker behind.
+ * the work has run for HEAPQL_PROGRESS_AFTER_MS (500 ms by default): a quick step leaves no flicker behind.
  */
 import { fstatSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -13,14 +13,14 @@ import type { ProgressEvent } from '../heap.js';
 import { formatBytes } from '../report/summary.js';
 import { onTerminalGone } from './hangup.js';
 import type { ScanProgress } from './query-output.js';
-import { isQuiet, notice } from './stderr.js';
+import { isQuiet, notice, warn } from './stderr.js';
 
 export interface TerminalProgress {
   onProgress: (event: ProgressEvent) => void;
   /**
    * A step that blocks the event loop (rendering the report): its label is drawn at once (no
    * redraw can happen while it runs), when the bar is drawn already or the command has run
-   * for SHOW_AFTER_MS.
+   * for the delay (showAfterMs).
    */
   blockingStep: (phase: string) => void;
   stop: () => void;
@@ -29,17 +29,18 @@ export interface TerminalProgress {
 const PHASE_WIDTH = 12;
 /**
  * Work shorter than this shows no bar; HEAPQL_PROGRESS_AFTER_MS sets another delay (0: the bar
- * at once, as the terminal tests use it).
+ * at once, as the terminal tests use it). Read when the first bar is asked for (after --quiet is
+ * known), so that a bad value is a warning --quiet silences; said once.
  */
-export const SHOW_AFTER_MS = showAfterMs(process.env.HEAPQL_PROGRESS_AFTER_MS);
-
-function showAfterMs(text: string | undefined): number {
-  if (text === undefined || text === '') return 500;
-  const ms = Number(text);
-  if (Number.isFinite(ms) && ms >= 0) return ms;
+let showAfter: number | undefined;
+export function showAfterMs(): number {
+  if (showAfter !== undefined) return showAfter;
+  const text = process.env.HEAPQL_PROGRESS_AFTER_MS;
+  const ms = text === undefined || text === '' ? 500 : Number(text);
+  if (Number.isFinite(ms) && ms >= 0) return (showAfter = ms);
   // Said, not silently ignored: the setting is for people watching a terminal.
-  process.stderr.write(`heapql: HEAPQL_PROGRESS_AFTER_MS=${JSON.stringify(text)} is not a number of milliseconds ≥ 0; the bar appears after 500 ms\n`);
-  return 500;
+  warn(`HEAPQL_PROGRESS_AFTER_MS=${JSON.stringify(text)} is not a number of milliseconds ≥ 0; the bar appears after 500 ms`);
+  return (showAfter = 500);
 }
 
 /** The spinner's frames, one per redraw tick, for a phase with no total (`total` 0). */
@@ -64,6 +65,7 @@ function formatLine(options: cliProgress.Options, params: cliProgress.Params, pa
 }
 
 export function terminalProgress(signal?: AbortSignal, stream: NodeJS.WriteStream = process.stderr): TerminalProgress {
+  const afterMs = showAfterMs();
   if (!stream.isTTY || process.env.CI || isQuiet()) return { onProgress: () => {}, blockingStep: () => {}, stop: () => {} };
   const bar = new cliProgress.SingleBar(
     {
@@ -128,20 +130,20 @@ export function terminalProgress(signal?: AbortSignal, stream: NodeJS.WriteStrea
     onProgress(event) {
       if (stopped) return;
       latest = event;
-      if (started || SHOW_AFTER_MS === 0) return show(event);
+      if (started || afterMs === 0) return show(event);
       // The first event starts the clock; the bar appears only if the work is still running.
       timer ??= setTimeout(() => {
         if (!stopped && latest) show(latest);
-      }, SHOW_AFTER_MS).unref();
+      }, afterMs).unref();
     },
     blockingStep(phase) {
       if (stopped) return;
       const event = { phase, done: 0, total: 0 };
       latest = event;
-      if (!started && performance.now() < SHOW_AFTER_MS) {
+      if (!started && performance.now() < afterMs) {
         timer ??= setTimeout(() => {
           if (!stopped && latest) show(latest);
-        }, SHOW_AFTER_MS).unref();
+        }, afterMs).unref();
         return;
       }
       // Drawn now (a new phase): no timer of the bar's fires until the step is over.

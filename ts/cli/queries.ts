@@ -78,7 +78,7 @@ export interface JobSources {
   queryFile?: string;
   /** Plan with the full path allowed (after `analyze`). */
   /** `[[query]]` entries of a collection config file (report only). */
-  configQueries?: { oql: string; name?: string; source: string }[];
+  configQueries?: { oql: string; name?: string; source: string; vizSource?: string }[];
   fullPath: boolean;
   reachableOnly: boolean;
 }
@@ -108,7 +108,7 @@ export function collectJobs(sources: JobSources): { jobs: QueryJob[]; warnings: 
   }
   for (const entry of sources.configQueries ?? []) {
     const { oql, viz, warning } = extractViz(entry.oql);
-    if (warning) warnings.push(`${entry.source}: ${warning}`);
+    if (warning) warnings.push(`${entry.vizSource ?? entry.source}: ${warning}`);
     add(oql, viz, entry.source, () => viz?.name ?? entry.name ?? next(), warning);
   }
   if (sources.queryFile) {

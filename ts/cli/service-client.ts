@@ -5,13 +5,14 @@
  * An empty variable (`HEAPQL_SCHED_URL=`) is as good as unset: the default is used.
  */
 import { InvalidArgumentError } from '../clients/errors.js';
+import { TIMEOUT_MAX_MS } from '../clients/http.js';
 import { usageError } from '../errors.js';
 
 /**
- * The most seconds `--timeout` takes: a request's limit is a timer of at most 2^31 - 1 ms (a
- * longer one would fire at once), about 24.8 days.
+ * The most seconds `--timeout` takes: the clients' longest time limit (a timer of at most
+ * 2^31 - 1 ms, about 24.8 days), in whole seconds.
  */
-export const TIMEOUT_MAX_SECONDS = 2_147_483;
+export const TIMEOUT_MAX_SECONDS = Math.floor(TIMEOUT_MAX_MS / 1000);
 
 /**
  * `--timeout <seconds>` of `heapql sched` and `heapql device`: the time limit of each request, in

@@ -359,9 +359,17 @@ export function describeValue(v: unknown): string {
   }
 }
 
-/** Checks a caller-supplied timeout. */
+/**
+ * The longest time limit of a request, in milliseconds: a Node timer waits at most 2^31 - 1 ms
+ * (about 24.8 days); a longer one would fire at once.
+ */
+export const TIMEOUT_MAX_MS = 2 ** 31 - 1;
+
+/** Checks a caller-supplied timeout: a whole number of milliseconds from 1 to TIMEOUT_MAX_MS. */
 export function checkTimeout(ms: number, what: string): number {
   if (typeof ms !== 'number') throw new InvalidArgumentError(`${what} must be a number of milliseconds, got ${describeValue(ms)}`);
-  if (!Number.isSafeInteger(ms) || ms <= 0) throw new InvalidArgumentError(`${what} must be a positive whole number of milliseconds, got ${ms}`);
+  if (!Number.isInteger(ms) || ms < 1 || ms > TIMEOUT_MAX_MS) {
+    throw new InvalidArgumentError(`${what} must be a whole number of milliseconds from 1 to ${TIMEOUT_MAX_MS} (the longest a timer waits), got ${ms}`);
+  }
   return ms;
 }

@@ -59,6 +59,8 @@ export interface StoredQuery {
   oql: string;
   /** `file:line` of the entry. */
   source: string;
+  /** `file:line` of its `-- @viz` line, which a warning about the directive names. */
+  vizSource?: string;
 }
 
 export function initialState(stored: StoredQuery[] = []): ReplState {
@@ -234,14 +236,17 @@ async function objectArg(ctx: ReplContext, args: string, command: string): Promi
   throw new ReplError(`${command} needs an object: <class>#<index>, #<index> or an address 0x… (or a result row with an object)`);
 }
 
-/** Runs OQL (with an optional `-- @viz` line) and makes it the current result. */
-export async function runQuery(ctx: ReplContext, text: string): Promise<void> {
+/**
+ * Runs OQL (with an optional `-- @viz` line) and makes it the current result. `vizAt`: where a
+ * warning about the directive points (a config entry's `file:line`); default the statement's place.
+ */
+export async function runQuery(ctx: ReplContext, text: string, vizAt?: string): Promise<void> {
   const { oql, viz, warning } = extractViz(withoutTerminator(text));
   ctx.state.lastQuery = text;
   const name = viz?.name ?? `q${ctx.state.queries + 1}`;
   const limit = ctx.state.limit;
   // A front that takes text as it comes (the terminal) on a backend that streams: paged.
-  if (ctx.io.write && canPage(ctx.backend) && limit > 0 && limit <= BLOCK_ROWS) return runPaged(ctx, ctx.backend, oql, name, viz ?? null, warning);
+  if (ctx.io.write && canPage(ctx.backend) && limit > 0 && limit <= BLOCK_ROWS) return runPaged(ctx, ctx.backend, oql, name, viz ?? null, warning, vizAt);
   let result: QueryResult;
   try {
     result = await ctx.backend.query(oql, { name, viz, signal: ctx.signal });
@@ -249,13 +254,13 @@ export async function runQuery(ctx: ReplContext, text: string): Promise<void> {
     if (isOqlError(err)) throw oqlError(ctx, err, oql);
     throw err;
   }
-  adopt(ctx, result, viz ?? null, warning);
+  adopt(ctx, result, viz ?? null, warning, vizAt);
   await show(ctx, result);
   ctx.io.print(`(${result.elapsedMs} ms)`);
 }
 
 /** A query's result becomes the current one (the one before goes on the undo stack). */
-function adopt(ctx: ReplContext, result: QueryResult, viz: VizSpec | null, warning: string | null | undefined): void {
+function adopt(ctx: ReplContext, result: QueryResult, viz: VizSpec | null, warning: string | null | undefined, vizAt?: string): void {
   ctx.state.queries++;
   if (ctx.state.result) ctx.state.undo.push(ctx.state.result);
   ctx.state.result = result;
@@ -263,7 +268,7 @@ function adopt(ctx: ReplContext, result: QueryResult, viz: VizSpec | null, warni
   // A malformed directive, or one naming columns the result lacks, draws a table: say why, as
   // a query file does.
   const vizProblem = vizWarning(viz, result.columns, warning ?? null);
-  const at = ctx.source ? `${ctx.source.name}:${ctx.source.line}: ` : '';
+  const at = vizAt ? `${vizAt}: ` : ctx.source ? `${ctx.source.name}:${ctx.source.line}: ` : '';
   if (vizProblem) ctx.io.error(`warning: ${at}${vizProblem}`);
 }
 
@@ -275,7 +280,7 @@ function adopt(ctx: ReplContext, result: QueryResult, viz: VizSpec | null, warni
  * gives the total. Ctrl-C before the first rows cancels the query; after them it stops the
  * loading or counting: the rows shown stay the result, counted and loaded when a command needs it.
  */
-async function runPaged(ctx: ReplContext, backend: PagingBackend, oql: string, name: string, viz: VizSpec | null, warning: string | null | undefined): Promise<void> {
+async function runPaged(ctx: ReplContext, backend: PagingBackend, oql: string, name: string, viz: VizSpec | null, warning: string | null | undefined, vizAt?: string): Promise<void> {
   const started = performance.now();
   const limit = ctx.state.limit;
   // The previous paged result's scan stops: one is open at a time.
@@ -291,7 +296,7 @@ async function runPaged(ctx: ReplContext, backend: PagingBackend, oql: string, n
   const result = p.result;
   if (viz) result.viz = viz;
   const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
-  adopt(ctx, result, viz, warning);
+  adopt(ctx, result, viz, warning, vizAt);
   if (p.whole) {
     result.elapsedMs = elapsed();
     await show(ctx, result);
@@ -749,7 +754,8 @@ export const COMMANDS: Command[] = [
       const mine = stored.find((q) => q.name === name);
       if (mine) {
         ctx.io.print(`→ ${mine.oql.split('\n').filter((l) => !l.trim().startsWith('--')).map((l) => l.trim()).join(' ').trim()}`);
-        await runQuery(ctx, mine.oql);
+        // A warning about its `-- @viz` line names the config file's line, not the `!run`.
+        await runQuery(ctx, mine.oql, mine.vizSource ?? mine.source);
         return;
       }
       const named = findNamedQuery(name);

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 
 import { HeapqlError, usageError } from '../errors.js';
+import { isVizLine } from '../query/viz.js';
 
 export const LOCAL_CONFIG_NAME = '.heapql.toml';
 export const USER_CONFIG_PATH = ['.config', 'heapql', 'collections.toml'] as const;
@@ -20,6 +21,8 @@ export interface ConfigQuery {
   name?: string;
   /** `file:line` of the entry, for messages about this query. */
   source: string;
+  /** `file:line` of its `-- @viz` line (when it has one), for warnings about the directive. */
+  vizSource?: string;
 }
 
 export interface CollectionConfig {
@@ -85,6 +88,27 @@ function queryHeaderLines(text: string): number[] {
   return lines;
 }
 
+/**
+ * The line (1-based) of the file where line `index` (0-based) of an entry's oql was written; the
+ * entry runs from its header (line `from`) to the next header (`to`, exclusive). A one-line
+ * string (`"..."`, `'...'`: its lines are `\n` escapes) is all on its key's line; a `"""` or
+ * `'''` string starts on its key's line, or on the next when the delimiter ends the line. When
+ * that line of the file is not the text (escapes, a `\` at a line's end): the key's line. No
+ * key found (a dotted or inline form): null.
+ */
+function oqlLineInFile(fileLines: string[], from: number, to: number, oqlLines: string[], index: number): number | null {
+  for (let n = from; n < to && n <= fileLines.length; n++) {
+    const m = /^\s*(?:oql|"oql"|'oql')\s*=\s*("""|'''|"|')?/.exec(fileLines[n - 1]!);
+    if (!m) continue;
+    if (m[1] !== '"""' && m[1] !== "'''") return n;
+    const first = fileLines[n - 1]!.slice(m[0].length) === '' ? n + 1 : n;
+    const line = fileLines[first + index - 1];
+    const wanted = oqlLines[index]!.trim();
+    return line !== undefined && line.includes(wanted) ? first + index : n;
+  }
+  return null;
+}
+
 export function parseCollectionConfig(text: string, file: string): CollectionConfig {
   let doc: Record<string, unknown>;
   try {
@@ -105,6 +129,7 @@ export function parseCollectionConfig(text: string, file: string): CollectionCon
   if (entries === undefined) return { path: file, queries: [] };
   if (!Array.isArray(entries)) throw configError(`${file}: "query" must be an array of tables, written as [[query]] entries`);
   const headers = queryHeaderLines(text);
+  const fileLines = text.split(/\r?\n/);
   const where = (i: number) => (headers.length === entries.length ? `${file}:${headers[i]}` : `${file}: [[query]] entry ${i + 1}`);
   const queries = entries.map((entry, i): ConfigQuery => {
     if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw configError(`${where(i)}: a [[query]] entry must be a table`);
@@ -118,6 +143,13 @@ export function parseCollectionConfig(text: string, file: string): CollectionCon
     if (e.name !== undefined && (typeof e.name !== 'string' || e.name.trim() === '')) throw configError(`${where(i)}: name must be a non-empty string`);
     const q: ConfigQuery = { oql: e.oql, source: where(i) };
     if (typeof e.name === 'string') q.name = e.name;
+    // Where its `-- @viz` line is (the first: the one extractViz reads), for warnings about it.
+    const oqlLines = e.oql.split('\n');
+    const viz = oqlLines.findIndex(isVizLine);
+    if (viz >= 0) {
+      const line = headers.length === entries.length ? oqlLineInFile(fileLines, headers[i]!, headers[i + 1] ?? Infinity, oqlLines, viz) : null;
+      q.vizSource = line === null ? q.source : `${file}:${line}`;
+    }
     return q;
   });
   return { path: file, queries };

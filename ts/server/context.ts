@@ -27,6 +27,8 @@ export interface StoredQuery {
   oql: string;
   /** `file:line` of the entry. */
   source: string;
+  /** `file:line` of its `-- @viz` line, when it has one (the browser REPL's warnings name it). */
+  vizSource?: string;
 }
 
 export interface ServerContext {
