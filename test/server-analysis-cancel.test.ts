@@ -72,7 +72,7 @@ describe('DELETE /analyze over loopback HTTP', () => {
     expect((await call('GET', '/status')).json.status).toBe('analyzing');
 
     // Another host, another origin, another site: 403, and the analysis runs on.
-    const refused = [
+    const refused: Record<string, string>[] = [
       { host: `evil.example:${server.port}` },
       { origin: 'http://evil.example' },
       { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'cors' },

@@ -47,7 +47,7 @@ describe('paged results (POST /pages)', () => {
 
   const json = async <T>(res: Response): Promise<{ status: number; body: T }> => ({ status: res.status, body: (await res.json()) as T });
   const start = async (body: Record<string, unknown>) => json<Start>(await fetch(`${server.url}/pages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }));
-  const next = async (cursor: string, query: string) => json<{ from: number; rows: unknown[][]; done: boolean; truncated?: boolean; error?: { kind: string; message: string } }>(await fetch(`${server.url}/pages/${cursor}${query}`));
+  const next = async (cursor: string, query: string) => json<{ from: number; rows: QueryResult['rows']; done: boolean; truncated?: boolean; error?: { kind: string; message: string } }>(await fetch(`${server.url}/pages/${cursor}${query}`));
 
   beforeAll(async () => {
     session = await openHeap(DUMP, { noCache: true });

@@ -330,7 +330,8 @@ describe('HeapSession on demo.hprof', () => {
     s.close();
     for (let i = 0; i < 500 && end === null; i++) await new Promise((r) => setTimeout(r, 10));
     expect(end).not.toBeNull();
-    if (!(end instanceof Error)) expect(end!.stopped).toBe(true);
+    const ended = end as { stopped: boolean } | Error | null;
+    if (!(ended instanceof Error)) expect(ended!.stopped).toBe(true);
   });
 
   test('missing objects are one clear error', async () => {

@@ -43,7 +43,7 @@ interface Probe {
 
 function watchStreams(session: HeapSession): Probe {
   const probe: Probe = { streams: [] };
-  const handle = session.handle as unknown as { executeStream: (...a: unknown[]) => Promise<unknown> };
+  const handle = session.handle as unknown as { executeStream: (plan: unknown, rows: unknown, onBatch: (b: unknown) => void, ...rest: unknown[]) => Promise<unknown> };
   const real = handle.executeStream.bind(handle);
   handle.executeStream = (plan: unknown, rows: unknown, onBatch: (b: unknown) => void, ...rest: unknown[]) => {
     const s = { produced: 0, ended: false };

@@ -115,7 +115,7 @@ describe('heapql diff: duplicate strings the baseline does not list', () => {
 });
 
 describe('the gate on its own', () => {
-  const row = (className: string, b: number, c: number) => ({ className, classLoader: 'app', instances: change(1, 1), shallow: change(b, c), retained: change(b, c) });
+  const row = (className: string, b: number, c: number) => ({ className, classLoader: 'app', classes: { baseline: 1, current: 1 }, instances: change(1, 1), shallow: change(b, c), retained: change(b, c) });
 
   it('a class absent from the baseline exceeds every percentage; growth equal to the limit passes', () => {
     const rows = [row('a.New', 0, 16), row('a.Old', 100, 150)];

@@ -70,7 +70,7 @@ describe('suspects with one key (DiffHeap snapshot with a second suspect of a ke
     const extra = dominators.map((r, i) => ({ objectId: twinId + 1 + i, key, className: model.className, retained: r }));
     return {
       ...snap,
-      sections: { ...snap.sections, leakSuspects: { ...snap.sections.leakSuspects, suspects: retained === null ? suspects : [...suspects, twin] } },
+      sections: { ...snap.sections, leakSuspects: { ...snap.sections.leakSuspects, suspects: retained === null ? suspects : [...suspects, { ...twin, retained }] } },
       keyOf: new Map([...snap.keyOf, [twinId, key], ...extra.map((d): [number, string] => [d.objectId, key])]),
       dominators: [...snap.dominators, ...extra],
     };
