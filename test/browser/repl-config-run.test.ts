@@ -102,6 +102,15 @@ describe.skipIf(!chromiumAvailable)('browser REPL: !run and the config file', ()
       const out = await enterStatement(page, statement);
       expect(await out.locator('pre.err').allTextContents()).toEqual([`error: ${error}`]);
     }
+    // A query typed names its own place (`query`), as before: the server's refusal is shown as it said it.
+    const typed = await enterStatement(page, 'SELECT COUNT(*) AS n FROM Demo$Sessio s');
+    expect(await typed.locator('pre.err').allTextContents()).toEqual([
+      [
+        'error: query:1:27: class Demo$Sessio is not in this dump; did you mean Demo$Session?',
+        '  SELECT COUNT(*) AS n FROM Demo$Sessio s',
+        '                            ^^^^^^^^^^^',
+      ].join('\n'),
+    ]);
     // After !run pie, !last warns of its -- @viz line at the config file's line again.
     await enterStatement(page, '!run pie');
     const last = await enterStatement(page, '!last');
@@ -109,7 +118,7 @@ describe.skipIf(!chromiumAvailable)('browser REPL: !run and the config file', ()
     expect(await last.locator('pre.err').allTextContents()).toEqual([
       'warning: /cfg/.heapql.toml:10: @viz directive ignored: unknown chart kind "pie" (kinds: table, histogram, piechart, treemap); showing a table',
     ]);
-    // The server's two refusals of the class (400), which the browser logs; nothing else.
-    expect(problems).toEqual(Array(2).fill('console error: Failed to load resource: the server responded with a status of 400 (Bad Request)'));
+    // The server's three refusals of the class (400), which the browser logs; nothing else.
+    expect(problems).toEqual(Array(3).fill('console error: Failed to load resource: the server responded with a status of 400 (Bad Request)'));
   });
 });
