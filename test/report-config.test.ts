@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 
 import { HeapqlError } from '../ts/errors.js';
+import { formatOqlError, OqlSyntaxError, type OqlError } from '../ts/oql/errors.js';
 import { configOption, findConfigPath, loadCollectionConfig, parseCollectionConfig } from '../ts/report/config.js';
 
 let dir: string;
@@ -96,10 +97,47 @@ describe('config parsing', () => {
         name: 'Big strings',
         oql: '-- @viz histogram label=value value=count cap=10\nSELECT toString(s) AS value, COUNT(*) AS count\nFROM java.lang.String s GROUP BY toString(s)',
         source: `${file}:2`,
+        file,
+        lines: [
+          { line: 5, column: 0, text: '-- @viz histogram label=value value=count cap=10' },
+          { line: 6, column: 0, text: 'SELECT toString(s) AS value, COUNT(*) AS count' },
+          { line: 7, column: 0, text: 'FROM java.lang.String s GROUP BY toString(s)"""' },
+        ],
         vizSource: `${file}:5`,
       },
-      { oql: 'SELECT * FROM java.lang.Thread', source: `${file}:9` },
+      { oql: 'SELECT * FROM java.lang.Thread', source: `${file}:9`, file, lines: [{ line: 10, column: 7, text: "oql = 'SELECT * FROM java.lang.Thread'" }] },
     ]);
+  });
+
+  test("where each line of an entry's oql was written, for errors: its line and column, or its line alone where escapes make the file's text differ", () => {
+    const text = [
+      '[[query]]', // 1
+      'oql = """SELECT COUNT(*) AS n', // 2
+      '  FROM Demo$Sessio s"""', // 3
+      '[[query]]', // 4
+      'oql = "SELECT \\"n\\" AS x\\nFROM Demo$Sessio s"', // 5
+      '[[query]]', // 6
+      'oql = """', // 7
+      'SELECT COUNT(*) AS n \\', // 8
+      '  FROM Demo$Sessio s"""', // 9
+      '',
+    ].join('\n');
+    const [multi, escaped, continued] = parseCollectionConfig(text, 'c.toml').queries;
+    expect(multi!.lines).toEqual([
+      { line: 2, column: 9, text: 'oql = """SELECT COUNT(*) AS n' },
+      { line: 3, column: 0, text: '  FROM Demo$Sessio s"""' },
+    ]);
+    // Its first line has escaped quotes (not the file's text); its second follows a `\n` escape.
+    expect(escaped!.lines).toEqual([{ line: 5 }, { line: 5, column: 26, text: text.split('\n')[4] }]);
+    // A `\` at a line's end joins two lines of the file into one of the text.
+    expect(continued!.lines).toEqual([{ line: 7 }]);
+    // An error names the file's line and column where the text is the file's; else the line, the query's line shown.
+    const err = new HeapqlError('ERR_UNKNOWN_CLASS', 'class Demo$Sessio is not in this dump (line 2, column 8)');
+    expect(formatOqlError(err as OqlError, multi!.oql, multi!)).toBe('c.toml:3:8: class Demo$Sessio is not in this dump\n    FROM Demo$Sessio s"""\n         ^^^^^^^^^^^');
+    const err2 = new HeapqlError('ERR_UNKNOWN_CLASS', 'class Demo$Sessio is not in this dump (line 2, column 6)');
+    expect(formatOqlError(err2 as OqlError, escaped!.oql, escaped!)).toBe(`c.toml:5:32: class Demo$Sessio is not in this dump\n  ${text.split('\n')[4]}\n  ${' '.repeat(31)}^^^^^^^^^^^`);
+    const syntax = new OqlSyntaxError('unexpected "x"', { line: 1, column: 8, offset: 7, end: 10 }, '"n"', [], null);
+    expect(formatOqlError(syntax, escaped!.oql, escaped!)).toBe(`c.toml:5: unexpected "x"\n  SELECT "n" AS x\n         ^^^`);
   });
 
   test("vizSource: the line of the file where the entry's -- @viz line is, in every form of string", () => {

@@ -7,13 +7,29 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
 import { openHeap, type HeapSession } from '../../ts/index.js';
+import { parseCollectionConfig } from '../../ts/report/config.js';
 import { listen, type RunningServer } from '../../ts/server/listen.js';
 import { chromiumAvailable, launchChromium, watchedPage } from './chromium.js';
 import { DEMO_DUMP, enterStatement, replScript } from './repl-server.js';
 
 const STORED = [
-  { name: 'Sessions counted', oql: '-- @viz table\nSELECT COUNT(*) AS sessions\nFROM Demo$Session s', source: '/cfg/.heapql.toml:1', vizSource: '/cfg/.heapql.toml:4' },
-  { name: 'pie', oql: 'SELECT COUNT(*) AS n\n-- @viz pie\nFROM Demo$Session s', source: '/cfg/.heapql.toml:7', vizSource: '/cfg/.heapql.toml:10' },
+  { name: 'Sessions counted', oql: '-- @viz table\nSELECT COUNT(*) AS sessions\nFROM Demo$Session s', source: '/cfg/.heapql.toml:1', file: '/cfg/.heapql.toml', vizSource: '/cfg/.heapql.toml:4' },
+  { name: 'pie', oql: 'SELECT COUNT(*) AS n\n-- @viz pie\nFROM Demo$Session s', source: '/cfg/.heapql.toml:7', file: '/cfg/.heapql.toml', vizSource: '/cfg/.heapql.toml:10' },
+  // Entries with OQL errors, read from a config file as the CLI reads it (where each line of the text is).
+  ...parseCollectionConfig(
+    [
+      '[[query]]',
+      'name = "class"',
+      'oql = """',
+      'SELECT COUNT(*) AS n',
+      '  FROM Demo$Sessio s"""',
+      '[[query]]',
+      'name = "syntax"',
+      'oql = "SELECT COUNT(*) AS n FORM Demo$Session s"',
+      '',
+    ].join('\n'),
+    '/cfg/errors.toml',
+  ).queries.map(({ name, ...q }) => ({ name: name!, ...q })),
 ];
 
 describe.skipIf(!chromiumAvailable)('browser REPL: !run and the config file', () => {
@@ -63,5 +79,46 @@ describe.skipIf(!chromiumAvailable)('browser REPL: !run and the config file', ()
       'warning: /cfg/.heapql.toml:10: @viz directive ignored: unknown chart kind "pie" (kinds: table, histogram, piechart, treemap); showing a table',
     ]);
     expect(problems).toEqual([]);
+  });
+
+  test("an entry's OQL error names the config file's line and column, from the server (a class the dump lacks) or the page (a syntax error); !last names it again", async () => {
+    const classError = [
+      '/cfg/errors.toml:5:8: class Demo$Sessio is not in this dump; did you mean Demo$Session?',
+      '    FROM Demo$Sessio s"""',
+      '         ^^^^^^^^^^^',
+    ].join('\n');
+    const syntaxError = [
+      '/cfg/errors.toml:8:29: unexpected "FORM"; expected AS, FROM or ","',
+      '  oql = "SELECT COUNT(*) AS n FORM Demo$Session s"',
+      '                              ^^^^',
+      '  hint: did you mean FROM?',
+    ].join('\n');
+    for (const [statement, error] of [
+      ['!run class', classError],
+      ['!last', classError],
+      ['/run syntax', syntaxError],
+      ['!last', syntaxError],
+    ] as const) {
+      const out = await enterStatement(page, statement);
+      expect(await out.locator('pre.err').allTextContents()).toEqual([`error: ${error}`]);
+    }
+    // A query typed names its own place (`query`), as before: the server's refusal is shown as it said it.
+    const typed = await enterStatement(page, 'SELECT COUNT(*) AS n FROM Demo$Sessio s');
+    expect(await typed.locator('pre.err').allTextContents()).toEqual([
+      [
+        'error: query:1:27: class Demo$Sessio is not in this dump; did you mean Demo$Session?',
+        '  SELECT COUNT(*) AS n FROM Demo$Sessio s',
+        '                            ^^^^^^^^^^^',
+      ].join('\n'),
+    ]);
+    // After !run pie, !last warns of its -- @viz line at the config file's line again.
+    await enterStatement(page, '!run pie');
+    const last = await enterStatement(page, '!last');
+    expect(await last.locator('table.result tbody td').allTextContents()).toEqual(['400']);
+    expect(await last.locator('pre.err').allTextContents()).toEqual([
+      'warning: /cfg/.heapql.toml:10: @viz directive ignored: unknown chart kind "pie" (kinds: table, histogram, piechart, treemap); showing a table',
+    ]);
+    // The server's three refusals of the class (400), which the browser logs; nothing else.
+    expect(problems).toEqual(Array(3).fill('console error: Failed to load resource: the server responded with a status of 400 (Bad Request)'));
   });
 });

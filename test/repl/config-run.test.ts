@@ -139,6 +139,113 @@ describe('!run and the config file', () => {
     expect(report.stderr.split('\n')).toContain(warning);
   });
 
+  /** Entries whose OQL is wrong in three ways, in three ways TOML writes a string. */
+  const BAD_CONFIG = [
+    '# stored', // 1
+    '[[query]]', // 2
+    'name = "field"', // 3
+    'oql = """', // 4
+    'SELECT COUNT(*) AS n', // 5
+    'FROM Demo$Session s WHERE s.nope > 1"""', // 6
+    '', // 7
+    '[[query]]', // 8
+    'name = "syntax"', // 9
+    "oql = '''SELECT COUNT(*) AS n FORM Demo$Session s'''", // 10
+    '', // 11
+    '[[query]]', // 12
+    'name = "class"', // 13
+    'oql = "SELECT COUNT(*) AS n\\nFROM Demo$Sessio s"', // 14
+    '', // 15
+    '[[query]]', // 16
+    'name = "pie"', // 17
+    'oql = """', // 18
+    '-- @viz pie', // 19
+    'SELECT COUNT(*) AS n FROM Demo$Session s"""', // 20
+    '',
+  ].join('\n');
+  const badErrors = (file: string) => ({
+    field: [
+      `error: ${file}:6:29: Demo$Session has no field 'nope' (its fields: data, attributes, buffer, createdAt, user, id)`,
+      '  FROM Demo$Session s WHERE s.nope > 1"""',
+      '                              ^^^^',
+    ].join('\n'),
+    syntax: [
+      `error: ${file}:10:31: unexpected "FORM"; expected AS, FROM or ","`,
+      "  oql = '''SELECT COUNT(*) AS n FORM Demo$Session s'''",
+      '                                ^^^^',
+      '  hint: did you mean FROM?',
+    ].join('\n'),
+    class: [
+      `error: ${file}:14:35: class Demo$Sessio is not in this dump; did you mean Demo$Session?`,
+      '  oql = "SELECT COUNT(*) AS n\\nFROM Demo$Sessio s"',
+      `  ${' '.repeat(34)}^^^^^^^^^^^`,
+    ].join('\n'),
+    viz: `warning: ${file}:19: @viz directive ignored: unknown chart kind "pie" (kinds: table, histogram, piechart, treemap); showing a table`,
+  });
+
+  it("an OQL error in an entry names the config file's line and column and shows its line there; !last and !plan name it again", () => {
+    const cwd = path.join(dir, 'bad-oql');
+    mkdirSync(cwd, { recursive: true });
+    const file = path.join(cwd, '.heapql.toml');
+    writeFileSync(file, BAD_CONFIG);
+    const e = badErrors(file);
+    const r = repl(cwd, ['!run field', '!last', '/run syntax', '!plan', '!run class', '!last', '!run pie', '!last']);
+    expect(r.err).toBe([e.field, e.field, e.syntax, e.syntax, e.class, e.class, e.viz, e.viz].join('\n'));
+    expect(r.out).toContain('n\n---\n400\n(1 row)\n');
+    // A query typed after them names its statement again.
+    const typed = repl(cwd, ['!run class', 'SELECT COUNT(*) AS n FROM Demo$Sessio s', '!last']);
+    const atStdin = (line: number) =>
+      [
+        `error: stdin:${line}:27: class Demo$Sessio is not in this dump; did you mean Demo$Session?`,
+        '  SELECT COUNT(*) AS n FROM Demo$Sessio s',
+        '                            ^^^^^^^^^^^',
+      ].join('\n');
+    expect(typed.err).toBe([e.class, atStdin(2), atStdin(3)].join('\n'));
+  });
+
+  it("in a terminal, the error of !run <name> and of !last after it name the config file's line and column", async () => {
+    const cwd = path.join(dir, 'bad-oql-terminal');
+    mkdirSync(cwd, { recursive: true });
+    const file = path.join(cwd, '.heapql.toml');
+    writeFileSync(file, BAD_CONFIG);
+    const e = badErrors(file);
+    const t = new Terminal(['query', demo, '--repl'], dir, { cwd, env: { HOME: path.join(dir, 'home') } });
+    let at = await t.waitFor('oql> ');
+    t.type('!run class\r');
+    at = await t.waitFor('^^^^^^^^^^^\n', at);
+    t.type('!last\r');
+    at = await t.waitFor('^^^^^^^^^^^\n', at);
+    t.type('!run pie\r');
+    at = await t.waitFor(/\n400\n/, at);
+    t.type('!last\r');
+    at = await t.waitFor(/\n400\n/, at);
+    t.type('!quit\r');
+    expect(await t.exited).toBe(0);
+    expect(t.screen.split(e.class).length - 1).toBe(2);
+    expect(t.screen.split(e.viz).length - 1).toBe(2);
+  });
+
+  it('the report names the same places for the same entries', () => {
+    const cwd = path.join(dir, 'bad-oql-report');
+    mkdirSync(cwd, { recursive: true });
+    const file = path.join(cwd, '.heapql.toml');
+    writeFileSync(file, BAD_CONFIG);
+    const e = badErrors(file);
+    const env = { ...process.env, HOME: path.join(dir, 'home'), NO_COLOR: '1' };
+    // A syntax error stops the report before the dump is read: the whole error, as the REPL shows it.
+    const refused = spawnSync(process.execPath, [path.join(root, 'bin/heapql.js'), demo, 'r.md'], { cwd, encoding: 'utf8', env });
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain(`${e.syntax}\n`);
+    // A class or field the dump lacks is a warning of the report, on one line.
+    writeFileSync(file, BAD_CONFIG.replace('FORM', 'FROM'));
+    const report = spawnSync(process.execPath, [path.join(root, 'bin/heapql.js'), demo, 'r.md'], { cwd, encoding: 'utf8', env });
+    expect(report.status).toBe(0);
+    const lines = report.stderr.split('\n');
+    expect(lines).toContain(`warning: query field: ${e.field.split('\n')[0]!.replace(/^error: /, '')}`);
+    expect(lines).toContain(`warning: query class: ${e.class.split('\n')[0]!.replace(/^error: /, '')}`);
+    expect(lines).toContain(e.viz);
+  });
+
   it('Tab completes the entries\' names after !run, a name with spaces as a whole', async () => {
     const source: CompletionSource = {
       classNames: () => [],

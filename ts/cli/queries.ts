@@ -2,7 +2,7 @@
  * The queries a command line asks for (`--query`, `--query-file`, `--run`), checked before the
  * dump is opened, so a typo costs nothing; and running them in turn with their output.
  */
-import { formatOqlError, isOqlError } from '../oql/errors.js';
+import { formatOqlError, isOqlError, type TextPlace } from '../oql/errors.js';
 import { loadQueryFile } from '../query/queryfile.js';
 import { extractViz, noteWithVizWarning } from '../query/viz.js';
 import { findNamedQuery, suggestNamedQueries, NAMED_QUERIES } from '../query/named.js';
@@ -22,6 +22,8 @@ export interface QueryJob {
   vizWarning?: string;
   /** Planned once, while the command line is checked; run as is. */
   prepared: PreparedQuery;
+  /** Where it was written, when in a config file: an error naming a class or field the dump lacks names the file's line and column. */
+  place?: TextPlace;
 }
 
 /**
@@ -78,7 +80,7 @@ export interface JobSources {
   queryFile?: string;
   /** Plan with the full path allowed (after `analyze`). */
   /** `[[query]]` entries of a collection config file (report only). */
-  configQueries?: { oql: string; name?: string; source: string; vizSource?: string }[];
+  configQueries?: ({ oql: string; name?: string; vizSource?: string } & TextPlace)[];
   fullPath: boolean;
   reachableOnly: boolean;
 }
@@ -91,10 +93,10 @@ export function collectJobs(sources: JobSources): { jobs: QueryJob[]; warnings: 
   const planOptions = { fullPath: sources.fullPath, reachableOnly: sources.reachableOnly };
   const next = () => `q${jobs.length + 1}`;
   /** Plans `oql` once; a query that does not plan becomes a formatted error. */
-  const add = (oql: string, viz: VizSpec | null, where: string, name: () => string, vizWarning: string | null) => {
+  const add = (oql: string, viz: VizSpec | null, where: string | TextPlace, name: () => string, vizWarning: string | null) => {
     try {
       const prepared = prepareQuery(oql, { ...planOptions, viz });
-      jobs.push({ oql, name: name(), viz, ...(vizWarning ? { vizWarning } : {}), prepared });
+      jobs.push({ oql, name: name(), viz, ...(vizWarning ? { vizWarning } : {}), prepared, ...(typeof where === 'string' ? {} : { place: where }) });
     } catch (err) {
       if (!isOqlError(err)) throw err;
       errors.push(formatOqlError(err, oql, where));
@@ -109,7 +111,8 @@ export function collectJobs(sources: JobSources): { jobs: QueryJob[]; warnings: 
   for (const entry of sources.configQueries ?? []) {
     const { oql, viz, warning } = extractViz(entry.oql);
     if (warning) warnings.push(`${entry.vizSource ?? entry.source}: ${warning}`);
-    add(oql, viz, entry.source, () => viz?.name ?? entry.name ?? next(), warning);
+    // An error names the config file's line and column (the entry's `file:line` when it points nowhere).
+    add(oql, viz, entry, () => viz?.name ?? entry.name ?? next(), warning);
   }
   if (sources.queryFile) {
     let file;
@@ -177,7 +180,9 @@ export async function runJobsForReport(
       results.push(note !== undefined ? { ...result, note } : result);
     } catch (err) {
       if (err instanceof HeapqlError && err.code === 'ERR_CANCELLED') throw err;
-      failures.push(`${job.name}: ${(err as Error).message}`);
+      // A class or field a config entry names that the dump lacks: at its place in the file (one line: a warning).
+      const message = job.place && isOqlError(err) ? formatOqlError(err, job.oql, job.place).split('\n')[0] : (err as Error).message;
+      failures.push(`${job.name}: ${message}`);
     }
   }
   return { results, failures };

@@ -29,7 +29,7 @@ export function startRepl(session: HeapSession, reachableOnly: boolean): Promise
 export function storedQueries(): StoredQuery[] {
   try {
     const config = loadCollectionConfig();
-    return (config?.queries ?? []).flatMap((q) => (q.name ? [{ name: q.name, oql: q.oql, source: q.source, ...(q.vizSource ? { vizSource: q.vizSource } : {}) }] : []));
+    return (config?.queries ?? []).flatMap(({ name, ...q }) => (name ? [{ name, ...q }] : []));
   } catch (err) {
     warn(`${(err as Error).message}; !run does not offer its queries`);
     return [];

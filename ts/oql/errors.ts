@@ -92,27 +92,62 @@ function shown(text: string): string {
   return terminalText(text.replace(/\t/g, ' '), { keepBackslashes: true });
 }
 
+/** Where one line of a query's text was written in a larger file (a config file's `[[query]]` entry). */
+export interface LinePlace {
+  /** The file's line (1-based). */
+  line: number;
+  /** The code points before the query's line on the file's line; absent when the file's line is not the text as it is (escapes). */
+  column?: number;
+  /** The file's line, shown under the message (with `column`). */
+  text?: string;
+}
+
+/** Where a query's text was written in a file: errors name the file's line and column, not the query's. */
+export interface TextPlace {
+  /** `file:line` of the whole (the entry), for an error that points at no line of the file. */
+  source: string;
+  /** The file's name. */
+  file: string;
+  /** For each line of the text (0-based), where it was written; absent when not known. */
+  lines?: readonly LinePlace[];
+}
+
 /**
  * A compiler-style rendering: `<where>:<line>:<col>: <message>`, the source line, a caret under
  * the bad token, and the hint. `where` is a file name (query files) or a label such as `query`.
- * `lineOffset` shifts line numbers when the query is one line of a larger file.
+ * `lineOffset` shifts line numbers when the query is one line of a larger file. `where` may be a
+ * `TextPlace` instead: the query was written in a file (a config entry), and the message names
+ * the file's line and column, shows the file's line and puts the caret under the token there;
+ * a line whose text in the file is not the query's as it is (escapes) is named by its line, the
+ * query's line shown; an error that points nowhere is named by the entry's place.
  *
  * The line is shown as a terminal shows it (control and bidi characters as escapes such as
  * `\u202e`), and the caret stands under the token by the cells the text before it takes there
  * (an escape six, a CJK character two, a combining mark none).
  */
-export function formatOqlError(err: OqlError, source: string, where = 'query', lineOffset = 0): string {
+export function formatOqlError(err: OqlError, source: string, where: string | TextPlace = 'query', lineOffset = 0): string {
   const place = placeOf(err, source);
+  const at = typeof where === 'string' ? null : where;
   if (!place) {
     const hint = err instanceof OqlSyntaxError || err instanceof OqlPlanError ? err.hint : null;
     const reason = err instanceof OqlSyntaxError || err instanceof OqlPlanError ? err.reason : err.message;
-    return `${where}: ${reason}${hint ? `\n  hint: ${hint}` : ''}`;
+    return `${at ? at.source : where}: ${reason}${hint ? `\n  hint: ${hint}` : ''}`;
   }
-  const lineText = (source.split('\n')[place.line - 1] ?? '').replace(/\r$/, '');
-  const before = Array.from(lineText).slice(0, Math.max(0, place.column - 1)).join('');
+  let lineText = (source.split('\n')[place.line - 1] ?? '').replace(/\r$/, '');
+  let column = place.column;
+  let named = `${where}:${place.line + lineOffset}:${place.column}`;
+  if (at) {
+    const written = at.lines?.[place.line - 1];
+    if (written?.column !== undefined && written.text !== undefined) {
+      lineText = written.text;
+      column = written.column + place.column;
+      named = `${at.file}:${written.line}:${column}`;
+    } else named = written ? `${at.file}:${written.line}` : at.source;
+  }
+  const before = Array.from(lineText).slice(0, Math.max(0, column - 1)).join('');
   const token = lineText.slice(before.length, before.length + Math.max(0, place.length));
   const out = [
-    `${where}:${place.line + lineOffset}:${place.column}: ${place.reason}`,
+    `${named}: ${place.reason}`,
     `  ${shown(lineText)}`,
     `  ${' '.repeat(displayWidth(shown(before)))}${'^'.repeat(Math.max(1, displayWidth(shown(token))))}`,
   ];

@@ -6,7 +6,7 @@
  */
 import { HeapqlError } from '../errors.js';
 import { KEYWORDS } from '../oql/lexer.js';
-import { formatOqlError, isOqlError, type OqlError } from '../oql/errors.js';
+import { formatOqlError, isOqlError, type LinePlace, type OqlError, type TextPlace } from '../oql/errors.js';
 import { AGGREGATE_NAMES, ATTRIBUTE_NAMES, FUNCTION_NAMES, explain, METHOD_ALIASES, plan, planToJson } from '../plan/index.js';
 import { fileText, formatTable, rowsFooter, type FileFormat } from '../query/format.js';
 import { findNamedQuery, NAMED_QUERIES, suggestNamedQueries } from '../query/named.js';
@@ -41,6 +41,8 @@ export interface ReplState {
   undo: QueryResult[];
   /** The last OQL text run (for `!last`). */
   lastQuery: string | null;
+  /** Where it was written when it came from the config file (`!run <name>`): `!last` names that place too. */
+  lastOrigin: QueryOrigin | null;
   /** `!row` cursor (0-based). */
   cursor: number;
   /** Rows shown of a result; 0 = all. */
@@ -53,18 +55,30 @@ export interface ReplState {
   stored: StoredQuery[];
 }
 
+/**
+ * Where a query run was written when not typed: a config entry. An OQL error in it names the
+ * file's line and column (`TextPlace`), a warning about its `-- @viz` line that line.
+ */
+export interface QueryOrigin extends TextPlace {
+  /** `file:line` of its `-- @viz` line. */
+  vizSource?: string;
+}
+
 /** A named `[[query]]` entry of the config file (`.heapql.toml`): `!run <name>` runs it. */
 export interface StoredQuery {
   name: string;
   oql: string;
   /** `file:line` of the entry. */
   source: string;
+  /** The config file; an OQL error names its line and column (`lines`, where each line of `oql` was written). */
+  file: string;
+  lines?: readonly LinePlace[];
   /** `file:line` of its `-- @viz` line, which a warning about the directive names. */
   vizSource?: string;
 }
 
 export function initialState(stored: StoredQuery[] = []): ReplState {
-  return { result: null, undo: [], lastQuery: null, cursor: 0, limit: 50, queries: 0, open: null, stored };
+  return { result: null, undo: [], lastQuery: null, lastOrigin: null, cursor: 0, limit: 50, queries: 0, open: null, stored };
 }
 
 /** Everything a command can use. */
@@ -200,8 +214,12 @@ function words(args: string): string[] {
   return [...args.matchAll(/"([^"]*)"|'([^']*)'|([^\s,]+)/g)].map((m) => m[1] ?? m[2] ?? m[3]!);
 }
 
-/** An OQL error with the query line and a caret, at the statement's place in a script. */
-function oqlError(ctx: ReplContext, err: OqlError, oql: string): ReplError {
+/**
+ * An OQL error with the query line and a caret, at the statement's place in a script; a query
+ * from the config file (`origin`): at its place in the file.
+ */
+function oqlError(ctx: ReplContext, err: OqlError, oql: string, origin?: QueryOrigin | null): ReplError {
+  if (origin) return new ReplError(formatOqlError(err, oql, origin), true);
   const at = ctx.source;
   if (!at) return new ReplError(formatOqlError(err, oql, 'query'), true);
   const text = formatOqlError(err, oql, at.name, at.line - 1);
@@ -237,21 +255,24 @@ async function objectArg(ctx: ReplContext, args: string, command: string): Promi
 }
 
 /**
- * Runs OQL (with an optional `-- @viz` line) and makes it the current result. `vizAt`: where a
- * warning about the directive points (a config entry's `file:line`); default the statement's place.
+ * Runs OQL (with an optional `-- @viz` line) and makes it the current result. `origin`: where it
+ * was written (a config entry), which an OQL error or a warning about the directive names;
+ * default the statement's place.
  */
-export async function runQuery(ctx: ReplContext, text: string, vizAt?: string): Promise<void> {
+export async function runQuery(ctx: ReplContext, text: string, origin?: QueryOrigin | null): Promise<void> {
   const { oql, viz, warning } = extractViz(withoutTerminator(text));
   ctx.state.lastQuery = text;
+  ctx.state.lastOrigin = origin ?? null;
+  const vizAt = origin ? (origin.vizSource ?? origin.source) : undefined;
   const name = viz?.name ?? `q${ctx.state.queries + 1}`;
   const limit = ctx.state.limit;
   // A front that takes text as it comes (the terminal) on a backend that streams: paged.
-  if (ctx.io.write && canPage(ctx.backend) && limit > 0 && limit <= BLOCK_ROWS) return runPaged(ctx, ctx.backend, oql, name, viz ?? null, warning, vizAt);
+  if (ctx.io.write && canPage(ctx.backend) && limit > 0 && limit <= BLOCK_ROWS) return runPaged(ctx, ctx.backend, oql, name, viz ?? null, warning, origin ?? null);
   let result: QueryResult;
   try {
     result = await ctx.backend.query(oql, { name, viz, signal: ctx.signal });
   } catch (err) {
-    if (isOqlError(err)) throw oqlError(ctx, err, oql);
+    if (isOqlError(err)) throw oqlError(ctx, err, oql, origin);
     throw err;
   }
   adopt(ctx, result, viz ?? null, warning, vizAt);
@@ -280,7 +301,7 @@ function adopt(ctx: ReplContext, result: QueryResult, viz: VizSpec | null, warni
  * gives the total. Ctrl-C before the first rows cancels the query; after them it stops the
  * loading or counting: the rows shown stay the result, counted and loaded when a command needs it.
  */
-async function runPaged(ctx: ReplContext, backend: PagingBackend, oql: string, name: string, viz: VizSpec | null, warning: string | null | undefined, vizAt?: string): Promise<void> {
+async function runPaged(ctx: ReplContext, backend: PagingBackend, oql: string, name: string, viz: VizSpec | null, warning: string | null | undefined, origin: QueryOrigin | null): Promise<void> {
   const started = performance.now();
   const limit = ctx.state.limit;
   // The previous paged result's scan stops: one is open at a time.
@@ -290,13 +311,13 @@ async function runPaged(ctx: ReplContext, backend: PagingBackend, oql: string, n
   try {
     p = await PagedResult.start(backend, oql, { name, reachableOnly: backend.reachableOnly }, limit + 1, ctx.signal);
   } catch (err) {
-    if (isOqlError(err)) throw oqlError(ctx, err, oql);
+    if (isOqlError(err)) throw oqlError(ctx, err, oql, origin);
     throw err;
   }
   const result = p.result;
   if (viz) result.viz = viz;
   const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
-  adopt(ctx, result, viz, warning, vizAt);
+  adopt(ctx, result, viz, warning, origin ? (origin.vizSource ?? origin.source) : undefined);
   if (p.whole) {
     result.elapsedMs = elapsed();
     await show(ctx, result);
@@ -429,7 +450,8 @@ export const COMMANDS: Command[] = [
     summary: 'run the previous query again',
     run: async (ctx) => {
       if (!ctx.state.lastQuery) throw new ReplError('no query has run yet');
-      await runQuery(ctx, ctx.state.lastQuery);
+      // A config entry's text names its place in the file again, as `!run` did.
+      await runQuery(ctx, ctx.state.lastQuery, ctx.state.lastOrigin);
     },
   },
   {
@@ -466,7 +488,10 @@ export const COMMANDS: Command[] = [
     summary: 'the execution plan, without scanning the heap (--raw: the plan JSON the executor gets)',
     run: (ctx, a) => {
       const raw = /^\s*--raw\b/.test(a);
-      const text = stripTerminator(raw ? a.replace(/^\s*--raw\b/, '') : a) || ctx.state.lastQuery || '';
+      const given = stripTerminator(raw ? a.replace(/^\s*--raw\b/, '') : a);
+      const text = given || ctx.state.lastQuery || '';
+      // The last query's, from the config file: its errors name its place there.
+      const origin = given ? null : ctx.state.lastOrigin;
       if (!text) throw new ReplError('!plan needs a query: !plan SELECT …');
       const { oql } = extractViz(stripTerminator(text));
       try {
@@ -474,7 +499,7 @@ export const COMMANDS: Command[] = [
         // planToJson's own pretty form: a bigint literal keeps its digits, a float its point.
         ctx.io.print(raw ? planToJson(planned.plan, true) : explain(planned.plan));
       } catch (err) {
-        if (isOqlError(err)) throw oqlError(ctx, err, oql);
+        if (isOqlError(err)) throw oqlError(ctx, err, oql, origin);
         throw err;
       }
     },
@@ -754,8 +779,8 @@ export const COMMANDS: Command[] = [
       const mine = stored.find((q) => q.name === name);
       if (mine) {
         ctx.io.print(`→ ${mine.oql.split('\n').filter((l) => !l.trim().startsWith('--')).map((l) => l.trim()).join(' ').trim()}`);
-        // A warning about its `-- @viz` line names the config file's line, not the `!run`.
-        await runQuery(ctx, mine.oql, mine.vizSource ?? mine.source);
+        // An OQL error, or a warning about its `-- @viz` line, names the config file's line, not the `!run`.
+        await runQuery(ctx, mine.oql, mine);
         return;
       }
       const named = findNamedQuery(name);

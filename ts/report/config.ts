@@ -9,18 +9,21 @@ import path from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 
 import { HeapqlError, usageError } from '../errors.js';
+import type { LinePlace, TextPlace } from '../oql/errors.js';
 import { isVizLine } from '../query/viz.js';
 
 export const LOCAL_CONFIG_NAME = '.heapql.toml';
 export const USER_CONFIG_PATH = ['.config', 'heapql', 'collections.toml'] as const;
 
-export interface ConfigQuery {
+export interface ConfigQuery extends TextPlace {
   /** Query text as written; may span lines and may start with a `-- @viz` line. */
   oql: string;
   /** Display name; absent means the automatic `q<N>`. */
   name?: string;
   /** `file:line` of the entry, for messages about this query. */
   source: string;
+  /** The config file (an OQL error names its line and column: `lines`). */
+  file: string;
   /** `file:line` of its `-- @viz` line (when it has one), for warnings about the directive. */
   vizSource?: string;
 }
@@ -88,23 +91,43 @@ function queryHeaderLines(text: string): number[] {
   return lines;
 }
 
+/** Code points in a string (a column counts them, as OQL's do). */
+function codePoints(text: string): number {
+  return Array.from(text).length;
+}
+
 /**
- * The line (1-based) of the file where line `index` (0-based) of an entry's oql was written; the
- * entry runs from its header (line `from`) to the next header (`to`, exclusive). A one-line
- * string (`"..."`, `'...'`: its lines are `\n` escapes) is all on its key's line; a `"""` or
- * `'''` string starts on its key's line, or on the next when the delimiter ends the line. When
- * that line of the file is not the text (escapes, a `\` at a line's end): the key's line. No
- * key found (a dotted or inline form): null.
+ * Where each line of an entry's oql was written in the file; the entry runs from its header
+ * (line `from`) to the next header (`to`, exclusive). A one-line string (`"..."`, `'...'`: its
+ * lines are `\n` escapes) is all on its key's line; a `"""` or `'''` string starts on its key's
+ * line, or on the next when the delimiter ends the line. A line of the text found as it is on
+ * the file's line gets its column there; one that is not (escapes, a `\` at a line's end): the
+ * key's line alone. No key found (a dotted or inline form): null.
  */
-function oqlLineInFile(fileLines: string[], from: number, to: number, oqlLines: string[], index: number): number | null {
+function oqlPlaces(fileLines: string[], from: number, to: number, oqlLines: string[]): LinePlace[] | null {
   for (let n = from; n < to && n <= fileLines.length; n++) {
-    const m = /^\s*(?:oql|"oql"|'oql')\s*=\s*("""|'''|"|')?/.exec(fileLines[n - 1]!);
+    const keyLine = fileLines[n - 1]!;
+    const m = /^\s*(?:oql|"oql"|'oql')\s*=\s*("""|'''|"|')?/.exec(keyLine);
     if (!m) continue;
-    if (m[1] !== '"""' && m[1] !== "'''") return n;
-    const first = fileLines[n - 1]!.slice(m[0].length) === '' ? n + 1 : n;
-    const line = fileLines[first + index - 1];
-    const wanted = oqlLines[index]!.trim();
-    return line !== undefined && line.includes(wanted) ? first + index : n;
+    const key = { line: n };
+    if (m[1] === '"' || m[1] === "'") {
+      // One line: each line of the text in turn after the quote (between them a `\n` escape).
+      let from = m[0].length;
+      return oqlLines.map((l) => {
+        const at = keyLine.indexOf(l.replace(/\r$/, ''), from);
+        if (at < 0) return key;
+        from = at + l.length;
+        return { line: n, column: codePoints(keyLine.slice(0, at)), text: keyLine };
+      });
+    }
+    if (m[1] === undefined) return oqlLines.map(() => key);
+    const first = keyLine.slice(m[0].length) === '' ? n + 1 : n;
+    return oqlLines.map((l, i) => {
+      const line = fileLines[first + i - 1];
+      const offset = first === n && i === 0 ? m[0].length : 0;
+      if (line === undefined || !line.startsWith(l.replace(/\r$/, ''), offset)) return key;
+      return { line: first + i, column: codePoints(line.slice(0, offset)), text: line };
+    });
   }
   return null;
 }
@@ -141,15 +164,15 @@ export function parseCollectionConfig(text: string, file: string): CollectionCon
     if (typeof e.oql !== 'string') throw configError(`${where(i)}: oql must be a string`);
     if (e.oql.trim() === '') throw configError(`${where(i)}: oql is empty`);
     if (e.name !== undefined && (typeof e.name !== 'string' || e.name.trim() === '')) throw configError(`${where(i)}: name must be a non-empty string`);
-    const q: ConfigQuery = { oql: e.oql, source: where(i) };
+    const q: ConfigQuery = { oql: e.oql, source: where(i), file };
     if (typeof e.name === 'string') q.name = e.name;
-    // Where its `-- @viz` line is (the first: the one extractViz reads), for warnings about it.
+    // Where each line of its text is, for errors, which name the file's line and column.
     const oqlLines = e.oql.split('\n');
+    const lines = headers.length === entries.length ? oqlPlaces(fileLines, headers[i]!, headers[i + 1] ?? Infinity, oqlLines) : null;
+    if (lines) q.lines = lines;
+    // Where its `-- @viz` line is (the first: the one extractViz reads), for warnings about it.
     const viz = oqlLines.findIndex(isVizLine);
-    if (viz >= 0) {
-      const line = headers.length === entries.length ? oqlLineInFile(fileLines, headers[i]!, headers[i + 1] ?? Infinity, oqlLines, viz) : null;
-      q.vizSource = line === null ? q.source : `${file}:${line}`;
-    }
+    if (viz >= 0) q.vizSource = lines ? `${file}:${lines[viz]!.line}` : q.source;
     return q;
   });
   return { path: file, queries };

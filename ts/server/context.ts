@@ -1,4 +1,5 @@
 /** What every route module gets: the session and the server's options. */
+import type { LinePlace } from '../oql/errors.js';
 import type { HeapSession } from '../session/index.js';
 import { dumpIdentity, type DumpIdentity } from './dump-identity.js';
 import { replScript } from './web-assets.js';
@@ -27,6 +28,9 @@ export interface StoredQuery {
   oql: string;
   /** `file:line` of the entry. */
   source: string;
+  /** The config file, and where each line of `oql` was written in it: the browser REPL's OQL errors name the file's line and column. */
+  file: string;
+  lines?: readonly LinePlace[];
   /** `file:line` of its `-- @viz` line, when it has one (the browser REPL's warnings name it). */
   vizSource?: string;
 }

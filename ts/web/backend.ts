@@ -15,6 +15,8 @@
  * Escape, Ctrl-C or Stop cancels them. A result's NaN and ±Infinity, strings in JSON, are
  * numbers again (`restoreNonFinite`), as in the terminal.
  */
+import { HeapqlError } from '../errors.js';
+import { refusedName } from '../oql/locate.js';
 import { plan } from '../plan/index.js';
 import type { ReplBackend } from '../repl/backend.js';
 import type { StoredQuery } from '../repl/commands.js';
@@ -24,7 +26,7 @@ import type { QueryResult, VizSpec } from '../query/schema.js';
 import type { AnalysisState, ClassView, DominatorView, ObjectView, PathStep, ProgressEvent, ReferenceList, SessionStatus } from '../session/types.js';
 import type { CancelOutcome } from '../server/analysis-routes.js';
 import type { AnalysisStart } from '../session/types.js';
-import { cancelledError, type Api, type ServerStatusBody } from './api.js';
+import { AnswerError, cancelledError, type Api, type ServerStatusBody } from './api.js';
 import { PAGE_ROWS_DEFAULT, Pages, type PagesStart } from './pages.js';
 
 const STATES: Record<ServerStatusBody['status'], AnalysisState> = { not_started: 'query-only', analyzing: 'analyzing', ready: 'full', failed: 'failed', dump_unreadable: 'failed' };
@@ -32,6 +34,24 @@ const STATES: Record<ServerStatusBody['status'], AnalysisState> = { not_started:
 /** What a look-up of an object of an earlier dump's result says (the server's 409 says it too, with the dump ids). */
 export const OTHER_DUMP_MESSAGE =
   'the server now serves another dump than the one this result came from: its object ids name other objects there, or none; run the query again';
+
+/**
+ * The server's refusal of a class or field the dump lacks (`query:L:C: class X is not in this
+ * dump…`, formatted by the server with its line and caret) as the session's error again, so that
+ * the REPL shows it as it shows any OQL error: at the statement's place, or at its place in the
+ * config file for a stored query (`!run <name>`). Null for any other error.
+ */
+function nameErrorOf(err: unknown, oql: string): HeapqlError | null {
+  if (!(err instanceof AnswerError) || err.status !== 400) return null;
+  const m = /^query:(\d+):(\d+): ([^\n]*)/.exec(err.message);
+  if (!m) return null;
+  const [line, column, reason] = [Number(m[1]), Number(m[2]), m[3]!];
+  for (const code of ['ERR_UNKNOWN_CLASS', 'ERR_UNKNOWN_FIELD']) {
+    const named = refusedName(code, reason, oql);
+    if (named && named.line === line && named.column === column) return new HeapqlError(code, `${reason} (line ${line}, column ${column})`, { exitCode: 1 });
+  }
+  return null;
+}
 
 export class HttpBackend implements ReplBackend {
   reachableOnly = false;
@@ -135,16 +155,22 @@ export class HttpBackend implements ReplBackend {
     }
     // The previous paged result's scan and count stop in the server: one is open at a time.
     this.pages.closeCurrent();
-    const { body: start, dump } = await this.api.postCall<PagesStart>(
-      '/pages',
-      {
-        query: oql,
-        reachableOnly: this.reachableOnly,
-        pageRows: this.pageRows,
-        ...(options.name !== undefined ? { name: options.name } : {}),
-      },
-      signal,
-    );
+    let answer: { body: PagesStart; dump: string | null };
+    try {
+      answer = await this.api.postCall<PagesStart>(
+        '/pages',
+        {
+          query: oql,
+          reachableOnly: this.reachableOnly,
+          pageRows: this.pageRows,
+          ...(options.name !== undefined ? { name: options.name } : {}),
+        },
+        signal,
+      );
+    } catch (err) {
+      throw nameErrorOf(err, oql) ?? err;
+    }
+    const { body: start, dump } = answer;
     restoreNonFinite(start.result);
     const body = this.pages.adopt(start);
     if (options.viz) body.viz = options.viz;
