@@ -4,11 +4,11 @@
  * `serveStdio` runs it over stdin/stdout until the client closes stdin.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 
 import { VERSION } from '../version.js';
 import { McpContext, type McpLog, type McpOptions } from './context.js';
 import { RESULT_MAX, TEXT_MAX } from './limits.js';
+import { LineTransport } from './stdio.js';
 import { registerAnalysisTools } from './tools/analysis.js';
 import { registerCompareTools } from './tools/compare.js';
 import { registerDumpTools } from './tools/dump.js';
@@ -49,7 +49,8 @@ export async function serveStdio(options: Omit<McpOptions, 'log'> & { log?: McpL
   console.info = console.error;
   const ctx = new McpContext({ ...options, log });
   const server = createMcpServer(ctx);
-  const transport = new StdioServerTransport();
+  // Not the SDK's StdioServerTransport: a line that is no message gets a JSON-RPC error (stdio.ts).
+  const transport = new LineTransport();
   transport.onerror = (err) => log.error(`protocol error: ${err.message}`);
   const stopped = new Promise<void>((resolve) => {
     const stop = () => resolve();
