@@ -7,6 +7,8 @@ export const REFERENCES_DEFAULT = 20;
 export const REFERENCES_MAX = 200;
 export const SECTION_LIST_DEFAULT = 10;
 export const SECTION_LIST_MAX = 100;
+/** Largest offset a paging argument takes (`offset`, `fieldOffset`): object and class indices are u32. */
+export const OFFSET_MAX = 4_294_967_295;
 /**
  * Longest text, in UTF-16 units (Java's `String.length()`), that a tool result carries whole:
  * a longer string (a cell, a class or field name, a label, a property value) is cut to its

@@ -1,26 +1,19 @@
 /** OQL tools: run a query with a row cap, explain its plan, list and run the named queries. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { z } from 'zod';
 
 import { findNamedQuery, NAMED_QUERIES, suggestNamedQueries } from '../../query/named.js';
 import { extractViz, noteWithVizWarning, vizWarning } from '../../query/viz.js';
 import type { HeapSession } from '../../session/index.js';
+import { flag, text, toolArgs, wholeNumber } from '../args.js';
 import type { McpContext } from '../context.js';
 import { RESULT_MAX, ROWS_DEFAULT, ROWS_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
 import { errorResult, guarded, jsonResult, type ResultFit } from '../result.js';
 
 const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
 
-const maxRows = z
-  .number()
-  .int()
-  .min(1)
-  .max(ROWS_MAX)
-  .default(ROWS_DEFAULT)
-  .describe(`at most this many rows come back (default ${ROWS_DEFAULT}, at most ${ROWS_MAX}); "truncated": true says more existed`);
+const maxRows = wholeNumber('maxRows', 1, ROWS_MAX, ROWS_DEFAULT).describe(`at most this many rows come back (default ${ROWS_DEFAULT}, at most ${ROWS_MAX}); "truncated": true says more existed`);
 
-const reachableOnly = z
-  .boolean()
+const reachableOnly = flag('reachableOnly')
   .optional()
   .describe('only objects reachable from GC roots (default: the server\'s mode, see describe_dump)');
 
@@ -86,7 +79,7 @@ export function registerQueryTools(server: McpServer, ctx: McpContext): void {
         '`SELECT m, m.size FROM java.util.HashMap m WHERE m.size > 100`. Attributes: @objectId, @usedHeapSize (shallow), ' +
         '@length, @heap (Android dumps: app, zygote or image; NULL otherwise), @classLoader (the defining loader of a class object; NULL for the bootstrap loader), @retainedHeapSize and dominators()/@inbounds/path() (these need analyze_heap first). ' +
         'Rows are capped (maxRows); an OQL error comes back with the position of the problem.' + TEXT_CAP_SENTENCE,
-      inputSchema: { query: z.string().min(1).describe('the OQL text'), maxRows, reachableOnly },
+      inputSchema: toolArgs('run_oql', { query: text('query', 'the OQL text').describe('the OQL text'), maxRows, reachableOnly }),
       annotations: readOnly,
     },
     ({ query, maxRows: cap, reachableOnly: reach }, extra) =>
@@ -103,7 +96,7 @@ export function registerQueryTools(server: McpServer, ctx: McpContext): void {
       description:
         'Shows how a query would run (its execution plan: scans, filters, joins, sort, limit) without running it; also ' +
         'checks the query, so a syntax error or an unknown attribute comes back as an error with its position.',
-      inputSchema: { query: z.string().min(1).describe('the OQL text'), reachableOnly },
+      inputSchema: toolArgs('explain_oql', { query: text('query', 'the OQL text').describe('the OQL text'), reachableOnly }),
       annotations: readOnly,
     },
     ({ query, reachableOnly: reach }) =>
@@ -121,7 +114,7 @@ export function registerQueryTools(server: McpServer, ctx: McpContext): void {
         'The built-in library of ready-made OQL queries (largest objects, duplicate strings, threads, big collections, ' +
         'class loaders, biggest retainers…) with their OQL. Run one with run_named_query; those marked needsFullAnalysis ' +
         'need analyze_heap first.',
-      inputSchema: {},
+      inputSchema: toolArgs('list_named_queries', {}),
       annotations: readOnly,
     },
     () =>
@@ -137,7 +130,10 @@ export function registerQueryTools(server: McpServer, ctx: McpContext): void {
     {
       title: 'Run a named query',
       description: 'Runs one query of the built-in library by name (see list_named_queries), with the same row cap as run_oql.' + TEXT_CAP_SENTENCE,
-      inputSchema: { name: z.string().min(1).describe('e.g. "top-classes-by-size", "duplicate-strings", "all-threads"'), maxRows },
+      inputSchema: toolArgs('run_named_query', {
+        name: text('name', 'the name of a named query').describe('e.g. "top-classes-by-size", "duplicate-strings", "all-threads"'),
+        maxRows,
+      }),
       annotations: readOnly,
     },
     ({ name, maxRows: cap }, extra) => {
