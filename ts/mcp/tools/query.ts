@@ -11,7 +11,7 @@ import { errorResult, guarded, jsonResult, type ResultFit } from '../result.js';
 
 const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
 
-const maxRows = wholeNumber('maxRows', 1, ROWS_MAX, ROWS_DEFAULT).describe(`at most this many rows come back (default ${ROWS_DEFAULT}, at most ${ROWS_MAX}); "truncated": true says more existed`);
+const maxRows = wholeNumber('maxRows', 1, ROWS_MAX, ROWS_DEFAULT).describe(`at most this many rows come back (default ${ROWS_DEFAULT}, at most ${ROWS_MAX}); "truncated": true says more existed, and totalRows how many rows the query gives in all`);
 
 const reachableOnly = flag('reachableOnly')
   .optional()
@@ -19,8 +19,11 @@ const reachableOnly = flag('reachableOnly')
 
 /**
  * Runs OQL with a row cap. The query's own LIMIT is kept when it is within the cap; otherwise
- * one row more than the cap is asked for, so "truncated" is exact. A `-- @viz` directive the
- * result cannot draw is said in the note, as the REPL and the HTTP server say it.
+ * one row more than the cap is asked for, so "truncated" is exact, and a result cut at the cap
+ * states how many rows the query gives in all (`totalRows`, up to its own LIMIT): a second run
+ * that only counts (`queryCount`: no row is described or kept), so that an assistant knows
+ * whether 50 rows are most of the answer or a sliver of it. A `-- @viz` directive the result
+ * cannot draw is said in the note, as the REPL and the HTTP server say it.
  */
 async function runCapped(heap: HeapSession, oql: string, cap: number, options: { reachableOnly?: boolean; name?: string; signal: AbortSignal }) {
   const prepared = heap.prepare(oql, { ...(options.reachableOnly !== undefined ? { reachableOnly: options.reachableOnly } : {}) });
@@ -28,13 +31,19 @@ async function runCapped(heap: HeapSession, oql: string, cap: number, options: {
   const withinCap = own !== null && own <= cap;
   const result = await heap.query(prepared, { name: options.name ?? 'q1', signal: options.signal, ...(withinCap ? {} : { limit: cap + 1 }) });
   const truncated = !withinCap && result.rows.length > cap;
+  const totalRows = truncated ? (await heap.queryCount(prepared, { signal: options.signal })).rowCount : undefined;
   const note = noteWithVizWarning(result.note, vizWarning(prepared.viz, result.columns, extractViz(oql).warning));
   return {
     columns: result.columns,
     rows: result.rows.slice(0, cap),
     rowCount: Math.min(result.rows.length, cap),
     truncated,
-    ...(truncated ? { truncatedNote: `only the first ${cap} rows are shown: raise maxRows (at most ${ROWS_MAX}) or narrow the query (WHERE, ORDER BY … LIMIT, GROUP BY)` } : {}),
+    ...(totalRows !== undefined
+      ? {
+          totalRows,
+          truncatedNote: `only the first ${cap} of ${totalRows} rows are shown: raise maxRows (at most ${ROWS_MAX}) or narrow the query (WHERE, ORDER BY … LIMIT, GROUP BY, COUNT(*))`,
+        }
+      : {}),
     ...(note ? { note } : {}),
     elapsedMs: result.elapsedMs,
   };
@@ -59,7 +68,9 @@ function queryFit(rest: string): ResultFit {
       if (!rows) return;
       value.rowCount = rows.returned;
       value.truncated = true;
-      value.truncatedNote = `only the first ${rows.returned} rows are shown: with more the result would be longer than ${RESULT_MAX} characters (see truncatedListsNote)`;
+      const of = typeof value.totalRows === 'number' ? value.totalRows : rows.total;
+      value.totalRows = of;
+      value.truncatedNote = `only the first ${rows.returned} of ${of} rows are shown: with more the result would be longer than ${RESULT_MAX} characters (see truncatedListsNote)`;
     },
   };
 }
