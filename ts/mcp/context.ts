@@ -5,6 +5,10 @@
  */
 import { HeapqlError } from '../errors.js';
 import { openHeap, type HeapSession, type OpenOptions, type ReportSections } from '../session/index.js';
+import { cutText } from './result.js';
+
+/** Dump warnings the first answer lists (describe_dump lists them all). */
+const DUMP_WARNINGS_SHOWN = 10;
 
 export interface McpOptions {
   /** The dump to investigate. */
@@ -41,6 +45,10 @@ export class McpContext {
   private baselineOpen: { path: string; session: Promise<HeapSession> } | null = null;
   private sections = new Map<number, Promise<ReportSections>>();
   private closed = false;
+  /** The dump's session once open (for what answers say synchronously). */
+  private opened: HeapSession | null = null;
+  /** The dump's warnings were said in an answer (the first after the dump opened). */
+  private warningsSaid = false;
   /** Stops an index still being built when the server shuts down. */
   private readonly stopping = new AbortController();
 
@@ -55,6 +63,7 @@ export class McpContext {
     });
     this.opening.then(
       (heap) => {
+        this.opened = heap;
         options.log.notice(`indexed ${options.path}: ${heap.info().objectCount} objects in ${Date.now() - started} ms`);
         for (const w of heap.warnings()) options.log.warn(`${options.path}: ${w.message}`);
         // A new analysis (another mode, or after a cancel) makes cached sections stale.
@@ -71,6 +80,36 @@ export class McpContext {
   heap(): Promise<HeapSession> {
     if (this.closed) return Promise.reject(new HeapqlError('ERR_CLOSED', 'the server is shutting down'));
     return this.opening;
+  }
+
+  /**
+   * What reading the dump found wrong with it (cut short, records skipped, …), once: for the first
+   * answer after the dump opened, so that an assistant learns that answers rest on what could be
+   * read whichever tool it calls first — the CLI prints these warnings on stderr, which an
+   * assistant never sees. Null when there is none, the dump is not open yet, or they were said.
+   */
+  takeDumpWarnings(): string | null {
+    const heap = this.opened;
+    if (this.warningsSaid || heap === null || this.closed) return null;
+    this.warningsSaid = true;
+    const warnings = heap.warnings();
+    if (warnings.length === 0) return null;
+    const shown = warnings.slice(0, DUMP_WARNINGS_SHOWN).map((w) => {
+      const at = w.offset > 0 && !/offset/i.test(w.message) ? ` (at byte offset ${w.offset})` : '';
+      return `- ${cutText(w.message, 500)}${at}`;
+    });
+    const more = warnings.length > shown.length ? [`- and ${warnings.length - shown.length} more`] : [];
+    return [
+      `Warning: reading ${heap.path} gave ${warnings.length} warning${warnings.length === 1 ? '' : 's'}; every answer rests on what ` +
+        'could be read (describe_dump lists them again, under warnings):',
+      ...shown,
+      ...more,
+    ].join('\n');
+  }
+
+  /** describe_dump lists the warnings itself: no other answer needs to. */
+  dumpWarningsSaid(): void {
+    if (this.opened !== null) this.warningsSaid = true;
   }
 
   /** The report's sections with lists of at most `limit` rows; needs the full analysis. */

@@ -4,6 +4,7 @@
  * `serveStdio` runs it over stdin/stdout until the client closes stdin.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 import { VERSION } from '../version.js';
 import { McpContext, type McpLog, type McpOptions } from './context.js';
@@ -26,17 +27,42 @@ const INSTRUCTIONS =
   'classes (list_classes, describe_class) and objects (inspect_object) work at once; analyze_heap adds retained sizes, ' +
   'dominators, referrers, paths to GC roots and the report (get_report_section: leak_suspects is the usual next step). ' +
   'Objects are referred to by objectId (stable for this dump). compare_with_baseline shows what grew since a baseline dump. ' +
+  'A dump read with warnings (a file cut short) says them in the first answer, after its result. ' +
   `Text longer than ${TEXT_MAX} characters is cut ("…") and listed in a result's truncatedStrings with its full length; ` +
   `a result longer than ${RESULT_MAX} characters keeps only the first rows of its lists, listed in truncatedLists with how to get the rest.`;
 
 export function createMcpServer(ctx: McpContext): McpServer {
   const server = new McpServer({ name: 'heapql', version: VERSION }, { instructions: INSTRUCTIONS });
+  withDumpWarnings(server, ctx);
   registerDumpTools(server, ctx);
   registerQueryTools(server, ctx);
   registerObjectTools(server, ctx);
   registerAnalysisTools(server, ctx);
   registerCompareTools(server, ctx);
   return server;
+}
+
+type ToolCallback = (...args: unknown[]) => CallToolResult | Promise<CallToolResult>;
+
+/**
+ * Every tool registered on `server` from here on answers through this: the first answer after the
+ * dump opened also carries the dump's warnings (McpContext.takeDumpWarnings), as a second text
+ * block after the result, so content[0] stays the result (JSON or the error). describe_dump
+ * lists them itself.
+ */
+function withDumpWarnings(server: McpServer, ctx: McpContext): void {
+  const register = server.registerTool.bind(server) as unknown as (name: string, config: unknown, cb: ToolCallback) => unknown;
+  const wrapped = (name: string, config: unknown, cb: ToolCallback) =>
+    register(name, config, async (...args: unknown[]) => {
+      const result = await cb(...args);
+      if (name === 'describe_dump') {
+        if (!result.isError) ctx.dumpWarningsSaid();
+        return result;
+      }
+      const warnings = ctx.takeDumpWarnings();
+      return warnings === null ? result : { ...result, content: [...result.content, { type: 'text', text: warnings }] };
+    });
+  server.registerTool = wrapped as unknown as McpServer['registerTool'];
 }
 
 /**

@@ -1,0 +1,103 @@
+/**
+ * `heapql mcp` on a dump cut short (the first bytes of the demo dump, as `head -c` makes it):
+ * the first answer, whichever tool gives it, carries the dump's warnings after its result,
+ * naming where the data ends; describe_dump lists them (and then no other answer repeats them).
+ * A file cut inside its header is an error for every tool. The CLI prints these warnings on
+ * stderr, which an assistant never sees.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = path.resolve(__dirname, '../..');
+const bin = path.join(root, 'bin/heapql.js');
+const demo = path.join(root, 'fixtures/demo/demo.hprof');
+const NO_TIMEOUT = { timeout: 2_147_483_647 };
+/** Where the copy is cut: inside the heap data of the 5 MB demo dump. */
+const CUT = 2_000_000;
+
+let dir: string;
+let cut: string;
+let header: string;
+beforeAll(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'heapql-mcp-damaged-'));
+  const bytes = readFileSync(demo);
+  expect(bytes.length).toBeGreaterThan(CUT);
+  cut = path.join(dir, 'cut.hprof');
+  writeFileSync(cut, bytes.subarray(0, CUT));
+  header = path.join(dir, 'header.hprof');
+  writeFileSync(header, bytes.subarray(0, 10));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function withServer(dump: string, test: (call: (name: string, args?: Record<string, unknown>) => Promise<{ isError: boolean; texts: string[] }>) => Promise<void>) {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', dump, '--no-cache'], cwd: root, stderr: 'pipe' });
+  const client = new Client({ name: 'heapql-test', version: '1.0.0' });
+  await client.connect(transport);
+  try {
+    await test(async (name, args = {}) => {
+      const result = await client.callTool({ name, arguments: args }, undefined, NO_TIMEOUT);
+      return { isError: result.isError === true, texts: (result.content as { text: string }[]).map((c) => c.text) };
+    });
+  } finally {
+    await client.close();
+  }
+}
+
+const WARNING = /^Warning: reading .*cut\.hprof gave (\d+) warnings?; every answer rests on what could be read \(describe_dump lists them again, under warnings\):\n- /;
+
+describe('heapql mcp on a dump cut short', () => {
+  it('the first answer carries the warnings, naming where the data ends; later answers do not repeat them', async () => {
+    await withServer(cut, async (call) => {
+      const first = await call('list_classes', { limit: 3 });
+      expect(first.isError).toBe(false);
+      expect(first.texts).toHaveLength(2);
+      // The result stays the first block.
+      expect(JSON.parse(first.texts[0]!).classes).toHaveLength(3);
+      expect(first.texts[1]).toMatch(WARNING);
+      expect(first.texts[1]).toMatch(/\n- the file is cut short: .*data ends at byte offset 2000000/);
+
+      const second = await call('list_classes', { limit: 3 });
+      expect(second.texts).toHaveLength(1);
+      // describe_dump lists every one, with the same words.
+      const summary = JSON.parse((await call('describe_dump')).texts[0]!);
+      const count = Number(WARNING.exec(first.texts[1]!)![1]);
+      expect(summary.warnings).toHaveLength(count);
+      expect(first.texts[1]).toContain(summary.warnings[0].message);
+    });
+  });
+
+  it('an error answer carries them too; two first calls at once: one of them', async () => {
+    await withServer(cut, async (call) => {
+      const answers = await Promise.all([call('run_oql', { query: 'SELECT COUNT(*) FROM no.such.Class c' }), call('analysis_status')]);
+      expect(answers.map((a) => a.texts.length).sort()).toEqual([1, 2]);
+      const warned = answers.find((a) => a.texts.length === 2)!;
+      expect(warned.texts[1]).toMatch(WARNING);
+      expect(answers[0]!.isError).toBe(true);
+      expect(answers[0]!.texts[0]).toMatch(/^ERR_UNKNOWN_CLASS: /);
+    });
+  });
+
+  it('describe_dump first: it lists them, and no other answer repeats them', async () => {
+    await withServer(cut, async (call) => {
+      const d = await call('describe_dump');
+      expect(d.texts).toHaveLength(1);
+      expect(JSON.parse(d.texts[0]!).warnings.map((w: { message: string }) => w.message).join('\n')).toMatch(/cut short: .*data ends at byte offset 2000000/);
+      expect((await call('run_oql', { query: 'SELECT COUNT(*) FROM java.lang.Class c' })).texts).toHaveLength(1);
+    });
+  });
+
+  it('a file cut inside its header: every tool says it is no heap dump and why', async () => {
+    await withServer(header, async (call) => {
+      for (const name of ['describe_dump', 'list_classes']) {
+        const answer = await call(name);
+        expect(answer.isError).toBe(true);
+        expect(answer.texts).toEqual([`ERR_NOT_HPROF: ${header} is not an HPROF heap dump (file ends inside the 'JAVA PROFILE' header)`]);
+      }
+    });
+  });
+});
