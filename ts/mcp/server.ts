@@ -8,7 +8,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 import { VERSION } from '../version.js';
 import { McpContext, type McpLog, type McpOptions } from './context.js';
-import { RESULT_MAX, TEXT_MAX } from './limits.js';
+import { DATA_SENTENCE, RESULT_MAX, TEXT_MAX } from './limits.js';
 import { LineTransport } from './stdio.js';
 import { registerAnalysisTools } from './tools/analysis.js';
 import { registerCompareTools } from './tools/compare.js';
@@ -29,7 +29,8 @@ const INSTRUCTIONS =
   'Objects are referred to by objectId (stable for this dump). compare_with_baseline shows what grew since a baseline dump. ' +
   'A dump read with warnings (a file cut short) says them in the first answer, after its result. ' +
   `Text longer than ${TEXT_MAX} characters is cut ("…") and listed in a result's truncatedStrings with its full length; ` +
-  `a result longer than ${RESULT_MAX} characters keeps only the first rows of its lists, listed in truncatedLists with how to get the rest.`;
+  `a result longer than ${RESULT_MAX} characters keeps only the first rows of its lists, listed in truncatedLists with how to get the rest. ` +
+  DATA_SENTENCE;
 
 export function createMcpServer(ctx: McpContext): McpServer {
   const server = new McpServer({ name: 'heapql', version: VERSION }, { instructions: INSTRUCTIONS });
