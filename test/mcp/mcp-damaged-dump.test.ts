@@ -5,7 +5,7 @@
  * A file cut inside its header is an error for every tool. The CLI prints these warnings on
  * stderr, which an assistant never sees.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -88,6 +88,22 @@ describe('heapql mcp on a dump cut short', () => {
       expect(d.texts).toHaveLength(1);
       expect(JSON.parse(d.texts[0]!).warnings.map((w: { message: string }) => w.message).join('\n')).toMatch(/cut short: .*data ends at byte offset 2000000/);
       expect((await call('run_oql', { query: 'SELECT COUNT(*) FROM java.lang.Class c' })).texts).toHaveLength(1);
+    });
+  });
+
+  it('a dump cut short on disk while served: every tool says so and that the server must be restarted', async () => {
+    const shrinking = path.join(dir, 'shrinking.hprof');
+    copyFileSync(demo, shrinking);
+    await withServer(shrinking, async (call) => {
+      expect((await call('list_classes', { limit: 1 })).isError).toBe(false);
+      truncateSync(shrinking, CUT);
+      for (const name of ['list_classes', 'describe_dump']) {
+        const answer = await call(name);
+        expect(answer.isError).toBe(true);
+        expect(answer.texts).toHaveLength(1);
+        expect(answer.texts[0]).toMatch(/^ERR_DUMP_CHANGED: .*shrinking\.hprof: the dump file was cut short on disk since it was opened \(2000000 bytes now, \d+ then\)/);
+        expect(answer.texts[0]).toMatch(/\n\(In this MCP server: no tool opens a dump; restart the server \(reconnect it in the client\) to read the file as it is now\.\)$/);
+      }
     });
   });
 

@@ -92,7 +92,13 @@ export class McpContext {
     const heap = this.opened;
     if (this.warningsSaid || heap === null || this.closed) return null;
     this.warningsSaid = true;
-    const warnings = heap.warnings();
+    let warnings: ReturnType<HeapSession['warnings']>;
+    try {
+      warnings = heap.warnings();
+    } catch {
+      // Closed under us: the answer says what went wrong, if anything did.
+      return null;
+    }
     if (warnings.length === 0) return null;
     const shown = warnings.slice(0, DUMP_WARNINGS_SHOWN).map((w) => {
       const at = w.offset > 0 && !/offset/i.test(w.message) ? ` (at byte offset ${w.offset})` : '';
