@@ -107,6 +107,20 @@ describe('heapql mcp on a dump cut short', () => {
     });
   });
 
+  it('compare_with_baseline against a baseline cut short: its warnings come with the comparison', async () => {
+    await withServer(demo, async (call) => {
+      const answer = await call('compare_with_baseline', { baseline: cut, limit: 2 });
+      expect(answer.isError).toBe(false);
+      const result = JSON.parse(answer.texts[0]!);
+      expect(result.baseline).toBe(cut);
+      expect(result.baselineWarnings[0]).toMatch(/^the file is cut short: .*data ends at byte offset 2000000$/);
+      expect(result.baselineWarningsNote).toMatch(/^reading the baseline dump gave these warnings: the comparison rests on what could be read of it/);
+      // The whole baseline against itself: no warning to give.
+      const whole = JSON.parse((await call('compare_with_baseline', { baseline: demo, limit: 2 })).texts[0]!);
+      expect(whole).not.toHaveProperty('baselineWarnings');
+    });
+  });
+
   it('a file cut inside its header: every tool says it is no heap dump and why', async () => {
     await withServer(header, async (call) => {
       for (const name of ['describe_dump', 'list_classes']) {

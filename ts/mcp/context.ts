@@ -7,8 +7,21 @@ import { HeapqlError } from '../errors.js';
 import { openHeap, type HeapSession, type OpenOptions, type ReportSections } from '../session/index.js';
 import { cutText } from './result.js';
 
-/** Dump warnings the first answer lists (describe_dump lists them all). */
+/** Dump warnings the first answer (and compare_with_baseline, the baseline's) lists. */
 const DUMP_WARNINGS_SHOWN = 10;
+
+/**
+ * A dump's warnings as answers list them: the first DUMP_WARNINGS_SHOWN, each with its byte
+ * offset unless it names it, and how many more there are.
+ */
+export function warningLines(heap: HeapSession): string[] {
+  const warnings = heap.warnings();
+  const shown = warnings.slice(0, DUMP_WARNINGS_SHOWN).map((w) => {
+    const at = w.offset > 0 && !/offset/i.test(w.message) ? ` (at byte offset ${w.offset})` : '';
+    return `${cutText(w.message, 500)}${at}`;
+  });
+  return warnings.length > shown.length ? [...shown, `and ${warnings.length - shown.length} more`] : shown;
+}
 
 export interface McpOptions {
   /** The dump to investigate. */
@@ -92,24 +105,20 @@ export class McpContext {
     const heap = this.opened;
     if (this.warningsSaid || heap === null || this.closed) return null;
     this.warningsSaid = true;
-    let warnings: ReturnType<HeapSession['warnings']>;
+    let count: number;
+    let lines: string[];
     try {
-      warnings = heap.warnings();
+      count = heap.warnings().length;
+      lines = warningLines(heap);
     } catch {
       // Closed under us: the answer says what went wrong, if anything did.
       return null;
     }
-    if (warnings.length === 0) return null;
-    const shown = warnings.slice(0, DUMP_WARNINGS_SHOWN).map((w) => {
-      const at = w.offset > 0 && !/offset/i.test(w.message) ? ` (at byte offset ${w.offset})` : '';
-      return `- ${cutText(w.message, 500)}${at}`;
-    });
-    const more = warnings.length > shown.length ? [`- and ${warnings.length - shown.length} more`] : [];
+    if (count === 0) return null;
     return [
-      `Warning: reading ${heap.path} gave ${warnings.length} warning${warnings.length === 1 ? '' : 's'}; every answer rests on what ` +
+      `Warning: reading ${heap.path} gave ${count} warning${count === 1 ? '' : 's'}; every answer rests on what ` +
         'could be read (describe_dump lists them again, under warnings):',
-      ...shown,
-      ...more,
+      ...lines.map((l) => `- ${l}`),
     ].join('\n');
   }
 
@@ -143,7 +152,12 @@ export class McpContext {
     if (this.baselineOpen?.path !== wanted) {
       const previous = this.baselineOpen;
       this.baselineOpen = { path: wanted, session: openHeap(wanted, { ...cacheOpenOptions(this.options.cache), signal: this.stopping.signal }) };
-      this.baselineOpen.session.catch(() => {});
+      this.baselineOpen.session.then(
+        (h) => {
+          for (const w of h.warnings()) this.options.log.warn(`${wanted}: ${w.message}`);
+        },
+        () => {},
+      );
       previous?.session.then((h) => h.close(), () => {});
     }
     try {

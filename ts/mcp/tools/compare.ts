@@ -2,7 +2,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 
 import { flag, oneOf, optionalText, text, toolArgs, wholeNumber } from '../args.js';
-import type { McpContext } from '../context.js';
+import { warningLines, type McpContext } from '../context.js';
 import { compareSessions } from '../histogram-compare.js';
 import { ROWS_DEFAULT, ROWS_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
 import { guarded, jsonResult, type ResultFit } from '../result.js';
@@ -43,10 +43,19 @@ export function registerCompareTools(server: McpServer, ctx: McpContext): void {
       guarded(async () => {
         const heap = await ctx.heap();
         const base = await ctx.baseline(baseline);
+        // A baseline cut short lacks every object past where its data ends: all of them "grew".
+        const warned = warningLines(base);
         return jsonResult({
           baseline: base.path,
           current: heap.path,
           method: 'class histograms (instances and shallow bytes per class name)',
+          ...(warned.length > 0
+            ? {
+                baselineWarnings: warned,
+                baselineWarningsNote:
+                  'reading the baseline dump gave these warnings: the comparison rests on what could be read of it (a dump cut short lacks the objects after where its data ends, which then count as growth)',
+              }
+            : {}),
           ...(await compareSessions(base, heap, { pattern, sortBy, changedOnly, limit, reachableOnly: ctx.options.reachableOnly, signal: extra.signal })),
         }, COMPARE_FIT);
       }),
