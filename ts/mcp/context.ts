@@ -38,6 +38,17 @@ export interface McpOptions {
   log: McpLog;
 }
 
+/** One computation of the report's sections, and how many calls wait on it. */
+interface SectionsComputation {
+  result: Promise<ReportSections>;
+  controller: AbortController;
+  waiters: number;
+}
+
+function cancelled(): HeapqlError {
+  return new HeapqlError('ERR_CANCELLED', 'the request was cancelled');
+}
+
 /** The CLI's cache options (`--no-cache`, `--cache-dir`, `--cache-max`). */
 export interface McpCacheOptions {
   noCache?: boolean;
@@ -56,7 +67,7 @@ export class McpContext {
   readonly options: McpOptions;
   private readonly opening: Promise<HeapSession>;
   private baselineOpen: { path: string; session: Promise<HeapSession> } | null = null;
-  private sections = new Map<number, Promise<ReportSections>>();
+  private sections = new Map<number, SectionsComputation>();
   private closed = false;
   /** The dump's session once open (for what answers say synchronously). */
   private opened: HeapSession | null = null;
@@ -127,17 +138,57 @@ export class McpContext {
     if (this.opened !== null) this.warningsSaid = true;
   }
 
-  /** The report's sections with lists of at most `limit` rows; needs the full analysis. */
+  /**
+   * The report's sections with lists of at most `limit` rows; needs the full analysis. Calls for
+   * the same `limit` share one computation, kept for later calls. An aborted `signal` stops this
+   * call waiting (ERR_CANCELLED); the computation is cancelled only when no call waits on it any
+   * more, as the session does for the analysis — not for every call joined to it.
+   */
   async reportSections(limit: number, signal: AbortSignal): Promise<ReportSections> {
     const heap = await this.heap();
-    let pending = this.sections.get(limit);
-    if (!pending) {
-      pending = heap.reportData({ limit, topStrings: limit, signal });
-      this.sections.set(limit, pending);
+    if (signal.aborted) throw cancelled();
+    let computation = this.sections.get(limit);
+    if (!computation) {
+      const controller = new AbortController();
+      const result = heap.reportData({ limit, topStrings: limit, signal: controller.signal });
+      const created: SectionsComputation = { result, controller, waiters: 0 };
+      computation = created;
+      this.sections.set(limit, created);
       // A failed or cancelled computation is not kept.
-      pending.catch(() => this.sections.delete(limit));
+      result.catch(() => this.forget(limit, created));
     }
-    return pending;
+    const joined = computation;
+    joined.waiters++;
+    return new Promise<ReportSections>((resolve, reject) => {
+      const leave = () => {
+        signal.removeEventListener('abort', onAbort);
+        joined.waiters--;
+      };
+      const onAbort = () => {
+        leave();
+        if (joined.waiters === 0) {
+          // Nobody waits for it: stop it, and let the next call start anew.
+          this.forget(limit, joined);
+          joined.controller.abort();
+        }
+        reject(cancelled());
+      };
+      signal.addEventListener('abort', onAbort);
+      joined.result.then(
+        (sections) => {
+          leave();
+          resolve(sections);
+        },
+        (err: unknown) => {
+          leave();
+          reject(err);
+        },
+      );
+    });
+  }
+
+  private forget(limit: number, computation: SectionsComputation): void {
+    if (this.sections.get(limit) === computation) this.sections.delete(limit);
   }
 
   /** The baseline dump's session: `path` or the one given at startup, opened once. */
