@@ -192,6 +192,24 @@ describe('heapql mcp on the demo dump', () => {
     expect(tooMany.text).toMatch(/maxRows/);
   });
 
+  it('concurrent calls: each gets its own answer', async () => {
+    const strings = jvmHistogram(path.join(root, 'fixtures/demo/demo.histo-after.txt')).get('java.lang.String')!.count;
+    const sessions = demoFacts.classes.find((c: { name: string }) => c.name === 'Demo$Session').instances;
+    const [count, classes, described, capped, bad] = await Promise.all([
+      s.call('run_oql', { query: 'SELECT COUNT(*) AS n FROM java.lang.String s' }),
+      s.call('list_classes', { pattern: 'Demo$Session', sortBy: 'name' }),
+      s.call('describe_class', { name: 'Demo$Session' }),
+      s.call('run_oql', { query: 'SELECT x FROM Demo$Session x', maxRows: 3 }),
+      s.call('inspect_object', { object: 'nothing' }),
+    ]);
+    expect(count.json.rows).toEqual([[strings]]);
+    expect(classes.json.classes.find((c: { className: string }) => c.className === 'Demo$Session').instances).toBe(sessions);
+    expect(described.json.classes[0]).toMatchObject({ name: 'Demo$Session', instances: sessions });
+    expect(capped.json).toMatchObject({ rowCount: 3, truncated: true, totalRows: sessions });
+    expect(bad.isError).toBe(true);
+    expect(bad.text).toMatch(/^ERR_ARGUMENT: 'nothing' names no object/);
+  });
+
   it('run_oql: a -- @viz directive the result cannot draw is noted, in the words of the REPL and the server', async () => {
     const grouped = 'SELECT toString(s.user) AS user, COUNT(*) AS n FROM Demo$Session s GROUP BY toString(s.user)';
     const missing = (await s.call('run_oql', { query: `-- @viz histogram value=nosuch\n${grouped}` })).json;
