@@ -5,6 +5,8 @@
  * with raw lines on the compiled CLI's stdin, and with the MCP SDK's client.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -12,15 +14,24 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
 
+import { writeSlowDump } from './slow-dump.js';
+
 const root = path.resolve(__dirname, '../..');
 const bin = path.join(root, 'bin/heapql.js');
 const demo = path.join(root, 'fixtures/demo/demo.hprof');
 const NO_TIMEOUT = { timeout: 2_147_483_647 };
 
 /** The server as a child process: write lines to it, read its answers one line at a time. */
-function rawServer(): { child: ChildProcessWithoutNullStreams; send: (line: string) => void; next: () => Promise<any>; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [bin, 'mcp', demo, '--no-cache'], { cwd: root });
-  child.stderr.resume();
+function rawServer(dump = demo): {
+  child: ChildProcessWithoutNullStreams;
+  send: (line: string) => void;
+  next: () => Promise<any>;
+  exited: Promise<number | null>;
+  stderr: () => string;
+} {
+  const child = spawn(process.execPath, [bin, 'mcp', dump, '--no-cache'], { cwd: root });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return {
@@ -32,6 +43,7 @@ function rawServer(): { child: ChildProcessWithoutNullStreams; send: (line: stri
       return JSON.parse(value as string);
     },
     exited,
+    stderr: () => stderr,
   };
 }
 
@@ -81,6 +93,26 @@ describe('heapql mcp stdin', () => {
       s.child.stdin.end();
     }
     expect(await s.exited).toBe(0);
+  });
+
+  it('stdin closed while the analysis runs: the server stops it and exits 0', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'heapql-mcp-stdin-'));
+    try {
+      const s = rawServer(writeSlowDump(dir, 1_000_000));
+      s.send(INITIALIZE);
+      expect((await s.next()).id).toBe(0);
+      s.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+      s.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'analyze_heap', arguments: {}, _meta: { progressToken: 'p' } } }));
+      // The first progress notification: the analysis runs.
+      const progress = await s.next();
+      expect(progress).toMatchObject({ method: 'notifications/progress', params: { progressToken: 'p' } });
+      expect(progress.params.progress).toBeLessThan(3);
+      s.child.stdin.end();
+      expect(await s.exited).toBe(0);
+      expect(s.stderr()).not.toMatch(/error/i);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a message longer than the server reads is an error for its request; the next call is answered', async () => {
