@@ -13,6 +13,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { writeSlowDump } from './slow-dump.js';
+
 const root = path.resolve(__dirname, '../..');
 const bin = path.join(root, 'bin/heapql.js');
 const demo = path.join(root, 'fixtures/demo/demo.hprof');
@@ -34,13 +36,15 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function withServer(dump: string, test: (call: (name: string, args?: Record<string, unknown>) => Promise<{ isError: boolean; texts: string[] }>) => Promise<void>) {
+type Call = (name: string, args?: Record<string, unknown>, options?: Record<string, unknown>) => Promise<{ isError: boolean; texts: string[] }>;
+
+async function withServer(dump: string, test: (call: Call) => Promise<void>) {
   const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', dump, '--no-cache'], cwd: root, stderr: 'pipe' });
   const client = new Client({ name: 'heapql-test', version: '1.0.0' });
   await client.connect(transport);
   try {
-    await test(async (name, args = {}) => {
-      const result = await client.callTool({ name, arguments: args }, undefined, NO_TIMEOUT);
+    await test(async (name, args = {}, options = {}) => {
+      const result = await client.callTool({ name, arguments: args }, undefined, { ...NO_TIMEOUT, ...options });
       return { isError: result.isError === true, texts: (result.content as { text: string }[]).map((c) => c.text) };
     });
   } finally {
@@ -79,6 +83,30 @@ describe('heapql mcp on a dump cut short', () => {
       expect(warned.texts[1]).toMatch(WARNING);
       expect(answers[0]!.isError).toBe(true);
       expect(answers[0]!.texts[0]).toMatch(/^ERR_UNKNOWN_CLASS: /);
+    });
+  });
+
+  it('a first call cancelled (its answer never sent): the next answer carries the warnings', async () => {
+    // A million objects, cut short: the analysis runs long enough to be cancelled while it runs.
+    const slow = writeSlowDump(dir, 1_000_000, 'slow.hprof');
+    const bytes = readFileSync(slow);
+    const slowCut = path.join(dir, 'slow-cut.hprof');
+    writeFileSync(slowCut, bytes.subarray(0, Math.floor(bytes.length * 0.9)));
+    await withServer(slowCut, async (call) => {
+      const controller = new AbortController();
+      let running!: () => void;
+      const progressed = new Promise<void>((resolve) => (running = resolve));
+      const first = call('analyze_heap', {}, { signal: controller.signal, onprogress: () => running() });
+      await progressed;
+      controller.abort();
+      await expect(first).rejects.toThrow(/abort/i);
+      // As an assistant would, some time later: the cancelled call's handler has ended by then
+      // (its analysis winds down in milliseconds), its answer dropped by the SDK. Called at once,
+      // the next call is answered before it (no test of the point), never wrongly.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const next = await call('analysis_status');
+      expect(next.texts).toHaveLength(2);
+      expect(next.texts[1]).toMatch(/^Warning: reading .*slow-cut\.hprof gave \d+ warnings?; .*\n- the file is cut short: /s);
     });
   });
 

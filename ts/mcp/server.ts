@@ -56,6 +56,8 @@ function withDumpWarnings(server: McpServer, ctx: McpContext): void {
   const wrapped = (name: string, config: unknown, cb: ToolCallback) =>
     register(name, config, async (...args: unknown[]) => {
       const result = await cb(...args);
+      // A cancelled call's answer is never sent: the warnings wait for the next one.
+      if (args.some((a) => a instanceof Object && 'signal' in a && (a.signal as AbortSignal).aborted)) return result;
       if (name === 'describe_dump') {
         if (!result.isError) ctx.dumpWarningsSaid();
         return result;
