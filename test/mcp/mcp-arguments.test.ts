@@ -45,15 +45,15 @@ const CASES: [string, Record<string, unknown>, string][] = [
   ['run_oql', { query: Q, maxRows: 501 }, `${MAX_ROWS}, not 501 at maxRows`],
   ['run_oql', { query: Q, maxRows: '5' }, `${MAX_ROWS}, not "5" at maxRows`],
   ['run_oql', { query: Q, maxRows: null }, `${MAX_ROWS}, not null at maxRows`],
-  ['run_oql', { query: '' }, 'query must be the OQL text (a string of at least one character), not "" at query'],
-  ['run_oql', {}, 'query must be the OQL text (a string of at least one character); it is missing at query'],
-  ['run_oql', { query: 5 }, 'query must be the OQL text (a string of at least one character), not 5 at query'],
+  ['run_oql', { query: '' }, 'query must be the OQL text (a string of 1 to 20000 characters), not "" at query'],
+  ['run_oql', {}, 'query must be the OQL text (a string of 1 to 20000 characters); it is missing at query'],
+  ['run_oql', { query: 5 }, 'query must be the OQL text (a string of 1 to 20000 characters), not 5 at query'],
   ['run_oql', { query: Q, reachableOnly: 'yes' }, 'reachableOnly must be true or false, not "yes" at reachableOnly'],
   // Another tool's argument name: said, with the ones this tool takes.
   ['run_oql', { query: Q, limit: 5 }, "unknown argument 'limit': run_oql takes query, maxRows, reachableOnly"],
   ['run_oql', { query: Q, limit: 5, sortBy: 'name' }, "unknown arguments 'limit', 'sortBy': run_oql takes query, maxRows, reachableOnly"],
   ['explain_oql', { query: Q, maxRows: 5 }, "unknown argument 'maxRows': explain_oql takes query, reachableOnly"],
-  ['run_named_query', { name: '' }, 'name must be the name of a named query (a string of at least one character), not "" at name'],
+  ['run_named_query', { name: '' }, 'name must be the name of a named query (a string of 1 to 200 characters), not "" at name'],
   ['list_named_queries', { group: 'x' }, "unknown argument 'group': list_named_queries takes no arguments"],
   ['describe_dump', { verbose: true }, "unknown argument 'verbose': describe_dump takes no arguments"],
   ['list_classes', { offset: -1 }, 'offset must be a whole number from 0 to 4294967295 (default 0), not -1 at offset'],
@@ -77,7 +77,7 @@ const CASES: [string, Record<string, unknown>, string][] = [
   ['cancel_analysis', { force: true }, "unknown argument 'force': cancel_analysis takes no arguments"],
   ['get_report_section', { section: 'suspects' }, 'section must be one of "overview", "leak_suspects", "top_consumers", "threads", "waste", "duplicate_strings", not "suspects" at section'],
   ['get_report_section', { section: 'overview', limit: 101 }, 'limit must be a whole number from 1 to 100 (default 10), not 101 at limit'],
-  ['compare_with_baseline', { baseline: '' }, 'baseline must be the path of a heap dump file (a string of at least one character), not "" at baseline'],
+  ['compare_with_baseline', { baseline: '' }, 'baseline must be the path of a heap dump file (a string of 1 to 4096 characters), not "" at baseline'],
   ['compare_with_baseline', { sortBy: 'shallow' }, 'sortBy must be one of "bytes", "count", not "shallow" at sortBy'],
   ['compare_with_baseline', { changedOnly: 1 }, 'changedOnly must be true or false, not 1 at changedOnly'],
 ];
@@ -86,6 +86,23 @@ describe('heapql mcp tool arguments', () => {
   it.each(CASES)('%s %j: a tool error naming the argument', async (tool, args, message) => {
     const answer = await call(tool, args);
     expect(answer).toEqual({ isError: true, text: prefix(tool) + message });
+  });
+
+  it('text past its longest: a tool error, before any parsing (a 1 MB OQL text ran the parser out of memory)', async () => {
+    const cut = `not "${'x'.repeat(56)}…`;
+    const query = await call('run_oql', { query: 'x'.repeat(20_001) });
+    expect(query).toEqual({ isError: true, text: `${prefix('run_oql')}query must be the OQL text (a string of 1 to 20000 characters), ${cut} at query` });
+    const explain = await call('explain_oql', { query: `SELECT s FROM ${'a.'.repeat(500_000)}X s` });
+    expect(explain.text).toMatch(/^MCP error -32602: .*query must be the OQL text \(a string of 1 to 20000 characters\), not "SELECT s FROM a\.a\./);
+    expect((await call('run_named_query', { name: 'x'.repeat(201) })).text).toBe(
+      `${prefix('run_named_query')}name must be the name of a named query (a string of 1 to 200 characters), ${cut} at name`,
+    );
+    expect((await call('compare_with_baseline', { baseline: 'x'.repeat(4097) })).text).toBe(
+      `${prefix('compare_with_baseline')}baseline must be the path of a heap dump file (a string of 1 to 4096 characters), ${cut} at baseline`,
+    );
+    // At the longest: read.
+    const longest = await call('run_oql', { query: `SELECT COUNT(*) FROM java.lang.String s WHERE s.@length >= 0${' '.repeat(20_000 - 60)}` });
+    expect(longest.isError).toBe(false);
   });
 
   it('a long value is quoted cut', async () => {

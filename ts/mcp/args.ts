@@ -25,10 +25,14 @@ export function wholeNumber(name: string, min: number, max: number, def: number)
   return z.number({ error }).int({ error, abort: true }).min(min, { error }).max(max, { error }).default(def);
 }
 
-/** A string of at least one character. */
-export function text(name: string, what: string) {
-  const error = says(`${name} must be ${what} (a string of at least one character)`);
-  return z.string({ error }).min(1, { error });
+/**
+ * A string of at least one character, and at most `max` when given. Class names and patterns
+ * have no cap: a dump may hold a class named with a million characters (HPROF allows it).
+ */
+export function text(name: string, what: string, max?: number) {
+  const error = says(`${name} must be ${what} (a string of ${max === undefined ? 'at least one character' : `1 to ${max} characters`})`);
+  const schema = z.string({ error }).min(1, { error });
+  return max === undefined ? schema : schema.max(max, { error });
 }
 
 /** A string, the empty one included; may be left out. */

@@ -7,6 +7,16 @@ export const REFERENCES_DEFAULT = 20;
 export const REFERENCES_MAX = 200;
 export const SECTION_LIST_DEFAULT = 10;
 export const SECTION_LIST_MAX = 100;
+/**
+ * Longest OQL text a tool takes, in characters: far past any query an assistant writes, and short
+ * enough that parsing never holds the server long (the parser's time grows faster than the text:
+ * a 1 MB query ran it out of memory; 20,000 characters parse in a few seconds at worst).
+ */
+export const QUERY_MAX = 20_000;
+/** Longest named-query name run_named_query takes (the library's names are a few words). */
+export const QUERY_NAME_MAX = 200;
+/** Longest file path a tool takes (Linux's PATH_MAX). */
+export const PATH_MAX = 4096;
 /** Largest offset a paging argument takes (`offset`, `fieldOffset`): object and class indices are u32. */
 export const OFFSET_MAX = 4_294_967_295;
 /**

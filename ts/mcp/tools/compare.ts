@@ -4,7 +4,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { flag, oneOf, optionalText, text, toolArgs, wholeNumber } from '../args.js';
 import { warningLines, type McpContext } from '../context.js';
 import { compareSessions } from '../histogram-compare.js';
-import { ROWS_DEFAULT, ROWS_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
+import { PATH_MAX, ROWS_DEFAULT, ROWS_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
 import { guarded, jsonResult, type ResultFit } from '../result.js';
 
 /** compare_with_baseline cut to RESULT_MAX: whole rows dropped from the end, `truncated` saying so. */
@@ -29,7 +29,7 @@ export function registerCompareTools(server: McpServer, ctx: McpContext): void {
         'when unreachable int[] arrays (the JVM\'s filler arrays on JDK 21+) differ. Retained sizes are not compared. The baseline is the --baseline given at startup unless `baseline` names ' +
         'another file; it is indexed on first use.' + TEXT_CAP_SENTENCE,
       inputSchema: toolArgs('compare_with_baseline', {
-        baseline: text('baseline', 'the path of a heap dump file')
+        baseline: text('baseline', 'the path of a heap dump file', PATH_MAX)
           .optional()
           .describe('path of the baseline .hprof on the server\'s machine (default: --baseline)'),
         pattern: optionalText('pattern', 'a part of a class name').describe('only class names containing this text, case-insensitive'),

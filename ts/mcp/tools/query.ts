@@ -6,7 +6,7 @@ import { extractViz, noteWithVizWarning, vizWarning } from '../../query/viz.js';
 import type { HeapSession } from '../../session/index.js';
 import { flag, text, toolArgs, wholeNumber } from '../args.js';
 import type { McpContext } from '../context.js';
-import { RESULT_MAX, ROWS_DEFAULT, ROWS_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
+import { QUERY_MAX, QUERY_NAME_MAX, RESULT_MAX, ROWS_DEFAULT, ROWS_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
 import { errorResult, guarded, jsonResult, type ResultFit } from '../result.js';
 
 const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
@@ -90,7 +90,7 @@ export function registerQueryTools(server: McpServer, ctx: McpContext): void {
         '`SELECT m, m.size FROM java.util.HashMap m WHERE m.size > 100`. Attributes: @objectId, @usedHeapSize (shallow), ' +
         '@length, @heap (Android dumps: app, zygote or image; NULL otherwise), @classLoader (the defining loader of a class object; NULL for the bootstrap loader), @retainedHeapSize and dominators()/@inbounds/path() (these need analyze_heap first). ' +
         'Rows are capped (maxRows); an OQL error comes back with the position of the problem.' + TEXT_CAP_SENTENCE,
-      inputSchema: toolArgs('run_oql', { query: text('query', 'the OQL text').describe('the OQL text'), maxRows, reachableOnly }),
+      inputSchema: toolArgs('run_oql', { query: text('query', 'the OQL text', QUERY_MAX).describe('the OQL text'), maxRows, reachableOnly }),
       annotations: readOnly,
     },
     ({ query, maxRows: cap, reachableOnly: reach }, extra) =>
@@ -107,7 +107,7 @@ export function registerQueryTools(server: McpServer, ctx: McpContext): void {
       description:
         'Shows how a query would run (its execution plan: scans, filters, joins, sort, limit) without running it; also ' +
         'checks the query, so a syntax error or an unknown attribute comes back as an error with its position.',
-      inputSchema: toolArgs('explain_oql', { query: text('query', 'the OQL text').describe('the OQL text'), reachableOnly }),
+      inputSchema: toolArgs('explain_oql', { query: text('query', 'the OQL text', QUERY_MAX).describe('the OQL text'), reachableOnly }),
       annotations: readOnly,
     },
     ({ query, reachableOnly: reach }) =>
@@ -142,7 +142,7 @@ export function registerQueryTools(server: McpServer, ctx: McpContext): void {
       title: 'Run a named query',
       description: 'Runs one query of the built-in library by name (see list_named_queries), with the same row cap as run_oql.' + TEXT_CAP_SENTENCE,
       inputSchema: toolArgs('run_named_query', {
-        name: text('name', 'the name of a named query').describe('e.g. "top-classes-by-size", "duplicate-strings", "all-threads"'),
+        name: text('name', 'the name of a named query', QUERY_NAME_MAX).describe('e.g. "top-classes-by-size", "duplicate-strings", "all-threads"'),
         maxRows,
       }),
       annotations: readOnly,
