@@ -25,6 +25,7 @@ const CUT = 2_000_000;
 let dir: string;
 let cut: string;
 let header: string;
+let noHeap: string;
 beforeAll(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'heapql-mcp-damaged-'));
   const bytes = readFileSync(demo);
@@ -33,6 +34,9 @@ beforeAll(() => {
   writeFileSync(cut, bytes.subarray(0, CUT));
   header = path.join(dir, 'header.hprof');
   writeFileSync(header, bytes.subarray(0, 10));
+  // Cut inside its first records, before any heap data: a dump of no objects.
+  noHeap = path.join(dir, 'no-heap.hprof');
+  writeFileSync(noHeap, bytes.subarray(0, 100));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -146,6 +150,23 @@ describe('heapql mcp on a dump cut short', () => {
       // The whole baseline against itself: no warning to give.
       const whole = JSON.parse((await call('compare_with_baseline', { baseline: demo, limit: 2 })).texts[0]!);
       expect(whole).not.toHaveProperty('baselineWarnings');
+    });
+  });
+
+  it('a file cut before its heap data: the failed analysis is said, not "call analyze_heap first"; no object is', async () => {
+    await withServer(noHeap, async (call) => {
+      const analyze = await call('analyze_heap');
+      expect(analyze.isError).toBe(true);
+      expect(analyze.texts[0]).toMatch(/^ERR_NO_SUCH_DUMP: .*no-heap\.hprof holds no heap dump/);
+      const why = /needs the full analysis, which failed: .*no-heap\.hprof holds no heap dump .*\(analyze_heap tries again\)$/;
+      const report = await call('get_report_section', { section: 'overview' });
+      expect(report.isError).toBe(true);
+      expect(report.texts[0]).toMatch(new RegExp(`^the report ${why.source}`));
+      const named = await call('run_named_query', { name: 'top-retained-by-class' });
+      expect(named.texts[0]).toMatch(new RegExp(`^the named query 'top-retained-by-class' ${why.source}`));
+      const object = await call('inspect_object', { object: 0 });
+      expect(object.isError).toBe(true);
+      expect(object.texts[0]).toBe('ERR_NO_SUCH_OBJECT: object 0 does not exist (the heap has no objects)');
     });
   });
 

@@ -11,7 +11,7 @@ import type { McpContext } from '../context.js';
 import { SECTION_LIST_DEFAULT, SECTION_LIST_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
 import { analysisProgress } from '../progress.js';
 import { errorResult, guarded, jsonResult, type ResultFit } from '../result.js';
-import { analysisState, nextStep } from '../state.js';
+import { analysisState, needsAnalysis, nextStep } from '../state.js';
 
 /** Tool section names → the report's keys. */
 const SECTIONS = {
@@ -141,12 +141,7 @@ export function registerAnalysisTools(server: McpServer, ctx: McpContext): void 
     ({ section, limit }, extra) =>
       guarded(async () => {
         const heap = await ctx.heap();
-        if (!heap.analyzed) {
-          const running = heap.status.state === 'analyzing';
-          return errorResult(
-            `the report needs the full analysis, ${running ? 'which is running now: call analyze_heap to wait for it' : 'which has not run: call analyze_heap first'}, then ask again`,
-          );
-        }
+        if (!heap.analyzed) return errorResult(needsAnalysis(heap, 'the report'));
         const sections = await ctx.reportSections(limit, extra.signal);
         // Capped at `limit` like every front's report (ts/report/limit.ts); the threads section's threadCount counts them all.
         const data = section === 'duplicate_strings' ? NESTED[section](sections) : sections[SECTIONS[section]];

@@ -8,6 +8,7 @@ import { flag, text, toolArgs, wholeNumber } from '../args.js';
 import type { McpContext } from '../context.js';
 import { QUERY_MAX, QUERY_NAME_MAX, RESULT_MAX, ROWS_DEFAULT, ROWS_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
 import { errorResult, guarded, jsonResult, type ResultFit } from '../result.js';
+import { needsAnalysis } from '../state.js';
 
 const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
 
@@ -155,9 +156,7 @@ export function registerQueryTools(server: McpServer, ctx: McpContext): void {
           return errorResult(`no named query '${name}'${near.length ? `; did you mean ${near.join(', ')}?` : ''} (list_named_queries lists them)`);
         }
         const heap = await ctx.heap();
-        if (named.fullPath && !heap.analyzed) {
-          return errorResult(`the named query '${named.name}' needs the full analysis: call analyze_heap first, then retry`);
-        }
+        if (named.fullPath && !heap.analyzed) return errorResult(needsAnalysis(heap, `the named query '${named.name}'`));
         return jsonResult({ name: named.name, oql: named.oql, ...(await runCapped(heap, named.oql, cap, { name: named.name, signal: extra.signal })) }, NAMED_FIT);
       }, named?.oql);
     },
