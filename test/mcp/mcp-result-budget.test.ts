@@ -55,8 +55,9 @@ describe('heapql mcp: a tool result holds at most RESULT_MAX characters', () => 
     expect(n).toBeGreaterThan(5);
     expect(n).toBeLessThan(400);
     expect(first.truncatedLists).toEqual([{ path: 'rows', returned: n, total: 400 }]);
-    expect(first).toMatchObject({ rowCount: n, truncated: true });
-    expect(first.truncatedNote).toContain(`only the first ${n} rows are shown`);
+    // All 400 rows are within maxRows: the total is the rows the query gave.
+    expect(first).toMatchObject({ rowCount: n, truncated: true, totalRows: 400 });
+    expect(first.truncatedNote).toContain(`only the first ${n} of 400 rows are shown`);
     expect(first.truncatedListsNote).toContain(`longer than ${RESULT_MAX} characters`);
     expect(first.truncatedListsNote).toContain('WHERE x.@objectId > <its objectId>');
     // Whole rows: every cell of each, the cut strings of those rows only.

@@ -5,6 +5,23 @@
  */
 import { HeapqlError } from '../errors.js';
 import { openHeap, type HeapSession, type OpenOptions, type ReportSections } from '../session/index.js';
+import { cutText } from './result.js';
+
+/** Dump warnings the first answer (and compare_with_baseline, the baseline's) lists. */
+const DUMP_WARNINGS_SHOWN = 10;
+
+/**
+ * A dump's warnings as answers list them: the first DUMP_WARNINGS_SHOWN, each with its byte
+ * offset unless it names it, and how many more there are.
+ */
+export function warningLines(heap: HeapSession): string[] {
+  const warnings = heap.warnings();
+  const shown = warnings.slice(0, DUMP_WARNINGS_SHOWN).map((w) => {
+    const at = w.offset > 0 && !/offset/i.test(w.message) ? ` (at byte offset ${w.offset})` : '';
+    return `${cutText(w.message, 500)}${at}`;
+  });
+  return warnings.length > shown.length ? [...shown, `and ${warnings.length - shown.length} more`] : shown;
+}
 
 export interface McpOptions {
   /** The dump to investigate. */
@@ -19,6 +36,17 @@ export interface McpOptions {
   cache?: McpCacheOptions;
   /** Where log lines go (never stdout: it carries the protocol). */
   log: McpLog;
+}
+
+/** One computation of the report's sections, and how many calls wait on it. */
+interface SectionsComputation {
+  result: Promise<ReportSections>;
+  controller: AbortController;
+  waiters: number;
+}
+
+function cancelled(): HeapqlError {
+  return new HeapqlError('ERR_CANCELLED', 'the request was cancelled');
 }
 
 /** The CLI's cache options (`--no-cache`, `--cache-dir`, `--cache-max`). */
@@ -39,8 +67,12 @@ export class McpContext {
   readonly options: McpOptions;
   private readonly opening: Promise<HeapSession>;
   private baselineOpen: { path: string; session: Promise<HeapSession> } | null = null;
-  private sections = new Map<number, Promise<ReportSections>>();
+  private sections = new Map<number, SectionsComputation>();
   private closed = false;
+  /** The dump's session once open (for what answers say synchronously). */
+  private opened: HeapSession | null = null;
+  /** The dump's warnings were said in an answer (the first after the dump opened). */
+  private warningsSaid = false;
   /** Stops an index still being built when the server shuts down. */
   private readonly stopping = new AbortController();
 
@@ -55,6 +87,7 @@ export class McpContext {
     });
     this.opening.then(
       (heap) => {
+        this.opened = heap;
         options.log.notice(`indexed ${options.path}: ${heap.info().objectCount} objects in ${Date.now() - started} ms`);
         for (const w of heap.warnings()) options.log.warn(`${options.path}: ${w.message}`);
         // A new analysis (another mode, or after a cancel) makes cached sections stale.
@@ -73,17 +106,89 @@ export class McpContext {
     return this.opening;
   }
 
-  /** The report's sections with lists of at most `limit` rows; needs the full analysis. */
+  /**
+   * What reading the dump found wrong with it (cut short, records skipped, …), once: for the first
+   * answer after the dump opened, so that an assistant learns that answers rest on what could be
+   * read whichever tool it calls first — the CLI prints these warnings on stderr, which an
+   * assistant never sees. Null when there is none, the dump is not open yet, or they were said.
+   */
+  takeDumpWarnings(): string | null {
+    const heap = this.opened;
+    if (this.warningsSaid || heap === null || this.closed) return null;
+    this.warningsSaid = true;
+    let count: number;
+    let lines: string[];
+    try {
+      count = heap.warnings().length;
+      lines = warningLines(heap);
+    } catch {
+      // Closed under us: the answer says what went wrong, if anything did.
+      return null;
+    }
+    if (count === 0) return null;
+    return [
+      `Warning: reading ${heap.path} gave ${count} warning${count === 1 ? '' : 's'}; every answer rests on what ` +
+        'could be read (describe_dump lists them again, under warnings):',
+      ...lines.map((l) => `- ${l}`),
+    ].join('\n');
+  }
+
+  /** describe_dump lists the warnings itself: no other answer needs to. */
+  dumpWarningsSaid(): void {
+    if (this.opened !== null) this.warningsSaid = true;
+  }
+
+  /**
+   * The report's sections with lists of at most `limit` rows; needs the full analysis. Calls for
+   * the same `limit` share one computation, kept for later calls. An aborted `signal` stops this
+   * call waiting (ERR_CANCELLED); the computation is cancelled only when no call waits on it any
+   * more, as the session does for the analysis — not for every call joined to it.
+   */
   async reportSections(limit: number, signal: AbortSignal): Promise<ReportSections> {
     const heap = await this.heap();
-    let pending = this.sections.get(limit);
-    if (!pending) {
-      pending = heap.reportData({ limit, topStrings: limit, signal });
-      this.sections.set(limit, pending);
+    if (signal.aborted) throw cancelled();
+    let computation = this.sections.get(limit);
+    if (!computation) {
+      const controller = new AbortController();
+      const result = heap.reportData({ limit, topStrings: limit, signal: controller.signal });
+      const created: SectionsComputation = { result, controller, waiters: 0 };
+      computation = created;
+      this.sections.set(limit, created);
       // A failed or cancelled computation is not kept.
-      pending.catch(() => this.sections.delete(limit));
+      result.catch(() => this.forget(limit, created));
     }
-    return pending;
+    const joined = computation;
+    joined.waiters++;
+    return new Promise<ReportSections>((resolve, reject) => {
+      const leave = () => {
+        signal.removeEventListener('abort', onAbort);
+        joined.waiters--;
+      };
+      const onAbort = () => {
+        leave();
+        if (joined.waiters === 0) {
+          // Nobody waits for it: stop it, and let the next call start anew.
+          this.forget(limit, joined);
+          joined.controller.abort();
+        }
+        reject(cancelled());
+      };
+      signal.addEventListener('abort', onAbort);
+      joined.result.then(
+        (sections) => {
+          leave();
+          resolve(sections);
+        },
+        (err: unknown) => {
+          leave();
+          reject(err);
+        },
+      );
+    });
+  }
+
+  private forget(limit: number, computation: SectionsComputation): void {
+    if (this.sections.get(limit) === computation) this.sections.delete(limit);
   }
 
   /** The baseline dump's session: `path` or the one given at startup, opened once. */
@@ -98,7 +203,12 @@ export class McpContext {
     if (this.baselineOpen?.path !== wanted) {
       const previous = this.baselineOpen;
       this.baselineOpen = { path: wanted, session: openHeap(wanted, { ...cacheOpenOptions(this.options.cache), signal: this.stopping.signal }) };
-      this.baselineOpen.session.catch(() => {});
+      this.baselineOpen.session.then(
+        (h) => {
+          for (const w of h.warnings()) this.options.log.warn(`${wanted}: ${w.message}`);
+        },
+        () => {},
+      );
       previous?.session.then((h) => h.close(), () => {});
     }
     try {

@@ -253,6 +253,10 @@ export function failureResult(err: unknown, oql?: string): CallToolResult {
   }
   if (err instanceof HeapqlError) {
     if (err.code === 'ERR_CANCELLED') return errorResult('cancelled: the request was cancelled before it finished');
+    if (err.code === 'ERR_DUMP_CHANGED') {
+      // "Open it again" is nothing a tool can do: the server holds the one dump it was started with.
+      return errorResult(`${err.code}: ${err.message}\n(In this MCP server: no tool opens a dump; restart the server (reconnect it in the client) to read the file as it is now.)`);
+    }
     return errorResult(`${err.code}: ${withAnalyzeHint(err.message)}`);
   }
   const message = err instanceof Error ? err.message : String(err);

@@ -4,11 +4,12 @@
  * `serveStdio` runs it over stdin/stdout until the client closes stdin.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 import { VERSION } from '../version.js';
 import { McpContext, type McpLog, type McpOptions } from './context.js';
-import { RESULT_MAX, TEXT_MAX } from './limits.js';
+import { DATA_SENTENCE, RESULT_MAX, TEXT_MAX } from './limits.js';
+import { LineTransport } from './stdio.js';
 import { registerAnalysisTools } from './tools/analysis.js';
 import { registerCompareTools } from './tools/compare.js';
 import { registerDumpTools } from './tools/dump.js';
@@ -26,17 +27,45 @@ const INSTRUCTIONS =
   'classes (list_classes, describe_class) and objects (inspect_object) work at once; analyze_heap adds retained sizes, ' +
   'dominators, referrers, paths to GC roots and the report (get_report_section: leak_suspects is the usual next step). ' +
   'Objects are referred to by objectId (stable for this dump). compare_with_baseline shows what grew since a baseline dump. ' +
+  'A dump read with warnings (a file cut short) says them in the first answer, after its result. ' +
   `Text longer than ${TEXT_MAX} characters is cut ("…") and listed in a result's truncatedStrings with its full length; ` +
-  `a result longer than ${RESULT_MAX} characters keeps only the first rows of its lists, listed in truncatedLists with how to get the rest.`;
+  `a result longer than ${RESULT_MAX} characters keeps only the first rows of its lists, listed in truncatedLists with how to get the rest. ` +
+  DATA_SENTENCE;
 
 export function createMcpServer(ctx: McpContext): McpServer {
   const server = new McpServer({ name: 'heapql', version: VERSION }, { instructions: INSTRUCTIONS });
+  withDumpWarnings(server, ctx);
   registerDumpTools(server, ctx);
   registerQueryTools(server, ctx);
   registerObjectTools(server, ctx);
   registerAnalysisTools(server, ctx);
   registerCompareTools(server, ctx);
   return server;
+}
+
+type ToolCallback = (...args: unknown[]) => CallToolResult | Promise<CallToolResult>;
+
+/**
+ * Every tool registered on `server` from here on answers through this: the first answer after the
+ * dump opened also carries the dump's warnings (McpContext.takeDumpWarnings), as a second text
+ * block after the result, so content[0] stays the result (JSON or the error). describe_dump
+ * lists them itself.
+ */
+function withDumpWarnings(server: McpServer, ctx: McpContext): void {
+  const register = server.registerTool.bind(server) as unknown as (name: string, config: unknown, cb: ToolCallback) => unknown;
+  const wrapped = (name: string, config: unknown, cb: ToolCallback) =>
+    register(name, config, async (...args: unknown[]) => {
+      const result = await cb(...args);
+      // A cancelled call's answer is never sent: the warnings wait for the next one.
+      if (args.some((a) => a instanceof Object && 'signal' in a && (a.signal as AbortSignal).aborted)) return result;
+      if (name === 'describe_dump') {
+        if (!result.isError) ctx.dumpWarningsSaid();
+        return result;
+      }
+      const warnings = ctx.takeDumpWarnings();
+      return warnings === null ? result : { ...result, content: [...result.content, { type: 'text', text: warnings }] };
+    });
+  server.registerTool = wrapped as unknown as McpServer['registerTool'];
 }
 
 /**
@@ -49,7 +78,8 @@ export async function serveStdio(options: Omit<McpOptions, 'log'> & { log?: McpL
   console.info = console.error;
   const ctx = new McpContext({ ...options, log });
   const server = createMcpServer(ctx);
-  const transport = new StdioServerTransport();
+  // Not the SDK's StdioServerTransport: a line that is no message gets a JSON-RPC error (stdio.ts).
+  const transport = new LineTransport();
   transport.onerror = (err) => log.error(`protocol error: ${err.message}`);
   const stopped = new Promise<void>((resolve) => {
     const stop = () => resolve();

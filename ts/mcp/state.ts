@@ -14,6 +14,17 @@ export function analysisState(heap: HeapSession) {
   };
 }
 
+/**
+ * Why something that needs the full analysis (`what`: "the report") cannot be had now and what to
+ * do, by the analysis state: not run (call analyze_heap), running (wait for it), failed (why).
+ */
+export function needsAnalysis(heap: HeapSession, what: string): string {
+  const s = heap.status;
+  if (s.state === 'analyzing') return `${what} needs the full analysis, which is running now: call analyze_heap to wait for it, then ask again`;
+  if (s.state === 'failed') return `${what} needs the full analysis, which failed: ${s.error} (analyze_heap tries again)`;
+  return `${what} needs the full analysis, which has not run: call analyze_heap first, then ask again`;
+}
+
 /** What an assistant can do next, given the analysis state. */
 export function nextStep(heap: HeapSession): string {
   switch (heap.status.state) {

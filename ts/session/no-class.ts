@@ -8,9 +8,13 @@ import { editDistance } from '../plan/index.js';
 /** Up to `n` candidates nearest to `word` (edit distance, then shared prefix). */
 export function closest(word: string, candidates: readonly string[], n: number): string[] {
   const w = word.toLowerCase();
+  const farthest = Math.max(2, Math.floor(w.length / 2));
   return candidates
+    // Two texts are at least their difference in length apart: a candidate that cannot be near
+    // is not measured (a 1 MB name against every class took minutes, the event loop held).
+    .filter((c) => Math.abs(c.toLowerCase().length - w.length) - 0.5 <= farthest)
     .map((c) => ({ c, d: editDistance(w, c.toLowerCase()) - (c.toLowerCase().startsWith(w.slice(0, 2)) ? 0.5 : 0) }))
-    .filter((x) => x.d <= Math.max(2, Math.floor(w.length / 2)))
+    .filter((x) => x.d <= farthest)
     .sort((a, b) => a.d - b.d || a.c.localeCompare(b.c))
     .slice(0, n)
     .map((x) => x.c);

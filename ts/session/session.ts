@@ -852,7 +852,8 @@ export class HeapSession implements ReportableHeap {
     }
     const objects = this.info().objectCount;
     if (objectId < 0 || objectId >= objects) {
-      throw new HeapqlError('ERR_NO_SUCH_OBJECT', `object ${written} does not exist (the heap has objects 0 to ${objects - 1})`);
+      const has = objects === 0 ? 'the heap has no objects' : `the heap has objects 0 to ${objects - 1}`;
+      throw new HeapqlError('ERR_NO_SUCH_OBJECT', `object ${written} does not exist (${has})`);
     }
     return objectId;
   }

@@ -3,15 +3,15 @@
  * read its state, cancel it, and read one report section at a time.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { z } from 'zod';
 
 import { HeapqlError } from '../../errors.js';
 import type { ReportSections } from '../../session/index.js';
+import { flag, oneOf, toolArgs, wholeNumber } from '../args.js';
 import type { McpContext } from '../context.js';
 import { SECTION_LIST_DEFAULT, SECTION_LIST_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
 import { analysisProgress } from '../progress.js';
 import { errorResult, guarded, jsonResult, type ResultFit } from '../result.js';
-import { analysisState, nextStep } from '../state.js';
+import { analysisState, needsAnalysis, nextStep } from '../state.js';
 
 /** Tool section names → the report's keys. */
 const SECTIONS = {
@@ -44,13 +44,12 @@ export function registerAnalysisTools(server: McpServer, ctx: McpContext): void 
         'progressToken; cancelling the request stops waiting, and cancels the analysis when no other analyze_heap call ' +
         'waits on it. wait=false starts it and returns at once (poll analysis_status); it then runs until done or ' +
         'cancel_analysis. Joins an analysis already running; returns at once when it is done.',
-      inputSchema: {
-        wait: z.boolean().default(true).describe('wait for the end (default) or start it and return'),
-        reachableOnly: z
-          .boolean()
+      inputSchema: toolArgs('analyze_heap', {
+        wait: flag('wait').default(true).describe('wait for the end (default) or start it and return'),
+        reachableOnly: flag('reachableOnly')
           .optional()
           .describe('leave objects no GC root reaches out of the dominator tree (default: the server\'s mode)'),
-      },
+      }),
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
     ({ wait, reachableOnly }, extra) =>
@@ -89,7 +88,7 @@ export function registerAnalysisTools(server: McpServer, ctx: McpContext): void 
       description:
         'Where the full analysis stands: state (query-only, analyzing, full, failed), the running phase and its progress ' +
         '(done of total), the error of a failed analysis, and what is available now.',
-      inputSchema: {},
+      inputSchema: toolArgs('analysis_status', {}),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     () =>
@@ -106,7 +105,7 @@ export function registerAnalysisTools(server: McpServer, ctx: McpContext): void 
       description:
         'Stops a running full analysis (also for analyze_heap calls waiting on it) and answers once it has stopped; queries ' +
         'keep working on the query-only path. analyze_heap starts a new one.',
-      inputSchema: {},
+      inputSchema: toolArgs('cancel_analysis', {}),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     () =>
@@ -131,27 +130,18 @@ export function registerAnalysisTools(server: McpServer, ctx: McpContext): void 
         'hold), waste (memory wasted by empty, small and sparse collections, sparse arrays, boxes, duplicate strings and arrays, ' +
         'zero tails, UTF-16 strings that fit Latin-1, pending finalization, by holding field), duplicate_strings (string values ' +
         'stored more than once and the bytes they waste).' + TEXT_CAP_SENTENCE,
-      inputSchema: {
-        section: z.enum([...Object.keys(SECTIONS), ...Object.keys(NESTED)] as [SectionName, ...SectionName[]]).describe('which section'),
-        limit: z
-          .number()
-          .int()
-          .min(1)
-          .max(SECTION_LIST_MAX)
-          .default(SECTION_LIST_DEFAULT)
-          .describe(`longest list in the section (histogram rows, consumers, threads, strings…), at most ${SECTION_LIST_MAX}`),
-      },
+      inputSchema: toolArgs('get_report_section', {
+        section: oneOf('section', [...Object.keys(SECTIONS), ...Object.keys(NESTED)] as [SectionName, ...SectionName[]]).describe('which section'),
+        limit: wholeNumber('limit', 1, SECTION_LIST_MAX, SECTION_LIST_DEFAULT).describe(
+          `longest list in the section (histogram rows, consumers, threads, strings…), at most ${SECTION_LIST_MAX}`,
+        ),
+      }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     ({ section, limit }, extra) =>
       guarded(async () => {
         const heap = await ctx.heap();
-        if (!heap.analyzed) {
-          const running = heap.status.state === 'analyzing';
-          return errorResult(
-            `the report needs the full analysis, ${running ? 'which is running now: call analyze_heap to wait for it' : 'which has not run: call analyze_heap first'}, then ask again`,
-          );
-        }
+        if (!heap.analyzed) return errorResult(needsAnalysis(heap, 'the report'));
         const sections = await ctx.reportSections(limit, extra.signal);
         // Capped at `limit` like every front's report (ts/report/limit.ts); the threads section's threadCount counts them all.
         const data = section === 'duplicate_strings' ? NESTED[section](sections) : sections[SECTIONS[section]];

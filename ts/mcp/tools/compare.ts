@@ -1,10 +1,10 @@
 /** compare_with_baseline: what grew between a baseline dump and this one, by class. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { z } from 'zod';
 
-import type { McpContext } from '../context.js';
+import { flag, oneOf, optionalText, text, toolArgs, wholeNumber } from '../args.js';
+import { warningLines, type McpContext } from '../context.js';
 import { compareSessions } from '../histogram-compare.js';
-import { ROWS_DEFAULT, ROWS_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
+import { PATH_MAX, ROWS_DEFAULT, ROWS_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
 import { guarded, jsonResult, type ResultFit } from '../result.js';
 
 /** compare_with_baseline cut to RESULT_MAX: whole rows dropped from the end, `truncated` saying so. */
@@ -28,23 +28,34 @@ export function registerCompareTools(server: McpServer, ctx: McpContext): void {
         'With the server started with --reachable-only both dumps count reachable objects only; otherwise a note says ' +
         'when unreachable int[] arrays (the JVM\'s filler arrays on JDK 21+) differ. Retained sizes are not compared. The baseline is the --baseline given at startup unless `baseline` names ' +
         'another file; it is indexed on first use.' + TEXT_CAP_SENTENCE,
-      inputSchema: {
-        baseline: z.string().min(1).optional().describe('path of the baseline .hprof on the server\'s machine (default: --baseline)'),
-        pattern: z.string().optional().describe('only class names containing this text, case-insensitive'),
-        sortBy: z.enum(['bytes', 'count']).default('bytes').describe('order by growth in shallow bytes or in instances'),
-        changedOnly: z.boolean().default(true).describe('leave out classes that did not change'),
-        limit: z.number().int().min(1).max(ROWS_MAX).default(ROWS_DEFAULT).describe(`rows to return, at most ${ROWS_MAX}`),
-      },
+      inputSchema: toolArgs('compare_with_baseline', {
+        baseline: text('baseline', 'the path of a heap dump file', PATH_MAX)
+          .optional()
+          .describe('path of the baseline .hprof on the server\'s machine (default: --baseline)'),
+        pattern: optionalText('pattern', 'a part of a class name').describe('only class names containing this text, case-insensitive'),
+        sortBy: oneOf('sortBy', ['bytes', 'count']).default('bytes').describe('order by growth in shallow bytes or in instances'),
+        changedOnly: flag('changedOnly').default(true).describe('leave out classes that did not change'),
+        limit: wholeNumber('limit', 1, ROWS_MAX, ROWS_DEFAULT).describe(`rows to return, at most ${ROWS_MAX}`),
+      }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     ({ baseline, pattern, sortBy, changedOnly, limit }, extra) =>
       guarded(async () => {
         const heap = await ctx.heap();
         const base = await ctx.baseline(baseline);
+        // A baseline cut short lacks every object past where its data ends: all of them "grew".
+        const warned = warningLines(base);
         return jsonResult({
           baseline: base.path,
           current: heap.path,
           method: 'class histograms (instances and shallow bytes per class name)',
+          ...(warned.length > 0
+            ? {
+                baselineWarnings: warned,
+                baselineWarningsNote:
+                  'reading the baseline dump gave these warnings: the comparison rests on what could be read of it (a dump cut short lacks the objects after where its data ends, which then count as growth)',
+              }
+            : {}),
           ...(await compareSessions(base, heap, { pattern, sortBy, changedOnly, limit, reachableOnly: ctx.options.reachableOnly, signal: extra.signal })),
         }, COMPARE_FIT);
       }),

@@ -1,11 +1,11 @@
 /** Tools about the dump as a whole: describe it, list its classes, describe one class. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { z } from 'zod';
 
 import { buildSummary } from '../../report/summary.js';
 import type { FieldView } from '../../session/index.js';
+import { oneOf, optionalText, text, toolArgs, wholeNumber } from '../args.js';
 import type { McpContext } from '../context.js';
-import { ROWS_DEFAULT, ROWS_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
+import { OFFSET_MAX, ROWS_DEFAULT, ROWS_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
 import { errorResult, guarded, jsonResult, type ResultFit } from '../result.js';
 import { analysisState, nextStep } from '../state.js';
 
@@ -42,7 +42,7 @@ export function registerDumpTools(server: McpServer, ctx: McpContext): void {
         'object counts by kind (instances, object arrays, primitive arrays, classes), total shallow bytes, GC roots by kind, ' +
         'on an Android dump its heaps (app, zygote, image) with their objects and shallow bytes, the 10 classes with the most shallow bytes, warnings found while reading it, whether the full analysis (retained ' +
         'sizes, dominators) has run, and the baseline dump if one was given.' + TEXT_CAP_SENTENCE,
-      inputSchema: {},
+      inputSchema: toolArgs('describe_dump', {}),
       annotations: readOnly,
     },
     () =>
@@ -65,12 +65,14 @@ export function registerDumpTools(server: McpServer, ctx: McpContext): void {
         'Class names of the dump with their instance count and shallow bytes (instances of exactly that class; classes of ' +
         'one name under several class loaders count together). Filter by a case-insensitive substring, sort, and page ' +
         'with offset/limit. Use describe_class for one class\'s fields and hierarchy.' + TEXT_CAP_SENTENCE,
-      inputSchema: {
-        pattern: z.string().optional().describe('only class names containing this text, case-insensitive (e.g. "HashMap", "com.acme.")'),
-        sortBy: z.enum(['shallow', 'count', 'name']).default('shallow').describe('order: shallow bytes or instances (largest first), or name'),
-        offset: z.number().int().min(0).default(0).describe('rows to skip (paging)'),
-        limit: z.number().int().min(1).max(ROWS_MAX).default(ROWS_DEFAULT).describe(`rows to return (at most ${ROWS_MAX})`),
-      },
+      inputSchema: toolArgs('list_classes', {
+        pattern: optionalText('pattern', 'a part of a class name').describe(
+          'only class names containing this text, case-insensitive (e.g. "HashMap", "com.acme.")',
+        ),
+        sortBy: oneOf('sortBy', ['shallow', 'count', 'name']).default('shallow').describe('order: shallow bytes or instances (largest first), or name'),
+        offset: wholeNumber('offset', 0, OFFSET_MAX, 0).describe('rows to skip (paging)'),
+        limit: wholeNumber('limit', 1, ROWS_MAX, ROWS_DEFAULT).describe(`rows to return (at most ${ROWS_MAX})`),
+      }),
       annotations: readOnly,
     },
     ({ pattern, sortBy, offset, limit }) =>
@@ -109,7 +111,9 @@ export function registerDumpTools(server: McpServer, ctx: McpContext): void {
         'instance fields with types (own first, then inherited), static fields with their values, instance size, ' +
         'instances (exact class and with subclasses), the class object and its class loader. A class loaded by several ' +
         'class loaders is listed once per loader.' + TEXT_CAP_SENTENCE,
-      inputSchema: { name: z.string().min(1).describe('the fully qualified class name, as list_classes shows it') },
+      inputSchema: toolArgs('describe_class', {
+        name: text('name', 'a fully qualified class name').describe('the fully qualified class name, as list_classes shows it'),
+      }),
       annotations: readOnly,
     },
     ({ name }) =>

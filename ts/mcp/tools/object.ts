@@ -1,10 +1,10 @@
 /** inspect_object: one object with its fields, references both ways, GC root path and dominator. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { z } from 'zod';
 
 import type { HeapSession, ReferenceList } from '../../session/index.js';
+import { objectSpec, someOf, toolArgs, wholeNumber } from '../args.js';
 import type { McpContext } from '../context.js';
-import { FIELDS_DEFAULT, FIELDS_MAX, REFERENCES_DEFAULT, REFERENCES_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
+import { FIELDS_DEFAULT, FIELDS_MAX, OFFSET_MAX, REFERENCES_DEFAULT, REFERENCES_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
 import { guarded, jsonResult, type ResultFit } from '../result.js';
 
 const PARTS = ['fields', 'referents', 'referrers', 'pathToRoot', 'dominator'] as const;
@@ -47,21 +47,17 @@ export function registerObjectTools(server: McpServer, ctx: McpContext): void {
         'refer to it (referrers), each with the holding field; a shortest path from a GC root to it; its immediate ' +
         'dominator and the biggest objects it dominates (what it keeps alive). Referrers, the path and the dominator ' +
         'need analyze_heap first (until then they say so). Use `include` to ask for fewer parts.' + TEXT_CAP_SENTENCE,
-      inputSchema: {
-        object: z
-          .union([z.number().int().min(0), z.string().min(1)])
-          .describe('the objectId from another result (e.g. 1234), or "#1234", an address "0x7f3a…", or "java.util.HashMap#1234"'),
-        include: z.array(z.enum(PARTS)).optional().describe(`parts to return (default all): ${PARTS.join(', ')}`),
-        fieldOffset: z.number().int().min(0).default(0).describe('first field (array element) to show, for paging through big arrays'),
-        fieldLimit: z.number().int().min(1).max(FIELDS_MAX).default(FIELDS_DEFAULT).describe(`fields (array elements) to show, at most ${FIELDS_MAX}`),
-        referenceLimit: z
-          .number()
-          .int()
-          .min(1)
-          .max(REFERENCES_MAX)
-          .default(REFERENCES_DEFAULT)
-          .describe(`referents, referrers and dominated children to list each, at most ${REFERENCES_MAX}`),
-      },
+      inputSchema: toolArgs('inspect_object', {
+        object: objectSpec('object').describe(
+          'the objectId from another result (e.g. 1234), or "#1234", an address "0x7f3a…", or "java.util.HashMap#1234"',
+        ),
+        include: someOf('include', PARTS).optional().describe(`parts to return (default all): ${PARTS.join(', ')}`),
+        fieldOffset: wholeNumber('fieldOffset', 0, OFFSET_MAX, 0).describe('first field (array element) to show, for paging through big arrays'),
+        fieldLimit: wholeNumber('fieldLimit', 1, FIELDS_MAX, FIELDS_DEFAULT).describe(`fields (array elements) to show, at most ${FIELDS_MAX}`),
+        referenceLimit: wholeNumber('referenceLimit', 1, REFERENCES_MAX, REFERENCES_DEFAULT).describe(
+          `referents, referrers and dominated children to list each, at most ${REFERENCES_MAX}`,
+        ),
+      }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     ({ object, include, fieldOffset, fieldLimit, referenceLimit }) =>

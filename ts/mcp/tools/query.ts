@@ -1,33 +1,30 @@
 /** OQL tools: run a query with a row cap, explain its plan, list and run the named queries. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { z } from 'zod';
 
 import { findNamedQuery, NAMED_QUERIES, suggestNamedQueries } from '../../query/named.js';
 import { extractViz, noteWithVizWarning, vizWarning } from '../../query/viz.js';
 import type { HeapSession } from '../../session/index.js';
+import { flag, text, toolArgs, wholeNumber } from '../args.js';
 import type { McpContext } from '../context.js';
-import { RESULT_MAX, ROWS_DEFAULT, ROWS_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
+import { QUERY_MAX, QUERY_NAME_MAX, RESULT_MAX, ROWS_DEFAULT, ROWS_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
 import { errorResult, guarded, jsonResult, type ResultFit } from '../result.js';
+import { needsAnalysis } from '../state.js';
 
 const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
 
-const maxRows = z
-  .number()
-  .int()
-  .min(1)
-  .max(ROWS_MAX)
-  .default(ROWS_DEFAULT)
-  .describe(`at most this many rows come back (default ${ROWS_DEFAULT}, at most ${ROWS_MAX}); "truncated": true says more existed`);
+const maxRows = wholeNumber('maxRows', 1, ROWS_MAX, ROWS_DEFAULT).describe(`at most this many rows come back (default ${ROWS_DEFAULT}, at most ${ROWS_MAX}); "truncated": true says more existed, and totalRows how many rows the query gives in all`);
 
-const reachableOnly = z
-  .boolean()
+const reachableOnly = flag('reachableOnly')
   .optional()
   .describe('only objects reachable from GC roots (default: the server\'s mode, see describe_dump)');
 
 /**
  * Runs OQL with a row cap. The query's own LIMIT is kept when it is within the cap; otherwise
- * one row more than the cap is asked for, so "truncated" is exact. A `-- @viz` directive the
- * result cannot draw is said in the note, as the REPL and the HTTP server say it.
+ * one row more than the cap is asked for, so "truncated" is exact, and a result cut at the cap
+ * states how many rows the query gives in all (`totalRows`, up to its own LIMIT): a second run
+ * that only counts (`queryCount`: no row is described or kept), so that an assistant knows
+ * whether 50 rows are most of the answer or a sliver of it. A `-- @viz` directive the result
+ * cannot draw is said in the note, as the REPL and the HTTP server say it.
  */
 async function runCapped(heap: HeapSession, oql: string, cap: number, options: { reachableOnly?: boolean; name?: string; signal: AbortSignal }) {
   const prepared = heap.prepare(oql, { ...(options.reachableOnly !== undefined ? { reachableOnly: options.reachableOnly } : {}) });
@@ -35,13 +32,19 @@ async function runCapped(heap: HeapSession, oql: string, cap: number, options: {
   const withinCap = own !== null && own <= cap;
   const result = await heap.query(prepared, { name: options.name ?? 'q1', signal: options.signal, ...(withinCap ? {} : { limit: cap + 1 }) });
   const truncated = !withinCap && result.rows.length > cap;
+  const totalRows = truncated ? (await heap.queryCount(prepared, { signal: options.signal })).rowCount : undefined;
   const note = noteWithVizWarning(result.note, vizWarning(prepared.viz, result.columns, extractViz(oql).warning));
   return {
     columns: result.columns,
     rows: result.rows.slice(0, cap),
     rowCount: Math.min(result.rows.length, cap),
     truncated,
-    ...(truncated ? { truncatedNote: `only the first ${cap} rows are shown: raise maxRows (at most ${ROWS_MAX}) or narrow the query (WHERE, ORDER BY … LIMIT, GROUP BY)` } : {}),
+    ...(totalRows !== undefined
+      ? {
+          totalRows,
+          truncatedNote: `only the first ${cap} of ${totalRows} rows are shown: raise maxRows (at most ${ROWS_MAX}) or narrow the query (WHERE, ORDER BY … LIMIT, GROUP BY, COUNT(*))`,
+        }
+      : {}),
     ...(note ? { note } : {}),
     elapsedMs: result.elapsedMs,
   };
@@ -66,7 +69,9 @@ function queryFit(rest: string): ResultFit {
       if (!rows) return;
       value.rowCount = rows.returned;
       value.truncated = true;
-      value.truncatedNote = `only the first ${rows.returned} rows are shown: with more the result would be longer than ${RESULT_MAX} characters (see truncatedListsNote)`;
+      const of = typeof value.totalRows === 'number' ? value.totalRows : rows.total;
+      value.totalRows = of;
+      value.truncatedNote = `only the first ${rows.returned} of ${of} rows are shown: with more the result would be longer than ${RESULT_MAX} characters (see truncatedListsNote)`;
     },
   };
 }
@@ -86,7 +91,7 @@ export function registerQueryTools(server: McpServer, ctx: McpContext): void {
         '`SELECT m, m.size FROM java.util.HashMap m WHERE m.size > 100`. Attributes: @objectId, @usedHeapSize (shallow), ' +
         '@length, @heap (Android dumps: app, zygote or image; NULL otherwise), @classLoader (the defining loader of a class object; NULL for the bootstrap loader), @retainedHeapSize and dominators()/@inbounds/path() (these need analyze_heap first). ' +
         'Rows are capped (maxRows); an OQL error comes back with the position of the problem.' + TEXT_CAP_SENTENCE,
-      inputSchema: { query: z.string().min(1).describe('the OQL text'), maxRows, reachableOnly },
+      inputSchema: toolArgs('run_oql', { query: text('query', 'the OQL text', QUERY_MAX).describe('the OQL text'), maxRows, reachableOnly }),
       annotations: readOnly,
     },
     ({ query, maxRows: cap, reachableOnly: reach }, extra) =>
@@ -103,7 +108,7 @@ export function registerQueryTools(server: McpServer, ctx: McpContext): void {
       description:
         'Shows how a query would run (its execution plan: scans, filters, joins, sort, limit) without running it; also ' +
         'checks the query, so a syntax error or an unknown attribute comes back as an error with its position.',
-      inputSchema: { query: z.string().min(1).describe('the OQL text'), reachableOnly },
+      inputSchema: toolArgs('explain_oql', { query: text('query', 'the OQL text', QUERY_MAX).describe('the OQL text'), reachableOnly }),
       annotations: readOnly,
     },
     ({ query, reachableOnly: reach }) =>
@@ -121,7 +126,7 @@ export function registerQueryTools(server: McpServer, ctx: McpContext): void {
         'The built-in library of ready-made OQL queries (largest objects, duplicate strings, threads, big collections, ' +
         'class loaders, biggest retainers…) with their OQL. Run one with run_named_query; those marked needsFullAnalysis ' +
         'need analyze_heap first.',
-      inputSchema: {},
+      inputSchema: toolArgs('list_named_queries', {}),
       annotations: readOnly,
     },
     () =>
@@ -137,7 +142,10 @@ export function registerQueryTools(server: McpServer, ctx: McpContext): void {
     {
       title: 'Run a named query',
       description: 'Runs one query of the built-in library by name (see list_named_queries), with the same row cap as run_oql.' + TEXT_CAP_SENTENCE,
-      inputSchema: { name: z.string().min(1).describe('e.g. "top-classes-by-size", "duplicate-strings", "all-threads"'), maxRows },
+      inputSchema: toolArgs('run_named_query', {
+        name: text('name', 'the name of a named query', QUERY_NAME_MAX).describe('e.g. "top-classes-by-size", "duplicate-strings", "all-threads"'),
+        maxRows,
+      }),
       annotations: readOnly,
     },
     ({ name, maxRows: cap }, extra) => {
@@ -148,9 +156,7 @@ export function registerQueryTools(server: McpServer, ctx: McpContext): void {
           return errorResult(`no named query '${name}'${near.length ? `; did you mean ${near.join(', ')}?` : ''} (list_named_queries lists them)`);
         }
         const heap = await ctx.heap();
-        if (named.fullPath && !heap.analyzed) {
-          return errorResult(`the named query '${named.name}' needs the full analysis: call analyze_heap first, then retry`);
-        }
+        if (named.fullPath && !heap.analyzed) return errorResult(needsAnalysis(heap, `the named query '${named.name}'`));
         return jsonResult({ name: named.name, oql: named.oql, ...(await runCapped(heap, named.oql, cap, { name: named.name, signal: extra.signal })) }, NAMED_FIT);
       }, named?.oql);
     },

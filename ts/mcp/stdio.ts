@@ -1,0 +1,185 @@
+/**
+ * The MCP server's stdio transport: one JSON-RPC 2.0 message per line on stdin, answers on
+ * stdout. Unlike the SDK's StdioServerTransport (which logs a bad line and answers nothing, and
+ * stops reading for good after a line longer than its buffer), a line that is no message gets the
+ * JSON-RPC error the specification asks for and the server reads on:
+ *
+ * - not JSON: -32700 Parse error, id null;
+ * - JSON but no JSON-RPC 2.0 message (a batch array, a request without `method`, …): -32600
+ *   Invalid Request, with the message's id when it has one, else null;
+ * - longer than LINE_MAX bytes: -32600, its bytes skipped up to the next newline, with the id
+ *   read from the line's start or end when it stands there (where the SDK's client writes it),
+ *   so that the client's request fails at once instead of waiting for an answer.
+ *
+ * Blank lines are skipped. Each bad line is also reported to `onerror` (the server's stderr) in
+ * one line.
+ */
+import type { Readable, Writable } from 'node:stream';
+
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+/** Longest line read, in bytes (the SDK's stdio transport's buffer). */
+export const LINE_MAX = 10 * 1024 * 1024;
+
+/** Bytes kept of each end of an overlong line, to find its id. */
+const END_KEPT = 256;
+
+type Id = string | number | null;
+
+export class LineTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  private parts: Buffer[] = [];
+  private size = 0;
+  /** Lines ended so far (the one being read is `lines + 1`). */
+  private lines = 0;
+  /** The line being read is longer than `lineMax`: its length so far, its first and last bytes. */
+  private overlong: { length: number; head: Buffer; tail: Buffer } | null = null;
+
+  constructor(
+    private readonly input: Readable = process.stdin,
+    private readonly output: Writable = process.stdout,
+    private readonly lineMax = LINE_MAX,
+  ) {}
+
+  async start(): Promise<void> {
+    this.input.on('data', this.onData);
+    this.input.on('error', this.onInputError);
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return this.write(`${JSON.stringify(message)}\n`);
+  }
+
+  async close(): Promise<void> {
+    this.input.off('data', this.onData);
+    this.input.off('error', this.onInputError);
+    if (this.input.listenerCount('data') === 0) this.input.pause();
+    this.parts = [];
+    this.size = 0;
+    this.overlong = null;
+    this.onclose?.();
+  }
+
+  private write(text: string): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.output.write(text)) resolve();
+      else this.output.once('drain', resolve);
+    });
+  }
+
+  private readonly onInputError = (err: Error) => this.onerror?.(err);
+
+  private readonly onData = (chunk: Buffer | string) => {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    let start = 0;
+    for (let nl = bytes.indexOf(10, start); nl >= 0; nl = bytes.indexOf(10, start)) {
+      this.keep(bytes.subarray(start, nl));
+      this.endLine();
+      start = nl + 1;
+    }
+    this.keep(bytes.subarray(start));
+  };
+
+  /** Adds a piece of the line being read (or only counts it, once the line is too long). */
+  private keep(piece: Buffer): void {
+    if (piece.length === 0) return;
+    if (this.overlong) {
+      this.overlong.length += piece.length;
+      this.overlong.tail = lastBytes(Buffer.concat([this.overlong.tail, piece]));
+      return;
+    }
+    if (this.size + piece.length <= this.lineMax) {
+      this.parts.push(piece);
+      this.size += piece.length;
+      return;
+    }
+    const sofar = Buffer.concat([...this.parts, piece]);
+    this.overlong = { length: sofar.length, head: sofar.subarray(0, END_KEPT), tail: lastBytes(sofar) };
+    this.parts = [];
+    this.size = 0;
+  }
+
+  private endLine(): void {
+    const line = ++this.lines;
+    const overlong = this.overlong;
+    if (overlong) {
+      this.overlong = null;
+      const id = idAtStart(overlong.head.toString('utf8')) ?? idAtEnd(overlong.tail.toString('utf8'));
+      this.reject(
+        id,
+        -32600,
+        `Invalid Request: line ${line} of the input is ${overlong.length} bytes long; the server reads messages of at most ` +
+          `${this.lineMax} bytes (one JSON-RPC message per line), so it was skipped`,
+      );
+      return;
+    }
+    const text = Buffer.concat(this.parts, this.size).toString('utf8').replace(/\r$/, '');
+    this.parts = [];
+    this.size = 0;
+    if (text.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      this.reject(
+        null,
+        -32700,
+        `Parse error: line ${line} of the input is not JSON (${(err as Error).message}); each line must hold one JSON-RPC 2.0 message`,
+      );
+      return;
+    }
+    const parsed = JSONRPCMessageSchema.safeParse(value);
+    if (!parsed.success) {
+      this.reject(idOf(value), -32600, `Invalid Request: line ${line} of the input is JSON but no JSON-RPC 2.0 message: ${whyNot(value)}`);
+      return;
+    }
+    this.onmessage?.(parsed.data);
+  }
+
+  /** Answers a line that is no message with a JSON-RPC error, and logs it. */
+  private reject(id: Id, code: number, message: string): void {
+    this.onerror?.(new Error(message));
+    void this.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } })}\n`);
+  }
+}
+
+function lastBytes(b: Buffer): Buffer {
+  return b.length <= END_KEPT ? b : b.subarray(b.length - END_KEPT);
+}
+
+/** The id of an object that has a usable one (a string or an integer), else null. */
+function idOf(value: unknown): Id {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
+  const id = (value as Record<string, unknown>).id;
+  return typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)) ? id : null;
+}
+
+const ID = String.raw`"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")`;
+
+/** An id written first (or right after `"jsonrpc":"2.0"`) in a message's text. */
+function idAtStart(text: string): Id {
+  const m = new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?${ID}\s*,`).exec(text);
+  return m ? (JSON.parse(m[1]!) as string | number) : null;
+}
+
+/** An id written last in a message's text (the SDK's client puts it there). */
+function idAtEnd(text: string): Id {
+  const m = new RegExp(String.raw`[,{]\s*${ID}\s*\}\s*$`).exec(text);
+  return m ? (JSON.parse(m[1]!) as string | number) : null;
+}
+
+/** Why a JSON value is no JSON-RPC 2.0 message, in a few words. */
+function whyNot(value: unknown): string {
+  if (Array.isArray(value)) return 'a batch (an array) is not supported: send each message on its own line';
+  if (value === null || typeof value !== 'object') return `it is ${value === null ? 'null' : typeof value}, not an object`;
+  const v = value as Record<string, unknown>;
+  if (v.jsonrpc !== '2.0') return '"jsonrpc" must be "2.0"';
+  if ('method' in v && typeof v.method !== 'string') return '"method" must be a string';
+  if ('id' in v && idOf(v) === null) return '"id" must be a string or an integer';
+  if (!('method' in v) && !('result' in v) && !('error' in v)) return 'it has no "method" (a request or notification) nor "result" or "error" (a response)';
+  return 'its fields do not match a request, a notification or a response';
+}
