@@ -61,9 +61,10 @@ async function startServer(args: string[]): Promise<Server> {
   // notification that arrives in the same read as its response).
   const received: JSONRPCMessage[] = [];
   const dispatch = transport.onmessage!;
-  transport.onmessage = (message, extra) => {
-    received.push(message);
-    dispatch(message, extra);
+  // Every argument passed on as it came (the SDK may add one beside the message).
+  transport.onmessage = (...a: Parameters<typeof dispatch>) => {
+    received.push(a[0]);
+    dispatch(...a);
   };
   const call = async (name: string, args: Record<string, unknown> = {}, options: Record<string, unknown> = {}): Promise<ToolAnswer> => {
     const result = await client.callTool({ name, arguments: args }, undefined, { ...NO_TIMEOUT, ...options });
@@ -350,7 +351,8 @@ describe('heapql mcp on the demo dump', () => {
     const response = messages.findIndex((m) => 'result' in m);
     const progress = messages
       .map((m, i) => ({ m, i }))
-      .filter(({ m }) => 'method' in m && m.method === 'notifications/progress');
+      .filter(({ m }) => 'method' in m && m.method === 'notifications/progress')
+      .map(({ m, i }) => ({ m: m as JSONRPCMessage & { params?: Record<string, unknown> }, i }));
     expect(progress.length).toBeGreaterThanOrEqual(1);
     // All for this request, sent before its response, growing, ending at the total.
     const token = progress[0]!.m.params!.progressToken;
