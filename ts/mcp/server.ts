@@ -4,9 +4,11 @@
  * `serveStdio` runs it over stdin/stdout until the client closes stdin.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, isJSONRPCRequest, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 import { VERSION } from '../version.js';
+import { callParamsProblem } from './args.js';
 import { McpContext, type McpLog, type McpOptions } from './context.js';
 import { DATA_SENTENCE, RESULT_MAX, TEXT_MAX } from './limits.js';
 import { LineTransport } from './stdio.js';
@@ -34,6 +36,7 @@ const INSTRUCTIONS =
 
 export function createMcpServer(ctx: McpContext): McpServer {
   const server = new McpServer({ name: 'heapql', version: VERSION }, { instructions: INSTRUCTIONS });
+  checkCallParams(server);
   withDumpWarnings(server, ctx);
   registerDumpTools(server, ctx);
   registerQueryTools(server, ctx);
@@ -41,6 +44,32 @@ export function createMcpServer(ctx: McpContext): McpServer {
   registerAnalysisTools(server, ctx);
   registerCompareTools(server, ctx);
   return server;
+}
+
+/**
+ * A `tools/call` whose params the SDK would refuse (arguments that are no object, no tool name)
+ * is answered here, on whichever transport the server is connected to, before the SDK's own
+ * check: -32602 Invalid params with one sentence (args.ts callParamsProblem), where the SDK
+ * answers -32603 with zod's multi-line dump. Other messages pass on untouched.
+ */
+function checkCallParams(server: McpServer): void {
+  const protocol = server.server;
+  const connect = protocol.connect.bind(protocol);
+  protocol.connect = (transport: Transport) => {
+    // The protocol sets the transport's onmessage, then starts it: guard it between the two.
+    const start = transport.start.bind(transport);
+    transport.start = () => {
+      const dispatch = transport.onmessage;
+      transport.onmessage = (message, extra) => {
+        const problem = isJSONRPCRequest(message) && message.method === 'tools/call' ? callParamsProblem(message.params) : null;
+        if (problem === null || !isJSONRPCRequest(message)) return dispatch?.(message, extra);
+        transport.onerror?.(new Error(problem));
+        void transport.send({ jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.InvalidParams, message: problem } });
+      };
+      return start();
+    };
+    return connect(transport);
+  };
 }
 
 type ToolCallback = (...args: unknown[]) => CallToolResult | Promise<CallToolResult>;
