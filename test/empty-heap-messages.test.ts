@@ -51,7 +51,7 @@ describe('an object id on a heap with no objects', () => {
   });
 
   test('the addon\'s look-ups (under the library\'s own check): ERR_NO_SUCH_OBJECT "the heap has no objects"', async () => {
-    for (const lookup of [() => empty.handle.object(0), () => empty.handle.referents(0, 5)]) {
+    for (const lookup of [(): Promise<unknown> => empty.handle.object(0), (): Promise<unknown> => empty.handle.referents(0, 5)]) {
       // call(): the addon's error as the library throws it (its code out of the message).
       await expect(call(lookup)).rejects.toMatchObject({ code: 'ERR_NO_SUCH_OBJECT', message: NO_OBJECTS });
     }
