@@ -5,12 +5,13 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, isJSONRPCRequest, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 
 import { VERSION } from '../version.js';
 import { callParamsProblem } from './args.js';
 import { McpContext, type McpLog, type McpOptions } from './context.js';
 import { DATA_SENTENCE, RESULT_MAX, TEXT_MAX } from './limits.js';
+import { heapqlTools } from './registrar.js';
 import { LineTransport } from './stdio.js';
 import { registerAnalysisTools } from './tools/analysis.js';
 import { registerCompareTools } from './tools/compare.js';
@@ -37,12 +38,13 @@ const INSTRUCTIONS =
 export function createMcpServer(ctx: McpContext): McpServer {
   const server = new McpServer({ name: 'heapql', version: VERSION }, { instructions: INSTRUCTIONS });
   checkCallParams(server);
-  withDumpWarnings(server, ctx);
-  registerDumpTools(server, ctx);
-  registerQueryTools(server, ctx);
-  registerObjectTools(server, ctx);
-  registerAnalysisTools(server, ctx);
-  registerCompareTools(server, ctx);
+  // heapql's tools only: one a library user registers on the server answers as it returns.
+  const tools = heapqlTools(server, ctx);
+  registerDumpTools(tools, ctx);
+  registerQueryTools(tools, ctx);
+  registerObjectTools(tools, ctx);
+  registerAnalysisTools(tools, ctx);
+  registerCompareTools(tools, ctx);
   return server;
 }
 
@@ -70,31 +72,6 @@ function checkCallParams(server: McpServer): void {
     };
     return connect(transport);
   };
-}
-
-type ToolCallback = (...args: unknown[]) => CallToolResult | Promise<CallToolResult>;
-
-/**
- * Every tool registered on `server` from here on answers through this: the first answer after the
- * dump opened also carries the dump's warnings (McpContext.takeDumpWarnings), as a second text
- * block after the result, so content[0] stays the result (JSON or the error). describe_dump
- * lists them itself.
- */
-function withDumpWarnings(server: McpServer, ctx: McpContext): void {
-  const register = server.registerTool.bind(server) as unknown as (name: string, config: unknown, cb: ToolCallback) => unknown;
-  const wrapped = (name: string, config: unknown, cb: ToolCallback) =>
-    register(name, config, async (...args: unknown[]) => {
-      const result = await cb(...args);
-      // A cancelled call's answer is never sent: the warnings wait for the next one.
-      if (args.some((a) => a instanceof Object && 'signal' in a && (a.signal as AbortSignal).aborted)) return result;
-      if (name === 'describe_dump') {
-        if (!result.isError) ctx.dumpWarningsSaid();
-        return result;
-      }
-      const warnings = ctx.takeDumpWarnings();
-      return warnings === null ? result : { ...result, content: [...result.content, { type: 'text', text: warnings }] };
-    });
-  server.registerTool = wrapped as unknown as McpServer['registerTool'];
 }
 
 /**

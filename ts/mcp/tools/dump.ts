@@ -1,10 +1,10 @@
 /** Tools about the dump as a whole: describe it, list its classes, describe one class. */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 
 import { buildSummary } from '../../report/summary.js';
 import type { FieldView } from '../../session/index.js';
 import { oneOf, optionalText, text, toolArgs, wholeNumber } from '../args.js';
 import type { McpContext } from '../context.js';
+import type { ToolRegistrar } from '../registrar.js';
 import { OFFSET_MAX, ROWS_DEFAULT, ROWS_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
 import { errorResult, guarded, jsonResult, type ResultFit } from '../result.js';
 import { analysisState, nextStep } from '../state.js';
@@ -32,7 +32,7 @@ const CLASS_FIT: ResultFit = {
     'fields of an instance, with fieldOffset and fieldLimit.',
 };
 
-export function registerDumpTools(server: McpServer, ctx: McpContext): void {
+export function registerDumpTools(server: ToolRegistrar, ctx: McpContext): void {
   server.registerTool(
     'describe_dump',
     {

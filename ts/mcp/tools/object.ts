@@ -1,9 +1,9 @@
 /** inspect_object: one object with its fields, references both ways, GC root path and dominator. */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 
 import type { HeapSession, ReferenceList } from '../../session/index.js';
 import { objectSpec, someOf, toolArgs, wholeNumber } from '../args.js';
 import type { McpContext } from '../context.js';
+import type { ToolRegistrar } from '../registrar.js';
 import { FIELDS_DEFAULT, FIELDS_MAX, OFFSET_MAX, REFERENCES_DEFAULT, REFERENCES_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
 import { guarded, jsonResult, type ResultFit } from '../result.js';
 
@@ -36,7 +36,7 @@ function resolve(heap: HeapSession, spec: number | string): number {
   return heap.resolveObject(spec);
 }
 
-export function registerObjectTools(server: McpServer, ctx: McpContext): void {
+export function registerObjectTools(server: ToolRegistrar, ctx: McpContext): void {
   server.registerTool(
     'inspect_object',
     {
