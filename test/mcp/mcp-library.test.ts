@@ -8,44 +8,19 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { createMcpServer, McpContext, type McpLog } from '../../ts/mcp/index.js';
 import type { HeapSession } from '../../ts/session/index.js';
+import { embedded } from './embedded.js';
 
 const root = path.resolve(__dirname, '../..');
 const demo = path.join(root, 'fixtures/demo/demo.hprof');
-const NO_TIMEOUT = { timeout: 2_147_483_647 };
-const quiet: McpLog = { notice: () => {}, warn: () => {}, error: () => {} };
 
 let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'heapql-mcp-library-'));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** A server on `dump` with a client linked to it in memory; `setup` runs before the client connects. */
-async function embedded(dump: string, setup: (server: ReturnType<typeof createMcpServer>) => void = () => {}) {
-  const ctx = new McpContext({ path: dump, reachableOnly: false, log: quiet });
-  const server = createMcpServer(ctx);
-  setup(server);
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: 'heapql-test', version: '1.0.0' });
-  await client.connect(clientSide);
-  const call = async (name: string, args: Record<string, unknown> = {}) => {
-    const result = await client.callTool({ name, arguments: args }, undefined, NO_TIMEOUT);
-    return { isError: result.isError === true, texts: (result.content as { text: string }[]).map((c) => c.text) };
-  };
-  const close = async () => {
-    await client.close();
-    await server.close();
-    await ctx.close();
-  };
-  return { ctx, call, close };
-}
 
 describe('createMcpServer in a library', () => {
   it("a tool the embedder registers answers as it returns: the dump's warnings come with heapql's tools only", async () => {

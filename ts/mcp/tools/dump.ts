@@ -3,6 +3,7 @@
 import { buildSummary } from '../../report/summary.js';
 import type { FieldView } from '../../session/index.js';
 import { oneOf, optionalText, text, toolArgs, wholeNumber } from '../args.js';
+import { noClassMessage } from '../../session/no-class.js';
 import type { McpContext } from '../context.js';
 import type { ToolRegistrar } from '../registrar.js';
 import { OFFSET_MAX, ROWS_DEFAULT, ROWS_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
@@ -120,7 +121,10 @@ export function registerDumpTools(server: ToolRegistrar, ctx: McpContext): void 
       guarded(async () => {
         const heap = await ctx.heap();
         const views = await heap.describeClass(name);
-        if (views.length === 0) return errorResult(`${heap.noClassMessage(name)} (list_classes searches by pattern)`);
+        if (views.length === 0) {
+          // The dump's names JSON-quoted, as data (a class may be named with any text).
+          return errorResult(`${noClassMessage(name, heap.classNames(), (t) => JSON.stringify(t))} (list_classes searches by pattern)`);
+        }
         const field = (f: FieldView, withValue: boolean) => ({
           name: f.name,
           type: f.type,
