@@ -1,6 +1,6 @@
 /**
- * The MCP server as a library embeds it (`createMcpServer` from heapql/mcp, the SDK's client over
- * its in-memory transport): a tool the embedder registers next to heapql's answers as it returns
+ * The MCP server as a library embeds it (`createMcpServer` of ts/mcp, the SDK's client over its
+ * in-memory transport): a tool the embedder registers next to heapql's answers as it returns
  * (the dump's warnings ride on heapql's own tools only); run_oql's and run_named_query's
  * elapsedMs is the whole run, the counting run behind totalRows included (countMs of it).
  */
