@@ -126,6 +126,15 @@ describe('heapql mcp tool arguments', () => {
       code: -32602,
       message: `MCP error -32602: Invalid params: a tools/call request's params must have "name", the tool's name (a string, as tools/list gives it), and it is missing`,
     });
+    // No params at all.
+    const bare = await client.request({ method: 'tools/call' } as never, CallToolResultSchema, NO_TIMEOUT).then(
+      () => null,
+      (err: Error & { code?: number }) => ({ code: err.code, message: err.message }),
+    );
+    expect(bare).toEqual({
+      code: -32602,
+      message: `MCP error -32602: Invalid params: a tools/call request's params must be an object with the tool's "name" and its "arguments", and they are missing`,
+    });
     const next = await call('run_oql', { query: 'SELECT COUNT(*) FROM java.lang.String s' });
     expect(next.isError).toBe(false);
     expect(JSON.parse(next.text).rows).toEqual([[3703]]);

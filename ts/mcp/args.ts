@@ -89,7 +89,8 @@ export function toolArgs<S extends z.ZodRawShape>(tool: string, shape: S) {
  */
 export function callParamsProblem(params: unknown): string | null {
   if (params === null || typeof params !== 'object' || Array.isArray(params)) {
-    return `Invalid params: a tools/call request's params must be an object with the tool's "name" and its "arguments", not ${shown(params)}`;
+    const given = params === undefined ? 'and they are missing' : `not ${shown(params)}`;
+    return `Invalid params: a tools/call request's params must be an object with the tool's "name" and its "arguments", ${given}`;
   }
   const p = params as Record<string, unknown>;
   if (typeof p.name !== 'string') {
