@@ -9,6 +9,7 @@ import path from 'node:path';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = path.resolve(__dirname, '../..');
@@ -103,6 +104,40 @@ describe('heapql mcp tool arguments', () => {
     // At the longest: read.
     const longest = await call('run_oql', { query: `SELECT COUNT(*) FROM java.lang.String s WHERE s.@length >= 0${' '.repeat(20_000 - 60)}` });
     expect(longest.isError).toBe(false);
+  });
+
+  it('arguments that are no object: -32602 invalid params in one sentence (not -32603 and a zod dump); the server answers the next call', async () => {
+    const sentence = (given: string) =>
+      `MCP error -32602: Invalid params: the "arguments" of a tools/call request must be an object of the tool's arguments by name ` +
+      `(e.g. {"query": "SELECT …"} for run_oql), not ${given}`;
+    for (const [args, given] of [[[1], '[1]'], [null, 'null'], ['SELECT 1', '"SELECT 1"'], [7, '7']] as const) {
+      const failed = await client.callTool({ name: 'run_oql', arguments: args as unknown as Record<string, unknown> }, undefined, NO_TIMEOUT).then(
+        () => null,
+        (err: Error & { code?: number }) => ({ code: err.code, message: err.message }),
+      );
+      expect(failed).toEqual({ code: -32602, message: sentence(given) });
+    }
+    // No tool name: said too.
+    const nameless = await client.request({ method: 'tools/call', params: { arguments: {} } as never }, CallToolResultSchema, NO_TIMEOUT).then(
+      () => null,
+      (err: Error & { code?: number }) => ({ code: err.code, message: err.message }),
+    );
+    expect(nameless).toEqual({
+      code: -32602,
+      message: `MCP error -32602: Invalid params: a tools/call request's params must have "name", the tool's name (a string, as tools/list gives it), and it is missing`,
+    });
+    // No params at all.
+    const bare = await client.request({ method: 'tools/call' } as never, CallToolResultSchema, NO_TIMEOUT).then(
+      () => null,
+      (err: Error & { code?: number }) => ({ code: err.code, message: err.message }),
+    );
+    expect(bare).toEqual({
+      code: -32602,
+      message: `MCP error -32602: Invalid params: a tools/call request's params must be an object with the tool's "name" and its "arguments", and they are missing`,
+    });
+    const next = await call('run_oql', { query: 'SELECT COUNT(*) FROM java.lang.String s' });
+    expect(next.isError).toBe(false);
+    expect(JSON.parse(next.text).rows).toEqual([[3703]]);
   });
 
   it('a long value is quoted cut', async () => {

@@ -274,7 +274,7 @@ describe('heapql mcp on the demo dump', () => {
     expect(classes[0].fields.map((f: { name: string }) => f.name)).toContain('createdAt');
     const missing = await s.call('describe_class', { name: 'Session' });
     expect(missing.isError).toBe(true);
-    expect(missing.text).toMatch(/no class named 'Session'.*Demo\$Session/);
+    expect(missing.text).toMatch(/^no class named "Session" in this dump; classes containing "Session": .*"Demo\$Session"/);
   });
 
   it('named queries: listed with their OQL; run by name with the row cap', async () => {
@@ -327,7 +327,9 @@ describe('heapql mcp on the demo dump', () => {
     expect(nonsense.text).toMatch(/names no object/);
     const wrongClass = await s.call('inspect_object', { object: `java.lang.String#${map.objectId}` });
     expect(wrongClass.isError).toBe(true);
-    expect(wrongClass.text).toMatch(/is a java\.util\.HashMap, not a java\.lang\.String/);
+    expect(wrongClass.text).toBe(
+      `ERR_NO_SUCH_OBJECT: object ${map.objectId} is a "java.util.HashMap", not a "java.lang.String" (pass its objectId, ${map.objectId}, to inspect it)`,
+    );
     const negative = await s.call('inspect_object', { object: -1 });
     expect(negative.isError).toBe(true);
     const noAddress = await s.call('inspect_object', { object: '0x1' });

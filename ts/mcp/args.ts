@@ -6,6 +6,7 @@
  * arguments are a strict object: an argument it does not take (a misspelt or another tool's
  * `limit`) is an error listing the ones it takes, rather than silently ignored.
  */
+import { CallToolRequestParamsSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
 /** A value as an error message quotes it (long strings cut). */
@@ -78,4 +79,30 @@ export function toolArgs<S extends z.ZodRawShape>(tool: string, shape: S) {
       return undefined;
     },
   });
+}
+
+/**
+ * What is wrong with a `tools/call` request's params, in one sentence, or null when the SDK takes
+ * them. The SDK checks them with zod before any tool runs and answers a mismatch with -32603
+ * (internal error) and zod's multi-line dump; the server answers this sentence with -32602
+ * (invalid params) instead (server.ts).
+ */
+export function callParamsProblem(params: unknown): string | null {
+  if (params === null || typeof params !== 'object' || Array.isArray(params)) {
+    const given = params === undefined ? 'and they are missing' : `not ${shown(params)}`;
+    return `Invalid params: a tools/call request's params must be an object with the tool's "name" and its "arguments", ${given}`;
+  }
+  const p = params as Record<string, unknown>;
+  if (typeof p.name !== 'string') {
+    return `Invalid params: a tools/call request's params must have "name", the tool's name (a string, as tools/list gives it)${
+      p.name === undefined ? ', and it is missing' : `, not ${shown(p.name)}`
+    }`;
+  }
+  if (p.arguments !== undefined && (p.arguments === null || typeof p.arguments !== 'object' || Array.isArray(p.arguments))) {
+    return `Invalid params: the "arguments" of a tools/call request must be an object of the tool's arguments by name (e.g. {"query": "SELECT …"} for run_oql), not ${shown(p.arguments)}`;
+  }
+  const parsed = CallToolRequestParamsSchema.safeParse(params);
+  if (parsed.success) return null;
+  const issue = parsed.error.issues[0]!;
+  return `Invalid params: the tools/call request's params do not match the protocol at ${issue.path.map(String).join('.') || 'params'}: ${issue.message}`;
 }

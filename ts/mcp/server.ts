@@ -4,11 +4,14 @@
  * `serveStdio` runs it over stdin/stdout until the client closes stdin.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 
 import { VERSION } from '../version.js';
+import { callParamsProblem } from './args.js';
 import { McpContext, type McpLog, type McpOptions } from './context.js';
 import { DATA_SENTENCE, RESULT_MAX, TEXT_MAX } from './limits.js';
+import { heapqlTools } from './registrar.js';
 import { LineTransport } from './stdio.js';
 import { registerAnalysisTools } from './tools/analysis.js';
 import { registerCompareTools } from './tools/compare.js';
@@ -34,38 +37,41 @@ const INSTRUCTIONS =
 
 export function createMcpServer(ctx: McpContext): McpServer {
   const server = new McpServer({ name: 'heapql', version: VERSION }, { instructions: INSTRUCTIONS });
-  withDumpWarnings(server, ctx);
-  registerDumpTools(server, ctx);
-  registerQueryTools(server, ctx);
-  registerObjectTools(server, ctx);
-  registerAnalysisTools(server, ctx);
-  registerCompareTools(server, ctx);
+  checkCallParams(server);
+  // heapql's tools only: one a library user registers on the server answers as it returns.
+  const tools = heapqlTools(server, ctx);
+  registerDumpTools(tools, ctx);
+  registerQueryTools(tools, ctx);
+  registerObjectTools(tools, ctx);
+  registerAnalysisTools(tools, ctx);
+  registerCompareTools(tools, ctx);
   return server;
 }
 
-type ToolCallback = (...args: unknown[]) => CallToolResult | Promise<CallToolResult>;
-
 /**
- * Every tool registered on `server` from here on answers through this: the first answer after the
- * dump opened also carries the dump's warnings (McpContext.takeDumpWarnings), as a second text
- * block after the result, so content[0] stays the result (JSON or the error). describe_dump
- * lists them itself.
+ * A `tools/call` whose params the SDK would refuse (arguments that are no object, no tool name)
+ * is answered here, on whichever transport the server is connected to, before the SDK's own
+ * check: -32602 Invalid params with one sentence (args.ts callParamsProblem), where the SDK
+ * answers -32603 with zod's multi-line dump. Other messages pass on untouched.
  */
-function withDumpWarnings(server: McpServer, ctx: McpContext): void {
-  const register = server.registerTool.bind(server) as unknown as (name: string, config: unknown, cb: ToolCallback) => unknown;
-  const wrapped = (name: string, config: unknown, cb: ToolCallback) =>
-    register(name, config, async (...args: unknown[]) => {
-      const result = await cb(...args);
-      // A cancelled call's answer is never sent: the warnings wait for the next one.
-      if (args.some((a) => a instanceof Object && 'signal' in a && (a.signal as AbortSignal).aborted)) return result;
-      if (name === 'describe_dump') {
-        if (!result.isError) ctx.dumpWarningsSaid();
-        return result;
-      }
-      const warnings = ctx.takeDumpWarnings();
-      return warnings === null ? result : { ...result, content: [...result.content, { type: 'text', text: warnings }] };
-    });
-  server.registerTool = wrapped as unknown as McpServer['registerTool'];
+function checkCallParams(server: McpServer): void {
+  const protocol = server.server;
+  const connect = protocol.connect.bind(protocol);
+  protocol.connect = (transport: Transport) => {
+    // The protocol sets the transport's onmessage, then starts it: guard it between the two.
+    const start = transport.start.bind(transport);
+    transport.start = () => {
+      const dispatch = transport.onmessage;
+      transport.onmessage = (message, extra) => {
+        const problem = isJSONRPCRequest(message) && message.method === 'tools/call' ? callParamsProblem(message.params) : null;
+        if (problem === null || !isJSONRPCRequest(message)) return dispatch?.(message, extra);
+        transport.onerror?.(new Error(problem));
+        void transport.send({ jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.InvalidParams, message: problem } });
+      };
+      return start();
+    };
+    return connect(transport);
+  };
 }
 
 /**

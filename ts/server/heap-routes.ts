@@ -25,7 +25,11 @@ function objectId(ctx: ServerContext, c: Context): number {
   }
   const id = Number(raw);
   const count = ctx.session.status.objects;
-  if (id >= count) throw new ApiError(404, 'not_found', `object ${raw} does not exist (the heap has objects 0 to ${count - 1})`);
+  if (id >= count) {
+    // The library's words (session.ts objectIndex), for an empty heap too.
+    const has = count === 0 ? 'the heap has no objects' : `the heap has objects 0 to ${count - 1}`;
+    throw new ApiError(404, 'not_found', `object ${raw} does not exist (${has})`);
+  }
   return id;
 }
 

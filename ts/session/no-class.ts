@@ -24,13 +24,19 @@ export function closest(word: string, candidates: readonly string[], n: number):
  * `no class named '<name>' in this dump; classes containing '<simple name>': …` (ten at most,
  * case ignored), or, when no class contains the simple name (a typo), `; did you mean …?` with
  * the three nearest names; nothing more when none is near. The front adds how to search its
- * own way.
+ * own way. `quote`, when given, quotes every name (the given one and the dump's).
  */
-export function noClassMessage(name: string, classNames: readonly string[]): string {
+export function noClassMessage(name: string, classNames: readonly string[], quote?: (text: string) => string): string {
   const simple = name.split(/[.$]/).pop() || name;
   const s = simple.toLowerCase();
+  // `quote` (the MCP server's JSON.stringify) marks every name as data; by default the names
+  // given are in single quotes and the dump's listed bare.
+  const given = quote ?? ((t: string) => `'${t}'`);
+  const listed = quote ?? ((t: string) => t);
   const containing = classNames.filter((n) => n.toLowerCase().includes(s)).slice(0, 10);
-  if (containing.length) return `no class named '${name}' in this dump; classes containing '${simple}': ${containing.join(', ')}`;
+  if (containing.length) {
+    return `no class named ${given(name)} in this dump; classes containing ${given(simple)}: ${containing.map((n) => listed(n)).join(', ')}`;
+  }
   const near = closest(name, classNames, 3);
-  return `no class named '${name}' in this dump${near.length ? `; did you mean ${near.join(', ')}?` : ''}`;
+  return `no class named ${given(name)} in this dump${near.length ? `; did you mean ${near.map((n) => listed(n)).join(', ')}?` : ''}`;
 }

@@ -195,7 +195,12 @@ fn field(heap: &Heap, f: FieldEntry, with_value: bool) -> JsField {
 fn check_object(heap: &Heap, o: u32) -> Result<ObjIdx> {
     let count = heap.object_count();
     if o >= count {
-        return Err(coded("ERR_NO_SUCH_OBJECT", format!("object {o} does not exist (the heap has objects 0 to {})", count.saturating_sub(1))));
+        // The session's words (session.ts objectIndex) and the HTTP server's, for an empty heap too.
+        let has = match count {
+            0 => "the heap has no objects".to_string(),
+            n => format!("the heap has objects 0 to {}", n - 1),
+        };
+        return Err(coded("ERR_NO_SUCH_OBJECT", format!("object {o} does not exist ({has})")));
     }
     Ok(o)
 }

@@ -2,12 +2,12 @@
  * The full analysis and the report: start it (with MCP progress notifications and cancellation),
  * read its state, cancel it, and read one report section at a time.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 
 import { HeapqlError } from '../../errors.js';
 import type { ReportSections } from '../../session/index.js';
 import { flag, oneOf, toolArgs, wholeNumber } from '../args.js';
 import type { McpContext } from '../context.js';
+import type { ToolRegistrar } from '../registrar.js';
 import { SECTION_LIST_DEFAULT, SECTION_LIST_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
 import { analysisProgress } from '../progress.js';
 import { errorResult, guarded, jsonResult, type ResultFit } from '../result.js';
@@ -32,7 +32,7 @@ const SECTION_FIT: ResultFit = {
     'describe_class read any object or class named here.',
 };
 
-export function registerAnalysisTools(server: McpServer, ctx: McpContext): void {
+export function registerAnalysisTools(server: ToolRegistrar, ctx: McpContext): void {
   server.registerTool(
     'analyze_heap',
     {

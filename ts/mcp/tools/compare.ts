@@ -1,10 +1,9 @@
 /** compare_with_baseline: what grew between a baseline dump and this one, by class. */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-
 import { flag, oneOf, optionalText, text, toolArgs, wholeNumber } from '../args.js';
 import { warningLines, type McpContext } from '../context.js';
 import { compareSessions } from '../histogram-compare.js';
 import { PATH_MAX, ROWS_DEFAULT, ROWS_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
+import type { ToolRegistrar } from '../registrar.js';
 import { guarded, jsonResult, type ResultFit } from '../result.js';
 
 /** compare_with_baseline cut to RESULT_MAX: whole rows dropped from the end, `truncated` saying so. */
@@ -15,7 +14,7 @@ const COMPARE_FIT: ResultFit = {
   },
 };
 
-export function registerCompareTools(server: McpServer, ctx: McpContext): void {
+export function registerCompareTools(server: ToolRegistrar, ctx: McpContext): void {
   server.registerTool(
     'compare_with_baseline',
     {

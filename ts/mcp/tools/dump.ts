@@ -1,10 +1,11 @@
 /** Tools about the dump as a whole: describe it, list its classes, describe one class. */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 
 import { buildSummary } from '../../report/summary.js';
 import type { FieldView } from '../../session/index.js';
 import { oneOf, optionalText, text, toolArgs, wholeNumber } from '../args.js';
+import { noClassMessage } from '../../session/no-class.js';
 import type { McpContext } from '../context.js';
+import type { ToolRegistrar } from '../registrar.js';
 import { OFFSET_MAX, ROWS_DEFAULT, ROWS_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
 import { errorResult, guarded, jsonResult, type ResultFit } from '../result.js';
 import { analysisState, nextStep } from '../state.js';
@@ -32,7 +33,7 @@ const CLASS_FIT: ResultFit = {
     'fields of an instance, with fieldOffset and fieldLimit.',
 };
 
-export function registerDumpTools(server: McpServer, ctx: McpContext): void {
+export function registerDumpTools(server: ToolRegistrar, ctx: McpContext): void {
   server.registerTool(
     'describe_dump',
     {
@@ -120,7 +121,10 @@ export function registerDumpTools(server: McpServer, ctx: McpContext): void {
       guarded(async () => {
         const heap = await ctx.heap();
         const views = await heap.describeClass(name);
-        if (views.length === 0) return errorResult(`${heap.noClassMessage(name)} (list_classes searches by pattern)`);
+        if (views.length === 0) {
+          // The dump's names JSON-quoted, as data (a class may be named with any text).
+          return errorResult(`${noClassMessage(name, heap.classNames(), (t) => JSON.stringify(t))} (list_classes searches by pattern)`);
+        }
         const field = (f: FieldView, withValue: boolean) => ({
           name: f.name,
           type: f.type,

@@ -1,11 +1,11 @@
 /** inspect_object: one object with its fields, references both ways, GC root path and dominator. */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 
 import type { HeapSession, ReferenceList } from '../../session/index.js';
 import { objectSpec, someOf, toolArgs, wholeNumber } from '../args.js';
 import type { McpContext } from '../context.js';
+import type { ToolRegistrar } from '../registrar.js';
 import { FIELDS_DEFAULT, FIELDS_MAX, OFFSET_MAX, REFERENCES_DEFAULT, REFERENCES_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
-import { guarded, jsonResult, type ResultFit } from '../result.js';
+import { errorResult, guarded, jsonResult, type ResultFit } from '../result.js';
 
 const PARTS = ['fields', 'referents', 'referrers', 'pathToRoot', 'dominator'] as const;
 type Part = (typeof PARTS)[number];
@@ -30,13 +30,19 @@ function references(list: ReferenceList) {
   };
 }
 
-/** An object id as a number, or a string `123`, `#123`, `0x…` (address), `java.lang.String#123`. */
-function resolve(heap: HeapSession, spec: number | string): number {
-  if (typeof spec === 'number') return heap.resolveObject(String(spec));
-  return heap.resolveObject(spec);
+/**
+ * An object id as a number, or a string `123`, `#123`, `0x…` (address), `java.lang.String#123`;
+ * `className` the class a `<class>#<index>` names, checked once the object is read.
+ */
+function resolve(heap: HeapSession, spec: number | string): { id: number; className: string | null } {
+  if (typeof spec === 'number') return { id: heap.resolveObject(String(spec)), className: null };
+  // The class checked here, not by the session: its refusal quotes the dump's class name bare.
+  const m = /^\s*([^#\s]+)#(\d+)\s*$/.exec(spec);
+  if (m) return { id: heap.resolveObject(`#${m[2]}`), className: m[1]! };
+  return { id: heap.resolveObject(spec), className: null };
 }
 
-export function registerObjectTools(server: McpServer, ctx: McpContext): void {
+export function registerObjectTools(server: ToolRegistrar, ctx: McpContext): void {
   server.registerTool(
     'inspect_object',
     {
@@ -63,9 +69,15 @@ export function registerObjectTools(server: McpServer, ctx: McpContext): void {
     ({ object, include, fieldOffset, fieldLimit, referenceLimit }) =>
       guarded(async () => {
         const heap = await ctx.heap();
-        const id = resolve(heap, object);
+        const { id, className } = resolve(heap, object);
         const want = new Set<Part>(include ?? PARTS);
         const view = await heap.object(id, { fieldOffset, fieldLimit });
+        if (className !== null && view.object.className !== className) {
+          // Both names JSON-quoted: the dump's is data (a class may be named with any text).
+          return errorResult(
+            `ERR_NO_SUCH_OBJECT: object ${id} is a ${JSON.stringify(view.object.className)}, not a ${JSON.stringify(className)} (pass its objectId, ${id}, to inspect it)`,
+          );
+        }
         const out: Record<string, unknown> = {
           object: view.object,
           kind: view.kind,
