@@ -3,7 +3,7 @@
 import nearley from 'nearley';
 import grammar from './grammar.generated.js';
 import { KEYWORDS, codePoints, tokenize, type Token } from './lexer.js';
-import { span, tokPos } from './build.js';
+import { finishLists, span, tokPos } from './build.js';
 import type { Pos, Query } from './ast.js';
 import { OqlSyntaxError } from './errors.js';
 
@@ -59,7 +59,7 @@ export function parseAll(text: string): Query[] {
       endHint(expected, last ?? null),
     );
   }
-  return parser.results as Query[];
+  return (parser.results as Query[]).map(finishLists);
 }
 
 /** Token types the parser could have consumed next (from the Earley column it stopped in). */
