@@ -1,0 +1,118 @@
+// Long lists and dotted names parse in work linear in their length. nearley runs a rule's
+// postprocessor each time the rule completes, and a list (`a, b, c`, `a.b.c`, `[][]`) completes
+// at every item; its `(sep b):*` copied the array each time, so a class name or an IN list of
+// 20,000 parts took 10 to 20 s and 1.7 GB. The work is counted, not timed: every postprocessor
+// call counts one, plus the length of every array it is given or returns.
+import { beforeAll, describe, expect, test } from 'vitest';
+import grammar from '../ts/oql/grammar.generated.js';
+import type { Expr, Query, SelectQuery } from '../ts/oql/ast.js';
+
+type Rule = { postprocess?: (d: unknown[], ...rest: unknown[]) => unknown };
+
+let work = 0;
+let parseAll: (text: string) => Query[];
+let tokenize: (text: string) => unknown[];
+
+beforeAll(async () => {
+  // The counting postprocessors go in before the parser module builds its grammar from them.
+  for (const rule of grammar.ParserRules as unknown as Rule[]) {
+    const pp = rule.postprocess;
+    if (!pp) continue;
+    rule.postprocess = (d, ...rest) => {
+      work += 1;
+      for (const x of d) if (Array.isArray(x)) work += x.length;
+      const out = pp(d, ...rest);
+      if (Array.isArray(out)) work += out.length;
+      return out;
+    };
+  }
+  ({ parseAll } = await import('../ts/oql/parser.js'));
+  ({ tokenize } = await import('../ts/oql/lexer.js'));
+});
+
+const N = 5000;
+const rep = (s: string, sep: string) => Array.from({ length: N }, () => s).join(sep);
+
+/** Parses `text` (exactly one parse) and returns it with the work per token. */
+function measure(text: string): { q: SelectQuery; perToken: number } {
+  work = 0;
+  const results = parseAll(text);
+  expect(results).toHaveLength(1);
+  return { q: results[0] as SelectQuery, perToken: work / tokenize(text).length };
+}
+
+// A few postprocessor calls a token (8 to 14: one per rule level an expression goes through); a
+// copying list costs N / 2 a token on average.
+const PER_TOKEN = 40;
+
+/** Depth of a `.field` chain. */
+function pathLength(e: Expr): number {
+  let n = 0;
+  for (let x: Expr = e; x.type === 'field'; x = x.base) n++;
+  return n;
+}
+
+describe(`OQL shapes with ${N} parts`, () => {
+  test('a class name of N parts in FROM and after INSTANCEOF', () => {
+    const name = `${rep('a', '.')}.X`;
+    const from = measure(`SELECT s FROM ${name} s`);
+    expect(from.perToken).toBeLessThan(PER_TOKEN);
+    expect(from.q.from.source).toMatchObject({ type: 'class', name, pos: { offset: 14, end: 14 + name.length } });
+    const inst = measure(`SELECT s FROM X s WHERE s INSTANCEOF ${name}`);
+    expect(inst.perToken).toBeLessThan(PER_TOKEN);
+    expect(inst.q.where).toMatchObject({ type: 'instanceof', className: name });
+  });
+
+  test('an array class of N dimensions', () => {
+    const { q, perToken } = measure(`SELECT s FROM X${rep('[]', '')} s`);
+    expect(perToken).toBeLessThan(PER_TOKEN);
+    expect(q.from.source).toMatchObject({ type: 'class', name: `X${'[]'.repeat(N)}` });
+  });
+
+  test('a field path of N parts in SELECT and in WHERE', () => {
+    const sel = measure(`SELECT s.${rep('a', '.')} FROM X s`);
+    expect(sel.perToken).toBeLessThan(PER_TOKEN);
+    expect(pathLength(sel.q.items[0].expr)).toBe(N);
+    const where = measure(`SELECT s FROM X s WHERE s.${rep('a', '.')} = 1`);
+    expect(where.perToken).toBeLessThan(PER_TOKEN);
+    expect(where.q.where).toMatchObject({ type: 'binary', op: '=' });
+  });
+
+  test('an IN list, a call, select items, GROUP BY and ORDER BY of N items, in order', () => {
+    const inList = measure(`SELECT s FROM X s WHERE s.a IN (${Array.from({ length: N }, (_, i) => i).join(', ')})`);
+    expect(inList.perToken).toBeLessThan(PER_TOKEN);
+    const items = (inList.q.where as Extract<Expr, { type: 'inList' }>).items;
+    expect(items).toHaveLength(N);
+    expect(items.map((e) => (e as Extract<Expr, { type: 'literal' }>).value)).toEqual(Array.from({ length: N }, (_, i) => i));
+
+    const call = measure(`SELECT f(${rep('1', ', ')}) FROM X s`);
+    expect(call.perToken).toBeLessThan(PER_TOKEN);
+    expect((call.q.items[0].expr as Extract<Expr, { type: 'call' }>).args).toHaveLength(N);
+
+    const sel = measure(`SELECT ${rep('s.a', ', ')} FROM X s`);
+    expect(sel.perToken).toBeLessThan(PER_TOKEN);
+    expect(sel.q.items).toHaveLength(N);
+
+    const group = measure(`SELECT s FROM X s GROUP BY ${rep('s.a', ', ')}`);
+    expect(group.perToken).toBeLessThan(PER_TOKEN);
+    expect(group.q.groupBy).toHaveLength(N);
+
+    const order = measure(`SELECT s FROM X s ORDER BY ${rep('s.a', ', ')} LIMIT 3`);
+    expect(order.perToken).toBeLessThan(PER_TOKEN);
+    expect(order.q.orderBy).toHaveLength(N);
+    expect(order.q.pos.end).toBe(order.q.limit!.pos.end);
+  });
+
+  test('a CASE of N WHENs', () => {
+    const { q, perToken } = measure(`SELECT CASE ${rep('WHEN s.a = 1 THEN 2', ' ')} END FROM X s`);
+    expect(perToken).toBeLessThan(PER_TOKEN);
+    expect((q.items[0].expr as Extract<Expr, { type: 'case' }>).whens).toHaveLength(N);
+  });
+
+  test('AND and OR chains of N terms', () => {
+    for (const op of ['AND', 'OR']) {
+      const { perToken } = measure(`SELECT s FROM X s WHERE ${rep('s.a = 1', ` ${op} `)}`);
+      expect(perToken).toBeLessThan(PER_TOKEN);
+    }
+  });
+});
