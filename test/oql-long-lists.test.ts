@@ -116,3 +116,30 @@ describe(`OQL shapes with ${N} parts`, () => {
     }
   });
 });
+
+describe('a long line after a character outside the BMP', () => {
+  // Columns count characters, not UTF-16 units, once the text holds a surrogate pair; each
+  // token's column used to be counted from the start of its line: n² work on one long line.
+  test(`${N} numbers after an emoji: columns right, the line read once`, () => {
+    const text = `SELECT "😀" FROM X s WHERE s.a IN (${Array.from({ length: N }, (_, i) => i).join(', ')})`;
+    const slice = String.prototype.slice;
+    let sliced = 0;
+    String.prototype.slice = function (this: string, ...args: [number?, number?]) {
+      const out = slice.apply(this, args);
+      sliced += out.length;
+      return out;
+    };
+    let tokens: { text: string; col: number; offset: number }[];
+    try {
+      tokens = tokenize(text) as typeof tokens;
+    } finally {
+      String.prototype.slice = slice;
+    }
+    expect(sliced).toBeLessThan(4 * text.length);
+    const last = tokens[tokens.length - 1];
+    // One character (two UTF-16 units) before it counts one.
+    expect(last).toMatchObject({ text: ')', offset: text.length - 1, col: text.length - 1 });
+    expect(tokens[1]).toMatchObject({ text: '"😀"', col: 8 });
+    expect(tokens[2]).toMatchObject({ text: 'FROM', col: 12 });
+  });
+});
