@@ -103,10 +103,10 @@ describe(`OQL shapes with ${N} parts`, () => {
     expect(order.q.pos.end).toBe(order.q.limit!.pos.end);
   });
 
-  test('a CASE of N WHENs', () => {
-    const { q, perToken } = measure(`SELECT CASE ${rep('WHEN s.a = 1 THEN 2', ' ')} END FROM X s`);
+  test('a CASE of N / 2 WHENs (N would pass the longest query)', () => {
+    const { q, perToken } = measure(`SELECT CASE ${Array.from({ length: N / 2 }, () => 'WHEN s.a = 1 THEN 2').join(' ')} END FROM X s`);
     expect(perToken).toBeLessThan(PER_TOKEN);
-    expect((q.items[0].expr as Extract<Expr, { type: 'case' }>).whens).toHaveLength(N);
+    expect((q.items[0].expr as Extract<Expr, { type: 'case' }>).whens).toHaveLength(N / 2);
   });
 
   test('AND and OR chains of N terms', () => {
@@ -141,5 +141,55 @@ describe('a long line after a character outside the BMP', () => {
     expect(last).toMatchObject({ text: ')', offset: text.length - 1, col: text.length - 1 });
     expect(tokens[1]).toMatchObject({ text: '"😀"', col: 8 });
     expect(tokens[2]).toMatchObject({ text: 'FROM', col: 12 });
+  });
+});
+
+describe('the longest query', () => {
+  /** A query of exactly `length` characters (an IN list padded with spaces), on `lines` lines. */
+  const sized = (length: number, head = 'SELECT s FROM X s WHERE s.a IN (') => {
+    const list = Array.from({ length: Math.floor((length - head.length) / 8) }, (_, i) => i).join(', ');
+    const text = `${head}${list})`;
+    return text + ' '.repeat(length - text.length);
+  };
+
+  test('MAX_QUERY_LENGTH characters parse; one more is refused, naming the length and the limit, at the first character past it', async () => {
+    const { MAX_QUERY_LENGTH } = await import('../ts/oql/index.js');
+    const { OqlSyntaxError, formatOqlError } = await import('../ts/oql/errors.js');
+    expect(MAX_QUERY_LENGTH).toBe(100_000);
+    expect(parseAll(sized(MAX_QUERY_LENGTH))).toHaveLength(1);
+    const head = 'SELECT s\nFROM X s\n-- 😀\nWHERE s.a IN (';
+    const text = `${sized(MAX_QUERY_LENGTH, head)}x`;
+    expect(text).toHaveLength(MAX_QUERY_LENGTH + 1);
+    let err: unknown;
+    try {
+      parseAll(text);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(OqlSyntaxError);
+    const e = err as InstanceType<typeof OqlSyntaxError>;
+    expect(e.reason).toBe('the query is 100,001 characters long; the longest query heapql takes is 100,000 characters');
+    expect(e.pos).toEqual({ line: 4, column: MAX_QUERY_LENGTH - head.lastIndexOf('\n'), offset: MAX_QUERY_LENGTH, end: MAX_QUERY_LENGTH + 1 });
+    expect(e.token).toBe('x');
+    expect(e.hint).toMatch(/^shorten it: split a long IN list/);
+    // Shown with a window of the long line around the caret, not the whole line.
+    const shown = formatOqlError(e, text, 'q.oql');
+    const lines = shown.split('\n');
+    expect(lines[0]).toBe(`q.oql:4:${e.pos.column}: ${e.reason}`);
+    expect(lines[1]!.length).toBeLessThan(250);
+    expect(lines[1]).toMatch(/^ {2}….* x$/);
+    expect(lines[2]).toBe(`${' '.repeat(lines[1]!.length - 1)}^`);
+  });
+
+  test('a megabyte of text is refused before it is read', () => {
+    const text = sized(1_000_000);
+    work = 0;
+    expect(() => parseAll(text)).toThrow(/^the query is 1,000,000 characters long; the longest query heapql takes is 100,000 characters at line 1, column 100001 \(hint: shorten it/);
+    expect(work).toBe(0);
+  });
+
+  test('the REPL takes an over-long statement as complete (it runs and is refused), not as one still being typed', async () => {
+    const { statementComplete } = await import('../ts/repl/statement.js');
+    expect(statementComplete(sized(200_000))).toBe(true);
   });
 });
