@@ -31,6 +31,6 @@ it('a 1.5 MB query file: exit 2, both lengths named, a short window of the line 
   expect(lines[1]).toMatch(/^ {2}…[\d, ]+…$/);
   expect(lines[1]!.length).toBeLessThan(250);
   expect(lines[2]).toMatch(/^ +\^$/);
-  expect(lines[3]).toMatch(/^ {2}hint: shorten it: split a long IN list or OR chain over several queries/);
+  expect(lines[3]).toMatch(/^ {2}hint: shorten it: split a long OR chain over several queries/);
   expect(lines).toHaveLength(4);
 });

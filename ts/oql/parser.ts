@@ -35,7 +35,7 @@ function tooLong(text: string): OqlSyntaxError {
   return new OqlSyntaxError(
     `the query is ${text.length.toLocaleString('en-US')} characters long; the longest query heapql takes is ${MAX_QUERY_LENGTH.toLocaleString('en-US')} characters`,
     pos, ch, [],
-    'shorten it: split a long IN list or OR chain over several queries, or select the objects with a pattern (FROM "regex") or a subquery',
+    'shorten it: split a long OR chain over several queries, or select the objects with a pattern (FROM "regex") or a subquery (x IN (SELECT ...))',
   );
 }
 
