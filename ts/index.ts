@@ -1,6 +1,6 @@
 /** The heapql library: open a dump, read its index, query it, analyze it, look objects up. */
 export { openHeap, Heap } from './heap.js';
-export { HeapSession, prepareQuery } from './session/index.js';
+export { HeapSession, prepareQuery, MAX_QUERY_LENGTH } from './session/index.js';
 export type {
   OpenOptions,
   AnalyzeOptions,

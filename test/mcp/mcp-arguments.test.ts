@@ -11,6 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_QUERY_LENGTH } from '../../ts/oql/index.js';
 
 const root = path.resolve(__dirname, '../..');
 const bin = path.join(root, 'bin/heapql.js');
@@ -46,9 +47,9 @@ const CASES: [string, Record<string, unknown>, string][] = [
   ['run_oql', { query: Q, maxRows: 501 }, `${MAX_ROWS}, not 501 at maxRows`],
   ['run_oql', { query: Q, maxRows: '5' }, `${MAX_ROWS}, not "5" at maxRows`],
   ['run_oql', { query: Q, maxRows: null }, `${MAX_ROWS}, not null at maxRows`],
-  ['run_oql', { query: '' }, 'query must be the OQL text (a string of 1 to 20000 characters), not "" at query'],
-  ['run_oql', {}, 'query must be the OQL text (a string of 1 to 20000 characters); it is missing at query'],
-  ['run_oql', { query: 5 }, 'query must be the OQL text (a string of 1 to 20000 characters), not 5 at query'],
+  ['run_oql', { query: '' }, 'query must be the OQL text (a string of 1 to 200000 characters), not "" at query'],
+  ['run_oql', {}, 'query must be the OQL text (a string of 1 to 200000 characters); it is missing at query'],
+  ['run_oql', { query: 5 }, 'query must be the OQL text (a string of 1 to 200000 characters), not 5 at query'],
   ['run_oql', { query: Q, reachableOnly: 'yes' }, 'reachableOnly must be true or false, not "yes" at reachableOnly'],
   // Another tool's argument name: said, with the ones this tool takes.
   ['run_oql', { query: Q, limit: 5 }, "unknown argument 'limit': run_oql takes query, maxRows, reachableOnly"],
@@ -89,20 +90,21 @@ describe('heapql mcp tool arguments', () => {
     expect(answer).toEqual({ isError: true, text: prefix(tool) + message });
   });
 
-  it('text past its longest: a tool error, before any parsing (a 1 MB OQL text ran the parser out of memory)', async () => {
+  it('text past its longest: a tool error, before any parsing (the longest OQL text is the parser limit, MAX_QUERY_LENGTH)', async () => {
     const cut = `not "${'x'.repeat(56)}…`;
-    const query = await call('run_oql', { query: 'x'.repeat(20_001) });
-    expect(query).toEqual({ isError: true, text: `${prefix('run_oql')}query must be the OQL text (a string of 1 to 20000 characters), ${cut} at query` });
+    const query = await call('run_oql', { query: 'x'.repeat(200_001) });
+    expect(query).toEqual({ isError: true, text: `${prefix('run_oql')}query must be the OQL text (a string of 1 to 200000 characters), ${cut} at query` });
     const explain = await call('explain_oql', { query: `SELECT s FROM ${'a.'.repeat(500_000)}X s` });
-    expect(explain.text).toMatch(/^MCP error -32602: .*query must be the OQL text \(a string of 1 to 20000 characters\), not "SELECT s FROM a\.a\./);
+    expect(explain.text).toMatch(/^MCP error -32602: .*query must be the OQL text \(a string of 1 to 200000 characters\), not "SELECT s FROM a\.a\./);
     expect((await call('run_named_query', { name: 'x'.repeat(201) })).text).toBe(
       `${prefix('run_named_query')}name must be the name of a named query (a string of 1 to 200 characters), ${cut} at name`,
     );
     expect((await call('compare_with_baseline', { baseline: 'x'.repeat(4097) })).text).toBe(
       `${prefix('compare_with_baseline')}baseline must be the path of a heap dump file (a string of 1 to 4096 characters), ${cut} at baseline`,
     );
-    // At the longest: read.
-    const longest = await call('run_oql', { query: `SELECT COUNT(*) FROM java.lang.String s WHERE s.@length >= 0${' '.repeat(20_000 - 60)}` });
+    // At the longest: read (the parser's limit is the same).
+    expect(MAX_QUERY_LENGTH).toBe(200_000);
+    const longest = await call('run_oql', { query: `SELECT COUNT(*) FROM java.lang.String s WHERE s.@length >= 0${' '.repeat(200_000 - 60)}` });
     expect(longest.isError).toBe(false);
   });
 

@@ -1,3 +1,5 @@
+import { MAX_QUERY_LENGTH } from '../oql/index.js';
+
 /** Caps on what one tool result may hold, so an answer fits an assistant's context. */
 export const ROWS_DEFAULT = 50;
 export const ROWS_MAX = 500;
@@ -8,11 +10,10 @@ export const REFERENCES_MAX = 200;
 export const SECTION_LIST_DEFAULT = 10;
 export const SECTION_LIST_MAX = 100;
 /**
- * Longest OQL text a tool takes, in characters: far past any query an assistant writes, and short
- * enough that parsing never holds the server long (the parser's time grows faster than the text:
- * a 1 MB query ran it out of memory; 20,000 characters parse in a few seconds at worst).
+ * Longest OQL text a tool takes, in characters: the parser's own limit, which every front shares
+ * (its tool schema says it, so an assistant learns it before sending a longer one).
  */
-export const QUERY_MAX = 20_000;
+export const QUERY_MAX = MAX_QUERY_LENGTH;
 /** Longest named-query name run_named_query takes (the library's names are a few words). */
 export const QUERY_NAME_MAX = 200;
 /** Longest file path a tool takes (Linux's PATH_MAX). */

@@ -27,9 +27,87 @@ export function span(a: Token | Node, b: Token | Node): Pos {
   return { line: p.line, column: p.column, offset: p.offset, end: posOf(b).end };
 }
 
-/** `a (sep b):*` → [a, b, ...] */
-export function list(d: D): any[] {
-  return [d[0], ...(d[1] as D[]).map((pair) => pair[1])];
+/**
+ * A list being parsed: its last item and the list before it. nearley completes a list rule at
+ * every item (the list could end there), and again for every shorter reading of an item (`s`
+ * before `s.a`), running the rule's postprocessor each time; so adding an item must be O(1) and
+ * must not change the list it extends. (`(sep b):*` copies its array at every item: a list of n
+ * items cost n² time and memory, 10 to 20 s and 1.7 GB for 20,000 items.) The parse keeps lists
+ * as links; `finishLists` turns the links of the parse that survived into arrays, once.
+ */
+export class Links<T = any> {
+  constructor(readonly item: T, readonly before: Links<T> | null, readonly length: number) {}
+}
+
+/** `item` → a list of one. */
+export function first(d: D): Links {
+  return new Links(d[0], null, 1);
+}
+
+/** `list sep item` (or `list item`) → the list with the rule's last symbol added. */
+export function next(d: D): Links {
+  const before = d[0] as Links;
+  return new Links(d[d.length - 1], before, before.length + 1);
+}
+
+/** The items of a list, first to last (iterative). */
+export function toArray<T>(links: Links<T>): T[] {
+  const out: T[] = new Array(links.length);
+  for (let l: Links<T> | null = links, i = links.length - 1; l !== null; l = l.before, i--) out[i] = l.item;
+  return out;
+}
+
+/** The last item of a list, links or array. */
+function lastOf<T>(list: Links<T> | T[]): T {
+  return list instanceof Links ? list.item : list[list.length - 1];
+}
+
+/** The first item of a list, links or array (O(length): for error messages). */
+function firstOf<T>(list: Links<T> | T[]): T {
+  if (!(list instanceof Links)) return list[0];
+  let l = list;
+  while (l.before !== null) l = l.before;
+  return l.item;
+}
+
+/** `tree` with every list of links in it an array (in place; iterative: a tree may be deep). */
+export function finishLists<T extends object>(tree: T): T {
+  const stack: object[] = [tree];
+  while (stack.length > 0) {
+    const node = stack.pop() as Record<string, unknown>;
+    for (const key of Object.keys(node)) {
+      let value = node[key];
+      if (value instanceof Links) node[key] = value = toArray(value);
+      if (Array.isArray(value)) {
+        for (const item of value) if (item !== null && typeof item === 'object') stack.push(item);
+      } else if (value !== null && typeof value === 'object') stack.push(value);
+    }
+  }
+  return tree;
+}
+
+/** A dotted name being parsed: the text so far (a rope: `+` is O(1)) and its first and last token. */
+type Dotted = { name: string; first: Token; last: Token };
+
+/** `ident` → a dotted name of one part. */
+export function dottedFirst(d: D): Dotted {
+  const t = d[0] as Token;
+  return { name: t.text, first: t, last: t };
+}
+
+/** `dotted . name` → one part more. */
+export function dottedNext(d: D): Dotted {
+  const before = d[0] as Dotted;
+  const t = d[2] as Token;
+  return { name: `${before.name}.${t.text}`, first: before.first, last: t };
+}
+
+/** `([])*`: the `[]`s so far and the last `]`; null for none. */
+type Dims = { suffix: string; last: Token } | null;
+
+export function dimsNext(d: D): Dims {
+  const before = d[0] as Dims;
+  return { suffix: `${before?.suffix ?? ''}[]`, last: d[2] as Token };
 }
 
 function stripQuotes(text: string): string {
@@ -42,20 +120,20 @@ export function query(d: D): Query {
   const [q, orderBy, limit] = d as [Query, OrderItem[] | null, Limit | null];
   if (!orderBy && !limit) return q;
   if (q.type === 'select' && !q.parenthesized) {
-    return { ...q, orderBy: orderBy ?? [], limit, pos: span(q, limit ?? orderBy![orderBy!.length - 1]) };
+    return { ...q, orderBy: orderBy ?? [], limit, pos: span(q, limit ?? lastOf(orderBy!)) };
   }
   if (q.type === 'setop' && !q.parenthesized) {
-    return { ...q, orderBy: orderBy ?? [], limit, pos: span(q, limit ?? orderBy![orderBy!.length - 1]) };
+    return { ...q, orderBy: orderBy ?? [], limit, pos: span(q, limit ?? lastOf(orderBy!)) };
   }
   // `(SELECT ...) ORDER BY ...`: the outer clauses apply to the parenthesized query as a whole.
   return mergeOuter(q, orderBy ?? [], limit);
 }
 
 /** Outer ORDER BY / LIMIT on a parenthesized query: merged when the query has none of its own. */
-function mergeOuter(q: Query, orderBy: OrderItem[], limit: Limit | null): Query {
+function mergeOuter(q: Query, orderBy: OrderItem[] | Links<OrderItem>, limit: Limit | null): Query {
   if (q.orderBy.length > 0 && orderBy.length > 0) {
     throw Object.assign(new Error('ORDER BY appears both inside and after the parenthesized query'), {
-      oqlPos: orderBy[0].pos, hint: 'keep one ORDER BY: remove the parentheses or the inner ORDER BY',
+      oqlPos: firstOf(orderBy).pos, hint: 'keep one ORDER BY: remove the parentheses or the inner ORDER BY',
     });
   }
   if (q.limit && limit) {
@@ -65,10 +143,10 @@ function mergeOuter(q: Query, orderBy: OrderItem[], limit: Limit | null): Query 
   }
   if (q.limit && orderBy.length > 0) {
     throw Object.assign(new Error('ORDER BY after a parenthesized query that has its own LIMIT'), {
-      oqlPos: orderBy[0].pos, hint: 'ORDER BY sorts before LIMIT: move the ORDER BY inside the parentheses',
+      oqlPos: firstOf(orderBy).pos, hint: 'ORDER BY sorts before LIMIT: move the ORDER BY inside the parentheses',
     });
   }
-  return { ...q, orderBy: orderBy.length > 0 ? orderBy : q.orderBy, limit: limit ?? q.limit, parenthesized: false };
+  return { ...q, orderBy: orderBy.length > 0 ? (orderBy as OrderItem[]) : q.orderBy, limit: limit ?? q.limit, parenthesized: false };
 }
 
 export function setop(op: 'union' | 'intersect' | 'except') {
@@ -88,7 +166,7 @@ export function select(d: D): SelectQuery {
   const [kw, distinct, rs1, objects, items, rs2, from, where, groupBy, having] = d as [
     Token, Token | null, unknown, Token | null, SelectItem[], unknown, FromClause, Expr | null, Expr[] | null, Expr | null,
   ];
-  const last: Node = having ?? (groupBy ? groupBy[groupBy.length - 1] : null) ?? where ?? from;
+  const last: Node = having ?? (groupBy ? lastOf(groupBy) : null) ?? where ?? from;
   return {
     type: 'select',
     distinct: distinct !== null,
@@ -155,13 +233,9 @@ export function sourceSubquery(d: D) {
 
 /** `ident (. name)* ([])*` → `{name: "java.lang.String[]", pos}` */
 export function className(d: D): { name: string; pos: Pos } {
-  const first = d[0] as Token;
-  const rest = (d[1] as D[]).map((pair) => pair[1] as Token);
-  const dims = d[2] as D[];
-  let name = [first, ...rest].map((t) => t.text).join('.');
-  for (let i = 0; i < dims.length; i++) name += '[]';
-  const lastTok: Token = dims.length > 0 ? dims[dims.length - 1][1] : rest.length > 0 ? rest[rest.length - 1] : first;
-  return { name, pos: span(first, lastTok) };
+  const name = d[0] as Dotted;
+  const dims = d[1] as Dims;
+  return { name: dims ? name.name + dims.suffix : name.name, pos: span(name.first, dims ? dims.last : name.last) };
 }
 
 export function orderItem(d: D): OrderItem {
@@ -295,9 +369,9 @@ export function args(d: D): Expr[] {
 }
 
 export function caseExpr(d: D): Expr {
-  const whens = (d[1] as D[]).map((w) => ({ when: w[1] as Expr, then: w[3] as Expr }));
+  const whens = d[1] as Links<{ when: Expr; then: Expr }>;
   const elseExpr = d[2] ? (d[2][1] as Expr) : null;
-  return { type: 'case', whens, else: elseExpr, pos: span(d[0], d[3]) };
+  return { type: 'case', whens: whens as unknown as { when: Expr; then: Expr }[], else: elseExpr, pos: span(d[0], d[3]) };
 }
 
 export function literal(d: D): Expr {

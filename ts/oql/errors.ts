@@ -112,6 +112,11 @@ export interface TextPlace {
   lines?: readonly LinePlace[];
 }
 
+/** A query line longer than this many characters is shown as a window around the bad token… */
+const LONG_LINE = 1000;
+/** …of this many characters either side (and of the token). */
+const WINDOW = 100;
+
 /**
  * A compiler-style rendering: `<where>:<line>:<col>: <message>`, the source line, a caret under
  * the bad token, and the hint. `where` is a file name (query files) or a label such as `query`.
@@ -123,7 +128,8 @@ export interface TextPlace {
  *
  * The line is shown as a terminal shows it (control and bidi characters as escapes such as
  * `\u202e`), and the caret stands under the token by the cells the text before it takes there
- * (an escape six, a CJK character two, a combining mark none).
+ * (an escape six, a CJK character two, a combining mark none). A line longer than LONG_LINE
+ * characters shows WINDOW characters either side of the token, cut ends marked `…`.
  */
 export function formatOqlError(err: OqlError, source: string, where: string | TextPlace = 'query', lineOffset = 0): string {
   const place = placeOf(err, source);
@@ -144,11 +150,23 @@ export function formatOqlError(err: OqlError, source: string, where: string | Te
       named = `${at.file}:${written.line}:${column}`;
     } else named = written ? `${at.file}:${written.line}` : at.source;
   }
-  const before = Array.from(lineText).slice(0, Math.max(0, column - 1)).join('');
-  const token = lineText.slice(before.length, before.length + Math.max(0, place.length));
+  const chars = Array.from(lineText);
+  let before = chars.slice(0, Math.max(0, column - 1)).join('');
+  let token = lineText.slice(before.length, before.length + Math.max(0, place.length));
+  let after = lineText.slice(before.length + token.length);
+  // A line of more than LONG_LINE characters (a generated query) shows a window around the token.
+  if (chars.length > LONG_LINE) {
+    const beforeChars = Array.from(before);
+    if (beforeChars.length > WINDOW) before = `…${beforeChars.slice(-WINDOW).join('')}`;
+    const tokenChars = Array.from(token);
+    if (tokenChars.length > WINDOW) token = tokenChars.slice(0, WINDOW).join('');
+    const afterChars = Array.from(after);
+    after = afterChars.length > WINDOW ? `${afterChars.slice(0, WINDOW).join('')}…` : after;
+    if (tokenChars.length > WINDOW) after = '…';
+  }
   const out = [
     `${named}: ${place.reason}`,
-    `  ${shown(lineText)}`,
+    `  ${shown(before + token + after)}`,
     `  ${' '.repeat(displayWidth(shown(before)))}${'^'.repeat(Math.max(1, displayWidth(shown(token))))}`,
   ];
   if (place.hint) out.push(`  hint: ${place.hint}`);

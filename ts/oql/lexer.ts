@@ -99,11 +99,22 @@ export function tokenize(text: string): Token[] {
   lexer.reset(text);
   const astral = SURROGATE.test(text);
   const out: Token[] = [];
+  // Characters counted so far on the current line: up to `countedTo` (a string index), `counted`
+  // of them; each token counts on from the one before it (a long line costs its length, once).
+  let lineStart = -1;
+  let countedTo = 0;
+  let counted = 0;
   for (let t = lexer.next(); t !== undefined; t = lexer.next()) {
     // A leading byte-order mark is no character of the query (positions stay those of `text`).
     if (t.offset === 0 && t.type === 'bad' && t.text === BOM) continue;
     if (SKIPPED_TOKENS.has(t.type ?? '')) continue;
-    if (astral) t.col = codePoints(text.slice(t.offset - (t.col - 1), t.offset)) + 1;
+    if (astral) {
+      const start = t.offset - (t.col - 1);
+      if (start !== lineStart) [lineStart, countedTo, counted] = [start, start, 0];
+      counted += codePoints(text.slice(countedTo, t.offset));
+      countedTo = t.offset;
+      t.col = counted + 1;
+    }
     out.push(t);
   }
   return out;

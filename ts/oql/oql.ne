@@ -29,7 +29,13 @@ select -> %SELECT %DISTINCT:? retainedSet:? %OBJECTS:? selectList retainedSet:? 
 
 retainedSet -> %AS %RETAINED %SET                               {% (d) => d %}
 
-selectList -> selectItem (%comma selectItem):*                  {% B.list %}
+# Lists are left-recursive rules whose postprocessors add an item in O(1) (B.first / B.next,
+# B.dottedNext, B.dimsNext): nearley runs them at every item, and `(…):*` copies its array each
+# time, which made a list of n items cost n² time and memory (see build.ts). The parse keeps a
+# list as links (B.Links); parser.ts turns them into arrays once the parse is done.
+selectList -> selectItems                                       {% id %}
+selectItems -> selectItem                                       {% B.first %}
+             | selectItems %comma selectItem                    {% B.next %}
 
 selectItem -> %star                                             {% B.star %}
             | expr                                              {% B.item %}
@@ -52,12 +58,18 @@ fromSource -> className                                         {% B.sourceClass
             | %int                                              {% B.sourceToken %}
             | %lparen query %rparen                             {% B.sourceSubquery %}
 
-className -> %ident (%dot anyName):* (%lbracket %rbracket):*    {% B.className %}
+className -> qualifiedName arrayDims                          {% B.className %}
+qualifiedName -> %ident                                         {% B.dottedFirst %}
+               | qualifiedName %dot anyName                     {% B.dottedNext %}
+arrayDims -> null                                               {% () => null %}
+           | arrayDims %lbracket %rbracket                      {% B.dimsNext %}
 
 whereClause -> %WHERE expr                                      {% (d) => d[1] %}
-groupBy -> %GROUP %BY expr (%comma expr):*                      {% (d) => B.list([d[2], d[3]]) %}
+groupBy -> %GROUP %BY exprItems                                 {% (d) => d[2] %}
 having -> %HAVING expr                                          {% (d) => d[1] %}
-orderBy -> %ORDER %BY orderItem (%comma orderItem):*            {% (d) => B.list([d[2], d[3]]) %}
+orderBy -> %ORDER %BY orderItems                               {% (d) => d[2] %}
+orderItems -> orderItem                                         {% B.first %}
+            | orderItems %comma orderItem                       {% B.next %}
 orderItem -> expr (%ASC | %DESC):?                              {% (d) => B.orderItem([d[0], d[1] ? d[1][0] : null]) %}
 limit -> %LIMIT %int                                            {% B.limit %}
 
@@ -85,7 +97,9 @@ predicate -> additive cmpOp additive                            {% B.compare %}
 
 cmpOp -> %eq {% id %} | %ne {% id %} | %lt {% id %} | %le {% id %} | %gt {% id %} | %ge {% id %}
 
-exprList -> expr (%comma expr):*                                {% B.list %}
+exprList -> exprItems                                           {% id %}
+exprItems -> expr                                               {% B.first %}
+           | exprItems %comma expr                              {% B.next %}
 
 additive -> additive (%plus | %minus) multiplicative            {% (d) => B.arith([d[0], d[1][0], d[2]]) %}
           | multiplicative                                      {% id %}
@@ -117,7 +131,10 @@ primary -> literal                                              {% id %}
 
 args -> exprList:?                                              {% B.args %}
 
-caseExpr -> %CASE (%WHEN expr %THEN expr):+ (%ELSE expr):? %END {% B.caseExpr %}
+caseExpr -> %CASE whens (%ELSE expr):? %END                     {% B.caseExpr %}
+whens -> when                                                   {% B.first %}
+       | whens when                                             {% B.next %}
+when -> %WHEN expr %THEN expr                                   {% (d) => ({ when: d[1], then: d[3] }) %}
 
 literal -> %int {% B.literal %} | %float {% B.literal %} | %hex {% B.literal %} | %string {% B.literal %}
          | %TRUE {% B.literal %} | %FALSE {% B.literal %} | %NULL {% B.literal %}

@@ -3,7 +3,7 @@
 import nearley from 'nearley';
 import grammar from './grammar.generated.js';
 import { KEYWORDS, codePoints, tokenize, type Token } from './lexer.js';
-import { span, tokPos } from './build.js';
+import { finishLists, span, tokPos } from './build.js';
 import type { Pos, Query } from './ast.js';
 import { OqlSyntaxError } from './errors.js';
 
@@ -16,10 +16,35 @@ export function parse(text: string): Query {
 }
 
 /**
+ * The longest OQL text heapql takes, in characters (UTF-16 units, JavaScript's `length`). Every
+ * front (CLI, query files, the REPLs, the HTTP server, MCP, the library) parses through here.
+ * Parsing takes time linear in the text, but the Earley parser needs a few microseconds a token:
+ * 200,000 characters parse in about a second at worst, a megabyte would take five to ten.
+ */
+export const MAX_QUERY_LENGTH = 200_000;
+
+/** The error for a text longer than MAX_QUERY_LENGTH: at the first character past the limit. */
+function tooLong(text: string): OqlSyntaxError {
+  const before = text.slice(0, MAX_QUERY_LENGTH);
+  const lineStart = before.lastIndexOf('\n') + 1;
+  let line = 1;
+  for (let i = before.indexOf('\n'); i >= 0; i = before.indexOf('\n', i + 1)) line++;
+  const column = codePoints(before.slice(lineStart)) + 1;
+  const ch = String.fromCodePoint(text.codePointAt(MAX_QUERY_LENGTH)!);
+  const pos: Pos = { line, column, offset: MAX_QUERY_LENGTH, end: MAX_QUERY_LENGTH + ch.length };
+  return new OqlSyntaxError(
+    `the query is ${text.length.toLocaleString('en-US')} characters long; the longest query heapql takes is ${MAX_QUERY_LENGTH.toLocaleString('en-US')} characters`,
+    pos, ch, [],
+    'shorten it: split a long OR chain over several queries, or select the objects with a pattern (FROM "regex") or a subquery (x IN (SELECT ...))',
+  );
+}
+
+/**
  * Every parse of `text`. The grammar is unambiguous, so this is always one element; tests use
  * it to prove that.
  */
 export function parseAll(text: string): Query[] {
+  if (text.length > MAX_QUERY_LENGTH) throw tooLong(text);
   const tokens = tokenize(text);
   for (const t of tokens) checkLexical(t);
   let i = 0;
@@ -59,7 +84,7 @@ export function parseAll(text: string): Query[] {
       endHint(expected, last ?? null),
     );
   }
-  return parser.results as Query[];
+  return (parser.results as Query[]).map(finishLists);
 }
 
 /** Token types the parser could have consumed next (from the Earley column it stopped in). */
