@@ -39,7 +39,7 @@ use crate::control::{Cancelled, Control};
 use crate::object_graph::{is_thread_bound, node, obj, Dangling, ObjectGraph};
 use crate::{
     bfs_parents, dominator_children, dominators_in, min_retained_size, path_from_parents,
-    own_sizes_seen, retained_set, sum_retained, Csr, RetainedSizes, SparseCsr, Graph, NONE,
+    own_sizes_seen, retained_set, sum_retained_or_stop, Csr, RetainedSizes, SparseCsr, Graph, NONE,
 };
 use heapql_heap::{BigArray, ClassIdx, Heap, HeapError, ObjIdx, ObjectKind, Placement, ProgressFn, RootKind};
 use std::sync::atomic::AtomicBool;
@@ -203,30 +203,42 @@ impl FullAnalysis {
         let in_tree = |v: u32| graph.in_tree(v, options.reachable_only);
         // A panic (in the pass, reading the dump) is passed on with its own message.
         let graph_ref = &graph;
+        let ctl_ref = &ctl;
         let (dom, own) = crate::par::both(
             || dominators_in(graph_ref, 0, |u, v| graph_ref.follows(u, v), &ctl.phase("dominators"), heap.scratch()),
             move || {
                 let mut laps = heapql_heap::Laps::new("heapql-graph");
-                let own = own_sizes_seen(graph_ref.node_count() as usize, in_tree, |o| beside.object(graph_ref, o), heap.scratch())?;
+                // The cancel flag is looked at here too, whatever the pass does: `both` waits
+                // for this side after the dominator phase stopped.
+                let object = |o: ObjIdx| {
+                    if o & 0xFFFF == 0 {
+                        ctl_ref.check()?;
+                    }
+                    beside.object(graph_ref, o)
+                };
+                let own = own_sizes_seen(graph_ref.node_count() as usize, in_tree, object, heap.scratch())?;
                 laps.lap("own sizes and the pass beside the dominators (other core)");
                 Ok::<_, Cancelled>((own, beside.finish()))
             },
         );
         let dom = dom.map_err(cancelled)?;
         let (own, side) = own.map_err(cancelled)?;
+        // Progress: the tree's nodes summed, then one step for the top-level dominators.
         let rctl = ctl.phase("retained");
-        rctl.tick(0, 2).map_err(cancelled)?;
+        let total = dom.preorder.len() as u64 + 1;
+        rctl.tick(0, total).map_err(cancelled)?;
         let mut laps = heapql_heap::Laps::new("heapql-graph");
         // Written once and only read from here on: retained sizes and idom go to the scratch
         // placement, so the analysis keeps almost no anonymous memory for the report after it.
-        let retained = sum_retained(own, &dom);
+        let retained = sum_retained_or_stop(own, &dom, |k| rctl.tick(k as u64, total)).map_err(cancelled)?;
+        rctl.tick(total - 1, total).map_err(cancelled)?;
         let idom = BigArray::from_vec(dom.idom, heap.scratch());
         let (order, order_idom) = (dom.preorder, dom.preorder_idom);
         laps.lap("retained: sizes");
-        rctl.tick(1, 2).map_err(cancelled)?;
+        rctl.tick(total - 1, total).map_err(cancelled)?;
         let top = top_level(&order, &order_idom, &retained);
         laps.lap("retained: top-level dominators");
-        rctl.tick(2, 2).map_err(cancelled)?;
+        rctl.tick(total, total).map_err(cancelled)?;
         let analysis = FullAnalysis {
             graph,
             idom,

@@ -26,6 +26,15 @@ impl Control {
         Control { phase, progress: self.progress.clone(), cancel: self.cancel.clone() }
     }
 
+    /// Checks the cancel flag only (for loops between two progress reports: one atomic load).
+    #[inline]
+    pub fn check(&self) -> Result<(), Cancelled> {
+        match &self.cancel {
+            Some(c) if c.load(Ordering::Relaxed) => Err(Cancelled),
+            _ => Ok(()),
+        }
+    }
+
     /// Reports progress and checks the cancel flag (call every few tens of thousands of items).
     pub fn tick(&self, done: u64, total: u64) -> Result<(), Cancelled> {
         if let Some(c) = &self.cancel {

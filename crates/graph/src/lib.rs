@@ -32,7 +32,7 @@ pub use fixedbitset::FixedBitSet;
 pub use object_graph::{Dangling, DanglingRef, ObjectGraph};
 pub use paths::{bfs_parents, bounded_path, path_from_parents, search_path, PathSearch};
 pub use reachability::reachable_bitmap;
-pub use retained::{min_retained_size, own_sizes, own_sizes_seen, retained_set, retained_sizes, retained_sizes_in, sum_retained, OwnSizes, RetainedSizes};
+pub use retained::{min_retained_size, own_sizes, own_sizes_seen, retained_set, retained_sizes, retained_sizes_in, sum_retained, sum_retained_or_stop, OwnSizes, RetainedSizes};
 
 /// "No node": no dominator, not reached, not linked.
 pub const NONE: u32 = u32::MAX;

@@ -110,7 +110,7 @@ impl Preorder {
             || lay_out(order, idoms, top, &mut at, &mut entries, &tick, &mut laps),
             move || {
                 if plenty {
-                    fresh.into_iter().for_each(Pages::prefault)
+                    fresh.into_iter().for_each(|p| p.prefault_while(|| ctl.check().is_ok()))
                 }
             },
         );
@@ -128,13 +128,14 @@ impl Preorder {
         let (low, high) = match &mut classes {
             PreClasses::Narrow(v) => {
                 let (low, high) = v.split_at_mut(mid);
-                both(|| describe(ctx, e, 0, low, low_walk, |c| c as u16), || describe(ctx, e, mid, high, high_walk, |c| c as u16))
+                both(|| describe(ctx, e, 0, low, low_walk, ctl, |c| c as u16), || describe(ctx, e, mid, high, high_walk, ctl, |c| c as u16))
             }
             PreClasses::Wide(v) => {
                 let (low, high) = v.split_at_mut(mid);
-                both(|| describe(ctx, e, 0, low, low_walk, |c| c), || describe(ctx, e, mid, high, high_walk, |c| c))
+                both(|| describe(ctx, e, 0, low, low_walk, ctl, |c| c), || describe(ctx, e, mid, high, high_walk, ctl, |c| c))
             }
         };
+        let (low, high) = (low?, high?);
         laps.lap("preorder: classes and retained by class");
         Ok(Preorder { entries, classes, top_start, retained_by_class: low.add(high) })
     }
@@ -303,13 +304,16 @@ fn lay_out(
 
 /// The class of positions `from..from + classes.len()` (`class` narrows a class index to the
 /// array's type), from the report's class cache, each position also handed to `walk`.
-fn describe<T>(ctx: &Ctx, entries: &[[u32; 2]], from: usize, classes: &mut [T], mut walk: ClassWalk, class: impl Fn(ClassIdx) -> T) -> ClassRetained {
+fn describe<T>(ctx: &Ctx, entries: &[[u32; 2]], from: usize, classes: &mut [T], mut walk: ClassWalk, ctl: &Control, class: impl Fn(ClassIdx) -> T) -> Result<ClassRetained, Cancelled> {
     for (k, (cl, e)) in classes.iter_mut().zip(&entries[from..]).enumerate() {
+        if k % TICK as usize == 0 {
+            ctl.check()?;
+        }
         let c = ctx.class_of(e[0]);
         *cl = class(c);
         walk.visit(from + k, e[0], c, e[1]);
     }
-    walk.finish()
+    Ok(walk.finish())
 }
 
 /// Splits `ranges` (disjoint, ascending) into two lists of about equal total length, cutting
@@ -352,6 +356,27 @@ pub(crate) mod tests {
             let pre = Preorder::build(&ctx, &ctl, 0, 1).unwrap();
             ctx.forget_object_classes();
             check(dump, heap, a, &ctx, &pre);
+        });
+    }
+
+    /// Cancelled at the layout's first progress report (on these dumps its only one: the
+    /// end of its first pass), the build comes back cancelled from the step that gives each
+    /// position its class, which looks at the flag as it starts.
+    #[test]
+    fn cancelled_in_the_layout_the_build_stops_before_the_classes() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        use std::sync::Arc;
+        crate::testkit::each_analysis(|dump, heap, a| {
+            let mut ctx = Ctx::new(heap, a, 1);
+            let none = Control { phase: "report", progress: None, cancel: None };
+            let mut scan = crate::scan::scan(heap, &ctx.flags, crate::scan::Coverage::of(a), &none, 1).unwrap();
+            ctx.set_classes(std::mem::take(&mut scan.classes));
+            let flag = Arc::new(AtomicBool::new(false));
+            let set = flag.clone();
+            let progress: heapql_heap::ProgressFn = Arc::new(move |_| set.store(true, Ordering::Relaxed));
+            let ctl = Control { phase: "report", progress: Some(progress), cancel: Some(flag.clone()) };
+            assert!(Preorder::build(&ctx, &ctl, 0, 1).is_err(), "{dump}, reachable only {}: cancelled", a.reachable_only());
+            assert!(flag.load(Ordering::Relaxed), "{dump}: the layout reported progress");
         });
     }
 

@@ -51,6 +51,21 @@ impl Pages {
     /// it. Populating leaves the contents as they are, so it may run while another thread
     /// writes the same pages. Best effort: where the kernel cannot, they fault in as before.
     pub fn prefault(self) {
+        self.prefault_while(|| true)
+    }
+
+    /// `prefault` a piece (`PIECE` bytes) at a time while `go()` says so: a cancelled pass
+    /// does not wait for the rest.
+    pub fn prefault_while(self, go: impl Fn() -> bool) {
+        let mut at = 0;
+        while at < self.bytes && go() {
+            let len = PIECE.min(self.bytes - at);
+            Pages { start: self.start + at, bytes: len }.prefault_all();
+            at += len;
+        }
+    }
+
+    fn prefault_all(self) {
         #[cfg(target_os = "linux")]
         {
             if self.bytes == 0 {

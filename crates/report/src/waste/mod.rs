@@ -44,7 +44,7 @@ use heapql_heap::{ClassIdx, Heap, HeapError, ObjIdx, ObjectKind, ProgressFn, Val
 use fixedbitset::FixedBitSet;
 use rustc_hash::FxHashMap;
 
-use heapql_graph::control::Control;
+use heapql_graph::control::{Cancelled, Control};
 use crate::ObjectRef;
 use heapql_graph::FullAnalysis;
 use holder::describe_holder;
@@ -112,9 +112,10 @@ pub(crate) fn analyze_with(heap: &Heap, analysis: &FullAnalysis, options: &Waste
     // object order), sharing the content budget of a verification pass.
     let strings = std::mem::take(&mut p.strings);
     let (arrays, findings) = both(
-        || duplicate_arrays(&env, &mut p, pass_content_bytes(heap) / 4 * 3),
+        || duplicate_arrays(&env, &mut p, pass_content_bytes(heap) / 4 * 3, &ctl),
         || strings.finish(heap, |o| analysis.is_reachable(o), options.top_strings, pass_content_bytes(heap) / 4),
     );
+    let arrays = arrays.map_err(|_| HeapError::Cancelled)?;
     laps.lap("waste: duplicate arrays and strings");
     // A finding of a duplicate group's kept copy (a zero tail, a Latin-1 text) is reachable
     // when `--reachable-only` finds it on the copy it keeps instead: the same content, the
@@ -207,7 +208,7 @@ struct DuplicateArrays {
 /// first copy of its group kept in memory, never by jumping back to that first copy: when the
 /// dump is larger than memory, reading copies group after group would fault its pages in at
 /// random. The groups are taken in passes keeping about `pass_bytes` of copies each.
-fn duplicate_arrays(env: &Env, p: &mut Partial, pass_bytes: u64) -> DuplicateArrays {
+fn duplicate_arrays(env: &Env, p: &mut Partial, pass_bytes: u64, ctl: &Control) -> Result<DuplicateArrays, Cancelled> {
     let heap = env.heap;
     let mut arrays = std::mem::take(&mut p.arrays);
     // As one u64 (hash, then array): the order of the pairs, one compare each.
@@ -236,7 +237,7 @@ fn duplicate_arrays(env: &Env, p: &mut Partial, pass_bytes: u64) -> DuplicateArr
     // contents share a hash): (class, bytes, the lowest-index array holding each, whether a
     // reachable one was seen).
     type Seen = FxHashMap<u32, Vec<(ClassIdx, Vec<u8>, ObjIdx, bool)>>;
-    in_passes(&candidates, groups as usize, pass_bytes, |kept: &mut Seen, o, g| {
+    in_passes_or_stop(&candidates, groups as usize, pass_bytes, |kept: &mut Seen, o, g| {
         let Some(content) = heap.primitive_array_bytes(o) else { return 0 };
         let class = env.class_of(o);
         let reachable = env.analysis.is_reachable(o);
@@ -254,14 +255,14 @@ fn duplicate_arrays(env: &Env, p: &mut Partial, pass_bytes: u64) -> DuplicateArr
             seen.push((class, content.into_owned(), o, reachable));
             len
         }
-    });
+    }, ctl)?;
     redundant.sort_unstable();
     stand_ins.sort_unstable();
     for &(o, counted) in &redundant {
         let size = heap.shallow_size(o);
         p.record_split(env, Check::DuplicateArrays, o, size, if counted { size } else { 0 });
     }
-    DuplicateArrays { redundant, stand_ins }
+    Ok(DuplicateArrays { redundant, stand_ins })
 }
 
 /// Verifies groups of candidates in passes, each keeping about `budget` bytes in memory.
@@ -269,7 +270,15 @@ fn duplicate_arrays(env: &Env, p: &mut Partial, pass_bytes: u64) -> DuplicateArr
 /// first member comes while the pass keeps fewer than `budget` bytes, and the groups left out
 /// wait for the next pass, so every group is seen whole by one pass, in object order.
 /// `visit(pass state, object, group)` returns the bytes it kept. Returns the passes made.
-fn in_passes<P: Default>(candidates: &[(ObjIdx, u32)], groups: usize, budget: u64, mut visit: impl FnMut(&mut P, ObjIdx, u32) -> u64) -> u32 {
+fn in_passes<P: Default>(candidates: &[(ObjIdx, u32)], groups: usize, budget: u64, visit: impl FnMut(&mut P, ObjIdx, u32) -> u64) -> u32 {
+    match in_passes_or_stop(candidates, groups, budget, visit, &Control::none()) {
+        Ok(passes) => passes,
+        Err(Cancelled) => unreachable!("no cancel flag"),
+    }
+}
+
+/// `in_passes`, looking at `ctl`'s cancel flag every 65 536 candidates.
+fn in_passes_or_stop<P: Default>(candidates: &[(ObjIdx, u32)], groups: usize, budget: u64, mut visit: impl FnMut(&mut P, ObjIdx, u32) -> u64, ctl: &Control) -> Result<u32, Cancelled> {
     // Per group: 0 waiting, 1 in this pass, 2 done.
     let mut state = vec![0u8; groups];
     let mut passes = 0;
@@ -282,7 +291,10 @@ fn in_passes<P: Default>(candidates: &[(ObjIdx, u32)], groups: usize, budget: u6
         waiting = false;
         let mut pass = P::default();
         let mut kept = 0u64;
-        for &(o, g) in candidates {
+        for (k, &(o, g)) in candidates.iter().enumerate() {
+            if k & 0xFFFF == 0 {
+                ctl.check()?;
+            }
             let group = &mut state[g as usize];
             if *group == 0 && (kept == 0 || kept < budget) {
                 *group = 1;
@@ -297,7 +309,7 @@ fn in_passes<P: Default>(candidates: &[(ObjIdx, u32)], groups: usize, budget: u6
             *x = 2;
         }
     }
-    passes
+    Ok(passes)
 }
 
 /// `reachable_by_heap`: the shallow bytes of the reachable objects per heap number
@@ -405,7 +417,22 @@ fn object_ref(heap: &Heap, o: ObjIdx) -> ObjectRef {
 
 #[cfg(test)]
 mod tests {
-    use super::in_passes;
+    use super::{in_passes, in_passes_or_stop};
+    use heapql_graph::control::{Cancelled, Control};
+
+    /// With the cancel flag set, the passes stop before visiting a candidate.
+    #[test]
+    fn passes_stop_when_cancelled() {
+        let candidates: Vec<(u32, u32)> = (0..10).map(|o| (o, o % 3)).collect();
+        let ctl = Control { cancel: Some(std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true))), ..Control::none() };
+        let mut visits = 0;
+        let outcome = in_passes_or_stop(&candidates, 3, u64::MAX, |_: &mut (), _, _| {
+            visits += 1;
+            0
+        }, &ctl);
+        assert_eq!((outcome, visits), (Err(Cancelled), 0));
+        assert_eq!(in_passes_or_stop(&candidates, 3, u64::MAX, |_: &mut (), _, _| 0, &Control::none()), Ok(1));
+    }
 
     /// Every candidate is visited once, each group whole within one pass, in object order;
     /// group numbers with no candidates (1 and 4 here) do not keep the passes going.

@@ -1,0 +1,112 @@
+//! Cancellation inside each step of the full analysis: the cancel flag, set from the progress
+//! callback at a report inside a step (or by the pass beside the dominators), stops the
+//! analysis at the next look at the flag, without finishing the step. The dump: a chain of
+//! 300 000 objects held by a JNI global, so every step is several looks at the flag long.
+
+use heapql_graph::{FullAnalysis, GraphOptions, ObjectGraph, PassBeside};
+use heapql_heap::{Heap, HeapError, ObjIdx, OpenOptions, Progress};
+use heapql_hprof::testkit::{DumpBuilder, Val};
+use heapql_hprof::BasicType;
+use heapql_graph::control::Cancelled;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+const CHAIN: usize = 300_000;
+
+fn chain_dump(dir: &std::path::Path) -> Heap {
+    let mut b = DumpBuilder::new(8);
+    let node_class = b.class("demo.Node", Some(b.object_class), &[("next", BasicType::Object)]);
+    let mut next = 0;
+    for _ in 0..CHAIN {
+        next = b.instance(node_class, &[Val::Obj(next)]);
+    }
+    b.root_jni_global(next);
+    let path = dir.join("chain.hprof");
+    std::fs::write(&path, b.build()).unwrap();
+    Heap::open(&path, OpenOptions::default()).unwrap()
+}
+
+/// Runs the analysis with the flag set at the first progress report for which `at` holds;
+/// returns the outcome and every report (phase, done, total), the one that set the flag last
+/// unless more came after it.
+fn cancel_at(heap: &Heap, at: fn(&Progress) -> bool) -> (Result<(), HeapError>, Vec<(&'static str, u64, u64)>, usize) {
+    let flag = Arc::new(AtomicBool::new(false));
+    let seen = Arc::new(Mutex::new((Vec::new(), usize::MAX)));
+    let (set, log) = (flag.clone(), seen.clone());
+    let progress = Arc::new(move |p: Progress| {
+        let mut log = log.lock().unwrap();
+        log.0.push((p.phase, p.done, p.total));
+        if log.1 == usize::MAX && at(&p) {
+            log.1 = log.0.len() - 1;
+            set.store(true, Ordering::Relaxed);
+        }
+    });
+    let outcome = FullAnalysis::build(heap, GraphOptions { progress: Some(progress), cancel: Some(flag), ..Default::default() }).map(|_| ());
+    let (reports, trigger) = std::mem::take(&mut *seen.lock().unwrap());
+    (outcome, reports, trigger)
+}
+
+/// The flag was set at a report, the analysis came back cancelled, and no report came after.
+fn stopped_at_once(what: &str, (outcome, reports, trigger): (Result<(), HeapError>, Vec<(&'static str, u64, u64)>, usize)) {
+    assert_ne!(trigger, usize::MAX, "{what}: no report inside the step to cancel at; reports: {:?}", &reports[reports.len().saturating_sub(5)..]);
+    assert!(matches!(outcome, Err(HeapError::Cancelled)), "{what}: cancelled");
+    assert_eq!(trigger + 1, reports.len(), "{what}: reports after the cancel: {:?}", &reports[trigger..]);
+    let (phase, done, total) = reports[trigger];
+    assert!(done < total, "{what}: cancelled inside the step, at {phase} {done} of {total}");
+}
+
+#[test]
+fn cancelled_in_the_nearest_common_ancestors_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let heap = chain_dump(dir.path());
+    // Of 3 n: the search up to r ≤ n + 1, the semidominators up to 2 r - 65 536 (< 2 n), the
+    // nearest common ancestors 2 r.. 2.5 r, the node numbers 2.5 r.. 3 r.
+    stopped_at_once("nearest common ancestors", cancel_at(&heap, |p| p.phase == "dominators" && p.done > p.total / 3 * 2 && p.done < p.total / 6 * 5 - 10));
+}
+
+#[test]
+fn cancelled_in_the_node_numbers_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let heap = chain_dump(dir.path());
+    stopped_at_once("node numbers", cancel_at(&heap, |p| p.phase == "dominators" && p.done > p.total / 6 * 5 + 10 && p.done < p.total));
+}
+
+#[test]
+fn cancelled_in_the_retained_sums() {
+    let dir = tempfile::tempdir().unwrap();
+    let heap = chain_dump(dir.path());
+    stopped_at_once("retained sums", cancel_at(&heap, |p| p.phase == "retained" && p.done > 0 && p.done + 1 < p.total));
+}
+
+/// A pass beside the dominators that sets the flag at object `at` and never looks at it
+/// itself: the analysis looks at it for the pass (`both` waits for this side once the
+/// dominator phase stopped).
+struct SetsTheFlag {
+    at: ObjIdx,
+    flag: Arc<AtomicBool>,
+    seen: Arc<AtomicU64>,
+}
+
+impl PassBeside for SetsTheFlag {
+    type Out = ();
+    fn object(&mut self, _: &ObjectGraph, o: ObjIdx) -> Result<u64, Cancelled> {
+        if o == self.at {
+            self.flag.store(true, Ordering::Relaxed);
+        }
+        self.seen.fetch_add(1, Ordering::Relaxed);
+        Ok(16)
+    }
+    fn finish(self) {}
+}
+
+#[test]
+fn the_pass_beside_the_dominators_stops_when_cancelled() {
+    let dir = tempfile::tempdir().unwrap();
+    let heap = chain_dump(dir.path());
+    let (flag, seen) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicU64::new(0)));
+    let pass = SetsTheFlag { at: 1000, flag: flag.clone(), seen: seen.clone() };
+    let outcome = FullAnalysis::build_beside(&heap, GraphOptions { cancel: Some(flag), ..Default::default() }, pass);
+    assert!(matches!(outcome, Err(HeapError::Cancelled)), "cancelled");
+    let seen = seen.load(Ordering::Relaxed);
+    assert!(seen <= 1 << 16, "the pass stopped at the next look at the flag, after {seen} of {} objects", heap.object_count());
+}

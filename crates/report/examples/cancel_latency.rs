@@ -1,0 +1,84 @@
+//! How long a cancelled full analysis (graph, dominators, retained sizes, report) takes to
+//! stop: `cargo run --release -p heapql-report --example cancel_latency -- DUMP [SECONDS...]`.
+//! Opens DUMP once (scratch files in a temporary directory, as the CLI's full analysis), runs
+//! the analysis once uncancelled for its phase timeline, then once per SECONDS value, setting
+//! the cancel flag that long after the start, and prints where it was and how long it took
+//! to return. Default: every 0.25 s up to the uncancelled run's length.
+
+use heapql_graph::GraphOptions;
+use heapql_heap::{Heap, HeapError, OpenOptions, Placement, Progress};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+fn run(heap: &Heap, cancel: Arc<AtomicBool>, last: Arc<Mutex<(String, u64, u64)>>, start: Instant, timeline: bool) -> Result<(), HeapError> {
+    let seen = Mutex::new(String::new());
+    let progress = Arc::new(move |p: Progress| {
+        let mut l = last.lock().unwrap();
+        *l = (p.phase.to_string(), p.done, p.total);
+        let mut s = seen.lock().unwrap();
+        if timeline && *s != p.phase {
+            eprintln!("  {:>6.2} s  {} starts", start.elapsed().as_secs_f64(), p.phase);
+            *s = p.phase.to_string();
+        }
+    });
+    let options = GraphOptions { reachable_only: false, progress: Some(progress.clone()), cancel: Some(cancel.clone()) };
+    let mut warnings = Vec::new();
+    let (a, _, pass) = heapql_report::analyze(heap, options, true, None, &mut warnings)?;
+    let report = heapql_report::ReportOptions { progress: Some(progress), cancel: Some(cancel), ..Default::default() };
+    heapql_report::build_after(heap, &a, &report, pass)?;
+    Ok(())
+}
+
+/// CPU time of the whole process (every thread) so far, in ms (`/proc/self/stat`, 10 ms steps;
+/// 0 where there is none): the machine may be shared, and CPU time counts the work done.
+fn cpu_ms() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after = stat.rsplit(')').next().unwrap_or("");
+    let f: Vec<f64> = after.split_whitespace().map(|x| x.parse().unwrap_or(0.0)).collect();
+    // Fields 14 and 15 of the file (utime, stime), counted from the state, field 3.
+    f.get(11).zip(f.get(12)).map_or(0.0, |(u, s)| (u + s) * 10.0)
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let path = args.next().expect("usage: cancel_latency DUMP [SECONDS...]");
+    let mut delays: Vec<f64> = args.map(|a| a.parse().expect("a number of seconds")).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let heap = Heap::open(std::path::Path::new(&path), OpenOptions { scratch: Placement::Files(Arc::from(dir.path())), ..Default::default() }).unwrap();
+    let last = Arc::new(Mutex::new((String::new(), 0, 0)));
+    let start = Instant::now();
+    run(&heap, Arc::new(AtomicBool::new(false)), last.clone(), start, true).unwrap();
+    let whole = start.elapsed().as_secs_f64();
+    eprintln!("  {whole:>6.2} s  done (uncancelled)");
+    if delays.is_empty() {
+        delays = (1..).map(|k| k as f64 * 0.25).take_while(|&d| d < whole).collect();
+    }
+    println!("cancel at s\tphase (done/total) at cancel\tstopped after ms\tcpu ms after cancel\tresult");
+    for d in delays {
+        let cancel = Arc::new(AtomicBool::new(false));
+        let start = Instant::now();
+        let (flag, l) = (cancel.clone(), last.clone());
+        let (heap, set) = (&heap, Arc::new(Mutex::new(None::<Instant>)));
+        let answer = std::thread::scope(|s| {
+            let worker = s.spawn(move || run(heap, cancel, l, start, false));
+            while !worker.is_finished() && start.elapsed() < Duration::from_secs_f64(d) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            let at = last.lock().unwrap().clone();
+            let cpu = cpu_ms();
+            flag.store(true, Ordering::Relaxed);
+            *set.lock().unwrap() = Some(Instant::now());
+            let r = worker.join().unwrap();
+            (at, r, cpu_ms() - cpu)
+        });
+        let stopped = set.lock().unwrap().unwrap().elapsed().as_secs_f64() * 1000.0;
+        let ((phase, done, total), r, cpu) = answer;
+        let what = match r {
+            Err(HeapError::Cancelled) => "cancelled".to_string(),
+            Ok(()) => "finished".to_string(),
+            Err(e) => format!("error {e}"),
+        };
+        println!("{d:.2}\t{phase} ({done}/{total})\t{stopped:.0}\t{cpu:.0}\t{what}");
+    }
+}
