@@ -10,7 +10,7 @@ import { computeDiff } from '../../ts/diff/index.js';
 import { dominatorThreshold } from '../../ts/diff/compute.js';
 import { fullSections, snapshot, type DumpSnapshot } from '../../ts/diff/snapshot.js';
 import { countCopies, stringKey, textKey, type ListedValue } from '../../ts/diff/strings.js';
-import { openHeap, type HeapSession } from '../../ts/session/index.js';
+import { MAX_QUERY_LENGTH, openHeap, type HeapSession } from '../../ts/session/index.js';
 import { baselineDump, corpus, currentDump, demoDump, knownDump } from './fixtures.js';
 
 /** Every String's text of a dump, counted by the key the report lists it under. */
@@ -99,20 +99,32 @@ describe.each(dumps)('countCopies on %s', (_name, dump) => {
   });
 });
 
-describe('countCopies with a pattern too big for the regex engine', () => {
-  it('streams the texts instead', async () => {
+describe('countCopies with a pattern too big for the regex engine or the query', () => {
+  const expectStreamed = async (values: ListedValue[], queryLength: (q: number) => void) => {
     const session = await openHeap(baselineDump);
     try {
-      const values: ListedValue[] = Array.from({ length: 20_000 }, (_, i) => ({ value: `heapql-absent-${i}-${'z'.repeat(30)}`, truncated: false, length: 50 }));
       values.push({ value: 'session-token-7f3a', truncated: false, length: 18 });
+      const prepares = vi.spyOn(session, 'prepare');
       const streams = vi.spyOn(session, 'queryBatches');
       const counts = await countCopies(session, values, { patternChars: Infinity });
       expect(streams).toHaveBeenCalledTimes(1);
+      queryLength(prepares.mock.calls.length === 0 ? Infinity : String(prepares.mock.calls[0]![0]).length);
       expect(counts.get(stringKey(values[0]!))).toBe(0);
       expect(counts.get(stringKey(values.at(-1)!))).toBe(101);
     } finally {
       session.close();
     }
+  };
+
+  it('streams the texts when the regex engine refuses the pattern (cut values: a `.*` each)', async () => {
+    // 13,000 cut values: a pattern within the query limit that compiles too big.
+    const values: ListedValue[] = Array.from({ length: 13_000 }, (_, i) => ({ value: `v${i}x`, truncated: true, length: 50 }));
+    await expectStreamed(values, (length) => expect(length).toBeLessThanOrEqual(MAX_QUERY_LENGTH));
+  });
+
+  it('streams the texts, never asking, when the query would be longer than any front takes', async () => {
+    const values: ListedValue[] = Array.from({ length: 20_000 }, (_, i) => ({ value: `heapql-absent-${i}-${'z'.repeat(30)}`, truncated: false, length: 50 }));
+    await expectStreamed(values, (length) => expect(length).toBe(Infinity));
   });
 });
 

@@ -5,7 +5,7 @@
  * when the baseline's list was cut): one OQL query over the baseline's Strings counts them.
  */
 import { HeapqlError } from '../errors.js';
-import type { HeapSession, PreparedQuery, ProgressEvent } from '../session/index.js';
+import { MAX_QUERY_LENGTH, type HeapSession, type PreparedQuery, type ProgressEvent } from '../session/index.js';
 
 /** Characters of a value the report shows (the Rust side's VALUE_MAX_CHARS). */
 const VALUE_MAX_CHARS = 200;
@@ -64,8 +64,9 @@ export async function countCopies(
     if (c !== undefined) counts.set(k, c + n);
   };
   const pattern = `(?:${values.map(valuePattern).join('|')})`;
-  if (pattern.length <= patternChars) {
-    const query = `SELECT toString(s) AS text, COUNT(*) AS copies FROM java.lang.String s WHERE toString(s) LIKE "${pattern}" GROUP BY toString(s)`;
+  const query = `SELECT toString(s) AS text, COUNT(*) AS copies FROM java.lang.String s WHERE toString(s) LIKE "${pattern}" GROUP BY toString(s)`;
+  // A query longer than any front takes (MAX_QUERY_LENGTH) streams too.
+  if (pattern.length <= patternChars && query.length <= MAX_QUERY_LENGTH) {
     let prepared: PreparedQuery | null = null;
     try {
       prepared = session.prepare(query);
