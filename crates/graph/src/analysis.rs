@@ -231,7 +231,6 @@ impl FullAnalysis {
         // Written once and only read from here on: retained sizes and idom go to the scratch
         // placement, so the analysis keeps almost no anonymous memory for the report after it.
         let retained = sum_retained_or_stop(own, &dom, |k| rctl.tick(k as u64, total)).map_err(cancelled)?;
-        rctl.tick(total - 1, total).map_err(cancelled)?;
         let idom = BigArray::from_vec(dom.idom, heap.scratch());
         let (order, order_idom) = (dom.preorder, dom.preorder_idom);
         laps.lap("retained: sizes");

@@ -126,8 +126,7 @@ pub fn analyze(
         return analyze_beside(heap, options, entry, warnings, ShallowSizes(heap)).map(|(a, used, _)| (a, used, None));
     }
     let reachable_only = options.reachable_only;
-    let ctl = Control { phase: "report", progress: None, cancel: options.cancel.clone() };
-    let beside = scan::ScanBeside::new(heap, ctx::class_flags(heap), reachable_only, ctl);
+    let beside = scan::ScanBeside::new(heap, ctx::class_flags(heap), reachable_only);
     let (a, used, scan) = analyze_beside(heap, options, entry, warnings, beside)?;
     Ok((a, used, scan.map(|scan| ObjectPass { scan, dump: DumpMark::of(heap), reachable_only })))
 }

@@ -241,7 +241,6 @@ pub struct ScanBeside<'h> {
     flags: Vec<u8>,
     referent: Vec<Option<FieldSlot>>,
     reachable_only: bool,
-    ctl: Control,
     half: Half,
     /// Made at the first object: an analysis read from the cache sees none (its scratch
     /// files, the waste step's among them, are never made then).
@@ -252,10 +251,10 @@ pub struct ScanBeside<'h> {
 
 impl<'h> ScanBeside<'h> {
     /// The pass over `heap`'s objects, covering those of an analysis of `reachable_only`;
-    /// `ctl` gives only the cancellation (the phase beside has the progress).
-    pub fn new(heap: &'h Heap, flags: Vec<u8>, reachable_only: bool, ctl: Control) -> ScanBeside<'h> {
+    /// The analysis looks at its cancel flag between objects (`FullAnalysis::build_beside`).
+    pub fn new(heap: &'h Heap, flags: Vec<u8>, reachable_only: bool) -> ScanBeside<'h> {
         let referent = referent_slots(heap, &flags);
-        ScanBeside { heap, flags, referent, reachable_only, ctl, half: Half::new(heap), classes: None, roles: Roles::new(heap), waste: None }
+        ScanBeside { heap, flags, referent, reachable_only, half: Half::new(heap), classes: None, roles: Roles::new(heap), waste: None }
     }
 }
 
@@ -264,9 +263,6 @@ impl PassBeside for ScanBeside<'_> {
 
     #[inline]
     fn object(&mut self, graph: &ObjectGraph, o: ObjIdx) -> Result<u64, Cancelled> {
-        if o % TICK == 0 {
-            self.ctl.tick(0, 1)?;
-        }
         let heap = self.heap;
         let cover = Coverage { graph, reachable_only: self.reachable_only };
         let (c, kind, shallow) = self.half.see(heap, &self.flags, &self.referent, cover, o);
