@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 
 import { openHeap, type HeapSession } from '../ts/index.js';
-import { validateQueryResult } from '../ts/query/schema.js';
+import { validateQueryResult } from '../ts/query/validate.js';
 import { createApp } from '../ts/server/app.js';
 import { ENDPOINTS } from '../ts/server/endpoints.js';
 import { EXAMPLES } from '../ts/server/help.js';

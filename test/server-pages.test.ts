@@ -15,7 +15,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
 import { openHeap, type HeapSession } from '../ts/index.js';
 import type { NativeHeap } from '../ts/native/index.js';
-import { validateQueryResult, type QueryResult } from '../ts/query/schema.js';
+import type { QueryResult } from '../ts/query/schema.js';
+import { validateQueryResult } from '../ts/query/validate.js';
 import { listen, type RunningServer } from '../ts/server/listen.js';
 import { MAX_OPEN } from '../ts/server/query-pages.js';
 

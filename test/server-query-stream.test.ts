@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
 import { openHeap, type HeapSession } from '../ts/index.js';
 import { parseJsonExact, stringifyJson } from '../ts/query/json.js';
-import { validateQueryResult, type QueryResult } from '../ts/query/schema.js';
+import type { QueryResult } from '../ts/query/schema.js';
+import { validateQueryResult } from '../ts/query/validate.js';
 import { errorBody, toApiError } from '../ts/server/errors.js';
 import { listen, type RunningServer } from '../ts/server/listen.js';
 

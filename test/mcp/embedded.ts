@@ -12,6 +12,7 @@ const quiet: McpLog = { notice: () => {}, warn: () => {}, error: () => {} };
 
 export interface Embedded {
   ctx: McpContext;
+  client: Client;
   call: (name: string, args?: Record<string, unknown>) => Promise<{ isError: boolean; texts: string[] }>;
   close: () => Promise<void>;
 }
@@ -27,6 +28,7 @@ export async function embedded(dump: string, setup: (server: ReturnType<typeof c
   await client.connect(clientSide);
   return {
     ctx,
+    client,
     call: async (name, args = {}) => {
       const result = await client.callTool({ name, arguments: args }, undefined, NO_TIMEOUT);
       return { isError: result.isError === true, texts: (result.content as { text: string }[]).map((c) => c.text) };

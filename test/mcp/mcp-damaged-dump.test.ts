@@ -104,13 +104,17 @@ describe('heapql mcp on a dump cut short', () => {
       await progressed;
       controller.abort();
       await expect(first).rejects.toThrow(/abort/i);
-      // As an assistant would, some time later: the cancelled call's handler has ended by then
-      // (its analysis winds down in milliseconds), its answer dropped by the SDK. Called at once,
-      // the next call is answered before it (no test of the point), never wrongly.
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      const next = await call('analysis_status');
+      // The next call analyze_heap: its analysis starts only once the cancelled one has wound
+      // down (ts/session analyze), and the cancelled call's handler ends in that same turn, on
+      // the analysis's end; so this answer, a whole analysis later, comes after that handler
+      // has ended (a call answered before it would carry the warnings with or without the fix).
+      const next = await call('analyze_heap');
+      expect(next.isError, next.texts[0]).toBe(false);
+      expect(JSON.parse(next.texts[0]!).state).toBe('full');
       expect(next.texts).toHaveLength(2);
       expect(next.texts[1]).toMatch(/^Warning: reading .*slow-cut\.hprof gave \d+ warnings?; .*\n- the file is cut short: /s);
+      // Said once.
+      expect((await call('analysis_status')).texts).toHaveLength(1);
     });
   });
 

@@ -2,12 +2,15 @@
  * The MCP server as a library embeds it (`createMcpServer` of ts/mcp, the SDK's client over its
  * in-memory transport): a tool the embedder registers next to heapql's answers as it returns
  * (the dump's warnings ride on heapql's own tools only); run_oql's and run_named_query's
- * elapsedMs is the whole run, the counting run behind totalRows included (countMs of it).
+ * elapsedMs is the whole run, the counting run behind totalRows included (countMs of it); a
+ * tools/call whose arguments are no object is answered -32602 in one sentence there too (the
+ * server's own transport check is on whichever transport it is connected to).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { HeapSession } from '../../ts/session/index.js';
@@ -15,6 +18,7 @@ import { embedded } from './embedded.js';
 
 const root = path.resolve(__dirname, '../..');
 const demo = path.join(root, 'fixtures/demo/demo.hprof');
+const NO_TIMEOUT = { timeout: 2_147_483_647 };
 
 let dir: string;
 beforeAll(() => {
@@ -79,6 +83,29 @@ describe('createMcpServer in a library', () => {
       const whole = JSON.parse((await s.call('run_oql', { query: 'SELECT COUNT(*) FROM java.lang.String s' })).texts[0]!);
       expect(whole).not.toHaveProperty('countMs');
       expect(whole.elapsedMs).toBeGreaterThanOrEqual(0);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('a tools/call whose arguments are no object: -32602 in one sentence on the in-memory transport too, told to onerror', async () => {
+    const errors: string[] = [];
+    const s = await embedded(demo, (server) => {
+      server.server.onerror = (err) => errors.push(err.message);
+    });
+    try {
+      const failed = await s.client
+        .request({ method: 'tools/call', params: { name: 'run_oql', arguments: 'SELECT 1' } } as never, CallToolResultSchema, NO_TIMEOUT)
+        .then(
+          () => null,
+          (err: Error & { code?: number }) => ({ code: err.code, message: err.message }),
+        );
+      const sentence =
+        `Invalid params: the "arguments" of a tools/call request must be an object of the tool's arguments by name ` +
+        `(e.g. {"query": "SELECT …"} for run_oql), not "SELECT 1"`;
+      expect(failed).toEqual({ code: -32602, message: `MCP error -32602: ${sentence}` });
+      expect(errors).toEqual([sentence]);
+      expect(await s.call('run_oql', { query: 'SELECT COUNT(*) FROM java.lang.String s' })).toEqual({ isError: false, texts: [expect.stringContaining('[[3703]]')] });
     } finally {
       await s.close();
     }

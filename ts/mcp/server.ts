@@ -4,8 +4,8 @@
  * `serveStdio` runs it over stdin/stdout until the client closes stdin.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, isJSONRPCRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 import { VERSION } from '../version.js';
 import { callParamsProblem } from './args.js';
@@ -36,8 +36,7 @@ const INSTRUCTIONS =
   DATA_SENTENCE;
 
 export function createMcpServer(ctx: McpContext): McpServer {
-  const server = new McpServer({ name: 'heapql', version: VERSION }, { instructions: INSTRUCTIONS });
-  checkCallParams(server);
+  const server = new HeapqlMcpServer({ name: 'heapql', version: VERSION }, { instructions: INSTRUCTIONS });
   // heapql's tools only: one a library user registers on the server answers as it returns.
   const tools = heapqlTools(server, ctx);
   registerDumpTools(tools, ctx);
@@ -49,29 +48,70 @@ export function createMcpServer(ctx: McpContext): McpServer {
 }
 
 /**
- * A `tools/call` whose params the SDK would refuse (arguments that are no object, no tool name)
- * is answered here, on whichever transport the server is connected to, before the SDK's own
- * check: -32602 Invalid params with one sentence (args.ts callParamsProblem), where the SDK
- * answers -32603 with zod's multi-line dump. Other messages pass on untouched.
+ * heapql's server: the SDK's McpServer connected through `CallParamsCheck` on whichever transport
+ * it is given (stdio, the SDK's in-memory pair of a library, …).
  */
-function checkCallParams(server: McpServer): void {
-  const protocol = server.server;
-  const connect = protocol.connect.bind(protocol);
-  protocol.connect = (transport: Transport) => {
-    // The protocol sets the transport's onmessage, then starts it: guard it between the two.
-    const start = transport.start.bind(transport);
-    transport.start = () => {
-      const dispatch = transport.onmessage;
-      transport.onmessage = (message, extra) => {
-        const problem = isJSONRPCRequest(message) && message.method === 'tools/call' ? callParamsProblem(message.params) : null;
-        if (problem === null || !isJSONRPCRequest(message)) return dispatch?.(message, extra);
-        transport.onerror?.(new Error(problem));
-        void transport.send({ jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.InvalidParams, message: problem } });
-      };
-      return start();
+class HeapqlMcpServer extends McpServer {
+  override connect(transport: Transport): Promise<void> {
+    return super.connect(new CallParamsCheck(transport));
+  }
+}
+
+/**
+ * A transport in front of another that answers a `tools/call` whose params the SDK would refuse
+ * (arguments that are no object, no tool name) itself, before the SDK's own check: -32602 Invalid
+ * params with one sentence (args.ts callParamsProblem), where the SDK answers -32603 with zod's
+ * multi-line dump. The sentence also goes to the transport's onerror. Every other message, and
+ * everything the server sends, passes on untouched.
+ */
+class CallParamsCheck implements Transport {
+  onclose?: Transport['onclose'];
+  onerror?: Transport['onerror'];
+  onmessage?: Transport['onmessage'];
+
+  constructor(private readonly inner: Transport) {}
+
+  get sessionId(): string | undefined {
+    return this.inner.sessionId;
+  }
+
+  setProtocolVersion(version: string): void {
+    this.inner.setProtocolVersion?.(version);
+  }
+
+  start(): Promise<void> {
+    // Callbacks set on the inner transport before it was connected still hear from it first.
+    const { onclose, onerror, onmessage } = this.inner;
+    this.inner.onclose = () => {
+      onclose?.();
+      this.onclose?.();
     };
-    return connect(transport);
-  };
+    this.inner.onerror = (error) => {
+      onerror?.(error);
+      this.onerror?.(error);
+    };
+    this.inner.onmessage = (message, extra) => {
+      if (isJSONRPCRequest(message) && message.method === 'tools/call') {
+        const problem = callParamsProblem(message.params);
+        if (problem !== null) {
+          this.inner.onerror?.(new Error(problem));
+          void this.inner.send({ jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.InvalidParams, message: problem } });
+          return;
+        }
+      }
+      onmessage?.(message, extra);
+      this.onmessage?.(message, extra);
+    };
+    return this.inner.start();
+  }
+
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    return this.inner.send(message, options);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
 }
 
 /**

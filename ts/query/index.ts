@@ -1,6 +1,7 @@
-// Query model and output: QueryResult schema/types, batch conversion, formatting, query files,
+// Query model and output: QueryResult schema/types and validation, batch conversion, formatting, query files,
 // `-- @viz` directives, named queries. Running queries on a heap is ts/session's.
 export * from './schema.js';
+export * from './validate.js';
 export * from './convert.js';
 export * from './format.js';
 export * from './json.js';

@@ -1,10 +1,7 @@
 // QueryResult, defined once: the TypeBox schema below is the JSON Schema that ajv validates
-// with and that `heapql schema query` / `GET /schema` print; the TypeScript types are derived
-// from it (Static<>), so the three cannot drift apart.
+// with (validate.ts) and that `heapql schema query` / `GET /schema` print; the TypeScript types
+// are derived from it (Static<>), so the three cannot drift apart.
 import { Type, type Static } from '@sinclair/typebox';
-import type { ErrorObject } from 'ajv';
-
-import { validatorFor, type Validator } from '../validators.js';
 
 export const ObjectRefSchema = Type.Object(
   {
@@ -90,13 +87,4 @@ export type QueryResult = Static<typeof QueryResultSchema>;
 /** The JSON Schema document of QueryResult (plain JSON, draft-07). */
 export function queryResultJsonSchema(): Record<string, unknown> {
   return { $schema: 'http://json-schema.org/draft-07/schema#', ...JSON.parse(JSON.stringify(QueryResultSchema)) };
-}
-
-let compiled: Validator | null = null;
-
-/** Checks a value against the QueryResult schema; `errors` are ajv's, with paths. */
-export function validateQueryResult(value: unknown): { ok: boolean; errors: ErrorObject[] } {
-  compiled ??= validatorFor(queryResultJsonSchema());
-  const ok = compiled(value) as boolean;
-  return { ok, errors: ok ? [] : [...(compiled.errors ?? [])] };
 }

@@ -11,7 +11,7 @@ import { HeapqlError } from '../errors.js';
 import { call, type Addon, type NativeHeap } from '../native/index.js';
 import { cancelTokenFor } from '../native/cancel.js';
 import { VERSION } from '../version.js';
-import { validateQueryResult } from '../query/schema.js';
+import { validateQueryResult } from '../query/validate.js';
 import { describeSchemaErrors, validateReportModel } from '../report/json.js';
 import { capSections } from '../report/limit.js';
 import { REPORT_SCHEMA_VERSION, type ReportModel, type ReportWarning } from '../report/model.js';
