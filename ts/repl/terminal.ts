@@ -8,7 +8,7 @@
  * table is written a block at a time, waiting for the output (`block-writer.ts`); Ctrl-C stops
  * it, and an output that went away (`| head`) ends the session.
  * With stdin not a terminal, statements are read line by line through the same dispatcher and
- * printed plainly (no prompts, no colours, no progress bar); a statement that has become
+ * printed plainly (no prompts, no colours; the CLI's progress bar only on a terminal stderr); a statement that has become
  * complete runs once the next line shows it does not go on (see `continuesStatement`), and
  * `!quit` ends the input there. Errors name the input's line (`stdin:12:5:`); SIGINT stops
  * the input with exit code 130.
