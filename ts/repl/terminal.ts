@@ -49,6 +49,11 @@ export interface TerminalOptions {
   progressBar?: (stream: NodeJS.WriteStream) => ProgressBar;
   /** The config file's named `[[query]]` entries: `!run <name>` runs them, Tab completes them. */
   storedQueries?: StoredQuery[];
+  /**
+   * `--quiet`: no `warning:` lines (the history file's, a `-- @viz` line's), as the CLI's warnings
+   * are silenced; errors are said as ever.
+   */
+  quiet?: boolean;
 }
 
 /** What the REPL needs of a progress bar. */
@@ -139,6 +144,7 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
     error: (text) => {
       // SIGINT with piped input says it once for the whole input.
       if (interrupted && text === 'cancelled') return;
+      if (options.quiet && text.startsWith('warning:')) return;
       if (text === 'cancelled' && restDropped) {
         restDropped = false;
         text = `cancelled ${REST_DROPPED}`;
@@ -239,7 +245,7 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
               const problem = appendHistory(historyFile, entry);
               if (problem && !warned) {
                 warned = true;
-                errors.write(`warning: history is not saved (${historyFile}: ${problem})\n`);
+                if (!options.quiet) errors.write(`warning: history is not saved (${historyFile}: ${problem})\n`);
               }
             }
           : undefined,
