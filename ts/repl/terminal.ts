@@ -18,6 +18,7 @@ import readline from 'node:readline';
 import type tty from 'node:tty';
 
 import type { HeapSession, ProgressEvent } from '../session/index.js';
+import { codePoints } from '../oql/lexer.js';
 import { controlIndex, terminalText } from '../terminal-text.js';
 import { VERSION } from '../version.js';
 import type { ReplIO } from './backend.js';
@@ -31,7 +32,7 @@ import { appendHistory, enableHistorySearch, HISTORY_CAP, historyByStatement, hi
 import { expandHome } from './home.js';
 import { enableBracketedPaste, enableSuspend, PASTE_OFF, PASTE_ON, showContinuationLines } from './line-editor.js';
 import { renderBanner } from './render.js';
-import { continuesStatement, isCommand, isCommentLine, REST_DROPPED, statementComplete } from './statement.js';
+import { continuesStatement, isCommand, isCommentLine, REST_DROPPED, statementComplete, statementEndInLine } from './statement.js';
 
 export const PROMPT = 'oql> ';
 export const CONTINUATION = '...> ';
@@ -367,7 +368,24 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
   // At a terminal, nothing runs after Ctrl-D: not even a line entered just before it, nor the
   // rest of a block.
   const stopped = () => interrupted || quitting || (tty && closed);
+  // The rest of a line after a statement's `;` (`SELECT 1; SELECT 2`): the next statement, its
+  // start padded with spaces so that an error's column is that of the line as typed.
+  let remainder: string | null = null;
+  // The statement in `buffer` began so (it is kept in the history without the padding).
+  let restInBuffer = false;
   for (let line = await nextLine(); line !== undefined && !stopped(); line = await nextLine()) {
+    const rest: boolean = buffer.length === 0 ? line === remainder : restInBuffer;
+    remainder = null;
+    if (!(buffer.length === 0 && isCommand(line))) {
+      const end = statementEndInLine([...buffer, line].join('\n'));
+      if (end >= 0) {
+        remainder = ' '.repeat(codePoints(line.slice(0, end))) + line.slice(end);
+        ahead.unshift(remainder);
+        // (Taken again from `ahead`, it is the same line of the input.)
+        lineNo--;
+        line = line.slice(0, end);
+      }
+    }
     const typed = buffer.length === 0 && isCommand(line) ? [line] : [...buffer, line];
     const text = typed.join('\n');
     pendingAt = lineNo - typed.length + 1;
@@ -378,7 +396,8 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
     if (ready) {
       buffer = [];
       pendingAt = 0;
-      remember(statementEntry(typed));
+      // (A statement after another on its line is kept without the padding.)
+      remember(statementEntry(rest ? [typed[0]!.trimStart(), ...typed.slice(1)] : typed));
       await run(text, lineNo - typed.length + 1);
       // Ctrl-C came as the statement ended, too late to cancel it: the rest is dropped all the same.
       if (restDropped) {
@@ -386,7 +405,10 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
         errors.write(`${REST_DROPPED}\n`);
       }
       if (stopped()) break;
-    } else buffer = typed;
+    } else {
+      buffer = typed;
+      restInBuffer = rest;
+    }
     // The rest of a block is on the screen already. (The cursor stays after what was typed
     // or pasted while a statement ran.)
     if (tty && !closed && ahead.length === 0) {
