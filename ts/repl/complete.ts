@@ -105,7 +105,9 @@ function readsAsName(name: string): boolean {
  * when no string can hold it (both quotes in it: OQL strings have no escapes).
  */
 function fromClassText(name: string): string | null {
-  if (readsAsName(name)) return name;
+  // A name with a control or bidi character stays as it is: listed escaped, never inserted
+  // (readlineCompletion), as no pattern typed at the prompt can hold it either.
+  if (readsAsName(name) || controlIndex(name) >= 0) return name;
   const quote = ['"', "'"].find((q) => !name.includes(q));
   return quote ? fromPattern(name, quote) : null;
 }
@@ -196,7 +198,7 @@ async function candidates(before: string, source: CompletionSource, statement: s
     const quote = typed[0]!;
     const items = source
       .classNames()
-      .filter((name) => !name.includes(quote) && (name.startsWith(typed.slice(1)) || fromPattern(name, quote).startsWith(typed)))
+      .filter((name) => !name.includes(quote) && controlIndex(name) < 0 && (name.startsWith(typed.slice(1)) || fromPattern(name, quote).startsWith(typed)))
       .map((name) => fromPattern(name, quote));
     return { items: [...new Set(items)].sort(), word: typed };
   }
