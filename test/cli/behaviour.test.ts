@@ -213,6 +213,18 @@ describe('stray arguments and missing commands: usage errors in heapql\'s words 
     expect(r.code).toBe(2);
   });
 
+  // A new user's first try (psql and sqlite3 start a session when given no query): the error
+  // points to --repl as well as to the one-shot options.
+  it.each([
+    ['query', 'error: no query given: use --query "<oql>", --query-file <path> or --run <name>, or --repl for an interactive session\n'],
+    ['analyze', 'error: no query given: use --query "<oql>", --query-file <path> or --run <name>, or --repl for an interactive session (or heapql <dump> for the report)\n'],
+  ])('heapql %s <dump> with no query names --repl too', async (command, stderr) => {
+    const r = await heapql([command, demo, '--no-cache']);
+    expect(r.stderr).toBe(stderr);
+    expect(r.stdout).toBe('');
+    expect(r.code).toBe(2);
+  });
+
   it('a verb without its argument names the verb', async () => {
     const r = await heapql(['device', 'text']);
     expect(r.stderr).toBe('error: heapql device text needs <PROMPT>; see heapql device text --help\n');

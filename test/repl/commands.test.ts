@@ -399,6 +399,36 @@ describe('statement completeness and completion (shared with the browser)', () =
   });
 });
 
+describe('completion of class names OQL cannot read as they stand', () => {
+  // Hidden classes (lambdas, JDK 17 `+0x…`, JDK 21 `/0x…`): `+` and `/` are operators in OQL.
+  const classes = ['Demo$Session', 'Demo$$Lambda$1+0x00007f519d001868', 'Demo$$Lambda/0x000001', 'java.lang.invoke.LambdaForm$MH/0x0000000800c0c000', "Odd\"q'", 'byte[]', 'Ctl\x1b[31m+x'];
+  const source: CompletionSource = { classNames: () => classes, fieldsOf: async () => [], columns: () => [], files: () => [] };
+  const items = async (line: string) => (await complete(line, source)).items;
+
+  it('after FROM (or FROM OBJECTS) are offered as the FROM "<regex>" pattern matching them alone', async () => {
+    expect(await items('SELECT x FROM Demo$$')).toEqual(['"Demo\\$\\$Lambda\\$1\\+0x00007f519d001868"', '"Demo\\$\\$Lambda/0x000001"']);
+    expect(await items('SELECT x FROM OBJECTS java.lang.invoke.L')).toEqual(['"java\\.lang\\.invoke\\.LambdaForm\\$MH/0x0000000800c0c000"']);
+    // Names OQL reads stay as they are; one holding both quotes cannot be written at all.
+    expect(await items('SELECT x FROM Demo$S')).toEqual(['Demo$Session']);
+    expect(await items('SELECT x FROM by')).toEqual(['byte[]']);
+    expect(await items('SELECT x FROM Od')).toEqual([]);
+    // A name with a control character stays as it is (the terminal lists it escaped and inserts
+    // none of it; no pattern typed at the prompt could hold it), also inside a pattern.
+    expect(await items('SELECT x FROM Ct')).toEqual(['Ctl\x1b[31m+x']);
+    expect(await items('SELECT x FROM "Ct')).toEqual([]);
+  });
+
+  it('within a pattern begun after FROM, by the pattern or by the name typed', async () => {
+    expect(await items('SELECT x FROM "Demo\\$\\$Lambda\\$')).toEqual(['"Demo\\$\\$Lambda\\$1\\+0x00007f519d001868"']);
+    expect(await items('SELECT x FROM "Demo$$Lambda/')).toEqual(['"Demo\\$\\$Lambda/0x000001"']);
+    expect(await items("SELECT x FROM 'Demo$S")).toEqual(["'Demo\\$Session'"]);
+  });
+
+  it('after INSTANCEOF (which takes a name alone) are left out', async () => {
+    expect(await items('SELECT x FROM INSTANCEOF Demo$')).toEqual(['Demo$Session']);
+  });
+});
+
 describe('text views', () => {
   it('a long path shows its ends and how many steps were left out', () => {
     const ref = (n: number) => ({ objectId: n, address: `0x${n.toString(16)}`, className: 'Node', label: `Node @ 0x${n.toString(16)}` });

@@ -3,8 +3,8 @@
  * (a pasted block waits for Enter, shows its later lines after `...>`, and runs as piped lines
  * do; Ctrl-C or Ctrl-D end one whose end marker never comes), Ctrl-C and Ctrl-D while a pasted
  * block runs (the rest of it does not), Ctrl-Z and `fg` in a shell, Ctrl-D and SIGINT while a
- * query runs, Tab on more names than the list shows, and two sessions at once sharing the
- * history file.
+ * query runs, Tab on more names than the list shows, Tab on a hidden class's name (inserted as
+ * the pattern FROM takes), and two sessions at once sharing the history file.
  */
 import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -214,8 +214,39 @@ describe('Tab with more names than the list shows', () => {
     at = await t.waitFor(/… and \d+ more: type more letters\n/, at, 'FROM java.');
     const list = t.screen.slice(0, at).split('oql> SELECT x FROM j').at(-1)!;
     expect(list).toMatch(/\njava\.lang\./);
-    expect(list.split(/\s+/).filter((n) => /^j/.test(n))).toHaveLength(200);
+    // (Hidden classes among them, `java.lang.invoke.LambdaForm$MH/0x…`, are listed as the
+    // patterns FROM takes for them: `"java\.lang\.invoke\.LambdaForm\$MH/0x…"`.)
+    expect(list.split(/\s+/).filter((n) => /^"?j/.test(n))).toHaveLength(200);
     at = await t.waitFor('oql> SELECT x FROM j', at, 'FROM java.');
+    t.type('\x15\x04');
+    expect(await t.exited).toBe(0);
+  });
+});
+
+describe('Tab on a hidden class (a lambda)', () => {
+  // `Demo$$Lambda$1+0x00007f519d001868`: `+` is an operator in OQL, so the name as it stands
+  // would not parse after FROM; Tab inserts the pattern FROM takes for it, and the query runs.
+  it('after FROM inserts the class as a FROM "<regex>" pattern that runs', async () => {
+    const t = new Terminal(['query', demo, '--repl'], state());
+    let at = await t.waitFor('oql> ');
+    t.type('SELECT x FROM Demo$$\t');
+    // Both lambdas share the pattern's start: that replaces the word.
+    at = await t.waitFor('oql> SELECT x FROM "Demo\\$\\$Lambda\\$', at, 'FROM Demo$$Lambda');
+    t.type('1\t');
+    // The rest of the pattern goes in after the `1` (the line's start is on the screen already).
+    at = await t.waitFor('1\\+0x00007f519d001868"', at);
+    expect(t.screen.slice(0, at)).toMatch(/oql> SELECT x FROM "Demo\\\$\\\$Lambda\\\$1\\\+0x00007f519d001868"$/);
+    t.type(' x\r');
+    at = await t.waitFor('(1 row)', at, 'error:');
+    expect(t.screen.slice(0, at)).toMatch(/\nDemo\$\$Lambda\$1\+0x00007f519d001868 @ 0x[0-9a-f]+\n\(1 row\)$/);
+    // INSTANCEOF takes a name alone: no hidden class is offered there (it would not parse).
+    at = await t.waitFor('oql> ', at);
+    t.type('SELECT x FROM INSTANCEOF Demo$\t');
+    at = await t.waitFor('SELECT x FROM INSTANCEOF Demo$', at);
+    t.type('\t');
+    at = await t.waitFor('Demo$SessionStore', at);
+    at = await t.waitFor('oql> SELECT x FROM INSTANCEOF Demo$', at);
+    expect(t.screen.slice(0, at).split('oql> SELECT x FROM INSTANCEOF Demo$').at(-2)).not.toContain('Lambda');
     t.type('\x15\x04');
     expect(await t.exited).toBe(0);
   });

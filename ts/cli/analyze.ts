@@ -42,7 +42,7 @@ export const analyzeCommand = defineCommand({
     const format = outputFormat(a.format);
     const { jobs, warnings } = collectJobs({ rawArgs, queryFile: a['query-file'], fullPath: true, reachableOnly });
     for (const w of warnings) warn(w);
-    if (jobs.length === 0) throw usageError('no query given: use --query "<oql>", --query-file <path> or --run <name> (or heapql <dump> for the report)');
+    if (jobs.length === 0) throw usageError('no query given: use --query "<oql>", --query-file <path> or --run <name>, or --repl for an interactive session (or heapql <dump> for the report)');
     await asOneCommand(async () => {
       const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), ...cacheOptions(a), scratchDir: scratch });
       try {

@@ -43,7 +43,7 @@ export const queryCommand = defineCommand({
     const format = outputFormat(a.format);
     const { jobs, warnings } = collectJobs({ rawArgs, queryFile: a['query-file'], fullPath: false, reachableOnly });
     for (const w of warnings) warn(w);
-    if (jobs.length === 0) throw usageError('no query given: use --query "<oql>", --query-file <path> or --run <name>');
+    if (jobs.length === 0) throw usageError('no query given: use --query "<oql>", --query-file <path> or --run <name>, or --repl for an interactive session');
     const file = a.file;
     await asOneCommand(async () => {
       const heap = await openForCli(file, { dump: dumpIndex(a.dump), ...cacheOptions(a) });

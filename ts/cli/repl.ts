@@ -5,7 +5,7 @@ import { runTerminalRepl } from '../repl/terminal.js';
 import { loadCollectionConfig } from '../report/config.js';
 import type { HeapSession } from '../session/index.js';
 import { terminalProgress } from './progress.js';
-import { warn } from './stderr.js';
+import { isQuiet, warn } from './stderr.js';
 import { queryArguments } from './queries.js';
 
 /** Options that make no sense in an interactive session are refused, not ignored. */
@@ -18,7 +18,7 @@ export function refuseWithRepl(rawArgs: string[], a: { 'query-file'?: string; ru
 
 export function startRepl(session: HeapSession, reachableOnly: boolean): Promise<number> {
   session.reachableOnly = reachableOnly;
-  return runTerminalRepl(session, { progressBar: (stream) => terminalProgress(undefined, stream), storedQueries: storedQueries() });
+  return runTerminalRepl(session, { progressBar: (stream) => terminalProgress(undefined, stream), storedQueries: storedQueries(), quiet: isQuiet() });
 }
 
 /**

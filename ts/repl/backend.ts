@@ -18,7 +18,8 @@ export interface ReplBackend {
   readonly status: SessionStatus;
   /** The reachable mode of queries (`!reachable` / `!all`). */
   reachableOnly: boolean;
-  query(oql: string, options: { name?: string; viz?: VizSpec | null; signal?: AbortSignal }): Promise<QueryResult>;
+  /** `onProgress` is told the objects scanned (the terminal draws its bar with it). */
+  query(oql: string, options: { name?: string; viz?: VizSpec | null; signal?: AbortSignal; onProgress?: (e: ProgressEvent) => void }): Promise<QueryResult>;
   classNames(): string[];
   classes(pattern?: string): string[];
   describeClass(name: string): Promise<ClassView[]>;
@@ -41,7 +42,7 @@ export interface ReplBackend {
    */
   queryBatches?(
     oql: string,
-    options: { name?: string; reachableOnly?: boolean; batchRows?: number; signal?: AbortSignal },
+    options: { name?: string; reachableOnly?: boolean; batchRows?: number; signal?: AbortSignal; onProgress?: (e: ProgressEvent) => void },
   ): AsyncGenerator<
     { columns: Column[]; rows: Value[][]; total?: { rowCount: number; truncated: boolean } },
     { columns: Column[]; note?: string; truncated: boolean }
@@ -84,7 +85,10 @@ export interface ReplIO {
    * `~/out/x.csv` into its own download folder).
    */
   saveFile(path: string, content: Iterable<string>, signal?: AbortSignal): Promise<string | void> | string | void;
-  /** Progress of `!analyze` (a bar on a terminal); `progressDone` takes it down. */
+  /**
+   * Progress of a query's scan until its first rows are shown, of loading or counting a paged
+   * result's rest, of `!analyze` (a bar on a terminal); `progressDone` takes it down.
+   */
   progress?(event: ProgressEvent): void;
   progressDone?(): void;
   /** `!quit`. */

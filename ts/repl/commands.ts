@@ -14,6 +14,7 @@ import type { QueryResult, VizSpec } from '../query/schema.js';
 import { extractViz, vizWarning } from '../query/viz.js';
 import { closest, noClassMessage } from '../session/no-class.js';
 import { terminalText } from '../terminal-text.js';
+import type { ProgressEvent } from '../session/types.js';
 import type { ReplBackend, ReplIO } from './backend.js';
 import { ReplError, SaveInterrupted } from './errors.js';
 import { BLOCK_ROWS, type BlockWrite, writeLongTable } from './long-table.js';
@@ -270,14 +271,25 @@ export async function runQuery(ctx: ReplContext, text: string, origin?: QueryOri
   if (ctx.io.write && canPage(ctx.backend) && limit > 0 && limit <= BLOCK_ROWS) return runPaged(ctx, ctx.backend, oql, name, viz ?? null, warning, origin ?? null);
   let result: QueryResult;
   try {
-    result = await ctx.backend.query(oql, { name, viz, signal: ctx.signal });
+    result = await ctx.backend.query(oql, { name, viz, signal: ctx.signal, ...scanProgress(ctx) });
   } catch (err) {
     if (isOqlError(err)) throw oqlError(ctx, err, oql, origin);
     throw err;
+  } finally {
+    ctx.io.progressDone?.();
   }
   adopt(ctx, result, viz ?? null, warning, vizAt);
   await show(ctx, result);
   ctx.io.print(`(${result.elapsedMs} ms)`);
+}
+
+/**
+ * The scan's progress for the front's bar (the objects scanned of those to scan, as `heapql
+ * query` draws it), when the front draws one: a query over a big dump runs for seconds.
+ */
+function scanProgress(ctx: ReplContext): { onProgress?: (e: ProgressEvent) => void } {
+  const progress = ctx.io.progress?.bind(ctx.io);
+  return progress ? { onProgress: (e) => progress(e) } : {};
 }
 
 /** A query's result becomes the current one (the one before goes on the undo stack). */
@@ -309,10 +321,13 @@ async function runPaged(ctx: ReplContext, backend: PagingBackend, oql: string, n
   ctx.state.open = null;
   let p: PagedResult;
   try {
-    p = await PagedResult.start(backend, oql, { name, reachableOnly: backend.reachableOnly }, limit + 1, ctx.signal);
+    p = await PagedResult.start(backend, oql, { name, reachableOnly: backend.reachableOnly }, limit + 1, ctx.signal, scanProgress(ctx).onProgress);
   } catch (err) {
     if (isOqlError(err)) throw oqlError(ctx, err, oql, origin);
     throw err;
+  } finally {
+    // Down before the first rows are printed.
+    ctx.io.progressDone?.();
   }
   const result = p.result;
   if (viz) result.viz = viz;

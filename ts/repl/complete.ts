@@ -83,6 +83,35 @@ function capped(completion: Completion): Completion {
   return { items: items.slice(0, MAX_ITEMS), word, more: items.length - MAX_ITEMS };
 }
 
+/**
+ * Whether OQL reads `name` as a class name as it stands: names joined by dots, then `[]`s
+ * (`java.util.HashMap$Node[]`). A hidden class's name (`Demo$$Lambda$1+0x00007f519d001868`,
+ * JDK 21+ `…$$Lambda/0x…`, `java.lang.invoke.LambdaForm$MH/0x…`) is not: `+` and `/` are
+ * operators there.
+ */
+function readsAsName(name: string): boolean {
+  const tokens = tokenize(name);
+  let i = 0;
+  if (tokens[i]?.type !== 'ident') return false;
+  i++;
+  while (tokens[i]?.type === 'dot' && tokens[i + 1]?.type === 'ident') i += 2;
+  while (tokens[i]?.type === 'lbracket' && tokens[i + 1]?.type === 'rbracket') i += 2;
+  return i === tokens.length && tokens.map((t) => t.text).join('') === name;
+}
+
+/**
+ * A class name as `FROM` takes it: as it stands when OQL reads it so, else as the pattern
+ * `FROM "<regex>"` that matches that name alone (`"Demo\$\$Lambda\$1\+0x00007f519d001868"`); null
+ * when no string can hold it (both quotes in it: OQL strings have no escapes).
+ */
+function fromClassText(name: string): string | null {
+  // A name with a control or bidi character stays as it is: listed escaped, never inserted
+  // (readlineCompletion), as no pattern typed at the prompt can hold it either.
+  if (readsAsName(name) || controlIndex(name) >= 0) return name;
+  const quote = ['"', "'"].find((q) => !name.includes(q));
+  return quote ? fromPattern(name, quote) : null;
+}
+
 /** The class named in FROM / INSTANCEOF of the statement, with its alias, if any. */
 export function classInScope(statement: string): { className: string; alias: string | null } | null {
   const tokens = tokenize(statement);
@@ -113,6 +142,11 @@ export function classInScope(statement: string): { className: string; alias: str
  */
 export async function complete(before: string, source: CompletionSource, statement = before): Promise<Completion> {
   return capped(await candidates(before, source, statement));
+}
+
+/** The `FROM "<regex>"` pattern, in `quote`s, that matches `name` alone (its regex characters escaped). */
+function fromPattern(name: string, quote: string): string {
+  return `${quote}${name.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')}${quote}`;
 }
 
 async function candidates(before: string, source: CompletionSource, statement: string): Promise<Completion> {
@@ -156,13 +190,32 @@ async function candidates(before: string, source: CompletionSource, statement: s
     return { items: start ? pick(start[1]!, ['@viz']) : [], word: start?.[1] ?? '' };
   }
   // OQL.
+  // A class pattern begun after FROM (`FROM "Demo\$\$La`): the classes whose pattern (or name)
+  // starts with what is typed, as patterns.
+  const open = /\bFROM(?:\s+OBJECTS)?\s+("[^"]*|'[^']*)$/i.exec(before);
+  if (open) {
+    const typed = open[1]!;
+    const quote = typed[0]!;
+    const items = source
+      .classNames()
+      .filter((name) => !name.includes(quote) && controlIndex(name) < 0 && (name.startsWith(typed.slice(1)) || fromPattern(name, quote).startsWith(typed)))
+      .map((name) => fromPattern(name, quote));
+    return { items: [...new Set(items)].sort(), word: typed };
+  }
   const word = /([A-Za-z0-9_$.@\[\]]*)$/.exec(before)![1]!;
   const head = before.slice(0, before.length - word.length);
   const prev = tokenize(head).at(-1);
   if (word.startsWith('@')) return { items: pick(word, ATTRIBUTE_NAMES), word };
   if (prev && (prev.type === 'FROM' || prev.type === 'INSTANCEOF' || prev.type === 'OBJECTS')) {
     const extra = prev.type === 'FROM' ? ['INSTANCEOF', 'OBJECTS'] : [];
-    return { items: [...pick(word, extra), ...pick(word, source.classNames(), false)], word };
+    // A hidden class's name is inserted as the pattern that FROM takes for it; INSTANCEOF takes
+    // a name alone, so those are left out there (a hidden class has no subclasses: FROM
+    // "<pattern>" finds the same objects).
+    const classes = pick(word, source.classNames(), false).flatMap((name) => {
+      const text = prev.type === 'INSTANCEOF' ? (readsAsName(name) ? name : null) : fromClassText(name);
+      return text === null ? [] : [text];
+    });
+    return { items: [...pick(word, extra), ...classes], word };
   }
   const dot = word.lastIndexOf('.');
   // `x.@us`, `s.user.@len`: an attribute of whatever stands before the dot.

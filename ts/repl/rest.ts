@@ -15,6 +15,7 @@
 import { HeapqlError } from '../errors.js';
 import { mergeColumns } from '../query/columns.js';
 import type { Column, QueryResult, Value } from '../query/schema.js';
+import type { ProgressEvent } from '../session/types.js';
 import type { ReplBackend } from './backend.js';
 
 /**
@@ -97,18 +98,34 @@ export class PagedResult {
    * Runs `oql` and reads its rows until `wanted` are held or there are no more (then the result
    * is whole). `signal` (Ctrl-C) cancels the query: ERR_CANCELLED, nothing kept.
    */
-  static async start(backend: PagingBackend, oql: string, meta: { name: string; reachableOnly: boolean }, wanted: number, signal?: AbortSignal): Promise<PagedResult> {
+  static async start(
+    backend: PagingBackend,
+    oql: string,
+    meta: { name: string; reachableOnly: boolean },
+    wanted: number,
+    signal?: AbortSignal,
+    onProgress?: (e: ProgressEvent) => void,
+  ): Promise<PagedResult> {
     const result: QueryResult = { name: meta.name, oql, columns: [], rows: [], rowCount: 0, truncated: false, elapsedMs: 0 };
     const p = new PagedResult(backend, result, meta.reachableOnly);
+    p.scanProgress = onProgress ?? null;
     try {
       if (!(await p.readUpTo(wanted, signal))) throw cancelled();
     } catch (err) {
       p.close();
       throw err;
+    } finally {
+      p.scanProgress = null;
     }
     if (!p.whole) paged.set(result, p);
     return p;
   }
+
+  /**
+   * Told the objects scanned while `start` waits for the first rows (the progress bar of a long
+   * scan); not after: the loading of the rest has its own display.
+   */
+  private scanProgress: ((e: ProgressEvent) => void) | null = null;
 
   /** Whether the stream's scan is open (paused) now. */
   get open(): boolean {
@@ -212,6 +229,7 @@ export class PagedResult {
       reachableOnly: this.reachableOnly,
       batchRows: BATCH_ROWS,
       signal: this.stop.signal,
+      onProgress: (e) => this.scanProgress?.(e),
     });
     this.skip = this.result.rows.length;
   }

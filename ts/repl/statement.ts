@@ -37,6 +37,24 @@ export function statementComplete(text: string): boolean {
   }
 }
 
+/**
+ * Where the last line of `text` ends a statement that more statements follow on that line
+ * (`SELECT …; SELECT …`, as psql and sqlite3 run them one after the other): the index in that
+ * line just after the first `;` (outside strings and comments) that a token other than `;` comes
+ * after; -1 when there is none.
+ */
+export function statementEndInLine(text: string): number {
+  const lineStart = text.lastIndexOf('\n') + 1;
+  const tokens = tokenize(text);
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (t.type !== 'semicolon' || t.offset < lineStart) continue;
+    if (tokens.slice(i + 1).some((n) => n.type !== 'semicolon')) return t.offset - lineStart + 1;
+    return -1;
+  }
+  return -1;
+}
+
 /** A line with nothing but comments (`-- ...`, `-- @viz ...`, a closed `/* ... *\/`). */
 export function isCommentLine(line: string): boolean {
   return line.trim() !== '' && tokenize(line).length === 0;

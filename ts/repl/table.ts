@@ -125,12 +125,15 @@ function percentile(sorted: (number | bigint)[], p: number): number | bigint {
 /** Statistics of the numeric columns (or of the one named, which must hold numbers). */
 export function columnStats(result: QueryResult, column?: string): ColumnStats[] {
   const indices = column !== undefined ? [columnIndex(result, column)] : result.columns.map((_, i) => i);
+  // (Said so: with no rows no column holds numbers, and "does not hold numbers" would blame the column.)
+  if (result.rows.length === 0) throw new ReplError('the last result has no rows: !stats has nothing to count');
   const out: ColumnStats[] = [];
   for (const i of indices) {
     const cells = result.rows.map((r) => r[i]!);
     const exact = cells.filter(isNumeric);
     const nulls = cells.filter((v) => v === null).length;
     if (exact.length === 0 || exact.length + nulls < cells.length) {
+      if (column !== undefined && nulls === cells.length) throw new ReplError(`column '${result.columns[i]!.name}' holds only NULLs (${cells.length} of them): !stats has no number to count`);
       if (column !== undefined) throw new ReplError(`column '${result.columns[i]!.name}' does not hold numbers; !stats needs a numeric column`);
       continue;
     }

@@ -8,7 +8,7 @@
  * table is written a block at a time, waiting for the output (`block-writer.ts`); Ctrl-C stops
  * it, and an output that went away (`| head`) ends the session.
  * With stdin not a terminal, statements are read line by line through the same dispatcher and
- * printed plainly (no prompts, no colours, no progress bar); a statement that has become
+ * printed plainly (no prompts, no colours; the CLI's progress bar only on a terminal stderr); a statement that has become
  * complete runs once the next line shows it does not go on (see `continuesStatement`), and
  * `!quit` ends the input there. Errors name the input's line (`stdin:12:5:`); SIGINT stops
  * the input with exit code 130.
@@ -18,6 +18,7 @@ import readline from 'node:readline';
 import type tty from 'node:tty';
 
 import type { HeapSession, ProgressEvent } from '../session/index.js';
+import { codePoints } from '../oql/lexer.js';
 import { controlIndex, terminalText } from '../terminal-text.js';
 import { VERSION } from '../version.js';
 import type { ReplIO } from './backend.js';
@@ -31,7 +32,7 @@ import { appendHistory, enableHistorySearch, HISTORY_CAP, historyByStatement, hi
 import { expandHome } from './home.js';
 import { enableBracketedPaste, enableSuspend, PASTE_OFF, PASTE_ON, showContinuationLines } from './line-editor.js';
 import { renderBanner } from './render.js';
-import { continuesStatement, isCommand, isCommentLine, REST_DROPPED, statementComplete } from './statement.js';
+import { continuesStatement, isCommand, isCommentLine, REST_DROPPED, statementComplete, statementEndInLine } from './statement.js';
 
 export const PROMPT = 'oql> ';
 export const CONTINUATION = '...> ';
@@ -49,6 +50,11 @@ export interface TerminalOptions {
   progressBar?: (stream: NodeJS.WriteStream) => ProgressBar;
   /** The config file's named `[[query]]` entries: `!run <name>` runs them, Tab completes them. */
   storedQueries?: StoredQuery[];
+  /**
+   * `--quiet`: no `warning:` lines (the history file's, a `-- @viz` line's), as the CLI's warnings
+   * are silenced; errors are said as ever.
+   */
+  quiet?: boolean;
 }
 
 /** What the REPL needs of a progress bar. */
@@ -139,6 +145,7 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
     error: (text) => {
       // SIGINT with piped input says it once for the whole input.
       if (interrupted && text === 'cancelled') return;
+      if (options.quiet && text.startsWith('warning:')) return;
       if (text === 'cancelled' && restDropped) {
         restDropped = false;
         text = `cancelled ${REST_DROPPED}`;
@@ -239,7 +246,7 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
               const problem = appendHistory(historyFile, entry);
               if (problem && !warned) {
                 warned = true;
-                errors.write(`warning: history is not saved (${historyFile}: ${problem})\n`);
+                if (!options.quiet) errors.write(`warning: history is not saved (${historyFile}: ${problem})\n`);
               }
             }
           : undefined,
@@ -361,7 +368,24 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
   // At a terminal, nothing runs after Ctrl-D: not even a line entered just before it, nor the
   // rest of a block.
   const stopped = () => interrupted || quitting || (tty && closed);
+  // The rest of a line after a statement's `;` (`SELECT 1; SELECT 2`): the next statement, its
+  // start padded with spaces so that an error's column is that of the line as typed.
+  let remainder: string | null = null;
+  // The statement in `buffer` began so (it is kept in the history without the padding).
+  let restInBuffer = false;
   for (let line = await nextLine(); line !== undefined && !stopped(); line = await nextLine()) {
+    const rest: boolean = buffer.length === 0 ? line === remainder : restInBuffer;
+    remainder = null;
+    if (!(buffer.length === 0 && isCommand(line))) {
+      const end = statementEndInLine([...buffer, line].join('\n'));
+      if (end >= 0) {
+        remainder = ' '.repeat(codePoints(line.slice(0, end))) + line.slice(end);
+        ahead.unshift(remainder);
+        // (Taken again from `ahead`, it is the same line of the input.)
+        lineNo--;
+        line = line.slice(0, end);
+      }
+    }
     const typed = buffer.length === 0 && isCommand(line) ? [line] : [...buffer, line];
     const text = typed.join('\n');
     pendingAt = lineNo - typed.length + 1;
@@ -372,7 +396,8 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
     if (ready) {
       buffer = [];
       pendingAt = 0;
-      remember(statementEntry(typed));
+      // (A statement after another on its line is kept without the padding.)
+      remember(statementEntry(rest ? [typed[0]!.trimStart(), ...typed.slice(1)] : typed));
       await run(text, lineNo - typed.length + 1);
       // Ctrl-C came as the statement ended, too late to cancel it: the rest is dropped all the same.
       if (restDropped) {
@@ -380,7 +405,10 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
         errors.write(`${REST_DROPPED}\n`);
       }
       if (stopped()) break;
-    } else buffer = typed;
+    } else {
+      buffer = typed;
+      restInBuffer = rest;
+    }
     // The rest of a block is on the screen already. (The cursor stays after what was typed
     // or pasted while a statement ran.)
     if (tty && !closed && ahead.length === 0) {
