@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 
 import { HeapqlError } from '../ts/errors.js';
 import { failureResult } from '../ts/mcp/result.js';
-import type { OqlNameError } from '../ts/oql/errors.js';
+import { OqlNameError } from '../ts/oql/errors.js';
 import { formatOqlError, isOqlError, OqlPlanError, OqlSyntaxError, parse } from '../ts/oql/index.js';
 import { plan } from '../ts/plan/index.js';
 import { errorLines } from '../ts/repl/errors.js';
@@ -113,11 +113,18 @@ describe('the caret under the bad token', () => {
 describe('a field or class the dump lacks', () => {
   const fieldText = 'SELECT s.nope FROM Demo$Session s';
   // As the session reports them (ts/session/query.ts, `placed`).
-  const field = new HeapqlError('ERR_UNKNOWN_FIELD', "Demo$Session has no field 'nope' (its fields: data, id) (line 1, column 10)") as OqlNameError;
+  const field = new OqlNameError(
+    "Demo$Session has no field 'nope' (its fields: data, id)",
+    { kind: 'field', name: 'nope', className: 'Demo$Session', classCount: 1, fields: ['data', 'id'] },
+    { line: 1, column: 10 },
+  );
   const classText = "SELECT '\u202e', s FROM Nope.Klass s";
-  const klass = new HeapqlError('ERR_UNKNOWN_CLASS', 'class Nope.Klass is not in this dump (class names are fully qualified) (line 1, column 20)') as OqlNameError;
+  const fully = 'class names are fully qualified';
+  const klass = new OqlNameError(`class Nope.Klass is not in this dump (${fully})`, { kind: 'class', name: 'Nope.Klass', suggestions: [], note: fully }, { line: 1, column: 20 });
 
   it('is an OQL error with its place: the line and a caret under the name, the message without "(line, column)"', () => {
+    expect([field.code, field.message]).toEqual(['ERR_UNKNOWN_FIELD', "Demo$Session has no field 'nope' (its fields: data, id) (line 1, column 10)"]);
+    expect([klass.code, klass.message]).toEqual(['ERR_UNKNOWN_CLASS', `class Nope.Klass is not in this dump (${fully}) (line 1, column 20)`]);
     expect(isOqlError(field)).toBe(true);
     expect(formatOqlError(field, fieldText, 'q1')).toBe(
       ["q1:1:10: Demo$Session has no field 'nope' (its fields: data, id)", `  ${fieldText}`, `  ${' '.repeat(9)}^^^^`].join('\n'),
@@ -130,8 +137,8 @@ describe('a field or class the dump lacks', () => {
     expect(klass.exitCode).toBe(1);
   });
 
-  it('without a place (no "(line, column)", or a name the text shown lacks): its message as it is', () => {
-    const bare = new HeapqlError('ERR_UNKNOWN_FIELD', "Demo$Session has no field 'nope'");
+  it('without a place (not placed by the session, or a name the text shown lacks): its message as it is', () => {
+    const bare = new HeapqlError('ERR_UNKNOWN_FIELD', "Demo$Session has no field 'nope'", { unknownName: field.unknownName });
     expect(isOqlError(bare)).toBe(false);
     expect(formatOqlError(field, 'SELECT 1 FROM Demo$Session s', 'query')).toBe(`query: ${field.message}`);
   });
@@ -146,9 +153,13 @@ describe('a field or class the dump lacks', () => {
     const api = toApiError(field, noState, fieldText);
     expect(api.status).toBe(400);
     expect(api.message).toBe(formatOqlError(field, fieldText, 'query'));
+    // Its place, its words without the place, and the name, as data.
+    expect(api.details).toEqual({ line: 1, column: 10, reason: field.reason, unknownName: field.unknownName });
     const tool = failureResult(klass, classText);
     expect(tool.isError).toBe(true);
-    // The MCP server puts its code first, as for every other heapql error (syntax and plan errors: `OQL error:`).
-    expect((tool.content[0] as { text: string }).text).toBe(`ERR_UNKNOWN_CLASS: ${formatOqlError(klass, classText, 'query')}`);
+    // The MCP server puts its code first, as for every other heapql error (syntax and plan errors:
+    // `OQL error:`), and quotes the names as JSON (from the error's data).
+    const { header } = caretUnder((tool.content[0] as { text: string }).text, 'Nope.Klass');
+    expect(header).toBe(`ERR_UNKNOWN_CLASS: query:1:20: class "Nope.Klass" is not in this dump (${fully})`);
   });
 });

@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 
-import { HeapqlError } from '../ts/errors.js';
-import { formatOqlError, OqlSyntaxError, type OqlError } from '../ts/oql/errors.js';
+import { HeapqlError, type UnknownName } from '../ts/errors.js';
+import { formatOqlError, OqlNameError, OqlSyntaxError } from '../ts/oql/errors.js';
 import { configOption, findConfigPath, loadCollectionConfig, parseCollectionConfig } from '../ts/report/config.js';
 
 let dir: string;
@@ -132,10 +132,11 @@ describe('config parsing', () => {
     // A `\` at a line's end joins two lines of the file into one of the text.
     expect(continued!.lines).toEqual([{ line: 7 }]);
     // An error names the file's line and column where the text is the file's; else the line, the query's line shown.
-    const err = new HeapqlError('ERR_UNKNOWN_CLASS', 'class Demo$Sessio is not in this dump (line 2, column 8)');
-    expect(formatOqlError(err as OqlError, multi!.oql, multi!)).toBe('c.toml:3:8: class Demo$Sessio is not in this dump\n    FROM Demo$Sessio s"""\n         ^^^^^^^^^^^');
-    const err2 = new HeapqlError('ERR_UNKNOWN_CLASS', 'class Demo$Sessio is not in this dump (line 2, column 6)');
-    expect(formatOqlError(err2 as OqlError, escaped!.oql, escaped!)).toBe(`c.toml:5:32: class Demo$Sessio is not in this dump\n  ${text.split('\n')[4]}\n  ${' '.repeat(31)}^^^^^^^^^^^`);
+    const refused: UnknownName = { kind: 'class', name: 'Demo$Sessio', suggestions: [] };
+    const err = new OqlNameError('class Demo$Sessio is not in this dump', refused, { line: 2, column: 8 });
+    expect(formatOqlError(err, multi!.oql, multi!)).toBe('c.toml:3:8: class Demo$Sessio is not in this dump\n    FROM Demo$Sessio s"""\n         ^^^^^^^^^^^');
+    const err2 = new OqlNameError('class Demo$Sessio is not in this dump', refused, { line: 2, column: 6 });
+    expect(formatOqlError(err2, escaped!.oql, escaped!)).toBe(`c.toml:5:32: class Demo$Sessio is not in this dump\n  ${text.split('\n')[4]}\n  ${' '.repeat(31)}^^^^^^^^^^^`);
     const syntax = new OqlSyntaxError('unexpected "x"', { line: 1, column: 8, offset: 7, end: 10 }, '"n"', [], null);
     expect(formatOqlError(syntax, escaped!.oql, escaped!)).toBe(`c.toml:5: unexpected "x"\n  SELECT "n" AS x\n         ^^^`);
   });

@@ -38,10 +38,11 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-async function expectError(res: Response, status: number, kind: string, message?: RegExp) {
+/** An error answer: `details` are what an OQL error's adds (its place, reason, name); none by default. */
+async function expectError(res: Response, status: number, kind: string, message?: RegExp, details: Record<string, unknown> = {}) {
   expect(res.status).toBe(status);
   const body = (await res.json()) as { ok: boolean; error: { kind: string; message: string } };
-  expect(body).toEqual({ ok: false, error: { kind, message: expect.any(String) } });
+  expect(body).toEqual({ ok: false, error: { kind, message: expect.any(String), ...details } });
   if (message) expect(body.error.message).toMatch(message);
   return body.error.message;
 }
@@ -129,14 +130,59 @@ describe('server app, lazy analysis (the default)', () => {
   });
 
   test('bad queries and requests: 400 query with the reason', async () => {
-    expect(await expectError(await post(app, '/query', 'SELEKT 1 FROM x'), 400, 'query')).toMatch(/query:1:1/);
+    const syntax = { line: 1, column: 1, reason: expect.stringMatching(/^unexpected "SELEKT"/), hint: expect.any(String) };
+    expect(await expectError(await post(app, '/query', 'SELEKT 1 FROM x'), 400, 'query', undefined, syntax)).toMatch(/query:1:1/);
     await expectError(await post(app, '/query', '{"limit": 3}', { 'content-type': 'application/json' }), 400, 'query', /"query"/);
     await expectError(await post(app, '/query', '{"query": 5}'), 400, 'query', /"query"/);
     await expectError(await post(app, '/query', '{"query": "SELECT COUNT(*) FROM Demo$Session", "limit": -1}'), 400, 'query', /limit/);
     await expectError(await post(app, '/query', '{"query": "SELECT COUNT(*) FROM Demo$Session", "lmit": 1}'), 400, 'query', /lmit/);
     await expectError(await post(app, '/query', '{not json'), 400, 'query', /not valid JSON/);
     await expectError(await post(app, '/query', ''), 400, 'query', /empty/);
-    await expectError(await post(app, '/stream', 'SELECT nosuchfield FROM Demo$Session'), 400, 'query');
+    const nosuch = { line: 1, column: 8, reason: expect.stringMatching(/^Demo\$Session has no field 'nosuchfield' /), unknownName: expect.objectContaining({ name: 'nosuchfield' }) };
+    await expectError(await post(app, '/stream', 'SELECT nosuchfield FROM Demo$Session'), 400, 'query', undefined, nosuch);
+  });
+
+  test("an OQL error's 400 says where (line, column), what (reason, hint) and, for a name the dump lacks, the name (unknownName)", async () => {
+    const json = { 'content-type': 'application/json' };
+    const field = 'SELECT s.id,\n       s.nosuch\nFROM Demo$Session s';
+    for (const [route, body, headers] of [
+      ['/query', field, {}],
+      ['/stream', field, {}],
+      ['/pages', JSON.stringify({ query: field, pageRows: 10 }), json],
+    ] as const) {
+      const res = await post(app, route, body, headers);
+      expect(res.status, route).toBe(400);
+      const { error } = (await res.json()) as { error: Record<string, unknown> & { message: string; reason: string; unknownName: { fields: string[] } } };
+      expect(error, route).toEqual({
+        kind: 'query',
+        message: expect.any(String),
+        line: 2,
+        column: 10,
+        reason: `Demo$Session has no field 'nosuch' (its fields: ${error.unknownName.fields.join(', ')})`,
+        unknownName: { kind: 'field', name: 'nosuch', className: 'Demo$Session', classCount: 1, fields: expect.arrayContaining(['id', 'user', 'createdAt']) },
+      });
+      // The message as before: the place, the reason, the line and the caret.
+      expect(error.message.split('\n'), route).toEqual([`query:2:10: ${error.reason}`, '         s.nosuch', '           ^^^^^^']);
+    }
+    const klass = await post(app, '/query', 'SELECT COUNT(*)\n  FROM Demo$Sessio s');
+    expect(((await klass.json()) as { error: unknown }).error).toEqual({
+      kind: 'query',
+      message: expect.stringMatching(/^query:2:8: class Demo\$Sessio is not in this dump; did you mean Demo\$Session\?\n/),
+      line: 2,
+      column: 8,
+      reason: 'class Demo$Sessio is not in this dump; did you mean Demo$Session?',
+      unknownName: { kind: 'class', name: 'Demo$Sessio', suggestions: ['Demo$Session'] },
+    });
+    // A syntax error: its place, its reason and its hint.
+    const syntax = await post(app, '/query', 'SELECT COUNT(*) AS n FORM Demo$Session s');
+    expect(((await syntax.json()) as { error: unknown }).error).toEqual({
+      kind: 'query',
+      message: expect.stringMatching(/^query:1:22: unexpected "FORM"/),
+      line: 1,
+      column: 22,
+      reason: expect.stringMatching(/^unexpected "FORM"/),
+      hint: 'did you mean FROM?',
+    });
   });
 
   test('413 body_too_large above 65536 bytes, at exactly 65536 not', async () => {

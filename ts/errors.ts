@@ -5,13 +5,42 @@
 export class HeapqlError extends Error {
   readonly code: string;
   readonly exitCode: number;
+  /**
+   * ERR_UNKNOWN_CLASS and ERR_UNKNOWN_FIELD from the executor: the name the dump lacks and what
+   * the message lists beside it, as data (absent on every other error).
+   */
+  declare readonly unknownName?: UnknownName;
 
-  constructor(code: string, message: string, options: { exitCode?: number; cause?: unknown } = {}) {
+  constructor(code: string, message: string, options: { exitCode?: number; cause?: unknown; unknownName?: UnknownName } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'HeapqlError';
     this.code = code;
     this.exitCode = options.exitCode ?? defaultExitCode(code);
+    if (options.unknownName !== undefined) (this as { unknownName?: UnknownName }).unknownName = options.unknownName;
   }
+}
+
+/**
+ * A name a query uses that the dump lacks, as the executor refused it (crates/exec, `UnknownName`):
+ * ERR_UNKNOWN_CLASS for `kind: 'class'`, ERR_UNKNOWN_FIELD for the others. The error's message
+ * says the same in words; the fronts place the error by `name` and the MCP server quotes the
+ * dump's names from these lists.
+ */
+export interface UnknownName {
+  /** `class`: a class name (FROM, INSTANCEOF); `field`: an instance field; `static`: a static field read on class objects. */
+  kind: 'class' | 'field' | 'static';
+  /** The name as the query writes it. */
+  name: string;
+  /** A field: the class whose fields are listed (the source's first when it has several); absent for a static no class of the dump has. */
+  className?: string;
+  /** A field: how many classes the source has. */
+  classCount?: number;
+  /** A field: the fields of `className` with its superclasses' (its statics for `static`); absent for an array class. */
+  fields?: string[];
+  /** A class: up to three of the dump's classes by closeness; a static no class has: up to three statics' names. */
+  suggestions?: string[];
+  /** What the message adds in fixed words (no name of the dump in them). */
+  note?: string;
 }
 
 /** Usage errors and unreadable input exit 2; everything else 1; Ctrl-C 130. */

@@ -228,13 +228,14 @@ describe('heapql mcp on the demo dump', () => {
     expect(syntax.text).toContain('^');
     const unknownClass = await s.call('run_oql', { query: 'SELECT s FROM java.lang.Strin s' });
     expect(unknownClass.isError).toBe(true);
-    expect(unknownClass.text).toMatch(/java\.lang\.Strin.*did you mean java\.lang\.String/);
+    // The names JSON-quoted, as every MCP error quotes the dump's names.
+    expect(unknownClass.text).toMatch(/"java\.lang\.Strin".*did you mean "java\.lang\.String"/);
     // A name the dump lacks keeps its stable code, and its place is shown as a syntax error's.
-    expect(unknownClass.text).toMatch(/^ERR_UNKNOWN_CLASS: query:1:15: class java\.lang\.Strin is not in this dump/);
+    expect(unknownClass.text).toMatch(/^ERR_UNKNOWN_CLASS: query:1:15: class "java\.lang\.Strin" is not in this dump/);
     expect(unknownClass.text.split('\n').slice(1)).toEqual(['  SELECT s FROM java.lang.Strin s', `  ${' '.repeat(14)}${'^'.repeat('java.lang.Strin'.length)}`]);
     const unknownField = await s.call('run_oql', { query: 'SELECT s.nosuch FROM java.lang.String s' });
     expect(unknownField.isError).toBe(true);
-    expect(unknownField.text).toMatch(/^ERR_UNKNOWN_FIELD: query:1:10: java\.lang\.String has no field 'nosuch'/);
+    expect(unknownField.text).toMatch(/^ERR_UNKNOWN_FIELD: query:1:10: "java\.lang\.String" has no field "nosuch" \(its fields: "[^"]+"(, "[^"]+")*\)\n/);
     expect(unknownField.text).not.toMatch(/\(line 1, column 10\)/);
     expect(unknownField.text.split('\n').slice(1)).toEqual(['  SELECT s.nosuch FROM java.lang.String s', `  ${' '.repeat(9)}^^^^^^`]);
     const fullPath = await s.call('run_oql', { query: 'SELECT s.@retainedHeapSize FROM java.lang.String s' });

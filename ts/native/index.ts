@@ -1,17 +1,18 @@
 /**
  * The TypeScript door to the Rust addon: the only module that loads it. It finds the binary,
  * refuses a missing or stale one with a message that says how to rebuild, and turns the
- * addon's coded error messages (`ERR_X: text`) into `HeapqlError`s with a stable `code`.
+ * addon's coded error messages (`ERR_X: text`, a name error's data after a NUL) into
+ * `HeapqlError`s with a stable `code` (and `unknownName`).
  * No logic beyond that.
  */
 import { rmSync } from 'node:fs';
 
-import { HeapqlError } from '../errors.js';
+import { HeapqlError, type UnknownName } from '../errors.js';
 import { inSingleExecutable } from '../package-files.js';
 import { locateAddon, type AddonLocation } from './locate.js';
 
 /** Must equal NATIVE_API_VERSION in crates/node/src/lib.rs. */
-export const EXPECTED_NATIVE_API_VERSION = 17;
+export const EXPECTED_NATIVE_API_VERSION = 18;
 
 // The generated declarations (native/heapql.d.ts) describe the addon; they exist after a build.
 type Addon = typeof import('../../native/heapql.js');
@@ -58,13 +59,19 @@ function loaded(): { addon: Addon; location: AddonLocation } {
 
 const CODED = /^(ERR_[A-Z_]+): ([\s\S]*)$/;
 
-/** Re-throws an addon error as a HeapqlError carrying its stable code. */
+/** The codes whose errors carry data: its JSON after the message, past the text's last NUL. */
+const WITH_DATA = new Set(['ERR_UNKNOWN_CLASS', 'ERR_UNKNOWN_FIELD']);
+
+/** Re-throws an addon error as a HeapqlError carrying its stable code (and its data). */
 export function translateError(err: unknown): never {
   if (err instanceof HeapqlError) throw err;
   const message = err instanceof Error ? err.message : String(err);
   const m = CODED.exec(message);
-  if (m) throw new HeapqlError(m[1]!, m[2]!);
-  throw new HeapqlError('ERR_INTERNAL', message);
+  if (!m) throw new HeapqlError('ERR_INTERNAL', message);
+  const [code, text] = [m[1]!, m[2]!];
+  const cut = WITH_DATA.has(code) ? text.lastIndexOf('\0') : -1;
+  if (cut < 0) throw new HeapqlError(code, text);
+  throw new HeapqlError(code, text.slice(0, cut), { unknownName: JSON.parse(text.slice(cut + 1)) as UnknownName });
 }
 
 /** Runs an addon call (sync or async) with its errors translated. */

@@ -6,10 +6,10 @@
 // points) from the start of the line, so an emoji or a CJK character counts one, as a person
 // counts them (an editor's column may differ for a tab or a combining mark). `Pos.offset` and
 // `Pos.end` are indices into the JavaScript string (UTF-16 units).
-import { HeapqlError } from '../errors.js';
+import { HeapqlError, type UnknownName } from '../errors.js';
 import { displayWidth, terminalText } from '../terminal-text.js';
 import type { Pos } from './ast.js';
-import { refusedName } from './locate.js';
+import { namePosition, type LineColumn } from './locate.js';
 
 /** The query text does not follow the grammar. */
 export class OqlSyntaxError extends HeapqlError {
@@ -43,22 +43,38 @@ export class OqlPlanError extends HeapqlError {
 }
 
 /**
- * A field or class the dump lacks. The executor meets it only once the dump is open; the
- * session then says where the query names it, ending the message with `(line L, column C)`
- * (ts/session/query.ts, `placed`). It is an error of the query's text as a syntax error is, and
- * shows the same way (the line, a caret under the name), but keeps its code and its exit code
- * (1: the query failed on this dump; the same text may run on another one).
+ * A field or class the dump lacks. The executor meets it only once the dump is open; its error
+ * carries the name (`unknownName`), and the session then says where the query names it, ending
+ * the message with `(line L, column C)` (ts/session/query.ts, `placed`). It is an error of the
+ * query's text as a syntax error is, and shows the same way (the line, a caret under the name),
+ * but keeps its code and its exit code (1: the query failed on this dump; the same text may run
+ * on another one).
  */
-export type OqlNameError = HeapqlError & { readonly code: 'ERR_UNKNOWN_FIELD' | 'ERR_UNKNOWN_CLASS' };
+export class OqlNameError extends HeapqlError {
+  declare readonly code: 'ERR_UNKNOWN_FIELD' | 'ERR_UNKNOWN_CLASS';
+  declare readonly unknownName: UnknownName;
+  constructor(
+    /** The executor's message, without the place. */
+    readonly reason: string,
+    /** The name refused and what the message lists beside it (the executor's data). */
+    refused: UnknownName,
+    /** Where the query that ran names it (1-based; the column in code points). */
+    readonly pos: LineColumn,
+    options: { cause?: unknown } = {},
+  ) {
+    super(refused.kind === 'class' ? 'ERR_UNKNOWN_CLASS' : 'ERR_UNKNOWN_FIELD', `${reason} (line ${pos.line}, column ${pos.column})`, {
+      exitCode: 1,
+      cause: options.cause,
+      unknownName: refused,
+    });
+  }
+}
 
 export type OqlError = OqlSyntaxError | OqlPlanError | OqlNameError;
 
-/** The position the session adds to a name error's message. */
-const PLACED = / \(line (\d+), column (\d+)\)$/;
-
 /** A field or class the dump lacks, with where the query names it. */
 export function isOqlNameError(e: unknown): e is OqlNameError {
-  return e instanceof HeapqlError && (e.code === 'ERR_UNKNOWN_FIELD' || e.code === 'ERR_UNKNOWN_CLASS') && PLACED.test(e.message);
+  return e instanceof OqlNameError;
 }
 
 export function isOqlError(e: unknown): e is OqlError {
@@ -82,9 +98,17 @@ function placeOf(err: OqlError, source: string): Place | null {
   }
   // The name is found again in the text shown (which may differ from the one that ran by a
   // `-- @viz` line): the line and caret are those of `source`.
-  const reason = err.message.replace(PLACED, '');
-  const named = refusedName(err.code, reason, source);
-  return named ? { reason, line: named.line, column: named.column, length: named.name.length, hint: null } : null;
+  const at = namePosition(err.unknownName, source);
+  return at ? { reason: err.reason, line: at.line, column: at.column, length: err.unknownName.name.length, hint: null } : null;
+}
+
+/**
+ * Where `formatOqlError(err, source)` points (the `L:C` of its first line): 1-based, the column
+ * in code points; null when it points nowhere in `source`.
+ */
+export function oqlErrorPlace(err: OqlError, source: string): LineColumn | null {
+  const place = placeOf(err, source);
+  return place ? { line: place.line, column: place.column } : null;
 }
 
 /** Text of the query as the terminal shows it (`errorLines` keeps it as it is): a tab one space. */

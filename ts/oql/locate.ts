@@ -1,6 +1,7 @@
 // Where a query names what the executor refused. The executor meets an unknown field or class
-// only once it has the dump, by name, after the query text is gone; its error then says where
-// the query names it, as the parser's errors do.
+// only once it has the dump, by name, after the query text is gone; its error carries the name
+// (`unknownName`), and the session then says where the query names it, as the parser's errors do.
+import type { UnknownName } from '../errors.js';
 import { IDENT_PART, tokenize, type Token } from './lexer.js';
 
 /** A 1-based line and column of the query text (the column in code points, as `Pos`). */
@@ -26,25 +27,14 @@ export function fieldPosition(text: string, name: string): LineColumn | null {
   return null;
 }
 
-/** A name the executor refused and where the query names it. */
-export interface RefusedName extends LineColumn {
-  name: string;
-}
-
 /**
- * The field or class an executor's refusal names (`ERR_UNKNOWN_FIELD`: `… has no field 'x'`;
- * `ERR_UNKNOWN_CLASS`: `class X is not in this dump …`, wordings test/session.test.ts pins) and
- * where `text` names it; null for any other error, or when `text` does not name it. Used by the
- * session to place the error (ts/session/query.ts) and by its display to find the name again
- * in the text shown (ts/oql/errors.ts).
+ * Where `text` names what the executor refused (its error's `unknownName`): a class as FROM or
+ * INSTANCEOF writes it, a field as it is read; null when `text` does not name it. Used by the
+ * session to place the error (ts/session/query.ts) and by its display to find the name again in
+ * the text shown (ts/oql/errors.ts).
  */
-export function refusedName(code: string, message: string, text: string): RefusedName | null {
-  const field = code === 'ERR_UNKNOWN_FIELD';
-  if (!field && code !== 'ERR_UNKNOWN_CLASS') return null;
-  const name = (field ? /field '([^']+)'/ : /^class (.+?) is not in this dump/).exec(message)?.[1];
-  if (name === undefined) return null;
-  const at = field ? fieldPosition(text, name) : classPosition(text, name);
-  return at ? { name, ...at } : null;
+export function namePosition(refused: Pick<UnknownName, 'kind' | 'name'>, text: string): LineColumn | null {
+  return refused.kind === 'class' ? classPosition(text, refused.name) : fieldPosition(text, refused.name);
 }
 
 /** A character that would continue a class name (`java.lang.String[]`, `a.B$C`). */

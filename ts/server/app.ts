@@ -40,7 +40,7 @@ export const DUMP_HEADER = 'x-heapql-dump';
 /** An `ApiError` as the JSON answer every error gets. */
 export function errorResponse(err: ApiError): Response {
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', ...COMMON_HEADERS, ...err.headers };
-  return new Response(JSON.stringify(errorBody(err.kind, err.message)), { status: err.status, headers });
+  return new Response(JSON.stringify(errorBody(err.kind, err.message, err.details)), { status: err.status, headers });
 }
 
 function welcome(ctx: ServerContext): string {

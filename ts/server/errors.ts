@@ -1,9 +1,10 @@
 /**
  * Every error the server sends is `{ok: false, error: {kind, message}}` with the status of the
- * specification. `ApiError` carries one; `toApiError` maps what the session throws.
+ * specification (an OQL error's also with its place and name: `QueryErrorDetails`). `ApiError`
+ * carries one; `toApiError` maps what the session throws.
  */
-import { HeapqlError } from '../errors.js';
-import { formatOqlError, isOqlError } from '../oql/errors.js';
+import { HeapqlError, type UnknownName } from '../errors.js';
+import { formatOqlError, isOqlError, oqlErrorPlace, OqlNameError } from '../oql/errors.js';
 import type { SessionStatus } from '../session/index.js';
 import { needsFullPathMessage } from './full-path.js';
 
@@ -22,19 +23,40 @@ export type ErrorKind =
 
 export type ErrorStatus = 400 | 403 | 404 | 405 | 409 | 413 | 500 | 503;
 
+/**
+ * What a 400 `query` adds to `{kind, message}` for an OQL error (a syntax error, one of
+ * planning, a class or field the dump lacks), so that no client reads them out of the message:
+ * where in the query (`line`, `column`: 1-based, the column in characters, as the message's
+ * `query:L:C:` says), what is wrong there without the place (`reason`, and `hint` when there is
+ * one), and for a name the dump lacks that name and what the message lists beside it
+ * (`unknownName`, the executor's data: ts/errors.ts `UnknownName`).
+ */
+export interface QueryErrorDetails {
+  line?: number;
+  column?: number;
+  reason?: string;
+  hint?: string;
+  unknownName?: UnknownName;
+}
+
 export class ApiError extends Error {
   constructor(
     readonly status: ErrorStatus,
     readonly kind: ErrorKind,
     message: string,
     readonly headers: Record<string, string> = {},
+    readonly details: QueryErrorDetails = {},
   ) {
     super(message);
   }
 }
 
-export function errorBody(kind: ErrorKind, message: string): { ok: false; error: { kind: ErrorKind; message: string } } {
-  return { ok: false, error: { kind, message } };
+export function errorBody(
+  kind: ErrorKind,
+  message: string,
+  details: QueryErrorDetails = {},
+): { ok: false; error: { kind: ErrorKind; message: string } & QueryErrorDetails } {
+  return { ok: false, error: { kind, message, ...details } };
 }
 
 /** Codes of problems with what the client asked (400 `query`); ERR_TOO_LARGE: a result cell or
@@ -72,9 +94,16 @@ export interface AnalysisStateOf {
  */
 export function toApiError(err: unknown, session: AnalysisStateOf, source?: string): ApiError {
   if (err instanceof ApiError) return err;
-  if (isOqlError(err)) return new ApiError(400, 'query', source !== undefined ? formatOqlError(err, source, 'query') : err.message);
+  if (isOqlError(err)) {
+    const named = err.unknownName !== undefined ? { unknownName: err.unknownName } : {};
+    if (source === undefined) return new ApiError(400, 'query', err.message, {}, named);
+    const at = oqlErrorPlace(err, source);
+    const hint = err instanceof OqlNameError || err.hint === null ? {} : { hint: err.hint };
+    const placed = at ? { line: at.line, column: at.column, reason: err.reason, ...hint } : {};
+    return new ApiError(400, 'query', formatOqlError(err, source, 'query'), {}, { ...placed, ...named });
+  }
   if (err instanceof HeapqlError) {
-    if (QUERY_CODES.has(err.code)) return new ApiError(400, 'query', err.message);
+    if (QUERY_CODES.has(err.code)) return new ApiError(400, 'query', err.message, {}, err.unknownName !== undefined ? { unknownName: err.unknownName } : {});
     if (err.code === 'ERR_NEEDS_ANALYSIS') return new ApiError(400, 'query', needsFullPathMessage(err.message, session.status));
     if (err.code === 'ERR_NO_SUCH_OBJECT') return new ApiError(404, 'not_found', err.message);
     if (err.code === 'ERR_CANCELLED' || err.code === 'ERR_CLOSED') return new ApiError(503, 'cancelled', `${err.message} (the server is stopping)`);

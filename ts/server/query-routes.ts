@@ -143,7 +143,7 @@ async function stream(ctx: ServerContext, c: Context): Promise<Response> {
         }
       } catch (err) {
         const e = toApiError(err, ctx.session, prepared.oql);
-        controller.enqueue(encoder.encode(`${chunk}${JSON.stringify(errorBody(e.kind, e.message))}\n`));
+        controller.enqueue(encoder.encode(`${chunk}${JSON.stringify(errorBody(e.kind, e.message, e.details))}\n`));
         controller.close();
         finish();
         return;

@@ -7,8 +7,8 @@
 import { performance } from 'node:perf_hooks';
 
 import { HeapqlError } from '../errors.js';
-import { OqlPlanError } from '../oql/errors.js';
-import { refusedName } from '../oql/locate.js';
+import { OqlNameError, OqlPlanError } from '../oql/errors.js';
+import { namePosition } from '../oql/locate.js';
 import { explain as explainPlan, plan, planToJson, withLimit, type PatternUse, type PlannedQuery } from '../plan/index.js';
 import { call, callSync, native } from '../native/index.js';
 import { cancelTokenFor } from '../native/cancel.js';
@@ -216,14 +216,14 @@ export async function instanceOfNote(handle: NativeHeap, q: PreparedQuery): Prom
 
 /**
  * The executor's refusal of a field or class the dump lacks, saying where the query names it
- * (`… (line 1, column 10)`); any other error as it is. The name is read from the executor's
- * message (ts/oql/locate.ts, `refusedName`).
+ * (`… (line 1, column 10)`, an `OqlNameError`); any other error as it is. The name is the
+ * executor's data (`unknownName`), found in the text (ts/oql/locate.ts, `namePosition`).
  */
 function placed(err: unknown, oql: string): unknown {
-  if (!(err instanceof HeapqlError)) return err;
-  const where = refusedName(err.code, err.message, oql);
+  if (!(err instanceof HeapqlError) || err.unknownName === undefined) return err;
+  const where = namePosition(err.unknownName, oql);
   if (!where) return err;
-  return new HeapqlError(err.code, `${err.message} (line ${where.line}, column ${where.column})`, { exitCode: err.exitCode, cause: err });
+  return new OqlNameError(err.message, err.unknownName, where, { cause: err });
 }
 
 /** The executor's notes on a whole result (a SUM beyond a long, a field no object read had). */

@@ -15,6 +15,7 @@
 import { HeapqlError } from '../errors.js';
 import { parseJsonExact } from '../query/json.js';
 import { ReplError } from '../repl/errors.js';
+import type { QueryErrorDetails } from '../server/errors.js';
 
 export interface ServerStatusBody {
   status: 'not_started' | 'analyzing' | 'ready' | 'failed' | 'dump_unreadable';
@@ -49,11 +50,15 @@ export function cancelledError(): HeapqlError {
   return new HeapqlError('ERR_CANCELLED', 'cancelled');
 }
 
-/** The server refused a request (a 4xx answer): its message, shown as is, and the HTTP status. */
+/**
+ * The server refused a request (a 4xx answer): its message, shown as is, the HTTP status, and
+ * what an OQL error's 400 adds (its place, its reason, the name the dump lacks).
+ */
 export class AnswerError extends ReplError {
   constructor(
     message: string,
     readonly status: number,
+    readonly details: QueryErrorDetails = {},
   ) {
     super(message);
   }
@@ -118,8 +123,11 @@ export class Api {
     // Exact: a Java long beyond 2^53 in a result is a bigint, as in the terminal REPL.
     const body: unknown = type.includes('json') ? parseAnswer(text) : text;
     if (!res.ok) {
-      const e = (body as { error?: { kind: string; message: string } }).error;
-      if (e && res.status < 500) throw new AnswerError(e.message, res.status);
+      const e = (body as { error?: { kind: string; message: string } & QueryErrorDetails }).error;
+      if (e && res.status < 500) {
+        const { line, column, reason, hint, unknownName } = e;
+        throw new AnswerError(e.message, res.status, { line, column, reason, hint, unknownName });
+      }
       throw new HeapqlError('ERR_SERVER', e ? `${e.kind}: ${e.message}` : `HTTP ${res.status}`);
     }
     return { body: body as T, dump };

@@ -15,8 +15,7 @@
  * Escape, Ctrl-C or Stop cancels them. A result's NaN and ±Infinity, strings in JSON, are
  * numbers again (`restoreNonFinite`), as in the terminal.
  */
-import { HeapqlError } from '../errors.js';
-import { refusedName } from '../oql/locate.js';
+import { OqlNameError } from '../oql/errors.js';
 import { plan } from '../plan/index.js';
 import type { ReplBackend } from '../repl/backend.js';
 import type { StoredQuery } from '../repl/commands.js';
@@ -36,21 +35,16 @@ export const OTHER_DUMP_MESSAGE =
   'the server now serves another dump than the one this result came from: its object ids name other objects there, or none; run the query again';
 
 /**
- * The server's refusal of a class or field the dump lacks (`query:L:C: class X is not in this
- * dump…`, formatted by the server with its line and caret) as the session's error again, so that
- * the REPL shows it as it shows any OQL error: at the statement's place, or at its place in the
- * config file for a stored query (`!run <name>`). Null for any other error.
+ * The server's refusal of a class or field the dump lacks as the session's error again, made
+ * from its 400's data (`unknownName`, `reason`, `line`, `column`), so that the REPL shows it as
+ * it shows any OQL error: at the statement's place, or at its place in the config file for a
+ * stored query (`!run <name>`). Null for any other error.
  */
-function nameErrorOf(err: unknown, oql: string): HeapqlError | null {
+function nameErrorFromAnswer(err: unknown): OqlNameError | null {
   if (!(err instanceof AnswerError) || err.status !== 400) return null;
-  const m = /^query:(\d+):(\d+): ([^\n]*)/.exec(err.message);
-  if (!m) return null;
-  const [line, column, reason] = [Number(m[1]), Number(m[2]), m[3]!];
-  for (const code of ['ERR_UNKNOWN_CLASS', 'ERR_UNKNOWN_FIELD']) {
-    const named = refusedName(code, reason, oql);
-    if (named && named.line === line && named.column === column) return new HeapqlError(code, `${reason} (line ${line}, column ${column})`, { exitCode: 1 });
-  }
-  return null;
+  const { unknownName, reason, line, column } = err.details;
+  if (unknownName === undefined || reason === undefined || line === undefined || column === undefined) return null;
+  return new OqlNameError(reason, unknownName, { line, column });
 }
 
 export class HttpBackend implements ReplBackend {
@@ -168,7 +162,7 @@ export class HttpBackend implements ReplBackend {
         signal,
       );
     } catch (err) {
-      throw nameErrorOf(err, oql) ?? err;
+      throw nameErrorFromAnswer(err) ?? err;
     }
     const { body: start, dump } = answer;
     restoreNonFinite(start.result);

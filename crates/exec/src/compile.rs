@@ -9,7 +9,7 @@ use std::sync::{Arc, OnceLock};
 use heapql_heap::{ClassIdx, FieldSlot, Heap};
 
 use crate::env::{Env, FieldProbe};
-use crate::error::{ExecError, ERR_UNKNOWN_FIELD};
+use crate::error::{ExecError, NameKind, UnknownName};
 use crate::plan::{Attr, BinOp, Expr, Func};
 use crate::rows::RowSet;
 use crate::source::{class_bitmap, classes_for_name, like_pattern, LikePattern};
@@ -400,12 +400,22 @@ fn check_field(env: &Env, classes: &[ClassIdx], described: Option<&[ClassIdx]>, 
                 .collect();
             names.sort_unstable();
             names.dedup();
-            let mut msg = format!("no class of this dump has a static field '{name}' (the fields of a class object are its class's statics)");
+            let why = "the fields of a class object are its class's statics";
+            let mut msg = format!("no class of this dump has a static field '{name}' ({why})");
             let close = crate::source::suggest(name, &names);
             if !close.is_empty() {
                 msg.push_str(&format!("; did you mean {}?", close.join(", ")));
             }
-            Err(ExecError::new(ERR_UNKNOWN_FIELD, msg))
+            let unknown = UnknownName {
+                kind: NameKind::Static,
+                name: name.to_string(),
+                class_name: None,
+                class_count: None,
+                fields: None,
+                suggestions: Some(close),
+                note: Some(why.to_string()),
+            };
+            Err(ExecError::unknown_name(msg, unknown))
         }
     }
 }
@@ -436,7 +446,16 @@ fn check_static(env: &Env, classes: &[ClassIdx], name: &str) -> Result<(), ExecE
     } else {
         format!("{class_name} has no static field '{name}' (its statics, with its superclasses': {listed})")
     };
-    Err(ExecError::new(ERR_UNKNOWN_FIELD, msg))
+    let unknown = UnknownName {
+        kind: NameKind::Static,
+        name: name.to_string(),
+        class_name: Some(class_name.clone()),
+        class_count: Some(classes.len() as u32),
+        fields: Some(statics.iter().map(|s| s.to_string()).collect()),
+        suggestions: None,
+        note: None,
+    };
+    Err(ExecError::unknown_name(msg, unknown))
 }
 
 pub(crate) fn unknown_field_error(env: &Env, class: ClassIdx, name: &str, class_count: usize) -> ExecError {
@@ -450,8 +469,11 @@ pub(crate) fn unknown_field_error(env: &Env, class: ClassIdx, name: &str, class_
     } else {
         format!("{} has no field '{name}' (its fields: ", info.name)
     };
+    let mut note = None;
     if is_array {
-        msg.push_str("none; arrays have @length and [i]");
+        let instead = "arrays have @length and [i]";
+        msg.push_str(&format!("none; {instead}"));
+        note = Some(instead);
     } else if fields.is_empty() {
         msg.push_str("none");
     } else {
@@ -460,9 +482,20 @@ pub(crate) fn unknown_field_error(env: &Env, class: ClassIdx, name: &str, class_
     msg.push(')');
     // Strings of JDK 9 and later: the text is `value` (bytes, with `coder`), no count or offset.
     if env.is_string_class(class) && (name == "count" || name == "offset") {
-        msg.push_str("; strings of this JVM keep their text in value: use toString(s) for the text, @length for its length");
+        let text = "strings of this JVM keep their text in value: use toString(s) for the text, @length for its length";
+        msg.push_str(&format!("; {text}"));
+        note = Some(text);
     }
-    ExecError::new(ERR_UNKNOWN_FIELD, msg)
+    let unknown = UnknownName {
+        kind: NameKind::Field,
+        name: name.to_string(),
+        class_name: Some(info.name.clone()),
+        class_count: Some(class_count as u32),
+        fields: (!is_array).then(|| fields.iter().map(|f| f.to_string()).collect()),
+        suggestions: None,
+        note: note.map(str::to_string),
+    };
+    ExecError::unknown_name(msg, unknown)
 }
 
 

@@ -33,7 +33,8 @@ pub use batch::{Batch, Column, ColumnData, ExactTexts};
 pub use heapql_heap::describe;
 pub use env::{ExecContext, JS_STRING_MAX_UNITS};
 pub use error::{
-    ExecError, ERR_CANCELLED, ERR_NEEDS_ANALYSIS, ERR_PLAN, ERR_QUERY, ERR_TOO_LARGE, ERR_UNKNOWN_CLASS, ERR_UNKNOWN_FIELD,
+    ExecError, NameKind, UnknownName, ERR_CANCELLED, ERR_NEEDS_ANALYSIS, ERR_PLAN, ERR_QUERY, ERR_TOO_LARGE, ERR_UNKNOWN_CLASS,
+    ERR_UNKNOWN_FIELD,
 };
 pub use graph_view::{GraphView, PATH_MAX_VISITED};
 #[doc(hidden)]

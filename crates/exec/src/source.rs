@@ -5,7 +5,7 @@ use heapql_heap::{ClassIdx, ObjIdx};
 use regex::Regex;
 
 use crate::env::Env;
-use crate::error::{ExecError, ERR_UNKNOWN_CLASS};
+use crate::error::{ExecError, NameKind, UnknownName};
 use crate::plan::{Attr, BinOp, Expr, Source};
 use crate::rows::Table;
 
@@ -264,12 +264,24 @@ pub(crate) fn unknown_class(env: &Env, name: &str) -> ExecError {
     names.dedup();
     let suggestions = suggest(name, &names);
     let mut msg = format!("class {name} is not in this dump");
+    let mut note = None;
     if !suggestions.is_empty() {
         msg.push_str(&format!("; did you mean {}?", suggestions.join(", ")));
     } else {
-        msg.push_str(" (class names are fully qualified, e.g. java.util.HashMap, byte[], Outer$Inner)");
+        let fully = "class names are fully qualified, e.g. java.util.HashMap, byte[], Outer$Inner";
+        msg.push_str(&format!(" ({fully})"));
+        note = Some(fully.to_string());
     }
-    ExecError::new(ERR_UNKNOWN_CLASS, msg)
+    let unknown = UnknownName {
+        kind: NameKind::Class,
+        name: name.to_string(),
+        class_name: None,
+        class_count: None,
+        fields: None,
+        suggestions: Some(suggestions),
+        note,
+    };
+    ExecError::unknown_name(msg, unknown)
 }
 
 pub(crate) fn suggest(name: &str, names: &[&str]) -> Vec<String> {

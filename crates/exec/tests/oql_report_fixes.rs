@@ -6,7 +6,7 @@
 mod common;
 
 use common::*;
-use heapql_exec::{Value, ERR_UNKNOWN_FIELD};
+use heapql_exec::{NameKind, Value, ERR_UNKNOWN_FIELD};
 use heapql_heap::Heap;
 use heapql_hprof::testkit::{DumpBuilder, Val};
 use heapql_hprof::BasicType;
@@ -96,6 +96,10 @@ fn statics_of_class_objects_are_checked() {
     let e = error_of(&heap, via_classof(class("com.example.Item"), "NOPE"));
     assert_eq!(e.code, ERR_UNKNOWN_FIELD);
     assert!(e.message.contains("com.example.Item has no static field 'NOPE'") && e.message.contains("SHARED_HOLDER"), "{}", e.message);
+    // The same as data: the name, the class, its statics.
+    let unknown = e.unknown.as_deref().expect("the refused static as data");
+    assert_eq!((unknown.kind, unknown.name.as_str(), unknown.class_name.as_deref()), (NameKind::Static, "NOPE", Some("com.example.Item")));
+    assert!(unknown.fields.as_ref().is_some_and(|f| f.iter().any(|n| n == "SHARED_HOLDER")), "{unknown:?}");
     let clazz = select(class("com.example.Item"), json!({"output": columns(&[("v", field(attr(row(), "clazz"), "NOPE"))])}));
     assert_eq!(error_of(&heap, clazz).code, ERR_UNKNOWN_FIELD);
 

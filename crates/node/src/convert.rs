@@ -8,6 +8,12 @@ pub fn coded(code: &str, message: impl std::fmt::Display) -> Error {
     Error::new(Status::GenericFailure, format!("{code}: {message}"))
 }
 
+/// `coded`, with data (JSON) after the message past a NUL: JSON writes a NUL of its strings as
+/// `\u0000`, so the last NUL of the text is this one, whatever the message holds.
+pub fn coded_with_data(code: &str, message: impl std::fmt::Display, json: &str) -> Error {
+    Error::new(Status::GenericFailure, format!("{code}: {message}\0{json}"))
+}
+
 /// `json` as the text handed to JavaScript, or `ERR_TOO_LARGE` when one string cannot hold it
 /// (napi's own failure, "Failed to convert rust `String` into napi `string`", says neither
 /// what nor what to do).

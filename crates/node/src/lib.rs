@@ -3,7 +3,9 @@
 //! every decision lives in the crates behind it.
 //!
 //! Errors cross as JavaScript errors whose message starts with a stable code
-//! (`ERR_NOT_HPROF: ...`); `ts/native` turns that prefix into the error's `code` property.
+//! (`ERR_NOT_HPROF: ...`); `ts/native` turns that prefix into the error's `code` property. A
+//! name the dump lacks (ERR_UNKNOWN_CLASS, ERR_UNKNOWN_FIELD) also crosses as data: its JSON
+//! after the message, past a NUL (`convert::coded_with_data`).
 
 #![deny(clippy::all)]
 
@@ -30,7 +32,7 @@ pub use stream_gate::*;
 use napi_derive::napi;
 
 /// Bumped whenever the shape of this door changes; `ts/native` refuses a binary that differs.
-pub const NATIVE_API_VERSION: u32 = 17;
+pub const NATIVE_API_VERSION: u32 = 18;
 
 #[napi]
 pub fn native_api_version() -> u32 {

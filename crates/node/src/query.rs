@@ -11,7 +11,7 @@ use napi_derive::napi;
 use heapql_exec::{AnalysisView, Batch, ColumnData, ExactTexts, ExecContext, ExecError};
 
 use crate::analysis::SharedState;
-use crate::convert::{catch_panic, coded, heap_error};
+use crate::convert::{catch_panic, coded, coded_with_data, heap_error};
 use crate::heap_handle::HeapHandle;
 use crate::progress::{progress_fn, CancelToken, ProgressCallback};
 use crate::stream_gate::{Gate, StreamGate};
@@ -54,7 +54,10 @@ pub struct JsBatch {
 }
 
 fn exec_error(e: ExecError) -> Error {
-    coded(e.code, e.message)
+    match e.unknown {
+        Some(unknown) => coded_with_data(e.code, e.message, &unknown.to_json()),
+        None => coded(e.code, e.message),
+    }
 }
 
 /// The batch for JavaScript, or ERR_TOO_LARGE naming the column and row of a cell (a text, a
