@@ -527,7 +527,7 @@ mod tests {
         let whole = breakdown(&ctx, &pre, &subtree, &counted).unwrap();
         assert_eq!(whole.objects, subtree[0].len() as u64);
         let all = looks.load(Ordering::Relaxed);
-        assert!(all >= 2 + 2 * (CHAIN / 2 >> 16), "a look as each core starts and every 65 536 positions: {all}");
+        assert!(all >= 2 + 2 * ((CHAIN / 2) >> 16), "a look as each core starts and every 65 536 positions: {all}");
         assert!(stopped_after < all, "stopped before the end: {stopped_after} looks of {all}");
     }
 }

@@ -269,7 +269,7 @@ fn duplicate_arrays(env: &Env, p: &mut Partial, pass_bytes: u64, ctl: &Control) 
     redundant.sort_unstable();
     stand_ins.sort_unstable();
     for (k, &(o, counted)) in redundant.iter().enumerate() {
-        if k % STEP == 0 {
+        if k.is_multiple_of(STEP) {
             ctl.check()?;
         }
         let size = heap.shallow_size(o);

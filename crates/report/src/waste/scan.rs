@@ -357,7 +357,7 @@ pub fn attribute(env: &Env, mut seen: Objects, ctl: &Control) -> Result<Partial,
     let mut whole: Vec<(ObjIdx, Check)> = Vec::new();
     // Cancellation only, every TICK candidates here and below: the progress stays where the
     // object pass left it.
-    let look = |k: usize| if k % TICK as usize == 0 { ctl.tick(heap.object_count() as u64, heap.object_count() as u64 + 1) } else { Ok(()) };
+    let look = |k: usize| if k.is_multiple_of(TICK as usize) { ctl.tick(heap.object_count() as u64, heap.object_count() as u64 + 1) } else { Ok(()) };
     for (k, &packed) in seen.candidates.iter().enumerate() {
         look(k)?;
         let Candidate { object: o, check, .. } = Candidate::unpack(packed);

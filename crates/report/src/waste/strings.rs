@@ -238,7 +238,7 @@ impl StringCollector {
         let mut g = Grouping::default();
         let (mut run_key, mut run_start, mut first) = (0u32, 0usize, NO_ARRAY);
         for (k, [key, o]) in merged(&self.keys, &self.after).enumerate() {
-            if k % STEP == 0 {
+            if k.is_multiple_of(STEP) {
                 ctl.check()?;
             }
             if first != NO_ARRAY && key == run_key {
@@ -456,7 +456,7 @@ fn latin1_candidates(heap: &Heap, fields: &StringFields, mut reps: Vec<(ObjIdx, 
     // In object order (the dump's), not the groups' key order, which reads the dump at random.
     reps.sort_unstable();
     for (k, (rep, kept_reachable)) in reps.into_iter().enumerate() {
-        if k % STEP == 0 {
+        if k.is_multiple_of(STEP) {
             ctl.check()?;
         }
         let Some(t) = text(heap, fields, rep, heap.class_of(rep), &mut after) else { continue };
