@@ -142,6 +142,18 @@ impl Buckets {
         bucket.buf.chunks(BUFFER).for_each(&mut f);
     }
 
+    /// `stream`, stopping at the first piece for which `f` fails (the pieces after it are
+    /// read but not handed over: a file has no early way out) with that failure.
+    pub(crate) fn try_stream<E>(&mut self, b: usize, mut f: impl FnMut(&[u32]) -> Result<(), E>) -> Result<(), E> {
+        let mut outcome = Ok(());
+        self.stream(b, |c| {
+            if outcome.is_ok() {
+                outcome = f(c);
+            }
+        });
+        outcome
+    }
+
     /// Empties bucket `b` (its file closed).
     pub(crate) fn clear(&mut self, b: usize) {
         self.parts[b] = Bucket { buf: Vec::new(), file: None };

@@ -12,6 +12,9 @@ use heapql_heap::{Appender, BigArray, PieceArray, Placement};
 /// Successors of a vertex whose preorder entries the DFS asks for when it enters the vertex.
 const LOOKAHEAD: usize = 16;
 
+/// Successors the search scans between two looks at the cancel flag.
+const SCAN: usize = 1 << 16;
+
 /// Semidominators kept before they are written out, in order.
 const WINDOW: usize = 1 << 16;
 
@@ -122,20 +125,30 @@ pub fn dominators_in<G: Graph>(
             }
         }
         let mut next = None;
-        while c < succ.len() {
-            let v = succ[c];
-            c += 1;
-            if !keep(u, v) {
-                continue;
+        // In blocks of SCAN successors, the flag looked at between two: the search looks at
+        // it for every 65 536 vertices it numbers, and an array of millions of elements met
+        // before is scanned without numbering any.
+        'scan: loop {
+            let end = succ.len().min(c + SCAN);
+            while c < end {
+                let v = succ[c];
+                c += 1;
+                if !keep(u, v) {
+                    continue;
+                }
+                let pv = pre[v as usize];
+                if pv == NONE {
+                    next = Some(v);
+                    break 'scan;
+                }
+                if pv != 0 && pv as usize != cur {
+                    preds.push(pv, cur as u32);
+                }
             }
-            let pv = pre[v as usize];
-            if pv == NONE {
-                next = Some(v);
+            if c == succ.len() {
                 break;
             }
-            if pv != 0 && pv as usize != cur {
-                preds.push(pv, cur as u32);
-            }
+            ctl.check()?;
         }
         path.last_mut().expect("the path holds the current vertex").1 = c as u32;
         match next {
@@ -189,7 +202,7 @@ pub fn dominators_in<G: Graph>(
     // Pairs of a bucket loaded at once (12 bytes each while grouped); bigger buckets (a
     // class object is the target of an edge from each of its instances) are split further.
     let limit = (n / 256).max(1 << 16);
-    semis_of(&mut preds, &mut st, limit, place, &|w| ctl.tick((r + (r - w)) as u64, n as u64 * 3))?;
+    semis_of(&mut preds, &mut st, limit, place, &|w| ctl.tick((r + (r - w)) as u64, n as u64 * 3), &|| ctl.check())?;
     drop(preds);
     st.flush();
     laps.lap("dominators: semidominators");
@@ -303,13 +316,15 @@ impl Semi<'_> {
 /// preorder, bucket by bucket from the last. A bucket of at most `limit` pairs is grouped in
 /// memory; a single vertex's predecessors are streamed straight into its minimum; a bigger
 /// bucket is counted per vertex, split into consecutive ranges of at most `limit` pairs (or
-/// of one vertex) and done the same way. `tick(w)` reports progress.
+/// of one vertex) and done the same way. `tick(w)` reports progress (every 65 536 vertices);
+/// `check()` looks at the cancel flag, for each piece of a bucket too big to group (64 KiB).
 fn semis_of(
     preds: &mut Buckets,
     st: &mut Semi,
     limit: usize,
     place: &Placement,
     tick: &dyn Fn(usize) -> Result<(), Cancelled>,
+    check: &dyn Fn() -> Result<(), Cancelled>,
 ) -> Result<(), Cancelled> {
     let r = st.label.len();
     let (mut starts, mut lists): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
@@ -344,14 +359,24 @@ fn semis_of(
                 }
             }
         } else if hi - lo == 1 {
-            // No edge enters the root (vertex 0), so `lo` is a vertex with predecessors.
+            // No edge enters the root (vertex 0), so `lo` is a vertex with predecessors (a
+            // class object has one per instance: millions, each piece of them looks at the
+            // flag).
             st.start(lo);
-            preds.stream(b, |c| c.chunks_exact(2).for_each(|p| st.pred(lo, p[1])));
+            preds.try_stream(b, |c| {
+                check()?;
+                c.chunks_exact(2).for_each(|p| st.pred(lo, p[1]));
+                Ok(())
+            })?;
             preds.clear(b);
             st.finish(lo);
         } else {
             let mut counts = vec![0u32; hi - lo];
-            preds.stream(b, |c| c.chunks_exact(2).for_each(|p| counts[p[0] as usize - lo] += 1));
+            preds.try_stream(b, |c| {
+                check()?;
+                c.chunks_exact(2).for_each(|p| counts[p[0] as usize - lo] += 1);
+                Ok(())
+            })?;
             // A vertex with more than `limit` predecessors gets a range of its own.
             let mut bounds = vec![lo];
             let mut sum = 0usize;
@@ -365,10 +390,14 @@ fn semis_of(
             bounds.push(hi);
             drop(counts);
             let mut finer = Buckets::with_bounds(bounds, place);
-            preds.stream(b, |c| c.chunks_exact(2).for_each(|p| finer.push(p[0], p[1])));
+            preds.try_stream(b, |c| {
+                check()?;
+                c.chunks_exact(2).for_each(|p| finer.push(p[0], p[1]));
+                Ok(())
+            })?;
             finer.flush();
             preds.clear(b);
-            semis_of(&mut finer, st, limit, place, tick)?;
+            semis_of(&mut finer, st, limit, place, tick, check)?;
         }
     }
     Ok(())
@@ -433,4 +462,67 @@ fn eval(ancestor: &mut [u32], label: &mut [u32], v: u32) -> u32 {
         y = down;
     }
     label[v as usize]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The semidominator step's state for `r` vertices, each the child of the one before.
+    fn chain_state(parent: &BigArray<u32>) -> Semi<'_> {
+        let r = parent.len();
+        Semi {
+            ancestor: vec![NONE; r],
+            label: vec![0; r],
+            semi: PieceArray::new(r, &Placement::Memory),
+            parent,
+            s: 0,
+            window: vec![0; WINDOW],
+            window_lo: r,
+            window_hi: r,
+        }
+    }
+
+    /// A bucket too big to group (more than `limit` pairs) is streamed piece by piece, with a
+    /// look at the flag for each: set before the step, the step stops before it is through
+    /// the bucket (no vertex of it finished), where no progress report would come (no vertex
+    /// numbered a multiple of 65 536).
+    #[test]
+    fn a_bucket_too_big_to_group_stops_when_cancelled() {
+        let r = 100usize;
+        let parent = BigArray::from_vec((0..r as u32).map(|w| w.saturating_sub(1)).collect(), &Placement::Memory);
+        let (limit, pairs) = (1000usize, 300_000u32);
+        // The last vertex alone in its bucket (streamed into its minimum), and the ten before
+        // it sharing one (split into ranges of at most `limit` pairs).
+        for bounds in [vec![0, r - 1, r], vec![0, r - 11, r - 1, r]] {
+            let alone = bounds.len() == 3;
+            let filled = || {
+                let mut preds = Buckets::with_bounds(bounds.clone(), &Placement::Memory);
+                for k in 0..pairs {
+                    let w = if alone { r - 1 } else { r - 11 + k as usize % 10 } as u32;
+                    // Sources below the target (no forest lookup), 1 among them.
+                    preds.push(w, 1 + (k / 10) % (w - 1));
+                }
+                preds.flush();
+                preds
+            };
+            let mut preds = filled();
+            let looks = std::cell::Cell::new(0);
+            let cancelled = || {
+                looks.set(looks.get() + 1);
+                Err(Cancelled)
+            };
+            let mut st = chain_state(&parent);
+            let outcome = semis_of(&mut preds, &mut st, limit, &Placement::Memory, &|_| Ok(()), &cancelled);
+            assert_eq!(outcome, Err(Cancelled), "bounds {bounds:?}: cancelled");
+            assert_eq!(looks.get(), 1, "bounds {bounds:?}: stopped at the first look");
+            let big = if alone { r - 1..r } else { r - 11..r - 1 };
+            assert!(big.clone().all(|w| st.ancestor[w] == NONE), "bounds {bounds:?}: no vertex of the big bucket finished");
+            // Uncancelled, the same step goes through.
+            let mut preds = filled();
+            let mut st = chain_state(&parent);
+            assert_eq!(semis_of(&mut preds, &mut st, limit, &Placement::Memory, &|_| Ok(()), &|| Ok(())), Ok(()));
+            assert!(big.clone().all(|w| st.ancestor[w] == parent[w] && st.label[w] == 1), "bounds {bounds:?}: each semidominator the lowest source");
+        }
+    }
 }

@@ -110,3 +110,43 @@ fn the_pass_beside_the_dominators_stops_when_cancelled() {
     let seen = seen.load(Ordering::Relaxed);
     assert!(seen <= 1 << 16, "the pass stopped at the next look at the flag, after {seen} of {} objects", heap.object_count());
 }
+
+/// The dominators' search scans a successor list already numbered in blocks, looking at the
+/// flag between two: the root holds A and B, each holding the same 100 000 leaves. The
+/// leaves are numbered under A (one progress report, at 65 536: the flag set there), then B
+/// scans them all and numbers nothing, so only a look inside the scan stops it before its end.
+#[test]
+fn the_dominator_search_stops_inside_a_long_list_of_vertices_met_before() {
+    use heapql_graph::{dominators, Control, Csr};
+    let leaves = 100_000u32;
+    let (a, b) = (1u32, 2u32);
+    let g = Csr::from_edges(leaves + 3, |emit| {
+        emit(0, a);
+        emit(0, b);
+        for from in [a, b] {
+            for x in 3..leaves + 3 {
+                emit(from, x);
+            }
+        }
+    });
+    let flag = Arc::new(AtomicBool::new(false));
+    let set = flag.clone();
+    let reports = Arc::new(AtomicU64::new(0));
+    let count = reports.clone();
+    let progress: heapql_heap::ProgressFn = Arc::new(move |_| {
+        count.fetch_add(1, Ordering::Relaxed);
+        set.store(true, Ordering::Relaxed);
+    });
+    let ctl = Control { phase: "dominators", progress: Some(progress), cancel: Some(flag) };
+    let scanned_from_b = std::cell::Cell::new(0u64);
+    let keep = |u: u32, _: u32| {
+        if u == b {
+            scanned_from_b.set(scanned_from_b.get() + 1);
+        }
+        true
+    };
+    assert!(dominators(&g, 0, keep, &ctl).is_err(), "cancelled");
+    assert_eq!(reports.load(Ordering::Relaxed), 1, "one report (the flag set there), under A");
+    let scanned = scanned_from_b.get();
+    assert!(scanned > 0 && scanned < leaves as u64, "B's list scanned in part before the stop: {scanned} of {leaves}");
+}

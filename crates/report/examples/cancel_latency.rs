@@ -3,7 +3,10 @@
 //! Opens DUMP once (scratch files in a temporary directory, as the CLI's full analysis), runs
 //! the analysis once uncancelled for its phase timeline, then once per SECONDS value, setting
 //! the cancel flag that long after the start, and prints where it was and how long it took
-//! to return. Default: every 0.25 s up to the uncancelled run's length.
+//! to return. Default: every 0.25 s up to the uncancelled run's length. A value
+//! `PHASE@FRACTION+SECONDS` sets the flag SECONDS after the first progress report of PHASE
+//! with at least FRACTION of its total done (`report@0.667+0.05`: 50 ms into the report's
+//! last third), to land in a step wherever the machine's load puts it in time.
 
 use heapql_graph::GraphOptions;
 use heapql_heap::{Heap, HeapError, OpenOptions, Placement, Progress};
@@ -43,7 +46,7 @@ fn cpu_ms() -> f64 {
 fn main() {
     let mut args = std::env::args().skip(1);
     let path = args.next().expect("usage: cancel_latency DUMP [SECONDS...]");
-    let mut delays: Vec<f64> = args.map(|a| a.parse().expect("a number of seconds")).collect();
+    let mut delays: Vec<Point> = args.map(|a| Point::parse(&a)).collect();
     let dir = tempfile::tempdir().unwrap();
     let heap = Heap::open(std::path::Path::new(&path), OpenOptions { scratch: Placement::Files(Arc::from(dir.path())), ..Default::default() }).unwrap();
     let last = Arc::new(Mutex::new((String::new(), 0, 0)));
@@ -52,17 +55,25 @@ fn main() {
     let whole = start.elapsed().as_secs_f64();
     eprintln!("  {whole:>6.2} s  done (uncancelled)");
     if delays.is_empty() {
-        delays = (1..).map(|k| k as f64 * 0.25).take_while(|&d| d < whole).collect();
+        delays = (1..).map(|k| k as f64 * 0.25).take_while(|&d| d < whole).map(|d| Point { after: None, delay: d }).collect();
     }
     println!("cancel at s\tphase (done/total) at cancel\tstopped after ms\tcpu ms after cancel\tresult");
     for d in delays {
         let cancel = Arc::new(AtomicBool::new(false));
+        *last.lock().unwrap() = (String::new(), 0, 0);
         let start = Instant::now();
         let (flag, l) = (cancel.clone(), last.clone());
         let (heap, set) = (&heap, Arc::new(Mutex::new(None::<Instant>)));
         let answer = std::thread::scope(|s| {
             let worker = s.spawn(move || run(heap, cancel, l, start, false));
-            while !worker.is_finished() && start.elapsed() < Duration::from_secs_f64(d) {
+            let mut from = match &d.after {
+                None => Some(start),
+                Some(_) => None,
+            };
+            while !worker.is_finished() && from.is_none_or(|f| f.elapsed() < Duration::from_secs_f64(d.delay)) {
+                if from.is_none() && d.reached(&last.lock().unwrap()) {
+                    from = Some(Instant::now());
+                }
                 std::thread::sleep(Duration::from_millis(1));
             }
             let at = last.lock().unwrap().clone();
@@ -79,6 +90,39 @@ fn main() {
             Ok(()) => "finished".to_string(),
             Err(e) => format!("error {e}"),
         };
-        println!("{d:.2}\t{phase} ({done}/{total})\t{stopped:.0}\t{cpu:.0}\t{what}");
+        println!("{d}\t{phase} ({done}/{total})\t{stopped:.0}\t{cpu:.0}\t{what}");
+    }
+}
+
+/// Where to set the flag: `delay` seconds after the start, or after the first progress
+/// report of `after`'s phase with at least its fraction done.
+struct Point {
+    after: Option<(String, f64)>,
+    delay: f64,
+}
+
+impl Point {
+    fn parse(a: &str) -> Point {
+        let number = |x: &str| x.parse::<f64>().unwrap_or_else(|_| panic!("{a:?}: SECONDS or PHASE@FRACTION+SECONDS"));
+        match a.split_once('@') {
+            None => Point { after: None, delay: number(a) },
+            Some((phase, rest)) => {
+                let (fraction, delay) = rest.split_once('+').unwrap_or((rest, "0"));
+                Point { after: Some((phase.to_string(), number(fraction))), delay: number(delay) }
+            }
+        }
+    }
+
+    fn reached(&self, (phase, done, total): &(String, u64, u64)) -> bool {
+        self.after.as_ref().is_some_and(|(p, f)| p == phase && *done as f64 >= f * *total as f64)
+    }
+}
+
+impl std::fmt::Display for Point {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match &self.after {
+            None => write!(f, "{:.2}", self.delay),
+            Some((p, x)) => write!(f, "{p}@{x}+{:.2}", self.delay),
+        }
     }
 }

@@ -61,7 +61,7 @@ pub fn leak_suspects(ctx: &Ctx, paths: &Paths, pre: &Preorder, ctl: &Control, at
     let mut found: Vec<Found> = Vec::new();
     for (k, &o) in top[..singles].iter().enumerate() {
         ctl.tick(at.0, at.1)?;
-        found.push(single(ctx, paths, o, &[pre.top_range(k)], pre));
+        found.push(single(ctx, paths, o, &[pre.top_range(k)], pre, ctl)?);
     }
     // Groups: the remaining top-level dominators by class.
     let mut sums = vec![0u64; heap.class_count() as usize];
@@ -83,7 +83,7 @@ pub fn leak_suspects(ctx: &Ctx, paths: &Paths, pre: &Preorder, ctl: &Control, at
         for c in classes {
             ctl.tick(at.0, at.1)?;
             let (list, ranges) = &members[&c];
-            found.push(group(ctx, paths, c, list, ranges, pre));
+            found.push(group(ctx, paths, c, list, ranges, pre, ctl)?);
         }
     }
     found.sort_by(|x, y| y.retained.cmp(&x.retained).then(x.suspect.title.cmp(&y.suspect.title)));
@@ -144,7 +144,7 @@ fn unreachable(them: bool) -> String {
     format!(" {is} unreachable: no GC root keeps {it} alive, so the next garbage collection frees {it} (a report with --reachable-only leaves unreachable objects out).")
 }
 
-fn single(ctx: &Ctx, paths: &Paths, o: ObjIdx, subtree: &[Range<usize>], pre: &Preorder) -> Found {
+fn single(ctx: &Ctx, paths: &Paths, o: ObjIdx, subtree: &[Range<usize>], pre: &Preorder, ctl: &Control) -> Result<Found, Cancelled> {
     let heap = ctx.heap;
     let a = ctx.analysis;
     let retained = a.retained_size(o);
@@ -223,13 +223,13 @@ fn single(ctx: &Ctx, paths: &Paths, o: ObjIdx, subtree: &[Range<usize>], pre: &P
         retained_percent: ctx.percent(retained),
         accumulation_point: acc.map(|p| accumulation_point_of(ctx, p)),
         path_to_root: path,
-        retained_by_class: breakdown(ctx, pre, subtree),
+        retained_by_class: breakdown(ctx, pre, subtree, &|| ctl.check())?,
         biggest_instances: Vec::new(),
         keywords,
         heaps: heaps_of(ctx, &[o]),
     };
     laps.lap("suspects: single: breakdown");
-    Found { retained, suspect }
+    Ok(Found { retained, suspect })
 }
 
 /// The accumulation point as the report shows it: the object and what it retains.
@@ -238,7 +238,7 @@ fn accumulation_point_of(ctx: &Ctx, p: ObjIdx) -> AccumulationPoint {
     AccumulationPoint { object: ctx.object_ref(p), retained, retained_percent: ctx.percent(retained) }
 }
 
-fn group(ctx: &Ctx, paths: &Paths, class: ClassIdx, instances: &[ObjIdx], subtrees: &[Range<usize>], pre: &Preorder) -> Found {
+fn group(ctx: &Ctx, paths: &Paths, class: ClassIdx, instances: &[ObjIdx], subtrees: &[Range<usize>], pre: &Preorder, ctl: &Control) -> Result<Found, Cancelled> {
     let heap = ctx.heap;
     let a = ctx.analysis;
     let retained: u64 = instances.iter().map(|&o| a.retained_size(o)).sum();
@@ -292,12 +292,12 @@ fn group(ctx: &Ctx, paths: &Paths, class: ClassIdx, instances: &[ObjIdx], subtre
         retained_percent: ctx.percent(retained),
         accumulation_point: acc.map(|p| accumulation_point_of(ctx, p)),
         path_to_root: path,
-        retained_by_class: breakdown(ctx, pre, subtrees),
+        retained_by_class: breakdown(ctx, pre, subtrees, &|| ctl.check())?,
         biggest_instances: instances.iter().take(ctx.limit.min(10)).map(|&o| sized(ctx, o)).collect(),
         keywords,
         heaps: heaps_of(ctx, instances),
     };
-    Found { retained, suspect }
+    Ok(Found { retained, suspect })
 }
 
 /// Android: the heaps `objects` are in, in heap-number order; None for a dump that records no
@@ -432,24 +432,39 @@ pub(crate) fn group_accumulation_point(ctx: &Ctx, paths: &Paths, instances: &[Ob
 
 /// The retained set of top-level dominators (disjoint dominator subtrees, given by their
 /// positions in the preorder) grouped by class, biggest shallow first. Two threads each read
-/// half of the positions front to back.
-fn breakdown(ctx: &Ctx, pre: &Preorder, subtrees: &[Range<usize>]) -> ClassBreakdown {
+/// half of the positions front to back, each calling `check` (the cancel flag) as it starts
+/// and then every 65 536 positions (a suspect's subtree may hold most of the heap).
+fn breakdown(ctx: &Ctx, pre: &Preorder, subtrees: &[Range<usize>], check: &(dyn Fn() -> Result<(), Cancelled> + Sync)) -> Result<ClassBreakdown, Cancelled> {
     let heap = ctx.heap;
     let classes = heap.class_count() as usize;
+    const STEP: usize = 1 << 16;
     // (objects, shallow) per class, indexed by class: no hashing per object.
     let count = |ranges: &[Range<usize>]| {
         let mut per: Vec<(u64, u64)> = vec![(0, 0); classes];
+        // Positions since the last look at the flag (the first look before any).
+        let mut since = STEP;
         for r in ranges {
-            for i in r.clone() {
-                let e = &mut per[pre.classes.get(i) as usize];
-                e.0 += 1;
-                e.1 += pre.shallow(ctx, i);
+            let mut from = r.start;
+            while from < r.end {
+                if since >= STEP {
+                    check()?;
+                    since = 0;
+                }
+                let to = r.end.min(from + STEP);
+                for i in from..to {
+                    let e = &mut per[pre.classes.get(i) as usize];
+                    e.0 += 1;
+                    e.1 += pre.shallow(ctx, i);
+                }
+                since += to - from;
+                from = to;
             }
         }
-        per
+        Ok(per)
     };
     let [low, high] = halves(subtrees);
-    let (mut per, other) = heapql_graph::par::both(|| count(&low), || count(&high));
+    let (per, other) = heapql_graph::par::both(|| count(&low), || count(&high));
+    let (mut per, other) = (per?, other?);
     for (x, y) in per.iter_mut().zip(&other) {
         x.0 += y.0;
         x.1 += y.1;
@@ -464,5 +479,55 @@ fn breakdown(ctx: &Ctx, pre: &Preorder, subtrees: &[Range<usize>]) -> ClassBreak
     let classes = rows.len() as u64;
     rows.sort_by(|x, y| y.shallow.cmp(&x.shallow).then(y.objects.cmp(&x.objects)).then(x.class_name.cmp(&y.class_name)));
     rows.truncate(ctx.limit.min(BREAKDOWN_ROWS));
-    ClassBreakdown { rows, classes, objects }
+    Ok(ClassBreakdown { rows, classes, objects })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use heapql_graph::{FullAnalysis, GraphOptions};
+    use heapql_heap::{Heap, OpenOptions};
+    use heapql_hprof::testkit::{DumpBuilder, Val};
+    use heapql_hprof::BasicType;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// The breakdown of a suspect holding a chain of 300 000 objects looks at the flag every
+    /// 65 536 positions on each core: cancelled at its third look, it stops before its end.
+    #[test]
+    fn the_breakdown_of_a_big_suspect_stops_when_cancelled() {
+        const CHAIN: usize = 300_000;
+        let dir = tempfile::tempdir().unwrap();
+        let mut b = DumpBuilder::new(8);
+        let node_class = b.class("demo.Node", Some(b.object_class), &[("next", BasicType::Object)]);
+        let mut next = 0;
+        for _ in 0..CHAIN {
+            next = b.instance(node_class, &[Val::Obj(next)]);
+        }
+        b.root_jni_global(next);
+        let path = dir.path().join("chain.hprof");
+        std::fs::write(&path, b.build()).unwrap();
+        let heap = Heap::open(&path, OpenOptions::default()).unwrap();
+        let a = FullAnalysis::build(&heap, GraphOptions::default()).unwrap();
+        let mut ctx = Ctx::new(&heap, &a, 1);
+        let ctl = Control::none();
+        let mut scan = crate::scan::scan(&heap, &ctx.flags, crate::scan::Coverage::of(&a), &ctl, 1).unwrap();
+        ctx.set_classes(std::mem::take(&mut scan.classes));
+        let pre = Preorder::build(&ctx, &ctl, 0, 1).unwrap();
+        ctx.forget_object_classes();
+        let subtree = [pre.top_range(0)];
+        assert!(subtree[0].len() >= CHAIN, "the chain is the first top-level dominator's subtree");
+        let looks = AtomicUsize::new(0);
+        let cancelled_at_the_third = || if looks.fetch_add(1, Ordering::Relaxed) >= 2 { Err(Cancelled) } else { Ok(()) };
+        assert!(breakdown(&ctx, &pre, &subtree, &cancelled_at_the_third).is_err(), "cancelled");
+        let stopped_after = looks.swap(0, Ordering::Relaxed);
+        let counted = || {
+            looks.fetch_add(1, Ordering::Relaxed);
+            Ok(())
+        };
+        let whole = breakdown(&ctx, &pre, &subtree, &counted).unwrap();
+        assert_eq!(whole.objects, subtree[0].len() as u64);
+        let all = looks.load(Ordering::Relaxed);
+        assert!(all >= 2 + 2 * ((CHAIN / 2) >> 16), "a look as each core starts and every 65 536 positions: {all}");
+        assert!(stopped_after < all, "stopped before the end: {stopped_after} looks of {all}");
+    }
 }

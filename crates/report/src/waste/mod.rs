@@ -113,9 +113,9 @@ pub(crate) fn analyze_with(heap: &Heap, analysis: &FullAnalysis, options: &Waste
     let strings = std::mem::take(&mut p.strings);
     let (arrays, findings) = both(
         || duplicate_arrays(&env, &mut p, pass_content_bytes(heap) / 4 * 3, &ctl),
-        || strings.finish(heap, |o| analysis.is_reachable(o), options.top_strings, pass_content_bytes(heap) / 4),
+        || strings.finish(heap, |o| analysis.is_reachable(o), options.top_strings, pass_content_bytes(heap) / 4, &ctl),
     );
-    let arrays = arrays.map_err(|_| HeapError::Cancelled)?;
+    let (arrays, findings) = (arrays.map_err(|_| HeapError::Cancelled)?, findings.map_err(|_| HeapError::Cancelled)?);
     laps.lap("waste: duplicate arrays and strings");
     // A finding of a duplicate group's kept copy (a zero tail, a Latin-1 text) is reachable
     // when `--reachable-only` finds it on the copy it keeps instead: the same content, the
@@ -213,12 +213,19 @@ fn duplicate_arrays(env: &Env, p: &mut Partial, pass_bytes: u64, ctl: &Control) 
     let mut arrays = std::mem::take(&mut p.arrays);
     // As one u64 (hash, then array): the order of the pairs, one compare each.
     arrays.sort_unstable_by_key(|&[h, o]| (h as u64) << 32 | o as u64);
+    ctl.check()?;
     // Candidates: members of hash groups with more than one array, as (array, group); the
     // groups are numbered in hash order.
     let mut candidates: Vec<(ObjIdx, u32)> = Vec::new();
     let mut groups = 0u32;
     let mut i = 0;
+    // The cancel flag is looked at every 65 536 arrays here and below (not inside a sort).
+    let mut next_look = STEP;
     while i < arrays.len() {
+        if i >= next_look {
+            ctl.check()?;
+            next_look = i + STEP;
+        }
         let mut j = i + 1;
         while j < arrays.len() && arrays[j][0] == arrays[i][0] {
             j += 1;
@@ -231,6 +238,7 @@ fn duplicate_arrays(env: &Env, p: &mut Partial, pass_bytes: u64, ctl: &Control) 
     }
     drop(arrays);
     // In object order from here on.
+    ctl.check()?;
     candidates.sort_unstable_by_key(|&(o, g)| (o as u64) << 32 | g as u64);
     let (mut redundant, mut stand_ins) = (Vec::new(), Vec::new());
     // Per group of the pass, the distinct contents seen so far (several only when different
@@ -256,9 +264,14 @@ fn duplicate_arrays(env: &Env, p: &mut Partial, pass_bytes: u64, ctl: &Control) 
             len
         }
     }, ctl)?;
+    drop(candidates);
+    ctl.check()?;
     redundant.sort_unstable();
     stand_ins.sort_unstable();
-    for &(o, counted) in &redundant {
+    for (k, &(o, counted)) in redundant.iter().enumerate() {
+        if k.is_multiple_of(STEP) {
+            ctl.check()?;
+        }
         let size = heap.shallow_size(o);
         p.record_split(env, Check::DuplicateArrays, o, size, if counted { size } else { 0 });
     }
@@ -270,12 +283,16 @@ fn duplicate_arrays(env: &Env, p: &mut Partial, pass_bytes: u64, ctl: &Control) 
 /// first member comes while the pass keeps fewer than `budget` bytes, and the groups left out
 /// wait for the next pass, so every group is seen whole by one pass, in object order.
 /// `visit(pass state, object, group)` returns the bytes it kept. Returns the passes made.
+#[cfg(test)]
 fn in_passes<P: Default>(candidates: &[(ObjIdx, u32)], groups: usize, budget: u64, visit: impl FnMut(&mut P, ObjIdx, u32) -> u64) -> u32 {
     match in_passes_or_stop(candidates, groups, budget, visit, &Control::none()) {
         Ok(passes) => passes,
         Err(Cancelled) => unreachable!("no cancel flag"),
     }
 }
+
+/// Items between two looks at the cancel flag.
+const STEP: usize = 1 << 16;
 
 /// `in_passes`, looking at `ctl`'s cancel flag every 65 536 candidates.
 fn in_passes_or_stop<P: Default>(candidates: &[(ObjIdx, u32)], groups: usize, budget: u64, mut visit: impl FnMut(&mut P, ObjIdx, u32) -> u64, ctl: &Control) -> Result<u32, Cancelled> {

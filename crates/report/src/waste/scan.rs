@@ -355,7 +355,11 @@ pub fn attribute(env: &Env, mut seen: Objects, ctl: &Control) -> Result<Partial,
     // theirs (an empty subclass of ArrayList with a big array of its own, the arrays of an
     // object waiting for finalization), so the other checks must not count it again.
     let mut whole: Vec<(ObjIdx, Check)> = Vec::new();
-    for &packed in seen.candidates.iter() {
+    // Cancellation only, every TICK candidates here and below: the progress stays where the
+    // object pass left it.
+    let look = |k: usize| if k.is_multiple_of(TICK as usize) { ctl.tick(heap.object_count() as u64, heap.object_count() as u64 + 1) } else { Ok(()) };
+    for (k, &packed) in seen.candidates.iter().enumerate() {
+        look(k)?;
         let Candidate { object: o, check, .. } = Candidate::unpack(packed);
         let keep = match check {
             // A set's own map, a collection's own array: the collection's business (it is
@@ -372,10 +376,12 @@ pub fn attribute(env: &Env, mut seen: Objects, ctl: &Control) -> Result<Partial,
     whole.sort_unstable_by_key(|&(o, _)| o);
     whole.dedup_by_key(|&mut (o, _)| o);
     let mut p = Partial { inside: inside_of(heap, a, whole.iter().map(|&(o, _)| o), ctl)?, ..Partial::default() };
-    for &(o, check) in &whole {
+    for (k, &(o, check)) in whole.iter().enumerate() {
+        look(k)?;
         p.record(env, check, o, a.retained_size(o));
     }
-    for &packed in seen.candidates.iter() {
+    for (k, &packed) in seen.candidates.iter().enumerate() {
+        look(k)?;
         let Candidate { object: o, check, overhead } = Candidate::unpack(packed);
         let keep = match check {
             Check::EmptyCollections | Check::PendingFinalization => false,

@@ -28,6 +28,10 @@ use rustc_hash::FxHashMap;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 use crate::{DuplicateString, DuplicateStrings};
+use heapql_graph::control::{Cancelled, Control};
+
+/// Items between two looks at the cancel flag.
+const STEP: usize = 1 << 16;
 
 /// Characters of a value shown in the report.
 const VALUE_MAX_CHARS: usize = 200;
@@ -219,20 +223,24 @@ impl StringCollector {
 
     /// The section (totals over every value, the `top` most wasteful values), the redundant
     /// copies and the Latin-1 candidates; `reachable` tells the Strings a GC root reaches.
-    /// Keeps at most about `pass_bytes` of texts in memory per verification pass.
-    pub fn finish(self, heap: &Heap, reachable: impl Fn(ObjIdx) -> bool, top: usize, pass_bytes: u64) -> StringFindings {
-        self.finish_within(heap, &reachable, top, pass_bytes).0
+    /// Keeps at most about `pass_bytes` of texts in memory per verification pass. Looks at
+    /// `ctl`'s cancel flag every 65 536 Strings of each step (not inside a sort).
+    pub fn finish(self, heap: &Heap, reachable: impl Fn(ObjIdx) -> bool, top: usize, pass_bytes: u64, ctl: &Control) -> Result<StringFindings, Cancelled> {
+        Ok(self.finish_within(heap, &reachable, top, pass_bytes, ctl)?.0)
     }
 
     /// `finish`, keeping at most about `budget` bytes of texts per verification pass; also
     /// the number of passes.
-    fn finish_within(self, heap: &Heap, reachable: &dyn Fn(ObjIdx) -> bool, top: usize, budget: u64) -> (StringFindings, u32) {
+    fn finish_within(self, heap: &Heap, reachable: &dyn Fn(ObjIdx) -> bool, top: usize, budget: u64, ctl: &Control) -> Result<(StringFindings, u32), Cancelled> {
         let mut laps = heapql_heap::Laps::new("heapql-report");
         // Equal keys come together: a key held by one String is one text; the Strings of a
         // key held by several (a run) are candidates, verified below.
         let mut g = Grouping::default();
         let (mut run_key, mut run_start, mut first) = (0u32, 0usize, NO_ARRAY);
-        for [key, o] in merged(&self.keys, &self.after) {
+        for (k, [key, o]) in merged(&self.keys, &self.after).enumerate() {
+            if k.is_multiple_of(STEP) {
+                ctl.check()?;
+            }
             if first != NO_ARRAY && key == run_key {
                 // A second String of the key: the run's first becomes a candidate too.
                 let run = g.run_encoding.len() as u32;
@@ -253,7 +261,7 @@ impl StringCollector {
         let Grouping { mut distinct, latin1_reps, candidates, run_encoding } = g;
         drop((self.keys, self.after));
         laps.lap("waste: strings: grouping");
-        let verified = verify(heap, &self.fields, candidates, &run_encoding, reachable, budget);
+        let verified = verify(heap, &self.fields, candidates, &run_encoding, reachable, budget, ctl)?;
         laps.lap("waste: strings: verification");
         distinct += verified.texts;
         // A text of one String: `--reachable-only` keeps it when it is reachable.
@@ -276,10 +284,11 @@ impl StringCollector {
             })
             .collect();
         laps.lap("waste: strings: top values");
-        let latin1 = latin1_candidates(heap, &self.fields, latin1_reps);
+        ctl.check()?;
+        let latin1 = latin1_candidates(heap, &self.fields, latin1_reps, ctl)?;
         laps.lap("waste: strings: latin-1");
         let section = DuplicateStrings { strings: self.strings, distinct, duplicated_values, wasted_bytes, top };
-        (StringFindings { section, redundant, latin1 }, passes)
+        Ok((StringFindings { section, redundant, latin1 }, passes))
     }
 }
 
@@ -331,8 +340,9 @@ struct StringsVerified {
 /// to an earlier copy, which in a dump larger than memory faults pages in at random. A run
 /// joins a pass when its first String comes while the pass keeps fewer than
 /// `budget` bytes; the runs left out are verified by the next pass. `reachable` tells the
-/// Strings a GC root reaches (each copy's reachable part).
-fn verify(heap: &Heap, fields: &StringFields, mut candidates: Vec<(ObjIdx, u32)>, run_encoding: &[u8], reachable: &dyn Fn(ObjIdx) -> bool, budget: u64) -> StringsVerified {
+/// Strings a GC root reaches (each copy's reachable part). Looks at `ctl`'s cancel flag
+/// every 65 536 Strings (between the sorts).
+fn verify(heap: &Heap, fields: &StringFields, mut candidates: Vec<(ObjIdx, u32)>, run_encoding: &[u8], reachable: &dyn Fn(ObjIdx) -> bool, budget: u64, ctl: &Control) -> Result<StringsVerified, Cancelled> {
     candidates.sort_unstable();
     let mut after = 0;
     // (text, array, String) of every candidate, and (kept String, its array) per text.
@@ -342,7 +352,7 @@ fn verify(heap: &Heap, fields: &StringFields, mut candidates: Vec<(ObjIdx, u32)>
     let mut latin1_texts: Vec<u32> = Vec::new();
     let mut out = StringsVerified { texts: 0, latin1_reps: Vec::new(), redundant: Vec::new(), dups: Vec::new(), passes: 0 };
     // Per run of the pass, its texts so far: (encoding, bytes, text).
-    out.passes = super::in_passes(&candidates, run_encoding.len(), budget, |kept: &mut FxHashMap<u32, Vec<(u8, Vec<u8>, u32)>>, o, r| {
+    out.passes = super::in_passes_or_stop(&candidates, run_encoding.len(), budget, |kept: &mut FxHashMap<u32, Vec<(u8, Vec<u8>, u32)>>, o, r| {
         let Some(t) = text(heap, fields, o, heap.class_of(o), &mut after) else { return 0 };
         let seen = kept.entry(r).or_default();
         let mut kept_bytes = 0;
@@ -361,16 +371,26 @@ fn verify(heap: &Heap, fields: &StringFields, mut candidates: Vec<(ObjIdx, u32)>
         };
         members.push((id, t.array, o));
         kept_bytes
-    });
+    }, ctl)?;
+    drop(candidates);
     out.texts = texts.len() as u64;
     // Per text, its members by array: a copy pays its String, and its array unless the kept
     // copy or the copy before it uses the same one. Its reachable part is the same rule among
     // the reachable copies alone, as `--reachable-only` sees the text: the lowest-index
     // reachable copy kept, an array paid unless it is that copy's or the previous reachable
     // copy's.
+    ctl.check()?;
     members.sort_unstable();
+    ctl.check()?;
     let mut latin1_texts = latin1_texts.into_iter().peekable();
+    // Members since the last look at the flag.
+    let mut since = 0;
     for group in members.chunk_by(|x, y| x.0 == y.0) {
+        since += group.len();
+        if since >= STEP {
+            ctl.check()?;
+            since = 0;
+        }
         let (rep, rep_array) = texts[group[0].0 as usize];
         let kept_reachable = group.iter().filter(|m| reachable(m.2)).min_by_key(|m| m.2).map(|m| (m.2, m.1));
         if latin1_texts.next_if_eq(&group[0].0).is_some() {
@@ -404,7 +424,7 @@ fn verify(heap: &Heap, fields: &StringFields, mut candidates: Vec<(ObjIdx, u32)>
         }
         out.dups.push((wasted, group.len() as u32, rep));
     }
-    out
+    Ok(out)
 }
 
 /// Two sorted lists as one sorted sequence.
@@ -428,14 +448,17 @@ fn merged<'l>(a: &'l [[u32; 2]], b: &'l [[u32; 2]]) -> impl Iterator<Item = [u32
 
 /// Kept copies of UTF-16 texts whose chars are all below 256, with `S(byte[2n]) − S(byte[n])`
 /// (and the copy `--reachable-only` keeps, passed through).
-fn latin1_candidates(heap: &Heap, fields: &StringFields, mut reps: Vec<(ObjIdx, Option<ObjIdx>)>) -> Vec<(ObjIdx, u64, Option<ObjIdx>)> {
+fn latin1_candidates(heap: &Heap, fields: &StringFields, mut reps: Vec<(ObjIdx, Option<ObjIdx>)>, ctl: &Control) -> Result<Vec<(ObjIdx, u64, Option<ObjIdx>)>, Cancelled> {
     let model = heap.size_model();
     let high = high_byte(heap);
     let mut out = Vec::new();
     let mut after = 0;
     // In object order (the dump's), not the groups' key order, which reads the dump at random.
     reps.sort_unstable();
-    for (rep, kept_reachable) in reps {
+    for (k, (rep, kept_reachable)) in reps.into_iter().enumerate() {
+        if k.is_multiple_of(STEP) {
+            ctl.check()?;
+        }
         let Some(t) = text(heap, fields, rep, heap.class_of(rep), &mut after) else { continue };
         if t.encoding != UTF16_BYTES || !fits_latin1(&t.bytes, high) {
             continue;
@@ -446,7 +469,7 @@ fn latin1_candidates(heap: &Heap, fields: &StringFields, mut reps: Vec<(ObjIdx, 
             out.push((rep, now - latin1, kept_reachable));
         }
     }
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -476,8 +499,9 @@ mod tests {
             let heap = Heap::open(&root.join(dump), OpenOptions::default()).unwrap();
             // Every other String reachable: the reachable parts differ from the overheads.
             let reachable = |o: ObjIdx| o % 2 == 0;
-            let (one, one_passes) = collect(&heap).finish_within(&heap, &reachable, 50, u64::MAX);
-            let (many, many_passes) = collect(&heap).finish_within(&heap, &reachable, 50, 1);
+            let none = Control::none();
+            let (one, one_passes) = collect(&heap).finish_within(&heap, &reachable, 50, u64::MAX, &none).unwrap();
+            let (many, many_passes) = collect(&heap).finish_within(&heap, &reachable, 50, 1, &none).unwrap();
             assert!(one.section.duplicated_values > 1, "{dump}: the dump has duplicate strings");
             assert_eq!(one_passes, 1);
             assert!(many_passes > 1, "{dump}: a budget of one byte takes a pass per run");
@@ -489,5 +513,18 @@ mod tests {
             assert_eq!(sorted(one.redundant), sorted(many.redundant), "{dump}");
             assert_eq!(sorted(one.latin1), sorted(many.latin1), "{dump}");
         }
+    }
+
+    /// With the cancel flag set, the duplicate strings step (grouping, verification,
+    /// pricing, Latin-1) comes back cancelled instead of with its findings.
+    #[test]
+    fn the_duplicate_strings_step_stops_when_cancelled() {
+        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let heap = Heap::open(&root.join("fixtures/dumps/waste/WasteHeap-jdk17-coops.hprof"), OpenOptions::default()).unwrap();
+        let reachable = |_: ObjIdx| true;
+        let found = collect(&heap).finish_within(&heap, &reachable, 50, u64::MAX, &Control::none()).unwrap().0;
+        assert!(found.section.duplicated_values > 1, "the dump has duplicate strings");
+        let cancelled = Control { cancel: Some(std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true))), ..Control::none() };
+        assert!(collect(&heap).finish_within(&heap, &reachable, 50, u64::MAX, &cancelled).is_err(), "cancelled");
     }
 }
