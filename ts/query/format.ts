@@ -326,14 +326,21 @@ export function csvRows(rows: readonly Value[][]): string {
 }
 
 const TSV_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+/** What TSV escapes: a backslash, tab, LF, CR, and an unpaired surrogate (UTF-8 has no bytes for it). */
+const TSV_ESCAPED = /[\\\t\n\r]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+/** A quick test for any of them (a surrogate, paired or not, sends the text to the full pass). */
+const TSV_ANY = /[\\\t\n\r\ud800-\udfff]/;
 
 function tsvEscape(text: string): string {
-  return text.replace(/[\\\t\n\r]/g, (c) => TSV_ESCAPES[c]!);
+  if (!TSV_ANY.test(text)) return text;
+  // An unpaired surrogate as the table shows it, `\ud800` (lower-case hex).
+  return text.replace(TSV_ESCAPED, (c) => TSV_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /**
  * Tab-separated values; a backslash, tab, LF and CR inside a cell are escaped as `\\`, `\t`,
- * `\n` and `\r` (a CRLF as `\r\n`), so every row is one line and reads back exactly.
+ * `\n` and `\r` (a CRLF as `\r\n`), so every row is one line and reads back exactly; a Java
+ * string's unpaired surrogate, which UTF-8 cannot encode, as `\ud800` (lower-case hex).
  */
 export function formatTsv(result: QueryResult): string {
   return tsvHeader(result.columns.map((c) => c.name)) + tsvRows(result.rows);
