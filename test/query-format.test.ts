@@ -115,6 +115,19 @@ describe('table', () => {
     );
   });
 
+  test("a String's label: the escapes of its quoted text shown once, its line breaks escaped; a class name's backslash doubled", () => {
+    // The label as the executor makes it: `"` and `\` in the text escaped by a backslash.
+    const json: ObjectRef = {
+      objectId: 1, address: '0x10', className: 'java.lang.String',
+      label: 'java.lang.String @ 0x10  "{\n  \\"program\\": \\"a\\\\b\\"}"',
+    };
+    const odd: ObjectRef = { objectId: 2, address: '0x20', className: 'A\\u0000', label: 'A\\u0000 @ 0x20' };
+    const r = result([{ name: 'o', type: 'object' }, { name: 'l', type: 'list' }], [[json, [json, 'x\\y']], [odd, null]]);
+    const lines = formatTable(r, { maxCellWidth: 200 }).split('\n');
+    expect(lines[2]).toBe('java.lang.String @ 0x10  "{\\n  \\"program\\": \\"a\\\\b\\"}" | [java.lang.String @ 0x10  "{\\n  \\"program\\": \\"a\\\\b\\"}", x\\\\y]');
+    expect(lines[3]).toMatch(/^A\\\\u0000 @ 0x20 +\| null$/);
+  });
+
   test('text for a terminal: C1 and bidi controls escaped, a backslash doubled, CR shown as \\r', () => {
     const r = result(
       [{ name: 'name', type: 'string' }, { name: 'n', type: 'number' }],

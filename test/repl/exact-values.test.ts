@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { openHeap, type HeapSession } from '../../ts/index.js';
 import { Repl, type ReplIO } from '../../ts/repl/index.js';
+import { formatTsv } from '../../ts/query/format.js';
 import { renderObject } from '../../ts/repl/render.js';
 import type { ObjectView } from '../../ts/session/types.js';
 import { TINY, writeTinyDump } from './tiny-dump.js';
@@ -20,7 +21,13 @@ const dir = mkdtempSync(path.join(tmpdir(), 'heapql-exact-'));
 let session: HeapSession;
 let repl: Repl;
 let out: string[] = [];
-const io: ReplIO = { print: (t) => out.push(t), error: (t) => out.push(`error: ${t}`), saveFile: () => {}, quit: () => {} };
+const saved = new Map<string, string>();
+const io: ReplIO = {
+  print: (t) => out.push(t),
+  error: (t) => out.push(`error: ${t}`),
+  saveFile: (file, content) => void saved.set(file, [...content].join('')),
+  quit: () => {},
+};
 const run = async (statement: string) => {
   out = [];
   await repl.execute(statement);
@@ -54,6 +61,20 @@ describe('strings with unpaired surrogates', () => {
     expect(table).toContain('\\ud800x');
     expect(table).not.toContain('\\\\ud800');
     expect(table).not.toContain('\ufffd');
+  });
+
+  it('!save: TSV escapes an unpaired surrogate as the table does; CSV, which cannot escape, writes U+FFFD', async () => {
+    await run('SELECT toString(s) AS t FROM java.lang.String s WHERE toString(s) IS NOT NULL');
+    await run('!save out.tsv');
+    await run('!save out.csv');
+    // Two strings that differ stay apart in TSV, and a backslash is still `\\`.
+    expect(saved.get('out.tsv')).toBe('t\n\\ud800x\n\\udc00x\n');
+    // CSV has no escape: its UTF-8 bytes carry U+FFFD for each, as README says.
+    expect(Buffer.from(saved.get('out.csv')!, 'utf8').toString('utf8')).toBe('t\r\n\ufffdx\r\n\ufffdx\r\n');
+    const both = await session.query("SELECT toString(s) AS t, 'a\\b' AS b FROM java.lang.String s WHERE toString(s) IS NOT NULL");
+    expect(formatTsv(both)).toBe('t\tb\n\\ud800x\ta\\\\b\n\\udc00x\ta\\\\b\n');
+    // A surrogate pair is a character, written as it is.
+    expect(formatTsv({ ...both, rows: [['a\ud83d\ude00', '\ud800\ud800\udc00']] })).toBe('t\tb\na\ud83d\ude00\t\\ud800\ud800\udc00\n');
   });
 
   it('!obj shows a char holding a lone surrogate as that unit, escaped once', async () => {

@@ -1,7 +1,7 @@
 // Result formatting: terminal table, JSON, CSV (RFC 4180) and TSV.
 import { cutToWidth, displayWidth, terminalText } from '../terminal-text.js';
 import { stringifyJson } from './json.js';
-import type { QueryResult, Value } from './schema.js';
+import type { ObjectRef, QueryResult, Value } from './schema.js';
 
 export interface TableOptions {
   /** Longest cell shown; longer text ends in `…`. Default 80. */
@@ -40,6 +40,28 @@ export function formatValue(v: Value, exact = false): string {
   return v.label;
 }
 
+/**
+ * An object's label as a terminal shows it (`terminalText`). A String's label ends in its text in
+ * double quotes, a `"` or `\` in it already escaped by a backslash (`java.lang.String @ 0x…
+ * "say \"hi\""`): that part keeps its backslashes, so the quotes read `\"`, not `\\"`, while its
+ * control characters show as the table's escapes (`\n`) and the class name as any name does.
+ */
+export function labelText(o: ObjectRef): string {
+  const head = `${o.className} @ ${o.address}`;
+  if (o.label.length > head.length + 2 && o.label.startsWith(head) && o.label.startsWith('  "', head.length)) {
+    return terminalText(head) + terminalText(o.label.slice(head.length), { keepBackslashes: true });
+  }
+  return terminalText(o.label);
+}
+
+/** The text of a value as a table cell shows it, escaped (`terminalText`; labels by `labelText`). */
+function cellText(v: Value): string {
+  if (typeof v === 'string') return terminalText(v);
+  if (Array.isArray(v)) return `[${v.map(cellText).join(', ')}]`;
+  if (v !== null && typeof v === 'object') return labelText(v);
+  return formatValue(v);
+}
+
 /** A table cell: its text, and the terminal cells it takes (measured once: it costs, for text beyond ASCII). */
 interface Cell {
   text: string;
@@ -57,7 +79,7 @@ function cellOf(v: Value, max: number): Cell {
     const shown = text.length > max ? `${text.slice(0, Math.max(1, max - 1))}…` : text;
     return { text: shown, width: shown.length };
   }
-  const safe = terminalText(text);
+  const safe = cellText(v);
   // Short enough in UTF-16 units (each takes at most two cells): measured once, whole when it fits.
   if (safe.length <= max) {
     const w = width(safe);
@@ -326,14 +348,21 @@ export function csvRows(rows: readonly Value[][]): string {
 }
 
 const TSV_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+/** What TSV escapes: a backslash, tab, LF, CR, and an unpaired surrogate (UTF-8 has no bytes for it). */
+const TSV_ESCAPED = /[\\\t\n\r]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+/** A quick test for any of them (a surrogate, paired or not, sends the text to the full pass). */
+const TSV_ANY = /[\\\t\n\r\ud800-\udfff]/;
 
 function tsvEscape(text: string): string {
-  return text.replace(/[\\\t\n\r]/g, (c) => TSV_ESCAPES[c]!);
+  if (!TSV_ANY.test(text)) return text;
+  // An unpaired surrogate as the table shows it, `\ud800` (lower-case hex).
+  return text.replace(TSV_ESCAPED, (c) => TSV_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /**
  * Tab-separated values; a backslash, tab, LF and CR inside a cell are escaped as `\\`, `\t`,
- * `\n` and `\r` (a CRLF as `\r\n`), so every row is one line and reads back exactly.
+ * `\n` and `\r` (a CRLF as `\r\n`), so every row is one line and reads back exactly; a Java
+ * string's unpaired surrogate, which UTF-8 cannot encode, as `\ud800` (lower-case hex).
  */
 export function formatTsv(result: QueryResult): string {
   return tsvHeader(result.columns.map((c) => c.name)) + tsvRows(result.rows);

@@ -34,10 +34,22 @@ export const ValueSchema = Type.Recursive(
   { $id: 'heapql-value' },
 );
 
-export const ColumnTypeSchema = Type.Union([
-  Type.Literal('object'), Type.Literal('number'), Type.Literal('string'), Type.Literal('bool'),
-  Type.Literal('list'), Type.Literal('null'),
-]);
+/**
+ * The kind of a column's values, read from its rows (not from the query): `list` when they are lists or of
+ * more than one kind, `null` when there is none to tell by (NULLs only, or no rows; a column of
+ * one object per row is `object` even then).
+ */
+export const ColumnTypeSchema = Type.Union(
+  [
+    Type.Literal('object'), Type.Literal('number'), Type.Literal('string'), Type.Literal('bool'),
+    Type.Literal('list'), Type.Literal('null'),
+  ],
+  {
+    description:
+      "the kind of the column's values, read from its rows, not from the query: 'list' when they are lists or of more than one kind; " +
+      "'null' when there is no value to tell by: the column holds only NULLs, or the result has no rows (a column of one object per row, SELECT s FROM …, is 'object' even then)",
+  },
+);
 
 export const ColumnSchema = Type.Object(
   { name: Type.String({ description: 'the column name exactly as the query names it' }), type: ColumnTypeSchema },

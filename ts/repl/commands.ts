@@ -8,7 +8,7 @@ import { HeapqlError } from '../errors.js';
 import { KEYWORDS } from '../oql/lexer.js';
 import { formatOqlError, isOqlError, type LinePlace, type OqlError, type TextPlace } from '../oql/errors.js';
 import { AGGREGATE_NAMES, ATTRIBUTE_NAMES, FUNCTION_NAMES, explain, METHOD_ALIASES, plan, planToJson } from '../plan/index.js';
-import { fileText, formatTable, rowsFooter, type FileFormat } from '../query/format.js';
+import { fileText, formatTable, labelText, rowsFooter, type FileFormat } from '../query/format.js';
 import { findNamedQuery, NAMED_QUERIES, suggestNamedQueries } from '../query/named.js';
 import type { QueryResult, VizSpec } from '../query/schema.js';
 import { extractViz, vizWarning } from '../query/viz.js';
@@ -561,8 +561,8 @@ export const COMMANDS: Command[] = [
       const id = await objectArg(ctx, a, '!refs');
       const out = await ctx.backend.referents(id, 25);
       const inbound = ctx.backend.status.state === 'full' ? await ctx.backend.referrers(id, 25) : null;
-      const label = (await ctx.backend.object(id)).object.label;
-      ctx.io.print(renderRefs(`${terminalText(label)}  #${id}`, out, inbound));
+      const object = (await ctx.backend.object(id)).object;
+      ctx.io.print(renderRefs(`${labelText(object)}  #${id}`, out, inbound));
     },
   },
   {

@@ -3,7 +3,7 @@
  * text from the dump (class, field and thread names, String contents in labels, values) goes
  * through `terminalText` (`t`), and columns are aligned in terminal cells.
  */
-import { formatValue } from '../query/format.js';
+import { formatValue, labelText } from '../query/format.js';
 import { rootNote } from '../report/format.js';
 import type { ClassView, DominatorView, FieldView, ObjectView, PathStep, ReferenceList, SessionStatus } from '../session/types.js';
 import { displayWidth, padEndWidth, terminalText as t } from '../terminal-text.js';
@@ -33,7 +33,7 @@ function fieldLines(fields: FieldView[], withValue: boolean, indent = '  '): str
 
 export function renderObject(o: ObjectView): string {
   const pairs: [string, string][] = [
-    ['object', t(o.object.label)],
+    ['object', labelText(o.object)],
     ['index', `#${o.object.objectId}`],
     ['class', o.describedClass ? `java.lang.Class (describes ${t(o.describedClass)})` : t(o.object.className)],
     ['shallow size', `${int(o.shallowSize)} B`],
@@ -68,7 +68,7 @@ export function renderClass(c: ClassView): string {
 function referenceLines(list: ReferenceList, arrow: string): string[] {
   const fields = list.items.map((r) => t(r.field));
   const width = Math.max(0, ...fields.map(displayWidth));
-  const lines = list.items.map((r, i) => `  ${arrow} ${padEndWidth(fields[i]!, width)}  ${r.object ? `${t(r.object.label)}  #${r.object.objectId}` : `${t(r.address)} (not in the dump)`}`);
+  const lines = list.items.map((r, i) => `  ${arrow} ${padEndWidth(fields[i]!, width)}  ${r.object ? `${labelText(r.object)}  #${r.object.objectId}` : `${t(r.address)} (not in the dump)`}`);
   if (list.items.length < list.total) lines.push(`  … ${int(list.total - list.items.length)} more`);
   return lines;
 }
@@ -97,7 +97,7 @@ export function renderPath(steps: PathStep[] | null, label: string): string {
     }
     // Indentation stops growing at 12 levels: the tree stays readable on a deep path.
     const pad = '  '.repeat(Math.max(0, Math.min(depth - 1, 12)));
-    lines.push(i === 0 ? `${t(s.object.label)}  #${s.object.objectId}  ${rootText(s.via)}` : `${pad}└─ .${t(s.via)} → ${t(s.object.label)}  #${s.object.objectId}`);
+    lines.push(i === 0 ? `${labelText(s.object)}  #${s.object.objectId}  ${rootText(s.via)}` : `${pad}└─ .${t(s.via)} → ${labelText(s.object)}  #${s.object.objectId}`);
     depth++;
   }
   return lines.join('\n');
@@ -111,15 +111,15 @@ export function renderPath(steps: PathStep[] | null, label: string): string {
 export function renderDominator(d: DominatorView, reachable: boolean | null = null): string {
   const top = reachable === false ? '(none: unreachable, a pseudo-root of the analysis under the virtual root, not a GC root)' : '(none: a GC root)';
   const lines = [
-    `${t(d.object.label)}  #${d.object.objectId}`,
+    `${labelText(d.object)}  #${d.object.objectId}`,
     `retained size  ${d.retainedSize === null ? NOT_IN_TREE : `${int(d.retainedSize)} B`}`,
-    `dominator      ${d.dominator ? `${t(d.dominator.label)}  #${d.dominator.objectId}` : d.inTree ? top : '(none: not in the dominator tree)'}`,
+    `dominator      ${d.dominator ? `${labelText(d.dominator)}  #${d.dominator.objectId}` : d.inTree ? top : '(none: not in the dominator tree)'}`,
   ];
   // Outside the tree it dominates nothing: no list to announce.
   if (!d.inTree) return lines.join('\n');
   lines.push(`dominates (${int(d.childCount)}), biggest first:`);
   const width = Math.max(0, ...d.children.map((c) => int(c.retainedSize).length));
-  for (const c of d.children) lines.push(`  ${int(c.retainedSize).padStart(width)} B  ${t(c.object.label)}  #${c.object.objectId}`);
+  for (const c of d.children) lines.push(`  ${int(c.retainedSize).padStart(width)} B  ${labelText(c.object)}  #${c.object.objectId}`);
   if (d.children.length < d.childCount) lines.push(`  … ${int(d.childCount - d.children.length)} more`);
   return lines.join('\n');
 }

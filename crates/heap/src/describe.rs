@@ -1,5 +1,6 @@
 //! How an object cell is shown: its address, its class name and a MAT-style label
 //! (`java.lang.String @ 0x7f01  "hello"`, `char[10] @ 0x…`, `class java.util.HashMap @ 0x…`).
+//! A String's text in its label has `"` and `\` escaped by a backslash (`"say \"hi\""`).
 
 use crate::{Heap, ObjIdx, ObjectKind};
 
@@ -31,7 +32,15 @@ pub fn describe(heap: &Heap, o: ObjIdx) -> (String, String, String) {
             if let Some(text) = heap.string_value(o) {
                 label.push_str("  \"");
                 let mut chars = text.chars();
-                label.extend(chars.by_ref().take(LABEL_TEXT_MAX));
+                for c in chars.by_ref().take(LABEL_TEXT_MAX) {
+                    // The text ends where the quotes do: a `"` or `\` in it is escaped by a
+                    // backslash, as the report's thread labels are (`thread "say \"hi\""`).
+                    // Control characters stay as they are; each output shows them its way.
+                    if matches!(c, '"' | '\\') {
+                        label.push('\\');
+                    }
+                    label.push(c);
+                }
                 if chars.next().is_some() {
                     label.push('…');
                 }

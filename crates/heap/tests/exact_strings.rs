@@ -49,3 +49,17 @@ fn strings_without_contents_have_their_stated_length() {
     }
     assert_eq!(h.string_length(o(bytes)), None, "not a String");
 }
+
+#[test]
+fn a_string_label_escapes_quotes_and_backslashes_in_its_text() {
+    let mut b = DumpBuilder::new(8);
+    let json = b.string("{\n  \"program\": \"a\\b\"}");
+    let plain = b.string("n2");
+    let h = open(&b.build());
+    let o = |id: u64| h.index_of(id).unwrap();
+    let (address, _, label) = heapql_heap::describe(&h, o(json));
+    // The text ends where the quotes do; the line feed stays as it is (outputs escape it).
+    assert_eq!(label, format!("java.lang.String @ {address}  \"{{\n  \\\"program\\\": \\\"a\\\\b\\\"}}\""));
+    let (address, _, label) = heapql_heap::describe(&h, o(plain));
+    assert_eq!(label, format!("java.lang.String @ {address}  \"n2\""));
+}
