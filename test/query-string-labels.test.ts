@@ -19,3 +19,14 @@ test("a String's label escapes the text's backslashes (and quotes); the table sh
   const row = formatTable(r, { maxCellWidth: 200 }).split('\n')[2]!;
   expect(row).toBe(`java.lang.String @ ${o.address}  "Invalid escape sequence: \\\\%c \\\\\\\\u%04X" | Invalid escape sequence: \\\\%c \\\\\\\\u%04X`);
 });
+
+test("the browser REPL's result cell shows a label's escapes once too, as the terminal's table does", async () => {
+  const { cellHtml } = await import('../ts/web/view.js');
+  const r = await heap().query("SELECT s FROM java.lang.String s WHERE s.startsWith('Invalid escape sequence: ')");
+  const o = r.rows[0]![0] as ObjectRef;
+  // The cell's text (HTML-escaped, isolated): the label's `\\%c` once, not `\\\\%c`.
+  const cell = cellHtml(o, false);
+  expect(cell).toContain('&quot;Invalid escape sequence: \\\\%c \\\\\\\\u%04X&quot;');
+  // A list of objects (a cell holding several) the same way.
+  expect(cellHtml([o, o], false)).toContain('\\\\%c \\\\\\\\u%04X&quot;, java.lang.String');
+});

@@ -55,7 +55,7 @@ export function labelText(o: ObjectRef): string {
 }
 
 /** The text of a value as a table cell shows it, escaped (`terminalText`; labels by `labelText`). */
-function cellText(v: Value): string {
+export function cellText(v: Value): string {
   if (typeof v === 'string') return terminalText(v);
   if (Array.isArray(v)) return `[${v.map(cellText).join(', ')}]`;
   if (v !== null && typeof v === 'object') return labelText(v);

@@ -16,7 +16,7 @@
 import { planQuery, queryChartSvg } from '../report/charts.js';
 import { cutDisplayText, headOf, int, printable } from '../report/format.js';
 import { escapeHtml, isolateHtml as esc } from '../report/html-escape.js';
-import { formatValue } from '../query/format.js';
+import { cellText, formatValue } from '../query/format.js';
 import type { QueryResult, Value } from '../query/schema.js';
 import { resolveVizColumns } from '../query/viz.js';
 import { BIDI_CONTROLS, terminalText } from '../terminal-text.js';
@@ -33,14 +33,17 @@ export const RENDER_ROWS_MAX = 5000;
 
 /**
  * One cell's content: the value's text as the terminal REPL's table shows it (ts/query/format.ts
- * `formatValue`, escaped by `terminalText`), then escaped for HTML and isolated; when long, its
+ * `cellText`: `formatValue` escaped by `terminalText`, a label's quoted text by `labelText`), then escaped for HTML and isolated; when long, its
  * start, the cut and a tooltip with more (the lengths stated are the value's own).
  */
 export function cellHtml(v: Value, numeric: boolean): string {
   const value = formatValue(v);
-  if (value.length <= CELL_TEXT_MAX) return `<td${numeric ? ' class="n"' : ''}>${esc(terminalText(value))}</td>`;
+  if (value.length <= CELL_TEXT_MAX) return `<td${numeric ? ' class="n"' : ''}>${esc(cellText(v))}</td>`;
+  // A long text is cut before it is escaped; an object's label (or a list of them) is escaped
+  // as a label (its quoted text keeps its own backslashes) and then cut.
+  const [head, more] = typeof v === 'string' ? [terminalText(headOf(value, CELL_TEXT_MAX)), terminalText(cutDisplayText(value))] : [headOf(cellText(v), CELL_TEXT_MAX), cutDisplayText(cellText(v))];
   return (
-    `<td class="${numeric ? 'n cut' : 'cut'}" title="${escapeHtml(terminalText(cutDisplayText(value)))}">${esc(terminalText(headOf(value, CELL_TEXT_MAX)))}` +
+    `<td class="${numeric ? 'n cut' : 'cut'}" title="${escapeHtml(more)}">${esc(head)}` +
     `<span class="note">… (cut from ${int(value.length)} characters; !row N shows it whole)</span></td>`
   );
 }
