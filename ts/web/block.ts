@@ -7,9 +7,10 @@
  * an empty line ends a statement that spans lines (it runs as typed, errors included), and
  * comment lines go with what follows (`-- @viz` before a query is that query's). What is left
  * open at the end (an unfinished statement) is not run: it stays at the prompt, as the terminal
- * keeps it at `...>`.
+ * keeps it at `...>`. Statements after a `;` on one line (`SELECT 1; SELECT 2`) run in turn.
  */
-import { continuesStatement, isCommand, isCommentLine, statementComplete, stripTerminator } from '../repl/statement.js';
+import { codePoints } from '../oql/lexer.js';
+import { continuesStatement, isCommand, isCommentLine, statementComplete, statementEndInLine, stripTerminator } from '../repl/statement.js';
 
 export interface Block {
   /** The statements to run, in order, each as typed (its lines joined by `\n`). */
@@ -33,7 +34,18 @@ export function splitBlock(text: string): Block {
     }
     return false;
   };
-  lines.forEach((line, i) => {
+  for (let i = 0; i < lines.length; i++) {
+    let line = lines[i]!;
+    // More statements after a `;` on this line (`SELECT 1; SELECT 2`): the rest is the next
+    // line, its start padded with spaces (an error's column is that of the line as typed), as
+    // the terminal runs it.
+    if (!(buffer.length === 0 && isCommand(line))) {
+      const end = statementEndInLine([...buffer, line].join('\n'));
+      if (end >= 0) {
+        lines.splice(i + 1, 0, ' '.repeat(codePoints(line.slice(0, end))) + line.slice(end));
+        line = line.slice(0, end);
+      }
+    }
     const typed = buffer.length === 0 && isCommand(line) ? [line] : [...buffer, line];
     const joined = typed.join('\n');
     let ready = statementComplete(joined) || (buffer.length > 0 && line.trim() === '');
@@ -42,6 +54,6 @@ export function splitBlock(text: string): Block {
       buffer = [];
       if (stripTerminator(joined) !== '') statements.push(joined);
     } else buffer = typed;
-  });
+  }
   return { statements, rest: buffer.join('\n') };
 }
