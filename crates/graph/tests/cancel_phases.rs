@@ -5,8 +5,7 @@
 
 use heapql_graph::{FullAnalysis, GraphOptions, ObjectGraph, PassBeside};
 use heapql_heap::{Heap, HeapError, ObjIdx, OpenOptions, Progress};
-use heapql_hprof::testkit::{DumpBuilder, Val};
-use heapql_hprof::BasicType;
+use heapql_hprof::testkit::DumpBuilder;
 use heapql_graph::control::Cancelled;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -15,12 +14,7 @@ const CHAIN: usize = 300_000;
 
 fn chain_dump(dir: &std::path::Path) -> Heap {
     let mut b = DumpBuilder::new(8);
-    let node_class = b.class("demo.Node", Some(b.object_class), &[("next", BasicType::Object)]);
-    let mut next = 0;
-    for _ in 0..CHAIN {
-        next = b.instance(node_class, &[Val::Obj(next)]);
-    }
-    b.root_jni_global(next);
+    b.chain("demo.Node", CHAIN);
     let path = dir.join("chain.hprof");
     std::fs::write(&path, b.build()).unwrap();
     Heap::open(&path, OpenOptions::default()).unwrap()

@@ -539,6 +539,19 @@ impl DumpBuilder {
         self.instance(self.string_class, &[Val::Obj(value), Val::Byte(coder), Val::Int(0)])
     }
 
+    /// A chain of `len` instances of a class `name` whose field `next` holds the one made
+    /// before it, the last made held by a JNI global: a dominator path `len` objects long (the
+    /// shape for tests of deep walks and of where they stop). Gives the head's id.
+    pub fn chain(&mut self, name: &str, len: usize) -> u64 {
+        let node_class = self.class(name, Some(self.object_class), &[("next", BasicType::Object)]);
+        let mut next = 0;
+        for _ in 0..len {
+            next = self.instance(node_class, &[Val::Obj(next)]);
+        }
+        self.root_jni_global(next);
+        next
+    }
+
     pub fn root_jni_global(&mut self, id: u64) {
         self.roots.root_jni_global(id, 0);
     }

@@ -487,8 +487,7 @@ mod tests {
     use super::*;
     use heapql_graph::{FullAnalysis, GraphOptions};
     use heapql_heap::{Heap, OpenOptions};
-    use heapql_hprof::testkit::{DumpBuilder, Val};
-    use heapql_hprof::BasicType;
+    use heapql_hprof::testkit::DumpBuilder;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     /// The breakdown of a suspect holding a chain of 300 000 objects looks at the flag every
@@ -498,12 +497,7 @@ mod tests {
         const CHAIN: usize = 300_000;
         let dir = tempfile::tempdir().unwrap();
         let mut b = DumpBuilder::new(8);
-        let node_class = b.class("demo.Node", Some(b.object_class), &[("next", BasicType::Object)]);
-        let mut next = 0;
-        for _ in 0..CHAIN {
-            next = b.instance(node_class, &[Val::Obj(next)]);
-        }
-        b.root_jni_global(next);
+        b.chain("demo.Node", CHAIN);
         let path = dir.path().join("chain.hprof");
         std::fs::write(&path, b.build()).unwrap();
         let heap = Heap::open(&path, OpenOptions::default()).unwrap();
