@@ -70,7 +70,10 @@ export class ServiceHttpError extends ServiceError {
   }
 }
 
-/** A 2xx reply this client cannot understand (unexpected text, malformed JSON, wrong shape). */
+/**
+ * A 2xx reply this client cannot understand (unexpected text, malformed JSON, wrong shape), or
+ * an answer that is not HTTP at all (something else listens on the port; `bodyText` is then empty).
+ */
 export class ServiceProtocolError extends ServiceError {
   readonly bodyText: string;
 

@@ -86,6 +86,16 @@ interface TryFailure {
 
 const RETRYABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
 
+/** Node's codes for a TLS certificate it does not accept (besides ERR_TLS_… and ERR_SSL_…). */
+const TLS_CERT_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+]);
+
 export class Transport {
   readonly base: URL;
   /** True once a reply (a status line, whatever the status) came back from the service. */
@@ -229,12 +239,12 @@ export class Transport {
     }
     if (deadline.aborted) {
       const queued = options.queuedMs !== undefined && options.queuedMs >= 1 ? ` (it had first waited ${Math.round(options.queuedMs)} ms behind earlier calls of this client)` : '';
-      return new ServiceTimeoutError(
-        info,
-        options.timeoutMs,
-        `${this.service} at ${where}: no reply to ${info.request} within ${formatMs(options.timeoutMs)} of sending it${queued}${options.unsure ? `; it may already have taken effect${unsure}` : ''}`,
-        err,
-      );
+      const limit = `${formatMs(options.timeoutMs)} of sending it${queued}`;
+      // A reply that had begun (a slow or stalled body): the service got the request and ran it.
+      const text = failure.responded
+        ? `${this.service} at ${where}: the reply to ${info.request} (HTTP ${failure.status}) began but did not finish within ${limit} (${failure.bodyBytes} bytes of the body received)${options.unsure ? `; it has probably taken effect${unsure}` : ''}`
+        : `${this.service} at ${where}: no reply to ${info.request} within ${limit}${options.unsure ? `; it may already have taken effect${unsure}` : ''}`;
+      return new ServiceTimeoutError(info, options.timeoutMs, text, err);
     }
     const code = errorCode(err);
     if (failure.responded) {
@@ -270,8 +280,21 @@ export class Transport {
           err,
         );
       default: {
-        const detail = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
-        return new ServiceError('ERR_SERVICE_REQUEST', info, `${this.service} at ${where}: ${info.request} failed: ${detail}`, err);
+        const detail = oneLine(err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err));
+        // Whatever answered on the port does not speak HTTP (undici's parser: HPE_…), or sent headers beyond any HTTP server's.
+        if (code !== undefined && (code.startsWith('HPE_') || code === 'UND_ERR_HEADERS_OVERFLOW')) {
+          return new ServiceProtocolError(info, '', `${this.service} at ${where}: the answer to ${info.request} is not HTTP (${code}: ${detail}); is this the ${this.service}'s port?`);
+        }
+        if (code !== undefined && this.base.protocol === 'https:' && (code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_') || TLS_CERT_CODES.has(code))) {
+          const plain = new URL(this.base.href);
+          plain.protocol = 'http:';
+          const advice =
+            code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'ERR_SSL_PACKET_LENGTH_TOO_LONG'
+              ? `the service answers plain HTTP there; use ${plain.href.replace(/\/$/, '')}`
+              : `${detail}; neither service serves HTTPS itself: use ${plain.href.replace(/\/$/, '')}, or give the proxy in front a certificate this machine trusts`;
+          return new ServiceError('ERR_SERVICE_REQUEST', info, `${this.service} at ${where}: the TLS handshake of ${info.request} failed (${code}): ${advice}`, err);
+        }
+        return new ServiceError('ERR_SERVICE_REQUEST', info, `${this.service} at ${where}: ${info.request} failed${code ? ` (${code})` : ''}: ${detail}`, err);
       }
     }
   }
@@ -312,6 +335,12 @@ function parseBaseUrl(url: string, service: string, example: string): URL {
   parsed.search = '';
   parsed.hash = '';
   return parsed;
+}
+
+/** Text on one line (a TLS library's message ends in a newline), at most 300 characters. */
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat;
 }
 
 function formatMs(ms: number): string {
