@@ -19,6 +19,7 @@ import {
   ThreadControl,
   currentOsThreadId,
   planWarnings,
+  parseId,
   parsePlan,
 } from '../../ts/clients/scheduler/index.js';
 import { DeviceEmulator } from './device-emulator.js';
@@ -104,6 +105,37 @@ describe('scheduler replies', () => {
     emu.override = () => ({ status: 302, body: '', headers: { location: 'http://192.0.2.7:8087/task/5' } });
     const err = await rejection(() => client.stop({ task: 5 }), ServiceHttpError);
     expect(err.message).toContain('HTTP 302 (a redirect to http://192.0.2.7:8087/task/5, not followed');
+  });
+});
+
+describe('ids typed by a user', () => {
+  it('an id beyond what a number holds exactly is named as typed, not as the number it rounds to', () => {
+    const message = (text: string): string => {
+      try {
+        parseId(text, 'task');
+      } catch (err) {
+        expect(err).toBeInstanceOf(InvalidArgumentError);
+        return (err as Error).message;
+      }
+      throw new Error(`parseId(${JSON.stringify(text)}) passed`);
+    };
+    expect(message('9007199254740993')).toBe('task id 9007199254740993 is invalid: use a positive thread id (1…2147483647)');
+    expect(message('99999999999999999999999')).toBe('task id 99999999999999999999999 is invalid: use a positive thread id (1…2147483647)');
+    expect(message('2147483648')).toBe('task id 2147483648 is invalid: use a positive thread id (1…2147483647)');
+    expect(message('0')).toBe('task id 0 is invalid: use a positive thread id (1…2147483647)');
+    expect(parseId('2147483647', 'task')).toBe(2147483647);
+    expect(parseId('007', 'group')).toBe(7);
+  });
+});
+
+describe('a 404 from the scheduler', () => {
+  it('says the URL does not seem to be the scheduler: the real one answers every route the client uses', async () => {
+    const prefixed = new SchedulerClient({ url: `${emu.url}/sched/` });
+    const err = await rejection(() => prefixed.status({ task: 5 }), ServiceHttpError);
+    expect(err.status).toBe(404);
+    expect(err.message).toBe(
+      `scheduler at ${emu.url}: GET /sched/task/5 answered HTTP 404: Endpoint GET /sched/task/5 not found (the taskcontrol scheduler answers every request this client sends: is ${emu.url}/sched/ its URL?)`,
+    );
   });
 });
 

@@ -216,7 +216,13 @@ export class SchedulerClient {
     if (reply.status < 200 || reply.status > 299) {
       const text = reply.text.trim();
       const redirect = reply.status >= 300 && reply.status < 400 ? ` (a redirect to ${reply.location ?? 'nowhere: no Location header'}, not followed: point the URL at the scheduler itself)` : '';
-      const hint = reply.status === 500 && how.hint500 ? ` (${how.hint500})` : '';
+      // The real scheduler answers every request this client sends; a 404 means the URL is something else.
+      const hint =
+        reply.status === 500 && how.hint500
+          ? ` (${how.hint500})`
+          : reply.status === 404
+            ? ` (the taskcontrol scheduler answers every request this client sends: is ${this.transport.base.href} its URL?)`
+            : '';
       throw new ServiceHttpError(
         this.info(path, query),
         reply.status,
@@ -271,10 +277,15 @@ export function checkLotteryPriority(value: number): number {
 /** Parses an id typed by a user (decimal digits only). */
 export function parseId(text: string, what: 'task' | 'group'): number {
   if (typeof text !== 'string') throw new InvalidArgumentError(`${what} id text must be a string, got ${describeValue(text)}`);
-  if (!/^\d+$/.test(text.trim())) {
+  const digits = text.trim();
+  if (!/^\d+$/.test(digits)) {
     throw new InvalidArgumentError(`${what} id ${JSON.stringify(text)} is invalid: use a positive ${what === 'task' ? 'thread' : 'process'} id`);
   }
-  return checkId(Number(text.trim()), what);
+  // Checked as typed: beyond 2^53 a Number rounds (9007199254740993 would be named 9007199254740992).
+  if (BigInt(digits) < 1n || BigInt(digits) > BigInt(INT32_MAX)) {
+    throw new InvalidArgumentError(`${what} id ${digits} is invalid: use a positive ${what === 'task' ? 'thread' : 'process'} id (1…${INT32_MAX})`);
+  }
+  return checkId(Number(digits), what);
 }
 
 function targetParts(target: Target): [string, number] {
