@@ -255,6 +255,21 @@ describe('scheduler AbortSignal and time limits', () => {
 });
 
 describe('ThreadControl checks', () => {
+  it('takes an IPv6 host as typed, and refuses a host that is not one or a wait that is no time', () => {
+    expect(new ThreadControl(8087, { host: '::1' }).client.url).toBe('http://[::1]:8087/');
+    expect(new ThreadControl(8087, { host: '[::1]' }).client.url).toBe('http://[::1]:8087/');
+    expect(new ThreadControl(9000, { host: 'sched.local' }).client.url).toBe('http://sched.local:9000/');
+    expect(() => new ThreadControl(8087, { host: 'http://10.0.0.2' })).toThrow(
+      new InvalidArgumentError('scheduler host "http://10.0.0.2" is invalid: give a host name or address only, such as 127.0.0.1 (the port is the first argument)'),
+    );
+    expect(() => new ThreadControl(8087, { host: '10.0.0.2:9000' })).toThrow(/scheduler host "10\.0\.0\.2:9000" is invalid/);
+    expect(() => new ThreadControl(8087, { host: 5 as never })).toThrow(/scheduler host must be a string, got the number 5/);
+    for (const wait of [-1, 1.5, Number.NaN, 2 ** 31]) {
+      expect(() => new ThreadControl(8087, { workerWaitMs: wait })).toThrow(/workerWaitMs must be a whole number of milliseconds from 1 to 2147483647/);
+    }
+    expect(() => new ThreadControl(8087, { workerWaitMs: '5000' as never })).toThrow(/workerWaitMs must be a number of milliseconds, got a string/);
+  });
+
   it('D3 a thread id given as a number must be a thread of this process; nothing is sent otherwise', async () => {
     const tc = new ThreadControl(emu.port);
     const err = await rejection(() => tc.stopThread(1), InvalidArgumentError);

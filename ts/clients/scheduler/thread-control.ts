@@ -4,10 +4,11 @@
  * the same name, which finds ids with jstack; here /proc/thread-self and a registration by the
  * worker itself (registerThreadId) do that job.
  */
+import { isIPv6 } from 'node:net';
 import { Worker } from 'node:worker_threads';
 
 import { InvalidArgumentError, ServiceProtocolError } from '../errors.js';
-import { describeValue } from '../http.js';
+import { checkTimeout, describeValue } from '../http.js';
 import { SchedulerClient, type CallOptions, type TaskStatus } from './client.js';
 import { checkOwnThreadId, currentOsThreadId, listenForThreadIds, workerOsThreadId } from './thread-ids.js';
 
@@ -37,8 +38,8 @@ export class ThreadControl {
     if (typeof port !== 'number') throw new InvalidArgumentError(`scheduler port must be a number, got ${describeValue(port)}`);
     if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new InvalidArgumentError(`scheduler port ${port} is invalid: use 1…65535`);
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError(`options must be an object, got ${describeValue(options)}`);
-    this.client = new SchedulerClient({ url: `http://${options.host ?? '127.0.0.1'}:${port}`, timeoutMs: options.timeoutMs });
-    this.workerWaitMs = options.workerWaitMs ?? 5_000;
+    this.workerWaitMs = checkTimeout(options.workerWaitMs ?? 5_000, 'workerWaitMs');
+    this.client = new SchedulerClient({ url: `http://${hostPart(options.host ?? '127.0.0.1')}:${port}`, timeoutMs: options.timeoutMs });
     listenForThreadIds();
   }
 
@@ -88,4 +89,15 @@ export class ThreadControl {
     }
     return this.osId(thread);
   }
+}
+
+/** A host for the URL: a name or an IPv4 address as given, an IPv6 address in brackets. */
+function hostPart(host: unknown): string {
+  if (typeof host !== 'string') throw new InvalidArgumentError(`scheduler host must be a string, got ${describeValue(host)}`);
+  const bare = host.replace(/^\[(.*)\]$/, '$1');
+  const ipv6 = isIPv6(bare);
+  if (!ipv6 && !/^[A-Za-z0-9.-]+$/.test(host)) {
+    throw new InvalidArgumentError(`scheduler host ${JSON.stringify(host)} is invalid: give a host name or address only, such as 127.0.0.1 (the port is the first argument)`);
+  }
+  return ipv6 ? `[${bare}]` : host;
 }
