@@ -4,7 +4,8 @@
  * with `<>&='` escaped and null keys omitted, `application/json; charset=UTF-8`, 404/405 with
  * empty bodies, the CORS plugin's preflight and 403s, `/ai/text`'s processing order and silent
  * fallback to GEMMA_3_1B_IT for unknown names, HTTP 200 with `success:false` from object
- * detection and downloads, the blocking download, permissions that can be switched off.
+ * detection and downloads, the blocking download, permissions that can be switched off, an
+ * Accept without JSON failing (content negotiation), /status showing a running generation.
  * Camera frames are small fixed byte strings, generation is deterministic (an echo).
  */
 import http from 'node:http';
@@ -112,6 +113,8 @@ export class DeviceEmulator {
   port = 0;
 
   private textInFlight = 0;
+  /** When the running generation started (/status: isProcessing, processingStartTime). */
+  private processingSince: number | undefined;
   /** Models that failed to load (see failsToLoad). */
   private readonly failed = new Set<string>();
   private currentModel: Model | undefined;
@@ -151,6 +154,7 @@ export class DeviceEmulator {
     this.textGate = undefined;
     this.override = undefined;
     this.maxTextInFlight = 0;
+    this.processingSince = undefined;
     this.currentModel = undefined;
     this.requests.length = 0;
   }
@@ -171,7 +175,10 @@ export class DeviceEmulator {
     const received: ReceivedRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
     this.requests.push(received);
     if (this.hold) return;
-    const reply = this.override?.(received) ?? (await this.dispatch(received));
+    let reply = this.override?.(received) ?? (await this.dispatch(received));
+    // Ktor's content negotiation: with an Accept that excludes JSON no converter is suitable, the
+    // object stays untransformed and the response pipeline fails (inferred: 500, empty body).
+    if (reply.json !== undefined && !acceptsJson(req.headers.accept)) reply = { status: 500, headers: reply.headers };
     const headers: Record<string, string> = { ...reply.headers };
     let body: string | undefined;
     if (reply.json !== undefined) {
@@ -267,7 +274,8 @@ export class DeviceEmulator {
         currentModelDetails: m && { name: m.id, displayName: m.displayName, description: `${m.displayName} on device`, supportsVision: m.vision, preferredBackend: 'CPU', loadedAt: Date.now(), isReady: true },
         hasAuthentication: false,
         supportedFeatures: ['text-generation', 'camera-integration'],
-        isProcessing: false,
+        isProcessing: this.processingSince !== undefined,
+        processingStartTime: this.processingSince,
         isModelLoading: false,
       },
     };
@@ -326,11 +334,13 @@ export class DeviceEmulator {
       image = frameBytes(String(body.captureConfig.camera ?? 'rear'));
     }
     this.textInFlight += 1;
+    this.processingSince ??= Date.now();
     this.maxTextInFlight = Math.max(this.maxTextInFlight, this.textInFlight);
     try {
       await this.textGate?.();
     } finally {
       this.textInFlight -= 1;
+      if (this.textInFlight === 0) this.processingSince = undefined;
     }
     const multimodal = image !== undefined && model.vision;
     let output = `You said: ${body.text}`;
@@ -524,6 +534,17 @@ function gsonIntProblem(body: Record<string, unknown>, fields: string[]): string
     }
   }
   return undefined;
+}
+
+/** Whether an Accept header lets a JSON converter answer (no header: any converter may). */
+function acceptsJson(accept: string | undefined): boolean {
+  if (accept === undefined || accept.trim() === '') return true;
+  return accept.split(',').some((item) => {
+    const [range, ...params] = item.split(';').map((p) => p.trim().toLowerCase());
+    const q = params.find((p) => p.startsWith('q='));
+    if (q !== undefined && Number(q.slice(2)) === 0) return false;
+    return range === '*/*' || range === 'application/*' || range === 'application/json';
+  });
 }
 
 function findModel(name: string): Model | undefined {

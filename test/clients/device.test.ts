@@ -390,6 +390,42 @@ describe('device contract', () => {
   });
 });
 
+describe('device quirks beyond the contract cases', () => {
+  it('B.1 an Accept that excludes JSON finds no converter and the reply is an error; the client always accepts JSON', async () => {
+    for (const accept of ['text/plain', 'text/html, text/*;q=0.5', 'image/jpeg']) {
+      const r = await get('/status', { accept });
+      expect(r.status, accept).toBe(500);
+      expect(r.body, accept).toBe('');
+    }
+    for (const accept of ['application/json', '*/*', 'application/*', 'text/plain, application/json;q=0.1']) {
+      expect((await get('/status', { accept })).status, accept).toBe(200);
+    }
+    // No Accept at all: every converter is acceptable.
+    expect((await get('/status')).status).toBe(200);
+    emu.requests.length = 0;
+    await client.status();
+    await client.orientation();
+    for (const req of emu.requests) expect(req.headers.accept).toBe('application/json');
+  });
+
+  it('B.6 /status says a generation is running (isProcessing, processingStartTime) while one is; a timed-out one points there', async () => {
+    emu.downloaded.add('TINYLLAMA_1_1B_CHAT');
+    let release!: () => void;
+    emu.textGate = () => new Promise<void>((resolve) => (release = resolve));
+    const quick = new DeviceClient({ url: emu.url, timeouts: { text: 200 } });
+    const err = await rejection(() => quick.text({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT' }), ServiceTimeoutError);
+    expect(err.message).toContain('a generation may still be running on the phone (heapql device status shows it)');
+    const busy = await client.status();
+    expect(busy.ai?.isProcessing).toBe(true);
+    expect(typeof busy.ai?.processingStartTime).toBe('number');
+    release();
+    for (let i = 0; i < 200 && (await client.status()).ai?.isProcessing; i++) await new Promise((r) => setTimeout(r, 5));
+    const idle = await client.status();
+    expect(idle.ai?.isProcessing).toBe(false);
+    expect('processingStartTime' in (idle.ai ?? {})).toBe(false);
+  });
+});
+
 describe('device client behaviour', () => {
   it('images go as raw base64, only to the vision model', async () => {
     emu.downloaded.add('GEMMA_3_1B_IT');

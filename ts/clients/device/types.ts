@@ -24,8 +24,11 @@ export interface DeviceStatus {
     totalModels?: number;
     currentModel?: string;
     hasAuthentication?: boolean;
+    /** A generation is running on the phone (since processingStartTime, epoch ms). */
     isProcessing?: boolean;
+    processingStartTime?: number;
     isModelLoading?: boolean;
+    modelLoadingStartTime?: number;
     [key: string]: unknown;
   };
   [key: string]: unknown;
