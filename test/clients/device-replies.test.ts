@@ -16,6 +16,7 @@ import {
   ServiceProtocolError,
   ServiceTimeoutError,
 } from '../../ts/clients/device/index.js';
+import { SchedulerEmulator } from './scheduler-emulator.js';
 import { DeviceEmulator, frameBytes } from './device-emulator.js';
 import { raw } from './raw-http.js';
 import { emulatedDevice } from './emulated.js';
@@ -319,6 +320,26 @@ describe('device HTTP error wording', () => {
     emu.override = () => ({ status: 404, json: { title: 'Endpoint GET /status not found', status: 404, details: {} } });
     const err = await rejection(() => client.status(), ServiceHttpError);
     expect(err.message).toContain('GET /status answered HTTP 404: { "title": "Endpoint GET /status not found", "status": 404, "details": {} }');
+    // A 404 or 405 without the app's error code is not the app's answer either.
+    expect(err.message).toContain(' — this app version has no such endpoint, or the URL is not the AI Phone Server');
+    emu.override = () => ({ status: 405, text: 'Method Not Allowed' });
+    const method = await rejection(() => client.status(), ServiceHttpError);
+    expect(method.message).toContain('answered HTTP 405: Method Not Allowed — this app version has no such endpoint, or the URL is not the AI Phone Server');
+    // The app's own 404 with a code gets its own advice instead.
+    emu.override = () => ({ status: 404, json: { error: 'AI model not available', code: 'MODEL_NOT_AVAILABLE', details: 'TinyLlama 1.1B Chat is not on the device' } });
+    const model = await rejection(() => client.text({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT' }), ServiceHttpError);
+    expect(model.message).not.toContain('no such endpoint');
+    expect(model.message).toContain('download it first');
+  });
+
+  it('the scheduler answering where the device service was expected: its 404 says the URL is not the AI Phone Server', async () => {
+    const sched = await SchedulerEmulator.start();
+    try {
+      const err = await rejection(() => new DeviceClient({ url: sched.url }).status(), ServiceHttpError);
+      expect(err.message).toMatch(/answered HTTP 404: \{"title":"Endpoint GET \/status not found".* — this app version has no such endpoint, or the URL is not the AI Phone Server$/);
+    } finally {
+      await sched.close();
+    }
   });
 
   it('U6 a redirect names its Location', async () => {

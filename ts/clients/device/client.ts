@@ -353,7 +353,8 @@ export class DeviceClient {
     if (reply.status >= 300 && reply.status < 400) {
       text += ` — a redirect to ${reply.location ?? 'nowhere (no Location header)'}, not followed: point the URL at the AI Phone Server itself`;
     } else if (reply.status === 403) text += ' — a permission is missing on the phone: grant it in the AI Phone Server app';
-    else if ((reply.status === 404 || reply.status === 405) && reply.text.trim() === '') {
+    // The app's unmatched routes answer an empty 404/405; its own 404s carry a code. Anything else is not the app.
+    else if ((reply.status === 404 || reply.status === 405) && code === undefined) {
       text += ' — this app version has no such endpoint, or the URL is not the AI Phone Server';
     } else if (code === 'MODEL_NOT_AVAILABLE') {
       text += model?.gated
