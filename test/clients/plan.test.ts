@@ -36,6 +36,16 @@ describe('plans', () => {
     expect(() => parsePlan('r1,s10,s10,s10,r1')).toThrow(/up to step 4 add up to 30 s/);
   });
 
+  it('checks the limits on the durations the server will use: sent to 9 decimals, read as 32-bit floats', () => {
+    // Sent as 25s: 25 s, not under 25.
+    expect(() => parsePlan('s24.9999999999')).toThrow(/stop 24\.9999999999 s is too long.*the server takes it as 25 s/);
+    // A Java float has no 24.9999999: the server reads 25.
+    expect(() => parsePlan('s24.9999999')).toThrow(/stop 24\.9999999 s is too long.*the server takes it as 25 s/);
+    expect(() => parsePlan('s24.99999')).not.toThrow();
+    expect(() => parsePlan('s15,s14.9999999')).toThrow(/add up to 30 s/);
+    expect(() => parsePlan('s15,s14.9999')).not.toThrow();
+  });
+
   it('refuses malformed items, naming the item', () => {
     expect(() => parsePlan('s10,x5')).toThrow(/item 2 "x5"/);
     expect(() => parsePlan('')).toThrow(/empty/);

@@ -26,6 +26,7 @@ export {
   toServerPlan,
   formatReadPlan,
   decodeServerPlan,
+  serverSeconds,
   MAX_STOP_SECONDS,
   MAX_CONSECUTIVE_STOP_SECONDS,
   MAX_STEP_SECONDS,

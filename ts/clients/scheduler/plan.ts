@@ -103,22 +103,25 @@ export function validatePlan(steps: readonly PlanStep[], label?: string): void {
   if (steps.length === 0) throw new InvalidArgumentError(`${where}: it has no steps; ${EXAMPLE}`);
   let run = 0;
   steps.forEach((step, i) => {
-    if (!Number.isFinite(step.seconds) || Math.round(step.seconds * 1e9) < 1) {
-      throw new InvalidArgumentError(`${where}: step ${i + 1} lasts ${step.seconds} s; durations must be positive (at least 1 ns)`);
-    }
-    if (step.seconds > MAX_STEP_SECONDS) {
+    if (step.seconds > MAX_STEP_SECONDS && Number.isFinite(step.seconds)) {
       throw new InvalidArgumentError(`${where}: step ${i + 1} lasts ${step.seconds} s; the longest step allowed is ${MAX_STEP_SECONDS} s`);
+    }
+    // The limits hold for what the server will do, not for the number as written.
+    const used = Number.isFinite(step.seconds) ? serverSeconds(step.seconds) : Number.NaN;
+    if (!(used > 0)) {
+      throw new InvalidArgumentError(`${where}: step ${i + 1} lasts ${step.seconds} s; durations must be positive (at least 1 ns)`);
     }
     if (step.action === 'run') {
       run = 0;
       return;
     }
-    if (step.seconds >= MAX_STOP_SECONDS) {
+    if (used >= MAX_STOP_SECONDS) {
+      const taken = used !== step.seconds ? ` (the server takes it as ${used} s: it reads ${decimal(step.seconds)} as a 32-bit float)` : '';
       throw new InvalidArgumentError(
-        `${where}: stop ${step.seconds} s is too long; each stop must be under ${MAX_STOP_SECONDS} s (a task held 30 s trips the kernel watchdog, which kills the scheduler)`,
+        `${where}: stop ${step.seconds} s is too long${taken}; each stop must be under ${MAX_STOP_SECONDS} s (a task held 30 s trips the kernel watchdog, which kills the scheduler)`,
       );
     }
-    run += step.seconds;
+    run += used;
     if (run >= MAX_CONSECUTIVE_STOP_SECONDS) {
       throw new InvalidArgumentError(
         `${where}: stops in a row up to step ${i + 1} add up to ${round(run)} s; consecutive stops must total under ${MAX_CONSECUTIVE_STOP_SECONDS} s (put a run step between them), or the kernel watchdog kills the scheduler`,
@@ -191,6 +194,14 @@ export function decodeServerPlan(raw: string): ReadPlan | undefined {
     steps.push({ action: letter === 'r' ? 'stop' : 'run', seconds, truncated: fraction !== null });
   }
   return { steps, raw };
+}
+
+/**
+ * How long the server holds a step of `seconds`: the text sent (9 decimals at most) read as a
+ * Java float, in whole nanoseconds. A float has about 7 significant digits, so `24.9999999` is 25.
+ */
+export function serverSeconds(seconds: number): number {
+  return Math.round(Math.fround(Number(decimal(seconds))) * 1e9) / 1e9;
 }
 
 /** Seconds as plain decimal digits (never exponent notation), at most nanosecond precision. */
