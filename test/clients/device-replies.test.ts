@@ -205,6 +205,27 @@ describe('device arguments from JavaScript callers', () => {
     );
     expect(emu.requests).toEqual([]);
   });
+
+  it('a misspelt option or request field is refused, naming the ones there are, instead of quietly using a default', async () => {
+    const cases: [() => Promise<unknown>, string][] = [
+      [() => client.text({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT', maxTokns: 5 } as never), 'a text request has no field "maxTokns": use text, model, maxTokens, image, captureConfig'],
+      [() => client.detectObjects({ treshold: 0.9 } as never), 'a detection request has no field "treshold": use side, zoom, threshold, maxResults, returnImage, imageScaling'],
+      [() => client.capture({ scaling: 'LARGE' } as never), 'a capture request has no field "scaling": use side, zoom, imageScaling'],
+      [() => client.status({ signl: AbortSignal.timeout(5) } as never), 'options have no field "signl": use signal'],
+      [() => client.text({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT' }, { timeout: 5 } as never), 'options have no field "timeout": use signal'],
+    ];
+    for (const [call, message] of cases) {
+      const err = await rejection(call, InvalidArgumentError);
+      expect(err.message).toBe(message);
+    }
+    expect(() => new DeviceClient({ url: emu.url, timeout: 5 } as never)).toThrow(new InvalidArgumentError('DeviceClient options have no field "timeout": use url, timeouts'));
+    expect(() => new DeviceClient({ url: emu.url, timeouts: { txt: 5 } } as never)).toThrow(
+      new InvalidArgumentError('timeouts has no field "txt": use status, help, models, orientation, capture, detect, text, download'),
+    );
+    // An undefined limit is no limit given: the default stays (as timeoutMs: undefined does for the scheduler).
+    expect(new DeviceClient({ url: emu.url, timeouts: { text: undefined } }).timeouts.text).toBe(600_000);
+    expect(emu.requests).toEqual([]);
+  });
 });
 
 describe('device AbortSignal and time limits', () => {

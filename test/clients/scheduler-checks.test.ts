@@ -193,6 +193,24 @@ describe('scheduler arguments from JavaScript callers', () => {
     expect(() => new SchedulerClient({ url: emu.url, timeoutMs: 2 ** 31 - 1 })).not.toThrow();
     expect(emu.requests).toEqual([]);
   });
+
+  it('a misspelt option is refused, naming the ones there are: a resume must not quietly reset the weight to 1', async () => {
+    const cases: [() => Promise<unknown>, string][] = [
+      [() => client.resume({ task: 7 }, { lotteryPriorty: 5 } as never), 'options have no field "lotteryPriorty": use signal, lotteryPriority'],
+      [() => client.setPlan({ task: 7 }, 's1', { onwarning: () => undefined } as never), 'options have no field "onwarning": use signal, onWarning'],
+      [() => client.stop({ task: 7 }, { timeoutMs: 5 } as never), 'options have no field "timeoutMs": use signal'],
+      [() => client.status({ task: 7 }, { lotteryPriority: 5 } as never), 'options have no field "lotteryPriority": use signal'],
+    ];
+    for (const [call, message] of cases) {
+      const err = await rejection(call, InvalidArgumentError);
+      expect(err.message).toBe(message);
+    }
+    expect(() => new SchedulerClient({ url: emu.url, timeout: 100 } as never)).toThrow(new InvalidArgumentError('SchedulerClient options have no field "timeout": use url, timeoutMs'));
+    expect(() => new SchedulerClient(null as never)).toThrow(new InvalidArgumentError('SchedulerClient options must be an object such as {url, timeoutMs}, got null'));
+    expect(() => new SchedulerClient({ url: 8087 } as never)).toThrow(new InvalidArgumentError('the scheduler URL must be a string such as http://127.0.0.1:8087, got the number 8087'));
+    expect(() => new ThreadControl(8087, { hots: 'x' } as never)).toThrow(new InvalidArgumentError('ThreadControl options have no field "hots": use host, timeoutMs, workerWaitMs'));
+    expect(emu.requests).toEqual([]);
+  });
 });
 
 describe('plan warnings', () => {

@@ -354,10 +354,22 @@ export function checkSignal(signal: unknown): AbortSignal | undefined {
   return signal;
 }
 
-/** A call's last argument, `{ signal }`, checked: its signal (undefined when none). */
-export function checkCallOptions(options: unknown): AbortSignal | undefined {
+/**
+ * A call's last argument, `{ signal }` (and the call's `extra` fields), checked: its signal
+ * (undefined when none). A field it does not have is refused rather than ignored: a misspelt
+ * `lotteryPriorty` would otherwise quietly leave the default in force.
+ */
+export function checkCallOptions(options: unknown, extra: readonly string[] = []): AbortSignal | undefined {
   if (!isObject(options)) throw new InvalidArgumentError(`options must be an object such as {signal}, got ${describeValue(options)}`);
+  checkFields(options, ['signal', ...extra], 'options have');
   return checkSignal(options.signal);
+}
+
+/** Refuses a field of `value` not among `known`: `<what> no field "x": use a, b`. */
+export function checkFields(value: Record<string, unknown>, known: readonly string[], what: string): void {
+  for (const key of Object.keys(value)) {
+    if (!known.includes(key)) throw new InvalidArgumentError(`${what} no field ${JSON.stringify(key)}: use ${known.join(', ')}`);
+  }
 }
 
 /** A plain object (not null, not an array): a JSON object as both services send them. */

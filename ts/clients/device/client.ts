@@ -10,7 +10,7 @@
  * never are.
  */
 import { InvalidArgumentError, ModelMismatchError, ServiceFailureError, ServiceHttpError, ServiceProtocolError, type RequestInfo } from '../errors.js';
-import { checkCallOptions, checkTimeout, describeValue, isObject, Transport, type Reply } from '../http.js';
+import { checkCallOptions, checkFields, checkTimeout, describeValue, isObject, Transport, type Reply } from '../http.js';
 import { MODELS, resolveModel, type ModelSpec } from './models.js';
 import type {
   CameraSide,
@@ -87,6 +87,10 @@ export class DeviceClient {
 
   constructor(options: DeviceClientOptions = {}) {
     if (!isObject(options as unknown)) throw new InvalidArgumentError(`options must be an object such as {url, timeouts}, got ${describeValue(options)}`);
+    checkFields(options as Record<string, unknown>, ['url', 'timeouts'], 'DeviceClient options have');
+    if (options.url !== undefined && typeof options.url !== 'string') {
+      throw new InvalidArgumentError(`the device service URL must be a string such as http://192.168.1.20:8005, got ${describeValue(options.url)}`);
+    }
     this.transport = new Transport('device service', options.url ?? DEFAULT_DEVICE_URL, {
       refused: (base) =>
         `the device service at ${base} is not reachable (connection refused): is the AI Phone Server app running on the phone, and is this its address (port 8005)?`,
@@ -95,7 +99,10 @@ export class DeviceClient {
     }, undefined, 'http://192.168.1.20:8005');
     this.url = this.transport.base.href;
     if (options.timeouts !== undefined && !isObject(options.timeouts as unknown)) throw new InvalidArgumentError(`timeouts must be an object, got ${describeValue(options.timeouts)}`);
-    const timeouts = { ...DEFAULT_DEVICE_TIMEOUTS, ...options.timeouts };
+    const timeouts = { ...DEFAULT_DEVICE_TIMEOUTS };
+    if (options.timeouts !== undefined) checkFields(options.timeouts as Record<string, unknown>, Object.keys(DEFAULT_DEVICE_TIMEOUTS), 'timeouts has');
+    // A limit given as undefined is no limit given: the endpoint's default stays.
+    for (const [k, v] of Object.entries(options.timeouts ?? {})) if (v !== undefined) timeouts[k as keyof DeviceTimeouts] = v;
     for (const [k, v] of Object.entries(timeouts)) checkTimeout(v, `timeouts.${k}`);
     this.timeouts = timeouts;
   }
@@ -201,6 +208,7 @@ export class DeviceClient {
    */
   async detectObjects(request: DetectRequest = {}, options: DeviceCallOptions = {}): Promise<DetectionReply> {
     if (!isObject(request as unknown)) throw new InvalidArgumentError(`a detection request is an object {side?, zoom?, threshold?, maxResults?, returnImage?, imageScaling?}, got ${describeValue(request)}`);
+    checkFields(request as Record<string, unknown>, ['side', 'zoom', 'threshold', 'maxResults', 'returnImage', 'imageScaling'], 'a detection request has');
     const side = checkSide(request.side ?? 'rear');
     const threshold = request.threshold ?? 0.5;
     if (typeof threshold !== 'number') throw new InvalidArgumentError(`threshold must be a number from 0 to 1, got ${describeValue(threshold)}`);
@@ -260,6 +268,7 @@ export class DeviceClient {
   /** Takes a photo (the app must be in the foreground) and returns its bytes (an image/* type; JPEG checked). */
   async capture(request: CaptureRequest = {}, options: DeviceCallOptions = {}): Promise<CaptureResult> {
     if (!isObject(request as unknown)) throw new InvalidArgumentError(`a capture request is an object {side?, zoom?, imageScaling?}, got ${describeValue(request)}`);
+    checkFields(request as Record<string, unknown>, ['side', 'zoom', 'imageScaling'], 'a capture request has');
     const query: Record<string, string> = { side: checkSide(request.side ?? 'rear') };
     if (request.zoom !== undefined) query.zoom = String(checkZoom(request.zoom));
     if (request.imageScaling !== undefined) query.imageScaling = checkScaling(request.imageScaling);
@@ -312,7 +321,8 @@ export class DeviceClient {
     timeoutMs: number,
     options: { json?: Json; query?: Record<string, string>; signal?: AbortSignal; retry?: boolean; queuedMs?: number; model?: ModelSpec } = {},
   ): Promise<Json> {
-    const signal = checkCallOptions(options);
+    // Checked by the public method (checkCallOptions) that called this.
+    const signal = options.signal;
     const unsure = method === 'POST' && path !== 'ai/object_detection' ? unsureHint(path) : undefined;
     const reply = await this.transport.send(path, {
       method,
@@ -388,6 +398,7 @@ export function decodeDataUri(uri: string): { bytes: Uint8Array; mimeType: strin
 
 function textBody(request: TextRequest): { json: Json; model: ModelSpec } {
   if (!isObject(request as unknown)) throw new InvalidArgumentError(`a text request is an object {text, model, …}, got ${describeValue(request)}`);
+  checkFields(request as unknown as Record<string, unknown>, ['text', 'model', 'maxTokens', 'image', 'captureConfig'], 'a text request has');
   if (typeof request.text !== 'string') throw new InvalidArgumentError(`the prompt text must be a string, got ${describeValue(request.text)}`);
   if (request.text.trim() === '') throw new InvalidArgumentError('the prompt text is empty');
   const model = resolveModel(request.model);

@@ -7,7 +7,7 @@
  * with no reply: stops and plan sets change state, and re-sending a plan restarts it.
  */
 import { InvalidArgumentError, ServiceHttpError, ServiceProtocolError, type RequestInfo } from '../errors.js';
-import { checkCallOptions, checkTimeout, describeValue, isObject, Transport, type Reply } from '../http.js';
+import { checkCallOptions, checkFields, checkTimeout, describeValue, isObject, Transport, type Reply } from '../http.js';
 import { checkPlanSteps, decodeServerPlan, parsePlan, planWarnings, toServerPlan, type PlanStep, type ReadPlan } from './plan.js';
 
 export const DEFAULT_SCHEDULER_URL = 'http://127.0.0.1:8087';
@@ -88,6 +88,11 @@ export class SchedulerClient {
   private readonly timeoutMs: number;
 
   constructor(options: SchedulerClientOptions = {}) {
+    if (!isObject(options as unknown)) throw new InvalidArgumentError(`SchedulerClient options must be an object such as {url, timeoutMs}, got ${describeValue(options)}`);
+    checkFields(options as Record<string, unknown>, ['url', 'timeoutMs'], 'SchedulerClient options have');
+    if (options.url !== undefined && typeof options.url !== 'string') {
+      throw new InvalidArgumentError(`the scheduler URL must be a string such as ${DEFAULT_SCHEDULER_URL}, got ${describeValue(options.url)}`);
+    }
     this.transport = new Transport('scheduler', options.url ?? DEFAULT_SCHEDULER_URL, {
       refused: (base) =>
         // Said to every client that never reached it, a fresh CLI run included, which cannot tell
@@ -107,7 +112,7 @@ export class SchedulerClient {
 
   /** The server's usage text (also a cheap liveness probe). */
   async help(options: CallOptions = {}): Promise<string> {
-    return (await this.get('help', undefined, options, { retry: true })).text;
+    return (await this.get('help', undefined, checkCallOptions(options), { retry: true })).text;
   }
 
   async status(target: Target, options: CallOptions = {}): Promise<TaskStatus> {
@@ -117,7 +122,7 @@ export class SchedulerClient {
   /** Like status(), with the server's reply verbatim. */
   async readStatus(target: Target, options: CallOptions = {}): Promise<StatusReading> {
     const path = statePath(target);
-    const reply = await this.get(path, undefined, options, { retry: true });
+    const reply = await this.get(path, undefined, checkCallOptions(options), { retry: true });
     const status = STATUS[reply.text];
     if (status === undefined) throw this.protocol(reply, path, `expected running, stopping or not found`);
     return { status, reply: reply.text };
@@ -125,16 +130,17 @@ export class SchedulerClient {
 
   /** Stops the thread or every thread of the process. The server does not check that it exists. */
   async stop(target: Target, options: CallOptions = {}): Promise<void> {
-    await this.expectOk(statePath(target), { stopping: 'true' }, options, mapFullHint(target));
+    const path = statePath(target);
+    await this.expectOk(path, { stopping: 'true' }, checkCallOptions(options), mapFullHint(target));
   }
 
   /** Resumes the target; `lotteryPriority` sets its lottery weight at the same time (else it becomes 1). */
   async resume(target: Target, options: ResumeOptions = {}): Promise<void> {
     const path = statePath(target);
-    checkCallOptions(options);
+    const signal = checkCallOptions(options, ['lotteryPriority']);
     const query: Record<string, string> = { stopping: 'false' };
     if (options.lotteryPriority !== undefined) query.lotteryPriority = String(checkLotteryPriority(options.lotteryPriority));
-    await this.expectOk(path, query, options, mapFullHint(target));
+    await this.expectOk(path, query, signal, mapFullHint(target));
   }
 
   /**
@@ -144,7 +150,7 @@ export class SchedulerClient {
    */
   async setPlan(target: Target, plan: string | readonly PlanStep[], options: SetPlanOptions = {}): Promise<PlanStep[]> {
     const path = planPath(target);
-    checkCallOptions(options);
+    const signal = checkCallOptions(options, ['onWarning']);
     if (options.onWarning !== undefined && typeof options.onWarning !== 'function') {
       throw new InvalidArgumentError(`onWarning must be a function, got ${describeValue(options.onWarning)}`);
     }
@@ -156,14 +162,14 @@ export class SchedulerClient {
       if (options.onWarning) options.onWarning(warning);
       else process.emitWarning(warning, { code: 'HEAPQL_PLAN_STOPS' });
     }
-    await this.expectOk(path, { plan: toServerPlan(steps) }, options);
+    await this.expectOk(path, { plan: toServerPlan(steps) }, signal);
     return steps;
   }
 
   /** The running plan, or null. */
   async getPlan(target: Target, options: CallOptions = {}): Promise<ReadPlan | null> {
     const path = planPath(target);
-    const reply = await this.get(path, undefined, options, { retry: true });
+    const reply = await this.get(path, undefined, checkCallOptions(options), { retry: true });
     if (reply.text === 'no plan') return null;
     const plan = decodeServerPlan(reply.text);
     if (!plan) throw this.protocol(reply, path, 'expected a plan like r10,s5 or "no plan"');
@@ -172,12 +178,13 @@ export class SchedulerClient {
 
   /** Asks the running plan to end; the current step finishes first. Succeeds when there is none. */
   async cancelPlan(target: Target, options: CallOptions = {}): Promise<void> {
-    await this.expectOk(planPath(target), { stoppingPlan: 'true' }, options);
+    const path = planPath(target);
+    await this.expectOk(path, { stoppingPlan: 'true' }, checkCallOptions(options));
   }
 
   /** Every running plan, tasks and task groups. */
   async plans(options: CallOptions = {}): Promise<PlanListing> {
-    const reply = await this.get('plans', undefined, options, { retry: true });
+    const reply = await this.get('plans', undefined, checkCallOptions(options), { retry: true });
     let body: unknown;
     try {
       body = JSON.parse(reply.text);
@@ -208,10 +215,9 @@ export class SchedulerClient {
   private async get(
     path: string,
     query: Record<string, string> | undefined,
-    options: CallOptions,
+    signal: AbortSignal | undefined,
     how: { retry?: boolean; unsure?: string; hint500?: string } = {},
   ): Promise<Reply> {
-    const signal = checkCallOptions(options);
     const reply = await this.transport.send(path, { query, timeoutMs: this.timeoutMs, signal, retry: how.retry, unsure: how.unsure });
     if (reply.status < 200 || reply.status > 299) {
       const text = reply.text.trim();
@@ -235,8 +241,8 @@ export class SchedulerClient {
     return reply;
   }
 
-  private async expectOk(path: string, query: Record<string, string>, options: CallOptions, hint500?: string): Promise<void> {
-    const reply = await this.get(path, query, options, { unsure: READ_BACK, hint500 });
+  private async expectOk(path: string, query: Record<string, string>, signal: AbortSignal | undefined, hint500?: string): Promise<void> {
+    const reply = await this.get(path, query, signal, { unsure: READ_BACK, hint500 });
     if (reply.text !== 'ok') throw this.protocol(reply, path, 'expected "ok"', query);
   }
 

@@ -8,7 +8,7 @@ import { isIPv6 } from 'node:net';
 import { Worker } from 'node:worker_threads';
 
 import { InvalidArgumentError, ServiceProtocolError } from '../errors.js';
-import { checkTimeout, describeValue } from '../http.js';
+import { checkCallOptions, checkFields, checkTimeout, describeValue, isObject } from '../http.js';
 import { SchedulerClient, type CallOptions, type TaskStatus } from './client.js';
 import { checkOwnThreadId, currentOsThreadId, listenForThreadIds, workerOsThreadId } from './thread-ids.js';
 
@@ -37,7 +37,8 @@ export class ThreadControl {
   constructor(port: number = DEFAULT_SCHEDULER_PORT, options: ThreadControlOptions = {}) {
     if (typeof port !== 'number') throw new InvalidArgumentError(`scheduler port must be a number, got ${describeValue(port)}`);
     if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new InvalidArgumentError(`scheduler port ${port} is invalid: use 1…65535`);
-    if (typeof options !== 'object' || options === null) throw new InvalidArgumentError(`options must be an object, got ${describeValue(options)}`);
+    if (!isObject(options as unknown)) throw new InvalidArgumentError(`ThreadControl options must be an object such as {host, timeoutMs, workerWaitMs}, got ${describeValue(options)}`);
+    checkFields(options as Record<string, unknown>, ['host', 'timeoutMs', 'workerWaitMs'], 'ThreadControl options have');
     this.workerWaitMs = checkTimeout(options.workerWaitMs ?? 5_000, 'workerWaitMs');
     this.client = new SchedulerClient({ url: `http://${hostPart(options.host ?? '127.0.0.1')}:${port}`, timeoutMs: options.timeoutMs });
     listenForThreadIds();
@@ -49,8 +50,11 @@ export class ThreadControl {
    * listens, ServiceProtocolError when something else answers.
    */
   static async connect(port: number = DEFAULT_SCHEDULER_PORT, options: ThreadControlOptions & CallOptions = {}): Promise<ThreadControl> {
-    const tc = new ThreadControl(port, options);
-    const help = await tc.client.help({ signal: options.signal });
+    if (!isObject(options as unknown)) throw new InvalidArgumentError(`ThreadControl options must be an object such as {host, timeoutMs, workerWaitMs, signal}, got ${describeValue(options)}`);
+    const { signal, ...rest } = options;
+    checkCallOptions({ signal });
+    const tc = new ThreadControl(port, rest);
+    const help = await tc.client.help({ signal });
     if (!/^GET localhost:\d+\/task\//m.test(help)) {
       throw new ServiceProtocolError(
         { service: 'scheduler', request: 'GET /help' },
