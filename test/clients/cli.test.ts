@@ -263,6 +263,11 @@ describe('heapql device', () => {
     device.reset();
     expectError(await d('detect', '--side', 'left'), 2, '--side "left" is invalid');
     expectError(await d('detect', '--threshold', '2'), 2, '--threshold "2" is invalid');
+    // Decimal numbers only: JavaScript's Number() would take 0x1 as 1 and 1e-1 as 0.1.
+    expectError(await d('detect', '--threshold', '0x0'), 2, '--threshold "0x0" is invalid: use a number from 0 to 1');
+    expectError(await d('detect', '--threshold', '1e-1'), 2, '--threshold "1e-1" is invalid');
+    expectError(await d('detect', '--zoom', '0x2'), 2, '--zoom "0x2" is invalid: use a positive number');
+    expectError(await d('detect', '--zoom', '0b11'), 2, '--zoom "0b11" is invalid');
     expectError(await d('detect', '--max-results', '0'), 2, '--max-results "0" is invalid');
     expectError(await d('detect', '--max-results', '2147483648'), 2, '--max-results "2147483648" is invalid: use a whole number from 1 to 2147483647');
     expectError(await d('text', 'hi', '--model', 'TINYLLAMA_1_1B_CHAT', '--max-tokens', '2147483648'), 2, '--max-tokens "2147483648" is invalid: use a whole number from 1 to 2147483647');

@@ -270,15 +270,18 @@ function positiveInt(text: string, option: string): number {
   return Number(text);
 }
 
+/** A decimal number as typed (`2`, `0.5`, `.5`); Number() alone would also take `0x10`, `1e3` and `Infinity`. */
+const DECIMAL = /^(\d+(\.\d*)?|\.\d+)$/;
+
 function positiveNumber(text: string, option: string): number {
-  const n = Number(text);
-  if (text.trim() === '' || !Number.isFinite(n) || n <= 0) throw usageError(`${option} ${JSON.stringify(text)} is invalid: use a positive number`);
+  const n = DECIMAL.test(text) ? Number(text) : Number.NaN;
+  if (!(n > 0)) throw usageError(`${option} ${JSON.stringify(text)} is invalid: use a positive number`);
   return n;
 }
 
 function fraction(text: string, option: string): number {
-  const n = Number(text);
-  if (text.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw usageError(`${option} ${JSON.stringify(text)} is invalid: use a number from 0 to 1`);
+  const n = DECIMAL.test(text) ? Number(text) : Number.NaN;
+  if (!(n >= 0 && n <= 1)) throw usageError(`${option} ${JSON.stringify(text)} is invalid: use a number from 0 to 1`);
   return n;
 }
 
