@@ -219,6 +219,23 @@ describe('heapql device', () => {
     expect(json).toMatchObject({ response: 'You said: hi', model: 'TINYLLAMA_1_1B_CHAT', metadata: { model: 'TinyLlama 1.1B Chat' } });
   });
 
+  it('text --image-out saves the photo the app takes after generating; none sent is exit 1 after the answer', async () => {
+    device.downloaded.add('TINYLLAMA_1_1B_CHAT');
+    const out = path.join(dir, 'after.jpg');
+    const r = await d('text', 'hi', '--model', 'TINYLLAMA_1_1B_CHAT', '--image-out', out, '--scaling', 'small');
+    expect(r).toEqual({ code: 0, stdout: 'You said: hi\n', stderr: `wrote ${frameBytes('rear').length} bytes (image/jpeg) to ${out}\n` });
+    expect(JSON.parse(device.requests.at(-1)!.body)).toEqual({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT', returnImage: true, imageScaling: 'SMALL' });
+    expect(readFileSync(out).equals(frameBytes('rear'))).toBe(true);
+    device.cameraPermission = false;
+    const none = await d('text', 'hi', '--model', 'TINYLLAMA_1_1B_CHAT', '--image-out', path.join(dir, 'none.jpg'));
+    expect(none.code).toBe(1);
+    expect(none.stdout).toBe('You said: hi\n');
+    expect(none.stderr).toMatch(/^error: device service at .*: POST \/ai\/text answered without the photo returnImage asked for: the app takes it with the rear camera after generating and leaves it out when it cannot \(camera permission, app not in the foreground\)\n$/);
+    const sent = device.requests.length;
+    expectError(await d('text', 'hi', '--model', 'TINYLLAMA_1_1B_CHAT', '--scaling', 'small'), 2, '--scaling needs --image-out');
+    expect(device.requests.length).toBe(sent);
+  });
+
   it('text refusals: usage errors send nothing; service errors exit 1', async () => {
     expectError(await d('text', 'hi', '--model', 'gemma-2b-it-cpu'), 2, 'unknown model "gemma-2b-it-cpu"');
     expectError(await d('text', 'hi'), 2, '--model is required');

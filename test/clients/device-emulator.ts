@@ -350,6 +350,13 @@ export class DeviceEmulator {
     if (model.thinking) thinking = `The user wrote <${body.text}> & wants an answer = echo`;
     this.currentModel = model;
     const num = (v: unknown, d: number) => (typeof v === 'number' ? v : d);
+    // returnImage: a new rear-camera photo after generating. Gson leaves imageScaling null when it
+    // is omitted or not exactly an enum name, and the attach step then fails; so does the camera.
+    // Either failure leaves `image` out without a word.
+    const returned =
+      body.returnImage === true && typeof body.imageScaling === 'string' && Object.hasOwn(SCALING, body.imageScaling) && this.cameraPermission
+        ? dataUri(frameBytes('rear'))
+        : undefined;
     return ok({
       response: output,
       model: model.id,
@@ -365,6 +372,7 @@ export class DeviceEmulator {
         backend: 'CPU',
         isMultimodal: multimodal,
       },
+      image: returned,
     });
   }
 

@@ -208,7 +208,7 @@ describe('device arguments from JavaScript callers', () => {
 
   it('a misspelt option or request field is refused, naming the ones there are, instead of quietly using a default', async () => {
     const cases: [() => Promise<unknown>, string][] = [
-      [() => client.text({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT', maxTokns: 5 } as never), 'a text request has no field "maxTokns": use text, model, maxTokens, image, captureConfig'],
+      [() => client.text({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT', maxTokns: 5 } as never), 'a text request has no field "maxTokns": use text, model, maxTokens, image, captureConfig, returnImage, imageScaling'],
       [() => client.detectObjects({ treshold: 0.9 } as never), 'a detection request has no field "treshold": use side, zoom, threshold, maxResults, returnImage, imageScaling'],
       [() => client.capture({ scaling: 'LARGE' } as never), 'a capture request has no field "scaling": use side, zoom, imageScaling'],
       [() => client.status({ signl: AbortSignal.timeout(5) } as never), 'options have no field "signl": use signal'],

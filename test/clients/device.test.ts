@@ -426,6 +426,46 @@ describe('device quirks beyond the contract cases', () => {
   });
 });
 
+describe('a photo returned with a generation (returnImage)', () => {
+  it('B.4 the app attaches a new rear photo after generating, only when imageScaling names a scaling; without it, or without the camera, silently none', async () => {
+    emu.downloaded.add('TINYLLAMA_1_1B_CHAT');
+    const ask = async (extra: Record<string, unknown>) => JSON.parse((await post('/ai/text', { text: 'hi', model: 'TINYLLAMA_1_1B_CHAT', ...extra })).body);
+    expect((await ask({ returnImage: true, imageScaling: 'SMALL' })).image).toBe(`data:image/jpeg;base64,${frameBytes('rear').toString('base64')}`);
+    // Gson leaves an omitted (or not exactly named) enum null, and the attach step fails without a word.
+    for (const extra of [{ returnImage: true }, { returnImage: true, imageScaling: 'small' }, { returnImage: false, imageScaling: 'SMALL' }, {}]) {
+      const reply = await ask(extra);
+      expect(reply.response, JSON.stringify(extra)).toBe('You said: hi');
+      expect('image' in reply, JSON.stringify(extra)).toBe(false);
+    }
+    emu.cameraPermission = false;
+    const blind = await ask({ returnImage: true, imageScaling: 'SMALL' });
+    expect(blind.response).toBe('You said: hi');
+    expect('image' in blind).toBe(false);
+  });
+
+  it('the client sends imageScaling with returnImage (MEDIUM unless given), checks the photo, and leaves image out when the app did', async () => {
+    emu.downloaded.add('TINYLLAMA_1_1B_CHAT');
+    const reply = await client.text({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT', returnImage: true });
+    expect(lastBody()).toEqual({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT', returnImage: true, imageScaling: 'MEDIUM' });
+    expect(decodeDataUri(reply.image!)!.bytes).toEqual(new Uint8Array(frameBytes('rear')));
+    await client.text({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT', returnImage: true, imageScaling: 'large' as never });
+    expect(lastBody().imageScaling).toBe('LARGE');
+    emu.cameraPermission = false;
+    const without = await client.text({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT', returnImage: true });
+    expect(without.response).toBe('You said: hi');
+    expect(without.image).toBeUndefined();
+    emu.requests.length = 0;
+    await expect(client.text({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT', imageScaling: 'SMALL' })).rejects.toThrow(
+      new InvalidArgumentError('imageScaling sizes the photo that returnImage asks for: set returnImage: true too'),
+    );
+    await expect(client.text({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT', returnImage: 'yes' as never })).rejects.toThrow(/returnImage must be true or false, got a string/);
+    expect(emu.requests).toEqual([]);
+    emu.override = () => ({ status: 200, json: { response: 'x', model: 'TINYLLAMA_1_1B_CHAT', image: 'data:text/plain;base64,aGk=' } });
+    const bad = await rejection(() => client.text({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT', returnImage: true }), ServiceProtocolError);
+    expect(bad.message).toContain('its type is text/plain, not an image');
+  });
+});
+
 describe('device client behaviour', () => {
   it('images go as raw base64, only to the vision model', async () => {
     emu.downloaded.add('GEMMA_3_1B_IT');

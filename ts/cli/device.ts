@@ -106,13 +106,16 @@ const textArgs = {
   'max-tokens': { type: 'string', valueHint: 'n', description: 'token limit (the current app ignores it)' },
   image: { type: 'string', valueHint: 'file', description: 'an image file to ask about (GEMMA_3_1B_IT only)' },
   capture: { type: 'string', valueHint: 'rear|front', description: "take a photo with the phone's camera instead (GEMMA_3_1B_IT only)" },
+  'image-out': { type: 'string', valueHint: 'file', description: 'have the app take a rear-camera photo after generating and save it here (any model)' },
+  scaling: SCALING_ARG,
   ...common,
 } as const;
 
 const textCommand = defineCommand({
   meta: {
     name: 'text',
-    description: 'generate text on the phone: device text <prompt> --model <id or name> [--max-tokens <n>] [--image <file>] [--capture rear|front] [--url <u>]',
+    description:
+      'generate text on the phone: device text <prompt> --model <id or name> [--max-tokens <n>] [--image <file>] [--capture rear|front] [--image-out <file> [--scaling <size>]] [--url <u>]',
   },
   args: textArgs,
   async run({ args, rawArgs }) {
@@ -122,9 +125,27 @@ const textCommand = defineCommand({
     const maxTokens = args['max-tokens'] === undefined ? undefined : positiveInt(args['max-tokens'], '--max-tokens');
     const image = args.image === undefined ? undefined : await readInput(args.image);
     const captureConfig = args.capture === undefined ? undefined : { camera: side(args.capture, '--capture') };
-    const reply = await client(args).text({ text: args.prompt, model: args.model, maxTokens, image, captureConfig });
-    if (args.json) return printJson(reply);
-    print(reply.response);
+    const imageOut = args['image-out'];
+    if (imageOut === '') throw usageError('--image-out needs a file name');
+    if (args.scaling !== undefined && imageOut === undefined) throw usageError('--scaling needs --image-out: it sizes the photo taken after generating');
+    const imageScaling = args.scaling === undefined ? undefined : scalingOf(args.scaling);
+    if (imageOut !== undefined) await checkWritable(imageOut);
+    const c = client(args);
+    const returnImage = imageOut !== undefined;
+    const reply = await c.text({ text: args.prompt, model: args.model, maxTokens, image, captureConfig, ...(returnImage ? { returnImage, imageScaling } : {}) });
+    if (args.json) printJson(reply);
+    else print(reply.response);
+    if (imageOut === undefined) return;
+    if (reply.image === undefined) {
+      throw new HeapqlError(
+        'ERR_SERVICE_FAILURE',
+        `device service at ${new URL(c.url).origin}: POST /ai/text answered without the photo returnImage asked for: the app takes it with the rear camera after generating and leaves it out when it cannot (camera permission, app not in the foreground)`,
+        { exitCode: 1 },
+      );
+    }
+    const photo = decodeDataUri(reply.image)!;
+    await writeOutput(imageOut, photo.bytes);
+    notice(`wrote ${photo.bytes.length} bytes (${photo.mimeType}) to ${imageOut}`);
   },
 });
 
@@ -227,7 +248,7 @@ export const deviceCommand = defineCommand({
     description: [
       'Use the AI Phone Server app on a phone (on-device LLMs, object detection, camera, compass):',
       '  heapql device status|help|models|orientation [--url <u>] [--json]',
-      '  heapql device text <prompt> --model <id or name> [--max-tokens <n>] [--image <file>] [--capture rear|front]',
+      '  heapql device text <prompt> --model <id or name> [--max-tokens <n>] [--image <file>] [--capture rear|front] [--image-out <file> [--scaling <size>]]',
       '  heapql device download <model>',
       '  heapql device detect [--side rear|front] [--zoom <z>] [--threshold <x>] [--max-results <n>] [--image-out <file> [--scaling <size>]]',
       '  heapql device capture [--side rear|front] [--zoom <z>] [--scaling <size>] --out <file>',

@@ -290,6 +290,11 @@ export class DeviceClient {
     }
     // The app answers a model name it does not know with GEMMA_3_1B_IT instead of refusing it.
     if (body.model !== model.id && body.model !== model.displayName) throw this.mismatch(request, body, model, body.model, 'answered');
+    // A photo (returnImage) may be absent (the app could not take it), but when present it must be one.
+    if (body.image !== undefined) {
+      const problem = typeof body.image === 'string' ? imageProblem(body.image) : `it is ${describeValue(body.image)}`;
+      if (problem) throw this.shapeError(request, body, `an "image" data URI of a JPEG (returnImage); ${problem}`);
+    }
     return body as TextReply;
   }
 
@@ -398,7 +403,7 @@ export function decodeDataUri(uri: string): { bytes: Uint8Array; mimeType: strin
 
 function textBody(request: TextRequest): { json: Json; model: ModelSpec } {
   if (!isObject(request as unknown)) throw new InvalidArgumentError(`a text request is an object {text, model, …}, got ${describeValue(request)}`);
-  checkFields(request as unknown as Record<string, unknown>, ['text', 'model', 'maxTokens', 'image', 'captureConfig'], 'a text request has');
+  checkFields(request as unknown as Record<string, unknown>, ['text', 'model', 'maxTokens', 'image', 'captureConfig', 'returnImage', 'imageScaling'], 'a text request has');
   if (typeof request.text !== 'string') throw new InvalidArgumentError(`the prompt text must be a string, got ${describeValue(request.text)}`);
   if (request.text.trim() === '') throw new InvalidArgumentError('the prompt text is empty');
   const model = resolveModel(request.model);
@@ -418,6 +423,15 @@ function textBody(request: TextRequest): { json: Json; model: ModelSpec } {
   if (request.image !== undefined) body.image = rawBase64(request.image);
   if (request.captureConfig !== undefined) {
     body.captureConfig = captureConfigBody(request.captureConfig);
+  }
+  const returnImage = request.returnImage ?? false;
+  if (typeof returnImage !== 'boolean') throw new InvalidArgumentError(`returnImage must be true or false, got ${describeValue(returnImage)}`);
+  if (returnImage) {
+    body.returnImage = true;
+    // Without imageScaling the app's attach step fails silently: always send one.
+    body.imageScaling = checkScaling(request.imageScaling ?? 'MEDIUM');
+  } else if (request.imageScaling !== undefined) {
+    throw new InvalidArgumentError('imageScaling sizes the photo that returnImage asks for: set returnImage: true too');
   }
   return { json: body, model };
 }

@@ -84,6 +84,13 @@ export interface TextRequest {
   image?: Uint8Array | string;
   /** Take a photo with the phone's camera instead of passing an image; only for a vision model. */
   captureConfig?: CaptureConfig;
+  /**
+   * Have the app take a new photo with the rear camera after generating and return it as `image`
+   * (any model). The app leaves it out, without saying why, when it cannot take it.
+   */
+  returnImage?: boolean;
+  /** Size of that photo (only with returnImage); MEDIUM when not given (the app needs one). */
+  imageScaling?: ImageScaling;
 }
 
 export interface TextReply {
@@ -101,6 +108,8 @@ export interface TextReply {
     isMultimodal?: boolean;
     [key: string]: unknown;
   };
+  /** With returnImage: the photo taken after generating, a JPEG data URI (absent when the app could not take it). */
+  image?: string;
   [key: string]: unknown;
 }
 
