@@ -95,6 +95,11 @@ describe('heapql sched', () => {
 
   it('invalid ids, plans and options are usage errors (exit 2) and send nothing', async () => {
     expectError(await s('status', '--task', 'abc'), 2, 'task id "abc" is invalid');
+    // An option given without its value.
+    expectError(await heapql(['sched', 'status', '--url', sched.url, '--task']), 2, 'error: --task needs a thread id: --task <tid>');
+    expectError(await heapql(['sched', 'stop', '--url', sched.url, '--group']), 2, 'error: --group needs a process id: --group <pid>');
+    expectError(await heapql(['sched', 'status', '--task', '5', '--url']), 2, 'error: --url needs the URL of the service, such as http://127.0.0.1:8087');
+    expectError(await heapql(['device', 'status', '--url']), 2, 'error: --url needs the URL of the service, such as http://192.168.1.20:8005');
     expectError(await s('stop', '--group', '99999999999'), 2, 'group id 99999999999 is invalid');
     expectError(await s('status', '--task', '1', '--group', '2'), 2, 'exactly one of --task <tid> or --group <pid>');
     expectError(await s('resume'), 2, 'exactly one of --task');

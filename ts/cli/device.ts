@@ -271,7 +271,7 @@ function client(args: { url?: string; timeout?: string }): DeviceClient {
   const ms = timeoutOption(args.timeout);
   // One limit for every endpoint: a command makes requests of one kind.
   const timeouts = ms === undefined ? undefined : (Object.fromEntries(Object.keys(DEFAULT_DEVICE_TIMEOUTS).map((k) => [k, ms])) as unknown as DeviceTimeouts);
-  return serviceClient(args.url, 'HEAPQL_DEVICE_URL', DEFAULT_DEVICE_URL, (url) => new DeviceClient({ url, timeouts }));
+  return serviceClient(args.url, 'HEAPQL_DEVICE_URL', DEFAULT_DEVICE_URL, (url) => new DeviceClient({ url, timeouts }), 'http://192.168.1.20:8005');
 }
 
 function scalingOf(text: string): ImageScaling {

@@ -186,6 +186,9 @@ function client(args: { url?: string; timeout?: string }): SchedulerClient {
 }
 
 function targetOf(args: CommonArgs): Target {
+  // An option typed without its value arrives as "".
+  if (args.task === '') throw usageError('--task needs a thread id: --task <tid>');
+  if (args.group === '') throw usageError('--group needs a process id: --group <pid>');
   if ((args.task === undefined) === (args.group === undefined)) throw usageError('give exactly one of --task <tid> or --group <pid>');
   return args.task !== undefined ? { task: parseId(String(args.task), 'task') } : { group: parseId(String(args.group), 'group') };
 }

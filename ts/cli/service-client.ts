@@ -30,7 +30,9 @@ export function timeoutOption(text: string | undefined): number | undefined {
   return ms;
 }
 
-export function serviceClient<T>(url: string | undefined, env: string, fallback: string, make: (url: string) => T): T {
+export function serviceClient<T>(url: string | undefined, env: string, fallback: string, make: (url: string) => T, example = fallback): T {
+  // `--url` typed without its value arrives as "".
+  if (url === '') throw usageError(`--url needs the URL of the service, such as ${example}`);
   const fromEnv = url === undefined ? process.env[env] || undefined : undefined;
   try {
     return make(url ?? fromEnv ?? fallback);
