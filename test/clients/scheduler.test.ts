@@ -329,6 +329,17 @@ describe('scheduler contract', () => {
     expect(await client.status({ task: 7 })).toBe('RUNNING');
   });
 
+  it('A.5 a stop or resume during a plan lasts until its next step, which writes over it (weight back to 1 too)', async () => {
+    await client.setPlan({ task: 7 }, 's5,s5,r1');
+    await client.resume({ task: 7 }, { lotteryPriority: 7 });
+    expect(await client.status({ task: 7 })).toBe('RUNNING');
+    expect(emu.settings.task.get(7)).toEqual({ stop: false, priority: 7 });
+    await emu.advance(5_000);
+    // The second stop step: stopped again, weight 1.
+    expect(await client.status({ task: 7 })).toBe('STOPPED');
+    expect(emu.settings.task.get(7)).toEqual({ stop: true, priority: 1 });
+  });
+
   it('A-21 a task-group plan is listed under taskGroup only', async () => {
     expect((await get('/taskGroup/plan/9?plan=1s')).body).toBe('ok');
     const listed = JSON.parse((await get('/plans')).body);
