@@ -195,6 +195,24 @@ describe('heapql sched', () => {
 });
 
 describe('heapql device', () => {
+  it('--json prints the reply as the phone sent it: a number beyond 2^53 keeps its digits', async () => {
+    device.override = (req) =>
+      req.path === '/orientation'
+        ? { status: 200, text: '{\n  "azimuth": 12.5,\n  "pitch": 0,\n  "roll": 0,\n  "timestamp": 9007199254740993123,\n  "accuracy": "HIGH"\n}', headers: { 'content-type': 'application/json; charset=UTF-8' } }
+        : undefined;
+    const r = await d('orientation', '--json');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('"timestamp": 9007199254740993123');
+    device.override = undefined;
+    device.downloaded.add('TINYLLAMA_1_1B_CHAT');
+    const models = await d('models', '--json');
+    expect(JSON.parse(models.stdout).models).toHaveLength(5);
+    // Gson's escapes stay as sent: the output is the phone's JSON, not a re-encoding.
+    const text = await d('text', '<b> & =', '--model', 'TINYLLAMA_1_1B_CHAT', '--json');
+    expect(text.stdout).toContain('"response": "You said: \\u003cb\\u003e \\u0026 \\u003d"');
+    expect(JSON.parse(text.stdout).response).toBe('You said: <b> & =');
+  });
+
   it('status, help, models, orientation', async () => {
     device.downloaded.add('TINYLLAMA_1_1B_CHAT');
     const status = await d('status');

@@ -2,7 +2,7 @@
  * `heapql device`: the AI Phone Server from the command line (status, models, text generation,
  * downloads, object detection, camera, compass). Bad arguments exit 2 before anything is sent;
  * a phone that is unreachable, an HTTP error or a `success: false` reply exits 1 with one line.
- * `--json` prints the server's JSON reply.
+ * `--json` prints the server's JSON reply as it sent it.
  */
 import { constants as fsConstants } from 'node:fs';
 import { access, readFile, stat, writeFile } from 'node:fs/promises';
@@ -11,7 +11,7 @@ import { checkOptions } from './args.js';
 import { serviceClient, timeoutOption } from './service-client.js';
 import { defineCommand } from 'citty';
 
-import { DeviceClient, decodeDataUri, IMAGE_SCALINGS, imageTooLarge, MODELS, resolveModel, DEFAULT_DEVICE_TIMEOUTS, DEFAULT_DEVICE_URL, type CameraSide, type DeviceTimeouts, type ImageScaling } from '../clients/device/index.js';
+import { DeviceClient, decodeDataUri, replyText, IMAGE_SCALINGS, imageTooLarge, MODELS, resolveModel, DEFAULT_DEVICE_TIMEOUTS, DEFAULT_DEVICE_URL, type CameraSide, type DeviceTimeouts, type ImageScaling } from '../clients/device/index.js';
 import { HeapqlError, usageError } from '../errors.js';
 import { cannotWrite, fileWriteProblem } from '../file-write-error.js';
 import { notice } from './stderr.js';
@@ -73,7 +73,7 @@ const modelsCommand = defineCommand({
   async run({ args, rawArgs }) {
     checkOptions(rawArgs, 'device models', common, 0);
     const models = await client(args).models();
-    if (args.json) return printJson({ models });
+    if (args.json) return printJson(models, { models });
     const rows = models.map((m) => [
       m.name,
       m.displayName,
@@ -373,6 +373,11 @@ function print(text: string): void {
   process.stdout.write(`${text}\n`);
 }
 
-function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+/**
+ * `--json`: the phone's reply as it sent it (Gson's pretty JSON), so that a number beyond 2^53
+ * keeps its digits; `fallback` (or the value) re-encoded when there is no such text.
+ */
+function printJson(value: unknown, fallback: unknown = value): void {
+  const raw = replyText(value);
+  process.stdout.write(raw !== undefined ? `${raw.trimEnd()}\n` : `${JSON.stringify(fallback, null, 2)}\n`);
 }

@@ -80,6 +80,18 @@ type Json = Record<string, unknown>;
  */
 const textQueues = new Map<string, Promise<unknown>>();
 
+/** The text of the reply each returned object was parsed from (see replyText). */
+const replyTexts = new WeakMap<object, string>();
+
+/**
+ * The reply text an object returned by a DeviceClient call was parsed from, exactly as the phone
+ * sent it (for the models() list: the whole /ai/models reply); undefined for any other value.
+ * JSON.parse rounds integers beyond 2^53 and drops the app's escapes; this text keeps them.
+ */
+export function replyText(value: unknown): string | undefined {
+  return typeof value === 'object' && value !== null ? replyTexts.get(value) : undefined;
+}
+
 export class DeviceClient {
   readonly url: string;
   readonly timeouts: Readonly<DeviceTimeouts>;
@@ -126,6 +138,7 @@ export class DeviceClient {
     if (!Array.isArray(models) || !models.every((m) => isObject(m) && typeof m.name === 'string' && typeof m.available === 'boolean')) {
       throw this.shapeError(this.request('GET', 'ai/models'), body, 'a "models" list of {name, available, …}');
     }
+    replyTexts.set(models, replyTexts.get(body)!);
     return models as ModelInfo[];
   }
 
@@ -346,6 +359,7 @@ export class DeviceClient {
     if (!isObject(parsed)) {
       throw new ServiceProtocolError(info, reply.text, `${this.where()}: ${info.request} answered something that is not a JSON object: ${JSON.stringify(reply.text.slice(0, 200))}`);
     }
+    replyTexts.set(parsed, reply.text);
     if (parsed.success === false) {
       const why = firstString(parsed.error, parsed.message, parsed.details) ?? 'no reason given';
       // A failed download names the model file's URL.
