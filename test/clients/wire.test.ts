@@ -97,3 +97,29 @@ describe('https:// to a service that speaks plain HTTP', () => {
     expect(dev.message).not.toContain('\n');
   });
 });
+
+describe('unicode', () => {
+  it('a reply whose multi-byte characters arrive split across reads is decoded whole', async () => {
+    const reply = JSON.stringify({ response: 'Grüße, 世界 😀 — ok', model: 'TINYLLAMA_1_1B_CHAT' }, null, 2);
+    const bytes = Buffer.from(reply, 'utf8');
+    const url = await serve(
+      http.createServer((req, res) => {
+        req.resume();
+        res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8', 'content-length': String(bytes.length) });
+        // One byte per write, each on its own turn of the event loop: the 4-byte emoji spans four.
+        let i = 0;
+        const next = (): void => {
+          if (i < bytes.length) {
+            res.write(bytes.subarray(i, i + 1));
+            i++;
+            setImmediate(next);
+          } else res.end();
+        };
+        next();
+      }),
+    );
+    const device = new DeviceClient({ url });
+    const answer = await device.text({ text: 'Grüße 😀', model: 'TINYLLAMA_1_1B_CHAT' });
+    expect(answer.response).toBe('Grüße, 世界 😀 — ok');
+  });
+});
