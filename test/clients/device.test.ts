@@ -426,6 +426,42 @@ describe('device quirks beyond the contract cases', () => {
   });
 });
 
+describe('health, a model file and model loading through the client', () => {
+  it('B-01 health(): healthy, with the three services', async () => {
+    const h = await client.health();
+    expect(h.status).toBe('healthy');
+    expect(h.services).toEqual({ location: 'available', orientation: 'available', camera: 'available' });
+    emu.override = () => ({ status: 200, json: { status: 'degraded' } });
+    const odd = await rejection(() => client.health(), ServiceProtocolError);
+    expect(odd.message).toContain('expected "status": "healthy"');
+  });
+
+  it('B-16 modelStatus(): the file of a model on the phone; one not there is a 404 MODEL_NOT_DOWNLOADED with advice', async () => {
+    emu.downloaded.add('TINYLLAMA_1_1B_CHAT');
+    const file = await client.modelStatus('TinyLlama 1.1B Chat');
+    expect(emu.requests.at(-1)!.path).toBe('/ai/models/TINYLLAMA_1_1B_CHAT/status');
+    expect(file).toMatchObject({ downloadStatus: 'COMPLETED', isLoaded: false });
+    expect(typeof file.fileSize).toBe('number');
+    const absent = await rejection(() => client.modelStatus('DEEPSEEK_R1_DISTILL_QWEN_1_5B'), ServiceHttpError);
+    expect(absent.errorCode).toBe('MODEL_NOT_DOWNLOADED');
+    expect(absent.message).toContain('— download it first (heapql device download DEEPSEEK_R1_DISTILL_QWEN_1_5B, or downloadModel())');
+    const gated = await rejection(() => client.modelStatus('LLAMA_3_2_1B_INSTRUCT'), ServiceHttpError);
+    expect(gated.message).toContain('install it on the phone through the AI Phone Server app');
+    await expect(client.modelStatus('NOPE')).rejects.toThrow(/unknown model "NOPE"/);
+    emu.override = () => ({ status: 200, json: { fileSize: 1 } });
+    await rejection(() => client.modelStatus('TINYLLAMA_1_1B_CHAT'), ServiceProtocolError);
+  });
+
+  it('B-18 loadingStatus(): idle, or loading with its progress', async () => {
+    expect(await client.loadingStatus()).toMatchObject({ isLoading: false });
+    const loading = { isLoading: true, elapsedTime: 12_000, timeoutTime: 60_000, progressPercentage: 20, modelName: 'TinyLlama 1.1B Chat' };
+    emu.override = () => ({ status: 200, json: loading });
+    expect(await client.loadingStatus()).toEqual(loading);
+    emu.override = () => ({ status: 200, json: { isLoading: 'no' } });
+    await rejection(() => client.loadingStatus(), ServiceProtocolError);
+  });
+});
+
 describe('a photo returned with a generation (returnImage)', () => {
   it('B.4 the app attaches a new rear photo after generating, only when imageScaling names a scaling; without it, or without the camera, silently none', async () => {
     emu.downloaded.add('TINYLLAMA_1_1B_CHAT');

@@ -18,10 +18,13 @@ import type {
   CaptureResult,
   DetectionReply,
   DetectRequest,
+  DeviceHealth,
   DeviceHelp,
   DeviceStatus,
   DownloadReply,
   ImageScaling,
+  LoadingStatus,
+  ModelFileStatus,
   ModelInfo,
   Orientation,
   TextReply,
@@ -124,6 +127,33 @@ export class DeviceClient {
     const body = await this.call('GET', 'status', this.timeouts.status, { signal: checkCallOptions(options), retry: true });
     if (typeof body.status !== 'string') throw this.shapeError(this.request('GET', 'status'), body, 'a "status" string');
     return body as DeviceStatus;
+  }
+
+  /** Liveness (GET /health): `status` must be `healthy`. Uses timeouts.status. */
+  async health(options: DeviceCallOptions = {}): Promise<DeviceHealth> {
+    const body = await this.call('GET', 'health', this.timeouts.status, { signal: checkCallOptions(options), retry: true });
+    if (body.status !== 'healthy') throw this.shapeError(this.request('GET', 'health'), body, '"status": "healthy"');
+    return body as DeviceHealth;
+  }
+
+  /**
+   * The file of one model on the phone (GET /ai/models/{id}/status; id or display name given,
+   * the id sent): size, downloadStatus, whether it is loaded. A model not on the phone is HTTP 404
+   * MODEL_NOT_DOWNLOADED. Polling it is how to follow a download started elsewhere. Uses timeouts.status.
+   */
+  async modelStatus(name: string, options: DeviceCallOptions = {}): Promise<ModelFileStatus> {
+    const model = resolveModel(name);
+    const path = `ai/models/${model.id}/status`;
+    const body = await this.call('GET', path, this.timeouts.status, { signal: checkCallOptions(options), retry: true, model });
+    if (typeof body.downloadStatus !== 'string') throw this.shapeError(this.request('GET', path), body, 'a "downloadStatus" string');
+    return body as ModelFileStatus;
+  }
+
+  /** Whether a model is being loaded (GET /ai/models/loading-status; the app allows 60 s). Uses timeouts.status. */
+  async loadingStatus(options: DeviceCallOptions = {}): Promise<LoadingStatus> {
+    const body = await this.call('GET', 'ai/models/loading-status', this.timeouts.status, { signal: checkCallOptions(options), retry: true });
+    if (typeof body.isLoading !== 'boolean') throw this.shapeError(this.request('GET', 'ai/models/loading-status'), body, 'an "isLoading" true or false');
+    return body as LoadingStatus;
   }
 
   /** The server's own API description (GET /help). */
@@ -385,7 +415,7 @@ export class DeviceClient {
     // The app's unmatched routes answer an empty 404/405; its own 404s carry a code. Anything else is not the app.
     else if ((reply.status === 404 || reply.status === 405) && code === undefined) {
       text += ' — this app version has no such endpoint, or the URL is not the AI Phone Server';
-    } else if (code === 'MODEL_NOT_AVAILABLE') {
+    } else if (code === 'MODEL_NOT_AVAILABLE' || code === 'MODEL_NOT_DOWNLOADED') {
       text += model?.gated
         ? ` — ${model.id} is gated on Hugging Face, so the API cannot download it: install it on the phone through the AI Phone Server app`
         : ` — download it first (heapql device download ${model?.id ?? '<model>'}, or downloadModel())`;

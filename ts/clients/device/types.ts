@@ -34,6 +34,39 @@ export interface DeviceStatus {
   [key: string]: unknown;
 }
 
+export interface DeviceHealth {
+  status: 'healthy';
+  /** location, orientation, camera: `available`. */
+  services?: Record<string, string>;
+  [key: string]: unknown;
+}
+
+/** One model's file on the phone (GET /ai/models/{name}/status). */
+export interface ModelFileStatus {
+  /** DOWNLOADING | COMPLETED | FAILED | CORRUPTED | DELETED */
+  downloadStatus: string;
+  downloadPath?: string;
+  fileSize?: number;
+  formattedSize?: string;
+  downloadTimestamp?: number;
+  lastAccessedTimestamp?: number;
+  isLoaded?: boolean;
+  ageInDays?: number;
+  [key: string]: unknown;
+}
+
+/** GET /ai/models/loading-status: idle ({isLoading: false, message}) or loading. */
+export interface LoadingStatus {
+  isLoading: boolean;
+  message?: string;
+  /** While loading: ms since the load began, of timeoutTime (60000). */
+  elapsedTime?: number;
+  timeoutTime?: number;
+  progressPercentage?: number;
+  modelName?: string;
+  [key: string]: unknown;
+}
+
 export interface DeviceHelp {
   server?: string;
   version?: string;
