@@ -4,8 +4,11 @@
  * port, a plain-HTTP service addressed with https://. Each error must say what happened, where
  * (the URL and the request) and what to do, on one line.
  */
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import net from 'node:net';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -95,6 +98,21 @@ describe('https:// to a service that speaks plain HTTP', () => {
     const dev = await rejection(() => device.status(), ServiceError);
     expect(dev.message).toContain(`use ${url}`);
     expect(dev.message).not.toContain('\n');
+  });
+});
+
+describe('an HTTPS service whose certificate is not trusted', () => {
+  it('says which certificate problem, that neither service serves HTTPS itself, and the http:// URL', async () => {
+    // A self-signed certificate for 127.0.0.1 made for this test (openssl req -x509, 100 years).
+    const fixtures = path.join(__dirname, 'fixtures');
+    const url = await serve(
+      https.createServer({ key: readFileSync(path.join(fixtures, 'self-signed-key.pem')), cert: readFileSync(path.join(fixtures, 'self-signed-cert.pem')) }, (_req, res) => res.end('running')),
+    );
+    const secure = url.replace('http://', 'https://');
+    const err = await rejection(() => new SchedulerClient({ url: secure }).status({ task: 7 }), ServiceError);
+    expect(err.message).toBe(
+      `scheduler at ${secure}: the TLS handshake of GET /task/7 failed (DEPTH_ZERO_SELF_SIGNED_CERT): self-signed certificate; neither service serves HTTPS itself: use ${url}, or give the proxy in front a certificate this machine trusts`,
+    );
   });
 });
 
