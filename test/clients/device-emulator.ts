@@ -5,7 +5,8 @@
  * empty bodies, the CORS plugin's preflight and 403s, `/ai/text`'s processing order and silent
  * fallback to GEMMA_3_1B_IT for unknown names, HTTP 200 with `success:false` from object
  * detection and downloads, the blocking download, permissions that can be switched off, an
- * Accept without JSON failing (content negotiation), /status showing a running generation.
+ * Accept without JSON failing (content negotiation), /status showing a running generation, and
+ * loading-status and /status showing the load of a model a generation needs (loadGate).
  * Camera frames are small fixed byte strings, generation is deterministic (an echo).
  */
 import http from 'node:http';
@@ -108,11 +109,18 @@ export class DeviceEmulator {
   override: ((req: ReceivedRequest) => Reply | undefined) | undefined;
   /** Awaited by /ai/text before it answers (to observe overlapping generations). */
   textGate: (() => Promise<void>) | undefined;
+  /**
+   * Awaited by /ai/text while it loads a model that is not the loaded one (before generating):
+   * meanwhile /ai/models/loading-status and /status report the load.
+   */
+  loadGate: (() => Promise<void>) | undefined;
   maxTextInFlight = 0;
   readonly requests: ReceivedRequest[] = [];
   port = 0;
 
   private textInFlight = 0;
+  /** The model being loaded by a generation, and since when. */
+  private loading: { model: Model; since: number } | undefined;
   /** When the running generation started (/status: isProcessing, processingStartTime). */
   private processingSince: number | undefined;
   /** Models that failed to load (see failsToLoad). */
@@ -152,6 +160,8 @@ export class DeviceEmulator {
     this.sensorsReady = true;
     this.hold = false;
     this.textGate = undefined;
+    this.loadGate = undefined;
+    this.loading = undefined;
     this.override = undefined;
     this.maxTextInFlight = 0;
     this.processingSince = undefined;
@@ -244,7 +254,7 @@ export class DeviceEmulator {
     this.on('GET', '/ai/models', () => ok({ models: EMULATED_MODELS.map((m) => this.modelEntry(m)) }));
     this.on('POST', '/ai/models/download', (req) => this.download(req));
     this.on('GET', '/ai/models/status', () => ok(this.persistenceSummary()));
-    this.on('GET', '/ai/models/loading-status', () => ok({ isLoading: false, message: 'No model is currently loading' }));
+    this.on('GET', '/ai/models/loading-status', () => ok(this.loadingStatus()));
     this.on('GET', '/ai/models/diagnostics', () => ok({ timestamp: Date.now(), diagnostics: { storagePermission: this.storagePermission }, summary: { downloadedModels: this.downloaded.size } }));
     this.on('POST', '/ai/models/cleanup', () => ok({ success: true, message: 'Cleanup finished', cleanedModels: 0 }));
     this.on('GET', '/ai/models/:name/status', (_req, _url, p) => this.modelStatus(p.name!));
@@ -276,9 +286,17 @@ export class DeviceEmulator {
         supportedFeatures: ['text-generation', 'camera-integration'],
         isProcessing: this.processingSince !== undefined,
         processingStartTime: this.processingSince,
-        isModelLoading: false,
+        isModelLoading: this.loading !== undefined,
+        modelLoadingStartTime: this.loading?.since,
       },
     };
+  }
+
+  /** The app's load limit is 60 s; progress is the share of it used so far. */
+  private loadingStatus(): unknown {
+    if (!this.loading) return { isLoading: false, message: 'No model is currently loading' };
+    const elapsedTime = Date.now() - this.loading.since;
+    return { isLoading: true, elapsedTime, timeoutTime: 60_000, progressPercentage: Math.min(99, Math.floor((elapsedTime / 60_000) * 100)), modelName: this.loading.model.displayName };
   }
 
   private usableCount(): number {
@@ -333,6 +351,15 @@ export class DeviceEmulator {
       if (!this.cameraPermission) return aiError(400, 'AI service error', 'AI_SERVICE_ERROR', 'Failed to capture image: Camera permission not granted');
       image = frameBytes(String(body.captureConfig.camera ?? 'rear'));
     }
+    if (this.currentModel !== model && this.loadGate) {
+      this.loading = { model, since: Date.now() };
+      try {
+        await this.loadGate();
+      } finally {
+        this.loading = undefined;
+      }
+    }
+    this.currentModel = model;
     this.textInFlight += 1;
     this.processingSince ??= Date.now();
     this.maxTextInFlight = Math.max(this.maxTextInFlight, this.textInFlight);

@@ -452,6 +452,29 @@ describe('health, a model file and model loading through the client', () => {
     await rejection(() => client.modelStatus('TINYLLAMA_1_1B_CHAT'), ServiceProtocolError);
   });
 
+  it('B.3 while a generation loads a model that is not loaded yet, loading-status and /status say so (the app allows 60 s)', async () => {
+    emu.downloaded.add('TINYLLAMA_1_1B_CHAT');
+    let release!: () => void;
+    emu.loadGate = () => new Promise<void>((resolve) => (release = resolve));
+    const generation = client.text({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT' });
+    await requestsReceived(emu, 1);
+    for (let i = 0; i < 200 && !(await client.loadingStatus()).isLoading; i++) await new Promise((r) => setTimeout(r, 5));
+    const loading = await client.loadingStatus();
+    expect(loading).toMatchObject({ isLoading: true, timeoutTime: 60_000, modelName: 'TinyLlama 1.1B Chat' });
+    expect(loading.elapsedTime).toBeGreaterThanOrEqual(0);
+    expect(loading.progressPercentage).toBeGreaterThanOrEqual(0);
+    const status = await client.status();
+    expect(status.ai?.isModelLoading).toBe(true);
+    expect(typeof status.ai?.modelLoadingStartTime).toBe('number');
+    release();
+    expect((await generation).response).toBe('You said: hi');
+    expect(await client.loadingStatus()).toMatchObject({ isLoading: false });
+    expect((await client.status()).ai?.isModelLoading).toBe(false);
+    // Loaded now: the next generation does not load it again.
+    emu.loadGate = () => Promise.reject(new Error('loaded twice'));
+    expect((await client.text({ text: 'again', model: 'TINYLLAMA_1_1B_CHAT' })).response).toBe('You said: again');
+  });
+
   it('B-18 loadingStatus(): idle, or loading with its progress', async () => {
     expect(await client.loadingStatus()).toMatchObject({ isLoading: false });
     const loading = { isLoading: true, elapsedTime: 12_000, timeoutTime: 60_000, progressPercentage: 20, modelName: 'TinyLlama 1.1B Chat' };
