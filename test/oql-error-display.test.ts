@@ -115,12 +115,12 @@ describe('a field or class the dump lacks', () => {
   // As the session reports them (ts/session/query.ts, `placed`).
   const field = new OqlNameError(
     "Demo$Session has no field 'nope' (its fields: data, id)",
-    { kind: 'field', name: 'nope', className: 'Demo$Session', classCount: 1, fields: ['data', 'id'] },
+    { kind: 'field', name: 'nope', className: 'Demo$Session', classCount: 1, fields: ['data', 'id'], quotedMessage: '"Demo$Session" has no field "nope" (its fields: "data", "id")' },
     { line: 1, column: 10 },
   );
   const classText = "SELECT '\u202e', s FROM Nope.Klass s";
   const fully = 'class names are fully qualified';
-  const klass = new OqlNameError(`class Nope.Klass is not in this dump (${fully})`, { kind: 'class', name: 'Nope.Klass', suggestions: [], note: fully }, { line: 1, column: 20 });
+  const klass = new OqlNameError(`class Nope.Klass is not in this dump (${fully})`, { kind: 'class', name: 'Nope.Klass', suggestions: [], note: fully, quotedMessage: `class "Nope.Klass" is not in this dump (${fully})` }, { line: 1, column: 20 });
 
   it('is an OQL error with its place: the line and a caret under the name, the message without "(line, column)"', () => {
     expect([field.code, field.message]).toEqual(['ERR_UNKNOWN_FIELD', "Demo$Session has no field 'nope' (its fields: data, id) (line 1, column 10)"]);
@@ -158,7 +158,7 @@ describe('a field or class the dump lacks', () => {
     const tool = failureResult(klass, classText);
     expect(tool.isError).toBe(true);
     // The MCP server puts its code first, as for every other heapql error (syntax and plan errors:
-    // `OQL error:`), and quotes the names as JSON (from the error's data).
+    // `OQL error:`), and quotes the names as JSON (the executor's `quotedMessage`).
     const { header } = caretUnder((tool.content[0] as { text: string }).text, 'Nope.Klass');
     expect(header).toBe(`ERR_UNKNOWN_CLASS: query:1:20: class "Nope.Klass" is not in this dump (${fully})`);
   });

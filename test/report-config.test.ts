@@ -132,7 +132,7 @@ describe('config parsing', () => {
     // A `\` at a line's end joins two lines of the file into one of the text.
     expect(continued!.lines).toEqual([{ line: 7 }]);
     // An error names the file's line and column where the text is the file's; else the line, the query's line shown.
-    const refused: UnknownName = { kind: 'class', name: 'Demo$Sessio', suggestions: [] };
+    const refused: UnknownName = { kind: 'class', name: 'Demo$Sessio', suggestions: [], quotedMessage: 'class "Demo$Sessio" is not in this dump' };
     const err = new OqlNameError('class Demo$Sessio is not in this dump', refused, { line: 2, column: 8 });
     expect(formatOqlError(err, multi!.oql, multi!)).toBe('c.toml:3:8: class Demo$Sessio is not in this dump\n    FROM Demo$Sessio s"""\n         ^^^^^^^^^^^');
     const err2 = new OqlNameError('class Demo$Sessio is not in this dump', refused, { line: 2, column: 6 });

@@ -159,7 +159,14 @@ describe('server app, lazy analysis (the default)', () => {
         line: 2,
         column: 10,
         reason: `Demo$Session has no field 'nosuch' (its fields: ${error.unknownName.fields.join(', ')})`,
-        unknownName: { kind: 'field', name: 'nosuch', className: 'Demo$Session', classCount: 1, fields: expect.arrayContaining(['id', 'user', 'createdAt']) },
+        unknownName: {
+          kind: 'field',
+          name: 'nosuch',
+          className: 'Demo$Session',
+          classCount: 1,
+          fields: expect.arrayContaining(['id', 'user', 'createdAt']),
+          quotedMessage: `"Demo$Session" has no field "nosuch" (its fields: ${error.unknownName.fields.map((f) => JSON.stringify(f)).join(', ')})`,
+        },
       });
       // The message as before: the place, the reason, the line and the caret.
       expect(error.message.split('\n'), route).toEqual([`query:2:10: ${error.reason}`, '         s.nosuch', '           ^^^^^^']);
@@ -171,7 +178,12 @@ describe('server app, lazy analysis (the default)', () => {
       line: 2,
       column: 8,
       reason: 'class Demo$Sessio is not in this dump; did you mean Demo$Session?',
-      unknownName: { kind: 'class', name: 'Demo$Sessio', suggestions: ['Demo$Session'] },
+      unknownName: {
+        kind: 'class',
+        name: 'Demo$Sessio',
+        suggestions: ['Demo$Session'],
+        quotedMessage: 'class "Demo$Sessio" is not in this dump; did you mean "Demo$Session"?',
+      },
     });
     // A syntax error: its place, its reason and its hint.
     const syntax = await post(app, '/query', 'SELECT COUNT(*) AS n FORM Demo$Session s');

@@ -57,10 +57,12 @@ describe('name errors as data', () => {
     ]) {
       const err = await refusal(run());
       expect(err.code).toBe('ERR_UNKNOWN_FIELD');
-      expect(err.unknownName).toEqual({ kind: 'field', name: 'nosuch', className: 'Demo$Session', classCount: 1, fields: expect.any(Array) });
+      expect(err.unknownName).toEqual({ kind: 'field', name: 'nosuch', className: 'Demo$Session', classCount: 1, fields: expect.any(Array), quotedMessage: expect.any(String) });
       const fields = err.unknownName.fields!;
       expect(fields).toEqual(expect.arrayContaining(['id', 'user', 'createdAt']));
       expect(err.reason).toBe(`Demo$Session has no field 'nosuch' (its fields: ${fields.join(', ')})`);
+      // The same words with every name JSON-quoted (what the MCP server says).
+      expect(err.unknownName.quotedMessage).toBe(`"Demo$Session" has no field "nosuch" (its fields: ${fields.map((f) => JSON.stringify(f)).join(', ')})`);
       expect(err.pos).toEqual({ line: 2, column: 10 });
       expect(err.message).toBe(`${err.reason} (line 2, column 10)`);
       expect(err.exitCode).toBe(1);
@@ -70,7 +72,12 @@ describe('name errors as data', () => {
   test('an unknown class: the name and the suggestions', async () => {
     const err = await refusal(session.query('SELECT COUNT(*) FROM Demo$Sessio s'));
     expect(err.code).toBe('ERR_UNKNOWN_CLASS');
-    expect(err.unknownName).toEqual({ kind: 'class', name: 'Demo$Sessio', suggestions: ['Demo$Session'] });
+    expect(err.unknownName).toEqual({
+      kind: 'class',
+      name: 'Demo$Sessio',
+      suggestions: ['Demo$Session'],
+      quotedMessage: 'class "Demo$Sessio" is not in this dump; did you mean "Demo$Session"?',
+    });
     expect(err.message).toBe('class Demo$Sessio is not in this dump; did you mean Demo$Session? (line 1, column 22)');
   });
 
@@ -88,5 +95,8 @@ describe('name errors as data', () => {
     expect(err.reason).toContain(WITH_NUL);
     expect(err.cause).toBeInstanceOf(HeapqlError);
     expect((err.cause as HeapqlError).message).toBe(err.reason);
+    // Quoted, the NUL is an escape inside its JSON string.
+    expect(err.unknownName.quotedMessage).toContain(JSON.stringify(WITH_NUL));
+    expect(err.unknownName.quotedMessage).not.toContain('\0');
   });
 });

@@ -23,8 +23,8 @@ export class HeapqlError extends Error {
 /**
  * A name a query uses that the dump lacks, as the executor refused it (crates/exec, `UnknownName`):
  * ERR_UNKNOWN_CLASS for `kind: 'class'`, ERR_UNKNOWN_FIELD for the others. The error's message
- * says the same in words; the fronts place the error by `name` and the MCP server quotes the
- * dump's names from these lists.
+ * says the same in words (and `quotedMessage` with the names JSON-quoted); the fronts place the
+ * error by `name`.
  */
 export interface UnknownName {
   /** `class`: a class name (FROM, INSTANCEOF); `field`: an instance field; `static`: a static field read on class objects. */
@@ -41,6 +41,12 @@ export interface UnknownName {
   suggestions?: string[];
   /** What the message adds in fixed words (no name of the dump in them). */
   note?: string;
+  /**
+   * The error's message in the executor's words with every name (the refused one, the classes,
+   * the fields, the suggestions) a JSON string, as the MCP server says it: a class or field may
+   * be named with any text, and each still reads as one name. Worded once, by the executor.
+   */
+  quotedMessage: string;
 }
 
 /** Usage errors and unreadable input exit 2; everything else 1; Ctrl-C 130. */

@@ -1,52 +1,32 @@
 /**
- * The MCP server says a name the dump lacks from the executor's data (`unknownName`), every name
- * JSON-quoted, in the executor's words; the message is never read back. Each kind of refusal.
+ * The MCP server says a name the dump lacks in the executor's words with every name JSON-quoted:
+ * the error's `unknownName.quotedMessage`, worded by the executor (crates/exec, `UnknownName::
+ * message`, whose tests pin each kind), never re-worded here nor read back out of the message.
  */
 import { describe, expect, it } from 'vitest';
 
 import { HeapqlError, type UnknownName } from '../../ts/errors.js';
-import { failureResult, quotedRefusal } from '../../ts/mcp/result.js';
+import { failureResult } from '../../ts/mcp/result.js';
+import { OqlNameError } from '../../ts/oql/errors.js';
 
-describe('quotedRefusal', () => {
-  const cases: [UnknownName, string][] = [
-    [{ kind: 'class', name: 'a.B', suggestions: ['a.Bc', 'x"y'] }, 'class "a.B" is not in this dump; did you mean "a.Bc", "x\\"y"?'],
-    [
-      { kind: 'class', name: 'B', suggestions: [], note: 'class names are fully qualified, e.g. java.util.HashMap, byte[], Outer$Inner' },
-      'class "B" is not in this dump (class names are fully qualified, e.g. java.util.HashMap, byte[], Outer$Inner)',
-    ],
-    [{ kind: 'field', name: 'n', className: 'C', classCount: 1, fields: ['a', 'b\nc'] }, '"C" has no field "n" (its fields: "a", "b\\nc")'],
-    [{ kind: 'field', name: 'n', className: 'C', classCount: 1, fields: [] }, '"C" has no field "n" (its fields: none)'],
-    [
-      { kind: 'field', name: 'n', className: 'C', classCount: 3, fields: ['a'] },
-      'none of the 3 classes of the source has a field "n" (the first, "C", has: "a")',
-    ],
-    [
-      { kind: 'field', name: 'size', className: 'int[]', classCount: 1, note: 'arrays have @length and [i]' },
-      '"int[]" has no field "size" (its fields: none; arrays have @length and [i])',
-    ],
-    [
-      { kind: 'field', name: 'count', className: 'java.lang.String', classCount: 1, fields: ['value'], note: 'strings of this JVM keep their text in value' },
-      '"java.lang.String" has no field "count" (its fields: "value"); strings of this JVM keep their text in value',
-    ],
-    [
-      { kind: 'static', name: 'X', className: 'C', classCount: 1, fields: ['Y'] },
-      `"C" has no static field "X" (its statics, with its superclasses': "Y")`,
-    ],
-    [
-      { kind: 'static', name: 'X', className: 'C', classCount: 2, fields: [] },
-      `none of the 2 classes of the source has a static field "X" (the first, "C", has, with its superclasses': none)`,
-    ],
-    [
-      { kind: 'static', name: 'X', suggestions: ['XX'], note: "the fields of a class object are its class's statics" },
-      `no class of this dump has a static field "X" (the fields of a class object are its class's statics); did you mean "XX"?`,
-    ],
-  ];
-  it.each(cases)('%j', (refused, said) => {
-    expect(quotedRefusal(refused)).toBe(said);
+describe('a name error as an MCP tool error', () => {
+  const refused: UnknownName = {
+    kind: 'class',
+    name: 'a.B',
+    suggestions: ['a.Bc', 'x"y'],
+    quotedMessage: 'class "a.B" is not in this dump; did you mean "a.Bc", "x\\"y"?',
+  };
+
+  it('placed (the session found the name in the text): its code, the place, the quoted words, the caret', () => {
+    const err = new OqlNameError('class a.B is not in this dump; did you mean a.Bc, x"y?', refused, { line: 1, column: 15 });
+    expect(failureResult(err, 'SELECT x FROM a.B x')).toEqual({
+      content: [{ type: 'text', text: `ERR_UNKNOWN_CLASS: query:1:15: ${refused.quotedMessage}\n  SELECT x FROM a.B x\n                ^^^` }],
+      isError: true,
+    });
   });
 
-  it('a name error the query text does not name (no place): its code and the quoted words', () => {
-    const err = new HeapqlError('ERR_UNKNOWN_CLASS', 'class a.B is not in this dump; did you mean a.Bc?', { unknownName: cases[0]![0] });
-    expect(failureResult(err, 'SELECT 1')).toEqual({ content: [{ type: 'text', text: `ERR_UNKNOWN_CLASS: ${cases[0]![1]}` }], isError: true });
+  it('not placed (the query text does not name it): its code and the quoted words', () => {
+    const err = new HeapqlError('ERR_UNKNOWN_CLASS', 'class a.B is not in this dump; did you mean a.Bc, x"y?', { unknownName: refused });
+    expect(failureResult(err, 'SELECT 1')).toEqual({ content: [{ type: 'text', text: `ERR_UNKNOWN_CLASS: ${refused.quotedMessage}` }], isError: true });
   });
 });

@@ -4,7 +4,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
-import { HeapqlError, type UnknownName } from '../errors.js';
+import { HeapqlError } from '../errors.js';
 import { formatOqlError, isOqlError, isOqlNameError, OqlNameError } from '../oql/errors.js';
 import { stringifyJson } from '../query/json.js';
 import { headOf } from '../report/format.js';
@@ -247,12 +247,13 @@ export function errorResult(message: string): CallToolResult {
 export function failureResult(err: unknown, oql?: string): CallToolResult {
   if (isOqlNameError(err)) {
     // A field or class the dump lacks keeps its stable code, shown as a syntax error is
-    // (`ERR_UNKNOWN_FIELD: query:1:10: …`, the line, the caret), the names JSON-quoted.
-    const quoted = new OqlNameError(quotedRefusal(err.unknownName), err.unknownName, err.pos);
+    // (`ERR_UNKNOWN_FIELD: query:1:10: …`, the line, the caret), in the executor's words with
+    // the names JSON-quoted (its `quotedMessage`).
+    const quoted = new OqlNameError(err.unknownName.quotedMessage, err.unknownName, err.pos);
     return errorResult(`${err.code}: ${formatOqlError(quoted, oql ?? '', 'query')}`);
   }
   if (isOqlError(err)) return errorResult(`OQL error: ${withAnalyzeHint(formatOqlError(err, oql ?? '', 'query'))}`);
-  if (err instanceof HeapqlError && err.unknownName !== undefined) return errorResult(`${err.code}: ${quotedRefusal(err.unknownName)}`);
+  if (err instanceof HeapqlError && err.unknownName !== undefined) return errorResult(`${err.code}: ${err.unknownName.quotedMessage}`);
   if (err instanceof HeapqlError) {
     if (err.code === 'ERR_CANCELLED') return errorResult('cancelled: the request was cancelled before it finished');
     if (err.code === 'ERR_DUMP_CHANGED') {
@@ -263,35 +264,6 @@ export function failureResult(err: unknown, oql?: string): CallToolResult {
   }
   const message = err instanceof Error ? err.message : String(err);
   return errorResult(`internal error: ${message}`);
-}
-
-/**
- * The executor's refusal of a name, said from its data (not its message) with every name
- * JSON-quoted, as MCP errors quote the dump's names: a class or field may be named with any
- * text, a sentence or a quote included. The words are the executor's (crates/exec, compile.rs
- * and source.rs).
- */
-export function quotedRefusal(refused: UnknownName): string {
-  const q = (text: string) => JSON.stringify(text);
-  const list = (names: readonly string[]) => names.map(q).join(', ');
-  const name = q(refused.name);
-  const note = refused.note;
-  const guesses = refused.suggestions?.length ? `; did you mean ${list(refused.suggestions)}?` : '';
-  if (refused.kind === 'class') return `class ${name} is not in this dump${guesses || (note ? ` (${note})` : '')}`;
-  if (refused.className === undefined) return `no class of this dump has a static field ${name}${note ? ` (${note})` : ''}${guesses}`;
-  const one = (refused.classCount ?? 1) <= 1;
-  const cls = q(refused.className);
-  // An array class has no field list: what it has instead goes in its place.
-  const listed = refused.fields === undefined ? `none${note ? `; ${note}` : ''}` : refused.fields.length ? list(refused.fields) : 'none';
-  const after = refused.fields !== undefined && note ? `; ${note}` : '';
-  if (refused.kind === 'static') {
-    return one
-      ? `${cls} has no static field ${name} (its statics, with its superclasses': ${listed})${after}`
-      : `none of the ${refused.classCount} classes of the source has a static field ${name} (the first, ${cls}, has, with its superclasses': ${listed})${after}`;
-  }
-  return one
-    ? `${cls} has no field ${name} (its fields: ${listed})${after}`
-    : `none of the ${refused.classCount} classes of the source has a field ${name} (the first, ${cls}, has: ${listed})${after}`;
 }
 
 /** Messages written for the command line name `heapql analyze`; here the tool does it. */

@@ -400,22 +400,16 @@ fn check_field(env: &Env, classes: &[ClassIdx], described: Option<&[ClassIdx]>, 
                 .collect();
             names.sort_unstable();
             names.dedup();
-            let why = "the fields of a class object are its class's statics";
-            let mut msg = format!("no class of this dump has a static field '{name}' ({why})");
-            let close = crate::source::suggest(name, &names);
-            if !close.is_empty() {
-                msg.push_str(&format!("; did you mean {}?", close.join(", ")));
-            }
             let unknown = UnknownName {
                 kind: NameKind::Static,
                 name: name.to_string(),
                 class_name: None,
                 class_count: None,
                 fields: None,
-                suggestions: Some(close),
-                note: Some(why.to_string()),
+                suggestions: Some(crate::source::suggest(name, &names)),
+                note: Some("the fields of a class object are its class's statics".to_string()),
             };
-            Err(ExecError::unknown_name(msg, unknown))
+            Err(ExecError::unknown_name(unknown))
         }
     }
 }
@@ -437,15 +431,6 @@ fn check_static(env: &Env, classes: &[ClassIdx], name: &str) -> Result<(), ExecE
     let mut statics: Vec<&str> = statics_of(env, first).into_iter().filter(|n| !n.starts_with('<')).collect();
     statics.dedup();
     let class_name = &env.heap.class(first).name;
-    let listed = if statics.is_empty() { "none".to_string() } else { statics.join(", ") };
-    let msg = if classes.len() > 1 {
-        format!(
-            "none of the {} classes of the source has a static field '{name}' (the first, {class_name}, has, with its superclasses': {listed})",
-            classes.len()
-        )
-    } else {
-        format!("{class_name} has no static field '{name}' (its statics, with its superclasses': {listed})")
-    };
     let unknown = UnknownName {
         kind: NameKind::Static,
         name: name.to_string(),
@@ -455,7 +440,7 @@ fn check_static(env: &Env, classes: &[ClassIdx], name: &str) -> Result<(), ExecE
         suggestions: None,
         note: None,
     };
-    Err(ExecError::unknown_name(msg, unknown))
+    Err(ExecError::unknown_name(unknown))
 }
 
 pub(crate) fn unknown_field_error(env: &Env, class: ClassIdx, name: &str, class_count: usize) -> ExecError {
@@ -464,27 +449,11 @@ pub(crate) fn unknown_field_error(env: &Env, class: ClassIdx, name: &str, class_
     let mut fields: Vec<&str> = heap.instance_layout(class).iter().map(|f| f.name.as_str()).collect();
     fields.dedup();
     let is_array = info.name.ends_with("[]");
-    let mut msg = if class_count > 1 {
-        format!("none of the {class_count} classes of the source has a field '{name}' (the first, {}, has: ", info.name)
-    } else {
-        format!("{} has no field '{name}' (its fields: ", info.name)
-    };
-    let mut note = None;
-    if is_array {
-        let instead = "arrays have @length and [i]";
-        msg.push_str(&format!("none; {instead}"));
-        note = Some(instead);
-    } else if fields.is_empty() {
-        msg.push_str("none");
-    } else {
-        msg.push_str(&fields.join(", "));
-    }
-    msg.push(')');
+    // An array has no fields: what it has instead is said in the list's place.
+    let mut note = is_array.then_some("arrays have @length and [i]");
     // Strings of JDK 9 and later: the text is `value` (bytes, with `coder`), no count or offset.
     if env.is_string_class(class) && (name == "count" || name == "offset") {
-        let text = "strings of this JVM keep their text in value: use toString(s) for the text, @length for its length";
-        msg.push_str(&format!("; {text}"));
-        note = Some(text);
+        note = Some("strings of this JVM keep their text in value: use toString(s) for the text, @length for its length");
     }
     let unknown = UnknownName {
         kind: NameKind::Field,
@@ -495,7 +464,7 @@ pub(crate) fn unknown_field_error(env: &Env, class: ClassIdx, name: &str, class_
         suggestions: None,
         note: note.map(str::to_string),
     };
-    ExecError::unknown_name(msg, unknown)
+    ExecError::unknown_name(unknown)
 }
 
 

@@ -263,15 +263,10 @@ pub(crate) fn unknown_class(env: &Env, name: &str) -> ExecError {
     names.sort_unstable();
     names.dedup();
     let suggestions = suggest(name, &names);
-    let mut msg = format!("class {name} is not in this dump");
-    let mut note = None;
-    if !suggestions.is_empty() {
-        msg.push_str(&format!("; did you mean {}?", suggestions.join(", ")));
-    } else {
-        let fully = "class names are fully qualified, e.g. java.util.HashMap, byte[], Outer$Inner";
-        msg.push_str(&format!(" ({fully})"));
-        note = Some(fully.to_string());
-    }
+    // With no suggestion, how a class is named.
+    let note = suggestions
+        .is_empty()
+        .then(|| "class names are fully qualified, e.g. java.util.HashMap, byte[], Outer$Inner".to_string());
     let unknown = UnknownName {
         kind: NameKind::Class,
         name: name.to_string(),
@@ -281,7 +276,7 @@ pub(crate) fn unknown_class(env: &Env, name: &str) -> ExecError {
         suggestions: Some(suggestions),
         note,
     };
-    ExecError::unknown_name(msg, unknown)
+    ExecError::unknown_name(unknown)
 }
 
 pub(crate) fn suggest(name: &str, names: &[&str]) -> Vec<String> {

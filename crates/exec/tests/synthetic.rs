@@ -469,7 +469,8 @@ fn in_takes_a_list_column_element_by_element() {
 }
 
 /// A name the dump lacks carries the name and what the message lists as data, for the fronts
-/// (they place the error by the name, and the MCP server quotes the dump's names as JSON).
+/// (they place the error by the name), and the message again with every name JSON-quoted
+/// (`quotedMessage`, what the MCP server says).
 #[test]
 fn name_errors_carry_their_data() {
     let (heap, _) = setup();
@@ -481,16 +482,20 @@ fn name_errors_carry_their_data() {
     let (e, d) = data(select(class("com.example.Nod"), json!({})));
     assert_eq!(e.code, "ERR_UNKNOWN_CLASS");
     let guesses = ["com.example.Node", "com.example.Num", "com.example.Sub"];
-    assert_eq!(d, json!({"kind": "class", "name": "com.example.Nod", "suggestions": guesses}));
+    let quoted = r#"class "com.example.Nod" is not in this dump; did you mean "com.example.Node", "com.example.Num", "com.example.Sub"?"#;
+    assert_eq!(d, json!({"kind": "class", "name": "com.example.Nod", "suggestions": guesses, "quotedMessage": quoted}));
     assert_eq!(e.message, format!("class com.example.Nod is not in this dump; did you mean {}?", guesses.join(", ")));
     let (_, d) = data(select(class("no.such.Thing"), json!({})));
     assert_eq!(
         d,
-        json!({"kind": "class", "name": "no.such.Thing", "suggestions": [], "note": "class names are fully qualified, e.g. java.util.HashMap, byte[], Outer$Inner"})
+        json!({"kind": "class", "name": "no.such.Thing", "suggestions": [], "note": "class names are fully qualified, e.g. java.util.HashMap, byte[], Outer$Inner",
+            "quotedMessage": r#"class "no.such.Thing" is not in this dump (class names are fully qualified, e.g. java.util.HashMap, byte[], Outer$Inner)"#})
     );
     let (e, d) = data(select(class("com.example.Node"), json!({"filter": bin("=", field(row(), "vv"), lit(json!(1)))})));
     assert_eq!(e.code, "ERR_UNKNOWN_FIELD");
-    assert_eq!(d, json!({"kind": "field", "name": "vv", "className": "com.example.Node", "classCount": 1, "fields": ["next", "v", "name"]}));
+    assert_eq!(e.message, "com.example.Node has no field 'vv' (its fields: next, v, name)");
+    let quoted = r#""com.example.Node" has no field "vv" (its fields: "next", "v", "name")"#;
+    assert_eq!(d, json!({"kind": "field", "name": "vv", "className": "com.example.Node", "classCount": 1, "fields": ["next", "v", "name"], "quotedMessage": quoted}));
     // INSTANCEOF: the source's classes counted, the first one's fields listed.
     let (e, d) = data(select(instanceof("com.example.Node"), json!({"output": columns(&[("x", field(row(), "vv"))])})));
     assert!(e.message.starts_with("none of the 2 classes"), "{}", e.message);
@@ -498,13 +503,15 @@ fn name_errors_carry_their_data() {
     // An array: no fields, and what it has instead.
     let (e, d) = data(select(class("int[]"), json!({"output": columns(&[("x", field(row(), "size"))])})));
     assert!(e.message.ends_with("(its fields: none; arrays have @length and [i])"), "{}", e.message);
-    assert_eq!(d, json!({"kind": "field", "name": "size", "className": "int[]", "classCount": 1, "note": "arrays have @length and [i]"}));
+    let quoted = r#""int[]" has no field "size" (its fields: none; arrays have @length and [i])"#;
+    assert_eq!(d, json!({"kind": "field", "name": "size", "className": "int[]", "classCount": 1, "note": "arrays have @length and [i]", "quotedMessage": quoted}));
     // A static on class objects no class has.
     let (e, d) = data(select(class("java.lang.Class"), json!({"output": columns(&[("x", field(row(), "COUNTT"))])})));
     assert_eq!(e.code, "ERR_UNKNOWN_FIELD");
     assert_eq!(
         d,
-        json!({"kind": "static", "name": "COUNTT", "suggestions": ["COUNT"], "note": "the fields of a class object are its class's statics"})
+        json!({"kind": "static", "name": "COUNTT", "suggestions": ["COUNT"], "note": "the fields of a class object are its class's statics",
+            "quotedMessage": r#"no class of this dump has a static field "COUNTT" (the fields of a class object are its class's statics); did you mean "COUNT"?"#})
     );
     // Other errors carry none.
     let e = try_run(&heap, select(json!({"kind": "regex", "pattern": "("}), json!({}))).unwrap_err();
