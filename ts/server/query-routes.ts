@@ -180,11 +180,21 @@ function whole(c: Context, name: string, fallback: number, min: number, max: num
   return n;
 }
 
+/**
+ * HEAD of a cursor's page or count (hono answers HEAD with the GET route): the headers a GET
+ * would get, and nothing done. A GET hands out the next rows (they are not kept) or starts a
+ * count's second run; a HEAD, which the client reads no body of, must do neither.
+ */
+function headOnly(c: Context): Response {
+  return c.body(null, 200, { 'content-type': 'application/json' });
+}
+
 /** `GET /pages/<id>?from=N&rows=M`: the next rows of a paged result. */
 async function nextPage(ctx: ServerContext, c: Context): Promise<Response> {
   const paged = cursorOf(ctx, c.req.param('id')!);
   const from = whole(c, 'from', paged.sent, 0, Number.MAX_SAFE_INTEGER);
   const rows = whole(c, 'rows', paged.pageRows, 1, PAGE_ROWS_MAX);
+  if (c.req.method === 'HEAD') return headOnly(c);
   try {
     return c.body(stringifyJson(await paged.page(from, rows)), 200, { 'content-type': 'application/json' });
   } catch (err) {
@@ -198,6 +208,7 @@ async function nextPage(ctx: ServerContext, c: Context): Promise<Response> {
 async function pageCount(ctx: ServerContext, c: Context): Promise<Response> {
   const id = c.req.param('id')!;
   const paged = cursorOf(ctx, id);
+  if (c.req.method === 'HEAD') return headOnly(c);
   try {
     return c.json(await paged.count());
   } catch (err) {
