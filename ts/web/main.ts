@@ -81,13 +81,17 @@ function showStatus(s: ServerStatusBody): void {
   dump.title = printable(s.dump);
 }
 
-api.onConnection = (online) => {
+api.onConnection = (online, opening) => {
   banner.classList.toggle('show', !online);
-  banner.textContent = online ? '' : `Lost the connection to the heapql server at ${location.host}; retrying every ${POLL_MS / 1000} s…`;
+  banner.textContent = online
+    ? ''
+    : opening
+      ? `The heapql server at ${location.host} is starting: it is opening its heap dump; waiting for it (asking every ${POLL_MS / 1000} s)…`
+      : `Lost the connection to the heapql server at ${location.host}; retrying every ${POLL_MS / 1000} s…`;
   if (online) output.note('reconnected to the server');
   else {
     stateBox.className = 'offline';
-    stateText.textContent = 'disconnected';
+    stateText.textContent = opening ? 'server starting' : 'disconnected';
   }
 };
 
