@@ -9,10 +9,12 @@
  * - HEAD of a paged result's next page or count (it handed the rows out, or started the count).
  */
 import http from 'node:http';
+import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
 import { openHeap, type HeapSession } from '../ts/index.js';
+import { STOPPED_REASON } from '../ts/server/held-scans.js';
 import { listen, type RunningServer } from '../ts/server/listen.js';
 
 const demo = path.join(path.resolve(__dirname, '..'), 'fixtures/demo/demo.hprof');
@@ -177,5 +179,107 @@ describe('server: hostile and careless requests', () => {
     expect((await request(server.port, { method: 'DELETE', path: `/pages/${cursor}` })).status).toBe(200);
     expect((await request(server.port, { method: 'HEAD', path: `/pages/${cursor}` })).status).toBe(404);
     expect((await request(server.port, { method: 'HEAD', path: `/pages/${cursor}/count` })).status).toBe(404);
+  });
+});
+
+/**
+ * Clients that stop reading a streamed answer: each paused scan holds one of the addon's 4
+ * worker threads, and four of them held every query, look-up and analysis of every client for
+ * ever. The server keeps at most HELD_MAX scans waiting for their clients and stops the ones
+ * waiting longest (`stallMs: 0` here: a scan waiting at all counts).
+ */
+describe('server: clients that stop reading', () => {
+  let session: HeapSession;
+  let server: RunningServer;
+  /** Each native stream call: its batches delivered and taken (the gate's releases), its end. */
+  const streams: { delivered: number; released: number; settled: boolean; cancelled: () => boolean }[] = [];
+  const sockets: net.Socket[] = [];
+
+  beforeAll(async () => {
+    session = await openHeap(demo);
+    const handle = session.handle as unknown as { executeStream: (...a: any[]) => Promise<unknown> };
+    const real = handle.executeStream.bind(handle);
+    handle.executeStream = (plan: string, rows: number, onBatch: (b: unknown) => void, token: { cancelled: boolean }, gate: { release(): void }, ...rest: unknown[]) => {
+      const s = { delivered: 0, released: 0, settled: false, cancelled: () => token.cancelled };
+      streams.push(s);
+      const release = gate.release.bind(gate);
+      gate.release = () => {
+        s.released++;
+        release();
+      };
+      return real(plan, rows, (b: unknown) => {
+        s.delivered++;
+        onBatch(b);
+      }, token, gate, ...rest).finally(() => (s.settled = true));
+    };
+    server = await listen(session, 0, { stallMs: 0 });
+  });
+  afterAll(async () => {
+    for (const s of sockets) s.destroy();
+    await server?.close();
+    session?.close();
+  });
+
+  /** A POST /stream whose answer is never read (the socket paused): its scan stops at the gate. */
+  function stalledStream(): net.Socket {
+    // Fat rows: far more than the sockets' buffers hold, so that the scan waits for the reader.
+    const body = `SELECT ${Array(12).fill('x').join(', ')} FROM INSTANCEOF java.lang.Object x`;
+    const socket = net.connect(server.port, '127.0.0.1');
+    socket.write(`POST /stream HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    socket.pause();
+    sockets.push(socket);
+    return socket;
+  }
+
+  test('four stalled streams: the two waiting longest are stopped, and other queries still run', async () => {
+    for (let i = 0; i < 4; i++) stalledStream();
+    // Until each scan waits at its gate (8 batches ahead of its reader), or was stopped.
+    for (let i = 0; i < 2000 && !(streams.length === 4 && streams.every((s) => s.cancelled() || s.delivered - s.released >= 8)); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(streams.length).toBe(4);
+    const answer = await request(server.port, { method: 'POST', path: '/query', body: 'SELECT COUNT(*) FROM java.lang.String' });
+    expect(answer.status, answer.body).toBe(200);
+    expect(JSON.parse(answer.body).rows).toEqual([[3703]]);
+    const [a, b, c, d] = streams;
+    const stopped = [a, b, c, d].filter((s) => s!.cancelled());
+    expect(stopped).toHaveLength(2);
+    for (let i = 0; i < 2000 && !stopped.every((s) => s!.settled); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(stopped.every((s) => s!.settled)).toBe(true);
+    // A stopped stream's client, reading again, reads the reason as the last line.
+    const which = streams.indexOf(stopped[0]!);
+    const socket = sockets[which]!;
+    const text = await new Promise<string>((resolve) => {
+      let got = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (d) => {
+        got += d;
+        if (got.endsWith('\r\n0\r\n\r\n')) resolve(got);
+      });
+      socket.resume();
+    });
+    const lines = text.split('\n').filter((l) => l.startsWith('{"ok":false'));
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!.replace(/\r$/, ''))).toEqual({ ok: false, error: { kind: 'cancelled', message: STOPPED_REASON } });
+  });
+  test('paged results count too: a stalled stream beside two cursors closes the one unused longest', async () => {
+    for (const s of sockets.splice(0)) s.destroy();
+    const open = async () => {
+      const a = await request(server.port, { method: 'POST', path: '/pages', headers: JSON_TYPE, body: '{"query": "SELECT x FROM INSTANCEOF java.lang.Object x", "pageRows": 1}' });
+      expect(a.status, a.body).toBe(200);
+      return JSON.parse(a.body).cursor as string;
+    };
+    const older = await open();
+    const newer = await open();
+    expect((await request(server.port, { path: `/pages/${older}` })).status).toBe(200);
+    expect((await request(server.port, { path: `/pages/${newer}` })).status).toBe(200);
+    const before = streams.length;
+    stalledStream();
+    // Until the stream's scan waits at its gate, or was stopped.
+    for (let i = 0; i < 2000 && !(streams.length > before && (streams[before]!.cancelled() || streams[before]!.delivered - streams[before]!.released >= 8)); i++) await new Promise((r) => setTimeout(r, 10));
+    // (HEAD uses no cursor: it cannot make the older one the newer.)
+    for (let i = 0; i < 200 && (await request(server.port, { method: 'HEAD', path: `/pages/${older}` })).status === 200; i++) await new Promise((r) => setTimeout(r, 10));
+    const gone = await request(server.port, { path: `/pages/${older}` });
+    expect(gone.status, gone.body).toBe(404);
+    expect(JSON.parse(gone.body).error.message).toMatch(/or the oldest of more than 2 scans waiting for their clients\); run the query again$/);
+    expect((await request(server.port, { path: `/pages/${newer}` })).status).toBe(200);
   });
 });
