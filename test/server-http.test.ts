@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
 import { openHeap, type HeapSession } from '../ts/index.js';
-import { listen, type RunningServer } from '../ts/server/listen.js';
+import { bindPort, listen, type RunningServer } from '../ts/server/listen.js';
 
 const root = path.resolve(__dirname, '..');
 const demo = path.join(root, 'fixtures/demo/demo.hprof');
@@ -231,18 +231,52 @@ describe('heapql server (the CLI)', () => {
     }
   });
 
-  test('a port in use is one clear line and exit 2', async () => {
+  test('a port in use is one clear line and exit 2, said before the dump is read', async () => {
     const blocker = net.createServer();
     await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
     const port = (blocker.address() as net.AddressInfo).port;
+    const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'heapql-server-port-'));
     try {
-      const run = runCli(['server', demo, '--port', String(port)]);
+      const run = runCli(['server', demo, '--port', String(port), '--cache-dir', cache]);
       expect(await run.exited).toBe(2);
       const lines = run.err().trim().split('\n');
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(new RegExp(`port ${port} .*in use.*--port 0`));
+      // The dump was not indexed first (minutes for a big one): its index cache was not written.
+      expect(fs.readdirSync(cache)).toEqual([]);
+      // The same with a free port: the cache is written, so the check above can see one.
+      const served = runCli(['server', demo, '--port', '0', '--cache-dir', cache]);
+      for (let i = 0; i < 3000 && !/listening on/.test(served.out()); i++) await new Promise((r) => setTimeout(r, 10));
+      served.child.kill('SIGTERM');
+      expect(await served.exited).toBe(0);
+      expect(fs.readdirSync(cache).length).toBeGreaterThan(0);
     } finally {
       blocker.close();
+      fs.rmSync(cache, { recursive: true, force: true });
+    }
+  });
+
+  test('the port is bound before the dump is open: meanwhile a request is a 503 not_ready, after the Host check', async () => {
+    const bound = await bindPort(0);
+    let served: RunningServer | null = null;
+    try {
+      const early = await request(bound.port, { path: '/status' });
+      expect(early.status).toBe(503);
+      expect(early.headers['retry-after']).toBe('2');
+      expect(JSON.parse(early.body)).toEqual({ ok: false, error: { kind: 'not_ready', message: expect.stringMatching(/still opening the heap dump/) } });
+      const rebound = await request(bound.port, { path: '/status', headers: { host: 'evil.example:80' } });
+      expect(rebound.status).toBe(403);
+      expect(JSON.parse(rebound.body).error.kind).toBe('forbidden');
+      expect((await request(bound.port, { method: 'POST', path: '/query', body: 'SELECT COUNT(*) FROM java.lang.String' })).status).toBe(503);
+      const session = await openHeap(demo);
+      served = bound.serve(session);
+      const status = await request(bound.port, { path: '/status' });
+      expect(status.status).toBe(200);
+      expect(JSON.parse(status.body).objects).toBe(session.info().objectCount);
+      await served.close();
+      session.close();
+    } finally {
+      await (served ?? bound).close();
     }
   });
 });

@@ -12,10 +12,11 @@ export const chromiumAvailable = fs.existsSync(CHROMIUM);
 if (!chromiumAvailable && process.env.CI) throw new Error(`no Chromium at ${CHROMIUM}: CI must run the browser tests (.ci/run installs it)`);
 if (!chromiumAvailable) console.warn(`skipping the browser test: no Chromium at ${CHROMIUM} (apt-get install chromium, or set HEAPQL_CHROMIUM)`);
 
-export function launchChromium(): Promise<Browser> {
+/** `extraArgs`: more of Chromium's switches (`--host-resolver-rules=…` maps a made-up host name to 127.0.0.1). */
+export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', ...extraArgs],
   });
 }
 

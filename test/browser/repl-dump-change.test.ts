@@ -10,7 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
 import { openHeap, type HeapSession } from '../../ts/index.js';
-import { listen, type RunningServer } from '../../ts/server/listen.js';
+import { bindPort, listen, type RunningServer } from '../../ts/server/listen.js';
 import { chromiumAvailable, launchChromium, watchedPage } from './chromium.js';
 import { KNOWN_HEAP_DUMP } from '../tools/known-heap.js';
 import { DEMO_DUMP, enterStatement, replScript } from './repl-server.js';
@@ -101,5 +101,28 @@ describe.skipIf(!chromiumAvailable)('browser REPL: the server restarted on the s
     expect(lookups.length).toBeGreaterThan(3);
     for (const r of lookups) expect(r).toMatch(/[?&]dump=[0-9a-f]{16}$/);
     expect(problems.filter((p) => !/Failed to load resource|ERR_CONNECTION_REFUSED|409/.test(p))).toEqual([]);
+  });
+
+  test('started again, still opening its dump (the port bound first): the page waits, saying so, and is back once it serves', async () => {
+    const port = server.port;
+    const notes = () => page.getByText('reconnected to the server').count();
+    await server.close(0);
+    await page.locator('#banner.show').waitFor();
+    const reconnectedBefore = await notes();
+    // What `heapql server` does now: the port first, the dump then (minutes for a big one).
+    const bound = await bindPort(port);
+    try {
+      await expect.poll(() => page.locator('#banner').textContent()).toMatch(/is starting: it is opening its heap dump; waiting for it/);
+      expect(await page.locator('#state-text').textContent()).toBe('server starting');
+      // A statement meanwhile says what the server said; the page has not called it back.
+      expect(await enter('SELECT COUNT(*) FROM java.lang.String')).toMatch(/still opening the heap dump.*waiting for it/);
+      expect(await page.locator('#banner.show').count()).toBe(1);
+      expect(await notes()).toBe(reconnectedBefore);
+    } finally {
+      server = bound.serve(await open(demo), { replScript: () => script });
+    }
+    await page.locator('#banner.show').waitFor({ state: 'hidden' });
+    await expect.poll(notes).toBe(reconnectedBefore + 1);
+    expect(await enter('SELECT COUNT(*) FROM Demo$Session')).toMatch(/400/);
   });
 });

@@ -99,6 +99,30 @@ describe.skipIf(!chromiumAvailable)('browser REPL: values shown as the terminal 
     expect(shown).toEqual(await terminalCells(q));
   });
 
+  test('spaces are shown and copied as they are: none collapsed, none dropped at a cell\'s ends', async () => {
+    // The demo dump's strings " > ", "    " and " ", and their labels (`… @ 0x…  " > "`, two spaces).
+    const q = 'SELECT toString(s) AS t, s FROM java.lang.String s WHERE toString(s) LIKE "^ .*"';
+    const entry = await enterStatement(page, q);
+    const terminal = await terminalCells(q);
+    expect(terminal.map((r) => r[0])).toEqual(expect.arrayContaining([' > ', '    ', ' ']));
+    // innerText is the text as laid out: spaces the page collapses are gone from it.
+    const shown = await entry.locator('table.result tbody tr').evaluateAll((rows) => rows.map((r) => [...r.children].map((td) => (td as HTMLElement).innerText)));
+    expect(shown).toEqual(terminal);
+    // What a selection of the table copies, through the clipboard.
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: served.server.url });
+    await entry.locator('table.result').evaluate((table) => {
+      const range = document.createRange();
+      range.selectNode(table);
+      getSelection()!.removeAllRanges();
+      getSelection()!.addRange(range);
+    });
+    await page.keyboard.press('Control+C');
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    expect(copied.split('\n').filter((l) => l !== '')).toEqual(['t\ts', ...terminal.map((r) => r.join('\t'))]);
+    await page.evaluate(() => getSelection()!.removeAllRanges());
+    await page.locator('#input').focus();
+  });
+
   test('NaN and ±Infinity are numbers: !sort and !stats take them', async () => {
     const q = 'SELECT s.createdAt AS c, 0.0 / 0.0 AS n, 1.0 / (s.createdAt - 1700001227445) AS i FROM Demo$Session s LIMIT 3';
     await enterStatement(page, q);

@@ -1,5 +1,5 @@
 /**
- * `heapql server <dump>`: indexes the dump, then serves OQL, the report and the browser REPL on
+ * `heapql server <dump>`: binds the port, indexes the dump, then serves OQL, the report and the browser REPL on
  * 127.0.0.1. Ctrl-C or SIGTERM stops it cleanly (requests in flight get a moment, streams are
  * cancelled, the analysis is cancelled, the heap and its scratch files are released).
  */
@@ -7,7 +7,7 @@ import { defineCommand } from 'citty';
 
 import { usageError } from '../errors.js';
 import { banner } from '../server/app.js';
-import { listen } from '../server/listen.js';
+import { bindPort } from '../server/listen.js';
 import { checkOptions, dumpArgs, dumpIndex, fullAnalysisArgs, scratchDir } from './args.js';
 import { cacheOptions } from './cache.js';
 import { openForCli } from './open.js';
@@ -41,15 +41,20 @@ export const serverCommand = defineCommand({
     checkOptions(rawArgs, 'server', args, 1);
     const port = portNumber(a.port);
     const scratch = scratchDir(a['scratch-dir']);
-    const session = await openForCli(a.file, { dump: dumpIndex(a.dump), ...cacheOptions(a), scratchDir: scratch });
-    const reachableOnly = a['reachable-only'] ?? false;
-    session.reachableOnly = reachableOnly;
+    // The port first: one in use is said at once, not after the dump was indexed (minutes for a
+    // big one). Meanwhile a request is a 503 saying the dump is being opened.
+    const bound = await bindPort(port);
+    let session;
     let server;
     try {
+      session = await openForCli(a.file, { dump: dumpIndex(a.dump), ...cacheOptions(a), scratchDir: scratch });
+      const reachableOnly = a['reachable-only'] ?? false;
+      session.reachableOnly = reachableOnly;
       const { storedQueries } = await import('./repl.js');
-      server = await listen(session, port, { autoAnalyze: a['auto-analyze'], reachableOnly, storedQueries: storedQueries() });
+      server = bound.serve(session, { autoAnalyze: a['auto-analyze'], reachableOnly, storedQueries: storedQueries() });
     } catch (err) {
-      session.close();
+      session?.close();
+      await bound.close();
       throw err;
     }
     const stopped = new Promise<void>((resolve) => {

@@ -43,6 +43,31 @@ export function errorResponse(err: ApiError): Response {
   return new Response(JSON.stringify(errorBody(err.kind, err.message, err.details)), { status: err.status, headers });
 }
 
+/**
+ * A URL parameter that is not percent-encoded UTF-8 (`?name=%ff`, `%zz`, an encoded lone
+ * surrogate) is a 400 naming it: the router would otherwise take its text as it was written, and
+ * look up a class named `%ff`.
+ */
+function checkQueryEncoding(url: string): void {
+  const at = url.indexOf('?');
+  if (at < 0) return;
+  for (const part of url.slice(at + 1).split('&')) {
+    const eq = part.indexOf('=');
+    for (const piece of eq < 0 ? [part] : [part.slice(0, eq), part.slice(eq + 1)]) {
+      try {
+        decodeURIComponent(piece.replace(/\+/g, ' '));
+      } catch {
+        const name = eq < 0 ? part : part.slice(0, eq);
+        throw new ApiError(
+          400,
+          'query',
+          `the URL's parameter ${JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}…` : name)} is not percent-encoded UTF-8 (${JSON.stringify(piece.length > 60 ? `${piece.slice(0, 60)}…` : piece)}): write each byte of a character's UTF-8 as %XX (encodeURIComponent does)`,
+        );
+      }
+    }
+  }
+}
+
 function welcome(ctx: ServerContext): string {
   const base = `http://127.0.0.1:${ctx.port()}`;
   const width = Math.max(...ENDPOINTS.map((e) => `${e.method} ${e.path}`.length));
@@ -68,6 +93,7 @@ export function createApp(session: HeapSession, options: ServerOptions): Hono {
 
   app.use('*', async (c, next) => {
     checkRequest(c.req.raw.headers, c.req.method, c.req.path, ctx.port());
+    checkQueryEncoding(c.req.url);
     await next();
     for (const [k, v] of Object.entries(COMMON_HEADERS)) if (!c.res.headers.has(k)) c.res.headers.set(k, v);
     // Which dump answered (GET /status's dumpId): a client keeping object ids sees a change at once.

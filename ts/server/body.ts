@@ -35,5 +35,51 @@ export async function readBody(request: Request, limit = MAX_BODY_BYTES): Promis
     all.set(c, at);
     at += c.byteLength;
   }
-  return new TextDecoder('utf-8', { fatal: false }).decode(all);
+  return utf8Text(all);
+}
+
+/**
+ * The body as text. A body that is not UTF-8 is refused, naming its first bad byte: decoding it
+ * anyway would put U+FFFD in place of that byte, and a string literal of the query would then
+ * match other text than the one sent.
+ */
+function utf8Text(bytes: Uint8Array): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    // The shortest prefix that cannot be UTF-8 ends at the first bad byte (a prefix cut inside a
+    // sequence is fine to a streaming decoder); none: the body ends inside a sequence.
+    let lo = 1;
+    let hi = bytes.length + 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (decodes(bytes.subarray(0, mid))) lo = mid + 1;
+      else hi = mid;
+    }
+    // The decoder stops at the byte it cannot take (none: the body ends inside a sequence); the
+    // bad sequence may have begun before it, at a lead byte that byte should have continued.
+    const at = Math.min(lo - 1, bytes.length);
+    let start = at;
+    let k = at - 1;
+    while (k >= 0 && at - k <= 3 && (bytes[k]! & 0xc0) === 0x80) k--;
+    if (k >= 0 && at - k <= 3 && bytes[k]! >= 0xc0 && k + sequenceLength(bytes[k]!) > at) start = k;
+    const shown = [...bytes.subarray(start, at + 1)].map((b) => `0x${b.toString(16).padStart(2, '0')}`).join(' ');
+    const what = at === bytes.length ? 'begin a character the body ends inside of' : 'are no UTF-8 character';
+    throw new ApiError(400, 'query', `the body is not valid UTF-8: the bytes ${shown} at byte offset ${start} ${what}; send the query as UTF-8 text`);
+  }
+}
+
+/** The bytes of the UTF-8 sequence a lead byte (0xC0 and above) starts. */
+function sequenceLength(lead: number): number {
+  return lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
+}
+
+/** Whether a streaming decoder takes `bytes` (a sequence cut short at the end is not an error). */
+function decodes(bytes: Uint8Array): boolean {
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: true });
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -2,6 +2,7 @@
 import type { LinePlace } from '../oql/errors.js';
 import type { HeapSession } from '../session/index.js';
 import { dumpIdentity, type DumpIdentity } from './dump-identity.js';
+import { STALL_MS } from './held-scans.js';
 import { replScript } from './web-assets.js';
 
 export interface ServerOptions {
@@ -20,6 +21,8 @@ export interface ServerOptions {
   replScript?: () => string | null;
   /** The config file's named `[[query]]` entries: `GET /help` lists them, the browser REPL's `!run` runs them. */
   storedQueries?: StoredQuery[];
+  /** How long a streamed answer's client may read nothing before its scan counts as held (held-scans.ts; default STALL_MS). */
+  stallMs?: number;
 }
 
 /** A named `[[query]]` entry of the config file (`.heapql.toml`). */
@@ -47,6 +50,8 @@ export interface ServerContext {
   /** `DELETE /analyze` cancelled the last analysis and none started since (GET /status notes it). */
   analysisCancelled: boolean;
   storedQueries: StoredQuery[];
+  /** held-scans.ts: a streamed answer whose client read nothing this long holds its scan. */
+  stallMs: number;
 }
 
 export function serverContext(session: HeapSession, options: ServerOptions): ServerContext {
@@ -61,5 +66,6 @@ export function serverContext(session: HeapSession, options: ServerOptions): Ser
     replScript: options.replScript ?? replScript,
     analysisCancelled: false,
     storedQueries: options.storedQueries ?? [],
+    stallMs: options.stallMs ?? STALL_MS,
   };
 }

@@ -4,7 +4,7 @@
  * (a stream's scan stops when its connection closes) and releases the heap (its scratch files
  * are unlinked files and go with it).
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { getRequestListener, RequestError } from '@hono/node-server';
@@ -13,6 +13,7 @@ import { HeapqlError } from '../errors.js';
 import type { HeapSession } from '../session/index.js';
 import { createApp, errorResponse, type ServerOptions } from './app.js';
 import { ApiError, errorBody } from './errors.js';
+import { checkRequest } from './guard.js';
 
 export const HOST = '127.0.0.1';
 
@@ -24,19 +25,41 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
 }
 
-export async function listen(session: HeapSession, port: number, options: Omit<ServerOptions, 'port'> = {}): Promise<RunningServer> {
+/** A port bound before the dump is open: every request answers 503 `not_ready` until `serve`. */
+export interface BoundPort {
+  /** The bound port (the real one after port 0). */
+  port: number;
+  /** Serves the app over `session` on this port from now on. */
+  serve(session: HeapSession, options?: Omit<ServerOptions, 'port'>): RunningServer;
+  /** Gives the port up (the dump could not be opened). */
+  close(): Promise<void>;
+}
+
+/**
+ * Binds `port` on 127.0.0.1 before anything else: a port in use is said at once, not after the
+ * dump was indexed (minutes for a big one). Until `serve`, a request is a 503 `not_ready` saying
+ * the dump is being opened (after the Host and Origin checks every answer gets).
+ */
+export async function bindPort(port: number): Promise<BoundPort> {
   let bound = port;
-  const app = createApp(session, { ...options, port: () => bound });
-  // A request the adapter cannot turn into a URL (a Host such as `a b` or `x:1.evil`) gets the
-  // JSON error every other refusal gets, not an empty 400.
-  const listener = getRequestListener(app.fetch, {
-    hostname: HOST,
-    errorHandler: (e) =>
-      errorResponse(e instanceof RequestError ? new ApiError(400, 'query', `bad request: ${e.message} (send Host: 127.0.0.1:${bound} or localhost:${bound} and a path starting with /)`) : new ApiError(500, 'internal', `internal error: ${e instanceof Error ? e.message : String(e)}`)),
-  });
+  const opening = (req: IncomingMessage, res: ServerResponse) => {
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
+    let err = new ApiError(503, 'not_ready', 'the server is still opening the heap dump (reading or indexing it); retry in a moment', { 'retry-after': '2' });
+    try {
+      checkRequest(headers, req.method ?? 'GET', (req.url ?? '/').split('?')[0]!, bound);
+    } catch (refused) {
+      if (refused instanceof ApiError) err = refused;
+    }
+    const body = JSON.stringify(errorBody(err.kind, err.message));
+    // The request's body is not read: the connection closes after the answer.
+    res.writeHead(err.status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', connection: 'close', ...err.headers });
+    res.end(req.method === 'HEAD' ? undefined : body);
+  };
+  let handler: (req: IncomingMessage, res: ServerResponse) => void = opening;
   const server: Server = await new Promise((resolve, reject) => {
     // No Host at all is the adapter's to refuse (Node's own refusal has no body).
-    const s = createServer({ requireHostHeader: false }, listener);
+    const s = createServer({ requireHostHeader: false }, (req, res) => handler(req, res));
     // What Node's HTTP parser refuses before any handler (no Host, a malformed request line).
     s.on('clientError', (err: NodeJS.ErrnoException, socket) => {
       if (!socket.writable) return socket.destroy();
@@ -54,19 +77,35 @@ export async function listen(session: HeapSession, port: number, options: Omit<S
   });
   bound = (server.address() as AddressInfo).port;
   let closing: Promise<void> | null = null;
+  const close = (graceMs = 2000) => {
+    closing ??= new Promise<void>((resolve) => {
+      const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+      server.close(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+      server.closeIdleConnections();
+    });
+    return closing;
+  };
   return {
     port: bound,
-    url: `http://${HOST}:${bound}`,
-    close(graceMs = 2000) {
-      closing ??= new Promise<void>((resolve) => {
-        const timer = setTimeout(() => server.closeAllConnections(), graceMs);
-        server.close(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-        server.closeIdleConnections();
+    serve(session, options = {}) {
+      const app = createApp(session, { ...options, port: bound });
+      // A request the adapter cannot turn into a URL (a Host such as `a b` or `x:1.evil`) gets
+      // the JSON error every other refusal gets, not an empty 400.
+      handler = getRequestListener(app.fetch, {
+        hostname: HOST,
+        errorHandler: (e) =>
+          errorResponse(e instanceof RequestError ? new ApiError(400, 'query', `bad request: ${e.message} (send Host: 127.0.0.1:${bound} or localhost:${bound} and a path starting with /)`) : new ApiError(500, 'internal', `internal error: ${e instanceof Error ? e.message : String(e)}`)),
       });
-      return closing;
+      return { port: bound, url: `http://${HOST}:${bound}`, close };
     },
+    close: () => close(0),
   };
+}
+
+/** Binds `port` and serves `session` on it (`bindPort` then `serve`). */
+export async function listen(session: HeapSession, port: number, options: Omit<ServerOptions, 'port'> = {}): Promise<RunningServer> {
+  return (await bindPort(port)).serve(session, options);
 }

@@ -21,6 +21,7 @@ import { noteWithVizWarning, vizWarning } from '../query/viz.js';
 import type { HeapSession, PreparedQuery } from '../session/index.js';
 import type { RowBatch, StreamSummary } from '../session/query.js';
 import { toApiError } from './errors.js';
+import type { HeldScan } from './held-scans.js';
 
 /**
  * Rows (in characters of JSON) read from the executor before the headers and at each read
@@ -141,18 +142,24 @@ export interface AnswerOptions {
   oql?: string;
   /** Why the query's `-- @viz` line was ignored (extractViz), said in the note. */
   directiveWarning?: string | null;
+  /** Registers a streamed answer's scan among those waiting for their clients (held-scans.ts). */
+  hold?: (scan: Omit<HeldScan, 'stallMs'>) => () => void;
 }
 
 /** Runs a prepared query and answers with its QueryResult, streamed when it is long. */
 export async function queryAnswer(c: Context, session: HeapSession, prepared: PreparedQuery, options: AnswerOptions = {}): Promise<Response> {
-  const { name = 'q1', oql = prepared.oql, directiveWarning = null } = options;
+  const { name = 'q1', oql = prepared.oql, directiveWarning = null, hold } = options;
   const started = performance.now();
   const stop = new AbortController();
   const request = c.req.raw.signal;
   const onClientGone = () => stop.abort();
   if (request.aborted) stop.abort();
   else request.addEventListener('abort', onClientGone, { once: true });
-  const finish = () => request.removeEventListener('abort', onClientGone);
+  let release = () => {};
+  const finish = () => {
+    request.removeEventListener('abort', onClientGone);
+    release();
+  };
   const result = new StreamedResult(session, prepared, name, oql, directiveWarning, stop.signal, started);
 
   // Up to the first 64 KiB of rows (or the end) before the headers: an error is still a plain
@@ -174,10 +181,28 @@ export async function queryAnswer(c: Context, session: HeapSession, prepared: Pr
   const encoder = new TextEncoder();
   let pending: Uint8Array | null = encoder.encode(result.head() + first);
   let cancelled = false;
+  // While the client reads nothing, the scan waits and holds a worker thread (held-scans.ts).
+  let waiting: number | null = null;
   const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      release =
+        hold?.({
+          waitingSince: () => waiting,
+          stop(reason) {
+            // The status is sent: the body breaks off (never a document missing rows).
+            cancelled = true;
+            finish();
+            stop.abort();
+            void result.close();
+            controller.error(new Error(`POST /query stopped after its answer began: ${reason}`));
+          },
+        }) ?? release;
+    },
     // One piece of at most 64 KiB per pull; the next rows are read from the executor (whose
     // scan waits meanwhile) only when the HTTP layer asks for more.
     async pull(controller) {
+      if (cancelled) return;
+      waiting = null;
       try {
         while (!pending) {
           if (result.ended) {
@@ -196,6 +221,7 @@ export async function queryAnswer(c: Context, session: HeapSession, prepared: Pr
           pending = pending.subarray(CHUNK);
         } else pending = null;
         controller.enqueue(piece);
+        waiting = performance.now();
       } catch (err) {
         finish();
         if (cancelled) return;

@@ -26,6 +26,7 @@ import type { PreparedQuery, RowTotal } from '../session/index.js';
 import type { RowBatch, StreamSummary } from '../session/query.js';
 import type { ServerContext } from './context.js';
 import { ApiError, toApiError } from './errors.js';
+import { HELD_MAX, holdScan } from './held-scans.js';
 
 /** Rows of a page when the request does not say (`pageRows`), and the most it may ask. */
 export const PAGE_ROWS_DEFAULT = 1000;
@@ -69,6 +70,9 @@ export class PagedQuery {
   private readonly countStop = new AbortController();
   /** One read of the stream at a time. */
   private busy: Promise<unknown> = Promise.resolve();
+  /** Requests reading the stream now, and when the last one ended (held-scans.ts). */
+  private working = 0;
+  private usedAt = performance.now();
   private timer: NodeJS.Timeout | null = null;
   closed = false;
 
@@ -133,9 +137,18 @@ export class PagedQuery {
   private failure: unknown;
 
   private serial<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.busy.then(work, work);
+    this.working++;
+    const run = this.busy.then(work, work).finally(() => {
+      this.working--;
+      this.usedAt = performance.now();
+    });
     this.busy = run.catch(() => {});
     return run;
+  }
+
+  /** Since when its scan waits, paused, for the next request (null: reading, or its scan ended). */
+  waitingSince(): number | null {
+    return this.closed || this.summary !== null || this.working > 0 ? null : this.usedAt;
   }
 
   /** The first page as a QueryResult (`truncated` when more rows follow). */
@@ -244,7 +257,7 @@ function gone(id: string): ApiError {
   return new ApiError(
     404,
     'not_found',
-    `no paged result ${JSON.stringify(id)}: it was closed (DELETE, replaced by newer ones: the server keeps ${MAX_OPEN}, or unused for ${IDLE_MS / 60_000} minutes); run the query again`,
+    `no paged result ${JSON.stringify(id)}: it was closed (DELETE, replaced by newer ones: the server keeps ${MAX_OPEN}, unused for ${IDLE_MS / 60_000} minutes, or the oldest of more than ${HELD_MAX} scans waiting for their clients); run the query again`,
   );
 }
 
@@ -267,7 +280,11 @@ export async function startPages(
   show: { name: string; oql: string; directiveWarning: string | null },
 ): Promise<Response> {
   const all = cursors(ctx);
-  const paged = new PagedQuery(ctx, prepared, pageRows, (p) => all.delete(p.id));
+  let release = () => {};
+  const paged = new PagedQuery(ctx, prepared, pageRows, (p) => {
+    all.delete(p.id);
+    release();
+  });
   const onClientGone = () => paged.close();
   c.req.raw.signal.addEventListener('abort', onClientGone, { once: true });
   let result: QueryResult;
@@ -288,6 +305,8 @@ export async function startPages(
       if (id !== paged.id) older.close();
     }
     cursor = paged.id;
+    // Its paused scan holds a worker thread: it counts among the scans waiting for their clients.
+    release = holdScan(ctx, { waitingSince: () => paged.waitingSince(), stallMs: 0, stop: () => paged.close() });
   }
   return c.body(stringifyJson({ cursor, pageRows, result }), 200, { 'content-type': 'application/json' });
 }

@@ -5,6 +5,7 @@
  */
 import { Value } from '@sinclair/typebox/value';
 
+import { formatOqlError, oqlErrorPlace, OqlSyntaxError } from '../oql/errors.js';
 import { VizSchema, type VizSpec } from '../query/schema.js';
 import { ApiError } from './errors.js';
 
@@ -39,7 +40,39 @@ function limitText(value: unknown, body: string, key = 'limit'): string {
     const written = new RegExp(`"${key}"\\s*:\\s*(-?[0-9][0-9.eE+-]*)`).exec(body)?.[1];
     return `${written ?? String(value)} (beyond the largest number a double holds: it reads as ${value > 0 ? '' : '-'}Infinity)`;
   }
-  return typeof value === 'string' ? `the string ${JSON.stringify(value)}` : JSON.stringify(value);
+  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  // An array or an object is named, never written out: one nested 30 000 deep (a 64 KiB body
+  // holds that) is past what JSON.stringify can walk.
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object' && value !== null) return 'an object';
+  return JSON.stringify(value);
+}
+
+/** A UTF-16 unit of a surrogate pair without its other half. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * A query holding half of a surrogate pair (JSON lets `"\ud800"` stand alone): no character at
+ * all, which no part of heapql can compare or send on (the executor takes UTF-8). Refused as an
+ * OQL error at its line and column, before the query is planned.
+ */
+function refuseLoneSurrogate(query: string): void {
+  const found = LONE_SURROGATE.exec(query);
+  if (!found) return;
+  const offset = found.index;
+  const before = query.slice(0, offset);
+  const lineStart = before.lastIndexOf('\n') + 1;
+  const pos = { line: before.split('\n').length, column: [...before.slice(lineStart)].length + 1, offset, end: offset + 1 };
+  const unit = found[0].charCodeAt(0).toString(16).toUpperCase();
+  const err = new OqlSyntaxError(
+    `unpaired surrogate U+${unit}: half of a surrogate pair is not a character (the JSON body's "\\u${unit.toLowerCase()}" has no other half)`,
+    pos,
+    found[0],
+    [],
+    'write the character itself, or both halves of its pair (as "\\ud83d\\ude00" for 😀)',
+  );
+  const at = oqlErrorPlace(err, query);
+  throw new ApiError(400, 'query', formatOqlError(err, query, 'query'), {}, { ...(at ?? {}), reason: err.reason, hint: err.hint! });
 }
 
 export function parseQueryRequest(body: string, contentType: string | null, paged: PagedRequestOptions | null = null): QueryRequest {
@@ -63,6 +96,7 @@ export function parseQueryRequest(body: string, contentType: string | null, page
     const pageRows = !paged && unknown.includes('pageRows') ? '; "pageRows" is for POST /pages' : '';
     throw bad(`unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')} in the JSON body (fields: ${[...known].join(', ')})${pageRows}`);
   }
+  refuseLoneSurrogate(o.query);
   const out: QueryRequest = { query: o.query };
   if (o.limit !== undefined && o.limit !== null) {
     if (typeof o.limit !== 'number' || !Number.isSafeInteger(o.limit) || o.limit < 0) {

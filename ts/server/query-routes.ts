@@ -3,6 +3,8 @@
  * both are sent while the executor produces the rows, and a client that goes away cancels the
  * scan. `POST /pages` and `/pages/<id>…`: a result a page at a time (query-pages.ts).
  */
+import { performance } from 'node:perf_hooks';
+
 import type { Context, Hono } from 'hono';
 
 import { OqlPlanError, OqlSyntaxError } from '../oql/errors.js';
@@ -13,6 +15,7 @@ import { prepareQuery, type PreparedQuery } from '../session/index.js';
 import { readBody } from './body.js';
 import type { ServerContext } from './context.js';
 import { ApiError, errorBody, toApiError } from './errors.js';
+import { holdScan } from './held-scans.js';
 import { queryAnswer } from './query-answer.js';
 import { parseQueryRequest, type QueryRequest } from './query-request.js';
 import { cursorOf, PAGE_ROWS_DEFAULT, PAGE_ROWS_MAX, startPages } from './query-pages.js';
@@ -100,7 +103,12 @@ async function runQuery(ctx: ServerContext, c: Context): Promise<Response> {
   const req = await request(c);
   // A directive in the text that could not be read (a JSON `viz` replaces it): said in the note.
   const directiveWarning = req.viz ? null : extractViz(req.query).warning;
-  return queryAnswer(c, ctx.session, cachedPrepare(ctx, req), { name: req.name, oql: withoutVizLine(req.query), directiveWarning });
+  return queryAnswer(c, ctx.session, cachedPrepare(ctx, req), {
+    name: req.name,
+    oql: withoutVizLine(req.query),
+    directiveWarning,
+    hold: (scan) => holdScan(ctx, { ...scan, stallMs: ctx.stallMs }),
+  });
 }
 
 async function stream(ctx: ServerContext, c: Context): Promise<Response> {
@@ -120,11 +128,40 @@ async function stream(ctx: ServerContext, c: Context): Promise<Response> {
     throw toApiError(err, ctx.session, prepared.oql);
   }
   const encoder = new TextEncoder();
-  const finish = () => c.req.raw.signal.removeEventListener('abort', onClientGone);
+  // While the client reads nothing, the scan waits and holds a worker thread (held-scans.ts).
+  let waiting: number | null = null;
+  let stopped = false;
+  let release = () => {};
+  const finish = () => {
+    c.req.raw.signal.removeEventListener('abort', onClientGone);
+    release();
+  };
   const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      release = holdScan(ctx, {
+        waitingSince: () => waiting,
+        stallMs: ctx.stallMs,
+        stop(reason) {
+          // Said as the last line (read if the client reads again), and the scan stopped.
+          stopped = true;
+          finish();
+          abort.abort();
+          pending.catch(() => {});
+          void rows.return(undefined).catch(() => {});
+          try {
+            controller.enqueue(encoder.encode(`${JSON.stringify(errorBody('cancelled', reason))}\n`));
+            controller.close();
+          } catch {
+            // The body was closed meanwhile.
+          }
+        },
+      });
+    },
     // One chunk per pull: the rows already received from the executor (up to 64 KiB). A row not
     // there by the next turn of the event loop belongs to a later batch: send what we have.
     async pull(controller) {
+      if (stopped) return;
+      waiting = null;
       let chunk = '';
       try {
         for (;;) {
@@ -142,13 +179,16 @@ async function stream(ctx: ServerContext, c: Context): Promise<Response> {
           if (!ready) break;
         }
       } catch (err) {
+        if (stopped) return;
         const e = toApiError(err, ctx.session, prepared.oql);
         controller.enqueue(encoder.encode(`${chunk}${JSON.stringify(errorBody(e.kind, e.message, e.details))}\n`));
         controller.close();
         finish();
         return;
       }
+      if (stopped) return;
       controller.enqueue(encoder.encode(chunk));
+      waiting = performance.now();
     },
     async cancel() {
       finish();
@@ -180,11 +220,21 @@ function whole(c: Context, name: string, fallback: number, min: number, max: num
   return n;
 }
 
+/**
+ * HEAD of a cursor's page or count (hono answers HEAD with the GET route): the headers a GET
+ * would get, and nothing done. A GET hands out the next rows (they are not kept) or starts a
+ * count's second run; a HEAD, which the client reads no body of, must do neither.
+ */
+function headOnly(c: Context): Response {
+  return c.body(null, 200, { 'content-type': 'application/json' });
+}
+
 /** `GET /pages/<id>?from=N&rows=M`: the next rows of a paged result. */
 async function nextPage(ctx: ServerContext, c: Context): Promise<Response> {
   const paged = cursorOf(ctx, c.req.param('id')!);
   const from = whole(c, 'from', paged.sent, 0, Number.MAX_SAFE_INTEGER);
   const rows = whole(c, 'rows', paged.pageRows, 1, PAGE_ROWS_MAX);
+  if (c.req.method === 'HEAD') return headOnly(c);
   try {
     return c.body(stringifyJson(await paged.page(from, rows)), 200, { 'content-type': 'application/json' });
   } catch (err) {
@@ -198,6 +248,7 @@ async function nextPage(ctx: ServerContext, c: Context): Promise<Response> {
 async function pageCount(ctx: ServerContext, c: Context): Promise<Response> {
   const id = c.req.param('id')!;
   const paged = cursorOf(ctx, id);
+  if (c.req.method === 'HEAD') return headOnly(c);
   try {
     return c.json(await paged.count());
   } catch (err) {

@@ -22,9 +22,9 @@ pre.out{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-si
 pre.err{color:var(--err)}
 .note{color:var(--muted);font-size:12.5px;margin:2px 0}
 table{border-collapse:collapse;margin:4px 0 6px;font-size:13px}
-th,td{border-bottom:1px solid var(--line);padding:3px 10px;text-align:left;vertical-align:top;max-width:640px;overflow-wrap:anywhere}
+th,td{border-bottom:1px solid var(--line);padding:3px 10px;text-align:left;vertical-align:top;max-width:640px;overflow-wrap:anywhere;white-space:pre-wrap}
 th{background:var(--soft);font-weight:600;position:sticky;top:0}
-td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:pre}
 svg.chart{display:block;max-width:100%;height:auto;margin:6px 0}
 ${CHART_TEXT_CSS}
 #prompt{display:flex;gap:8px;align-items:flex-start;border-top:1px solid var(--line);padding:8px 16px;background:var(--soft);position:relative}

@@ -76,16 +76,21 @@ const TOO_LARGE_ADVICE =
 
 export class Api {
   online = true;
-  onConnection: (online: boolean) => void = () => {};
+  /** The connection was lost or came back; `opening`: the server is there, still opening its dump. */
+  onConnection: (online: boolean, opening?: boolean) => void = () => {};
   /** The dump the server served at its last answer (null before the first). */
   dumpId: string | null = null;
   /** The server answered from another dump than before (it was restarted on another file). */
   onDumpChanged: (before: string, now: string) => void = () => {};
 
-  private mark(online: boolean): void {
-    if (online !== this.online) {
+  /** Whether the last lost connection was a server still opening its dump. */
+  private opening = false;
+
+  private mark(online: boolean, opening = false): void {
+    if (online !== this.online || opening !== this.opening) {
       this.online = online;
-      this.onConnection(online);
+      this.opening = opening;
+      this.onConnection(online, opening);
     }
   }
 
@@ -111,8 +116,15 @@ export class Api {
       this.mark(false);
       throw new HeapqlError('ERR_IO', `cannot reach the heapql server (${(err as Error).message}); it may have stopped — retrying`);
     }
-    this.mark(true);
     const dump = res.headers.get(DUMP_HEADER);
+    if (res.status === 503 && dump === null) {
+      // Started again and still opening its dump (the port is bound first, listen.ts): no dump
+      // answers yet, so not back yet; the status poll brings it back once it serves one.
+      this.mark(false, true);
+      const e = (jsonOrNull(await res.text().catch(() => '')) as { error?: { message?: string } } | null)?.error;
+      throw new HeapqlError('ERR_IO', `${e?.message ?? 'the heapql server is not serving yet'} — waiting for it`);
+    }
+    this.mark(true);
     if (dump !== null && dump !== this.dumpId) {
       const before = this.dumpId;
       this.dumpId = dump;
@@ -216,6 +228,15 @@ function brokeOff(err: unknown, bytes: number): HeapqlError {
  * A JSON answer's value (`parseJsonExact`). A text that is not JSON (a body the server broke
  * off, which a proxy may pass on as ended) says so rather than "internal error: Unexpected end".
  */
+/** A short JSON answer, or null when it is none. */
+function jsonOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
 function parseAnswer(text: string): unknown {
   try {
     return parseJsonExact(text);

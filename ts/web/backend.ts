@@ -250,6 +250,20 @@ export class HttpBackend implements ReplBackend {
    * tab or client) goes on, and only the waiting stops.
    */
   async analyze(options: { onProgress?: (e: ProgressEvent) => void; signal?: AbortSignal }): Promise<void> {
+    this.waitingForAnalysis++;
+    try {
+      await this.followAnalysis(options);
+    } finally {
+      this.waitingForAnalysis--;
+    }
+  }
+
+  /** `!analyze`s of this page waiting for the analysis (they say how it ended themselves). */
+  waitingForAnalysis = 0;
+  /** An `!analyze` of this page said the failure the server's status shows. */
+  failureSaid = false;
+
+  private async followAnalysis(options: { onProgress?: (e: ProgressEvent) => void; signal?: AbortSignal }): Promise<void> {
     const signal = options.signal ?? this.signal;
     // Not sent with the signal: a POST cut off by an abort might have started the analysis
     // unknown to us, and then nothing would cancel it.
@@ -266,6 +280,7 @@ export class HttpBackend implements ReplBackend {
         continue;
       }
       if (s.status === 'ready') return;
+      if (s.status === 'failed' || s.status === 'dump_unreadable') this.failureSaid = true;
       if (s.status === 'failed') throw new ReplError(`the analysis failed: ${s.reason}`);
       if (s.status === 'dump_unreadable') throw new ReplError(`the server cannot read its dump any more: ${s.reason}`);
       if (s.status === 'not_started') throw new ReplError('the analysis was cancelled on the server');

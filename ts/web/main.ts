@@ -61,7 +61,19 @@ function percent(p: { done: number; total: number }): string {
   return p.total > 0 ? `${Math.floor((100 * p.done) / p.total)}%` : '';
 }
 
+/** The status last shown (a failure is said once, when it is first seen). */
+let shownStatus: ServerStatusBody['status'] | null = null;
+
 function showStatus(s: ServerStatusBody): void {
+  // A failure seen by the poll (an analysis started elsewhere: another tab, POST /analyze, a
+  // report) is said in the output, where a keyboard or screen reader user finds its reason (the
+  // status line has it only as a tooltip); a waiting `!analyze` says it itself.
+  const failure = s.status === 'failed' || s.status === 'dump_unreadable';
+  if (failure && s.status !== shownStatus && backend.waitingForAnalysis === 0 && !backend.failureSaid) {
+    output.warning(s.status === 'failed' ? `The analysis failed: ${s.reason ?? 'no reason given'}` : `The server cannot read its dump any more: ${s.reason ?? 'no reason given'}`);
+  }
+  if (!failure) backend.failureSaid = false;
+  shownStatus = s.status;
   stateBox.className = s.status === 'dump_unreadable' ? 'failed' : s.status;
   const words = { not_started: 'query-only (not analyzed)', analyzing: 'analyzing', ready: 'analyzed (full path)', failed: 'analysis failed', dump_unreadable: 'dump unreadable' };
   // After DELETE /analyze (Escape during !analyze, here or in another tab) the server notes the cancel.
@@ -81,13 +93,17 @@ function showStatus(s: ServerStatusBody): void {
   dump.title = printable(s.dump);
 }
 
-api.onConnection = (online) => {
+api.onConnection = (online, opening) => {
   banner.classList.toggle('show', !online);
-  banner.textContent = online ? '' : `Lost the connection to the heapql server at ${location.host}; retrying every ${POLL_MS / 1000} s…`;
+  banner.textContent = online
+    ? ''
+    : opening
+      ? `The heapql server at ${location.host} is starting: it is opening its heap dump; waiting for it (asking every ${POLL_MS / 1000} s)…`
+      : `Lost the connection to the heapql server at ${location.host}; retrying every ${POLL_MS / 1000} s…`;
   if (online) output.note('reconnected to the server');
   else {
     stateBox.className = 'offline';
-    stateText.textContent = 'disconnected';
+    stateText.textContent = opening ? 'server starting' : 'disconnected';
   }
 };
 

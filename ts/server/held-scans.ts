@@ -1,0 +1,83 @@
+/**
+ * Scans the server holds open for clients that are not reading. A scan paused for its reader
+ * holds one of the addon's worker threads (libuv's pool: 4 threads, which the analysis, every
+ * query and every look-up also run on): four clients that stopped reading a streamed answer
+ * (`curl … /stream | less`, a script that forgot its response) held them all, and every other
+ * request of every client waited for ever.
+ *
+ * So the server keeps at most HELD_MAX such scans: a paged result's cursor whose scan is
+ * paused, and a streamed answer (`POST /stream`, a long `POST /query`) whose client has read
+ * nothing for STALL_MS. Past that, the one waiting longest is stopped (a cursor is closed; a
+ * stream ends with an error line, a long `/query` body breaks off), so that two threads always
+ * stay for the analysis and the other requests.
+ */
+import type { ServerContext } from './context.js';
+
+/** Paused scans kept at once (the pool has 4 threads: two stay free). */
+export const HELD_MAX = 2;
+/** A streamed answer whose client read nothing this long counts as held. */
+export const STALL_MS = 1000;
+
+export interface HeldScan {
+  /**
+   * Since when (performance.now) the scan waits for its client; null while it works or
+   * once it holds no thread (its scan has ended).
+   */
+  waitingSince(): number | null;
+  /** Whether it counts from `waitingSince` on (a cursor at once; a stream after STALL_MS). */
+  readonly stallMs: number;
+  /** Stops the scan, saying why to its client where it can. */
+  stop(reason: string): void;
+}
+
+/** Why a held scan was stopped, in the words its client sees. */
+export const STOPPED_REASON =
+  `the server stopped this scan: its client was not reading it, and the server keeps at most ${HELD_MAX} scans waiting for their clients ` +
+  '(each holds one of the worker threads every query runs on); ask again, and read the answer as it comes';
+
+interface Registry {
+  scans: Set<HeldScan>;
+  timer: NodeJS.Timeout | null;
+}
+
+const registries = new WeakMap<ServerContext, Registry>();
+
+function registry(ctx: ServerContext): Registry {
+  let r = registries.get(ctx);
+  if (!r) registries.set(ctx, (r = { scans: new Set(), timer: null }));
+  return r;
+}
+
+/** Registers a scan; the function returned forgets it (its answer ended, or it was closed). */
+export function holdScan(ctx: ServerContext, scan: HeldScan): () => void {
+  const r = registry(ctx);
+  r.scans.add(scan);
+  // Checked now and then while scans are open: a request already waiting for a thread that four
+  // stalled scans hold would otherwise wait until another request came.
+  r.timer ??= setInterval(() => relieve(ctx), Math.max(50, Math.min(STALL_MS, 250))).unref();
+  relieve(ctx);
+  return () => {
+    r.scans.delete(scan);
+    if (r.scans.size === 0 && r.timer) {
+      clearInterval(r.timer);
+      r.timer = null;
+    }
+  };
+}
+
+/** Stops the scans waiting longest while more than HELD_MAX wait for their clients. */
+export function relieve(ctx: ServerContext, now = performance.now()): void {
+  const r = registries.get(ctx);
+  if (!r || r.scans.size <= HELD_MAX) return;
+  const held: [number, HeldScan][] = [];
+  for (const scan of r.scans) {
+    const since = scan.waitingSince();
+    if (since !== null && now - since >= scan.stallMs) held.push([since, scan]);
+  }
+  if (held.length <= HELD_MAX) return;
+  held.sort((a, b) => a[0] - b[0]);
+  for (const [, scan] of held.slice(0, held.length - HELD_MAX)) {
+    r.scans.delete(scan);
+    scan.stop(STOPPED_REASON);
+  }
+}
