@@ -126,7 +126,7 @@ pub fn analyze(
         return analyze_beside(heap, options, entry, warnings, ShallowSizes(heap)).map(|(a, used, _)| (a, used, None));
     }
     let reachable_only = options.reachable_only;
-    let beside = scan::ScanBeside::new(heap, ctx::class_flags(heap), reachable_only);
+    let beside = scan::ScanBeside::new(heap, ctx::class_flags(heap), reachable_only, options.cancel.clone());
     let (a, used, scan) = analyze_beside(heap, options, entry, warnings, beside)?;
     Ok((a, used, scan.map(|scan| ObjectPass { scan, dump: DumpMark::of(heap), reachable_only })))
 }
