@@ -200,7 +200,7 @@ pub fn build_after(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions
     ctx.forget_object_classes();
     ctl.tick(2 * n, total_work).map_err(cancelled)?;
     let overview = overview::overview(&ctx, &scan, &pre.retained_by_class, analysis.reachable_only());
-    let paths = paths::Paths::new(&ctx, &scan.referents);
+    let paths = paths::Paths::new(&ctx, &scan.referents, &ctl);
     laps.lap("overview");
     let leak_suspects = suspects::leak_suspects(&ctx, &paths, &pre, &ctl, (2 * n, total_work)).map_err(cancelled)?;
     laps.lap("suspects");
