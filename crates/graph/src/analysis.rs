@@ -453,6 +453,11 @@ impl FullAnalysis {
         bfs_parents(&self.graph, 0, |u, v| !self.graph.follows(u, v) || skip(u, v), &self.scratch)
     }
 
+    /// `root_path_parents`, looking at `ctl`'s cancel flag every 65 536 nodes.
+    pub fn root_path_parents_or_stop(&self, skip: impl Fn(u32, u32) -> bool, ctl: &Control) -> Result<BigArray<u32>, Cancelled> {
+        crate::bfs_parents_or_stop(&self.graph, 0, |u, v| !self.graph.follows(u, v) || skip(u, v), &self.scratch, ctl)
+    }
+
     /// A shortest path from a GC root (or unreachable pseudo-root) to `o`, root first, with
     /// field labels; None if `o` hangs off no root (only with `reachable_only`).
     pub fn path_to_root(&self, heap: &Heap, o: ObjIdx) -> Option<Vec<PathStep>> {
@@ -475,6 +480,17 @@ impl FullAnalysis {
     pub fn path_nodes_to_root(&self, o: ObjIdx) -> Option<Vec<u32>> {
         let parents = self.bfs.get_or_init(|| self.root_path_parents(|_, _| false));
         path_from_parents(parents, node(o))
+    }
+
+    /// `path_nodes_to_root`, its BFS (when not made before) looking at `ctl`'s cancel flag
+    /// every 65 536 nodes; a cancelled BFS is not kept.
+    pub fn path_nodes_to_root_or_stop(&self, o: ObjIdx, ctl: &Control) -> Result<Option<Vec<u32>>, Cancelled> {
+        if self.bfs.get().is_none() {
+            let parents = self.root_path_parents_or_stop(|_, _| false, ctl)?;
+            // Another thread's BFS may have come first: the same parents.
+            let _ = self.bfs.set(parents);
+        }
+        Ok(self.path_nodes_to_root(o))
     }
 
     /// Shortest path from the roots to `o` avoiding edges for which `skip(from, to)` holds

@@ -30,7 +30,7 @@ pub use dominators::{dominators, dominators_in, pinned_edges, Dominators};
 pub use domtree::dominator_children;
 pub use fixedbitset::FixedBitSet;
 pub use object_graph::{Dangling, DanglingRef, ObjectGraph};
-pub use paths::{bfs_parents, bounded_path, path_from_parents, search_path, PathSearch};
+pub use paths::{bfs_parents, bfs_parents_or_stop, bounded_path, path_from_parents, search_path, search_path_or_stop, PathSearch};
 pub use reachability::reachable_bitmap;
 pub use retained::{min_retained_size, own_sizes, own_sizes_seen, retained_set, retained_sizes, retained_sizes_in, sum_retained, sum_retained_or_stop, OwnSizes, RetainedSizes};
 

@@ -1,6 +1,7 @@
 //! Shortest paths: from the root to every node (one BFS, a parent array) and a bounded
 //! forward search between two nodes.
 
+use crate::control::{Cancelled, Control};
 use crate::{Graph, NONE};
 use heapql_heap::{BigArray, Placement};
 use rustc_hash::FxHashMap;
@@ -10,6 +11,15 @@ use rustc_hash::FxHashMap;
 /// plus two consecutive BFS levels (a FIFO queue would hold every reached node by the end).
 /// The array is placed by `place`: written once, then read along a few paths.
 pub fn bfs_parents<G: Graph>(g: &G, root: u32, skip: impl Fn(u32, u32) -> bool, place: &Placement) -> BigArray<u32> {
+    match bfs_parents_or_stop(g, root, skip, place, &Control::none()) {
+        Ok(parent) => parent,
+        Err(Cancelled) => unreachable!("no cancel flag"),
+    }
+}
+
+/// `bfs_parents`, looking at `ctl`'s cancel flag every 65 536 nodes it takes from its levels.
+pub fn bfs_parents_or_stop<G: Graph>(g: &G, root: u32, skip: impl Fn(u32, u32) -> bool, place: &Placement, ctl: &Control) -> Result<BigArray<u32>, Cancelled> {
+    ctl.check()?;
     let n = g.node_count() as usize;
     let mut parent: BigArray<u32> = BigArray::zeroed(n, place);
     parent.fill(NONE);
@@ -17,8 +27,13 @@ pub fn bfs_parents<G: Graph>(g: &G, root: u32, skip: impl Fn(u32, u32) -> bool, 
     // Levels in order, each in discovery order: the same visiting order as a FIFO queue.
     let mut level: Vec<u32> = vec![root];
     let mut next: Vec<u32> = Vec::new();
+    let mut taken = 0u32;
     while !level.is_empty() {
         for &u in &level {
+            taken = taken.wrapping_add(1);
+            if taken & LOOK_MASK == 0 {
+                ctl.check()?;
+            }
             for &v in g.successors(u) {
                 if parent[v as usize] == NONE && !skip(u, v) {
                     parent[v as usize] = u;
@@ -29,8 +44,11 @@ pub fn bfs_parents<G: Graph>(g: &G, root: u32, skip: impl Fn(u32, u32) -> bool, 
         std::mem::swap(&mut level, &mut next);
         next.clear();
     }
-    parent
+    Ok(parent)
 }
+
+/// Nodes between two looks at the cancel flag (a mask: every 65 536).
+const LOOK_MASK: u32 = 0xFFFF;
 
 /// Node sequence root..=target following a BFS parent array; None if target was not reached.
 pub fn path_from_parents(parent: &[u32], target: u32) -> Option<Vec<u32>> {
@@ -89,15 +107,37 @@ pub fn search_path<I: IntoIterator<Item = u32>>(
     max_visited: usize,
     successors: impl Fn(u32) -> I,
 ) -> PathSearch {
+    match search_path_or_stop(from, to, max_depth, max_visited, successors, &Control::none()) {
+        Ok(found) => found,
+        Err(Cancelled) => unreachable!("no cancel flag"),
+    }
+}
+
+/// `search_path`, looking at `ctl`'s cancel flag every 65 536 nodes whose successors it reads
+/// (the leak suspects' paths: up to a million nodes before the full BFS answers).
+pub fn search_path_or_stop<I: IntoIterator<Item = u32>>(
+    from: u32,
+    to: u32,
+    max_depth: usize,
+    max_visited: usize,
+    successors: impl Fn(u32) -> I,
+    ctl: &Control,
+) -> Result<PathSearch, Cancelled> {
+    ctl.check()?;
     if from == to {
-        return PathSearch::Found(vec![from]);
+        return Ok(PathSearch::Found(vec![from]));
     }
     let mut parent: FxHashMap<u32, u32> = FxHashMap::default();
     parent.insert(from, from);
     let mut frontier = vec![from];
     let mut next = Vec::new();
+    let mut taken = 0u32;
     for _ in 0..max_depth {
         for &u in &frontier {
+            taken = taken.wrapping_add(1);
+            if taken & LOOK_MASK == 0 {
+                ctl.check()?;
+            }
             for v in successors(u) {
                 if parent.contains_key(&v) {
                     continue;
@@ -111,19 +151,19 @@ pub fn search_path<I: IntoIterator<Item = u32>>(
                         path.push(x);
                     }
                     path.reverse();
-                    return PathSearch::Found(path);
+                    return Ok(PathSearch::Found(path));
                 }
                 if parent.len() >= max_visited {
-                    return PathSearch::GaveUp;
+                    return Ok(PathSearch::GaveUp);
                 }
                 next.push(v);
             }
         }
         if next.is_empty() {
-            return PathSearch::NoPath;
+            return Ok(PathSearch::NoPath);
         }
         std::mem::swap(&mut frontier, &mut next);
         next.clear();
     }
-    PathSearch::GaveUp
+    Ok(PathSearch::GaveUp)
 }

@@ -6,7 +6,7 @@
 use heapql_graph::{FullAnalysis, GraphOptions, ObjectGraph, PassBeside};
 use heapql_heap::{Heap, HeapError, ObjIdx, OpenOptions, Progress};
 use heapql_hprof::testkit::DumpBuilder;
-use heapql_graph::control::Cancelled;
+use heapql_graph::control::{Cancelled, Control};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -143,4 +143,55 @@ fn the_dominator_search_stops_inside_a_long_list_of_vertices_met_before() {
     assert_eq!(reports.load(Ordering::Relaxed), 1, "one report (the flag set there), under A");
     let scanned = scanned_from_b.get();
     assert!(scanned > 0 && scanned < leaves as u64, "B's list scanned in part before the stop: {scanned} of {leaves}");
+}
+
+/// The full path search behind the leak suspects (`root_path_parents_or_stop`, the BFS from
+/// the roots) on the chain: the flag set as the search takes the edge into object 100 000 of
+/// 300 000 (the `skip` test of that edge); the BFS looks at it every 65 536 nodes, so it stops
+/// with two thirds of the chain not searched.
+#[test]
+fn the_path_search_from_the_roots_stops_when_cancelled() {
+    let dir = tempfile::tempdir().unwrap();
+    let heap = chain_dump(dir.path());
+    let a = FullAnalysis::build(&heap, GraphOptions::default()).unwrap();
+    let flag = Arc::new(AtomicBool::new(false));
+    let ctl = Control { phase: "report", progress: None, cancel: Some(flag.clone()) };
+    let (tested, at) = (AtomicU64::new(0), 100_000u64);
+    let skip = |_, _| {
+        if tested.fetch_add(1, Ordering::Relaxed) + 1 == at {
+            flag.store(true, Ordering::Relaxed);
+        }
+        false
+    };
+    assert!(matches!(a.root_path_parents_or_stop(skip, &ctl), Err(Cancelled)), "cancelled");
+    let after = tested.load(Ordering::Relaxed) - at;
+    assert!(after < 1 << 17, "{after} edges searched after the flag was set");
+    // Uncancelled, the same search tests an edge per link of the chain.
+    let all = AtomicU64::new(0);
+    a.root_path_parents_or_stop(|_, _| all.fetch_add(1, Ordering::Relaxed) == u64::MAX, &Control::none()).unwrap();
+    assert!(all.load(Ordering::Relaxed) >= CHAIN as u64, "the whole chain searched uncancelled");
+}
+
+/// The search that stops at its target (the suspects' paths, up to a million nodes before the
+/// full BFS answers) on a chain of 300 000 nodes: the flag set as it reads the successors of
+/// node 100 000 stops it within 65 536 nodes, short of the chain's end it is looking for.
+#[test]
+fn the_search_for_one_path_stops_when_cancelled() {
+    let n = CHAIN as u32;
+    let flag = Arc::new(AtomicBool::new(false));
+    let ctl = Control { phase: "report", progress: None, cancel: Some(flag.clone()) };
+    let read = AtomicU64::new(0);
+    let successors = |u: u32| {
+        read.fetch_add(1, Ordering::Relaxed);
+        if u == 100_000 {
+            flag.store(true, Ordering::Relaxed);
+        }
+        (u + 1 < n).then_some(u + 1)
+    };
+    let outcome = heapql_graph::search_path_or_stop(0, n - 1, usize::MAX, usize::MAX, successors, &ctl);
+    assert!(matches!(outcome, Err(Cancelled)), "cancelled: {:?}", outcome.map(|p| p.found().map(|p| p.len())));
+    let after = read.load(Ordering::Relaxed) - 100_001;
+    assert!(after < 1 << 17, "{after} nodes read after the flag was set");
+    let found = heapql_graph::search_path_or_stop(0, n - 1, usize::MAX, usize::MAX, |u: u32| (u + 1 < n).then_some(u + 1), &Control::none());
+    assert_eq!(found.map(|p| p.found().map(|p| p.len())), Ok(Some(CHAIN)), "uncancelled, the whole chain");
 }

@@ -7,6 +7,10 @@
 //! `PHASE@FRACTION+SECONDS` sets the flag SECONDS after the first progress report of PHASE
 //! with at least FRACTION of its total done (`report@0.667+0.05`: 50 ms into the report's
 //! last third), to land in a step wherever the machine's load puts it in time.
+//! Besides the CPU time spent after the flag, it prints the time the process's threads spent
+//! ready to run but waiting for a CPU (`/proc/self/task/*/schedstat`, sampled every
+//! millisecond until the return): on a shared machine, most of the wall time from the flag to
+//! the return may be that wait, not work or a wait of ours.
 
 use heapql_graph::GraphOptions;
 use heapql_heap::{Heap, HeapError, OpenOptions, Placement, Progress};
@@ -57,7 +61,7 @@ fn main() {
     if delays.is_empty() {
         delays = (1..).map(|k| k as f64 * 0.25).take_while(|&d| d < whole).map(|d| Point { after: None, delay: d }).collect();
     }
-    println!("cancel at s\tphase (done/total) at cancel\tstopped after ms\tcpu ms after cancel\tresult");
+    println!("cancel at s\tphase (done/total) at cancel\tstopped after ms\tcpu ms after cancel\trun-queue ms after cancel\tresult");
     for d in delays {
         let cancel = Arc::new(AtomicBool::new(false));
         *last.lock().unwrap() = (String::new(), 0, 0);
@@ -78,19 +82,60 @@ fn main() {
             }
             let at = last.lock().unwrap().clone();
             let cpu = cpu_ms();
+            let mut queued = RunQueue::now();
             flag.store(true, Ordering::Relaxed);
             *set.lock().unwrap() = Some(Instant::now());
+            while !worker.is_finished() {
+                queued.sample();
+                std::thread::sleep(Duration::from_millis(1));
+            }
             let r = worker.join().unwrap();
-            (at, r, cpu_ms() - cpu)
+            (at, r, (cpu_ms() - cpu, queued.waited_ms()))
         });
         let stopped = set.lock().unwrap().unwrap().elapsed().as_secs_f64() * 1000.0;
-        let ((phase, done, total), r, cpu) = answer;
+        let ((phase, done, total), r, (cpu, queued)) = answer;
         let what = match r {
             Err(HeapError::Cancelled) => "cancelled".to_string(),
             Ok(()) => "finished".to_string(),
             Err(e) => format!("error {e}"),
         };
-        println!("{d}\t{phase} ({done}/{total})\t{stopped:.0}\t{cpu:.0}\t{what}");
+        println!("{d}\t{phase} ({done}/{total})\t{stopped:.0}\t{cpu:.0}\t{queued:.0}\t{what}");
+    }
+}
+
+/// Time the process's threads waited, ready to run, for a CPU (the second number of each
+/// thread's `/proc/self/task/TID/schedstat`, in ns): the last value seen of every thread, from
+/// when the flag was set (a thread started later counts from zero). A thread that ends between
+/// two samples loses its last millisecond.
+struct RunQueue {
+    start: std::collections::HashMap<String, u64>,
+    last: std::collections::HashMap<String, u64>,
+}
+
+impl RunQueue {
+    fn read() -> std::collections::HashMap<String, u64> {
+        let Ok(tasks) = std::fs::read_dir("/proc/self/task") else { return Default::default() };
+        tasks
+            .flatten()
+            .filter_map(|t| {
+                let stat = std::fs::read_to_string(t.path().join("schedstat")).ok()?;
+                Some((t.file_name().to_string_lossy().into_owned(), stat.split_whitespace().nth(1)?.parse().ok()?))
+            })
+            .collect()
+    }
+
+    fn now() -> RunQueue {
+        let start = RunQueue::read();
+        RunQueue { last: start.clone(), start }
+    }
+
+    fn sample(&mut self) {
+        self.last.extend(RunQueue::read());
+    }
+
+    fn waited_ms(&self) -> f64 {
+        let ns: u64 = self.last.iter().map(|(t, &w)| w.saturating_sub(self.start.get(t).copied().unwrap_or(0))).sum();
+        ns as f64 / 1e6
     }
 }
 

@@ -126,7 +126,7 @@ pub fn analyze(
         return analyze_beside(heap, options, entry, warnings, ShallowSizes(heap)).map(|(a, used, _)| (a, used, None));
     }
     let reachable_only = options.reachable_only;
-    let beside = scan::ScanBeside::new(heap, ctx::class_flags(heap), reachable_only);
+    let beside = scan::ScanBeside::new(heap, ctx::class_flags(heap), reachable_only, options.cancel.clone());
     let (a, used, scan) = analyze_beside(heap, options, entry, warnings, beside)?;
     Ok((a, used, scan.map(|scan| ObjectPass { scan, dump: DumpMark::of(heap), reachable_only })))
 }
@@ -200,7 +200,7 @@ pub fn build_after(heap: &Heap, analysis: &FullAnalysis, options: &ReportOptions
     ctx.forget_object_classes();
     ctl.tick(2 * n, total_work).map_err(cancelled)?;
     let overview = overview::overview(&ctx, &scan, &pre.retained_by_class, analysis.reachable_only());
-    let paths = paths::Paths::new(&ctx, &scan.referents);
+    let paths = paths::Paths::new(&ctx, &scan.referents, &ctl);
     laps.lap("overview");
     let leak_suspects = suspects::leak_suspects(&ctx, &paths, &pre, &ctl, (2 * n, total_work)).map_err(cancelled)?;
     laps.lap("suspects");

@@ -247,14 +247,19 @@ pub struct ScanBeside<'h> {
     classes: Option<ClassCacheAppender>,
     roles: Roles,
     waste: Option<Objects>,
+    /// The analysis's cancel flag, for the sort that ends the waste checks' step (`finish`).
+    ctl: Control,
 }
 
 impl<'h> ScanBeside<'h> {
     /// The pass over `heap`'s objects, covering those of an analysis of `reachable_only`;
-    /// The analysis looks at its cancel flag between objects (`FullAnalysis::build_beside`).
-    pub fn new(heap: &'h Heap, flags: Vec<u8>, reachable_only: bool) -> ScanBeside<'h> {
+    /// The analysis looks at its cancel flag between objects (`FullAnalysis::build_beside`),
+    /// the sort that ends the waste checks' step at `cancel` (a cancelled sort leaves that
+    /// step out: the analysis stops at its next look at the flag).
+    pub fn new(heap: &'h Heap, flags: Vec<u8>, reachable_only: bool, cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>) -> ScanBeside<'h> {
         let referent = referent_slots(heap, &flags);
-        ScanBeside { heap, flags, referent, reachable_only, half: Half::new(heap), classes: None, roles: Roles::new(heap), waste: None }
+        let ctl = Control { phase: "graph", progress: None, cancel };
+        ScanBeside { heap, flags, referent, reachable_only, half: Half::new(heap), classes: None, roles: Roles::new(heap), waste: None, ctl }
     }
 }
 
@@ -285,10 +290,8 @@ impl PassBeside for ScanBeside<'_> {
         let classes = self.classes.map_or_else(|| ClassCache::zeroed(heap), |c| c.finished());
         let mut scan = self.half.into_scan(classes);
         // None when no object was covered: the waste pass then makes the step itself.
-        scan.waste = self.waste.map(|mut waste| {
-            waste.seal();
-            waste
-        });
+        let ctl = self.ctl;
+        scan.waste = self.waste.and_then(|mut waste| waste.seal(&ctl).ok().map(|()| waste));
         scan
     }
 }

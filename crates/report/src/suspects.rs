@@ -154,7 +154,7 @@ fn single(ctx: &Ctx, paths: &Paths, o: ObjIdx, subtree: &[Range<usize>], pre: &P
     let mut laps = heapql_heap::Laps::new("heapql-report");
     debug_assert_eq!(pre.object(subtree[0].start), o, "the subtree starts at the suspect");
     let acc = accumulation_point(ctx, pre, subtree[0].start);
-    let path = paths.path_to(acc.unwrap_or(o));
+    let path = paths.path_to(acc.unwrap_or(o))?;
     laps.lap("suspects: single: accumulation point and path");
     let suspect_at = path.as_ref().and_then(|p| p.steps.iter().position(|st| st.object.object_id == o));
     // A plain object (a collection) is named by the static that holds it; a thread, class or
@@ -245,8 +245,11 @@ fn group(ctx: &Ctx, paths: &Paths, class: ClassIdx, instances: &[ObjIdx], subtre
     let shallow: u64 = instances.iter().map(|&o| ctx.shallow(o)).sum();
     let class_name = heap.class(class).name.clone();
     let loader = ctx.class_loader_label(class);
-    let acc = group_accumulation_point(ctx, paths, instances);
-    let path = acc.and_then(|p| paths.path_to(p));
+    let acc = group_accumulation_point(ctx, paths, instances, ctl)?;
+    let path = match acc {
+        Some(p) => paths.path_to(p)?,
+        None => None,
+    };
     let owner = path.as_ref().and_then(|p| static_owner(p, 0));
     let mut explanation = format!("{} instances of {class_name}", instances.len());
     if let Some(l) = &loader {
@@ -331,23 +334,24 @@ fn sample(instances: &[ObjIdx]) -> Vec<ObjIdx> {
     (0..MAX_GROUP_SAMPLE).map(|i| instances[i * n / MAX_GROUP_SAMPLE]).collect()
 }
 
-/// Rule 5 on the BFS tree of shortest paths (the merged paths are a subtree of it).
-pub(crate) fn group_accumulation_point(ctx: &Ctx, paths: &Paths, instances: &[ObjIdx]) -> Option<ObjIdx> {
+/// Rule 5 on the BFS tree of shortest paths (the merged paths are a subtree of it). The BFS
+/// looks at `ctl`'s cancel flag every 65 536 nodes.
+pub(crate) fn group_accumulation_point(ctx: &Ctx, paths: &Paths, instances: &[ObjIdx], ctl: &Control) -> Result<Option<ObjIdx>, Cancelled> {
     let a = ctx.analysis;
     let sampled = sample(instances);
-    let parents = paths.parents();
+    let parents = paths.parents()?;
     let mut reached: Vec<u32> = sampled.iter().map(|&o| node(o)).filter(|&v| parents[v as usize] != NONE).collect();
     let plain;
     let parents: &[u32] = if reached.is_empty() {
         // Nothing is reachable without the excluded fields: MAT retries without excludes.
-        plain = a.root_path_parents(|_, _| false);
+        plain = a.root_path_parents_or_stop(|_, _| false, ctl)?;
         reached = sampled.iter().map(|&o| node(o)).filter(|&v| plain[v as usize] != NONE).collect();
         &plain
     } else {
         parents
     };
     if reached.is_empty() {
-        return None;
+        return Ok(None);
     }
     // The merged tree: every node on a path, its count of paths and the instances' retained
     // size through it. Local indices; `up` is the local parent (u32::MAX for the virtual root).
@@ -418,16 +422,16 @@ pub(crate) fn group_accumulation_point(ctx: &Ctx, paths: &Paths, instances: &[Ob
         })
     };
     let threshold = (GROUP_PATH_SHARE * sampled.len() as f64) as u64;
-    let mut cur = best(&roots)?;
+    let Some(mut cur) = best(&roots) else { return Ok(None) };
     while count[cur as usize] > threshold {
-        let Some(child) = best(&children[cur as usize]) else { return Some(obj(nodes[cur as usize])) };
+        let Some(child) = best(&children[cur as usize]) else { return Ok(Some(obj(nodes[cur as usize]))) };
         let parent_size = size[cur as usize];
         if parent_size == 0 || (size[child as usize] as f64) / (parent_size as f64) < BIG_DROP_RATIO {
-            return Some(obj(nodes[cur as usize]));
+            return Ok(Some(obj(nodes[cur as usize])));
         }
         cur = child;
     }
-    None
+    Ok(None)
 }
 
 /// The retained set of top-level dominators (disjoint dominator subtrees, given by their

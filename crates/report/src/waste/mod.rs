@@ -44,7 +44,7 @@ use heapql_heap::{ClassIdx, Heap, HeapError, ObjIdx, ObjectKind, ProgressFn, Val
 use fixedbitset::FixedBitSet;
 use rustc_hash::FxHashMap;
 
-use heapql_graph::control::{Cancelled, Control};
+use heapql_graph::control::{sort_by_key_or_stop, sort_or_stop, Cancelled, Control};
 use crate::ObjectRef;
 use heapql_graph::FullAnalysis;
 use holder::describe_holder;
@@ -212,14 +212,14 @@ fn duplicate_arrays(env: &Env, p: &mut Partial, pass_bytes: u64, ctl: &Control) 
     let heap = env.heap;
     let mut arrays = std::mem::take(&mut p.arrays);
     // As one u64 (hash, then array): the order of the pairs, one compare each.
-    arrays.sort_unstable_by_key(|&[h, o]| (h as u64) << 32 | o as u64);
-    ctl.check()?;
+    sort_by_key_or_stop(&mut arrays, |&[h, o]| (h as u64) << 32 | o as u64, ctl)?;
     // Candidates: members of hash groups with more than one array, as (array, group); the
     // groups are numbered in hash order.
     let mut candidates: Vec<(ObjIdx, u32)> = Vec::new();
     let mut groups = 0u32;
     let mut i = 0;
-    // The cancel flag is looked at every 65 536 arrays here and below (not inside a sort).
+    // The cancel flag is looked at every 65 536 arrays here and below (in a sort too:
+    // `sort_or_stop`).
     let mut next_look = STEP;
     while i < arrays.len() {
         if i >= next_look {
@@ -238,8 +238,7 @@ fn duplicate_arrays(env: &Env, p: &mut Partial, pass_bytes: u64, ctl: &Control) 
     }
     drop(arrays);
     // In object order from here on.
-    ctl.check()?;
-    candidates.sort_unstable_by_key(|&(o, g)| (o as u64) << 32 | g as u64);
+    sort_by_key_or_stop(&mut candidates, |&(o, g)| (o as u64) << 32 | g as u64, ctl)?;
     let (mut redundant, mut stand_ins) = (Vec::new(), Vec::new());
     // Per group of the pass, the distinct contents seen so far (several only when different
     // contents share a hash): (class, bytes, the lowest-index array holding each, whether a
@@ -265,9 +264,8 @@ fn duplicate_arrays(env: &Env, p: &mut Partial, pass_bytes: u64, ctl: &Control) 
         }
     }, ctl)?;
     drop(candidates);
-    ctl.check()?;
-    redundant.sort_unstable();
-    stand_ins.sort_unstable();
+    sort_or_stop(&mut redundant, |x, y| x.cmp(y), ctl)?;
+    sort_or_stop(&mut stand_ins, |x, y| x.cmp(y), ctl)?;
     for (k, &(o, counted)) in redundant.iter().enumerate() {
         if k.is_multiple_of(STEP) {
             ctl.check()?;

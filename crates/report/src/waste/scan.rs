@@ -227,9 +227,10 @@ impl Objects {
         }
     }
 
-    /// Ends the step over a range (each core sorts its own String keys).
-    pub fn seal(&mut self) {
-        self.strings.seal();
+    /// Ends the step over a range (each core sorts its own String keys), looking at `ctl`'s
+    /// cancel flag.
+    pub fn seal(&mut self, ctl: &Control) -> Result<(), Cancelled> {
+        self.strings.seal(ctl)
     }
 
     /// Joins the sealed step over the objects after this sealed one's.
@@ -263,7 +264,7 @@ pub fn see_range(env: &Env, cover: Coverage, strings: usize, range: std::ops::Ra
             }
         }
     }
-    seen.seal();
+    seen.seal(ctl)?;
     Ok(seen)
 }
 

@@ -28,7 +28,7 @@ use rustc_hash::FxHashMap;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 use crate::{DuplicateString, DuplicateStrings};
-use heapql_graph::control::{Cancelled, Control};
+use heapql_graph::control::{sort_by_key_or_stop, sort_or_stop, Cancelled, Control};
 
 /// Items between two looks at the cancel flag.
 const STEP: usize = 1 << 16;
@@ -209,10 +209,10 @@ impl StringCollector {
         StringCollector { keys: GrowArray::with_capacity(strings, heap.scratch()), fields: StringFields::of(heap), ..Default::default() }
     }
 
-    /// Sorts the keys (each core sorts its own half).
-    pub fn seal(&mut self) {
+    /// Sorts the keys (each core sorts its own half), looking at `ctl`'s cancel flag.
+    pub fn seal(&mut self, ctl: &Control) -> Result<(), Cancelled> {
         // As one u64 (key, then String): the order of the pairs, one compare each.
-        self.keys.sort_unstable_by_key(|&[key, o]| (key as u64) << 32 | o as u64);
+        sort_by_key_or_stop(&mut self.keys, |&[key, o]| (key as u64) << 32 | o as u64, ctl)
     }
 
     /// Joins the sealed collector of the objects after this one's.
@@ -224,7 +224,7 @@ impl StringCollector {
     /// The section (totals over every value, the `top` most wasteful values), the redundant
     /// copies and the Latin-1 candidates; `reachable` tells the Strings a GC root reaches.
     /// Keeps at most about `pass_bytes` of texts in memory per verification pass. Looks at
-    /// `ctl`'s cancel flag every 65 536 Strings of each step (not inside a sort).
+    /// `ctl`'s cancel flag every 65 536 Strings of each step and of each sort (`sort_or_stop`).
     pub fn finish(self, heap: &Heap, reachable: impl Fn(ObjIdx) -> bool, top: usize, pass_bytes: u64, ctl: &Control) -> Result<StringFindings, Cancelled> {
         Ok(self.finish_within(heap, &reachable, top, pass_bytes, ctl)?.0)
     }
@@ -270,7 +270,7 @@ impl StringCollector {
         let StringsVerified { redundant, mut dups, passes, .. } = verified;
         let wasted_bytes = dups.iter().map(|d| d.0).sum();
         let duplicated_values = dups.len() as u64;
-        dups.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(heap.object_id(a.2).cmp(&heap.object_id(b.2))));
+        sort_or_stop(&mut dups, |a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(heap.object_id(a.2).cmp(&heap.object_id(b.2))), ctl)?;
         let top = dups
             .iter()
             .take(top)
@@ -341,9 +341,9 @@ struct StringsVerified {
 /// joins a pass when its first String comes while the pass keeps fewer than
 /// `budget` bytes; the runs left out are verified by the next pass. `reachable` tells the
 /// Strings a GC root reaches (each copy's reachable part). Looks at `ctl`'s cancel flag
-/// every 65 536 Strings (between the sorts).
+/// every 65 536 Strings (in the sorts too).
 fn verify(heap: &Heap, fields: &StringFields, mut candidates: Vec<(ObjIdx, u32)>, run_encoding: &[u8], reachable: &dyn Fn(ObjIdx) -> bool, budget: u64, ctl: &Control) -> Result<StringsVerified, Cancelled> {
-    candidates.sort_unstable();
+    sort_or_stop(&mut candidates, |x, y| x.cmp(y), ctl)?;
     let mut after = 0;
     // (text, array, String) of every candidate, and (kept String, its array) per text.
     let mut members: Vec<(u32, ObjIdx, ObjIdx)> = Vec::with_capacity(candidates.len());
@@ -379,9 +379,7 @@ fn verify(heap: &Heap, fields: &StringFields, mut candidates: Vec<(ObjIdx, u32)>
     // the reachable copies alone, as `--reachable-only` sees the text: the lowest-index
     // reachable copy kept, an array paid unless it is that copy's or the previous reachable
     // copy's.
-    ctl.check()?;
-    members.sort_unstable();
-    ctl.check()?;
+    sort_or_stop(&mut members, |x, y| x.cmp(y), ctl)?;
     let mut latin1_texts = latin1_texts.into_iter().peekable();
     // Members since the last look at the flag.
     let mut since = 0;
@@ -454,7 +452,7 @@ fn latin1_candidates(heap: &Heap, fields: &StringFields, mut reps: Vec<(ObjIdx, 
     let mut out = Vec::new();
     let mut after = 0;
     // In object order (the dump's), not the groups' key order, which reads the dump at random.
-    reps.sort_unstable();
+    sort_or_stop(&mut reps, |x, y| x.cmp(y), ctl)?;
     for (k, (rep, kept_reachable)) in reps.into_iter().enumerate() {
         if k.is_multiple_of(STEP) {
             ctl.check()?;
@@ -485,7 +483,7 @@ mod tests {
                 c.add(heap, o, heap.class_of(o));
             }
         }
-        c.seal();
+        c.seal(&Control::none()).unwrap();
         c
     }
 
@@ -526,5 +524,28 @@ mod tests {
         assert!(found.section.duplicated_values > 1, "the dump has duplicate strings");
         let cancelled = Control { cancel: Some(std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true))), ..Control::none() };
         assert!(collect(&heap).finish_within(&heap, &reachable, 50, u64::MAX, &cancelled).is_err(), "cancelled");
+    }
+
+    /// The sort of the Strings' keys that ends the step over the objects (`seal`, made beside
+    /// the dominators or by each core) looks at the cancel flag: set, it comes back cancelled
+    /// with the keys not sorted, where it ran to its end before.
+    #[test]
+    fn the_sort_of_the_string_keys_stops_when_cancelled() {
+        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let heap = Heap::open(&root.join("fixtures/dumps/waste/WasteHeap-jdk17-coops.hprof"), OpenOptions::default()).unwrap();
+        let strings = heap.classes_named("java.lang.String");
+        let mut c = StringCollector::with_capacity(&heap, 0);
+        for o in (0..heap.object_count()).rev() {
+            if heap.object_kind(o) == ObjectKind::Instance && strings.contains(&heap.class_of(o)) {
+                c.add(&heap, o, heap.class_of(o));
+            }
+        }
+        let sorted = |c: &StringCollector| c.keys.windows(2).all(|w| w[0] <= w[1]);
+        assert!(c.keys.len() > 100 && !sorted(&c), "Strings added in reverse order: keys to sort");
+        let cancelled = Control { cancel: Some(std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true))), ..Control::none() };
+        assert_eq!(c.seal(&cancelled), Err(Cancelled));
+        assert!(!sorted(&c), "stopped before sorting");
+        c.seal(&Control::none()).unwrap();
+        assert!(sorted(&c));
     }
 }
