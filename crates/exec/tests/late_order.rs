@@ -232,6 +232,37 @@ fn compare_on(path: &Path, with_graph: bool, every: usize) -> Tally {
     tally
 }
 
+/// An output cell too large fails on the row that comes first in the ORDER BY order, the one
+/// the message names, though the late path evaluates a block of rows in scan order. (The path
+/// that makes every cell before the sort fails on the first in scan order: ERR_TOO_LARGE is
+/// left out of `has_effects` on purpose, see src/late.rs.)
+#[test]
+fn a_cell_too_large_fails_on_the_first_row_in_key_order() {
+    let heap = open(&repo().join("fixtures/dumps/KnownHeap-jdk17-coops.hprof"));
+    let addr = attr(row(), "objectAddress");
+    for desc in [false, true] {
+        let q = |output: J| select(class("java.lang.Object[]"), json!({"output": output, "orderBy": order(&[(addr.clone(), desc)])}));
+        // The arrays in key order with their references, no cell limit: the first with more
+        // than three is the one to fail.
+        let listed = whole(&ExecContext::new(&heap), &plan_with(q(columns(&[("a", addr.clone()), ("refs", attr(row(), "outbounds"))])), false, false));
+        let (batches, _) = listed.expect("listed");
+        let b = &batches[0];
+        let first = (0..b.row_count)
+            .find(|&r| matches!(b.columns[1].value(r), heapql_exec::Value::List(l) if l.len() > 3))
+            .map(|r| match b.columns[0].value(r) {
+                heapql_exec::Value::Int(a) => a,
+                heapql_exec::Value::Float(a) => a as i64,
+                v => panic!("{v:?}"),
+            })
+            .expect("an array with more than three references");
+        // A cell of up to three objects.
+        let ctx = ExecContext::new(&heap).with_max_cell_units(30);
+        let got = whole(&ctx, &plan_with(q(columns(&[("o", row()), ("refs", attr(row(), "outbounds"))])), false, false));
+        let Err(e) = got else { panic!("desc {desc}: no error") };
+        assert!(e.message.contains(&format!("@ {first:#x} has more than 3")), "desc {desc}: want {first:#x}: {}", e.message);
+    }
+}
+
 #[test]
 fn late_order_equals_full_materialization_on_the_fixtures() {
     // The largest (168 k objects) is split in three scan parts; the JDK 25 dumps differ little
