@@ -83,7 +83,7 @@ fn add_subclasses(env: &Env, classes: &mut Vec<ClassIdx>) {
 /// (FROM INSTANCEOF "<regex>"), their subtrees too, and a pattern that matches no class is an
 /// error, as a name the dump lacks is after INSTANCEOF. None: the pattern matches
 /// java.lang.Object under INSTANCEOF, which is every object.
-fn classes_for_pattern(env: &Env, pattern: &str, subclasses: bool) -> Result<Option<Vec<ClassIdx>>, ExecError> {
+pub(crate) fn classes_for_pattern(env: &Env, pattern: &str, subclasses: bool) -> Result<Option<Vec<ClassIdx>>, ExecError> {
     let re = whole_match_regex(pattern)?;
     let heap = env.heap;
     let mut classes: Vec<ClassIdx> = (0..heap.class_count()).filter(|&c| re.is_match(&heap.class(c).name)).collect();
@@ -165,7 +165,7 @@ fn class_set(env: &Env, classes: Vec<ClassIdx>) -> Input {
     Input::Objects(ObjSet::Classes { by_class, classes, instances })
 }
 
-fn parse_address(text: &str) -> Result<u64, ExecError> {
+pub(crate) fn parse_address(text: &str) -> Result<u64, ExecError> {
     let t = text.trim();
     let hex = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X"));
     let parsed = match hex {
