@@ -393,8 +393,8 @@ mod tests {
 
     #[test]
     fn a_cell_longer_than_a_javascript_string_is_named_by_column_and_row() {
-        let text = |cells: Vec<String>| Column { name: "t".into(), data: ColumnData::Strings { values: cells, exact: ExactTexts::default() }, nulls: vec![] };
-        let list = |cells: Vec<String>| Column { name: "l".into(), data: ColumnData::Lists(cells), nulls: vec![] };
+        let text = |cells: Vec<String>| Column { name: "t".into(), data: ColumnData::Strings { values: cells, exact: ExactTexts::default() }, nulls: vec![], fixed: None };
+        let list = |cells: Vec<String>| Column { name: "l".into(), data: ColumnData::Lists(cells), nulls: vec![], fixed: None };
         let batch = |c: Column| Batch { row_count: 3, columns: vec![c], notes: vec![], total: None };
         let ok = batch(text(vec!["a".into(), "é".repeat(10), "b".into()]));
         assert!(ok.check_cell_lengths(0, 10).is_ok(), "ten two-byte characters are ten units");
