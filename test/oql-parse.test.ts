@@ -19,6 +19,8 @@ const CONSTRUCTS: string[] = [
   'SELECT * FROM OBJECTS INSTANCEOF java.util.AbstractMap m',
   'SELECT * FROM "java\\.util\\..*Map"',
   "SELECT * FROM 'java\\.util\\..*Map'",
+  'SELECT * FROM INSTANCEOF "java\\.util\\..*Map" m',
+  "SELECT * FROM OBJECTS INSTANCEOF 'Demo\\$\\$Lambda.*'",
   'SELECT * FROM (SELECT * FROM java.lang.String) s',
   'SELECT * FROM OBJECTS 0x7f001234',
   'SELECT s FROM java.lang.String s',

@@ -33,7 +33,7 @@ describe('sources', () => {
   });
 
   test('regex and address (normalized lower-case)', () => {
-    expect(sel('SELECT * FROM "java\\.util\\..*"').source).toEqual({ kind: 'regex', pattern: 'java\\.util\\..*' });
+    expect(sel('SELECT * FROM "java\\.util\\..*"').source).toEqual({ kind: 'regex', pattern: 'java\\.util\\..*', subclasses: false });
     expect(sel('SELECT * FROM OBJECTS 0x7F00ABC').source).toEqual({ kind: 'address', address: '0x7f00abc' });
   });
 

@@ -424,8 +424,17 @@ describe('completion of class names OQL cannot read as they stand', () => {
     expect(await items("SELECT x FROM 'Demo$S")).toEqual(["'Demo\\$Session'"]);
   });
 
-  it('after INSTANCEOF (which takes a name alone) are left out', async () => {
-    expect(await items('SELECT x FROM INSTANCEOF Demo$')).toEqual(['Demo$Session']);
+  it('after FROM INSTANCEOF are offered as the pattern FROM INSTANCEOF "<regex>" takes for them', async () => {
+    expect(await items('SELECT x FROM INSTANCEOF Demo$')).toEqual(['"Demo\\$\\$Lambda\\$1\\+0x00007f519d001868"', '"Demo\\$\\$Lambda/0x000001"', 'Demo$Session']);
+    expect(await items('SELECT x FROM OBJECTS INSTANCEOF java.lang.invoke.L')).toEqual(['"java\\.lang\\.invoke\\.LambdaForm\\$MH/0x0000000800c0c000"']);
+    // Within a pattern begun there, as after FROM.
+    expect(await items('SELECT x FROM INSTANCEOF "Demo\\$\\$Lambda\\$')).toEqual(['"Demo\\$\\$Lambda\\$1\\+0x00007f519d001868"']);
+    expect(await items("select x from instanceof 'Demo$$Lambda/")).toEqual(["'Demo\\$\\$Lambda/0x000001'"]);
+  });
+
+  it('after the predicate x INSTANCEOF (which takes a name alone) are left out', async () => {
+    expect(await items('SELECT x FROM Demo$Session x WHERE x INSTANCEOF Demo$')).toEqual(['Demo$Session']);
+    expect(await items('SELECT x FROM Demo$Session x WHERE x NOT INSTANCEOF java.lang.invoke.L')).toEqual([]);
   });
 });
 

@@ -4,7 +4,7 @@
  * do; Ctrl-C or Ctrl-D end one whose end marker never comes), Ctrl-C and Ctrl-D while a pasted
  * block runs (the rest of it does not), Ctrl-Z and `fg` in a shell, Ctrl-D and SIGINT while a
  * query runs, Tab on more names than the list shows, Tab on a hidden class's name (inserted as
- * the pattern FROM takes), and two sessions at once sharing the history file.
+ * the pattern FROM and FROM INSTANCEOF take), and two sessions at once sharing the history file.
  */
 import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -239,14 +239,30 @@ describe('Tab on a hidden class (a lambda)', () => {
     t.type(' x\r');
     at = await t.waitFor('(1 row)', at, 'error:');
     expect(t.screen.slice(0, at)).toMatch(/\nDemo\$\$Lambda\$1\+0x00007f519d001868 @ 0x[0-9a-f]+\n\(1 row\)$/);
-    // INSTANCEOF takes a name alone: no hidden class is offered there (it would not parse).
     at = await t.waitFor('oql> ', at);
-    t.type('SELECT x FROM INSTANCEOF Demo$\t');
-    at = await t.waitFor('SELECT x FROM INSTANCEOF Demo$', at);
+    t.type('\x04');
+    expect(await t.exited).toBe(0);
+  });
+
+  it('after FROM INSTANCEOF inserts the same pattern, which runs; the predicate x INSTANCEOF offers names only', async () => {
+    const t = new Terminal(['query', demo, '--repl'], state());
+    let at = await t.waitFor('oql> ');
+    t.type('SELECT x FROM INSTANCEOF Demo$$\t');
+    at = await t.waitFor('oql> SELECT x FROM INSTANCEOF "Demo\\$\\$Lambda\\$', at, 'INSTANCEOF Demo$$Lambda');
+    t.type('1\t');
+    at = await t.waitFor('1\\+0x00007f519d001868"', at);
+    expect(t.screen.slice(0, at)).toMatch(/oql> SELECT x FROM INSTANCEOF "Demo\\\$\\\$Lambda\\\$1\\\+0x00007f519d001868"$/);
+    t.type(' x\r');
+    at = await t.waitFor('(1 row)', at, 'error:');
+    expect(t.screen.slice(0, at)).toMatch(/\nDemo\$\$Lambda\$1\+0x00007f519d001868 @ 0x[0-9a-f]+\n\(1 row\)$/);
+    // The predicate takes a name alone: no hidden class is offered there (it would not parse).
+    at = await t.waitFor('oql> ', at);
+    t.type('SELECT x FROM Demo$Session x WHERE x INSTANCEOF Demo$\t');
+    at = await t.waitFor('WHERE x INSTANCEOF Demo$', at);
     t.type('\t');
     at = await t.waitFor('Demo$SessionStore', at);
-    at = await t.waitFor('oql> SELECT x FROM INSTANCEOF Demo$', at);
-    expect(t.screen.slice(0, at).split('oql> SELECT x FROM INSTANCEOF Demo$').at(-2)).not.toContain('Lambda');
+    at = await t.waitFor('oql> SELECT x FROM Demo$Session x WHERE x INSTANCEOF Demo$', at);
+    expect(t.screen.slice(0, at).split('oql> SELECT x FROM Demo$Session x WHERE x INSTANCEOF Demo$').at(-2)).not.toContain('Lambda');
     t.type('\x15\x04');
     expect(await t.exited).toBe(0);
   });

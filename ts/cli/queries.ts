@@ -2,7 +2,7 @@
  * The queries a command line asks for (`--query`, `--query-file`, `--run`), checked before the
  * dump is opened, so a typo costs nothing; and running them in turn with their output.
  */
-import { formatOqlError, isOqlError, type TextPlace } from '../oql/errors.js';
+import { formatOqlError, isOqlError, OqlSecondStatementError, type TextPlace } from '../oql/errors.js';
 import { loadQueryFile } from '../query/queryfile.js';
 import { extractViz, noteWithVizWarning } from '../query/viz.js';
 import { findNamedQuery, suggestNamedQueries, NAMED_QUERIES } from '../query/named.js';
@@ -86,6 +86,23 @@ export interface JobSources {
 }
 
 /** Collects and checks every query; prints all problems and throws a usage error if any. */
+/**
+ * Two statements in one --query (`--query 'SELECT …; SELECT …'`): the error at the `;` says
+ * that each --query takes one, and how to give several.
+ */
+function oneStatementEach(err: OqlSecondStatementError): OqlSecondStatementError {
+  const at = err.pos.line > 1 ? `line ${err.pos.line}, column ${err.pos.column}` : `column ${err.pos.column}`;
+  return new OqlSecondStatementError(
+    err.reason,
+    err.pos,
+    err.token,
+    err.expected,
+    `each --query takes one statement, and the ";" at ${at} ends this one: give the next statement its own --query ` +
+      `(--query "SELECT ..." --query "SELECT ..."), put one query a line in a file for --query-file, or type them in the REPL (--repl), ` +
+      'which runs statements separated by ";" in turn',
+  );
+}
+
 export function collectJobs(sources: JobSources): { jobs: QueryJob[]; warnings: string[] } {
   const jobs: QueryJob[] = [];
   const errors: string[] = [];
@@ -99,7 +116,7 @@ export function collectJobs(sources: JobSources): { jobs: QueryJob[]; warnings: 
       jobs.push({ oql, name: name(), viz, ...(vizWarning ? { vizWarning } : {}), prepared, ...(typeof where === 'string' ? {} : { place: where }) });
     } catch (err) {
       if (!isOqlError(err)) throw err;
-      errors.push(formatOqlError(err, oql, where));
+      errors.push(formatOqlError(where === '--query' && err instanceof OqlSecondStatementError ? oneStatementEach(err) : err, oql, where));
     }
   };
 

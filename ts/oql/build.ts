@@ -217,6 +217,12 @@ export function sourceInstanceOf(d: D) {
   return { source: { type: 'class', name: d[1].name, pos: span(d[0], d[1]) } as FromSource, instanceOf: true };
 }
 
+/** `INSTANCEOF "<regex>"`: every class whose whole name matches, with their subclasses. */
+export function sourceInstanceOfPattern(d: D) {
+  const t = d[1] as Token;
+  return { source: { type: 'regex', pattern: stripQuotes(t.text), pos: tokPos(t) } as FromSource, instanceOf: true };
+}
+
 export function sourceToken(d: D) {
   const t = d[0] as Token;
   const pos = tokPos(t);

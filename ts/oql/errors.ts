@@ -30,6 +30,13 @@ export class OqlSyntaxError extends HeapqlError {
   }
 }
 
+/**
+ * More text after the `;` that ends a query (`SELECT …; SELECT …`): a query is one statement.
+ * It points at that `;`. The fronts that take one statement at a time say how to give several
+ * (the CLI: a --query each); the REPL runs statements separated by `;` in turn.
+ */
+export class OqlSecondStatementError extends OqlSyntaxError {}
+
 /** The query parses but cannot be planned (unknown name, unsupported construct, rule broken). */
 export class OqlPlanError extends HeapqlError {
   override name = 'OqlPlanError';

@@ -40,11 +40,19 @@ export function namePosition(refused: Pick<UnknownName, 'kind' | 'name'>, text: 
 /** A character that would continue a class name (`java.lang.String[]`, `a.B$C`). */
 const NAME_GOES_ON = new RegExp(`[${IDENT_PART}.[]`, 'u');
 
-/** The first place `text` names class `name` whole (as FROM or INSTANCEOF writes it), or null. */
+/**
+ * The first place `text` names class `name` whole (as FROM or INSTANCEOF writes it), or null.
+ * A pattern after INSTANCEOF (`FROM INSTANCEOF "<regex>"`, refused when no class matches it, the
+ * pattern as the name) is found there, at its first character inside the quotes.
+ */
 export function classPosition(text: string, name: string): LineColumn | null {
   const tokens = tokenize(text);
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
+    if (t.type === 'string') {
+      if (tokens[i - 1]?.type === 'INSTANCEOF' && t.text.slice(1, -1) === name) return { line: t.line, column: t.col + 1 };
+      continue;
+    }
     if (tokens[i - 1]?.type === 'dot' || !text.startsWith(name, t.offset)) continue;
     if (!NAME_GOES_ON.test(text[t.offset + name.length] ?? '')) return at(t);
   }

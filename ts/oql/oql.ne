@@ -53,6 +53,7 @@ fromClause -> %FROM %OBJECTS:? fromSource %ident:?              {% B.from %}
 
 fromSource -> className                                         {% B.sourceClass %}
             | %INSTANCEOF className                             {% B.sourceInstanceOf %}
+            | %INSTANCEOF %string                               {% B.sourceInstanceOfPattern %}
             | %string                                           {% B.sourceToken %}
             | %hex                                              {% B.sourceToken %}
             | %int                                              {% B.sourceToken %}

@@ -5,7 +5,7 @@ import grammar from './grammar.generated.js';
 import { KEYWORDS, codePoints, tokenize, type Token } from './lexer.js';
 import { finishLists, span, tokPos } from './build.js';
 import type { Pos, Query } from './ast.js';
-import { OqlSyntaxError } from './errors.js';
+import { OqlSecondStatementError, OqlSyntaxError } from './errors.js';
 
 const compiled = nearley.Grammar.fromCompiled(grammar as unknown as nearley.CompiledRules);
 
@@ -64,6 +64,17 @@ export function parseAll(text: string): Query[] {
     if (err.oqlPos) throw new OqlSyntaxError(err.message, err.oqlPos, '', [], err.hint ?? null);
     if (!err.token) throw e;
     const at = tokens.indexOf(err.token);
+    // Nothing may follow the `;` that ends a query: a second statement, most often.
+    const semicolon = tokens[at - 1];
+    if (semicolon?.type === 'semicolon' && at >= 2) {
+      throw new OqlSecondStatementError(
+        'more follows the ";" that ends the query: a query is one statement',
+        tokPos(semicolon),
+        semicolon.text,
+        [],
+        'run the statement after the ";" on its own (the REPL runs statements separated by ";" in turn)',
+      );
+    }
     const distinct = distinctAggregate(tokens, at, text);
     if (distinct) throw distinct;
     const expected = expectedAt(parser);

@@ -87,7 +87,7 @@ function printFrom(f: FromClause, opts: PrintOptions): string {
   const s = f.source;
   const src =
     s.type === 'class' ? `${f.instanceOf ? 'INSTANCEOF ' : ''}${s.name}`
-      : s.type === 'regex' ? quote(s.pattern)
+      : s.type === 'regex' ? `${f.instanceOf ? 'INSTANCEOF ' : ''}${quote(s.pattern)}`
         : s.type === 'address' ? s.hex
           : s.type === 'objectId' ? s.text
             : `(${printQuery(s.query, opts)})`;

@@ -410,7 +410,7 @@ export class Binder {
         return { source: { kind: 'class', name: s.name, subclasses: from.instanceOf }, scope };
       case 'regex':
         this.patterns.push({ pattern: s.pattern, pos: s.pos, kind: 'from' });
-        return { source: { kind: 'regex', pattern: s.pattern }, scope };
+        return { source: { kind: 'regex', pattern: s.pattern, subclasses: from.instanceOf }, scope };
       case 'address':
         return { source: { kind: 'address', address: `0x${BigInt(s.hex).toString(16)}` }, scope };
       case 'objectId':

@@ -88,7 +88,7 @@ function printAgg(a: PAggregate | undefined, ctx: Ctx): string {
 function sourceText(s: PSource): string {
   switch (s.kind) {
     case 'class': return `${s.subclasses ? 'INSTANCEOF ' : ''}${s.name}`;
-    case 'regex': return `classes matching ${quote(s.pattern)}`;
+    case 'regex': return `classes matching ${quote(s.pattern)}${s.subclasses ? ' and their subclasses' : ''}`;
     case 'address': return `object ${s.address}`;
     case 'all': return 'all objects';
     case 'subquery': return 'subquery';

@@ -51,7 +51,8 @@ export interface POrderKey {
 
 export type PSource =
   | { kind: 'class'; name: string; subclasses: boolean }
-  | { kind: 'regex'; pattern: string }
+  /** `subclasses`: FROM INSTANCEOF "<regex>"; no class matching is an error then. */
+  | { kind: 'regex'; pattern: string; subclasses: boolean }
   | { kind: 'address'; address: string }
   | { kind: 'all' }
   | { kind: 'subquery'; query: PQuery };

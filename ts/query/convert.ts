@@ -17,6 +17,11 @@ export interface BatchColumn {
   bigints?: { rows: Uint32Array; values: BigInt64Array } | null;
   /** Dictionary of a dictionary-encoded string column (values are indices into it). */
   dict?: string[];
+  /**
+   * The type the query fixes for the column (the executor's, from the plan and the dump's
+   * classes), absent where nothing tells: its `type` when no value tells it (no rows, NULLs only).
+   */
+  fixed?: ColumnType | null;
 }
 
 export interface Batch {
@@ -96,9 +101,10 @@ export function firstRows(batch: Batch, n: number): Batch {
     columns: batch.columns.map((c) => {
       const out: BatchColumn = { ...c, values: cut(c.values) };
       if (c.nulls) out.nulls = cut(c.nulls);
-      // Typed as the executor types the rows kept: a value column of NULLs only is `null`.
+      // Typed as the executor types the rows kept: a value column of NULLs only has the type
+      // the query fixes for it, else `null`.
       const onlyNulls = n === 0 || (out.nulls !== undefined && out.nulls.every((b) => b === 1));
-      if (onlyNulls && c.type !== 'object') out.type = 'null';
+      if (onlyNulls && c.type !== 'object') out.type = c.fixed ?? 'null';
       if (c.bigints) {
         // Row numbers ascending: keep those of the first n rows.
         let k = 0;

@@ -35,9 +35,10 @@ export const ValueSchema = Type.Recursive(
 );
 
 /**
- * The kind of a column's values, read from its rows (not from the query): `list` when they are lists or of
- * more than one kind, `null` when there is none to tell by (NULLs only, or no rows; a column of
- * one object per row is `object` even then).
+ * The kind of a column's values, read from its rows: `list` when they are lists or of more than
+ * one kind. Where no value tells it (no rows, or NULLs only), the type the query fixes for the
+ * column (a literal's, an aggregate's, an attribute's, a function's or operator's with one result
+ * type, a field's whose declared type the source's classes give); `null` only where nothing tells.
  */
 export const ColumnTypeSchema = Type.Union(
   [
@@ -46,8 +47,11 @@ export const ColumnTypeSchema = Type.Union(
   ],
   {
     description:
-      "the kind of the column's values, read from its rows, not from the query: 'list' when they are lists or of more than one kind; " +
-      "'null' when there is no value to tell by: the column holds only NULLs, or the result has no rows (a column of one object per row, SELECT s FROM …, is 'object' even then)",
+      "the kind of the column's values, read from its rows: 'list' when they are lists or of more than one kind; " +
+      'where no value tells it (no rows, or NULLs only), the type the query fixes for the column: a literal\'s, an aggregate\'s (COUNT is a number), ' +
+      "an attribute's (@objectAddress a number), a function's or operator's with one result type (toString a string, a comparison a bool), " +
+      "a field's whose declared type the source's classes give (s.hash of FROM java.lang.String s a number), a list of objects 'object'; " +
+      "'null' only where nothing tells (a field read through another field, CASE branches of two kinds)",
   },
 );
 

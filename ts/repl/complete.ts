@@ -5,7 +5,7 @@
  * and columns of the latest result, `!` commands, named queries, `-- @viz` kinds and keys,
  * settings, and file names after `!save`.
  */
-import { KEYWORDS, tokenize } from '../oql/lexer.js';
+import { KEYWORDS, tokenize, type Token } from '../oql/lexer.js';
 import { AGGREGATE_NAMES, ATTRIBUTE_NAMES, FUNCTION_NAMES } from '../plan/index.js';
 import { NAMED_QUERIES } from '../query/named.js';
 import { isVizLine } from '../query/viz.js';
@@ -112,6 +112,12 @@ function fromClassText(name: string): string | null {
   return quote ? fromPattern(name, quote) : null;
 }
 
+/** Whether the last of `tokens`, an INSTANCEOF, is FROM's (`FROM [OBJECTS] INSTANCEOF`), not a predicate's. */
+function fromInstanceOf(tokens: readonly Token[]): boolean {
+  const before = tokens.at(-2);
+  return before?.type === 'FROM' || (before?.type === 'OBJECTS' && tokens.at(-3)?.type === 'FROM');
+}
+
 /** The class named in FROM / INSTANCEOF of the statement, with its alias, if any. */
 export function classInScope(statement: string): { className: string; alias: string | null } | null {
   const tokens = tokenize(statement);
@@ -190,9 +196,9 @@ async function candidates(before: string, source: CompletionSource, statement: s
     return { items: start ? pick(start[1]!, ['@viz']) : [], word: start?.[1] ?? '' };
   }
   // OQL.
-  // A class pattern begun after FROM (`FROM "Demo\$\$La`): the classes whose pattern (or name)
-  // starts with what is typed, as patterns.
-  const open = /\bFROM(?:\s+OBJECTS)?\s+("[^"]*|'[^']*)$/i.exec(before);
+  // A class pattern begun after FROM or FROM INSTANCEOF (`FROM "Demo\$\$La`): the classes
+  // whose pattern (or name) starts with what is typed, as patterns.
+  const open = /\bFROM(?:\s+OBJECTS)?(?:\s+INSTANCEOF)?\s+("[^"]*|'[^']*)$/i.exec(before);
   if (open) {
     const typed = open[1]!;
     const quote = typed[0]!;
@@ -204,15 +210,16 @@ async function candidates(before: string, source: CompletionSource, statement: s
   }
   const word = /([A-Za-z0-9_$.@\[\]]*)$/.exec(before)![1]!;
   const head = before.slice(0, before.length - word.length);
-  const prev = tokenize(head).at(-1);
+  const headTokens = tokenize(head);
+  const prev = headTokens.at(-1);
   if (word.startsWith('@')) return { items: pick(word, ATTRIBUTE_NAMES), word };
   if (prev && (prev.type === 'FROM' || prev.type === 'INSTANCEOF' || prev.type === 'OBJECTS')) {
     const extra = prev.type === 'FROM' ? ['INSTANCEOF', 'OBJECTS'] : [];
-    // A hidden class's name is inserted as the pattern that FROM takes for it; INSTANCEOF takes
-    // a name alone, so those are left out there (a hidden class has no subclasses: FROM
-    // "<pattern>" finds the same objects).
+    // A hidden class's name is inserted as the pattern that FROM and FROM INSTANCEOF take for
+    // it; the predicate `x INSTANCEOF <class>` takes a name alone, so those are left out there.
+    const pattern = prev.type !== 'INSTANCEOF' || fromInstanceOf(headTokens);
     const classes = pick(word, source.classNames(), false).flatMap((name) => {
-      const text = prev.type === 'INSTANCEOF' ? (readsAsName(name) ? name : null) : fromClassText(name);
+      const text = pattern ? fromClassText(name) : readsAsName(name) ? name : null;
       return text === null ? [] : [text];
     });
     return { items: [...pick(word, extra), ...classes], word };

@@ -291,7 +291,8 @@ const TURN_EVERY = 8;
 export interface StreamSummary {
   /**
    * The result's columns typed over all its rows, as `query` types them at once (also when
-   * there was no row: a list of objects has its `object` column, a table's columns are `null`).
+   * there was no row: a list of objects has its `object` column, a table's columns the types
+   * the query fixes for them, else `null`).
    */
   columns: Column[];
   /** The result's note, as `query` gives it (INSTANCEOF a class that looks like an interface). */
@@ -362,7 +363,7 @@ export async function* streamBatchesPrepared(
   // Batches arrive through a thread-safe callback that may be delivered after the task's own
   // completion: the stream ends once the rows the executor reported have all been received.
   let expectedRows: number | undefined;
-  let end: ({ columns: string[]; objectRows: boolean; stopped: boolean } & ExecutorNotes) | undefined;
+  let end: ({ columns: string[]; objectRows: boolean; stopped: boolean; types?: string[] } & ExecutorNotes) | undefined;
   let typed: Column[] | null = null;
   let receivedRows = 0;
   let delivered = 0;
@@ -437,10 +438,11 @@ export async function* streamBatchesPrepared(
     }
     complete = true;
     await settle();
-    const { columns, objectRows } = end!;
+    const { columns, objectRows, types } = end!;
     const note = joinNotes(await instanceOfNote(handle, q), end!.notes);
     return {
-      columns: typed ?? columns.map((name) => ({ name, type: objectRows ? 'object' : 'null' })),
+      // No row: each column has the type the query fixes for it (the executor's), else `null`.
+      columns: typed ?? columns.map((name, i) => ({ name, type: objectRows ? 'object' : ((types?.[i] ?? 'null') as Column['type']) })),
       ...(note !== undefined ? { note } : {}),
       truncated,
     };

@@ -38,6 +38,10 @@ pub struct Column {
     pub data: ColumnData,
     /// One byte per row, 1 = NULL; empty when the column has no NULL.
     pub nulls: Vec<u8>,
+    /// The type the query fixes for the column (`types.rs`; None where nothing tells): the
+    /// column's type when no value tells it (no rows, NULLs only), which a part of its rows
+    /// also takes (`firstRows` in TypeScript).
+    pub fixed: Option<&'static str>,
 }
 
 /// Cells of a NULL row hold a placeholder (0, "", ...) and are flagged in `nulls`.
@@ -198,8 +202,10 @@ fn kind_of(v: &Value) -> Kind {
     }
 }
 
-/// Builds one typed column from the cells of a column.
-pub fn build_column<'a>(name: &str, cells: impl Iterator<Item = &'a Value> + Clone) -> Column {
+/// Builds one typed column from the cells of a column: typed by its values; where none tells
+/// (no cell, NULLs only), by `fixed`, the type the query fixes for it (`types.rs`), its cells
+/// all NULL; else `null`.
+pub fn build_column<'a>(name: &str, cells: impl Iterator<Item = &'a Value> + Clone, fixed: Option<&'static str>) -> Column {
     let mut kind = Kind::None;
     let mut any_null = false;
     for v in cells.clone() {
@@ -210,6 +216,12 @@ pub fn build_column<'a>(name: &str, cells: impl Iterator<Item = &'a Value> + Clo
             kind = k;
         } else if kind != k {
             kind = Kind::Mixed;
+        }
+    }
+    if kind == Kind::None {
+        let rows = cells.clone().count();
+        if let Some(data) = fixed.and_then(|t| all_null_data(t, rows)) {
+            return Column { name: name.to_string(), data, nulls: vec![1; rows], fixed };
         }
     }
     let nulls: Vec<u8> = if any_null && kind != Kind::None {
@@ -265,7 +277,20 @@ pub fn build_column<'a>(name: &str, cells: impl Iterator<Item = &'a Value> + Clo
                 .collect(),
         ),
     };
-    Column { name: name.to_string(), data, nulls }
+    Column { name: name.to_string(), data, nulls, fixed }
+}
+
+/// The cells of a column of `rows` NULLs typed `type_name` (their placeholders); None for a
+/// name no column data has.
+fn all_null_data(type_name: &str, rows: usize) -> Option<ColumnData> {
+    Some(match type_name {
+        "object" => ColumnData::Objects(vec![0; rows]),
+        "number" => ColumnData::Numbers { values: vec![0.0; rows], wide: WideInts::default() },
+        "string" => ColumnData::Strings { values: vec![String::new(); rows], exact: ExactTexts::default() },
+        "bool" => ColumnData::Bools(vec![0; rows]),
+        "list" => ColumnData::Lists(vec![String::new(); rows]),
+        _ => return None,
+    })
 }
 
 /// The JSON text of a list cell, written as `Value::to_json` would be, but a wide integer is
@@ -359,7 +384,7 @@ fn cell_value(j: &serde_json::Value) -> Value {
 
 /// A column of object indices with no NULL (the `objects` output).
 pub fn objects_column(name: &str, ids: Vec<u32>) -> Column {
-    Column { name: name.to_string(), data: ColumnData::Objects(ids), nulls: Vec::new() }
+    Column { name: name.to_string(), data: ColumnData::Objects(ids), nulls: Vec::new(), fixed: Some("object") }
 }
 
 #[cfg(test)]
@@ -368,8 +393,8 @@ mod tests {
 
     #[test]
     fn a_cell_longer_than_a_javascript_string_is_named_by_column_and_row() {
-        let text = |cells: Vec<String>| Column { name: "t".into(), data: ColumnData::Strings { values: cells, exact: ExactTexts::default() }, nulls: vec![] };
-        let list = |cells: Vec<String>| Column { name: "l".into(), data: ColumnData::Lists(cells), nulls: vec![] };
+        let text = |cells: Vec<String>| Column { name: "t".into(), data: ColumnData::Strings { values: cells, exact: ExactTexts::default() }, nulls: vec![], fixed: None };
+        let list = |cells: Vec<String>| Column { name: "l".into(), data: ColumnData::Lists(cells), nulls: vec![], fixed: None };
         let batch = |c: Column| Batch { row_count: 3, columns: vec![c], notes: vec![], total: None };
         let ok = batch(text(vec!["a".into(), "é".repeat(10), "b".into()]));
         assert!(ok.check_cell_lengths(0, 10).is_ok(), "ten two-byte characters are ten units");
@@ -383,26 +408,33 @@ mod tests {
     #[test]
     fn typing_rule() {
         let cells = [Value::Int(1), Value::Null, Value::Float(2.5)];
-        let c = build_column("n", cells.iter());
+        let c = build_column("n", cells.iter(), None);
         assert_eq!(c.data, ColumnData::Numbers { values: vec![1.0, 0.0, 2.5], wide: WideInts::default() });
         assert_eq!(c.nulls, vec![0, 1, 0]);
 
         let cells = [Value::Obj(3), Value::str("x")];
-        let c = build_column("m", cells.iter());
+        let c = build_column("m", cells.iter(), None);
         assert_eq!(c.data, ColumnData::Lists(vec!["{\"o\":3}".into(), "\"x\"".into()]));
         assert!(c.nulls.is_empty());
 
         let cells = [Value::Null, Value::Null];
-        let c = build_column("z", cells.iter());
+        let c = build_column("z", cells.iter(), None);
         assert_eq!(c.data, ColumnData::Null);
         assert!(c.is_null(1));
+        // NULLs only, or no cell, of a type the query fixes: that type, every cell NULL.
+        let c = build_column("z", cells.iter(), Some("number"));
+        assert_eq!((c.data.type_name(), c.nulls.as_slice(), c.is_null(0)), ("number", &[1u8, 1][..], true));
+        assert_eq!(build_column("e", [].iter(), Some("string")).data.type_name(), "string");
+        assert_eq!(build_column("e", [].iter(), Some("object")).data, ColumnData::Objects(vec![]));
+        // Values tell the type, whatever is fixed.
+        assert_eq!(build_column("v", [Value::Null, Value::Int(1)].iter(), Some("string")).data.type_name(), "number");
 
         let cells = [Value::Bool(true), Value::Bool(false)];
-        assert_eq!(build_column("b", cells.iter()).data, ColumnData::Bools(vec![1, 0]));
+        assert_eq!(build_column("b", cells.iter(), None).data, ColumnData::Bools(vec![1, 0]));
         let cells = [Value::Obj(7)];
-        assert_eq!(build_column("o", cells.iter()).data, ColumnData::Objects(vec![7]));
+        assert_eq!(build_column("o", cells.iter(), None).data, ColumnData::Objects(vec![7]));
         let list = Value::List(vec![Value::Obj(1), Value::Int(2)].into());
-        let c = build_column("l", std::iter::once(&list));
+        let c = build_column("l", std::iter::once(&list), None);
         assert_eq!(c.data, ColumnData::Lists(vec!["[{\"o\":1},2]".into()]));
         assert!(matches!(c.value(0), Value::List(_)));
     }
@@ -430,7 +462,7 @@ mod tests {
             assert_eq!(out, v.to_json().to_string(), "{v:?}");
         }
         let mixed = [Value::Int(1), Value::text_of_units(&[0x22, 0xD800, 0x5C, 0xDE00, 0xD83D]), Value::List(vec![Value::text_of_units(&[0xDFFF])].into())];
-        let c = build_column("m", mixed.iter());
+        let c = build_column("m", mixed.iter(), None);
         assert_eq!(c.data, ColumnData::Lists(vec!["1".into(), r#""\"\ud800\\\ude00\ud83d""#.into(), r#"["\udfff"]"#.into()]));
     }
 
@@ -439,7 +471,7 @@ mod tests {
     fn string_columns_keep_unpaired_surrogates_beside() {
         let lone = Value::text_of_units(&[0xD800, 0x78]);
         let cells = [Value::str("a"), lone.clone(), Value::Null, Value::text_of_units(&[0xDC00])];
-        let c = build_column("s", cells.iter());
+        let c = build_column("s", cells.iter(), None);
         let ColumnData::Strings { values, exact } = &c.data else { panic!("{:?}", c.data) };
         assert_eq!(values, &["a", "\u{fffd}x", "", "\u{fffd}"]);
         assert_eq!(exact.rows, vec![1, 3]);
@@ -447,7 +479,7 @@ mod tests {
         assert!(matches!(c.value(1), Value::Utf16(ref u) if **u == [0xD800, 0x78]));
         assert!(matches!(c.value(0), Value::Str(ref s) if &**s == "a"));
         assert!(c.value(2).is_null());
-        let plain = build_column("p", [Value::str("a")].iter());
+        let plain = build_column("p", [Value::str("a")].iter(), None);
         assert_eq!(plain.data, ColumnData::Strings { values: vec!["a".into()], exact: ExactTexts::default() });
     }
 
@@ -457,7 +489,7 @@ mod tests {
     fn wide_integers_stay_exact() {
         let big = -6849794470754667710_i64;
         let cells = [Value::Int(1), Value::Int(big), Value::Null, Value::Float(2.5), Value::Int(17001712275677445)];
-        let c = build_column("n", cells.iter());
+        let c = build_column("n", cells.iter(), None);
         let ColumnData::Numbers { values, wide } = &c.data else { panic!("{:?}", c.data) };
         assert_eq!(values.len(), 5);
         assert_eq!(wide.rows, vec![1, 4]);
@@ -469,18 +501,18 @@ mod tests {
 
         // The edges: ±(2^53 - 1) are plain numbers, one beyond is wide.
         let edge = [Value::Int(MAX_SAFE_INTEGER), Value::Int(-MAX_SAFE_INTEGER), Value::Int(MAX_SAFE_INTEGER + 1), Value::Int(i64::MIN)];
-        let ColumnData::Numbers { wide, .. } = build_column("e", edge.iter()).data else { panic!() };
+        let ColumnData::Numbers { wide, .. } = build_column("e", edge.iter(), None).data else { panic!() };
         assert_eq!(wide.rows, vec![2, 3]);
         assert_eq!(wide.values, vec![MAX_SAFE_INTEGER + 1, i64::MIN]);
 
         // Inside lists and mixed columns: {"i": "<digits>"}, read back as the same Int.
         let list = Value::List(vec![Value::Int(big), Value::Int(5)].into());
-        let c = build_column("l", std::iter::once(&list));
+        let c = build_column("l", std::iter::once(&list), None);
         assert_eq!(c.data, ColumnData::Lists(vec![format!("[{{\"i\":\"{big}\"}},5]")]));
         let Value::List(items) = c.value(0) else { panic!() };
         assert!(matches!(items[0], Value::Int(i) if i == big));
         let mixed = [Value::str("x"), Value::Int(i64::MAX)];
-        let c = build_column("m", mixed.iter());
+        let c = build_column("m", mixed.iter(), None);
         assert_eq!(c.data, ColumnData::Lists(vec!["\"x\"".into(), format!("{{\"i\":\"{}\"}}", i64::MAX)]));
         assert!(matches!(c.value(1), Value::Int(i64::MAX)));
     }

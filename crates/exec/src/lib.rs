@@ -25,6 +25,7 @@ mod rows;
 mod scan;
 mod select;
 mod source;
+mod types;
 mod value;
 
 pub use analysis_view::AnalysisView;
@@ -54,8 +55,11 @@ pub struct StreamEnd {
     /// Column names of the result (also when no row was produced).
     pub columns: Vec<String>,
     /// The result is a list of objects: its one column is typed `object` also when no row was
-    /// produced (a table's columns are typed by their values, `null` without a row).
+    /// produced (a table's columns are typed by their values, without a row by `types`).
     pub object_rows: bool,
+    /// The type the query fixes for each column (`types.rs`): `object`, `number`, `string`,
+    /// `bool`, `list`, or None where nothing tells (a column without a row is typed so).
+    pub types: Vec<Option<&'static str>>,
     /// True when the callback asked to stop.
     pub stopped: bool,
     /// Notes on the whole result, as `Batch::notes` of `execute`.
@@ -84,7 +88,8 @@ fn prepare<'a>(ctx: &ExecContext<'a>, plan: &Plan) -> Result<Env<'a>, ExecError>
 pub fn execute(ctx: &ExecContext, plan: &Plan) -> Result<Batch, ExecError> {
     let env = prepare(ctx, plan)?;
     let rows = select::run_query(&env, &plan.query)?;
-    let mut batch = rows.to_batch(0, rows.len());
+    let fixed = types::query_types(&env, &plan.query);
+    let mut batch = rows.to_batch(0, rows.len(), &fixed);
     batch.notes = env.take_notes();
     Ok(batch)
 }
@@ -114,6 +119,7 @@ pub fn execute_stream(
 ) -> Result<StreamEnd, ExecError> {
     let env = prepare(ctx, plan)?;
     let batch_rows = batch_rows.max(1);
+    let fixed = types::query_types(&env, &plan.query);
     let mut pending: Option<RowSet> = None;
     let mut sent = 0u64;
     let mut stopped = false;
@@ -130,7 +136,7 @@ pub fn execute_stream(
         while rs.len() - pos >= batch_rows || (flush && pos < rs.len()) {
             let end = (pos + batch_rows).min(rs.len());
             *sent += (end - pos) as u64;
-            let mut batch = rs.to_batch(pos, end);
+            let mut batch = rs.to_batch(pos, end, &fixed);
             batch.total = total;
             if !on_batch(batch) {
                 *stopped = true;
@@ -162,5 +168,5 @@ pub fn execute_stream(
         let total = if emitted { total } else { Some(rest.len() as u64) };
         deliver(rest, true, total, &mut sent, &mut stopped);
     }
-    Ok(StreamEnd { rows: sent, columns, object_rows, stopped, notes: env.take_notes() })
+    Ok(StreamEnd { rows: sent, columns, object_rows, stopped, notes: env.take_notes(), types: fixed })
 }

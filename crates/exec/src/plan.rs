@@ -99,8 +99,12 @@ pub enum Source {
         #[serde(default)]
         subclasses: bool,
     },
+    /// Every class whose whole name matches; with `subclasses` (FROM INSTANCEOF "<regex>"),
+    /// their whole subtrees too, and a pattern that matches no class is an error.
     Regex {
         pattern: String,
+        #[serde(default)]
+        subclasses: bool,
     },
     Address {
         address: String,

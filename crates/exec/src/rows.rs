@@ -111,8 +111,9 @@ impl RowSet {
         }
     }
 
-    /// Rows `start..end` as a columnar batch.
-    pub fn to_batch(&self, start: usize, end: usize) -> Batch {
+    /// Rows `start..end` as a columnar batch; `fixed`: the type the query fixes for each
+    /// column (`types.rs`), for a column whose values do not tell it.
+    pub fn to_batch(&self, start: usize, end: usize, fixed: &[Option<&'static str>]) -> Batch {
         match self {
             RowSet::Objects { name, ids } => {
                 Batch { row_count: end - start, columns: vec![objects_column(name, ids[start..end].to_vec())], notes: Vec::new(), total: None }
@@ -120,7 +121,7 @@ impl RowSet {
             RowSet::Table(t) => {
                 let w = t.width();
                 let columns = (0..w)
-                    .map(|c| build_column(&t.names[c], (start..end).map(move |r| &t.cells[r * w + c])))
+                    .map(|c| build_column(&t.names[c], (start..end).map(move |r| &t.cells[r * w + c]), fixed.get(c).copied().flatten()))
                     .collect();
                 Batch { row_count: end - start, columns, notes: Vec::new(), total: None }
             }

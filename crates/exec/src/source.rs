@@ -56,22 +56,65 @@ pub(crate) fn classes_for_name(env: &Env, name: &str, subclasses: bool) -> Resul
     }
     let mut out: Vec<ClassIdx> = direct.to_vec();
     if subclasses {
-        let mut seen = vec![false; env.heap.class_count() as usize];
-        for &c in &out {
-            seen[c as usize] = true;
-        }
-        let mut i = 0;
-        while i < out.len() {
-            for &s in env.heap.subclasses(out[i]) {
-                if !std::mem::replace(&mut seen[s as usize], true) {
-                    out.push(s);
-                }
-            }
-            i += 1;
-        }
+        add_subclasses(env, &mut out);
     }
     out.sort_unstable();
     Ok(out)
+}
+
+/// Adds to `classes` (each once) every class below one of them, breadth first, no recursion.
+fn add_subclasses(env: &Env, classes: &mut Vec<ClassIdx>) {
+    let mut seen = vec![false; env.heap.class_count() as usize];
+    for &c in classes.iter() {
+        seen[c as usize] = true;
+    }
+    let mut i = 0;
+    while i < classes.len() {
+        for &s in env.heap.subclasses(classes[i]) {
+            if !std::mem::replace(&mut seen[s as usize], true) {
+                classes.push(s);
+            }
+        }
+        i += 1;
+    }
+}
+
+/// The classes of FROM "<regex>" (every class whose whole name matches); with `subclasses`
+/// (FROM INSTANCEOF "<regex>"), their subtrees too, and a pattern that matches no class is an
+/// error, as a name the dump lacks is after INSTANCEOF. None: the pattern matches
+/// java.lang.Object under INSTANCEOF, which is every object.
+pub(crate) fn classes_for_pattern(env: &Env, pattern: &str, subclasses: bool) -> Result<Option<Vec<ClassIdx>>, ExecError> {
+    let re = whole_match_regex(pattern)?;
+    let heap = env.heap;
+    let mut classes: Vec<ClassIdx> = (0..heap.class_count()).filter(|&c| re.is_match(&heap.class(c).name)).collect();
+    if !subclasses {
+        return Ok(Some(classes));
+    }
+    if classes.is_empty() {
+        return Err(no_class_matches(pattern));
+    }
+    if classes.iter().any(|&c| heap.class(c).name == "java.lang.Object") {
+        return Ok(None);
+    }
+    add_subclasses(env, &mut classes);
+    classes.sort_unstable();
+    Ok(Some(classes))
+}
+
+/// FROM INSTANCEOF "<regex>" whose pattern matches no class: ERR_UNKNOWN_CLASS, the pattern as
+/// the name (the fronts place the error at the pattern's literal: ts/oql/locate.ts).
+fn no_class_matches(pattern: &str) -> ExecError {
+    let note = "a pattern matches the whole class name, e.g. \"java\\.util\\..*Map\" or \"Demo\\$\\$Lambda.*\"";
+    let unknown = UnknownName {
+        kind: NameKind::Class,
+        name: pattern.to_string(),
+        class_name: None,
+        class_count: None,
+        fields: None,
+        suggestions: None,
+        note: Some(note.to_string()),
+    };
+    ExecError::unknown_name(format!("no class in this dump matches \"{pattern}\" ({note})"), unknown)
 }
 
 pub(crate) fn class_bitmap(env: &Env, classes: &[ClassIdx]) -> Vec<bool> {
@@ -96,12 +139,10 @@ pub(crate) fn resolve(env: &Env, source: &Source) -> Result<Input, ExecError> {
             let classes = classes_for_name(env, name, *subclasses)?;
             Ok(class_set(env, classes))
         }
-        Source::Regex { pattern } => {
-            let re = whole_match_regex(pattern)?;
-            let classes: Vec<ClassIdx> =
-                (0..env.heap.class_count()).filter(|&c| re.is_match(&env.heap.class(c).name)).collect();
-            Ok(class_set(env, classes))
-        }
+        Source::Regex { pattern, subclasses } => match classes_for_pattern(env, pattern, *subclasses)? {
+            Some(classes) => Ok(class_set(env, classes)),
+            None => Ok(Input::Objects(ObjSet::All)),
+        },
         Source::Address { address } => {
             let id = parse_address(address)?;
             match env.heap.index_of(id) {
@@ -124,7 +165,7 @@ fn class_set(env: &Env, classes: Vec<ClassIdx>) -> Input {
     Input::Objects(ObjSet::Classes { by_class, classes, instances })
 }
 
-fn parse_address(text: &str) -> Result<u64, ExecError> {
+pub(crate) fn parse_address(text: &str) -> Result<u64, ExecError> {
     let t = text.trim();
     let hex = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X"));
     let parsed = match hex {

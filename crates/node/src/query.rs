@@ -30,6 +30,9 @@ pub struct JsColumn {
     /// A number column's integers beyond ±(2^53 − 1), exact (absent when there is none: the
     /// common case costs nothing). `values` holds every number, these rounded.
     pub bigints: Option<JsBigInts>,
+    /// The type the query fixes for the column (object | number | string | bool | list), absent
+    /// where nothing tells: its `type` when no value tells it (no rows, NULLs only).
+    pub fixed: Option<String>,
 }
 
 /// Rows (ascending) of a number column and their exact 64-bit integer values.
@@ -85,7 +88,7 @@ fn to_js(mut batch: Batch, first_row: u64) -> Result<JsBatch> {
             ColumnData::Null => Either4::D(vec![0; row_count as usize]),
         };
         let nulls = if c.nulls.is_empty() { None } else { Some(Uint8Array::new(c.nulls)) };
-        columns.push(JsColumn { name: c.name, kind, values, nulls, bigints });
+        columns.push(JsColumn { name: c.name, kind, values, nulls, bigints, fixed: c.fixed.map(str::to_string) });
     }
     let notes = if batch.notes.is_empty() { None } else { Some(batch.notes) };
     Ok(JsBatch { row_count, columns, notes, total: batch.total.map(|t| t as f64) })
@@ -161,6 +164,9 @@ pub struct JsStreamEnd {
     pub stopped: bool,
     /// Notes on the whole result, as `JsBatch::notes`.
     pub notes: Option<Vec<String>>,
+    /// The type the query fixes for each column (object | number | string | bool | list), or
+    /// `null` where nothing tells: the columns' types when no row came.
+    pub types: Vec<String>,
 }
 
 pub struct StreamTask {
@@ -220,7 +226,8 @@ impl Task for StreamTask {
 
     fn resolve(&mut self, _env: Env, end: heapql_exec::StreamEnd) -> Result<JsStreamEnd> {
         let notes = if end.notes.is_empty() { None } else { Some(end.notes) };
-        Ok(JsStreamEnd { rows: end.rows as f64, columns: end.columns, object_rows: end.object_rows, stopped: end.stopped, notes })
+        let types = end.types.iter().map(|t| t.unwrap_or("null").to_string()).collect();
+        Ok(JsStreamEnd { rows: end.rows as f64, columns: end.columns, object_rows: end.object_rows, stopped: end.stopped, notes, types })
     }
 }
 
