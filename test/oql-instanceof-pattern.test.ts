@@ -75,7 +75,7 @@ describe('FROM INSTANCEOF "<regex>" over a real dump with lambdas', () => {
     expect(e.code).toBe('ERR_UNKNOWN_CLASS');
     expect(e.pos).toEqual({ line: 2, column: 18 });
     expect(e.reason).toMatch(/^no class in this dump matches "Demo\\\$\\\$Nope\.\*" \(a pattern matches the whole class name, e\.g\. /);
-    expect(e.unknownName).toMatchObject({ kind: 'class', name: 'Demo\\$\\$Nope.*' });
+    expect(e.unknownName).toMatchObject({ kind: 'pattern', name: 'Demo\\$\\$Nope.*' });
     // A pattern the regex engine refuses is refused before anything runs, at its literal.
     const bad = await heap.query('SELECT x FROM INSTANCEOF "Demo(" x').catch((e: unknown) => e);
     expect(bad).toBeInstanceOf(OqlPlanError);

@@ -22,13 +22,13 @@ export class HeapqlError extends Error {
 
 /**
  * A name a query uses that the dump lacks, as the executor refused it (crates/exec, `UnknownName`):
- * ERR_UNKNOWN_CLASS for `kind: 'class'`, ERR_UNKNOWN_FIELD for the others. The error's message
+ * ERR_UNKNOWN_CLASS for `kind: 'class'` and `'pattern'`, ERR_UNKNOWN_FIELD for the others. The error's message
  * says the same in words (and `quotedMessage` with the names JSON-quoted); the fronts place the
  * error by `name`.
  */
 export interface UnknownName {
-  /** `class`: a class name (FROM, INSTANCEOF); `field`: an instance field; `static`: a static field read on class objects. */
-  kind: 'class' | 'field' | 'static';
+  /** `class`: a class name (FROM, INSTANCEOF); `pattern`: a class pattern no class matches (`FROM INSTANCEOF "<regex>"`); `field`: an instance field; `static`: a static field read on class objects. */
+  kind: 'class' | 'pattern' | 'field' | 'static';
   /** The name as the query writes it. */
   name: string;
   /** A field: the class whose fields are listed (the source's first when it has several); absent for a static no class of the dump has. */

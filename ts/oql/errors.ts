@@ -69,7 +69,7 @@ export class OqlNameError extends HeapqlError {
     readonly pos: LineColumn,
     options: { cause?: unknown } = {},
   ) {
-    super(refused.kind === 'class' ? 'ERR_UNKNOWN_CLASS' : 'ERR_UNKNOWN_FIELD', `${reason} (line ${pos.line}, column ${pos.column})`, {
+    super(refused.kind === 'class' || refused.kind === 'pattern' ? 'ERR_UNKNOWN_CLASS' : 'ERR_UNKNOWN_FIELD', `${reason} (line ${pos.line}, column ${pos.column})`, {
       exitCode: 1,
       cause: options.cause,
       unknownName: refused,

@@ -34,7 +34,7 @@ export function fieldPosition(text: string, name: string): LineColumn | null {
  * the text shown (ts/oql/errors.ts).
  */
 export function namePosition(refused: Pick<UnknownName, 'kind' | 'name'>, text: string): LineColumn | null {
-  return refused.kind === 'class' ? classPosition(text, refused.name) : fieldPosition(text, refused.name);
+  return refused.kind === 'class' || refused.kind === 'pattern' ? classPosition(text, refused.name) : fieldPosition(text, refused.name);
 }
 
 /** A character that would continue a class name (`java.lang.String[]`, `a.B$C`). */

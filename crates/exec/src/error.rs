@@ -22,6 +22,8 @@ pub struct ExecError {
 pub enum NameKind {
     /// A class name (`FROM`, `INSTANCEOF`).
     Class,
+    /// A class pattern that matches no class (`FROM INSTANCEOF "<regex>"`).
+    Pattern,
     /// An instance field read on objects.
     Field,
     /// A static field read on class objects (`classof(x).NAME`, `FROM java.lang.Class c … c.NAME`).
@@ -106,6 +108,18 @@ impl UnknownName {
             _ => String::new(),
         };
         let mut msg = String::new();
+        if self.kind == NameKind::Pattern {
+            // Written in quotes as the query writes it (plain), or JSON-quoted.
+            let pattern = match quoting {
+                Quoting::Plain => format!("\"{}\"", self.name),
+                Quoting::Json => name,
+            };
+            msg = format!("no class in this dump matches {pattern}");
+            if let Some(note) = note {
+                let _ = write!(msg, " ({note})");
+            }
+            return msg;
+        }
         if self.kind == NameKind::Class {
             msg = format!("class {name} is not in this dump");
             if !guesses.is_empty() {
@@ -165,7 +179,7 @@ impl ExecError {
     /// ERR_UNKNOWN_CLASS or ERR_UNKNOWN_FIELD (by `unknown.kind`) with its data, said by
     /// `unknown.message(Quoting::Plain)`.
     pub fn unknown_name(unknown: UnknownName) -> ExecError {
-        let code = if unknown.kind == NameKind::Class { ERR_UNKNOWN_CLASS } else { ERR_UNKNOWN_FIELD };
+        let code = if matches!(unknown.kind, NameKind::Class | NameKind::Pattern) { ERR_UNKNOWN_CLASS } else { ERR_UNKNOWN_FIELD };
         ExecError { code, message: unknown.message(Quoting::Plain), unknown: Some(Box::new(unknown)) }
     }
     pub fn plan(message: impl Into<String>) -> ExecError {
@@ -340,6 +354,24 @@ mod tests {
 
     /// A name of the dump may hold any text: quoted, each reads as one JSON string, whatever it
     /// holds (a quote, a backslash, a line break, a NUL), and nothing of it escapes its quotes.
+    #[test]
+    fn a_pattern_no_class_matches_is_worded_as_one() {
+        let unknown = UnknownName {
+            kind: NameKind::Pattern,
+            name: "Nope\".*".to_string(),
+            class_name: None,
+            class_count: None,
+            fields: None,
+            suggestions: None,
+            note: Some("a note".to_string()),
+        };
+        assert_eq!(unknown.message(Quoting::Plain), "no class in this dump matches \"Nope\".*\" (a note)");
+        assert_eq!(unknown.message(Quoting::Json), "no class in this dump matches \"Nope\\\".*\" (a note)");
+        let e = ExecError::unknown_name(unknown);
+        assert_eq!(e.code, ERR_UNKNOWN_CLASS);
+        assert!(e.unknown.unwrap().to_json().contains("\"kind\":\"pattern\""));
+    }
+
     #[test]
     fn quoted_names_are_json_strings() {
         let hostile = "a\"b\\c\nd\0e";

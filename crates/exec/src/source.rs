@@ -106,7 +106,7 @@ pub(crate) fn classes_for_pattern(env: &Env, pattern: &str, subclasses: bool) ->
 fn no_class_matches(pattern: &str) -> ExecError {
     let note = "a pattern matches the whole class name, e.g. \"java\\.util\\..*Map\" or \"Demo\\$\\$Lambda.*\"";
     let unknown = UnknownName {
-        kind: NameKind::Class,
+        kind: NameKind::Pattern,
         name: pattern.to_string(),
         class_name: None,
         class_count: None,
@@ -114,7 +114,7 @@ fn no_class_matches(pattern: &str) -> ExecError {
         suggestions: None,
         note: Some(note.to_string()),
     };
-    ExecError::unknown_name(format!("no class in this dump matches \"{pattern}\" ({note})"), unknown)
+    ExecError::unknown_name(unknown)
 }
 
 pub(crate) fn class_bitmap(env: &Env, classes: &[ClassIdx]) -> Vec<bool> {
