@@ -39,12 +39,40 @@ function tooLong(text: string): OqlSyntaxError {
   );
 }
 
+/** A UTF-16 unit of a surrogate pair without its other half. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * The error for a text holding half of a surrogate pair (a JSON string, a JavaScript string, may
+ * hold `"\ud800"` alone): no character at all, which nothing after the parser can compare or
+ * send on (the executor takes UTF-8), so it is refused here, at its line and column, for every
+ * front; null when there is none.
+ */
+function loneSurrogate(text: string): OqlSyntaxError | null {
+  const found = LONE_SURROGATE.exec(text);
+  if (!found) return null;
+  const offset = found.index;
+  const before = text.slice(0, offset);
+  const lineStart = before.lastIndexOf('\n') + 1;
+  let line = 1;
+  for (let i = before.indexOf('\n'); i >= 0; i = before.indexOf('\n', i + 1)) line++;
+  const pos: Pos = { line, column: codePoints(before.slice(lineStart)) + 1, offset, end: offset + 1 };
+  const unit = found[0].charCodeAt(0).toString(16).toUpperCase();
+  return new OqlSyntaxError(
+    `unpaired surrogate U+${unit}: half of a surrogate pair is not a character (a "\\u${unit.toLowerCase()}" escape with no other half?)`,
+    pos, found[0], [],
+    'write the character itself, or both halves of its pair (as "\\ud83d\\ude00" for 😀)',
+  );
+}
+
 /**
  * Every parse of `text`. The grammar is unambiguous, so this is always one element; tests use
  * it to prove that.
  */
 export function parseAll(text: string): Query[] {
   if (text.length > MAX_QUERY_LENGTH) throw tooLong(text);
+  const lone = loneSurrogate(text);
+  if (lone) throw lone;
   const tokens = tokenize(text);
   for (const t of tokens) checkLexical(t);
   let i = 0;

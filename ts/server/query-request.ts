@@ -5,7 +5,6 @@
  */
 import { Value } from '@sinclair/typebox/value';
 
-import { formatOqlError, oqlErrorPlace, OqlSyntaxError } from '../oql/errors.js';
 import { VizSchema, type VizSpec } from '../query/schema.js';
 import { ApiError } from './errors.js';
 
@@ -48,33 +47,6 @@ function limitText(value: unknown, body: string, key = 'limit'): string {
   return JSON.stringify(value);
 }
 
-/** A UTF-16 unit of a surrogate pair without its other half. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/**
- * A query holding half of a surrogate pair (JSON lets `"\ud800"` stand alone): no character at
- * all, which no part of heapql can compare or send on (the executor takes UTF-8). Refused as an
- * OQL error at its line and column, before the query is planned.
- */
-function refuseLoneSurrogate(query: string): void {
-  const found = LONE_SURROGATE.exec(query);
-  if (!found) return;
-  const offset = found.index;
-  const before = query.slice(0, offset);
-  const lineStart = before.lastIndexOf('\n') + 1;
-  const pos = { line: before.split('\n').length, column: [...before.slice(lineStart)].length + 1, offset, end: offset + 1 };
-  const unit = found[0].charCodeAt(0).toString(16).toUpperCase();
-  const err = new OqlSyntaxError(
-    `unpaired surrogate U+${unit}: half of a surrogate pair is not a character (the JSON body's "\\u${unit.toLowerCase()}" has no other half)`,
-    pos,
-    found[0],
-    [],
-    'write the character itself, or both halves of its pair (as "\\ud83d\\ude00" for 😀)',
-  );
-  const at = oqlErrorPlace(err, query);
-  throw new ApiError(400, 'query', formatOqlError(err, query, 'query'), {}, { ...(at ?? {}), reason: err.reason, hint: err.hint! });
-}
-
 export function parseQueryRequest(body: string, contentType: string | null, paged: PagedRequestOptions | null = null): QueryRequest {
   const json = /\bjson\b/i.test(contentType ?? '') || body.trimStart().startsWith('{');
   if (!json) {
@@ -96,7 +68,6 @@ export function parseQueryRequest(body: string, contentType: string | null, page
     const pageRows = !paged && unknown.includes('pageRows') ? '; "pageRows" is for POST /pages' : '';
     throw bad(`unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')} in the JSON body (fields: ${[...known].join(', ')})${pageRows}`);
   }
-  refuseLoneSurrogate(o.query);
   const out: QueryRequest = { query: o.query };
   if (o.limit !== undefined && o.limit !== null) {
     if (typeof o.limit !== 'number' || !Number.isSafeInteger(o.limit) || o.limit < 0) {
