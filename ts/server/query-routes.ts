@@ -7,7 +7,8 @@ import { performance } from 'node:perf_hooks';
 
 import type { Context, Hono } from 'hono';
 
-import { OqlPlanError, OqlSyntaxError } from '../oql/errors.js';
+import { tokPos } from '../oql/build.js';
+import { OqlPlanError, OqlSecondStatementError, OqlSyntaxError } from '../oql/errors.js';
 import { tokenize } from '../oql/lexer.js';
 import { stringifyJson } from '../query/json.js';
 import { extractViz, withoutVizLine } from '../query/viz.js';
@@ -70,22 +71,22 @@ function prepare(ctx: ServerContext, req: QueryRequest): PreparedQuery {
 }
 
 /**
- * A body of two statements (`SELECT …; SELECT …`) fails to parse at the second one: said as
- * what it is (one query per request), with the caret under the second statement, instead of
- * the parser's "the query reads well up to ";"". Null for any other error.
+ * A body of two statements (`SELECT …; SELECT …`): the parser's error at the `;` that ends the
+ * first, said as what it is here (one query per request), with the caret under the second
+ * statement. Null for any other error.
  */
 function secondStatement(err: unknown, text: string): OqlSyntaxError | null {
-  if (!(err instanceof OqlSyntaxError)) return null;
+  if (!(err instanceof OqlSecondStatementError)) return null;
   // The positions are those of the text the parser read: the directive line blanked.
   const tokens = tokenize(extractViz(text).oql);
   const at = tokens.findIndex((t) => t.offset === err.pos.offset);
-  if (at < 1 || tokens[at - 1]!.type !== 'semicolon' || tokens[at]!.type === 'semicolon') return null;
-  const semi = tokens[at - 1]!;
+  const [semi, next] = [tokens[at], tokens[at + 1]];
+  if (semi?.type !== 'semicolon' || !next || next.type === 'semicolon') return null;
   return new OqlSyntaxError(
     `one query per request: a second statement starts after the ";" at line ${semi.line}, column ${semi.col}`,
-    err.pos,
-    err.token,
-    err.expected,
+    tokPos(next),
+    next.text,
+    [],
     'send each query in a request of its own (a single trailing ";" is fine)',
   );
 }
