@@ -11,7 +11,11 @@
  * stream ends with an error line, a long `/query` body breaks off), so that two threads always
  * stay for the analysis and the other requests.
  */
-import type { ServerContext } from './context.js';
+/**
+ * The scans are kept per server: by its context (context.ts `ServerContext`, which takes its
+ * STALL_MS from here, so only its identity is used here: no import back).
+ */
+type ServerKey = object;
 
 /** Paused scans kept at once (the pool has 4 threads: two stay free). */
 export const HELD_MAX = 2;
@@ -40,16 +44,16 @@ interface Registry {
   timer: NodeJS.Timeout | null;
 }
 
-const registries = new WeakMap<ServerContext, Registry>();
+const registries = new WeakMap<ServerKey, Registry>();
 
-function registry(ctx: ServerContext): Registry {
+function registry(ctx: ServerKey): Registry {
   let r = registries.get(ctx);
   if (!r) registries.set(ctx, (r = { scans: new Set(), timer: null }));
   return r;
 }
 
 /** Registers a scan; the function returned forgets it (its answer ended, or it was closed). */
-export function holdScan(ctx: ServerContext, scan: HeldScan): () => void {
+export function holdScan(ctx: ServerKey, scan: HeldScan): () => void {
   const r = registry(ctx);
   r.scans.add(scan);
   // Checked now and then while scans are open: a request already waiting for a thread that four
@@ -66,7 +70,7 @@ export function holdScan(ctx: ServerContext, scan: HeldScan): () => void {
 }
 
 /** Stops the scans waiting longest while more than HELD_MAX wait for their clients. */
-export function relieve(ctx: ServerContext, now = performance.now()): void {
+export function relieve(ctx: ServerKey, now = performance.now()): void {
   const r = registries.get(ctx);
   if (!r || r.scans.size <= HELD_MAX) return;
   const held: [number, HeldScan][] = [];

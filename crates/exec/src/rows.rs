@@ -106,7 +106,7 @@ impl RowSet {
             RowSet::Objects { ids, .. } => ids.truncate(n),
             RowSet::Table(t) => {
                 let w = t.width();
-                t.cells.truncate(n * w)
+                t.cells.truncate(n.saturating_mul(w))
             }
         }
     }
