@@ -62,6 +62,17 @@ pub(crate) fn classes_for_name(env: &Env, name: &str, subclasses: bool) -> Resul
     Ok(out)
 }
 
+/// The classes of `FROM [INSTANCEOF] name`; None for `INSTANCEOF java.lang.Object`, which is
+/// every object, arrays and class objects included, whether or not the dump lists a superclass
+/// for synthetic array classes (the class must still be in the dump).
+pub(crate) fn classes_of_name(env: &Env, name: &str, subclasses: bool) -> Result<Option<Vec<ClassIdx>>, ExecError> {
+    if subclasses && name == "java.lang.Object" {
+        classes_for_name(env, name, false)?;
+        return Ok(None);
+    }
+    classes_for_name(env, name, subclasses).map(Some)
+}
+
 /// Adds to `classes` (each once) every class below one of them, breadth first, no recursion.
 fn add_subclasses(env: &Env, classes: &mut Vec<ClassIdx>) {
     let mut seen = vec![false; env.heap.class_count() as usize];
@@ -129,16 +140,10 @@ pub(crate) fn class_bitmap(env: &Env, classes: &[ClassIdx]) -> Vec<bool> {
 pub(crate) fn resolve(env: &Env, source: &Source) -> Result<Input, ExecError> {
     match source {
         Source::All => Ok(Input::Objects(ObjSet::All)),
-        // Every object is an instance of java.lang.Object, arrays and class objects included,
-        // whether or not the dump lists a superclass for synthetic array classes.
-        Source::Class { name, subclasses: true } if name == "java.lang.Object" => {
-            classes_for_name(env, name, false)?;
-            Ok(Input::Objects(ObjSet::All))
-        }
-        Source::Class { name, subclasses } => {
-            let classes = classes_for_name(env, name, *subclasses)?;
-            Ok(class_set(env, classes))
-        }
+        Source::Class { name, subclasses } => match classes_of_name(env, name, *subclasses)? {
+            Some(classes) => Ok(class_set(env, classes)),
+            None => Ok(Input::Objects(ObjSet::All)),
+        },
         Source::Regex { pattern, subclasses } => match classes_for_pattern(env, pattern, *subclasses)? {
             Some(classes) => Ok(class_set(env, classes)),
             None => Ok(Input::Objects(ObjSet::All)),

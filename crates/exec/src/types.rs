@@ -13,7 +13,7 @@ use heapql_heap::{ClassIdx, FieldType, PrimType};
 
 use crate::env::Env;
 use crate::plan::{AggFn, Attr, BinOp, Expr, Func, Output, Query, Select, Source};
-use crate::source::{classes_for_name, classes_for_pattern};
+use crate::source::{classes_for_pattern, classes_of_name};
 
 /// A column type as the TypeScript side names it (`ColumnData::type_name`).
 pub type Fixed = Option<&'static str>;
@@ -65,11 +65,7 @@ fn select_shape(env: &Env, s: &Select) -> Shape {
     let heap = env.heap;
     let mut scope = Scope { classes: None, objects: true, columns: Vec::new(), keys: Vec::new(), aggs: Vec::new() };
     match &s.source {
-        Source::Class { name, subclasses } => {
-            if !(*subclasses && name == "java.lang.Object") {
-                scope.classes = classes_for_name(env, name, *subclasses).ok();
-            }
-        }
+        Source::Class { name, subclasses } => scope.classes = classes_of_name(env, name, *subclasses).ok().flatten(),
         Source::Regex { pattern, subclasses } => scope.classes = classes_for_pattern(env, pattern, *subclasses).ok().flatten(),
         Source::Address { address } => {
             scope.classes = crate::source::parse_address(address).ok().and_then(|id| heap.index_of(id)).map(|o| vec![heap.class_of(o)]);
