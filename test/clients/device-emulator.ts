@@ -101,6 +101,15 @@ export class DeviceEmulator {
    * is marked failed: no longer available in /ai/models or counted in /status.
    */
   readonly failsToLoad = new Set<string>();
+  /**
+   * Whether the app holds the location permission. False as in the current build, whose manifest
+   * does not request it: /location then answers 403 PERMISSION_DENIED, always.
+   */
+  locationPermission = false;
+  /** The phone's last fix (with locationPermission); none: /location answers 503 LOCATION_UNAVAILABLE. */
+  locationFix: { latitude: number; longitude: number; altitude: number; accuracy: number; time: number; provider?: string } | undefined;
+  /** What /display was asked to show, as the app shows it (duration clamped to 100…30000 ms). */
+  readonly displays: { text: string; backgroundColor: string; textColor: string; duration: number }[] = [];
   /** False until the phone's sensors have reported: /orientation then answers zeros and UNKNOWN. */
   sensorsReady = true;
   /** When true, requests are received but never answered (until close). */
@@ -158,6 +167,9 @@ export class DeviceEmulator {
     this.failsToLoad.clear();
     this.failed.clear();
     this.sensorsReady = true;
+    this.locationPermission = false;
+    this.locationFix = undefined;
+    this.displays.length = 0;
     this.hold = false;
     this.textGate = undefined;
     this.loadGate = undefined;
@@ -243,7 +255,7 @@ export class DeviceEmulator {
     this.on('GET', '/capabilities', () => ok({ server: 'AI Phone Server', version: '1.0.0-simplified', port: 8005, features: ['orientation', 'camera', 'ai'] }));
     this.on('GET', '/status', () => ok(this.status()));
     this.on('GET', '/help', () => ok(help()));
-    this.on('GET', '/location', () => deviceError(403, 'Location permission not granted', 'PERMISSION_DENIED', 'This build does not request location access'));
+    this.on('GET', '/location', () => this.location());
     this.on('GET', '/orientation', () =>
       ok(this.sensorsReady ? { azimuth: 123.5, pitch: -2.25, roll: 1.5, timestamp: Date.now(), accuracy: 'HIGH' } : { azimuth: 0, pitch: 0, roll: 0, timestamp: 0, accuracy: 'UNKNOWN' }),
     );
@@ -255,11 +267,11 @@ export class DeviceEmulator {
     this.on('POST', '/ai/models/download', (req) => this.download(req));
     this.on('GET', '/ai/models/status', () => ok(this.persistenceSummary()));
     this.on('GET', '/ai/models/loading-status', () => ok(this.loadingStatus()));
-    this.on('GET', '/ai/models/diagnostics', () => ok({ timestamp: Date.now(), diagnostics: { storagePermission: this.storagePermission }, summary: { downloadedModels: this.downloaded.size } }));
+    this.on('GET', '/ai/models/diagnostics', () => ok(this.diagnostics()));
     this.on('POST', '/ai/models/cleanup', () => ok({ success: true, message: 'Cleanup finished', cleanedModels: 0 }));
     this.on('GET', '/ai/models/:name/status', (_req, _url, p) => this.modelStatus(p.name!));
     this.on('DELETE', '/ai/models/:name', (_req, _url, p) => this.removeModel(p.name!));
-    this.on('POST', '/display', (req) => display(req));
+    this.on('POST', '/display', (req) => this.display(req));
   }
 
   /** On the phone and not marked failed. */
@@ -494,25 +506,96 @@ export class DeviceEmulator {
     return ok({ downloadPath: `/storage/emulated/0/Download/local_ai_models/${model.fileName}`, fileSize: 1_234_567, formattedSize: '1.2 MB', downloadTimestamp: 1, lastAccessedTimestamp: 2, isLoaded: this.currentModel === model, downloadStatus: 'COMPLETED', ageInDays: 0 });
   }
 
+  /**
+   * The app removes whatever it has of the model (unloading it first) and answers success even
+   * when the model was not on the phone.
+   */
   private removeModel(name: string): Reply {
     const model = findModel(name);
-    if (!model) return aiError(404, 'Model not found', 'MODEL_NOT_FOUND', `Unknown model: ${name}`);
+    if (!model) return aiError(404, 'Model not found', 'MODEL_NOT_FOUND', `Model '${name}' is not supported`);
+    if (this.currentModel === model) this.currentModel = undefined;
     this.downloaded.delete(model.id);
-    return ok({ success: true, message: `Model ${model.displayName} removed`, modelName: name });
+    this.failed.delete(model.id);
+    return ok({ success: true, message: 'Model removed successfully', modelName: name });
+  }
+
+  /** 403 without the permission (always, in the current build), 503 without a fix. */
+  private location(): Reply {
+    if (!this.locationPermission) return deviceError(403, 'Location permission not granted', 'PERMISSION_DENIED', 'Location access requires user permission');
+    const fix = this.locationFix;
+    if (!fix) return deviceError(503, 'Location not available', 'LOCATION_UNAVAILABLE', 'GPS location is not currently available');
+    return ok({ latitude: fix.latitude, longitude: fix.longitude, altitude: fix.altitude, accuracy: fix.accuracy, timestamp: fix.time, provider: fix.provider, backgroundAccess: false });
+  }
+
+  /** The app's report is one multi-line text (with emoji and a line of `=`), beside a summary object. */
+  private diagnostics(): unknown {
+    const lines = [
+      '🔍 AI Model Permission & Storage Diagnostics',
+      '='.repeat(52),
+      '📱 Device Info:',
+      '   Android Version: 14 (API 34)',
+      '',
+      '🔐 Permission Status:',
+      `   Storage Permissions: ${this.storagePermission}`,
+      `   Enhanced Storage: ${this.storagePermission}`,
+      '',
+      '📂 Storage Directory Analysis:',
+      '   1. Priority: HIGH (Most Persistent)',
+      '      Path: /storage/emulated/0/Download/local_ai_models',
+      `      Write Test: ${this.storagePermission ? '✅ SUCCESS' : '❌ FAILED'}`,
+    ];
+    return {
+      timestamp: Date.now(),
+      diagnostics: `${lines.join('\n')}\n`,
+      summary: {
+        hasStoragePermissions: this.storagePermission,
+        hasEnhancedStoragePermissions: this.storagePermission,
+        availableModels: EMULATED_MODELS.filter((m) => this.available(m.id)).length,
+        totalModels: EMULATED_MODELS.length,
+        androidVersion: 34,
+      },
+    };
+  }
+
+  /**
+   * POST /display as the app handles it: the body read as a JSON map (another content type or
+   * a bad body: 500 INTERNAL_ERROR), blank text 400 MISSING_TEXT, a color Android's parser
+   * refuses 400 DISPLAY_FAILED, a numeric duration truncated to whole ms and echoed as sent but
+   * shown clamped to 100…30000 ms.
+   */
+  private display(req: ReceivedRequest): Reply {
+    const fail = (status: number, error: string, code: string): Reply => ({ status, json: { success: false, error, code } });
+    let body: Record<string, unknown>;
+    try {
+      if (!(req.headers['content-type'] ?? '').startsWith('application/json')) throw new Error(`Content type ${req.headers['content-type'] ?? '(none)'} is not supported`);
+      const parsed = JSON.parse(req.body);
+      if (!isObject(parsed)) throw new Error('Expected a JSON object');
+      body = parsed;
+    } catch (err) {
+      return fail(500, `Failed to show display: ${(err as Error).message}`, 'INTERNAL_ERROR');
+    }
+    const text = body.text === undefined || body.text === null ? '' : kotlinString(body.text);
+    if (text.trim() === '') return fail(400, 'Text parameter is required and cannot be empty', 'MISSING_TEXT');
+    const backgroundColor = body.backgroundColor === undefined || body.backgroundColor === null ? '#000000' : kotlinString(body.backgroundColor);
+    const textColor = body.textColor === undefined || body.textColor === null ? '#FFFFFF' : kotlinString(body.textColor);
+    const duration = typeof body.duration === 'number' ? Math.trunc(body.duration) : 3000;
+    if (!androidColor(backgroundColor)) return fail(400, `Invalid background color format: ${backgroundColor}`, 'DISPLAY_FAILED');
+    if (!androidColor(textColor)) return fail(400, `Invalid text color format: ${textColor}`, 'DISPLAY_FAILED');
+    this.displays.push({ text, backgroundColor, textColor, duration: Math.min(30_000, Math.max(100, duration)) });
+    return ok({ success: true, message: 'Display started successfully', displayId: `display_${Date.now()}`, parameters: { text, backgroundColor, textColor, duration } });
   }
 }
 
-function display(req: ReceivedRequest): Reply {
-  let body: Record<string, unknown> = {};
-  try {
-    const parsed = JSON.parse(req.body);
-    if (isObject(parsed)) body = parsed;
-  } catch {
-    body = {};
-  }
-  if (typeof body.text !== 'string' || body.text === '') return { status: 400, json: { success: false, error: 'Text is required', code: 'MISSING_TEXT' } };
-  const parameters = { text: body.text, backgroundColor: body.backgroundColor ?? '#000000', textColor: body.textColor ?? '#FFFFFF', duration: body.duration ?? 3000 };
-  return ok({ success: true, message: 'Text displayed', displayId: `display_${Date.now()}`, parameters });
+/** Android's Color.parseColor: `#` with 6 or 8 hex digits, or one of its names (any case); the app adds `transparent`. */
+function androidColor(value: string): boolean {
+  const names = ['black', 'darkgray', 'gray', 'lightgray', 'white', 'red', 'green', 'blue', 'yellow', 'cyan', 'magenta', 'aqua', 'fuchsia', 'darkgrey', 'grey', 'lightgrey', 'lime', 'maroon', 'navy', 'olive', 'purple', 'silver', 'teal', 'transparent'];
+  return /^#([0-9a-f]{6}|[0-9a-f]{8})$/i.test(value) || names.includes(value.toLowerCase());
+}
+
+/** Kotlin's toString of a value Gson read into a Map: numbers are Doubles (5 -> "5.0"). */
+function kotlinString(value: unknown): string {
+  if (typeof value === 'number') return Number.isInteger(value) ? `${value}.0` : String(value);
+  return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
 function help(): unknown {

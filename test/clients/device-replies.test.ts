@@ -220,7 +220,7 @@ describe('device arguments from JavaScript callers', () => {
     }
     expect(() => new DeviceClient({ url: emu.url, timeout: 5 } as never)).toThrow(new InvalidArgumentError('DeviceClient options have no field "timeout": use url, timeouts'));
     expect(() => new DeviceClient({ url: emu.url, timeouts: { txt: 5 } } as never)).toThrow(
-      new InvalidArgumentError('timeouts has no field "txt": use status, help, models, orientation, capture, detect, text, download'),
+      new InvalidArgumentError('timeouts has no field "txt": use status, help, models, orientation, capture, detect, text, download, location, display, diagnostics, delete'),
     );
     // An undefined limit is no limit given: the default stays (as timeoutMs: undefined does for the scheduler).
     expect(new DeviceClient({ url: emu.url, timeouts: { text: undefined } }).timeouts.text).toBe(600_000);

@@ -19,6 +19,11 @@ import type {
   DetectionReply,
   DetectRequest,
   DeviceHealth,
+  DisplayReply,
+  DisplayRequest,
+  Location,
+  ModelDiagnostics,
+  ModelRemoval,
   DeviceHelp,
   DeviceStatus,
   DownloadReply,
@@ -42,6 +47,10 @@ export interface DeviceTimeouts {
   detect: number;
   text: number;
   download: number;
+  location: number;
+  display: number;
+  diagnostics: number;
+  delete: number;
 }
 
 /** Milliseconds per endpoint, counted from when the request is sent. */
@@ -54,6 +63,10 @@ export const DEFAULT_DEVICE_TIMEOUTS: Readonly<DeviceTimeouts> = {
   detect: 60_000,
   text: 600_000,
   download: 3_600_000,
+  location: 10_000,
+  display: 10_000,
+  diagnostics: 10_000,
+  delete: 30_000,
 };
 
 export interface DeviceClientOptions {
@@ -325,6 +338,88 @@ export class DeviceClient {
     return { image: decoded.bytes, mimeType: decoded.mimeType, metadata: (body.metadata as Json | undefined) ?? {}, reply: body };
   }
 
+  /**
+   * Shows text full screen on the phone (POST /display) and returns at once; the text goes away
+   * after `duration` ms. Blank text, a color the app's parser refuses (it takes `#RRGGBB`,
+   * `#AARRGGBB` and color names, not `#RGB`) and a duration outside 100…30000 ms (which the app
+   * would clamp without a word) are refused before sending. Only the fields given are sent.
+   */
+  async display(request: DisplayRequest, options: DeviceCallOptions = {}): Promise<DisplayReply> {
+    if (!isObject(request as unknown)) throw new InvalidArgumentError(`a display request is an object {text, backgroundColor?, textColor?, duration?}, got ${describeValue(request)}`);
+    checkFields(request as unknown as Record<string, unknown>, ['text', 'backgroundColor', 'textColor', 'duration'], 'a display request has');
+    if (typeof request.text !== 'string') throw new InvalidArgumentError(`the text to display must be a string, got ${describeValue(request.text)}`);
+    // The app's check is Kotlin's isBlank: whitespace only is "missing" (400 MISSING_TEXT).
+    if (request.text.trim() === '') throw new InvalidArgumentError('the text to display is empty (or only white space), which the app refuses (MISSING_TEXT)');
+    const json: Json = { text: request.text };
+    if (request.backgroundColor !== undefined) json.backgroundColor = checkColor(request.backgroundColor, 'backgroundColor');
+    if (request.textColor !== undefined) json.textColor = checkColor(request.textColor, 'textColor');
+    if (request.duration !== undefined) json.duration = checkDisplayDuration(request.duration);
+    const req = this.request('POST', 'display');
+    const body = await this.call('POST', 'display', this.timeouts.display, { signal: checkCallOptions(options), json });
+    this.requireSuccess(req, body);
+    if (typeof body.displayId !== 'string' || body.displayId === '') throw this.shapeError(req, body, 'a "displayId" string');
+    if (body.parameters !== undefined && !isObject(body.parameters)) throw this.shapeError(req, body, `"parameters" an object, got ${describeValue(body.parameters)}`);
+    return body as DisplayReply;
+  }
+
+  /**
+   * The phone's GPS position (GET /location): latitude -90…90, longitude -180…180. The current
+   * app build answers every call with HTTP 403 PERMISSION_DENIED: its manifest does not request
+   * the location permission, so there is none to grant; the error says so. HTTP 503
+   * LOCATION_UNAVAILABLE: the phone has no fix at the moment.
+   */
+  async location(options: DeviceCallOptions = {}): Promise<Location> {
+    const request = this.request('GET', 'location');
+    const body = await this.call('GET', 'location', this.timeouts.location, { signal: checkCallOptions(options), retry: true });
+    const number = (k: string, lo: number, hi: number, required: boolean, unit: string): void => {
+      const v = body[k];
+      if (v === undefined && !required) return;
+      if (typeof v !== 'number' || !Number.isFinite(v) || v < lo || v > hi) throw this.shapeError(request, body, `${k} a number of ${unit} from ${lo} to ${hi}, got ${JSON.stringify(v) ?? 'nothing'}`);
+    };
+    number('latitude', -90, 90, true, 'degrees');
+    number('longitude', -180, 180, true, 'degrees');
+    // Metres: below the Dead Sea shore to above any aircraft a phone is in.
+    number('altitude', -12_000, 100_000, false, 'metres');
+    number('accuracy', 0, 1e7, false, 'metres');
+    number('timestamp', 0, 8.64e15, false, 'epoch milliseconds');
+    if (body.provider !== undefined && typeof body.provider !== 'string') throw this.shapeError(request, body, `provider a string, got ${JSON.stringify(body.provider)}`);
+    if (body.backgroundAccess !== undefined && typeof body.backgroundAccess !== 'boolean') {
+      throw this.shapeError(request, body, `backgroundAccess true or false, got ${JSON.stringify(body.backgroundAccess)}`);
+    }
+    return body as Location;
+  }
+
+  /**
+   * Why models may not be found or written (GET /ai/models/diagnostics): `diagnostics` is the
+   * app's multi-line report (device, storage permissions, each model directory and a write test),
+   * `summary` the same in a few fields. Uses timeouts.diagnostics.
+   */
+  async diagnostics(options: DeviceCallOptions = {}): Promise<ModelDiagnostics> {
+    const request = this.request('GET', 'ai/models/diagnostics');
+    const body = await this.call('GET', 'ai/models/diagnostics', this.timeouts.diagnostics, { signal: checkCallOptions(options), retry: true });
+    if (typeof body.diagnostics !== 'string') throw this.shapeError(request, body, `"diagnostics" the app's report text, got ${describeValue(body.diagnostics)}`);
+    if (!isObject(body.summary)) throw this.shapeError(request, body, `"summary" an object, got ${describeValue(body.summary)}`);
+    return body as ModelDiagnostics;
+  }
+
+  /**
+   * Deletes a model's file from the phone and the app's records of it (DELETE /ai/models/{id};
+   * id or display name given, the id sent), unloading it first if it is loaded. The app answers
+   * success for a model that was not on the phone too. Sent once (a lost reply: check models()).
+   */
+  async deleteModel(name: string, options: DeviceCallOptions = {}): Promise<ModelRemoval> {
+    const model = resolveModel(name);
+    const path = `ai/models/${model.id}`;
+    const request = this.request('DELETE', path);
+    const body = await this.call('DELETE', path, this.timeouts.delete, { signal: checkCallOptions(options), model });
+    this.requireSuccess(request, body);
+    // The app echoes the name from the path: anything else did not come from this request.
+    if (body.modelName !== undefined && body.modelName !== model.id && body.modelName !== model.displayName) {
+      throw this.mismatch(request, body, model, String(body.modelName), 'deleted');
+    }
+    return body as ModelRemoval;
+  }
+
   private async generate(json: Json, model: ModelSpec, signal: AbortSignal | undefined, queuedMs: number): Promise<TextReply> {
     const request = this.request('POST', 'ai/text');
     const body = await this.call('POST', 'ai/text', this.timeouts.text, { json, signal, queuedMs, model });
@@ -341,7 +436,7 @@ export class DeviceClient {
     return body as TextReply;
   }
 
-  /** `success` must be true in the replies that carry it (capture, detection, download). */
+  /** `success` must be true in the replies that carry it (capture, detection, download, display, deletion). */
   private requireSuccess(request: string, body: Json): void {
     if (body.success === true) return;
     const why = firstString(body.error, body.message, body.details);
@@ -364,14 +459,14 @@ export class DeviceClient {
 
   /** One request: status, JSON and `success: false` checked; every failure typed. */
   private async call(
-    method: 'GET' | 'POST',
+    method: 'GET' | 'POST' | 'DELETE',
     path: string,
     timeoutMs: number,
     options: { json?: Json; query?: Record<string, string>; signal?: AbortSignal; retry?: boolean; queuedMs?: number; model?: ModelSpec } = {},
   ): Promise<Json> {
     // Checked by the public method (checkCallOptions) that called this.
     const signal = options.signal;
-    const unsure = method === 'POST' && path !== 'ai/object_detection' ? unsureHint(path) : undefined;
+    const unsure = method !== 'GET' && path !== 'ai/object_detection' ? unsureHint(path) : undefined;
     const reply = await this.transport.send(path, {
       method,
       timeoutMs,
@@ -385,7 +480,7 @@ export class DeviceClient {
     });
     const info: RequestInfo = { service: 'device service', request: this.request(method, path) };
     const parsed = parseJson(reply.text);
-    if (reply.status < 200 || reply.status > 299) throw this.httpError(info, reply, parsed, options.model);
+    if (reply.status < 200 || reply.status > 299) throw this.httpError(info, reply, parsed, options.model, path);
     if (!isObject(parsed)) {
       throw new ServiceProtocolError(info, reply.text, `${this.where()}: ${info.request} answered something that is not a JSON object: ${JSON.stringify(reply.text.slice(0, 200))}`);
     }
@@ -399,7 +494,7 @@ export class DeviceClient {
     return parsed;
   }
 
-  private httpError(info: RequestInfo, reply: Reply, parsed: unknown, model: ModelSpec | undefined): ServiceHttpError {
+  private httpError(info: RequestInfo, reply: Reply, parsed: unknown, model: ModelSpec | undefined, path: string): ServiceHttpError {
     const body = isObject(parsed) ? parsed : undefined;
     const code = typeof body?.code === 'string' ? body.code : undefined;
     let text = `${this.where()}: ${info.request} answered HTTP ${reply.status}${code ? ` ${code}` : ''}`;
@@ -411,7 +506,14 @@ export class DeviceClient {
     if (!error && !detail && !code && reply.text.trim() !== '') text += `: ${oneLine(reply.text)}`;
     if (reply.status >= 300 && reply.status < 400) {
       text += ` — a redirect to ${reply.location ?? 'nowhere (no Location header)'}, not followed: point the URL at the AI Phone Server itself`;
+    } else if (reply.status === 403 && code === undefined && reply.text.trim() === '') {
+      // The app's own 403s carry a body; the CORS plugin's refusal is empty.
+      text += " — refused by the app's CORS check, not for a missing permission: the request carried an Origin header (a browser, or a proxy in between, added it), and from another origin the app allows only GET, POST and OPTIONS";
+    } else if (reply.status === 403 && path === 'location') {
+      text +=
+        ' — the app has no location permission. The current AI Phone Server build does not request one (its manifest leaves location access out), so there is none to grant and /location always answers 403; with a build that requests it, grant location access in the app';
     } else if (reply.status === 403) text += ' — a permission is missing on the phone: grant it in the AI Phone Server app';
+    else if (code === 'LOCATION_UNAVAILABLE') text += ' — the phone has no location fix at the moment (location turned off, or no GPS signal): try again later';
     // The app's unmatched routes answer an empty 404/405; its own 404s carry a code. Anything else is not the app.
     else if ((reply.status === 404 || reply.status === 405) && code === undefined) {
       text += ' — this app version has no such endpoint, or the URL is not the AI Phone Server';
@@ -429,7 +531,7 @@ export class DeviceClient {
   }
 
   /** A request as sent, without its query: `GET /status`, or `GET /v0/status` when the URL has a path. */
-  private request(method: 'GET' | 'POST', path: string): string {
+  private request(method: 'GET' | 'POST' | 'DELETE', path: string): string {
     return this.transport.describe(path, { method }).request;
   }
 
@@ -610,9 +712,36 @@ function gatedAdvice(model: ModelSpec): string {
 
 /** For a timeout or lost connection of a call that changes something on the phone. */
 function unsureHint(path: string): string {
-  return path === 'ai/models/download'
-    ? 'check with heapql device models (models()) whether the model is there before downloading again'
-    : 'a generation may still be running on the phone (heapql device status shows it)';
+  if (path === 'ai/models/download') return 'check with heapql device models (models()) whether the model is there before downloading again';
+  if (path === 'display') return 'the text may already be on the phone\'s screen';
+  if (path.startsWith('ai/models/')) return 'check with heapql device models (models()) whether the model is still on the phone';
+  return 'a generation may still be running on the phone (heapql device status shows it)';
+}
+
+/**
+ * The color names Android's Color.parseColor knows (any case), and `transparent`, which the
+ * app adds. A name outside these, and `#RGB`, make the app answer 400 DISPLAY_FAILED.
+ */
+export const COLOR_NAMES: readonly string[] = [
+  'black', 'darkgray', 'gray', 'lightgray', 'white', 'red', 'green', 'blue', 'yellow', 'cyan', 'magenta',
+  'aqua', 'fuchsia', 'darkgrey', 'grey', 'lightgrey', 'lime', 'maroon', 'navy', 'olive', 'purple', 'silver', 'teal', 'transparent',
+];
+
+function checkColor(value: unknown, what: string): string {
+  if (typeof value !== 'string') throw new InvalidArgumentError(`${what} must be a color string such as #FF8800 or red, got ${describeValue(value)}`);
+  if (/^#([0-9a-f]{6}|[0-9a-f]{8})$/i.test(value) || COLOR_NAMES.includes(value.toLowerCase())) return value;
+  const short = /^#([0-9a-f])([0-9a-f])([0-9a-f])$/i.exec(value);
+  const advice = short ? `; the app's parser takes no #RGB: write #${short[1]!.repeat(2)}${short[2]!.repeat(2)}${short[3]!.repeat(2)}` : '';
+  throw new InvalidArgumentError(`${what} ${JSON.stringify(value)} is not a color the app reads: use #RRGGBB, #AARRGGBB or a color name (${COLOR_NAMES.join(', ')})${advice}`);
+}
+
+/** The app clamps a duration to 100…30000 ms (and truncates a fraction) without saying so; refuse instead. */
+function checkDisplayDuration(value: unknown): number {
+  if (typeof value !== 'number') throw new InvalidArgumentError(`duration must be a number of milliseconds, got ${describeValue(value)}`);
+  if (!Number.isInteger(value) || value < 100 || value > 30_000) {
+    throw new InvalidArgumentError(`duration ${value} is invalid: use a whole number of milliseconds from 100 to 30000 (the app would quietly clamp it to that range)`);
+  }
+  return value;
 }
 
 

@@ -208,3 +208,72 @@ export interface CaptureResult {
   /** The server's reply as received (image still base64). */
   reply: Record<string, unknown>;
 }
+
+/**
+ * POST /display: text shown full screen on the phone. Colors are `#RRGGBB`, `#AARRGGBB` or a
+ * color name (red, navy, transparent …); the app's defaults are black text background
+ * `#000000`, text `#FFFFFF`, 3000 ms.
+ */
+export interface DisplayRequest {
+  text: string;
+  backgroundColor?: string;
+  textColor?: string;
+  /** Milliseconds on screen, 100…30000 (the app would clamp anything else to that range). */
+  duration?: number;
+}
+
+export interface DisplayReply {
+  success: true;
+  message?: string;
+  /** `display_<epoch ms>`. */
+  displayId: string;
+  /** What the app was asked to show, echoed (duration as sent, before its clamping). */
+  parameters?: { text?: string; backgroundColor?: string; textColor?: string; duration?: number; [key: string]: unknown };
+  [key: string]: unknown;
+}
+
+/** GET /location: the phone's last GPS fix. */
+export interface Location {
+  /** Degrees, -90…90. */
+  latitude: number;
+  /** Degrees, -180…180. */
+  longitude: number;
+  /** Metres (0 when the fix has none). */
+  altitude?: number;
+  /** Metres (0 when the fix has none). */
+  accuracy?: number;
+  /** Epoch milliseconds of the fix. */
+  timestamp?: number;
+  /** `gps`, `network`, `fused` … */
+  provider?: string;
+  /** The app may read the location while it is in the background. */
+  backgroundAccess?: boolean;
+  [key: string]: unknown;
+}
+
+/** GET /ai/models/diagnostics: storage and permission diagnostics of the model files. */
+export interface ModelDiagnostics {
+  timestamp?: number;
+  /** A multi-line report (device, permissions, each model directory and whether it can be written). */
+  diagnostics: string;
+  summary: {
+    hasStoragePermissions?: boolean;
+    hasEnhancedStoragePermissions?: boolean;
+    /** Models whose files the app found. */
+    availableModels?: number;
+    totalModels?: number;
+    /** Android API level. */
+    androidVersion?: number;
+    [key: string]: unknown;
+  };
+  [key: string]: unknown;
+}
+
+/** DELETE /ai/models/{id}. */
+export interface ModelRemoval {
+  success: true;
+  message?: string;
+  /** The model id, echoed from the request. */
+  modelName?: string;
+  [key: string]: unknown;
+}
