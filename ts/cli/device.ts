@@ -11,7 +11,7 @@ import { checkOptions } from './args.js';
 import { serviceClient, timeoutOption } from './service-client.js';
 import { defineCommand } from 'citty';
 
-import { DeviceClient, decodeDataUri, replyText, IMAGE_SCALINGS, imageTooLarge, MODELS, resolveModel, DEFAULT_DEVICE_TIMEOUTS, DEFAULT_DEVICE_URL, type CameraSide, type DeviceTimeouts, type ImageScaling } from '../clients/device/index.js';
+import { DeviceClient, decodeDataUri, replyText, COLOR_NAMES, IMAGE_SCALINGS, imageTooLarge, MODELS, resolveModel, DEFAULT_DEVICE_TIMEOUTS, DEFAULT_DEVICE_URL, type CameraSide, type DeviceTimeouts, type ImageScaling } from '../clients/device/index.js';
 import { HeapqlError, usageError } from '../errors.js';
 import { cannotWrite, fileWriteProblem } from '../file-write-error.js';
 import { notice } from './stderr.js';
@@ -242,6 +242,80 @@ const captureCommand = defineCommand({
   },
 });
 
+const displayArgs = {
+  text: { type: 'positional', required: true, valueHint: 'text', description: 'the text to show full screen on the phone' },
+  background: { type: 'string', valueHint: 'color', description: 'background color: #RRGGBB, #AARRGGBB or a name such as navy (default black)' },
+  color: { type: 'string', valueHint: 'color', description: 'text color, as --background (default white)' },
+  duration: { type: 'string', valueHint: 'seconds', description: 'how long it stays, 0.1 to 30 seconds (default 3)' },
+  ...common,
+} as const;
+
+const displayCommand = defineCommand({
+  meta: { name: 'display', description: 'show text full screen on the phone: device display <text> [--background <color>] [--color <color>] [--duration <seconds>] [--url <u>]' },
+  args: displayArgs,
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'device display', displayArgs, 1);
+    const duration = args.duration === undefined ? undefined : displaySeconds(args.duration);
+    const background = args.background === undefined ? undefined : colorOf(args.background, '--background');
+    const color = args.color === undefined ? undefined : colorOf(args.color, '--color');
+    if (args.text.trim() === '') throw usageError('the text is empty: give the text to show');
+    const reply = await client(args).display({ text: args.text, backgroundColor: background, textColor: color, duration });
+    if (args.json) return printJson(reply);
+    print(`showing on the phone for ${(duration ?? 3000) / 1000} s (${reply.displayId})`);
+  },
+});
+
+const deleteArgs = {
+  model: { type: 'positional', required: true, valueHint: 'model', description: 'model id or display name' },
+  ...common,
+} as const;
+
+const deleteCommand = defineCommand({
+  meta: { name: 'delete', description: "delete a model's file from the phone: device delete <model> [--url <u>]" },
+  args: deleteArgs,
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'device delete', deleteArgs, 1);
+    const model = resolveModel(args.model);
+    const reply = await client(args).deleteModel(model.id);
+    if (args.json) return printJson(reply);
+    // The app answers the same whether or not the model was there.
+    print(`deleted ${model.displayName} (${model.id}) from the phone, if it was there`);
+  },
+});
+
+const locationCommand = defineCommand({
+  meta: { name: 'location', description: "the phone's GPS position: device location [--url <u>] (the current app build always answers 403)" },
+  args: common,
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'device location', common, 0);
+    const l = await client(args).location();
+    if (args.json) return printJson(l);
+    const extra = [
+      l.altitude !== undefined ? `altitude ${l.altitude} m` : undefined,
+      l.accuracy !== undefined ? `accuracy ${l.accuracy} m` : undefined,
+      l.provider,
+      l.timestamp !== undefined ? new Date(l.timestamp).toISOString() : undefined,
+    ].filter((v) => v !== undefined);
+    print(`latitude ${l.latitude}  longitude ${l.longitude}${extra.length > 0 ? `  (${extra.join(', ')})` : ''}`);
+  },
+});
+
+const diagnosticsCommand = defineCommand({
+  meta: { name: 'diagnostics', description: "the app's model storage and permission diagnostics: device diagnostics [--url <u>]" },
+  args: common,
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'device diagnostics', common, 0);
+    const d = await client(args).diagnostics();
+    if (args.json) return printJson(d);
+    const s = d.summary;
+    const yes = (v: unknown) => (v === undefined ? '?' : v ? 'yes' : 'no');
+    print(
+      `${d.diagnostics.trimEnd()}\n\nsummary: storage permission ${yes(s.hasStoragePermissions)}, enhanced storage ${yes(s.hasEnhancedStoragePermissions)}, ` +
+        `${s.availableModels ?? '?'} of ${s.totalModels ?? '?'} models found${s.androidVersion !== undefined ? `, Android API ${s.androidVersion}` : ''}`,
+    );
+  },
+});
+
 export const deviceCommand = defineCommand({
   meta: {
     name: 'device',
@@ -252,6 +326,9 @@ export const deviceCommand = defineCommand({
       '  heapql device download <model>',
       '  heapql device detect [--side rear|front] [--zoom <z>] [--threshold <x>] [--max-results <n>] [--image-out <file> [--scaling <size>]]',
       '  heapql device capture [--side rear|front] [--zoom <z>] [--scaling <size>] --out <file>',
+      '  heapql device display <text> [--background <color>] [--color <color>] [--duration <seconds>]',
+      '  heapql device delete <model>',
+      '  heapql device location|diagnostics',
       `Models: ${MODELS.map((m) => `${m.id} (${m.displayName})`).join(', ')}.`,
     ].join('\n'),
   },
@@ -264,6 +341,10 @@ export const deviceCommand = defineCommand({
     download: downloadCommand,
     detect: detectCommand,
     capture: captureCommand,
+    display: displayCommand,
+    delete: deleteCommand,
+    location: locationCommand,
+    diagnostics: diagnosticsCommand,
   },
 });
 
@@ -278,6 +359,23 @@ function scalingOf(text: string): ImageScaling {
   const name = text.toUpperCase() as ImageScaling;
   if (!IMAGE_SCALINGS.includes(name)) throw usageError(`--scaling ${JSON.stringify(text)} is invalid: use ${SCALING_NAMES}`);
   return name;
+}
+
+/** A color as the app reads it; the same rule as the library's, worded for the option. */
+function colorOf(text: string, option: string): string {
+  if (/^#([0-9a-f]{6}|[0-9a-f]{8})$/i.test(text) || COLOR_NAMES.includes(text.toLowerCase())) return text;
+  const short = /^#([0-9a-f])([0-9a-f])([0-9a-f])$/i.exec(text);
+  const advice = short ? ` (the app reads no #RGB: write #${short[1]!.repeat(2)}${short[2]!.repeat(2)}${short[3]!.repeat(2)})` : '';
+  throw usageError(`${option} ${JSON.stringify(text)} is invalid: use #RRGGBB, #AARRGGBB or a color name such as ${COLOR_NAMES.slice(0, 6).join(', ')}${advice}`);
+}
+
+/** --duration in seconds, 0.1 to 30 (the app would clamp anything else), as whole milliseconds. */
+function displaySeconds(text: string): number {
+  const ms = DECIMAL.test(text) ? Number(text) * 1000 : Number.NaN;
+  if (!(ms >= 100 && ms <= 30_000) || Math.abs(ms - Math.round(ms)) > 1e-6) {
+    throw usageError(`--duration ${JSON.stringify(text)} is invalid: use a number of seconds from 0.1 to 30, to the millisecond (the app would quietly clamp any other)`);
+  }
+  return Math.round(ms);
 }
 
 function side(text: string, option: string): CameraSide {
