@@ -287,7 +287,7 @@ describe('heapql device', () => {
     expectError(
       await d('download', 'DEEPSEEK_R1_DISTILL_QWEN_1_5B'),
       1,
-      'failed: Download failed: connection reset by peer (the file is at https://example.invalid/deepseek-r1-distill-qwen-1.5b-q8.task; try again later)',
+      'failed: Download failed: connection reset by peer (the file is at https://example.invalid/DeepSeek-R1-Distill-Qwen-1.5B_multi-prefill-seq_q8_ekv1280.task; try again later)',
     );
   });
 

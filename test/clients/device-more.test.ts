@@ -277,3 +277,112 @@ describe('the four calls and a phone that is down', () => {
     expect(() => new DeviceClient({ timeouts: { delete: 0 } })).toThrow(new InvalidArgumentError('timeouts.delete must be a whole number of milliseconds from 1 to 2147483647 (the longest a timer waits), got 0'));
   });
 });
+
+describe('the rest of the API: capabilities, banner, model storage, cleanup, upload', () => {
+  it('capabilities(): features follow the permissions; a reply without per-feature objects is a protocol error', async () => {
+    const caps = await client.capabilities();
+    expect(caps.port).toBe(8005);
+    expect(caps.version).toBe('1.0.0-simplified');
+    expect(caps.capabilities.location).toMatchObject({ available: false, endpoints: [] });
+    expect(caps.capabilities.display).toMatchObject({ available: true, endpoints: ['/display'], methods: ['POST'] });
+    emu.cameraPermission = false;
+    expect((await client.capabilities()).capabilities.camera?.available).toBe(false);
+    emu.override = () => ({ status: 200, json: { server: 'AI Phone Server', capabilities: { camera: 'yes' } } });
+    expect((await rejection(() => client.capabilities(), ServiceProtocolError)).message).toContain('expected a "capabilities" object of {available, endpoints, …} per feature');
+  });
+
+  it('banner(): GET / lists paths; a list of something else is a protocol error', async () => {
+    const b = await client.banner();
+    expect(emu.requests.at(-1)!.path).toBe('/');
+    expect(b.available_endpoints).toContain('/display');
+    expect(b.available_endpoints).toContain('/ai/models/{modelName}');
+    emu.override = () => ({ status: 200, json: { available_endpoints: [1, 2] } });
+    expect((await rejection(() => client.banner(), ServiceProtocolError)).message).toContain('unexpected reply to GET / (expected an "available_endpoints" list of paths)');
+  });
+
+  it('modelStorage(): the records of model files; cleanupModels(): drops those of deleted files and counts them', async () => {
+    emu.downloaded.add('TINYLLAMA_1_1B_CHAT');
+    const storage = await client.modelStorage();
+    expect(emu.requests.at(-1)!.path).toBe('/ai/models/status');
+    expect(storage).toMatchObject({ totalModels: 5, downloadedModels: 1, modelsDirectory: '/storage/emulated/0/Download/local_ai_models' });
+    expect(storage.availableModels).toHaveLength(1);
+    emu.override = () => ({ status: 200, json: { totalModels: 5, availableModels: 'none' } });
+    await rejection(() => client.modelStorage(), ServiceProtocolError);
+    emu.override = () => ({ status: 500, json: { error: 'Failed to get status', code: 'STATUS_ERROR' } });
+    expect((await rejection(() => client.modelStorage(), ServiceHttpError)).errorCode).toBe('STATUS_ERROR');
+    emu.override = undefined;
+    emu.staleRecords = 2;
+    expect(await client.cleanupModels()).toEqual({ success: true, message: 'Cleanup completed', cleanedModels: 2 });
+    expect([emu.requests.at(-1)!.method, emu.requests.at(-1)!.path]).toEqual(['POST', '/ai/models/cleanup']);
+    expect((await client.cleanupModels()).cleanedModels).toBe(0);
+    emu.override = () => ({ status: 200, json: { success: true, cleanedModels: -1 } });
+    await rejection(() => client.cleanupModels(), ServiceProtocolError);
+    emu.override = () => ({ status: 500, json: { error: 'Cleanup failed', code: 'CLEANUP_ERROR', details: 'io' } });
+    expect((await rejection(() => client.cleanupModels(), ServiceHttpError)).errorCode).toBe('CLEANUP_ERROR');
+  });
+
+  it('uploadModel(): the phone fetches a URL into the model\'s own file name, a gated model too; there already, failed under 200, refused unsent', async () => {
+    const url = 'https://mirror.example/models/llama-1b.task';
+    const reply = await client.uploadModel({ model: 'Llama 3.2 1B Instruct', url });
+    expect(reply).toMatchObject({ success: true, status: 'DOWNLOADED', model: { fileName: 'Llama-3.2-1B-Instruct_multi-prefill-seq_q8_ekv1280.task' } });
+    expect(lastBody()).toEqual({ url, name: 'Llama 3.2 1B Instruct', fileName: 'Llama-3.2-1B-Instruct_multi-prefill-seq_q8_ekv1280.task' });
+    expect(emu.downloaded.has('LLAMA_3_2_1B_INSTRUCT')).toBe(true);
+    expect((await client.models()).find((m) => m.name === 'LLAMA_3_2_1B_INSTRUCT')?.available).toBe(true);
+    // A file of that name is there: not fetched again.
+    expect((await client.uploadModel({ model: 'LLAMA_3_2_1B_INSTRUCT', url })).status).toBe('ALREADY_EXISTS');
+    expect(emu.uploads).toEqual([url]);
+    emu.downloadOutcome = 'network-failure';
+    const failed = await rejection(() => client.uploadModel({ model: 'TINYLLAMA_1_1B_CHAT', url }), ServiceFailureError);
+    expect(failed.message).toContain('POST /ai/text/upload-model-api failed: Download failed: connection reset by peer');
+    expect(failed.body.status).toBe('ERROR');
+    const sent = emu.requests.length;
+    for (const [request, message] of [
+      [{ model: 'TINYLLAMA_1_1B_CHAT', url: 'file:///sdcard/x.task' }, 'the model file URL file:///sdcard/x.task must start with http:// or https://'],
+      [{ model: 'TINYLLAMA_1_1B_CHAT', url: 'mirror/x.task' }, 'the model file URL "mirror/x.task" is not a URL'],
+      [{ model: 'nope', url }, 'unknown model "nope"'],
+      [{ model: 'TINYLLAMA_1_1B_CHAT', url, fileName: 'x.task' }, 'an upload request has no field "fileName": use model, url'],
+    ] as const) {
+      expect((await rejection(() => client.uploadModel(request as never), InvalidArgumentError)).message).toContain(message);
+    }
+    expect(emu.requests.length).toBe(sent);
+    // On the wire: a missing field is 400 INVALID_REQUEST with the list of required ones.
+    const bad = await post('/ai/text/upload-model-api', { url });
+    expect([bad.status, JSON.parse(bad.body).required]).toEqual([400, ['url', 'name', 'fileName']]);
+    emu.override = () => ({ status: 200, json: { success: true, status: 'QUEUED' } });
+    await rejection(() => client.uploadModel({ model: 'TINYLLAMA_1_1B_CHAT', url }), ServiceProtocolError);
+    emu.override = () => ({ status: 200, json: { success: true, status: 'DOWNLOADED', model: { fileName: 'other.task' } } });
+    await rejection(() => client.uploadModel({ model: 'TINYLLAMA_1_1B_CHAT', url }), ServiceProtocolError);
+  });
+
+  it('the five are unavailable, not raw errors, when the phone is down', async () => {
+    const gone = await DeviceEmulator.start();
+    const url = gone.url;
+    await gone.close();
+    const c = new DeviceClient({ url });
+    for (const call of [() => c.capabilities(), () => c.banner(), () => c.modelStorage(), () => c.cleanupModels(), () => c.uploadModel({ model: 'TINYLLAMA_1_1B_CHAT', url: 'https://mirror.example/t.task' })]) {
+      expect((await rejection(call, ServiceUnavailableError)).reason).toBe('refused');
+    }
+  });
+});
+
+describe('sampling (temperature, topK, topP) on /ai/text', () => {
+  it('the app echoes them in metadata even on a text-only generation, which ignores them; the client sends them only with an image to the vision model', async () => {
+    emu.downloaded.add('TINYLLAMA_1_1B_CHAT');
+    emu.downloaded.add('GEMMA_3_1B_IT');
+    const wire = JSON.parse((await post('/ai/text', { text: 'hi', model: 'TINYLLAMA_1_1B_CHAT', temperature: 0.1 })).body);
+    expect([wire.metadata.temperature, wire.metadata.isMultimodal]).toEqual([0.1, false]);
+    const err = await rejection(() => client.text({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT', temperature: 0.1, topK: 5 }), InvalidArgumentError);
+    expect(err.message).toBe(
+      "temperature, topK take effect only on the app's multimodal path (GEMMA_3_1B_IT with an image or captureConfig); the app ignores them on a text-only generation (while echoing them in its metadata), so they are not sent",
+    );
+    await rejection(() => client.text({ text: 'hi', model: 'GEMMA_3_1B_IT', topP: 0.5 }), InvalidArgumentError);
+    const sent = emu.requests.length;
+    await rejection(() => client.text({ text: 'hi', model: 'GEMMA_3_1B_IT', captureConfig: {}, topP: 1.5 }), InvalidArgumentError);
+    await rejection(() => client.text({ text: 'hi', model: 'GEMMA_3_1B_IT', captureConfig: {}, topK: 2 ** 31 }), InvalidArgumentError);
+    await rejection(() => client.text({ text: 'hi', model: 'GEMMA_3_1B_IT', captureConfig: {}, temperature: -1 }), InvalidArgumentError);
+    expect(emu.requests.length).toBe(sent);
+    const reply = await client.text({ text: 'look', model: 'GEMMA_3_1B_IT', captureConfig: { camera: 'rear' }, temperature: 0.2, topK: 8, topP: 0.9 });
+    expect(lastBody()).toEqual({ text: 'look', model: 'GEMMA_3_1B_IT', temperature: 0.2, topK: 8, topP: 0.9, captureConfig: { camera: 'rear' } });
+    expect(reply.metadata).toMatchObject({ temperature: 0.2, topK: 8, topP: 0.9, isMultimodal: true });
+  });
+});

@@ -19,8 +19,14 @@ import type {
   DetectionReply,
   DetectRequest,
   DeviceHealth,
+  DeviceBanner,
+  DeviceCapabilities,
   DisplayReply,
   DisplayRequest,
+  ModelCleanup,
+  ModelStorage,
+  UploadReply,
+  UploadRequest,
   Location,
   ModelDiagnostics,
   ModelRemoval,
@@ -420,6 +426,76 @@ export class DeviceClient {
     return body as ModelRemoval;
   }
 
+  /**
+   * What the app offers now (GET /capabilities): per feature whether it is available (camera and
+   * location follow the app's permissions), its endpoints and methods. Uses timeouts.status.
+   */
+  async capabilities(options: DeviceCallOptions = {}): Promise<DeviceCapabilities> {
+    const body = await this.call('GET', 'capabilities', this.timeouts.status, { signal: checkCallOptions(options), retry: true });
+    const caps = body.capabilities;
+    if (!isObject(caps) || !Object.values(caps).every((c) => isObject(c) && (c.available === undefined || typeof c.available === 'boolean'))) {
+      throw this.shapeError(this.request('GET', 'capabilities'), body, 'a "capabilities" object of {available, endpoints, …} per feature');
+    }
+    return body as DeviceCapabilities;
+  }
+
+  /** The app's banner (GET /) with the paths it lists (`available_endpoints`). Uses timeouts.status. */
+  async banner(options: DeviceCallOptions = {}): Promise<DeviceBanner> {
+    const body = await this.call('GET', '', this.timeouts.status, { signal: checkCallOptions(options), retry: true });
+    const list = body.available_endpoints;
+    if (!Array.isArray(list) || !list.every((e) => typeof e === 'string')) throw this.shapeError(this.request('GET', ''), body, 'an "available_endpoints" list of paths');
+    return body as DeviceBanner;
+  }
+
+  /**
+   * The app's records of model files (GET /ai/models/status): counts, total size, the models
+   * directory, one record per file. Uses timeouts.status.
+   */
+  async modelStorage(options: DeviceCallOptions = {}): Promise<ModelStorage> {
+    const path = 'ai/models/status';
+    const body = await this.call('GET', path, this.timeouts.status, { signal: checkCallOptions(options), retry: true });
+    if (typeof body.totalModels !== 'number' || !Array.isArray(body.availableModels) || !body.availableModels.every(isObject)) {
+      throw this.shapeError(this.request('GET', path), body, 'a "totalModels" number and an "availableModels" list of records');
+    }
+    return body as ModelStorage;
+  }
+
+  /**
+   * Drops the app's records of model files that are no longer on the phone (POST
+   * /ai/models/cleanup), e.g. after deleting one by hand. Uses timeouts.delete.
+   */
+  async cleanupModels(options: DeviceCallOptions = {}): Promise<ModelCleanup> {
+    const path = 'ai/models/cleanup';
+    const request = this.request('POST', path);
+    const body = await this.call('POST', path, this.timeouts.delete, { signal: checkCallOptions(options) });
+    this.requireSuccess(request, body);
+    if (!Number.isInteger(body.cleanedModels) || (body.cleanedModels as number) < 0) throw this.shapeError(request, body, 'a "cleanedModels" count');
+    return body as ModelCleanup;
+  }
+
+  /**
+   * Has the phone fetch a model's file from a URL (POST /ai/text/upload-model-api): the way to
+   * install a gated model (or any, from a mirror) without the app's UI. The file is saved under
+   * the model's own file name, which is how the app finds it. Like downloadModel, the app
+   * answers when the transfer is over (timeouts.download); a failed transfer is HTTP 200 with
+   * `success: false` (a ServiceFailureError). A file of that name already there is not fetched
+   * again (status ALREADY_EXISTS; the app does not check it).
+   */
+  async uploadModel(request: UploadRequest, options: DeviceCallOptions = {}): Promise<UploadReply> {
+    if (!isObject(request as unknown)) throw new InvalidArgumentError(`an upload request is an object {model, url}, got ${describeValue(request)}`);
+    checkFields(request as unknown as Record<string, unknown>, ['model', 'url'], 'an upload request has');
+    const model = resolveModel(request.model);
+    const url = checkModelUrl(request.url);
+    const path = 'ai/text/upload-model-api';
+    const req = this.request('POST', path);
+    const body = await this.call('POST', path, this.timeouts.download, { signal: checkCallOptions(options), json: { url, name: model.displayName, fileName: model.fileName }, model });
+    this.requireSuccess(req, body);
+    if (body.status !== 'ALREADY_EXISTS' && body.status !== 'DOWNLOADED') throw this.shapeError(req, body, 'a "status" of ALREADY_EXISTS or DOWNLOADED');
+    const echoed = isObject(body.model) ? body.model.fileName : undefined;
+    if (echoed !== undefined && echoed !== model.fileName) throw this.shapeError(req, body, `the file name sent, ${model.fileName}, echoed in "model"`);
+    return body as UploadReply;
+  }
+
   private async generate(json: Json, model: ModelSpec, signal: AbortSignal | undefined, queuedMs: number): Promise<TextReply> {
     const request = this.request('POST', 'ai/text');
     const body = await this.call('POST', 'ai/text', this.timeouts.text, { json, signal, queuedMs, model });
@@ -549,7 +625,11 @@ export function decodeDataUri(uri: string): { bytes: Uint8Array; mimeType: strin
 
 function textBody(request: TextRequest): { json: Json; model: ModelSpec } {
   if (!isObject(request as unknown)) throw new InvalidArgumentError(`a text request is an object {text, model, …}, got ${describeValue(request)}`);
-  checkFields(request as unknown as Record<string, unknown>, ['text', 'model', 'maxTokens', 'image', 'captureConfig', 'returnImage', 'imageScaling'], 'a text request has');
+  checkFields(
+    request as unknown as Record<string, unknown>,
+    ['text', 'model', 'maxTokens', 'temperature', 'topK', 'topP', 'image', 'captureConfig', 'returnImage', 'imageScaling'],
+    'a text request has',
+  );
   if (typeof request.text !== 'string') throw new InvalidArgumentError(`the prompt text must be a string, got ${describeValue(request.text)}`);
   if (request.text.trim() === '') throw new InvalidArgumentError('the prompt text is empty');
   const model = resolveModel(request.model);
@@ -565,6 +645,24 @@ function textBody(request: TextRequest): { json: Json; model: ModelSpec } {
   }
   if (request.image !== undefined && request.captureConfig !== undefined) {
     throw new InvalidArgumentError('give either an image or captureConfig (take a photo), not both');
+  }
+  const sampling = (['temperature', 'topK', 'topP'] as const).filter((k) => request[k] !== undefined);
+  if (sampling.length > 0 && !(model.vision && imageInput)) {
+    // The app builds a text-only session with the model's defaults, yet echoes these in metadata.
+    throw new InvalidArgumentError(
+      `${sampling.join(', ')} take effect only on the app's multimodal path (GEMMA_3_1B_IT with an image or captureConfig); the app ignores them on a text-only generation (while echoing them in its metadata), so they are not sent`,
+    );
+  }
+  if (request.temperature !== undefined) {
+    const t = request.temperature;
+    if (typeof t !== 'number' || !Number.isFinite(t) || t < 0) throw new InvalidArgumentError(`temperature must be a number from 0 up, got ${describeValue(t)}`);
+    body.temperature = t;
+  }
+  if (request.topK !== undefined) body.topK = checkInt32(request.topK, 'topK');
+  if (request.topP !== undefined) {
+    const p = request.topP;
+    if (typeof p !== 'number' || !(p > 0 && p <= 1)) throw new InvalidArgumentError(`topP must be a number above 0 and at most 1, got ${describeValue(p)}`);
+    body.topP = p;
   }
   if (request.image !== undefined) body.image = rawBase64(request.image);
   if (request.captureConfig !== undefined) {
@@ -645,6 +743,19 @@ function captureConfigBody(config: unknown): Json {
   return body;
 }
 
+/** A model file URL the phone fetches: http(s) only (the app's Java URL would also open file: and jar: on the phone). */
+function checkModelUrl(value: unknown): string {
+  if (typeof value !== 'string') throw new InvalidArgumentError(`the model file URL must be a string such as https://huggingface.co/…/model.task, got ${describeValue(value)}`);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError(`the model file URL ${JSON.stringify(value)} is not a URL; expected e.g. https://huggingface.co/…/model.task`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError(`the model file URL ${value} must start with http:// or https://`);
+  return value;
+}
+
 function checkZoom(zoom: unknown): number {
   if (typeof zoom !== 'number') throw new InvalidArgumentError(`zoom must be a positive number, got ${describeValue(zoom)}`);
   if (!Number.isFinite(zoom) || zoom <= 0) throw new InvalidArgumentError(`zoom ${zoom} is invalid: use a positive number`);
@@ -712,7 +823,7 @@ function gatedAdvice(model: ModelSpec): string {
 
 /** For a timeout or lost connection of a call that changes something on the phone. */
 function unsureHint(path: string): string {
-  if (path === 'ai/models/download') return 'check with heapql device models (models()) whether the model is there before downloading again';
+  if (path === 'ai/models/download' || path === 'ai/text/upload-model-api') return 'check with heapql device models (models()) whether the model is there before downloading again';
   if (path === 'display') return 'the text may already be on the phone\'s screen';
   if (path.startsWith('ai/models/')) return 'check with heapql device models (models()) whether the model is still on the phone';
   return 'a generation may still be running on the phone (heapql device status shows it)';

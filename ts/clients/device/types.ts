@@ -113,6 +113,13 @@ export interface TextRequest {
   model: string;
   /** Sent, but the server currently ignores it (its engine has a fixed 1024-token context). */
   maxTokens?: number;
+  /**
+   * Sampling, applied by the app only on its multimodal path (GEMMA_3_1B_IT with an image or
+   * captureConfig); a text-only generation ignores them, so the client refuses them there.
+   */
+  temperature?: number;
+  topK?: number;
+  topP?: number;
   /** Image bytes, or base64 (a data: URI prefix is stripped); only for a vision model. */
   image?: Uint8Array | string;
   /** Take a photo with the phone's camera instead of passing an image; only for a vision model. */
@@ -275,5 +282,69 @@ export interface ModelRemoval {
   message?: string;
   /** The model id, echoed from the request. */
   modelName?: string;
+  [key: string]: unknown;
+}
+
+/** GET /capabilities: which features the app offers now (its permissions decide) and their endpoints. */
+export interface DeviceCapabilities {
+  server?: string;
+  /** `1.0.0-simplified` (not the /status version). */
+  version?: string;
+  capabilities: Record<string, { available?: boolean; endpoints?: string[]; methods?: string[]; description?: string; [key: string]: unknown }>;
+  features?: Record<string, boolean>;
+  /** Always 8005 (hard-coded in the app). */
+  port?: number;
+  timestamp?: number;
+  [key: string]: unknown;
+}
+
+/** GET /: the app's banner and the paths it lists. */
+export interface DeviceBanner {
+  server?: string;
+  version?: string;
+  message?: string;
+  documentation?: string;
+  available_endpoints: string[];
+  [key: string]: unknown;
+}
+
+/** GET /ai/models/status: the app's records of model files. */
+export interface ModelStorage {
+  totalModels: number;
+  downloadedModels?: number;
+  loadedModels?: number;
+  /** Bytes. */
+  totalDownloadSize?: number;
+  formattedTotalSize?: string;
+  lastLoadedModel?: string;
+  modelsDirectory?: string;
+  availableModels: Record<string, unknown>[];
+  statistics?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** POST /ai/models/cleanup. */
+export interface ModelCleanup {
+  success: true;
+  message?: string;
+  /** Records dropped of model files no longer on the phone. */
+  cleanedModels: number;
+  [key: string]: unknown;
+}
+
+/** POST /ai/text/upload-model-api: the phone fetches a model's file from a URL given. */
+export interface UploadRequest {
+  /** Model id or display name: the file is saved under that model's file name. */
+  model: string;
+  /** An http:// or https:// URL of the model file (a mirror, or a gated model's URL the phone may fetch). */
+  url: string;
+}
+
+export interface UploadReply {
+  success: true;
+  message?: string;
+  model?: { name?: string; fileName?: string; url?: string; size?: string; path?: string; [key: string]: unknown };
+  /** ALREADY_EXISTS: a file of that name was there (the app does not check it); DOWNLOADED. */
+  status: 'ALREADY_EXISTS' | 'DOWNLOADED';
   [key: string]: unknown;
 }
