@@ -180,6 +180,22 @@ describe('heapql sched', () => {
     }
   });
 
+  it('help prints the server\'s own usage text, port substituted; a scheduler that is down exits 1', async () => {
+    const r = await s('help');
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines).toHaveLength(9);
+    expect(lines[0]).toMatch(new RegExp(`^GET localhost:${new URL(sched.url).port}/`));
+    expect(r.stdout).toContain('/task/plan/');
+    expect(sched.requests.at(-1)).toBe('GET /help');
+    expect(JSON.parse((await s('help', '--json')).stdout).reply).toBe(r.stdout);
+    expect((await heapql(['sched', '--help'])).stdout).toContain('heapql sched help [--url <u>]');
+    const gone = await SchedulerEmulator.start();
+    const url = gone.url;
+    await gone.close();
+    expectError(await heapql(['sched', 'help', '--url', url]), 1, 'is not running (connection refused)');
+  });
+
   it('--help works for sched and for its verbs', async () => {
     const expected: [string[], string[]][] = [
       [['sched', '--help'], ['sched status|stop|resume (--task <tid> | --group <pid>)', 'each stop < 25 s']],
@@ -428,6 +444,37 @@ describe('heapql device', () => {
     expectError(await d('diagnostics', 'extra'), 2, /device diagnostics/);
   });
 
+  it('health, capabilities, model-status, loading, storage, cleanup', async () => {
+    device.downloaded.add('TINYLLAMA_1_1B_CHAT');
+    expect(await d('health')).toEqual({ code: 0, stdout: 'healthy: location available, orientation available, camera available\n', stderr: '' });
+    device.cameraPermission = false;
+    const caps = (await d('capabilities')).stdout.split('\n');
+    expect(caps[0]).toMatch(/^location\s+unavailable\s+Location permission not granted$/);
+    expect(caps).toContainEqual(expect.stringMatching(/^camera\s+unavailable\s+Camera permission not granted$/));
+    expect(caps).toContainEqual(expect.stringMatching(/^display\s+available\s+\/display$/));
+    expect((await d('model-status', 'TinyLlama 1.1B Chat')).stdout).toBe('TINYLLAMA_1_1B_CHAT: COMPLETED, 1.2 MB\n/storage/emulated/0/Download/local_ai_models/TinyLlama-1.1B-Chat-v1.0_multi-prefill-seq_q8_ekv1024.task\n');
+    expectError(await d('model-status', 'DEEPSEEK_R1_DISTILL_QWEN_1_5B'), 1, 'HTTP 404 MODEL_NOT_DOWNLOADED');
+    expectError(await d('model-status', 'nope'), 2, 'unknown model "nope"');
+    expect((await d('loading')).stdout).toBe('no model is loading\n');
+    expect((await d('storage')).stdout).toBe('1 of 5 models downloaded (1.2 MB), 0 loaded\ndirectory: /storage/emulated/0/Download/local_ai_models\n');
+    device.staleRecords = 1;
+    expect((await d('cleanup')).stdout).toBe('dropped the records of 1 deleted model file\n');
+    expect(device.requests.at(-1)!.path).toBe('/ai/models/cleanup');
+  });
+
+  it('upload: the phone fetches the URL into the model\'s file; there already; a bad URL is a usage error; a failed fetch exit 1', async () => {
+    const url = 'https://mirror.example/llama.task';
+    expect(await d('upload', 'LLAMA_3_2_3B_INSTRUCT', url)).toEqual({ code: 0, stdout: 'fetched Llama 3.2 3B Instruct to the phone (1.2 MB)\n', stderr: '' });
+    expect(JSON.parse(device.requests.at(-1)!.body)).toEqual({ url, name: 'Llama 3.2 3B Instruct', fileName: 'Llama-3.2-3B-Instruct_multi-prefill-seq_q8_ekv1280.task' });
+    expect((await d('upload', 'LLAMA_3_2_3B_INSTRUCT', url)).stdout).toBe('Llama 3.2 3B Instruct: its file Llama-3.2-3B-Instruct_multi-prefill-seq_q8_ekv1280.task is already on the phone (not fetched again, nor checked)\n');
+    device.reset();
+    expectError(await d('upload', 'TINYLLAMA_1_1B_CHAT', 'ftp://mirror.example/t.task'), 2, 'must start with http:// or https://');
+    expectError(await d('upload', 'TINYLLAMA_1_1B_CHAT'), 2, /FILEURL|URL/i);
+    expect(device.requests).toEqual([]);
+    device.downloadOutcome = 'network-failure';
+    expectError(await d('upload', 'TINYLLAMA_1_1B_CHAT', url), 1, 'POST /ai/text/upload-model-api failed: Download failed: connection reset by peer');
+  });
+
   it('--help works for device and for its verbs', async () => {
     const expected: [string[], string[]][] = [
       [['device', '--help'], ['device text <prompt> --model <id or name>', 'device capture [--side rear|front] [--zoom <z>] [--scaling <size>] --out <file>']],
@@ -435,6 +482,7 @@ describe('heapql device', () => {
       [['device', 'capture', '--help'], ['device capture [--side rear|front] [--zoom <z>] [--scaling <size>] --out <file>', 'USAGE heapql device capture']],
       [['device', '--help'], ['device display <text> [--background <color>] [--color <color>] [--duration <seconds>]', 'heapql device delete <model>', 'heapql device location|diagnostics']],
       [['device', 'display', '--help'], ['USAGE heapql device display', '0.1 to 30 seconds']],
+      [['device', '--help'], ['heapql device location|diagnostics|health|capabilities|storage|cleanup|loading', 'heapql device model-status <model>', 'heapql device upload <model> <url>']],
     ];
     for (const [args, texts] of expected) {
       const r = await heapql(args);

@@ -316,6 +316,111 @@ const diagnosticsCommand = defineCommand({
   },
 });
 
+const healthCommand = defineCommand({
+  meta: { name: 'health', description: 'whether the app answers, and its services: device health [--url <u>]' },
+  args: common,
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'device health', common, 0);
+    const h = await client(args).health();
+    if (args.json) return printJson(h);
+    const services = Object.entries(h.services ?? {}).map(([k, v]) => `${k} ${v}`);
+    print(`${h.status}${services.length > 0 ? `: ${services.join(', ')}` : ''}`);
+  },
+});
+
+const capabilitiesCommand = defineCommand({
+  meta: { name: 'capabilities', description: 'which features the app offers now (its permissions decide): device capabilities [--url <u>]' },
+  args: common,
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'device capabilities', common, 0);
+    const c = await client(args).capabilities();
+    if (args.json) return printJson(c);
+    print(
+      table(
+        Object.entries(c.capabilities).map(([name, f]) => [name, f.available === false ? 'unavailable' : 'available', (f.endpoints ?? []).join(' '), f.available === false ? (f.description ?? '') : '']),
+      ),
+    );
+  },
+});
+
+const modelArg = { model: { type: 'positional', required: true, valueHint: 'model', description: 'model id or display name' }, ...common } as const;
+
+const modelStatusCommand = defineCommand({
+  meta: { name: 'model-status', description: "a model's file on the phone: device model-status <model> [--url <u>]" },
+  args: modelArg,
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'device model-status', modelArg, 1);
+    const model = resolveModel(args.model);
+    const f = await client(args).modelStatus(model.id);
+    if (args.json) return printJson(f);
+    print(`${model.id}: ${f.downloadStatus}${f.formattedSize ? `, ${f.formattedSize}` : ''}${f.isLoaded ? ', loaded' : ''}${f.downloadPath ? `\n${f.downloadPath}` : ''}`);
+  },
+});
+
+const loadingCommand = defineCommand({
+  meta: { name: 'loading', description: 'whether the app is loading a model (it allows 60 s): device loading [--url <u>]' },
+  args: common,
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'device loading', common, 0);
+    const l = await client(args).loadingStatus();
+    if (args.json) return printJson(l);
+    print(
+      l.isLoading
+        ? `loading ${l.modelName ?? 'a model'}: ${l.progressPercentage ?? '?'}%${l.elapsedTime !== undefined ? `, ${(l.elapsedTime / 1000).toFixed(1)} s of ${((l.timeoutTime ?? 60_000) / 1000).toFixed(0)} s` : ''}`
+        : 'no model is loading',
+    );
+  },
+});
+
+const storageCommand = defineCommand({
+  meta: { name: 'storage', description: "the app's records of model files: device storage [--url <u>]" },
+  args: common,
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'device storage', common, 0);
+    const st = await client(args).modelStorage();
+    if (args.json) return printJson(st);
+    print(
+      [
+        `${st.downloadedModels ?? '?'} of ${st.totalModels} models downloaded${st.formattedTotalSize ? ` (${st.formattedTotalSize})` : ''}, ${st.loadedModels ?? '?'} loaded`,
+        ...(st.modelsDirectory ? [`directory: ${st.modelsDirectory}`] : []),
+      ].join('\n'),
+    );
+  },
+});
+
+const cleanupCommand = defineCommand({
+  meta: { name: 'cleanup', description: "drop the app's records of model files no longer on the phone: device cleanup [--url <u>]" },
+  args: common,
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'device cleanup', common, 0);
+    const c = await client(args).cleanupModels();
+    if (args.json) return printJson(c);
+    print(`dropped the records of ${c.cleanedModels} deleted model file${c.cleanedModels === 1 ? '' : 's'}`);
+  },
+});
+
+const uploadArgs = {
+  model: { type: 'positional', required: true, valueHint: 'model', description: 'model id or display name (any, gated ones too)' },
+  fileUrl: { type: 'positional', required: true, valueHint: 'url', description: "an http(s) URL of the model's .task file, which the phone fetches" },
+  ...common,
+} as const;
+
+const uploadCommand = defineCommand({
+  meta: { name: 'upload', description: "have the phone fetch a model's file from a URL (waits until done): device upload <model> <url> [--url <u>]" },
+  args: uploadArgs,
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'device upload', uploadArgs, 2);
+    const model = resolveModel(args.model);
+    const reply = await client(args).uploadModel({ model: model.id, url: args.fileUrl });
+    if (args.json) return printJson(reply);
+    print(
+      reply.status === 'ALREADY_EXISTS'
+        ? `${model.displayName}: its file ${model.fileName} is already on the phone (not fetched again, nor checked)`
+        : `fetched ${model.displayName} to the phone${typeof reply.model?.size === 'string' ? ` (${reply.model.size})` : ''}`,
+    );
+  },
+});
+
 export const deviceCommand = defineCommand({
   meta: {
     name: 'device',
@@ -328,7 +433,9 @@ export const deviceCommand = defineCommand({
       '  heapql device capture [--side rear|front] [--zoom <z>] [--scaling <size>] --out <file>',
       '  heapql device display <text> [--background <color>] [--color <color>] [--duration <seconds>]',
       '  heapql device delete <model>',
-      '  heapql device location|diagnostics',
+      '  heapql device location|diagnostics|health|capabilities|storage|cleanup|loading',
+      '  heapql device model-status <model>',
+      '  heapql device upload <model> <url>   (the phone fetches the file: gated models too)',
       `Models: ${MODELS.map((m) => `${m.id} (${m.displayName})`).join(', ')}.`,
     ].join('\n'),
   },
@@ -345,6 +452,13 @@ export const deviceCommand = defineCommand({
     delete: deleteCommand,
     location: locationCommand,
     diagnostics: diagnosticsCommand,
+    health: healthCommand,
+    capabilities: capabilitiesCommand,
+    'model-status': modelStatusCommand,
+    loading: loadingCommand,
+    storage: storageCommand,
+    cleanup: cleanupCommand,
+    upload: uploadCommand,
   },
 });
 

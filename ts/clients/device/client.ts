@@ -1,13 +1,14 @@
 /**
  * Client of the AI Phone Server (Android app, port 8005): on-device LLM text generation, model
- * downloads, object detection, camera capture, compass. Replies are JSON; a reply saying
+ * downloads, uploads and deletion, object detection, camera capture, compass, GPS, full-screen
+ * text, diagnostics. Replies are JSON; a reply saying
  * `success: false` is an error even under HTTP 200. Time limits are per endpoint, long enough
  * for on-device inference (model load up to 60 s plus generation up to 300 s) and for downloads,
  * which the server performs before it answers. Text generations to one phone are sent one at
  * a time from this process, across clients (the app keeps one model session and does not lock
- * it). Only the GET reads (status, help, models, orientation, capture) are retried, and only
- * after a refused or reset connection with no reply; generations, downloads and detections
- * never are.
+ * it). Only the GET reads (status, help, models, orientation, capture, location, diagnostics …)
+ * are retried, and only after a refused or reset connection with no reply; generations,
+ * downloads, uploads, deletions, cleanups, displays and detections never are.
  */
 import { InvalidArgumentError, ModelMismatchError, ServiceFailureError, ServiceHttpError, ServiceProtocolError, type RequestInfo } from '../errors.js';
 import { checkCallOptions, checkFields, checkTimeout, describeValue, isObject, Transport, type Reply } from '../http.js';
