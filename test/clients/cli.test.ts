@@ -469,7 +469,7 @@ describe('heapql device', () => {
     expect((await d('upload', 'LLAMA_3_2_3B_INSTRUCT', url)).stdout).toBe('Llama 3.2 3B Instruct: its file Llama-3.2-3B-Instruct_multi-prefill-seq_q8_ekv1280.task is already on the phone (not fetched again, nor checked)\n');
     device.reset();
     expectError(await d('upload', 'TINYLLAMA_1_1B_CHAT', 'ftp://mirror.example/t.task'), 2, 'must start with http:// or https://');
-    expectError(await d('upload', 'TINYLLAMA_1_1B_CHAT'), 2, /FILEURL|URL/i);
+    expectError(await d('upload', 'TINYLLAMA_1_1B_CHAT'), 2, /SOURCE/);
     expect(device.requests).toEqual([]);
     device.downloadOutcome = 'network-failure';
     expectError(await d('upload', 'TINYLLAMA_1_1B_CHAT', url), 1, 'POST /ai/text/upload-model-api failed: Download failed: connection reset by peer');

@@ -401,7 +401,7 @@ const cleanupCommand = defineCommand({
 
 const uploadArgs = {
   model: { type: 'positional', required: true, valueHint: 'model', description: 'model id or display name (any, gated ones too)' },
-  fileUrl: { type: 'positional', required: true, valueHint: 'url', description: "an http(s) URL of the model's .task file, which the phone fetches" },
+  source: { type: 'positional', required: true, valueHint: 'url', description: "an http(s) URL of the model's .task file, which the phone fetches" },
   ...common,
 } as const;
 
@@ -411,7 +411,7 @@ const uploadCommand = defineCommand({
   async run({ args, rawArgs }) {
     checkOptions(rawArgs, 'device upload', uploadArgs, 2);
     const model = resolveModel(args.model);
-    const reply = await client(args).uploadModel({ model: model.id, url: args.fileUrl });
+    const reply = await client(args).uploadModel({ model: model.id, url: args.source });
     if (args.json) return printJson(reply);
     print(
       reply.status === 'ALREADY_EXISTS'
@@ -425,7 +425,7 @@ export const deviceCommand = defineCommand({
   meta: {
     name: 'device',
     description: [
-      'Use the AI Phone Server app on a phone (on-device LLMs, object detection, camera, compass):',
+      'Use the AI Phone Server app on a phone (on-device LLMs, object detection, camera, compass, GPS, full-screen text):',
       '  heapql device status|help|models|orientation [--url <u>] [--json]',
       '  heapql device text <prompt> --model <id or name> [--max-tokens <n>] [--image <file>] [--capture rear|front] [--image-out <file> [--scaling <size>]]',
       '  heapql device download <model>',
