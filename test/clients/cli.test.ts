@@ -180,6 +180,22 @@ describe('heapql sched', () => {
     }
   });
 
+  it('help prints the server\'s own usage text, port substituted; a scheduler that is down exits 1', async () => {
+    const r = await s('help');
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines).toHaveLength(9);
+    expect(lines[0]).toMatch(new RegExp(`^GET localhost:${new URL(sched.url).port}/`));
+    expect(r.stdout).toContain('/task/plan/');
+    expect(sched.requests.at(-1)).toBe('GET /help');
+    expect(JSON.parse((await s('help', '--json')).stdout).reply).toBe(r.stdout);
+    expect((await heapql(['sched', '--help'])).stdout).toContain('heapql sched help [--url <u>]');
+    const gone = await SchedulerEmulator.start();
+    const url = gone.url;
+    await gone.close();
+    expectError(await heapql(['sched', 'help', '--url', url]), 1, 'is not running (connection refused)');
+  });
+
   it('--help works for sched and for its verbs', async () => {
     const expected: [string[], string[]][] = [
       [['sched', '--help'], ['sched status|stop|resume (--task <tid> | --group <pid>)', 'each stop < 25 s']],
@@ -287,7 +303,7 @@ describe('heapql device', () => {
     expectError(
       await d('download', 'DEEPSEEK_R1_DISTILL_QWEN_1_5B'),
       1,
-      'failed: Download failed: connection reset by peer (the file is at https://example.invalid/deepseek-r1-distill-qwen-1.5b-q8.task; try again later)',
+      'failed: Download failed: connection reset by peer (the file is at https://example.invalid/DeepSeek-R1-Distill-Qwen-1.5B_multi-prefill-seq_q8_ekv1280.task; try again later)',
     );
   });
 
@@ -372,11 +388,101 @@ describe('heapql device', () => {
     expect(device.requests.length).toBe(sent);
   });
 
+  it('display: the text shown, colors and seconds checked before sending, the app\'s refusal exit 1', async () => {
+    const r = await d('display', 'Build is green', '--background', '#008800', '--color', 'White', '--duration', '2.5');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^showing on the phone for 2\.5 s \(display_\d+\)\n$/);
+    expect(JSON.parse(device.requests.at(-1)!.body)).toEqual({ text: 'Build is green', backgroundColor: '#008800', textColor: 'White', duration: 2500 });
+    expect(device.displays).toEqual([{ text: 'Build is green', backgroundColor: '#008800', textColor: 'White', duration: 2500 }]);
+    expect((await d('display', 'plain')).stdout).toMatch(/^showing on the phone for 3 s /);
+    expect(JSON.parse(device.requests.at(-1)!.body)).toEqual({ text: 'plain' });
+    expect(JSON.parse((await d('display', 'x', '--json')).stdout)).toMatchObject({ success: true, parameters: { text: 'x' } });
+    device.reset();
+    expectError(await d('display', 'x', '--background', '#fff'), 2, '--background "#fff" is invalid: use #RRGGBB, #AARRGGBB or a color name such as black, darkgray, gray, lightgray, white, red (the app reads no #RGB: write #ffffff)');
+    expectError(await d('display', 'x', '--color', 'orange'), 2, '--color "orange" is invalid');
+    expectError(await d('display', 'x', '--duration', '31'), 2, '--duration "31" is invalid: use a number of seconds from 0.1 to 30, to the millisecond (the app would quietly clamp any other)');
+    expectError(await d('display', 'x', '--duration', '0.05'), 2, '--duration "0.05" is invalid');
+    expectError(await d('display', 'x', '--duration', '1e1'), 2, '--duration "1e1" is invalid');
+    expectError(await d('display', '   '), 2, 'the text is empty');
+    expectError(await d('display'), 2, /TEXT/);
+    expect(device.requests).toEqual([]);
+    device.override = () => ({ status: 400, json: { success: false, error: 'Failed to show display: no activity', code: 'DISPLAY_FAILED' } });
+    expectError(await d('display', 'x'), 1, 'POST /display answered HTTP 400 DISPLAY_FAILED: Failed to show display: no activity');
+  });
+
+  it('delete: by id or name, the id sent; an unknown model is a usage error; the app\'s 404 exit 1', async () => {
+    device.downloaded.add('TINYLLAMA_1_1B_CHAT');
+    expect(await d('delete', 'TinyLlama 1.1B Chat')).toEqual({ code: 0, stdout: 'deleted TinyLlama 1.1B Chat (TINYLLAMA_1_1B_CHAT) from the phone, if it was there\n', stderr: '' });
+    expect([device.requests.at(-1)!.method, device.requests.at(-1)!.path]).toEqual(['DELETE', '/ai/models/TINYLLAMA_1_1B_CHAT']);
+    expect(device.downloaded.size).toBe(0);
+    expect(JSON.parse((await d('delete', 'DEEPSEEK_R1_DISTILL_QWEN_1_5B', '--json')).stdout)).toMatchObject({ success: true, modelName: 'DEEPSEEK_R1_DISTILL_QWEN_1_5B' });
+    device.reset();
+    expectError(await d('delete', 'nope'), 2, 'unknown model "nope"');
+    expect(device.requests).toEqual([]);
+    device.override = () => ({ status: 404, json: { error: 'Model not found', code: 'MODEL_NOT_FOUND', details: 'not supported' } });
+    expectError(await d('delete', 'TINYLLAMA_1_1B_CHAT'), 1, 'DELETE /ai/models/TINYLLAMA_1_1B_CHAT answered HTTP 404 MODEL_NOT_FOUND');
+  });
+
+  it('location: the current build\'s 403 says there is no permission to grant; a fix is printed', async () => {
+    expectError(await d('location'), 1, 'GET /location answered HTTP 403 PERMISSION_DENIED: Location permission not granted (Location access requires user permission) — the app has no location permission. The current AI Phone Server build does not request one');
+    device.locationPermission = true;
+    expectError(await d('location'), 1, 'HTTP 503 LOCATION_UNAVAILABLE');
+    device.locationFix = { latitude: 48.7758, longitude: 9.1829, altitude: 245.5, accuracy: 12.5, time: 1_700_000_000_000, provider: 'fused' };
+    expect(await d('location')).toEqual({ code: 0, stdout: 'latitude 48.7758  longitude 9.1829  (altitude 245.5 m, accuracy 12.5 m, fused, 2023-11-14T22:13:20.000Z)\n', stderr: '' });
+    expect(JSON.parse((await d('location', '--json')).stdout)).toMatchObject({ latitude: 48.7758, provider: 'fused' });
+  });
+
+  it('diagnostics: the app\'s report and a summary line', async () => {
+    device.downloaded.add('TINYLLAMA_1_1B_CHAT');
+    const r = await d('diagnostics');
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toBe('🔍 AI Model Permission & Storage Diagnostics');
+    expect(lines[1]).toBe('='.repeat(52));
+    expect(lines.at(-2)).toBe('summary: storage permission yes, enhanced storage yes, 1 of 5 models found, Android API 34');
+    expect(JSON.parse((await d('diagnostics', '--json')).stdout).summary.totalModels).toBe(5);
+    expectError(await d('diagnostics', 'extra'), 2, /device diagnostics/);
+  });
+
+  it('health, capabilities, model-status, loading, storage, cleanup', async () => {
+    device.downloaded.add('TINYLLAMA_1_1B_CHAT');
+    expect(await d('health')).toEqual({ code: 0, stdout: 'healthy: location available, orientation available, camera available\n', stderr: '' });
+    device.cameraPermission = false;
+    const caps = (await d('capabilities')).stdout.split('\n');
+    expect(caps[0]).toMatch(/^location\s+unavailable\s+Location permission not granted$/);
+    expect(caps).toContainEqual(expect.stringMatching(/^camera\s+unavailable\s+Camera permission not granted$/));
+    expect(caps).toContainEqual(expect.stringMatching(/^display\s+available\s+\/display$/));
+    expect((await d('model-status', 'TinyLlama 1.1B Chat')).stdout).toBe('TINYLLAMA_1_1B_CHAT: COMPLETED, 1.2 MB\n/storage/emulated/0/Download/local_ai_models/TinyLlama-1.1B-Chat-v1.0_multi-prefill-seq_q8_ekv1024.task\n');
+    expectError(await d('model-status', 'DEEPSEEK_R1_DISTILL_QWEN_1_5B'), 1, 'HTTP 404 MODEL_NOT_DOWNLOADED');
+    expectError(await d('model-status', 'nope'), 2, 'unknown model "nope"');
+    expect((await d('loading')).stdout).toBe('no model is loading\n');
+    expect((await d('storage')).stdout).toBe('1 of 5 models downloaded (1.2 MB), 0 loaded\ndirectory: /storage/emulated/0/Download/local_ai_models\n');
+    device.staleRecords = 1;
+    expect((await d('cleanup')).stdout).toBe('dropped the records of 1 deleted model file\n');
+    expect(device.requests.at(-1)!.path).toBe('/ai/models/cleanup');
+  });
+
+  it('upload: the phone fetches the URL into the model\'s file; there already; a bad URL is a usage error; a failed fetch exit 1', async () => {
+    const url = 'https://mirror.example/llama.task';
+    expect(await d('upload', 'LLAMA_3_2_3B_INSTRUCT', url)).toEqual({ code: 0, stdout: 'fetched Llama 3.2 3B Instruct to the phone (1.2 MB)\n', stderr: '' });
+    expect(JSON.parse(device.requests.at(-1)!.body)).toEqual({ url, name: 'Llama 3.2 3B Instruct', fileName: 'Llama-3.2-3B-Instruct_multi-prefill-seq_q8_ekv1280.task' });
+    expect((await d('upload', 'LLAMA_3_2_3B_INSTRUCT', url)).stdout).toBe('Llama 3.2 3B Instruct: its file Llama-3.2-3B-Instruct_multi-prefill-seq_q8_ekv1280.task is already on the phone (not fetched again, nor checked)\n');
+    device.reset();
+    expectError(await d('upload', 'TINYLLAMA_1_1B_CHAT', 'ftp://mirror.example/t.task'), 2, 'must start with http:// or https://');
+    expectError(await d('upload', 'TINYLLAMA_1_1B_CHAT'), 2, /SOURCE/);
+    expect(device.requests).toEqual([]);
+    device.downloadOutcome = 'network-failure';
+    expectError(await d('upload', 'TINYLLAMA_1_1B_CHAT', url), 1, 'POST /ai/text/upload-model-api failed: Download failed: connection reset by peer');
+  });
+
   it('--help works for device and for its verbs', async () => {
     const expected: [string[], string[]][] = [
       [['device', '--help'], ['device text <prompt> --model <id or name>', 'device capture [--side rear|front] [--zoom <z>] [--scaling <size>] --out <file>']],
       [['device', 'text', '--help'], ['device text <prompt> --model <id or name>', 'USAGE heapql device text']],
       [['device', 'capture', '--help'], ['device capture [--side rear|front] [--zoom <z>] [--scaling <size>] --out <file>', 'USAGE heapql device capture']],
+      [['device', '--help'], ['device display <text> [--background <color>] [--color <color>] [--duration <seconds>]', 'heapql device delete <model>', 'heapql device location|diagnostics']],
+      [['device', 'display', '--help'], ['USAGE heapql device display', '0.1 to 30 seconds']],
+      [['device', '--help'], ['heapql device location|diagnostics|health|capabilities|storage|cleanup|loading', 'heapql device model-status <model>', 'heapql device upload <model> <url>']],
     ];
     for (const [args, texts] of expected) {
       const r = await heapql(args);

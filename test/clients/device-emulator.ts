@@ -24,10 +24,10 @@ interface Model {
 
 export const EMULATED_MODELS: readonly Model[] = [
   { id: 'GEMMA_3_1B_IT', displayName: 'Gemma 3n E2B IT', vision: true, gated: true, thinking: false, fileName: 'gemma-3n-E2B-it-int4.task', defaults: { temperature: 1.0, topK: 64, topP: 0.95 } },
-  { id: 'DEEPSEEK_R1_DISTILL_QWEN_1_5B', displayName: 'DeepSeek-R1 Distill Qwen 1.5B', vision: false, gated: false, thinking: true, fileName: 'deepseek-r1-distill-qwen-1.5b-q8.task', defaults: { temperature: 0.6, topK: 40, topP: 0.7 } },
-  { id: 'LLAMA_3_2_1B_INSTRUCT', displayName: 'Llama 3.2 1B Instruct', vision: false, gated: true, thinking: false, fileName: 'llama-3.2-1b-instruct-q8.task', defaults: { temperature: 0.6, topK: 64, topP: 0.9 } },
-  { id: 'LLAMA_3_2_3B_INSTRUCT', displayName: 'Llama 3.2 3B Instruct', vision: false, gated: true, thinking: false, fileName: 'llama-3.2-3b-instruct-q8.task', defaults: { temperature: 0.6, topK: 64, topP: 0.9 } },
-  { id: 'TINYLLAMA_1_1B_CHAT', displayName: 'TinyLlama 1.1B Chat', vision: false, gated: false, thinking: false, fileName: 'tinyllama-1.1b-chat-q8.task', defaults: { temperature: 0.7, topK: 40, topP: 0.9 } },
+  { id: 'DEEPSEEK_R1_DISTILL_QWEN_1_5B', displayName: 'DeepSeek-R1 Distill Qwen 1.5B', vision: false, gated: false, thinking: true, fileName: 'DeepSeek-R1-Distill-Qwen-1.5B_multi-prefill-seq_q8_ekv1280.task', defaults: { temperature: 0.6, topK: 40, topP: 0.7 } },
+  { id: 'LLAMA_3_2_1B_INSTRUCT', displayName: 'Llama 3.2 1B Instruct', vision: false, gated: true, thinking: false, fileName: 'Llama-3.2-1B-Instruct_multi-prefill-seq_q8_ekv1280.task', defaults: { temperature: 0.6, topK: 64, topP: 0.9 } },
+  { id: 'LLAMA_3_2_3B_INSTRUCT', displayName: 'Llama 3.2 3B Instruct', vision: false, gated: true, thinking: false, fileName: 'Llama-3.2-3B-Instruct_multi-prefill-seq_q8_ekv1280.task', defaults: { temperature: 0.6, topK: 64, topP: 0.9 } },
+  { id: 'TINYLLAMA_1_1B_CHAT', displayName: 'TinyLlama 1.1B Chat', vision: false, gated: false, thinking: false, fileName: 'TinyLlama-1.1B-Chat-v1.0_multi-prefill-seq_q8_ekv1024.task', defaults: { temperature: 0.7, topK: 40, topP: 0.9 } },
 ];
 
 const DETECTIONS = [
@@ -101,6 +101,19 @@ export class DeviceEmulator {
    * is marked failed: no longer available in /ai/models or counted in /status.
    */
   readonly failsToLoad = new Set<string>();
+  /**
+   * Whether the app holds the location permission. False as in the current build, whose manifest
+   * does not request it: /location then answers 403 PERMISSION_DENIED, always.
+   */
+  locationPermission = false;
+  /** The phone's last fix (with locationPermission); none: /location answers 503 LOCATION_UNAVAILABLE. */
+  locationFix: { latitude: number; longitude: number; altitude: number; accuracy: number; time: number; provider?: string } | undefined;
+  /** What /display was asked to show, as the app shows it (duration clamped to 100…30000 ms). */
+  readonly displays: { text: string; backgroundColor: string; textColor: string; duration: number }[] = [];
+  /** Records of model files deleted outside the app, which /ai/models/cleanup drops (and counts). */
+  staleRecords = 0;
+  /** The URLs /ai/text/upload-model-api fetched. */
+  readonly uploads: string[] = [];
   /** False until the phone's sensors have reported: /orientation then answers zeros and UNKNOWN. */
   sensorsReady = true;
   /** When true, requests are received but never answered (until close). */
@@ -158,6 +171,11 @@ export class DeviceEmulator {
     this.failsToLoad.clear();
     this.failed.clear();
     this.sensorsReady = true;
+    this.locationPermission = false;
+    this.locationFix = undefined;
+    this.displays.length = 0;
+    this.staleRecords = 0;
+    this.uploads.length = 0;
     this.hold = false;
     this.textGate = undefined;
     this.loadGate = undefined;
@@ -238,28 +256,41 @@ export class DeviceEmulator {
   // ---- endpoints ----------------------------------------------------------------------------
 
   private defineRoutes(): void {
-    this.on('GET', '/', () => ok({ message: 'AI Phone Server', version: '1.0.0-ai-enabled', available_endpoints: this.routes.map((r) => `${r.method} /${r.pattern.join('/')}`) }));
+    this.on('GET', '/', () =>
+      ok({
+        server: 'AI Phone Server',
+        version: '1.0.0-ai-enabled',
+        message: 'Interactive API testing available in the Android app',
+        documentation: 'Visit /help for complete API documentation',
+        // Paths only, as the app lists them (not every route: upload-model-api and a few reads are missing).
+        available_endpoints: ['/status', '/health', '/capabilities', '/help', '/location', '/orientation', '/capture', '/display', '/ai/text', '/ai/object_detection', '/ai/models', '/ai/models/download', '/ai/models/status', '/ai/models/{modelName}/status', '/ai/models/cleanup', '/ai/models/{modelName}'],
+      }),
+    );
     this.on('GET', '/health', () => ok({ status: 'healthy', timestamp: Date.now(), services: { location: 'available', orientation: 'available', camera: 'available' } }));
-    this.on('GET', '/capabilities', () => ok({ server: 'AI Phone Server', version: '1.0.0-simplified', port: 8005, features: ['orientation', 'camera', 'ai'] }));
+    this.on('GET', '/capabilities', () => ok(this.capabilities()));
     this.on('GET', '/status', () => ok(this.status()));
     this.on('GET', '/help', () => ok(help()));
-    this.on('GET', '/location', () => deviceError(403, 'Location permission not granted', 'PERMISSION_DENIED', 'This build does not request location access'));
+    this.on('GET', '/location', () => this.location());
     this.on('GET', '/orientation', () =>
       ok(this.sensorsReady ? { azimuth: 123.5, pitch: -2.25, roll: 1.5, timestamp: Date.now(), accuracy: 'HIGH' } : { azimuth: 0, pitch: 0, roll: 0, timestamp: 0, accuracy: 'UNKNOWN' }),
     );
     this.on('GET', '/capture', (_req, url) => this.capture(url));
     this.on('POST', '/ai/text', (req) => this.text(req));
-    this.on('POST', '/ai/text/upload-model-api', () => aiError(400, 'Invalid request', 'INVALID_REQUEST', 'url, name and fileName are required'));
+    this.on('POST', '/ai/text/upload-model-api', (req) => this.upload(req));
     this.on('POST', '/ai/object_detection', (req) => this.detect(req));
     this.on('GET', '/ai/models', () => ok({ models: EMULATED_MODELS.map((m) => this.modelEntry(m)) }));
     this.on('POST', '/ai/models/download', (req) => this.download(req));
     this.on('GET', '/ai/models/status', () => ok(this.persistenceSummary()));
     this.on('GET', '/ai/models/loading-status', () => ok(this.loadingStatus()));
-    this.on('GET', '/ai/models/diagnostics', () => ok({ timestamp: Date.now(), diagnostics: { storagePermission: this.storagePermission }, summary: { downloadedModels: this.downloaded.size } }));
-    this.on('POST', '/ai/models/cleanup', () => ok({ success: true, message: 'Cleanup finished', cleanedModels: 0 }));
+    this.on('GET', '/ai/models/diagnostics', () => ok(this.diagnostics()));
+    this.on('POST', '/ai/models/cleanup', () => {
+      const cleanedModels = this.staleRecords;
+      this.staleRecords = 0;
+      return ok({ success: true, message: 'Cleanup completed', cleanedModels });
+    });
     this.on('GET', '/ai/models/:name/status', (_req, _url, p) => this.modelStatus(p.name!));
     this.on('DELETE', '/ai/models/:name', (_req, _url, p) => this.removeModel(p.name!));
-    this.on('POST', '/display', (req) => display(req));
+    this.on('POST', '/display', (req) => this.display(req));
   }
 
   /** On the phone and not marked failed. */
@@ -274,8 +305,8 @@ export class DeviceEmulator {
       timestamp: Date.now(),
       server: 'AI Phone Server',
       version: '1.0.0-ai-enabled',
-      features: { location: false, orientation: true, camera: this.cameraPermission, ai: this.usableCount() > 0 },
-      permissions: { location: false, camera: this.cameraPermission },
+      features: { location: this.locationPermission, orientation: true, camera: this.cameraPermission, ai: this.usableCount() > 0 },
+      permissions: { location: this.locationPermission, camera: this.cameraPermission },
       ai: {
         isEnabled: this.usableCount() > 0,
         downloadedModels: this.usableCount(),
@@ -484,7 +515,65 @@ export class DeviceEmulator {
   }
 
   private persistenceSummary(): unknown {
-    return { totalModels: 5, downloadedModels: this.downloaded.size, loadedModels: this.currentModel ? 1 : 0, totalDownloadSize: this.downloaded.size * 1_234_567, formattedTotalSize: `${(this.downloaded.size * 1.2).toFixed(1)} MB`, availableModels: [], statistics: {} };
+    const files = EMULATED_MODELS.filter((m) => this.downloaded.has(m.id));
+    return {
+      totalModels: 5,
+      downloadedModels: this.downloaded.size,
+      loadedModels: this.currentModel ? 1 : 0,
+      totalDownloadSize: this.downloaded.size * 1_234_567,
+      formattedTotalSize: `${(this.downloaded.size * 1.2).toFixed(1)} MB`,
+      modelsDirectory: '/storage/emulated/0/Download/local_ai_models',
+      availableModels: files.map((m) => ({ modelName: m.id, downloadPath: `/storage/emulated/0/Download/local_ai_models/${m.fileName}`, fileSize: 1_234_567, downloadStatus: 'COMPLETED' })),
+      statistics: {},
+    };
+  }
+
+  /** Camera and location follow the permissions; the version is not /status's. */
+  private capabilities(): unknown {
+    const feature = (available: boolean, endpoints: string[], methods: string[], description: string) => ({ available, endpoints: available ? endpoints : [], methods: available ? methods : [], description });
+    return {
+      server: 'AI Phone Server',
+      version: '1.0.0-simplified',
+      capabilities: {
+        location: { ...feature(this.locationPermission, ['/location'], ['GET'], this.locationPermission ? 'GPS location data' : 'Location permission not granted'), backgroundAccess: false },
+        orientation: feature(true, ['/orientation'], ['GET'], 'Device compass/orientation data'),
+        camera: feature(this.cameraPermission, ['/capture'], ['GET'], this.cameraPermission ? 'Camera capture' : 'Camera permission not granted'),
+        health: feature(true, ['/status', '/health'], ['GET'], 'Server status and health information'),
+        ai: { available: this.usableCount() > 0, endpoints: ['/ai/text', '/ai/models', '/ai/models/status'], methods: ['GET', 'POST'], description: 'LLM text generation' },
+        display: feature(true, ['/display'], ['POST'], 'Full-screen text display'),
+      },
+      features: { location: this.locationPermission, orientation: true, camera: this.cameraPermission, ai: this.usableCount() > 0, display: true },
+      port: 8005,
+      timestamp: Date.now(),
+    };
+  }
+
+  /**
+   * The app fetches any URL into Download/local_ai_models/<fileName>; a file name of a catalogue
+   * model makes that model available. A file already there is not fetched (nor checked); a
+   * failed fetch is HTTP 200 with success:false and status ERROR. No storage permission check.
+   */
+  private upload(req: ReceivedRequest): Reply {
+    let body: unknown;
+    try {
+      body = JSON.parse(req.body);
+    } catch (err) {
+      return aiError(500, 'Model upload failed', 'UPLOAD_ERROR', (err as Error).message);
+    }
+    const field = (k: string) => (isObject(body) && typeof body[k] === 'string' ? (body[k] as string) : undefined);
+    const [url, name, fileName] = [field('url'), field('name'), field('fileName')];
+    if (url === undefined || name === undefined || fileName === undefined) return { status: 400, json: { error: 'Missing required fields', code: 'INVALID_REQUEST', required: ['url', 'name', 'fileName'] } };
+    const model = EMULATED_MODELS.find((m) => m.fileName === fileName);
+    const path = `/storage/emulated/0/Download/local_ai_models/${fileName}`;
+    if (model && this.downloaded.has(model.id)) {
+      return ok({ success: true, message: 'Model file already exists, reference created', model: { name, fileName, url, size: '1.2 MB', path }, status: 'ALREADY_EXISTS' });
+    }
+    this.uploads.push(url);
+    if (this.downloadOutcome === 'network-failure' || !/^https?:\/\//.test(url)) {
+      return ok({ success: false, error: `Download failed: ${/^https?:\/\//.test(url) ? 'connection reset by peer' : `unknown protocol: ${url.split(':')[0]}`}`, model: { name, fileName, url }, status: 'ERROR' });
+    }
+    if (model) this.downloaded.add(model.id);
+    return ok({ success: true, message: 'Model downloaded and referenced successfully', model: { name, fileName, url, size: '1.2 MB', path }, status: 'DOWNLOADED' });
   }
 
   private modelStatus(name: string): Reply {
@@ -494,25 +583,96 @@ export class DeviceEmulator {
     return ok({ downloadPath: `/storage/emulated/0/Download/local_ai_models/${model.fileName}`, fileSize: 1_234_567, formattedSize: '1.2 MB', downloadTimestamp: 1, lastAccessedTimestamp: 2, isLoaded: this.currentModel === model, downloadStatus: 'COMPLETED', ageInDays: 0 });
   }
 
+  /**
+   * The app removes whatever it has of the model (unloading it first) and answers success even
+   * when the model was not on the phone.
+   */
   private removeModel(name: string): Reply {
     const model = findModel(name);
-    if (!model) return aiError(404, 'Model not found', 'MODEL_NOT_FOUND', `Unknown model: ${name}`);
+    if (!model) return aiError(404, 'Model not found', 'MODEL_NOT_FOUND', `Model '${name}' is not supported`);
+    if (this.currentModel === model) this.currentModel = undefined;
     this.downloaded.delete(model.id);
-    return ok({ success: true, message: `Model ${model.displayName} removed`, modelName: name });
+    this.failed.delete(model.id);
+    return ok({ success: true, message: 'Model removed successfully', modelName: name });
+  }
+
+  /** 403 without the permission (always, in the current build), 503 without a fix. */
+  private location(): Reply {
+    if (!this.locationPermission) return deviceError(403, 'Location permission not granted', 'PERMISSION_DENIED', 'Location access requires user permission');
+    const fix = this.locationFix;
+    if (!fix) return deviceError(503, 'Location not available', 'LOCATION_UNAVAILABLE', 'GPS location is not currently available');
+    return ok({ latitude: fix.latitude, longitude: fix.longitude, altitude: fix.altitude, accuracy: fix.accuracy, timestamp: fix.time, provider: fix.provider, backgroundAccess: false });
+  }
+
+  /** The app's report is one multi-line text (with emoji and a line of `=`), beside a summary object. */
+  private diagnostics(): unknown {
+    const lines = [
+      '🔍 AI Model Permission & Storage Diagnostics',
+      '='.repeat(52),
+      '📱 Device Info:',
+      '   Android Version: 14 (API 34)',
+      '',
+      '🔐 Permission Status:',
+      `   Storage Permissions: ${this.storagePermission}`,
+      `   Enhanced Storage: ${this.storagePermission}`,
+      '',
+      '📂 Storage Directory Analysis:',
+      '   1. Priority: HIGH (Most Persistent)',
+      '      Path: /storage/emulated/0/Download/local_ai_models',
+      `      Write Test: ${this.storagePermission ? '✅ SUCCESS' : '❌ FAILED'}`,
+    ];
+    return {
+      timestamp: Date.now(),
+      diagnostics: `${lines.join('\n')}\n`,
+      summary: {
+        hasStoragePermissions: this.storagePermission,
+        hasEnhancedStoragePermissions: this.storagePermission,
+        availableModels: EMULATED_MODELS.filter((m) => this.available(m.id)).length,
+        totalModels: EMULATED_MODELS.length,
+        androidVersion: 34,
+      },
+    };
+  }
+
+  /**
+   * POST /display as the app handles it: the body read as a JSON map (another content type or
+   * a bad body: 500 INTERNAL_ERROR), blank text 400 MISSING_TEXT, a color Android's parser
+   * refuses 400 DISPLAY_FAILED, a numeric duration truncated to whole ms and echoed as sent but
+   * shown clamped to 100…30000 ms.
+   */
+  private display(req: ReceivedRequest): Reply {
+    const fail = (status: number, error: string, code: string): Reply => ({ status, json: { success: false, error, code } });
+    let body: Record<string, unknown>;
+    try {
+      if (!(req.headers['content-type'] ?? '').startsWith('application/json')) throw new Error(`Content type ${req.headers['content-type'] ?? '(none)'} is not supported`);
+      const parsed = JSON.parse(req.body);
+      if (!isObject(parsed)) throw new Error('Expected a JSON object');
+      body = parsed;
+    } catch (err) {
+      return fail(500, `Failed to show display: ${(err as Error).message}`, 'INTERNAL_ERROR');
+    }
+    const text = body.text === undefined || body.text === null ? '' : kotlinString(body.text);
+    if (text.trim() === '') return fail(400, 'Text parameter is required and cannot be empty', 'MISSING_TEXT');
+    const backgroundColor = body.backgroundColor === undefined || body.backgroundColor === null ? '#000000' : kotlinString(body.backgroundColor);
+    const textColor = body.textColor === undefined || body.textColor === null ? '#FFFFFF' : kotlinString(body.textColor);
+    const duration = typeof body.duration === 'number' ? Math.trunc(body.duration) : 3000;
+    if (!androidColor(backgroundColor)) return fail(400, `Invalid background color format: ${backgroundColor}`, 'DISPLAY_FAILED');
+    if (!androidColor(textColor)) return fail(400, `Invalid text color format: ${textColor}`, 'DISPLAY_FAILED');
+    this.displays.push({ text, backgroundColor, textColor, duration: Math.min(30_000, Math.max(100, duration)) });
+    return ok({ success: true, message: 'Display started successfully', displayId: `display_${Date.now()}`, parameters: { text, backgroundColor, textColor, duration } });
   }
 }
 
-function display(req: ReceivedRequest): Reply {
-  let body: Record<string, unknown> = {};
-  try {
-    const parsed = JSON.parse(req.body);
-    if (isObject(parsed)) body = parsed;
-  } catch {
-    body = {};
-  }
-  if (typeof body.text !== 'string' || body.text === '') return { status: 400, json: { success: false, error: 'Text is required', code: 'MISSING_TEXT' } };
-  const parameters = { text: body.text, backgroundColor: body.backgroundColor ?? '#000000', textColor: body.textColor ?? '#FFFFFF', duration: body.duration ?? 3000 };
-  return ok({ success: true, message: 'Text displayed', displayId: `display_${Date.now()}`, parameters });
+/** Android's Color.parseColor: `#` with 6 or 8 hex digits, or one of its names (any case); the app adds `transparent`. */
+function androidColor(value: string): boolean {
+  const names = ['black', 'darkgray', 'gray', 'lightgray', 'white', 'red', 'green', 'blue', 'yellow', 'cyan', 'magenta', 'aqua', 'fuchsia', 'darkgrey', 'grey', 'lightgrey', 'lime', 'maroon', 'navy', 'olive', 'purple', 'silver', 'teal', 'transparent'];
+  return /^#([0-9a-f]{6}|[0-9a-f]{8})$/i.test(value) || names.includes(value.toLowerCase());
+}
+
+/** Kotlin's toString of a value Gson read into a Map: numbers are Doubles (5 -> "5.0"). */
+function kotlinString(value: unknown): string {
+  if (typeof value === 'number') return Number.isInteger(value) ? `${value}.0` : String(value);
+  return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
 function help(): unknown {

@@ -208,7 +208,7 @@ describe('device arguments from JavaScript callers', () => {
 
   it('a misspelt option or request field is refused, naming the ones there are, instead of quietly using a default', async () => {
     const cases: [() => Promise<unknown>, string][] = [
-      [() => client.text({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT', maxTokns: 5 } as never), 'a text request has no field "maxTokns": use text, model, maxTokens, image, captureConfig, returnImage, imageScaling'],
+      [() => client.text({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT', maxTokns: 5 } as never), 'a text request has no field "maxTokns": use text, model, maxTokens, temperature, topK, topP, image, captureConfig, returnImage, imageScaling'],
       [() => client.detectObjects({ treshold: 0.9 } as never), 'a detection request has no field "treshold": use side, zoom, threshold, maxResults, returnImage, imageScaling'],
       [() => client.capture({ scaling: 'LARGE' } as never), 'a capture request has no field "scaling": use side, zoom, imageScaling'],
       [() => client.status({ signl: AbortSignal.timeout(5) } as never), 'options have no field "signl": use signal'],
@@ -220,7 +220,7 @@ describe('device arguments from JavaScript callers', () => {
     }
     expect(() => new DeviceClient({ url: emu.url, timeout: 5 } as never)).toThrow(new InvalidArgumentError('DeviceClient options have no field "timeout": use url, timeouts'));
     expect(() => new DeviceClient({ url: emu.url, timeouts: { txt: 5 } } as never)).toThrow(
-      new InvalidArgumentError('timeouts has no field "txt": use status, help, models, orientation, capture, detect, text, download'),
+      new InvalidArgumentError('timeouts has no field "txt": use status, help, models, orientation, capture, detect, text, download, location, display, diagnostics, delete'),
     );
     // An undefined limit is no limit given: the default stays (as timeoutMs: undefined does for the scheduler).
     expect(new DeviceClient({ url: emu.url, timeouts: { text: undefined } }).timeouts.text).toBe(600_000);
@@ -311,7 +311,7 @@ describe('device HTTP error wording', () => {
     expect([err.status, err.errorCode]).toEqual([400, 'AI_SERVICE_ERROR']);
     expect(err.message).not.toContain('\n');
     expect(err.message).toContain(
-      'answered HTTP 400 AI_SERVICE_ERROR: AI service error (Failed to load model TinyLlama 1.1B Chat java.lang.IllegalStateException: Failed to initialize engine: tinyllama-1.1b-chat-q8.task at com.google',
+      'answered HTTP 400 AI_SERVICE_ERROR: AI service error (Failed to load model TinyLlama 1.1B Chat java.lang.IllegalStateException: Failed to initialize engine: TinyLlama-1.1B-Chat-v1.0_multi-prefill-seq_q8_ekv1024.task at com.google',
     );
     expect((await client.models()).find((m) => m.name === 'TINYLLAMA_1_1B_CHAT')!.available).toBe(false);
     expect((await client.status()).ai).toMatchObject({ isEnabled: false, downloadedModels: 0 });

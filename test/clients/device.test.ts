@@ -201,7 +201,7 @@ describe('device contract', () => {
     expect(JSON.parse(r.body)).toMatchObject({ success: false, status: 'download_failed' });
     expect(typeof JSON.parse(r.body).downloadUrl).toBe('string');
     const err = await rejection(() => client.downloadModel('TINYLLAMA_1_1B_CHAT'), ServiceFailureError);
-    expect(err.message).toContain('Download failed: connection reset by peer (the file is at https://example.invalid/tinyllama-1.1b-chat-q8.task; try again later)');
+    expect(err.message).toContain('Download failed: connection reset by peer (the file is at https://example.invalid/TinyLlama-1.1B-Chat-v1.0_multi-prefill-seq_q8_ekv1024.task; try again later)');
     expect(err.body.downloadUrl).toBeDefined();
     expect(err.exitCode).toBe(1);
   });

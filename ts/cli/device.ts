@@ -11,7 +11,7 @@ import { checkOptions } from './args.js';
 import { serviceClient, timeoutOption } from './service-client.js';
 import { defineCommand } from 'citty';
 
-import { DeviceClient, decodeDataUri, replyText, IMAGE_SCALINGS, imageTooLarge, MODELS, resolveModel, DEFAULT_DEVICE_TIMEOUTS, DEFAULT_DEVICE_URL, type CameraSide, type DeviceTimeouts, type ImageScaling } from '../clients/device/index.js';
+import { DeviceClient, decodeDataUri, replyText, COLOR_NAMES, IMAGE_SCALINGS, imageTooLarge, MODELS, resolveModel, DEFAULT_DEVICE_TIMEOUTS, DEFAULT_DEVICE_URL, type CameraSide, type DeviceTimeouts, type ImageScaling } from '../clients/device/index.js';
 import { HeapqlError, usageError } from '../errors.js';
 import { cannotWrite, fileWriteProblem } from '../file-write-error.js';
 import { notice } from './stderr.js';
@@ -242,16 +242,200 @@ const captureCommand = defineCommand({
   },
 });
 
+const displayArgs = {
+  text: { type: 'positional', required: true, valueHint: 'text', description: 'the text to show full screen on the phone' },
+  background: { type: 'string', valueHint: 'color', description: 'background color: #RRGGBB, #AARRGGBB or a name such as navy (default black)' },
+  color: { type: 'string', valueHint: 'color', description: 'text color, as --background (default white)' },
+  duration: { type: 'string', valueHint: 'seconds', description: 'how long it stays, 0.1 to 30 seconds (default 3)' },
+  ...common,
+} as const;
+
+const displayCommand = defineCommand({
+  meta: { name: 'display', description: 'show text full screen on the phone: device display <text> [--background <color>] [--color <color>] [--duration <seconds>] [--url <u>]' },
+  args: displayArgs,
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'device display', displayArgs, 1);
+    const duration = args.duration === undefined ? undefined : displaySeconds(args.duration);
+    const background = args.background === undefined ? undefined : colorOf(args.background, '--background');
+    const color = args.color === undefined ? undefined : colorOf(args.color, '--color');
+    if (args.text.trim() === '') throw usageError('the text is empty: give the text to show');
+    const reply = await client(args).display({ text: args.text, backgroundColor: background, textColor: color, duration });
+    if (args.json) return printJson(reply);
+    print(`showing on the phone for ${(duration ?? 3000) / 1000} s (${reply.displayId})`);
+  },
+});
+
+const deleteArgs = {
+  model: { type: 'positional', required: true, valueHint: 'model', description: 'model id or display name' },
+  ...common,
+} as const;
+
+const deleteCommand = defineCommand({
+  meta: { name: 'delete', description: "delete a model's file from the phone: device delete <model> [--url <u>]" },
+  args: deleteArgs,
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'device delete', deleteArgs, 1);
+    const model = resolveModel(args.model);
+    const reply = await client(args).deleteModel(model.id);
+    if (args.json) return printJson(reply);
+    // The app answers the same whether or not the model was there.
+    print(`deleted ${model.displayName} (${model.id}) from the phone, if it was there`);
+  },
+});
+
+const locationCommand = defineCommand({
+  meta: { name: 'location', description: "the phone's GPS position: device location [--url <u>] (the current app build always answers 403)" },
+  args: common,
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'device location', common, 0);
+    const l = await client(args).location();
+    if (args.json) return printJson(l);
+    const extra = [
+      l.altitude !== undefined ? `altitude ${l.altitude} m` : undefined,
+      l.accuracy !== undefined ? `accuracy ${l.accuracy} m` : undefined,
+      l.provider,
+      l.timestamp !== undefined ? new Date(l.timestamp).toISOString() : undefined,
+    ].filter((v) => v !== undefined);
+    print(`latitude ${l.latitude}  longitude ${l.longitude}${extra.length > 0 ? `  (${extra.join(', ')})` : ''}`);
+  },
+});
+
+const diagnosticsCommand = defineCommand({
+  meta: { name: 'diagnostics', description: "the app's model storage and permission diagnostics: device diagnostics [--url <u>]" },
+  args: common,
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'device diagnostics', common, 0);
+    const d = await client(args).diagnostics();
+    if (args.json) return printJson(d);
+    const s = d.summary;
+    const yes = (v: unknown) => (v === undefined ? '?' : v ? 'yes' : 'no');
+    print(
+      `${d.diagnostics.trimEnd()}\n\nsummary: storage permission ${yes(s.hasStoragePermissions)}, enhanced storage ${yes(s.hasEnhancedStoragePermissions)}, ` +
+        `${s.availableModels ?? '?'} of ${s.totalModels ?? '?'} models found${s.androidVersion !== undefined ? `, Android API ${s.androidVersion}` : ''}`,
+    );
+  },
+});
+
+const healthCommand = defineCommand({
+  meta: { name: 'health', description: 'whether the app answers, and its services: device health [--url <u>]' },
+  args: common,
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'device health', common, 0);
+    const h = await client(args).health();
+    if (args.json) return printJson(h);
+    const services = Object.entries(h.services ?? {}).map(([k, v]) => `${k} ${v}`);
+    print(`${h.status}${services.length > 0 ? `: ${services.join(', ')}` : ''}`);
+  },
+});
+
+const capabilitiesCommand = defineCommand({
+  meta: { name: 'capabilities', description: 'which features the app offers now (its permissions decide): device capabilities [--url <u>]' },
+  args: common,
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'device capabilities', common, 0);
+    const c = await client(args).capabilities();
+    if (args.json) return printJson(c);
+    print(
+      table(
+        Object.entries(c.capabilities).map(([name, f]) => [name, f.available === false ? 'unavailable' : 'available', (f.endpoints ?? []).join(' '), f.available === false ? (f.description ?? '') : '']),
+      ),
+    );
+  },
+});
+
+const modelArg = { model: { type: 'positional', required: true, valueHint: 'model', description: 'model id or display name' }, ...common } as const;
+
+const modelStatusCommand = defineCommand({
+  meta: { name: 'model-status', description: "a model's file on the phone: device model-status <model> [--url <u>]" },
+  args: modelArg,
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'device model-status', modelArg, 1);
+    const model = resolveModel(args.model);
+    const f = await client(args).modelStatus(model.id);
+    if (args.json) return printJson(f);
+    print(`${model.id}: ${f.downloadStatus}${f.formattedSize ? `, ${f.formattedSize}` : ''}${f.isLoaded ? ', loaded' : ''}${f.downloadPath ? `\n${f.downloadPath}` : ''}`);
+  },
+});
+
+const loadingCommand = defineCommand({
+  meta: { name: 'loading', description: 'whether the app is loading a model (it allows 60 s): device loading [--url <u>]' },
+  args: common,
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'device loading', common, 0);
+    const l = await client(args).loadingStatus();
+    if (args.json) return printJson(l);
+    print(
+      l.isLoading
+        ? `loading ${l.modelName ?? 'a model'}: ${l.progressPercentage ?? '?'}%${l.elapsedTime !== undefined ? `, ${(l.elapsedTime / 1000).toFixed(1)} s of ${((l.timeoutTime ?? 60_000) / 1000).toFixed(0)} s` : ''}`
+        : 'no model is loading',
+    );
+  },
+});
+
+const storageCommand = defineCommand({
+  meta: { name: 'storage', description: "the app's records of model files: device storage [--url <u>]" },
+  args: common,
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'device storage', common, 0);
+    const st = await client(args).modelStorage();
+    if (args.json) return printJson(st);
+    print(
+      [
+        `${st.downloadedModels ?? '?'} of ${st.totalModels} models downloaded${st.formattedTotalSize ? ` (${st.formattedTotalSize})` : ''}, ${st.loadedModels ?? '?'} loaded`,
+        ...(st.modelsDirectory ? [`directory: ${st.modelsDirectory}`] : []),
+      ].join('\n'),
+    );
+  },
+});
+
+const cleanupCommand = defineCommand({
+  meta: { name: 'cleanup', description: "drop the app's records of model files no longer on the phone: device cleanup [--url <u>]" },
+  args: common,
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'device cleanup', common, 0);
+    const c = await client(args).cleanupModels();
+    if (args.json) return printJson(c);
+    print(`dropped the records of ${c.cleanedModels} deleted model file${c.cleanedModels === 1 ? '' : 's'}`);
+  },
+});
+
+const uploadArgs = {
+  model: { type: 'positional', required: true, valueHint: 'model', description: 'model id or display name (any, gated ones too)' },
+  source: { type: 'positional', required: true, valueHint: 'url', description: "an http(s) URL of the model's .task file, which the phone fetches" },
+  ...common,
+} as const;
+
+const uploadCommand = defineCommand({
+  meta: { name: 'upload', description: "have the phone fetch a model's file from a URL (waits until done): device upload <model> <url> [--url <u>]" },
+  args: uploadArgs,
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'device upload', uploadArgs, 2);
+    const model = resolveModel(args.model);
+    const reply = await client(args).uploadModel({ model: model.id, url: args.source });
+    if (args.json) return printJson(reply);
+    print(
+      reply.status === 'ALREADY_EXISTS'
+        ? `${model.displayName}: its file ${model.fileName} is already on the phone (not fetched again, nor checked)`
+        : `fetched ${model.displayName} to the phone${typeof reply.model?.size === 'string' ? ` (${reply.model.size})` : ''}`,
+    );
+  },
+});
+
 export const deviceCommand = defineCommand({
   meta: {
     name: 'device',
     description: [
-      'Use the AI Phone Server app on a phone (on-device LLMs, object detection, camera, compass):',
+      'Use the AI Phone Server app on a phone (on-device LLMs, object detection, camera, compass, GPS, full-screen text):',
       '  heapql device status|help|models|orientation [--url <u>] [--json]',
       '  heapql device text <prompt> --model <id or name> [--max-tokens <n>] [--image <file>] [--capture rear|front] [--image-out <file> [--scaling <size>]]',
       '  heapql device download <model>',
       '  heapql device detect [--side rear|front] [--zoom <z>] [--threshold <x>] [--max-results <n>] [--image-out <file> [--scaling <size>]]',
       '  heapql device capture [--side rear|front] [--zoom <z>] [--scaling <size>] --out <file>',
+      '  heapql device display <text> [--background <color>] [--color <color>] [--duration <seconds>]',
+      '  heapql device delete <model>',
+      '  heapql device location|diagnostics|health|capabilities|storage|cleanup|loading',
+      '  heapql device model-status <model>',
+      '  heapql device upload <model> <url>   (the phone fetches the file: gated models too)',
       `Models: ${MODELS.map((m) => `${m.id} (${m.displayName})`).join(', ')}.`,
     ].join('\n'),
   },
@@ -264,6 +448,17 @@ export const deviceCommand = defineCommand({
     download: downloadCommand,
     detect: detectCommand,
     capture: captureCommand,
+    display: displayCommand,
+    delete: deleteCommand,
+    location: locationCommand,
+    diagnostics: diagnosticsCommand,
+    health: healthCommand,
+    capabilities: capabilitiesCommand,
+    'model-status': modelStatusCommand,
+    loading: loadingCommand,
+    storage: storageCommand,
+    cleanup: cleanupCommand,
+    upload: uploadCommand,
   },
 });
 
@@ -278,6 +473,23 @@ function scalingOf(text: string): ImageScaling {
   const name = text.toUpperCase() as ImageScaling;
   if (!IMAGE_SCALINGS.includes(name)) throw usageError(`--scaling ${JSON.stringify(text)} is invalid: use ${SCALING_NAMES}`);
   return name;
+}
+
+/** A color as the app reads it; the same rule as the library's, worded for the option. */
+function colorOf(text: string, option: string): string {
+  if (/^#([0-9a-f]{6}|[0-9a-f]{8})$/i.test(text) || COLOR_NAMES.includes(text.toLowerCase())) return text;
+  const short = /^#([0-9a-f])([0-9a-f])([0-9a-f])$/i.exec(text);
+  const advice = short ? ` (the app reads no #RGB: write #${short[1]!.repeat(2)}${short[2]!.repeat(2)}${short[3]!.repeat(2)})` : '';
+  throw usageError(`${option} ${JSON.stringify(text)} is invalid: use #RRGGBB, #AARRGGBB or a color name such as ${COLOR_NAMES.slice(0, 6).join(', ')}${advice}`);
+}
+
+/** --duration in seconds, 0.1 to 30 (the app would clamp anything else), as whole milliseconds. */
+function displaySeconds(text: string): number {
+  const ms = DECIMAL.test(text) ? Number(text) * 1000 : Number.NaN;
+  if (!(ms >= 100 && ms <= 30_000) || Math.abs(ms - Math.round(ms)) > 1e-6) {
+    throw usageError(`--duration ${JSON.stringify(text)} is invalid: use a number of seconds from 0.1 to 30, to the millisecond (the app would quietly clamp any other)`);
+  }
+  return Math.round(ms);
 }
 
 function side(text: string, option: string): CameraSide {

@@ -157,6 +157,17 @@ const plansCommand = defineCommand({
   },
 });
 
+const helpCommand = defineCommand({
+  meta: { name: 'help', description: "the scheduler's own usage text (also a liveness check): sched help [--url <u>]" },
+  args: common,
+  async run({ args, rawArgs }) {
+    checkOptions(rawArgs, 'sched help', common, 0);
+    const text = await client(args).help();
+    if (args.json) printJson({ reply: text });
+    else process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  },
+});
+
 export const schedCommand = defineCommand({
   meta: {
     name: 'sched',
@@ -166,6 +177,7 @@ export const schedCommand = defineCommand({
       '  heapql sched resume … --priority <n>   (the lottery scheduler\'s weight; a stop or resume without it makes it 1)',
       '  heapql sched plan (--task <tid> | --group <pid>) [<plan>] [--cancel] [--url <u>] [--json]',
       '  heapql sched plans [--url <u>] [--json]',
+      '  heapql sched help [--url <u>]   (the server\'s own usage text; its plan example s10,r10 is in the form the server refuses)',
       'A plan such as s10,r5 stops for 10 s, then runs 5 s, once. Each stop must be under 25 s and',
       'stops in a row under 30 s in total: the kernel watchdog kills the scheduler otherwise',
       '(stops in a row from 25 s on are warned about).',
@@ -177,6 +189,7 @@ export const schedCommand = defineCommand({
     resume: resumeCommand,
     plan: planCommand,
     plans: plansCommand,
+    help: helpCommand,
   },
 });
 

@@ -48,7 +48,7 @@ export interface Reply {
 }
 
 export interface SendOptions {
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'DELETE';
   query?: Record<string, string>;
   json?: unknown;
   headers?: Record<string, string>;
@@ -194,7 +194,7 @@ export class Transport {
       // `request` never follows a redirect either: neither service redirects, so a redirect
       // means the URL names something else, and following it would send a state-changing call
       // (and its body) where the user did not point. A 3xx is answered like any other non-2xx.
-      const res = await request(url, { method: method as 'GET' | 'POST', headers, body, signal, dispatcher: agent });
+      const res = await request(url, { method: method as 'GET' | 'POST' | 'DELETE', headers, body, signal, dispatcher: agent });
       responded = true;
       status = res.statusCode;
       this.reachedBefore = true;

@@ -1,13 +1,14 @@
 /**
  * Client of the AI Phone Server (Android app, port 8005): on-device LLM text generation, model
- * downloads, object detection, camera capture, compass. Replies are JSON; a reply saying
+ * downloads, uploads and deletion, object detection, camera capture, compass, GPS, full-screen
+ * text, diagnostics. Replies are JSON; a reply saying
  * `success: false` is an error even under HTTP 200. Time limits are per endpoint, long enough
  * for on-device inference (model load up to 60 s plus generation up to 300 s) and for downloads,
  * which the server performs before it answers. Text generations to one phone are sent one at
  * a time from this process, across clients (the app keeps one model session and does not lock
- * it). Only the GET reads (status, help, models, orientation, capture) are retried, and only
- * after a refused or reset connection with no reply; generations, downloads and detections
- * never are.
+ * it). Only the GET reads (status, help, models, orientation, capture, location, diagnostics …)
+ * are retried, and only after a refused or reset connection with no reply; generations,
+ * downloads, uploads, deletions, cleanups, displays and detections never are.
  */
 import { InvalidArgumentError, ModelMismatchError, ServiceFailureError, ServiceHttpError, ServiceProtocolError, type RequestInfo } from '../errors.js';
 import { checkCallOptions, checkFields, checkTimeout, describeValue, isObject, Transport, type Reply } from '../http.js';
@@ -19,6 +20,17 @@ import type {
   DetectionReply,
   DetectRequest,
   DeviceHealth,
+  DeviceBanner,
+  DeviceCapabilities,
+  DisplayReply,
+  DisplayRequest,
+  ModelCleanup,
+  ModelStorage,
+  UploadReply,
+  UploadRequest,
+  Location,
+  ModelDiagnostics,
+  ModelRemoval,
   DeviceHelp,
   DeviceStatus,
   DownloadReply,
@@ -42,6 +54,10 @@ export interface DeviceTimeouts {
   detect: number;
   text: number;
   download: number;
+  location: number;
+  display: number;
+  diagnostics: number;
+  delete: number;
 }
 
 /** Milliseconds per endpoint, counted from when the request is sent. */
@@ -54,6 +70,10 @@ export const DEFAULT_DEVICE_TIMEOUTS: Readonly<DeviceTimeouts> = {
   detect: 60_000,
   text: 600_000,
   download: 3_600_000,
+  location: 10_000,
+  display: 10_000,
+  diagnostics: 10_000,
+  delete: 30_000,
 };
 
 export interface DeviceClientOptions {
@@ -325,6 +345,158 @@ export class DeviceClient {
     return { image: decoded.bytes, mimeType: decoded.mimeType, metadata: (body.metadata as Json | undefined) ?? {}, reply: body };
   }
 
+  /**
+   * Shows text full screen on the phone (POST /display) and returns at once; the text goes away
+   * after `duration` ms. Blank text, a color the app's parser refuses (it takes `#RRGGBB`,
+   * `#AARRGGBB` and color names, not `#RGB`) and a duration outside 100…30000 ms (which the app
+   * would clamp without a word) are refused before sending. Only the fields given are sent.
+   */
+  async display(request: DisplayRequest, options: DeviceCallOptions = {}): Promise<DisplayReply> {
+    if (!isObject(request as unknown)) throw new InvalidArgumentError(`a display request is an object {text, backgroundColor?, textColor?, duration?}, got ${describeValue(request)}`);
+    checkFields(request as unknown as Record<string, unknown>, ['text', 'backgroundColor', 'textColor', 'duration'], 'a display request has');
+    if (typeof request.text !== 'string') throw new InvalidArgumentError(`the text to display must be a string, got ${describeValue(request.text)}`);
+    // The app's check is Kotlin's isBlank: whitespace only is "missing" (400 MISSING_TEXT).
+    if (request.text.trim() === '') throw new InvalidArgumentError('the text to display is empty (or only white space), which the app refuses (MISSING_TEXT)');
+    const json: Json = { text: request.text };
+    if (request.backgroundColor !== undefined) json.backgroundColor = checkColor(request.backgroundColor, 'backgroundColor');
+    if (request.textColor !== undefined) json.textColor = checkColor(request.textColor, 'textColor');
+    if (request.duration !== undefined) json.duration = checkDisplayDuration(request.duration);
+    const req = this.request('POST', 'display');
+    const body = await this.call('POST', 'display', this.timeouts.display, { signal: checkCallOptions(options), json });
+    this.requireSuccess(req, body);
+    if (typeof body.displayId !== 'string' || body.displayId === '') throw this.shapeError(req, body, 'a "displayId" string');
+    if (body.parameters !== undefined && !isObject(body.parameters)) throw this.shapeError(req, body, `"parameters" an object, got ${describeValue(body.parameters)}`);
+    return body as DisplayReply;
+  }
+
+  /**
+   * The phone's GPS position (GET /location): latitude -90…90, longitude -180…180. The current
+   * app build answers every call with HTTP 403 PERMISSION_DENIED: its manifest does not request
+   * the location permission, so there is none to grant; the error says so. HTTP 503
+   * LOCATION_UNAVAILABLE: the phone has no fix at the moment.
+   */
+  async location(options: DeviceCallOptions = {}): Promise<Location> {
+    const request = this.request('GET', 'location');
+    const body = await this.call('GET', 'location', this.timeouts.location, { signal: checkCallOptions(options), retry: true });
+    const number = (k: string, lo: number, hi: number, required: boolean, unit: string): void => {
+      const v = body[k];
+      if (v === undefined && !required) return;
+      if (typeof v !== 'number' || !Number.isFinite(v) || v < lo || v > hi) throw this.shapeError(request, body, `${k} a number of ${unit} from ${lo} to ${hi}, got ${JSON.stringify(v) ?? 'nothing'}`);
+    };
+    number('latitude', -90, 90, true, 'degrees');
+    number('longitude', -180, 180, true, 'degrees');
+    // Metres: below the Dead Sea shore to above any aircraft a phone is in.
+    number('altitude', -12_000, 100_000, false, 'metres');
+    number('accuracy', 0, 1e7, false, 'metres');
+    number('timestamp', 0, 8.64e15, false, 'epoch milliseconds');
+    if (body.provider !== undefined && typeof body.provider !== 'string') throw this.shapeError(request, body, `provider a string, got ${JSON.stringify(body.provider)}`);
+    if (body.backgroundAccess !== undefined && typeof body.backgroundAccess !== 'boolean') {
+      throw this.shapeError(request, body, `backgroundAccess true or false, got ${JSON.stringify(body.backgroundAccess)}`);
+    }
+    return body as Location;
+  }
+
+  /**
+   * Why models may not be found or written (GET /ai/models/diagnostics): `diagnostics` is the
+   * app's multi-line report (device, storage permissions, each model directory and a write test),
+   * `summary` the same in a few fields. Uses timeouts.diagnostics.
+   */
+  async diagnostics(options: DeviceCallOptions = {}): Promise<ModelDiagnostics> {
+    const request = this.request('GET', 'ai/models/diagnostics');
+    const body = await this.call('GET', 'ai/models/diagnostics', this.timeouts.diagnostics, { signal: checkCallOptions(options), retry: true });
+    if (typeof body.diagnostics !== 'string') throw this.shapeError(request, body, `"diagnostics" the app's report text, got ${describeValue(body.diagnostics)}`);
+    if (!isObject(body.summary)) throw this.shapeError(request, body, `"summary" an object, got ${describeValue(body.summary)}`);
+    return body as ModelDiagnostics;
+  }
+
+  /**
+   * Deletes a model's file from the phone and the app's records of it (DELETE /ai/models/{id};
+   * id or display name given, the id sent), unloading it first if it is loaded. The app answers
+   * success for a model that was not on the phone too. Sent once (a lost reply: check models()).
+   */
+  async deleteModel(name: string, options: DeviceCallOptions = {}): Promise<ModelRemoval> {
+    const model = resolveModel(name);
+    const path = `ai/models/${model.id}`;
+    const request = this.request('DELETE', path);
+    const body = await this.call('DELETE', path, this.timeouts.delete, { signal: checkCallOptions(options), model });
+    this.requireSuccess(request, body);
+    // The app echoes the name from the path: anything else did not come from this request.
+    if (body.modelName !== undefined && body.modelName !== model.id && body.modelName !== model.displayName) {
+      throw this.mismatch(request, body, model, String(body.modelName), 'deleted');
+    }
+    return body as ModelRemoval;
+  }
+
+  /**
+   * What the app offers now (GET /capabilities): per feature whether it is available (camera and
+   * location follow the app's permissions), its endpoints and methods. Uses timeouts.status.
+   */
+  async capabilities(options: DeviceCallOptions = {}): Promise<DeviceCapabilities> {
+    const body = await this.call('GET', 'capabilities', this.timeouts.status, { signal: checkCallOptions(options), retry: true });
+    const caps = body.capabilities;
+    if (!isObject(caps) || !Object.values(caps).every((c) => isObject(c) && (c.available === undefined || typeof c.available === 'boolean'))) {
+      throw this.shapeError(this.request('GET', 'capabilities'), body, 'a "capabilities" object of {available, endpoints, …} per feature');
+    }
+    return body as DeviceCapabilities;
+  }
+
+  /** The app's banner (GET /) with the paths it lists (`available_endpoints`). Uses timeouts.status. */
+  async banner(options: DeviceCallOptions = {}): Promise<DeviceBanner> {
+    const body = await this.call('GET', '', this.timeouts.status, { signal: checkCallOptions(options), retry: true });
+    const list = body.available_endpoints;
+    if (!Array.isArray(list) || !list.every((e) => typeof e === 'string')) throw this.shapeError(this.request('GET', ''), body, 'an "available_endpoints" list of paths');
+    return body as DeviceBanner;
+  }
+
+  /**
+   * The app's records of model files (GET /ai/models/status): counts, total size, the models
+   * directory, one record per file. Uses timeouts.status.
+   */
+  async modelStorage(options: DeviceCallOptions = {}): Promise<ModelStorage> {
+    const path = 'ai/models/status';
+    const body = await this.call('GET', path, this.timeouts.status, { signal: checkCallOptions(options), retry: true });
+    if (typeof body.totalModels !== 'number' || !Array.isArray(body.availableModels) || !body.availableModels.every(isObject)) {
+      throw this.shapeError(this.request('GET', path), body, 'a "totalModels" number and an "availableModels" list of records');
+    }
+    return body as ModelStorage;
+  }
+
+  /**
+   * Drops the app's records of model files that are no longer on the phone (POST
+   * /ai/models/cleanup), e.g. after deleting one by hand. Uses timeouts.delete.
+   */
+  async cleanupModels(options: DeviceCallOptions = {}): Promise<ModelCleanup> {
+    const path = 'ai/models/cleanup';
+    const request = this.request('POST', path);
+    const body = await this.call('POST', path, this.timeouts.delete, { signal: checkCallOptions(options) });
+    this.requireSuccess(request, body);
+    if (!Number.isInteger(body.cleanedModels) || (body.cleanedModels as number) < 0) throw this.shapeError(request, body, 'a "cleanedModels" count');
+    return body as ModelCleanup;
+  }
+
+  /**
+   * Has the phone fetch a model's file from a URL (POST /ai/text/upload-model-api): the way to
+   * install a gated model (or any, from a mirror) without the app's UI. The file is saved under
+   * the model's own file name, which is how the app finds it. Like downloadModel, the app
+   * answers when the transfer is over (timeouts.download); a failed transfer is HTTP 200 with
+   * `success: false` (a ServiceFailureError). A file of that name already there is not fetched
+   * again (status ALREADY_EXISTS; the app does not check it).
+   */
+  async uploadModel(request: UploadRequest, options: DeviceCallOptions = {}): Promise<UploadReply> {
+    if (!isObject(request as unknown)) throw new InvalidArgumentError(`an upload request is an object {model, url}, got ${describeValue(request)}`);
+    checkFields(request as unknown as Record<string, unknown>, ['model', 'url'], 'an upload request has');
+    const model = resolveModel(request.model);
+    const url = checkModelUrl(request.url);
+    const path = 'ai/text/upload-model-api';
+    const req = this.request('POST', path);
+    const body = await this.call('POST', path, this.timeouts.download, { signal: checkCallOptions(options), json: { url, name: model.displayName, fileName: model.fileName }, model });
+    this.requireSuccess(req, body);
+    if (body.status !== 'ALREADY_EXISTS' && body.status !== 'DOWNLOADED') throw this.shapeError(req, body, 'a "status" of ALREADY_EXISTS or DOWNLOADED');
+    const echoed = isObject(body.model) ? body.model.fileName : undefined;
+    if (echoed !== undefined && echoed !== model.fileName) throw this.shapeError(req, body, `the file name sent, ${model.fileName}, echoed in "model"`);
+    return body as UploadReply;
+  }
+
   private async generate(json: Json, model: ModelSpec, signal: AbortSignal | undefined, queuedMs: number): Promise<TextReply> {
     const request = this.request('POST', 'ai/text');
     const body = await this.call('POST', 'ai/text', this.timeouts.text, { json, signal, queuedMs, model });
@@ -341,7 +513,7 @@ export class DeviceClient {
     return body as TextReply;
   }
 
-  /** `success` must be true in the replies that carry it (capture, detection, download). */
+  /** `success` must be true in the replies that carry it (capture, detection, download, display, deletion). */
   private requireSuccess(request: string, body: Json): void {
     if (body.success === true) return;
     const why = firstString(body.error, body.message, body.details);
@@ -364,14 +536,14 @@ export class DeviceClient {
 
   /** One request: status, JSON and `success: false` checked; every failure typed. */
   private async call(
-    method: 'GET' | 'POST',
+    method: 'GET' | 'POST' | 'DELETE',
     path: string,
     timeoutMs: number,
     options: { json?: Json; query?: Record<string, string>; signal?: AbortSignal; retry?: boolean; queuedMs?: number; model?: ModelSpec } = {},
   ): Promise<Json> {
     // Checked by the public method (checkCallOptions) that called this.
     const signal = options.signal;
-    const unsure = method === 'POST' && path !== 'ai/object_detection' ? unsureHint(path) : undefined;
+    const unsure = method !== 'GET' && path !== 'ai/object_detection' ? unsureHint(path) : undefined;
     const reply = await this.transport.send(path, {
       method,
       timeoutMs,
@@ -385,7 +557,7 @@ export class DeviceClient {
     });
     const info: RequestInfo = { service: 'device service', request: this.request(method, path) };
     const parsed = parseJson(reply.text);
-    if (reply.status < 200 || reply.status > 299) throw this.httpError(info, reply, parsed, options.model);
+    if (reply.status < 200 || reply.status > 299) throw this.httpError(info, reply, parsed, options.model, path);
     if (!isObject(parsed)) {
       throw new ServiceProtocolError(info, reply.text, `${this.where()}: ${info.request} answered something that is not a JSON object: ${JSON.stringify(reply.text.slice(0, 200))}`);
     }
@@ -399,7 +571,7 @@ export class DeviceClient {
     return parsed;
   }
 
-  private httpError(info: RequestInfo, reply: Reply, parsed: unknown, model: ModelSpec | undefined): ServiceHttpError {
+  private httpError(info: RequestInfo, reply: Reply, parsed: unknown, model: ModelSpec | undefined, path: string): ServiceHttpError {
     const body = isObject(parsed) ? parsed : undefined;
     const code = typeof body?.code === 'string' ? body.code : undefined;
     let text = `${this.where()}: ${info.request} answered HTTP ${reply.status}${code ? ` ${code}` : ''}`;
@@ -411,7 +583,14 @@ export class DeviceClient {
     if (!error && !detail && !code && reply.text.trim() !== '') text += `: ${oneLine(reply.text)}`;
     if (reply.status >= 300 && reply.status < 400) {
       text += ` — a redirect to ${reply.location ?? 'nowhere (no Location header)'}, not followed: point the URL at the AI Phone Server itself`;
+    } else if (reply.status === 403 && code === undefined && reply.text.trim() === '') {
+      // The app's own 403s carry a body; the CORS plugin's refusal is empty.
+      text += " — refused by the app's CORS check, not for a missing permission: the request carried an Origin header (a browser, or a proxy in between, added it), and from another origin the app allows only GET, POST and OPTIONS";
+    } else if (reply.status === 403 && path === 'location') {
+      text +=
+        ' — the app has no location permission. The current AI Phone Server build does not request one (its manifest leaves location access out), so there is none to grant and /location always answers 403; with a build that requests it, grant location access in the app';
     } else if (reply.status === 403) text += ' — a permission is missing on the phone: grant it in the AI Phone Server app';
+    else if (code === 'LOCATION_UNAVAILABLE') text += ' — the phone has no location fix at the moment (location turned off, or no GPS signal): try again later';
     // The app's unmatched routes answer an empty 404/405; its own 404s carry a code. Anything else is not the app.
     else if ((reply.status === 404 || reply.status === 405) && code === undefined) {
       text += ' — this app version has no such endpoint, or the URL is not the AI Phone Server';
@@ -429,7 +608,7 @@ export class DeviceClient {
   }
 
   /** A request as sent, without its query: `GET /status`, or `GET /v0/status` when the URL has a path. */
-  private request(method: 'GET' | 'POST', path: string): string {
+  private request(method: 'GET' | 'POST' | 'DELETE', path: string): string {
     return this.transport.describe(path, { method }).request;
   }
 
@@ -447,7 +626,11 @@ export function decodeDataUri(uri: string): { bytes: Uint8Array; mimeType: strin
 
 function textBody(request: TextRequest): { json: Json; model: ModelSpec } {
   if (!isObject(request as unknown)) throw new InvalidArgumentError(`a text request is an object {text, model, …}, got ${describeValue(request)}`);
-  checkFields(request as unknown as Record<string, unknown>, ['text', 'model', 'maxTokens', 'image', 'captureConfig', 'returnImage', 'imageScaling'], 'a text request has');
+  checkFields(
+    request as unknown as Record<string, unknown>,
+    ['text', 'model', 'maxTokens', 'temperature', 'topK', 'topP', 'image', 'captureConfig', 'returnImage', 'imageScaling'],
+    'a text request has',
+  );
   if (typeof request.text !== 'string') throw new InvalidArgumentError(`the prompt text must be a string, got ${describeValue(request.text)}`);
   if (request.text.trim() === '') throw new InvalidArgumentError('the prompt text is empty');
   const model = resolveModel(request.model);
@@ -463,6 +646,24 @@ function textBody(request: TextRequest): { json: Json; model: ModelSpec } {
   }
   if (request.image !== undefined && request.captureConfig !== undefined) {
     throw new InvalidArgumentError('give either an image or captureConfig (take a photo), not both');
+  }
+  const sampling = (['temperature', 'topK', 'topP'] as const).filter((k) => request[k] !== undefined);
+  if (sampling.length > 0 && !(model.vision && imageInput)) {
+    // The app builds a text-only session with the model's defaults, yet echoes these in metadata.
+    throw new InvalidArgumentError(
+      `${sampling.join(', ')} take effect only on the app's multimodal path (GEMMA_3_1B_IT with an image or captureConfig); the app ignores them on a text-only generation (while echoing them in its metadata), so they are not sent`,
+    );
+  }
+  if (request.temperature !== undefined) {
+    const t = request.temperature;
+    if (typeof t !== 'number' || !Number.isFinite(t) || t < 0) throw new InvalidArgumentError(`temperature must be a number from 0 up, got ${describeValue(t)}`);
+    body.temperature = t;
+  }
+  if (request.topK !== undefined) body.topK = checkInt32(request.topK, 'topK');
+  if (request.topP !== undefined) {
+    const p = request.topP;
+    if (typeof p !== 'number' || !(p > 0 && p <= 1)) throw new InvalidArgumentError(`topP must be a number above 0 and at most 1, got ${describeValue(p)}`);
+    body.topP = p;
   }
   if (request.image !== undefined) body.image = rawBase64(request.image);
   if (request.captureConfig !== undefined) {
@@ -543,6 +744,19 @@ function captureConfigBody(config: unknown): Json {
   return body;
 }
 
+/** A model file URL the phone fetches: http(s) only (the app's Java URL would also open file: and jar: on the phone). */
+function checkModelUrl(value: unknown): string {
+  if (typeof value !== 'string') throw new InvalidArgumentError(`the model file URL must be a string such as https://huggingface.co/…/model.task, got ${describeValue(value)}`);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError(`the model file URL ${JSON.stringify(value)} is not a URL; expected e.g. https://huggingface.co/…/model.task`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError(`the model file URL ${value} must start with http:// or https://`);
+  return value;
+}
+
 function checkZoom(zoom: unknown): number {
   if (typeof zoom !== 'number') throw new InvalidArgumentError(`zoom must be a positive number, got ${describeValue(zoom)}`);
   if (!Number.isFinite(zoom) || zoom <= 0) throw new InvalidArgumentError(`zoom ${zoom} is invalid: use a positive number`);
@@ -610,9 +824,36 @@ function gatedAdvice(model: ModelSpec): string {
 
 /** For a timeout or lost connection of a call that changes something on the phone. */
 function unsureHint(path: string): string {
-  return path === 'ai/models/download'
-    ? 'check with heapql device models (models()) whether the model is there before downloading again'
-    : 'a generation may still be running on the phone (heapql device status shows it)';
+  if (path === 'ai/models/download' || path === 'ai/text/upload-model-api') return 'check with heapql device models (models()) whether the model is there before downloading again';
+  if (path === 'display') return 'the text may already be on the phone\'s screen';
+  if (path.startsWith('ai/models/')) return 'check with heapql device models (models()) whether the model is still on the phone';
+  return 'a generation may still be running on the phone (heapql device status shows it)';
+}
+
+/**
+ * The color names Android's Color.parseColor knows (any case), and `transparent`, which the
+ * app adds. A name outside these, and `#RGB`, make the app answer 400 DISPLAY_FAILED.
+ */
+export const COLOR_NAMES: readonly string[] = [
+  'black', 'darkgray', 'gray', 'lightgray', 'white', 'red', 'green', 'blue', 'yellow', 'cyan', 'magenta',
+  'aqua', 'fuchsia', 'darkgrey', 'grey', 'lightgrey', 'lime', 'maroon', 'navy', 'olive', 'purple', 'silver', 'teal', 'transparent',
+];
+
+function checkColor(value: unknown, what: string): string {
+  if (typeof value !== 'string') throw new InvalidArgumentError(`${what} must be a color string such as #FF8800 or red, got ${describeValue(value)}`);
+  if (/^#([0-9a-f]{6}|[0-9a-f]{8})$/i.test(value) || COLOR_NAMES.includes(value.toLowerCase())) return value;
+  const short = /^#([0-9a-f])([0-9a-f])([0-9a-f])$/i.exec(value);
+  const advice = short ? `; the app's parser takes no #RGB: write #${short[1]!.repeat(2)}${short[2]!.repeat(2)}${short[3]!.repeat(2)}` : '';
+  throw new InvalidArgumentError(`${what} ${JSON.stringify(value)} is not a color the app reads: use #RRGGBB, #AARRGGBB or a color name (${COLOR_NAMES.join(', ')})${advice}`);
+}
+
+/** The app clamps a duration to 100…30000 ms (and truncates a fraction) without saying so; refuse instead. */
+function checkDisplayDuration(value: unknown): number {
+  if (typeof value !== 'number') throw new InvalidArgumentError(`duration must be a number of milliseconds, got ${describeValue(value)}`);
+  if (!Number.isInteger(value) || value < 100 || value > 30_000) {
+    throw new InvalidArgumentError(`duration ${value} is invalid: use a whole number of milliseconds from 100 to 30000 (the app would quietly clamp it to that range)`);
+  }
+  return value;
 }
 
 

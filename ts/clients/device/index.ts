@@ -1,5 +1,5 @@
 /** `heapql/device`: client of the AI Phone Server (on-device LLMs, object detection, camera, compass). */
-export { DeviceClient, decodeDataUri, replyText, IMAGE_SCALINGS, MAX_IMAGE_BYTES, imageTooLarge, DEFAULT_DEVICE_URL, DEFAULT_DEVICE_TIMEOUTS, type DeviceClientOptions, type DeviceTimeouts } from './client.js';
+export { DeviceClient, decodeDataUri, COLOR_NAMES, replyText, IMAGE_SCALINGS, MAX_IMAGE_BYTES, imageTooLarge, DEFAULT_DEVICE_URL, DEFAULT_DEVICE_TIMEOUTS, type DeviceClientOptions, type DeviceTimeouts } from './client.js';
 export { MODELS, resolveModel, type ModelSpec } from './models.js';
 export type {
   CameraSide,
@@ -12,6 +12,17 @@ export type {
   DeviceHealth,
   DeviceHelp,
   DeviceStatus,
+  DeviceCapabilities,
+  DeviceBanner,
+  ModelStorage,
+  ModelCleanup,
+  UploadRequest,
+  UploadReply,
+  DisplayReply,
+  DisplayRequest,
+  Location,
+  ModelDiagnostics,
+  ModelRemoval,
   LoadingStatus,
   ModelFileStatus,
   DownloadReply,

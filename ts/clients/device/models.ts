@@ -13,14 +13,16 @@ export interface ModelSpec {
   vision: boolean;
   /** Hugging Face gated: the server refuses to download it (400 AUTH_REQUIRED); install it in the app. */
   gated: boolean;
+  /** The model file's name on the phone (Download/local_ai_models/): how the app finds the model. */
+  fileName: string;
 }
 
 export const MODELS: readonly ModelSpec[] = [
-  { id: 'GEMMA_3_1B_IT', displayName: 'Gemma 3n E2B IT', vision: true, gated: true },
-  { id: 'DEEPSEEK_R1_DISTILL_QWEN_1_5B', displayName: 'DeepSeek-R1 Distill Qwen 1.5B', vision: false, gated: false },
-  { id: 'LLAMA_3_2_1B_INSTRUCT', displayName: 'Llama 3.2 1B Instruct', vision: false, gated: true },
-  { id: 'LLAMA_3_2_3B_INSTRUCT', displayName: 'Llama 3.2 3B Instruct', vision: false, gated: true },
-  { id: 'TINYLLAMA_1_1B_CHAT', displayName: 'TinyLlama 1.1B Chat', vision: false, gated: false },
+  { id: 'GEMMA_3_1B_IT', displayName: 'Gemma 3n E2B IT', vision: true, gated: true, fileName: 'gemma-3n-E2B-it-int4.task' },
+  { id: 'DEEPSEEK_R1_DISTILL_QWEN_1_5B', displayName: 'DeepSeek-R1 Distill Qwen 1.5B', vision: false, gated: false, fileName: 'DeepSeek-R1-Distill-Qwen-1.5B_multi-prefill-seq_q8_ekv1280.task' },
+  { id: 'LLAMA_3_2_1B_INSTRUCT', displayName: 'Llama 3.2 1B Instruct', vision: false, gated: true, fileName: 'Llama-3.2-1B-Instruct_multi-prefill-seq_q8_ekv1280.task' },
+  { id: 'LLAMA_3_2_3B_INSTRUCT', displayName: 'Llama 3.2 3B Instruct', vision: false, gated: true, fileName: 'Llama-3.2-3B-Instruct_multi-prefill-seq_q8_ekv1280.task' },
+  { id: 'TINYLLAMA_1_1B_CHAT', displayName: 'TinyLlama 1.1B Chat', vision: false, gated: false, fileName: 'TinyLlama-1.1B-Chat-v1.0_multi-prefill-seq_q8_ekv1024.task' },
 ];
 
 /** Finds a model by id or display name (exact first, then ignoring case). */

@@ -113,6 +113,13 @@ export interface TextRequest {
   model: string;
   /** Sent, but the server currently ignores it (its engine has a fixed 1024-token context). */
   maxTokens?: number;
+  /**
+   * Sampling, applied by the app only on its multimodal path (GEMMA_3_1B_IT with an image or
+   * captureConfig); a text-only generation ignores them, so the client refuses them there.
+   */
+  temperature?: number;
+  topK?: number;
+  topP?: number;
   /** Image bytes, or base64 (a data: URI prefix is stripped); only for a vision model. */
   image?: Uint8Array | string;
   /** Take a photo with the phone's camera instead of passing an image; only for a vision model. */
@@ -207,4 +214,137 @@ export interface CaptureResult {
   metadata: Record<string, unknown>;
   /** The server's reply as received (image still base64). */
   reply: Record<string, unknown>;
+}
+
+/**
+ * POST /display: text shown full screen on the phone. Colors are `#RRGGBB`, `#AARRGGBB` or a
+ * color name (red, navy, transparent …); the app's defaults are black text background
+ * `#000000`, text `#FFFFFF`, 3000 ms.
+ */
+export interface DisplayRequest {
+  text: string;
+  backgroundColor?: string;
+  textColor?: string;
+  /** Milliseconds on screen, 100…30000 (the app would clamp anything else to that range). */
+  duration?: number;
+}
+
+export interface DisplayReply {
+  success: true;
+  message?: string;
+  /** `display_<epoch ms>`. */
+  displayId: string;
+  /** What the app was asked to show, echoed (duration as sent, before its clamping). */
+  parameters?: { text?: string; backgroundColor?: string; textColor?: string; duration?: number; [key: string]: unknown };
+  [key: string]: unknown;
+}
+
+/** GET /location: the phone's last GPS fix. */
+export interface Location {
+  /** Degrees, -90…90. */
+  latitude: number;
+  /** Degrees, -180…180. */
+  longitude: number;
+  /** Metres (0 when the fix has none). */
+  altitude?: number;
+  /** Metres (0 when the fix has none). */
+  accuracy?: number;
+  /** Epoch milliseconds of the fix. */
+  timestamp?: number;
+  /** `gps`, `network`, `fused` … */
+  provider?: string;
+  /** The app may read the location while it is in the background. */
+  backgroundAccess?: boolean;
+  [key: string]: unknown;
+}
+
+/** GET /ai/models/diagnostics: storage and permission diagnostics of the model files. */
+export interface ModelDiagnostics {
+  timestamp?: number;
+  /** A multi-line report (device, permissions, each model directory and whether it can be written). */
+  diagnostics: string;
+  summary: {
+    hasStoragePermissions?: boolean;
+    hasEnhancedStoragePermissions?: boolean;
+    /** Models whose files the app found. */
+    availableModels?: number;
+    totalModels?: number;
+    /** Android API level. */
+    androidVersion?: number;
+    [key: string]: unknown;
+  };
+  [key: string]: unknown;
+}
+
+/** DELETE /ai/models/{id}. */
+export interface ModelRemoval {
+  success: true;
+  message?: string;
+  /** The model id, echoed from the request. */
+  modelName?: string;
+  [key: string]: unknown;
+}
+
+/** GET /capabilities: which features the app offers now (its permissions decide) and their endpoints. */
+export interface DeviceCapabilities {
+  server?: string;
+  /** `1.0.0-simplified` (not the /status version). */
+  version?: string;
+  capabilities: Record<string, { available?: boolean; endpoints?: string[]; methods?: string[]; description?: string; [key: string]: unknown }>;
+  features?: Record<string, boolean>;
+  /** Always 8005 (hard-coded in the app). */
+  port?: number;
+  timestamp?: number;
+  [key: string]: unknown;
+}
+
+/** GET /: the app's banner and the paths it lists. */
+export interface DeviceBanner {
+  server?: string;
+  version?: string;
+  message?: string;
+  documentation?: string;
+  available_endpoints: string[];
+  [key: string]: unknown;
+}
+
+/** GET /ai/models/status: the app's records of model files. */
+export interface ModelStorage {
+  totalModels: number;
+  downloadedModels?: number;
+  loadedModels?: number;
+  /** Bytes. */
+  totalDownloadSize?: number;
+  formattedTotalSize?: string;
+  lastLoadedModel?: string;
+  modelsDirectory?: string;
+  availableModels: Record<string, unknown>[];
+  statistics?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** POST /ai/models/cleanup. */
+export interface ModelCleanup {
+  success: true;
+  message?: string;
+  /** Records dropped of model files no longer on the phone. */
+  cleanedModels: number;
+  [key: string]: unknown;
+}
+
+/** POST /ai/text/upload-model-api: the phone fetches a model's file from a URL given. */
+export interface UploadRequest {
+  /** Model id or display name: the file is saved under that model's file name. */
+  model: string;
+  /** An http:// or https:// URL of the model file (a mirror, or a gated model's URL the phone may fetch). */
+  url: string;
+}
+
+export interface UploadReply {
+  success: true;
+  message?: string;
+  model?: { name?: string; fileName?: string; url?: string; size?: string; path?: string; [key: string]: unknown };
+  /** ALREADY_EXISTS: a file of that name was there (the app does not check it); DOWNLOADED. */
+  status: 'ALREADY_EXISTS' | 'DOWNLOADED';
+  [key: string]: unknown;
 }
