@@ -485,7 +485,22 @@ export class HeapSession implements ReportableHeap {
 
   private async *rowStream(q: string | PreparedQuery, options: QueryOptions & { batchRows?: number }): AsyncGenerator<StreamedRow> {
     const signal = options.signal ? AbortSignal.any([options.signal, this.closed.signal]) : this.closed.signal;
-    yield* streamPrepared(this.handle, preparedFor(this.handle, q, options, this.reachableOnly), { ...options, signal });
+    try {
+      yield* streamPrepared(this.handle, preparedFor(this.handle, q, options, this.reachableOnly), { ...options, signal });
+    } catch (err) {
+      throw this.closedInstead(err, options.signal);
+    }
+  }
+
+  /**
+   * A stream stopped by `close()` ends with ERR_CLOSED, as `query()` does, not with the
+   * ERR_CANCELLED ("the query was cancelled") of the closed signal, which reads as the caller's
+   * own abort; an abort of the caller's own signal stays ERR_CANCELLED.
+   */
+  private closedInstead(err: unknown, own: AbortSignal | undefined): unknown {
+    const cancelled = err instanceof HeapqlError && err.code === 'ERR_CANCELLED';
+    if (cancelled && this.closed.signal.aborted && !own?.aborted) return new HeapqlError('ERR_CLOSED', 'the heap was closed; open the dump again');
+    return err;
   }
 
   /**
@@ -500,7 +515,11 @@ export class HeapSession implements ReportableHeap {
 
   private async *batchStream(q: string | PreparedQuery, options: QueryOptions & { batchRows?: number }): AsyncGenerator<RowBatch, StreamSummary> {
     const signal = options.signal ? AbortSignal.any([options.signal, this.closed.signal]) : this.closed.signal;
-    return yield* streamBatchesPrepared(this.handle, preparedFor(this.handle, q, options, this.reachableOnly), { ...options, signal });
+    try {
+      return yield* streamBatchesPrepared(this.handle, preparedFor(this.handle, q, options, this.reachableOnly), { ...options, signal });
+    } catch (err) {
+      throw this.closedInstead(err, options.signal);
+    }
   }
 
   /**
