@@ -31,9 +31,12 @@ for (const platform of readdirSync(path.join(stage, 'npm'))) {
 }
 
 // The main package: what `files` lists, and a package.json for users (no build scripts, no
-// devDependencies: nothing runs at install) that names the platform packages.
+// devDependencies: nothing runs at install) that names the platform packages. The addon's
+// declarations (native/heapql.d.ts, no addon) go with it: dist's .d.ts take DumpInfo, HeapCounts,
+// HistogramRow and the other addon shapes from them, which are `any` (and a TS2307 error without
+// skipLibCheck) for a user whose package lacks them.
 const main = path.join(stage, 'heapql');
-const files = ['bin', 'dist', 'fixtures/demo/demo.hprof', 'README.md'];
+const files = ['bin', 'dist', 'native/heapql.d.ts', 'fixtures/demo/demo.hprof', 'README.md'];
 for (const f of files) cpSync(path.join(root, f), path.join(main, f), { recursive: true });
 const { scripts, devDependencies, ...published } = pkg;
 writeFileSync(path.join(main, 'package.json'), JSON.stringify({ ...published, files, optionalDependencies: optional }, null, 2) + '\n');

@@ -153,3 +153,77 @@ describe('the report and waste calls refuse options they would take wrongly', ()
     expect(heap.status.state).toBe('query-only');
   });
 });
+
+describe('the query calls refuse options they would take wrongly (lib38)', () => {
+  let heap: Heap;
+  beforeAll(async () => {
+    heap = await openHeap(demo);
+  });
+  afterAll(() => heap.close());
+
+  const Q = 'SELECT s FROM java.lang.String s';
+  type Options = Record<string, unknown> | null | string;
+  const drain = async (it: AsyncIterable<unknown>) => {
+    for await (const _ of it) break;
+  };
+  // Each call of the family, so that one left unchecked shows by name.
+  const calls = (): [string, (o: Options) => Promise<unknown>][] => [
+    ['query', (o) => heap.query(Q, o as never)],
+    ['queryCount', (o) => heap.queryCount(Q, o as never)],
+    ['queryStream', async (o) => drain(heap.queryStream(Q, o as never))],
+    ['queryBatches', async (o) => drain(heap.queryBatches(Q, o as never))],
+    ['explain', async (o) => heap.explain(Q, o as never)],
+    ['prepare', async (o) => heap.prepare(Q, o as never)],
+  ];
+
+  test.each([
+    // Were TypeErrors from inside: "Cannot read properties of null (reading 'reachableOnly')".
+    [null, "the query's options are an object, not null"],
+    // Was taken as no options at all.
+    ['fast', "the query's options are an object, not 'fast'"],
+    [{ name: 5 }, 'name is text, not 5'],
+    [{ viz: 'bar' }, "viz is a parsed -- @viz directive (an object) or null, not 'bar'"],
+  ])('%o', async (options, message) => {
+    for (const [name, call] of calls()) {
+      await expect(call(options), name).rejects.toMatchObject({ code: 'ERR_ARGUMENT', message });
+    }
+  });
+
+  test('a signal that is no AbortSignal (was "signal.addEventListener is not a function")', async () => {
+    for (const [name, call] of calls().filter(([n]) => n !== 'prepare')) {
+      for (const [signal, said] of [[{}, 'an object'], ['stop', "'stop'"]] as const) {
+        await expect(call({ signal }), name).rejects.toMatchObject({ code: 'ERR_ARGUMENT', message: `signal is an AbortSignal, not ${said}` });
+      }
+    }
+  });
+
+  test.each([
+    // Was ERR_INTERNAL: "Failed to convert napi value String into rust type `u32`".
+    ['x', "batchRows must be a whole number from 1 to 4294967295, not 'x'"],
+    // Were taken wrapped (-1: one batch of every row) or cut (1.5).
+    [-1, 'batchRows must be a whole number from 1 to 4294967295, not -1'],
+    [1.5, 'batchRows must be a whole number from 1 to 4294967295, not 1.5'],
+    [0, 'batchRows must be a whole number from 1 to 4294967295, not 0'],
+  ])('a stream batchRows of %o', async (batchRows, message) => {
+    await expect((async () => drain(heap.queryStream(Q, { batchRows } as never)))()).rejects.toMatchObject({ code: 'ERR_ARGUMENT', message });
+    await expect((async () => drain(heap.queryBatches(Q, { batchRows } as never)))()).rejects.toMatchObject({ code: 'ERR_ARGUMENT', message });
+  });
+
+  test('an object look-up with options that are no object, and noClassMessage of no string', async () => {
+    await expect(heap.object(5, null as never)).rejects.toMatchObject({
+      code: 'ERR_ARGUMENT',
+      message: "the look-up's options are an object ({fieldOffset, fieldLimit}), not null",
+    });
+    // Was a TypeError: "name.split is not a function".
+    expect(() => heap.noClassMessage(5 as never)).toThrow(expect.objectContaining({ code: 'ERR_ARGUMENT', message: 'a class is named by a string, not 5' }));
+  });
+
+  test('good options still work', async () => {
+    const controller = new AbortController();
+    expect((await heap.query(Q, { limit: 1, name: 'one', signal: controller.signal, viz: null })).rows).toHaveLength(1);
+    let batches = 0;
+    for await (const _ of heap.queryBatches(Q, { batchRows: 1000 })) batches++;
+    expect(batches).toBeGreaterThan(1);
+    expect(heap.noClassMessage('Demo$Sesion')).toContain('Demo$Session');
+  });
+});

@@ -78,3 +78,35 @@ describe('close() while an analysis runs', () => {
     expect(() => heap.status).toThrow(expect.objectContaining(CLOSED));
   });
 });
+
+describe('close() while a stream is being read (lib38)', () => {
+  // The scan runs at most 8 batches ahead of the loop: with batches of 10 rows, thousands of
+  // strings are far from scanned when close() comes.
+  const Q = 'SELECT s FROM java.lang.String s';
+
+  test('queryStream: the next row is ERR_CLOSED, as query() says, not "the query was cancelled"', async () => {
+    const heap = await openHeap(demo);
+    const rows = heap.queryStream(Q, { batchRows: 10 });
+    expect((await rows.next()).done).toBe(false);
+    heap.close();
+    await expect(rows.next()).rejects.toMatchObject(CLOSED);
+  });
+
+  test('queryBatches: the same', async () => {
+    const heap = await openHeap(demo);
+    const batches = heap.queryBatches(Q, { batchRows: 10 });
+    expect((await batches.next()).done).toBe(false);
+    heap.close();
+    await expect(batches.next()).rejects.toMatchObject(CLOSED);
+  });
+
+  test("the caller's own abort stays ERR_CANCELLED", async () => {
+    const heap = await openHeap(demo);
+    const controller = new AbortController();
+    const rows = heap.queryStream(Q, { batchRows: 10, signal: controller.signal });
+    expect((await rows.next()).done).toBe(false);
+    controller.abort();
+    await expect(rows.next()).rejects.toMatchObject({ code: 'ERR_CANCELLED' });
+    heap.close();
+  });
+});

@@ -184,3 +184,41 @@ describe('heapql mcp on a dump cut short', () => {
     });
   });
 });
+
+describe('the server log names a dump that cannot be opened once (lib38)', () => {
+  /** Serves `dump`, calls describe_dump (its answer waits for the open) and gives stderr's text. */
+  async function logOf(dump: string): Promise<{ answer: string; stderr: string }> {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', dump, '--no-cache'], cwd: root, stderr: 'pipe' });
+    let stderr = '';
+    const stream = transport.stderr!;
+    stream.on('data', (d) => (stderr += d));
+    // stderr is read to its end (the server exited), not only as far as it came before the answer.
+    const ended = new Promise((resolve) => stream.once('end', resolve));
+    const client = new Client({ name: 'heapql-test', version: '1.0.0' });
+    await client.connect(transport);
+    let answer: string;
+    try {
+      const result = await client.callTool({ name: 'describe_dump', arguments: {} }, undefined, NO_TIMEOUT);
+      expect(result.isError).toBe(true);
+      answer = (result.content as { text: string }[])[0]!.text;
+    } finally {
+      await client.close();
+    }
+    await ended;
+    return { answer, stderr };
+  }
+
+  it('a directory: "cannot open <dir>: is a directory", not "cannot open <dir>: cannot open <dir>: …"', async () => {
+    const { answer, stderr } = await logOf(dir);
+    expect(answer).toBe(`ERR_IO: cannot open ${dir}: is a directory, not a heap dump file`);
+    expect(stderr).toContain(`heapql mcp: error: cannot open ${dir}: is a directory, not a heap dump file\n`);
+    expect(stderr.split(dir).length - 1).toBe(2); // "serving <dir> over stdio", then the error
+  });
+
+  it('a file cut inside its header: its own words, the path once', async () => {
+    const { stderr } = await logOf(header);
+    const line = stderr.split('\n').find((l) => l.includes('error:'))!;
+    expect(line).toMatch(/^heapql mcp: error: .*header\.hprof is not an HPROF heap dump/);
+    expect(line.split(header).length - 1).toBe(1);
+  });
+});

@@ -4,7 +4,7 @@
  * (the addon comes from the platform package), the demo report and a query. Without the
  * platform package, heapql names it.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -49,10 +49,41 @@ beforeAll(async () => {
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe('heapql installed from the npm tarballs, without Rust', () => {
-  it('has no cargo or rustc on its PATH, and no addon in the main package', () => {
+  it('has no cargo or rustc on its PATH, and no addon in the main package (its declarations only)', () => {
     for (const tool of ['cargo', 'rustc']) expect(existsSync(path.join(env.PATH!, tool))).toBe(false);
     expect(env.PATH!.split(path.delimiter)).toHaveLength(1);
-    expect(existsSync(path.join(app, 'node_modules/heapql/native'))).toBe(false);
+    expect(readdirSync(path.join(app, 'node_modules/heapql/native'))).toEqual(['heapql.d.ts']);
+  });
+
+  it("its type declarations are whole: a user's script type-checks strictly against them, library checks included", async () => {
+    // The addon's shapes (DumpInfo, HeapCounts, HistogramRow, …) come from native/heapql.d.ts:
+    // without it in the package they were `any` (a TS2307 error once skipLibCheck is off), so a
+    // misspelt field or a wrong type passed unnoticed. Each @ts-expect-error must be an error.
+    writeFileSync(
+      path.join(app, 'use.mts'),
+      [
+        "import { openHeap, HeapqlError, type DumpInfo, type HistogramRow, type QueryResult } from 'heapql';",
+        "const heap = await openHeap('node_modules/heapql/fixtures/demo/demo.hprof', { signal: AbortSignal.timeout(60_000) });",
+        'const info: DumpInfo = heap.info();',
+        'const objects: number = info.objectCount;',
+        'const version: string | undefined = info.jvmVersion;',
+        '// @ts-expect-error: no such field',
+        'info.objectCont;',
+        '// @ts-expect-error: a string, not a number',
+        'const wrong: number = info.jvmVersion;',
+        'const top: HistogramRow | undefined = heap.classHistogram()[0];',
+        "const r: QueryResult = await heap.query('SELECT s FROM java.lang.String s', { limit: 1 });",
+        'const err = new HeapqlError(\'ERR_ARGUMENT\', \'x\');',
+        'heap.close();',
+        'console.log(objects, version, wrong, top?.count, r.rows.length, err.code);',
+        '',
+      ].join('\n'),
+    );
+    const options = { strict: true, skipLibCheck: false, noEmit: true, target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', types: ['node'], typeRoots: [path.join(root, 'node_modules/@types')] };
+    writeFileSync(path.join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions: options, files: ['use.mts'] }));
+    const tsc = await run(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', path.join(app, 'tsconfig.json')], { cwd: app, env });
+    expect(`${tsc.stdout}${tsc.stderr}`).toBe('');
+    expect(tsc.code).toBe(0);
   });
 
   it('--version: the addon comes from the platform package', async () => {

@@ -95,7 +95,10 @@ export class McpContext {
       },
       // A shutdown while the index is still being built cancels it: that is no error.
       (err: Error) => {
-        if (!this.stopping.signal.aborted) options.log.error(`cannot open ${options.path}: ${err.message}`);
+        // Said once: the addon's message names the file already ("cannot open /tmp: is a
+        // directory, …", "/x is not an HPROF heap dump …"), and was prefixed with it again.
+        if (this.stopping.signal.aborted) return;
+        options.log.error(err.message.includes(options.path) ? err.message : `cannot open ${options.path}: ${err.message}`);
       },
     );
   }

@@ -55,3 +55,47 @@ export function analysisProgress(
     },
   };
 }
+
+/**
+ * MCP progress notifications for a tool that scans (run_oql, run_named_query): while the query
+ * scans, and while its counting run (totalRows) scans. Without
+ * them a long query sent nothing, so a client that keeps a request alive while progress comes
+ * (the SDK's `resetTimeoutOnProgress`) still gave up at its request timeout (60 s by default),
+ * as a query over the 4 GB benchmark dump did. The stages have different units and the query's
+ * own total grows as its scans start, so `progress` is the number of reports sent (it only
+ * grows), with no `total`; the message says what runs (`scanning: 1200000 of 7400000 objects`).
+ * A report is sent when the stage changes or its fraction grew by a hundredth, and only when
+ * the client sent a progressToken.
+ */
+export function scanProgress(
+  token: string | number | undefined,
+  send: (n: ServerNotification) => Promise<void>,
+): { stage: (name: string) => (event: ProgressEvent) => void; finish: () => Promise<void> } {
+  let sent = 0;
+  let pending: Promise<void> = Promise.resolve();
+  let current = '';
+  let lastFraction = -1;
+  return {
+    stage(name) {
+      return (e) => {
+        if (token === undefined) return;
+        const key = `${name}\u0000${e.phase}`;
+        const fraction = e.total > 0 ? Math.min(1, e.done / e.total) : 0;
+        if (key === current && fraction < lastFraction + 0.01) return;
+        current = key;
+        lastFraction = fraction;
+        sent++;
+        const message = e.total > 0 ? `${name}: ${e.done} of ${e.total}` : `${name}: ${e.done}`;
+        const params = { progressToken: token, progress: sent, message };
+        pending = pending.then(() => send({ method: 'notifications/progress', params }).catch(() => {}));
+      };
+    },
+    async finish() {
+      if (token === undefined || sent === 0) return;
+      await pending;
+      // As analysisProgress's finish: the SDK's client handles a notification a microtask later
+      // than a response read in the same chunk, and would drop it.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    },
+  };
+}

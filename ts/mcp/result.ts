@@ -5,7 +5,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 import { HeapqlError } from '../errors.js';
-import { formatOqlError, isOqlError, isOqlNameError, OqlNameError } from '../oql/errors.js';
+import { formatOqlError, isOqlError, isOqlNameError, OqlNameError, OqlPlanError, type OqlError } from '../oql/errors.js';
 import { stringifyJson } from '../query/json.js';
 import { headOf } from '../report/format.js';
 import { RESULT_MAX, TEXT_MAX } from './limits.js';
@@ -252,7 +252,7 @@ export function failureResult(err: unknown, oql?: string): CallToolResult {
     const quoted = new OqlNameError(err.unknownName.quotedMessage, err.unknownName, err.pos);
     return errorResult(`${err.code}: ${formatOqlError(quoted, oql ?? '', 'query')}`);
   }
-  if (isOqlError(err)) return errorResult(`OQL error: ${withAnalyzeHint(formatOqlError(err, oql ?? '', 'query'))}`);
+  if (isOqlError(err)) return errorResult(`OQL error: ${withAnalyzeHint(formatOqlError(withoutOtherAdvice(err), oql ?? '', 'query'))}`);
   if (err instanceof HeapqlError && err.unknownName !== undefined) return errorResult(`${err.code}: ${err.unknownName.quotedMessage}`);
   if (err instanceof HeapqlError) {
     if (err.code === 'ERR_CANCELLED') return errorResult('cancelled: the request was cancelled before it finished');
@@ -264,6 +264,21 @@ export function failureResult(err: unknown, oql?: string): CallToolResult {
   }
   const message = err instanceof Error ? err.message : String(err);
   return errorResult(`internal error: ${message}`);
+}
+
+/** The planner's advice for the other fronts, at the end of a full-path reason and as its hint. */
+const CLI_ADVICE = /\s*—\s*run `heapql analyze`$/;
+
+/**
+ * A query refused on the query-only path without the planner's advice for the other fronts (the
+ * reason's "— run `heapql analyze`" and the hint "run `heapql analyze` or the report command; in
+ * the REPL, !analyze; on the server, POST /analyze"): none of them is anything an assistant can
+ * do here, where withAnalyzeHint names the tool that is.
+ */
+function withoutOtherAdvice(err: OqlError): OqlError {
+  if (!(err instanceof OqlPlanError) || !CLI_ADVICE.test(err.reason)) return err;
+  const hint = err.hint !== null && /heapql analyze/.test(err.hint) ? null : err.hint;
+  return new OqlPlanError(err.reason.replace(CLI_ADVICE, ''), err.pos, hint);
 }
 
 /** Messages written for the command line name `heapql analyze`; here the tool does it. */

@@ -200,6 +200,30 @@ function optionType(name: string, value: unknown, type: 'boolean' | 'function', 
   }
 }
 
+/**
+ * The options of a query call (`query`, `queryCount`, `explain`, `prepare`, and with `batchRows`
+ * the streams), checked before anything reads them: `null` or a signal that is no AbortSignal
+ * failed as a TypeError from inside (`signal.addEventListener is not a function`), and
+ * `batchRows: 'x'` as an internal error of the addon's conversion. `limit` and `reachableOnly`
+ * are checked where the query is planned.
+ */
+function checkQueryOptions(options: unknown, stream = false): void {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new HeapqlError('ERR_ARGUMENT', `the query's options are an object, not ${describeArgument(options)}`);
+  }
+  const o = options as QueryOptions & { batchRows?: unknown };
+  if (o.name !== undefined && typeof o.name !== 'string') throw new HeapqlError('ERR_ARGUMENT', `name is text, not ${describeArgument(o.name)}`);
+  optionType('onProgress', o.onProgress, 'function', 'a function');
+  signalOption(o.signal);
+  if (o.viz !== undefined && o.viz !== null && (typeof o.viz !== 'object' || Array.isArray(o.viz))) {
+    throw new HeapqlError('ERR_ARGUMENT', `viz is a parsed -- @viz directive (an object) or null, not ${describeArgument(o.viz)}`);
+  }
+  const rows = o.batchRows;
+  if (stream && rows !== undefined && !(typeof rows === 'number' && Number.isInteger(rows) && rows >= 1 && rows <= 0xffff_ffff)) {
+    throw new HeapqlError('ERR_ARGUMENT', `batchRows must be a whole number from 1 to 4294967295, not ${describeArgument(rows)}`);
+  }
+}
+
 /** The analysis's options of the wrong type (`reachableOnly: 'yes'` would reach the addon). */
 function checkAnalyzeOptions(options: AnalyzeOptions): void {
   if (options === null || typeof options !== 'object') throw new HeapqlError('ERR_ARGUMENT', `the analysis's options are an object, not ${describeArgument(options)}`);
@@ -423,6 +447,7 @@ export class HeapSession implements ReportableHeap {
    */
   noClassMessage(name: string): string {
     this.live();
+    if (typeof name !== 'string') throw new HeapqlError('ERR_ARGUMENT', `a class is named by a string, not ${describeArgument(name)}`);
     return noClassMessage(name, this.classNames());
   }
 
@@ -431,6 +456,7 @@ export class HeapSession implements ReportableHeap {
   /** Parses and plans a query for the session's current path and mode (throws OQL errors). */
   prepare(text: string, options: Omit<QueryOptions, 'signal'> = {}): PreparedQuery {
     this.live();
+    checkQueryOptions(options);
     return prepareQuery(text, {
       fullPath: this.analyzed,
       reachableOnly: options.reachableOnly ?? this.reachableOnly,
@@ -442,7 +468,7 @@ export class HeapSession implements ReportableHeap {
   /** Runs one OQL query (text or prepared); full-path features work once analyzed. */
   async query(q: string | PreparedQuery, options: QueryOptions = {}): Promise<QueryResult> {
     this.live();
-    optionType('onProgress', options?.onProgress, 'function', 'a function');
+    checkQueryOptions(options);
     return runPrepared(this.handle, preparedFor(this.handle, q, options, this.reachableOnly), options);
   }
 
@@ -453,13 +479,28 @@ export class HeapSession implements ReportableHeap {
    */
   queryStream(q: string | PreparedQuery, options: QueryOptions & { batchRows?: number } = {}): AsyncGenerator<StreamedRow> {
     this.live();
-    optionType('onProgress', options?.onProgress, 'function', 'a function');
+    checkQueryOptions(options, true);
     return this.rowStream(q, options);
   }
 
   private async *rowStream(q: string | PreparedQuery, options: QueryOptions & { batchRows?: number }): AsyncGenerator<StreamedRow> {
     const signal = options.signal ? AbortSignal.any([options.signal, this.closed.signal]) : this.closed.signal;
-    yield* streamPrepared(this.handle, preparedFor(this.handle, q, options, this.reachableOnly), { ...options, signal });
+    try {
+      yield* streamPrepared(this.handle, preparedFor(this.handle, q, options, this.reachableOnly), { ...options, signal });
+    } catch (err) {
+      throw this.closedInstead(err, options.signal);
+    }
+  }
+
+  /**
+   * A stream stopped by `close()` ends with ERR_CLOSED, as `query()` does, not with the
+   * ERR_CANCELLED ("the query was cancelled") of the closed signal, which reads as the caller's
+   * own abort; an abort of the caller's own signal stays ERR_CANCELLED.
+   */
+  private closedInstead(err: unknown, own: AbortSignal | undefined): unknown {
+    const cancelled = err instanceof HeapqlError && err.code === 'ERR_CANCELLED';
+    if (cancelled && this.closed.signal.aborted && !own?.aborted) return new HeapqlError('ERR_CLOSED', 'the heap was closed; open the dump again');
+    return err;
   }
 
   /**
@@ -468,13 +509,17 @@ export class HeapSession implements ReportableHeap {
    */
   queryBatches(q: string | PreparedQuery, options: QueryOptions & { batchRows?: number } = {}): AsyncGenerator<RowBatch, StreamSummary> {
     this.live();
-    optionType('onProgress', options?.onProgress, 'function', 'a function');
+    checkQueryOptions(options, true);
     return this.batchStream(q, options);
   }
 
   private async *batchStream(q: string | PreparedQuery, options: QueryOptions & { batchRows?: number }): AsyncGenerator<RowBatch, StreamSummary> {
     const signal = options.signal ? AbortSignal.any([options.signal, this.closed.signal]) : this.closed.signal;
-    return yield* streamBatchesPrepared(this.handle, preparedFor(this.handle, q, options, this.reachableOnly), { ...options, signal });
+    try {
+      return yield* streamBatchesPrepared(this.handle, preparedFor(this.handle, q, options, this.reachableOnly), { ...options, signal });
+    } catch (err) {
+      throw this.closedInstead(err, options.signal);
+    }
   }
 
   /**
@@ -486,7 +531,7 @@ export class HeapSession implements ReportableHeap {
    */
   async queryCount(q: string | PreparedQuery, options: QueryOptions = {}): Promise<RowTotal> {
     this.live();
-    optionType('onProgress', options?.onProgress, 'function', 'a function');
+    checkQueryOptions(options);
     const signal = options.signal ? AbortSignal.any([options.signal, this.closed.signal]) : this.closed.signal;
     return countPrepared(this.handle, preparedFor(this.handle, q, options, this.reachableOnly), { signal, onProgress: options.onProgress });
   }
@@ -494,6 +539,7 @@ export class HeapSession implements ReportableHeap {
   /** The execution plan of a query, without running it. */
   explain(q: string | PreparedQuery, options: QueryOptions = {}): string {
     this.live();
+    checkQueryOptions(options);
     return explainPrepared(preparedFor(this.handle, q, options, this.reachableOnly));
   }
 
@@ -740,6 +786,9 @@ export class HeapSession implements ReportableHeap {
   async object(objectId: number, options: ObjectLookupOptions = {}): Promise<ObjectView> {
     this.live();
     const id = this.objectIndex(objectId);
+    if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+      throw new HeapqlError('ERR_ARGUMENT', `the look-up's options are an object ({fieldOffset, fieldLimit}), not ${describeArgument(options)}`);
+    }
     const fieldOffset = options.fieldOffset === undefined ? undefined : count('fieldOffset', options.fieldOffset);
     const fieldLimit = options.fieldLimit === undefined ? undefined : count('fieldLimit', options.fieldLimit);
     return toObjectView(await call(() => this.handle.object(id, { fieldOffset, fieldLimit })));

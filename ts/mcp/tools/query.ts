@@ -8,6 +8,7 @@ import type { McpContext } from '../context.js';
 import type { ToolRegistrar } from '../registrar.js';
 import { QUERY_MAX, QUERY_NAME_MAX, RESULT_MAX, ROWS_DEFAULT, ROWS_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
 import { errorResult, guarded, jsonResult, type ResultFit } from '../result.js';
+import { scanProgress } from '../progress.js';
 import { needsAnalysis } from '../state.js';
 
 const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
@@ -27,15 +28,21 @@ const reachableOnly = flag('reachableOnly')
  * (parsing, the query and the counting run), `countMs` the counting run's part of it. A `-- @viz` directive the result
  * cannot draw is said in the note, as the REPL and the HTTP server say it.
  */
-async function runCapped(heap: HeapSession, oql: string, cap: number, options: { reachableOnly?: boolean; name?: string; signal: AbortSignal }) {
+async function runCapped(
+  heap: HeapSession,
+  oql: string,
+  cap: number,
+  options: { reachableOnly?: boolean; name?: string; signal: AbortSignal; progress: ReturnType<typeof scanProgress> },
+) {
   const started = performance.now();
   const prepared = heap.prepare(oql, { ...(options.reachableOnly !== undefined ? { reachableOnly: options.reachableOnly } : {}) });
   const own = prepared.planned.plan.query.limit;
   const withinCap = own !== null && own <= cap;
-  const result = await heap.query(prepared, { name: options.name ?? 'q1', signal: options.signal, ...(withinCap ? {} : { limit: cap + 1 }) });
+  const scanning = options.progress.stage('scanning objects');
+  const result = await heap.query(prepared, { name: options.name ?? 'q1', signal: options.signal, onProgress: scanning, ...(withinCap ? {} : { limit: cap + 1 }) });
   const truncated = !withinCap && result.rows.length > cap;
   const counting = performance.now();
-  const totalRows = truncated ? (await heap.queryCount(prepared, { signal: options.signal })).rowCount : undefined;
+  const totalRows = truncated ? (await heap.queryCount(prepared, { signal: options.signal, onProgress: options.progress.stage('counting rows') })).rowCount : undefined;
   const countMs = totalRows === undefined ? undefined : tenths(performance.now() - counting);
   const note = noteWithVizWarning(result.note, vizWarning(prepared.viz, result.columns, extractViz(oql).warning));
   return {
@@ -105,8 +112,13 @@ export function registerQueryTools(server: ToolRegistrar, ctx: McpContext): void
     },
     ({ query, maxRows: cap, reachableOnly: reach }, extra) =>
       guarded(async () => {
-        const heap = await ctx.heap();
-        return jsonResult(await runCapped(heap, query, cap, { reachableOnly: reach, signal: extra.signal }), OQL_FIT);
+        const progress = scanProgress(extra._meta?.progressToken, (n) => extra.sendNotification(n));
+        try {
+          const heap = await ctx.heap();
+          return jsonResult(await runCapped(heap, query, cap, { reachableOnly: reach, signal: extra.signal, progress }), OQL_FIT);
+        } finally {
+          await progress.finish();
+        }
       }, query),
   );
 
@@ -164,9 +176,15 @@ export function registerQueryTools(server: ToolRegistrar, ctx: McpContext): void
           const near = suggestNamedQueries(name);
           return errorResult(`no named query '${name}'${near.length ? `; did you mean ${near.join(', ')}?` : ''} (list_named_queries lists them)`);
         }
-        const heap = await ctx.heap();
-        if (named.fullPath && !heap.analyzed) return errorResult(needsAnalysis(heap, `the named query '${named.name}'`));
-        return jsonResult({ name: named.name, oql: named.oql, ...(await runCapped(heap, named.oql, cap, { name: named.name, signal: extra.signal })) }, NAMED_FIT);
+        const progress = scanProgress(extra._meta?.progressToken, (n) => extra.sendNotification(n));
+        try {
+          const heap = await ctx.heap();
+          if (named.fullPath && !heap.analyzed) return errorResult(needsAnalysis(heap, `the named query '${named.name}'`));
+          const run = await runCapped(heap, named.oql, cap, { name: named.name, signal: extra.signal, progress });
+          return jsonResult({ name: named.name, oql: named.oql, ...run }, NAMED_FIT);
+        } finally {
+          await progress.finish();
+        }
       }, named?.oql);
     },
   );
