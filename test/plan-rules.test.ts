@@ -296,6 +296,31 @@ describe('rules of the spec', () => {
     expect(planError('SELECT * FROM X x HAVING x.a > 1').reason).toBe('HAVING needs GROUP BY or an aggregate');
   });
 
+  test('SUM and AVG of what is known not to be a number are refused at the argument, before the scan', () => {
+    // The executor only met these on the first row (no line or column in its error), and a
+    // toString() that is NULL on every row (no String in the source) summed to 0 unrefused.
+    const cases: [string, string, string][] = [
+      ['SELECT SUM(x) FROM X x', 'x', 'an object'],
+      ['SELECT AVG(toString(x)) FROM X x', 'toString(x)', 'text'],
+      ['SELECT SUM(x.@displayName) FROM X x', 'x.@displayName', 'text'],
+      ['SELECT SUM(classof(x)) FROM X x', 'classof(x)', 'an object'],
+      ['SELECT AVG(x.@GCRoots) FROM X x', 'x.@GCRoots', 'a list of texts'],
+      ['SELECT SUM(x.a > 1) FROM X x', 'x.a > 1', 'a boolean'],
+      ['SELECT SUM("1") FROM X x', '"1"', 'text'],
+    ];
+    for (const [q, arg, kind] of cases) {
+      const e = planError(q);
+      const fn = q.slice(7, 10);
+      expect(e.reason).toBe(`${fn}() needs numbers, and ${arg} yields ${kind}`);
+      expect(e.pos).toMatchObject({ line: 1, column: 12 });
+      expect(e.hint).toMatch(/^aggregate a numeric attribute or field, e\.g\. SUM\(x\.@usedHeapSize\)/);
+    }
+    // A field, an element, a column may hold numbers: only the dump tells.
+    expect(sel('SELECT SUM(x.a), AVG(x.a[0]), SUM(x.@usedHeapSize * 2), AVG(COALESCE(x.a, 0)) FROM X x').aggregates).toHaveLength(4);
+    // MIN, MAX, MEDIAN and PERCENTILE order any values; COUNT counts them.
+    expect(sel('SELECT MIN(toString(x)), MAX(x), MEDIAN(x.@displayName), COUNT(x) FROM X x').aggregates).toHaveLength(4);
+  });
+
   test('ORDER BY: alias, position, header text, or a row expression', () => {
     expect(sel('SELECT x.a AS a FROM X x ORDER BY a').orderBy).toEqual([{ expr: { k: 'out', i: 0 }, desc: false }]);
     expect(sel('SELECT x.a, x.b FROM X x ORDER BY 2 DESC').orderBy).toEqual([{ expr: { k: 'out', i: 1 }, desc: true }]);

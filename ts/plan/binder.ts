@@ -621,6 +621,17 @@ export class Binder {
     } else {
       if (e.args.length !== 1 || star) fail(`${e.name.toUpperCase()}() takes one expression${star ? ', not *' : ''}`, e.pos);
       arg = this.expr(e.args[0], scope, inner);
+      // SUM and AVG add numbers: an argument known to be something else is refused here, at its
+      // line and column, rather than by the executor on the first row it meets (or never, when
+      // the argument is NULL on every row: toString() of no String summed to 0).
+      const kind = (fn === 'sum' || fn === 'avg') ? notNumberKind(arg, scope) : null;
+      if (kind !== null) {
+        fail(
+          `${e.name.toUpperCase()}() needs numbers, and ${printExpr(e.args[0])} yields ${kind}`,
+          e.args[0].pos,
+          'aggregate a numeric attribute or field, e.g. SUM(x.@usedHeapSize); COUNT(...) counts values of any kind, MIN/MAX order them',
+        );
+      }
     }
     const agg: PAggregate = { fn, arg, p };
     const sink = mode.aggs;
@@ -752,6 +763,34 @@ function valueKind(e: PExpr): string | null {
     default:
       return null;
   }
+}
+
+/**
+ * What an argument of SUM / AVG yields when it is known not to be a number ("an object",
+ * "text", ...); null when it is or may be a number (a field, an element, a column, arithmetic:
+ * only the dump tells, and the executor refuses what is not).
+ */
+function notNumberKind(e: PExpr, scope: Scope): string | null {
+  switch (e.k) {
+    case 'row':
+      return scope.columns === null ? 'an object' : null;
+    case 'attr':
+      return e.name === 'clazz' || e.name === 'classLoader' ? 'an object' : e.name === 'inbounds' || e.name === 'outbounds' ? 'a list of objects' : nonNumber(valueKind(e));
+    case 'call':
+      if (e.fn === 'classof' || e.fn === 'dominatorof') return 'an object';
+      if (e.fn === 'dominators' || e.fn === 'path') return 'a list of objects';
+      return nonNumber(valueKind(e));
+    case 'lit': case 'case': case 'not': case 'like': case 'instanceof': case 'in':
+      return nonNumber(valueKind(e));
+    case 'bin':
+      return ['+', '-', '*', '/', '%'].includes(e.op) ? null : 'a boolean';
+    default:
+      return null;
+  }
+}
+
+function nonNumber(kind: string | null): string | null {
+  return kind === null || kind === 'a number' || kind === 'NULL' ? null : kind;
 }
 
 function getUnsupported(pos: Pos): never {
