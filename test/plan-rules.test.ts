@@ -62,6 +62,11 @@ describe('sources', () => {
 });
 
 describe('select list and column names', () => {
+  test('a sign before a signed operand keeps its parentheses in the name: -(-x), not the comment opener --x', () => {
+    expect(plan('SELECT -(-x.a), - -5, -(+x.a), +(-x.a), -(x.a - 1), -x.a FROM X x').columns)
+      .toEqual(['-(-x.a)', '-(-5)', '-(+x.a)', '+(-x.a)', '-(x.a - 1)', '-x.a']);
+  });
+
   test('* and a bare alias are the object list', () => {
     expect(sel('SELECT * FROM X').output).toEqual({ kind: 'objects' });
     expect(sel('SELECT s FROM X s').output).toEqual({ kind: 'objects' });
