@@ -470,7 +470,9 @@ export class Binder {
         if (e.op === '-' && isLongMinMagnitude(e.operand)) return { k: 'lit', v: -LONG_MIN_MAGNITUDE };
         const operand = rec(e.operand);
         if (e.op === '+') return operand;
-        if (operand.k === 'lit' && (typeof operand.v === 'number' || typeof operand.v === 'bigint')) return { ...operand, v: -operand.v };
+        // Folded, but for Long.MIN_VALUE, whose negation is no long: the executor wraps it, as Java.
+        if (operand.k === 'lit' && typeof operand.v === 'number') return { ...operand, v: -operand.v };
+        if (operand.k === 'lit' && typeof operand.v === 'bigint' && operand.v !== -LONG_MIN_MAGNITUDE) return { ...operand, v: -operand.v };
         return { k: 'neg', e: operand };
       }
       case 'binary':
