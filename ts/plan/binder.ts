@@ -15,7 +15,7 @@ export interface BindOptions {
 }
 
 /**
- * A regular expression of the query (FROM "<regex>", LIKE) and where its literal is. The planner
+ * A regular expression of the query (FROM "<regex>", INSTANCEOF "<regex>", LIKE) and where its literal is. The planner
  * does not judge regex syntax: the executor's engine does, through the session, before the query
  * runs (a JavaScript check would refuse `(?i)` and let through what the Rust engine refuses).
  */
@@ -23,7 +23,7 @@ export interface PatternUse {
   pattern: string;
   pos: Pos;
   /** The LIKE of a `contains` / `startsWith` / `endsWith` method: the pattern is made, not written. */
-  kind: 'from' | 'like' | 'method';
+  kind: 'from' | 'like' | 'method' | 'instanceof';
 }
 
 export interface BoundQuery {
@@ -486,8 +486,14 @@ export class Binder {
         return { k: 'like', e: rec(e.operand), pattern: e.pattern, negate: e.negate };
       }
       case 'instanceof': {
-        this.noteInstanceOf(e.className);
-        const inst: PExpr = { k: 'instanceof', e: rec(e.operand), class: e.className };
+        let inst: PExpr;
+        if ('pattern' in e) {
+          this.patterns.push({ pattern: e.pattern, pos: e.patternPos, kind: 'instanceof' });
+          inst = { k: 'instanceof', e: rec(e.operand), pattern: e.pattern };
+        } else {
+          this.noteInstanceOf(e.className);
+          inst = { k: 'instanceof', e: rec(e.operand), class: e.className };
+        }
         return e.negate ? { k: 'not', e: inst } : inst;
       }
       case 'in': {
