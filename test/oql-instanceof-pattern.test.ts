@@ -92,3 +92,79 @@ describe('FROM INSTANCEOF "<regex>" over a real dump with lambdas', () => {
     expect(ok.stdout).toBe(`x.@displayName\r\n${LAMBDA}\r\n`);
   });
 });
+
+// The predicate `x INSTANCEOF "<regex>"`: the classes FROM INSTANCEOF "<regex>" takes (whole-name
+// match, with subclasses), tested per object by its class.
+describe('x INSTANCEOF "<regex>" parses and plans', () => {
+  it('as a pattern predicate; printed and explained as written; its regex checked as FROM\'s is', () => {
+    const text = `SELECT x FROM INSTANCEOF java.lang.Object x WHERE x INSTANCEOF "${LAMBDA_PATTERN}" OR x NOT INSTANCEOF 'java\\.util\\..*'`;
+    const q = parse(text);
+    expect(q.type === 'select' && q.where).toMatchObject({
+      type: 'binary',
+      left: { type: 'instanceof', pattern: LAMBDA_PATTERN, negate: false, patternPos: { line: 1, column: 64 } },
+      right: { type: 'instanceof', pattern: 'java\\.util\\..*', negate: true },
+    });
+    expect(printQuery(q)).toBe(`SELECT x FROM INSTANCEOF java.lang.Object x WHERE x INSTANCEOF "${LAMBDA_PATTERN}" OR x NOT INSTANCEOF "java\\.util\\..*"`);
+    const p = plan(text, { fullPath: false });
+    expect(p.plan.query).toMatchObject({
+      filter: { k: 'bin', op: 'or', l: { k: 'instanceof', e: { k: 'row' }, pattern: LAMBDA_PATTERN }, r: { k: 'not', e: { k: 'instanceof', pattern: 'java\\.util\\..*' } } },
+    });
+    expect(p.patterns.map((u) => [u.pattern, u.kind])).toEqual([[LAMBDA_PATTERN, 'instanceof'], ['java\\.util\\..*', 'instanceof']]);
+    expect(p.instanceOfClasses).toEqual(['java.lang.Object']);
+    expect(explain(p.plan)).toContain(`x INSTANCEOF "${LAMBDA_PATTERN}"`);
+    // The named form is unchanged.
+    expect(plan('SELECT x FROM java.util.HashMap x WHERE x INSTANCEOF java.util.AbstractMap', { fullPath: false }).plan.query)
+      .toMatchObject({ filter: { k: 'instanceof', class: 'java.util.AbstractMap' } });
+  });
+});
+
+describe('x INSTANCEOF "<regex>" over a real dump with lambdas', () => {
+  let heap: HeapSession;
+  beforeAll(async () => {
+    heap = await openHeap(demo, { cache: false });
+  });
+  afterAll(() => heap?.close());
+
+  const count = async (q: string) => (await heap.query(q)).rows[0]![0] as number;
+  const ALL = 'SELECT COUNT(*) FROM INSTANCEOF java.lang.Object x';
+
+  it('keeps the objects FROM INSTANCEOF "<regex>" yields, and NOT the rest', async () => {
+    const all = await count(ALL);
+    for (const pattern of [LAMBDA_PATTERN, 'Demo\\$\\$Lambda.*', 'java\\.util\\.Abstract(Map|List)', 'java\\.lang\\.Obj.*']) {
+      const from = await count(`SELECT COUNT(*) FROM INSTANCEOF "${pattern}"`);
+      expect(from).toBeGreaterThan(0);
+      expect(await count(`${ALL} WHERE x INSTANCEOF "${pattern}"`)).toBe(from);
+      expect(await count(`${ALL} WHERE x NOT INSTANCEOF "${pattern}"`)).toBe(all - from);
+    }
+    // Per object: the same objects as the FROM form, not only as many.
+    const where = await heap.query(`SELECT x FROM INSTANCEOF java.lang.Object x WHERE x INSTANCEOF "java\\.util\\.Abstract(Map|List)"`);
+    const from = await heap.query(`SELECT x FROM INSTANCEOF "java\\.util\\.Abstract(Map|List)" x`);
+    expect(where.rows).toEqual(from.rows);
+    // On a reference field: the referenced object's class (a HashMap's table is a HashMap$Node[]).
+    expect(await count(`SELECT COUNT(*) FROM java.util.HashMap m WHERE m.table INSTANCEOF "java\\.util\\.HashMap\\$Node\\[\\]"`))
+      .toBe(await count('SELECT COUNT(*) FROM java.util.HashMap m WHERE m.table != null'));
+  });
+
+  it('a pattern no class matches is the FROM form\'s error, placed at the pattern', async () => {
+    const err = await heap.query(`${ALL}\nWHERE x INSTANCEOF "Demo\\$\\$Nope.*"`).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OqlNameError);
+    const e = err as OqlNameError;
+    expect(e.code).toBe('ERR_UNKNOWN_CLASS');
+    expect(e.pos).toEqual({ line: 2, column: 21 });
+    expect(e.unknownName).toMatchObject({ kind: 'pattern', name: 'Demo\\$\\$Nope.*' });
+    const bad = await heap.query(`${ALL} WHERE x INSTANCEOF "Demo(" OR x INSTANCEOF java.lang.String`).catch((e: unknown) => e);
+    expect(bad).toBeInstanceOf(OqlPlanError);
+    expect((bad as OqlPlanError).pos).toMatchObject({ line: 1, column: 71 });
+    expect((bad as OqlPlanError).message).toContain('INSTANCEOF "<regex>"');
+  });
+
+  it('the CLI runs it and shows a refusal with line:column and a caret under the pattern', async () => {
+    const ok = await heapql(['query', demo, '--no-cache', '--format', 'csv', '--query', `SELECT x.@displayName FROM INSTANCEOF java.lang.Object x WHERE x INSTANCEOF "${LAMBDA_PATTERN}"`]);
+    expect(ok.stderr).toBe('');
+    expect(ok.stdout).toBe(`x.@displayName\r\n${LAMBDA}\r\n`);
+    const r = await heapql(['query', demo, '--no-cache', '--query', 'SELECT x FROM java.lang.String x WHERE x INSTANCEOF "Nope.*"']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('q1:1:54: no class in this dump matches "Nope.*"');
+    expect(r.stderr).toContain(`  SELECT x FROM java.lang.String x WHERE x INSTANCEOF "Nope.*"\n${' '.repeat(55)}^^^^^^\n`);
+  });
+});

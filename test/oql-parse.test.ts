@@ -161,6 +161,17 @@ describe('syntax errors', () => {
     expect(syntaxError('SELECT * FROM X x WHERE (FROM').hint).not.toMatch(/IN/);
   });
 
+  test('a branch ORDER BY / LIMIT before UNION, INTERSECT or EXCEPT: the hint says to parenthesize the branch', () => {
+    const e = syntaxError('SELECT p.x FROM P p ORDER BY p.x DESC LIMIT 2 UNION SELECT q.x FROM P q');
+    expect(e.reason).toBe('unexpected keyword UNION');
+    expect(e.pos).toMatchObject({ line: 1, column: 47 });
+    expect(e.hint).toBe('ORDER BY and LIMIT come after the last branch and apply to the combined result; to give this branch its own, put it in parentheses: (SELECT … ORDER BY … LIMIT …) UNION (SELECT …)');
+    expect(syntaxError('SELECT p.x FROM P p ORDER BY p.x except SELECT q.x FROM P q').hint)
+      .toBe('ORDER BY comes after the last branch and applies to the combined result; to give this branch its own, put it in parentheses: (SELECT … ORDER BY …) EXCEPT (SELECT …)');
+    // An ORDER BY inside a subquery of the branch is no reason.
+    expect(syntaxError('SELECT p.x FROM (SELECT q.x FROM P q ORDER BY q.x) p WHERE UNION SELECT 1 FROM P').hint).not.toMatch(/parentheses/);
+  });
+
   test('== gets a hint', () => {
     const e = syntaxError('SELECT * FROM X x WHERE x.a == 3');
     expect(e.reason).toBe('unexpected "=="; expected an operator, AND, OR, GROUP BY, HAVING, ORDER BY, LIMIT or UNION/INTERSECT/EXCEPT');

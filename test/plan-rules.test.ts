@@ -62,6 +62,11 @@ describe('sources', () => {
 });
 
 describe('select list and column names', () => {
+  test('a sign before a signed operand keeps its parentheses in the name: -(-x), not the comment opener --x', () => {
+    expect(plan('SELECT -(-x.a), - -5, -(+x.a), +(-x.a), -(x.a - 1), -x.a FROM X x').columns)
+      .toEqual(['-(-x.a)', '-(-5)', '-(+x.a)', '+(-x.a)', '-(x.a - 1)', '-x.a']);
+  });
+
   test('* and a bare alias are the object list', () => {
     expect(sel('SELECT * FROM X').output).toEqual({ kind: 'objects' });
     expect(sel('SELECT s FROM X s').output).toEqual({ kind: 'objects' });
@@ -296,6 +301,31 @@ describe('rules of the spec', () => {
     expect(planError('SELECT * FROM X x HAVING x.a > 1').reason).toBe('HAVING needs GROUP BY or an aggregate');
   });
 
+  test('SUM and AVG of what is known not to be a number are refused at the argument, before the scan', () => {
+    // The executor only met these on the first row (no line or column in its error), and a
+    // toString() that is NULL on every row (no String in the source) summed to 0 unrefused.
+    const cases: [string, string, string][] = [
+      ['SELECT SUM(x) FROM X x', 'x', 'an object'],
+      ['SELECT AVG(toString(x)) FROM X x', 'toString(x)', 'text'],
+      ['SELECT SUM(x.@displayName) FROM X x', 'x.@displayName', 'text'],
+      ['SELECT SUM(classof(x)) FROM X x', 'classof(x)', 'an object'],
+      ['SELECT AVG(x.@GCRoots) FROM X x', 'x.@GCRoots', 'a list of texts'],
+      ['SELECT SUM(x.a > 1) FROM X x', 'x.a > 1', 'a boolean'],
+      ['SELECT SUM("1") FROM X x', '"1"', 'text'],
+    ];
+    for (const [q, arg, kind] of cases) {
+      const e = planError(q);
+      const fn = q.slice(7, 10);
+      expect(e.reason).toBe(`${fn}() needs numbers, and ${arg} yields ${kind}`);
+      expect(e.pos).toMatchObject({ line: 1, column: 12 });
+      expect(e.hint).toMatch(/^aggregate a numeric attribute or field, e\.g\. SUM\(x\.@usedHeapSize\)/);
+    }
+    // A field, an element, a column may hold numbers: only the dump tells.
+    expect(sel('SELECT SUM(x.a), AVG(x.a[0]), SUM(x.@usedHeapSize * 2), AVG(COALESCE(x.a, 0)) FROM X x').aggregates).toHaveLength(4);
+    // MIN, MAX, MEDIAN and PERCENTILE order any values; COUNT counts them.
+    expect(sel('SELECT MIN(toString(x)), MAX(x), MEDIAN(x.@displayName), COUNT(x) FROM X x').aggregates).toHaveLength(4);
+  });
+
   test('ORDER BY: alias, position, header text, or a row expression', () => {
     expect(sel('SELECT x.a AS a FROM X x ORDER BY a').orderBy).toEqual([{ expr: { k: 'out', i: 0 }, desc: false }]);
     expect(sel('SELECT x.a, x.b FROM X x ORDER BY 2 DESC').orderBy).toEqual([{ expr: { k: 'out', i: 1 }, desc: true }]);
@@ -336,6 +366,10 @@ describe('rules of the spec', () => {
     expect(sel('SELECT * FROM X x WHERE x.a = -9223372036854775808').filter).toMatchObject({ r: { k: 'lit', v: -(2n ** 63n) } });
     expect(sel('SELECT * FROM X x WHERE x.a = -0x8000000000000000').filter).toMatchObject({ r: { k: 'lit', v: -(2n ** 63n) } });
     expect(planError('SELECT * FROM X x WHERE x.a = -9223372036854775809').reason).toBe('the integer 9223372036854775809 is beyond a Java long');
+    // Negating Long.MIN_VALUE is left to the executor, which wraps it as Java does (and as every
+    // other long overflow wraps); folded, it was the literal 2^63, past a long, read as a double.
+    expect(col('SELECT -(-9223372036854775808) FROM X x')).toEqual({ k: 'neg', e: { k: 'lit', v: -(2n ** 63n) } });
+    expect(col('SELECT -(-9223372036854775807) FROM X x')).toEqual({ k: 'lit', v: 9223372036854775807n });
   });
 });
 

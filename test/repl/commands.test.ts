@@ -432,9 +432,12 @@ describe('completion of class names OQL cannot read as they stand', () => {
     expect(await items("select x from instanceof 'Demo$$Lambda/")).toEqual(["'Demo\\$\\$Lambda/0x000001'"]);
   });
 
-  it('after the predicate x INSTANCEOF (which takes a name alone) are left out', async () => {
-    expect(await items('SELECT x FROM Demo$Session x WHERE x INSTANCEOF Demo$')).toEqual(['Demo$Session']);
-    expect(await items('SELECT x FROM Demo$Session x WHERE x NOT INSTANCEOF java.lang.invoke.L')).toEqual([]);
+  it('after the predicate x INSTANCEOF are offered as the pattern it takes for them, as after FROM INSTANCEOF', async () => {
+    expect(await items('SELECT x FROM Demo$Session x WHERE x INSTANCEOF Demo$')).toEqual(['"Demo\\$\\$Lambda\\$1\\+0x00007f519d001868"', '"Demo\\$\\$Lambda/0x000001"', 'Demo$Session']);
+    expect(await items('SELECT x FROM Demo$Session x WHERE x NOT INSTANCEOF java.lang.invoke.L')).toEqual(['"java\\.lang\\.invoke\\.LambdaForm\\$MH/0x0000000800c0c000"']);
+    // Within a pattern begun there.
+    expect(await items('SELECT x FROM INSTANCEOF java.lang.Object x WHERE x INSTANCEOF "Demo\\$\\$Lambda\\$')).toEqual(['"Demo\\$\\$Lambda\\$1\\+0x00007f519d001868"']);
+    expect(await items("select x from instanceof java.lang.Object x where x not instanceof 'Demo$$Lambda/")).toEqual(["'Demo\\$\\$Lambda/0x000001'"]);
   });
 });
 

@@ -244,7 +244,7 @@ describe('Tab on a hidden class (a lambda)', () => {
     expect(await t.exited).toBe(0);
   });
 
-  it('after FROM INSTANCEOF inserts the same pattern, which runs; the predicate x INSTANCEOF offers names only', async () => {
+  it('after FROM INSTANCEOF and after the predicate x INSTANCEOF inserts the same pattern, which runs', async () => {
     const t = new Terminal(['query', demo, '--repl'], state());
     let at = await t.waitFor('oql> ');
     t.type('SELECT x FROM INSTANCEOF Demo$$\t');
@@ -255,15 +255,18 @@ describe('Tab on a hidden class (a lambda)', () => {
     t.type(' x\r');
     at = await t.waitFor('(1 row)', at, 'error:');
     expect(t.screen.slice(0, at)).toMatch(/\nDemo\$\$Lambda\$1\+0x00007f519d001868 @ 0x[0-9a-f]+\n\(1 row\)$/);
-    // The predicate takes a name alone: no hidden class is offered there (it would not parse).
+    // The predicate x INSTANCEOF "<regex>" takes the same pattern.
     at = await t.waitFor('oql> ', at);
-    t.type('SELECT x FROM Demo$Session x WHERE x INSTANCEOF Demo$\t');
-    at = await t.waitFor('WHERE x INSTANCEOF Demo$', at);
-    t.type('\t');
-    at = await t.waitFor('Demo$SessionStore', at);
-    at = await t.waitFor('oql> SELECT x FROM Demo$Session x WHERE x INSTANCEOF Demo$', at);
-    expect(t.screen.slice(0, at).split('oql> SELECT x FROM Demo$Session x WHERE x INSTANCEOF Demo$').at(-2)).not.toContain('Lambda');
-    t.type('\x15\x04');
+    t.type('SELECT x FROM INSTANCEOF java.lang.Object x WHERE x INSTANCEOF Demo$$\t');
+    at = await t.waitFor('WHERE x INSTANCEOF "Demo\\$\\$Lambda\\$', at, 'INSTANCEOF Demo$$Lambda');
+    t.type('1\t');
+    at = await t.waitFor('1\\+0x00007f519d001868"', at);
+    expect(t.screen.slice(0, at)).toMatch(/WHERE x INSTANCEOF "Demo\\\$\\\$Lambda\\\$1\\\+0x00007f519d001868"$/);
+    t.type('\r');
+    at = await t.waitFor('(1 row)', at, 'error:');
+    expect(t.screen.slice(0, at)).toMatch(/\nDemo\$\$Lambda\$1\+0x00007f519d001868 @ 0x[0-9a-f]+\n\(1 row\)$/);
+    at = await t.waitFor('oql> ', at);
+    t.type('\x04');
     expect(await t.exited).toBe(0);
   });
 });

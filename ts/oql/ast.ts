@@ -105,7 +105,11 @@ export type Expr =
   | { type: 'binary'; op: BinaryOp; left: Expr; right: Expr; pos: Pos }
   | { type: 'not'; operand: Expr; pos: Pos }
   | { type: 'like'; operand: Expr; pattern: string; patternPos: Pos; negate: boolean; pos: Pos }
-  | { type: 'instanceof'; operand: Expr; className: string; negate: boolean; pos: Pos }
+  /**
+   * `x INSTANCEOF C` (`className`), or `x INSTANCEOF "<regex>"` (`pattern`, at `patternPos`): of a
+   * class whose whole name matches, or of a subclass of one, as FROM INSTANCEOF "<regex>" takes.
+   */
+  | ({ type: 'instanceof'; operand: Expr; negate: boolean; pos: Pos } & ({ className: string } | { pattern: string; patternPos: Pos }))
   | { type: 'in'; operand: Expr; query: Query; negate: boolean; pos: Pos }
   /** `x IN (1, 2)`: parsed only to be refused with a hint (the spec accepts subqueries only). */
   | { type: 'inList'; operand: Expr; items: Expr[]; negate: boolean; pos: Pos }

@@ -305,6 +305,15 @@ export function instanceOf(d: D): Expr {
   return { type: 'instanceof', operand: d[0], className: d[3].name, negate: d[1] !== null, pos: span(d[0], d[3]) };
 }
 
+/** `x INSTANCEOF "<regex>"`: of a class whose whole name matches, or of a subclass of one (as FROM INSTANCEOF "<regex>"). */
+export function instanceOfPattern(d: D): Expr {
+  const t = d[3] as Token;
+  return {
+    type: 'instanceof', operand: d[0], pattern: stripQuotes(t.text), patternPos: tokPos(t),
+    negate: d[1] !== null, pos: span(d[0], t),
+  };
+}
+
 export function inQuery(d: D): Expr {
   return { type: 'in', operand: d[0], query: d[4], negate: d[1] !== null, pos: span(d[0], d[5]) };
 }

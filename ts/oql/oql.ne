@@ -89,6 +89,7 @@ notExpr -> %NOT notExpr                                         {% B.not %}
 predicate -> additive cmpOp additive                            {% B.compare %}
            | additive %NOT:? %LIKE %string                      {% B.like %}
            | additive %NOT:? %INSTANCEOF className              {% B.instanceOf %}
+           | additive %NOT:? %INSTANCEOF %string                {% B.instanceOfPattern %}
            | additive %NOT:? %IN %lparen query %rparen          {% B.inQuery %}
            | additive %NOT:? %IN %lparen exprList %rparen       {% B.inList %}
            | additive %NOT:? %BETWEEN additive %AND additive    {% B.between %}

@@ -106,7 +106,10 @@ export function parseAll(text: string): Query[] {
     const distinct = distinctAggregate(tokens, at, text);
     if (distinct) throw distinct;
     const expected = expectedAt(parser);
-    throw unexpected(err.token, tokens[at - 1] ?? null, tokens[at + 1] ?? null, expected, tokens[at - 2] ?? null);
+    const refusal = unexpected(err.token, tokens[at - 1] ?? null, tokens[at + 1] ?? null, expected, tokens[at - 2] ?? null);
+    const branch = branchTail(tokens, at);
+    if (branch) throw new OqlSyntaxError(refusal.reason, refusal.pos, refusal.token, refusal.expected, branch);
+    throw refusal;
   }
   if (parser.results.length === 0) {
     const last = tokens[tokens.length - 1];
@@ -215,6 +218,33 @@ function unexpected(t: Token, prev: Token | null, next: Token | null, expected: 
   const list = summarize(expected);
   const reason = `unexpected ${describeToken(t)}${list.length ? `; expected ${joinExpected(list)}` : ''}`;
   return new OqlSyntaxError(reason, tokPos(t), t.text, list, hintFor(t, prev, next, expected, beforePrev));
+}
+
+/**
+ * `SELECT … ORDER BY … LIMIT n UNION SELECT …`: the branch before the set operation at `at` has its
+ * own ORDER BY or LIMIT, which only a parenthesized branch may have; the hint for that, or null.
+ */
+function branchTail(tokens: readonly Token[], at: number): string | null {
+  const op = tokens[at]?.type ?? '';
+  if (!SET_OPS.includes(op)) return null;
+  let depth = 0;
+  let order = false;
+  let limit = false;
+  for (let j = at - 1; j >= 0; j--) {
+    const type = tokens[j]!.type;
+    if (type === 'rparen') depth++;
+    else if (type === 'lparen') {
+      if (depth === 0) break;
+      depth--;
+    } else if (depth === 0 && SET_OPS.includes(type ?? '')) break;
+    else if (depth === 0 && type === 'ORDER') order = true;
+    else if (depth === 0 && type === 'LIMIT') limit = true;
+  }
+  if (!order && !limit) return null;
+  const clauses = order && limit ? 'ORDER BY and LIMIT come' : order ? 'ORDER BY comes' : 'LIMIT comes';
+  const apply = order && limit ? 'apply' : 'applies';
+  const shape = [order ? 'ORDER BY …' : '', limit ? 'LIMIT …' : ''].filter(Boolean).join(' ');
+  return `${clauses} after the last branch and ${apply} to the combined result; to give this branch its own, put it in parentheses: (SELECT … ${shape}) ${op} (SELECT …)`;
 }
 
 /** Hints for the mistakes people make when coming from SQL, MAT or the reference tool. */

@@ -51,7 +51,11 @@ export function printExpr(e: Expr, opts: PrintOptions = {}): string {
     case 'index': return `${p(e.base, 8)}[${printExpr(e.index, opts)}]`;
     case 'slice':
       return `${p(e.base, 8)}[${e.from ? printExpr(e.from, opts) : ''}:${e.to ? printExpr(e.to, opts) : ''}]`;
-    case 'unary': return `${e.op}${p(e.operand, 7)}`;
+    case 'unary': {
+      // A signed operand is parenthesized: `-(-x)`, never `--x`, which would start a comment.
+      const operand = p(e.operand, 7);
+      return /^[-+]/.test(operand) ? `${e.op}(${operand})` : `${e.op}${operand}`;
+    }
     case 'binary': {
       const l = level(e);
       const op = e.op === 'and' || e.op === 'or' ? e.op.toUpperCase() : e.op;
@@ -64,7 +68,7 @@ export function printExpr(e: Expr, opts: PrintOptions = {}): string {
     }
     case 'not': return `NOT ${p(e.operand, 3)}`;
     case 'like': return `${p(e.operand, 5)} ${not(e.negate)}LIKE ${quote(e.pattern)}`;
-    case 'instanceof': return `${p(e.operand, 5)} ${not(e.negate)}INSTANCEOF ${e.className}`;
+    case 'instanceof': return `${p(e.operand, 5)} ${not(e.negate)}INSTANCEOF ${'pattern' in e ? quote(e.pattern) : e.className}`;
     case 'in': return `${p(e.operand, 5)} ${not(e.negate)}IN (${printQuery(e.query, opts)})`;
     case 'inList': return `${p(e.operand, 5)} ${not(e.negate)}IN (${e.items.map((x) => printExpr(x, opts)).join(', ')})`;
     case 'between':

@@ -15,7 +15,7 @@ export interface BindOptions {
 }
 
 /**
- * A regular expression of the query (FROM "<regex>", LIKE) and where its literal is. The planner
+ * A regular expression of the query (FROM "<regex>", INSTANCEOF "<regex>", LIKE) and where its literal is. The planner
  * does not judge regex syntax: the executor's engine does, through the session, before the query
  * runs (a JavaScript check would refuse `(?i)` and let through what the Rust engine refuses).
  */
@@ -23,7 +23,7 @@ export interface PatternUse {
   pattern: string;
   pos: Pos;
   /** The LIKE of a `contains` / `startsWith` / `endsWith` method: the pattern is made, not written. */
-  kind: 'from' | 'like' | 'method';
+  kind: 'from' | 'like' | 'method' | 'instanceof';
 }
 
 export interface BoundQuery {
@@ -470,7 +470,9 @@ export class Binder {
         if (e.op === '-' && isLongMinMagnitude(e.operand)) return { k: 'lit', v: -LONG_MIN_MAGNITUDE };
         const operand = rec(e.operand);
         if (e.op === '+') return operand;
-        if (operand.k === 'lit' && (typeof operand.v === 'number' || typeof operand.v === 'bigint')) return { ...operand, v: -operand.v };
+        // Folded, but for Long.MIN_VALUE, whose negation is no long: the executor wraps it, as Java.
+        if (operand.k === 'lit' && typeof operand.v === 'number') return { ...operand, v: -operand.v };
+        if (operand.k === 'lit' && typeof operand.v === 'bigint' && operand.v !== -LONG_MIN_MAGNITUDE) return { ...operand, v: -operand.v };
         return { k: 'neg', e: operand };
       }
       case 'binary':
@@ -484,8 +486,14 @@ export class Binder {
         return { k: 'like', e: rec(e.operand), pattern: e.pattern, negate: e.negate };
       }
       case 'instanceof': {
-        this.noteInstanceOf(e.className);
-        const inst: PExpr = { k: 'instanceof', e: rec(e.operand), class: e.className };
+        let inst: PExpr;
+        if ('pattern' in e) {
+          this.patterns.push({ pattern: e.pattern, pos: e.patternPos, kind: 'instanceof' });
+          inst = { k: 'instanceof', e: rec(e.operand), pattern: e.pattern };
+        } else {
+          this.noteInstanceOf(e.className);
+          inst = { k: 'instanceof', e: rec(e.operand), class: e.className };
+        }
         return e.negate ? { k: 'not', e: inst } : inst;
       }
       case 'in': {
@@ -621,6 +629,17 @@ export class Binder {
     } else {
       if (e.args.length !== 1 || star) fail(`${e.name.toUpperCase()}() takes one expression${star ? ', not *' : ''}`, e.pos);
       arg = this.expr(e.args[0], scope, inner);
+      // SUM and AVG add numbers: an argument known to be something else is refused here, at its
+      // line and column, rather than by the executor on the first row it meets (or never, when
+      // the argument is NULL on every row: toString() of no String summed to 0).
+      const kind = (fn === 'sum' || fn === 'avg') ? notNumberKind(arg, scope) : null;
+      if (kind !== null) {
+        fail(
+          `${e.name.toUpperCase()}() needs numbers, and ${printExpr(e.args[0])} yields ${kind}`,
+          e.args[0].pos,
+          'aggregate a numeric attribute or field, e.g. SUM(x.@usedHeapSize); COUNT(...) counts values of any kind, MIN/MAX order them',
+        );
+      }
     }
     const agg: PAggregate = { fn, arg, p };
     const sink = mode.aggs;
@@ -752,6 +771,34 @@ function valueKind(e: PExpr): string | null {
     default:
       return null;
   }
+}
+
+/**
+ * What an argument of SUM / AVG yields when it is known not to be a number ("an object",
+ * "text", ...); null when it is or may be a number (a field, an element, a column, arithmetic:
+ * only the dump tells, and the executor refuses what is not).
+ */
+function notNumberKind(e: PExpr, scope: Scope): string | null {
+  switch (e.k) {
+    case 'row':
+      return scope.columns === null ? 'an object' : null;
+    case 'attr':
+      return e.name === 'clazz' || e.name === 'classLoader' ? 'an object' : e.name === 'inbounds' || e.name === 'outbounds' ? 'a list of objects' : nonNumber(valueKind(e));
+    case 'call':
+      if (e.fn === 'classof' || e.fn === 'dominatorof') return 'an object';
+      if (e.fn === 'dominators' || e.fn === 'path') return 'a list of objects';
+      return nonNumber(valueKind(e));
+    case 'lit': case 'case': case 'not': case 'like': case 'instanceof': case 'in':
+      return nonNumber(valueKind(e));
+    case 'bin':
+      return ['+', '-', '*', '/', '%'].includes(e.op) ? null : 'a boolean';
+    default:
+      return null;
+  }
+}
+
+function nonNumber(kind: string | null): string | null {
+  return kind === null || kind === 'a number' || kind === 'NULL' ? null : kind;
 }
 
 function getUnsupported(pos: Pos): never {

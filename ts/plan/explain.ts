@@ -61,7 +61,7 @@ export function printPExpr(e: PExpr, ctx: Ctx): string {
     case 'not': return `NOT ${p(e.e, 3)}`;
     case 'neg': return `-${p(e.e, 7)}`;
     case 'like': return `${p(e.e, 5)} ${e.negate ? 'NOT ' : ''}LIKE ${quote(e.pattern)}`;
-    case 'instanceof': return `${p(e.e, 5)} INSTANCEOF ${e.class}`;
+    case 'instanceof': return `${p(e.e, 5)} INSTANCEOF ${'pattern' in e ? quote(e.pattern) : e.class}`;
     case 'in': {
       ctx.subqueries.push(e.query);
       return `${p(e.e, 5)} IN ($${ctx.subqueries.length})`;

@@ -77,6 +77,8 @@ export type PExpr =
   | { k: 'neg'; e: PExpr }
   | { k: 'like'; e: PExpr; pattern: string; negate: boolean }
   | { k: 'instanceof'; e: PExpr; class: string }
+  /** `x INSTANCEOF "<regex>"`: of a class whose whole name matches or of a subclass of one. */
+  | { k: 'instanceof'; e: PExpr; pattern: string }
   | { k: 'in'; e: PExpr; query: PQuery }
   | { k: 'case'; whens: { when: PExpr; then: PExpr }[]; else: PExpr | null }
   | { k: 'index'; e: PExpr; i: PExpr }

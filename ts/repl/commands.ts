@@ -432,7 +432,7 @@ function oqlHelp(): string {
     `functions:  ${FUNCTION_NAMES.join(' ')}`,
     `aggregates: ${AGGREGATE_NAMES.join(' ')}`,
     `methods:    ${[...new Set(METHOD_ALIASES.map((m) => `${m.name}()`))].join(' ')}`,
-    'predicates: = != < <= > >=, LIKE "regex", NOT LIKE, x INSTANCEOF C, x IN (subquery), BETWEEN a AND b, EXISTS (subquery), AND OR NOT',
+    'predicates: = != < <= > >=, LIKE "regex", NOT LIKE, x INSTANCEOF C, x INSTANCEOF "regex", x IN (subquery), BETWEEN a AND b, EXISTS (subquery), AND OR NOT',
     'full path (after !analyze): @retainedHeapSize, dominators(x), dominatorof(x), @inbounds, @outbounds, path(a, b), AS RETAINED SET',
     'examples:',
     '  SELECT COUNT(*) FROM java.lang.String',

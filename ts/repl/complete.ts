@@ -5,7 +5,7 @@
  * and columns of the latest result, `!` commands, named queries, `-- @viz` kinds and keys,
  * settings, and file names after `!save`.
  */
-import { KEYWORDS, tokenize, type Token } from '../oql/lexer.js';
+import { KEYWORDS, tokenize } from '../oql/lexer.js';
 import { AGGREGATE_NAMES, ATTRIBUTE_NAMES, FUNCTION_NAMES } from '../plan/index.js';
 import { NAMED_QUERIES } from '../query/named.js';
 import { isVizLine } from '../query/viz.js';
@@ -112,12 +112,6 @@ function fromClassText(name: string): string | null {
   return quote ? fromPattern(name, quote) : null;
 }
 
-/** Whether the last of `tokens`, an INSTANCEOF, is FROM's (`FROM [OBJECTS] INSTANCEOF`), not a predicate's. */
-function fromInstanceOf(tokens: readonly Token[]): boolean {
-  const before = tokens.at(-2);
-  return before?.type === 'FROM' || (before?.type === 'OBJECTS' && tokens.at(-3)?.type === 'FROM');
-}
-
 /** The class named in FROM / INSTANCEOF of the statement, with its alias, if any. */
 export function classInScope(statement: string): { className: string; alias: string | null } | null {
   const tokens = tokenize(statement);
@@ -196,9 +190,9 @@ async function candidates(before: string, source: CompletionSource, statement: s
     return { items: start ? pick(start[1]!, ['@viz']) : [], word: start?.[1] ?? '' };
   }
   // OQL.
-  // A class pattern begun after FROM or FROM INSTANCEOF (`FROM "Demo\$\$La`): the classes
-  // whose pattern (or name) starts with what is typed, as patterns.
-  const open = /\bFROM(?:\s+OBJECTS)?(?:\s+INSTANCEOF)?\s+("[^"]*|'[^']*)$/i.exec(before);
+  // A class pattern begun after FROM or INSTANCEOF (`FROM "Demo\$\$La`, `x INSTANCEOF "Demo\$\$La`):
+  // the classes whose pattern (or name) starts with what is typed, as patterns.
+  const open = /\b(?:FROM(?:\s+OBJECTS)?|INSTANCEOF)\s+("[^"]*|'[^']*)$/i.exec(before);
   if (open) {
     const typed = open[1]!;
     const quote = typed[0]!;
@@ -215,11 +209,10 @@ async function candidates(before: string, source: CompletionSource, statement: s
   if (word.startsWith('@')) return { items: pick(word, ATTRIBUTE_NAMES), word };
   if (prev && (prev.type === 'FROM' || prev.type === 'INSTANCEOF' || prev.type === 'OBJECTS')) {
     const extra = prev.type === 'FROM' ? ['INSTANCEOF', 'OBJECTS'] : [];
-    // A hidden class's name is inserted as the pattern that FROM and FROM INSTANCEOF take for
-    // it; the predicate `x INSTANCEOF <class>` takes a name alone, so those are left out there.
-    const pattern = prev.type !== 'INSTANCEOF' || fromInstanceOf(headTokens);
+    // A hidden class's name is inserted as the pattern that FROM, FROM INSTANCEOF and the
+    // predicate `x INSTANCEOF` take for it.
     const classes = pick(word, source.classNames(), false).flatMap((name) => {
-      const text = pattern ? fromClassText(name) : readsAsName(name) ? name : null;
+      const text = fromClassText(name);
       return text === null ? [] : [text];
     });
     return { items: [...pick(word, extra), ...classes], word };

@@ -116,7 +116,7 @@ function checkPatterns(patterns: readonly PatternUse[]): void {
       p.pos,
       /look-around|backreference/.test(reason)
         ? 'look-around and back-references are not supported: use classes, alternation and repetition'
-        : 'FROM "<regex>" and LIKE take a regular expression (Rust regex syntax) matched against the whole text, e.g. "java\\.util\\..*Map"',
+        : 'FROM "<regex>", INSTANCEOF "<regex>" and LIKE take a regular expression (Rust regex syntax) matched against the whole text, e.g. "java\\.util\\..*Map"',
     );
   });
 }

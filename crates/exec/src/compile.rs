@@ -12,7 +12,7 @@ use crate::env::{Env, FieldProbe};
 use crate::error::{ExecError, NameKind, UnknownName};
 use crate::plan::{Attr, BinOp, Expr, Func};
 use crate::rows::RowSet;
-use crate::source::{class_bitmap, classes_for_name, like_pattern, LikePattern};
+use crate::source::{class_bitmap, classes_for_pattern, classes_of_name, like_pattern, LikePattern};
 use crate::value::{Key, Value};
 
 #[derive(Debug)]
@@ -195,9 +195,19 @@ pub(crate) fn compile(env: &Env, e: &Expr, sc: &Scope) -> Result<CExpr, ExecErro
         Expr::Not { e } => CExpr::Not(c(e)?),
         Expr::Neg { e } => CExpr::Neg(c(e)?),
         Expr::Like { e, pattern, negate } => CExpr::Like { e: c(e)?, re: like_pattern(pattern)?, negate: *negate },
-        Expr::Instanceof { e, class } => {
-            let classes = classes_for_name(env, class, true)?;
-            CExpr::Instanceof { e: c(e)?, by_class: Arc::new(class_bitmap(env, &classes)) }
+        Expr::Instanceof { e, class, pattern } => {
+            // The classes once per query, as FROM INSTANCEOF resolves them (None: every object,
+            // for java.lang.Object); each row is then one look-up by its class.
+            let classes = match (class, pattern) {
+                (Some(name), None) => classes_of_name(env, name, true)?,
+                (None, Some(pattern)) => classes_for_pattern(env, pattern, true)?,
+                _ => return Err(ExecError::plan("instanceof takes one of \"class\" and \"pattern\"")),
+            };
+            let by_class = match classes {
+                Some(classes) => class_bitmap(env, &classes),
+                None => vec![true; env.heap.class_count() as usize],
+            };
+            CExpr::Instanceof { e: c(e)?, by_class: Arc::new(by_class) }
         }
         Expr::In { e, query } => {
             let inner = crate::select::run_query(env, query)?;

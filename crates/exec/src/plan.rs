@@ -265,9 +265,14 @@ pub enum Expr {
         #[serde(default)]
         negate: bool,
     },
+    /// `x INSTANCEOF C` (`class`), or `x INSTANCEOF "<regex>"` (`pattern`): of a class whose whole
+    /// name matches or of a subclass of one, as FROM INSTANCEOF "<regex>" takes; one of the two.
     Instanceof {
         e: Box<Expr>,
-        class: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        class: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pattern: Option<String>,
     },
     In {
         e: Box<Expr>,
