@@ -183,6 +183,60 @@ describe('server: hostile and careless requests', () => {
 });
 
 /**
+ * HEAD /report (hono answers HEAD with the GET route and drops the body): the status and
+ * headers of the GET, without its work: before the analysis the GET starts it, a HEAD does not;
+ * once ready the GET builds the report, a HEAD does not. A fixture dump of its own: the
+ * analysis state is this test's.
+ */
+describe('server: HEAD /report', () => {
+  let session: HeapSession;
+  let server: RunningServer;
+  let reports = 0;
+
+  beforeAll(async () => {
+    session = await openHeap(path.join(path.resolve(__dirname, '..'), 'fixtures/dumps/KnownHeap-jdk17-coops.hprof'));
+    const real = session.report.bind(session);
+    session.report = (...args: Parameters<HeapSession['report']>) => {
+      reports++;
+      return real(...args);
+    };
+    server = await listen(session, 0);
+  });
+  afterAll(async () => {
+    await server?.close();
+    session?.close();
+  });
+
+  test('starts neither the analysis nor the report, and says what a GET would', async () => {
+    expect(session.status.state).toBe('query-only');
+    for (const p of ['/report', '/report?format=md', '/report/leaks']) {
+      const head = await request(server.port, { method: 'HEAD', path: p });
+      expect(head.status).toBe(202);
+      expect(head.headers['retry-after']).toMatch(/^\d+$/);
+      expect(head.headers['content-type']).toMatch(/^application\/json/);
+      expect(head.body).toBe('');
+    }
+    // Nothing started: the state is as before, and no analysis is running.
+    expect(session.status.state).toBe('query-only');
+    expect((await request(server.port, { method: 'HEAD', path: '/report?format=xml' })).status).toBe(400);
+    // A GET starts it (202), then answers the report once ready.
+    const get = await request(server.port, { path: '/report' });
+    expect(get.status).toBe(202);
+    await session.analyze({ forReport: true });
+    const before = reports;
+    const head = await request(server.port, { method: 'HEAD', path: '/report?format=md&limit=3' });
+    expect(head.status).toBe(200);
+    expect(head.headers['content-type']).toBe('text/markdown; charset=utf-8');
+    expect(head.body).toBe('');
+    expect(reports).toBe(before);
+    const md = await request(server.port, { path: '/report?format=md&limit=3' });
+    expect(md.status).toBe(200);
+    expect(md.headers['content-type']).toBe(head.headers['content-type']);
+    expect(reports).toBe(before + 1);
+  });
+});
+
+/**
  * Clients that stop reading a streamed answer: each paused scan holds one of the addon's 4
  * worker threads, and four of them held every query, look-up and analysis of every client for
  * ever. The server keeps at most HELD_MAX scans waiting for their clients and stops the ones

@@ -35,9 +35,9 @@ describe('paged results (POST /pages)', () => {
   let session: HeapSession;
   let server: RunningServer;
   let whole: QueryResult;
-  /** Executions the addon started (`execute`, `executeStream`) since the last `reset()`. */
+  /** Executions the addon started (`execute`, `executeStream`, `executeCount`) since the last `reset()`. */
   let starts = 0;
-  /** While set, a count run (a stream without a gate: `countPrepared`'s) starts only once it resolves. */
+  /** While set, a count run (`executeCount`: `countPrepared`'s) starts only once it resolves. */
   let holdCounts: Promise<void> | null = null;
   /** What the count runs held gave once they ran. */
   let heldRuns: Promise<string>[] = [];
@@ -64,10 +64,15 @@ describe('paged results (POST /pages)', () => {
     };
     handle.executeStream = (...args: Parameters<NativeHeap['executeStream']>) => {
       starts++;
+      return executeStream(...args);
+    };
+    const executeCount = handle.executeCount.bind(handle);
+    handle.executeCount = (...args: Parameters<NativeHeap['executeCount']>) => {
+      starts++;
       const held = holdCounts;
-      if (!held || args[4]) return executeStream(...args);
-      const run = held.then(() => executeStream(...args));
-      heldRuns.push(run.then((end) => (end.stopped ? 'stopped' : `counted ${end.rows}`), (err: Error) => err.message.replace(/:.*/s, '')));
+      if (!held) return executeCount(...args);
+      const run = held.then(() => executeCount(...args));
+      heldRuns.push(run.then((rows) => `counted ${rows}`, (err: Error) => err.message.replace(/:.*/s, '')));
       return run;
     };
   });

@@ -36,7 +36,7 @@ let errs: string[];
 const saved = new Map<string, string>();
 let counts = 0;
 let streams = 0;
-/** Executions the addon started (`execute`, `executeStream`). */
+/** Executions the addon started (`execute`, `executeStream`, `executeCount`). */
 let starts = 0;
 
 const io: ReplIO = {
@@ -84,6 +84,11 @@ beforeAll(async () => {
     starts++;
     return executeStream(...args);
   };
+  const executeCount = handle.executeCount.bind(handle);
+  handle.executeCount = (...args: Parameters<NativeHeap['executeCount']>) => {
+    starts++;
+    return executeCount(...args);
+  };
   repl = new Repl(session, io);
 });
 afterAll(() => {
@@ -120,16 +125,49 @@ it('holds the first rows and the count; commands load what they need and answer 
   expect(result.rows.length).toBeLessThan(20437);
   expect(streams).toBe(1);
 
-  // !tail: every row, from the same scan; the result is whole now, typed over every row.
+  // !tail: the last rows only, from a stream that starts there (the count is known: no
+  // second count); the rows between are not read, the result stays paged.
+  const held = result.rows.length;
   r = await run('!tail 3');
+  expect(r.err).toBe('');
   expect(repl.state.result!.rows).toEqual(whole.rows.slice(-3));
-  expect(pagedOf(result)).toBeNull();
-  expect(result.rows).toEqual(whole.rows);
-  expect(result.columns).toEqual(whole.columns);
-  expect([counts, streams]).toEqual([1, 1]);
+  expect(repl.state.result!.columns).toEqual(whole.columns);
+  expect(repl.state.result!.rowCount).toBe(3);
+  expect(pagedOf(result)).not.toBeNull();
+  expect(result.rows).toHaveLength(held);
+  expect([counts, streams]).toEqual([1, 2]);
+  // Its cursor was closed for it: the rest is read by running the query again.
   await run('!undo');
   expect((await run('!save all.csv')).out).toBe('saved 20437 rows to all.csv');
   expect(saved.get('all.csv')).toBe(formatCsv(whole));
+  expect(pagedOf(result)).toBeNull();
+  expect(result.columns).toEqual(whole.columns);
+  expect(streams).toBe(3);
+});
+
+it('!tail of a paged result reads only its last rows; within the rows held, none', async () => {
+  await run(ALL);
+  const result = repl.state.result!;
+  expect(result.rows).toHaveLength(READ_AHEAD_ROWS);
+  const [counted, streamed] = [counts, streams];
+  for (const n of [1, 10, 2000]) {
+    const r = await run(`!tail ${n}`);
+    expect(r.err).toBe('');
+    expect(repl.state.result!.rows).toEqual(whole.rows.slice(-n));
+    expect(result.rows).toHaveLength(READ_AHEAD_ROWS);
+    await run('!undo');
+  }
+  // Each started a stream from its first row, none from the start; the count was known.
+  expect([counts - counted, streams - streamed]).toEqual([0, 3]);
+  // Last rows that reach into the rows held: the rows after them are read on, as before.
+  expect((await run('!tail 15000')).err).toBe('');
+  expect(repl.state.result!.rows).toEqual(whole.rows.slice(-15000));
+  expect(result.rows).toEqual(whole.rows);
+  expect(pagedOf(result)).toBeNull();
+  // !tail 0: no row, nothing read.
+  await run('!undo');
+  expect((await run('!tail 0')).err).toBe('');
+  expect(repl.state.result!.rows).toEqual([]);
 });
 
 it('a sorted result is counted by its stream: the query runs once; its rows are the sorted ones', async () => {
@@ -145,10 +183,15 @@ it('a sorted result is counted by its stream: the query runs once; its rows are 
   expect(result.rowCount).toBe(20437);
   expect((await run('!count')).out).toBe('20437 rows');
   expect([starts - started, counts - counted, streams - streamed]).toEqual([1, 0, 1]);
-  // The rest from the same scan.
+  // !tail: a stream of its last rows (the executor sorts again and drops the rows before).
   await run('!tail 3');
+  expect(repl.state.result!.rows).toEqual(sorted.rows.slice(-3));
+  expect(result.rows).toEqual(sorted.rows.slice(0, READ_AHEAD_ROWS));
+  expect(starts - started).toBe(2);
+  // The rest from the same scan as before? It was closed for the tail: it runs again.
+  await run('!undo');
+  await run('!row last');
   expect(result.rows).toEqual(sorted.rows);
-  expect(starts - started).toBe(1);
 });
 
 it('a paged result whose scan a newer query closed runs its query again for the rest, skipping the rows held', async () => {

@@ -12,7 +12,7 @@ import { inSingleExecutable } from '../package-files.js';
 import { locateAddon, type AddonLocation } from './locate.js';
 
 /** Must equal NATIVE_API_VERSION in crates/node/src/lib.rs. */
-export const EXPECTED_NATIVE_API_VERSION = 20;
+export const EXPECTED_NATIVE_API_VERSION = 21;
 
 // The generated declarations (native/heapql.d.ts) describe the addon; they exist after a build.
 type Addon = typeof import('../../native/heapql.js');

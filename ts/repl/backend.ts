@@ -38,11 +38,12 @@ export interface ReplBackend {
    * the display limit is paged (rest.ts): its first rows shown at once, the rest counted, and
    * read only when a command needs it. A batch's `total` is the whole result's count when the
    * executor knew it already (a query that sorts, groups or removes duplicates): then no second
-   * run counts it.
+   * run counts it. `skip` starts at the result's row `skip` (from 0; `!tail` reads the last rows
+   * so): a plain select seeks there without evaluating the rows before it.
    */
   queryBatches?(
     oql: string,
-    options: { name?: string; reachableOnly?: boolean; batchRows?: number; signal?: AbortSignal; onProgress?: (e: ProgressEvent) => void },
+    options: { name?: string; reachableOnly?: boolean; batchRows?: number; signal?: AbortSignal; onProgress?: (e: ProgressEvent) => void; skip?: number },
   ): AsyncGenerator<
     { columns: Column[]; rows: Value[][]; total?: { rowCount: number; truncated: boolean } },
     { columns: Column[]; note?: string; truncated: boolean }

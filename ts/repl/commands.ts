@@ -609,6 +609,22 @@ export const COMMANDS: Command[] = [
     run: async (ctx, a) => {
       const r = needResult(ctx.state);
       const n = count(a, 10, '!tail');
+      const p = pagedOf(r);
+      if (p && n === 0) return shape(ctx, tailRows(r, 0));
+      if (p) {
+        // Only the last rows are read (rest.ts, `lastRows`): counted, then their stream starts
+        // there (the result's cursor closed: one scan is open at a time).
+        ctx.io.progress?.({ phase: 'loading rows', done: 0, total: n });
+        let last: Awaited<ReturnType<typeof p.lastRows>>;
+        try {
+          last = await p.lastRows(n, ctx.signal, (read) => ctx.io.progress?.({ phase: 'loading rows', done: read, total: n }));
+        } finally {
+          ctx.io.progressDone?.();
+        }
+        if (last === null) throw new ReplError(`interrupted; !tail needs the last ${n} rows: run it again`);
+        if (ctx.state.open === p && !p.open) ctx.state.open = null;
+        if (last !== 'held') return shape(ctx, { ...tailRows(r, 0), columns: last.columns, rows: last.rows, rowCount: last.rows.length });
+      }
       await needRows(ctx, r, Infinity, '!tail');
       return shape(ctx, tailRows(r, n));
     },

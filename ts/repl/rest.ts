@@ -6,8 +6,10 @@
  * counted: by its stream when that says the count (a query that sorts, groups or removes
  * duplicates has every row before its first: its first batch says how many), else by a second
  * run that describes and keeps no row (`queryCount`). Its other rows stay in
- * the paused scan (the cursor) until a command needs them (`!tail`, `!sort`, `!save`…), which
- * reads them into the result first; Ctrl-C stops that reading, keeping what was read. Only the
+ * the paused scan (the cursor) until a command needs them (`!sort`, `!save`…), which
+ * reads them into the result first; Ctrl-C stops that reading, keeping what was read. `!tail`
+ * reads only the last rows: the result is counted, and its query's stream starts there
+ * (`lastRows`). Only the
  * latest paged result keeps its cursor (a paused scan holds a worker thread): the next query
  * closes it, and the rest of that result is read by running its query again (skipping the rows
  * held), should a command need it after `!undo`. Browser-safe (no Node-only imports).
@@ -208,6 +210,49 @@ export class PagedResult {
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
+  }
+
+  /**
+   * The result's last `n` rows (all of them when it has fewer) and its columns typed over the
+   * rows held and those, without reading the rows between: the result is counted (`count`),
+   * then a stream of its query starts at row `count - n` (`queryBatches`' `skip`: a plain
+   * select seeks there by its scan and filter alone, the output columns of the rows before it
+   * never evaluated; a sorted or grouped query has its count from its first batch and drops
+   * the rows before in Rust). 'held' when those rows follow on from the rows held (then reading
+   * on, `readUpTo`, reads no row more); null when `signal` fired first. The cursor is closed
+   * first: one scan is open at a time (a later read runs the query again).
+   */
+  async lastRows(n: number, signal?: AbortSignal, onRows?: (read: number) => void): Promise<{ columns: Column[]; rows: Value[][] } | 'held' | null> {
+    if (this.whole) return 'held';
+    if (!(await this.count(signal))) return null;
+    const total = this.total!.rowCount;
+    const from = Math.max(0, total - n);
+    if (from <= this.result.rows.length) return 'held';
+    this.close();
+    const stop = new AbortController();
+    const batches = this.backend.queryBatches(this.result.oql, {
+      name: this.result.name,
+      reachableOnly: this.reachableOnly,
+      batchRows: BATCH_ROWS,
+      signal: stop.signal,
+      skip: from,
+    });
+    const rows: Value[][] = [];
+    let columns = this.result.columns;
+    try {
+      while (rows.length < total - from) {
+        const next = await untilAbort(batches.next(), signal);
+        if (next === ABORTED) return null;
+        if (next.done) break;
+        for (const row of next.value.rows) rows.push(row);
+        if (next.value.rows.length > 0) columns = mergeColumns(columns.length === 0 ? null : columns, next.value.columns);
+        onRows?.(rows.length);
+      }
+    } finally {
+      stop.abort();
+      void batches.return({ columns: [], truncated: false }).catch(() => {});
+    }
+    return { columns, rows: rows.slice(0, total - from) };
   }
 
   /** Closes the cursor: the scan stops (the rows held stay; a later read runs the query again). */

@@ -4,6 +4,9 @@
  * lazy rule of design.md §5: before any analysis the first request starts it and answers 202
  * with `Retry-After` (or 503 `not_ready` when the server runs with `--no-auto-analyze`); while it
  * runs, 202; after a failure, 500 `analysis_failed` until `POST /analyze` starts it again.
+ * A HEAD gets the status and headers of that GET, no body, and starts nothing: neither the
+ * analysis (before it, 202 with `Retry-After` all the same) nor the report's build (once ready:
+ * 200 with the format's content type, without a content length).
  */
 import type { Context, Hono } from 'hono';
 
@@ -19,6 +22,7 @@ import { progressBody } from './status.js';
 type Section = 'overview' | 'leaks' | 'top' | 'threads';
 
 const MAX_LIMIT = 10_000;
+const MARKDOWN_TYPE = 'text/markdown; charset=utf-8';
 /** Report models kept, by list lengths (each is a few hundred KB at most). */
 const CACHED_MODELS = 4;
 
@@ -73,8 +77,12 @@ export function reportRoutes(app: Hono, ctx: ServerContext): void {
     return p;
   }
 
-  /** The answer while the analysis is not ready, or null when it is. */
-  function notReady(c: Context): Response | null {
+  /**
+   * The answer while the analysis is not ready, or null when it is. A HEAD (`head`) gets the
+   * status and headers a GET would, and starts nothing: before any analysis that is the 202
+   * with `Retry-After` of the GET that would start it, though none starts.
+   */
+  function notReady(c: Context, head: boolean): Response | null {
     const status = ctx.session.status;
     switch (serverStatus(status)) {
       case 'ready':
@@ -85,7 +93,7 @@ export function reportRoutes(app: Hono, ctx: ServerContext): void {
         if (!ctx.autoAnalyze) {
           throw new ApiError(503, 'not_ready', 'the analysis has not started (the server runs with --no-auto-analyze): POST /analyze first, then retry once GET /status says ready');
         }
-        ctx.session.startAnalysis({ reachableOnly: ctx.reachableOnly, forReport: true });
+        if (!head) ctx.session.startAnalysis({ reachableOnly: ctx.reachableOnly, forReport: true });
         break;
       case 'analyzing':
         break;
@@ -106,8 +114,12 @@ export function reportRoutes(app: Hono, ctx: ServerContext): void {
   async function answer(c: Context, section: Section | null): Promise<Response> {
     const format = formatParam(c);
     const limit = limitParam(c);
-    const waiting = notReady(c);
+    // Hono answers HEAD with the GET route, then drops the body: a HEAD must not start the
+    // analysis nor build the report (a GET after the analysis builds it once per `limit`).
+    const head = c.req.method === 'HEAD';
+    const waiting = notReady(c, head);
     if (waiting) return waiting;
+    if (head) return c.body(null, 200, { 'content-type': format === 'md' ? MARKDOWN_TYPE : 'application/json' });
     let m: ReportModel;
     try {
       m = capSections(await model(limit), limit);
@@ -116,7 +128,7 @@ export function reportRoutes(app: Hono, ctx: ServerContext): void {
     }
     if (format === 'md') {
       const text = section === null ? renderMarkdown(m) : renderMarkdownSection(m, section);
-      return c.body(text, 200, { 'content-type': 'text/markdown; charset=utf-8' });
+      return c.body(text, 200, { 'content-type': MARKDOWN_TYPE });
     }
     return jsonAnswer(c, section === null ? m : sectionOf(m, section));
   }

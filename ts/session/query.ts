@@ -348,12 +348,18 @@ function runUntilExit(token: { cancel(): void }): () => void {
  * converted on its own, with the whole result's count when the executor knows it already
  * (`RowBatch.total`); the generator's return value says how the stream ended. The scan
  * waits while the reader does not take batches; returning early, or `signal`, cancels it.
+ * With `skip`, the result's rows from row `skip` (from 0) on: a select without DISTINCT,
+ * GROUP BY, aggregates, HAVING or ORDER BY seeks there (its scan and filter find the row, the
+ * outputs of the rows before it are never evaluated); any other query makes every row and
+ * drops the first `skip` in Rust (`execute_stream_from`).
  */
 export async function* streamBatchesPrepared(
   handle: NativeHeap,
   q: PreparedQuery,
-  options: QueryOptions & { batchRows?: number } = {},
+  options: QueryOptions & { batchRows?: number; skip?: number } = {},
 ): AsyncGenerator<RowBatch, StreamSummary> {
+  const skip = options.skip ?? 0;
+  if (!Number.isSafeInteger(skip) || skip < 0) throw new HeapqlError('ERR_ARGUMENT', `skip must be a whole number of rows, at least 0, not ${String(options.skip)}`);
   const { token, dispose } = cancelTokenFor(options.signal);
   // The scan runs at most STREAM_AHEAD batches ahead of this reader: a slow consumer holds it.
   const gate = new (native().StreamGate)(STREAM_AHEAD);
@@ -366,7 +372,8 @@ export async function* streamBatchesPrepared(
   let end: ({ columns: string[]; objectRows: boolean; stopped: boolean; types?: string[] } & ExecutorNotes) | undefined;
   let typed: Column[] | null = null;
   let receivedRows = 0;
-  let delivered = 0;
+  // Rows of the result before this batch's first: the row cap counts from the result's start.
+  let delivered = skip;
   let truncated = false;
   let failure: unknown;
   let failed = false;
@@ -378,7 +385,7 @@ export async function* streamBatchesPrepared(
       queue.push(batch as Batch);
       receivedRows += (batch as Batch).rowCount;
       wake?.();
-    }, token, gate, progress),
+    }, token, gate, progress, skip),
   ).then(
     (e) => {
       expectedRows = e.rows;
@@ -470,9 +477,6 @@ function rowTotal(q: PreparedQuery, rows: number): RowTotal {
   return { rowCount, truncated: rowCount < rows };
 }
 
-/** Rows per native batch of `countPrepared` (its batches are counted, never converted). */
-const COUNT_BATCH_ROWS = 65536;
-
 /** How many rows a query gives (`countPrepared`). */
 export interface RowTotal {
   /** The rows the query gives, up to its row cap (`limit`). */
@@ -482,19 +486,23 @@ export interface RowTotal {
 }
 
 /**
- * How many rows a query gives, without describing or keeping any: the executor runs it and its
- * batches are only counted (the paged results of the REPLs say their total with it, unless their
- * stream said it first: `RowBatch.total`). `signal` cancels it (ERR_CANCELLED).
+ * How many rows a query gives, without describing or keeping any: the executor counts them
+ * (`executeCount`: a select without DISTINCT, GROUP BY, aggregates, HAVING or ORDER BY counts
+ * the rows its filter lets through and evaluates of its output columns only what could fail,
+ * so that it fails where reading the rows would; any other query is run and its batches
+ * counted in Rust, none crossing to JavaScript). The paged results of the REPLs and the server
+ * say their total with it, unless their stream said it first (`RowBatch.total`). `signal`
+ * cancels it (ERR_CANCELLED).
  */
 export async function countPrepared(handle: NativeHeap, q: PreparedQuery, options: Pick<QueryOptions, 'signal' | 'onProgress'> = {}): Promise<RowTotal> {
   const { token, dispose } = cancelTokenFor(options.signal);
   const forget = runUntilExit(token);
   const { progress, settle, end: endProgress } = progressUntilEnd(options.onProgress);
   try {
-    const end = await call(() => handle.executeStream(q.planned.json, COUNT_BATCH_ROWS, () => {}, token, null, progress)).catch((err) => Promise.reject(placed(err, q.oql)));
+    const rows = await call(() => handle.executeCount(q.planned.json, token, progress)).catch((err) => Promise.reject(placed(err, q.oql)));
     await settle();
-    if (end.stopped || options.signal?.aborted) throw new HeapqlError('ERR_CANCELLED', 'the query was cancelled');
-    return rowTotal(q, end.rows);
+    if (options.signal?.aborted) throw new HeapqlError('ERR_CANCELLED', 'the query was cancelled');
+    return rowTotal(q, rows);
   } finally {
     endProgress();
     forget();

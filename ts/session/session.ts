@@ -505,15 +505,17 @@ export class HeapSession implements ReportableHeap {
 
   /**
    * `queryStream` a batch at a time: each batch's rows and its columns (typed over that batch
-   * alone); the generator's return value gives the row count and the column names.
+   * alone); the generator's return value gives the row count and the column names. `skip`
+   * starts at the result's row `skip` (from 0): a plain select seeks there without evaluating
+   * the output columns of the rows before it (`streamBatchesPrepared`).
    */
-  queryBatches(q: string | PreparedQuery, options: QueryOptions & { batchRows?: number } = {}): AsyncGenerator<RowBatch, StreamSummary> {
+  queryBatches(q: string | PreparedQuery, options: QueryOptions & { batchRows?: number; skip?: number } = {}): AsyncGenerator<RowBatch, StreamSummary> {
     this.live();
     checkQueryOptions(options, true);
     return this.batchStream(q, options);
   }
 
-  private async *batchStream(q: string | PreparedQuery, options: QueryOptions & { batchRows?: number }): AsyncGenerator<RowBatch, StreamSummary> {
+  private async *batchStream(q: string | PreparedQuery, options: QueryOptions & { batchRows?: number; skip?: number }): AsyncGenerator<RowBatch, StreamSummary> {
     const signal = options.signal ? AbortSignal.any([options.signal, this.closed.signal]) : this.closed.signal;
     try {
       return yield* streamBatchesPrepared(this.handle, preparedFor(this.handle, q, options, this.reachableOnly), { ...options, signal });

@@ -71,27 +71,52 @@ impl Batch {
     pub fn check_cell_lengths(&self, first_row: u64, max_units: usize) -> Result<(), crate::ExecError> {
         for c in &self.columns {
             let (cells, what, fix) = match &c.data {
-                ColumnData::Strings { values, .. } => {
-                    (values, "text", "select the object itself (its label shows how it starts), its length (`s.@length`), or test it with LIKE")
-                }
-                ColumnData::Lists(v) => (v, "list", "take a shorter slice (`a[0:1000]`) or read it in pages, count with `@length`, or LIMIT the rows"),
+                ColumnData::Strings { values, .. } => (values, "text", TEXT_FIX),
+                ColumnData::Lists(v) => (v, "list", LIST_FIX),
                 _ => continue,
             };
             if let Some(i) = cells.iter().position(|cell| heapql_heap::too_long_for_js(cell, max_units)) {
                 let units = cells[i].encode_utf16().count();
-                return Err(crate::ExecError::new(
-                    crate::error::ERR_TOO_LARGE,
-                    format!(
-                        "column \"{}\", row {}: the {what} is {units} UTF-16 units, more than one JavaScript string holds ({max_units}); \
-                         no output format can show this cell (csv and json alike); {fix}",
-                        c.name,
-                        first_row + i as u64 + 1
-                    ),
-                ));
+                let at = format!("column \"{}\", row {}", c.name, first_row + i as u64 + 1);
+                return Err(cell_too_long(&at, what, units, max_units, fix));
             }
         }
         Ok(())
     }
+}
+
+const TEXT_FIX: &str = "select the object itself (its label shows how it starts), its length (`s.@length`), or test it with LIKE";
+const LIST_FIX: &str = "take a shorter slice (`a[0:1000]`) or read it in pages, count with `@length`, or LIMIT the rows";
+
+fn cell_too_long(at: &str, what: &str, units: usize, max_units: usize, fix: &str) -> crate::ExecError {
+    crate::ExecError::new(
+        crate::error::ERR_TOO_LARGE,
+        format!(
+            "{at}: the {what} is {units} UTF-16 units, more than one JavaScript string holds ({max_units}); \
+             no output format can show this cell (csv and json alike); {fix}"
+        ),
+    )
+}
+
+/// `check_cell_lengths` of one value of column `name`, as the cell of its own type: a text as
+/// a text cell, a list as its JSON (a count checks each cell so, without making batches).
+/// A text that a batch would write as JSON (a column mixing texts with other kinds of values
+/// in one batch) is measured as the text: its quotes and escapes are not counted.
+pub(crate) fn check_value_length(name: &str, v: &Value, max_units: usize) -> Result<(), crate::ExecError> {
+    let (units, what, fix) = match v {
+        Value::Str(s) if heapql_heap::too_long_for_js(s, max_units) => (s.encode_utf16().count(), "text", TEXT_FIX),
+        Value::Utf16(u) if u.len() > max_units => (u.len(), "text", TEXT_FIX),
+        Value::List(_) => {
+            let mut json = String::new();
+            write_cell_json(v, &mut json);
+            if !heapql_heap::too_long_for_js(&json, max_units) {
+                return Ok(());
+            }
+            (json.encode_utf16().count(), "list", LIST_FIX)
+        }
+        _ => return Ok(()),
+    };
+    Err(cell_too_long(&format!("column \"{name}\", a row"), what, units, max_units, fix))
 }
 
 impl ColumnData {

@@ -1357,7 +1357,7 @@ fn bounded_objects(env: &Env, o: ObjIdx, what: &str, v: Vec<ObjIdx>) -> EvalResu
 
 /// `toString(v)`: an object's text (`bounded_text`), a text as it is, the text of a number or
 /// a boolean; NULL otherwise.
-fn to_string_value(env: &Env, v: Value) -> EvalResult {
+pub(crate) fn to_string_value(env: &Env, v: Value) -> EvalResult {
     Ok(match v {
         Value::Obj(o) => bounded_text(env, o)?.unwrap_or(Value::Null),
         s @ (Value::Str(_) | Value::Utf16(_)) => s,
@@ -1368,6 +1368,14 @@ fn to_string_value(env: &Env, v: Value) -> EvalResult {
 /// `toString(o)` bounded: a String longer than a result cell can hold fails (ERR_TOO_LARGE)
 /// before its text is read.
 fn bounded_text(env: &Env, o: ObjIdx) -> EvalResult<Option<Value>> {
+    check_text_bound(env, o)?;
+    Ok(object_text_value(env, o))
+}
+
+/// The check `toString(o)` makes before it reads the text (`bounded_text`), alone: a count
+/// (`select::count_query`) raises the same error without reading the text. A text that passes
+/// is at most `max_cell_units` UTF-16 units, so its cell fits.
+pub(crate) fn check_text_bound(env: &Env, o: ObjIdx) -> EvalResult<()> {
     if let Some(n) = env.heap.string_length(o) {
         if n > env.max_cell_units as u64 {
             return Err(too_large(format!(
@@ -1381,7 +1389,7 @@ fn bounded_text(env: &Env, o: ObjIdx) -> EvalResult<Option<Value>> {
             )));
         }
     }
-    Ok(object_text_value(env, o))
+    Ok(())
 }
 
 fn index(env: &Env, base: &Value, i: &Value) -> Value {

@@ -47,6 +47,14 @@ pub use value::{float_value, Value};
 use env::Env;
 use rows::RowSet;
 
+/// Output cells evaluated so far, by every query of the process (feature `eval-counter`, for
+/// tests: a count evaluates no output that cannot fail).
+#[cfg(feature = "eval-counter")]
+#[doc(hidden)]
+pub fn output_evaluations() -> u64 {
+    select::OUTPUT_EVALS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// How a streamed execution ended.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StreamEnd {
@@ -117,14 +125,42 @@ pub fn execute_stream(
     batch_rows: usize,
     on_batch: &mut dyn FnMut(Batch) -> bool,
 ) -> Result<StreamEnd, ExecError> {
+    execute_stream_from(ctx, plan, 0, batch_rows, on_batch)
+}
+
+/// `execute_stream` of the result's rows from row `skip` on (counted from 0; the rows before
+/// it are not handed over, `StreamEnd::rows` counts those that are, and a batch's `total` is
+/// still the whole result's). A select whose count is its filtered scan's (`count_execute`'s
+/// fast case: no DISTINCT, GROUP BY, aggregates, HAVING or ORDER BY) seeks: the rows before
+/// `skip` are found by the scan and the filter alone, their output columns never evaluated,
+/// so an output that would fail on one of them does not fail here. Any other query makes
+/// every row, as `execute_stream`, and drops the first `skip`.
+pub fn execute_stream_from(
+    ctx: &ExecContext,
+    plan: &Plan,
+    skip: u64,
+    batch_rows: usize,
+    on_batch: &mut dyn FnMut(Batch) -> bool,
+) -> Result<StreamEnd, ExecError> {
     let env = prepare(ctx, plan)?;
+    // A plain select seeks (`run_query_from`); any other query's first rows are dropped here.
+    let seeks = select::counts_alone(&plan.query);
     let batch_rows = batch_rows.max(1);
     let fixed = types::query_types(&env, &plan.query);
     let mut pending: Option<RowSet> = None;
     let mut sent = 0u64;
     let mut stopped = false;
     let mut columns: Option<(Vec<String>, bool)> = None;
+    let mut dropping = if seeks { 0 } else { skip };
     let mut deliver = |rs: RowSet, flush: bool, total: Option<u64>, sent: &mut u64, stopped: &mut bool| -> bool {
+        let rs = if dropping > 0 {
+            let k = dropping.min(rs.len() as u64) as usize;
+            dropping -= k as u64;
+            let rest: Vec<usize> = (k..rs.len()).collect();
+            if k == 0 { rs } else { rs.select(&rest) }
+        } else {
+            rs
+        };
         let mut rs = match pending.take() {
             Some(mut p) => {
                 p.append(rs);
@@ -161,7 +197,7 @@ pub fn execute_stream(
         total = whole.map(|n| n as u64);
         Ok(deliver(rs, false, total, &mut sent, &mut stopped))
     };
-    let rest = select::run_query_stream(&env, &plan.query, Some(&mut emit))?;
+    let rest = select::run_query_from(&env, &plan.query, Some(&mut emit), if seeks { skip } else { 0 })?;
     let (columns, object_rows) = columns.unwrap_or_else(|| (rest.names(), rest.is_objects()));
     if !stopped {
         // Nothing emitted: `rest` is the whole result, so its length is the total.
@@ -170,3 +206,36 @@ pub fn execute_stream(
     }
     Ok(StreamEnd { rows: sent, columns, object_rows, stopped, notes: env.take_notes(), types: fixed })
 }
+
+/// How many rows a plan's result has (up to its LIMIT), none of them handed over. A select
+/// without DISTINCT, GROUP BY, aggregates, HAVING or ORDER BY counts the rows its scan and
+/// filter let through, and of its output columns evaluates only what could fail (an
+/// ERR_TOO_LARGE text or list, rule 12's `count` read past the row, …; `toString(s)` checks
+/// the String's length, not its text), so that the count fails where reading the rows would.
+/// Any other query runs as `execute_stream` does, its batches checked as the N-API door
+/// checks them (a cell too long for JavaScript fails) and counted, none converted.
+pub fn execute_count(ctx: &ExecContext, plan: &Plan) -> Result<u64, ExecError> {
+    let env = prepare(ctx, plan)?;
+    if let Some(n) = select::count_query(&env, &plan.query)? {
+        return Ok(n);
+    }
+    drop(env);
+    let max = ctx.max_cell_units;
+    let mut failed: Option<ExecError> = None;
+    let mut counted = 0u64;
+    let end = execute_stream(ctx, plan, COUNT_BATCH_ROWS, &mut |batch| {
+        if let Err(e) = batch.check_cell_lengths(counted, max) {
+            failed = Some(e);
+            return false;
+        }
+        counted += batch.row_count as u64;
+        true
+    })?;
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(end.rows),
+    }
+}
+
+/// Rows per batch of `execute_count`'s other queries (counted, never converted).
+const COUNT_BATCH_ROWS: usize = 65536;

@@ -17,6 +17,16 @@ use crate::scan::{collect_ids, par_scan};
 use crate::source::{resolve, Input, ObjSet};
 use crate::value::Value;
 
+/// Output cells evaluated (`output_evaluations`; feature `eval-counter`, tests only).
+#[cfg(feature = "eval-counter")]
+pub(crate) static OUTPUT_EVALS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+#[inline]
+fn counted_eval() {
+    #[cfg(feature = "eval-counter")]
+    OUTPUT_EVALS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// Scan steps per block when rows are streamed or a LIMIT may stop the scan early.
 const BLOCK: usize = 1 << 18;
 
@@ -41,9 +51,17 @@ pub(crate) fn run_query(env: &Env, q: &Query) -> Result<RowSet, ExecError> {
 /// hands its sorted rows through it a block at a time; they return only what was not emitted
 /// (nothing). Any other query returns its whole result.
 pub(crate) fn run_query_stream(env: &Env, q: &Query, emit: Option<Emit>) -> Result<RowSet, ExecError> {
+    run_query_from(env, q, emit, 0)
+}
+
+/// `run_query_stream` that leaves out the result's first `skip` rows of a query that
+/// `counts_alone` (streamed: `emit` given): it finds where its row `skip` is by the scan and
+/// the filter alone, the outputs of the rows before it never evaluated. Any other query
+/// ignores `skip` (its caller drops that many of its rows).
+pub(crate) fn run_query_from(env: &Env, q: &Query, emit: Option<Emit>, skip: u64) -> Result<RowSet, ExecError> {
     env.check_cancel()?;
     match q {
-        Query::Select(s) => run_select(env, s, emit),
+        Query::Select(s) => run_select(env, s, emit, Want::Rows { skip }),
         Query::Union(o) => run_setop(env, SetKind::Union, o),
         Query::Intersect(o) => run_setop(env, SetKind::Intersect, o),
         Query::Except(o) => run_setop(env, SetKind::Except, o),
@@ -70,7 +88,43 @@ fn empty_result(s: &Select, input: Option<&Input>) -> RowSet {
     }
 }
 
-fn run_select(env: &Env, s: &Select, emit: Option<Emit>) -> Result<RowSet, ExecError> {
+/// Whether a query's row count is that of its scan's rows that pass the filter (up to its
+/// LIMIT): a select without DISTINCT, GROUP BY, aggregates, HAVING or ORDER BY, whose output
+/// columns then cannot change how many rows there are (`count_query`, and the seek of
+/// `run_query_from`). A query that orders its rows has them all before its first one and says
+/// its count with it (`Batch::total`); the others' rows are counted as they are made.
+pub(crate) fn counts_alone(q: &Query) -> bool {
+    match q {
+        Query::Select(s) => {
+            !s.distinct && s.group_by.is_empty() && s.aggregates.is_empty() && s.having.is_none() && s.order_by.is_empty()
+        }
+        _ => false,
+    }
+}
+
+/// The row count of a query that `counts_alone` (None for any other): its scan and filter run
+/// as for its rows, but of its output columns only what could fail is evaluated
+/// (`OutputCheck`), so that the count fails where reading the rows would (the same errors:
+/// ERR_TOO_LARGE, rule 12's field reads…), and only for rows the result has.
+pub(crate) fn count_query(env: &Env, q: &Query) -> Result<Option<u64>, ExecError> {
+    env.check_cancel()?;
+    let Query::Select(s) = q else { return Ok(None) };
+    if !counts_alone(q) {
+        return Ok(None);
+    }
+    let mut n = 0u64;
+    run_select(env, s, None, Want::Count(&mut n))?;
+    Ok(Some(n))
+}
+
+/// What `run_select` is asked for: the rows (a streamed select that `counts_alone` leaves out
+/// its first `skip`), or their count alone (`count_query`).
+enum Want<'w> {
+    Rows { skip: u64 },
+    Count(&'w mut u64),
+}
+
+fn run_select(env: &Env, s: &Select, emit: Option<Emit>, want: Want) -> Result<RowSet, ExecError> {
     // A guard that yields nothing admits no row. Without GROUP BY, aggregates still make their
     // one row (COUNT 0, SUM 0, ...) from the empty input, as `WHERE 1 = 0` does.
     let mut admitted = true;
@@ -171,7 +225,120 @@ fn run_select(env: &Env, s: &Select, emit: Option<Emit>) -> Result<RowSet, ExecE
         };
         return finish_groups(env, &q, groups, names, s.distinct, s.limit);
     }
-    ungrouped(env, &q, &input, filter.as_ref(), names, s.distinct, s.limit, emit)
+    match want {
+        Want::Count(n) => {
+            *n = count_ungrouped(env, &q, &names, &input, filter.as_ref(), s.limit)?;
+            Ok(empty_result(s, None))
+        }
+        Want::Rows { skip } => ungrouped(env, &q, &input, filter.as_ref(), names, s.distinct, s.limit, emit, skip),
+    }
+}
+
+/// What a count evaluates of one output column (`output_check`).
+enum OutputCheck<'e> {
+    /// Nothing: it cannot fail, nor make a cell too long for JavaScript.
+    Skip,
+    /// `toString(e)` of an `e` that cannot fail: `e`, and the check `toString` makes of a
+    /// String's length before reading its text (`check_text_bound`), not the text.
+    TextBound(&'e CExpr),
+    /// Anything else: evaluated, and its cell's length checked as a batch's would be.
+    Eval(&'e CExpr),
+}
+
+fn output_check<'e>(env: &Env, e: &'e CExpr) -> OutputCheck<'e> {
+    if cannot_fail(env, e) {
+        return OutputCheck::Skip;
+    }
+    match e {
+        CExpr::ToString(inner) if cannot_fail(env, inner) => OutputCheck::TextBound(inner),
+        _ => OutputCheck::Eval(e),
+    }
+}
+
+/// Whether evaluating `e` can neither fail (eval.rs's errors) nor give a value too long for a
+/// result cell: a whitelist of what reads a number, a boolean, an object or a short text from
+/// the row (texts of a String's contents, lists and a FROM subquery's cells are not on it).
+/// Keep in step with `eval.rs`: a node added there is left out here until shown safe.
+fn cannot_fail(env: &Env, e: &CExpr) -> bool {
+    use crate::plan::Attr as A;
+    let mut ok = true;
+    e.visit(&mut |x| {
+        ok &= match x {
+            CExpr::Lit(_) | CExpr::Row => true,
+            // Rule 12 past the row fails (`x.name.count`); a probe's field may leave a note.
+            CExpr::Field { name, probe, .. } => probe.is_none() && !matches!(&**name, "count" | "offset"),
+            CExpr::Attr { attr, .. } | CExpr::AttrCmp { attr, .. } => match attr {
+                A::ObjectId | A::ObjectAddress | A::UsedHeapSize | A::Length | A::DisplayName | A::Clazz | A::Heap | A::ClassLoader => true,
+                A::RetainedHeapSize => env.graph.is_some(),
+                A::SystemProperties | A::GcRoots | A::Inbounds | A::Outbounds => false,
+            },
+            CExpr::Classof(_)
+            | CExpr::Coalesce(_)
+            | CExpr::Nullif(..)
+            | CExpr::Bin { .. }
+            | CExpr::Not(_)
+            | CExpr::Neg(_)
+            | CExpr::Instanceof { .. }
+            | CExpr::InObjects { .. }
+            | CExpr::Case { .. }
+            | CExpr::Like { .. }
+            | CExpr::InValues { .. }
+            | CExpr::Index { .. } => true,
+            CExpr::Dominatorof(_) => env.graph.is_some(),
+            _ => false,
+        }
+    });
+    ok
+}
+
+/// The count of `ungrouped`'s rows (no DISTINCT, no ORDER BY): the same scan, in the same
+/// blocks and parts under a LIMIT (so that the rows whose outputs are checked are those a
+/// stream of the rows evaluates), each row's outputs checked (`OutputCheck`), none kept.
+fn count_ungrouped(env: &Env, q: &Post, names: &[String], input: &Input, filter: Option<&CExpr>, limit: Option<u64>) -> Result<u64, ExecError> {
+    let n = input.scan_len(env);
+    env.add_to_scan(n as u64);
+    let checks: Vec<(&str, OutputCheck)> = match q.outputs {
+        Some(outs) => outs
+            .iter()
+            .zip(names)
+            .map(|(e, name)| (name.as_str(), output_check(env, e)))
+            .filter(|(_, c)| !matches!(c, OutputCheck::Skip))
+            .collect(),
+        None => Vec::new(),
+    };
+    let max = env.max_cell_units;
+    let check = |cx: &Ctx| -> Result<(), ExecError> {
+        for (name, c) in &checks {
+            match c {
+                OutputCheck::Skip => {}
+                OutputCheck::TextBound(inner) => match inner.eval(env, cx)? {
+                    Value::Obj(o) => crate::eval::check_text_bound(env, o)?,
+                    v => crate::batch::check_value_length(name, &crate::eval::to_string_value(env, v)?, max)?,
+                },
+                OutputCheck::Eval(e) => {
+                    counted_eval();
+                    crate::batch::check_value_length(name, &e.eval(env, cx)?, max)?
+                }
+            }
+        }
+        Ok(())
+    };
+    let cap = limit.map(|l| l.min(usize::MAX as u64) as usize).unwrap_or(usize::MAX);
+    // Without a LIMIT every row is checked, whatever the blocks: one scan of the whole input.
+    let block = if limit.is_some() { BLOCK } else { n.max(1) };
+    let mut counted = 0usize;
+    let mut start = 0;
+    while start < n && counted < cap {
+        let end = (start + block).min(n);
+        let parts = par_scan(env, input, filter, start..end, || 0usize, |c, _, cx| {
+            check(cx)?;
+            *c += 1;
+            Ok(*c < cap)
+        })?;
+        counted = counted.saturating_add(parts.iter().sum());
+        start = end;
+    }
+    Ok(counted.min(cap) as u64)
 }
 
 /// The classes of the rows a source yields when known before they are read (for the field
@@ -245,7 +412,12 @@ impl Post<'_> {
         match self.outputs {
             Some(outs) => {
                 for (i, e) in outs.iter().enumerate() {
-                    row.push(if needed.is_none_or(|n| n[i]) { e.eval(env, cx)? } else { Value::Null });
+                    row.push(if needed.is_none_or(|n| n[i]) {
+                        counted_eval();
+                        e.eval(env, cx)?
+                    } else {
+                        Value::Null
+                    });
                 }
             }
             None => {
@@ -300,6 +472,7 @@ fn ungrouped(
     distinct: bool,
     limit: Option<u64>,
     mut emit: Option<Emit>,
+    skip: u64,
 ) -> Result<RowSet, ExecError> {
     // ORDER BY over rows that each come from one scan step: sort keys and steps, evaluate the
     // outputs after (`late.rs`); DISTINCT over columns and outputs with effects stay here.
@@ -338,6 +511,16 @@ fn ungrouped(
     let mut all = Produced::new(objects, outs, nkeys);
     let mut emitted = 0usize;
     let mut start = 0;
+    if streaming && skip > 0 {
+        // A seek: the rows before row `skip` are found by the filter alone, their outputs
+        // never evaluated; the rows from it on are counted from the result's start (the cap).
+        let k = skip.min(usize::MAX as u64) as usize;
+        if k >= cap {
+            return Ok(empty_rowset(objects, names));
+        }
+        start = seek(env, input, filter, n, k)?;
+        emitted = k;
+    }
     while start < n {
         let end = (start + block).min(n);
         let parts = par_scan(
@@ -377,6 +560,41 @@ fn ungrouped(
         return Ok(empty_rowset(objects, names));
     }
     Ok(all.finish(names, q.desc, distinct, limit))
+}
+
+/// The scan step of the row numbered `k` (from 0) of a scan's rows that pass `filter` (`n` when
+/// there are no more): the rows are counted a block at a time, then the block that holds row
+/// `k` is walked again to find it.
+fn seek(env: &Env, input: &Input, filter: Option<&CExpr>, n: usize, k: usize) -> Result<usize, ExecError> {
+    let mut seen = 0usize;
+    let mut start = 0;
+    while start < n {
+        let end = (start + BLOCK).min(n);
+        let parts = par_scan(env, input, filter, start..end, || 0usize, |c, _, _| {
+            *c += 1;
+            Ok(true)
+        })?;
+        let here: usize = parts.iter().sum();
+        if seen + here > k {
+            let mut left = k - seen;
+            let mut found = end;
+            crate::scan::scan_range(env, input, filter, start..end, None, &mut |i, _| {
+                if left == 0 {
+                    found = i;
+                    return Ok(false);
+                }
+                left -= 1;
+                Ok(true)
+            })?;
+            // Steps scanned twice, for the progress's total: this block's up to row `k` (walked
+            // again), and from it to the block's end (the rows' scan goes on from row `k`).
+            env.add_to_scan((end - start) as u64);
+            return Ok(found);
+        }
+        seen += here;
+        start = end;
+    }
+    Ok(n)
 }
 
 fn empty_rowset(objects: bool, names: Vec<String>) -> RowSet {

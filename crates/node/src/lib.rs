@@ -32,7 +32,7 @@ pub use stream_gate::*;
 use napi_derive::napi;
 
 /// Bumped whenever the shape of this door changes; `ts/native` refuses a binary that differs.
-pub const NATIVE_API_VERSION: u32 = 20;
+pub const NATIVE_API_VERSION: u32 = 21;
 
 #[napi]
 pub fn native_api_version() -> u32 {

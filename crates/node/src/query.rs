@@ -172,6 +172,7 @@ pub struct JsStreamEnd {
 pub struct StreamTask {
     state: Arc<SharedState>,
     plan: String,
+    skip: u64,
     batch_rows: usize,
     on_batch: Arc<BatchCallback>,
     cancel: Option<Arc<AtomicBool>>,
@@ -194,14 +195,15 @@ impl Task for StreamTask {
             let mut failed: Option<Error> = None;
             let mut sent: u64 = 0;
             let progress = self.progress.clone();
+            let skip = self.skip;
             let end = with_context(&self.state, &plan, self.cancel.clone(), |ctx| {
                 let ctx = match progress {
                     Some(p) => ctx.clone().with_progress(p),
                     None => ctx.clone(),
                 };
-                heapql_exec::execute_stream(&ctx, &plan, self.batch_rows, &mut |batch| {
+                heapql_exec::execute_stream_from(&ctx, &plan, self.skip, self.batch_rows, &mut |batch| {
                     let rows = batch.row_count as u64;
-                    let js = match to_js(batch, sent) {
+                    let js = match to_js(batch, skip + sent) {
                         Ok(js) => js,
                         Err(e) => {
                             failed = Some(e);
@@ -245,11 +247,14 @@ impl HeapHandle {
 
     /// Runs a plan and calls `onBatch` with batches of `batchRows` rows as they are produced;
     /// with a `gate`, at most its number of batches ahead of the reader's `release()` calls.
-    /// `onProgress` is told the objects scanned so far (phase `query`), as `execute`'s.
+    /// `onProgress` is told the objects scanned so far (phase `query`), as `execute`'s. With
+    /// `skip`, the result's rows from row `skip` (from 0) on (`heapql_exec::execute_stream_from`:
+    /// a plain select seeks there without evaluating the outputs of the rows before it).
     #[napi(
-        ts_args_type = "plan: string, batchRows: number, onBatch: (batch: JsBatch) => void, cancel?: CancelToken | null, gate?: StreamGate | null, onProgress?: ((event: ProgressEvent) => void) | null",
+        ts_args_type = "plan: string, batchRows: number, onBatch: (batch: JsBatch) => void, cancel?: CancelToken | null, gate?: StreamGate | null, onProgress?: ((event: ProgressEvent) => void) | null, skip?: number | null",
         ts_return_type = "Promise<JsStreamEnd>"
     )]
+    #[allow(clippy::too_many_arguments)]
     pub fn execute_stream(
         &self,
         plan: String,
@@ -258,15 +263,61 @@ impl HeapHandle {
         cancel: Option<&CancelToken>,
         gate: Option<&StreamGate>,
         on_progress: Option<ProgressCallback>,
+        skip: Option<f64>,
     ) -> Result<AsyncTask<StreamTask>> {
+        let skip = match skip {
+            None => 0,
+            Some(s) if s >= 0.0 && s.fract() == 0.0 && s <= 9007199254740991.0 => s as u64,
+            Some(s) => return Err(coded("ERR_ARGUMENT", format!("skip must be a whole number of rows, at least 0, not {s}"))),
+        };
         Ok(AsyncTask::new(StreamTask {
             state: self.state()?,
             plan,
+            skip,
             batch_rows: batch_rows as usize,
             on_batch: Arc::new(on_batch),
             cancel: cancel.map(|c| c.flag.clone()),
             gate: gate.map(|g| g.inner.clone()),
             progress: progress_fn(on_progress),
         }))
+    }
+
+    /// How many rows a plan's result has, none converted nor handed over
+    /// (`heapql_exec::execute_count`: a plain select evaluates of its outputs only what could
+    /// fail). `onProgress` is told the objects scanned so far (phase `query`). Cancelled:
+    /// ERR_CANCELLED.
+    #[napi(
+        ts_args_type = "plan: string, cancel?: CancelToken | null, onProgress?: ((event: ProgressEvent) => void) | null",
+        ts_return_type = "Promise<number>"
+    )]
+    pub fn execute_count(&self, plan: String, cancel: Option<&CancelToken>, on_progress: Option<ProgressCallback>) -> Result<AsyncTask<CountTask>> {
+        Ok(AsyncTask::new(CountTask { state: self.state()?, plan, cancel: cancel.map(|c| c.flag.clone()), progress: progress_fn(on_progress) }))
+    }
+}
+
+pub struct CountTask {
+    state: Arc<SharedState>,
+    plan: String,
+    cancel: Option<Arc<AtomicBool>>,
+    progress: Option<heapql_heap::ProgressFn>,
+}
+
+impl Task for CountTask {
+    type Output = u64;
+    type JsValue = f64;
+
+    fn compute(&mut self) -> Result<u64> {
+        catch_panic("counting the query's rows", || {
+            let plan = heapql_exec::parse_plan(&self.plan).map_err(exec_error)?;
+            let progress = self.progress.clone();
+            with_context(&self.state, &plan, self.cancel.clone(), |ctx| match progress {
+                Some(p) => heapql_exec::execute_count(&ctx.clone().with_progress(p), &plan).map_err(exec_error),
+                None => heapql_exec::execute_count(ctx, &plan).map_err(exec_error),
+            })
+        })
+    }
+
+    fn resolve(&mut self, _env: Env, rows: u64) -> Result<f64> {
+        Ok(rows as f64)
     }
 }
