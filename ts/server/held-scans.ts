@@ -1,6 +1,6 @@
 /**
  * Scans the server holds open for clients that are not reading. A scan paused for its reader
- * holds one of the addon's worker threads (libuv's pool: 4 threads, which the analysis, every
+ * holds one of the addon's worker threads (libuv's pool: 4 threads by default, which the analysis, every
  * query and every look-up also run on): four clients that stopped reading a streamed answer
  * (`curl … /stream | less`, a script that forgot its response) held them all, and every other
  * request of every client waited for ever.
@@ -8,8 +8,8 @@
  * So the server keeps at most HELD_MAX such scans: a paged result's cursor whose scan is
  * paused, and a streamed answer (`POST /stream`, a long `POST /query`) whose client has read
  * nothing for STALL_MS. Past that, the one waiting longest is stopped (a cursor is closed; a
- * stream ends with an error line, a long `/query` body breaks off), so that two threads always
- * stay for the analysis and the other requests.
+ * stream ends with an error line, a long `/query` body breaks off), so that half the pool's
+ * threads always stay for the analysis and the other requests.
  */
 /**
  * The scans are kept per server: by its context (context.ts `ServerContext`, which takes its
@@ -17,8 +17,21 @@
  */
 type ServerKey = object;
 
-/** Paused scans kept at once (the pool has 4 threads: two stay free). */
-export const HELD_MAX = 2;
+/**
+ * The size of libuv's thread pool, which the addon's work runs on: `UV_THREADPOOL_SIZE` as libuv
+ * reads it at start-up (a whole number, at most 1024), else its default of 4.
+ */
+export function threadPoolSize(env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number.parseInt(env.UV_THREADPOOL_SIZE ?? '', 10);
+  return Number.isFinite(n) && n > 0 ? Math.min(n, 1024) : 4;
+}
+
+/**
+ * Paused scans kept at once: half the pool, so that the other half stays free for the analysis
+ * and the other requests (2 of the default 4 threads). At least one, or no paged result could
+ * pause at all: with a pool of one thread, that one paused scan holds it.
+ */
+export const HELD_MAX = Math.max(1, Math.floor(threadPoolSize() / 2));
 /** A streamed answer whose client read nothing this long counts as held. */
 export const STALL_MS = 1000;
 
