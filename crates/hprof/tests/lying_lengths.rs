@@ -409,3 +409,27 @@ fn a_fixed_length_record_swallowing_the_next_record_is_corrupt() {
         assert!(reason.contains("The file is not cut short"), "{reason}");
     }
 }
+
+/// A UTF8 record's tag byte damaged into HEAP DUMP END (which holds no bytes): its length still
+/// leads to the next record, but no record resumes where a HEAP DUMP END ends. The string is
+/// lost; a warning says so and names the record, rather than nothing.
+#[test]
+fn a_record_longer_than_its_kind_whose_tag_is_damaged_is_named_in_a_warning() {
+    let mut w = Writer::new("JAVA PROFILE 1.0.2", 8, 0);
+    w.utf8(0x7f00_1000, "java.lang.String");
+    let at = w.buf.len();
+    w.utf8(0x7f00_1010, "java.lang.Object");
+    w.load_class(1, 0x1000, 0x7f00_1010);
+    let mut b = Body::new(8);
+    b.root(sub::ROOT_STICKY_CLASS, 0x1000);
+    w.heap_dump_segment(&b);
+    w.heap_dump_end();
+    let mut bad = w.finish();
+    bad[at] = tag::HEAP_DUMP_END;
+    let (warnings, _) = read_all(&bad).unwrap();
+    let len = 8 + "java.lang.Object".len();
+    assert!(
+        warnings.iter().any(|m| m.contains(&format!("the HEAP DUMP END record at byte offset {at} holds {len} bytes, but its kind and counts give it 0: its tag or counts are probably damaged"))),
+        "{warnings:?}"
+    );
+}
