@@ -455,6 +455,26 @@ describe('heapql cache list and clear', () => {
     expect((await heapql(['cache', 'list', '--cache-dir', dir])).stdout).toContain('(empty)');
   });
 
+  it('lists and clears an entry whose meta.json is lost and whose file is cut short', async () => {
+    const dir = freshDir();
+    await heapql(['query', known, '--query', STRINGS, '--cache-dir', dir]);
+    const index = cacheFiles(dir).find((f) => f.endsWith('index.hqc'))!;
+    const entry = path.dirname(index);
+    rmSync(path.join(entry, 'meta.json'));
+    writeFileSync(index, readFileSync(index).subarray(0, 100));
+
+    const list = await heapql(['cache', 'list', '--cache-dir', dir]);
+    expect(list.code, list.stderr).toBe(0);
+    const lines = list.stdout.split('\n');
+    expect(lines[1]).toMatch(
+      new RegExp(`^${entry.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(damaged: no dump named; its meta\\.json is lost and its files' headers are damaged\\)  100 B  used \\d+ s ago  \\[index\\]$`),
+    );
+    const clear = await heapql(['cache', 'clear', '--cache-dir', dir]);
+    expect(clear.code, clear.stderr).toBe(0);
+    expect(clear.stdout.split('\n')[0]).toBe('removed 1 cache entry (100 B)');
+    expect(existsSync(entry)).toBe(false);
+  });
+
   it('uses HEAPQL_CACHE_DIR when no directory is given', async () => {
     const list = await heapql(['cache', 'list']);
     expect(list.stdout.split('\n')[0]).toBe(`cache: ${process.env.HEAPQL_CACHE_DIR}`);

@@ -103,7 +103,11 @@ const listCommand = defineCommand({
     for (const e of entries) {
       const which = e.dumpNumber !== null && e.dumpNumber > 0 ? ` (dump ${e.dumpNumber + 1})` : '';
       const parts = e.files.map((f) => f.split('.')[0]).filter((f, i, all) => all.indexOf(f) === i);
-      const dump = e.dump ?? `${e.dir} (unfinished: no dump named; its writer died before writing meta.json)`;
+      const dump =
+        e.dump ??
+        (e.files.length > 0
+          ? `${e.dir} (damaged: no dump named; its meta.json is lost and its files' headers are damaged)`
+          : `${e.dir} (unfinished: no dump named; its writer died before writing meta.json)`);
       process.stdout.write(`${dump}${which}  ${formatBytes(e.bytes)}  used ${formatAge(now - e.lastUsedMs)} ago  [${parts.join(', ')}]\n`);
       for (const l of e.leftovers) process.stdout.write(`  ${describeLeftover(l)}\n`);
     }

@@ -244,7 +244,7 @@ impl Cache {
         // named their dump, or ones whose files all went): nothing in them is of use. They go
         // whole, but for what a live writer is at.
         entries.retain_mut(|e| {
-            if !e.files.is_empty() || e.dir == keep {
+            if (!e.files.is_empty() && e.meta.is_some()) || e.dir == keep {
                 return true;
             }
             match remove_entry(e) {
@@ -385,6 +385,8 @@ fn entry_info(dir: &Path) -> Option<EntryInfo> {
     // Only what a writer makes: locks, leftovers, `meta.json` (a directory holding anything
     // else is taken for an entry only when its metadata or a cache file names it).
     let mut writers_only = true;
+    // Only what the cache makes: that, and cache files (whole or damaged).
+    let mut ours_only = true;
     for f in std::fs::read_dir(dir).ok()?.flatten() {
         let m = f.metadata().ok();
         let len = m.as_ref().map_or(0, |m| m.len());
@@ -392,14 +394,19 @@ fn entry_info(dir: &Path) -> Option<EntryInfo> {
         let name = f.file_name().to_string_lossy().to_string();
         let plain = m.as_ref().is_some_and(|m| m.is_file());
         if let Some(l) = leftover(dir, &name, len) {
-            writers_only &= plain && l.pid.is_some();
+            let writers = plain && l.pid.is_some();
+            writers_only &= writers;
+            ours_only &= writers;
             leftovers.push(l);
         } else if name.ends_with(".hqc") {
             writers_only = false;
+            ours_only &= plain;
             newest = newest.max(m.and_then(|m| m.modified().ok()));
             files.push(name);
         } else {
-            writers_only &= plain && (name.ends_with(".lock") || name == "meta.json");
+            let writers = plain && (name.ends_with(".lock") || name == "meta.json");
+            writers_only &= writers;
+            ours_only &= writers;
         }
     }
     files.sort();
@@ -420,6 +427,12 @@ fn entry_info(dir: &Path) -> Option<EntryInfo> {
             // Nothing in place names the dump: an unfinished entry, named by the text its
             // writer left in `meta.json.tmp.<pid>` when that is whole, else of an unknown dump.
             None if writers_only && is_entry_dir_name(dir) => meta_from_leftovers(dir, &leftovers),
+            // Cache files whose headers are damaged too (cut short, a flipped byte): nothing
+            // names the dump, and `meta.json` is written before any file, so the files are
+            // damage no run can use. Listed with no dump, cleared and evicted first, rather
+            // than left on disk unseen and uncounted for ever. (A whole file naming another
+            // directory's dump is no damage: that directory is left alone.)
+            None if ours_only && is_entry_dir_name(dir) && files.iter().all(|f| read_key(&dir.join(f)).is_none()) => None,
             None => return None,
         },
     };

@@ -341,6 +341,50 @@ fn an_entry_whose_meta_json_is_lost_or_damaged_is_still_listed_cleared_and_cappe
     assert!(moved.exists());
 }
 
+/// `meta.json` lost and the header of every cache file damaged too (cut short, a flipped
+/// byte): nothing names the dump, but the directory is an entry's and holds only the cache's
+/// files. It is listed (no dump named), cleared, and evicted before any other entry, rather
+/// than left on disk unseen by `cache list`, `cache clear` and the cap.
+#[test]
+fn an_entry_whose_meta_json_is_lost_and_files_are_damaged_is_listed_cleared_and_evicted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dumps = two_dumps(tmp.path());
+    let cache = Cache::new(tmp.path().join("cache"), Some(1 << 30));
+    let first = cache.entry(&dumps[0], 0, "t").unwrap();
+    let second = cache.entry(&dumps[1], 0, "t").unwrap();
+    for damage in ["cut", "flip"] {
+        write_index(&second);
+        std::fs::remove_file(second.dir().join("meta.json")).unwrap();
+        let f = index_file(&second);
+        let mut bytes = std::fs::read(&f).unwrap();
+        match damage {
+            "cut" => bytes.truncate(100),
+            _ => bytes[30] ^= 1,
+        }
+        std::fs::write(&f, &bytes).unwrap();
+        let listed = cache.list();
+        let found = listed.iter().find(|x| x.dir == second.dir()).unwrap_or_else(|| panic!("{damage}: not listed: {listed:?}"));
+        assert!(found.meta.is_none() && found.bytes >= bytes.len() as u64, "{damage}: {found:?}");
+        assert_eq!(cache.clear(None).unwrap().entries, 1, "{damage}");
+        assert!(!second.dir().exists(), "{damage}");
+    }
+    // Evicted by the next write, whatever the cap.
+    write_index(&second);
+    std::fs::remove_file(second.dir().join("meta.json")).unwrap();
+    std::fs::write(index_file(&second), b"HEAPQLC\0damaged").unwrap();
+    assert!(matches!(write_index(&first), Written::Done(_)));
+    assert!(!second.dir().exists(), "kept: {:?}", names_in(second.dir()));
+    assert_eq!(cache.list().len(), 1);
+    // A directory named as an entry but holding another file is left alone.
+    write_index(&second);
+    std::fs::remove_file(second.dir().join("meta.json")).unwrap();
+    std::fs::write(index_file(&second), b"damaged").unwrap();
+    std::fs::write(second.dir().join("notes.txt"), b"mine").unwrap();
+    assert_eq!(cache.list().len(), 1);
+    assert_eq!(cache.clear(None).unwrap().entries, 1);
+    assert!(second.dir().join("notes.txt").exists());
+}
+
 #[test]
 fn a_lost_meta_json_still_counts_against_the_cap() {
     let tmp = tempfile::tempdir().unwrap();

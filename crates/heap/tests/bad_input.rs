@@ -33,7 +33,7 @@ fn empty_random_text_and_cut_header_are_not_hprof() {
         ("text", b"hello, this is a text file\n".to_vec(), "no 'JAVA PROFILE"),
         ("cut in name", b"JAVA PROF".to_vec(), "ends inside"),
         ("cut after name", b"JAVA PROFILE 1.0.2\0\0\0".to_vec(), "ends inside the header"),
-        ("bad id size", [&b"JAVA PROFILE 1.0.2\0"[..], &3u32.to_be_bytes(), &[0u8; 8]].concat(), "identifier size 3 is not 4 or 8"),
+        ("bad id size", [&b"JAVA PROFILE 1.0.2\0"[..], &3u32.to_be_bytes(), &[0u8; 8]].concat(), "identifier size 3 at byte offset 19 is not 4 or 8: the header is damaged"),
         ("unknown version", [&b"JAVA PROFILE 9.9\0"[..], &8u32.to_be_bytes(), &[0u8; 8]].concat(), "unknown format version"),
     ];
     for (what, bytes, want) in cases {
@@ -108,9 +108,33 @@ fn sub_record_overrunning_its_segment_is_corrupt() {
         HeapError::Corrupt { offset, ref reason, .. } => {
             assert_eq!(offset, seg_at as u64);
             assert!(reason.contains("runs past the end of its segment"), "{reason}");
+            // What is damaged, and what to do: the segment is whole in the file, not cut.
+            assert!(
+                reason.contains(&format!("the heap data of the HEAP DUMP SEGMENT record at byte offset {} is damaged here or in the sub-record before it", seg_at - 9)),
+                "{reason}"
+            );
+            assert!(reason.contains("The file is not cut short") && reason.contains("take a new heap dump"), "{reason}");
         }
         _ => unreachable!(),
     }
+}
+
+/// A class dump whose instance field type byte is no type: the error names the byte that holds
+/// it, not only the class dump, and says what to do.
+#[test]
+fn class_dump_field_of_no_type_names_its_byte() {
+    let mut w = Writer::new("JAVA PROFILE 1.0.2", 8, 0);
+    let mut seg = Body::new(8);
+    seg.u1(0x20).id(0x1000).u4(0).id(0).id(0).id(0).id(0).id(0).id(0).u4(16).u2(0).u2(0).u2(1).id(0x7f00).u1(3);
+    let seg_at = w.buf.len() + 9;
+    let type_at = seg_at + seg.b.len() - 1;
+    w.heap_dump_segment(&seg);
+    w.heap_dump_end();
+    let e = open_bytes(&w.finish()).err().unwrap();
+    assert_eq!(e.code(), "ERR_CORRUPT");
+    let r = reason(&e);
+    assert!(r.contains(&format!("class dump at byte offset {seg_at}: an instance field has invalid type code 3 at byte offset {type_at}")), "{r}");
+    assert!(r.contains("take a new heap dump"), "{r}");
 }
 
 #[test]

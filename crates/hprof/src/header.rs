@@ -67,7 +67,7 @@ pub fn parse_header(b: &[u8]) -> Result<Header, String> {
     }
     let id_size = crate::types::be_u32(b, p);
     if id_size != 4 && id_size != 8 {
-        return Err(format!("identifier size {id_size} is not 4 or 8"));
+        return Err(format!("identifier size {id_size} at byte offset {p} is not 4 or 8: the header is damaged, or the file was not written by a JVM; copy it again from where the dump was taken, or take a new heap dump"));
     }
     let timestamp_ms = crate::types::be_u64(b, p + 4);
     Ok(Header { format, id_size, timestamp_ms, records_start: (p + 12) as u64 })

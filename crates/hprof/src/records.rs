@@ -331,6 +331,35 @@ fn own_length_lies(pos: u64, t: u8, len: u64, left: u64, held: u64, total: u64) 
     }
 }
 
+/// Does the walk go on at `p` as if nothing were wrong: the end of the data, or a believable
+/// header of a known kind?
+fn next_reads(cur: &mut Cursor<'_>, p: u64, total: u64, ids: u64) -> bool {
+    if p == total {
+        return true;
+    }
+    let h = cur.get(p, 9);
+    if h.len() < 9 || !tag::is_known(h[0]) {
+        return false;
+    }
+    let (t, len) = (h[0], be_u32(h, 5) as u64);
+    believable(cur, p, t, len, ids)
+}
+
+/// The error for the small record at `pos` (tag `t`) whose length `len`, within the file, is
+/// not the `held` bytes its kind and counts give it, whole records following after `held`.
+fn wrong_small_length(pos: u64, t: u8, len: u64, held: u64, total: u64) -> Error {
+    let q = pos + 9 + held;
+    Error::Corrupt {
+        offset: pos,
+        reason: format!(
+            "the record at byte offset {pos} ({}) claims {len} bytes, but its kind and counts give it {held}; its length is wrong: records resume at byte offset {q}, as if it held {held} bytes ({}). {}",
+            kind(t),
+            if len > held { format!("read by its length it would swallow the {} bytes after that, records among them", len - held) } else { format!("read by its length the next record would start {} bytes inside its body", held - len) },
+            not_cut(total)
+        ),
+    }
+}
+
 /// Walks every top-level record. Never fails on truncation (that is a warning); fails when
 /// cancelled, and with `Corrupt` when a record's length is wrong in the middle of the file:
 /// what follows it is no record (an unknown tag that leads nowhere, or a length that is
@@ -481,6 +510,30 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
                 return Err(length_lies(zero, p_off, &what, q, total));
             }
             return Err(length_lies((p_off, p_tag, p_len), pos, &what, q, total));
+        }
+        // A small record of a fixed or counted kind whose length is not the one its kind and
+        // counts give, while whole records follow where that length ends it: its length lies.
+        // Read by its length, it would swallow the records after it (or end inside the next
+        // one) with no sign, when its whole body fits in the file and the walk goes on.
+        // (When what follows its length is no record, the check above on the next record says
+        // so, naming what it found there.)
+        if len <= left && t != tag::UTF8 && t != tag::HEAP_DUMP && t != tag::HEAP_DUMP_SEGMENT && next_reads(&mut cur, body + len, total, ids as u64) {
+            if let Some(n) = exact_len(&mut cur, body, t, ids as u64).filter(|&n| n != len) {
+                if true_end(&mut cur, body, t, total, ids as u64).is_some() {
+                    return Err(wrong_small_length(pos, t, len, n, total));
+                }
+                if len > n {
+                    // Its length leads to the next record but is not its kind's: its tag (or a
+                    // count in it) is damaged, the record most likely another kind's.
+                    out.warnings.push(Warning {
+                        offset: pos,
+                        message: format!(
+                            "the {} record at byte offset {pos} holds {len} bytes, but its kind and counts give it {n}: its tag or counts are probably damaged (it may be a record of another kind, whose content is then missing from every answer); its first {n} bytes are read as its kind, the rest skipped; copy the dump again from where it was taken",
+                            kind(t)
+                        ),
+                    });
+                }
+            }
         }
         let mut truncated = false;
         if (t == tag::HEAP_DUMP || t == tag::HEAP_DUMP_SEGMENT) && len == 0 && body < total && !plausible_record(&mut cur, body, total) {

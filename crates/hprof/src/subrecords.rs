@@ -104,7 +104,7 @@ fn parse_class_dump(b: &[u8], offset: u64, id: u32) -> Parse {
             return Parse::Need(p + 3);
         }
         let Some(ty) = BasicType::from_code(b[p + 2]) else {
-            return Parse::Bad(format!("constant pool entry of class dump has invalid type code {}", b[p + 2]));
+            return Parse::Bad(format!("a constant pool entry has invalid type code {} at byte offset {}", b[p + 2], offset + p as u64 + 2));
         };
         p += 3 + ty.file_size(id) as usize;
     }
@@ -120,7 +120,7 @@ fn parse_class_dump(b: &[u8], offset: u64, id: u32) -> Parse {
         }
         let name_id = be_id(b, p, id);
         let Some(ty) = BasicType::from_code(b[p + ids]) else {
-            return Parse::Bad(format!("static field of class dump has invalid type code {}", b[p + ids]));
+            return Parse::Bad(format!("a static field has invalid type code {} at byte offset {}", b[p + ids], offset + (p + ids) as u64));
         };
         p += ids + 1;
         let w = ty.file_size(id) as usize;
@@ -142,7 +142,7 @@ fn parse_class_dump(b: &[u8], offset: u64, id: u32) -> Parse {
     for _ in 0..nf {
         let name_id = be_id(b, p, id);
         let Some(ty) = BasicType::from_code(b[p + ids]) else {
-            return Parse::Bad(format!("instance field of class dump has invalid type code {}", b[p + ids]));
+            return Parse::Bad(format!("an instance field has invalid type code {} at byte offset {}", b[p + ids], offset + (p + ids) as u64));
         };
         fields.push((name_id, ty));
         p += ids + 1;
@@ -244,7 +244,17 @@ fn scan_with<V: SubVisitor, const ID: u32>(cur: &mut Cursor<'_>, seg: &Segment, 
                 }),
             })
         } else {
-            Err(Error::Corrupt { offset: p, reason: what })
+            // The segment is whole in the file: its bytes were damaged, here or in the sub-record
+            // before (a damaged tag or length reads the bytes after it as the next one).
+            Err(Error::Corrupt {
+                offset: p,
+                reason: format!(
+                    "{what}; the heap data of the {} record at byte offset {} is damaged here or in the sub-record before it. {}",
+                    crate::records::kind(cur.get(seg.offset - 9, 1).first().copied().unwrap_or(0)),
+                    seg.offset - 9,
+                    crate::records::not_cut(cur.len())
+                ),
+            })
         }
     };
     while p < end {
@@ -256,7 +266,7 @@ fn scan_with<V: SubVisitor, const ID: u32>(cur: &mut Cursor<'_>, seg: &Segment, 
         let room = end - p;
         let h = cur.get(p, (2 * ids + 10).min(room) as usize);
         let Some(&t) = h.first() else {
-            return stop(cur, p, format!("the data ends at byte offset {p}, inside a segment that should run to {end}"));
+            return stop(cur, p, format!("the data ends at byte offset {p}, inside a segment that should run to byte offset {end}"));
         };
         // Size of the fixed part each tag needs before its length can be known.
         let (fixed, size): (u64, u64) = match t {
@@ -278,21 +288,21 @@ fn scan_with<V: SubVisitor, const ID: u32>(cur: &mut Cursor<'_>, seg: &Segment, 
             sub::INSTANCE_DUMP => {
                 let f = 1 + 2 * ids + 8;
                 if (h.len() as u64) < f {
-                    return stop(cur, p, format!("instance dump header at byte offset {p} is cut by the end of its segment at {end}"));
+                    return stop(cur, p, format!("instance dump header at byte offset {p} is cut by the end of its segment at byte offset {end}"));
                 }
                 (f, f + be_u32(h, (1 + 2 * ids + 4) as usize) as u64)
             }
             sub::OBJ_ARRAY_DUMP => {
                 let f = 1 + 2 * ids + 8;
                 if (h.len() as u64) < f {
-                    return stop(cur, p, format!("object array header at byte offset {p} is cut by the end of its segment at {end}"));
+                    return stop(cur, p, format!("object array header at byte offset {p} is cut by the end of its segment at byte offset {end}"));
                 }
                 (f, f + be_u32(h, (1 + ids + 4) as usize) as u64 * ids)
             }
             sub::PRIM_ARRAY_DUMP | sub::PRIM_ARRAY_NODATA => {
                 let f = 1 + ids + 9;
                 if (h.len() as u64) < f {
-                    return stop(cur, p, format!("primitive array header at byte offset {p} is cut by the end of its segment at {end}"));
+                    return stop(cur, p, format!("primitive array header at byte offset {p} is cut by the end of its segment at byte offset {end}"));
                 }
                 let code = h[(1 + ids + 8) as usize];
                 let Some(ty) = BasicType::from_code(code).filter(|t| *t != BasicType::Object) else {
@@ -314,7 +324,7 @@ fn scan_with<V: SubVisitor, const ID: u32>(cur: &mut Cursor<'_>, seg: &Segment, 
                         }
                         Parse::Need(n) if (n as u64) <= room => want = (n as u64).max(want * 2).min(room),
                         Parse::Need(_) => {
-                            return stop(cur, p, format!("class dump at byte offset {p} runs past the end of its segment at {end}"));
+                            return stop(cur, p, format!("class dump at byte offset {p} runs past the end of its segment at byte offset {end}"));
                         }
                         Parse::Bad(why) => return stop(cur, p, format!("class dump at byte offset {p}: {why}")),
                     }

@@ -372,3 +372,64 @@ fn segments_with_damaged_tags_are_named_only_among_the_first_unknown_records() {
     assert_eq!(more.len(), 1);
     assert!(more[0].message.contains("…and 10 more records of unknown kinds skipped (30 in all"), "{:?}", more);
 }
+
+/// A LOAD CLASS record (always 8 + 2 ids = 24 bytes here) whose length grew by exactly the size
+/// of the next record: read by its length the walk lands on a whole record and goes on, the
+/// class loaded by the swallowed record silently lost. Its kind gives its true length and
+/// whole records follow there: the length lies. Likewise a TRACE longer than its frame count
+/// by one record, and one at the end of the data swallowing the heap dump end record.
+#[test]
+fn a_fixed_length_record_swallowing_the_next_record_is_corrupt() {
+    let mut w = Writer::new("JAVA PROFILE 1.0.2", 8, 0);
+    w.utf8(0x7f00_1000, "java.lang.String");
+    w.utf8(0x7f00_1010, "java.lang.Object");
+    let first = w.buf.len();
+    w.load_class(1, 0x1000, 0x7f00_1010);
+    w.load_class(2, 0x1100, 0x7f00_1000);
+    w.load_class(3, 0x1200, 0x7f00_1000);
+    let trace = w.buf.len();
+    w.trace(7, 1, &[]);
+    w.trace(8, 1, &[]);
+    w.trace(9, 1, &[]);
+    let mut b = Body::new(8);
+    b.root(sub::ROOT_STICKY_CLASS, 0x1000);
+    w.heap_dump_segment(&b);
+    w.heap_dump_end();
+    w.trace(10, 1, &[]);
+    let good = w.finish();
+    assert!(read_all(&good).unwrap().0.is_empty());
+    let end = good.len() - 21 - 9;
+    for (at, kind, true_len, lie) in [(first, "LOAD CLASS", 24u32, 24 + 9 + 24), (trace, "TRACE", 12, 12 + 9 + 12), (end, "HEAP DUMP END", 0, 21)] {
+        let mut bad = good.clone();
+        set_len(&mut bad, at, lie);
+        let (off, reason) = corrupt(walk_bytes(&bad));
+        assert_eq!(off, at as u64, "{reason}");
+        assert!(reason.contains(&format!("the record at byte offset {at} ({kind}) claims {lie} bytes, but its kind and counts give it {true_len}")), "{reason}");
+        assert!(reason.contains(&format!("records resume at byte offset {}, as if it held {true_len} bytes", at + 9 + true_len as usize)), "{reason}");
+        assert!(reason.contains("The file is not cut short"), "{reason}");
+    }
+}
+
+/// A UTF8 record's tag byte damaged into HEAP DUMP END (which holds no bytes): its length still
+/// leads to the next record, but no record resumes where a HEAP DUMP END ends. The string is
+/// lost; a warning says so and names the record, rather than nothing.
+#[test]
+fn a_record_longer_than_its_kind_whose_tag_is_damaged_is_named_in_a_warning() {
+    let mut w = Writer::new("JAVA PROFILE 1.0.2", 8, 0);
+    w.utf8(0x7f00_1000, "java.lang.String");
+    let at = w.buf.len();
+    w.utf8(0x7f00_1010, "java.lang.Object");
+    w.load_class(1, 0x1000, 0x7f00_1010);
+    let mut b = Body::new(8);
+    b.root(sub::ROOT_STICKY_CLASS, 0x1000);
+    w.heap_dump_segment(&b);
+    w.heap_dump_end();
+    let mut bad = w.finish();
+    bad[at] = tag::HEAP_DUMP_END;
+    let (warnings, _) = read_all(&bad).unwrap();
+    let len = 8 + "java.lang.Object".len();
+    assert!(
+        warnings.iter().any(|m| m.contains(&format!("the HEAP DUMP END record at byte offset {at} holds {len} bytes, but its kind and counts give it 0: its tag or counts are probably damaged"))),
+        "{warnings:?}"
+    );
+}
