@@ -272,10 +272,12 @@ fn cannot_fail(env: &Env, e: &CExpr) -> bool {
                 A::RetainedHeapSize => env.graph.is_some(),
                 A::SystemProperties | A::GcRoots | A::Inbounds | A::Outbounds => false,
             },
+            // `+` concatenates when a side is a text or a String object: its length is the
+            // String's, which a cell may not hold. The other operators give numbers or booleans.
+            CExpr::Bin { op, .. } => !matches!(op, crate::plan::BinOp::Add),
             CExpr::Classof(_)
             | CExpr::Coalesce(_)
             | CExpr::Nullif(..)
-            | CExpr::Bin { .. }
             | CExpr::Not(_)
             | CExpr::Neg(_)
             | CExpr::Instanceof { .. }

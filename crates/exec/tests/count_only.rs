@@ -113,6 +113,7 @@ fn the_count_fails_where_the_rows_fail() {
         ("toString", strings(json!({"output": columns(&[("t", to_string())])})), true),
         ("toString of short Strings", strings(json!({"filter": bin("<=", attr(row(), "length"), lit(json!(5))), "output": columns(&[("t", to_string())])})), false),
         ("a text made too long", point(json!({"output": columns(&[("t", bin("+", lit(json!("abcd")), call("toString", vec![x()])))])})), true),
+        ("a String object concatenated", strings(json!({"output": columns(&[("t", bin("+", row(), lit(json!(""))))])})), true),
         ("a text that fits", point(json!({"filter": bin("<", x(), lit(json!(10))), "output": columns(&[("t", bin("+", lit(json!("abcd")), call("toString", vec![x()])))])})), false),
     ];
     for (what, q, fails) in cases {
