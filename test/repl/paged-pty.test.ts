@@ -3,9 +3,9 @@
  * (20,437 objects), its query paced by the test (held-repl.mjs: the stream held after its first
  * batch, each count before it starts, until SIGUSR2): the first rows are on the screen while the
  * query's stream is held; the progress display says the rest is loaded, then counted; the total
- * comes after the count; !count does not count again, and !tail loads the rest from the same
- * scan. Ctrl-C while the rest is loaded or counted stops that and keeps the rows shown; !count
- * and !tail then count and load (Ctrl-C stops them too), from the scan kept open.
+ * comes after the count; !count does not count again, and !tail reads only the last rows (a
+ * stream of the query from there). Ctrl-C while the rest is loaded or counted stops that and
+ * keeps the rows shown; !count then counts and !tail seeks (Ctrl-C stops them too).
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -52,7 +52,7 @@ function release(t: Terminal, kind: 'rows' | 'count'): void {
 /** The ids in the table lines of `text` (`  123 |  16`). */
 const tableIds = (text: string) => [...text.matchAll(/^ *(\d+) \| +\d+ *$/gm)].map((m) => Number(m[1]));
 
-it('shows the first rows while the scan is held, says the rest is loaded and counted, then the count; !count and !tail use that scan', async () => {
+it('shows the first rows while the scan is held, says the rest is loaded and counted, then the count; !count uses that scan, !tail seeks to the last rows', async () => {
   const t = start();
   let at = await t.waitFor('oql> ');
   t.type(`${ALL}\r`);
@@ -77,21 +77,28 @@ it('shows the first rows while the scan is held, says the rest is loaded and cou
   // Counted already: no second count.
   t.type('!count\r');
   at = await t.waitFor(`${ROWS} rows\n`, at, '[held');
-  // The rest comes from the scan kept open (no stream opened again), to the last row.
+  // The last rows come from a seek: a stream of the query from row ROWS - 2, the rows between
+  // never loaded (its one batch is all it reads: no hold, which comes before a second).
   t.type('!tail 2\r');
+  at = await t.waitFor('[stream 2]', at, '(2 rows)');
   const tail = await t.waitFor('(2 rows)', at, '[held');
   expect(tableIds(t.screen.slice(at, tail))).toEqual(ids.slice(-2));
-  expect(t.screen).not.toContain('[stream 2]');
+  expect(t.screen).not.toContain('[stream 3]');
   at = tail;
   t.type('!undo\r');
   at = await t.waitFor(FOOTER, at);
+  // The tail closed the first scan (one scan open at a time): the rest of the result is read
+  // by the query run again (held after its first batch, as every stream is).
   t.type('!row last\r');
+  at = await t.waitFor('[stream 3]', at, `row ${ROWS} of`);
+  await t.waitFor('[held: rows]', at, `row ${ROWS} of`);
+  release(t, 'rows');
   at = await t.waitFor(`row ${ROWS} of ${ROWS}\nid `, at);
   t.type('\x04');
   expect(await t.exited).toBe(0);
 });
 
-it('Ctrl-C while the rest is loaded keeps the rows shown; !count counts (Ctrl-C stops it), !tail loads the rest from where it was (Ctrl-C stops it too)', async () => {
+it('Ctrl-C while the rest is loaded keeps the rows shown; !count counts (Ctrl-C stops it), !tail seeks (Ctrl-C stops it too)', async () => {
   const t = start();
   let at = await t.waitFor('oql> ');
   t.type(`${ALL}\r`);
@@ -115,19 +122,18 @@ it('Ctrl-C while the rest is loaded keeps the rows shown; !count counts (Ctrl-C 
   release(t, 'count');
   at = await t.waitFor(`${ROWS} rows\n`, at);
 
-  // !tail waits for the scan (still held where Ctrl-C left it); Ctrl-C stops the loading.
-  t.type('!tail 2\r');
-  at = await t.waitFor('loading rows', at);
+  // !tail seeks: a stream of the query from row ROWS - N (the scan Ctrl-C left open is closed:
+  // one scan at a time); Ctrl-C stops its loading too (held here after its first batch).
+  t.type('!tail 1500\r');
+  at = await t.waitFor('[stream 2]', at, '(1500 rows)');
+  at = await t.waitFor('[held: rows]', at, '(1500 rows)');
   t.type('\x03');
-  at = await t.waitFor(`error: interrupted; !tail needs every row, and 1000 of ${ROWS} are loaded: run it again to load on from there\n`, at, '(2 rows)');
+  at = await t.waitFor('error: interrupted; !tail needs the last 1500 rows: run it again\n', at, '(1500 rows)');
   at = await t.waitFor('oql> ', at);
   t.type('!tail 2\r');
-  at = await t.waitFor('loading rows', at);
-  release(t, 'rows');
-  const tail = await t.waitFor('(2 rows)', at);
+  at = await t.waitFor('[stream 3]', at, '(2 rows)');
+  const tail = await t.waitFor('(2 rows)', at, '[held');
   expect(tableIds(t.screen.slice(at, tail))).toEqual(ids.slice(-2));
-  // One stream: the scan was kept open throughout.
-  expect(t.screen).not.toContain('[stream 2]');
   t.type('!count\r');
   at = await t.waitFor('2 rows\n', tail);
   t.type('!undo\r');
