@@ -83,8 +83,6 @@ export class PagedResult {
   private stop: AbortController | null = null;
   /** A read of the next batch that a Ctrl-C stopped waiting for: the next read takes it. */
   private pending: Promise<IteratorResult<Batch, End>> | null = null;
-  /** Rows of a reopened stream that the result holds already (dropped as they come). */
-  private skip = 0;
   /** The whole result's row count, once known (the stream said it, it ended, or it was counted). */
   total: Total | null = null;
   /** Every row is held (the stream ended): the result is whole. */
@@ -166,12 +164,7 @@ export class PagedResult {
       }
       // The stream says the whole count: no second run will be needed.
       if (next.value.total && !this.total) this.counted(next.value.total);
-      let batch = next.value.rows;
-      if (this.skip > 0) {
-        const k = Math.min(this.skip, batch.length);
-        batch = batch.slice(k);
-        this.skip -= k;
-      }
+      const batch = next.value.rows;
       if (batch.length === 0) continue;
       const cols = next.value.columns;
       this.result.columns = mergeColumns(this.result.columns.length === 0 ? null : this.result.columns, cols);
@@ -266,7 +259,10 @@ export class PagedResult {
     this.pending = null;
   }
 
-  /** The stream of the query from its start, its first rows (those held) dropped. */
+  /**
+   * The stream of the query again, from the first row not held (`queryBatches`' `skip`: the rows
+   * held are found again by the scan and filter, or dropped in Rust, never handed over).
+   */
   private reopen(): void {
     this.stop = new AbortController();
     this.batches = this.backend.queryBatches(this.result.oql, {
@@ -275,8 +271,8 @@ export class PagedResult {
       batchRows: BATCH_ROWS,
       signal: this.stop.signal,
       onProgress: (e) => this.scanProgress?.(e),
+      skip: this.result.rows.length,
     });
-    this.skip = this.result.rows.length;
   }
 
   private finish(end: End): void {
