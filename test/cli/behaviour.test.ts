@@ -214,6 +214,10 @@ describe('stray arguments and missing commands: usage errors in heapql\'s words 
     [['sched', 'stop', '--task', '1', 'extra'], 'error: unexpected argument extra for sched stop; see heapql sched stop --help\n'],
     [['device', 'text', 'hi', '--modle', 'x'], 'error: unknown option --modle for device text; see heapql device text --help\n'],
     [['query', demo, '--querry', 'x'], 'error: unknown option --querry for query; see heapql query --help\n'],
+    // Said in the options' words (the client's own error names its fields image and
+    // captureConfig), before the image file is read: x.jpg does not exist.
+    [['device', 'text', 'hi', '--model', 'GEMMA_3_1B_IT', '--image', 'x.jpg', '--capture', 'rear'],
+      'error: --image and --capture do not go together: ask about an image file (--image <file>) or a photo the phone takes now (--capture rear|front)\n'],
   ])('heapql %s', async (args, stderr) => {
     const r = await heapql(args);
     expect(r.stderr).toBe(stderr);
