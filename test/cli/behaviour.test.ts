@@ -206,6 +206,18 @@ describe('stray arguments and missing commands: usage errors in heapql\'s words 
     [['summary'], 'error: heapql summary needs <FILE>; see heapql summary --help\n'],
     [['diff', 'a.hprof'], 'error: heapql diff needs <CURRENT>; see heapql diff --help\n'],
     [['completion'], 'error: heapql completion needs <SHELL>; see heapql completion --help\n'],
+    // A stray argument or an unknown option points at the help that lists the options: the
+    // report's is heapql --help (not "heapql heapql --help"), a verb's its own (cache --help
+    // does not list cache list's --json).
+    [[demo, 'a.md', 'b.md'], 'error: unexpected argument b.md for heapql; see heapql --help\n'],
+    [['cache', 'list', '--jsn'], 'error: unknown option --jsn for cache list; see heapql cache list --help\n'],
+    [['sched', 'stop', '--task', '1', 'extra'], 'error: unexpected argument extra for sched stop; see heapql sched stop --help\n'],
+    [['device', 'text', 'hi', '--modle', 'x'], 'error: unknown option --modle for device text; see heapql device text --help\n'],
+    [['query', demo, '--querry', 'x'], 'error: unknown option --querry for query; see heapql query --help\n'],
+    // Said in the options' words (the client's own error names its fields image and
+    // captureConfig), before the image file is read: x.jpg does not exist.
+    [['device', 'text', 'hi', '--model', 'GEMMA_3_1B_IT', '--image', 'x.jpg', '--capture', 'rear'],
+      'error: --image and --capture do not go together: ask about an image file (--image <file>) or a photo the phone takes now (--capture rear|front)\n'],
   ])('heapql %s', async (args, stderr) => {
     const r = await heapql(args);
     expect(r.stderr).toBe(stderr);

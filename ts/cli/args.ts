@@ -70,6 +70,9 @@ export function checkOptions(
   positionals: number,
 ): void {
   const names = new Set(Object.entries(known).filter(([, d]) => d.type !== 'positional').map(([n]) => n));
+  // The help that lists these options: the verb's own for a verb (`heapql cache list --help`
+  // lists --json, `heapql cache --help` does not); the report is the command `heapql` itself.
+  const help = command === 'heapql' ? 'heapql --help' : `heapql ${command} --help`;
   const loose: string[] = [];
   const values = new Map<string, string[]>();
   const switches = new Map<string, Set<boolean>>();
@@ -86,8 +89,6 @@ export function checkOptions(
     const name = a.replace(/^--?/, '').split('=')[0]!;
     const base = names.has(name) ? name : name.replace(/^no-/, '');
     if (!names.has(base)) {
-      // The report is the command `heapql` itself: its help is `heapql --help`.
-      const help = command === 'heapql' ? 'heapql --help' : `heapql ${command.split(' ')[0]} --help`;
       throw usageError(`unknown option ${a.split('=')[0]} for ${command}; see ${help}`);
     }
     if (known[base]!.type === 'string') {
@@ -104,7 +105,7 @@ export function checkOptions(
     if (given.size > 1) throw usageError(`--${name} and --no-${name} both given: give one`);
   }
   if (loose.length > positionals) {
-    throw usageError(`unexpected argument ${loose[positionals]} for ${command}; see heapql ${command.split(' ')[0]} --help`);
+    throw usageError(`unexpected argument ${loose[positionals]} for ${command}; see ${help}`);
   }
 }
 

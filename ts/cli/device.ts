@@ -123,6 +123,11 @@ const textCommand = defineCommand({
     if (args.model === undefined || args.model === '') throw usageError(`--model is required: one of ${MODELS.map((m) => m.id).join(', ')}`);
     resolveModel(args.model);
     const maxTokens = args['max-tokens'] === undefined ? undefined : positiveInt(args['max-tokens'], '--max-tokens');
+    // In the options' own words (the client's error names its fields, image and captureConfig),
+    // before the image file is read.
+    if (args.image !== undefined && args.capture !== undefined) {
+      throw usageError('--image and --capture do not go together: ask about an image file (--image <file>) or a photo the phone takes now (--capture rear|front)');
+    }
     const image = args.image === undefined ? undefined : await readInput(args.image);
     const captureConfig = args.capture === undefined ? undefined : { camera: side(args.capture, '--capture') };
     const imageOut = args['image-out'];
