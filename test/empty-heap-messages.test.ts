@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
 import { openHeap, type HeapSession } from '../ts/index.js';
 import { call } from '../ts/native/index.js';
+import { buildSummary, renderSummary } from '../ts/report/summary.js';
 import { createApp } from '../ts/server/app.js';
 
 const root = path.resolve(__dirname, '..');
@@ -64,5 +65,14 @@ describe('an object id on a heap with no objects', () => {
 
   test('the library: the same words', async () => {
     await expect(empty.object(0)).rejects.toMatchObject({ code: 'ERR_NO_SUCH_OBJECT', message: NO_OBJECTS });
+  });
+});
+
+describe('the summary of a heap with no objects', () => {
+  test('says there is no class to rank instead of an empty "Top 0 classes" table', () => {
+    const text = renderSummary(buildSummary(empty));
+    expect(text).toContain('No objects in the heap: no classes by shallow size');
+    expect(text).not.toContain('Top 0 classes');
+    expect(renderSummary(buildSummary(whole))).toMatch(/Top \d+ classes by shallow size/);
   });
 });

@@ -403,7 +403,8 @@ describe('heapql device', () => {
     expectError(await d('display', 'x', '--duration', '31'), 2, '--duration "31" is invalid: use a number of seconds from 0.1 to 30, to the millisecond (the app would quietly clamp any other)');
     expectError(await d('display', 'x', '--duration', '0.05'), 2, '--duration "0.05" is invalid');
     expectError(await d('display', 'x', '--duration', '1e1'), 2, '--duration "1e1" is invalid');
-    expectError(await d('display', '   '), 2, 'the text is empty');
+    expectError(await d('display', '   '), 2, 'the text is only white space');
+    expectError(await d('display', ''), 2, 'the text is empty: give the text to show');
     expectError(await d('display'), 2, /TEXT/);
     expect(device.requests).toEqual([]);
     device.override = () => ({ status: 400, json: { success: false, error: 'Failed to show display: no activity', code: 'DISPLAY_FAILED' } });

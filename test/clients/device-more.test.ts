@@ -385,4 +385,13 @@ describe('sampling (temperature, topK, topP) on /ai/text', () => {
     expect(lastBody()).toEqual({ text: 'look', model: 'GEMMA_3_1B_IT', temperature: 0.2, topK: 8, topP: 0.9, captureConfig: { camera: 'rear' } });
     expect(reply.metadata).toMatchObject({ temperature: 0.2, topK: 8, topP: 0.9, isMultimodal: true });
   });
+
+  it('an empty or blank prompt is refused before anything is sent, saying which and what to do', async () => {
+    const sent = emu.requests.length;
+    const empty = await rejection(() => client.text({ text: '', model: 'TINYLLAMA_1_1B_CHAT' }), InvalidArgumentError);
+    expect(empty.message).toBe('the prompt text is empty: give the model something to answer');
+    const blank = await rejection(() => client.text({ text: ' \n\t', model: 'TINYLLAMA_1_1B_CHAT' }), InvalidArgumentError);
+    expect(blank.message).toBe('the prompt text is only white space: give the model something to answer');
+    expect(emu.requests.length).toBe(sent);
+  });
 });

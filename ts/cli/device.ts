@@ -263,7 +263,7 @@ const displayCommand = defineCommand({
     const duration = args.duration === undefined ? undefined : displaySeconds(args.duration);
     const background = args.background === undefined ? undefined : colorOf(args.background, '--background');
     const color = args.color === undefined ? undefined : colorOf(args.color, '--color');
-    if (args.text.trim() === '') throw usageError('the text is empty: give the text to show');
+    if (args.text.trim() === '') throw usageError(args.text === '' ? 'the text is empty: give the text to show' : 'the text is only white space: give the text to show');
     const reply = await client(args).display({ text: args.text, backgroundColor: background, textColor: color, duration });
     if (args.json) return printJson(reply);
     print(`showing on the phone for ${(duration ?? 3000) / 1000} s (${reply.displayId})`);

@@ -145,6 +145,11 @@ export function renderSummary(s: HeapSummary): string {
   const kindWidth = Math.max(17, ...kinds.map((k) => displayWidth(k) + 1));
   for (const [i, r] of s.gcRoots.byKind.entries()) lines.push(`  ${padEndWidth(kinds[i]!, kindWidth)}${int(r.count)}`);
   lines.push('');
+  if (s.topClasses.length === 0) {
+    // A dump without heap data (or with no object in it) has no class to rank.
+    lines.push('No objects in the heap: no classes by shallow size');
+    return lines.join('\n') + '\n';
+  }
   lines.push(`Top ${s.topClasses.length} classes by shallow size`);
   const names = s.topClasses.map((c) => nameCell(c.className));
   const nameWidth = Math.max(5, ...names.map(displayWidth));

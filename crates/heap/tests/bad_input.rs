@@ -53,7 +53,7 @@ fn directory_and_missing_file() {
     let missing = dir.join("heapql-no-such-file.hprof");
     let e = Heap::open(&missing, OpenOptions::default()).err().unwrap();
     assert_eq!(e.code(), "ERR_IO");
-    assert!(reason(&e).contains("heapql-no-such-file.hprof") && reason(&e).contains("No such file"), "{e}");
+    assert!(reason(&e).contains("heapql-no-such-file.hprof") && reason(&e).contains("no such file: check the path"), "{e}");
 }
 
 #[test]

@@ -96,8 +96,15 @@ impl Watched {
     }
 }
 
+/// An error opening or reading the dump, said in words with what to do where the cause is a
+/// common one (a wrong path, a file of another user) rather than in the system's terms.
 fn io_err(what: &str, e: std::io::Error) -> Error {
-    Error::Io { reason: format!("{what}: {e}") }
+    let reason = match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file: check the path (a heap dump written by `jcmd <pid> GC.heap_dump <file>`, `jmap -dump` or -XX:+HeapDumpOnOutOfMemoryError)".to_string(),
+        std::io::ErrorKind::PermissionDenied => "permission denied: heapql needs to read the file (check its mode and owner, or copy it somewhere readable)".to_string(),
+        _ => format!("{what}: {e}"),
+    };
+    Error::Io { reason }
 }
 
 impl Source {

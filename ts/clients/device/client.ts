@@ -632,7 +632,7 @@ function textBody(request: TextRequest): { json: Json; model: ModelSpec } {
     'a text request has',
   );
   if (typeof request.text !== 'string') throw new InvalidArgumentError(`the prompt text must be a string, got ${describeValue(request.text)}`);
-  if (request.text.trim() === '') throw new InvalidArgumentError('the prompt text is empty');
+  if (request.text.trim() === '') throw new InvalidArgumentError(request.text === '' ? 'the prompt text is empty: give the model something to answer' : 'the prompt text is only white space: give the model something to answer');
   const model = resolveModel(request.model);
   const body: Json = { text: request.text, model: model.id };
   if (request.maxTokens !== undefined) {
