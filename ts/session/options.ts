@@ -37,10 +37,29 @@ export function checkOptionNames(call: OptionsOf, options: object): void {
   const known: readonly string[] = OPTION_NAMES[call];
   for (const name of Object.keys(options)) {
     if (known.includes(name)) continue;
-    // Case first: `reachableonly` is `reachableOnly` whatever the edit distance says of others.
+    // Case first: `reachableonly` is `reachableOnly` whatever the edit distance says of others;
+    // then the nearest by edits; then the longest shared start of four letters or more (`query`:
+    // `queries`).
     const sameLetters = known.find((k) => k.toLowerCase() === name.toLowerCase());
-    const near = sameLetters ?? closest(name, known, 1)[0];
+    const near = sameLetters ?? closest(name, known, 1)[0] ?? sharedStart(name, known);
     const hint = near === undefined ? '' : `; did you mean ${near}?`;
     throw new HeapqlError('ERR_ARGUMENT', `${call}() has no option '${name}'${hint} (it takes ${known.join(', ')})`);
   }
+}
+
+/** The known name sharing the longest start (at least 4 letters, case ignored) with `name`. */
+function sharedStart(name: string, known: readonly string[]): string | undefined {
+  const n = name.toLowerCase();
+  let best: string | undefined;
+  let bestLength = 3;
+  for (const k of known) {
+    const l = k.toLowerCase();
+    let i = 0;
+    while (i < n.length && i < l.length && n[i] === l[i]) i++;
+    if (i > bestLength) {
+      best = k;
+      bestLength = i;
+    }
+  }
+  return best;
 }
