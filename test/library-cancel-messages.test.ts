@@ -141,3 +141,33 @@ describe('a cancelled analyze() says which dump and the phase it was in', () => 
     }
   });
 });
+
+describe('a cancelled report or waste computation says so, and how far it got', () => {
+  test.each([
+    ['reportData', 'computing the report of'],
+    ['wasteData', 'computing the waste checks of'],
+  ] as const)('%s aborted at its first progress report', async (call, what) => {
+    const heap = await openHeap(known);
+    try {
+      await heap.analyze();
+      const controller = new AbortController();
+      let last: ProgressEvent | null = null;
+      const err = await failure(
+        heap[call]({
+          signal: controller.signal,
+          onProgress: (e) => {
+            last = e;
+            controller.abort();
+          },
+        }),
+      );
+      expect(err.code).toBe('ERR_CANCELLED');
+      expect(err.progress).toEqual(report(last));
+      expect(err.message).toBe(`${what} ${known} was cancelled ${during(err.progress!)}`);
+      const before = await failure(heap[call]({ signal: AbortSignal.abort() }));
+      expect(before).toMatchObject({ code: 'ERR_CANCELLED', message: `${what} ${known} was cancelled before it started (its signal had aborted already)` });
+    } finally {
+      heap.close();
+    }
+  });
+});

@@ -777,7 +777,7 @@ export class HeapSession implements ReportableHeap {
     this.live();
     checkSectionOptions('reportData', options);
     const { reportSections } = await import('./report.js');
-    return reportSections(this.handle, this.relayProgress('report', options));
+    return this.sectionCall(`computing the report of ${this.path}`, 'report', options, (o) => reportSections(this.handle, o));
   }
 
   /**
@@ -796,18 +796,31 @@ export class HeapSession implements ReportableHeap {
     this.live();
     checkSectionOptions('wasteData', options);
     const { wasteSection } = await import('./waste.js');
-    return wasteSection(this.handle, this.relayProgress('waste', options));
+    return this.sectionCall(`computing the waste checks of ${this.path}`, 'waste', options, (o) => wasteSection(this.handle, o));
   }
 
-  /** The options with their progress also told to the session's subscribers (as `task`). */
-  private relayProgress(task: 'report' | 'waste', options: SectionOptions): SectionOptions {
-    return {
+  /**
+   * Runs a report or waste computation with its progress also told to the session's subscribers
+   * (as `task`); cancelled, it says what (`what`) and how far it got, as the analysis does.
+   */
+  private async sectionCall<T>(what: string, task: 'report' | 'waste', options: SectionOptions, run: (options: SectionOptions) => Promise<T>): Promise<T> {
+    const before = options.signal?.aborted === true;
+    let last: ProgressEvent | null = null;
+    const relayed: SectionOptions = {
       ...options,
       onProgress: (e) => {
+        last = e;
         options.onProgress?.(e);
         this.emit({ type: 'progress', task, ...e });
       },
     };
+    try {
+      return await run(relayed);
+    } catch (err) {
+      if (!isCancelled(err)) throw err;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      throw cancelledError(what, last, { before, cause: err });
+    }
   }
 
   /** The waste checks as the validated waste model (`heapql waste`); analyzes the dump first when needed. */
