@@ -3,10 +3,12 @@
  * take wrongly (its u32 wraps -1 and cuts 1.5) or only much later are refused at once with
  * ERR_ARGUMENT, naming the argument and the value.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
-import { openHeap, type Heap } from '../ts/index.js';
+import { openHeap, prepareQuery, type Heap } from '../ts/index.js';
 
 const root = path.resolve(__dirname, '..');
 const demo = path.join(root, 'fixtures/demo/demo.hprof');
@@ -225,5 +227,105 @@ describe('the query calls refuse options they would take wrongly (lib38)', () =>
     for await (const _ of heap.queryBatches(Q, { batchRows: 1000 })) batches++;
     expect(batches).toBeGreaterThan(1);
     expect(heap.noClassMessage('Demo$Sesion')).toContain('Demo$Session');
+  });
+});
+
+describe('an option a call does not take is refused, with the nearest name (lib39)', () => {
+  let heap: Heap;
+  beforeAll(async () => {
+    heap = await openHeap(demo);
+  });
+  afterAll(() => heap.close());
+
+  const Q = 'SELECT s FROM java.lang.String s';
+  type Call = (options: Record<string, unknown>) => Promise<unknown>;
+  const drain = async (it: AsyncIterable<unknown>) => {
+    for await (const _ of it) break;
+  };
+  /** Each call with options, as a promise (a synchronous throw becomes its rejection). */
+  const calls = (): Record<string, Call> => ({
+    openHeap: (o) => anyOpen(demo, o),
+    analyze: (o) => heap.analyze(o as never),
+    startAnalysis: async (o) => heap.startAnalysis(o as never),
+    query: (o) => heap.query(Q, o as never),
+    queryCount: (o) => heap.queryCount(Q, o as never),
+    explain: async (o) => heap.explain(Q, o as never),
+    prepare: async (o) => heap.prepare(Q, o as never),
+    queryStream: async (o) => drain(heap.queryStream(Q, o as never)),
+    queryBatches: async (o) => drain(heap.queryBatches(Q, o as never)),
+    prepareQuery: async (o) => prepareQuery(Q, o as never),
+    report: (o) => heap.report(o as never),
+    reportData: (o) => heap.reportData(o as never),
+    waste: (o) => heap.waste(o as never),
+    wasteData: (o) => heap.wasteData(o as never),
+    object: (o) => heap.object(5, o as never),
+  });
+
+  test.each([
+    // Each did nothing at all: the scratch files went to memory, the queries saw every object.
+    ['openHeap', { scratchdir: '/tmp' }, "openHeap() has no option 'scratchdir'; did you mean scratchDir? (it takes dump, onProgress, signal, cache, cacheDir, cacheMax, noCache, scratch, scratchDir, reachableOnly)"],
+    ['openHeap', { reachableonly: true }, "openHeap() has no option 'reachableonly'; did you mean reachableOnly?"],
+    ['openHeap', { cachDir: '/tmp' }, "openHeap() has no option 'cachDir'; did you mean cacheDir?"],
+    ['openHeap', { progress: () => {} }, "openHeap() has no option 'progress'; did you mean onProgress?"],
+    ['analyze', { reachableonly: true }, "analyze() has no option 'reachableonly'; did you mean reachableOnly? (it takes reachableOnly, forReport, onProgress, signal)"],
+    ['startAnalysis', { forreport: true }, "startAnalysis() has no option 'forreport'; did you mean forReport? (it takes reachableOnly, forReport)"],
+    ['startAnalysis', { signal: AbortSignal.abort() }, "startAnalysis() has no option 'signal' (it takes reachableOnly, forReport)"],
+    ['query', { limt: 5 }, "query() has no option 'limt'; did you mean limit?"],
+    ['queryCount', { reachable: true }, "queryCount() has no option 'reachable'; did you mean reachableOnly?"],
+    ['explain', { limits: 3 }, "explain() has no option 'limits'; did you mean limit?"],
+    ['prepare', { signal: AbortSignal.abort() }, "prepare() has no option 'signal' (it takes name, limit, reachableOnly, onProgress, viz)"],
+    ['queryStream', { batchrows: 10 }, "queryStream() has no option 'batchrows'; did you mean batchRows?"],
+    ['queryStream', { skip: 10 }, "queryStream() has no option 'skip' (it takes name, limit, reachableOnly, signal, onProgress, viz, batchRows)"],
+    ['queryBatches', { skp: 10 }, "queryBatches() has no option 'skp'; did you mean skip?"],
+    ['prepareQuery', { fullpath: true }, "prepareQuery() has no option 'fullpath'; did you mean fullPath?"],
+    ['report', { query: [] }, "report() has no option 'query'; did you mean queries?"],
+    ['reportData', { reachableOnly: true }, "reportData() has no option 'reachableOnly' (it takes limit, topStrings, signal, onProgress)"],
+    ['waste', { topstrings: 3 }, "waste() has no option 'topstrings'; did you mean topStrings?"],
+    ['wasteData', { limti: 3 }, "wasteData() has no option 'limti'; did you mean limit?"],
+    ['object', { fieldlimit: 3 }, "object() has no option 'fieldlimit'; did you mean fieldLimit?"],
+    // An unknown name is refused whatever its value, `undefined` included.
+    ['query', { nmae: undefined }, "query() has no option 'nmae'; did you mean name?"],
+    ['openHeap', { xyzzy: 1 }, "openHeap() has no option 'xyzzy' (it takes dump, onProgress, signal, cache, cacheDir, cacheMax, noCache, scratch, scratchDir, reachableOnly)"],
+  ] as const)('%s %o', async (name, options, message) => {
+    const refused = await calls()[name]!({ ...options }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(refused, `${name} took ${JSON.stringify(options)}`).toMatchObject({ code: 'ERR_ARGUMENT', message: expect.stringContaining(message) });
+    // Refused before anything ran: no analysis started.
+    expect(heap.status.state).toBe('query-only');
+  });
+
+  test('every option the README documents for each call is still taken', async () => {
+    const scratchDir = mkdtempSync(path.join(tmpdir(), 'heapql-options-'));
+    const cacheDir = mkdtempSync(path.join(tmpdir(), 'heapql-options-cache-'));
+    const onProgress = () => {};
+    const signal = new AbortController().signal;
+    try {
+      const all = await openHeap(demo, { dump: 0, onProgress, signal, cache: true, cacheDir, cacheMax: 1 << 30, noCache: false, scratch: 'disk', scratchDir, reachableOnly: false });
+      try {
+        const q = { name: 'q', limit: 3, reachableOnly: true, signal, onProgress, viz: null };
+        expect((await all.query(Q, q)).rows).toHaveLength(3);
+        expect(await all.queryCount(Q, q)).toMatchObject({ rowCount: 3 });
+        expect(all.explain(Q, q)).toContain('java.lang.String');
+        const prepared = all.prepare(Q, { name: 'q', limit: 3, reachableOnly: true, onProgress, viz: null });
+        expect(prepareQuery(Q, { fullPath: false, reachableOnly: true, limit: 3, viz: null, planned: prepared.planned }).oql).toBe(Q);
+        for await (const _ of all.queryStream(Q, { ...q, batchRows: 2 })) break;
+        for await (const _ of all.queryBatches(Q, { ...q, batchRows: 2, skip: 1 })) break;
+        expect(all.startAnalysis({ reachableOnly: false, forReport: true })).toBe('started');
+        await all.analyze({ reachableOnly: false, forReport: true, onProgress, signal });
+        const report = await all.report({ limit: 2, topStrings: 2, reachableOnly: false, queries: [], warnings: [], signal, onProgress });
+        expect(report.leakSuspects).toBeDefined();
+        expect((await all.reportData({ limit: 2, topStrings: 2, signal, onProgress })).overview).toBeDefined();
+        expect((await all.waste({ limit: 2, topStrings: 2, reachableOnly: false, signal, onProgress })).waste).toBeDefined();
+        expect((await all.wasteData({ limit: 2, topStrings: 2, signal, onProgress })).duplicateStrings).toBeDefined();
+        expect((await all.object(5, { fieldOffset: 0, fieldLimit: 2 })).fields.length).toBeLessThanOrEqual(2);
+      } finally {
+        all.close();
+      }
+    } finally {
+      rmSync(scratchDir, { recursive: true, force: true });
+      rmSync(cacheDir, { recursive: true, force: true });
+    }
   });
 });

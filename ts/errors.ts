@@ -10,14 +10,32 @@ export class HeapqlError extends Error {
    * the message lists beside it, as data (absent on every other error).
    */
   declare readonly unknownName?: UnknownName;
+  /**
+   * ERR_CANCELLED of `openHeap()` and `analyze()`: the last progress report before the work
+   * stopped (`{phase, done, total}`), as the message says it; absent when none had come (and on
+   * every other error).
+   */
+  declare readonly progress?: CancelledProgress;
 
-  constructor(code: string, message: string, options: { exitCode?: number; cause?: unknown; unknownName?: UnknownName } = {}) {
+  constructor(
+    code: string,
+    message: string,
+    options: { exitCode?: number; cause?: unknown; unknownName?: UnknownName; progress?: CancelledProgress } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'HeapqlError';
     this.code = code;
     this.exitCode = options.exitCode ?? defaultExitCode(code);
     if (options.unknownName !== undefined) (this as { unknownName?: UnknownName }).unknownName = options.unknownName;
+    if (options.progress !== undefined) (this as { progress?: CancelledProgress }).progress = options.progress;
   }
+}
+
+/** How far cancelled work had got: its last progress report (a session's `ProgressEvent`). */
+export interface CancelledProgress {
+  phase: string;
+  done: number;
+  total: number;
 }
 
 /**

@@ -31,7 +31,7 @@ export type {
   DominatedView,
   ClassView,
 } from './session/index.js';
-export { HeapqlError, type UnknownName } from './errors.js';
+export { HeapqlError, type UnknownName, type CancelledProgress } from './errors.js';
 export { buildSummary, type HeapSummary } from './report/summary.js';
 export { diffDumps, renderDiff, diffJsonSchema, type DiffModel, type DiffOptions } from './diff/index.js';
 export type { QueryResult, Value, ObjectRef, VizSpec } from './query/schema.js';

@@ -4,7 +4,8 @@
  * use), and the report sections computed once per list length and analysis.
  */
 import { HeapqlError } from '../errors.js';
-import { openHeap, type HeapSession, type OpenOptions, type ReportSections } from '../session/index.js';
+import { openHeap, type HeapSession, type OpenOptions, type ProgressEvent, type ReportSections } from '../session/index.js';
+import { indexProgress, type CallProgress } from './progress.js';
 import { cutText } from './result.js';
 
 /** Dump warnings the first answer (and compare_with_baseline, the baseline's) lists. */
@@ -75,6 +76,12 @@ export class McpContext {
   private warningsSaid = false;
   /** Stops an index still being built when the server shuts down. */
   private readonly stopping = new AbortController();
+  /** The index is being built (false once the dump opened or failed to). */
+  private indexing = true;
+  /** The index's last progress report, while it is built. */
+  private indexLast: ProgressEvent | null = null;
+  /** Tool calls waiting for the index with their progress reported (`followIndex`). */
+  private readonly indexFollowers = new Set<(event: ProgressEvent) => void>();
 
   constructor(options: McpOptions) {
     this.options = options;
@@ -84,7 +91,18 @@ export class McpContext {
       ...cacheOpenOptions(options.cache),
       reachableOnly: options.reachableOnly,
       signal: this.stopping.signal,
+      onProgress: (e) => {
+        if (!this.indexing) return;
+        this.indexLast = e;
+        for (const f of [...this.indexFollowers]) f(e);
+      },
     });
+    const indexed = () => {
+      this.indexing = false;
+      this.indexLast = null;
+      this.indexFollowers.clear();
+    };
+    this.opening.then(indexed, indexed);
     this.opening.then(
       (heap) => {
         this.opened = heap;
@@ -107,6 +125,20 @@ export class McpContext {
   heap(): Promise<HeapSession> {
     if (this.closed) return Promise.reject(new HeapqlError('ERR_CLOSED', 'the server is shutting down'));
     return this.opening;
+  }
+
+  /**
+   * Reports the index's progress to `call` while it waits for the index (a tool called before the
+   * dump is open): at once its latest report, then each as it comes, until the dump opens (or
+   * fails to) or the returned function is called (the call ended). Nothing when the dump is open
+   * or the client asked for no progress.
+   */
+  followIndex(call: CallProgress): () => void {
+    if (!this.indexing || !call.wanted || this.closed) return () => {};
+    const follower = indexProgress(call);
+    if (this.indexLast !== null) follower(this.indexLast);
+    this.indexFollowers.add(follower);
+    return () => this.indexFollowers.delete(follower);
   }
 
   /**

@@ -1,13 +1,97 @@
 /**
- * MCP progress notifications for the full analysis. The analysis reports per phase (`graph`,
- * `dominators`, `retained`), each counting from zero; MCP wants one number that only grows, so
- * the phases are laid end to end: progress = phases finished + fraction of the current one, of
- * a total of three. A report is sent when the number grew by a hundredth of a phase, and only
- * when the client asked for them (it sent a progressToken).
+ * MCP progress notifications of a tool call. One call may report two things in turn: the dump's
+ * index it waits for (a tool called right after the server started, before the index is built)
+ * and then its own work (the full analysis; a query's scans). MCP wants one number that only
+ * grows over the whole call, so both go through the call's `CallProgress`, which sends a report
+ * only above the last number sent. Reports are sent only when the client asked for them (the
+ * request carries a progressToken).
+ *
+ * The full analysis reports per phase (`graph`, `dominators`, `retained`), each counting from
+ * zero: its phases are laid end to end above what the call sent before (progress = that base +
+ * phases finished + fraction of the current one, of a total of the base + 3), a report sent when
+ * the number grew by a hundredth of a phase.
  */
 import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 
 import type { ProgressEvent } from '../session/index.js';
+
+type Send = (n: ServerNotification) => Promise<void>;
+
+/** What a tool callback's `extra` gives to report progress (the SDK's RequestHandlerExtra). */
+export interface ProgressExtra {
+  _meta?: { progressToken?: string | number };
+  sendNotification: Send;
+}
+
+/** The progress notifications of one tool call: numbers that only grow, sent in order. */
+export class CallProgress {
+  /** The last progress number sent (0 before the first). */
+  last = 0;
+  private sent = 0;
+  private flushed = 0;
+  private pending: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly token: string | number | undefined,
+    private readonly send: Send,
+  ) {}
+
+  /** The client asked for progress (sent a progressToken). */
+  get wanted(): boolean {
+    return this.token !== undefined;
+  }
+
+  /** Sends one report, unless unwanted or not above the last number sent. */
+  notify(progress: number, message: string, total?: number): void {
+    if (this.token === undefined || progress <= this.last) return;
+    this.last = progress;
+    this.sent++;
+    const params = { progressToken: this.token, progress, ...(total !== undefined ? { total } : {}), message };
+    // Sent in order; a client that went away must not fail the tool.
+    this.pending = this.pending.then(() => this.send({ method: 'notifications/progress', params }).catch(() => {}));
+  }
+
+  /** Waits until every report is written, before the tool's response (at once when none is new). */
+  async flush(): Promise<void> {
+    if (this.sent === this.flushed) return;
+    this.flushed = this.sent;
+    await this.pending;
+    // The SDK's client handles notifications a microtask later than responses: a response read
+    // in the same chunk as the last notification would retire the token first and drop it.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const calls = new WeakMap<object, CallProgress>();
+
+/** The call's progress (one per tool call: its `extra`, as the SDK hands it to the callback). */
+export function callProgress(extra: ProgressExtra): CallProgress {
+  let call = calls.get(extra);
+  if (!call) {
+    call = new CallProgress(extra._meta?.progressToken, (n) => extra.sendNotification(n));
+    calls.set(extra, call);
+  }
+  return call;
+}
+
+/**
+ * Reports of the dump's index while a call waits for it (`McpContext.followIndex`): the number
+ * of reports so far (the index's phases — `records`, `index`, `verifying cache`, `writing cache`
+ * — have their own totals), no `total`, the message saying the phase (`indexing the dump: records
+ * 5242771 of 9812392`). A report is sent when the phase changes or its fraction grew by a
+ * hundredth.
+ */
+export function indexProgress(call: CallProgress): (event: ProgressEvent) => void {
+  let phase = '';
+  let lastFraction = -1;
+  return (e) => {
+    const fraction = e.total > 0 ? Math.min(1, e.done / e.total) : 0;
+    if (e.phase === phase && fraction < lastFraction + 0.01) return;
+    phase = e.phase;
+    lastFraction = fraction;
+    call.notify(call.last + 1, `indexing the dump: ${e.phase} ${e.done}${e.total > 0 ? ` of ${e.total}` : ''}`);
+  };
+}
 
 /** The analysis's phases in the order it runs them (crates/graph/src/analysis.rs). */
 const PHASES = ['graph', 'dominators', 'retained'];
@@ -15,43 +99,27 @@ const PHASES = ['graph', 'dominators', 'retained'];
 export interface ProgressSink {
   onProgress: (event: ProgressEvent) => void;
   /**
-   * Sends the final 3/3 if the last report fell short (the session drops reports that trail the
-   * end) and waits until every notification is written, before the tool's response.
+   * Sends the final report (progress = total) if the last fell short (the session drops reports
+   * that trail the end) and waits until every notification is written, before the tool's response.
    */
   finish: () => Promise<void>;
 }
 
-export function analysisProgress(
-  token: string | number | undefined,
-  send: (n: ServerNotification) => Promise<void>,
-): ProgressSink {
-  const total = PHASES.length;
-  let last = 0;
-  let pending: Promise<void> = Promise.resolve();
-  const emit = (progress: number, message: string) => {
-    if (token === undefined) return;
-    last = progress;
-    // Sent in order; a client that went away must not fail the tool.
-    pending = pending.then(() =>
-      send({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } }).catch(() => {}),
-    );
-  };
+export function analysisProgress(call: CallProgress): ProgressSink {
+  // Above what the call sent before (the index it waited for).
+  const base = call.last;
+  const total = base + PHASES.length;
   return {
     onProgress(e) {
       const phase = PHASES.indexOf(e.phase);
       if (phase < 0) return;
       const fraction = e.total > 0 ? Math.min(1, e.done / e.total) : 0;
-      const progress = Math.floor((phase + fraction) * 100) / 100;
-      if (progress <= last) return;
-      emit(progress, `${e.phase}: ${e.done} of ${e.total}`);
+      const progress = base + Math.floor((phase + fraction) * 100) / 100;
+      call.notify(progress, `${e.phase}: ${e.done} of ${e.total}`, total);
     },
     async finish() {
-      if (token === undefined) return;
-      if (last < total) emit(total, 'analysis finished');
-      await pending;
-      // The SDK's client handles notifications a microtask later than responses: a response read
-      // in the same chunk as the last notification would retire the token first and drop it.
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      if (call.last < total) call.notify(total, 'analysis finished', total);
+      await call.flush();
     },
   };
 }
@@ -67,35 +135,21 @@ export function analysisProgress(
  * A report is sent when the stage changes or its fraction grew by a hundredth, and only when
  * the client sent a progressToken.
  */
-export function scanProgress(
-  token: string | number | undefined,
-  send: (n: ServerNotification) => Promise<void>,
-): { stage: (name: string) => (event: ProgressEvent) => void; finish: () => Promise<void> } {
-  let sent = 0;
-  let pending: Promise<void> = Promise.resolve();
+export function scanProgress(call: CallProgress): { stage: (name: string) => (event: ProgressEvent) => void; finish: () => Promise<void> } {
   let current = '';
   let lastFraction = -1;
   return {
     stage(name) {
       return (e) => {
-        if (token === undefined) return;
+        if (!call.wanted) return;
         const key = `${name}\u0000${e.phase}`;
         const fraction = e.total > 0 ? Math.min(1, e.done / e.total) : 0;
         if (key === current && fraction < lastFraction + 0.01) return;
         current = key;
         lastFraction = fraction;
-        sent++;
-        const message = e.total > 0 ? `${name}: ${e.done} of ${e.total}` : `${name}: ${e.done}`;
-        const params = { progressToken: token, progress: sent, message };
-        pending = pending.then(() => send({ method: 'notifications/progress', params }).catch(() => {}));
+        call.notify(call.last + 1, e.total > 0 ? `${name}: ${e.done} of ${e.total}` : `${name}: ${e.done}`);
       };
     },
-    async finish() {
-      if (token === undefined || sent === 0) return;
-      await pending;
-      // As analysisProgress's finish: the SDK's client handles a notification a microtask later
-      // than a response read in the same chunk, and would drop it.
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    },
+    finish: () => call.flush(),
   };
 }

@@ -12,6 +12,7 @@ import { namePosition } from '../oql/locate.js';
 import { explain as explainPlan, plan, planToJson, withLimit, type PatternUse, type PlannedQuery } from '../plan/index.js';
 import { call, callSync, native } from '../native/index.js';
 import { cancelTokenFor } from '../native/cancel.js';
+import { checkOptionNames } from './options.js';
 import type { NativeHeap } from '../native/index.js';
 import type { ProgressEvent } from './types.js';
 import { batchToQueryResultPaced, firstRows, type Batch, type ObjectResolver } from '../query/convert.js';
@@ -75,6 +76,10 @@ export function prepareQuery(text: string, options: PrepareOptions): PreparedQue
   // The library's callers are not type-checked: a wrong argument is named, not a TypeError
   // from deep inside or a 'malformed plan' from the executor.
   if (typeof text !== 'string') throw new HeapqlError('ERR_ARGUMENT', `a query is OQL text or a prepared query, not ${describeArgument(text)}`);
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new HeapqlError('ERR_ARGUMENT', `prepareQuery's options are an object ({fullPath, …}), not ${describeArgument(options)}`);
+  }
+  checkOptionNames('prepareQuery', options);
   if (options.limit !== undefined && !(Number.isSafeInteger(options.limit) && options.limit >= 0)) {
     throw new HeapqlError('ERR_ARGUMENT', `limit must be a whole number ≥ 0, not ${describeArgument(options.limit)}`);
   }

@@ -99,13 +99,27 @@ function checkReportInputs(options: BuildReportOptions): void {
   });
 }
 
+/**
+ * The options of `reportData()` / `wasteData()` of a report's or the waste model's: those calls
+ * refuse the options they do not take (`queries`, `warnings`, `reachableOnly`).
+ */
+export function sectionOptions(options: SectionOptions): SectionOptions {
+  const { limit, topStrings, signal, onProgress } = options;
+  return {
+    ...(limit !== undefined ? { limit } : {}),
+    ...(topStrings !== undefined ? { topStrings } : {}),
+    ...(signal !== undefined ? { signal } : {}),
+    ...(onProgress !== undefined ? { onProgress } : {}),
+  };
+}
+
 const WARNING_SOURCES: ReportWarning['source'][] = ['dump', 'analysis', 'query', 'viz'];
 
 /** The full report of an opened dump; analyzes it first when needed. */
 export async function buildReport(heap: ReportableHeap, options: BuildReportOptions = {}): Promise<ReportModel> {
   checkReportInputs(options);
   await analyzeForReport(heap, options, true);
-  const data = await heap.reportData(options);
+  const data = await heap.reportData(sectionOptions(options));
   const model: ReportModel = {
     ...modelHeader(),
     overview: data.overview,

@@ -14,7 +14,9 @@ import { cancelTokenFor } from '../native/cancel.js';
 import type { QueryResult } from '../query/schema.js';
 import type { ReportModel, Waste, WasteModel } from '../report/model.js';
 import { toClassView, toDominatorView, toObjectView, toPathStep, toReferenceList } from './convert.js';
+import { cancelledError, howFar, isCancelled } from './cancelled.js';
 import { noClassMessage } from './no-class.js';
+import { checkOptionNames, type OptionsOf } from './options.js';
 import {
   describeArgument,
   explainPrepared,
@@ -143,6 +145,7 @@ function checkOpenOptions(path: unknown, options: OpenOptions): void {
   const bad = (message: string) => new HeapqlError('ERR_ARGUMENT', message);
   if (typeof path !== 'string') throw bad(`the dump's path is a string, not ${describeArgument(path)}`);
   if (options === null || typeof options !== 'object') throw bad(`openHeap's options are an object, not ${describeArgument(options)}`);
+  checkOptionNames('openHeap', options);
   if (options.dump !== undefined) count('dump', options.dump);
   // A string such as 'no' would otherwise read as true (`cache`) or reach the plans (`reachableOnly`).
   for (const name of ['cache', 'noCache', 'reachableOnly'] as const) optionType(name, options[name], 'boolean', 'true or false');
@@ -183,6 +186,8 @@ interface RunningAnalysis {
   waiters: number;
   /** `startAnalysis()` asked for it: it runs on when every waiting caller aborts. */
   detached: boolean;
+  /** Its last progress report, also one that trails its end: a cancel says how far it got. */
+  last: ProgressEvent | null;
 }
 
 /** A `signal` option: absent, or an AbortSignal (by its shape: one of another realm is fine), else ERR_ARGUMENT. */
@@ -207,10 +212,11 @@ function optionType(name: string, value: unknown, type: 'boolean' | 'function', 
  * `batchRows: 'x'` as an internal error of the addon's conversion. `limit` and `reachableOnly`
  * are checked where the query is planned.
  */
-function checkQueryOptions(options: unknown, stream = false): void {
+function checkQueryOptions(call: OptionsOf, options: unknown, stream = false): void {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new HeapqlError('ERR_ARGUMENT', `the query's options are an object, not ${describeArgument(options)}`);
   }
+  checkOptionNames(call, options);
   const o = options as QueryOptions & { batchRows?: unknown };
   if (o.name !== undefined && typeof o.name !== 'string') throw new HeapqlError('ERR_ARGUMENT', `name is text, not ${describeArgument(o.name)}`);
   optionType('onProgress', o.onProgress, 'function', 'a function');
@@ -225,8 +231,9 @@ function checkQueryOptions(options: unknown, stream = false): void {
 }
 
 /** The analysis's options of the wrong type (`reachableOnly: 'yes'` would reach the addon). */
-function checkAnalyzeOptions(options: AnalyzeOptions): void {
+function checkAnalyzeOptions(call: 'analyze' | 'startAnalysis', options: AnalyzeOptions): void {
   if (options === null || typeof options !== 'object') throw new HeapqlError('ERR_ARGUMENT', `the analysis's options are an object, not ${describeArgument(options)}`);
+  checkOptionNames(call, options);
   optionType('reachableOnly', options.reachableOnly, 'boolean', 'true or false');
   optionType('forReport', options.forReport, 'boolean', 'true or false');
   optionType('onProgress', options.onProgress, 'function', 'a function');
@@ -238,10 +245,11 @@ function checkAnalyzeOptions(options: AnalyzeOptions): void {
  * take `limit: -1` wrapped and refuse `'x'` only as an internal error, and a wrong value must not
  * cost an analysis first. The report's `queries` and `warnings` are checked by `buildReport`.
  */
-function checkSectionOptions(options: unknown): void {
+function checkSectionOptions(call: 'report' | 'reportData' | 'waste' | 'wasteData', options: unknown): void {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new HeapqlError('ERR_ARGUMENT', `the options are an object, not ${describeArgument(options)}`);
   }
+  checkOptionNames(call, options);
   const o = options as BuildReportOptions;
   for (const name of ['limit', 'topStrings'] as const) if (o[name] !== undefined) count(name, o[name]);
   optionType('reachableOnly', o.reachableOnly, 'boolean', 'true or false');
@@ -251,11 +259,13 @@ function checkSectionOptions(options: unknown): void {
 
 /**
  * Waits for a cancelled analysis to end (`running.promise`, however it ends), or until `signal`
- * aborts (ERR_CANCELLED): a caller that gives up is not held until the wind-down is over.
+ * aborts (ERR_CANCELLED, for `what`: the new analysis, which did not start): a caller that gives
+ * up is not held until the wind-down is over.
  */
-function windDown(running: RunningAnalysis, signal: AbortSignal | undefined): Promise<void> {
+function windDown(running: RunningAnalysis, signal: AbortSignal | undefined, what: string): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    const onAbort = () => reject(new HeapqlError('ERR_CANCELLED', 'the analysis was cancelled'));
+    const onAbort = () =>
+      reject(new HeapqlError('ERR_CANCELLED', `${what} was cancelled before it started (while the one cancelled before it wound down)`));
     if (signal?.aborted) return onAbort();
     signal?.addEventListener('abort', onAbort, { once: true });
     void running.promise
@@ -306,15 +316,27 @@ export class HeapSession implements ReportableHeap {
   /** Opens a dump and builds its index (the query-only path). */
   static async open(path: string, options: OpenOptions = {}): Promise<HeapSession> {
     checkOpenOptions(path, options);
+    const before = options.signal?.aborted === true;
     const { token, dispose } = cancelTokenFor(options.signal);
+    // Always listened to: a cancelled open says how far it got (the addon says only "cancelled").
+    let last: ProgressEvent | null = null;
+    const onProgress = (e: ProgressEvent) => {
+      last = e;
+      options.onProgress?.(e);
+    };
     try {
       const handle = await call(() =>
         native().openHeap(
           path,
           { dump: options.dump, scratch: scratchOption(options), cacheDir: cacheDirOption(options), cacheMax: options.cacheMax },
-          options.onProgress ? (e) => options.onProgress!(e) : undefined, token),
+          onProgress, token),
       );
       return new HeapSession(path, handle, options.reachableOnly ?? false);
+    } catch (err) {
+      if (!isCancelled(err)) throw err;
+      // Progress reports queued before the cancel arrive first.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      throw cancelledError(`opening ${path}`, last, { before, cause: err });
     } finally {
       dispose();
     }
@@ -456,7 +478,7 @@ export class HeapSession implements ReportableHeap {
   /** Parses and plans a query for the session's current path and mode (throws OQL errors). */
   prepare(text: string, options: Omit<QueryOptions, 'signal'> = {}): PreparedQuery {
     this.live();
-    checkQueryOptions(options);
+    checkQueryOptions('prepare', options);
     return prepareQuery(text, {
       fullPath: this.analyzed,
       reachableOnly: options.reachableOnly ?? this.reachableOnly,
@@ -468,7 +490,7 @@ export class HeapSession implements ReportableHeap {
   /** Runs one OQL query (text or prepared); full-path features work once analyzed. */
   async query(q: string | PreparedQuery, options: QueryOptions = {}): Promise<QueryResult> {
     this.live();
-    checkQueryOptions(options);
+    checkQueryOptions('query', options);
     return runPrepared(this.handle, preparedFor(this.handle, q, options, this.reachableOnly), options);
   }
 
@@ -479,7 +501,7 @@ export class HeapSession implements ReportableHeap {
    */
   queryStream(q: string | PreparedQuery, options: QueryOptions & { batchRows?: number } = {}): AsyncGenerator<StreamedRow> {
     this.live();
-    checkQueryOptions(options, true);
+    checkQueryOptions('queryStream', options, true);
     return this.rowStream(q, options);
   }
 
@@ -511,7 +533,7 @@ export class HeapSession implements ReportableHeap {
    */
   queryBatches(q: string | PreparedQuery, options: QueryOptions & { batchRows?: number; skip?: number } = {}): AsyncGenerator<RowBatch, StreamSummary> {
     this.live();
-    checkQueryOptions(options, true);
+    checkQueryOptions('queryBatches', options, true);
     return this.batchStream(q, options);
   }
 
@@ -533,7 +555,7 @@ export class HeapSession implements ReportableHeap {
    */
   async queryCount(q: string | PreparedQuery, options: QueryOptions = {}): Promise<RowTotal> {
     this.live();
-    checkQueryOptions(options);
+    checkQueryOptions('queryCount', options);
     const signal = options.signal ? AbortSignal.any([options.signal, this.closed.signal]) : this.closed.signal;
     return countPrepared(this.handle, preparedFor(this.handle, q, options, this.reachableOnly), { signal, onProgress: options.onProgress });
   }
@@ -541,7 +563,7 @@ export class HeapSession implements ReportableHeap {
   /** The execution plan of a query, without running it. */
   explain(q: string | PreparedQuery, options: QueryOptions = {}): string {
     this.live();
-    checkQueryOptions(options);
+    checkQueryOptions('explain', options);
     return explainPrepared(preparedFor(this.handle, q, options, this.reachableOnly));
   }
 
@@ -559,14 +581,14 @@ export class HeapSession implements ReportableHeap {
   async analyze(options: AnalyzeOptions = {}): Promise<void> {
     this.live();
     // Checked before anything reads them: `analyze(null)` is ERR_ARGUMENT, not a TypeError.
-    checkAnalyzeOptions(options);
+    checkAnalyzeOptions('analyze', options);
     const reachableOnly = options.reachableOnly ?? false;
     for (;;) {
       const running = this.running;
       if (running) {
         if (running.controller.signal.aborted) {
           // Cancelled, still winding down: it is no analysis to join.
-          await windDown(running, options.signal);
+          await windDown(running, options.signal, this.analysisName());
           continue;
         }
         await this.wait(running, options);
@@ -574,7 +596,7 @@ export class HeapSession implements ReportableHeap {
         continue;
       }
       if (this.handle.analyzed && this.analyzedReachable === reachableOnly) return;
-      if (options.signal?.aborted) throw new HeapqlError('ERR_CANCELLED', 'the analysis was cancelled');
+      if (options.signal?.aborted) throw cancelledError(this.analysisName(), null, { before: true });
       const started = this.begin(reachableOnly, options.forReport ?? false);
       // One that ended as it began (a file with no heap dump) is not running: its error is the answer.
       if (this.running !== started) await started.promise;
@@ -587,7 +609,7 @@ export class HeapSession implements ReportableHeap {
    * analysis, unless `startAnalysis()` asked for it, and sees it wind down.
    */
   private async wait(running: RunningAnalysis, { signal, onProgress }: AnalyzeOptions): Promise<void> {
-    if (signal?.aborted) throw new HeapqlError('ERR_CANCELLED', 'the analysis was cancelled');
+    if (signal?.aborted) throw cancelledError(this.analysisName(), null, { before: true });
     running.waiters++;
     let waiting = true;
     let stopWaiting = () => {};
@@ -604,7 +626,11 @@ export class HeapSession implements ReportableHeap {
       // Settled either way, so that a caller that stopped waiting leaves no rejection unhandled.
       const outcome = await Promise.race([running.promise.then(() => ({ error: null }), (error: unknown) => ({ error })), stopped]);
       if (outcome === 'stopped') {
-        throw new HeapqlError('ERR_CANCELLED', 'stopped waiting for the analysis, which goes on for the others waiting on it');
+        throw new HeapqlError(
+          'ERR_CANCELLED',
+          `stopped waiting for ${this.analysisName()} (${howFar(running.last)}), which goes on for the others waiting on it`,
+          running.last ? { progress: { ...running.last } } : {},
+        );
       }
       if (outcome.error !== null) throw outcome.error;
     } finally {
@@ -621,7 +647,7 @@ export class HeapSession implements ReportableHeap {
    */
   startAnalysis(options: Pick<AnalyzeOptions, 'reachableOnly' | 'forReport'> = {}): AnalysisStart {
     this.live();
-    checkAnalyzeOptions(options);
+    checkAnalyzeOptions('startAnalysis', options);
     const reachableOnly = options.reachableOnly ?? false;
     const running = this.running;
     if (running && running.controller.signal.aborted) {
@@ -684,7 +710,7 @@ export class HeapSession implements ReportableHeap {
     // Progress reaches JavaScript through a queue and may trail the end: late reports are dropped.
     let live = true;
     // Running from here on: an analysis that fails before its first await finishes after this.
-    const running: RunningAnalysis = { promise: Promise.resolve(), controller, reachableOnly, waiters: 0, detached };
+    const running: RunningAnalysis = { promise: Promise.resolve(), controller, reachableOnly, waiters: 0, detached, last: null };
     this.running = running;
     this.setState('analyzing');
     running.promise = (async () => {
@@ -700,6 +726,7 @@ export class HeapSession implements ReportableHeap {
         }
         const summary = await call(() =>
           this.handle.analyze({ reachableOnly, forReport }, (e) => {
+            running.last = e;
             if (!live) return;
             this.progress = e;
             this.emit({ type: 'progress', task: 'analyze', ...e });
@@ -712,15 +739,24 @@ export class HeapSession implements ReportableHeap {
         this.finish(running, 'full', null);
       } catch (err) {
         live = false;
-        const cancelled = err instanceof HeapqlError && err.code === 'ERR_CANCELLED';
+        const cancelled = isCancelled(err);
+        if (cancelled) {
+          // Progress reports queued before the cancel arrive first: the error says how far it got.
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
         this.finish(running, this.handle.analyzed ? 'full' : cancelled ? 'query-only' : 'failed', cancelled ? null : (err as Error).message);
-        throw err;
+        throw cancelled ? cancelledError(this.analysisName(), running.last, { cause: err }) : err;
       } finally {
         live = false;
         dispose();
       }
     })();
     return running;
+  }
+
+  /** What a cancelled analysis's error names: `the analysis of <path>`. */
+  private analysisName(): string {
+    return `the analysis of ${this.path}`;
   }
 
   private finish(running: RunningAnalysis, state: AnalysisState, error: string | null): void {
@@ -739,9 +775,9 @@ export class HeapSession implements ReportableHeap {
    */
   async reportData(options: SectionOptions = {}): Promise<ReportSections> {
     this.live();
-    checkSectionOptions(options);
+    checkSectionOptions('reportData', options);
     const { reportSections } = await import('./report.js');
-    return reportSections(this.handle, this.relayProgress('report', options));
+    return this.sectionCall(`computing the report of ${this.path}`, 'report', options, (o) => reportSections(this.handle, o));
   }
 
   /**
@@ -750,7 +786,7 @@ export class HeapSession implements ReportableHeap {
    */
   async report(options: BuildReportOptions = {}): Promise<ReportModel> {
     this.live();
-    checkSectionOptions(options);
+    checkSectionOptions('report', options);
     const { buildReport } = await import('./report.js');
     return buildReport(this, options);
   }
@@ -758,26 +794,39 @@ export class HeapSession implements ReportableHeap {
   /** The waste section (docs/report-model.md, "waste"); needs the full analysis (ERR_NEEDS_ANALYSIS before). */
   async wasteData(options: SectionOptions = {}): Promise<Waste> {
     this.live();
-    checkSectionOptions(options);
+    checkSectionOptions('wasteData', options);
     const { wasteSection } = await import('./waste.js');
-    return wasteSection(this.handle, this.relayProgress('waste', options));
+    return this.sectionCall(`computing the waste checks of ${this.path}`, 'waste', options, (o) => wasteSection(this.handle, o));
   }
 
-  /** The options with their progress also told to the session's subscribers (as `task`). */
-  private relayProgress(task: 'report' | 'waste', options: SectionOptions): SectionOptions {
-    return {
+  /**
+   * Runs a report or waste computation with its progress also told to the session's subscribers
+   * (as `task`); cancelled, it says what (`what`) and how far it got, as the analysis does.
+   */
+  private async sectionCall<T>(what: string, task: 'report' | 'waste', options: SectionOptions, run: (options: SectionOptions) => Promise<T>): Promise<T> {
+    const before = options.signal?.aborted === true;
+    let last: ProgressEvent | null = null;
+    const relayed: SectionOptions = {
       ...options,
       onProgress: (e) => {
+        last = e;
         options.onProgress?.(e);
         this.emit({ type: 'progress', task, ...e });
       },
     };
+    try {
+      return await run(relayed);
+    } catch (err) {
+      if (!isCancelled(err)) throw err;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      throw cancelledError(what, last, { before, cause: err });
+    }
   }
 
   /** The waste checks as the validated waste model (`heapql waste`); analyzes the dump first when needed. */
   async waste(options: BuildWasteOptions = {}): Promise<WasteModel> {
     this.live();
-    checkSectionOptions(options);
+    checkSectionOptions('waste', options);
     const { buildWaste } = await import('./waste.js');
     return buildWaste(this, options);
   }
@@ -791,6 +840,7 @@ export class HeapSession implements ReportableHeap {
     if (options === null || typeof options !== 'object' || Array.isArray(options)) {
       throw new HeapqlError('ERR_ARGUMENT', `the look-up's options are an object ({fieldOffset, fieldLimit}), not ${describeArgument(options)}`);
     }
+    checkOptionNames('object', options);
     const fieldOffset = options.fieldOffset === undefined ? undefined : count('fieldOffset', options.fieldOffset);
     const fieldLimit = options.fieldLimit === undefined ? undefined : count('fieldLimit', options.fieldLimit);
     return toObjectView(await call(() => this.handle.object(id, { fieldOffset, fieldLimit })));

@@ -5,7 +5,7 @@
 import type { NativeHeap } from '../native/index.js';
 import { validateWasteModel } from '../report/json.js';
 import type { Waste, WasteModel } from '../report/model.js';
-import { analysisWarnings, analyzeForReport, checkModel, dumpWarnings, modelHeader, sectionJson } from './report.js';
+import { analysisWarnings, analyzeForReport, checkModel, dumpWarnings, modelHeader, sectionJson, sectionOptions } from './report.js';
 import type { BuildWasteOptions, ReportableHeap, SectionOptions } from './types.js';
 
 /** The waste section of an analyzed heap (ERR_NEEDS_ANALYSIS before the analysis). */
@@ -16,7 +16,7 @@ export function wasteSection(handle: NativeHeap, options: SectionOptions): Promi
 /** The waste checks of an opened dump; analyzes it first when needed. */
 export async function buildWaste(heap: ReportableHeap, options: BuildWasteOptions = {}): Promise<WasteModel> {
   await analyzeForReport(heap, options);
-  const waste = await heap.wasteData(options);
+  const waste = await heap.wasteData(sectionOptions(options));
   const info = heap.info();
   const model: WasteModel = {
     ...modelHeader(),

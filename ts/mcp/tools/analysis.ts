@@ -5,11 +5,12 @@
 
 import { HeapqlError } from '../../errors.js';
 import type { ReportSections } from '../../session/index.js';
+import { howFar } from '../../session/cancelled.js';
 import { flag, oneOf, toolArgs, wholeNumber } from '../args.js';
 import type { McpContext } from '../context.js';
 import type { ToolRegistrar } from '../registrar.js';
 import { SECTION_LIST_DEFAULT, SECTION_LIST_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
-import { analysisProgress } from '../progress.js';
+import { analysisProgress, callProgress } from '../progress.js';
 import { errorResult, guarded, jsonResult, type ResultFit } from '../result.js';
 import { analysisState, needsAnalysis, nextStep } from '../state.js';
 
@@ -61,7 +62,7 @@ export function registerAnalysisTools(server: ToolRegistrar, ctx: McpContext): v
           return jsonResult({ start, ...analysisState(heap), next: 'call analysis_status to follow it, or analyze_heap to wait for it' });
         }
         const started = Date.now();
-        const progress = analysisProgress(extra._meta?.progressToken, (n) => extra.sendNotification(n));
+        const progress = analysisProgress(callProgress(extra));
         try {
           // Other calls may wait on the same analysis: cancelling this request only stops this one
           // waiting, unless it is the last (ts/session, `analyze`).
@@ -70,8 +71,8 @@ export function registerAnalysisTools(server: ToolRegistrar, ctx: McpContext): v
           // Not this request's cancellation: cancel_analysis stopped the analysis it waited for.
           if (err instanceof HeapqlError && err.code === 'ERR_CANCELLED' && !extra.signal.aborted) {
             return errorResult(
-              'the full analysis was cancelled by cancel_analysis while this call waited for it; the dump stays usable on the ' +
-                'query-only path. Call analyze_heap again to start it anew.',
+              `the full analysis was cancelled by cancel_analysis ${howFar(err.progress)} while this call waited for it; the dump ` +
+                'stays usable on the query-only path. Call analyze_heap again to start it anew.',
             );
           }
           throw err;

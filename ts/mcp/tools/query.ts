@@ -8,7 +8,7 @@ import type { McpContext } from '../context.js';
 import type { ToolRegistrar } from '../registrar.js';
 import { QUERY_MAX, QUERY_NAME_MAX, RESULT_MAX, ROWS_DEFAULT, ROWS_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
 import { errorResult, guarded, jsonResult, type ResultFit } from '../result.js';
-import { scanProgress } from '../progress.js';
+import { callProgress, scanProgress } from '../progress.js';
 import { needsAnalysis } from '../state.js';
 
 const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
@@ -112,7 +112,7 @@ export function registerQueryTools(server: ToolRegistrar, ctx: McpContext): void
     },
     ({ query, maxRows: cap, reachableOnly: reach }, extra) =>
       guarded(async () => {
-        const progress = scanProgress(extra._meta?.progressToken, (n) => extra.sendNotification(n));
+        const progress = scanProgress(callProgress(extra));
         try {
           const heap = await ctx.heap();
           return jsonResult(await runCapped(heap, query, cap, { reachableOnly: reach, signal: extra.signal, progress }), OQL_FIT);
@@ -176,7 +176,7 @@ export function registerQueryTools(server: ToolRegistrar, ctx: McpContext): void
           const near = suggestNamedQueries(name);
           return errorResult(`no named query '${name}'${near.length ? `; did you mean ${near.join(', ')}?` : ''} (list_named_queries lists them)`);
         }
-        const progress = scanProgress(extra._meta?.progressToken, (n) => extra.sendNotification(n));
+        const progress = scanProgress(callProgress(extra));
         try {
           const heap = await ctx.heap();
           if (named.fullPath && !heap.analyzed) return errorResult(needsAnalysis(heap, `the named query '${named.name}'`));
