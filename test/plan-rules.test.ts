@@ -339,7 +339,8 @@ describe('rules of the spec', () => {
       const like = q.includes('NOT LIKE') ? 'NOT LIKE' : 'LIKE';
       expect(e.reason, q).toBe(`${like} matches text, and ${operand} yields ${kind}, which has no text to match (as it equals no text)`);
       expect(e.pos, q).toMatchObject({ line: q.includes('\n') ? 2 : 1, column });
-      expect(e.hint, q).toBe(`match its decimal text with toString(${operand}) ${like} "…", or compare the number itself (=, <, BETWEEN)`);
+      const itself = kind === 'a boolean' ? 'boolean itself (= true)' : 'number itself (=, <, BETWEEN)';
+      expect(e.hint, q).toBe(`match its text with toString(${operand}) ${like} "…", or compare the ${itself}`);
     }
     // A field, an element, a column, arithmetic may hold texts: only the dump tells (the
     // executor matches no number); toString() of a number is its text.

@@ -493,7 +493,7 @@ export class Binder {
           fail(
             `${e.negate ? 'NOT LIKE' : 'LIKE'} matches text, and ${printExpr(e.operand)} yields ${kind}, which has no text to match (as it equals no text)`,
             e.operand.pos,
-            `match its decimal text with toString(${printExpr(e.operand)}) ${e.negate ? 'NOT LIKE' : 'LIKE'} "…", or compare the number itself (=, <, BETWEEN)`,
+            `match its text with toString(${printExpr(e.operand)}) ${e.negate ? 'NOT LIKE' : 'LIKE'} "…", or compare the ${kind === 'a boolean' ? 'boolean itself (= true)' : 'number itself (=, <, BETWEEN)'}`,
           );
         }
         return { k: 'like', e: operand, pattern: e.pattern, negate: e.negate };
