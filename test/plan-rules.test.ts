@@ -326,6 +326,29 @@ describe('rules of the spec', () => {
     expect(sel('SELECT MIN(toString(x)), MAX(x), MEDIAN(x.@displayName), COUNT(x) FROM X x').aggregates).toHaveLength(4);
   });
 
+  test('LIKE of what is known to be a number or a boolean is refused at the operand: it has no text, as it equals none', () => {
+    const cases: [string, string, string, number][] = [
+      ['SELECT x FROM X x WHERE x.@usedHeapSize LIKE "1.*"', 'x.@usedHeapSize', 'a number', 25],
+      ['SELECT x FROM X x\nWHERE x.@objectAddress NOT LIKE "0x7f.*"', 'x.@objectAddress', 'a number', 7],
+      ['SELECT x FROM X x WHERE -x.a LIKE "1"', '-x.a', 'a number', 25],
+      ['SELECT x FROM X x WHERE (x.a = 1) LIKE "true"', 'x.a = 1', 'a boolean', 26],
+      ['SELECT x FROM X x WHERE 12 LIKE "1.*"', '12', 'a number', 25],
+    ];
+    for (const [q, operand, kind, column] of cases) {
+      const e = planError(q);
+      const like = q.includes('NOT LIKE') ? 'NOT LIKE' : 'LIKE';
+      expect(e.reason, q).toBe(`${like} matches text, and ${operand} yields ${kind}, which has no text to match (as it equals no text)`);
+      expect(e.pos, q).toMatchObject({ line: q.includes('\n') ? 2 : 1, column });
+      const itself = kind === 'a boolean' ? 'boolean itself (= true)' : 'number itself (=, <, BETWEEN)';
+      expect(e.hint, q).toBe(`match its text with toString(${operand}) ${like} "…", or compare the ${itself}`);
+    }
+    // A field, an element, a column, arithmetic may hold texts: only the dump tells (the
+    // executor matches no number); toString() of a number is its text.
+    for (const q of ['SELECT x FROM X x WHERE x.a LIKE "1"', 'SELECT x FROM X x WHERE x.a[0] LIKE "1"', 'SELECT x FROM X x WHERE x.a + 1 LIKE "1"', 'SELECT x FROM X x WHERE toString(x.@usedHeapSize) LIKE "1.*"', 'SELECT x FROM X x WHERE x.@displayName LIKE "a.*"']) {
+      expect(sel(q).filter?.k, q).toBe('like');
+    }
+  });
+
   test('ORDER BY: alias, position, header text, or a row expression', () => {
     expect(sel('SELECT x.a AS a FROM X x ORDER BY a').orderBy).toEqual([{ expr: { k: 'out', i: 0 }, desc: false }]);
     expect(sel('SELECT x.a, x.b FROM X x ORDER BY 2 DESC').orderBy).toEqual([{ expr: { k: 'out', i: 1 }, desc: true }]);

@@ -50,6 +50,27 @@ describe('INSTANCEOF a class that looks like an interface (library)', () => {
     }
   });
 
+  it('INSTANCEOF "<regex>" that matches only classes that look like interfaces: the same note, naming the pattern', async () => {
+    const r = await heap.query('SELECT COUNT(*) FROM INSTANCEOF "java\\.util\\.Ma[p]"');
+    expect(r.rows).toEqual([[0]]);
+    expect(r.note).toBe(
+      'INSTANCEOF "java\\.util\\.Ma[p]" matches only java.util.Map, which has no instances or subclasses in this dump and looks like an interface: ' +
+        'heap dumps do not record implemented interfaces, so INSTANCEOF an interface finds nothing; use INSTANCEOF an implementing class ' +
+        '(e.g. java.util.AbstractMap) or FROM "<regex>" over class names (e.g. FROM ".*Map")',
+    );
+    const p = await heap.query('SELECT m FROM java.util.HashMap m WHERE m INSTANCEOF "java\\.lang\\.(Cloneable|Runnable)"');
+    expect(p.rowCount).toBe(0);
+    expect(p.note).toMatch(/^INSTANCEOF "java\\\.lang\\\.\(Cloneable\|Runnable\)" matches only java\.lang\.Cloneable and java\.lang\.Runnable, which have no instances or subclasses in this dump and look like interfaces: .*use INSTANCEOF an implementing class or FROM "<regex>" over class names \(e\.g\. FROM "\.\*Cloneable"\)$/);
+    const batches = heap.queryBatches('SELECT x FROM INSTANCEOF "java\\.util\\.Map" x');
+    let next = await batches.next();
+    while (!next.done) next = await batches.next();
+    expect(next.value.note).toMatch(/^INSTANCEOF "java\\\.util\\\.Map" matches only java\.util\.Map, which has no instances/);
+    // A pattern that matches one real class besides gives no note: what it finds is not nothing.
+    for (const q of ['SELECT COUNT(*) FROM INSTANCEOF "java\\.util\\.(Abstract)?Map"', 'SELECT COUNT(*) FROM INSTANCEOF "java\\.util\\.HashMap"', 'SELECT COUNT(*) FROM "java\\.util\\.Map"']) {
+      expect((await heap.query(q)).note, q).toBeUndefined();
+    }
+  });
+
   it('a streamed query ends with the same note', async () => {
     const batches = heap.queryBatches('SELECT x FROM INSTANCEOF java.util.Map x');
     let next = await batches.next();

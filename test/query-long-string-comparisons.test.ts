@@ -62,9 +62,21 @@ describe('comparisons with a String of 600 000 000 characters', () => {
     expect(r.maxRssMb).toBeLessThan(MAX_RSS_MB);
   });
 
-  test('the check can fail: a concatenation makes the whole text, and goes over the bound', () => {
+  test('a concatenation works out its length first: longer than a cell, ERR_TOO_LARGE before it is built', () => {
+    // It made the whole text (1.2 GB and more) and compared it.
     const r = runAlone('SELECT h.a FROM Holder h WHERE h.s + "" = "ok"');
-    expect(r.rows).toEqual([[2]]);
+    expect(r.rows).toBeUndefined();
+    expect(r.error).toMatch(/^a concatenation \(`\+`\): the text is 600000000 UTF-16 units, more than one JavaScript string holds \(536870888\); .*test it with LIKE/);
+    expect(r.maxRssMb).toBeLessThan(MAX_RSS_MB);
+    const two = runAlone('SELECT h.a FROM Holder h WHERE "x" + h.s + "y" IS NULL');
+    expect(two.error).toMatch(/^a concatenation \(`\+`\): the text is 600000001 UTF-16 units/);
+    expect(two.maxRssMb).toBeLessThan(MAX_RSS_MB);
+  });
+
+  test('the check can fail: a slice of the String\'s 20 000 000 first bytes is held whole, over the bound', () => {
+    const r = runAlone('SELECT h.a FROM Holder h WHERE h.s.value[0:20000000] IS NULL');
+    expect(r.error).toBeUndefined();
+    expect(r.rows).toEqual([]);
     expect(r.maxRssMb).toBeGreaterThan(MAX_RSS_MB);
   });
 });

@@ -483,7 +483,20 @@ export class Binder {
       case 'like': {
         checkLikePattern(e.pattern, e.patternPos);
         this.patterns.push({ pattern: e.pattern, pos: e.patternPos, kind: 'like' });
-        return { k: 'like', e: rec(e.operand), pattern: e.pattern, negate: e.negate };
+        const operand = rec(e.operand);
+        // LIKE matches texts (a String, a text value, a list of them); a number or a boolean
+        // has none, as it equals no text (`p.x = "1"` is false for an int 1): the executor
+        // matches neither LIKE nor NOT LIKE on one, so an operand known here to be one is
+        // refused at its line and column instead of matching nothing silently.
+        const kind = valueKind(operand);
+        if (kind === 'a number' || kind === 'a boolean') {
+          fail(
+            `${e.negate ? 'NOT LIKE' : 'LIKE'} matches text, and ${printExpr(e.operand)} yields ${kind}, which has no text to match (as it equals no text)`,
+            e.operand.pos,
+            `match its text with toString(${printExpr(e.operand)}) ${e.negate ? 'NOT LIKE' : 'LIKE'} "…", or compare the ${kind === 'a boolean' ? 'boolean itself (= true)' : 'number itself (=, <, BETWEEN)'}`,
+          );
+        }
+        return { k: 'like', e: operand, pattern: e.pattern, negate: e.negate };
       }
       case 'instanceof': {
         let inst: PExpr;

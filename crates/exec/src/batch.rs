@@ -66,53 +66,129 @@ impl Batch {
     /// ERR_TOO_LARGE naming the column and row of the first cell (a text, a list's JSON) longer
     /// than `max_units` UTF-16 units, the most one JavaScript string holds: the executor bounds
     /// each cell as it makes it, this is the last word for what it could not foresee (a
-    /// concatenation). `first_row` numbers the batch's first row in the whole result. (A text
-    /// with an unpaired surrogate has as many units as its lossy Rust form: U+FFFD is one.)
+    /// concatenation). `first_row` numbers the batch's first row in the whole result. A text is
+    /// measured as a JSON string (`text_cell_units`: quotes and escapes counted) whatever
+    /// column it is in: in a column that mixes kinds it crosses so, and a text then fails or
+    /// fits alike in every batch, and in a count, which makes no batch.
     pub fn check_cell_lengths(&self, first_row: u64, max_units: usize) -> Result<(), crate::ExecError> {
         for c in &self.columns {
-            let (cells, what, fix) = match &c.data {
-                ColumnData::Strings { values, .. } => (values, "text", TEXT_FIX),
-                ColumnData::Lists(v) => (v, "list", LIST_FIX),
-                _ => continue,
-            };
-            if let Some(i) = cells.iter().position(|cell| heapql_heap::too_long_for_js(cell, max_units)) {
-                let units = cells[i].encode_utf16().count();
-                let at = format!("column \"{}\", row {}", c.name, first_row + i as u64 + 1);
-                return Err(cell_too_long(&at, what, units, max_units, fix));
+            match &c.data {
+                ColumnData::Strings { values, exact } => {
+                    for (i, cell) in values.iter().enumerate() {
+                        let over = match exact.get(i) {
+                            Some(units) => units_over(units, max_units),
+                            None => text_over(cell, max_units),
+                        };
+                        if let Some(units) = over {
+                            let at = format!("column \"{}\", row {}", c.name, first_row + i as u64 + 1);
+                            return Err(cell_too_long(&at, "text", units, max_units, TEXT_FIX));
+                        }
+                    }
+                }
+                ColumnData::Lists(cells) => {
+                    if let Some(i) = cells.iter().position(|cell| heapql_heap::too_long_for_js(cell, max_units)) {
+                        let units = cells[i].encode_utf16().count() as u64;
+                        let at = format!("column \"{}\", row {}", c.name, first_row + i as u64 + 1);
+                        return Err(cell_too_long(&at, "list", units, max_units, LIST_FIX));
+                    }
+                }
+                _ => {}
             }
         }
         Ok(())
     }
 }
 
+/// The UTF-16 units of a text written as a JSON string (`write_cell_json`): its two quotes,
+/// two for `"`, `\` and the short escapes `\b \t \n \f \r`, six for any other control below
+/// U+0020 and for an unpaired surrogate (`\uXXXX`), every other character its own units.
+/// The measure of a text cell against the cell limit: a text crosses to JavaScript so in a
+/// column that mixes kinds (a list column), and measuring it so in every column makes a text
+/// fail or fit whatever rows share its batch, and alike in a count, which makes no batch.
+pub(crate) fn text_cell_units(units: impl Iterator<Item = u16>) -> u64 {
+    let mut n = 2u64;
+    for c in char::decode_utf16(units) {
+        n += match c {
+            Ok(c) => char_json_units(c),
+            Err(_) => 6,
+        };
+    }
+    n
+}
+
+#[inline]
+fn char_json_units(c: char) -> u64 {
+    match c {
+        '"' | '\\' | '\u{8}' | '\t' | '\n' | '\u{c}' | '\r' => 2,
+        c if (c as u32) < 0x20 => 6,
+        c => c.len_utf16() as u64,
+    }
+}
+
+/// `text_cell_units` of a text over `max_units`, or None when it fits; a text of at most
+/// (max − 2) / 6 bytes fits unread (a byte is at most six units once escaped).
+pub(crate) fn text_over(s: &str, max_units: usize) -> Option<u64> {
+    if (s.len() as u64).saturating_mul(6).saturating_add(2) <= max_units as u64 {
+        return None;
+    }
+    let n = 2 + s.chars().map(char_json_units).sum::<u64>();
+    (n > max_units as u64).then_some(n)
+}
+
+/// `text_over` of a text given by its UTF-16 units.
+pub(crate) fn units_over(units: &[u16], max_units: usize) -> Option<u64> {
+    if (units.len() as u64).saturating_mul(6).saturating_add(2) <= max_units as u64 {
+        return None;
+    }
+    let n = text_cell_units(units.iter().copied());
+    (n > max_units as u64).then_some(n)
+}
+
 const TEXT_FIX: &str = "select the object itself (its label shows how it starts), its length (`s.@length`), or test it with LIKE";
 const LIST_FIX: &str = "take a shorter slice (`a[0:1000]`) or read it in pages, count with `@length`, or LIMIT the rows";
 
-fn cell_too_long(at: &str, what: &str, units: usize, max_units: usize, fix: &str) -> crate::ExecError {
+fn cell_too_long(at: &str, what: &str, units: u64, max_units: usize, fix: &str) -> crate::ExecError {
+    too_long(at, what, units, what == "text", max_units, fix)
+}
+
+/// `cell_too_long`, saying (`json`) that a text is measured as a JSON string.
+fn too_long(at: &str, what: &str, units: u64, json: bool, max_units: usize, fix: &str) -> crate::ExecError {
+    let measure = if json { " written as a JSON string (its quotes and escapes counted, as a column that mixes kinds carries it)" } else { "" };
     crate::ExecError::new(
         crate::error::ERR_TOO_LARGE,
         format!(
-            "{at}: the {what} is {units} UTF-16 units, more than one JavaScript string holds ({max_units}); \
+            "{at}: the {what} is {units} UTF-16 units{measure}, more than one JavaScript string holds ({max_units}); \
              no output format can show this cell (csv and json alike); {fix}"
         ),
     )
 }
 
+/// ERR_TOO_LARGE of a text of `units` UTF-16 units (its own, not its JSON form) that would be
+/// made somewhere else than a cell (a concatenation): `at` says where.
+pub(crate) fn text_too_long(at: &str, units: u64, max_units: usize) -> crate::ExecError {
+    too_long(at, "text", units, false, max_units, TEXT_FIX)
+}
+
 /// `check_cell_lengths` of one value of column `name`, as the cell of its own type: a text as
-/// a text cell, a list as its JSON (a count checks each cell so, without making batches).
-/// A text that a batch would write as JSON (a column mixing texts with other kinds of values
-/// in one batch) is measured as the text: its quotes and escapes are not counted.
+/// a text cell (`text_cell_units`, as in every column), a list as its JSON (a count checks
+/// each cell so, without making batches).
 pub(crate) fn check_value_length(name: &str, v: &Value, max_units: usize) -> Result<(), crate::ExecError> {
     let (units, what, fix) = match v {
-        Value::Str(s) if heapql_heap::too_long_for_js(s, max_units) => (s.encode_utf16().count(), "text", TEXT_FIX),
-        Value::Utf16(u) if u.len() > max_units => (u.len(), "text", TEXT_FIX),
+        Value::Str(s) => match text_over(s, max_units) {
+            Some(n) => (n, "text", TEXT_FIX),
+            None => return Ok(()),
+        },
+        Value::Utf16(u) => match units_over(u, max_units) {
+            Some(n) => (n, "text", TEXT_FIX),
+            None => return Ok(()),
+        },
         Value::List(_) => {
             let mut json = String::new();
             write_cell_json(v, &mut json);
             if !heapql_heap::too_long_for_js(&json, max_units) {
                 return Ok(());
             }
-            (json.encode_utf16().count(), "list", LIST_FIX)
+            (json.encode_utf16().count() as u64, "list", LIST_FIX)
         }
         _ => return Ok(()),
     };
@@ -421,11 +497,23 @@ mod tests {
         let text = |cells: Vec<String>| Column { name: "t".into(), data: ColumnData::Strings { values: cells, exact: ExactTexts::default() }, nulls: vec![], fixed: None };
         let list = |cells: Vec<String>| Column { name: "l".into(), data: ColumnData::Lists(cells), nulls: vec![], fixed: None };
         let batch = |c: Column| Batch { row_count: 3, columns: vec![c], notes: vec![], total: None };
-        let ok = batch(text(vec!["a".into(), "é".repeat(10), "b".into()]));
-        assert!(ok.check_cell_lengths(0, 10).is_ok(), "ten two-byte characters are ten units");
-        let e = batch(text(vec!["a".into(), "b".into(), "x".repeat(11)])).check_cell_lengths(100, 10).unwrap_err();
+        // A text is measured as a JSON string: its quotes and escapes count.
+        let ok = batch(text(vec!["a".into(), "é".repeat(8), "b".into()]));
+        assert!(ok.check_cell_lengths(0, 10).is_ok(), "eight two-byte characters are eight units, ten quoted");
+        let e = batch(text(vec!["a".into(), "b".into(), "x".repeat(9)])).check_cell_lengths(100, 10).unwrap_err();
         assert_eq!(e.code, crate::error::ERR_TOO_LARGE);
-        assert!(e.message.starts_with("column \"t\", row 103: the text is 11 UTF-16 units"), "{}", e.message);
+        assert!(e.message.starts_with("column \"t\", row 103: the text is 11 UTF-16 units written as a JSON string"), "{}", e.message);
+        let e = batch(text(vec!["a\"b\\c\n\u{1}".into(), "b".into(), "c".into()])).check_cell_lengths(0, 16).unwrap_err();
+        assert!(e.message.starts_with("column \"t\", row 1: the text is 17 UTF-16 units"), "{}", e.message);
+        // An unpaired surrogate is six units (`\ud800`), as its exact units say, not its U+FFFD.
+        let lone = Column {
+            name: "t".into(),
+            data: ColumnData::Strings { values: vec!["\u{fffd}".into(); 3], exact: ExactTexts { rows: vec![1], units: vec![Arc::from([0xd800u16].as_slice())] } },
+            nulls: vec![],
+            fixed: None,
+        };
+        assert!(batch(lone.clone()).check_cell_lengths(0, 8).is_ok());
+        assert!(batch(lone).check_cell_lengths(0, 7).unwrap_err().message.starts_with("column \"t\", row 2: the text is 8 UTF-16 units"));
         let e = batch(list(vec!["[]".into(), format!("[{}]", "1,".repeat(6)), "[]".into()])).check_cell_lengths(0, 10).unwrap_err();
         assert!(e.message.starts_with("column \"l\", row 2: the list is 14 UTF-16 units"), "{}", e.message);
     }

@@ -103,12 +103,15 @@ fn objects(v: Vec<ObjIdx>) -> Value {
     Value::List(v.into_iter().map(Value::Obj).collect())
 }
 
-/// Text of a value for LIKE: strings, string objects, numbers, booleans; an unpaired surrogate
-/// reads as U+FFFD (the regex engine matches valid text only).
+/// Text of a value for LIKE: a string value or a String object's text; an unpaired surrogate
+/// reads as U+FFFD (the regex engine matches valid text only). None for anything else: a
+/// number or a boolean has no text to match, as it equals no text (`p.x = "1"` is false for an
+/// int 1, and so is `p.x LIKE "1"`); `toString(p.x)` is its text, for both.
 fn like_text(env: &Env, v: &Value) -> Option<String> {
     match v {
         Value::Obj(o) => object_text(env, *o),
-        other => other.plain_text(),
+        Value::Str(_) | Value::Utf16(_) => v.plain_text(),
+        _ => None,
     }
 }
 
@@ -254,6 +257,26 @@ fn compare_object_text(env: &Env, op: BinOp, o: ObjIdx, other: &Value, object_le
     Some(if object_left { compare_texts(op, t, other_text) } else { compare_texts(op, other_text, t) })
 }
 
+/// Whether a String object's text is the text `t` (a `Str` or a `Utf16`), as `=` has it:
+/// the lengths first (a String of another length is not read), then the units up to the first
+/// that differs. False for an object that is no String (or whose contents the dump lacks) and
+/// for a value that is no text.
+pub(crate) fn object_text_eq(env: &Env, o: ObjIdx, t: &Value) -> bool {
+    compare_object_text(env, BinOp::Eq, o, t, true).unwrap_or(false) && t.is_text()
+}
+
+/// The length in UTF-16 units of a String object's text, from the dump (the text unread);
+/// None for any other object.
+pub(crate) fn object_text_len(env: &Env, o: ObjIdx) -> Option<usize> {
+    env.heap.string_units(o).map(|t| t.len())
+}
+
+/// The UTF-16 units of a String object's text, as the dump holds them (read as they are
+/// consumed); None for any other object.
+pub(crate) fn object_text_units<'a>(env: &Env<'a>, o: ObjIdx) -> Option<impl Iterator<Item = u16> + 'a> {
+    env.heap.string_units(o).map(|t| t.units())
+}
+
 fn is_comparison(op: BinOp) -> bool {
     matches!(op, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge)
 }
@@ -276,7 +299,7 @@ fn compare_to_string(env: &Env, op: BinOp, l: &CExpr, r: &CExpr, cx: &Ctx, route
     let (a, a_text) = side(l)?;
     let (b, b_text) = side(r)?;
     if !a_text && !b_text {
-        return Ok(binary_values(env, op, Cow::Owned(a), Cow::Owned(b), l, r));
+        return binary_values(env, op, Cow::Owned(a), Cow::Owned(b), l, r);
     }
     let (o, other, object_left) = if a_text { (&a, &b, true) } else { (&b, &a, false) };
     let Value::Obj(o) = *o else { unreachable!("a text side is a String object") };
@@ -288,11 +311,39 @@ fn compare_to_string(env: &Env, op: BinOp, l: &CExpr, r: &CExpr, cx: &Ctx, route
     // Any other value (NULL, a number, a boolean, a list): the result does not depend on the
     // text, only on its being a text: an empty one stands for it, so no long text is read.
     let stand_in = Value::str("");
-    Ok(if object_left {
+    if object_left {
         binary_values(env, op, Cow::Owned(stand_in), Cow::Borrowed(other), l, r)
     } else {
         binary_values(env, op, Cow::Borrowed(other), Cow::Owned(stand_in), l, r)
+    }
+}
+
+/// `a + b` where a side is a text or a String object: the two texts joined (`concat`), NULL
+/// when a side has none. The length of the result is worked out first, from the String's
+/// length in the dump (its text unread) and the other side's: one longer than a result cell
+/// can hold (`max_cell_units`) fails (ERR_TOO_LARGE) before anything is read or built, in an
+/// output, a filter or an order key alike (no value that long can be made).
+fn concatenation(env: &Env, a: &Value, b: &Value) -> EvalResult {
+    let (Some(m), Some(n)) = (text_units_len(env, a), text_units_len(env, b)) else { return Ok(Value::Null) };
+    let len = m.saturating_add(n);
+    if len > env.max_cell_units as u64 {
+        return Err(Box::new(crate::batch::text_too_long("a concatenation (`+`)", len, env.max_cell_units)));
+    }
+    Ok(match (text_value(env, a), text_value(env, b)) {
+        (Some(x), Some(y)) => concat(&x, &y),
+        _ => Value::Null,
     })
+}
+
+/// The length in UTF-16 units of the text `text_value` gives for `v`, without making it: a
+/// String object's from the dump (its text unread); None where there is no text.
+fn text_units_len(env: &Env, v: &Value) -> Option<u64> {
+    match v {
+        Value::Obj(o) => env.heap.string_units(*o).map(|t| t.len() as u64),
+        Value::Str(s) => Some(s.encode_utf16().count() as u64),
+        Value::Utf16(u) => Some(u.len() as u64),
+        other => other.plain_text().map(|t| t.encode_utf16().count() as u64),
+    }
 }
 
 /// Text of a value for concatenation, exact: a string value as it is, a string object's text,
@@ -708,7 +759,7 @@ impl CExpr {
                         release(r_slot, b);
                         v
                     }
-                    None => boxed(slot, binary_values(env, *op, operand_value(l, a, l_slot), operand_value(r, b, r_slot), l, r)),
+                    None => run.boxed(slot, binary_values(env, *op, operand_value(l, a, l_slot), operand_value(r, b, r_slot), l, r)),
                 }
             }
             CExpr::AttrCmp { attr, op, lit, general } => match cx.obj {
@@ -755,9 +806,9 @@ impl CExpr {
             // The text of `toString(e)` for LIKE is the text of `e` (`like_text`): an object's
             // is decoded once (`object_text`), not made a value and copied again.
             CExpr::Like { e, re, negate } => {
-                let target = match &**e {
-                    CExpr::ToString(inner) => inner,
-                    other => other,
+                let (target, to_string) = match &**e {
+                    CExpr::ToString(inner) => (&**inner, true),
+                    other => (other, false),
                 };
                 let mut t_slot = Value::Null;
                 let v = run.child(target, &mut t_slot);
@@ -766,6 +817,14 @@ impl CExpr {
                         release(t_slot, v);
                         like_object(env, o, re)
                     }
+                    // `toString(e)` of a number or a boolean is its text.
+                    None if to_string => match to_string_value(env, v.into_value(t_slot)) {
+                        Ok(t) => like_match(env, &t, re),
+                        Err(e) => {
+                            run.fail(e);
+                            None
+                        }
+                    },
                     None => like_match(env, &v.into_value(t_slot), re),
                 };
                 Scalar::bool(matched.is_some_and(|m| m != *negate))
@@ -1057,24 +1116,24 @@ fn binary(env: &Env, op: BinOp, l: &CExpr, r: &CExpr, cx: &Ctx, route: Route) ->
     }
     let a = l.ev(route, env, cx)?;
     let b = r.ev(route, env, cx)?;
-    Ok(binary_values(env, op, Cow::Owned(a), Cow::Owned(b), l, r))
+    binary_values(env, op, Cow::Owned(a), Cow::Owned(b), l, r)
 }
 
 /// A binary operator other than AND and OR on the values of its sides (`l`, `r`: the
 /// expressions they come from).
 /// The sides come borrowed where they can (a literal text is not cloned per row).
-fn binary_values(env: &Env, op: BinOp, a: Cow<Value>, b: Cow<Value>, l: &CExpr, r: &CExpr) -> Value {
+fn binary_values(env: &Env, op: BinOp, a: Cow<Value>, b: Cow<Value>, l: &CExpr, r: &CExpr) -> EvalResult {
     use BinOp::*;
     // An object compared with a text: its text (`coerce`), read from the dump only as far as
     // the comparison needs (`compare_object_text`).
     if is_comparison(op) {
         match (&*a, &*b) {
-            (Value::Obj(o), t @ (Value::Str(_) | Value::Utf16(_))) => return Value::Bool(compare_object_text(env, op, *o, t, true).unwrap_or(false)),
-            (t @ (Value::Str(_) | Value::Utf16(_)), Value::Obj(o)) => return Value::Bool(compare_object_text(env, op, *o, t, false).unwrap_or(false)),
+            (Value::Obj(o), t @ (Value::Str(_) | Value::Utf16(_))) => return Ok(Value::Bool(compare_object_text(env, op, *o, t, true).unwrap_or(false))),
+            (t @ (Value::Str(_) | Value::Utf16(_)), Value::Obj(o)) => return Ok(Value::Bool(compare_object_text(env, op, *o, t, false).unwrap_or(false))),
             _ => {}
         }
     }
-    match op {
+    Ok(match op {
         Eq => {
             let (a, b) = coerce(env, a, b);
             Value::Bool(values_equal(&a, &b))
@@ -1094,7 +1153,7 @@ fn binary_values(env: &Env, op: BinOp, a: Cow<Value>, b: Cow<Value>, l: &CExpr, 
             // unsigned 64-bit numbers, the order of their indexes (objects are numbered in
             // address order).
             if let (Value::Obj(x), Value::Obj(y)) = (&*a, &*b) {
-                return Value::Bool(order_holds(op, x.cmp(y)));
+                return Ok(Value::Bool(order_holds(op, x.cmp(y))));
             }
             let (a, b) = coerce(env, a, b);
             Value::Bool(values_compare(&a, &b).is_some_and(|o| order_holds(op, o)))
@@ -1103,12 +1162,9 @@ fn binary_values(env: &Env, op: BinOp, a: Cow<Value>, b: Cow<Value>, l: &CExpr, 
         // (a number, a boolean, another String). A String object counts as a String, as a
         // string value does. NULL, and an object that is no String (whose toString() a dump
         // cannot run; `toString(x)` is NULL too), give NULL.
-        Add if is_text(env, &a) || is_text(env, &b) => match (text_value(env, &a), text_value(env, &b)) {
-            (Some(x), Some(y)) => concat(&x, &y),
-            _ => Value::Null,
-        },
+        Add if is_text(env, &a) || is_text(env, &b) => concatenation(env, &a, &b)?,
         _ => arith(op, &a, &b),
-    }
+    })
 }
 
 /// What a field read found: the value, an object without such a field, or no object to read.
@@ -1374,22 +1430,36 @@ fn bounded_text(env: &Env, o: ObjIdx) -> EvalResult<Option<Value>> {
 
 /// The check `toString(o)` makes before it reads the text (`bounded_text`), alone: a count
 /// (`select::count_query`) raises the same error without reading the text. A text that passes
-/// is at most `max_cell_units` UTF-16 units, so its cell fits.
+/// fits a cell measured as every text cell is (`batch::text_cell_units`: as a JSON string,
+/// quotes and escapes counted). Its length alone decides but for a String of more than
+/// (max − 2) / 6 characters and at most max − 2: that one is read (as it streams, never held)
+/// to count its escapes.
 pub(crate) fn check_text_bound(env: &Env, o: ObjIdx) -> EvalResult<()> {
-    if let Some(n) = env.heap.string_length(o) {
-        if n > env.max_cell_units as u64 {
-            return Err(too_large(format!(
-                "toString() of {} @ {:#x}: the string is {n} characters, more than one result cell can hold ({} UTF-16 units: \
-                 a cell crosses to JavaScript as one string, whatever the output format, csv included); select the \
-                 object `s` itself (its label shows how it starts), its length with `s.@length`, or test its text \
-                 with LIKE (`s LIKE \"abc.*\"`), which reads it without making a cell",
-                display_name(env, o),
-                env.heap.object_id(o),
-                env.max_cell_units
-            )));
+    let Some(n) = env.heap.string_length(o) else { return Ok(()) };
+    let max = env.max_cell_units as u64;
+    let units = if n.saturating_add(2) > max {
+        None
+    } else if n.saturating_mul(6).saturating_add(2) <= max {
+        return Ok(());
+    } else {
+        match env.heap.string_units(o) {
+            Some(t) => Some(crate::batch::text_cell_units(t.units())),
+            None => return Ok(()),
         }
+    };
+    if units.is_some_and(|u| u <= max) {
+        return Ok(());
     }
-    Ok(())
+    let escaped = units.map_or(String::new(), |u| format!(" ({u} UTF-16 units written as a JSON string, its quotes and escapes counted)"));
+    Err(too_large(format!(
+        "toString() of {} @ {:#x}: the string is {n} characters{escaped}, more than one result cell can hold ({} UTF-16 units: \
+         a cell crosses to JavaScript as one string, whatever the output format, csv included); select the \
+         object `s` itself (its label shows how it starts), its length with `s.@length`, or test its text \
+         with LIKE (`s LIKE \"abc.*\"`), which reads it without making a cell",
+        display_name(env, o),
+        env.heap.object_id(o),
+        env.max_cell_units
+    )))
 }
 
 fn index(env: &Env, base: &Value, i: &Value) -> Value {

@@ -146,7 +146,4 @@ impl RowIndex {
         bucket.push(i);
         true
     }
-    pub fn contains(&self, t: &Table, row: &[Value]) -> bool {
-        self.buckets.get(&row_hash(row)).is_some_and(|b| b.iter().any(|&j| rows_key_eq(t.row(j), row)))
-    }
 }

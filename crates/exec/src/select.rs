@@ -12,10 +12,12 @@ use crate::eval::Ctx;
 use crate::group::{fast_group, fast_plan, group_scan, AggSpec, GroupRow};
 use crate::order::{Produced, TopK};
 use crate::plan::{Output, Query, Select, SetOp, Source};
-use crate::rows::{RowIndex, RowSet, Table};
+use crate::rows::{RowSet, Table};
 use crate::scan::{collect_ids, par_scan};
 use crate::source::{resolve, Input, ObjSet};
-use crate::value::Value;
+use crate::value::{key_eq, key_hash, PassThrough, Value};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 /// Output cells evaluated (`output_evaluations`; feature `eval-counter`, tests only).
 #[cfg(feature = "eval-counter")]
@@ -677,15 +679,28 @@ fn run_setop(env: &Env, kind: SetKind, o: &SetOp) -> Result<RowSet, ExecError> {
             match kind {
                 SetKind::Union => lt.cells.extend(rt.cells),
                 SetKind::Intersect | SetKind::Except => {
-                    let mut index = RowIndex::default();
+                    let eq = SetEquality::new(env, &lt, &rt);
+                    let mut index: HashMap<u64, Vec<usize>, BuildHasherDefault<PassThrough>> = HashMap::default();
                     for i in 0..rt.len() {
-                        index.insert(&rt, i);
+                        if i % CANCEL_EVERY == 0 {
+                            env.check_cancel()?;
+                        }
+                        let row = rt.row(i);
+                        let bucket = index.entry(eq.hash(row)).or_default();
+                        if !bucket.iter().any(|&j| eq.rows_eq(rt.row(j), row)) {
+                            bucket.push(i);
+                        }
                     }
                     let keep_if_in = matches!(kind, SetKind::Intersect);
                     let mut cells = Vec::new();
                     for i in 0..lt.len() {
-                        if index.contains(&rt, lt.row(i)) == keep_if_in {
-                            cells.extend_from_slice(lt.row(i));
+                        if i % CANCEL_EVERY == 0 {
+                            env.check_cancel()?;
+                        }
+                        let row = lt.row(i);
+                        let found = index.get(&eq.hash(row)).is_some_and(|b| b.iter().any(|&j| eq.rows_eq(row, rt.row(j))));
+                        if found == keep_if_in {
+                            cells.extend_from_slice(row);
                         }
                     }
                     lt.cells = cells;
@@ -695,6 +710,104 @@ fn run_setop(env: &Env, kind: SetKind, o: &SetOp) -> Result<RowSet, ExecError> {
         }
     };
     finish_rowset(env, combined, o)
+}
+
+/// Row equality of INTERSECT and EXCEPT: a row of one side is in the other when a row there is
+/// equal to it cell by cell as `=` and `IN` have it — the equality of GROUP BY and DISTINCT
+/// (`value::key_eq`: an object is itself, a text its exact units, `1 = 1.0`), and besides a
+/// java.lang.String object equal to a text that is its text (`SELECT s … INTERSECT SELECT
+/// toString(t) …`). Unlike DISTINCT's, this is no partition (two Strings of one text are both
+/// equal to it, not to each other), which a test of membership does not need.
+///
+/// Only the columns where one side has objects and the other texts (`text_lens`) compare
+/// texts so; there a String whose length is that of some text of the column is hashed by its
+/// text's units, read as they stream (a text cell likewise), any other String by itself as
+/// before, unread: it can only equal itself. Nothing is made per row.
+struct SetEquality<'e, 'a> {
+    env: &'e Env<'a>,
+    /// Per column: the lengths (UTF-16 units, sorted) of its texts on both sides, when one
+    /// side has objects there and the other texts; None for a column compared as DISTINCT does.
+    text_lens: Vec<Option<Vec<usize>>>,
+}
+
+impl<'e, 'a> SetEquality<'e, 'a> {
+    fn new(env: &'e Env<'a>, l: &Table, r: &Table) -> Self {
+        let w = l.width();
+        let kinds = |t: &Table, c: usize| {
+            let (mut objs, mut texts) = (false, false);
+            for i in 0..t.len() {
+                match &t.row(i)[c] {
+                    Value::Obj(_) => objs = true,
+                    v if v.is_text() => texts = true,
+                    _ => {}
+                }
+            }
+            (objs, texts)
+        };
+        let text_lens = (0..w)
+            .map(|c| {
+                let ((lo, lt), (ro, rt)) = (kinds(l, c), kinds(r, c));
+                if !((lo && rt) || (lt && ro)) {
+                    return None;
+                }
+                let mut lens: Vec<usize> = [l, r]
+                    .iter()
+                    .flat_map(|t| (0..t.len()).filter_map(move |i| t.row(i)[c].utf16_len()))
+                    .collect();
+                lens.sort_unstable();
+                lens.dedup();
+                Some(lens)
+            })
+            .collect();
+        SetEquality { env, text_lens }
+    }
+
+    /// A hash that equal rows (`rows_eq`) share.
+    fn hash(&self, row: &[Value]) -> u64 {
+        let mut h = rustc_hash::FxHasher::default();
+        row.len().hash(&mut h);
+        for (v, lens) in row.iter().zip(&self.text_lens) {
+            match (v, lens) {
+                (Value::Str(s), Some(_)) => hash_units(s.encode_utf16(), &mut h),
+                (Value::Utf16(u), Some(_)) => hash_units(u.iter().copied(), &mut h),
+                (Value::Obj(o), Some(lens)) => {
+                    match crate::eval::object_text_len(self.env, *o).filter(|n| lens.binary_search(n).is_ok()) {
+                        Some(_) => match crate::eval::object_text_units(self.env, *o) {
+                            Some(units) => hash_units(units, &mut h),
+                            None => key_hash(v, &mut h),
+                        },
+                        None => key_hash(v, &mut h),
+                    }
+                }
+                _ => key_hash(v, &mut h),
+            }
+        }
+        h.finish()
+    }
+
+    fn rows_eq(&self, a: &[Value], b: &[Value]) -> bool {
+        a.len() == b.len()
+            && a.iter().zip(b).zip(&self.text_lens).all(|((x, y), lens)| {
+                key_eq(x, y)
+                    || (lens.is_some()
+                        && match (x, y) {
+                            (Value::Obj(o), t) | (t, Value::Obj(o)) if t.is_text() => crate::eval::object_text_eq(self.env, *o, t),
+                            _ => false,
+                        })
+            })
+    }
+}
+
+/// A text's hash in `SetEquality`: its UTF-16 units (a `Str` and a `Utf16` of the same units
+/// are never equal, so sharing a hash costs only a comparison).
+fn hash_units(units: impl Iterator<Item = u16>, h: &mut rustc_hash::FxHasher) {
+    8u8.hash(h);
+    let mut n = 0usize;
+    for u in units {
+        h.write_u16(u);
+        n += 1;
+    }
+    n.hash(h);
 }
 
 /// DISTINCT, ORDER BY and LIMIT of a set operation; order keys see the row object (for object

@@ -107,9 +107,64 @@ pub(crate) fn classes_for_pattern(env: &Env, pattern: &str, subclasses: bool) ->
     if classes.iter().any(|&c| heap.class(c).name == "java.lang.Object") {
         return Ok(None);
     }
+    if let Some(note) = interface_note(env, pattern, &classes) {
+        env.note(note);
+    }
     add_subclasses(env, &mut classes);
     classes.sort_unstable();
     Ok(Some(classes))
+}
+
+/// The note of INSTANCEOF "<regex>" (source or predicate) whose pattern matches only classes
+/// that look like interfaces in the dump — no instances, no subclasses, no superclass but
+/// java.lang.Object, no instance fields — as the session's note says of INSTANCEOF a name
+/// (ts/session/query.ts, `instanceOfNote`): a dump records no implemented interfaces, so such
+/// a query finds nothing, rightly but not silently. A few class facts per matched class, once
+/// per query.
+fn interface_note(env: &Env, pattern: &str, classes: &[ClassIdx]) -> Option<String> {
+    let heap = env.heap;
+    let looks_like_interface = |c: ClassIdx| {
+        let info = heap.class(c);
+        heap.subclasses(c).is_empty()
+            && heap.instance_layout(c).is_empty()
+            && !info.name.ends_with("[]")
+            && info.super_class.is_some_and(|s| heap.class(s).name == "java.lang.Object" && heap.class(s).super_class.is_none())
+    };
+    if !classes.iter().all(|&c| looks_like_interface(c)) {
+        return None;
+    }
+    let mut with_instances = vec![false; heap.class_count() as usize];
+    for r in heap.class_histogram() {
+        with_instances[r.class as usize] |= r.count > 0;
+    }
+    if classes.iter().any(|&c| with_instances[c as usize]) {
+        return None;
+    }
+    let mut names: Vec<&str> = classes.iter().map(|&c| heap.class(c).name.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    let one = names.len() == 1;
+    const SHOWN: usize = 3;
+    let listed = if names.len() <= SHOWN {
+        names.join(" and ")
+    } else {
+        format!("{} and {} more", names[..SHOWN].join(", "), names.len() - SHOWN)
+    };
+    // An implementing class to suggest: the JDK's own skeleton (java.util.Map → java.util.AbstractMap).
+    let example = names.iter().find_map(|n| {
+        let (pkg, simple) = n.rfind('.').map_or(("", *n), |i| (&n[..=i], &n[i + 1..]));
+        let skeleton = format!("{pkg}Abstract{simple}");
+        (!heap.classes_named(&skeleton).is_empty()).then_some(skeleton)
+    });
+    let simple = names[0].rsplit(['.', '$']).next().unwrap_or(names[0]);
+    Some(format!(
+        "INSTANCEOF \"{pattern}\" matches only {listed}, which {} no instances or subclasses in this dump and {}: heap dumps do not \
+         record implemented interfaces, so INSTANCEOF an interface finds nothing; use INSTANCEOF an implementing class{} or \
+         FROM \"<regex>\" over class names (e.g. FROM \".*{simple}\")",
+        if one { "has" } else { "have" },
+        if one { "looks like an interface" } else { "look like interfaces" },
+        example.map_or(String::new(), |e| format!(" (e.g. {e})")),
+    ))
 }
 
 /// FROM INSTANCEOF "<regex>" whose pattern matches no class: ERR_UNKNOWN_CLASS, the pattern as

@@ -106,15 +106,17 @@ fn outcome(r: Result<u64, ExecError>) -> Result<u64, String> {
 #[test]
 fn the_count_fails_where_the_rows_fail() {
     let heap = heap();
-    // Cells of at most 5 UTF-16 units: toString() of a longer String fails (ERR_TOO_LARGE),
-    // and so does a text made longer than that.
+    // Cells of at most 5 UTF-16 units, a text measured with its quotes (as a JSON string):
+    // toString() of a String longer than 3 characters fails (ERR_TOO_LARGE), and so does a
+    // text made longer than that.
     let ctx = ExecContext::new(&heap).with_max_cell_units(5);
     let cases = [
         ("toString", strings(json!({"output": columns(&[("t", to_string())])})), true),
-        ("toString of short Strings", strings(json!({"filter": bin("<=", attr(row(), "length"), lit(json!(5))), "output": columns(&[("t", to_string())])})), false),
+        ("toString of short Strings", strings(json!({"filter": bin("<=", attr(row(), "length"), lit(json!(3))), "output": columns(&[("t", to_string())])})), false),
+        ("toString of Strings of 4", strings(json!({"filter": bin("=", attr(row(), "length"), lit(json!(4))), "output": columns(&[("t", to_string())])})), true),
         ("a text made too long", point(json!({"output": columns(&[("t", bin("+", lit(json!("abcd")), call("toString", vec![x()])))])})), true),
         ("a String object concatenated", strings(json!({"output": columns(&[("t", bin("+", row(), lit(json!(""))))])})), true),
-        ("a text that fits", point(json!({"filter": bin("<", x(), lit(json!(10))), "output": columns(&[("t", bin("+", lit(json!("abcd")), call("toString", vec![x()])))])})), false),
+        ("a text that fits", point(json!({"filter": bin("<", x(), lit(json!(10))), "output": columns(&[("t", bin("+", lit(json!("ab")), call("toString", vec![x()])))])})), false),
     ];
     for (what, q, fails) in cases {
         let paged = outcome(paged_rows(&ctx, &q));
