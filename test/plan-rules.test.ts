@@ -274,6 +274,19 @@ describe('rules of the spec', () => {
     expect(e.hint).toBe('write ".*" for % and "." for _, e.g. LIKE "abc.*"');
   });
 
+  test("the hint's regular expression means what the SQL pattern meant: escapes, literal operators, a literal %", () => {
+    const hint = (pattern: string) => planError(`SELECT * FROM X x WHERE toString(x) LIKE ${pattern}`).hint;
+    // \\% is a percent sign, \\_ an underscore, \\\\ a backslash; a literal % is \\x25 (so the hint is not
+    // refused as SQL wildcards again); regex operators in the literal part are escaped.
+    expect(hint('"50\\%%"')).toBe('write ".*" for % and "." for _, e.g. LIKE "50\\x25.*"');
+    expect(hint('"%\\\\%"')).toBe('write ".*" for % and "." for _, e.g. LIKE ".*\\\\.*"');
+    expect(hint('"a\\_b%"')).toBe('write ".*" for % and "." for _, e.g. LIKE "a_b.*"');
+    expect(hint('"(x)_[y]%$"')).toBe('write ".*" for % and "." for _, e.g. LIKE "\\(x\\).\\[y\\].*\\$"');
+    expect(hint(`'say "hi"%'`)).toBe(`write ".*" for % and "." for _, e.g. LIKE 'say "hi".*'`);
+    // The hint, run as written, is no longer refused.
+    expect(() => plan('SELECT * FROM X x WHERE toString(x) LIKE "50\\x25.*"')).not.toThrow();
+  });
+
   test('grouping: keys and aggregates are slots; other row reads are refused', () => {
     const s = sel('SELECT classof(x) AS c, COUNT(*) AS n FROM X x GROUP BY classof(x) HAVING COUNT(*) > 2 ORDER BY n DESC');
     expect(s.groupBy).toEqual([{ k: 'call', fn: 'classof', args: [row] }]);

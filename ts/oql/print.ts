@@ -25,7 +25,8 @@ function level(e: Expr): number {
   }
 }
 
-function quote(s: string): string {
+/** A text as an OQL string literal (which has no escapes: one holding `"` is single-quoted). */
+export function quoteText(s: string): string {
   return s.includes('"') ? `'${s}'` : `"${s}"`;
 }
 
@@ -67,8 +68,8 @@ export function printExpr(e: Expr, opts: PrintOptions = {}): string {
       return `${left} ${op} ${right}`;
     }
     case 'not': return `NOT ${p(e.operand, 3)}`;
-    case 'like': return `${p(e.operand, 5)} ${not(e.negate)}LIKE ${quote(e.pattern)}`;
-    case 'instanceof': return `${p(e.operand, 5)} ${not(e.negate)}INSTANCEOF ${'pattern' in e ? quote(e.pattern) : e.className}`;
+    case 'like': return `${p(e.operand, 5)} ${not(e.negate)}LIKE ${quoteText(e.pattern)}`;
+    case 'instanceof': return `${p(e.operand, 5)} ${not(e.negate)}INSTANCEOF ${'pattern' in e ? quoteText(e.pattern) : e.className}`;
     case 'in': return `${p(e.operand, 5)} ${not(e.negate)}IN (${printQuery(e.query, opts)})`;
     case 'inList': return `${p(e.operand, 5)} ${not(e.negate)}IN (${e.items.map((x) => printExpr(x, opts)).join(', ')})`;
     case 'between':
@@ -84,14 +85,14 @@ export function printExpr(e: Expr, opts: PrintOptions = {}): string {
 
 function printItem(item: SelectItem, opts: PrintOptions): string {
   const text = printExpr(item.expr, opts);
-  return item.alias === null ? text : `${text} AS ${/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(item.alias) ? item.alias : quote(item.alias)}`;
+  return item.alias === null ? text : `${text} AS ${/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(item.alias) ? item.alias : quoteText(item.alias)}`;
 }
 
 function printFrom(f: FromClause, opts: PrintOptions): string {
   const s = f.source;
   const src =
     s.type === 'class' ? `${f.instanceOf ? 'INSTANCEOF ' : ''}${s.name}`
-      : s.type === 'regex' ? `${f.instanceOf ? 'INSTANCEOF ' : ''}${quote(s.pattern)}`
+      : s.type === 'regex' ? `${f.instanceOf ? 'INSTANCEOF ' : ''}${quoteText(s.pattern)}`
         : s.type === 'address' ? s.hex
           : s.type === 'objectId' ? s.text
             : `(${printQuery(s.query, opts)})`;

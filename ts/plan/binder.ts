@@ -3,7 +3,7 @@
 // can be decided without a dump, and refuses full-path features on the query-only path.
 import type { Expr, ExprOf, FromClause, OrderItem, Pos, Query, SelectQuery, SetOpQuery } from '../oql/ast.js';
 import { OqlPlanError } from '../oql/errors.js';
-import { printExpr } from '../oql/print.js';
+import { printExpr, quoteText } from '../oql/print.js';
 import { asText, findMethod, likePattern, METHOD_ALIASES } from './methods.js';
 import type {
   AggFn, AttrName, FuncName, PAggregate, PExpr, POrderKey, POutputColumn, PQuery, PSelect, PSource,
@@ -986,11 +986,30 @@ function replaceLeftmost(q: Query, replacement: Query): Query {
 function checkLikePattern(pattern: string, pos: Pos): void {
   if (/%/.test(pattern) && !/[.*+?]/.test(pattern)) {
     fail(
-      `LIKE takes a regular expression, not SQL wildcards: "${pattern}"`,
+      `LIKE takes a regular expression, not SQL wildcards: ${quoteText(pattern)}`,
       pos,
-      `write ".*" for % and "." for _, e.g. LIKE "${pattern.replace(/%/g, '.*').replace(/_/g, '.')}"`,
+      `write ".*" for % and "." for _, e.g. LIKE ${quoteText(sqlLikeAsRegex(pattern))}`,
     );
   }
+}
+
+/** Characters a regular expression reads as operators, escaped where a SQL pattern means them literally. */
+const REGEX_OPERATORS = new Set([...'\\^$.|?*+()[]{}']);
+
+/**
+ * A SQL LIKE pattern as the regular expression LIKE takes, for the hint: `%` any text, `_` one
+ * character, a backslash the next character itself (`\%` a percent sign, written `\x25` so
+ * that the hint is not taken for SQL wildcards again), every other character itself.
+ */
+function sqlLikeAsRegex(pattern: string): string {
+  const literal = (c: string) => (c === '%' ? '\\x25' : REGEX_OPERATORS.has(c) ? `\\${c}` : c);
+  let out = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '\\' && i + 1 < pattern.length) out += literal(pattern[++i]!);
+    else out += c === '%' ? '.*' : c === '_' ? '.' : literal(c);
+  }
+  return out;
 }
 
 function safeHex(decimal: string): string {

@@ -2,6 +2,7 @@
 // OQL. Nodes read bottom-up in evaluation order: Scan → Filter → Aggregate → Having → Project →
 // Distinct → Sort/TopK → Limit (docs/physical-plan.md, "Evaluation order").
 import type { PAggregate, PExpr, PhysicalPlan, POrderKey, PQuery, PSelect, PSource } from './physical.js';
+import { quoteText } from '../oql/print.js';
 
 interface Ctx {
   alias: string | null;
@@ -26,10 +27,6 @@ function level(e: PExpr): number {
   }
 }
 
-function quote(s: string): string {
-  return s.includes('"') ? `'${s}'` : `"${s}"`;
-}
-
 /** A physical expression as OQL text. */
 export function printPExpr(e: PExpr, ctx: Ctx): string {
   const p = (x: PExpr, min: number) => (level(x) < min ? `(${printPExpr(x, ctx)})` : printPExpr(x, ctx));
@@ -37,7 +34,7 @@ export function printPExpr(e: PExpr, ctx: Ctx): string {
   switch (e.k) {
     case 'lit':
       if (e.v === null) return 'NULL';
-      if (typeof e.v === 'string') return quote(e.v);
+      if (typeof e.v === 'string') return quoteText(e.v);
       if (typeof e.v === 'number' && e.float && Number.isInteger(e.v)) return `${e.v}.0`;
       return String(e.v);
     case 'row': return ctx.alias ?? '*';
@@ -60,8 +57,8 @@ export function printPExpr(e: PExpr, ctx: Ctx): string {
     }
     case 'not': return `NOT ${p(e.e, 3)}`;
     case 'neg': return `-${p(e.e, 7)}`;
-    case 'like': return `${p(e.e, 5)} ${e.negate ? 'NOT ' : ''}LIKE ${quote(e.pattern)}`;
-    case 'instanceof': return `${p(e.e, 5)} INSTANCEOF ${'pattern' in e ? quote(e.pattern) : e.class}`;
+    case 'like': return `${p(e.e, 5)} ${e.negate ? 'NOT ' : ''}LIKE ${quoteText(e.pattern)}`;
+    case 'instanceof': return `${p(e.e, 5)} INSTANCEOF ${'pattern' in e ? quoteText(e.pattern) : e.class}`;
     case 'in': {
       ctx.subqueries.push(e.query);
       return `${p(e.e, 5)} IN ($${ctx.subqueries.length})`;
@@ -88,7 +85,7 @@ function printAgg(a: PAggregate | undefined, ctx: Ctx): string {
 function sourceText(s: PSource): string {
   switch (s.kind) {
     case 'class': return `${s.subclasses ? 'INSTANCEOF ' : ''}${s.name}`;
-    case 'regex': return `classes matching ${quote(s.pattern)}${s.subclasses ? ' and their subclasses' : ''}`;
+    case 'regex': return `classes matching ${quoteText(s.pattern)}${s.subclasses ? ' and their subclasses' : ''}`;
     case 'address': return `object ${s.address}`;
     case 'all': return 'all objects';
     case 'subquery': return 'subquery';
