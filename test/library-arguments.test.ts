@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
-import { openHeap, prepareQuery, type Heap } from '../ts/index.js';
+import { openHeap, prepareQuery, type Heap, type HeapSession } from '../ts/index.js';
+import { OPTION_NAMES, type OptionsOf } from '../ts/session/options.js';
 
 const root = path.resolve(__dirname, '..');
 const demo = path.join(root, 'fixtures/demo/demo.hprof');
@@ -328,4 +329,50 @@ describe('an option a call does not take is refused, with the nearest name (lib3
       rmSync(cacheDir, { recursive: true, force: true });
     }
   });
+});
+
+/**
+ * The names the library checks option objects against (`OPTION_NAMES`) are those its types
+ * declare, call by call: an option added to a type but not to the list would be refused at run
+ * time, and one left in the list after its type dropped it would pass silently. Checked by the
+ * type checker (test/typecheck.test.ts): a call whose two lists differ makes its entry `false`.
+ */
+type SameNames<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type DeclaredOptions = {
+  openHeap: Parameters<typeof openHeap>[1];
+  analyze: Parameters<HeapSession['analyze']>[0];
+  startAnalysis: Parameters<HeapSession['startAnalysis']>[0];
+  query: Parameters<HeapSession['query']>[1];
+  queryCount: Parameters<HeapSession['queryCount']>[1];
+  explain: Parameters<HeapSession['explain']>[1];
+  prepare: Parameters<HeapSession['prepare']>[1];
+  queryStream: Parameters<HeapSession['queryStream']>[1];
+  queryBatches: Parameters<HeapSession['queryBatches']>[1];
+  prepareQuery: Parameters<typeof prepareQuery>[1];
+  report: Parameters<HeapSession['report']>[0];
+  reportData: Parameters<HeapSession['reportData']>[0];
+  waste: Parameters<HeapSession['waste']>[0];
+  wasteData: Parameters<HeapSession['wasteData']>[0];
+  object: Parameters<HeapSession['object']>[1];
+};
+const optionListsMatchTheTypes: { [K in OptionsOf]: SameNames<(typeof OPTION_NAMES)[K][number], keyof NonNullable<DeclaredOptions[K]>> } = {
+  openHeap: true,
+  analyze: true,
+  startAnalysis: true,
+  query: true,
+  queryCount: true,
+  explain: true,
+  prepare: true,
+  queryStream: true,
+  queryBatches: true,
+  prepareQuery: true,
+  report: true,
+  reportData: true,
+  waste: true,
+  wasteData: true,
+  object: true,
+};
+
+test('every call checks its options against the names its type declares (the type checker compares them)', () => {
+  expect(Object.keys(optionListsMatchTheTypes).sort()).toEqual(Object.keys(OPTION_NAMES).sort());
 });
