@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
-import { openHeap, prepareQuery, type Heap, type HeapSession } from '../ts/index.js';
+import { diffDumps, openHeap, prepareQuery, type Heap, type HeapSession } from '../ts/index.js';
 import { OPTION_NAMES, type OptionsOf } from '../ts/session/options.js';
 
 const root = path.resolve(__dirname, '..');
@@ -354,6 +354,7 @@ type DeclaredOptions = {
   waste: Parameters<HeapSession['waste']>[0];
   wasteData: Parameters<HeapSession['wasteData']>[0];
   object: Parameters<HeapSession['object']>[1];
+  diffDumps: Parameters<typeof diffDumps>[2];
 };
 const optionListsMatchTheTypes: { [K in OptionsOf]: SameNames<(typeof OPTION_NAMES)[K][number], keyof NonNullable<DeclaredOptions[K]>> } = {
   openHeap: true,
@@ -371,8 +372,20 @@ const optionListsMatchTheTypes: { [K in OptionsOf]: SameNames<(typeof OPTION_NAM
   waste: true,
   wasteData: true,
   object: true,
+  diffDumps: true,
 };
 
 test('every call checks its options against the names its type declares (the type checker compares them)', () => {
   expect(Object.keys(optionListsMatchTheTypes).sort()).toEqual(Object.keys(OPTION_NAMES).sort());
+});
+
+test('diffDumps refuses options it does not take, and options that are no object, before opening a dump', async () => {
+  const anyDiff = diffDumps as (a: string, b: string, options?: unknown) => Promise<unknown>;
+  await expect(anyDiff(demo, demo, { reachableonly: true })).rejects.toMatchObject({
+    code: 'ERR_ARGUMENT',
+    message: "diffDumps() has no option 'reachableonly'; did you mean reachableOnly? (it takes gate, open, reachableOnly, analyze, onProgress, signal)",
+  });
+  await expect(anyDiff(demo, demo, null)).rejects.toMatchObject({ code: 'ERR_ARGUMENT', message: "diffDumps()'s options are an object, not null" });
+  // Nothing was opened: a missing file would have been the error otherwise.
+  await expect(anyDiff('/nonexistent/a.hprof', '/nonexistent/b.hprof', { gates: [] })).rejects.toMatchObject({ code: 'ERR_ARGUMENT' });
 });

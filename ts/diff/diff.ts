@@ -6,6 +6,8 @@
 import { HeapqlError } from '../errors.js';
 import { NO_HEAP_DUMP_TEXT } from '../report/summary.js';
 import { openHeap, type HeapSession, type ProgressEvent } from '../session/index.js';
+import { checkOptionNames } from '../session/options.js';
+import { describeArgument } from '../session/query.js';
 import { computeDiff, dominatorThreshold } from './compute.js';
 import { parseGateRule, type GateRule } from './gate.js';
 import type { DiffModel } from './model.js';
@@ -85,6 +87,10 @@ async function collect(session: HeapSession, which: 'baseline' | 'current', opti
  * current's duplicated strings it does not list itself; one analysis in memory at a time.
  */
 export async function diffDumps(baselinePath: string, currentPath: string, options: DiffOptions = {}): Promise<DiffModel> {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new HeapqlError('ERR_ARGUMENT', `diffDumps()'s options are an object, not ${describeArgument(options)}`);
+  }
+  checkOptionNames('diffDumps', options);
   const gate = (options.gate ?? []).map((r) => (typeof r === 'string' ? parseGateRule(r) : r));
   const baselineSession = await openDump(baselinePath, 'baseline', options);
   let current: DumpSnapshot;

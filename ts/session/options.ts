@@ -24,6 +24,7 @@ export const OPTION_NAMES = {
   waste: ['limit', 'topStrings', 'reachableOnly', 'signal', 'onProgress'],
   wasteData: ['limit', 'topStrings', 'signal', 'onProgress'],
   object: ['fieldOffset', 'fieldLimit'],
+  diffDumps: ['gate', 'open', 'reachableOnly', 'analyze', 'onProgress', 'signal'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type OptionsOf = keyof typeof OPTION_NAMES;
