@@ -37,6 +37,13 @@ export interface QueryOptions {
   viz?: VizSpec | null;
 }
 
+/** What `prepare()` takes: the plan's options only (it runs nothing and names no result). */
+export type PrepareCallOptions = Pick<QueryOptions, 'limit' | 'reachableOnly' | 'viz'>;
+/** What `explain()` takes: the options that change the plan. */
+export type ExplainOptions = Pick<QueryOptions, 'limit' | 'reachableOnly'>;
+/** What `queryCount()` takes: the plan's options and the run's (a count has no name or chart). */
+export type CountOptions = Pick<QueryOptions, 'limit' | 'reachableOnly' | 'signal' | 'onProgress'>;
+
 /** A query parsed and planned once; run it with `session.query(prepared)`. */
 export interface PreparedQuery {
   /** The OQL without its `-- @viz` line. */

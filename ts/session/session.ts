@@ -28,6 +28,9 @@ import {
   streamPrepared,
   type PreparedQuery,
   type QueryOptions,
+  type PrepareCallOptions,
+  type ExplainOptions,
+  type CountOptions,
   type RowBatch,
   type RowTotal,
   type StreamedRow,
@@ -476,7 +479,7 @@ export class HeapSession implements ReportableHeap {
   // ---- queries ----
 
   /** Parses and plans a query for the session's current path and mode (throws OQL errors). */
-  prepare(text: string, options: Omit<QueryOptions, 'signal'> = {}): PreparedQuery {
+  prepare(text: string, options: PrepareCallOptions = {}): PreparedQuery {
     this.live();
     checkQueryOptions('prepare', options);
     return prepareQuery(text, {
@@ -553,7 +556,7 @@ export class HeapSession implements ReportableHeap {
    * reader of the query's stream (`queryBatches`) whose batch says the total (`RowBatch.total`:
    * a query that sorts, groups or removes duplicates has every row before its first) needs none.
    */
-  async queryCount(q: string | PreparedQuery, options: QueryOptions = {}): Promise<RowTotal> {
+  async queryCount(q: string | PreparedQuery, options: CountOptions = {}): Promise<RowTotal> {
     this.live();
     checkQueryOptions('queryCount', options);
     const signal = options.signal ? AbortSignal.any([options.signal, this.closed.signal]) : this.closed.signal;
@@ -561,7 +564,7 @@ export class HeapSession implements ReportableHeap {
   }
 
   /** The execution plan of a query, without running it. */
-  explain(q: string | PreparedQuery, options: QueryOptions = {}): string {
+  explain(q: string | PreparedQuery, options: ExplainOptions = {}): string {
     this.live();
     checkQueryOptions('explain', options);
     return explainPrepared(preparedFor(this.handle, q, options, this.reachableOnly));
