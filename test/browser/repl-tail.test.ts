@@ -7,13 +7,14 @@
  * and the server's streams hand over the first page (and the batch looked at past it) and the
  * last rows, nothing between. A result shorter than N has its rest fetched from the cursor as
  * before; Escape stops the read of the last rows, as it stops a fetch, and the command runs
- * again.
+ * again; a count that fails is said (by `!tail` and `!count`), not waited for.
  */
 import path from 'node:path';
 
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
+import { HeapqlError } from '../../ts/errors.js';
 import { openHeap, type HeapSession } from '../../ts/index.js';
 import { rowLines } from '../../ts/repl/table.js';
 import { listen, type RunningServer } from '../../ts/server/listen.js';
@@ -167,6 +168,29 @@ describe.skipIf(!chromiumAvailable)('browser REPL: !tail and !row last fetch onl
     const r = await reads();
     expect(r.asked).toEqual([`/pages/<id>?from=${PAGE}&rows=10000`]);
     expect(r.received).toBe(1500);
+  });
+
+  test('a count that fails is said by !tail and !count, not waited for', async () => {
+    // The server's count of an unsorted result (a second run) fails, as a count of a cell too large does.
+    const real = session.queryCount.bind(session);
+    session.queryCount = () => Promise.reject(new HeapqlError('ERR_TOO_LARGE', 'a cell of row 7 is too large to hold'));
+    try {
+      reset();
+      const entry = await enterStatement(page, QUERY);
+      await expect.poll(() => received).toBe(PAGE);
+      const tail = await enterStatement(page, '!tail 5');
+      expect(await tail.locator('pre.err').textContent()).toBe('error: !tail needs the last 5 rows: the server could not count the result, which finds them: a cell of row 7 is too large to hold');
+      const count = await enterStatement(page, '!count');
+      expect(await count.locator('pre.err').textContent()).toBe('error: the server could not count the result: a cell of row 7 is too large to hold');
+      expect(asked).toEqual([]);
+      expect(received).toBe(PAGE);
+      expect(await entry.locator('.pages-text').textContent()).toBe(`showing 50 of … (the server could not count them); ${PAGE} fetched`);
+      // The cursor stays: its rows are still there to be shown.
+      await entry.locator('button.more').click();
+      await expect.poll(() => entry.locator('table.result tbody tr').count()).toBe(100);
+    } finally {
+      session.queryCount = real;
+    }
   });
 
   test('the read of the last rows shows its progress, and Escape stops it; run again, the command reads them', async () => {

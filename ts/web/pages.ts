@@ -272,7 +272,7 @@ export class Pages {
     if (signal.aborted) throw cancelledError();
     if (entry.state.done) return 'held';
     if (!entry.state.open) return null;
-    if (!total) throw new Error(`the server could not count the result: ${entry.state.countFailed ?? 'no count came'}`);
+    if (!total) throw new Error(`the server could not count the result, which finds them: ${entry.state.countFailed ?? 'no count came'}`);
     const from = Math.max(0, total.rowCount - n);
     if (from <= result.rows.length) return 'held';
     const stop = AbortSignal.any([entry.stop.signal, signal]);

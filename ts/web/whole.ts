@@ -25,7 +25,11 @@ import type { QueryResult } from '../query/schema.js';
 import { rowLines } from '../repl/table.js';
 import type { LastRows, Pages } from './pages.js';
 
-/** The commands that act on every row of the result (the terminal loads them all first). */
+/**
+ * The commands that act on every row of the result (the terminal loads them all first). `!tail`
+ * (and `!row last`) read only the last rows (`lastRowsWanted`), unless those start within the
+ * rows held: then the rows to the end are fetched as for these.
+ */
 const EVERY_ROW = new Set(['tail', 'filter', 'sort', 'select', 'stats', 'unique', 'save']);
 
 /** The rows of the current result a command needs: the first `rows` (Infinity: every row). */
@@ -161,7 +165,7 @@ export async function fetchWhatCommandNeeds(
       );
     } catch (err) {
       if (signal.aborted) return `interrupted; ${needsLast}: run it again`;
-      return `${needsLast}, and the server could not read them: ${(err as Error).message}`;
+      return `${needsLast}: ${(err as Error).message}`;
     }
     if (got === null) return `${needsLast}, and ${held()} are fetched; ${paged.closedWhy ?? 'the rest cannot be fetched: run the query again'}`;
     if (got !== 'held') {
