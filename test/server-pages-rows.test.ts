@@ -42,10 +42,15 @@ describe('a paged result from a row on (GET /pages/<id>/rows)', () => {
   let server: RunningServer;
   /** Executions the addon started (`execute`, `executeStream`, `executeCount`). */
   let starts = 0;
-  /** Rows the addon's streams handed over (converted for TypeScript). */
-  let handed = 0;
-  /** The `skip` of each stream started. */
-  const skips: number[] = [];
+  /**
+   * The streams the addon started, in order: each one's `skip` and the rows it handed over
+   * (converted for TypeScript). Counted per stream: a cursor's own stream runs a few batches
+   * ahead of its reader meanwhile.
+   */
+  const streams: { skip: number; handed: number }[] = [];
+  /** The streams started since `mark`. */
+  const since = (mark: number) => streams.slice(mark);
+  const handedSince = (mark: number) => since(mark).reduce((sum, s) => sum + s.handed, 0);
   /** While set, a stream starts only once it resolves (`started` says one waits). */
   let holdStreams: { released: Promise<void>; started: () => void } | null = null;
 
@@ -58,12 +63,12 @@ describe('a paged result from a row on (GET /pages/<id>/rows)', () => {
   const close = (cursor: string) => fetch(`${server.url}/pages/${cursor}`, { method: 'DELETE' });
 
   /** The last `n` rows as the browser REPL's `!tail` reads them: counted, then from count − n. */
-  async function tail(cursor: string, n: number): Promise<{ body: Rows; handed: number }> {
+  async function tail(cursor: string, n: number): Promise<{ body: Rows; handed: number; skips: number[] }> {
     const { rowCount } = await countOf(cursor);
-    handed = 0;
+    const mark = streams.length;
     const { status, body } = await rowsFrom(cursor, `?from=${Math.max(0, rowCount - n)}&rows=${n}`);
     expect(status).toBe(200);
-    return { body, handed };
+    return { body, handed: handedSince(mark), skips: since(mark).map((s) => s.skip) };
   }
 
   beforeAll(async () => {
@@ -79,7 +84,8 @@ describe('a paged result from a row on (GET /pages/<id>/rows)', () => {
     };
     handle.executeStream = async (plan, batchRows, onBatch, cancel, gate, onProgress, skip) => {
       starts++;
-      skips.push(skip ?? 0);
+      const stream = { skip: skip ?? 0, handed: 0 };
+      streams.push(stream);
       const held = holdStreams;
       if (held) {
         held.started();
@@ -89,7 +95,7 @@ describe('a paged result from a row on (GET /pages/<id>/rows)', () => {
         plan,
         batchRows,
         (batch) => {
-          handed += batch.rowCount;
+          stream.handed += batch.rowCount;
           onBatch(batch);
         },
         cancel,
@@ -113,8 +119,7 @@ describe('a paged result from a row on (GET /pages/<id>/rows)', () => {
     expect(whole.rowCount).toBe(1000);
     const { body: first } = await start({ query: QUERY, pageRows: 100 });
     const cursor = first.cursor!;
-    skips.length = 0;
-    const { body, handed: read } = await tail(cursor, 5);
+    const { body, handed: read, skips } = await tail(cursor, 5);
     expect(body).toEqual({ from: 995, rows: whole.rows.slice(995), columns: whole.columns, done: true, truncated: false });
     // The stream started at row 995: the executor handed over those 5 rows, none before them.
     expect(skips).toEqual([995]);
@@ -122,8 +127,10 @@ describe('a paged result from a row on (GET /pages/<id>/rows)', () => {
     // Rows in the middle: exactly those; more follow (`done: false`). The run, in batches of the
     // rows asked for, read one batch past them and ran at most 8 batches ahead of its reader
     // (the session's stream gate) before it was stopped: never the rest of the result.
-    handed = 0;
+    const mark = streams.length;
     const mid = await rowsFrom(cursor, '?from=400&rows=7');
+    const handed = handedSince(mark);
+    expect(since(mark).map((s) => s.skip)).toEqual([400]);
     expect(mid.body).toEqual({ from: 400, rows: whole.rows.slice(400, 407), columns: whole.columns, done: false });
     expect(handed).toBeGreaterThanOrEqual(14);
     expect(handed).toBeLessThanOrEqual(7 * (2 + 8));
