@@ -12,6 +12,13 @@
  * (MAX_OPEN: opening another closes the oldest) and closes one unused for IDLE_MS; a closed
  * cursor's next request is a 404 saying to run the query again. One read to its end holds no
  * scan, only its last page (asked for again when its answer was lost), until it is closed.
+ *
+ * Its rows from any row on (`GET /pages/<id>/rows?from=N`: the last rows of a result, whose
+ * count `/count` said) are read by a run of the query of their own that starts there
+ * (`queryBatches`' `skip`: a plain select seeks there by its scan and filter alone, the outputs
+ * of the rows before never evaluated; a sorted or grouped query drops them in Rust), read to the
+ * rows asked for and stopped within the request: it holds no scan, and the cursor's own stream
+ * stays where it is.
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -44,6 +51,19 @@ export interface PageBody {
   from: number;
   rows: Value[][];
   /** No rows follow: the cursor is closed, and `truncated` (and the result's `note`) are known. */
+  done: boolean;
+  truncated?: boolean;
+  note?: string;
+}
+
+/** What `GET /pages/<id>/rows` answers: rows read by a run of their own (the cursor is not moved). */
+export interface RowsBody {
+  /** The index (0-based) of the first row of `rows` in the whole result. */
+  from: number;
+  rows: Value[][];
+  /** The columns typed over these rows (a column that is null on the first page may have its type here). */
+  columns: Column[];
+  /** No rows follow these in the result (`truncated` and the result's `note` are then known). */
   done: boolean;
   truncated?: boolean;
   note?: string;
@@ -193,6 +213,56 @@ export class PagedQuery {
       this.touch();
       return body;
     });
+  }
+
+  /**
+   * The result's rows from row `from` on, `n` at most, read by a run of the query of their own
+   * that starts at `from` (`queryBatches`' `skip`), stopped once they are read: the cursor's
+   * stream is neither moved nor waited for. While it reads, the cursor is in use (its paused
+   * scan is not one waiting for its client). `signal` (the client gone) or the cursor closed
+   * stops the run.
+   */
+  async rowsFrom(from: number, n: number, signal: AbortSignal): Promise<RowsBody> {
+    this.working++;
+    const own = new AbortController();
+    const batches = this.ctx.session.queryBatches(this.prepared, {
+      signal: AbortSignal.any([this.stop.signal, signal, own.signal]),
+      batchRows: Math.min(n, BATCH_ROWS_MAX),
+      skip: from,
+    });
+    try {
+      const rows: Value[][] = [];
+      let columns: Column[] | null = null;
+      let end: StreamSummary | null = null;
+      /** Rows read past the `n` asked for: more follow. */
+      let past = false;
+      // To `n` rows, then on (a batch more) to know whether they end the result.
+      while (!end && !past) {
+        const next = await batches.next();
+        if (next.done) {
+          end = next.value;
+          break;
+        }
+        const batch = next.value.rows;
+        const part = batch.length <= n - rows.length ? batch : batch.slice(0, n - rows.length);
+        past = part.length < batch.length;
+        for (const row of part) rows.push(row);
+        if (part.length > 0) columns = mergeColumns(columns, next.value.columns);
+      }
+      const body: RowsBody = { from, rows, columns: columns ?? end?.columns ?? this.columns ?? [], done: end !== null };
+      if (end) {
+        body.truncated = end.truncated;
+        if (end.note !== undefined) body.note = end.note;
+      }
+      return body;
+    } finally {
+      // Its rows are read: the run stops (it has ended, or it is past them).
+      own.abort();
+      void batches.return({ columns: [], truncated: false }).catch(() => {});
+      this.working--;
+      this.usedAt = performance.now();
+      if (!this.closed) this.touch();
+    }
   }
 
   /** Settles a count waiting for the second run with the count known meanwhile. */

@@ -1,7 +1,8 @@
 /**
  * `POST /`, `POST /query` (a QueryResult: query-answer.ts) and `POST /stream` (NDJSON rows):
  * both are sent while the executor produces the rows, and a client that goes away cancels the
- * scan. `POST /pages` and `/pages/<id>…`: a result a page at a time (query-pages.ts).
+ * scan. `POST /pages` and `/pages/<id>…`: a result a page at a time, or from a row on
+ * (query-pages.ts).
  */
 import { performance } from 'node:perf_hooks';
 
@@ -222,9 +223,10 @@ function whole(c: Context, name: string, fallback: number, min: number, max: num
 }
 
 /**
- * HEAD of a cursor's page or count (hono answers HEAD with the GET route): the headers a GET
- * would get, and nothing done. A GET hands out the next rows (they are not kept) or starts a
- * count's second run; a HEAD, which the client reads no body of, must do neither.
+ * HEAD of a cursor's page, rows or count (hono answers HEAD with the GET route): the headers a
+ * GET would get, and nothing done. A GET hands out the next rows (they are not kept), runs the
+ * query from a row or starts a count's second run; a HEAD, which the client reads no body of,
+ * must do none of these.
  */
 function headOnly(c: Context): Response {
   return c.body(null, 200, { 'content-type': 'application/json' });
@@ -241,6 +243,27 @@ async function nextPage(ctx: ServerContext, c: Context): Promise<Response> {
   } catch (err) {
     if (err instanceof ApiError) throw err;
     paged.close();
+    throw toApiError(err, ctx.session, paged.prepared.oql);
+  }
+}
+
+/**
+ * `GET /pages/<id>/rows?from=N&rows=M`: the result's rows from row N on (M at most), read by a
+ * run of the query of their own that starts at N (the last rows of a result, `!tail` in the
+ * browser REPL, without the rows before them); the cursor stays where it is.
+ */
+async function rowsFrom(ctx: ServerContext, c: Context): Promise<Response> {
+  const id = c.req.param('id')!;
+  const paged = cursorOf(ctx, id);
+  if (c.req.query('from') === undefined) throw new ApiError(400, 'query', `?from= is required: the row (from 0) the rows start at, as in /pages/${id}/rows?from=N&rows=M`);
+  const from = whole(c, 'from', 0, 0, Number.MAX_SAFE_INTEGER);
+  const rows = whole(c, 'rows', paged.pageRows, 1, PAGE_ROWS_MAX);
+  if (c.req.method === 'HEAD') return headOnly(c);
+  try {
+    return c.body(stringifyJson(await paged.rowsFrom(from, rows, c.req.raw.signal)), 200, { 'content-type': 'application/json' });
+  } catch (err) {
+    // Closed meanwhile (DELETE, replaced, idle): said as a cursor that is gone.
+    if (paged.closed) cursorOf(ctx, id);
     throw toApiError(err, ctx.session, paged.prepared.oql);
   }
 }
@@ -263,6 +286,7 @@ export function queryRoutes(app: Hono, ctx: ServerContext): void {
   app.post('/pages', (c) => pages(ctx, c));
   app.get('/pages/:id', (c) => nextPage(ctx, c));
   app.get('/pages/:id/count', (c) => pageCount(ctx, c));
+  app.get('/pages/:id/rows', (c) => rowsFrom(ctx, c));
   app.delete('/pages/:id', (c) => {
     const id = c.req.param('id');
     cursorOf(ctx, id).close();

@@ -173,9 +173,12 @@ export class HttpBackend implements ReplBackend {
     return body;
   }
 
-  /** The server's count of a paged result (`!count`), waited for. */
-  totalOf(result: QueryResult, signal?: AbortSignal): Promise<{ rowCount: number; truncated: boolean } | null> {
-    return this.pages.totalOf(result, signal);
+  /** The server's count of a paged result (`!count`), waited for; a count that failed says why. */
+  async totalOf(result: QueryResult, signal?: AbortSignal): Promise<{ rowCount: number; truncated: boolean } | null> {
+    const total = await this.pages.totalOf(result, signal);
+    const failed = this.pages.stateOf(result)?.countFailed ?? null;
+    if (total === null && failed !== null && !signal?.aborted) throw new ReplError(`the server could not count the result: ${failed}`);
+    return total;
   }
 
   /** The server's count of a paged result if it came (null: not yet; undefined: a whole result). */

@@ -10,7 +10,8 @@
  * (`cancelled`; the analysis a `!analyze` started is cancelled in the server too, backend.ts);
  * a statement running shows its elapsed time. A large result comes a page at a time (pages.ts:
  * its first page, its count once known, more rows on request); a command that needs more of its
- * rows than the page holds (`!tail`, `!sort`, `!save`…) has them fetched first (whole.ts).
+ * rows than the page holds (`!sort`, `!save`…) has them fetched first, and `!tail` and `!row
+ * last` only the last rows (whole.ts).
  * Tab completes; Tab on an empty
  * prompt, or Escape then Tab, moves the focus on (Shift+Tab back); PageUp/PageDown scroll the
  * output.
@@ -30,7 +31,7 @@ import { HttpBackend } from './backend.js';
 import { splitBlock } from './block.js';
 import { Pages } from './pages.js';
 import { OutputView } from './view.js';
-import { fetchWhatCommandNeeds } from './whole.js';
+import { fetchWhatCommandNeeds, runOnLastRows, type OnLastRows } from './whole.js';
 
 const HISTORY_KEY = 'heapql.repl.history';
 const HISTORY_MAX = 500;
@@ -352,12 +353,13 @@ async function run(statement: string): Promise<void> {
   backend.signal = runningStop.signal;
   runStarted = performance.now();
   try {
-    // A command that needs rows of a paged result the page does not hold (`!tail`, `!sort`,
-    // `!save`, `!row N`…) has them fetched first, as the terminal loads them (whole.ts).
+    // A command that needs rows of a paged result the page does not hold (`!sort`, `!save`,
+    // `!row N`…) has them fetched first, as the terminal loads them; `!tail` and `!row last` the
+    // last rows only, and they run on those (whole.ts).
     let progress: HTMLElement | null = null;
-    let refused: string | null;
+    let needed: string | OnLastRows | null;
     try {
-      refused = await fetchWhatCommandNeeds(backend.pages, backend, repl.state, statement, runningStop.signal, (text) => {
+      needed = await fetchWhatCommandNeeds(backend.pages, backend, repl.state, statement, runningStop.signal, (text) => {
         progress ??= output.note('');
         progress.className = 'note progress';
         progress.textContent = text;
@@ -365,11 +367,12 @@ async function run(statement: string): Promise<void> {
     } finally {
       (progress as HTMLElement | null)?.remove();
     }
-    if (refused !== null) {
-      io.error(`error: ${refused}`);
+    if (typeof needed === 'string') {
+      io.error(`error: ${needed}`);
       return;
     }
-    await repl.execute(statement, runningStop.signal);
+    if (needed) await runOnLastRows(repl, io, statement, runningStop.signal, needed);
+    else await repl.execute(statement, runningStop.signal);
   } finally {
     backend.objectsFrom = null;
     backend.signal = null;

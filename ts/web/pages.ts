@@ -4,12 +4,16 @@
  * far (the result's `rows`), asks for the total count in the background (`GET /pages/<id>/count`:
  * answered at once for a query whose stream said it, a sorted or grouped one; else once a second
  * run has counted), and fetches further rows only when asked: to show them (`more`), or for a
- * command that needs them (`!tail`, `!sort`, `!save`…: whole.ts fetches the rest first). One
+ * command that needs them (`!sort`, `!save`…: whole.ts fetches the rest first). `!tail` and
+ * `!row last` fetch only the last rows (`lastRows`): once counted, they are read from the row
+ * where they start by a run of the query of their own (`GET /pages/<id>/rows?from=N`, which
+ * seeks there), the cursor left where it is. One
  * paged result is open at a time: a new query closes the previous one's cursor (`DELETE
  * /pages/<id>`: its scan and its count stop in the server), as does the page's stop control.
  */
+import { mergeColumns } from '../query/columns.js';
 import { restoreNonFinite } from '../query/json.js';
-import type { QueryResult, Value } from '../query/schema.js';
+import type { Column, QueryResult, Value } from '../query/schema.js';
 import { AnswerError, cancelledError, type Api } from './api.js';
 
 /** Rows of a page when the page's URL does not say (`/repl?pageRows=N`). */
@@ -34,6 +38,23 @@ export interface PagesStart {
   result: QueryResult;
 }
 
+/** What `GET /pages/<id>/rows` answers: rows from `from` on, read by a run of their own. */
+interface RowsBody {
+  from: number;
+  rows: Value[][];
+  columns: Column[];
+  done: boolean;
+  truncated?: boolean;
+}
+
+/** A result's last rows (`Pages.lastRows`), typed over the rows held and these. */
+export interface LastRows {
+  rows: Value[][];
+  columns: Column[];
+  /** The whole result's count and whether it was cut (its `limit`). */
+  total: { rowCount: number; truncated: boolean };
+}
+
 interface PageBody {
   from: number;
   rows: Value[][];
@@ -53,6 +74,8 @@ export interface PagedState {
   total: { rowCount: number; truncated: boolean } | null;
   /** Why the rest cannot be fetched any more (closed, failed), or null. */
   closedWhy: string | null;
+  /** Why the server could not count the result (its count run failed), or null. */
+  countFailed: string | null;
   /** A fetch of more rows is running. */
   fetching: boolean;
 }
@@ -86,16 +109,16 @@ export class Pages {
   }
 
   /**
-   * The whole count of a paged result, waited for (null: not a paged result, or its cursor was
-   * closed before the count came). `signal` stops the wait only.
+   * The whole count of a paged result, waited for (null: not a paged result, its cursor was
+   * closed before the count came, or the count failed: `countFailed`). `signal` stops the wait only.
    */
   async totalOf(result: QueryResult, signal?: AbortSignal): Promise<{ rowCount: number; truncated: boolean } | null> {
     const entry = this.entries.get(result);
     if (!entry) return null;
-    if (entry.state.total || !entry.state.open) return entry.state.total;
+    if (entry.state.total || !entry.state.open || entry.state.countFailed !== null) return entry.state.total;
     await new Promise<void>((resolve) => {
       const settle = () => {
-        if (entry.state.total || !entry.state.open || signal?.aborted) {
+        if (entry.state.total || !entry.state.open || entry.state.countFailed !== null || signal?.aborted) {
           entry.listeners.delete(settle);
           signal?.removeEventListener('abort', settle);
           resolve();
@@ -129,7 +152,7 @@ export class Pages {
     const entry: Entry = {
       result,
       cursor: start.cursor,
-      state: { pageRows: start.pageRows, open: true, done: false, total: null, closedWhy: null, fetching: false },
+      state: { pageRows: start.pageRows, open: true, done: false, total: null, closedWhy: null, countFailed: null, fetching: false },
       stop: new AbortController(),
       listeners: new Set(),
       fetch: null,
@@ -148,9 +171,14 @@ export class Pages {
   private async count(entry: Entry): Promise<void> {
     try {
       entry.state.total = await this.api.get<{ rowCount: number; truncated: boolean }>(`/pages/${encodeURIComponent(entry.cursor)}/count`, entry.stop.signal);
-    } catch {
+    } catch (err) {
       // Closed first (the rows ran out: they are the count; a new query; the stop control).
       if (entry.state.done && !entry.state.total) entry.state.total = { rowCount: entry.result.rows.length, truncated: entry.result.truncated };
+      else if (entry.state.open && !entry.stop.signal.aborted) {
+        // The server closed the cursor itself, or its count failed: said to who waits for it.
+        if (err instanceof AnswerError && err.status === 404) this.close(entry.result, SERVER_CLOSED);
+        else entry.state.countFailed = (err as Error).message;
+      }
     }
     this.changed(entry);
   }
@@ -223,6 +251,62 @@ export class Pages {
       entry.state.fetching = false;
       this.changed(entry);
     }
+  }
+
+  /**
+   * The last `n` rows of a paged result (all of them when it has fewer), without the rows
+   * between those held and them: the result is counted (`GET /pages/<id>/count`, waited for),
+   * then they are read from row `count - n` on by a run of the query that starts there (`GET
+   * /pages/<id>/rows?from=N`, up to ROWS_PER_REQUEST_MAX a request), the cursor left where it
+   * is; `progress` is told the rows read. 'held' when there is nothing to read so: every row
+   * came, or the last rows start within those held (fetching on, `fetchUpTo`, reads no row
+   * more than they). Null when the cursor is closed (before, or meanwhile: `closedWhy` says
+   * why). `signal` (Escape) stops the wait and the read with a `cancelled` error; the cursor
+   * and the rows held stay. Another failure is thrown (the cursor stays).
+   */
+  async lastRows(result: QueryResult, n: number, signal: AbortSignal, progress: (read: number, of: number) => void): Promise<LastRows | 'held' | null> {
+    const entry = this.entries.get(result);
+    if (!entry || entry.state.done) return 'held';
+    if (!entry.state.open) return null;
+    const total = await this.totalOf(result, signal);
+    if (signal.aborted) throw cancelledError();
+    if (entry.state.done) return 'held';
+    if (!entry.state.open) return null;
+    if (!total) throw new Error(`the server could not count the result, which finds them: ${entry.state.countFailed ?? 'no count came'}`);
+    const from = Math.max(0, total.rowCount - n);
+    if (from <= result.rows.length) return 'held';
+    const stop = AbortSignal.any([entry.stop.signal, signal]);
+    const rows: Value[][] = [];
+    let columns = result.columns;
+    let truncated = total.truncated;
+    progress(0, total.rowCount - from);
+    try {
+      while (from + rows.length < total.rowCount) {
+        const at = from + rows.length;
+        const ask = Math.min(ROWS_PER_REQUEST_MAX, total.rowCount - at);
+        const body = await this.api.get<RowsBody>(`/pages/${encodeURIComponent(entry.cursor)}/rows?from=${at}&rows=${ask}`, stop);
+        // NaN and ±Infinity are numbers again in the number columns (typed over these rows).
+        restoreNonFinite({ ...result, columns: body.columns, rows: body.rows });
+        for (const row of body.rows) rows.push(row);
+        if (body.rows.length > 0) columns = mergeColumns(columns, body.columns);
+        progress(rows.length, total.rowCount - from);
+        if (body.done) {
+          truncated = body.truncated ?? truncated;
+          break;
+        }
+        if (body.rows.length === 0) break;
+      }
+    } catch (err) {
+      if (signal.aborted && !entry.stop.signal.aborted) throw cancelledError();
+      if (entry.stop.signal.aborted) return null;
+      // The server closed the cursor itself (unused for its idle time, or replaced by newer results).
+      if (err instanceof AnswerError && err.status === 404) {
+        this.close(result, SERVER_CLOSED);
+        return null;
+      }
+      throw err;
+    }
+    return { rows, columns, total: { rowCount: total.rowCount, truncated } };
   }
 
   /** Closes a paged result's cursor (its scan and count stop in the server); `why` is shown. */

@@ -170,7 +170,9 @@ export class OutputView {
       const fetched = result.rows.length;
       const total = state.total
         ? `${state.total.rowCount} row${state.total.rowCount === 1 ? '' : 's'}${state.total.truncated ? ' (truncated)' : ''}`
-        : '… (counting)';
+        : state.countFailed !== null
+          ? '… (the server could not count them)'
+          : '… (counting)';
       const whole = state.done && shown === fetched;
       text.textContent = whole
         ? total

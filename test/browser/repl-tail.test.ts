@@ -1,0 +1,224 @@
+/**
+ * `!tail [N]` and `!row last` on a large paged result in the browser REPL, in real headless
+ * Chromium against a real server on a fixture dump (KnownHeap: 168 473 objects, pages of the
+ * default 1000 rows): they show the whole result's last rows (a plain select, ORDER BY, a LIMIT)
+ * and fetch only those: the page asks the server's count, then the rows from count − N on
+ * (`GET /pages/<id>/rows`, a run of the query that seeks there), never the cursor's next pages,
+ * and the server's streams hand over the first page (and the batch looked at past it) and the
+ * last rows, nothing between. A result shorter than N has its rest fetched from the cursor as
+ * before; Escape stops the read of the last rows, as it stops a fetch, and the command runs
+ * again; a count that fails is said (by `!tail` and `!count`), not waited for.
+ */
+import path from 'node:path';
+
+import type { Browser, Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+
+import { HeapqlError } from '../../ts/errors.js';
+import { openHeap, type HeapSession } from '../../ts/index.js';
+import { rowLines } from '../../ts/repl/table.js';
+import { listen, type RunningServer } from '../../ts/server/listen.js';
+import { chromiumAvailable, launchChromium, watchedPage } from './chromium.js';
+import { enterStatement, replScript } from './repl-server.js';
+
+const DUMP = path.resolve(__dirname, '../../fixtures/dumps/KnownHeap-jdk17-coops.hprof');
+const QUERY = 'SELECT o.@objectId AS id, o.@usedHeapSize AS size FROM INSTANCEOF java.lang.Object o';
+const SORTED = `${QUERY} ORDER BY size DESC`;
+const PAGE = 1000;
+
+describe.skipIf(!chromiumAvailable)('browser REPL: !tail and !row last fetch only the last rows', () => {
+  let browser: Browser;
+  let session: HeapSession;
+  let server: RunningServer;
+  let page: Page;
+  let problems: string[];
+  /** Rows the server's query streams handed out, since the last reset. */
+  let described = 0;
+  /** Rows in the answers of /pages… the page received, since the last reset. */
+  let received = 0;
+  /** The page's requests for rows (`GET /pages/…` but `/count`), as method and path with query. */
+  let asked: string[] = [];
+  /** A hold of the server's next stream of a run from a row on (`skip` > 0): `reached` when there. */
+  let held: { reached: () => void; released: Promise<void> } | null = null;
+
+  beforeAll(async () => {
+    session = await openHeap(DUMP, { noCache: true });
+    const real = session.queryBatches.bind(session);
+    session.queryBatches = (q, options = {}) =>
+      (async function* () {
+        const batches = real(q, options);
+        for (;;) {
+          const next = await batches.next();
+          if (next.done) return next.value;
+          described += next.value.rows.length;
+          if (held && (options.skip ?? 0) > 0) {
+            const h = held;
+            held = null;
+            h.reached();
+            await h.released;
+          }
+          yield next.value;
+        }
+      })();
+    const script = await replScript();
+    server = await listen(session, 0, { replScript: () => script });
+    browser = await launchChromium();
+    ({ page, problems } = await watchedPage(browser));
+    page.on('request', (r) => {
+      const url = new URL(r.url());
+      if (r.method() === 'GET' && url.pathname.startsWith('/pages/') && !url.pathname.endsWith('/count')) asked.push(`${url.pathname.replace(/^\/pages\/[^/]+/, '/pages/<id>')}${url.search}`);
+    });
+    page.on('response', async (r) => {
+      const url = new URL(r.url());
+      if (!url.pathname.startsWith('/pages') || url.pathname.endsWith('/count') || r.request().method() === 'DELETE') return;
+      const body = (await r.json()) as { rows?: unknown[]; result?: { rows: unknown[] } };
+      received += (body.result?.rows ?? body.rows ?? []).length;
+    });
+    await page.goto(`${server.url}/repl`);
+    await page.getByText('Connected.').waitFor();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    session?.close();
+  });
+
+  const reset = () => {
+    described = 0;
+    received = 0;
+    asked = [];
+  };
+  /** The rows of an entry's table, as numbers. */
+  const tableRows = async (entry: Locator) =>
+    entry.locator('table.result tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => Number(td.textContent))));
+  /** A query entered; its first page received and its count shown. */
+  async function paged(query: string, total: number): Promise<Locator> {
+    reset();
+    const entry = await enterStatement(page, query);
+    await expect.poll(() => received).toBe(PAGE);
+    await expect.poll(() => entry.locator('.pages-text').textContent()).toBe(`showing 50 of ${total} rows; ${PAGE} fetched`);
+    return entry;
+  }
+  /** What the server's streams and the page read, once the page received more than `after` rows. */
+  async function reads(after = PAGE): Promise<{ received: number; described: number; asked: string[] }> {
+    await expect.poll(() => received).toBeGreaterThan(after);
+    return { received, described, asked };
+  }
+
+  test('!tail 5 on 168 473 rows: the last five, and only they are fetched; !row last likewise', async () => {
+    const whole = await session.query(QUERY);
+    const n = whole.rows.length;
+    expect(n).toBeGreaterThan(100_000);
+    const query = await paged(QUERY, n);
+    const firstPage = described;
+    expect(firstPage).toBeLessThanOrEqual(2 * PAGE);
+
+    const tail = await enterStatement(page, '!tail 5');
+    expect(await tail.locator('pre.err').count()).toBe(0);
+    expect(await tableRows(tail)).toEqual(whole.rows.slice(-5));
+    expect(await tail.locator('p.note').last().textContent()).toMatch(/^5 rows/);
+    // The page asked for the last five rows and nothing else: no page of the cursor.
+    const r = await reads();
+    expect(r.asked).toEqual([`/pages/<id>/rows?from=${n - 5}&rows=5`]);
+    expect(r.received).toBe(PAGE + 5);
+    // The server's streams handed out the first page (and the batch past it) and the five.
+    expect(r.described).toBe(firstPage + 5);
+    // The query's table still says what it holds; !undo brings the paged result back.
+    expect(await query.locator('.pages-text').textContent()).toBe(`showing 50 of ${n} rows; ${PAGE} fetched`);
+    await enterStatement(page, '!undo');
+
+    const before = { received, described };
+    asked = [];
+    const row = await enterStatement(page, '!row last');
+    expect(await row.locator('pre.out').textContent()).toBe(`row ${n} of ${n}\n${rowLines(whole, n - 1)}`);
+    const last = await reads(before.received);
+    expect(last.asked).toEqual([`/pages/<id>/rows?from=${n - 1}&rows=1`]);
+    expect(last.received).toBe(before.received + 1);
+    expect(last.described).toBe(before.described + 1);
+    expect(problems.filter((p) => !/ERR_ABORTED|Failed to load resource/.test(p))).toEqual([]);
+  });
+
+  test('ORDER BY and a LIMIT: the same rows as the whole result’s end', async () => {
+    for (const [query, limitedTo] of [
+      [SORTED, null],
+      [`${QUERY} LIMIT 2500`, 2500],
+      [`${SORTED} LIMIT 2500`, 2500],
+    ] as const) {
+      const whole = await session.query(query);
+      const n = whole.rows.length;
+      if (limitedTo !== null) expect(n).toBe(limitedTo);
+      await paged(query, n);
+      const tail = await enterStatement(page, '!tail 7');
+      expect(await tail.locator('pre.err').count(), query).toBe(0);
+      expect(await tableRows(tail), query).toEqual(whole.rows.slice(-7));
+      const r = await reads();
+      expect(r.asked, query).toEqual([`/pages/<id>/rows?from=${n - 7}&rows=7`]);
+      expect(r.received, query).toBe(PAGE + 7);
+    }
+  });
+
+  test('a result shorter than N: the rows after the page come from the cursor, to the end', async () => {
+    const whole = await session.query(`${QUERY} LIMIT 1500`);
+    await paged(`${QUERY} LIMIT 1500`, 1500);
+    const tail = await enterStatement(page, '!tail 2000');
+    expect(await tail.locator('pre.err').count()).toBe(0);
+    expect(await tableRows(tail)).toEqual(whole.rows.slice(0, 50));
+    expect(await tail.locator('p.note').last().textContent()).toMatch(/1500 rows/);
+    // (A fetch of every row asks for as many as a request may: the server's page ends at the end.)
+    const r = await reads();
+    expect(r.asked).toEqual([`/pages/<id>?from=${PAGE}&rows=10000`]);
+    expect(r.received).toBe(1500);
+  });
+
+  test('a count that fails is said by !tail and !count, not waited for', async () => {
+    // The server's count of an unsorted result (a second run) fails, as a count of a cell too large does.
+    const real = session.queryCount.bind(session);
+    session.queryCount = () => Promise.reject(new HeapqlError('ERR_TOO_LARGE', 'a cell of row 7 is too large to hold'));
+    try {
+      reset();
+      const entry = await enterStatement(page, QUERY);
+      await expect.poll(() => received).toBe(PAGE);
+      const tail = await enterStatement(page, '!tail 5');
+      expect(await tail.locator('pre.err').textContent()).toBe('error: !tail needs the last 5 rows: the server could not count the result, which finds them: a cell of row 7 is too large to hold');
+      const count = await enterStatement(page, '!count');
+      expect(await count.locator('pre.err').textContent()).toBe('error: the server could not count the result: a cell of row 7 is too large to hold');
+      expect(asked).toEqual([]);
+      expect(received).toBe(PAGE);
+      expect(await entry.locator('.pages-text').textContent()).toBe(`showing 50 of … (the server could not count them); ${PAGE} fetched`);
+      // The cursor stays: its rows are still there to be shown.
+      await entry.locator('button.more').click();
+      await expect.poll(() => entry.locator('table.result tbody tr').count()).toBe(100);
+    } finally {
+      session.queryCount = real;
+    }
+  });
+
+  test('the read of the last rows shows its progress, and Escape stops it; run again, the command reads them', async () => {
+    const whole = await session.query(QUERY);
+    const n = whole.rows.length;
+    await paged(QUERY, n);
+    let release = () => {};
+    let reached = () => {};
+    const atHold = new Promise<void>((r) => (reached = r));
+    held = { reached, released: new Promise<void>((r) => (release = r)) };
+    try {
+      await page.locator('#input').fill('!tail 5');
+      await page.locator('#input').press('Enter');
+      await atHold;
+      const entry = page.locator('section.entry:has(pre.echo)').last();
+      await expect.poll(() => entry.locator('p.progress').textContent()).toBe(`loading the last 5 rows of ${n} (Escape stops)`);
+      await page.keyboard.press('Escape');
+      await expect.poll(() => page.locator('#input').isDisabled()).toBe(false);
+      expect(await entry.locator('pre.err').textContent()).toBe('error: interrupted; !tail needs the last 5 rows: run it again');
+      expect(await entry.locator('p.progress').count()).toBe(0);
+      expect(await entry.locator('table').count()).toBe(0);
+    } finally {
+      held = null;
+      release();
+    }
+    // Nothing was shaped, the cursor stays: run again, the last rows come.
+    const again = await enterStatement(page, '!tail 5');
+    expect(await tableRows(again)).toEqual(whole.rows.slice(-5));
+    expect(asked.every((a) => a.startsWith('/pages/<id>/rows?'))).toBe(true);
+  });
+});
