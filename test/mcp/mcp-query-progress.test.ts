@@ -24,6 +24,9 @@ describe('heapql mcp: progress of a query', () => {
     const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', known, '--no-cache'], cwd: root, stderr: 'pipe' });
     client = new Client({ name: 'heapql-test', version: '1.0.0' });
     await client.connect(transport);
+    // The dump's index first: a call made while it is built reports the index's progress too
+    // (test/mcp/mcp-index-progress.test.ts), and these tests look at the queries' own reports.
+    await client.callTool({ name: 'describe_dump', arguments: {} });
   });
   afterAll(async () => {
     await client.close();
