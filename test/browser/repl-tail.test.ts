@@ -307,7 +307,7 @@ describe.skipIf(!chromiumAvailable)('browser REPL: !tail, !row last and !row N f
     expect(r.received).toBe(1500);
   });
 
-  test('a count that fails is said by !tail and !count, not waited for', async () => {
+  test('a count that fails is said by !tail, !count and !row past the end, not waited for', async () => {
     // The server's count of an unsorted result (a second run) fails, as a count of a cell too large does.
     const real = session.queryCount.bind(session);
     session.queryCount = () => Promise.reject(new HeapqlError('ERR_TOO_LARGE', 'a cell of row 7 is too large to hold'));
@@ -322,6 +322,16 @@ describe.skipIf(!chromiumAvailable)('browser REPL: !tail, !row last and !row N f
       expect(asked).toEqual([]);
       expect(received).toBe(PAGE);
       expect(await entry.locator('.pages-text').textContent()).toBe(`showing 50 of … (the server could not count them); ${PAGE} fetched`);
+      // `!row N` far on needs no count: its row is read, the count said as at least that row.
+      const whole = await session.query(QUERY);
+      const row = await enterStatement(page, '!row 150000');
+      expect(await row.locator('pre.out').textContent()).toBe(`row 150000 of 150000+\n${rowLines(whole, 149_999)}`);
+      expect(asked).toEqual(['/pages/<id>/rows?from=149999&rows=1']);
+      // Past the end, the count that failed is said.
+      const past = await enterStatement(page, `!row ${whole.rows.length + 1}`);
+      expect(await past.locator('pre.err').textContent()).toBe(
+        `error: there is no row ${whole.rows.length + 1}: the result has fewer rows, and the server could not count them: a cell of row 7 is too large to hold`,
+      );
       // The cursor stays: its rows are still there to be shown.
       await entry.locator('button.more').click();
       await expect.poll(() => entry.locator('table.result tbody tr').count()).toBe(100);

@@ -258,6 +258,7 @@ async function readRow(pages: Pages, result: QueryResult, index: number, signal:
   if (!paged.total && paged.open && paged.countFailed === null) progress(`counting the rows: the result ends before row ${index + 1} (Escape stops)`);
   const total = await pages.totalOf(result, signal);
   if (signal.aborted) return `interrupted; ${needsRow}: run it again`;
+  if (total && index < total.rowCount) return `${needsRow}, and the server read none from row ${index + 1} of ${total.rowCount}: run the query again`;
   if (total) return noRow(index, total.rowCount);
   return `there is no row ${index + 1}: the result has fewer rows, and the server could not count them: ${paged.countFailed ?? paged.closedWhy ?? 'no count came'}`;
 }
