@@ -265,9 +265,20 @@ describe.skipIf(!chromiumAvailable)('browser REPL: paged results', () => {
     expect(await (await enterStatement(page, '!save whole.txt')).locator('pre.err').textContent()).toMatch(/^error: !save picks the format by extension/);
     expect(received).toBe(PAGE);
     expect(await entry.locator('.pages-text').textContent()).toBe('showing 50 of 1000 rows; 100 fetched');
-    // `!row N` past the rows held fetches up to row N only.
-    expect(await out(await enterStatement(page, '!row 250'))).toBe(`row 250 of 1000\n${rowLines(whole, 249)}`);
-    await expect.poll(() => received).toBe(250);
+    // `!row N` up to a page past the rows held fetches the rows up to row N from the cursor.
+    expect(await out(await enterStatement(page, '!row 200'))).toBe(`row 200 of 1000\n${rowLines(whole, 199)}`);
+    await expect.poll(() => received).toBe(200);
+    // Further on, that row alone is read (a run that starts there); the rows held stay 200.
+    expect(await out(await enterStatement(page, '!row 301'))).toBe(`row 301 of 1000\n${rowLines(whole, 300)}`);
+    await expect.poll(() => received).toBe(201);
+    expect(await entry.locator('.pages-text').textContent()).toBe('showing 50 of 1000 rows; 200 fetched');
+    // `!row prev`: a page past them again, so fetched from the cursor.
+    expect(await out(await enterStatement(page, '!row prev'))).toBe(`row 300 of 1000\n${rowLines(whole, 299)}`);
+    await expect.poll(() => received).toBe(301);
+    await expect.poll(() => entry.locator('.pages-text').textContent()).toBe('showing 50 of 1000 rows; 300 fetched');
+    // Past the count: refused at once, in !row's words, nothing fetched.
+    expect(await (await enterStatement(page, '!row 1001')).locator('pre.err').textContent()).toBe('error: there is no row 1001: the result has rows 1-1000');
+    expect(received).toBe(301);
   });
 
   test('!row says the whole count once the server has it, else at least the rows held (N+), as the terminal does', async () => {

@@ -7,7 +7,10 @@
  * and the server's streams hand over the first page (and the batch looked at past it) and the
  * last rows, nothing between. A result shorter than N has its rest fetched from the cursor as
  * before; Escape stops the read of the last rows, as it stops a fetch, and the command runs
- * again; a count that fails is said (by `!tail` and `!count`), not waited for.
+ * again; a count that fails is said (by `!tail` and `!count`), not waited for. `!row N` far
+ * past the rows held (more than a page) reads that row alone the same way (`rows=1`), and so do
+ * `!row prev`, `next` and bare `!row` on a row not held (after `!row last`); a row past the
+ * count is refused at once.
  */
 import path from 'node:path';
 
@@ -26,7 +29,7 @@ const QUERY = 'SELECT o.@objectId AS id, o.@usedHeapSize AS size FROM INSTANCEOF
 const SORTED = `${QUERY} ORDER BY size DESC`;
 const PAGE = 1000;
 
-describe.skipIf(!chromiumAvailable)('browser REPL: !tail and !row last fetch only the last rows', () => {
+describe.skipIf(!chromiumAvailable)('browser REPL: !tail, !row last and !row N far on fetch only the rows they say', () => {
   let browser: Browser;
   let session: HeapSession;
   let server: RunningServer;
@@ -138,6 +141,140 @@ describe.skipIf(!chromiumAvailable)('browser REPL: !tail and !row last fetch onl
     expect(problems.filter((p) => !/ERR_ABORTED|Failed to load resource/.test(p))).toEqual([]);
   });
 
+  test('!row 150000 reads that row alone; !row last, then !row prev, bare !row and !row next, one row each', async () => {
+    const whole = await session.query(QUERY);
+    const n = whole.rows.length;
+    const N = 150_000;
+    expect(n).toBeGreaterThan(N);
+    const query = await paged(QUERY, n);
+    const firstPage = described;
+    const row = await enterStatement(page, `!row ${N}`);
+    expect(await row.locator('pre.err').count()).toBe(0);
+    expect(await row.locator('pre.out').textContent()).toBe(`row ${N} of ${n}\n${rowLines(whole, N - 1)}`);
+    const r = await reads();
+    // One request, for that row only: no page of the cursor.
+    expect(r.asked).toEqual([`/pages/<id>/rows?from=${N - 1}&rows=1`]);
+    expect(r.received).toBe(PAGE + 1);
+    // The server's run described that row and the one (a batch of one row) it looked at past it.
+    expect(r.described).toBe(firstPage + 2);
+    // The cursor and the rows held stay as they were.
+    expect(await query.locator('.pages-text').textContent()).toBe(`showing 50 of ${n} rows; ${PAGE} fetched`);
+
+    /** Runs a `!row` and checks it said row `at` (1-based), read by one request of one row. */
+    const oneRow = async (statement: string, at: number) => {
+      const before = received;
+      asked = [];
+      const entry = await enterStatement(page, statement);
+      expect(await entry.locator('pre.out').textContent(), statement).toBe(`row ${at} of ${n}\n${rowLines(whole, at - 1)}`);
+      await expect.poll(() => received, { message: statement }).toBe(before + 1);
+      expect(asked, statement).toEqual([`/pages/<id>/rows?from=${at - 1}&rows=1`]);
+    };
+    await oneRow('!row next', N + 1);
+    await oneRow('!row last', n);
+    await oneRow('!row prev', n - 1);
+    await oneRow('!row', n - 1);
+    await oneRow('!row next', n);
+    // Past the last row (the count known): refused at once, in !row's words, nothing asked.
+    asked = [];
+    const before = received;
+    for (const [statement, at] of [
+      ['!row next', n + 1],
+      [`!row ${n + 5000}`, n + 5000],
+    ] as const) {
+      const past = await enterStatement(page, statement);
+      expect(await past.locator('pre.err').textContent(), statement).toBe(`error: there is no row ${at}: the result has rows 1-${n}`);
+    }
+    // Within the rows held, or up to a page past them: from the cursor, as before.
+    expect(await (await enterStatement(page, '!row 2000')).locator('pre.out').textContent()).toBe(`row 2000 of ${n}\n${rowLines(whole, 1999)}`);
+    await expect.poll(() => received).toBe(before + PAGE);
+    expect(asked).toEqual([`/pages/<id>?from=${PAGE}&rows=${PAGE}`]);
+    await expect.poll(() => query.locator('.pages-text').textContent()).toBe(`showing 50 of ${n} rows; ${2 * PAGE} fetched`);
+    expect(problems.filter((p) => !/ERR_ABORTED|Failed to load resource/.test(p))).toEqual([]);
+  });
+
+  test('!row N on a sorted result and on one with a LIMIT: the whole result’s row N', async () => {
+    for (const [query, at] of [
+      [SORTED, 120_000],
+      [`${QUERY} LIMIT 50000`, 45_000],
+    ] as const) {
+      const whole = await session.query(query);
+      const n = whole.rows.length;
+      await paged(query, n);
+      const row = await enterStatement(page, `!row ${at}`);
+      expect(await row.locator('pre.out').textContent(), query).toBe(`row ${at} of ${n}\n${rowLines(whole, at - 1)}`);
+      const r = await reads();
+      expect(r.asked, query).toEqual([`/pages/<id>/rows?from=${at - 1}&rows=1`]);
+      expect(r.received, query).toBe(PAGE + 1);
+    }
+  });
+
+  test('!row N before the count came: the row says N+; past the end, the count is waited for and said', async () => {
+    const whole = await session.query(QUERY);
+    const n = whole.rows.length;
+    // The server's count (a second run of the query) waits until released.
+    const real = session.queryCount.bind(session);
+    let release = () => {};
+    const released = new Promise<void>((r) => (release = r));
+    let counting = 0;
+    session.queryCount = async (...args: Parameters<HeapSession['queryCount']>) => {
+      counting++;
+      await released;
+      return real(...args);
+    };
+    try {
+      reset();
+      const entry = await enterStatement(page, QUERY);
+      await expect.poll(() => received).toBe(PAGE);
+      await expect.poll(() => counting).toBe(1);
+      expect(await entry.locator('.pages-text').textContent()).toBe(`showing 50 of … (counting); ${PAGE} fetched`);
+      const row = await enterStatement(page, '!row 100000');
+      expect(await row.locator('pre.out').textContent()).toBe(`row 100000 of 100000+\n${rowLines(whole, 99_999)}`);
+      expect(asked).toEqual(['/pages/<id>/rows?from=99999&rows=1']);
+      // Past the end: the run reads no row, and the count is waited for to say where the result ends.
+      await page.locator('#input').fill(`!row ${n + 1}`);
+      await page.locator('#input').press('Enter');
+      const past = page.locator('section.entry:has(pre.echo)').last();
+      await expect.poll(() => past.locator('p.progress').textContent()).toBe(`counting the rows: the result ends before row ${n + 1} (Escape stops)`);
+      release();
+      await expect.poll(() => page.locator('#input').isDisabled()).toBe(false);
+      expect(await past.locator('pre.err').textContent()).toBe(`error: there is no row ${n + 1}: the result has rows 1-${n}`);
+      expect(await past.locator('p.progress').count()).toBe(0);
+      expect(asked).toEqual(['/pages/<id>/rows?from=99999&rows=1', `/pages/<id>/rows?from=${n}&rows=1`]);
+    } finally {
+      release();
+      session.queryCount = real;
+    }
+  });
+
+  test('the read of row N shows its progress, and Escape stops it; run again, the command reads it', async () => {
+    const whole = await session.query(QUERY);
+    const n = whole.rows.length;
+    await paged(QUERY, n);
+    let release = () => {};
+    let reached = () => {};
+    const atHold = new Promise<void>((r) => (reached = r));
+    held = { reached, released: new Promise<void>((r) => (release = r)) };
+    try {
+      await page.locator('#input').fill('!row 150000');
+      await page.locator('#input').press('Enter');
+      await atHold;
+      const entry = page.locator('section.entry:has(pre.echo)').last();
+      await expect.poll(() => entry.locator('p.progress').textContent()).toBe(`loading row 150000 of ${n} (Escape stops)`);
+      await page.keyboard.press('Escape');
+      await expect.poll(() => page.locator('#input').isDisabled()).toBe(false);
+      expect(await entry.locator('pre.err').textContent()).toBe('error: interrupted; !row needs row 150000: run it again');
+      expect(await entry.locator('p.progress').count()).toBe(0);
+      expect(await entry.locator('pre.out:not(.err)').count()).toBe(0);
+    } finally {
+      held = null;
+      release();
+    }
+    const again = await enterStatement(page, '!row 150000');
+    expect(await again.locator('pre.out').textContent()).toBe(`row 150000 of ${n}\n${rowLines(whole, 149_999)}`);
+    expect(asked).toEqual(['/pages/<id>/rows?from=149999&rows=1', '/pages/<id>/rows?from=149999&rows=1']);
+    expect(received).toBe(PAGE + 1);
+  });
+
   test('ORDER BY and a LIMIT: the same rows as the whole result’s end', async () => {
     for (const [query, limitedTo] of [
       [SORTED, null],
@@ -170,7 +307,7 @@ describe.skipIf(!chromiumAvailable)('browser REPL: !tail and !row last fetch onl
     expect(r.received).toBe(1500);
   });
 
-  test('a count that fails is said by !tail and !count, not waited for', async () => {
+  test('a count that fails is said by !tail, !count and !row past the end, not waited for', async () => {
     // The server's count of an unsorted result (a second run) fails, as a count of a cell too large does.
     const real = session.queryCount.bind(session);
     session.queryCount = () => Promise.reject(new HeapqlError('ERR_TOO_LARGE', 'a cell of row 7 is too large to hold'));
@@ -185,6 +322,16 @@ describe.skipIf(!chromiumAvailable)('browser REPL: !tail and !row last fetch onl
       expect(asked).toEqual([]);
       expect(received).toBe(PAGE);
       expect(await entry.locator('.pages-text').textContent()).toBe(`showing 50 of … (the server could not count them); ${PAGE} fetched`);
+      // `!row N` far on needs no count: its row is read, the count said as at least that row.
+      const whole = await session.query(QUERY);
+      const row = await enterStatement(page, '!row 150000');
+      expect(await row.locator('pre.out').textContent()).toBe(`row 150000 of 150000+\n${rowLines(whole, 149_999)}`);
+      expect(asked).toEqual(['/pages/<id>/rows?from=149999&rows=1']);
+      // Past the end, the count that failed is said.
+      const past = await enterStatement(page, `!row ${whole.rows.length + 1}`);
+      expect(await past.locator('pre.err').textContent()).toBe(
+        `error: there is no row ${whole.rows.length + 1}: the result has fewer rows, and the server could not count them: a cell of row 7 is too large to hold`,
+      );
       // The cursor stays: its rows are still there to be shown.
       await entry.locator('button.more').click();
       await expect.poll(() => entry.locator('table.result tbody tr').count()).toBe(100);

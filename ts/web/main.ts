@@ -31,7 +31,7 @@ import { HttpBackend } from './backend.js';
 import { splitBlock } from './block.js';
 import { Pages } from './pages.js';
 import { OutputView } from './view.js';
-import { fetchWhatCommandNeeds, runOnLastRows, type OnLastRows } from './whole.js';
+import { fetchWhatCommandNeeds, runOnFetched, type OnLastRows, type OnRow } from './whole.js';
 
 const HISTORY_KEY = 'heapql.repl.history';
 const HISTORY_MAX = 500;
@@ -355,9 +355,9 @@ async function run(statement: string): Promise<void> {
   try {
     // A command that needs rows of a paged result the page does not hold (`!sort`, `!save`,
     // `!row N`…) has them fetched first, as the terminal loads them; `!tail` and `!row last` the
-    // last rows only, and they run on those (whole.ts).
+    // last rows only, `!row N` far past the rows held its row only, and they run on those (whole.ts).
     let progress: HTMLElement | null = null;
-    let needed: string | OnLastRows | null;
+    let needed: string | OnLastRows | OnRow | null;
     try {
       needed = await fetchWhatCommandNeeds(backend.pages, backend, repl.state, statement, runningStop.signal, (text) => {
         progress ??= output.note('');
@@ -371,7 +371,7 @@ async function run(statement: string): Promise<void> {
       io.error(`error: ${needed}`);
       return;
     }
-    if (needed) await runOnLastRows(repl, io, statement, runningStop.signal, needed);
+    if (needed) await runOnFetched(repl, io, statement, runningStop.signal, needed);
     else await repl.execute(statement, runningStop.signal);
   } finally {
     backend.objectsFrom = null;

@@ -7,9 +7,10 @@
  * command that needs them (`!sort`, `!save`…: whole.ts fetches the rest first). `!tail` and
  * `!row last` fetch only the last rows (`lastRows`): once counted, they are read from the row
  * where they start by a run of the query of their own (`GET /pages/<id>/rows?from=N`, which
- * seeks there), the cursor left where it is. One
- * paged result is open at a time: a new query closes the previous one's cursor (`DELETE
- * /pages/<id>`: its scan and its count stop in the server), as does the page's stop control.
+ * seeks there), the cursor left where it is; `!row N` far past the rows held reads its row
+ * alone so (`rowAt`). One paged result is open at a time: a new query closes the previous one's
+ * cursor (`DELETE /pages/<id>`: its scan and its count stop in the server), as does the page's
+ * stop control.
  */
 import { mergeColumns } from '../query/columns.js';
 import { restoreNonFinite } from '../query/json.js';
@@ -53,6 +54,17 @@ export interface LastRows {
   columns: Column[];
   /** The whole result's count and whether it was cut (its `limit`). */
   total: { rowCount: number; truncated: boolean };
+}
+
+/** One row of a paged result read alone (`Pages.rowAt`). */
+export interface RowAt {
+  /** The row, or null: the result ends before it. */
+  row: Value[] | null;
+  /** The result's columns, typed over the rows held and this one. */
+  columns: Column[];
+  /** No rows follow it; `truncated` then says whether the result was cut (its `limit`). */
+  last: boolean;
+  truncated: boolean;
 }
 
 interface PageBody {
@@ -275,23 +287,60 @@ export class Pages {
     if (!total) throw new Error(`the server could not count the result, which finds them: ${entry.state.countFailed ?? 'no count came'}`);
     const from = Math.max(0, total.rowCount - n);
     if (from <= result.rows.length) return 'held';
+    progress(0, total.rowCount - from);
+    const read = await this.readFrom(entry, from, total.rowCount - from, signal, (rows) => progress(rows, total.rowCount - from));
+    if (!read) return null;
+    return { rows: read.rows, columns: read.columns, total: { rowCount: total.rowCount, truncated: read.truncated ?? total.truncated } };
+  }
+
+  /**
+   * Row `index` of a paged result (0-based), read alone by a run of the query that starts there
+   * (`GET /pages/<id>/rows?from=index&rows=1`), the cursor left where it is and the row not
+   * added to those held: `!row N` far past them. `row` is null when the result ends before it.
+   * Null when the cursor is closed (before, or meanwhile: `closedWhy` says why). `signal`
+   * (Escape) stops the read with a `cancelled` error; the cursor and the rows held stay.
+   * Another failure is thrown (the cursor stays).
+   */
+  async rowAt(result: QueryResult, index: number, signal: AbortSignal): Promise<RowAt | null> {
+    const entry = this.entries.get(result);
+    if (!entry || !entry.state.open) return null;
+    const read = await this.readFrom(entry, index, 1, signal, () => {});
+    if (!read) return null;
+    return { row: read.rows[0] ?? null, columns: read.columns, last: read.done, truncated: read.truncated ?? false };
+  }
+
+  /**
+   * Rows `from` to `from + n` (fewer where the result ends) by runs of the query that start
+   * there (`GET /pages/<id>/rows`, up to ROWS_PER_REQUEST_MAX a request); `progress` is told the
+   * rows read. `done`: no rows follow them (`truncated`: the answer's, if it said). Null when the
+   * cursor is closed meanwhile; `signal` stops the read with a `cancelled` error.
+   */
+  private async readFrom(
+    entry: Entry,
+    from: number,
+    n: number,
+    signal: AbortSignal,
+    progress: (read: number) => void,
+  ): Promise<{ rows: Value[][]; columns: Column[]; done: boolean; truncated: boolean | undefined } | null> {
+    const { result } = entry;
     const stop = AbortSignal.any([entry.stop.signal, signal]);
     const rows: Value[][] = [];
     let columns = result.columns;
-    let truncated = total.truncated;
-    progress(0, total.rowCount - from);
+    let done = false;
+    let truncated: boolean | undefined;
     try {
-      while (from + rows.length < total.rowCount) {
+      while (rows.length < n) {
         const at = from + rows.length;
-        const ask = Math.min(ROWS_PER_REQUEST_MAX, total.rowCount - at);
+        const ask = Math.min(ROWS_PER_REQUEST_MAX, n - rows.length);
         const body = await this.api.get<RowsBody>(`/pages/${encodeURIComponent(entry.cursor)}/rows?from=${at}&rows=${ask}`, stop);
         // NaN and ±Infinity are numbers again in the number columns (typed over these rows).
         restoreNonFinite({ ...result, columns: body.columns, rows: body.rows });
         for (const row of body.rows) rows.push(row);
         if (body.rows.length > 0) columns = mergeColumns(columns, body.columns);
-        progress(rows.length, total.rowCount - from);
+        progress(rows.length);
         if (body.done) {
-          truncated = body.truncated ?? truncated;
+          done = true;
+          truncated = body.truncated;
           break;
         }
         if (body.rows.length === 0) break;
@@ -306,7 +355,7 @@ export class Pages {
       }
       throw err;
     }
-    return { rows, columns, total: { rowCount: total.rowCount, truncated } };
+    return { rows, columns, done, truncated };
   }
 
   /** Closes a paged result's cursor (its scan and count stop in the server); `why` is shown. */

@@ -15,13 +15,21 @@
  * `!tail [N]` and `!row last` need only the last rows, and only they are fetched, as the
  * terminal's `!tail` reads them: the result is counted (the server's count), then the last rows
  * are read by a run of the query that starts where they do (`Pages.lastRows`), and the command
- * runs on them (`runOnLastRows`). When they start within the rows held, the rows up to the end
+ * runs on them (`runOnFetched`). When they start within the rows held, the rows up to the end
  * are fetched from the cursor as above (no more than the last rows).
+ *
+ * `!row N` (and `!row`, `!row next`, `!row prev` when the row cursor is on a row the page does
+ * not hold: after `!row last`, or such a `!row N`) reads its row alone when it lies more than
+ * one page (`pageRows`) past the rows held: a run of the query that starts there reads that row
+ * (`Pages.rowAt`), the cursor staying where it is and the row not kept (the next `!row` reads
+ * again). Up to one page past them, the rows up to it are fetched from the cursor, as before:
+ * they are no more than the next page, and the server does not run the query again from the
+ * start for them. A row past the count known (the server's count) is refused at once.
  */
 import type { ReplBackend, ReplIO } from '../repl/backend.js';
 import { findCommand, runCommand, type ReplState } from '../repl/commands.js';
 import { isCommand } from '../repl/statement.js';
-import type { QueryResult } from '../query/schema.js';
+import type { Column, QueryResult, Value } from '../query/schema.js';
 import { rowLines } from '../repl/table.js';
 import type { LastRows, Pages } from './pages.js';
 
@@ -37,6 +45,8 @@ export interface RowsWanted {
   /** The command as its messages name it (`!tail`, `!row last`, `!row 1500`). */
   command: string;
   rows: number;
+  /** For `!row N`, `first`, `next`, `prev` and bare `!row` (not `last`): the row said, 0-based. */
+  row?: number;
 }
 
 /** A whole number as the commands take one (`!top 20`), or null. */
@@ -65,7 +75,7 @@ export function rowsWanted(statement: string, state: Pick<ReplState, 'cursor'>):
   if (arg === 'last') return { command: '!row last', rows: Infinity };
   const moves: Record<string, number> = { '': state.cursor, first: 0, next: state.cursor + 1, prev: state.cursor - 1 };
   const index = arg in moves ? moves[arg]! : (wholeNumber(arg) ?? 0) - 1;
-  return index < 0 ? null : { command: `!row ${index + 1}`, rows: index + 1 };
+  return index < 0 ? null : { command: `!row ${index + 1}`, rows: index + 1, row: index };
 }
 
 /** What `!tail [N]` and `!row last` need: the result's last `n` rows. */
@@ -90,10 +100,21 @@ export function lastRowsWanted(statement: string): LastRowsWanted | null {
   return n === null ? null : { command: '!tail', n };
 }
 
-/** A command to run on the result's last rows, fetched for it (`runOnLastRows`). */
+/** `!tail` to run on the result's last rows, fetched for it (`runOnFetched`). */
 export interface OnLastRows {
-  command: LastRowsWanted['command'];
+  command: '!tail';
   last: LastRows;
+}
+
+/** A row read alone for `!row` (`!row last`, `!row N` far past the rows held), to say (`runOnFetched`). */
+export interface OnRow {
+  command: '!row';
+  /** Its place in the result, 0-based. */
+  index: number;
+  row: Value[];
+  columns: Column[];
+  /** The result's count as `!row` says it: the server's, else at least this row (`N+`). */
+  of: string;
 }
 
 /**
@@ -135,9 +156,10 @@ async function refusesBeforeRows(statement: string, backend: ReplBackend, state:
  * Fetches the rows of the current result that `statement` needs and the page does not hold yet
  * (nothing for a whole result, or a command that needs none of them). `progress` is told the
  * progress while rows come. Returns null when the command can run (it has what it needs, or it
- * will refuse by itself); the last rows fetched for `!tail` or `!row last`, to run it on
- * (`runOnLastRows`); else the message it is refused with: Escape stopped the fetch, or the
- * rows cannot be fetched (the cursor was closed).
+ * will refuse by itself); the last rows fetched for `!tail`, or the row read for `!row last` or
+ * a `!row N` far past the rows held, to run it on (`runOnFetched`); else the message it is
+ * refused with: Escape stopped the fetch, the rows cannot be fetched (the cursor was closed),
+ * or there is no such row.
  */
 export async function fetchWhatCommandNeeds(
   pages: Pages,
@@ -146,7 +168,7 @@ export async function fetchWhatCommandNeeds(
   statement: string,
   signal: AbortSignal,
   progress: (text: string) => void,
-): Promise<string | OnLastRows | null> {
+): Promise<string | OnLastRows | OnRow | null> {
   const result = state.result;
   const paged = pages.stateOf(result);
   if (!result || !paged || paged.done) return null;
@@ -170,9 +192,17 @@ export async function fetchWhatCommandNeeds(
     if (got === null) return `${needsLast}, and ${held()} are fetched; ${paged.closedWhy ?? 'the rest cannot be fetched: run the query again'}`;
     if (got !== 'held') {
       if (got.rows.length === 0) return `${needsLast}, and the server read none from row ${Math.max(0, got.total.rowCount - last.n) + 1} of ${got.total.rowCount}: run the query again`;
-      return { command: last.command, last: got };
+      if (last.command === '!tail') return { command: '!tail', last: got };
+      const { rowCount } = got.total;
+      return { command: '!row', index: rowCount - 1, row: got.rows[got.rows.length - 1]!, columns: got.columns, of: String(rowCount) };
     }
     // They start within the rows held: the rows up to the end are fetched on from the cursor.
+  }
+  if (wanted.row !== undefined) {
+    const index = wanted.row;
+    if (paged.total && index >= paged.total.rowCount) return noRow(index, paged.total.rowCount);
+    // Far past the rows held (more than a page): that row alone, by a run that starts there.
+    if (paged.open && index + 1 - result.rows.length > paged.pageRows) return readRow(pages, result, index, signal, progress);
   }
   const needs = `${wanted.command} needs ${wanted.rows === Infinity ? 'every row' : `${wanted.rows} rows`}`;
   if (paged.open) {
@@ -193,29 +223,69 @@ export async function fetchWhatCommandNeeds(
   return `${needs}, and ${held()} are fetched; ${paged.closedWhy ?? 'the rest cannot be fetched: run the query again'}`;
 }
 
+/** What `!row` says of a row past the result's `rowCount` rows (the command's own words). */
+function noRow(index: number, rowCount: number): string {
+  return `there is no row ${index + 1}: the result has rows 1-${rowCount}`;
+}
+
 /**
- * Runs `!tail [N]` or `!row last` on the result's last rows, fetched for it: `!tail` is the
- * command table's own, run on a stand-in of the result that holds those rows (the result it
- * makes goes on as `!tail`'s; the result, not the stand-in, is what `!undo` brings back);
- * `!row last` says the result's last row as `!row` says a row, the row cursor put on it (`!row
- * prev` then fetches up to the row before it, as `!row N` does).
+ * Reads row `index` of a paged result alone (`Pages.rowAt`), for `!row`: the row to say, or the
+ * message `!row` is refused with (Escape, the cursor closed, a failed read, no such row: the
+ * result's count said, waited for when it had not come).
  */
-export async function runOnLastRows(
+async function readRow(pages: Pages, result: QueryResult, index: number, signal: AbortSignal, progress: (text: string) => void): Promise<string | OnRow> {
+  const paged = pages.stateOf(result)!;
+  const needsRow = `!row needs row ${index + 1}`;
+  const tell = () => progress(`loading row ${index + 1}${paged.total ? ` of ${paged.total.rowCount} (` : ' (of a total still being counted; '}Escape stops)`);
+  pages.watch(result, tell);
+  tell();
+  let got: Awaited<ReturnType<Pages['rowAt']>>;
+  try {
+    got = await pages.rowAt(result, index, signal);
+  } catch (err) {
+    if (signal.aborted) return `interrupted; ${needsRow}: run it again`;
+    return `${needsRow}: ${(err as Error).message}`;
+  } finally {
+    pages.unwatch(result, tell);
+  }
+  const held = `${result.rows.length}${paged.total ? ` of ${paged.total.rowCount}` : ''}`;
+  if (got === null) return `${needsRow}, and ${held} are fetched; ${paged.closedWhy ?? 'the rest cannot be fetched: run the query again'}`;
+  if (got.row !== null) {
+    const of = paged.total ? String(paged.total.rowCount) : got.last ? String(index + 1) : `${index + 1}+`;
+    return { command: '!row', index, row: got.row, columns: got.columns, of };
+  }
+  // The result ends before it: its count says where.
+  if (!paged.total && paged.open && paged.countFailed === null) progress(`counting the rows: the result ends before row ${index + 1} (Escape stops)`);
+  const total = await pages.totalOf(result, signal);
+  if (signal.aborted) return `interrupted; ${needsRow}: run it again`;
+  if (total && index < total.rowCount) return `${needsRow}, and the server read none from row ${index + 1} of ${total.rowCount}: run the query again`;
+  if (total) return noRow(index, total.rowCount);
+  return `there is no row ${index + 1}: the result has fewer rows, and the server could not count them: ${paged.countFailed ?? paged.closedWhy ?? 'no count came'}`;
+}
+
+/**
+ * Runs a command on the rows fetched for it. `!tail [N]` is the command table's own, run on a
+ * stand-in of the result that holds the last rows (the result it makes goes on as `!tail`'s;
+ * the result, not the stand-in, is what `!undo` brings back). `!row` (`!row last`, `!row N`
+ * far past the rows held) says its row as `!row` says a row, the row cursor put on it (`!row
+ * prev`, `next` or bare `!row` then read their row as `!row N` does).
+ */
+export async function runOnFetched(
   repl: { readonly state: ReplState; execute(statement: string, signal?: AbortSignal): Promise<boolean> },
   io: Pick<ReplIO, 'print'>,
   statement: string,
   signal: AbortSignal,
-  on: OnLastRows,
+  on: OnLastRows | OnRow,
 ): Promise<void> {
   const state = repl.state;
   const result = state.result!;
-  const { rows, columns, total } = on.last;
-  const standIn: QueryResult = { ...result, columns, rows, rowCount: rows.length, truncated: total.truncated };
-  if (on.command === '!row last') {
-    state.cursor = total.rowCount - 1;
-    io.print(`row ${total.rowCount} of ${total.rowCount}\n${rowLines(standIn, rows.length - 1)}`);
+  if (on.command === '!row') {
+    state.cursor = on.index;
+    io.print(`row ${on.index + 1} of ${on.of}\n${rowLines({ ...result, columns: on.columns, rows: [on.row], rowCount: 1 }, 0)}`);
     return;
   }
+  const { rows, columns, total } = on.last;
+  const standIn: QueryResult = { ...result, columns, rows, rowCount: rows.length, truncated: total.truncated };
   state.result = standIn;
   try {
     await repl.execute(statement, signal);
