@@ -23,7 +23,7 @@ import type { QueryResult } from '../../ts/query/schema.js';
 import { columnStats, filterRows, rowLines, selectColumns, sortRows, statsResult, tailRows, uniqueValues } from '../../ts/repl/table.js';
 import { listen, type RunningServer } from '../../ts/server/listen.js';
 import { chromiumAvailable, launchChromium, watchedPage } from './chromium.js';
-import { enterStatement, replScript } from './repl-server.js';
+import { countRowsReceived, enterStatement, replScript, tapQueryStreams } from './repl-server.js';
 
 const DUMP = path.resolve(__dirname, '../../fixtures/dumps/KnownHeap-jdk17-coops.hprof');
 const QUERY = 'SELECT p.x AS x, p.y AS y FROM KnownHeap$Point p';
@@ -52,33 +52,22 @@ describe.skipIf(!chromiumAvailable)('browser REPL: paged results', () => {
     whole = await session.query(QUERY);
     expected = whole.rows.map((r) => r[0] as number);
     expect(expected.length).toBe(1000);
-    const real = session.queryBatches.bind(session);
-    session.queryBatches = (q, options = {}) =>
-      (async function* () {
-        const batches = real(q, options);
-        for (;;) {
-          const next = await batches.next();
-          if (next.done) return next.value;
-          described += next.value.rows.length;
-          // Held here (the server's scan waits) until the test releases it.
-          if (held && described >= held.after) {
-            const h = held;
-            held = null;
-            h.reached();
-            await h.released;
-          }
-          yield next.value;
-        }
-      })();
+    tapQueryStreams(session, async (rows) => {
+      described += rows;
+      // Held here (the server's scan waits) until the test releases it.
+      if (held && described >= held.after) {
+        const h = held;
+        held = null;
+        h.reached();
+        await h.released;
+      }
+    });
     const script = await replScript();
     server = await listen(session, 0, { replScript: () => script });
     browser = await launchChromium();
     ({ page, problems } = await watchedPage(browser));
-    page.on('response', async (r) => {
-      const url = new URL(r.url());
-      if (!url.pathname.startsWith('/pages') || url.pathname.endsWith('/count') || r.request().method() === 'DELETE') return;
-      const body = (await r.json()) as { rows?: unknown[]; result?: { rows: unknown[] }; cursor?: string | null };
-      received += (body.result?.rows ?? body.rows ?? []).length;
+    countRowsReceived(page, (rows, body) => {
+      received += rows;
       if (body.cursor) cursors.push(body.cursor);
     });
     await page.goto(`${server.url}/repl?pageRows=${PAGE}`);

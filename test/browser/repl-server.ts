@@ -66,3 +66,32 @@ export async function renamedDumpServer(fileName: string, renames: Record<string
     },
   };
 }
+
+/**
+ * Watches the session's query streams (the server's scans): `onBatch` sees each batch a stream
+ * hands out, with the stream's options (`skip` for a run from a row on), before the server gets
+ * it; a promise it returns holds the stream there (the scan waits) until it settles.
+ */
+export function tapQueryStreams(session: HeapSession, onBatch: (rows: number, options: { skip?: number }) => void | Promise<void>): void {
+  const real = session.queryBatches.bind(session);
+  session.queryBatches = (q, options = {}) =>
+    (async function* () {
+      const batches = real(q, options);
+      for (;;) {
+        const next = await batches.next();
+        if (next.done) return next.value;
+        await onBatch(next.value.rows.length, options);
+        yield next.value;
+      }
+    })();
+}
+
+/** Counts the rows in the page's answers from `/pages…` (a query's first page, then its rows), its counts and closes left out. */
+export function countRowsReceived(page: Page, onAnswer: (rows: number, body: { cursor?: string | null }) => void): void {
+  page.on('response', async (r) => {
+    const url = new URL(r.url());
+    if (!url.pathname.startsWith('/pages') || url.pathname.endsWith('/count') || r.request().method() === 'DELETE') return;
+    const body = (await r.json()) as { rows?: unknown[]; result?: { rows: unknown[] }; cursor?: string | null };
+    onAnswer((body.result?.rows ?? body.rows ?? []).length, body);
+  });
+}

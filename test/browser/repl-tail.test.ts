@@ -22,7 +22,7 @@ import { openHeap, type HeapSession } from '../../ts/index.js';
 import { rowLines } from '../../ts/repl/table.js';
 import { listen, type RunningServer } from '../../ts/server/listen.js';
 import { chromiumAvailable, launchChromium, watchedPage } from './chromium.js';
-import { enterStatement, replScript } from './repl-server.js';
+import { countRowsReceived, enterStatement, replScript, tapQueryStreams } from './repl-server.js';
 
 const DUMP = path.resolve(__dirname, '../../fixtures/dumps/KnownHeap-jdk17-coops.hprof');
 const QUERY = 'SELECT o.@objectId AS id, o.@usedHeapSize AS size FROM INSTANCEOF java.lang.Object o';
@@ -46,23 +46,15 @@ describe.skipIf(!chromiumAvailable)('browser REPL: !tail, !row last and !row N f
 
   beforeAll(async () => {
     session = await openHeap(DUMP, { noCache: true });
-    const real = session.queryBatches.bind(session);
-    session.queryBatches = (q, options = {}) =>
-      (async function* () {
-        const batches = real(q, options);
-        for (;;) {
-          const next = await batches.next();
-          if (next.done) return next.value;
-          described += next.value.rows.length;
-          if (held && (options.skip ?? 0) > 0) {
-            const h = held;
-            held = null;
-            h.reached();
-            await h.released;
-          }
-          yield next.value;
-        }
-      })();
+    tapQueryStreams(session, async (rows, options) => {
+      described += rows;
+      if (held && (options.skip ?? 0) > 0) {
+        const h = held;
+        held = null;
+        h.reached();
+        await h.released;
+      }
+    });
     const script = await replScript();
     server = await listen(session, 0, { replScript: () => script });
     browser = await launchChromium();
@@ -71,12 +63,7 @@ describe.skipIf(!chromiumAvailable)('browser REPL: !tail, !row last and !row N f
       const url = new URL(r.url());
       if (r.method() === 'GET' && url.pathname.startsWith('/pages/') && !url.pathname.endsWith('/count')) asked.push(`${url.pathname.replace(/^\/pages\/[^/]+/, '/pages/<id>')}${url.search}`);
     });
-    page.on('response', async (r) => {
-      const url = new URL(r.url());
-      if (!url.pathname.startsWith('/pages') || url.pathname.endsWith('/count') || r.request().method() === 'DELETE') return;
-      const body = (await r.json()) as { rows?: unknown[]; result?: { rows: unknown[] } };
-      received += (body.result?.rows ?? body.rows ?? []).length;
-    });
+    countRowsReceived(page, (rows) => (received += rows));
     await page.goto(`${server.url}/repl`);
     await page.getByText('Connected.').waitFor();
   });
