@@ -5,7 +5,9 @@
  * stderr that is not a terminal gets no bar, rows written to the bar's own terminal come after
  * the bar was taken down (never drawn again between them), and Ctrl-C during the scan of a big
  * dump stops it (exit 130). HEAPQL_PROGRESS_AFTER_MS=0 draws the bar at once. The shell inside
- * the terminal sends stdout or stderr elsewhere (`>`, `|`, `2>`).
+ * the terminal sends stdout or stderr elsewhere (`>`, `|`, `2>`); what the terminal showed is read
+ * to the command line's end as its shell says it (runInTerminal), not to node-pty's exit event,
+ * after which the last rows could be missing on a loaded machine.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -14,7 +16,7 @@ import path from 'node:path';
 import { spawn, type IPty } from '@lydell/node-pty';
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { benchDump1g, ptysKilledAfterEach } from './pty-harness.js';
+import { benchDump1g, ptysKilledAfterEach, runInTerminal } from './pty-harness.js';
 
 const root = path.resolve(__dirname, '../..');
 const bin = path.join(root, 'bin/heapql.js');
@@ -33,25 +35,13 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const open = ptysKilledAfterEach();
 
 const sh = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
-const heapql = (args: string[]) => `exec ${[process.execPath, bin, ...args].map(sh).join(' ')}`;
+const heapql = (args: string[]) => [process.execPath, bin, ...args].map(sh).join(' ');
 
 /** Runs a shell command line in a terminal to its end: what the terminal showed and the exit code. */
 async function inTerminal(line: string, onData?: (raw: string, pty: IPty) => void): Promise<{ raw: string; exitCode: number }> {
   expect(existsSync(known), `${known} is missing: run fixtures/make-fixtures.sh`).toBe(true);
-  const pty = spawn('/bin/sh', ['-c', line], {
-    cols: 160,
-    rows: 30,
-    cwd: tmp,
-    env: { ...process.env, CI: '', NO_COLOR: '1', HEAPQL_DEBUG: '', HEAPQL_PROGRESS_AFTER_MS: '0' } as Record<string, string>,
-  });
-  open.push(pty);
-  let raw = '';
-  pty.onData((d) => {
-    raw += d;
-    onData?.(raw, pty);
-  });
-  const { exitCode } = await new Promise<{ exitCode: number }>((resolve) => pty.onExit(resolve));
-  return { raw, exitCode };
+  const env = { ...process.env, CI: '', NO_COLOR: '1', HEAPQL_DEBUG: '', HEAPQL_PROGRESS_AFTER_MS: '0' } as Record<string, string>;
+  return runInTerminal(line, { cols: 160, rows: 30, cwd: tmp, env }, open, onData);
 }
 
 /** Each drawing of the progress line (as progress-phases.test.ts reads them): where, its label, its percentage. */
@@ -112,16 +102,21 @@ describe('heapql query: the streamed scan on the progress bar', () => {
     expect(quiet.raw.replaceAll('\r\n', '\n')).toBe(rows());
   });
 
+  // The scan's progress reports and its rows reach the CLI through separate callbacks, in either
+  // order: the bar of `query q1` is up when the first rows go out (reports first; on a loaded
+  // machine the rows may come first), or it never comes up, the reports that reach the CLI after
+  // the first rows not drawing it among them. Either way nothing is drawn after the first row.
+  // (That this scan is drawn at all is the tests above: stdout to a file or a pipe.)
   it('stdout on the same terminal: the bar is taken down before the first row and not drawn again among the rows', async () => {
     const { raw, exitCode } = await inTerminal(heapql(args));
     expect(exitCode, raw.slice(-400)).toBe(0);
-    const bars = drawings(raw).filter((d) => d.label === 'query q1');
-    expect(bars.length, JSON.stringify(raw.slice(0, 2000))).toBeGreaterThan(0);
+    // Opening was drawn, so the terminal had a bar to take down before the rows.
+    expect(labels(raw), JSON.stringify(raw.slice(0, 2000))).toContain('index');
     // CSV ends its lines with CRLF, which the terminal shows as CR CR LF.
     const header = raw.indexOf('id,size\r\r\n');
     expect(header).toBeGreaterThan(0);
-    // Every drawing of any phase comes before the rows; between the last one and the rows the
-    // line was cleared (`\x1b[2K`) and the cursor shown again.
+    // Every drawing of any phase (`query q1`'s included) comes before the rows; between the last
+    // one and the rows the line was cleared (`\x1b[2K`) and the cursor shown again.
     const last = Math.max(...drawings(raw).map((d) => d.at));
     expect(last).toBeLessThan(header);
     const between = raw.slice(last, header);
@@ -147,8 +142,14 @@ describe('heapql query: the streamed scan on the progress bar', () => {
     // Drawn to its end (the last redraw may come just short of 100 %), not taken down at the first rows.
     expect(Math.max(...scan.map((d) => d.percent ?? 0)), JSON.stringify(scan)).toBeGreaterThanOrEqual(90);
     expect(raw).not.toContain('id,size');
-    // The rows reached the other terminal (its output is read as it comes: the first ones at least).
-    for (let i = 0; i < 100 && !shown.includes('id,size'); i++) await new Promise((r) => setTimeout(r, 50));
+    // The rows reached the other terminal: its output is read as it comes, so the header shows
+    // there sooner or later (waited for without a time limit: a header that never comes fails
+    // the test by the test timeout).
+    await new Promise<void>((resolve) => {
+      const seen = () => shown.includes('id,size') && resolve();
+      seen();
+      elsewhere.onData(seen);
+    });
     expect(shown).toContain('id,size');
   });
 

@@ -39,6 +39,53 @@ export interface McpOptions {
   log: McpLog;
 }
 
+/**
+ * A dump's index while it is built, as the tool calls waiting for it follow it: its last progress
+ * report, and the calls told each report (their progress notifications, by indexProgress). `what`
+ * names the dump in the messages (`the dump`, `the baseline dump`).
+ */
+class IndexWatch {
+  private building = true;
+  private last: ProgressEvent | null = null;
+  private readonly followers = new Set<(event: ProgressEvent) => void>();
+
+  constructor(private readonly what: string) {}
+
+  /** The open's onProgress. */
+  readonly report = (event: ProgressEvent): void => {
+    if (!this.building) return;
+    this.last = event;
+    for (const f of [...this.followers]) f(event);
+  };
+
+  /** The dump opened or failed to: nobody is told more. */
+  done(): void {
+    this.building = false;
+    this.last = null;
+    this.followers.clear();
+  }
+
+  /**
+   * Tells `call` the index's latest report at once, then each as it comes, until done() or the
+   * returned function is called. Nothing once the dump is open, or when the client asked for no
+   * progress.
+   */
+  follow(call: CallProgress): () => void {
+    if (!this.building || !call.wanted) return () => {};
+    const follower = indexProgress(call, this.what);
+    if (this.last !== null) follower(this.last);
+    this.followers.add(follower);
+    return () => this.followers.delete(follower);
+  }
+}
+
+/** The baseline dump being opened or open, its index followed while it is built (McpContext.baseline). */
+interface BaselineOpening {
+  path: string;
+  session: Promise<HeapSession>;
+  index: IndexWatch;
+}
+
 /** One computation of the report's sections, and how many calls wait on it. */
 interface SectionsComputation {
   result: Promise<ReportSections>;
@@ -67,7 +114,7 @@ export interface McpLog {
 export class McpContext {
   readonly options: McpOptions;
   private readonly opening: Promise<HeapSession>;
-  private baselineOpen: { path: string; session: Promise<HeapSession> } | null = null;
+  private baselineOpen: BaselineOpening | null = null;
   private sections = new Map<number, SectionsComputation>();
   private closed = false;
   /** The dump's session once open (for what answers say synchronously). */
@@ -76,12 +123,8 @@ export class McpContext {
   private warningsSaid = false;
   /** Stops an index still being built when the server shuts down. */
   private readonly stopping = new AbortController();
-  /** The index is being built (false once the dump opened or failed to). */
-  private indexing = true;
-  /** The index's last progress report, while it is built. */
-  private indexLast: ProgressEvent | null = null;
-  /** Tool calls waiting for the index with their progress reported (`followIndex`). */
-  private readonly indexFollowers = new Set<(event: ProgressEvent) => void>();
+  /** The index while it is built, for the tool calls waiting for it (`followIndex`). */
+  private readonly index = new IndexWatch('the dump');
 
   constructor(options: McpOptions) {
     this.options = options;
@@ -91,17 +134,9 @@ export class McpContext {
       ...cacheOpenOptions(options.cache),
       reachableOnly: options.reachableOnly,
       signal: this.stopping.signal,
-      onProgress: (e) => {
-        if (!this.indexing) return;
-        this.indexLast = e;
-        for (const f of [...this.indexFollowers]) f(e);
-      },
+      onProgress: this.index.report,
     });
-    const indexed = () => {
-      this.indexing = false;
-      this.indexLast = null;
-      this.indexFollowers.clear();
-    };
+    const indexed = () => this.index.done();
     this.opening.then(indexed, indexed);
     this.opening.then(
       (heap) => {
@@ -134,11 +169,8 @@ export class McpContext {
    * or the client asked for no progress.
    */
   followIndex(call: CallProgress): () => void {
-    if (!this.indexing || !call.wanted || this.closed) return () => {};
-    const follower = indexProgress(call);
-    if (this.indexLast !== null) follower(this.indexLast);
-    this.indexFollowers.add(follower);
-    return () => this.indexFollowers.delete(follower);
+    if (this.closed) return () => {};
+    return this.index.follow(call);
   }
 
   /**
@@ -226,8 +258,14 @@ export class McpContext {
     if (this.sections.get(limit) === computation) this.sections.delete(limit);
   }
 
-  /** The baseline dump's session: `path` or the one given at startup, opened once. */
-  async baseline(path: string | undefined): Promise<HeapSession> {
+  /**
+   * The baseline dump's session: `path` or the one given at startup, opened once. A call that waits
+   * for its index (`call`: the tool call's progress) is told the index's progress meanwhile, as
+   * followIndex tells the dump's (`indexing the baseline dump: records 1048576 of …`): at once its
+   * latest report, then each as it comes; calls that ask while it is opened share the opening,
+   * each told.
+   */
+  async baseline(path: string | undefined, call?: CallProgress): Promise<HeapSession> {
     const wanted = path ?? this.options.baselinePath;
     if (!wanted) {
       throw new HeapqlError(
@@ -237,8 +275,12 @@ export class McpContext {
     }
     if (this.baselineOpen?.path !== wanted) {
       const previous = this.baselineOpen;
-      this.baselineOpen = { path: wanted, session: openHeap(wanted, { ...cacheOpenOptions(this.options.cache), signal: this.stopping.signal }) };
-      this.baselineOpen.session.then(
+      const index = new IndexWatch('the baseline dump');
+      const session = openHeap(wanted, { ...cacheOpenOptions(this.options.cache), signal: this.stopping.signal, onProgress: index.report });
+      this.baselineOpen = { path: wanted, session, index };
+      const indexed = () => index.done();
+      session.then(indexed, indexed);
+      session.then(
         (h) => {
           for (const w of h.warnings()) this.options.log.warn(`${wanted}: ${w.message}`);
         },
@@ -246,11 +288,15 @@ export class McpContext {
       );
       previous?.session.then((h) => h.close(), () => {});
     }
+    const opening = this.baselineOpen;
+    const unfollow = call && !this.closed ? opening.index.follow(call) : () => {};
     try {
-      return await this.baselineOpen.session;
+      return await opening.session;
     } catch (err) {
-      this.baselineOpen = null;
+      if (this.baselineOpen === opening) this.baselineOpen = null;
       throw err;
+    } finally {
+      unfollow();
     }
   }
 

@@ -14,7 +14,8 @@
  */
 import { fillerNote, unreachableIntArraysOf } from '../diff/filler.js';
 import { hiddenClassKey } from '../diff/hidden.js';
-import type { HeapSession, HistogramRow } from '../session/index.js';
+import type { HeapSession, HistogramRow, ProgressEvent } from '../session/index.js';
+import type { ComparedDump } from './progress.js';
 
 export interface ClassChange {
   className: string;
@@ -70,35 +71,54 @@ function byName(rows: Pick<HistogramRow, 'className' | 'count' | 'shallow'>[]): 
   return out;
 }
 
-/** Instances and shallow bytes per class name, of every object or of the reachable ones only. */
-export async function histogramOf(session: HeapSession, reachableOnly: boolean, signal?: AbortSignal): Promise<Pick<HistogramRow, 'className' | 'count' | 'shallow'>[]> {
+/**
+ * Instances and shallow bytes per class name, of every object (the index's histogram, at once) or
+ * of the reachable ones only (a query, its scan reported to `onProgress`).
+ */
+export async function histogramOf(
+  session: HeapSession,
+  reachableOnly: boolean,
+  signal?: AbortSignal,
+  onProgress?: (event: ProgressEvent) => void,
+): Promise<Pick<HistogramRow, 'className' | 'count' | 'shallow'>[]> {
   if (!reachableOnly) return session.classHistogram();
   const r = await session.query(
     'SELECT classof(x).@name AS c, COUNT(*) AS n, SUM(x.@usedHeapSize) AS bytes FROM INSTANCEOF java.lang.Object x GROUP BY classof(x).@name',
-    { reachableOnly: true, ...(signal ? { signal } : {}) },
+    { reachableOnly: true, ...(signal ? { signal } : {}), ...(onProgress ? { onProgress } : {}) },
   );
   return r.rows.map(([c, n, b]) => ({ className: String(c), count: Number(n ?? 0), shallow: Number(b ?? 0) }));
 }
 
 /**
+ * Where compareSessions reports the scans of the queries it runs: asked for a callback as each
+ * query starts (and only then), with the dump it runs on and what it counts (`reachable objects by class`,
+ * `reachable int[] arrays`).
+ */
+export type CompareProgress = (dump: ComparedDump, what: string) => (event: ProgressEvent) => void;
+
+/**
  * compareHistograms over two open dumps (see the head of this file). `reachableOnly`: both
- * histograms count reachable objects only (the MCP server's --reachable-only).
+ * histograms count reachable objects only (the MCP server's --reachable-only). `progress`: the
+ * queries' scans (CompareProgress).
  */
 export async function compareSessions(
   baseline: HeapSession,
   current: HeapSession,
-  options: CompareOptions & { reachableOnly?: boolean; signal?: AbortSignal },
+  options: CompareOptions & { reachableOnly?: boolean; signal?: AbortSignal; progress?: CompareProgress },
 ): Promise<HistogramComparison> {
   const reachableOnly = options.reachableOnly ?? false;
-  const before = await histogramOf(baseline, reachableOnly, options.signal);
-  const after = await histogramOf(current, reachableOnly, options.signal);
+  const progress = options.progress;
+  // Asked for as a query starts: the histogram of every object and an int[] count of none run no query.
+  const scan = (runs: boolean, dump: ComparedDump, what: string) => (runs && progress ? progress(dump, what) : undefined);
+  const before = await histogramOf(baseline, reachableOnly, options.signal, scan(reachableOnly, 'baseline', 'reachable objects by class'));
+  const after = await histogramOf(current, reachableOnly, options.signal, scan(reachableOnly, 'current', 'reachable objects by class'));
   const result = { ...compareHistograms(before, after, options), reachableOnly };
   if (!reachableOnly) {
     const b = byName(before).get('int[]') ?? { count: 0, bytes: 0 };
     const a = byName(after).get('int[]') ?? { count: 0, bytes: 0 };
     if (b.count !== a.count || b.bytes !== a.bytes) {
-      const ub = await unreachableIntArraysOf(baseline, b, options.signal);
-      const ua = await unreachableIntArraysOf(current, a, options.signal);
+      const ub = await unreachableIntArraysOf(baseline, b, options.signal, scan(b.count > 0, 'baseline', 'reachable int[] arrays'));
+      const ua = await unreachableIntArraysOf(current, a, options.signal, scan(a.count > 0, 'current', 'reachable int[] arrays'));
       const notes = fillerNote(ub, ua, { advice: "compare reachable objects only (the server's --reachable-only)", figures: 'plain' });
       if (notes.length > 0) result.notes = notes;
     }

@@ -75,13 +75,14 @@ export function callProgress(extra: ProgressExtra): CallProgress {
 }
 
 /**
- * Reports of the dump's index while a call waits for it (`McpContext.followIndex`): the number
- * of reports so far (the index's phases — `records`, `index`, `verifying cache`, `writing cache`
- * — have their own totals), no `total`, the message saying the phase (`indexing the dump: records
- * 5242771 of 9812392`). A report is sent when the phase changes or its fraction grew by a
- * hundredth.
+ * Reports of a dump's index while a call waits for it (`McpContext.followIndex`, and
+ * `McpContext.baseline` for compare_with_baseline's baseline): the number of reports so far (the
+ * index's phases — `records`, `index`, `verifying cache`, `writing cache` — have their own
+ * totals), no `total`, the message saying which dump (`what`: `the dump`, `the baseline dump`) and
+ * the phase (`indexing the dump: records 5242771 of 9812392`). A report is sent when the phase
+ * changes or its fraction grew by a hundredth.
  */
-export function indexProgress(call: CallProgress): (event: ProgressEvent) => void {
+export function indexProgress(call: CallProgress, what = 'the dump'): (event: ProgressEvent) => void {
   let phase = '';
   let lastFraction = -1;
   return (e) => {
@@ -89,7 +90,7 @@ export function indexProgress(call: CallProgress): (event: ProgressEvent) => voi
     if (e.phase === phase && fraction < lastFraction + 0.01) return;
     phase = e.phase;
     lastFraction = fraction;
-    call.notify(call.last + 1, `indexing the dump: ${e.phase} ${e.done}${e.total > 0 ? ` of ${e.total}` : ''}`);
+    call.notify(call.last + 1, `indexing ${what}: ${e.phase} ${e.done}${e.total > 0 ? ` of ${e.total}` : ''}`);
   };
 }
 
@@ -151,5 +152,25 @@ export function scanProgress(call: CallProgress): { stage: (name: string) => (ev
       };
     },
     finish: () => call.flush(),
+  };
+}
+
+/** Which dump of compare_with_baseline a query runs on. */
+export type ComparedDump = 'baseline' | 'current';
+
+/**
+ * compare_with_baseline's progress once both dumps are open: each query it runs on a dump (the
+ * histogram of the reachable objects with --reachable-only, the reachable `int[]`s) reports as
+ * scanProgress does, the message naming the dump and the query (`scanning the baseline dump
+ * (reachable objects by class): 1200000 of 4000000`; `this dump` for the current one). Each
+ * query's start is reported too (`…: started`): a reachable-only query first finds the dump's
+ * reachable objects, which reports nothing while it runs.
+ */
+export function compareProgress(call: CallProgress): (dump: ComparedDump, what: string) => (event: ProgressEvent) => void {
+  const scans = scanProgress(call);
+  return (dump, what) => {
+    const name = `scanning ${dump === 'baseline' ? 'the baseline dump' : 'this dump'} (${what})`;
+    call.notify(call.last + 1, `${name}: started`);
+    return scans.stage(name);
   };
 }

@@ -3,6 +3,7 @@ import { flag, oneOf, optionalText, text, toolArgs, wholeNumber } from '../args.
 import { warningLines, type McpContext } from '../context.js';
 import { compareSessions } from '../histogram-compare.js';
 import { PATH_MAX, ROWS_DEFAULT, ROWS_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
+import { callProgress, compareProgress } from '../progress.js';
 import type { ToolRegistrar } from '../registrar.js';
 import { guarded, jsonResult, type ResultFit } from '../result.js';
 
@@ -40,8 +41,12 @@ export function registerCompareTools(server: ToolRegistrar, ctx: McpContext): vo
     },
     ({ baseline, pattern, sortBy, changedOnly, limit }, extra) =>
       guarded(async () => {
+        // The progress of the wait for the dump's index (the registrar follows it), then of the
+        // baseline's index and of the queries the comparison runs on both dumps: one sequence of
+        // numbers, each message naming the dump (flushed before the answer by the registrar).
+        const call = callProgress(extra);
         const heap = await ctx.heap();
-        const base = await ctx.baseline(baseline);
+        const base = await ctx.baseline(baseline, call);
         // A baseline cut short lacks every object past where its data ends: all of them "grew".
         const warned = warningLines(base);
         return jsonResult({
@@ -55,7 +60,7 @@ export function registerCompareTools(server: ToolRegistrar, ctx: McpContext): vo
                   'reading the baseline dump gave these warnings: the comparison rests on what could be read of it (a dump cut short lacks the objects after where its data ends, which then count as growth)',
               }
             : {}),
-          ...(await compareSessions(base, heap, { pattern, sortBy, changedOnly, limit, reachableOnly: ctx.options.reachableOnly, signal: extra.signal })),
+          ...(await compareSessions(base, heap, { pattern, sortBy, changedOnly, limit, reachableOnly: ctx.options.reachableOnly, signal: extra.signal, progress: compareProgress(call) })),
         }, COMPARE_FIT);
       }),
   );
