@@ -9,10 +9,10 @@
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { spawn, type IPty } from '@lydell/node-pty';
+import type { IPty } from '@lydell/node-pty';
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { benchDump1g, ptysKilledAfterEach } from './pty-harness.js';
+import { benchDump1g, heapqlLine, ptysKilledAfterEach, runInTerminal } from './pty-harness.js';
 
 const root = path.resolve(__dirname, '../..');
 const known = path.join(root, 'fixtures/dumps/KnownHeap-jdk17-coops.hprof');
@@ -28,23 +28,14 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 const open = ptysKilledAfterEach();
 
-/** Runs heapql in a terminal to its end; what it drew and its exit code. */
+/**
+ * Runs heapql in a terminal to its end (as its shell says it: runInTerminal, which does not lose
+ * the last output to node-pty's exit event on a loaded machine); what it drew and its exit code.
+ */
 async function inTerminal(args: string[], onData?: (raw: string, pty: IPty) => void): Promise<{ raw: string; exitCode: number }> {
   expect(existsSync(known), `${known} is missing: run fixtures/make-fixtures.sh`).toBe(true);
-  const pty = spawn(process.execPath, [path.join(root, 'bin/heapql.js'), ...args], {
-    cols: 160,
-    rows: 30,
-    cwd: tmp,
-    env: { ...process.env, CI: '', NO_COLOR: '1', HEAPQL_DEBUG: '', HEAPQL_PROGRESS_AFTER_MS: '0' } as Record<string, string>,
-  });
-  open.push(pty);
-  let raw = '';
-  pty.onData((d) => {
-    raw += d;
-    onData?.(raw, pty);
-  });
-  const { exitCode } = await new Promise<{ exitCode: number }>((resolve) => pty.onExit(resolve));
-  return { raw, exitCode };
+  const env = { ...process.env, CI: '', NO_COLOR: '1', HEAPQL_DEBUG: '', HEAPQL_PROGRESS_AFTER_MS: '0' } as Record<string, string>;
+  return runInTerminal(heapqlLine(args), { cols: 160, rows: 30, cwd: tmp, env }, open, onData);
 }
 
 /** Each drawing of the progress line: its label, and whether it was a bar (a percentage) or a spinner. */

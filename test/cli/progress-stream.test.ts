@@ -16,7 +16,7 @@ import path from 'node:path';
 import { spawn, type IPty } from '@lydell/node-pty';
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { benchDump1g, ptysKilledAfterEach, runInTerminal } from './pty-harness.js';
+import { benchDump1g, heapqlLine, ptysKilledAfterEach, runInTerminal, shellWord } from './pty-harness.js';
 
 const root = path.resolve(__dirname, '../..');
 const bin = path.join(root, 'bin/heapql.js');
@@ -34,8 +34,8 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 const open = ptysKilledAfterEach();
 
-const sh = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
-const heapql = (args: string[]) => [process.execPath, bin, ...args].map(sh).join(' ');
+const sh = shellWord;
+const heapql = heapqlLine;
 
 /** Runs a shell command line in a terminal to its end: what the terminal showed and the exit code. */
 async function inTerminal(line: string, onData?: (raw: string, pty: IPty) => void): Promise<{ raw: string; exitCode: number }> {

@@ -31,6 +31,16 @@ export function benchDump1g(what: string): { big: string; haveBig: boolean } {
   return { big, haveBig };
 }
 
+/** A word of a shell command line, quoted so that the shell takes it as it is. */
+export function shellWord(word: string): string {
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/** The command line that runs the checkout's CLI (`node bin/heapql.js …`) with `args`. */
+export function heapqlLine(args: string[]): string {
+  return [process.execPath, path.resolve(__dirname, '../../bin/heapql.js'), ...args].map(shellWord).join(' ');
+}
+
 /** What the shell prints after the command line ended, with its exit status: `\x01pty-harness exit 130\x01`. */
 const END = /\x01pty-harness exit (\d+)\x01/;
 
