@@ -4,6 +4,8 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Progress } from '@modelcontextprotocol/sdk/types.js';
+import { expect } from 'vitest';
 
 import { createMcpServer, McpContext, type McpLog } from '../../ts/mcp/index.js';
 
@@ -14,12 +16,22 @@ export interface Embedded {
   ctx: McpContext;
   client: Client;
   call: (name: string, args?: Record<string, unknown>) => Promise<{ isError: boolean; texts: string[] }>;
+  /** A call that must succeed, with the progress notifications it got (the SDK's `onprogress`) and its JSON answer. */
+  callWithProgress: (name: string, args?: Record<string, unknown>) => Promise<{ seen: Progress[]; result: Record<string, unknown> }>;
   close: () => Promise<void>;
 }
 
+export interface EmbeddedOptions {
+  /** The server's `--reachable-only` (default false). */
+  reachableOnly?: boolean;
+  /** Sees the context before the server is made (to start or await the dump's index). */
+  context?: (ctx: McpContext) => void | Promise<void>;
+}
+
 /** A server on `dump` and a client connected to it; `setup` runs on the server before the client connects. */
-export async function embedded(dump: string, setup: (server: ReturnType<typeof createMcpServer>) => void = () => {}): Promise<Embedded> {
-  const ctx = new McpContext({ path: dump, reachableOnly: false, log: quiet });
+export async function embedded(dump: string, setup: (server: ReturnType<typeof createMcpServer>) => void = () => {}, options: EmbeddedOptions = {}): Promise<Embedded> {
+  const ctx = new McpContext({ path: dump, reachableOnly: options.reachableOnly ?? false, log: quiet });
+  await options.context?.(ctx);
   const server = createMcpServer(ctx);
   setup(server);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -33,10 +45,22 @@ export async function embedded(dump: string, setup: (server: ReturnType<typeof c
       const result = await client.callTool({ name, arguments: args }, undefined, NO_TIMEOUT);
       return { isError: result.isError === true, texts: (result.content as { text: string }[]).map((c) => c.text) };
     },
+    callWithProgress: async (name, args = {}) => {
+      const seen: Progress[] = [];
+      const answer = await client.callTool({ name, arguments: args }, undefined, { ...NO_TIMEOUT, onprogress: (p) => seen.push(p), resetTimeoutOnProgress: true });
+      expect(answer.isError, JSON.stringify(answer.content)).toBeFalsy();
+      return { seen, result: JSON.parse((answer.content as { text: string }[])[0]!.text) as Record<string, unknown> };
+    },
     close: async () => {
       await client.close();
       await server.close();
       await ctx.close();
     },
   };
+}
+
+/** Progress numbers that only grow, as MCP asks. */
+export function expectGrowing(seen: Progress[]): void {
+  const numbers = seen.map((p) => p.progress);
+  for (let i = 1; i < numbers.length; i++) expect(numbers[i]!, `${JSON.stringify(seen)}`).toBeGreaterThan(numbers[i - 1]!);
 }

@@ -12,16 +12,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { createMcpServer, McpContext, type McpLog } from '../../ts/mcp/index.js';
+import { embedded, expectGrowing } from './embedded.js';
 import { writeSlowDump } from './slow-dump.js';
 
-const quiet: McpLog = { notice: () => {}, warn: () => {}, error: () => {} };
-const NO_TIMEOUT = 2_147_483_647;
 const BASELINE_INDEX = /^indexing the baseline dump: (records|index|inflate|gzip member table|verifying cache|writing cache|done) \d+( of \d+)?$/;
 const SCAN = /^scanning (the baseline dump|this dump) \((reachable objects by class|reachable int\[\] arrays)\): (started|\d+( of \d+)?)$/;
 
@@ -37,36 +33,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A server on the small dump (its index built before any call) and a client connected to it. */
 async function startServer(reachableOnly: boolean) {
-  const ctx = new McpContext({ path: current, reachableOnly, log: quiet });
-  await ctx.heap();
-  const server = createMcpServer(ctx);
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: 'heapql-test', version: '1.0.0' });
-  await client.connect(clientSide);
-  return {
-    async compare(args: Record<string, unknown>) {
-      const seen: Progress[] = [];
-      const answer = await client.callTool({ name: 'compare_with_baseline', arguments: args }, undefined, {
-        onprogress: (p) => seen.push(p),
-        resetTimeoutOnProgress: true,
-        timeout: NO_TIMEOUT,
-      });
-      expect(answer.isError, JSON.stringify(answer.content)).toBeFalsy();
-      return { seen, result: JSON.parse((answer.content as { text: string }[])[0]!.text) as Record<string, unknown> };
-    },
-    async close() {
-      await client.close();
-      await server.close();
-      await ctx.close();
-    },
-  };
-}
-
-/** Numbers that only grow, as MCP asks. */
-function expectGrowing(seen: Progress[]) {
-  const numbers = seen.map((p) => p.progress);
-  for (let i = 1; i < numbers.length; i++) expect(numbers[i]!, `${JSON.stringify(seen)}`).toBeGreaterThan(numbers[i - 1]!);
+  const s = await embedded(current, undefined, { reachableOnly, context: async (ctx) => void (await ctx.heap()) });
+  return { compare: (args: Record<string, unknown>) => s.callWithProgress('compare_with_baseline', args), close: s.close };
 }
 
 /** The index reports of a call: the baseline's, each as BASELINE_INDEX, the records phase among them. */

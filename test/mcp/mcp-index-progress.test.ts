@@ -11,16 +11,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { createMcpServer, McpContext, type McpLog } from '../../ts/mcp/index.js';
+import { embedded, expectGrowing } from './embedded.js';
 import { writeSlowDump } from './slow-dump.js';
-
-const quiet: McpLog = { notice: () => {}, warn: () => {}, error: () => {} };
-const NO_TIMEOUT = 2_147_483_647;
 const INDEX = /^indexing the dump: (records|index|inflate|gzip member table|verifying cache|writing cache|done) \d+( of \d+)?$/;
 
 let dir: string;
@@ -33,35 +27,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A server whose dump starts indexing now, and a client connected to it. */
 async function startServer() {
-  const ctx = new McpContext({ path: dump, reachableOnly: false, log: quiet });
   let indexed = false;
-  void ctx.heap().then(() => (indexed = true), () => {});
-  const server = createMcpServer(ctx);
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: 'heapql-test', version: '1.0.0' });
-  await client.connect(clientSide);
-  return {
-    ctx,
-    indexed: () => indexed,
-    async call(name: string, args: Record<string, unknown>) {
-      const seen: Progress[] = [];
-      const answer = await client.callTool({ name, arguments: args }, undefined, { onprogress: (p) => seen.push(p), resetTimeoutOnProgress: true, timeout: NO_TIMEOUT });
-      expect(answer.isError, JSON.stringify(answer.content)).toBeFalsy();
-      return { seen, result: JSON.parse((answer.content as { text: string }[])[0]!.text) as Record<string, unknown> };
-    },
-    async close() {
-      await client.close();
-      await server.close();
-      await ctx.close();
-    },
-  };
-}
-
-/** Numbers that only grow, as MCP asks. */
-function expectGrowing(seen: Progress[]) {
-  const numbers = seen.map((p) => p.progress);
-  for (let i = 1; i < numbers.length; i++) expect(numbers[i]!, `${JSON.stringify(seen)}`).toBeGreaterThan(numbers[i - 1]!);
+  const s = await embedded(dump, undefined, { context: (ctx) => void ctx.heap().then(() => (indexed = true), () => {}) });
+  return { ctx: s.ctx, indexed: () => indexed, call: s.callWithProgress, close: s.close };
 }
 
 describe('heapql mcp: a call made before the index is built reports the index', () => {
