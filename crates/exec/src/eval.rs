@@ -412,7 +412,7 @@ fn coerce<'v>(env: &Env, a: Cow<'v, Value>, b: Cow<'v, Value>) -> (Cow<'v, Value
 }
 
 /// `@objectAddress` of an object: its id in the dump.
-fn address(env: &Env, o: ObjIdx) -> Value {
+pub(crate) fn address(env: &Env, o: ObjIdx) -> Value {
     Value::Int(env.heap.object_id(o) as i64)
 }
 

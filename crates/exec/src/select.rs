@@ -716,61 +716,76 @@ fn run_setop(env: &Env, kind: SetKind, o: &SetOp) -> Result<RowSet, ExecError> {
 /// equal to it cell by cell as `=` and `IN` have it — the equality of GROUP BY and DISTINCT
 /// (`value::key_eq`: an object is itself, a text its exact units, `1 = 1.0`), and besides a
 /// java.lang.String object equal to a text that is its text (`SELECT s … INTERSECT SELECT
-/// toString(t) …`). Unlike DISTINCT's, this is no partition (two Strings of one text are both
-/// equal to it, not to each other), which a test of membership does not need.
+/// toString(t) …`) and an object equal to a number that is its address (`SELECT x … EXCEPT
+/// SELECT y.@objectAddress …`). Unlike DISTINCT's, this is no partition (two Strings of one
+/// text are both equal to it, not to each other), which a test of membership does not need.
 ///
-/// Only the columns where one side has objects and the other texts (`text_lens`) compare
-/// texts so; there a String whose length is that of some text of the column is hashed by its
-/// text's units, read as they stream (a text cell likewise), any other String by itself as
-/// before, unread: it can only equal itself. Nothing is made per row.
+/// Only the columns where one side has objects and the other texts or numbers compare so
+/// (`columns`). In a column of texts, a String whose length is that of some text of the column
+/// is hashed by its text's units, read as they stream (a text cell likewise), any other String
+/// by itself as before, unread: it can only equal itself. In a column of numbers an object is
+/// hashed as its address. A column that has both leaves the hash (its rows are told apart by
+/// `rows_eq` alone). Nothing is made per row.
 struct SetEquality<'e, 'a> {
     env: &'e Env<'a>,
-    /// Per column: the lengths (UTF-16 units, sorted) of its texts on both sides, when one
-    /// side has objects there and the other texts; None for a column compared as DISTINCT does.
-    text_lens: Vec<Option<Vec<usize>>>,
+    columns: Vec<ColumnEquality>,
+}
+
+/// How one column of a set operation compares an object with a value of the other side.
+#[derive(Default)]
+struct ColumnEquality {
+    /// The lengths (UTF-16 units, sorted) of the column's texts on both sides, when one side
+    /// has objects there and the other texts.
+    text_lens: Option<Vec<usize>>,
+    /// One side has objects there and the other numbers: an object equals its address.
+    address: bool,
 }
 
 impl<'e, 'a> SetEquality<'e, 'a> {
     fn new(env: &'e Env<'a>, l: &Table, r: &Table) -> Self {
         let w = l.width();
+        // Per side: (objects, texts, numbers) seen in column `c`.
         let kinds = |t: &Table, c: usize| {
-            let (mut objs, mut texts) = (false, false);
+            let (mut objs, mut texts, mut numbers) = (false, false, false);
             for i in 0..t.len() {
                 match &t.row(i)[c] {
                     Value::Obj(_) => objs = true,
+                    Value::Int(_) | Value::Float(_) => numbers = true,
                     v if v.is_text() => texts = true,
                     _ => {}
                 }
             }
-            (objs, texts)
+            (objs, texts, numbers)
         };
-        let text_lens = (0..w)
+        let columns = (0..w)
             .map(|c| {
-                let ((lo, lt), (ro, rt)) = (kinds(l, c), kinds(r, c));
-                if !((lo && rt) || (lt && ro)) {
-                    return None;
-                }
-                let mut lens: Vec<usize> = [l, r]
-                    .iter()
-                    .flat_map(|t| (0..t.len()).filter_map(move |i| t.row(i)[c].utf16_len()))
-                    .collect();
-                lens.sort_unstable();
-                lens.dedup();
-                Some(lens)
+                let ((lo, lt, ln), (ro, rt, rn)) = (kinds(l, c), kinds(r, c));
+                let text_lens = ((lo && rt) || (lt && ro)).then(|| {
+                    let mut lens: Vec<usize> = [l, r]
+                        .iter()
+                        .flat_map(|t| (0..t.len()).filter_map(move |i| t.row(i)[c].utf16_len()))
+                        .collect();
+                    lens.sort_unstable();
+                    lens.dedup();
+                    lens
+                });
+                ColumnEquality { text_lens, address: (lo && rn) || (ln && ro) }
             })
             .collect();
-        SetEquality { env, text_lens }
+        SetEquality { env, columns }
     }
 
     /// A hash that equal rows (`rows_eq`) share.
     fn hash(&self, row: &[Value]) -> u64 {
         let mut h = rustc_hash::FxHasher::default();
         row.len().hash(&mut h);
-        for (v, lens) in row.iter().zip(&self.text_lens) {
-            match (v, lens) {
-                (Value::Str(s), Some(_)) => hash_units(s.encode_utf16(), &mut h),
-                (Value::Utf16(u), Some(_)) => hash_units(u.iter().copied(), &mut h),
-                (Value::Obj(o), Some(lens)) => {
+        for (v, col) in row.iter().zip(&self.columns) {
+            match (v, col) {
+                (_, ColumnEquality { text_lens: Some(_), address: true }) => {}
+                (Value::Obj(o), ColumnEquality { address: true, .. }) => key_hash(&crate::eval::address(self.env, *o), &mut h),
+                (Value::Str(s), ColumnEquality { text_lens: Some(_), .. }) => hash_units(s.encode_utf16(), &mut h),
+                (Value::Utf16(u), ColumnEquality { text_lens: Some(_), .. }) => hash_units(u.iter().copied(), &mut h),
+                (Value::Obj(o), ColumnEquality { text_lens: Some(lens), .. }) => {
                     match crate::eval::object_text_len(self.env, *o).filter(|n| lens.binary_search(n).is_ok()) {
                         Some(_) => match crate::eval::object_text_units(self.env, *o) {
                             Some(units) => hash_units(units, &mut h),
@@ -787,13 +802,15 @@ impl<'e, 'a> SetEquality<'e, 'a> {
 
     fn rows_eq(&self, a: &[Value], b: &[Value]) -> bool {
         a.len() == b.len()
-            && a.iter().zip(b).zip(&self.text_lens).all(|((x, y), lens)| {
+            && a.iter().zip(b).zip(&self.columns).all(|((x, y), col)| {
                 key_eq(x, y)
-                    || (lens.is_some()
-                        && match (x, y) {
-                            (Value::Obj(o), t) | (t, Value::Obj(o)) if t.is_text() => crate::eval::object_text_eq(self.env, *o, t),
-                            _ => false,
-                        })
+                    || match (x, y) {
+                        (Value::Obj(o), t) | (t, Value::Obj(o)) if col.text_lens.is_some() && t.is_text() => crate::eval::object_text_eq(self.env, *o, t),
+                        (Value::Obj(o), n @ (Value::Int(_) | Value::Float(_))) | (n @ (Value::Int(_) | Value::Float(_)), Value::Obj(o)) if col.address => {
+                            key_eq(&crate::eval::address(self.env, *o), n)
+                        }
+                        _ => false,
+                    }
             })
     }
 }

@@ -1,7 +1,8 @@
 //! Places where one value met another differently, made to agree, on the real KnownHeap
 //! fixture (1000 KnownHeap$Point objects, int x = 0..999, and its Strings):
-//! - INTERSECT / EXCEPT find a String object in a row of texts by its text, as `=` and `IN`
-//!   do; DISTINCT still keeps a String object and its text apart (it partitions rows);
+//! - INTERSECT / EXCEPT find a String object in a row of texts by its text, and any object in a
+//!   row of numbers by its address, as `=` and `IN` do; DISTINCT still keeps a String object and
+//!   its text apart (it partitions rows);
 //! - a number has no text for LIKE, as it equals no text (`toString(x)` has one);
 //! - a text cell is measured as a JSON string (quotes and escapes counted) in every column, so a
 //!   count fails where the rows fail whatever kinds share its column;
@@ -80,6 +81,32 @@ fn intersect_and_except_find_a_string_object_by_its_text() {
     let distinct_texts = rows(&heap, strings(json!({"filter": length_is(5), "output": columns(&[("t", to_string(row()))]), "distinct": true})));
     let union = setop("union", strings(json!({"filter": length_is(5)})), texts_of_five(), json!({"distinct": true}));
     assert_eq!(rows(&heap, union), five + distinct_texts, "UNION with DISTINCT");
+}
+
+#[test]
+fn intersect_and_except_find_an_object_by_its_address() {
+    let heap = heap();
+    let under = |n: i64| bin("<", x(), lit(json!(n)));
+    let addresses = |n: i64| points(json!({"filter": under(n), "output": columns(&[("a", attr(row(), "objectAddress"))])}));
+    // An object equals the number that is its address, as `x = 0x…` and `x IN (SELECT y.@objectAddress …)`.
+    let both = run(&heap, setop("intersect", points(json!({})), addresses(10), json!({})));
+    assert_eq!(both.row_count, 10, "INTERSECT");
+    assert_eq!(objects(&both, 0), objects(&run(&heap, points(json!({"filter": under(10)}))), 0), "the left side's objects, in their order");
+    assert_eq!(rows(&heap, setop("except", points(json!({})), addresses(10), json!({}))), 990, "EXCEPT");
+    assert_eq!(rows(&heap, setop("intersect", addresses(10), points(json!({})), json!({}))), 10, "addresses INTERSECT objects");
+    // A number that is no object's address matches none.
+    let off = points(json!({"filter": under(10), "output": columns(&[("a", bin("+", attr(row(), "objectAddress"), lit(json!(1))))])}));
+    assert_eq!(rows(&heap, setop("intersect", points(json!({})), off, json!({}))), 0, "address + 1");
+
+    // A column whose other side holds texts and numbers both: a String equals its text or its address.
+    let five = rows(&heap, strings(json!({"filter": length_is(5)})));
+    let six = rows(&heap, strings(json!({"filter": length_is(6)})));
+    let texts_of_five = strings(json!({"filter": length_is(5), "output": columns(&[("t", to_string(row()))])}));
+    let addresses_of_six = strings(json!({"filter": length_is(6), "output": columns(&[("t", attr(row(), "objectAddress"))])}));
+    let mixed = setop("union", texts_of_five, addresses_of_six, json!({}));
+    assert_eq!(rows(&heap, setop("intersect", strings(json!({})), mixed.clone(), json!({}))), five + six, "texts and addresses");
+    let all = rows(&heap, strings(json!({})));
+    assert_eq!(rows(&heap, setop("except", strings(json!({})), mixed, json!({}))), all - five - six, "EXCEPT texts and addresses");
 }
 
 #[test]
