@@ -17,7 +17,7 @@ import {
   ServiceUnavailableError,
 } from '../../ts/clients/device/index.js';
 import { DeviceEmulator } from './device-emulator.js';
-import { raw } from './raw-http.js';
+import { lastJsonBody, raw, rawPost } from './raw-http.js';
 import { emulatedDevice } from './emulated.js';
 import { rejection } from './expect-errors.js';
 
@@ -28,13 +28,8 @@ emulatedDevice((e, c) => {
   client = c;
 });
 
-const JSON_TYPE = { 'content-type': 'application/json' };
-const post = (path: string, body: unknown, headers: Record<string, string> = JSON_TYPE) =>
-  raw(emu.url, path, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
-
-function lastBody(): Record<string, unknown> {
-  return JSON.parse(emu.requests.at(-1)!.body);
-}
+const post = (path: string, body: unknown, headers?: Record<string, string>) => rawPost(emu.url, path, body, headers);
+const lastBody = () => lastJsonBody(emu);
 
 describe('display (POST /display)', () => {
   it('the app: blank text 400 MISSING_TEXT, #RGB or an unknown name 400 DISPLAY_FAILED, duration echoed as sent but shown clamped, another content type 500', async () => {

@@ -17,7 +17,7 @@ import {
   ServiceUnavailableError,
 } from '../../ts/clients/device/index.js';
 import { DeviceEmulator, frameBytes } from './device-emulator.js';
-import { raw } from './raw-http.js';
+import { lastJsonBody, raw, rawPost } from './raw-http.js';
 import { emulatedDevice } from './emulated.js';
 import { rejection, requestsReceived } from './expect-errors.js';
 
@@ -28,15 +28,9 @@ emulatedDevice((e, c) => {
   client = c;
 });
 
-const JSON_TYPE = { 'content-type': 'application/json' };
 const get = (path: string, headers?: Record<string, string>) => raw(emu.url, path, { headers });
-const post = (path: string, body: unknown, headers: Record<string, string> = JSON_TYPE) =>
-  raw(emu.url, path, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
-
-
-function lastBody(): Record<string, unknown> {
-  return JSON.parse(emu.requests.at(-1)!.body);
-}
+const post = (path: string, body: unknown, headers?: Record<string, string>) => rawPost(emu.url, path, body, headers);
+const lastBody = () => lastJsonBody(emu);
 
 describe('device contract', () => {
   it('B-01 /health is healthy with three services available', async () => {

@@ -23,3 +23,15 @@ export function raw(
     req.end(options.body);
   });
 }
+
+const JSON_TYPE = { 'content-type': 'application/json' };
+
+/** A POST of `body` (JSON unless it is text already) as JSON, by default. */
+export function rawPost(base: string, path: string, body: unknown, headers: Record<string, string> = JSON_TYPE): Promise<RawReply> {
+  return raw(base, path, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
+}
+
+/** The JSON body of the last request an emulator received. */
+export function lastJsonBody(emu: { requests: readonly { body: string }[] }): Record<string, unknown> {
+  return JSON.parse(emu.requests.at(-1)!.body);
+}

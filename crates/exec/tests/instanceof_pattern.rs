@@ -10,8 +10,8 @@ use heapql_hprof::testkit::{DumpBuilder, Val};
 use heapql_hprof::BasicType;
 use serde_json::json;
 
-#[test]
-fn regex_source_with_subclasses() {
+/// Base (3 instances) <- Sub (5) <- SubSub (7) under com.example, and org.other.Thing (1).
+fn class_tree() -> DumpBuilder {
     let mut b = DumpBuilder::new(8);
     let object = b.object_class;
     let base = b.class("com.example.Base", Some(object), &[("v", BasicType::Int)]);
@@ -28,6 +28,12 @@ fn regex_source_with_subclasses() {
         b.instance(subsub, &[Val::Int(i), Val::Int(i)]);
     }
     b.instance(other, &[]);
+    b
+}
+
+#[test]
+fn regex_source_with_subclasses() {
+    let b = class_tree();
     let heap = open(&temp_file("instanceof-pattern.hprof", &b.build()));
 
     let count = |source: serde_json::Value| single_int(&run(&heap, select(source, json!({"aggregates": [count_star()], "output": columns(&[("n", agg(0))])}))));
@@ -59,22 +65,7 @@ fn regex_source_with_subclasses() {
 /// pattern no class matches is the same ERR_UNKNOWN_CLASS.
 #[test]
 fn regex_predicate_with_subclasses() {
-    let mut b = DumpBuilder::new(8);
-    let object = b.object_class;
-    let base = b.class("com.example.Base", Some(object), &[("v", BasicType::Int)]);
-    let sub = b.class("com.example.Sub", Some(base), &[("w", BasicType::Int)]);
-    let subsub = b.class("com.example.SubSub", Some(sub), &[]);
-    let other = b.class("org.other.Thing", Some(object), &[]);
-    for i in 0..3 {
-        b.instance(base, &[Val::Int(i)]);
-    }
-    for i in 0..5 {
-        b.instance(sub, &[Val::Int(i), Val::Int(i)]);
-    }
-    for i in 0..7 {
-        b.instance(subsub, &[Val::Int(i), Val::Int(i)]);
-    }
-    b.instance(other, &[]);
+    let mut b = class_tree();
     // An int[] whose class the dump does not declare (no superclass is recorded for it).
     b.primitive_array(BasicType::Int, &[Val::Int(1), Val::Int(2)]);
     let heap = open(&temp_file("instanceof-pattern-predicate.hprof", &b.build()));
