@@ -73,6 +73,15 @@ describe.skipIf(!chromiumAvailable)('browser REPL: !tail, !row last and !row N f
     session?.close();
   });
 
+  /** Holds the server's next run from a row on: `atHold` once it waits there, `release` lets it go on. */
+  const holdNextSeek = () => {
+    let release = () => {};
+    let reached = () => {};
+    const atHold = new Promise<void>((r) => (reached = r));
+    held = { reached, released: new Promise<void>((r) => (release = r)) };
+    return { atHold, release: () => release() };
+  };
+
   const reset = () => {
     described = 0;
     received = 0;
@@ -237,10 +246,7 @@ describe.skipIf(!chromiumAvailable)('browser REPL: !tail, !row last and !row N f
     const whole = await session.query(QUERY);
     const n = whole.rows.length;
     await paged(QUERY, n);
-    let release = () => {};
-    let reached = () => {};
-    const atHold = new Promise<void>((r) => (reached = r));
-    held = { reached, released: new Promise<void>((r) => (release = r)) };
+    const { atHold, release } = holdNextSeek();
     try {
       await page.locator('#input').fill('!row 150000');
       await page.locator('#input').press('Enter');
@@ -331,10 +337,7 @@ describe.skipIf(!chromiumAvailable)('browser REPL: !tail, !row last and !row N f
     const whole = await session.query(QUERY);
     const n = whole.rows.length;
     await paged(QUERY, n);
-    let release = () => {};
-    let reached = () => {};
-    const atHold = new Promise<void>((r) => (reached = r));
-    held = { reached, released: new Promise<void>((r) => (release = r)) };
+    const { atHold, release } = holdNextSeek();
     try {
       await page.locator('#input').fill('!tail 5');
       await page.locator('#input').press('Enter');
