@@ -376,6 +376,9 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
     let mut open: Option<Dump> = None;
     let mut tick = ctl.ticker("records", total);
     let mut unknown_tags = 0u64;
+    // Records whose length leads to the next record but is not their kind's (warned of up to
+    // UNKNOWN_NAMED times, then counted, as the unknown kinds are).
+    let mut odd_lengths = 0u64;
     // The record before this one: (offset, tag, length).
     let mut prev: Option<(u64, u8, u64)> = None;
     // Records of unknown kinds up to here were followed to a record of a known kind (`lands`).
@@ -525,6 +528,9 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
                 if len > n {
                     // Its length leads to the next record but is not its kind's: its tag (or a
                     // count in it) is damaged, the record most likely another kind's.
+                    odd_lengths += 1;
+                }
+                if len > n && odd_lengths <= UNKNOWN_NAMED {
                     out.warnings.push(Warning {
                         offset: pos,
                         message: format!(
@@ -620,6 +626,15 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
             });
         }
         out.dumps.push(d);
+    }
+    if odd_lengths > UNKNOWN_NAMED {
+        out.warnings.push(Warning {
+            offset: pos.min(total),
+            message: format!(
+                "…and {} more records whose length is not their kind's ({odd_lengths} in all; the first {UNKNOWN_NAMED} are named above)",
+                odd_lengths - UNKNOWN_NAMED
+            ),
+        });
     }
     if unknown_tags > UNKNOWN_NAMED {
         out.warnings.push(Warning {

@@ -433,3 +433,29 @@ fn a_record_longer_than_its_kind_whose_tag_is_damaged_is_named_in_a_warning() {
         "{warnings:?}"
     );
 }
+
+/// Many records longer than their kind (a writer that pads one kind, or a tag damaged all
+/// along): the first 20 are named, one more warning counts the rest, instead of a warning per
+/// record.
+#[test]
+fn many_records_longer_than_their_kind_are_named_twenty_times_then_counted() {
+    let mut w = Writer::new("JAVA PROFILE 1.0.2", 8, 0);
+    let mut at = Vec::new();
+    for i in 0..25u64 {
+        at.push(w.buf.len());
+        w.utf8(0x7f00_2000 + i, "padded");
+        w.utf8(0x7f00_3000 + i, "whole");
+    }
+    let mut b = Body::new(8);
+    b.root(sub::ROOT_STICKY_CLASS, 0x1000);
+    w.heap_dump_segment(&b);
+    w.heap_dump_end();
+    let mut bad = w.finish();
+    for &a in &at {
+        bad[a] = tag::HEAP_DUMP_END;
+    }
+    let (warnings, _) = read_all(&bad).unwrap();
+    let named = warnings.iter().filter(|m| m.contains("its tag or counts are probably damaged")).count();
+    assert_eq!(named, 20, "{warnings:?}");
+    assert!(warnings.iter().any(|m| m.starts_with("…and 5 more records whose length is not their kind's (25 in all; the first 20 are named above)")), "{warnings:?}");
+}
