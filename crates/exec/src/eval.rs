@@ -338,12 +338,12 @@ fn concatenation(env: &Env, a: &Value, b: &Value) -> EvalResult {
 /// The length in UTF-16 units of the text `text_value` gives for `v`, without making it: a
 /// String object's from the dump (its text unread); None where there is no text.
 fn text_units_len(env: &Env, v: &Value) -> Option<u64> {
-    match v {
-        Value::Obj(o) => env.heap.string_units(*o).map(|t| t.len() as u64),
-        Value::Str(s) => Some(s.encode_utf16().count() as u64),
-        Value::Utf16(u) => Some(u.len() as u64),
-        other => other.plain_text().map(|t| t.encode_utf16().count() as u64),
-    }
+    let units = match v {
+        Value::Obj(o) => object_text_len(env, *o),
+        text if text.is_text() => text.utf16_len(),
+        other => other.plain_text().map(|t| t.encode_utf16().count()),
+    };
+    units.map(|n| n as u64)
 }
 
 /// Text of a value for concatenation, exact: a string value as it is, a string object's text,
