@@ -11,7 +11,7 @@ import { checkOptions } from './args.js';
 import { serviceClient, timeoutOption } from './service-client.js';
 import { defineCommand } from 'citty';
 
-import { DeviceClient, decodeDataUri, replyText, COLOR_NAMES, IMAGE_SCALINGS, imageTooLarge, MODELS, resolveModel, DEFAULT_DEVICE_TIMEOUTS, DEFAULT_DEVICE_URL, type CameraSide, type DeviceTimeouts, type ImageScaling } from '../clients/device/index.js';
+import { DeviceClient, decodeDataUri, replyText, COLOR_NAMES, colorFault, IMAGE_SCALINGS, imageTooLarge, MODELS, resolveModel, DEFAULT_DEVICE_TIMEOUTS, DEFAULT_DEVICE_URL, type CameraSide, type DeviceTimeouts, type ImageScaling } from '../clients/device/index.js';
 import { HeapqlError, usageError } from '../errors.js';
 import { cannotWrite, fileWriteProblem } from '../file-write-error.js';
 import { notice } from './stderr.js';
@@ -482,9 +482,9 @@ function scalingOf(text: string): ImageScaling {
 
 /** A color as the app reads it; the same rule as the library's, worded for the option. */
 function colorOf(text: string, option: string): string {
-  if (/^#([0-9a-f]{6}|[0-9a-f]{8})$/i.test(text) || COLOR_NAMES.includes(text.toLowerCase())) return text;
-  const short = /^#([0-9a-f])([0-9a-f])([0-9a-f])$/i.exec(text);
-  const advice = short ? ` (the app reads no #RGB: write #${short[1]!.repeat(2)}${short[2]!.repeat(2)}${short[3]!.repeat(2)})` : '';
+  const fault = colorFault(text);
+  if (!fault) return text;
+  const advice = fault.longForm ? ` (the app reads no #RGB: write ${fault.longForm})` : '';
   throw usageError(`${option} ${JSON.stringify(text)} is invalid: use #RRGGBB, #AARRGGBB or a color name such as ${COLOR_NAMES.slice(0, 6).join(', ')}${advice}`);
 }
 

@@ -218,19 +218,21 @@ export class PagedQuery {
   /**
    * The result's rows from row `from` on, `n` at most, read by a run of the query of their own
    * that starts at `from` (`queryBatches`' `skip`), stopped once they are read: the cursor's
-   * stream is neither moved nor waited for. While it reads, the cursor is in use (its paused
-   * scan is not one waiting for its client). `signal` (the client gone) or the cursor closed
-   * stops the run.
+   * stream is neither moved nor waited for. Its paused scan still holds a worker thread while
+   * this run takes another, so it goes on counting among the held scans (`waitingSince`), as
+   * the one used last. `signal` (the client gone) or the cursor closed stops the run.
    */
   async rowsFrom(from: number, n: number, signal: AbortSignal): Promise<RowsBody> {
-    this.working++;
+    this.usedAt = performance.now();
+    this.touch();
     const own = new AbortController();
-    const batches = this.ctx.session.queryBatches(this.prepared, {
-      signal: AbortSignal.any([this.stop.signal, signal, own.signal]),
-      batchRows: Math.min(n, BATCH_ROWS_MAX),
-      skip: from,
-    });
+    let batches: AsyncGenerator<RowBatch, StreamSummary> | null = null;
     try {
+      batches = this.ctx.session.queryBatches(this.prepared, {
+        signal: AbortSignal.any([this.stop.signal, signal, own.signal]),
+        batchRows: Math.min(n, BATCH_ROWS_MAX),
+        skip: from,
+      });
       const rows: Value[][] = [];
       let columns: Column[] | null = null;
       let end: StreamSummary | null = null;
@@ -258,8 +260,7 @@ export class PagedQuery {
     } finally {
       // Its rows are read: the run stops (it has ended, or it is past them).
       own.abort();
-      void batches.return({ columns: [], truncated: false }).catch(() => {});
-      this.working--;
+      void batches?.return({ columns: [], truncated: false }).catch(() => {});
       this.usedAt = performance.now();
       if (!this.closed) this.touch();
     }

@@ -826,6 +826,7 @@ function gatedAdvice(model: ModelSpec): string {
 function unsureHint(path: string): string {
   if (path === 'ai/models/download' || path === 'ai/text/upload-model-api') return 'check with heapql device models (models()) whether the model is there before downloading again';
   if (path === 'display') return 'the text may already be on the phone\'s screen';
+  if (path === 'ai/models/cleanup') return 'the records may already be dropped; running heapql device cleanup (cleanupModels()) again is harmless';
   if (path.startsWith('ai/models/')) return 'check with heapql device models (models()) whether the model is still on the phone';
   return 'a generation may still be running on the phone (heapql device status shows it)';
 }
@@ -839,11 +840,21 @@ export const COLOR_NAMES: readonly string[] = [
   'aqua', 'fuchsia', 'darkgrey', 'grey', 'lightgrey', 'lime', 'maroon', 'navy', 'olive', 'purple', 'silver', 'teal', 'transparent',
 ];
 
+/**
+ * Null when the app reads `value` as a color (#RRGGBB, #AARRGGBB or one of COLOR_NAMES);
+ * else what is wrong with it: for `#RGB`, the `#RRGGBB` it means (the app's parser takes none).
+ */
+export function colorFault(value: string): { longForm: string | null } | null {
+  if (/^#([0-9a-f]{6}|[0-9a-f]{8})$/i.test(value) || COLOR_NAMES.includes(value.toLowerCase())) return null;
+  const short = /^#([0-9a-f])([0-9a-f])([0-9a-f])$/i.exec(value);
+  return { longForm: short ? `#${short[1]!.repeat(2)}${short[2]!.repeat(2)}${short[3]!.repeat(2)}` : null };
+}
+
 function checkColor(value: unknown, what: string): string {
   if (typeof value !== 'string') throw new InvalidArgumentError(`${what} must be a color string such as #FF8800 or red, got ${describeValue(value)}`);
-  if (/^#([0-9a-f]{6}|[0-9a-f]{8})$/i.test(value) || COLOR_NAMES.includes(value.toLowerCase())) return value;
-  const short = /^#([0-9a-f])([0-9a-f])([0-9a-f])$/i.exec(value);
-  const advice = short ? `; the app's parser takes no #RGB: write #${short[1]!.repeat(2)}${short[2]!.repeat(2)}${short[3]!.repeat(2)}` : '';
+  const fault = colorFault(value);
+  if (!fault) return value;
+  const advice = fault.longForm ? `; the app's parser takes no #RGB: write ${fault.longForm}` : '';
   throw new InvalidArgumentError(`${what} ${JSON.stringify(value)} is not a color the app reads: use #RRGGBB, #AARRGGBB or a color name (${COLOR_NAMES.join(', ')})${advice}`);
 }
 
