@@ -3,7 +3,7 @@
  * take wrongly (its u32 wraps -1 and cuts 1.5) or only much later are refused at once with
  * ERR_ARGUMENT, naming the argument and the value.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -378,6 +378,19 @@ const optionListsMatchTheTypes: { [K in OptionsOf]: SameNames<(typeof OPTION_NAM
   object: true,
   diffDumps: true,
 };
+
+test("the README's list of the options each call takes names every option each call checks", () => {
+  const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+  const from = readme.indexOf('An option a call does not take');
+  const to = readme.indexOf('(checked before either dump is opened)', from);
+  expect(from, 'the README paragraph on unknown options').toBeGreaterThan(0);
+  expect(to).toBeGreaterThan(from);
+  const paragraph = readme.slice(from, to).replace(/\s+/g, ' ');
+  for (const [call, names] of Object.entries(OPTION_NAMES)) {
+    if (call !== 'openHeap') expect(paragraph, call).toContain(`\`${call}\``);
+    for (const name of names) expect(paragraph, `${call}: ${name}`).toContain(name);
+  }
+});
 
 test('every call checks its options against the names its type declares (the type checker compares them)', () => {
   expect(Object.keys(optionListsMatchTheTypes).sort()).toEqual(Object.keys(OPTION_NAMES).sort());

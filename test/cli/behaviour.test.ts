@@ -9,11 +9,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 
 import { subCommands } from '../../ts/cli/commands.js';
 import { hasProgram, heapql, root, run } from '../tools/run.js';
+import { shellWord } from './pty-harness.js';
 
 const demo = path.join(root, 'fixtures/demo/demo.hprof');
 const known = path.join(root, 'fixtures/dumps/KnownHeap-jdk25-coops.hprof');
 const bin = path.join(root, 'bin/heapql.js');
-const sh = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+const sh = shellWord;
 
 let tmp: string;
 beforeAll(() => {

@@ -19,6 +19,7 @@ import { formatCsv, formatTable } from '../../ts/query/format.js';
 import { parseJsonExact, stringifyJson } from '../../ts/query/json.js';
 import type { QueryResult } from '../../ts/query/schema.js';
 import { root, run } from '../tools/run.js';
+import { shellWord } from './pty-harness.js';
 
 const demo = path.join(root, 'fixtures/demo/demo.hprof');
 /** The biggest fixture dump: 168 473 objects. */
@@ -26,7 +27,7 @@ const known = path.join(root, 'fixtures/dumps/KnownHeap-jdk17-coops.hprof');
 const bin = path.join(root, 'bin/heapql.js');
 /** A result of more rows than this is streamed; up to it, it prints whole (README). */
 const WHOLE = 1000;
-const sh = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+const sh = shellWord;
 
 /**
  * Fails after its first 262 000 rows, on known: the rows of the third side of the UNION (n from

@@ -215,6 +215,8 @@ function run(args, cwd, extraEnv = {}) {
     try { fs.unlinkSync(timeFile); } catch {}
     const child = spawn('/usr/bin/time', ['-f', '%M', '-o', timeFile, 'node', CLI, ...args], { cwd, detached: true, env: { ...process.env, HEAPQL_DEBUG: '', ...extraEnv } });
     let out = '', err = '';
+    // GNU time missing (or node): say so rather than die on an unhandled ENOENT.
+    child.on('error', (e) => resolve({ code: null, signal: null, out, err: `cannot run /usr/bin/time node: ${e.message} (apt-get install time)`, timedOut: false, ms: 0, rssMB: 0 }));
     child.stdout.on('data', (d) => { if (out.length < 4e6) out += d; });
     child.stderr.on('data', (d) => { if (err.length < 1e6) err += d; });
     let timedOut = false; const t0 = Date.now();
@@ -274,15 +276,19 @@ async function main() {
   const bases = {}, parsed = {}, raw = {};
   const bfile = path.join(path.dirname(outDir), 'baselines-' + path.basename(WT) + '.json');
   const saved = fs.existsSync(bfile) ? JSON.parse(fs.readFileSync(bfile, 'utf8')) : {};
+  // A baseline is the CLI's answers to one dump: taken again when the CLI or the dump changed.
+  const stamp = (f) => { const st = fs.statSync(f); return `${st.size}:${st.mtimeMs}`; };
+  const cliStamp = stamp(fs.realpathSync(path.join(WT, 'dist/heapql-cli.js')));
   for (const d of DUMPS) {
     raw[d] = fs.readFileSync(d); parsed[d] = parse(raw[d]);
-    if (saved[d]) { bases[d] = saved[d]; continue; }
+    const key = `${d}|${stamp(d)}|${cliStamp}`;
+    if (saved[key]) { bases[d] = saved[key]; continue; }
     const copy = path.join(wdir, 'orig-' + path.basename(d));
     fs.writeFileSync(copy, raw[d]);
     const b = await steps(copy, wdir, ['--no-cache']);
     for (const k of Object.keys(b)) b[k].cmp = b[k].cmp.split(copy).join('<DUMP>');
     bases[d] = { summary: b.summary.cmp, query: b.query.cmp, report: b.report.cmp };
-    saved[d] = bases[d]; fs.writeFileSync(bfile, JSON.stringify(saved));
+    saved[key] = bases[d]; fs.writeFileSync(bfile, JSON.stringify(saved));
     console.log('baseline', path.basename(d), b.summary.cls, b.query.cls, b.report.cls, parsed[d].recs.length, 'records', parsed[d].subs.length, 'subs');
   }
   const names = Object.keys(MUTATORS).filter((k) => process.env.FZ_GZ || !k.startsWith('gz'));
@@ -298,7 +304,7 @@ async function main() {
       let m = null; try { m = MUTATORS[kind](raw[d], parsed[d], r); } catch (e) { m = null; }
       if (!m) continue;
       fs.writeFileSync(mdump, m.buf);
-      const res = await steps(mdump, wdir, ['--no-cache'], fix(bases[d], mdump));
+      const res = await steps(mdump, wdir, ['--no-cache'], bases[d]);
       if (res.summary.cmp) res.summary.cmp = res.summary.cmp.split(mdump).join('<DUMP>');
       rec = { seed, dump: path.basename(d), kind, desc: m.desc, summary: brief(res.summary), query: brief(res.query), report: brief(res.report) };
       if (!['error', 'ok-same'].includes(res.summary.cls) || ['hang', 'crash', 'oom', 'ok-diff-silent', 'error-unclear'].some((c) => [res.query?.cls, res.report?.cls].includes(c))) fs.writeFileSync(path.join(outDir, `case-${seed}.hprof`), m.buf);
@@ -319,7 +325,7 @@ async function main() {
       else if (kind === 'zeroBlock') { const o = r.below(nb.length); const n = Math.min(nb.length - o, 1 + r.below(65536)); nb.fill(0, o, o + n); desc = `zero ${n} bytes at ${o} of ${b.length}`; }
       else { const n = 1 + r.below(100000); nb = Buffer.concat([b, Buffer.alloc(n, r.below(256))]); desc = `append ${n} bytes to ${b.length}`; }
       fs.writeFileSync(f, nb);
-      const res = await steps(mdump, wdir, ca, fix(bases[d], mdump));
+      const res = await steps(mdump, wdir, ca, bases[d]);
       if (res.summary.cmp) res.summary.cmp = res.summary.cmp.split(mdump).join('<DUMP>');
       rec = { seed, dump: path.basename(d), kind: 'cache-' + kind, file: path.relative(cdir, f), desc, summary: brief(res.summary), query: brief(res.query), report: brief(res.report) };
       if (['hang', 'crash', 'oom', 'ok-diff-silent', 'error-unclear', 'error', 'error-nooffset'].some((c) => [res.summary.cls, res.query?.cls, res.report?.cls].includes(c))) fs.writeFileSync(path.join(outDir, `case-${seed}.hqc`), nb);
@@ -329,6 +335,4 @@ async function main() {
   }
   results.end();
 }
-// The baselines were taken on a copy at another path: compare with the mutated path put in.
-function fix(base, p) { return { summary: base.summary, query: base.query, report: base.report }; }
 main();

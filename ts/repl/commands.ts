@@ -26,7 +26,7 @@ import {
   columnStats,
   filterRows,
   headRows,
-  rowLines,
+  rowText,
   selectColumns,
   sortRows,
   statsResult,
@@ -542,7 +542,7 @@ export const COMMANDS: Command[] = [
       if (i >= r.rows.length) await needRows(ctx, r, i + 1, `!row ${i + 1}`);
       if (i < 0 || i >= r.rows.length) throw new ReplError(`there is no row ${i + 1}: the result has rows 1-${r.rows.length}`);
       st.cursor = i;
-      ctx.io.print(`row ${i + 1} of ${rowTotal(r, ctx.backend)}\n${rowLines(r, i)}`);
+      ctx.io.print(rowText(r, i, rowTotal(r, ctx.backend)));
     },
   },
   {

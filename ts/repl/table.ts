@@ -204,6 +204,11 @@ export function uniqueValues(result: QueryResult, column: string, n: number): Qu
   };
 }
 
+/** What `!row` prints of row `index` (from 0) of `of` rows: its number, then `rowLines`. */
+export function rowText(result: QueryResult, index: number, of: string | number, at = index): string {
+  return `row ${index + 1} of ${of}\n${rowLines(result, at)}`;
+}
+
 /** One row as `name = value` lines (whole values, escaped for a terminal as table cells are). */
 export function rowLines(result: QueryResult, index: number): string {
   const row = result.rows[index]!;

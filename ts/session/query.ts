@@ -12,6 +12,7 @@ import { namePosition } from '../oql/locate.js';
 import { explain as explainPlan, plan, planToJson, withLimit, type PatternUse, type PlannedQuery } from '../plan/index.js';
 import { call, callSync, native } from '../native/index.js';
 import { cancelTokenFor } from '../native/cancel.js';
+import { nextTurn } from './next-turn.js';
 import { checkOptionNames } from './options.js';
 import type { NativeHeap } from '../native/index.js';
 import type { ProgressEvent } from './types.js';
@@ -169,7 +170,7 @@ export function resolverFor(handle: NativeHeap): ObjectResolver {
  */
 function betweenBlocks(signal: AbortSignal | undefined): () => Promise<void> {
   return async () => {
-    await new Promise<void>((r) => setImmediate(r));
+    await nextTurn();
     if (signal?.aborted) throw new HeapqlError('ERR_CANCELLED', 'the query was cancelled');
   };
 }
@@ -328,7 +329,7 @@ function progressUntilEnd(onProgress: ((event: ProgressEvent) => void) | undefin
   return {
     progress: onProgress ? (e) => void (reporting && onProgress(e)) : undefined,
     settle: async () => {
-      if (onProgress) await new Promise<void>((resolve) => setImmediate(resolve));
+      if (onProgress) await nextTurn();
       reporting = false;
     },
     end: () => void (reporting = false),
@@ -446,7 +447,7 @@ export async function* streamBatchesPrepared(
         // otherwise keep this loop in one turn of the event loop while the scan keeps the
         // queue full: signals (Ctrl-C) and timers would wait for the whole result. Every few
         // batches, one turn is let through.
-        if (++handedOut % TURN_EVERY === 0) await new Promise<void>((r) => setImmediate(r));
+        if (++handedOut % TURN_EVERY === 0) await nextTurn();
         continue;
       }
       if (failed) throw failure;

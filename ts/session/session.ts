@@ -13,6 +13,7 @@ import { call, callSync, native, type NativeHeap } from '../native/index.js';
 import { cancelTokenFor } from '../native/cancel.js';
 import type { QueryResult } from '../query/schema.js';
 import type { ReportModel, Waste, WasteModel } from '../report/model.js';
+import { nextTurn } from './next-turn.js';
 import { toClassView, toDominatorView, toObjectView, toPathStep, toReferenceList } from './convert.js';
 import { cancelledError, howFar, isCancelled } from './cancelled.js';
 import { noClassMessage } from './no-class.js';
@@ -338,7 +339,7 @@ export class HeapSession implements ReportableHeap {
     } catch (err) {
       if (!isCancelled(err)) throw err;
       // Progress reports queued before the cancel arrive first.
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await nextTurn();
       throw cancelledError(`opening ${path}`, last, { before, cause: err });
     } finally {
       dispose();
@@ -736,7 +737,7 @@ export class HeapSession implements ReportableHeap {
           }, token),
         );
         // Let progress reports already queued behind the result arrive first.
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        await nextTurn();
         live = false;
         this.analyzedReachable = summary.reachableOnly;
         this.finish(running, 'full', null);
@@ -745,7 +746,7 @@ export class HeapSession implements ReportableHeap {
         const cancelled = isCancelled(err);
         if (cancelled) {
           // Progress reports queued before the cancel arrive first: the error says how far it got.
-          await new Promise<void>((resolve) => setImmediate(resolve));
+          await nextTurn();
         }
         this.finish(running, this.handle.analyzed ? 'full' : cancelled ? 'query-only' : 'failed', cancelled ? null : (err as Error).message);
         throw cancelled ? cancelledError(this.analysisName(), running.last, { cause: err }) : err;
@@ -821,7 +822,7 @@ export class HeapSession implements ReportableHeap {
       return await run(relayed);
     } catch (err) {
       if (!isCancelled(err)) throw err;
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await nextTurn();
       throw cancelledError(what, last, { before, cause: err });
     }
   }

@@ -30,7 +30,7 @@ import type { ReplBackend, ReplIO } from '../repl/backend.js';
 import { findCommand, runCommand, type ReplState } from '../repl/commands.js';
 import { isCommand } from '../repl/statement.js';
 import type { Column, QueryResult, Value } from '../query/schema.js';
-import { rowLines } from '../repl/table.js';
+import { rowText } from '../repl/table.js';
 import type { LastRows, Pages } from './pages.js';
 
 /**
@@ -281,7 +281,7 @@ export async function runOnFetched(
   const result = state.result!;
   if (on.command === '!row') {
     state.cursor = on.index;
-    io.print(`row ${on.index + 1} of ${on.of}\n${rowLines({ ...result, columns: on.columns, rows: [on.row], rowCount: 1 }, 0)}`);
+    io.print(rowText({ ...result, columns: on.columns, rows: [on.row], rowCount: 1 }, on.index, on.of, 0));
     return;
   }
   const { rows, columns, total } = on.last;
