@@ -35,6 +35,10 @@ pub struct ExecContext<'a> {
     /// The most objects one `path(a, b)` search visits before it gives up: `PATH_MAX_VISITED`
     /// unless lowered (tests).
     pub path_max_visited: usize,
+    /// Counts the output cells evaluated, for tests showing that a count or a seek evaluates
+    /// none it need not (`select::counted_eval`); None (no counting) unless a test sets it.
+    #[doc(hidden)]
+    pub eval_counter: Option<Arc<AtomicU64>>,
 }
 
 /// Every result cell crosses to Node as one string (a text; a list as its JSON): at most this.
@@ -42,7 +46,7 @@ pub use heapql_heap::JS_STRING_MAX_UNITS;
 
 impl<'a> ExecContext<'a> {
     pub fn new(heap: &'a Heap) -> ExecContext<'a> {
-        ExecContext { heap, graph: None, reachable: None, cancel: None, progress: None, threads: 0, max_cell_units: JS_STRING_MAX_UNITS, path_max_visited: crate::graph_view::PATH_MAX_VISITED }
+        ExecContext { heap, graph: None, reachable: None, cancel: None, progress: None, threads: 0, max_cell_units: JS_STRING_MAX_UNITS, path_max_visited: crate::graph_view::PATH_MAX_VISITED, eval_counter: None }
     }
     pub fn with_graph(mut self, graph: &'a dyn GraphView) -> Self {
         self.graph = Some(graph);
@@ -84,6 +88,7 @@ pub(crate) struct Env<'a> {
     pub threads: usize,
     pub max_cell_units: usize,
     pub path_max_visited: usize,
+    pub eval_counter: Option<Arc<AtomicU64>>,
     /// The plan's `reachableOnly`: every source skips objects not reachable from GC roots.
     pub reachable_only: bool,
     scanned: AtomicU64,
@@ -140,6 +145,7 @@ impl<'a> Env<'a> {
             reachable: ctx.reachable,
             max_cell_units: ctx.max_cell_units,
             path_max_visited: ctx.path_max_visited,
+            eval_counter: ctx.eval_counter.clone(),
             cancel: ctx.cancel.clone(),
             progress: ctx.progress.clone(),
             threads: threads.max(1),

@@ -47,13 +47,6 @@ pub use value::{float_value, Value};
 use env::Env;
 use rows::RowSet;
 
-/// Output cells evaluated so far, by every query of the process (feature `eval-counter`, for
-/// tests: a count evaluates no output that cannot fail).
-#[cfg(feature = "eval-counter")]
-#[doc(hidden)]
-pub fn output_evaluations() -> u64 {
-    select::OUTPUT_EVALS.load(std::sync::atomic::Ordering::Relaxed)
-}
 
 /// How a streamed execution ended.
 #[derive(Clone, Debug, PartialEq)]

@@ -19,14 +19,12 @@ use crate::value::{key_eq, key_hash, PassThrough, Value};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 
-/// Output cells evaluated (`output_evaluations`; feature `eval-counter`, tests only).
-#[cfg(feature = "eval-counter")]
-pub(crate) static OUTPUT_EVALS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
+/// One output cell evaluated: counted where a test asked (`ExecContext::eval_counter`).
 #[inline]
-fn counted_eval() {
-    #[cfg(feature = "eval-counter")]
-    OUTPUT_EVALS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+fn counted_eval(env: &Env) {
+    if let Some(c) = &env.eval_counter {
+        c.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 /// Scan steps per block when rows are streamed or a LIMIT may stop the scan early.
@@ -320,7 +318,7 @@ fn count_ungrouped(env: &Env, q: &Post, names: &[String], input: &Input, filter:
                     v => crate::batch::check_value_length(name, &crate::eval::to_string_value(env, v)?, max)?,
                 },
                 OutputCheck::Eval(e) => {
-                    counted_eval();
+                    counted_eval(env);
                     crate::batch::check_value_length(name, &e.eval(env, cx)?, max)?
                 }
             }
@@ -417,7 +415,7 @@ impl Post<'_> {
             Some(outs) => {
                 for (i, e) in outs.iter().enumerate() {
                     row.push(if needed.is_none_or(|n| n[i]) {
-                        counted_eval();
+                        counted_eval(env);
                         e.eval(env, cx)?
                     } else {
                         Value::Null

@@ -1,18 +1,23 @@
 //! A count evaluates no output column that cannot change the row count nor fail
 //! (`execute_count`), and a stream from row `skip` evaluates none of the rows before it
-//! (`execute_stream_from`'s seek): the output cells evaluated are counted (feature
-//! `eval-counter`, this crate's tests). One test in this file: the counter is the process's.
+//! (`execute_stream_from`'s seek): the output cells evaluated are counted
+//! (`ExecContext::eval_counter`).
 
 mod common;
 
 use common::*;
-use heapql_exec::{execute, execute_count, execute_stream_from, output_evaluations, ExecContext};
+use heapql_exec::{execute, execute_count, execute_stream_from, ExecContext};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use serde_json::json;
 
 #[test]
 fn a_count_and_a_seek_evaluate_no_output_before_their_rows() {
     let heap = open(&repo().join("fixtures/dumps/KnownHeap-jdk17-coops.hprof"));
-    let ctx = ExecContext::new(&heap);
+    let counter = Arc::new(AtomicU64::new(0));
+    let mut ctx = ExecContext::new(&heap);
+    ctx.eval_counter = Some(counter.clone());
+    let output_evaluations = || counter.load(Ordering::Relaxed);
     // toString(s) (its length checked, its text not read), a label, a field, a size.
     let outputs = columns(&[
         ("t", call("toString", vec![row()])),
