@@ -4,6 +4,7 @@
 //! object graph's live in scratch files when the heap was opened with one (see
 //! `heapql_scratch`).
 
+use crate::packed_offsets::{PackedOffsets, PackedOffsetsAppender};
 use heapql_heap::{BigArray, Placement};
 use heapql_scratch::SpillFile;
 
@@ -12,32 +13,39 @@ use heapql_scratch::SpillFile;
 pub(crate) enum Offsets {
     U32(BigArray<u32>),
     U64(BigArray<u64>),
+    /// The object graph's (`SequentialCsrBuilder`): read at random by the dominator search.
+    Packed(PackedOffsets),
 }
 
 impl Offsets {
+    /// Start and end of list `i`.
     #[inline]
-    fn get(&self, i: usize) -> usize {
+    fn range(&self, i: usize) -> (usize, usize) {
         match self {
-            Offsets::U32(o) => o[i] as usize,
-            Offsets::U64(o) => o[i] as usize,
+            Offsets::U32(o) => (o[i] as usize, o[i + 1] as usize),
+            Offsets::U64(o) => (o[i] as usize, o[i + 1] as usize),
+            Offsets::Packed(o) => o.range(i),
         }
     }
     fn len(&self) -> usize {
         match self {
             Offsets::U32(o) => o.len(),
             Offsets::U64(o) => o.len(),
+            Offsets::Packed(o) => o.len(),
         }
     }
     fn heap_bytes(&self) -> usize {
         match self {
             Offsets::U32(o) => o.heap_bytes(),
             Offsets::U64(o) => o.heap_bytes(),
+            Offsets::Packed(o) => o.heap_bytes(),
         }
     }
     fn file_bytes(&self) -> usize {
         match self {
             Offsets::U32(o) => o.file_bytes(),
             Offsets::U64(o) => o.file_bytes(),
+            Offsets::Packed(o) => o.file_bytes(),
         }
     }
 }
@@ -128,14 +136,14 @@ impl Csr {
 
     #[inline]
     pub fn successors(&self, v: u32) -> &[u32] {
-        let v = v as usize;
-        &self.targets[self.offsets.get(v)..self.offsets.get(v + 1)]
+        let (start, end) = self.offsets.range(v as usize);
+        &self.targets[start..end]
     }
 
     /// Lets the caller reorder each adjacency list in place (e.g. sort children by size).
     pub fn for_each_list_mut<F: FnMut(u32, &mut [u32])>(&mut self, mut f: F) {
         for v in 0..self.node_count() {
-            let (a, b) = (self.offsets.get(v as usize), self.offsets.get(v as usize + 1));
+            let (a, b) = self.offsets.range(v as usize);
             f(v, &mut self.targets[a..b]);
         }
     }
@@ -342,126 +350,43 @@ where
 }
 
 /// Builds a CSR whose edges arrive grouped by source in increasing node order (one pass, the
-/// targets array grows like a Vec; reserve with an upper bound to avoid regrowth). Built
-/// `in_files`, the finished lists leave memory every few megabytes for two unlinked scratch
-/// files that are mapped back at the end: only the buffer and the list being built stay in
-/// anonymous memory.
+/// targets array grows like a Vec; reserve with an upper bound to avoid regrowth), with its
+/// offsets packed (`PackedOffsets`, written out a block at a time). Built `in_files`, the
+/// finished lists leave memory every few megabytes for a scratch file that is mapped back at
+/// the end: only the buffer and the list being built stay in anonymous memory.
 pub struct SequentialCsrBuilder {
-    /// Ends of the lists not yet spilled (absolute: edges spilled before included); the last
-    /// entry is the start of the list being built.
-    offsets: BuildOffsets,
+    /// Starts of the lists closed so far; the last is the start of the list being built.
+    offsets: PackedOffsetsAppender,
+    /// Targets not spilled (all of them in memory).
     targets: Vec<u32>,
-    spill: Option<Spill>,
-}
-
-/// A spilling builder's files: finished targets, and the offsets before the buffered ones
-/// (as wide as the buffered ones).
-struct Spill {
-    targets: SpillFile<u32>,
-    offsets: SpillOffsets,
-}
-
-enum SpillOffsets {
-    U32(SpillFile<u32>),
-    U64(SpillFile<u64>),
-}
-
-impl SpillOffsets {
-    fn len(&self) -> usize {
-        match self {
-            SpillOffsets::U32(f) => f.len(),
-            SpillOffsets::U64(f) => f.len(),
-        }
-    }
-
-    fn map(&self) -> std::io::Result<Offsets> {
-        Ok(match self {
-            SpillOffsets::U32(f) => Offsets::U32(f.map()?),
-            SpillOffsets::U64(f) => Offsets::U64(f.map()?),
-        })
-    }
+    /// The targets written out before `targets`' first.
+    spill: Option<SpillFile<u32>>,
 }
 
 /// Edges buffered before a spilling builder writes them out (4 MiB).
 const SPILL_EDGES: usize = 1 << 20;
 
-/// The values of one of a spilling builder's files.
-fn read_back<T: heapql_scratch::Plain>(file: SpillFile<T>) -> Vec<T> {
-    file.into_vec().unwrap_or_else(|e| panic!("cannot read back the object graph's scratch file ({e})"))
-}
-
-/// Appends the first `count` buffered values to `file` and drops them from the buffer.
-fn spill_front<T: heapql_scratch::Plain>(file: &mut SpillFile<T>, buffered: &mut Vec<T>, count: usize) -> std::io::Result<()> {
-    file.append(&buffered[..count])?;
-    buffered.drain(..count);
-    Ok(())
-}
-
-/// Puts the values of `file` back in front of `buffered`.
-fn read_back_before<T: heapql_scratch::Plain>(file: SpillFile<T>, buffered: &mut Vec<T>) {
-    let mut all = read_back(file);
-    all.extend_from_slice(buffered);
-    *buffered = all;
-}
-
-impl BuildOffsets {
-    #[inline]
-    fn last(&self) -> usize {
-        match self {
-            BuildOffsets::U32(o) => o[o.len() - 1] as usize,
-            BuildOffsets::U64(o) => o[o.len() - 1] as usize,
-        }
-    }
-    fn len(&self) -> usize {
-        match self {
-            BuildOffsets::U32(o) => o.len(),
-            BuildOffsets::U64(o) => o.len(),
-        }
-    }
-}
-
-/// The builder's growing offsets (`Offsets` once finished).
-enum BuildOffsets {
-    U32(Vec<u32>),
-    U64(Vec<u64>),
-}
-
 impl SequentialCsrBuilder {
     pub fn new(node_capacity: u32, edge_capacity: u64) -> Self {
-        let offsets = if edge_capacity <= u32::MAX as u64 {
-            let mut o = Vec::with_capacity(node_capacity as usize + 1);
-            o.push(0u32);
-            BuildOffsets::U32(o)
-        } else {
-            let mut o = Vec::with_capacity(node_capacity as usize + 1);
-            o.push(0u64);
-            BuildOffsets::U64(o)
-        };
+        let mut offsets = PackedOffsetsAppender::new(node_capacity as usize + 1, &Placement::Memory);
+        offsets.push(0);
         SequentialCsrBuilder { offsets, targets: Vec::with_capacity(edge_capacity as usize), spill: None }
     }
 
-    /// A builder whose finished lists go to scratch files in `place` (`new` for
-    /// `Placement::Memory`, or when the files cannot be made). Offsets are `u32` when
-    /// `edge_capacity` fits (should more edges come after all, the builder goes on in
-    /// memory with `u64` ones), else `u64`.
+    /// A builder whose finished lists and offsets go to scratch files in `place` (`new` for
+    /// `Placement::Memory`, or when the files cannot be made).
     pub fn new_in(node_capacity: u32, edge_capacity: u64, place: &Placement) -> Self {
         let Placement::Files(dir) = place else { return Self::new(node_capacity, edge_capacity) };
-        let narrow = edge_capacity <= u32::MAX as u64;
-        let offsets = if narrow { SpillFile::create(dir).map(SpillOffsets::U32) } else { SpillFile::create(dir).map(SpillOffsets::U64) };
-        let (Ok(targets), Ok(offsets)) = (SpillFile::create(dir), offsets) else {
-            return Self::new(node_capacity, edge_capacity);
-        };
-        SequentialCsrBuilder {
-            offsets: if narrow { BuildOffsets::U32(vec![0]) } else { BuildOffsets::U64(vec![0]) },
-            targets: Vec::with_capacity(SPILL_EDGES + 4096),
-            spill: Some(Spill { targets, offsets }),
-        }
+        let Ok(targets) = SpillFile::create(dir) else { return Self::new(node_capacity, edge_capacity) };
+        let mut offsets = PackedOffsetsAppender::new(node_capacity as usize + 1, place);
+        offsets.push(0);
+        SequentialCsrBuilder { offsets, targets: Vec::with_capacity(SPILL_EDGES + 4096), spill: Some(targets) }
     }
 
     /// Edges written out before the buffer's first.
     #[inline]
     fn spilled(&self) -> usize {
-        self.spill.as_ref().map_or(0, |s| s.targets.len())
+        self.spill.as_ref().map_or(0, |s| s.len())
     }
 
     #[inline]
@@ -472,13 +397,13 @@ impl SequentialCsrBuilder {
     /// Number of edges pushed for the node being built.
     #[inline]
     pub fn pending(&self) -> &[u32] {
-        let start = self.offsets.last() - self.spilled();
+        let start = self.offsets.last() as usize - self.spilled();
         &self.targets[start..]
     }
 
     /// Sorts the current node's list after its first `keep` entries and drops duplicates there.
     pub fn sort_dedup_pending(&mut self, keep: usize) {
-        let start = self.offsets.last() - self.spilled() + keep;
+        let start = self.offsets.last() as usize - self.spilled() + keep;
         if self.targets.len() > start + 1 {
             self.targets[start..].sort_unstable();
             let mut w = start + 1;
@@ -494,91 +419,46 @@ impl SequentialCsrBuilder {
 
     /// Closes the current node's list; the next edges belong to the next node.
     pub fn finish_node(&mut self) {
-        self.push_end((self.spilled() + self.targets.len()) as u64);
-        self.spill_when_full();
-    }
-
-    /// Adds the end of a list (widening the offsets when it does not fit `u32`).
-    #[inline]
-    fn push_end(&mut self, end: u64) {
-        if end > u32::MAX as u64 && matches!(self.offsets, BuildOffsets::U32(_)) {
-            // The files hold u32 offsets: go on in memory with wider ones.
-            self.unspill();
-            self.widen();
-        }
-        match &mut self.offsets {
-            BuildOffsets::U32(o) => o.push(end as u32),
-            BuildOffsets::U64(o) => o.push(end),
-        }
-    }
-
-    /// Writes the buffers out once one holds `SPILL_EDGES` values (spilling builders).
-    #[inline]
-    fn spill_when_full(&mut self) {
-        let full = self.targets.len() >= SPILL_EDGES || self.offsets.len() > SPILL_EDGES;
-        if full && self.spill.is_some() && self.write_out(false).is_err() {
-            // No room left for the files: go on in memory, as `BigArray` does.
+        self.offsets.push((self.spilled() + self.targets.len()) as u64);
+        if self.targets.len() >= SPILL_EDGES && self.spill.is_some() && self.write_out().is_err() {
+            // No room left for the file: go on in memory, as `BigArray` does.
             self.unspill();
         }
     }
 
-    /// Makes the offsets (all in memory) `u64`.
-    fn widen(&mut self) {
-        if let BuildOffsets::U32(o) = &self.offsets {
-            let mut wide: Vec<u64> = Vec::with_capacity(o.capacity());
-            wide.extend(o.iter().map(|&x| x as u64));
-            self.offsets = BuildOffsets::U64(wide);
-        }
-    }
-
-    /// Writes the buffered targets and the finished lists' offsets (`all`: also the start of
-    /// the list being built) to the files. What a file took leaves memory at once, so that a
-    /// failure half way reads back each file's values followed by those still buffered.
-    fn write_out(&mut self, all: bool) -> std::io::Result<()> {
+    /// Writes the buffered targets (those of closed lists and of the one being built) to the
+    /// file. What the file took leaves memory at once, so that a failure half way reads back
+    /// the file's values followed by those still buffered.
+    fn write_out(&mut self) -> std::io::Result<()> {
         let Some(spill) = &mut self.spill else { return Ok(()) };
-        spill.targets.append(&self.targets)?;
+        spill.append(&self.targets)?;
         self.targets.clear();
-        let count = self.offsets.len() - usize::from(!all);
-        match (&mut spill.offsets, &mut self.offsets) {
-            (SpillOffsets::U32(f), BuildOffsets::U32(o)) => spill_front(f, o, count),
-            (SpillOffsets::U64(f), BuildOffsets::U64(o)) => spill_front(f, o, count),
-            _ => unreachable!("spilled and buffered offsets have one width"),
-        }
+        Ok(())
     }
 
-    /// Reads what was spilled back in front of the buffers and goes on in memory.
+    /// Reads what was spilled back in front of the buffer and goes on in memory.
     fn unspill(&mut self) {
         let Some(spill) = self.spill.take() else { return };
-        read_back_before(spill.targets, &mut self.targets);
-        match (spill.offsets, &mut self.offsets) {
-            (SpillOffsets::U32(f), BuildOffsets::U32(o)) => read_back_before(f, o),
-            (SpillOffsets::U64(f), BuildOffsets::U64(o)) => read_back_before(f, o),
-            _ => unreachable!("spilled and buffered offsets have one width"),
-        }
+        let mut all = spill.into_vec().unwrap_or_else(|e| panic!("cannot read back the object graph's scratch file ({e})"));
+        all.extend_from_slice(&self.targets);
+        self.targets = all;
     }
 
     /// Nodes finished so far.
     pub fn node_count(&self) -> u32 {
-        (self.spill.as_ref().map_or(0, |s| s.offsets.len()) + self.offsets.len() - 1) as u32
+        (self.offsets.len() - 1) as u32
     }
 
     pub fn finish(mut self) -> Csr {
         if self.spill.is_some() {
-            let mapped = self.write_out(true).and_then(|_| {
-                let spill = self.spill.as_ref().expect("spilling");
-                Ok(Csr { offsets: spill.offsets.map()?, targets: spill.targets.map()? })
-            });
+            let mapped = self.write_out().and_then(|_| self.spill.as_ref().expect("spilling").map());
             match mapped {
-                Ok(csr) => return csr,
+                Ok(targets) => return Csr { offsets: Offsets::Packed(self.offsets.finish()), targets },
                 Err(_) => self.unspill(),
             }
         }
         self.targets.shrink_to_fit();
-        let offsets = match self.offsets {
-            BuildOffsets::U32(o) => Offsets::U32(o.into()),
-            BuildOffsets::U64(o) => Offsets::U64(o.into()),
-        };
-        Csr { offsets, targets: self.targets.into() }
+        Csr { offsets: Offsets::Packed(self.offsets.finish()), targets: self.targets.into() }
     }
 }
 
@@ -634,27 +514,20 @@ mod tests {
     #[test]
     fn spilling_builder_matches_the_one_in_memory() {
         // Enough edges for several spills, lists of every length from 0 to 9, some crossing a
-        // spill boundary.
+        // spill boundary, and now and then one of 300 (its block of offsets is a wide one).
         let (_dir, place) = scratch_files();
         let nodes = 700_000u32;
-        // Offsets u32 in the files, and u64 when more than u32::MAX edges may come.
-        for capacity in [0, u32::MAX as u64 + 1] {
-            spill_and_compare(nodes, capacity, &place);
-        }
-    }
-
-    fn spill_and_compare(nodes: u32, capacity: u64, place: &Placement) {
-        let (mut mem, mut files) = (SequentialCsrBuilder::new(nodes, 0), SequentialCsrBuilder::new_in(nodes, capacity, place));
-        assert_eq!(matches!(files.offsets, BuildOffsets::U64(_)), capacity > u32::MAX as u64, "offset width");
+        let (mut mem, mut files) = (SequentialCsrBuilder::new(nodes, 0), SequentialCsrBuilder::new_in(nodes, 0, &place));
         // A third one goes back to memory half way, as when the disk fills up.
-        let mut back = SequentialCsrBuilder::new_in(nodes, capacity, place);
+        let mut back = SequentialCsrBuilder::new_in(nodes, 0, &place);
         for v in 0..nodes {
             if v == nodes / 2 {
-                assert!(back.spill.as_ref().is_some_and(|s| !s.targets.is_empty()), "spilled before");
+                assert!(back.spill.as_ref().is_some_and(|s| !s.is_empty()), "spilled before");
                 back.unspill();
             }
+            let len = if v % 1000 == 999 { 300 } else { v % 10 };
             for b in [&mut mem, &mut files, &mut back] {
-                for t in 0..v % 10 {
+                for t in 0..len {
                     b.push_edge(v.wrapping_mul(2654435761) ^ t);
                 }
                 b.sort_dedup_pending(1);
@@ -666,8 +539,17 @@ mod tests {
         assert!(!back.targets.is_mapped());
         assert!(files.edge_count() > 2 * SPILL_EDGES as u64, "the test spills");
         assert!(files.targets.is_mapped() && files.heap_bytes() == 0);
+        let Offsets::Packed(packed) = &files.offsets else { panic!("packed offsets") };
+        assert!(!packed.wide.is_empty(), "the test makes wide blocks");
+        // 1.5 bytes per list and the wide blocks' 8 per start.
+        assert!(files.offsets.file_bytes() < (nodes as usize + 1) * 3 / 2 + 8 + packed.wide.len() * 8 + 3 * 4096);
         assert_same_lists(&files, &mem);
         assert_same_lists(&back, &mem);
+        // Every list against the edges pushed.
+        for v in 0..nodes {
+            let len = if v % 1000 == 999 { 300 } else { v % 10 };
+            assert!(mem.successors(v).len() <= len as usize && (len == 0) == mem.successors(v).is_empty(), "node {v}");
+        }
     }
 
     /// Nodes of the parts tests' graph (`build_part`).
@@ -707,17 +589,16 @@ mod tests {
 
     #[test]
     fn parts_made_apart_match_one_builder() {
-        // Parts of a parallel build (one node, an empty one, several spills, offsets of both
-        // widths in the files), never joined, hold the lists one builder makes.
+        // Parts of a parallel build (one node, an empty one, several spills), never joined,
+        // hold the lists one builder makes.
         let (_dir, files) = scratch_files();
         let one = one_builder();
         let cuts = [0, 1, 300_000, 300_000, 650_000, PART_TEST_NODES];
-        for (place, wide) in [(&Placement::Memory, [false; 5]), (&files, [false; 5]), (&files, [true, false, true, true, false])] {
+        for place in [&Placement::Memory, &files] {
             let parts: Vec<Csr> = cuts
                 .windows(2)
-                .zip(wide)
-                .map(|(w, wide)| {
-                    let mut b = SequentialCsrBuilder::new_in(w[1] - w[0], if wide { u32::MAX as u64 + 1 } else { 0 }, place);
+                .map(|w| {
+                    let mut b = SequentialCsrBuilder::new_in(w[1] - w[0], 0, place);
                     build_part(w[0], w[1], &mut b);
                     b.finish()
                 })

@@ -11,10 +11,19 @@ use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
 
 use crate::csr::Offsets;
+use crate::packed_offsets::PackedOffsets;
 use crate::{Csr, CsrParts, Dangling, FixedBitSet, FullAnalysis, GraphOptions, ObjectGraph, PassBeside, RetainedSizes, ShallowSizes};
 
 /// Bump when what this file writes changes meaning (part of every cache key).
-pub const CACHE_LAYOUT: &str = "graph6";
+pub const CACHE_LAYOUT: &str = "graph7";
+
+/// How a part's offsets are stored in the file (`Offsets`' variants).
+#[derive(Clone, Copy, Serialize, Deserialize)]
+enum OffsetsKind {
+    U32,
+    U64,
+    Packed,
+}
 
 #[derive(Serialize, Deserialize)]
 struct Small {
@@ -22,11 +31,19 @@ struct Small {
     pinned_bits: usize,
     reachable_bits: usize,
     reachable_only: bool,
-    /// Per part of the graph's lists: its first node, and whether its offsets are `u64`.
-    parts: Vec<(u32, bool)>,
+    /// Per part of the graph's lists: its first node, and how its offsets are stored.
+    parts: Vec<(u32, OffsetsKind)>,
     retained_big: Vec<(u32, u64)>,
     /// The references to ids that are no object (the analysis's warning, replayed on a hit).
     dangling: Dangling,
+}
+
+fn offsets_kind(o: &Offsets) -> OffsetsKind {
+    match o {
+        Offsets::U32(_) => OffsetsKind::U32,
+        Offsets::U64(_) => OffsetsKind::U64,
+        Offsets::Packed(_) => OffsetsKind::Packed,
+    }
 }
 
 fn words(bits: &FixedBitSet) -> Vec<u64> {
@@ -58,6 +75,11 @@ impl FullAnalysis {
             match &part.offsets {
                 Offsets::U32(o) => w.array(&format!("graph.offsets.{k}"), o)?,
                 Offsets::U64(o) => w.array(&format!("graph.offsets.{k}"), o)?,
+                Offsets::Packed(o) => {
+                    w.array(&format!("graph.offsets.{k}.blocks"), &o.blocks)?;
+                    w.array(&format!("graph.offsets.{k}.rel"), &o.rel)?;
+                    w.array(&format!("graph.offsets.{k}.wide"), &o.wide)?;
+                }
             }
             w.array(&format!("graph.targets.{k}"), &part.targets)?;
         }
@@ -76,7 +98,7 @@ impl FullAnalysis {
                 pinned_bits: g.pinned.len(),
                 reachable_bits: g.reachable.len(),
                 reachable_only: self.reachable_only,
-                parts: g.out.parts().map(|(first, part)| (first, matches!(part.offsets, Offsets::U64(_)))).collect(),
+                parts: g.out.parts().map(|(first, part)| (first, offsets_kind(&part.offsets))).collect(),
                 retained_big: self.retained.big.clone(),
                 dangling: g.dangling,
             },
@@ -88,10 +110,20 @@ impl FullAnalysis {
     pub fn read_cache(heap: &Heap, f: &EntryFile) -> Result<FullAnalysis, String> {
         let s: Small = f.blob("analysis").map_err(|e| e.0)?;
         let mut parts = Vec::with_capacity(s.parts.len());
-        for (k, &(_, wide)) in s.parts.iter().enumerate() {
+        for (k, &(_, kind)) in s.parts.iter().enumerate() {
             let name = format!("graph.offsets.{k}");
-            let offsets = if wide { Offsets::U64(f.array(&name).map_err(|e| e.0)?) } else { Offsets::U32(f.array(&name).map_err(|e| e.0)?) };
-            parts.push(Csr { offsets, targets: f.array(&format!("graph.targets.{k}")).map_err(|e| e.0)? });
+            let targets: heapql_heap::BigArray<u32> = f.array(&format!("graph.targets.{k}")).map_err(|e| e.0)?;
+            let offsets = match kind {
+                OffsetsKind::U32 => Offsets::U32(f.array(&name).map_err(|e| e.0)?),
+                OffsetsKind::U64 => Offsets::U64(f.array(&name).map_err(|e| e.0)?),
+                OffsetsKind::Packed => {
+                    let blocks = f.array(&format!("{name}.blocks")).map_err(|e| e.0)?;
+                    let rel = f.array(&format!("{name}.rel")).map_err(|e| e.0)?;
+                    let wide = f.array(&format!("{name}.wide")).map_err(|e| e.0)?;
+                    Offsets::Packed(PackedOffsets::from_parts(blocks, rel, wide, targets.len())?)
+                }
+            };
+            parts.push(Csr { offsets, targets });
         }
         let out = CsrParts::new(s.parts.iter().map(|&(first, _)| first).collect(), parts)?;
         let nodes = heap.object_count() as usize + 1;
