@@ -17,6 +17,7 @@ mod marking;
 pub mod object_graph;
 pub mod par;
 pub mod paths;
+mod parents;
 mod persist;
 mod pred_pairs;
 pub use persist::CACHE_LAYOUT;
