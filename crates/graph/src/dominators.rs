@@ -196,6 +196,7 @@ pub fn dominators_in<G: Graph>(
         label: vec![0u32; r],
         semi: PieceArray::new(r, place),
         parent: parent.down(),
+        p: 0,
         s: 0,
         window: vec![0; WINDOW],
         window_lo: r,
@@ -256,6 +257,8 @@ struct Semi<'a> {
     semi: PieceArray<u32>,
     /// Read for the vertices in reverse preorder, as they are done.
     parent: Down<'a>,
+    /// The parent of the vertex being done (read once, by `start`).
+    p: u32,
     s: u32,
     /// Semidominators of the vertices `window_lo..window_hi`, not yet written out (the
     /// vertices are done one by one in reverse preorder: see `semis_of`).
@@ -274,7 +277,8 @@ impl Semi<'_> {
 
     #[inline]
     fn start(&mut self, w: usize) {
-        self.s = self.parent.get(w);
+        self.p = self.parent.get(w);
+        self.s = self.p;
     }
 
     /// Writes the window of semidominators out (in order: the vertices are done in reverse
@@ -311,7 +315,7 @@ impl Semi<'_> {
         }
         self.window[w - self.window_lo] = self.s;
         self.label[w] = self.s;
-        self.ancestor[w] = self.parent.get(w);
+        self.ancestor[w] = self.p;
     }
 }
 
@@ -488,6 +492,7 @@ mod tests {
             label: vec![0; r],
             semi: PieceArray::new(r, &Placement::Memory),
             parent: parent.down(),
+            p: 0,
             s: 0,
             window: vec![0; WINDOW],
             window_lo: r,

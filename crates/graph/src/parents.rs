@@ -29,8 +29,9 @@ impl ParentsAppender {
         ParentsAppender { steps: Appender::new(expected, place), far: Appender::new(expected / 64, place), next: 0 }
     }
 
-    /// The parent of the next vertex (the root's: 0).
-    #[inline]
+    /// The parent of the next vertex (the root's: 0). Inlined into the DFS's loop (a plain
+    /// `#[inline]` was left a call there), the rare escape kept out of it.
+    #[inline(always)]
     pub(crate) fn push(&mut self, parent: u32) {
         let k = self.next;
         debug_assert!(parent as usize <= k, "parent {parent} of vertex {k} numbered after it");
@@ -38,10 +39,16 @@ impl ParentsAppender {
         if step < ESCAPE as usize {
             self.steps.push(step as u8);
         } else {
-            self.steps.push(ESCAPE);
-            self.far.push(parent);
+            self.escape(parent);
         }
         self.next = k + 1;
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn escape(&mut self, parent: u32) {
+        self.steps.push(ESCAPE);
+        self.far.push(parent);
     }
 
     pub(crate) fn finish(self) -> Parents {
@@ -104,7 +111,7 @@ pub(crate) struct Down<'a> {
 
 impl Down<'_> {
     /// The parent of vertex `w`: `w` not above the vertex asked for last.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn get(&mut self, w: usize) -> u32 {
         assert!(w < self.above, "parent of vertex {w} asked for after vertex {}", self.above - 1);
         while self.above > w + 1 {
