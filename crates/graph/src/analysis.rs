@@ -23,7 +23,7 @@
 //! Measured on bench-4g.hprof (49 M objects): peak anonymous memory of the analysis phases 8.7
 //! B/object (the heap index's 0.2 included), 28.0 B/object in scratch files kept (the DFS
 //! preorder's 4 + 4 included; the dominator children, when asked for, add 6.5), plus ≈ 16
-//! B/object of temporaries in the dominator phase (parent and semidominators 4 each,
+//! B/object of temporaries in the dominator phase (parent ≈ 1, `parents`; semidominators 4,
 //! predecessor pairs 8 per non-tree edge that `pred_pairs` keeps, 0.4 per object of 0.76
 //! non-tree edges; freed at its end). Results are
 //! identical with every array in memory (`Placement::Memory`;

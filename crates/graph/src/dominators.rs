@@ -4,6 +4,7 @@
 
 use crate::control::{Cancelled, Control};
 use crate::buckets::Buckets;
+use crate::parents::{Down, ParentsAppender};
 use crate::pred_pairs::PredPairs;
 use crate::{Graph, NONE};
 use fixedbitset::FixedBitSet;
@@ -98,7 +99,8 @@ pub fn dominators_in<G: Graph>(
     // 0.35 x bench-1g the faults fell from 611 to 426 over the CLI's report, the search from
     // 1.11-1.86 s to 0.92-1.28 s; unlimited 0.62-0.75 s against 0.52-0.64 s.
     let mut vertex: Appender<u32> = Appender::new(n, place);
-    let mut parent: Appender<u32> = Appender::new(n, place);
+    // A byte per vertex for most (`parents`).
+    let mut parent = ParentsAppender::new(n, place);
     // The current path (deepest last): each vertex's node and scan position in its
     // successor list (its preorder number is `pre`'s: 8 B per vertex on the path).
     let mut path: Vec<(u32, u32)> = vec![(root, 0)];
@@ -193,7 +195,8 @@ pub fn dominators_in<G: Graph>(
         // than the page walks they save).
         label: vec![0u32; r],
         semi: PieceArray::new(r, place),
-        parent: &parent,
+        parent: parent.down(),
+        p: 0,
         s: 0,
         window: vec![0; WINDOW],
         window_lo: r,
@@ -215,7 +218,7 @@ pub fn dominators_in<G: Graph>(
     // (read at random up the tree: in memory).
     // Progress (of 3 n) in this step and the next: 2 r + half of the vertices done.
     let total = n as u64 * 3;
-    idom.copy_from_slice(&parent);
+    parent.copy_to(&mut idom);
     drop(parent);
     for w in 1..r {
         if w & 0xFFFF == 0 {
@@ -252,7 +255,10 @@ struct Semi<'a> {
     ancestor: Vec<u32>,
     label: Vec<u32>,
     semi: PieceArray<u32>,
-    parent: &'a BigArray<u32>,
+    /// Read for the vertices in reverse preorder, as they are done.
+    parent: Down<'a>,
+    /// The parent of the vertex being done (read once, by `start`).
+    p: u32,
     s: u32,
     /// Semidominators of the vertices `window_lo..window_hi`, not yet written out (the
     /// vertices are done one by one in reverse preorder: see `semis_of`).
@@ -271,7 +277,8 @@ impl Semi<'_> {
 
     #[inline]
     fn start(&mut self, w: usize) {
-        self.s = self.parent[w];
+        self.p = self.parent.get(w);
+        self.s = self.p;
     }
 
     /// Writes the window of semidominators out (in order: the vertices are done in reverse
@@ -308,7 +315,7 @@ impl Semi<'_> {
         }
         self.window[w - self.window_lo] = self.s;
         self.label[w] = self.s;
-        self.ancestor[w] = self.parent[w];
+        self.ancestor[w] = self.p;
     }
 }
 
@@ -467,15 +474,25 @@ fn eval(ancestor: &mut [u32], label: &mut [u32], v: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::parents::Parents;
 
-    /// The semidominator step's state for `r` vertices, each the child of the one before.
-    fn chain_state(parent: &BigArray<u32>) -> Semi<'_> {
+    /// The parents of `r` vertices, each the child of the one before.
+    fn chain(r: usize) -> (Vec<u32>, Parents) {
+        let parent: Vec<u32> = (0..r as u32).map(|w| w.saturating_sub(1)).collect();
+        let mut a = ParentsAppender::new(r, &Placement::Memory);
+        parent.iter().for_each(|&p| a.push(p));
+        (parent, a.finish())
+    }
+
+    /// The semidominator step's state for the vertices of `parent`.
+    fn chain_state(parent: &Parents) -> Semi<'_> {
         let r = parent.len();
         Semi {
             ancestor: vec![NONE; r],
             label: vec![0; r],
             semi: PieceArray::new(r, &Placement::Memory),
-            parent,
+            parent: parent.down(),
+            p: 0,
             s: 0,
             window: vec![0; WINDOW],
             window_lo: r,
@@ -490,7 +507,7 @@ mod tests {
     #[test]
     fn a_bucket_too_big_to_group_stops_when_cancelled() {
         let r = 100usize;
-        let parent = BigArray::from_vec((0..r as u32).map(|w| w.saturating_sub(1)).collect(), &Placement::Memory);
+        let (parent, parents) = chain(r);
         let (limit, pairs) = (1000usize, 300_000u32);
         // The last vertex alone in its bucket (streamed into its minimum), and the ten before
         // it sharing one (split into ranges of at most `limit` pairs).
@@ -512,7 +529,7 @@ mod tests {
                 looks.set(looks.get() + 1);
                 Err(Cancelled)
             };
-            let mut st = chain_state(&parent);
+            let mut st = chain_state(&parents);
             let outcome = semis_of(&mut preds, &mut st, limit, &Placement::Memory, &|_| Ok(()), &cancelled);
             assert_eq!(outcome, Err(Cancelled), "bounds {bounds:?}: cancelled");
             assert_eq!(looks.get(), 1, "bounds {bounds:?}: stopped at the first look");
@@ -520,7 +537,7 @@ mod tests {
             assert!(big.clone().all(|w| st.ancestor[w] == NONE), "bounds {bounds:?}: no vertex of the big bucket finished");
             // Uncancelled, the same step goes through.
             let mut preds = filled();
-            let mut st = chain_state(&parent);
+            let mut st = chain_state(&parents);
             assert_eq!(semis_of(&mut preds, &mut st, limit, &Placement::Memory, &|_| Ok(()), &|| Ok(())), Ok(()));
             assert!(big.clone().all(|w| st.ancestor[w] == parent[w] && st.label[w] == 1), "bounds {bounds:?}: each semidominator the lowest source");
         }

@@ -18,6 +18,7 @@ pub mod object_graph;
 pub mod par;
 pub mod paths;
 mod packed_offsets;
+mod parents;
 mod persist;
 mod pred_pairs;
 pub use persist::CACHE_LAYOUT;
