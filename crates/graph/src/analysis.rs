@@ -4,8 +4,9 @@
 //! Arrays written once and then only read, or walked in order, go where the heap's `scratch`
 //! placement says — with `Placement::Files` (the CLI's full analysis) memory-mapped scratch
 //! files, i.e. page cache the kernel can write back and evict, as MAT's index files: the heap
-//! index (8 B per object), the outbound CSR (4 N + 4 E, in one part per graph-building thread,
-//! each spilling its finished lists every 4 MiB and never copied into one: `CsrParts`),
+//! index (8 B per object), the outbound CSR (1.5 N + 4 E: each list's start packed, see
+//! `packed_offsets`; in one part per graph-building thread, each spilling its finished lists
+//! every 4 MiB and never copied into one: `CsrParts`),
 //! the dominator phase's arrays in preorder (vertex, parent, semidominators; the predecessor
 //! pairs, appended to and read back from buckets by preorder number), idom and retained sizes
 //! once computed, the DFS preorder (kept: the report lays the dominator tree out from it in two
@@ -21,8 +22,8 @@
 //! * kept afterwards: two bitmaps N/4 and the top-level dominators → ≈ 0.3 B/object.
 //!
 //! Measured on bench-4g.hprof (49 M objects): peak anonymous memory of the analysis phases 8.7
-//! B/object (the heap index's 0.2 included), 28.0 B/object in scratch files kept (the DFS
-//! preorder's 4 + 4 included; the dominator children, when asked for, add 6.5), plus ≈ 16
+//! B/object (the heap index's 0.2 included), 25.8 B/object in scratch files kept (the DFS
+//! preorder's 4 + 4 included; the dominator children, when asked for, add 6.5), plus ≈ 13
 //! B/object of temporaries in the dominator phase (parent ≈ 1, `parents`; semidominators 4,
 //! predecessor pairs 8 per non-tree edge that `pred_pairs` keeps, 0.4 per object of 0.76
 //! non-tree edges; freed at its end). Results are
