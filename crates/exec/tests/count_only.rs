@@ -177,3 +177,59 @@ fn a_stream_from_a_row_gives_the_rest_of_the_rows() {
         }
     }
 }
+
+/// Objects of the seek test's dump: more than two of the executor's scan blocks (2^18 steps),
+/// so a seek counts whole blocks before it walks the one holding its row again.
+const MANY: i32 = 600_000;
+
+/// A dump of `MANY` instances of demo.Big with `x` = 0, 1, 2, …, in that order.
+fn many_objects() -> Heap {
+    use heapql_hprof::testkit::{DumpBuilder, Val};
+    let mut b = DumpBuilder::new(8);
+    let big = b.class("demo.Big", Some(b.object_class), &[("x", heapql_hprof::BasicType::Int)]);
+    for i in 0..MANY {
+        b.instance(big, &[Val::Int(i)]);
+    }
+    open(&temp_file("many-objects.hprof", &b.build()))
+}
+
+#[test]
+fn a_seek_past_the_first_scan_blocks_lands_on_its_row() {
+    let heap = many_objects();
+    let x = || field(row(), "x");
+    let from = |skip: u64, q: &J, ctx: &ExecContext| {
+        let mut first = None;
+        let mut rows = 0u64;
+        execute_stream_from(ctx, &plan(q.clone()), skip, 1000, &mut |b| {
+            if first.is_none() && b.row_count > 0 {
+                // A number, however the batch typed its column.
+                first = Some(match b.columns[0].value(0) {
+                    Value::Int(v) => v,
+                    Value::Float(v) if v.fract() == 0.0 => v as i64,
+                    other => panic!("x is a number, not {other:?}"),
+                });
+            }
+            rows += b.row_count as u64;
+            true
+        })
+        .unwrap_or_else(|e| panic!("{e}\n{q}"));
+        (first, rows)
+    };
+    for threads in [1, 0] {
+        let ctx = ExecContext::new(&heap).with_threads(threads);
+        // Every object, and every third (the filter decides where a block's rows end).
+        let every = select(class("demo.Big"), json!({"output": columns(&[("x", x())])}));
+        let third = select(class("demo.Big"), json!({"filter": bin("=", bin("%", x(), lit(json!(3))), lit(json!(0))), "output": columns(&[("x", x())])}));
+        for (what, q, step) in [("every object", &every, 1i64), ("every third", &third, 3)] {
+            let n = (MANY as i64 + step - 1) / step;
+            // Rows at and around the block ends (2^18, 2^19 steps) and the last.
+            let block = 1i64 << 18;
+            for skip in [0, block / step - 1, block / step, block / step + 1, 2 * block / step, 2 * block / step + 7, n - 1] {
+                let (first, rows) = from(skip as u64, q, &ctx);
+                assert_eq!(first, Some(skip * step), "{what}: row {skip} ({threads} threads)");
+                assert_eq!(rows, (n - skip) as u64, "{what}: the rows from {skip} ({threads} threads)");
+            }
+            assert_eq!(from(n as u64, q, &ctx), (None, 0), "{what}: past the end");
+        }
+    }
+}
