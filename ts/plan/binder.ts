@@ -139,16 +139,6 @@ export class Binder {
   usesFullPath = false;
   /** Every regex of the query, for the session's check before it runs. */
   readonly patterns: PatternUse[] = [];
-  /**
-   * The classes named after INSTANCEOF (sources and predicates, subqueries included), once
-   * each: the session tells when one looks like an interface, which a dump does not record.
-   */
-  readonly instanceOfClasses: string[] = [];
-
-  private noteInstanceOf(name: string): void {
-    if (!this.instanceOfClasses.includes(name)) this.instanceOfClasses.push(name);
-  }
-
   constructor(private readonly opts: BindOptions) {}
 
   bind(q: Query): BoundQuery {
@@ -405,7 +395,6 @@ export class Binder {
     const scope: Scope = { alias: from.alias, columns: null, outer };
     switch (s.type) {
       case 'class':
-        if (from.instanceOf) this.noteInstanceOf(s.name);
         if (from.instanceOf && s.name === 'java.lang.Object') return { source: { kind: 'all' }, scope };
         return { source: { kind: 'class', name: s.name, subclasses: from.instanceOf }, scope };
       case 'regex':
@@ -504,7 +493,6 @@ export class Binder {
           this.patterns.push({ pattern: e.pattern, pos: e.patternPos, kind: 'instanceof' });
           inst = { k: 'instanceof', e: rec(e.operand), pattern: e.pattern };
         } else {
-          this.noteInstanceOf(e.className);
           inst = { k: 'instanceof', e: rec(e.operand), class: e.className };
         }
         return e.negate ? { k: 'not', e: inst } : inst;

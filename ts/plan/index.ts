@@ -22,8 +22,6 @@ export interface PlannedQuery {
   columns: string[];
   /** The query's regular expressions with their positions: the session has them checked by the executor's engine before running. */
   patterns: PatternUse[];
-  /** The classes the query names after INSTANCEOF (sources and predicates), each once. */
-  instanceOfClasses: string[];
 }
 
 /** Parses and plans one OQL statement. Throws OqlSyntaxError or OqlPlanError. */
@@ -124,7 +122,6 @@ function planAstUnchecked(ast: Query, opts: PlanOptions): PlannedQuery {
     json: planToJson(physical),
     columns: bound.columns,
     patterns: binder.patterns,
-    instanceOfClasses: binder.instanceOfClasses,
   };
 }
 

@@ -175,58 +175,6 @@ function betweenBlocks(signal: AbortSignal | undefined): () => Promise<void> {
   };
 }
 
-/** Per open heap: whether a class name looks like an interface there (class facts never change). */
-const interfaceLike = new WeakMap<NativeHeap, Map<string, Promise<boolean>>>();
-
-/**
- * Whether every class of this name looks like an interface in the dump: no instances, no
- * subclasses, no superclass but java.lang.Object, no instance fields. A dump does not record
- * interfaces as such (nor the interfaces a class implements); a class the dump lacks is no
- * interface here (the executor names it).
- */
-function looksLikeInterface(handle: NativeHeap, name: string): Promise<boolean> {
-  let known = interfaceLike.get(handle);
-  if (!known) interfaceLike.set(handle, (known = new Map()));
-  let verdict = known.get(name);
-  if (!verdict) {
-    verdict = call(() => handle.describeClass(name)).then(
-      (classes) =>
-        classes.length > 0 &&
-        classes.every(
-          (c) => c.instancesWithSubclasses === 0 && c.subclasses === 0 && c.fields.length === 0 && c.superChain.length === 1 && c.superChain[0] === 'java.lang.Object',
-        ),
-      () => false,
-    );
-    known.set(name, verdict);
-  }
-  return verdict;
-}
-
-/**
- * The note of a query that names, after INSTANCEOF (source or predicate), a class that looks
- * like an interface in this dump: such a query finds nothing, which is right (HPROF records no
- * implemented interfaces; Eclipse MAT answers the same) but should not be silent. Two class
- * facts per name, looked up once per heap: no work per object.
- */
-export async function instanceOfNote(handle: NativeHeap, q: PreparedQuery): Promise<string | undefined> {
-  const names = (q.planned.instanceOfClasses ?? []).filter((n) => n !== 'java.lang.Object' && !n.endsWith('[]'));
-  if (names.length === 0) return undefined;
-  const verdicts = await Promise.all(names.map((n) => looksLikeInterface(handle, n)));
-  const interfaces = names.filter((_, i) => verdicts[i]);
-  if (interfaces.length === 0) return undefined;
-  // An implementing class to suggest: the JDK's own skeleton (java.util.Map → java.util.AbstractMap).
-  const skeletons = interfaces.map((n) => n.replace(/(^|\.)([^.]+)$/, '$1Abstract$2'));
-  const present = await Promise.all(skeletons.map((n) => call(() => handle.describeClass(n)).then((c) => c.length > 0, () => false)));
-  const example = skeletons.find((_, i) => present[i]);
-  const one = interfaces.length === 1;
-  const simple = interfaces[0]!.replace(/^.*[.$]/, '');
-  return (
-    `${interfaces.join(' and ')} ${one ? 'has' : 'have'} no instances or subclasses in this dump and ${one ? 'looks like an interface' : 'look like interfaces'}: ` +
-    'heap dumps do not record implemented interfaces, so INSTANCEOF an interface finds nothing; ' +
-    `use INSTANCEOF an implementing class${example ? ` (e.g. ${example})` : ''} or FROM "<regex>" over class names (e.g. FROM ".*${simple}")`
-  );
-}
-
 /**
  * The executor's refusal of a field or class the dump lacks, saying where the query names it
  * (`… (line 1, column 10)`, an `OqlNameError`); any other error as it is. The name is the
@@ -244,10 +192,9 @@ interface ExecutorNotes {
   notes?: string[] | null;
 }
 
-/** A result's one note: the session's (INSTANCEOF an interface) and the executor's, in that order. */
-function joinNotes(own: string | undefined, executor: string[] | null | undefined): string | undefined {
-  const all = [...(own !== undefined ? [own] : []), ...(executor ?? [])];
-  return all.length > 0 ? all.join('; ') : undefined;
+/** A result's one note: the executor's notes (INSTANCEOF an interface, a SUM beyond a long, …), in their order. */
+function joinNotes(executor: string[] | null | undefined): string | undefined {
+  return executor && executor.length > 0 ? executor.join('; ') : undefined;
 }
 
 export async function runPrepared(handle: NativeHeap, q: PreparedQuery, options: QueryOptions): Promise<QueryResult> {
@@ -258,7 +205,7 @@ export async function runPrepared(handle: NativeHeap, q: PreparedQuery, options:
     const whole = (await call(() => handle.execute(q.planned.json, token, progress)).catch((err) => Promise.reject(placed(err, q.oql)))) as Batch & ExecutorNotes;
     await settle();
     const batch = q.limit === undefined ? whole : firstRows(whole, q.limit);
-    const note = joinNotes(await instanceOfNote(handle, q), whole.notes);
+    const note = joinNotes(whole.notes);
     const meta = {
       name: options.name ?? 'q1',
       oql: q.oql,
@@ -459,7 +406,7 @@ export async function* streamBatchesPrepared(
     complete = true;
     await settle();
     const { columns, objectRows, types } = end!;
-    const note = joinNotes(await instanceOfNote(handle, q), end!.notes);
+    const note = joinNotes(end!.notes);
     return {
       // No row: each column has the type the query fixes for it (the executor's), else `null`.
       columns: typed ?? columns.map((name, i) => ({ name, type: objectRows ? 'object' : ((types?.[i] ?? 'null') as Column['type']) })),

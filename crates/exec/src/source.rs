@@ -64,13 +64,18 @@ pub(crate) fn classes_for_name(env: &Env, name: &str, subclasses: bool) -> Resul
 
 /// The classes of `FROM [INSTANCEOF] name`; None for `INSTANCEOF java.lang.Object`, which is
 /// every object, arrays and class objects included, whether or not the dump lists a superclass
-/// for synthetic array classes (the class must still be in the dump).
+/// for synthetic array classes (the class must still be in the dump). INSTANCEOF a name whose
+/// classes all look like interfaces gives the result a note (`interface_note`).
 pub(crate) fn classes_of_name(env: &Env, name: &str, subclasses: bool) -> Result<Option<Vec<ClassIdx>>, ExecError> {
     if subclasses && name == "java.lang.Object" {
         classes_for_name(env, name, false)?;
         return Ok(None);
     }
-    classes_for_name(env, name, subclasses).map(Some)
+    let classes = classes_for_name(env, name, subclasses)?;
+    if subclasses {
+        note_interfaces(env, Named::Class(name), env.heap.classes_named(name));
+    }
+    Ok(Some(classes))
 }
 
 /// Adds to `classes` (each once) every class below one of them, breadth first, no recursion.
@@ -107,21 +112,34 @@ pub(crate) fn classes_for_pattern(env: &Env, pattern: &str, subclasses: bool) ->
     if classes.iter().any(|&c| heap.class(c).name == "java.lang.Object") {
         return Ok(None);
     }
-    if let Some(note) = interface_note(env, pattern, &classes) {
-        env.note(note);
-    }
+    note_interfaces(env, Named::Pattern(pattern), &classes);
     add_subclasses(env, &mut classes);
     classes.sort_unstable();
     Ok(Some(classes))
 }
 
-/// The note of INSTANCEOF "<regex>" (source or predicate) whose pattern matches only classes
-/// that look like interfaces in the dump — no instances, no subclasses, no superclass but
-/// java.lang.Object, no instance fields — as the session's note says of INSTANCEOF a name
-/// (ts/session/query.ts, `instanceOfNote`): a dump records no implemented interfaces, so such
-/// a query finds nothing, rightly but not silently. A few class facts per matched class, once
-/// per query.
-fn interface_note(env: &Env, pattern: &str, classes: &[ClassIdx]) -> Option<String> {
+/// What INSTANCEOF is followed by: a class name, or a regex over class names.
+#[derive(Clone, Copy)]
+enum Named<'a> {
+    Class(&'a str),
+    Pattern(&'a str),
+}
+
+/// Gives the result the note of INSTANCEOF (source or predicate) whose name or pattern stands
+/// only for classes that look like interfaces (`interface_note`); `classes` are those it names
+/// or matches, before their subclasses. The note is given once per query and text (`Env::note`).
+fn note_interfaces(env: &Env, named: Named, classes: &[ClassIdx]) {
+    if let Some(note) = interface_note(env, named, classes) {
+        env.note(note);
+    }
+}
+
+/// The note of INSTANCEOF a name or a pattern whose classes all look like interfaces in the
+/// dump — no instances, no subclasses, no superclass but java.lang.Object, no instance fields:
+/// a dump records no implemented interfaces, so such a query finds nothing, rightly (Eclipse
+/// MAT answers the same) but not silently. None when `classes` is empty or one of them is a
+/// real class. A few class facts per class, once per query.
+fn interface_note(env: &Env, named: Named, classes: &[ClassIdx]) -> Option<String> {
     let heap = env.heap;
     let looks_like_interface = |c: ClassIdx| {
         let info = heap.class(c);
@@ -130,7 +148,7 @@ fn interface_note(env: &Env, pattern: &str, classes: &[ClassIdx]) -> Option<Stri
             && !info.name.ends_with("[]")
             && info.super_class.is_some_and(|s| heap.class(s).name == "java.lang.Object" && heap.class(s).super_class.is_none())
     };
-    if !classes.iter().all(|&c| looks_like_interface(c)) {
+    if classes.is_empty() || !classes.iter().all(|&c| looks_like_interface(c)) {
         return None;
     }
     let mut with_instances = vec![false; heap.class_count() as usize];
@@ -157,10 +175,14 @@ fn interface_note(env: &Env, pattern: &str, classes: &[ClassIdx]) -> Option<Stri
         (!heap.classes_named(&skeleton).is_empty()).then_some(skeleton)
     });
     let simple = names[0].rsplit(['.', '$']).next().unwrap_or(names[0]);
+    let target = match named {
+        Named::Class(name) => name.to_string(),
+        Named::Pattern(pattern) => format!("\"{pattern}\""),
+    };
     Some(format!(
-        "INSTANCEOF \"{pattern}\" matches only {listed}, which {} no instances or subclasses in this dump and {}: heap dumps do not \
-         record implemented interfaces, so INSTANCEOF an interface finds nothing; use INSTANCEOF an implementing class{} or \
-         FROM \"<regex>\" over class names (e.g. FROM \".*{simple}\")",
+        "INSTANCEOF {target} finds nothing: {listed} {} no instances or subclasses in this dump and {}, and heap dumps do not \
+         record implemented interfaces; use INSTANCEOF an implementing class{} or FROM \"<regex>\" over class names (e.g. \
+         FROM \".*{simple}\")",
         if one { "has" } else { "have" },
         if one { "looks like an interface" } else { "look like interfaces" },
         example.map_or(String::new(), |e| format!(" (e.g. {e})")),
