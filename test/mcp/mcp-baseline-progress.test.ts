@@ -19,7 +19,8 @@ import { embedded, expectGrowing } from './embedded.js';
 import { writeSlowDump } from './slow-dump.js';
 
 const BASELINE_INDEX = /^indexing the baseline dump: (records|index|inflate|gzip member table|verifying cache|writing cache|done) \d+( of \d+)?$/;
-const SCAN = /^scanning (the baseline dump|this dump) \((reachable objects by class|reachable int\[\] arrays)\): (started|\d+( of \d+)?)$/;
+const SCAN = /^scanning (the baseline dump|this dump) \((reachable objects by class|reachable int\[\] arrays)\)(, finding the reachable objects)?: (started|\d+( of \d+)?)$/;
+const FINDING = ', finding the reachable objects';
 
 let dir: string;
 let current: string;
@@ -100,13 +101,18 @@ describe('heapql mcp: compare_with_baseline reports the baseline while it waits 
         expect(p.message).toMatch(SCAN);
         expect(p.total).toBeUndefined();
       }
-      const stages = scans.map((p) => p.message!.replace(/: .*$/, ''));
+      const stages = scans.map((p) => p.message!.replace(/: .*$/, '').replace(FINDING, ''));
       const onBaseline = 'scanning the baseline dump (reachable objects by class)';
       const onThis = 'scanning this dump (reachable objects by class)';
       expect(stages[0]).toBe(onBaseline);
       expect(scans[0]!.message).toBe(`${onBaseline}: started`);
-      // The baseline's 4 M objects were scanned with reports on the way, not just started.
-      expect(scans.filter((p) => p.message!.startsWith(onBaseline) && / of \d+$/.test(p.message!)).length).toBeGreaterThan(0);
+      // The baseline's reachable objects were found, then its 4 M objects scanned, with reports
+      // on the way of both, not just started.
+      const finding = scans.filter((p) => p.message!.startsWith(`${onBaseline}${FINDING}: `));
+      const scanning = scans.filter((p) => p.message!.startsWith(`${onBaseline}: `) && / of \d+$/.test(p.message!));
+      expect(finding.length, 'reports while the reachable objects are found').toBeGreaterThan(1);
+      expect(scanning.length).toBeGreaterThan(0);
+      expect(scans.indexOf(finding[finding.length - 1]!)).toBeLessThan(scans.indexOf(scanning[0]!));
       expect(stages).toContain(onThis);
       expect(scans.find((p) => p.message!.startsWith(onThis))!.message).toBe(`${onThis}: started`);
       // Every report of the baseline's scan before any of this dump's.
@@ -115,10 +121,13 @@ describe('heapql mcp: compare_with_baseline reports the baseline while it waits 
       expect(stages.slice(first).every((st) => st === onThis)).toBe(true);
       expectGrowing(seen);
 
-      // Once open, the queries still report (no index any more).
+      // Once open, the queries still report (no index any more, and the reachable objects are known).
       const again = await s.compare({ baseline, changedOnly: false });
       expect(again.seen.length).toBeGreaterThan(0);
-      for (const p of again.seen) expect(p.message).toMatch(SCAN);
+      for (const p of again.seen) {
+        expect(p.message).toMatch(SCAN);
+        expect(p.message).not.toContain(FINDING);
+      }
       expect(again.result.rows).toEqual(result.rows);
     } finally {
       await s.close();

@@ -37,12 +37,13 @@ impl SharedState {
         self.analysis.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
-    /// The reachable-object bitmap, computed on first use.
-    pub fn reachable(&self, cancel: Option<Arc<AtomicBool>>) -> std::result::Result<&[u64], heapql_heap::HeapError> {
+    /// The reachable-object bitmap, computed on first use (told to `progress`, phase
+    /// `reachability`).
+    pub fn reachable(&self, cancel: Option<Arc<AtomicBool>>, progress: Option<heapql_heap::ProgressFn>) -> std::result::Result<&[u64], heapql_heap::HeapError> {
         if let Some(bits) = self.reachable.get() {
             return Ok(bits);
         }
-        let ctl = heapql_graph::Control { phase: "reachability", progress: None, cancel };
+        let ctl = heapql_graph::Control { phase: "reachability", progress, cancel };
         let bits = heapql_graph::reachable_bitmap(&self.heap, &ctl)?;
         Ok(self.reachable.get_or_init(|| bits))
     }

@@ -104,12 +104,15 @@ fn texts(values: Vec<String>, exact: ExactTexts) -> Vec<Either<String, Utf16Stri
     cells
 }
 
-/// Runs `f` with an execution context over the heap and, when analyzed, the graph. A
-/// reachable-only plan without the full analysis gets the (lazily built) reachability bitmap.
+/// Runs `f` with an execution context over the heap and, when analyzed, the graph, telling
+/// `progress` how it goes. A reachable-only plan without the full analysis gets the
+/// reachability bitmap, built on first use with its own progress (phase `reachability`: the
+/// graph's lists and the walk from the GC roots, seconds on a big dump) before the query's.
 fn with_context<T>(
     state: &SharedState,
     plan: &heapql_exec::Plan,
     cancel: Option<Arc<AtomicBool>>,
+    progress: Option<heapql_heap::ProgressFn>,
     f: impl FnOnce(&ExecContext) -> Result<T>,
 ) -> Result<T> {
     let analysis = state.analysis();
@@ -118,10 +121,13 @@ fn with_context<T>(
     if let Some(view) = view.as_ref() {
         ctx = ctx.with_graph(view);
     } else if plan.reachable_only {
-        ctx = ctx.with_reachable(state.reachable(cancel.clone()).map_err(heap_error)?);
+        ctx = ctx.with_reachable(state.reachable(cancel.clone(), progress.clone()).map_err(heap_error)?);
     }
     if let Some(flag) = cancel {
         ctx = ctx.with_cancel(flag);
+    }
+    if let Some(p) = progress {
+        ctx = ctx.with_progress(p);
     }
     f(&ctx)
 }
@@ -140,11 +146,7 @@ impl Task for ExecuteTask {
     fn compute(&mut self) -> Result<Batch> {
         catch_panic("running the query", || {
             let plan = heapql_exec::parse_plan(&self.plan).map_err(exec_error)?;
-            let progress = self.progress.clone();
-            with_context(&self.state, &plan, self.cancel.clone(), |ctx| match progress {
-                Some(p) => heapql_exec::execute(&ctx.clone().with_progress(p), &plan).map_err(exec_error),
-                None => heapql_exec::execute(ctx, &plan).map_err(exec_error),
-            })
+            with_context(&self.state, &plan, self.cancel.clone(), self.progress.clone(), |ctx| heapql_exec::execute(ctx, &plan).map_err(exec_error))
         })
     }
 
@@ -194,14 +196,9 @@ impl Task for StreamTask {
             // stream with that error: the caller's loop rejects, the process goes on.
             let mut failed: Option<Error> = None;
             let mut sent: u64 = 0;
-            let progress = self.progress.clone();
             let skip = self.skip;
-            let end = with_context(&self.state, &plan, self.cancel.clone(), |ctx| {
-                let ctx = match progress {
-                    Some(p) => ctx.clone().with_progress(p),
-                    None => ctx.clone(),
-                };
-                heapql_exec::execute_stream_from(&ctx, &plan, self.skip, self.batch_rows, &mut |batch| {
+            let end = with_context(&self.state, &plan, self.cancel.clone(), self.progress.clone(), |ctx| {
+                heapql_exec::execute_stream_from(ctx, &plan, self.skip, self.batch_rows, &mut |batch| {
                     let rows = batch.row_count as u64;
                     let js = match to_js(batch, skip + sent) {
                         Ok(js) => js,
@@ -309,11 +306,7 @@ impl Task for CountTask {
     fn compute(&mut self) -> Result<u64> {
         catch_panic("counting the query's rows", || {
             let plan = heapql_exec::parse_plan(&self.plan).map_err(exec_error)?;
-            let progress = self.progress.clone();
-            with_context(&self.state, &plan, self.cancel.clone(), |ctx| match progress {
-                Some(p) => heapql_exec::execute_count(&ctx.clone().with_progress(p), &plan).map_err(exec_error),
-                None => heapql_exec::execute_count(ctx, &plan).map_err(exec_error),
-            })
+            with_context(&self.state, &plan, self.cancel.clone(), self.progress.clone(), |ctx| heapql_exec::execute_count(ctx, &plan).map_err(exec_error))
         })
     }
 
