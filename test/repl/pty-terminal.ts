@@ -44,14 +44,12 @@ my @typed = qw(INT QUIT TSTP TTIN TTOU);
 $SIG{$_} = 'IGNORE' for @typed;
 my $child = 0;
 $SIG{HUP} = sub { kill 'HUP', $child if $child };
-my $pid = fork // die "pty-terminal: fork failed: $!
-";
+my $pid = fork // die "pty-terminal: fork failed: $!\n";
 if ($pid == 0) {
   $SIG{$_} = 'DEFAULT' for @typed, 'HUP';
-  syswrite STDOUT, "pty-terminal pid $$";
+  syswrite STDOUT, "\x01pty-terminal pid $$\x01";
   exec { $ARGV[0] } @ARGV;
-  syswrite STDERR, "pty-terminal: cannot run $ARGV[0]: $!
-";
+  syswrite STDERR, "pty-terminal: cannot run $ARGV[0]: $!\r\n";
   POSIX::_exit(127);
 }
 $child = $pid;
@@ -59,7 +57,7 @@ my $got;
 do { $got = waitpid($pid, 0) } until $got == $pid || ($got == -1 && !$!{EINTR});
 my ($code, $signal) = ($? >> 8, $? & 127);
 $child = 0;
-if (syswrite STDOUT, "pty-terminal end $code $signal") {
+if (syswrite STDOUT, "\x01pty-terminal end $code $signal\x01") {
   $SIG{HUP} = 'DEFAULT';
   sleep 3600 while 1;
 }
