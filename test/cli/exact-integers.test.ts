@@ -8,13 +8,13 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-import { spawn as spawnPty } from '@lydell/node-pty';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { openHeap, type HeapSession } from '../../ts/index.js';
 import { createApp } from '../../ts/server/app.js';
+import { closeTerminals, Terminal } from '../repl/pty-terminal.js';
 import { heapql } from '../tools/run.js';
 
 const root = path.resolve(__dirname, '../..');
@@ -75,48 +75,25 @@ describe('the terminal REPL', () => {
   it('shows and saves exact longs', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'heapql-exact-'));
     const saved = path.join(dir, 'products.json');
-    const pty = spawnPty(process.execPath, [path.join(root, 'bin/heapql.js'), 'query', demo, '--repl'], {
-      cols: 160,
-      rows: 50,
-      cwd: root,
-      env: { ...process.env, XDG_STATE_HOME: dir, HEAPQL_DEBUG: '', NO_COLOR: '1', CI: '' } as Record<string, string>,
-    });
-    let raw = '';
-    let wake: (() => void) | undefined;
-    pty.onData((d) => {
-      raw += d;
-      wake?.();
-    });
-    const exited = new Promise<number>((resolve) => pty.onExit((e) => resolve(e.exitCode)));
-    // eslint-disable-next-line no-control-regex
-    const screen = () => raw.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
-    const waitFor = async (text: string, from: number): Promise<number> => {
-      for (;;) {
-        const at = screen().indexOf(text, from);
-        if (at >= 0) return at + text.length;
-        await new Promise<void>((r) => (wake = r));
-      }
-    };
+    // Read to the end its wrapper says after the REPL, with its exit code, not to node-pty's exit event.
+    const t = new Terminal(['query', demo, '--repl'], dir);
     try {
-      let at = await waitFor('oql> ', 0);
-      pty.write(`${UID_QUERY};\r`);
-      at = await waitFor(`${UID}\n(1 row)`, at);
-      pty.write(`${PRODUCT_QUERY};\r`);
-      at = await waitFor(`${PRODUCTS[1]}\n(2 rows)`, at);
-      pty.write('!sort p desc\r');
-      at = await waitFor(`${PRODUCTS[1]}\n${PRODUCTS[0]}\n`, at);
-      pty.write(`!save ${saved}\r`);
+      let at = await t.waitFor('oql> ');
+      t.type(`${UID_QUERY};\r`);
+      at = await t.waitFor(`${UID}\n(1 row)`, at);
+      t.type(`${PRODUCT_QUERY};\r`);
+      at = await t.waitFor(`${PRODUCTS[1]}\n(2 rows)`, at);
+      t.type('!sort p desc\r');
+      at = await t.waitFor(`${PRODUCTS[1]}\n${PRODUCTS[0]}\n`, at);
+      t.type(`!save ${saved}\r`);
       // Its own answer, not the prompt the !sort left on the screen.
-      at = await waitFor('saved 2 rows', at);
-      at = await waitFor('oql> ', at);
-      pty.write('\x04');
-      expect(await exited).toBe(0);
+      at = await t.waitFor('saved 2 rows', at);
+      at = await t.waitFor('oql> ', at);
+      t.type('\x04');
+      expect(await t.exited, t.screen.slice(at)).toBe(0);
+      expect(t.signal).toBeUndefined();
     } finally {
-      try {
-        pty.kill();
-      } catch {
-        // already gone
-      }
+      closeTerminals();
     }
     const text = readFileSync(saved, 'utf8');
     expect(text).toContain(`[\n      ${PRODUCTS[1]}\n    ],\n    [\n      ${PRODUCTS[0]}\n    ]`);

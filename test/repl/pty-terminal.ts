@@ -3,6 +3,13 @@
  * screen: `raw` is every byte it wrote, `screen` the same without readline's cursor movements
  * and line erasing (CSI sequences) and CRs. `closeTerminals` kills those a test left open.
  * `shellTerminal` is an interactive shell in one instead (job control: Ctrl-Z and `fg`).
+ *
+ * The program's end is read from the terminal, not from node-pty's exit event: node-pty reports
+ * the exit of the process it started up to 200 ms late and then takes the terminal down,
+ * dropping what the test had not read yet (on a loaded machine, the REPL's last rows). So the
+ * process in the terminal is a small wrapper (WRAPPER) that runs the program as its child, says
+ * the child's pid before the program starts and how it ended after everything it wrote, and
+ * stays until the test has read that.
  */
 import path from 'node:path';
 import { spawn, type IPty } from '@lydell/node-pty';
@@ -21,39 +28,153 @@ export interface TerminalOptions {
 /** The command line that starts heapql, for typing into a shell. */
 export const HEAPQL = `${process.execPath} ${BIN}`;
 
+/**
+ * The terminal's first process (perl: a shell's `$?` cannot tell an exit 143 from a SIGTERM).
+ * The program, its child, is in the terminal's foreground process group as it would be on its
+ * own: a Ctrl-C or Ctrl-\ typed reaches it (the wrapper ignores those). Before the program
+ * starts, the child writes `\x01pty-terminal pid <pid>\x01` (exec keeps the pid); after it
+ * ended, the wrapper writes `\x01pty-terminal end <exit code> <signal>\x01` and waits to be
+ * killed. A hang-up (the terminal closed), which the kernel sends the session's leader, the
+ * wrapper passes on to the program, the leader in its place; where the end can no longer be
+ * written (the terminal is gone) the wrapper ends as the program did, for node-pty's exit event.
+ */
+const WRAPPER = String.raw`
+use POSIX ();
+my @typed = qw(INT QUIT TSTP TTIN TTOU);
+$SIG{$_} = 'IGNORE' for @typed;
+my $child = 0;
+$SIG{HUP} = sub { kill 'HUP', $child if $child };
+my $pid = fork // die "pty-terminal: fork failed: $!\n";
+if ($pid == 0) {
+  $SIG{$_} = 'DEFAULT' for @typed, 'HUP';
+  syswrite STDOUT, "\x01pty-terminal pid $$\x01";
+  exec { $ARGV[0] } @ARGV;
+  syswrite STDERR, "pty-terminal: cannot run $ARGV[0]: $!\r\n";
+  POSIX::_exit(127);
+}
+$child = $pid;
+my $got;
+do { $got = waitpid($pid, 0) } until $got == $pid || ($got == -1 && !$!{EINTR});
+my ($code, $signal) = ($? >> 8, $? & 127);
+$child = 0;
+if (syswrite STDOUT, "\x01pty-terminal end $code $signal\x01") {
+  $SIG{HUP} = 'DEFAULT';
+  sleep 3600 while 1;
+}
+if ($signal) {
+  $SIG{$_} = 'DEFAULT' for @typed, 'HUP';
+  kill $signal, $$;
+}
+POSIX::_exit($code);
+`;
+
+/** What the child says before the program starts: its pid. */
+const PID = /\x01pty-terminal pid (\d+)\x01/;
+/** What the wrapper says after the program ended: its exit code and the signal that ended it (0: none). */
+const END = /\x01pty-terminal end (\d+) (\d+)\x01/;
+
 const open: Terminal[] = [];
 
 export class Terminal {
+  /** Every byte the program wrote (the wrapper's two notes taken out). */
   raw = '';
-  /** The process has exited: nothing more will come. */
+  /** What came so far, the notes in it. */
+  private stream = '';
+  /** The program has ended: nothing more will come. */
   private gone = false;
   private waiters: (() => void)[] = [];
+  /** The program's exit code, once it has ended (0 when a signal ended it). */
   readonly exited: Promise<number>;
-  /** The signal that ended the process, if one did. */
+  /** The signal that ended the program, if one did. */
   signal: number | undefined;
+  /** The program's pid, once its child said it. */
+  private programPid: number | undefined;
+  /** The terminal, its first process the wrapper. */
+  private readonly wrapper: IPty;
+  /**
+   * The terminal, as the program's: `pid` is the program's (signals sent to it reach the program,
+   * SIGSTOP included), `kill` signals the program; the rest (write, pause, destroy, …) is node-pty's.
+   */
   readonly pty: IPty;
 
   /** `heapql <args>` with its history in `stateDir` (XDG_STATE_HOME). */
   constructor(args: string[], stateDir: string, options: TerminalOptions = {}) {
-    this.pty = spawn(options.program ?? process.execPath, options.program ? args : [BIN, ...args], {
+    const argv = options.program ? [options.program, ...args] : [process.execPath, BIN, ...args];
+    this.wrapper = spawn('perl', ['-e', WRAPPER, '--', ...argv], {
       cols: options.cols ?? 160,
       rows: 50,
       cwd: options.cwd ?? root,
       env: { ...process.env, XDG_STATE_HOME: stateDir, HEAPQL_DEBUG: '', NO_COLOR: '1', CI: '', ...options.env } as Record<string, string>,
     });
-    this.pty.onData((d) => {
-      this.raw += d;
-      for (const w of this.waiters.splice(0)) w();
+    this.pty = new Proxy(this.wrapper, {
+      get: (target, key) => {
+        if (key === 'pid') return this.pid;
+        if (key === 'kill') return (signal?: string) => this.kill(signal);
+        const value: unknown = Reflect.get(target, key, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
     });
-    this.exited = new Promise((resolve) =>
-      this.pty.onExit((e) => {
-        this.gone = true;
-        this.signal = e.signal || undefined;
-        for (const w of this.waiters.splice(0)) w();
-        resolve(e.exitCode);
-      }),
-    );
+    let settle: (code: number) => void = () => {};
+    this.exited = new Promise((resolve) => (settle = resolve));
+    const ended = (code: number, signal: number) => {
+      if (this.gone) return;
+      this.gone = true;
+      // The wrapper's own complaint, if the program never started.
+      if (this.programPid === undefined) this.raw = this.stream;
+      this.signal = signal || undefined;
+      for (const w of this.waiters.splice(0)) w();
+      settle(code);
+    };
+    this.wrapper.onData((d) => {
+      if (this.gone) return;
+      this.stream += d;
+      if (this.programPid === undefined) {
+        const said = PID.exec(this.stream);
+        // Nothing of the program's comes before its pid.
+        if (!said) return;
+        this.programPid = Number(said[1]);
+        // (Anything before it is the wrapper's: perl's warnings, say.)
+        this.stream = this.stream.slice(0, said.index) + this.stream.slice(said.index + said[0].length);
+      }
+      const end = END.exec(this.stream);
+      this.raw = end ? this.stream.slice(0, end.index) : this.stream;
+      for (const w of this.waiters.splice(0)) w();
+      if (end) {
+        ended(Number(end[1]), Number(end[2]));
+        // Everything is read: the wrapper can go.
+        this.wrapper.kill('SIGKILL');
+      }
+    });
+    // The terminal gone before the end was read (closed by the test, or the wrapper killed): the
+    // wrapper ended as the program did, and node-pty says how.
+    this.wrapper.onExit((e) => ended(e.exitCode, e.signal ?? 0));
     open.push(this);
+  }
+
+  /** The program's pid (known once it has started: before anything of its shows). */
+  get pid(): number {
+    if (this.programPid === undefined) throw new Error(`the program in the terminal has not started yet (it showed: ${JSON.stringify(this.stream.slice(-400))})`);
+    return this.programPid;
+  }
+
+  /** Sends `signal` (SIGHUP by default) to the program, as node-pty's kill does to its process. */
+  kill(signal = 'SIGHUP'): void {
+    if (this.programPid === undefined || this.gone) return;
+    try {
+      process.kill(this.programPid, signal);
+    } catch {
+      // already gone
+    }
+  }
+
+  /** Ends the program (SIGHUP, as a closed terminal does) and the terminal. */
+  close(): void {
+    this.kill();
+    try {
+      this.wrapper.kill('SIGKILL');
+    } catch {
+      // already gone
+    }
   }
 
   get screen(): string {
@@ -94,11 +215,5 @@ export function shellTerminal(stateDir: string): Terminal {
 
 /** Kills every terminal opened since the last call (for `afterEach`). */
 export function closeTerminals(): void {
-  for (const t of open.splice(0)) {
-    try {
-      t.pty.kill();
-    } catch {
-      // already gone
-    }
-  }
+  for (const t of open.splice(0)) t.close();
 }
