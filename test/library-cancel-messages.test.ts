@@ -11,6 +11,7 @@ import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 
 import { HeapqlError, openHeap, type ProgressEvent } from '../ts/index.js';
+import { rejection } from './tools/thrown.js';
 
 const root = path.resolve(__dirname, '..');
 const known = path.join(root, 'fixtures/dumps/KnownHeap-jdk17-coops.hprof');
@@ -27,13 +28,8 @@ function during(p: ProgressEvent): string {
   return `during the ${p.phase} phase (${Math.floor((100 * p.done) / p.total)}% done)`;
 }
 
-async function failure(run: Promise<unknown>): Promise<HeapqlError> {
-  const err = await run.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(HeapqlError);
-  return err as HeapqlError;
+function failure(run: Promise<unknown>): Promise<HeapqlError> {
+  return rejection(run, HeapqlError);
 }
 
 describe('a cancelled openHeap() says what it was opening and how far it got', () => {

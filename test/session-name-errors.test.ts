@@ -14,17 +14,13 @@ import { openHeap, type HeapSession } from '../ts/index.js';
 import { HeapqlError } from '../ts/errors.js';
 import { OqlNameError } from '../ts/oql/errors.js';
 import { writeRenamedDump } from './tools/renamed-dump.js';
+import { rejection } from './tools/thrown.js';
 
 const root = path.resolve(__dirname, '..');
 const demo = path.join(root, 'fixtures/demo/demo.hprof');
 
-async function refusal(run: Promise<unknown>): Promise<OqlNameError> {
-  const err = await run.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(OqlNameError);
-  return err as OqlNameError;
+function refusal(run: Promise<unknown>): Promise<OqlNameError> {
+  return rejection(run, OqlNameError);
 }
 
 describe('name errors as data', () => {
