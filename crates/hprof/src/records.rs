@@ -627,32 +627,27 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
         }
         out.dumps.push(d);
     }
-    if odd_lengths > UNKNOWN_NAMED {
-        out.warnings.push(Warning {
-            offset: pos.min(total),
-            message: format!(
-                "…and {} more records whose length is not their kind's ({odd_lengths} in all; the first {UNKNOWN_NAMED} are named above)",
-                odd_lengths - UNKNOWN_NAMED
-            ),
-        });
-    }
-    if unknown_tags > UNKNOWN_NAMED {
-        out.warnings.push(Warning {
-            offset: pos.min(total),
-            message: format!(
-                "…and {} more records of unknown kinds skipped ({unknown_tags} in all; the first {UNKNOWN_NAMED} are named above)",
-                unknown_tags - UNKNOWN_NAMED
-            ),
-        });
-    }
-    out.data_end = pos.min(total);
+    let end = pos.min(total);
+    out.warnings.extend(more_warning(end, odd_lengths, "records whose length is not their kind's"));
+    out.warnings.extend(more_warning(end, unknown_tags, "records of unknown kinds skipped"));
+    out.data_end = end;
     tick.finish();
     out.record_counts = counts.iter().enumerate().filter(|(_, &c)| c > 0).map(|(t, &c)| (t as u8, c)).collect();
     Ok(out)
 }
 
-/// How many skipped records of unknown kinds are named one warning each (then one says how many more).
+/// How many records of one kind of trouble (an unknown kind, a length not their kind's) are
+/// named one warning each (then one says how many more).
 const UNKNOWN_NAMED: u64 = 20;
+
+/// The one warning for the `count - UNKNOWN_NAMED` records of a kind of trouble (`what`) past
+/// those named one warning each, if there are any.
+fn more_warning(offset: u64, count: u64, what: &str) -> Option<Warning> {
+    (count > UNKNOWN_NAMED).then(|| Warning {
+        offset,
+        message: format!("…and {} more {what} ({count} in all; the first {UNKNOWN_NAMED} are named above)", count - UNKNOWN_NAMED),
+    })
+}
 
 #[allow(clippy::too_many_arguments)]
 fn decode(
