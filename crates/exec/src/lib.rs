@@ -47,7 +47,6 @@ pub use value::{float_value, Value};
 use env::Env;
 use rows::RowSet;
 
-
 /// How a streamed execution ended.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StreamEnd {

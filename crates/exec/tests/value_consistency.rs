@@ -101,6 +101,7 @@ fn intersect_and_except_find_an_object_by_its_address() {
     // A column whose other side holds texts and numbers both: a String equals its text or its address.
     let five = rows(&heap, strings(json!({"filter": length_is(5)})));
     let six = rows(&heap, strings(json!({"filter": length_is(6)})));
+    assert!(five > 0 && six > 0, "the fixture has Strings of 5 and of 6 characters: {five}, {six}");
     let texts_of_five = strings(json!({"filter": length_is(5), "output": columns(&[("t", to_string(row()))])}));
     let addresses_of_six = strings(json!({"filter": length_is(6), "output": columns(&[("t", attr(row(), "objectAddress"))])}));
     let mixed = setop("union", texts_of_five, addresses_of_six, json!({}));

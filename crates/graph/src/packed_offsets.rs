@@ -5,7 +5,8 @@
 //! offsets, 19 MB packed). Per block of `BLOCK` lists one `u64`: the first list's start in
 //! the targets; per list one byte: its start minus its block's. A block whose lists span more
 //! than 255 targets (a big object array among them) keeps its starts whole in `wide`, and its
-//! word says where: `WIDE | k` for the block's starts at `wide[k * BLOCK..]`.
+//! word says where: `WIDE | k` for the block's starts at `wide[k * BLOCK..]`. (The heap index's
+//! record offsets, `heapql_heap` `Places`, are packed the same way with wider deltas and a kind.)
 
 use heapql_heap::{Appender, BigArray, Placement};
 

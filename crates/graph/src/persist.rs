@@ -17,33 +17,18 @@ use crate::{Csr, CsrParts, Dangling, FixedBitSet, FullAnalysis, GraphOptions, Ob
 /// Bump when what this file writes changes meaning (part of every cache key).
 pub const CACHE_LAYOUT: &str = "graph7";
 
-/// How a part's offsets are stored in the file (`Offsets`' variants).
-#[derive(Clone, Copy, Serialize, Deserialize)]
-enum OffsetsKind {
-    U32,
-    U64,
-    Packed,
-}
-
 #[derive(Serialize, Deserialize)]
 struct Small {
     gc_root_count: usize,
     pinned_bits: usize,
     reachable_bits: usize,
     reachable_only: bool,
-    /// Per part of the graph's lists: its first node, and how its offsets are stored.
-    parts: Vec<(u32, OffsetsKind)>,
+    /// The first node of each part of the graph's lists (whose starts are packed:
+    /// `SequentialCsrBuilder`).
+    parts: Vec<u32>,
     retained_big: Vec<(u32, u64)>,
     /// The references to ids that are no object (the analysis's warning, replayed on a hit).
     dangling: Dangling,
-}
-
-fn offsets_kind(o: &Offsets) -> OffsetsKind {
-    match o {
-        Offsets::U32(_) => OffsetsKind::U32,
-        Offsets::U64(_) => OffsetsKind::U64,
-        Offsets::Packed(_) => OffsetsKind::Packed,
-    }
 }
 
 fn words(bits: &FixedBitSet) -> Vec<u64> {
@@ -72,15 +57,11 @@ impl FullAnalysis {
     pub fn write_cache(&self, w: &mut EntryWriter) -> std::io::Result<()> {
         let g = &self.graph;
         for (k, (_, part)) in g.out.parts().enumerate() {
-            match &part.offsets {
-                Offsets::U32(o) => w.array(&format!("graph.offsets.{k}"), o)?,
-                Offsets::U64(o) => w.array(&format!("graph.offsets.{k}"), o)?,
-                Offsets::Packed(o) => {
-                    w.array(&format!("graph.offsets.{k}.blocks"), &o.blocks)?;
-                    w.array(&format!("graph.offsets.{k}.rel"), &o.rel)?;
-                    w.array(&format!("graph.offsets.{k}.wide"), &o.wide)?;
-                }
-            }
+            // The object graph's builder packs every part's starts.
+            let Offsets::Packed(o) = &part.offsets else { return Err(std::io::Error::other("the object graph's list starts are not packed")) };
+            w.array(&format!("graph.offsets.{k}.blocks"), &o.blocks)?;
+            w.array(&format!("graph.offsets.{k}.rel"), &o.rel)?;
+            w.array(&format!("graph.offsets.{k}.wide"), &o.wide)?;
             w.array(&format!("graph.targets.{k}"), &part.targets)?;
         }
         w.array("graph.root_children", &g.root_children)?;
@@ -98,7 +79,7 @@ impl FullAnalysis {
                 pinned_bits: g.pinned.len(),
                 reachable_bits: g.reachable.len(),
                 reachable_only: self.reachable_only,
-                parts: g.out.parts().map(|(first, part)| (first, offsets_kind(&part.offsets))).collect(),
+                parts: g.out.parts().map(|(first, _)| first).collect(),
                 retained_big: self.retained.big.clone(),
                 dangling: g.dangling,
             },
@@ -110,22 +91,16 @@ impl FullAnalysis {
     pub fn read_cache(heap: &Heap, f: &EntryFile) -> Result<FullAnalysis, String> {
         let s: Small = f.blob("analysis").map_err(|e| e.0)?;
         let mut parts = Vec::with_capacity(s.parts.len());
-        for (k, &(_, kind)) in s.parts.iter().enumerate() {
+        for k in 0..s.parts.len() {
             let name = format!("graph.offsets.{k}");
             let targets: heapql_heap::BigArray<u32> = f.array(&format!("graph.targets.{k}")).map_err(|e| e.0)?;
-            let offsets = match kind {
-                OffsetsKind::U32 => Offsets::U32(f.array(&name).map_err(|e| e.0)?),
-                OffsetsKind::U64 => Offsets::U64(f.array(&name).map_err(|e| e.0)?),
-                OffsetsKind::Packed => {
-                    let blocks = f.array(&format!("{name}.blocks")).map_err(|e| e.0)?;
-                    let rel = f.array(&format!("{name}.rel")).map_err(|e| e.0)?;
-                    let wide = f.array(&format!("{name}.wide")).map_err(|e| e.0)?;
-                    Offsets::Packed(PackedOffsets::from_parts(blocks, rel, wide, targets.len())?)
-                }
-            };
+            let blocks = f.array(&format!("{name}.blocks")).map_err(|e| e.0)?;
+            let rel = f.array(&format!("{name}.rel")).map_err(|e| e.0)?;
+            let wide = f.array(&format!("{name}.wide")).map_err(|e| e.0)?;
+            let offsets = Offsets::Packed(PackedOffsets::from_parts(blocks, rel, wide, targets.len())?);
             parts.push(Csr { offsets, targets });
         }
-        let out = CsrParts::new(s.parts.iter().map(|&(first, _)| first).collect(), parts)?;
+        let out = CsrParts::new(s.parts, parts)?;
         let nodes = heap.object_count() as usize + 1;
         let graph = ObjectGraph {
             out,

@@ -525,11 +525,9 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
                 if true_end(&mut cur, body, t, total, ids as u64).is_some() {
                     return Err(wrong_small_length(pos, t, len, n, total));
                 }
-                if len > n {
-                    // Its length leads to the next record but is not its kind's: its tag (or a
-                    // count in it) is damaged, the record most likely another kind's.
-                    odd_lengths += 1;
-                }
+                // Its length leads to the next record but is not its kind's: its tag (or a
+                // count in it) is damaged, the record most likely another kind's.
+                odd_lengths += u64::from(len > n);
                 if len > n && odd_lengths <= UNKNOWN_NAMED {
                     out.warnings.push(Warning {
                         offset: pos,
