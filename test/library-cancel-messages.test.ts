@@ -28,15 +28,11 @@ function during(p: ProgressEvent): string {
   return `during the ${p.phase} phase (${Math.floor((100 * p.done) / p.total)}% done)`;
 }
 
-function failure(run: Promise<unknown>): Promise<HeapqlError> {
-  return rejection(run, HeapqlError);
-}
-
 describe('a cancelled openHeap() says what it was opening and how far it got', () => {
   test.each(['records', 'index'])('aborted at the first report of the %s phase', async (phase) => {
     const controller = new AbortController();
     let last: ProgressEvent | null = null;
-    const err = await failure(
+    const err = await rejection(
       openHeap(known, {
         signal: controller.signal,
         onProgress: (e) => {
@@ -44,6 +40,7 @@ describe('a cancelled openHeap() says what it was opening and how far it got', (
           if (e.phase === phase) controller.abort();
         },
       }),
+      HeapqlError,
     );
     expect(err.code).toBe('ERR_CANCELLED');
     expect(err.exitCode).toBe(130);
@@ -55,7 +52,7 @@ describe('a cancelled openHeap() says what it was opening and how far it got', (
   });
 
   test('a signal aborted before the call: cancelled before it started', async () => {
-    const err = await failure(openHeap(known, { signal: AbortSignal.abort() }));
+    const err = await rejection(openHeap(known, { signal: AbortSignal.abort() }), HeapqlError);
     expect(err).toMatchObject({ code: 'ERR_CANCELLED', message: `opening ${known} was cancelled before it started (its signal had aborted already)` });
     expect(err.progress).toBeUndefined();
   });
@@ -68,7 +65,7 @@ describe('a cancelled analyze() says which dump and the phase it was in', () => 
     try {
       const controller = new AbortController();
       let last: ProgressEvent | null = null;
-      const err = await failure(
+      const err = await rejection(
         heap.analyze({
           signal: controller.signal,
           onProgress: (e) => {
@@ -76,6 +73,7 @@ describe('a cancelled analyze() says which dump and the phase it was in', () => 
             if (e.phase === phase) controller.abort();
           },
         }),
+        HeapqlError,
       );
       expect(err.code).toBe('ERR_CANCELLED');
       const p = err.progress!;
@@ -99,7 +97,7 @@ describe('a cancelled analyze() says which dump and the phase it was in', () => 
           if (e.phase === 'dominators') heap.cancelAnalysis();
         },
       });
-      const err = await failure(run);
+      const err = await rejection(run, HeapqlError);
       expect(err.code).toBe('ERR_CANCELLED');
       expect(err.progress).toEqual(report(last));
       expect(['dominators', 'retained']).toContain(err.progress!.phase);
@@ -115,7 +113,7 @@ describe('a cancelled analyze() says which dump and the phase it was in', () => 
       const controller = new AbortController();
       const first = heap.analyze({ signal: controller.signal, onProgress: (e) => e.phase === 'graph' && controller.abort() });
       const second = heap.analyze();
-      const err = await failure(first);
+      const err = await rejection(first, HeapqlError);
       expect(err.code).toBe('ERR_CANCELLED');
       expect(err.message).toMatch(/^stopped waiting for the analysis of .+KnownHeap-jdk17-coops\.hprof \(during the (graph|dominators|retained) phase \(\d+% done\)\), which goes on for the others waiting on it$/);
       expect(err.message).toContain(during(err.progress!));
@@ -129,7 +127,7 @@ describe('a cancelled analyze() says which dump and the phase it was in', () => 
   test('a signal aborted before the call: cancelled before it started', async () => {
     const heap = await openHeap(known);
     try {
-      const err = await failure(heap.analyze({ signal: AbortSignal.abort() }));
+      const err = await rejection(heap.analyze({ signal: AbortSignal.abort() }), HeapqlError);
       expect(err).toMatchObject({ code: 'ERR_CANCELLED', message: `the analysis of ${known} was cancelled before it started (its signal had aborted already)` });
       expect(heap.status.state).toBe('query-only');
     } finally {
@@ -148,7 +146,7 @@ describe('a cancelled report or waste computation says so, and how far it got', 
       await heap.analyze();
       const controller = new AbortController();
       let last: ProgressEvent | null = null;
-      const err = await failure(
+      const err = await rejection(
         heap[call]({
           signal: controller.signal,
           onProgress: (e) => {
@@ -156,11 +154,12 @@ describe('a cancelled report or waste computation says so, and how far it got', 
             controller.abort();
           },
         }),
+        HeapqlError,
       );
       expect(err.code).toBe('ERR_CANCELLED');
       expect(err.progress).toEqual(report(last));
       expect(err.message).toBe(`${what} ${known} was cancelled ${during(err.progress!)}`);
-      const before = await failure(heap[call]({ signal: AbortSignal.abort() }));
+      const before = await rejection(heap[call]({ signal: AbortSignal.abort() }), HeapqlError);
       expect(before).toMatchObject({ code: 'ERR_CANCELLED', message: `${what} ${known} was cancelled before it started (its signal had aborted already)` });
     } finally {
       heap.close();

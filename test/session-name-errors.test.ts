@@ -19,10 +19,6 @@ import { rejection } from './tools/thrown.js';
 const root = path.resolve(__dirname, '..');
 const demo = path.join(root, 'fixtures/demo/demo.hprof');
 
-function refusal(run: Promise<unknown>): Promise<OqlNameError> {
-  return rejection(run, OqlNameError);
-}
-
 describe('name errors as data', () => {
   let session: HeapSession;
   let dir: string;
@@ -51,7 +47,7 @@ describe('name errors as data', () => {
         for await (const _row of session.queryStream(text)) void _row;
       },
     ]) {
-      const err = await refusal(run());
+      const err = await rejection(run(), OqlNameError);
       expect(err.code).toBe('ERR_UNKNOWN_FIELD');
       expect(err.unknownName).toEqual({ kind: 'field', name: 'nosuch', className: 'Demo$Session', classCount: 1, fields: expect.any(Array), quotedMessage: expect.any(String) });
       const fields = err.unknownName.fields!;
@@ -66,7 +62,7 @@ describe('name errors as data', () => {
   });
 
   test('an unknown class: the name and the suggestions', async () => {
-    const err = await refusal(session.query('SELECT COUNT(*) FROM Demo$Sessio s'));
+    const err = await rejection(session.query('SELECT COUNT(*) FROM Demo$Sessio s'), OqlNameError);
     expect(err.code).toBe('ERR_UNKNOWN_CLASS');
     expect(err.unknownName).toEqual({
       kind: 'class',
@@ -78,14 +74,14 @@ describe('name errors as data', () => {
   });
 
   test('a static of class objects: the class and its statics', async () => {
-    const err = await refusal(session.query('SELECT classof(s).NOPE FROM Demo$Session s'));
+    const err = await rejection(session.query('SELECT classof(s).NOPE FROM Demo$Session s'), OqlNameError);
     expect(err.unknownName).toMatchObject({ kind: 'static', name: 'NOPE', className: 'Demo$Session', classCount: 1 });
     expect(err.reason).toMatch(/^Demo\$Session has no static field 'NOPE' \(its statics, with its superclasses': /);
     expect(err.pos).toEqual({ line: 1, column: 19 });
   });
 
   test("a dump's class named with a NUL: in the message and the data whole", async () => {
-    const err = await refusal(renamed.query('SELECT COUNT(*) FROM Demo$SessionStor s'));
+    const err = await rejection(renamed.query('SELECT COUNT(*) FROM Demo$SessionStor s'), OqlNameError);
     expect(err.unknownName.suggestions).toContain(WITH_NUL);
     expect(err.reason).toMatch(/^class Demo\$SessionStor is not in this dump; did you mean .*\?$/s);
     expect(err.reason).toContain(WITH_NUL);

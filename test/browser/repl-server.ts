@@ -77,11 +77,16 @@ export function tapQueryStreams(session: HeapSession, onBatch: (rows: number, op
   session.queryBatches = (q, options = {}) =>
     (async function* () {
       const batches = real(q, options);
-      for (;;) {
-        const next = await batches.next();
-        if (next.done) return next.value;
-        await onBatch(next.value.rows.length, options);
-        yield next.value;
+      try {
+        for (;;) {
+          const next = await batches.next();
+          if (next.done) return next.value;
+          await onBatch(next.value.rows.length, options);
+          yield next.value;
+        }
+      } finally {
+        // Closed early (the server's `return()`): the real stream is closed as it would be.
+        await batches.return(undefined as never);
       }
     })();
 }

@@ -94,6 +94,14 @@ describe('the progress line of `heapql <dump> <report> --query`, in a terminal',
     expect(cached).toContain('rendering html');
   });
 
+  it('a --reachable-only query before the full analysis first names the search for the reachable objects', async () => {
+    const { raw, exitCode } = await inTerminal(['query', known, '--reachable-only', '--no-cache', '--query', SCAN]);
+    expect(exitCode, raw).toBe(0);
+    const seen = phases(raw);
+    expect(seen, JSON.stringify(raw)).toContain('reachability q1');
+    expect(seen.indexOf('reachability q1')).toBeLessThan(seen.indexOf('query q1'));
+  });
+
   // A fixture's index is written too fast to be interrupted; the cancel check itself is also
   // tested on small files in crates/cache/tests/store.rs.
   it.skipIf(!haveBig)('Ctrl-C while the index cache is written stops the writing: exit 130, nothing cached, nothing left behind', async () => {

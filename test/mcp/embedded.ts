@@ -45,18 +45,21 @@ export async function embedded(dump: string, setup: (server: ReturnType<typeof c
       const result = await client.callTool({ name, arguments: args }, undefined, NO_TIMEOUT);
       return { isError: result.isError === true, texts: (result.content as { text: string }[]).map((c) => c.text) };
     },
-    callWithProgress: async (name, args = {}) => {
-      const seen: Progress[] = [];
-      const answer = await client.callTool({ name, arguments: args }, undefined, { ...NO_TIMEOUT, onprogress: (p) => seen.push(p), resetTimeoutOnProgress: true });
-      expect(answer.isError, JSON.stringify(answer.content)).toBeFalsy();
-      return { seen, result: JSON.parse((answer.content as { text: string }[])[0]!.text) as Record<string, unknown> };
-    },
+    callWithProgress: (name, args = {}) => callWithProgress(client, name, args),
     close: async () => {
       await client.close();
       await server.close();
       await ctx.close();
     },
   };
+}
+
+/** A tool call of `client` that succeeds, with the progress reports it was sent and its answer's JSON. */
+export async function callWithProgress(client: Client, name: string, args: Record<string, unknown> = {}): Promise<{ seen: Progress[]; result: Record<string, unknown> }> {
+  const seen: Progress[] = [];
+  const answer = await client.callTool({ name, arguments: args }, undefined, { ...NO_TIMEOUT, onprogress: (p) => seen.push(p), resetTimeoutOnProgress: true });
+  expect(answer.isError, JSON.stringify(answer.content)).toBeFalsy();
+  return { seen, result: JSON.parse((answer.content as { text: string }[])[0]!.text) as Record<string, unknown> };
 }
 
 /** Progress numbers that only grow, as MCP asks. */

@@ -14,6 +14,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { callWithProgress, expectGrowing } from './embedded.js';
+
 const root = path.resolve(__dirname, '../..');
 const bin = path.join(root, 'bin/heapql.js');
 const known = path.join(root, 'fixtures/dumps/KnownHeap-jdk17-coops.hprof');
@@ -32,27 +34,17 @@ describe('heapql mcp: progress of a query', () => {
     await client.close();
   });
 
-  async function callWithProgress(name: string, args: Record<string, unknown>) {
-    const seen: Progress[] = [];
-    const answer = await client.callTool({ name, arguments: args }, undefined, { onprogress: (p) => seen.push(p), resetTimeoutOnProgress: true });
-    expect(answer.isError, JSON.stringify(answer.content)).toBeFalsy();
-    const text = (answer.content as { type: string; text: string }[])[0]!.text;
-    return { seen, result: JSON.parse(text) as Record<string, unknown> };
-  }
-
   /** Numbers that only grow, as MCP asks, each with a message saying the stage. */
-  function expectGrowing(seen: Progress[]) {
-    const numbers = seen.map((p) => p.progress);
-    expect(numbers).toEqual([...numbers].sort((a, b) => a - b));
-    expect(new Set(numbers).size).toBe(numbers.length);
+  function expectStages(seen: Progress[]) {
+    expectGrowing(seen);
     for (const p of seen) expect(p.message).toMatch(/^(scanning objects|counting rows): \d+( of \d+)?$/);
   }
 
   it('run_oql: the scan, then the counting run behind totalRows', async () => {
-    const { seen, result } = await callWithProgress('run_oql', { query: 'SELECT o FROM INSTANCEOF java.lang.Object o', maxRows: 5 });
+    const { seen, result } = await callWithProgress(client, 'run_oql', { query: 'SELECT o FROM INSTANCEOF java.lang.Object o', maxRows: 5 });
     expect(result.truncated).toBe(true);
     expect(result.totalRows).toBeGreaterThan(5);
-    expectGrowing(seen);
+    expectStages(seen);
     const stages = seen.map((p) => p.message!.split(':')[0]);
     expect(stages).toContain('scanning objects');
     // The counting run's reports come after the scan's. (Not required: on a dump this small its
@@ -62,17 +54,17 @@ describe('heapql mcp: progress of a query', () => {
   });
 
   it('run_oql without a counting run: the scan alone', async () => {
-    const { seen, result } = await callWithProgress('run_oql', { query: 'SELECT COUNT(*) AS n FROM INSTANCEOF java.lang.Object o WHERE o.@usedHeapSize > 16' });
+    const { seen, result } = await callWithProgress(client, 'run_oql', { query: 'SELECT COUNT(*) AS n FROM INSTANCEOF java.lang.Object o WHERE o.@usedHeapSize > 16' });
     expect(result.truncated).toBe(false);
-    expectGrowing(seen);
+    expectStages(seen);
     expect(seen.map((p) => p.message!.split(':')[0])).toContain('scanning objects');
     expect(seen.map((p) => p.message!.split(':')[0])).not.toContain('counting rows');
   });
 
   it('run_named_query', async () => {
-    const { seen, result } = await callWithProgress('run_named_query', { name: 'duplicate-strings', maxRows: 2 });
+    const { seen, result } = await callWithProgress(client, 'run_named_query', { name: 'duplicate-strings', maxRows: 2 });
     expect(result.name).toBe('duplicate-strings');
-    expectGrowing(seen);
+    expectStages(seen);
     expect(seen.map((p) => p.message!.split(':')[0])).toContain('scanning objects');
   });
 });

@@ -11,6 +11,7 @@
  * the child's pid before the program starts and how it ended after everything it wrote, and
  * stays until the test has read that.
  */
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { spawn, type IPty } from '@lydell/node-pty';
 
@@ -70,6 +71,14 @@ POSIX::_exit($code);
 
 /** What the child says before the program starts: its pid. */
 const PID = /\x01pty-terminal pid (\d+)\x01/;
+/** Why the wrapper cannot run (perl with POSIX is not on PATH), or '' when it can; asked once. */
+let perlChecked: string | undefined;
+function perlError(): string {
+  const probe = spawnSync('perl', ['-MPOSIX', '-e', '1'], { encoding: 'utf8' });
+  if (probe.status === 0) return '';
+  return `the REPL terminal tests run the program under a perl wrapper, and perl with its POSIX module cannot run here (${probe.error?.message ?? probe.stderr.trim()}): install perl`;
+}
+
 /** What the wrapper says after the program ended: its exit code and the signal that ended it (0: none). */
 const END = /\x01pty-terminal end (\d+) (\d+)\x01/;
 
@@ -100,6 +109,8 @@ export class Terminal {
   /** `heapql <args>` with its history in `stateDir` (XDG_STATE_HOME). */
   constructor(args: string[], stateDir: string, options: TerminalOptions = {}) {
     const argv = options.program ? [options.program, ...args] : [process.execPath, BIN, ...args];
+    perlChecked ??= perlError();
+    if (perlChecked) throw new Error(perlChecked);
     this.wrapper = spawn('perl', ['-e', WRAPPER, '--', ...argv], {
       cols: options.cols ?? 160,
       rows: 50,

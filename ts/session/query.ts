@@ -31,7 +31,9 @@ export interface QueryOptions {
   signal?: AbortSignal;
   /**
    * Told the objects scanned so far (phase `query`; the total grows as the query's scans start),
-   * by `query()` and the streams alike; never after the call or the stream has ended.
+   * by `query()` and the streams alike; never after the call or the stream has ended. A
+   * reachable-only query before the full analysis first finds the reachable objects, once per
+   * heap (phase `reachability`: objects of the graph built, then the walk).
    */
   onProgress?: (event: ProgressEvent) => void;
   /** A parsed `-- @viz` directive to carry in the result (a leading directive line is also read). */
