@@ -30,13 +30,29 @@ const common = {
 } as const;
 
 
-const statusCommand = defineCommand({
-  meta: { name: 'status', description: 'server, permissions and AI state: device status [--url <u>]' },
-  args: common,
-  async run({ args, rawArgs }) {
-    checkOptions(rawArgs, 'device status', common, 0);
-    const s = await client(args).status();
-    if (args.json) return printJson(s);
+/**
+ * A command that takes only the common options: asks the phone one thing (`ask`) and shows the
+ * reply (`show`), or with `--json` prints it as sent (`fallback`, or the reply, re-encoded
+ * where there is no such text).
+ */
+function askCommand<T>(name: string, description: string, ask: (c: DeviceClient) => Promise<T>, show: (reply: T) => void, fallback?: (reply: T) => unknown) {
+  return defineCommand({
+    meta: { name, description },
+    args: common,
+    async run({ args, rawArgs }) {
+      checkOptions(rawArgs, `device ${name}`, common, 0);
+      const reply = await ask(client(args));
+      if (args.json) return printJson(reply, fallback ? fallback(reply) : reply);
+      show(reply);
+    },
+  });
+}
+
+const statusCommand = askCommand(
+  'status',
+  'server, permissions and AI state: device status [--url <u>]',
+  (c) => c.status(),
+  (s) => {
     const ai = s.ai ?? {};
     const yes = (v: unknown) => (v ? 'yes' : 'no');
     print(
@@ -52,28 +68,24 @@ const statusCommand = defineCommand({
       ].join('\n'),
     );
   },
-});
+);
 
-const helpCommand = defineCommand({
-  meta: { name: 'help', description: "the server's own endpoint list: device help [--url <u>]" },
-  args: common,
-  async run({ args, rawArgs }) {
-    checkOptions(rawArgs, 'device help', common, 0);
-    const h = await client(args).help();
-    if (args.json) return printJson(h);
+const helpCommand = askCommand(
+  'help',
+  "the server's own endpoint list: device help [--url <u>]",
+  (c) => c.help(),
+  (h) => {
     const endpoints = Object.entries(h.endpoints ?? {});
     const width = Math.max(0, ...endpoints.map(([k]) => k.length));
     print([`${h.server ?? 'device service'} ${h.version ?? ''}`.trim(), ...endpoints.map(([k, v]) => `  ${k.padEnd(width)}  ${v?.description ?? ''}`)].join('\n'));
   },
-});
+);
 
-const modelsCommand = defineCommand({
-  meta: { name: 'models', description: 'the five models and which are on the phone: device models [--url <u>]' },
-  args: common,
-  async run({ args, rawArgs }) {
-    checkOptions(rawArgs, 'device models', common, 0);
-    const models = await client(args).models();
-    if (args.json) return printJson(models, { models });
+const modelsCommand = askCommand(
+  'models',
+  'the five models and which are on the phone: device models [--url <u>]',
+  (c) => c.models(),
+  (models) => {
     const rows = models.map((m) => [
       m.name,
       m.displayName,
@@ -83,22 +95,21 @@ const modelsCommand = defineCommand({
     ]);
     print(table(rows));
   },
-});
+  (models) => ({ models }),
+);
 
-const orientationCommand = defineCommand({
-  meta: { name: 'orientation', description: 'compass azimuth, pitch and roll in degrees: device orientation [--url <u>]' },
-  args: common,
-  async run({ args, rawArgs }) {
-    checkOptions(rawArgs, 'device orientation', common, 0);
-    const o = await client(args).orientation();
-    if (args.json) return printJson(o);
+const orientationCommand = askCommand(
+  'orientation',
+  'compass azimuth, pitch and roll in degrees: device orientation [--url <u>]',
+  (c) => c.orientation(),
+  (o) => {
     print(`azimuth ${o.azimuth}°  pitch ${o.pitch}°  roll ${o.roll}°${o.accuracy ? `  accuracy ${o.accuracy}` : ''}`);
     // The app answers zeros and UNKNOWN until the phone's sensors have reported.
     if (o.accuracy === 'UNKNOWN' && o.azimuth === 0 && o.pitch === 0 && o.roll === 0) {
       notice("note: no sensor reading yet (all zeros, accuracy UNKNOWN): the phone's compass has not reported; try again in a moment");
     }
   },
-});
+);
 
 const textArgs = {
   prompt: { type: 'positional', required: true, valueHint: 'prompt', description: 'the prompt' },
@@ -288,13 +299,11 @@ const deleteCommand = defineCommand({
   },
 });
 
-const locationCommand = defineCommand({
-  meta: { name: 'location', description: "the phone's GPS position: device location [--url <u>] (the current app build always answers 403)" },
-  args: common,
-  async run({ args, rawArgs }) {
-    checkOptions(rawArgs, 'device location', common, 0);
-    const l = await client(args).location();
-    if (args.json) return printJson(l);
+const locationCommand = askCommand(
+  'location',
+  "the phone's GPS position: device location [--url <u>] (the current app build always answers 403)",
+  (c) => c.location(),
+  (l) => {
     const extra = [
       l.altitude !== undefined ? `altitude ${l.altitude} m` : undefined,
       l.accuracy !== undefined ? `accuracy ${l.accuracy} m` : undefined,
@@ -303,15 +312,13 @@ const locationCommand = defineCommand({
     ].filter((v) => v !== undefined);
     print(`latitude ${l.latitude}  longitude ${l.longitude}${extra.length > 0 ? `  (${extra.join(', ')})` : ''}`);
   },
-});
+);
 
-const diagnosticsCommand = defineCommand({
-  meta: { name: 'diagnostics', description: "the app's model storage and permission diagnostics: device diagnostics [--url <u>]" },
-  args: common,
-  async run({ args, rawArgs }) {
-    checkOptions(rawArgs, 'device diagnostics', common, 0);
-    const d = await client(args).diagnostics();
-    if (args.json) return printJson(d);
+const diagnosticsCommand = askCommand(
+  'diagnostics',
+  "the app's model storage and permission diagnostics: device diagnostics [--url <u>]",
+  (c) => c.diagnostics(),
+  (d) => {
     const s = d.summary;
     const yes = (v: unknown) => (v === undefined ? '?' : v ? 'yes' : 'no');
     print(
@@ -319,34 +326,30 @@ const diagnosticsCommand = defineCommand({
         `${s.availableModels ?? '?'} of ${s.totalModels ?? '?'} models found${s.androidVersion !== undefined ? `, Android API ${s.androidVersion}` : ''}`,
     );
   },
-});
+);
 
-const healthCommand = defineCommand({
-  meta: { name: 'health', description: 'whether the app answers, and its services: device health [--url <u>]' },
-  args: common,
-  async run({ args, rawArgs }) {
-    checkOptions(rawArgs, 'device health', common, 0);
-    const h = await client(args).health();
-    if (args.json) return printJson(h);
+const healthCommand = askCommand(
+  'health',
+  'whether the app answers, and its services: device health [--url <u>]',
+  (c) => c.health(),
+  (h) => {
     const services = Object.entries(h.services ?? {}).map(([k, v]) => `${k} ${v}`);
     print(`${h.status}${services.length > 0 ? `: ${services.join(', ')}` : ''}`);
   },
-});
+);
 
-const capabilitiesCommand = defineCommand({
-  meta: { name: 'capabilities', description: 'which features the app offers now (its permissions decide): device capabilities [--url <u>]' },
-  args: common,
-  async run({ args, rawArgs }) {
-    checkOptions(rawArgs, 'device capabilities', common, 0);
-    const c = await client(args).capabilities();
-    if (args.json) return printJson(c);
+const capabilitiesCommand = askCommand(
+  'capabilities',
+  'which features the app offers now (its permissions decide): device capabilities [--url <u>]',
+  (c) => c.capabilities(),
+  (c) => {
     print(
       table(
         Object.entries(c.capabilities).map(([name, f]) => [name, f.available === false ? 'unavailable' : 'available', (f.endpoints ?? []).join(' '), f.available === false ? (f.description ?? '') : '']),
       ),
     );
   },
-});
+);
 
 const modelArg = { model: { type: 'positional', required: true, valueHint: 'model', description: 'model id or display name' }, ...common } as const;
 
@@ -362,28 +365,24 @@ const modelStatusCommand = defineCommand({
   },
 });
 
-const loadingCommand = defineCommand({
-  meta: { name: 'loading', description: 'whether the app is loading a model (it allows 60 s): device loading [--url <u>]' },
-  args: common,
-  async run({ args, rawArgs }) {
-    checkOptions(rawArgs, 'device loading', common, 0);
-    const l = await client(args).loadingStatus();
-    if (args.json) return printJson(l);
+const loadingCommand = askCommand(
+  'loading',
+  'whether the app is loading a model (it allows 60 s): device loading [--url <u>]',
+  (c) => c.loadingStatus(),
+  (l) => {
     print(
       l.isLoading
         ? `loading ${l.modelName ?? 'a model'}: ${l.progressPercentage ?? '?'}%${l.elapsedTime !== undefined ? `, ${(l.elapsedTime / 1000).toFixed(1)} s of ${((l.timeoutTime ?? 60_000) / 1000).toFixed(0)} s` : ''}`
         : 'no model is loading',
     );
   },
-});
+);
 
-const storageCommand = defineCommand({
-  meta: { name: 'storage', description: "the app's records of model files: device storage [--url <u>]" },
-  args: common,
-  async run({ args, rawArgs }) {
-    checkOptions(rawArgs, 'device storage', common, 0);
-    const st = await client(args).modelStorage();
-    if (args.json) return printJson(st);
+const storageCommand = askCommand(
+  'storage',
+  "the app's records of model files: device storage [--url <u>]",
+  (c) => c.modelStorage(),
+  (st) => {
     print(
       [
         `${st.downloadedModels ?? '?'} of ${st.totalModels} models downloaded${st.formattedTotalSize ? ` (${st.formattedTotalSize})` : ''}, ${st.loadedModels ?? '?'} loaded`,
@@ -391,18 +390,16 @@ const storageCommand = defineCommand({
       ].join('\n'),
     );
   },
-});
+);
 
-const cleanupCommand = defineCommand({
-  meta: { name: 'cleanup', description: "drop the app's records of model files no longer on the phone: device cleanup [--url <u>]" },
-  args: common,
-  async run({ args, rawArgs }) {
-    checkOptions(rawArgs, 'device cleanup', common, 0);
-    const c = await client(args).cleanupModels();
-    if (args.json) return printJson(c);
+const cleanupCommand = askCommand(
+  'cleanup',
+  "drop the app's records of model files no longer on the phone: device cleanup [--url <u>]",
+  (c) => c.cleanupModels(),
+  (c) => {
     print(`dropped the records of ${c.cleanedModels} deleted model file${c.cleanedModels === 1 ? '' : 's'}`);
   },
-});
+);
 
 const uploadArgs = {
   model: { type: 'positional', required: true, valueHint: 'model', description: 'model id or display name (any, gated ones too)' },
