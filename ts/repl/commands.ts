@@ -6,7 +6,7 @@
  */
 import { HeapqlError } from '../errors.js';
 import { KEYWORDS } from '../oql/lexer.js';
-import { formatOqlError, isOqlError, type LinePlace, type OqlError, type TextPlace } from '../oql/errors.js';
+import { formatOqlError, isOqlError, type OqlError, type TextPlace } from '../oql/errors.js';
 import { AGGREGATE_NAMES, ATTRIBUTE_NAMES, FUNCTION_NAMES, explain, METHOD_ALIASES, plan, planToJson } from '../plan/index.js';
 import { fileText, formatTable, labelText, rowsFooter, type FileFormat } from '../query/format.js';
 import { findNamedQuery, NAMED_QUERIES, suggestNamedQueries } from '../query/named.js';
@@ -15,6 +15,7 @@ import { extractViz, vizWarning } from '../query/viz.js';
 import { closest, noClassMessage } from '../session/no-class.js';
 import { terminalText } from '../terminal-text.js';
 import type { ProgressEvent } from '../session/types.js';
+import type { StoredQuery } from '../report/config.js';
 import type { ReplBackend, ReplIO } from './backend.js';
 import { ReplError, SaveInterrupted } from './errors.js';
 import { BLOCK_ROWS, type BlockWrite, writeLongTable } from './long-table.js';
@@ -65,18 +66,6 @@ export interface QueryOrigin extends TextPlace {
   vizSource?: string;
 }
 
-/** A named `[[query]]` entry of the config file (`.heapql.toml`): `!run <name>` runs it. */
-export interface StoredQuery {
-  name: string;
-  oql: string;
-  /** `file:line` of the entry. */
-  source: string;
-  /** The config file; an OQL error names its line and column (`lines`, where each line of `oql` was written). */
-  file: string;
-  lines?: readonly LinePlace[];
-  /** `file:line` of its `-- @viz` line, which a warning about the directive names. */
-  vizSource?: string;
-}
 
 export function initialState(stored: StoredQuery[] = []): ReplState {
   return { result: null, undo: [], lastQuery: null, lastOrigin: null, cursor: 0, limit: 50, queries: 0, open: null, stored };

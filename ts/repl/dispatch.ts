@@ -5,7 +5,8 @@
  */
 import { HeapqlError } from '../errors.js';
 import type { ReplBackend, ReplIO } from './backend.js';
-import { initialState, runCommand, runQuery, type ReplState, type StatementSource, type StoredQuery } from './commands.js';
+import { initialState, runCommand, runQuery, type ReplState, type StatementSource } from './commands.js';
+import type { StoredQuery } from '../report/config.js';
 import { ReplError } from './errors.js';
 import { isCommand, stripTerminator } from './statement.js';
 

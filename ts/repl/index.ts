@@ -5,7 +5,8 @@
  * from here.
  */
 export type { ReplBackend, ReplIO } from './backend.js';
-export { COMMANDS, COMMAND_NAMES, closest, findCommand, initialState, show, type Command, type ReplContext, type ReplState, type StatementSource, type StoredQuery } from './commands.js';
+export { COMMANDS, COMMAND_NAMES, closest, findCommand, initialState, show, type Command, type ReplContext, type ReplState, type StatementSource } from './commands.js';
+export type { StoredQuery } from '../report/config.js';
 export { Repl } from './dispatch.js';
 export { ReplError } from './errors.js';
 export { complete, classInScope, type Completion, type CompletionSource } from './complete.js';

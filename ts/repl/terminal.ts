@@ -25,7 +25,7 @@ import type { ReplIO } from './backend.js';
 import { outputClosed, writeBlock } from './block-writer.js';
 import { complete, ESCAPED_COMPLETION_NOTE, insertablePrefix, moreCompletionsNote, type CompletionSource } from './complete.js';
 import { Repl } from './dispatch.js';
-import type { StoredQuery } from './commands.js';
+import type { StoredQuery } from '../report/config.js';
 import { errorLines } from './errors.js';
 import { saveBlocks } from './file-save.js';
 import { appendHistory, enableHistorySearch, HISTORY_CAP, historyByStatement, historyPath, loadHistory, statementEntry } from './history.js';

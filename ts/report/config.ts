@@ -28,6 +28,9 @@ export interface ConfigQuery extends TextPlace {
   vizSource?: string;
 }
 
+/** A named entry: the REPLs' `!run <name>` runs it (the terminal's and the browser's, through the server). */
+export type StoredQuery = ConfigQuery & { name: string };
+
 export interface CollectionConfig {
   path: string;
   queries: ConfigQuery[];

@@ -1,5 +1,5 @@
 /** What every route module gets: the session and the server's options. */
-import type { LinePlace } from '../oql/errors.js';
+import type { StoredQuery } from '../report/config.js';
 import type { HeapSession } from '../session/index.js';
 import { dumpIdentity, type DumpIdentity } from './dump-identity.js';
 import { STALL_MS } from './held-scans.js';
@@ -25,18 +25,6 @@ export interface ServerOptions {
   stallMs?: number;
 }
 
-/** A named `[[query]]` entry of the config file (`.heapql.toml`). */
-export interface StoredQuery {
-  name: string;
-  oql: string;
-  /** `file:line` of the entry. */
-  source: string;
-  /** The config file, and where each line of `oql` was written in it: the browser REPL's OQL errors name the file's line and column. */
-  file: string;
-  lines?: readonly LinePlace[];
-  /** `file:line` of its `-- @viz` line, when it has one (the browser REPL's warnings name it). */
-  vizSource?: string;
-}
 
 export interface ServerContext {
   session: HeapSession;

@@ -18,7 +18,7 @@
 import { OqlNameError } from '../oql/errors.js';
 import { plan } from '../plan/index.js';
 import type { ReplBackend } from '../repl/backend.js';
-import type { StoredQuery } from '../repl/commands.js';
+import type { StoredQuery } from '../report/config.js';
 import { ReplError } from '../repl/errors.js';
 import { restoreNonFinite } from '../query/json.js';
 import type { QueryResult, VizSpec } from '../query/schema.js';
