@@ -136,10 +136,11 @@ const NOT_CONTENDED: Contended = Contended { class: false, groups: &[] };
 const CONTENDED_CLASS: Contended = Contended { class: true, groups: &[] };
 const CONTENDED_PAD: u32 = 128;
 
-/// From the JDK's sources (17 and 25, checked against `jcmd GC.class_histogram` in
+/// From the JDK's sources (11, 17 and 25, checked against `jcmd GC.class_histogram` in
 /// fixtures/dumps/layout); where the annotations moved between versions, the fields the dump
-/// declares tell which form it is. JDK 18–24 get the form their fields match (17's or 25's);
-/// the fork-join classes of JDK 9–16, whose sources were not checked, get no padding.
+/// declares tell which form it is. JDK 18–24 get the form their fields match (17's or 25's),
+/// JDK 9–16 JDK 11's; JDK 8's fork-join pool is padded whole, as its source says (no JDK 8
+/// dump checked).
 fn contended(name: &str, jdk: u32, declares: impl Fn(&str) -> bool) -> Contended {
     match name {
         "java.lang.Thread" if (8..19).contains(&jdk) => {
@@ -151,12 +152,15 @@ fn contended(name: &str, jdk: u32, declares: impl Fn(&str) -> bool) -> Contended
         "java.util.concurrent.Exchanger$Node" if declares("bound") => CONTENDED_CLASS,
         "java.util.concurrent.Exchanger$Slot" => CONTENDED_CLASS,
         "java.util.concurrent.SubmissionPublisher$BufferedSubscription" => Contended { class: true, groups: &[&["demand", "waiting"]] },
-        // JDK 17 has no `parallelism` field (it is packed into `mode`); JDK 25 keeps it beside `ctl`.
-        "java.util.concurrent.ForkJoinPool" if jdk >= 17 => Contended { class: false, groups: &[&["ctl", "parallelism"]] },
+        // JDK 11 and 17 have no `parallelism` field (it is packed into `mode`); JDK 25 keeps it
+        // beside `ctl`.
+        "java.util.concurrent.ForkJoinPool" if jdk >= 9 => Contended { class: false, groups: &[&["ctl", "parallelism"]] },
+        "java.util.concurrent.ForkJoinPool" if jdk == 8 => CONTENDED_CLASS,
         "java.util.concurrent.ForkJoinPool$WorkQueue" if declares("parking") => {
             Contended { class: false, groups: &[&["top", "phase", "stackPred", "source", "nsteals", "parking"]] }
         }
         "java.util.concurrent.ForkJoinPool$WorkQueue" if jdk >= 17 => Contended { class: false, groups: &[&["top", "source", "nsteals"]] },
+        "java.util.concurrent.ForkJoinPool$WorkQueue" if jdk >= 8 => CONTENDED_CLASS,
         _ => NOT_CONTENDED,
     }
 }
@@ -259,11 +263,22 @@ pub fn instance_sizes(classes: &[LayoutClass<'_>], m: &Model, jdk: u32) -> Vec<u
             let regular: Vec<LField> = fields.iter().copied().filter(|f| f.2 == 0).collect();
             let groups = groups_of(&fields);
             let mut end = old_layout(if whole { start + CONTENDED_PAD } else { start }, &regular, m, oops_first);
-            for &g in &groups {
-                let group: Vec<LField> = fields.iter().copied().filter(|f| f.2 == g).collect();
-                end = old_layout(end + CONTENDED_PAD, &group, m, false);
+            // The contended fields after one padding, each group's in declaration order at
+            // their natural alignment (no field fills a gap) and a padding after each group;
+            // a contended class's own padding comes last. A subclass starts right after that
+            // (a `Thread` subclass's first field at 368 on JDK 11, not where a gap-filling
+            // layout of the group would end). The dumps of these JDKs list a class's fields
+            // last declared first (JDK 11 and 17 do; JDK 25 in declaration order).
+            if !groups.is_empty() {
+                end += CONTENDED_PAD;
+                for &g in &groups {
+                    for &(size, is_ref, _) in fields.iter().rev().filter(|f| f.2 == g) {
+                        end = align_up(end as u64, if is_ref { m.ref_size } else { size } as u64) as u32 + size;
+                    }
+                    end += CONTENDED_PAD;
+                }
             }
-            if whole || !groups.is_empty() {
+            if whole {
                 end += CONTENDED_PAD;
             }
             ends[c] = end;
@@ -308,7 +323,12 @@ fn old_layout(start: u32, fields: &[LField], m: &Model, oops_first: bool) -> u32
         p += oops * m.ref_size;
         oops = 0;
     }
-    if count[8] > 0 {
+    // The classes whose references come first are not compacted either: nothing fills the gap
+    // before their longs (JDK 11's `ClassLoader`: `defaultAssertionStatus` after the injected
+    // `loader_data`, not before it; its app class loader is 120 bytes, not 112).
+    if count[8] > 0 && oops_first {
+        p = align_up(p as u64, 8) as u32 + count[8] * 8;
+    } else if count[8] > 0 {
         let aligned = align_up(p as u64, 8) as u32;
         let mut gap = aligned - p;
         if gap >= 4 && count[4] > 0 {

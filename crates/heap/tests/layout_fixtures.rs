@@ -26,7 +26,17 @@ fn must_compare(name: &str) -> &'static [&'static str] {
         "java.lang.VirtualThread",
         "jdk.internal.vm.StackChunk",
     ];
-    if name.contains("jdk17") {
+    // JDK 11 (a jlinked Temurin runtime: make-fixtures.sh's JDK11) stands for 9–16.
+    const JDK11: &[&str] = &[
+        "java.lang.Thread",
+        "java.util.concurrent.ForkJoinPool",
+        "java.util.concurrent.ForkJoinPool$WorkQueue",
+        "java.util.concurrent.SubmissionPublisher$BufferedSubscription",
+        "java.util.concurrent.Exchanger$Node",
+    ];
+    if name.contains("jdk11") {
+        JDK11
+    } else if name.contains("jdk17") {
         JDK17
     } else {
         JDK25
