@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { IPty } from '@lydell/node-pty';
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { benchDump1g, heapqlLine, ptysKilledAfterEach, runInTerminal } from './pty-harness.js';
+import { benchDump1g, heapqlCommand, ptysKilledAfterEach, runInTerminal, type TerminalRun } from './pty-harness.js';
 
 const root = path.resolve(__dirname, '../..');
 const known = path.join(root, 'fixtures/dumps/KnownHeap-jdk17-coops.hprof');
@@ -26,16 +26,17 @@ const { big, haveBig } = benchDump1g('the Ctrl-C-while-writing-the-cache test');
 const tmp = mkdtempSync(path.join(tmpdir(), 'heapql-phases-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-const open = ptysKilledAfterEach();
+ptysKilledAfterEach();
 
 /**
- * Runs heapql in a terminal to its end (as its shell says it: runInTerminal, which does not lose
- * the last output to node-pty's exit event on a loaded machine); what it drew and its exit code.
+ * Runs heapql in a terminal to its end (as the terminal's wrapper says it: runInTerminal, which
+ * does not lose the last output to node-pty's exit event on a loaded machine); what it drew, its
+ * exit code and the signal that ended it, if one did.
  */
-async function inTerminal(args: string[], onData?: (raw: string, pty: IPty) => void): Promise<{ raw: string; exitCode: number }> {
+async function inTerminal(args: string[], onData?: (raw: string, pty: IPty) => void): Promise<TerminalRun> {
   expect(existsSync(known), `${known} is missing: run fixtures/make-fixtures.sh`).toBe(true);
   const env = { ...process.env, CI: '', NO_COLOR: '1', HEAPQL_DEBUG: '', HEAPQL_PROGRESS_AFTER_MS: '0' } as Record<string, string>;
-  return runInTerminal(heapqlLine(args), { cols: 160, rows: 30, cwd: tmp, env }, open, onData);
+  return runInTerminal(heapqlCommand(args), { cols: 160, rows: 30, cwd: tmp, env }, onData);
 }
 
 /** Each drawing of the progress line: its label, and whether it was a bar (a percentage) or a spinner. */
@@ -60,8 +61,9 @@ describe('the progress line of `heapql <dump> <report> --query`, in a terminal',
   it('names every phase: the cache writes, the query, the rendering', async () => {
     const cache = path.join(tmp, 'cache');
     const report = path.join(tmp, 'report.html');
-    const { raw, exitCode } = await inTerminal([known, report, '--query', SCAN, '--cache-dir', cache]);
+    const { raw, exitCode, signal } = await inTerminal([known, report, '--query', SCAN, '--cache-dir', cache]);
     expect(exitCode, raw).toBe(0);
+    expect(signal, raw).toBeUndefined();
     expect(readFileSync(report, 'utf8')).toContain('<html');
     const seen = phases(raw);
     // Writing the index and the analysis to the cache: a spinner, never a bar.
@@ -81,6 +83,7 @@ describe('the progress line of `heapql <dump> <report> --query`, in a terminal',
     // From the cache: nothing is written, so no such phase; the query and the rendering still show.
     const again = await inTerminal([known, report, '--query', SCAN, '--cache-dir', cache]);
     expect(again.exitCode, again.raw).toBe(0);
+    expect(again.signal, again.raw).toBeUndefined();
     const cached = phases(again.raw);
     expect(cached).not.toContain('writing cache');
     // Each cache file's checksums are verified as it is opened: a bar of the bytes verified (the
@@ -95,8 +98,9 @@ describe('the progress line of `heapql <dump> <report> --query`, in a terminal',
   });
 
   it('a --reachable-only query before the full analysis first names the search for the reachable objects', async () => {
-    const { raw, exitCode } = await inTerminal(['query', known, '--reachable-only', '--no-cache', '--query', SCAN]);
+    const { raw, exitCode, signal } = await inTerminal(['query', known, '--reachable-only', '--no-cache', '--query', SCAN]);
     expect(exitCode, raw).toBe(0);
+    expect(signal, raw).toBeUndefined();
     const seen = phases(raw);
     expect(seen, JSON.stringify(raw)).toContain('reachability q1');
     expect(seen.indexOf('reachability q1')).toBeLessThan(seen.indexOf('query q1'));
@@ -107,7 +111,7 @@ describe('the progress line of `heapql <dump> <report> --query`, in a terminal',
   it.skipIf(!haveBig)('Ctrl-C while the index cache is written stops the writing: exit 130, nothing cached, nothing left behind', async () => {
     const cache = path.join(tmp, 'big-cache');
     let sent = false;
-    const { raw, exitCode } = await inTerminal(['query', big, '--query', SCAN, '--cache-dir', cache], (drawn, pty) => {
+    const { raw, exitCode, signal } = await inTerminal(['query', big, '--query', SCAN, '--cache-dir', cache], (drawn, pty) => {
       if (!sent && drawn.includes('writing cache')) {
         sent = true;
         pty.write('\x03');
@@ -115,6 +119,7 @@ describe('the progress line of `heapql <dump> <report> --query`, in a terminal',
     });
     expect(sent, JSON.stringify(raw.slice(-400))).toBe(true);
     expect(exitCode, raw.slice(-400)).toBe(130);
+    expect(signal, raw.slice(-400)).toBeUndefined();
     expect(raw).toContain('interrupted');
     const files = readdirSync(cache, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
     expect(files.filter((f) => f.endsWith('.hqc') || f.includes('.tmp.'))).toEqual([]);

@@ -4,10 +4,11 @@
  * each query's scan is drawn on stderr as `query <name>`, stdout carries the rows alone, a
  * stderr that is not a terminal gets no bar, rows written to the bar's own terminal come after
  * the bar was taken down (never drawn again between them), and Ctrl-C during the scan of a big
- * dump stops it (exit 130). HEAPQL_PROGRESS_AFTER_MS=0 draws the bar at once. The shell inside
- * the terminal sends stdout or stderr elsewhere (`>`, `|`, `2>`); what the terminal showed is read
- * to the command line's end as its shell says it (runInTerminal), not to node-pty's exit event,
- * after which the last rows could be missing on a loaded machine.
+ * dump stops it (exit 130). HEAPQL_PROGRESS_AFTER_MS=0 draws the bar at once. A bash line in
+ * the terminal sends stdout or stderr elsewhere (`>`, `|`, `2>`), execing heapql where it is one
+ * command, so that the end told is heapql's own: what the terminal showed is read to the end the
+ * terminal's wrapper says after it, with the exit code or the signal (runInTerminal), not to
+ * node-pty's exit event, after which the last rows could be missing on a loaded machine.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -16,7 +17,7 @@ import path from 'node:path';
 import { spawn, type IPty } from '@lydell/node-pty';
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { benchDump1g, heapqlLine, ptysKilledAfterEach, runInTerminal, shellWord } from './pty-harness.js';
+import { bashLine, benchDump1g, heapqlLine, ptysKilledAfterEach, runInTerminal, shellWord, type TerminalRun } from './pty-harness.js';
 
 const root = path.resolve(__dirname, '../..');
 const bin = path.join(root, 'bin/heapql.js');
@@ -37,11 +38,14 @@ const open = ptysKilledAfterEach();
 const sh = shellWord;
 const heapql = heapqlLine;
 
-/** Runs a shell command line in a terminal to its end: what the terminal showed and the exit code. */
-async function inTerminal(line: string, onData?: (raw: string, pty: IPty) => void): Promise<{ raw: string; exitCode: number }> {
+/**
+ * Runs a bash command line in a terminal to its end: what the terminal showed, the exit code and
+ * the signal (heapql's own where the line execs it, bash's for a pipeline).
+ */
+async function inTerminal(line: string, onData?: (raw: string, pty: IPty) => void): Promise<TerminalRun> {
   expect(existsSync(known), `${known} is missing: run fixtures/make-fixtures.sh`).toBe(true);
   const env = { ...process.env, CI: '', NO_COLOR: '1', HEAPQL_DEBUG: '', HEAPQL_PROGRESS_AFTER_MS: '0' } as Record<string, string>;
-  return runInTerminal(line, { cols: 160, rows: 30, cwd: tmp, env }, open, onData);
+  return runInTerminal(bashLine(line), { cols: 160, rows: 30, cwd: tmp, env }, onData);
 }
 
 /** Each drawing of the progress line (as progress-phases.test.ts reads them): where, its label, its percentage. */
@@ -72,8 +76,9 @@ describe('heapql query: the streamed scan on the progress bar', () => {
 
   it('stdout to a file: the scan is drawn on stderr as `query q1`, the file holds the rows alone', async () => {
     const out = path.join(tmp, 'file.csv');
-    const { raw, exitCode } = await inTerminal(`${heapql(args)} > ${sh(out)}`);
+    const { raw, exitCode, signal } = await inTerminal(`exec ${heapql(args)} > ${sh(out)}`);
     expect(exitCode, raw).toBe(0);
+    expect(signal, raw).toBeUndefined();
     expect(labels(raw), JSON.stringify(raw.slice(0, 2000))).toContain('query q1');
     expect(drawings(raw).some((d) => d.label === 'query q1' && d.percent !== null)).toBe(true);
     // Opening came first; the bar was taken down at the end (the line cleared, the cursor shown).
@@ -87,15 +92,18 @@ describe('heapql query: the streamed scan on the progress bar', () => {
 
   it('stdout into a pipe: the same, the pipe gets the rows alone; a stderr that is no terminal gets no bar at all', async () => {
     const piped = path.join(tmp, 'piped.csv');
-    const { raw, exitCode } = await inTerminal(`${heapql(args)} | cat > ${sh(piped)}`);
+    // A pipeline: the end told is bash's (pipefail), where a signal that ended heapql is an exit code of 128 + its number.
+    const { raw, exitCode, signal } = await inTerminal(`${heapql(args)} | cat > ${sh(piped)}`);
     expect(exitCode, raw).toBe(0);
+    expect(signal, raw).toBeUndefined();
     expect(labels(raw)).toContain('query q1');
     expect(readFileSync(piped, 'utf8')).toBe(rows());
 
     // stderr into a file, stdout on the terminal: no bar anywhere, the rows as they are.
     const err = path.join(tmp, 'stderr.txt');
-    const quiet = await inTerminal(`${heapql(args)} 2> ${sh(err)}`);
+    const quiet = await inTerminal(`exec ${heapql(args)} 2> ${sh(err)}`);
     expect(quiet.exitCode, quiet.raw).toBe(0);
+    expect(quiet.signal, quiet.raw).toBeUndefined();
     expect(readFileSync(err, 'utf8')).toBe('');
     expect(drawings(quiet.raw)).toEqual([]);
     expect(quiet.raw).not.toContain('\x1b[?25l');
@@ -108,8 +116,9 @@ describe('heapql query: the streamed scan on the progress bar', () => {
   // the first rows not drawing it among them. Either way nothing is drawn after the first row.
   // (That this scan is drawn at all is the tests above: stdout to a file or a pipe.)
   it('stdout on the same terminal: the bar is taken down before the first row and not drawn again among the rows', async () => {
-    const { raw, exitCode } = await inTerminal(heapql(args));
+    const { raw, exitCode, signal } = await inTerminal(`exec ${heapql(args)}`);
     expect(exitCode, raw.slice(-400)).toBe(0);
+    expect(signal, raw.slice(-400)).toBeUndefined();
     // Opening was drawn, so the terminal had a bar to take down before the rows.
     expect(labels(raw), JSON.stringify(raw.slice(0, 2000))).toContain('index');
     // CSV ends its lines with CRLF, which the terminal shows as CR CR LF.
@@ -136,8 +145,9 @@ describe('heapql query: the streamed scan on the progress bar', () => {
     const device = (elsewhere as unknown as { ptsName: string }).ptsName;
     expect(device).toMatch(/^\/dev\/pts\/\d+$/);
     const query = 'SELECT o.@objectId AS id, o.@usedHeapSize AS size FROM INSTANCEOF java.lang.Object o WHERE o.@usedHeapSize > 2000';
-    const { raw, exitCode } = await inTerminal(`${heapql(['query', big, '--no-cache', '--query', query, '--format', 'csv'])} > ${sh(device)}`);
+    const { raw, exitCode, signal } = await inTerminal(`exec ${heapql(['query', big, '--no-cache', '--query', query, '--format', 'csv'])} > ${sh(device)}`);
     expect(exitCode, raw.slice(-400)).toBe(0);
+    expect(signal, raw.slice(-400)).toBeUndefined();
     const scan = drawings(raw).filter((d) => d.label === 'query q1');
     // Drawn to its end (the last redraw may come just short of 100 %), not taken down at the first rows.
     expect(Math.max(...scan.map((d) => d.percent ?? 0)), JSON.stringify(scan)).toBeGreaterThanOrEqual(90);
@@ -157,7 +167,7 @@ describe('heapql query: the streamed scan on the progress bar', () => {
     const out = path.join(tmp, 'big.csv');
     const query = 'SELECT s FROM java.lang.String s WHERE s.@length > 100000';
     let sent = false;
-    const { raw, exitCode } = await inTerminal(`${heapql(['query', big, '--no-cache', '--query', query, '--format', 'csv'])} > ${sh(out)}`, (drawn, pty) => {
+    const { raw, exitCode, signal } = await inTerminal(`exec ${heapql(['query', big, '--no-cache', '--query', query, '--format', 'csv'])} > ${sh(out)}`, (drawn, pty) => {
       if (!sent && drawings(drawn).some((d) => d.label === 'query q1')) {
         sent = true;
         pty.write('\x03');
@@ -165,6 +175,7 @@ describe('heapql query: the streamed scan on the progress bar', () => {
     });
     expect(sent, JSON.stringify(raw.slice(-600))).toBe(true);
     expect(exitCode, JSON.stringify(raw.slice(-600))).toBe(130);
+    expect(signal, JSON.stringify(raw.slice(-600))).toBeUndefined();
     expect(raw).toContain('interrupted: stopping…');
     expect(raw).toContain('error: interrupted; nothing was written');
     // The scan did not run to its end: no drawing of it reached 100 %.
@@ -180,8 +191,9 @@ describe('the other commands that run queries', () => {
   it('heapql analyze --query: after the analysis, the streamed scan as `query q1`; stdout holds the rows alone', async () => {
     const args = ['analyze', known, '--no-cache', '--query', ROWS, '--format', 'csv'];
     const out = path.join(tmp, 'analyze.csv');
-    const { raw, exitCode } = await inTerminal(`${heapql(args)} > ${sh(out)}`);
+    const { raw, exitCode, signal } = await inTerminal(`exec ${heapql(args)} > ${sh(out)}`);
     expect(exitCode, raw).toBe(0);
+    expect(signal, raw).toBeUndefined();
     const seen = labels(raw);
     expect(seen, JSON.stringify(raw.slice(0, 2000))).toContain('query q1');
     expect(seen).toContain('graph');
@@ -193,8 +205,9 @@ describe('the other commands that run queries', () => {
   // duplicated strings (the baseline), the reachable int[]s (both).
   it("heapql diff: the dumps' own queries after their sections are drawn (`query top-level`, `query strings`, `query int[]`)", async () => {
     const out = path.join(tmp, 'diff.md');
-    const { raw, exitCode } = await inTerminal(`${heapql(['diff', other, known, '--no-cache'])} > ${sh(out)}`);
+    const { raw, exitCode, signal } = await inTerminal(`exec ${heapql(['diff', other, known, '--no-cache'])} > ${sh(out)}`);
     expect(exitCode, raw.slice(-600)).toBe(0);
+    expect(signal, raw.slice(-600)).toBeUndefined();
     const seen = labels(raw);
     expect(seen, JSON.stringify(seen)).toContain('query top-level');
     expect(seen).toContain('query strings');

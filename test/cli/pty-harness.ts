@@ -1,13 +1,19 @@
-/** What the CLI's pseudo-terminal tests share: their terminals' clean-up, a shell line run to its end, and the 1 GB dump. */
+/** What the CLI's pseudo-terminal tests share: their terminals' clean-up, a program run to its end in one, and the 1 GB dump. */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { spawn, type IPty } from '@lydell/node-pty';
+import type { IPty } from '@lydell/node-pty';
 import { afterEach } from 'vitest';
 
-/** A list to put each opened terminal in: killed after every test (a failed test may leave its child running). */
+import { closeTerminals, Terminal } from '../repl/pty-terminal.js';
+
+/**
+ * Kills, after every test, the terminals `runInTerminal` opened (closeTerminals) and those put in
+ * the list returned (node-pty's own, opened by the test): a failed test may leave its child running.
+ */
 export function ptysKilledAfterEach(): IPty[] {
   const open: IPty[] = [];
   afterEach(() => {
+    closeTerminals();
     for (const p of open.splice(0)) {
       try {
         p.kill('SIGKILL');
@@ -36,62 +42,57 @@ export function shellWord(word: string): string {
   return `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
-/** The command line that runs the checkout's CLI (`node bin/heapql.js …`) with `args`. */
-export function heapqlLine(args: string[]): string {
-  return [process.execPath, path.resolve(__dirname, '../../bin/heapql.js'), ...args].map(shellWord).join(' ');
+/** The checkout's CLI (`node bin/heapql.js …`) with `args`, as a program and its arguments. */
+export function heapqlCommand(args: string[]): string[] {
+  return [process.execPath, path.resolve(__dirname, '../../bin/heapql.js'), ...args];
 }
 
-/** What the shell prints after the command line ended, with its exit status: `\x01pty-harness exit 130\x01`. */
-const END = /\x01pty-harness exit (\d+)\x01/;
+/** The command line that runs the checkout's CLI (`node bin/heapql.js …`) with `args`. */
+export function heapqlLine(args: string[]): string {
+  return heapqlCommand(args).map(shellWord).join(' ');
+}
 
 export interface TerminalRun {
-  /** Everything the terminal showed while the command line ran, to its end. */
+  /** Everything the program wrote to the terminal, to its end. */
   raw: string;
-  /** The command line's exit status (a pipeline's: its last failing command's, `pipefail`). */
+  /** The program's exit code (0 when a signal ended it). */
   exitCode: number;
+  /** The signal that ended the program, if one did. */
+  signal: number | undefined;
 }
 
 /**
- * Runs a bash command line in a new terminal (`options`: its size, directory and environment) and
- * returns what the terminal showed to the line's end and its exit status. Not node-pty's exit
- * event: node-pty reports the exit of the process it started at most 200 ms after it, taking the
- * terminal down then, and drops what the test process had not read yet — on a loaded machine the
- * last rows, which a test then found missing. Here the shell outlives the command line: it says
- * the line ended (its status after everything the line wrote, in the terminal's order) and waits
- * for a line of input; the test reads up to that, then lets the shell end. Bash, not sh: a Ctrl-C
- * written to the terminal reaches the command line and the shell both (one process group); bash
- * waits for the command (which may handle it, as heapql does: exit 130), where dash would die.
- * `onData` sees the terminal's output so far as it comes (for input written during the run).
+ * A bash command line (`set -o pipefail`) as a program and its arguments, for a test that sends
+ * stdout or stderr elsewhere (`>`, `|`, `2>`). The program is then bash: begin a line of one
+ * command with `exec` (`exec heapql … > file`), so that the program whose end is told is that
+ * command, not bash, which says a signal as an exit code of 128 + its number. A pipeline's end
+ * is bash's: its exit code its last failing command's, a signal that ended one of them 128 + its number.
+ */
+export function bashLine(line: string): string[] {
+  return ['/bin/bash', '-c', `set -o pipefail\n${line}`];
+}
+
+/**
+ * Runs `command` (a program and its arguments) in a new terminal (`options`: its size, directory
+ * and environment; XDG_STATE_HOME the directory too) under the REPL tests' wrapper (Terminal,
+ * test/repl/pty-terminal.ts), and returns what it wrote to its end and how it ended: its exit
+ * code, or the signal that ended it. The end is the one the wrapper writes after everything the
+ * program wrote, not node-pty's exit event, which comes up to 200 ms late and takes the terminal
+ * down then, dropping what the test had not read yet (on a loaded machine, the last rows). The
+ * program is in the terminal's foreground process group: a Ctrl-C written to the terminal reaches
+ * it (and not the wrapper). `onData` sees the output so far as it comes, until the program's end
+ * (for input written during the run). The terminal is closed by `ptysKilledAfterEach`'s clean-up
+ * (closeTerminals) if the test leaves it open.
  */
 export async function runInTerminal(
-  line: string,
+  command: string[],
   options: { cols: number; rows: number; cwd: string; env: Record<string, string> },
-  open: IPty[],
   onData?: (raw: string, pty: IPty) => void,
 ): Promise<TerminalRun> {
-  const script = `set -o pipefail\n${line}\nprintf '\\001pty-harness exit %d\\001' "$?"\nread -r _\n`;
-  const pty = spawn('/bin/bash', ['-c', script], options);
-  open.push(pty);
-  let raw = '';
-  let ended: TerminalRun | null = null;
-  const exited = new Promise<{ exitCode: number; signal?: number }>((resolve) => pty.onExit(resolve));
-  const run = await new Promise<TerminalRun>((resolve, reject) => {
-    pty.onData((d) => {
-      if (ended) return;
-      raw += d;
-      const end = END.exec(raw);
-      if (end) {
-        ended = { raw: raw.slice(0, end.index), exitCode: Number(end[1]) };
-        return resolve(ended);
-      }
-      onData?.(raw, pty);
-    });
-    // The shell gone before it said the line ended: it was killed, or bash failed to start.
-    void exited.then(({ exitCode, signal }) => {
-      if (!ended) reject(new Error(`the terminal's shell ended (exit ${exitCode}, signal ${signal ?? 0}) before the command line did; it showed: ${JSON.stringify(raw.slice(-600))}`));
-    });
-  });
-  pty.write('\n');
-  await exited;
-  return run;
+  const [program, ...args] = command;
+  if (program === undefined) throw new Error('runInTerminal: no program to run (the command is empty)');
+  const t = new Terminal(args, options.cwd, { program, cwd: options.cwd, env: options.env, cols: options.cols, rows: options.rows });
+  if (onData) t.onOutput(() => onData(t.raw, t.pty));
+  const exitCode = await t.exited;
+  return { raw: t.raw, exitCode, signal: t.signal };
 }

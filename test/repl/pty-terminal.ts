@@ -2,7 +2,10 @@
  * The REPL in a real pseudo-terminal (node-pty), for the tests that type keys and read the
  * screen: `raw` is every byte it wrote, `screen` the same without readline's cursor movements
  * and line erasing (CSI sequences) and CRs. `closeTerminals` kills those a test left open.
- * `shellTerminal` is an interactive shell in one instead (job control: Ctrl-Z and `fg`).
+ * `shellTerminal` is an interactive shell in one instead (job control: Ctrl-Z and `fg`). Every
+ * pseudo-terminal test runs the program it tests here, whatever the program (the CLI's through
+ * `runInTerminal` in test/cli/pty-harness.ts), so each says the same way how it ended: an exit
+ * code, or the signal that ended it.
  *
  * The program's end is read from the terminal, not from node-pty's exit event: node-pty reports
  * the exit of the process it started up to 200 ms late and then takes the terminal down,
@@ -22,6 +25,8 @@ export interface TerminalOptions {
   cwd?: string;
   env?: Record<string, string>;
   cols?: number;
+  /** The terminal's rows (50 unless told). */
+  rows?: number;
   /** Run this program with `args` instead of heapql (`shellTerminal`). */
   program?: string;
 }
@@ -76,7 +81,7 @@ let perlChecked: string | undefined;
 function perlError(): string {
   const probe = spawnSync('perl', ['-MPOSIX', '-e', '1'], { encoding: 'utf8' });
   if (probe.status === 0) return '';
-  return `the REPL terminal tests run the program under a perl wrapper, and perl with its POSIX module cannot run here (${probe.error?.message ?? probe.stderr.trim()}): install perl`;
+  return `the pseudo-terminal tests run their program under a perl wrapper, and perl with its POSIX module cannot run here (${probe.error?.message ?? probe.stderr.trim()}): install perl`;
 }
 
 /** What the wrapper says after the program ended: its exit code and the signal that ended it (0: none). */
@@ -92,6 +97,8 @@ export class Terminal {
   /** The program has ended: nothing more will come. */
   private gone = false;
   private waiters: (() => void)[] = [];
+  /** Told of each piece of the program's output as it comes (`onOutput`). */
+  private readonly listeners: (() => void)[] = [];
   /** The program's exit code, once it has ended (0 when a signal ended it). */
   readonly exited: Promise<number>;
   /** The signal that ended the program, if one did. */
@@ -113,7 +120,7 @@ export class Terminal {
     if (perlChecked) throw new Error(perlChecked);
     this.wrapper = spawn('perl', ['-e', WRAPPER, '--', ...argv], {
       cols: options.cols ?? 160,
-      rows: 50,
+      rows: options.rows ?? 50,
       cwd: options.cwd ?? root,
       env: { ...process.env, XDG_STATE_HOME: stateDir, HEAPQL_DEBUG: '', NO_COLOR: '1', CI: '', ...options.env } as Record<string, string>,
     });
@@ -154,12 +161,22 @@ export class Terminal {
         ended(Number(end[1]), Number(end[2]));
         // Everything is read: the wrapper can go.
         this.wrapper.kill('SIGKILL');
+      } else {
+        for (const l of this.listeners) l();
       }
     });
     // The terminal gone before the end was read (closed by the test, or the wrapper killed): the
     // wrapper ended as the program did, and node-pty says how.
     this.wrapper.onExit((e) => ended(e.exitCode, e.signal ?? 0));
     open.push(this);
+  }
+
+  /**
+   * Calls `listener` after each piece of the program's output while it runs (`raw` holds it
+   * then), for input that answers what it showed; not after its end.
+   */
+  onOutput(listener: () => void): void {
+    this.listeners.push(listener);
   }
 
   /** The program's pid (known once it has started: before anything of its shows). */
