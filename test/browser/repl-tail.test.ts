@@ -14,15 +14,15 @@
  */
 import path from 'node:path';
 
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
 import { HeapqlError } from '../../ts/errors.js';
-import { openHeap, type HeapSession } from '../../ts/index.js';
+import type { HeapSession } from '../../ts/index.js';
 import { rowLines } from '../../ts/repl/table.js';
-import { listen, type RunningServer } from '../../ts/server/listen.js';
-import { chromiumAvailable, launchChromium, watchedPage } from './chromium.js';
-import { countRowsReceived, enterStatement, replScript, tapQueryStreams } from './repl-server.js';
+import { chromiumAvailable } from './chromium.js';
+import { openReplPage, type ReplPage } from './repl-page.js';
+import { countRowsReceived, enterStatement, tapQueryStreams } from './repl-server.js';
 
 const DUMP = path.resolve(__dirname, '../../fixtures/dumps/KnownHeap-jdk17-coops.hprof');
 const QUERY = 'SELECT o.@objectId AS id, o.@usedHeapSize AS size FROM INSTANCEOF java.lang.Object o';
@@ -30,9 +30,8 @@ const SORTED = `${QUERY} ORDER BY size DESC`;
 const PAGE = 1000;
 
 describe.skipIf(!chromiumAvailable)('browser REPL: !tail, !row last and !row N far on fetch only the rows they say', () => {
-  let browser: Browser;
+  let repl: ReplPage;
   let session: HeapSession;
-  let server: RunningServer;
   let page: Page;
   let problems: string[];
   /** Rows the server's query streams handed out, since the last reset. */
@@ -45,33 +44,31 @@ describe.skipIf(!chromiumAvailable)('browser REPL: !tail, !row last and !row N f
   let held: { reached: () => void; released: Promise<void> } | null = null;
 
   beforeAll(async () => {
-    session = await openHeap(DUMP, { noCache: true });
-    tapQueryStreams(session, async (rows, options) => {
-      described += rows;
-      if (held && (options.skip ?? 0) > 0) {
-        const h = held;
-        held = null;
-        h.reached();
-        await h.released;
-      }
+    repl = await openReplPage({
+      dump: DUMP,
+      noCache: true,
+      prepare(session) {
+        tapQueryStreams(session, async (rows, options) => {
+          described += rows;
+          if (held && (options.skip ?? 0) > 0) {
+            const h = held;
+            held = null;
+            h.reached();
+            await h.released;
+          }
+        });
+      },
+      watch(page) {
+        page.on('request', (r) => {
+          const url = new URL(r.url());
+          if (r.method() === 'GET' && url.pathname.startsWith('/pages/') && !url.pathname.endsWith('/count')) asked.push(`${url.pathname.replace(/^\/pages\/[^/]+/, '/pages/<id>')}${url.search}`);
+        });
+        countRowsReceived(page, (rows) => (received += rows));
+      },
     });
-    const script = await replScript();
-    server = await listen(session, 0, { replScript: () => script });
-    browser = await launchChromium();
-    ({ page, problems } = await watchedPage(browser));
-    page.on('request', (r) => {
-      const url = new URL(r.url());
-      if (r.method() === 'GET' && url.pathname.startsWith('/pages/') && !url.pathname.endsWith('/count')) asked.push(`${url.pathname.replace(/^\/pages\/[^/]+/, '/pages/<id>')}${url.search}`);
-    });
-    countRowsReceived(page, (rows) => (received += rows));
-    await page.goto(`${server.url}/repl`);
-    await page.getByText('Connected.').waitFor();
+    ({ session, page, problems } = repl);
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    session?.close();
-  });
+  afterAll(() => repl?.close());
 
   /** Holds the server's next run from a row on: `atHold` once it waits there, `release` lets it go on. */
   const holdNextSeek = () => {
