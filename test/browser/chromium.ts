@@ -20,9 +20,23 @@ export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   });
 }
 
+/** A tab whose problems (console errors and warnings, page errors, failed requests) and requests are recorded. */
+export interface WatchedPage {
+  page: Page;
+  problems: string[];
+  requests: string[];
+}
+
+/** The viewport of watchedPage's pages. */
+export const WATCHED_VIEWPORT = { width: 1280, height: 1000 };
+
 /** A 1280×1000 page whose problems (console errors and warnings, page errors, failed requests) and requests are recorded. */
-export async function watchedPage(browser: Browser): Promise<{ page: Page; problems: string[]; requests: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+export async function watchedPage(browser: Browser): Promise<WatchedPage> {
+  return watchPage(await browser.newPage({ viewport: WATCHED_VIEWPORT }));
+}
+
+/** Records `page`'s problems (console errors and warnings, page errors, failed requests) and requests from now on. */
+export function watchPage(page: Page): WatchedPage {
   const problems: string[] = [];
   const requests: string[] = [];
   page.on('console', (m) => {

@@ -4,20 +4,17 @@
  * as a tooltip, which neither the keyboard nor a screen reader reaches. The page now says the
  * reason once in the output (an alert); an `!analyze` of its own says it itself, once.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
-import { openHeap, type HeapSession } from '../../ts/index.js';
-import { listen, type RunningServer } from '../../ts/server/listen.js';
-import { chromiumAvailable, launchChromium, watchedPage } from './chromium.js';
-import { DEMO_DUMP, enterStatement, replScript } from './repl-server.js';
+import { chromiumAvailable } from './chromium.js';
+import { openReplPage, type ReplPage } from './repl-page.js';
+import { DEMO_DUMP, enterStatement } from './repl-server.js';
 
 const REASON = /object 0x10 refers to itself 3 times/;
 
 describe.skipIf(!chromiumAvailable)('browser REPL: an analysis that fails', () => {
-  let browser: Browser;
-  let session: HeapSession;
-  let server: RunningServer;
+  let repl: ReplPage;
   let page: Page;
   let requests: string[];
   /** The failure waits for this (the page sees the analysis run first). */
@@ -29,29 +26,25 @@ describe.skipIf(!chromiumAvailable)('browser REPL: an analysis that fails', () =
   }
 
   beforeAll(async () => {
-    session = await openHeap(DEMO_DUMP, { noCache: true });
-    // The native analysis fails (as on a dump whose graph cannot be built).
-    const handle = session.handle as unknown as { analyze: (...a: unknown[]) => Promise<unknown> };
-    handle.analyze = async () => {
-      await held;
-      throw new Error('ERR_CORRUPT: object 0x10 refers to itself 3 times');
-    };
-    const script = await replScript();
-    server = await listen(session, 0, { replScript: () => script });
-    browser = await launchChromium();
-    ({ page, requests } = await watchedPage(browser));
-    await page.goto(`${server.url}/repl`);
-    await page.getByText('Connected.').waitFor();
+    repl = await openReplPage({
+      dump: DEMO_DUMP,
+      noCache: true,
+      prepare(session) {
+        // The native analysis fails (as on a dump whose graph cannot be built).
+        const handle = session.handle as unknown as { analyze: (...a: unknown[]) => Promise<unknown> };
+        handle.analyze = async () => {
+          await held;
+          throw new Error('ERR_CORRUPT: object 0x10 refers to itself 3 times');
+        };
+      },
+    });
+    ({ page, requests } = repl);
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    session?.close();
-  });
+  afterAll(() => repl?.close());
 
   test('started elsewhere: the reason is said in the output, once', async () => {
     await enterStatement(page, 'SELECT COUNT(*) FROM Demo$Session');
-    const answer = await fetch(`${server.url}/analyze`, { method: 'POST' });
+    const answer = await fetch(`${repl.server.url}/analyze`, { method: 'POST' });
     expect(await answer.json()).toEqual({ ok: true, status: 'started' });
     await expect.poll(() => page.locator('#state-text').textContent()).toBe('analysis failed');
     const alert = page.locator('#output [role=alert]');

@@ -3,14 +3,13 @@
  * the terminal's does: the server lists them in `GET /help` (`storedQueries`), `!run` alone lists
  * them with the built-in ones, `!run <name>` runs one (a name with spaces too), Tab completes it.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
-import { openHeap, type HeapSession } from '../../ts/index.js';
 import { parseCollectionConfig } from '../../ts/report/config.js';
-import { listen, type RunningServer } from '../../ts/server/listen.js';
-import { chromiumAvailable, launchChromium, watchedPage } from './chromium.js';
-import { DEMO_DUMP, enterStatement, replScript } from './repl-server.js';
+import { chromiumAvailable } from './chromium.js';
+import { openReplPage, type ReplPage } from './repl-page.js';
+import { DEMO_DUMP, enterStatement } from './repl-server.js';
 
 const STORED = [
   { name: 'Sessions counted', oql: '-- @viz table\nSELECT COUNT(*) AS sessions\nFROM Demo$Session s', source: '/cfg/.heapql.toml:1', file: '/cfg/.heapql.toml', vizSource: '/cfg/.heapql.toml:4' },
@@ -33,29 +32,18 @@ const STORED = [
 ];
 
 describe.skipIf(!chromiumAvailable)('browser REPL: !run and the config file', () => {
-  let browser: Browser;
-  let session: HeapSession;
-  let server: RunningServer;
+  let repl: ReplPage;
   let page: Page;
   let problems: string[];
 
   beforeAll(async () => {
-    session = await openHeap(DEMO_DUMP);
-    const script = await replScript();
-    server = await listen(session, 0, { replScript: () => script, storedQueries: STORED });
-    browser = await launchChromium();
-    ({ page, problems } = await watchedPage(browser));
-    await page.goto(`${server.url}/repl`);
-    await page.getByText('Connected.').waitFor();
+    repl = await openReplPage({ dump: DEMO_DUMP, server: { storedQueries: STORED } });
+    ({ page, problems } = repl);
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    session?.close();
-  });
+  afterAll(() => repl?.close());
 
   test('GET /help lists the entries', async () => {
-    const help = (await (await fetch(`${server.url}/help`)).json()) as { storedQueries: unknown };
+    const help = (await (await fetch(`${repl.server.url}/help`)).json()) as { storedQueries: unknown };
     expect(help.storedQueries).toEqual(STORED);
   });
 

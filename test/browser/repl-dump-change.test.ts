@@ -6,23 +6,24 @@
  * dump and to run the query again, and the page says the dump changed. A query run on the new
  * dump is looked up as usual.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
 import { openHeap, type HeapSession } from '../../ts/index.js';
-import { bindPort, listen, type RunningServer } from '../../ts/server/listen.js';
-import { chromiumAvailable, launchChromium, watchedPage } from './chromium.js';
+import { bindPort, listen } from '../../ts/server/listen.js';
+import { chromiumAvailable } from './chromium.js';
 import { KNOWN_HEAP_DUMP } from '../tools/known-heap.js';
-import { DEMO_DUMP, enterStatement, replScript } from './repl-server.js';
+import { openReplPage, type ReplPage } from './repl-page.js';
+import { DEMO_DUMP, enterStatement } from './repl-server.js';
 
 const demo = DEMO_DUMP;
 const other = KNOWN_HEAP_DUMP;
 const REFUSED = /the server now serves another dump than the one this result came from.*run the query again|the server now serves another dump \(.*\).*run the query again/;
 
 describe.skipIf(!chromiumAvailable)('browser REPL: the server restarted on the same dump, then on another', () => {
-  let browser: Browser;
-  let script: string;
-  let server: RunningServer;
+  /** The tab, the first session, and the server serving now (repl.server). */
+  let repl: ReplPage;
+  /** The sessions of the servers started again. */
   const sessions: HeapSession[] = [];
   let page: Page;
   let problems: string[];
@@ -35,16 +36,11 @@ describe.skipIf(!chromiumAvailable)('browser REPL: the server restarted on the s
   };
 
   beforeAll(async () => {
-    script = await replScript();
-    server = await listen(await open(demo), 0, { replScript: () => script });
-    browser = await launchChromium();
-    ({ page, problems, requests } = await watchedPage(browser));
-    await page.goto(`${server.url}/repl`);
-    await page.getByText('Connected.').waitFor();
+    repl = await openReplPage({ dump: demo, noCache: true });
+    ({ page, problems, requests } = repl);
   });
   afterAll(async () => {
-    await browser?.close();
-    await server?.close();
+    await repl?.close();
     for (const s of sessions) s.close();
   });
 
@@ -56,10 +52,10 @@ describe.skipIf(!chromiumAvailable)('browser REPL: the server restarted on the s
 
   /** Stops the server (the page sees it go) and starts one on `session` on the same port. */
   async function restart(session: HeapSession): Promise<void> {
-    const port = server.port;
-    await server.close(0);
+    const port = repl.server.port;
+    await repl.server.close(0);
     await page.locator('#banner.show').waitFor();
-    server = await listen(session, port, { replScript: () => script });
+    repl.server = await listen(session, port, repl.serverOptions);
   }
 
   test('same dump: results stay usable; another dump: look-ups of earlier rows refuse, the page says why', async () => {
@@ -104,9 +100,9 @@ describe.skipIf(!chromiumAvailable)('browser REPL: the server restarted on the s
   });
 
   test('started again, still opening its dump (the port bound first): the page waits, saying so, and is back once it serves', async () => {
-    const port = server.port;
+    const port = repl.server.port;
     const notes = () => page.getByText('reconnected to the server').count();
-    await server.close(0);
+    await repl.server.close(0);
     await page.locator('#banner.show').waitFor();
     const reconnectedBefore = await notes();
     // What `heapql server` does now: the port first, the dump then (minutes for a big one).
@@ -119,7 +115,7 @@ describe.skipIf(!chromiumAvailable)('browser REPL: the server restarted on the s
       expect(await page.locator('#banner.show').count()).toBe(1);
       expect(await notes()).toBe(reconnectedBefore);
     } finally {
-      server = bound.serve(await open(demo), { replScript: () => script });
+      repl.server = bound.serve(await open(demo), repl.serverOptions);
     }
     await page.locator('#banner.show').waitFor({ state: 'hidden' });
     await expect.poll(notes).toBe(reconnectedBefore + 1);

@@ -7,11 +7,11 @@
  * isolated, so that it cannot reorder the counts after it.
  */
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
-import { chromiumAvailable, launchChromium, watchedPage } from './chromium.js';
-import { renamedDumpServer, type RenamedDumpServer } from './repl-server.js';
+import { chromiumAvailable } from './chromium.js';
+import { openReplPage, type ReplPage } from './repl-page.js';
 
 const NEWLINE_CLASS = 'Demo$New\nLine';
 const RTL_CLASS = 'Demo$Rtl\u202egnp';
@@ -22,27 +22,24 @@ const FILE_NAME = 'fake\nline \u202egpj.hprof';
 const RAW = /[\n\u202a-\u202e\u2066-\u2069]/;
 
 describe.skipIf(!chromiumAvailable)('browser REPL: hostile class and file names', () => {
-  let browser: Browser;
-  let served: RenamedDumpServer;
+  let repl: ReplPage;
   let page: Page;
   let problems: string[];
   const dialogs: string[] = [];
 
   beforeAll(async () => {
-    served = await renamedDumpServer(FILE_NAME, { Demo$RequestListener: NEWLINE_CLASS, Demo$RequestContext: RTL_CLASS, Demo$RequestHandler: MARKUP_CLASS });
-    browser = await launchChromium();
-    ({ page, problems } = await watchedPage(browser));
-    page.on('dialog', (d) => {
-      dialogs.push(d.message());
-      void d.dismiss();
+    repl = await openReplPage({
+      dump: { fileName: FILE_NAME, renames: { Demo$RequestListener: NEWLINE_CLASS, Demo$RequestContext: RTL_CLASS, Demo$RequestHandler: MARKUP_CLASS } },
+      watch(page) {
+        page.on('dialog', (d) => {
+          dialogs.push(d.message());
+          void d.dismiss();
+        });
+      },
     });
-    await page.goto(`${served.server.url}/repl`);
-    await page.getByText('Connected.').waitFor();
+    ({ page, problems } = repl);
   });
-  afterAll(async () => {
-    await browser?.close();
-    await served?.close();
-  });
+  afterAll(() => repl?.close());
 
   const popupItems = () => page.locator('#completions [role=option]').allTextContents();
 
@@ -56,7 +53,7 @@ describe.skipIf(!chromiumAvailable)('browser REPL: hostile class and file names'
     const header = page.locator('#dump');
     await expect.poll(() => header.textContent()).toMatch(/objects/);
     const text = (await header.textContent())!;
-    expect(text).toBe(`${path.join(served.dir, 'fake\\nline \\u202egpj.hprof')} · 20,437 objects · 769 classes`);
+    expect(text).toBe(`${path.join(path.dirname(repl.dump), 'fake\\nline \\u202egpj.hprof')} · 20,437 objects · 769 classes`);
     expect(text).not.toMatch(RAW);
     expect(await header.locator('bdi').count()).toBe(1);
     expect(await header.locator('bdi').textContent()).toContain('\\u202egpj.hprof');

@@ -6,39 +6,23 @@
  * (PageUp/PageDown); a wide result keeps its text columns readable (they were one character
  * wide, a horizontal scroll is fine).
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
-import { openHeap, type HeapSession } from '../../ts/index.js';
-import { listen, type RunningServer } from '../../ts/server/listen.js';
-import { chromiumAvailable, launchChromium } from './chromium.js';
-import { DEMO_DUMP, enterStatement, replScript } from './repl-server.js';
+import { chromiumAvailable } from './chromium.js';
+import { startRepl, type ReplServer } from './repl-page.js';
+import { DEMO_DUMP, enterStatement } from './repl-server.js';
 
 describe.skipIf(!chromiumAvailable)('browser REPL: history, keyboard, wide results', () => {
-  let browser: Browser;
-  let context: BrowserContext;
-  let session: HeapSession;
-  let server: RunningServer;
+  /** Its tabs share one browser context (one localStorage). */
+  let repl: ReplServer;
 
   beforeAll(async () => {
-    session = await openHeap(DEMO_DUMP);
-    const script = await replScript();
-    server = await listen(session, 0, { replScript: () => script });
-    browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1000, height: 600 } });
+    repl = await startRepl({ dump: DEMO_DUMP, viewport: { width: 1000, height: 600 } });
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    session?.close();
-  });
+  afterAll(() => repl?.close());
 
-  async function open(): Promise<Page> {
-    const page = await context.newPage();
-    await page.goto(`${server.url}/repl`);
-    await page.getByText('Connected.').waitFor();
-    return page;
-  }
+  const open = async (): Promise<Page> => (await repl.open()).page;
   const stored = (page: Page) => page.evaluate(() => JSON.parse(localStorage.getItem('heapql.repl.history') ?? '[]') as string[]);
 
   test('two tabs: both add to the stored history', async () => {

@@ -5,33 +5,27 @@
  * too, a `-- @viz` chart does not copy the megabyte into its SVG, a right-to-left cell is
  * isolated and the override is shown as `\u202e`, in the table and in `!row`'s text.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
 import { DISPLAY_TEXT_MAX } from '../../ts/report/format.js';
 import { CELL_TEXT_MAX } from '../../ts/web/view.js';
-import { chromiumAvailable, launchChromium } from './chromium.js';
-import { enterStatement, renamedDumpServer, type RenamedDumpServer } from './repl-server.js';
+import { chromiumAvailable } from './chromium.js';
+import { openReplPage, type ReplPage } from './repl-page.js';
+import { enterStatement } from './repl-server.js';
 
 const LONG_CLASS = `Demo$Session${'L'.repeat(1_000_000)}$End`;
 const RTL_CLASS = 'Demo$שלום\u202eCBA';
 
 describe.skipIf(!chromiumAvailable)('browser REPL: long and right-to-left text from the dump', () => {
-  let browser: Browser;
-  let served: RenamedDumpServer;
+  let repl: ReplPage;
   let page: Page;
 
   beforeAll(async () => {
-    served = await renamedDumpServer('long.hprof', { Demo$Session: LONG_CLASS, Demo$RequestContext: RTL_CLASS });
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    await page.goto(`${served.server.url}/repl`);
-    await page.getByText('Connected.').waitFor();
+    repl = await openReplPage({ dump: { fileName: 'long.hprof', renames: { Demo$Session: LONG_CLASS, Demo$RequestContext: RTL_CLASS } }, viewport: { width: 1280, height: 900 } });
+    ({ page } = repl);
   });
-  afterAll(async () => {
-    await browser?.close();
-    await served?.close();
-  });
+  afterAll(() => repl?.close());
 
   async function enter(statement: string): Promise<void> {
     await enterStatement(page, statement);

@@ -14,25 +14,24 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
-import { openHeap, type HeapSession } from '../../ts/index.js';
+import type { HeapSession } from '../../ts/index.js';
 import { formatTable, formatTsv } from '../../ts/query/format.js';
 import type { QueryResult } from '../../ts/query/schema.js';
 import { columnStats, filterRows, rowLines, selectColumns, sortRows, statsResult, tailRows, uniqueValues } from '../../ts/repl/table.js';
-import { listen, type RunningServer } from '../../ts/server/listen.js';
-import { chromiumAvailable, launchChromium, watchedPage } from './chromium.js';
-import { countRowsReceived, enterStatement, replScript, tapQueryStreams } from './repl-server.js';
+import { chromiumAvailable } from './chromium.js';
+import { openReplPage, type ReplPage } from './repl-page.js';
+import { countRowsReceived, enterStatement, tapQueryStreams } from './repl-server.js';
 
 const DUMP = path.resolve(__dirname, '../../fixtures/dumps/KnownHeap-jdk17-coops.hprof');
 const QUERY = 'SELECT p.x AS x, p.y AS y FROM KnownHeap$Point p';
 const PAGE = 100;
 
 describe.skipIf(!chromiumAvailable)('browser REPL: paged results', () => {
-  let browser: Browser;
+  let repl: ReplPage;
   let session: HeapSession;
-  let server: RunningServer;
   let page: Page;
   let problems: string[];
   /** Rows the server's query streams handed out (described), since the last reset. */
@@ -48,36 +47,35 @@ describe.skipIf(!chromiumAvailable)('browser REPL: paged results', () => {
   let held: { after: number; reached: () => void; released: Promise<void> } | null = null;
 
   beforeAll(async () => {
-    session = await openHeap(DUMP, { noCache: true });
-    whole = await session.query(QUERY);
-    expected = whole.rows.map((r) => r[0] as number);
-    expect(expected.length).toBe(1000);
-    tapQueryStreams(session, async (rows) => {
-      described += rows;
-      // Held here (the server's scan waits) until the test releases it.
-      if (held && described >= held.after) {
-        const h = held;
-        held = null;
-        h.reached();
-        await h.released;
-      }
+    repl = await openReplPage({
+      dump: DUMP,
+      noCache: true,
+      async prepare(session) {
+        whole = await session.query(QUERY);
+        expected = whole.rows.map((r) => r[0] as number);
+        expect(expected.length).toBe(1000);
+        tapQueryStreams(session, async (rows) => {
+          described += rows;
+          // Held here (the server's scan waits) until the test releases it.
+          if (held && described >= held.after) {
+            const h = held;
+            held = null;
+            h.reached();
+            await h.released;
+          }
+        });
+      },
+      watch(page) {
+        countRowsReceived(page, (rows, body) => {
+          received += rows;
+          if (body.cursor) cursors.push(body.cursor);
+        });
+      },
+      search: `?pageRows=${PAGE}`,
     });
-    const script = await replScript();
-    server = await listen(session, 0, { replScript: () => script });
-    browser = await launchChromium();
-    ({ page, problems } = await watchedPage(browser));
-    countRowsReceived(page, (rows, body) => {
-      received += rows;
-      if (body.cursor) cursors.push(body.cursor);
-    });
-    await page.goto(`${server.url}/repl?pageRows=${PAGE}`);
-    await page.getByText('Connected.').waitFor();
+    ({ session, page, problems } = repl);
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    session?.close();
-  });
+  afterAll(() => repl?.close());
 
   const xs = async (entry: ReturnType<Page['locator']>) => (await entry.locator('table.result tbody tr td:first-child').allTextContents()).map(Number);
 
@@ -145,7 +143,7 @@ describe.skipIf(!chromiumAvailable)('browser REPL: paged results', () => {
     const second = await enterStatement(page, QUERY);
     await closed;
     // The server no longer has it: its scan stopped.
-    await expect.poll(async () => (await fetch(`${server.url}/pages/${cursors[0]}?from=${PAGE}`)).status).toBe(404);
+    await expect.poll(async () => (await fetch(`${repl.server.url}/pages/${cursors[0]}?from=${PAGE}`)).status).toBe(404);
     await expect.poll(() => first.locator('.pages-text').textContent()).toMatch(/closed when the next query ran: run this query again to fetch more$/);
     // Rows already in the page still show; none are fetched for it any more.
     await first.locator('button.more').click();
@@ -156,7 +154,7 @@ describe.skipIf(!chromiumAvailable)('browser REPL: paged results', () => {
     const stopped = page.waitForRequest((r) => r.method() === 'DELETE' && new URL(r.url()).pathname === `/pages/${cursors[1]}`);
     await second.locator('button.close-pages').click();
     await stopped;
-    await expect.poll(async () => (await fetch(`${server.url}/pages/${cursors[1]}/count`)).status).toBe(404);
+    await expect.poll(async () => (await fetch(`${repl.server.url}/pages/${cursors[1]}/count`)).status).toBe(404);
     await expect.poll(() => second.locator('.pages-text').textContent()).toMatch(/stopped: run the query again to fetch more$/);
     expect(await second.locator('button.close-pages').isVisible()).toBe(false);
   });
@@ -349,7 +347,7 @@ describe.skipIf(!chromiumAvailable)('browser REPL: paged results', () => {
     received = 0;
     const first = await enterStatement(page, QUERY);
     await expect.poll(() => cursors.length).toBe(1);
-    expect((await fetch(`${server.url}/pages/${cursors[0]}`, { method: 'DELETE' })).status).toBeLessThan(300);
+    expect((await fetch(`${repl.server.url}/pages/${cursors[0]}`, { method: 'DELETE' })).status).toBeLessThan(300);
     const refused = await enterStatement(page, '!tail 2');
     expect(await refused.locator('pre.err').textContent()).toBe(
       "error: !tail needs the last 2 rows, and 100 of 1000 are fetched; the server has closed this result's cursor (unused for a while, or replaced by newer results of this or another tab): run the query again to fetch the rest",

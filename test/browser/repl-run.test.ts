@@ -9,15 +9,15 @@
  * Escape during `!analyze` cancels the analysis it started (in the server too), and only stops
  * waiting for one started elsewhere.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
 import { HeapqlError } from '../../ts/errors.js';
-import { openHeap, type HeapSession } from '../../ts/index.js';
-import { listen, type RunningServer } from '../../ts/server/listen.js';
+import type { HeapSession } from '../../ts/index.js';
 import { PAGE_ROWS_DEFAULT } from '../../ts/web/pages.js';
-import { chromiumAvailable, launchChromium, watchedPage } from './chromium.js';
-import { DEMO_DUMP, enterStatement, replScript } from './repl-server.js';
+import { chromiumAvailable } from './chromium.js';
+import { openReplPage, type ReplPage } from './repl-page.js';
+import { DEMO_DUMP, enterStatement } from './repl-server.js';
 
 /** What the next query scan does: run, wait for `release` (or its abort), or fail after some batches. */
 interface Hold {
@@ -30,9 +30,8 @@ interface Hold {
 }
 
 describe.skipIf(!chromiumAvailable)('browser REPL: running, cancelling, pasting, large answers', () => {
-  let browser: Browser;
+  let repl: ReplPage;
   let session: HeapSession;
-  let server: RunningServer;
   let page: Page;
   let problems: string[];
   let hold: Hold | null = null;
@@ -45,45 +44,42 @@ describe.skipIf(!chromiumAvailable)('browser REPL: running, cancelling, pasting,
   }
 
   beforeAll(async () => {
-    session = await openHeap(DEMO_DUMP);
-    const real = session.queryBatches.bind(session);
-    session.queryBatches = (q, options = {}) => {
-      const h = hold;
-      hold = null;
-      if (!h) return real(q, options);
-      return (async function* () {
-        const signal = options.signal!;
-        if (h.failAfter !== undefined) {
-          let rows = 0;
-          const batches = real(q, options);
-          for (;;) {
-            const next = await batches.next();
-            if (next.done) return next.value;
-            if (rows >= h.failAfter) throw new HeapqlError('ERR_IO', 'the dump became unreadable');
-            rows += next.value.rows.length;
-            yield next.value;
-          }
-        }
-        await Promise.race([h.released, new Promise<void>((r) => signal.addEventListener('abort', () => r(), { once: true }))]);
-        if (signal.aborted) {
-          h.aborted = true;
-          throw new HeapqlError('ERR_CANCELLED', 'cancelled');
-        }
-        return yield* real(q, options);
-      })();
-    };
-    const script = await replScript();
-    server = await listen(session, 0, { replScript: () => script });
-    browser = await launchChromium();
-    ({ page, problems } = await watchedPage(browser));
-    await page.goto(`${server.url}/repl`);
-    await page.getByText('Connected.').waitFor();
+    repl = await openReplPage({
+      dump: DEMO_DUMP,
+      prepare(session) {
+        const real = session.queryBatches.bind(session);
+        session.queryBatches = (q, options = {}) => {
+          const h = hold;
+          hold = null;
+          if (!h) return real(q, options);
+          return (async function* () {
+            const signal = options.signal!;
+            if (h.failAfter !== undefined) {
+              let rows = 0;
+              const batches = real(q, options);
+              for (;;) {
+                const next = await batches.next();
+                if (next.done) return next.value;
+                if (rows >= h.failAfter) throw new HeapqlError('ERR_IO', 'the dump became unreadable');
+                rows += next.value.rows.length;
+                yield next.value;
+              }
+            }
+            await Promise.race([h.released, new Promise<void>((r) => signal.addEventListener('abort', () => r(), { once: true }))]);
+            if (signal.aborted) {
+              h.aborted = true;
+              throw new HeapqlError('ERR_CANCELLED', 'cancelled');
+            }
+            return yield* real(q, options);
+          })();
+        };
+      },
+    });
+    ({ session, page, problems } = repl);
   });
   afterAll(async () => {
     hold?.release();
-    await browser?.close();
-    await server?.close();
-    session?.close();
+    await repl?.close();
   });
 
   const entries = () => page.locator('section.entry:has(pre.echo)');

@@ -1,18 +1,15 @@
 /**
- * The browser REPL's server for the tests in real Chromium: the page's script bundled from
- * ts/web/main.ts (as `npm run build:web` does, not minified), and a server on a copy of the demo
- * dump with some classes renamed (test/tools/renamed-dump.ts) in a directory of its own.
+ * The browser REPL for the tests in real Chromium: the page's script bundled from ts/web/main.ts
+ * (as `npm run build:web` does, not minified), statements entered in the page, and taps on what
+ * the server's session streams and the page receives. repl-page.ts starts the server and the
+ * browser.
  */
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
 import type { Locator, Page } from 'playwright-core';
 import { expect } from 'vitest';
 
-import { openHeap, type HeapSession } from '../../ts/index.js';
-import { listen, type RunningServer } from '../../ts/server/listen.js';
-import { writeRenamedDump } from '../tools/renamed-dump.js';
+import type { HeapSession } from '../../ts/index.js';
 
 const root = path.resolve(__dirname, '../..');
 export const DEMO_DUMP = path.join(root, 'fixtures/demo/demo.hprof');
@@ -36,35 +33,6 @@ export async function enterStatement(page: Page, statement: string): Promise<Loc
   await entries.nth(before).waitFor();
   await expect.poll(() => page.locator('#input').isDisabled()).toBe(false);
   return entries.nth(before);
-}
-
-export interface RenamedDumpServer {
-  session: HeapSession;
-  server: RunningServer;
-  /** The directory the dump was written to. */
-  dir: string;
-  /** Stops the server, closes the dump and removes its directory. */
-  close(): Promise<void>;
-}
-
-/** A server with the browser REPL on the demo dump, saved as `fileName` with the classes `renames` renames (each must be found). */
-export async function renamedDumpServer(fileName: string, renames: Record<string, string>): Promise<RenamedDumpServer> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'heapql-repl-'));
-  const dump = path.join(dir, fileName);
-  expect(writeRenamedDump(DEMO_DUMP, dump, renames)).toBe(Object.keys(renames).length);
-  const script = await replScript();
-  const session = await openHeap(dump, { noCache: true });
-  const server = await listen(session, 0, { replScript: () => script });
-  return {
-    session,
-    server,
-    dir,
-    async close() {
-      await server.close();
-      session.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
 }
 
 /**

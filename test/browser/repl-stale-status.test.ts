@@ -5,34 +5,23 @@
  * Now the page asks the server's state before refusing. The page's status polls are held here
  * while the analysis ends, so that the page's state is surely the stale one.
  */
-import type { Browser, Page, Route } from 'playwright-core';
+import type { Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
-import { openHeap, type HeapSession } from '../../ts/index.js';
-import { listen, type RunningServer } from '../../ts/server/listen.js';
-import { chromiumAvailable, launchChromium } from './chromium.js';
-import { DEMO_DUMP, enterStatement, replScript } from './repl-server.js';
+import { chromiumAvailable } from './chromium.js';
+import { openReplPage, type ReplPage } from './repl-page.js';
+import { DEMO_DUMP, enterStatement } from './repl-server.js';
 
 describe.skipIf(!chromiumAvailable)('browser REPL: a query after the server became ready elsewhere', () => {
-  let browser: Browser;
-  let session: HeapSession;
-  let server: RunningServer;
+  let repl: ReplPage;
   let page: Page;
 
   beforeAll(async () => {
-    session = await openHeap(DEMO_DUMP, { noCache: true });
-    const script = await replScript();
-    server = await listen(session, 0, { replScript: () => script });
-    browser = await launchChromium();
-    page = await browser.newPage();
-    await page.goto(`${server.url}/repl`);
-    await page.getByText('Connected.').waitFor();
+    // (Playwright's default viewport.)
+    repl = await openReplPage({ dump: DEMO_DUMP, noCache: true, viewport: { width: 1280, height: 720 } });
+    ({ page } = repl);
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    session?.close();
-  });
+  afterAll(() => repl?.close());
 
   test('a full-path query runs as soon as the server is ready', async () => {
     await expect.poll(() => page.locator('#state-text').textContent()).toMatch(/query-only/);
@@ -43,7 +32,7 @@ describe.skipIf(!chromiumAvailable)('browser REPL: a query after the server beca
       if (holding) held.push(route);
       else void route.continue();
     });
-    await session.analyze();
+    await repl.session.analyze();
     expect(await page.locator('#state-text').textContent()).toMatch(/query-only/);
     const entered = enterStatement(page, 'SELECT s, s.@retainedHeapSize AS retained FROM Demo$Session s ORDER BY retained DESC LIMIT 3');
     await page.waitForTimeout(300);

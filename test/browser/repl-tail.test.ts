@@ -14,25 +14,40 @@
  */
 import path from 'node:path';
 
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
 import { HeapqlError } from '../../ts/errors.js';
-import { openHeap, type HeapSession } from '../../ts/index.js';
+import type { HeapSession } from '../../ts/index.js';
+import type { QueryResult } from '../../ts/query/schema.js';
 import { rowLines } from '../../ts/repl/table.js';
-import { listen, type RunningServer } from '../../ts/server/listen.js';
-import { chromiumAvailable, launchChromium, watchedPage } from './chromium.js';
-import { countRowsReceived, enterStatement, replScript, tapQueryStreams } from './repl-server.js';
+import { chromiumAvailable } from './chromium.js';
+import { openReplPage, type ReplPage } from './repl-page.js';
+import { countRowsReceived, enterStatement, tapQueryStreams } from './repl-server.js';
 
 const DUMP = path.resolve(__dirname, '../../fixtures/dumps/KnownHeap-jdk17-coops.hprof');
 const QUERY = 'SELECT o.@objectId AS id, o.@usedHeapSize AS size FROM INSTANCEOF java.lang.Object o';
 const SORTED = `${QUERY} ORDER BY size DESC`;
 const PAGE = 1000;
 
+/** A read of rows far on that Escape stops (test.each below): `!row` of one row, `!tail` of the last rows. */
+interface StoppedRead {
+  command: string;
+  /** What the entry says while the rows are read, for a result of `n` rows. */
+  progress: (n: number) => string;
+  /** What the entry says once stopped. */
+  interrupted: string;
+  /** What the entry stopped shows none of (the command's output). */
+  nothingShown: string;
+  /** The page's request for the rows, for a result of `n` rows: made by the read stopped, then by the command run again. */
+  request: (n: number) => string;
+  /** Checks what the command run again shows (and, for `!row`, the rows received). */
+  readAgain: (again: Locator, whole: QueryResult) => Promise<void>;
+}
+
 describe.skipIf(!chromiumAvailable)('browser REPL: !tail, !row last and !row N far on fetch only the rows they say', () => {
-  let browser: Browser;
+  let repl: ReplPage;
   let session: HeapSession;
-  let server: RunningServer;
   let page: Page;
   let problems: string[];
   /** Rows the server's query streams handed out, since the last reset. */
@@ -45,33 +60,31 @@ describe.skipIf(!chromiumAvailable)('browser REPL: !tail, !row last and !row N f
   let held: { reached: () => void; released: Promise<void> } | null = null;
 
   beforeAll(async () => {
-    session = await openHeap(DUMP, { noCache: true });
-    tapQueryStreams(session, async (rows, options) => {
-      described += rows;
-      if (held && (options.skip ?? 0) > 0) {
-        const h = held;
-        held = null;
-        h.reached();
-        await h.released;
-      }
+    repl = await openReplPage({
+      dump: DUMP,
+      noCache: true,
+      prepare(session) {
+        tapQueryStreams(session, async (rows, options) => {
+          described += rows;
+          if (held && (options.skip ?? 0) > 0) {
+            const h = held;
+            held = null;
+            h.reached();
+            await h.released;
+          }
+        });
+      },
+      watch(page) {
+        page.on('request', (r) => {
+          const url = new URL(r.url());
+          if (r.method() === 'GET' && url.pathname.startsWith('/pages/') && !url.pathname.endsWith('/count')) asked.push(`${url.pathname.replace(/^\/pages\/[^/]+/, '/pages/<id>')}${url.search}`);
+        });
+        countRowsReceived(page, (rows) => (received += rows));
+      },
     });
-    const script = await replScript();
-    server = await listen(session, 0, { replScript: () => script });
-    browser = await launchChromium();
-    ({ page, problems } = await watchedPage(browser));
-    page.on('request', (r) => {
-      const url = new URL(r.url());
-      if (r.method() === 'GET' && url.pathname.startsWith('/pages/') && !url.pathname.endsWith('/count')) asked.push(`${url.pathname.replace(/^\/pages\/[^/]+/, '/pages/<id>')}${url.search}`);
-    });
-    countRowsReceived(page, (rows) => (received += rows));
-    await page.goto(`${server.url}/repl`);
-    await page.getByText('Connected.').waitFor();
+    ({ session, page, problems } = repl);
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    session?.close();
-  });
+  afterAll(() => repl?.close());
 
   /** Holds the server's next run from a row on: `atHold` once it waits there, `release` lets it go on. */
   const holdNextSeek = () => {
@@ -242,30 +255,60 @@ describe.skipIf(!chromiumAvailable)('browser REPL: !tail, !row last and !row N f
     }
   });
 
-  test('the read of row N shows its progress, and Escape stops it; run again, the command reads it', async () => {
+  test.each<[read: string, it: string, StoppedRead]>([
+    [
+      'row N',
+      'it',
+      {
+        command: '!row 150000',
+        progress: (n) => `loading row 150000 of ${n} (Escape stops)`,
+        interrupted: 'error: interrupted; !row needs row 150000: run it again',
+        nothingShown: 'pre.out:not(.err)',
+        request: () => '/pages/<id>/rows?from=149999&rows=1',
+        async readAgain(again, whole) {
+          expect(await again.locator('pre.out').textContent()).toBe(`row 150000 of ${whole.rows.length}\n${rowLines(whole, 149_999)}`);
+          expect(received).toBe(PAGE + 1);
+        },
+      },
+    ],
+    [
+      'the last rows',
+      'them',
+      {
+        command: '!tail 5',
+        progress: (n) => `loading the last 5 rows of ${n} (Escape stops)`,
+        interrupted: 'error: interrupted; !tail needs the last 5 rows: run it again',
+        nothingShown: 'table',
+        request: (n) => `/pages/<id>/rows?from=${n - 5}&rows=5`,
+        async readAgain(again, whole) {
+          expect(await tableRows(again)).toEqual(whole.rows.slice(-5));
+        },
+      },
+    ],
+  ])('the read of %s shows its progress, and Escape stops it; run again, the command reads %s', async (_read, _it, c) => {
     const whole = await session.query(QUERY);
     const n = whole.rows.length;
     await paged(QUERY, n);
     const { atHold, release } = holdNextSeek();
     try {
-      await page.locator('#input').fill('!row 150000');
+      await page.locator('#input').fill(c.command);
       await page.locator('#input').press('Enter');
       await atHold;
       const entry = page.locator('section.entry:has(pre.echo)').last();
-      await expect.poll(() => entry.locator('p.progress').textContent()).toBe(`loading row 150000 of ${n} (Escape stops)`);
+      await expect.poll(() => entry.locator('p.progress').textContent()).toBe(c.progress(n));
       await page.keyboard.press('Escape');
       await expect.poll(() => page.locator('#input').isDisabled()).toBe(false);
-      expect(await entry.locator('pre.err').textContent()).toBe('error: interrupted; !row needs row 150000: run it again');
+      expect(await entry.locator('pre.err').textContent()).toBe(c.interrupted);
       expect(await entry.locator('p.progress').count()).toBe(0);
-      expect(await entry.locator('pre.out:not(.err)').count()).toBe(0);
+      expect(await entry.locator(c.nothingShown).count()).toBe(0);
     } finally {
       held = null;
       release();
     }
-    const again = await enterStatement(page, '!row 150000');
-    expect(await again.locator('pre.out').textContent()).toBe(`row 150000 of ${n}\n${rowLines(whole, 149_999)}`);
-    expect(asked).toEqual(['/pages/<id>/rows?from=149999&rows=1', '/pages/<id>/rows?from=149999&rows=1']);
-    expect(received).toBe(PAGE + 1);
+    // Nothing was shaped, the cursor stays: run again, the command reads its rows.
+    await c.readAgain(await enterStatement(page, c.command), whole);
+    // Only those rows were asked for, by the read stopped and by the one run again.
+    expect(asked).toEqual([c.request(n), c.request(n)]);
   });
 
   test('ORDER BY and a LIMIT: the same rows as the whole result’s end', async () => {
@@ -331,32 +374,5 @@ describe.skipIf(!chromiumAvailable)('browser REPL: !tail, !row last and !row N f
     } finally {
       session.queryCount = real;
     }
-  });
-
-  test('the read of the last rows shows its progress, and Escape stops it; run again, the command reads them', async () => {
-    const whole = await session.query(QUERY);
-    const n = whole.rows.length;
-    await paged(QUERY, n);
-    const { atHold, release } = holdNextSeek();
-    try {
-      await page.locator('#input').fill('!tail 5');
-      await page.locator('#input').press('Enter');
-      await atHold;
-      const entry = page.locator('section.entry:has(pre.echo)').last();
-      await expect.poll(() => entry.locator('p.progress').textContent()).toBe(`loading the last 5 rows of ${n} (Escape stops)`);
-      await page.keyboard.press('Escape');
-      await expect.poll(() => page.locator('#input').isDisabled()).toBe(false);
-      expect(await entry.locator('pre.err').textContent()).toBe('error: interrupted; !tail needs the last 5 rows: run it again');
-      expect(await entry.locator('p.progress').count()).toBe(0);
-      expect(await entry.locator('table').count()).toBe(0);
-    } finally {
-      held = null;
-      release();
-    }
-    // Nothing was shaped, the cursor stays: run again, the last rows come.
-    const again = await enterStatement(page, '!tail 5');
-    expect(await tableRows(again)).toEqual(whole.rows.slice(-5));
-    // Only the last rows were asked for, by the read stopped and by the one run again.
-    expect(asked).toEqual([`/pages/<id>/rows?from=${n - 5}&rows=5`, `/pages/<id>/rows?from=${n - 5}&rows=5`]);
   });
 });

@@ -9,40 +9,34 @@
  * of a result of many blocks downloads the whole file.
  */
 import fs from 'node:fs';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
 import { formatCsv, formatTsv, formatValue } from '../../ts/query/format.js';
 import { sortRows } from '../../ts/repl/table.js';
 import { terminalText } from '../../ts/terminal-text.js';
-import { chromiumAvailable, launchChromium, watchedPage } from './chromium.js';
-import { enterStatement, renamedDumpServer, type RenamedDumpServer } from './repl-server.js';
+import { chromiumAvailable } from './chromium.js';
+import { openReplPage, type ReplPage } from './repl-page.js';
+import { enterStatement } from './repl-server.js';
 
 /** A class name with a TAB and a LF: `C:<TAB>emp<LF>ew`. */
 const CONTROL_CLASS = 'Demo$C:\temp\new';
 
 describe.skipIf(!chromiumAvailable)('browser REPL: values shown as the terminal shows them', () => {
-  let browser: Browser;
-  let served: RenamedDumpServer;
+  let repl: ReplPage;
   let page: Page;
   let problems: string[];
 
   beforeAll(async () => {
-    served = await renamedDumpServer('values.hprof', { Demo$RequestHandler: CONTROL_CLASS });
-    browser = await launchChromium();
-    ({ page, problems } = await watchedPage(browser));
-    await page.goto(`${served.server.url}/repl`);
-    await page.getByText('Connected.').waitFor();
+    repl = await openReplPage({ dump: { fileName: 'values.hprof', renames: { Demo$RequestHandler: CONTROL_CLASS } } });
+    ({ page, problems } = repl);
   });
-  afterAll(async () => {
-    await browser?.close();
-    await served?.close();
-  });
+  afterAll(() => repl?.close());
 
   const cells = (entry: Locator) => entry.locator('table.result tbody tr').evaluateAll((rows) => rows.map((r) => [...r.children].map((td) => td.textContent)));
   /** The terminal table's text of each cell of the same query's result. */
   async function terminalCells(oql: string): Promise<string[][]> {
-    const r = await served.session.query(oql);
+    const r = await repl.session.query(oql);
     return r.rows.map((row) => row.map((v) => terminalText(formatValue(v))));
   }
 
@@ -73,7 +67,7 @@ describe.skipIf(!chromiumAvailable)('browser REPL: values shown as the terminal 
     const download = page.waitForEvent('download');
     await enterStatement(page, '!save big.csv');
     const csv = fs.readFileSync((await (await download).path())!, 'utf8');
-    expect(csv).toBe(formatCsv(await served.session.query(q)));
+    expect(csv).toBe(formatCsv(await repl.session.query(q)));
   });
 
   test('!save of a result many blocks long downloads the whole file, as the CLI writes it', async () => {
@@ -82,7 +76,7 @@ describe.skipIf(!chromiumAvailable)('browser REPL: values shown as the terminal 
     const download = page.waitForEvent('download');
     await enterStatement(page, '!save all.tsv');
     const tsv = fs.readFileSync((await (await download).path())!, 'utf8');
-    const expected = await served.session.query(q);
+    const expected = await repl.session.query(q);
     expect(expected.rows.length).toBeGreaterThan(20_000);
     expect(tsv).toBe(formatTsv(expected));
     // The rest of the paged result was fetched first; the wait for its count ends cancelled
@@ -109,7 +103,7 @@ describe.skipIf(!chromiumAvailable)('browser REPL: values shown as the terminal 
     const shown = await entry.locator('table.result tbody tr').evaluateAll((rows) => rows.map((r) => [...r.children].map((td) => (td as HTMLElement).innerText)));
     expect(shown).toEqual(terminal);
     // What a selection of the table copies, through the clipboard.
-    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: served.server.url });
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: repl.server.url });
     await entry.locator('table.result').evaluate((table) => {
       const range = document.createRange();
       range.selectNode(table);
@@ -131,7 +125,7 @@ describe.skipIf(!chromiumAvailable)('browser REPL: values shown as the terminal 
     expect(await stats.textContent()).toMatch(/Infinity/);
     const sorted = await cells(await enterStatement(page, '!sort i'));
     // As the terminal sorts them: -Infinity < ... < Infinity, numerically.
-    const terminal = sortRows(await served.session.query(q), 'i', false).rows.map((row) => row.map((v) => terminalText(formatValue(v))));
+    const terminal = sortRows(await repl.session.query(q), 'i', false).rows.map((row) => row.map((v) => terminalText(formatValue(v))));
     expect(sorted).toEqual(terminal);
     expect(sorted.map((r) => r[2])).toContain('Infinity');
   });
