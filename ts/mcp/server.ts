@@ -115,8 +115,14 @@ class CallParamsCheck implements Transport {
 }
 
 /**
- * Serves over stdio until stdin closes (the client went away) or SIGTERM/SIGINT. Stdout carries
- * the protocol only: anything else that would print there goes to stderr.
+ * Serves over stdio until stdin ends (the client wrote all it had to say) or SIGTERM/SIGINT.
+ * Stdout carries the protocol only: anything else that would print there goes to stderr.
+ *
+ * The end of stdin stops the reading, not the work: the requests already received are answered
+ * (however long they take, their progress notifications sent on the way) and flushed to stdout,
+ * then the session closes (a `wait: false` analysis still running is cancelled). So a script that
+ * writes its requests and closes its end of the pipe gets every answer. A signal stops at once.
+ * Stdout closed by the client (EPIPE) stops at once too, quietly: nothing more can be answered.
  */
 export async function serveStdio(options: Omit<McpOptions, 'log'> & { log?: McpLog }): Promise<void> {
   const log = options.log ?? stderrLog;
@@ -124,19 +130,35 @@ export async function serveStdio(options: Omit<McpOptions, 'log'> & { log?: McpL
   console.info = console.error;
   const ctx = new McpContext({ ...options, log });
   const server = createMcpServer(ctx);
-  // Not the SDK's StdioServerTransport: a line that is no message gets a JSON-RPC error (stdio.ts).
+  // Not the SDK's StdioServerTransport: a line that is no message gets a JSON-RPC error, and the
+  // end of stdin is told apart from a closed transport (stdio.ts).
   const transport = new LineTransport();
   transport.onerror = (err) => log.error(`protocol error: ${err.message}`);
-  const stopped = new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.stdin.once('end', stop);
-    process.stdin.once('close', stop);
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
-  });
-  await server.connect(transport);
-  log.notice(`serving ${options.path} over stdio`);
-  await stopped;
-  await server.close();
-  await ctx.close();
+  let stopNow: () => void = () => {};
+  const stoppedNow = new Promise<void>((resolve) => (stopNow = resolve));
+  const inputEnded = new Promise<void>((resolve) => (transport.oninputend = resolve));
+  process.once('SIGTERM', stopNow);
+  process.once('SIGINT', stopNow);
+  // EPIPE: the client stopped reading. (The CLI's own handler ends the process first.)
+  const outputFailed = (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') log.error(`cannot write to standard output: ${err.message}`);
+    stopNow();
+  };
+  process.stdout.on('error', outputFailed);
+  try {
+    await server.connect(transport);
+    log.notice(`serving ${options.path} over stdio`);
+    const ended = await Promise.race([inputEnded.then(() => true), stoppedNow.then(() => false)]);
+    if (ended && transport.pending > 0) {
+      const n = transport.pending;
+      log.notice(`stdin ended: answering the ${n === 1 ? 'request' : `${n} requests`} received, then stopping`);
+      await Promise.race([transport.answered(), stoppedNow]);
+    }
+  } finally {
+    process.off('SIGTERM', stopNow);
+    process.off('SIGINT', stopNow);
+    await server.close();
+    await ctx.close();
+    process.stdout.off('error', outputFailed);
+  }
 }

@@ -13,11 +13,24 @@
  *
  * Blank lines are skipped. Each bad line is also reported to `onerror` (the server's stderr) in
  * one line.
+ *
+ * The end of the input (a client that wrote its requests and closed its end of the pipe) is no
+ * reason to drop them: the transport reads the last line (also one without a newline), stops
+ * reading and calls `oninputend`; `answered()` then tells when every request it passed on has
+ * been answered and the answer flushed to the output, so that the server can finish before it
+ * closes (server.ts serveStdio).
  */
 import type { Readable, Writable } from 'node:stream';
 
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CancelledNotificationSchema,
+  JSONRPCMessageSchema,
+  isJSONRPCErrorResponse,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/sdk/types.js';
 
 /** Longest line read, in bytes (the SDK's stdio transport's buffer). */
 export const LINE_MAX = 10 * 1024 * 1024;
@@ -31,6 +44,8 @@ export class LineTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /** The input ended (or was closed): its last line has been read, nothing more will come. */
+  oninputend?: () => void;
 
   private parts: Buffer[] = [];
   private size = 0;
@@ -38,6 +53,14 @@ export class LineTransport implements Transport {
   private lines = 0;
   /** The line being read is longer than `lineMax`: its length so far, its first and last bytes. */
   private overlong: { length: number; head: Buffer; tail: Buffer } | null = null;
+  private inputEnded = false;
+  /**
+   * Requests passed on and not answered yet, by id (a count: a client may reuse an id while the
+   * first request with it runs). A request's entry goes once its answer is flushed to the output,
+   * or when the client cancels it (the SDK then sends no answer).
+   */
+  private readonly unanswered = new Map<string | number, number>();
+  private readonly answerWaiters: (() => void)[] = [];
 
   constructor(
     private readonly input: Readable = process.stdin,
@@ -48,30 +71,83 @@ export class LineTransport implements Transport {
   async start(): Promise<void> {
     this.input.on('data', this.onData);
     this.input.on('error', this.onInputError);
+    this.input.on('end', this.onInputEnd);
+    this.input.on('close', this.onInputEnd);
   }
 
-  send(message: JSONRPCMessage): Promise<void> {
-    return this.write(`${JSON.stringify(message)}\n`);
+  /** Writes a message; resolves once it is flushed to the output (or the output failed). */
+  async send(message: JSONRPCMessage): Promise<void> {
+    await this.write(`${JSON.stringify(message)}\n`);
+    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) this.settle(message.id);
+  }
+
+  /**
+   * Resolves once every request passed on so far has been answered (or cancelled by the client)
+   * and the answers are flushed to the output. With the input ended, no request comes after.
+   */
+  answered(): Promise<void> {
+    if (this.unanswered.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.answerWaiters.push(resolve));
+  }
+
+  /** How many requests passed on are not answered yet. */
+  get pending(): number {
+    let n = 0;
+    for (const count of this.unanswered.values()) n += count;
+    return n;
   }
 
   async close(): Promise<void> {
     this.input.off('data', this.onData);
     this.input.off('error', this.onInputError);
+    this.input.off('end', this.onInputEnd);
+    this.input.off('close', this.onInputEnd);
     if (this.input.listenerCount('data') === 0) this.input.pause();
     this.parts = [];
     this.size = 0;
     this.overlong = null;
+    this.unanswered.clear();
+    this.wakeAnswerWaiters();
     this.onclose?.();
   }
 
+  /** Resolves once `text` is flushed to the output, or the output failed (its 'error' says why). */
   private write(text: string): Promise<void> {
     return new Promise((resolve) => {
-      if (this.output.write(text)) resolve();
-      else this.output.once('drain', resolve);
+      this.output.write(text, () => resolve());
     });
   }
 
   private readonly onInputError = (err: Error) => this.onerror?.(err);
+
+  /** The input's 'end' (or its 'close' alone, when it failed): the last line, then no more. */
+  private readonly onInputEnd = () => {
+    if (this.inputEnded) return;
+    this.inputEnded = true;
+    this.input.off('data', this.onData);
+    // A last line without its newline is a line all the same.
+    if (this.size > 0 || this.overlong) this.endLine();
+    this.oninputend?.();
+  };
+
+  /** A request is passed on: it waits for its answer. */
+  private expect(id: string | number): void {
+    this.unanswered.set(id, (this.unanswered.get(id) ?? 0) + 1);
+  }
+
+  /** A request's answer is flushed, or the client cancelled it. */
+  private settle(id: string | number | undefined): void {
+    if (id === undefined) return;
+    const count = this.unanswered.get(id);
+    if (count === undefined) return;
+    if (count > 1) this.unanswered.set(id, count - 1);
+    else this.unanswered.delete(id);
+    if (this.unanswered.size === 0) this.wakeAnswerWaiters();
+  }
+
+  private wakeAnswerWaiters(): void {
+    for (const wake of this.answerWaiters.splice(0)) wake();
+  }
 
   private readonly onData = (chunk: Buffer | string) => {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
@@ -137,7 +213,14 @@ export class LineTransport implements Transport {
       this.reject(idOf(value), -32600, `Invalid Request: line ${line} of the input is JSON but no JSON-RPC 2.0 message: ${whyNot(value)}`);
       return;
     }
-    this.onmessage?.(parsed.data);
+    const message = parsed.data;
+    if (isJSONRPCRequest(message)) this.expect(message.id);
+    else {
+      // The SDK answers a cancelled request with nothing: it no longer waits for an answer.
+      const cancelled = CancelledNotificationSchema.safeParse(message);
+      if (cancelled.success) this.settle(cancelled.data.params.requestId);
+    }
+    this.onmessage?.(message);
   }
 
   /** Answers a line that is no message with a JSON-RPC error, and logs it. */
