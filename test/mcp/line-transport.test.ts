@@ -2,6 +2,8 @@
  * The MCP server's stdio transport (ts/mcp/stdio.ts) on real streams: messages split across
  * chunks anywhere (inside a UTF-8 character too) and CRLF line ends read whole; a line past the
  * limit is answered for the id at its start or its end, or for null, and the next line is read.
+ * At the input's end the last line is read (newline or not), `oninputend` is called, and
+ * `answered()` waits for the answer of each request passed on (or its cancellation).
  */
 import { PassThrough } from 'node:stream';
 
@@ -65,5 +67,44 @@ describe('LineTransport', () => {
       );
       expect(errors).toHaveLength(3);
     }
+  });
+
+  it('at the end of the input: reads the last line, tells oninputend, and waits for every request to be answered', async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const transport = new LineTransport(input, output);
+    const messages: JSONRPCMessage[] = [];
+    transport.onmessage = (m) => messages.push(m);
+    let ended = false;
+    transport.oninputend = () => (ended = true);
+    await transport.start();
+    let out = '';
+    output.on('data', (d) => (out += d));
+    // Two requests with the same id, one cancelled, a notification, a last line without newline.
+    input.end(
+      [ping(1), ping(1), ping('c'), { jsonrpc: '2.0', method: 'notifications/initialized' }, ping(2)].map((m) => JSON.stringify(m)).join('\n') +
+        `\n${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'c' } })}\n${JSON.stringify(ping(3))}`,
+    );
+    await new Promise((resolve) => input.once('end', resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(ended).toBe(true);
+    expect(messages.filter((m) => 'id' in m).map((m) => (m as { id: unknown }).id)).toEqual([1, 1, 'c', 2, 3]);
+    expect(transport.pending).toBe(4);
+
+    let answered = false;
+    void transport.answered().then(() => (answered = true));
+    for (const id of [1, 3, 2]) await transport.send({ jsonrpc: '2.0', id, result: {} });
+    // A notification answers nothing; one request with id 1 still waits.
+    await transport.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(transport.pending).toBe(1);
+    expect(answered).toBe(false);
+    await transport.send({ jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'failed' } });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(answered).toBe(true);
+    expect(transport.pending).toBe(0);
+    // Each answer was written before answered() resolved.
+    expect(out.trim().split('\n')).toHaveLength(5);
+    await transport.close();
   });
 });

@@ -95,7 +95,7 @@ describe('heapql mcp stdin', () => {
     expect(await s.exited).toBe(0);
   });
 
-  it('stdin closed while the analysis runs: the server stops it and exits 0', async () => {
+  it('stdin closed while the analysis runs: the server answers the call, then exits 0', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'heapql-mcp-stdin-'));
     try {
       const s = rawServer(writeSlowDump(dir, 1_000_000));
@@ -108,6 +108,11 @@ describe('heapql mcp stdin', () => {
       expect(progress).toMatchObject({ method: 'notifications/progress', params: { progressToken: 'p' } });
       expect(progress.params.progress).toBeLessThan(3);
       s.child.stdin.end();
+      // A client that closes its end has said all it had to say, not that it wants no answer.
+      let answer = await s.next();
+      while (answer.method === 'notifications/progress') answer = await s.next();
+      expect(answer.id).toBe(1);
+      expect(JSON.parse(answer.result.content[0].text).state).toBe('full');
       expect(await s.exited).toBe(0);
       expect(s.stderr()).not.toMatch(/error/i);
     } finally {

@@ -151,7 +151,7 @@ export async function serveStdio(options: Omit<McpOptions, 'log'> & { log?: McpL
     const ended = await Promise.race([inputEnded.then(() => true), stoppedNow.then(() => false)]);
     if (ended && transport.pending > 0) {
       const n = transport.pending;
-      log.notice(`stdin ended: answering the ${n === 1 ? 'request' : `${n} requests`} received, then stopping`);
+      log.notice(`stdin ended: answering the ${n} request${n === 1 ? '' : 's'} received, then stopping`);
       await Promise.race([transport.answered(), stoppedNow]);
     }
   } finally {
