@@ -300,10 +300,12 @@ describe('server app, lazy analysis (the default)', () => {
 
   test('not_started → lazy report (202 + Retry-After, analysis starts) → ready; full-path queries before ready say POST /analyze', async () => {
     expect(await (await get(app, '/status')).json()).toMatchObject({ status: 'not_started' });
-    const early = await expectError(await post(app, '/query', 'SELECT s.@retainedHeapSize FROM Demo$Session s'), 400, 'query');
-    expect(early).toMatch(/POST \/analyze/);
+    // Placed as every OQL error is: where the query asks for it, with the server's advice.
+    const placed = { line: 1, column: 8, reason: expect.stringMatching(/^@retainedHeapSize requires the full analysis pipeline: POST \/analyze /) };
+    const early = await expectError(await post(app, '/query', 'SELECT s.@retainedHeapSize FROM Demo$Session s'), 400, 'query', undefined, placed);
+    expect(early).toMatch(/^query:1:8: [^\n]*POST \/analyze/);
     expect(early).not.toMatch(/heapql analyze/);
-    await expectError(await post(app, '/query', 'SELECT dominatorof(s) FROM Demo$Session s'), 400, 'query', /POST \/analyze/);
+    await expectError(await post(app, '/query', 'SELECT dominatorof(s) FROM Demo$Session s'), 400, 'query', /POST \/analyze/, { line: 1, column: 8, reason: expect.any(String) });
 
     const first = await get(app, '/report/leaks');
     expect(first.status).toBe(202);
@@ -411,7 +413,11 @@ describe('server app after a failed analysis', () => {
     const failed = await waitForAnalysis(app);
     expect(failed).toMatchObject({ status: 'failed', reason: expect.stringContaining('refers to itself') });
     await expectError(await get(app, '/report/leaks'), 500, 'analysis_failed', /refers to itself/);
-    await expectError(await post(app, '/query', 'SELECT s.@retainedHeapSize FROM Demo$Session s'), 400, 'query', /POST \/analyze/);
+    await expectError(await post(app, '/query', 'SELECT s.@retainedHeapSize FROM Demo$Session s'), 400, 'query', /POST \/analyze/, {
+      line: 1,
+      column: 8,
+      reason: expect.stringMatching(/: the last analysis failed \(.*\); POST \/analyze to try again$/),
+    });
     expect((await post(app, '/query', 'SELECT COUNT(*) FROM Demo$Session')).status).toBe(200);
     fail = false;
     expect(await (await post(app, '/analyze')).json()).toEqual({ ok: true, status: 'started' });

@@ -130,7 +130,9 @@ describe('look-ups that need the full analysis', () => {
     }
     expect(await (await post(app, '/analyze')).json()).toEqual({ ok: true, status: 'started' });
     const query = await errorOf(await post(app, '/query', 'SELECT s.@retainedHeapSize FROM Demo$Session s'), 400, 'query');
-    const advice = /: (the full analysis is running .*)$/.exec(query)![1]!;
+    // The first line (the place and the reason); the query's line and the caret follow.
+    expect(query).toMatch(/^query:1:8: @retainedHeapSize requires the full analysis pipeline: the full analysis is running/);
+    const advice = /: (the full analysis is running .*)$/.exec(query.split('\n')[0]!)![1]!;
     expect(advice).toBe('the full analysis is running (starting); retry once GET /status says ready');
     for (const tail of ['/path', '/referrers', '/dominator']) {
       const message = await errorOf(await get(app, `/objects/1${tail}`), 400, 'query');

@@ -92,6 +92,44 @@ describe('a field or class the dump lacks', () => {
     expect(r.stdout).toMatch(/q3: SELECT COUNT\(\*\) FROM Demo\$Session\nCOUNT\(\*\)\n-+\n +\d+\n/);
   });
 
+  it('a query file: the file\'s line and column (not the query\'s name), its line and the caret; a chart the result cannot draw is warned of at its -- @viz line', async () => {
+    const file = path.join(tmp, 'names.oql');
+    writeFileSync(
+      file,
+      [
+        '-- @viz histogram label=nope',
+        'SELECT COUNT(*) AS n FROM Demo$Session s;',
+        '# a comment line',
+        'SELECT COUNT(*) FROM java.lang.String s;',
+        '   SELECT s.nosuch FROM java.lang.String s',
+        'SELECT s FROM Nope.Klass s',
+      ].join('\n'),
+    );
+    for (const command of ['query', 'analyze']) {
+      const r = await heapql([command, demo, '--no-cache', '--query-file', file]);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toContain(`warning: ${file}:1: @viz label=nope: no such column (columns: n)\n`);
+      expect(r.stderr).toContain(`\nerror: ${file}:5:13: java.lang.String has no field 'nosuch' (its fields: `);
+      expect(r.stderr).toMatch(new RegExp(`\\nerror: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:6:15: class Nope\\.Klass is not in this dump`));
+      // Neither is named by the query's name (`q3:1:10`) nor by its own line (`:1:`).
+      expect(r.stderr).not.toMatch(/\b(q\d): @viz|error: q\d:/);
+      expectCaretUnder(r.stderr, 'SELECT s.nosuch FROM java.lang.String s', 'nosuch');
+      expectCaretUnder(r.stderr, 'SELECT s FROM Nope.Klass s', 'Nope.Klass');
+      // The echoed line is the file's, leading spaces and all (the caret counts them).
+      expect(r.stderr).toContain('\n     SELECT s.nosuch FROM java.lang.String s\n              ^^^^^^\n');
+      expect(r.stdout).toMatch(/q2: SELECT COUNT\(\*\) FROM java\.lang\.String s;\nCOUNT\(\*\)\n/);
+    }
+  });
+
+  it('the report: a query file\'s query that names what the dump lacks, and a chart it cannot draw, are warned of at the file\'s lines', async () => {
+    const file = path.join(tmp, 'report.oql');
+    writeFileSync(file, ['SELECT COUNT(*) FROM Demo$Session s', '-- @viz piechart value=nope', 'SELECT COUNT(*) AS n FROM Demo$Session s', 'SELECT s.nosuch FROM Demo$Session s'].join('\n'));
+    const r = await heapql([demo, path.join(tmp, 'r.md'), '--no-cache', '--query-file', file]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`warning: query q3: ${file}:4:10: Demo$Session has no field 'nosuch'`);
+    expect(r.stderr).toContain(`warning: ${file}:2: q2: cannot draw a piechart: value=nope: no such column (columns: n); showing the table\n`);
+  });
+
   it('after a control character: the caret by cells there too', async () => {
     const field = "SELECT '\u202e', s.nope FROM Demo$Session s";
     const r = await heapql(['query', demo, '--no-cache', '--query', field]);

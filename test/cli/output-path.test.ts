@@ -45,6 +45,31 @@ describe('an output path that cannot be written is refused before the analysis',
     expect(r.stdout).toBe('');
   });
 
+  it('a directory without an extension and no --format: said to be a directory (not a path without an extension), for the report, waste, diff and demo', async () => {
+    const out = path.join(dir, 'outdir');
+    mkdirSync(out);
+    const tail = '(its extension, .md, .html or .json, gives the format)';
+    for (const [args, what, stem] of [
+      [[demo, out, '--no-cache'], 'the report', 'report'],
+      [['demo', out], 'the report', 'report'],
+      [['waste', demo, out, '--no-cache'], 'the waste report', 'waste'],
+      [['diff', known, demo, out, '--no-cache'], 'the comparison', 'diff'],
+    ] as const) {
+      const r = await heapql([...args], { env: TIMING });
+      expect(r.stderr, args.join(' ')).toBe(`error: cannot write ${what} to ${out}: ${out} is a directory (EISDIR): name a file, such as ${path.join(out, `${stem}.md`)} ${tail}\n`);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+    }
+    // With --format, the directory is said as it was (a file of that format in it).
+    const html = await heapql([demo, out, '--format', 'html', '--no-cache'], { env: TIMING });
+    expect(html.stderr).toBe(`error: cannot write the report to ${out}: ${out} is a directory (EISDIR): name a file, such as ${path.join(out, 'report.html')}\n`);
+    // A path without an extension that is no directory: the format cannot be told.
+    const plain = await heapql([demo, path.join(dir, 'noext'), '--no-cache'], { env: TIMING });
+    expect(plain.stderr).toMatch(/^error: cannot tell the report format from a path without an extension of /);
+    expect(plain.code).toBe(2);
+    expect(readdirSync(out)).toEqual([]);
+  });
+
   it.skipIf(!readdirSync('/').includes('proc'))('heapql diff <a> <b> /proc/d.html: the reason, never the temporary file', async () => {
     const r = await heapql(['diff', known, demo, '/proc/d.html', '--no-cache'], { env: TIMING });
     expect(r.stderr).toBe('error: cannot write the comparison to /proc/d.html: /proc takes no new files (ENOENT): choose a path in a directory you may write to\n');

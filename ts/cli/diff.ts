@@ -55,7 +55,7 @@ export const diffCommand = defineCommand({
   args,
   async run({ args: a, rawArgs }) {
     checkOptions(rawArgs, 'diff', args, 3);
-    const choice = chooseOutput(a.report ?? null, a.format ?? null);
+    const choice = chooseOutput(a.report ?? null, a.format ?? null, DIFF_OUTPUT);
     const gate = repeated(rawArgs, 'fail-if-grown').map(parseGateRule);
     const scratch = scratchDir(a['scratch-dir']);
     checkOutputWritable(choice, DIFF_OUTPUT); // now, not after both analyses

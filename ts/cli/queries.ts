@@ -3,7 +3,7 @@
  * dump is opened, so a typo costs nothing; and running them in turn with their output.
  */
 import { formatOqlError, isOqlError, OqlSecondStatementError, type TextPlace } from '../oql/errors.js';
-import { loadQueryFile } from '../query/queryfile.js';
+import { loadQueryFile, queryFilePlace } from '../query/queryfile.js';
 import { extractViz, noteWithVizWarning } from '../query/viz.js';
 import { findNamedQuery, suggestNamedQueries, NAMED_QUERIES } from '../query/named.js';
 import type { QueryResult, VizSpec } from '../query/schema.js';
@@ -22,8 +22,10 @@ export interface QueryJob {
   vizWarning?: string;
   /** Planned once, while the command line is checked; run as is. */
   prepared: PreparedQuery;
-  /** Where it was written, when in a config file: an error naming a class or field the dump lacks names the file's line and column. */
+  /** Where it was written, when in a file (a query file, a config file): an error naming a class or field the dump lacks names the file's line and column. */
   place?: TextPlace;
+  /** `file:line` of its `-- @viz` line, when written in a file: a chart the result cannot draw is warned of there. */
+  vizSource?: string;
 }
 
 /**
@@ -110,10 +112,18 @@ export function collectJobs(sources: JobSources): { jobs: QueryJob[]; warnings: 
   const planOptions = { fullPath: sources.fullPath, reachableOnly: sources.reachableOnly };
   const next = () => `q${jobs.length + 1}`;
   /** Plans `oql` once; a query that does not plan becomes a formatted error. */
-  const add = (oql: string, viz: VizSpec | null, where: string | TextPlace, name: () => string, vizWarning: string | null) => {
+  const add = (oql: string, viz: VizSpec | null, where: string | TextPlace, name: () => string, vizWarning: string | null, vizSource?: string) => {
     try {
       const prepared = prepareQuery(oql, { ...planOptions, viz });
-      jobs.push({ oql, name: name(), viz, ...(vizWarning ? { vizWarning } : {}), prepared, ...(typeof where === 'string' ? {} : { place: where }) });
+      jobs.push({
+        oql,
+        name: name(),
+        viz,
+        ...(vizWarning ? { vizWarning } : {}),
+        prepared,
+        ...(typeof where === 'string' ? {} : { place: where }),
+        ...(viz && vizSource ? { vizSource } : {}),
+      });
     } catch (err) {
       if (!isOqlError(err)) throw err;
       errors.push(formatOqlError(where === '--query' && err instanceof OqlSecondStatementError ? oneStatementEach(err) : err, oql, where));
@@ -129,7 +139,7 @@ export function collectJobs(sources: JobSources): { jobs: QueryJob[]; warnings: 
     const { oql, viz, warning } = extractViz(entry.oql);
     if (warning) warnings.push(`${entry.vizSource ?? entry.source}: ${warning}`);
     // An error names the config file's line and column (the entry's `file:line` when it points nowhere).
-    add(oql, viz, entry, () => viz?.name ?? entry.name ?? next(), warning);
+    add(oql, viz, entry, () => viz?.name ?? entry.name ?? next(), warning, entry.vizSource ?? entry.source);
   }
   if (sources.queryFile) {
     let file;
@@ -140,9 +150,19 @@ export function collectJobs(sources: JobSources): { jobs: QueryJob[]; warnings: 
     }
     errors.push(...file.errors);
     warnings.push(...file.warnings);
+    const path = sources.queryFile;
     for (const q of file.queries) {
       const prepared = prepareQuery(q.oql, { ...planOptions, viz: q.viz, ...(q.planned ? { planned: q.planned } : {}) });
-      jobs.push({ oql: q.oql, name: q.viz?.name ?? next(), viz: q.viz, ...(q.vizWarning ? { vizWarning: q.vizWarning } : {}), prepared });
+      jobs.push({
+        oql: q.oql,
+        name: q.viz?.name ?? next(),
+        viz: q.viz,
+        ...(q.vizWarning ? { vizWarning: q.vizWarning } : {}),
+        prepared,
+        // Errors and warnings found once the dump is open name the file's line, as those found now do.
+        place: queryFilePlace(path, q),
+        ...(q.viz && q.vizLine !== undefined ? { vizSource: `${path}:${q.vizLine}` } : {}),
+      });
     }
   }
   for (const name of runArguments(sources.rawArgs)) {
@@ -177,16 +197,18 @@ export function listNamed(): string {
 
 /**
  * Runs the jobs for a report: results are collected, a failing query becomes a warning (the
- * report is still written).
+ * report is still written). `vizSources`: the `file:line` of the `-- @viz` line of each result
+ * whose query was written in a file, where a chart the result cannot draw is warned of.
  */
 export async function runJobsForReport(
   heap: HeapSession,
   jobs: QueryJob[],
   signal: AbortSignal,
   onProgress?: (event: ProgressEvent) => void,
-): Promise<{ results: QueryResult[]; failures: string[] }> {
+): Promise<{ results: QueryResult[]; failures: string[]; vizSources: Map<QueryResult, string> }> {
   const results: QueryResult[] = [];
   const failures: string[] = [];
+  const vizSources = new Map<QueryResult, string>();
   for (const job of jobs) {
     try {
       // Each query's scan on the bar, under its name (`query q1`).
@@ -194,7 +216,9 @@ export async function runJobsForReport(
       const result = await heap.query(job.prepared, { name: job.name, signal, ...(progress ? { onProgress: progress } : {}) });
       // A directive that was ignored is said where the chart would have been, as the server's note says it.
       const note = noteWithVizWarning(result.note, job.vizWarning ?? null);
-      results.push(note !== undefined ? { ...result, note } : result);
+      const shown = note !== undefined ? { ...result, note } : result;
+      results.push(shown);
+      if (job.vizSource) vizSources.set(shown, job.vizSource);
     } catch (err) {
       if (err instanceof HeapqlError && err.code === 'ERR_CANCELLED') throw err;
       // A class or field a config entry names that the dump lacks: at its place in the file (one line: a warning).
@@ -202,7 +226,7 @@ export async function runJobsForReport(
       failures.push(`${job.name}: ${message}`);
     }
   }
-  return { results, failures };
+  return { results, failures, vizSources };
 }
 
 export type { OutputFormat };

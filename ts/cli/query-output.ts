@@ -24,7 +24,7 @@
 import { performance } from 'node:perf_hooks';
 
 import { HeapqlError } from '../errors.js';
-import { formatOqlError, isOqlError } from '../oql/errors.js';
+import { formatOqlError, isOqlError, type TextPlace } from '../oql/errors.js';
 import { csvHeader, csvRows, formatCsv, formatTable, jsonElement, JSON_ARRAY, StreamedJsonResult, StreamedTable } from '../query/format.js';
 import type { Column, QueryResult, Value } from '../query/schema.js';
 import type { HeapSession, PreparedQuery, ProgressEvent } from '../session/index.js';
@@ -44,6 +44,10 @@ export interface OutputJob {
   oql: string;
   name: string;
   prepared: PreparedQuery;
+  /** Where it was written, when in a file: an error of its text names the file's line and column. */
+  place?: TextPlace;
+  /** `file:line` of its `-- @viz` line, when in a file: a chart the result cannot draw is warned of there. */
+  vizSource?: string;
 }
 
 /** Where the output goes: stdout (with back-pressure) and stderr (the `error:` lines). */
@@ -259,7 +263,7 @@ async function writeResult(
       result.viz = job.prepared.viz;
       // A chart the result cannot draw (a column it names is not there) is said, as the REPL does.
       const warning = vizWarning(job.prepared.viz, summary.columns);
-      if (warning) warn(`${job.name}: ${warning}`);
+      if (warning) warn(`${job.vizSource ?? job.name}: ${warning}`);
     }
     const last = gathered ? before + text.whole(result) : text.end(result);
     begun = true;
@@ -277,11 +281,12 @@ async function writeResult(
 /**
  * The `error:` text of a query that failed: `<name>: <message>`; a field or class the dump
  * lacks (an error of the query's text) as a syntax error shows, `<name>:<line>:<col>: <message>`
- * with the query's line and a caret under the name. `more` ends the first line.
+ * with the query's line and a caret under the name (a query written in a file: the file's
+ * `<file>:<line>:<col>` and its line). `more` ends the first line.
  */
 function failureText(job: OutputJob, error: unknown, more = ''): string {
   if (isOqlError(error)) {
-    const [first, ...rest] = formatOqlError(error, job.oql, job.name).split('\n');
+    const [first, ...rest] = formatOqlError(error, job.oql, job.place ?? job.name).split('\n');
     return errorText([`${first}${more}`, ...rest].join('\n'));
   }
   return errorText(`${job.name}: ${(error as Error)?.message ?? String(error)}${more}`);

@@ -7,7 +7,7 @@
 import { defineCommand } from 'citty';
 
 import type { Heap } from '../heap.js';
-import { checkOutputWritable, chooseOutput, configOption, loadCollectionConfig, renderReport, withVizWarnings, writeOutput, type OutputChoice } from '../report/index.js';
+import { checkOutputWritable, chooseOutput, configOption, loadCollectionConfig, renderReport, vizWarnings, withVizWarnings, writeOutput, type OutputChoice } from '../report/index.js';
 import { checkOptions, dumpArgs, dumpIndex, fullAnalysisArgs, queryArgs, scratchDir } from './args.js';
 import { cacheOptions, printCacheWarnings, type CliCacheOptions } from './cache.js';
 import { analyzeForCli, openForCli } from './open.js';
@@ -65,9 +65,12 @@ async function writeFullReportSteps(file: string, options: FullReportOptions): P
   const heap: Heap = await openForCli(file, { dump: options.dump, noCache: options.noCache, cacheDir: options.cacheDir, cacheMax: options.cacheMax, scratchDir: options.scratchDir ?? '' });
   try {
     await analyzeForCli(heap, options.reachableOnly, true);
+    // A chart a result cannot draw: warned of at its `-- @viz` line when the query was written in a file.
+    const vizAt = new Map<string, string>();
     const model = await withProgress(async ({ onProgress, signal }) => {
       // A failing query becomes one of the report's warnings, printed once with the others below.
-      const { results, failures } = await runJobsForReport(heap, options.jobs, signal, onProgress);
+      const { results, failures, vizSources } = await runJobsForReport(heap, options.jobs, signal, onProgress);
+      for (const [result, source] of vizSources) for (const w of vizWarnings([result])) if (!vizAt.has(w.message)) vizAt.set(w.message, source);
       return withVizWarnings(
         await heap.report({
           queries: results,
@@ -82,7 +85,9 @@ async function writeFullReportSteps(file: string, options: FullReportOptions): P
     // The dump's and the analysis's warnings were printed as the dump was opened and analyzed.
     // An ignored -- @viz line was said (with its file and line) when the queries were read.
     const said = (w: { source: string; message: string }) => w.source === 'viz' && w.message.includes('@viz directive ignored');
-    for (const w of model.warnings) if (w.source !== 'dump' && w.source !== 'analysis' && !said(w)) warn(w.source === 'query' ? `query ${w.message}` : w.message);
+    const shown = (w: { source: string; message: string }) =>
+      w.source === 'query' ? `query ${w.message}` : w.source === 'viz' && vizAt.has(w.message) ? `${vizAt.get(w.message)}: ${w.message}` : w.message;
+    for (const w of model.warnings) if (w.source !== 'dump' && w.source !== 'analysis' && !said(w)) warn(shown(w));
     // Acknowledged (`interrupted: stopping…`) as the last step ended: nothing is written.
     throwIfInterrupted();
     const text = await withProgress(async ({ blockingStep }) => {

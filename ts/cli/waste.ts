@@ -29,7 +29,7 @@ export const wasteCommand = defineCommand({
   args,
   async run({ args: a, rawArgs }) {
     checkOptions(rawArgs, 'waste', args, 2);
-    const choice = chooseOutput(a.out ?? null, a.format ?? null);
+    const choice = chooseOutput(a.out ?? null, a.format ?? null, WASTE_OUTPUT);
     const limit = rowLimit(a.limit);
     checkOutputWritable(choice, WASTE_OUTPUT); // now, not after the analysis
     const scratch = scratchDir(a['scratch-dir']);

@@ -3,7 +3,7 @@
 // (and planned, when options are given) up front, so a typo on line 40 is reported before line 1
 // runs, as `<file>:<line>:<col>: <message>`, the line, a caret, and a hint (design.md §4.8).
 import { readFileSync } from 'node:fs';
-import { formatOqlError, isOqlError } from '../oql/errors.js';
+import { formatOqlError, isOqlError, type TextPlace } from '../oql/errors.js';
 import { stripBom } from '../oql/lexer.js';
 import { parse } from '../oql/parser.js';
 import { planAst, type PlanOptions, type PlannedQuery } from '../plan/index.js';
@@ -18,6 +18,8 @@ export interface QueryFileEntry {
   viz: VizSpec | null;
   /** Why its `-- @viz` line was ignored (also in `warnings`, with file and line). */
   vizWarning?: string;
+  /** The 1-based line of its `-- @viz` line, when it has one (a warning about the chart names it). */
+  vizLine?: number;
   /** The plan, when the file was read with plan options (so the query is not planned again). */
   planned?: PlannedQuery;
 }
@@ -61,6 +63,7 @@ export function parseQueryFile(text: string, file: string, opts: QueryFileOption
         line: lineNo,
         viz: pending?.viz ?? null,
         ...(pending?.warning ? { vizWarning: pending.warning } : {}),
+        ...(pending ? { vizLine: pending.line } : {}),
         ...(planned ? { planned } : {}),
       });
     } catch (e) {
@@ -71,6 +74,15 @@ export function parseQueryFile(text: string, file: string, opts: QueryFileOption
   });
   if (pending) result.warnings.push(`${file}:${(pending as { line: number }).line}: @viz directive is not followed by a query; ignored`);
   return result;
+}
+
+/**
+ * Where a query of the file was written: an error found once the dump is open (a class or field
+ * the dump lacks) names `<file>:<line>:<col>` and shows the file's line, as one found while the
+ * file is read does. The query is its line as it is, so its column is the file's.
+ */
+export function queryFilePlace(file: string, entry: Pick<QueryFileEntry, 'oql' | 'line'>): TextPlace {
+  return { source: `${file}:${entry.line}`, file, lines: [{ line: entry.line, column: 0, text: entry.oql }] };
 }
 
 /** Reads and checks a query file; a file that cannot be read is an Error naming the path. */

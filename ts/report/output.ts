@@ -29,9 +29,11 @@ export interface OutputChoice {
 /**
  * Decides the format; a usage error names the choices when neither the path nor --format tells,
  * and refuses a path that holds a heap dump (a slip such as `heapql a.hprof b.hprof --format
- * json`, meant as a diff, would replace the dump, often the only copy, with the report).
+ * json`, meant as a diff, would replace the dump, often the only copy, with the report). A
+ * directory is said to be one, with a file in it to name (`what` names the output, as
+ * `checkOutputWritable`'s errors do), before its lack of an extension is.
  */
-export function chooseOutput(reportPath?: string | null, format?: string | null): OutputChoice {
+export function chooseOutput(reportPath?: string | null, format?: string | null, what: OutputName = REPORT_OUTPUT): OutputChoice {
   const p = reportPath || null;
   if (p !== null && isHeapDump(p)) {
     throw usageError(
@@ -48,12 +50,25 @@ export function chooseOutput(reportPath?: string | null, format?: string | null)
   const ext = path.extname(p).toLowerCase();
   const f = BY_EXTENSION[ext];
   if (!f) {
+    if (isDirectory(p)) {
+      const reason = fileWriteProblem({ code: 'EISDIR' }, path.resolve(p), { shown: p, suggestedName: `${what.stem}.md` });
+      throw new HeapqlError('ERR_IO', cannotWrite(p, `${reason} (its extension, .md, .html or .json, gives the format)`, what.the));
+    }
     throw usageError(
       `cannot tell the report format from ${ext ? `the extension "${ext}"` : 'a path without an extension'} of ${p}; ` +
         'name the file .md, .html or .json, or give --format md|html|json',
     );
   }
   return { format: f, path: p };
+}
+
+/** Whether `p` is a directory (a link to one too). */
+function isDirectory(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** Whether `file` is an existing HPROF file, plain or gzip-compressed (by its first bytes). */

@@ -65,7 +65,9 @@ function prepare(ctx: ServerContext, req: QueryRequest): PreparedQuery {
     return session.prepare(req.query, options);
   } catch (err) {
     if (err instanceof OqlPlanError && !session.analyzed && plansOnFullPath(req.query)) {
-      throw new ApiError(400, 'query', needsFullPathMessage(err.reason, session.status));
+      // Said where the query asks for it (`query:1:21:`, the line, a caret; `line`, `column`,
+      // `reason`), as every other OQL error is; the other fronts' hint gives way to the server's advice.
+      throw toApiError(new OqlPlanError(needsFullPathMessage(err.reason, session.status), err.pos, null), session, req.query);
     }
     throw toApiError(secondStatement(err, req.query) ?? err, session, req.query);
   }
