@@ -85,6 +85,8 @@ describe('heapql mcp: a call made before the index is built reports the index', 
       for (const p of analysis) {
         expect(p.total).toBe(base + 3);
         expect(p.message).toMatch(/^(graph|dominators|retained): \d+ of \d+$|^analysis finished$/);
+        // Hundredths as JSON writes them (2.72, not 2.7199999999999998).
+        expect(String(p.progress)).toMatch(/^\d+(\.\d{1,2})?$/);
       }
       expect(analysis[analysis.length - 1]!.progress).toBe(base + 3);
       expectGrowing(seen);

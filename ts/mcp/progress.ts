@@ -115,7 +115,8 @@ export function analysisProgress(call: CallProgress): ProgressSink {
       const phase = PHASES.indexOf(e.phase);
       if (phase < 0) return;
       const fraction = e.total > 0 ? Math.min(1, e.done / e.total) : 0;
-      const progress = base + Math.floor((phase + fraction) * 100) / 100;
+      // In hundredths, divided once: `base + k / 100` would send 30.009999999999998 for 30.01.
+      const progress = (Math.round(base * 100) + Math.floor((phase + fraction) * 100)) / 100;
       call.notify(progress, `${e.phase}: ${e.done} of ${e.total}`, total);
     },
     async finish() {
