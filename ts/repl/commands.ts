@@ -927,9 +927,9 @@ function runAgainError(err: unknown, last: LastRun, here: StatementSource | unde
   return new ReplError(`!last, running the query${written ? ` of ${written}` : ''} again: ${message}`);
 }
 
-/** Runs one `!command args` statement. */
+/** Runs one `!command args` statement; a `;` after it ends it (`!count;`, `!quit;`), as after a query. */
 export async function runCommand(ctx: ReplContext, text: string): Promise<void> {
-  const m = /^\s*[!/](\S*)\s*([^]*)$/.exec(text)!;
+  const m = /^\s*[!/]([^\s;]*)\s*([^]*)$/.exec(text)!;
   const name = m[1]!;
   const command = findCommand(name);
   if (!command) {
