@@ -301,6 +301,33 @@ describe('the REPL dispatcher', () => {
     expect((await run(`!dom #${root[1]}`)).out).toContain('dominator      (none: a GC root)');
   });
 
+  it('!dom of an object only the virtual root dominates says why: a GC root, held through several roots, unreachable', async () => {
+    if (session.status.state !== 'full') await run('!analyze');
+    const dominator = async (spec: string) => /^dominator {6}(.*)$/m.exec((await run(`!dom ${spec}`)).out)?.[1];
+    const SHARED = '(none: held through more than one GC root, so only the virtual root dominates it)';
+    // The String "Demo" has no GC root record: it is reached from the roots along more than one path.
+    expect((await run('SELECT x.@GCRoots AS r, dominatorof(x) AS d FROM OBJECTS 0xfeab5f20 x')).out).toMatch(/^r +\| d\n-+\+-+\nnull +\| null\n/);
+    expect((await run('!path 0xfeab5f20')).out.split('\n')).toHaveLength(5);
+    expect(await dominator('0xfeab5f20')).toBe(SHARED);
+    // A CountDownLatch a frame's Java Local record names: the analysis takes that record as a
+    // reference from its thread (the path starts at the thread), and more than one thread holds it.
+    expect((await run('SELECT x.@GCRoots AS r, dominatorof(x) AS d FROM OBJECTS 0xfecee8b0 x')).out).toMatch(/\n\[Java Local\] +\| null\n/);
+    expect((await run('!path 0xfecee8b0')).out).toMatch(/^java\.lang\.Thread @ 0xfeceeb78  #12538  \[GC root: Thread\]\n└─ \.<Java Local in frame 4> → java\.util\.concurrent\.CountDownLatch @ 0xfecee8b0/);
+    expect(await dominator('0xfecee8b0')).toBe(SHARED);
+    // A JNI Global's object is a GC root of the analysis: its path is the object alone.
+    expect((await run('!path 0xfecef7c0')).out).toBe('java.lang.invoke.MethodType @ 0xfecef7c0  #12591  [GC root: JNI Global]');
+    expect(await dominator('0xfecef7c0')).toBe('(none: a GC root)');
+    // Garbage at the top of its own tree, and an object with a dominator.
+    expect(await dominator('#1456')).toBe('(none: unreachable, a pseudo-root of the analysis under the virtual root, not a GC root)');
+    expect(await dominator('0xfeceeaf8')).toMatch(/^java\.lang\.Thread @ 0xfed45ef0  #\d+$/);
+    // Every object with neither a dominator nor a root record is reachable or garbage, never a root.
+    expect(session.reachableOnly).toBe(false);
+    expect((await run('SELECT x FROM INSTANCEOF java.lang.Object x WHERE dominatorof(x) = NULL AND x.@GCRoots = NULL')).ok).toBe(true);
+    expect(repl.state.result!.rowCount).toBe(2165);
+    const ids = (repl.state.result!.rows as { objectId: number }[][]).slice(0, 50).map((r) => r[0]!.objectId);
+    for (const id of ids) expect([SHARED, '(none: unreachable, a pseudo-root of the analysis under the virtual root, not a GC root)'], `#${id}`).toContain(await dominator(`#${id}`));
+  });
+
   it('a command the table marks as taking no argument refuses one; any other reads it', async () => {
     const none = COMMANDS.filter((c) => !c.takesArguments).map((c) => c.name);
     expect(none.sort()).toEqual(['all', 'analyze', 'count', 'last', 'quit', 'reachable', 'undo']);

@@ -183,27 +183,29 @@ describe('!run and the config file', () => {
     viz: `warning: ${file}:19: @viz directive ignored: unknown chart kind "pie" (kinds: table, histogram, piechart, treemap); showing a table`,
   });
 
-  it("an OQL error in an entry names the config file's line and column and shows its line there; !last and !plan name it again", () => {
+  it("an OQL error in an entry names the config file's line and column and shows its line there; !plan names it again, !last warns there", () => {
     const cwd = path.join(dir, 'bad-oql');
     mkdirSync(cwd, { recursive: true });
     const file = path.join(cwd, '.heapql.toml');
     writeFileSync(file, BAD_CONFIG);
     const e = badErrors(file);
-    const r = repl(cwd, ['!run field', '!last', '/run syntax', '!plan', '!run class', '!last', '!run pie', '!last']);
-    expect(r.err).toBe([e.field, e.field, e.syntax, e.syntax, e.class, e.class, e.viz, e.viz].join('\n'));
-    expect(r.out).toContain('n\n---\n400\n(1 row)\n');
-    // A query typed after them names its statement again.
-    const typed = repl(cwd, ['!run class', 'SELECT COUNT(*) AS n FROM Demo$Sessio s', '!last']);
+    // A refused entry never ran: !last has none to run again (!plan explains the text given last).
+    const noneYet = (line: number) => `error: stdin:${line}: no query has run yet: !last runs the last query that ran again, and a statement refused with an error did not run`;
+    const r = repl(cwd, ['!run field', '!last', '/run syntax', '!plan', '!run class', '!last', '!run pie', '!last', '!run class', '!last']);
+    expect(r.err).toBe([e.field, noneYet(2), e.syntax, e.syntax, e.class, noneYet(6), e.viz, e.viz, e.class, e.viz].join('\n'));
+    expect(r.out.match(/n\n---\n400\n\(1 row\)\n/g)).toHaveLength(3);
+    // A query typed after them names its statement.
+    const typed = repl(cwd, ['!run class', 'SELECT COUNT(*) AS n FROM Demo$Sessio s', '!plan']);
     const atStdin = (line: number) =>
       [
         `error: stdin:${line}:27: class Demo$Sessio is not in this dump; did you mean Demo$Session?`,
         '  SELECT COUNT(*) AS n FROM Demo$Sessio s',
         '                            ^^^^^^^^^^^',
       ].join('\n');
-    expect(typed.err).toBe([e.class, atStdin(2), atStdin(3)].join('\n'));
+    expect(typed.err).toBe([e.class, atStdin(2)].join('\n'));
   });
 
-  it("in a terminal, the error of !run <name> and of !last after it name the config file's line and column", async () => {
+  it("in a terminal, the error of !run <name> names the config file's line and column; !last after it has nothing to run", async () => {
     const cwd = path.join(dir, 'bad-oql-terminal');
     mkdirSync(cwd, { recursive: true });
     const file = path.join(cwd, '.heapql.toml');
@@ -214,14 +216,14 @@ describe('!run and the config file', () => {
     t.type('!run class\r');
     at = await t.waitFor('^^^^^^^^^^^\n', at);
     t.type('!last\r');
-    at = await t.waitFor('^^^^^^^^^^^\n', at);
+    at = await t.waitFor('error: no query has run yet', at);
     t.type('!run pie\r');
     at = await t.waitFor(/\n400\n/, at);
     t.type('!last\r');
     at = await t.waitFor(/\n400\n/, at);
     t.type('!quit\r');
     expect(await t.exited).toBe(0);
-    expect(t.screen.split(e.class).length - 1).toBe(2);
+    expect(t.screen.split(e.class).length - 1).toBe(1);
     expect(t.screen.split(e.viz).length - 1).toBe(2);
   });
 

@@ -49,6 +49,13 @@ describe('!quit in piped input', () => {
     expect(r.status).toBe(1);
   });
 
+  it('a ; after a command ends it, as after a query: !count; runs, !quit; ends the input', () => {
+    const r = repl([`${SESSIONS};`, '!count;', '!quit ;', 'SELECT COUNT(*) AS after FROM java.lang.String']);
+    expect(r.err).toBe('');
+    expect(r.out).toBe('n\n---\n400\n(1 row)\n1 row\n');
+    expect(r.status).toBe(0);
+  });
+
   it('!quit ends a statement still waiting for its continuation lines without running it', () => {
     const r = repl([SESSIONS, '!quit', STRINGS, SESS_STRINGS]);
     expect(r.out).toBe('n\n---\n400\n(1 row)\n');

@@ -54,6 +54,27 @@ describe('piped', () => {
     expect(r.status).toBe(1);
   });
 
+  it('every statement of the line names that line: after blank lines, on the first line, syntax errors too', () => {
+    const names = ['Nope1', 'Nope2', 'Nope3', 'Nope4'];
+    const line = names.map((n) => `SELECT COUNT(*) FROM ${n} s`).join('; ');
+    const notInDump = (n: string) => `class ${n} is not in this dump (class names are fully qualified, e.g. java.util.HashMap, byte[], Outer$Inner)`;
+    const places = (err: string) => [...err.matchAll(/^error: (stdin:\d+(?::\d+)?): (.*)$/gm)].map((m) => `${m[1]}: ${m[2]}`);
+    // The line written 4th, the 1st: each error names it, at the column of the name in it.
+    for (const [before, lineNumber] of [['\n\n\n', 4], ['', 1]] as const) {
+      const r = piped(`${before}${line}\n`);
+      expect(places(r.err), `line ${lineNumber}`).toEqual(names.map((n) => `stdin:${lineNumber}:${line.indexOf(n) + 1}: ${notInDump(n)}`));
+      expect(r.status).toBe(1);
+    }
+    // Syntax errors, and a statement after a ; that goes on over the next line (its error there).
+    const typo = `${A}; SELECT 1 FORM x; SELEKT 2;`;
+    const r = piped(`${A}\n${typo}\n${A}; SELECT COUNT(*)\nFROM Nope s\n`);
+    expect(places(r.err)).toEqual([
+      `stdin:2:${typo.indexOf('FORM') + 1}: unexpected "FORM"; expected an operator, AND, OR, AS, FROM or ","`,
+      `stdin:2:${typo.indexOf('SELEKT') + 1}: unexpected "SELEKT"; expected SELECT or "("`,
+      `stdin:4:6: ${notInDump('Nope')}`,
+    ]);
+  });
+
   it('a ; in a string or a comment splits nothing', () => {
     const r = piped(`SELECT COUNT(*) AS n FROM java.lang.String s WHERE toString(s) = "x; SELECT 1" /* ; SELECT 2 */;\n`);
     expect(r.err).toBe('');

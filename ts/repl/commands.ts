@@ -20,7 +20,7 @@ import type { ReplBackend, ReplIO } from './backend.js';
 import { ReplError, SaveInterrupted } from './errors.js';
 import { BLOCK_ROWS, type BlockWrite, writeLongTable } from './long-table.js';
 import { canPage, pagedOf, PagedResult, READ_AHEAD_ROWS, type PagingBackend } from './rest.js';
-import { grid, renderClass, renderDominator, renderObject, renderPath, renderRefs } from './render.js';
+import { grid, renderClass, renderDominator, renderObject, renderPath, renderRefs, type TopOfTree } from './render.js';
 import { stripTerminator, withoutTerminator } from './statement.js';
 import {
   columnIndex,
@@ -41,10 +41,16 @@ export interface ReplState {
   result: QueryResult | null;
   /** Results before each shaping command, for `!undo` (newest last). */
   undo: QueryResult[];
-  /** The last OQL text run (for `!last`). */
+  /** The last OQL text given, refused or not (for `!plan` alone). */
   lastQuery: string | null;
-  /** Where it was written when it came from the config file (`!run <name>`): `!last` names that place too. */
+  /** Where it was written when it came from the config file (`!run <name>`): `!plan` names that place too. */
   lastOrigin: QueryOrigin | null;
+  /**
+   * The last query that ran (for `!last`): one refused with an OQL error (a syntax error, a name
+   * the dump lacks, a full-path attribute before `!analyze`) never ran and is not kept; one that
+   * gave rows, was cancelled or failed while it ran is.
+   */
+  lastRun: LastRun | null;
   /** `!row` cursor (0-based). */
   cursor: number;
   /** Rows shown of a result; 0 = all. */
@@ -67,8 +73,17 @@ export interface QueryOrigin extends TextPlace {
 }
 
 
+/** A query that ran, and where it was written: `!last` runs it again, its errors named there. */
+export interface LastRun {
+  text: string;
+  /** A config entry's place (`!run <name>`). */
+  origin: QueryOrigin | null;
+  /** Its statement's place in a script (piped input: `stdin`, line 2); null at a prompt. */
+  source: StatementSource | null;
+}
+
 export function initialState(stored: StoredQuery[] = []): ReplState {
-  return { result: null, undo: [], lastQuery: null, lastOrigin: null, cursor: 0, limit: 50, queries: 0, open: null, stored };
+  return { result: null, undo: [], lastQuery: null, lastOrigin: null, lastRun: null, cursor: 0, limit: 50, queries: 0, open: null, stored };
 }
 
 /** Everything a command can use. */
@@ -217,6 +232,17 @@ function oqlError(ctx: ReplContext, err: OqlError, oql: string, origin?: QueryOr
   return new ReplError(text.startsWith(`${at.name}: `) ? `${at.name}:${at.line}: ${text.slice(at.name.length + 2)}` : text, true);
 }
 
+/** A query on one line, as `!run` and `!last` show what they run: its lines trimmed, without comment lines (`-- @viz`). */
+function queryLine(text: string): string {
+  return text
+    .split('\n')
+    .filter((l) => !l.trim().startsWith('--'))
+    .map((l) => l.trim())
+    .join(' ')
+    .replace(/;\s*$/, '')
+    .trim();
+}
+
 /** A class the dump does not have: the words of every front (`heap.noClassMessage`), and how to search here. */
 function noClass(ctx: ReplContext, name: string): ReplError {
   return new ReplError(`${terminalText(noClassMessage(name, ctx.backend.classNames()))} (!classes <text> lists the classes whose names contain a text)`);
@@ -245,6 +271,22 @@ async function objectArg(ctx: ReplContext, args: string, command: string): Promi
 }
 
 /**
+ * Why an object of the dominator tree with no dominator hangs off the virtual root, from what the
+ * analysis says of it: unreachable (a pseudo-root of its own tree); with no GC root record, held
+ * through more than one root (no object lies on every path from the roots to it). An object a
+ * root record names is a root of the analysis unless each of its records is a stack's (a Java
+ * frame, a JNI local…) of a thread the dump has: the analysis takes those as references from the
+ * thread. Its path from the roots tells: a root's is the object alone.
+ */
+async function dominatorTop(backend: ReplBackend, id: number): Promise<TopOfTree> {
+  const view = await backend.object(id);
+  if (view.reachable === false) return 'unreachable';
+  if (view.gcRoots.length === 0) return 'shared';
+  const path = await backend.pathToRoot(id, 2);
+  return path?.length === 1 && path[0]!.skipped === 0 ? 'root' : 'shared';
+}
+
+/**
  * Runs OQL (with an optional `-- @viz` line) and makes it the current result. `origin`: where it
  * was written (a config entry), which an OQL error or a warning about the directive names;
  * default the statement's place.
@@ -253,20 +295,26 @@ export async function runQuery(ctx: ReplContext, text: string, origin?: QueryOri
   const { oql, viz, warning } = extractViz(withoutTerminator(text));
   ctx.state.lastQuery = text;
   ctx.state.lastOrigin = origin ?? null;
+  // Kept for `!last` once the query is past the OQL checks: it runs.
+  const ran = () => {
+    ctx.state.lastRun = { text, origin: origin ?? null, source: ctx.source ?? null };
+  };
   const vizAt = origin ? (origin.vizSource ?? origin.source) : undefined;
   const name = viz?.name ?? `q${ctx.state.queries + 1}`;
   const limit = ctx.state.limit;
   // A front that takes text as it comes (the terminal) on a backend that streams: paged.
-  if (ctx.io.write && canPage(ctx.backend) && limit > 0 && limit <= BLOCK_ROWS) return runPaged(ctx, ctx.backend, oql, name, viz ?? null, warning, origin ?? null);
+  if (ctx.io.write && canPage(ctx.backend) && limit > 0 && limit <= BLOCK_ROWS) return runPaged(ctx, ctx.backend, oql, name, viz ?? null, warning, origin ?? null, ran);
   let result: QueryResult;
   try {
     result = await ctx.backend.query(oql, { name, viz, signal: ctx.signal, ...scanProgress(ctx) });
   } catch (err) {
     if (isOqlError(err)) throw oqlError(ctx, err, oql, origin);
+    ran();
     throw err;
   } finally {
     ctx.io.progressDone?.();
   }
+  ran();
   adopt(ctx, result, viz ?? null, warning, vizAt);
   await show(ctx, result);
   ctx.io.print(`(${result.elapsedMs} ms)`);
@@ -302,7 +350,16 @@ function adopt(ctx: ReplContext, result: QueryResult, viz: VizSpec | null, warni
  * gives the total. Ctrl-C before the first rows cancels the query; after them it stops the
  * loading or counting: the rows shown stay the result, counted and loaded when a command needs it.
  */
-async function runPaged(ctx: ReplContext, backend: PagingBackend, oql: string, name: string, viz: VizSpec | null, warning: string | null | undefined, origin: QueryOrigin | null): Promise<void> {
+async function runPaged(
+  ctx: ReplContext,
+  backend: PagingBackend,
+  oql: string,
+  name: string,
+  viz: VizSpec | null,
+  warning: string | null | undefined,
+  origin: QueryOrigin | null,
+  ran: () => void,
+): Promise<void> {
   const started = performance.now();
   const limit = ctx.state.limit;
   // The previous paged result's scan stops: one is open at a time.
@@ -313,11 +370,13 @@ async function runPaged(ctx: ReplContext, backend: PagingBackend, oql: string, n
     p = await PagedResult.start(backend, oql, { name, reachableOnly: backend.reachableOnly }, limit + 1, ctx.signal, scanProgress(ctx).onProgress);
   } catch (err) {
     if (isOqlError(err)) throw oqlError(ctx, err, oql, origin);
+    ran();
     throw err;
   } finally {
     // Down before the first rows are printed.
     ctx.io.progressDone?.();
   }
+  ran();
   const result = p.result;
   if (viz) result.viz = viz;
   const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
@@ -451,11 +510,21 @@ export const COMMANDS: Command[] = [
     name: 'last',
     usage: '!last',
     takesArguments: false,
-    summary: 'run the previous query again',
+    summary: 'run the last query that ran again (one refused with an error did not run)',
     run: async (ctx) => {
-      if (!ctx.state.lastQuery) throw new ReplError('no query has run yet');
-      // A config entry's text names its place in the file again, as `!run` did.
-      await runQuery(ctx, ctx.state.lastQuery, ctx.state.lastOrigin);
+      const last = ctx.state.lastRun;
+      if (!last) throw new ReplError('no query has run yet: !last runs the last query that ran again, and a statement refused with an error did not run');
+      // Its errors and warnings name where it was written (a config entry's place in the file,
+      // as `!run` did; a piped statement's line), and say it runs again.
+      const { source: _here, ...rest } = ctx;
+      const again: ReplContext = last.source ? { ...rest, source: last.source } : rest;
+      // What runs, as `!run` shows it: the last query that ran need not be the last one typed.
+      ctx.io.print(`→ ${queryLine(last.text)}`);
+      try {
+        await runQuery(again, last.text, last.origin);
+      } catch (err) {
+        throw runAgainError(err, last, ctx.source);
+      }
     },
   },
   {
@@ -572,9 +641,7 @@ export const COMMANDS: Command[] = [
     run: async (ctx, a) => {
       const id = await objectArg(ctx, a, '!dom');
       const d = await fullPathLookUp('!dom', () => ctx.backend.dominator(id, 10));
-      // No dominator: a GC root, or an unreachable object at the top of its own tree.
-      const reachable = d.dominator === null && d.inTree ? (await ctx.backend.object(id)).reachable : null;
-      ctx.io.print(renderDominator(d, reachable));
+      ctx.io.print(renderDominator(d, d.dominator === null && d.inTree ? await dominatorTop(ctx.backend, id) : null));
     },
   },
   {
@@ -798,7 +865,7 @@ export const COMMANDS: Command[] = [
       // A config entry of that name comes first: the user named it so.
       const mine = stored.find((q) => q.name === name);
       if (mine) {
-        ctx.io.print(`→ ${mine.oql.split('\n').filter((l) => !l.trim().startsWith('--')).map((l) => l.trim()).join(' ').trim()}`);
+        ctx.io.print(`→ ${queryLine(mine.oql)}`);
         // An OQL error, or a warning about its `-- @viz` line, names the config file's line, not the `!run`.
         await runQuery(ctx, mine.oql, mine);
         return;
@@ -809,7 +876,7 @@ export const COMMANDS: Command[] = [
         throw new ReplError(`no named query '${name}'${near.length ? `; did you mean ${near.join(', ')}?` : ''} (!run lists them)`);
       }
       if (named.fullPath && ctx.backend.status.state !== 'full') throw new ReplError(`'${named.name}' needs the full analysis: run !analyze first`);
-      ctx.io.print(`→ ${named.oql.split('\n').filter((l) => !l.trim().startsWith('--')).join(' ').trim()}`);
+      ctx.io.print(`→ ${queryLine(named.oql)}`);
       await runQuery(ctx, named.oql);
     },
   },
@@ -845,9 +912,24 @@ export function findCommand(name: string): Command | undefined {
   return byName.get(name.toLowerCase());
 }
 
-/** Runs one `!command args` statement. */
+/**
+ * An error of `!last`'s run: one that names its place (an OQL error, at the place the query
+ * was written) gets a line saying `!last` ran it again; any other names the query run again
+ * (`stdin:2`'s), after the place of the `!last` (`stdin:5: `, which the dispatcher adds). A
+ * cancellation stays `cancelled`.
+ */
+function runAgainError(err: unknown, last: LastRun, here: StatementSource | undefined): unknown {
+  if (err instanceof HeapqlError && err.code === 'ERR_CANCELLED') return err;
+  const at = here ? ` at ${here.name}:${here.line}` : '';
+  if (err instanceof ReplError && err.located) return new ReplError(`${err.message}\n  (run again by !last${at})`, true);
+  const written = last.origin ? last.origin.source : last.source ? `${last.source.name}:${last.source.line}` : null;
+  const message = err instanceof ReplError || err instanceof HeapqlError ? err.message : `internal error: ${err instanceof Error ? err.message : String(err)}`;
+  return new ReplError(`!last, running the query${written ? ` of ${written}` : ''} again: ${message}`);
+}
+
+/** Runs one `!command args` statement; a `;` after it ends it (`!count;`, `!quit;`), as after a query. */
 export async function runCommand(ctx: ReplContext, text: string): Promise<void> {
-  const m = /^\s*[!/](\S*)\s*([^]*)$/.exec(text)!;
+  const m = /^\s*[!/]([^\s;]*)\s*([^]*)$/.exec(text)!;
   const name = m[1]!;
   const command = findCommand(name);
   if (!command) {

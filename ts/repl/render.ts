@@ -104,16 +104,25 @@ export function renderPath(steps: PathStep[] | null, label: string): string {
 }
 
 /**
- * `!dom`. `reachable` false (the object view's) tells an unreachable object at the top of its own
- * tree, under the virtual root as a pseudo-root of the analysis, from a GC root: both have no
- * dominator.
+ * Why an object in the dominator tree has no dominator but the tree's virtual root (`!dom`):
+ * `root`, a GC root itself; `shared`, reachable through more than one GC root, no object on
+ * every path; `unreachable`, garbage at the top of its own tree, a pseudo-root of the analysis.
  */
-export function renderDominator(d: DominatorView, reachable: boolean | null = null): string {
-  const top = reachable === false ? '(none: unreachable, a pseudo-root of the analysis under the virtual root, not a GC root)' : '(none: a GC root)';
+export type TopOfTree = 'root' | 'shared' | 'unreachable';
+
+const TOP_OF_TREE: Record<TopOfTree, string> = {
+  root: '(none: a GC root)',
+  shared: '(none: held through more than one GC root, so only the virtual root dominates it)',
+  unreachable: '(none: unreachable, a pseudo-root of the analysis under the virtual root, not a GC root)',
+};
+
+/** `!dom`. `top` says why an object in the tree has no dominator (`dominatorTop` in commands.ts). */
+export function renderDominator(d: DominatorView, top: TopOfTree | null = null): string {
+  const none = d.inTree ? (top ? TOP_OF_TREE[top] : '(none)') : '(none: not in the dominator tree)';
   const lines = [
     `${labelText(d.object)}  #${d.object.objectId}`,
     `retained size  ${d.retainedSize === null ? NOT_IN_TREE : `${int(d.retainedSize)} B`}`,
-    `dominator      ${d.dominator ? `${labelText(d.dominator)}  #${d.dominator.objectId}` : d.inTree ? top : '(none: not in the dominator tree)'}`,
+    `dominator      ${d.dominator ? `${labelText(d.dominator)}  #${d.dominator.objectId}` : none}`,
   ];
   // Outside the tree it dominates nothing: no list to announce.
   if (!d.inTree) return lines.join('\n');

@@ -214,6 +214,9 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
   let runningAt = 0;
   let pendingAt = 0;
   let lineNo = 0;
+  // Set when the rest of a line after a statement's `;` goes back to the front of `ahead`: taken
+  // again, it is the same line of the input, not the next one.
+  let sameLine = false;
   // Bracketed paste while the session is at a terminal (see line-editor.ts), not a dumb one;
   // off again on Ctrl-Z, on leaving, and if the process ends otherwise.
   const pasting = tty && process.env.TERM !== 'dumb';
@@ -266,6 +269,7 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
       // (Empty and comment lines left of the block would run nothing.)
       restDropped ||= ahead.some((l) => l.trim() !== '' && !isCommentLine(l));
       ahead.length = 0;
+      sameLine = false;
       running.abort();
       return;
     }
@@ -340,7 +344,8 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
       ahead.push(...rest);
       line = first;
     }
-    if (line !== undefined) lineNo++;
+    if (line !== undefined && !sameLine) lineNo++;
+    sameLine = false;
     return line;
   };
   const peek = async (k: number): Promise<string | undefined> => {
@@ -381,8 +386,8 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
       if (end >= 0) {
         remainder = ' '.repeat(codePoints(line.slice(0, end))) + line.slice(end);
         ahead.unshift(remainder);
-        // (Taken again from `ahead`, it is the same line of the input.)
-        lineNo--;
+        // The statement before the `;` is on this line (`lineNo`); so is the rest, taken next.
+        sameLine = true;
         line = line.slice(0, end);
       }
     }
