@@ -29,7 +29,6 @@ const common = {
   json: { type: 'boolean', description: "print the server's JSON reply" },
 } as const;
 
-
 /**
  * A command that takes only the common options: asks the phone one thing (`ask`) and shows the
  * reply (`show`), or with `--json` prints it as sent (`fallback`, or the reply, re-encoded

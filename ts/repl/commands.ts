@@ -72,7 +72,6 @@ export interface QueryOrigin extends TextPlace {
   vizSource?: string;
 }
 
-
 /** A query that ran, and where it was written: `!last` runs it again, its errors named there. */
 export interface LastRun {
   text: string;
