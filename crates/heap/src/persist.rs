@@ -27,7 +27,10 @@ use crate::{ids, layout, ClassExt, Layouts, ClassHistogramRow, ClassIdx, ClassIn
 /// virtual threads with frames but no thread record (an older entry of such a dump lacks it).
 /// heap12: instance layouts in shared storage (`Layouts`; an older entry holds one per class).
 /// heap13: the dump time of a file's second and later dumps is their own (the header's, before).
-pub const CACHE_LAYOUT: &str = "heap13";
+/// heap14: MAT's System Class roots for a dump that records none (an older entry of such a
+/// dump, e.g. one cut short, has no roots at all), `HeapSummary::cut_short` and
+/// `fallback_system_class_roots`.
+pub const CACHE_LAYOUT: &str = "heap14";
 
 /// Everything but the per-object arrays.
 #[derive(Serialize, Deserialize)]
