@@ -142,9 +142,9 @@ fn static_owner(path: &PathToRoot, from: usize) -> Option<String> {
 /// short (`HeapSummary::cut_short`) the root records written after the cut are missing: the
 /// words say what the dump shows, not that a collection frees the objects.
 fn unreachable(ctx: &Ctx, them: bool) -> String {
-    let (it, is) = if them { ("them", "They are") } else { ("it", "It is") };
+    let (it, is, they) = if them { ("them", "They are", "they") } else { ("it", "It is", "it") };
     if ctx.heap.summary().cut_short {
-        return format!(" {is} unreachable in this dump: none of the GC roots the dump records reaches {it}. The dump is cut short and its GC root records are partial, so this does not show that {it} would be garbage (a report with --reachable-only leaves unreachable objects out).");
+        return format!(" {is} unreachable in this dump: none of the GC roots the dump records reaches {it}. The dump is cut short and its GC root records are partial, so this does not show that {they} would be garbage (a report with --reachable-only leaves unreachable objects out).");
     }
     format!(" {is} unreachable: no GC root keeps {it} alive, so the next garbage collection frees {it} (a report with --reachable-only leaves unreachable objects out).")
 }
@@ -152,10 +152,10 @@ fn unreachable(ctx: &Ctx, them: bool) -> String {
 /// What a group suspect's explanation adds when `gone` of its instances (retaining `retained`
 /// bytes), not all, are unreachable; in a dump cut short, as the dump shows it (`unreachable`).
 fn some_unreachable(ctx: &Ctx, gone: u64, retained: u64) -> String {
-    let (n, is, those, them) = if gone == 1 { ("1".to_string(), "is", "it", "it") } else { (gone.to_string(), "are", "those", "them") };
+    let (n, is, those, them, they) = if gone == 1 { ("1".to_string(), "is", "it", "it", "it") } else { (gone.to_string(), "are", "those", "them", "they") };
     if ctx.heap.summary().cut_short {
         return format!(
-            " {n} of them, retaining {}, {is} unreachable in this dump: none of the GC roots the dump records reaches {those}; the dump is cut short and its GC root records are partial, so this does not show that {them} would be garbage.",
+            " {n} of them, retaining {}, {is} unreachable in this dump: none of the GC roots the dump records reaches {those}; the dump is cut short and its GC root records are partial, so this does not show that {they} would be garbage.",
             human_bytes(retained)
         );
     }

@@ -109,9 +109,12 @@ pub(super) fn system_class_fallback(h: &mut Heap, roots: &mut Vec<GcRoot>, ndump
     if made == 0 {
         return 0;
     }
-    let others = before;
+    let others = match before {
+        0 => "the dump records no other GC root".to_string(),
+        n => format!("beside the dump's {n} other GC root record(s)"),
+    };
     let mut message = format!(
-        "the dump holds no System Class root (no ROOT STICKY CLASS record); as Eclipse MAT does, heapql made each of its {made} non-array classes of the bootstrap loader (loader 0) a System Class root, beside the dump's {others} other GC root record(s)"
+        "the dump holds no System Class root (no ROOT STICKY CLASS record); as Eclipse MAT does, heapql made each of its {made} non-array classes of the bootstrap loader (loader 0) a System Class root, {others}"
     );
     if cut_short {
         message.push_str(
