@@ -388,6 +388,15 @@ pub struct HeapSummary {
     pub dump_heap_bytes: u64,
     /// True when the shallow-size model is a guess (old agent dumps, Android without sizes).
     pub sizes_estimated: bool,
+    /// True when the chosen dump's heap records run past the end of the file (a file cut
+    /// short, or a length its writer never patched): the objects and GC root records after the
+    /// cut are missing (HotSpot writes the root records last), so what no root reaches is
+    /// unreachable *in this dump*, not shown to be garbage.
+    pub cut_short: bool,
+    /// The System Class roots heapql made because the dump records none (MAT's fallback, one
+    /// per non-array class of the bootstrap loader, `builder::roots::system_class_fallback`);
+    /// 0 when the dump has its own.
+    pub fallback_system_class_roots: u64,
 }
 
 /// Per-class facts the index derives (beside the public `ClassInfo`).

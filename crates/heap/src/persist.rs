@@ -29,7 +29,9 @@ use crate::{ids, layout, ClassExt, Layouts, ClassHistogramRow, ClassIdx, ClassIn
 /// heap13: the dump time of a file's second and later dumps is their own (the header's, before).
 /// heap14: instance sizes of JDK 8–14 dumps (the older layout's `@Contended` padding, the
 /// fork-join pool's, no field in the gap of a class whose references come first; an older
-/// entry holds the sizes before).
+/// entry holds the sizes before); MAT's System Class roots for a dump that records none (an
+/// older entry of such a dump, e.g. one cut short, has no roots at all),
+/// `HeapSummary::cut_short` and `fallback_system_class_roots`.
 pub const CACHE_LAYOUT: &str = "heap14";
 
 /// Everything but the per-object arrays.

@@ -138,10 +138,28 @@ fn static_owner(path: &PathToRoot, from: usize) -> Option<String> {
 
 /// What an unreachable suspect's explanation adds: its objects are in the report because
 /// unreachable objects are kept by default (each under a pseudo-root of its own), but no GC
-/// root holds them, so they are no leak. `them`: the words for several objects.
-fn unreachable(them: bool) -> String {
-    let (it, is) = if them { ("them", "They are") } else { ("it", "It is") };
+/// root holds them, so they are no leak. `them`: the words for several objects. In a dump cut
+/// short (`HeapSummary::cut_short`) the root records written after the cut are missing: the
+/// words say what the dump shows, not that a collection frees the objects.
+fn unreachable(ctx: &Ctx, them: bool) -> String {
+    let (it, is, they) = if them { ("them", "They are", "they") } else { ("it", "It is", "it") };
+    if ctx.heap.summary().cut_short {
+        return format!(" {is} unreachable in this dump: none of the GC roots the dump records reaches {it}. The dump is cut short and its GC root records are partial, so this does not show that {they} would be garbage (a report with --reachable-only leaves unreachable objects out).");
+    }
     format!(" {is} unreachable: no GC root keeps {it} alive, so the next garbage collection frees {it} (a report with --reachable-only leaves unreachable objects out).")
+}
+
+/// What a group suspect's explanation adds when `gone` of its instances (retaining `retained`
+/// bytes), not all, are unreachable; in a dump cut short, as the dump shows it (`unreachable`).
+fn some_unreachable(ctx: &Ctx, gone: u64, retained: u64) -> String {
+    let (n, is, those, them, they) = if gone == 1 { ("1".to_string(), "is", "it", "it", "it") } else { (gone.to_string(), "are", "those", "them", "they") };
+    if ctx.heap.summary().cut_short {
+        return format!(
+            " {n} of them, retaining {}, {is} unreachable in this dump: none of the GC roots the dump records reaches {those}; the dump is cut short and its GC root records are partial, so this does not show that {they} would be garbage.",
+            human_bytes(retained)
+        );
+    }
+    format!(" {n} of them, retaining {}, {is} unreachable: no GC root keeps {those} alive, so the next garbage collection frees {them}.", human_bytes(retained))
 }
 
 fn single(ctx: &Ctx, paths: &Paths, o: ObjIdx, subtree: &[Range<usize>], pre: &Preorder, ctl: &Control) -> Result<Found, Cancelled> {
@@ -197,7 +215,7 @@ fn single(ctx: &Ctx, paths: &Paths, o: ObjIdx, subtree: &[Range<usize>], pre: &P
     }
     explanation.push('.');
     if !a.is_reachable(o) {
-        explanation.push_str(&unreachable(false));
+        explanation.push_str(&unreachable(ctx, false));
     }
     let mut keywords = vec![object.class_name.clone()];
     if kind == SubjectKind::Class {
@@ -268,11 +286,9 @@ fn group(ctx: &Ctx, paths: &Paths, class: ClassIdx, instances: &[ObjIdx], subtre
     }
     let (gone, gone_retained) = instances.iter().filter(|&&o| !a.is_reachable(o)).fold((0u64, 0u64), |(n, r), &o| (n + 1, r + a.retained_size(o)));
     if gone == instances.len() as u64 {
-        explanation.push_str(&unreachable(true));
-    } else if gone == 1 {
-        explanation.push_str(&format!(" 1 of them, retaining {}, is unreachable: no GC root keeps it alive, so the next garbage collection frees it.", human_bytes(gone_retained)));
+        explanation.push_str(&unreachable(ctx, true));
     } else if gone > 0 {
-        explanation.push_str(&format!(" {gone} of them, retaining {}, are unreachable: no GC root keeps those alive, so the next garbage collection frees them.", human_bytes(gone_retained)));
+        explanation.push_str(&some_unreachable(ctx, gone, gone_retained));
     }
     let mut keywords = vec![class_name.clone()];
     keywords.extend(owner.iter().cloned());

@@ -36,7 +36,9 @@ struct Expect {
 const EXPECT: &[Expect] = &[
     Expect {
         dump: "hprof-64.bin",
-        used_heap: 2_596_944,
+        // 2 596 944 before the forty-first session: JDK 8's `java.lang.Class` (references first, as
+        // HotSpot lays it) is no longer compacted, 8 bytes more per class object (layout.rs).
+        used_heap: 2_600_808,
         dup_strings: (1516, 1195, 127, 32_296),
         singles: &[("0xd701ec08", 650_016), ("0xd715c4b8", 649_984), ("0xd70be8f8", 645_576)],
         groups: &[],

@@ -125,11 +125,13 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
     classes::instance_lengths(&table, ndumped, &totals.inst, &mut warnings);
     let mut h = new_heap(src, path, options, &header, dump_micros, dump_count, warnings, objs, table);
     h.heaps = HeapTable::new(&totals.heap_infos, |id| recs.text(&h.src, id));
-    h.roots = {
-        let roots = resolve_roots(&mut h, &totals.roots);
-        h.threads = collect_threads(&h, &recs, &totals.thread_objs, &roots);
-        roots
-    };
+    // The chosen dump's records run past the end of the file: what came after the cut (the
+    // GC root records HotSpot writes last among them) is missing.
+    let cut_short = segs.iter().any(|s| s.truncated);
+    let mut roots = resolve_roots(&mut h, &totals.roots);
+    let fallback_roots = system_class_fallback(&mut h, &mut roots, ndumped, cut_short);
+    h.threads = collect_threads(&h, &recs, &totals.thread_objs, &roots);
+    h.roots = roots;
     ctl.check().map_err(me)?;
     h.props = crate::props::system_properties(&h);
     (h.info.jvm_version, h.info.jdk_feature) = jvm_version(&h);
@@ -153,6 +155,8 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
     laps.lap("size model");
 
     (h.histogram, h.summary) = histogram(&h, &totals);
+    h.summary.cut_short = cut_short;
+    h.summary.fallback_system_class_roots = fallback_roots;
     laps.lap("histogram");
     if let Some(w) = crate::stack_chunks::unrecorded_virtual_threads(&h) {
         h.warnings.push(w);

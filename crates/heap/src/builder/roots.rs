@@ -87,3 +87,42 @@ fn article(word: &str) -> &'static str {
         _ => "a",
     }
 }
+
+/// MAT's fallback for a dump that records no System Class root at all
+/// (`HprofParserHandlerImpl.fillIn`, mat-semantics.md §1.3): every non-array class of the
+/// bootstrap loader (loader id 0) becomes a System Class root, as HotSpot's ROOT STICKY CLASS
+/// records would have made it. Only the first `ndumped` classes (those with a CLASS DUMP) are
+/// candidates: the synthesized ones have no recorded loader. Adds the roots to `roots` and a
+/// warning that says so (and, for a dump cut short, that its roots are partial); returns how
+/// many roots it made. A dump with its own System Class roots is left as it is.
+pub(super) fn system_class_fallback(h: &mut Heap, roots: &mut Vec<GcRoot>, ndumped: usize, cut_short: bool) -> u64 {
+    if roots.iter().any(|r| r.kind == RootKind::StickyClass) {
+        return 0;
+    }
+    let before = roots.len();
+    for c in h.classes.iter().take(ndumped) {
+        if c.loader_id == 0 && !c.name.ends_with("[]") {
+            roots.push(GcRoot { kind: RootKind::StickyClass, object: c.object, thread_serial: None, frame: None });
+        }
+    }
+    let made = (roots.len() - before) as u64;
+    if made == 0 {
+        return 0;
+    }
+    let others = match before {
+        0 => "the dump records no other GC root".to_string(),
+        n => format!("beside the dump's {n} other GC root record(s)"),
+    };
+    let mut message = format!(
+        "the dump holds no System Class root (no ROOT STICKY CLASS record); as Eclipse MAT does, heapql made each of its {made} non-array classes of the bootstrap loader (loader 0) a System Class root, {others}"
+    );
+    if cut_short {
+        message.push_str(
+            ": the file is cut short, and HotSpot writes the GC root records at the end of the dump, so the roots it lost (threads, their locals, JNI globals) are missing; reachability, retained sizes and the unreachable objects are partial: what this cut dump shows, not what the JVM held. Take the dump again, or copy it again whole, for complete results",
+        );
+    } else {
+        message.push_str(": objects only the missing roots would hold count as unreachable");
+    }
+    h.warnings.push(Warning { offset: 0, message });
+    made
+}
