@@ -7,7 +7,7 @@ export const ObjectRefSchema = Type.Object(
   {
     objectId: Type.Integer({ minimum: 0, description: 'dense 0-based object index (@objectId)' }),
     address: Type.String({ pattern: '^0x[0-9a-f]+$', description: 'object address, lower-case hex' }),
-    className: Type.String({ description: 'class name in Java form (java.lang.String, byte[])' }),
+    className: Type.String({ description: 'class name in Java form (java.lang.String, byte[]); a class object\'s is the class it describes (its label starts with "class ")' }),
     label: Type.String({ description: 'the text a table shows, e.g. "java.lang.String @ 0x7f00abc"' }),
   },
   { additionalProperties: false, description: 'a reference to a heap object' },

@@ -138,8 +138,9 @@ export const UNNAMED = '(unnamed)';
  * a name; an empty name as `(unnamed)`. A class object keeps `class Foo`.
  */
 export function objectText(o: ObjectRef): string {
-  // `Class @ 0x…`, a String's followed by its text: the address is there already.
-  if (o.className === 'java.lang.Class' || new RegExp(` @ ${o.address}(?![0-9a-f])`).test(o.label)) return o.label;
+  // `class Foo` (a class object, named by the class it describes), `Class @ 0x…`, a String's
+  // followed by its text: the address is there already.
+  if (o.label === `class ${o.className}` || new RegExp(` @ ${o.address}(?![0-9a-f])`).test(o.label)) return o.label;
   return `${o.label === '' ? UNNAMED : o.label} @ ${o.address}`;
 }
 

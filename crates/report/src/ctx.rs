@@ -407,7 +407,8 @@ impl<'a> Ctx<'a> {
     }
 
     /// The report's reference to an object. Labels: a class object is `class Name`, a thread
-    /// its name, a class loader its loader label, anything else the query tables' label.
+    /// its name, a class loader its loader label, anything else the query tables' label. The
+    /// class name is the query tables' too: a class object's is the class it describes.
     pub fn object_ref(&self, o: ObjIdx) -> ObjectRef {
         self.object_ref_with(o, |name, described| name.unwrap_or(described))
     }
@@ -415,8 +416,7 @@ impl<'a> Ctx<'a> {
     /// `object_ref` with a thread labelled `label_thread(its name, the query tables' label)`.
     pub fn object_ref_with(&self, o: ObjIdx, label_thread: impl FnOnce(Option<String>, String) -> String) -> ObjectRef {
         let heap = self.heap;
-        let (address, _, described) = describe(heap, o);
-        let class_name = heap.class(heap.class_of(o)).name.clone();
+        let (address, class_name, described) = describe(heap, o);
         let label = match heap.object_kind(o) {
             ObjectKind::Class => match heap.class_described_by(o) {
                 Some(c) => format!("class {}", heap.class(c).name),

@@ -12,7 +12,8 @@ pub struct ObjectRef {
     pub object_id: u32,
     /// The dump's id, lower-case `0x…` hex.
     pub address: String,
-    /// Java form; a class object is `java.lang.Class`.
+    /// Java form; a class object's is the class it describes (its label is `class Name`), as
+    /// in query results.
     pub class_name: String,
     pub label: String,
 }

@@ -121,7 +121,9 @@ fn single_and_group_suspects_with_their_accumulation_points() {
     assert_eq!((h.rank, h.kind, h.subject_kind), (2, SuspectKind::Single, SubjectKind::Class));
     assert_eq!(h.title, "app.Holder.cache");
     assert_eq!(h.object.as_ref().unwrap().object_id, holder);
-    assert_eq!(h.object.as_ref().unwrap().class_name, "java.lang.Class");
+    // A class object is named by the class it describes, as in query results.
+    assert_eq!(h.object.as_ref().unwrap().class_name, "app.Holder");
+    assert_eq!(h.object.as_ref().unwrap().label, "class app.Holder");
     assert_eq!(h.retained, holder_retained);
     assert_eq!(h.instances, 1);
     // Walk: class (R) → Cache (≈R) → Object[4] (≈R) → byte[1000] (≈R/4 < 0.7): stop at the array.
