@@ -1474,7 +1474,12 @@ fn index(env: &Env, base: &Value, i: &Value) -> Value {
                 Some(len) if (i as u64) < len as u64 => {
                     heap.array_element(*o, i as u32).map(|v| from_heap(env, v)).unwrap_or(Value::Null)
                 }
-                _ => Value::Null,
+                Some(_) => Value::Null,
+                // A java.lang.String object is indexed as its text is (UTF-16 units).
+                None => match heap.string_units(*o) {
+                    Some(t) => t.units().nth(i as usize).map(|u| Value::text_of_units(&[u])).unwrap_or(Value::Null),
+                    None => Value::Null,
+                },
             }
         }
         Value::List(items) => items.get(i as usize).cloned().unwrap_or(Value::Null),
@@ -1510,6 +1515,16 @@ fn slice(env: &Env, base: &Value, from: &Value, to: &Value) -> EvalResult {
     Ok(match base {
         Value::Obj(o) => {
             let heap = env.heap;
+            // A java.lang.String object is sliced as its text is (UTF-16 units), the slice
+            // bounded by what one cell holds before it is read.
+            if let Some(t) = heap.string_units(*o) {
+                let Some((a, b)) = bounds(t.len(), from, to) else { return Ok(Value::Null) };
+                if (b - a) as u64 > env.max_cell_units as u64 {
+                    return Err(Box::new(crate::batch::text_too_long("a slice of a string (`s[i:j]`)", (b - a) as u64, env.max_cell_units)));
+                }
+                let units: Vec<u16> = t.units().skip(a).take(b - a).collect();
+                return Ok(Value::text_of_units(&units));
+            }
             let Some(len) = heap.array_length(*o) else { return Ok(Value::Null) };
             let Some((a, b)) = bounds(len as usize, from, to) else { return Ok(Value::Null) };
             // The fewest units an element's JSON takes, its comma included: `{"o":N},`, a

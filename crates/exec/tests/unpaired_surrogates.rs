@@ -1,7 +1,8 @@
 //! Java strings may hold unpaired UTF-16 surrogates. Their values keep the exact UTF-16 content:
 //! strings that differ only in such units are not merged by GROUP BY, DISTINCT or `=`, and
 //! ORDER BY tells them apart (UTF-16 unit order, Java's `compareTo`, a lone surrogate being its
-//! unit as in every other string). Slices, concatenation and `@length` work on the exact units. Over a
+//! unit as in every other string). Slices, concatenation and `@length` work on the exact units,
+//! of a String object as of its text. Over a
 //! small dump written with the HPROF test kit.
 
 mod common;
@@ -151,6 +152,32 @@ fn slices_concatenation_and_length_work_on_the_exact_units() {
     // LIKE matches the text with each unpaired surrogate read as U+FFFD.
     let like = run(&heap, select(class("java.lang.String"), json!({"filter": {"k": "like", "e": text(), "pattern": "\u{fffd}x", "negate": false}})));
     assert_eq!(like.row_count, 4);
+}
+
+/// A java.lang.String object is indexed and sliced as its text is (`s[0]`, `s[0:1]`, not only
+/// `toString(s)[0]`): the same units, a negative bound from the end; NULL past the end.
+#[test]
+fn string_objects_index_and_slice_as_their_text() {
+    let (heap, ids) = build("objects");
+    let d = heap.index_of(ids.strings[4]).unwrap();
+    let idx = |e: serde_json::Value, i: i64| json!({"k": "index", "e": e, "i": lit(json!(i))});
+    let slice = |e: serde_json::Value, a: serde_json::Value, b: serde_json::Value| json!({"k": "slice", "e": e, "from": a, "to": b});
+    let b = run(
+        &heap,
+        select(class("java.lang.String"), json!({"filter": bin("=", attr(row(), "objectId"), lit(json!(d))), "output": columns(&[
+            ("same_unit", bin("=", idx(row(), 1), idx(text(), 1))),
+            ("same_slice", bin("=", slice(row(), lit(json!(0)), lit(json!(1))), slice(text(), lit(json!(0)), lit(json!(1))))),
+            ("whole", bin("=", slice(row(), lit(json!(0)), lit(json!(null))), row())),
+            ("last", slice(row(), lit(json!(-1)), lit(json!(null)))),
+            ("past", idx(row(), 2)),
+        ])})),
+    );
+    assert_eq!(b.row_count, 1);
+    assert!(matches!(column(&b, 0)[0], Value::Bool(true)), "{:?}", column(&b, 0));
+    assert!(matches!(column(&b, 1)[0], Value::Bool(true)), "{:?}", column(&b, 1));
+    assert!(matches!(column(&b, 2)[0], Value::Bool(true)), "{:?}", column(&b, 2));
+    assert_eq!(shown(&column(&b, 3)[0]), "Utf16([56832])");
+    assert!(matches!(column(&b, 4)[0], Value::Null), "{:?}", column(&b, 4));
 }
 
 #[test]
