@@ -1,16 +1,11 @@
 /** Assertions the client tests share: which error a call fails with, and waiting for an emulator's requests. */
 import { expect } from 'vitest';
 
-/** Awaits `fn`, expects it to fail with an error of `type`, and returns that error. */
-export async function rejection<T extends Error>(fn: () => Promise<unknown>, type: new (...args: any[]) => T): Promise<T> {
-  let caught: unknown;
-  try {
-    await fn();
-  } catch (err) {
-    caught = err;
-  }
-  expect(caught).toBeInstanceOf(type);
-  return caught as T;
+import { rejection as rejected } from '../tools/thrown.js';
+
+/** Awaits `fn`, expects it to fail with an error of `type`, and returns that error (`test/tools/thrown.ts`). */
+export function rejection<T extends Error>(fn: () => Promise<unknown>, type: new (...args: any[]) => T): Promise<T> {
+  return rejected(fn(), type);
 }
 
 /** Waits (bounded by count, not time) until `emu` has received `n` requests. */

@@ -17,7 +17,7 @@ import { terminalText } from '../terminal-text.js';
 import type { ProgressEvent } from '../session/types.js';
 import type { StoredQuery } from '../report/config.js';
 import type { ReplBackend, ReplIO } from './backend.js';
-import { ReplError, SaveInterrupted } from './errors.js';
+import { errorMessage, ReplError, SaveInterrupted } from './errors.js';
 import { BLOCK_ROWS, type BlockWrite, writeLongTable } from './long-table.js';
 import { canPage, pagedOf, PagedResult, READ_AHEAD_ROWS, type PagingBackend } from './rest.js';
 import { grid, renderClass, renderDominator, renderObject, renderPath, renderRefs, type TopOfTree } from './render.js';
@@ -233,12 +233,11 @@ function oqlError(ctx: ReplContext, err: OqlError, oql: string, origin?: QueryOr
 
 /** A query on one line, as `!run` and `!last` show what they run: its lines trimmed, without comment lines (`-- @viz`). */
 function queryLine(text: string): string {
-  return text
+  return withoutTerminator(text)
     .split('\n')
     .filter((l) => !l.trim().startsWith('--'))
     .map((l) => l.trim())
     .join(' ')
-    .replace(/;\s*$/, '')
     .trim();
 }
 
@@ -922,8 +921,7 @@ function runAgainError(err: unknown, last: LastRun, here: StatementSource | unde
   const at = here ? ` at ${here.name}:${here.line}` : '';
   if (err instanceof ReplError && err.located) return new ReplError(`${err.message}\n  (run again by !last${at})`, true);
   const written = last.origin ? last.origin.source : last.source ? `${last.source.name}:${last.source.line}` : null;
-  const message = err instanceof ReplError || err instanceof HeapqlError ? err.message : `internal error: ${err instanceof Error ? err.message : String(err)}`;
-  return new ReplError(`!last, running the query${written ? ` of ${written}` : ''} again: ${message}`);
+  return new ReplError(`!last, running the query${written ? ` of ${written}` : ''} again: ${errorMessage(err)}`);
 }
 
 /** Runs one `!command args` statement; a `;` after it ends it (`!count;`, `!quit;`), as after a query. */

@@ -7,7 +7,7 @@ import { HeapqlError } from '../errors.js';
 import type { ReplBackend, ReplIO } from './backend.js';
 import { initialState, runCommand, runQuery, type ReplState, type StatementSource } from './commands.js';
 import type { StoredQuery } from '../report/config.js';
-import { ReplError } from './errors.js';
+import { errorMessage, ReplError } from './errors.js';
 import { isCommand, stripTerminator } from './statement.js';
 
 export class Repl {
@@ -51,6 +51,5 @@ export class Repl {
 function errorText(err: unknown, source?: StatementSource): string {
   if (err instanceof HeapqlError && err.code === 'ERR_CANCELLED') return 'cancelled';
   const at = source && !(err instanceof ReplError && err.located) ? `${source.name}:${source.line}: ` : '';
-  if (err instanceof ReplError || err instanceof HeapqlError) return `error: ${at}${err.message}`;
-  return `error: ${at}internal error: ${err instanceof Error ? err.message : String(err)}`;
+  return `error: ${at}${errorMessage(err)}`;
 }

@@ -1,3 +1,4 @@
+import { HeapqlError } from '../errors.js';
 import { terminalText } from '../terminal-text.js';
 
 /** A REPL command that cannot do what was asked: one line for the user, nothing else lost. */
@@ -10,6 +11,12 @@ export class ReplError extends Error {
   ) {
     super(message);
   }
+}
+
+/** What an error says to the user: its message, or `internal error: …` for one heapql did not raise. */
+export function errorMessage(err: unknown): string {
+  if (err instanceof ReplError || err instanceof HeapqlError) return err.message;
+  return `internal error: ${err instanceof Error ? err.message : String(err)}`;
 }
 
 /**

@@ -25,7 +25,6 @@ export interface ServerOptions {
   stallMs?: number;
 }
 
-
 export interface ServerContext {
   session: HeapSession;
   /** Which dump the server serves (taken when the app was made). */

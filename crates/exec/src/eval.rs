@@ -1477,7 +1477,7 @@ fn index(env: &Env, base: &Value, i: &Value) -> Value {
                 Some(_) => Value::Null,
                 // A java.lang.String object is indexed as its text is (UTF-16 units).
                 None => match heap.string_units(*o) {
-                    Some(t) => t.units().nth(i as usize).map(|u| Value::text_of_units(&[u])).unwrap_or(Value::Null),
+                    Some(t) => t.units_from(i as usize).next().map(|u| Value::text_of_units(&[u])).unwrap_or(Value::Null),
                     None => Value::Null,
                 },
             }
@@ -1522,7 +1522,7 @@ fn slice(env: &Env, base: &Value, from: &Value, to: &Value) -> EvalResult {
                 if (b - a) as u64 > env.max_cell_units as u64 {
                     return Err(Box::new(crate::batch::text_too_long("a slice of a string (`s[i:j]`)", (b - a) as u64, env.max_cell_units)));
                 }
-                let units: Vec<u16> = t.units().skip(a).take(b - a).collect();
+                let units: Vec<u16> = t.units_from(a).take(b - a).collect();
                 return Ok(Value::text_of_units(&units));
             }
             let Some(len) = heap.array_length(*o) else { return Ok(Value::Null) };

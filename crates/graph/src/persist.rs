@@ -14,8 +14,9 @@ use crate::csr::Offsets;
 use crate::packed_offsets::PackedOffsets;
 use crate::{Csr, CsrParts, Dangling, FixedBitSet, FullAnalysis, GraphOptions, ObjectGraph, PassBeside, RetainedSizes, ShallowSizes};
 
-/// Bump when what this file writes changes meaning (part of every cache key).
-pub const CACHE_LAYOUT: &str = "graph7";
+/// Bump when what this file writes changes meaning (part of every cache key). graph8: the
+/// object graph's parts are their packed list starts alone (graph7 wrote a kind beside each).
+pub const CACHE_LAYOUT: &str = "graph8";
 
 #[derive(Serialize, Deserialize)]
 struct Small {

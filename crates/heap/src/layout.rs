@@ -267,13 +267,14 @@ pub fn instance_sizes(classes: &[LayoutClass<'_>], m: &Model, jdk: u32) -> Vec<u
             // their natural alignment (no field fills a gap) and a padding after each group;
             // a contended class's own padding comes last. A subclass starts right after that
             // (a `Thread` subclass's first field at 368 on JDK 11, not where a gap-filling
-            // layout of the group would end). The dumps of these JDKs list a class's fields
-            // last declared first (JDK 11 and 17 do; JDK 25 in declaration order).
+            // layout of the group would end). The dumps of JDK 14 and before list a class's
+            // fields last declared first (checked on JDK 11; JDK 8 taken to do the same).
             if !groups.is_empty() {
                 end += CONTENDED_PAD;
                 for &g in &groups {
-                    for &(size, is_ref, _) in fields.iter().rev().filter(|f| f.2 == g) {
-                        end = align_up(end as u64, if is_ref { m.ref_size } else { size } as u64) as u32 + size;
+                    // A field's size is its alignment (a reference's is the reference size).
+                    for &(size, _, _) in fields.iter().rev().filter(|f| f.2 == g) {
+                        end = align_up(end as u64, size as u64) as u32 + size;
                     }
                     end += CONTENDED_PAD;
                 }
@@ -326,11 +327,9 @@ fn old_layout(start: u32, fields: &[LField], m: &Model, oops_first: bool) -> u32
     // The classes whose references come first are not compacted either: nothing fills the gap
     // before their longs (JDK 11's `ClassLoader`: `defaultAssertionStatus` after the injected
     // `loader_data`, not before it; its app class loader is 120 bytes, not 112).
-    if count[8] > 0 && oops_first {
-        p = align_up(p as u64, 8) as u32 + count[8] * 8;
-    } else if count[8] > 0 {
+    if count[8] > 0 {
         let aligned = align_up(p as u64, 8) as u32;
-        let mut gap = aligned - p;
+        let mut gap = if oops_first { 0 } else { aligned - p };
         if gap >= 4 && count[4] > 0 {
             count[4] -= 1;
             gap -= 4;

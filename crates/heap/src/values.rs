@@ -376,7 +376,11 @@ impl<'h> StringUnits<'h> {
     }
     /// The units from the first, read a block at a time as the iteration goes on.
     pub fn units(&self) -> Units<'h> {
-        Units { text: *self, next: 0, block: Cow::Borrowed(&[]), pos: 0 }
+        self.units_from(0)
+    }
+    /// The units from unit `start` on (none past the end): those before it are not read.
+    pub fn units_from(&self, start: usize) -> Units<'h> {
+        Units { text: *self, next: start.min(self.len), block: Cow::Borrowed(&[]), pos: 0 }
     }
 }
 

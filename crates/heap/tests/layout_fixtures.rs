@@ -29,6 +29,8 @@ fn must_compare(name: &str) -> &'static [&'static str] {
     // JDK 11 (a jlinked Temurin runtime: make-fixtures.sh's JDK11) stands for 9–16.
     const JDK11: &[&str] = &[
         "java.lang.Thread",
+        "java.lang.ref.Finalizer$FinalizerThread",
+        "jdk.internal.loader.ClassLoaders$AppClassLoader",
         "java.util.concurrent.ForkJoinPool",
         "java.util.concurrent.ForkJoinPool$WorkQueue",
         "java.util.concurrent.SubmissionPublisher$BufferedSubscription",
@@ -50,7 +52,10 @@ fn padded_classes_and_stack_chunks_match_the_vm() {
         .map(|r| r.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "hprof")).collect())
         .unwrap_or_default();
     dumps.sort();
-    assert!(dumps.len() >= 3, "the layout fixtures are part of the repository: {} holds {} dumps (fixtures/make-fixtures.sh LayoutHeap)", dir.display(), dumps.len());
+    // Each layout the tests stand for, present (fixtures/make-fixtures.sh LayoutHeap; JDK11=… for jdk11).
+    for want in ["LayoutHeap-jdk11.hprof", "LayoutHeap-jdk17.hprof", "LayoutHeap-jdk25.hprof", "LayoutHeap-jdk25-nocoops.hprof"] {
+        assert!(dumps.iter().any(|p| p.file_name().is_some_and(|n| n == want)), "the layout fixtures are part of the repository: {} lacks {want}", dir.display());
+    }
     for path in dumps {
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
         let h = Heap::open(&path, OpenOptions::default()).unwrap();

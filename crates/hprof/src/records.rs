@@ -527,15 +527,17 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
                 }
                 // Its length leads to the next record but is not its kind's: its tag (or a
                 // count in it) is damaged, the record most likely another kind's.
-                odd_lengths += u64::from(len > n);
-                if len > n && odd_lengths <= UNKNOWN_NAMED {
-                    out.warnings.push(Warning {
-                        offset: pos,
-                        message: format!(
-                            "the {} record at byte offset {pos} holds {len} bytes, but its kind and counts give it {n}: its tag or counts are probably damaged (it may be a record of another kind, whose content is then missing from every answer); its first {n} bytes are read as its kind, the rest skipped; copy the dump again from where it was taken",
-                            kind(t)
-                        ),
-                    });
+                if len > n {
+                    odd_lengths += 1;
+                    if odd_lengths <= UNKNOWN_NAMED {
+                        out.warnings.push(Warning {
+                            offset: pos,
+                            message: format!(
+                                "the {} record at byte offset {pos} holds {len} bytes, but its kind and counts give it {n}: its tag or counts are probably damaged (it may be a record of another kind, whose content is then missing from every answer); its first {n} bytes are read as its kind, the rest skipped; copy the dump again from where it was taken",
+                                kind(t)
+                            ),
+                        });
+                    }
                 }
             }
         }

@@ -419,7 +419,7 @@ impl<'a> Ctx<'a> {
         let (address, class_name, described) = describe(heap, o);
         let label = match heap.object_kind(o) {
             ObjectKind::Class => match heap.class_described_by(o) {
-                Some(c) => format!("class {}", heap.class(c).name),
+                Some(_) => format!("class {class_name}"),
                 None => described,
             },
             ObjectKind::Instance => {
@@ -485,14 +485,6 @@ impl<'a> Ctx<'a> {
         self.thread_entries.get(&o).map(|&k| &heap.threads()[k as usize])
     }
 
-    /// Java-form name of a class object's class, or of an object's class.
-    pub fn own_class_name(&self, o: ObjIdx) -> String {
-        let heap = self.heap;
-        match heap.object_kind(o).eq(&ObjectKind::Class).then(|| heap.class_described_by(o)).flatten() {
-            Some(c) => heap.class(c).name.clone(),
-            None => heap.class(heap.class_of(o)).name.clone(),
-        }
-    }
 }
 
 /// `thread "main"`: how a thread is named in a label, its name in double quotes with `"` and

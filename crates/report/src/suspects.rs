@@ -152,14 +152,14 @@ fn unreachable(ctx: &Ctx, them: bool) -> String {
 /// What a group suspect's explanation adds when `gone` of its instances (retaining `retained`
 /// bytes), not all, are unreachable; in a dump cut short, as the dump shows it (`unreachable`).
 fn some_unreachable(ctx: &Ctx, gone: u64, retained: u64) -> String {
-    let (n, is, those, them, they) = if gone == 1 { ("1".to_string(), "is", "it", "it", "it") } else { (gone.to_string(), "are", "those", "them", "they") };
+    let (is, those, them, they) = if gone == 1 { ("is", "it", "it", "it") } else { ("are", "those", "them", "they") };
     if ctx.heap.summary().cut_short {
         return format!(
-            " {n} of them, retaining {}, {is} unreachable in this dump: none of the GC roots the dump records reaches {those}; the dump is cut short and its GC root records are partial, so this does not show that {they} would be garbage.",
+            " {gone} of them, retaining {}, {is} unreachable in this dump: none of the GC roots the dump records reaches {those}; the dump is cut short and its GC root records are partial, so this does not show that {they} would be garbage.",
             human_bytes(retained)
         );
     }
-    format!(" {n} of them, retaining {}, {is} unreachable: no GC root keeps {those} alive, so the next garbage collection frees {them}.", human_bytes(retained))
+    format!(" {gone} of them, retaining {}, {is} unreachable: no GC root keeps {those} alive, so the next garbage collection frees {them}.", human_bytes(retained))
 }
 
 fn single(ctx: &Ctx, paths: &Paths, o: ObjIdx, subtree: &[Range<usize>], pre: &Preorder, ctl: &Control) -> Result<Found, Cancelled> {
@@ -183,13 +183,13 @@ fn single(ctx: &Ctx, paths: &Paths, o: ObjIdx, subtree: &[Range<usize>], pre: &P
     };
     let title = match (&owner, kind) {
         (Some(f), _) => f.clone(),
-        (None, SubjectKind::Class) => ctx.own_class_name(o),
+        (None, SubjectKind::Class) => object.class_name.clone(),
         (None, SubjectKind::Thread | SubjectKind::ClassLoader) => object.label.clone(),
         (None, _) => object.class_name.clone(),
     };
     let what = match kind {
         SubjectKind::Thread => format!("The thread {}", object.label),
-        SubjectKind::Class => format!("The class {}", ctx.own_class_name(o)),
+        SubjectKind::Class => format!("The class {}", object.class_name),
         SubjectKind::ClassLoader => format!("The class loader {}", object.label),
         _ => format!("One instance of {}", object.class_name),
     };
@@ -217,9 +217,11 @@ fn single(ctx: &Ctx, paths: &Paths, o: ObjIdx, subtree: &[Range<usize>], pre: &P
     if !a.is_reachable(o) {
         explanation.push_str(&unreachable(ctx, false));
     }
-    let mut keywords = vec![object.class_name.clone()];
+    // The object's own class first (`java.lang.Class` for a class object, whose reference names
+    // the class it describes).
+    let mut keywords = vec![heap.class(class).name.clone()];
     if kind == SubjectKind::Class {
-        keywords.push(ctx.own_class_name(o));
+        keywords.push(object.class_name.clone());
     }
     keywords.push(title.clone());
     if let Some(r) = &acc_ref {

@@ -36,8 +36,8 @@ struct Expect {
 const EXPECT: &[Expect] = &[
     Expect {
         dump: "hprof-64.bin",
-        // 2 596 944 before the forty-first session: JDK 8's `java.lang.Class` (references first, as
-        // HotSpot lays it) is no longer compacted, 8 bytes more per class object (layout.rs).
+        // JDK 8's `java.lang.Class` lays its references first and is not compacted, as HotSpot
+        // lays it (layout.rs `old_layout`): 8 bytes more per class object than a compacted one.
         used_heap: 2_600_808,
         dup_strings: (1516, 1195, 127, 32_296),
         singles: &[("0xd701ec08", 650_016), ("0xd715c4b8", 649_984), ("0xd70be8f8", 645_576)],
