@@ -295,6 +295,7 @@ describe('HeapSession on demo.hprof', () => {
     const dom = await session.dominator(id);
     expect(dom.dominator).not.toBeNull();
     expect(dom.inTree).toBe(true);
+    expect(dom.top).toBeNull();
     expect(dom.children[0]!.object.label).toMatch(/^byte\[4096\]/);
     const retained = await session.query(`SELECT @retainedHeapSize FROM Demo$Session s WHERE @objectId = ${id}`);
     expect(dom.retainedSize).toBe(retained.rows[0]![0]);

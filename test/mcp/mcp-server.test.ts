@@ -386,6 +386,10 @@ describe('heapql mcp on the demo dump', () => {
     expect(pathSteps.at(-1)!.object).toEqual(map);
     expect(pathSteps.at(-1)!.via).toBe(store.static_field);
     expect(view.dominator.immediateDominator).not.toBeNull();
+    expect(view.dominator.noDominatorBecause).toBeUndefined();
+    // The path's first object is a GC root: no dominator, and the reason says so.
+    const root = (await s.call('inspect_object', { object: pathSteps[0]!.object.objectId, include: ['dominator'] })).json;
+    expect(root.dominator).toMatchObject({ immediateDominator: null, noDominatorBecause: 'root' });
     const table = view.fields.find((f: { name: string }) => f.name === 'table').value;
     expect(view.dominator.dominated.map((d: { object: unknown }) => d.object)).toContainEqual(table);
     expect(view.dominator.dominated.length).toBeLessThanOrEqual(5);

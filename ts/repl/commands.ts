@@ -20,7 +20,7 @@ import type { ReplBackend, ReplIO } from './backend.js';
 import { errorMessage, ReplError, SaveInterrupted } from './errors.js';
 import { BLOCK_ROWS, type BlockWrite, writeLongTable } from './long-table.js';
 import { canPage, pagedOf, PagedResult, READ_AHEAD_ROWS, type PagingBackend } from './rest.js';
-import { grid, renderClass, renderDominator, renderObject, renderPath, renderRefs, type TopOfTree } from './render.js';
+import { grid, renderClass, renderDominator, renderObject, renderPath, renderRefs } from './render.js';
 import { stripTerminator, withoutTerminator } from './statement.js';
 import {
   columnIndex,
@@ -266,22 +266,6 @@ async function objectArg(ctx: ReplContext, args: string, command: string): Promi
   const cell = row?.find((v) => v !== null && typeof v === 'object' && !Array.isArray(v));
   if (cell && typeof cell === 'object' && !Array.isArray(cell)) return cell.objectId;
   throw new ReplError(`${command} needs an object: <class>#<index>, #<index> or an address 0x… (or a result row with an object)`);
-}
-
-/**
- * Why an object of the dominator tree with no dominator hangs off the virtual root, from what the
- * analysis says of it: unreachable (a pseudo-root of its own tree); with no GC root record, held
- * through more than one root (no object lies on every path from the roots to it). An object a
- * root record names is a root of the analysis unless each of its records is a stack's (a Java
- * frame, a JNI local…) of a thread the dump has: the analysis takes those as references from the
- * thread. Its path from the roots tells: a root's is the object alone.
- */
-async function dominatorTop(backend: ReplBackend, id: number): Promise<TopOfTree> {
-  const view = await backend.object(id);
-  if (view.reachable === false) return 'unreachable';
-  if (view.gcRoots.length === 0) return 'shared';
-  const path = await backend.pathToRoot(id, 2);
-  return path?.length === 1 && path[0]!.skipped === 0 ? 'root' : 'shared';
 }
 
 /**
@@ -639,7 +623,7 @@ export const COMMANDS: Command[] = [
     run: async (ctx, a) => {
       const id = await objectArg(ctx, a, '!dom');
       const d = await fullPathLookUp('!dom', () => ctx.backend.dominator(id, 10));
-      ctx.io.print(renderDominator(d, d.dominator === null && d.inTree ? await dominatorTop(ctx.backend, id) : null));
+      ctx.io.print(renderDominator(d));
     },
   },
   {

@@ -5,7 +5,7 @@
  */
 import { formatValue, labelText } from '../query/format.js';
 import { rootNote } from '../report/format.js';
-import type { ClassView, DominatorView, FieldView, ObjectView, PathStep, ReferenceList, SessionStatus } from '../session/types.js';
+import type { ClassView, DominatorView, FieldView, ObjectView, PathStep, ReferenceList, SessionStatus, TopOfTree } from '../session/types.js';
 import { displayWidth, padEndWidth, terminalText as t } from '../terminal-text.js';
 
 const int = (n: number) => n.toLocaleString('en-US');
@@ -108,17 +108,15 @@ export function renderPath(steps: PathStep[] | null, label: string): string {
  * `root`, a GC root itself; `shared`, reachable through more than one GC root, no object on
  * every path; `unreachable`, garbage at the top of its own tree, a pseudo-root of the analysis.
  */
-export type TopOfTree = 'root' | 'shared' | 'unreachable';
-
 const TOP_OF_TREE: Record<TopOfTree, string> = {
   root: '(none: a GC root)',
   shared: '(none: held through more than one GC root, so only the virtual root dominates it)',
   unreachable: '(none: unreachable, a pseudo-root of the analysis under the virtual root, not a GC root)',
 };
 
-/** `!dom`. `top` says why an object in the tree has no dominator (`dominatorTop` in commands.ts). */
-export function renderDominator(d: DominatorView, top: TopOfTree | null = null): string {
-  const none = d.inTree ? (top ? TOP_OF_TREE[top] : '(none)') : '(none: not in the dominator tree)';
+/** `!dom`. */
+export function renderDominator(d: DominatorView): string {
+  const none = d.inTree ? (d.top ? TOP_OF_TREE[d.top] : '(none)') : '(none: not in the dominator tree)';
   const lines = [
     `${labelText(d.object)}  #${d.object.objectId}`,
     `retained size  ${d.retainedSize === null ? NOT_IN_TREE : `${int(d.retainedSize)} B`}`,

@@ -43,6 +43,7 @@ export function toDominatorView(v: JsDominatorView): DominatorView {
     retainedSize: v.retainedSize ?? null,
     dominator: v.dominator ? ref(v.dominator) : null,
     inTree: v.inTree,
+    top: v.top ?? null,
     children: v.children.map((c) => ({ object: ref(c.object), retainedSize: c.retainedSize, shallowSize: c.shallowSize })),
     childCount: v.childCount,
   };

@@ -117,6 +117,13 @@ export interface DominatedView {
   shallowSize: number;
 }
 
+/**
+ * Why an object of the dominator tree has only the virtual root above it: a GC root of the
+ * analysis, reachable through more than one GC root (no object lies on every path to it), or
+ * unreachable (a pseudo-root of its own tree).
+ */
+export type TopOfTree = 'root' | 'shared' | 'unreachable';
+
 /** Where an object sits in the dominator tree: what `!dom` shows. */
 export interface DominatorView {
   object: ObjectRef;
@@ -126,6 +133,8 @@ export interface DominatorView {
   dominator: ObjectRef | null;
   /** False for an unreachable object when the analysis left those out. */
   inTree: boolean;
+  /** Why an object of the tree has no dominator; null when it has one or is outside the tree. */
+  top: TopOfTree | null;
   /** The biggest dominated objects, biggest retained size first. */
   children: DominatedView[];
   childCount: number;

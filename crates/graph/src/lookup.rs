@@ -5,7 +5,7 @@
 use heapql_heap::{Heap, ObjIdx};
 
 use crate::analysis::{edge_label, FullAnalysis, PathStep};
-use crate::object_graph::obj;
+use crate::object_graph::{node, obj};
 
 /// The first `limit` referrers of `o` (ascending object index) with the field of each that
 /// holds the reference, and how many referrers there are in all.
@@ -15,6 +15,19 @@ pub fn referrers(analysis: &FullAnalysis, heap: &Heap, o: ObjIdx, limit: usize) 
     (shown, all.len() as u64)
 }
 
+/// Why an object of the dominator tree has no immediate dominator: only the virtual root is
+/// above it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TopOfTree {
+    /// A GC root of the analysis (a root record the analysis does not take as a reference from a
+    /// thread).
+    GcRoot,
+    /// Reachable through more than one GC root: no object lies on every path to it.
+    Shared,
+    /// Unreachable: a pseudo-root of its own tree under the virtual root.
+    Unreachable,
+}
+
 /// Where `o` sits in the dominator tree.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DominatorView {
@@ -22,6 +35,8 @@ pub struct DominatorView {
     /// outside the tree (`in_tree` false).
     pub dominator: Option<ObjIdx>,
     pub in_tree: bool,
+    /// Why an object of the tree has no dominator; None when it has one or is outside the tree.
+    pub top: Option<TopOfTree>,
     /// The first `limit` objects `o` immediately dominates, biggest retained size first.
     pub children: Vec<ObjIdx>,
     /// How many objects `o` immediately dominates.
@@ -31,11 +46,27 @@ pub struct DominatorView {
 pub fn dominator_view(analysis: &FullAnalysis, o: ObjIdx, limit: usize) -> DominatorView {
     let in_tree = analysis.in_tree(o);
     let dominated = if in_tree { analysis.dominated(o) } else { &[] };
+    let dominator = if in_tree { analysis.immediate_dominator(o) } else { None };
     DominatorView {
-        dominator: if in_tree { analysis.immediate_dominator(o) } else { None },
+        dominator,
         in_tree,
+        top: (in_tree && dominator.is_none()).then(|| top_of_tree(analysis, o)),
         children: dominated.iter().take(limit).copied().collect(),
         child_count: dominated.len() as u64,
+    }
+}
+
+/// Why `o`, a child of the virtual root, has no other dominator: the graph's root lists say
+/// whether it is a GC root; otherwise an unreachable one is a pseudo-root and a reachable one is
+/// held through several roots.
+fn top_of_tree(analysis: &FullAnalysis, o: ObjIdx) -> TopOfTree {
+    let graph = analysis.graph();
+    if graph.gc_roots().binary_search(&node(o)).is_ok() {
+        TopOfTree::GcRoot
+    } else if graph.is_reachable(node(o)) {
+        TopOfTree::Shared
+    } else {
+        TopOfTree::Unreachable
     }
 }
 

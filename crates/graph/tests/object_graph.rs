@@ -265,6 +265,12 @@ fn garbage_never_changes_a_live_objects_dominator() {
     b.instance_with_id(k1, node_class, &[Val::Obj(k2), Val::Obj(0)]);
     b.instance_with_id(k2, node_class, &[Val::Obj(k1), Val::Obj(e)]);
     b.root_jni_global(h);
+    // S, held by two roots of its own: only the virtual root dominates it.
+    let shared = b.instance(node_class, &[Val::Obj(0), Val::Obj(0)]);
+    let r1 = b.instance(node_class, &[Val::Obj(shared), Val::Obj(0)]);
+    let r2 = b.instance(node_class, &[Val::Obj(shared), Val::Obj(0)]);
+    b.root_jni_global(r1);
+    b.root_jni_global(r2);
     for c in [obj, node_class, b.class_class, b.object_array_class, b.string_class, b.thread_class] {
         b.root_sticky_class(c);
     }
@@ -298,7 +304,21 @@ fn garbage_never_changes_a_live_objects_dominator() {
     assert_eq!(all.retained_size(i(root_of_cycle)), size(k1) + size(k2));
     let path: Vec<ObjIdx> = all.path_to_root(&heap, i(g)).unwrap().iter().map(|s| s.object).collect();
     assert_eq!(path, vec![i(g)]);
-    // Every object still counts once under the virtual root.
+    // Why an object has no dominator: a GC root, held through two roots, garbage at the top
+    // of its own tree; none for an object with a dominator.
+    use heapql_graph::lookup::{dominator_view, TopOfTree};
+    let top = |a: &FullAnalysis, id| dominator_view(a, i(id), 0).top;
+    for a in [&all, &live] {
+        assert_eq!(top(a, h), Some(TopOfTree::GcRoot));
+        assert_eq!(top(a, r1), Some(TopOfTree::GcRoot));
+        assert_eq!(top(a, shared), Some(TopOfTree::Shared));
+        assert_eq!(top(a, e), None);
+    }
+    assert_eq!(top(&all, g), Some(TopOfTree::Unreachable));
+    assert_eq!(top(&all, root_of_cycle), Some(TopOfTree::Unreachable));
+    assert_eq!(top(&all, other), None);
+    assert_eq!(top(&live, g), None, "outside the tree of a reachable-only analysis");
+        // Every object still counts once under the virtual root.
     let total: u64 = (0..heap.object_count()).map(|o| heap.shallow_size(o)).sum();
     assert_eq!(all.total_size(), total);
     let garbage: u64 = (0..heap.object_count()).filter(|&o| !all.is_reachable(o)).map(|o| heap.shallow_size(o)).sum();

@@ -11,6 +11,7 @@ use serde_json::json;
 
 use heapql_heap::inspect::{self, FieldEntry};
 use heapql_heap::{Heap, ObjIdx, ObjectKind, Value};
+use heapql_graph::lookup::TopOfTree;
 
 use crate::analysis::SharedState;
 use crate::convert::{catch_panic, coded, JsCell};
@@ -125,6 +126,9 @@ pub struct JsDominatorView {
     pub dominator: Option<JsObjectRef>,
     /// False for an unreachable object when the analysis left those out.
     pub in_tree: bool,
+    /// Why an object of the tree has no dominator; absent when it has one or is outside the tree.
+    #[napi(ts_type = "'root' | 'shared' | 'unreachable'")]
+    pub top: Option<String>,
     pub children: Vec<JsDominated>,
     pub child_count: f64,
 }
@@ -190,6 +194,16 @@ fn field(heap: &Heap, f: FieldEntry, with_value: bool) -> JsField {
         declared_by: f.declared_by.map(|c| heap.class(c).name.clone()),
         value: if with_value { js_value(heap, f.value) } else { JsCell::Json(serde_json::Value::Null) },
     }
+}
+
+/// The JavaScript name of why an object of the tree has no dominator.
+fn top_name(top: TopOfTree) -> String {
+    match top {
+        TopOfTree::GcRoot => "root",
+        TopOfTree::Shared => "shared",
+        TopOfTree::Unreachable => "unreachable",
+    }
+    .to_string()
 }
 
 fn check_object(heap: &Heap, o: u32) -> Result<ObjIdx> {
@@ -349,6 +363,7 @@ impl HeapHandle {
                 retained_size: analysis.retained(o).map(|r| r as f64),
                 dominator: view.dominator.map(|d| object_ref(heap, d)),
                 in_tree: view.in_tree,
+                top: view.top.map(top_name),
                 children: view
                     .children
                     .into_iter()

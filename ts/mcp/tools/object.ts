@@ -51,7 +51,8 @@ export function registerObjectTools(server: ToolRegistrar, ctx: McpContext): voi
         'Everything about one object: class, address, shallow and retained size, GC root kinds, its heap on an Android dump (app, zygote or image), its fields with names, ' +
         'types and values (references as {objectId, address, className}); the objects it refers to (referents) and that ' +
         'refer to it (referrers), each with the holding field; a shortest path from a GC root to it; its immediate ' +
-        'dominator and the biggest objects it dominates (what it keeps alive). Referrers, the path and the dominator ' +
+        'dominator and the biggest objects it dominates (what it keeps alive; with no dominator, noDominatorBecause says root, ' +
+        'shared — held through several GC roots — or unreachable). Referrers, the path and the dominator ' +
         'need analyze_heap first (until then they say so). Use `include` to ask for fewer parts.' + TEXT_CAP_SENTENCE,
       inputSchema: toolArgs('inspect_object', {
         object: objectSpec('object').describe(
@@ -115,7 +116,7 @@ export function registerObjectTools(server: ToolRegistrar, ctx: McpContext): voi
         if (want.has('dominator')) {
           if (analyzed) {
             const d = await heap.dominator(id, referenceLimit);
-            out.dominator = { immediateDominator: d.dominator, inTree: d.inTree, dominatedCount: d.childCount, dominated: d.children };
+            out.dominator = { immediateDominator: d.dominator, ...(d.top ? { noDominatorBecause: d.top } : {}), inTree: d.inTree, dominatedCount: d.childCount, dominated: d.children };
           } else unavailable.dominator = NEEDS_ANALYSIS;
         }
         if (Object.keys(unavailable).length > 0) out.unavailable = unavailable;
