@@ -389,7 +389,8 @@ pub struct HeapSummary {
     /// True when the shallow-size model is a guess (old agent dumps, Android without sizes).
     pub sizes_estimated: bool,
     /// True when the chosen dump's heap records run past the end of the file (a file cut
-    /// short, or a length its writer never patched): the objects and GC root records after the
+    /// short, or a length its writer never patched), or the file ends among its segments with no
+    /// HEAP DUMP END (cut between two records): the objects and GC root records after the
     /// cut are missing (HotSpot writes the root records last), so what no root reaches is
     /// unreachable *in this dump*, not shown to be garbage.
     pub cut_short: bool,

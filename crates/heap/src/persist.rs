@@ -31,8 +31,9 @@ use crate::{ids, layout, ClassExt, Layouts, ClassHistogramRow, ClassIdx, ClassIn
 /// fork-join pool's, no field in the gap of a class whose references come first; an older
 /// entry holds the sizes before); MAT's System Class roots for a dump that records none (an
 /// older entry of such a dump, e.g. one cut short, has no roots at all),
-/// `HeapSummary::cut_short` and `fallback_system_class_roots`.
-pub const CACHE_LAYOUT: &str = "heap14";
+/// `HeapSummary::cut_short` and `fallback_system_class_roots`. heap15: `cut_short` also for a
+/// file that ends among its segments with no HEAP DUMP END (an older entry says not cut).
+pub const CACHE_LAYOUT: &str = "heap15";
 
 /// Everything but the per-object arrays.
 #[derive(Serialize, Deserialize)]

@@ -292,3 +292,18 @@ fn a_repeated_object_id_names_the_record_ignored() {
     assert_eq!(w.message, format!("1 objects with an id already seen in this dump were ignored (e.g. id {n:#x} again in the record at byte offset {second}; the first record with an id is kept)"));
     assert_eq!(w.offset, second as u64);
 }
+
+/// A file cut exactly between two records, before its HEAP DUMP END: no record runs past the
+/// end, yet what the writer puts last (the GC root records) may be missing, so the summary
+/// says the dump is cut short, as for a cut inside a record.
+#[test]
+fn cut_before_the_heap_dump_end_record_is_cut_short() {
+    let full = small_dump();
+    assert_eq!(full[full.len() - 9], tag::HEAP_DUMP_END, "the builder ends with HEAP DUMP END");
+    let whole = open_bytes(&full).unwrap();
+    assert!(!whole.summary().cut_short);
+    let cut = open_bytes(&full[..full.len() - 9]).unwrap();
+    assert_eq!(cut.object_count(), whole.object_count());
+    assert!(cut.summary().cut_short);
+    assert!(cut.warnings().iter().any(|w| w.message.contains("no HEAP DUMP END record")), "{:?}", cut.warnings());
+}

@@ -53,6 +53,9 @@ pub struct Dump {
     /// The time field of that record: microseconds after the header's time (each dump of a
     /// file with several has its own; HotSpot writes 0 in its single dump's).
     pub micros: u32,
+    /// Segments the file ends among without their HEAP DUMP END: the file may be cut between
+    /// two records, and what a writer puts last (HotSpot's GC root records) may be missing.
+    pub missing_end: bool,
 }
 
 /// What the walk found.
@@ -575,10 +578,11 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
                     offset: pos,
                     bytes: len,
                     micros,
+                    missing_end: false,
                 });
             }
             tag::HEAP_DUMP_SEGMENT => {
-                let d = open.get_or_insert_with(|| Dump { segments: Vec::new(), offset: pos, bytes: 0, micros });
+                let d = open.get_or_insert_with(|| Dump { segments: Vec::new(), offset: pos, bytes: 0, micros, missing_end: false });
                 d.segments.push(Segment { offset: body, len, truncated });
                 d.bytes += len;
             }
@@ -614,7 +618,8 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
         prev = Some((pos, t, len));
         pos = body + len;
     }
-    if let Some(d) = open.take() {
+    if let Some(mut d) = open.take() {
+        d.missing_end = true;
         if !out.warnings.iter().any(|w| w.message.contains("cut short")) {
             out.warnings.push(Warning {
                 offset: pos.min(total),

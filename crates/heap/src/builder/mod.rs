@@ -102,6 +102,7 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
         warnings.push(Warning { offset: layout.data_end, message: "the file holds no heap dump records: no objects".into() });
     }
     let segs: Vec<Segment> = layout.dumps.get(options.dump).map(|d| d.segments.clone()).unwrap_or_default();
+    let missing_end = layout.dumps.get(options.dump).is_some_and(|d| d.missing_end);
     let dump_micros = layout.dumps.get(options.dump).map_or(0, |d| d.micros);
     laps.lap("records");
 
@@ -125,9 +126,10 @@ pub(crate) fn build_with(src: Source, path: &str, options: &OpenOptions, ctl: Co
     classes::instance_lengths(&table, ndumped, &totals.inst, &mut warnings);
     let mut h = new_heap(src, path, options, &header, dump_micros, dump_count, warnings, objs, table);
     h.heaps = HeapTable::new(&totals.heap_infos, |id| recs.text(&h.src, id));
-    // The chosen dump's records run past the end of the file: what came after the cut (the
-    // GC root records HotSpot writes last among them) is missing.
-    let cut_short = segs.iter().any(|s| s.truncated);
+    // The chosen dump's records run past the end of the file, or the file ends among its
+    // segments with no HEAP DUMP END: what came after the cut (the GC root records HotSpot
+    // writes last among them) may be missing.
+    let cut_short = missing_end || segs.iter().any(|s| s.truncated);
     let mut roots = resolve_roots(&mut h, &totals.roots);
     let fallback_roots = system_class_fallback(&mut h, &mut roots, ndumped, cut_short);
     h.threads = collect_threads(&h, &recs, &totals.thread_objs, &roots);
