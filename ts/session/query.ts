@@ -206,6 +206,8 @@ export async function runPrepared(handle: NativeHeap, q: PreparedQuery, options:
   try {
     const whole = (await call(() => handle.execute(q.planned.json, token, progress)).catch((err) => Promise.reject(placed(err, q.oql)))) as Batch & ExecutorNotes;
     await settle();
+    // Aborted while it ran but heard only now (a progress report's callback, a timer): as queryCount.
+    if (options.signal?.aborted) throw new HeapqlError('ERR_CANCELLED', 'the query was cancelled');
     const batch = q.limit === undefined ? whole : firstRows(whole, q.limit);
     const note = joinNotes(whole.notes);
     const meta = {

@@ -324,9 +324,13 @@ export class HeapSession implements ReportableHeap {
     const { token, dispose } = cancelTokenFor(options.signal);
     // Always listened to: a cancelled open says how far it got (the addon says only "cancelled").
     let last: ProgressEvent | null = null;
+    // Progress reaches JavaScript through a queue and may trail the result (a cached open's
+    // `verifying cache` reports often all do): those are heard before the open returns, and
+    // none is passed on after it.
+    let live = true;
     const onProgress = (e: ProgressEvent) => {
       last = e;
-      options.onProgress?.(e);
+      if (live) options.onProgress?.(e);
     };
     try {
       const handle = await call(() =>
@@ -335,6 +339,7 @@ export class HeapSession implements ReportableHeap {
           { dump: options.dump, scratch: scratchOption(options), cacheDir: cacheDirOption(options), cacheMax: options.cacheMax },
           onProgress, token),
       );
+      await nextTurn();
       return new HeapSession(path, handle, options.reachableOnly ?? false);
     } catch (err) {
       if (!isCancelled(err)) throw err;
@@ -342,6 +347,7 @@ export class HeapSession implements ReportableHeap {
       await nextTurn();
       throw cancelledError(`opening ${path}`, last, { before, cause: err });
     } finally {
+      live = false;
       dispose();
     }
   }
@@ -519,7 +525,7 @@ export class HeapSession implements ReportableHeap {
   }
 
   /**
-   * A stream stopped by `close()` ends with ERR_CLOSED, as `query()` does, not with the
+   * A stream or a count stopped by `close()` ends with ERR_CLOSED, as `query()` does, not with the
    * ERR_CANCELLED ("the query was cancelled") of the closed signal, which reads as the caller's
    * own abort; an abort of the caller's own signal stays ERR_CANCELLED.
    */
@@ -561,7 +567,11 @@ export class HeapSession implements ReportableHeap {
     this.live();
     checkQueryOptions('queryCount', options);
     const signal = options.signal ? AbortSignal.any([options.signal, this.closed.signal]) : this.closed.signal;
-    return countPrepared(this.handle, preparedFor(this.handle, q, options, this.reachableOnly), { signal, onProgress: options.onProgress });
+    try {
+      return await countPrepared(this.handle, preparedFor(this.handle, q, options, this.reachableOnly), { signal, onProgress: options.onProgress });
+    } catch (err) {
+      throw this.closedInstead(err, options.signal);
+    }
   }
 
   /** The execution plan of a query, without running it. */
@@ -810,20 +820,27 @@ export class HeapSession implements ReportableHeap {
   private async sectionCall<T>(what: string, task: 'report' | 'waste', options: SectionOptions, run: (options: SectionOptions) => Promise<T>): Promise<T> {
     const before = options.signal?.aborted === true;
     let last: ProgressEvent | null = null;
+    // Reports queued behind the result are heard before it is returned, none after (as `open`).
+    let live = true;
     const relayed: SectionOptions = {
       ...options,
       onProgress: (e) => {
         last = e;
+        if (!live) return;
         options.onProgress?.(e);
         this.emit({ type: 'progress', task, ...e });
       },
     };
     try {
-      return await run(relayed);
+      const result = await run(relayed);
+      await nextTurn();
+      return result;
     } catch (err) {
       if (!isCancelled(err)) throw err;
       await nextTurn();
       throw cancelledError(what, last, { before, cause: err });
+    } finally {
+      live = false;
     }
   }
 
