@@ -99,3 +99,55 @@ describe('a query aborted while it runs', () => {
     }
   });
 });
+
+describe('a progress callback that throws', () => {
+  // Thrown inside the addon's callback, it was an uncaught exception: no catch of the call could
+  // take it, and it ended the process. Now it stops the call, which rejects with it.
+  const bug = () => new Error('a bug in the caller’s callback');
+  const throwing = (errors: Error[]) => () => {
+    const e = bug();
+    errors.push(e);
+    throw e;
+  };
+
+  test('ends openHeap() with its error, the work stopped', async () => {
+    const errors: Error[] = [];
+    const outcome = await openHeap(known, { onProgress: throwing(errors) }).then(() => 'resolved', (e: unknown) => e);
+    expect(errors).toHaveLength(1);
+    expect(outcome).toBe(errors[0]);
+  });
+
+  test('ends analyze(), the queries and the report computations with its error; the heap goes on', async () => {
+    const heap = await openHeap(known);
+    try {
+      const q = 'SELECT s, toString(s) FROM java.lang.String s';
+      const calls: [string, (onProgress: () => void) => Promise<unknown>][] = [
+        ['query', (onProgress) => heap.query(q, { onProgress })],
+        ['queryCount', (onProgress) => heap.queryCount(q, { onProgress })],
+        ['queryStream', async (onProgress) => {
+          for await (const _row of heap.queryStream(q, { onProgress, batchRows: 10 })) {
+            // every row read
+          }
+        }],
+        ['analyze', (onProgress) => heap.analyze({ onProgress })],
+      ];
+      for (const [name, run] of calls) {
+        const errors: Error[] = [];
+        const outcome = await run(throwing(errors)).then(() => 'resolved', (e: unknown) => e);
+        expect(errors, name).toHaveLength(1);
+        expect(outcome, name).toBe(errors[0]);
+      }
+      expect(heap.status.state).toBe('query-only');
+      await heap.analyze();
+      for (const call of ['reportData', 'wasteData'] as const) {
+        const errors: Error[] = [];
+        const outcome = await heap[call]({ onProgress: throwing(errors) }).then(() => 'resolved', (e: unknown) => e);
+        expect(errors, call).toHaveLength(1);
+        expect(outcome, call).toBe(errors[0]);
+      }
+      expect((await heap.query('SELECT COUNT(*) AS n FROM java.lang.String s')).rows).toEqual([[2959]]);
+    } finally {
+      heap.close();
+    }
+  });
+});

@@ -24,6 +24,7 @@ import {
   countPrepared,
   preparedFor,
   prepareQuery,
+  guardedProgress,
   runPrepared,
   streamBatchesPrepared,
   streamPrepared,
@@ -328,9 +329,11 @@ export class HeapSession implements ReportableHeap {
     // `verifying cache` reports often all do): those are heard before the open returns, and
     // none is passed on after it.
     let live = true;
+    // What the caller's callback throws stops the open and is its error.
+    const guarded = options.onProgress ? guardedProgress(options.onProgress, () => token.cancel()) : undefined;
     const onProgress = (e: ProgressEvent) => {
       last = e;
-      if (live) options.onProgress?.(e);
+      if (live) guarded?.progress(e);
     };
     try {
       const handle = await call(() =>
@@ -340,8 +343,15 @@ export class HeapSession implements ReportableHeap {
           onProgress, token),
       );
       await nextTurn();
+      const thrown = guarded?.thrown();
+      if (thrown) {
+        handle.close();
+        throw thrown.error;
+      }
       return new HeapSession(path, handle, options.reachableOnly ?? false);
     } catch (err) {
+      const thrown = guarded?.thrown();
+      if (thrown) throw thrown.error;
       if (!isCancelled(err)) throw err;
       // Progress reports queued before the cancel arrive first.
       await nextTurn();
@@ -629,16 +639,21 @@ export class HeapSession implements ReportableHeap {
     let stopWaiting = () => {};
     const stopped = new Promise<'stopped'>((resolve) => (stopWaiting = () => resolve('stopped')));
     const onAbort = () => {
+      if (!waiting) return;
       waiting = false;
       running.waiters--;
       if (running.waiters === 0 && !running.detached) running.controller.abort();
       else stopWaiting();
     };
     signal?.addEventListener('abort', onAbort, { once: true });
-    const forward = onProgress ? this.subscribe((e) => e.type === 'progress' && e.task === 'analyze' && onProgress(e)) : undefined;
+    // What the caller's callback throws stops this caller waiting, as an abort does, and is its error.
+    const guarded = onProgress ? guardedProgress(onProgress, () => onAbort()) : undefined;
+    const forward = guarded ? this.subscribe((e) => e.type === 'progress' && e.task === 'analyze' && guarded.progress(e)) : undefined;
     try {
       // Settled either way, so that a caller that stopped waiting leaves no rejection unhandled.
       const outcome = await Promise.race([running.promise.then(() => ({ error: null }), (error: unknown) => ({ error })), stopped]);
+      const thrown = guarded?.thrown();
+      if (thrown) throw thrown.error;
       if (outcome === 'stopped') {
         throw new HeapqlError(
           'ERR_CANCELLED',
@@ -822,20 +837,28 @@ export class HeapSession implements ReportableHeap {
     let last: ProgressEvent | null = null;
     // Reports queued behind the result are heard before it is returned, none after (as `open`).
     let live = true;
+    // What the caller's callback throws stops the computation and is its error.
+    const stop = new AbortController();
+    const guarded = options.onProgress ? guardedProgress(options.onProgress, () => stop.abort()) : undefined;
     const relayed: SectionOptions = {
       ...options,
+      ...(guarded ? { signal: options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal } : {}),
       onProgress: (e) => {
         last = e;
         if (!live) return;
-        options.onProgress?.(e);
+        guarded?.progress(e);
         this.emit({ type: 'progress', task, ...e });
       },
     };
     try {
       const result = await run(relayed);
       await nextTurn();
+      const thrown = guarded?.thrown();
+      if (thrown) throw thrown.error;
       return result;
     } catch (err) {
+      const thrown = guarded?.thrown();
+      if (thrown) throw thrown.error;
       if (!isCancelled(err)) throw err;
       await nextTurn();
       throw cancelledError(what, last, { before, cause: err });
