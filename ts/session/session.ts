@@ -547,9 +547,11 @@ export class HeapSession implements ReportableHeap {
 
   /**
    * `queryStream` a batch at a time: each batch's rows and its columns (typed over that batch
-   * alone); the generator's return value gives the row count and the column names. `skip`
-   * starts at the result's row `skip` (from 0): a plain select seeks there without evaluating
-   * the output columns of the rows before it (`streamBatchesPrepared`).
+   * alone); the generator's return value (`StreamSummary`) gives the columns typed over every
+   * row, the note and whether the row cap cut the result (the row count is the batches'
+   * `total`, or `queryCount`'s). `skip` starts at the result's row `skip` (from 0): a plain
+   * select seeks there without evaluating the output columns of the rows before it
+   * (`streamBatchesPrepared`).
    */
   queryBatches(q: string | PreparedQuery, options: QueryOptions & { batchRows?: number; skip?: number } = {}): AsyncGenerator<RowBatch, StreamSummary> {
     this.live();
