@@ -13,6 +13,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 
 import { openHeap, type ProgressEvent } from '../ts/index.js';
 import { nextTurn } from '../ts/session/next-turn.js';
+import { root, run } from './tools/run.js';
 
 const known = path.resolve(__dirname, '../fixtures/dumps/KnownHeap-jdk17-coops.hprof');
 
@@ -149,5 +150,33 @@ describe('a progress callback that throws', () => {
     } finally {
       heap.close();
     }
+  });
+});
+
+describe('a subscriber that throws', () => {
+  // Thrown into the state change as the analysis began, it failed analyze() and left the state
+  // `analyzing` for good: a later analyze() joined an analysis that never ran and resolved
+  // without one. Now the session goes on and the error is raised as an event handler's is (an
+  // uncaught exception, heard here by process.on). In a process of its own: the test runner
+  // takes an uncaught exception for its own failure.
+  test('disturbs neither the analysis nor the state; its error is an uncaught exception', async () => {
+    const dist = path.join(root, 'dist/index.js');
+    const script = [
+      `import { openHeap } from ${JSON.stringify(dist)};`,
+      'const errors = [];',
+      "process.on('uncaughtException', (e) => errors.push(e.message));",
+      `const heap = await openHeap(${JSON.stringify(known)});`,
+      'let states = 0;',
+      "heap.subscribe((e) => { if (e.type === 'state' && states++ === 0) throw new Error('a listener bug'); });",
+      "const outcome = await heap.analyze().then(() => 'resolved', (e) => e.message);",
+      'await new Promise((r) => setImmediate(r));',
+      "const retained = await heap.query('SELECT SUM(o.@retainedHeapSize) AS r FROM INSTANCEOF java.lang.Object o WHERE dominatorof(o) = null').then((r) => r.rows[0][0] > 0, (e) => e.code);",
+      'console.log(JSON.stringify({ outcome, state: heap.status.state, analyzed: heap.analyzed, retained, errors }));',
+      'heap.close();',
+    ].join('\n');
+    const r = await run(process.execPath, ['--input-type=module', '-e', script]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ outcome: 'resolved', state: 'full', analyzed: true, retained: true, errors: ['a listener bug'] });
   });
 });

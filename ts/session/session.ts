@@ -402,7 +402,10 @@ export class HeapSession implements ReportableHeap {
     if (this.closed.signal.aborted) throw new HeapqlError('ERR_CLOSED', 'the heap was closed; open the dump again');
   }
 
-  /** Calls `listener` on every state change and progress report; returns the unsubscribe function. */
+  /**
+   * Calls `listener` on every state change and progress report; returns the unsubscribe
+   * function. What it throws is an uncaught exception, as from any event handler (`emit`).
+   */
   subscribe(listener: (event: SessionEvent) => void): () => void {
     this.live();
     if (typeof listener !== 'function') throw new HeapqlError('ERR_ARGUMENT', `a listener is a function, not ${describeArgument(listener)}`);
@@ -410,8 +413,23 @@ export class HeapSession implements ReportableHeap {
     return () => this.listeners.delete(listener);
   }
 
+  /**
+   * Tells every listener. One that throws disturbs neither the others nor the session: thrown
+   * into the state change (`analyzing` as an analysis began), it failed the analyze() call and
+   * left the state `analyzing` for good, so that a later analyze() joined an analysis that was
+   * never running and returned without one. Its error is raised as an event handler's is, an
+   * uncaught exception (`process.on('uncaughtException')` hears it).
+   */
   private emit(event: SessionEvent): void {
-    for (const l of [...this.listeners]) l(event);
+    for (const l of [...this.listeners]) {
+      try {
+        l(event);
+      } catch (err) {
+        process.nextTick(() => {
+          throw err;
+        });
+      }
+    }
   }
 
   private setState(state: AnalysisState): void {
