@@ -25,6 +25,9 @@ describe('openHeap refuses options it would take wrongly', () => {
     [{ scratchDir: 7 }, /scratchDir is a directory's path, not 7/],
     [{ cacheMax: -1 }, /cacheMax is a size in bytes .*not -1/],
     [{ cacheMax: 0.5 }, /cacheMax is a size in bytes .*not 0\.5/],
+    // Without the cache it capped nothing and said nothing.
+    [{ cacheMax: 1_000_000 }, /^cacheMax caps the index cache, which this open does not use: the library reads and writes the cache only with cache: true or a cacheDir$/],
+    [{ cache: false, cacheMax: 1_000_000 }, /^cacheMax caps the index cache, which this open does not use/],
     // Of the wrong type: 'yes' reached the plans (ERR_PLAN: malformed plan) and 'no' turned the cache on.
     [{ reachableOnly: 'yes' }, /^reachableOnly is true or false, not 'yes'$/],
     [{ reachableOnly: 1 }, /^reachableOnly is true or false, not 1$/],

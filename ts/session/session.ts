@@ -162,6 +162,11 @@ function checkOpenOptions(path: unknown, options: OpenOptions): void {
   if (options.cacheMax !== undefined && !(Number.isSafeInteger(options.cacheMax) && options.cacheMax > 0)) {
     throw bad(`cacheMax is a size in bytes (a whole number > 0), not ${describeArgument(options.cacheMax)}`);
   }
+  // Alone it capped nothing (the library's cache is off unless asked for) and said nothing;
+  // `noCache` wins over it as over `cacheDir` (the CLI's --no-cache with --cache-max).
+  if (options.cacheMax !== undefined && options.noCache !== true && cacheDirOption(options) === undefined) {
+    throw bad('cacheMax caps the index cache, which this open does not use: the library reads and writes the cache only with cache: true or a cacheDir');
+  }
   for (const [name, dir] of [['scratchDir', options.scratchDir], ['cacheDir', options.cacheDir]] as const) {
     if (dir !== undefined && typeof dir !== 'string') throw bad(`${name} is a directory's path, not ${describeArgument(dir)}`);
   }
