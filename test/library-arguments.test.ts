@@ -25,6 +25,9 @@ describe('openHeap refuses options it would take wrongly', () => {
     [{ scratchDir: 7 }, /scratchDir is a directory's path, not 7/],
     [{ cacheMax: -1 }, /cacheMax is a size in bytes .*not -1/],
     [{ cacheMax: 0.5 }, /cacheMax is a size in bytes .*not 0\.5/],
+    // Without the cache it capped nothing and said nothing.
+    [{ cacheMax: 1_000_000 }, /^cacheMax caps the index cache, which this open does not use: the library reads and writes the cache only with cache: true or a cacheDir$/],
+    [{ cache: false, cacheMax: 1_000_000 }, /^cacheMax caps the index cache, which this open does not use/],
     // Of the wrong type: 'yes' reached the plans (ERR_PLAN: malformed plan) and 'no' turned the cache on.
     [{ reachableOnly: 'yes' }, /^reachableOnly is true or false, not 'yes'$/],
     [{ reachableOnly: 1 }, /^reachableOnly is true or false, not 1$/],
@@ -405,4 +408,24 @@ test('diffDumps refuses options it does not take, and options that are no object
   await expect(anyDiff(demo, demo, null)).rejects.toMatchObject({ code: 'ERR_ARGUMENT', message: "diffDumps()'s options are an object, not null" });
   // Nothing was opened: a missing file would have been the error otherwise.
   await expect(anyDiff('/nonexistent/a.hprof', '/nonexistent/b.hprof', { gates: [] })).rejects.toMatchObject({ code: 'ERR_ARGUMENT' });
+});
+
+test('diffDumps refuses option values it would take wrongly, before opening a dump', async () => {
+  // A gate given as one string, or with a rule that is neither text nor a parsed rule, failed as
+  // a TypeError after both dumps were analyzed; an onProgress that is no function threw inside
+  // the addon's progress callback and ended the process.
+  const anyDiff = diffDumps as (a: string, b: string, options?: unknown) => Promise<unknown>;
+  const missing = '/nonexistent/a.hprof';
+  for (const [options, message] of [
+    [{ gate: 'java.util.HashMap$Node=10%' }, "diffDumps(): gate is an array of rules such as ['com.acme.*=5MB'], not 'java.util.HashMap$Node=10%'"],
+    [{ gate: ['a=1', 42] }, "diffDumps(): gate[1] is a rule such as 'com.acme.*=5MB' (or one parseGateRule() made), not 42"],
+    [{ gate: [{ text: 'a=1' }] }, "diffDumps(): gate[0] is a rule such as 'com.acme.*=5MB' (or one parseGateRule() made), not an object"],
+    [{ onProgress: 1 }, 'diffDumps(): onProgress is a function, not 1'],
+    [{ open: 'openHeap' }, "diffDumps(): open is a function, not 'openHeap'"],
+    [{ analyze: {} }, 'diffDumps(): analyze is a function, not an object'],
+    [{ reachableOnly: 'yes' }, "diffDumps(): reachableOnly is true or false, not 'yes'"],
+    [{ signal: 'x' }, "diffDumps(): signal is an AbortSignal, not 'x'"],
+  ] as const) {
+    await expect(anyDiff(missing, missing, options), JSON.stringify(options)).rejects.toMatchObject({ code: 'ERR_ARGUMENT', message });
+  }
 });

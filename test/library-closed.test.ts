@@ -100,6 +100,13 @@ describe('close() while a stream is being read (lib38)', () => {
     await expect(batches.next()).rejects.toMatchObject(CLOSED);
   });
 
+  test('queryCount: a count running when close() comes rejects with ERR_CLOSED', async () => {
+    const heap = await openHeap(demo);
+    const counting = heap.queryCount("SELECT s FROM java.lang.String s WHERE toString(s) = 'none'");
+    heap.close();
+    await expect(counting).rejects.toMatchObject(CLOSED);
+  });
+
   test("the caller's own abort stays ERR_CANCELLED", async () => {
     const heap = await openHeap(demo);
     const controller = new AbortController();

@@ -460,7 +460,7 @@ describe('query-only path refusals', () => {
     test(q, () => {
       const e = planError(q);
       expect(e.reason).toBe(message);
-      expect(e.hint).toBe('run `heapql analyze` or the report command; in the REPL, !analyze; on the server, POST /analyze');
+      expect(e.hint).toBe('run `heapql analyze` or the report command; in the REPL, !analyze; on the server, POST /analyze; in the library, await heap.analyze()');
       const full = plan(q, { fullPath: true });
       expect(full.plan.fullPath).toBe(true);
     });

@@ -48,7 +48,7 @@ describe('query files', () => {
         'f.oql:1:8: @retainedHeapSize requires the full analysis pipeline — run `heapql analyze`',
         '  SELECT s.@retainedHeapSize FROM java.lang.String s',
         '         ^^^^^^^^^^^^^^^^^^^',
-        '  hint: run `heapql analyze` or the report command; in the REPL, !analyze; on the server, POST /analyze',
+        '  hint: run `heapql analyze` or the report command; in the REPL, !analyze; on the server, POST /analyze; in the library, await heap.analyze()',
       ].join('\n'),
     ]);
     expect(parseQueryFile('SELECT s.@retainedHeapSize FROM java.lang.String s', 'f.oql', { plan: { fullPath: true } }).errors).toEqual([]);

@@ -62,7 +62,10 @@ describe('heapql installed from the npm tarballs, without Rust', () => {
     writeFileSync(
       path.join(app, 'use.mts'),
       [
-        "import { openHeap, HeapqlError, type DumpInfo, type HistogramRow, type QueryResult } from 'heapql';",
+        "import { openHeap, HeapqlError, parseGateRule, type DumpInfo, type HistogramRow, type QueryResult } from 'heapql';",
+        // The types of what the documented calls return and take, by the names docs/architecture.md
+        // gives them: not exported before, so a user could not write them down.
+        "import type { ReportModel, ReportWarning, WasteModel, Waste, RowTotal, RowBatch, StreamSummary, CacheStatus, GateRule, SectionOptions, BuildWasteOptions } from 'heapql';",
         "const heap = await openHeap('node_modules/heapql/fixtures/demo/demo.hprof', { signal: AbortSignal.timeout(60_000) });",
         'const info: DumpInfo = heap.info();',
         'const objects: number = info.objectCount;',
@@ -74,8 +77,18 @@ describe('heapql installed from the npm tarballs, without Rust', () => {
         'const top: HistogramRow | undefined = heap.classHistogram()[0];',
         "const r: QueryResult = await heap.query('SELECT s FROM java.lang.String s', { limit: 1 });",
         'const err = new HeapqlError(\'ERR_ARGUMENT\', \'x\');',
+        "const counted: RowTotal = await heap.queryCount('SELECT s FROM java.lang.String s');",
+        "const batches: AsyncGenerator<RowBatch, StreamSummary> = heap.queryBatches('SELECT s FROM java.lang.String s');",
+        'const cache: CacheStatus = heap.cacheStatus();',
+        "const rule: GateRule = parseGateRule('com.acme.*=5MB');",
+        'const sectionOptions: SectionOptions = { limit: 5 };',
+        'const wasteOptions: BuildWasteOptions = { ...sectionOptions, reachableOnly: true };',
+        'const report: ReportModel = await heap.report();',
+        'const warnings: ReportWarning[] = report.warnings;',
+        'const waste: WasteModel = await heap.waste(wasteOptions);',
+        'const wasteSection: Waste = await heap.wasteData(sectionOptions);',
         'heap.close();',
-        'console.log(objects, version, wrong, top?.count, r.rows.length, err.code);',
+        'console.log(objects, version, wrong, top?.count, r.rows.length, err.code, counted.rowCount, batches, cache.uses, rule.text, warnings.length, waste, wasteSection);',
         '',
       ].join('\n'),
     );

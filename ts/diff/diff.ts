@@ -81,6 +81,33 @@ async function collect(session: HeapSession, which: 'baseline' | 'current', opti
 }
 
 /**
+ * Refuses, before a dump is opened, option values that would fail only late or out of reach:
+ * a `gate` that is one string or holds no rule failed as a TypeError after both analyses, and
+ * an `onProgress` that is no function threw inside the addon's progress callback, which ended
+ * the process.
+ */
+function checkDiffOptions(options: DiffOptions): void {
+  const bad = (message: string) => new HeapqlError('ERR_ARGUMENT', `diffDumps(): ${message}`);
+  const { gate } = options;
+  if (gate !== undefined) {
+    if (!Array.isArray(gate)) throw bad(`gate is an array of rules such as ['com.acme.*=5MB'], not ${describeArgument(gate)}`);
+    gate.forEach((rule: unknown, i) => {
+      const parsed = rule as Partial<GateRule> | null;
+      const isRule = typeof parsed === 'object' && parsed !== null && typeof parsed.text === 'string' && typeof parsed.matches === 'function' && typeof parsed.limit === 'object' && parsed.limit !== null;
+      if (typeof rule !== 'string' && !isRule) throw bad(`gate[${i}] is a rule such as 'com.acme.*=5MB' (or one parseGateRule() made), not ${describeArgument(rule)}`);
+    });
+  }
+  for (const name of ['open', 'analyze', 'onProgress'] as const) {
+    if (options[name] !== undefined && typeof options[name] !== 'function') throw bad(`${name} is a function, not ${describeArgument(options[name])}`);
+  }
+  if (options.reachableOnly !== undefined && typeof options.reachableOnly !== 'boolean') throw bad(`reachableOnly is true or false, not ${describeArgument(options.reachableOnly)}`);
+  const signal = options.signal as { aborted?: unknown; addEventListener?: unknown } | null | undefined;
+  if (signal !== undefined && !(typeof signal === 'object' && signal !== null && typeof signal.aborted === 'boolean' && typeof signal.addEventListener === 'function')) {
+    throw bad(`signal is an AbortSignal, not ${describeArgument(signal)}`);
+  }
+}
+
+/**
  * Compares two dumps of one application; rules are parsed before any dump is opened. Both dumps
  * are opened (indexed) before either is analyzed, so a file without a heap dump is refused
  * first. The current dump is analyzed first, then the baseline, which counts the copies of the
@@ -91,6 +118,7 @@ export async function diffDumps(baselinePath: string, currentPath: string, optio
     throw new HeapqlError('ERR_ARGUMENT', `diffDumps()'s options are an object, not ${describeArgument(options)}`);
   }
   checkOptionNames('diffDumps', options);
+  checkDiffOptions(options);
   const gate = (options.gate ?? []).map((r) => (typeof r === 'string' ? parseGateRule(r) : r));
   const baselineSession = await openDump(baselinePath, 'baseline', options);
   let current: DumpSnapshot;

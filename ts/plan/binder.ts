@@ -77,7 +77,7 @@ const AGGREGATES: Record<string, AggFn> = {
 
 export const AGGREGATE_NAMES: readonly string[] = ['COUNT', 'SUM', 'MIN', 'MAX', 'AVG', 'MEDIAN', 'PERCENTILE'];
 
-const ANALYZE_HINT = 'run `heapql analyze` or the report command; in the REPL, !analyze; on the server, POST /analyze';
+const ANALYZE_HINT = 'run `heapql analyze` or the report command; in the REPL, !analyze; on the server, POST /analyze; in the library, await heap.analyze()';
 
 /** The message of a construct refused on the query-only path (spec: Query-only path restrictions). */
 export function fullPathMessage(feature: 'retained' | 'dominators' | 'graph', construct: string): string {

@@ -202,10 +202,13 @@ function joinNotes(executor: string[] | null | undefined): string | undefined {
 export async function runPrepared(handle: NativeHeap, q: PreparedQuery, options: QueryOptions): Promise<QueryResult> {
   const started = performance.now();
   const { token, dispose } = cancelTokenFor(options.signal);
-  const { progress, settle, end } = progressUntilEnd(options.onProgress);
+  const { progress, settle, end, thrown } = progressUntilEnd(options.onProgress, () => token.cancel());
   try {
     const whole = (await call(() => handle.execute(q.planned.json, token, progress)).catch((err) => Promise.reject(placed(err, q.oql)))) as Batch & ExecutorNotes;
     await settle();
+    rethrow(thrown);
+    // Aborted while it ran but heard only now (a progress report's callback, a timer): as queryCount.
+    if (options.signal?.aborted) throw new HeapqlError('ERR_CANCELLED', 'the query was cancelled');
     const batch = q.limit === undefined ? whole : firstRows(whole, q.limit);
     const note = joinNotes(whole.notes);
     const meta = {
@@ -220,6 +223,9 @@ export async function runPrepared(handle: NativeHeap, q: PreparedQuery, options:
     const result = await batchToQueryResultPaced(batch, resolverFor(handle), meta, betweenBlocks(options.signal));
     // The time to the whole answer: describing a large result's objects can take longer than the scan.
     return { ...result, elapsedMs: Math.round((performance.now() - started) * 10) / 10 };
+  } catch (err) {
+    rethrow(thrown);
+    throw err;
   } finally {
     end();
     dispose();
@@ -263,26 +269,62 @@ export interface StreamSummary {
   truncated: boolean;
 }
 
+/** What a caller's callback threw (any value can be), kept to end its call with. */
+export interface Thrown {
+  error: unknown;
+}
+
+/**
+ * A caller's progress callback as the addon's: what it throws is kept (`thrown()`) and `stop()`
+ * is called, so that the call ends with that error. Thrown in the addon's callback, it was an
+ * uncaught exception, which no `catch` of the call could take and which ended the process.
+ */
+export function guardedProgress(onProgress: (event: ProgressEvent) => void, stop: () => void): { progress: (event: ProgressEvent) => void; thrown: () => Thrown | null } {
+  let thrown: Thrown | null = null;
+  return {
+    progress: (e) => {
+      if (thrown) return;
+      try {
+        onProgress(e);
+      } catch (error) {
+        thrown = { error };
+        stop();
+      }
+    },
+    thrown: () => thrown,
+  };
+}
+
 /**
  * A call's `onProgress` as the executor's callback, told nothing after `end()`. Progress events
  * come through the event loop, on their own handle: those the scan sent before it ended are
  * delivered in the turn that tells of its end, possibly after it. `settle()` (one turn more)
- * lets them through; none comes after the call returned.
+ * lets them through; none comes after the call returned. What the callback throws stops the
+ * call (`stop`) and is its error (`thrown`, `guardedProgress`).
  */
-function progressUntilEnd(onProgress: ((event: ProgressEvent) => void) | undefined): {
+function progressUntilEnd(onProgress: ((event: ProgressEvent) => void) | undefined, stop: () => void): {
   progress: ((event: ProgressEvent) => void) | undefined;
   settle: () => Promise<void>;
   end: () => void;
+  thrown: () => Thrown | null;
 } {
   let reporting = true;
+  const guarded = onProgress ? guardedProgress(onProgress, stop) : undefined;
   return {
-    progress: onProgress ? (e) => void (reporting && onProgress(e)) : undefined,
+    progress: guarded ? (e) => void (reporting && guarded.progress(e)) : undefined,
     settle: async () => {
       if (onProgress) await nextTurn();
       reporting = false;
     },
     end: () => void (reporting = false),
+    thrown: () => guarded?.thrown() ?? null,
   };
+}
+
+/** Ends a call with what its progress callback threw, if it threw. */
+function rethrow(thrown: () => Thrown | null): void {
+  const t = thrown();
+  if (t) throw t.error;
 }
 
 /** Batches a stream's scan may produce before its reader has taken them. */
@@ -341,7 +383,10 @@ export async function* streamBatchesPrepared(
   let failed = false;
   /** The executor's count of the whole result, once a batch said it. */
   let total: RowTotal | undefined;
-  const { progress, settle, end: endProgress } = progressUntilEnd(options.onProgress);
+  const { progress, settle, end: endProgress, thrown } = progressUntilEnd(options.onProgress, () => {
+    token.cancel();
+    wake?.();
+  });
   const done = call(() =>
     handle.executeStream(q.planned.json, options.batchRows ?? 1000, (batch) => {
       queue.push(batch as Batch);
@@ -370,6 +415,7 @@ export async function* streamBatchesPrepared(
   let handedOut = 0;
   try {
     for (;;) {
+      rethrow(thrown);
       // Once cancelled, batches still queued are not handed out, and the executor's count of
       // rows (which includes a batch it made but could not deliver) is not waited for. A
       // cancel that comes after every row was handed out and the scan ended cancels nothing:
@@ -407,6 +453,7 @@ export async function* streamBatchesPrepared(
     }
     complete = true;
     await settle();
+    rethrow(thrown);
     const { columns, objectRows, types } = end!;
     const note = joinNotes(end!.notes);
     return {
@@ -459,12 +506,16 @@ export interface RowTotal {
 export async function countPrepared(handle: NativeHeap, q: PreparedQuery, options: Pick<QueryOptions, 'signal' | 'onProgress'> = {}): Promise<RowTotal> {
   const { token, dispose } = cancelTokenFor(options.signal);
   const forget = runUntilExit(token);
-  const { progress, settle, end: endProgress } = progressUntilEnd(options.onProgress);
+  const { progress, settle, end: endProgress, thrown } = progressUntilEnd(options.onProgress, () => token.cancel());
   try {
     const rows = await call(() => handle.executeCount(q.planned.json, token, progress)).catch((err) => Promise.reject(placed(err, q.oql)));
     await settle();
+    rethrow(thrown);
     if (options.signal?.aborted) throw new HeapqlError('ERR_CANCELLED', 'the query was cancelled');
     return rowTotal(q, rows);
+  } catch (err) {
+    rethrow(thrown);
+    throw err;
   } finally {
     endProgress();
     forget();

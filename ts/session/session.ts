@@ -24,6 +24,7 @@ import {
   countPrepared,
   preparedFor,
   prepareQuery,
+  guardedProgress,
   runPrepared,
   streamBatchesPrepared,
   streamPrepared,
@@ -160,6 +161,11 @@ function checkOpenOptions(path: unknown, options: OpenOptions): void {
   }
   if (options.cacheMax !== undefined && !(Number.isSafeInteger(options.cacheMax) && options.cacheMax > 0)) {
     throw bad(`cacheMax is a size in bytes (a whole number > 0), not ${describeArgument(options.cacheMax)}`);
+  }
+  // Alone it capped nothing (the library's cache is off unless asked for) and said nothing;
+  // `noCache` wins over it as over `cacheDir` (the CLI's --no-cache with --cache-max).
+  if (options.cacheMax !== undefined && options.noCache !== true && cacheDirOption(options) === undefined) {
+    throw bad('cacheMax caps the index cache, which this open does not use: the library reads and writes the cache only with cache: true or a cacheDir');
   }
   for (const [name, dir] of [['scratchDir', options.scratchDir], ['cacheDir', options.cacheDir]] as const) {
     if (dir !== undefined && typeof dir !== 'string') throw bad(`${name} is a directory's path, not ${describeArgument(dir)}`);
@@ -324,9 +330,15 @@ export class HeapSession implements ReportableHeap {
     const { token, dispose } = cancelTokenFor(options.signal);
     // Always listened to: a cancelled open says how far it got (the addon says only "cancelled").
     let last: ProgressEvent | null = null;
+    // Progress reaches JavaScript through a queue and may trail the result (a cached open's
+    // `verifying cache` reports often all do): those are heard before the open returns, and
+    // none is passed on after it.
+    let live = true;
+    // What the caller's callback throws stops the open and is its error.
+    const guarded = options.onProgress ? guardedProgress(options.onProgress, () => token.cancel()) : undefined;
     const onProgress = (e: ProgressEvent) => {
       last = e;
-      options.onProgress?.(e);
+      if (live) guarded?.progress(e);
     };
     try {
       const handle = await call(() =>
@@ -335,13 +347,22 @@ export class HeapSession implements ReportableHeap {
           { dump: options.dump, scratch: scratchOption(options), cacheDir: cacheDirOption(options), cacheMax: options.cacheMax },
           onProgress, token),
       );
+      await nextTurn();
+      const thrown = guarded?.thrown();
+      if (thrown) {
+        handle.close();
+        throw thrown.error;
+      }
       return new HeapSession(path, handle, options.reachableOnly ?? false);
     } catch (err) {
+      const thrown = guarded?.thrown();
+      if (thrown) throw thrown.error;
       if (!isCancelled(err)) throw err;
       // Progress reports queued before the cancel arrive first.
       await nextTurn();
       throw cancelledError(`opening ${path}`, last, { before, cause: err });
     } finally {
+      live = false;
       dispose();
     }
   }
@@ -386,7 +407,10 @@ export class HeapSession implements ReportableHeap {
     if (this.closed.signal.aborted) throw new HeapqlError('ERR_CLOSED', 'the heap was closed; open the dump again');
   }
 
-  /** Calls `listener` on every state change and progress report; returns the unsubscribe function. */
+  /**
+   * Calls `listener` on every state change and progress report; returns the unsubscribe
+   * function. What it throws is an uncaught exception, as from any event handler (`emit`).
+   */
   subscribe(listener: (event: SessionEvent) => void): () => void {
     this.live();
     if (typeof listener !== 'function') throw new HeapqlError('ERR_ARGUMENT', `a listener is a function, not ${describeArgument(listener)}`);
@@ -394,8 +418,23 @@ export class HeapSession implements ReportableHeap {
     return () => this.listeners.delete(listener);
   }
 
+  /**
+   * Tells every listener. One that throws disturbs neither the others nor the session: thrown
+   * into the state change (`analyzing` as an analysis began), it failed the analyze() call and
+   * left the state `analyzing` for good, so that a later analyze() joined an analysis that was
+   * never running and returned without one. Its error is raised as an event handler's is, an
+   * uncaught exception (`process.on('uncaughtException')` hears it).
+   */
   private emit(event: SessionEvent): void {
-    for (const l of [...this.listeners]) l(event);
+    for (const l of [...this.listeners]) {
+      try {
+        l(event);
+      } catch (err) {
+        process.nextTick(() => {
+          throw err;
+        });
+      }
+    }
   }
 
   private setState(state: AnalysisState): void {
@@ -519,7 +558,7 @@ export class HeapSession implements ReportableHeap {
   }
 
   /**
-   * A stream stopped by `close()` ends with ERR_CLOSED, as `query()` does, not with the
+   * A stream or a count stopped by `close()` ends with ERR_CLOSED, as `query()` does, not with the
    * ERR_CANCELLED ("the query was cancelled") of the closed signal, which reads as the caller's
    * own abort; an abort of the caller's own signal stays ERR_CANCELLED.
    */
@@ -531,9 +570,11 @@ export class HeapSession implements ReportableHeap {
 
   /**
    * `queryStream` a batch at a time: each batch's rows and its columns (typed over that batch
-   * alone); the generator's return value gives the row count and the column names. `skip`
-   * starts at the result's row `skip` (from 0): a plain select seeks there without evaluating
-   * the output columns of the rows before it (`streamBatchesPrepared`).
+   * alone); the generator's return value (`StreamSummary`) gives the columns typed over every
+   * row, the note and whether the row cap cut the result (the row count is the batches'
+   * `total`, or `queryCount`'s). `skip` starts at the result's row `skip` (from 0): a plain
+   * select seeks there without evaluating the output columns of the rows before it
+   * (`streamBatchesPrepared`).
    */
   queryBatches(q: string | PreparedQuery, options: QueryOptions & { batchRows?: number; skip?: number } = {}): AsyncGenerator<RowBatch, StreamSummary> {
     this.live();
@@ -561,7 +602,11 @@ export class HeapSession implements ReportableHeap {
     this.live();
     checkQueryOptions('queryCount', options);
     const signal = options.signal ? AbortSignal.any([options.signal, this.closed.signal]) : this.closed.signal;
-    return countPrepared(this.handle, preparedFor(this.handle, q, options, this.reachableOnly), { signal, onProgress: options.onProgress });
+    try {
+      return await countPrepared(this.handle, preparedFor(this.handle, q, options, this.reachableOnly), { signal, onProgress: options.onProgress });
+    } catch (err) {
+      throw this.closedInstead(err, options.signal);
+    }
   }
 
   /** The execution plan of a query, without running it. */
@@ -619,16 +664,21 @@ export class HeapSession implements ReportableHeap {
     let stopWaiting = () => {};
     const stopped = new Promise<'stopped'>((resolve) => (stopWaiting = () => resolve('stopped')));
     const onAbort = () => {
+      if (!waiting) return;
       waiting = false;
       running.waiters--;
       if (running.waiters === 0 && !running.detached) running.controller.abort();
       else stopWaiting();
     };
     signal?.addEventListener('abort', onAbort, { once: true });
-    const forward = onProgress ? this.subscribe((e) => e.type === 'progress' && e.task === 'analyze' && onProgress(e)) : undefined;
+    // What the caller's callback throws stops this caller waiting, as an abort does, and is its error.
+    const guarded = onProgress ? guardedProgress(onProgress, () => onAbort()) : undefined;
+    const forward = guarded ? this.subscribe((e) => e.type === 'progress' && e.task === 'analyze' && guarded.progress(e)) : undefined;
     try {
       // Settled either way, so that a caller that stopped waiting leaves no rejection unhandled.
       const outcome = await Promise.race([running.promise.then(() => ({ error: null }), (error: unknown) => ({ error })), stopped]);
+      const thrown = guarded?.thrown();
+      if (thrown) throw thrown.error;
       if (outcome === 'stopped') {
         throw new HeapqlError(
           'ERR_CANCELLED',
@@ -810,20 +860,35 @@ export class HeapSession implements ReportableHeap {
   private async sectionCall<T>(what: string, task: 'report' | 'waste', options: SectionOptions, run: (options: SectionOptions) => Promise<T>): Promise<T> {
     const before = options.signal?.aborted === true;
     let last: ProgressEvent | null = null;
+    // Reports queued behind the result are heard before it is returned, none after (as `open`).
+    let live = true;
+    // What the caller's callback throws stops the computation and is its error.
+    const stop = new AbortController();
+    const guarded = options.onProgress ? guardedProgress(options.onProgress, () => stop.abort()) : undefined;
     const relayed: SectionOptions = {
       ...options,
+      ...(guarded ? { signal: options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal } : {}),
       onProgress: (e) => {
         last = e;
-        options.onProgress?.(e);
+        if (!live) return;
+        guarded?.progress(e);
         this.emit({ type: 'progress', task, ...e });
       },
     };
     try {
-      return await run(relayed);
+      const result = await run(relayed);
+      await nextTurn();
+      const thrown = guarded?.thrown();
+      if (thrown) throw thrown.error;
+      return result;
     } catch (err) {
+      const thrown = guarded?.thrown();
+      if (thrown) throw thrown.error;
       if (!isCancelled(err)) throw err;
       await nextTurn();
       throw cancelledError(what, last, { before, cause: err });
+    } finally {
+      live = false;
     }
   }
 
