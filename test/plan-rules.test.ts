@@ -232,6 +232,20 @@ describe('rules of the spec', () => {
     if (p.op === 'union') expect(p.left).toMatchObject({ distinct: false, limit: null });
   });
 
+  test('rule 2: SELECT DISTINCT orders by its columns only, as the merged rows have no one value of anything else', () => {
+    const e = planError('SELECT DISTINCT p.x % 3 AS m FROM Point p ORDER BY p.y');
+    expect(e.reason).toBe('ORDER BY p.y is not a column of this SELECT DISTINCT');
+    expect(e.hint).toBe('DISTINCT merges rows that differ in p.y, so a row has no one value of it to sort by: add it to the select list, or order by a column (m)');
+    expect(e.pos).toMatchObject({ line: 1, column: 52 });
+    expect(planError('SELECT DISTINCT p.a, COUNT(*) FROM X p GROUP BY p.a, p.b ORDER BY SUM(p.c)').reason).toBe('ORDER BY SUM(p.c) is not a column of this SELECT DISTINCT');
+    // A selected expression, by name, position or as written, still sorts; so does anything of
+    // the row when the row itself is a column.
+    expect(sel('SELECT DISTINCT p.x % 3 AS m FROM Point p ORDER BY p.x % 3 DESC').orderBy).toEqual([{ expr: { k: 'out', i: 0 }, desc: true }]);
+    expect(sel('SELECT DISTINCT p.x % 3 AS m FROM Point p ORDER BY m').orderBy).toEqual([{ expr: { k: 'out', i: 0 }, desc: false }]);
+    expect(sel('SELECT DISTINCT p, p.x FROM Point p ORDER BY p.y').orderBy).toEqual([{ expr: { k: 'field', base: row, name: 'y' }, desc: false }]);
+    expect(sel('SELECT DISTINCT p FROM Point p ORDER BY p.y').orderBy).toHaveLength(1);
+  });
+
   test('ORDER BY after a set operation must name an output column', () => {
     const e = planError('SELECT s.a FROM X s UNION SELECT t.a FROM Y t ORDER BY s.b');
     expect(e.reason).toBe('ORDER BY s.b after a set operation must name an output column');

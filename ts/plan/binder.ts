@@ -304,6 +304,7 @@ export class Binder {
       }
       return { expr: e, desc: o.desc };
     });
+    if (q.distinct && output.kind === 'columns') refuseDistinctOrderKey(q.orderBy, orderBy, output.columns, columns);
 
     if (q.retainedSet) this.needFull('retained', 'AS RETAINED SET', q.pos);
 
@@ -892,6 +893,25 @@ function refuseConstantOrderKey(e: Expr, columns: string[]): void {
     fail(`ORDER BY ${printExpr(e)} is a constant string: no output column is named ${e.value as string}`, e.pos, choices);
   }
   fail(`ORDER BY ${printExpr(e)} sorts by a constant: it has the same value on every row`, e.pos, choices);
+}
+
+/**
+ * `SELECT DISTINCT` merges rows that differ in anything it does not select, so an ORDER BY key
+ * that is no output column has no one value per output row: the order would follow whichever
+ * merged row came first. Refused, as SQL refuses it, unless a column is the row itself (then
+ * every expression of the row is one value per output row).
+ */
+function refuseDistinctOrderKey(items: OrderItem[], keys: POrderKey[], out: POutputColumn[], columns: string[]): void {
+  if (out.some((c) => c.expr.k === 'row')) return;
+  keys.forEach((key, idx) => {
+    if (key.expr.k === 'out') return;
+    const e = items[idx].expr;
+    fail(
+      `ORDER BY ${printExpr(e)} is not a column of this SELECT DISTINCT`,
+      e.pos,
+      `DISTINCT merges rows that differ in ${printExpr(e)}, so a row has no one value of it to sort by: add it to the select list, or order by a column (${columns.join(', ')})`,
+    );
+  });
 }
 
 /**
