@@ -245,6 +245,20 @@ describe('syntax errors', () => {
     expect(syntaxError('SELECT * FROM X x ORDER x.a').hint).toBe('ORDER is followed by BY');
   });
 
+  test('SQL row windows and null placement OQL lacks are named, with what to write instead', () => {
+    const offset = 'OQL has no OFFSET: LIMIT n takes the first n rows; to read the rows after them, ORDER BY a key and add WHERE <key> > the last value read';
+    expect(syntaxError('SELECT * FROM X x LIMIT 2 OFFSET 3')).toMatchObject({ hint: offset, pos: { line: 1, column: 27 } });
+    expect(syntaxError('SELECT * FROM X x OFFSET 3').hint).toBe(offset);
+    expect(syntaxError('SELECT * FROM X x LIMIT 2, 3')).toMatchObject({ hint: offset, pos: { line: 1, column: 26 } });
+    expect(syntaxError('SELECT TOP 3 x FROM X x').hint).toBe('OQL has no TOP: end the query with LIMIT n (after ORDER BY to take the n largest or smallest)');
+    const nulls = 'OQL has no NULLS FIRST / LAST: NULL sorts first ascending and last descending; to move the NULLs, order by "x IS NULL" (false before true) first';
+    expect(syntaxError('SELECT * FROM X x ORDER BY x.a DESC NULLS LAST').hint).toBe(nulls);
+    expect(syntaxError('SELECT * FROM X x ORDER BY x.a NULLS FIRST').hint).toBe(nulls);
+    const retained = 'AS RETAINED SET goes before FROM: SELECT … AS RETAINED SET FROM …';
+    expect(syntaxError('SELECT x FROM X x AS RETAINED SET').hint).toBe(retained);
+    expect(syntaxError('SELECT * FROM X AS RETAINED SET').hint).toBe(retained);
+  });
+
   test('ORDER BY inside and after a parenthesized query', () => {
     const e = syntaxError('(SELECT * FROM X x ORDER BY x.a) ORDER BY x.b');
     expect(e.reason).toBe('ORDER BY appears both inside and after the parenthesized query');

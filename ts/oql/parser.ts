@@ -274,6 +274,18 @@ function hintFor(t: Token, prev: Token | null, next: Token | null, expected: Set
   }
   if ((prevType === 'ORDER' || prevType === 'GROUP') && type !== 'BY') return `${prev!.text.toUpperCase()} is followed by BY`;
   if (type === 'LIMIT' && prevType === 'LIMIT') return 'LIMIT takes one number';
+  // SQL dialects' row windows and null placement, which OQL does not have.
+  const word = type === 'ident' ? t.text.toUpperCase() : '';
+  if (word === 'OFFSET' || (type === 'comma' && prevType === 'int' && beforePrev?.type === 'LIMIT')) {
+    return `OQL has no OFFSET: LIMIT n takes the first n rows; to read the rows after them, ORDER BY a key and add WHERE <key> > the last value read`;
+  }
+  if (type === 'int' && prevType === 'ident' && prev!.text.toUpperCase() === 'TOP' && beforePrev?.type === 'SELECT') return 'OQL has no TOP: end the query with LIMIT n (after ORDER BY to take the n largest or smallest)';
+  if (word === 'NULLS' && (prevType === 'ASC' || prevType === 'DESC' || expected.has('ASC'))) {
+    return 'OQL has no NULLS FIRST / LAST: NULL sorts first ascending and last descending; to move the NULLs, order by "x IS NULL" (false before true) first';
+  }
+  if (type === 'AS' && expected.has('WHERE') && next?.type === 'RETAINED') {
+    return 'AS RETAINED SET goes before FROM: SELECT … AS RETAINED SET FROM …';
+  }
   if (type === 'rparen' && expected.has('SELECT')) return 'a subquery in parentheses starts with SELECT';
   if (type === 'lbracket' && prevType === 'dot') return 'index an array with value[i], without a dot';
   return `the query reads well up to ${prev ? `"${prev.text}"` : 'here'}; the OQL section of the README shows each clause`;
