@@ -507,8 +507,12 @@ export class Binder {
             'select the objects themselves, e.g. x IN (SELECT * FROM java.util.HashMap)',
           );
         }
-        const inExpr: PExpr = { k: 'in', e: rec(e.operand), query: inner.query };
-        return e.negate ? { k: 'not', e: inExpr } : inExpr;
+        const operand = rec(e.operand);
+        const inExpr: PExpr = { k: 'in', e: operand, query: inner.query };
+        // NULL is in no subquery, and not "not in" one either (MAT: NULL on either side is false
+        // for IN and NOT IN alike; SQL: unknown), as NULL matches neither LIKE nor NOT LIKE.
+        if (!e.negate) return inExpr;
+        return { k: 'bin', op: 'and', l: { k: 'bin', op: '!=', l: operand, r: { k: 'lit', v: null } }, r: { k: 'not', e: inExpr } };
       }
       case 'inList':
         return fail(
