@@ -287,6 +287,12 @@ describe('syntax errors', () => {
   });
 
   test('relational operators do not chain', () => {
-    expect(syntaxError('SELECT * FROM X x WHERE 1 < x.a < 3').token).toBe('<');
+    const e = syntaxError('SELECT * FROM X x WHERE 1 < x.a < 3');
+    expect(e.token).toBe('<');
+    const hint = 'comparisons do not chain: join two with AND (1 < x.a AND x.a < 3), or write x.a BETWEEN 1 AND 3';
+    expect(e.hint).toBe(hint);
+    expect(syntaxError('SELECT x.a = 1 = 2 FROM X x').hint).toBe(hint);
+    // A comparison where an operand belongs is another mistake.
+    expect(syntaxError('SELECT * FROM X x WHERE x.a = < 2').hint).not.toBe(hint);
   });
 });

@@ -247,6 +247,8 @@ function branchTail(tokens: readonly Token[], at: number): string | null {
   return `${clauses} after the last branch and ${apply} to the combined result; to give this branch its own, put it in parentheses: (SELECT … ${shape}) ${op} (SELECT …)`;
 }
 
+const COMPARISONS: ReadonlySet<string> = new Set(['lt', 'gt', 'le', 'ge', 'eq', 'ne']);
+
 /** Hints for the mistakes people make when coming from SQL, MAT or the reference tool. */
 function hintFor(t: Token, prev: Token | null, next: Token | null, expected: Set<string>, beforePrev: Token | null): string | null {
   const type = t.type ?? '';
@@ -274,6 +276,9 @@ function hintFor(t: Token, prev: Token | null, next: Token | null, expected: Set
   }
   if ((prevType === 'ORDER' || prevType === 'GROUP') && type !== 'BY') return `${prev!.text.toUpperCase()} is followed by BY`;
   if (type === 'LIMIT' && prevType === 'LIMIT') return 'LIMIT takes one number';
+  if (COMPARISONS.has(type) && expected.has('AND') && !expected.has('lt')) {
+    return 'comparisons do not chain: join two with AND (1 < x.a AND x.a < 3), or write x.a BETWEEN 1 AND 3';
+  }
   // SQL dialects' row windows and null placement, which OQL does not have.
   const word = type === 'ident' ? t.text.toUpperCase() : '';
   if (word === 'OFFSET' || (type === 'comma' && prevType === 'int' && beforePrev?.type === 'LIMIT')) {
