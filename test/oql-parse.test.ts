@@ -245,7 +245,7 @@ describe('syntax errors', () => {
     expect(syntaxError('SELECT * FROM X x ORDER x.a').hint).toBe('ORDER is followed by BY');
   });
 
-  test('SQL row windows and null placement OQL lacks are named, with what to write instead', () => {
+  test('SQL joins, row windows and null placement OQL lacks are named, with what to write instead', () => {
     const offset = 'OQL has no OFFSET: LIMIT n takes the first n rows; to read the rows after them, ORDER BY a key and add WHERE <key> > the last value read';
     expect(syntaxError('SELECT * FROM X x LIMIT 2 OFFSET 3')).toMatchObject({ hint: offset, pos: { line: 1, column: 27 } });
     expect(syntaxError('SELECT * FROM X x OFFSET 3').hint).toBe(offset);
@@ -254,6 +254,11 @@ describe('syntax errors', () => {
     const nulls = 'OQL has no NULLS FIRST / LAST: NULL sorts first ascending and last descending; to move the NULLs, order by "x IS NULL" (false before true) first';
     expect(syntaxError('SELECT * FROM X x ORDER BY x.a DESC NULLS LAST').hint).toBe(nulls);
     expect(syntaxError('SELECT * FROM X x ORDER BY x.a NULLS FIRST').hint).toBe(nulls);
+    const joins = 'FROM takes one source: OQL has no joins; relate two sources with IN, e.g. WHERE a.ref IN (SELECT p FROM java.lang.String p WHERE …)';
+    expect(syntaxError('SELECT a FROM X a, Y b').hint).toBe(joins);
+    expect(syntaxError('SELECT a FROM X a JOIN Y b ON a.r = b').hint).toBe(joins);
+    expect(syntaxError('SELECT a FROM X a LEFT JOIN Y b ON a.r = b').hint).toBe(joins);
+    expect(syntaxError('SELECT a FROM X JOIN Y b').hint).toBe(joins);
     const retained = 'AS RETAINED SET goes before FROM: SELECT … AS RETAINED SET FROM …';
     expect(syntaxError('SELECT x FROM X x AS RETAINED SET').hint).toBe(retained);
     expect(syntaxError('SELECT * FROM X AS RETAINED SET').hint).toBe(retained);
