@@ -58,6 +58,15 @@ describe('sources', () => {
     expect(s.output).toEqual({ kind: 'columns', columns: [{ name: 't.v', expr: { k: 'col', name: 'v' } }, { name: 'size', expr: { k: 'col', name: 'size' } }] });
     expect(plan('SELECT * FROM (SELECT toString(s) AS v, s.hash AS h FROM java.lang.String s) t').columns).toEqual(['v', 'h']);
     expect(planError('SELECT t.nope FROM (SELECT toString(s) AS v FROM java.lang.String s) t').reason).toBe('the subquery has no column `nope`');
+    expect(planError('SELECT t.nope FROM (SELECT toString(s) AS v FROM java.lang.String s) t').hint).toBe('its columns are: v');
+    // A column named by its expression (`p.x`, `COUNT(*)`) cannot be spelled as alias.name:
+    // the hint says to name it with AS.
+    expect(planError('SELECT q.x FROM (SELECT p.x FROM Point p) q').hint).toBe(
+      'its columns are: p.x; a column named by its expression is read by a name the subquery gives it: SELECT p.x AS x … in the subquery, then q.x',
+    );
+    expect(planError('SELECT q.n FROM (SELECT COUNT(*), p.y AS y FROM Point p GROUP BY p.y) q').hint).toBe(
+      'its columns are: COUNT(*), y; a column named by its expression is read by a name the subquery gives it: SELECT COUNT(*) AS v … in the subquery, then q.v',
+    );
   });
 });
 

@@ -559,9 +559,7 @@ export class Binder {
   }
 
   private column(name: string, scope: Scope, pos: Pos): PExpr {
-    if (!scope.columns!.includes(name)) {
-      fail(`the subquery has no column \`${name}\``, pos, `its columns are: ${scope.columns!.join(', ')}`);
-    }
+    if (!scope.columns!.includes(name)) fail(`the subquery has no column \`${name}\``, pos, noColumnHint(name, scope.columns!, scope.alias ?? 'alias'));
     return { k: 'col', name };
   }
 
@@ -837,6 +835,19 @@ function conjuncts(e: Expr): Expr[] {
 
 function scopeAliases(scope: Scope): string[] {
   return scope.alias !== null ? [...scope.outer, scope.alias] : scope.outer;
+}
+
+/**
+ * The columns of a FROM subquery, and how to read one named by its expression (`p.x`,
+ * `COUNT(*)`), which no `alias.name` can spell: by a name the subquery gives it with AS.
+ */
+function noColumnHint(name: string, columns: string[], alias: string): string {
+  const list = `its columns are: ${columns.join(', ')}`;
+  const unnamed = columns.filter((c) => !/^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(c));
+  if (unnamed.length === 0) return list;
+  const col = unnamed.find((c) => c.endsWith(`.${name}`)) ?? unnamed[0];
+  const as = col.endsWith(`.${name}`) ? name : 'v';
+  return `${list}; a column named by its expression is read by a name the subquery gives it: SELECT ${col} AS ${as} … in the subquery, then ${alias}.${as}`;
 }
 
 function aliasOrNull(q: SelectQuery): string | null {
