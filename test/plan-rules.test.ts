@@ -331,6 +331,23 @@ describe('rules of the spec', () => {
     expect(s.orderBy).toEqual([{ expr: { k: 'agg', i: 1 }, desc: true }]);
   });
 
+  test('GROUP BY a position or a quoted output name stands for that item, as in ORDER BY; another constant is refused', () => {
+    const key = [{ k: 'call', fn: 'classof', args: [row] }];
+    expect(sel('SELECT classof(x), COUNT(*) FROM X x GROUP BY 1').groupBy).toEqual(key);
+    expect(sel('SELECT COUNT(*), classof(x) AS c FROM X x GROUP BY "c"').groupBy).toEqual(key);
+    // A toString(s) key by position is checked by rule 6 as written out.
+    expect(planError('SELECT toString(s), SUM(s.@usedHeapSize) FROM java.lang.String s GROUP BY 1').reason).toBe(
+      'a query grouped by toString(s) accepts only COUNT(*) and COUNT(toString(s)) as aggregates, not SUM(s.@usedHeapSize)',
+    );
+    const choices = 'group by an expression of the row, an AS alias or a 1-based position (1..2); the columns are: classof(x), COUNT(*)';
+    expect(planError('SELECT classof(x), COUNT(*) FROM X x GROUP BY 3')).toMatchObject({ reason: 'GROUP BY position 3 is out of range', hint: choices });
+    expect(planError('SELECT classof(x), COUNT(*) FROM X x GROUP BY "a"')).toMatchObject({
+      reason: 'GROUP BY "a" is a constant string: no output column is named a', hint: choices, pos: { line: 1, column: 47 },
+    });
+    expect(planError('SELECT classof(x), COUNT(*) FROM X x GROUP BY 1 + 1').reason).toBe('GROUP BY 1 + 1 groups by a constant: it has the same value on every row');
+    expect(planError('SELECT COUNT(*) FROM X x GROUP BY 1').reason).toBe('aggregate COUNT() is not allowed in GROUP BY');
+  });
+
   test('aggregates: PERCENTILE takes an integer 0..100; none in WHERE; none nested', () => {
     expect(sel('SELECT PERCENTILE(x.a, 95) FROM X x').aggregates).toEqual([{ fn: 'percentile', arg: { k: 'field', base: row, name: 'a' }, p: 95 }]);
     expect(planError('SELECT PERCENTILE(x.a, 0.95) FROM X x').hint).toBe('e.g. PERCENTILE(s.@usedHeapSize, 95) — 95 means the 95th percentile, not 0.95');

@@ -228,7 +228,7 @@ export class Binder {
     // GROUP BY: a bare name that is an output alias stands for that column's expression.
     const aliasItems = new Map(q.items.filter((i) => i.alias !== null).map((i) => [i.alias!, i.expr]));
     const groupAst = q.groupBy.map((g) =>
-      g.type === 'name' && g.name !== scope.alias && aliasItems.has(g.name) ? aliasItems.get(g.name)! : g,
+      g.type === 'name' && g.name !== scope.alias && aliasItems.has(g.name) ? aliasItems.get(g.name)! : groupKeyAst(g, q),
     );
     const groupBy = groupAst.map((g) => this.expr(g, scope, { aggs: null, where: 'GROUP BY' }));
 
@@ -835,6 +835,30 @@ function conjuncts(e: Expr): Expr[] {
 
 function scopeAliases(scope: Scope): string[] {
   return scope.alias !== null ? [...scope.outer, scope.alias] : scope.outer;
+}
+
+/**
+ * A GROUP BY key written as a constant: a 1-based position or a quoted output name stands for
+ * that select item, as in ORDER BY (SQL's `GROUP BY 1`); any other constant would put every
+ * row in one group, a mistake refused as ORDER BY refuses it.
+ */
+function groupKeyAst(g: Expr, q: SelectQuery): Expr {
+  if (!isConstant(g)) return g;
+  const names = q.items.map((i) => i.alias ?? printExpr(i.expr, { header: true }));
+  const choices = `group by an expression of the row, an AS alias or a 1-based position (1..${names.length}); the columns are: ${names.join(', ')}`;
+  let i = -1;
+  if (g.type === 'literal' && g.kind === 'int') {
+    i = (g.value as number) - 1;
+    if (i < 0 || i >= names.length) fail(`GROUP BY position ${g.value as number} is out of range`, g.pos, choices);
+  } else if (g.type === 'literal' && g.kind === 'string') {
+    i = names.indexOf(g.value as string);
+    if (i < 0) fail(`GROUP BY ${printExpr(g)} is a constant string: no output column is named ${g.value as string}`, g.pos, choices);
+  } else {
+    fail(`GROUP BY ${printExpr(g)} groups by a constant: it has the same value on every row`, g.pos, choices);
+  }
+  const item = q.items[i]!;
+  if (item.expr.type === 'star') fail(`GROUP BY ${printExpr(g)} names *, which is no group key`, g.pos, choices);
+  return item.expr;
 }
 
 /**
