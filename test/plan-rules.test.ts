@@ -348,6 +348,13 @@ describe('rules of the spec', () => {
     expect(planError('SELECT COUNT(*) FROM X x GROUP BY 1').reason).toBe('aggregate COUNT() is not allowed in GROUP BY');
   });
 
+  test('ORDER BY a column name in another case, in a grouped query, says names are case-sensitive', () => {
+    expect(planError('SELECT classof(x) AS C, COUNT(*) AS Cnt FROM X x GROUP BY classof(x) ORDER BY cnt DESC')).toMatchObject({
+      reason: 'ORDER BY cnt names no column: names are case-sensitive, and the column is Cnt', hint: 'write ORDER BY Cnt', pos: { line: 1, column: 79 },
+    });
+    expect(sel('SELECT classof(x) AS C, COUNT(*) AS Cnt FROM X x GROUP BY classof(x) ORDER BY Cnt DESC').orderBy).toEqual([{ expr: { k: 'out', i: 1 }, desc: true }]);
+  });
+
   test('aggregates: PERCENTILE takes an integer 0..100; none in WHERE; none nested', () => {
     expect(sel('SELECT PERCENTILE(x.a, 95) FROM X x').aggregates).toEqual([{ fn: 'percentile', arg: { k: 'field', base: row, name: 'a' }, p: 95 }]);
     expect(planError('SELECT PERCENTILE(x.a, 0.95) FROM X x').hint).toBe('e.g. PERCENTILE(s.@usedHeapSize, 95) — 95 means the 95th percentile, not 0.95');

@@ -297,6 +297,7 @@ export class Binder {
     const orderBy: POrderKey[] = orderRaw.map(({ o, i }, idx) => {
       if (i !== null) return { expr: { k: 'out', i }, desc: o.desc };
       let e = orderBound[idx]!;
+      if (grouped) refuseCaseOfColumn(o.expr, columns);
       if (grouped) e = groupedExpr(e, groupBy, o.expr, 'ORDER BY');
       if (output.kind === 'columns') {
         const j = output.columns.findIndex((c) => same(c.expr, e));
@@ -951,6 +952,18 @@ function refuseDistinctOrderKey(items: OrderItem[], keys: POrderKey[], out: POut
       `DISTINCT merges rows that differ in ${printExpr(e)}, so a row has no one value of it to sort by: add it to the select list, or order by a column (${columns.join(', ')})`,
     );
   });
+}
+
+/**
+ * A bare name in the ORDER BY of a grouped query that is a column's name in another case
+ * (`ORDER BY cnt` for `AS Cnt`): names are case-sensitive, so it reads a field, which a grouped
+ * query cannot; said as such rather than as an ungrouped value.
+ */
+function refuseCaseOfColumn(e: Expr, columns: string[]): void {
+  if (e.type !== 'name') return;
+  const column = columns.find((c) => c !== e.name && c.toLowerCase() === e.name.toLowerCase());
+  if (column === undefined) return;
+  fail(`ORDER BY ${e.name} names no column: names are case-sensitive, and the column is ${column}`, e.pos, `write ORDER BY ${column}`);
 }
 
 /**
