@@ -42,7 +42,7 @@ describe('sources', () => {
     expect(p.patterns).toEqual([
       { pattern: 'java(.*', pos: { line: 1, column: 15, offset: 14, end: 23 }, kind: 'from' },
       { pattern: '(?i)a', pos: { line: 1, column: 50, offset: 49, end: 56 }, kind: 'like' },
-      { pattern: '.*a\\.b.*', pos: { line: 1, column: 82, offset: 81, end: 86 }, kind: 'method' },
+      { pattern: '(?s).*a\\.b.*', pos: { line: 1, column: 82, offset: 81, end: 86 }, kind: 'method' },
     ]);
   });
 
@@ -152,7 +152,7 @@ describe('method aliases', () => {
     ['e.getKey()', { k: 'field', base: e, name: 'key' }],
     ['e.getValue()', { k: 'field', base: e, name: 'value' }],
     ['e.equals(e)', { k: 'bin', op: '=', l: e, r: e }],
-    ['e.contains("a.b")', { k: 'like', e: { k: 'call', fn: 'toString', args: [e] }, pattern: '.*a\\.b.*', negate: false }],
+    ['e.contains("a.b")', { k: 'like', e: { k: 'call', fn: 'toString', args: [e] }, pattern: '(?s).*a\\.b.*', negate: false }],
     ['e.intValue()', { k: 'field', base: e, name: 'value' }],
     ['e.longValue()', { k: 'field', base: e, name: 'value' }],
     ['e.shortValue()', { k: 'field', base: e, name: 'value' }],
