@@ -355,6 +355,27 @@ describe('rules of the spec', () => {
     expect(sel('SELECT classof(x) AS C, COUNT(*) AS Cnt FROM X x GROUP BY classof(x) ORDER BY Cnt DESC').orderBy).toEqual([{ expr: { k: 'out', i: 1 }, desc: true }]);
   });
 
+  test('an attribute or a field of what is known to be a list is refused: the list has none, its elements have', () => {
+    const full = { fullPath: true };
+    expect(planError('SELECT x.@outbounds.@usedHeapSize FROM X x', full)).toMatchObject({
+      reason: '@usedHeapSize reads an object, and x.@outbounds yields a list of objects',
+      hint: 'read it of one element (x.@outbounds[0].@usedHeapSize), or count the elements with @length',
+      pos: { line: 1, column: 8 },
+    });
+    expect(planError('SELECT dominators(x).next FROM X x', full)).toMatchObject({
+      reason: 'dominators(x) yields a list of objects, which has no field next',
+      hint: 'read the field of one element: dominators(x)[0].next',
+    });
+    expect(planError('SELECT path(x, x).getUsedHeapSize() FROM X x', full).reason).toBe('@usedHeapSize reads an object, and path(x, x) yields a list of objects');
+    expect(planError('SELECT x.@GCRoots.@displayName FROM X x')).toMatchObject({
+      reason: '@displayName reads no text, and x.@GCRoots yields a list of texts',
+      hint: 'count the elements with x.@GCRoots.@length, or match them with x.@GCRoots LIKE "…"',
+    });
+    // Its length, an element, and a slice (a String's is a text) stay.
+    expect(col('SELECT x.@outbounds.@length FROM X x', 0, full)).toEqual({ k: 'attr', base: { k: 'attr', base: row, name: 'outbounds' }, name: 'length' });
+    expect(() => plan('SELECT dominators(x)[0].next, x.@inbounds[0].@usedHeapSize, x.s[0:2].@length FROM X x', full)).not.toThrow();
+  });
+
   test('aggregates: PERCENTILE takes an integer 0..100; none in WHERE; none nested', () => {
     expect(sel('SELECT PERCENTILE(x.a, 95) FROM X x').aggregates).toEqual([{ fn: 'percentile', arg: { k: 'field', base: row, name: 'a' }, p: 95 }]);
     expect(planError('SELECT PERCENTILE(x.a, 0.95) FROM X x').hint).toBe('e.g. PERCENTILE(s.@usedHeapSize, 95) — 95 means the 95th percentile, not 0.95');

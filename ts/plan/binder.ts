@@ -433,18 +433,18 @@ export class Binder {
         return aliased ? this.expr(aliased, scope, { ...mode, aliases: undefined }) : this.name(e, scope);
       }
       case 'attr':
-        return this.attr(e.name, e.base ? rec(e.base) : { k: 'row' }, e.pos, e.base === null ? `@${e.name}` : printExpr(e));
+        return this.attr(e.name, e.base ? rec(e.base) : { k: 'row' }, e.pos, e.base === null ? `@${e.name}` : printExpr(e), e.base ? printExpr(e.base) : '');
       case 'field': {
         if (e.base.type === 'name' && e.base.name === scope.alias && scope.alias !== null) {
           if (scope.columns !== null) return this.column(e.name, scope, e.pos);
           return { k: 'field', base: { k: 'row' }, name: e.name };
         }
-        return { k: 'field', base: rec(e.base), name: e.name };
+        return this.fieldOf(rec(e.base), printExpr(e.base), e.name, e.pos);
       }
       case 'call':
         return this.call(e, scope, mode);
       case 'method':
-        return this.method(e.name, e.args, rec(e.base), e.pos, scope, mode);
+        return this.method(e.name, e.args, rec(e.base), e.pos, scope, mode, printExpr(e.base));
       case 'index':
         return { k: 'index', e: rec(e.base), i: rec(e.index) };
       case 'slice': {
@@ -564,11 +564,29 @@ export class Binder {
     return { k: 'col', name };
   }
 
-  private attr(written: string, base: PExpr, pos: Pos, text: string): PExpr {
+  /** A field of what `base` yields; a list has none (its elements have: `list[0].name`). */
+  private fieldOf(base: PExpr, baseText: string, name: string, pos: Pos): PExpr {
+    const list = listKind(base);
+    if (list !== null) {
+      fail(`${baseText} yields ${list}, which has no field ${name}`, pos, list === 'a list of texts'
+        ? `count the elements with ${baseText}.@length, or match them with ${baseText} LIKE "…"`
+        : `read the field of one element: ${baseText}[0].${name}`);
+    }
+    return { k: 'field', base, name };
+  }
+
+  private attr(written: string, base: PExpr, pos: Pos, text: string, baseText = ''): PExpr {
     const name = ATTRIBUTES[written.toLowerCase()];
     if (!name) {
       const guess = didYouMean(`@${written}`, ATTRIBUTE_NAMES);
       return fail(`unknown attribute @${written}`, pos, `${guess ? `did you mean ${guess}? ` : ''}attributes: ${ATTRIBUTE_NAMES.join(', ')}`);
+    }
+    const list = listKind(base);
+    if (list !== null && name !== 'length') {
+      const texts = list === 'a list of texts';
+      fail(`@${written} reads ${texts ? 'no text' : 'an object'}, and ${baseText} yields ${list}`, pos, texts
+        ? `count the elements with ${baseText}.@length, or match them with ${baseText} LIKE "…"`
+        : `read it of one element (${baseText}[0].@${written}), or count the elements with @length`);
     }
     if (name === 'retainedHeapSize') this.needFull('retained', text.endsWith('()') ? text : '@retainedHeapSize', pos);
     if (name === 'inbounds' || name === 'outbounds') this.needFull('graph', `@${name}`, pos);
@@ -657,7 +675,7 @@ export class Binder {
     return { k: 'agg', i };
   }
 
-  private method(name: string, args: Expr[], base: PExpr, pos: Pos, scope: Scope, mode: Mode): PExpr {
+  private method(name: string, args: Expr[], base: PExpr, pos: Pos, scope: Scope, mode: Mode, baseText = ''): PExpr {
     if (name === 'get') return getUnsupported(pos);
     const m = findMethod(name);
     if (!m) {
@@ -671,8 +689,8 @@ export class Binder {
     if (args.length !== m.args) fail(`${name}() takes ${m.args === 0 ? 'no arguments' : `${m.args} argument`}`, pos);
     const r = m.rewrite;
     switch (r.kind) {
-      case 'attr': return this.attr(r.name, base, pos, `${name}()`);
-      case 'field': return { k: 'field', base, name: r.name };
+      case 'attr': return this.attr(r.name, base, pos, `${name}()`, baseText);
+      case 'field': return this.fieldOf(base, baseText, r.name, pos);
       case 'toString': return asText(base);
       case 'classof': return { k: 'call', fn: 'classof', args: [base] };
       case 'equals': return { k: 'bin', op: '=', l: base, r: this.expr(args[0], scope, mode) };
@@ -776,6 +794,20 @@ function valueKind(e: PExpr): string | null {
     default:
       return null;
   }
+}
+
+/**
+ * What a list-valued expression yields ("a list of objects"): `@inbounds`, `@outbounds`,
+ * `@GCRoots`, `@systemProperties`, `dominators(x)`, `path(a, b)`; null for anything else (a
+ * slice may be a text: `s[0:5]` of a String).
+ */
+function listKind(e: PExpr): string | null {
+  if (e.k === 'attr') {
+    if (e.name === 'inbounds' || e.name === 'outbounds') return 'a list of objects';
+    if (e.name === 'GCRoots' || e.name === 'systemProperties') return 'a list of texts';
+  }
+  if (e.k === 'call' && (e.fn === 'dominators' || e.fn === 'path')) return 'a list of objects';
+  return null;
 }
 
 /**
