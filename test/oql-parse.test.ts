@@ -245,6 +245,25 @@ describe('syntax errors', () => {
     expect(syntaxError('SELECT * FROM X x ORDER x.a').hint).toBe('ORDER is followed by BY');
   });
 
+  test('SQL joins, row windows and null placement OQL lacks are named, with what to write instead', () => {
+    const offset = 'OQL has no OFFSET: LIMIT n takes the first n rows; to read the rows after them, ORDER BY a key and add WHERE <key> > the last value read';
+    expect(syntaxError('SELECT * FROM X x LIMIT 2 OFFSET 3')).toMatchObject({ hint: offset, pos: { line: 1, column: 27 } });
+    expect(syntaxError('SELECT * FROM X x OFFSET 3').hint).toBe(offset);
+    expect(syntaxError('SELECT * FROM X x LIMIT 2, 3')).toMatchObject({ hint: offset, pos: { line: 1, column: 26 } });
+    expect(syntaxError('SELECT TOP 3 x FROM X x').hint).toBe('OQL has no TOP: end the query with LIMIT n (after ORDER BY to take the n largest or smallest)');
+    const nulls = 'OQL has no NULLS FIRST / LAST: NULL sorts first ascending and last descending; to move the NULLs, order by "x IS NULL" (false before true) first';
+    expect(syntaxError('SELECT * FROM X x ORDER BY x.a DESC NULLS LAST').hint).toBe(nulls);
+    expect(syntaxError('SELECT * FROM X x ORDER BY x.a NULLS FIRST').hint).toBe(nulls);
+    const joins = 'FROM takes one source: OQL has no joins; relate two sources with IN, e.g. WHERE a.ref IN (SELECT p FROM java.lang.String p WHERE …)';
+    expect(syntaxError('SELECT a FROM X a, Y b').hint).toBe(joins);
+    expect(syntaxError('SELECT a FROM X a JOIN Y b ON a.r = b').hint).toBe(joins);
+    expect(syntaxError('SELECT a FROM X a LEFT JOIN Y b ON a.r = b').hint).toBe(joins);
+    expect(syntaxError('SELECT a FROM X JOIN Y b').hint).toBe(joins);
+    const retained = 'AS RETAINED SET goes before FROM: SELECT … AS RETAINED SET FROM …';
+    expect(syntaxError('SELECT x FROM X x AS RETAINED SET').hint).toBe(retained);
+    expect(syntaxError('SELECT * FROM X AS RETAINED SET').hint).toBe(retained);
+  });
+
   test('ORDER BY inside and after a parenthesized query', () => {
     const e = syntaxError('(SELECT * FROM X x ORDER BY x.a) ORDER BY x.b');
     expect(e.reason).toBe('ORDER BY appears both inside and after the parenthesized query');
@@ -273,6 +292,12 @@ describe('syntax errors', () => {
   });
 
   test('relational operators do not chain', () => {
-    expect(syntaxError('SELECT * FROM X x WHERE 1 < x.a < 3').token).toBe('<');
+    const e = syntaxError('SELECT * FROM X x WHERE 1 < x.a < 3');
+    expect(e.token).toBe('<');
+    const hint = 'comparisons do not chain: join two with AND (1 < x.a AND x.a < 3), or write x.a BETWEEN 1 AND 3';
+    expect(e.hint).toBe(hint);
+    expect(syntaxError('SELECT x.a = 1 = 2 FROM X x').hint).toBe(hint);
+    // A comparison where an operand belongs is another mistake.
+    expect(syntaxError('SELECT * FROM X x WHERE x.a = < 2').hint).not.toBe(hint);
   });
 });

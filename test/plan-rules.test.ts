@@ -42,7 +42,7 @@ describe('sources', () => {
     expect(p.patterns).toEqual([
       { pattern: 'java(.*', pos: { line: 1, column: 15, offset: 14, end: 23 }, kind: 'from' },
       { pattern: '(?i)a', pos: { line: 1, column: 50, offset: 49, end: 56 }, kind: 'like' },
-      { pattern: '.*a\\.b.*', pos: { line: 1, column: 82, offset: 81, end: 86 }, kind: 'method' },
+      { pattern: '(?s).*a\\.b.*', pos: { line: 1, column: 82, offset: 81, end: 86 }, kind: 'method' },
     ]);
   });
 
@@ -58,6 +58,15 @@ describe('sources', () => {
     expect(s.output).toEqual({ kind: 'columns', columns: [{ name: 't.v', expr: { k: 'col', name: 'v' } }, { name: 'size', expr: { k: 'col', name: 'size' } }] });
     expect(plan('SELECT * FROM (SELECT toString(s) AS v, s.hash AS h FROM java.lang.String s) t').columns).toEqual(['v', 'h']);
     expect(planError('SELECT t.nope FROM (SELECT toString(s) AS v FROM java.lang.String s) t').reason).toBe('the subquery has no column `nope`');
+    expect(planError('SELECT t.nope FROM (SELECT toString(s) AS v FROM java.lang.String s) t').hint).toBe('its columns are: v');
+    // A column named by its expression (`p.x`, `COUNT(*)`) cannot be spelled as alias.name:
+    // the hint says to name it with AS.
+    expect(planError('SELECT q.x FROM (SELECT p.x FROM Point p) q').hint).toBe(
+      'its columns are: p.x; a column named by its expression is read by a name the subquery gives it: SELECT p.x AS x … in the subquery, then q.x',
+    );
+    expect(planError('SELECT q.n FROM (SELECT COUNT(*), p.y AS y FROM Point p GROUP BY p.y) q').hint).toBe(
+      'its columns are: COUNT(*), y; a column named by its expression is read by a name the subquery gives it: SELECT COUNT(*) AS v … in the subquery, then q.v',
+    );
   });
 });
 
@@ -143,7 +152,7 @@ describe('method aliases', () => {
     ['e.getKey()', { k: 'field', base: e, name: 'key' }],
     ['e.getValue()', { k: 'field', base: e, name: 'value' }],
     ['e.equals(e)', { k: 'bin', op: '=', l: e, r: e }],
-    ['e.contains("a.b")', { k: 'like', e: { k: 'call', fn: 'toString', args: [e] }, pattern: '.*a\\.b.*', negate: false }],
+    ['e.contains("a.b")', { k: 'like', e: { k: 'call', fn: 'toString', args: [e] }, pattern: '(?s).*a\\.b.*', negate: false }],
     ['e.intValue()', { k: 'field', base: e, name: 'value' }],
     ['e.longValue()', { k: 'field', base: e, name: 'value' }],
     ['e.shortValue()', { k: 'field', base: e, name: 'value' }],
@@ -232,6 +241,20 @@ describe('rules of the spec', () => {
     if (p.op === 'union') expect(p.left).toMatchObject({ distinct: false, limit: null });
   });
 
+  test('rule 2: SELECT DISTINCT orders by its columns only, as the merged rows have no one value of anything else', () => {
+    const e = planError('SELECT DISTINCT p.x % 3 AS m FROM Point p ORDER BY p.y');
+    expect(e.reason).toBe('ORDER BY p.y is not a column of this SELECT DISTINCT');
+    expect(e.hint).toBe('DISTINCT merges rows that differ in p.y, so a row has no one value of it to sort by: add it to the select list, or order by a column (m)');
+    expect(e.pos).toMatchObject({ line: 1, column: 52 });
+    expect(planError('SELECT DISTINCT p.a, COUNT(*) FROM X p GROUP BY p.a, p.b ORDER BY SUM(p.c)').reason).toBe('ORDER BY SUM(p.c) is not a column of this SELECT DISTINCT');
+    // A selected expression, by name, position or as written, still sorts; so does anything of
+    // the row when the row itself is a column.
+    expect(sel('SELECT DISTINCT p.x % 3 AS m FROM Point p ORDER BY p.x % 3 DESC').orderBy).toEqual([{ expr: { k: 'out', i: 0 }, desc: true }]);
+    expect(sel('SELECT DISTINCT p.x % 3 AS m FROM Point p ORDER BY m').orderBy).toEqual([{ expr: { k: 'out', i: 0 }, desc: false }]);
+    expect(sel('SELECT DISTINCT p, p.x FROM Point p ORDER BY p.y').orderBy).toEqual([{ expr: { k: 'field', base: row, name: 'y' }, desc: false }]);
+    expect(sel('SELECT DISTINCT p FROM Point p ORDER BY p.y').orderBy).toHaveLength(1);
+  });
+
   test('ORDER BY after a set operation must name an output column', () => {
     const e = planError('SELECT s.a FROM X s UNION SELECT t.a FROM Y t ORDER BY s.b');
     expect(e.reason).toBe('ORDER BY s.b after a set operation must name an output column');
@@ -253,7 +276,10 @@ describe('rules of the spec', () => {
   });
 
   test('IN takes a one-column subquery; a literal list is refused', () => {
-    expect(sel('SELECT * FROM X x WHERE x NOT IN (SELECT * FROM Y)').filter).toMatchObject({ k: 'not', e: { k: 'in', e: row } });
+    // NOT IN holds for no NULL, as IN holds for none (MAT: false for both; SQL: unknown).
+    expect(sel('SELECT * FROM X x WHERE x NOT IN (SELECT * FROM Y)').filter).toMatchObject({
+      k: 'bin', op: 'and', l: { k: 'bin', op: '!=', l: row, r: { k: 'lit', v: null } }, r: { k: 'not', e: { k: 'in', e: row } },
+    });
     expect(planError('SELECT * FROM X x WHERE x IN (SELECT a, b FROM Y)').reason).toBe('the subquery of IN must select exactly one column; it selects 2');
     const e = planError('SELECT * FROM X x WHERE x.a IN (1, 2)');
     expect(e.reason).toBe('a literal IN list is not supported');
@@ -303,6 +329,51 @@ describe('rules of the spec', () => {
     expect(s.groupBy).toEqual([{ k: 'call', fn: 'classof', args: [row] }]);
     expect(s.aggregates).toHaveLength(2);
     expect(s.orderBy).toEqual([{ expr: { k: 'agg', i: 1 }, desc: true }]);
+  });
+
+  test('GROUP BY a position or a quoted output name stands for that item, as in ORDER BY; another constant is refused', () => {
+    const key = [{ k: 'call', fn: 'classof', args: [row] }];
+    expect(sel('SELECT classof(x), COUNT(*) FROM X x GROUP BY 1').groupBy).toEqual(key);
+    expect(sel('SELECT COUNT(*), classof(x) AS c FROM X x GROUP BY "c"').groupBy).toEqual(key);
+    // A toString(s) key by position is checked by rule 6 as written out.
+    expect(planError('SELECT toString(s), SUM(s.@usedHeapSize) FROM java.lang.String s GROUP BY 1').reason).toBe(
+      'a query grouped by toString(s) accepts only COUNT(*) and COUNT(toString(s)) as aggregates, not SUM(s.@usedHeapSize)',
+    );
+    const choices = 'group by an expression of the row, an AS alias or a 1-based position (1..2); the columns are: classof(x), COUNT(*)';
+    expect(planError('SELECT classof(x), COUNT(*) FROM X x GROUP BY 3')).toMatchObject({ reason: 'GROUP BY position 3 is out of range', hint: choices });
+    expect(planError('SELECT classof(x), COUNT(*) FROM X x GROUP BY "a"')).toMatchObject({
+      reason: 'GROUP BY "a" is a constant string: no output column is named a', hint: choices, pos: { line: 1, column: 47 },
+    });
+    expect(planError('SELECT classof(x), COUNT(*) FROM X x GROUP BY 1 + 1').reason).toBe('GROUP BY 1 + 1 groups by a constant: it has the same value on every row');
+    expect(planError('SELECT COUNT(*) FROM X x GROUP BY 1').reason).toBe('aggregate COUNT() is not allowed in GROUP BY');
+  });
+
+  test('ORDER BY a column name in another case, in a grouped query, says names are case-sensitive', () => {
+    expect(planError('SELECT classof(x) AS C, COUNT(*) AS Cnt FROM X x GROUP BY classof(x) ORDER BY cnt DESC')).toMatchObject({
+      reason: 'ORDER BY cnt names no column: names are case-sensitive, and the column is Cnt', hint: 'write ORDER BY Cnt', pos: { line: 1, column: 79 },
+    });
+    expect(sel('SELECT classof(x) AS C, COUNT(*) AS Cnt FROM X x GROUP BY classof(x) ORDER BY Cnt DESC').orderBy).toEqual([{ expr: { k: 'out', i: 1 }, desc: true }]);
+  });
+
+  test('an attribute or a field of what is known to be a list is refused: the list has none, its elements have', () => {
+    const full = { fullPath: true };
+    expect(planError('SELECT x.@outbounds.@usedHeapSize FROM X x', full)).toMatchObject({
+      reason: '@usedHeapSize reads an object, and x.@outbounds yields a list of objects',
+      hint: 'read it of one element (x.@outbounds[0].@usedHeapSize), or count the elements with @length',
+      pos: { line: 1, column: 8 },
+    });
+    expect(planError('SELECT dominators(x).next FROM X x', full)).toMatchObject({
+      reason: 'dominators(x) yields a list of objects, which has no field next',
+      hint: 'read the field of one element: dominators(x)[0].next',
+    });
+    expect(planError('SELECT path(x, x).getUsedHeapSize() FROM X x', full).reason).toBe('@usedHeapSize reads an object, and path(x, x) yields a list of objects');
+    expect(planError('SELECT x.@GCRoots.@displayName FROM X x')).toMatchObject({
+      reason: '@displayName reads no text, and x.@GCRoots yields a list of texts',
+      hint: 'count the elements with x.@GCRoots.@length, or match them with x.@GCRoots LIKE "…"',
+    });
+    // Its length, an element, and a slice (a String's is a text) stay.
+    expect(col('SELECT x.@outbounds.@length FROM X x', 0, full)).toEqual({ k: 'attr', base: { k: 'attr', base: row, name: 'outbounds' }, name: 'length' });
+    expect(() => plan('SELECT dominators(x)[0].next, x.@inbounds[0].@usedHeapSize, x.s[0:2].@length FROM X x', full)).not.toThrow();
   });
 
   test('aggregates: PERCENTILE takes an integer 0..100; none in WHERE; none nested', () => {

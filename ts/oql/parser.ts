@@ -247,6 +247,11 @@ function branchTail(tokens: readonly Token[], at: number): string | null {
   return `${clauses} after the last branch and ${apply} to the combined result; to give this branch its own, put it in parentheses: (SELECT … ${shape}) ${op} (SELECT …)`;
 }
 
+/** An identifier's text in upper case ('' for any other token): SQL words OQL lacks. */
+const word = (t: Token): string => (t.type === 'ident' ? t.text.toUpperCase() : '');
+
+const COMPARISONS: ReadonlySet<string> = new Set(['lt', 'gt', 'le', 'ge', 'eq', 'ne']);
+
 /** Hints for the mistakes people make when coming from SQL, MAT or the reference tool. */
 function hintFor(t: Token, prev: Token | null, next: Token | null, expected: Set<string>, beforePrev: Token | null): string | null {
   const type = t.type ?? '';
@@ -274,6 +279,25 @@ function hintFor(t: Token, prev: Token | null, next: Token | null, expected: Set
   }
   if ((prevType === 'ORDER' || prevType === 'GROUP') && type !== 'BY') return `${prev!.text.toUpperCase()} is followed by BY`;
   if (type === 'LIMIT' && prevType === 'LIMIT') return 'LIMIT takes one number';
+  if (COMPARISONS.has(type) && expected.has('AND') && !expected.has('lt')) {
+    return 'comparisons do not chain: join two with AND (1 < x.a AND x.a < 3), or write x.a BETWEEN 1 AND 3';
+  }
+  const joins = ['JOIN', 'INNER', 'LEFT', 'RIGHT', 'CROSS'];
+  if (expected.has('WHERE') && (type === 'comma' || joins.includes(word(t)) || (prev !== null && joins.includes(word(prev))))) {
+    return 'FROM takes one source: OQL has no joins; relate two sources with IN, e.g. WHERE a.ref IN (SELECT p FROM java.lang.String p WHERE …)';
+  }
+  // SQL dialects' row windows and null placement, which OQL does not have.
+  const upper = word(t);
+  if (upper === 'OFFSET' || (type === 'comma' && prevType === 'int' && beforePrev?.type === 'LIMIT')) {
+    return `OQL has no OFFSET: LIMIT n takes the first n rows; to read the rows after them, ORDER BY a key and add WHERE <key> > the last value read`;
+  }
+  if (type === 'int' && prevType === 'ident' && prev!.text.toUpperCase() === 'TOP' && beforePrev?.type === 'SELECT') return 'OQL has no TOP: end the query with LIMIT n (after ORDER BY to take the n largest or smallest)';
+  if (upper === 'NULLS' && (prevType === 'ASC' || prevType === 'DESC' || expected.has('ASC'))) {
+    return 'OQL has no NULLS FIRST / LAST: NULL sorts first ascending and last descending; to move the NULLs, order by "x IS NULL" (false before true) first';
+  }
+  if (type === 'AS' && expected.has('WHERE') && next?.type === 'RETAINED') {
+    return 'AS RETAINED SET goes before FROM: SELECT … AS RETAINED SET FROM …';
+  }
   if (type === 'rparen' && expected.has('SELECT')) return 'a subquery in parentheses starts with SELECT';
   if (type === 'lbracket' && prevType === 'dot') return 'index an array with value[i], without a dot';
   return `the query reads well up to ${prev ? `"${prev.text}"` : 'here'}; the OQL section of the README shows each clause`;

@@ -228,7 +228,7 @@ export class Binder {
     // GROUP BY: a bare name that is an output alias stands for that column's expression.
     const aliasItems = new Map(q.items.filter((i) => i.alias !== null).map((i) => [i.alias!, i.expr]));
     const groupAst = q.groupBy.map((g) =>
-      g.type === 'name' && g.name !== scope.alias && aliasItems.has(g.name) ? aliasItems.get(g.name)! : g,
+      g.type === 'name' && g.name !== scope.alias && aliasItems.has(g.name) ? aliasItems.get(g.name)! : groupKeyAst(g, q),
     );
     const groupBy = groupAst.map((g) => this.expr(g, scope, { aggs: null, where: 'GROUP BY' }));
 
@@ -297,6 +297,7 @@ export class Binder {
     const orderBy: POrderKey[] = orderRaw.map(({ o, i }, idx) => {
       if (i !== null) return { expr: { k: 'out', i }, desc: o.desc };
       let e = orderBound[idx]!;
+      if (grouped) refuseCaseOfColumn(o.expr, columns);
       if (grouped) e = groupedExpr(e, groupBy, o.expr, 'ORDER BY');
       if (output.kind === 'columns') {
         const j = output.columns.findIndex((c) => same(c.expr, e));
@@ -304,6 +305,7 @@ export class Binder {
       }
       return { expr: e, desc: o.desc };
     });
+    if (q.distinct && output.kind === 'columns') refuseDistinctOrderKey(q.orderBy, orderBy, output.columns, columns);
 
     if (q.retainedSet) this.needFull('retained', 'AS RETAINED SET', q.pos);
 
@@ -431,18 +433,18 @@ export class Binder {
         return aliased ? this.expr(aliased, scope, { ...mode, aliases: undefined }) : this.name(e, scope);
       }
       case 'attr':
-        return this.attr(e.name, e.base ? rec(e.base) : { k: 'row' }, e.pos, e.base === null ? `@${e.name}` : printExpr(e));
+        return this.attr(e.name, e.base ? rec(e.base) : { k: 'row' }, e.pos, e.base === null ? `@${e.name}` : printExpr(e), e.base ? printExpr(e.base) : '');
       case 'field': {
         if (e.base.type === 'name' && e.base.name === scope.alias && scope.alias !== null) {
           if (scope.columns !== null) return this.column(e.name, scope, e.pos);
           return { k: 'field', base: { k: 'row' }, name: e.name };
         }
-        return { k: 'field', base: rec(e.base), name: e.name };
+        return this.fieldOf(rec(e.base), printExpr(e.base), e.name, e.pos);
       }
       case 'call':
         return this.call(e, scope, mode);
       case 'method':
-        return this.method(e.name, e.args, rec(e.base), e.pos, scope, mode);
+        return this.method(e.name, e.args, rec(e.base), e.pos, scope, mode, printExpr(e.base));
       case 'index':
         return { k: 'index', e: rec(e.base), i: rec(e.index) };
       case 'slice': {
@@ -506,8 +508,12 @@ export class Binder {
             'select the objects themselves, e.g. x IN (SELECT * FROM java.util.HashMap)',
           );
         }
-        const inExpr: PExpr = { k: 'in', e: rec(e.operand), query: inner.query };
-        return e.negate ? { k: 'not', e: inExpr } : inExpr;
+        const operand = rec(e.operand);
+        const inExpr: PExpr = { k: 'in', e: operand, query: inner.query };
+        // NULL is in no subquery, and not "not in" one either (MAT: NULL on either side is false
+        // for IN and NOT IN alike; SQL: unknown), as NULL matches neither LIKE nor NOT LIKE.
+        if (!e.negate) return inExpr;
+        return { k: 'bin', op: 'and', l: { k: 'bin', op: '!=', l: operand, r: { k: 'lit', v: null } }, r: { k: 'not', e: inExpr } };
       }
       case 'inList':
         return fail(
@@ -554,17 +560,33 @@ export class Binder {
   }
 
   private column(name: string, scope: Scope, pos: Pos): PExpr {
-    if (!scope.columns!.includes(name)) {
-      fail(`the subquery has no column \`${name}\``, pos, `its columns are: ${scope.columns!.join(', ')}`);
-    }
+    if (!scope.columns!.includes(name)) fail(`the subquery has no column \`${name}\``, pos, noColumnHint(name, scope.columns!, scope.alias ?? 'alias'));
     return { k: 'col', name };
   }
 
-  private attr(written: string, base: PExpr, pos: Pos, text: string): PExpr {
+  /** A field of what `base` yields; a list has none (its elements have: `list[0].name`). */
+  private fieldOf(base: PExpr, baseText: string, name: string, pos: Pos): PExpr {
+    const list = listKind(base);
+    if (list !== null) {
+      fail(`${baseText} yields ${list}, which has no field ${name}`, pos, list === 'a list of texts'
+        ? `count the elements with ${baseText}.@length, or match them with ${baseText} LIKE "…"`
+        : `read the field of one element: ${baseText}[0].${name}`);
+    }
+    return { k: 'field', base, name };
+  }
+
+  private attr(written: string, base: PExpr, pos: Pos, text: string, baseText = ''): PExpr {
     const name = ATTRIBUTES[written.toLowerCase()];
     if (!name) {
       const guess = didYouMean(`@${written}`, ATTRIBUTE_NAMES);
       return fail(`unknown attribute @${written}`, pos, `${guess ? `did you mean ${guess}? ` : ''}attributes: ${ATTRIBUTE_NAMES.join(', ')}`);
+    }
+    const list = listKind(base);
+    if (list !== null && name !== 'length') {
+      const texts = list === 'a list of texts';
+      fail(`@${written} reads ${texts ? 'no text' : 'an object'}, and ${baseText} yields ${list}`, pos, texts
+        ? `count the elements with ${baseText}.@length, or match them with ${baseText} LIKE "…"`
+        : `read it of one element (${baseText}[0].@${written}), or count the elements with @length`);
     }
     if (name === 'retainedHeapSize') this.needFull('retained', text.endsWith('()') ? text : '@retainedHeapSize', pos);
     if (name === 'inbounds' || name === 'outbounds') this.needFull('graph', `@${name}`, pos);
@@ -653,7 +675,7 @@ export class Binder {
     return { k: 'agg', i };
   }
 
-  private method(name: string, args: Expr[], base: PExpr, pos: Pos, scope: Scope, mode: Mode): PExpr {
+  private method(name: string, args: Expr[], base: PExpr, pos: Pos, scope: Scope, mode: Mode, baseText = ''): PExpr {
     if (name === 'get') return getUnsupported(pos);
     const m = findMethod(name);
     if (!m) {
@@ -667,8 +689,8 @@ export class Binder {
     if (args.length !== m.args) fail(`${name}() takes ${m.args === 0 ? 'no arguments' : `${m.args} argument`}`, pos);
     const r = m.rewrite;
     switch (r.kind) {
-      case 'attr': return this.attr(r.name, base, pos, `${name}()`);
-      case 'field': return { k: 'field', base, name: r.name };
+      case 'attr': return this.attr(r.name, base, pos, `${name}()`, baseText);
+      case 'field': return this.fieldOf(base, baseText, r.name, pos);
       case 'toString': return asText(base);
       case 'classof': return { k: 'call', fn: 'classof', args: [base] };
       case 'equals': return { k: 'bin', op: '=', l: base, r: this.expr(args[0], scope, mode) };
@@ -775,6 +797,20 @@ function valueKind(e: PExpr): string | null {
 }
 
 /**
+ * What a list-valued expression yields ("a list of objects"): `@inbounds`, `@outbounds`,
+ * `@GCRoots`, `@systemProperties`, `dominators(x)`, `path(a, b)`; null for anything else (a
+ * slice may be a text: `s[0:5]` of a String).
+ */
+function listKind(e: PExpr): string | null {
+  if (e.k === 'attr') {
+    if (e.name === 'inbounds' || e.name === 'outbounds') return 'a list of objects';
+    if (e.name === 'GCRoots' || e.name === 'systemProperties') return 'a list of texts';
+  }
+  if (e.k === 'call' && (e.fn === 'dominators' || e.fn === 'path')) return 'a list of objects';
+  return null;
+}
+
+/**
  * What an argument of SUM / AVG yields when it is known not to be a number ("an object",
  * "text", ...); null when it is or may be a number (a field, an element, a column, arithmetic:
  * only the dump tells, and the executor refuses what is not).
@@ -832,6 +868,43 @@ function conjuncts(e: Expr): Expr[] {
 
 function scopeAliases(scope: Scope): string[] {
   return scope.alias !== null ? [...scope.outer, scope.alias] : scope.outer;
+}
+
+/**
+ * A GROUP BY key written as a constant: a 1-based position or a quoted output name stands for
+ * that select item, as in ORDER BY (SQL's `GROUP BY 1`); any other constant would put every
+ * row in one group, a mistake refused as ORDER BY refuses it.
+ */
+function groupKeyAst(g: Expr, q: SelectQuery): Expr {
+  if (!isConstant(g)) return g;
+  const names = q.items.map((i) => i.alias ?? printExpr(i.expr, { header: true }));
+  const choices = `group by an expression of the row, an AS alias or a 1-based position (1..${names.length}); the columns are: ${names.join(', ')}`;
+  let i = -1;
+  if (g.type === 'literal' && g.kind === 'int') {
+    i = (g.value as number) - 1;
+    if (i < 0 || i >= names.length) fail(`GROUP BY position ${g.value as number} is out of range`, g.pos, choices);
+  } else if (g.type === 'literal' && g.kind === 'string') {
+    i = names.indexOf(g.value as string);
+    if (i < 0) fail(`GROUP BY ${printExpr(g)} is a constant string: no output column is named ${g.value as string}`, g.pos, choices);
+  } else {
+    fail(`GROUP BY ${printExpr(g)} groups by a constant: it has the same value on every row`, g.pos, choices);
+  }
+  const item = q.items[i]!;
+  if (item.expr.type === 'star') fail(`GROUP BY ${printExpr(g)} names *, which is no group key`, g.pos, choices);
+  return item.expr;
+}
+
+/**
+ * The columns of a FROM subquery, and how to read one named by its expression (`p.x`,
+ * `COUNT(*)`), which no `alias.name` can spell: by a name the subquery gives it with AS.
+ */
+function noColumnHint(name: string, columns: string[], alias: string): string {
+  const list = `its columns are: ${columns.join(', ')}`;
+  const unnamed = columns.filter((c) => !/^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(c));
+  if (unnamed.length === 0) return list;
+  const col = unnamed.find((c) => c.endsWith(`.${name}`)) ?? unnamed[0];
+  const as = col.endsWith(`.${name}`) ? name : 'v';
+  return `${list}; a column named by its expression is read by a name the subquery gives it: SELECT ${col} AS ${as} … in the subquery, then ${alias}.${as}`;
 }
 
 function aliasOrNull(q: SelectQuery): string | null {
@@ -892,6 +965,37 @@ function refuseConstantOrderKey(e: Expr, columns: string[]): void {
     fail(`ORDER BY ${printExpr(e)} is a constant string: no output column is named ${e.value as string}`, e.pos, choices);
   }
   fail(`ORDER BY ${printExpr(e)} sorts by a constant: it has the same value on every row`, e.pos, choices);
+}
+
+/**
+ * `SELECT DISTINCT` merges rows that differ in anything it does not select, so an ORDER BY key
+ * that is no output column has no one value per output row: the order would follow whichever
+ * merged row came first. Refused, as SQL refuses it, unless a column is the row itself (then
+ * every expression of the row is one value per output row).
+ */
+function refuseDistinctOrderKey(items: OrderItem[], keys: POrderKey[], out: POutputColumn[], columns: string[]): void {
+  if (out.some((c) => c.expr.k === 'row')) return;
+  keys.forEach((key, idx) => {
+    if (key.expr.k === 'out') return;
+    const e = items[idx].expr;
+    fail(
+      `ORDER BY ${printExpr(e)} is not a column of this SELECT DISTINCT`,
+      e.pos,
+      `DISTINCT merges rows that differ in ${printExpr(e)}, so a row has no one value of it to sort by: add it to the select list, or order by a column (${columns.join(', ')})`,
+    );
+  });
+}
+
+/**
+ * A bare name in the ORDER BY of a grouped query that is a column's name in another case
+ * (`ORDER BY cnt` for `AS Cnt`): names are case-sensitive, so it reads a field, which a grouped
+ * query cannot; said as such rather than as an ungrouped value.
+ */
+function refuseCaseOfColumn(e: Expr, columns: string[]): void {
+  if (e.type !== 'name') return;
+  const column = columns.find((c) => c !== e.name && c.toLowerCase() === e.name.toLowerCase());
+  if (column === undefined) return;
+  fail(`ORDER BY ${e.name} names no column: names are case-sensitive, and the column is ${column}`, e.pos, `write ORDER BY ${column}`);
 }
 
 /**

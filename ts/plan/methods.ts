@@ -54,10 +54,14 @@ export function escapeRegex(text: string): string {
   return text.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
 }
 
-/** The LIKE pattern a string method stands for. */
+/**
+ * The LIKE pattern a string method stands for. `(?s)` lets its `.*` run over line breaks too,
+ * as Java's `startsWith` / `contains` / `endsWith` look at every character: without it
+ * `"a\nb".startsWith("a")` was false.
+ */
 export function likePattern(shape: 'contains' | 'startsWith' | 'endsWith', literal: string): string {
   const lit = escapeRegex(literal);
-  return shape === 'contains' ? `.*${lit}.*` : shape === 'startsWith' ? `${lit}.*` : `.*${lit}`;
+  return `(?s)${shape === 'contains' ? `.*${lit}.*` : shape === 'startsWith' ? `${lit}.*` : `.*${lit}`}`;
 }
 
 /** The receiver as text: a `toString(...)` call already is; anything else is wrapped. */

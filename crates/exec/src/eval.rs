@@ -696,11 +696,12 @@ impl CExpr {
                             Scalar::NULL
                         }
                     },
-                    // A string value's length in UTF-16 units (`attribute`).
+                    // A string value's length in UTF-16 units, a list's element count (`attribute`).
                     Kind::Char if *attr == Attr::Length => Scalar::int(1),
                     Kind::Boxed => match (&base_slot, attr) {
                         (Value::Str(t), Attr::Length) => Scalar::int(t.encode_utf16().count() as i64),
                         (Value::Utf16(u), Attr::Length) => Scalar::int(u.len() as i64),
+                        (Value::List(items), Attr::Length) => Scalar::int(items.len() as i64),
                         _ => Scalar::NULL,
                     },
                     _ => Scalar::NULL,
@@ -1302,10 +1303,12 @@ fn attribute(env: &Env, base: Value, attr: Attr) -> EvalResult {
         return Ok(env.system_properties());
     }
     // A string value (`toString(s).@length`, `toString(s).length()`) has the length of the
-    // string object it came from: UTF-16 units.
+    // string object it came from: UTF-16 units. A list (`x.@outbounds`, `dominators(x)`, a
+    // slice) has its number of elements, as MAT gives the length of the id array these are.
     match (&base, attr) {
         (Value::Str(t), Attr::Length) => return Ok(Value::Int(t.encode_utf16().count() as i64)),
         (Value::Utf16(u), Attr::Length) => return Ok(Value::Int(u.len() as i64)),
+        (Value::List(items), Attr::Length) => return Ok(Value::Int(items.len() as i64)),
         _ => {}
     }
     let Value::Obj(o) = base else { return Ok(Value::Null) };
