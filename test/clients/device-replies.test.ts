@@ -353,6 +353,17 @@ describe('device HTTP error wording', () => {
     expect(model.message).toContain('download it first');
   });
 
+  it('a reply nested too deep to re-encode (JSON.parse reads it, JSON.stringify overflows) is a protocol error with the text as sent, not a RangeError', async () => {
+    const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
+    emu.override = (req) => (req.path === '/status' ? { status: 200, text: `{\n  "status": 1,\n  "x": ${deep}\n}` } : req.path === '/ai/models' ? { status: 200, text: `{"models": [${deep}]}` } : undefined);
+    const status = await rejection(() => client.status(), ServiceProtocolError);
+    expect(status.message).toMatch(/^device service at http:\/\/127\.0\.0\.1:\d+: unexpected reply to GET \/status \(expected a "status" string\): \{ "status": 1, "x": \[\[\[/);
+    expect(status.message).not.toContain('\n');
+    expect(status.bodyText.startsWith('{\n  "status": 1,')).toBe(true);
+    const models = await rejection(() => client.models(), ServiceProtocolError);
+    expect(models.bodyText).toBe(`{"models": [${deep}]}`);
+  });
+
   it('the scheduler answering where the device service was expected: its 404 says the URL is not the AI Phone Server', async () => {
     const sched = await SchedulerEmulator.start();
     try {

@@ -527,7 +527,7 @@ export class DeviceClient {
     const other = MODELS.find((m) => m.id === answered || m.displayName === answered);
     return new ModelMismatchError(
       { service: 'device service', request },
-      JSON.stringify(body),
+      bodyText(body),
       model.id,
       answered,
       `${this.where()}: asked for ${model.id} (${model.displayName}) but ${other ? `${other.id} (${other.displayName})` : JSON.stringify(answered)} ${verb}: this app version does not know ${model.id} and fell back to another model; update the AI Phone Server app, or pick a model that \`heapql device models\` (models()) lists`,
@@ -603,8 +603,8 @@ export class DeviceClient {
   }
 
   private shapeError(request: string, body: Json, expected: string): ServiceProtocolError {
-    const text = JSON.stringify(body);
-    return new ServiceProtocolError({ service: 'device service', request }, text, `${this.where()}: unexpected reply to ${request} (expected ${expected}): ${text.slice(0, 200)}`);
+    const text = bodyText(body);
+    return new ServiceProtocolError({ service: 'device service', request }, text, `${this.where()}: unexpected reply to ${request} (expected ${expected}): ${text.slice(0, 200).replace(/\s*\n\s*/g, ' ')}`);
   }
 
   /** A request as sent, without its query: `GET /status`, or `GET /v0/status` when the URL has a path. */
@@ -867,6 +867,19 @@ function checkDisplayDuration(value: unknown): number {
   return value;
 }
 
+
+/**
+ * A reply object as compact JSON for an error; the text it was parsed from when it cannot be
+ * re-encoded (JSON.stringify recurses: a reply nested some thousand levels deep, which JSON.parse
+ * reads, would throw a RangeError instead of the protocol error).
+ */
+function bodyText(body: Json): string {
+  try {
+    return JSON.stringify(body);
+  } catch {
+    return replyTexts.get(body) ?? '(a reply that cannot be shown)';
+  }
+}
 
 function parseJson(text: string): unknown {
   if (text.trim() === '') return undefined;
