@@ -86,7 +86,11 @@ describe('heapql sched', () => {
     const plans = await s('plans');
     expect(plans.code).toBe(0);
     expect(plans.stdout).toMatch(/^task 7: s10,r5 \(started \d{4}-.*\)\ngroup 9: s2\+ \(started .*\)\n$/);
-    expect((await s('plan', '--task', '7', '--cancel')).stdout).toBe('cancelled the plan of task 7 (its current step finishes first)\n');
+    expect((await s('plan', '--task', '7', '--cancel')).stdout).toBe('asked the plan of task 7 to end after its current step (the scheduler answers ok whether a plan runs or not)\n');
+    // The scheduler says ok to a target without a plan too: nothing was cancelled, and the output does not say so.
+    const none = await s('plan', '--task', '8', '--cancel');
+    expect(none).toEqual({ code: 0, stdout: 'asked the plan of task 8 to end after its current step (the scheduler answers ok whether a plan runs or not)\n', stderr: '' });
+    expect(none.stdout).not.toContain('cancelled');
     await sched.advance(10_000);
     expect((await s('plan', '--task', '7')).stdout).toBe('no plan\n');
     sched.reset();

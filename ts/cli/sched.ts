@@ -120,7 +120,8 @@ const planCommand = defineCommand({
     if (args.cancel) {
       await c.cancelPlan(target);
       if (args.json) printJson({ ...target, action: 'cancel', reply: 'ok' });
-      else print(`cancelled the plan of ${describe(target)} (its current step finishes first)`);
+      // The server answers ok whether or not a plan runs (and a replacing plan may run unlisted), so this cannot say one was cancelled.
+      else print(`asked the plan of ${describe(target)} to end after its current step (the scheduler answers ok whether a plan runs or not)`);
       return;
     }
     if (text !== undefined) {
