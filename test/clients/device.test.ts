@@ -15,6 +15,10 @@ import {
   ServiceProtocolError,
   ServiceTimeoutError,
   ServiceUnavailableError,
+  type DetectionReply,
+  type DeviceCallOptions,
+  type DownloadReply,
+  type Orientation,
 } from '../../ts/clients/device/index.js';
 import { DeviceEmulator, frameBytes } from './device-emulator.js';
 import { lastJsonBody, raw, rawPost } from './raw-http.js';
@@ -186,6 +190,9 @@ describe('device contract', () => {
 
     const fresh = await client.downloadModel('DeepSeek-R1 Distill Qwen 1.5B');
     expect(fresh).toMatchObject({ success: true, status: 'download_started', message: 'Download completed successfully' });
+    // The types say what the runtime lets through (test/typecheck.test.ts checks them): a failed download throws.
+    const done: { success: true; status: 'already_available' | 'download_started' } = fresh satisfies DownloadReply;
+    expect(done.status).toBe('download_started');
     expect(emu.downloaded.has('DEEPSEEK_R1_DISTILL_QWEN_1_5B')).toBe(true);
 
     emu.reset();
@@ -232,6 +239,8 @@ describe('device contract', () => {
 
     const result = await client.detectObjects({ threshold: 0.6, maxResults: 5 });
     expect(result.objects.map((o) => o.category)).toEqual(['person', 'cup']);
+    const succeeded: true = result.success satisfies DetectionReply['success'];
+    expect(succeeded).toBe(true);
     expect(lastBody()).toEqual({ side: 'rear', threshold: 0.6, maxResults: 5, returnImage: false });
     const withImage = await client.detectObjects({ side: 'front', returnImage: true, maxResults: 1 });
     expect(withImage.objects).toHaveLength(1);
@@ -318,8 +327,12 @@ describe('device contract', () => {
     const body = JSON.parse((await get('/orientation')).body);
     expect(typeof body.accuracy).toBe('string');
     expect(body.azimuth >= 0 && body.azimuth <= 360).toBe(true);
-    const o = await client.orientation();
+    const options: DeviceCallOptions = { signal: new AbortController().signal };
+    const o = await client.orientation(options);
     expect([o.azimuth, o.pitch, o.roll, o.accuracy]).toEqual([123.5, -2.25, 1.5, 'HIGH']);
+    // Typed as the values orientation() accepts (test/typecheck.test.ts checks it).
+    const accuracy: 'HIGH' | 'MEDIUM' | 'LOW' | 'UNKNOWN' | undefined = o.accuracy satisfies Orientation['accuracy'];
+    expect(accuracy).toBe('HIGH');
   });
 
   it('B-24 /location is always 403 PERMISSION_DENIED in this build', async () => {
