@@ -467,6 +467,13 @@ describe('heapql device', () => {
     expect(device.requests.at(-1)!.path).toBe('/ai/models/cleanup');
   });
 
+  it('a reply a command cannot show (a model without its display name, endpoints that are no list) is a protocol error, exit 1, not a crash', async () => {
+    device.override = (req) => (req.path === '/ai/models' ? { status: 200, json: { models: [{ name: 'TINYLLAMA_1_1B_CHAT', available: true }] } } : undefined);
+    expectError(await d('models'), 1, /^error: device service at http:\/\/127\.0\.0\.1:\d+: unexpected reply to GET \/ai\/models \(expected a "models" list of \{name, displayName, available, …\}\)/);
+    device.override = (req) => (req.path === '/capabilities' ? { status: 200, json: { capabilities: { camera: { available: true, endpoints: '/capture' } } } } : undefined);
+    expectError(await d('capabilities'), 1, 'unexpected reply to GET /capabilities (expected a "capabilities" object of {available, endpoints, …} per feature)');
+  });
+
   it('upload: the phone fetches the URL into the model\'s file; there already; a bad URL is a usage error; a failed fetch exit 1', async () => {
     const url = 'https://mirror.example/llama.task';
     expect(await d('upload', 'LLAMA_3_2_3B_INSTRUCT', url)).toEqual({ code: 0, stdout: 'fetched Llama 3.2 3B Instruct to the phone (1.2 MB)\n', stderr: '' });

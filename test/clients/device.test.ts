@@ -624,6 +624,16 @@ describe('device client behaviour', () => {
     await rejection(() => client.status(), ServiceProtocolError);
     emu.override = () => ({ status: 200, json: { models: [{ name: 'X' }] } });
     await rejection(() => client.models(), ServiceProtocolError);
+    // Each field the types promise is checked: a model without its display name, help entries that are no objects,
+    // services that are no texts, a load's progress that is no number.
+    emu.override = () => ({ status: 200, json: { models: [{ name: 'TINYLLAMA_1_1B_CHAT', available: true }] } });
+    expect((await rejection(() => client.models(), ServiceProtocolError)).message).toContain('(expected a "models" list of {name, displayName, available, …})');
+    emu.override = () => ({ status: 200, json: { server: 'AI Phone Server API Documentation', endpoints: { 'GET /status': 'status' } } });
+    expect((await rejection(() => client.help(), ServiceProtocolError)).message).toContain('(expected "endpoints" an object of {description, …} per endpoint)');
+    emu.override = () => ({ status: 200, json: { status: 'healthy', services: 'all' } });
+    expect((await rejection(() => client.health(), ServiceProtocolError)).message).toContain('(expected "services" an object of texts');
+    emu.override = () => ({ status: 200, json: { isLoading: true, elapsedTime: '5 s', modelName: 'TinyLlama 1.1B Chat' } });
+    expect((await rejection(() => client.loadingStatus(), ServiceProtocolError)).message).toContain('(expected "elapsedTime" a number, got "5 s")');
     emu.override = () => ({ status: 200, json: { success: true, image: 'data:image/jpeg;base64,' } });
     await rejection(() => client.capture(), ServiceProtocolError);
     emu.override = () => ({ status: 200, json: { azimuth: '1', pitch: 0, roll: 0 } });

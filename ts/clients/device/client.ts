@@ -153,6 +153,9 @@ export class DeviceClient {
   async health(options: DeviceCallOptions = {}): Promise<DeviceHealth> {
     const body = await this.call('GET', 'health', this.timeouts.status, { signal: checkCallOptions(options), retry: true });
     if (body.status !== 'healthy') throw this.shapeError(this.request('GET', 'health'), body, '"status": "healthy"');
+    if (body.services !== undefined && !(isObject(body.services) && Object.values(body.services).every((v) => typeof v === 'string'))) {
+      throw this.shapeError(this.request('GET', 'health'), body, '"services" an object of texts such as {"camera": "available"}');
+    }
     return body as DeviceHealth;
   }
 
@@ -173,20 +176,27 @@ export class DeviceClient {
   async loadingStatus(options: DeviceCallOptions = {}): Promise<LoadingStatus> {
     const body = await this.call('GET', 'ai/models/loading-status', this.timeouts.status, { signal: checkCallOptions(options), retry: true });
     if (typeof body.isLoading !== 'boolean') throw this.shapeError(this.request('GET', 'ai/models/loading-status'), body, 'an "isLoading" true or false');
+    const notNumber = ['elapsedTime', 'timeoutTime', 'progressPercentage'].find((k) => body[k] !== undefined && (typeof body[k] !== 'number' || !Number.isFinite(body[k])));
+    if (notNumber) throw this.shapeError(this.request('GET', 'ai/models/loading-status'), body, `"${notNumber}" a number, got ${JSON.stringify(body[notNumber])}`);
     return body as LoadingStatus;
   }
 
   /** The server's own API description (GET /help). */
   async help(options: DeviceCallOptions = {}): Promise<DeviceHelp> {
-    return (await this.call('GET', 'help', this.timeouts.help, { signal: checkCallOptions(options), retry: true })) as DeviceHelp;
+    const body = await this.call('GET', 'help', this.timeouts.help, { signal: checkCallOptions(options), retry: true });
+    const endpoints = body.endpoints;
+    if (endpoints !== undefined && !(isObject(endpoints) && Object.values(endpoints).every((e) => isObject(e) && (e.description === undefined || typeof e.description === 'string')))) {
+      throw this.shapeError(this.request('GET', 'help'), body, '"endpoints" an object of {description, …} per endpoint');
+    }
+    return body as DeviceHelp;
   }
 
   /** The model catalogue with availability on the phone (GET /ai/models). */
   async models(options: DeviceCallOptions = {}): Promise<ModelInfo[]> {
     const body = await this.call('GET', 'ai/models', this.timeouts.models, { signal: checkCallOptions(options), retry: true });
     const models = body.models;
-    if (!Array.isArray(models) || !models.every((m) => isObject(m) && typeof m.name === 'string' && typeof m.available === 'boolean')) {
-      throw this.shapeError(this.request('GET', 'ai/models'), body, 'a "models" list of {name, available, …}');
+    if (!Array.isArray(models) || !models.every((m) => isObject(m) && typeof m.name === 'string' && typeof m.displayName === 'string' && typeof m.available === 'boolean')) {
+      throw this.shapeError(this.request('GET', 'ai/models'), body, 'a "models" list of {name, displayName, available, …}');
     }
     replyTexts.set(models, replyTexts.get(body)!);
     return models as ModelInfo[];
@@ -434,7 +444,10 @@ export class DeviceClient {
   async capabilities(options: DeviceCallOptions = {}): Promise<DeviceCapabilities> {
     const body = await this.call('GET', 'capabilities', this.timeouts.status, { signal: checkCallOptions(options), retry: true });
     const caps = body.capabilities;
-    if (!isObject(caps) || !Object.values(caps).every((c) => isObject(c) && (c.available === undefined || typeof c.available === 'boolean'))) {
+    const texts = (v: unknown): boolean => v === undefined || (Array.isArray(v) && v.every((e) => typeof e === 'string'));
+    const feature = (c: unknown): boolean =>
+      isObject(c) && (c.available === undefined || typeof c.available === 'boolean') && texts(c.endpoints) && texts(c.methods) && (c.description === undefined || typeof c.description === 'string');
+    if (!isObject(caps) || !Object.values(caps).every(feature)) {
       throw this.shapeError(this.request('GET', 'capabilities'), body, 'a "capabilities" object of {available, endpoints, …} per feature');
     }
     return body as DeviceCapabilities;
