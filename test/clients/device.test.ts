@@ -630,6 +630,8 @@ describe('device client behaviour', () => {
     expect((await rejection(() => client.models(), ServiceProtocolError)).message).toContain('(expected a "models" list of {name, displayName, available, …})');
     emu.override = () => ({ status: 200, json: { server: 'AI Phone Server API Documentation', endpoints: { 'GET /status': 'status' } } });
     expect((await rejection(() => client.help(), ServiceProtocolError)).message).toContain('(expected "endpoints" an object of {description, …} per endpoint)');
+    emu.override = () => ({ status: 200, json: { status: 'running', permissions: ['camera'] } });
+    expect((await rejection(() => client.status(), ServiceProtocolError)).message).toContain('(expected "permissions" an object, got an array)');
     emu.override = () => ({ status: 200, json: { status: 'healthy', services: 'all' } });
     expect((await rejection(() => client.health(), ServiceProtocolError)).message).toContain('(expected "services" an object of texts');
     emu.override = () => ({ status: 200, json: { isLoading: true, elapsedTime: '5 s', modelName: 'TinyLlama 1.1B Chat' } });

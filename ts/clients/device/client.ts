@@ -146,6 +146,8 @@ export class DeviceClient {
   async status(options: DeviceCallOptions = {}): Promise<DeviceStatus> {
     const body = await this.call('GET', 'status', this.timeouts.status, { signal: checkCallOptions(options), retry: true });
     if (typeof body.status !== 'string') throw this.shapeError(this.request('GET', 'status'), body, 'a "status" string');
+    const notObject = ['ai', 'permissions', 'features'].find((k) => body[k] !== undefined && !isObject(body[k]));
+    if (notObject) throw this.shapeError(this.request('GET', 'status'), body, `"${notObject}" an object, got ${describeValue(body[notObject])}`);
     return body as DeviceStatus;
   }
 
