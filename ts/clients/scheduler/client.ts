@@ -115,6 +115,11 @@ export class SchedulerClient {
     return (await this.get('help', undefined, checkCallOptions(options), { retry: true })).text;
   }
 
+  /**
+   * The target's own setting. Threads and processes are separate maps at the server, which holds
+   * a thread when either says stop: a thread of a stopped process still reads RUNNING (or
+   * UNKNOWN) here; read its group too.
+   */
   async status(target: Target, options: CallOptions = {}): Promise<TaskStatus> {
     return (await this.readStatus(target, options)).status;
   }
