@@ -149,7 +149,7 @@ describe('heapql sched', () => {
 
   it('--timeout sets the time limit of each request: a scheduler that does not answer is a time-out naming its URL and the limit', async () => {
     sched.hold = true;
-    expectError(await s('status', '--task', '3', '--timeout', '0.3'), 1, `scheduler at ${sched.url}: no reply to GET /task/3 within 300 ms of sending it`);
+    expectError(await s('status', '--task', '3', '--timeout', '0.3'), 1, `scheduler at ${sched.url}: no reply to GET /task/3 within 300 ms of sending it; to wait longer, raise timeoutMs (heapql sched: --timeout <seconds>)`);
     expectError(await s('stop', '--task', '3', '--timeout=1'), 1, `scheduler at ${sched.url}: no reply to GET /task/3?stopping=true within 1 s of sending it; it may already have taken effect`);
     sched.hold = false;
     expect(await s('status', '--task', '3', '--timeout', '30')).toEqual({ code: 0, stdout: 'unknown\n', stderr: '' });
@@ -381,9 +381,10 @@ describe('heapql device', () => {
 
   it('--timeout sets the time limit of each request: a phone that does not answer is a time-out naming its URL and the limit', async () => {
     device.hold = true;
-    expectError(await d('status', '--timeout', '0.25'), 1, `device service at ${device.url}: no reply to GET /status within 250 ms of sending it`);
+    expectError(await d('status', '--timeout', '0.25'), 1, `device service at ${device.url}: no reply to GET /status within 250 ms of sending it; to wait longer, raise timeouts.status (heapql device: --timeout <seconds>)`);
     // A generation's own limit (600 s by default) too.
     expectError(await d('text', 'hi', '--model', 'TINYLLAMA_1_1B_CHAT', '--timeout', '0.5'), 1, `device service at ${device.url}: no reply to POST /ai/text within 500 ms of sending it`);
+    expectError(await d('text', 'hi', '--model', 'TINYLLAMA_1_1B_CHAT', '--timeout', '0.5'), 1, /; to wait longer, raise timeouts\.text \(heapql device: --timeout <seconds>\)$/);
     device.hold = false;
     expect((await d('orientation', '--timeout', '10')).code).toBe(0);
     const sent = device.requests.length;

@@ -144,7 +144,7 @@ export class DeviceClient {
 
   /** Server state, permissions, AI state (GET /status). */
   async status(options: DeviceCallOptions = {}): Promise<DeviceStatus> {
-    const body = await this.call('GET', 'status', this.timeouts.status, { signal: checkCallOptions(options), retry: true });
+    const body = await this.call('GET', 'status', 'status', { signal: checkCallOptions(options), retry: true });
     if (typeof body.status !== 'string') throw this.shapeError(this.request('GET', 'status'), body, 'a "status" string');
     const notObject = ['ai', 'permissions', 'features'].find((k) => body[k] !== undefined && !isObject(body[k]));
     if (notObject) throw this.shapeError(this.request('GET', 'status'), body, `"${notObject}" an object, got ${describeValue(body[notObject])}`);
@@ -153,7 +153,7 @@ export class DeviceClient {
 
   /** Liveness (GET /health): `status` must be `healthy`. Uses timeouts.status. */
   async health(options: DeviceCallOptions = {}): Promise<DeviceHealth> {
-    const body = await this.call('GET', 'health', this.timeouts.status, { signal: checkCallOptions(options), retry: true });
+    const body = await this.call('GET', 'health', 'status', { signal: checkCallOptions(options), retry: true });
     if (body.status !== 'healthy') throw this.shapeError(this.request('GET', 'health'), body, '"status": "healthy"');
     if (body.services !== undefined && !(isObject(body.services) && Object.values(body.services).every((v) => typeof v === 'string'))) {
       throw this.shapeError(this.request('GET', 'health'), body, '"services" an object of texts such as {"camera": "available"}');
@@ -169,14 +169,14 @@ export class DeviceClient {
   async modelStatus(name: string, options: DeviceCallOptions = {}): Promise<ModelFileStatus> {
     const model = resolveModel(name);
     const path = `ai/models/${model.id}/status`;
-    const body = await this.call('GET', path, this.timeouts.status, { signal: checkCallOptions(options), retry: true, model });
+    const body = await this.call('GET', path, 'status', { signal: checkCallOptions(options), retry: true, model });
     if (typeof body.downloadStatus !== 'string') throw this.shapeError(this.request('GET', path), body, 'a "downloadStatus" string');
     return body as ModelFileStatus;
   }
 
   /** Whether a model is being loaded (GET /ai/models/loading-status; the app allows 60 s). Uses timeouts.status. */
   async loadingStatus(options: DeviceCallOptions = {}): Promise<LoadingStatus> {
-    const body = await this.call('GET', 'ai/models/loading-status', this.timeouts.status, { signal: checkCallOptions(options), retry: true });
+    const body = await this.call('GET', 'ai/models/loading-status', 'status', { signal: checkCallOptions(options), retry: true });
     if (typeof body.isLoading !== 'boolean') throw this.shapeError(this.request('GET', 'ai/models/loading-status'), body, 'an "isLoading" true or false');
     const notNumber = ['elapsedTime', 'timeoutTime', 'progressPercentage'].find((k) => body[k] !== undefined && (typeof body[k] !== 'number' || !Number.isFinite(body[k])));
     if (notNumber) throw this.shapeError(this.request('GET', 'ai/models/loading-status'), body, `"${notNumber}" a number, got ${JSON.stringify(body[notNumber])}`);
@@ -185,7 +185,7 @@ export class DeviceClient {
 
   /** The server's own API description (GET /help). */
   async help(options: DeviceCallOptions = {}): Promise<DeviceHelp> {
-    const body = await this.call('GET', 'help', this.timeouts.help, { signal: checkCallOptions(options), retry: true });
+    const body = await this.call('GET', 'help', 'help', { signal: checkCallOptions(options), retry: true });
     const endpoints = body.endpoints;
     if (endpoints !== undefined && !(isObject(endpoints) && Object.values(endpoints).every((e) => isObject(e) && (e.description === undefined || typeof e.description === 'string')))) {
       throw this.shapeError(this.request('GET', 'help'), body, '"endpoints" an object of {description, …} per endpoint');
@@ -195,7 +195,7 @@ export class DeviceClient {
 
   /** The model catalogue with availability on the phone (GET /ai/models). */
   async models(options: DeviceCallOptions = {}): Promise<ModelInfo[]> {
-    const body = await this.call('GET', 'ai/models', this.timeouts.models, { signal: checkCallOptions(options), retry: true });
+    const body = await this.call('GET', 'ai/models', 'models', { signal: checkCallOptions(options), retry: true });
     const models = body.models;
     if (!Array.isArray(models) || !models.every((m) => isObject(m) && typeof m.name === 'string' && typeof m.displayName === 'string' && typeof m.available === 'boolean')) {
       throw this.shapeError(this.request('GET', 'ai/models'), body, 'a "models" list of {name, displayName, available, …}');
@@ -213,7 +213,7 @@ export class DeviceClient {
   async downloadModel(name: string, options: DeviceCallOptions = {}): Promise<DownloadReply> {
     const model = resolveModel(name);
     const request = this.request('POST', 'ai/models/download');
-    const body = await this.call('POST', 'ai/models/download', this.timeouts.download, { signal: checkCallOptions(options), json: { modelName: model.id }, model });
+    const body = await this.call('POST', 'ai/models/download', 'download', { signal: checkCallOptions(options), json: { modelName: model.id }, model });
     this.requireSuccess(request, body);
     const info: RequestInfo = { service: 'device service', request };
     if (body.status === 'auth_required') {
@@ -296,7 +296,7 @@ export class DeviceClient {
     if (request.zoom !== undefined) json.zoom = checkZoom(request.zoom);
     if (request.imageScaling !== undefined) json.imageScaling = checkScaling(request.imageScaling);
     const req = this.request('POST', 'ai/object_detection');
-    const body = await this.call('POST', 'ai/object_detection', this.timeouts.detect, { signal: checkCallOptions(options), json });
+    const body = await this.call('POST', 'ai/object_detection', 'detect', { signal: checkCallOptions(options), json });
     this.requireSuccess(req, body);
     // The app falls back to every default when it cannot read the request (threshold 0.5 among them).
     if (typeof body.threshold === 'number' && Math.abs(body.threshold - threshold) > 1e-6) {
@@ -323,7 +323,7 @@ export class DeviceClient {
    */
   async orientation(options: DeviceCallOptions = {}): Promise<Orientation> {
     const request = this.request('GET', 'orientation');
-    const body = await this.call('GET', 'orientation', this.timeouts.orientation, { signal: checkCallOptions(options), retry: true });
+    const body = await this.call('GET', 'orientation', 'orientation', { signal: checkCallOptions(options), retry: true });
     const angle = (k: string, lo: number, hi: number): void => {
       const v = body[k];
       if (typeof v !== 'number' || !Number.isFinite(v) || v < lo || v > hi) throw this.shapeError(request, body, `${k} a number of degrees from ${lo} to ${hi}, got ${JSON.stringify(v) ?? 'nothing'}`);
@@ -348,7 +348,7 @@ export class DeviceClient {
     if (request.zoom !== undefined) query.zoom = String(checkZoom(request.zoom));
     if (request.imageScaling !== undefined) query.imageScaling = checkScaling(request.imageScaling);
     const req = this.request('GET', 'capture');
-    const body = await this.call('GET', 'capture', this.timeouts.capture, { signal: checkCallOptions(options), query, retry: true });
+    const body = await this.call('GET', 'capture', 'capture', { signal: checkCallOptions(options), query, retry: true });
     this.requireSuccess(req, body);
     const problem = typeof body.image === 'string' ? imageProblem(body.image) : 'it is missing';
     if (problem) throw this.shapeError(req, body, `an "image" data URI of a JPEG; ${problem}`);
@@ -374,7 +374,7 @@ export class DeviceClient {
     if (request.textColor !== undefined) json.textColor = checkColor(request.textColor, 'textColor');
     if (request.duration !== undefined) json.duration = checkDisplayDuration(request.duration);
     const req = this.request('POST', 'display');
-    const body = await this.call('POST', 'display', this.timeouts.display, { signal: checkCallOptions(options), json });
+    const body = await this.call('POST', 'display', 'display', { signal: checkCallOptions(options), json });
     this.requireSuccess(req, body);
     if (typeof body.displayId !== 'string' || body.displayId === '') throw this.shapeError(req, body, 'a "displayId" string');
     if (body.parameters !== undefined && !isObject(body.parameters)) throw this.shapeError(req, body, `"parameters" an object, got ${describeValue(body.parameters)}`);
@@ -389,7 +389,7 @@ export class DeviceClient {
    */
   async location(options: DeviceCallOptions = {}): Promise<Location> {
     const request = this.request('GET', 'location');
-    const body = await this.call('GET', 'location', this.timeouts.location, { signal: checkCallOptions(options), retry: true });
+    const body = await this.call('GET', 'location', 'location', { signal: checkCallOptions(options), retry: true });
     const number = (k: string, lo: number, hi: number, required: boolean, unit: string): void => {
       const v = body[k];
       if (v === undefined && !required) return;
@@ -415,7 +415,7 @@ export class DeviceClient {
    */
   async diagnostics(options: DeviceCallOptions = {}): Promise<ModelDiagnostics> {
     const request = this.request('GET', 'ai/models/diagnostics');
-    const body = await this.call('GET', 'ai/models/diagnostics', this.timeouts.diagnostics, { signal: checkCallOptions(options), retry: true });
+    const body = await this.call('GET', 'ai/models/diagnostics', 'diagnostics', { signal: checkCallOptions(options), retry: true });
     if (typeof body.diagnostics !== 'string') throw this.shapeError(request, body, `"diagnostics" the app's report text, got ${describeValue(body.diagnostics)}`);
     if (!isObject(body.summary)) throw this.shapeError(request, body, `"summary" an object, got ${describeValue(body.summary)}`);
     return body as ModelDiagnostics;
@@ -430,7 +430,7 @@ export class DeviceClient {
     const model = resolveModel(name);
     const path = `ai/models/${model.id}`;
     const request = this.request('DELETE', path);
-    const body = await this.call('DELETE', path, this.timeouts.delete, { signal: checkCallOptions(options), model });
+    const body = await this.call('DELETE', path, 'delete', { signal: checkCallOptions(options), model });
     this.requireSuccess(request, body);
     // The app echoes the name from the path: anything else did not come from this request.
     if (body.modelName !== undefined && body.modelName !== model.id && body.modelName !== model.displayName) {
@@ -444,7 +444,7 @@ export class DeviceClient {
    * location follow the app's permissions), its endpoints and methods. Uses timeouts.status.
    */
   async capabilities(options: DeviceCallOptions = {}): Promise<DeviceCapabilities> {
-    const body = await this.call('GET', 'capabilities', this.timeouts.status, { signal: checkCallOptions(options), retry: true });
+    const body = await this.call('GET', 'capabilities', 'status', { signal: checkCallOptions(options), retry: true });
     const caps = body.capabilities;
     const texts = (v: unknown): boolean => v === undefined || (Array.isArray(v) && v.every((e) => typeof e === 'string'));
     const feature = (c: unknown): boolean =>
@@ -457,7 +457,7 @@ export class DeviceClient {
 
   /** The app's banner (GET /) with the paths it lists (`available_endpoints`). Uses timeouts.status. */
   async banner(options: DeviceCallOptions = {}): Promise<DeviceBanner> {
-    const body = await this.call('GET', '', this.timeouts.status, { signal: checkCallOptions(options), retry: true });
+    const body = await this.call('GET', '', 'status', { signal: checkCallOptions(options), retry: true });
     const list = body.available_endpoints;
     if (!Array.isArray(list) || !list.every((e) => typeof e === 'string')) throw this.shapeError(this.request('GET', ''), body, 'an "available_endpoints" list of paths');
     return body as DeviceBanner;
@@ -469,7 +469,7 @@ export class DeviceClient {
    */
   async modelStorage(options: DeviceCallOptions = {}): Promise<ModelStorage> {
     const path = 'ai/models/status';
-    const body = await this.call('GET', path, this.timeouts.status, { signal: checkCallOptions(options), retry: true });
+    const body = await this.call('GET', path, 'status', { signal: checkCallOptions(options), retry: true });
     if (typeof body.totalModels !== 'number' || !Array.isArray(body.availableModels) || !body.availableModels.every(isObject)) {
       throw this.shapeError(this.request('GET', path), body, 'a "totalModels" number and an "availableModels" list of records');
     }
@@ -483,7 +483,7 @@ export class DeviceClient {
   async cleanupModels(options: DeviceCallOptions = {}): Promise<ModelCleanup> {
     const path = 'ai/models/cleanup';
     const request = this.request('POST', path);
-    const body = await this.call('POST', path, this.timeouts.delete, { signal: checkCallOptions(options) });
+    const body = await this.call('POST', path, 'delete', { signal: checkCallOptions(options) });
     this.requireSuccess(request, body);
     if (!Number.isInteger(body.cleanedModels) || (body.cleanedModels as number) < 0) throw this.shapeError(request, body, 'a "cleanedModels" count');
     return body as ModelCleanup;
@@ -504,7 +504,7 @@ export class DeviceClient {
     const url = checkModelUrl(request.url);
     const path = 'ai/text/upload-model-api';
     const req = this.request('POST', path);
-    const body = await this.call('POST', path, this.timeouts.download, { signal: checkCallOptions(options), json: { url, name: model.displayName, fileName: model.fileName }, model });
+    const body = await this.call('POST', path, 'download', { signal: checkCallOptions(options), json: { url, name: model.displayName, fileName: model.fileName }, model });
     this.requireSuccess(req, body);
     if (body.status !== 'ALREADY_EXISTS' && body.status !== 'DOWNLOADED') throw this.shapeError(req, body, 'a "status" of ALREADY_EXISTS or DOWNLOADED');
     const echoed = isObject(body.model) ? body.model.fileName : undefined;
@@ -514,7 +514,7 @@ export class DeviceClient {
 
   private async generate(json: Json, model: ModelSpec, signal: AbortSignal | undefined, queuedMs: number): Promise<TextReply> {
     const request = this.request('POST', 'ai/text');
-    const body = await this.call('POST', 'ai/text', this.timeouts.text, { json, signal, queuedMs, model });
+    const body = await this.call('POST', 'ai/text', 'text', { json, signal, queuedMs, model });
     if (typeof body.response !== 'string' || typeof body.model !== 'string') {
       throw this.shapeError(request, body, 'a "response" string and a "model"');
     }
@@ -553,7 +553,8 @@ export class DeviceClient {
   private async call(
     method: 'GET' | 'POST' | 'DELETE',
     path: string,
-    timeoutMs: number,
+    /** Which of `timeouts` limits this call. */
+    limit: keyof DeviceTimeouts,
     options: { json?: Json; query?: Record<string, string>; signal?: AbortSignal; retry?: boolean; queuedMs?: number; model?: ModelSpec } = {},
   ): Promise<Json> {
     // Checked by the public method (checkCallOptions) that called this.
@@ -561,7 +562,8 @@ export class DeviceClient {
     const unsure = method !== 'GET' && path !== 'ai/object_detection' ? unsureHint(path) : undefined;
     const reply = await this.transport.send(path, {
       method,
-      timeoutMs,
+      timeoutMs: this.timeouts[limit],
+      limitOption: `timeouts.${limit} (heapql device: --timeout <seconds>)`,
       json: options.json,
       query: options.query,
       headers: { accept: 'application/json' },

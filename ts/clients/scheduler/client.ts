@@ -223,7 +223,14 @@ export class SchedulerClient {
     signal: AbortSignal | undefined,
     how: { retry?: boolean; unsure?: string; hint500?: string } = {},
   ): Promise<Reply> {
-    const reply = await this.transport.send(path, { query, timeoutMs: this.timeoutMs, signal, retry: how.retry, unsure: how.unsure });
+    const reply = await this.transport.send(path, {
+      query,
+      timeoutMs: this.timeoutMs,
+      limitOption: 'timeoutMs (heapql sched: --timeout <seconds>)',
+      signal,
+      retry: how.retry,
+      unsure: how.unsure,
+    });
     if (reply.status < 200 || reply.status > 299) {
       const text = reply.text.trim();
       const redirect = reply.status >= 300 && reply.status < 400 ? ` (a redirect to ${reply.location ?? 'nowhere: no Location header'}, not followed: point the URL at the scheduler itself)` : '';
