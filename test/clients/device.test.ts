@@ -280,6 +280,11 @@ describe('device contract', () => {
     const r = await get('/capture?side=front&zoom=2');
     expect(r.status).toBe(200);
     expect(JSON.parse(r.body).image).toMatch(/^data:image\/jpeg;base64,/);
+    expect(JSON.parse(r.body).metadata.zoom).toBe(2);
+    // An unparsable zoom is ignored (Kotlin's toFloatOrNull), not read as far as it goes.
+    const junk = JSON.parse((await get('/capture?zoom=2x')).body);
+    expect([junk.success, 'zoom' in junk.metadata]).toEqual([true, false]);
+    expect(JSON.parse((await get('/capture?zoom=1.5e0')).body).metadata.zoom).toBe(1.5);
     const bad = await get('/capture?side=left');
     expect([bad.status, JSON.parse(bad.body).code]).toEqual([400, 'CAPTURE_FAILED']);
 
