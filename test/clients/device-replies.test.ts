@@ -415,7 +415,7 @@ describe("numbers the app's JSON parser (Gson) refuses", () => {
     expect((await client.detectObjects({ threshold: 0.6 })).threshold).toBeCloseTo(0.6, 6);
   });
 
-  it('captureConfig: quality, maxWidth and maxHeight are checked, and only its known fields are sent', async () => {
+  it('captureConfig: quality, maxWidth and maxHeight are checked, and a field it does not have is refused', async () => {
     emu.downloaded.add('GEMMA_3_1B_IT');
     const cases: [unknown, string][] = [
       [{ quality: 'high' }, 'captureConfig.quality must be a whole number from 1 to 100, got a string ("high")'],
@@ -427,8 +427,11 @@ describe("numbers the app's JSON parser (Gson) refuses", () => {
       const err = await rejection(() => client.text({ text: 'look', model: 'GEMMA_3_1B_IT', captureConfig: captureConfig as never }), InvalidArgumentError);
       expect(err.message).toBe(message);
     }
+    // A misspelt field would leave its default in force unseen: the rear camera instead of the front one.
+    const misspelt = await rejection(() => client.text({ text: 'look', model: 'GEMMA_3_1B_IT', captureConfig: { camra: 'front' } as never }), InvalidArgumentError);
+    expect(misspelt.message).toBe('captureConfig has no field "camra": use camera, quality, maxWidth, maxHeight');
     expect(emu.requests).toEqual([]);
-    await client.text({ text: 'look', model: 'GEMMA_3_1B_IT', captureConfig: { camera: 'front', quality: 80, maxWidth: 640, extra: true } as never });
+    await client.text({ text: 'look', model: 'GEMMA_3_1B_IT', captureConfig: { camera: 'front', quality: 80, maxWidth: 640 } });
     expect(body().captureConfig).toEqual({ camera: 'front', quality: 80, maxWidth: 640 });
   });
 });

@@ -743,9 +743,14 @@ function checkInt32(value: unknown, what: string): number {
 
 const INT32_MAX = 2_147_483_647;
 
-/** captureConfig as the app reads it ({camera, quality, maxWidth, maxHeight}), checked; other keys are left out. */
+/**
+ * captureConfig as the app reads it ({camera, quality, maxWidth, maxHeight}), checked. Any other
+ * field is refused, as in the request itself: a misspelt `camra: 'front'` would otherwise leave
+ * the rear camera in force without a word.
+ */
 function captureConfigBody(config: unknown): Json {
   if (!isObject(config)) throw new InvalidArgumentError(`captureConfig must be an object such as {camera: 'rear'}, got ${describeValue(config)}`);
+  checkFields(config, ['camera', 'quality', 'maxWidth', 'maxHeight'], 'captureConfig has');
   const body: Json = { camera: checkSide(config.camera ?? 'rear') };
   const whole = (key: string, max: number): void => {
     const v = config[key];
