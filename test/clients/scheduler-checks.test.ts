@@ -321,6 +321,10 @@ describe('ThreadControl checks', () => {
     try {
       const err = await rejection(() => ThreadControl.connect(other.port), ServiceProtocolError);
       expect(err.message).toContain("not with the taskcontrol scheduler's usage text");
+      // Something that refuses /help is not the scheduler either (which always answers it): the same error.
+      other.override = () => ({ status: 404 });
+      const refused = await rejection(() => ThreadControl.connect(other.port), ServiceProtocolError);
+      expect(refused.message).toBe(`the service at http://127.0.0.1:${other.port}/ answered GET /help with HTTP 404, which the taskcontrol scheduler never does: is port ${other.port} the scheduler's?`);
     } finally {
       await other.close();
     }
