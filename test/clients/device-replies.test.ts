@@ -362,6 +362,13 @@ describe('device HTTP error wording', () => {
     expect(status.bodyText.startsWith('{\n  "status": 1,')).toBe(true);
     const models = await rejection(() => client.models(), ServiceProtocolError);
     expect(models.bodyText).toBe(`{"models": [${deep}]}`);
+    // A field quoted in the message is named by what it is when it cannot be quoted.
+    emu.override = (req) => (req.path === '/orientation' ? { status: 200, text: `{"azimuth": ${deep}, "pitch": 0, "roll": 0}` } : undefined);
+    expect((await rejection(() => client.orientation(), ServiceProtocolError)).message).toContain('(expected azimuth a number of degrees from 0 to 360, got an array)');
+    emu.override = (req) => (req.path === '/ai/object_detection' ? { status: 200, text: `{"success": true, "threshold": 0.5, "objects": [{"category": ${deep}}]}` } : undefined);
+    expect((await rejection(() => client.detectObjects(), ServiceProtocolError)).message).toContain('object 1 has category an array');
+    emu.override = (req) => (req.path.startsWith('/ai/models/') ? { status: 200, text: `{"success": true, "modelName": ${deep}}` } : undefined);
+    expect((await rejection(() => client.deleteModel('TINYLLAMA_1_1B_CHAT'), ModelMismatchError)).answered).toBe('an array');
   });
 
   it('the scheduler answering where the device service was expected: its 404 says the URL is not the AI Phone Server', async () => {

@@ -179,7 +179,7 @@ export class DeviceClient {
     const body = await this.call('GET', 'ai/models/loading-status', 'status', { signal: checkCallOptions(options), retry: true });
     if (typeof body.isLoading !== 'boolean') throw this.shapeError(this.request('GET', 'ai/models/loading-status'), body, 'an "isLoading" true or false');
     const notNumber = ['elapsedTime', 'timeoutTime', 'progressPercentage'].find((k) => body[k] !== undefined && (typeof body[k] !== 'number' || !Number.isFinite(body[k])));
-    if (notNumber) throw this.shapeError(this.request('GET', 'ai/models/loading-status'), body, `"${notNumber}" a number, got ${JSON.stringify(body[notNumber])}`);
+    if (notNumber) throw this.shapeError(this.request('GET', 'ai/models/loading-status'), body, `"${notNumber}" a number, got ${shown(body[notNumber])}`);
     return body as LoadingStatus;
   }
 
@@ -224,7 +224,7 @@ export class DeviceClient {
       throw this.shapeError(request, body, 'a "status" of already_available or download_started');
     }
     if (body.modelName !== undefined && body.modelName !== model.displayName && body.modelName !== model.id) {
-      throw this.mismatch(request, body, model, String(body.modelName), 'downloaded');
+      throw this.mismatch(request, body, model, typeof body.modelName === 'string' ? body.modelName : shown(body.modelName), 'downloaded');
     }
     return body as DownloadReply;
   }
@@ -326,16 +326,16 @@ export class DeviceClient {
     const body = await this.call('GET', 'orientation', 'orientation', { signal: checkCallOptions(options), retry: true });
     const angle = (k: string, lo: number, hi: number): void => {
       const v = body[k];
-      if (typeof v !== 'number' || !Number.isFinite(v) || v < lo || v > hi) throw this.shapeError(request, body, `${k} a number of degrees from ${lo} to ${hi}, got ${JSON.stringify(v) ?? 'nothing'}`);
+      if (typeof v !== 'number' || !Number.isFinite(v) || v < lo || v > hi) throw this.shapeError(request, body, `${k} a number of degrees from ${lo} to ${hi}, got ${shown(v)}`);
     };
     angle('azimuth', 0, 360);
     angle('pitch', -180, 180);
     angle('roll', -180, 180);
     if (body.timestamp !== undefined && (typeof body.timestamp !== 'number' || !Number.isFinite(body.timestamp) || body.timestamp < 0)) {
-      throw this.shapeError(request, body, `timestamp a number of epoch milliseconds, got ${JSON.stringify(body.timestamp)}`);
+      throw this.shapeError(request, body, `timestamp a number of epoch milliseconds, got ${shown(body.timestamp)}`);
     }
     if (body.accuracy !== undefined && !(ORIENTATION_ACCURACY as readonly unknown[]).includes(body.accuracy)) {
-      throw this.shapeError(request, body, `accuracy one of ${ORIENTATION_ACCURACY.join(', ')}, got ${JSON.stringify(body.accuracy)}`);
+      throw this.shapeError(request, body, `accuracy one of ${ORIENTATION_ACCURACY.join(', ')}, got ${shown(body.accuracy)}`);
     }
     return body as Orientation;
   }
@@ -393,7 +393,7 @@ export class DeviceClient {
     const number = (k: string, lo: number, hi: number, required: boolean, unit: string): void => {
       const v = body[k];
       if (v === undefined && !required) return;
-      if (typeof v !== 'number' || !Number.isFinite(v) || v < lo || v > hi) throw this.shapeError(request, body, `${k} a number of ${unit} from ${lo} to ${hi}, got ${JSON.stringify(v) ?? 'nothing'}`);
+      if (typeof v !== 'number' || !Number.isFinite(v) || v < lo || v > hi) throw this.shapeError(request, body, `${k} a number of ${unit} from ${lo} to ${hi}, got ${shown(v)}`);
     };
     number('latitude', -90, 90, true, 'degrees');
     number('longitude', -180, 180, true, 'degrees');
@@ -401,9 +401,9 @@ export class DeviceClient {
     number('altitude', -12_000, 100_000, false, 'metres');
     number('accuracy', 0, 1e7, false, 'metres');
     number('timestamp', 0, 8.64e15, false, 'epoch milliseconds');
-    if (body.provider !== undefined && typeof body.provider !== 'string') throw this.shapeError(request, body, `provider a string, got ${JSON.stringify(body.provider)}`);
+    if (body.provider !== undefined && typeof body.provider !== 'string') throw this.shapeError(request, body, `provider a string, got ${shown(body.provider)}`);
     if (body.backgroundAccess !== undefined && typeof body.backgroundAccess !== 'boolean') {
-      throw this.shapeError(request, body, `backgroundAccess true or false, got ${JSON.stringify(body.backgroundAccess)}`);
+      throw this.shapeError(request, body, `backgroundAccess true or false, got ${shown(body.backgroundAccess)}`);
     }
     return body as Location;
   }
@@ -434,7 +434,7 @@ export class DeviceClient {
     this.requireSuccess(request, body);
     // The app echoes the name from the path: anything else did not come from this request.
     if (body.modelName !== undefined && body.modelName !== model.id && body.modelName !== model.displayName) {
-      throw this.mismatch(request, body, model, String(body.modelName), 'deleted');
+      throw this.mismatch(request, body, model, typeof body.modelName === 'string' ? body.modelName : shown(body.modelName), 'deleted');
     }
     return body as ModelRemoval;
   }
@@ -535,7 +535,7 @@ export class DeviceClient {
     if (why !== undefined) {
       throw new ServiceFailureError({ service: 'device service', request }, body, `${this.where()}: ${request} failed: ${oneLine(why)}`);
     }
-    throw this.shapeError(request, body, `"success": true, got ${JSON.stringify(body.success) ?? 'no "success"'}`);
+    throw this.shapeError(request, body, `"success": true, got ${shown(body.success, 'no "success"')}`);
   }
 
   private mismatch(request: string, body: Json, model: ModelSpec, answered: string, verb: string): ModelMismatchError {
@@ -822,9 +822,9 @@ function imageProblem(uri: string): string | undefined {
  */
 function detectedObjectProblem(o: unknown): string | undefined {
   if (!isObject(o)) return `is ${describeValue(o)}`;
-  if (typeof o.category !== 'string') return `has category ${JSON.stringify(o.category) ?? 'missing'}`;
-  if (typeof o.score !== 'number' || !(o.score >= 0 && o.score <= 1)) return `has score ${JSON.stringify(o.score) ?? 'missing'}`;
-  if (o.categoryIndex !== undefined && !Number.isInteger(o.categoryIndex)) return `has categoryIndex ${JSON.stringify(o.categoryIndex)}`;
+  if (typeof o.category !== 'string') return `has category ${shown(o.category, 'missing')}`;
+  if (typeof o.score !== 'number' || !(o.score >= 0 && o.score <= 1)) return `has score ${shown(o.score, 'missing')}`;
+  if (o.categoryIndex !== undefined && !Number.isInteger(o.categoryIndex)) return `has categoryIndex ${shown(o.categoryIndex)}`;
   const box = o.boundingBox;
   if (!isObject(box)) return 'has no boundingBox';
   for (const k of ['left', 'top', 'right', 'bottom', 'width', 'height']) {
@@ -832,7 +832,7 @@ function detectedObjectProblem(o: unknown): string | undefined {
     const size = k === 'width' || k === 'height';
     if (v === undefined && size) continue;
     const [lo, hi] = size ? [0, 3] : [-1, 2];
-    if (typeof v !== 'number' || !(v >= lo && v <= hi)) return `has boundingBox.${k} ${JSON.stringify(v) ?? 'missing'}, not a fraction of the frame (${lo}…${hi})`;
+    if (typeof v !== 'number' || !(v >= lo && v <= hi)) return `has boundingBox.${k} ${shown(v, 'missing')}, not a fraction of the frame (${lo}…${hi})`;
   }
   if ((box.left as number) > (box.right as number) || (box.top as number) > (box.bottom as number)) return 'has a boundingBox whose left/top lie beyond its right/bottom';
   return undefined;
@@ -900,6 +900,16 @@ function bodyText(body: Json): string {
     return JSON.stringify(body);
   } catch {
     return replyTexts.get(body) ?? '(a reply that cannot be shown)';
+  }
+}
+
+/** A value of a reply, quoted for a message: its JSON (`absent` when undefined), or what it is when that cannot be made (nested too deep). */
+function shown(value: unknown, absent = 'nothing'): string {
+  if (value === undefined) return absent;
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return describeValue(value);
   }
 }
 
