@@ -200,6 +200,11 @@ describe('heapql sched', () => {
     expectError(await heapql(['sched', 'help', '--url', url]), 1, 'is not running (connection refused)');
   });
 
+  it('help: a control character in the server\'s text is shown as an escape', async () => {
+    sched.override = (_m, url) => (url.pathname === '/help' ? { status: 200, body: 'GET localhost:1/task/{id}\u001b[31m red\n\nsame for taskGroup\n' } : undefined);
+    expect(await s('help')).toEqual({ code: 0, stdout: 'GET localhost:1/task/{id}\\u001b[31m red\n\nsame for taskGroup\n', stderr: '' });
+  });
+
   it('--help works for sched and for its verbs', async () => {
     const expected: [string[], string[]][] = [
       [['sched', '--help'], ['sched status|stop|resume (--task <tid> | --group <pid>)', 'each stop < 25 s']],
@@ -466,6 +471,20 @@ describe('heapql device', () => {
     device.staleRecords = 1;
     expect((await d('cleanup')).stdout).toBe('dropped the records of 1 deleted model file\n');
     expect(device.requests.at(-1)!.path).toBe('/ai/models/cleanup');
+  });
+
+  it('control characters a reply carries are shown as escapes, not sent to the terminal; line breaks and backslashes stay; --json is the reply as sent', async () => {
+    const title = '\u001b]0;owned\u0007';
+    device.override = (req) => (req.path === '/status' ? { status: 200, json: { status: 'running', server: `AI Phone Server${title}`, version: '1.0' } } : undefined);
+    const status = await d('status');
+    expect(status.code).toBe(0);
+    expect(status.stdout).not.toContain('\u001b');
+    expect(status.stdout.split('\n')[0]).toBe('AI Phone Server\\u001b]0;owned\\u0007 1.0: running');
+    expect(JSON.parse((await d('status', '--json')).stdout).server).toBe(`AI Phone Server${title}`);
+    device.downloaded.add('TINYLLAMA_1_1B_CHAT');
+    device.override = undefined;
+    const text = await d('text', 'line one\nC:\\dir \u001b[2J', '--model', 'TINYLLAMA_1_1B_CHAT');
+    expect(text.stdout).toBe('You said: line one\nC:\\dir \\u001b[2J\n');
   });
 
   it('a reply a command cannot show (a model without its display name, endpoints that are no list) is a protocol error, exit 1, not a crash', async () => {
