@@ -133,7 +133,10 @@ export class SchedulerClient {
     return { status, reply: reply.text };
   }
 
-  /** Stops the thread or every thread of the process. The server does not check that it exists. */
+  /**
+   * Stops the thread or every thread of the process. The server does not check that it exists.
+   * While a plan of the target runs, its next step writes over this (as over a resume).
+   */
   async stop(target: Target, options: CallOptions = {}): Promise<void> {
     const path = statePath(target);
     await this.expectOk(path, { stopping: 'true' }, checkCallOptions(options), mapFullHint(target));
