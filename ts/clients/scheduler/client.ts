@@ -99,7 +99,7 @@ export class SchedulerClient {
         // "never started" from "died since the last run": the latter voids every stop.
         `the scheduler at ${base} is not running (connection refused); if it was running, it has exited (the kernel watchdog ends it when a stopped task waits 30 s) and every stop and plan it held is void; start it (taskcontrol ./scheduler.sh, as root, Linux >= 6.13) or pass its URL`,
       refusedAfterContact: (base) =>
-        `the scheduler at ${base} answered before but now refuses connections: it has probably died (the kernel watchdog aborts it when a stopped task waits 30 s), so every stop and plan is void and all tasks run normally`,
+        `the scheduler at ${base} answered before but now refuses connections: it has probably died (the kernel watchdog aborts it when a stopped task waits 30 s), so every stop and plan is void and all tasks run normally; restart it (taskcontrol ./scheduler.sh, as root) and stop again what must stay stopped`,
     });
     this.url = this.transport.base.href;
     this.timeoutMs = checkTimeout(options.timeoutMs ?? DEFAULT_SCHEDULER_TIMEOUT_MS, 'timeoutMs');
