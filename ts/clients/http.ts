@@ -232,6 +232,15 @@ export class Transport {
     const unsure = options.unsure ? `; ${options.unsure}` : '';
     const afterTries = tries > 1 ? ` (tried ${tries} times)` : '';
     if (signal?.aborted) {
+      // Aborted while a read waited to be tried again after refused connections: nothing reached the service.
+      if (!failure.responded && errorCode(err) === 'ECONNREFUSED') {
+        return new ServiceAbortedError(
+          info,
+          false,
+          `${this.service} at ${where}: ${info.request} was aborted by the caller while it waited to be tried again (the connection was refused${tries > 1 ? ` ${tries} times` : ''}); nothing was sent`,
+          signal.reason,
+        );
+      }
       return new ServiceAbortedError(
         info,
         true,
