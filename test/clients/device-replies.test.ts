@@ -53,6 +53,22 @@ describe('device replies the client must not pass on', () => {
     expect((await client.text({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT' })).model).toBe('TINYLLAMA_1_1B_CHAT');
   });
 
+  it('a generation\'s thinking and license must be texts and its metadata an object, as TextReply says', async () => {
+    emu.downloaded.add('TINYLLAMA_1_1B_CHAT');
+    const answer = { response: 'hi', model: 'TINYLLAMA_1_1B_CHAT' };
+    const cases: [Record<string, unknown>, string][] = [
+      [{ ...answer, thinking: ['a'] }, '(expected "thinking" a text, got an array)'],
+      [{ ...answer, license: 5 }, '(expected "license" a text, got the number 5)'],
+      [{ ...answer, metadata: 'CPU' }, '(expected "metadata" an object, got a string ("CPU"))'],
+    ];
+    for (const [json, expected] of cases) {
+      emu.override = (req) => (req.path === '/ai/text' ? { status: 200, json } : undefined);
+      expect((await rejection(() => client.text({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT' }), ServiceProtocolError)).message).toContain(expected);
+    }
+    emu.override = undefined;
+    expect((await client.text({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT' })).metadata?.model).toBe('TinyLlama 1.1B Chat');
+  });
+
   it('S2 orientation out of range or of the wrong type is a protocol error', async () => {
     const good = { azimuth: 10, pitch: -5, roll: 3, timestamp: 1_700_000_000_000, accuracy: 'LOW' };
     const bad: Record<string, unknown>[] = [

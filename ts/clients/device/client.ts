@@ -518,6 +518,10 @@ export class DeviceClient {
     if (typeof body.response !== 'string' || typeof body.model !== 'string') {
       throw this.shapeError(request, body, 'a "response" string and a "model"');
     }
+    // The rest as TextReply says: DeepSeek's thinking and the license texts, metadata an object.
+    const notText = ['thinking', 'license'].find((k) => body[k] !== undefined && typeof body[k] !== 'string');
+    if (notText) throw this.shapeError(request, body, `"${notText}" a text, got ${describeValue(body[notText])}`);
+    if (body.metadata !== undefined && !isObject(body.metadata)) throw this.shapeError(request, body, `"metadata" an object, got ${describeValue(body.metadata)}`);
     // The app answers a model name it does not know with GEMMA_3_1B_IT instead of refusing it.
     if (body.model !== model.id && body.model !== model.displayName) throw this.mismatch(request, body, model, body.model, 'answered');
     // A photo (returnImage) may be absent (the app could not take it), but when present it must be one.
