@@ -53,7 +53,7 @@ describe('device replies the client must not pass on', () => {
     expect((await client.text({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT' })).model).toBe('TINYLLAMA_1_1B_CHAT');
   });
 
-  it('a generation\'s thinking and license must be texts and its metadata an object, as TextReply says', async () => {
+  it('a generation\'s thinking and license must be texts and its metadata an object, as TextReply says (an upload\'s model and a detection\'s imageMetadata objects)', async () => {
     emu.downloaded.add('TINYLLAMA_1_1B_CHAT');
     const answer = { response: 'hi', model: 'TINYLLAMA_1_1B_CHAT' };
     const cases: [Record<string, unknown>, string][] = [
@@ -67,6 +67,11 @@ describe('device replies the client must not pass on', () => {
     }
     emu.override = undefined;
     expect((await client.text({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT' })).metadata?.model).toBe('TinyLlama 1.1B Chat');
+    // Likewise an upload's echoed model and a detection's imageMetadata.
+    emu.override = (req) => (req.path === '/ai/text/upload-model-api' ? { status: 200, json: { success: true, status: 'DOWNLOADED', model: 'TinyLlama' } } : undefined);
+    expect((await rejection(() => client.uploadModel({ model: 'TINYLLAMA_1_1B_CHAT', url: 'https://mirror.example/t.task' }), ServiceProtocolError)).message).toContain('(expected "model" an object {name, fileName, url, …}, got a string ("TinyLlama"))');
+    emu.override = (req) => (req.path === '/ai/object_detection' ? { status: 200, json: { success: true, threshold: 0.5, objects: [], imageMetadata: [640, 480] } } : undefined);
+    expect((await rejection(() => client.detectObjects(), ServiceProtocolError)).message).toContain('(expected "imageMetadata" an object, got an array)');
   });
 
   it('S2 orientation out of range or of the wrong type is a protocol error', async () => {

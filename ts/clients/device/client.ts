@@ -307,6 +307,7 @@ export class DeviceClient {
       );
     }
     if (!Array.isArray(body.objects)) throw this.shapeError(req, body, 'an "objects" list');
+    if (body.imageMetadata !== undefined && !isObject(body.imageMetadata)) throw this.shapeError(req, body, `"imageMetadata" an object, got ${describeValue(body.imageMetadata)}`);
     body.objects.forEach((o: unknown, i: number) => {
       const problem = detectedObjectProblem(o);
       if (problem) throw this.shapeError(req, body, `objects of {category, score 0…1, boundingBox 0…1}; object ${i + 1} ${problem}`);
@@ -507,6 +508,7 @@ export class DeviceClient {
     const body = await this.call('POST', path, 'download', { signal: checkCallOptions(options), json: { url, name: model.displayName, fileName: model.fileName }, model });
     this.requireSuccess(req, body);
     if (body.status !== 'ALREADY_EXISTS' && body.status !== 'DOWNLOADED') throw this.shapeError(req, body, 'a "status" of ALREADY_EXISTS or DOWNLOADED');
+    if (body.model !== undefined && !isObject(body.model)) throw this.shapeError(req, body, `"model" an object {name, fileName, url, …}, got ${describeValue(body.model)}`);
     const echoed = isObject(body.model) ? body.model.fileName : undefined;
     if (echoed !== undefined && echoed !== model.fileName) throw this.shapeError(req, body, `the file name sent, ${model.fileName}, echoed in "model"`);
     return body as UploadReply;
