@@ -86,7 +86,11 @@ describe('heapql sched', () => {
     const plans = await s('plans');
     expect(plans.code).toBe(0);
     expect(plans.stdout).toMatch(/^task 7: s10,r5 \(started \d{4}-.*\)\ngroup 9: s2\+ \(started .*\)\n$/);
-    expect((await s('plan', '--task', '7', '--cancel')).stdout).toBe('cancelled the plan of task 7 (its current step finishes first)\n');
+    expect((await s('plan', '--task', '7', '--cancel')).stdout).toBe('asked the plan of task 7 to end after its current step (the scheduler answers ok whether a plan runs or not)\n');
+    // The scheduler says ok to a target without a plan too: nothing was cancelled, and the output does not say so.
+    const none = await s('plan', '--task', '8', '--cancel');
+    expect(none).toEqual({ code: 0, stdout: 'asked the plan of task 8 to end after its current step (the scheduler answers ok whether a plan runs or not)\n', stderr: '' });
+    expect(none.stdout).not.toContain('cancelled');
     await sched.advance(10_000);
     expect((await s('plan', '--task', '7')).stdout).toBe('no plan\n');
     sched.reset();
@@ -145,7 +149,7 @@ describe('heapql sched', () => {
 
   it('--timeout sets the time limit of each request: a scheduler that does not answer is a time-out naming its URL and the limit', async () => {
     sched.hold = true;
-    expectError(await s('status', '--task', '3', '--timeout', '0.3'), 1, `scheduler at ${sched.url}: no reply to GET /task/3 within 300 ms of sending it`);
+    expectError(await s('status', '--task', '3', '--timeout', '0.3'), 1, `scheduler at ${sched.url}: no reply to GET /task/3 within 300 ms of sending it; to wait longer, raise timeoutMs (heapql sched: --timeout <seconds>)`);
     expectError(await s('stop', '--task', '3', '--timeout=1'), 1, `scheduler at ${sched.url}: no reply to GET /task/3?stopping=true within 1 s of sending it; it may already have taken effect`);
     sched.hold = false;
     expect(await s('status', '--task', '3', '--timeout', '30')).toEqual({ code: 0, stdout: 'unknown\n', stderr: '' });
@@ -194,6 +198,11 @@ describe('heapql sched', () => {
     const url = gone.url;
     await gone.close();
     expectError(await heapql(['sched', 'help', '--url', url]), 1, 'is not running (connection refused)');
+  });
+
+  it('help: a control character in the server\'s text is shown as an escape', async () => {
+    sched.override = (_m, url) => (url.pathname === '/help' ? { status: 200, body: 'GET localhost:1/task/{id}\u001b[31m red\n\nsame for taskGroup\n' } : undefined);
+    expect(await s('help')).toEqual({ code: 0, stdout: 'GET localhost:1/task/{id}\\u001b[31m red\n\nsame for taskGroup\n', stderr: '' });
   });
 
   it('--help works for sched and for its verbs', async () => {
@@ -377,9 +386,10 @@ describe('heapql device', () => {
 
   it('--timeout sets the time limit of each request: a phone that does not answer is a time-out naming its URL and the limit', async () => {
     device.hold = true;
-    expectError(await d('status', '--timeout', '0.25'), 1, `device service at ${device.url}: no reply to GET /status within 250 ms of sending it`);
+    expectError(await d('status', '--timeout', '0.25'), 1, `device service at ${device.url}: no reply to GET /status within 250 ms of sending it; to wait longer, raise timeouts.status (heapql device: --timeout <seconds>)`);
     // A generation's own limit (600 s by default) too.
     expectError(await d('text', 'hi', '--model', 'TINYLLAMA_1_1B_CHAT', '--timeout', '0.5'), 1, `device service at ${device.url}: no reply to POST /ai/text within 500 ms of sending it`);
+    expectError(await d('text', 'hi', '--model', 'TINYLLAMA_1_1B_CHAT', '--timeout', '0.5'), 1, /; to wait longer, raise timeouts\.text \(heapql device: --timeout <seconds>\)$/);
     device.hold = false;
     expect((await d('orientation', '--timeout', '10')).code).toBe(0);
     const sent = device.requests.length;
@@ -461,6 +471,27 @@ describe('heapql device', () => {
     device.staleRecords = 1;
     expect((await d('cleanup')).stdout).toBe('dropped the records of 1 deleted model file\n');
     expect(device.requests.at(-1)!.path).toBe('/ai/models/cleanup');
+  });
+
+  it('control characters a reply carries are shown as escapes, not sent to the terminal; line breaks and backslashes stay; --json is the reply as sent', async () => {
+    const title = '\u001b]0;owned\u0007';
+    device.override = (req) => (req.path === '/status' ? { status: 200, json: { status: 'running', server: `AI Phone Server${title}`, version: '1.0' } } : undefined);
+    const status = await d('status');
+    expect(status.code).toBe(0);
+    expect(status.stdout).not.toContain('\u001b');
+    expect(status.stdout.split('\n')[0]).toBe('AI Phone Server\\u001b]0;owned\\u0007 1.0: running');
+    expect(JSON.parse((await d('status', '--json')).stdout).server).toBe(`AI Phone Server${title}`);
+    device.downloaded.add('TINYLLAMA_1_1B_CHAT');
+    device.override = undefined;
+    const text = await d('text', 'line one\nC:\\dir \u001b[2J', '--model', 'TINYLLAMA_1_1B_CHAT');
+    expect(text.stdout).toBe('You said: line one\nC:\\dir \\u001b[2J\n');
+  });
+
+  it('a reply a command cannot show (a model without its display name, endpoints that are no list) is a protocol error, exit 1, not a crash', async () => {
+    device.override = (req) => (req.path === '/ai/models' ? { status: 200, json: { models: [{ name: 'TINYLLAMA_1_1B_CHAT', available: true }] } } : undefined);
+    expectError(await d('models'), 1, /^error: device service at http:\/\/127\.0\.0\.1:\d+: unexpected reply to GET \/ai\/models \(expected a "models" list of \{name, displayName, available, …\}\)/);
+    device.override = (req) => (req.path === '/capabilities' ? { status: 200, json: { capabilities: { camera: { available: true, endpoints: '/capture' } } } } : undefined);
+    expectError(await d('capabilities'), 1, 'unexpected reply to GET /capabilities (expected a "capabilities" object of {available, endpoints, …} per feature)');
   });
 
   it('upload: the phone fetches the URL into the model\'s file; there already; a bad URL is a usage error; a failed fetch exit 1', async () => {

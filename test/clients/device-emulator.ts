@@ -481,7 +481,8 @@ export class DeviceEmulator {
     const side = (url.searchParams.get('side') ?? 'rear').toLowerCase();
     if (side !== 'rear' && side !== 'front') return deviceError(400, 'Failed to capture image', 'CAPTURE_FAILED', `Invalid camera side: ${side}`);
     const zoomText = url.searchParams.get('zoom');
-    const zoom = zoomText !== null && Number.isFinite(Number.parseFloat(zoomText)) ? Number.parseFloat(zoomText) : undefined;
+    // Kotlin's toFloatOrNull: a whole Java float literal or null (ignored), so `2x` is no zoom, not 2.
+    const zoom = zoomText !== null && /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[fFdD]?$/.test(zoomText) ? Number.parseFloat(zoomText) : undefined;
     const imageScaling = scaling(url.searchParams.get('imageScaling') ?? undefined);
     const { side: width, quality } = SCALING[imageScaling]!;
     return ok({

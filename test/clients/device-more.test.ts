@@ -284,6 +284,11 @@ describe('the rest of the API: capabilities, banner, model storage, cleanup, upl
     expect((await client.capabilities()).capabilities.camera?.available).toBe(false);
     emu.override = () => ({ status: 200, json: { server: 'AI Phone Server', capabilities: { camera: 'yes' } } });
     expect((await rejection(() => client.capabilities(), ServiceProtocolError)).message).toContain('expected a "capabilities" object of {available, endpoints, …} per feature');
+    // endpoints and methods lists of paths, description a text, as DeviceCapabilities says.
+    for (const camera of [{ available: true, endpoints: '/capture' }, { available: true, methods: [1] }, { available: false, description: 5 }]) {
+      emu.override = () => ({ status: 200, json: { capabilities: { camera } } });
+      await rejection(() => client.capabilities(), ServiceProtocolError);
+    }
   });
 
   it('banner(): GET / lists paths; a list of something else is a protocol error', async () => {

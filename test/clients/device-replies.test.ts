@@ -53,6 +53,27 @@ describe('device replies the client must not pass on', () => {
     expect((await client.text({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT' })).model).toBe('TINYLLAMA_1_1B_CHAT');
   });
 
+  it('a generation\'s thinking and license must be texts and its metadata an object, as TextReply says (an upload\'s model and a detection\'s imageMetadata objects)', async () => {
+    emu.downloaded.add('TINYLLAMA_1_1B_CHAT');
+    const answer = { response: 'hi', model: 'TINYLLAMA_1_1B_CHAT' };
+    const cases: [Record<string, unknown>, string][] = [
+      [{ ...answer, thinking: ['a'] }, '(expected "thinking" a text, got an array)'],
+      [{ ...answer, license: 5 }, '(expected "license" a text, got the number 5)'],
+      [{ ...answer, metadata: 'CPU' }, '(expected "metadata" an object, got a string ("CPU"))'],
+    ];
+    for (const [json, expected] of cases) {
+      emu.override = (req) => (req.path === '/ai/text' ? { status: 200, json } : undefined);
+      expect((await rejection(() => client.text({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT' }), ServiceProtocolError)).message).toContain(expected);
+    }
+    emu.override = undefined;
+    expect((await client.text({ text: 'hi', model: 'TINYLLAMA_1_1B_CHAT' })).metadata?.model).toBe('TinyLlama 1.1B Chat');
+    // Likewise an upload's echoed model and a detection's imageMetadata.
+    emu.override = (req) => (req.path === '/ai/text/upload-model-api' ? { status: 200, json: { success: true, status: 'DOWNLOADED', model: 'TinyLlama' } } : undefined);
+    expect((await rejection(() => client.uploadModel({ model: 'TINYLLAMA_1_1B_CHAT', url: 'https://mirror.example/t.task' }), ServiceProtocolError)).message).toContain('(expected "model" an object {name, fileName, url, …}, got a string ("TinyLlama"))');
+    emu.override = (req) => (req.path === '/ai/object_detection' ? { status: 200, json: { success: true, threshold: 0.5, objects: [], imageMetadata: [640, 480] } } : undefined);
+    expect((await rejection(() => client.detectObjects(), ServiceProtocolError)).message).toContain('(expected "imageMetadata" an object, got an array)');
+  });
+
   it('S2 orientation out of range or of the wrong type is a protocol error', async () => {
     const good = { azimuth: 10, pitch: -5, roll: 3, timestamp: 1_700_000_000_000, accuracy: 'LOW' };
     const bad: Record<string, unknown>[] = [
@@ -353,6 +374,24 @@ describe('device HTTP error wording', () => {
     expect(model.message).toContain('download it first');
   });
 
+  it('a reply nested too deep to re-encode (JSON.parse reads it, JSON.stringify overflows) is a protocol error with the text as sent, not a RangeError', async () => {
+    const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
+    emu.override = (req) => (req.path === '/status' ? { status: 200, text: `{\n  "status": 1,\n  "x": ${deep}\n}` } : req.path === '/ai/models' ? { status: 200, text: `{"models": [${deep}]}` } : undefined);
+    const status = await rejection(() => client.status(), ServiceProtocolError);
+    expect(status.message).toMatch(/^device service at http:\/\/127\.0\.0\.1:\d+: unexpected reply to GET \/status \(expected a "status" string\): \{ "status": 1, "x": \[\[\[/);
+    expect(status.message).not.toContain('\n');
+    expect(status.bodyText.startsWith('{\n  "status": 1,')).toBe(true);
+    const models = await rejection(() => client.models(), ServiceProtocolError);
+    expect(models.bodyText).toBe(`{"models": [${deep}]}`);
+    // A field quoted in the message is named by what it is when it cannot be quoted.
+    emu.override = (req) => (req.path === '/orientation' ? { status: 200, text: `{"azimuth": ${deep}, "pitch": 0, "roll": 0}` } : undefined);
+    expect((await rejection(() => client.orientation(), ServiceProtocolError)).message).toContain('(expected azimuth a number of degrees from 0 to 360, got an array)');
+    emu.override = (req) => (req.path === '/ai/object_detection' ? { status: 200, text: `{"success": true, "threshold": 0.5, "objects": [{"category": ${deep}}]}` } : undefined);
+    expect((await rejection(() => client.detectObjects(), ServiceProtocolError)).message).toContain('object 1 has category an array');
+    emu.override = (req) => (req.path.startsWith('/ai/models/') ? { status: 200, text: `{"success": true, "modelName": ${deep}}` } : undefined);
+    expect((await rejection(() => client.deleteModel('TINYLLAMA_1_1B_CHAT'), ModelMismatchError)).answered).toBe('an array');
+  });
+
   it('the scheduler answering where the device service was expected: its 404 says the URL is not the AI Phone Server', async () => {
     const sched = await SchedulerEmulator.start();
     try {
@@ -404,7 +443,7 @@ describe("numbers the app's JSON parser (Gson) refuses", () => {
     expect((await client.detectObjects({ threshold: 0.6 })).threshold).toBeCloseTo(0.6, 6);
   });
 
-  it('captureConfig: quality, maxWidth and maxHeight are checked, and only its known fields are sent', async () => {
+  it('captureConfig: quality, maxWidth and maxHeight are checked, and a field it does not have is refused', async () => {
     emu.downloaded.add('GEMMA_3_1B_IT');
     const cases: [unknown, string][] = [
       [{ quality: 'high' }, 'captureConfig.quality must be a whole number from 1 to 100, got a string ("high")'],
@@ -416,8 +455,11 @@ describe("numbers the app's JSON parser (Gson) refuses", () => {
       const err = await rejection(() => client.text({ text: 'look', model: 'GEMMA_3_1B_IT', captureConfig: captureConfig as never }), InvalidArgumentError);
       expect(err.message).toBe(message);
     }
+    // A misspelt field would leave its default in force unseen: the rear camera instead of the front one.
+    const misspelt = await rejection(() => client.text({ text: 'look', model: 'GEMMA_3_1B_IT', captureConfig: { camra: 'front' } as never }), InvalidArgumentError);
+    expect(misspelt.message).toBe('captureConfig has no field "camra": use camera, quality, maxWidth, maxHeight');
     expect(emu.requests).toEqual([]);
-    await client.text({ text: 'look', model: 'GEMMA_3_1B_IT', captureConfig: { camera: 'front', quality: 80, maxWidth: 640, extra: true } as never });
+    await client.text({ text: 'look', model: 'GEMMA_3_1B_IT', captureConfig: { camera: 'front', quality: 80, maxWidth: 640 } });
     expect(body().captureConfig).toEqual({ camera: 'front', quality: 80, maxWidth: 640 });
   });
 });

@@ -15,6 +15,10 @@ import {
   ServiceProtocolError,
   ServiceTimeoutError,
   ServiceUnavailableError,
+  type DetectionReply,
+  type DeviceCallOptions,
+  type DownloadReply,
+  type Orientation,
 } from '../../ts/clients/device/index.js';
 import { DeviceEmulator, frameBytes } from './device-emulator.js';
 import { lastJsonBody, raw, rawPost } from './raw-http.js';
@@ -186,6 +190,9 @@ describe('device contract', () => {
 
     const fresh = await client.downloadModel('DeepSeek-R1 Distill Qwen 1.5B');
     expect(fresh).toMatchObject({ success: true, status: 'download_started', message: 'Download completed successfully' });
+    // The types say what the runtime lets through (test/typecheck.test.ts checks them): a failed download throws.
+    const done: { success: true; status: 'already_available' | 'download_started' } = fresh satisfies DownloadReply;
+    expect(done.status).toBe('download_started');
     expect(emu.downloaded.has('DEEPSEEK_R1_DISTILL_QWEN_1_5B')).toBe(true);
 
     emu.reset();
@@ -232,6 +239,8 @@ describe('device contract', () => {
 
     const result = await client.detectObjects({ threshold: 0.6, maxResults: 5 });
     expect(result.objects.map((o) => o.category)).toEqual(['person', 'cup']);
+    const succeeded: true = result.success satisfies DetectionReply['success'];
+    expect(succeeded).toBe(true);
     expect(lastBody()).toEqual({ side: 'rear', threshold: 0.6, maxResults: 5, returnImage: false });
     const withImage = await client.detectObjects({ side: 'front', returnImage: true, maxResults: 1 });
     expect(withImage.objects).toHaveLength(1);
@@ -271,6 +280,11 @@ describe('device contract', () => {
     const r = await get('/capture?side=front&zoom=2');
     expect(r.status).toBe(200);
     expect(JSON.parse(r.body).image).toMatch(/^data:image\/jpeg;base64,/);
+    expect(JSON.parse(r.body).metadata.zoom).toBe(2);
+    // An unparsable zoom is ignored (Kotlin's toFloatOrNull), not read as far as it goes.
+    const junk = JSON.parse((await get('/capture?zoom=2x')).body);
+    expect([junk.success, 'zoom' in junk.metadata]).toEqual([true, false]);
+    expect(JSON.parse((await get('/capture?zoom=1.5e0')).body).metadata.zoom).toBe(1.5);
     const bad = await get('/capture?side=left');
     expect([bad.status, JSON.parse(bad.body).code]).toEqual([400, 'CAPTURE_FAILED']);
 
@@ -318,8 +332,12 @@ describe('device contract', () => {
     const body = JSON.parse((await get('/orientation')).body);
     expect(typeof body.accuracy).toBe('string');
     expect(body.azimuth >= 0 && body.azimuth <= 360).toBe(true);
-    const o = await client.orientation();
+    const options: DeviceCallOptions = { signal: new AbortController().signal };
+    const o = await client.orientation(options);
     expect([o.azimuth, o.pitch, o.roll, o.accuracy]).toEqual([123.5, -2.25, 1.5, 'HIGH']);
+    // Typed as the values orientation() accepts (test/typecheck.test.ts checks it).
+    const accuracy: 'HIGH' | 'MEDIUM' | 'LOW' | 'UNKNOWN' | undefined = o.accuracy satisfies Orientation['accuracy'];
+    expect(accuracy).toBe('HIGH');
   });
 
   it('B-24 /location is always 403 PERMISSION_DENIED in this build', async () => {
@@ -611,6 +629,18 @@ describe('device client behaviour', () => {
     await rejection(() => client.status(), ServiceProtocolError);
     emu.override = () => ({ status: 200, json: { models: [{ name: 'X' }] } });
     await rejection(() => client.models(), ServiceProtocolError);
+    // Each field the types promise is checked: a model without its display name, help entries that are no objects,
+    // services that are no texts, a load's progress that is no number.
+    emu.override = () => ({ status: 200, json: { models: [{ name: 'TINYLLAMA_1_1B_CHAT', available: true }] } });
+    expect((await rejection(() => client.models(), ServiceProtocolError)).message).toContain('(expected a "models" list of {name, displayName, available, …})');
+    emu.override = () => ({ status: 200, json: { server: 'AI Phone Server API Documentation', endpoints: { 'GET /status': 'status' } } });
+    expect((await rejection(() => client.help(), ServiceProtocolError)).message).toContain('(expected "endpoints" an object of {description, …} per endpoint)');
+    emu.override = () => ({ status: 200, json: { status: 'running', permissions: ['camera'] } });
+    expect((await rejection(() => client.status(), ServiceProtocolError)).message).toContain('(expected "permissions" an object, got an array)');
+    emu.override = () => ({ status: 200, json: { status: 'healthy', services: 'all' } });
+    expect((await rejection(() => client.health(), ServiceProtocolError)).message).toContain('(expected "services" an object of texts');
+    emu.override = () => ({ status: 200, json: { isLoading: true, elapsedTime: '5 s', modelName: 'TinyLlama 1.1B Chat' } });
+    expect((await rejection(() => client.loadingStatus(), ServiceProtocolError)).message).toContain('(expected "elapsedTime" a number, got "5 s")');
     emu.override = () => ({ status: 200, json: { success: true, image: 'data:image/jpeg;base64,' } });
     await rejection(() => client.capture(), ServiceProtocolError);
     emu.override = () => ({ status: 200, json: { azimuth: '1', pitch: 0, roll: 0 } });

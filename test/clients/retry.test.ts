@@ -11,10 +11,11 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { DeviceClient } from '../../ts/clients/device/client.js';
-import { ServiceUnavailableError } from '../../ts/clients/errors.js';
+import { ServiceAbortedError, ServiceUnavailableError } from '../../ts/clients/errors.js';
 import { RETRY_DELAYS_MS, Transport } from '../../ts/clients/http.js';
 import { SchedulerClient } from '../../ts/clients/scheduler/client.js';
 import { SchedulerEmulator } from './scheduler-emulator.js';
+import { rejection } from './expect-errors.js';
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -133,6 +134,20 @@ describe('retries', () => {
     expect(reply.text).toBe('running');
     expect(waits).toEqual([200]);
     expect(t.reachedBefore).toBe(true);
+  });
+
+  it('C1 a read aborted while it waits to be tried again after a refused connection says nothing was sent (sent false)', async () => {
+    const port = await freePort();
+    const t = new Transport('scheduler', `http://127.0.0.1:${port}`, wording);
+    const controller = new AbortController();
+    // The caller gives up during the wait after the first refusal.
+    t.wait = async () => {
+      controller.abort();
+      throw new Error('aborted');
+    };
+    const err = await rejection(() => t.send('task/5', { timeoutMs: 10_000, retry: true, signal: controller.signal }), ServiceAbortedError);
+    expect(err.sent).toBe(false);
+    expect(err.message).toBe(`scheduler at http://127.0.0.1:${port}: GET /task/5 was aborted by the caller while it waited to be tried again (the connection was refused); nothing was sent`);
   });
 
   it('D2 a scheduler that answered and then refuses three tries is reported dead (reachedBefore), one never reached is not', async () => {

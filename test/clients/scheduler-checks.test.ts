@@ -218,6 +218,10 @@ describe('plan warnings', () => {
     expect(planWarnings(parsePlan('s12,r1,s12'))).toEqual([]);
     expect(planWarnings(parsePlan('s24.9'))).toEqual([]);
     expect(planWarnings(parsePlan('s12.5,s12.5'))).toHaveLength(1);
+    // Counted as the server holds them: it reads 12.4999999 as the float 12.5, so these are 25 s in a row.
+    expect(planWarnings(parsePlan('s12.5,s12.4999999'))).toEqual([
+      'plan s12.5,s12.4999999: the stops of steps 1–2 add up to 25 s in a row, close to the 30 s at which the kernel watchdog kills the scheduler (voiding every stop); consider a run step between them',
+    ]);
     const warnings: string[] = [];
     await client.setPlan({ task: 7 }, 's20,s6,r1', { onWarning: (w) => warnings.push(w) });
     expect(warnings).toEqual([
@@ -317,6 +321,10 @@ describe('ThreadControl checks', () => {
     try {
       const err = await rejection(() => ThreadControl.connect(other.port), ServiceProtocolError);
       expect(err.message).toContain("not with the taskcontrol scheduler's usage text");
+      // Something that refuses /help is not the scheduler either (which always answers it): the same error.
+      other.override = () => ({ status: 404 });
+      const refused = await rejection(() => ThreadControl.connect(other.port), ServiceProtocolError);
+      expect(refused.message).toBe(`the service at http://127.0.0.1:${other.port}/ answered GET /help with HTTP 404, which the taskcontrol scheduler never does: is port ${other.port} the scheduler's?`);
     } finally {
       await other.close();
     }

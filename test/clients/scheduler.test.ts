@@ -383,7 +383,7 @@ describe('scheduler watchdog', () => {
       const err = await rejection(() => c.status({ task: 77 }), ServiceUnavailableError);
       expect(err.reason).toBe('refused');
       expect(err.reachedBefore).toBe(true);
-      expect(err.message).toMatch(/probably died.*every stop and plan is void/);
+      expect(err.message).toMatch(/probably died.*every stop and plan is void.*; restart it \(taskcontrol \.\/scheduler\.sh, as root\) and stop again what must stay stopped/);
       // A client that never reached it says so differently.
       const fresh = new SchedulerClient({ url: dying.url });
       const never = await rejection(() => fresh.resume({ task: 77 }), ServiceUnavailableError);

@@ -50,7 +50,7 @@ describe('a reply that starts but does not finish within the time limit', () => 
     );
     const sched = new SchedulerClient({ url, timeoutMs: 300 });
     const read = await rejection(() => sched.status({ task: 7 }), ServiceTimeoutError);
-    expect(read.message).toBe(`scheduler at ${url}: the reply to GET /task/7 (HTTP 200) began but did not finish within 300 ms of sending it (4 bytes of the body received)`);
+    expect(read.message).toBe(`scheduler at ${url}: the reply to GET /task/7 (HTTP 200) began but did not finish within 300 ms of sending it (4 bytes of the body received); to wait longer, raise timeoutMs (heapql sched: --timeout <seconds>)`);
     const stop = await rejection(() => sched.stop({ task: 7 }), ServiceTimeoutError);
     expect(stop.message).toContain('the reply to GET /task/7?stopping=true (HTTP 200) began but did not finish within 300 ms');
     // The server had answered, so it ran the request.

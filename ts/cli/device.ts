@@ -15,6 +15,7 @@ import { DeviceClient, decodeDataUri, replyText, COLOR_NAMES, colorFault, IMAGE_
 import { HeapqlError, usageError } from '../errors.js';
 import { cannotWrite, fileWriteProblem } from '../file-write-error.js';
 import { notice } from './stderr.js';
+import { terminalText } from '../terminal-text.js';
 
 const SCALING_NAMES = 'none, small, medium, large or ultra';
 const SCALING_ARG = {
@@ -582,8 +583,13 @@ function table(rows: string[][]): string {
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n');
 }
 
+/**
+ * A line (or lines) for the user. What the phone sent (names, descriptions, the model's answer,
+ * the diagnostics report) goes out through `terminalText`: a control character in a reply
+ * shows as an escape instead of acting on the terminal; line breaks and backslashes stay.
+ */
 function print(text: string): void {
-  process.stdout.write(`${text}\n`);
+  process.stdout.write(`${terminalText(text, { keepLineBreaks: true, keepBackslashes: true })}\n`);
 }
 
 /**

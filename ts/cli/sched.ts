@@ -23,6 +23,7 @@ import {
 } from '../clients/scheduler/index.js';
 import { usageError } from '../errors.js';
 import { notice, warn } from './stderr.js';
+import { terminalText } from '../terminal-text.js';
 
 const common = {
   url: { type: 'string', valueHint: 'url', description: `scheduler URL (default: $HEAPQL_SCHED_URL, else ${DEFAULT_SCHEDULER_URL})` },
@@ -120,7 +121,8 @@ const planCommand = defineCommand({
     if (args.cancel) {
       await c.cancelPlan(target);
       if (args.json) printJson({ ...target, action: 'cancel', reply: 'ok' });
-      else print(`cancelled the plan of ${describe(target)} (its current step finishes first)`);
+      // The server answers ok whether or not a plan runs (and a replacing plan may run unlisted), so this cannot say one was cancelled.
+      else print(`asked the plan of ${describe(target)} to end after its current step (the scheduler answers ok whether a plan runs or not)`);
       return;
     }
     if (text !== undefined) {
@@ -164,7 +166,7 @@ const helpCommand = defineCommand({
     checkOptions(rawArgs, 'sched help', common, 0);
     const text = await client(args).help();
     if (args.json) printJson({ reply: text });
-    else process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+    else print(text.endsWith('\n') ? text.slice(0, -1) : text);
   },
 });
 
@@ -216,8 +218,9 @@ function planJson(plan: ReadPlan | null): Record<string, unknown> {
 }
 
 
+/** A line (or lines) for the user; the server's text (its help) through `terminalText`, so no control character in it acts on the terminal. */
 function print(text: string): void {
-  process.stdout.write(`${text}\n`);
+  process.stdout.write(`${terminalText(text, { keepLineBreaks: true, keepBackslashes: true })}\n`);
 }
 
 function printJson(value: unknown): void {

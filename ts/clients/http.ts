@@ -54,6 +54,8 @@ export interface SendOptions {
   headers?: Record<string, string>;
   /** Counted from when the request is sent; it covers every try of a retried read. */
   timeoutMs: number;
+  /** What sets timeoutMs, named in a time-out's message, e.g. `timeouts.text (heapql device: --timeout <seconds>)`. */
+  limitOption?: string;
   /** The caller's signal: aborting it ends the call at once with ServiceAbortedError. */
   signal?: AbortSignal;
   /** An idempotent read: tried again (RETRY_DELAYS_MS) after a refused or reset connection with no reply. */
@@ -230,6 +232,15 @@ export class Transport {
     const unsure = options.unsure ? `; ${options.unsure}` : '';
     const afterTries = tries > 1 ? ` (tried ${tries} times)` : '';
     if (signal?.aborted) {
+      // Aborted while a read waited to be tried again after refused connections: nothing reached the service.
+      if (!failure.responded && errorCode(err) === 'ECONNREFUSED') {
+        return new ServiceAbortedError(
+          info,
+          false,
+          `${this.service} at ${where}: ${info.request} was aborted by the caller while it waited to be tried again (the connection was refused${tries > 1 ? ` ${tries} times` : ''}); nothing was sent`,
+          signal.reason,
+        );
+      }
       return new ServiceAbortedError(
         info,
         true,
@@ -241,9 +252,11 @@ export class Transport {
       const queued = options.queuedMs !== undefined && options.queuedMs >= 1 ? ` (it had first waited ${Math.round(options.queuedMs)} ms behind earlier calls of this client)` : '';
       const limit = `${formatMs(options.timeoutMs)} of sending it${queued}`;
       // A reply that had begun (a slow or stalled body): the service got the request and ran it.
+      // What to do when the service is merely slow: the option that gives it longer.
+      const longer = options.limitOption ? `; to wait longer, raise ${options.limitOption}` : '';
       const text = failure.responded
-        ? `${this.service} at ${where}: the reply to ${info.request} (HTTP ${failure.status}) began but did not finish within ${limit} (${failure.bodyBytes} bytes of the body received)${options.unsure ? `; it has probably taken effect${unsure}` : ''}`
-        : `${this.service} at ${where}: no reply to ${info.request} within ${limit}${options.unsure ? `; it may already have taken effect${unsure}` : ''}`;
+        ? `${this.service} at ${where}: the reply to ${info.request} (HTTP ${failure.status}) began but did not finish within ${limit} (${failure.bodyBytes} bytes of the body received)${options.unsure ? `; it has probably taken effect${unsure}` : ''}${longer}`
+        : `${this.service} at ${where}: no reply to ${info.request} within ${limit}${options.unsure ? `; it may already have taken effect${unsure}` : ''}${longer}`;
       return new ServiceTimeoutError(info, options.timeoutMs, text, err);
     }
     const code = errorCode(err);

@@ -144,15 +144,20 @@ export class DeviceClient {
 
   /** Server state, permissions, AI state (GET /status). */
   async status(options: DeviceCallOptions = {}): Promise<DeviceStatus> {
-    const body = await this.call('GET', 'status', this.timeouts.status, { signal: checkCallOptions(options), retry: true });
+    const body = await this.call('GET', 'status', 'status', { signal: checkCallOptions(options), retry: true });
     if (typeof body.status !== 'string') throw this.shapeError(this.request('GET', 'status'), body, 'a "status" string');
+    const notObject = ['ai', 'permissions', 'features'].find((k) => body[k] !== undefined && !isObject(body[k]));
+    if (notObject) throw this.shapeError(this.request('GET', 'status'), body, `"${notObject}" an object, got ${describeValue(body[notObject])}`);
     return body as DeviceStatus;
   }
 
   /** Liveness (GET /health): `status` must be `healthy`. Uses timeouts.status. */
   async health(options: DeviceCallOptions = {}): Promise<DeviceHealth> {
-    const body = await this.call('GET', 'health', this.timeouts.status, { signal: checkCallOptions(options), retry: true });
+    const body = await this.call('GET', 'health', 'status', { signal: checkCallOptions(options), retry: true });
     if (body.status !== 'healthy') throw this.shapeError(this.request('GET', 'health'), body, '"status": "healthy"');
+    if (body.services !== undefined && !(isObject(body.services) && Object.values(body.services).every((v) => typeof v === 'string'))) {
+      throw this.shapeError(this.request('GET', 'health'), body, '"services" an object of texts such as {"camera": "available"}');
+    }
     return body as DeviceHealth;
   }
 
@@ -164,29 +169,36 @@ export class DeviceClient {
   async modelStatus(name: string, options: DeviceCallOptions = {}): Promise<ModelFileStatus> {
     const model = resolveModel(name);
     const path = `ai/models/${model.id}/status`;
-    const body = await this.call('GET', path, this.timeouts.status, { signal: checkCallOptions(options), retry: true, model });
+    const body = await this.call('GET', path, 'status', { signal: checkCallOptions(options), retry: true, model });
     if (typeof body.downloadStatus !== 'string') throw this.shapeError(this.request('GET', path), body, 'a "downloadStatus" string');
     return body as ModelFileStatus;
   }
 
   /** Whether a model is being loaded (GET /ai/models/loading-status; the app allows 60 s). Uses timeouts.status. */
   async loadingStatus(options: DeviceCallOptions = {}): Promise<LoadingStatus> {
-    const body = await this.call('GET', 'ai/models/loading-status', this.timeouts.status, { signal: checkCallOptions(options), retry: true });
+    const body = await this.call('GET', 'ai/models/loading-status', 'status', { signal: checkCallOptions(options), retry: true });
     if (typeof body.isLoading !== 'boolean') throw this.shapeError(this.request('GET', 'ai/models/loading-status'), body, 'an "isLoading" true or false');
+    const notNumber = ['elapsedTime', 'timeoutTime', 'progressPercentage'].find((k) => body[k] !== undefined && (typeof body[k] !== 'number' || !Number.isFinite(body[k])));
+    if (notNumber) throw this.shapeError(this.request('GET', 'ai/models/loading-status'), body, `"${notNumber}" a number, got ${shown(body[notNumber])}`);
     return body as LoadingStatus;
   }
 
   /** The server's own API description (GET /help). */
   async help(options: DeviceCallOptions = {}): Promise<DeviceHelp> {
-    return (await this.call('GET', 'help', this.timeouts.help, { signal: checkCallOptions(options), retry: true })) as DeviceHelp;
+    const body = await this.call('GET', 'help', 'help', { signal: checkCallOptions(options), retry: true });
+    const endpoints = body.endpoints;
+    if (endpoints !== undefined && !(isObject(endpoints) && Object.values(endpoints).every((e) => isObject(e) && (e.description === undefined || typeof e.description === 'string')))) {
+      throw this.shapeError(this.request('GET', 'help'), body, '"endpoints" an object of {description, …} per endpoint');
+    }
+    return body as DeviceHelp;
   }
 
   /** The model catalogue with availability on the phone (GET /ai/models). */
   async models(options: DeviceCallOptions = {}): Promise<ModelInfo[]> {
-    const body = await this.call('GET', 'ai/models', this.timeouts.models, { signal: checkCallOptions(options), retry: true });
+    const body = await this.call('GET', 'ai/models', 'models', { signal: checkCallOptions(options), retry: true });
     const models = body.models;
-    if (!Array.isArray(models) || !models.every((m) => isObject(m) && typeof m.name === 'string' && typeof m.available === 'boolean')) {
-      throw this.shapeError(this.request('GET', 'ai/models'), body, 'a "models" list of {name, available, …}');
+    if (!Array.isArray(models) || !models.every((m) => isObject(m) && typeof m.name === 'string' && typeof m.displayName === 'string' && typeof m.available === 'boolean')) {
+      throw this.shapeError(this.request('GET', 'ai/models'), body, 'a "models" list of {name, displayName, available, …}');
     }
     replyTexts.set(models, replyTexts.get(body)!);
     return models as ModelInfo[];
@@ -201,7 +213,7 @@ export class DeviceClient {
   async downloadModel(name: string, options: DeviceCallOptions = {}): Promise<DownloadReply> {
     const model = resolveModel(name);
     const request = this.request('POST', 'ai/models/download');
-    const body = await this.call('POST', 'ai/models/download', this.timeouts.download, { signal: checkCallOptions(options), json: { modelName: model.id }, model });
+    const body = await this.call('POST', 'ai/models/download', 'download', { signal: checkCallOptions(options), json: { modelName: model.id }, model });
     this.requireSuccess(request, body);
     const info: RequestInfo = { service: 'device service', request };
     if (body.status === 'auth_required') {
@@ -212,7 +224,7 @@ export class DeviceClient {
       throw this.shapeError(request, body, 'a "status" of already_available or download_started');
     }
     if (body.modelName !== undefined && body.modelName !== model.displayName && body.modelName !== model.id) {
-      throw this.mismatch(request, body, model, String(body.modelName), 'downloaded');
+      throw this.mismatch(request, body, model, typeof body.modelName === 'string' ? body.modelName : shown(body.modelName), 'downloaded');
     }
     return body as DownloadReply;
   }
@@ -284,7 +296,7 @@ export class DeviceClient {
     if (request.zoom !== undefined) json.zoom = checkZoom(request.zoom);
     if (request.imageScaling !== undefined) json.imageScaling = checkScaling(request.imageScaling);
     const req = this.request('POST', 'ai/object_detection');
-    const body = await this.call('POST', 'ai/object_detection', this.timeouts.detect, { signal: checkCallOptions(options), json });
+    const body = await this.call('POST', 'ai/object_detection', 'detect', { signal: checkCallOptions(options), json });
     this.requireSuccess(req, body);
     // The app falls back to every default when it cannot read the request (threshold 0.5 among them).
     if (typeof body.threshold === 'number' && Math.abs(body.threshold - threshold) > 1e-6) {
@@ -295,6 +307,7 @@ export class DeviceClient {
       );
     }
     if (!Array.isArray(body.objects)) throw this.shapeError(req, body, 'an "objects" list');
+    if (body.imageMetadata !== undefined && !isObject(body.imageMetadata)) throw this.shapeError(req, body, `"imageMetadata" an object, got ${describeValue(body.imageMetadata)}`);
     body.objects.forEach((o: unknown, i: number) => {
       const problem = detectedObjectProblem(o);
       if (problem) throw this.shapeError(req, body, `objects of {category, score 0…1, boundingBox 0…1}; object ${i + 1} ${problem}`);
@@ -311,19 +324,19 @@ export class DeviceClient {
    */
   async orientation(options: DeviceCallOptions = {}): Promise<Orientation> {
     const request = this.request('GET', 'orientation');
-    const body = await this.call('GET', 'orientation', this.timeouts.orientation, { signal: checkCallOptions(options), retry: true });
+    const body = await this.call('GET', 'orientation', 'orientation', { signal: checkCallOptions(options), retry: true });
     const angle = (k: string, lo: number, hi: number): void => {
       const v = body[k];
-      if (typeof v !== 'number' || !Number.isFinite(v) || v < lo || v > hi) throw this.shapeError(request, body, `${k} a number of degrees from ${lo} to ${hi}, got ${JSON.stringify(v) ?? 'nothing'}`);
+      if (typeof v !== 'number' || !Number.isFinite(v) || v < lo || v > hi) throw this.shapeError(request, body, `${k} a number of degrees from ${lo} to ${hi}, got ${shown(v)}`);
     };
     angle('azimuth', 0, 360);
     angle('pitch', -180, 180);
     angle('roll', -180, 180);
     if (body.timestamp !== undefined && (typeof body.timestamp !== 'number' || !Number.isFinite(body.timestamp) || body.timestamp < 0)) {
-      throw this.shapeError(request, body, `timestamp a number of epoch milliseconds, got ${JSON.stringify(body.timestamp)}`);
+      throw this.shapeError(request, body, `timestamp a number of epoch milliseconds, got ${shown(body.timestamp)}`);
     }
     if (body.accuracy !== undefined && !(ORIENTATION_ACCURACY as readonly unknown[]).includes(body.accuracy)) {
-      throw this.shapeError(request, body, `accuracy one of ${ORIENTATION_ACCURACY.join(', ')}, got ${JSON.stringify(body.accuracy)}`);
+      throw this.shapeError(request, body, `accuracy one of ${ORIENTATION_ACCURACY.join(', ')}, got ${shown(body.accuracy)}`);
     }
     return body as Orientation;
   }
@@ -336,7 +349,7 @@ export class DeviceClient {
     if (request.zoom !== undefined) query.zoom = String(checkZoom(request.zoom));
     if (request.imageScaling !== undefined) query.imageScaling = checkScaling(request.imageScaling);
     const req = this.request('GET', 'capture');
-    const body = await this.call('GET', 'capture', this.timeouts.capture, { signal: checkCallOptions(options), query, retry: true });
+    const body = await this.call('GET', 'capture', 'capture', { signal: checkCallOptions(options), query, retry: true });
     this.requireSuccess(req, body);
     const problem = typeof body.image === 'string' ? imageProblem(body.image) : 'it is missing';
     if (problem) throw this.shapeError(req, body, `an "image" data URI of a JPEG; ${problem}`);
@@ -362,7 +375,7 @@ export class DeviceClient {
     if (request.textColor !== undefined) json.textColor = checkColor(request.textColor, 'textColor');
     if (request.duration !== undefined) json.duration = checkDisplayDuration(request.duration);
     const req = this.request('POST', 'display');
-    const body = await this.call('POST', 'display', this.timeouts.display, { signal: checkCallOptions(options), json });
+    const body = await this.call('POST', 'display', 'display', { signal: checkCallOptions(options), json });
     this.requireSuccess(req, body);
     if (typeof body.displayId !== 'string' || body.displayId === '') throw this.shapeError(req, body, 'a "displayId" string');
     if (body.parameters !== undefined && !isObject(body.parameters)) throw this.shapeError(req, body, `"parameters" an object, got ${describeValue(body.parameters)}`);
@@ -377,11 +390,11 @@ export class DeviceClient {
    */
   async location(options: DeviceCallOptions = {}): Promise<Location> {
     const request = this.request('GET', 'location');
-    const body = await this.call('GET', 'location', this.timeouts.location, { signal: checkCallOptions(options), retry: true });
+    const body = await this.call('GET', 'location', 'location', { signal: checkCallOptions(options), retry: true });
     const number = (k: string, lo: number, hi: number, required: boolean, unit: string): void => {
       const v = body[k];
       if (v === undefined && !required) return;
-      if (typeof v !== 'number' || !Number.isFinite(v) || v < lo || v > hi) throw this.shapeError(request, body, `${k} a number of ${unit} from ${lo} to ${hi}, got ${JSON.stringify(v) ?? 'nothing'}`);
+      if (typeof v !== 'number' || !Number.isFinite(v) || v < lo || v > hi) throw this.shapeError(request, body, `${k} a number of ${unit} from ${lo} to ${hi}, got ${shown(v)}`);
     };
     number('latitude', -90, 90, true, 'degrees');
     number('longitude', -180, 180, true, 'degrees');
@@ -389,9 +402,9 @@ export class DeviceClient {
     number('altitude', -12_000, 100_000, false, 'metres');
     number('accuracy', 0, 1e7, false, 'metres');
     number('timestamp', 0, 8.64e15, false, 'epoch milliseconds');
-    if (body.provider !== undefined && typeof body.provider !== 'string') throw this.shapeError(request, body, `provider a string, got ${JSON.stringify(body.provider)}`);
+    if (body.provider !== undefined && typeof body.provider !== 'string') throw this.shapeError(request, body, `provider a string, got ${shown(body.provider)}`);
     if (body.backgroundAccess !== undefined && typeof body.backgroundAccess !== 'boolean') {
-      throw this.shapeError(request, body, `backgroundAccess true or false, got ${JSON.stringify(body.backgroundAccess)}`);
+      throw this.shapeError(request, body, `backgroundAccess true or false, got ${shown(body.backgroundAccess)}`);
     }
     return body as Location;
   }
@@ -403,7 +416,7 @@ export class DeviceClient {
    */
   async diagnostics(options: DeviceCallOptions = {}): Promise<ModelDiagnostics> {
     const request = this.request('GET', 'ai/models/diagnostics');
-    const body = await this.call('GET', 'ai/models/diagnostics', this.timeouts.diagnostics, { signal: checkCallOptions(options), retry: true });
+    const body = await this.call('GET', 'ai/models/diagnostics', 'diagnostics', { signal: checkCallOptions(options), retry: true });
     if (typeof body.diagnostics !== 'string') throw this.shapeError(request, body, `"diagnostics" the app's report text, got ${describeValue(body.diagnostics)}`);
     if (!isObject(body.summary)) throw this.shapeError(request, body, `"summary" an object, got ${describeValue(body.summary)}`);
     return body as ModelDiagnostics;
@@ -418,11 +431,11 @@ export class DeviceClient {
     const model = resolveModel(name);
     const path = `ai/models/${model.id}`;
     const request = this.request('DELETE', path);
-    const body = await this.call('DELETE', path, this.timeouts.delete, { signal: checkCallOptions(options), model });
+    const body = await this.call('DELETE', path, 'delete', { signal: checkCallOptions(options), model });
     this.requireSuccess(request, body);
     // The app echoes the name from the path: anything else did not come from this request.
     if (body.modelName !== undefined && body.modelName !== model.id && body.modelName !== model.displayName) {
-      throw this.mismatch(request, body, model, String(body.modelName), 'deleted');
+      throw this.mismatch(request, body, model, typeof body.modelName === 'string' ? body.modelName : shown(body.modelName), 'deleted');
     }
     return body as ModelRemoval;
   }
@@ -432,9 +445,12 @@ export class DeviceClient {
    * location follow the app's permissions), its endpoints and methods. Uses timeouts.status.
    */
   async capabilities(options: DeviceCallOptions = {}): Promise<DeviceCapabilities> {
-    const body = await this.call('GET', 'capabilities', this.timeouts.status, { signal: checkCallOptions(options), retry: true });
+    const body = await this.call('GET', 'capabilities', 'status', { signal: checkCallOptions(options), retry: true });
     const caps = body.capabilities;
-    if (!isObject(caps) || !Object.values(caps).every((c) => isObject(c) && (c.available === undefined || typeof c.available === 'boolean'))) {
+    const texts = (v: unknown): boolean => v === undefined || (Array.isArray(v) && v.every((e) => typeof e === 'string'));
+    const feature = (c: unknown): boolean =>
+      isObject(c) && (c.available === undefined || typeof c.available === 'boolean') && texts(c.endpoints) && texts(c.methods) && (c.description === undefined || typeof c.description === 'string');
+    if (!isObject(caps) || !Object.values(caps).every(feature)) {
       throw this.shapeError(this.request('GET', 'capabilities'), body, 'a "capabilities" object of {available, endpoints, …} per feature');
     }
     return body as DeviceCapabilities;
@@ -442,7 +458,7 @@ export class DeviceClient {
 
   /** The app's banner (GET /) with the paths it lists (`available_endpoints`). Uses timeouts.status. */
   async banner(options: DeviceCallOptions = {}): Promise<DeviceBanner> {
-    const body = await this.call('GET', '', this.timeouts.status, { signal: checkCallOptions(options), retry: true });
+    const body = await this.call('GET', '', 'status', { signal: checkCallOptions(options), retry: true });
     const list = body.available_endpoints;
     if (!Array.isArray(list) || !list.every((e) => typeof e === 'string')) throw this.shapeError(this.request('GET', ''), body, 'an "available_endpoints" list of paths');
     return body as DeviceBanner;
@@ -454,7 +470,7 @@ export class DeviceClient {
    */
   async modelStorage(options: DeviceCallOptions = {}): Promise<ModelStorage> {
     const path = 'ai/models/status';
-    const body = await this.call('GET', path, this.timeouts.status, { signal: checkCallOptions(options), retry: true });
+    const body = await this.call('GET', path, 'status', { signal: checkCallOptions(options), retry: true });
     if (typeof body.totalModels !== 'number' || !Array.isArray(body.availableModels) || !body.availableModels.every(isObject)) {
       throw this.shapeError(this.request('GET', path), body, 'a "totalModels" number and an "availableModels" list of records');
     }
@@ -468,7 +484,7 @@ export class DeviceClient {
   async cleanupModels(options: DeviceCallOptions = {}): Promise<ModelCleanup> {
     const path = 'ai/models/cleanup';
     const request = this.request('POST', path);
-    const body = await this.call('POST', path, this.timeouts.delete, { signal: checkCallOptions(options) });
+    const body = await this.call('POST', path, 'delete', { signal: checkCallOptions(options) });
     this.requireSuccess(request, body);
     if (!Number.isInteger(body.cleanedModels) || (body.cleanedModels as number) < 0) throw this.shapeError(request, body, 'a "cleanedModels" count');
     return body as ModelCleanup;
@@ -489,9 +505,10 @@ export class DeviceClient {
     const url = checkModelUrl(request.url);
     const path = 'ai/text/upload-model-api';
     const req = this.request('POST', path);
-    const body = await this.call('POST', path, this.timeouts.download, { signal: checkCallOptions(options), json: { url, name: model.displayName, fileName: model.fileName }, model });
+    const body = await this.call('POST', path, 'download', { signal: checkCallOptions(options), json: { url, name: model.displayName, fileName: model.fileName }, model });
     this.requireSuccess(req, body);
     if (body.status !== 'ALREADY_EXISTS' && body.status !== 'DOWNLOADED') throw this.shapeError(req, body, 'a "status" of ALREADY_EXISTS or DOWNLOADED');
+    if (body.model !== undefined && !isObject(body.model)) throw this.shapeError(req, body, `"model" an object {name, fileName, url, …}, got ${describeValue(body.model)}`);
     const echoed = isObject(body.model) ? body.model.fileName : undefined;
     if (echoed !== undefined && echoed !== model.fileName) throw this.shapeError(req, body, `the file name sent, ${model.fileName}, echoed in "model"`);
     return body as UploadReply;
@@ -499,10 +516,14 @@ export class DeviceClient {
 
   private async generate(json: Json, model: ModelSpec, signal: AbortSignal | undefined, queuedMs: number): Promise<TextReply> {
     const request = this.request('POST', 'ai/text');
-    const body = await this.call('POST', 'ai/text', this.timeouts.text, { json, signal, queuedMs, model });
+    const body = await this.call('POST', 'ai/text', 'text', { json, signal, queuedMs, model });
     if (typeof body.response !== 'string' || typeof body.model !== 'string') {
       throw this.shapeError(request, body, 'a "response" string and a "model"');
     }
+    // The rest as TextReply says: DeepSeek's thinking and the license texts, metadata an object.
+    const notText = ['thinking', 'license'].find((k) => body[k] !== undefined && typeof body[k] !== 'string');
+    if (notText) throw this.shapeError(request, body, `"${notText}" a text, got ${describeValue(body[notText])}`);
+    if (body.metadata !== undefined && !isObject(body.metadata)) throw this.shapeError(request, body, `"metadata" an object, got ${describeValue(body.metadata)}`);
     // The app answers a model name it does not know with GEMMA_3_1B_IT instead of refusing it.
     if (body.model !== model.id && body.model !== model.displayName) throw this.mismatch(request, body, model, body.model, 'answered');
     // A photo (returnImage) may be absent (the app could not take it), but when present it must be one.
@@ -520,14 +541,14 @@ export class DeviceClient {
     if (why !== undefined) {
       throw new ServiceFailureError({ service: 'device service', request }, body, `${this.where()}: ${request} failed: ${oneLine(why)}`);
     }
-    throw this.shapeError(request, body, `"success": true, got ${JSON.stringify(body.success) ?? 'no "success"'}`);
+    throw this.shapeError(request, body, `"success": true, got ${shown(body.success, 'no "success"')}`);
   }
 
   private mismatch(request: string, body: Json, model: ModelSpec, answered: string, verb: string): ModelMismatchError {
     const other = MODELS.find((m) => m.id === answered || m.displayName === answered);
     return new ModelMismatchError(
       { service: 'device service', request },
-      JSON.stringify(body),
+      bodyText(body),
       model.id,
       answered,
       `${this.where()}: asked for ${model.id} (${model.displayName}) but ${other ? `${other.id} (${other.displayName})` : JSON.stringify(answered)} ${verb}: this app version does not know ${model.id} and fell back to another model; update the AI Phone Server app, or pick a model that \`heapql device models\` (models()) lists`,
@@ -538,7 +559,8 @@ export class DeviceClient {
   private async call(
     method: 'GET' | 'POST' | 'DELETE',
     path: string,
-    timeoutMs: number,
+    /** Which of `timeouts` limits this call. */
+    limit: keyof DeviceTimeouts,
     options: { json?: Json; query?: Record<string, string>; signal?: AbortSignal; retry?: boolean; queuedMs?: number; model?: ModelSpec } = {},
   ): Promise<Json> {
     // Checked by the public method (checkCallOptions) that called this.
@@ -546,7 +568,8 @@ export class DeviceClient {
     const unsure = method !== 'GET' && path !== 'ai/object_detection' ? unsureHint(path) : undefined;
     const reply = await this.transport.send(path, {
       method,
-      timeoutMs,
+      timeoutMs: this.timeouts[limit],
+      limitOption: `timeouts.${limit} (heapql device: --timeout <seconds>)`,
       json: options.json,
       query: options.query,
       headers: { accept: 'application/json' },
@@ -603,8 +626,8 @@ export class DeviceClient {
   }
 
   private shapeError(request: string, body: Json, expected: string): ServiceProtocolError {
-    const text = JSON.stringify(body);
-    return new ServiceProtocolError({ service: 'device service', request }, text, `${this.where()}: unexpected reply to ${request} (expected ${expected}): ${text.slice(0, 200)}`);
+    const text = bodyText(body);
+    return new ServiceProtocolError({ service: 'device service', request }, text, `${this.where()}: unexpected reply to ${request} (expected ${expected}): ${text.slice(0, 200).replace(/\s*\n\s*/g, ' ')}`);
   }
 
   /** A request as sent, without its query: `GET /status`, or `GET /v0/status` when the URL has a path. */
@@ -726,9 +749,14 @@ function checkInt32(value: unknown, what: string): number {
 
 const INT32_MAX = 2_147_483_647;
 
-/** captureConfig as the app reads it ({camera, quality, maxWidth, maxHeight}), checked; other keys are left out. */
+/**
+ * captureConfig as the app reads it ({camera, quality, maxWidth, maxHeight}), checked. Any other
+ * field is refused, as in the request itself: a misspelt `camra: 'front'` would otherwise leave
+ * the rear camera in force without a word.
+ */
 function captureConfigBody(config: unknown): Json {
   if (!isObject(config)) throw new InvalidArgumentError(`captureConfig must be an object such as {camera: 'rear'}, got ${describeValue(config)}`);
+  checkFields(config, ['camera', 'quality', 'maxWidth', 'maxHeight'], 'captureConfig has');
   const body: Json = { camera: checkSide(config.camera ?? 'rear') };
   const whole = (key: string, max: number): void => {
     const v = config[key];
@@ -800,9 +828,9 @@ function imageProblem(uri: string): string | undefined {
  */
 function detectedObjectProblem(o: unknown): string | undefined {
   if (!isObject(o)) return `is ${describeValue(o)}`;
-  if (typeof o.category !== 'string') return `has category ${JSON.stringify(o.category) ?? 'missing'}`;
-  if (typeof o.score !== 'number' || !(o.score >= 0 && o.score <= 1)) return `has score ${JSON.stringify(o.score) ?? 'missing'}`;
-  if (o.categoryIndex !== undefined && !Number.isInteger(o.categoryIndex)) return `has categoryIndex ${JSON.stringify(o.categoryIndex)}`;
+  if (typeof o.category !== 'string') return `has category ${shown(o.category, 'missing')}`;
+  if (typeof o.score !== 'number' || !(o.score >= 0 && o.score <= 1)) return `has score ${shown(o.score, 'missing')}`;
+  if (o.categoryIndex !== undefined && !Number.isInteger(o.categoryIndex)) return `has categoryIndex ${shown(o.categoryIndex)}`;
   const box = o.boundingBox;
   if (!isObject(box)) return 'has no boundingBox';
   for (const k of ['left', 'top', 'right', 'bottom', 'width', 'height']) {
@@ -810,7 +838,7 @@ function detectedObjectProblem(o: unknown): string | undefined {
     const size = k === 'width' || k === 'height';
     if (v === undefined && size) continue;
     const [lo, hi] = size ? [0, 3] : [-1, 2];
-    if (typeof v !== 'number' || !(v >= lo && v <= hi)) return `has boundingBox.${k} ${JSON.stringify(v) ?? 'missing'}, not a fraction of the frame (${lo}…${hi})`;
+    if (typeof v !== 'number' || !(v >= lo && v <= hi)) return `has boundingBox.${k} ${shown(v, 'missing')}, not a fraction of the frame (${lo}…${hi})`;
   }
   if ((box.left as number) > (box.right as number) || (box.top as number) > (box.bottom as number)) return 'has a boundingBox whose left/top lie beyond its right/bottom';
   return undefined;
@@ -867,6 +895,29 @@ function checkDisplayDuration(value: unknown): number {
   return value;
 }
 
+
+/**
+ * A reply object as compact JSON for an error; the text it was parsed from when it cannot be
+ * re-encoded (JSON.stringify recurses: a reply nested some thousand levels deep, which JSON.parse
+ * reads, would throw a RangeError instead of the protocol error).
+ */
+function bodyText(body: Json): string {
+  try {
+    return JSON.stringify(body);
+  } catch {
+    return replyTexts.get(body) ?? '(a reply that cannot be shown)';
+  }
+}
+
+/** A value of a reply, quoted for a message: its JSON (`absent` when undefined), or what it is when that cannot be made (nested too deep). */
+function shown(value: unknown, absent = 'nothing'): string {
+  if (value === undefined) return absent;
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return describeValue(value);
+  }
+}
 
 function parseJson(text: string): unknown {
   if (text.trim() === '') return undefined;

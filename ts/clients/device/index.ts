@@ -1,5 +1,5 @@
 /** `heapql/device`: client of the AI Phone Server (on-device LLMs, object detection, camera, compass). */
-export { DeviceClient, decodeDataUri, COLOR_NAMES, colorFault, replyText, IMAGE_SCALINGS, MAX_IMAGE_BYTES, imageTooLarge, DEFAULT_DEVICE_URL, DEFAULT_DEVICE_TIMEOUTS, type DeviceClientOptions, type DeviceTimeouts } from './client.js';
+export { DeviceClient, decodeDataUri, COLOR_NAMES, colorFault, replyText, IMAGE_SCALINGS, MAX_IMAGE_BYTES, imageTooLarge, DEFAULT_DEVICE_URL, DEFAULT_DEVICE_TIMEOUTS, ORIENTATION_ACCURACY, type DeviceClientOptions, type DeviceCallOptions, type DeviceTimeouts } from './client.js';
 export { MODELS, resolveModel, type ModelSpec } from './models.js';
 export type {
   CameraSide,

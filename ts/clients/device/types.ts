@@ -88,13 +88,17 @@ export interface ModelInfo {
   [key: string]: unknown;
 }
 
+/**
+ * A download that succeeded: downloadModel() throws for anything else (`success: false`, the
+ * app's `download_failed`, the help's `auth_required`).
+ */
 export interface DownloadReply {
-  success: boolean;
+  success: true;
   message?: string;
   /** Display name. */
   modelName?: string;
-  /** already_available | download_started (the download has in fact completed) | download_failed */
-  status: string;
+  /** already_available, or download_started: the app answers only when the download has completed. */
+  status: 'already_available' | 'download_started';
   downloadUrl?: string;
   persistenceInfo?: Record<string, unknown>;
   [key: string]: unknown;
@@ -176,8 +180,9 @@ export interface DetectedObject {
   [key: string]: unknown;
 }
 
+/** A detection that succeeded: detectObjects() throws for a reply without `success: true`. */
 export interface DetectionReply {
-  success: boolean;
+  success: true;
   objects: DetectedObject[];
   inferenceTime?: number;
   captureTime?: number;
@@ -195,8 +200,8 @@ export interface Orientation {
   pitch: number;
   roll: number;
   timestamp?: number;
-  /** HIGH | MEDIUM | LOW | UNKNOWN (UNKNOWN with zeros before the sensors report). */
-  accuracy?: string;
+  /** UNKNOWN with zeros before the sensors report; orientation() refuses any other value. */
+  accuracy?: 'HIGH' | 'MEDIUM' | 'LOW' | 'UNKNOWN';
   [key: string]: unknown;
 }
 

@@ -99,7 +99,7 @@ export class SchedulerClient {
         // "never started" from "died since the last run": the latter voids every stop.
         `the scheduler at ${base} is not running (connection refused); if it was running, it has exited (the kernel watchdog ends it when a stopped task waits 30 s) and every stop and plan it held is void; start it (taskcontrol ./scheduler.sh, as root, Linux >= 6.13) or pass its URL`,
       refusedAfterContact: (base) =>
-        `the scheduler at ${base} answered before but now refuses connections: it has probably died (the kernel watchdog aborts it when a stopped task waits 30 s), so every stop and plan is void and all tasks run normally`,
+        `the scheduler at ${base} answered before but now refuses connections: it has probably died (the kernel watchdog aborts it when a stopped task waits 30 s), so every stop and plan is void and all tasks run normally; restart it (taskcontrol ./scheduler.sh, as root) and stop again what must stay stopped`,
     });
     this.url = this.transport.base.href;
     this.timeoutMs = checkTimeout(options.timeoutMs ?? DEFAULT_SCHEDULER_TIMEOUT_MS, 'timeoutMs');
@@ -115,6 +115,11 @@ export class SchedulerClient {
     return (await this.get('help', undefined, checkCallOptions(options), { retry: true })).text;
   }
 
+  /**
+   * The target's own setting. Threads and processes are separate maps at the server, which holds
+   * a thread when either says stop: a thread of a stopped process still reads RUNNING (or
+   * UNKNOWN) here; read its group too.
+   */
   async status(target: Target, options: CallOptions = {}): Promise<TaskStatus> {
     return (await this.readStatus(target, options)).status;
   }
@@ -128,7 +133,10 @@ export class SchedulerClient {
     return { status, reply: reply.text };
   }
 
-  /** Stops the thread or every thread of the process. The server does not check that it exists. */
+  /**
+   * Stops the thread or every thread of the process. The server does not check that it exists.
+   * While a plan of the target runs, its next step writes over this (as over a resume).
+   */
   async stop(target: Target, options: CallOptions = {}): Promise<void> {
     const path = statePath(target);
     await this.expectOk(path, { stopping: 'true' }, checkCallOptions(options), mapFullHint(target));
@@ -218,7 +226,14 @@ export class SchedulerClient {
     signal: AbortSignal | undefined,
     how: { retry?: boolean; unsure?: string; hint500?: string } = {},
   ): Promise<Reply> {
-    const reply = await this.transport.send(path, { query, timeoutMs: this.timeoutMs, signal, retry: how.retry, unsure: how.unsure });
+    const reply = await this.transport.send(path, {
+      query,
+      timeoutMs: this.timeoutMs,
+      limitOption: 'timeoutMs (heapql sched: --timeout <seconds>)',
+      signal,
+      retry: how.retry,
+      unsure: how.unsure,
+    });
     if (reply.status < 200 || reply.status > 299) {
       const text = reply.text.trim();
       const redirect = reply.status >= 300 && reply.status < 400 ? ` (a redirect to ${reply.location ?? 'nowhere: no Location header'}, not followed: point the URL at the scheduler itself)` : '';

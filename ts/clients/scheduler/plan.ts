@@ -132,7 +132,8 @@ export function validatePlan(steps: readonly PlanStep[], label?: string): void {
 
 /**
  * Warnings about a valid plan: each run of consecutive stop steps adding up to 25 s or more
- * (close to the 30 s at which the kernel watchdog kills the scheduler and voids every stop).
+ * (close to the 30 s at which the kernel watchdog kills the scheduler and voids every stop),
+ * counted in the durations the server will use (serverSeconds), as validatePlan's limits are.
  */
 export function planWarnings(steps: readonly PlanStep[]): string[] {
   const warnings: string[] = [];
@@ -149,7 +150,7 @@ export function planWarnings(steps: readonly PlanStep[]): string[] {
   steps.forEach((step, i) => {
     if (step.action === 'stop') {
       if (sum === 0) first = i;
-      sum += step.seconds;
+      sum += serverSeconds(step.seconds);
     } else flush(i);
   });
   flush(steps.length);

@@ -7,7 +7,7 @@
 import { isIPv6 } from 'node:net';
 import { Worker } from 'node:worker_threads';
 
-import { InvalidArgumentError, ServiceProtocolError } from '../errors.js';
+import { InvalidArgumentError, ServiceHttpError, ServiceProtocolError } from '../errors.js';
 import { checkCallOptions, checkFields, checkTimeout, describeValue, isObject } from '../http.js';
 import { SchedulerClient, type CallOptions, type TaskStatus } from './client.js';
 import { checkOwnThreadId, currentOsThreadId, listenForThreadIds, workerOsThreadId } from './thread-ids.js';
@@ -54,7 +54,18 @@ export class ThreadControl {
     const { signal, ...rest } = options;
     checkCallOptions({ signal });
     const tc = new ThreadControl(port, rest);
-    const help = await tc.client.help({ signal });
+    let help: string;
+    try {
+      help = await tc.client.help({ signal });
+    } catch (err) {
+      // The scheduler answers /help whenever it runs: an HTTP error status comes from something else.
+      if (!(err instanceof ServiceHttpError)) throw err;
+      throw new ServiceProtocolError(
+        { service: 'scheduler', request: err.request },
+        err.bodyText,
+        `the service at ${tc.client.url} answered GET /help with HTTP ${err.status}, which the taskcontrol scheduler never does: is port ${port} the scheduler's?`,
+      );
+    }
     if (!/^GET localhost:\d+\/task\//m.test(help)) {
       throw new ServiceProtocolError(
         { service: 'scheduler', request: 'GET /help' },
