@@ -63,7 +63,7 @@ describe('progress reports end with the call', () => {
     try {
       await heap.analyze();
       for (let run = 0; run < 3; run++) {
-        const { before, after } = await heard((onProgress) => heap[call]({ onProgress }));
+        const { before, after } = await heard<unknown>((onProgress) => heap[call]({ onProgress }));
         expect(after).toEqual([]);
         expect(before.length).toBeGreaterThan(0);
         expect(before.at(-1)!.done).toBe(before.at(-1)!.total);
