@@ -39,7 +39,9 @@ pub struct Segment {
     /// File offset of the first sub-record (just after the 9-byte record header).
     pub offset: u64,
     pub len: u64,
-    /// True when this body reaches the end of the data because the file is cut short.
+    /// True when this body reaches the end of the data because the file is cut short: cut
+    /// inside it, or right after it when it is the last HEAP DUMP SEGMENT of a dump with no
+    /// HEAP DUMP END.
     pub truncated: bool,
 }
 
@@ -614,7 +616,14 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
         prev = Some((pos, t, len));
         pos = body + len;
     }
-    if let Some(d) = open.take() {
+    if let Some(mut d) = open.take() {
+        // Segments with no HEAP DUMP END after them, the last of them where the records stop:
+        // the file was cut right after it (every writer of segments closes them with an END).
+        // The dump is cut short as surely as one cut inside a segment (its GC root records,
+        // written after the objects, may be gone), so its last segment says so.
+        if let Some(last) = d.segments.last_mut() {
+            last.truncated |= last.offset + last.len == pos;
+        }
         if !out.warnings.iter().any(|w| w.message.contains("cut short")) {
             out.warnings.push(Warning {
                 offset: pos.min(total),
