@@ -554,6 +554,15 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
             truncated = true;
         }
         if len > left {
+            // A small record (a UTF8 one: its length may be anything up to `MAX_UTF8`) running
+            // past the end while whole records go on to the end of the file from where its kind
+            // or its text ends it: its own length lies, the file is not cut short. Read as a
+            // cut, every record after it (the heap dump included) would be dropped.
+            if t != tag::HEAP_DUMP && t != tag::HEAP_DUMP_SEGMENT {
+                if let Some(q) = true_end(&mut cur, body, t, total, ids as u64).filter(|&q| records_to_end(&mut cur, q, total, ids as u64)) {
+                    return Err(own_length_lies(pos, t, len, left, q - body, total));
+                }
+            }
             out.warnings.push(Warning {
                 offset: total,
                 message: format!(
