@@ -381,6 +381,12 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
     // Records whose length leads to the next record but is not their kind's (warned of up to
     // UNKNOWN_NAMED times, then counted, as the unknown kinds are).
     let mut odd_lengths = 0u64;
+    // The identifier size the header does not give, and how many records whose kind fixes their
+    // length by the identifier size hold the length the header's size gives them (.0) or the
+    // other size's (.1), with the first of the latter (offset, tag, length, length expected).
+    let other_ids: u64 = if ids == 4 { 8 } else { 4 };
+    let mut id_fits = (0u64, 0u64);
+    let mut id_misfit: Option<(u64, u8, u64, u64)> = None;
     // The record before this one: (offset, tag, length).
     let mut prev: Option<(u64, u8, u64)> = None;
     // Records of unknown kinds up to here were followed to a record of a known kind (`lands`).
@@ -516,6 +522,24 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
             }
             return Err(length_lies((p_off, p_tag, p_len), pos, &what, q, total));
         }
+        // The header's identifier size, checked against the records whose kind fixes their
+        // length by it (LOAD CLASS, FRAME, START THREAD, a TRACE with frames): a dump read with
+        // the wrong one would fail (or read wrong) deep in its heap data, naming the wrong cause.
+        if len <= left {
+            let own = exact_len(&mut cur, body, t, ids as u64);
+            let other = exact_len(&mut cur, body, t, other_ids);
+            if own.is_some() && own != other {
+                if own == Some(len) {
+                    id_fits.0 += 1;
+                } else if other == Some(len) {
+                    id_fits.1 += 1;
+                    id_misfit.get_or_insert((pos, t, len, own.unwrap_or(0)));
+                }
+            }
+            if id_fits.0 == 0 && id_fits.1 >= ID_SIZE_EVIDENCE {
+                return Err(wrong_id_size(header, other_ids, id_fits.1, id_misfit, total));
+            }
+        }
         // A small record of a fixed or counted kind whose length is not the one its kind and
         // counts give, while whole records follow where that length ends it: its length lies.
         // Read by its length, it would swallow the records after it (or end inside the next
@@ -645,6 +669,9 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
         }
         out.dumps.push(d);
     }
+    if id_fits.0 == 0 && id_fits.1 > 0 {
+        return Err(wrong_id_size(header, other_ids, id_fits.1, id_misfit, total));
+    }
     let end = pos.min(total);
     out.warnings.extend(more_warning(end, odd_lengths, "records whose length is not their kind's"));
     out.warnings.extend(more_warning(end, unknown_tags, "records of unknown kinds skipped"));
@@ -652,6 +679,27 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
     tick.finish();
     out.record_counts = counts.iter().enumerate().filter(|(_, &c)| c > 0).map(|(t, &c)| (t as u8, c)).collect();
     Ok(out)
+}
+
+/// How many records, whose kind fixes their length by the identifier size, holding the other
+/// size's length (and none the header's) the walk needs to call the header's size wrong before
+/// its end (at the end of the walk, one is enough).
+const ID_SIZE_EVIDENCE: u64 = 3;
+
+/// The error for a header whose identifier size is not the one the records were written with:
+/// `n` records (the first `first`: offset, tag, length, the length the header's size gives it)
+/// hold the length `other`-byte identifiers give them, none the header's.
+fn wrong_id_size(header: &Header, other: u64, n: u64, first: Option<(u64, u8, u64, u64)>, total: u64) -> Error {
+    let at = header.records_start - 12;
+    let example = first.map_or(String::new(), |(off, t, len, own)| format!(", the first the {} record at byte offset {off}: {len} bytes, not {own}", kind(t)));
+    Error::Corrupt {
+        offset: at,
+        reason: format!(
+            "the header's identifier size at byte offset {at} says {}-byte identifiers, but the records whose kind fixes their length by it hold the lengths {other}-byte identifiers give them ({n} record(s){example}) and none hold its own: the header's identifier size is damaged, so nothing in the file can be read right. {}",
+            header.id_size,
+            not_cut(total)
+        ),
+    }
 }
 
 /// How many records of one kind of trouble (an unknown kind, a length not their kind's) are
