@@ -451,3 +451,25 @@ fn an_identifier_size_damaged_into_the_other_is_named() {
         }
     }
 }
+
+/// A heap dump cut exactly between two records before its heap data (its class records whole,
+/// no heap dump record): a warning says it is most likely cut short there, not only that it
+/// holds no heap dump. A file of records with no LOAD CLASS (no JVM's heap dump) gets none.
+#[test]
+fn a_dump_cut_between_records_before_its_heap_data_is_said_to_be_cut_short() {
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/demo/demo.hprof");
+    let good = std::fs::read(&fixture).unwrap_or_else(|e| panic!("{}: {e} (a fixture of the repository)", fixture.display()));
+    let mut p = parse_header(&good).unwrap().records_start as usize;
+    while good[p] != tag::HEAP_DUMP_SEGMENT {
+        p += 9 + u32::from_be_bytes(good[p + 5..p + 9].try_into().unwrap()) as usize;
+    }
+    let w = walk_bytes(&good[..p]).unwrap();
+    assert!(
+        w.iter().any(|w| w.contains(&format!("the file ends at byte offset {p}, right after a whole record")) && w.contains("most likely a heap dump cut short before its heap data")),
+        "{w:?}"
+    );
+    assert!(!walk_bytes(&good).unwrap().iter().any(|w| w.contains("cut short")));
+    let mut u = Writer::new("JAVA PROFILE 1.0.2", 8, 0);
+    u.utf8(0x10, "java.lang.Object");
+    assert!(!walk_bytes(&u.finish()).unwrap().iter().any(|w| w.contains("cut short")));
+}
