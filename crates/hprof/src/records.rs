@@ -669,20 +669,20 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
         }
         out.dumps.push(d);
     }
-    // No heap dump at all, the records ending right at the end of the file after the classes a
-    // JVM loads before it writes its heap data (and no record of the agent's CPU or allocation
+    // No heap dump at all, the records ending right at the end of the file after the names and
+    // classes a JVM writes before its heap data (and no record of the agent's CPU or allocation
     // profiles, files that hold no heap dump by design): a heap dump cut between two records.
-    let loaded = counts[tag::LOAD_CLASS as usize];
+    let (names, loaded) = (counts[tag::UTF8 as usize], counts[tag::LOAD_CLASS as usize]);
     if out.dumps.is_empty()
         && pos == total
-        && loaded > 0
+        && names + loaded > 0
         && [tag::CPU_SAMPLES, tag::ALLOC_SITES, tag::HEAP_SUMMARY].iter().all(|&t| counts[t as usize] == 0)
         && !out.warnings.iter().any(|w| w.message.contains("cut short"))
     {
         out.warnings.push(Warning {
             offset: total,
             message: format!(
-                "the file ends at byte offset {total}, right after a whole record, with {loaded} LOAD CLASS record(s) and no heap dump record: a JVM writes its heap data after those, so the file is most likely a heap dump cut short before its heap data; copy it again whole, or take a new heap dump"
+                "the file ends at byte offset {total}, right after a whole record, with {names} UTF8 and {loaded} LOAD CLASS record(s) and no heap dump record: a JVM writes its heap data after those, so the file is most likely a heap dump cut short before its heap data; copy it again whole, or take a new heap dump"
             ),
         });
     }

@@ -454,7 +454,8 @@ fn an_identifier_size_damaged_into_the_other_is_named() {
 
 /// A heap dump cut exactly between two records before its heap data (its class records whole,
 /// no heap dump record): a warning says it is most likely cut short there, not only that it
-/// holds no heap dump. A file of records with no LOAD CLASS (no JVM's heap dump) gets none.
+/// holds no heap dump; cut among its first UTF8 records too. A file of records of no kind a
+/// JVM writes first (an unknown one) gets none.
 #[test]
 fn a_dump_cut_between_records_before_its_heap_data_is_said_to_be_cut_short() {
     let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/demo/demo.hprof");
@@ -471,5 +472,9 @@ fn a_dump_cut_between_records_before_its_heap_data_is_said_to_be_cut_short() {
     assert!(!walk_bytes(&good).unwrap().iter().any(|w| w.contains("cut short")));
     let mut u = Writer::new("JAVA PROFILE 1.0.2", 8, 0);
     u.utf8(0x10, "java.lang.Object");
-    assert!(!walk_bytes(&u.finish()).unwrap().iter().any(|w| w.contains("cut short")));
+    assert!(walk_bytes(&u.finish()).unwrap().iter().any(|w| w.contains("with 1 UTF8 and 0 LOAD CLASS record(s) and no heap dump record")));
+    let mut unknown = Writer::new("JAVA PROFILE 1.0.3", 4, 0).finish();
+    unknown.extend_from_slice(&[0xFF, 0, 0, 0, 0, 0, 0, 0, 2, 7, 7]);
+    let w = walk_bytes(&unknown).unwrap();
+    assert!(w.iter().any(|w| w.contains("unknown record tag 0xFF")) && !w.iter().any(|w| w.contains("cut short")), "{w:?}");
 }
