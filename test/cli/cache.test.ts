@@ -475,6 +475,20 @@ describe('heapql cache list and clear', () => {
     expect(existsSync(entry)).toBe(false);
   });
 
+  it('refuses a cache directory that is a file rather than saying it is empty; a missing one is empty', async () => {
+    const file = path.join(tmp, 'not-a-directory');
+    writeFileSync(file, 'x');
+    for (const verb of ['list', 'clear']) {
+      const r = await heapql(['cache', verb, '--cache-dir', file]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain(`error: cannot read the cache directory ${file}: it is a file, not a directory (give --cache-dir a directory)`);
+    }
+    const missing = await heapql(['cache', 'list', '--cache-dir', freshDir()]);
+    expect(missing.code, missing.stderr).toBe(0);
+    expect(missing.stdout).toContain('(empty)');
+  });
+
   it('uses HEAPQL_CACHE_DIR when no directory is given', async () => {
     const list = await heapql(['cache', 'list']);
     expect(list.stdout.split('\n')[0]).toBe(`cache: ${process.env.HEAPQL_CACHE_DIR}`);

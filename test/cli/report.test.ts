@@ -84,6 +84,26 @@ describe('heapql <dump> [report]', () => {
     expect(s.stdout).toContain('8-byte alignment');
   });
 
+  it('refuses to report on a heap dump cut right after its first segment header (no object), saying so', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'heapql-noobjects-'));
+    const demo = readFileSync(path.join(root, 'fixtures/demo/demo.hprof'));
+    // The first HEAP DUMP SEGMENT record (its records walked by their lengths): the file cut
+    // after its 9-byte header and a byte of its first sub-record.
+    let p = demo.indexOf(0) + 13;
+    while (demo[p] !== 0x1c) p += 9 + demo.readUInt32BE(p + 5);
+    const cut = path.join(dir, 't.hprof');
+    writeFileSync(cut, demo.subarray(0, p + 10));
+    const out = path.join(dir, 't.md');
+    const r = await heapql([cut, out, '--no-cache']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain('the file is cut short');
+    expect(r.stderr).toContain(`error: ${cut} holds a heap dump with no objects (its heap data ends before the first object is whole`);
+    expect(existsSync(out)).toBe(false);
+    const w = await heapql(['waste', cut, '--no-cache']);
+    expect(w.code, w.stderr).toBe(2);
+    expect(w.stderr).toContain('holds a heap dump with no objects');
+  });
+
   it.skipIf(!existsSync('/proc/version'))('says why the report cannot be written before the analysis, naming its path, not a temporary file', async () => {
     const r = await heapql([path.join(root, 'fixtures/demo/demo.hprof'), '/proc/version.md', '--no-cache'], root, { HEAPQL_TIMING: '1' });
     expect(r.code).toBe(2);

@@ -771,10 +771,20 @@ export class HeapSession implements ReportableHeap {
       try {
         // A file with no heap dump record (cut before its heap data, a CPU-sampling hprof file)
         // has no objects: an "analysis" of nothing would report an empty heap with no suspects.
-        if (this.info().dumpCount === 0) {
+        const info = this.info();
+        if (info.dumpCount === 0) {
           throw new HeapqlError(
             'ERR_NO_SUCH_DUMP',
             `${this.path} holds no heap dump (no HEAP DUMP or HEAP DUMP SEGMENT record; the dump's warnings say where its records end): there are no objects to analyze. ` +
+              '`heapql summary` shows what the file holds; if it was cut short, copy it again whole or take a new heap dump.',
+          );
+        }
+        // Its heap dump record holds no object (the file cut right after the record's header or
+        // inside its first sub-record): the same nothing, not an empty heap with no suspects.
+        if (info.objectCount === 0) {
+          throw new HeapqlError(
+            'ERR_NO_SUCH_DUMP',
+            `${this.path} holds a heap dump with no objects (its heap data ends before the first object is whole; the dump's warnings say where): there are no objects to analyze. ` +
               '`heapql summary` shows what the file holds; if it was cut short, copy it again whole or take a new heap dump.',
           );
         }

@@ -86,3 +86,38 @@ fn a_whole_dump_keeps_its_own_roots() {
     want.sort();
     assert_eq!(by_kind, want);
 }
+
+/// The file offset of the last HEAP DUMP SEGMENT record of the dump in `bytes` (a HotSpot
+/// dump: its records walked by their lengths).
+fn last_segment_offset(bytes: &[u8]) -> usize {
+    let nul = bytes.iter().position(|&b| b == 0).unwrap();
+    let mut pos = nul + 13;
+    let mut last = None;
+    while pos + 9 <= bytes.len() {
+        if bytes[pos] == 0x1C {
+            last = Some(pos);
+        }
+        pos += 9 + u32::from_be_bytes(bytes[pos + 5..pos + 9].try_into().unwrap()) as usize;
+    }
+    assert_eq!(pos, bytes.len(), "the records end where the file does");
+    last.expect("a HEAP DUMP SEGMENT record")
+}
+
+/// A dump cut exactly between two records, after a whole HEAP DUMP SEGMENT and before the
+/// next one (no HEAP DUMP END), is cut short as one cut inside a segment is: its GC root
+/// records may be gone, so the System Class fallback's warning says the file is cut short and
+/// the analysis knows it (the report words unreachable objects as what the dump shows).
+#[test]
+fn a_dump_cut_between_two_segments_is_cut_short() {
+    let name = "KnownHeap-jdk17-noccp.hprof";
+    let at = last_segment_offset(&std::fs::read(fixture(name)).unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    let path = cut_copy(&dir, name, at);
+    let heap = Heap::open(&path, OpenOptions::default()).unwrap();
+    let s = heap.summary();
+    assert!(heap.warnings().iter().any(|w| w.message.contains("has no HEAP DUMP END record: the file may be cut short")), "{:?}", heap.warnings());
+    assert!(s.cut_short, "a dump whose segments stop at the end of the file with no HEAP DUMP END is cut short");
+    assert!(s.fallback_system_class_roots > 0);
+    let w = heap.warnings().iter().find(|w| w.message.contains("no System Class root")).expect("a warning about the missing System Class roots");
+    assert!(w.message.contains("the file is cut short") && w.message.contains("partial"), "{}", w.message);
+}

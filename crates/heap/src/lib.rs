@@ -498,9 +498,47 @@ impl Default for ClassMemo {
     }
 }
 
+/// `HeapError::Changed` when the file at `path` is no longer the one `before` describes (its
+/// length, modification time or status-change time moved) while it was being indexed.
+fn changed_while_indexed(path: &Path, before: &std::fs::Metadata) -> Option<HeapError> {
+    let now = std::fs::metadata(path).ok()?;
+    #[cfg(unix)]
+    let ctime_moved = {
+        use std::os::unix::fs::MetadataExt;
+        (now.ctime(), now.ctime_nsec(), now.ino()) != (before.ctime(), before.ctime_nsec(), before.ino())
+    };
+    #[cfg(not(unix))]
+    let ctime_moved = false;
+    let what = if now.len() < before.len() {
+        format!("cut short on disk while it was being indexed ({} bytes now, {} then)", now.len(), before.len())
+    } else if now.len() != before.len() || now.modified().ok() != before.modified().ok() || ctime_moved {
+        format!("written to or replaced on disk while it was being indexed ({} bytes now, {} then)", now.len(), before.len())
+    } else {
+        return None;
+    };
+    Some(HeapError::Changed {
+        path: path.display().to_string(),
+        reason: format!(
+            "the dump file was {what}, so what was read is no one dump and nothing can be said of it; open it again once it is complete (to keep a dump while writing a new one, write the new one elsewhere and rename it over the old)"
+        ),
+    })
+}
+
 impl Heap {
+    /// Indexes the dump at `path`. A dump written to or cut short on disk while it was being
+    /// indexed is `HeapError::Changed`: what was read is no one dump, so neither the index
+    /// built nor an error about its bytes (a sub-record cut by its new end read as damage, "the
+    /// file is not cut short") would be true.
     pub fn open(path: &Path, options: OpenOptions) -> Result<Heap, HeapError> {
-        builder::build(path, options)
+        let before = std::fs::metadata(path).ok();
+        match builder::build(path, options) {
+            Ok(heap) => {
+                heap.check_dump_unchanged()?;
+                Ok(heap)
+            }
+            Err(HeapError::Cancelled) => Err(HeapError::Cancelled),
+            Err(e) => Err(before.and_then(|b| changed_while_indexed(path, &b)).unwrap_or(e)),
+        }
     }
 
     /// Indexes a dump held in memory (tests, fuzzing); `name` stands for the path in messages.

@@ -14,6 +14,8 @@ mod gz;
 pub mod header;
 pub mod mutf8;
 pub mod records;
+#[cfg(unix)]
+mod sigbus;
 pub mod source;
 pub mod subrecords;
 pub mod types;

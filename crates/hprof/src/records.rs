@@ -39,7 +39,9 @@ pub struct Segment {
     /// File offset of the first sub-record (just after the 9-byte record header).
     pub offset: u64,
     pub len: u64,
-    /// True when this body reaches the end of the data because the file is cut short.
+    /// True when this body reaches the end of the data because the file is cut short: cut
+    /// inside it, or right after it when it is the last HEAP DUMP SEGMENT of a dump with no
+    /// HEAP DUMP END.
     pub truncated: bool,
 }
 
@@ -382,6 +384,12 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
     // Records whose length leads to the next record but is not their kind's (warned of up to
     // UNKNOWN_NAMED times, then counted, as the unknown kinds are).
     let mut odd_lengths = 0u64;
+    // The identifier size the header does not give, and how many records whose kind fixes their
+    // length by the identifier size hold the length the header's size gives them (.0) or the
+    // other size's (.1), with the first of the latter (offset, tag, length, length expected).
+    let other_ids: u64 = if ids == 4 { 8 } else { 4 };
+    let mut id_fits = (0u64, 0u64);
+    let mut id_misfit: Option<(u64, u8, u64, u64)> = None;
     // The record before this one: (offset, tag, length).
     let mut prev: Option<(u64, u8, u64)> = None;
     // Records of unknown kinds up to here were followed to a record of a known kind (`lands`).
@@ -517,6 +525,24 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
             }
             return Err(length_lies((p_off, p_tag, p_len), pos, &what, q, total));
         }
+        // The header's identifier size, checked against the records whose kind fixes their
+        // length by it (LOAD CLASS, FRAME, START THREAD, a TRACE with frames): a dump read with
+        // the wrong one would fail (or read wrong) deep in its heap data, naming the wrong cause.
+        if len <= left {
+            let own = exact_len(&mut cur, body, t, ids as u64);
+            let other = exact_len(&mut cur, body, t, other_ids);
+            if own.is_some() && own != other {
+                if own == Some(len) {
+                    id_fits.0 += 1;
+                } else if other == Some(len) {
+                    id_fits.1 += 1;
+                    id_misfit.get_or_insert((pos, t, len, own.unwrap_or(0)));
+                }
+            }
+            if id_fits.0 == 0 && id_fits.1 >= ID_SIZE_EVIDENCE {
+                return Err(wrong_id_size(header, other_ids, id_fits.1, id_misfit, total));
+            }
+        }
         // A small record of a fixed or counted kind whose length is not the one its kind and
         // counts give, while whole records follow where that length ends it: its length lies.
         // Read by its length, it would swallow the records after it (or end inside the next
@@ -555,6 +581,15 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
             truncated = true;
         }
         if len > left {
+            // A small record (a UTF8 one: its length may be anything up to `MAX_UTF8`) running
+            // past the end while whole records go on to the end of the file from where its kind
+            // or its text ends it: its own length lies, the file is not cut short. Read as a
+            // cut, every record after it (the heap dump included) would be dropped.
+            if t != tag::HEAP_DUMP && t != tag::HEAP_DUMP_SEGMENT {
+                if let Some(q) = true_end(&mut cur, body, t, total, ids as u64).filter(|&q| records_to_end(&mut cur, q, total, ids as u64)) {
+                    return Err(own_length_lies(pos, t, len, left, q - body, total));
+                }
+            }
             out.warnings.push(Warning {
                 offset: total,
                 message: format!(
@@ -632,6 +667,26 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
         }
         out.dumps.push(d);
     }
+    // No heap dump at all, the records ending right at the end of the file after the names and
+    // classes a JVM writes before its heap data (and no record of the agent's CPU or allocation
+    // profiles, files that hold no heap dump by design): a heap dump cut between two records.
+    let (names, loaded) = (counts[tag::UTF8 as usize], counts[tag::LOAD_CLASS as usize]);
+    if out.dumps.is_empty()
+        && pos == total
+        && names + loaded > 0
+        && [tag::CPU_SAMPLES, tag::ALLOC_SITES, tag::HEAP_SUMMARY].iter().all(|&t| counts[t as usize] == 0)
+        && !out.warnings.iter().any(|w| w.message.contains("cut short"))
+    {
+        out.warnings.push(Warning {
+            offset: total,
+            message: format!(
+                "the file ends at byte offset {total}, right after a whole record, with {names} UTF8 and {loaded} LOAD CLASS record(s) and no heap dump record: a JVM writes its heap data after those, so the file is most likely a heap dump cut short before its heap data; copy it again whole, or take a new heap dump"
+            ),
+        });
+    }
+    if id_fits.0 == 0 && id_fits.1 > 0 {
+        return Err(wrong_id_size(header, other_ids, id_fits.1, id_misfit, total));
+    }
     let end = pos.min(total);
     out.warnings.extend(more_warning(end, odd_lengths, "records whose length is not their kind's"));
     out.warnings.extend(more_warning(end, unknown_tags, "records of unknown kinds skipped"));
@@ -639,6 +694,27 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
     tick.finish();
     out.record_counts = counts.iter().enumerate().filter(|(_, &c)| c > 0).map(|(t, &c)| (t as u8, c)).collect();
     Ok(out)
+}
+
+/// How many records, whose kind fixes their length by the identifier size, holding the other
+/// size's length (and none the header's) the walk needs to call the header's size wrong before
+/// its end (at the end of the walk, one is enough).
+const ID_SIZE_EVIDENCE: u64 = 3;
+
+/// The error for a header whose identifier size is not the one the records were written with:
+/// `n` records (the first `first`: offset, tag, length, the length the header's size gives it)
+/// hold the length `other`-byte identifiers give them, none the header's.
+fn wrong_id_size(header: &Header, other: u64, n: u64, first: Option<(u64, u8, u64, u64)>, total: u64) -> Error {
+    let at = header.records_start - 12;
+    let example = first.map_or(String::new(), |(off, t, len, own)| format!(", the first the {} record at byte offset {off}: {len} bytes, not {own}", kind(t)));
+    Error::Corrupt {
+        offset: at,
+        reason: format!(
+            "the header's identifier size at byte offset {at} says {}-byte identifiers, but the records whose kind fixes their length by it hold the lengths {other}-byte identifiers give them ({n} record(s){example}) and none hold its own: the header's identifier size is damaged, so nothing in the file can be read right. {}",
+            header.id_size,
+            not_cut(total)
+        ),
+    }
 }
 
 /// How many records of one kind of trouble (an unknown kind, a length not their kind's) are

@@ -50,17 +50,19 @@ enum Inner {
 
 /// Random-access view of the uncompressed dump.
 pub struct Source {
+    /// The user's file when it stays mapped (plain and chunked gzip dumps), with its length
+    /// and modification time then: a mapped file cut short on disk kills the process with
+    /// SIGBUS at the first read past its new end, and one written over in place would be read
+    /// through an index of its old bytes, so `check_unchanged` looks before each piece of work
+    /// (and a cut during one is said by `sigbus`). Declared first, so dropped (its mapping
+    /// unregistered) before the mapping in `inner` is unmapped.
+    watched: Option<Watched>,
     inner: Inner,
     compression: Compression,
     /// Size of the file on disk (compressed size for gzip input).
     file_size: u64,
     /// Findings made while opening (a cut gzip file, bytes after its last member).
     warnings: Vec<crate::error::Warning>,
-    /// The user's file when it stays mapped (plain and chunked gzip dumps), with its length
-    /// and modification time then: a mapped file cut short on disk kills the process with
-    /// SIGBUS at the first read past its new end, and one written over in place would be read
-    /// through an index of its old bytes, so `check_unchanged` looks before each piece of work.
-    watched: Option<Watched>,
 }
 
 /// The user's dump file as it was when opened: its length, last modification and last status
@@ -71,6 +73,9 @@ struct Watched {
     len: u64,
     modified: Option<std::time::SystemTime>,
     changed: Option<(i64, i64, u64)>,
+    /// Its mapping, registered so that a SIGBUS in it is said in words (`sigbus`).
+    #[cfg(unix)]
+    _mapping: crate::sigbus::Watch,
 }
 
 /// A file's status-change time (`st_ctime` with its nanoseconds) and link count, where the
@@ -91,8 +96,18 @@ fn status_changed(meta: &std::fs::Metadata) -> Option<(i64, i64, u64)> {
 }
 
 impl Watched {
-    fn new(file: File, meta: &std::fs::Metadata) -> Watched {
-        Watched { file, len: meta.len(), modified: meta.modified().ok(), changed: status_changed(meta) }
+    /// The file, as `meta` describes it, mapped at `mapping` (its start and length).
+    fn new(file: File, meta: &std::fs::Metadata, mapping: (*const u8, usize)) -> Watched {
+        #[cfg(not(unix))]
+        let _ = mapping;
+        Watched {
+            file,
+            len: meta.len(),
+            modified: meta.modified().ok(),
+            changed: status_changed(meta),
+            #[cfg(unix)]
+            _mapping: crate::sigbus::watch(mapping.0, mapping.1),
+        }
     }
 }
 
@@ -144,14 +159,17 @@ impl Source {
         }
         if map.len() >= 3 && map[0] == 0x1f && map[1] == 0x8b && map[2] == 8 {
             let watch = file.try_clone().ok();
+            // The mapping stays where it is when the map is moved (kept by a chunked source).
+            let mapping = (map.as_ptr(), map.len());
             let mut source = gz::open_gzip(file, map, ctl)?;
             // A single gzip member was inflated into a file of our own: the user's is not read again.
             if source.compression == Compression::GzipChunked {
-                source.watched = watch.map(|f| Watched::new(f, &meta));
+                source.watched = watch.map(|f| Watched::new(f, &meta, mapping));
             }
             return Ok(source);
         }
-        Ok(Source { inner: Inner::Mapped(map), compression: Compression::None, file_size, warnings: Vec::new(), watched: Some(Watched::new(file, &meta)) })
+        let mapping = (map.as_ptr(), map.len());
+        Ok(Source { inner: Inner::Mapped(map), compression: Compression::None, file_size, warnings: Vec::new(), watched: Some(Watched::new(file, &meta, mapping)) })
     }
 
     /// An error when the mapped dump file was written to since it was opened (copied over in

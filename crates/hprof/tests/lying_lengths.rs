@@ -459,3 +459,24 @@ fn many_records_longer_than_their_kind_are_named_twenty_times_then_counted() {
     assert_eq!(named, 20, "{warnings:?}");
     assert!(warnings.iter().any(|m| m.starts_with("…and 5 more records whose length is not their kind's (25 in all; the first 20 are named above)")), "{warnings:?}");
 }
+
+/// A UTF8 record in the middle whose length (one a UTF8 record may have) lies past the end of
+/// the file, while whole records, the heap dump's among them, go on after its text: an error
+/// naming it and where the records resume, not a file cut short there with every record after
+/// it (the whole heap dump) dropped.
+#[test]
+fn a_utf8_length_lying_past_the_end_in_the_middle_is_corrupt_not_cut_short() {
+    let p = dump();
+    let at = p.utf8;
+    let mut bad = p.bytes.clone();
+    let left = (bad.len() - at - 9) as u32;
+    set_len(&mut bad, at, left + 1000);
+    let (off, reason) = corrupt(walk_bytes(&bad));
+    assert_eq!(off, at as u64, "{reason}");
+    assert!(reason.contains(&format!("the record at byte offset {at} (UTF8) claims {} bytes, but only {left} remain", left + 1000)), "{reason}");
+    assert!(reason.contains(&format!("records resume at byte offset {}, as if it held 24 bytes", at + 9 + 24)), "{reason}");
+    assert!(reason.contains("The file is not cut short"), "{reason}");
+    // A file really cut short inside that record is still read up to it, with a warning.
+    let l = walk_bytes(&p.bytes[..at + 20]).unwrap();
+    assert!(l.warnings.iter().any(|w| w.message.contains("the file is cut short")), "{:?}", l.warnings);
+}

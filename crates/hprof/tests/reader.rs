@@ -414,3 +414,67 @@ fn a_lying_length_in_a_real_dump_names_the_record() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The header's identifier size damaged into the other valid one (4 for 8, 8 for 4): the
+/// records whose kind fixes their length by it (LOAD CLASS, FRAME, START THREAD) say so, and
+/// the walk fails naming the header's field at byte offset 19, not a heap sub-record deep in
+/// the heap data with "damaged here or in the sub-record before it".
+#[test]
+fn an_identifier_size_damaged_into_the_other_is_named() {
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/demo/demo.hprof");
+    let eight = std::fs::read(&fixture).unwrap_or_else(|e| panic!("{}: {e} (a fixture of the repository)", fixture.display()));
+    assert_eq!(parse_header(&eight).unwrap().id_size, 8);
+    let mut w = Writer::new("JAVA PROFILE 1.0.2", 4, 0);
+    for i in 0..4u64 {
+        w.utf8(0x100 + i, &format!("com.example.C{i}"));
+        w.load_class(i as u32 + 1, 0x1000 + i * 0x10, 0x100 + i);
+    }
+    w.frame(0x2000, 0x100, 0x101, 0x102, 1, 7);
+    w.trace(1, 1, &[0x2000]);
+    let mut b = Body::new(4);
+    b.root(sub::ROOT_STICKY_CLASS, 0x1000);
+    w.heap_dump_segment(&b);
+    w.heap_dump_end();
+    let four = w.finish();
+    assert!(walk_bytes(&four).is_ok(), "the 4-byte dump reads as written");
+    for (good, from, to) in [(eight, 8u32, 4u32), (four, 4, 8)] {
+        let mut bad = good.clone();
+        bad[19..23].copy_from_slice(&to.to_be_bytes());
+        match walk_bytes(&bad) {
+            Err(heapql_hprof::Error::Corrupt { offset, reason }) => {
+                assert_eq!(offset, 19, "{reason}");
+                assert!(reason.contains(&format!("identifier size at byte offset 19 says {to}-byte identifiers")), "{reason}");
+                assert!(reason.contains(&format!("the lengths {from}-byte identifiers give them")), "{reason}");
+                assert!(reason.contains("the first the LOAD CLASS record at byte offset ") && reason.contains("and none hold its own"), "{reason}");
+            }
+            other => panic!("{from} → {to}: not called a damaged identifier size: {other:?}"),
+        }
+    }
+}
+
+/// A heap dump cut exactly between two records before its heap data (its class records whole,
+/// no heap dump record): a warning says it is most likely cut short there, not only that it
+/// holds no heap dump; cut among its first UTF8 records too. A file of records of no kind a
+/// JVM writes first (an unknown one) gets none.
+#[test]
+fn a_dump_cut_between_records_before_its_heap_data_is_said_to_be_cut_short() {
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/demo/demo.hprof");
+    let good = std::fs::read(&fixture).unwrap_or_else(|e| panic!("{}: {e} (a fixture of the repository)", fixture.display()));
+    let mut p = parse_header(&good).unwrap().records_start as usize;
+    while good[p] != tag::HEAP_DUMP_SEGMENT {
+        p += 9 + u32::from_be_bytes(good[p + 5..p + 9].try_into().unwrap()) as usize;
+    }
+    let w = walk_bytes(&good[..p]).unwrap();
+    assert!(
+        w.iter().any(|w| w.contains(&format!("the file ends at byte offset {p}, right after a whole record")) && w.contains("most likely a heap dump cut short before its heap data")),
+        "{w:?}"
+    );
+    assert!(!walk_bytes(&good).unwrap().iter().any(|w| w.contains("cut short")));
+    let mut u = Writer::new("JAVA PROFILE 1.0.2", 8, 0);
+    u.utf8(0x10, "java.lang.Object");
+    assert!(walk_bytes(&u.finish()).unwrap().iter().any(|w| w.contains("with 1 UTF8 and 0 LOAD CLASS record(s) and no heap dump record")));
+    let mut unknown = Writer::new("JAVA PROFILE 1.0.3", 4, 0).finish();
+    unknown.extend_from_slice(&[0xFF, 0, 0, 0, 0, 0, 0, 0, 2, 7, 7]);
+    let w = walk_bytes(&unknown).unwrap();
+    assert!(w.iter().any(|w| w.contains("unknown record tag 0xFF")) && !w.iter().any(|w| w.contains("cut short")), "{w:?}");
+}
