@@ -69,6 +69,14 @@ describe('HTML report', () => {
     expect(html).toContain('&lt;img src=x onerror=&quot;alert(1)&quot;&gt;|[x](javascript:alert(2))\\n&lt;script&gt;alert(3)&lt;/script&gt;');
   });
 
+  test("a query's OQL keeps its lines and tabs (escaped line by line), as the Markdown report's does", () => {
+    const m = sampleModel();
+    m.queries[0].oql = 'SELECT s\n\tFROM java.lang.String s\r\nWHERE s.@length < 3';
+    const html = renderHtml(m);
+    expect(html).toContain('<pre><code>SELECT s\n\tFROM java.lang.String s\nWHERE s.@length &lt; 3</code></pre>');
+    expect(html).not.toContain('SELECT s\\n');
+  });
+
   test('long tables start collapsed', () => {
     const m = sampleModel();
     const base = m.overview.classHistogram.rows[0];

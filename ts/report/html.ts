@@ -10,7 +10,7 @@
  */
 import { planQuery, queryChartSvg, type QueryView } from './charts.js';
 import { baseName, displayModel, duplicateStringsHeadline, formatBytes, framesLeftOutText, frameText, HEAPS_NOTE, heapClassesNote, heapClassesShown, heapsShown, int, noPathText, objectText, overviewFacts, percent, rootNote, sizeWithPercent, suspectHeapFact, suspectHeaps, UNNAMED, valueText, viaText, WASTE_HEAPS_NOTE, wasteHeadline, wasteHeapsShown, wasteSummary } from './format.js';
-import { escapeHtml as esc, isolateHtml } from './html-escape.js';
+import { escapeHtml as esc, escapeHtmlLines, isolateHtml } from './html-escape.js';
 import { CLASS_LOADER_COLUMNS, classLoadersNote } from './markdown.js';
 import type { ConsumerGroup, LeakSuspect, ReportModel, ReportWarning, ThreadInfo, Waste, WasteModel } from './model.js';
 import type { QueryResult } from './query-result.js';
@@ -491,7 +491,7 @@ function wasteSection(w: Waste): string {
 }
 
 function queryBlock(q: QueryResult, view: QueryView): string {
-  const parts = [`<h3>${esc(view.heading)}</h3>`, `<pre><code>${esc(q.oql.trim())}</code></pre>`];
+  const parts = [`<h3>${esc(view.heading)}</h3>`, `<pre><code>${escapeHtmlLines(q.oql.trim())}</code></pre>`];
   if (view.title) parts.push(`<h4>${esc(view.title)}</h4>`);
   parts.push(queryChartSvg(view));
   if (view.kind !== 'table' && view.data.length < view.chartable) parts.push(`<p class="note">Chart shows the first ${int(view.data.length)} of ${int(view.chartable)} rows.</p>`);
