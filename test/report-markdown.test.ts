@@ -3,6 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { withVizWarnings } from '../ts/report/charts.js';
 import { renderHtml } from '../ts/report/html.js';
 import { asciiBars, MARKDOWN_HISTOGRAM_ROWS, mdText, renderMarkdown } from '../ts/report/markdown.js';
+import { formatBytes } from '../ts/report/summary.js';
 import { confusableThreads, HOSTILE, modelWithoutPaths, sampleModel } from './report-sample.js';
 
 describe('Markdown report', () => {
@@ -222,5 +223,20 @@ describe('threads a reader could confuse', () => {
     expect(md).toContain('    local byte[] @ 0x7f0c0000  (retained 64.0 KiB)');
     expect(md).toMatch(/^class Demo {2}\(retained/m);
     expect(md).toContain('| java.lang.String @ 0x7f0e0000  "hello" |');
+  });
+});
+
+describe('sizes', () => {
+  test('a size that would round to 1024.0 of a unit is given in the next unit', () => {
+    expect(formatBytes(1023)).toBe('1023 B');
+    expect(formatBytes(1024)).toBe('1.0 KiB');
+    expect(formatBytes(1_048_524)).toBe('1023.9 KiB');
+    // 16 arrays of 65,536 bytes less a few non-zero ones: 1023.97 KiB, not "1024.0 KiB".
+    expect(formatBytes(1_048_547)).toBe('1.0 MiB');
+    expect(formatBytes(1_048_575)).toBe('1.0 MiB');
+    expect(formatBytes(1024 ** 3 - 1)).toBe('1.0 GiB');
+    const m = sampleModel();
+    m.waste.categories[0].overhead = 1_048_547;
+    expect(renderMarkdown(m)).toContain(`| ${m.waste.categories[0].title} | ${m.waste.categories[0].objects.toLocaleString('en-US')} | 1.0 MiB |`);
   });
 });
