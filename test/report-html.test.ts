@@ -102,6 +102,21 @@ describe('HTML report', () => {
   });
 });
 
+describe('treemap tiles', () => {
+  test("a tile's figure is drawn whole or not at all (its tooltip has it), never cut to 107.6…", () => {
+    const fmt = (n: number) => `${n.toFixed(1)} KiB`;
+    // One big tile, and narrow ones whose label is cut but whose figure would not fit whole.
+    const children = [{ label: 'big', value: 5000 }, ...Array.from({ length: 12 }, (_, i) => ({ label: `java.lang.Package${i}`, value: 107.6 }))];
+    const tm = treemapSvg({ label: 'root', value: 0, children }, { title: 't', width: 760, height: 380, format: fmt });
+    const figures = [...tm.matchAll(/<text x="0" y="28" class="tm tmv">([^<]*)<\/text>/g)].map((m) => m[1]);
+    expect(figures).toContain('5000.0 KiB');
+    for (const f of figures) expect(f).toMatch(/^\d+\.\d KiB$/);
+    // The narrow tiles still carry their figure in the tooltip.
+    expect(tm).toContain('<title>java.lang.Package0: 107.6 KiB</title>');
+    expect(figures.length).toBeLessThan(children.length);
+  });
+});
+
 describe('threads a reader could confuse', () => {
   test('each stack names the thread and its address; a nameless thread is (unnamed); a thread local and an instance row carry the address', () => {
     const html = renderHtml(confusableThreads());

@@ -140,7 +140,9 @@ export function treemapSvg(root: TreeDatum, options: { title: string; width?: nu
     const room = w - 8;
     const label = fitText(n.data.label, room, FONT_PX);
     const showLabel = label !== '' && hh >= 16;
-    const value = showLabel && !n.children && hh >= 32 ? fitText(fmt(n.value ?? 0), room, 11) : '';
+    // A figure is drawn whole or not at all (the tooltip has it): `107.6…` would hide its unit.
+    const figure = fmt(n.value ?? 0);
+    const value = showLabel && !n.children && hh >= 32 && textWidthPx(figure, 11) <= room ? figure : '';
     const opacity = n.children ? 0.55 : 1;
     parts.push(
       `<g><title>${esc(full)}</title><rect x="${n.x0}" y="${n.y0}" width="${w}" height="${hh}" fill="${fill}" fill-opacity="${opacity}"></rect>` +
