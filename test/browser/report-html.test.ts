@@ -151,4 +151,37 @@ describe.skipIf(!chromiumAvailable)('HTML report in Chromium', () => {
     await page.screenshot({ path: path.join(dir, 'report-labels.png'), fullPage: true });
     await page.close();
   });
+  test("a treemap's labels contrast with their tile as WCAG AA asks of text (4.5:1), a group's tile too", async () => {
+    const m = sampleModel();
+    // Ten packages of their own colours, each with a sub-package: every colour of the palette, as a group and as a tile.
+    m.topConsumers.biggestPackages = Array.from({ length: 10 }, (_, i) => [
+      { name: `p${i}`, parent: null, depth: 0, objects: 10, retained: 200_000 - i * 10_000, retainedPercent: 10 - i / 2 },
+      { name: `p${i}.sub`, parent: `p${i}`, depth: 1, objects: 5, retained: 100_000 - i * 5_000, retainedPercent: 5 - i / 4 },
+    ]).flat();
+    const file = path.join(dir, 'report-treemap-contrast.html');
+    fs.writeFileSync(file, renderReport(m, 'html'));
+    const { page, problems } = await watchedPage(browser);
+    await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+    expect(problems).toEqual([]);
+    const pairs = await page.$$eval('#top-consumers svg.treemap g', (gs) => {
+      const rgb = (c: string) => (c.match(/[\d.]+/g) ?? []).map(Number);
+      const lum = ([r, g, b]: number[]) => {
+        const f = (v: number) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+        return 0.2126 * f(r!) + 0.7152 * f(g!) + 0.0722 * f(b!);
+      };
+      return gs.flatMap((g) => {
+        const rect = g.querySelector(':scope > rect');
+        const text = g.querySelector('text');
+        if (!rect || !text) return [];
+        // The tile's colour at its opacity over the page's white, against the label's colour.
+        const a = Number(getComputedStyle(rect).fillOpacity);
+        const tile = rgb(getComputedStyle(rect).fill).map((v) => v * a + 255 * (1 - a));
+        const [l1, l2] = [lum(tile), lum(rgb(getComputedStyle(text).fill))].sort((x, y) => y - x);
+        return [{ label: text.textContent, contrast: (l1! + 0.05) / (l2! + 0.05) }];
+      });
+    });
+    expect(pairs.map((p) => p.label)).toEqual(expect.arrayContaining(['p0', 'p9', 'p0.sub', 'p9.sub']));
+    expect(pairs.filter((p) => p.contrast < 4.5)).toEqual([]);
+    await page.close();
+  });
 });
