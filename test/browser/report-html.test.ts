@@ -184,4 +184,44 @@ describe.skipIf(!chromiumAvailable)('HTML report in Chromium', () => {
     expect(pairs.filter((p) => p.contrast < 4.5)).toEqual([]);
     await page.close();
   });
+
+  test('a narrow window: the page never scrolls sideways, a wide table or chart scrolls in its own box, charts keep readable text; printing shows collapsed tables', async () => {
+    const file = path.join(dir, 'report-narrow.html');
+    fs.writeFileSync(file, renderReport(sampleModel(), 'html'));
+    const { page, problems } = await watchedPage(browser);
+    await page.setViewportSize({ width: 400, height: 900 });
+    await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+    expect(problems).toEqual([]);
+    const layout = await page.evaluate(() => ({
+      page: document.documentElement.scrollWidth,
+      window: document.documentElement.clientWidth,
+      // Each chart's drawn width, and whether the box it is in can scroll to its end.
+      charts: [...document.querySelectorAll('svg.chart')].map((c) => {
+        const box = c.parentElement!;
+        return { width: c.getBoundingClientRect().width, scrolls: box.scrollWidth <= box.clientWidth || getComputedStyle(box).overflowX === 'auto' };
+      }),
+      wideTables: [...document.querySelectorAll('table')].filter((t) => t.scrollWidth > t.clientWidth + 1).map((t) => getComputedStyle(t).overflowX),
+    }));
+    expect(layout.page).toBeLessThanOrEqual(layout.window);
+    expect(layout.charts.length).toBeGreaterThan(5);
+    for (const c of layout.charts) {
+      expect(c.width).toBeGreaterThanOrEqual(540);
+      expect(c.scrolls).toBe(true);
+    }
+    for (const overflow of layout.wideTables) expect(overflow).toBe('auto');
+    await page.screenshot({ path: path.join(dir, 'report-narrow.png'), fullPage: true });
+    // Still tables to assistive technology (Chromium's own accessibility tree), with their column headers.
+    const cdp = await page.context().newCDPSession(page);
+    const visibleTables = await page.locator('table:visible').count();
+    const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as { nodes: { role?: { value?: string } }[] };
+    expect(nodes.filter((n) => n.role?.value === 'table')).toHaveLength(visibleTables);
+    expect(nodes.filter((n) => n.role?.value === 'columnheader').length).toBeGreaterThan(visibleTables);
+
+    // Printed, a collapsed table (thread stacks, the system properties) is on paper too.
+    const collapsed = page.locator('details:not([open]) table').first();
+    expect(await collapsed.isVisible()).toBe(false);
+    await page.emulateMedia({ media: 'print' });
+    expect(await collapsed.isVisible()).toBe(true);
+    await page.close();
+  });
 });
