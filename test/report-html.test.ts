@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 
 import { withVizWarnings } from '../ts/report/charts.js';
 import { COLLAPSE_ROWS, renderHtml } from '../ts/report/html.js';
-import { barChartSvg, pieChartSvg, treemapSvg } from '../ts/report/svg.js';
+import { barChartSvg, pieChartSvg, REST_COLOR, treemapSvg } from '../ts/report/svg.js';
 import { confusableThreads, HOSTILE, modelWithoutPaths, sampleModel } from './report-sample.js';
 
 describe('HTML report', () => {
@@ -114,6 +114,23 @@ describe('treemap tiles', () => {
     // The narrow tiles still carry their figure in the tooltip.
     expect(tm).toContain('<title>java.lang.Package0: 107.6 KiB</title>');
     expect(figures.length).toBeLessThan(children.length);
+  });
+});
+
+describe('pie charts', () => {
+  test('no two slices share a colour: past nine, the rest are one "N more" slice; the rest of the heap keeps its grey', () => {
+    const data = Array.from({ length: 13 }, (_, i) => ({ label: `thread-${i}`, value: 1000 - i * 10 }));
+    const pie = pieChartSvg([...data, { label: 'Rest of the heap', value: 500, color: REST_COLOR }], { title: 't' });
+    const fills = [...pie.matchAll(/<path d="M[^"]*" fill="([^"]+)"/g)].map((m) => m[1]);
+    expect(fills).toHaveLength(11);
+    expect(new Set(fills).size).toBe(fills.length);
+    expect(pie).toContain('>thread-8<');
+    expect(pie).not.toContain('>thread-9<');
+    // thread-9 … thread-12 together: 910 + 900 + 890 + 880.
+    expect(pie).toContain('<title>4 more: 3,580 (');
+    expect(pie).toContain('<title>Rest of the heap: 500 (');
+    // Ten slices or fewer are drawn as they are.
+    expect(pieChartSvg(data.slice(0, 10), { title: 't' }).match(/<path d="M/g)).toHaveLength(10);
   });
 });
 

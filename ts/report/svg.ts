@@ -34,7 +34,7 @@ export const REST_COLOR = '#b8bfcc';
  * Ten distinguishable colours on which the treemap's white 12 px labels are readable: each has a
  * contrast of at least 4.5:1 with white (WCAG AA for normal text).
  */
-export const PALETTE = ['#3b6fb6', '#b35900', '#2f7d4a', '#c2413b', '#7d5ba6', '#8c6d31', '#b3478a', '#5f6b7a', '#737000', '#167f8c'];
+export const PALETTE = ['#3b6fb6', '#b35900', '#2f7d4a', '#c2413b', '#7d5ba6', '#8c6d31', '#b3478a', '#737000', '#167f8c', '#5f6b7a'];
 const color = (i: number) => PALETTE[i % PALETTE.length];
 const r1 = (n: number) => Math.round(n * 10) / 10;
 
@@ -83,8 +83,23 @@ export function barChartSvg(data: Datum[], options: { title: string; width?: num
   return svgOpen(width, height, options.title, 'bar') + rows.join('') + '</svg>';
 }
 
-/** A donut chart with a legend (label, value, share). */
-export function pieChartSvg(data: Datum[], options: { title: string; format?: (n: number) => string }): string {
+/**
+ * The slices a pie draws: each its own colour. More slices than the palette has colours would
+ * repeat one (slice 11 as blue as slice 1), so past nine the rest are one grey slice, `N more`
+ * (the table beside the chart lists them); a slice of a fixed colour (the rest of the heap) stays.
+ */
+export function pieSlices(data: Datum[]): Datum[] {
+  const own = data.filter((d) => d.color === undefined);
+  if (own.length <= PALETTE.length) return data;
+  const kept = own.slice(0, PALETTE.length - 1);
+  const more = own.slice(PALETTE.length - 1);
+  const merged: Datum = { label: `${int(more.length)} more`, value: more.reduce((s, d) => s + d.value, 0), color: PALETTE[PALETTE.length - 1] };
+  return [...kept, merged, ...data.filter((d) => d.color !== undefined)];
+}
+
+/** A donut chart with a legend (label, value, share); past ten slices, see `pieSlices`. */
+export function pieChartSvg(all: Datum[], options: { title: string; format?: (n: number) => string }): string {
+  const data = pieSlices(all);
   const fmt = options.format ?? int;
   const radius = 110;
   const legendX = 2 * radius + 40;
