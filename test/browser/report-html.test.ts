@@ -224,4 +224,44 @@ describe.skipIf(!chromiumAvailable)('HTML report in Chromium', () => {
     expect(await collapsed.isVisible()).toBe(true);
     await page.close();
   });
+
+  test('text contrasts 4.5:1 with its background (WCAG AA), the GC root badge too; a fact table says its keys are row headers', async () => {
+    const file = path.join(dir, 'report-contrast.html');
+    fs.writeFileSync(file, renderReport(sampleModel(), 'html'));
+    const { page, problems } = await watchedPage(browser);
+    await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+    expect(problems).toEqual([]);
+    await page.evaluate(() => document.querySelectorAll('details').forEach((d) => (d.open = true)));
+    expect(await page.locator('span.root').count()).toBeGreaterThan(0);
+    const low = await page.evaluate(() => {
+      const rgb = (c: string) => (c.match(/[\d.]+/g) ?? []).map(Number);
+      const lum = ([r, g, b]: number[]) => {
+        const f = (v: number) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+        return 0.2126 * f(r!) + 0.7152 * f(g!) + 0.0722 * f(b!);
+      };
+      // The first opaque background from the element up (the page is white).
+      const background = (el: Element) => {
+        for (let e: Element | null = el; e; e = e.parentElement) {
+          const c = rgb(getComputedStyle(e).backgroundColor);
+          if (c.length === 3 || c[3]! > 0) return c.slice(0, 3);
+        }
+        return [255, 255, 255];
+      };
+      const out: string[] = [];
+      for (const el of document.querySelectorAll('body *')) {
+        if (el.closest('svg') || ![...el.childNodes].some((n) => n.nodeType === 3 && n.textContent!.trim())) continue;
+        const [a, b] = [lum(rgb(getComputedStyle(el).color).slice(0, 3)), lum(background(el))].sort((x, y) => y - x);
+        const ratio = (a! + 0.05) / (b! + 0.05);
+        if (ratio < 4.5) out.push(`${el.tagName.toLowerCase()}.${el.className}: ${ratio.toFixed(2)}`);
+      }
+      return [...new Set(out)];
+    });
+    expect(low).toEqual([]);
+    // Chromium's accessibility tree: the overview's facts are row headers of their values.
+    const cdp = await page.context().newCDPSession(page);
+    const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as { nodes: { role?: { value?: string }; name?: { value?: string } }[] };
+    const rowHeaders = nodes.filter((n) => n.role?.value === 'rowheader').map((n) => n.name?.value);
+    expect(rowHeaders).toEqual(expect.arrayContaining(['File', 'Used heap', 'GC roots', 'Retained']));
+    await page.close();
+  });
 });

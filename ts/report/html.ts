@@ -39,7 +39,7 @@ table{border-collapse:collapse;margin:6px 0 12px;font-size:13px}
 th,td{border-bottom:1px solid var(--line);padding:4px 10px;text-align:left;vertical-align:top}
 th{background:var(--soft);font-weight:600}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-td.k{font-weight:600;white-space:nowrap}
+th.k{background:none;font-weight:600;white-space:nowrap}
 code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}
 code,bdi{unicode-bidi:isolate}
 td,code{overflow-wrap:anywhere}
@@ -54,7 +54,7 @@ details{margin:6px 0 12px}summary{cursor:pointer;color:var(--accent)}
 .note{color:var(--muted)}
 ol.path{list-style:none;padding-left:0;margin:6px 0}
 ol.path li{padding:2px 0}
-.root{background:#e7eefa;border-radius:3px;padding:0 5px;font-size:12px;color:var(--accent)}
+.root{background:#e7eefa;border-radius:3px;padding:0 5px;font-size:12px;color:#2f5d9c}
 .frames{list-style:none;padding-left:0}.frames li{padding:1px 0}.frames ul{margin:0 0 2px 0;padding-left:24px;color:var(--muted)}
 svg.chart{display:block;max-width:100%;height:auto;margin:8px 0 14px}
 table{display:block;max-width:100%;overflow-x:auto}
@@ -80,7 +80,7 @@ export function table(cols: Col[], rows: string[][], what: string): string {
 }
 
 function keyValues(rows: [string, string][]): string {
-  return `<table>\n${rows.map(([k, v]) => `<tr><td class="k">${esc(k)}</td><td>${v}</td></tr>`).join('\n')}\n</table>`;
+  return `<table>\n${rows.map(([k, v]) => `<tr><th scope="row" class="k">${esc(k)}</th><td>${v}</td></tr>`).join('\n')}\n</table>`;
 }
 
 const code = (s: string) => `<code>${esc(s)}</code>`;
