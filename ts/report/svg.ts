@@ -10,7 +10,7 @@
 import { hierarchy, treemap, treemapSquarify } from 'd3-hierarchy';
 import { arc, pie, type PieArcDatum } from 'd3-shape';
 
-import { cutDisplayText, int } from './format.js';
+import { cutDisplayText, headOf, int, printable } from './format.js';
 import { escapeHtml as esc } from './html-escape.js';
 import { fitText, textWidthPx } from './text-width.js';
 
@@ -40,6 +40,13 @@ const r1 = (n: number) => Math.round(n * 10) / 10;
 
 /** A label for a `<title>` tooltip: escaped, and cut with its full length stated when very long. */
 const tip = (label: string): string => esc(cutDisplayText(label));
+
+/**
+ * A label as it is drawn, which is what `fitText` must measure: control and bidirectional
+ * characters as their visible escapes (`\u0000` is six characters wide, not none), as `esc`
+ * writes them. Only its start can be drawn, so a long label is looked at no further.
+ */
+const drawnText = (label: string): string => printable(headOf(label, 4096));
 
 /** The charts' label font size (`CHART_TEXT_CSS`): what `fitText` measures for. */
 const FONT_PX = 12;
@@ -72,7 +79,7 @@ export function barChartSvg(data: Datum[], options: { title: string; width?: num
   const rows = data.map((d, i) => {
     const y = 4 + i * rowH;
     const w = max > 0 ? r1((d.value / max) * barMax) : 0;
-    const label = fitText(d.label, labelRoom, FONT_PX);
+    const label = fitText(drawnText(d.label), labelRoom, FONT_PX);
     return (
       `<g><title>${tip(d.label)}: ${esc(fmt(d.value))}</title>` +
       clipped(0, y, labelRoom, rowH, `<text x="${labelRoom}" y="15" text-anchor="end" class="lbl">${esc(label)}</text>`) +
@@ -126,7 +133,7 @@ export function pieChartSvg(all: Datum[], options: { title: string; format?: (n:
     const y = 10 + i * rowH;
     return (
       `<g><title>${tip(d.label)}</title><rect x="${legendX}" y="${y + 3}" width="12" height="12" fill="${d.color ?? color(i)}"></rect>` +
-      clipped(labelX, y, labelRoom, rowH, `<text x="0" y="14" class="lbl">${esc(fitText(d.label, labelRoom, FONT_PX))}</text>`) +
+      clipped(labelX, y, labelRoom, rowH, `<text x="0" y="14" class="lbl">${esc(fitText(drawnText(d.label), labelRoom, FONT_PX))}</text>`) +
       `<text x="${width - 8}" y="${y + 14}" text-anchor="end" class="val">${esc(valueTexts[i]!)}</text></g>`
     );
   });
@@ -156,7 +163,7 @@ export function treemapSvg(root: TreeDatum, options: { title: string; width?: nu
     const full = `${cutDisplayText(n.data.label)}: ${fmt(n.value ?? 0)}`;
     // Labels start 4 px into the tile and stop 4 px before its right edge.
     const room = w - 8;
-    const label = fitText(n.data.label, room, FONT_PX);
+    const label = fitText(drawnText(n.data.label), room, FONT_PX);
     const showLabel = label !== '' && hh >= 16;
     // A figure is drawn whole or not at all (the tooltip has it): `107.6…` would hide its unit.
     const figure = fmt(n.value ?? 0);
