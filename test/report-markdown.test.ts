@@ -3,6 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { withVizWarnings } from '../ts/report/charts.js';
 import { renderHtml } from '../ts/report/html.js';
 import { asciiBars, MARKDOWN_HISTOGRAM_ROWS, mdText, renderMarkdown } from '../ts/report/markdown.js';
+import { percent } from '../ts/report/format.js';
 import { formatBytes } from '../ts/report/summary.js';
 import { confusableThreads, HOSTILE, modelWithoutPaths, sampleModel } from './report-sample.js';
 
@@ -238,5 +239,27 @@ describe('sizes', () => {
     const m = sampleModel();
     m.waste.categories[0].overhead = 1_048_547;
     expect(renderMarkdown(m)).toContain(`| ${m.waste.categories[0].title} | ${m.waste.categories[0].objects.toLocaleString('en-US')} | 1.0 MiB |`);
+  });
+});
+
+describe('percentages', () => {
+  test('a share that is not none never reads 0.0%, nor one short of the whole 100.0%', () => {
+    expect(percent(0)).toBe('0.0%');
+    expect(percent(100)).toBe('100.0%');
+    expect(percent(12.345)).toBe('12.3%');
+    expect(percent(0.05)).toBe('0.1%');
+    // 1.9 KiB of a 5.3 MiB heap: the KnownHeap fixture's unreachable waste.
+    expect(percent((1_946 * 100) / 5_536_752)).toBe('0.04%');
+    expect(percent(0.0004)).toBe('0.0004%');
+    expect(percent(99.97)).toBe('99.97%');
+    expect(percent(99.9996)).toBe('99.9996%');
+    const m = sampleModel();
+    m.waste.unreachableOverhead = 1_946;
+    m.waste.unreachableOverheadPercent = (1_946 * 100) / m.overview.heap.usedHeap;
+    expect(m.waste.unreachableOverheadPercent).toBeLessThan(0.05);
+    const md = renderMarkdown(m);
+    expect(md).toMatch(/- Waste: .*, and 1\.9 KiB \(0\.0\d+%\) in unreachable objects/);
+    expect(md).not.toContain('(0.0%)');
+    expect(renderHtml(m)).toMatch(/and 1\.9 KiB \(0\.0\d+%\) in unreachable objects<\/b>/);
   });
 });

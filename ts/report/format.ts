@@ -11,7 +11,18 @@ export { formatBytes };
 
 export const int = (n: number): string => (Number.isInteger(n) ? n.toLocaleString('en-US') : n.toLocaleString('en-US', { maximumFractionDigits: 3 }));
 
-export const percent = (p: number): string => `${p.toFixed(1)}%`;
+/**
+ * `12.3%`. A share that is not none never reads `0.0%`, nor one short of the whole `100.0%`:
+ * it gets the decimals that tell it apart (`0.03%`, `0.0004%`, `99.97%`).
+ */
+export function percent(p: number): string {
+  const s = p.toFixed(1);
+  if ((s === '0.0' && p > 0) || (s === '100.0' && p < 100)) {
+    const gap = p > 50 ? 100 - p : p;
+    return `${p.toFixed(Math.min(20, Math.max(2, Math.ceil(-Math.log10(gap)))))}%`;
+  }
+  return `${s}%`;
+}
 
 /** `4.8 MiB (40.0%)`. */
 export const sizeWithPercent = (bytes: number, pct: number): string => `${formatBytes(bytes)} (${percent(pct)})`;

@@ -10,7 +10,7 @@
 import { hierarchy, treemap, treemapSquarify } from 'd3-hierarchy';
 import { arc, pie, type PieArcDatum } from 'd3-shape';
 
-import { cutDisplayText, headOf, int, printable } from './format.js';
+import { cutDisplayText, headOf, int, percent, printable } from './format.js';
 import { escapeHtml as esc } from './html-escape.js';
 import { fitText, textWidthPx } from './text-width.js';
 
@@ -122,9 +122,9 @@ export function pieChartSvg(all: Datum[], options: { title: string; format?: (n:
   const cy = height / 2;
   const slices = arcs.map(
     (a, i) =>
-      `<path d="${path(a) ?? ''}" fill="${a.data.color ?? color(i)}" stroke="#fff" stroke-width="1"><title>${tip(a.data.label)}: ${esc(fmt(a.data.value))} (${((a.data.value / total) * 100).toFixed(1)}%)</title></path>`,
+      `<path d="${path(a) ?? ''}" fill="${a.data.color ?? color(i)}" stroke="#fff" stroke-width="1"><title>${tip(a.data.label)}: ${esc(fmt(a.data.value))} (${percent((a.data.value / total) * 100)})</title></path>`,
   );
-  const valueTexts = data.map((d) => `${fmt(d.value)} · ${((d.value / total) * 100).toFixed(1)}%`);
+  const valueTexts = data.map((d) => `${fmt(d.value)} · ${percent((d.value / total) * 100)}`);
   // The legend's labels end 12 px before the widest value, which is right-aligned at the edge.
   const valueW = Math.ceil(Math.max(0, ...valueTexts.map((t) => textWidthPx(t, FONT_PX))));
   const labelX = legendX + 18;
