@@ -4,6 +4,7 @@ import { withVizWarnings } from '../ts/report/charts.js';
 import { renderHtml } from '../ts/report/html.js';
 import { asciiBars, MARKDOWN_HISTOGRAM_ROWS, mdText, renderMarkdown } from '../ts/report/markdown.js';
 import { percent } from '../ts/report/format.js';
+import { displayWidth } from '../ts/terminal-text.js';
 import { formatBytes } from '../ts/report/summary.js';
 import { confusableThreads, HOSTILE, modelWithoutPaths, sampleModel } from './report-sample.js';
 
@@ -163,6 +164,16 @@ describe('Markdown report', () => {
     expect(md).toContain('> **Warning:** Thread objects: cannot draw a histogram: the result has no numeric column to chart; showing the table');
     expect(md).toContain('| http-worker-1 | http-worker-1 |');
     expect(md).toContain('## Warnings\n\n- viz: Thread objects: cannot draw a histogram');
+  });
+
+  test('asciiBars starts every bar in one column, whatever the labels: a CJK character or an emoji takes two cells', () => {
+    const bars = asciiBars([{ label: '日本語', value: 8 }, { label: 'abc', value: 4 }, { label: '😀 x', value: 2 }, { label: '漢'.repeat(40), value: 1 }], 8).split('\n');
+    // Where each bar starts, in the cells of a monospaced font.
+    const starts = bars.map((l) => displayWidth(l.slice(0, l.search(/[█▏▎▍▌▋▊▉]/))));
+    expect(new Set(starts).size).toBe(1);
+    expect(bars[0]).toBe('日本語' + ' '.repeat(starts[0]! - 6) + '████████ 8');
+    // A long label is cut to 48 cells (24 wide characters less one for the …), not 48 characters.
+    expect(bars[3]!.startsWith('漢'.repeat(23) + '…')).toBe(true);
   });
 
   test('asciiBars uses eighth blocks and keeps zero rows', () => {

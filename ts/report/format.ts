@@ -119,12 +119,6 @@ export function displayModel<T>(model: T): T {
   return walk(model) as T;
 }
 
-/** Cuts a text for a chart label or a narrow column, marking the cut with an ellipsis. */
-export function shorten(s: string, max: number): string {
-  const chars = [...s];
-  return chars.length <= max ? s : chars.slice(0, Math.max(1, max - 1)).join('') + '…';
-}
-
 export function isObjectRef(v: Value): v is ObjectRef {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
