@@ -140,7 +140,7 @@ describe('Markdown report', () => {
     // piechart (q2, named "Biggest sessions"): only the table, under its name=.
     const pie = md.slice(md.indexOf('### Biggest sessions'), md.indexOf('### q3'));
     expect(pie).not.toContain('█');
-    expect(pie).toContain('| Demo$Session | 11,590 |');
+    expect(pie).toContain('| Demo\\$Session | 11,590 |');
     const tm = md.slice(md.indexOf('### q3'), md.indexOf('### q4'));
     expect(tm).toContain('_The treemap is drawn in the HTML report; the table below has its data._');
     expect(tm).toContain('| java.util.HashMap | 90,720 |');
@@ -164,6 +164,13 @@ describe('Markdown report', () => {
     expect(md).toContain('> **Warning:** Thread objects: cannot draw a histogram: the result has no numeric column to chart; showing the table');
     expect(md).toContain('| http-worker-1 | http-worker-1 |');
     expect(md).toContain('## Warnings\n\n- viz: Thread objects: cannot draw a histogram');
+  });
+
+  test('a $ is escaped, so a lambda or nested class name is never read as TeX math where Markdown renders it ($$Lambda$)', () => {
+    expect(mdText('Demo$$Lambda$14/0x0000000800c03000')).toBe('Demo\\$\\$Lambda\\$14/0x0000000800c03000');
+    const m = sampleModel();
+    m.overview.classHistogram.rows[0]!.className = 'Outer$Inner$Deep';
+    expect(renderMarkdown(m)).toContain('| Outer\\$Inner\\$Deep |');
   });
 
   test('asciiBars starts every bar in one column, whatever the labels: a CJK character or an emoji takes two cells', () => {

@@ -18,7 +18,7 @@ const BAR_LABEL_MAX = 48;
 
 /** Escapes text for Markdown inline context (table cells, headings, paragraphs). */
 export function mdText(s: string): string {
-  return printable(s).replace(/[\\`*_[\]<>|#&~!]/g, (c) => `\\${c}`);
+  return printable(s).replace(/[\\`*_[\]<>|#&~!$]/g, (c) => `\\${c}`);
 }
 
 /** A fenced block whose fence is longer than any backtick run inside it. */
