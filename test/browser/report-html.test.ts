@@ -210,6 +210,12 @@ describe.skipIf(!chromiumAvailable)('HTML report in Chromium', () => {
     }
     for (const overflow of layout.wideTables) expect(overflow).toBe('auto');
     await page.screenshot({ path: path.join(dir, 'report-narrow.png'), fullPage: true });
+    // The sticky navigation stays one line (it scrolls sideways), so a section it jumps to starts below it.
+    for (const id of ['waste', 'thread-overview']) {
+      await page.locator(`nav a[href="#${id}"]`).click();
+      const [nav, heading] = await page.evaluate((h) => [document.querySelector('nav')!.getBoundingClientRect().bottom, document.querySelector(`#${h} h2`)!.getBoundingClientRect().top], id);
+      expect(heading, id).toBeGreaterThanOrEqual(nav!);
+    }
     // Still tables to assistive technology (Chromium's own accessibility tree), with their column headers.
     const cdp = await page.context().newCDPSession(page);
     const visibleTables = await page.locator('table:visible').count();

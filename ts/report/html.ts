@@ -30,7 +30,7 @@ header{padding:20px 32px 8px;border-bottom:1px solid var(--line)}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:19px;margin:32px 0 10px;padding-bottom:4px;border-bottom:2px solid var(--accent)}
 h3{font-size:16px;margin:22px 0 8px}h4{font-size:14px;margin:14px 0 6px}
 .meta{color:var(--muted);margin:0}
-nav{position:sticky;top:0;background:var(--bg);padding:8px 32px;border-bottom:1px solid var(--line);z-index:1}
+nav{position:sticky;top:0;background:var(--bg);padding:8px 32px;border-bottom:1px solid var(--line);z-index:1;white-space:nowrap;overflow-x:auto}
 nav a{margin-right:16px;color:var(--accent);text-decoration:none}
 a{color:var(--accent)}
 main{padding:0 32px 48px;max-width:1200px}
