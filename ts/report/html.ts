@@ -90,7 +90,7 @@ const code = (s: string) => `<code>${esc(s)}</code>`;
  * labels stay readable at (shrunk to fit 400 px they were 5 px high) instead of the page
  * scrolling as a whole. '' for no chart.
  */
-export const chartBox = (svg: string): string => (svg ? `<div class="chart-box">${svg}</div>` : '');
+const chartBox = (svg: string): string => (svg ? `<div class="chart-box">${svg}</div>` : '');
 const bytes = (n: number) => `<span title="${int(n)} bytes">${formatBytes(n)}</span>`;
 
 export function renderHtml(full: ReportModel): string {
