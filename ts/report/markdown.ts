@@ -5,9 +5,9 @@
  * characters become visible escapes (`printable`), and text longer than DISPLAY_TEXT_MAX is cut
  * with its full length stated (`displayModel`, applied once as the model comes in).
  */
+import { cutToWidth, displayWidth, padEndWidth } from '../terminal-text.js';
 import { planQuery, type QueryView } from './charts.js';
 import { baseName, displayModel, duplicateStringsHeadline, formatBytes, framesLeftOutText, frameText, HEAPS_NOTE, heapClassesNote, heapClassesShown, heapsShown, int, noPathText, objectText, overviewFacts, percent, printable, rootNote, sizeWithPercent, suspectHeapFact, suspectHeaps, UNNAMED, valueText, viaText, WASTE_HEAPS_NOTE, wasteHeadline, wasteHeapsShown, wasteSummary } from './format.js';
-import { cutToWidth, displayWidth, padEndWidth } from '../terminal-text.js';
 import type { LeakSuspect, ReportModel, SystemOverview, ThreadInfo, Waste, WasteModel } from './model.js';
 import type { QueryResult } from './query-result.js';
 
