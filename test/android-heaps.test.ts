@@ -14,6 +14,7 @@ import { openHeap, type HeapSession } from '../ts/index.js';
 import { renderObject } from '../ts/repl/render.js';
 import { buildReport } from '../ts/session/index.js';
 import { renderHtml, renderMarkdown, renderWasteHtml, renderWasteMarkdown, validateReportModel, validateWasteModel, type ReportModel, type WasteCategory } from '../ts/report/index.js';
+import { mdText } from '../ts/report/markdown.js';
 import { buildSummary, renderSummary } from '../ts/report/summary.js';
 import { sampleModel } from './report-sample.js';
 import { writeHeapSplitDump } from './tools/heap-split-dump.js';
@@ -285,8 +286,8 @@ describe('renderers of a model with heaps', () => {
     expect(md).toContain('| zygote | 11 | 2.0 KiB | 20.0% |');
     expect(md).toContain("_Android: zygote and image objects are memory shared with the system's other processes");
     const [first, second] = m.leakSuspects.suspects;
-    expect(md).toContain(`  - Problem Suspect 1: ${first!.title} (image heap), `);
-    expect(md).toContain(`### Problem Suspect 2: ${second!.title} (app and zygote heaps)`);
+    expect(md).toContain(`  - Problem Suspect 1: ${mdText(first!.title)} (image heap), `);
+    expect(md).toContain(`### Problem Suspect 2: ${mdText(second!.title)} (app and zygote heaps)`);
     expect(md).toContain("| **Heap** | image — memory shared with the system's other processes, which the app cannot free |");
     expect(md).toContain('| **Heap** | app, zygote |');
     const html = renderHtml(m);

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openHeap, type Heap } from '../ts/heap.js';
 import { buildReport } from '../ts/session/index.js';
 import { renderHtml, renderJson, renderMarkdown, validateReportModel, type ReportModel } from '../ts/report/index.js';
+import { mdText } from '../ts/report/markdown.js';
 import { REPORT_SCHEMA_VERSION } from '../ts/report/model.js';
 import { VERSION } from '../ts/version.js';
 
@@ -94,7 +95,7 @@ describe('buildReport on demo.hprof', () => {
   test('renders as Markdown, HTML and JSON', () => {
     const title = model.leakSuspects.suspects[0]!.title;
     const md = renderMarkdown(model);
-    expect(md).toContain(title);
+    expect(md).toContain(mdText(title));
     expect(md).toContain('http-worker-1');
     const html = renderHtml(model);
     expect(html).toMatch(/^<!doctype html>/i);

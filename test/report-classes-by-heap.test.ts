@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 
+import { percent } from '../ts/report/format.js';
 import { renderHtml, renderMarkdown, validateReportModel, type ReportModel } from '../ts/report/index.js';
 import { formatBytes } from '../ts/report/summary.js';
 import { requireFreshDist } from './clients/dist-check.js';
@@ -53,7 +54,7 @@ function expectedByHeap(m: ReportModel): Map<string, [string, string, number, nu
       .sort((a, b) => b.s!.retained - a.s!.retained || a.at - b.at);
     byHeap.set(
       h.name,
-      mine.map(({ r, s }) => [r.className, r.classLoader ?? '', s!.instances, s!.shallow, s!.retained, `${((s!.retained * 100) / m.overview.heap.usedHeap).toFixed(1)}%`]),
+      mine.map(({ r, s }) => [r.className, r.classLoader ?? '', s!.instances, s!.shallow, s!.retained, percent((s!.retained * 100) / m.overview.heap.usedHeap)]),
     );
   }
   return byHeap;
@@ -172,7 +173,7 @@ describe('Classes by heap: what bounds and orders the tables (a model made by ha
     expect(md.get('zygote')!.map((r) => r[0])).toEqual(Array.from({ length: 20 }, (_, i) => `com.example.C${57 - 3 * i}`));
     const app = md.get('app')!;
     expect(app.map((r) => r[0])).toEqual(['com.example.C0', 'com.example.C1', 'com.example.C2', ...Array.from({ length: 47 }, (_, i) => `com.example.C${i + 3}`)]);
-    expect(app[0]).toEqual(['com.example.C0', '', '2', '32 B', '1000 B', `${((1000 * 100) / m.overview.heap.usedHeap).toFixed(1)}%`]);
+    expect(app[0]).toEqual(['com.example.C0', '', '2', '32 B', '1000 B', percent((1000 * 100) / m.overview.heap.usedHeap)]);
     expect(renderMarkdown(m)).toContain('_50 of these 60 classes shown; the HTML and JSON reports list them all._');
     expect(renderMarkdown(m)).toContain('_Of the 60 classes of the class histogram (the most retained over all heaps, of 80): ');
     // HTML: all 60, in a closed <details> as every long table.

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 
 import { withVizWarnings } from '../ts/report/charts.js';
 import { COLLAPSE_ROWS, renderHtml } from '../ts/report/html.js';
-import { barChartSvg, pieChartSvg, treemapSvg } from '../ts/report/svg.js';
+import { barChartSvg, pieChartSvg, REST_COLOR, treemapSvg } from '../ts/report/svg.js';
 import { confusableThreads, HOSTILE, modelWithoutPaths, sampleModel } from './report-sample.js';
 
 describe('HTML report', () => {
@@ -69,6 +69,14 @@ describe('HTML report', () => {
     expect(html).toContain('&lt;img src=x onerror=&quot;alert(1)&quot;&gt;|[x](javascript:alert(2))\\n&lt;script&gt;alert(3)&lt;/script&gt;');
   });
 
+  test("a query's OQL keeps its lines and tabs (escaped line by line), as the Markdown report's does", () => {
+    const m = sampleModel();
+    m.queries[0].oql = 'SELECT s\n\tFROM java.lang.String s\r\nWHERE s.@length < 3';
+    const html = renderHtml(m);
+    expect(html).toContain('<pre><code>SELECT s\n\tFROM java.lang.String s\nWHERE s.@length &lt; 3</code></pre>');
+    expect(html).not.toContain('SELECT s\\n');
+  });
+
   test('long tables start collapsed', () => {
     const m = sampleModel();
     const base = m.overview.classHistogram.rows[0];
@@ -91,6 +99,38 @@ describe('HTML report', () => {
     // Two tiles with 2px inner padding between them cover the 400×200 area less the gutter.
     expect(area).toBe(398 * 200);
     expect(tm).toContain('<title>a: 3</title>');
+  });
+});
+
+describe('treemap tiles', () => {
+  test("a tile's figure is drawn whole or not at all (its tooltip has it), never cut to 107.6…", () => {
+    const fmt = (n: number) => `${n.toFixed(1)} KiB`;
+    // One big tile, and narrow ones whose label is cut but whose figure would not fit whole.
+    const children = [{ label: 'big', value: 5000 }, ...Array.from({ length: 12 }, (_, i) => ({ label: `java.lang.Package${i}`, value: 107.6 }))];
+    const tm = treemapSvg({ label: 'root', value: 0, children }, { title: 't', width: 760, height: 380, format: fmt });
+    const figures = [...tm.matchAll(/<text x="0" y="28" class="tm tmv">([^<]*)<\/text>/g)].map((m) => m[1]);
+    expect(figures).toContain('5000.0 KiB');
+    for (const f of figures) expect(f).toMatch(/^\d+\.\d KiB$/);
+    // The narrow tiles still carry their figure in the tooltip.
+    expect(tm).toContain('<title>java.lang.Package0: 107.6 KiB</title>');
+    expect(figures.length).toBeLessThan(children.length);
+  });
+});
+
+describe('pie charts', () => {
+  test('no two slices share a colour: past nine, the rest are one "N more" slice; the rest of the heap keeps its grey', () => {
+    const data = Array.from({ length: 13 }, (_, i) => ({ label: `thread-${i}`, value: 1000 - i * 10 }));
+    const pie = pieChartSvg([...data, { label: 'Rest of the heap', value: 500, color: REST_COLOR }], { title: 't' });
+    const fills = [...pie.matchAll(/<path d="M[^"]*" fill="([^"]+)"/g)].map((m) => m[1]);
+    expect(fills).toHaveLength(11);
+    expect(new Set(fills).size).toBe(fills.length);
+    expect(pie).toContain('>thread-8<');
+    expect(pie).not.toContain('>thread-9<');
+    // thread-9 … thread-12 together: 910 + 900 + 890 + 880.
+    expect(pie).toContain('<title>4 more: 3,580 (');
+    expect(pie).toContain('<title>Rest of the heap: 500 (');
+    // Ten slices or fewer are drawn as they are.
+    expect(pieChartSvg(data.slice(0, 10), { title: 't' }).match(/<path d="M/g)).toHaveLength(10);
   });
 });
 

@@ -3,6 +3,9 @@ import { describe, expect, test } from 'vitest';
 import { withVizWarnings } from '../ts/report/charts.js';
 import { renderHtml } from '../ts/report/html.js';
 import { asciiBars, MARKDOWN_HISTOGRAM_ROWS, mdText, renderMarkdown } from '../ts/report/markdown.js';
+import { percent } from '../ts/report/format.js';
+import { displayWidth } from '../ts/terminal-text.js';
+import { formatBytes } from '../ts/report/summary.js';
 import { confusableThreads, HOSTILE, modelWithoutPaths, sampleModel } from './report-sample.js';
 
 describe('Markdown report', () => {
@@ -137,7 +140,7 @@ describe('Markdown report', () => {
     // piechart (q2, named "Biggest sessions"): only the table, under its name=.
     const pie = md.slice(md.indexOf('### Biggest sessions'), md.indexOf('### q3'));
     expect(pie).not.toContain('█');
-    expect(pie).toContain('| Demo$Session | 11,590 |');
+    expect(pie).toContain('| Demo\\$Session | 11,590 |');
     const tm = md.slice(md.indexOf('### q3'), md.indexOf('### q4'));
     expect(tm).toContain('_The treemap is drawn in the HTML report; the table below has its data._');
     expect(tm).toContain('| java.util.HashMap | 90,720 |');
@@ -161,6 +164,23 @@ describe('Markdown report', () => {
     expect(md).toContain('> **Warning:** Thread objects: cannot draw a histogram: the result has no numeric column to chart; showing the table');
     expect(md).toContain('| http-worker-1 | http-worker-1 |');
     expect(md).toContain('## Warnings\n\n- viz: Thread objects: cannot draw a histogram');
+  });
+
+  test('a $ is escaped, so a lambda or nested class name is never read as TeX math where Markdown renders it ($$Lambda$)', () => {
+    expect(mdText('Demo$$Lambda$14/0x0000000800c03000')).toBe('Demo\\$\\$Lambda\\$14/0x0000000800c03000');
+    const m = sampleModel();
+    m.overview.classHistogram.rows[0]!.className = 'Outer$Inner$Deep';
+    expect(renderMarkdown(m)).toContain('| Outer\\$Inner\\$Deep |');
+  });
+
+  test('asciiBars starts every bar in one column, whatever the labels: a CJK character or an emoji takes two cells', () => {
+    const bars = asciiBars([{ label: '日本語', value: 8 }, { label: 'abc', value: 4 }, { label: '😀 x', value: 2 }, { label: '漢'.repeat(40), value: 1 }], 8).split('\n');
+    // Where each bar starts, in the cells of a monospaced font.
+    const starts = bars.map((l) => displayWidth(l.slice(0, l.search(/[█▏▎▍▌▋▊▉]/))));
+    expect(new Set(starts).size).toBe(1);
+    expect(bars[0]).toBe('日本語' + ' '.repeat(starts[0]! - 6) + '████████ 8');
+    // A long label is cut to 48 cells (24 wide characters less one for the …), not 48 characters.
+    expect(bars[3]!.startsWith('漢'.repeat(23) + '…')).toBe(true);
   });
 
   test('asciiBars uses eighth blocks and keeps zero rows', () => {
@@ -222,5 +242,42 @@ describe('threads a reader could confuse', () => {
     expect(md).toContain('    local byte[] @ 0x7f0c0000  (retained 64.0 KiB)');
     expect(md).toMatch(/^class Demo {2}\(retained/m);
     expect(md).toContain('| java.lang.String @ 0x7f0e0000  "hello" |');
+  });
+});
+
+describe('sizes', () => {
+  test('a size that would round to 1024.0 of a unit is given in the next unit', () => {
+    expect(formatBytes(1023)).toBe('1023 B');
+    expect(formatBytes(1024)).toBe('1.0 KiB');
+    expect(formatBytes(1_048_524)).toBe('1023.9 KiB');
+    // 16 arrays of 65,536 bytes less a few non-zero ones: 1023.97 KiB, not "1024.0 KiB".
+    expect(formatBytes(1_048_547)).toBe('1.0 MiB');
+    expect(formatBytes(1_048_575)).toBe('1.0 MiB');
+    expect(formatBytes(1024 ** 3 - 1)).toBe('1.0 GiB');
+    const m = sampleModel();
+    m.waste.categories[0].overhead = 1_048_547;
+    expect(renderMarkdown(m)).toContain(`| ${m.waste.categories[0].title} | ${m.waste.categories[0].objects.toLocaleString('en-US')} | 1.0 MiB |`);
+  });
+});
+
+describe('percentages', () => {
+  test('a share that is not none never reads 0.0%, nor one short of the whole 100.0%', () => {
+    expect(percent(0)).toBe('0.0%');
+    expect(percent(100)).toBe('100.0%');
+    expect(percent(12.345)).toBe('12.3%');
+    expect(percent(0.05)).toBe('0.1%');
+    // 1.9 KiB of a 5.3 MiB heap: the KnownHeap fixture's unreachable waste.
+    expect(percent((1_946 * 100) / 5_536_752)).toBe('0.04%');
+    expect(percent(0.0004)).toBe('0.0004%');
+    expect(percent(99.97)).toBe('99.97%');
+    expect(percent(99.9996)).toBe('99.9996%');
+    const m = sampleModel();
+    m.waste.unreachableOverhead = 1_946;
+    m.waste.unreachableOverheadPercent = (1_946 * 100) / m.overview.heap.usedHeap;
+    expect(m.waste.unreachableOverheadPercent).toBeLessThan(0.05);
+    const md = renderMarkdown(m);
+    expect(md).toMatch(/- Waste: .*, and 1\.9 KiB \(0\.0\d+%\) in unreachable objects/);
+    expect(md).not.toContain('(0.0%)');
+    expect(renderHtml(m)).toMatch(/and 1\.9 KiB \(0\.0\d+%\) in unreachable objects<\/b>/);
   });
 });

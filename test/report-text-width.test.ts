@@ -1,6 +1,7 @@
 /** The chart labels' width estimate and cut (ts/report/text-width.ts). */
 import { describe, expect, test } from 'vitest';
 
+import { barChartSvg, pieChartSvg, treemapSvg } from '../ts/report/svg.js';
 import { fitText, textWidthPx } from '../ts/report/text-width.js';
 
 describe('fitText', () => {
@@ -38,5 +39,26 @@ describe('fitText', () => {
     const cut = fitText(huge, 100);
     expect(cut.length).toBeLessThan(30);
     expect(cut.endsWith('…')).toBe(true);
+  });
+});
+
+describe('chart labels with control characters', () => {
+  test('are measured as they are drawn, escaped (\\u0000 is six characters wide), so they are cut with … inside their room', () => {
+    // A String of the bytes 0..127, as the JVMTI agent's 2006 dump holds one.
+    const label = `java.lang.String @ 0x50000994  "${Array.from({ length: 128 }, (_, i) => String.fromCharCode(i)).join('')}"`;
+    const unescape = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+    const drawn = (svg: string, cls: string) => [...svg.matchAll(new RegExp(`<svg x="[\\d.]+" y="[\\d.]+" width="([\\d.]+)"[^>]*><text [^>]*class="${cls}">([^<]*)</text>`, 'g'))].map((m) => ({ room: Number(m[1]), text: unescape(m[2]!) }));
+    const charts = [
+      drawn(barChartSvg([{ label, value: 1 }], { title: 't' }), 'lbl'),
+      drawn(pieChartSvg([{ label, value: 1 }, { label: 'b', value: 1 }], { title: 't' }), 'lbl'),
+      drawn(treemapSvg({ label: 'root', value: 0, children: [{ label, value: 1 }] }, { title: 't', width: 300, height: 100 }), 'tm'),
+    ];
+    for (const labels of charts) {
+      const [first] = labels;
+      expect(first).toBeDefined();
+      expect(first!.text.startsWith('java.lang.String @ 0x50000994  "\\u0000')).toBe(true);
+      expect(first!.text.endsWith('…')).toBe(true);
+      expect(textWidthPx(first!.text)).toBeLessThanOrEqual(first!.room);
+    }
   });
 });

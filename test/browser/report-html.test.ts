@@ -151,4 +151,123 @@ describe.skipIf(!chromiumAvailable)('HTML report in Chromium', () => {
     await page.screenshot({ path: path.join(dir, 'report-labels.png'), fullPage: true });
     await page.close();
   });
+  test("a treemap's labels contrast with their tile as WCAG AA asks of text (4.5:1), a group's tile too", async () => {
+    const m = sampleModel();
+    // Ten packages of their own colours, each with a sub-package: every colour of the palette, as a group and as a tile.
+    m.topConsumers.biggestPackages = Array.from({ length: 10 }, (_, i) => [
+      { name: `p${i}`, parent: null, depth: 0, objects: 10, retained: 200_000 - i * 10_000, retainedPercent: 10 - i / 2 },
+      { name: `p${i}.sub`, parent: `p${i}`, depth: 1, objects: 5, retained: 100_000 - i * 5_000, retainedPercent: 5 - i / 4 },
+    ]).flat();
+    const file = path.join(dir, 'report-treemap-contrast.html');
+    fs.writeFileSync(file, renderReport(m, 'html'));
+    const { page, problems } = await watchedPage(browser);
+    await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+    expect(problems).toEqual([]);
+    const pairs = await page.$$eval('#top-consumers svg.treemap g', (gs) => {
+      const rgb = (c: string) => (c.match(/[\d.]+/g) ?? []).map(Number);
+      const lum = ([r, g, b]: number[]) => {
+        const f = (v: number) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+        return 0.2126 * f(r!) + 0.7152 * f(g!) + 0.0722 * f(b!);
+      };
+      return gs.flatMap((g) => {
+        const rect = g.querySelector(':scope > rect');
+        const text = g.querySelector('text');
+        if (!rect || !text) return [];
+        // The tile's colour at its opacity over the page's white, against the label's colour.
+        const a = Number(getComputedStyle(rect).fillOpacity);
+        const tile = rgb(getComputedStyle(rect).fill).map((v) => v * a + 255 * (1 - a));
+        const [l1, l2] = [lum(tile), lum(rgb(getComputedStyle(text).fill))].sort((x, y) => y - x);
+        return [{ label: text.textContent, contrast: (l1! + 0.05) / (l2! + 0.05) }];
+      });
+    });
+    expect(pairs.map((p) => p.label)).toEqual(expect.arrayContaining(['p0', 'p9', 'p0.sub', 'p9.sub']));
+    expect(pairs.filter((p) => p.contrast < 4.5)).toEqual([]);
+    await page.close();
+  });
+
+  test('a narrow window: the page never scrolls sideways, a wide table or chart scrolls in its own box, charts keep readable text; printing shows collapsed tables', async () => {
+    const file = path.join(dir, 'report-narrow.html');
+    fs.writeFileSync(file, renderReport(sampleModel(), 'html'));
+    const { page, problems } = await watchedPage(browser);
+    await page.setViewportSize({ width: 400, height: 900 });
+    await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+    expect(problems).toEqual([]);
+    const layout = await page.evaluate(() => ({
+      page: document.documentElement.scrollWidth,
+      window: document.documentElement.clientWidth,
+      // Each chart's drawn width, and whether the box it is in can scroll to its end.
+      charts: [...document.querySelectorAll('svg.chart')].map((c) => {
+        const box = c.parentElement!;
+        return { width: c.getBoundingClientRect().width, scrolls: box.scrollWidth <= box.clientWidth || getComputedStyle(box).overflowX === 'auto' };
+      }),
+      wideTables: [...document.querySelectorAll('table')].filter((t) => t.scrollWidth > t.clientWidth + 1).map((t) => getComputedStyle(t).overflowX),
+    }));
+    expect(layout.page).toBeLessThanOrEqual(layout.window);
+    expect(layout.charts.length).toBeGreaterThan(5);
+    for (const c of layout.charts) {
+      expect(c.width).toBeGreaterThanOrEqual(540);
+      expect(c.scrolls).toBe(true);
+    }
+    for (const overflow of layout.wideTables) expect(overflow).toBe('auto');
+    await page.screenshot({ path: path.join(dir, 'report-narrow.png'), fullPage: true });
+    // The sticky navigation stays one line (it scrolls sideways), so a section it jumps to starts below it.
+    for (const id of ['waste', 'thread-overview']) {
+      await page.locator(`nav a[href="#${id}"]`).click();
+      const [nav, heading] = await page.evaluate((h) => [document.querySelector('nav')!.getBoundingClientRect().bottom, document.querySelector(`#${h} h2`)!.getBoundingClientRect().top], id);
+      expect(heading, id).toBeGreaterThanOrEqual(nav!);
+    }
+    // Still tables to assistive technology (Chromium's own accessibility tree), with their column headers.
+    const cdp = await page.context().newCDPSession(page);
+    const visibleTables = await page.locator('table:visible').count();
+    const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as { nodes: { role?: { value?: string } }[] };
+    expect(nodes.filter((n) => n.role?.value === 'table')).toHaveLength(visibleTables);
+    expect(nodes.filter((n) => n.role?.value === 'columnheader').length).toBeGreaterThan(visibleTables);
+
+    // Printed, a collapsed table (thread stacks, the system properties) is on paper too.
+    const collapsed = page.locator('details:not([open]) table').first();
+    expect(await collapsed.isVisible()).toBe(false);
+    await page.emulateMedia({ media: 'print' });
+    expect(await collapsed.isVisible()).toBe(true);
+    await page.close();
+  });
+
+  test('text contrasts 4.5:1 with its background (WCAG AA), the GC root badge too; a fact table says its keys are row headers', async () => {
+    const file = path.join(dir, 'report-contrast.html');
+    fs.writeFileSync(file, renderReport(sampleModel(), 'html'));
+    const { page, problems } = await watchedPage(browser);
+    await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+    expect(problems).toEqual([]);
+    await page.evaluate(() => document.querySelectorAll('details').forEach((d) => (d.open = true)));
+    expect(await page.locator('span.root').count()).toBeGreaterThan(0);
+    const low = await page.evaluate(() => {
+      const rgb = (c: string) => (c.match(/[\d.]+/g) ?? []).map(Number);
+      const lum = ([r, g, b]: number[]) => {
+        const f = (v: number) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+        return 0.2126 * f(r!) + 0.7152 * f(g!) + 0.0722 * f(b!);
+      };
+      // The first opaque background from the element up (the page is white).
+      const background = (el: Element) => {
+        for (let e: Element | null = el; e; e = e.parentElement) {
+          const c = rgb(getComputedStyle(e).backgroundColor);
+          if (c.length === 3 || c[3]! > 0) return c.slice(0, 3);
+        }
+        return [255, 255, 255];
+      };
+      const out: string[] = [];
+      for (const el of document.querySelectorAll('body *')) {
+        if (el.closest('svg') || ![...el.childNodes].some((n) => n.nodeType === 3 && n.textContent!.trim())) continue;
+        const [a, b] = [lum(rgb(getComputedStyle(el).color).slice(0, 3)), lum(background(el))].sort((x, y) => y - x);
+        const ratio = (a! + 0.05) / (b! + 0.05);
+        if (ratio < 4.5) out.push(`${el.tagName.toLowerCase()}.${el.className}: ${ratio.toFixed(2)}`);
+      }
+      return [...new Set(out)];
+    });
+    expect(low).toEqual([]);
+    // Chromium's accessibility tree: the overview's facts are row headers of their values.
+    const cdp = await page.context().newCDPSession(page);
+    const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as { nodes: { role?: { value?: string }; name?: { value?: string } }[] };
+    const rowHeaders = nodes.filter((n) => n.role?.value === 'rowheader').map((n) => n.name?.value);
+    expect(rowHeaders).toEqual(expect.arrayContaining(['File', 'Used heap', 'GC roots', 'Retained']));
+    await page.close();
+  });
 });

@@ -10,6 +10,7 @@ import { defineCommand } from 'citty';
 import { HeapqlError, usageError } from '../errors.js';
 import type { Heap } from '../heap.js';
 import { native } from '../native/index.js';
+import { formatBytes } from '../report/summary.js';
 import { checkOptions } from './args.js';
 import { warn } from './stderr.js';
 
@@ -49,16 +50,6 @@ export function printCacheWarnings(heap: Heap): void {
   const warnings = heap.cacheStatus().warnings;
   for (const w of warnings.slice(printed.get(heap) ?? 0)) warn(w);
   printed.set(heap, warnings.length);
-}
-
-function formatBytes(n: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let i = 0;
-  while (n >= 1024 && i < units.length - 1) {
-    n /= 1024;
-    i++;
-  }
-  return `${i === 0 ? n : n.toFixed(1)} ${units[i]}`;
 }
 
 function formatAge(ms: number): string {

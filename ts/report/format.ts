@@ -11,7 +11,18 @@ export { formatBytes };
 
 export const int = (n: number): string => (Number.isInteger(n) ? n.toLocaleString('en-US') : n.toLocaleString('en-US', { maximumFractionDigits: 3 }));
 
-export const percent = (p: number): string => `${p.toFixed(1)}%`;
+/**
+ * `12.3%`. A share that is not none never reads `0.0%`, nor one short of the whole `100.0%`:
+ * it gets the decimals that tell it apart (`0.03%`, `0.0004%`, `99.97%`).
+ */
+export function percent(p: number): string {
+  const s = p.toFixed(1);
+  if ((s === '0.0' && p > 0) || (s === '100.0' && p < 100)) {
+    const gap = p > 50 ? 100 - p : p;
+    return `${p.toFixed(Math.min(20, Math.max(2, Math.ceil(-Math.log10(gap)))))}%`;
+  }
+  return `${s}%`;
+}
 
 /** `4.8 MiB (40.0%)`. */
 export const sizeWithPercent = (bytes: number, pct: number): string => `${formatBytes(bytes)} (${percent(pct)})`;
@@ -106,12 +117,6 @@ export function displayModel<T>(model: T): T {
     return out;
   };
   return walk(model) as T;
-}
-
-/** Cuts a text for a chart label or a narrow column, marking the cut with an ellipsis. */
-export function shorten(s: string, max: number): string {
-  const chars = [...s];
-  return chars.length <= max ? s : chars.slice(0, Math.max(1, max - 1)).join('') + '…';
 }
 
 export function isObjectRef(v: Value): v is ObjectRef {

@@ -13,6 +13,18 @@ export function escapeHtml(s: string): string {
 }
 
 /**
+ * Text of several lines that a person wrote (a query's OQL), escaped for a `<pre>` as
+ * `escapeHtml` escapes each line: its line breaks (`\n`, `\r\n`) and tabs stay as they are,
+ * so a query spread over lines reads as written rather than as one line with `\n` in it.
+ */
+export function escapeHtmlLines(s: string): string {
+  return s
+    .split(/\r?\n/)
+    .map((line) => line.split('\t').map(escapeHtml).join('\t'))
+    .join('\n');
+}
+
+/**
  * Text escaped for element content and isolated in a `<bdi>`: right-to-left text from the dump
  * (a Hebrew or Arabic name) is laid out on its own and cannot reorder the page's own text
  * around it (`name: 8 frames, 13 locals` must not read `8 :name frames`). Not for attributes.

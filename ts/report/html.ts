@@ -10,7 +10,7 @@
  */
 import { planQuery, queryChartSvg, type QueryView } from './charts.js';
 import { baseName, displayModel, duplicateStringsHeadline, formatBytes, framesLeftOutText, frameText, HEAPS_NOTE, heapClassesNote, heapClassesShown, heapsShown, int, noPathText, objectText, overviewFacts, percent, rootNote, sizeWithPercent, suspectHeapFact, suspectHeaps, UNNAMED, valueText, viaText, WASTE_HEAPS_NOTE, wasteHeadline, wasteHeapsShown, wasteSummary } from './format.js';
-import { escapeHtml as esc, isolateHtml } from './html-escape.js';
+import { escapeHtml as esc, escapeHtmlLines, isolateHtml } from './html-escape.js';
 import { CLASS_LOADER_COLUMNS, classLoadersNote } from './markdown.js';
 import type { ConsumerGroup, LeakSuspect, ReportModel, ReportWarning, ThreadInfo, Waste, WasteModel } from './model.js';
 import type { QueryResult } from './query-result.js';
@@ -30,7 +30,7 @@ header{padding:20px 32px 8px;border-bottom:1px solid var(--line)}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:19px;margin:32px 0 10px;padding-bottom:4px;border-bottom:2px solid var(--accent)}
 h3{font-size:16px;margin:22px 0 8px}h4{font-size:14px;margin:14px 0 6px}
 .meta{color:var(--muted);margin:0}
-nav{position:sticky;top:0;background:var(--bg);padding:8px 32px;border-bottom:1px solid var(--line);z-index:1}
+nav{position:sticky;top:0;background:var(--bg);padding:8px 32px;border-bottom:1px solid var(--line);z-index:1;white-space:nowrap;overflow-x:auto}
 nav a{margin-right:16px;color:var(--accent);text-decoration:none}
 a{color:var(--accent)}
 main{padding:0 32px 48px;max-width:1200px}
@@ -39,7 +39,7 @@ table{border-collapse:collapse;margin:6px 0 12px;font-size:13px}
 th,td{border-bottom:1px solid var(--line);padding:4px 10px;text-align:left;vertical-align:top}
 th{background:var(--soft);font-weight:600}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-td.k{font-weight:600;white-space:nowrap}
+th.k{background:none;font-weight:600;white-space:nowrap}
 code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}
 code,bdi{unicode-bidi:isolate}
 td,code{overflow-wrap:anywhere}
@@ -54,9 +54,12 @@ details{margin:6px 0 12px}summary{cursor:pointer;color:var(--accent)}
 .note{color:var(--muted)}
 ol.path{list-style:none;padding-left:0;margin:6px 0}
 ol.path li{padding:2px 0}
-.root{background:#e7eefa;border-radius:3px;padding:0 5px;font-size:12px;color:var(--accent)}
+.root{background:#e7eefa;border-radius:3px;padding:0 5px;font-size:12px;color:#2f5d9c}
 .frames{list-style:none;padding-left:0}.frames li{padding:1px 0}.frames ul{margin:0 0 2px 0;padding-left:24px;color:var(--muted)}
 svg.chart{display:block;max-width:100%;height:auto;margin:8px 0 14px}
+table{display:block;max-width:100%;overflow-x:auto}
+.chart-box{overflow-x:auto}.chart-box svg.chart{min-width:540px}
+@media print{nav{position:static}table{display:table}.chart-box{overflow:visible}.chart-box svg.chart{min-width:0}details::details-content{content-visibility:visible}tr,li{break-inside:avoid}}
 ${CHART_TEXT_CSS}
 `;
 
@@ -77,10 +80,17 @@ export function table(cols: Col[], rows: string[][], what: string): string {
 }
 
 function keyValues(rows: [string, string][]): string {
-  return `<table>\n${rows.map(([k, v]) => `<tr><td class="k">${esc(k)}</td><td>${v}</td></tr>`).join('\n')}\n</table>`;
+  return `<table>\n${rows.map(([k, v]) => `<tr><th scope="row" class="k">${esc(k)}</th><td>${v}</td></tr>`).join('\n')}\n</table>`;
 }
 
 const code = (s: string) => `<code>${esc(s)}</code>`;
+
+/**
+ * A chart in a box that scrolls sideways in a narrow window: the chart keeps a width its 12 px
+ * labels stay readable at (shrunk to fit 400 px they were 5 px high) instead of the page
+ * scrolling as a whole. '' for no chart.
+ */
+const chartBox = (svg: string): string => (svg ? `<div class="chart-box">${svg}</div>` : '');
 const bytes = (n: number) => `<span title="${int(n)} bytes">${formatBytes(n)}</span>`;
 
 export function renderHtml(full: ReportModel): string {
@@ -172,7 +182,7 @@ function summary(model: ReportModel): string {
     const data: Datum[] = ls.map((s) => ({ label: `Suspect ${s.rank}: ${s.title}`, value: s.retained }));
     const rest = h.usedHeap - ls.reduce((sum, s) => sum + s.retained, 0);
     if (rest > 0) data.push({ label: 'Rest of the heap', value: rest, color: REST_COLOR });
-    chart = pieChartSvg(data, { title: 'Leak suspects, share of the heap', format: formatBytes });
+    chart = chartBox(pieChartSvg(data, { title: 'Leak suspects, share of the heap', format: formatBytes }));
   }
   const list = ls.length
     ? `<ul>${ls.map((s) => `<li><a href="#suspect-${s.rank}">Problem Suspect ${s.rank}</a>: ${isolateHtml(s.title)}${heapsLabel(model, s)}, ${sizeWithPercent(s.retained, s.retainedPercent)}</li>`).join('')}</ul>`
@@ -260,7 +270,7 @@ function systemOverview(model: ReportModel): string {
     : '<p>The dump holds no system properties.</p>';
   return `<section id="system-overview"><h2>System Overview</h2>${kv}${heapsHtml(model)}
 <h3>GC roots by kind</h3>${roots}
-<h3>Class histogram</h3>${histChart}${hist}${histNote}${classesByHeapHtml(model)}
+<h3>Class histogram</h3>${chartBox(histChart)}${hist}${histNote}${classesByHeapHtml(model)}
 <h3>Class loaders</h3>${loaders}
 <h3>Duplicate classes</h3>${dups}
 <h3>System properties</h3>${props}</section>`;
@@ -351,7 +361,7 @@ function topConsumers(model: ReportModel): string {
     const data: Datum[] = t.biggestObjects.map((b) => ({ label: objectText(b.object), value: b.retained }));
     const rest = h.usedHeap - t.biggestObjects.reduce((s, b) => s + b.retained, 0);
     if (rest > 0) data.push({ label: 'Rest of the heap', value: rest, color: REST_COLOR });
-    objectsChart = pieChartSvg(data, { title: 'Biggest objects, share of the heap', format: formatBytes });
+    objectsChart = chartBox(pieChartSvg(data, { title: 'Biggest objects, share of the heap', format: formatBytes }));
   }
   const objects = t.biggestObjects.length
     ? table(
@@ -373,9 +383,9 @@ function topConsumers(model: ReportModel): string {
     : '<p>None above the threshold.</p>';
   return `<section id="top-consumers"><h2>Top Consumers</h2><p class="note">Top-level dominators retaining more than ${t.thresholdPercent}% of the heap.</p>
 <h3>Biggest objects</h3>${objectsChart}${objects}
-<h3>Biggest classes</h3>${classChart}${groupTable(t.biggestClasses, 'class')}
+<h3>Biggest classes</h3>${chartBox(classChart)}${groupTable(t.biggestClasses, 'class')}
 <h3>Biggest class loaders</h3>${groupTable(t.biggestClassLoaders, 'class loader')}
-<h3>Biggest packages</h3>${pkgChart}${pkgs}</section>`;
+<h3>Biggest packages</h3>${chartBox(pkgChart)}${pkgs}</section>`;
 }
 
 function stackHtml(t: ThreadInfo): string {
@@ -487,13 +497,13 @@ function wasteSection(w: Waste): string {
         'Duplicate strings',
       )
     : '';
-  return `<section id="waste"><h2>Waste</h2>${head}${chart}${totals}${byHeap}${checks}<h3 id="duplicate-strings">Duplicate string values</h3>${dupHead}${dupTable}</section>`;
+  return `<section id="waste"><h2>Waste</h2>${head}${chartBox(chart)}${totals}${byHeap}${checks}<h3 id="duplicate-strings">Duplicate string values</h3>${dupHead}${dupTable}</section>`;
 }
 
 function queryBlock(q: QueryResult, view: QueryView): string {
-  const parts = [`<h3>${esc(view.heading)}</h3>`, `<pre><code>${esc(q.oql.trim())}</code></pre>`];
+  const parts = [`<h3>${esc(view.heading)}</h3>`, `<pre><code>${escapeHtmlLines(q.oql.trim())}</code></pre>`];
   if (view.title) parts.push(`<h4>${esc(view.title)}</h4>`);
-  parts.push(queryChartSvg(view));
+  parts.push(chartBox(queryChartSvg(view)));
   if (view.kind !== 'table' && view.data.length < view.chartable) parts.push(`<p class="note">Chart shows the first ${int(view.data.length)} of ${int(view.chartable)} rows.</p>`);
   if (view.warning) parts.push(`<p class="warn">${esc(view.warning)}</p>`);
   if (q.note) parts.push(`<p class="note">${esc(q.note)}</p>`);

@@ -5,8 +5,9 @@
  * characters become visible escapes (`printable`), and text longer than DISPLAY_TEXT_MAX is cut
  * with its full length stated (`displayModel`, applied once as the model comes in).
  */
+import { cutToWidth, displayWidth, padEndWidth } from '../terminal-text.js';
 import { planQuery, type QueryView } from './charts.js';
-import { baseName, displayModel, duplicateStringsHeadline, formatBytes, framesLeftOutText, frameText, HEAPS_NOTE, heapClassesNote, heapClassesShown, heapsShown, int, noPathText, objectText, overviewFacts, percent, printable, rootNote, shorten, sizeWithPercent, suspectHeapFact, suspectHeaps, UNNAMED, valueText, viaText, WASTE_HEAPS_NOTE, wasteHeadline, wasteHeapsShown, wasteSummary } from './format.js';
+import { baseName, displayModel, duplicateStringsHeadline, formatBytes, framesLeftOutText, frameText, HEAPS_NOTE, heapClassesNote, heapClassesShown, heapsShown, int, noPathText, objectText, overviewFacts, percent, printable, rootNote, sizeWithPercent, suspectHeapFact, suspectHeaps, UNNAMED, valueText, viaText, WASTE_HEAPS_NOTE, wasteHeadline, wasteHeapsShown, wasteSummary } from './format.js';
 import type { LeakSuspect, ReportModel, SystemOverview, ThreadInfo, Waste, WasteModel } from './model.js';
 import type { QueryResult } from './query-result.js';
 
@@ -17,7 +18,7 @@ const BAR_LABEL_MAX = 48;
 
 /** Escapes text for Markdown inline context (table cells, headings, paragraphs). */
 export function mdText(s: string): string {
-  return printable(s).replace(/[\\`*_[\]<>|#&~!]/g, (c) => `\\${c}`);
+  return printable(s).replace(/[\\`*_[\]<>|#&~!$]/g, (c) => `\\${c}`);
 }
 
 /** A fenced block whose fence is longer than any backtick run inside it. */
@@ -36,18 +37,21 @@ export function table(headers: string[], rows: string[][], align: Align[] = []):
   return out.join('\n');
 }
 
-/** Horizontal bars with eighth-block precision, for a histogram directive. */
+/**
+ * Horizontal bars with eighth-block precision, for a histogram directive. Labels are measured in
+ * the cells a monospaced font gives them (a CJK character or an emoji takes two), so the bars
+ * start in one column whatever the labels' characters.
+ */
 export function asciiBars(data: { label: string; value: number }[], width = BAR_WIDTH): string {
   const max = Math.max(0, ...data.map((d) => d.value));
-  const labels = data.map((d) => shorten(printable(d.label), BAR_LABEL_MAX));
-  const labelWidth = Math.max(...labels.map((l) => [...l].length));
+  const labels = data.map((d) => cutToWidth(printable(d.label), BAR_LABEL_MAX));
+  const labelWidth = Math.max(...labels.map(displayWidth));
   const eighths = ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
   return data
     .map((d, i) => {
       const units = max > 0 ? Math.round((d.value / max) * width * 8) : 0;
       const bar = '█'.repeat(Math.floor(units / 8)) + eighths[units % 8];
-      const pad = ' '.repeat(labelWidth - [...labels[i]].length);
-      return `${labels[i]}${pad}  ${bar}${bar ? ' ' : ''}${int(d.value)}`;
+      return `${padEndWidth(labels[i]!, labelWidth)}  ${bar}${bar ? ' ' : ''}${int(d.value)}`;
     })
     .join('\n');
 }

@@ -88,11 +88,17 @@ export function estimatedSizesText(source: string): string {
   return `estimated, from an assumed layout: ${source.replace(/^assumed: /, '')}; shallow and retained sizes may differ from the JVM's`;
 }
 
+/**
+ * `n` bytes in binary units with one decimal: `512 B`, `4.8 KiB`, `1.0 MiB`. A figure that would
+ * round up to 1024.0 of a unit is given in the next one (1,048,575 bytes is `1.0 MiB`, never
+ * `1024.0 KiB`).
+ */
 export function formatBytes(n: number): string {
   const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
   let v = n;
   let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
+  // 1023.95 and above shows as 1024.0 at one decimal: the next unit says it (bytes are whole).
+  while (v >= 1023.95 && u < units.length - 1) {
     v /= 1024;
     u++;
   }

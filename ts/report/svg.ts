@@ -10,7 +10,7 @@
 import { hierarchy, treemap, treemapSquarify } from 'd3-hierarchy';
 import { arc, pie, type PieArcDatum } from 'd3-shape';
 
-import { cutDisplayText, int } from './format.js';
+import { cutDisplayText, headOf, int, percent, printable } from './format.js';
 import { escapeHtml as esc } from './html-escape.js';
 import { fitText, textWidthPx } from './text-width.js';
 
@@ -28,15 +28,25 @@ export interface TreeDatum {
   children?: TreeDatum[];
 }
 
-/** Ten distinguishable colours that keep white text readable. */
 /** Grey for the remainder slice. */
 export const REST_COLOR = '#b8bfcc';
-export const PALETTE = ['#3b6fb6', '#d9822b', '#3a9a5b', '#c2413b', '#7d5ba6', '#8c6d31', '#c75d9c', '#5f6b7a', '#9c9a1f', '#1f9aa8'];
+/**
+ * Ten distinguishable colours on which the treemap's white 12 px labels are readable: each has a
+ * contrast of at least 4.5:1 with white (WCAG AA for normal text).
+ */
+export const PALETTE = ['#3b6fb6', '#b35900', '#2f7d4a', '#c2413b', '#7d5ba6', '#8c6d31', '#b3478a', '#737000', '#167f8c', '#5f6b7a'];
 const color = (i: number) => PALETTE[i % PALETTE.length];
 const r1 = (n: number) => Math.round(n * 10) / 10;
 
 /** A label for a `<title>` tooltip: escaped, and cut with its full length stated when very long. */
 const tip = (label: string): string => esc(cutDisplayText(label));
+
+/**
+ * A label as it is drawn, which is what `fitText` must measure: control and bidirectional
+ * characters as their visible escapes (`\u0000` is six characters wide, not none), as `esc`
+ * writes them. Only its start can be drawn, so a long label is looked at no further.
+ */
+const drawnText = (label: string): string => printable(headOf(label, 4096));
 
 /** The charts' label font size (`CHART_TEXT_CSS`): what `fitText` measures for. */
 const FONT_PX = 12;
@@ -44,7 +54,7 @@ const FONT_PX = 12;
 /** The style of the charts' text, for every page that shows them (the HTML reports, the browser REPL). */
 export const CHART_TEXT_CSS =
   `svg .lbl{font:${FONT_PX}px system-ui,sans-serif;fill:#1d2330}svg .val{font:${FONT_PX}px system-ui,sans-serif;fill:#5d6677}\n` +
-  `svg .tm{font:${FONT_PX}px system-ui,sans-serif;fill:#fff}svg .tmv{font-size:11px}`;
+  `svg .tm{font:${FONT_PX}px system-ui,sans-serif;fill:#fff}svg .tmv{font-size:11px}svg .tmp{fill:#1d2330}`;
 
 /** `inner` drawn in the box at (x, y) of size w × h, clipped to it (coordinates inside are the box's). */
 const clipped = (x: number, y: number, w: number, h: number, inner: string): string =>
@@ -69,7 +79,7 @@ export function barChartSvg(data: Datum[], options: { title: string; width?: num
   const rows = data.map((d, i) => {
     const y = 4 + i * rowH;
     const w = max > 0 ? r1((d.value / max) * barMax) : 0;
-    const label = fitText(d.label, labelRoom, FONT_PX);
+    const label = fitText(drawnText(d.label), labelRoom, FONT_PX);
     return (
       `<g><title>${tip(d.label)}: ${esc(fmt(d.value))}</title>` +
       clipped(0, y, labelRoom, rowH, `<text x="${labelRoom}" y="15" text-anchor="end" class="lbl">${esc(label)}</text>`) +
@@ -80,8 +90,23 @@ export function barChartSvg(data: Datum[], options: { title: string; width?: num
   return svgOpen(width, height, options.title, 'bar') + rows.join('') + '</svg>';
 }
 
-/** A donut chart with a legend (label, value, share). */
-export function pieChartSvg(data: Datum[], options: { title: string; format?: (n: number) => string }): string {
+/**
+ * The slices a pie draws: each its own colour. More slices than the palette has colours would
+ * repeat one (slice 11 as blue as slice 1), so past nine the rest are one grey slice, `N more`
+ * (the table beside the chart lists them); a slice of a fixed colour (the rest of the heap) stays.
+ */
+export function pieSlices(data: Datum[]): Datum[] {
+  const own = data.filter((d) => d.color === undefined);
+  if (own.length <= PALETTE.length) return data;
+  const kept = own.slice(0, PALETTE.length - 1);
+  const more = own.slice(PALETTE.length - 1);
+  const merged: Datum = { label: `${int(more.length)} more`, value: more.reduce((s, d) => s + d.value, 0), color: PALETTE[PALETTE.length - 1] };
+  return [...kept, merged, ...data.filter((d) => d.color !== undefined)];
+}
+
+/** A donut chart with a legend (label, value, share); past ten slices, see `pieSlices`. */
+export function pieChartSvg(all: Datum[], options: { title: string; format?: (n: number) => string }): string {
+  const data = pieSlices(all);
   const fmt = options.format ?? int;
   const radius = 110;
   const legendX = 2 * radius + 40;
@@ -97,9 +122,9 @@ export function pieChartSvg(data: Datum[], options: { title: string; format?: (n
   const cy = height / 2;
   const slices = arcs.map(
     (a, i) =>
-      `<path d="${path(a) ?? ''}" fill="${a.data.color ?? color(i)}" stroke="#fff" stroke-width="1"><title>${tip(a.data.label)}: ${esc(fmt(a.data.value))} (${((a.data.value / total) * 100).toFixed(1)}%)</title></path>`,
+      `<path d="${path(a) ?? ''}" fill="${a.data.color ?? color(i)}" stroke="#fff" stroke-width="1"><title>${tip(a.data.label)}: ${esc(fmt(a.data.value))} (${percent((a.data.value / total) * 100)})</title></path>`,
   );
-  const valueTexts = data.map((d) => `${fmt(d.value)} · ${((d.value / total) * 100).toFixed(1)}%`);
+  const valueTexts = data.map((d) => `${fmt(d.value)} · ${percent((d.value / total) * 100)}`);
   // The legend's labels end 12 px before the widest value, which is right-aligned at the edge.
   const valueW = Math.ceil(Math.max(0, ...valueTexts.map((t) => textWidthPx(t, FONT_PX))));
   const labelX = legendX + 18;
@@ -108,7 +133,7 @@ export function pieChartSvg(data: Datum[], options: { title: string; format?: (n
     const y = 10 + i * rowH;
     return (
       `<g><title>${tip(d.label)}</title><rect x="${legendX}" y="${y + 3}" width="12" height="12" fill="${d.color ?? color(i)}"></rect>` +
-      clipped(labelX, y, labelRoom, rowH, `<text x="0" y="14" class="lbl">${esc(fitText(d.label, labelRoom, FONT_PX))}</text>`) +
+      clipped(labelX, y, labelRoom, rowH, `<text x="0" y="14" class="lbl">${esc(fitText(drawnText(d.label), labelRoom, FONT_PX))}</text>`) +
       `<text x="${width - 8}" y="${y + 14}" text-anchor="end" class="val">${esc(valueTexts[i]!)}</text></g>`
     );
   });
@@ -138,9 +163,11 @@ export function treemapSvg(root: TreeDatum, options: { title: string; width?: nu
     const full = `${cutDisplayText(n.data.label)}: ${fmt(n.value ?? 0)}`;
     // Labels start 4 px into the tile and stop 4 px before its right edge.
     const room = w - 8;
-    const label = fitText(n.data.label, room, FONT_PX);
+    const label = fitText(drawnText(n.data.label), room, FONT_PX);
     const showLabel = label !== '' && hh >= 16;
-    const value = showLabel && !n.children && hh >= 32 ? fitText(fmt(n.value ?? 0), room, 11) : '';
+    // A figure is drawn whole or not at all (the tooltip has it): `107.6…` would hide its unit.
+    const figure = fmt(n.value ?? 0);
+    const value = showLabel && !n.children && hh >= 32 && textWidthPx(figure, 11) <= room ? figure : '';
     const opacity = n.children ? 0.55 : 1;
     parts.push(
       `<g><title>${esc(full)}</title><rect x="${n.x0}" y="${n.y0}" width="${w}" height="${hh}" fill="${fill}" fill-opacity="${opacity}"></rect>` +
@@ -150,7 +177,8 @@ export function treemapSvg(root: TreeDatum, options: { title: string; width?: nu
               n.y0,
               room,
               hh,
-              `<text x="0" y="13" class="tm">${esc(label)}</text>` + (value !== '' ? `<text x="0" y="28" class="tm tmv">${esc(value)}</text>` : ''),
+              // A group's tile is its colour at 55 % on white: too light for white text, so dark text.
+              `<text x="0" y="13" class="${n.children ? 'tm tmp' : 'tm'}">${esc(label)}</text>` + (value !== '' ? `<text x="0" y="28" class="tm tmv">${esc(value)}</text>` : ''),
             )
           : '') +
         '</g>',

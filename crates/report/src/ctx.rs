@@ -503,7 +503,9 @@ pub fn thread_label(name: &str) -> String {
     out
 }
 
-/// `1.8 MiB`, `512 B`: sizes in explanations.
+/// `1.8 MiB`, `512 B`: sizes in explanations, as the reports' tables write them (TypeScript's
+/// `formatBytes`): a figure that would round up to 1024.0 of a unit is given in the next one
+/// (1,048,575 bytes is `1.0 MiB`, never `1024.0 KiB`).
 pub fn human_bytes(n: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
     if n < 1024 {
@@ -511,7 +513,8 @@ pub fn human_bytes(n: u64) -> String {
     }
     let mut v = n as f64;
     let mut u = 0;
-    while v >= 1024.0 && u + 1 < UNITS.len() {
+    // 1023.95 and above shows as 1024.0 at one decimal.
+    while v >= 1023.95 && u + 1 < UNITS.len() {
         v /= 1024.0;
         u += 1;
     }
@@ -579,5 +582,9 @@ mod tests {
         assert_eq!(human_bytes(1023), "1023 B");
         assert_eq!(human_bytes(1024), "1.0 KiB");
         assert_eq!(human_bytes(5 * 1024 * 1024 + 512 * 1024), "5.5 MiB");
+        assert_eq!(human_bytes(1_048_524), "1023.9 KiB");
+        assert_eq!(human_bytes(1_048_547), "1.0 MiB");
+        assert_eq!(human_bytes(1_048_575), "1.0 MiB");
+        assert_eq!(human_bytes(1024 * 1024 * 1024 - 1), "1.0 GiB");
     }
 }
