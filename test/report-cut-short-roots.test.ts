@@ -18,6 +18,7 @@ let report: {
   overview: { heap: { objects: number; unreachableObjects: number }; gcRoots: { total: number; byKind: { kind: string; count: number }[] } };
   leakSuspects: { suspects: { title: string; explanation: string }[] };
   warnings: { source: string; message: string }[];
+  waste: { dumpCutShort: boolean };
 };
 let stderr: string;
 
@@ -49,6 +50,10 @@ describe('the report on a dump cut short before its GC roots', () => {
     expect(w[0]!.message).toContain('cut short');
     expect(w[0]!.message).toContain('partial');
     expect(stderr).toContain('no System Class root');
+  });
+
+  it('the waste says the dump is cut short, so what no root reaches is not called garbage', () => {
+    expect(report.waste.dumpCutShort).toBe(true);
   });
 
   it('no suspect calls java.lang.System or the JDK classes unreachable garbage', () => {

@@ -88,7 +88,7 @@ describe('writing', () => {
       expect(fs.readFileSync(p, 'utf8')).toBe(renderReport(sampleModel(), ext));
     }
     expect(fs.readFileSync(path.join(dir, 'report.html'), 'utf8')).toMatch(/^<!doctype html>/);
-    expect(JSON.parse(fs.readFileSync(path.join(dir, 'report.json'), 'utf8')).schemaVersion).toBe(9);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'report.json'), 'utf8')).schemaVersion).toBe(10);
     let out = '';
     const sink = new Writable({ write: (chunk, _enc, done) => ((out += String(chunk)), done()) });
     writeReport(sampleModel(), chooseOutput(), sink);

@@ -53,6 +53,20 @@ describe('waste section', () => {
     expect(html).toContain('Waste227.9 KiB (2.7%), and 6.7 MiB (81.6%) in unreachable objects');
   });
 
+  test('a dump cut short: the overhead no root reaches is not called garbage the next collection frees', () => {
+    const m = nonLive();
+    m.waste.dumpCutShort = true;
+    expect(validateReportModel(m).ok).toBe(true);
+    const md = renderMarkdown(m);
+    const html = text(renderHtml(m));
+    const sentence =
+      'a further 6.7 MiB (81.6%) is in objects no GC root this dump records reaches (it is cut short: the root records after the cut are missing, so they are not shown to be garbage) (the checks count both).';
+    expect(md).toContain(sentence);
+    expect(html).toContain(sentence);
+    expect(md).not.toContain('next garbage collection frees');
+    expect(md).toContain('- Waste: 227.9 KiB (2.7%), and 6.7 MiB (81.6%) in objects no GC root of this cut dump reaches (see [Waste](#waste))');
+  });
+
   test('without unreachable overhead (a live dump, --reachable-only) the headline is as before', () => {
     const m = sampleModel();
     const sentence = '92.9 KiB (0.8%) of the 12.0 MiB heap is overhead that a change in the code would save. Each object';

@@ -120,7 +120,7 @@ describe('heapql <dump> [report]', () => {
     const json = path.join(dir, 'r.json');
     expect((await heapql([known, json, '--query', 'SELECT COUNT(*) AS n FROM KnownHeap$Point'])).code).toBe(0);
     const model = JSON.parse(readFileSync(json, 'utf8'));
-    expect(model.schemaVersion).toBe(9);
+    expect(model.schemaVersion).toBe(10);
     expect(model.queries).toHaveLength(1);
     expect(model.queries[0]).toMatchObject({ name: 'q1', columns: [{ name: 'n', type: 'number' }] });
     const forced = path.join(dir, 'report.out');

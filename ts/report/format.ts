@@ -31,16 +31,28 @@ export const sizeWithPercent = (bytes: number, pct: number): string => `${format
  * The waste figure of a report's summary: the overhead a change in the code would save (in
  * reachable objects), and the garbage's part apart, as the waste section's headline says it.
  */
-export function wasteSummary(w: { reachableOverhead: number; reachableOverheadPercent: number; unreachableOverhead: number; unreachableOverheadPercent: number }): string {
+export function wasteSummary(w: { reachableOverhead: number; reachableOverheadPercent: number; unreachableOverhead: number; unreachableOverheadPercent: number; dumpCutShort: boolean }): string {
   const reachable = sizeWithPercent(w.reachableOverhead, w.reachableOverheadPercent);
-  return w.unreachableOverhead > 0 ? `${reachable}, and ${sizeWithPercent(w.unreachableOverhead, w.unreachableOverheadPercent)} in unreachable objects` : reachable;
+  if (w.unreachableOverhead === 0) return reachable;
+  const where = w.dumpCutShort ? 'in objects no GC root of this cut dump reaches' : 'in unreachable objects';
+  return `${reachable}, and ${sizeWithPercent(w.unreachableOverhead, w.unreachableOverheadPercent)} ${where}`;
+}
+
+/**
+ * What the waste in objects no GC root reaches is: garbage the next collection frees, unless the
+ * dump is cut short, whose lost root records may have reached them.
+ */
+function unreachableWasteText(w: Waste): string {
+  return w.dumpCutShort
+    ? 'is in objects no GC root this dump records reaches (it is cut short: the root records after the cut are missing, so they are not shown to be garbage)'
+    : 'is in unreachable objects, which the next garbage collection frees';
 }
 
 /** The waste section's headline, as plain text (each renderer escapes it its own way). */
 export function wasteHeadline(w: Waste): string {
   const unreachable =
     w.unreachableOverhead > 0
-      ? `; a further ${sizeWithPercent(w.unreachableOverhead, w.unreachableOverheadPercent)} is in unreachable objects, which the next garbage collection frees (the checks count both)`
+      ? `; a further ${sizeWithPercent(w.unreachableOverhead, w.unreachableOverheadPercent)} ${unreachableWasteText(w)} (the checks count both)`
       : '';
   return (
     `${sizeWithPercent(w.reachableOverhead, w.reachableOverheadPercent)} of the ${formatBytes(w.usedHeap)} heap is overhead that a change in the code would save${unreachable}. ` +

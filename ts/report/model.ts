@@ -17,7 +17,7 @@ export { ObjectRefSchema, QueryResultSchema };
 export type { Column, ObjectRef, QueryResult, Value, VizKind, VizSpec } from './query-result.js';
 
 /** Bumped on any incompatible change; a reader refuses a model newer than it knows. */
-export const REPORT_SCHEMA_VERSION = 9;
+export const REPORT_SCHEMA_VERSION = 10;
 
 const Percent = (description?: string) =>
   Type.Number({ minimum: 0, maximum: 100, description: description ?? 'percent of the total heap (0..100)' });
@@ -451,6 +451,10 @@ export const WasteSchema = Obj({
     'the part of overhead in objects no GC root reaches (garbage the dump still holds, e.g. the GC\'s filler arrays in a dump taken without a collection): the next garbage collection frees it; 0 with --reachable-only',
   ),
   unreachableOverheadPercent: Percent(),
+  dumpCutShort: Type.Boolean({
+    description:
+      'true when the dump is cut short: the GC root records written after the cut are missing, so unreachableOverhead is in objects no GC root the dump records reaches, not shown to be garbage',
+  }),
   categories: Type.Array(WasteCategorySchema, { description: 'every check, in a fixed order' }),
   heaps: Type.Optional(
     Type.Array(WasteHeapSchema, {

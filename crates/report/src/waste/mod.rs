@@ -415,6 +415,7 @@ fn assemble(heap: &Heap, a: &FullAnalysis, rows: FxHashMap<RowKey, Agg>, reachab
         reachable_overhead_percent: percent(reachable),
         unreachable_overhead: unreachable,
         unreachable_overhead_percent: percent(unreachable),
+        dump_cut_short: heap.summary().cut_short,
         categories,
         heaps,
         duplicate_strings: strings,

@@ -169,6 +169,11 @@ pub struct Waste {
     /// finding's own reachability, not by its holder (an unreachable object's field may hold it).
     pub unreachable_overhead: u64,
     pub unreachable_overhead_percent: f64,
+    /// The dump is cut short (`HeapSummary::cut_short`): the GC root records written after the
+    /// cut are missing, so `unreachable_overhead` is in objects no root *the dump records*
+    /// reaches, not shown to be garbage; the headlines say so instead of "the next collection
+    /// frees it".
+    pub dump_cut_short: bool,
     /// Every check, in `Check::ALL` order (a check with nothing found has zero rows).
     pub categories: Vec<WasteCategory>,
     /// Android: every heap the dump has objects in, in the order it names them, with what its
