@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { openHeap } from '../ts/index.js';
 import { heapql, root } from './tools/run.js';
 
 const fixture = path.join(root, 'fixtures/dumps/KnownHeap-jdk17-noccp.hprof');
@@ -65,5 +66,16 @@ describe('the report on a dump cut short before its GC roots', () => {
     const classes = report.leakSuspects.suspects.find((s) => s.title === 'java.lang.Class');
     expect(classes, 'the cut dump has a java.lang.Class suspect').toBeDefined();
     expect(classes!.explanation).not.toMatch(/They are unreachable/);
+  });
+
+  it('the library says the dump is cut short (info().cutShort); a whole one is not', async () => {
+    for (const [file, cut] of [[path.join(tmp, 'cut.hprof'), true], [fixture, false]] as const) {
+      const heap = await openHeap(file);
+      try {
+        expect(heap.info().cutShort, file).toBe(cut);
+      } finally {
+        heap.close();
+      }
+    }
   });
 });

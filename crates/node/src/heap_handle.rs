@@ -112,6 +112,9 @@ pub struct JsDumpInfo {
     pub object_alignment: u32,
     /// True when the object layout is assumed (no object addresses in the dump): sizes are estimates.
     pub sizes_estimated: bool,
+    /// True when the dump is cut short: the GC root records written after the cut are missing,
+    /// so an object no root reaches is unreachable in this dump, not shown to be garbage.
+    pub cut_short: bool,
     /// How the layout was chosen (`assumed: 32-bit VM layout (ids are not addresses)`, ...).
     pub size_model_source: String,
     pub jvm_version: Option<String>,
@@ -207,6 +210,7 @@ impl HeapHandle {
             array_header_size: i.array_header_size,
             object_alignment: i.object_alignment,
             sizes_estimated: heap.summary().sizes_estimated,
+            cut_short: heap.summary().cut_short,
             size_model_source: i.size_model_source.clone(),
             jvm_version: i.jvm_version.clone(),
             object_count: heap.object_count(),

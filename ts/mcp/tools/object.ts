@@ -110,7 +110,9 @@ export function registerObjectTools(server: ToolRegistrar, ctx: McpContext): voi
           if (analyzed) {
             const path = await heap.pathToRoot(id);
             out.pathToRoot = path ?? null;
-            if (!path) out.pathNote = 'no path: no GC root reaches this object (it is garbage the next collection would free)';
+            if (!path) out.pathNote = heap.info().cutShort
+              ? 'no path: no GC root this dump records reaches this object (the dump is cut short: its root records after the cut are missing, so it is not shown to be garbage)'
+              : 'no path: no GC root reaches this object (it is garbage the next collection would free)';
           } else unavailable.pathToRoot = NEEDS_ANALYSIS;
         }
         if (want.has('dominator')) {
