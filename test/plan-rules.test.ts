@@ -353,6 +353,8 @@ describe('rules of the spec', () => {
       reason: 'ORDER BY cnt names no column: names are case-sensitive, and the column is Cnt', hint: 'write ORDER BY Cnt', pos: { line: 1, column: 79 },
     });
     expect(sel('SELECT classof(x) AS C, COUNT(*) AS Cnt FROM X x GROUP BY classof(x) ORDER BY Cnt DESC').orderBy).toEqual([{ expr: { k: 'out', i: 1 }, desc: true }]);
+    // A bare name that reads the group key is no column name in the wrong case.
+    expect(sel('SELECT name AS Name, COUNT(*) AS n FROM X GROUP BY name ORDER BY name').orderBy).toEqual([{ expr: { k: 'out', i: 0 }, desc: false }]);
   });
 
   test('an attribute or a field of what is known to be a list is refused: the list has none, its elements have', () => {

@@ -78,7 +78,7 @@ describe('retained sizes outside the dominator tree (reachable-only analysis)', 
     const retainedLines = r.stdout.split('\n').filter((l) => l.startsWith('retained size'));
     expect(retainedLines).toHaveLength(2);
     for (const l of retainedLines) expect(l).toMatch(/^retained size +— \(not in the dominator tree: unreachable, analysis run with --reachable-only\)$/);
-    expect(r.stdout).toContain('reachable      no (garbage)');
+    expect(r.stdout).toContain('reachable      no (no GC root the dump records reaches it)');
     expect(r.stdout).toContain('dominator      (none: not in the dominator tree)');
     expect(r.stdout).not.toContain('dominates (');
   });

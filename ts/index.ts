@@ -36,12 +36,14 @@ export type {
   PathStep,
   DominatorView,
   DominatedView,
+  TopOfTree,
+  RowBatch,
+  StreamSummary,
   ClassView,
 } from './session/index.js';
 export { HeapqlError, type UnknownName, type CancelledProgress } from './errors.js';
 export { buildSummary, type HeapSummary } from './report/summary.js';
 export { diffDumps, renderDiff, diffJsonSchema, parseGateRule, type DiffModel, type DiffOptions, type GateRule } from './diff/index.js';
-export type { RowBatch, StreamSummary } from './session/query.js';
 export type { ReportModel, WasteModel, Waste, ReportWarning } from './report/model.js';
 export type { QueryResult, Value, ObjectRef, VizSpec } from './query/schema.js';
 export { parseJsonExact, restoreNonFinite, stringifyJson } from './query/json.js';

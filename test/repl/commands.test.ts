@@ -284,7 +284,7 @@ describe('the REPL dispatcher', () => {
   it('!path and !dom of an unreachable object: its pseudo-root is no GC root, and says so', async () => {
     if (session.status.state !== 'full') await run('!analyze');
     // #1456 (an int[4]) hangs off its own pseudo-root; #1737 off the unreachable SoftReference #16222.
-    expect((await run('!obj #1456')).out).toContain('reachable      no (garbage)');
+    expect((await run('!obj #1456')).out).toContain('reachable      no (no GC root the dump records reaches it)');
     const alone = await run('!path #1456');
     expect(alone.out).toBe('int[4] @ 0xfeab6138  #1456  [unreachable: a pseudo-root of the analysis, not a GC root]');
     const longer = (await run('!path #1737')).out.split('\n');

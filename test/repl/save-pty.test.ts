@@ -5,7 +5,7 @@
  * save stops it: the REPL says after how many rows, the temporary file is gone, a new file is
  * not there and an existing one is as it was, and the session goes on.
  */
-import { watch, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { watch, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
@@ -65,9 +65,11 @@ it('saves a long result as CSV, TSV and JSON: each file is the whole conversion,
  * Types `!save <name>` and Ctrl-C while it writes: the REPL is stopped (SIGSTOP) as soon as its
  * temporary file appears, so the Ctrl-C is read while blocks are still to be written, whatever
  * the machine's speed; then it goes on (SIGCONT). Returns the number of rows the REPL says it
- * wrote, and the screen position after its message.
+ * wrote, and the screen position after its message; `saved` with the position after "saved …"
+ * when the watcher's news came so late that only the save's last writes were left, which it
+ * finished before it read the Ctrl-C (the caller puts the file back and tries again).
  */
-async function interruptSave(t: Terminal, out: string, name: string, from: number, untouched: string): Promise<{ rows: number; at: number }> {
+async function interruptSave(t: Terminal, out: string, name: string, from: number, untouched: string): Promise<{ rows: number; at: number } | { saved: number }> {
   let temp: string | null = null;
   const appeared = new Promise<void>((resolve) => {
     const watcher = watch(out, (_event, file) => {
@@ -91,10 +93,23 @@ async function interruptSave(t: Terminal, out: string, name: string, from: numbe
   t.type('\x03');
   process.kill(t.pty.pid, 'SIGCONT');
   const message = new RegExp(`error: interrupted; !save stopped after (\\d+) of ${ROWS} rows: ${name.replace('.', '\\.')} ${untouched}\\n`);
-  const at = await t.waitFor(message, from, 'saved');
-  const rows = Number(message.exec(t.screen.slice(from))![1]);
+  const whole = `saved ${ROWS} rows to ${name}\n`;
+  const at = await t.waitFor(new RegExp(`${message.source}|${whole}`), from);
   expect(existsSync(path.join(out, temp!))).toBe(false);
-  return { rows, at };
+  const stopped = message.exec(t.screen.slice(from));
+  if (!stopped) return { saved: at };
+  return { rows: Number(stopped[1]), at };
+}
+
+/** `interruptSave` until a Ctrl-C lands before the save's end (at most 5 tries), `restore` after each save that ended whole. */
+async function interruptSaveMidway(t: Terminal, out: string, name: string, from: number, untouched: string, restore: () => void): Promise<{ rows: number; at: number }> {
+  for (let attempt = 1; ; attempt++) {
+    const r = await interruptSave(t, out, name, from, untouched);
+    if ('rows' in r) return r;
+    expect(attempt, 'five saves in a row ended before the Ctrl-C was read').toBeLessThan(5);
+    restore();
+    from = await t.waitFor('oql> ', r.saved);
+  }
 }
 
 it('Ctrl-C during a save stops it, says after how many rows, and leaves no partial file; an existing file is as it was', async () => {
@@ -105,11 +120,11 @@ it('Ctrl-C during a save stops it, says after how many rows, and leaves no parti
   t.type(`${ALL}\r`);
   at = await t.waitFor(`(${ROWS} rows; showing the first 50`, at);
 
-  const fresh = await interruptSave(t, out, 'new.json', at, 'was not written');
+  const fresh = await interruptSaveMidway(t, out, 'new.json', at, 'was not written', () => rmSync(path.join(out, 'new.json')));
   expect(fresh.rows).toBeLessThan(ROWS);
   expect(fresh.rows % 1000).toBe(0);
   at = fresh.at;
-  const over = await interruptSave(t, out, 'old.json', at, 'is as it was');
+  const over = await interruptSaveMidway(t, out, 'old.json', at, 'is as it was', () => writeFileSync(path.join(out, 'old.json'), 'the file that was there\n'));
   expect(over.rows).toBeLessThan(ROWS);
   at = over.at;
   expect(readdirSync(out)).toEqual(['old.json']);

@@ -297,7 +297,8 @@ export class Binder {
     const orderBy: POrderKey[] = orderRaw.map(({ o, i }, idx) => {
       if (i !== null) return { expr: { k: 'out', i }, desc: o.desc };
       let e = orderBound[idx]!;
-      if (grouped) refuseCaseOfColumn(o.expr, columns);
+      // A name that reads a group key (`GROUP BY name … ORDER BY name` beside `AS Name`) is fine.
+      if (grouped && !groupBy.some((g) => same(g, e))) refuseCaseOfColumn(o.expr, columns);
       if (grouped) e = groupedExpr(e, groupBy, o.expr, 'ORDER BY');
       if (output.kind === 'columns') {
         const j = output.columns.findIndex((c) => same(c.expr, e));

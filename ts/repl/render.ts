@@ -40,7 +40,7 @@ export function renderObject(o: ObjectView): string {
     ['retained size', o.retainedSize !== null ? `${int(o.retainedSize)} B` : o.reachable === null ? 'needs !analyze' : NOT_IN_TREE],
   ];
   if (o.heap !== null) pairs.push(['heap', t(o.heap)]);
-  if (o.reachable !== null) pairs.push(['reachable', o.reachable ? 'yes' : 'no (garbage)']);
+  if (o.reachable !== null) pairs.push(['reachable', o.reachable ? 'yes' : 'no (no GC root the dump records reaches it)']);
   if (o.arrayLength !== null) pairs.push(['length', int(o.arrayLength)]);
   if (o.gcRoots.length > 0) pairs.push(['GC root', t(o.gcRoots.join(', '))]);
   // Its elements are unknown, not null: say so rather than list them.
@@ -103,11 +103,7 @@ export function renderPath(steps: PathStep[] | null, label: string): string {
   return lines.join('\n');
 }
 
-/**
- * Why an object in the dominator tree has no dominator but the tree's virtual root (`!dom`):
- * `root`, a GC root itself; `shared`, reachable through more than one GC root, no object on
- * every path; `unreachable`, garbage at the top of its own tree, a pseudo-root of the analysis.
- */
+/** `!dom`'s words for why an object of the tree has only the virtual root above it. */
 const TOP_OF_TREE: Record<TopOfTree, string> = {
   root: '(none: a GC root)',
   shared: '(none: held through more than one GC root, so only the virtual root dominates it)',

@@ -448,7 +448,7 @@ export const WasteSchema = Obj({
   reachableOverhead: Bytes('the part of overhead in objects a GC root reaches: what a change in the code would save (the headline figure)'),
   reachableOverheadPercent: Percent(),
   unreachableOverhead: Bytes(
-    'the part of overhead in objects no GC root reaches (garbage the dump still holds, e.g. the GC\'s filler arrays in a dump taken without a collection): the next garbage collection frees it; 0 with --reachable-only',
+    'the part of overhead in objects no GC root reaches (garbage the dump still holds, e.g. the GC\'s filler arrays in a dump taken without a collection): the next garbage collection frees it, unless dumpCutShort (then no recorded GC root reaches it); 0 with --reachable-only',
   ),
   unreachableOverheadPercent: Percent(),
   dumpCutShort: Type.Boolean({

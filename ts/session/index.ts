@@ -6,7 +6,7 @@
 export { HeapSession, openHeap } from './session.js';
 export type { OpenOptions, AnalyzeOptions, ObjectLookupOptions, CacheStatus, DumpInfo, DumpWarning, HeapBytes, HeapCounts, HeapShare, HistogramRow } from './session.js';
 export { MAX_QUERY_LENGTH } from '../oql/index.js';
-export { prepareQuery, type PreparedQuery, type PrepareOptions, type QueryOptions, type PrepareCallOptions, type ExplainOptions, type CountOptions, type RowTotal, type StreamedRow } from './query.js';
+export { prepareQuery, type PreparedQuery, type PrepareOptions, type QueryOptions, type PrepareCallOptions, type ExplainOptions, type CountOptions, type RowTotal, type StreamedRow, type RowBatch, type StreamSummary } from './query.js';
 export { buildReport } from './report.js';
 export { buildWaste } from './waste.js';
 export type * from './types.js';

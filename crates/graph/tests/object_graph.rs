@@ -318,7 +318,7 @@ fn garbage_never_changes_a_live_objects_dominator() {
     assert_eq!(top(&all, root_of_cycle), Some(TopOfTree::Unreachable));
     assert_eq!(top(&all, other), None);
     assert_eq!(top(&live, g), None, "outside the tree of a reachable-only analysis");
-        // Every object still counts once under the virtual root.
+    // Every object still counts once under the virtual root.
     let total: u64 = (0..heap.object_count()).map(|o| heap.shallow_size(o)).sum();
     assert_eq!(all.total_size(), total);
     let garbage: u64 = (0..heap.object_count()).filter(|&o| !all.is_reachable(o)).map(|o| heap.shallow_size(o)).sum();

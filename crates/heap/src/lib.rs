@@ -498,10 +498,12 @@ impl Default for ClassMemo {
     }
 }
 
-/// `HeapError::Changed` when the file at `path` is no longer the one `before` describes (its
-/// length, modification time or status-change time moved) while it was being indexed.
-fn changed_while_indexed(path: &Path, before: &std::fs::Metadata) -> Option<HeapError> {
-    let now = std::fs::metadata(path).ok()?;
+/// `HeapError::Changed` when the dump file opened as `file` is no longer the one `before`
+/// describes (its length, modification time or status-change time moved) while it was being
+/// indexed. Asked of the open file, not of the path: a new dump renamed over the old one (the
+/// safe way to replace a dump) leaves the file read unchanged.
+fn changed_while_indexed(path: &Path, file: &std::fs::File, before: &std::fs::Metadata) -> Option<HeapError> {
+    let now = file.metadata().ok()?;
     #[cfg(unix)]
     let ctime_moved = {
         use std::os::unix::fs::MetadataExt;
@@ -525,19 +527,19 @@ fn changed_while_indexed(path: &Path, before: &std::fs::Metadata) -> Option<Heap
 }
 
 impl Heap {
-    /// Indexes the dump at `path`. A dump written to or cut short on disk while it was being
+    /// Indexes the dump at `path`. A dump written to or grown on disk while it was being
     /// indexed is `HeapError::Changed`: what was read is no one dump, so neither the index
-    /// built nor an error about its bytes (a sub-record cut by its new end read as damage, "the
-    /// file is not cut short") would be true.
+    /// built nor an error about its bytes would be true. (One cut short while its mapping is
+    /// read ends the process at the first read past its new end: `heapql_hprof`'s `sigbus`.)
     pub fn open(path: &Path, options: OpenOptions) -> Result<Heap, HeapError> {
-        let before = std::fs::metadata(path).ok();
+        let before = std::fs::File::open(path).ok().and_then(|f| f.metadata().ok().map(|m| (f, m)));
         match builder::build(path, options) {
             Ok(heap) => {
                 heap.check_dump_unchanged()?;
                 Ok(heap)
             }
             Err(HeapError::Cancelled) => Err(HeapError::Cancelled),
-            Err(e) => Err(before.and_then(|b| changed_while_indexed(path, &b)).unwrap_or(e)),
+            Err(e) => Err(before.and_then(|(f, b)| changed_while_indexed(path, &f, &b)).unwrap_or(e)),
         }
     }
 

@@ -39,9 +39,8 @@ pub struct Segment {
     /// File offset of the first sub-record (just after the 9-byte record header).
     pub offset: u64,
     pub len: u64,
-    /// True when this body reaches the end of the data because the file is cut short: cut
-    /// inside it, or right after it when it is the last HEAP DUMP SEGMENT of a dump with no
-    /// HEAP DUMP END.
+    /// True when this body reaches the end of the data because the file is cut short inside
+    /// it (a file cut right after a whole segment is `Dump::missing_end`).
     pub truncated: bool,
 }
 

@@ -4,7 +4,10 @@
 //! mapped ranges of the user's dump files are registered here; a SIGBUS at an address inside
 //! one writes an error saying what happened and what to do on stderr and ends the process with
 //! exit code 2, the code of a dump that cannot be read. Any other SIGBUS goes to the handler
-//! that was installed before (or the default action) as if this one were not there.
+//! that was installed before (or the default action) as if this one were not there (called
+//! with this handler's mask: its own `sa_mask` and flags are not re-applied). An I/O error on
+//! the file's device (a network file system gone, a bad sector) raises the same signal and is
+//! said with the same words, which name the likeliest cause.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Once, OnceLock};
@@ -69,6 +72,9 @@ fn install() {
     }
 }
 
+/// Whether `addr` lies in a registered range. A slot freed and taken again between the two
+/// loads could pair one range's start with another's end; a mapping is unregistered before it
+/// is unmapped, so no fault can come from a range in that state.
 fn ours(addr: usize) -> bool {
     (0..SLOTS).any(|i| {
         let s = STARTS[i].load(Ordering::SeqCst);
@@ -78,20 +84,28 @@ fn ours(addr: usize) -> bool {
 }
 
 extern "C" fn on_sigbus(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
-    // SAFETY: only async-signal-safe calls (write, _exit, sigaction) and atomic loads.
+    // SAFETY: only async-signal-safe calls (write, _exit, sigaction, raise) and atomic loads.
     unsafe {
-        let addr = (*info).si_addr() as usize;
-        if ours(addr) {
+        // Only a fault the kernel raised (si_code > 0) has an address; a SIGBUS another process
+        // sent (kill, sigqueue: si_code ≤ 0) holds its pid and uid there instead.
+        let fault = (*info).si_code > 0;
+        if fault && ours((*info).si_addr() as usize) {
             libc::write(2, MESSAGE.as_ptr().cast(), MESSAGE.len());
             libc::_exit(2);
         }
         let (h, flags) = PREVIOUS.get().map_or((libc::SIG_DFL, 0), |p| (p.sa_sigaction, p.sa_flags));
-        if h == libc::SIG_DFL || h == libc::SIG_IGN {
-            // Back to the default action: returning re-runs the faulting read, which stops the
-            // process as it would have without us.
+        if h == libc::SIG_IGN && !fault {
+            // Ignored before we came: a sent SIGBUS stays ignored.
+        } else if h == libc::SIG_DFL || h == libc::SIG_IGN {
+            // Back to the default action. A fault re-runs the faulting read on return, which
+            // stops the process as it would have without us; a sent signal is raised again
+            // (blocked until this handler returns, then delivered with the default action).
             let mut dfl: libc::sigaction = std::mem::zeroed();
             dfl.sa_sigaction = libc::SIG_DFL;
             libc::sigaction(libc::SIGBUS, &dfl, std::ptr::null_mut());
+            if !fault {
+                libc::raise(sig);
+            }
         } else if flags & libc::SA_SIGINFO != 0 {
             let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) = std::mem::transmute(h);
             f(sig, info, ctx);

@@ -78,6 +78,20 @@ struct Watched {
     _mapping: crate::sigbus::Watch,
 }
 
+/// A mapped dump file's registration with `sigbus` (nothing elsewhere).
+#[cfg(unix)]
+type MappingWatch = crate::sigbus::Watch;
+#[cfg(not(unix))]
+type MappingWatch = ();
+
+/// Registers `map` (a user's dump file) so that a SIGBUS in it is said in words.
+fn watch_mapping(map: &Mmap) -> MappingWatch {
+    #[cfg(unix)]
+    return crate::sigbus::watch(map.as_ptr(), map.len());
+    #[cfg(not(unix))]
+    let _ = map;
+}
+
 /// A file's status-change time (`st_ctime` with its nanoseconds) and link count, where the
 /// system has them. The link count is kept because removing a link also moves the status-change
 /// time: the dump deleted, or a new one renamed over it (the safe way to replace an open dump),
@@ -96,8 +110,8 @@ fn status_changed(meta: &std::fs::Metadata) -> Option<(i64, i64, u64)> {
 }
 
 impl Watched {
-    /// The file, as `meta` describes it, mapped at `mapping` (its start and length).
-    fn new(file: File, meta: &std::fs::Metadata, mapping: (*const u8, usize)) -> Watched {
+    /// The file, as `meta` describes it, with its mapping's registration.
+    fn new(file: File, meta: &std::fs::Metadata, mapping: MappingWatch) -> Watched {
         #[cfg(not(unix))]
         let _ = mapping;
         Watched {
@@ -106,7 +120,7 @@ impl Watched {
             modified: meta.modified().ok(),
             changed: status_changed(meta),
             #[cfg(unix)]
-            _mapping: crate::sigbus::watch(mapping.0, mapping.1),
+            _mapping: mapping,
         }
     }
 }
@@ -143,6 +157,9 @@ impl Source {
         // SAFETY: the map is read-only; a concurrent truncation by another process is the
         // documented hazard of every mmap reader and is outside our control.
         let map = unsafe { Mmap::map(&file) }.map_err(|e| io_err("cannot map file", e))?;
+        // Registered at once: opening a gzip dump reads the whole mapping (its members'
+        // index, or its single member inflated) before any source exists.
+        let mapping = watch_mapping(&map);
         #[cfg(unix)]
         {
             let _ = map.advise(memmap2::Advice::Sequential);
@@ -160,15 +177,14 @@ impl Source {
         if map.len() >= 3 && map[0] == 0x1f && map[1] == 0x8b && map[2] == 8 {
             let watch = file.try_clone().ok();
             // The mapping stays where it is when the map is moved (kept by a chunked source).
-            let mapping = (map.as_ptr(), map.len());
             let mut source = gz::open_gzip(file, map, ctl)?;
-            // A single gzip member was inflated into a file of our own: the user's is not read again.
+            // A single gzip member was inflated into a file of our own: the user's is not read
+            // again (its mapping, gone, is unregistered as `mapping` drops here).
             if source.compression == Compression::GzipChunked {
                 source.watched = watch.map(|f| Watched::new(f, &meta, mapping));
             }
             return Ok(source);
         }
-        let mapping = (map.as_ptr(), map.len());
         Ok(Source { inner: Inner::Mapped(map), compression: Compression::None, file_size, warnings: Vec::new(), watched: Some(Watched::new(file, &meta, mapping)) })
     }
 

@@ -521,9 +521,22 @@ pub fn human_bytes(n: u64) -> String {
     format!("{v:.1} {}", UNITS[u])
 }
 
+/// `40.0%`, as the reports write a share (TypeScript's `percent`): one decimal, but a share that
+/// is not zero never reads `0.0%` nor one short of everything `100.0%` — it gets the decimals
+/// that tell it apart (`0.03%`, `99.97%`).
+pub fn human_percent(p: f64) -> String {
+    let one = format!("{p:.1}");
+    if (one == "0.0" && p > 0.0) || (one == "100.0" && p < 100.0) {
+        let gap = if p > 50.0 { 100.0 - p } else { p };
+        let decimals = (-gap.log10()).ceil().clamp(2.0, 20.0) as usize;
+        return format!("{p:.decimals$}%");
+    }
+    format!("{one}%")
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{human_bytes, kind_code, thread_label, KindsSeen, KINDS};
+    use super::{human_bytes, human_percent, kind_code, thread_label, KindsSeen, KINDS};
     use heapql_heap::ObjectKind;
 
     /// A class 300 superclasses below `java.lang.Thread` (or `Reference`) is a thread (a
@@ -586,5 +599,17 @@ mod tests {
         assert_eq!(human_bytes(1_048_547), "1.0 MiB");
         assert_eq!(human_bytes(1_048_575), "1.0 MiB");
         assert_eq!(human_bytes(1024 * 1024 * 1024 - 1), "1.0 GiB");
+    }
+
+    /// Shares read as the TypeScript renderers write them: a sliver is no 0.0%, nearly
+    /// everything no 100.0%.
+    #[test]
+    fn shares_never_round_to_none_or_all() {
+        assert_eq!(human_percent(40.0), "40.0%");
+        assert_eq!(human_percent(0.0), "0.0%");
+        assert_eq!(human_percent(100.0), "100.0%");
+        assert_eq!(human_percent(0.03), "0.03%");
+        assert_eq!(human_percent(99.96), "99.96%");
+        assert_eq!(human_percent(99.9996), "99.9996%");
     }
 }

@@ -27,7 +27,7 @@ use heapql_graph::object_graph::{node, obj};
 use heapql_graph::NONE;
 
 use super::consumers::sized;
-use super::ctx::{human_bytes, Ctx, LOADER, THREAD};
+use super::ctx::{human_bytes, human_percent, Ctx, LOADER, THREAD};
 use super::model::{
     AccumulationPoint, ClassBreakdown, ClassBreakdownRow, LeakSuspect, LeakSuspects, PathToRoot, SubjectKind, SuspectKind,
     ViaKind,
@@ -201,7 +201,7 @@ fn single(ctx: &Ctx, paths: &Paths, o: ObjIdx, subtree: &[Range<usize>], pre: &P
     if let Some(l) = &loader {
         explanation.push_str(&format!(", loaded by {l},"));
     }
-    explanation.push_str(&format!(" retains {} ({:.1}% of the heap)", human_bytes(retained), ctx.percent(retained)));
+    explanation.push_str(&format!(" retains {} ({} of the heap)", human_bytes(retained), human_percent(ctx.percent(retained))));
     let acc_ref = acc.map(|p| ctx.object_ref(p));
     match acc {
         Some(p) if p != o => {
@@ -275,7 +275,7 @@ fn group(ctx: &Ctx, paths: &Paths, class: ClassIdx, instances: &[ObjIdx], subtre
     if let Some(l) = &loader {
         explanation.push_str(&format!(", loaded by {l},"));
     }
-    explanation.push_str(&format!(" retain {} ({:.1}% of the heap)", human_bytes(retained), ctx.percent(retained)));
+    explanation.push_str(&format!(" retain {} ({} of the heap)", human_bytes(retained), human_percent(ctx.percent(retained))));
     match acc {
         Some(p) => {
             explanation.push_str(&format!("; they are referenced from {}", ctx.object_ref(p).label));

@@ -699,6 +699,7 @@ fn json_uses_the_model_field_names() {
         keys(&v["waste"]),
         vec![
             "categories",
+            "dumpCutShort",
             "duplicateStrings",
             "overhead",
             "overheadPercent",
