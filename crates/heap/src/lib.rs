@@ -532,7 +532,10 @@ impl Heap {
     /// built nor an error about its bytes would be true. (One cut short while its mapping is
     /// read ends the process at the first read past its new end: `heapql_hprof`'s `sigbus`.)
     pub fn open(path: &Path, options: OpenOptions) -> Result<Heap, HeapError> {
-        let before = std::fs::File::open(path).ok().and_then(|f| f.metadata().ok().map(|m| (f, m)));
+        // Only a regular file is opened here: opening a named pipe would wait for a writer (the
+        // build refuses it with a clear error).
+        let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+        let before = regular.then(|| std::fs::File::open(path).ok()).flatten().and_then(|f| f.metadata().ok().map(|m| (f, m)));
         match builder::build(path, options) {
             Ok(heap) => {
                 heap.check_dump_unchanged()?;
