@@ -3,13 +3,11 @@
  * (`--cache-dir`, `--cache-max`, `--no-cache`), its warning lines, and `heapql cache list` /
  * `heapql cache clear [<dump>]`.
  */
-import { readdirSync, statSync } from 'node:fs';
-
 import { defineCommand } from 'citty';
 
-import { HeapqlError, usageError } from '../errors.js';
+import { usageError } from '../errors.js';
 import type { Heap } from '../heap.js';
-import { native } from '../native/index.js';
+import { callSync, native } from '../native/index.js';
 import { formatBytes } from '../report/summary.js';
 import { checkOptions } from './args.js';
 import { warn } from './stderr.js';
@@ -67,29 +65,6 @@ function describeLeftover(l: { path: string; bytes: number; pid?: number | null;
   return `${l.path}  ${formatBytes(l.bytes)}  (${state})`;
 }
 
-/**
- * Refuses a cache directory that cannot be listed (a file, one without read permission): read
- * as no directory, `cache list` would say `(empty)` and `cache clear` `removed 0`, as if the
- * cache held nothing. One that does not exist is an empty cache.
- */
-function checkCacheDir(dir: string): void {
-  const problem = (err: unknown): string | null => {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return null;
-    if (code === 'EACCES' || code === 'EPERM') return 'permission denied (check its mode and owner, or give another with --cache-dir)';
-    if (code === 'ENOTDIR') return 'it is a file, not a directory (give --cache-dir a directory)';
-    return (err as Error).message;
-  };
-  let why: string | null = null;
-  try {
-    if (!statSync(dir).isDirectory()) why = 'it is a file, not a directory (give --cache-dir a directory)';
-    else readdirSync(dir);
-  } catch (err) {
-    why = problem(err);
-  }
-  if (why !== null) throw new HeapqlError('ERR_IO', `cannot read the cache directory ${dir}: ${why}`, { exitCode: 2 });
-}
-
 const dirArg = {
   'cache-dir': { type: 'string', valueHint: 'dir', description: 'the cache directory (default: $HEAPQL_CACHE_DIR, else $XDG_CACHE_HOME/heapql or ~/.cache/heapql)' },
 } as const;
@@ -102,10 +77,9 @@ const listCommand = defineCommand({
   run({ args: a, rawArgs }) {
     checkOptions(rawArgs, 'cache list', listArgs, 0);
     const dir = native().cacheDirectory(a['cache-dir']);
-    checkCacheDir(dir);
     // An unfinished entry (its writer died before anything named its dump) has no dump: null.
-    const entries = native()
-      .cacheList(a['cache-dir'])
+    // A directory that cannot be listed is an ERR_IO that says why, not an empty cache.
+    const entries = callSync(() => native().cacheList(a['cache-dir']))
       .map((e) => ({ ...e, dump: e.dump ?? null, dumpNumber: e.dumpNumber ?? null, dumpSize: e.dumpSize ?? null }));
     if (a.json) {
       process.stdout.write(JSON.stringify({ dir, entries }, null, 2) + '\n');
@@ -144,8 +118,7 @@ const clearCommand = defineCommand({
   args: clearArgs,
   run({ args: a, rawArgs }) {
     checkOptions(rawArgs, 'cache clear', clearArgs, 1);
-    checkCacheDir(native().cacheDirectory(a['cache-dir']));
-    const { entries, bytes, leftoversRemoved, beingWritten } = native().cacheClear(a['cache-dir'], a.dump);
+    const { entries, bytes, leftoversRemoved, beingWritten } = callSync(() => native().cacheClear(a['cache-dir'], a.dump));
     const what = a.dump ? ` of ${a.dump}` : '';
     process.stdout.write(`removed ${entries} cache entr${entries === 1 ? 'y' : 'ies'}${what} (${formatBytes(bytes)})\n`);
     for (const l of leftoversRemoved) process.stdout.write(`  removed ${describeLeftover(l)}\n`);

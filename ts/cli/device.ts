@@ -8,14 +8,13 @@ import { constants as fsConstants } from 'node:fs';
 import { access, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { checkOptions } from './args.js';
-import { serviceClient, timeoutOption } from './service-client.js';
+import { print, serviceClient, timeoutOption } from './service-client.js';
 import { defineCommand } from 'citty';
 
 import { DeviceClient, decodeDataUri, replyText, COLOR_NAMES, colorFault, IMAGE_SCALINGS, imageTooLarge, MODELS, resolveModel, DEFAULT_DEVICE_TIMEOUTS, DEFAULT_DEVICE_URL, type CameraSide, type DeviceTimeouts, type ImageScaling } from '../clients/device/index.js';
 import { HeapqlError, usageError } from '../errors.js';
 import { cannotWrite, fileWriteProblem } from '../file-write-error.js';
 import { notice } from './stderr.js';
-import { terminalText } from '../terminal-text.js';
 
 const SCALING_NAMES = 'none, small, medium, large or ultra';
 const SCALING_ARG = {
@@ -581,15 +580,6 @@ async function writeOutput(file: string, bytes: Uint8Array): Promise<void> {
 function table(rows: string[][]): string {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => r[i]!.length))) ?? [];
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n');
-}
-
-/**
- * A line (or lines) for the user. What the phone sent (names, descriptions, the model's answer,
- * the diagnostics report) goes out through `terminalText`: a control character in a reply
- * shows as an escape instead of acting on the terminal; line breaks and backslashes stay.
- */
-function print(text: string): void {
-  process.stdout.write(`${terminalText(text, { keepLineBreaks: true, keepBackslashes: true })}\n`);
 }
 
 /**

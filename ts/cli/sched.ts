@@ -5,7 +5,7 @@
  * server's reply verbatim in `reply`.
  */
 import { checkOptions } from './args.js';
-import { serviceClient, timeoutOption } from './service-client.js';
+import { print, serviceClient, timeoutOption } from './service-client.js';
 import { defineCommand } from 'citty';
 
 import {
@@ -23,7 +23,6 @@ import {
 } from '../clients/scheduler/index.js';
 import { usageError } from '../errors.js';
 import { notice, warn } from './stderr.js';
-import { terminalText } from '../terminal-text.js';
 
 const common = {
   url: { type: 'string', valueHint: 'url', description: `scheduler URL (default: $HEAPQL_SCHED_URL, else ${DEFAULT_SCHEDULER_URL})` },
@@ -217,11 +216,6 @@ function planJson(plan: ReadPlan | null): Record<string, unknown> {
   return { plan: formatReadPlan(plan), steps: plan.steps, reply: plan.raw };
 }
 
-
-/** A line (or lines) for the user; the server's text (its help) through `terminalText`, so no control character in it acts on the terminal. */
-function print(text: string): void {
-  process.stdout.write(`${terminalText(text, { keepLineBreaks: true, keepBackslashes: true })}\n`);
-}
 
 function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);

@@ -7,6 +7,16 @@
 import { InvalidArgumentError } from '../clients/errors.js';
 import { TIMEOUT_MAX_MS } from '../clients/http.js';
 import { usageError } from '../errors.js';
+import { terminalText } from '../terminal-text.js';
+
+/**
+ * A line (or lines) for the user on stdout. What a service sent (names, descriptions, a model's
+ * answer, the scheduler's help) goes out through `terminalText`: a control character in a reply
+ * shows as an escape instead of acting on the terminal; line breaks and backslashes stay.
+ */
+export function print(text: string): void {
+  process.stdout.write(`${terminalText(text, { keepLineBreaks: true, keepBackslashes: true })}\n`);
+}
 
 /**
  * The most seconds `--timeout` takes: the clients' longest time limit (a timer of at most

@@ -569,9 +569,7 @@ export class Binder {
   private fieldOf(base: PExpr, baseText: string, name: string, pos: Pos): PExpr {
     const list = listKind(base);
     if (list !== null) {
-      fail(`${baseText} yields ${list}, which has no field ${name}`, pos, list === 'a list of texts'
-        ? `count the elements with ${baseText}.@length, or match them with ${baseText} LIKE "…"`
-        : `read the field of one element: ${baseText}[0].${name}`);
+      fail(`${baseText} yields ${list}, which has no field ${name}`, pos, listHint(baseText, list, `read the field of one element: ${baseText}[0].${name}`));
     }
     return { k: 'field', base, name };
   }
@@ -584,10 +582,8 @@ export class Binder {
     }
     const list = listKind(base);
     if (list !== null && name !== 'length') {
-      const texts = list === 'a list of texts';
-      fail(`@${written} reads ${texts ? 'no text' : 'an object'}, and ${baseText} yields ${list}`, pos, texts
-        ? `count the elements with ${baseText}.@length, or match them with ${baseText} LIKE "…"`
-        : `read it of one element (${baseText}[0].@${written}), or count the elements with @length`);
+      fail(`@${written} reads ${list === 'a list of texts' ? 'no text' : 'an object'}, and ${baseText} yields ${list}`, pos,
+        listHint(baseText, list, `read it of one element (${baseText}[0].@${written}), or count the elements with @length`));
     }
     if (name === 'retainedHeapSize') this.needFull('retained', text.endsWith('()') ? text : '@retainedHeapSize', pos);
     if (name === 'inbounds' || name === 'outbounds') this.needFull('graph', `@${name}`, pos);
@@ -797,6 +793,11 @@ function valueKind(e: PExpr): string | null {
   }
 }
 
+/** What to do with a list (`listKind`) instead of reading a field or attribute of it: `ofElement` for a list of objects. */
+function listHint(baseText: string, list: string, ofElement: string): string {
+  return list === 'a list of texts' ? `count the elements with ${baseText}.@length, or match them with ${baseText} LIKE "…"` : ofElement;
+}
+
 /**
  * What a list-valued expression yields ("a list of objects"): `@inbounds`, `@outbounds`,
  * `@GCRoots`, `@systemProperties`, `dominators(x)`, `path(a, b)`; null for anything else (a
@@ -880,15 +881,11 @@ function groupKeyAst(g: Expr, q: SelectQuery): Expr {
   if (!isConstant(g)) return g;
   const names = q.items.map((i) => i.alias ?? printExpr(i.expr, { header: true }));
   const choices = `group by an expression of the row, an AS alias or a 1-based position (1..${names.length}); the columns are: ${names.join(', ')}`;
-  let i = -1;
-  if (g.type === 'literal' && g.kind === 'int') {
-    i = (g.value as number) - 1;
-    if (i < 0 || i >= names.length) fail(`GROUP BY position ${g.value as number} is out of range`, g.pos, choices);
-  } else if (g.type === 'literal' && g.kind === 'string') {
-    i = names.indexOf(g.value as string);
-    if (i < 0) fail(`GROUP BY ${printExpr(g)} is a constant string: no output column is named ${g.value as string}`, g.pos, choices);
-  } else {
-    fail(`GROUP BY ${printExpr(g)} groups by a constant: it has the same value on every row`, g.pos, choices);
+  const i = literalColumn(g, names);
+  if (i === 'outOfRange') return fail(`GROUP BY position ${printExpr(g)} is out of range`, g.pos, choices);
+  if (i === null) {
+    if (g.type === 'literal' && g.kind === 'string') fail(`GROUP BY ${printExpr(g)} is a constant string: no output column is named ${g.value as string}`, g.pos, choices);
+    return fail(`GROUP BY ${printExpr(g)} groups by a constant: it has the same value on every row`, g.pos, choices);
   }
   const item = q.items[i]!;
   if (item.expr.type === 'star') fail(`GROUP BY ${printExpr(g)} names *, which is no group key`, g.pos, choices);
@@ -908,6 +905,25 @@ function noColumnHint(name: string, columns: string[], alias: string): string {
   return `${list}; a column named by its expression is read by a name the subquery gives it: SELECT ${col} AS ${as} … in the subquery, then ${alias}.${as}`;
 }
 
+/**
+ * The column a 1-based position or a quoted output name names, in ORDER BY and GROUP BY alike
+ * (a quoted name: `AS "the tag"` … `ORDER BY "the tag"`, as SQL's double-quoted identifiers):
+ * its index; `outOfRange` for a position past the columns; null for anything else, a string
+ * that names no column included (each clause refuses that constant in its own words).
+ */
+function literalColumn(e: Expr, columns: string[]): number | 'outOfRange' | null {
+  if (e.type !== 'literal') return null;
+  if (e.kind === 'int') {
+    const n = e.value as number;
+    return n >= 1 && n <= columns.length ? n - 1 : 'outOfRange';
+  }
+  if (e.kind === 'string') {
+    const i = columns.indexOf(e.value as string);
+    return i >= 0 ? i : null;
+  }
+  return null;
+}
+
 function aliasOrNull(q: SelectQuery): string | null {
   return q.from.alias;
 }
@@ -917,17 +933,11 @@ function aliasOrNull(q: SelectQuery): string | null {
  * header or alias. Null when it is an expression to evaluate.
  */
 function outputIndex(e: Expr, columns: string[], fromAlias: string | null = null): number | null {
-  if (e.type === 'literal' && e.kind === 'int') {
-    const n = e.value as number;
-    if (n < 1 || n > columns.length) fail(`ORDER BY position ${n} is out of range`, e.pos, `the query has ${columns.length} column${columns.length === 1 ? '' : 's'}`);
-    return n - 1;
+  const literal = literalColumn(e, columns);
+  if (literal === 'outOfRange') {
+    return fail(`ORDER BY position ${printExpr(e)} is out of range`, e.pos, `the query has ${columns.length} column${columns.length === 1 ? '' : 's'}`);
   }
-  // A quoted name (`AS "the tag"` ... `ORDER BY "the tag"`) names a column, as SQL's
-  // double-quoted identifiers do; a string that names none is refused as a constant.
-  if (e.type === 'literal' && e.kind === 'string') {
-    const i = columns.indexOf(e.value as string);
-    if (i >= 0) return i;
-  }
+  if (literal !== null) return literal;
   if (e.type === 'name' && e.name === fromAlias) return null;
   const text = printExpr(e, { header: true });
   const i = columns.indexOf(text);

@@ -202,11 +202,11 @@ function joinNotes(executor: string[] | null | undefined): string | undefined {
 export async function runPrepared(handle: NativeHeap, q: PreparedQuery, options: QueryOptions): Promise<QueryResult> {
   const started = performance.now();
   const { token, dispose } = cancelTokenFor(options.signal);
-  const { progress, settle, end, thrown } = progressUntilEnd(options.onProgress, () => token.cancel());
+  const { progress, settle, end, rethrow } = progressUntilEnd(options.onProgress, () => token.cancel());
   try {
     const whole = (await call(() => handle.execute(q.planned.json, token, progress)).catch((err) => Promise.reject(placed(err, q.oql)))) as Batch & ExecutorNotes;
     await settle();
-    rethrow(thrown);
+    rethrow();
     // Aborted while it ran but heard only now (a progress report's callback, a timer): as queryCount.
     if (options.signal?.aborted) throw new HeapqlError('ERR_CANCELLED', 'the query was cancelled');
     const batch = q.limit === undefined ? whole : firstRows(whole, q.limit);
@@ -224,7 +224,7 @@ export async function runPrepared(handle: NativeHeap, q: PreparedQuery, options:
     // The time to the whole answer: describing a large result's objects can take longer than the scan.
     return { ...result, elapsedMs: Math.round((performance.now() - started) * 10) / 10 };
   } catch (err) {
-    rethrow(thrown);
+    rethrow();
     throw err;
   } finally {
     end();
@@ -276,10 +276,13 @@ export interface Thrown {
 
 /**
  * A caller's progress callback as the addon's: what it throws is kept (`thrown()`) and `stop()`
- * is called, so that the call ends with that error. Thrown in the addon's callback, it was an
+ * is called, so that the call ends with that error (`rethrow()`). Thrown in the addon's callback, it was an
  * uncaught exception, which no `catch` of the call could take and which ended the process.
  */
-export function guardedProgress(onProgress: (event: ProgressEvent) => void, stop: () => void): { progress: (event: ProgressEvent) => void; thrown: () => Thrown | null } {
+export function guardedProgress(
+  onProgress: (event: ProgressEvent) => void,
+  stop: () => void,
+): { progress: (event: ProgressEvent) => void; thrown: () => Thrown | null; rethrow: () => void } {
   let thrown: Thrown | null = null;
   return {
     progress: (e) => {
@@ -292,6 +295,9 @@ export function guardedProgress(onProgress: (event: ProgressEvent) => void, stop
       }
     },
     thrown: () => thrown,
+    rethrow: () => {
+      if (thrown) throw thrown.error;
+    },
   };
 }
 
@@ -300,13 +306,13 @@ export function guardedProgress(onProgress: (event: ProgressEvent) => void, stop
  * come through the event loop, on their own handle: those the scan sent before it ended are
  * delivered in the turn that tells of its end, possibly after it. `settle()` (one turn more)
  * lets them through; none comes after the call returned. What the callback throws stops the
- * call (`stop`) and is its error (`thrown`, `guardedProgress`).
+ * call (`stop`) and is its error (`rethrow`, `guardedProgress`).
  */
 function progressUntilEnd(onProgress: ((event: ProgressEvent) => void) | undefined, stop: () => void): {
   progress: ((event: ProgressEvent) => void) | undefined;
   settle: () => Promise<void>;
   end: () => void;
-  thrown: () => Thrown | null;
+  rethrow: () => void;
 } {
   let reporting = true;
   const guarded = onProgress ? guardedProgress(onProgress, stop) : undefined;
@@ -317,14 +323,8 @@ function progressUntilEnd(onProgress: ((event: ProgressEvent) => void) | undefin
       reporting = false;
     },
     end: () => void (reporting = false),
-    thrown: () => guarded?.thrown() ?? null,
+    rethrow: () => guarded?.rethrow(),
   };
-}
-
-/** Ends a call with what its progress callback threw, if it threw. */
-function rethrow(thrown: () => Thrown | null): void {
-  const t = thrown();
-  if (t) throw t.error;
 }
 
 /** Batches a stream's scan may produce before its reader has taken them. */
@@ -383,7 +383,7 @@ export async function* streamBatchesPrepared(
   let failed = false;
   /** The executor's count of the whole result, once a batch said it. */
   let total: RowTotal | undefined;
-  const { progress, settle, end: endProgress, thrown } = progressUntilEnd(options.onProgress, () => {
+  const { progress, settle, end: endProgress, rethrow } = progressUntilEnd(options.onProgress, () => {
     token.cancel();
     wake?.();
   });
@@ -415,7 +415,7 @@ export async function* streamBatchesPrepared(
   let handedOut = 0;
   try {
     for (;;) {
-      rethrow(thrown);
+      rethrow();
       // Once cancelled, batches still queued are not handed out, and the executor's count of
       // rows (which includes a batch it made but could not deliver) is not waited for. A
       // cancel that comes after every row was handed out and the scan ended cancels nothing:
@@ -453,7 +453,7 @@ export async function* streamBatchesPrepared(
     }
     complete = true;
     await settle();
-    rethrow(thrown);
+    rethrow();
     const { columns, objectRows, types } = end!;
     const note = joinNotes(end!.notes);
     return {
@@ -506,15 +506,15 @@ export interface RowTotal {
 export async function countPrepared(handle: NativeHeap, q: PreparedQuery, options: Pick<QueryOptions, 'signal' | 'onProgress'> = {}): Promise<RowTotal> {
   const { token, dispose } = cancelTokenFor(options.signal);
   const forget = runUntilExit(token);
-  const { progress, settle, end: endProgress, thrown } = progressUntilEnd(options.onProgress, () => token.cancel());
+  const { progress, settle, end: endProgress, rethrow } = progressUntilEnd(options.onProgress, () => token.cancel());
   try {
     const rows = await call(() => handle.executeCount(q.planned.json, token, progress)).catch((err) => Promise.reject(placed(err, q.oql)));
     await settle();
-    rethrow(thrown);
+    rethrow();
     if (options.signal?.aborted) throw new HeapqlError('ERR_CANCELLED', 'the query was cancelled');
     return rowTotal(q, rows);
   } catch (err) {
-    rethrow(thrown);
+    rethrow();
     throw err;
   } finally {
     endProgress();

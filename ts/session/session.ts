@@ -348,15 +348,11 @@ export class HeapSession implements ReportableHeap {
           onProgress, token),
       );
       await nextTurn();
-      const thrown = guarded?.thrown();
-      if (thrown) {
-        handle.close();
-        throw thrown.error;
-      }
+      if (guarded?.thrown()) handle.close();
+      guarded?.rethrow();
       return new HeapSession(path, handle, options.reachableOnly ?? false);
     } catch (err) {
-      const thrown = guarded?.thrown();
-      if (thrown) throw thrown.error;
+      guarded?.rethrow();
       if (!isCancelled(err)) throw err;
       // Progress reports queued before the cancel arrive first.
       await nextTurn();
@@ -677,8 +673,7 @@ export class HeapSession implements ReportableHeap {
     try {
       // Settled either way, so that a caller that stopped waiting leaves no rejection unhandled.
       const outcome = await Promise.race([running.promise.then(() => ({ error: null }), (error: unknown) => ({ error })), stopped]);
-      const thrown = guarded?.thrown();
-      if (thrown) throw thrown.error;
+      guarded?.rethrow();
       if (outcome === 'stopped') {
         throw new HeapqlError(
           'ERR_CANCELLED',
@@ -769,22 +764,21 @@ export class HeapSession implements ReportableHeap {
     this.setState('analyzing');
     running.promise = (async () => {
       try {
-        // A file with no heap dump record (cut before its heap data, a CPU-sampling hprof file)
-        // has no objects: an "analysis" of nothing would report an empty heap with no suspects.
+        // A file with no heap dump record (cut before its heap data, a CPU-sampling hprof file),
+        // or whose heap dump holds no object (cut right after the record's header or inside its
+        // first sub-record), has no objects: an "analysis" of nothing would report an empty heap
+        // with no suspects.
         const info = this.info();
-        if (info.dumpCount === 0) {
+        const nothing =
+          info.dumpCount === 0
+            ? "holds no heap dump (no HEAP DUMP or HEAP DUMP SEGMENT record; the dump's warnings say where its records end)"
+            : info.objectCount === 0
+              ? "holds a heap dump with no objects (its heap data ends before the first object is whole; the dump's warnings say where)"
+              : null;
+        if (nothing !== null) {
           throw new HeapqlError(
             'ERR_NO_SUCH_DUMP',
-            `${this.path} holds no heap dump (no HEAP DUMP or HEAP DUMP SEGMENT record; the dump's warnings say where its records end): there are no objects to analyze. ` +
-              '`heapql summary` shows what the file holds; if it was cut short, copy it again whole or take a new heap dump.',
-          );
-        }
-        // Its heap dump record holds no object (the file cut right after the record's header or
-        // inside its first sub-record): the same nothing, not an empty heap with no suspects.
-        if (info.objectCount === 0) {
-          throw new HeapqlError(
-            'ERR_NO_SUCH_DUMP',
-            `${this.path} holds a heap dump with no objects (its heap data ends before the first object is whole; the dump's warnings say where): there are no objects to analyze. ` +
+            `${this.path} ${nothing}: there are no objects to analyze. ` +
               '`heapql summary` shows what the file holds; if it was cut short, copy it again whole or take a new heap dump.',
           );
         }
@@ -888,12 +882,10 @@ export class HeapSession implements ReportableHeap {
     try {
       const result = await run(relayed);
       await nextTurn();
-      const thrown = guarded?.thrown();
-      if (thrown) throw thrown.error;
+      guarded?.rethrow();
       return result;
     } catch (err) {
-      const thrown = guarded?.thrown();
-      if (thrown) throw thrown.error;
+      guarded?.rethrow();
       if (!isCancelled(err)) throw err;
       await nextTurn();
       throw cancelledError(what, last, { before, cause: err });

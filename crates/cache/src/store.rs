@@ -188,25 +188,46 @@ impl Cache {
         Ok(Entry { cache: self.clone(), dir, identity, dump_no, version: format!("{FORMAT_VERSION}/{layout}"), watch: WriteWatch::default() })
     }
 
-    /// Every entry, most recently used first.
+    /// Every entry, most recently used first, for a cache's own upkeep: a directory that cannot
+    /// be read holds none it can use.
     pub fn list(&self) -> Vec<EntryInfo> {
-        let Ok(dirs) = std::fs::read_dir(&self.root) else { return Vec::new() };
+        self.entries().unwrap_or_default()
+    }
+
+    /// Every entry, most recently used first, for someone asking what the cache holds: a
+    /// directory that cannot be listed (a file, one without read permission) is an error that
+    /// says why, where `list` would answer as for an empty cache; one that does not exist is an
+    /// empty cache.
+    pub fn entries(&self) -> Result<Vec<EntryInfo>, String> {
+        let dirs = match std::fs::read_dir(&self.root) {
+            Ok(dirs) => dirs,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => {
+                let why = match e.kind() {
+                    std::io::ErrorKind::NotADirectory => "it is a file, not a directory (give --cache-dir a directory)".to_string(),
+                    std::io::ErrorKind::PermissionDenied => "permission denied (check its mode and owner, or give another with --cache-dir)".to_string(),
+                    _ => e.to_string(),
+                };
+                return Err(format!("cannot read the cache directory {}: {why}", self.root.display()));
+            }
+        };
         let mut out: Vec<EntryInfo> = dirs.flatten().filter_map(|d| entry_info(&d.path())).collect();
         out.sort_by(|a, b| b.last_used.cmp(&a.last_used).then_with(|| a.dir.cmp(&b.dir)));
-        out
+        Ok(out)
     }
 
     /// Removes every entry, or those of the dump at `dump` (matched by its canonical path, or
     /// by the path as given when the dump no longer exists). Files a live writer is writing
-    /// stay (see `Leftover::writer_alive`), with their entry's `meta.json` and lock.
-    pub fn clear(&self, dump: Option<&Path>) -> std::io::Result<Cleared> {
+    /// stay (see `Leftover::writer_alive`), with their entry's `meta.json` and lock. The error
+    /// says what went wrong (`entries`, or a removal).
+    pub fn clear(&self, dump: Option<&Path>) -> Result<Cleared, String> {
         let wanted = dump.map(|d| std::fs::canonicalize(d).unwrap_or_else(|_| std::path::absolute(d).unwrap_or(d.to_path_buf())));
         let mut out = Cleared::default();
-        for e in self.list() {
+        for e in self.entries()? {
             if wanted.as_ref().is_some_and(|w| e.meta.as_ref().is_none_or(|m| Path::new(&m.dump) != w)) {
                 continue;
             }
-            let r = remove_entry(&e)?;
+            let r = remove_entry(&e).map_err(|err| format!("cannot clear the cache: {err}"))?;
             out.entries += 1;
             out.bytes += r.bytes;
             out.leftovers_removed.extend(r.leftovers.into_iter().map(|l| (e.dir.clone(), l)));

@@ -498,25 +498,17 @@ impl Default for ClassMemo {
     }
 }
 
-/// `HeapError::Changed` when the dump file opened as `file` is no longer the one `before`
-/// describes (its length, modification time or status-change time moved) while it was being
-/// indexed. Asked of the open file, not of the path: a new dump renamed over the old one (the
-/// safe way to replace a dump) leaves the file read unchanged.
-fn changed_while_indexed(path: &Path, file: &std::fs::File, before: &std::fs::Metadata) -> Option<HeapError> {
-    let now = file.metadata().ok()?;
-    #[cfg(unix)]
-    let ctime_moved = {
-        use std::os::unix::fs::MetadataExt;
-        (now.ctime(), now.ctime_nsec(), now.ino()) != (before.ctime(), before.ctime_nsec(), before.ino())
-    };
-    #[cfg(not(unix))]
-    let ctime_moved = false;
-    let what = if now.len() < before.len() {
-        format!("cut short on disk while it was being indexed ({} bytes now, {} then)", now.len(), before.len())
-    } else if now.len() != before.len() || now.modified().ok() != before.modified().ok() || ctime_moved {
-        format!("written to or replaced on disk while it was being indexed ({} bytes now, {} then)", now.len(), before.len())
+/// `HeapError::Changed` when the dump file opened as `file` is no longer as `before` saw it
+/// (`FileState::change`, the rule an open source checks by) after its index failed. Asked of the
+/// open file, not of the path: a new dump renamed over the old one (the safe way to replace a
+/// dump) leaves the file read unchanged.
+fn changed_while_indexed(path: &Path, file: &std::fs::File, before: &heapql_hprof::FileState) -> Option<HeapError> {
+    let change = before.change(&file.metadata().ok()?)?;
+    let (now, then) = (change.now, change.then);
+    let what = if change.kind == heapql_hprof::ChangeKind::CutShort {
+        format!("cut short on disk while it was being indexed ({now} bytes now, {then} then)")
     } else {
-        return None;
+        format!("written to or replaced on disk while it was being indexed ({now} bytes now, {then} then)")
     };
     Some(HeapError::Changed {
         path: path.display().to_string(),
@@ -535,14 +527,14 @@ impl Heap {
         // Only a regular file is opened here: opening a named pipe would wait for a writer (the
         // build refuses it with a clear error).
         let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
-        let before = regular.then(|| std::fs::File::open(path).ok()).flatten().and_then(|f| f.metadata().ok().map(|m| (f, m)));
+        let before = regular.then(|| std::fs::File::open(path).ok()).flatten().and_then(|f| f.metadata().ok().map(|m| (heapql_hprof::FileState::of(&m), f)));
         match builder::build(path, options) {
             Ok(heap) => {
                 heap.check_dump_unchanged()?;
                 Ok(heap)
             }
             Err(HeapError::Cancelled) => Err(HeapError::Cancelled),
-            Err(e) => Err(before.and_then(|(f, b)| changed_while_indexed(path, &f, &b)).unwrap_or(e)),
+            Err(e) => Err(before.and_then(|(state, f)| changed_while_indexed(path, &f, &state)).unwrap_or(e)),
         }
     }
 

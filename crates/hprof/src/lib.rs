@@ -10,6 +10,7 @@
 pub mod control;
 pub mod cursor;
 pub mod error;
+pub mod file_state;
 mod gz;
 pub mod header;
 pub mod mutf8;
@@ -26,6 +27,7 @@ pub mod testkit;
 pub use control::{Control, Ticker};
 pub use cursor::Cursor;
 pub use error::{Error, Warning};
+pub use file_state::{ChangeKind, FileChange, FileState};
 pub use header::{parse_header, Header, MAX_TIMESTAMP_MS};
 pub use records::{Dump, Layout, Record, RecordVisitor, Segment};
 pub use source::{Access, Compression, Source};

@@ -395,6 +395,8 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
     let mut landed = 0u64;
     // The record before `prev`.
     let mut before_prev: Option<(u64, u8, u64)> = None;
+    // A warning has said the file is cut short inside a record (no other needs to say so).
+    let mut cut_said = false;
     while pos < total {
         tick.at(pos)?;
         let h = cur.get(pos, 9);
@@ -403,6 +405,7 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
                 offset: pos,
                 message: format!("the file is cut short: a record header at byte offset {pos} is incomplete; data ends at {total}"),
             });
+            cut_said = true;
             break;
         }
         let t = h[0];
@@ -556,16 +559,13 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
                 // Its length leads to the next record but is not its kind's: its tag (or a
                 // count in it) is damaged, the record most likely another kind's.
                 if len > n {
-                    odd_lengths += 1;
-                    if odd_lengths <= UNKNOWN_NAMED {
-                        out.warnings.push(Warning {
-                            offset: pos,
-                            message: format!(
-                                "the {} record at byte offset {pos} holds {len} bytes, but its kind and counts give it {n}: its tag or counts are probably damaged (it may be a record of another kind, whose content is then missing from every answer); its first {n} bytes are read as its kind, the rest skipped; copy the dump again from where it was taken",
-                                kind(t)
-                            ),
-                        });
-                    }
+                    name_first(&mut odd_lengths, &mut out.warnings, || Warning {
+                        offset: pos,
+                        message: format!(
+                            "the {} record at byte offset {pos} holds {len} bytes, but its kind and counts give it {n}: its tag or counts are probably damaged (it may be a record of another kind, whose content is then missing from every answer); its first {n} bytes are read as its kind, the rest skipped; copy the dump again from where it was taken",
+                            kind(t)
+                        ),
+                    });
                 }
             }
         }
@@ -595,6 +595,7 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
                     "the file is cut short: the record with tag 0x{t:02X} at byte offset {pos} claims {len} bytes but only {left} remain; data ends at byte offset {total}"
                 ),
             });
+            cut_said = true;
             if t == tag::HEAP_DUMP || t == tag::HEAP_DUMP_SEGMENT {
                 len = left;
                 truncated = true;
@@ -631,16 +632,13 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
                 // any unknown record is, but the warning says what is probably lost. Named only
                 // among the first `UNKNOWN_NAMED` unknown records, as the others are (the count
                 // after the walk says so; a hostile file would otherwise grow a warning per record).
-                unknown_tags += 1;
-                if unknown_tags <= UNKNOWN_NAMED {
-                    out.warnings.push(Warning {
-                        offset: pos,
-                        message: format!(
-                            "unknown record tag 0x{t:02X} at byte offset {pos} ({len} bytes); skipped. It follows a heap dump record and its body starts like heap data (a sub-record with tag 0x{:02X}): most likely a HEAP DUMP SEGMENT (0x1C) whose tag byte was damaged, so the objects and roots in those {len} bytes are missing from every answer; copy the dump again from where it was taken",
-                            cur.get(body, 1)[0]
-                        ),
-                    });
-                }
+                let first = cur.get(body, 1)[0];
+                name_first(&mut unknown_tags, &mut out.warnings, || Warning {
+                    offset: pos,
+                    message: format!(
+                        "unknown record tag 0x{t:02X} at byte offset {pos} ({len} bytes); skipped. It follows a heap dump record and its body starts like heap data (a sub-record with tag 0x{first:02X}): most likely a HEAP DUMP SEGMENT (0x1C) whose tag byte was damaged, so the objects and roots in those {len} bytes are missing from every answer; copy the dump again from where it was taken"
+                    ),
+                });
             }
             _ => {
                 // Small records are read whole; a huge one on chunked input grows the window.
@@ -654,7 +652,7 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
     }
     if let Some(mut d) = open.take() {
         d.missing_end = true;
-        if !out.warnings.iter().any(|w| w.message.contains("cut short")) {
+        if !cut_said {
             out.warnings.push(Warning {
                 offset: pos.min(total),
                 message: format!(
@@ -674,7 +672,7 @@ pub fn walk(src: &Source, header: &Header, ctl: Control<'_>, v: &mut dyn RecordV
         && pos == total
         && names + loaded > 0
         && [tag::CPU_SAMPLES, tag::ALLOC_SITES, tag::HEAP_SUMMARY].iter().all(|&t| counts[t as usize] == 0)
-        && !out.warnings.iter().any(|w| w.message.contains("cut short"))
+        && !cut_said
     {
         out.warnings.push(Warning {
             offset: total,
@@ -719,6 +717,15 @@ fn wrong_id_size(header: &Header, other: u64, n: u64, first: Option<(u64, u8, u6
 /// How many records of one kind of trouble (an unknown kind, a length not their kind's) are
 /// named one warning each (then one says how many more).
 const UNKNOWN_NAMED: u64 = 20;
+
+/// Counts one more record of a kind of trouble and names it while no more than `UNKNOWN_NAMED`
+/// have been (`more_warning` speaks for the rest).
+fn name_first(count: &mut u64, warnings: &mut Vec<Warning>, warning: impl FnOnce() -> Warning) {
+    *count += 1;
+    if *count <= UNKNOWN_NAMED {
+        warnings.push(warning());
+    }
+}
 
 /// The one warning for the `count - UNKNOWN_NAMED` records of a kind of trouble (`what`) past
 /// those named one warning each, if there are any.
@@ -833,14 +840,9 @@ fn decode(
         tag::ALLOC_SITES | tag::HEAP_SUMMARY | tag::CPU_SAMPLES | tag::CONTROL_SETTINGS => {
             v.record(Record::Other { tag: t, offset: body - 9, len });
         }
-        _ => {
-            *unknown += 1;
-            if *unknown <= UNKNOWN_NAMED {
-                warnings.push(Warning {
-                    offset: body - 9,
-                    message: format!("unknown record tag 0x{t:02X} at byte offset {} ({len} bytes); skipped", body - 9),
-                });
-            }
-        }
+        _ => name_first(unknown, warnings, || Warning {
+            offset: body - 9,
+            message: format!("unknown record tag 0x{t:02X} at byte offset {} ({len} bytes); skipped", body - 9),
+        }),
     }
 }

@@ -2,6 +2,7 @@
 //! file, a single-member gzip inflated once to an unlinked temporary file (then mapped), or the
 //! JVM's chunked `-gz` format served member by member through a small cache.
 
+use crate::file_state::{ChangeKind, FileChange, FileState};
 use crate::control::Control;
 use crate::error::Error;
 use crate::gz::{self, ChunkedGz};
@@ -65,14 +66,10 @@ pub struct Source {
     warnings: Vec<crate::error::Warning>,
 }
 
-/// The user's dump file as it was when opened: its length, last modification and last status
-/// change (a file rewritten in place with its modification time set back, as `cp -p` or
-/// `touch -r` do, keeps the first two; the index cache tells it by the third as well).
+/// The user's dump file and its state when opened (`FileState`).
 struct Watched {
     file: File,
-    len: u64,
-    modified: Option<std::time::SystemTime>,
-    changed: Option<(i64, i64, u64)>,
+    state: FileState,
     /// Its mapping, registered so that a SIGBUS in it is said in words (`sigbus`).
     #[cfg(unix)]
     _mapping: crate::sigbus::Watch,
@@ -92,23 +89,6 @@ fn watch_mapping(map: &Mmap) -> MappingWatch {
     let _ = map;
 }
 
-/// A file's status-change time (`st_ctime` with its nanoseconds) and link count, where the
-/// system has them. The link count is kept because removing a link also moves the status-change
-/// time: the dump deleted, or a new one renamed over it (the safe way to replace an open dump),
-/// changes no byte of the open file and must not count as a change.
-fn status_changed(meta: &std::fs::Metadata) -> Option<(i64, i64, u64)> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        Some((meta.ctime(), meta.ctime_nsec(), meta.nlink()))
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = meta;
-        None
-    }
-}
-
 impl Watched {
     /// The file, as `meta` describes it, with its mapping's registration.
     fn new(file: File, meta: &std::fs::Metadata, mapping: MappingWatch) -> Watched {
@@ -116,9 +96,7 @@ impl Watched {
         let _ = mapping;
         Watched {
             file,
-            len: meta.len(),
-            modified: meta.modified().ok(),
-            changed: status_changed(meta),
+            state: FileState::of(meta),
             #[cfg(unix)]
             _mapping: mapping,
         }
@@ -199,21 +177,17 @@ impl Source {
     pub fn check_unchanged(&self) -> Result<(), Error> {
         let Some(w) = &self.watched else { return Ok(()) };
         let meta = w.file.metadata().map_err(|e| io_err("cannot read the dump file's metadata", e))?;
-        let (now, opened) = (meta.len(), w.len);
+        let Some(FileChange { kind, now, then: opened }) = w.state.change(&meta) else { return Ok(()) };
         const ADVICE: &str = "open it again (to keep a dump while writing a new one, write the new one elsewhere and rename it over the old)";
-        if now < opened {
-            return Err(Error::Io {
-                reason: format!("the dump file was cut short on disk since it was opened ({now} bytes now, {opened} then), so it cannot be read any more; {ADVICE}"),
-            });
-        }
-        let why = if now != opened {
-            format!("written to on disk since it was opened ({now} bytes now, {opened} then)")
-        } else if meta.modified().ok() != w.modified {
-            "written to on disk since it was opened (its modification time changed)".to_string()
-        } else if matches!((status_changed(&meta), w.changed), (Some((s, ns, links)), Some((s0, ns0, links0))) if (s, ns) != (s0, ns0) && links == links0) {
-            "changed on disk since it was opened (its status-change time, ctime, moved with its links unchanged: rewritten with its modification time set back, renamed, or its mode or owner changed)".to_string()
-        } else {
-            return Ok(());
+        let why = match kind {
+            ChangeKind::CutShort => {
+                return Err(Error::Io {
+                    reason: format!("the dump file was cut short on disk since it was opened ({now} bytes now, {opened} then), so it cannot be read any more; {ADVICE}"),
+                })
+            }
+            ChangeKind::Grown => format!("written to on disk since it was opened ({now} bytes now, {opened} then)"),
+            ChangeKind::Modified => "written to on disk since it was opened (its modification time changed)".to_string(),
+            ChangeKind::StatusChanged => "changed on disk since it was opened (its status-change time, ctime, moved with its links unchanged: rewritten with its modification time set back, renamed, or its mode or owner changed)".to_string(),
         };
         Err(Error::Io { reason: format!("the dump file was {why}, so its index may no longer describe it; {ADVICE}") })
     }

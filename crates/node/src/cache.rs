@@ -178,7 +178,8 @@ pub fn cache_directory(dir: Option<String>) -> Result<String> {
 #[napi]
 pub fn cache_list(dir: Option<String>) -> Result<Vec<JsCacheEntry>> {
     Ok(cache_at(dir)?
-        .list()
+        .entries()
+        .map_err(|e| coded("ERR_IO", e))?
         .into_iter()
         .map(|e| JsCacheEntry {
             dir: e.dir.display().to_string(),
@@ -198,7 +199,7 @@ pub fn cache_list(dir: Option<String>) -> Result<Vec<JsCacheEntry>> {
 pub fn cache_clear(dir: Option<String>, dump: Option<String>) -> Result<JsCacheCleared> {
     let c = cache_at(dir)?
         .clear(dump.as_deref().map(Path::new))
-        .map_err(|e| coded("ERR_IO", format!("cannot clear the cache: {e}")))?;
+        .map_err(|e| coded("ERR_IO", e))?;
     Ok(JsCacheCleared {
         entries: c.entries as u32,
         bytes: c.bytes as f64,
