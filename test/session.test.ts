@@ -371,6 +371,38 @@ describe('HeapSession on demo.hprof', () => {
     }
   });
 
+  test('a dump cut short on disk while a query reads it ends that query with ERR_DUMP_CHANGED; the process and other dumps go on', async () => {
+    // A sorted result's text is read a block of 65 536 rows at a time as the reader takes
+    // them: the cut comes after the first block was read and before the second is.
+    const known = path.join(root, 'fixtures/dumps/KnownHeap-jdk17-coops.hprof');
+    const copy = path.join(mkdtempSync(path.join(tmpdir(), 'heapql-cut-')), 'known.hprof');
+    copyFileSync(known, copy);
+    const s = await openHeap(copy);
+    const other = await openHeap(demo);
+    try {
+      let rows = 0;
+      const read = async () => {
+        for await (const b of s.queryBatches('SELECT toString(o) FROM INSTANCEOF java.lang.Object o ORDER BY o.@objectAddress', { batchRows: 500 })) {
+          if (rows === 0) truncateSync(copy, 65_536);
+          rows += b.rows.length;
+        }
+      };
+      await expect(read()).rejects.toMatchObject({
+        code: 'ERR_DUMP_CHANGED',
+        message: expect.stringMatching(/while streaming the query: the heap dump file was cut short on disk while heapql was reading it.*open it again/),
+      });
+      // Rows read before the cut came; none read after it (they would be zeros).
+      expect(rows).toBeGreaterThan(0);
+      expect(rows).toBeLessThan(65_536);
+      await expect(s.query('SELECT COUNT(*) FROM java.lang.String')).rejects.toMatchObject({ code: 'ERR_DUMP_CHANGED' });
+      expect((await other.query('SELECT COUNT(*) FROM Demo$Session')).rows).toEqual([[400]]);
+    } finally {
+      s.close();
+      other.close();
+      unlinkSync(copy);
+    }
+  });
+
   test('a dump cut short on disk after opening is refused with ERR_DUMP_CHANGED, not read (SIGBUS)', async () => {
     const copy = path.join(mkdtempSync(path.join(tmpdir(), 'heapql-cut-')), 'demo.hprof');
     copyFileSync(demo, copy);

@@ -16,7 +16,7 @@ pub mod header;
 pub mod mutf8;
 pub mod records;
 #[cfg(unix)]
-mod sigbus;
+pub mod sigbus;
 pub mod source;
 pub mod subrecords;
 pub mod types;
@@ -33,6 +33,8 @@ pub use records::{Dump, Layout, Record, RecordVisitor, Segment};
 pub use source::{Access, Compression, Source};
 pub use subrecords::{ClassDump, RawStatic, Sub, SubVisitor};
 pub use types::BasicType;
+#[cfg(unix)]
+pub use sigbus::{Fault, FaultCheck};
 
 /// Opens a file and reads its header.
 pub fn open(path: &std::path::Path, ctl: Control<'_>) -> Result<(Source, Header), Error> {

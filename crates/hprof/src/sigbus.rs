@@ -1,15 +1,23 @@
-//! A dump file cut short on disk while heapql reads it through its mapping: the first read of a
-//! page past its new end raises SIGBUS, whose default action kills the process with no word
-//! (`check_unchanged` catches a cut only before each piece of work, not during one). The
-//! mapped ranges of the user's dump files are registered here; a SIGBUS at an address inside
-//! one writes an error saying what happened and what to do on stderr and ends the process with
-//! exit code 2, the code of a dump that cannot be read. Any other SIGBUS goes to the handler
-//! that was installed before (or the default action) as if this one were not there (called
-//! with this handler's mask: its own `sa_mask` and flags are not re-applied). An I/O error on
-//! the file's device (a network file system gone, a bad sector) raises the same signal and is
-//! said with the same words, which name the likeliest cause.
+//! A dump file cut short on disk (or its device failing) while heapql reads it through its
+//! mapping: the first read of a page past the file's new end, or of a page the device cannot
+//! deliver, raises SIGBUS, whose default action kills the process with no word — in a server,
+//! every other session with it. `check_unchanged` catches a cut before each piece of work, not
+//! during one.
+//!
+//! The mapped ranges of the user's dump files are registered here. A SIGBUS at an address
+//! inside one is recovered from: the handler maps zero-filled pages over the rest of that range
+//! (so the faulting read, run again on return, and every later one there read zeros instead of
+//! faulting), notes the cause — cut short if the file (`fstat` of its descriptor) now ends at
+//! or before the faulting offset, else a read error — and counts the fault. The answer of the
+//! piece of work under way is then worthless: whoever runs one compares `faults()` before and
+//! after (the addon does so around every call, `FaultCheck`) and turns it into an error, and
+//! the source refuses every later piece of work (`Watch::fault`). Where the zero pages cannot be
+//! mapped, the handler says what happened on stderr and ends the process with exit code 2.
+//! Any other SIGBUS goes to the handler that was installed before (or the default action) as
+//! if this one were not there (called with this handler's mask: its own `sa_mask` and flags are
+//! not re-applied).
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Once, OnceLock};
 
 /// How many mapped dump files at once can be told apart (each open `Source` of a plain file or
@@ -20,22 +28,74 @@ const SLOTS: usize = 64;
 /// once its end is set too.
 static STARTS: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
 static ENDS: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
+/// The open descriptor of each range's file (-1 until known), to tell a cut from a read error.
+static FILES: [AtomicI32; SLOTS] = [const { AtomicI32::new(-1) }; SLOTS];
+/// What faulted in each range (`Fault` as a byte, 0: nothing yet).
+static CAUSES: [AtomicU8; SLOTS] = [const { AtomicU8::new(0) }; SLOTS];
+/// Faults recovered from since the process started, and the cause of the latest.
+static FAULTS: AtomicU64 = AtomicU64::new(0);
+static LAST: AtomicU8 = AtomicU8::new(0);
 
 static INSTALL: Once = Once::new();
 /// The handler before ours, set before ours is installed.
 static PREVIOUS: OnceLock<libc::sigaction> = OnceLock::new();
 
-const MESSAGE: &[u8] = b"error: the heap dump file was cut short on disk while heapql was reading it (a read past its new end raised SIGBUS), so it cannot be read any more. Open it again once it is complete; to replace a dump that is in use, write the new one elsewhere and rename it over the old\n";
+/// Why a read of a registered mapping faulted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// The file now ends at or before the page read.
+    CutShort = 1,
+    /// The file still reaches the page: its device failed to deliver it (a bad sector, a
+    /// network file system gone), or it could not be looked at.
+    ReadError = 2,
+}
+
+impl Fault {
+    fn from_byte(b: u8) -> Option<Fault> {
+        match b {
+            1 => Some(Fault::CutShort),
+            2 => Some(Fault::ReadError),
+            _ => None,
+        }
+    }
+
+    /// The error's words: what happened, that the answer was dropped, and what to do.
+    pub fn message(self) -> &'static str {
+        match self {
+            Fault::CutShort => "the heap dump file was cut short on disk while heapql was reading it, so what that read gave was dropped and the file cannot be read any more; open it again once it is complete (to replace a dump that is in use, write the new one elsewhere and rename it over the old)",
+            Fault::ReadError => "reading the heap dump file failed (the system could not deliver a page of it: a failing disk or a network file system gone), so what that read gave was dropped and the file cannot be read any more; check the device, or copy the dump to a local disk, and open it again",
+        }
+    }
+}
+
+const FATAL: &[u8] = b"error: the heap dump file was cut short on disk (or could not be read) while heapql was reading it, so it cannot be read any more. Open it again once it is complete; to replace a dump that is in use, write the new one elsewhere and rename it over the old\n";
 
 /// A registered range, removed when dropped (before its mapping is unmapped).
 pub(crate) struct Watch {
     slot: Option<usize>,
 }
 
+impl Watch {
+    /// Names the file the range maps (an open descriptor kept open while registered), so that
+    /// a fault can tell a cut from a read error.
+    pub(crate) fn set_file(&self, fd: i32) {
+        if let Some(i) = self.slot {
+            FILES[i].store(fd, Ordering::SeqCst);
+        }
+    }
+
+    /// What faulted in this range, if anything did: its reads since then gave zeros.
+    pub(crate) fn fault(&self) -> Option<Fault> {
+        self.slot.and_then(|i| Fault::from_byte(CAUSES[i].load(Ordering::SeqCst)))
+    }
+}
+
 impl Drop for Watch {
     fn drop(&mut self) {
         if let Some(i) = self.slot {
             ENDS[i].store(0, Ordering::SeqCst);
+            FILES[i].store(-1, Ordering::SeqCst);
+            CAUSES[i].store(0, Ordering::SeqCst);
             STARTS[i].store(0, Ordering::SeqCst);
         }
     }
@@ -58,6 +118,30 @@ pub(crate) fn watch(start: *const u8, len: usize) -> Watch {
     Watch { slot: None }
 }
 
+/// How many faults in registered mappings were recovered from since the process started.
+pub fn faults() -> u64 {
+    FAULTS.load(Ordering::SeqCst)
+}
+
+/// A piece of work's guard against reads of a mapping that faulted while it ran: taken before,
+/// asked after. Process-wide, so a fault in another dump's mapping meanwhile counts too (an
+/// error where the answer may have been right, never a right-looking answer from zeros).
+pub struct FaultCheck(u64);
+
+impl FaultCheck {
+    pub fn begin() -> FaultCheck {
+        FaultCheck(faults())
+    }
+
+    /// The fault that came since `begin`, if one did (the latest one's cause).
+    pub fn end(&self) -> Option<Fault> {
+        if faults() == self.0 {
+            return None;
+        }
+        Some(Fault::from_byte(LAST.load(Ordering::SeqCst)).unwrap_or(Fault::ReadError))
+    }
+}
+
 fn install() {
     // SAFETY: plain sigaction calls on structures of our own.
     unsafe {
@@ -72,25 +156,69 @@ fn install() {
     }
 }
 
-/// Whether `addr` lies in a registered range. A slot freed and taken again between the two
-/// loads could pair one range's start with another's end; a mapping is unregistered before it
-/// is unmapped, so no fault can come from a range in that state.
-fn ours(addr: usize) -> bool {
-    (0..SLOTS).any(|i| {
+/// The registered range holding `addr`: (slot, start, end). A slot freed and taken again
+/// between the two loads could pair one range's start with another's end; a mapping is
+/// unregistered before it is unmapped, so no fault can come from a range in that state.
+fn range_of(addr: usize) -> Option<(usize, usize, usize)> {
+    (0..SLOTS).find_map(|i| {
         let s = STARTS[i].load(Ordering::SeqCst);
         let e = ENDS[i].load(Ordering::SeqCst);
-        s != 0 && addr >= s && addr < e
+        (s != 0 && addr >= s && addr < e).then_some((i, s, e))
     })
 }
 
+/// Why the read at `offset` of the file open as `fd` faulted (async-signal-safe: one `fstat`).
+fn cause(fd: i32, offset: usize) -> Fault {
+    if fd < 0 {
+        return Fault::ReadError;
+    }
+    // SAFETY: fstat writes into a structure of our own.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstat(fd, &mut st) } != 0 {
+        return Fault::ReadError;
+    }
+    if (st.st_size as u64) <= offset as u64 {
+        Fault::CutShort
+    } else {
+        Fault::ReadError
+    }
+}
+
+/// Maps zero-filled, read-only pages over `[addr's page, end)`: the reads there (the faulting
+/// one, run again) give zeros instead of faulting. Whether it could.
+fn zeros_over(addr: usize, end: usize) -> bool {
+    // SAFETY: sysconf is async-signal-safe.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize;
+    if page == 0 || !page.is_power_of_two() {
+        return false;
+    }
+    let from = addr & !(page - 1);
+    let to = (end + page - 1) & !(page - 1);
+    // SAFETY: replaces pages of a read-only file mapping of ours (registered, so not unmapped
+    // while registered) with anonymous zero pages; the mapping is unmapped whole later.
+    let got = unsafe {
+        libc::mmap(from as *mut libc::c_void, to - from, libc::PROT_READ, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED, -1, 0)
+    };
+    got as usize == from
+}
+
 extern "C" fn on_sigbus(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
-    // SAFETY: only async-signal-safe calls (write, _exit, sigaction, raise) and atomic loads.
+    // SAFETY: only async-signal-safe calls (fstat, mmap, write, _exit, sigaction, raise) and
+    // atomics.
     unsafe {
         // Only a fault the kernel raised (si_code > 0) has an address; a SIGBUS another process
         // sent (kill, sigqueue: si_code ≤ 0) holds its pid and uid there instead.
         let fault = (*info).si_code > 0;
-        if fault && ours((*info).si_addr() as usize) {
-            libc::write(2, MESSAGE.as_ptr().cast(), MESSAGE.len());
+        if let Some((i, start, end)) = fault.then(|| range_of((*info).si_addr() as usize)).flatten() {
+            let addr = (*info).si_addr() as usize;
+            let why = cause(FILES[i].load(Ordering::SeqCst), addr - start);
+            if zeros_over(addr, end) {
+                let _ = CAUSES[i].compare_exchange(0, why as u8, Ordering::SeqCst, Ordering::SeqCst);
+                LAST.store(why as u8, Ordering::SeqCst);
+                FAULTS.fetch_add(1, Ordering::SeqCst);
+                return;
+            }
+            libc::write(2, FATAL.as_ptr().cast(), FATAL.len());
             libc::_exit(2);
         }
         let (h, flags) = PREVIOUS.get().map_or((libc::SIG_DFL, 0), |p| (p.sa_sigaction, p.sa_flags));
@@ -113,5 +241,23 @@ extern "C" fn on_sigbus(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut 
             let f: extern "C" fn(libc::c_int) = std::mem::transmute(h);
             f(sig);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::io::AsRawFd;
+
+    #[test]
+    fn a_fault_at_or_past_the_files_end_is_a_cut_and_before_it_a_read_error() {
+        let file = tempfile::tempfile().unwrap();
+        file.set_len(10_000).unwrap();
+        let fd = file.as_raw_fd();
+        assert_eq!(cause(fd, 10_000), Fault::CutShort);
+        assert_eq!(cause(fd, 12_288), Fault::CutShort);
+        assert_eq!(cause(fd, 8_192), Fault::ReadError);
+        // No file to look at: the cause cannot be told, so no cut is claimed.
+        assert_eq!(cause(-1, 12_288), Fault::ReadError);
     }
 }

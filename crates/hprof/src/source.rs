@@ -52,10 +52,10 @@ enum Inner {
 /// Random-access view of the uncompressed dump.
 pub struct Source {
     /// The user's file when it stays mapped (plain and chunked gzip dumps), with its length
-    /// and modification time then: a mapped file cut short on disk kills the process with
-    /// SIGBUS at the first read past its new end, and one written over in place would be read
-    /// through an index of its old bytes, so `check_unchanged` looks before each piece of work
-    /// (and a cut during one is said by `sigbus`). Declared first, so dropped (its mapping
+    /// and modification time then: a mapped file cut short on disk faults (SIGBUS) at the
+    /// first read past its new end, and one written over in place would be read through an
+    /// index of its old bytes, so `check_unchanged` looks before each piece of work (and a cut
+    /// during one is recovered from and counted by `sigbus`). Declared first, so dropped (its mapping
     /// unregistered) before the mapping in `inner` is unmapped.
     watched: Option<Watched>,
     inner: Inner,
@@ -68,11 +68,13 @@ pub struct Source {
 
 /// The user's dump file and its state when opened (`FileState`).
 struct Watched {
+    /// Its mapping, registered so that a SIGBUS in it is recovered from and said in words
+    /// (`sigbus`). Declared first, so unregistered before the file (whose descriptor it names)
+    /// is closed.
+    #[cfg(unix)]
+    mapping: crate::sigbus::Watch,
     file: File,
     state: FileState,
-    /// Its mapping, registered so that a SIGBUS in it is said in words (`sigbus`).
-    #[cfg(unix)]
-    _mapping: crate::sigbus::Watch,
 }
 
 /// A mapped dump file's registration with `sigbus` (nothing elsewhere).
@@ -94,11 +96,13 @@ impl Watched {
     fn new(file: File, meta: &std::fs::Metadata, mapping: MappingWatch) -> Watched {
         #[cfg(not(unix))]
         let _ = mapping;
+        #[cfg(unix)]
+        mapping.set_file(std::os::unix::io::AsRawFd::as_raw_fd(&file));
         Watched {
+            #[cfg(unix)]
+            mapping,
             file,
             state: FileState::of(meta),
-            #[cfg(unix)]
-            _mapping: mapping,
         }
     }
 }
@@ -167,17 +171,27 @@ impl Source {
     }
 
     /// An error when the mapped dump file was written to since it was opened (copied over in
-    /// place, truncated): shorter, reading it would stop the process with SIGBUS; otherwise the
-    /// index built from the old bytes would be read over the new ones, a silent wrong answer.
+    /// place, truncated): shorter, reading it past its new end would fault (SIGBUS; read as
+    /// zeros, `sigbus`); otherwise the index built from the old bytes would be read over the
+    /// new ones, a silent wrong answer. Also when a read of its mapping faulted since.
     /// Told by its length, modification time and status-change time (which also moves when
     /// the file is renamed or its mode or owner change: then too the dump must be opened
     /// again, as the index cache would rebuild it; a link removed is no change). A file
-    /// changed while a read is under way cannot be caught this way; replacing it (a new file
+    /// changed while a read is under way cannot be caught this way (a cut can: `sigbus`
+    /// counts the fault for the work under way, `sigbus::FaultCheck`); replacing it (a new file
     /// renamed over it, or deleted) is harmless, as the mapping keeps the old one.
     pub fn check_unchanged(&self) -> Result<(), Error> {
         let Some(w) = &self.watched else { return Ok(()) };
         let meta = w.file.metadata().map_err(|e| io_err("cannot read the dump file's metadata", e))?;
-        let Some(FileChange { kind, now, then: opened }) = w.state.change(&meta) else { return Ok(()) };
+        let Some(FileChange { kind, now, then: opened }) = w.state.change(&meta) else {
+            // A read of its mapping that faulted (its pages there now read as zeros), with the
+            // file looking as it did: a device that failed, or a cut undone since.
+            #[cfg(unix)]
+            if let Some(fault) = w.mapping.fault() {
+                return Err(Error::Io { reason: fault.message().to_string() });
+            }
+            return Ok(());
+        };
         const ADVICE: &str = "open it again (to keep a dump while writing a new one, write the new one elsewhere and rename it over the old)";
         let why = match kind {
             ChangeKind::CutShort => {

@@ -29,7 +29,9 @@ pub fn heap_error(e: heapql_heap::HeapError) -> Error {
     coded(e.code(), &e)
 }
 
-/// A panic inside a crate must never take the Node process down: it becomes an error.
+/// A panic inside a crate must never take the Node process down: it becomes an error. Every
+/// piece of work that reads a dump runs in here, so it is also where a read fault of a dump's
+/// mapping during the work (`heapql_hprof::sigbus`) turns its answer into an error.
 /// The default hook's backtrace is printed only with HEAPQL_DEBUG=1.
 pub fn catch_panic<T>(what: &str, f: impl FnOnce() -> napi::Result<T>) -> napi::Result<T> {
     static QUIET_HOOK: std::sync::Once = std::sync::Once::new();
@@ -38,7 +40,16 @@ pub fn catch_panic<T>(what: &str, f: impl FnOnce() -> napi::Result<T>) -> napi::
             std::panic::set_hook(Box::new(|_| {}));
         }
     });
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+    #[cfg(unix)]
+    let faults = heapql_hprof::FaultCheck::begin();
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    // A dump's mapping faulted meanwhile (cut short on disk, a failing device): its reads gave
+    // zeros, so the answer (or the panic they led to) is no answer.
+    #[cfg(unix)]
+    if let Some(fault) = faults.end() {
+        return Err(coded("ERR_DUMP_CHANGED", format!("while {what}: {}", fault.message())));
+    }
+    match outcome {
         Ok(result) => result,
         Err(payload) => {
             let text = payload

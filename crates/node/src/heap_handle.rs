@@ -291,19 +291,21 @@ impl HeapHandle {
         let state = self.state()?;
         let heap = &state.heap;
         let count = heap.object_count();
-        let mut addresses = Vec::with_capacity(objects.len());
-        let mut class_names = Vec::with_capacity(objects.len());
-        let mut labels = Vec::with_capacity(objects.len());
-        for &o in objects.iter() {
-            if o >= count {
-                return Err(coded("ERR_ARGUMENT", format!("object index {o} is out of range (the heap has {count} objects)")));
+        catch_panic("labelling objects", || {
+            let mut addresses = Vec::with_capacity(objects.len());
+            let mut class_names = Vec::with_capacity(objects.len());
+            let mut labels = Vec::with_capacity(objects.len());
+            for &o in objects.iter() {
+                if o >= count {
+                    return Err(coded("ERR_ARGUMENT", format!("object index {o} is out of range (the heap has {count} objects)")));
+                }
+                let (address, class_name, label) = heapql_exec::describe(heap, o);
+                addresses.push(address);
+                class_names.push(class_name);
+                labels.push(label);
             }
-            let (address, class_name, label) = heapql_exec::describe(heap, o);
-            addresses.push(address);
-            class_names.push(class_name);
-            labels.push(label);
-        }
-        Ok(JsObjectLabels { addresses, class_names, labels })
+            Ok(JsObjectLabels { addresses, class_names, labels })
+        })
     }
 
     /// Releases the index and the mapping; later calls fail with ERR_CLOSED.

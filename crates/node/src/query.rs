@@ -197,8 +197,16 @@ impl Task for StreamTask {
             let mut failed: Option<Error> = None;
             let mut sent: u64 = 0;
             let skip = self.skip;
+            // No batch read after a fault of the dump's mapping goes out (`catch_panic` says
+            // the error): the rows sent before it were read whole.
+            #[cfg(unix)]
+            let faults = heapql_hprof::FaultCheck::begin();
             let end = with_context(&self.state, &plan, self.cancel.clone(), self.progress.clone(), |ctx| {
                 heapql_exec::execute_stream_from(ctx, &plan, self.skip, self.batch_rows, &mut |batch| {
+                    #[cfg(unix)]
+                    if faults.end().is_some() {
+                        return false;
+                    }
                     let rows = batch.row_count as u64;
                     let js = match to_js(batch, skip + sent) {
                         Ok(js) => js,
