@@ -191,6 +191,55 @@ describe('a paged result from a row on (GET /pages/<id>/rows)', () => {
     await close(first.cursor!);
   });
 
+  test('rows read request after request, each from where the last ended, are one run: the query does not run again to each', async () => {
+    const whole = await wholeOf({ query: QUERY });
+    const { body: first } = await start({ query: QUERY, pageRows: 100 });
+    const cursor = first.cursor!;
+    const mark = streams.length;
+    for (const [from, rows] of [
+      [250, 300],
+      [550, 300],
+      [850, 300],
+    ] as const) {
+      const { status, body } = await rowsFrom(cursor, `?from=${from}&rows=${rows}`);
+      expect(status).toBe(200);
+      const end = Math.min(from + rows, 1000);
+      expect(body).toEqual({ from, rows: whole.rows.slice(from, end), columns: whole.columns, done: end === 1000, ...(end === 1000 ? { truncated: false } : {}) });
+    }
+    // One run, from row 250: each row handed over once, none before it.
+    expect(since(mark).map((s) => s.skip)).toEqual([250]);
+    expect(handedSince(mark)).toBe(750);
+    // Another row than where the last answer ended is a run of its own; the one after it goes on.
+    const mark2 = streams.length;
+    expect((await rowsFrom(cursor, '?from=10&rows=5')).body.rows).toEqual(whole.rows.slice(10, 15));
+    expect((await rowsFrom(cursor, '?from=15&rows=5')).body.rows).toEqual(whole.rows.slice(15, 20));
+    expect((await rowsFrom(cursor, '?from=500&rows=2')).body.rows).toEqual(whole.rows.slice(500, 502));
+    expect(since(mark2).map((s) => s.skip)).toEqual([10, 500]);
+    // The cursor's own stream was not moved.
+    const next = await json<{ from: number; rows: QueryResult['rows'] }>(await fetch(`${server.url}/pages/${cursor}?from=100`));
+    expect(next.body.rows).toEqual(whole.rows.slice(100, 200));
+    await close(cursor);
+  });
+
+  test('a run kept for the next request is the first held scan stopped: no cursor is closed for it, and the next request runs again', async () => {
+    const whole = await wholeOf({ query: QUERY });
+    // Two cursors paused: as many held scans as the server keeps (HELD_MAX of the default pool).
+    const a = (await start({ query: QUERY, pageRows: 100 })).body.cursor!;
+    const b = (await start({ query: FILTERED, pageRows: 10 })).body.cursor!;
+    // A run from a row on, kept: a third held scan. It is the one stopped, not the cursor waiting longest.
+    expect((await rowsFrom(a, '?from=300&rows=5')).body.rows).toEqual(whole.rows.slice(300, 305));
+    const pageOfA = await json<{ rows: QueryResult['rows'] }>(await fetch(`${server.url}/pages/${a}?from=100`));
+    expect(pageOfA.status).toBe(200);
+    expect(pageOfA.body.rows).toEqual(whole.rows.slice(100, 200));
+    expect((await fetch(`${server.url}/pages/${b}?from=10`)).status).toBe(200);
+    // Its next request from where it ended is a run again, from there.
+    const mark = streams.length;
+    expect((await rowsFrom(a, '?from=305&rows=5')).body.rows).toEqual(whole.rows.slice(305, 310));
+    expect(since(mark).map((s) => s.skip)).toEqual([305]);
+    await close(a);
+    await close(b);
+  });
+
   test('the cursor closed while its rows are read (DELETE, newer cursors, idle): that run stops, and the request is a 404', async () => {
     const { body: first } = await start({ query: QUERY, pageRows: 100 });
     const cursor = first.cursor!;
