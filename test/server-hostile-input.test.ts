@@ -5,12 +5,14 @@
  * - JSON nested 30 000 deep where a number belongs (a 64 KiB body holds that);
  * - half of a surrogate pair in the query (`"\ud800"` in JSON);
  * - a body that is not UTF-8 (it was decoded with U+FFFD in place of the bad bytes);
+ * - a body sent compressed (`Content-Encoding: gzip`: said to be bad UTF-8; `br` on plain text: run);
  * - a URL parameter that is not percent-encoded UTF-8 (`?name=%ff` was looked up as `%ff`);
  * - HEAD of a paged result's next page or count (it handed the rows out, or started the count).
  */
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
 import { openHeap, type HeapSession } from '../ts/index.js';
@@ -132,6 +134,28 @@ describe('server: hostile and careless requests', () => {
     const fine = await request(server.port, { method: 'POST', path: '/query', body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), text('SELECT COUNT(*) FROM java.lang.String s WHERE toString(s) = "é€😀"')]) });
     expect(fine.status, fine.body).toBe(200);
     expect(JSON.parse(fine.body).rows).toEqual([[0]]);
+  });
+
+  test('a compressed body (Content-Encoding) is a 400 saying so, neither read as bad UTF-8 nor run as if uncompressed', async () => {
+    const query = 'SELECT COUNT(*) FROM java.lang.String s';
+    for (const route of ['/', '/query', '/stream', '/pages']) {
+      const json = route === '/pages';
+      const body = json ? JSON.stringify({ query }) : query;
+      for (const [encoding, sent] of [
+        ['gzip', zlib.gzipSync(body)],
+        ['deflate', zlib.deflateSync(body)],
+        ['br', Buffer.from(body)],
+        ['identity, gzip', zlib.gzipSync(body)],
+      ] as const) {
+        const e = queryError(await request(server.port, { method: 'POST', path: route, headers: { ...(json ? JSON_TYPE : {}), 'content-encoding': encoding }, body: sent }));
+        expect(e.message, `${route} ${encoding}`).toBe(
+          `the body is sent with Content-Encoding: ${JSON.stringify(encoding)}, which this server does not decode; send the body uncompressed (no Content-Encoding): the OQL as text, or JSON {"query": "..."}`,
+        );
+      }
+    }
+    // `identity` is no encoding: the query runs.
+    const fine = await request(server.port, { method: 'POST', path: '/query', headers: { 'content-encoding': 'identity' }, body: query });
+    expect(fine.status, fine.body).toBe(200);
   });
 
   test('a URL parameter that is not percent-encoded UTF-8 is a 400 naming it, not looked up as written', async () => {

@@ -369,22 +369,25 @@ class RowsRun {
     const from = this.at;
     const rows: Value[][] = [];
     let columns = this.take(rows, n, null);
-    const gone = new Promise<never>((_, reject) => {
-      const fail = () => reject(new ApiError(503, 'cancelled', 'the client went away'));
-      if (signal.aborted) fail();
-      else signal.addEventListener('abort', fail, { once: true });
-    });
+    let fail = () => {};
+    const gone = new Promise<never>((_, reject) => (fail = () => reject(new ApiError(503, 'cancelled', 'the client went away'))));
     gone.catch(() => {});
-    while (!this.end && (rows.length < n || this.buffer.length === 0)) {
-      const next = await Promise.race([this.batches.next(), gone]);
-      if (next.done) {
-        this.end = next.value;
-        break;
+    if (signal.aborted) fail();
+    signal.addEventListener('abort', fail, { once: true });
+    try {
+      while (!this.end && (rows.length < n || this.buffer.length === 0)) {
+        const next = await Promise.race([this.batches.next(), gone]);
+        if (next.done) {
+          this.end = next.value;
+          break;
+        }
+        if (next.value.rows.length === 0) continue;
+        this.buffer = next.value.rows;
+        this.bufferColumns = next.value.columns;
+        columns = this.take(rows, n, columns);
       }
-      if (next.value.rows.length === 0) continue;
-      this.buffer = next.value.rows;
-      this.bufferColumns = next.value.columns;
-      columns = this.take(rows, n, columns);
+    } finally {
+      signal.removeEventListener('abort', fail);
     }
     this.at += rows.length;
     const done = this.end !== null && this.buffer.length === 0;
