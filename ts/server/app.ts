@@ -92,7 +92,7 @@ export function createApp(session: HeapSession, options: ServerOptions): Hono {
   const app = new Hono();
 
   app.use('*', async (c, next) => {
-    checkRequest(c.req.raw.headers, c.req.method, c.req.path, ctx.port());
+    checkRequest(c.req.raw.headers, c.req.method, c.req.path, ctx.port(), c.req.url);
     checkQueryEncoding(c.req.url);
     await next();
     for (const [k, v] of Object.entries(COMMON_HEADERS)) if (!c.res.headers.has(k)) c.res.headers.set(k, v);
