@@ -4,7 +4,9 @@
  * its count from `/pages/<id>/count`, are read by a run of the query that starts there, so the
  * executor hands over only those rows (counted at the addon's stream), and they are the whole
  * result's last rows (a plain select, ORDER BY, GROUP BY, a limit, a result shorter than the rows
- * asked for, a row past the end); the cursor's own stream is not moved; a HEAD starts nothing;
+ * asked for, a row past the end); rows asked for request after request, each from where the
+ * last ended, are read by one run kept between them (the first held scan stopped, no cursor
+ * closed for it); the cursor's own stream is not moved; a HEAD starts nothing;
  * bad parameters are a 400, a closed cursor a 404, as its other requests.
  */
 import path from 'node:path';
