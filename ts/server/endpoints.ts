@@ -20,7 +20,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   { method: 'POST', path: '/pages', description: 'run OQL a page at a time (JSON {"query", "pageRows"}): {cursor, pageRows, result}, the first page as a QueryResult and the cursor of the rest (null: the result is whole)' },
   { method: 'GET', path: '/pages/:id', description: 'the next rows of a paged result (?from=N&rows=M): {from, rows, done, truncated?, note?}' },
   { method: 'DELETE', path: '/pages/:id', description: 'close a paged result: stops its scan and its count' },
-  { method: 'GET', path: '/pages/:id/rows', description: 'rows of a paged result from row N on (?from=N&rows=M), read by a run of the query that seeks there (the cursor stays where it is): {from, rows, columns, done, truncated?, note?}' },
+  { method: 'GET', path: '/pages/:id/rows', description: 'rows of a paged result from row N on (?from=N&rows=M), read by a run of the query that seeks there, or by the run of the last request when that ended at row N (the cursor stays where it is): {from, rows, columns, done, truncated?, note?}' },
   { method: 'GET', path: '/pages/:id/count', description: 'the whole row count of a paged result, answered once known: {rowCount, truncated}' },
   { method: 'GET', path: '/help', description: 'the OQL reference (JSON): keywords, functions, attributes, methods, named queries, examples' },
   { method: 'GET', path: '/schema', description: 'the JSON Schema of QueryResult' },
