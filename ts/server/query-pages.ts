@@ -244,11 +244,12 @@ export class PagedQuery {
   }
 
   private async readRows(from: number, n: number, signal: AbortSignal): Promise<RowsBody> {
+    // Closed meanwhile, or the client gone while it waited for the request before it: the kept run stays.
+    if (this.closed) throw new ApiError(404, 'not_found', 'this paged result was closed');
+    if (signal.aborted) throw new ApiError(503, 'cancelled', 'the client went away');
     let run = this.reader;
     this.reader = null;
     try {
-      if (this.closed) throw new ApiError(404, 'not_found', 'this paged result was closed');
-      if (signal.aborted) throw new ApiError(503, 'cancelled', 'the client went away');
       if (run && (run.at !== from || run.closed)) {
         run.close();
         run = null;
