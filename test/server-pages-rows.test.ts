@@ -55,6 +55,9 @@ describe('a paged result from a row on (GET /pages/<id>/rows)', () => {
   const handedSince = (mark: number) => since(mark).reduce((sum, s) => sum + s.handed, 0);
   /** While set, a stream starts only once it resolves (`started` says one waits). */
   let holdStreams: { released: Promise<void>; started: () => void } | null = null;
+  let holdBatch: { released: Promise<void>; reached: () => void } | null = null;
+  /** The signal of the last run from a row on the server started (aborted: the server stopped it). */
+  let runSignal: AbortSignal | null = null;
 
   const json = async <T>(res: Response): Promise<{ status: number; body: T }> => ({ status: res.status, body: (await res.json()) as T });
   const post = (url: string, body: unknown) => fetch(`${server.url}${url}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -76,6 +79,28 @@ describe('a paged result from a row on (GET /pages/<id>/rows)', () => {
   beforeAll(async () => {
     session = await openHeap(DUMP, { noCache: true });
     server = await listen(session, 0, {});
+    // While `holdBatch` is set, the next batch of a run from a row on waits for it (`reached` once there).
+    const queryBatches = session.queryBatches.bind(session);
+    session.queryBatches = (q, options = {}) =>
+      (async function* () {
+        const batches = queryBatches(q, options);
+        if ((options.skip ?? 0) > 0) runSignal = options.signal ?? null;
+        try {
+          for (;;) {
+            const next = await batches.next();
+            if (next.done) return next.value;
+            const hold = (options.skip ?? 0) > 0 ? holdBatch : null;
+            if (hold) {
+              holdBatch = null;
+              hold.reached();
+              await hold.released;
+            }
+            yield next.value;
+          }
+        } finally {
+          await batches.return(undefined as never);
+        }
+      })();
     const handle = session.handle as NativeHeap;
     const execute = handle.execute.bind(handle);
     const executeStream = handle.executeStream.bind(handle);
@@ -220,6 +245,35 @@ describe('a paged result from a row on (GET /pages/<id>/rows)', () => {
     // The cursor's own stream was not moved.
     const next = await json<{ from: number; rows: QueryResult['rows'] }>(await fetch(`${server.url}/pages/${cursor}?from=100`));
     expect(next.body.rows).toEqual(whole.rows.slice(100, 200));
+    await close(cursor);
+  });
+
+  test('the client gone while a kept run reads: that run stops, and the next request from its row runs the query again', async () => {
+    const whole = await wholeOf({ query: QUERY });
+    const cursor = (await start({ query: QUERY, pageRows: 100 })).body.cursor!;
+    expect((await rowsFrom(cursor, '?from=300&rows=5')).body.rows).toEqual(whole.rows.slice(300, 305));
+    let release = () => {};
+    let reached = () => {};
+    const atHold = new Promise<void>((r) => (reached = r));
+    holdBatch = { released: new Promise<void>((r) => (release = r)), reached };
+    const mark = streams.length;
+    try {
+      const client = new AbortController();
+      const read = fetch(`${server.url}/pages/${cursor}/rows?from=305&rows=5`, { signal: client.signal }).catch((e: Error) => e);
+      // The kept run goes on (no run started) and waits at its next batch; the client goes away.
+      await atHold;
+      expect(since(mark)).toEqual([]);
+      client.abort();
+      expect(await read).toBeInstanceOf(Error);
+      // The server stops the run while its batch is still held (kept, it would go on at row 310 once the batch came).
+      await expect.poll(() => runSignal?.aborted).toBe(true);
+    } finally {
+      holdBatch = null;
+      release();
+    }
+    const again = await rowsFrom(cursor, '?from=310&rows=5');
+    expect(again.body.rows).toEqual(whole.rows.slice(310, 315));
+    expect(since(mark).map((s) => s.skip)).toEqual([310]);
     await close(cursor);
   });
 
