@@ -5,12 +5,15 @@
  * - JSON nested 30 000 deep where a number belongs (a 64 KiB body holds that);
  * - half of a surrogate pair in the query (`"\ud800"` in JSON);
  * - a body that is not UTF-8 (it was decoded with U+FFFD in place of the bad bytes);
+ * - a body sent compressed (`Content-Encoding: gzip`: said to be bad UTF-8; `br` on plain text: run);
  * - a URL parameter that is not percent-encoded UTF-8 (`?name=%ff` was looked up as `%ff`);
+ * - a URL parameter the endpoint does not read (`?limt=3` answered the whole list), or one given twice;
  * - HEAD of a paged result's next page or count (it handed the rows out, or started the count).
  */
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
 import { openHeap, type HeapSession } from '../ts/index.js';
@@ -132,6 +135,55 @@ describe('server: hostile and careless requests', () => {
     const fine = await request(server.port, { method: 'POST', path: '/query', body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), text('SELECT COUNT(*) FROM java.lang.String s WHERE toString(s) = "é€😀"')]) });
     expect(fine.status, fine.body).toBe(200);
     expect(JSON.parse(fine.body).rows).toEqual([[0]]);
+  });
+
+  test('a compressed body (Content-Encoding) is a 400 saying so, neither read as bad UTF-8 nor run as if uncompressed', async () => {
+    const query = 'SELECT COUNT(*) FROM java.lang.String s';
+    for (const route of ['/', '/query', '/stream', '/pages']) {
+      const json = route === '/pages';
+      const body = json ? JSON.stringify({ query }) : query;
+      for (const [encoding, sent] of [
+        ['gzip', zlib.gzipSync(body)],
+        ['deflate', zlib.deflateSync(body)],
+        ['br', Buffer.from(body)],
+        ['identity, gzip', zlib.gzipSync(body)],
+      ] as const) {
+        const e = queryError(await request(server.port, { method: 'POST', path: route, headers: { ...(json ? JSON_TYPE : {}), 'content-encoding': encoding }, body: sent }));
+        expect(e.message, `${route} ${encoding}`).toBe(
+          `the body is sent with Content-Encoding: ${JSON.stringify(encoding)}, which this server does not decode; send the body uncompressed (no Content-Encoding): the OQL as text, or JSON {"query": "..."}`,
+        );
+      }
+    }
+    // `identity` is no encoding: the query runs.
+    const fine = await request(server.port, { method: 'POST', path: '/query', headers: { 'content-encoding': 'identity' }, body: query });
+    expect(fine.status, fine.body).toBe(200);
+  });
+
+  test('a URL parameter the endpoint does not read, or one given twice, is a 400 naming it; those it reads work', async () => {
+    const cases: [method: string, path: string, message: string][] = [
+      // A misspelt ?limit= answered every row of the list as if it were not there.
+      ['GET', '/report/leaks?limt=3', 'unknown URL parameter "limt" for GET /report/leaks: it takes ?format=, ?limit='],
+      ['HEAD', '/report?format=md&verbose', 'unknown URL parameter "verbose" for GET /report: it takes ?format=, ?limit='],
+      ['GET', '/status?x=1', 'unknown URL parameter "x" for GET /status: it takes no parameters'],
+      ['POST', '/query?limit=5', 'unknown URL parameter "limit" for POST /query: it takes no parameters'],
+      ['GET', '/objects/1/referents?limit=1&maxSteps=2', 'unknown URL parameter "maxSteps" for GET /objects/:id/referents: it takes ?dump=, ?limit='],
+      ['GET', '/pages/abc?form=1', 'unknown URL parameter "form" for GET /pages/:id: it takes ?from=, ?rows='],
+      ['GET', '/classes/describe?name=java.lang.String&name=java.lang.Object', 'the URL parameter "name" is given twice for GET /classes/describe: give it once'],
+      ['GET', '/report/top?limit=2&limit=3', 'the URL parameter "limit" is given twice for GET /report/top: give it once'],
+    ];
+    for (const [method, url, message] of cases) {
+      const a = await request(server.port, { method, path: url, body: method === 'POST' ? 'SELECT COUNT(*) FROM java.lang.String s' : undefined });
+      expect(a.status, url).toBe(400);
+      if (method !== 'HEAD') expect(JSON.parse(a.body).error, url).toEqual({ kind: 'query', message });
+    }
+    // The parameters each endpoint reads.
+    for (const url of ['/classes?pattern=String', '/classes/describe?name=java.lang.String', '/objects/resolve?spec=%230', '/objects/0?fieldOffset=0&fieldLimit=5', '/objects/0/referents?limit=1', '/repl?pageRows=10', '/status']) {
+      const a = await request(server.port, { path: url });
+      expect(a.status, `${url}: ${a.body.slice(0, 200)}`).toBe(200);
+    }
+    // No endpoint: still the 404 (and a 405 for another method), not a parameter's 400.
+    expect((await request(server.port, { path: '/nope?x=1' })).status).toBe(404);
+    expect((await request(server.port, { method: 'PUT', path: '/status?x=1' })).status).toBe(405);
   });
 
   test('a URL parameter that is not percent-encoded UTF-8 is a 400 naming it, not looked up as written', async () => {

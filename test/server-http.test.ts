@@ -154,15 +154,24 @@ describe('server over loopback HTTP', () => {
     expect(same.headers['access-control-allow-origin']).toBeUndefined();
   });
 
-  test('a Host the adapter cannot parse, or none at all, gets the JSON error too', async () => {
-    const raw = (head: string) =>
+  test('a Host the adapter cannot parse, none at all, or another host in the request line: the JSON error too', async () => {
+    const raw = (head: string, target = '/status') =>
       new Promise<string>((resolve, reject) => {
-        const s = net.connect(server.port, '127.0.0.1', () => s.end(`GET /status HTTP/1.1\r\n${head}Connection: close\r\n\r\n`));
+        const s = net.connect(server.port, '127.0.0.1', () => s.end(`GET ${target} HTTP/1.1\r\n${head}Connection: close\r\n\r\n`));
         let text = '';
         s.on('data', (d) => (text += d));
         s.on('close', () => resolve(text));
         s.on('error', reject);
       });
+    // A request line that names another host (the absolute form): HTTP says that host is the
+    // request's, not the Host header's; it is refused as a Host of that name is.
+    for (const target of ['http://evil.example/status', `http://evil.example:${server.port}/report`, `http://127.0.0.1:${server.port + 1}/status`]) {
+      const answer = await raw(`Host: 127.0.0.1:${server.port}\r\n`, target);
+      expect(answer, target).toMatch(/^HTTP\/1\.1 403 /);
+      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).error.message, target).toMatch(/^Host '(evil\.example|127\.0\.0\.1:[0-9]+)(:[0-9]+)?' refused: /);
+    }
+    const own = await raw(`Host: 127.0.0.1:${server.port}\r\n`, `http://localhost:${server.port}/status`);
+    expect(own).toMatch(/^HTTP\/1\.1 200 /);
     for (const head of [`Host: 127.0.0.1:${server.port}.evil.example\r\n`, 'Host: a b\r\n', '']) {
       const answer = await raw(head);
       expect(answer, JSON.stringify(head)).toMatch(/^HTTP\/1\.1 (400|403) /);

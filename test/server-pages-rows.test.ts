@@ -4,7 +4,9 @@
  * its count from `/pages/<id>/count`, are read by a run of the query that starts there, so the
  * executor hands over only those rows (counted at the addon's stream), and they are the whole
  * result's last rows (a plain select, ORDER BY, GROUP BY, a limit, a result shorter than the rows
- * asked for, a row past the end); the cursor's own stream is not moved; a HEAD starts nothing;
+ * asked for, a row past the end); rows asked for request after request, each from where the
+ * last ended, are read by one run kept between them (the first held scan stopped, no cursor
+ * closed for it); the cursor's own stream is not moved; a HEAD starts nothing;
  * bad parameters are a 400, a closed cursor a 404, as its other requests.
  */
 import path from 'node:path';
@@ -53,6 +55,9 @@ describe('a paged result from a row on (GET /pages/<id>/rows)', () => {
   const handedSince = (mark: number) => since(mark).reduce((sum, s) => sum + s.handed, 0);
   /** While set, a stream starts only once it resolves (`started` says one waits). */
   let holdStreams: { released: Promise<void>; started: () => void } | null = null;
+  let holdBatch: { released: Promise<void>; reached: () => void } | null = null;
+  /** The signal of the last run from a row on the server started (aborted: the server stopped it). */
+  let runSignal: AbortSignal | null = null;
 
   const json = async <T>(res: Response): Promise<{ status: number; body: T }> => ({ status: res.status, body: (await res.json()) as T });
   const post = (url: string, body: unknown) => fetch(`${server.url}${url}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -74,6 +79,28 @@ describe('a paged result from a row on (GET /pages/<id>/rows)', () => {
   beforeAll(async () => {
     session = await openHeap(DUMP, { noCache: true });
     server = await listen(session, 0, {});
+    // While `holdBatch` is set, the next batch of a run from a row on waits for it (`reached` once there).
+    const queryBatches = session.queryBatches.bind(session);
+    session.queryBatches = (q, options = {}) =>
+      (async function* () {
+        const batches = queryBatches(q, options);
+        if ((options.skip ?? 0) > 0) runSignal = options.signal ?? null;
+        try {
+          for (;;) {
+            const next = await batches.next();
+            if (next.done) return next.value;
+            const hold = (options.skip ?? 0) > 0 ? holdBatch : null;
+            if (hold) {
+              holdBatch = null;
+              hold.reached();
+              await hold.released;
+            }
+            yield next.value;
+          }
+        } finally {
+          await batches.return(undefined as never);
+        }
+      })();
     const handle = session.handle as NativeHeap;
     const execute = handle.execute.bind(handle);
     const executeStream = handle.executeStream.bind(handle);
@@ -189,6 +216,84 @@ describe('a paged result from a row on (GET /pages/<id>/rows)', () => {
     const past = await rowsFrom(first.cursor!, `?from=${whole.rowCount + 10}&rows=5`);
     expect(past.body).toMatchObject({ from: whole.rowCount + 10, rows: [], done: true, truncated: false });
     await close(first.cursor!);
+  });
+
+  test('rows read request after request, each from where the last ended, are one run: the query does not run again to each', async () => {
+    const whole = await wholeOf({ query: QUERY });
+    const { body: first } = await start({ query: QUERY, pageRows: 100 });
+    const cursor = first.cursor!;
+    const mark = streams.length;
+    for (const [from, rows] of [
+      [250, 300],
+      [550, 300],
+      [850, 300],
+    ] as const) {
+      const { status, body } = await rowsFrom(cursor, `?from=${from}&rows=${rows}`);
+      expect(status).toBe(200);
+      const end = Math.min(from + rows, 1000);
+      expect(body).toEqual({ from, rows: whole.rows.slice(from, end), columns: whole.columns, done: end === 1000, ...(end === 1000 ? { truncated: false } : {}) });
+    }
+    // One run, from row 250: each row handed over once, none before it.
+    expect(since(mark).map((s) => s.skip)).toEqual([250]);
+    expect(handedSince(mark)).toBe(750);
+    // Another row than where the last answer ended is a run of its own; the one after it goes on.
+    const mark2 = streams.length;
+    expect((await rowsFrom(cursor, '?from=10&rows=5')).body.rows).toEqual(whole.rows.slice(10, 15));
+    expect((await rowsFrom(cursor, '?from=15&rows=5')).body.rows).toEqual(whole.rows.slice(15, 20));
+    expect((await rowsFrom(cursor, '?from=500&rows=2')).body.rows).toEqual(whole.rows.slice(500, 502));
+    expect(since(mark2).map((s) => s.skip)).toEqual([10, 500]);
+    // The cursor's own stream was not moved.
+    const next = await json<{ from: number; rows: QueryResult['rows'] }>(await fetch(`${server.url}/pages/${cursor}?from=100`));
+    expect(next.body.rows).toEqual(whole.rows.slice(100, 200));
+    await close(cursor);
+  });
+
+  test('the client gone while a kept run reads: that run stops, and the next request from its row runs the query again', async () => {
+    const whole = await wholeOf({ query: QUERY });
+    const cursor = (await start({ query: QUERY, pageRows: 100 })).body.cursor!;
+    expect((await rowsFrom(cursor, '?from=300&rows=5')).body.rows).toEqual(whole.rows.slice(300, 305));
+    let release = () => {};
+    let reached = () => {};
+    const atHold = new Promise<void>((r) => (reached = r));
+    holdBatch = { released: new Promise<void>((r) => (release = r)), reached };
+    const mark = streams.length;
+    try {
+      const client = new AbortController();
+      const read = fetch(`${server.url}/pages/${cursor}/rows?from=305&rows=5`, { signal: client.signal }).catch((e: Error) => e);
+      // The kept run goes on (no run started) and waits at its next batch; the client goes away.
+      await atHold;
+      expect(since(mark)).toEqual([]);
+      client.abort();
+      expect(await read).toBeInstanceOf(Error);
+      // The server stops the run while its batch is still held (kept, it would go on at row 310 once the batch came).
+      await expect.poll(() => runSignal?.aborted).toBe(true);
+    } finally {
+      holdBatch = null;
+      release();
+    }
+    const again = await rowsFrom(cursor, '?from=310&rows=5');
+    expect(again.body.rows).toEqual(whole.rows.slice(310, 315));
+    expect(since(mark).map((s) => s.skip)).toEqual([310]);
+    await close(cursor);
+  });
+
+  test('a run kept for the next request is the first held scan stopped: no cursor is closed for it, and the next request runs again', async () => {
+    const whole = await wholeOf({ query: QUERY });
+    // Two cursors paused: as many held scans as the server keeps (HELD_MAX of the default pool).
+    const a = (await start({ query: QUERY, pageRows: 100 })).body.cursor!;
+    const b = (await start({ query: FILTERED, pageRows: 10 })).body.cursor!;
+    // A run from a row on, kept: a third held scan. It is the one stopped, not the cursor waiting longest.
+    expect((await rowsFrom(a, '?from=300&rows=5')).body.rows).toEqual(whole.rows.slice(300, 305));
+    const pageOfA = await json<{ rows: QueryResult['rows'] }>(await fetch(`${server.url}/pages/${a}?from=100`));
+    expect(pageOfA.status).toBe(200);
+    expect(pageOfA.body.rows).toEqual(whole.rows.slice(100, 200));
+    expect((await fetch(`${server.url}/pages/${b}?from=10`)).status).toBe(200);
+    // Its next request from where it ended is a run again, from there.
+    const mark = streams.length;
+    expect((await rowsFrom(a, '?from=305&rows=5')).body.rows).toEqual(whole.rows.slice(305, 310));
+    expect(since(mark).map((s) => s.skip)).toEqual([305]);
+    await close(a);
+    await close(b);
   });
 
   test('the cursor closed while its rows are read (DELETE, newer cursors, idle): that run stops, and the request is a 404', async () => {

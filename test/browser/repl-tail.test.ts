@@ -58,6 +58,8 @@ describe.skipIf(!chromiumAvailable)('browser REPL: !tail, !row last and !row N f
   let asked: string[] = [];
   /** A hold of the server's next stream of a run from a row on (`skip` > 0): `reached` when there. */
   let held: { reached: () => void; released: Promise<void> } | null = null;
+  /** The rows the server's runs from a row on started at (`skip` > 0), since the last reset. */
+  let seeks: number[] = [];
 
   beforeAll(async () => {
     repl = await openReplPage({
@@ -73,6 +75,11 @@ describe.skipIf(!chromiumAvailable)('browser REPL: !tail, !row last and !row N f
             await h.released;
           }
         });
+        const tapped = session.queryBatches.bind(session);
+        session.queryBatches = (q, options = {}) => {
+          if ((options.skip ?? 0) > 0) seeks.push(options.skip!);
+          return tapped(q, options);
+        };
       },
       watch(page) {
         page.on('request', (r) => {
@@ -99,6 +106,7 @@ describe.skipIf(!chromiumAvailable)('browser REPL: !tail, !row last and !row N f
     described = 0;
     received = 0;
     asked = [];
+    seeks = [];
   };
   /** The rows of an entry's table, as numbers. */
   const tableRows = async (entry: Locator) =>
@@ -147,6 +155,31 @@ describe.skipIf(!chromiumAvailable)('browser REPL: !tail, !row last and !row N f
     expect(last.asked).toEqual([`/pages/<id>/rows?from=${n - 1}&rows=1`]);
     expect(last.received).toBe(before.received + 1);
     expect(last.described).toBe(before.described + 1);
+    expect(problems.filter((p) => !/ERR_ABORTED|Failed to load resource/.test(p))).toEqual([]);
+  });
+
+  test('!tail 25000, more rows than a request may ask: three requests, one run of the query from the first of them', async () => {
+    const whole = await session.query(QUERY);
+    const n = whole.rows.length;
+    await paged(QUERY, n);
+    const firstPage = described;
+    const tail = await enterStatement(page, '!tail 25000');
+    expect(await tail.locator('pre.err').count()).toBe(0);
+    const shown = await tableRows(tail);
+    expect(shown.length).toBeGreaterThan(0);
+    expect(shown).toEqual(whole.rows.slice(n - 25_000, n - 25_000 + shown.length));
+    const r = await reads();
+    expect(r.asked).toEqual([`/pages/<id>/rows?from=${n - 25_000}&rows=10000`, `/pages/<id>/rows?from=${n - 15_000}&rows=10000`, `/pages/<id>/rows?from=${n - 5000}&rows=5000`]);
+    expect(r.received).toBe(PAGE + 25_000);
+    // The query ran once from its 25 000th row from the end, not again to each request's first row:
+    // the server's streams handed out the first page (and the batch past it) and those rows, each once.
+    expect(seeks).toEqual([n - 25_000]);
+    expect(r.described).toBe(firstPage + 25_000);
+    // They are the result's last rows, to its end.
+    const end = await enterStatement(page, '!tail 3');
+    expect(await tableRows(end)).toEqual(whole.rows.slice(-3));
+    await enterStatement(page, '!undo');
+    await enterStatement(page, '!undo');
     expect(problems.filter((p) => !/ERR_ABORTED|Failed to load resource/.test(p))).toEqual([]);
   });
 

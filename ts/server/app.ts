@@ -14,7 +14,7 @@ import { terminalText } from '../terminal-text.js';
 import { VERSION } from '../version.js';
 import { analysisRoutes } from './analysis-routes.js';
 import { serverContext, type ServerContext, type ServerOptions } from './context.js';
-import { allowedMethods, endpointPaths, ENDPOINTS } from './endpoints.js';
+import { allowedMethods, catalog, endpointPaths, ENDPOINTS, paramsProblem } from './endpoints.js';
 import { ApiError, errorBody, toApiError } from './errors.js';
 import { checkRequest } from './guard.js';
 import { heapRoutes } from './heap-routes.js';
@@ -68,6 +68,15 @@ function checkQueryEncoding(url: string): void {
   }
 }
 
+/** The URL's parameters are those its endpoint reads, each once (`paramsProblem`). */
+function checkParams(method: string, path: string, url: string): void {
+  const at = url.indexOf('?');
+  if (at < 0) return;
+  const names = [...new URLSearchParams(url.slice(at + 1)).keys()];
+  const problem = paramsProblem(method, path, names);
+  if (problem !== null) throw new ApiError(400, 'query', problem);
+}
+
 function welcome(ctx: ServerContext): string {
   const base = `http://127.0.0.1:${ctx.port()}`;
   const width = Math.max(...ENDPOINTS.map((e) => `${e.method} ${e.path}`.length));
@@ -92,8 +101,9 @@ export function createApp(session: HeapSession, options: ServerOptions): Hono {
   const app = new Hono();
 
   app.use('*', async (c, next) => {
-    checkRequest(c.req.raw.headers, c.req.method, c.req.path, ctx.port());
+    checkRequest(c.req.raw.headers, c.req.method, c.req.path, ctx.port(), c.req.url);
     checkQueryEncoding(c.req.url);
+    checkParams(c.req.method, c.req.path, c.req.url);
     await next();
     for (const [k, v] of Object.entries(COMMON_HEADERS)) if (!c.res.headers.has(k)) c.res.headers.set(k, v);
     // Which dump answered (GET /status's dumpId): a client keeping object ids sees a change at once.
@@ -106,9 +116,9 @@ export function createApp(session: HeapSession, options: ServerOptions): Hono {
       const text = welcome(ctx).replace(/[&<>]/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[ch]!);
       return c.html(`<!doctype html><meta charset="utf-8"><title>heapql server</title><p><a href="/repl">Open the browser REPL</a></p><pre>${text}</pre>`);
     }
-    return c.json({ name: 'heapql server', version: VERSION, dump: session.path, welcome: welcome(ctx), repl: '/repl', endpoints: ENDPOINTS });
+    return c.json({ name: 'heapql server', version: VERSION, dump: session.path, welcome: welcome(ctx), repl: '/repl', endpoints: catalog() });
   });
-  app.get('/version', (c) => c.json({ version: VERSION, endpoints: ENDPOINTS }));
+  app.get('/version', (c) => c.json({ version: VERSION, endpoints: catalog() }));
   app.get('/status', (c) => c.json(statusBody(ctx)));
   analysisRoutes(app, ctx);
   app.get('/help', (c) => c.json({ ...oqlReference(), storedQueries: ctx.storedQueries }));

@@ -12,7 +12,21 @@ function tooLarge(limit: number): ApiError {
   return new ApiError(413, 'body_too_large', `the request body exceeds ${limit} bytes; send a shorter query`, { connection: 'close' });
 }
 
+/**
+ * A body sent compressed (`Content-Encoding: gzip`…) is refused before it is read: the server
+ * decodes none, and read as it came its bytes were said to be bad UTF-8 (or, for an encoding
+ * that leaves text as it is, run as if the header were not there).
+ */
+function checkEncoding(request: Request): void {
+  const encoding = request.headers.get('content-encoding');
+  if (encoding === null) return;
+  const codings = encoding.split(',').map((c) => c.trim().toLowerCase()).filter((c) => c !== '' && c !== 'identity');
+  if (codings.length === 0) return;
+  throw new ApiError(400, 'query', `the body is sent with Content-Encoding: ${JSON.stringify(encoding)}, which this server does not decode; send the body uncompressed (no Content-Encoding): the OQL as text, or JSON {"query": "..."}`);
+}
+
 export async function readBody(request: Request, limit = MAX_BODY_BYTES): Promise<string> {
+  checkEncoding(request);
   const declared = Number(request.headers.get('content-length') ?? NaN);
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
   if (!request.body) return '';

@@ -7,7 +7,8 @@
  *
  * So the server keeps at most HELD_MAX such scans: a paged result's cursor whose scan is
  * paused, and a streamed answer (`POST /stream`, a long `POST /query`) whose client has read
- * nothing for STALL_MS. Past that, the one waiting longest is stopped (a cursor is closed; a
+ * nothing for STALL_MS, and a paged result's run from a row on kept for its next request. Past
+ * that, such a run is stopped first, then the one waiting longest (a cursor is closed; a
  * stream ends with an error line, a long `/query` body breaks off), so that half the pool's
  * threads always stay for the analysis and the other requests.
  */
@@ -43,6 +44,12 @@ export interface HeldScan {
   waitingSince(): number | null;
   /** Whether it counts from `waitingSince` on (a cursor at once; a stream after STALL_MS). */
   readonly stallMs: number;
+  /**
+   * Stopped before any other held scan, the longest waiting first among these: stopping it costs
+   * its client nothing but a run again (a paged result's run from a row on, kept between
+   * requests), where another's client loses its cursor or its answer.
+   */
+  readonly first?: boolean;
   /** Stops the scan, saying why to its client where it can. */
   stop(reason: string): void;
 }
@@ -92,7 +99,7 @@ export function relieve(ctx: ServerKey, now = performance.now()): void {
     if (since !== null && now - since >= scan.stallMs) held.push([since, scan]);
   }
   if (held.length <= HELD_MAX) return;
-  held.sort((a, b) => a[0] - b[0]);
+  held.sort((a, b) => Number(b[1].first ?? false) - Number(a[1].first ?? false) || a[0] - b[0]);
   for (const [, scan] of held.slice(0, held.length - HELD_MAX)) {
     r.scans.delete(scan);
     scan.stop(STOPPED_REASON);

@@ -47,7 +47,10 @@ export async function bindPort(port: number): Promise<BoundPort> {
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
     let err = new ApiError(503, 'not_ready', 'the server is still opening the heap dump (reading or indexing it); retry in a moment', { 'retry-after': '2' });
     try {
-      checkRequest(headers, req.method ?? 'GET', (req.url ?? '/').split('?')[0]!, bound);
+      // The request line's target: a path, or a URL naming its host (the absolute form).
+      const target = req.url ?? '/';
+      const url = target.startsWith('/') ? `http://${req.headers.host ?? ''}${target}` : target;
+      checkRequest(headers, req.method ?? 'GET', target.split('?')[0]!, bound, url);
     } catch (refused) {
       if (refused instanceof ApiError) err = refused;
     }

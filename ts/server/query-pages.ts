@@ -17,8 +17,10 @@
  * count `/count` said) are read by a run of the query of their own that starts there
  * (`queryBatches`' `skip`: a plain select seeks there by its scan and filter alone, the outputs
  * of the rows before never evaluated; a sorted or grouped query drops them in Rust), read to the
- * rows asked for and stopped within the request: it holds no scan, and the cursor's own stream
- * stays where it is.
+ * rows asked for; the cursor's own stream stays where it is. When more rows follow, that run is
+ * kept paused where they end (`RowsRun`), and the next request from that row goes on with it: a
+ * `!tail` of more rows than a request may ask runs the query once, not once a request. A kept
+ * run is a held scan, the first stopped; stopped, the next request runs the query again.
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -216,51 +218,53 @@ export class PagedQuery {
   }
 
   /**
-   * The result's rows from row `from` on, `n` at most, read by a run of the query of their own
-   * that starts at `from` (`queryBatches`' `skip`), stopped once they are read: the cursor's
-   * stream is neither moved nor waited for. Its paused scan still holds a worker thread while
-   * this run takes another, so it goes on counting among the held scans (`waitingSince`), as
-   * the one used last. `signal` (the client gone) or the cursor closed stops the run.
+   * The run of `rowsFrom` left paused where its last answer ended, more rows following (null:
+   * none). The next request from that row goes on with it instead of running the query again to
+   * there: the browser REPL reads a `!tail` of more than PAGE_ROWS_MAX rows in requests of
+   * PAGE_ROWS_MAX, one run in all. A request from any other row closes it and starts its own.
    */
-  async rowsFrom(from: number, n: number, signal: AbortSignal): Promise<RowsBody> {
+  private reader: RowsRun | null = null;
+  /** One `rowsFrom` at a time (the kept run is read by one request at a time). */
+  private reading: Promise<unknown> = Promise.resolve();
+
+  /**
+   * The result's rows from row `from` on, `n` at most, read by a run of the query of their own
+   * that starts at `from` (`queryBatches`' `skip`), or by the run the last request left paused at
+   * `from` (`reader`): the cursor's stream is neither moved nor waited for. Rows read, the run is
+   * paused where they end when more follow (kept for the next request: see `RowsRun` for what it
+   * holds), else closed. `signal` (the client gone) stops and drops the run; the cursor closed
+   * stops it too.
+   */
+  rowsFrom(from: number, n: number, signal: AbortSignal): Promise<RowsBody> {
     this.usedAt = performance.now();
     this.touch();
-    const own = new AbortController();
-    let batches: AsyncGenerator<RowBatch, StreamSummary> | null = null;
+    const run = this.reading.then(() => this.readRows(from, n, signal));
+    this.reading = run.catch(() => {});
+    return run;
+  }
+
+  private async readRows(from: number, n: number, signal: AbortSignal): Promise<RowsBody> {
+    // Closed meanwhile, or the client gone while it waited for the request before it: the kept run stays.
+    if (this.closed) throw new ApiError(404, 'not_found', 'this paged result was closed');
+    if (signal.aborted) throw new ApiError(503, 'cancelled', 'the client went away');
+    let run = this.reader;
+    this.reader = null;
     try {
-      batches = this.ctx.session.queryBatches(this.prepared, {
-        signal: AbortSignal.any([this.stop.signal, signal, own.signal]),
-        batchRows: Math.min(n, BATCH_ROWS_MAX),
-        skip: from,
-      });
-      const rows: Value[][] = [];
-      let columns: Column[] | null = null;
-      let end: StreamSummary | null = null;
-      /** Rows read past the `n` asked for: more follow. */
-      let past = false;
-      // To `n` rows, then on (a batch more) to know whether they end the result.
-      while (!end && !past) {
-        const next = await batches.next();
-        if (next.done) {
-          end = next.value;
-          break;
-        }
-        const batch = next.value.rows;
-        const part = batch.length <= n - rows.length ? batch : batch.slice(0, n - rows.length);
-        past = part.length < batch.length;
-        for (const row of part) rows.push(row);
-        if (part.length > 0) columns = mergeColumns(columns, next.value.columns);
+      if (run && (run.at !== from || run.closed)) {
+        run.close();
+        run = null;
       }
-      const body: RowsBody = { from, rows, columns: columns ?? end?.columns ?? this.columns ?? [], done: end !== null };
-      if (end) {
-        body.truncated = end.truncated;
-        if (end.note !== undefined) body.note = end.note;
+      run ??= new RowsRun(this.ctx, this.prepared, from, Math.min(n, BATCH_ROWS_MAX), this.stop.signal);
+      const body = await run.read(n, signal, this.columns);
+      if (!body.done && !this.closed) {
+        run.park();
+        this.reader = run;
+        run = null;
       }
       return body;
     } finally {
-      // Its rows are read: the run stops (it has ended, or it is past them).
-      own.abort();
-      void batches?.return({ columns: [], truncated: false }).catch(() => {});
+      // Not kept (its rows ended, the request failed, the cursor closed): it stops.
+      run?.close();
       this.usedAt = performance.now();
       if (!this.closed) this.touch();
     }
@@ -309,9 +313,107 @@ export class PagedQuery {
     if (this.timer) clearTimeout(this.timer);
     this.stop.abort();
     this.countStop.abort();
+    this.reader?.close();
+    this.reader = null;
     this.total?.catch(() => {});
     void this.busy.then(() => this.batches.return({ columns: [], truncated: false })).catch(() => {});
     this.onClose(this);
+  }
+}
+
+/**
+ * A run of a paged result's query from a row on (`PagedQuery.rowsFrom`), read a request at a
+ * time: paused between them (its executor at most a few batches ahead), it holds one of the
+ * addon's worker threads, so it counts among the held scans, the first to be stopped (`first`:
+ * stopping it costs its client only a run from its row again, while a cursor stopped is gone),
+ * and it is stopped when its cursor closes. Stopped, the next request from its row starts a run
+ * of its own, as any other.
+ */
+class RowsRun {
+  private readonly stop = new AbortController();
+  private readonly batches: AsyncGenerator<RowBatch, StreamSummary>;
+  /** Rows of the last batch read not handed out yet, and that batch's columns. */
+  private buffer: Value[][] = [];
+  private bufferColumns: Column[] | null = null;
+  private end: StreamSummary | null = null;
+  /** Since when it waits, paused, for the next request (null: reading). */
+  private waiting: number | null = null;
+  private release = () => {};
+  closed = false;
+
+  constructor(
+    private readonly ctx: ServerContext,
+    prepared: PreparedQuery,
+    /** The row (of the whole result) the next row handed out is. */
+    public at: number,
+    batchRows: number,
+    cursorStop: AbortSignal,
+  ) {
+    this.batches = ctx.session.queryBatches(prepared, { signal: AbortSignal.any([cursorStop, this.stop.signal]), batchRows, skip: at });
+  }
+
+  /** Takes up to `n` − `rows.length` rows of the buffer into `rows`; the columns typed over them. */
+  private take(rows: Value[][], n: number, columns: Column[] | null): Column[] | null {
+    const part = this.buffer.slice(0, n - rows.length);
+    if (part.length === 0) return columns;
+    this.buffer = this.buffer.slice(part.length);
+    for (const row of part) rows.push(row);
+    return mergeColumns(columns, this.bufferColumns!);
+  }
+
+  /**
+   * The next `n` rows at most (the run's rows to `n`, then a batch more when needed to know
+   * whether they end the result). `signal` aborted stops the run and fails the read.
+   */
+  async read(n: number, signal: AbortSignal, fallbackColumns: Column[] | null): Promise<RowsBody> {
+    this.waiting = null;
+    const from = this.at;
+    const rows: Value[][] = [];
+    let columns = this.take(rows, n, null);
+    let fail = () => {};
+    const gone = new Promise<never>((_, reject) => (fail = () => reject(new ApiError(503, 'cancelled', 'the client went away'))));
+    gone.catch(() => {});
+    if (signal.aborted) fail();
+    signal.addEventListener('abort', fail, { once: true });
+    try {
+      while (!this.end && (rows.length < n || this.buffer.length === 0)) {
+        const next = await Promise.race([this.batches.next(), gone]);
+        if (next.done) {
+          this.end = next.value;
+          break;
+        }
+        if (next.value.rows.length === 0) continue;
+        this.buffer = next.value.rows;
+        this.bufferColumns = next.value.columns;
+        columns = this.take(rows, n, columns);
+      }
+    } finally {
+      signal.removeEventListener('abort', fail);
+    }
+    this.at += rows.length;
+    const done = this.end !== null && this.buffer.length === 0;
+    const body: RowsBody = { from, rows, columns: columns ?? this.end?.columns ?? fallbackColumns ?? [], done };
+    if (done) {
+      body.truncated = this.end!.truncated;
+      if (this.end!.note !== undefined) body.note = this.end!.note;
+    }
+    return body;
+  }
+
+  /** Paused for the next request: among the held scans from now. */
+  park(): void {
+    this.waiting = performance.now();
+    this.release();
+    this.release = holdScan(this.ctx, { waitingSince: () => this.waiting, stallMs: 0, first: true, stop: () => this.close() });
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.waiting = null;
+    this.release();
+    this.stop.abort();
+    void this.batches.return({ columns: [], truncated: false }).catch(() => {});
   }
 }
 

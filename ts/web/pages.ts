@@ -7,7 +7,8 @@
  * command that needs them (`!sort`, `!save`…: whole.ts fetches the rest first). `!tail` and
  * `!row last` fetch only the last rows (`lastRows`): once counted, they are read from the row
  * where they start by a run of the query of their own (`GET /pages/<id>/rows?from=N`, which
- * seeks there), the cursor left where it is; `!row N` far past the rows held reads its row
+ * seeks there; the server goes on with that run for the next request from where it ended, so
+ * that more than ROWS_PER_REQUEST_MAX last rows run the query once), the cursor left where it is; `!row N` far past the rows held reads its row
  * alone so (`rowAt`). One paged result is open at a time: a new query closes the previous one's
  * cursor (`DELETE /pages/<id>`: its scan and its count stop in the server), as does the page's
  * stop control.
@@ -269,8 +270,8 @@ export class Pages {
    * The last `n` rows of a paged result (all of them when it has fewer), without the rows
    * between those held and them: the result is counted (`GET /pages/<id>/count`, waited for),
    * then they are read from row `count - n` on by a run of the query that starts there (`GET
-   * /pages/<id>/rows?from=N`, up to ROWS_PER_REQUEST_MAX a request), the cursor left where it
-   * is; `progress` is told the rows read. 'held' when there is nothing to read so: every row
+   * /pages/<id>/rows?from=N`, up to ROWS_PER_REQUEST_MAX a request, each from where the last
+   * ended: the server goes on with the same run), the cursor left where it is; `progress` is told the rows read. 'held' when there is nothing to read so: every row
    * came, or the last rows start within those held (fetching on, `fetchUpTo`, reads no row
    * more than they). Null when the cursor is closed (before, or meanwhile: `closedWhy` says
    * why). `signal` (Escape) stops the wait and the read with a `cancelled` error; the cursor
