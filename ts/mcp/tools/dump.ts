@@ -109,6 +109,10 @@ export function registerDumpTools(server: ToolRegistrar, ctx: McpContext): void 
           offset,
           classes: page,
           ...(offset + page.length < rows.length ? { nextOffset: offset + page.length } : {}),
+          // An empty page past the end says why, rather than looking like no class matched.
+          ...(page.length === 0 && offset > 0 && rows.length > 0
+            ? { note: `offset ${offset} is past the end: ${rows.length} classes match, at offsets 0 to ${rows.length - 1}` }
+            : {}),
         }, CLASSES_FIT);
       }),
   );

@@ -99,6 +99,10 @@ export function registerObjectTools(server: ToolRegistrar, ctx: McpContext): voi
           out.fieldOffset = fieldOffset;
           out.fields = view.fields.map((f) => ({ name: f.name, type: f.type, ...(f.declaredBy ? { declaredBy: f.declaredBy } : {}), value: f.value }));
           if (fieldOffset + view.fields.length < view.fieldCount) out.nextFieldOffset = fieldOffset + view.fields.length;
+          // No field past the last: said, rather than looking like an object without fields.
+          else if (view.fields.length === 0 && fieldOffset > 0 && view.fieldCount > 0) {
+            out.fieldsNote = `fieldOffset ${fieldOffset} is past the last field: the object has ${view.fieldCount}, at offsets 0 to ${view.fieldCount - 1}`;
+          }
         }
         if (want.has('referents')) out.referents = references(await heap.referents(id, referenceLimit));
         const analyzed = heap.analyzed;
