@@ -1,5 +1,6 @@
 /** The analysis state as tools report it (the session's status without the dump's facts). */
 import type { HeapSession } from '../session/index.js';
+import { FULL_PATH_OQL } from './limits.js';
 import { inThisServer } from './result.js';
 
 export function analysisState(heap: HeapSession) {
@@ -37,6 +38,6 @@ export function nextStep(heap: HeapSession): string {
     case 'failed':
       return `The last analysis failed (${inThisServer(heap.status.error ?? '')}); OQL without retained sizes still works.`;
     default:
-      return 'Query-only: OQL (without @retainedHeapSize, dominators(), @inbounds, path()), object fields and referents, classes and named queries work now. Call analyze_heap for retained sizes, referrers, paths to GC roots and the report sections.';
+      return `Query-only: OQL (without ${FULL_PATH_OQL}), object fields and referents, classes and named queries work now. Call analyze_heap for retained sizes, referrers, paths to GC roots and the report sections.`;
   }
 }
