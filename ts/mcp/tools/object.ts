@@ -114,9 +114,16 @@ export function registerObjectTools(server: ToolRegistrar, ctx: McpContext): voi
           if (analyzed) {
             const path = await heap.pathToRoot(id);
             out.pathToRoot = path ?? null;
-            if (!path) out.pathNote = heap.info().cutShort
-              ? 'no path: no GC root this dump records reaches this object (the dump is cut short: its root records after the cut are missing, so it is not shown to be garbage)'
-              : 'no path: no GC root reaches this object (it is garbage the next collection would free)';
+            // Unreachable: no path (an analysis with --reachable-only), or, kept in the tree, a path
+            // from the pseudo-root the analysis hangs it from, which is no GC root: said either way.
+            if (!path || view.reachable === false) {
+              const why = heap.info().cutShort
+                ? 'no GC root this dump records reaches this object (the dump is cut short: its root records after the cut are missing, so it is not shown to be garbage)'
+                : 'no GC root reaches this object (it is garbage the next collection would free)';
+              out.pathNote = path
+                ? `${why}: pathToRoot starts at "${path[0]!.via}", the pseudo-root the analysis hangs unreachable objects from, not a GC root`
+                : `no path: ${why}`;
+            }
           } else unavailable.pathToRoot = NEEDS_ANALYSIS;
         }
         if (want.has('dominator')) {
