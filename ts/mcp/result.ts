@@ -256,6 +256,14 @@ export function failureResult(err: unknown, oql?: string): CallToolResult {
   if (err instanceof HeapqlError && err.unknownName !== undefined) return errorResult(`${err.code}: ${err.unknownName.quotedMessage}`);
   if (err instanceof HeapqlError) {
     if (err.code === 'ERR_CANCELLED') return errorResult('cancelled: the request was cancelled before it finished');
+    const dumps = err.code === 'ERR_NO_SUCH_DUMP' ? /the file has (\d+) heap dump\(s\); there is no heap dump number/.exec(err.message) : null;
+    if (dumps) {
+      // `--dump N` past the file's heap dumps: the server was started so; no tool picks another.
+      const n = Number(dumps[1]);
+      return errorResult(
+        `${err.code}: ${err.message}\n(In this MCP server: no tool picks the heap dump; restart the server with ${n === 1 ? '--dump 1 (or without --dump)' : `--dump 1 to --dump ${n}`} in its arguments (the client's configuration).)`,
+      );
+    }
     if (err.code === 'ERR_DUMP_CHANGED') {
       // "Open it again" is nothing a tool can do: the server holds the one dump it was started with.
       return errorResult(`${err.code}: ${err.message}\n(In this MCP server: no tool opens a dump; restart the server (reconnect it in the client) to read the file as it is now.)`);
