@@ -39,6 +39,23 @@ describe('heapql mcp --dump on a file with two heap dumps', () => {
     });
   });
 
+  it('compare_with_baseline against a file of two heap dumps says which it read: the first', async () => {
+    await withServer(['--dump', '2'], async (call) => {
+      const answer = await call('compare_with_baseline', { baseline: twoDumps, limit: 1 });
+      expect(answer.isError, answer.text).toBe(false);
+      const cmp = JSON.parse(answer.text);
+      expect(cmp.baselineDump).toEqual({ index: 0, count: 2 });
+      expect(cmp.baselineDumpNote).toBe('the baseline file holds 2 heap dumps (snapshots): the comparison reads heap dump 1, the first; no tool picks another');
+      // The two snapshots as describe_dump counts them with --dump 1 and --dump 2.
+      expect(cmp.totals.baseline.objects).toBe(3632);
+      expect(cmp.totals.current.objects).toBe(3665);
+      // A baseline of one heap dump needs no word on it.
+      const one = JSON.parse((await call('compare_with_baseline', { baseline: path.join(root, 'fixtures/demo/demo.hprof'), limit: 1 })).text);
+      expect(one).not.toHaveProperty('baselineDump');
+      expect(one).not.toHaveProperty('baselineDumpNote');
+    });
+  });
+
   it('--dump 3: every tool says there is none and to restart the server with --dump 1 to 2', async () => {
     await withServer(['--dump', '3'], async (call) => {
       for (const name of ['describe_dump', 'list_classes']) {

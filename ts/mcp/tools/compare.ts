@@ -49,9 +49,17 @@ export function registerCompareTools(server: ToolRegistrar, ctx: McpContext): vo
         const base = await ctx.baseline(baseline, call);
         // A baseline cut short lacks every object past where its data ends: all of them "grew".
         const warned = warningLines(base);
+        // A file of several heap dumps (snapshots): the baseline is its first, said, never merged.
+        const { dump: baseIndex, dumpCount: baseCount } = base.info();
         return jsonResult({
           baseline: base.path,
           current: heap.path,
+          ...(baseCount > 1
+            ? {
+                baselineDump: { index: baseIndex, count: baseCount },
+                baselineDumpNote: `the baseline file holds ${baseCount} heap dumps (snapshots): the comparison reads heap dump ${baseIndex + 1}, the first; no tool picks another`,
+              }
+            : {}),
           method: 'class histograms (instances and shallow bytes per class name)',
           ...(warned.length > 0
             ? {
