@@ -157,6 +157,26 @@ describe('heapql mcp on a dump cut short', () => {
     });
   });
 
+  it('a baseline file rewritten on disk since a comparison read it: the next comparison opens it anew', async () => {
+    const baseline = path.join(dir, 'rewritten-baseline.hprof');
+    copyFileSync(demo, baseline);
+    const knownNocoops = path.join(root, 'fixtures/dumps/KnownHeap-jdk25-nocoops.hprof');
+    await withServer(path.join(root, 'fixtures/dumps/KnownHeap-jdk25-coops.hprof'), async (call) => {
+      const before = await call('compare_with_baseline', { baseline, limit: 1 });
+      expect(before.isError, before.texts[0]).toBe(false);
+      expect(JSON.parse(before.texts[0]!).totals.baseline.objects).toBe(20437);
+      // Rewritten in place (the same file, another dump): the session kept could never read it again.
+      copyFileSync(knownNocoops, baseline);
+      for (let i = 0; i < 2; i++) {
+        const after = await call('compare_with_baseline', { baseline, limit: 1 });
+        expect(after.isError, after.texts[0]).toBe(false);
+        expect(JSON.parse(after.texts[0]!).totals.baseline.objects).toBe(49766);
+      }
+      // The served dump itself is still read as it was.
+      expect((await call('list_classes', { limit: 1 })).isError).toBe(false);
+    });
+  });
+
   it('a file cut before its heap data: the failed analysis is said, not "call analyze_heap first"; no object is', async () => {
     await withServer(noHeap, async (call) => {
       const analyze = await call('analyze_heap');

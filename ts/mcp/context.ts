@@ -300,6 +300,19 @@ export class McpContext {
     }
   }
 
+  /**
+   * Forgets the baseline dump `path` if it is the one open (and closes it), so that the next
+   * `baseline()` opens the file anew: for a baseline file changed on disk since it was opened
+   * (ERR_DUMP_CHANGED), which the session kept would never read again. True when it was open.
+   */
+  dropBaseline(path: string): boolean {
+    const open = this.baselineOpen;
+    if (open?.path !== path) return false;
+    this.baselineOpen = null;
+    open.session.then((h) => h.close(), () => {});
+    return true;
+  }
+
   /** Stops indexing, cancels a running analysis and releases both dumps. */
   async close(): Promise<void> {
     if (this.closed) return;
