@@ -75,15 +75,16 @@ export function registerCompareTools(server: ToolRegistrar, ctx: McpContext): vo
       };
       return guarded(async () => {
         const heap = await ctx.heap();
+        const base = await ctx.baseline(baseline, call);
         try {
-          return await compared(heap, await ctx.baseline(baseline, call));
+          return await compared(heap, base);
         } catch (err) {
           // The baseline file changed on disk since it was opened (rewritten, cut short): this tool
           // opens baselines, so it opens that file anew, once, rather than telling to restart the
           // server (a change of this dump, or of a baseline that is this dump's file, still does).
-          const changed = err instanceof HeapqlError && err.code === 'ERR_DUMP_CHANGED' ? changedBaseline(err, heap.path) : null;
-          if (changed === null || !ctx.dropBaseline(changed)) throw err;
-          ctx.options.log.warn(`${changed}: the baseline dump file changed on disk since it was opened; opening it again`);
+          const changed = err instanceof HeapqlError && err.code === 'ERR_DUMP_CHANGED' && changedBaseline(err, heap.path) === base.path;
+          if (!changed) throw err;
+          if (ctx.dropBaseline(base)) ctx.options.log.warn(`${base.path}: the baseline dump file changed on disk since it was opened; opening it again`);
           return compared(heap, await ctx.baseline(baseline, call));
         }
       });
