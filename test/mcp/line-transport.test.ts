@@ -69,6 +69,25 @@ describe('LineTransport', () => {
     }
   });
 
+  it('names the field of a message that does not match its kind, and what it must be', async () => {
+    const lines = [
+      { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'run_oql', arguments: { query: 'x' }, _meta: { progressToken: {} } } },
+      { jsonrpc: '2.0', id: 'p', method: 'tools/list', params: 5 },
+      { jsonrpc: '2.0', method: 'notifications/cancelled', params: 'x' },
+      { jsonrpc: '2.0', id: 4, error: { code: 'x', message: 'm' } },
+    ];
+    const { messages, written, errors } = await run([Buffer.from(lines.map((l) => `${JSON.stringify(l)}\n`).join(''))]);
+    expect(messages).toEqual([]);
+    const prefix = (n: number) => `Invalid Request: line ${n} of the input is JSON but no JSON-RPC 2.0 message: `;
+    expect(written).toEqual([
+      { jsonrpc: '2.0', id: 8, error: { code: -32600, message: `${prefix(1)}"params._meta.progressToken" must be a string or an integer (the token progress notifications name)` } },
+      { jsonrpc: '2.0', id: 'p', error: { code: -32600, message: `${prefix(2)}"params" must be object, not number` } },
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: `${prefix(3)}"params" must be object, not string` } },
+      { jsonrpc: '2.0', id: 4, error: { code: -32600, message: `${prefix(4)}"error.code" must be number, not string` } },
+    ]);
+    expect(errors).toHaveLength(4);
+  });
+
   it('at the end of the input: reads the last line, tells oninputend, and waits for every request to be answered', async () => {
     const input = new PassThrough();
     const output = new PassThrough();

@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { embedded, expectGrowing } from './embedded.js';
 import { writeSlowDump } from './slow-dump.js';
 
-const BASELINE_INDEX = /^indexing the baseline dump: (records|index|inflate|gzip member table|verifying cache|writing cache|done) \d+( of \d+)?$/;
+const BASELINE_INDEX = /^indexing the baseline dump: ((records|index|inflate|gzip member table|verifying cache|writing cache) \d+( of \d+)?|done)$/;
 const SCAN = /^scanning (the baseline dump|this dump) \((reachable objects by class|reachable int\[\] arrays)\)(, finding the reachable objects)?: (started|\d+( of \d+)?)$/;
 const FINDING = ', finding the reachable objects';
 

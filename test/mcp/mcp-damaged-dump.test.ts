@@ -157,17 +157,47 @@ describe('heapql mcp on a dump cut short', () => {
     });
   });
 
+  it('a baseline file rewritten on disk since a comparison read it: the next comparison opens it anew', async () => {
+    const baseline = path.join(dir, 'rewritten-baseline.hprof');
+    copyFileSync(demo, baseline);
+    const knownNocoops = path.join(root, 'fixtures/dumps/KnownHeap-jdk25-nocoops.hprof');
+    await withServer(path.join(root, 'fixtures/dumps/KnownHeap-jdk25-coops.hprof'), async (call) => {
+      const before = await call('compare_with_baseline', { baseline, limit: 1 });
+      expect(before.isError, before.texts[0]).toBe(false);
+      expect(JSON.parse(before.texts[0]!).totals.baseline.objects).toBe(20437);
+      // Rewritten in place (the same file, another dump): the session kept could never read it again.
+      copyFileSync(knownNocoops, baseline);
+      // Two calls at once both see the change (one opening does not close the other's), then one more.
+      const twice = await Promise.all([1, 2].map(() => call('compare_with_baseline', { baseline, limit: 1 })));
+      for (const after of [...twice, await call('compare_with_baseline', { baseline, limit: 1 })]) {
+        expect(after.isError, after.texts[0]).toBe(false);
+        expect(JSON.parse(after.texts[0]!).totals.baseline.objects).toBe(49766);
+      }
+      // The served dump itself is still read as it was.
+      expect((await call('list_classes', { limit: 1 })).isError).toBe(false);
+    });
+  });
+
   it('a file cut before its heap data: the failed analysis is said, not "call analyze_heap first"; no object is', async () => {
     await withServer(noHeap, async (call) => {
       const analyze = await call('analyze_heap');
       expect(analyze.isError).toBe(true);
       expect(analyze.texts[0]).toMatch(/^ERR_NO_SUCH_DUMP: .*no-heap\.hprof holds no heap dump/);
+      // The command line's advice (`heapql summary`) said as this server's tool, in every answer that gives the error.
+      expect(analyze.texts[0]).toMatch(/: there are no objects to analyze\. describe_dump shows what the file holds \(its warnings say where its data ends\);/);
+      const status = await call('analysis_status');
+      expect(status.isError).toBe(false);
+      const state = JSON.parse(status.texts[0]!);
+      expect(state.state).toBe('failed');
+      expect(state.error).toMatch(/describe_dump shows what the file holds/);
+      expect(state.next).toMatch(/describe_dump shows what the file holds/);
       const why = /needs the full analysis, which failed: .*no-heap\.hprof holds no heap dump .*\(analyze_heap tries again\)$/;
       const report = await call('get_report_section', { section: 'overview' });
       expect(report.isError).toBe(true);
       expect(report.texts[0]).toMatch(new RegExp(`^the report ${why.source}`));
       const named = await call('run_named_query', { name: 'top-retained-by-class' });
       expect(named.texts[0]).toMatch(new RegExp(`^the named query 'top-retained-by-class' ${why.source}`));
+      for (const text of [analyze.texts[0], status.texts[0], report.texts[0], named.texts[0]]) expect(text).not.toMatch(/heapql summary/);
       const object = await call('inspect_object', { object: 0 });
       expect(object.isError).toBe(true);
       expect(object.texts[0]).toBe('ERR_NO_SUCH_OBJECT: object 0 does not exist (the heap has no objects)');

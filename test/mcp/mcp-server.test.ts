@@ -551,7 +551,11 @@ describe('heapql mcp robustness', () => {
       expect(start).toMatchObject({ start: 'started', state: 'analyzing' });
       expect(['analyzing', 'full']).toContain((await s.call('analysis_status')).json.state);
       expect((await s.call('analyze_heap')).json.state).toBe('full');
-      expect((await s.call('analyze_heap', { wait: false })).json.start).toBe('already_done');
+      // Done already: nothing to follow; the next step is what analysis_status says of a full analysis.
+      const again = (await s.call('analyze_heap', { wait: false })).json;
+      expect(again).toMatchObject({ start: 'already_done', state: 'full' });
+      expect(again.next).toBe((await s.call('analysis_status')).json.next);
+      expect(again.next).not.toMatch(/follow it|wait for it/);
     } finally {
       await s.client.close();
     }

@@ -83,6 +83,8 @@ class IndexWatch {
 interface BaselineOpening {
   path: string;
   session: Promise<HeapSession>;
+  /** The session once open. */
+  opened: HeapSession | null;
   index: IndexWatch;
 }
 
@@ -277,11 +279,13 @@ export class McpContext {
       const previous = this.baselineOpen;
       const index = new IndexWatch('the baseline dump');
       const session = openHeap(wanted, { ...cacheOpenOptions(this.options.cache), signal: this.stopping.signal, onProgress: index.report });
-      this.baselineOpen = { path: wanted, session, index };
+      const opening: BaselineOpening = { path: wanted, session, opened: null, index };
+      this.baselineOpen = opening;
       const indexed = () => index.done();
       session.then(indexed, indexed);
       session.then(
         (h) => {
+          opening.opened = h;
           for (const w of h.warnings()) this.options.log.warn(`${wanted}: ${w.message}`);
         },
         () => {},
@@ -298,6 +302,20 @@ export class McpContext {
     } finally {
       unfollow();
     }
+  }
+
+  /**
+   * Forgets the baseline dump `session` if it is the one open (and closes it), so that the next
+   * `baseline()` opens the file anew: for a baseline file changed on disk since it was opened
+   * (ERR_DUMP_CHANGED), which the session kept would never read again. True when it was open.
+   */
+  dropBaseline(session: HeapSession): boolean {
+    const open = this.baselineOpen;
+    // Another call may have opened it anew already: that one stays.
+    if (open?.opened !== session) return false;
+    this.baselineOpen = null;
+    session.close();
+    return true;
   }
 
   /** Stops indexing, cancels a running analysis and releases both dumps. */

@@ -15,6 +15,7 @@
 import { fillerNote, unreachableIntArraysOf } from '../diff/filler.js';
 import { hiddenClassKey } from '../diff/hidden.js';
 import type { HeapSession, HistogramRow, ProgressEvent } from '../session/index.js';
+import { compareText } from '../text-order.js';
 import type { ComparedDump } from './progress.js';
 
 export interface ClassChange {
@@ -160,7 +161,8 @@ export function compareHistograms(
     rows.push(row);
   }
   const key = options.sortBy === 'count' ? (r: ClassChange) => r.countDelta : (r: ClassChange) => r.bytesDelta;
-  rows.sort((x, y) => key(y) - key(x) || x.className.localeCompare(y.className));
+  // Ties by name in Java's order, as every front sorts texts (heapql diff too).
+  rows.sort((x, y) => key(y) - key(x) || compareText(x.className, y.className));
 
   const result: HistogramComparison = {
     totals: {

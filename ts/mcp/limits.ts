@@ -53,3 +53,11 @@ export const TEXT_CAP_SENTENCE =
   `first ${TEXT_MAX} followed by "…" and is listed in truncatedStrings with its path and full length. ` +
   `A result holds at most ${RESULT_MAX} characters: a longer one returns only the first items (rows) of its lists, ` +
   'and truncatedLists lists each list cut with how many items it returned of how many, and how to get the rest.';
+
+/**
+ * What OQL can use only after the full analysis (the planner refuses it on the query-only path:
+ * ts/plan/binder.ts `needFull`), as run_oql's description and the query-only state's next step
+ * list it.
+ */
+export const FULL_PATH_OQL =
+  '@retainedHeapSize, AS RETAINED SET, dominators(), dominatorof(), @inbounds, @outbounds, inbounds(), outbounds(), path()';

@@ -79,8 +79,8 @@ export function callProgress(extra: ProgressExtra): CallProgress {
  * `McpContext.baseline` for compare_with_baseline's baseline): the number of reports so far (the
  * index's phases — `records`, `index`, `verifying cache`, `writing cache` — have their own
  * totals), no `total`, the message saying which dump (`what`: `the dump`, `the baseline dump`) and
- * the phase (`indexing the dump: records 5242771 of 9812392`). A report is sent when the phase
- * changes or its fraction grew by a hundredth.
+ * the phase (`indexing the dump: records 5242771 of 9812392`), and its end (`indexing the dump:
+ * done`). A report is sent when the phase changes or its fraction grew by a hundredth.
  */
 export function indexProgress(call: CallProgress, what = 'the dump'): (event: ProgressEvent) => void {
   let phase = '';
@@ -90,7 +90,9 @@ export function indexProgress(call: CallProgress, what = 'the dump'): (event: Pr
     if (e.phase === phase && fraction < lastFraction + 0.01) return;
     phase = e.phase;
     lastFraction = fraction;
-    call.notify(call.last + 1, `indexing ${what}: ${e.phase} ${e.done}${e.total > 0 ? ` of ${e.total}` : ''}`);
+    // The index's last report (`done`, 1 of 1) is no phase: said as the end it is.
+    const how = e.phase === 'done' ? 'done' : `${e.phase} ${e.done}${e.total > 0 ? ` of ${e.total}` : ''}`;
+    call.notify(call.last + 1, `indexing ${what}: ${how}`);
   };
 }
 

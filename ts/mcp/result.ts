@@ -256,11 +256,19 @@ export function failureResult(err: unknown, oql?: string): CallToolResult {
   if (err instanceof HeapqlError && err.unknownName !== undefined) return errorResult(`${err.code}: ${err.unknownName.quotedMessage}`);
   if (err instanceof HeapqlError) {
     if (err.code === 'ERR_CANCELLED') return errorResult('cancelled: the request was cancelled before it finished');
+    const dumps = err.code === 'ERR_NO_SUCH_DUMP' ? /the file has (\d+) heap dump\(s\); there is no heap dump number/.exec(err.message) : null;
+    if (dumps) {
+      // `--dump N` past the file's heap dumps: the server was started so; no tool picks another.
+      const n = Number(dumps[1]);
+      return errorResult(
+        `${err.code}: ${err.message}\n(In this MCP server: no tool picks the heap dump; restart the server with ${n === 1 ? '--dump 1 (or without --dump)' : `--dump 1 to --dump ${n}`} in its arguments (the client's configuration).)`,
+      );
+    }
     if (err.code === 'ERR_DUMP_CHANGED') {
       // "Open it again" is nothing a tool can do: the server holds the one dump it was started with.
       return errorResult(`${err.code}: ${err.message}\n(In this MCP server: no tool opens a dump; restart the server (reconnect it in the client) to read the file as it is now.)`);
     }
-    return errorResult(`${err.code}: ${withAnalyzeHint(err.message)}`);
+    return errorResult(`${err.code}: ${withAnalyzeHint(inThisServer(err.message))}`);
   }
   const message = err instanceof Error ? err.message : String(err);
   return errorResult(`internal error: ${message}`);
@@ -279,6 +287,17 @@ function withoutOtherAdvice(err: OqlError): OqlError {
   if (!(err instanceof OqlPlanError) || !CLI_ADVICE.test(err.reason)) return err;
   const hint = err.hint !== null && /heapql analyze/.test(err.hint) ? null : err.hint;
   return new OqlPlanError(err.reason.replace(CLI_ADVICE, ''), err.pos, hint);
+}
+
+/** The command line's `heapql summary <dump>`, as the session's errors advise it. */
+const SUMMARY_ADVICE = /`heapql summary` shows what the file holds/g;
+
+/**
+ * A session message with the command line's advice said as this server's tool: `heapql summary`
+ * (what a dump with no objects holds) is describe_dump here, which lists the dump's warnings.
+ */
+export function inThisServer(message: string): string {
+  return message.replace(SUMMARY_ADVICE, 'describe_dump shows what the file holds (its warnings say where its data ends)');
 }
 
 /** Messages written for the command line name `heapql analyze`; here the tool does it. */

@@ -1,5 +1,7 @@
 /** The analysis state as tools report it (the session's status without the dump's facts). */
 import type { HeapSession } from '../session/index.js';
+import { FULL_PATH_OQL } from './limits.js';
+import { inThisServer } from './result.js';
 
 export function analysisState(heap: HeapSession) {
   const s = heap.status;
@@ -10,7 +12,8 @@ export function analysisState(heap: HeapSession) {
     /** The finished analysis's mode, or null. */
     analysis: s.analysis,
     progress: s.progress,
-    error: s.error,
+    /** Why the last analysis failed, its advice said as this server's tools. */
+    error: s.error === null ? null : inThisServer(s.error),
   };
 }
 
@@ -21,7 +24,7 @@ export function analysisState(heap: HeapSession) {
 export function needsAnalysis(heap: HeapSession, what: string): string {
   const s = heap.status;
   if (s.state === 'analyzing') return `${what} needs the full analysis, which is running now: call analyze_heap to wait for it, then ask again`;
-  if (s.state === 'failed') return `${what} needs the full analysis, which failed: ${s.error} (analyze_heap tries again)`;
+  if (s.state === 'failed') return `${what} needs the full analysis, which failed: ${inThisServer(s.error ?? '')} (analyze_heap tries again)`;
   return `${what} needs the full analysis, which has not run: call analyze_heap first, then ask again`;
 }
 
@@ -33,8 +36,8 @@ export function nextStep(heap: HeapSession): string {
     case 'analyzing':
       return 'The full analysis is running: analyze_heap joins it and waits; analysis_status shows its progress.';
     case 'failed':
-      return `The last analysis failed (${heap.status.error}); OQL without retained sizes still works.`;
+      return `The last analysis failed (${inThisServer(heap.status.error ?? '')}); OQL without retained sizes still works.`;
     default:
-      return 'Query-only: OQL (without @retainedHeapSize, dominators(), @inbounds, path()), object fields and referents, classes and named queries work now. Call analyze_heap for retained sizes, referrers, paths to GC roots and the report sections.';
+      return `Query-only: OQL (without ${FULL_PATH_OQL}), object fields and referents, classes and named queries work now. Call analyze_heap for retained sizes, referrers, paths to GC roots and the report sections.`;
   }
 }

@@ -25,7 +25,11 @@ import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CancelledNotificationSchema,
+  JSONRPCErrorResponseSchema,
   JSONRPCMessageSchema,
+  JSONRPCNotificationSchema,
+  JSONRPCRequestSchema,
+  JSONRPCResultResponseSchema,
   isJSONRPCErrorResponse,
   isJSONRPCRequest,
   isJSONRPCResultResponse,
@@ -264,5 +268,34 @@ function whyNot(value: unknown): string {
   if ('method' in v && typeof v.method !== 'string') return '"method" must be a string';
   if ('id' in v && idOf(v) === null) return '"id" must be a string or an integer';
   if (!('method' in v) && !('result' in v) && !('error' in v)) return 'it has no "method" (a request or notification) nor "result" or "error" (a response)';
-  return 'its fields do not match a request, a notification or a response';
+  return fieldProblem(v) ?? 'its fields do not match a request, a notification or a response';
+}
+
+/** What some fields of the protocol must be, where zod says only "Invalid input". */
+const MUST_BE: Record<string, string> = {
+  progressToken: 'must be a string or an integer (the token progress notifications name)',
+  requestId: 'must be a string or an integer (the id of the request)',
+  id: 'must be a string or an integer',
+};
+
+/**
+ * The first field that does not match the kind of message `v` is (a request: a `method` and an
+ * `id`; a notification: a `method`; a response: a `result` or an `error`), named by its path
+ * (`"params._meta.progressToken" must be a string or an integer …`), or null.
+ */
+function fieldProblem(v: Record<string, unknown>): string | null {
+  const schema =
+    'method' in v
+      ? 'id' in v
+        ? JSONRPCRequestSchema
+        : JSONRPCNotificationSchema
+      : 'result' in v
+        ? JSONRPCResultResponseSchema
+        : JSONRPCErrorResponseSchema;
+  const parsed = schema.safeParse(v);
+  const issue = parsed.success ? undefined : parsed.error.issues[0];
+  if (!issue || issue.path.length === 0) return null;
+  const last = String(issue.path[issue.path.length - 1]);
+  const message = MUST_BE[last] ?? issue.message.replace(/^Invalid input: expected (\w+), received (\w+)$/, 'must be $1, not $2');
+  return `"${issue.path.map(String).join('.')}" ${message}`;
 }

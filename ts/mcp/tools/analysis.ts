@@ -59,7 +59,9 @@ export function registerAnalysisTools(server: ToolRegistrar, ctx: McpContext): v
         const mode = reachableOnly ?? ctx.options.reachableOnly;
         if (!wait) {
           const start = heap.startAnalysis({ reachableOnly: mode });
-          return jsonResult({ start, ...analysisState(heap), next: 'call analysis_status to follow it, or analyze_heap to wait for it' });
+          // Done already: nothing to follow, what it made available is the next step.
+          const next = start === 'already_done' ? nextStep(heap) : 'call analysis_status to follow it, or analyze_heap to wait for it';
+          return jsonResult({ start, ...analysisState(heap), next });
         }
         const started = Date.now();
         const progress = analysisProgress(callProgress(extra));

@@ -1,4 +1,8 @@
 /** compare_with_baseline: what grew between a baseline dump and this one, by class. */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
+import { HeapqlError } from '../../errors.js';
+import type { HeapSession } from '../../session/index.js';
 import { flag, oneOf, optionalText, text, toolArgs, wholeNumber } from '../args.js';
 import { warningLines, type McpContext } from '../context.js';
 import { compareSessions } from '../histogram-compare.js';
@@ -39,19 +43,25 @@ export function registerCompareTools(server: ToolRegistrar, ctx: McpContext): vo
       }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    ({ baseline, pattern, sortBy, changedOnly, limit }, extra) =>
-      guarded(async () => {
-        // The progress of the wait for the dump's index (the registrar follows it), then of the
-        // baseline's index and of the queries the comparison runs on both dumps: one sequence of
-        // numbers, each message naming the dump (flushed before the answer by the registrar).
-        const call = callProgress(extra);
-        const heap = await ctx.heap();
-        const base = await ctx.baseline(baseline, call);
+    ({ baseline, pattern, sortBy, changedOnly, limit }, extra) => {
+      // The progress of the wait for the dump's index (the registrar follows it), then of the
+      // baseline's index and of the queries the comparison runs on both dumps: one sequence of
+      // numbers, each message naming the dump (flushed before the answer by the registrar).
+      const call = callProgress(extra);
+      const compared = async (heap: HeapSession, base: HeapSession): Promise<CallToolResult> => {
         // A baseline cut short lacks every object past where its data ends: all of them "grew".
         const warned = warningLines(base);
+        // A file of several heap dumps (snapshots): the baseline is its first, said, never merged.
+        const { dump: baseIndex, dumpCount: baseCount } = base.info();
         return jsonResult({
           baseline: base.path,
           current: heap.path,
+          ...(baseCount > 1
+            ? {
+                baselineDump: { index: baseIndex, count: baseCount },
+                baselineDumpNote: `the baseline file holds ${baseCount} heap dumps (snapshots): the comparison reads heap dump ${baseIndex + 1}, the first; no tool picks another`,
+              }
+            : {}),
           method: 'class histograms (instances and shallow bytes per class name)',
           ...(warned.length > 0
             ? {
@@ -62,6 +72,31 @@ export function registerCompareTools(server: ToolRegistrar, ctx: McpContext): vo
             : {}),
           ...(await compareSessions(base, heap, { pattern, sortBy, changedOnly, limit, reachableOnly: ctx.options.reachableOnly, signal: extra.signal, progress: compareProgress(call) })),
         }, COMPARE_FIT);
-      }),
+      };
+      return guarded(async () => {
+        const heap = await ctx.heap();
+        const base = await ctx.baseline(baseline, call);
+        try {
+          return await compared(heap, base);
+        } catch (err) {
+          // The baseline file changed on disk since it was opened (rewritten, cut short): this tool
+          // opens baselines, so it opens that file anew, once, rather than telling to restart the
+          // server (a change of this dump, or of a baseline that is this dump's file, still does).
+          const changed = err instanceof HeapqlError && err.code === 'ERR_DUMP_CHANGED' && changedBaseline(err, heap.path) === base.path;
+          if (!changed) throw err;
+          if (ctx.dropBaseline(base)) ctx.options.log.warn(`${base.path}: the baseline dump file changed on disk since it was opened; opening it again`);
+          return compared(heap, await ctx.baseline(baseline, call));
+        }
+      });
+    },
   );
+}
+
+/**
+ * The baseline file an ERR_DUMP_CHANGED names (its message starts with the file's path), or null
+ * when it names the served dump's file (`current`): that one only a restart reads again.
+ */
+function changedBaseline(err: HeapqlError, current: string): string | null {
+  const m = /^(.*?): the dump file was /.exec(err.message);
+  return m && m[1] !== current ? m[1]! : null;
 }

@@ -9,8 +9,16 @@ import type { ToolRegistrar } from '../registrar.js';
 import { OFFSET_MAX, ROWS_DEFAULT, ROWS_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
 import { errorResult, guarded, jsonResult, type ResultFit } from '../result.js';
 import { analysisState, nextStep } from '../state.js';
+import { compareText } from '../../text-order.js';
 
 const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
+
+/** One row of list_classes. */
+interface ClassRow {
+  className: string;
+  instances: number;
+  shallowBytes: number;
+}
 
 /** describe_dump cut to RESULT_MAX (thousands of warnings about damaged classes). */
 const SUMMARY_FIT: ResultFit = {
@@ -88,17 +96,23 @@ export function registerDumpTools(server: ToolRegistrar, ctx: McpContext): void 
           t.shallowBytes += r.shallow;
         }
         const rows = [...totals].map(([className, t]) => ({ className, ...t }));
-        if (sortBy === 'name') rows.sort((a, b) => a.className.localeCompare(b.className));
-        else {
-          const key = sortBy === 'count' ? 'instances' : 'shallowBytes';
-          rows.sort((a, b) => b[key] - a[key] || a.className.localeCompare(b.className));
-        }
+        // Names in Java's order (compareText), as every front sorts texts; `shallow` is the class
+        // histogram's order (the session's histogramOrder: describe_dump's topClasses, the
+        // report's histogram), `count` the same with instances first.
+        const byName = (a: ClassRow, b: ClassRow) => compareText(a.className, b.className);
+        if (sortBy === 'name') rows.sort(byName);
+        else if (sortBy === 'count') rows.sort((a, b) => b.instances - a.instances || b.shallowBytes - a.shallowBytes || byName(a, b));
+        else rows.sort((a, b) => b.shallowBytes - a.shallowBytes || b.instances - a.instances || byName(a, b));
         const page = rows.slice(offset, offset + limit);
         return jsonResult({
           matching: rows.length,
           offset,
           classes: page,
           ...(offset + page.length < rows.length ? { nextOffset: offset + page.length } : {}),
+          // An empty page past the end says why, rather than looking like no class matched.
+          ...(page.length === 0 && offset > 0 && rows.length > 0
+            ? { note: `offset ${offset} is past the end: ${rows.length} classes match, at offsets 0 to ${rows.length - 1}` }
+            : {}),
         }, CLASSES_FIT);
       }),
   );

@@ -99,6 +99,10 @@ export function registerObjectTools(server: ToolRegistrar, ctx: McpContext): voi
           out.fieldOffset = fieldOffset;
           out.fields = view.fields.map((f) => ({ name: f.name, type: f.type, ...(f.declaredBy ? { declaredBy: f.declaredBy } : {}), value: f.value }));
           if (fieldOffset + view.fields.length < view.fieldCount) out.nextFieldOffset = fieldOffset + view.fields.length;
+          // No field past the last: said, rather than looking like an object without fields.
+          else if (view.fields.length === 0 && fieldOffset > 0 && view.fieldCount > 0) {
+            out.fieldsNote = `fieldOffset ${fieldOffset} is past the last field: the object has ${view.fieldCount}, at offsets 0 to ${view.fieldCount - 1}`;
+          }
         }
         if (want.has('referents')) out.referents = references(await heap.referents(id, referenceLimit));
         const analyzed = heap.analyzed;
@@ -110,9 +114,16 @@ export function registerObjectTools(server: ToolRegistrar, ctx: McpContext): voi
           if (analyzed) {
             const path = await heap.pathToRoot(id);
             out.pathToRoot = path ?? null;
-            if (!path) out.pathNote = heap.info().cutShort
-              ? 'no path: no GC root this dump records reaches this object (the dump is cut short: its root records after the cut are missing, so it is not shown to be garbage)'
-              : 'no path: no GC root reaches this object (it is garbage the next collection would free)';
+            // Unreachable: no path (an analysis with --reachable-only), or, kept in the tree, a path
+            // from the pseudo-root the analysis hangs it from, which is no GC root: said either way.
+            if (!path || view.reachable === false) {
+              const why = heap.info().cutShort
+                ? 'no GC root this dump records reaches this object (the dump is cut short: its root records after the cut are missing, so it is not shown to be garbage)'
+                : 'no GC root reaches this object (it is garbage the next collection would free)';
+              out.pathNote = path
+                ? `${why}: pathToRoot starts at "${path[0]!.via}", the pseudo-root the analysis hangs unreachable objects from, not a GC root`
+                : `no path: ${why}`;
+            }
           } else unavailable.pathToRoot = NEEDS_ANALYSIS;
         }
         if (want.has('dominator')) {

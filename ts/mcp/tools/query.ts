@@ -6,7 +6,7 @@ import type { HeapSession } from '../../session/index.js';
 import { flag, text, toolArgs, wholeNumber } from '../args.js';
 import type { McpContext } from '../context.js';
 import type { ToolRegistrar } from '../registrar.js';
-import { QUERY_MAX, QUERY_NAME_MAX, RESULT_MAX, ROWS_DEFAULT, ROWS_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
+import { FULL_PATH_OQL, QUERY_MAX, QUERY_NAME_MAX, RESULT_MAX, ROWS_DEFAULT, ROWS_MAX, TEXT_CAP_SENTENCE } from '../limits.js';
 import { errorResult, guarded, jsonResult, type ResultFit } from '../result.js';
 import { callProgress, scanProgress } from '../progress.js';
 import { needsAnalysis } from '../state.js';
@@ -105,7 +105,7 @@ export function registerQueryTools(server: ToolRegistrar, ctx: McpContext): void
         '`SELECT s, toString(s) FROM java.lang.String s WHERE s.value.@length > 1000`, ' +
         '`SELECT classof(x) AS class, COUNT(*) AS n FROM INSTANCEOF java.util.AbstractMap x GROUP BY classof(x) ORDER BY n DESC`, ' +
         '`SELECT m, m.size FROM java.util.HashMap m WHERE m.size > 100`. Attributes: @objectId, @usedHeapSize (shallow), ' +
-        '@length, @heap (Android dumps: app, zygote or image; NULL otherwise), @classLoader (the defining loader of a class object; NULL for the bootstrap loader), @retainedHeapSize and dominators()/@inbounds/path() (these need analyze_heap first). ' +
+        `@length, @heap (Android dumps: app, zygote or image; NULL otherwise), @classLoader (the defining loader of a class object; NULL for the bootstrap loader). Only after analyze_heap: ${FULL_PATH_OQL}. ` +
         'Rows are capped (maxRows); an OQL error comes back with the position of the problem.' + TEXT_CAP_SENTENCE,
       inputSchema: toolArgs('run_oql', { query: text('query', 'the OQL text', QUERY_MAX).describe('the OQL text'), maxRows, reachableOnly }),
       annotations: readOnly,
