@@ -279,12 +279,23 @@ impl Cache {
         let live = |e: &EntryInfo| e.leftovers.iter().filter(|l| l.writer_alive).map(|l| l.bytes).sum::<u64>();
         let mut total: u64 = entries.iter().map(|e| e.bytes - live(e)).sum();
         let cap = self.cap(|| total);
+        // An entry larger than the cap on its own cannot be kept whatever goes (the caller
+        // removes it): the others are evicted only as far as the cap needs without it, not
+        // all of them first for a file the cache could never hold.
+        let alone = entries.iter().find(|e| e.dir == keep).map_or(0, |e| e.bytes - live(e));
+        if alone > cap {
+            total -= alone;
+            entries.retain(|e| e.dir != keep);
+        }
         while total > cap {
             let Some(i) = entries.iter().rposition(|e| e.dir != keep) else { return Err(cap) };
             let e = entries.remove(i);
             if let Ok(r) = remove_entry(&e) {
                 total = total.saturating_sub(r.bytes);
             }
+        }
+        if alone > cap {
+            return Err(cap);
         }
         Ok(())
     }

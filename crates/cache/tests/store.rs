@@ -716,3 +716,30 @@ fn two_dumps(dir: &Path) -> Vec<PathBuf> {
         })
         .collect()
 }
+
+/// A file larger than the cap on its own is not cached, and costs the other dumps only what the
+/// cap needs without it: they were all evicted, one by one, before the write gave up, emptying
+/// the cache for a file it could never hold.
+#[test]
+fn an_entry_larger_than_the_cap_evicts_only_what_the_cap_needs_without_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dumps = two_dumps(tmp.path());
+    let roomy = Cache::new(tmp.path().join("cache"), Some(100_000_000));
+    let kept = roomy.entry(&dumps[0], 0, "t").unwrap();
+    assert!(matches!(write_index(&kept), Written::Done(_)));
+    // 24 MB on its own against a cap of 22 MB, which holds the other entry (~20 MB).
+    let big = |cache: &Cache| {
+        cache.entry(&dumps[1], 0, "t").unwrap().write("index", "", |w| w.array("numbers", &(0..6_000_000u32).collect::<Vec<u32>>()))
+    };
+    let tight = Cache::new(tmp.path().join("cache"), Some(22_000_000));
+    let w = big(&tight);
+    assert!(matches!(&w, Written::Failed(m) if m.contains("cap")), "{w:?}");
+    assert!(read_index(&kept).is_ok(), "the other dump's entry was evicted for a file that could not be kept anyway");
+    let left: Vec<String> = tight.list().iter().map(|e| e.meta.as_ref().unwrap().dump.clone()).collect();
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert!(left[0].ends_with("d0.hprof"), "{left:?}");
+    // A cap the other entry does not fit either: it goes too, and the cap holds.
+    let tighter = Cache::new(tmp.path().join("cache"), Some(19_000_000));
+    assert!(matches!(big(&tighter), Written::Failed(_)));
+    assert!(tighter.list().is_empty(), "{:?}", tighter.list());
+}
