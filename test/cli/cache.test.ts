@@ -351,6 +351,35 @@ describe('every dump command takes the cache options', () => {
   }
 });
 
+describe('--no-cache with --cache-dir or --cache-max', () => {
+  // Either would do nothing with the cache off: a usage error (exit 2) naming both, before the
+  // dump is read, and nothing written to the directory given.
+  const commands: [string, (dump: string) => string[]][] = [
+    ['query', (dump) => ['query', dump, '--query', STRINGS]],
+    ['analyze', (dump) => ['analyze', dump, '--query', STRINGS]],
+    ['summary', (dump) => ['summary', dump]],
+    ['report', (dump) => [dump, path.join(tmp, 'never.md')]],
+    ['waste', (dump) => ['waste', dump, path.join(tmp, 'never.json')]],
+    ['diff', (dump) => ['diff', dump, dump, path.join(tmp, 'never-diff.md')]],
+    ['mcp', (dump) => ['mcp', dump]],
+  ];
+  for (const [name, args] of commands) {
+    it(name, async () => {
+      const dir = freshDir();
+      for (const [flag, value] of [['--cache-dir', dir], ['--cache-max', '1G']] as const) {
+        // stdin at its end: mcp serves on it, and must end even were the check missing.
+        const { child, done } = start([...args(known), '--no-cache', flag, value]);
+        child.stdin!.end();
+        const r = await done;
+        expect(r.code, r.stderr).toBe(2);
+        expect(r.stderr).toBe(`error: --no-cache turns the index cache off, so ${flag} ${value} would do nothing: give one or the other\n`);
+      }
+      expect(existsSync(dir)).toBe(false);
+      expect(existsSync(path.join(tmp, 'never.md'))).toBe(false);
+    });
+  }
+});
+
 describe('heapql cache list and clear', () => {
   it('lists dumps with size and age, clears one dump or all', async () => {
     const dir = freshDir();

@@ -20,8 +20,19 @@ export interface CliCacheOptions {
   cacheMax?: number;
 }
 
-/** The cache options of a dump command's parsed arguments. */
+/**
+ * The cache options of a dump command's parsed arguments. `--no-cache` with `--cache-dir` or
+ * `--cache-max` is a usage error: either would do nothing with the cache off.
+ */
 export function cacheOptions(a: { cache?: boolean; 'cache-dir'?: string; 'cache-max'?: string }): CliCacheOptions {
+  if (a.cache === false) {
+    for (const flag of ['cache-dir', 'cache-max'] as const) {
+      const value = a[flag];
+      if (value !== undefined) {
+        throw usageError(`--no-cache turns the index cache off, so --${flag} ${value} would do nothing: give one or the other`);
+      }
+    }
+  }
   return {
     noCache: a.cache === false,
     ...(a['cache-dir'] !== undefined ? { cacheDir: a['cache-dir'] } : {}),
