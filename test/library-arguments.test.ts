@@ -34,6 +34,9 @@ describe('openHeap refuses options it would take wrongly', () => {
     [{ cache: false, cacheDir: '/tmp' }, /^cacheDir is for the index cache, which cache: false turns off/],
     [{ noCache: true, cacheDir: '/tmp' }, /^cacheDir is for the index cache, which noCache: true turns off/],
     [{ noCache: true, cache: true }, /^cache: true and noCache: true contradict each other: give one of them$/],
+    // Empty (an unset variable), it took the default directory without a word.
+    [{ cacheDir: '' }, /^cacheDir is a directory's path, not '' \(cache: true alone takes the default directory\)$/],
+    [{ cache: true, cacheDir: '' }, /^cacheDir is a directory's path, not ''/],
     // Of the wrong type: 'yes' reached the plans (ERR_PLAN: malformed plan) and 'no' turned the cache on.
     [{ reachableOnly: 'yes' }, /^reachableOnly is true or false, not 'yes'$/],
     [{ reachableOnly: 1 }, /^reachableOnly is true or false, not 1$/],

@@ -127,8 +127,10 @@ describe('hits and misses', () => {
     const dir = freshDir();
     const out = (n: number) => path.join(tmp, `report-${dirs}-${n}.json`);
     const runs = [];
-    for (const [n, extra] of [[0, ['--no-cache']], [1, []], [2, []]] as const) {
-      const r = await heapql([known, out(n), '--cache-dir', dir, ...extra]);
+    // The first run without the cache: the directory is the default then (--no-cache with
+    // --cache-dir is a usage error).
+    for (const [n, extra] of [[0, ['--no-cache']], [1, ['--cache-dir', dir]], [2, ['--cache-dir', dir]]] as const) {
+      const r = await run([known, out(n), ...extra], { env: { HEAPQL_CACHE_DIR: dir } });
       expect(r.code).toBe(0);
       expect(cacheWarnings(r.stderr)).toEqual([]);
       runs.push(JSON.parse(readFileSync(out(n), 'utf8')));
@@ -268,12 +270,14 @@ describe('never a wrong answer', () => {
 describe('no cache, no room, no permission', () => {
   it('--no-cache neither reads nor writes', async () => {
     const dir = freshDir();
-    const r = await analyze(known, dir, '--no-cache');
+    // The directory as the default (--no-cache with --cache-dir is a usage error).
+    const noCache = () => run(['analyze', known, '--query', RETAINED, '--format', 'json', '--no-cache'], { env: { HEAPQL_CACHE_DIR: dir } });
+    const r = await noCache();
     expect(answer(r.stdout)).toEqual(answer(expectedAnalyze));
     expect(existsSync(dir)).toBe(false);
     await analyze(known, dir);
     for (const f of cacheFiles(dir).filter((f) => f.endsWith('.hqc'))) writeFileSync(f, 'garbage');
-    const n = await analyze(known, dir, '--no-cache');
+    const n = await noCache();
     expect(n.stderr).toBe('');
     expect(answer(n.stdout)).toEqual(answer(expectedAnalyze));
   });
@@ -374,6 +378,26 @@ describe('--no-cache with --cache-dir or --cache-max', () => {
       }
       expect(existsSync(dir)).toBe(false);
       expect(existsSync(path.join(tmp, 'never.md'))).toBe(false);
+    });
+  }
+});
+
+describe('an empty --cache-dir', () => {
+  // "$DIR" of an unset variable: it took the default directory (HEAPQL_CACHE_DIR here) without
+  // a word, for the dump commands and for cache list and clear alike.
+  const commands: [string, string[]][] = [
+    ['query', ['query', known, '--query', STRINGS]],
+    ['cache list', ['cache', 'list']],
+    ['cache clear', ['cache', 'clear']],
+  ];
+  for (const [name, args] of commands) {
+    it(name, async () => {
+      // A default of its own: were the check missing, cache clear must not empty a real cache.
+      const env = freshDir();
+      const r = await run([...args, '--cache-dir', ''], { env: { HEAPQL_CACHE_DIR: env } });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toBe('error: --cache-dir needs a directory, not an empty text (leave it out for the default: $HEAPQL_CACHE_DIR, else $XDG_CACHE_HOME/heapql or ~/.cache/heapql)\n');
+      expect(existsSync(env)).toBe(false);
     });
   }
 });

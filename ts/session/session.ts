@@ -185,6 +185,8 @@ function checkOpenOptions(path: unknown, options: OpenOptions): void {
   for (const [name, dir] of [['scratchDir', options.scratchDir], ['cacheDir', options.cacheDir]] as const) {
     if (dir !== undefined && typeof dir !== 'string') throw bad(`${name} is a directory's path, not ${describeArgument(dir)}`);
   }
+  // An empty one (an unset variable) took the default directory without a word.
+  if (options.cacheDir === '') throw bad("cacheDir is a directory's path, not '' (cache: true alone takes the default directory)");
   if (options.scratchDir !== undefined && options.scratchDir !== '') {
     let isDir = false;
     try {
