@@ -167,7 +167,7 @@ impl Task for AnalyzeTask {
             // that fills up during the analysis was said nowhere (the process's count is shared:
             // another analysis at once may add to it, never take from it).
             if let heapql_heap::Placement::Files(dir) = state.heap.scratch() {
-                if heapql_scratch::memory_fallbacks() > fallbacks {
+                if heapql_scratch::memory_fallbacks() > fallbacks && !state.heap.index_fell_back_to_memory() {
                     state.cache.warn(format!(
                         "could not make every scratch file of the analysis in {} (no space left, or not writable); the arrays that did not fit are kept in memory",
                         dir.display()
