@@ -27,7 +27,16 @@ describe('openHeap refuses options it would take wrongly', () => {
     [{ cacheMax: 0.5 }, /cacheMax is a size in bytes .*not 0\.5/],
     // Without the cache it capped nothing and said nothing.
     [{ cacheMax: 1_000_000 }, /^cacheMax caps the index cache, which this open does not use: the library reads and writes the cache only with cache: true or a cacheDir$/],
-    [{ cache: false, cacheMax: 1_000_000 }, /^cacheMax caps the index cache, which this open does not use/],
+    // cache: false and noCache: true are one thing: beside either, cacheDir and cacheMax would do
+    // nothing (noCache: true took both silently, cache: false refused cacheMax alone).
+    [{ cache: false, cacheMax: 1_000_000 }, /^cacheMax is for the index cache, which cache: false turns off: leave out cacheMax, or drop cache: false to use the cache$/],
+    [{ noCache: true, cacheMax: 1_000_000 }, /^cacheMax is for the index cache, which noCache: true turns off: leave out cacheMax, or drop noCache: true to use the cache$/],
+    [{ cache: false, cacheDir: '/tmp' }, /^cacheDir is for the index cache, which cache: false turns off/],
+    [{ noCache: true, cacheDir: '/tmp' }, /^cacheDir is for the index cache, which noCache: true turns off/],
+    [{ noCache: true, cache: true }, /^cache: true and noCache: true contradict each other: give one of them$/],
+    // Empty (an unset variable), it took the default directory without a word.
+    [{ cacheDir: '' }, /^cacheDir is a directory's path, not '' \(cache: true alone takes the default directory\)$/],
+    [{ cache: true, cacheDir: '' }, /^cacheDir is a directory's path, not ''/],
     // Of the wrong type: 'yes' reached the plans (ERR_PLAN: malformed plan) and 'no' turned the cache on.
     [{ reachableOnly: 'yes' }, /^reachableOnly is true or false, not 'yes'$/],
     [{ reachableOnly: 1 }, /^reachableOnly is true or false, not 1$/],

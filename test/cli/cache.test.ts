@@ -127,8 +127,10 @@ describe('hits and misses', () => {
     const dir = freshDir();
     const out = (n: number) => path.join(tmp, `report-${dirs}-${n}.json`);
     const runs = [];
-    for (const [n, extra] of [[0, ['--no-cache']], [1, []], [2, []]] as const) {
-      const r = await heapql([known, out(n), '--cache-dir', dir, ...extra]);
+    // The first run without the cache: the directory is the default then (--no-cache with
+    // --cache-dir is a usage error).
+    for (const [n, extra] of [[0, ['--no-cache']], [1, ['--cache-dir', dir]], [2, ['--cache-dir', dir]]] as const) {
+      const r = await run([known, out(n), ...extra], { env: { HEAPQL_CACHE_DIR: dir } });
       expect(r.code).toBe(0);
       expect(cacheWarnings(r.stderr)).toEqual([]);
       runs.push(JSON.parse(readFileSync(out(n), 'utf8')));
@@ -268,12 +270,14 @@ describe('never a wrong answer', () => {
 describe('no cache, no room, no permission', () => {
   it('--no-cache neither reads nor writes', async () => {
     const dir = freshDir();
-    const r = await analyze(known, dir, '--no-cache');
+    // The directory as the default (--no-cache with --cache-dir is a usage error).
+    const noCache = () => run(['analyze', known, '--query', RETAINED, '--format', 'json', '--no-cache'], { env: { HEAPQL_CACHE_DIR: dir } });
+    const r = await noCache();
     expect(answer(r.stdout)).toEqual(answer(expectedAnalyze));
     expect(existsSync(dir)).toBe(false);
     await analyze(known, dir);
     for (const f of cacheFiles(dir).filter((f) => f.endsWith('.hqc'))) writeFileSync(f, 'garbage');
-    const n = await analyze(known, dir, '--no-cache');
+    const n = await noCache();
     expect(n.stderr).toBe('');
     expect(answer(n.stdout)).toEqual(answer(expectedAnalyze));
   });
@@ -291,11 +295,9 @@ describe('no cache, no room, no permission', () => {
 
   it('a full disk is a warning, the run completes and leaves nothing half-written', async () => {
     const mnt = mkdtempSync(path.join(tmpdir(), 'heapql-tmpfs-'));
-    const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', mnt]).status === 0;
-    if (!mounted) {
-      console.log('skipped: cannot mount a 1 MiB tmpfs here (needs root and mount)');
-      return;
-    }
+    // Fails, not skips, where it cannot mount (needs root and mount).
+    const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', mnt], { encoding: 'utf8' });
+    expect(mounted.status, `mounting a 1 MiB tmpfs on ${mnt}: ${mounted.stderr}`).toBe(0);
     try {
       const r = await analyze(known, path.join(mnt, 'cache'));
       expect(r.code).toBe(0);
@@ -347,6 +349,55 @@ describe('every dump command takes the cache options', () => {
       const n = await run(args(known).concat('--no-cache'), { env: { HEAPQL_CACHE_DIR: env } });
       expect(n.code, n.stderr).toBe(0);
       expect(cacheFiles(env)).toEqual([]);
+    });
+  }
+});
+
+describe('--no-cache with --cache-dir or --cache-max', () => {
+  // Either would do nothing with the cache off: a usage error (exit 2) naming both, before the
+  // dump is read, and nothing written to the directory given.
+  const commands: [string, (dump: string) => string[]][] = [
+    ['query', (dump) => ['query', dump, '--query', STRINGS]],
+    ['analyze', (dump) => ['analyze', dump, '--query', STRINGS]],
+    ['summary', (dump) => ['summary', dump]],
+    ['report', (dump) => [dump, path.join(tmp, 'never.md')]],
+    ['waste', (dump) => ['waste', dump, path.join(tmp, 'never.json')]],
+    ['diff', (dump) => ['diff', dump, dump, path.join(tmp, 'never-diff.md')]],
+    ['mcp', (dump) => ['mcp', dump]],
+  ];
+  for (const [name, args] of commands) {
+    it(name, async () => {
+      const dir = freshDir();
+      for (const [flag, value] of [['--cache-dir', dir], ['--cache-max', '1G']] as const) {
+        // stdin at its end: mcp serves on it, and must end even were the check missing.
+        const { child, done } = start([...args(known), '--no-cache', flag, value]);
+        child.stdin!.end();
+        const r = await done;
+        expect(r.code, r.stderr).toBe(2);
+        expect(r.stderr).toBe(`error: --no-cache turns the index cache off, so ${flag} ${value} would do nothing: give one or the other\n`);
+      }
+      expect(existsSync(dir)).toBe(false);
+      expect(existsSync(path.join(tmp, 'never.md'))).toBe(false);
+    });
+  }
+});
+
+describe('an empty --cache-dir', () => {
+  // "$DIR" of an unset variable: it took the default directory (HEAPQL_CACHE_DIR here) without
+  // a word, for the dump commands and for cache list and clear alike.
+  const commands: [string, string[]][] = [
+    ['query', ['query', known, '--query', STRINGS]],
+    ['cache list', ['cache', 'list']],
+    ['cache clear', ['cache', 'clear']],
+  ];
+  for (const [name, args] of commands) {
+    it(name, async () => {
+      // A default of its own: were the check missing, cache clear must not empty a real cache.
+      const env = freshDir();
+      const r = await run([...args, '--cache-dir', ''], { env: { HEAPQL_CACHE_DIR: env } });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toBe('error: --cache-dir needs a directory, not an empty text (leave it out for the default: $HEAPQL_CACHE_DIR, else $XDG_CACHE_HOME/heapql or ~/.cache/heapql)\n');
+      expect(existsSync(env)).toBe(false);
     });
   }
 });

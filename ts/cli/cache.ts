@@ -20,13 +20,35 @@ export interface CliCacheOptions {
   cacheMax?: number;
 }
 
-/** The cache options of a dump command's parsed arguments. */
+/**
+ * The cache options of a dump command's parsed arguments. `--no-cache` with `--cache-dir` or
+ * `--cache-max` is a usage error: either would do nothing with the cache off.
+ */
 export function cacheOptions(a: { cache?: boolean; 'cache-dir'?: string; 'cache-max'?: string }): CliCacheOptions {
+  checkCacheDir(a['cache-dir']);
+  if (a.cache === false) {
+    for (const flag of ['cache-dir', 'cache-max'] as const) {
+      const value = a[flag];
+      if (value !== undefined) {
+        throw usageError(`--no-cache turns the index cache off, so --${flag} ${value} would do nothing: give one or the other`);
+      }
+    }
+  }
   return {
     noCache: a.cache === false,
     ...(a['cache-dir'] !== undefined ? { cacheDir: a['cache-dir'] } : {}),
     ...(a['cache-max'] !== undefined ? { cacheMax: parseSize(a['cache-max']) } : {}),
   };
+}
+
+/**
+ * An empty `--cache-dir` (an unset variable, `--cache-dir "$DIR"`) took the default directory
+ * without a word: refused.
+ */
+function checkCacheDir(dir: string | undefined): void {
+  if (dir === '') {
+    throw usageError('--cache-dir needs a directory, not an empty text (leave it out for the default: $HEAPQL_CACHE_DIR, else $XDG_CACHE_HOME/heapql or ~/.cache/heapql)');
+  }
 }
 
 const UNITS: Record<string, number> = { '': 1, k: 2 ** 10, m: 2 ** 20, g: 2 ** 30, t: 2 ** 40 };
@@ -76,6 +98,7 @@ const listCommand = defineCommand({
   args: listArgs,
   run({ args: a, rawArgs }) {
     checkOptions(rawArgs, 'cache list', listArgs, 0);
+    checkCacheDir(a['cache-dir']);
     const dir = native().cacheDirectory(a['cache-dir']);
     // An unfinished entry (its writer died before anything named its dump) has no dump: null.
     // A directory that cannot be listed is an ERR_IO that says why, not an empty cache.
@@ -118,6 +141,7 @@ const clearCommand = defineCommand({
   args: clearArgs,
   run({ args: a, rawArgs }) {
     checkOptions(rawArgs, 'cache clear', clearArgs, 1);
+    checkCacheDir(a['cache-dir']);
     const { entries, bytes, leftoversRemoved, beingWritten } = callSync(() => native().cacheClear(a['cache-dir'], a.dump));
     const what = a.dump ? ` of ${a.dump}` : '';
     process.stdout.write(`removed ${entries} cache entr${entries === 1 ? 'y' : 'ies'}${what} (${formatBytes(bytes)})\n`);

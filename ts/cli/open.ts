@@ -17,8 +17,7 @@ export async function openForCli(path: string, options: CliOpenOptions = {}): Pr
   const heap = await withProgress(({ onProgress, signal }) =>
     openHeap(path, {
       dump: options.dump,
-      noCache: options.noCache,
-      cache: true,
+      ...(options.noCache ? { noCache: true } : { cache: true }),
       ...(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}),
       ...(options.cacheMax !== undefined ? { cacheMax: options.cacheMax } : {}),
       ...(options.scratchDir !== undefined ? { scratchDir: options.scratchDir } : {}),

@@ -76,7 +76,10 @@ export interface OpenOptions {
   cacheDir?: string;
   /** The cache's size cap in bytes (default: 20% of its disk's free space); older dumps go first. */
   cacheMax?: number;
-  /** Neither read nor write the cache (as `cache: false`; wins over `cacheDir`). */
+  /**
+   * Neither read nor write the cache: the same as `cache: false`. With either, `cacheDir` and
+   * `cacheMax` are refused (`ERR_ARGUMENT`), as is `cache: true` beside `noCache: true`.
+   */
   noCache?: boolean;
   /**
    * Where the big per-object arrays go (the object index; after `analyze()`, the graph, the
@@ -162,14 +165,28 @@ function checkOpenOptions(path: unknown, options: OpenOptions): void {
   if (options.cacheMax !== undefined && !(Number.isSafeInteger(options.cacheMax) && options.cacheMax > 0)) {
     throw bad(`cacheMax is a size in bytes (a whole number > 0), not ${describeArgument(options.cacheMax)}`);
   }
-  // Alone it capped nothing (the library's cache is off unless asked for) and said nothing;
-  // `noCache` wins over it as over `cacheDir` (the CLI's --no-cache with --cache-max).
-  if (options.cacheMax !== undefined && options.noCache !== true && cacheDirOption(options) === undefined) {
+  // `noCache: true` and `cache: false` are one thing, the cache off: what only the cache heeds
+  // would do nothing with it, and `cache: true` beside it says the opposite.
+  const off = options.noCache === true ? 'noCache: true' : options.cache === false ? 'cache: false' : undefined;
+  if (off !== undefined) {
+    if (options.noCache === true && options.cache === true) {
+      throw bad('cache: true and noCache: true contradict each other: give one of them');
+    }
+    for (const name of ['cacheDir', 'cacheMax'] as const) {
+      if (options[name] !== undefined) {
+        throw bad(`${name} is for the index cache, which ${off} turns off: leave out ${name}, or drop ${off} to use the cache`);
+      }
+    }
+  }
+  // Alone it capped nothing (the library's cache is off unless asked for) and said nothing.
+  if (options.cacheMax !== undefined && cacheDirOption(options) === undefined) {
     throw bad('cacheMax caps the index cache, which this open does not use: the library reads and writes the cache only with cache: true or a cacheDir');
   }
   for (const [name, dir] of [['scratchDir', options.scratchDir], ['cacheDir', options.cacheDir]] as const) {
     if (dir !== undefined && typeof dir !== 'string') throw bad(`${name} is a directory's path, not ${describeArgument(dir)}`);
   }
+  // An empty one (an unset variable) took the default directory without a word.
+  if (options.cacheDir === '') throw bad("cacheDir is a directory's path, not '' (cache: true alone takes the default directory)");
   if (options.scratchDir !== undefined && options.scratchDir !== '') {
     let isDir = false;
     try {

@@ -279,12 +279,23 @@ impl Cache {
         let live = |e: &EntryInfo| e.leftovers.iter().filter(|l| l.writer_alive).map(|l| l.bytes).sum::<u64>();
         let mut total: u64 = entries.iter().map(|e| e.bytes - live(e)).sum();
         let cap = self.cap(|| total);
+        // An entry larger than the cap on its own cannot be kept whatever goes (the caller
+        // removes it): the others are evicted only as far as the cap needs without it, not
+        // all of them first for a file the cache could never hold.
+        let alone = entries.iter().find(|e| e.dir == keep).map_or(0, |e| e.bytes - live(e));
+        if alone > cap {
+            total -= alone;
+            entries.retain(|e| e.dir != keep);
+        }
         while total > cap {
             let Some(i) = entries.iter().rposition(|e| e.dir != keep) else { return Err(cap) };
             let e = entries.remove(i);
             if let Ok(r) = remove_entry(&e) {
                 total = total.saturating_sub(r.bytes);
             }
+        }
+        if alone > cap {
+            return Err(cap);
         }
         Ok(())
     }
@@ -497,6 +508,19 @@ fn meta_from_files(dir: &Path, files: &[String]) -> Option<EntryMeta> {
     })
 }
 
+/// What to do about a cache file that could not be written (after its reason), for the causes
+/// the user can mend; empty for the others.
+fn what_to_do(e: &std::io::Error, root: &Path) -> String {
+    use std::io::ErrorKind::*;
+    let root = root.display();
+    match e.kind() {
+        NotADirectory => format!(": {root}, or a directory above it, is a file; give --cache-dir a directory"),
+        ReadOnlyFilesystem | PermissionDenied => format!(": give --cache-dir a directory you may write to instead of {root}, or --no-cache"),
+        StorageFull | QuotaExceeded => format!(": free some space on the disk of {root}, or give --cache-dir a directory on another disk"),
+        _ => String::new(),
+    }
+}
+
 /// Writes `meta.json` of the entry in `dir` (whole, by rename).
 fn write_meta(dir: &Path, meta: &EntryMeta) -> std::io::Result<()> {
     let tmp = dir.join(format!("meta.json.tmp.{}", std::process::id()));
@@ -598,7 +622,9 @@ impl Entry {
         F: FnOnce(&mut EntryWriter) -> std::io::Result<()>,
     {
         let name = Entry::file_name(kind, options);
-        let failed = |e: &dyn std::fmt::Display| Written::Failed(format!("cache: cannot write {} ({e}); this run continues without caching it", self.dir.join(&name).display()));
+        let failed = |e: &std::io::Error| {
+            Written::Failed(format!("cache: cannot write {} ({e}{}); this run continues without caching it", self.dir.join(&name).display(), what_to_do(e, self.cache.root())))
+        };
         if let Err(e) = std::fs::create_dir_all(&self.dir) {
             return failed(&e);
         }

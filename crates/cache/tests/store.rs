@@ -406,8 +406,26 @@ fn an_unwritable_directory_is_one_warning() {
     std::fs::write(&blocked, b"file").unwrap();
     let cache = Cache::new(blocked.join("cache"), None);
     let e = cache.entry(&s.dump, 0, "t").unwrap();
-    assert!(matches!(write_index(&e), Written::Failed(m) if m.contains("continues without caching")));
+    let w = write_index(&e);
+    // The warning says what to do, not only the system's "Not a directory".
+    let hint = format!("{}, or a directory above it, is a file; give --cache-dir a directory); this run continues without caching it", blocked.join("cache").display());
+    assert!(matches!(&w, Written::Failed(m) if m.ends_with(&hint)), "{w:?}");
     assert_eq!(read_index(&e).unwrap_err(), "miss");
+}
+
+/// A read-only file system (root is not stopped by a directory's mode): one warning that says
+/// what to do. Needs root (mount): fails, not skips, where it cannot.
+#[test]
+fn a_read_only_directory_is_one_warning_that_says_what_to_do() {
+    let s = setup();
+    let mnt = tempfile::tempdir().unwrap();
+    let ok = std::process::Command::new("mount").args(["-t", "tmpfs", "-o", "size=1m,ro", "tmpfs"]).arg(mnt.path()).status().is_ok_and(|st| st.success());
+    assert!(ok, "cannot mount a read-only tmpfs on {} (needs root)", mnt.path().display());
+    let cache = Cache::new(mnt.path().to_path_buf(), None);
+    let w = write_index(&cache.entry(&s.dump, 0, "t").unwrap());
+    let _ = std::process::Command::new("umount").arg(mnt.path()).status();
+    let hint = format!("give --cache-dir a directory you may write to instead of {}, or --no-cache); this run continues without caching it", mnt.path().display());
+    assert!(matches!(&w, Written::Failed(m) if m.contains("Read-only file system") && m.ends_with(&hint)), "{w:?}");
 }
 
 /// A write that fails half-way (here the filler's own error; on a full disk, `write_all`'s):
@@ -427,8 +445,8 @@ fn a_write_failing_half_way_leaves_nothing_behind() {
     assert_eq!(read_index(&e).unwrap_err(), "miss");
 }
 
-/// A 2 MiB tmpfs: the 20 MB file cannot fit. Needs root (mount); where it cannot mount, the
-/// test above still covers the clean-up, and this one says so on stderr.
+/// A 2 MiB tmpfs: the 20 MB file cannot fit. Needs root (mount): fails, not skips, where it
+/// cannot (the test above covers the clean-up on any machine).
 #[test]
 fn a_full_disk_is_one_warning_and_leaves_nothing_behind() {
     let s = setup();
@@ -438,16 +456,13 @@ fn a_full_disk_is_one_warning_and_leaves_nothing_behind() {
         .arg(mnt.path())
         .status()
         .is_ok_and(|st| st.success());
-    if !ok {
-        eprintln!("skipped: cannot mount a small tmpfs here (needs root)");
-        return;
-    }
+    assert!(ok, "cannot mount a small tmpfs on {} (needs root)", mnt.path().display());
     let cache = Cache::new(mnt.path().join("cache"), Some(u64::MAX));
     let e = cache.entry(&s.dump, 0, "t").unwrap();
     let w = write_index(&e);
     let leftovers: Vec<_> = std::fs::read_dir(e.dir()).unwrap().flatten().map(|f| f.file_name()).filter(|n| n.to_string_lossy().contains(".tmp.")).collect();
     let _ = std::process::Command::new("umount").arg(mnt.path()).status();
-    assert!(matches!(&w, Written::Failed(m) if m.contains("No space left")), "{w:?}");
+    assert!(matches!(&w, Written::Failed(m) if m.contains("No space left") && m.contains(&format!("free some space on the disk of {}, or give --cache-dir a directory on another disk)", mnt.path().join("cache").display()))), "{w:?}");
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
@@ -715,4 +730,31 @@ fn two_dumps(dir: &Path) -> Vec<PathBuf> {
             p
         })
         .collect()
+}
+
+/// A file larger than the cap on its own is not cached, and costs the other dumps only what the
+/// cap needs without it: they were all evicted, one by one, before the write gave up, emptying
+/// the cache for a file it could never hold.
+#[test]
+fn an_entry_larger_than_the_cap_evicts_only_what_the_cap_needs_without_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dumps = two_dumps(tmp.path());
+    let roomy = Cache::new(tmp.path().join("cache"), Some(100_000_000));
+    let kept = roomy.entry(&dumps[0], 0, "t").unwrap();
+    assert!(matches!(write_index(&kept), Written::Done(_)));
+    // 24 MB on its own against a cap of 22 MB, which holds the other entry (~20 MB).
+    let big = |cache: &Cache| {
+        cache.entry(&dumps[1], 0, "t").unwrap().write("index", "", |w| w.array("numbers", &(0..6_000_000u32).collect::<Vec<u32>>()))
+    };
+    let tight = Cache::new(tmp.path().join("cache"), Some(22_000_000));
+    let w = big(&tight);
+    assert!(matches!(&w, Written::Failed(m) if m.contains("cap")), "{w:?}");
+    assert!(read_index(&kept).is_ok(), "the other dump's entry was evicted for a file that could not be kept anyway");
+    let left: Vec<String> = tight.list().iter().map(|e| e.meta.as_ref().unwrap().dump.clone()).collect();
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert!(left[0].ends_with("d0.hprof"), "{left:?}");
+    // A cap the other entry does not fit either: it goes too, and the cap holds.
+    let tighter = Cache::new(tmp.path().join("cache"), Some(19_000_000));
+    assert!(matches!(big(&tighter), Written::Failed(_)));
+    assert!(tighter.list().is_empty(), "{:?}", tighter.list());
 }

@@ -577,6 +577,12 @@ impl Heap {
     pub fn size_model(&self) -> SizeModel {
         self.model
     }
+    /// Whether the object index was asked to go to scratch files and could not (the open's
+    /// warning "could not make scratch files in …" said so): the analysis then says nothing more.
+    pub fn index_fell_back_to_memory(&self) -> bool {
+        matches!(self.scratch, Placement::Files(_)) && self.objs.len() > 0 && !self.objs.id_lo.is_mapped()
+    }
+
     /// Resident bytes of the per-object index (for memory reports).
     pub fn index_memory(&self) -> usize {
         self.objs.memory()

@@ -41,6 +41,12 @@ impl CacheState {
         CacheState { entry, log: Mutex::new(log) }
     }
 
+    /// One more warning line, from outside the cache (the scratch files of the analysis),
+    /// printed with the cache's.
+    pub fn warn(&self, warning: String) {
+        self.log.lock().unwrap_or_else(|e| e.into_inner()).warnings.push(warning);
+    }
+
     /// Records what the cache did for `step` and its warning lines.
     pub fn note(&self, step: &str, used: CacheUse, warnings: Vec<String>) {
         let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());

@@ -96,7 +96,10 @@ impl<T: Plain> Appender<T> {
             Out::Memory(m) => BigArray::from(m),
             Out::File(f) => match mapped(&f) {
                 Ok(a) => a,
-                Err(_) => BigArray::from(f.into_vec().unwrap_or_else(|e| panic!("reading a scratch file back failed: {e}"))),
+                Err(_) => {
+                    crate::fell_back();
+                    BigArray::from(f.into_vec().unwrap_or_else(|e| panic!("reading a scratch file back failed: {e}")))
+                }
             },
         }
     }
@@ -117,6 +120,7 @@ impl<T: Plain> PieceArray<T> {
                     f.len = len;
                     return PieceArray { out: Out::File(f) };
                 }
+                crate::fell_back();
             }
         }
         PieceArray { out: Out::Memory(vec![T::default(); len]) }
@@ -130,6 +134,7 @@ impl<T: Plain> PieceArray<T> {
             Out::File(f) => {
                 let bytes = crate::as_bytes(values);
                 if crate::fill::write_at(&f.file, bytes, at * std::mem::size_of::<T>()).is_err() {
+                    crate::fell_back();
                     let Out::File(f) = std::mem::replace(&mut self.out, Out::Memory(Vec::new())) else { unreachable!() };
                     let mut all = f.into_vec().unwrap_or_else(|e| panic!("reading a scratch file back failed: {e}"));
                     all[at..at + values.len()].copy_from_slice(values);
@@ -145,7 +150,10 @@ impl<T: Plain> PieceArray<T> {
             Out::Memory(m) => BigArray::from(m),
             Out::File(f) => match mapped(&f) {
                 Ok(a) => a,
-                Err(_) => BigArray::from(f.into_vec().unwrap_or_else(|e| panic!("reading a scratch file back failed: {e}"))),
+                Err(_) => {
+                    crate::fell_back();
+                    BigArray::from(f.into_vec().unwrap_or_else(|e| panic!("reading a scratch file back failed: {e}")))
+                }
             },
         }
     }

@@ -57,6 +57,7 @@ impl<T: Plain> GrowArray<T> {
             if let Some(m) = MappedGrow::create::<T>(dir, cap) {
                 return GrowArray::over(Grow::Mapped(m), 0);
             }
+            crate::fell_back();
         }
         GrowArray::over(Grow::Memory(Vec::with_capacity(cap)), 0)
     }
@@ -110,6 +111,7 @@ impl<T: Plain> GrowArray<T> {
             // The mapping may have moved even when the disk space was refused.
             self.refresh();
             if !ok {
+                crate::fell_back();
                 self.to_memory();
             }
         }
@@ -347,6 +349,7 @@ mod tests {
                 a.is_mapped(),
                 "the first step's space was taken at the start"
             );
+            let fallbacks = crate::memory_fallbacks();
             if bulk {
                 a.extend_from_slice(&[1, 2]);
             } else {
@@ -354,6 +357,7 @@ mod tests {
                 a.push(2);
             }
             assert!(!a.is_mapped(), "moved to memory");
+            assert!(crate::memory_fallbacks() > fallbacks, "the move to memory was counted");
             assert_eq!(a.len(), full + 2);
             assert_eq!(
                 (a[0], a[full - 1], a[full], a[full + 1]),

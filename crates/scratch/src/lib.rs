@@ -29,7 +29,25 @@ pub use timing::Laps;
 use memmap2::MmapMut;
 use std::ops::{Deref, DerefMut};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+
+/// Arrays (or parts of one) that were to go to a scratch file and stayed in, or moved to,
+/// memory because the file could not be made or written (a full disk, an unwritable
+/// directory), in this process so far.
+static FELL_BACK: AtomicU64 = AtomicU64::new(0);
+
+/// How many times, in this process so far, an array asked for in a scratch file stayed in
+/// memory or moved there because the file could not be made or written: a caller compares two
+/// readings to tell whether its work could not have all its scratch files (and warn).
+pub fn memory_fallbacks() -> u64 {
+    FELL_BACK.load(Ordering::Relaxed)
+}
+
+/// Counts one fallback to memory (`memory_fallbacks`).
+pub(crate) fn fell_back() {
+    FELL_BACK.fetch_add(1, Ordering::Relaxed);
+}
 
 /// Where big arrays go.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -115,6 +133,7 @@ impl<T: Plain> BigArray<T> {
                 if let Some(map) = map_copy(dir, as_bytes(&v)) {
                     return BigArray { repr: Repr::Mapped { map, len: v.len() } };
                 }
+                fell_back();
             }
         }
         BigArray { repr: Repr::Memory(v) }
@@ -149,6 +168,7 @@ impl<T: Plain> BigArray<T> {
                 if let Some(map) = map_zeroed(dir, len * std::mem::size_of::<T>()) {
                     return BigArray { repr: Repr::Mapped { map, len } };
                 }
+                fell_back();
             }
         }
         BigArray { repr: Repr::Memory(vec![T::default(); len]) }
@@ -268,8 +288,11 @@ pub struct SpillFile<T: Plain> {
 
 impl<T: Plain> SpillFile<T> {
     /// An empty file in `dir`.
+    /// A failure counts as a fallback to memory (`memory_fallbacks`): the caller's cue to go on
+    /// in memory.
     pub fn create(dir: &Path) -> std::io::Result<SpillFile<T>> {
-        Ok(SpillFile { file: tempfile::tempfile_in(dir)?, len: 0, advised: advice::small_read_around(dir), _values: std::marker::PhantomData })
+        let file = tempfile::tempfile_in(dir).inspect_err(|_| fell_back())?;
+        Ok(SpillFile { file, len: 0, advised: advice::small_read_around(dir), _values: std::marker::PhantomData })
     }
 
     /// Values appended so far.
@@ -281,8 +304,9 @@ impl<T: Plain> SpillFile<T> {
         self.len == 0
     }
 
+    /// A failure counts as a fallback to memory, as `create`'s does.
     pub fn append(&mut self, v: &[T]) -> std::io::Result<()> {
-        write_values(&mut self.file, v)?;
+        write_values(&mut self.file, v).inspect_err(|_| fell_back())?;
         self.len += v.len();
         Ok(())
     }
@@ -459,6 +483,25 @@ mod tests {
         assert_eq!(&mapped[..], &values[..]);
         assert_eq!(f.into_vec().unwrap(), values);
         assert!(SpillFile::<u32>::create(&dir.join("missing")).is_err(), "no directory, no file");
+    }
+
+    /// Every kind of array that cannot have its scratch file counts a fallback to memory
+    /// (`memory_fallbacks`): what the analysis reads to warn that its directory filled up.
+    #[test]
+    fn every_fallback_to_memory_is_counted() {
+        let place = Placement::Files(Arc::from(Path::new("/nonexistent/heapql-scratch")));
+        let Placement::Files(dir) = &place else { unreachable!() };
+        let counted = |what: &str, make: &dyn Fn()| {
+            let before = memory_fallbacks();
+            make();
+            assert!(memory_fallbacks() > before, "{what}: not counted");
+        };
+        counted("from_vec", &|| assert!(!BigArray::from_vec(vec![1u32], &place).is_mapped()));
+        counted("zeroed", &|| assert!(!BigArray::<u32>::zeroed(4, &place).is_mapped()));
+        counted("GrowArray", &|| assert!(!GrowArray::<u32>::with_capacity(4, &place).is_mapped()));
+        counted("Appender", &|| assert!(!Appender::<u32>::new(4, &place).finish().is_mapped()));
+        counted("PieceArray", &|| assert!(!PieceArray::<u32>::new(4, &place).finish().is_mapped()));
+        counted("SpillFile", &|| assert!(SpillFile::<u32>::create(dir).is_err()));
     }
 
     #[test]
