@@ -132,7 +132,7 @@ describe('diffDumps: a map that gained a known number of entries', () => {
     expect(d).toEqual([...d].sort((a, b) => b - a));
   });
 
-  it("the Markdown names the class rows' retained size for what it is: MAT's minimum retained size, not the retained set", () => {
+  it("the Markdown and HTML name the class rows' retained size for what it is: MAT's minimum retained size, not the retained set", () => {
     // A class's retained size is the report's histogram figure: the retained sizes of the
     // instances no other instance of the class dominates, summed. An object several instances
     // keep alive together is not in it (the JDK 17 dumps of a small program read 80,104 B for
@@ -140,6 +140,7 @@ describe('diffDumps: a map that gained a known number of entries', () => {
     const md = renderDiff(model, 'md');
     expect(md).toContain("Retained is MAT's minimum retained size of the class's instances");
     expect(md).not.toContain("Retained is MAT's retained size of all instances of the class.");
+    expect(renderDiff(model, 'html')).toContain('Retained is MAT&#39;s minimum retained size of the class&#39;s instances');
   });
 });
 
