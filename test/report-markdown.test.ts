@@ -281,3 +281,20 @@ describe('percentages', () => {
     expect(renderHtml(m)).toMatch(/and 1\.9 KiB \(0\.0\d+%\) in unreachable objects<\/b>/);
   });
 });
+
+describe('the thread table', () => {
+  test('has the same columns in Markdown as in HTML, the priority included', () => {
+    const m = sampleModel();
+    const md = renderMarkdown(m);
+    const html = renderHtml(m);
+    const mdHead = md.split('## Thread Overview\n')[1]!.split('\n').find((l) => l.startsWith('| thread'))!;
+    const mdCols = mdHead.split('|').slice(1, -1).map((c) => c.trim());
+    const htmlSection = html.split('id="thread-overview"')[1]!.split('</thead>')[0]!;
+    const htmlCols = [...htmlSection.matchAll(/<th[^>]*>([^<]*)<\/th>/g)].map((x) => x[1]);
+    expect(mdCols).toEqual(htmlCols);
+    const t = m.threads.threads[0]!;
+    expect(t.priority).not.toBeNull();
+    const row = md.split('## Thread Overview\n')[1]!.split('\n').find((l) => l.includes(`| ${t.object.className} @ ${t.object.address} |`))!;
+    expect(row.split('|')[4]!.trim()).toBe(String(t.priority));
+  });
+});

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 
-import { diffDumps, diffJsonSchema, parseGateRule, validateDiffModel, type DiffModel } from '../../ts/diff/index.js';
+import { diffDumps, diffJsonSchema, parseGateRule, renderDiff, validateDiffModel, type DiffModel } from '../../ts/diff/index.js';
 import { HeapqlError } from '../../ts/errors.js';
 import { openHeap } from '../../ts/session/index.js';
 import { baselineDump, currentDump, demoDump, facts, histogram, knownDump } from './fixtures.js';
@@ -130,6 +130,17 @@ describe('diffDumps: a map that gained a known number of entries', () => {
   it('rows are sorted by growth', () => {
     const d = model.classes.map((r) => r.shallow.delta);
     expect(d).toEqual([...d].sort((a, b) => b - a));
+  });
+
+  it("the Markdown and HTML name the class rows' retained size for what it is: MAT's minimum retained size, not the retained set", () => {
+    // A class's retained size is the report's histogram figure: the retained sizes of the
+    // instances no other instance of the class dominates, summed. An object several instances
+    // keep alive together is not in it (the JDK 17 dumps of a small program read 80,104 B for
+    // HashMap$Node where the retained set of all its instances is 91,784 B).
+    const md = renderDiff(model, 'md');
+    expect(md).toContain("Retained is MAT's minimum retained size of the class's instances");
+    expect(md).not.toContain("Retained is MAT's retained size of all instances of the class.");
+    expect(renderDiff(model, 'html')).toContain('Retained is MAT&#39;s minimum retained size of the class&#39;s instances');
   });
 });
 

@@ -95,6 +95,10 @@ export function gateLines(m: DiffModel): string[] {
 export const heapColumn = (m: DiffModel): boolean => (m.heaps?.length ?? 0) > 1 && (m.classes.some((r) => r.heap !== undefined) || m.dominators.rows.some((r) => r.heap !== undefined));
 
 /** Android, under the classes table with a heap column: what a row is. */
+/** What a class row's retained size is, under the classes table in Markdown and HTML. */
+export const CLASS_RETAINED_NOTE =
+  "Retained is MAT's minimum retained size of the class's instances: the retained sizes of those no other instance of the class dominates, summed (less than the retained set of all of them when several instances together keep an object alive).";
+
 export const CLASS_HEAPS_NOTE =
   "Android: a row per class and heap, so growth in the app heap is never netted against a shrink in the zygote's or the image's (memory shared with the system's other processes); Retained is then the retained size of the class's instances in that heap.";
 /** Android, under the dominators table with a heap column: what a row is. */

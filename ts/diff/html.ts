@@ -9,6 +9,7 @@ import { CSP, CSS, table, type Col } from '../report/html.js';
 import { barChartSvg } from '../report/svg.js';
 import {
   CLASS_HEAPS_NOTE,
+  CLASS_RETAINED_NOTE,
   DOMINATOR_HEAPS_NOTE,
   SHOWN_ROWS,
   bytesChange,
@@ -102,7 +103,7 @@ export function renderDiffHtml(model: DiffModel): string {
   const heapCell = (r: { heap?: string }) => (heaps ? [`<span class="nw">${esc(r.heap ?? '')}</span>`] : []);
   const withHeap = (label: string, r: { heap?: string }) => (heaps && r.heap !== undefined ? `${label} (${r.heap})` : label);
   const classes = grownRows(m.classes, (r) => r.shallow);
-  parts.push(`<section id="classes"><h2>Classes that grew</h2>`);
+  parts.push(`<section id="classes"><h2>Classes that grew</h2>`, `<p class="note">${esc(CLASS_RETAINED_NOTE)}</p>`);
   if (heaps) parts.push(`<p class="note">${esc(CLASS_HEAPS_NOTE)}</p>`);
   parts.push(chart('Biggest shallow growth by class', classes.shown.map((r) => ({ label: withHeap(r.className, r), value: r.shallow.delta }))));
   parts.push(

@@ -7,6 +7,7 @@ import { displayModel, formatBytes, int, printable } from '../report/format.js';
 import { mdText, table } from '../report/markdown.js';
 import {
   CLASS_HEAPS_NOTE,
+  CLASS_RETAINED_NOTE,
   DOMINATOR_HEAPS_NOTE,
   SHOWN_ROWS,
   bytesChange,
@@ -86,7 +87,7 @@ export function renderDiffMarkdown(model: DiffModel): string {
   const heaps = heapColumn(m);
   const heapCell = (r: { heap?: string }) => (heaps ? [mdText(r.heap ?? '')] : []);
   const classes = grownRows(m.classes, (r) => r.shallow);
-  out.push('## Classes that grew', '', 'By shallow growth. Retained is MAT\'s retained size of all instances of the class.', '');
+  out.push('## Classes that grew', '', `By shallow growth. ${CLASS_RETAINED_NOTE}`, '');
   if (heaps) out.push(mdText(CLASS_HEAPS_NOTE), '');
   if (classes.shown.length === 0) out.push('No class grew.', '');
   else {

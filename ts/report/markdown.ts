@@ -347,18 +347,19 @@ function threads(model: ReportModel): string[] {
   if (model.threads.threadCount === 0) return [...out, '_The dump holds no threads._'];
   out.push(
     table(
-      ['thread', 'daemon', 'state', 'retained', '% heap', 'max local retained', 'context class loader', 'object'],
+      ['thread', 'daemon', 'state', 'priority', 'retained', '% heap', 'max local retained', 'context class loader', 'object'],
       ts.map((t) => [
         threadName(t),
         t.daemon === null ? '?' : t.daemon ? 'yes' : 'no',
         t.state === null ? '' : mdText(t.state),
+        t.priority === null ? '' : int(t.priority),
         formatBytes(t.retained),
         percent(t.retainedPercent),
         formatBytes(t.maxLocalRetained),
         t.contextClassLoader === null ? '' : mdText(t.contextClassLoader),
         mdText(`${t.object.className} @ ${t.object.address}`),
       ]),
-      ['l', 'l', 'l', 'r', 'r', 'r', 'l', 'l'],
+      ['l', 'l', 'l', 'r', 'r', 'r', 'r', 'l', 'l'],
     ),
   );
   if (ts.length < model.threads.threadCount) out.push(`_${int(ts.length)} of ${int(model.threads.threadCount)} threads shown, the largest retained size first._`);

@@ -47,7 +47,7 @@ export const HistogramRowSchema = Obj(
     classLoader: Nullable(Type.String({ description: 'label of the defining loader; null for the bootstrap loader' })),
     instances: Count(),
     shallow: Bytes('sum of the shallow sizes of the instances'),
-    retained: Bytes('retained size of the set of all instances together (no double counting)'),
+    retained: Bytes("MAT's minimum retained size of the instances: the retained sizes of those no other instance of the class dominates, summed (no double counting; less than the retained set of all instances together when several instances together keep an object alive)"),
     retainedPercent: Percent(),
     heaps: Type.Optional(
       Type.Array(ClassHeapShareSchema, {

@@ -60,7 +60,7 @@ impl Check {
             Check::SparseArrays => "object arrays (not a collection's backing array) with more null than non-null slots; overhead = null slots × reference size",
             Check::BoxedPrimitives => "Integer, Long, … instances with values outside the JDK's box caches (−128..127) and not held by them; overhead = shallow size − the primitive's width",
             Check::DuplicateStrings => "Strings with the same text; overhead = every copy beyond the first (String + its own backing array)",
-            Check::DuplicateArrays => "primitive arrays (not a String's) with the same type and content; overhead = shallow size of every copy beyond the first",
+            Check::DuplicateArrays => "non-empty primitive arrays (not a String's) with the same type and content; overhead = shallow size of every copy beyond the first",
             Check::ZeroTailArrays => "primitive arrays (not a String's) whose trailing zero elements are more than half the length; overhead = zero tail × element size",
             Check::Latin1Strings => "Strings stored UTF-16 whose chars are all below 256; overhead = backing array size − the Latin-1 array's",
             Check::PendingFinalization => "objects whose Finalizer the JVM has queued or is running; overhead = the object's retained size (what it keeps alive is not counted again by another check)",

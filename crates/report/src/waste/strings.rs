@@ -8,8 +8,11 @@
 //! The copy kept of a text is its String with the lowest object index; every other String of
 //! the text is a redundant copy costing its own shallow size, plus its backing array's when
 //! that array is not one an earlier copy (or the kept one) already uses — so strings that
-//! share one array (JDK 6 substrings, G1 string deduplication) do not count it twice. A value
-//! held by `count` strings with `arrays` distinct arrays wastes
+//! share one array (JDK 6 substrings, G1 string deduplication) do not count it twice — and
+//! when only Strings of this text read it: an array that Strings of another text read too (a
+//! JDK 6 substring's window of a longer `char[]`, such as one path of a class path) is not
+//! freed by dropping the copy, which then costs its String alone. A value held by `count`
+//! strings with `arrays` distinct arrays of their own wastes
 //! `(count − 1) × S(String) + (arrays − 1) × S(array)`.
 //!
 //! The part of that a GC root reaches is what `--reachable-only` counts for the text: the
@@ -61,6 +64,11 @@ pub struct StringCollector {
     after: GrowArray<[u32; 2]>,
     /// The object after the array of the last String added (`index_near`).
     after_array: ObjIdx,
+    /// The array of every String with an `offset` field (`Text::windowed`), once per String:
+    /// how many Strings read each such array, so a copy pays for its array only when no
+    /// String of another text reads it. Empty for JDK 7u6+ and ART Strings, which own their
+    /// arrays (or share them with equal texts only).
+    users: Vec<ObjIdx>,
 }
 
 /// What `finish` found.
@@ -80,6 +88,9 @@ struct Text<'h> {
     encoding: u8,
     array: ObjIdx,
     bytes: Cow<'h, [u8]>,
+    /// The String has an `offset` field (JDK ≤ 7u5, early Android): it may read a window of an
+    /// array that Strings of other texts read too.
+    windowed: bool,
 }
 
 /// Where the fields `text` reads lie in the instances of each of the dump's
@@ -156,7 +167,7 @@ fn text<'h>(heap: &'h Heap, fields: &StringFields, o: ObjIdx, c: ClassIdx, after
         Cow::Borrowed(b) => Cow::Borrowed(&b[start * unit..(start + count) * unit]),
         Cow::Owned(b) => Cow::Owned(b[start * unit..(start + count) * unit].to_vec()),
     };
-    Some(Text { encoding, array, bytes })
+    Some(Text { encoding, array, bytes, windowed: slots.offset.is_some() })
 }
 
 /// The index of object `id`, tried first at the `likely` indices: objects are indexed in
@@ -201,6 +212,9 @@ impl StringCollector {
     pub fn add(&mut self, heap: &Heap, o: ObjIdx, c: ClassIdx) -> Option<ObjIdx> {
         self.strings += 1;
         let t = text(heap, &self.fields, o, c, &mut self.after_array)?;
+        if t.windowed {
+            self.users.push(t.array);
+        }
         self.keys.push([text_key(&t, high_byte(heap)), o]);
         Some(t.array)
     }
@@ -219,6 +233,7 @@ impl StringCollector {
     pub fn absorb(&mut self, other: StringCollector) {
         self.strings += other.strings;
         self.after = other.keys;
+        self.users.extend(other.users);
     }
 
     /// The section (totals over every value, the `top` most wasteful values), the redundant
@@ -260,8 +275,10 @@ impl StringCollector {
         }
         let Grouping { mut distinct, latin1_reps, candidates, run_encoding } = g;
         drop((self.keys, self.after));
+        let mut users = self.users;
+        sort_or_stop(&mut users, |x, y| x.cmp(y), ctl)?;
         laps.lap("waste: strings: grouping");
-        let verified = verify(heap, &self.fields, candidates, &run_encoding, reachable, budget, ctl)?;
+        let verified = verify(heap, &self.fields, candidates, &run_encoding, &users, reachable, budget, ctl)?;
         laps.lap("waste: strings: verification");
         distinct += verified.texts;
         // A text of one String: `--reachable-only` keeps it when it is reachable.
@@ -339,10 +356,12 @@ struct StringsVerified {
 /// each compared with the texts of its run seen so far, kept in memory: never by jumping back
 /// to an earlier copy, which in a dump larger than memory faults pages in at random. A run
 /// joins a pass when its first String comes while the pass keeps fewer than
-/// `budget` bytes; the runs left out are verified by the next pass. `reachable` tells the
-/// Strings a GC root reaches (each copy's reachable part). Looks at `ctl`'s cancel flag
-/// every 65 536 Strings (in the sorts too).
-fn verify(heap: &Heap, fields: &StringFields, mut candidates: Vec<(ObjIdx, u32)>, run_encoding: &[u8], reachable: &dyn Fn(ObjIdx) -> bool, budget: u64, ctl: &Control) -> Result<StringsVerified, Cancelled> {
+/// `budget` bytes; the runs left out are verified by the next pass. `users`: the sorted
+/// arrays of the Strings with an `offset` field, once per String (`StringCollector::users`).
+/// `reachable` tells the Strings a GC root reaches (each copy's reachable part). Looks at
+/// `ctl`'s cancel flag every 65 536 Strings (in the sorts too).
+#[allow(clippy::too_many_arguments)]
+fn verify(heap: &Heap, fields: &StringFields, mut candidates: Vec<(ObjIdx, u32)>, run_encoding: &[u8], users: &[ObjIdx], reachable: &dyn Fn(ObjIdx) -> bool, budget: u64, ctl: &Control) -> Result<StringsVerified, Cancelled> {
     sort_or_stop(&mut candidates, |x, y| x.cmp(y), ctl)?;
     let mut after = 0;
     // (text, array, String) of every candidate, and (kept String, its array) per text.
@@ -398,17 +417,28 @@ fn verify(heap: &Heap, fields: &StringFields, mut candidates: Vec<(ObjIdx, u32)>
             continue;
         }
         let mut wasted = 0;
+        // An array only copies of this text read: freed with them. The group is in array
+        // order, so its members of one array are a run; `users` counts every String of it.
+        let own = |array: ObjIdx| {
+            if users.is_empty() {
+                return true;
+            }
+            let in_group = group.partition_point(|m| m.1 <= array) - group.partition_point(|m| m.1 < array);
+            let all = users.partition_point(|&a| a <= array) - users.partition_point(|&a| a < array);
+            all <= in_group
+        };
         let (mut prev_array, mut prev_reachable_array) = (NO_ARRAY, NO_ARRAY);
         for &(_, array, s) in group {
             let s_reachable = reachable(s);
             if s != rep {
                 let mut cost = heap.shallow_size(s);
-                if array != rep_array && array != prev_array {
+                let array_own = own(array);
+                if array != rep_array && array != prev_array && array_own {
                     cost += heap.shallow_size(array);
                 }
                 let reachable_part = match kept_reachable {
                     Some((k, k_array)) if s_reachable && s != k => {
-                        heap.shallow_size(s) + if array != k_array && array != prev_reachable_array { heap.shallow_size(array) } else { 0 }
+                        heap.shallow_size(s) + if array != k_array && array != prev_reachable_array && array_own { heap.shallow_size(array) } else { 0 }
                     }
                     _ => 0,
                 };
