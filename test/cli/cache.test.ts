@@ -268,12 +268,14 @@ describe('never a wrong answer', () => {
 describe('no cache, no room, no permission', () => {
   it('--no-cache neither reads nor writes', async () => {
     const dir = freshDir();
-    const r = await analyze(known, dir, '--no-cache');
+    // The directory comes from HEAPQL_CACHE_DIR: --cache-dir beside --no-cache is refused.
+    const noCache = () => run(['analyze', known, '--query', RETAINED, '--format', 'json', '--no-cache'], { env: { HEAPQL_CACHE_DIR: dir } });
+    const r = await noCache();
     expect(answer(r.stdout)).toEqual(answer(expectedAnalyze));
     expect(existsSync(dir)).toBe(false);
     await analyze(known, dir);
     for (const f of cacheFiles(dir).filter((f) => f.endsWith('.hqc'))) writeFileSync(f, 'garbage');
-    const n = await analyze(known, dir, '--no-cache');
+    const n = await noCache();
     expect(n.stderr).toBe('');
     expect(answer(n.stdout)).toEqual(answer(expectedAnalyze));
   });

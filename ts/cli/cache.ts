@@ -22,6 +22,9 @@ export interface CliCacheOptions {
 
 /** The cache options of a dump command's parsed arguments. */
 export function cacheOptions(a: { cache?: boolean; 'cache-dir'?: string; 'cache-max'?: string }): CliCacheOptions {
+  // --no-cache with a cache option would leave that option ignored.
+  const ignored = a.cache === false ? (['cache-dir', 'cache-max'] as const).find((k) => a[k] !== undefined) : undefined;
+  if (ignored) throw usageError(`--no-cache and --${ignored} both given: --no-cache uses no cache, so --${ignored} would do nothing; give one`);
   return {
     noCache: a.cache === false,
     ...(a['cache-dir'] !== undefined ? { cacheDir: a['cache-dir'] } : {}),
