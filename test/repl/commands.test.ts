@@ -219,6 +219,9 @@ describe('the REPL dispatcher', () => {
     expect((await run('!plan SELECT @retainedHeapSize FROM Demo$Session')).err).toContain('full analysis');
     const classes = await run('!classes demo$sess');
     expect(classes.out).toMatch(/Demo\$Session +Demo\$SessionStore\n\(2 classes\)/);
+    // One class is "1 class"; none is the count alone, with no empty line above it.
+    expect((await run('!classes demo$sessionstore')).out).toBe('Demo$SessionStore\n(1 class)');
+    expect((await run('!classes zzzzz-no-such')).out).toBe('(0 classes)');
     const described = await run('!describe Demo$Session');
     expect(described.out).toMatch(/instances +400 \(/);
     expect(described.out).toMatch(/long +createdAt +\(Demo\$Session\)/);

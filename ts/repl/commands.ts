@@ -809,7 +809,9 @@ export const COMMANDS: Command[] = [
     run: (ctx, a) => {
       const names = ctx.backend.classes(a.trim() || undefined);
       const shown = names.slice(0, 200);
-      ctx.io.print(`${grid(shown)}\n(${names.length} classes${names.length > shown.length ? `, first ${shown.length} shown; narrow with a pattern` : ''})`);
+      const footer = `(${names.length} class${names.length === 1 ? '' : 'es'}${names.length > shown.length ? `, first ${shown.length} shown; narrow with a pattern` : ''})`;
+      // No grid above "(0 classes)": an empty one would print an empty line.
+      ctx.io.print(shown.length === 0 ? footer : `${grid(shown)}\n${footer}`);
     },
   },
   {
