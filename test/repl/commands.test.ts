@@ -137,6 +137,12 @@ describe('the REPL dispatcher', () => {
     const unique = await run('!unique user 2');
     expect(unique.out).toMatch(/^user +\| count \| %\n/);
     expect(unique.out).toContain(`alice | ${String(alice).padStart(5)} |`);
+    // N is a count from 1: 0 showed an empty table "(0 rows, truncated)", a negative one was
+    // read as part of the column's name ("no column 'user -3'").
+    expect((await run('!unique user 0')).err).toBe("error: !unique <col> [N] shows the N most frequent values, from 1, not '0'");
+    expect((await run('!unique user -3')).err).toBe("error: !unique <col> [N] takes a whole number, not '-3'");
+    expect((await run('!unique user 2.5')).err).toBe("error: !unique <col> [N] takes a whole number, not '2.5'");
+    expect((await run('!unique 2 1')).out).toMatch(/^user +\| count \| %\n[^]*\(1 row, truncated\)/);
     // !stats and !unique leave the result as it was.
     expect(repl.state.result!.columns.map((c) => c.name)).toEqual(['created', 'user']);
   });
