@@ -5,7 +5,7 @@
  * an option that takes a value, an option beside `--list-named`. A mistyped option names the
  * closest one.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -119,5 +119,16 @@ describe('--list-named', () => {
     const r = await heapql(['query', '--list-named', '--fromat', 'json']);
     expect(r.stderr).toBe('error: unknown option --fromat for query; did you mean --format? see heapql query --help\n');
     expect(r.code).toBe(2);
+  });
+});
+
+describe('an empty --query-file', () => {
+  it.each(['query', 'analyze'])('%s: names the file that holds no query, not "no query given"', async (command) => {
+    const file = path.join(tmp, `empty-${command}.oql`);
+    writeFileSync(file, '# nothing to run yet\n\n');
+    const r = await heapql([command, demo, '--query-file', file]);
+    expect(r.stderr).toBe(`error: --query-file ${file} holds no query (only blank lines and comments): write one query a line in it, or give --query "<oql>" or --run <name>\n`);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
   });
 });

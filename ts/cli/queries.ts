@@ -105,6 +105,13 @@ function oneStatementEach(err: OqlSecondStatementError): OqlSecondStatementError
   );
 }
 
+/** A `--query-file` that holds no query: said so, not "no query given" as if none was named. */
+export function emptyQueryFile(file: string | undefined): void {
+  if (file !== undefined) {
+    throw usageError(`--query-file ${file} holds no query (only blank lines and comments): write one query a line in it, or give --query "<oql>" or --run <name>`);
+  }
+}
+
 export function collectJobs(sources: JobSources): { jobs: QueryJob[]; warnings: string[] } {
   const jobs: QueryJob[] = [];
   const errors: string[] = [];
