@@ -81,10 +81,17 @@ async function run(cmd: CommandDef<any>, rawArgs: string[], parent: () => Promis
   if (rawArgs.includes('--help') || rawArgs.includes('-h')) {
     // `heapql sched stop --help`: the help of the named verb, not of its parent.
     const verbs = cmd.subCommands as Record<string, CommandDef<any>> | undefined;
-    const verb = verbs?.[rawArgs.find((a) => !a.startsWith('-')) ?? ''];
+    const word = rawArgs.find((a) => !a.startsWith('-')) ?? '';
+    const verb = verbs && Object.hasOwn(verbs, word) ? verbs[word] : undefined;
     const verbParent = { meta: { name: `heapql ${(cmd.meta as { name?: string } | undefined)?.name ?? ''}` } };
     process.stdout.write((verb ? await renderUsage(await forHelp(verb), verbParent) : await renderUsage(await forHelp(cmd), await parent())) + '\n');
     return;
+  }
+  // citty looks a verb up as any property: `heapql cache constructor` ran Object's and exited 0.
+  const verbs = cmd.subCommands as Record<string, unknown> | undefined;
+  const word = rawArgs.find((a) => !a.startsWith('-'));
+  if (verbs && word !== undefined && !Object.hasOwn(verbs, word)) {
+    throw usageError(await citeError(Object.assign(new Error(`Unknown command ${word}`), { code: 'E_UNKNOWN_COMMAND' }), cmd, rawArgs));
   }
   try {
     await runCommand(cmd, { rawArgs });
