@@ -117,7 +117,7 @@ describe('the REPL dispatcher', () => {
     expect(repl.state.result!.rows[0]![0]).toBe(Math.min(...created));
     const missing = await run('!sort nosuch');
     expect(missing.err).toContain("no column 'nosuch'");
-    expect(missing.err).toContain('1:created, 2:user');
+    expect(missing.err).toContain('1:created, 2:user (or give a position 1-2)');
     expect(repl.state.result!.rowCount).toBe(400);
 
     expect((await run('!select user')).out).toMatch(/^user\n-+\n/);
@@ -228,6 +228,9 @@ describe('the REPL dispatcher', () => {
     // One class is "1 class"; none is the count alone, with no empty line above it.
     expect((await run('!classes demo$sessionstore')).out).toBe('Demo$SessionStore\n(1 class)');
     expect((await run('!classes zzzzz-no-such')).out).toBe('(0 classes)');
+    // A result of one column: its position is 1, not "a position 1-1".
+    await run('SELECT s FROM Demo$Session s');
+    expect((await run('!sort toString')).err).toBe("error: no column 'toString' in the last result; its columns are 1:s (or give its position, 1)");
     const described = await run('!describe Demo$Session');
     expect(described.out).toMatch(/instances +400 \(/);
     expect(described.out).toMatch(/long +createdAt +\(Demo\$Session\)/);
