@@ -132,3 +132,11 @@ describe('an empty --query-file', () => {
     expect(r.stdout).toBe('');
   });
 });
+
+describe('--run without a name', () => {
+  it.each([[['--run=']], [['--run', '']], [['--run', ' ']]])('%j is refused as no name, with no suggestions', async (run) => {
+    const r = await heapql(['query', demo, ...run]);
+    expect(r.stderr).toBe('error: --run needs the name of a named query (heapql query --list-named lists them)\n');
+    expect(r.code).toBe(2);
+  });
+});

@@ -67,10 +67,13 @@ export function queryArguments(rawArgs: string[]): string[] {
 
 /** Every `--run` value in order: a named query's name, never an option. */
 export function runArguments(rawArgs: string[]): string[] {
-  return repeatedOption(rawArgs, '--run', (value) => {
+  const names = repeatedOption(rawArgs, '--run', (value) => {
     if (value === undefined || value.startsWith('-')) throw usageError('--run needs the name of a named query (heapql query --list-named lists them)');
     return value;
   });
+  // `--run=` or `--run ''`: no name, not a name to suggest others for.
+  if (names.some((n) => n.trim() === '')) throw usageError('--run needs the name of a named query (heapql query --list-named lists them)');
+  return names;
 }
 
 function firstLine(text: string): string {
