@@ -91,7 +91,7 @@ export function checkOptions(
     // `--no-` belongs to switches: `--no-format json` is no option.
     if (!names.has(base) || (base !== name && known[base]!.type === 'string')) {
       if (name === 'quiet' && a.includes('=')) throw usageError(`--quiet takes no value (${a}): write --quiet`);
-      const guess = closestOption(name, [...names].filter((n) => n !== 'quiet'));
+      const guess = closestOption(name, [...names, 'quiet']); // --quiet: every command's (main.ts takes it out)
       throw usageError(`unknown option ${a.split('=')[0]} for ${command}; ${guess ? `did you mean --${guess}? ` : ''}see ${help}`);
     }
     if (known[base]!.type !== 'string' && a.includes('=')) {
