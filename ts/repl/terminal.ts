@@ -308,7 +308,8 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
   };
   process.on('SIGINT', onSignal);
   if (tty) {
-    output.write(`${renderBanner(session.status, VERSION)}\n`);
+    const info = session.info();
+    output.write(`${renderBanner(session.status, VERSION, { index: info.dump, count: info.dumpCount })}\n`);
     pasteMode(true);
     process.once('exit', pasteOff);
     rl.prompt();
