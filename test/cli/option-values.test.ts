@@ -87,6 +87,7 @@ describe('a mistyped option names the closest', () => {
     [['query', demo, '--query', COUNT, '--reachabel-only'], 'unknown option --reachabel-only for query; did you mean --reachable-only? see heapql query --help'],
     [['summary', demo, '--form', 'json'], 'unknown option --form for summary; did you mean --format? see heapql summary --help'],
     [['query', demo, '--bogus'], 'unknown option --bogus for query; see heapql query --help'],
+    [['query', demo, '--queryfile', 'q.oql'], 'unknown option --queryfile for query; did you mean --query-file? see heapql query --help'],
     [['summary', demo, '--quite'], 'unknown option --quite for summary; did you mean --quiet? see heapql summary --help'],
   ])('heapql %j', async (args, message) => {
     const r = await heapql(args);

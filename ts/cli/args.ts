@@ -117,14 +117,14 @@ export function checkOptions(
   }
 }
 
-/** The known option closest to a mistyped one: a prefix either way, or at most 2 edits (the dashes left out). */
+/** The known option closest to a mistyped one: one it begins, else at most 2 edits away (the dashes left out). */
 function closestOption(name: string, names: string[]): string | null {
   const word = name.replace(/^no-/, '').toLowerCase();
   if (word.length < 2) return null;
   let best: string | null = null;
   let bestDistance = 3;
   for (const n of names) {
-    const d = n.startsWith(word) || word.startsWith(n) ? 0 : editDistance(word, n);
+    const d = n.startsWith(word) ? 0 : editDistance(word, n);
     if (d < bestDistance) [best, bestDistance] = [n, d];
   }
   return best;
