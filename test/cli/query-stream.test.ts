@@ -159,7 +159,8 @@ describe('the output of heapql query, written while the rows are produced (demo 
   it('CSV: the same text as the whole results gave, streamed', async () => {
     const r = await recorded(session, probe, queries, 'csv');
     expect(r.stderr).toBe('');
-    expect(r.stdout).toBe(expected.map((e) => `${formatCsv(e)}\n`).join(''));
+    // Several results: each followed by an empty CSV line (CRLF, as its every line ends).
+    expect(r.stdout).toBe(expected.map((e) => `${formatCsv(e)}\r\n`).join(''));
     expectStreamed(r.writes);
   });
 
@@ -290,7 +291,7 @@ describe('the CLI on a long result', () => {
     const lines = csv.stdout.split('\r\n');
     expect(lines[0]).toBe('y.n,c');
     expect(lines.slice(1, written + 1).every((l) => /^\d+,0$/.test(l))).toBe(true);
-    expect(lines.slice(written + 1)).toEqual(['\nCOUNT(*)', stringCount, '\n']);
+    expect(lines.slice(written + 1)).toEqual(['', 'COUNT(*)', stringCount, '', '']);
 
     const table = await run(process.execPath, [bin, 'query', known, '--query', LATE_ERROR, '--query', count]);
     expect(table.code).toBe(1);

@@ -132,7 +132,7 @@ describe('heapql <dump> [report]', () => {
     // The report is the command itself: its help is plain `heapql --help`.
     const unknown = await heapql([known, '--reachabel-only']);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('unknown option --reachabel-only for heapql; see heapql --help');
+    expect(unknown.stderr).toContain('unknown option --reachabel-only for heapql; did you mean --reachable-only? see heapql --help');
   });
 
   it('folds in the [[query]] entries of .heapql.toml and full-path queries', async () => {

@@ -83,6 +83,13 @@ describe('heapql waste', () => {
     const forced = await heapql(['waste', d.path, '--format', 'json']);
     expect(JSON.parse(forced.stdout).waste.categories).toHaveLength(10);
     expect((await heapql(['waste', d.path, '--limit', '0'])).code).toBe(2);
+    // Above what the library takes: refused before the dump is opened, not by the library
+    // after the full analysis (exit 1).
+    for (const limit of ['4294967296', '99999999999', '0x10', '1e3']) {
+      const r = await heapql(['waste', d.path, '--limit', limit]);
+      expect(r.stderr).toBe(`error: --limit takes a whole number of rows from 1 to 4294967295, not '${limit}'\n`);
+      expect(r.code).toBe(2);
+    }
     expect((await heapql(['waste', d.path, '--limt', '3'])).code).toBe(2);
   });
 

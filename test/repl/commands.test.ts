@@ -117,7 +117,7 @@ describe('the REPL dispatcher', () => {
     expect(repl.state.result!.rows[0]![0]).toBe(Math.min(...created));
     const missing = await run('!sort nosuch');
     expect(missing.err).toContain("no column 'nosuch'");
-    expect(missing.err).toContain('1:created, 2:user');
+    expect(missing.err).toContain('1:created, 2:user (or give a position 1-2)');
     expect(repl.state.result!.rowCount).toBe(400);
 
     expect((await run('!select user')).out).toMatch(/^user\n-+\n/);
@@ -137,6 +137,12 @@ describe('the REPL dispatcher', () => {
     const unique = await run('!unique user 2');
     expect(unique.out).toMatch(/^user +\| count \| %\n/);
     expect(unique.out).toContain(`alice | ${String(alice).padStart(5)} |`);
+    // N is a count from 1: 0 showed an empty table "(0 rows, truncated)", a negative one was
+    // read as part of the column's name ("no column 'user -3'").
+    expect((await run('!unique user 0')).err).toBe("error: !unique <col> [N] shows the N most frequent values, from 1, not '0'");
+    expect((await run('!unique user -3')).err).toBe("error: !unique <col> [N] takes a whole number, not '-3'");
+    expect((await run('!unique user 2.5')).err).toBe("error: !unique <col> [N] takes a whole number, not '2.5'");
+    expect((await run('!unique 2 1')).out).toMatch(/^user +\| count \| %\n[^]*\(1 row, truncated\)/);
     // !stats and !unique leave the result as it was.
     expect(repl.state.result!.columns.map((c) => c.name)).toEqual(['created', 'user']);
   });
@@ -219,6 +225,12 @@ describe('the REPL dispatcher', () => {
     expect((await run('!plan SELECT @retainedHeapSize FROM Demo$Session')).err).toContain('full analysis');
     const classes = await run('!classes demo$sess');
     expect(classes.out).toMatch(/Demo\$Session +Demo\$SessionStore\n\(2 classes\)/);
+    // One class is "1 class"; none is the count alone, with no empty line above it.
+    expect((await run('!classes demo$sessionstore')).out).toBe('Demo$SessionStore\n(1 class)');
+    expect((await run('!classes zzzzz-no-such')).out).toBe('(0 classes)');
+    // A result of one column: its position is 1, not "a position 1-1".
+    await run('SELECT s FROM Demo$Session s');
+    expect((await run('!sort toString')).err).toBe("error: no column 'toString' in the last result; its columns are 1:s (or give its position, 1)");
     const described = await run('!describe Demo$Session');
     expect(described.out).toMatch(/instances +400 \(/);
     expect(described.out).toMatch(/long +createdAt +\(Demo\$Session\)/);

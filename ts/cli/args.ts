@@ -88,8 +88,16 @@ export function checkOptions(
     }
     const name = a.replace(/^--?/, '').split('=')[0]!;
     const base = names.has(name) ? name : name.replace(/^no-/, '');
-    if (!names.has(base)) {
-      throw usageError(`unknown option ${a.split('=')[0]} for ${command}; see ${help}`);
+    // `--no-` belongs to switches: `--no-format json` is no option.
+    if (!names.has(base) || (base !== name && known[base]!.type === 'string')) {
+      if (name === 'quiet' && a.includes('=')) throw usageError(`--quiet takes no value (${a}): write --quiet`);
+      const guess = closestOption(name, [...names, 'quiet']); // --quiet: every command's (main.ts takes it out)
+      throw usageError(`unknown option ${a.split('=')[0]} for ${command}; ${guess ? `did you mean --${guess}? ` : ''}see ${help}`);
+    }
+    if (known[base]!.type !== 'string' && a.includes('=')) {
+      // citty reads any value but `false` as on: `--reachable-only=no` would turn it on.
+      const off = base === name ? ` (--no-${base} for off)` : '';
+      throw usageError(`${a.split('=')[0]} is a switch and takes no value (${a}): write ${a.split('=')[0]}${off}`);
     }
     if (known[base]!.type === 'string') {
       const value = a.includes('=') ? a.slice(a.indexOf('=') + 1) : (rawArgs[++i] ?? '');
@@ -107,6 +115,29 @@ export function checkOptions(
   if (loose.length > positionals) {
     throw usageError(`unexpected argument ${loose[positionals]} for ${command}; see ${help}`);
   }
+}
+
+/** The known option closest to a mistyped one: one it begins, else at most 2 edits away (the dashes left out). */
+function closestOption(name: string, names: string[]): string | null {
+  const word = name.replace(/^no-/, '').toLowerCase();
+  if (word.length < 2) return null;
+  let best: string | null = null;
+  let bestDistance = 3;
+  for (const n of names) {
+    const d = n.startsWith(word) ? 0 : editDistance(word, n);
+    if (d < bestDistance) [best, bestDistance] = [n, d];
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return prev[b.length]!;
 }
 
 /** Options of the commands that run queries. */

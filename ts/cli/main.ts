@@ -33,6 +33,12 @@ async function dispatch(argv: string[]): Promise<void> {
     (await import('./version.js')).printVersion();
     return;
   }
+  if (first === 'help' && rest.length > 0) {
+    // `heapql help query`, `heapql help cache list`: that command's help, as `<command> --help`.
+    const [name, ...more] = rest as [string, ...string[]];
+    if (!Object.hasOwn(subCommands, name)) throw usageError(`${await unknownCommandMessage(name, false)}; heapql help <command> shows a command's help`);
+    return run(await subCommands[name]!(), [...more, '--help'], rootForHelp);
+  }
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
     process.stdout.write((await renderUsage(await rootForHelp())) + '\n');
     if (first === undefined) process.exitCode = 2;
@@ -58,7 +64,7 @@ function looksLikeCommand(word: string): boolean {
   return /^[A-Za-z][\w-]*$/.test(word) && !existsSync(word);
 }
 
-async function unknownCommandMessage(word: string): Promise<string> {
+async function unknownCommandMessage(word: string, maybeFile = true): Promise<string> {
   const { didYouMean } = await import('../plan/index.js');
   const names = Object.keys(subCommands);
   const lower = word.toLowerCase();
@@ -66,6 +72,7 @@ async function unknownCommandMessage(word: string): Promise<string> {
   const guess = didYouMean(word, names);
   if (guess) near.add(guess);
   const hint = near.size ? `did you mean ${[...near].join(' or ')}? ` : '';
+  if (!maybeFile) return `unknown command '${word}'; ${hint}commands: ${names.join(', ')}`;
   return `unknown command '${word}' (and no file of that name); ${hint}commands: ${names.join(', ')}. To read a dump named ${word}, write ./${word}`;
 }
 
@@ -74,10 +81,17 @@ async function run(cmd: CommandDef<any>, rawArgs: string[], parent: () => Promis
   if (rawArgs.includes('--help') || rawArgs.includes('-h')) {
     // `heapql sched stop --help`: the help of the named verb, not of its parent.
     const verbs = cmd.subCommands as Record<string, CommandDef<any>> | undefined;
-    const verb = verbs?.[rawArgs.find((a) => !a.startsWith('-')) ?? ''];
+    const word = rawArgs.find((a) => !a.startsWith('-')) ?? '';
+    const verb = verbs && Object.hasOwn(verbs, word) ? verbs[word] : undefined;
     const verbParent = { meta: { name: `heapql ${(cmd.meta as { name?: string } | undefined)?.name ?? ''}` } };
     process.stdout.write((verb ? await renderUsage(await forHelp(verb), verbParent) : await renderUsage(await forHelp(cmd), await parent())) + '\n');
     return;
+  }
+  // citty looks a verb up as any property: `heapql cache constructor` ran Object's and exited 0.
+  const verbs = cmd.subCommands as Record<string, unknown> | undefined;
+  const word = rawArgs.find((a) => !a.startsWith('-'));
+  if (verbs && word !== undefined && !Object.hasOwn(verbs, word)) {
+    throw usageError(await citeError(Object.assign(new Error(`Unknown command ${word}`), { code: 'E_UNKNOWN_COMMAND' }), cmd, rawArgs));
   }
   try {
     await runCommand(cmd, { rawArgs });

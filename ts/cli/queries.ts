@@ -67,10 +67,13 @@ export function queryArguments(rawArgs: string[]): string[] {
 
 /** Every `--run` value in order: a named query's name, never an option. */
 export function runArguments(rawArgs: string[]): string[] {
-  return repeatedOption(rawArgs, '--run', (value) => {
+  const names = repeatedOption(rawArgs, '--run', (value) => {
     if (value === undefined || value.startsWith('-')) throw usageError('--run needs the name of a named query (heapql query --list-named lists them)');
     return value;
   });
+  // `--run=` or `--run ''`: no name, not a name to suggest others for.
+  if (names.some((n) => n.trim() === '')) throw usageError('--run needs the name of a named query (heapql query --list-named lists them)');
+  return names;
 }
 
 function firstLine(text: string): string {
@@ -103,6 +106,13 @@ function oneStatementEach(err: OqlSecondStatementError): OqlSecondStatementError
       `(--query "SELECT ..." --query "SELECT ..."), put one query a line in a file for --query-file, or type them in the REPL (--repl), ` +
       'which runs statements separated by ";" in turn',
   );
+}
+
+/** A `--query-file` that holds no query: said so, not "no query given" as if none was named. */
+export function emptyQueryFile(file: string | undefined): void {
+  if (file !== undefined) {
+    throw usageError(`--query-file ${file} holds no query (only blank lines and comments): write one query a line in it, or give --query "<oql>" or --run <name>`);
+  }
 }
 
 export function collectJobs(sources: JobSources): { jobs: QueryJob[]; warnings: string[] } {

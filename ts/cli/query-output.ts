@@ -309,6 +309,8 @@ export async function writeQueryResults(
 ): Promise<number> {
   const sink = new Sink(streams.stdout, signal);
   const several = jobs.length > 1;
+  // The empty line after each of several results: in CSV a CRLF, as its every line ends.
+  const gap = format === 'csv' ? '\r\n' : '\n';
   let failed = 0;
   let elements = 0;
   try {
@@ -340,11 +342,11 @@ export async function writeQueryResults(
           return 1;
         }
         streams.stderr.write(failureText(job, error, `; its output above stops after ${rowsWritten} rows (not the whole result)`));
-        if (several) await sink.write('\n');
+        if (several) await sink.write(gap);
         continue;
       }
       if (format === 'json') elements++;
-      else if (several) await sink.write('\n');
+      else if (several) await sink.write(gap);
     }
     if (format === 'json') await sink.write(`${elements > 0 ? JSON_ARRAY.close : JSON_ARRAY.empty}\n`);
   } catch (err) {

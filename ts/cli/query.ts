@@ -6,7 +6,7 @@ import { checkOptions, dumpArgs, dumpIndex, queryArgs } from './args.js';
 import { cacheOptions } from './cache.js';
 import { openForCli } from './open.js';
 import { asOneCommand } from './progress.js';
-import { collectJobs, listNamed, outputFormat, runJobs } from './queries.js';
+import { collectJobs, emptyQueryFile, listNamed, outputFormat, runJobs } from './queries.js';
 import { warn } from './stderr.js';
 
 const args = {
@@ -21,11 +21,15 @@ export const queryCommand = defineCommand({
   meta: { name: 'query', description: 'Run OQL on a dump without the full analysis (fast, low memory)' },
   args: { ...args, file: { ...args.file, required: false } },
   async run({ args: a, rawArgs }) {
+    checkOptions(rawArgs, 'query', args, 1);
     if (a['list-named']) {
+      // It reads no dump and runs nothing: an option beside it would be ignored.
+      const end = rawArgs.includes('--') ? rawArgs.indexOf('--') : rawArgs.length;
+      const other = rawArgs.slice(0, end).find((x) => x.startsWith('-') && x !== '-' && x !== '--list-named');
+      if (other) throw usageError(`--list-named only lists the named queries and takes no other option: leave out ${other.split('=')[0]}, or leave out --list-named`);
       process.stdout.write(listNamed());
       return;
     }
-    checkOptions(rawArgs, 'query', args, 1);
     if (!a.file) throw usageError('heapql query needs a dump: heapql query <dump> --query "<oql>"');
     const reachableOnly = a['reachable-only'] ?? false;
     if (a.repl) {
@@ -43,6 +47,7 @@ export const queryCommand = defineCommand({
     const format = outputFormat(a.format);
     const { jobs, warnings } = collectJobs({ rawArgs, queryFile: a['query-file'], fullPath: false, reachableOnly });
     for (const w of warnings) warn(w);
+    if (jobs.length === 0) emptyQueryFile(a['query-file']);
     if (jobs.length === 0) throw usageError('no query given: use --query "<oql>", --query-file <path> or --run <name>, or --repl for an interactive session');
     const file = a.file;
     await asOneCommand(async () => {

@@ -18,7 +18,13 @@ export function refuseWithRepl(rawArgs: string[], a: { 'query-file'?: string; ru
 
 export function startRepl(session: HeapSession, reachableOnly: boolean): Promise<number> {
   session.reachableOnly = reachableOnly;
-  return runTerminalRepl(session, { progressBar: (stream) => terminalProgress(undefined, stream), storedQueries: storedQueries(), quiet: isQuiet() });
+  return runTerminalRepl(session, {
+    progressBar: (stream) => terminalProgress(undefined, stream),
+    storedQueries: storedQueries(),
+    quiet: isQuiet(),
+    // Piped input that failed exits 1, also when a reader gone ends the process (entry.ts).
+    onFailure: () => (process.exitCode = 1),
+  });
 }
 
 /**

@@ -50,7 +50,8 @@ export const wasteCommand = defineCommand({
 
 function rowLimit(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw usageError(`--limit takes a positive whole number of rows, not '${value}'`);
+  const n = /^\d+$/.test(value.trim()) ? Number(value) : NaN;
+  // The library takes up to 2^32 - 1, and would refuse more only after the full analysis.
+  if (!Number.isSafeInteger(n) || n < 1 || n > 2 ** 32 - 1) throw usageError(`--limit takes a whole number of rows from 1 to ${2 ** 32 - 1}, not '${value}'`);
   return n;
 }

@@ -736,7 +736,10 @@ export const COMMANDS: Command[] = [
     run: async (ctx, a) => {
       const w = words(a);
       if (w.length === 0) throw new ReplError('!unique needs a column: !unique <col> [N]');
-      const n = w.length > 1 && /^\d+$/.test(w.at(-1)!) ? Number(w.pop()) : 20;
+      // A last word that reads as a number is the count (a column is named by a name or a position first).
+      const last = w.length > 1 && /^[-+]?\d/.test(w.at(-1)!) ? w.pop()! : undefined;
+      const n = last === undefined ? 20 : count(last, 20, '!unique <col> [N]');
+      if (n < 1) throw new ReplError(`!unique <col> [N] shows the N most frequent values, from 1, not '${last}'`);
       const r = needResult(ctx.state);
       columnIndex(r, w.join(' '));
       await needRows(ctx, r, Infinity, '!unique');
@@ -809,7 +812,9 @@ export const COMMANDS: Command[] = [
     run: (ctx, a) => {
       const names = ctx.backend.classes(a.trim() || undefined);
       const shown = names.slice(0, 200);
-      ctx.io.print(`${grid(shown)}\n(${names.length} classes${names.length > shown.length ? `, first ${shown.length} shown; narrow with a pattern` : ''})`);
+      const footer = `(${names.length} class${names.length === 1 ? '' : 'es'}${names.length > shown.length ? `, first ${shown.length} shown; narrow with a pattern` : ''})`;
+      // No grid above "(0 classes)": an empty one would print an empty line.
+      ctx.io.print(shown.length === 0 ? footer : `${grid(shown)}\n${footer}`);
     },
   },
   {

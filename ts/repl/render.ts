@@ -127,10 +127,12 @@ export function renderDominator(d: DominatorView): string {
   return lines.join('\n');
 }
 
-export function renderBanner(s: SessionStatus, version: string): string {
+/** `dump`: which heap dump of the file is open (0-based) and how many it holds, named when more than one. */
+export function renderBanner(s: SessionStatus, version: string, dump?: { index: number; count: number }): string {
+  const which = dump && dump.count > 1 ? ` (heap dump ${dump.index + 1} of ${dump.count}; --dump N opens another)` : '';
   const path = s.state === 'full' ? `full analysis${s.analysis?.reachableOnly ? ' (reachable objects only)' : ''}` : s.state === 'analyzing' ? 'analyzing…' : 'query-only (!analyze for retained sizes and dominators)';
   return [
-    `heapql ${version} — ${t(s.path, { keepBackslashes: true })}`,
+    `heapql ${version} — ${t(s.path, { keepBackslashes: true })}${which}`,
     `${int(s.objects)} objects, ${int(s.classes)} classes; path: ${path}; queries see ${s.reachableOnly ? 'reachable objects only (!all for all)' : 'all objects (!reachable for reachable only)'}`,
     'Type OQL (end with ; or a complete statement), !help for commands, !quit or Ctrl-D to leave.',
   ].join('\n');

@@ -25,7 +25,7 @@ export function columnIndex(result: QueryResult, name: string): number {
   // A field path's last part (`createdAt` for `s.createdAt`), when only one column ends so.
   const tail = result.columns.flatMap((c, i) => (bare(c.name).endsWith(`.${bare(text)}`) ? [i] : []));
   if (tail.length === 1) return tail[0]!;
-  throw new ReplError(`no column '${text}' in the last result; its columns are ${columnList(result)} (or give a position 1-${result.columns.length})`);
+  throw new ReplError(`no column '${text}' in the last result; its columns are ${columnList(result)} (or give ${result.columns.length === 1 ? 'its position, 1' : `a position 1-${result.columns.length}`})`);
 }
 
 function columnList(result: QueryResult): string {

@@ -55,6 +55,12 @@ export interface TerminalOptions {
    * are silenced; errors are said as ever.
    */
   quiet?: boolean;
+  /**
+   * Called when a statement of piped input fails (the session's exit code becomes 1): the CLI
+   * sets the process's exit code at once, so that a reader gone (`| head`), which ends the
+   * process at its next write, keeps it.
+   */
+  onFailure?: () => void;
 }
 
 /** What the REPL needs of a progress bar. */
@@ -308,7 +314,8 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
   };
   process.on('SIGINT', onSignal);
   if (tty) {
-    output.write(`${renderBanner(session.status, VERSION)}\n`);
+    const info = session.info();
+    output.write(`${renderBanner(session.status, VERSION, { index: info.dump, count: info.dumpCount })}\n`);
     pasteMode(true);
     process.once('exit', pasteOff);
     rl.prompt();
@@ -321,7 +328,10 @@ export async function runTerminalRepl(session: HeapSession, options: TerminalOpt
     try {
       // Piped input: errors name the input's line, not the statement's.
       const at = input.isTTY ? undefined : { name: 'stdin', line };
-      if (!(await repl.execute(statement, running.signal, at)) && !interrupted) failures++;
+      if (!(await repl.execute(statement, running.signal, at)) && !interrupted) {
+        failures++;
+        if (!tty) options.onFailure?.();
+      }
     } finally {
       running = null;
     }

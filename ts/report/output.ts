@@ -42,7 +42,7 @@ export function chooseOutput(reportPath?: string | null, format?: string | null,
     );
   }
   if (format) {
-    const f = BY_NAME[format.toLowerCase()];
+    const f = Object.hasOwn(BY_NAME, format.toLowerCase()) ? BY_NAME[format.toLowerCase()] : undefined; // not `constructor`
     if (!f) throw usageError(`unknown report format "${format}"; use --format md, html or json`);
     return { format: f, path: p };
   }
