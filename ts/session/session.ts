@@ -952,7 +952,7 @@ export class HeapSession implements ReportableHeap {
 
   /**
    * A shortest path from a GC root to the object (root first); null if it hangs off none. A
-   * path longer than `maxSteps` (default 100) keeps its first and last halves, and the step
+   * path longer than `maxSteps` (default 100; below 2 it is 2, the root and the object) keeps its first and last halves, and the step
    * after the gap has `skipped` > 0. Needs the full analysis.
    */
   async pathToRoot(objectId: number, maxSteps = 100): Promise<PathStep[] | null> {
