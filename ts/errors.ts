@@ -16,11 +16,16 @@ export class HeapqlError extends Error {
    * every other error).
    */
   declare readonly progress?: CancelledProgress;
+  /**
+   * ERR_DUMP_CHANGED from the addon: the path of the dump file that changed on disk or could not
+   * be read, as data (a library or MCP session may hold several dumps; absent on other errors).
+   */
+  declare readonly dumpPath?: string;
 
   constructor(
     code: string,
     message: string,
-    options: { exitCode?: number; cause?: unknown; unknownName?: UnknownName; progress?: CancelledProgress } = {},
+    options: { exitCode?: number; cause?: unknown; unknownName?: UnknownName; progress?: CancelledProgress; dumpPath?: string } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'HeapqlError';
@@ -28,6 +33,7 @@ export class HeapqlError extends Error {
     this.exitCode = options.exitCode ?? defaultExitCode(code);
     if (options.unknownName !== undefined) (this as { unknownName?: UnknownName }).unknownName = options.unknownName;
     if (options.progress !== undefined) (this as { progress?: CancelledProgress }).progress = options.progress;
+    if (options.dumpPath !== undefined) (this as { dumpPath?: string }).dumpPath = options.dumpPath;
   }
 }
 

@@ -60,7 +60,7 @@ function loaded(): { addon: Addon; location: AddonLocation } {
 const CODED = /^(ERR_[A-Z_]+): ([\s\S]*)$/;
 
 /** The codes whose errors carry data: its JSON after the message, past the text's last NUL. */
-const WITH_DATA = new Set(['ERR_UNKNOWN_CLASS', 'ERR_UNKNOWN_FIELD']);
+const WITH_DATA = new Set(['ERR_UNKNOWN_CLASS', 'ERR_UNKNOWN_FIELD', 'ERR_DUMP_CHANGED']);
 
 /** Re-throws an addon error as a HeapqlError carrying its stable code (and its data). */
 export function translateError(err: unknown): never {
@@ -71,7 +71,9 @@ export function translateError(err: unknown): never {
   const [code, text] = [m[1]!, m[2]!];
   const cut = WITH_DATA.has(code) ? text.lastIndexOf('\0') : -1;
   if (cut < 0) throw new HeapqlError(code, text);
-  throw new HeapqlError(code, text.slice(0, cut), { unknownName: JSON.parse(text.slice(cut + 1)) as UnknownName });
+  const data: unknown = JSON.parse(text.slice(cut + 1));
+  if (code === 'ERR_DUMP_CHANGED') throw new HeapqlError(code, text.slice(0, cut), { dumpPath: (data as { path: string }).path });
+  throw new HeapqlError(code, text.slice(0, cut), { unknownName: data as UnknownName });
 }
 
 /** Runs an addon call (sync or async) with its errors translated. */

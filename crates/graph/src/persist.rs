@@ -166,10 +166,13 @@ impl FullAnalysis {
             options_key(&options),
             warnings,
             |f| FullAnalysis::read_cache(heap, f).and_then(|a| if a.reachable_only == reachable_only { Ok(a) } else { Err("made with other options".into()) }),
-            || FullAnalysis::build_beside(heap, options, beside).map(|(a, r)| {
+            // Not written when a read of the dump faulted meanwhile (its reads gave zeros).
+            || {
+                let (a, r) = FullAnalysis::build_beside(heap, options, beside)?;
+                heap.check_dump_unchanged()?;
                 side = Some(r);
-                a
-            }),
+                Ok::<_, HeapError>(a)
+            },
             |a, w| a.write_cache(w),
         )?;
         heapql_heap::stop_if_cancelled(&cancel)?;

@@ -521,8 +521,8 @@ fn changed_while_indexed(path: &Path, file: &std::fs::File, before: &heapql_hpro
 impl Heap {
     /// Indexes the dump at `path`. A dump written to or grown on disk while it was being
     /// indexed is `HeapError::Changed`: what was read is no one dump, so neither the index
-    /// built nor an error about its bytes would be true. (One cut short while its mapping is
-    /// read ends the process at the first read past its new end: `heapql_hprof`'s `sigbus`.)
+    /// built nor an error about its bytes would be true; so is one cut short while it was read
+    /// (its reads past the new end gave zeros: `heapql_hprof`'s `sigbus`).
     pub fn open(path: &Path, options: OpenOptions) -> Result<Heap, HeapError> {
         // Only a regular file is opened here: opening a named pipe would wait for a writer (the
         // build refuses it with a clear error).
@@ -563,11 +563,16 @@ impl Heap {
     pub fn warnings(&self) -> &[Warning] {
         &self.warnings
     }
-    /// An error when the dump file was cut short on disk since it was opened: the next read of
-    /// its mapping past the new end would stop the process (SIGBUS). Asked before each piece of
-    /// work; a cut during one is not caught.
+    /// An error when the dump file was changed on disk since it was opened, or a read of its
+    /// mapping faulted (cut short while read, a failing device: those reads gave zeros). Asked
+    /// before and after each piece of work, so that no answer read from zeros goes out.
     pub fn check_dump_unchanged(&self) -> Result<(), HeapError> {
         self.src.check_unchanged().map_err(|e| HeapError::Changed { path: self.info.path.clone(), reason: e.to_string() })
+    }
+    /// Whether a read of the dump's mapping faulted (its reads there since gave zeros): the
+    /// cheap test a stream makes before each batch it sends.
+    pub fn dump_read_faulted(&self) -> bool {
+        self.src.read_fault().is_some()
     }
     /// Object counts by kind, roots by kind, total shallow heap.
     pub fn summary(&self) -> &HeapSummary {

@@ -8,6 +8,7 @@ use crate::control::Control;
 use crate::error::{Error, Warning};
 use crate::source::{Compression, Source};
 use flate2::{Decompress, FlushDecompress, Status};
+use crate::dump_map::DumpMap;
 use memmap2::Mmap;
 use std::fs::File;
 use std::io::Write;
@@ -69,7 +70,7 @@ fn read_member_header(b: &[u8], at: usize) -> Result<Option<MemberHeader>, Error
     Ok(Some(MemberHeader { data_start: p, comment }))
 }
 
-pub(crate) fn open_gzip(file: File, map: Mmap, ctl: Control<'_>) -> Result<Source, Error> {
+pub(crate) fn open_gzip(file: File, map: DumpMap, ctl: Control<'_>) -> Result<Source, Error> {
     let file_size = map.len() as u64;
     // Cut inside its first header: not a word of it inflates, whatever kind it is.
     let Some(first) = read_member_header(&map, 0)? else { return Err(inflates_to_nothing(Some(cut_warning(map.len(), 0, 0)))) };
@@ -309,7 +310,8 @@ const CACHE_MEMBERS: usize = 16;
 
 /// The JVM's chunked gzip: random reads by member.
 pub struct ChunkedGz {
-    map: Mmap,
+    /// The user's file, mapped (its registration read by `Source::read_fault`).
+    pub(crate) map: DumpMap,
     members: Vec<Member>,
     total: u64,
     cache: Mutex<Vec<(usize, Arc<Vec<u8>>)>>,
@@ -320,7 +322,7 @@ impl ChunkedGz {
     /// One pass over the file inflating every member once: the member table, and each member's
     /// CRC32 and length checked against its trailer, so that the reads later (at random, a
     /// member inflated again each time it leaves the cache) serve verified data.
-    fn build(map: Mmap, ctl: Control<'_>) -> Result<ChunkedGz, Error> {
+    fn build(map: DumpMap, ctl: Control<'_>) -> Result<ChunkedGz, Error> {
         let mut members = Vec::new();
         let mut warnings = Vec::new();
         let mut cut = None;

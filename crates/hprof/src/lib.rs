@@ -9,6 +9,7 @@
 
 pub mod control;
 pub mod cursor;
+pub mod dump_map;
 pub mod error;
 pub mod file_state;
 mod gz;
@@ -16,7 +17,7 @@ pub mod header;
 pub mod mutf8;
 pub mod records;
 #[cfg(unix)]
-pub mod sigbus;
+mod sigbus;
 pub mod source;
 pub mod subrecords;
 pub mod types;
@@ -33,8 +34,7 @@ pub use records::{Dump, Layout, Record, RecordVisitor, Segment};
 pub use source::{Access, Compression, Source};
 pub use subrecords::{ClassDump, RawStatic, Sub, SubVisitor};
 pub use types::BasicType;
-#[cfg(unix)]
-pub use sigbus::{Fault, FaultCheck};
+pub use dump_map::Fault;
 
 /// Opens a file and reads its header.
 pub fn open(path: &std::path::Path, ctl: Control<'_>) -> Result<(Source, Header), Error> {

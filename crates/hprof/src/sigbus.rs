@@ -4,20 +4,21 @@
 //! every other session with it. `check_unchanged` catches a cut before each piece of work, not
 //! during one.
 //!
-//! The mapped ranges of the user's dump files are registered here. A SIGBUS at an address
-//! inside one is recovered from: the handler maps zero-filled pages over the rest of that range
-//! (so the faulting read, run again on return, and every later one there read zeros instead of
-//! faulting), notes the cause — cut short if the file (`fstat` of its descriptor) now ends at
-//! or before the faulting offset, else a read error — and counts the fault. The answer of the
-//! piece of work under way is then worthless: whoever runs one compares `faults()` before and
-//! after (the addon does so around every call, `FaultCheck`) and turns it into an error, and
-//! the source refuses every later piece of work (`Watch::fault`). Where the zero pages cannot be
-//! mapped, the handler says what happened on stderr and ends the process with exit code 2.
+//! The mapped ranges of the user's dump files are registered here (`DumpMap`). A SIGBUS at an
+//! address inside one is recovered from: the handler maps zero-filled pages over the rest of
+//! that range (so the faulting read, run again on return, and every later one there read zeros
+//! instead of faulting) and notes the cause on the range — cut short if the file (`fstat` of
+//! its descriptor) now ends at or before the faulting offset, else a read error. The note
+//! lasts: `Source::check_unchanged`, which the addon asks before and after every piece of work
+//! on the dump, and `Source::read_fault`, which a stream asks before each batch it sends, turn
+//! it into an error, so no answer read from those zeros goes out. Where the zero pages cannot
+//! be mapped, the handler says what happened on stderr and ends the process with exit code 2.
 //! Any other SIGBUS goes to the handler that was installed before (or the default action) as
 //! if this one were not there (called with this handler's mask: its own `sa_mask` and flags are
 //! not re-applied).
 
-use std::sync::atomic::{AtomicI32, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU8, AtomicUsize, Ordering};
+use crate::dump_map::Fault;
 use std::sync::{Once, OnceLock};
 
 /// How many mapped dump files at once can be told apart (each open `Source` of a plain file or
@@ -32,41 +33,12 @@ static ENDS: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
 static FILES: [AtomicI32; SLOTS] = [const { AtomicI32::new(-1) }; SLOTS];
 /// What faulted in each range (`Fault` as a byte, 0: nothing yet).
 static CAUSES: [AtomicU8; SLOTS] = [const { AtomicU8::new(0) }; SLOTS];
-/// Faults recovered from since the process started, and the cause of the latest.
-static FAULTS: AtomicU64 = AtomicU64::new(0);
-static LAST: AtomicU8 = AtomicU8::new(0);
+/// The page size, read when the handler is installed (`sysconf` is not async-signal-safe).
+static PAGE: AtomicUsize = AtomicUsize::new(0);
 
 static INSTALL: Once = Once::new();
 /// The handler before ours, set before ours is installed.
 static PREVIOUS: OnceLock<libc::sigaction> = OnceLock::new();
-
-/// Why a read of a registered mapping faulted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fault {
-    /// The file now ends at or before the page read.
-    CutShort = 1,
-    /// The file still reaches the page: its device failed to deliver it (a bad sector, a
-    /// network file system gone), or it could not be looked at.
-    ReadError = 2,
-}
-
-impl Fault {
-    fn from_byte(b: u8) -> Option<Fault> {
-        match b {
-            1 => Some(Fault::CutShort),
-            2 => Some(Fault::ReadError),
-            _ => None,
-        }
-    }
-
-    /// The error's words: what happened, that the answer was dropped, and what to do.
-    pub fn message(self) -> &'static str {
-        match self {
-            Fault::CutShort => "the heap dump file was cut short on disk while heapql was reading it, so what that read gave was dropped and the file cannot be read any more; open it again once it is complete (to replace a dump that is in use, write the new one elsewhere and rename it over the old)",
-            Fault::ReadError => "reading the heap dump file failed (the system could not deliver a page of it: a failing disk or a network file system gone), so what that read gave was dropped and the file cannot be read any more; check the device, or copy the dump to a local disk, and open it again",
-        }
-    }
-}
 
 const FATAL: &[u8] = b"error: the heap dump file was cut short on disk (or could not be read) while heapql was reading it, so it cannot be read any more. Open it again once it is complete; to replace a dump that is in use, write the new one elsewhere and rename it over the old\n";
 
@@ -76,6 +48,11 @@ pub(crate) struct Watch {
 }
 
 impl Watch {
+    /// No range (a mapping of a file of our own).
+    pub(crate) fn none() -> Watch {
+        Watch { slot: None }
+    }
+
     /// Names the file the range maps (an open descriptor kept open while registered), so that
     /// a fault can tell a cut from a read error.
     pub(crate) fn set_file(&self, fd: i32) {
@@ -118,33 +95,10 @@ pub(crate) fn watch(start: *const u8, len: usize) -> Watch {
     Watch { slot: None }
 }
 
-/// How many faults in registered mappings were recovered from since the process started.
-pub fn faults() -> u64 {
-    FAULTS.load(Ordering::SeqCst)
-}
-
-/// A piece of work's guard against reads of a mapping that faulted while it ran: taken before,
-/// asked after. Process-wide, so a fault in another dump's mapping meanwhile counts too (an
-/// error where the answer may have been right, never a right-looking answer from zeros).
-pub struct FaultCheck(u64);
-
-impl FaultCheck {
-    pub fn begin() -> FaultCheck {
-        FaultCheck(faults())
-    }
-
-    /// The fault that came since `begin`, if one did (the latest one's cause).
-    pub fn end(&self) -> Option<Fault> {
-        if faults() == self.0 {
-            return None;
-        }
-        Some(Fault::from_byte(LAST.load(Ordering::SeqCst)).unwrap_or(Fault::ReadError))
-    }
-}
-
 fn install() {
-    // SAFETY: plain sigaction calls on structures of our own.
+    // SAFETY: sysconf before any handler runs; plain sigaction calls on structures of our own.
     unsafe {
+        PAGE.store(libc::sysconf(libc::_SC_PAGESIZE).max(0) as usize, Ordering::SeqCst);
         let mut previous: libc::sigaction = std::mem::zeroed();
         libc::sigaction(libc::SIGBUS, std::ptr::null(), &mut previous);
         let _ = PREVIOUS.set(previous);
@@ -187,8 +141,7 @@ fn cause(fd: i32, offset: usize) -> Fault {
 /// Maps zero-filled, read-only pages over `[addr's page, end)`: the reads there (the faulting
 /// one, run again) give zeros instead of faulting. Whether it could.
 fn zeros_over(addr: usize, end: usize) -> bool {
-    // SAFETY: sysconf is async-signal-safe.
-    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize;
+    let page = PAGE.load(Ordering::SeqCst);
     if page == 0 || !page.is_power_of_two() {
         return false;
     }
@@ -212,10 +165,9 @@ extern "C" fn on_sigbus(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut 
         if let Some((i, start, end)) = fault.then(|| range_of((*info).si_addr() as usize)).flatten() {
             let addr = (*info).si_addr() as usize;
             let why = cause(FILES[i].load(Ordering::SeqCst), addr - start);
+            // Noted first: a read of the zeros on another thread finds the note when it asks.
+            let _ = CAUSES[i].compare_exchange(0, why as u8, Ordering::SeqCst, Ordering::SeqCst);
             if zeros_over(addr, end) {
-                let _ = CAUSES[i].compare_exchange(0, why as u8, Ordering::SeqCst, Ordering::SeqCst);
-                LAST.store(why as u8, Ordering::SeqCst);
-                FAULTS.fetch_add(1, Ordering::SeqCst);
                 return;
             }
             libc::write(2, FATAL.as_ptr().cast(), FATAL.len());

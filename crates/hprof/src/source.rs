@@ -4,6 +4,7 @@
 
 use crate::file_state::{ChangeKind, FileChange, FileState};
 use crate::control::Control;
+use crate::dump_map::DumpMap;
 use crate::error::Error;
 use crate::gz::{self, ChunkedGz};
 use memmap2::Mmap;
@@ -45,66 +46,44 @@ pub enum Access {
 
 enum Inner {
     Empty,
-    Mapped(Mmap),
+    Mapped(DumpMap),
     Chunked(ChunkedGz),
+}
+
+impl Inner {
+    /// The registration of the user's dump file's mapping, where one is read (a plain or a
+    /// chunked gzip dump; a file of our own or memory has none that counts).
+    #[cfg(unix)]
+    fn watch(&self) -> Option<&crate::sigbus::Watch> {
+        match self {
+            Inner::Empty => None,
+            Inner::Mapped(m) => Some(m.watch()),
+            Inner::Chunked(c) => Some(c.map.watch()),
+        }
+    }
 }
 
 /// Random-access view of the uncompressed dump.
 pub struct Source {
-    /// The user's file when it stays mapped (plain and chunked gzip dumps), with its length
-    /// and modification time then: a mapped file cut short on disk faults (SIGBUS) at the
-    /// first read past its new end, and one written over in place would be read through an
-    /// index of its old bytes, so `check_unchanged` looks before each piece of work (and a cut
-    /// during one is recovered from and counted by `sigbus`). Declared first, so dropped (its mapping
-    /// unregistered) before the mapping in `inner` is unmapped.
-    watched: Option<Watched>,
     inner: Inner,
     compression: Compression,
     /// Size of the file on disk (compressed size for gzip input).
     file_size: u64,
     /// Findings made while opening (a cut gzip file, bytes after its last member).
     warnings: Vec<crate::error::Warning>,
+    /// The user's file when it stays mapped (plain and chunked gzip dumps), with its state
+    /// then: a mapped file cut short on disk faults (SIGBUS) at the first read past its new
+    /// end, and one written over in place would be read through an index of its old bytes, so
+    /// `check_unchanged` looks before and after each piece of work (and a fault during one is
+    /// recovered from and noted by `sigbus`). Declared after `inner`, so its descriptor, which
+    /// the mapping's registration names, is closed after the mapping is gone.
+    watched: Option<Watched>,
 }
 
 /// The user's dump file and its state when opened (`FileState`).
 struct Watched {
-    /// Its mapping, registered so that a SIGBUS in it is recovered from and said in words
-    /// (`sigbus`). Declared first, so unregistered before the file (whose descriptor it names)
-    /// is closed.
-    #[cfg(unix)]
-    mapping: crate::sigbus::Watch,
     file: File,
     state: FileState,
-}
-
-/// A mapped dump file's registration with `sigbus` (nothing elsewhere).
-#[cfg(unix)]
-type MappingWatch = crate::sigbus::Watch;
-#[cfg(not(unix))]
-type MappingWatch = ();
-
-/// Registers `map` (a user's dump file) so that a SIGBUS in it is said in words.
-fn watch_mapping(map: &Mmap) -> MappingWatch {
-    #[cfg(unix)]
-    return crate::sigbus::watch(map.as_ptr(), map.len());
-    #[cfg(not(unix))]
-    let _ = map;
-}
-
-impl Watched {
-    /// The file, as `meta` describes it, with its mapping's registration.
-    fn new(file: File, meta: &std::fs::Metadata, mapping: MappingWatch) -> Watched {
-        #[cfg(not(unix))]
-        let _ = mapping;
-        #[cfg(unix)]
-        mapping.set_file(std::os::unix::io::AsRawFd::as_raw_fd(&file));
-        Watched {
-            #[cfg(unix)]
-            mapping,
-            file,
-            state: FileState::of(meta),
-        }
-    }
 }
 
 /// An error opening or reading the dump, said in words with what to do where the cause is a
@@ -138,13 +117,12 @@ impl Source {
         }
         // SAFETY: the map is read-only; a concurrent truncation by another process is the
         // documented hazard of every mmap reader and is outside our control.
-        let map = unsafe { Mmap::map(&file) }.map_err(|e| io_err("cannot map file", e))?;
         // Registered at once: opening a gzip dump reads the whole mapping (its members'
         // index, or its single member inflated) before any source exists.
-        let mapping = watch_mapping(&map);
+        let map = DumpMap::watched(unsafe { Mmap::map(&file) }.map_err(|e| io_err("cannot map file", e))?);
         #[cfg(unix)]
         {
-            let _ = map.advise(memmap2::Advice::Sequential);
+            let _ = map.map().advise(memmap2::Advice::Sequential);
         }
         if map.len() >= 3 && map[0] == 0x1f && map[1] == 0x8b && map[2] != 8 {
             // gzip's magic, but a compression method no gzip tool writes (8 is deflate, the
@@ -161,13 +139,36 @@ impl Source {
             // The mapping stays where it is when the map is moved (kept by a chunked source).
             let mut source = gz::open_gzip(file, map, ctl)?;
             // A single gzip member was inflated into a file of our own: the user's is not read
-            // again (its mapping, gone, is unregistered as `mapping` drops here).
+            // again (its mapping is gone).
             if source.compression == Compression::GzipChunked {
-                source.watched = watch.map(|f| Watched::new(f, &meta, mapping));
+                if let Some(f) = watch {
+                    source.watch_file(f, &meta);
+                }
             }
             return Ok(source);
         }
-        Ok(Source { inner: Inner::Mapped(map), compression: Compression::None, file_size, warnings: Vec::new(), watched: Some(Watched::new(file, &meta, mapping)) })
+        let mut source = Source { inner: Inner::Mapped(map), compression: Compression::None, file_size, warnings: Vec::new(), watched: None };
+        source.watch_file(file, &meta);
+        Ok(source)
+    }
+
+    /// Keeps `file` (the mapped dump, as `meta` describes it) for `check_unchanged`, and names
+    /// it to the mapping's registration, which tells a cut from a read error by its size.
+    fn watch_file(&mut self, file: File, meta: &std::fs::Metadata) {
+        #[cfg(unix)]
+        if let Some(w) = self.inner.watch() {
+            w.set_file(std::os::unix::io::AsRawFd::as_raw_fd(&file));
+        }
+        self.watched = Some(Watched { file, state: FileState::of(meta) });
+    }
+
+    /// Why a read of the dump's mapping faulted, if one did (`sigbus`): every read there since
+    /// gave zeros, so nothing read from it since counts.
+    pub fn read_fault(&self) -> Option<crate::Fault> {
+        #[cfg(unix)]
+        return self.inner.watch().and_then(|w| w.fault());
+        #[cfg(not(unix))]
+        None
     }
 
     /// An error when the mapped dump file was written to since it was opened (copied over in
@@ -186,8 +187,7 @@ impl Source {
         let Some(FileChange { kind, now, then: opened }) = w.state.change(&meta) else {
             // A read of its mapping that faulted (its pages there now read as zeros), with the
             // file looking as it did: a device that failed, or a cut undone since.
-            #[cfg(unix)]
-            if let Some(fault) = w.mapping.fault() {
+            if let Some(fault) = self.read_fault() {
                 return Err(Error::Io { reason: fault.message().to_string() });
             }
             return Ok(());
@@ -214,7 +214,7 @@ impl Source {
                 Access::InOrder => memmap2::Advice::Sequential,
                 Access::HereAndThere => memmap2::Advice::Random,
             };
-            let _ = m.advise(advice);
+            let _ = m.map().advise(advice);
         }
         #[cfg(not(unix))]
         let _ = access;
@@ -228,11 +228,11 @@ impl Source {
         let mut m = memmap2::MmapMut::map_anon(bytes.len()).expect("anonymous map");
         m.copy_from_slice(bytes);
         let map = m.make_read_only().expect("read-only anonymous map");
-        Source { inner: Inner::Mapped(map), compression: Compression::None, file_size: bytes.len() as u64, warnings: Vec::new(), watched: None }
+        Source { inner: Inner::Mapped(DumpMap::own(map)), compression: Compression::None, file_size: bytes.len() as u64, warnings: Vec::new(), watched: None }
     }
 
     pub(crate) fn mapped(map: Mmap, compression: Compression, file_size: u64) -> Source {
-        Source { inner: Inner::Mapped(map), compression, file_size, warnings: Vec::new(), watched: None }
+        Source { inner: Inner::Mapped(DumpMap::own(map)), compression, file_size, warnings: Vec::new(), watched: None }
     }
 
     pub(crate) fn with_warnings(mut self, warnings: Vec<crate::error::Warning>) -> Source {

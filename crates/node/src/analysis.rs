@@ -67,7 +67,7 @@ use napi_derive::napi;
 use heapql_graph::GraphOptions;
 use heapql_report::ObjectPass;
 
-use crate::convert::{catch_panic, coded, heap_error};
+use crate::convert::{coded, heap_error, on_dump};
 use crate::heap_handle::HeapHandle;
 use crate::progress::{progress_fn, CancelToken};
 
@@ -107,7 +107,7 @@ impl Task for AnalysisJsonTask {
     type JsValue = String;
 
     fn compute(&mut self) -> Result<String> {
-        catch_panic(self.doing, || {
+        on_dump(&self.state.heap, self.doing, || {
             let Some(analysis) = self.state.analysis() else {
                 return Err(coded("ERR_NEEDS_ANALYSIS", self.needs_analysis));
             };
@@ -154,7 +154,7 @@ impl Task for AnalyzeTask {
     type JsValue = JsAnalysisSummary;
 
     fn compute(&mut self) -> Result<f64> {
-        catch_panic("analyzing the heap", || {
+        on_dump(&self.state.heap, "analyzing the heap", || {
             let state = &self.state;
             let mut warnings = Vec::new();
             let fallbacks = heapql_scratch::memory_fallbacks();

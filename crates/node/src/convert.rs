@@ -26,12 +26,19 @@ pub fn js_text(json: String, doing: &str) -> napi::Result<String> {
 }
 
 pub fn heap_error(e: heapql_heap::HeapError) -> Error {
-    coded(e.code(), &e)
+    heap_error_while(e, "")
 }
 
-/// A panic inside a crate must never take the Node process down: it becomes an error. Every
-/// piece of work that reads a dump runs in here, so it is also where a read fault of a dump's
-/// mapping during the work (`heapql_hprof::sigbus`) turns its answer into an error.
+/// `heap_error` with `doing` before the message; a changed dump's error carries its path as
+/// data (ERR_DUMP_CHANGED's `dumpPath` in TypeScript: a session may hold several dumps).
+fn heap_error_while(e: heapql_heap::HeapError, doing: &str) -> Error {
+    match &e {
+        heapql_heap::HeapError::Changed { path, .. } => coded_with_data(e.code(), format!("{doing}{e}"), &serde_json::json!({ "path": path }).to_string()),
+        _ => coded(e.code(), format!("{doing}{e}")),
+    }
+}
+
+/// A panic inside a crate must never take the Node process down: it becomes an error.
 /// The default hook's backtrace is printed only with HEAPQL_DEBUG=1.
 pub fn catch_panic<T>(what: &str, f: impl FnOnce() -> napi::Result<T>) -> napi::Result<T> {
     static QUIET_HOOK: std::sync::Once = std::sync::Once::new();
@@ -40,16 +47,7 @@ pub fn catch_panic<T>(what: &str, f: impl FnOnce() -> napi::Result<T>) -> napi::
             std::panic::set_hook(Box::new(|_| {}));
         }
     });
-    #[cfg(unix)]
-    let faults = heapql_hprof::FaultCheck::begin();
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
-    // A dump's mapping faulted meanwhile (cut short on disk, a failing device): its reads gave
-    // zeros, so the answer (or the panic they led to) is no answer.
-    #[cfg(unix)]
-    if let Some(fault) = faults.end() {
-        return Err(coded("ERR_DUMP_CHANGED", format!("while {what}: {}", fault.message())));
-    }
-    match outcome {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
         Ok(result) => result,
         Err(payload) => {
             let text = payload
@@ -60,6 +58,16 @@ pub fn catch_panic<T>(what: &str, f: impl FnOnce() -> napi::Result<T>) -> napi::
             Err(coded("ERR_INTERNAL", format!("internal error while {what}: {text} (please report this with the dump's producer and size)")))
         }
     }
+}
+
+/// `catch_panic` for a piece of work that reads `heap`'s dump, which is then asked again: a read
+/// of its mapping that faulted before or during the work (cut short on disk, a failing device:
+/// those reads gave zeros) makes the answer, or the panic the zeros led to, an error naming the
+/// dump.
+pub fn on_dump<T>(heap: &heapql_heap::Heap, what: &str, f: impl FnOnce() -> napi::Result<T>) -> napi::Result<T> {
+    let outcome = catch_panic(what, f);
+    heap.check_dump_unchanged().map_err(|e| heap_error_while(e, &format!("while {what}: ")))?;
+    outcome
 }
 
 /// A value for JavaScript: JSON, or a string given by its UTF-16 units. A Java string or char

@@ -10,7 +10,7 @@ use heapql_heap::{Heap, OpenOptions, Placement};
 
 use crate::analysis::SharedState;
 use crate::cache::CacheState;
-use crate::convert::{catch_panic, coded, heap_error};
+use crate::convert::{catch_panic, coded, heap_error, on_dump};
 use crate::progress::{progress_fn, CancelToken, ProgressCallback};
 
 #[napi(object)]
@@ -179,8 +179,8 @@ pub struct HeapHandle {
 }
 
 impl HeapHandle {
-    /// The open heap, for one piece of work; refused once closed, or when the dump file was cut
-    /// short on disk since (reading it would stop the process).
+    /// The open heap, for one piece of work; refused once closed, or when the dump file was
+    /// changed on disk since, or a read of it faulted (`on_dump` asks again after the work).
     pub(crate) fn state(&self) -> Result<Arc<SharedState>> {
         let state = self.state.read().unwrap_or_else(|e| e.into_inner());
         let state = state.clone().ok_or_else(|| coded("ERR_CLOSED", "the heap was closed; open the dump again"))?;
@@ -228,7 +228,7 @@ impl HeapHandle {
     pub fn class_histogram(&self) -> Result<Vec<JsHistogramRow>> {
         let state = self.state()?;
         let heap = &state.heap;
-        catch_panic("building the class histogram", || {
+        on_dump(heap, "building the class histogram", || {
             Ok(heap
                 .class_histogram()
                 .into_iter()
@@ -247,7 +247,7 @@ impl HeapHandle {
     pub fn counts(&self) -> Result<JsCounts> {
         let state = self.state()?;
         let heap = &state.heap;
-        catch_panic("counting objects", || {
+        on_dump(heap, "counting objects", || {
             let c = heap.summary();
             Ok(JsCounts {
                 instances: c.instances as f64,
@@ -272,7 +272,7 @@ impl HeapHandle {
     pub fn heaps(&self) -> Result<Vec<JsHeapStats>> {
         let state = self.state()?;
         let heap = &state.heap;
-        catch_panic("counting the heaps", || {
+        on_dump(heap, "counting the heaps", || {
             Ok(heap.heaps().iter().map(|s| JsHeapStats { name: s.name.clone(), objects: s.objects as f64, shallow: s.shallow as f64 }).collect())
         })
     }
@@ -291,7 +291,7 @@ impl HeapHandle {
         let state = self.state()?;
         let heap = &state.heap;
         let count = heap.object_count();
-        catch_panic("labelling objects", || {
+        on_dump(heap, "labelling objects", || {
             let mut addresses = Vec::with_capacity(objects.len());
             let mut class_names = Vec::with_capacity(objects.len());
             let mut labels = Vec::with_capacity(objects.len());

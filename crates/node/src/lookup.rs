@@ -14,7 +14,7 @@ use heapql_heap::{Heap, ObjIdx, ObjectKind, Value};
 use heapql_graph::lookup::TopOfTree;
 
 use crate::analysis::SharedState;
-use crate::convert::{catch_panic, coded, JsCell};
+use crate::convert::{coded, on_dump, JsCell};
 use crate::heap_handle::HeapHandle;
 
 /// A reference to one heap object, as query results carry it.
@@ -236,7 +236,7 @@ impl<T: ToNapiValue + TypeName + Send + 'static> Task for Lookup<T> {
 
     fn compute(&mut self) -> Result<T> {
         let work = self.work.take().ok_or_else(|| coded("ERR_INTERNAL", "a look-up ran twice"))?;
-        catch_panic(self.what, || work(&self.state))
+        on_dump(&self.state.heap, self.what, || work(&self.state))
     }
 
     fn resolve(&mut self, _env: Env, value: T) -> Result<T> {

@@ -11,7 +11,7 @@ use napi_derive::napi;
 use heapql_exec::{AnalysisView, Batch, ColumnData, ExactTexts, ExecContext, ExecError};
 
 use crate::analysis::SharedState;
-use crate::convert::{catch_panic, coded, coded_with_data, heap_error};
+use crate::convert::{coded, coded_with_data, heap_error, on_dump};
 use crate::heap_handle::HeapHandle;
 use crate::progress::{progress_fn, CancelToken, ProgressCallback};
 use crate::stream_gate::{Gate, StreamGate};
@@ -144,7 +144,7 @@ impl Task for ExecuteTask {
     type JsValue = JsBatch;
 
     fn compute(&mut self) -> Result<Batch> {
-        catch_panic("running the query", || {
+        on_dump(&self.state.heap, "running the query", || {
             let plan = heapql_exec::parse_plan(&self.plan).map_err(exec_error)?;
             with_context(&self.state, &plan, self.cancel.clone(), self.progress.clone(), |ctx| heapql_exec::execute(ctx, &plan).map_err(exec_error))
         })
@@ -187,7 +187,7 @@ impl Task for StreamTask {
     type JsValue = JsStreamEnd;
 
     fn compute(&mut self) -> Result<heapql_exec::StreamEnd> {
-        catch_panic("streaming the query", || {
+        on_dump(&self.state.heap, "streaming the query", || {
             let plan = heapql_exec::parse_plan(&self.plan).map_err(exec_error)?;
             let callback = self.on_batch.clone();
             let cancel = self.cancel.clone();
@@ -197,14 +197,12 @@ impl Task for StreamTask {
             let mut failed: Option<Error> = None;
             let mut sent: u64 = 0;
             let skip = self.skip;
-            // No batch read after a fault of the dump's mapping goes out (`catch_panic` says
-            // the error): the rows sent before it were read whole.
-            #[cfg(unix)]
-            let faults = heapql_hprof::FaultCheck::begin();
+            // No batch read after a fault of the dump's mapping goes out (`on_dump` says the
+            // error): the rows sent before it were read whole.
+            let heap = &self.state.heap;
             let end = with_context(&self.state, &plan, self.cancel.clone(), self.progress.clone(), |ctx| {
                 heapql_exec::execute_stream_from(ctx, &plan, self.skip, self.batch_rows, &mut |batch| {
-                    #[cfg(unix)]
-                    if faults.end().is_some() {
+                    if heap.dump_read_faulted() {
                         return false;
                     }
                     let rows = batch.row_count as u64;
@@ -312,7 +310,7 @@ impl Task for CountTask {
     type JsValue = f64;
 
     fn compute(&mut self) -> Result<u64> {
-        catch_panic("counting the query's rows", || {
+        on_dump(&self.state.heap, "counting the query's rows", || {
             let plan = heapql_exec::parse_plan(&self.plan).map_err(exec_error)?;
             with_context(&self.state, &plan, self.cancel.clone(), self.progress.clone(), |ctx| heapql_exec::execute_count(ctx, &plan).map_err(exec_error))
         })

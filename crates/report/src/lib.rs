@@ -226,7 +226,12 @@ pub fn build_json_with_cache(
 ) -> Result<(String, heapql_cache::CacheUse), HeapError> {
     let key = format!("limit={};top-strings={};reachable-only={}", options.limit, options.top_strings, analysis.reachable_only());
     let entry = entry.watched(heapql_heap::cache_watch(&options.progress, &options.cancel));
-    let done = entry.blob_or_build("report", &key, warnings, || build_after(heap, analysis, options, pass).map(|data| data.to_json()))?;
+    // Not written when a read of the dump faulted meanwhile (its reads gave zeros).
+    let done = entry.blob_or_build("report", &key, warnings, || {
+        let json = build_after(heap, analysis, options, pass)?.to_json();
+        heap.check_dump_unchanged()?;
+        Ok::<_, HeapError>(json)
+    })?;
     heapql_heap::stop_if_cancelled(&options.cancel)?;
     Ok(done)
 }

@@ -93,10 +93,9 @@ export function registerCompareTools(server: ToolRegistrar, ctx: McpContext): vo
 }
 
 /**
- * The baseline file an ERR_DUMP_CHANGED names (its message starts with the file's path), or null
- * when it names the served dump's file (`current`): that one only a restart reads again.
+ * The baseline file an ERR_DUMP_CHANGED names (its `dumpPath`), or null when it names the served
+ * dump's file (`current`): that one only a restart reads again.
  */
 function changedBaseline(err: HeapqlError, current: string): string | null {
-  const m = /^(.*?): the dump file was /.exec(err.message);
-  return m && m[1] !== current ? m[1]! : null;
+  return err.dumpPath !== undefined && err.dumpPath !== current ? err.dumpPath : null;
 }
