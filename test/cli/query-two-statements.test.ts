@@ -47,7 +47,8 @@ describe('two statements in one query', () => {
     // As the hint says: a --query each runs both.
     const two = await heapql(['query', demo, '--no-cache', '--format', 'csv', '--query', 'SELECT COUNT(*) AS n FROM Demo$Session', '--query', 'SELECT COUNT(*) AS m FROM Demo$Session s WHERE s.createdAt > 0']);
     expect(two.stderr).toBe('');
-    expect(two.stdout).toBe('n\r\n400\r\n\nm\r\n400\r\n\n');
+    // Each table ends with an empty CSV line, CRLF as every line (README, --format csv).
+    expect(two.stdout).toBe('n\r\n400\r\n\r\nm\r\n400\r\n\r\n');
   });
 
   it('on a later line of the --query text, the hint names the line too', async () => {
