@@ -4,6 +4,7 @@ import type { ArgsDef } from 'citty';
 import { accessSync, constants, statSync } from 'node:fs';
 
 import { usageError } from '../errors.js';
+import { editDistance } from '../plan/binder.js';
 
 export const dumpArgs = {
   file: { type: 'positional', required: true, description: 'the heap dump (.hprof, .hprof.gz, or the JVM\'s chunked -gz file)' },
@@ -128,16 +129,6 @@ function closestOption(name: string, names: string[]): string | null {
     if (d < bestDistance) [best, bestDistance] = [n, d];
   }
   return best;
-}
-
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = row;
-  }
-  return prev[b.length]!;
 }
 
 /** Options of the commands that run queries. */
