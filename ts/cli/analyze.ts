@@ -4,12 +4,11 @@
  */
 import { defineCommand } from 'citty';
 
-import { usageError } from '../errors.js';
 import { checkOptions, dumpArgs, dumpIndex, fullAnalysisArgs, queryArgs, scratchDir } from './args.js';
 import { cacheOptions } from './cache.js';
 import { analyzeForCli, openForCli } from './open.js';
 import { asOneCommand } from './progress.js';
-import { collectJobs, emptyQueryFile, outputFormat, runJobs } from './queries.js';
+import { collectJobs, noQueryGiven, outputFormat, runJobs } from './queries.js';
 import { refuseWithRepl, startRepl } from './repl.js';
 import { warn } from './stderr.js';
 
@@ -42,8 +41,7 @@ export const analyzeCommand = defineCommand({
     const format = outputFormat(a.format);
     const { jobs, warnings } = collectJobs({ rawArgs, queryFile: a['query-file'], fullPath: true, reachableOnly });
     for (const w of warnings) warn(w);
-    if (jobs.length === 0) emptyQueryFile(a['query-file']);
-    if (jobs.length === 0) throw usageError('no query given: use --query "<oql>", --query-file <path> or --run <name>, or --repl for an interactive session (or heapql <dump> for the report)');
+    if (jobs.length === 0) noQueryGiven(a['query-file'], 'or --repl for an interactive session (or heapql <dump> for the report)');
     await asOneCommand(async () => {
       const heap = await openForCli(a.file, { dump: dumpIndex(a.dump), ...cacheOptions(a), scratchDir: scratch });
       try {

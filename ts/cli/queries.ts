@@ -108,11 +108,15 @@ function oneStatementEach(err: OqlSecondStatementError): OqlSecondStatementError
   );
 }
 
-/** A `--query-file` that holds no query: said so, not "no query given" as if none was named. */
-export function emptyQueryFile(file: string | undefined): void {
+/**
+ * The usage error of a command given no query: a `--query-file` that holds none is said so, not
+ * "no query given" as if none was named; `orElse` is what else the command could be asked for.
+ */
+export function noQueryGiven(file: string | undefined, orElse: string): never {
   if (file !== undefined) {
     throw usageError(`--query-file ${file} holds no query (only blank lines and comments): write one query a line in it, or give --query "<oql>" or --run <name>`);
   }
+  throw usageError(`no query given: use --query "<oql>", --query-file <path> or --run <name>, ${orElse}`);
 }
 
 export function collectJobs(sources: JobSources): { jobs: QueryJob[]; warnings: string[] } {

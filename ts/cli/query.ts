@@ -6,7 +6,7 @@ import { checkOptions, dumpArgs, dumpIndex, queryArgs } from './args.js';
 import { cacheOptions } from './cache.js';
 import { openForCli } from './open.js';
 import { asOneCommand } from './progress.js';
-import { collectJobs, emptyQueryFile, listNamed, outputFormat, runJobs } from './queries.js';
+import { collectJobs, listNamed, noQueryGiven, outputFormat, runJobs } from './queries.js';
 import { warn } from './stderr.js';
 
 const args = {
@@ -47,8 +47,7 @@ export const queryCommand = defineCommand({
     const format = outputFormat(a.format);
     const { jobs, warnings } = collectJobs({ rawArgs, queryFile: a['query-file'], fullPath: false, reachableOnly });
     for (const w of warnings) warn(w);
-    if (jobs.length === 0) emptyQueryFile(a['query-file']);
-    if (jobs.length === 0) throw usageError('no query given: use --query "<oql>", --query-file <path> or --run <name>, or --repl for an interactive session');
+    if (jobs.length === 0) noQueryGiven(a['query-file'], 'or --repl for an interactive session');
     const file = a.file;
     await asOneCommand(async () => {
       const heap = await openForCli(file, { dump: dumpIndex(a.dump), ...cacheOptions(a) });
