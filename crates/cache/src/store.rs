@@ -514,9 +514,9 @@ fn what_to_do(e: &std::io::Error, root: &Path) -> String {
     use std::io::ErrorKind::*;
     let root = root.display();
     match e.kind() {
-        NotADirectory => format!(": {root}, or a directory above it, is a file; give --cache-dir a directory"),
-        ReadOnlyFilesystem | PermissionDenied => format!(": give --cache-dir a directory you may write to instead of {root}, or --no-cache"),
-        StorageFull | QuotaExceeded => format!(": free some space on the disk of {root}, or give --cache-dir a directory on another disk"),
+        NotADirectory => format!(": {root}, or a directory above it, is a file; give --cache-dir (the library's cacheDir) a directory"),
+        ReadOnlyFilesystem | PermissionDenied => format!(": give --cache-dir (the library's cacheDir) a directory you may write to instead of {root}, or --no-cache (noCache)"),
+        StorageFull | QuotaExceeded => format!(": free some space on the disk of {root}, or give --cache-dir (the library's cacheDir) a directory on another disk"),
         _ => String::new(),
     }
 }

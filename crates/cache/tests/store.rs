@@ -408,7 +408,7 @@ fn an_unwritable_directory_is_one_warning() {
     let e = cache.entry(&s.dump, 0, "t").unwrap();
     let w = write_index(&e);
     // The warning says what to do, not only the system's "Not a directory".
-    let hint = format!("{}, or a directory above it, is a file; give --cache-dir a directory); this run continues without caching it", blocked.join("cache").display());
+    let hint = format!("{}, or a directory above it, is a file; give --cache-dir (the library's cacheDir) a directory); this run continues without caching it", blocked.join("cache").display());
     assert!(matches!(&w, Written::Failed(m) if m.ends_with(&hint)), "{w:?}");
     assert_eq!(read_index(&e).unwrap_err(), "miss");
 }
@@ -424,7 +424,7 @@ fn a_read_only_directory_is_one_warning_that_says_what_to_do() {
     let cache = Cache::new(mnt.path().to_path_buf(), None);
     let w = write_index(&cache.entry(&s.dump, 0, "t").unwrap());
     let _ = std::process::Command::new("umount").arg(mnt.path()).status();
-    let hint = format!("give --cache-dir a directory you may write to instead of {}, or --no-cache); this run continues without caching it", mnt.path().display());
+    let hint = format!("give --cache-dir (the library's cacheDir) a directory you may write to instead of {}, or --no-cache (noCache)); this run continues without caching it", mnt.path().display());
     assert!(matches!(&w, Written::Failed(m) if m.contains("Read-only file system") && m.ends_with(&hint)), "{w:?}");
 }
 
@@ -462,7 +462,7 @@ fn a_full_disk_is_one_warning_and_leaves_nothing_behind() {
     let w = write_index(&e);
     let leftovers: Vec<_> = std::fs::read_dir(e.dir()).unwrap().flatten().map(|f| f.file_name()).filter(|n| n.to_string_lossy().contains(".tmp.")).collect();
     let _ = std::process::Command::new("umount").arg(mnt.path()).status();
-    assert!(matches!(&w, Written::Failed(m) if m.contains("No space left") && m.contains(&format!("free some space on the disk of {}, or give --cache-dir a directory on another disk)", mnt.path().join("cache").display()))), "{w:?}");
+    assert!(matches!(&w, Written::Failed(m) if m.contains("No space left") && m.contains(&format!("free some space on the disk of {}, or give --cache-dir (the library's cacheDir) a directory on another disk)", mnt.path().join("cache").display()))), "{w:?}");
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
