@@ -274,6 +274,12 @@ pub(crate) fn id_at(runs: &[(u32, u32)], id_lo: &[u32], i: usize) -> u64 {
 }
 
 impl ObjIndex {
+    /// Whether its arrays are in memory though objects were indexed (asked of an index meant for
+    /// scratch files: one could not be made there).
+    pub(crate) fn in_memory(&self) -> bool {
+        self.len() > 0 && !self.id_lo.is_mapped()
+    }
+
     /// `ids`/`packed` sorted by id, without duplicates.
     #[cfg(test)]
     pub fn build(ids: &[u64], packed: Vec<u64>) -> ObjIndex {

@@ -47,7 +47,7 @@ use rustc_hash::FxHashMap;
 
 pub use layout::Model as SizeModel;
 
-pub use heapql_scratch::{both, Appender, PieceArray, memory_to_spare, rss_anon_bytes, BigArray, GrowArray, Laps, Pages, Placement};
+pub use heapql_scratch::{both, Appender, PieceArray, memory_fallbacks, memory_to_spare, rss_anon_bytes, BigArray, GrowArray, Laps, Pages, Placement};
 
 /// Dense object index: 0..Heap::object_count().
 pub type ObjIdx = u32;
@@ -585,7 +585,7 @@ impl Heap {
     /// Whether the object index was asked to go to scratch files and could not (the open's
     /// warning "could not make scratch files in …" said so): the analysis then says nothing more.
     pub fn index_fell_back_to_memory(&self) -> bool {
-        matches!(self.scratch, Placement::Files(_)) && self.objs.len() > 0 && !self.objs.id_lo.is_mapped()
+        matches!(self.scratch, Placement::Files(_)) && self.objs.in_memory()
     }
 
     /// Resident bytes of the per-object index (for memory reports).

@@ -157,22 +157,14 @@ impl Task for AnalyzeTask {
         on_dump(&self.state.heap, "analyzing the heap", || {
             let state = &self.state;
             let mut warnings = Vec::new();
-            let fallbacks = heapql_scratch::memory_fallbacks();
+            let fallbacks = heapql_heap::memory_fallbacks();
             let (analysis, used, pass) =
                 heapql_report::analyze(&state.heap, self.options.clone(), self.for_report, state.cache.entry.as_ref(), &mut warnings).map_err(heap_error)?;
             if let Some(used) = used {
                 state.cache.note("analysis", used, warnings);
             }
-            // The index's arrays going to memory is said once, at the open; a scratch directory
-            // that fills up during the analysis was said nowhere (the process's count is shared:
-            // another analysis at once may add to it, never take from it).
-            if let heapql_heap::Placement::Files(dir) = state.heap.scratch() {
-                if heapql_scratch::memory_fallbacks() > fallbacks && !state.heap.index_fell_back_to_memory() {
-                    state.cache.warn(format!(
-                        "could not make every scratch file of the analysis in {} (no space left, or not writable); the arrays that did not fit are kept in memory",
-                        dir.display()
-                    ));
-                }
+            if let Some(w) = heapql_report::scratch_fallback_warning(&state.heap, fallbacks) {
+                state.cache.warn(w);
             }
             let total = analysis.total_size() as f64;
             self.finished = Some((analysis, pass));

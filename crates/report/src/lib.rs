@@ -131,6 +131,17 @@ pub fn analyze(
     Ok((a, used, scan.map(|scan| ObjectPass { scan, dump: DumpMark::of(heap), reachable_only })))
 }
 
+/// The warning for a scratch directory that filled up during the analysis (the arrays that did
+/// not fit went to memory), if one did: `fallbacks_before` is `memory_fallbacks()` read before
+/// it. The index's own arrays going to memory was said at the open, so not again. The count is
+/// the process's: another analysis at once in it may add to it, never take from it.
+pub fn scratch_fallback_warning(heap: &Heap, fallbacks_before: u64) -> Option<String> {
+    let heapql_heap::Placement::Files(dir) = heap.scratch() else { return None };
+    (heapql_heap::memory_fallbacks() > fallbacks_before && !heap.index_fell_back_to_memory()).then(|| {
+        format!("could not make every scratch file of the analysis in {} (no space left, or not writable); the arrays that did not fit are kept in memory", dir.display())
+    })
+}
+
 /// An analysis, what the cache did (when one was given), and what its pass beside the
 /// dominator phase found (none when the analysis came from the cache).
 pub type Analyzed<T> = (FullAnalysis, Option<heapql_cache::CacheUse>, Option<T>);

@@ -128,7 +128,7 @@ pub(super) fn object_index(parts: Vec<ObjList>, nsynth: usize, first_synth_class
     let objs = ib.finish();
     if let Placement::Files(dir) = place {
         // BigArray falls back to memory rather than fail; say so once, here, where it shows.
-        if objs.len() > 0 && !objs.id_lo.is_mapped() {
+        if objs.in_memory() {
             warnings.push(Warning {
                 offset: 0,
                 message: format!(
