@@ -4,7 +4,7 @@ import type { ArgsDef } from 'citty';
 import { accessSync, constants, statSync } from 'node:fs';
 
 import { usageError } from '../errors.js';
-import { editDistance } from '../plan/binder.js';
+import { didYouMean } from '../text-distance.js';
 
 export const dumpArgs = {
   file: { type: 'positional', required: true, description: 'the heap dump (.hprof, .hprof.gz, or the JVM\'s chunked -gz file)' },
@@ -122,13 +122,7 @@ export function checkOptions(
 function closestOption(name: string, names: string[]): string | null {
   const word = name.replace(/^no-/, '').toLowerCase();
   if (word.length < 2) return null;
-  let best: string | null = null;
-  let bestDistance = 3;
-  for (const n of names) {
-    const d = n.startsWith(word) ? 0 : editDistance(word, n);
-    if (d < bestDistance) [best, bestDistance] = [n, d];
-  }
-  return best;
+  return names.find((n) => n.startsWith(word)) ?? didYouMean(word, names);
 }
 
 /** Options of the commands that run queries. */

@@ -4,6 +4,7 @@
 import type { Expr, ExprOf, FromClause, OrderItem, Pos, Query, SelectQuery, SetOpQuery } from '../oql/ast.js';
 import { OqlPlanError } from '../oql/errors.js';
 import { printExpr, quoteText } from '../oql/print.js';
+import { didYouMean } from '../text-distance.js';
 import { asText, findMethod, likePattern, METHOD_ALIASES } from './methods.js';
 import type {
   AggFn, AttrName, FuncName, PAggregate, PExpr, POrderKey, POutputColumn, PQuery, PSelect, PSource,
@@ -1123,31 +1124,3 @@ function safeHex(decimal: string): string {
   }
 }
 
-/** The closest candidate by edit distance (≤ 2, or a case-insensitive match). */
-export function didYouMean(word: string, candidates: readonly string[]): string | null {
-  let best: string | null = null;
-  let bestD = 3;
-  for (const c of candidates) {
-    if (c.toLowerCase() === word.toLowerCase()) return c;
-    const d = editDistance(word.toLowerCase(), c.toLowerCase());
-    if (d < bestD) {
-      bestD = d;
-      best = c;
-    }
-  }
-  return best;
-}
-
-export function editDistance(a: string, b: string): number {
-  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0];
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = prev[j];
-      prev[j] = Math.min(prev[j] + 1, prev[j - 1] + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = tmp;
-    }
-  }
-  return prev[b.length];
-}

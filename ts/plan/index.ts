@@ -137,5 +137,6 @@ export { explain, printPExpr } from './explain.js';
 export { planToJson, PLAN_VERSION } from './physical.js';
 export type * from './physical.js';
 export type { PatternUse } from './binder.js';
-export { fullPathMessage, ATTRIBUTE_NAMES, FUNCTION_NAMES, AGGREGATE_NAMES, didYouMean, editDistance } from './binder.js';
+export { fullPathMessage, ATTRIBUTE_NAMES, FUNCTION_NAMES, AGGREGATE_NAMES } from './binder.js';
+export { didYouMean, editDistance } from '../text-distance.js';
 export { METHOD_ALIASES, type MethodAlias } from './methods.js';

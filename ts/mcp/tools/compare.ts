@@ -82,7 +82,7 @@ export function registerCompareTools(server: ToolRegistrar, ctx: McpContext): vo
           // The baseline file changed on disk since it was opened (rewritten, cut short): this tool
           // opens baselines, so it opens that file anew, once, rather than telling to restart the
           // server (a change of this dump, or of a baseline that is this dump's file, still does).
-          const changed = err instanceof HeapqlError && err.code === 'ERR_DUMP_CHANGED' && changedBaseline(err, heap.path) === base.path;
+          const changed = err instanceof HeapqlError && err.code === 'ERR_DUMP_CHANGED' && err.dumpPath === base.path && base.path !== heap.path;
           if (!changed) throw err;
           if (ctx.dropBaseline(base)) ctx.options.log.warn(`${base.path}: the baseline dump file changed on disk since it was opened; opening it again`);
           return compared(heap, await ctx.baseline(baseline, call));
@@ -92,10 +92,3 @@ export function registerCompareTools(server: ToolRegistrar, ctx: McpContext): vo
   );
 }
 
-/**
- * The baseline file an ERR_DUMP_CHANGED names (its `dumpPath`), or null when it names the served
- * dump's file (`current`): that one only a restart reads again.
- */
-function changedBaseline(err: HeapqlError, current: string): string | null {
-  return err.dumpPath !== undefined && err.dumpPath !== current ? err.dumpPath : null;
-}
